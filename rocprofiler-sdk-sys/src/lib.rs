@@ -1,0 +1,1 @@
+//! Raw declarations of the rocprofiler-sdk C ABI subset used by rocprof-xplane.

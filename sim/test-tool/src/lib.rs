@@ -1,0 +1,1 @@
+//! Test tool for the simulator's own tests.

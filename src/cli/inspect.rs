@@ -1,0 +1,10 @@
+//! `rocprof-xplane inspect`.
+
+use std::process::ExitCode;
+
+/// Arguments after the subcommand name.
+pub fn main(args: &[String]) -> ExitCode {
+    let _ = args;
+    eprintln!("rocprof-xplane inspect: not yet implemented");
+    ExitCode::from(2)
+}

@@ -1,0 +1,5 @@
+//! Subcommands of the `rocprof-xplane` binary. Each module owns one subcommand.
+
+pub mod inspect;
+pub mod run;
+pub mod simulate;

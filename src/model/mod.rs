@@ -1,0 +1,5 @@
+//! Joined, resolved data: the trace handed to the XPlane writer.
+
+pub mod trace;
+
+pub use trace::*;

@@ -1,0 +1,201 @@
+//! The joined, resolved trace of one process.
+//!
+//! This is the hand-over point between collection (entry/decode/store/join, which fill it at
+//! finalize) and output (`crate::xplane`, which turns it into an XSpace). It is plain owned data
+//! so the XPlane writer can be tested without any runtime, and so the same writer can later serve
+//! converters (rocprofv3 JSON/CSV, rocpd) that build a `Trace` from files.
+//!
+//! All timestamps are nanoseconds on `CLOCK_BOOTTIME`, the clock of every rocprofiler-sdk record.
+
+use std::sync::Arc;
+
+/// One process's profile, ready to be written.
+#[derive(Debug, Clone, Default)]
+pub struct Trace {
+    /// Host name as written to `XSpace.hostnames` and used in the file name.
+    pub hostname: String,
+    pub pid: u32,
+    /// Runtime version string handed to `rocprofiler_configure` (e.g. "1.0.0").
+    pub sdk_version: String,
+    /// Profile window on `CLOCK_BOOTTIME`; line timestamps are written relative to `start_boottime_ns`.
+    pub start_boottime_ns: u64,
+    pub stop_boottime_ns: u64,
+    /// The same two instants on the wall clock (Unix epoch ns), for the `Task Environment` plane.
+    pub start_walltime_ns: u64,
+    pub stop_walltime_ns: u64,
+    /// GPUs, in ordinal order (ordinal = index among GPU agents, as HIP numbers devices).
+    pub devices: Vec<Device>,
+    /// Host threads that made traced API calls, sorted by thread id.
+    pub host_threads: Vec<HostThread>,
+    /// Scope-range-id tree: (child, parent) pairs, exported as `/host:__ScopeRangeCallStack__`.
+    pub scope_tree: Vec<(i64, i64)>,
+    /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
+    pub counters: Counters,
+    /// Human-readable problems, written to `XSpace.warnings`.
+    pub warnings: Vec<String>,
+}
+
+/// A GPU agent and everything that ran on it.
+#[derive(Debug, Clone, Default)]
+pub struct Device {
+    /// 0-based GPU ordinal; the plane is `/device:GPU:<ordinal>` with plane id = ordinal.
+    pub ordinal: u32,
+    /// Opaque rocprofiler agent handle (for diagnostics only).
+    pub agent_handle: u64,
+    /// ISA name, e.g. "gfx942".
+    pub name: String,
+    /// Marketing name, e.g. "AMD Instinct MI300X".
+    pub product_name: String,
+    pub vendor_name: String,
+    pub compute_units: u32,
+    pub simd_per_cu: u32,
+    pub wave_front_size: u32,
+    pub max_waves_per_cu: u32,
+    /// Peak engine clock in kHz (xprof's `clock_rate`).
+    pub clock_rate_khz: u64,
+    /// Device memory in bytes (0 when unknown).
+    pub memory_bytes: u64,
+    /// Peak memory bandwidth in bytes/s (0 when unknown).
+    pub memory_bandwidth_bytes_per_s: u64,
+    /// `gfx_target_version` as reported by the agent: major*10000 + minor*100 + stepping.
+    pub gfx_target_version: u32,
+    /// Lines of this device plane (queues now, HIP streams later), each with its events.
+    pub lines: Vec<DeviceLine>,
+}
+
+/// One timeline on a device plane.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceLine {
+    /// Small dense id (0, 1, 2, …), unique within the device.
+    pub id: i64,
+    /// Display name, e.g. "Queue 0" or "Stream 3".
+    pub name: String,
+    /// Events, in any order; the writer sorts them.
+    pub events: Vec<DeviceEvent>,
+}
+
+/// Work that ran on a GPU.
+#[derive(Debug, Clone)]
+pub struct DeviceEvent {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Internal correlation id of the launching API call (0 = none). Shared by every
+    /// dispatch of one `hipGraphLaunch`.
+    pub correlation_id: u64,
+    /// Thread that launched the work.
+    pub thread_id: u64,
+    pub kind: DeviceEventKind,
+    /// Annotation context captured when the launching API call was entered.
+    pub annotation: Option<Arc<Annotation>>,
+}
+
+#[derive(Debug, Clone)]
+pub enum DeviceEventKind {
+    Kernel(KernelInfo),
+    Memcpy(MemcpyInfo),
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct KernelInfo {
+    /// Demangled kernel name without the `.kd` suffix.
+    pub name: Arc<str>,
+    pub kernel_id: u64,
+    pub dispatch_id: u64,
+    /// Grid size in work-groups (blocks), not work-items.
+    pub grid: [u32; 3],
+    /// Work-group (block) size in work-items.
+    pub block: [u32; 3],
+    /// Vector registers per work-item (arch VGPRs + accumulation VGPRs).
+    pub vgpr_count: u32,
+    pub sgpr_count: u32,
+    /// LDS bytes declared by the kernel symbol.
+    pub static_shared_bytes: u32,
+    /// LDS bytes of the dispatch beyond the static amount.
+    pub dynamic_shared_bytes: u32,
+    /// Scratch bytes per work-item.
+    pub private_segment_bytes: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CopyDirection {
+    HostToHost,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    /// Direction not known (unknown operation id); kept rather than dropped.
+    Unknown,
+}
+
+#[derive(Debug, Clone)]
+pub struct MemcpyInfo {
+    pub direction: CopyDirection,
+    pub bytes: u64,
+    /// GPU ordinals of the source and destination agents, when they are GPUs.
+    pub src_device: Option<u32>,
+    pub dst_device: Option<u32>,
+}
+
+/// Framework context captured on the app thread at API entry and shared by all events it caused.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Annotation {
+    /// Nested roctx range labels, outermost first, joined by "::" when written.
+    pub stack: Vec<Arc<str>>,
+    /// Innermost scope range id (0 = none).
+    pub scope_range_id: i64,
+    /// External correlation ids pushed by the application, outermost first.
+    pub external_ids: Vec<u64>,
+}
+
+/// A host thread's timeline on `/host:CPU`.
+#[derive(Debug, Clone, Default)]
+pub struct HostThread {
+    pub tid: u64,
+    pub name: String,
+    pub events: Vec<HostEvent>,
+}
+
+#[derive(Debug, Clone)]
+pub struct HostEvent {
+    /// API or marker name, e.g. "hipLaunchKernel", or the roctx label of a range.
+    pub name: Arc<str>,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Internal correlation id (0 = none); equals `DeviceEvent::correlation_id` of its work.
+    pub correlation_id: u64,
+    pub kind: HostEventKind,
+    pub annotation: Option<Arc<Annotation>>,
+    /// GPU ordinal the call targeted, when known (launches and copies).
+    pub device: Option<u32>,
+    /// Number of device events this call produced (graph launches produce many).
+    pub activity_count: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HostEventKind {
+    HipApi,
+    /// A roctx range (push/pop or start/stop).
+    MarkerRange,
+    /// An instantaneous roctx mark.
+    Marker,
+}
+
+/// Accounting of everything received, so that nothing is lost silently.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub api_records: u64,
+    pub kernel_records: u64,
+    pub memcpy_records: u64,
+    pub marker_records: u64,
+    /// Records of kinds we did not ask for or do not know, skipped.
+    pub unknown_kind_records: u64,
+    /// Records whose `size` field was too small for the layout we read, skipped.
+    pub bad_size_records: u64,
+    /// Sum of `drop_count` reported by the runtime to our buffer callbacks.
+    pub runtime_dropped: u64,
+    /// Device activities whose correlation id matched no API record (kept, without a flow).
+    pub activities_without_api: u64,
+    /// Launch/copy API records that produced no device activity (kept on the host).
+    pub launches_without_activity: u64,
+    /// Kernel dispatches whose kernel id had no symbol (named by id).
+    pub kernels_without_symbol: u64,
+}

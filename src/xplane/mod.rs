@@ -1,0 +1,1 @@
+//! XSpace building (interning, stat typing) and writing (layout, atomic write).
