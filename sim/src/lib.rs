@@ -1,5 +1,13 @@
 //! A simulated rocprofiler-sdk runtime. **Test infrastructure**: it reproduces the documented
 //! behaviour and ABI of the real runtime so the real tool `.so` can be exercised without a GPU.
 //! Nothing measured through it is a measurement of real hardware.
+//!
+//! - [`plan`]: the timed, resolved replay plan (shared interface with the scenario compiler).
+//! - [`runtime`]: the stand-in runtime — C entry points, lifecycle, buffers, replay.
 
 pub mod plan;
+pub mod runtime;
+#[cfg(sim_has_scenario)]
+pub mod scenario;
+#[cfg(sim_has_truth)]
+pub mod truth;

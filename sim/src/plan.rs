@@ -104,7 +104,11 @@ pub struct HostOp {
 #[derive(Debug, Clone)]
 pub enum HostCall {
     /// A HIP runtime API call, possibly causing device work (a graph launch causes many).
-    Hip { api: String, args: HipArgs, activities: Vec<Activity> },
+    Hip {
+        api: String,
+        args: HipArgs,
+        activities: Vec<Activity>,
+    },
     /// A roctx call.
     Marker(MarkerOp),
     /// The application pushes/pops an external correlation id (framework op id).
@@ -120,19 +124,57 @@ pub enum HostCall {
 pub enum HipArgs {
     None,
     /// hipLaunchKernel / hipModuleLaunchKernel / hipExtLaunchKernel …
-    Launch { kernel: u32, grid_blocks: [u32; 3], block: [u32; 3], dynamic_shared: u32, stream: u64 },
-    GraphLaunch { graph_exec: u64, stream: u64 },
+    Launch {
+        kernel: u32,
+        grid_blocks: [u32; 3],
+        block: [u32; 3],
+        dynamic_shared: u32,
+        stream: u64,
+    },
+    GraphLaunch {
+        graph_exec: u64,
+        stream: u64,
+    },
     /// hipMemcpy* (stream = None for synchronous variants); `kind` is hipMemcpyKind (0..=4).
-    Memcpy { dst: u64, src: u64, bytes: u64, kind: u32, stream: Option<u64> },
-    Memset { dst: u64, value: i32, bytes: u64, stream: Option<u64> },
-    EventRecord { event: u64, stream: u64 },
-    StreamWaitEvent { stream: u64, event: u64, flags: u32 },
-    EventSynchronize { event: u64 },
-    StreamSynchronize { stream: u64 },
+    Memcpy {
+        dst: u64,
+        src: u64,
+        bytes: u64,
+        kind: u32,
+        stream: Option<u64>,
+    },
+    Memset {
+        dst: u64,
+        value: i32,
+        bytes: u64,
+        stream: Option<u64>,
+    },
+    EventRecord {
+        event: u64,
+        stream: u64,
+    },
+    StreamWaitEvent {
+        stream: u64,
+        event: u64,
+        flags: u32,
+    },
+    EventSynchronize {
+        event: u64,
+    },
+    StreamSynchronize {
+        stream: u64,
+    },
     /// `stream` is the handle the call returns (written through the out-pointer at EXIT).
-    StreamCreate { stream: u64, flags: u32 },
-    StreamDestroy { stream: u64 },
-    SetDevice { device: u32 },
+    StreamCreate {
+        stream: u64,
+        flags: u32,
+    },
+    StreamDestroy {
+        stream: u64,
+    },
+    SetDevice {
+        device: u32,
+    },
 }
 
 /// Device work caused by a HIP call; shares the call's internal correlation id.
@@ -181,8 +223,13 @@ pub enum MarkerOp {
     Pop,
     /// roctxRangeStartA; `key` names the range so a later Stop (maybe on another thread) finds
     /// the id the runtime returned.
-    Start { message: String, key: u32 },
-    Stop { key: u32 },
+    Start {
+        message: String,
+        key: u32,
+    },
+    Stop {
+        key: u32,
+    },
 }
 
 /// How and when records reach the tool.

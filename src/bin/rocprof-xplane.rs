@@ -7,7 +7,7 @@ const USAGE: &str = "\
 usage: rocprof-xplane <command> [args]
 
 commands:
-  simulate <SCENARIO> --output-dir <DIR> [--sdk <version>]
+  simulate <SCENARIO> --output-dir <DIR> [--sdk <version>] [--ground-truth F]
                       run the tool inside the simulated rocprofiler-sdk runtime (no GPU needed)
   inspect <FILE> [--json]
                       summarise an .xplane.pb: planes, lines, events per kind, top kernels, drops

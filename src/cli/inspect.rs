@@ -1,10 +1,340 @@
-//! `rocprof-xplane inspect`.
+//! `rocprof-xplane inspect <FILE> [--json]`: what an `.xplane.pb` holds, without xprof.
+//!
+//! Works on any XSpace (ours or XLA's). `--json` prints one object whose keys are stable, for
+//! scripts and tests; the text form is for people.
 
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::process::ExitCode;
+
+use serde_json::{json, Map, Value};
+
+use crate::xplane::proto::{x_event, x_stat, XEvent, XPlane, XSpace, XStat};
+use crate::xplane::read_xspace;
+
+const USAGE: &str = "usage: rocprof-xplane inspect <FILE.xplane.pb> [--json]";
+/// How many kernels the summary lists.
+const TOP_KERNELS: usize = 10;
 
 /// Arguments after the subcommand name.
 pub fn main(args: &[String]) -> ExitCode {
-    let _ = args;
-    eprintln!("rocprof-xplane inspect: not yet implemented");
-    ExitCode::from(2)
+    let mut file = None;
+    let mut as_json = false;
+    for a in args {
+        match a.as_str() {
+            "--json" => as_json = true,
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return ExitCode::SUCCESS;
+            }
+            s if s.starts_with('-') => {
+                eprintln!("rocprof-xplane inspect: unknown option '{s}'\n{USAGE}");
+                return ExitCode::from(2);
+            }
+            s if file.is_none() => file = Some(s.to_owned()),
+            s => {
+                eprintln!("rocprof-xplane inspect: unexpected argument '{s}'\n{USAGE}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    if std::fs::metadata(&file)
+        .map(|m| m.len() == 0)
+        .unwrap_or(false)
+    {
+        eprintln!("rocprof-xplane inspect: {file} is empty (0 bytes): not a profile");
+        return ExitCode::FAILURE;
+    }
+    let space = match read_xspace(&file) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rocprof-xplane inspect: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let summary = summarize(Path::new(&file), &space);
+    if as_json {
+        match serde_json::to_string_pretty(&summary) {
+            Ok(s) => println!("{s}"),
+            Err(e) => {
+                eprintln!("rocprof-xplane inspect: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        print!("{}", render_text(&summary));
+    }
+    ExitCode::SUCCESS
+}
+
+/// What kind of event this is, as far as xprof would tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Kernel,
+    Memcpy,
+    ApiCall,
+    Marker,
+    Other,
+}
+
+fn stat_name<'a>(p: &'a XPlane, s: &XStat) -> &'a str {
+    p.stat_metadata
+        .get(&s.metadata_id)
+        .map(|m| m.name.as_str())
+        .unwrap_or("")
+}
+
+fn stat_json(p: &XPlane, s: &XStat) -> Value {
+    match &s.value {
+        Some(x_stat::Value::DoubleValue(v)) => json!(v),
+        Some(x_stat::Value::Uint64Value(v)) => json!(v),
+        Some(x_stat::Value::Int64Value(v)) => json!(v),
+        Some(x_stat::Value::StrValue(v)) => json!(v),
+        Some(x_stat::Value::RefValue(r)) => {
+            json!(i64::try_from(*r)
+                .ok()
+                .and_then(|r| p.stat_metadata.get(&r))
+                .map(|m| m.name.as_str())
+                .unwrap_or(""))
+        }
+        Some(x_stat::Value::BytesValue(b)) => json!(format!("<{} bytes>", b.len())),
+        None => Value::Null,
+    }
+}
+
+fn event_name<'a>(p: &'a XPlane, e: &XEvent) -> &'a str {
+    p.event_metadata
+        .get(&e.metadata_id)
+        .map(|m| m.name.as_str())
+        .unwrap_or("")
+}
+
+fn classify(p: &XPlane, line_name: &str, e: &XEvent) -> Kind {
+    let has = |n: &str| e.stats.iter().any(|s| stat_name(p, s) == n);
+    let name = event_name(p, e);
+    if p.name.starts_with("/device:") {
+        if has("kernel_details") {
+            Kind::Kernel
+        } else if has("memcpy_details") || name.to_ascii_lowercase().starts_with("memcpy") {
+            Kind::Memcpy
+        } else {
+            Kind::Other
+        }
+    } else if p.name == "/host:CPU" {
+        if line_name.ends_with("/ROCTX") || line_name.ends_with("/NVTX") {
+            Kind::Marker
+        } else if has("correlation_id") || name.starts_with("hip") || name.starts_with("hsa") {
+            Kind::ApiCall
+        } else {
+            Kind::Other
+        }
+    } else {
+        Kind::Other
+    }
+}
+
+/// The stable JSON summary (keys sorted; see docs/xplane-output.md).
+pub fn summarize(path: &Path, space: &XSpace) -> Value {
+    let mut counts: BTreeMap<&str, u64> = ["kernels", "memcpys", "api_calls", "markers", "other"]
+        .into_iter()
+        .map(|k| (k, 0))
+        .collect();
+    // name → (count, total ps)
+    let mut kernels: BTreeMap<String, (u64, i64)> = BTreeMap::new();
+    let mut planes = Vec::new();
+    let mut devices = Vec::new();
+    let mut counters = Map::new();
+    let mut span: Option<(i64, i64)> = None;
+    for p in &space.planes {
+        let mut lines = Vec::new();
+        let mut plane_events = 0u64;
+        for l in &p.lines {
+            for e in &l.events {
+                let kind = classify(p, &l.name, e);
+                let key = match kind {
+                    Kind::Kernel => "kernels",
+                    Kind::Memcpy => "memcpys",
+                    Kind::ApiCall => "api_calls",
+                    Kind::Marker => "markers",
+                    Kind::Other => "other",
+                };
+                *counts.get_mut(key).unwrap() += 1;
+                if kind == Kind::Kernel {
+                    let k = kernels.entry(event_name(p, e).to_owned()).or_default();
+                    k.0 += 1;
+                    k.1 = k.1.saturating_add(e.duration_ps);
+                }
+                if let Some(x_event::Data::OffsetPs(o)) = e.data {
+                    let start = l.timestamp_ns.saturating_mul(1000).saturating_add(o);
+                    let end = start.saturating_add(e.duration_ps);
+                    span = Some(match span {
+                        None => (start, end),
+                        Some((a, b)) => (a.min(start), b.max(end)),
+                    });
+                }
+            }
+            plane_events += l.events.len() as u64;
+            lines.push(json!({"id": l.id, "name": l.name, "display_name": l.display_name, "events": l.events.len()}));
+        }
+        let mut stats = Map::new();
+        if p.name != "/host:__ScopeRangeCallStack__" {
+            for s in &p.stats {
+                let name = stat_name(p, s);
+                if let Some(c) = name.strip_prefix("rocprof_xplane_") {
+                    if let Some(x_stat::Value::Uint64Value(v)) = s.value {
+                        counters.insert(c.to_owned(), json!(v));
+                    }
+                }
+                stats.insert(name.to_owned(), stat_json(p, s));
+            }
+        }
+        if p.name.starts_with("/device:GPU:") {
+            devices.push(json!({"plane": p.name, "id": p.id, "properties": stats.clone()}));
+        }
+        planes.push(json!({
+            "name": p.name,
+            "id": p.id,
+            "events": plane_events,
+            "lines": lines,
+            "stats": if p.name == "/host:__ScopeRangeCallStack__" { json!({"scope_tree_edges": p.stats.len()}) } else { Value::Object(stats) },
+        }));
+    }
+    let row = |(name, (n, ps)): (&String, &(u64, i64))| json!({"name": name, "count": n, "total_ns": ps / 1000, "avg_ns": ps / 1000 / (*n as i64).max(1)});
+    let mut by_time: Vec<(&String, &(u64, i64))> = kernels.iter().collect();
+    by_time.sort_by(|a, b| {
+        b.1 .1
+            .cmp(&a.1 .1)
+            .then(b.1 .0.cmp(&a.1 .0))
+            .then(a.0.cmp(b.0))
+    });
+    let mut by_count = by_time.clone();
+    by_count.sort_by(|a, b| {
+        b.1 .0
+            .cmp(&a.1 .0)
+            .then(b.1 .1.cmp(&a.1 .1))
+            .then(a.0.cmp(b.0))
+    });
+    let top: Vec<Value> = by_time.into_iter().take(TOP_KERNELS).map(row).collect();
+    let top_by_count: Vec<Value> = by_count.into_iter().take(TOP_KERNELS).map(row).collect();
+    json!({
+        "file": path.display().to_string(),
+        "hostnames": space.hostnames,
+        "planes": planes,
+        "event_counts": counts,
+        "distinct_kernels": kernels.len(),
+        "top_kernels": top,
+        "top_kernels_by_count": top_by_count,
+        "devices": devices,
+        "warnings": space.warnings,
+        "errors": space.errors,
+        "counters": counters,
+        "time_span_ns": span.map(|(a, b)| (b - a) / 1000).unwrap_or(0),
+    })
+}
+
+fn render_text(s: &Value) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(o, "file: {}", s["file"].as_str().unwrap_or(""));
+    let _ = writeln!(o, "hostnames: {}", s["hostnames"]);
+    let _ = writeln!(
+        o,
+        "time span: {:.3} ms",
+        s["time_span_ns"].as_i64().unwrap_or(0) as f64 / 1e6
+    );
+    let c = &s["event_counts"];
+    let _ = writeln!(
+        o,
+        "events: {} kernels, {} memcpys, {} API calls, {} markers, {} other",
+        c["kernels"], c["memcpys"], c["api_calls"], c["markers"], c["other"]
+    );
+    let _ = writeln!(o, "\nplanes:");
+    for p in s["planes"].as_array().into_iter().flatten() {
+        let lines = p["lines"].as_array().map(|l| l.len()).unwrap_or(0);
+        let _ = writeln!(
+            o,
+            "  {} (id {}): {} lines, {} events",
+            p["name"].as_str().unwrap_or(""),
+            p["id"],
+            lines,
+            p["events"]
+        );
+        for l in p["lines"].as_array().into_iter().flatten() {
+            let _ = writeln!(
+                o,
+                "    line {:>12}  {:<40} {} events",
+                l["id"],
+                l["name"].as_str().unwrap_or(""),
+                l["events"]
+            );
+        }
+    }
+    let _ = writeln!(o, "\ndevices:");
+    for d in s["devices"].as_array().into_iter().flatten() {
+        let props: Vec<String> = d["properties"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| {
+                format!(
+                    "{k}={}",
+                    v.as_str()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| v.to_string())
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "  {}: {}",
+            d["plane"].as_str().unwrap_or(""),
+            props.join(" ")
+        );
+    }
+    let _ = writeln!(
+        o,
+        "\ntop kernels by total time ({} distinct):",
+        s["distinct_kernels"]
+    );
+    for k in s["top_kernels"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            o,
+            "  {:>12.3} us  {:>7}x  {}",
+            k["total_ns"].as_i64().unwrap_or(0) as f64 / 1e3,
+            k["count"],
+            k["name"].as_str().unwrap_or("")
+        );
+    }
+    let _ = writeln!(o, "\ntop kernels by dispatch count:");
+    for k in s["top_kernels_by_count"].as_array().into_iter().flatten() {
+        let _ = writeln!(
+            o,
+            "  {:>7}x  {:>12.3} us  {}",
+            k["count"],
+            k["total_ns"].as_i64().unwrap_or(0) as f64 / 1e3,
+            k["name"].as_str().unwrap_or("")
+        );
+    }
+    if let Some(c) = s["counters"].as_object().filter(|c| !c.is_empty()) {
+        let _ = writeln!(o, "\nrecord counters:");
+        for (k, v) in c {
+            let _ = writeln!(o, "  {k}: {v}");
+        }
+    }
+    let warnings = s["warnings"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let _ = writeln!(o, "\nwarnings: {}", warnings.len());
+    for w in warnings {
+        let _ = writeln!(o, "  {}", w.as_str().unwrap_or(""));
+    }
+    for e in s["errors"].as_array().into_iter().flatten() {
+        let _ = writeln!(o, "error: {}", e.as_str().unwrap_or(""));
+    }
+    o
 }

@@ -1,10 +1,215 @@
-//! `rocprof-xplane run`.
+//! `rocprof-xplane run`: run a program on a ROCm machine with this tool loaded.
+//!
+//! Sets `ROCP_TOOL_LIBRARIES` (keeping any tool already listed), the output directory and one
+//! run name shared by every process the program starts, then replaces itself with the program.
 
-use std::process::ExitCode;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
 
-/// Arguments after the subcommand name.
+use clap::Parser;
+
+use super::simulate::{absolute, find_tool_library, unix_now};
+use crate::config;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "rocprof-xplane run",
+    about = "Run a program with the tool loaded"
+)]
+struct Args {
+    /// Log directory (default: $ROCPROF_XPLANE_OUTPUT_DIR or ./rocprof-xplane-logs).
+    #[arg(long)]
+    output_dir: Option<PathBuf>,
+    /// Run directory name shared by all processes (default: a timestamp).
+    #[arg(long)]
+    run_name: Option<String>,
+    /// The program and its arguments (after `--`).
+    #[arg(last = true, required = true)]
+    command: Vec<OsString>,
+}
+
+/// `ROCP_TOOL_LIBRARIES` with our library added. The runtime's parser drops the entry after
+/// the last ':' when the value contains one, so a list always ends with ':'.
+pub fn tool_libraries_value(existing: Option<&str>, ours: &str) -> String {
+    match existing.map(str::trim).filter(|e| !e.is_empty()) {
+        None => ours.to_string(),
+        Some(e) => {
+            if e.split(':').any(|t| t == ours) {
+                if e.contains(':') && !e.ends_with(':') {
+                    format!("{e}:")
+                } else {
+                    e.to_string()
+                }
+            } else {
+                let e = e.trim_end_matches(':');
+                format!("{e}:{ours}:")
+            }
+        }
+    }
+}
+
+/// Where a ROCm installation's `librocprofiler-sdk.so` may be, in search order.
+pub fn sdk_search_dirs(rocm_path: Option<&str>, ld_library_path: Option<&str>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(r) = rocm_path.filter(|r| !r.is_empty()) {
+        dirs.push(Path::new(r).join("lib"));
+        dirs.push(Path::new(r).join("lib64"));
+    }
+    for d in ld_library_path
+        .unwrap_or("")
+        .split(':')
+        .filter(|d| !d.is_empty())
+    {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.push(PathBuf::from("/opt/rocm/lib"));
+    if let Ok(rd) = std::fs::read_dir("/opt") {
+        let mut more: Vec<PathBuf> = rd
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("rocm"))
+            .map(|e| e.path().join("lib"))
+            .collect();
+        more.sort();
+        dirs.extend(more);
+    }
+    dirs
+}
+
+/// The first `librocprofiler-sdk.so*` found in `dirs`.
+pub fn find_sdk(dirs: &[PathBuf]) -> Option<PathBuf> {
+    for d in dirs {
+        for name in [
+            "librocprofiler-sdk.so",
+            "librocprofiler-sdk.so.1",
+            "librocprofiler-sdk.so.0",
+        ] {
+            let p = d.join(name);
+            if p.exists() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
 pub fn main(args: &[String]) -> ExitCode {
-    let _ = args;
-    eprintln!("rocprof-xplane run: not yet implemented");
-    ExitCode::from(2)
+    let args = match Args::try_parse_from(
+        std::iter::once(OsString::from("rocprof-xplane run"))
+            .chain(args.iter().map(OsString::from)),
+    ) {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let dirs = sdk_search_dirs(
+        std::env::var("ROCM_PATH").ok().as_deref(),
+        std::env::var("LD_LIBRARY_PATH").ok().as_deref(),
+    );
+    let Some(sdk) = find_sdk(&dirs) else {
+        eprintln!(
+            "rocprof-xplane run: no ROCm runtime found (no librocprofiler-sdk.so in $ROCM_PATH/lib, \
+             $LD_LIBRARY_PATH or /opt/rocm*/lib). Install ROCm ≥ 6.2 or set ROCM_PATH; without a \
+             GPU, try `rocprof-xplane simulate`."
+        );
+        return ExitCode::from(2);
+    };
+    let tool = match find_tool_library() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("rocprof-xplane run: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let out_var = format!("{}OUTPUT_DIR", config::PREFIX);
+    let run_var = format!("{}RUN_NAME", config::PREFIX);
+    let out_dir = args
+        .output_dir
+        .clone()
+        .or_else(|| std::env::var_os(&out_var).map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from(config::DEFAULT_OUTPUT_DIR));
+    let out_dir = absolute(&out_dir);
+    let run_name = args
+        .run_name
+        .clone()
+        .or_else(|| std::env::var(&run_var).ok().filter(|v| !v.is_empty()))
+        .unwrap_or_else(|| config::run_name_for(unix_now()));
+    let libs = tool_libraries_value(
+        std::env::var("ROCP_TOOL_LIBRARIES").ok().as_deref(),
+        &tool.to_string_lossy(),
+    );
+    eprintln!(
+        "rocprof-xplane run: ROCm SDK {}; profile → {}/plugins/profile/{run_name}/",
+        sdk.display(),
+        out_dir.display()
+    );
+    eprintln!(
+        "rocprof-xplane run: afterwards:  xprof --logdir {} --port 6006",
+        out_dir.display()
+    );
+    let (prog, rest) = args.command.split_first().expect("clap requires a command");
+    let err = Command::new(prog)
+        .args(rest)
+        .env("ROCP_TOOL_LIBRARIES", libs)
+        .env(out_var, &out_dir)
+        .env(run_var, &run_name)
+        .exec();
+    eprintln!(
+        "rocprof-xplane run: cannot run {}: {err}",
+        prog.to_string_lossy()
+    );
+    ExitCode::from(127)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_libraries_quirk_is_respected() {
+        assert_eq!(tool_libraries_value(None, "/t/ours.so"), "/t/ours.so");
+        assert_eq!(tool_libraries_value(Some(""), "/t/ours.so"), "/t/ours.so");
+        // Appending: end with ':' so the runtime keeps both entries.
+        assert_eq!(
+            tool_libraries_value(Some("/a.so"), "/t/ours.so"),
+            "/a.so:/t/ours.so:"
+        );
+        assert_eq!(
+            tool_libraries_value(Some("/a.so:/b.so:"), "/t/ours.so"),
+            "/a.so:/b.so:/t/ours.so:"
+        );
+        // Already present: unchanged, but repaired to keep the last entry.
+        assert_eq!(
+            tool_libraries_value(Some("/t/ours.so"), "/t/ours.so"),
+            "/t/ours.so"
+        );
+        assert_eq!(
+            tool_libraries_value(Some("/a.so:/t/ours.so"), "/t/ours.so"),
+            "/a.so:/t/ours.so:"
+        );
+    }
+
+    #[test]
+    fn sdk_search_finds_a_library_in_rocm_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = dir.path().join("lib");
+        std::fs::create_dir_all(&lib).unwrap();
+        let dirs = sdk_search_dirs(Some(dir.path().to_str().unwrap()), Some("/nonexistent:"));
+        assert_eq!(dirs[0], lib);
+        assert!(dirs.contains(&PathBuf::from("/nonexistent")));
+        let only_ours = vec![lib.clone()];
+        assert_eq!(find_sdk(&only_ours), None);
+        std::fs::write(lib.join("librocprofiler-sdk.so.1"), b"").unwrap();
+        assert_eq!(
+            find_sdk(&only_ours),
+            Some(lib.join("librocprofiler-sdk.so.1"))
+        );
+    }
 }

@@ -1,5 +1,8 @@
-//! Joined, resolved data: the trace handed to the XPlane writer.
+//! Joined, resolved data: the trace handed to the XPlane writer, the compact facts it is built
+//! from, and the join between them.
 
+pub mod events;
+pub mod join;
 pub mod trace;
 
 pub use trace::*;

@@ -1,0 +1,220 @@
+//! Figures for the tool's own cost: the buffer-callback decode path (per record) and the
+//! finalize join (per event). Prints numbers; asserts nothing about time.
+//!
+//! Run: `cargo bench -p rocprof-xplane --bench hot_path`
+
+use std::hint::black_box;
+use std::mem::{size_of, zeroed};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rocprof_xplane::decode::{decode_batch, BufferKinds};
+use rocprof_xplane::model::events::{
+    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
+};
+use rocprof_xplane::model::join::join;
+use rocprof_xplane::sdk::Abi;
+use rocprof_xplane::store::EventStore;
+use rocprofiler_sdk_sys as sys;
+
+const BATCH: usize = 512;
+
+fn header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
+    // SAFETY: plain C struct; all-zero is valid.
+    let mut h: sys::rocprofiler_record_header_t = unsafe { zeroed() };
+    h.__bindgen_anon_1.hash =
+        u64::from(sys::ROCPROFILER_BUFFER_CATEGORY_TRACING) | (u64::from(kind) << 32);
+    h.payload = payload as *mut T as *mut std::ffi::c_void;
+    h
+}
+
+fn bench_decode(
+    label: &str,
+    abi: Abi,
+    headers: &[sys::rocprofiler_record_header_t],
+    rounds: usize,
+) {
+    let kinds = BufferKinds {
+        hip_api: Some(sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API),
+        marker_api: Some(sys::ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API),
+        kernel_dispatch: Some(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
+        memory_copy: Some(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
+    };
+    let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
+        headers.iter().map(|h| h as *const _).collect();
+    let mut store = EventStore::default();
+    let t = Instant::now();
+    for _ in 0..rounds {
+        // SAFETY: every header points to a live record of the size its `size` field states.
+        unsafe { decode_batch(abi, &kinds, ptrs.as_ptr(), ptrs.len(), 0, &mut store) };
+    }
+    let dt = t.elapsed();
+    let n = (rounds * headers.len()) as f64;
+    let bytes =
+        store.api.capacity_bytes() + store.kernels.capacity_bytes() + store.copies.capacity_bytes();
+    println!(
+        "decode {label:<28} {:>7.1} ns/record  {:>6.1} M records/s  store {:>5.1} B/record (fresh store: includes first-touch page faults)",
+        dt.as_nanos() as f64 / n,
+        n / dt.as_secs_f64() / 1e6,
+        bytes as f64 / n
+    );
+    black_box(store);
+}
+
+fn main() {
+    // Kernel-dispatch records (184 B, same in every SDK version).
+    let mut kernels: Vec<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t> = (0..BATCH)
+        .map(|i| {
+            // SAFETY: plain C struct.
+            let mut r: sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t =
+                unsafe { zeroed() };
+            r.size = size_of::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64;
+            r.kind = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+            r.correlation_id.internal = i as u64;
+            r.dispatch_info.size = 72;
+            r.start_timestamp = i as u64 * 1000;
+            r.end_timestamp = i as u64 * 1000 + 500;
+            r
+        })
+        .collect();
+    let hs: Vec<_> = kernels
+        .iter_mut()
+        .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, r))
+        .collect();
+    bench_decode("kernel dispatch (184 B)", Abi::V1, &hs, 4000);
+
+    let mut apis: Vec<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t> = (0..BATCH)
+        .map(|i| {
+            // SAFETY: plain C struct.
+            let mut r: sys::rocprofiler_buffer_tracing_hip_api_record_v1_t = unsafe { zeroed() };
+            r.size = 64;
+            r.kind = sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
+            r.operation = 214;
+            r.correlation_id.internal = i as u64;
+            r
+        })
+        .collect();
+    let hs: Vec<_> = apis
+        .iter_mut()
+        .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, r))
+        .collect();
+    bench_decode("HIP API 1.x (64 B)", Abi::V1, &hs, 4000);
+
+    let mut copies: Vec<sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t> = (0..BATCH)
+        .map(|_| {
+            // SAFETY: plain C struct.
+            let mut r: sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t =
+                unsafe { zeroed() };
+            r.size = 80;
+            r.kind = sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+            r
+        })
+        .collect();
+    let hs: Vec<_> = copies
+        .iter_mut()
+        .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, r))
+        .collect();
+    bench_decode("memory copy 0.x (80 B)", Abi::V0, &hs, 4000);
+
+    // Join: N launches of which 1 in 16 is a graph launch of 64 dispatches.
+    for launches in [10_000u64, 100_000] {
+        let mut c = Collected {
+            agents: vec![AgentInfo {
+                handle: 1,
+                kind: AgentType::Gpu,
+                type_index: 0,
+                node_id: 1,
+                name: "gfx942".into(),
+                product_name: String::new(),
+                vendor_name: String::new(),
+                cu_count: 304,
+                simd_per_cu: 4,
+                wave_front_size: 64,
+                max_waves_per_cu: 32,
+                max_engine_clk_mhz: 2100,
+                local_mem_bytes: 0,
+                gfx_target_version: 90402,
+            }],
+            ..Collected::default()
+        };
+        c.op_names
+            .insert((ApiDomain::Hip, 214), Arc::from("hipLaunchKernel"));
+        c.op_names
+            .insert((ApiDomain::Hip, 166), Arc::from("hipGraphLaunch"));
+        for k in 0..64u64 {
+            c.symbols.insert(
+                k,
+                KernelSymbol {
+                    name: Arc::from(format!("kernel_{k}")),
+                    sgpr_count: 0,
+                    arch_vgpr_count: 0,
+                    accum_vgpr_count: 0,
+                    group_segment_size: 0,
+                    private_segment_size: 0,
+                },
+            );
+        }
+        let mut t_ns = 0;
+        for corr in 1..=launches {
+            let graph = corr % 16 == 0;
+            c.api.push(ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: if graph { 166 } else { 214 },
+                correlation_id: corr,
+                external_id: 0,
+                start_ns: t_ns,
+                end_ns: t_ns + 2_000,
+                thread_id: 7 + corr % 4,
+            });
+            for d in 0..if graph { 64 } else { 1 } {
+                t_ns += 1_000;
+                c.kernels.push(KernelRecord {
+                    correlation_id: corr,
+                    external_id: 0,
+                    start_ns: t_ns,
+                    end_ns: t_ns + 900,
+                    thread_id: 7,
+                    agent: 1,
+                    queue: corr % 3,
+                    kernel_id: d,
+                    dispatch_id: t_ns,
+                    private_segment_size: 0,
+                    group_segment_size: 0,
+                    workgroup: [256, 1, 1],
+                    grid: [65536, 1, 1],
+                });
+            }
+            if corr % 50 == 0 {
+                c.copies.push(CopyRecord {
+                    correlation_id: 0,
+                    external_id: 0,
+                    start_ns: t_ns,
+                    end_ns: t_ns + 10,
+                    thread_id: 7,
+                    operation: 2,
+                    dst_agent: 1,
+                    src_agent: 0,
+                    bytes: 4096,
+                });
+            }
+        }
+        // Delivery order is not launch order.
+        c.kernels.reverse();
+        let events = c.api.len() + c.kernels.len() + c.copies.len();
+        let t = Instant::now();
+        let trace = join(black_box(c));
+        let dt = t.elapsed();
+        println!(
+            "join   {events:>9} events            {:>7.1} ns/event   total {:>7.1} ms",
+            dt.as_nanos() as f64 / events as f64,
+            dt.as_secs_f64() * 1e3
+        );
+        black_box(trace);
+    }
+    println!(
+        "sizes: ApiRecord {} B, KernelRecord {} B, CopyRecord {} B",
+        size_of::<ApiRecord>(),
+        size_of::<KernelRecord>(),
+        size_of::<CopyRecord>()
+    );
+}

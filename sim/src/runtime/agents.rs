@@ -1,0 +1,146 @@
+//! Agents reported by `rocprofiler_query_available_agents`: one CPU agent, then the plan's
+//! GPUs, with plausible topology values. Built once per process and leaked: agent pointers
+//! must stay valid until after tool finalization.
+
+use std::ffi::{c_char, CString};
+use std::sync::Mutex;
+
+use super::abi::*;
+use super::state::{self, lock};
+use crate::plan::GpuSpec;
+
+pub struct Agents {
+    pub list: Vec<&'static AgentStorage>,
+}
+
+// SAFETY: agents are immutable after construction; their pointers reference leaked,
+// never-mutated strings, so sharing them between threads is sound.
+unsafe impl Sync for Agents {}
+// SAFETY: see above.
+unsafe impl Send for Agents {}
+
+static AGENTS: Mutex<Option<&'static Agents>> = Mutex::new(None);
+
+fn leak_str(s: &str) -> *const c_char {
+    let c = CString::new(s.replace('\0', "")).unwrap_or_default();
+    c.into_raw()
+}
+
+fn blank(size: u64) -> rocprofiler_agent_v0_t {
+    let mut a: rocprofiler_agent_v0_t = zeroed();
+    a.size = size;
+    a
+}
+
+/// Agent-id handle of agent `index` (0 = CPU, 1.. = GPUs).
+pub fn agent_handle(index: usize) -> u64 {
+    state::REGISTRY.lock().agent_offset + index as u64 * 16
+}
+
+/// Installs the agents for a plan's GPUs (first call wins; later calls are ignored).
+pub fn install(gpus: &[GpuSpec]) {
+    let mut slot = lock(&AGENTS);
+    if slot.is_some() {
+        return;
+    }
+    let size = state::personality().agent_size() as u64;
+    let mut list = Vec::new();
+    let mut cpu = blank(size);
+    cpu.id = rocprofiler_agent_id_t {
+        handle: agent_handle(0),
+    };
+    cpu.type_ = ROCPROFILER_AGENT_TYPE_CPU;
+    cpu.cpu_cores_count = 96;
+    cpu.cpu_core_id_base = 0;
+    cpu.mem_banks_count = 1;
+    cpu.caches_count = 0;
+    cpu.io_links_count = gpus.len() as u32;
+    cpu.max_engine_clk_ccompute = 3700;
+    cpu.local_mem_size = 0;
+    cpu.name = leak_str("AMD EPYC 9654 96-Core Processor");
+    cpu.vendor_name = leak_str("CPU");
+    cpu.product_name = leak_str("AMD EPYC 9654 96-Core Processor");
+    cpu.model_name = leak_str("");
+    cpu.node_id = 0;
+    cpu.logical_node_id = 0;
+    cpu.logical_node_type_id = 0;
+    cpu.reserved_292 = RUNTIME_VISIBILITY_HSA;
+    list.push(&*Box::leak(Box::new(AgentStorage {
+        agent: cpu,
+        uuid: [0; 16],
+    })));
+    for (i, g) in gpus.iter().enumerate() {
+        let mut a = blank(size);
+        a.id = rocprofiler_agent_id_t {
+            handle: agent_handle(i + 1),
+        };
+        a.type_ = ROCPROFILER_AGENT_TYPE_GPU;
+        a.simd_count = g.cu_count * g.simd_per_cu;
+        a.mem_banks_count = 1;
+        a.caches_count = 0;
+        a.io_links_count = 1;
+        a.simd_id_base = 0x8000_0000 + i as u32 * 0x1000;
+        a.max_waves_per_simd = g.max_waves_per_cu / g.simd_per_cu.max(1);
+        a.lds_size_in_kb = g.lds_size_in_kb;
+        a.gds_size_in_kb = 0;
+        a.num_gws = 64;
+        a.wave_front_size = g.wave_front_size;
+        a.num_xcc = g.num_xcc;
+        a.cu_count = g.cu_count;
+        a.array_count = 4 * g.num_xcc.max(1);
+        a.num_shader_banks = 4 * g.num_xcc.max(1);
+        a.simd_arrays_per_engine = 1;
+        a.cu_per_simd_array = g.cu_count / a.array_count.max(1);
+        a.simd_per_cu = g.simd_per_cu;
+        a.max_slots_scratch_cu = 32;
+        a.gfx_target_version = g.gfx_target_version;
+        a.vendor_id = g.vendor_id;
+        a.device_id = g.device_id;
+        a.location_id = 0x0c00 + 0x1000 * i as u32;
+        a.domain = 0;
+        a.drm_render_minor = 128 + i as u32;
+        a.num_sdma_engines = 2;
+        a.num_sdma_xgmi_engines = 6;
+        a.num_sdma_queues_per_engine = 8;
+        a.num_cp_queues = g.queues.max(1) * 4;
+        a.max_engine_clk_ccompute = 3700;
+        a.max_engine_clk_fcompute = g.max_engine_clk_mhz;
+        a.cu_per_engine = g.cu_count / g.num_xcc.max(1);
+        a.max_waves_per_cu = g.max_waves_per_cu;
+        a.family_id = 141;
+        a.workgroup_max_size = 1024;
+        a.grid_max_size = u32::MAX;
+        a.local_mem_size = g.local_mem_bytes;
+        a.hive_id = 0x5a5a_0000_0000_0001;
+        a.gpu_id = 0x3e00 + i as u64 * 0x101;
+        a.workgroup_max_dim = rocprofiler_dim3_t {
+            x: 1024,
+            y: 1024,
+            z: 1024,
+        };
+        a.grid_max_dim = rocprofiler_dim3_t {
+            x: u32::MAX,
+            y: u32::MAX,
+            z: u32::MAX,
+        };
+        a.name = leak_str(&g.name);
+        a.vendor_name = leak_str("AMD");
+        a.product_name = leak_str(&g.product_name);
+        a.model_name = leak_str(&g.model_name);
+        a.node_id = i as u32 + 1;
+        a.logical_node_id = i as i32 + 1;
+        a.logical_node_type_id = i as i32;
+        a.reserved_292 = RUNTIME_VISIBILITY_HSA | RUNTIME_VISIBILITY_HIP;
+        let mut uuid = [0u8; 16];
+        uuid[..8].copy_from_slice(&(0x5349_4d00_0000_0000u64 + i as u64).to_le_bytes());
+        list.push(&*Box::leak(Box::new(AgentStorage { agent: a, uuid })));
+    }
+    *slot = Some(Box::leak(Box::new(Agents { list })));
+}
+
+pub fn get() -> &'static Agents {
+    if lock(&AGENTS).is_none() {
+        install(&[]);
+    }
+    lock(&AGENTS).expect("agents installed above")
+}

@@ -1,0 +1,239 @@
+//! Turning "this happened" into what a tool observes: callback invocations in the
+//! personality's record layout, external correlation ids per context, and buffer records.
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use super::abi::*;
+use super::buffer::{Buffer, Emplace};
+use super::state::{self, lock, CallbackService, Context, Services};
+
+/// Views a `#[repr(C)]` record as bytes for copying into a buffer.
+pub fn as_bytes<T: Copy>(v: &T) -> &[u8] {
+    // SAFETY: T is a plain-old-data `#[repr(C)]` record; reading its bytes (padding included,
+    // which the tool never interprets) for a copy is sound for the lifetime of `v`.
+    unsafe { std::slice::from_raw_parts(v as *const T as *const u8, std::mem::size_of::<T>()) }
+}
+
+/// Records produced per buffer-kind name (emitted into some buffer, whatever happened next).
+pub static EMITTED: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+
+pub fn emplace(buffer: &Arc<Buffer>, kind: u32, bytes: &[u8]) -> Emplace {
+    let name = state::personality()
+        .buffer_kind_name(kind)
+        .unwrap_or("UNKNOWN");
+    *lock(&EMITTED).entry(name.to_string()).or_default() += 1;
+    buffer.emplace(kind, bytes)
+}
+
+/// The buffer configured for `kind` on `ctx`, if the operation passes the service's filter.
+pub fn buffer_for(ctx: &Context, services: &Services, kind: u32, op: i32) -> Option<Arc<Buffer>> {
+    let svc = services.buffer.get(&kind)?;
+    if let Some(ops) = &svc.ops {
+        if !ops.contains(&op) {
+            return None;
+        }
+    }
+    let buf = state::REGISTRY.lock().buffer(svc.buffer)?;
+    // A buffer only receives records of the context it belongs to (reference §10).
+    (buf.context == ctx.handle).then_some(buf)
+}
+
+pub fn callback_for(services: &Services, kind: u32, op: i32) -> Option<CallbackService> {
+    let svc = services.callback.get(&kind)?;
+    if let Some(ops) = &svc.ops {
+        if !ops.contains(&op) {
+            return None;
+        }
+    }
+    Some(svc.clone())
+}
+
+/// Correlation ids as the tool sees them in one callback.
+#[derive(Clone, Copy, Default)]
+pub struct Corr {
+    pub internal: u64,
+    pub external: u64,
+    pub ancestor: u64,
+}
+
+/// Calls a tool's callback-tracing callback with the record layout of the personality.
+#[allow(clippy::too_many_arguments)]
+pub fn invoke(
+    ctx: u64,
+    svc: &CallbackService,
+    tid: u64,
+    corr: Corr,
+    kind: u32,
+    op: i32,
+    phase: u32,
+    payload: *mut c_void,
+    user_data: *mut rocprofiler_user_data_t,
+) {
+    if svc.callback.0 == 0 {
+        return;
+    }
+    let context_id = rocprofiler_context_id_t { handle: ctx };
+    if state::personality().is_v1() {
+        let rec = rocprofiler_callback_tracing_record_v1_t {
+            context_id,
+            thread_id: tid,
+            correlation_id: rocprofiler_correlation_id_v1_t {
+                internal: corr.internal,
+                external: rocprofiler_user_data_t {
+                    value: corr.external,
+                },
+                ancestor: corr.ancestor,
+            },
+            kind,
+            operation: op,
+            phase,
+            payload,
+        };
+        // SAFETY: the tool registered this pointer as a `rocprofiler_callback_tracing_cb_t`
+        // for an SDK of this (1.x) version; its record parameter has the v1 layout.
+        let f: unsafe extern "C" fn(
+            rocprofiler_callback_tracing_record_v1_t,
+            *mut rocprofiler_user_data_t,
+            *mut c_void,
+        ) = unsafe { std::mem::transmute(svc.callback.0) };
+        // SAFETY: calling the tool's callback with the documented arguments.
+        unsafe { f(rec, user_data, svc.data.ptr()) };
+    } else {
+        let rec = rocprofiler_callback_tracing_record_v0_t {
+            context_id,
+            thread_id: tid,
+            correlation_id: rocprofiler_correlation_id_v0_t {
+                internal: corr.internal,
+                external: rocprofiler_user_data_t {
+                    value: corr.external,
+                },
+            },
+            kind,
+            operation: op,
+            phase,
+            payload,
+        };
+        // SAFETY: as above, with the 0.x (56-byte) record layout.
+        let f: unsafe extern "C" fn(
+            rocprofiler_callback_tracing_record_v0_t,
+            *mut rocprofiler_user_data_t,
+            *mut c_void,
+        ) = unsafe { std::mem::transmute(svc.callback.0) };
+        // SAFETY: calling the tool's callback with the documented arguments.
+        unsafe { f(rec, user_data, svc.data.ptr()) };
+    }
+}
+
+/// External correlation id of a new record on `ctx`: the request callback's answer if the
+/// context asked for this request kind and the callback returned 0, else the top of the
+/// push/pop stack (reference §2.10).
+pub fn external_id(
+    ctx: &Context,
+    services: &Services,
+    tid: u64,
+    request_kind_name: &str,
+    op: i32,
+    internal: u64,
+) -> u64 {
+    if let Some(req) = &services.request {
+        if let Some(kind) = state::personality().request_kind(request_kind_name) {
+            let wanted = req.kinds.as_ref().is_none_or(|k| k.contains(&kind));
+            if let (true, Some(cb)) = (wanted, req.callback) {
+                let mut value = rocprofiler_user_data_t { value: 0 };
+                // SAFETY: tool callback with the documented signature; `value` outlives the call.
+                let rc = unsafe {
+                    cb(
+                        tid,
+                        rocprofiler_context_id_t { handle: ctx.handle },
+                        kind,
+                        op,
+                        internal,
+                        &mut value,
+                        req.data.ptr(),
+                    )
+                };
+                if rc == 0 {
+                    // SAFETY: both union members are 8-byte plain data.
+                    return unsafe { value.value };
+                }
+            }
+        }
+    }
+    ctx.external_top(tid)
+}
+
+/// Whether a context traces a kind in either mode (buffer kind name / callback kind name).
+pub fn traces(services: &Services, buffer_kind: Option<u32>, callback_kind: Option<u32>) -> bool {
+    buffer_kind.is_some_and(|k| services.buffer.contains_key(&k))
+        || callback_kind.is_some_and(|k| services.callback.contains_key(&k))
+}
+
+pub fn api_record_bytes(kind: u32, op: i32, corr: Corr, start: u64, end: u64, tid: u64) -> Vec<u8> {
+    if state::personality().is_v1() {
+        let r = rocprofiler_buffer_tracing_hip_api_record_v1_t {
+            size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_v1_t>() as u64,
+            kind,
+            operation: op,
+            correlation_id: rocprofiler_correlation_id_v1_t {
+                internal: corr.internal,
+                external: rocprofiler_user_data_t {
+                    value: corr.external,
+                },
+                ancestor: corr.ancestor,
+            },
+            start_timestamp: start,
+            end_timestamp: end,
+            thread_id: tid,
+        };
+        as_bytes(&r).to_vec()
+    } else {
+        let r = rocprofiler_buffer_tracing_hip_api_record_v0_t {
+            size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_v0_t>() as u64,
+            kind,
+            operation: op,
+            correlation_id: rocprofiler_correlation_id_v0_t {
+                internal: corr.internal,
+                external: rocprofiler_user_data_t {
+                    value: corr.external,
+                },
+            },
+            start_timestamp: start,
+            end_timestamp: end,
+            thread_id: tid,
+        };
+        as_bytes(&r).to_vec()
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub fn api_ext_record_bytes(
+    kind: u32,
+    op: i32,
+    corr: Corr,
+    start: u64,
+    end: u64,
+    tid: u64,
+    args: rocprofiler_hip_api_args_t,
+    retval: rocprofiler_hip_api_retval_t,
+) -> Vec<u8> {
+    let r = rocprofiler_buffer_tracing_hip_api_ext_record_t {
+        size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_ext_record_t>() as u64,
+        kind,
+        operation: op,
+        correlation_id: rocprofiler_correlation_id_v1_t {
+            internal: corr.internal,
+            external: rocprofiler_user_data_t {
+                value: corr.external,
+            },
+            ancestor: corr.ancestor,
+        },
+        start_timestamp: start,
+        end_timestamp: end,
+        thread_id: tid,
+        args,
+        retval,
+    };
+    as_bytes(&r).to_vec()
+}

@@ -1,0 +1,116 @@
+//! The simulated rocprofiler-sdk runtime (test infrastructure).
+//!
+//! The cdylib exports the SDK's C entry points ([`exports`]); a tool loaded through
+//! `ROCP_TOOL_LIBRARIES` talks to it exactly as to the real library. [`run_plan`] is the
+//! in-process entry: it initializes the runtime (discovery, configure, initialize), replays a
+//! [`Plan`] and returns what happened. Finalization runs at process exit (atexit) like the real
+//! runtime, or explicitly through [`finalize`].
+
+pub mod abi;
+mod agents;
+mod buffer;
+mod cli;
+mod emit;
+pub mod exports;
+pub mod fixtures;
+mod hipargs;
+mod lifecycle;
+pub mod personality;
+mod replay;
+mod state;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub use buffer::BufferStats;
+pub use lifecycle::parse_tool_libraries;
+pub use personality::Personality;
+pub use replay::ReplaySummary;
+
+use crate::plan::Plan;
+
+/// A tool the runtime discovered, as the ground truth reports it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ClientReport {
+    pub priority: u32,
+    pub library: String,
+    pub handle: u32,
+    /// Name the tool wrote into its client id (read back at the personality's offset).
+    pub name: Option<String>,
+    /// False when `rocprofiler_configure` returned NULL (opt-out).
+    pub configured: bool,
+    pub initialized: bool,
+}
+
+/// Where the records went: what the runtime emitted per buffer-kind name, and per buffer.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct DeliveryReport {
+    pub personality: String,
+    pub emitted_per_kind: BTreeMap<String, u64>,
+    pub buffers: Vec<BufferStats>,
+    pub clients: Vec<ClientReport>,
+    pub total_dropped: u64,
+    pub total_lost_unflushed: u64,
+}
+
+/// Initializes the runtime (as the first `rocprofiler_set_api_table` would) for `personality`
+/// and the plan's agents, replays the plan and returns once every record has been emitted
+/// (delivery to the tool continues asynchronously). Fails if another personality is already
+/// fixed in this process or the plan uses something the personality cannot express.
+pub fn run_plan(plan: Plan, personality: Personality) -> Result<ReplaySummary, String> {
+    if !state::set_personality(personality) {
+        return Err(format!(
+            "this process already runs SDK personality {}",
+            state::personality()
+        ));
+    }
+    agents::install(&plan.gpus);
+    exports::set_buffer_model(
+        plan.delivery.delivery_delay_us,
+        plan.delivery.buffer_size_override,
+    );
+    lifecycle::ensure_initialized();
+    let replay = Arc::new(replay::Replay::new(plan)?);
+    Ok(replay.run())
+}
+
+/// Runs finalization now (normally done at exit): code-object unload, each tool's finalize,
+/// delivery threads joined. No buffer is flushed automatically.
+pub fn finalize() {
+    lifecycle::finalize();
+}
+
+/// Current delivery statistics.
+pub fn delivery_report() -> DeliveryReport {
+    let reg = state::REGISTRY.lock();
+    let buffers: Vec<BufferStats> = reg.buffers.iter().map(|b| b.stats()).collect();
+    let clients = reg
+        .clients
+        .iter()
+        .map(|c| ClientReport {
+            priority: c.priority,
+            library: c.library.clone(),
+            handle: c.handle,
+            name: c.name.clone(),
+            configured: c.result.is_some(),
+            initialized: c.initialized,
+        })
+        .collect();
+    drop(reg);
+    DeliveryReport {
+        personality: state::personality().to_string(),
+        emitted_per_kind: state::lock(&emit::EMITTED).clone(),
+        total_dropped: buffers
+            .iter()
+            .map(|b| b.dropped + b.rejected_too_large)
+            .sum(),
+        total_lost_unflushed: buffers.iter().map(|b| b.lost_unflushed).sum(),
+        buffers,
+        clients,
+    }
+}
+
+/// Registers `f` to run at the very end of finalization (after delivery threads are joined).
+pub fn at_finalize_end(f: impl FnOnce() + Send + 'static) {
+    lifecycle::after_finalize(Box::new(f));
+}

@@ -1,0 +1,1563 @@
+//! Replaying a [`Plan`]: one OS thread per application thread (real gettid ids), plus one
+//! "device" thread standing in for the HSA signal-handler thread that observes completions.
+//!
+//! Everything that must be reproducible (internal correlation ids, dispatch ids, roctx range
+//! ids, completion order incl. its seeded shuffle) is fixed up front from the plan, so thread
+//! interleaving only changes *when* a tool sees something, never *what*.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{c_void, CString};
+use std::sync::{Arc, Condvar, Mutex};
+
+use super::abi::*;
+use super::agents::agent_handle;
+use super::buffer::Buffer;
+use super::emit::{self, as_bytes, Corr};
+use super::hipargs;
+use super::state::{self, lock, set_sim_now, Context};
+use crate::plan::*;
+
+struct Act {
+    thread: usize,
+    op: usize,
+    idx: usize,
+    call_key: usize,
+    cid: u64,
+    dispatch_id: u64,
+    /// dst/src addresses of the HIP call's memcpy arguments (copies only).
+    addrs: (u64, u64),
+}
+
+struct PerCtx {
+    ctx: Arc<Context>,
+    external: u64,
+    user: u64,
+}
+
+struct Enq {
+    tid: u64,
+    per_ctx: Vec<PerCtx>,
+}
+
+struct Deferred {
+    buffer: Arc<Buffer>,
+    kind: u32,
+    bytes: Vec<u8>,
+}
+
+struct Pending {
+    remaining: usize,
+    deferred: Option<Vec<Deferred>>,
+}
+
+/// A roctx range between its ENTER (push/start) and EXIT (pop/stop) range callbacks.
+struct OpenRange {
+    op: i32,
+    cid: u64,
+    start: u64,
+    message: CString,
+    ctxs: Vec<(Arc<Context>, u64)>,
+    /// One slot per context; its address is what ENTER and EXIT both receive.
+    users: Box<[rocprofiler_user_data_t]>,
+}
+
+// SAFETY: the user-data slots are plain 8-byte values owned by the range; the range moves
+// between threads only for start/stop ranges, exactly like the real runtime's range map.
+unsafe impl Send for OpenRange {}
+
+struct CoState {
+    loaded: bool,
+    unloaded: bool,
+    /// Contexts (and their user data) that saw the LOAD; only they see the UNLOAD.
+    contexts: Vec<Arc<Context>>,
+    uri: CString,
+    agent: u64,
+    gpu: u32,
+}
+
+/// Code objects and kernel symbols of the running plan; kept for UNLOAD at finalization.
+struct CodeObjects {
+    cos: Vec<CoState>,
+    kernels: Vec<(KernelSymbol, CString)>,
+}
+
+static CODE_OBJECTS: Mutex<Option<CodeObjects>> = Mutex::new(None);
+
+/// What the replay did, for the ground truth.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ReplaySummary {
+    pub personality: String,
+    pub base_timestamp_ns: u64,
+    pub threads: Vec<u64>,
+    pub hip_calls: u64,
+    pub marker_calls: u64,
+    pub kernel_dispatches: u64,
+    pub memory_copies: u64,
+    pub completion_order: Vec<u64>,
+}
+
+pub struct Replay {
+    plan: Plan,
+    base: u64,
+    cid: Vec<Vec<u64>>,
+    call_key: Vec<Vec<usize>>,
+    act_first: Vec<Vec<usize>>,
+    acts: Vec<Act>,
+    order: Vec<usize>,
+    enq: Mutex<Vec<Option<Enq>>>,
+    enq_cv: Condvar,
+    pending: Mutex<HashMap<usize, Pending>>,
+    api_last: Mutex<Vec<Deferred>>,
+    range_ids: HashMap<u32, u64>,
+    stream_index: Mutex<HashMap<u64, u64>>,
+    streams_announced: Mutex<HashSet<u64>>,
+    push_depth: Mutex<HashMap<u64, i32>>,
+    /// 1.x MARKER_CORE_RANGE_API: open push/pop ranges per thread, start/stop ranges by key.
+    thread_ranges: Mutex<HashMap<u64, Vec<OpenRange>>>,
+    process_ranges: Mutex<HashMap<u32, OpenRange>>,
+    tids: Mutex<Vec<u64>>,
+}
+
+fn stream_of(args: &HipArgs) -> Option<u64> {
+    match args {
+        HipArgs::Launch { stream, .. }
+        | HipArgs::GraphLaunch { stream, .. }
+        | HipArgs::EventRecord { stream, .. }
+        | HipArgs::StreamWaitEvent { stream, .. }
+        | HipArgs::StreamSynchronize { stream } => Some(*stream),
+        HipArgs::Memcpy { stream, .. } | HipArgs::Memset { stream, .. } => *stream,
+        _ => None,
+    }
+}
+
+fn queue_handle(gpu: u32, queue: u32) -> u64 {
+    0x7f3a_0000_0000 + gpu as u64 * 0x10_0000 + queue as u64 * 0x1000
+}
+
+impl Replay {
+    pub fn new(plan: Plan) -> Result<Replay, String> {
+        let p = state::personality();
+        // Validate what the runtime must be able to express.
+        for (t, th) in plan.threads.iter().enumerate() {
+            for (j, op) in th.ops.iter().enumerate() {
+                match &op.call {
+                    HostCall::Hip {
+                        api, activities, ..
+                    } => {
+                        if p.hip_op(api).is_none() {
+                            return Err(format!(
+                                "thread {t} op {j}: HIP API `{api}` is not modelled by SDK {p}"
+                            ));
+                        }
+                        for a in activities {
+                            if let Activity::Kernel { kernel, gpu, .. } = a {
+                                if *kernel as usize >= plan.kernels.len()
+                                    || *gpu as usize >= plan.gpus.len()
+                                {
+                                    return Err(format!(
+                                        "thread {t} op {j}: kernel/gpu index out of range"
+                                    ));
+                                }
+                            }
+                        }
+                    }
+                    HostCall::CodeObjectLoad(i) if *i as usize >= plan.code_objects.len() => {
+                        return Err(format!("thread {t} op {j}: no code object {i}"));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // Global op order: (start, thread, index).
+        let mut global: Vec<(u64, usize, usize)> = Vec::new();
+        for (t, th) in plan.threads.iter().enumerate() {
+            for (j, op) in th.ops.iter().enumerate() {
+                global.push((op.start_ns, t, j));
+            }
+        }
+        global.sort_unstable();
+        let mut cid: Vec<Vec<u64>> = plan.threads.iter().map(|t| vec![0; t.ops.len()]).collect();
+        let mut call_key: Vec<Vec<usize>> =
+            plan.threads.iter().map(|t| vec![0; t.ops.len()]).collect();
+        let mut act_first: Vec<Vec<usize>> =
+            plan.threads.iter().map(|t| vec![0; t.ops.len()]).collect();
+        let mut acts = Vec::new();
+        let mut range_ids = HashMap::new();
+        let (mut next_cid, mut next_dispatch, mut next_range) = (1u64, 1u64, 1u64);
+        for (key, &(_, t, j)) in global.iter().enumerate() {
+            call_key[t][j] = key;
+            let op = &plan.threads[t].ops[j];
+            match &op.call {
+                HostCall::Hip {
+                    activities, args, ..
+                } => {
+                    cid[t][j] = next_cid;
+                    next_cid += 1;
+                    act_first[t][j] = acts.len();
+                    let addrs = match args {
+                        HipArgs::Memcpy { dst, src, .. } => (*dst, *src),
+                        _ => (0, 0),
+                    };
+                    for (idx, a) in activities.iter().enumerate() {
+                        let dispatch_id = if matches!(a, Activity::Kernel { .. }) {
+                            next_dispatch += 1;
+                            next_dispatch - 1
+                        } else {
+                            0
+                        };
+                        acts.push(Act {
+                            thread: t,
+                            op: j,
+                            idx,
+                            call_key: key,
+                            cid: cid[t][j],
+                            dispatch_id,
+                            addrs,
+                        });
+                    }
+                }
+                HostCall::Marker(m) => {
+                    cid[t][j] = next_cid;
+                    next_cid += 1;
+                    if let MarkerOp::Start { key, .. } = m {
+                        range_ids.insert(*key, next_range);
+                        next_range += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        // Completion order: by end time, then shuffled within windows (seeded).
+        let activity = |a: &Act| -> &Activity {
+            match &plan.threads[a.thread].ops[a.op].call {
+                HostCall::Hip { activities, .. } => &activities[a.idx],
+                _ => unreachable!("activities only come from HIP calls"),
+            }
+        };
+        let span = |a: &Activity| match a {
+            Activity::Kernel {
+                start_ns, end_ns, ..
+            }
+            | Activity::Copy {
+                start_ns, end_ns, ..
+            } => (*end_ns, *start_ns),
+        };
+        let mut order: Vec<usize> = (0..acts.len()).collect();
+        order.sort_by_key(|&g| (span(activity(&acts[g])), g));
+        let w = plan.delivery.shuffle_window;
+        if w > 1 {
+            let mut rng = state::SplitMix64::new(plan.delivery.seed);
+            for chunk in order.chunks_mut(w) {
+                for i in (1..chunk.len()).rev() {
+                    let k = rng.below(i + 1);
+                    chunk.swap(i, k);
+                }
+            }
+        }
+        let stream_index: HashMap<u64, u64> = plan
+            .streams
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.handle, i as u64 + 1))
+            .collect();
+        let n = acts.len();
+        Ok(Replay {
+            base: state::boottime_ns(),
+            cid,
+            call_key,
+            act_first,
+            acts,
+            order,
+            enq: Mutex::new((0..n).map(|_| None).collect()),
+            enq_cv: Condvar::new(),
+            pending: Mutex::new(HashMap::new()),
+            api_last: Mutex::new(Vec::new()),
+            range_ids,
+            stream_index: Mutex::new(stream_index),
+            streams_announced: Mutex::new(HashSet::new()),
+            push_depth: Mutex::new(HashMap::new()),
+            thread_ranges: Mutex::new(HashMap::new()),
+            process_ranges: Mutex::new(HashMap::new()),
+            tids: Mutex::new(vec![0; plan.threads.len()]),
+            plan,
+        })
+    }
+
+    fn activity(&self, g: usize) -> &Activity {
+        let a = &self.acts[g];
+        match &self.plan.threads[a.thread].ops[a.op].call {
+            HostCall::Hip { activities, .. } => &activities[a.idx],
+            _ => unreachable!("activities only come from HIP calls"),
+        }
+    }
+
+    /// Runs the whole plan; thread 0 runs on the calling thread (the process main thread
+    /// when driven by `rocprof-sim`), the others on fresh threads.
+    pub fn run(self: &Arc<Self>) -> ReplaySummary {
+        install_code_objects(&self.plan);
+        let device = {
+            let me = Arc::clone(self);
+            std::thread::Builder::new()
+                .name("rocprof-sim-dev".into())
+                .spawn(move || me.device_thread())
+                .ok()
+        };
+        let mut handles = Vec::new();
+        for t in 1..self.plan.threads.len() {
+            let me = Arc::clone(self);
+            let name = format!("sim-app-{t}");
+            handles.push(
+                std::thread::Builder::new()
+                    .name(name)
+                    .spawn(move || me.run_thread(t)),
+            );
+        }
+        if !self.plan.threads.is_empty() {
+            self.run_thread(0);
+        }
+        for h in handles.into_iter().flatten() {
+            let _ = h.join();
+        }
+        if let Some(d) = device {
+            let _ = d.join();
+        }
+        let late: Vec<Deferred> = std::mem::take(&mut *lock(&self.api_last));
+        for d in late {
+            emit::emplace(&d.buffer, d.kind, &d.bytes);
+        }
+        let end = self.plan_end_ns();
+        state::end_replay_clock(self.base + end);
+        self.summary()
+    }
+
+    fn plan_end_ns(&self) -> u64 {
+        let mut end = 0;
+        for th in &self.plan.threads {
+            for op in &th.ops {
+                end = end.max(op.end_ns);
+                if let HostCall::Hip { activities, .. } = &op.call {
+                    for a in activities {
+                        let (e, _) = match a {
+                            Activity::Kernel {
+                                start_ns, end_ns, ..
+                            }
+                            | Activity::Copy {
+                                start_ns, end_ns, ..
+                            } => (*end_ns, *start_ns),
+                        };
+                        end = end.max(e);
+                    }
+                }
+            }
+        }
+        end
+    }
+
+    fn summary(&self) -> ReplaySummary {
+        let mut s = ReplaySummary {
+            personality: state::personality().to_string(),
+            base_timestamp_ns: self.base,
+            threads: lock(&self.tids).clone(),
+            ..Default::default()
+        };
+        for th in &self.plan.threads {
+            for op in &th.ops {
+                match &op.call {
+                    HostCall::Hip { .. } => s.hip_calls += 1,
+                    HostCall::Marker(_) => s.marker_calls += 1,
+                    _ => {}
+                }
+            }
+        }
+        for (g, a) in self.acts.iter().enumerate() {
+            match self.activity(g) {
+                Activity::Kernel { .. } => s.kernel_dispatches += 1,
+                Activity::Copy { .. } => s.memory_copies += 1,
+            }
+            let _ = a;
+        }
+        s.completion_order = self
+            .order
+            .iter()
+            .map(|&g| self.acts[g].call_key as u64)
+            .collect();
+        s
+    }
+
+    fn run_thread(&self, t: usize) {
+        let tid = state::gettid();
+        lock(&self.tids)[t] = tid;
+        // Code objects this thread loads implicitly (no explicit load op) come first.
+        let explicit: HashSet<u32> = self.plan.threads[t]
+            .ops
+            .iter()
+            .filter_map(|o| match o.call {
+                HostCall::CodeObjectLoad(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let implicit: Vec<u32> = self
+            .plan
+            .code_objects
+            .iter()
+            .enumerate()
+            .filter(|(i, c)| c.load_thread as usize == t && !explicit.contains(&(*i as u32)))
+            .map(|(i, _)| i as u32)
+            .collect();
+        let first_start = self.plan.threads[t].ops.first().map_or(0, |o| o.start_ns);
+        set_sim_now(self.base + first_start);
+        for co in implicit {
+            load_code_object(co, tid);
+        }
+        for (j, op) in self.plan.threads[t].ops.iter().enumerate() {
+            self.unload_due(t, Some(op.start_ns), tid);
+            set_sim_now(self.base + op.start_ns);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &op.call {
+                HostCall::Hip {
+                    api,
+                    args,
+                    activities,
+                } => self.hip_call(t, j, tid, op, api, args, activities),
+                HostCall::Marker(m) => self.marker_call(t, j, tid, op, m),
+                HostCall::ExternalPush(v) => {
+                    for ctx in state::all_contexts() {
+                        lock(&ctx.ext_stacks).entry(tid).or_default().push(*v);
+                    }
+                }
+                HostCall::ExternalPop => {
+                    for ctx in state::all_contexts() {
+                        if let Some(s) = lock(&ctx.ext_stacks).get_mut(&tid) {
+                            s.pop();
+                        }
+                    }
+                }
+                HostCall::CodeObjectLoad(i) => load_code_object(*i, tid),
+            }));
+            if r.is_err() {
+                eprintln!("rocprof-sim: internal panic replaying thread {t} op {j} (skipped)");
+            }
+            set_sim_now(self.base + op.end_ns);
+        }
+        self.unload_due(t, None, tid);
+        state::clear_sim_now();
+    }
+
+    /// Unloads code objects loaded by thread `t` whose unload time has come (`None` = end of
+    /// the thread: every scheduled unload).
+    fn unload_due(&self, t: usize, before: Option<u64>, tid: u64) {
+        let due: Vec<u32> = self
+            .plan
+            .code_objects
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.load_thread as usize == t)
+            .filter(|(_, c)| match (c.unload_at_ns, before) {
+                (Some(u), Some(b)) => u <= b,
+                (Some(_), None) => true,
+                (None, _) => false,
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        for co in due {
+            unload_code_object(co, tid);
+        }
+    }
+
+    fn stream_id(&self, handle: u64) -> u64 {
+        if handle == 0 {
+            return 0;
+        }
+        let mut m = lock(&self.stream_index);
+        let next = m.len() as u64 + 1;
+        *m.entry(handle).or_insert(next)
+    }
+
+    /// HIP_STREAM callbacks (1.x only).
+    fn stream_cb(
+        &self,
+        ctxs: &[(Arc<Context>, state::Services)],
+        tid: u64,
+        op: i32,
+        phase: u32,
+        stream: u64,
+    ) {
+        let p = state::personality();
+        let Some(kind) = p.callback_kind("HIP_STREAM") else {
+            return;
+        };
+        let mut data = rocprofiler_callback_tracing_hip_stream_data_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
+            stream_id: rocprofiler_stream_id_t {
+                handle: self.stream_id(stream),
+            },
+            stream_value: rocprofiler_address_t { handle: stream },
+        };
+        for (ctx, svc) in ctxs {
+            if let Some(cb) = emit::callback_for(svc, kind, op) {
+                let mut ud = rocprofiler_user_data_t { value: 0 };
+                emit::invoke(
+                    ctx.handle,
+                    &cb,
+                    tid,
+                    Corr::default(),
+                    kind,
+                    op,
+                    phase,
+                    &mut data as *mut _ as *mut c_void,
+                    &mut ud,
+                );
+            }
+        }
+    }
+
+    fn announce_stream(&self, ctxs: &[(Arc<Context>, state::Services)], tid: u64, stream: u64) {
+        if stream == 0 || !state::personality().is_v1() {
+            return;
+        }
+        if lock(&self.streams_announced).insert(stream) {
+            self.stream_cb(ctxs, tid, 1, ROCPROFILER_CALLBACK_PHASE_NONE, stream);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn hip_call(
+        &self,
+        t: usize,
+        j: usize,
+        tid: u64,
+        op: &HostOp,
+        api: &str,
+        args: &HipArgs,
+        activities: &[Activity],
+    ) {
+        let p = state::personality();
+        let op_id = p.hip_op(api).unwrap_or(-1);
+        let cid = self.cid[t][j];
+        let key = self.call_key[t][j];
+        let ctxs: Vec<(Arc<Context>, state::Services)> = state::active_contexts()
+            .into_iter()
+            .map(|c| {
+                let s = c.services();
+                (c, s)
+            })
+            .collect();
+        let v1 = p.is_v1();
+        let api_kind = ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
+        let ext_kind = p.buffer_kind("HIP_RUNTIME_API_EXT");
+        let stream = stream_of(args);
+        let (start, end) = (self.base + op.start_ns, self.base + op.end_ns);
+
+        if let (true, Some(s)) = (v1, stream) {
+            self.announce_stream(&ctxs, tid, s);
+            self.stream_cb(&ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_ENTER, s);
+        }
+        let externals: Vec<u64> = ctxs
+            .iter()
+            .map(|(ctx, svc)| {
+                if emit::traces(
+                    svc,
+                    Some(api_kind),
+                    Some(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+                ) || ext_kind.is_some_and(|k| svc.buffer.contains_key(&k))
+                {
+                    emit::external_id(ctx, svc, tid, "HIP_RUNTIME_API", op_id, cid)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        // Out-pointer target of hipStreamCreate's `hipStream_t*` (written before EXIT).
+        let out_slot: *mut u64 = Box::into_raw(Box::new(0u64));
+        let out_addr = out_slot as u64;
+        let mut data = rocprofiler_callback_tracing_hip_api_data_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_hip_api_data_t>() as u64,
+            args: hipargs::write_args(api, args, out_addr),
+            retval: zeroed(),
+        };
+        let mut users: Vec<rocprofiler_user_data_t> = ctxs
+            .iter()
+            .map(|_| rocprofiler_user_data_t { value: 0 })
+            .collect();
+        set_sim_now(start);
+        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+            if let Some(cb) =
+                emit::callback_for(svc, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, op_id)
+            {
+                let corr = Corr {
+                    internal: cid,
+                    external: externals[i],
+                    ancestor: 0,
+                };
+                emit::invoke(
+                    ctx.handle,
+                    &cb,
+                    tid,
+                    corr,
+                    ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    op_id,
+                    ROCPROFILER_CALLBACK_PHASE_ENTER,
+                    &mut data as *mut _ as *mut c_void,
+                    &mut users[i],
+                );
+            }
+        }
+        let activities_first = self.plan.delivery.api_order == ApiOrder::ActivitiesFirst;
+        if activities_first && !activities.is_empty() {
+            lock(&self.pending).insert(
+                key,
+                Pending {
+                    remaining: activities.len(),
+                    deferred: None,
+                },
+            );
+        }
+        for (k, a) in activities.iter().enumerate() {
+            let g = self.act_first[t][j] + k;
+            let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
+            lock(&self.enq)[g] = Some(Enq { tid, per_ctx });
+            self.enq_cv.notify_all();
+        }
+        if let (true, HipArgs::StreamCreate { stream: s, .. }) = (v1, args) {
+            self.announce_stream(&ctxs, tid, *s);
+        }
+        if let (true, HipArgs::StreamDestroy { stream: s }) = (v1, args) {
+            self.stream_cb(&ctxs, tid, 2, ROCPROFILER_CALLBACK_PHASE_NONE, *s);
+        }
+        set_sim_now(end);
+        if let HipArgs::StreamCreate { stream: s, .. } = args {
+            // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
+            unsafe { std::ptr::write_volatile(out_slot, *s) };
+        }
+        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+            if let Some(cb) =
+                emit::callback_for(svc, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, op_id)
+            {
+                let corr = Corr {
+                    internal: cid,
+                    external: externals[i],
+                    ancestor: 0,
+                };
+                emit::invoke(
+                    ctx.handle,
+                    &cb,
+                    tid,
+                    corr,
+                    ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    op_id,
+                    ROCPROFILER_CALLBACK_PHASE_EXIT,
+                    &mut data as *mut _ as *mut c_void,
+                    &mut users[i],
+                );
+            }
+        }
+        // SAFETY: reclaiming the allocation made above; no callback runs after this point
+        // for this call, so nobody reads through the pointer legitimately anymore.
+        drop(unsafe { Box::from_raw(out_slot) });
+        let mut recs = Vec::new();
+        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+            let corr = Corr {
+                internal: cid,
+                external: externals[i],
+                ancestor: 0,
+            };
+            if let Some(buf) = emit::buffer_for(ctx, svc, api_kind, op_id) {
+                let bytes = emit::api_record_bytes(api_kind, op_id, corr, start, end, tid);
+                recs.push(Deferred {
+                    buffer: buf,
+                    kind: api_kind,
+                    bytes,
+                });
+            }
+            if let Some(k) = ext_kind {
+                if let Some(buf) = emit::buffer_for(ctx, svc, k, op_id) {
+                    let bytes = emit::api_ext_record_bytes(
+                        k,
+                        op_id,
+                        corr,
+                        start,
+                        end,
+                        tid,
+                        data.args,
+                        zeroed(),
+                    );
+                    recs.push(Deferred {
+                        buffer: buf,
+                        kind: k,
+                        bytes,
+                    });
+                }
+            }
+        }
+        match self.plan.delivery.api_order {
+            ApiOrder::Natural => emit_all(recs),
+            ApiOrder::ApiLast => lock(&self.api_last).extend(recs),
+            ApiOrder::ActivitiesFirst => {
+                let now = {
+                    let mut pend = lock(&self.pending);
+                    match pend.get_mut(&key) {
+                        Some(pe) if pe.remaining > 0 => {
+                            pe.deferred = Some(recs);
+                            None
+                        }
+                        _ => {
+                            pend.remove(&key);
+                            Some(recs)
+                        }
+                    }
+                };
+                if let Some(recs) = now {
+                    emit_all(recs);
+                }
+            }
+        }
+        if let (true, Some(s)) = (v1, stream) {
+            self.stream_cb(&ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_EXIT, s);
+        }
+    }
+
+    /// Submission side of one activity: external-id requests and the ENQUEUE / copy ENTER
+    /// callbacks on the application thread.
+    fn enqueue_activity(
+        &self,
+        ctxs: &[(Arc<Context>, state::Services)],
+        tid: u64,
+        g: usize,
+        a: &Activity,
+    ) -> Vec<PerCtx> {
+        let act = &self.acts[g];
+        let mut out = Vec::new();
+        match a {
+            Activity::Kernel { kernel, .. } => {
+                // Like HIP's lazy module loading: a launch whose code object is not loaded yet
+                // loads it first, on the launching thread, so LOAD always precedes dispatches.
+                if let Some(sym) = self.plan.kernels.get(*kernel as usize) {
+                    load_code_object(sym.code_object, tid);
+                }
+                let mut data = self.kernel_payload(g, false);
+                for (ctx, svc) in ctxs {
+                    if !emit::traces(
+                        svc,
+                        Some(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
+                        Some(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH),
+                    ) {
+                        continue;
+                    }
+                    let external = emit::external_id(
+                        ctx,
+                        svc,
+                        tid,
+                        "KERNEL_DISPATCH",
+                        KERNEL_DISPATCH_ENQUEUE,
+                        act.cid,
+                    );
+                    let mut ud = rocprofiler_user_data_t { value: 0 };
+                    if let Some(cb) = emit::callback_for(
+                        svc,
+                        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                        KERNEL_DISPATCH_ENQUEUE,
+                    ) {
+                        let corr = Corr {
+                            internal: act.cid,
+                            external,
+                            ancestor: 0,
+                        };
+                        for phase in [
+                            ROCPROFILER_CALLBACK_PHASE_ENTER,
+                            ROCPROFILER_CALLBACK_PHASE_EXIT,
+                        ] {
+                            emit::invoke(
+                                ctx.handle,
+                                &cb,
+                                tid,
+                                corr,
+                                ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                KERNEL_DISPATCH_ENQUEUE,
+                                phase,
+                                &mut data as *mut _ as *mut c_void,
+                                &mut ud,
+                            );
+                        }
+                    }
+                    // SAFETY: plain 8-byte union.
+                    let user = unsafe { ud.value };
+                    out.push(PerCtx {
+                        ctx: Arc::clone(ctx),
+                        external,
+                        user,
+                    });
+                }
+            }
+            Activity::Copy { direction, .. } => {
+                let op = copy_op(*direction);
+                let (mut v0, mut v1) = self.copy_payload(g, false);
+                for (ctx, svc) in ctxs {
+                    if !emit::traces(
+                        svc,
+                        Some(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
+                        Some(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY),
+                    ) {
+                        continue;
+                    }
+                    let external = emit::external_id(ctx, svc, tid, "MEMORY_COPY", op, act.cid);
+                    let mut ud = rocprofiler_user_data_t { value: 0 };
+                    if let Some(cb) =
+                        emit::callback_for(svc, ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, op)
+                    {
+                        let corr = Corr {
+                            internal: act.cid,
+                            external,
+                            ancestor: 0,
+                        };
+                        let payload = if state::personality().is_v1() {
+                            &mut v1 as *mut _ as *mut c_void
+                        } else {
+                            &mut v0 as *mut _ as *mut c_void
+                        };
+                        emit::invoke(
+                            ctx.handle,
+                            &cb,
+                            tid,
+                            corr,
+                            ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                            op,
+                            ROCPROFILER_CALLBACK_PHASE_ENTER,
+                            payload,
+                            &mut ud,
+                        );
+                    }
+                    // SAFETY: plain 8-byte union.
+                    let user = unsafe { ud.value };
+                    out.push(PerCtx {
+                        ctx: Arc::clone(ctx),
+                        external,
+                        user,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn dispatch_info(&self, g: usize) -> rocprofiler_kernel_dispatch_info_t {
+        let Activity::Kernel {
+            gpu,
+            queue,
+            kernel,
+            grid_items,
+            block,
+            group_segment_size,
+            private_segment_size,
+            ..
+        } = self.activity(g)
+        else {
+            unreachable!("dispatch_info of a kernel activity")
+        };
+        rocprofiler_kernel_dispatch_info_t {
+            // The SDK reports the used prefix (up to reserved_padding), not sizeof.
+            size: 72,
+            agent_id: rocprofiler_agent_id_t {
+                handle: agent_handle(*gpu as usize + 1),
+            },
+            queue_id: rocprofiler_queue_id_t {
+                handle: queue_handle(*gpu, *queue),
+            },
+            kernel_id: *kernel as u64 + 1,
+            dispatch_id: self.acts[g].dispatch_id,
+            private_segment_size: *private_segment_size,
+            group_segment_size: *group_segment_size,
+            workgroup_size: rocprofiler_dim3_t {
+                x: block[0],
+                y: block[1],
+                z: block[2],
+            },
+            grid_size: rocprofiler_dim3_t {
+                x: grid_items[0],
+                y: grid_items[1],
+                z: grid_items[2],
+            },
+            reserved_padding: [0; 56],
+        }
+    }
+
+    fn kernel_payload(
+        &self,
+        g: usize,
+        done: bool,
+    ) -> rocprofiler_callback_tracing_kernel_dispatch_data_t {
+        let (s, e) = self.times(g);
+        rocprofiler_callback_tracing_kernel_dispatch_data_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_kernel_dispatch_data_t>() as u64,
+            start_timestamp: if done { s } else { 0 },
+            end_timestamp: if done { e } else { 0 },
+            dispatch_info: self.dispatch_info(g),
+        }
+    }
+
+    fn times(&self, g: usize) -> (u64, u64) {
+        match self.activity(g) {
+            Activity::Kernel {
+                start_ns, end_ns, ..
+            }
+            | Activity::Copy {
+                start_ns, end_ns, ..
+            } => (self.base + start_ns, self.base + end_ns),
+        }
+    }
+
+    fn copy_agents(&self, g: usize) -> (u64, u64) {
+        let Activity::Copy {
+            src_gpu, dst_gpu, ..
+        } = self.activity(g)
+        else {
+            unreachable!("copy_agents of a copy activity")
+        };
+        let h = |x: &Option<u32>| agent_handle(x.map_or(0, |g| g as usize + 1));
+        (h(dst_gpu), h(src_gpu))
+    }
+
+    fn copy_payload(
+        &self,
+        g: usize,
+        done: bool,
+    ) -> (
+        rocprofiler_callback_tracing_memory_copy_data_v0_t,
+        rocprofiler_callback_tracing_memory_copy_data_v1_t,
+    ) {
+        let Activity::Copy { bytes, .. } = self.activity(g) else {
+            unreachable!("copy_payload of a copy activity")
+        };
+        let (s, e) = if done { self.times(g) } else { (0, 0) };
+        let (dst, src) = self.copy_agents(g);
+        let (da, sa) = self.acts[g].addrs;
+        let v0 = rocprofiler_callback_tracing_memory_copy_data_v0_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_memory_copy_data_v0_t>() as u64,
+            start_timestamp: s,
+            end_timestamp: e,
+            dst_agent_id: rocprofiler_agent_id_t { handle: dst },
+            src_agent_id: rocprofiler_agent_id_t { handle: src },
+            bytes: *bytes,
+        };
+        let v1 = rocprofiler_callback_tracing_memory_copy_data_v1_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_memory_copy_data_v1_t>() as u64,
+            start_timestamp: s,
+            end_timestamp: e,
+            dst_agent_id: rocprofiler_agent_id_t { handle: dst },
+            src_agent_id: rocprofiler_agent_id_t { handle: src },
+            bytes: *bytes,
+            dst_address: rocprofiler_address_t { handle: da },
+            src_address: rocprofiler_address_t { handle: sa },
+        };
+        (v0, v1)
+    }
+
+    /// The stand-in for the HSA signal-handler thread: completion records and callbacks in
+    /// (possibly shuffled) completion order, each only after its submission happened.
+    fn device_thread(&self) {
+        let p = state::personality();
+        for &g in &self.order {
+            let enq = {
+                let mut q = lock(&self.enq);
+                loop {
+                    if let Some(e) = q[g].take() {
+                        break e;
+                    }
+                    q = self.enq_cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            let act = &self.acts[g];
+            let (s, e) = self.times(g);
+            set_sim_now(e);
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                for pc in &enq.per_ctx {
+                    if !pc.ctx.is_active() {
+                        continue;
+                    }
+                    let svc = pc.ctx.services();
+                    let corr = Corr {
+                        internal: act.cid,
+                        external: pc.external,
+                        ancestor: 0,
+                    };
+                    let mut ud = rocprofiler_user_data_t { value: pc.user };
+                    match self.activity(g) {
+                        Activity::Kernel { .. } => {
+                            let op = KERNEL_DISPATCH_COMPLETE;
+                            let kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+                            if let Some(buf) = emit::buffer_for(&pc.ctx, &svc, kind, op) {
+                                let rec = rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+                                    size: std::mem::size_of::<
+                                        rocprofiler_buffer_tracing_kernel_dispatch_record_t,
+                                    >() as u64,
+                                    kind,
+                                    operation: op as u32,
+                                    correlation_id: rocprofiler_async_correlation_id_t {
+                                        internal: act.cid,
+                                        external: rocprofiler_user_data_t { value: pc.external },
+                                    },
+                                    thread_id: enq.tid,
+                                    start_timestamp: s,
+                                    end_timestamp: e,
+                                    dispatch_info: self.dispatch_info(g),
+                                };
+                                emit::emplace(&buf, kind, as_bytes(&rec));
+                            }
+                            if let Some(cb) = emit::callback_for(
+                                &svc,
+                                ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                op,
+                            ) {
+                                let mut data = self.kernel_payload(g, true);
+                                emit::invoke(
+                                    pc.ctx.handle,
+                                    &cb,
+                                    enq.tid,
+                                    corr,
+                                    ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                                    op,
+                                    ROCPROFILER_CALLBACK_PHASE_NONE,
+                                    &mut data as *mut _ as *mut c_void,
+                                    &mut ud,
+                                );
+                            }
+                        }
+                        Activity::Copy {
+                            direction, bytes, ..
+                        } => {
+                            let op = copy_op(*direction);
+                            let kind = ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+                            if let Some(buf) = emit::buffer_for(&pc.ctx, &svc, kind, op) {
+                                let (dst, src) = self.copy_agents(g);
+                                let (da, sa) = act.addrs;
+                                let rec = rocprofiler_buffer_tracing_memory_copy_record_v1_t {
+                                    size: 0,
+                                    kind,
+                                    operation: op as u32,
+                                    correlation_id: rocprofiler_async_correlation_id_t {
+                                        internal: act.cid,
+                                        external: rocprofiler_user_data_t { value: pc.external },
+                                    },
+                                    thread_id: enq.tid,
+                                    start_timestamp: s,
+                                    end_timestamp: e,
+                                    dst_agent_id: rocprofiler_agent_id_t { handle: dst },
+                                    src_agent_id: rocprofiler_agent_id_t { handle: src },
+                                    bytes: *bytes,
+                                    dst_address: rocprofiler_address_t { handle: da },
+                                    src_address: rocprofiler_address_t { handle: sa },
+                                };
+                                // The 0.x record is the 80-byte prefix of the 1.x one.
+                                let len = if p.is_v1() {
+                                    std::mem::size_of::<
+                                        rocprofiler_buffer_tracing_memory_copy_record_v1_t,
+                                    >()
+                                } else {
+                                    std::mem::size_of::<
+                                        rocprofiler_buffer_tracing_memory_copy_record_v0_t,
+                                    >()
+                                };
+                                let rec = rocprofiler_buffer_tracing_memory_copy_record_v1_t {
+                                    size: len as u64,
+                                    ..rec
+                                };
+                                emit::emplace(&buf, kind, &as_bytes(&rec)[..len]);
+                            }
+                            if let Some(cb) = emit::callback_for(
+                                &svc,
+                                ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                                op,
+                            ) {
+                                let (mut v0, mut v1) = self.copy_payload(g, true);
+                                let payload = if p.is_v1() {
+                                    &mut v1 as *mut _ as *mut c_void
+                                } else {
+                                    &mut v0 as *mut _ as *mut c_void
+                                };
+                                emit::invoke(
+                                    pc.ctx.handle,
+                                    &cb,
+                                    enq.tid,
+                                    corr,
+                                    ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                                    op,
+                                    ROCPROFILER_CALLBACK_PHASE_EXIT,
+                                    payload,
+                                    &mut ud,
+                                );
+                            }
+                        }
+                    }
+                }
+            }));
+            if r.is_err() {
+                eprintln!("rocprof-sim: internal panic emitting a completion (skipped)");
+            }
+            if self.plan.delivery.api_order == ApiOrder::ActivitiesFirst {
+                let ready = {
+                    let mut pend = lock(&self.pending);
+                    let mut out = None;
+                    if let Some(pe) = pend.get_mut(&act.call_key) {
+                        pe.remaining = pe.remaining.saturating_sub(1);
+                        if pe.remaining == 0 {
+                            out = pe.deferred.take();
+                            if out.is_some() {
+                                pend.remove(&act.call_key);
+                            }
+                        }
+                    }
+                    out
+                };
+                if let Some(recs) = ready {
+                    emit_all(recs);
+                }
+            }
+        }
+        state::clear_sim_now();
+    }
+
+    fn marker_call(&self, t: usize, j: usize, tid: u64, op: &HostOp, m: &MarkerOp) {
+        let cid = self.cid[t][j];
+        let (op_id, message, arg_val): (i32, Option<CString>, u64) = match m {
+            MarkerOp::Mark(s) => (
+                ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
+                Some(cstring(s)),
+                0,
+            ),
+            MarkerOp::Push(s) => (
+                ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
+                Some(cstring(s)),
+                0,
+            ),
+            MarkerOp::Pop => (ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop, None, 0),
+            MarkerOp::Start { message, .. } => (
+                ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA,
+                Some(cstring(message)),
+                0,
+            ),
+            MarkerOp::Stop { key } => (
+                ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop,
+                None,
+                self.range_ids.get(key).copied().unwrap_or(0),
+            ),
+        };
+        let retval: u64 = match m {
+            MarkerOp::Push(_) => {
+                let mut d = lock(&self.push_depth);
+                let e = d.entry(tid).or_insert(0);
+                *e += 1;
+                (*e - 1) as u32 as u64
+            }
+            MarkerOp::Pop => {
+                let mut d = lock(&self.push_depth);
+                let e = d.entry(tid).or_insert(0);
+                *e = (*e - 1).max(0);
+                *e as u32 as u64
+            }
+            MarkerOp::Start { key, .. } => self.range_ids.get(key).copied().unwrap_or(0),
+            _ => 0,
+        };
+        let first_arg = message.as_ref().map_or(arg_val, |c| c.as_ptr() as u64);
+        let mut data = rocprofiler_callback_tracing_marker_api_data_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_marker_api_data_t>() as u64,
+            args: rocprofiler_marker_api_args_t {
+                roctxMarkA: rocprofiler_marker_api_args_t__bindgen_ty_1 {
+                    message: first_arg as *const std::ffi::c_char,
+                },
+            },
+            retval: rocprofiler_marker_api_retval_t { int64_t_retval: 0 },
+        };
+        let kind_cb = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+        let kind_buf = ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API;
+        let ctxs: Vec<(Arc<Context>, state::Services)> = state::active_contexts()
+            .into_iter()
+            .map(|c| {
+                let s = c.services();
+                (c, s)
+            })
+            .collect();
+        let externals: Vec<u64> = ctxs
+            .iter()
+            .map(|(ctx, svc)| {
+                if emit::traces(svc, Some(kind_buf), Some(kind_cb)) {
+                    emit::external_id(ctx, svc, tid, "MARKER_CORE_API", op_id, cid)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let mut users: Vec<rocprofiler_user_data_t> = ctxs
+            .iter()
+            .map(|_| rocprofiler_user_data_t { value: 0 })
+            .collect();
+        let (start, end) = (self.base + op.start_ns, self.base + op.end_ns);
+        for phase in [
+            ROCPROFILER_CALLBACK_PHASE_ENTER,
+            ROCPROFILER_CALLBACK_PHASE_EXIT,
+        ] {
+            if phase == ROCPROFILER_CALLBACK_PHASE_EXIT {
+                set_sim_now(end);
+                data.retval = rocprofiler_marker_api_retval_t {
+                    int64_t_retval: retval as i64,
+                };
+            }
+            for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+                if let Some(cb) = emit::callback_for(svc, kind_cb, op_id) {
+                    let corr = Corr {
+                        internal: cid,
+                        external: externals[i],
+                        ancestor: 0,
+                    };
+                    emit::invoke(
+                        ctx.handle,
+                        &cb,
+                        tid,
+                        corr,
+                        kind_cb,
+                        op_id,
+                        phase,
+                        &mut data as *mut _ as *mut c_void,
+                        &mut users[i],
+                    );
+                }
+            }
+        }
+        drop(message);
+        if state::personality().is_v1() {
+            self.range_marker(cid, tid, op, m);
+        }
+        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+            if let Some(buf) = emit::buffer_for(ctx, svc, kind_buf, op_id) {
+                let corr = Corr {
+                    internal: cid,
+                    external: externals[i],
+                    ancestor: 0,
+                };
+                let bytes = emit::api_record_bytes(kind_buf, op_id, corr, start, end, tid);
+                emit::emplace(&buf, kind_buf, &bytes);
+            }
+        }
+    }
+}
+
+impl Replay {
+    /// 1.x `MARKER_CORE_RANGE_API`: the runtime pairs push/pop (per thread) and start/stop
+    /// (process-wide) itself: ENTER at the opening call, EXIT at the closing one with the same
+    /// correlation id and `user_data`; one buffer record spanning the range at its end.
+    fn range_marker(&self, cid: u64, tid: u64, op: &HostOp, m: &MarkerOp) {
+        let p = state::personality();
+        let (Some(kind_cb), Some(kind_buf)) = (
+            p.callback_kind("MARKER_CORE_RANGE_API"),
+            p.buffer_kind("MARKER_CORE_RANGE_API"),
+        ) else {
+            return;
+        };
+        let (start, end) = (self.base + op.start_ns, self.base + op.end_ns);
+        let open = |op_id: i32, message: &str| -> OpenRange {
+            let ctxs: Vec<(Arc<Context>, u64)> = state::active_contexts()
+                .into_iter()
+                .filter_map(|c| {
+                    let svc = c.services();
+                    if !emit::traces(&svc, Some(kind_buf), Some(kind_cb)) {
+                        return None;
+                    }
+                    let ext = emit::external_id(&c, &svc, tid, "MARKER_CORE_RANGE_API", op_id, cid);
+                    Some((c, ext))
+                })
+                .collect();
+            let users = ctxs
+                .iter()
+                .map(|_| rocprofiler_user_data_t { value: 0 })
+                .collect();
+            OpenRange {
+                op: op_id,
+                cid,
+                start,
+                message: cstring(message),
+                ctxs,
+                users,
+            }
+        };
+        match m {
+            MarkerOp::Mark(s) => {
+                let mut r = open(0, s);
+                range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_ENTER);
+                range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_EXIT);
+                range_record(&r, tid, kind_buf, end);
+            }
+            MarkerOp::Push(s) => {
+                let mut r = open(1, s);
+                range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_ENTER);
+                lock(&self.thread_ranges).entry(tid).or_default().push(r);
+            }
+            MarkerOp::Start { message, key } => {
+                let mut r = open(2, message);
+                range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_ENTER);
+                lock(&self.process_ranges).insert(*key, r);
+            }
+            MarkerOp::Pop => {
+                let r = lock(&self.thread_ranges)
+                    .get_mut(&tid)
+                    .and_then(|v| v.pop());
+                if let Some(mut r) = r {
+                    range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_EXIT);
+                    range_record(&r, tid, kind_buf, end);
+                }
+            }
+            MarkerOp::Stop { key } => {
+                let r = lock(&self.process_ranges).remove(key);
+                if let Some(mut r) = r {
+                    range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_EXIT);
+                    range_record(&r, tid, kind_buf, end);
+                }
+            }
+        }
+    }
+}
+
+fn range_callbacks(r: &mut OpenRange, tid: u64, kind: u32, phase: u32) {
+    let mut data = rocprofiler_callback_tracing_marker_api_data_t {
+        size: std::mem::size_of::<rocprofiler_callback_tracing_marker_api_data_t>() as u64,
+        args: rocprofiler_marker_api_args_t {
+            roctxMarkA: rocprofiler_marker_api_args_t__bindgen_ty_1 {
+                message: r.message.as_ptr(),
+            },
+        },
+        retval: rocprofiler_marker_api_retval_t { int64_t_retval: 0 },
+    };
+    for (i, (ctx, ext)) in r.ctxs.iter().enumerate() {
+        if !ctx.is_active() {
+            continue;
+        }
+        let svc = ctx.services();
+        if let Some(cb) = emit::callback_for(&svc, kind, r.op) {
+            let corr = Corr {
+                internal: r.cid,
+                external: *ext,
+                ancestor: 0,
+            };
+            emit::invoke(
+                ctx.handle,
+                &cb,
+                tid,
+                corr,
+                kind,
+                r.op,
+                phase,
+                &mut data as *mut _ as *mut c_void,
+                &mut r.users[i],
+            );
+        }
+    }
+}
+
+fn range_record(r: &OpenRange, tid: u64, kind: u32, end: u64) {
+    for (ctx, ext) in &r.ctxs {
+        if !ctx.is_active() {
+            continue;
+        }
+        let svc = ctx.services();
+        if let Some(buf) = emit::buffer_for(ctx, &svc, kind, r.op) {
+            let corr = Corr {
+                internal: r.cid,
+                external: *ext,
+                ancestor: 0,
+            };
+            let bytes = emit::api_record_bytes(kind, r.op, corr, r.start, end, tid);
+            emit::emplace(&buf, kind, &bytes);
+        }
+    }
+}
+
+fn emit_all(recs: Vec<Deferred>) {
+    for d in recs {
+        emit::emplace(&d.buffer, d.kind, &d.bytes);
+    }
+}
+
+fn cstring(s: &str) -> CString {
+    CString::new(s.replace('\0', "")).unwrap_or_default()
+}
+
+fn copy_op(d: CopyDirection) -> i32 {
+    match d {
+        CopyDirection::HostToHost => 1,
+        CopyDirection::HostToDevice => 2,
+        CopyDirection::DeviceToHost => 3,
+        CopyDirection::DeviceToDevice => 4,
+    }
+}
+
+// ---- code objects ---------------------------------------------------------------------------
+
+fn install_code_objects(plan: &Plan) {
+    let mut slot = lock(&CODE_OBJECTS);
+    *slot = Some(CodeObjects {
+        cos: plan
+            .code_objects
+            .iter()
+            .map(|c| CoState {
+                loaded: false,
+                unloaded: false,
+                contexts: Vec::new(),
+                uri: cstring(&c.uri),
+                agent: agent_handle(c.gpu as usize + 1),
+                gpu: c.gpu,
+            })
+            .collect(),
+        kernels: plan
+            .kernels
+            .iter()
+            .map(|k| (k.clone(), cstring(&k.symbol_name)))
+            .collect(),
+    });
+}
+
+fn co_payload(co: u32, st: &CoState) -> rocprofiler_callback_tracing_code_object_load_data_t {
+    let base = 0x7f10_0000_0000 + co as u64 * 0x10_0000;
+    rocprofiler_callback_tracing_code_object_load_data_t {
+        size: std::mem::size_of::<rocprofiler_callback_tracing_code_object_load_data_t>() as u64,
+        code_object_id: co as u64 + 1,
+        agent_id: rocprofiler_agent_id_t { handle: st.agent },
+        hsa_agent: hsa_agent_t {
+            handle: 0x1000 + st.gpu as u64,
+        },
+        uri: st.uri.as_ptr(),
+        load_base: base,
+        load_size: 0x10_0000,
+        load_delta: base as i64,
+        storage_type: 2, // MEMORY
+        __bindgen_anon_1: rocprofiler_callback_tracing_code_object_load_data_t__bindgen_ty_1 {
+            memory_base: base,
+        },
+        memory_size: 0x10_0000,
+    }
+}
+
+fn symbol_payload(
+    k: usize,
+    sym: &KernelSymbol,
+    name: &CString,
+) -> rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t {
+    let kernel_object =
+        0x7f10_0000_0000 + sym.code_object as u64 * 0x10_0000 + 0x1000 + k as u64 * 0x40;
+    rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t {
+        size: std::mem::size_of::<
+            rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t,
+        >() as u64,
+        kernel_id: k as u64 + 1,
+        code_object_id: sym.code_object as u64 + 1,
+        kernel_name: name.as_ptr(),
+        kernel_object,
+        kernarg_segment_size: sym.kernarg_segment_size,
+        kernarg_segment_alignment: 8,
+        group_segment_size: sym.group_segment_size,
+        private_segment_size: sym.private_segment_size,
+        sgpr_count: sym.sgpr_count,
+        arch_vgpr_count: sym.arch_vgpr_count,
+        accum_vgpr_count: sym.accum_vgpr_count,
+        kernel_code_entry_byte_offset: 0x1000,
+        kernel_address: rocprofiler_address_t {
+            handle: kernel_object + 0x1000,
+        },
+    }
+}
+
+fn code_object_callbacks(co: u32, tid: u64, phase: u32, contexts: &[Arc<Context>]) {
+    let (mut load, syms) = {
+        let slot = lock(&CODE_OBJECTS);
+        let Some(all) = slot.as_ref() else { return };
+        let Some(st) = all.cos.get(co as usize) else {
+            return;
+        };
+        let syms: Vec<_> = all
+            .kernels
+            .iter()
+            .enumerate()
+            .filter(|(_, (s, _))| s.code_object == co)
+            .map(|(k, (s, n))| symbol_payload(k, s, n))
+            .collect();
+        (co_payload(co, st), syms)
+    };
+    let kind = ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT;
+    for ctx in contexts {
+        let svc = ctx.services();
+        let mut ud = rocprofiler_user_data_t { value: 0 };
+        if let Some(cb) = emit::callback_for(&svc, kind, CODE_OBJECT_LOAD) {
+            emit::invoke(
+                ctx.handle,
+                &cb,
+                tid,
+                Corr::default(),
+                kind,
+                CODE_OBJECT_LOAD,
+                phase,
+                &mut load as *mut _ as *mut c_void,
+                &mut ud,
+            );
+        }
+        if let Some(cb) = emit::callback_for(&svc, kind, CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER)
+        {
+            for mut s in syms.iter().copied() {
+                let mut ud = rocprofiler_user_data_t { value: 0 };
+                emit::invoke(
+                    ctx.handle,
+                    &cb,
+                    tid,
+                    Corr::default(),
+                    kind,
+                    CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER,
+                    phase,
+                    &mut s as *mut _ as *mut c_void,
+                    &mut ud,
+                );
+            }
+        }
+    }
+}
+
+fn load_code_object(co: u32, tid: u64) {
+    let contexts: Vec<Arc<Context>> = state::active_contexts()
+        .into_iter()
+        .filter(|c| {
+            c.services()
+                .callback
+                .contains_key(&ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT)
+        })
+        .collect();
+    {
+        let mut slot = lock(&CODE_OBJECTS);
+        let Some(st) = slot.as_mut().and_then(|a| a.cos.get_mut(co as usize)) else {
+            return;
+        };
+        if st.loaded {
+            return;
+        }
+        st.loaded = true;
+        st.contexts = contexts.clone();
+    }
+    code_object_callbacks(co, tid, ROCPROFILER_CALLBACK_PHASE_LOAD, &contexts);
+}
+
+fn unload_code_object(co: u32, tid: u64) {
+    let contexts = {
+        let mut slot = lock(&CODE_OBJECTS);
+        let Some(st) = slot.as_mut().and_then(|a| a.cos.get_mut(co as usize)) else {
+            return;
+        };
+        if !st.loaded || st.unloaded {
+            return;
+        }
+        st.unloaded = true;
+        std::mem::take(&mut st.contexts)
+    };
+    code_object_callbacks(co, tid, ROCPROFILER_CALLBACK_PHASE_UNLOAD, &contexts);
+}
+
+/// Finalization step F2: every code object still loaded is unloaded (UNLOAD callbacks: the
+/// code object first, then its kernel symbols).
+pub fn unload_all_code_objects() {
+    let n = lock(&CODE_OBJECTS).as_ref().map_or(0, |a| a.cos.len());
+    let tid = state::gettid();
+    for co in 0..n {
+        unload_code_object(co as u32, tid);
+    }
+}

@@ -1,0 +1,297 @@
+//! Process-wide state of the simulated runtime: lifecycle status, registered clients, contexts
+//! and their services, the clock, and id allocation.
+//!
+//! Configuration (contexts, services, buffers) is only mutable inside the init window; after
+//! that the hot path only reads it, so short mutex sections suffice and no lock is ever held
+//! while tool code runs (a tool may call back into the runtime from any callback).
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+use super::abi::*;
+use super::buffer::Buffer;
+use super::personality::Personality;
+
+/// Init/fini status as reported by `rocprofiler_is_initialized` / `_is_finalized`:
+/// 0 = not yet, -1 = in progress, 1 = done.
+pub static INIT_STATUS: AtomicI32 = AtomicI32::new(0);
+pub static FINI_STATUS: AtomicI32 = AtomicI32::new(0);
+
+static PERSONALITY: OnceLock<Personality> = OnceLock::new();
+
+/// The personality is fixed by the first run (`rocprof_sim_main` / `run_plan`) or, if the tool
+/// or a test queries the runtime first, from `ROCPROF_SIM_SDK` (default 1.0.0).
+pub fn personality() -> Personality {
+    *PERSONALITY.get_or_init(|| {
+        std::env::var("ROCPROF_SIM_SDK")
+            .ok()
+            .and_then(|s| Personality::parse(&s))
+            .unwrap_or(Personality::V1_0_0)
+    })
+}
+
+/// Returns false if a different personality was already fixed.
+pub fn set_personality(p: Personality) -> bool {
+    *PERSONALITY.get_or_init(|| p) == p
+}
+
+pub fn status(name: &str) -> rocprofiler_status_t {
+    personality().status(&format!("ROCPROFILER_STATUS_{name}"))
+}
+
+/// Raw pointers that are only ever handed back to the tool that gave them to us.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Opaque(pub usize);
+// SAFETY: the runtime never dereferences these; they are tool-owned values passed back verbatim,
+// exactly as the real runtime passes them between its threads.
+unsafe impl Send for Opaque {}
+// SAFETY: see above — never dereferenced by the runtime.
+unsafe impl Sync for Opaque {}
+
+impl Opaque {
+    pub fn ptr(self) -> *mut std::ffi::c_void {
+        self.0 as *mut std::ffi::c_void
+    }
+}
+
+/// A tool found during discovery.
+pub struct Client {
+    pub priority: u32,
+    pub library: String,
+    /// Runtime-owned client id storage in the personality's layout (v0: 16 bytes, v1: 24).
+    pub client_id: Box<[u64; 3]>,
+    pub handle: u32,
+    pub result: Option<rocprofiler_tool_configure_result_t>,
+    pub initialized: bool,
+    pub finalized: AtomicBool,
+    /// Name the tool wrote into the client id during configure (read back from its layout).
+    pub name: Option<String>,
+}
+// SAFETY: the configure result holds tool function pointers and tool_data that the runtime calls
+// from whichever thread runs (de)initialisation — same contract as the real runtime.
+unsafe impl Send for Client {}
+
+#[derive(Clone)]
+pub struct CallbackService {
+    /// Tool callback, version-erased (`rocprofiler_callback_tracing_cb_v0_t`/`_v1_t`).
+    pub callback: Opaque,
+    pub data: Opaque,
+    pub ops: Option<Vec<i32>>,
+}
+
+#[derive(Clone)]
+pub struct BufferService {
+    pub buffer: u64,
+    pub ops: Option<Vec<i32>>,
+}
+
+#[derive(Clone)]
+pub struct RequestService {
+    pub kinds: Option<Vec<u32>>,
+    pub callback: rocprofiler_external_correlation_id_request_cb_t,
+    pub data: Opaque,
+}
+
+#[derive(Default, Clone)]
+pub struct Services {
+    pub buffer: HashMap<u32, BufferService>,
+    pub callback: HashMap<u32, CallbackService>,
+    pub request: Option<RequestService>,
+}
+
+pub struct Context {
+    pub handle: u64,
+    pub client: Option<usize>,
+    pub active: AtomicBool,
+    pub services: RwLock<Services>,
+    /// Per-thread external correlation id stacks (`push/pop_external_correlation_id`).
+    pub ext_stacks: Mutex<HashMap<u64, Vec<u64>>>,
+}
+
+impl Context {
+    pub fn services(&self) -> Services {
+        self.services.read().map(|s| s.clone()).unwrap_or_default()
+    }
+    pub fn is_active(&self) -> bool {
+        self.active.load(Ordering::Acquire)
+    }
+    /// Top of this thread's stack, else (like the real SDK) the main thread's top, else 0.
+    pub fn external_top(&self, tid: u64) -> u64 {
+        let stacks = lock(&self.ext_stacks);
+        if let Some(v) = stacks.get(&tid).and_then(|s| s.last()) {
+            return *v;
+        }
+        let main = std::process::id() as u64;
+        stacks
+            .get(&main)
+            .and_then(|s| s.last())
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+pub struct Registry {
+    pub context_offset: u64,
+    pub buffer_offset: u64,
+    pub thread_offset: u64,
+    pub agent_offset: u64,
+    pub client_offset: u32,
+    pub contexts: Vec<Arc<Context>>,
+    pub buffers: Vec<Arc<Buffer>>,
+    pub clients: Vec<Client>,
+    /// Client whose configure/initialize is running (owner of new contexts).
+    pub current_client: Option<usize>,
+}
+
+pub static REGISTRY: LazyRegistry = LazyRegistry(OnceLock::new());
+
+pub struct LazyRegistry(OnceLock<Mutex<Registry>>);
+
+impl LazyRegistry {
+    pub fn lock(&self) -> MutexGuard<'_, Registry> {
+        let m = self.0.get_or_init(|| {
+            let mut rng = SplitMix64::new(seed_from_env_and_time());
+            Mutex::new(Registry {
+                // Real handles are a random per-process offset in 255..65535 plus an index.
+                context_offset: 255 + rng.next() % (65535 - 255),
+                buffer_offset: 255 + rng.next() % (65535 - 255),
+                thread_offset: 255 + rng.next() % (65535 - 255),
+                agent_offset: 0x1_0000 + (rng.next() % 0xffff) * 16,
+                client_offset: 255 + (rng.next() % 60000) as u32,
+                contexts: Vec::new(),
+                buffers: Vec::new(),
+                clients: Vec::new(),
+                current_client: None,
+            })
+        });
+        lock(m)
+    }
+}
+
+impl Registry {
+    pub fn context(&self, handle: u64) -> Option<Arc<Context>> {
+        let idx = handle.checked_sub(self.context_offset)? as usize;
+        self.contexts.get(idx).cloned()
+    }
+    pub fn buffer(&self, handle: u64) -> Option<Arc<Buffer>> {
+        let idx = handle.checked_sub(self.buffer_offset)? as usize;
+        self.buffers.get(idx).cloned()
+    }
+}
+
+/// Active contexts, cloned out of the registry so no lock is held while emitting.
+pub fn active_contexts() -> Vec<Arc<Context>> {
+    REGISTRY
+        .lock()
+        .contexts
+        .iter()
+        .filter(|c| c.is_active())
+        .cloned()
+        .collect()
+}
+
+pub fn all_contexts() -> Vec<Arc<Context>> {
+    REGISTRY.lock().contexts.clone()
+}
+
+/// Poison-tolerant lock: a panic in one callback path must not wedge the whole runtime.
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn in_init_window() -> bool {
+    INIT_STATUS.load(Ordering::Acquire) == -1
+}
+
+// ---- clock ---------------------------------------------------------------------------------
+
+pub fn boottime_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_BOOTTIME is supported on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+thread_local! {
+    /// Simulated "now" of a replay thread (absolute ns), 0 = not a replay thread right now.
+    static SIM_NOW: Cell<u64> = const { Cell::new(0) };
+    static TID: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Highest simulated time reached by any replay thread, and the shift applied to the real
+/// clock once replay is over, so every timestamp a tool reads stays monotonic with the
+/// simulated record timestamps.
+static SIM_HIGH_WATER: AtomicU64 = AtomicU64::new(0);
+static POST_REPLAY_SHIFT: AtomicU64 = AtomicU64::new(0);
+
+pub fn set_sim_now(abs_ns: u64) {
+    SIM_NOW.with(|c| c.set(abs_ns));
+    SIM_HIGH_WATER.fetch_max(abs_ns, Ordering::AcqRel);
+}
+
+pub fn clear_sim_now() {
+    SIM_NOW.with(|c| c.set(0));
+}
+
+/// Called when replay ends: from now on the real clock is shifted past the simulated end.
+pub fn end_replay_clock(sim_end_abs: u64) {
+    let now = boottime_ns();
+    let hw = SIM_HIGH_WATER.load(Ordering::Acquire).max(sim_end_abs);
+    POST_REPLAY_SHIFT.store(hw.saturating_sub(now) + 1, Ordering::Release);
+}
+
+/// `rocprofiler_get_timestamp`: a replay thread's simulated time, else the (shifted) real
+/// CLOCK_BOOTTIME, never below what replay threads have reached.
+pub fn timestamp_ns() -> u64 {
+    let sim = SIM_NOW.with(|c| c.get());
+    if sim != 0 {
+        return sim;
+    }
+    let real = boottime_ns() + POST_REPLAY_SHIFT.load(Ordering::Acquire);
+    real.max(SIM_HIGH_WATER.load(Ordering::Acquire))
+}
+
+pub fn gettid() -> u64 {
+    TID.with(|c| {
+        if c.get() == 0 {
+            // SAFETY: gettid has no preconditions.
+            c.set(unsafe { libc::gettid() } as u64);
+        }
+        c.get()
+    })
+}
+
+// ---- randomness (deterministic where the plan asks for it) ----------------------------------
+
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn seed_from_env_and_time() -> u64 {
+    if let Some(s) = std::env::var("ROCPROF_SIM_HANDLE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        return s;
+    }
+    boottime_ns() ^ ((std::process::id() as u64) << 32)
+}

@@ -1,0 +1,145 @@
+//! GPU presets: the public specification numbers of a few Instinct parts, so a scenario can say
+//! `preset = "mi300x"` instead of spelling out every agent property. Every field stays
+//! overridable in the scenario because the real runtime reports some values (e.g. `model_name`,
+//! clocks) differently across driver and SDK versions.
+//!
+//! The copy/memset bandwidths are *model parameters* of the simulator's timing model, chosen to be
+//! plausible for each part; they are not measurements.
+
+use crate::plan::GpuSpec;
+
+/// A GPU as the scenario compiler sees it: the agent properties plus timing-model parameters.
+#[derive(Debug, Clone)]
+pub(crate) struct GpuDef {
+    pub spec: GpuSpec,
+    /// Modelled bandwidths in GB/s (= bytes per ns).
+    pub h2d_gbps: f64,
+    pub d2h_gbps: f64,
+    pub h2h_gbps: f64,
+    pub d2d_gbps: f64,
+    pub peer_gbps: f64,
+    pub memset_gbps: f64,
+    /// 0 = unlimited concurrent kernels across streams of this GPU.
+    pub max_concurrent_kernels: u32,
+}
+
+pub(crate) const PRESET_NAMES: &[&str] = &["mi300x", "mi250x", "mi350x", "mi355x"];
+
+const GIB: u64 = 1 << 30;
+const GB: u64 = 1_000_000_000;
+
+pub(crate) fn preset(name: &str) -> Option<GpuDef> {
+    let base = |spec: GpuSpec, h2d: f64, d2d: f64, peer: f64, memset: f64| GpuDef {
+        spec,
+        h2d_gbps: h2d,
+        d2h_gbps: h2d,
+        h2h_gbps: 20.0,
+        d2d_gbps: d2d,
+        peer_gbps: peer,
+        memset_gbps: memset,
+        max_concurrent_kernels: 0,
+    };
+    Some(match name.to_ascii_lowercase().as_str() {
+        // MI300X: gfx942, 304 CUs in 8 XCDs, 2100 MHz peak engine clock, 192 GiB HBM3,
+        // PCI device id 0x74a1 (AMD public specifications; rocminfo on MI300X).
+        "mi300x" => base(
+            GpuSpec {
+                name: "gfx942".into(),
+                product_name: "AMD Instinct MI300X".into(),
+                model_name: "mi300".into(),
+                cu_count: 304,
+                simd_per_cu: 4,
+                wave_front_size: 64,
+                max_waves_per_cu: 32,
+                max_engine_clk_mhz: 2100,
+                num_xcc: 8,
+                lds_size_in_kb: 64,
+                local_mem_bytes: 192 * GIB,
+                gfx_target_version: 90402,
+                vendor_id: 0x1002,
+                device_id: 0x74a1,
+                queues: 4,
+            },
+            50.0,
+            2000.0,
+            48.0,
+            3000.0,
+        ),
+        // MI250X: gfx90a, one GCD = one agent: 110 CUs, 1700 MHz, 64 GiB HBM2e, device id 0x740c.
+        "mi250x" => base(
+            GpuSpec {
+                name: "gfx90a".into(),
+                product_name: "AMD Instinct MI250X".into(),
+                model_name: "aldebaran".into(),
+                cu_count: 110,
+                simd_per_cu: 4,
+                wave_front_size: 64,
+                max_waves_per_cu: 32,
+                max_engine_clk_mhz: 1700,
+                num_xcc: 1,
+                lds_size_in_kb: 64,
+                local_mem_bytes: 64 * GIB,
+                gfx_target_version: 90010,
+                vendor_id: 0x1002,
+                device_id: 0x740c,
+                queues: 4,
+            },
+            25.0,
+            800.0,
+            40.0,
+            1200.0,
+        ),
+        // MI350X: gfx950, 256 CUs, 8 XCDs, 2200 MHz, 160 KiB LDS, device id 0x75a0, 288 GB HBM3E.
+        // The agent values match a real rocprofv3 agent dump in
+        // /work/shared/testdata/real/rocprofv3-json-mi350x (model_name "ip discovery").
+        "mi350x" => base(
+            GpuSpec {
+                name: "gfx950".into(),
+                product_name: "AMD Instinct MI350X".into(),
+                model_name: "ip discovery".into(),
+                cu_count: 256,
+                simd_per_cu: 4,
+                wave_front_size: 64,
+                max_waves_per_cu: 32,
+                max_engine_clk_mhz: 2200,
+                num_xcc: 8,
+                lds_size_in_kb: 160,
+                local_mem_bytes: 288 * GB,
+                gfx_target_version: 90500,
+                vendor_id: 0x1002,
+                device_id: 0x75a0,
+                queues: 4,
+            },
+            50.0,
+            3000.0,
+            60.0,
+            4000.0,
+        ),
+        // MI355X: same gfx950 die as MI350X at a higher clock (2400 MHz), 288 GB HBM3E,
+        // device id 0x75a3 (public specifications / PCI ID list).
+        "mi355x" => base(
+            GpuSpec {
+                name: "gfx950".into(),
+                product_name: "AMD Instinct MI355X".into(),
+                model_name: "ip discovery".into(),
+                cu_count: 256,
+                simd_per_cu: 4,
+                wave_front_size: 64,
+                max_waves_per_cu: 32,
+                max_engine_clk_mhz: 2400,
+                num_xcc: 8,
+                lds_size_in_kb: 160,
+                local_mem_bytes: 288 * GB,
+                gfx_target_version: 90500,
+                vendor_id: 0x1002,
+                device_id: 0x75a3,
+                queues: 4,
+            },
+            50.0,
+            3000.0,
+            60.0,
+            4000.0,
+        ),
+        _ => return None,
+    })
+}

@@ -1,0 +1,899 @@
+//! Ground truth: what a correct profiler must report for a `Plan`, computed from the plan alone
+//! (never from the tool's output), so tests can compare the tool's XPlane against it.
+//!
+//! Conventions shared with the scenario compiler and the simulated runtime:
+//! * **Global host order** is the order of `HostOp::start_ns` over all threads (the compiler
+//!   guarantees these are unique process-wide; ties, if a hand-built plan has any, fall back to
+//!   thread index then op index). "Latest record before a wait" means in this order.
+//! * `hip_seq` numbers the HIP API calls (`HostCall::Hip`) in that order from 0; `host_seq`
+//!   numbers all host ops (HIP, markers, external-id push/pop, code-object loads).
+//! * A null-stream operation belongs to the calling thread's current device: device 0 until the
+//!   thread calls hipSetDevice (the compiler emits one first on threads that start elsewhere).
+//! * Kernel names are symbol names with a trailing `.kd` removed (not demangled).
+//!
+//! Every map is a `BTreeMap` and every list is in global host order, so the JSON is stable.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+
+use crate::plan::*;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GroundTruth {
+    pub totals: Totals,
+    /// HIP API calls by API name.
+    pub hip_api: BTreeMap<String, u64>,
+    /// Memory copies by direction ("HostToDevice", …).
+    pub memory_copies: BTreeMap<String, CopyStats>,
+    /// roctx calls by kind: "mark", "push", "pop", "range_start", "range_stop".
+    pub markers: BTreeMap<String, u64>,
+    /// roctxMarkA calls by message.
+    pub mark_messages: BTreeMap<String, u64>,
+    pub devices: Vec<DeviceTruth>,
+    /// Every stream that saw a call or activity, sorted by (gpu, handle).
+    pub streams: Vec<StreamTruth>,
+    /// Dispatches per kernel name (symbol without `.kd`).
+    pub kernels: BTreeMap<String, KernelStats>,
+    /// Per graph-exec handle.
+    pub graphs: BTreeMap<u64, GraphTruth>,
+    /// For each API name: how many calls produced k activities (k → calls). A graph launch of N
+    /// nodes appears as N → launches: all N records share the launch's correlation id.
+    pub activities_per_call: BTreeMap<String, BTreeMap<u64, u64>>,
+    /// One edge per hipStreamWaitEvent, in global host order.
+    pub waits: Vec<WaitEdge>,
+    /// One entry per hipEventSynchronize, in global host order.
+    pub event_syncs: Vec<EventSyncEdge>,
+    pub threads: Vec<ThreadTruth>,
+    /// roctxRangeStartA/Stop ranges by message.
+    pub ranges: BTreeMap<String, RangeStats>,
+    /// By innermost external correlation id active at the call.
+    pub external_ids: BTreeMap<u64, AttributedCounts>,
+    /// Calls and activities made with no external id pushed.
+    pub without_external_id: AttributedCounts,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub gpus: u64,
+    pub threads: u64,
+    pub streams_declared: u64,
+    pub code_objects: u64,
+    pub kernel_symbols: u64,
+    pub host_ops: u64,
+    pub hip_api_calls: u64,
+    pub kernel_dispatches: u64,
+    pub memory_copies: u64,
+    pub marker_calls: u64,
+    pub external_pushes: u64,
+    pub external_pops: u64,
+    pub code_object_loads: u64,
+    pub graph_launches: u64,
+    pub graph_kernel_dispatches: u64,
+    /// hipStreamWaitEvent calls whose event had no earlier hipEventRecord.
+    pub unresolved_waits: u64,
+    /// First host/device timestamp and last one (ns).
+    pub first_ns: u64,
+    pub last_ns: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CopyStats {
+    pub count: u64,
+    pub bytes: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct DeviceTruth {
+    pub gpu: u32,
+    pub name: String,
+    pub product_name: String,
+    pub kernel_dispatches: u64,
+    /// Sum of kernel durations (ns).
+    pub kernel_ns: u64,
+    /// Copies whose stream belongs to this device, by direction.
+    pub memory_copies: BTreeMap<String, CopyStats>,
+    /// Kernel dispatches per HSA queue index.
+    pub queues: BTreeMap<u32, u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct StreamTruth {
+    pub gpu: u32,
+    /// `hipStream_t` value; 0 = the null stream of `gpu`.
+    pub handle: u64,
+    pub name: String,
+    pub kernel_dispatches: u64,
+    pub memory_copies: u64,
+    pub kernel_ns: u64,
+    pub copy_ns: u64,
+    /// HIP API calls naming this stream (launches, copies, records, waits, syncs, create/destroy).
+    pub api_calls: u64,
+    /// Earliest activity start and latest activity end (0 if none).
+    pub first_start_ns: u64,
+    pub last_end_ns: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KernelStats {
+    pub dispatches: u64,
+    pub total_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    /// Dispatches per GPU.
+    pub per_gpu: BTreeMap<u32, u64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GraphTruth {
+    pub launches: u64,
+    pub kernel_dispatches: u64,
+    /// Distinct kernel names dispatched by this graph.
+    pub distinct_kernels: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StreamRef {
+    pub gpu: u32,
+    pub handle: u64,
+    pub name: String,
+}
+
+/// Identifies a host op: thread index and index in `ThreadPlan::ops`, plus its global ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OpRef {
+    pub thread: u32,
+    pub op_index: u64,
+    pub host_seq: u64,
+    pub hip_seq: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Producer {
+    /// Ordinal of the producing hipEventRecord among all hipEventRecord calls (global order).
+    pub record_index: u64,
+    pub record: OpRef,
+    pub stream: StreamRef,
+    /// The last activity submitted to `stream` before the record (the work the event waits
+    /// for): its call and index in that call's activities. `None` if the stream was empty.
+    pub last_activity: Option<(OpRef, u32)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WaitEdge {
+    pub wait: OpRef,
+    pub stream: StreamRef,
+    pub event: u64,
+    pub flags: u32,
+    /// `None` = unresolved (the event was never recorded before the wait).
+    pub producer: Option<Producer>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EventSyncEdge {
+    pub sync: OpRef,
+    pub event: u64,
+    pub producer: Option<Producer>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AttributedCounts {
+    pub hip_api_calls: u64,
+    pub marker_calls: u64,
+    pub kernel_dispatches: u64,
+    pub memory_copies: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ScopeTruth {
+    /// roctx push labels from outermost to innermost.
+    pub path: Vec<String>,
+    /// How often this exact stack was entered (pushes of its innermost label).
+    pub entered: u64,
+    /// Work done while this was exactly the thread's stack.
+    pub counts: AttributedCounts,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ThreadTruth {
+    pub index: u32,
+    pub name: String,
+    pub host_ops: u64,
+    pub hip_api: BTreeMap<String, u64>,
+    /// roctx push/pop tree as (path → counts), sorted by path; the empty path is "no range".
+    pub scopes: Vec<ScopeTruth>,
+    /// Labels still pushed when the thread ends (outermost first).
+    pub open_at_end: Vec<String>,
+    pub max_depth: u32,
+    pub ops_start_ns: u64,
+    pub ops_end_ns: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RangeStats {
+    pub started: u64,
+    pub stopped: u64,
+    /// Ranges stopped on a different thread than they started on.
+    pub cross_thread: u64,
+}
+
+fn direction_name(d: CopyDirection) -> &'static str {
+    match d {
+        CopyDirection::HostToHost => "HostToHost",
+        CopyDirection::HostToDevice => "HostToDevice",
+        CopyDirection::DeviceToHost => "DeviceToHost",
+        CopyDirection::DeviceToDevice => "DeviceToDevice",
+    }
+}
+
+/// Kernel name as the truth reports it: the symbol without a trailing `.kd`.
+pub fn kernel_display_name(symbol: &str) -> &str {
+    symbol.strip_suffix(".kd").unwrap_or(symbol)
+}
+
+/// The global host order: (thread, op index) sorted by start time, then thread, then index.
+pub fn global_order(plan: &Plan) -> Vec<(u32, u32)> {
+    let mut v: Vec<(u64, u32, u32)> = plan
+        .threads
+        .iter()
+        .enumerate()
+        .flat_map(|(t, th)| {
+            th.ops
+                .iter()
+                .enumerate()
+                .map(move |(i, op)| (op.start_ns, t as u32, i as u32))
+        })
+        .collect();
+    v.sort_unstable();
+    v.into_iter().map(|(_, t, i)| (t, i)).collect()
+}
+
+impl GroundTruth {
+    pub fn from_plan(plan: &Plan) -> Self {
+        Builder::new(plan).run()
+    }
+
+    /// Pretty JSON, for golden files and for eyeballing a scenario.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("ground truth serialises")
+    }
+}
+
+struct Builder<'p> {
+    plan: &'p Plan,
+    gt: GroundTruth,
+    stream_names: HashMap<u64, (u32, &'p str)>,
+    streams: BTreeMap<(u32, u64), StreamTruth>,
+    devices: Vec<u32>,
+    /// Latest record per event handle: (record_index, op, stream).
+    latest_record: HashMap<u64, Producer>,
+    /// Last activity submitted per (gpu, stream handle).
+    last_activity: HashMap<(u32, u64), (OpRef, u32)>,
+    record_count: u64,
+    /// Per plan kernel index; merged by name at the end (two GPUs' symbols share a name).
+    kernel_stats: HashMap<u32, KernelStats>,
+    graph_kernels: BTreeMap<u64, std::collections::BTreeSet<u32>>,
+}
+
+impl<'p> Builder<'p> {
+    fn new(plan: &'p Plan) -> Self {
+        let stream_names = plan
+            .streams
+            .iter()
+            .map(|s| (s.handle, (s.gpu, s.name.as_str())))
+            .collect();
+        let devices = vec![0; plan.threads.len()];
+        Self {
+            plan,
+            gt: GroundTruth::default(),
+            stream_names,
+            streams: BTreeMap::new(),
+            devices,
+            latest_record: HashMap::new(),
+            last_activity: HashMap::new(),
+            record_count: 0,
+            kernel_stats: HashMap::new(),
+            graph_kernels: BTreeMap::new(),
+        }
+    }
+
+    /// Resolves a stream handle named by a call of `thread`.
+    fn stream_ref(&self, thread: u32, handle: u64) -> StreamRef {
+        match self.stream_names.get(&handle) {
+            Some(&(gpu, name)) if handle != 0 => StreamRef {
+                gpu,
+                handle,
+                name: name.to_string(),
+            },
+            _ => StreamRef {
+                gpu: if handle == 0 {
+                    self.devices[thread as usize]
+                } else {
+                    0
+                },
+                handle,
+                name: if handle == 0 {
+                    "null".into()
+                } else {
+                    format!("0x{handle:x}")
+                },
+            },
+        }
+    }
+
+    fn stream_entry(&mut self, s: &StreamRef) -> &mut StreamTruth {
+        self.streams
+            .entry((s.gpu, s.handle))
+            .or_insert_with(|| StreamTruth {
+                gpu: s.gpu,
+                handle: s.handle,
+                name: s.name.clone(),
+                ..Default::default()
+            })
+    }
+
+    fn run(mut self) -> GroundTruth {
+        let plan = self.plan;
+        let gt = &mut self.gt;
+        gt.totals.gpus = plan.gpus.len() as u64;
+        gt.totals.threads = plan.threads.len() as u64;
+        gt.totals.streams_declared = plan.streams.len() as u64;
+        gt.totals.code_objects = plan.code_objects.len() as u64;
+        gt.totals.kernel_symbols = plan.kernels.len() as u64;
+        gt.devices = plan
+            .gpus
+            .iter()
+            .enumerate()
+            .map(|(i, g)| DeviceTruth {
+                gpu: i as u32,
+                name: g.name.clone(),
+                product_name: g.product_name.clone(),
+                ..Default::default()
+            })
+            .collect();
+
+        // Per-thread scope state.
+        let n_threads = plan.threads.len();
+        let mut stacks: Vec<Vec<String>> = vec![Vec::new(); n_threads];
+        let mut ext: Vec<Vec<u64>> = vec![Vec::new(); n_threads];
+        let mut scopes: Vec<BTreeMap<Vec<String>, ScopeTruth>> = vec![BTreeMap::new(); n_threads];
+        let mut thread_truth: Vec<ThreadTruth> = plan
+            .threads
+            .iter()
+            .enumerate()
+            .map(|(i, t)| ThreadTruth {
+                index: i as u32,
+                name: t.name.clone(),
+                host_ops: t.ops.len() as u64,
+                ops_start_ns: t.ops.first().map_or(0, |o| o.start_ns),
+                ops_end_ns: t.ops.iter().map(|o| o.end_ns).max().unwrap_or(0),
+                ..Default::default()
+            })
+            .collect();
+        let mut open_ranges: HashMap<u32, (String, u32)> = HashMap::new();
+        let mut first = u64::MAX;
+        let mut last = 0u64;
+
+        let mut hip_seq = 0u64;
+        for (host_seq, (t, i)) in global_order(plan).into_iter().enumerate() {
+            let op = &plan.threads[t as usize].ops[i as usize];
+            first = first.min(op.start_ns);
+            last = last.max(op.end_ns);
+            let opref = OpRef {
+                thread: t,
+                op_index: u64::from(i),
+                host_seq: host_seq as u64,
+                hip_seq,
+            };
+            // Attribute the call and its activities to the thread's stacks at entry (before a
+            // push or pop of this very call takes effect).
+            let counts = match &op.call {
+                HostCall::Hip { activities, .. } => AttributedCounts {
+                    hip_api_calls: 1,
+                    marker_calls: 0,
+                    kernel_dispatches: activities
+                        .iter()
+                        .filter(|a| matches!(a, Activity::Kernel { .. }))
+                        .count() as u64,
+                    memory_copies: activities
+                        .iter()
+                        .filter(|a| matches!(a, Activity::Copy { .. }))
+                        .count() as u64,
+                },
+                HostCall::Marker(_) => AttributedCounts {
+                    marker_calls: 1,
+                    ..Default::default()
+                },
+                _ => AttributedCounts::default(),
+            };
+            if counts != AttributedCounts::default() {
+                add_counts(
+                    &mut scope_entry(&mut scopes[t as usize], &stacks[t as usize]).counts,
+                    &counts,
+                );
+                let target = match ext[t as usize].last() {
+                    Some(id) => self.gt.external_ids.entry(*id).or_default(),
+                    None => &mut self.gt.without_external_id,
+                };
+                add_counts(target, &counts);
+            }
+            match &op.call {
+                HostCall::Hip {
+                    api,
+                    args,
+                    activities,
+                } => {
+                    hip_seq += 1;
+                    self.gt.totals.hip_api_calls += 1;
+                    bump(&mut self.gt.hip_api, api);
+                    bump(&mut thread_truth[t as usize].hip_api, api);
+                    let per_call = match self.gt.activities_per_call.get_mut(api.as_str()) {
+                        Some(m) => m,
+                        None => self.gt.activities_per_call.entry(api.clone()).or_default(),
+                    };
+                    *per_call.entry(activities.len() as u64).or_default() += 1;
+                    self.hip_call(t, opref, args);
+                    for (ai, act) in activities.iter().enumerate() {
+                        first = first.min(act_start(act));
+                        last = last.max(act_end(act));
+                        self.activity(t, opref, ai as u32, act, args);
+                    }
+                }
+                HostCall::Marker(m) => {
+                    self.gt.totals.marker_calls += 1;
+                    let kind = match m {
+                        MarkerOp::Mark(_) => "mark",
+                        MarkerOp::Push(_) => "push",
+                        MarkerOp::Pop => "pop",
+                        MarkerOp::Start { .. } => "range_start",
+                        MarkerOp::Stop { .. } => "range_stop",
+                    };
+                    *self.gt.markers.entry(kind.into()).or_default() += 1;
+                    match m {
+                        MarkerOp::Push(label) => {
+                            stacks[t as usize].push(label.clone());
+                            let depth = stacks[t as usize].len() as u32;
+                            let tt = &mut thread_truth[t as usize];
+                            tt.max_depth = tt.max_depth.max(depth);
+                            scope_entry(&mut scopes[t as usize], &stacks[t as usize]).entered += 1;
+                        }
+                        MarkerOp::Pop => {
+                            stacks[t as usize].pop();
+                        }
+                        MarkerOp::Start { message, key } => {
+                            self.gt.ranges.entry(message.clone()).or_default().started += 1;
+                            open_ranges.insert(*key, (message.clone(), t));
+                        }
+                        MarkerOp::Stop { key } => {
+                            if let Some((msg, st)) = open_ranges.remove(key) {
+                                let r = self.gt.ranges.entry(msg).or_default();
+                                r.stopped += 1;
+                                if st != t {
+                                    r.cross_thread += 1;
+                                }
+                            }
+                        }
+                        MarkerOp::Mark(msg) => bump(&mut self.gt.mark_messages, msg),
+                    }
+                }
+                HostCall::ExternalPush(id) => {
+                    self.gt.totals.external_pushes += 1;
+                    ext[t as usize].push(*id);
+                }
+                HostCall::ExternalPop => {
+                    self.gt.totals.external_pops += 1;
+                    ext[t as usize].pop();
+                }
+                HostCall::CodeObjectLoad(_) => self.gt.totals.code_object_loads += 1,
+            }
+        }
+        for (t, tt) in thread_truth.iter_mut().enumerate() {
+            tt.scopes = std::mem::take(&mut scopes[t]).into_values().collect();
+            tt.open_at_end = std::mem::take(&mut stacks[t]);
+        }
+        let gt = &mut self.gt;
+        gt.threads = thread_truth;
+        gt.streams = std::mem::take(&mut self.streams).into_values().collect();
+        gt.totals.host_ops = plan.threads.iter().map(|t| t.ops.len() as u64).sum();
+        gt.totals.first_ns = if first == u64::MAX { 0 } else { first };
+        gt.totals.last_ns = last;
+        gt.totals.unresolved_waits =
+            gt.waits.iter().filter(|w| w.producer.is_none()).count() as u64;
+        for (k, ks) in std::mem::take(&mut self.kernel_stats) {
+            let name = plan.kernels.get(k as usize).map_or_else(
+                || format!("<kernel {k}>"),
+                |s| kernel_display_name(&s.symbol_name).to_string(),
+            );
+            let e = gt.kernels.entry(name).or_insert_with(|| KernelStats {
+                min_ns: u64::MAX,
+                ..Default::default()
+            });
+            e.dispatches += ks.dispatches;
+            e.total_ns += ks.total_ns;
+            e.min_ns = e.min_ns.min(ks.min_ns);
+            e.max_ns = e.max_ns.max(ks.max_ns);
+            for (g, n) in ks.per_gpu {
+                *e.per_gpu.entry(g).or_default() += n;
+            }
+        }
+        for (h, ks) in std::mem::take(&mut self.graph_kernels) {
+            if let Some(g) = gt.graphs.get_mut(&h) {
+                g.distinct_kernels = ks.len() as u64;
+            }
+        }
+        self.gt
+    }
+
+    fn producer_for(&self, event: u64) -> Option<Producer> {
+        self.latest_record.get(&event).cloned()
+    }
+
+    fn touch_stream(&mut self, t: u32, handle: u64) {
+        let gpu = match self.stream_names.get(&handle) {
+            Some(&(g, _)) if handle != 0 => g,
+            _ if handle == 0 => self.devices[t as usize],
+            _ => 0,
+        };
+        if let Some(st) = self.streams.get_mut(&(gpu, handle)) {
+            st.api_calls += 1;
+            return;
+        }
+        let s = self.stream_ref(t, handle);
+        self.stream_entry(&s).api_calls += 1;
+    }
+
+    fn hip_call(&mut self, t: u32, op: OpRef, args: &HipArgs) {
+        match args {
+            HipArgs::SetDevice { device } => self.devices[t as usize] = *device,
+            HipArgs::EventRecord { event, stream } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                let last = self.last_activity.get(&(s.gpu, s.handle)).copied();
+                let p = Producer {
+                    record_index: self.record_count,
+                    record: op,
+                    stream: s,
+                    last_activity: last,
+                };
+                self.latest_record.insert(*event, p);
+                self.record_count += 1;
+            }
+            HipArgs::StreamWaitEvent {
+                stream,
+                event,
+                flags,
+            } => {
+                self.touch_stream(t, *stream);
+                let edge = WaitEdge {
+                    wait: op,
+                    stream: self.stream_ref(t, *stream),
+                    event: *event,
+                    flags: *flags,
+                    producer: self.producer_for(*event),
+                };
+                self.gt.waits.push(edge);
+            }
+            HipArgs::EventSynchronize { event } => {
+                let edge = EventSyncEdge {
+                    sync: op,
+                    event: *event,
+                    producer: self.producer_for(*event),
+                };
+                self.gt.event_syncs.push(edge);
+            }
+            HipArgs::StreamSynchronize { stream }
+            | HipArgs::StreamCreate { stream, .. }
+            | HipArgs::StreamDestroy { stream }
+            | HipArgs::Launch { stream, .. } => self.touch_stream(t, *stream),
+            HipArgs::Memcpy { stream, .. } | HipArgs::Memset { stream, .. } => {
+                self.touch_stream(t, stream.unwrap_or(0))
+            }
+            HipArgs::GraphLaunch { graph_exec, stream } => {
+                self.touch_stream(t, *stream);
+                self.gt.totals.graph_launches += 1;
+                self.gt.graphs.entry(*graph_exec).or_default().launches += 1;
+            }
+            HipArgs::None => {}
+        }
+    }
+
+    fn activity(&mut self, t: u32, op: OpRef, ai: u32, act: &Activity, args: &HipArgs) {
+        match act {
+            Activity::Kernel {
+                gpu,
+                queue,
+                kernel,
+                stream,
+                start_ns,
+                end_ns,
+                ..
+            } => {
+                let dur = end_ns - start_ns;
+                self.gt.totals.kernel_dispatches += 1;
+                let ks = self
+                    .kernel_stats
+                    .entry(*kernel)
+                    .or_insert_with(|| KernelStats {
+                        min_ns: u64::MAX,
+                        ..Default::default()
+                    });
+                ks.dispatches += 1;
+                ks.total_ns += dur;
+                ks.min_ns = ks.min_ns.min(dur);
+                ks.max_ns = ks.max_ns.max(dur);
+                *ks.per_gpu.entry(*gpu).or_default() += 1;
+                if let Some(d) = self.gt.devices.get_mut(*gpu as usize) {
+                    d.kernel_dispatches += 1;
+                    d.kernel_ns += dur;
+                    *d.queues.entry(*queue).or_default() += 1;
+                }
+                let st = match self.streams.get_mut(&(*gpu, *stream)) {
+                    Some(st) => st,
+                    None => {
+                        let s = StreamRef {
+                            gpu: *gpu,
+                            handle: *stream,
+                            name: self.stream_ref(t, *stream).name,
+                        };
+                        self.stream_entry(&s)
+                    }
+                };
+                st.kernel_dispatches += 1;
+                st.kernel_ns += dur;
+                span(st, *start_ns, *end_ns);
+                self.last_activity.insert((*gpu, *stream), (op, ai));
+                if let HipArgs::GraphLaunch { graph_exec, .. } = args {
+                    self.gt.totals.graph_kernel_dispatches += 1;
+                    self.gt
+                        .graphs
+                        .entry(*graph_exec)
+                        .or_default()
+                        .kernel_dispatches += 1;
+                    self.graph_kernels
+                        .entry(*graph_exec)
+                        .or_default()
+                        .insert(*kernel);
+                }
+            }
+            Activity::Copy {
+                direction,
+                bytes,
+                stream,
+                start_ns,
+                end_ns,
+                ..
+            } => {
+                let dur = end_ns - start_ns;
+                self.gt.totals.memory_copies += 1;
+                let dn = direction_name(*direction).to_string();
+                let c = self.gt.memory_copies.entry(dn.clone()).or_default();
+                c.count += 1;
+                c.bytes += bytes;
+                let s = self.stream_ref(t, *stream);
+                if let Some(d) = self.gt.devices.get_mut(s.gpu as usize) {
+                    let c = d.memory_copies.entry(dn).or_default();
+                    c.count += 1;
+                    c.bytes += bytes;
+                }
+                let key = (s.gpu, s.handle);
+                let st = self.stream_entry(&s);
+                st.memory_copies += 1;
+                st.copy_ns += dur;
+                span(st, *start_ns, *end_ns);
+                self.last_activity.insert(key, (op, ai));
+            }
+        }
+    }
+}
+
+fn span(st: &mut StreamTruth, s: u64, e: u64) {
+    if st.kernel_dispatches + st.memory_copies == 1 {
+        st.first_start_ns = s;
+    } else {
+        st.first_start_ns = st.first_start_ns.min(s);
+    }
+    st.last_end_ns = st.last_end_ns.max(e);
+}
+
+fn scope_entry<'m>(
+    m: &'m mut BTreeMap<Vec<String>, ScopeTruth>,
+    path: &[String],
+) -> &'m mut ScopeTruth {
+    if !m.contains_key(path) {
+        m.insert(
+            path.to_vec(),
+            ScopeTruth {
+                path: path.to_vec(),
+                ..Default::default()
+            },
+        );
+    }
+    m.get_mut(path).expect("just inserted")
+}
+
+fn bump(m: &mut BTreeMap<String, u64>, key: &str) {
+    match m.get_mut(key) {
+        Some(v) => *v += 1,
+        None => {
+            m.insert(key.to_string(), 1);
+        }
+    }
+}
+
+fn add_counts(a: &mut AttributedCounts, b: &AttributedCounts) {
+    a.hip_api_calls += b.hip_api_calls;
+    a.marker_calls += b.marker_calls;
+    a.kernel_dispatches += b.kernel_dispatches;
+    a.memory_copies += b.memory_copies;
+}
+
+fn act_start(a: &Activity) -> u64 {
+    match a {
+        Activity::Kernel { start_ns, .. } | Activity::Copy { start_ns, .. } => *start_ns,
+    }
+}
+
+fn act_end(a: &Activity) -> u64 {
+    match a {
+        Activity::Kernel { end_ns, .. } | Activity::Copy { end_ns, .. } => *end_ns,
+    }
+}
+
+/// Checks the timing invariants every plan must satisfy, re-deriving them from the plan alone:
+/// per-thread host ops in order and non-overlapping; host start times unique process-wide;
+/// device work never before its call; per-stream serialisation between calls; every
+/// hipStreamWaitEvent honoured against the latest earlier hipEventRecord of the event; blocking
+/// calls ending after what they wait for. Returns human-readable violations (empty = fine).
+pub fn plan_violations(plan: &Plan) -> Vec<String> {
+    let mut v = Vec::new();
+    for (t, th) in plan.threads.iter().enumerate() {
+        let mut prev_end = 0u64;
+        for (i, op) in th.ops.iter().enumerate() {
+            if op.end_ns < op.start_ns {
+                v.push(format!("thread {t} op {i}: ends before it starts"));
+            }
+            if i > 0 && op.start_ns < prev_end {
+                v.push(format!(
+                    "thread {t} op {i}: starts at {} before the previous op ends at {prev_end}",
+                    op.start_ns
+                ));
+            }
+            prev_end = op.end_ns;
+        }
+    }
+    let order = global_order(plan);
+    for w in order.windows(2) {
+        let a = &plan.threads[w[0].0 as usize].ops[w[0].1 as usize];
+        let b = &plan.threads[w[1].0 as usize].ops[w[1].1 as usize];
+        if a.start_ns == b.start_ns && w[0].0 != w[1].0 {
+            v.push(format!(
+                "threads {} and {} both start an op at {}",
+                w[0].0, w[1].0, a.start_ns
+            ));
+        }
+    }
+    let gpu_of: HashMap<u64, u32> = plan.streams.iter().map(|s| (s.handle, s.gpu)).collect();
+    let mut device = vec![0u32; plan.threads.len()];
+    // Per (gpu, stream): latest end of work of earlier calls, and the wait barrier.
+    let mut tail: HashMap<(u32, u64), u64> = HashMap::new();
+    let mut barrier: HashMap<(u32, u64), u64> = HashMap::new();
+    let mut event_done: HashMap<u64, u64> = HashMap::new();
+    let key = |device: &[u32], t: u32, h: u64| -> (u32, u64) {
+        (
+            if h == 0 {
+                device[t as usize]
+            } else {
+                gpu_of.get(&h).copied().unwrap_or(u32::MAX)
+            },
+            h,
+        )
+    };
+    for (t, i) in order {
+        let op = &plan.threads[t as usize].ops[i as usize];
+        let HostCall::Hip {
+            api,
+            args,
+            activities,
+        } = &op.call
+        else {
+            continue;
+        };
+        let ctx = format!("thread {t} op {i} ({api})");
+        let mut call_end: HashMap<(u32, u64), u64> = HashMap::new();
+        for a in activities {
+            let (s, e, k) = match a {
+                Activity::Kernel {
+                    gpu,
+                    stream,
+                    start_ns,
+                    end_ns,
+                    ..
+                } => (*start_ns, *end_ns, (*gpu, *stream)),
+                Activity::Copy {
+                    stream,
+                    start_ns,
+                    end_ns,
+                    ..
+                } => (*start_ns, *end_ns, key(&device, t, *stream)),
+            };
+            if s < op.start_ns || e < s {
+                v.push(format!(
+                    "{ctx}: activity [{s}, {e}] starts before its call at {}",
+                    op.start_ns
+                ));
+            }
+            let prev = tail.get(&k).copied().unwrap_or(0);
+            if s < prev {
+                v.push(format!("{ctx}: activity on stream {k:?} starts at {s}, before earlier work ends at {prev}"));
+            }
+            let b = barrier.get(&k).copied().unwrap_or(0);
+            if s < b {
+                v.push(format!("{ctx}: activity on stream {k:?} starts at {s}, before its awaited event completes at {b}"));
+            }
+            let ce = call_end.entry(k).or_default();
+            *ce = (*ce).max(e);
+        }
+        for (k, e) in call_end {
+            let tl = tail.entry(k).or_default();
+            *tl = (*tl).max(e);
+        }
+        let blocks_until = |done: u64| done <= op.start_ns || op.end_ns >= done;
+        match args {
+            HipArgs::SetDevice { device: d } => device[t as usize] = *d,
+            HipArgs::EventRecord { event, stream } => {
+                let k = key(&device, t, *stream);
+                event_done.insert(*event, tail.get(&k).copied().unwrap_or(0));
+            }
+            HipArgs::StreamWaitEvent { stream, event, .. } => {
+                if let Some(&d) = event_done.get(event) {
+                    let b = barrier.entry(key(&device, t, *stream)).or_default();
+                    *b = (*b).max(d);
+                }
+            }
+            HipArgs::EventSynchronize { event } => {
+                let d = event_done.get(event).copied().unwrap_or(0);
+                if !blocks_until(d) {
+                    v.push(format!(
+                        "{ctx}: returns at {} before the event completes at {d}",
+                        op.end_ns
+                    ));
+                }
+            }
+            HipArgs::StreamSynchronize { stream } => {
+                let d = tail.get(&key(&device, t, *stream)).copied().unwrap_or(0);
+                if !blocks_until(d) {
+                    v.push(format!(
+                        "{ctx}: returns at {} before the stream drains at {d}",
+                        op.end_ns
+                    ));
+                }
+            }
+            HipArgs::None if api == "hipDeviceSynchronize" => {
+                let dev = device[t as usize];
+                let d = tail
+                    .iter()
+                    .filter(|(k, _)| k.0 == dev)
+                    .map(|(_, e)| *e)
+                    .max()
+                    .unwrap_or(0);
+                if !blocks_until(d) {
+                    v.push(format!(
+                        "{ctx}: returns at {} before device {dev} drains at {d}",
+                        op.end_ns
+                    ));
+                }
+            }
+            HipArgs::Memcpy { stream: None, .. } | HipArgs::Memset { stream: None, .. } => {
+                let d = activities.iter().map(act_end).max().unwrap_or(0);
+                if !blocks_until(d) {
+                    v.push(format!(
+                        "{ctx}: synchronous call returns at {} before its work ends at {d}",
+                        op.end_ns
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    v
+}

@@ -1,0 +1,139 @@
+//! Which GPU each HIP call was issued to: the device of its stream, else the thread's current
+//! device — what CUPTI reports as an activity's `deviceId`.
+//!
+//! Copy records only name their two agents (host ends are CPUs, peer copies have two GPUs), so
+//! the GPU plane a copy belongs to comes from here: `hipSetDevice` sets the thread's current
+//! device, `hipStream*Create*` binds the new stream to it, and at the entry of a launch or copy
+//! the `stream` argument (null stream: the current device) gives the device. Streams are created
+//! rarely, so one process-wide map with a lock is fine; each thread caches what it looked up.
+//!
+//! This is also the seam for HIP-stream lines and sync dependencies: the stream of every call
+//! is recorded with its correlation id.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::thread::ThreadState;
+use crate::model::events::CallFact;
+use crate::store::sinks::lock;
+
+/// What the tool reads from a HIP API's arguments (offsets inside the 88-byte args union,
+/// reference §5.2; identical in every SDK version).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HipRole {
+    /// Nothing to read.
+    #[default]
+    Other,
+    /// `hipSetDevice(int deviceId)`: the thread's current device.
+    SetDevice,
+    /// `hipStreamCreate*(hipStream_t* stream, …)`: read `*stream` at EXIT.
+    StreamCreate,
+    /// Work on the `hipStream_t` argument at this offset.
+    Stream(u8),
+    /// Work on the thread's null stream (blocking copies and memsets).
+    NullStream,
+}
+
+/// The role of a HIP API, by name.
+pub fn role_for(name: &str) -> HipRole {
+    match name {
+        "hipSetDevice" => HipRole::SetDevice,
+        "hipStreamCreate" | "hipStreamCreateWithFlags" | "hipStreamCreateWithPriority" => {
+            HipRole::StreamCreate
+        }
+        "hipLaunchKernel" | "hipLaunchKernel_spt" | "hipExtLaunchKernel"
+        | "hipLaunchCooperativeKernel" | "hipLaunchCooperativeKernel_spt" => HipRole::Stream(48),
+        "hipModuleLaunchKernel"
+        | "hipModuleLaunchCooperativeKernel"
+        | "hipExtModuleLaunchKernel"
+        | "hipHccModuleLaunchKernel" => HipRole::Stream(40),
+        "hipGraphLaunch" | "hipGraphLaunch_spt" => HipRole::Stream(8),
+        "hipMemcpyAsync" | "hipMemcpyAsync_spt" | "hipMemcpyWithStream" => HipRole::Stream(32),
+        "hipMemcpyHtoDAsync" | "hipMemcpyDtoHAsync" | "hipMemcpyDtoDAsync" | "hipMemsetAsync"
+        | "hipMemsetAsync_spt" => HipRole::Stream(24),
+        // hipMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t, hipStream_t)
+        "hipMemcpyPeerAsync" => HipRole::Stream(40),
+        "hipMemcpy" | "hipMemcpy_spt" | "hipMemcpyHtoD" | "hipMemcpyDtoH" | "hipMemcpyDtoD"
+        | "hipMemcpyPeer" | "hipMemset" | "hipMemcpy2D" | "hipMemcpyToSymbol"
+        | "hipMemcpyFromSymbol" => HipRole::NullStream,
+        _ => HipRole::Other,
+    }
+}
+
+static STREAM_DEVICES: Mutex<Option<HashMap<u64, i32>>> = Mutex::new(None);
+
+/// Binds a newly created stream to the creating thread's current device.
+pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
+    if stream == 0 {
+        return;
+    }
+    let device = t.current_device;
+    lock(&STREAM_DEVICES).get_or_insert_with(HashMap::new).insert(stream, device);
+    t.stream_devices.insert(stream, device);
+}
+
+/// Device of `stream` as seen from thread `t` (null stream: its current device).
+pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
+    if stream == 0 {
+        return t.current_device;
+    }
+    if let Some(&d) = t.stream_devices.get(&stream) {
+        return d;
+    }
+    let found = lock(&STREAM_DEVICES).as_ref().and_then(|m| m.get(&stream).copied());
+    match found {
+        Some(d) => {
+            t.stream_devices.insert(stream, d);
+            d
+        }
+        None => -1,
+    }
+}
+
+/// Records the device/stream of a launch or copy at its entry.
+pub fn on_work_enter(t: &mut ThreadState, correlation_id: u64, stream: u64) {
+    let device = device_of(t, stream);
+    t.calls.push(CallFact { correlation_id, stream, device });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_follow_the_device_current_at_creation() {
+        let mut a = ThreadState::default();
+        let mut b = ThreadState::default();
+        on_stream_created(&mut a, 0xa0); // device 0
+        a.current_device = 1;
+        on_stream_created(&mut a, 0xa1);
+        // Another thread sees both through the process-wide map.
+        assert_eq!(device_of(&mut b, 0xa0), 0);
+        assert_eq!(device_of(&mut b, 0xa1), 1);
+        assert_eq!(device_of(&mut b, 0xdead), -1, "unknown stream");
+        b.current_device = 1;
+        on_work_enter(&mut b, 7, 0);
+        on_work_enter(&mut b, 8, 0xa0);
+        let calls: Vec<CallFact> = b.calls.iter().copied().collect();
+        assert_eq!(
+            calls,
+            [
+                CallFact { correlation_id: 7, stream: 0, device: 1 },
+                CallFact { correlation_id: 8, stream: 0xa0, device: 0 },
+            ]
+        );
+    }
+
+    #[test]
+    fn roles_by_name() {
+        assert_eq!(role_for("hipLaunchKernel"), HipRole::Stream(48));
+        assert_eq!(role_for("hipModuleLaunchKernel"), HipRole::Stream(40));
+        assert_eq!(role_for("hipMemcpyAsync"), HipRole::Stream(32));
+        assert_eq!(role_for("hipMemcpyDtoHAsync"), HipRole::Stream(24));
+        assert_eq!(role_for("hipGraphLaunch"), HipRole::Stream(8));
+        assert_eq!(role_for("hipMemcpy"), HipRole::NullStream);
+        assert_eq!(role_for("hipSetDevice"), HipRole::SetDevice);
+        assert_eq!(role_for("hipStreamCreateWithFlags"), HipRole::StreamCreate);
+        assert_eq!(role_for("hipGetDevice"), HipRole::Other);
+    }
+}

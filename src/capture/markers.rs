@@ -1,0 +1,160 @@
+//! roctx ranges and marks from `MARKER_CORE_API` callbacks.
+//!
+//! The buffered marker records carry no text, so labels come from here. Push/pop ranges nest per
+//! thread (they are the annotation stack); start/stop ranges are process-wide and may end on
+//! another thread, so they live in one map keyed by range id (rare calls: a lock is fine).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::thread::{with_current, OpenRange};
+use crate::model::events::MarkerSpan;
+use crate::store::sinks::lock;
+
+/// `MARKER_CORE_API` operation ids (stable in every SDK version).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkerOp {
+    Mark,
+    RangePush,
+    RangePop,
+    RangeStart,
+    RangeStop,
+    Other,
+}
+
+impl MarkerOp {
+    pub fn from_id(op: i32) -> MarkerOp {
+        match op {
+            0 => MarkerOp::Mark,
+            1 => MarkerOp::RangePush,
+            2 => MarkerOp::RangePop,
+            3 => MarkerOp::RangeStart,
+            4 => MarkerOp::RangeStop,
+            _ => MarkerOp::Other,
+        }
+    }
+}
+
+/// One marker callback, already read out of the runtime's payload.
+#[derive(Debug, Clone, Copy)]
+pub struct MarkerCall<'a> {
+    pub op: MarkerOp,
+    pub enter: bool,
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub timestamp_ns: u64,
+    /// Message argument (mark, push, start).
+    pub label: Option<&'a str>,
+    /// `roctxRangeStop` argument.
+    pub stop_id: u64,
+    /// `roctxRangeStartA` return value (EXIT only).
+    pub start_retval: u64,
+}
+
+struct ProcessRange {
+    label: Arc<str>,
+    thread_id: u64,
+    correlation_id: u64,
+    start_ns: u64,
+}
+
+static PROCESS_RANGES: Mutex<Option<HashMap<u64, ProcessRange>>> = Mutex::new(None);
+
+fn label_of(l: Option<&str>) -> Arc<str> {
+    Arc::from(l.unwrap_or(""))
+}
+
+/// Applies one marker callback to the calling thread's state.
+pub fn on_marker(call: &MarkerCall<'_>) {
+    match (call.op, call.enter) {
+        (MarkerOp::Mark, true) => {
+            with_current(call.thread_id, |s| {
+                s.markers.push(MarkerSpan {
+                    label: label_of(call.label),
+                    thread_id: call.thread_id,
+                    open_correlation_id: call.correlation_id,
+                    close_correlation_id: call.correlation_id,
+                    start_ns: call.timestamp_ns,
+                    end_ns: call.timestamp_ns,
+                    instant: true,
+                });
+            });
+        }
+        (MarkerOp::RangePush, true) => {
+            with_current(call.thread_id, |s| {
+                s.push_range(OpenRange {
+                    label: label_of(call.label),
+                    correlation_id: call.correlation_id,
+                    start_ns: call.timestamp_ns,
+                })
+            });
+        }
+        // Pop at EXIT so that the pop call itself still sees the range it closes.
+        (MarkerOp::RangePop, false) => {
+            with_current(call.thread_id, |s| match s.pop_range() {
+                Some(r) => s.markers.push(MarkerSpan {
+                    label: r.label,
+                    thread_id: call.thread_id,
+                    open_correlation_id: r.correlation_id,
+                    close_correlation_id: call.correlation_id,
+                    start_ns: r.start_ns,
+                    end_ns: call.timestamp_ns,
+                    instant: false,
+                }),
+                None => s.unmatched_pops += 1,
+            });
+        }
+        (MarkerOp::RangeStart, false) => {
+            let mut g = lock(&PROCESS_RANGES);
+            g.get_or_insert_with(HashMap::new).insert(
+                call.start_retval,
+                ProcessRange {
+                    label: label_of(call.label),
+                    thread_id: call.thread_id,
+                    correlation_id: call.correlation_id,
+                    start_ns: call.timestamp_ns,
+                },
+            );
+        }
+        (MarkerOp::RangeStop, true) => {
+            let r = lock(&PROCESS_RANGES)
+                .as_mut()
+                .and_then(|m| m.remove(&call.stop_id));
+            with_current(call.thread_id, |s| match r {
+                Some(r) => s.markers.push(MarkerSpan {
+                    label: r.label,
+                    thread_id: r.thread_id,
+                    open_correlation_id: r.correlation_id,
+                    close_correlation_id: call.correlation_id,
+                    start_ns: r.start_ns,
+                    end_ns: call.timestamp_ns,
+                    instant: false,
+                }),
+                None => s.unmatched_pops += 1,
+            });
+        }
+        _ => {}
+    }
+}
+
+/// Start/stop ranges never stopped, closed at `end_ns` (sorted by id for determinism).
+pub fn drain_process_ranges(end_ns: u64) -> (Vec<MarkerSpan>, u64) {
+    let mut map = lock(&PROCESS_RANGES).take().unwrap_or_default();
+    let mut ids: Vec<u64> = map.keys().copied().collect();
+    ids.sort_unstable();
+    let spans: Vec<MarkerSpan> = ids
+        .into_iter()
+        .filter_map(|id| map.remove(&id))
+        .map(|r| MarkerSpan {
+            label: r.label,
+            thread_id: r.thread_id,
+            open_correlation_id: r.correlation_id,
+            close_correlation_id: 0,
+            start_ns: r.start_ns,
+            end_ns: end_ns.max(r.start_ns),
+            instant: false,
+        })
+        .collect();
+    let n = spans.len() as u64;
+    (spans, n)
+}

@@ -1,0 +1,464 @@
+//! `ROCPROF_XPLANE_*` environment, read and validated once.
+//!
+//! The tool runs inside someone else's program, so a bad value must never stop it: every
+//! problem becomes one line on stderr naming the variable, the bad value and the default used
+//! instead. Parsing is a pure function of a lookup closure so it can be tested without touching
+//! the process environment.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+/// Prefix shared by every variable the tool reads.
+pub const PREFIX: &str = "ROCPROF_XPLANE_";
+
+pub const DEFAULT_OUTPUT_DIR: &str = "./rocprof-xplane-logs";
+/// 4 MiB per buffer: large enough that the delivery thread is woken rarely, small enough that
+/// four of them (double-buffered) stay well under typical tool budgets.
+pub const DEFAULT_BUFFER_SIZE: usize = 4 << 20;
+/// Smallest buffer accepted: one page holds a few dozen records of the largest kind.
+pub const MIN_BUFFER_SIZE: usize = 4096;
+
+/// Which record families to trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Domains {
+    pub hip: bool,
+    pub kernel: bool,
+    pub memcpy: bool,
+    pub marker: bool,
+}
+
+impl Domains {
+    pub const ALL: Domains = Domains {
+        hip: true,
+        kernel: true,
+        memcpy: true,
+        marker: true,
+    };
+    pub const NONE: Domains = Domains {
+        hip: false,
+        kernel: false,
+        memcpy: false,
+        marker: false,
+    };
+
+    pub fn any(&self) -> bool {
+        self.hip || self.kernel || self.memcpy || self.marker
+    }
+}
+
+impl fmt::Display for Domains {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names = Vec::new();
+        for (on, name) in [
+            (self.hip, "hip"),
+            (self.kernel, "kernel"),
+            (self.memcpy, "memcpy"),
+            (self.marker, "marker"),
+        ] {
+            if on {
+                names.push(name);
+            }
+        }
+        f.write_str(&names.join(","))
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+}
+
+impl LogLevel {
+    fn parse(s: &str) -> Option<LogLevel> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "off" | "none" | "0" => LogLevel::Off,
+            "error" | "1" => LogLevel::Error,
+            "warn" | "warning" | "2" => LogLevel::Warn,
+            "info" | "3" => LogLevel::Info,
+            "debug" | "trace" | "4" => LogLevel::Debug,
+            _ => return None,
+        })
+    }
+}
+
+/// The validated configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Log directory given to xprof (`xprof --logdir`); the profile lands in
+    /// `<output_dir>/plugins/profile/<run_name>/`.
+    pub output_dir: PathBuf,
+    /// Run directory name. Every process of one job must use the same value to appear as one
+    /// run in xprof; the default is a UTC timestamp taken when the tool is configured.
+    pub run_name: String,
+    /// True when `run_name` came from the environment rather than the clock.
+    pub run_name_explicit: bool,
+    pub domains: Domains,
+    /// Bytes per rocprofiler buffer (each kind has its own).
+    pub buffer_size: usize,
+    /// When true the tool opts out in `rocprofiler_configure`.
+    pub disable: bool,
+    pub log: LogLevel,
+}
+
+/// One problem found while parsing; shown as a single stderr line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigWarning(pub String);
+
+impl fmt::Display for ConfigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Config {
+    /// Parses from any lookup (the real environment, or a map in tests). `now_unix_s` supplies
+    /// the default run name.
+    pub fn parse(
+        lookup: impl Fn(&str) -> Option<String>,
+        now_unix_s: u64,
+    ) -> (Config, Vec<ConfigWarning>) {
+        let mut warnings = Vec::new();
+        let get = |name: &str| lookup(&format!("{PREFIX}{name}")).filter(|v| !v.trim().is_empty());
+        let mut bad = |name: &str, value: &str, why: &str, default: &str| {
+            warnings.push(ConfigWarning(format!(
+                "{PREFIX}{name}={value:?} is invalid ({why}); using default {default}"
+            )));
+        };
+
+        let disable = match get("DISABLE") {
+            None => false,
+            Some(v) => match parse_bool(&v) {
+                Some(b) => b,
+                None => {
+                    bad(
+                        "DISABLE",
+                        &v,
+                        "expected 1/0, true/false, yes/no, on/off",
+                        "0",
+                    );
+                    false
+                }
+            },
+        };
+
+        let log = match get("LOG") {
+            None => LogLevel::Warn,
+            Some(v) => LogLevel::parse(&v).unwrap_or_else(|| {
+                bad(
+                    "LOG",
+                    &v,
+                    "expected off, error, warn, info or debug",
+                    "warn",
+                );
+                LogLevel::Warn
+            }),
+        };
+
+        let output_dir = get("OUTPUT_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(DEFAULT_OUTPUT_DIR));
+
+        let default_run = run_name_for(now_unix_s);
+        let (run_name, run_name_explicit) = match get("RUN_NAME") {
+            None => (default_run, false),
+            Some(v) => {
+                let v = v.trim().to_string();
+                if v.contains('/') || v == "." || v == ".." {
+                    bad(
+                        "RUN_NAME",
+                        &v,
+                        "must be a single directory name",
+                        &default_run,
+                    );
+                    (default_run, false)
+                } else {
+                    (v, true)
+                }
+            }
+        };
+
+        let domains = match get("DOMAINS") {
+            None => Domains::ALL,
+            Some(v) => match parse_domains(&v) {
+                Ok(d) => d,
+                Err(why) => {
+                    bad("DOMAINS", &v, &why, &Domains::ALL.to_string());
+                    Domains::ALL
+                }
+            },
+        };
+
+        let buffer_size = match get("BUFFER_SIZE") {
+            None => DEFAULT_BUFFER_SIZE,
+            Some(v) => match parse_size(&v) {
+                Some(n) if n >= MIN_BUFFER_SIZE => n,
+                Some(_) => {
+                    bad(
+                        "BUFFER_SIZE",
+                        &v,
+                        &format!("smaller than the minimum {MIN_BUFFER_SIZE} bytes"),
+                        &DEFAULT_BUFFER_SIZE.to_string(),
+                    );
+                    DEFAULT_BUFFER_SIZE
+                }
+                None => {
+                    bad(
+                        "BUFFER_SIZE",
+                        &v,
+                        "expected bytes with an optional k/m/g suffix",
+                        &DEFAULT_BUFFER_SIZE.to_string(),
+                    );
+                    DEFAULT_BUFFER_SIZE
+                }
+            },
+        };
+
+        let cfg = Config {
+            output_dir,
+            run_name,
+            run_name_explicit,
+            domains,
+            buffer_size,
+            disable,
+            log,
+        };
+        (cfg, warnings)
+    }
+
+    /// Watermark at 7/8 of the buffer, as the SDK samples do: delivery starts before the buffer
+    /// is full, so LOSSLESS writers rarely block.
+    pub fn buffer_watermark(&self) -> usize {
+        self.buffer_size - self.buffer_size / 8
+    }
+}
+
+static GLOBAL: OnceLock<Config> = OnceLock::new();
+
+/// The process configuration, parsed from the environment on first use; problems are printed
+/// once (unless logging is off).
+pub fn get() -> &'static Config {
+    GLOBAL.get_or_init(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        let (cfg, warnings) = Config::parse(|k| std::env::var(k).ok(), now);
+        if cfg.log > LogLevel::Off {
+            for w in &warnings {
+                eprintln!("rocprof-xplane: {w}");
+            }
+        }
+        cfg
+    })
+}
+
+fn parse_bool(v: &str) -> Option<bool> {
+    match v.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// Comma-separated subset of hip,kernel,memcpy,marker; `all` and `none` are accepted.
+fn parse_domains(v: &str) -> Result<Domains, String> {
+    let mut d = Domains::NONE;
+    for tok in v.split(',').map(|t| t.trim().to_ascii_lowercase()) {
+        match tok.as_str() {
+            "" => {}
+            "hip" => d.hip = true,
+            "kernel" | "kernels" => d.kernel = true,
+            "memcpy" | "copy" => d.memcpy = true,
+            "marker" | "markers" | "roctx" => d.marker = true,
+            "all" => d = Domains::ALL,
+            "none" => {}
+            other => {
+                return Err(format!(
+                    "unknown domain '{other}'; known: hip, kernel, memcpy, marker, all, none"
+                ))
+            }
+        }
+    }
+    Ok(d)
+}
+
+/// Bytes with an optional binary suffix: `65536`, `64k`, `4m`, `1g` (also `KiB`, `MB`, …).
+pub fn parse_size(v: &str) -> Option<usize> {
+    let s = v.trim().to_ascii_lowercase();
+    let digits_end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    if digits_end == 0 {
+        return None;
+    }
+    let n: usize = s[..digits_end].parse().ok()?;
+    let mult: usize = match s[digits_end..].trim() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => return None,
+    };
+    n.checked_mul(mult)
+}
+
+/// `YYYY_MM_DD_HH_MM_SS` in UTC, the run-directory name xprof's own profiler uses.
+pub fn run_name_for(unix_s: u64) -> String {
+    let days = (unix_s / 86_400) as i64;
+    let secs = unix_s % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}_{m:02}_{d:02}_{:02}_{:02}_{:02}",
+        secs / 3600,
+        (secs / 60) % 60,
+        secs % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
+/// (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn parse(vars: &[(&str, &str)]) -> (Config, Vec<ConfigWarning>) {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (format!("{PREFIX}{k}"), v.to_string()))
+            .collect();
+        Config::parse(|k| map.get(k).cloned(), 1_700_000_000)
+    }
+
+    #[test]
+    fn defaults_without_environment() {
+        let (c, w) = parse(&[]);
+        assert!(w.is_empty());
+        assert_eq!(c.output_dir, PathBuf::from(DEFAULT_OUTPUT_DIR));
+        assert_eq!(c.run_name, "2023_11_14_22_13_20");
+        assert!(!c.run_name_explicit);
+        assert_eq!(c.domains, Domains::ALL);
+        assert_eq!(c.buffer_size, DEFAULT_BUFFER_SIZE);
+        assert!(!c.disable);
+        assert_eq!(c.log, LogLevel::Warn);
+    }
+
+    #[test]
+    fn explicit_values_are_honoured() {
+        let (c, w) = parse(&[
+            ("OUTPUT_DIR", "/tmp/logs"),
+            ("RUN_NAME", "job42"),
+            ("DOMAINS", "kernel, memcpy"),
+            ("BUFFER_SIZE", "64k"),
+            ("DISABLE", "yes"),
+            ("LOG", "debug"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.output_dir, PathBuf::from("/tmp/logs"));
+        assert_eq!(c.run_name, "job42");
+        assert!(c.run_name_explicit);
+        assert_eq!(
+            c.domains,
+            Domains {
+                hip: false,
+                kernel: true,
+                memcpy: true,
+                marker: false
+            }
+        );
+        assert_eq!(c.buffer_size, 65536);
+        assert!(c.disable);
+        assert_eq!(c.log, LogLevel::Debug);
+    }
+
+    #[test]
+    fn bad_values_fall_back_with_one_message_each() {
+        let (c, w) = parse(&[
+            ("DOMAINS", "kernel,gpu"),
+            ("BUFFER_SIZE", "12q"),
+            ("DISABLE", "maybe"),
+            ("LOG", "loud"),
+            ("RUN_NAME", "../x"),
+        ]);
+        assert_eq!(w.len(), 5, "{w:?}");
+        assert_eq!(c.domains, Domains::ALL);
+        assert_eq!(c.buffer_size, DEFAULT_BUFFER_SIZE);
+        assert!(!c.disable);
+        assert_eq!(c.log, LogLevel::Warn);
+        assert_eq!(c.run_name, "2023_11_14_22_13_20");
+        let joined = w.iter().map(|w| w.0.clone()).collect::<Vec<_>>().join("\n");
+        assert!(
+            joined.contains("ROCPROF_XPLANE_DOMAINS=\"kernel,gpu\""),
+            "{joined}"
+        );
+        assert!(joined.contains("unknown domain 'gpu'"), "{joined}");
+        assert!(
+            joined.contains("ROCPROF_XPLANE_BUFFER_SIZE=\"12q\""),
+            "{joined}"
+        );
+        assert!(
+            joined.contains(&format!("using default {DEFAULT_BUFFER_SIZE}")),
+            "{joined}"
+        );
+    }
+
+    #[test]
+    fn tiny_buffer_is_rejected() {
+        let (c, w) = parse(&[("BUFFER_SIZE", "100")]);
+        assert_eq!(c.buffer_size, DEFAULT_BUFFER_SIZE);
+        assert_eq!(w.len(), 1);
+        assert!(w[0].0.contains("minimum"));
+    }
+
+    #[test]
+    fn sizes_with_suffixes() {
+        assert_eq!(parse_size("4096"), Some(4096));
+        assert_eq!(parse_size("4K"), Some(4096));
+        assert_eq!(parse_size("2m"), Some(2 << 20));
+        assert_eq!(parse_size("1GiB"), Some(1 << 30));
+        assert_eq!(parse_size(" 8 kb "), Some(8192));
+        assert_eq!(parse_size("k"), None);
+        assert_eq!(parse_size("-1"), None);
+        assert_eq!(parse_size("99999999999999999999g"), None);
+    }
+
+    #[test]
+    fn run_name_is_utc_timestamp() {
+        assert_eq!(run_name_for(0), "1970_01_01_00_00_00");
+        assert_eq!(run_name_for(951_782_400), "2000_02_29_00_00_00");
+        assert_eq!(run_name_for(1_767_225_599), "2025_12_31_23_59_59");
+    }
+
+    #[test]
+    fn domains_none_and_empty_values() {
+        let (c, w) = parse(&[("DOMAINS", "none")]);
+        assert!(w.is_empty());
+        assert!(!c.domains.any());
+        // An empty variable counts as unset.
+        let (c, w) = parse(&[("OUTPUT_DIR", "  ")]);
+        assert!(w.is_empty());
+        assert_eq!(c.output_dir, PathBuf::from(DEFAULT_OUTPUT_DIR));
+    }
+
+    #[test]
+    fn watermark_below_size() {
+        let (c, _) = parse(&[("BUFFER_SIZE", "64k")]);
+        assert_eq!(c.buffer_watermark(), 65536 - 8192);
+    }
+}

@@ -1,0 +1,51 @@
+//! Kernel-dispatch records (same 184-byte layout in every SDK version).
+
+use std::mem::size_of;
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::model::events::KernelRecord;
+use crate::store::EventStore;
+
+type Record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t;
+
+/// Bytes of `dispatch_info` we read (through `grid_size`); the runtime reports 72.
+const DISPATCH_INFO_BYTES_READ: usize = 72;
+
+/// # Safety
+/// `payload` must point to `size` readable bytes.
+pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
+    if size < size_of::<Record>() {
+        out.counters.bad_size_records += 1;
+        return;
+    }
+    // SAFETY: `size` covers the whole record; read_unaligned copies it out of the runtime's
+    // buffer, which is only valid during the callback.
+    let r: Record = unsafe { (payload as *const Record).read_unaligned() };
+    let info = &r.dispatch_info;
+    if (info.size as usize) < DISPATCH_INFO_BYTES_READ {
+        out.counters.bad_size_records += 1;
+        return;
+    }
+    out.counters.kernel_records += 1;
+    out.kernels.push(KernelRecord {
+        correlation_id: r.correlation_id.internal,
+        // SAFETY: reading a u64 from a plain 8-byte union.
+        external_id: unsafe { r.correlation_id.external.value },
+        start_ns: r.start_timestamp,
+        end_ns: r.end_timestamp,
+        thread_id: r.thread_id,
+        agent: info.agent_id.handle,
+        queue: info.queue_id.handle,
+        kernel_id: info.kernel_id,
+        dispatch_id: info.dispatch_id,
+        private_segment_size: info.private_segment_size,
+        group_segment_size: info.group_segment_size,
+        workgroup: [
+            info.workgroup_size.x,
+            info.workgroup_size.y,
+            info.workgroup_size.z,
+        ],
+        grid: [info.grid_size.x, info.grid_size.y, info.grid_size.z],
+    });
+}

@@ -1,0 +1,120 @@
+//! Raw buffer records → compact owned events.
+//!
+//! This runs inside the runtime's buffer callback, so it does the minimum: check the header
+//! category and kind (resolved by name at initialize), check the record's own `size` against the
+//! layout we read, copy the fields we need into the store. Anything else is skipped and counted,
+//! never guessed at.
+
+pub mod api;
+pub mod kernel;
+pub mod memcpy;
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::sdk::Abi;
+use crate::store::EventStore;
+
+/// Runtime values of the buffer-tracing kinds we decode (`None` = not traced / not present).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BufferKinds {
+    pub hip_api: Option<u32>,
+    pub marker_api: Option<u32>,
+    pub kernel_dispatch: Option<u32>,
+    pub memory_copy: Option<u32>,
+}
+
+/// Reads the record's leading `size` field.
+///
+/// # Safety
+/// `payload` must point to at least 8 readable bytes.
+#[inline]
+unsafe fn record_size(payload: *const u8) -> usize {
+    // SAFETY: guaranteed by the caller; every tracing record starts with `uint64_t size`.
+    unsafe { (payload as *const u64).read_unaligned() as usize }
+}
+
+/// Decodes one record into `out`.
+///
+/// # Safety
+/// `header` must be null or point to a valid record header whose `payload` (if non-null)
+/// points to a record of at least the size its own `size` field states.
+pub unsafe fn decode_record(
+    abi: Abi,
+    kinds: &BufferKinds,
+    header: *const sys::rocprofiler_record_header_t,
+    out: &mut EventStore,
+) {
+    if header.is_null() {
+        out.counters.bad_size_records += 1;
+        return;
+    }
+    // SAFETY: `header` is valid per the contract; the hash member covers category and kind.
+    let (hash, payload) = unsafe { ((*header).__bindgen_anon_1.hash, (*header).payload) };
+    let category = (hash & 0xffff_ffff) as u32;
+    let kind = (hash >> 32) as u32;
+    if category != sys::ROCPROFILER_BUFFER_CATEGORY_TRACING {
+        out.counters.unknown_kind_records += 1;
+        return;
+    }
+    if payload.is_null() {
+        out.counters.bad_size_records += 1;
+        return;
+    }
+    let payload = payload as *const u8;
+    // SAFETY: a non-null tracing payload starts with its 8-byte size.
+    let size = unsafe { record_size(payload) };
+    let k = Some(kind);
+    // SAFETY (all arms): each decoder reads only `size`-checked bytes of `payload`.
+    unsafe {
+        if k == kinds.kernel_dispatch {
+            kernel::decode(payload, size, out)
+        } else if k == kinds.memory_copy {
+            memcpy::decode(payload, size, out)
+        } else if k == kinds.hip_api {
+            api::decode(
+                abi,
+                crate::model::events::ApiDomain::Hip,
+                payload,
+                size,
+                out,
+            )
+        } else if k == kinds.marker_api {
+            api::decode(
+                abi,
+                crate::model::events::ApiDomain::Marker,
+                payload,
+                size,
+                out,
+            )
+        } else {
+            out.counters.unknown_kind_records += 1;
+        }
+    }
+}
+
+/// Decodes a whole delivery and adds the runtime's `drop_count`.
+///
+/// # Safety
+/// `headers` must be null or point to `n` header pointers, each valid per `decode_record`.
+pub unsafe fn decode_batch(
+    abi: Abi,
+    kinds: &BufferKinds,
+    headers: *const *const sys::rocprofiler_record_header_t,
+    n: usize,
+    drop_count: u64,
+    out: &mut EventStore,
+) {
+    out.counters.runtime_dropped += drop_count;
+    if headers.is_null() {
+        return;
+    }
+    for i in 0..n {
+        // SAFETY: `headers` has `n` entries per the contract.
+        let h = unsafe { *headers.add(i) };
+        // SAFETY: each entry is valid per the contract.
+        unsafe { decode_record(abi, kinds, h, out) };
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,271 @@
+//! Decoding raw records built in memory with the sys types, in both ABI families.
+
+use std::mem::{size_of, zeroed};
+
+use rocprofiler_sdk_sys as sys;
+
+use super::*;
+use crate::model::events::ApiDomain;
+
+const HIP: u32 = sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
+const MARKER: u32 = sys::ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API;
+const COPY: u32 = sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY;
+const KERNEL: u32 = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+
+fn kinds() -> BufferKinds {
+    BufferKinds {
+        hip_api: Some(HIP),
+        marker_api: Some(MARKER),
+        kernel_dispatch: Some(KERNEL),
+        memory_copy: Some(COPY),
+    }
+}
+
+fn header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
+    // SAFETY: the header is plain data; all-zero is valid.
+    let mut h: sys::rocprofiler_record_header_t = unsafe { zeroed() };
+    h.__bindgen_anon_1.hash =
+        u64::from(sys::ROCPROFILER_BUFFER_CATEGORY_TRACING) | (u64::from(kind) << 32);
+    h.payload = payload as *mut T as *mut std::ffi::c_void;
+    h
+}
+
+fn decode_all(abi: Abi, headers: &[sys::rocprofiler_record_header_t], drops: u64) -> EventStore {
+    let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
+        headers.iter().map(|h| h as *const _).collect();
+    let mut out = EventStore::default();
+    // SAFETY: every header points to a live record of the size its `size` field states.
+    unsafe { decode_batch(abi, &kinds(), ptrs.as_ptr(), ptrs.len(), drops, &mut out) };
+    out
+}
+
+fn kernel_record() -> sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+    // SAFETY: plain C struct; all-zero is valid.
+    let mut r: sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t = unsafe { zeroed() };
+    r.size = size_of::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64;
+    r.kind = KERNEL;
+    r.operation = sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE;
+    r.correlation_id.internal = 42;
+    r.correlation_id.external.value = 9;
+    r.thread_id = 1234;
+    r.start_timestamp = 1_000;
+    r.end_timestamp = 2_500;
+    r.dispatch_info.size = 72;
+    r.dispatch_info.agent_id.handle = 0xa9e;
+    r.dispatch_info.queue_id.handle = 0x9;
+    r.dispatch_info.kernel_id = 17;
+    r.dispatch_info.dispatch_id = 5;
+    r.dispatch_info.private_segment_size = 64;
+    r.dispatch_info.group_segment_size = 2048;
+    r.dispatch_info.workgroup_size = sys::rocprofiler_dim3_t { x: 256, y: 1, z: 1 };
+    r.dispatch_info.grid_size = sys::rocprofiler_dim3_t {
+        x: 65536,
+        y: 2,
+        z: 1,
+    };
+    r
+}
+
+#[test]
+fn kernel_dispatch_fields() {
+    let mut r = kernel_record();
+    let out = decode_all(Abi::V1, &[header(KERNEL, &mut r)], 0);
+    let k: Vec<_> = out.kernels.iter().copied().collect();
+    assert_eq!(k.len(), 1);
+    let k = k[0];
+    assert_eq!(
+        (k.correlation_id, k.external_id, k.thread_id),
+        (42, 9, 1234)
+    );
+    assert_eq!((k.start_ns, k.end_ns), (1_000, 2_500));
+    assert_eq!(
+        (k.agent, k.queue, k.kernel_id, k.dispatch_id),
+        (0xa9e, 9, 17, 5)
+    );
+    assert_eq!((k.private_segment_size, k.group_segment_size), (64, 2048));
+    assert_eq!(k.workgroup, [256, 1, 1]);
+    assert_eq!(k.grid, [65536, 2, 1]);
+    assert_eq!(out.counters.kernel_records, 1);
+}
+
+#[test]
+fn hip_api_v0_and_v1_layouts() {
+    // SAFETY: plain C structs; all-zero is valid.
+    let mut v0: sys::rocprofiler_buffer_tracing_hip_api_record_v0_t = unsafe { zeroed() };
+    v0.size = 56;
+    v0.kind = HIP;
+    v0.operation = 214;
+    v0.correlation_id.internal = 7;
+    v0.start_timestamp = 10;
+    v0.end_timestamp = 20;
+    v0.thread_id = 99;
+    // SAFETY: as above.
+    let mut v1: sys::rocprofiler_buffer_tracing_hip_api_record_v1_t = unsafe { zeroed() };
+    v1.size = 64;
+    v1.kind = HIP;
+    v1.operation = 166;
+    v1.correlation_id.internal = 8;
+    v1.correlation_id.ancestor = 3;
+    v1.correlation_id.external.value = 1001;
+    v1.start_timestamp = 30;
+    v1.end_timestamp = 40;
+    v1.thread_id = 98;
+    assert_eq!(
+        size_of::<sys::rocprofiler_buffer_tracing_hip_api_record_v0_t>(),
+        56
+    );
+    assert_eq!(
+        size_of::<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t>(),
+        64
+    );
+
+    let out = decode_all(Abi::V0, &[header(HIP, &mut v0)], 0);
+    let a: Vec<_> = out.api.iter().copied().collect();
+    assert_eq!(a.len(), 1);
+    assert_eq!(
+        (
+            a[0].domain,
+            a[0].operation,
+            a[0].correlation_id,
+            a[0].start_ns,
+            a[0].end_ns,
+            a[0].thread_id
+        ),
+        (ApiDomain::Hip, 214, 7, 10, 20, 99)
+    );
+
+    let out = decode_all(Abi::V1, &[header(HIP, &mut v1)], 0);
+    let a: Vec<_> = out.api.iter().copied().collect();
+    assert_eq!(
+        (
+            a[0].operation,
+            a[0].correlation_id,
+            a[0].start_ns,
+            a[0].end_ns,
+            a[0].thread_id
+        ),
+        (166, 8, 30, 40, 98)
+    );
+    assert_eq!(a[0].external_id, 1001);
+    assert_eq!(out.counters.api_records, 1);
+
+    // A 56-byte record under the 1.x ABI is too short for the layout read: skipped, counted.
+    let out = decode_all(Abi::V1, &[header(HIP, &mut v0)], 0);
+    assert!(out.api.is_empty());
+    assert_eq!(out.counters.bad_size_records, 1);
+}
+
+#[test]
+fn marker_record_goes_to_marker_domain() {
+    // SAFETY: plain C struct.
+    let mut m: sys::rocprofiler_buffer_tracing_marker_api_record_v1_t = unsafe { zeroed() };
+    m.size = 64;
+    m.kind = MARKER;
+    m.operation = 1;
+    m.correlation_id.internal = 11;
+    m.start_timestamp = 5;
+    m.end_timestamp = 6;
+    m.thread_id = 1;
+    let out = decode_all(Abi::V1, &[header(MARKER, &mut m)], 0);
+    let a: Vec<_> = out.api.iter().copied().collect();
+    assert_eq!(
+        (a[0].domain, a[0].operation, a[0].correlation_id),
+        (ApiDomain::Marker, 1, 11)
+    );
+    assert_eq!(out.counters.marker_records, 1);
+    assert_eq!(out.counters.api_records, 0);
+}
+
+#[test]
+fn memory_copy_v0_and_v1_layouts() {
+    // SAFETY: plain C structs.
+    let mut v0: sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t = unsafe { zeroed() };
+    v0.size = 80;
+    v0.kind = COPY;
+    v0.operation = sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE;
+    v0.correlation_id.internal = 4;
+    v0.thread_id = 2;
+    v0.start_timestamp = 100;
+    v0.end_timestamp = 200;
+    v0.dst_agent_id.handle = 0xd;
+    v0.src_agent_id.handle = 0xc;
+    v0.bytes = 1 << 20;
+    // SAFETY: plain C struct.
+    let mut v1: sys::rocprofiler_buffer_tracing_memory_copy_record_v1_t = unsafe { zeroed() };
+    v1.size = 96;
+    v1.kind = COPY;
+    v1.operation = sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST;
+    v1.correlation_id.internal = 5;
+    v1.thread_id = 3;
+    v1.start_timestamp = 300;
+    v1.end_timestamp = 400;
+    v1.dst_agent_id.handle = 0xc;
+    v1.src_agent_id.handle = 0xd;
+    v1.bytes = 4096;
+    v1.dst_address.value = 0xdead;
+    let out = decode_all(Abi::V0, &[header(COPY, &mut v0)], 0);
+    let c: Vec<_> = out.copies.iter().copied().collect();
+    assert_eq!(
+        (c[0].operation, c[0].correlation_id, c[0].bytes),
+        (2, 4, 1 << 20)
+    );
+    assert_eq!(
+        (c[0].dst_agent, c[0].src_agent, c[0].start_ns, c[0].end_ns),
+        (0xd, 0xc, 100, 200)
+    );
+    let out = decode_all(Abi::V1, &[header(COPY, &mut v1)], 0);
+    let c: Vec<_> = out.copies.iter().copied().collect();
+    assert_eq!(
+        (
+            c[0].operation,
+            c[0].correlation_id,
+            c[0].bytes,
+            c[0].thread_id
+        ),
+        (3, 5, 4096, 3)
+    );
+    assert_eq!(out.counters.memcpy_records, 1);
+}
+
+#[test]
+fn unknown_kinds_short_records_and_drops_are_counted() {
+    let mut k = kernel_record();
+    let mut short = kernel_record();
+    short.size = 100;
+    let mut bad_info = kernel_record();
+    bad_info.dispatch_info.size = 40;
+    // SAFETY: plain C struct.
+    let mut retire: sys::rocprofiler_buffer_tracing_correlation_id_retirement_record_t =
+        unsafe { zeroed() };
+    retire.size = 32;
+    let mut other_category = header(KERNEL, &mut k);
+    other_category.__bindgen_anon_1.hash = 3 | (u64::from(KERNEL) << 32);
+    let hs = [
+        header(KERNEL, &mut k),
+        header(KERNEL, &mut short),
+        header(KERNEL, &mut bad_info),
+        header(13, &mut retire),
+        other_category,
+    ];
+    let out = decode_all(Abi::V1, &hs, 5);
+    assert_eq!(out.kernels.len(), 1);
+    assert_eq!(out.counters.kernel_records, 1);
+    assert_eq!(out.counters.bad_size_records, 2);
+    assert_eq!(out.counters.unknown_kind_records, 2);
+    assert_eq!(out.counters.runtime_dropped, 5);
+}
+
+#[test]
+fn kinds_not_traced_are_unknown() {
+    let mut k = kernel_record();
+    let ptr = [&header(KERNEL, &mut k) as *const sys::rocprofiler_record_header_t];
+    let mut out = EventStore::default();
+    let only_hip = BufferKinds {
+        hip_api: Some(HIP),
+        ..BufferKinds::default()
+    };
+    // SAFETY: the header points to a live, complete record.
+    unsafe { decode_batch(Abi::V0, &only_hip, ptr.as_ptr(), 1, 0, &mut out) };
+    assert!(out.kernels.is_empty());
+    assert_eq!(out.counters.unknown_kind_records, 1);
+}

@@ -1,0 +1,168 @@
+//! Tool lifecycle: `rocprofiler_configure` → `initialize` → … → `finalize`.
+//!
+//! Every function here is an `extern "C"` edge and runs inside `ffi_guard`. Nothing is fatal to
+//! the profiled program: a failure at any step is reported on stderr and the tool steps aside.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::config::{self, LogLevel};
+use crate::guard::ffi_guard;
+use crate::model::join::join;
+use crate::sdk::session::{self, Session};
+use crate::sdk::Abi;
+use crate::{log_error, log_info, log_warn};
+
+/// Client name shown in the runtime's logs.
+static CLIENT_NAME: &CStr = c"rocprof-xplane";
+
+/// What `rocprofiler_configure` learned about the runtime.
+#[derive(Debug, Clone)]
+pub struct Configured {
+    pub version: u32,
+    pub abi: Abi,
+    pub runtime_version: String,
+    pub priority: u32,
+}
+
+static CONFIGURED: OnceLock<Configured> = OnceLock::new();
+static FINALIZED: AtomicBool = AtomicBool::new(false);
+
+/// The configure result handed to the runtime, which copies it.
+struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
+// SAFETY: the struct holds function pointers and a null `tool_data`; it is never mutated.
+unsafe impl Sync for ConfigureResult {}
+
+static RESULT: ConfigureResult = ConfigureResult(sys::rocprofiler_tool_configure_result_t {
+    size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+    initialize: Some(tool_initialize),
+    finalize: Some(tool_finalize),
+    tool_data: std::ptr::null_mut(),
+});
+
+/// Body of the exported `rocprofiler_configure`.
+///
+/// # Safety
+/// `runtime_version` must be null or NUL-terminated; `client_id` must be null or point to a
+/// writable client id of the layout matching `version` (0.x: 16 bytes, 1.x: 24 bytes).
+pub unsafe fn configure(
+    version: u32,
+    runtime_version: *const c_char,
+    priority: u32,
+    client_id: *mut c_void,
+) -> *mut sys::rocprofiler_tool_configure_result_t {
+    let cfg = config::get();
+    if cfg.disable {
+        log_info!("disabled by ROCPROF_XPLANE_DISABLE; not tracing");
+        return std::ptr::null_mut();
+    }
+    if !cfg.domains.any() {
+        log_warn!("ROCPROF_XPLANE_DOMAINS selects nothing; not tracing");
+        return std::ptr::null_mut();
+    }
+    let abi = Abi::from_version(version);
+    let runtime_version = if runtime_version.is_null() {
+        String::new()
+    } else {
+        // SAFETY: non-null and NUL-terminated per the contract.
+        unsafe { CStr::from_ptr(runtime_version) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let c = Configured {
+        version,
+        abi,
+        runtime_version,
+        priority,
+    };
+    if CONFIGURED.set(c).is_err() {
+        log_warn!("rocprofiler_configure called twice; the second registration is declined");
+        return std::ptr::null_mut();
+    }
+    if !client_id.is_null() {
+        // SAFETY: the runtime passes a writable client id of the layout of its version; the
+        // name field sits at offset 0 (0.x) or 8 (1.x). Our name is a static C string.
+        unsafe {
+            match abi {
+                Abi::V0 => {
+                    (*(client_id as *mut sys::rocprofiler_client_id_v0_t)).name =
+                        CLIENT_NAME.as_ptr()
+                }
+                Abi::V1 => {
+                    (*(client_id as *mut sys::rocprofiler_client_id_v1_t)).name =
+                        CLIENT_NAME.as_ptr()
+                }
+            }
+        }
+    }
+    if priority > 0 {
+        log_info!("loaded as tool #{priority} beside another rocprofiler-sdk tool; tracing anyway");
+    }
+    log_info!("configured for rocprofiler-sdk {version} ({abi:?} layouts)");
+    &RESULT.0 as *const sys::rocprofiler_tool_configure_result_t as *mut _
+}
+
+unsafe extern "C" fn tool_initialize(
+    _finalize: sys::rocprofiler_client_finalize_any_t,
+    _tool_data: *mut c_void,
+) -> c_int {
+    ffi_guard("initialize", -1, || {
+        let Some(c) = CONFIGURED.get() else {
+            log_error!("initialize called before configure; not tracing");
+            return -1;
+        };
+        let cfg = config::get();
+        match Session::create(c.abi, &c.runtime_version, cfg) {
+            Ok(s) => match session::publish_and_start(s) {
+                Ok(s) => {
+                    log_info!(
+                        "tracing {}: {} agents, buffers of {} bytes",
+                        cfg.domains,
+                        s.agents.len(),
+                        cfg.buffer_size
+                    );
+                    0
+                }
+                Err(e) => {
+                    log_error!("cannot start tracing: {e}");
+                    -1
+                }
+            },
+            Err(e) => {
+                log_error!("cannot set up tracing: {e}");
+                -1
+            }
+        }
+    })
+}
+
+unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
+    ffi_guard("finalize", (), || {
+        if FINALIZED.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let Some(s) = session::get() else { return };
+        let cfg = config::get();
+        let collected = s.finish();
+        let trace = join(collected);
+        match crate::output::write_trace(&trace, cfg) {
+            Ok(path) => {
+                if cfg.log > LogLevel::Off {
+                    let c = &trace.counters;
+                    eprintln!(
+                        "rocprof-xplane: wrote {} ({} kernels, {} copies, {} API calls, {} markers)",
+                        path.display(),
+                        c.kernel_records,
+                        c.memcpy_records,
+                        c.api_records,
+                        c.marker_records
+                    );
+                }
+            }
+            Err(e) => log_error!("cannot write the profile: {e}"),
+        }
+    })
+}

@@ -1,0 +1,162 @@
+//! Compact owned facts, as decoded from runtime records and callbacks.
+//!
+//! These are what the hot path produces (plain `Copy` structs, no strings, no allocation per
+//! record) and what `join` consumes at finalize. Ids stay raw (operation ids, agent handles,
+//! kernel ids): turning them into names is join's job, once, not the hot path's.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::trace::Annotation;
+
+/// Where an API record came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ApiDomain {
+    Hip,
+    Marker,
+}
+
+/// A HIP runtime or roctx API call (buffered record: timestamps are the runtime's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiRecord {
+    pub domain: ApiDomain,
+    /// Runtime operation id (resolved to a name via `Collected::op_names`).
+    pub operation: i32,
+    pub correlation_id: u64,
+    /// External correlation id as stamped by the runtime (0 = none): the innermost id a
+    /// framework pushed on this thread when the call was made.
+    pub external_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub thread_id: u64,
+}
+
+/// A completed kernel dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelRecord {
+    pub correlation_id: u64,
+    /// External correlation id as stamped by the runtime (0 = none).
+    pub external_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub thread_id: u64,
+    pub agent: u64,
+    pub queue: u64,
+    pub kernel_id: u64,
+    pub dispatch_id: u64,
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    /// Work-items per work-group.
+    pub workgroup: [u32; 3],
+    /// Total work-items (HSA convention).
+    pub grid: [u32; 3],
+}
+
+/// A completed memory copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyRecord {
+    pub correlation_id: u64,
+    pub external_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub thread_id: u64,
+    /// `rocprofiler_memory_copy_operation_t` (1 = H2H … 4 = D2D).
+    pub operation: i32,
+    pub dst_agent: u64,
+    pub src_agent: u64,
+    pub bytes: u64,
+}
+
+/// A roctx range or mark seen by the marker callback (the buffered records carry no text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkerSpan {
+    pub label: Arc<str>,
+    pub thread_id: u64,
+    /// Correlation id of the call that opened the range (push/start) or of the mark.
+    pub open_correlation_id: u64,
+    /// Correlation id of the call that closed it (pop/stop); equals `open_…` for a mark.
+    pub close_correlation_id: u64,
+    /// Callback-side timestamps (`rocprofiler_get_timestamp`), used when the buffered marker
+    /// records of the two calls are missing.
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub instant: bool,
+}
+
+/// The device and stream a HIP call was issued to (from its arguments at entry), keyed by
+/// its internal correlation id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallFact {
+    pub correlation_id: u64,
+    /// Raw `hipStream_t` (0 = null stream).
+    pub stream: u64,
+    /// HIP device index (= GPU ordinal), or -1 when the stream's device is unknown.
+    pub device: i32,
+}
+
+/// A kernel symbol from a code-object callback, name already cleaned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelSymbol {
+    pub name: Arc<str>,
+    pub sgpr_count: u32,
+    pub arch_vgpr_count: u32,
+    pub accum_vgpr_count: u32,
+    pub group_segment_size: u32,
+    pub private_segment_size: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentType {
+    Cpu,
+    Gpu,
+    Other,
+}
+
+/// Agent properties read at initialize.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentInfo {
+    pub handle: u64,
+    pub kind: AgentType,
+    /// 0..N-1 among agents of the same type (HIP's device numbering).
+    pub type_index: i32,
+    pub node_id: u32,
+    pub name: String,
+    pub product_name: String,
+    pub vendor_name: String,
+    pub cu_count: u32,
+    pub simd_per_cu: u32,
+    pub wave_front_size: u32,
+    pub max_waves_per_cu: u32,
+    pub max_engine_clk_mhz: u32,
+    pub local_mem_bytes: u64,
+    pub gfx_target_version: u32,
+}
+
+/// Everything collected in one process, ready for `join`.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    pub hostname: String,
+    pub pid: u32,
+    pub sdk_version: String,
+    pub start_boottime_ns: u64,
+    pub stop_boottime_ns: u64,
+    pub start_walltime_ns: u64,
+    pub stop_walltime_ns: u64,
+    pub agents: Vec<AgentInfo>,
+    pub api: Vec<ApiRecord>,
+    pub kernels: Vec<KernelRecord>,
+    pub copies: Vec<CopyRecord>,
+    pub markers: Vec<MarkerSpan>,
+    /// Annotation context captured at API entry, keyed by internal correlation id.
+    pub annotations: Vec<(u64, Arc<Annotation>)>,
+    /// Device and stream of launch/copy calls, keyed by internal correlation id.
+    pub calls: Vec<CallFact>,
+    pub symbols: HashMap<u64, KernelSymbol>,
+    /// `(domain, operation) → name` from the runtime's name queries.
+    pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,
+    /// Thread names known to the tool (tid → name).
+    pub thread_names: HashMap<u64, String>,
+    /// Counts gathered while collecting (decode skips, runtime drops).
+    pub counters: super::trace::Counters,
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,987 @@
+//! Correlation join: API records ↔ every device activity they caused, into a `Trace`.
+//!
+//! Runs once, at finalize, over everything collected; sorting beats a locked hash map on the hot
+//! path. Rules that matter (each has a test):
+//! * every activity record is kept, including all N dispatches sharing one correlation id
+//!   (`hipGraphLaunch`), and activities whose correlation id matches no API record (counted);
+//! * launch/copy APIs that produced no activity are kept on the host (counted);
+//! * unknown kernel ids are named by id (counted);
+//! * output order depends only on the data, never on delivery order or handle values.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::events::{
+    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
+};
+use super::trace::{
+    Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, DeviceLine, HostEvent,
+    HostEventKind, HostThread, KernelInfo, MemcpyInfo, Trace,
+};
+
+/// Name used for a kernel whose id never appeared in a kernel-symbol callback.
+pub fn unknown_kernel_name(kernel_id: u64) -> String {
+    format!("<unknown kernel {kernel_id}>")
+}
+
+/// Whether an API (by name) is expected to produce device activity; used only to count
+/// launches without activity.
+pub fn is_launch_api(name: &str) -> bool {
+    name.starts_with("hip")
+        && (name.contains("LaunchKernel")
+            || name.contains("LaunchCooperativeKernel")
+            || name.contains("GraphLaunch")
+            || name.contains("LaunchMultiKernel")
+            || name.contains("DrvLaunchKernel")
+            || name.starts_with("hipMemcpy"))
+}
+
+pub fn copy_direction(operation: i32) -> CopyDirection {
+    match operation {
+        1 => CopyDirection::HostToHost,
+        2 => CopyDirection::HostToDevice,
+        3 => CopyDirection::DeviceToHost,
+        4 => CopyDirection::DeviceToDevice,
+        _ => CopyDirection::Unknown,
+    }
+}
+
+/// GPU ordinals: HIP numbers devices by their index among GPU agents, which the runtime reports
+/// as `logical_node_type_id`; node id and handle only break ties.
+fn gpu_ordinals(agents: &[AgentInfo]) -> Vec<&AgentInfo> {
+    let mut gpus: Vec<&AgentInfo> = agents.iter().filter(|a| a.kind == AgentType::Gpu).collect();
+    gpus.sort_by_key(|a| (a.type_index, a.node_id, a.handle));
+    gpus
+}
+
+fn device_from_agent(ordinal: u32, a: &AgentInfo) -> Device {
+    Device {
+        ordinal,
+        agent_handle: a.handle,
+        name: a.name.clone(),
+        product_name: a.product_name.clone(),
+        vendor_name: a.vendor_name.clone(),
+        compute_units: a.cu_count,
+        simd_per_cu: a.simd_per_cu,
+        wave_front_size: a.wave_front_size,
+        max_waves_per_cu: a.max_waves_per_cu,
+        clock_rate_khz: u64::from(a.max_engine_clk_mhz) * 1000,
+        memory_bytes: a.local_mem_bytes,
+        memory_bandwidth_bytes_per_s: 0,
+        gfx_target_version: a.gfx_target_version,
+        lines: Vec::new(),
+    }
+}
+
+/// Which device plane a copy belongs to: the destination GPU, else the source GPU.
+fn copy_device(c: &CopyRecord, ordinal_of: &HashMap<u64, u32>) -> Option<u32> {
+    ordinal_of
+        .get(&c.dst_agent)
+        .or_else(|| ordinal_of.get(&c.src_agent))
+        .copied()
+}
+
+fn ceil_div(a: u32, b: u32) -> u32 {
+    if b == 0 {
+        a
+    } else {
+        a.div_ceil(b)
+    }
+}
+
+/// Line key inside a device: HSA queues first (by handle, renumbered later), copies last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum LineKey {
+    Queue(u64),
+    Copies,
+}
+
+/// Annotation of each correlation id: the roctx context captured at API entry, plus the external
+/// correlation id the runtime stamped on the call's records. Merged once per id and shared by
+/// every event of that id (a graph launch's dispatches share one `Arc`).
+#[derive(Default)]
+struct AnnotationIndex {
+    captured: HashMap<u64, Arc<Annotation>>,
+    /// External id of each API call (from its record).
+    external: HashMap<u64, u64>,
+    merged: HashMap<(u64, u64), Option<Arc<Annotation>>>,
+}
+
+impl AnnotationIndex {
+    fn get(&mut self, corr: u64, record_external: u64) -> Option<Arc<Annotation>> {
+        let base = if corr == 0 {
+            None
+        } else {
+            self.captured.get(&corr)
+        };
+        let ext = self
+            .external
+            .get(&corr)
+            .copied()
+            .filter(|_| corr != 0)
+            .unwrap_or(record_external);
+        if ext == 0 {
+            return base.cloned();
+        }
+        self.merged
+            .entry((corr, ext))
+            .or_insert_with(|| {
+                let mut a = base.map(|b| (**b).clone()).unwrap_or_default();
+                if a.external_ids.last() != Some(&ext) {
+                    a.external_ids.push(ext);
+                }
+                Some(Arc::new(a))
+            })
+            .clone()
+    }
+}
+
+pub fn join(mut c: Collected) -> Trace {
+    let mut counters = c.counters.clone();
+    let mut warnings = std::mem::take(&mut c.warnings);
+
+    // --- devices -------------------------------------------------------------------------
+    let mut devices: Vec<Device> = Vec::new();
+    let mut ordinal_of: HashMap<u64, u32> = HashMap::new();
+    for (i, a) in gpu_ordinals(&c.agents).into_iter().enumerate() {
+        ordinal_of.insert(a.handle, i as u32);
+        devices.push(device_from_agent(i as u32, a));
+    }
+    let cpu_agents: std::collections::HashSet<u64> = c
+        .agents
+        .iter()
+        .filter(|a| a.kind != AgentType::Gpu)
+        .map(|a| a.handle)
+        .collect();
+    // Kernels on agents that were never enumerated still get a plane (sorted by handle so the
+    // numbering is deterministic); this is reported, not hidden.
+    let mut unknown_agents: Vec<u64> = c
+        .kernels
+        .iter()
+        .map(|k| k.agent)
+        .filter(|h| !ordinal_of.contains_key(h) && !cpu_agents.contains(h))
+        .collect();
+    unknown_agents.sort_unstable();
+    unknown_agents.dedup();
+    for h in unknown_agents {
+        let ordinal = devices.len() as u32;
+        warnings.push(format!(
+            "kernel dispatches on agent {h:#x}, which was not enumerated; shown as GPU {ordinal}"
+        ));
+        ordinal_of.insert(h, ordinal);
+        devices.push(Device {
+            ordinal,
+            agent_handle: h,
+            name: format!("unknown agent {h:#x}"),
+            ..Device::default()
+        });
+    }
+
+    // --- annotations, API index ------------------------------------------------------------
+    c.annotations.sort_by_key(|(corr, _)| *corr);
+    let mut annotations = AnnotationIndex {
+        captured: c.annotations.into_iter().collect(),
+        ..AnnotationIndex::default()
+    };
+    for a in &c.api {
+        if a.domain == ApiDomain::Hip && a.correlation_id != 0 && a.external_id != 0 {
+            annotations
+                .external
+                .entry(a.correlation_id)
+                .or_insert(a.external_id);
+        }
+    }
+
+    c.api.sort_by_key(|a| {
+        (
+            a.correlation_id,
+            a.start_ns,
+            a.end_ns,
+            a.thread_id,
+            a.operation,
+        )
+    });
+    let mut hip_api_corr: HashMap<u64, usize> = HashMap::new();
+    let mut marker_api_corr: HashMap<u64, usize> = HashMap::new();
+    for (i, a) in c.api.iter().enumerate() {
+        if a.correlation_id == 0 {
+            continue;
+        }
+        let map = match a.domain {
+            ApiDomain::Hip => &mut hip_api_corr,
+            ApiDomain::Marker => &mut marker_api_corr,
+        };
+        map.entry(a.correlation_id).or_insert(i);
+    }
+
+    // --- device events ------------------------------------------------------------------
+    // Per correlation id: how many activities, and the lowest device they ran on.
+    let mut activity_of: HashMap<u64, (u32, u32)> = HashMap::new();
+    let mut note_activity = |corr: u64, dev: u32| {
+        let e = activity_of.entry(corr).or_insert((0, dev));
+        e.0 += 1;
+        e.1 = e.1.min(dev);
+    };
+    let mut lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>> = BTreeMap::new();
+
+    c.kernels.sort_by_key(|k: &KernelRecord| {
+        (
+            k.start_ns,
+            k.end_ns,
+            k.correlation_id,
+            k.dispatch_id,
+            k.agent,
+            k.queue,
+        )
+    });
+    for k in &c.kernels {
+        let dev = ordinal_of[&k.agent];
+        if k.correlation_id != 0 {
+            note_activity(k.correlation_id, dev);
+        }
+        if k.correlation_id == 0 || !hip_api_corr.contains_key(&k.correlation_id) {
+            counters.activities_without_api += 1;
+        }
+        let (name, sym) = match c.symbols.get(&k.kernel_id) {
+            Some(s) => (s.name.clone(), Some(s)),
+            None => {
+                counters.kernels_without_symbol += 1;
+                (Arc::from(unknown_kernel_name(k.kernel_id)), None)
+            }
+        };
+        let static_lds = sym.map_or(0, |s| s.group_segment_size);
+        let info = KernelInfo {
+            name,
+            kernel_id: k.kernel_id,
+            dispatch_id: k.dispatch_id,
+            grid: [
+                ceil_div(k.grid[0], k.workgroup[0]),
+                ceil_div(k.grid[1], k.workgroup[1]),
+                ceil_div(k.grid[2], k.workgroup[2]),
+            ],
+            block: k.workgroup,
+            vgpr_count: sym.map_or(0, |s| s.arch_vgpr_count + s.accum_vgpr_count),
+            sgpr_count: sym.map_or(0, |s| s.sgpr_count),
+            static_shared_bytes: static_lds,
+            dynamic_shared_bytes: k.group_segment_size.saturating_sub(static_lds),
+            private_segment_bytes: k.private_segment_size,
+        };
+        lines
+            .entry((dev, LineKey::Queue(k.queue)))
+            .or_default()
+            .push(DeviceEvent {
+                start_ns: k.start_ns,
+                end_ns: k.end_ns,
+                correlation_id: k.correlation_id,
+                thread_id: k.thread_id,
+                kind: DeviceEventKind::Kernel(info),
+                annotation: annotations.get(k.correlation_id, k.external_id),
+            });
+    }
+
+    c.copies.sort_by_key(|m: &CopyRecord| {
+        (
+            m.start_ns,
+            m.end_ns,
+            m.correlation_id,
+            m.operation,
+            m.bytes,
+            m.src_agent,
+            m.dst_agent,
+        )
+    });
+    // The device a copy was issued to (its stream's device, as CUPTI reports it), when the HIP
+    // callback saw the call; otherwise the GPU end of the copy.
+    let issued_on: HashMap<u64, u32> = c
+        .calls
+        .iter()
+        .filter(|f| f.correlation_id != 0 && f.device >= 0 && (f.device as usize) < devices.len())
+        .map(|f| (f.correlation_id, f.device as u32))
+        .collect();
+    let mut copies_without_gpu = 0u64;
+    for m in &c.copies {
+        let issued = issued_on.get(&m.correlation_id).copied().filter(|_| m.correlation_id != 0);
+        let Some(dev) = issued
+            .or_else(|| copy_device(m, &ordinal_of))
+            .or(if devices.is_empty() { None } else { Some(0) })
+        else {
+            copies_without_gpu += 1;
+            continue;
+        };
+        if m.correlation_id != 0 {
+            note_activity(m.correlation_id, dev);
+        }
+        if m.correlation_id == 0 || !hip_api_corr.contains_key(&m.correlation_id) {
+            counters.activities_without_api += 1;
+        }
+        lines
+            .entry((dev, LineKey::Copies))
+            .or_default()
+            .push(DeviceEvent {
+                start_ns: m.start_ns,
+                end_ns: m.end_ns,
+                correlation_id: m.correlation_id,
+                thread_id: m.thread_id,
+                kind: DeviceEventKind::Memcpy(MemcpyInfo {
+                    direction: copy_direction(m.operation),
+                    bytes: m.bytes,
+                    src_device: ordinal_of.get(&m.src_agent).copied(),
+                    dst_device: ordinal_of.get(&m.dst_agent).copied(),
+                }),
+                annotation: annotations.get(m.correlation_id, m.external_id),
+            });
+    }
+    if copies_without_gpu > 0 {
+        warnings.push(format!(
+            "{copies_without_gpu} memory copies could not be placed: no GPU agent known"
+        ));
+    }
+
+    // Queue lines are numbered by first activity (then handle), so ids are dense and stable
+    // even though queue handles differ from run to run; the copy line comes last.
+    let mut per_device: BTreeMap<u32, Vec<(LineKey, Vec<DeviceEvent>)>> = BTreeMap::new();
+    for ((dev, key), events) in lines {
+        per_device.entry(dev).or_default().push((key, events));
+    }
+    for (dev, mut dev_lines) in per_device {
+        dev_lines.sort_by_key(|(key, events)| {
+            let first = &events[0];
+            (
+                *key == LineKey::Copies,
+                first.start_ns,
+                first.end_ns,
+                first.correlation_id,
+                *key,
+            )
+        });
+        let device = &mut devices[dev as usize];
+        // Names are left empty: the writer then uses XLA's "Stream #<id>(<types>)", which
+        // xprof's tools expect (XLA too numbered HSA queues as streams before HIP streams).
+        for (i, (_, events)) in dev_lines.into_iter().enumerate() {
+            device.lines.push(DeviceLine {
+                id: i as i64,
+                name: String::new(),
+                events,
+            });
+        }
+    }
+
+    // --- host threads ---------------------------------------------------------------------
+    let mut threads: BTreeMap<u64, Vec<HostEvent>> = BTreeMap::new();
+    let op_name = |a: &ApiRecord| -> Arc<str> {
+        c.op_names
+            .get(&(a.domain, a.operation))
+            .cloned()
+            .unwrap_or_else(|| {
+                let d = match a.domain {
+                    ApiDomain::Hip => "hip",
+                    ApiDomain::Marker => "roctx",
+                };
+                Arc::from(format!("<{d} operation {}>", a.operation))
+            })
+    };
+
+    // Marker spans take their times from the buffered records of the calls that opened and
+    // closed them (runtime clock), falling back to the callback's own timestamps.
+    let mut consumed_marker_records = std::collections::HashSet::new();
+    c.markers.sort_by(|a, b| {
+        (a.thread_id, a.open_correlation_id, a.start_ns)
+            .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
+            .then_with(|| a.label.cmp(&b.label))
+    });
+    for m in &c.markers {
+        let open = marker_api_corr
+            .get(&m.open_correlation_id)
+            .map(|&i| &c.api[i]);
+        let close = marker_api_corr
+            .get(&m.close_correlation_id)
+            .map(|&i| &c.api[i]);
+        if open.is_some() {
+            consumed_marker_records.insert(m.open_correlation_id);
+        }
+        if close.is_some() {
+            consumed_marker_records.insert(m.close_correlation_id);
+        }
+        let start = open.map_or(m.start_ns, |r| r.start_ns);
+        let end = if m.instant {
+            open.map_or(m.end_ns, |r| r.end_ns)
+        } else {
+            close.map_or(m.end_ns, |r| r.end_ns)
+        };
+        threads.entry(m.thread_id).or_default().push(HostEvent {
+            name: m.label.clone(),
+            start_ns: start,
+            end_ns: end.max(start),
+            correlation_id: m.open_correlation_id,
+            kind: if m.instant {
+                HostEventKind::Marker
+            } else {
+                HostEventKind::MarkerRange
+            },
+            annotation: None,
+            device: None,
+            activity_count: 0,
+        });
+    }
+
+    for a in &c.api {
+        if a.domain == ApiDomain::Marker && consumed_marker_records.contains(&a.correlation_id) {
+            continue;
+        }
+        let name = op_name(a);
+        let (count, device) = activity_of
+            .get(&a.correlation_id)
+            .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
+            .map_or((0, None), |&(n, d)| (n, Some(d)));
+        if a.domain == ApiDomain::Hip && count == 0 && is_launch_api(&name) {
+            counters.launches_without_activity += 1;
+        }
+        threads.entry(a.thread_id).or_default().push(HostEvent {
+            name,
+            start_ns: a.start_ns,
+            end_ns: a.end_ns.max(a.start_ns),
+            correlation_id: a.correlation_id,
+            kind: match a.domain {
+                ApiDomain::Hip => HostEventKind::HipApi,
+                ApiDomain::Marker => HostEventKind::Marker,
+            },
+            annotation: annotations.get(a.correlation_id, a.external_id),
+            device,
+            activity_count: count,
+        });
+    }
+
+    let host_threads: Vec<HostThread> = threads
+        .into_iter()
+        .map(|(tid, mut events)| {
+            events.sort_by(|x, y| {
+                (x.start_ns, std::cmp::Reverse(x.end_ns), x.correlation_id)
+                    .cmp(&(y.start_ns, std::cmp::Reverse(y.end_ns), y.correlation_id))
+                    .then_with(|| x.name.cmp(&y.name))
+            });
+            HostThread {
+                tid,
+                name: c.thread_names.get(&tid).cloned().unwrap_or_default(),
+                events,
+            }
+        })
+        .collect();
+
+    // --- window -------------------------------------------------------------------------
+    let mut start = c.start_boottime_ns;
+    let mut stop = c.stop_boottime_ns;
+    let all_times = host_threads
+        .iter()
+        .flat_map(|t| t.events.iter().map(|e| (e.start_ns, e.end_ns)))
+        .chain(
+            devices
+                .iter()
+                .flat_map(|d| d.lines.iter())
+                .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns))),
+        );
+    for (s, e) in all_times {
+        if start == 0 || s < start {
+            start = s;
+        }
+        stop = stop.max(e);
+    }
+    // Keep the wall-clock window aligned with any widening of the boottime window.
+    let start_wall = c
+        .start_walltime_ns
+        .saturating_sub(c.start_boottime_ns.saturating_sub(start));
+    let stop_wall = c.stop_walltime_ns + stop.saturating_sub(c.stop_boottime_ns.max(start));
+
+    Trace {
+        hostname: c.hostname,
+        pid: c.pid,
+        sdk_version: c.sdk_version,
+        start_boottime_ns: start,
+        stop_boottime_ns: stop.max(start),
+        start_walltime_ns: start_wall,
+        stop_walltime_ns: stop_wall.max(start_wall),
+        devices,
+        host_threads,
+        scope_tree: Vec::new(),
+        counters,
+        warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::events::{KernelSymbol, MarkerSpan};
+
+    const GPU0: u64 = 0x1111;
+    const GPU1: u64 = 0x2222;
+    const CPU: u64 = 0x9999;
+    const LAUNCH: i32 = 214;
+    const GRAPH: i32 = 166;
+    const MEMCPY: i32 = 268;
+    const SYNC: i32 = 66;
+
+    fn agent(handle: u64, kind: AgentType, type_index: i32) -> AgentInfo {
+        AgentInfo {
+            handle,
+            kind,
+            type_index,
+            node_id: type_index as u32,
+            name: if kind == AgentType::Gpu {
+                "gfx942".into()
+            } else {
+                "cpu".into()
+            },
+            product_name: "AMD Instinct MI300X".into(),
+            vendor_name: "AMD".into(),
+            cu_count: 304,
+            simd_per_cu: 4,
+            wave_front_size: 64,
+            max_waves_per_cu: 32,
+            max_engine_clk_mhz: 2100,
+            local_mem_bytes: 192 << 30,
+            gfx_target_version: 90402,
+        }
+    }
+
+    fn api(op: i32, corr: u64, start: u64, end: u64, tid: u64) -> ApiRecord {
+        ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: start,
+            end_ns: end,
+            thread_id: tid,
+        }
+    }
+
+    fn kernel(
+        corr: u64,
+        start: u64,
+        end: u64,
+        kernel_id: u64,
+        dispatch: u64,
+        queue: u64,
+    ) -> KernelRecord {
+        KernelRecord {
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: start,
+            end_ns: end,
+            thread_id: 7,
+            agent: GPU0,
+            queue,
+            kernel_id,
+            dispatch_id: dispatch,
+            private_segment_size: 16,
+            group_segment_size: 4096,
+            workgroup: [256, 1, 1],
+            grid: [1024, 1, 1],
+        }
+    }
+
+    fn base() -> Collected {
+        let mut c = Collected {
+            hostname: "host".into(),
+            pid: 42,
+            sdk_version: "1.0.0".into(),
+            agents: vec![
+                agent(CPU, AgentType::Cpu, 0),
+                agent(GPU1, AgentType::Gpu, 1),
+                agent(GPU0, AgentType::Gpu, 0),
+            ],
+            ..Collected::default()
+        };
+        for (op, name) in [
+            (LAUNCH, "hipLaunchKernel"),
+            (GRAPH, "hipGraphLaunch"),
+            (MEMCPY, "hipMemcpyAsync"),
+            (SYNC, "hipDeviceSynchronize"),
+        ] {
+            c.op_names.insert((ApiDomain::Hip, op), Arc::from(name));
+        }
+        c.symbols.insert(
+            1,
+            KernelSymbol {
+                name: Arc::from("gemm(float*)"),
+                sgpr_count: 32,
+                arch_vgpr_count: 64,
+                accum_vgpr_count: 8,
+                group_segment_size: 1024,
+                private_segment_size: 0,
+            },
+        );
+        c
+    }
+
+    fn kernels_of(t: &Trace) -> Vec<&DeviceEvent> {
+        t.devices
+            .iter()
+            .flat_map(|d| d.lines.iter())
+            .flat_map(|l| l.events.iter())
+            .filter(|e| matches!(e.kind, DeviceEventKind::Kernel(_)))
+            .collect()
+    }
+
+    #[test]
+    fn graph_launch_keeps_every_dispatch() {
+        let mut c = base();
+        c.api.push(api(GRAPH, 10, 100, 200, 7));
+        for i in 0..5u64 {
+            c.kernels
+                .push(kernel(10, 300 + i * 100, 350 + i * 100, 1, 100 + i, q()));
+        }
+        let t = join(c);
+        let ks = kernels_of(&t);
+        assert_eq!(ks.len(), 5);
+        assert!(ks.iter().all(|k| k.correlation_id == 10));
+        let dispatches: Vec<u64> = ks
+            .iter()
+            .map(|k| match &k.kind {
+                DeviceEventKind::Kernel(i) => i.dispatch_id,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(dispatches, vec![100, 101, 102, 103, 104]);
+        let host = &t.host_threads[0].events[0];
+        assert_eq!(&*host.name, "hipGraphLaunch");
+        assert_eq!(host.activity_count, 5);
+        assert_eq!(host.device, Some(0));
+        assert_eq!(t.counters.activities_without_api, 0);
+        assert_eq!(t.counters.launches_without_activity, 0);
+    }
+
+    /// An opaque queue handle, large like the runtime's.
+    fn q() -> u64 {
+        0xdead_0000
+    }
+
+    #[test]
+    fn orphans_both_ways_are_kept_and_counted() {
+        let mut c = base();
+        // API with no activity (launch) and one that is not a launch (sync).
+        c.api.push(api(LAUNCH, 1, 10, 20, 7));
+        c.api.push(api(SYNC, 2, 30, 40, 7));
+        // Activity whose API record never arrived, and one with no correlation id at all.
+        c.kernels.push(kernel(99, 50, 60, 1, 1, q()));
+        c.kernels.push(kernel(0, 70, 80, 1, 2, q()));
+        let t = join(c);
+        assert_eq!(kernels_of(&t).len(), 2);
+        assert_eq!(t.counters.activities_without_api, 2);
+        assert_eq!(t.counters.launches_without_activity, 1);
+        assert_eq!(t.host_threads[0].events.len(), 2);
+    }
+
+    #[test]
+    fn unknown_kernel_named_by_id_and_counted() {
+        let mut c = base();
+        c.api.push(api(LAUNCH, 1, 10, 20, 7));
+        c.kernels.push(kernel(1, 30, 40, 777, 1, q()));
+        let t = join(c);
+        let ks = kernels_of(&t);
+        match &ks[0].kind {
+            DeviceEventKind::Kernel(i) => assert_eq!(&*i.name, "<unknown kernel 777>"),
+            _ => panic!(),
+        }
+        assert_eq!(t.counters.kernels_without_symbol, 1);
+    }
+
+    #[test]
+    fn kernel_details_from_symbol_and_dispatch() {
+        let mut c = base();
+        c.api.push(api(LAUNCH, 1, 10, 20, 7));
+        c.kernels.push(kernel(1, 30, 40, 1, 1, q()));
+        let t = join(c);
+        let DeviceEventKind::Kernel(i) = &kernels_of(&t)[0].kind else {
+            panic!()
+        };
+        assert_eq!(&*i.name, "gemm(float*)");
+        assert_eq!(i.grid, [4, 1, 1]);
+        assert_eq!(i.block, [256, 1, 1]);
+        assert_eq!(i.vgpr_count, 72);
+        assert_eq!(i.sgpr_count, 32);
+        assert_eq!(i.static_shared_bytes, 1024);
+        assert_eq!(i.dynamic_shared_bytes, 3072);
+        assert_eq!(i.private_segment_bytes, 16);
+    }
+
+    #[test]
+    fn gpu_ordinal_from_agent_and_dense_queue_lines() {
+        let mut c = base();
+        c.api.push(api(LAUNCH, 1, 10, 20, 7));
+        let mut k1 = kernel(1, 500, 600, 1, 1, 0xffff_0000);
+        k1.agent = GPU1;
+        c.kernels.push(k1);
+        // Two queues on GPU0; the one with the later first activity has the smaller handle.
+        c.kernels.push(kernel(1, 100, 200, 1, 2, 0xbbbb));
+        c.kernels.push(kernel(1, 50, 90, 1, 3, 0xcccc));
+        c.kernels.push(kernel(1, 300, 400, 1, 4, 0xbbbb));
+        let t = join(c);
+        assert_eq!(t.devices.len(), 2);
+        assert_eq!(t.devices[0].agent_handle, GPU0);
+        assert_eq!(t.devices[1].agent_handle, GPU1);
+        assert_eq!(t.devices[0].clock_rate_khz, 2_100_000);
+        let l = &t.devices[0].lines;
+        assert_eq!(l.len(), 2);
+        assert_eq!((l[0].id, l[0].events.len()), (0, 1));
+        assert_eq!(
+            l[0].events[0].start_ns, 50,
+            "queue with the earliest activity first"
+        );
+        assert_eq!((l[1].id, l[1].events.len()), (1, 2));
+        assert_eq!(t.devices[1].lines[0].id, 0);
+    }
+
+    #[test]
+    fn memcpy_direction_and_devices() {
+        let mut c = base();
+        c.api.push(api(MEMCPY, 3, 10, 20, 7));
+        c.copies.push(CopyRecord {
+            correlation_id: 3,
+            external_id: 0,
+            start_ns: 30,
+            end_ns: 40,
+            thread_id: 7,
+            operation: 2,
+            dst_agent: GPU1,
+            src_agent: CPU,
+            bytes: 4096,
+        });
+        c.copies.push(CopyRecord {
+            correlation_id: 0,
+            external_id: 0,
+            start_ns: 50,
+            end_ns: 60,
+            thread_id: 7,
+            operation: 4,
+            dst_agent: GPU0,
+            src_agent: GPU1,
+            bytes: 8,
+        });
+        let t = join(c);
+        let l1 = &t.devices[1].lines;
+        assert_eq!(l1.len(), 1);
+        assert_eq!(l1[0].id, 0);
+        let DeviceEventKind::Memcpy(m) = &l1[0].events[0].kind else {
+            panic!()
+        };
+        assert_eq!(m.direction, CopyDirection::HostToDevice);
+        assert_eq!((m.src_device, m.dst_device, m.bytes), (None, Some(1), 4096));
+        let DeviceEventKind::Memcpy(m) = &t.devices[0].lines[0].events[0].kind else {
+            panic!()
+        };
+        assert_eq!(m.direction, CopyDirection::DeviceToDevice);
+        assert_eq!((m.src_device, m.dst_device), (Some(1), Some(0)));
+        assert_eq!(t.counters.activities_without_api, 1);
+        assert_eq!(t.host_threads[0].events[0].device, Some(1));
+    }
+
+    #[test]
+    fn copies_go_to_the_device_they_were_issued_to() {
+        use crate::model::events::CallFact;
+        let mut c = base();
+        let copy = |corr, op, dst, src| CopyRecord {
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr * 10,
+            end_ns: corr * 10 + 5,
+            thread_id: 7,
+            operation: op,
+            dst_agent: dst,
+            src_agent: src,
+            bytes: 1,
+        };
+        // Peer copy 0 → 1 issued on a GPU 0 stream; host-to-host copy issued on GPU 1; a copy
+        // whose call was not seen (GPU end: destination); a fact with an unknown device.
+        c.copies.push(copy(1, 4, GPU1, GPU0));
+        c.copies.push(copy(2, 1, CPU, CPU));
+        c.copies.push(copy(3, 2, GPU1, CPU));
+        c.copies.push(copy(4, 2, GPU1, CPU));
+        c.calls = vec![
+            CallFact { correlation_id: 1, stream: 0xa, device: 0 },
+            CallFact { correlation_id: 2, stream: 0, device: 1 },
+            CallFact { correlation_id: 4, stream: 0xb, device: -1 },
+        ];
+        let t = join(c);
+        let on = |d: usize| -> Vec<u64> {
+            t.devices[d].lines.iter().flat_map(|l| l.events.iter()).map(|e| e.correlation_id).collect()
+        };
+        assert_eq!(on(0), vec![1]);
+        assert_eq!(on(1), vec![2, 3, 4]);
+    }
+
+    #[test]
+    fn annotations_attach_to_api_and_activities() {
+        let mut c = base();
+        let ann = Arc::new(Annotation {
+            stack: vec![Arc::from("step"), Arc::from("fwd")],
+            scope_range_id: 0,
+            external_ids: vec![],
+        });
+        c.annotations.push((5, ann.clone()));
+        c.api.push(api(LAUNCH, 5, 10, 20, 7));
+        c.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        let t = join(c);
+        assert_eq!(
+            t.host_threads[0].events[0].annotation.as_deref(),
+            Some(&*ann)
+        );
+        assert_eq!(kernels_of(&t)[0].annotation.as_deref(), Some(&*ann));
+    }
+
+    #[test]
+    fn external_ids_join_the_roctx_annotation() {
+        let mut c = base();
+        let roctx = Arc::new(Annotation {
+            stack: vec![Arc::from("step")],
+            ..Annotation::default()
+        });
+        c.annotations.push((5, roctx));
+        let mut a = api(GRAPH, 5, 10, 20, 7);
+        a.external_id = 1001;
+        c.api.push(a);
+        for i in 0..3 {
+            c.kernels
+                .push(kernel(5, 30 + i * 10, 35 + i * 10, 1, i, q()));
+        }
+        // No API record, external id only on the activity; and one with neither.
+        let mut orphan = kernel(9, 100, 110, 1, 9, q());
+        orphan.external_id = 77;
+        c.kernels.push(orphan);
+        c.kernels.push(kernel(0, 200, 210, 1, 10, q()));
+        let t = join(c);
+        let ks = kernels_of(&t);
+        let first = ks[0].annotation.clone().unwrap();
+        assert_eq!(first.external_ids, vec![1001]);
+        assert_eq!(&*first.stack[0], "step");
+        assert!(
+            Arc::ptr_eq(&first, ks[2].annotation.as_ref().unwrap()),
+            "one Arc per call"
+        );
+        assert_eq!(
+            t.host_threads[0].events[0]
+                .annotation
+                .as_ref()
+                .unwrap()
+                .external_ids,
+            vec![1001]
+        );
+        assert_eq!(ks[3].annotation.as_ref().unwrap().external_ids, vec![77]);
+        assert!(ks[3].annotation.as_ref().unwrap().stack.is_empty());
+        assert!(ks[4].annotation.is_none());
+    }
+
+    #[test]
+    fn marker_spans_use_buffered_times_and_hide_their_records() {
+        let mut c = base();
+        c.op_names
+            .insert((ApiDomain::Marker, 1), Arc::from("roctxRangePushA"));
+        c.op_names
+            .insert((ApiDomain::Marker, 2), Arc::from("roctxRangePop"));
+        c.op_names
+            .insert((ApiDomain::Marker, 5), Arc::from("roctxGetThreadId"));
+        let rec = |op, corr, s, e| ApiRecord {
+            domain: ApiDomain::Marker,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: s,
+            end_ns: e,
+            thread_id: 7,
+        };
+        c.api.push(rec(1, 20, 100, 110));
+        c.api.push(rec(2, 21, 500, 510));
+        c.api.push(rec(5, 22, 600, 601));
+        c.markers.push(MarkerSpan {
+            label: Arc::from("train_step"),
+            thread_id: 7,
+            open_correlation_id: 20,
+            close_correlation_id: 21,
+            start_ns: 101,
+            end_ns: 509,
+            instant: false,
+        });
+        // A range whose buffered records never arrived keeps the callback times.
+        c.markers.push(MarkerSpan {
+            label: Arc::from("lonely"),
+            thread_id: 8,
+            open_correlation_id: 30,
+            close_correlation_id: 31,
+            start_ns: 1000,
+            end_ns: 2000,
+            instant: false,
+        });
+        let t = join(c);
+        let ev: Vec<(&str, u64, u64)> = t
+            .host_threads
+            .iter()
+            .flat_map(|th| th.events.iter())
+            .map(|e| (&*e.name, e.start_ns, e.end_ns))
+            .collect();
+        assert_eq!(
+            ev,
+            vec![
+                ("train_step", 100, 510),
+                ("roctxGetThreadId", 600, 601),
+                ("lonely", 1000, 2000)
+            ]
+        );
+    }
+
+    #[test]
+    fn output_is_deterministic_whatever_the_input_order() {
+        let mut a = base();
+        for i in 0..50u64 {
+            a.api
+                .push(api(LAUNCH, i + 1, i * 10, i * 10 + 5, 7 + i % 3));
+            a.kernels.push(kernel(
+                i + 1,
+                1000 + i * 7,
+                1003 + i * 7,
+                1 + i % 2,
+                i,
+                0x100 + i % 4,
+            ));
+        }
+        let mut b = a.clone();
+        b.api.reverse();
+        b.kernels.reverse();
+        b.kernels.rotate_left(17);
+        let (ta, tb) = (join(a), join(b));
+        assert_eq!(format!("{ta:?}"), format!("{tb:?}"));
+        assert_eq!(
+            ta.host_threads.iter().map(|t| t.tid).collect::<Vec<_>>(),
+            vec![7, 8, 9]
+        );
+    }
+
+    #[test]
+    fn unknown_agent_gets_its_own_plane() {
+        let mut c = base();
+        let mut k = kernel(0, 1, 2, 1, 1, q());
+        k.agent = 0x5555;
+        c.kernels.push(k);
+        let t = join(c);
+        assert_eq!(t.devices.len(), 3);
+        assert_eq!(t.devices[2].agent_handle, 0x5555);
+        assert_eq!(t.devices[2].lines[0].events.len(), 1);
+        assert_eq!(t.warnings.len(), 1);
+    }
+
+    #[test]
+    fn window_covers_all_events() {
+        let mut c = base();
+        c.start_boottime_ns = 1000;
+        c.stop_boottime_ns = 2000;
+        c.start_walltime_ns = 1_000_000;
+        c.stop_walltime_ns = 1_001_000;
+        c.api.push(api(LAUNCH, 1, 900, 950, 7));
+        c.kernels.push(kernel(1, 1900, 2100, 1, 1, q()));
+        let t = join(c);
+        assert_eq!((t.start_boottime_ns, t.stop_boottime_ns), (900, 2100));
+        assert_eq!(
+            (t.start_walltime_ns, t.stop_walltime_ns),
+            (999_900, 1_001_100)
+        );
+    }
+}

@@ -1,0 +1,21 @@
+//! Where the trace goes: the one place that calls the XPlane writer.
+
+use std::path::PathBuf;
+
+use crate::config::Config;
+use crate::model::Trace;
+use crate::xplane::{self, OutputLayout};
+
+/// The layout for this process: `<OUTPUT_DIR>/plugins/profile/<RUN_NAME>/<host>.<pid>.xplane.pb`.
+pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
+    OutputLayout {
+        log_dir: cfg.output_dir.clone(),
+        run_name: cfg.run_name.clone(),
+        host: xplane::process_host_name(&trace.hostname, trace.pid),
+    }
+}
+
+/// Writes the trace; the error names the path and the step that failed.
+pub fn write_trace(trace: &Trace, cfg: &Config) -> Result<PathBuf, String> {
+    xplane::write_xspace(trace, &layout_for(trace, cfg)).map_err(|e| e.to_string())
+}

@@ -1,0 +1,157 @@
+//! Agent enumeration.
+//!
+//! The agent struct grew over SDK versions (296 → 304 → 312 bytes) and the runtime rejects an
+//! `agent_size` larger than its own, so we pass the size of our declared prefix and read each
+//! agent's own `size` before any field.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::mem::{offset_of, size_of};
+
+use rocprofiler_sdk_sys as sys;
+
+use super::status::{absent, check};
+use super::{Functions, SdkError};
+use crate::guard::ffi_guard;
+use crate::model::events::{AgentInfo, AgentType};
+
+/// Bytes an agent must have for every field we read (everything up to `logical_node_type_id`).
+pub const AGENT_BYTES_READ: usize =
+    offset_of!(sys::rocprofiler_agent_v0_t, logical_node_type_id) + size_of::<i32>();
+
+#[derive(Default)]
+struct Collect {
+    agents: Vec<AgentInfo>,
+    too_small: usize,
+}
+
+/// # Safety
+/// `p` must be null or point to a NUL-terminated string.
+unsafe fn string(p: *const c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+}
+
+/// Reads one agent, or `None` when its `size` does not cover the fields we read.
+///
+/// # Safety
+/// `p` must point to a readable agent struct of at least 8 bytes whose first field is `size`,
+/// with string fields null or NUL-terminated.
+pub unsafe fn read_agent(p: *const sys::rocprofiler_agent_v0_t) -> Option<AgentInfo> {
+    // SAFETY: the caller guarantees the leading `size` is readable.
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < AGENT_BYTES_READ {
+        return None;
+    }
+    // SAFETY: `size` covers every field read below (all lie before AGENT_BYTES_READ).
+    unsafe {
+        let a = &*p;
+        Some(AgentInfo {
+            handle: a.id.handle,
+            kind: match a.type_ {
+                sys::ROCPROFILER_AGENT_TYPE_CPU => AgentType::Cpu,
+                sys::ROCPROFILER_AGENT_TYPE_GPU => AgentType::Gpu,
+                _ => AgentType::Other,
+            },
+            type_index: a.logical_node_type_id,
+            node_id: a.node_id,
+            name: string(a.name),
+            product_name: string(a.product_name),
+            vendor_name: string(a.vendor_name),
+            cu_count: a.cu_count,
+            simd_per_cu: a.simd_per_cu,
+            wave_front_size: a.wave_front_size,
+            max_waves_per_cu: a.max_waves_per_cu,
+            max_engine_clk_mhz: a.max_engine_clk_fcompute,
+            local_mem_bytes: a.local_mem_size,
+            gfx_target_version: a.gfx_target_version,
+        })
+    }
+}
+
+unsafe extern "C" fn on_agents(
+    _version: sys::rocprofiler_agent_version_t,
+    agents: *mut *const c_void,
+    num_agents: usize,
+    user_data: *mut c_void,
+) -> sys::rocprofiler_status_t {
+    ffi_guard(
+        "agent query callback",
+        sys::ROCPROFILER_STATUS_SUCCESS,
+        || {
+            // SAFETY: `user_data` is the `&mut Collect` passed by `query` (synchronous call).
+            let out = unsafe { &mut *(user_data as *mut Collect) };
+            if agents.is_null() {
+                return sys::ROCPROFILER_STATUS_SUCCESS;
+            }
+            for i in 0..num_agents {
+                // SAFETY: the runtime passes an array of `num_agents` agent pointers.
+                let p = unsafe { *agents.add(i) } as *const sys::rocprofiler_agent_v0_t;
+                if p.is_null() {
+                    continue;
+                }
+                // SAFETY: `p` is a runtime agent struct, which starts with its `size`.
+                match unsafe { read_agent(p) } {
+                    Some(a) => out.agents.push(a),
+                    None => out.too_small += 1,
+                }
+            }
+            sys::ROCPROFILER_STATUS_SUCCESS
+        },
+    )
+}
+
+/// All agents (CPU and GPU) as the runtime reports them, plus how many were skipped.
+pub fn query(f: &Functions) -> Result<(Vec<AgentInfo>, usize), SdkError> {
+    let q = f
+        .query_available_agents
+        .ok_or_else(|| absent("rocprofiler_query_available_agents"))?;
+    let mut c = Collect::default();
+    // SAFETY: `on_agents` matches the callback type; `c` outlives the synchronous query;
+    // agent_size is our prefix size, which every runtime version's struct covers.
+    let st = unsafe {
+        q(
+            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+            Some(on_agents),
+            size_of::<sys::rocprofiler_agent_v0_t>(),
+            &mut c as *mut Collect as *mut c_void,
+        )
+    };
+    check(f, st, || "rocprofiler_query_available_agents".into())?;
+    Ok((c.agents, c.too_small))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_read_checks_size_first() {
+        // SAFETY: all-zero is a valid bit pattern for this plain C struct (null pointers).
+        let mut a: sys::rocprofiler_agent_v0_t = unsafe { std::mem::zeroed() };
+        a.size = size_of::<sys::rocprofiler_agent_v0_t>() as u64;
+        a.id.handle = 0xabc;
+        a.type_ = sys::ROCPROFILER_AGENT_TYPE_GPU;
+        a.cu_count = 304;
+        a.logical_node_type_id = 1;
+        a.max_engine_clk_fcompute = 2100;
+        a.name = c"gfx942".as_ptr();
+        // SAFETY: `a` is a complete struct.
+        let got = unsafe { read_agent(&a) }.unwrap();
+        assert_eq!(got.handle, 0xabc);
+        assert_eq!(got.kind, AgentType::Gpu);
+        assert_eq!(
+            (got.cu_count, got.type_index, got.max_engine_clk_mhz),
+            (304, 1, 2100)
+        );
+        assert_eq!(got.name, "gfx942");
+        assert_eq!(got.product_name, "");
+        a.size = 200;
+        // SAFETY: as above; the reader must refuse before touching later fields.
+        assert!(unsafe { read_agent(&a) }.is_none());
+        assert_eq!(AGENT_BYTES_READ, 292);
+    }
+}

@@ -1,0 +1,335 @@
+//! The runtime-facing callbacks: buffer delivery and callback tracing (v0/v1 trampolines).
+//!
+//! Each is an `extern "C"` edge wrapped in `ffi_guard`. They only decode and append: buffer
+//! records into the delivering buffer's own store (one uncontended lock per delivery, not per
+//! record), callback facts into the calling thread's capture state.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::mem::{offset_of, size_of};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{LazyLock, Mutex};
+
+use rocprofiler_sdk_sys as sys;
+
+use super::session::{self, Session};
+use crate::capture::markers::{on_marker, MarkerCall, MarkerOp};
+use crate::capture::devices::{self, HipRole};
+use crate::capture::{symbols, with_current};
+use crate::guard::ffi_guard;
+use crate::model::events::KernelSymbol;
+use crate::store::sinks::lock;
+use crate::store::EventStore;
+
+/// One store per buffer slot (see `session::BufferSlot`).
+pub static STORES: LazyLock<[Mutex<EventStore>; session::BUFFER_SLOTS]> =
+    LazyLock::new(|| std::array::from_fn(|_| Mutex::new(EventStore::default())));
+
+/// Records delivered before the session was ready (should stay 0).
+pub static EARLY_RECORDS: AtomicU64 = AtomicU64::new(0);
+/// Callback payloads too small for what we read.
+pub static BAD_CALLBACK_PAYLOADS: AtomicU64 = AtomicU64::new(0);
+
+/// Buffer delivery: `data` is the buffer slot index.
+///
+/// # Safety
+/// Called by the runtime: `headers` holds `num_headers` valid record-header pointers.
+pub unsafe extern "C" fn buffer_callback(
+    _context: sys::rocprofiler_context_id_t,
+    _buffer_id: sys::rocprofiler_buffer_id_t,
+    headers: *mut *mut sys::rocprofiler_record_header_t,
+    num_headers: usize,
+    data: *mut c_void,
+    drop_count: u64,
+) {
+    ffi_guard("buffer callback", (), || {
+        let slot = data as usize;
+        let Some(s) = session::get() else {
+            EARLY_RECORDS.fetch_add(num_headers as u64, Ordering::Relaxed);
+            return;
+        };
+        let Some(store) = STORES.get(slot) else {
+            return;
+        };
+        let mut store = lock(store);
+        // SAFETY: the runtime passes `num_headers` valid header pointers whose records stay
+        // alive for the duration of this callback; decode copies what it keeps.
+        unsafe {
+            crate::decode::decode_batch(
+                s.abi,
+                &s.buffer_kinds,
+                headers as *const *const sys::rocprofiler_record_header_t,
+                num_headers,
+                drop_count,
+                &mut store,
+            )
+        };
+    })
+}
+
+/// The version-independent part of a callback-tracing record.
+#[derive(Debug, Clone, Copy)]
+pub struct CallbackRecord {
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub kind: u32,
+    pub operation: i32,
+    pub phase: u32,
+    pub payload: *mut c_void,
+}
+
+/// Callback tracing under SDK 0.x (56-byte record by value).
+///
+/// # Safety
+/// Called by the runtime with a record whose payload matches its kind and operation.
+pub unsafe extern "C" fn tracing_callback_v0(
+    record: sys::rocprofiler_callback_tracing_record_v0_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _data: *mut c_void,
+) {
+    ffi_guard("callback tracing (0.x)", (), || {
+        on_callback(&CallbackRecord {
+            thread_id: record.thread_id,
+            correlation_id: record.correlation_id.internal,
+            kind: record.kind,
+            operation: record.operation,
+            phase: record.phase,
+            payload: record.payload,
+        })
+    })
+}
+
+/// Callback tracing under SDK 1.x (64-byte record by value).
+///
+/// # Safety
+/// Called by the runtime with a record whose payload matches its kind and operation.
+pub unsafe extern "C" fn tracing_callback_v1(
+    record: sys::rocprofiler_callback_tracing_record_v1_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _data: *mut c_void,
+) {
+    ffi_guard("callback tracing (1.x)", (), || {
+        on_callback(&CallbackRecord {
+            thread_id: record.thread_id,
+            correlation_id: record.correlation_id.internal,
+            kind: record.kind,
+            operation: record.operation,
+            phase: record.phase,
+            payload: record.payload,
+        })
+    })
+}
+
+/// The trampoline matching the running ABI, as the type-erased pointer the SDK takes.
+pub fn tracing_callback_for(abi: super::Abi) -> sys::rocprofiler_callback_tracing_cb_any_t {
+    // SAFETY: the SDK calls the pointer with the record layout of the running version; we hand
+    // it the trampoline declared with exactly that layout. Function pointers of any signature
+    // have the same size and representation.
+    unsafe {
+        match abi {
+            super::Abi::V0 => std::mem::transmute::<
+                unsafe extern "C" fn(
+                    sys::rocprofiler_callback_tracing_record_v0_t,
+                    *mut sys::rocprofiler_user_data_t,
+                    *mut c_void,
+                ),
+                sys::rocprofiler_callback_tracing_cb_any_t,
+            >(tracing_callback_v0),
+            super::Abi::V1 => std::mem::transmute::<
+                unsafe extern "C" fn(
+                    sys::rocprofiler_callback_tracing_record_v1_t,
+                    *mut sys::rocprofiler_user_data_t,
+                    *mut c_void,
+                ),
+                sys::rocprofiler_callback_tracing_cb_any_t,
+            >(tracing_callback_v1),
+        }
+    }
+}
+
+fn on_callback(r: &CallbackRecord) {
+    let Some(s) = session::get() else {
+        EARLY_RECORDS.fetch_add(1, Ordering::Relaxed);
+        return;
+    };
+    let k = Some(r.kind);
+    if k == s.callback_kinds.hip_api {
+        on_hip_api(s, r);
+    } else if k == s.callback_kinds.marker_api {
+        on_marker_api(s, r);
+    } else if k == s.callback_kinds.code_object {
+        on_code_object(r);
+    }
+}
+
+/// Reads a u64 argument at `offset` inside the args union of a HIP callback payload, if the
+/// payload's `size` covers it.
+///
+/// # Safety
+/// `payload` must be null or point to a `rocprofiler_callback_tracing_hip_api_data_t` of at
+/// least the size its own `size` field states.
+unsafe fn hip_arg_u64(payload: *mut c_void, offset: usize) -> Option<u64> {
+    type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
+    if payload.is_null() {
+        return None;
+    }
+    let p = payload as *const Data;
+    // SAFETY: the payload starts with its u64 size (caller's contract).
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    let at = offset_of!(Data, args) + offset;
+    if size < at + size_of::<u64>() || offset + size_of::<u64>() > size_of::<sys::rocprofiler_hip_api_args_t>() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    // SAFETY: `size` covers the 8 bytes at `at`.
+    Some(unsafe { ((payload as *const u8).add(at) as *const u64).read_unaligned() })
+}
+
+/// HIP API calls: at entry, snapshot the annotation context for the work this call starts and
+/// note the device/stream it goes to; track `hipSetDevice` and stream creation.
+///
+/// Seam for later: sync-API arguments (event, stream) are read here the same way, keyed by the
+/// same correlation id.
+fn on_hip_api(s: &Session, r: &CallbackRecord) {
+    let role = s.hip_role(r.operation);
+    if r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
+        with_current(r.thread_id, |t| {
+            t.capture_at_api_enter(r.correlation_id);
+            match role {
+                // SAFETY (all arms): `r.payload` is the runtime's HIP payload for this call.
+                HipRole::SetDevice => {
+                    if let Some(v) = unsafe { hip_arg_u64(r.payload, 0) } {
+                        t.current_device = (v & 0xffff_ffff) as u32 as i32;
+                    }
+                }
+                HipRole::Stream(off) => {
+                    if let Some(stream) = unsafe { hip_arg_u64(r.payload, usize::from(off)) } {
+                        devices::on_work_enter(t, r.correlation_id, stream);
+                    }
+                }
+                HipRole::NullStream => devices::on_work_enter(t, r.correlation_id, 0),
+                HipRole::StreamCreate | HipRole::Other => {}
+            }
+        });
+    } else if r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT && role == HipRole::StreamCreate {
+        // SAFETY: as above; the out-pointer argument is the caller's `hipStream_t*`, written by
+        // the call that just returned.
+        let Some(out) = (unsafe { hip_arg_u64(r.payload, 0) }) else { return };
+        if out == 0 {
+            return;
+        }
+        // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*; valid
+        // for the duration of the call, whose EXIT callback this is.
+        let stream = unsafe { (out as *const u64).read_unaligned() };
+        with_current(r.thread_id, |t| devices::on_stream_created(t, stream));
+    }
+}
+
+fn on_marker_api(s: &Session, r: &CallbackRecord) {
+    type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
+    if r.payload.is_null() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    let p = r.payload as *const Data;
+    // SAFETY: a marker payload starts with its u64 size.
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < size_of::<Data>() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    // SAFETY: `size` covers the args and retval unions; both are plain 8-byte reads.
+    let (arg0, retval) = unsafe {
+        (
+            std::ptr::addr_of!((*p).args.align_).read_unaligned(),
+            std::ptr::addr_of!((*p).retval.roctx_range_id_t_retval).read_unaligned(),
+        )
+    };
+    let op = MarkerOp::from_id(r.operation);
+    let label_ptr = match op {
+        MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStart => arg0 as *const c_char,
+        _ => std::ptr::null(),
+    };
+    let label = if label_ptr.is_null() {
+        None
+    } else {
+        // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
+        // NUL-terminated string, alive for the duration of the call (we copy it).
+        Some(unsafe { CStr::from_ptr(label_ptr) }.to_string_lossy())
+    };
+    on_marker(&MarkerCall {
+        op,
+        enter: r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+        thread_id: r.thread_id,
+        correlation_id: r.correlation_id,
+        timestamp_ns: s.functions.timestamp(),
+        label: label.as_deref(),
+        stop_id: arg0,
+        start_retval: retval,
+    });
+}
+
+/// Bytes of the kernel-symbol payload we read (through `accum_vgpr_count`): present in every
+/// version (the struct grew from 72 to 88 bytes after that field).
+const SYMBOL_BYTES_READ: usize = offset_of!(
+    sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t,
+    accum_vgpr_count
+) + size_of::<u32>();
+
+fn on_code_object(r: &CallbackRecord) {
+    type Data = sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
+    if r.operation != sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32
+        || r.phase != sys::ROCPROFILER_CALLBACK_PHASE_LOAD
+    {
+        // Code-object loads carry nothing we show; unloads keep names (records still arrive).
+        return;
+    }
+    if r.payload.is_null() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    let p = r.payload as *const Data;
+    // SAFETY: the payload starts with its u64 size.
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < SYMBOL_BYTES_READ {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    // SAFETY: `size` covers every field read; each is read individually so nothing past the
+    // runtime's (possibly 72-byte) struct is touched. The name is a NUL-terminated string owned
+    // by the SDK, copied here.
+    unsafe {
+        let name_ptr = std::ptr::addr_of!((*p).kernel_name).read_unaligned();
+        let name = if name_ptr.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(name_ptr).to_string_lossy().into_owned()
+        };
+        let kernel_id = std::ptr::addr_of!((*p).kernel_id).read_unaligned();
+        symbols::register(
+            kernel_id,
+            &name,
+            KernelSymbol {
+                name: std::sync::Arc::from(""),
+                sgpr_count: std::ptr::addr_of!((*p).sgpr_count).read_unaligned(),
+                arch_vgpr_count: std::ptr::addr_of!((*p).arch_vgpr_count).read_unaligned(),
+                accum_vgpr_count: std::ptr::addr_of!((*p).accum_vgpr_count).read_unaligned(),
+                group_segment_size: std::ptr::addr_of!((*p).group_segment_size).read_unaligned(),
+                private_segment_size: std::ptr::addr_of!((*p).private_segment_size)
+                    .read_unaligned(),
+            },
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn symbol_prefix_fits_the_oldest_payload() {
+        assert_eq!(
+            SYMBOL_BYTES_READ, 68,
+            "must fit the 72-byte payload of SDK 0.4/0.5"
+        );
+    }
+}

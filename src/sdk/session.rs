@@ -1,0 +1,543 @@
+//! One tracing session: contexts, buffers and services set up in `initialize`, torn down and
+//! collected in `finalize`.
+//!
+//! Two contexts: the *buffer* context owns every buffer and every buffer-tracing service (a
+//! buffer only receives records of its own context, and API and activity records must come from
+//! one context to share correlation ids); the *callback* context carries callback tracing
+//! (kernel symbols, roctx text, annotation capture at HIP API entry).
+
+use std::ffi::c_void;
+use std::sync::{Arc, OnceLock};
+
+use rocprofiler_sdk_sys as sys;
+
+use super::callbacks::{self, STORES};
+use super::names::NameMaps;
+use super::status::{absent, check};
+use super::{agents, Abi, Functions, SdkError};
+use crate::capture;
+use crate::capture::devices::{role_for, HipRole};
+use crate::config::Config;
+use crate::decode::BufferKinds;
+use crate::model::events::{AgentInfo, ApiDomain, Collected};
+use crate::model::join::is_launch_api;
+use crate::store::sinks::lock;
+use crate::{log_debug, log_info, log_warn};
+
+/// Buffers, one per traced kind (each has its own store and accounting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferSlot {
+    HipApi = 0,
+    MarkerApi = 1,
+    KernelDispatch = 2,
+    MemoryCopy = 3,
+}
+pub const BUFFER_SLOTS: usize = 4;
+
+/// Runtime values of the callback-tracing kinds we configured.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CallbackKinds {
+    pub hip_api: Option<u32>,
+    pub marker_api: Option<u32>,
+    pub code_object: Option<u32>,
+}
+
+pub struct Session {
+    pub abi: Abi,
+    pub functions: Functions,
+    pub sdk_version: String,
+    pub buffer_kinds: BufferKinds,
+    pub callback_kinds: CallbackKinds,
+    pub names: NameMaps,
+    /// What to read from each HIP operation's arguments, indexed by operation id.
+    pub hip_roles: Vec<HipRole>,
+    pub agents: Vec<AgentInfo>,
+    contexts: Vec<sys::rocprofiler_context_id_t>,
+    buffers: Vec<(BufferSlot, sys::rocprofiler_buffer_id_t)>,
+    pub start_boottime_ns: u64,
+    pub start_walltime_ns: u64,
+    /// Problems met while setting up, carried into the trace's warnings.
+    pub setup_warnings: Vec<String>,
+}
+
+static SESSION: OnceLock<Session> = OnceLock::new();
+
+/// The active session, once `initialize` has published it.
+pub fn get() -> Option<&'static Session> {
+    SESSION.get()
+}
+
+/// Publishes the session (callbacks start using it) and starts its contexts.
+pub fn publish_and_start(s: Session) -> Result<&'static Session, String> {
+    SESSION
+        .set(s)
+        .map_err(|_| "a tracing session already exists".to_string())?;
+    let s = SESSION.get().expect("just set");
+    let start = s
+        .functions
+        .start_context
+        .ok_or("rocprofiler_start_context not found")?;
+    let mut started = 0;
+    for ctx in &s.contexts {
+        // SAFETY: `ctx` was created by this SDK in `initialize`; start is allowed any time
+        // before finalization.
+        let st = unsafe { start(*ctx) };
+        match check(&s.functions, st, || {
+            format!("rocprofiler_start_context({:#x})", ctx.handle)
+        }) {
+            Ok(()) => started += 1,
+            Err(e) => log_warn!("{e}"),
+        }
+    }
+    if started == 0 && !s.contexts.is_empty() {
+        return Err("no tracing context could be started".into());
+    }
+    Ok(s)
+}
+
+/// HIP operations whose entry must snapshot the annotation context: everything that starts
+/// device work or waits for it.
+pub fn needs_annotation(op_name: &str) -> bool {
+    is_launch_api(op_name)
+        || op_name.starts_with("hipMemset")
+        || op_name.starts_with("hipMemcpy")
+        || op_name.contains("Synchronize")
+        || op_name.starts_with("hipStreamWaitEvent")
+        || op_name.starts_with("hipEventRecord")
+}
+
+impl Session {
+    /// The argument role of HIP operation `op`.
+    #[inline]
+    pub fn hip_role(&self, op: i32) -> HipRole {
+        usize::try_from(op).ok().and_then(|i| self.hip_roles.get(i)).copied().unwrap_or_default()
+    }
+
+    /// Sets everything up (inside `initialize`, the only window where the SDK allows it).
+    pub fn create(abi: Abi, sdk_version: &str, cfg: &Config) -> Result<Session, String> {
+        let functions = Functions::from_process();
+        let missing = functions.missing_required();
+        if !missing.is_empty() {
+            return Err(format!(
+                "rocprofiler-sdk functions not found: {}",
+                missing.join(", ")
+            ));
+        }
+        log_debug!(
+            "optional SDK functions not found: {:?}",
+            functions.missing()
+        );
+        let names = NameMaps::query(
+            &functions,
+            &["HIP_RUNTIME_API", "MARKER_CORE_API"],
+            &["HIP_RUNTIME_API"],
+        );
+        let mut s = Session {
+            abi,
+            functions,
+            sdk_version: sdk_version.to_string(),
+            buffer_kinds: BufferKinds::default(),
+            callback_kinds: CallbackKinds::default(),
+            names,
+            hip_roles: Vec::new(),
+            agents: Vec::new(),
+            contexts: Vec::new(),
+            buffers: Vec::new(),
+            start_boottime_ns: 0,
+            start_walltime_ns: 0,
+            setup_warnings: Vec::new(),
+        };
+        s.start_boottime_ns = s.functions.timestamp();
+        s.start_walltime_ns = super::functions::walltime_ns();
+
+        match agents::query(&s.functions) {
+            Ok((a, too_small)) => {
+                if too_small > 0 {
+                    s.warn(format!(
+                        "{too_small} agents skipped: struct smaller than expected"
+                    ));
+                }
+                s.agents = a;
+            }
+            Err(e) => s.warn(format!("no agent information: {e}")),
+        }
+
+        s.setup_buffers(cfg).map_err(|e| e.to_string())?;
+        if let Err(e) = s.setup_callbacks(cfg) {
+            s.warn(format!("callback tracing unavailable: {e}"));
+        }
+        Ok(s)
+    }
+
+    fn warn(&mut self, msg: String) {
+        log_warn!("{msg}");
+        self.setup_warnings.push(msg);
+    }
+
+    fn create_context(&self) -> Result<sys::rocprofiler_context_id_t, SdkError> {
+        let create = self
+            .functions
+            .create_context
+            .ok_or_else(|| absent("rocprofiler_create_context"))?;
+        // The handle must be zero on input (SDK ≥ 0.5 rejects anything else).
+        let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
+        // SAFETY: `ctx` is a valid out-pointer; we are inside the init window.
+        let st = unsafe { create(&mut ctx) };
+        check(&self.functions, st, || "rocprofiler_create_context".into())?;
+        Ok(ctx)
+    }
+
+    fn setup_buffers(&mut self, cfg: &Config) -> Result<(), SdkError> {
+        let d = cfg.domains;
+        let wanted: Vec<(BufferSlot, &str, u32)> = [
+            (
+                d.hip,
+                BufferSlot::HipApi,
+                "HIP_RUNTIME_API",
+                sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+            ),
+            (
+                d.marker,
+                BufferSlot::MarkerApi,
+                "MARKER_CORE_API",
+                sys::ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API,
+            ),
+            (
+                d.kernel,
+                BufferSlot::KernelDispatch,
+                "KERNEL_DISPATCH",
+                sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+            ),
+            (
+                d.memcpy,
+                BufferSlot::MemoryCopy,
+                "MEMORY_COPY",
+                sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+            ),
+        ]
+        .into_iter()
+        .filter(|w| w.0)
+        .map(|(_, slot, name, stable)| (slot, name, self.names.buffer_kind(name).unwrap_or(stable)))
+        .collect();
+        if wanted.is_empty() {
+            return Ok(());
+        }
+        let ctx = self.create_context()?;
+        self.contexts.push(ctx);
+        let f = self.functions;
+        let create_buffer = f
+            .create_buffer
+            .ok_or_else(|| absent("rocprofiler_create_buffer"))?;
+        let configure = f
+            .configure_buffer_tracing_service
+            .ok_or_else(|| absent("rocprofiler_configure_buffer_tracing_service"))?;
+        for (slot, name, kind) in wanted {
+            let mut buf = sys::rocprofiler_buffer_id_t { handle: 0 };
+            // SAFETY: init window; `buffer_callback` matches the buffer-callback type and the
+            // slot index it receives as `data` indexes the static `STORES`.
+            let st = unsafe {
+                create_buffer(
+                    ctx,
+                    cfg.buffer_size,
+                    cfg.buffer_watermark(),
+                    sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                    Some(callbacks::buffer_callback),
+                    slot as usize as *mut c_void,
+                    &mut buf,
+                )
+            };
+            if let Err(e) = check(&f, st, || format!("rocprofiler_create_buffer({name})")) {
+                self.warn(e.to_string());
+                continue;
+            }
+            // SAFETY: init window; null operations with count 0 = every operation of the kind.
+            let st = unsafe { configure(ctx, kind, std::ptr::null(), 0, buf) };
+            if let Err(e) = check(&f, st, || {
+                format!("rocprofiler_configure_buffer_tracing_service({name})")
+            }) {
+                self.warn(e.to_string());
+                continue;
+            }
+            match slot {
+                BufferSlot::HipApi => self.buffer_kinds.hip_api = Some(kind),
+                BufferSlot::MarkerApi => self.buffer_kinds.marker_api = Some(kind),
+                BufferSlot::KernelDispatch => self.buffer_kinds.kernel_dispatch = Some(kind),
+                BufferSlot::MemoryCopy => self.buffer_kinds.memory_copy = Some(kind),
+            }
+            self.buffers.push((slot, buf));
+            log_debug!(
+                "buffer tracing of {name} (kind {kind}) on buffer {:#x}",
+                buf.handle
+            );
+        }
+        if self.buffers.is_empty() {
+            return Err(SdkError {
+                call: "buffer tracing setup".into(),
+                code: u32::MAX,
+                name: Some("no buffer-tracing service could be configured".into()),
+            });
+        }
+        Ok(())
+    }
+
+    fn setup_callbacks(&mut self, cfg: &Config) -> Result<(), SdkError> {
+        let d = cfg.domains;
+        let f = self.functions;
+        let configure = f
+            .configure_callback_tracing_service
+            .ok_or_else(|| absent("rocprofiler_configure_callback_tracing_service"))?;
+        let hip_kind = self.names.callback_kind("HIP_RUNTIME_API");
+        let hip_names: Vec<(i32, String)> = hip_kind
+            .and_then(|k| self.names.callback_ops.get(&k))
+            .cloned()
+            .unwrap_or_default();
+        // Annotations exist only when something pushes them (roctx today); devices of copies
+        // need the stream arguments whenever copies are traced.
+        let want_annotation = d.marker && (d.hip || d.kernel || d.memcpy);
+        let want_devices = d.memcpy;
+        let mut hip_ops: Vec<i32> = Vec::new();
+        for (id, name) in &hip_names {
+            let role = role_for(name);
+            if (want_annotation && needs_annotation(name)) || (want_devices && role != HipRole::Other) {
+                hip_ops.push(*id);
+                if let Ok(i) = usize::try_from(*id) {
+                    if i < 4096 {
+                        if self.hip_roles.len() <= i {
+                            self.hip_roles.resize(i + 1, HipRole::Other);
+                        }
+                        self.hip_roles[i] = role;
+                    }
+                }
+            }
+        }
+        let mut services: Vec<(&str, Option<u32>, Vec<i32>)> = Vec::new();
+        if d.kernel {
+            services.push((
+                "CODE_OBJECT",
+                self.names.callback_kind("CODE_OBJECT"),
+                vec![sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32],
+            ));
+        }
+        if d.marker {
+            let ops = (sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA
+                ..=sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop)
+                .collect();
+            services.push(("MARKER_CORE_API", self.names.callback_kind("MARKER_CORE_API"), ops));
+        }
+        if want_annotation || want_devices {
+            if hip_ops.is_empty() {
+                self.warn(
+                    "no HIP operations resolved by name: GPU work is not annotated by roctx \
+                     ranges and copies are placed by their agents"
+                        .into(),
+                );
+            } else {
+                services.push(("HIP_RUNTIME_API", hip_kind, hip_ops));
+            }
+        }
+        if services.is_empty() {
+            return Ok(());
+        }
+        let ctx = self.create_context()?;
+        self.contexts.push(ctx);
+        let cb = callbacks::tracing_callback_for(self.abi);
+        for (name, kind, ops) in services {
+            let Some(kind) = kind else {
+                self.warn(format!("callback kind {name} not offered by this SDK"));
+                continue;
+            };
+            // SAFETY: init window; `ops` outlives the call (the SDK copies the list); `cb` is
+            // the trampoline for the running record layout.
+            let st =
+                unsafe { configure(ctx, kind, ops.as_ptr(), ops.len(), cb, std::ptr::null_mut()) };
+            if let Err(e) = check(&f, st, || {
+                format!("rocprofiler_configure_callback_tracing_service({name})")
+            }) {
+                self.warn(e.to_string());
+                continue;
+            }
+            match name {
+                "CODE_OBJECT" => self.callback_kinds.code_object = Some(kind),
+                "MARKER_CORE_API" => self.callback_kinds.marker_api = Some(kind),
+                _ => self.callback_kinds.hip_api = Some(kind),
+            }
+            log_debug!(
+                "callback tracing of {name} (kind {kind}, {} ops)",
+                ops.len()
+            );
+        }
+        if d.kernel && self.callback_kinds.code_object.is_none() {
+            self.setup_warnings
+                .push("kernel names unavailable: code-object callbacks not configured".into());
+        }
+        Ok(())
+    }
+
+    /// Stops tracing, flushes our buffers (the runtime does not before finalize) and collects
+    /// everything for the join.
+    pub fn finish(&self) -> Collected {
+        let f = &self.functions;
+        if let Some(stop) = f.stop_context {
+            for ctx in &self.contexts {
+                // SAFETY: our own context; stopping is allowed at any time.
+                let st = unsafe { stop(*ctx) };
+                if let Err(e) = check(f, st, || "rocprofiler_stop_context".into()) {
+                    log_info!("{e}");
+                }
+            }
+        }
+        let mut warnings = self.setup_warnings.clone();
+        if let Some(flush) = f.flush_buffer {
+            for (slot, buf) in &self.buffers {
+                // SAFETY: our own buffer; flushing during finalize is allowed and synchronous.
+                let mut st = unsafe { flush(*buf) };
+                let mut busy = st != sys::ROCPROFILER_STATUS_SUCCESS
+                    && super::status::status_name(f, st)
+                        .is_some_and(|n| n.ends_with("BUFFER_BUSY"));
+                // BUSY: a watermark flush is under way; wait for it and ask again.
+                for _ in 0..50 {
+                    if !busy {
+                        break;
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    // SAFETY: as above.
+                    st = unsafe { flush(*buf) };
+                    busy = st != sys::ROCPROFILER_STATUS_SUCCESS
+                        && super::status::status_name(f, st)
+                            .is_some_and(|n| n.ends_with("BUFFER_BUSY"));
+                }
+                if let Err(e) = check(f, st, || format!("rocprofiler_flush_buffer({slot:?})")) {
+                    if !busy {
+                        log_warn!("{e}");
+                        warnings.push(e.to_string());
+                    }
+                }
+            }
+        }
+        let stop_boottime_ns = f.timestamp();
+        let stop_walltime_ns = super::functions::walltime_ns();
+
+        let mut c = Collected {
+            hostname: hostname(),
+            pid: std::process::id(),
+            sdk_version: self.sdk_version.clone(),
+            start_boottime_ns: self.start_boottime_ns,
+            stop_boottime_ns,
+            start_walltime_ns: self.start_walltime_ns,
+            stop_walltime_ns,
+            agents: self.agents.clone(),
+            ..Collected::default()
+        };
+        for store in STORES.iter() {
+            let mut s = lock(store);
+            s.add_counters_to(&mut c.counters);
+            s.api.drain_into(&mut c.api);
+            s.kernels.drain_into(&mut c.kernels);
+            s.copies.drain_into(&mut c.copies);
+        }
+        log_debug!(
+            "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",
+            c.api.len(),
+            c.kernels.len(),
+            c.copies.len(),
+            c.kernels.iter().filter(|k| k.external_id != 0).count()
+                + c.copies.iter().filter(|k| k.external_id != 0).count()
+        );
+        let drained = capture::drain_all(stop_boottime_ns);
+        c.annotations = drained.annotations;
+        c.calls = drained.calls;
+        c.markers = drained.markers;
+        if drained.unmatched_pops > 0 {
+            warnings.push(format!(
+                "{} roctx pops/stops had no matching push/start",
+                drained.unmatched_pops
+            ));
+        }
+        if drained.ranges_left_open > 0 {
+            warnings.push(format!(
+                "{} roctx ranges were still open at the end and were closed there",
+                drained.ranges_left_open
+            ));
+        }
+        c.symbols = capture::symbols::snapshot();
+        for (domain, kind) in [
+            (ApiDomain::Hip, self.buffer_kinds.hip_api),
+            (ApiDomain::Marker, self.buffer_kinds.marker_api),
+        ] {
+            let Some(ops) = kind.and_then(|k| self.names.buffer_ops.get(&k)) else {
+                continue;
+            };
+            for (id, name) in ops {
+                c.op_names.insert((domain, *id), Arc::from(name.as_str()));
+            }
+        }
+        c.thread_names
+            .insert(u64::from(c.pid), "Main thread".to_string());
+        let early = callbacks::EARLY_RECORDS.load(std::sync::atomic::Ordering::Relaxed);
+        if early > 0 {
+            warnings.push(format!(
+                "{early} records arrived before the tool was ready and were not kept"
+            ));
+        }
+        let bad = callbacks::BAD_CALLBACK_PAYLOADS.load(std::sync::atomic::Ordering::Relaxed);
+        if bad > 0 {
+            warnings.push(format!(
+                "{bad} callback payloads were too small to read and were skipped"
+            ));
+        }
+        let panics = crate::guard::caught_panics();
+        if panics > 0 {
+            warnings.push(format!(
+                "{panics} internal errors were caught at the runtime boundary"
+            ));
+        }
+        c.warnings = warnings;
+        c
+    }
+}
+
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most `buf.len()` bytes into our buffer.
+    let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };
+    if rc != 0 {
+        return "localhost".into();
+    }
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    let s = String::from_utf8_lossy(&buf[..end]).into_owned();
+    if s.is_empty() {
+        "localhost".into()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_ops_cover_launches_copies_and_syncs() {
+        for n in [
+            "hipLaunchKernel",
+            "hipModuleLaunchKernel",
+            "hipGraphLaunch",
+            "hipMemcpyAsync",
+            "hipMemsetAsync",
+            "hipStreamSynchronize",
+            "hipDeviceSynchronize",
+            "hipStreamWaitEvent",
+            "hipEventRecord",
+        ] {
+            assert!(needs_annotation(n), "{n}");
+        }
+        for n in [
+            "hipGetDevice",
+            "hipMalloc",
+            "hipGetLastError",
+            "hipSetDevice",
+        ] {
+            assert!(!needs_annotation(n), "{n}");
+        }
+    }
+}

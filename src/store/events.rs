@@ -1,0 +1,28 @@
+//! The store one rocprofiler buffer decodes into.
+
+use super::ChunkedVec;
+use crate::model::events::{ApiRecord, CopyRecord, KernelRecord};
+use crate::model::Counters;
+
+/// Events of one buffer plus the accounting of what was received, skipped and dropped.
+#[derive(Debug, Default)]
+pub struct EventStore {
+    pub api: ChunkedVec<ApiRecord>,
+    pub kernels: ChunkedVec<KernelRecord>,
+    pub copies: ChunkedVec<CopyRecord>,
+    /// Only the record/skip/drop fields are filled here; join fills the rest.
+    pub counters: Counters,
+}
+
+impl EventStore {
+    /// Adds this store's counters into `c`.
+    pub fn add_counters_to(&self, c: &mut Counters) {
+        c.api_records += self.counters.api_records;
+        c.kernel_records += self.counters.kernel_records;
+        c.memcpy_records += self.counters.memcpy_records;
+        c.marker_records += self.counters.marker_records;
+        c.unknown_kind_records += self.counters.unknown_kind_records;
+        c.bad_size_records += self.counters.bad_size_records;
+        c.runtime_dropped += self.counters.runtime_dropped;
+    }
+}

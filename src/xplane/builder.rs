@@ -1,0 +1,238 @@
+//! Per-plane interning of event and stat metadata, and typed stat values.
+//!
+//! Mirrors how XLA's `XPlaneBuilder` assigns ids (per plane, `++last_id` from 1, deduplicated by
+//! name, event and stat ids counted separately) so our files have the same shape xprof is tested
+//! with. String values are written as `ref_value`: the string becomes a stat metadata entry, which
+//! keeps files small when thousands of events repeat one `kernel_details` string.
+
+use std::collections::HashMap;
+
+use super::proto::{x_event, x_stat, XEvent, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
+
+/// A typed stat value. The variant is part of the contract with xprof (e.g. `correlation_id`
+/// must be `U64`, `scope_range_id` must be `I64`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum StatValue<'a> {
+    U64(u64),
+    I64(i64),
+    F64(f64),
+    /// Interned: written as `ref_value` pointing at a stat metadata named by the string.
+    Ref(&'a str),
+    /// Written inline as `str_value`.
+    Str(&'a str),
+    Bytes(&'a [u8]),
+}
+
+/// Builds one `XPlane`, interning names as it goes.
+#[derive(Debug)]
+pub struct PlaneBuilder {
+    plane: XPlane,
+    event_ids: HashMap<String, i64>,
+    stat_ids: HashMap<String, i64>,
+    last_event_id: i64,
+    last_stat_id: i64,
+}
+
+impl PlaneBuilder {
+    pub fn new(id: i64, name: impl Into<String>) -> Self {
+        PlaneBuilder {
+            plane: XPlane {
+                id,
+                name: name.into(),
+                ..Default::default()
+            },
+            event_ids: HashMap::new(),
+            stat_ids: HashMap::new(),
+            last_event_id: 0,
+            last_stat_id: 0,
+        }
+    }
+
+    /// Id of the event metadata called `name`, created on first use.
+    pub fn event_metadata_id(&mut self, name: &str) -> i64 {
+        if let Some(&id) = self.event_ids.get(name) {
+            return id;
+        }
+        self.last_event_id += 1;
+        let id = self.last_event_id;
+        self.plane.event_metadata.insert(
+            id,
+            XEventMetadata {
+                id,
+                name: name.to_owned(),
+                ..Default::default()
+            },
+        );
+        self.event_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// Id of the stat metadata called `name`, created on first use. Stat names and interned
+    /// string values share this namespace, as in XLA.
+    pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
+        if let Some(&id) = self.stat_ids.get(name) {
+            return id;
+        }
+        self.last_stat_id += 1;
+        let id = self.last_stat_id;
+        self.plane.stat_metadata.insert(
+            id,
+            XStatMetadata {
+                id,
+                name: name.to_owned(),
+                ..Default::default()
+            },
+        );
+        self.stat_ids.insert(name.to_owned(), id);
+        id
+    }
+
+    /// A stat named `name` with `value`, interning whatever it needs.
+    pub fn stat(&mut self, name: &str, value: StatValue<'_>) -> XStat {
+        let metadata_id = self.stat_metadata_id(name);
+        let value = match value {
+            StatValue::U64(v) => x_stat::Value::Uint64Value(v),
+            StatValue::I64(v) => x_stat::Value::Int64Value(v),
+            StatValue::F64(v) => x_stat::Value::DoubleValue(v),
+            // Ids are positive, so the cast is lossless.
+            StatValue::Ref(s) => x_stat::Value::RefValue(self.stat_metadata_id(s) as u64),
+            StatValue::Str(s) => x_stat::Value::StrValue(s.to_owned()),
+            StatValue::Bytes(b) => x_stat::Value::BytesValue(b.to_vec()),
+        };
+        XStat {
+            metadata_id,
+            value: Some(value),
+        }
+    }
+
+    /// Adds a plane-level stat (device capabilities, Task Environment times).
+    pub fn add_plane_stat(&mut self, name: &str, value: StatValue<'_>) {
+        let stat = self.stat(name, value);
+        self.plane.stats.push(stat);
+    }
+
+    /// Adds a raw plane-level stat whose `metadata_id` is not a stat-metadata id (the scope
+    /// tree uses the child scope id there).
+    pub fn add_raw_plane_stat(&mut self, stat: XStat) {
+        self.plane.stats.push(stat);
+    }
+
+    /// Reserves stat-metadata ids up to `max_id` with one empty-named entry, so that raw ids
+    /// used by [`Self::add_raw_plane_stat`] can never be reused for a real stat name later.
+    pub fn reserve_stat_ids_up_to(&mut self, max_id: i64) {
+        if max_id > self.last_stat_id {
+            self.plane.stat_metadata.insert(
+                max_id,
+                XStatMetadata {
+                    id: max_id,
+                    ..Default::default()
+                },
+            );
+            self.last_stat_id = max_id;
+        }
+    }
+
+    /// Adds a finished line (see [`LineBuilder::finish`]).
+    pub fn add_line(&mut self, line: XLine) {
+        self.plane.lines.push(line);
+    }
+
+    pub fn finish(self) -> XPlane {
+        self.plane
+    }
+}
+
+/// Collects the events of one line; offsets are relative to the line timestamp.
+#[derive(Debug)]
+pub struct LineBuilder {
+    line: XLine,
+    max_end_ps: i64,
+}
+
+impl LineBuilder {
+    pub fn new(id: i64, name: impl Into<String>, timestamp_ns: i64) -> Self {
+        LineBuilder {
+            line: XLine {
+                id,
+                name: name.into(),
+                timestamp_ns,
+                ..Default::default()
+            },
+            max_end_ps: 0,
+        }
+    }
+
+    pub fn set_display_name(&mut self, name: impl Into<String>) {
+        self.line.display_name = name.into();
+    }
+
+    pub fn add_event(
+        &mut self,
+        metadata_id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: Vec<XStat>,
+    ) {
+        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
+        self.line.events.push(XEvent {
+            metadata_id,
+            duration_ps,
+            stats,
+            data: Some(x_event::Data::OffsetPs(offset_ps)),
+        });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.line.events.is_empty()
+    }
+
+    /// Sorts events by (start ascending, duration descending), the order XLA's `SortXSpace`
+    /// leaves them in: an enclosing event comes before the events nested in it, which the
+    /// trace viewer's nesting relies on. The sort is stable, so ties keep insertion order.
+    pub fn finish(mut self) -> XLine {
+        self.line
+            .events
+            .sort_by_key(|e| (offset_of(e), std::cmp::Reverse(e.duration_ps)));
+        self.line.duration_ps = self.max_end_ps;
+        self.line
+    }
+}
+
+fn offset_of(e: &XEvent) -> i64 {
+    match e.data {
+        Some(x_event::Data::OffsetPs(o)) => o,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_is_per_name_and_starts_at_one() {
+        let mut p = PlaneBuilder::new(3, "/device:GPU:3");
+        assert_eq!(p.event_metadata_id("k"), 1);
+        assert_eq!(p.event_metadata_id("j"), 2);
+        assert_eq!(p.event_metadata_id("k"), 1);
+        assert_eq!(p.stat_metadata_id("correlation_id"), 1);
+        let s = p.stat("kernel_details", StatValue::Ref("regs:1"));
+        assert_eq!(s.metadata_id, 2);
+        assert_eq!(s.value, Some(x_stat::Value::RefValue(3)));
+        let plane = p.finish();
+        assert_eq!(plane.stat_metadata[&3].name, "regs:1");
+        assert_eq!(plane.event_metadata[&2].name, "j");
+    }
+
+    #[test]
+    fn lines_sort_by_start_then_longest_first() {
+        let mut l = LineBuilder::new(0, "x", 0);
+        l.add_event(1, 50, 5, vec![]);
+        l.add_event(2, 10, 5, vec![]);
+        l.add_event(3, 10, 100, vec![]);
+        let line = l.finish();
+        let ids: Vec<i64> = line.events.iter().map(|e| e.metadata_id).collect();
+        assert_eq!(ids, [3, 2, 1]);
+        assert_eq!(line.duration_ps, 110);
+    }
+}

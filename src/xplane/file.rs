@@ -1,0 +1,292 @@
+//! Files on disk: the layout xprof scans, atomic writes, and reading back.
+//!
+//! xprof finds runs as `<logdir>/plugins/profile/<run>/` and treats each `<host>.xplane.pb` in a
+//! run as one host of a multi-host session, the host name being the file name minus
+//! `.xplane.pb`. Each process writes its own file, so the processes of one job appear as hosts
+//! of one run. The content is a plain binary XSpace, not compressed.
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use prost::Message;
+
+use super::proto::XSpace;
+use super::space::build_xspace;
+use crate::model::Trace;
+
+/// Where one process's file goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputLayout {
+    /// What the user passes to `xprof --logdir` / `tensorboard --logdir`.
+    pub log_dir: PathBuf,
+    /// Run directory name, shared by every process of one job.
+    pub run_name: String,
+    /// Host part of the file name; distinct per process (e.g. `<hostname>.<pid>`).
+    pub host: String,
+}
+
+impl OutputLayout {
+    /// `<log_dir>/plugins/profile/<run_name>`.
+    pub fn run_dir(&self) -> PathBuf {
+        self.log_dir
+            .join("plugins")
+            .join("profile")
+            .join(sanitize_component(&self.run_name))
+    }
+
+    /// The host name as it appears in the file name (and so in xprof's host list).
+    pub fn file_host(&self) -> String {
+        sanitize_component(&self.host)
+    }
+
+    /// `<run_dir>/<host>.xplane.pb`.
+    pub fn file_path(&self) -> PathBuf {
+        self.run_dir()
+            .join(format!("{}.xplane.pb", self.file_host()))
+    }
+}
+
+/// The host part we recommend for one process: `<hostname>.<pid>`. xprof's file-name pattern
+/// takes everything before `.xplane.pb` as the host, dots included, so this stays one host.
+pub fn process_host_name(hostname: &str, pid: u32) -> String {
+    format!("{}.{pid}", sanitize_component(hostname))
+}
+
+/// Keeps a name to one path component: separators, `:` (XLA replaces it too) and control
+/// characters become `_`; an empty or dot-only name becomes `_`.
+fn sanitize_component(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| match c {
+            '/' | '\\' | ':' => '_',
+            c if c.is_control() => '_',
+            c => c,
+        })
+        .collect();
+    if out.is_empty() || out.chars().all(|c| c == '.') {
+        "_".to_owned()
+    } else {
+        out
+    }
+}
+
+/// A file could not be written; says which path and which step.
+#[derive(Debug)]
+pub enum WriteError {
+    CreateDir {
+        path: PathBuf,
+        source: io::Error,
+    },
+    Write {
+        path: PathBuf,
+        source: io::Error,
+    },
+    Rename {
+        from: PathBuf,
+        to: PathBuf,
+        source: io::Error,
+    },
+}
+
+impl fmt::Display for WriteError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WriteError::CreateDir { path, source } => {
+                write!(f, "cannot create directory {}: {source}", path.display())
+            }
+            WriteError::Write { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
+            WriteError::Rename { from, to, source } => {
+                write!(
+                    f,
+                    "cannot rename {} to {}: {source}",
+                    from.display(),
+                    to.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::CreateDir { source, .. }
+            | WriteError::Write { source, .. }
+            | WriteError::Rename { source, .. } => Some(source),
+        }
+    }
+}
+
+/// A file could not be read as an XSpace.
+#[derive(Debug)]
+pub enum ReadError {
+    Io {
+        path: PathBuf,
+        source: io::Error,
+    },
+    Decode {
+        path: PathBuf,
+        source: prost::DecodeError,
+    },
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            ReadError::Decode { path, source } => {
+                write!(
+                    f,
+                    "{} is not a valid XSpace protobuf: {source}",
+                    path.display()
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ReadError::Io { source, .. } => Some(source),
+            ReadError::Decode { source, .. } => Some(source),
+        }
+    }
+}
+
+/// Builds the XSpace of `trace` and writes it to `layout.file_path()`; returns that path.
+///
+/// `XSpace.hostnames` is set to the file's host part (not `trace.hostname`): xprof requires
+/// `hostnames[0]` to be a substring of the file's host name and seeds its flow ids with it, so
+/// a per-process value keeps launch arrows of two processes in one run from joining.
+pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
+    let mut space = build_xspace(trace);
+    space.hostnames = vec![layout.file_host()];
+    write_xspace_proto(&space, layout)
+}
+
+/// Writes an already-built XSpace atomically (temp file in the same directory, fsync, rename),
+/// so xprof never sees a half-written file, even with several processes writing one run.
+pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
+    let dir = layout.run_dir();
+    fs::create_dir_all(&dir).map_err(|source| WriteError::CreateDir {
+        path: dir.clone(),
+        source,
+    })?;
+    let path = layout.file_path();
+    let tmp = dir.join(format!(
+        ".{}.xplane.pb.tmp.{}.{}",
+        layout.file_host(),
+        std::process::id(),
+        unique_suffix()
+    ));
+    let bytes = space.encode_to_vec();
+    let written = (|| -> io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()
+    })();
+    if let Err(source) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(WriteError::Write { path: tmp, source });
+    }
+    if let Err(source) = fs::rename(&tmp, &path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(WriteError::Rename {
+            from: tmp,
+            to: path,
+            source,
+        });
+    }
+    // Make the rename itself durable; best effort (some filesystems refuse fsync on a dir).
+    if let Ok(d) = fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    remove_stale_xprof_caches(&dir, &layout.file_host());
+    Ok(path)
+}
+
+/// xprof's streaming trace viewer caches `<host>.SSTABLE` (and friends) beside the file and
+/// reuses them whenever they exist, so a rewritten file would show the old trace.
+fn remove_stale_xprof_caches(dir: &Path, host: &str) {
+    for suffix in ["SSTABLE", "metadata.SSTABLE", "trie.SSTABLE"] {
+        let _ = fs::remove_file(dir.join(format!("{host}.{suffix}")));
+    }
+}
+
+fn unique_suffix() -> u128 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    nanos ^ u128::from(COUNTER.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Reads an `.xplane.pb` (plain binary XSpace).
+pub fn read_xspace(path: impl AsRef<Path>) -> Result<XSpace, ReadError> {
+    let path = path.as_ref();
+    let bytes = fs::read(path).map_err(|source| ReadError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    XSpace::decode(bytes.as_slice()).map_err(|source| ReadError::Decode {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_paths_and_sanitizing() {
+        let l = OutputLayout {
+            log_dir: "/logs".into(),
+            run_name: "2026_01_02_03_04_05".into(),
+            host: "node:1/x".into(),
+        };
+        assert_eq!(
+            l.file_path(),
+            PathBuf::from("/logs/plugins/profile/2026_01_02_03_04_05/node_1_x.xplane.pb")
+        );
+        assert_eq!(process_host_name("gpu-node-3", 4242), "gpu-node-3.4242");
+        assert_eq!(sanitize_component(".."), "_");
+    }
+
+    #[test]
+    fn write_error_names_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("file");
+        fs::write(&blocker, b"x").unwrap();
+        let l = OutputLayout {
+            log_dir: blocker.clone(),
+            run_name: "r".into(),
+            host: "h".into(),
+        };
+        let err = write_xspace(&Trace::default(), &l).unwrap_err();
+        assert!(matches!(err, WriteError::CreateDir { .. }), "{err}");
+        assert!(
+            err.to_string().contains(&blocker.display().to_string()),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn corrupt_file_is_a_decode_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.xplane.pb");
+        fs::write(&p, [0x0a, 0xff, 0xff, 0xff, 0x0f, 1, 2]).unwrap();
+        assert!(matches!(read_xspace(&p), Err(ReadError::Decode { .. })));
+        assert!(matches!(
+            read_xspace(dir.path().join("missing")),
+            Err(ReadError::Io { .. })
+        ));
+    }
+}

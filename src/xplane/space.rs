@@ -1,0 +1,523 @@
+//! `Trace` → `XSpace`: the planes, lines, events and stats xprof's tools read.
+//!
+//! The file gets none of the post-processing XLA's `ProfilerSession` applies before saving, so
+//! this writes that final shape directly: host API events already in `/host:CPU`, line
+//! timestamps relative to the profile start, events sorted per line.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::builder::{LineBuilder, PlaneBuilder, StatValue};
+use super::proto::{x_stat, XPlane, XSpace, XStat};
+use super::stats::{self as s, ParsedValue};
+use crate::model::{
+    Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind, HostThread,
+    KernelInfo, MemcpyInfo, Trace,
+};
+
+/// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:
+/// start/stop ranges need not nest with the API calls, so sharing a row would mis-nest them.
+/// xprof's trace viewer keys rows by the line id truncated to 32 bits (seen with xprof 2.24.2:
+/// a line `tid + 2^32`, as XLA uses for NVTX, lands in the same row as `tid`), so the bit must
+/// lie below 2^31; Linux thread ids stay below 2^22, and a positive 32-bit id is never in
+/// xprof's derived-line range (negative as int32).
+pub const MARKER_LINE_BIT: i64 = 1 << 30;
+
+/// Builds the XSpace for one process. Pure: the same trace gives the same bytes.
+pub fn build_xspace(trace: &Trace) -> XSpace {
+    let base = Timebase::new(trace);
+    let device_work = device_work_by_correlation(trace);
+
+    let mut planes = vec![host_plane(trace, &base, &device_work)];
+    planes.extend(trace.devices.iter().map(|d| device_plane(d, &base)));
+    if let Some(p) = scope_tree_plane(&trace.scope_tree) {
+        planes.push(p);
+    }
+    planes.push(task_environment_plane(trace, &base));
+
+    let mut warnings = trace.warnings.clone();
+    warnings.extend(counter_warnings(&trace.counters));
+    if base.shifted_ns > 0 {
+        warnings.push(format!(
+            "rocprof-xplane: events began {} ns before the profile start; the time origin was moved back to the earliest event",
+            base.shifted_ns
+        ));
+    }
+
+    XSpace {
+        planes,
+        errors: Vec::new(),
+        warnings,
+        hostnames: if trace.hostname.is_empty() {
+            Vec::new()
+        } else {
+            vec![trace.hostname.clone()]
+        },
+    }
+}
+
+/// Converts `CLOCK_BOOTTIME` ns to the offsets written in lines.
+struct Timebase {
+    /// Every line's `timestamp_ns` is 0 and event offsets are `(t - origin_ns) * 1000` ps.
+    origin_ns: u64,
+    /// How far `origin_ns` lies before `trace.start_boottime_ns` (events before the start).
+    shifted_ns: u64,
+}
+
+impl Timebase {
+    fn new(trace: &Trace) -> Self {
+        let earliest = trace
+            .devices
+            .iter()
+            .flat_map(|d| {
+                d.lines
+                    .iter()
+                    .flat_map(|l| l.events.iter().map(|e| e.start_ns))
+            })
+            .chain(
+                trace
+                    .host_threads
+                    .iter()
+                    .flat_map(|t| t.events.iter().map(|e| e.start_ns)),
+            )
+            .min();
+        match earliest {
+            // No profile start recorded (e.g. a converter that knows only the events): start
+            // at the first event, never at boot, whose offsets could overflow int64 ps.
+            Some(e) if trace.start_boottime_ns == 0 => Timebase {
+                origin_ns: e,
+                shifted_ns: 0,
+            },
+            Some(e) if e < trace.start_boottime_ns => Timebase {
+                origin_ns: e,
+                shifted_ns: trace.start_boottime_ns - e,
+            },
+            _ => Timebase {
+                origin_ns: trace.start_boottime_ns,
+                shifted_ns: 0,
+            },
+        }
+    }
+
+    fn offset_ps(&self, t_ns: u64) -> i64 {
+        ps(t_ns.saturating_sub(self.origin_ns))
+    }
+}
+
+fn ps(ns: u64) -> i64 {
+    i64::try_from(u128::from(ns) * 1000).unwrap_or(i64::MAX)
+}
+
+fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
+    ps(end_ns.saturating_sub(start_ns))
+}
+
+/// Correlation ids that produced device work, each with its first copy (if any), so the host
+/// copy API can carry `memcpy_details` like XLA's host events do.
+fn device_work_by_correlation(trace: &Trace) -> HashMap<u64, Option<&MemcpyInfo>> {
+    let mut map: HashMap<u64, Option<&MemcpyInfo>> = HashMap::new();
+    for d in &trace.devices {
+        for l in &d.lines {
+            for e in &l.events {
+                if e.correlation_id == 0 {
+                    continue;
+                }
+                let slot = map.entry(e.correlation_id).or_default();
+                if let (None, DeviceEventKind::Memcpy(m)) = (&slot, &e.kind) {
+                    *slot = Some(m);
+                }
+            }
+        }
+    }
+    map
+}
+
+fn host_plane(
+    trace: &Trace,
+    base: &Timebase,
+    device_work: &HashMap<u64, Option<&MemcpyInfo>>,
+) -> XPlane {
+    let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
+    let mut cache = EventCache::default();
+    let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
+    threads.sort_by_key(|t| t.tid);
+    for t in threads {
+        let tid = t.tid as i64;
+        let mut api = LineBuilder::new(tid, format!("Host Threads/{}", t.tid), 0);
+        let mut markers = LineBuilder::new(
+            tid | MARKER_LINE_BIT,
+            format!("Host Threads/{}/ROCTX", t.tid),
+            0,
+        );
+        // XLA writes display_name = name on host lines; a known thread name is more useful.
+        if t.name.is_empty() {
+            api.set_display_name(format!("Host Threads/{}", t.tid));
+        } else if t.name.ends_with(&t.tid.to_string()) {
+            api.set_display_name(t.name.clone());
+            markers.set_display_name(format!("{}/ROCTX", t.name));
+        } else {
+            api.set_display_name(format!("{}/{}", t.name, t.tid));
+            markers.set_display_name(format!("{}/{}/ROCTX", t.name, t.tid));
+        }
+        for e in &t.events {
+            let mut stats = Vec::new();
+            // `correlation_id` only on calls that caused device work: xprof turns every host
+            // event carrying one into a launch-arrow start, and calls such as hipSetDevice
+            // would leave dangling arrows (XLA drops such calls altogether).
+            let work = device_work
+                .get(&e.correlation_id)
+                .filter(|_| e.correlation_id != 0);
+            if work.is_some() {
+                stats.push(plane.stat(s::CORRELATION_ID, StatValue::U64(e.correlation_id)));
+            }
+            if let Some(dev) = e.device {
+                stats.push(plane.stat(s::DEVICE_ID, StatValue::U64(u64::from(dev))));
+            }
+            if let Some(Some(m)) = work {
+                stats.push(plane.stat(s::MEMCPY_DETAILS, StatValue::Ref(&s::memcpy_details(m))));
+            }
+            if e.activity_count > 1 {
+                stats.push(plane.stat(
+                    s::ACTIVITY_COUNT,
+                    StatValue::U64(u64::from(e.activity_count)),
+                ));
+            }
+            cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
+            let id = cache.event_id(&mut plane, &e.name);
+            let start = base.offset_ps(e.start_ns);
+            let dur = match e.kind {
+                HostEventKind::Marker => 0,
+                _ => duration_ps(e.start_ns, e.end_ns),
+            };
+            match e.kind {
+                HostEventKind::HipApi => api.add_event(id, start, dur, stats),
+                HostEventKind::MarkerRange | HostEventKind::Marker => {
+                    markers.add_event(id, start, dur, stats)
+                }
+            }
+        }
+        // A thread line is written even when empty: the thread made traced calls.
+        plane.add_line(api.finish());
+        if !markers.is_empty() {
+            plane.add_line(markers.finish());
+        }
+    }
+    plane.finish()
+}
+
+fn device_plane(d: &Device, base: &Timebase) -> XPlane {
+    let mut plane = PlaneBuilder::new(
+        i64::from(d.ordinal),
+        format!("{}{}", s::GPU_PLANE_PREFIX, d.ordinal),
+    );
+    add_device_caps(&mut plane, d);
+    let mut lines: Vec<_> = d.lines.iter().collect();
+    lines.sort_by_key(|l| l.id);
+    let mut cache = EventCache::default();
+    for l in lines {
+        let mut line = LineBuilder::new(l.id, device_line_name(l), 0);
+        for e in &l.events {
+            let mut stats = Vec::with_capacity(3);
+            if e.correlation_id != 0 {
+                stats.push(plane.stat(s::CORRELATION_ID, StatValue::U64(e.correlation_id)));
+            }
+            let id = match &e.kind {
+                DeviceEventKind::Kernel(k) => {
+                    let key = KernelKey::of(k);
+                    let details = cache.kernel_details.entry(key).or_insert_with(|| {
+                        plane.stat(s::KERNEL_DETAILS, StatValue::Ref(&s::kernel_details(k)))
+                    });
+                    stats.push(details.clone());
+                    cache.event_id(&mut plane, &k.name)
+                }
+                DeviceEventKind::Memcpy(m) => {
+                    stats
+                        .push(plane.stat(s::MEMCPY_DETAILS, StatValue::Ref(&s::memcpy_details(m))));
+                    plane.event_metadata_id(s::memcpy_event_name(m.direction))
+                }
+            };
+            cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
+            line.add_event(
+                id,
+                base.offset_ps(e.start_ns),
+                duration_ps(e.start_ns, e.end_ns),
+                stats,
+            );
+        }
+        plane.add_line(line.finish());
+    }
+    plane.finish()
+}
+
+/// The launch parameters that make up `kernel_details`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct KernelKey([u32; 10]);
+
+impl KernelKey {
+    fn of(k: &KernelInfo) -> Self {
+        let [g0, g1, g2] = k.grid;
+        let [b0, b1, b2] = k.block;
+        KernelKey([
+            k.vgpr_count,
+            k.static_shared_bytes,
+            k.dynamic_shared_bytes,
+            g0,
+            g1,
+            g2,
+            b0,
+            b1,
+            b2,
+            k.private_segment_bytes,
+        ])
+    }
+}
+
+/// Per-plane memo of work that repeats across events, keyed by identity: kernel names and
+/// annotations are `Arc`s shared by many events (every dispatch of a graph launch shares one
+/// annotation; kernel names can be kilobytes of template text, costly to hash per event).
+#[derive(Default)]
+struct EventCache {
+    kernel_details: HashMap<KernelKey, XStat>,
+    event_ids: HashMap<*const u8, i64>,
+    annotations: HashMap<*const Annotation, Vec<XStat>>,
+    /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.
+    _pinned_names: Vec<Arc<str>>,
+    _pinned_annotations: Vec<Arc<Annotation>>,
+}
+
+impl EventCache {
+    fn event_id(&mut self, plane: &mut PlaneBuilder, name: &Arc<str>) -> i64 {
+        let key = name.as_ptr();
+        if let Some(&id) = self.event_ids.get(&key) {
+            return id;
+        }
+        let id = plane.event_metadata_id(name);
+        self.event_ids.insert(key, id);
+        self._pinned_names.push(name.clone());
+        id
+    }
+
+    fn annotation_stats(
+        &mut self,
+        plane: &mut PlaneBuilder,
+        a: Option<&Arc<Annotation>>,
+        stats: &mut Vec<XStat>,
+    ) {
+        let Some(a) = a else { return };
+        let key = Arc::as_ptr(a);
+        if let Some(cached) = self.annotations.get(&key) {
+            stats.extend(cached.iter().cloned());
+            return;
+        }
+        let mut built = Vec::new();
+        add_annotation_stats(plane, Some(a), &mut built);
+        stats.extend(built.iter().cloned());
+        self.annotations.insert(key, built);
+        self._pinned_annotations.push(a.clone());
+    }
+}
+
+/// `<name>(<types>)` like XLA's and CUPTI's `Stream #<id>(<types>)`; the model's name (or
+/// `Stream #<id>`) comes first. Kernels are listed as CUPTI's `Compute` because xprof's
+/// derived-timeline code puts lines whose name contains "Compute" first.
+fn device_line_name(l: &DeviceLine) -> String {
+    let base = if l.name.is_empty() {
+        format!("Stream #{}", l.id)
+    } else {
+        l.name.clone()
+    };
+    let mut types: Vec<&str> = Vec::new();
+    for e in &l.events {
+        let t = match &e.kind {
+            DeviceEventKind::Kernel(_) => "Compute",
+            DeviceEventKind::Memcpy(m) => s::memcpy_event_name(m.direction),
+        };
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    const ORDER: [&str; 6] = [
+        "Compute",
+        "MemcpyHToD",
+        "MemcpyDToH",
+        "MemcpyDToD",
+        "MemcpyHToH",
+        "MemcpyOther",
+    ];
+    types.sort_by_key(|t| ORDER.iter().position(|o| o == t));
+    if types.is_empty() {
+        base
+    } else {
+        format!("{base}({})", types.join(","))
+    }
+}
+
+/// Plane stats xprof's `GetDeviceCaps` and `SetRunEnvironment` read, with the value types of
+/// real XLA ROCm files (int64 except the two uint64 memory figures; strings inline).
+fn add_device_caps(plane: &mut PlaneBuilder, d: &Device) {
+    plane.add_plane_stat(s::DEVICE_VENDOR, StatValue::Str(s::VENDOR_AMD));
+    if !d.name.is_empty() {
+        plane.add_plane_stat(s::GPU_DEVICE_NAME, StatValue::Str(&d.name));
+    }
+    plane.add_plane_stat(
+        s::CLOCK_RATE,
+        StatValue::I64(i64::try_from(d.clock_rate_khz).unwrap_or(i64::MAX)),
+    );
+    plane.add_plane_stat(s::CORE_COUNT, StatValue::I64(i64::from(d.compute_units)));
+    plane.add_plane_stat(
+        s::MEMORY_BANDWIDTH,
+        StatValue::U64(d.memory_bandwidth_bytes_per_s),
+    );
+    plane.add_plane_stat(s::MEMORY_SIZE, StatValue::U64(d.memory_bytes));
+    let (major, minor) = compute_capability(d.gfx_target_version);
+    plane.add_plane_stat(s::COMPUTE_CAP_MAJOR, StatValue::I64(major));
+    plane.add_plane_stat(s::COMPUTE_CAP_MINOR, StatValue::I64(minor));
+    if !d.product_name.is_empty() {
+        plane.add_plane_stat(s::PRODUCT_NAME, StatValue::Str(&d.product_name));
+    }
+}
+
+/// `gfx_target_version` = major*10000 + minor*100 + stepping, e.g. 90402 → (9, 4).
+pub fn compute_capability(gfx_target_version: u32) -> (i64, i64) {
+    let v = i64::from(gfx_target_version);
+    ((v / 10000) % 100, (v / 100) % 100)
+}
+
+/// Stats from the annotation context captured at API entry; the same on the host call and on
+/// every device event it caused, as in XLA.
+fn add_annotation_stats(
+    plane: &mut PlaneBuilder,
+    a: Option<&Arc<Annotation>>,
+    stats: &mut Vec<XStat>,
+) {
+    let Some(a) = a else { return };
+    if a.scope_range_id != 0 {
+        stats.push(plane.stat(s::SCOPE_RANGE_ID, StatValue::I64(a.scope_range_id)));
+    }
+    if let Some(&inner) = a.external_ids.last() {
+        stats.push(plane.stat(s::EXTERNAL_CORRELATION_ID, StatValue::U64(inner)));
+        if a.external_ids.len() > 1 {
+            let all: Vec<String> = a.external_ids.iter().map(u64::to_string).collect();
+            stats.push(plane.stat(s::EXTERNAL_CORRELATION_IDS, StatValue::Ref(&all.join(","))));
+        }
+    }
+    if a.stack.is_empty() {
+        return;
+    }
+    let parsed = s::parse_annotation(a);
+    stats.push(plane.stat(s::NVTX_RANGE, StatValue::Ref(&parsed.joined)));
+    // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. XLA's
+    // annotation semantics (`tf_op` = outermost name, plus the `k=v` stats) apply only to
+    // labels written in XLA's `name#k=v#` form. A `tf_op` from plain labels such as
+    // "decode step 17" would split xprof's kernel_stats rows per label (rows are keyed by op
+    // name and capped at 1000), hiding kernels.
+    if parsed.metadata.is_empty() {
+        return;
+    }
+    if !parsed.tf_op.is_empty() {
+        stats.push(plane.stat(s::TF_OP, StatValue::Ref(&parsed.tf_op)));
+    }
+    for (k, v) in &parsed.metadata {
+        if s::RESERVED_EVENT_STATS.contains(&k.as_str()) {
+            continue;
+        }
+        let value = match v {
+            ParsedValue::I64(v) => StatValue::I64(*v),
+            ParsedValue::U64(v) => StatValue::U64(*v),
+            ParsedValue::F64(v) => StatValue::F64(*v),
+            ParsedValue::Str(v) => StatValue::Ref(v),
+        };
+        stats.push(plane.stat(k, value));
+    }
+}
+
+/// `/host:__ScopeRangeCallStack__`: one plane stat per (child, parent), `metadata_id` = child,
+/// `int64_value` = parent. Like XLA's CUPTI collector, one empty-named stat metadata at the
+/// largest id keeps later writers from reusing those ids; no plane when the tree is empty.
+fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<XPlane> {
+    if tree.is_empty() {
+        return None;
+    }
+    let mut plane = PlaneBuilder::new(0, s::SCOPE_TREE_PLANE);
+    let mut max_id = 0;
+    for &(child, parent) in tree {
+        max_id = max_id.max(child).max(parent);
+        plane.add_raw_plane_stat(XStat {
+            metadata_id: child,
+            value: Some(x_stat::Value::Int64Value(parent)),
+        });
+    }
+    plane.reserve_stat_ids_up_to(max_id);
+    Some(plane.finish())
+}
+
+/// `Task Environment`: the absolute wall-clock window (uint64 ns, as `ProfilerSession` writes),
+/// which the relative line timestamps need to be placed in time, plus our record counters.
+fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
+    let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
+    let start_wall = trace.start_walltime_ns.saturating_sub(base.shifted_ns);
+    plane.add_plane_stat(s::PROFILE_START_TIME, StatValue::U64(start_wall));
+    plane.add_plane_stat(s::PROFILE_STOP_TIME, StatValue::U64(trace.stop_walltime_ns));
+    plane.add_plane_stat(
+        "rocprof_xplane_version",
+        StatValue::Str(env!("CARGO_PKG_VERSION")),
+    );
+    if !trace.sdk_version.is_empty() {
+        plane.add_plane_stat(
+            "rocprofiler_sdk_version",
+            StatValue::Str(&trace.sdk_version),
+        );
+    }
+    for (name, value) in counter_fields(&trace.counters) {
+        plane.add_plane_stat(&format!("rocprof_xplane_{name}"), StatValue::U64(value));
+    }
+    plane.finish()
+}
+
+/// Every counter with its field name, in declaration order.
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 10] {
+    [
+        ("api_records", c.api_records),
+        ("kernel_records", c.kernel_records),
+        ("memcpy_records", c.memcpy_records),
+        ("marker_records", c.marker_records),
+        ("unknown_kind_records", c.unknown_kind_records),
+        ("bad_size_records", c.bad_size_records),
+        ("runtime_dropped", c.runtime_dropped),
+        ("activities_without_api", c.activities_without_api),
+        ("launches_without_activity", c.launches_without_activity),
+        ("kernels_without_symbol", c.kernels_without_symbol),
+    ]
+}
+
+/// One warning per non-zero anomaly counter, so xprof users see losses without our CLI.
+pub fn counter_warnings(c: &Counters) -> Vec<String> {
+    let items = [
+        (
+            c.runtime_dropped,
+            "records dropped by the runtime (drop_count)",
+        ),
+        (c.unknown_kind_records, "records of an unknown kind skipped"),
+        (
+            c.bad_size_records,
+            "records with a too-small size field skipped",
+        ),
+        (
+            c.activities_without_api,
+            "device activities without a matching API call (kept, no launch arrow)",
+        ),
+        (
+            c.launches_without_activity,
+            "launch/copy API calls without device activity (kept on the host)",
+        ),
+        (
+            c.kernels_without_symbol,
+            "kernel dispatches without a kernel symbol (named by kernel id)",
+        ),
+    ];
+    items
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("rocprof-xplane: {n} {what}"))
+        .collect()
+}

@@ -1,0 +1,163 @@
+//! Issue 3: bad configuration never harms the profiled program. A bad `ROCPROF_XPLANE_*` value
+//! gives one clear stderr line naming the variable, the default is used and the trace is still
+//! written; an output directory that cannot be created is reported, and the program still exits
+//! normally. The program is the simulator driver replaying a scenario with our tool loaded
+//! through `ROCP_TOOL_LIBRARIES` (simulated runtime: test infrastructure, not hardware).
+
+mod e2e_support;
+
+use e2e_support::xspace::*;
+use e2e_support::{builtin, profiles, read_truth, stderr_of, tool_library, u, Direct};
+use rocprof_xplane::xplane::read_xspace;
+
+/// The stderr line about `var`; it must show the bad value too.
+fn complaint<'a>(stderr: &'a str, var: &str, value: &str) -> &'a str {
+    let line = stderr
+        .lines()
+        .find(|l| l.contains(var))
+        .unwrap_or_else(|| panic!("no message naming {var}:\n{stderr}"));
+    assert!(
+        line.contains(value),
+        "the message about {var} does not show {value:?}: {line}"
+    );
+    line
+}
+
+#[test]
+fn bad_values_are_reported_and_defaults_used() {
+    let bad = [
+        ("ROCPROF_XPLANE_BUFFER_SIZE", "banana"),
+        ("ROCPROF_XPLANE_DOMAINS", "nonsense"),
+        ("ROCPROF_XPLANE_DISABLE", "maybe"),
+        ("ROCPROF_XPLANE_LOG", "loud"),
+    ];
+    for sdk in ["0.6.0", "1.0.0"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let truth_path = tmp.path().join("truth.json");
+        let mut d = Direct::new(&builtin("tiny.toml"), sdk)
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path())
+            .env("ROCPROF_XPLANE_RUN_NAME", "bad-env")
+            .ground_truth(&truth_path);
+        for (k, v) in bad {
+            d = d.env(k, v);
+        }
+        let out = d.output();
+        let stderr = stderr_of(&out);
+        assert!(
+            out.status.success(),
+            "{sdk}: the program must exit 0: {}\n{stderr}",
+            out.status
+        );
+        for (var, value) in bad {
+            let line = complaint(&stderr, var, value);
+            assert!(
+                line.contains("default"),
+                "{sdk}: {var}: the message should say what is used: {line}"
+            );
+        }
+
+        // The trace is written with the defaults: every domain traced, as the truth says.
+        let files = profiles(tmp.path(), "bad-env");
+        assert_eq!(
+            files.len(),
+            1,
+            "{sdk}: trace not written with defaults:\n{stderr}"
+        );
+        let s = read_xspace(&files[0]).unwrap();
+        let plan = &read_truth(&truth_path)["plan"];
+        assert_eq!(
+            count_by_name(kernels(&s)),
+            truth_kernels(plan),
+            "{sdk}: kernels"
+        );
+        assert_eq!(
+            memcpys(&s).len() as u64,
+            u(&plan["totals"]["memory_copies"]),
+            "{sdk}: copies"
+        );
+        assert_eq!(
+            host_api_events(&s).len() as u64,
+            u(&plan["totals"]["hip_api_calls"]),
+            "{sdk}: HIP calls"
+        );
+        // Default-size buffers: the runtime's delivery shows the tool's default request.
+        let sizes: Vec<u64> = read_truth(&truth_path)["delivery"]["buffers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| u(&b["size"]))
+            .collect();
+        assert!(
+            sizes
+                .iter()
+                .all(|&n| n == rocprof_xplane::config::DEFAULT_BUFFER_SIZE as u64),
+            "{sdk}: buffer sizes {sizes:?}"
+        );
+    }
+}
+
+#[test]
+fn unwritable_output_directory_is_reported_and_the_program_exits_normally() {
+    for sdk in ["0.6.0", "1.0.0"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("not-a-directory");
+        std::fs::write(&file, b"a regular file").unwrap();
+        let logs = file.join("logs");
+        let truth_path = tmp.path().join("truth.json");
+        let out = Direct::new(&builtin("tiny.toml"), sdk)
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
+            .env("ROCPROF_XPLANE_RUN_NAME", "nowhere")
+            .ground_truth(&truth_path)
+            .output();
+        let stderr = stderr_of(&out);
+        assert!(
+            out.status.success(),
+            "{sdk}: the program must exit 0: {}\n{stderr}",
+            out.status
+        );
+        let line = stderr
+            .lines()
+            .find(|l| l.contains("rocprof-xplane") && l.contains(&*logs.to_string_lossy()))
+            .unwrap_or_else(|| panic!("{sdk}: no error naming {}:\n{stderr}", logs.display()));
+        assert!(
+            line.to_ascii_lowercase().contains("error") || line.contains("cannot"),
+            "{sdk}: {line}"
+        );
+        // The program itself ran to completion (its own output, the ground truth, is there).
+        assert!(
+            read_truth(&truth_path)["plan"]["totals"]["kernel_dispatches"]
+                .as_u64()
+                .unwrap()
+                > 0
+        );
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            b"a regular file",
+            "{sdk}: the file was touched"
+        );
+    }
+}
+
+#[test]
+fn a_run_name_that_is_a_path_is_refused_and_the_default_used() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    let out = Direct::new(&builtin("tiny.toml"), "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
+        .env("ROCPROF_XPLANE_RUN_NAME", "../escaped")
+        .output();
+    let stderr = stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    complaint(&stderr, "ROCPROF_XPLANE_RUN_NAME", "../escaped");
+    // Nothing escaped the log directory; the profile is in one (default-named) run directory.
+    assert!(!logs.join("plugins/escaped").exists() && !tmp.path().join("escaped").exists());
+    let runs: Vec<_> = std::fs::read_dir(logs.join("plugins/profile"))
+        .unwrap_or_else(|e| panic!("no run directory written: {e}\n{stderr}"))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(profiles(&logs, &runs[0]).len(), 1, "{stderr}");
+}

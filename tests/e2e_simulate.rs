@@ -1,0 +1,317 @@
+//! End to end through the simulator: `rocprof-xplane simulate` runs the simulated
+//! rocprofiler-sdk runtime (test infrastructure, not hardware) with the real tool `.so` loaded
+//! through `ROCP_TOOL_LIBRARIES`; the XPlane it writes is read back and compared with the
+//! simulator's ground truth, which is computed from the scenario alone.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Command;
+
+use rocprof_xplane::capture::symbols::clean_kernel_name;
+use rocprof_xplane::xplane::proto::{x_event, XPlane, XSpace};
+use rocprof_xplane::xplane::read_xspace;
+
+mod sim_common;
+use sim_common::{sim_driver, workspace};
+
+struct Run {
+    space: XSpace,
+    truth: serde_json::Value,
+    stdout: String,
+}
+
+fn simulate(scenario: &str, sdk: &str) -> Run {
+    let driver = sim_driver();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("logs");
+    let truth_path = dir.path().join("truth.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-xplane"))
+        .arg("simulate")
+        .arg(workspace().join("scenarios").join(scenario))
+        .arg("--output-dir")
+        .arg(&out)
+        .args(["--sdk", sdk, "--run-name", "e2e"])
+        .arg("--ground-truth")
+        .arg(&truth_path)
+        .env("ROCPROF_SIM_DRIVER", &driver)
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "simulate failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    let run_dir = out.join("plugins/profile/e2e");
+    let files: Vec<PathBuf> = std::fs::read_dir(&run_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
+        .collect();
+    assert_eq!(
+        files.len(),
+        1,
+        "one file per process: {files:?}\nstderr:\n{stderr}"
+    );
+    let space = read_xspace(&files[0]).unwrap();
+    let all: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&truth_path).unwrap()).unwrap();
+    // Nothing may be left in the runtime's buffers: the tool flushes them itself at finalize.
+    assert_eq!(
+        all["delivery"]["total_lost_unflushed"], 0,
+        "records left unflushed"
+    );
+    assert_eq!(all["delivery"]["total_dropped"], 0, "records dropped");
+    // The client name was written at the offset of this SDK's client-id layout.
+    let clients = all["delivery"]["clients"].as_array().unwrap();
+    assert!(
+        clients
+            .iter()
+            .any(|c| c["name"] == "rocprof-xplane" && c["initialized"] == true),
+        "{clients:?}"
+    );
+    Run {
+        space,
+        truth: all["plan"].clone(),
+        stdout,
+    }
+}
+
+fn plane<'a>(s: &'a XSpace, name: &str) -> Option<&'a XPlane> {
+    s.planes.iter().find(|p| p.name == name)
+}
+
+fn device_planes(s: &XSpace) -> Vec<&XPlane> {
+    s.planes
+        .iter()
+        .filter(|p| p.name.starts_with("/device:GPU:"))
+        .collect()
+}
+
+/// Event counts by metadata name over all lines of a plane.
+fn events_by_name(p: &XPlane) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for l in &p.lines {
+        for e in &l.events {
+            let name = p
+                .event_metadata
+                .get(&e.metadata_id)
+                .map(|m| m.name.clone())
+                .unwrap_or_default();
+            *m.entry(name).or_insert(0) += 1;
+        }
+    }
+    m
+}
+
+fn is_copy(name: &str) -> bool {
+    name.starts_with("Memcpy")
+}
+
+fn device_counts(s: &XSpace) -> (BTreeMap<String, u64>, u64) {
+    let mut kernels = BTreeMap::new();
+    let mut copies = 0;
+    for p in device_planes(s) {
+        for (n, c) in events_by_name(p) {
+            if is_copy(&n) {
+                copies += c;
+            } else {
+                *kernels.entry(n).or_insert(0) += c;
+            }
+        }
+    }
+    (kernels, copies)
+}
+
+fn u(v: &serde_json::Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// Every dispatch and copy of the ground truth is in the file, per kernel name.
+fn assert_matches_truth(r: &Run) {
+    let (kernels, copies) = device_counts(&r.space);
+    let totals = &r.truth["totals"];
+    assert_eq!(
+        kernels.values().sum::<u64>(),
+        u(&totals["kernel_dispatches"])
+    );
+    assert_eq!(copies, u(&totals["memory_copies"]));
+    let mut want = BTreeMap::new();
+    for (name, stats) in r.truth["kernels"].as_object().unwrap() {
+        let count = stats
+            .get("dispatches")
+            .or_else(|| stats.get("count"))
+            .map(u)
+            .unwrap();
+        want.insert(clean_kernel_name(name), count);
+    }
+    assert_eq!(kernels, want);
+    assert_eq!(device_planes(&r.space).len() as u64, u(&totals["gpus"]));
+}
+
+#[test]
+fn tiny_on_both_abi_families() {
+    for sdk in ["0.6.0", "1.0.0"] {
+        let r = simulate("tiny.toml", sdk);
+        assert_matches_truth(&r);
+        let (kernels, _) = device_counts(&r.space);
+        assert!(
+            kernels.contains_key("vectorAdd(float const*, float const*, float*, int)"),
+            "demangled name expected: {kernels:?}"
+        );
+        let host = plane(&r.space, "/host:CPU").expect("host plane");
+        let api = events_by_name(host);
+        for (name, n) in r.truth["hip_api"].as_object().unwrap() {
+            assert_eq!(api.get(name).copied().unwrap_or(0), u(n), "{name} on {sdk}");
+        }
+        assert!(r.stdout.contains("xprof --logdir"), "{}", r.stdout);
+    }
+}
+
+#[test]
+fn graph_launch_keeps_every_dispatch() {
+    let r = simulate("graph-launch.toml", "1.0.0");
+    assert_matches_truth(&r);
+    assert!(u(&r.truth["totals"]["graph_kernel_dispatches"]) >= 5120);
+}
+
+#[test]
+fn roctx_ranges_are_on_the_host_plane() {
+    let r = simulate("markers.toml", "1.0.0");
+    assert_matches_truth(&r);
+    let host = plane(&r.space, "/host:CPU").expect("host plane");
+    let names = events_by_name(host);
+    for (msg, stats) in r.truth["ranges"].as_object().unwrap() {
+        let count = stats.get("count").map(u).unwrap_or(1);
+        assert!(
+            names.get(msg).copied().unwrap_or(0) >= count,
+            "range {msg:?} missing: {names:?}"
+        );
+    }
+    let pushes = r.truth["markers"].get("push").map(u).unwrap_or(0);
+    let marker_events: u64 = host
+        .lines
+        .iter()
+        .filter(|l| l.name.contains("ROCTX") || l.display_name.contains("ROCTX"))
+        .map(|l| l.events.len() as u64)
+        .sum();
+    assert!(
+        marker_events >= pushes,
+        "{marker_events} marker events for {pushes} pushes"
+    );
+}
+
+/// (name, offset ps, duration ps)
+type TimedEvent = (String, i64, i64);
+
+#[test]
+fn output_is_identical_run_after_run() {
+    // Device timelines (names, offsets, durations, line by line) must not depend on delivery
+    // order, thread scheduling or handle values.
+    let timeline = |s: &XSpace| {
+        device_planes(s)
+            .into_iter()
+            .map(|p| {
+                let lines: Vec<(String, Vec<TimedEvent>)> = p
+                    .lines
+                    .iter()
+                    .map(|l| {
+                        let ev = l
+                            .events
+                            .iter()
+                            .map(|e| {
+                                let n =
+                                    p.event_metadata.get(&e.metadata_id).map(|m| m.name.clone());
+                                let off = match e.data {
+                                    Some(x_event::Data::OffsetPs(o)) => o,
+                                    _ => -1,
+                                };
+                                (n.unwrap_or_default(), off, e.duration_ps)
+                            })
+                            .collect();
+                        (l.name.clone(), ev)
+                    })
+                    .collect();
+                (p.name.clone(), lines)
+            })
+            .collect::<Vec<_>>()
+    };
+    // Offsets are relative to the first device event: the simulated clock starts at a
+    // different boottime each run, as a real one would.
+    let relative = |s: &XSpace| {
+        let mut t = timeline(s);
+        let first = t
+            .iter()
+            .flat_map(|(_, lines)| lines.iter().flat_map(|(_, ev)| ev.iter().map(|e| e.1)))
+            .min()
+            .unwrap();
+        for (_, lines) in &mut t {
+            for (_, ev) in lines {
+                for e in ev {
+                    e.1 -= first;
+                }
+            }
+        }
+        t
+    };
+    let a = simulate("graph-launch.toml", "0.6.0");
+    let b = simulate("graph-launch.toml", "0.6.0");
+    assert_eq!(relative(&a.space), relative(&b.space));
+}
+
+/// String value of stat `name` on an event (plain or interned), if present.
+fn stat_str(p: &XPlane, e: &rocprof_xplane::xplane::proto::XEvent, name: &str) -> Option<String> {
+    use rocprof_xplane::xplane::proto::x_stat::Value;
+    e.stats.iter().find_map(|st| {
+        let md = p.stat_metadata.get(&st.metadata_id)?;
+        if md.name != name {
+            return None;
+        }
+        match st.value.as_ref()? {
+            Value::StrValue(s) => Some(s.clone()),
+            Value::RefValue(r) => p.stat_metadata.get(&(*r as i64)).map(|m| m.name.clone()),
+            _ => None,
+        }
+    })
+}
+
+fn stat_u64(p: &XPlane, e: &rocprof_xplane::xplane::proto::XEvent, name: &str) -> Option<u64> {
+    use rocprof_xplane::xplane::proto::x_stat::Value;
+    e.stats.iter().find_map(|st| {
+        let md = p.stat_metadata.get(&st.metadata_id)?;
+        match (md.name == name, st.value.as_ref()?) {
+            (true, Value::Uint64Value(v)) => Some(*v),
+            (true, Value::Int64Value(v)) => u64::try_from(*v).ok(),
+            _ => None,
+        }
+    })
+}
+
+#[test]
+fn kernels_carry_the_enclosing_roctx_ranges() {
+    for sdk in ["0.6.0", "1.0.0"] {
+        let r = simulate("markers.toml", sdk);
+        let gpu = plane(&r.space, "/device:GPU:0").unwrap();
+        let mut seen = Vec::new();
+        let mut external = Vec::new();
+        for l in &gpu.lines {
+            for e in &l.events {
+                seen.push(stat_str(gpu, e, "nvtx_range").unwrap_or_default());
+                external.push(stat_u64(gpu, e, "external_correlation_id").unwrap_or(0));
+            }
+        }
+        // The framework's external id of each step (ext_push 1000, 1001, 1002).
+        assert_eq!(external, [1000, 1000, 1001, 1001, 1002, 1002], "on {sdk}");
+        // Three steps, two layers each: the whole push/pop stack at launch time.
+        let want: Vec<String> = (0..3)
+            .flat_map(|i| {
+                [
+                    format!("epoch::step {i}::layer"),
+                    format!("epoch::step {i}::layer"),
+                ]
+            })
+            .collect();
+        assert_eq!(seen, want, "on {sdk}");
+    }
+}

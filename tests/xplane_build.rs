@@ -1,0 +1,352 @@
+//! `build_xspace` / `write_xspace` rules, read back through our own proto.
+
+mod xplane_common;
+use xplane_common as common;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use prost::Message;
+use rocprof_xplane::model::{DeviceEvent, DeviceEventKind, KernelInfo};
+use rocprof_xplane::xplane::proto::{x_event, x_stat::Value, XEvent, XPlane, XSpace};
+use rocprof_xplane::xplane::{
+    build_xspace, read_xspace, write_xspace, OutputLayout, MARKER_LINE_BIT,
+};
+
+fn plane<'a>(s: &'a XSpace, name: &str) -> &'a XPlane {
+    s.planes
+        .iter()
+        .find(|p| p.name == name)
+        .unwrap_or_else(|| panic!("no plane {name}"))
+}
+
+fn stats(p: &XPlane, e: &XEvent) -> BTreeMap<String, Value> {
+    e.stats
+        .iter()
+        .map(|s| {
+            let name = p.stat_metadata[&s.metadata_id].name.clone();
+            let v = match s.value.clone().unwrap() {
+                Value::RefValue(r) => Value::StrValue(p.stat_metadata[&(r as i64)].name.clone()),
+                v => v,
+            };
+            (name, v)
+        })
+        .collect()
+}
+
+fn name<'a>(p: &'a XPlane, e: &XEvent) -> &'a str {
+    &p.event_metadata[&e.metadata_id].name
+}
+
+fn offset(e: &XEvent) -> i64 {
+    match e.data {
+        Some(x_event::Data::OffsetPs(o)) => o,
+        _ => panic!("event without offset"),
+    }
+}
+
+#[test]
+fn lines_sorted_relative_and_typed() {
+    let (trace, expected) = common::synthetic_trace();
+    let s = build_xspace(&trace);
+    let names: Vec<&str> = s.planes.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "/host:CPU",
+            "/device:GPU:0",
+            "/device:GPU:1",
+            "/host:__ScopeRangeCallStack__",
+            "Task Environment"
+        ]
+    );
+    for p in &s.planes {
+        for l in &p.lines {
+            assert_eq!(l.timestamp_ns, 0);
+            let keys: Vec<(i64, i64)> = l
+                .events
+                .iter()
+                .map(|e| (offset(e), -e.duration_ps))
+                .collect();
+            let mut sorted = keys.clone();
+            sorted.sort();
+            assert_eq!(keys, sorted, "{} / {} not sorted", p.name, l.name);
+            assert!(keys.iter().all(|k| k.0 >= 0));
+        }
+    }
+
+    let gpu0 = plane(&s, "/device:GPU:0");
+    assert_eq!(gpu0.id, 0);
+    let first = &gpu0.lines[0].events[0];
+    let t0 = trace.devices[0].lines[0]
+        .events
+        .iter()
+        .map(|e| e.start_ns)
+        .min()
+        .unwrap();
+    assert_eq!(offset(first), ((t0 - common::START_BOOT_NS) * 1000) as i64);
+    let st = stats(gpu0, first);
+    assert!(matches!(st["correlation_id"], Value::Uint64Value(_)));
+    assert_eq!(
+        st["kernel_details"],
+        Value::StrValue("regs:64 static_shared:4096 dynamic_shared:1024 grid:128,1,1 block:256,1,1 private_mem:0".into())
+    );
+    assert!(
+        !st.contains_key("device_id"),
+        "device events carry no device_id (as XLA)"
+    );
+
+    // Every dispatch of the graph launch is kept with the launch's correlation id.
+    let g = expected.graph_correlation_id;
+    let graph_events = gpu0
+        .lines
+        .iter()
+        .flat_map(|l| &l.events)
+        .filter(|e| stats(gpu0, e)["correlation_id"] == Value::Uint64Value(g))
+        .count();
+    assert_eq!(graph_events, expected.dispatches_per_correlation[&g]);
+
+    let host = plane(&s, "/host:CPU");
+    let launch = host
+        .lines
+        .iter()
+        .flat_map(|l| &l.events)
+        .find(|e| name(host, e) == "hipGraphLaunch")
+        .unwrap();
+    let hs = stats(host, launch);
+    assert_eq!(hs["correlation_id"], Value::Uint64Value(g));
+    assert_eq!(hs["device_id"], Value::Uint64Value(0));
+    assert_eq!(hs["activity_count"], Value::Uint64Value(8));
+    // Host copy calls carry the copy's memcpy_details, like XLA's.
+    let copy = host
+        .lines
+        .iter()
+        .flat_map(|l| &l.events)
+        .find(|e| name(host, e) == "hipMemcpyPeerAsync")
+        .unwrap();
+    assert_eq!(
+        stats(host, copy)["memcpy_details"],
+        Value::StrValue("kind_src:device kind_dst:device size:1048576 dest:1 src:0".into())
+    );
+    // A call without device work carries no correlation_id (no dangling launch arrow).
+    let set_device = host
+        .lines
+        .iter()
+        .flat_map(|l| &l.events)
+        .find(|e| name(host, e) == "hipSetDevice")
+        .unwrap();
+    let sd = stats(host, set_device);
+    assert!(!sd.contains_key("correlation_id"), "{sd:?}");
+    assert_eq!(sd["device_id"], Value::Uint64Value(0));
+    // Memcpy device events use the names xprof classifies.
+    let gpu1 = plane(&s, "/device:GPU:1");
+    let copies: Vec<&str> = gpu1.lines[1].events.iter().map(|e| name(gpu1, e)).collect();
+    assert_eq!(copies, ["MemcpyHToD", "MemcpyDToH"]);
+    assert_eq!(gpu1.lines[1].name, "Stream #1(MemcpyHToD,MemcpyDToH)");
+
+    // Host lines: id = tid; markers on their own line.
+    let ids: Vec<i64> = host.lines.iter().map(|l| l.id).collect();
+    assert_eq!(ids, [1001, 1001 | MARKER_LINE_BIT, 1002]);
+    assert_eq!(host.lines[0].name, "Host Threads/1001");
+    assert_eq!(host.lines[0].display_name, "python3/1001");
+    let marks: Vec<(&str, i64)> = host.lines[1]
+        .events
+        .iter()
+        .map(|e| (name(host, e), e.duration_ps))
+        .collect();
+    assert_eq!(marks, [("train_step", 51_000_000), ("checkpoint", 0)]);
+}
+
+#[test]
+fn annotations_become_xla_stats() {
+    let (trace, _) = common::synthetic_trace();
+    let s = build_xspace(&trace);
+    let gpu0 = plane(&s, "/device:GPU:0");
+    let add = gpu0.lines[0]
+        .events
+        .iter()
+        .find(|e| name(gpu0, e) == "elementwise_add")
+        .unwrap();
+    let st = stats(gpu0, add);
+    assert_eq!(st["scope_range_id"], Value::Int64Value(12));
+    assert_eq!(st["tf_op"], Value::StrValue("train_step".into()));
+    assert_eq!(st["hlo_module"], Value::StrValue("jit_step".into()));
+    assert_eq!(st["program_id"], Value::Int64Value(3));
+    assert_eq!(
+        st["nvtx_range"],
+        Value::StrValue("train_step::layer1#hlo_module=jit_step,program_id=3#".into())
+    );
+    assert_eq!(st["external_correlation_id"], Value::Uint64Value(78));
+    assert_eq!(
+        st["external_correlation_ids"],
+        Value::StrValue("77,78".into())
+    );
+    // Not annotated: no annotation stats.
+    let gemm = gpu0.lines[0]
+        .events
+        .iter()
+        .find(|e| name(gpu0, e) == "gemm_kernel")
+        .unwrap();
+    assert!(!stats(gpu0, gemm).contains_key("tf_op"));
+
+    // Scope tree: plane stat metadata_id = child, int64 = parent.
+    let tree = plane(&s, "/host:__ScopeRangeCallStack__");
+    assert_eq!(tree.stats.len(), 1);
+    assert_eq!(tree.stats[0].metadata_id, 12);
+    assert_eq!(tree.stats[0].value, Some(Value::Int64Value(11)));
+    assert!(
+        tree.stat_metadata.contains_key(&12),
+        "ids up to the largest scope id are reserved"
+    );
+}
+
+#[test]
+fn task_environment_warnings_and_early_events() {
+    let (mut trace, _) = common::synthetic_trace();
+    let s = build_xspace(&trace);
+    let env = plane(&s, "Task Environment");
+    let get = |p: &XPlane, n: &str| {
+        p.stats
+            .iter()
+            .find(|s| p.stat_metadata[&s.metadata_id].name == n)
+            .and_then(|s| s.value.clone())
+    };
+    assert_eq!(
+        get(env, "profile_start_time"),
+        Some(Value::Uint64Value(common::START_WALL_NS))
+    );
+    assert_eq!(
+        get(env, "profile_stop_time"),
+        Some(Value::Uint64Value(trace.stop_walltime_ns))
+    );
+    assert_eq!(
+        get(env, "rocprof_xplane_runtime_dropped"),
+        Some(Value::Uint64Value(12))
+    );
+    assert_eq!(
+        s.warnings,
+        [
+            "synthetic warning",
+            "rocprof-xplane: 12 records dropped by the runtime (drop_count)"
+        ]
+    );
+    assert_eq!(s.hostnames, ["synthhost"]);
+
+    // A dispatch 1 µs before the profile start: kept, origin moved back, said so.
+    trace.devices[1].lines[0].events.push(DeviceEvent {
+        start_ns: common::START_BOOT_NS - 1_000,
+        end_ns: common::START_BOOT_NS + 500,
+        correlation_id: 0,
+        thread_id: 1,
+        kind: DeviceEventKind::Kernel(KernelInfo {
+            name: Arc::from("early"),
+            ..Default::default()
+        }),
+        annotation: None,
+    });
+    let s = build_xspace(&trace);
+    let env = plane(&s, "Task Environment");
+    assert_eq!(
+        get(env, "profile_start_time"),
+        Some(Value::Uint64Value(common::START_WALL_NS - 1_000))
+    );
+    let gpu1 = plane(&s, "/device:GPU:1");
+    let early = gpu1.lines[0].events.first().unwrap();
+    assert_eq!(
+        (name(gpu1, early), offset(early), early.duration_ps),
+        ("early", 0, 1_500_000)
+    );
+    assert!(
+        s.warnings
+            .iter()
+            .any(|w| w.contains("1000 ns before the profile start")),
+        "{:?}",
+        s.warnings
+    );
+}
+
+#[test]
+fn output_is_deterministic() {
+    let (trace, _) = common::synthetic_trace();
+    assert_eq!(
+        build_xspace(&trace).encode_to_vec(),
+        build_xspace(&trace).encode_to_vec()
+    );
+}
+
+#[test]
+fn files_are_written_atomically_per_host() {
+    let (trace, _) = common::synthetic_trace();
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |host: &str| OutputLayout {
+        log_dir: dir.path().join("logs"),
+        run_name: "2026_11_22_01_00_00".into(),
+        host: host.into(),
+    };
+    // Several processes of one job: distinct hosts, plus racing rewrites of one host.
+    std::thread::scope(|sc| {
+        for i in 0..6 {
+            let trace = &trace;
+            let layout = &layout;
+            sc.spawn(move || {
+                let host = if i < 4 {
+                    format!("node1.{}", 100 + i)
+                } else {
+                    "node1.shared".into()
+                };
+                write_xspace(trace, &layout(&host)).unwrap();
+            });
+        }
+    });
+    let run = dir.path().join("logs/plugins/profile/2026_11_22_01_00_00");
+    let mut files: Vec<String> = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "node1.100.xplane.pb",
+            "node1.101.xplane.pb",
+            "node1.102.xplane.pb",
+            "node1.103.xplane.pb",
+            "node1.shared.xplane.pb"
+        ],
+        "no temp files left behind"
+    );
+    for f in &files {
+        let s = read_xspace(run.join(f)).unwrap();
+        assert_eq!(
+            s.hostnames,
+            [f.trim_end_matches(".xplane.pb")],
+            "hostnames[0] = file host"
+        );
+        assert_eq!(s.planes.len(), 5);
+    }
+    // A rewrite drops xprof's stale trace-viewer caches for that host only.
+    std::fs::write(run.join("node1.100.SSTABLE"), b"stale").unwrap();
+    std::fs::write(run.join("node1.101.SSTABLE"), b"other").unwrap();
+    let p = write_xspace(&trace, &layout("node1.100")).unwrap();
+    assert_eq!(p, run.join("node1.100.xplane.pb"));
+    assert!(!run.join("node1.100.SSTABLE").exists());
+    assert!(run.join("node1.101.SSTABLE").exists());
+}
+
+#[test]
+fn missing_profile_start_uses_the_first_event() {
+    let (mut trace, _) = common::synthetic_trace();
+    trace.start_boottime_ns = 0;
+    let s = build_xspace(&trace);
+    let first = s
+        .planes
+        .iter()
+        .flat_map(|p| p.lines.iter().flat_map(|l| l.events.iter().map(offset)))
+        .min()
+        .unwrap();
+    assert_eq!(first, 0);
+    assert!(!s
+        .warnings
+        .iter()
+        .any(|w| w.contains("before the profile start")));
+}

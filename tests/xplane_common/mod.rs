@@ -1,0 +1,320 @@
+//! Shared by the XPlane integration tests (`mod xplane_common;`): a synthetic `Trace`, and
+//! real xprof as a test client.
+#![allow(dead_code)]
+
+pub mod xprof;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use rocprof_xplane::model::{
+    Annotation, CopyDirection, Counters, Device, DeviceEvent, DeviceEventKind, DeviceLine,
+    HostEvent, HostEventKind, HostThread, KernelInfo, MemcpyInfo, Trace,
+};
+
+pub const START_BOOT_NS: u64 = 5_000_000_000_000;
+pub const START_WALL_NS: u64 = 1_780_000_000_000_000_000;
+
+/// What the synthetic trace holds, for assertions.
+#[derive(Debug, Default)]
+pub struct Expected {
+    /// kernel name → (GPU ordinal, dispatch count).
+    pub kernels: BTreeMap<String, (u32, usize)>,
+    /// memcpy event name → count.
+    pub memcpys: BTreeMap<String, usize>,
+    /// correlation id → number of device events it produced.
+    pub dispatches_per_correlation: BTreeMap<u64, usize>,
+    /// The graph launch's correlation id (many dispatches).
+    pub graph_correlation_id: u64,
+    pub host_api_calls: usize,
+    pub markers: usize,
+}
+
+fn kernel(name: &str, grid: u32) -> DeviceEventKind {
+    DeviceEventKind::Kernel(KernelInfo {
+        name: Arc::from(name),
+        kernel_id: 7,
+        dispatch_id: 0,
+        grid: [grid, 1, 1],
+        block: [256, 1, 1],
+        vgpr_count: 64,
+        sgpr_count: 32,
+        static_shared_bytes: 4096,
+        dynamic_shared_bytes: 1024,
+        private_segment_bytes: 0,
+    })
+}
+
+fn device(ordinal: u32) -> Device {
+    Device {
+        ordinal,
+        agent_handle: 0x1000 + u64::from(ordinal),
+        name: "gfx942".into(),
+        product_name: "AMD Instinct MI300X".into(),
+        vendor_name: "AMD".into(),
+        compute_units: 304,
+        simd_per_cu: 4,
+        wave_front_size: 64,
+        max_waves_per_cu: 32,
+        clock_rate_khz: 2_100_000,
+        memory_bytes: 206_141_652_992,
+        memory_bandwidth_bytes_per_s: 5_300_000_000_000,
+        gfx_target_version: 90402,
+        lines: Vec::new(),
+    }
+}
+
+struct Builder {
+    trace: Trace,
+    expected: Expected,
+    next_corr: u64,
+    /// Per thread: next free host time (ns after start).
+    clock: BTreeMap<u64, u64>,
+    annotation: Option<Arc<Annotation>>,
+}
+
+impl Builder {
+    fn line(&mut self, dev: u32, line: i64) -> &mut DeviceLine {
+        let d = &mut self.trace.devices[dev as usize];
+        if !d.lines.iter().any(|l| l.id == line) {
+            d.lines.push(DeviceLine {
+                id: line,
+                name: String::new(),
+                events: Vec::new(),
+            });
+        }
+        d.lines.iter_mut().find(|l| l.id == line).unwrap()
+    }
+
+    fn thread(&mut self, tid: u64) -> &mut HostThread {
+        if !self.trace.host_threads.iter().any(|t| t.tid == tid) {
+            self.trace.host_threads.push(HostThread {
+                tid,
+                name: if tid == 1001 {
+                    "python3".into()
+                } else {
+                    String::new()
+                },
+                events: Vec::new(),
+            });
+        }
+        self.trace
+            .host_threads
+            .iter_mut()
+            .find(|t| t.tid == tid)
+            .unwrap()
+    }
+
+    /// One API call on `tid` producing `work` (device, line, kind, duration) in order.
+    fn launch(&mut self, tid: u64, api: &str, work: Vec<(u32, i64, DeviceEventKind, u64)>) -> u64 {
+        self.next_corr += 1;
+        let corr = self.next_corr;
+        let t = *self.clock.entry(tid).or_insert(10_000);
+        let (host_start, host_end) = (START_BOOT_NS + t, START_BOOT_NS + t + 4_000);
+        self.clock.insert(tid, t + 6_000);
+        let mut gpu_t = host_end + 2_000;
+        let n = work.len();
+        let target = work.first().map(|w| w.0);
+        for (dev, line, kind, dur) in work {
+            match &kind {
+                DeviceEventKind::Kernel(k) => {
+                    let e = self
+                        .expected
+                        .kernels
+                        .entry(k.name.to_string())
+                        .or_insert((dev, 0));
+                    e.1 += 1;
+                }
+                DeviceEventKind::Memcpy(m) => {
+                    *self
+                        .expected
+                        .memcpys
+                        .entry(rocprof_xplane::xplane::stats::memcpy_event_name(m.direction).into())
+                        .or_default() += 1
+                }
+            }
+            let annotation = self.annotation.clone();
+            // Lines are handed over in any order: the writer must sort them.
+            self.line(dev, line).events.insert(
+                0,
+                DeviceEvent {
+                    start_ns: gpu_t,
+                    end_ns: gpu_t + dur,
+                    correlation_id: corr,
+                    thread_id: tid,
+                    kind,
+                    annotation,
+                },
+            );
+            gpu_t += dur + 500;
+        }
+        *self
+            .expected
+            .dispatches_per_correlation
+            .entry(corr)
+            .or_default() += n;
+        self.expected.host_api_calls += 1;
+        let annotation = self.annotation.clone();
+        self.thread(tid).events.push(HostEvent {
+            name: Arc::from(api),
+            start_ns: host_start,
+            end_ns: host_end,
+            correlation_id: corr,
+            kind: HostEventKind::HipApi,
+            annotation,
+            device: target,
+            activity_count: n as u32,
+        });
+        corr
+    }
+}
+
+/// Two MI300X-like GPUs; plain launches, a graph launch with many dispatches on one correlation
+/// id, copies in all directions, roctx ranges with scope ids, a call without device work, and
+/// some anomaly counters.
+pub fn synthetic_trace() -> (Trace, Expected) {
+    let mut b = Builder {
+        trace: Trace {
+            hostname: "synthhost".into(),
+            pid: 4242,
+            sdk_version: "1.0.0".into(),
+            start_boottime_ns: START_BOOT_NS,
+            stop_boottime_ns: START_BOOT_NS + 2_000_000,
+            start_walltime_ns: START_WALL_NS,
+            stop_walltime_ns: START_WALL_NS + 2_000_000,
+            devices: vec![device(0), device(1)],
+            ..Default::default()
+        },
+        expected: Expected::default(),
+        next_corr: 100,
+        clock: BTreeMap::new(),
+        annotation: None,
+    };
+    // roctx context: train_step (scope 11) > layer#k=v# (scope 12).
+    let ann = Arc::new(Annotation {
+        stack: vec![
+            Arc::from("train_step"),
+            Arc::from("layer1#hlo_module=jit_step,program_id=3#"),
+        ],
+        scope_range_id: 12,
+        external_ids: vec![77, 78],
+    });
+    b.trace.scope_tree = vec![(12, 11)];
+    for _ in 0..3 {
+        b.launch(
+            1001,
+            "hipLaunchKernel",
+            vec![(0, 0, kernel("gemm_kernel", 128), 40_000)],
+        );
+    }
+    b.annotation = Some(ann);
+    for _ in 0..2 {
+        b.launch(
+            1001,
+            "hipLaunchKernel",
+            vec![(0, 0, kernel("elementwise_add", 64), 10_000)],
+        );
+    }
+    b.annotation = None;
+    let graph: Vec<_> = (0..8)
+        .map(|i| {
+            let name = if i % 2 == 0 {
+                "graph_node_a"
+            } else {
+                "graph_node_b"
+            };
+            (0, 1, kernel(name, 32 + i), 5_000)
+        })
+        .collect();
+    b.expected.graph_correlation_id = b.launch(1001, "hipGraphLaunch", graph);
+    for _ in 0..4 {
+        b.launch(
+            1002,
+            "hipLaunchKernel",
+            vec![(1, 0, kernel("reduce_sum", 16), 20_000)],
+        );
+    }
+    let copy = |direction, src, dst| {
+        DeviceEventKind::Memcpy(MemcpyInfo {
+            direction,
+            bytes: 1 << 20,
+            src_device: src,
+            dst_device: dst,
+        })
+    };
+    b.launch(
+        1002,
+        "hipMemcpyAsync",
+        vec![(
+            1,
+            1,
+            copy(CopyDirection::HostToDevice, None, Some(1)),
+            30_000,
+        )],
+    );
+    b.launch(
+        1002,
+        "hipMemcpyAsync",
+        vec![(
+            1,
+            1,
+            copy(CopyDirection::DeviceToHost, Some(1), None),
+            30_000,
+        )],
+    );
+    b.launch(
+        1001,
+        "hipMemcpyPeerAsync",
+        vec![(
+            0,
+            2,
+            copy(CopyDirection::DeviceToDevice, Some(0), Some(1)),
+            15_000,
+        )],
+    );
+    // A roctx range around the first launches and an instantaneous mark.
+    let t = b.thread(1001);
+    t.events.push(HostEvent {
+        name: Arc::from("train_step"),
+        start_ns: START_BOOT_NS + 9_000,
+        end_ns: START_BOOT_NS + 60_000,
+        correlation_id: 0,
+        kind: HostEventKind::MarkerRange,
+        annotation: None,
+        device: None,
+        activity_count: 0,
+    });
+    t.events.push(HostEvent {
+        name: Arc::from("checkpoint"),
+        start_ns: START_BOOT_NS + 30_000,
+        end_ns: START_BOOT_NS + 30_000,
+        correlation_id: 0,
+        kind: HostEventKind::Marker,
+        annotation: None,
+        device: None,
+        activity_count: 0,
+    });
+    // A call that caused no device work: it must not start a launch arrow.
+    t.events.push(HostEvent {
+        name: Arc::from("hipSetDevice"),
+        start_ns: START_BOOT_NS + 1_000,
+        end_ns: START_BOOT_NS + 2_000,
+        correlation_id: 99,
+        kind: HostEventKind::HipApi,
+        annotation: None,
+        device: Some(0),
+        activity_count: 0,
+    });
+    b.expected.markers = 2;
+    b.expected.host_api_calls += 1;
+    b.trace.counters = Counters {
+        api_records: b.expected.host_api_calls as u64,
+        kernel_records: b.expected.kernels.values().map(|k| k.1 as u64).sum(),
+        memcpy_records: 3,
+        marker_records: 2,
+        runtime_dropped: 12,
+        ..Default::default()
+    };
+    b.trace.warnings.push("synthetic warning".into());
+    (b.trace, b.expected)
+}

@@ -1,0 +1,162 @@
+//! Real xprof (PyPI `xprof`, pinned) as a test client, through its offline conversion API.
+//!
+//! The venv lives in `target/xprof-venv` and is created on first use (about 30 s, ~350 MB);
+//! a lock file serialises creation across parallel test binaries, and a marker file records a
+//! finished install so a half-made venv is repaired rather than trusted.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const XPROF_VERSION: &str = "2.24.2";
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn venv_dir() -> PathBuf {
+    manifest_dir().join("target").join("xprof-venv")
+}
+
+/// Holds an exclusive `flock` on a file for its lifetime.
+struct FileLock(fs::File);
+
+impl FileLock {
+    fn acquire(path: &Path) -> FileLock {
+        let f = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .unwrap_or_else(|e| panic!("open lock {}: {e}", path.display()));
+        use std::os::fd::AsRawFd;
+        // SAFETY: the fd is valid for the lifetime of `f`, which the lock owns.
+        let rc = unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+        assert_eq!(
+            rc,
+            0,
+            "flock {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        );
+        FileLock(f)
+    }
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: the fd is still open; unlocking an fd we locked has no other effect.
+        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
+    }
+}
+
+/// The venv's python, with xprof installed (installs it on first use).
+pub fn python() -> PathBuf {
+    let venv = venv_dir();
+    let py = venv.join("bin").join("python3");
+    let marker = venv.join(format!(".rocprof-xplane-xprof-{XPROF_VERSION}"));
+    if marker.exists() {
+        return py;
+    }
+    fs::create_dir_all(venv.parent().unwrap()).unwrap();
+    let _lock = FileLock::acquire(&venv.with_extension("lock"));
+    if marker.exists() {
+        return py;
+    }
+    if !py.exists() {
+        run(
+            Command::new("python3").arg("-m").arg("venv").arg(&venv),
+            "python3 -m venv",
+        );
+    }
+    run(
+        Command::new(&py)
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg(format!("xprof=={XPROF_VERSION}")),
+        "pip install xprof",
+    );
+    fs::write(&marker, b"ok\n").unwrap();
+    py
+}
+
+fn run(cmd: &mut Command, what: &str) {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs `tests/xprof/xprof_summary.py` on `file` (as host `host`) and returns its JSON. The
+/// conversion runs in a child process with a timeout, so a crash or hang in xprof's C++ fails
+/// the test instead of taking it down or stalling it.
+pub fn summary(file: &Path, host: &str) -> serde_json::Value {
+    run_script(&[file.as_os_str(), "--host".as_ref(), host.as_ref()])
+}
+
+/// `xprof_summary.py --multi`: every file copied into one run directory, as the processes of one
+/// job write them; reports the hosts xprof lists, ALL_HOSTS kernel_stats and per-host traces.
+pub fn summary_multi(files: &[PathBuf]) -> serde_json::Value {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--multi".as_ref()];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    run_script(&args)
+}
+
+fn run_script(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+    let py = python();
+    let script = manifest_dir()
+        .join("tests")
+        .join("xprof")
+        .join("xprof_summary.py");
+    let mut child = Command::new(py)
+        .arg(&script)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start xprof_summary.py");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stdout.read_to_string(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("xprof_summary.py timed out on {args:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let out = out_reader.join().unwrap();
+    let err = err_reader.join().unwrap();
+    assert!(
+        status.success(),
+        "xprof_summary.py failed ({status}):\n{err}"
+    );
+    serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("bad JSON from xprof_summary.py: {e}\n{out}\n{err}"))
+}

@@ -1,0 +1,155 @@
+//! `rocprof-xplane inspect` on our output and on real XLA files.
+
+mod xplane_common;
+use xplane_common as common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use rocprof_xplane::xplane::{write_xspace, OutputLayout};
+use serde_json::Value;
+
+fn inspect(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rocprof-xplane"))
+        .arg("inspect")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn inspect_json(path: &str) -> Value {
+    let (ok, out, err) = inspect(&[path, "--json"]);
+    assert!(ok, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn json_summary_of_our_file() {
+    let (trace, expected) = common::synthetic_trace();
+    let dir = tempfile::tempdir().unwrap();
+    let layout = OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: "r".into(),
+        host: "h.1".into(),
+    };
+    let path = write_xspace(&trace, &layout).unwrap();
+    let s = inspect_json(path.to_str().unwrap());
+
+    let kernels: usize = expected.kernels.values().map(|k| k.1).sum();
+    let memcpys: usize = expected.memcpys.values().sum();
+    assert_eq!(s["event_counts"]["kernels"], kernels);
+    assert_eq!(s["event_counts"]["memcpys"], memcpys);
+    assert_eq!(s["event_counts"]["api_calls"], expected.host_api_calls);
+    assert_eq!(s["event_counts"]["markers"], expected.markers);
+    assert_eq!(s["event_counts"]["other"], 0);
+    assert_eq!(s["hostnames"], serde_json::json!(["h.1"]));
+    assert_eq!(s["distinct_kernels"], expected.kernels.len());
+    // gemm_kernel: 3 × 40 µs is the largest total.
+    assert_eq!(s["top_kernels"][0]["name"], "gemm_kernel");
+    assert_eq!(s["top_kernels"][0]["count"], 3);
+    assert_eq!(s["top_kernels"][0]["total_ns"], 120_000);
+    // By count: graph_node_a/graph_node_b/reduce_sum have 4 each; ties broken by time, then name.
+    let by_count: Vec<(&str, u64)> = s["top_kernels_by_count"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| (k["name"].as_str().unwrap(), k["count"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        by_count,
+        [
+            ("reduce_sum", 4),
+            ("graph_node_a", 4),
+            ("graph_node_b", 4),
+            ("gemm_kernel", 3),
+            ("elementwise_add", 2)
+        ]
+    );
+    let devices = s["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 2);
+    assert_eq!(devices[1]["properties"]["gpu_device_name"], "gfx942");
+    assert_eq!(devices[1]["properties"]["device_vendor"], "AMD");
+    assert_eq!(s["counters"]["runtime_dropped"], 12);
+    let warnings: Vec<&str> = s["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.contains(&"rocprof-xplane: 12 records dropped by the runtime (drop_count)"),
+        "{warnings:?}"
+    );
+    let gpu0 = s["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "/device:GPU:0")
+        .unwrap();
+    let lines: Vec<(i64, u64)> = gpu0["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| (l["id"].as_i64().unwrap(), l["events"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(lines, vec![(0, 5), (1, 8), (2, 1)]);
+
+    // The text form mentions the same facts.
+    let (ok, text, _) = inspect(&[path.to_str().unwrap()]);
+    assert!(ok);
+    assert!(
+        text.contains("17 kernels, 3 memcpys, 14 API calls, 2 markers"),
+        "{text}"
+    );
+    assert!(text.contains("gemm_kernel"));
+}
+
+#[test]
+fn json_summary_of_a_real_xla_file() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/testdata/real/xla-xplane-mi355x/934987a2fc2f.xplane.pb");
+    let s = inspect_json(p.to_str().unwrap());
+    // README of that folder: 150 kernels on GPU:0, 150 launches on Host Threads/7.
+    assert_eq!(s["event_counts"]["kernels"], 150);
+    assert_eq!(s["event_counts"]["api_calls"], 150);
+    assert_eq!(s["hostnames"], serde_json::json!(["934987a2fc2f"]));
+    assert_eq!(s["devices"].as_array().unwrap().len(), 8);
+}
+
+#[test]
+fn missing_empty_and_corrupt_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.xplane.pb");
+    let (ok, _, err) = inspect(&[missing.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("cannot read") && err.contains("nope.xplane.pb"),
+        "{err}"
+    );
+
+    let empty = dir.path().join("empty.xplane.pb");
+    std::fs::write(&empty, b"").unwrap();
+    let (ok, _, err) = inspect(&[empty.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("empty"), "{err}");
+
+    // A truncated copy of a real file.
+    let real = std::fs::read(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/testdata/real/xla-xplane-mi300x/tw003.xplane.pb"),
+    )
+    .unwrap();
+    let cut = dir.path().join("cut.xplane.pb");
+    std::fs::write(&cut, &real[..real.len() / 2]).unwrap();
+    let (ok, _, err) = inspect(&[cut.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(err.contains("not a valid XSpace"), "{err}");
+
+    let (ok, _, err) = inspect(&[]);
+    assert!(!ok && err.contains("usage"), "{err}");
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Summarise an .xplane.pb as real xprof sees it, as one JSON object on stdout.
+
+Test client for rocprof-xplane (see shared reference "xprof as a test client"): uses xprof's
+offline conversion API only (no server, no port), on a private copy of the file laid out as
+<tmp>/plugins/profile/<run>/<host>.xplane.pb so xprof's caches can never be stale or shared.
+
+usage: xprof_summary.py FILE [--host NAME] [--raw-dir DIR]
+       xprof_summary.py --multi FILE FILE...
+  --host     host part of the copied file name (default: the input's own host part)
+  --raw-dir  also save each tool's raw output there, for debugging
+  --multi    copy every FILE (keeping its name) into ONE run directory, as the processes of one
+             job write them, and report the hosts xprof lists, kernel_stats over ALL_HOSTS and
+             the trace viewer per host
+"""
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+
+def convert(path, tool, params=None):
+    """Runs one xprof tool on one path or a list of paths; returns (data, error text or None)."""
+    from xprof.convert import _pywrap_profiler_plugin, raw_to_tool_data
+
+    errors = []
+
+    def call_plugin(paths, tool_name, options):
+        out, ok = _pywrap_profiler_plugin.xspace_to_tools_data(paths, tool_name, options)
+        if not ok:
+            errors.append(out.decode(errors="replace") if isinstance(out, bytes) else str(out))
+        return out, ok
+
+    opts = {"use_saved_result": False}
+    opts.update(params or {})
+    paths = path if isinstance(path, list) else [path]
+    data, _ = raw_to_tool_data.xspace_to_tool_data(paths, tool, opts, call_plugin)
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    return data, (errors[0] if errors else None)
+
+
+def summarise_trace(data):
+    doc = json.loads(data)
+    events = doc.get("traceEvents", [])
+    processes, threads = {}, collections.defaultdict(dict)
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            processes[e["pid"]] = e.get("args", {}).get("name", "")
+        elif e.get("ph") == "M" and e.get("name") == "thread_name":
+            threads[e["pid"]][e["tid"]] = e.get("args", {}).get("name", "")
+    complete = [e for e in events if e.get("ph") == "X"]
+    per_process = collections.defaultdict(lambda: collections.defaultdict(collections.Counter))
+    for e in complete:
+        pname = processes.get(e["pid"], str(e["pid"]))
+        tname = threads[e["pid"]].get(e.get("tid"), str(e.get("tid")))
+        per_process[pname][tname][e.get("name", "")] += 1
+    flows = collections.defaultdict(lambda: {"out": 0, "in": 0, "cat": None, "events": []})
+    for e in complete:
+        if "bind_id" not in e:
+            continue
+        f = flows[str(e["bind_id"])]
+        f["out"] += 1 if e.get("flow_out") else 0
+        f["in"] += 1 if e.get("flow_in") else 0
+        f["cat"] = e.get("cat", f["cat"])
+        f["events"].append({
+            "process": processes.get(e["pid"], str(e["pid"])),
+            "name": e.get("name", ""),
+            "ts": e.get("ts"),
+            "correlation_id": (e.get("args") or {}).get("correlation_id"),
+        })
+    return {
+        "processes": sorted(processes.values()),
+        "pids": {name: pid for pid, name in processes.items()},
+        "threads": {processes.get(pid, str(pid)): sorted(t.values()) for pid, t in threads.items()},
+        "complete_events": len(complete),
+        "events": {p: {t: dict(c) for t, c in ts.items()} for p, ts in per_process.items()},
+        "flows": dict(flows),
+        "flow_count": len(flows),
+        "complete_flows": sum(1 for f in flows.values() if f["out"] > 0 and f["in"] > 0),
+    }
+
+
+def summarise_kernel_stats(data):
+    """kernel_stats is a gviz DataTable; returns rows as dicts keyed by column label."""
+    doc = json.loads(data)
+    tables = doc if isinstance(doc, list) else [doc]
+    rows = []
+    for t in tables:
+        cols = [c.get("label") or c.get("id") for c in t.get("cols", [])]
+        for r in t.get("rows", []):
+            rows.append({col: (cell or {}).get("v") for col, cell in zip(cols, r.get("c", []))})
+    occurrences = collections.Counter()
+    for r in rows:
+        name = r.get("Kernel Name") or r.get("kernel_name") or ""
+        occurrences[name] += int(r.get("Occurrences") or r.get("occurrences") or 0)
+    return {"rows": rows, "occurrences": dict(occurrences)}
+
+
+def summarise_overview(data):
+    doc = json.loads(data)
+    found = {}
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k in ("device_type", "device_core_count", "hardware_type") and k not in found:
+                    found[k] = v
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(doc)
+    # gviz tables carry run-environment fields in "p" (properties).
+    tables = doc if isinstance(doc, list) else [doc]
+    for t in tables:
+        if isinstance(t, dict):
+            for k, v in (t.get("p") or {}).items():
+                found.setdefault(k, v)
+    return found
+
+
+def host_of(filename):
+    base = os.path.basename(filename)
+    return base[: -len(".xplane.pb")] if base.endswith(".xplane.pb") else base
+
+
+def main_multi(files):
+    from xprof import profile_plugin
+
+    work = tempfile.mkdtemp(prefix="xprof-summary-")
+    try:
+        run_dir = os.path.join(work, "plugins", "profile", "run")
+        os.makedirs(run_dir)
+        paths = []
+        for f in files:
+            dst = os.path.join(run_dir, os.path.basename(f))
+            shutil.copyfile(f, dst)
+            paths.append(dst)
+        names = sorted(os.listdir(run_dir))
+        out = {
+            "hosts": list(profile_plugin.hosts_from_xplane_filenames(names, "kernel_stats")),
+            "errors": {},
+            "per_host": {},
+        }
+        data, err = convert(paths, "kernel_stats")
+        if data is None:
+            out["errors"]["kernel_stats"] = err or "conversion returned no data"
+        else:
+            out["kernel_stats_all_hosts"] = summarise_kernel_stats(data)
+        for p in paths:
+            data, err = convert(p, "trace_viewer@")
+            if data is None:
+                out["errors"]["trace:" + host_of(p)] = err or "conversion returned no data"
+            else:
+                t = summarise_trace(data)
+                out["per_host"][host_of(p)] = {"processes": t["processes"], "flow_count": t["flow_count"]}
+        json.dump(out, sys.stdout, sort_keys=True)
+        sys.stdout.write("\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--multi":
+        return main_multi(sys.argv[2:])
+    ap = argparse.ArgumentParser()
+    ap.add_argument("file")
+    ap.add_argument("--host")
+    ap.add_argument("--raw-dir")
+    args = ap.parse_args()
+
+    src = os.path.abspath(args.file)
+    base = os.path.basename(src)
+    host = args.host or host_of(base)
+    work = tempfile.mkdtemp(prefix="xprof-summary-")
+    try:
+        run_dir = os.path.join(work, "plugins", "profile", "run")
+        os.makedirs(run_dir)
+        path = os.path.join(run_dir, host + ".xplane.pb")
+        shutil.copyfile(src, path)
+
+        from xprof.convert import raw_to_tool_data
+
+        out = {"host": host, "tools": list(raw_to_tool_data.xspace_to_tool_names([path]) or []), "errors": {}}
+        for key, tool, params, fn in [
+            ("trace", "trace_viewer@", {}, summarise_trace),
+            ("kernel_stats", "kernel_stats", {}, summarise_kernel_stats),
+            ("overview", "overview_page", {}, summarise_overview),
+        ]:
+            data, err = convert(path, tool, params)
+            if args.raw_dir and data is not None:
+                os.makedirs(args.raw_dir, exist_ok=True)
+                with open(os.path.join(args.raw_dir, key + ".json"), "w") as f:
+                    f.write(data)
+            if data is None:
+                out["errors"][key] = err or "conversion returned no data"
+                continue
+            out[key] = fn(data)
+        json.dump(out, sys.stdout, sort_keys=True)
+        sys.stdout.write("\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
