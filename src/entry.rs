@@ -82,27 +82,35 @@ pub unsafe fn configure(
         log_warn!("rocprofiler_configure called twice; the second registration is declined");
         return std::ptr::null_mut();
     }
-    if !client_id.is_null() {
-        // SAFETY: the runtime passes a writable client id of the layout of its version; the
-        // name field sits at offset 0 (0.x) or 8 (1.x). Our name is a static C string.
-        unsafe {
-            match abi {
-                Abi::V0 => {
-                    (*(client_id as *mut sys::rocprofiler_client_id_v0_t)).name =
-                        CLIENT_NAME.as_ptr()
-                }
-                Abi::V1 => {
-                    (*(client_id as *mut sys::rocprofiler_client_id_v1_t)).name =
-                        CLIENT_NAME.as_ptr()
-                }
-            }
-        }
-    }
+    // SAFETY: forwarded from our caller's contract.
+    unsafe { write_client_name(abi, client_id) };
     if priority > 0 {
         log_info!("loaded as tool #{priority} beside another rocprofiler-sdk tool; tracing anyway");
     }
     log_info!("configured for rocprofiler-sdk {version} ({abi:?} layouts)");
     &RESULT.0 as *const sys::rocprofiler_tool_configure_result_t as *mut _
+}
+
+/// Names the client in the runtime's client id: `name` sits at offset 0 in the 0.x layout and
+/// at offset 8 in 1.x (after the new leading `size`).
+///
+/// # Safety
+/// `client_id` must be null or point to a writable client id of `abi`'s layout.
+pub unsafe fn write_client_name(abi: Abi, client_id: *mut c_void) {
+    if client_id.is_null() {
+        return;
+    }
+    // SAFETY: per the contract; our name is a static C string that outlives the process's use.
+    unsafe {
+        match abi {
+            Abi::V0 => {
+                (*(client_id as *mut sys::rocprofiler_client_id_v0_t)).name = CLIENT_NAME.as_ptr()
+            }
+            Abi::V1 => {
+                (*(client_id as *mut sys::rocprofiler_client_id_v1_t)).name = CLIENT_NAME.as_ptr()
+            }
+        }
+    }
 }
 
 unsafe extern "C" fn tool_initialize(
@@ -165,4 +173,33 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
             Err(e) => log_error!("cannot write the profile: {e}"),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_name_lands_at_the_layout_offset() {
+        // 0.x: {name @0, handle @8}; 1.x: {size @0, name @8, handle @16}.
+        let mut v0 = [0u64; 2];
+        let mut v1 = [24u64, 0, 7];
+        // SAFETY: both buffers are large enough for their layouts and writable.
+        unsafe {
+            write_client_name(Abi::V0, v0.as_mut_ptr() as *mut c_void);
+            write_client_name(Abi::V1, v1.as_mut_ptr() as *mut c_void);
+            write_client_name(Abi::V1, std::ptr::null_mut());
+        }
+        let name = CLIENT_NAME.as_ptr() as u64;
+        assert_eq!(v0, [name, 0]);
+        assert_eq!(v1, [24, name, 7], "size and handle untouched");
+    }
+
+    #[test]
+    fn configure_result_is_complete() {
+        let r = &RESULT.0;
+        assert_eq!(r.size, 32);
+        assert!(r.initialize.is_some() && r.finalize.is_some());
+        assert!(r.tool_data.is_null());
+    }
 }

@@ -312,3 +312,67 @@ fn delivery_order_does_not_change_the_result() {
         );
     }
 }
+
+#[test]
+fn lines_are_sorted_dense_and_inside_the_profile_window() {
+    for sdk in SDKS {
+        let r = graph_run(sdk);
+        let env = plane_stats(plane(&r.space, TASK_ENV));
+        let start = env["profile_start_time"]
+            .as_u64()
+            .expect("profile_start_time");
+        let stop = env["profile_stop_time"]
+            .as_u64()
+            .expect("profile_stop_time");
+        assert!(start < stop, "{sdk}: profile window {start}..{stop}");
+        // Offsets count from the profile start (line timestamps are 0, as XLA normalises), so
+        // every event lies in 0..(profile_stop_time - profile_start_time). The simulated
+        // runtime's clock runs ahead of the wall clock during replay, so a window measured on
+        // two clocks (wall at start and at stop) is shorter than the events' span.
+        let window_ps = ((stop - start) * 1000) as i64;
+        for p in device_planes(&r.space) {
+            let mut ids: Vec<i64> = p.lines.iter().map(|l| l.id).collect();
+            ids.sort_unstable();
+            assert_eq!(
+                ids,
+                (0..p.lines.len() as i64).collect::<Vec<_>>(),
+                "{sdk} {}: dense line ids",
+                p.name
+            );
+        }
+        for p in r
+            .space
+            .planes
+            .iter()
+            .filter(|p| p.name == HOST_PLANE || p.name.starts_with(GPU_PREFIX))
+        {
+            for l in &p.lines {
+                let evs: Vec<Ev> = l
+                    .events
+                    .iter()
+                    .map(|event| Ev {
+                        plane: p,
+                        line: l,
+                        event,
+                    })
+                    .collect();
+                for e in &evs {
+                    let (a, b) = (e.start_ps(), e.start_ps() + e.event.duration_ps);
+                    assert!(
+                        a >= 0 && b <= window_ps,
+                        "{sdk} {} {}: {} at {a}..{b} ps outside the profile (0..{window_ps} ps)",
+                        p.name,
+                        l.name,
+                        e.name()
+                    );
+                }
+                assert!(
+                    evs.windows(2).all(|w| w[0].offset_ps() <= w[1].offset_ps()),
+                    "{sdk} {} {}: events not sorted",
+                    p.name,
+                    l.name
+                );
+            }
+        }
+    }
+}

@@ -152,7 +152,8 @@ fn assert_matches_truth(r: &Run) {
 
 #[test]
 fn tiny_on_both_abi_families() {
-    for sdk in ["0.6.0", "1.0.0"] {
+    // 0.x layouts; 1.x layouts; 1.2.1 (larger agent struct, newer runtime behaviour).
+    for sdk in ["0.6.0", "1.0.0", "1.2.1"] {
         let r = simulate("tiny.toml", sdk);
         assert_matches_truth(&r);
         let (kernels, _) = device_counts(&r.space);

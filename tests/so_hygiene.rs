@@ -27,7 +27,11 @@ fn tool_so() -> PathBuf {
     let exe = std::env::current_exe().expect("current_exe");
     let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
     let so = dir.join("librocprof_xplane.so");
-    assert!(so.exists(), "{} missing: cargo builds it with the tests", so.display());
+    assert!(
+        so.exists(),
+        "{} missing: cargo builds it with the tests",
+        so.display()
+    );
     so
 }
 
@@ -37,7 +41,11 @@ fn tool(cmd: &str, args: &[&str], so: &PathBuf) -> String {
         .arg(so)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd} (binutils): {e}"));
-    assert!(out.status.success(), "{cmd} {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd} {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("utf8")
 }
 
@@ -70,10 +78,19 @@ fn needs_only_the_c_runtime() {
         .filter(|l| l.contains("(NEEDED)"))
         .filter_map(|l| l.split('[').nth(1).and_then(|s| s.split(']').next()))
         .collect();
-    assert!(!needed.is_empty(), "no NEEDED entries parsed from readelf -d output:\n{dynamic}");
+    assert!(
+        !needed.is_empty(),
+        "no NEEDED entries parsed from readelf -d output:\n{dynamic}"
+    );
     for lib in &needed {
-        assert!(!lib.contains("rocprofiler"), "links {lib}: SDK functions must be resolved at run time");
-        assert!(ALLOWED_NEEDED.contains(lib), "unexpected load-time dependency {lib}");
+        assert!(
+            !lib.contains("rocprofiler"),
+            "links {lib}: SDK functions must be resolved at run time"
+        );
+        assert!(
+            ALLOWED_NEEDED.contains(lib),
+            "unexpected load-time dependency {lib}"
+        );
     }
 }
 
@@ -91,7 +108,10 @@ fn runs_none_of_our_code_at_load() {
         .find(|l| l.contains(".init_array"))
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            let i = f.iter().position(|x| *x == "INIT_ARRAY").expect("type column");
+            let i = f
+                .iter()
+                .position(|x| *x == "INIT_ARRAY")
+                .expect("type column");
             (
                 u64::from_str_radix(f[i + 1], 16).expect("addr"),
                 u64::from_str_radix(f[i + 3], 16).expect("size"),
@@ -109,12 +129,21 @@ fn runs_none_of_our_code_at_load() {
             }
         }
     }
-    assert_eq!(targets.len() as u64, size / 8, "every .init_array slot has a RELATIVE relocation");
+    assert_eq!(
+        targets.len() as u64,
+        size / 8,
+        "every .init_array slot has a RELATIVE relocation"
+    );
     let symbols = tool("nm", &["-C"], &so);
     for t in targets {
         let name = symbols
             .lines()
-            .find(|l| l.split_whitespace().next().and_then(|a| u64::from_str_radix(a, 16).ok()) == Some(t))
+            .find(|l| {
+                l.split_whitespace()
+                    .next()
+                    .and_then(|a| u64::from_str_radix(a, 16).ok())
+                    == Some(t)
+            })
             .map(|l| l.splitn(3, ' ').nth(2).unwrap_or("").to_string())
             .unwrap_or_else(|| format!("<unnamed {t:#x}>"));
         let allowed = name == "frame_dummy" || name.contains("ARGV_INIT_ARRAY");

@@ -4,10 +4,9 @@
 //!
 //! - [`plan`]: the timed, resolved replay plan (shared interface with the scenario compiler).
 //! - [`runtime`]: the stand-in runtime — C entry points, lifecycle, buffers, replay.
+//! - [`scenario`]: TOML scenarios → [`plan::Plan`]; [`truth`]: what a plan should produce.
 
 pub mod plan;
 pub mod runtime;
-#[cfg(sim_has_scenario)]
 pub mod scenario;
-#[cfg(sim_has_truth)]
 pub mod truth;

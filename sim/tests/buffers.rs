@@ -165,7 +165,24 @@ fn no_automatic_flush_before_finalize(sdk: &str) {
     );
 }
 
+fn destroy_discards_unflushed_records(sdk: &str) {
+    let s = run(sdk, "basic", "destroy");
+    assert_eq!(s.status("destroy_buffer").unwrap().0, 0);
+    let again = s.status("destroy_buffer_again").unwrap().1;
+    assert_eq!(again, "ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND");
+    let flush = s.status("flush_in_finalize").unwrap().1;
+    assert_eq!(flush, "ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND");
+    assert!(s.ev("rec").is_empty());
+    let t = s.buffer_truth();
+    assert_eq!(t["destroyed"], true);
+    assert_eq!(
+        t["discarded_by_destroy"].as_u64().unwrap(),
+        s.emitted_total()
+    );
+}
+
 both_sdks!(
+    destroy_discards_unflushed_records,
     watermark_zero_delivers_every_record,
     watermark_is_in_bytes,
     lossless_loses_nothing_under_pressure,

@@ -136,6 +136,7 @@ fn opt_out_with_null(sdk: &str) {
 fn configuration_locked_after_init(sdk: &str) {
     let s = run(sdk, "basic", "late_create");
     for what in [
+        "late_force_configure",
         "late_create_context",
         "late_create_buffer",
         "late_buffer_service",
@@ -193,6 +194,15 @@ fn finalize_at_exit_then_finalized(sdk: &str) {
     assert_eq!(after.len(), 1);
     assert_eq!(after[0]["fini_status"], 1);
     assert_eq!(after[0]["flush_name"], "ROCPROFILER_STATUS_ERROR_FINALIZED");
+    assert_eq!(
+        after[0]["context_active"], 0,
+        "contexts are stopped by finalization"
+    );
+    assert_eq!(
+        after[0]["start_context"],
+        "ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED"
+    );
+    assert_eq!(after[0]["stop_context"], "ROCPROFILER_STATUS_SUCCESS");
 }
 
 fn client_finalize_function_works(sdk: &str) {
@@ -219,6 +229,14 @@ fn client_finalize_function_works(sdk: &str) {
 
 fn version_queries(sdk: &str) {
     let s = run(sdk, "empty", "");
+    let t = s.ev("thread_id")[0];
+    assert_eq!(
+        t["sdk"], t["gettid"],
+        "rocprofiler_get_thread_id is the Linux TID"
+    );
+    assert!(t["status_string_16"]
+        .as_str()
+        .is_some_and(|x| !x.is_empty()));
     let i = s.ev("initialize")[0];
     let want: Vec<u64> = sdk.split('.').map(|x| x.parse().unwrap()).collect();
     assert_eq!(i["version"], serde_json::json!(want));
@@ -272,4 +290,18 @@ fn driver_loads_runtime_from_env_override() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/librocprofiler_sdk_sim.so"));
+}
+
+#[test]
+fn bad_scenario_fails_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "this is = not [valid").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rocprof-sim"))
+        .arg(&bad)
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.toml"));
 }

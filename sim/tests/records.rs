@@ -441,3 +441,17 @@ fn agent_size_of_1_2_1_personality() {
     assert!(s.ev("agent").iter().all(|a| a["size"] == 312));
     assert_eq!(s.ev("configure")[0]["version"], 10201);
 }
+
+#[test]
+fn status_numbering_of_1_2_1() {
+    let s = run("1.2.1", "empty", "");
+    let st = s.ev("names")[0]["status"].as_array().unwrap().clone();
+    assert_eq!(
+        st[41][1],
+        "ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_REGISTER_VERSION"
+    );
+    let s = run("1.0.0", "empty", "");
+    let st = s.ev("names")[0]["status"].as_array().unwrap().clone();
+    assert_eq!(st[40][1], "ROCPROFILER_STATUS_ERROR_PERMISSION_DENIED");
+    assert_eq!(st[41][1], "<null>");
+}

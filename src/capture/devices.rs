@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::thread::ThreadState;
-use crate::model::events::CallFact;
+use crate::model::events::{CallFact, SyncFact, SyncKind};
 use crate::store::sinks::lock;
 
 /// What the tool reads from a HIP API's arguments (offsets inside the 88-byte args union,
@@ -32,6 +32,21 @@ pub enum HipRole {
     Stream(u8),
     /// Work on the thread's null stream (blocking copies and memsets).
     NullStream,
+    /// A synchronization API: its event/stream arguments are recorded (the seam for
+    /// inter-stream dependencies; the join does not use them yet).
+    Sync(SyncKind),
+}
+
+/// Where a synchronization API's (event, stream) arguments sit in the args union; `None` = no
+/// such argument.
+pub fn sync_offsets(kind: SyncKind) -> (Option<u8>, Option<u8>) {
+    match kind {
+        SyncKind::EventRecord => (Some(0), Some(8)),
+        SyncKind::StreamWaitEvent => (Some(8), Some(0)),
+        SyncKind::EventSynchronize => (Some(0), None),
+        SyncKind::StreamSynchronize => (None, Some(0)),
+        SyncKind::DeviceSynchronize => (None, None),
+    }
 }
 
 /// The role of a HIP API, by name.
@@ -41,8 +56,11 @@ pub fn role_for(name: &str) -> HipRole {
         "hipStreamCreate" | "hipStreamCreateWithFlags" | "hipStreamCreateWithPriority" => {
             HipRole::StreamCreate
         }
-        "hipLaunchKernel" | "hipLaunchKernel_spt" | "hipExtLaunchKernel"
-        | "hipLaunchCooperativeKernel" | "hipLaunchCooperativeKernel_spt" => HipRole::Stream(48),
+        "hipLaunchKernel"
+        | "hipLaunchKernel_spt"
+        | "hipExtLaunchKernel"
+        | "hipLaunchCooperativeKernel"
+        | "hipLaunchCooperativeKernel_spt" => HipRole::Stream(48),
         "hipModuleLaunchKernel"
         | "hipModuleLaunchCooperativeKernel"
         | "hipExtModuleLaunchKernel"
@@ -53,11 +71,45 @@ pub fn role_for(name: &str) -> HipRole {
         | "hipMemsetAsync_spt" => HipRole::Stream(24),
         // hipMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t, hipStream_t)
         "hipMemcpyPeerAsync" => HipRole::Stream(40),
-        "hipMemcpy" | "hipMemcpy_spt" | "hipMemcpyHtoD" | "hipMemcpyDtoH" | "hipMemcpyDtoD"
-        | "hipMemcpyPeer" | "hipMemset" | "hipMemcpy2D" | "hipMemcpyToSymbol"
+        "hipMemcpy"
+        | "hipMemcpy_spt"
+        | "hipMemcpyHtoD"
+        | "hipMemcpyDtoH"
+        | "hipMemcpyDtoD"
+        | "hipMemcpyPeer"
+        | "hipMemset"
+        | "hipMemcpy2D"
+        | "hipMemcpyToSymbol"
         | "hipMemcpyFromSymbol" => HipRole::NullStream,
+        "hipEventRecord" | "hipEventRecord_spt" | "hipEventRecordWithFlags" => {
+            HipRole::Sync(SyncKind::EventRecord)
+        }
+        "hipStreamWaitEvent" | "hipStreamWaitEvent_spt" => HipRole::Sync(SyncKind::StreamWaitEvent),
+        "hipEventSynchronize" => HipRole::Sync(SyncKind::EventSynchronize),
+        "hipStreamSynchronize" | "hipStreamSynchronize_spt" => {
+            HipRole::Sync(SyncKind::StreamSynchronize)
+        }
+        "hipDeviceSynchronize" => HipRole::Sync(SyncKind::DeviceSynchronize),
         _ => HipRole::Other,
     }
+}
+
+/// Records a synchronization call's arguments at its entry.
+pub fn on_sync_enter(
+    t: &mut ThreadState,
+    correlation_id: u64,
+    kind: SyncKind,
+    event: u64,
+    stream: u64,
+) {
+    let device = device_of(t, stream);
+    t.syncs.push(SyncFact {
+        correlation_id,
+        kind,
+        event,
+        stream,
+        device,
+    });
 }
 
 static STREAM_DEVICES: Mutex<Option<HashMap<u64, i32>>> = Mutex::new(None);
@@ -68,7 +120,9 @@ pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
         return;
     }
     let device = t.current_device;
-    lock(&STREAM_DEVICES).get_or_insert_with(HashMap::new).insert(stream, device);
+    lock(&STREAM_DEVICES)
+        .get_or_insert_with(HashMap::new)
+        .insert(stream, device);
     t.stream_devices.insert(stream, device);
 }
 
@@ -80,7 +134,9 @@ pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
     if let Some(&d) = t.stream_devices.get(&stream) {
         return d;
     }
-    let found = lock(&STREAM_DEVICES).as_ref().and_then(|m| m.get(&stream).copied());
+    let found = lock(&STREAM_DEVICES)
+        .as_ref()
+        .and_then(|m| m.get(&stream).copied());
     match found {
         Some(d) => {
             t.stream_devices.insert(stream, d);
@@ -93,7 +149,11 @@ pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
 /// Records the device/stream of a launch or copy at its entry.
 pub fn on_work_enter(t: &mut ThreadState, correlation_id: u64, stream: u64) {
     let device = device_of(t, stream);
-    t.calls.push(CallFact { correlation_id, stream, device });
+    t.calls.push(CallFact {
+        correlation_id,
+        stream,
+        device,
+    });
 }
 
 #[cfg(test)]
@@ -118,9 +178,40 @@ mod tests {
         assert_eq!(
             calls,
             [
-                CallFact { correlation_id: 7, stream: 0, device: 1 },
-                CallFact { correlation_id: 8, stream: 0xa0, device: 0 },
+                CallFact {
+                    correlation_id: 7,
+                    stream: 0,
+                    device: 1
+                },
+                CallFact {
+                    correlation_id: 8,
+                    stream: 0xa0,
+                    device: 0
+                },
             ]
+        );
+    }
+
+    #[test]
+    fn sync_calls_keep_event_stream_and_device() {
+        let mut t = ThreadState::default();
+        on_stream_created(&mut t, 0x51);
+        on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
+        on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);
+        let got: Vec<SyncFact> = t.syncs.iter().copied().collect();
+        assert_eq!(
+            got[0],
+            SyncFact {
+                correlation_id: 9,
+                kind: SyncKind::StreamWaitEvent,
+                event: 0xe1,
+                stream: 0x51,
+                device: 0
+            }
+        );
+        assert_eq!(
+            (got[1].kind, got[1].device),
+            (SyncKind::DeviceSynchronize, 0)
         );
     }
 
@@ -135,5 +226,14 @@ mod tests {
         assert_eq!(role_for("hipSetDevice"), HipRole::SetDevice);
         assert_eq!(role_for("hipStreamCreateWithFlags"), HipRole::StreamCreate);
         assert_eq!(role_for("hipGetDevice"), HipRole::Other);
+        assert_eq!(
+            role_for("hipStreamWaitEvent"),
+            HipRole::Sync(SyncKind::StreamWaitEvent)
+        );
+        assert_eq!(sync_offsets(SyncKind::StreamWaitEvent), (Some(8), Some(0)));
+        assert_eq!(
+            role_for("hipEventRecord"),
+            HipRole::Sync(SyncKind::EventRecord)
+        );
     }
 }

@@ -158,3 +158,85 @@ pub fn drain_process_ranges(end_ns: u64) -> (Vec<MarkerSpan>, u64) {
     let n = spans.len() as u64;
     (spans, n)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::drain_all;
+
+    fn call(
+        op: MarkerOp,
+        enter: bool,
+        tid: u64,
+        corr: u64,
+        ts: u64,
+        label: Option<&str>,
+    ) -> MarkerCall<'_> {
+        MarkerCall {
+            op,
+            enter,
+            thread_id: tid,
+            correlation_id: corr,
+            timestamp_ns: ts,
+            label,
+            stop_id: 0,
+            start_retval: 0,
+        }
+    }
+
+    /// The only test touching the process-wide registries (drain_all empties them).
+    #[test]
+    fn ranges_pair_per_thread_and_across_threads() {
+        std::thread::spawn(|| {
+            on_marker(&call(MarkerOp::RangePush, true, 11, 1, 100, Some("outer")));
+            on_marker(&call(MarkerOp::RangePush, true, 11, 2, 110, Some("inner")));
+            // The annotation at a HIP call now is the whole stack.
+            crate::capture::with_current(11, |t| t.capture_at_api_enter(3));
+            on_marker(&call(MarkerOp::RangePop, false, 11, 4, 150, None));
+            on_marker(&call(MarkerOp::Mark, true, 11, 5, 160, Some("tick")));
+            let mut start = call(MarkerOp::RangeStart, false, 11, 6, 170, Some("job"));
+            start.start_retval = 42;
+            on_marker(&start);
+            // `outer` stays open until the end.
+        })
+        .join()
+        .unwrap();
+        std::thread::spawn(|| {
+            let mut stop = call(MarkerOp::RangeStop, true, 12, 7, 300, None);
+            stop.stop_id = 42;
+            on_marker(&stop);
+            on_marker(&call(MarkerOp::RangePop, false, 12, 8, 310, None)); // nothing pushed
+        })
+        .join()
+        .unwrap();
+        let d = drain_all(1000);
+        let mut spans: Vec<(String, u64, u64, u64, u64, bool)> = d
+            .markers
+            .iter()
+            .map(|m| {
+                (
+                    m.label.to_string(),
+                    m.thread_id,
+                    m.start_ns,
+                    m.end_ns,
+                    m.close_correlation_id,
+                    m.instant,
+                )
+            })
+            .collect();
+        spans.sort();
+        assert_eq!(
+            spans,
+            [
+                ("inner".into(), 11, 110, 150, 4, false),
+                ("job".into(), 11, 170, 300, 7, false),
+                ("outer".into(), 11, 100, 1000, 0, false),
+                ("tick".into(), 11, 160, 160, 5, true),
+            ]
+        );
+        assert_eq!((d.unmatched_pops, d.ranges_left_open), (1, 1));
+        assert_eq!(d.annotations.len(), 1);
+        let stack: Vec<&str> = d.annotations[0].1.stack.iter().map(|s| &**s).collect();
+        assert_eq!((d.annotations[0].0, stack), (3, vec!["outer", "inner"]));
+    }
+}

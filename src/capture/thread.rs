@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use std::collections::HashMap;
 
-use crate::model::events::{CallFact, MarkerSpan};
+use crate::model::events::{CallFact, MarkerSpan, SyncFact};
 use crate::model::Annotation;
 use crate::store::sinks::lock;
 use crate::store::{ChunkedVec, Sinks};
@@ -25,6 +25,8 @@ pub struct ThreadState {
     pub stream_devices: HashMap<u64, i32>,
     /// Device and stream of each launch/copy this thread made.
     pub calls: ChunkedVec<CallFact>,
+    /// Arguments of each synchronization call this thread made.
+    pub syncs: ChunkedVec<SyncFact>,
     /// Thread id as reported by the runtime (set on first use).
     pub thread_id: u64,
     /// Open push/pop ranges, outermost first: this is the annotation stack.
@@ -103,6 +105,7 @@ pub fn with_current<R>(thread_id: u64, f: impl FnOnce(&mut ThreadState) -> R) ->
 pub struct Drained {
     pub annotations: Vec<(u64, Arc<Annotation>)>,
     pub calls: Vec<CallFact>,
+    pub syncs: Vec<SyncFact>,
     pub markers: Vec<MarkerSpan>,
     pub unmatched_pops: u64,
     pub ranges_left_open: u64,
@@ -113,6 +116,7 @@ pub fn drain_all(end_ns: u64) -> Drained {
     THREADS.for_each(|s| {
         s.annotations.drain_into(&mut d.annotations);
         s.calls.drain_into(&mut d.calls);
+        s.syncs.drain_into(&mut d.syncs);
         s.markers.drain_into(&mut d.markers);
         d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
         let tid = s.thread_id;

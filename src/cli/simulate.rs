@@ -146,6 +146,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     cmd.env(format!("{}OUTPUT_DIR", config::PREFIX), &out_dir);
     cmd.env(format!("{}RUN_NAME", config::PREFIX), &run_name);
 
+    let started = std::time::SystemTime::now();
     let status = cmd
         .status()
         .map_err(|e| format!("cannot run {}: {e}", driver.display()))?;
@@ -157,6 +158,11 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
+                // Only what this run wrote (the run directory may hold earlier runs' files).
+                .filter(|p| {
+                    let modified = std::fs::metadata(p).and_then(|m| m.modified());
+                    modified.is_ok_and(|t| t >= started - std::time::Duration::from_secs(1))
+                })
                 .collect()
         })
         .unwrap_or_default();

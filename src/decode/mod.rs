@@ -64,7 +64,8 @@ pub unsafe fn decode_record(
     // SAFETY: a non-null tracing payload starts with its 8-byte size.
     let size = unsafe { record_size(payload) };
     let k = Some(kind);
-    // SAFETY (all arms): each decoder reads only `size`-checked bytes of `payload`.
+    // SAFETY: `payload` holds `size` bytes (the record states its own size); each decoder
+    // checks `size` against the layout it reads before reading.
     unsafe {
         if k == kinds.kernel_dispatch {
             kernel::decode(payload, size, out)

@@ -94,6 +94,34 @@ pub struct CallFact {
     pub device: i32,
 }
 
+/// Synchronization HIP APIs whose arguments are recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SyncKind {
+    /// `hipEventRecord`: a producer of `event`.
+    EventRecord,
+    /// `hipStreamWaitEvent`: `stream` waits for `event`.
+    StreamWaitEvent,
+    /// `hipEventSynchronize`: the host waits for `event`.
+    EventSynchronize,
+    /// `hipStreamSynchronize`: the host waits for `stream`.
+    StreamSynchronize,
+    /// `hipDeviceSynchronize`: the host waits for the current device.
+    DeviceSynchronize,
+}
+
+/// Arguments of a synchronization call (seam for inter-stream dependencies; not joined yet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncFact {
+    pub correlation_id: u64,
+    pub kind: SyncKind,
+    /// Raw `hipEvent_t` (0 when the API has none).
+    pub event: u64,
+    /// Raw `hipStream_t` (0 = null stream or none).
+    pub stream: u64,
+    /// Device of `stream` (null stream: the thread's current device), -1 when unknown.
+    pub device: i32,
+}
+
 /// A kernel symbol from a code-object callback, name already cleaned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelSymbol {
@@ -151,6 +179,8 @@ pub struct Collected {
     pub annotations: Vec<(u64, Arc<Annotation>)>,
     /// Device and stream of launch/copy calls, keyed by internal correlation id.
     pub calls: Vec<CallFact>,
+    /// Arguments of synchronization calls, keyed by internal correlation id.
+    pub syncs: Vec<SyncFact>,
     pub symbols: HashMap<u64, KernelSymbol>,
     /// `(domain, operation) → name` from the runtime's name queries.
     pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,

@@ -147,28 +147,28 @@ pub fn join(mut c: Collected) -> Trace {
         ordinal_of.insert(a.handle, i as u32);
         devices.push(device_from_agent(i as u32, a));
     }
-    let cpu_agents: std::collections::HashSet<u64> = c
-        .agents
-        .iter()
-        .filter(|a| a.kind != AgentType::Gpu)
-        .map(|a| a.handle)
-        .collect();
-    // Kernels on agents that were never enumerated still get a plane (sorted by handle so the
-    // numbering is deterministic); this is reported, not hidden.
-    let mut unknown_agents: Vec<u64> = c
+    // Kernels on agents that are not enumerated GPUs still get a plane (numbered by handle, so
+    // deterministically); this is reported, not hidden. Copies keep using GPUs only.
+    let mut kernel_plane_of = ordinal_of.clone();
+    let mut other_agents: Vec<u64> = c
         .kernels
         .iter()
         .map(|k| k.agent)
-        .filter(|h| !ordinal_of.contains_key(h) && !cpu_agents.contains(h))
+        .filter(|h| !ordinal_of.contains_key(h))
         .collect();
-    unknown_agents.sort_unstable();
-    unknown_agents.dedup();
-    for h in unknown_agents {
+    other_agents.sort_unstable();
+    other_agents.dedup();
+    for h in other_agents {
         let ordinal = devices.len() as u32;
+        let what = if c.agents.iter().any(|a| a.handle == h) {
+            "which is not a GPU"
+        } else {
+            "which was not enumerated"
+        };
         warnings.push(format!(
-            "kernel dispatches on agent {h:#x}, which was not enumerated; shown as GPU {ordinal}"
+            "kernel dispatches on agent {h:#x}, {what}; shown as GPU {ordinal}"
         ));
-        ordinal_of.insert(h, ordinal);
+        kernel_plane_of.insert(h, ordinal);
         devices.push(Device {
             ordinal,
             agent_handle: h,
@@ -235,7 +235,7 @@ pub fn join(mut c: Collected) -> Trace {
         )
     });
     for k in &c.kernels {
-        let dev = ordinal_of[&k.agent];
+        let dev = kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
         if k.correlation_id != 0 {
             note_activity(k.correlation_id, dev);
         }
@@ -300,7 +300,10 @@ pub fn join(mut c: Collected) -> Trace {
         .collect();
     let mut copies_without_gpu = 0u64;
     for m in &c.copies {
-        let issued = issued_on.get(&m.correlation_id).copied().filter(|_| m.correlation_id != 0);
+        let issued = issued_on
+            .get(&m.correlation_id)
+            .copied()
+            .filter(|_| m.correlation_id != 0);
         let Some(dev) = issued
             .or_else(|| copy_device(m, &ordinal_of))
             .or(if devices.is_empty() { None } else { Some(0) })
@@ -485,11 +488,17 @@ pub fn join(mut c: Collected) -> Trace {
         }
         stop = stop.max(e);
     }
-    // Keep the wall-clock window aligned with any widening of the boottime window.
-    let start_wall = c
-        .start_walltime_ns
-        .saturating_sub(c.start_boottime_ns.saturating_sub(start));
-    let stop_wall = c.stop_walltime_ns + stop.saturating_sub(c.stop_boottime_ns.max(start));
+    // The wall-clock window is the boottime window shifted by the offset between the two
+    // clocks, measured once at the start: the same two instants, so the Task Environment times
+    // and the event offsets agree even if the clocks drift apart during the run (or, in the
+    // simulator, run at different speeds).
+    let (start_wall, stop_wall) = if c.start_walltime_ns == 0 {
+        (0, 0)
+    } else {
+        let offset = i128::from(c.start_walltime_ns) - i128::from(c.start_boottime_ns);
+        let wall = |t: u64| u64::try_from(i128::from(t) + offset).unwrap_or(0);
+        (wall(start), wall(stop.max(start)))
+    };
 
     Trace {
         hostname: c.hostname,
@@ -798,13 +807,30 @@ mod tests {
         c.copies.push(copy(3, 2, GPU1, CPU));
         c.copies.push(copy(4, 2, GPU1, CPU));
         c.calls = vec![
-            CallFact { correlation_id: 1, stream: 0xa, device: 0 },
-            CallFact { correlation_id: 2, stream: 0, device: 1 },
-            CallFact { correlation_id: 4, stream: 0xb, device: -1 },
+            CallFact {
+                correlation_id: 1,
+                stream: 0xa,
+                device: 0,
+            },
+            CallFact {
+                correlation_id: 2,
+                stream: 0,
+                device: 1,
+            },
+            CallFact {
+                correlation_id: 4,
+                stream: 0xb,
+                device: -1,
+            },
         ];
         let t = join(c);
         let on = |d: usize| -> Vec<u64> {
-            t.devices[d].lines.iter().flat_map(|l| l.events.iter()).map(|e| e.correlation_id).collect()
+            t.devices[d]
+                .lines
+                .iter()
+                .flat_map(|l| l.events.iter())
+                .map(|e| e.correlation_id)
+                .collect()
         };
         assert_eq!(on(0), vec![1]);
         assert_eq!(on(1), vec![2, 3, 4]);
@@ -969,6 +995,34 @@ mod tests {
     }
 
     #[test]
+    fn kernel_on_a_cpu_agent_is_kept_not_a_panic() {
+        let mut c = base();
+        let mut k = kernel(0, 1, 2, 1, 1, q());
+        k.agent = CPU;
+        c.kernels.push(k);
+        c.copies.push(CopyRecord {
+            correlation_id: 0,
+            external_id: 0,
+            start_ns: 5,
+            end_ns: 6,
+            thread_id: 7,
+            operation: 2,
+            dst_agent: GPU0,
+            src_agent: CPU,
+            bytes: 1,
+        });
+        let t = join(c);
+        assert_eq!(t.devices.len(), 3);
+        assert_eq!(t.devices[2].agent_handle, CPU);
+        assert!(t.warnings[0].contains("not a GPU"), "{:?}", t.warnings);
+        // The copy's host end is still not a device.
+        let DeviceEventKind::Memcpy(m) = &t.devices[0].lines[0].events[0].kind else {
+            panic!()
+        };
+        assert_eq!((m.src_device, m.dst_device), (None, Some(0)));
+    }
+
+    #[test]
     fn window_covers_all_events() {
         let mut c = base();
         c.start_boottime_ns = 1000;
@@ -983,5 +1037,21 @@ mod tests {
             (t.start_walltime_ns, t.stop_walltime_ns),
             (999_900, 1_001_100)
         );
+    }
+
+    #[test]
+    fn wall_window_follows_the_boottime_window_when_clocks_drift() {
+        let mut c = base();
+        c.start_boottime_ns = 1000;
+        c.stop_boottime_ns = 100_000; // the event clock ran far ahead of …
+        c.start_walltime_ns = 5_000_000;
+        c.stop_walltime_ns = 5_000_500; // … the wall clock
+        c.api.push(api(LAUNCH, 1, 2000, 90_000, 7));
+        let t = join(c);
+        assert_eq!(
+            t.stop_walltime_ns - t.start_walltime_ns,
+            t.stop_boottime_ns - t.start_boottime_ns
+        );
+        assert_eq!(t.start_walltime_ns, 5_000_000);
     }
 }

@@ -12,8 +12,8 @@ use std::sync::{LazyLock, Mutex};
 use rocprofiler_sdk_sys as sys;
 
 use super::session::{self, Session};
-use crate::capture::markers::{on_marker, MarkerCall, MarkerOp};
 use crate::capture::devices::{self, HipRole};
+use crate::capture::markers::{on_marker, MarkerCall, MarkerOp};
 use crate::capture::{symbols, with_current};
 use crate::guard::ffi_guard;
 use crate::model::events::KernelSymbol;
@@ -176,7 +176,9 @@ unsafe fn hip_arg_u64(payload: *mut c_void, offset: usize) -> Option<u64> {
     // SAFETY: the payload starts with its u64 size (caller's contract).
     let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
     let at = offset_of!(Data, args) + offset;
-    if size < at + size_of::<u64>() || offset + size_of::<u64>() > size_of::<sys::rocprofiler_hip_api_args_t>() {
+    if size < at + size_of::<u64>()
+        || offset + size_of::<u64>() > size_of::<sys::rocprofiler_hip_api_args_t>()
+    {
         BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
         return None;
     }
@@ -191,34 +193,43 @@ unsafe fn hip_arg_u64(payload: *mut c_void, offset: usize) -> Option<u64> {
 /// same correlation id.
 fn on_hip_api(s: &Session, r: &CallbackRecord) {
     let role = s.hip_role(r.operation);
+    let arg = |offset: usize| {
+        // SAFETY: `r.payload` is the runtime's `rocprofiler_callback_tracing_hip_api_data_t`
+        // for this HIP call (kind HIP_RUNTIME_API); `hip_arg_u64` checks its `size`.
+        unsafe { hip_arg_u64(r.payload, offset) }
+    };
     if r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
         with_current(r.thread_id, |t| {
             t.capture_at_api_enter(r.correlation_id);
             match role {
-                // SAFETY (all arms): `r.payload` is the runtime's HIP payload for this call.
                 HipRole::SetDevice => {
-                    if let Some(v) = unsafe { hip_arg_u64(r.payload, 0) } {
+                    if let Some(v) = arg(0) {
+                        // `int deviceId`: the low 4 bytes of the slot.
                         t.current_device = (v & 0xffff_ffff) as u32 as i32;
                     }
                 }
                 HipRole::Stream(off) => {
-                    if let Some(stream) = unsafe { hip_arg_u64(r.payload, usize::from(off)) } {
+                    if let Some(stream) = arg(usize::from(off)) {
                         devices::on_work_enter(t, r.correlation_id, stream);
                     }
                 }
                 HipRole::NullStream => devices::on_work_enter(t, r.correlation_id, 0),
+                HipRole::Sync(kind) => {
+                    let (event_at, stream_at) = devices::sync_offsets(kind);
+                    let read = |at: Option<u8>| at.map_or(Some(0), |o| arg(usize::from(o)));
+                    if let (Some(event), Some(stream)) = (read(event_at), read(stream_at)) {
+                        devices::on_sync_enter(t, r.correlation_id, kind, event, stream);
+                    }
+                }
                 HipRole::StreamCreate | HipRole::Other => {}
             }
         });
     } else if r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT && role == HipRole::StreamCreate {
-        // SAFETY: as above; the out-pointer argument is the caller's `hipStream_t*`, written by
-        // the call that just returned.
-        let Some(out) = (unsafe { hip_arg_u64(r.payload, 0) }) else { return };
-        if out == 0 {
+        let Some(out) = arg(0).filter(|&p| p != 0) else {
             return;
-        }
-        // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*; valid
-        // for the duration of the call, whose EXIT callback this is.
+        };
+        // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*, written
+        // by the call whose EXIT callback this is and valid for its duration.
         let stream = unsafe { (out as *const u64).read_unaligned() };
         with_current(r.thread_id, |t| devices::on_stream_created(t, stream));
     }

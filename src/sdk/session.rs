@@ -110,7 +110,11 @@ impl Session {
     /// The argument role of HIP operation `op`.
     #[inline]
     pub fn hip_role(&self, op: i32) -> HipRole {
-        usize::try_from(op).ok().and_then(|i| self.hip_roles.get(i)).copied().unwrap_or_default()
+        usize::try_from(op)
+            .ok()
+            .and_then(|i| self.hip_roles.get(i))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// Sets everything up (inside `initialize`, the only window where the SDK allows it).
@@ -294,11 +298,14 @@ impl Session {
         // Annotations exist only when something pushes them (roctx today); devices of copies
         // need the stream arguments whenever copies are traced.
         let want_annotation = d.marker && (d.hip || d.kernel || d.memcpy);
-        let want_devices = d.memcpy;
+        // … and sync-API arguments (seam for dependencies) whenever HIP calls are traced.
+        let want_devices = d.memcpy || d.hip;
         let mut hip_ops: Vec<i32> = Vec::new();
         for (id, name) in &hip_names {
             let role = role_for(name);
-            if (want_annotation && needs_annotation(name)) || (want_devices && role != HipRole::Other) {
+            if (want_annotation && needs_annotation(name))
+                || (want_devices && role != HipRole::Other)
+            {
                 hip_ops.push(*id);
                 if let Ok(i) = usize::try_from(*id) {
                     if i < 4096 {
@@ -322,7 +329,11 @@ impl Session {
             let ops = (sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA
                 ..=sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop)
                 .collect();
-            services.push(("MARKER_CORE_API", self.names.callback_kind("MARKER_CORE_API"), ops));
+            services.push((
+                "MARKER_CORE_API",
+                self.names.callback_kind("MARKER_CORE_API"),
+                ops,
+            ));
         }
         if want_annotation || want_devices {
             if hip_ops.is_empty() {
@@ -446,6 +457,14 @@ impl Session {
         let drained = capture::drain_all(stop_boottime_ns);
         c.annotations = drained.annotations;
         c.calls = drained.calls;
+        c.syncs = drained.syncs;
+        log_debug!(
+            "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
+            c.annotations.len(),
+            c.calls.len(),
+            c.syncs.len(),
+            c.markers.len()
+        );
         c.markers = drained.markers;
         if drained.unmatched_pops > 0 {
             warnings.push(format!(

@@ -61,6 +61,9 @@ pub struct BufferStats {
     pub flushes: u64,
     /// Records still in the buffer when the runtime finished (never delivered).
     pub lost_unflushed: u64,
+    /// Records discarded by `rocprofiler_destroy_buffer`, and records offered afterwards.
+    pub discarded_by_destroy: u64,
+    pub destroyed: bool,
 }
 
 struct State {
@@ -85,6 +88,7 @@ pub struct Buffer {
     state: Mutex<State>,
     cv: Condvar,
     delay_us: u64,
+    destroyed: AtomicBool,
 }
 
 // SAFETY: the raw pointers inside `Half` point into the buffer's own storage and are only
@@ -148,6 +152,7 @@ impl Buffer {
             }),
             cv: Condvar::new(),
             delay_us,
+            destroyed: AtomicBool::new(false),
         }
     }
 
@@ -160,6 +165,10 @@ impl Buffer {
         let rec_words = record.len().div_ceil(8);
         let need = HEADER_BYTES + rec_words * 8;
         let mut st = lock(&self.state);
+        if self.destroyed.load(Ordering::Acquire) {
+            st.stats.discarded_by_destroy += 1;
+            return Emplace::Dropped;
+        }
         if need > self.size {
             st.stats.rejected_too_large += 1;
             eprintln!(
@@ -239,20 +248,33 @@ impl Buffer {
         );
     }
 
-    /// Synchronous flush. Returns false if it could not wait (called from a thread that
-    /// delivers this buffer, which would wait on itself).
+    /// Synchronous flush: waits for an in-flight delivery of the current half, then delivers
+    /// whatever is left (records, or drops not yet reported) and waits for that too. Returns
+    /// false if it could not wait (called from a thread that delivers this buffer, which would
+    /// wait on itself).
     pub fn flush(self: &Arc<Self>) -> bool {
+        let own_thread =
+            threads::current_thread_index() == Some(self.thread.load(Ordering::Acquire) as usize);
         let mut st = lock(&self.state);
         st.stats.flushes += 1;
-        let h = st.current;
-        let has_data = st.halves[h].used_bytes > 0 || st.drops_pending > 0;
-        if has_data && !st.halves[h].delivering {
-            self.submit(&mut st);
+        loop {
+            let h = st.current;
+            if st.halves[h].delivering {
+                if own_thread {
+                    return false;
+                }
+                st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+                continue;
+            }
+            if st.halves[h].used_bytes > 0 || st.drops_pending > 0 {
+                self.submit(&mut st);
+            }
+            break;
         }
-        let target = st.submitted;
-        if threads::current_thread_index() == Some(self.thread.load(Ordering::Acquire) as usize) {
+        if own_thread {
             return false;
         }
+        let target = st.submitted;
         while st.completed < target {
             st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
         }
@@ -329,10 +351,53 @@ impl Buffer {
         self.cv.notify_all();
     }
 
+    /// Releases a half whose delivery failed, so writers and flushes cannot wait forever.
+    fn abandon(&self, h: usize, seq: u64) {
+        let mut st = lock(&self.state);
+        let half = &mut st.halves[h];
+        half.headers.clear();
+        half.ptrs.clear();
+        half.used_words = 0;
+        half.used_bytes = 0;
+        half.delivering = false;
+        st.completed = st.completed.max(seq);
+        drop(st);
+        self.cv.notify_all();
+    }
+
+    pub fn is_destroyed(&self) -> bool {
+        self.destroyed.load(Ordering::Acquire)
+    }
+
+    /// `rocprofiler_destroy_buffer`: discards unflushed records; refused while a delivery is
+    /// in flight. Storage stays allocated (earlier record pointers read poison, not freed
+    /// memory). Returns false if busy.
+    pub fn destroy(&self) -> bool {
+        let mut st = lock(&self.state);
+        if st.halves.iter().any(|h| h.delivering) {
+            return false;
+        }
+        let mut discarded = 0;
+        for half in st.halves.iter_mut() {
+            discarded += half.headers.len() as u64;
+            let used = half.used_words;
+            // SAFETY: `used <= words.len()`; poisoning our own storage.
+            unsafe { std::ptr::write_bytes(half.words.as_mut_ptr() as *mut u8, POISON, used * 8) };
+            half.headers.clear();
+            half.used_words = 0;
+            half.used_bytes = 0;
+        }
+        st.drops_pending = 0;
+        st.stats.discarded_by_destroy += discarded;
+        self.destroyed.store(true, Ordering::Release);
+        true
+    }
+
     pub fn stats(&self) -> BufferStats {
         let st = lock(&self.state);
         let mut s = st.stats.clone();
         s.lost_unflushed = st.halves.iter().map(|h| h.headers.len() as u64).sum();
+        s.destroyed = self.is_destroyed();
         s
     }
 }
@@ -429,7 +494,8 @@ pub mod threads {
                 task.buffer.deliver(task.half, task.seq)
             }));
             if r.is_err() {
-                eprintln!("rocprof-sim: internal panic while delivering a buffer (ignored)");
+                eprintln!("rocprof-sim: internal panic while delivering a buffer (records lost)");
+                task.buffer.abandon(task.half, task.seq);
             }
         }
     }

@@ -67,27 +67,13 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
     Ok(Some(out))
 }
 
-#[cfg(sim_has_scenario)]
 fn load_scenario(path: &std::path::Path) -> Result<crate::plan::Plan, String> {
-    crate::scenario::load(path).map_err(|e| format!("{}: {e}", path.display()))
+    // ScenarioError already names the file.
+    crate::scenario::load(path).map_err(|e| e.to_string())
 }
 
-#[cfg(not(sim_has_scenario))]
-fn load_scenario(path: &std::path::Path) -> Result<crate::plan::Plan, String> {
-    Err(format!(
-        "{}: this build has no scenario compiler yet",
-        path.display()
-    ))
-}
-
-#[cfg(sim_has_truth)]
 fn plan_truth(plan: &crate::plan::Plan) -> serde_json::Value {
     serde_json::to_value(crate::truth::GroundTruth::from_plan(plan)).unwrap_or_default()
-}
-
-#[cfg(not(sim_has_truth))]
-fn plan_truth(_plan: &crate::plan::Plan) -> serde_json::Value {
-    serde_json::Value::Null
 }
 
 pub fn main(argv: Vec<String>) -> i32 {
@@ -135,19 +121,23 @@ pub fn main(argv: Vec<String>) -> i32 {
         }
     };
     if let (Some(path), Some(truth)) = (args.ground_truth, truth) {
-        // Written once finalization is complete, so delivery counts are final.
-        super::at_finalize_end(move || {
+        // Written now (delivery still in progress, in case a tool takes the process down in
+        // finalize) and again once finalization is complete, when delivery counts are final.
+        let write = move |path: &std::path::Path, finalized: bool| {
             let doc = serde_json::json!({
                 "simulated": true,
+                "finalized": finalized,
                 "plan": truth,
                 "replay": summary,
                 "delivery": super::delivery_report(),
             });
             let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-            if let Err(e) = std::fs::write(&path, text) {
+            if let Err(e) = std::fs::write(path, text) {
                 eprintln!("rocprof-sim: cannot write {}: {e}", path.display());
             }
-        });
+        };
+        write(&path, false);
+        super::at_finalize_end(move || write(&path, true));
     }
     0
 }

@@ -3,11 +3,12 @@
 
 use std::collections::BTreeMap;
 use std::ffi::c_void;
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::abi::*;
 use super::buffer::{Buffer, Emplace};
-use super::state::{self, lock, CallbackService, Context, Services};
+use super::state::{self, CallbackService, Context, Services};
 
 /// Views a `#[repr(C)]` record as bytes for copying into a buffer.
 pub fn as_bytes<T: Copy>(v: &T) -> &[u8] {
@@ -16,15 +17,28 @@ pub fn as_bytes<T: Copy>(v: &T) -> &[u8] {
     unsafe { std::slice::from_raw_parts(v as *const T as *const u8, std::mem::size_of::<T>()) }
 }
 
-/// Records produced per buffer-kind name (emitted into some buffer, whatever happened next).
-pub static EMITTED: Mutex<BTreeMap<String, u64>> = Mutex::new(BTreeMap::new());
+/// Records produced per buffer-kind value (emitted into some buffer, whatever happened next).
+static EMITTED: [AtomicU64; 64] = [const { AtomicU64::new(0) }; 64];
 
 pub fn emplace(buffer: &Arc<Buffer>, kind: u32, bytes: &[u8]) -> Emplace {
-    let name = state::personality()
-        .buffer_kind_name(kind)
-        .unwrap_or("UNKNOWN");
-    *lock(&EMITTED).entry(name.to_string()).or_default() += 1;
+    if let Some(c) = EMITTED.get(kind as usize) {
+        c.fetch_add(1, Ordering::Relaxed);
+    }
     buffer.emplace(kind, bytes)
+}
+
+/// Emitted records per buffer-kind name of the running personality.
+pub fn emitted_per_kind() -> BTreeMap<String, u64> {
+    let p = state::personality();
+    EMITTED
+        .iter()
+        .enumerate()
+        .filter_map(|(k, c)| {
+            let n = c.load(Ordering::Relaxed);
+            let name = p.buffer_kind_name(k as u32).unwrap_or("UNKNOWN");
+            (n > 0).then(|| (name.to_string(), n))
+        })
+        .collect()
 }
 
 /// The buffer configured for `kind` on `ctx`, if the operation passes the service's filter.
@@ -35,9 +49,8 @@ pub fn buffer_for(ctx: &Context, services: &Services, kind: u32, op: i32) -> Opt
             return None;
         }
     }
-    let buf = state::REGISTRY.lock().buffer(svc.buffer)?;
     // A buffer only receives records of the context it belongs to (reference §10).
-    (buf.context == ctx.handle).then_some(buf)
+    (svc.buffer.context == ctx.handle).then(|| Arc::clone(&svc.buffer))
 }
 
 pub fn callback_for(services: &Services, kind: u32, op: i32) -> Option<CallbackService> {

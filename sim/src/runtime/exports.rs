@@ -306,16 +306,19 @@ pub extern "C" fn rocprofiler_flush_buffer(
 }
 const _: rocprofiler_flush_buffer_fn = Some(rocprofiler_flush_buffer);
 
+/// Discards the buffer's unflushed records; later flushes report BUFFER_NOT_FOUND.
 #[no_mangle]
 pub extern "C" fn rocprofiler_destroy_buffer(
     buffer_id: rocprofiler_buffer_id_t,
 ) -> rocprofiler_status_t {
     guard(err(), || {
-        // Records are discarded with the buffer; the storage itself is kept (tool pointers
-        // from earlier deliveries then read poison instead of freed memory).
-        match REGISTRY.lock().buffer(buffer_id.handle) {
-            Some(_) => ok(),
-            None => status("ERROR_BUFFER_NOT_FOUND"),
+        let Some(buf) = REGISTRY.lock().buffer(buffer_id.handle) else {
+            return status("ERROR_BUFFER_NOT_FOUND");
+        };
+        if buf.destroy() {
+            ok()
+        } else {
+            status("ERROR_BUFFER_BUSY")
         }
     })
 }
@@ -363,21 +366,17 @@ pub unsafe extern "C" fn rocprofiler_configure_buffer_tracing_service(
         let Some(ctx) = reg.context(context_id.handle) else {
             return status("ERROR_CONTEXT_NOT_FOUND");
         };
-        if reg.buffer(buffer_id.handle).is_none() {
+        let Some(buffer) = reg.buffer(buffer_id.handle) else {
             return status("ERROR_BUFFER_NOT_FOUND");
-        }
-        let mut svc = ctx.services.write().unwrap_or_else(|e| e.into_inner());
-        if svc.buffer.contains_key(&kind) {
-            return status("ERROR_SERVICE_ALREADY_CONFIGURED");
-        }
-        svc.buffer.insert(
-            kind,
-            state::BufferService {
-                buffer: buffer_id.handle,
-                ops,
-            },
-        );
-        ok()
+        };
+        ctx.edit_services(|svc| {
+            if svc.buffer.contains_key(&kind) {
+                return status("ERROR_SERVICE_ALREADY_CONFIGURED");
+            }
+            svc.buffer
+                .insert(kind, state::BufferService { buffer, ops });
+            ok()
+        })
     })
 }
 const _: rocprofiler_configure_buffer_tracing_service_fn =
@@ -413,19 +412,20 @@ pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
         let Some(ctx) = REGISTRY.lock().context(context_id.handle) else {
             return status("ERROR_CONTEXT_NOT_FOUND");
         };
-        let mut svc = ctx.services.write().unwrap_or_else(|e| e.into_inner());
-        if svc.callback.contains_key(&kind) {
-            return status("ERROR_SERVICE_ALREADY_CONFIGURED");
-        }
-        svc.callback.insert(
-            kind,
-            state::CallbackService {
-                callback: Opaque(callback as usize),
-                data: Opaque(callback_args as usize),
-                ops,
-            },
-        );
-        ok()
+        ctx.edit_services(|svc| {
+            if svc.callback.contains_key(&kind) {
+                return status("ERROR_SERVICE_ALREADY_CONFIGURED");
+            }
+            svc.callback.insert(
+                kind,
+                state::CallbackService {
+                    callback: Opaque(callback as usize),
+                    data: Opaque(callback_args as usize),
+                    ops,
+                },
+            );
+            ok()
+        })
     })
 }
 const _: rocprofiler_configure_callback_tracing_service_fn =
@@ -492,7 +492,8 @@ pub extern "C" fn rocprofiler_at_internal_thread_create(
     _libs: c_int,
     _data: *mut c_void,
 ) -> rocprofiler_status_t {
-    ok()
+    // Accepted; the simulator never reports its internal threads to these callbacks.
+    guard(err(), ok)
 }
 const _: rocprofiler_at_internal_thread_create_fn = Some(rocprofiler_at_internal_thread_create);
 
@@ -1012,7 +1013,7 @@ pub extern "C" fn rocprofiler_push_external_correlation_id(
         let Some(ctx) = REGISTRY.lock().context(context.handle) else {
             return status("ERROR_CONTEXT_NOT_FOUND");
         };
-        if tid < std::process::id() as u64 {
+        if tid < state::pid() {
             return status("ERROR_INVALID_ARGUMENT");
         }
         // SAFETY: plain 8-byte union.
@@ -1036,7 +1037,7 @@ pub unsafe extern "C" fn rocprofiler_pop_external_correlation_id(
         let Some(ctx) = REGISTRY.lock().context(context.handle) else {
             return status("ERROR_CONTEXT_NOT_FOUND");
         };
-        if tid < std::process::id() as u64 {
+        if tid < state::pid() {
             return status("ERROR_INVALID_ARGUMENT");
         }
         let v = lock(&ctx.ext_stacks)
@@ -1075,16 +1076,17 @@ pub unsafe extern "C" fn rocprofiler_configure_external_correlation_id_request_s
             // SAFETY: caller passes `kinds_count` readable kinds.
             Some(unsafe { std::slice::from_raw_parts(kinds, kinds_count) }.to_vec())
         };
-        let mut svc = ctx.services.write().unwrap_or_else(|e| e.into_inner());
-        if svc.request.is_some() {
-            return status("ERROR_SERVICE_ALREADY_CONFIGURED");
-        }
-        svc.request = Some(state::RequestService {
-            kinds,
-            callback,
-            data: Opaque(callback_args as usize),
-        });
-        ok()
+        ctx.edit_services(|svc| {
+            if svc.request.is_some() {
+                return status("ERROR_SERVICE_ALREADY_CONFIGURED");
+            }
+            svc.request = Some(state::RequestService {
+                kinds,
+                callback,
+                data: Opaque(callback_args as usize),
+            });
+            ok()
+        })
     })
 }
 const _: rocprofiler_configure_external_correlation_id_request_service_fn =

@@ -99,7 +99,7 @@ pub fn delivery_report() -> DeliveryReport {
     drop(reg);
     DeliveryReport {
         personality: state::personality().to_string(),
-        emitted_per_kind: state::lock(&emit::EMITTED).clone(),
+        emitted_per_kind: emit::emitted_per_kind(),
         total_dropped: buffers
             .iter()
             .map(|b| b.dropped + b.rejected_too_large)

@@ -106,6 +106,12 @@ pub struct Replay {
     order: Vec<usize>,
     enq: Mutex<Vec<Option<Enq>>>,
     enq_cv: Condvar,
+    /// Set once every application thread has finished: activities never submitted (their
+    /// HIP call failed inside the simulator) are then skipped instead of waited for.
+    apps_done: std::sync::atomic::AtomicBool,
+    /// Activity the device thread is blocked on (usize::MAX = none), so submitters only wake
+    /// it when it waits for exactly what they submitted.
+    device_waits: std::sync::atomic::AtomicUsize,
     pending: Mutex<HashMap<usize, Pending>>,
     api_last: Mutex<Vec<Deferred>>,
     range_ids: HashMap<u32, u64>,
@@ -270,6 +276,8 @@ impl Replay {
             order,
             enq: Mutex::new((0..n).map(|_| None).collect()),
             enq_cv: Condvar::new(),
+            apps_done: std::sync::atomic::AtomicBool::new(false),
+            device_waits: std::sync::atomic::AtomicUsize::new(usize::MAX),
             pending: Mutex::new(HashMap::new()),
             api_last: Mutex::new(Vec::new()),
             range_ids,
@@ -318,6 +326,12 @@ impl Replay {
         for h in handles.into_iter().flatten() {
             let _ = h.join();
         }
+        {
+            let _q = lock(&self.enq);
+            self.apps_done
+                .store(true, std::sync::atomic::Ordering::Release);
+        }
+        self.enq_cv.notify_all();
         if let Some(d) = device {
             let _ = d.join();
         }
@@ -369,12 +383,11 @@ impl Replay {
                 }
             }
         }
-        for (g, a) in self.acts.iter().enumerate() {
+        for g in 0..self.acts.len() {
             match self.activity(g) {
                 Activity::Kernel { .. } => s.kernel_dispatches += 1,
                 Activity::Copy { .. } => s.memory_copies += 1,
             }
-            let _ = a;
         }
         s.completion_order = self
             .order
@@ -475,7 +488,7 @@ impl Replay {
     /// HIP_STREAM callbacks (1.x only).
     fn stream_cb(
         &self,
-        ctxs: &[(Arc<Context>, state::Services)],
+        ctxs: &[(Arc<Context>, Arc<state::Services>)],
         tid: u64,
         op: i32,
         phase: u32,
@@ -510,7 +523,12 @@ impl Replay {
         }
     }
 
-    fn announce_stream(&self, ctxs: &[(Arc<Context>, state::Services)], tid: u64, stream: u64) {
+    fn announce_stream(
+        &self,
+        ctxs: &[(Arc<Context>, Arc<state::Services>)],
+        tid: u64,
+        stream: u64,
+    ) {
         if stream == 0 || !state::personality().is_v1() {
             return;
         }
@@ -534,7 +552,7 @@ impl Replay {
         let op_id = p.hip_op(api).unwrap_or(-1);
         let cid = self.cid[t][j];
         let key = self.call_key[t][j];
-        let ctxs: Vec<(Arc<Context>, state::Services)> = state::active_contexts()
+        let ctxs: Vec<(Arc<Context>, Arc<state::Services>)> = state::active_contexts()
             .into_iter()
             .map(|c| {
                 let s = c.services();
@@ -614,8 +632,14 @@ impl Replay {
         for (k, a) in activities.iter().enumerate() {
             let g = self.act_first[t][j] + k;
             let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
-            lock(&self.enq)[g] = Some(Enq { tid, per_ctx });
-            self.enq_cv.notify_all();
+            let wake = {
+                let mut q = lock(&self.enq);
+                q[g] = Some(Enq { tid, per_ctx });
+                self.device_waits.load(std::sync::atomic::Ordering::Acquire) == g
+            };
+            if wake {
+                self.enq_cv.notify_all();
+            }
         }
         if let (true, HipArgs::StreamCreate { stream: s, .. }) = (v1, args) {
             self.announce_stream(&ctxs, tid, *s);
@@ -719,7 +743,7 @@ impl Replay {
     /// callbacks on the application thread.
     fn enqueue_activity(
         &self,
-        ctxs: &[(Arc<Context>, state::Services)],
+        ctxs: &[(Arc<Context>, Arc<state::Services>)],
         tid: u64,
         g: usize,
         a: &Activity,
@@ -959,10 +983,22 @@ impl Replay {
                 let mut q = lock(&self.enq);
                 loop {
                     if let Some(e) = q[g].take() {
-                        break e;
+                        break Some(e);
                     }
+                    if self.apps_done.load(std::sync::atomic::Ordering::Acquire) {
+                        break None;
+                    }
+                    // Published under the same lock the submitters take, so no wake-up is lost.
+                    self.device_waits
+                        .store(g, std::sync::atomic::Ordering::Release);
                     q = self.enq_cv.wait(q).unwrap_or_else(|e| e.into_inner());
+                    self.device_waits
+                        .store(usize::MAX, std::sync::atomic::Ordering::Release);
                 }
+            };
+            let Some(enq) = enq else {
+                eprintln!("rocprof-sim: activity {g} was never submitted (skipped)");
+                continue;
             };
             let act = &self.acts[g];
             let (s, e) = self.times(g);
@@ -1167,7 +1203,7 @@ impl Replay {
         };
         let kind_cb = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
         let kind_buf = ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API;
-        let ctxs: Vec<(Arc<Context>, state::Services)> = state::active_contexts()
+        let ctxs: Vec<(Arc<Context>, Arc<state::Services>)> = state::active_contexts()
             .into_iter()
             .map(|c| {
                 let s = c.services();

@@ -83,7 +83,7 @@ pub struct CallbackService {
 
 #[derive(Clone)]
 pub struct BufferService {
-    pub buffer: u64,
+    pub buffer: Arc<Buffer>,
     pub ops: Option<Vec<i32>>,
 }
 
@@ -105,14 +105,23 @@ pub struct Context {
     pub handle: u64,
     pub client: Option<usize>,
     pub active: AtomicBool,
-    pub services: RwLock<Services>,
+    /// Frozen after the init window; readers take a cheap `Arc` snapshot.
+    pub services: RwLock<Arc<Services>>,
     /// Per-thread external correlation id stacks (`push/pop_external_correlation_id`).
     pub ext_stacks: Mutex<HashMap<u64, Vec<u64>>>,
 }
 
 impl Context {
-    pub fn services(&self) -> Services {
-        self.services.read().map(|s| s.clone()).unwrap_or_default()
+    pub fn services(&self) -> Arc<Services> {
+        self.services
+            .read()
+            .map(|s| Arc::clone(&s))
+            .unwrap_or_default()
+    }
+    /// Mutable access during configuration (copy-on-write of the snapshot).
+    pub fn edit_services<R>(&self, f: impl FnOnce(&mut Services) -> R) -> R {
+        let mut guard = self.services.write().unwrap_or_else(|e| e.into_inner());
+        f(Arc::make_mut(&mut guard))
     }
     pub fn is_active(&self) -> bool {
         self.active.load(Ordering::Acquire)
@@ -123,7 +132,7 @@ impl Context {
         if let Some(v) = stacks.get(&tid).and_then(|s| s.last()) {
             return *v;
         }
-        let main = std::process::id() as u64;
+        let main = pid();
         stacks
             .get(&main)
             .and_then(|s| s.last())
@@ -175,9 +184,10 @@ impl Registry {
         let idx = handle.checked_sub(self.context_offset)? as usize;
         self.contexts.get(idx).cloned()
     }
+    /// A live (not destroyed) buffer.
     pub fn buffer(&self, handle: u64) -> Option<Arc<Buffer>> {
         let idx = handle.checked_sub(self.buffer_offset)? as usize;
-        self.buffers.get(idx).cloned()
+        self.buffers.get(idx).filter(|b| !b.is_destroyed()).cloned()
     }
 }
 
@@ -254,6 +264,12 @@ pub fn timestamp_ns() -> u64 {
     }
     let real = boottime_ns() + POST_REPLAY_SHIFT.load(Ordering::Acquire);
     real.max(SIM_HIGH_WATER.load(Ordering::Acquire))
+}
+
+/// Process id (the main thread's TID), cached: it is read for every record.
+pub fn pid() -> u64 {
+    static PID: OnceLock<u64> = OnceLock::new();
+    *PID.get_or_init(|| std::process::id() as u64)
 }
 
 pub fn gettid() -> u64 {

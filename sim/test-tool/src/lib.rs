@@ -438,6 +438,18 @@ fn init_body() {
     let trip_status = sdk!(rocprofiler_get_version_triplet)
         // SAFETY: writable struct.
         .map(|f| unsafe { f(&mut trip) });
+    let mut sdk_tid = 0u64;
+    if let Some(f) = sdk!(rocprofiler_get_thread_id) {
+        // SAFETY: writable u64.
+        unsafe { f(&mut sdk_tid) };
+    }
+    let status_string = sdk!(rocprofiler_get_status_string)
+        // SAFETY: runtime function returning a static string or NULL.
+        .map(|f| cstr(unsafe { f(16) }))
+        .unwrap_or(Value::Null);
+    log(
+        json!({"ev": "thread_id", "sdk": sdk_tid, "gettid": gettid(), "status_string_16": status_string}),
+    );
     log(json!({
         "ev": "initialize", "priority": PRIORITY.load(Ordering::Relaxed), "init_status": st,
         "version": [a, b, c], "triplet_status": trip_status.map(status_name),
@@ -637,6 +649,13 @@ fn query_agents() {
 fn late_create() {
     if LATE_DONE.swap(true, Ordering::AcqRel) {
         return;
+    }
+    let force: rocprofiler_force_configure_fn = sym(c"rocprofiler_force_configure");
+    if let Some(f) = force {
+        // SAFETY: runtime function; our own configure function is a valid argument.
+        log_status("late_force_configure", unsafe {
+            f(Some(rocprofiler_configure))
+        });
     }
     let mut ctx = rocprofiler_context_id_t { handle: 0 };
     let create = sdk!(rocprofiler_create_context).expect("create_context");
@@ -1126,6 +1145,18 @@ unsafe extern "C" fn tool_fini(_data: *mut c_void) {
             unsafe { f(&mut now) };
         }
         log(json!({"ev": "finalize_begin", "fini_status": st, "tid": gettid(), "now": now}));
+        if cfg().has("destroy") {
+            let d: rocprofiler_destroy_buffer_fn = sym(c"rocprofiler_destroy_buffer");
+            let b = rocprofiler_buffer_id_t {
+                handle: BUFFER.load(Ordering::Relaxed),
+            };
+            if let Some(d) = d {
+                // SAFETY: valid buffer id.
+                log_status("destroy_buffer", unsafe { d(b) });
+                // SAFETY: as above.
+                log_status("destroy_buffer_again", unsafe { d(b) });
+            }
+        }
         if !cfg().has("no_flush") {
             let f = sdk!(rocprofiler_flush_buffer).expect("flush");
             let b = rocprofiler_buffer_id_t {
@@ -1161,9 +1192,25 @@ extern "C" fn after_exit() {
         };
         // SAFETY: valid buffer id.
         let rc = unsafe { f(b) };
-        log(
-            json!({"ev": "after_exit", "fini_status": st, "flush": rc, "flush_name": status_name(rc)}),
-        );
+        let ctx = rocprofiler_context_id_t {
+            handle: CONTEXT.load(Ordering::Relaxed),
+        };
+        let mut active = -1;
+        let is_active: rocprofiler_context_is_active_fn = sym(c"rocprofiler_context_is_active");
+        if let Some(f) = is_active {
+            // SAFETY: valid context id, writable int.
+            unsafe { f(ctx, &mut active) };
+        }
+        let start = sdk!(rocprofiler_start_context)
+            // SAFETY: valid context id.
+            .map(|f| status_name(unsafe { f(ctx) }));
+        let stop: rocprofiler_stop_context_fn = sym(c"rocprofiler_stop_context");
+        // SAFETY: valid context id.
+        let stop = stop.map(|f| status_name(unsafe { f(ctx) }));
+        log(json!({
+            "ev": "after_exit", "fini_status": st, "flush": rc, "flush_name": status_name(rc),
+            "context_active": active, "start_context": start, "stop_context": stop,
+        }));
     });
 }
 

@@ -258,21 +258,22 @@ pub fn inject_struct(family: Family) -> &'static str {
         Family::V1 => "rocprofiler_callback_tracing_record_v1_t",
     }
 }
+
 pub const INJECT_FIELD: &str = "kind";
 
 /// How our item `ours` relates to real headers of SDK `version`
 /// (`10000*major + 100*minor + patch`). Whether the real struct is declared at
 /// all in a given (possibly trimmed) copy is decided by the caller.
 ///
-/// Rules, from the layout facts in the team's reference notes:
+/// Rules, from the layout facts in the team's reference notes (and confirmed
+/// by compiling real 0.4.0–1.0.0 headers, see docs/abi.md):
 /// * `X_v0_t` / `X_v1_t` of ours is the real `X_t` of its own family (full
 ///   comparison); against the other family only the fields the twins share
 ///   are compared, and the client id (whose `name` moved) not at all;
 /// * the agent is compared field by field except `reserved_292`, never by
 ///   size (296/304/312 bytes depending on the version);
-/// * a few payloads grew or renamed members within 0.x (kernel symbol,
-///   code-object load, address union, marker args, HIP return value): older
-///   versions are
+/// * a few payloads gained members before 1.0 (kernel symbol, code-object
+///   load, address union, marker args, HIP return value): older versions are
 ///   compared without those members.
 pub fn relation(ours: &'static str, version: u32) -> Option<Rel> {
     let family = Family::of_version(version);
