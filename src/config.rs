@@ -250,7 +250,7 @@ pub fn get() -> &'static Config {
         let (cfg, warnings) = Config::parse(|k| std::env::var(k).ok(), now);
         if cfg.log > LogLevel::Off {
             for w in &warnings {
-                eprintln!("rocprof-xplane: {w}");
+                crate::log::stderr_line(format_args!("rocprof-xplane: {w}"));
             }
         }
         cfg

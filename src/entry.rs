@@ -14,7 +14,7 @@ use crate::guard::ffi_guard;
 use crate::model::join::join;
 use crate::sdk::session::{self, Session};
 use crate::sdk::Abi;
-use crate::{log_error, log_info, log_warn};
+use crate::{log_debug, log_error, log_info, log_warn};
 
 /// Client name shown in the runtime's logs.
 static CLIENT_NAME: &CStr = c"rocprof-xplane";
@@ -154,25 +154,56 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
         }
         let Some(s) = session::get() else { return };
         let cfg = config::get();
+        // Phase times and memory at `debug` level: finalize is where the process waits on us at
+        // exit, and where memory peaks (everything collected, joined and encoded at once).
+        if crate::log::enabled(LogLevel::Debug) {
+            log_debug!("finalize: start, memory {}", process_memory());
+        }
+        let t0 = std::time::Instant::now();
         let collected = s.finish();
+        let t1 = std::time::Instant::now();
         let trace = join(collected);
-        match crate::output::write_trace(&trace, cfg) {
+        let t2 = std::time::Instant::now();
+        let written = crate::output::write_trace(&trace, cfg);
+        if crate::log::enabled(LogLevel::Debug) {
+            log_debug!(
+                "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
+                (t1 - t0).as_secs_f64() * 1e3,
+                (t2 - t1).as_secs_f64() * 1e3,
+                t2.elapsed().as_secs_f64() * 1e3,
+                process_memory()
+            );
+        }
+        match written {
             Ok(path) => {
                 if cfg.log > LogLevel::Off {
                     let c = &trace.counters;
-                    eprintln!(
+                    crate::log::stderr_line(format_args!(
                         "rocprof-xplane: wrote {} ({} kernels, {} copies, {} API calls, {} markers)",
                         path.display(),
                         c.kernel_records,
                         c.memcpy_records,
                         c.api_records,
                         c.marker_records
-                    );
+                    ));
                 }
             }
             Err(e) => log_error!("cannot write the profile: {e}"),
         }
     })
+}
+
+/// `VmRSS` and `VmHWM` (peak) of this process from `/proc/self/status`, for debug lines.
+fn process_memory() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map_or("?", str::trim)
+            .to_string()
+    };
+    format!("rss {}, peak {}", field("VmRSS:"), field("VmHWM:"))
 }
 
 #[cfg(test)]
@@ -193,6 +224,13 @@ mod tests {
         let name = CLIENT_NAME.as_ptr() as u64;
         assert_eq!(v0, [name, 0]);
         assert_eq!(v1, [24, name, 7], "size and handle untouched");
+    }
+
+    #[test]
+    fn process_memory_names_current_and_peak() {
+        let m = process_memory();
+        assert!(m.starts_with("rss ") && m.contains(", peak "), "{m}");
+        assert!(m.contains("kB"), "Linux reports kB: {m}");
     }
 
     #[test]

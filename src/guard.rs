@@ -22,8 +22,17 @@ pub fn ffi_guard<R>(edge: &'static str, fallback: R, f: impl FnOnce() -> R) -> R
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "non-string panic".into());
-                // Plain eprintln: the logger itself might be what panicked.
-                eprintln!("rocprof-xplane: error: internal error in {edge}: {msg} (ignored)");
+                // The raw line writer, not the level-filtered logger, which might be what
+                // panicked; and never `eprintln!`, which panics when stderr is unwritable and
+                // would unwind from here into the runtime.
+                crate::log::stderr_line(format_args!(
+                    "rocprof-xplane: error: internal error in {edge}: {msg} (ignored)"
+                ));
+            }
+            // Dropping a payload runs its destructor, which could panic again outside the
+            // guard; only string payloads (everything `panic!` makes) are known safe to drop.
+            if !(payload.is::<&str>() || payload.is::<String>()) {
+                std::mem::forget(payload);
             }
             fallback
         }
@@ -46,5 +55,21 @@ mod tests {
         assert_eq!(r, 7);
         assert_eq!(ffi_guard("test", 7, || 3), 3);
         assert!(caught_panics() > before);
+    }
+
+    #[test]
+    fn a_payload_whose_drop_panics_is_not_dropped() {
+        struct PanicsOnDrop;
+        impl Drop for PanicsOnDrop {
+            fn drop(&mut self) {
+                panic!("drop");
+            }
+        }
+        // Without the guard's care this would unwind out of `ffi_guard` (and, at a real
+        // `extern "C"` edge, abort the process).
+        let r = std::panic::catch_unwind(|| {
+            ffi_guard("test", 1, || -> i32 { std::panic::panic_any(PanicsOnDrop) })
+        });
+        assert_eq!(r.ok(), Some(1));
     }
 }

@@ -4,11 +4,14 @@
 //! normally. The program is the simulator driver replaying a scenario with our tool loaded
 //! through `ROCP_TOOL_LIBRARIES` (simulated runtime: test infrastructure, not hardware).
 
-mod e2e_support;
+mod support;
 
-use e2e_support::xspace::*;
-use e2e_support::{builtin, profiles, read_truth, stderr_of, tool_library, u, Direct};
 use rocprof_xplane::xplane::read_xspace;
+use support::paths::{builtin, profiles, tool_library};
+use support::sim::Direct;
+use support::truth::{read_truth, truth_kernels};
+use support::xspace::*;
+use support::{stderr_of, u};
 
 /// The stderr line about `var`; it must show the bad value too.
 fn complaint<'a>(stderr: &'a str, var: &str, value: &str) -> &'a str {

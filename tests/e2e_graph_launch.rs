@@ -6,17 +6,20 @@
 //! Runs in the simulated rocprofiler-sdk runtime (test infrastructure, not hardware); expected
 //! values come from the simulator's ground truth, computed from the scenario alone.
 
-mod e2e_support;
+mod support;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use e2e_support::xspace::*;
-use e2e_support::{builtin, cached, simulate, u, Run};
+use support::paths::builtin;
+use support::sim::{cached, simulate, Run};
+use support::truth::{truth_activities_per_call, truth_calls_with_activity, truth_kernels};
+use support::u;
+use support::xspace::*;
 
 const SDKS: [&str; 2] = ["0.6.0", "1.0.0"];
 
 fn graph_run(sdk: &str) -> std::sync::Arc<Run> {
-    cached(&builtin("graph-launch.toml"), sdk)
+    cached(&builtin("graph-launch.toml"), sdk, &[])
 }
 
 /// Host API events that caused device work, by correlation id (each id on exactly one call).
@@ -158,15 +161,7 @@ fn every_dispatch_of_a_graph_launch_shares_its_correlation_id() {
 
         // Per API: how many calls produced k device activities — exactly the truth's table
         // (a 256-node graph: 256 → 20 launches; direct launches and copies: 1 → n).
-        let mut activities: HashMap<u64, u64> = HashMap::new();
-        for e in device_events(&r.space) {
-            *activities
-                .entry(
-                    e.correlation_id()
-                        .expect("device event without correlation_id"),
-                )
-                .or_default() += 1;
-        }
+        let activities = device_events_per_correlation(&r.space);
         let mut got: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
         for (c, api) in &launches {
             *got.entry(api.clone())
@@ -174,18 +169,7 @@ fn every_dispatch_of_a_graph_launch_shares_its_correlation_id() {
                 .entry(activities[c])
                 .or_default() += 1;
         }
-        let want: BTreeMap<String, BTreeMap<u64, u64>> = truth_activities_per_call(plan)
-            .into_iter()
-            .map(|(api, per)| {
-                (
-                    api,
-                    per.into_iter()
-                        .filter(|(k, _)| *k > 0)
-                        .collect::<BTreeMap<_, _>>(),
-                )
-            })
-            .filter(|(_, per)| !per.is_empty())
-            .collect();
+        let want = truth_calls_with_activity(plan);
         assert_eq!(got, want, "{sdk}: activities per call");
         // No device event points at a correlation id the host plane does not have.
         for c in activities.keys() {
@@ -300,16 +284,7 @@ fn delivery_order_does_not_change_the_result() {
             f.1 == reference.1,
             "{sdk} {extra}: launch → kernels grouping differs"
         );
-        assert_eq!(
-            counter(&r.space, "activities_without_api"),
-            0,
-            "{sdk} {extra}"
-        );
-        assert_eq!(
-            counter(&r.space, "launches_without_activity"),
-            0,
-            "{sdk} {extra}"
-        );
+        assert_no_orphans(&r.space, &format!("{sdk} {extra}"));
     }
 }
 

@@ -6,66 +6,27 @@
 //! * activities without an API record: the tool told not to trace HIP (`ROCPROF_XPLANE_DOMAINS`
 //!   without `hip`) — every dispatch and copy arrives with no API record to join;
 //! * launch API records without activity: the tool told to trace only `hip,marker`;
-//! * drops: a DISCARD buffer that overflows. Our tool asks for LOSSLESS buffers and the
-//!   simulator has no switch to override the policy, so a tiny preloaded library
-//!   (`e2e_support/force_discard.c`, compiled here with `cc`) interposes
-//!   `rocprofiler_create_buffer` and forces DISCARD; `tests/scenarios/tiny-buffers.toml` shrinks
-//!   the buffers to 4 KiB so they overflow.
+//! * drops: a DISCARD buffer that overflows. Our tool asks for LOSSLESS buffers;
+//!   `tests/scenarios/tiny-buffers-discard.toml` makes the simulated runtime create every buffer
+//!   with DISCARD anyway (`[delivery] force_policy`) and shrinks them to 4 KiB so they overflow.
 
-mod e2e_support;
+mod support;
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
-use std::process::Command;
+use std::collections::BTreeMap;
 
-use e2e_support::xspace::*;
-use e2e_support::{
-    builtin, cached, cli, profiles, read_truth, simulate, stderr_of, test_scenario, tool_library,
-    u, workspace, Direct, Run,
-};
 use rocprof_xplane::xplane::read_xspace;
-use serde_json::Value;
+use support::cli::inspect_json as inspect;
+use support::paths::{builtin, profiles, test_scenario, tool_library};
+use support::sim::{cached, simulate, Direct, Run};
+use support::truth::{read_truth, truth_calls_with_activity, truth_kernels};
+use support::xspace::*;
+use support::{stderr_of, u};
 
-/// `rocprof-xplane inspect FILE --json`.
-fn inspect(file: &std::path::Path) -> Value {
-    let out = Command::new(cli())
-        .arg("inspect")
-        .arg(file)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "inspect failed: {}", stderr_of(&out));
-    serde_json::from_slice(&out.stdout).expect("inspect --json prints JSON")
-}
-
-/// The truth's table "API → (activities per call → calls)" restricted to calls with activity.
-fn truth_calls_with_activity(plan: &Value) -> BTreeMap<String, BTreeMap<u64, u64>> {
-    truth_activities_per_call(plan)
-        .into_iter()
-        .map(|(api, per)| {
-            (
-                api,
-                per.into_iter()
-                    .filter(|(k, _)| *k > 0)
-                    .collect::<BTreeMap<_, _>>(),
-            )
-        })
-        .filter(|(_, per)| !per.is_empty())
-        .collect()
-}
-
-/// The same table measured in the file: host calls with a correlation id and the number of
-/// device events carrying that id.
+/// The truth's table "API → (activities per call → calls)" restricted to calls with activity
+/// ([`truth_calls_with_activity`]), measured in the file: host calls with a correlation id and
+/// the number of device events carrying that id.
 fn measured_calls_with_activity(r: &Run) -> BTreeMap<String, BTreeMap<u64, u64>> {
-    let mut per_corr: HashMap<u64, u64> = HashMap::new();
-    for e in device_events(&r.space) {
-        *per_corr
-            .entry(
-                e.correlation_id()
-                    .expect("device event without correlation_id"),
-            )
-            .or_default() += 1;
-    }
+    let per_corr = device_events_per_correlation(&r.space);
     let mut got: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
     for h in host_api_events(&r.space) {
         if let Some(c) = h.correlation_id() {
@@ -88,7 +49,7 @@ fn n_activities_per_correlation_id_as_in_the_ground_truth() {
         ("multi-gpu.toml", "1.0.0"),
         ("multi-gpu.toml", "0.6.0"),
     ] {
-        let r = cached(&builtin(scenario), sdk);
+        let r = cached(&builtin(scenario), sdk, &[]);
         let want = truth_calls_with_activity(r.plan());
         assert_eq!(measured_calls_with_activity(&r), want, "{scenario} {sdk}");
         // Every device event's id belongs to a host call.
@@ -103,16 +64,7 @@ fn n_activities_per_correlation_id_as_in_the_ground_truth() {
                 e.name()
             );
         }
-        assert_eq!(
-            counter(&r.space, "activities_without_api"),
-            0,
-            "{scenario} {sdk}"
-        );
-        assert_eq!(
-            counter(&r.space, "launches_without_activity"),
-            0,
-            "{scenario} {sdk}"
-        );
+        assert_no_orphans(&r.space, &format!("{scenario} {sdk}"));
     }
 }
 
@@ -242,35 +194,12 @@ fn tiny_lossless_buffers_lose_nothing() {
     assert_eq!(counter(&r.space, "runtime_dropped"), 0);
 }
 
-/// Compiles `force_discard.c` (once per test that needs it).
-fn force_discard_library(dir: &std::path::Path) -> PathBuf {
-    let src = workspace().join("tests/e2e_support/force_discard.c");
-    let lib = dir.join("libforce_discard.so");
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let out = Command::new(&cc)
-        .args(["-shared", "-fPIC", "-O1", "-o"])
-        .arg(&lib)
-        .arg(&src)
-        .arg("-ldl")
-        .output()
-        .unwrap_or_else(|e| panic!("this test needs a C compiler ({cc}): {e}"));
-    assert!(
-        out.status.success(),
-        "{cc} {}: {}",
-        src.display(),
-        stderr_of(&out)
-    );
-    lib
-}
-
 #[test]
 fn runtime_drops_are_counted_and_reported() {
     for sdk in ["0.6.0", "1.0.0"] {
         let tmp = tempfile::tempdir().unwrap();
-        let shim = force_discard_library(tmp.path());
         let truth_path = tmp.path().join("truth.json");
-        let out = Direct::new(&test_scenario("tiny-buffers.toml"), sdk)
-            .env("LD_PRELOAD", &shim)
+        let out = Direct::new(&test_scenario("tiny-buffers-discard.toml"), sdk)
             .env("ROCP_TOOL_LIBRARIES", tool_library())
             .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path())
             .env("ROCPROF_XPLANE_RUN_NAME", "drops")
@@ -283,13 +212,14 @@ fn runtime_drops_are_counted_and_reported() {
         );
         let truth = read_truth(&truth_path);
         let delivery = &truth["delivery"];
+        assert_eq!(delivery["forced_policy"], "DISCARD", "{sdk}");
         assert!(
             delivery["buffers"]
                 .as_array()
                 .unwrap()
                 .iter()
-                .all(|b| b["policy"] == "DISCARD"),
-            "{sdk}: the shim did not force DISCARD: {delivery}"
+                .all(|b| b["policy"] == "DISCARD" && b["requested_policy"] == "LOSSLESS"),
+            "{sdk}: the runtime did not force DISCARD on the tool's LOSSLESS buffers: {delivery}"
         );
         let dropped = u(&delivery["total_dropped"]);
         assert!(

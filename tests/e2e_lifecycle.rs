@@ -1,42 +1,32 @@
 //! Lifecycle behaviour through the simulated runtime (test infrastructure, not hardware): the
 //! tool beside another tool, opting out, bad configuration.
 
-mod sim_common;
-use sim_common::{profiles, read_one, run_driver, tool_library};
+mod support;
 
+use std::process::Output;
+
+use support::paths::{builtin, profiles, sim_test_tool, tool_library};
+use support::sim::Direct;
+use support::xspace::{device_counts_by_name, read_one};
+
+/// Device events that are not copies (by name: not `Memcpy…`).
 fn kernels(s: &rocprof_xplane::xplane::proto::XSpace) -> usize {
-    s.planes
-        .iter()
-        .filter(|p| p.name.starts_with("/device:GPU:"))
-        .flat_map(|p| {
-            p.lines
-                .iter()
-                .flat_map(|l| l.events.iter())
-                .map(move |e| (p, e))
+    device_counts_by_name(s).0.values().sum::<u64>() as usize
+}
+
+/// The simulator driver started directly (as the application) with `env`.
+fn run_driver(scenario: &str, sdk: &str, env: &[(&str, &str)]) -> Output {
+    env.iter()
+        .fold(Direct::new(&builtin(scenario), sdk), |d, (k, v)| {
+            d.env(k, v)
         })
-        .filter(|(p, e)| !p.event_metadata[&e.metadata_id].name.starts_with("Memcpy"))
-        .count()
+        .output()
 }
 
 #[test]
 fn works_when_loaded_second_beside_another_tool() {
     let dir = tempfile::tempdir().unwrap();
-    let other = tool_library()
-        .parent()
-        .unwrap()
-        .join("librocprof_sim_test_tool.so");
-    if !other.is_file() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let st = std::process::Command::new(cargo)
-            .args(["build", "-q", "-p", "rocprof-sim-test-tool"])
-            .current_dir(sim_common::workspace())
-            .status()
-            .unwrap();
-        assert!(
-            st.success() && other.is_file(),
-            "cannot build the simulator's test tool"
-        );
-    }
+    let other = sim_test_tool();
     // Trailing ':' so the runtime's list parser keeps both entries; ours is priority 1.
     let libs = format!("{}:{}:", other.display(), tool_library().display());
     let out = run_driver(

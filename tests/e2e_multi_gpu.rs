@@ -6,18 +6,19 @@
 //! scenario) and the simulator's own test tool loaded *beside* ours, which logs every agent and
 //! record the runtime handed out. Simulated runtime (test infrastructure), not hardware.
 
-mod e2e_support;
+mod support;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
-use e2e_support::xspace::*;
-use e2e_support::{
-    builtin, cached, profiles, read_truth, sim_test_tool, stderr_of, tool_library, u, Direct,
-};
 use rocprof_xplane::xplane::proto::XSpace;
 use rocprof_xplane::xplane::read_xspace;
 use serde_json::Value;
+use support::paths::{builtin, profiles, sim_test_tool, tool_library};
+use support::sim::{cached, Direct};
+use support::truth::{read_truth, truth_kernels_per_gpu};
+use support::xspace::*;
+use support::{stderr_of, u};
 
 const SDKS: [&str; 2] = ["0.6.0", "1.0.0"];
 /// `rocprofiler_agent_type_t`: GPU.
@@ -178,7 +179,7 @@ fn one_device_plane_per_gpu_with_the_agents_properties() {
 #[test]
 fn kernels_and_copies_per_device_match_the_ground_truth() {
     for sdk in SDKS {
-        let r = cached(&builtin("multi-gpu.toml"), sdk);
+        let r = cached(&builtin("multi-gpu.toml"), sdk, &[]);
         let plan = r.plan();
         assert_eq!(r.delivery()["total_dropped"], 0);
         let planes = device_planes(&r.space);
@@ -304,7 +305,7 @@ fn copy_directions_and_ends_are_the_ones_the_runtime_reported() {
 /// `deviceId` does); H2H and peer copies make this differ from "the GPU end of the copy".
 #[test]
 fn every_copy_is_on_the_plane_of_its_streams_device() {
-    let r = cached(&builtin("multi-gpu.toml"), "1.0.0");
+    let r = cached(&builtin("multi-gpu.toml"), "1.0.0", &[]);
     let mut got: BTreeMap<(u64, String), u64> = BTreeMap::new();
     for p in device_planes(&r.space) {
         for m in events(p).into_iter().filter(|e| e.is_memcpy()) {

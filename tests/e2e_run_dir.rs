@@ -5,20 +5,15 @@
 //! `ROCPROF_XPLANE_RUN_NAME`: one through `rocprof-xplane simulate`, one started directly as an
 //! application would be. Simulated runtime (test infrastructure), not hardware.
 
-mod e2e_support;
+mod support;
 
 use std::process::Stdio;
 
-use e2e_support::xspace::*;
-use e2e_support::{builtin, profiles, read_truth, simulate_command, tool_library, Direct};
 use rocprof_xplane::xplane::read_xspace;
-
-fn host_part(p: &std::path::Path) -> String {
-    let n = p.file_name().unwrap().to_string_lossy();
-    n.strip_suffix(".xplane.pb")
-        .expect("*.xplane.pb")
-        .to_string()
-}
+use support::paths::{builtin, host_of as host_part, profiles, tool_library};
+use support::sim::{simulate_command, Direct};
+use support::truth::{read_truth, truth_kernels};
+use support::xspace::*;
 
 #[test]
 fn two_processes_write_two_files_into_one_run_directory() {

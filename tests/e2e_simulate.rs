@@ -4,15 +4,17 @@
 //! simulator's ground truth, which is computed from the scenario alone.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::Command;
 
 use rocprof_xplane::capture::symbols::clean_kernel_name;
 use rocprof_xplane::xplane::proto::{x_event, XPlane, XSpace};
-use rocprof_xplane::xplane::read_xspace;
 
-mod sim_common;
-use sim_common::{sim_driver, workspace};
+mod support;
+use support::paths::{builtin, tool_library_beside_cli};
+use support::sim::{run_simulate, simulate_command};
+use support::u;
+use support::xspace::{count_by_name, device_counts_by_name, device_planes, events, plane};
 
 struct Run {
     space: XSpace,
@@ -21,42 +23,15 @@ struct Run {
 }
 
 fn simulate(scenario: &str, sdk: &str) -> Run {
-    let driver = sim_driver();
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("logs");
-    let truth_path = dir.path().join("truth.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-xplane"))
-        .arg("simulate")
-        .arg(workspace().join("scenarios").join(scenario))
-        .arg("--output-dir")
-        .arg(&out)
-        .args(["--sdk", sdk, "--run-name", "e2e"])
-        .arg("--ground-truth")
-        .arg(&truth_path)
-        .env("ROCPROF_SIM_DRIVER", &driver)
-        .env_remove("ROCP_TOOL_LIBRARIES")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(
-        output.status.success(),
-        "simulate failed\nstdout:\n{stdout}\nstderr:\n{stderr}"
-    );
-    let run_dir = out.join("plugins/profile/e2e");
-    let files: Vec<PathBuf> = std::fs::read_dir(&run_dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
-        .collect();
-    assert_eq!(
-        files.len(),
-        1,
-        "one file per process: {files:?}\nstderr:\n{stderr}"
-    );
-    let space = read_xspace(&files[0]).unwrap();
-    let all: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&truth_path).unwrap()).unwrap();
+    // The CLI finds the tool library beside itself, as it does for a user.
+    fn without_tool_library(scenario: &Path, sdk: &str, log_dir: &Path) -> Command {
+        tool_library_beside_cli();
+        let mut cmd = simulate_command(scenario, sdk, log_dir);
+        cmd.env_remove("ROCPROF_XPLANE_TOOL_LIBRARY");
+        cmd
+    }
+    let r = run_simulate(without_tool_library, &builtin(scenario), sdk, &[]);
+    let all = r.truth;
     // Nothing may be left in the runtime's buffers: the tool flushes them itself at finalize.
     assert_eq!(
         all["delivery"]["total_lost_unflushed"], 0,
@@ -72,65 +47,15 @@ fn simulate(scenario: &str, sdk: &str) -> Run {
         "{clients:?}"
     );
     Run {
-        space,
+        space: r.space,
         truth: all["plan"].clone(),
-        stdout,
+        stdout: r.stdout,
     }
-}
-
-fn plane<'a>(s: &'a XSpace, name: &str) -> Option<&'a XPlane> {
-    s.planes.iter().find(|p| p.name == name)
-}
-
-fn device_planes(s: &XSpace) -> Vec<&XPlane> {
-    s.planes
-        .iter()
-        .filter(|p| p.name.starts_with("/device:GPU:"))
-        .collect()
-}
-
-/// Event counts by metadata name over all lines of a plane.
-fn events_by_name(p: &XPlane) -> BTreeMap<String, u64> {
-    let mut m = BTreeMap::new();
-    for l in &p.lines {
-        for e in &l.events {
-            let name = p
-                .event_metadata
-                .get(&e.metadata_id)
-                .map(|m| m.name.clone())
-                .unwrap_or_default();
-            *m.entry(name).or_insert(0) += 1;
-        }
-    }
-    m
-}
-
-fn is_copy(name: &str) -> bool {
-    name.starts_with("Memcpy")
-}
-
-fn device_counts(s: &XSpace) -> (BTreeMap<String, u64>, u64) {
-    let mut kernels = BTreeMap::new();
-    let mut copies = 0;
-    for p in device_planes(s) {
-        for (n, c) in events_by_name(p) {
-            if is_copy(&n) {
-                copies += c;
-            } else {
-                *kernels.entry(n).or_insert(0) += c;
-            }
-        }
-    }
-    (kernels, copies)
-}
-
-fn u(v: &serde_json::Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
 /// Every dispatch and copy of the ground truth is in the file, per kernel name.
 fn assert_matches_truth(r: &Run) {
-    let (kernels, copies) = device_counts(&r.space);
+    let (kernels, copies) = device_counts_by_name(&r.space);
     let totals = &r.truth["totals"];
     assert_eq!(
         kernels.values().sum::<u64>(),
@@ -156,13 +81,13 @@ fn tiny_on_both_abi_families() {
     for sdk in ["0.6.0", "1.0.0", "1.2.1"] {
         let r = simulate("tiny.toml", sdk);
         assert_matches_truth(&r);
-        let (kernels, _) = device_counts(&r.space);
+        let (kernels, _) = device_counts_by_name(&r.space);
         assert!(
             kernels.contains_key("vectorAdd(float const*, float const*, float*, int)"),
             "demangled name expected: {kernels:?}"
         );
-        let host = plane(&r.space, "/host:CPU").expect("host plane");
-        let api = events_by_name(host);
+        let host = plane(&r.space, "/host:CPU");
+        let api = count_by_name(events(host));
         for (name, n) in r.truth["hip_api"].as_object().unwrap() {
             assert_eq!(api.get(name).copied().unwrap_or(0), u(n), "{name} on {sdk}");
         }
@@ -181,8 +106,8 @@ fn graph_launch_keeps_every_dispatch() {
 fn roctx_ranges_are_on_the_host_plane() {
     let r = simulate("markers.toml", "1.0.0");
     assert_matches_truth(&r);
-    let host = plane(&r.space, "/host:CPU").expect("host plane");
-    let names = events_by_name(host);
+    let host = plane(&r.space, "/host:CPU");
+    let names = count_by_name(events(host));
     for (msg, stats) in r.truth["ranges"].as_object().unwrap() {
         let count = stats.get("count").map(u).unwrap_or(1);
         assert!(
@@ -210,9 +135,11 @@ type TimedEvent = (String, i64, i64);
 fn output_is_identical_run_after_run() {
     // Device timelines (names, offsets, durations, line by line) must not depend on delivery
     // order, thread scheduling or handle values.
+    // Planes in file order: the order of planes must not change either.
     let timeline = |s: &XSpace| {
-        device_planes(s)
-            .into_iter()
+        s.planes
+            .iter()
+            .filter(|p| p.name.starts_with("/device:GPU:"))
             .map(|p| {
                 let lines: Vec<(String, Vec<TimedEvent>)> = p
                     .lines
@@ -293,7 +220,7 @@ fn stat_u64(p: &XPlane, e: &rocprof_xplane::xplane::proto::XEvent, name: &str) -
 fn kernels_carry_the_enclosing_roctx_ranges() {
     for sdk in ["0.6.0", "1.0.0"] {
         let r = simulate("markers.toml", sdk);
-        let gpu = plane(&r.space, "/device:GPU:0").unwrap();
+        let gpu = plane(&r.space, "/device:GPU:0");
         let mut seen = Vec::new();
         let mut external = Vec::new();
         for l in &gpu.lines {

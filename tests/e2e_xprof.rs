@@ -5,29 +5,20 @@
 //! `trace_viewer@` with launch→kernel flows, an AMD gfx device in `overview_page`, and the
 //! processes of one job as hosts of one run.
 //!
-//! xprof runs through the XPlane writer's harness (`tests/xplane_common/xprof.rs`: a venv in
+//! xprof runs through the shared harness (`tests/support/xprof.rs`: a venv in
 //! `target/xprof-venv` created on first use under a lock, a private copy of each file, a
-//! timeout), shared here rather than duplicated.
+//! timeout), the same one the XPlane writer's xprof tests use.
 
-mod e2e_support;
-#[allow(dead_code)]
-#[path = "xplane_common/xprof.rs"]
-mod xprof;
+mod support;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use e2e_support::xspace::*;
-use e2e_support::{builtin, cached, simulate, u, Run};
 use serde_json::Value;
-
-fn host_of(file: &Path) -> String {
-    file.file_name()
-        .unwrap()
-        .to_string_lossy()
-        .trim_end_matches(".xplane.pb")
-        .to_string()
-}
+use support::paths::{builtin, host_of, profiles};
+use support::sim::{cached, simulate, simulate_command, Run};
+use support::truth::{read_truth, truth_calls_with_activity, truth_kernels, truth_kernels_per_gpu};
+use support::u;
+use support::xprof::{self, events_on_stream_rows, occurrences};
 
 /// xprof's summary of a run's (only) file.
 fn xprof_view(r: &Run) -> (String, Value) {
@@ -41,15 +32,6 @@ fn xprof_view(r: &Run) -> (String, Value) {
     (host, s)
 }
 
-fn occurrences(v: &Value) -> BTreeMap<String, u64> {
-    v["occurrences"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, n)| (k.clone(), u(n)))
-        .collect()
-}
-
 /// Trace viewer: each kernel's dispatches on its GPU's process (on the stream rows, not the
 /// derived rows xprof adds), launch→kernel flows as many and as wide as the truth's launches,
 /// and an AMD gfx device in the overview.
@@ -59,14 +41,7 @@ fn check_trace_and_overview(r: &Run, host: &str, s: &Value, what: &str) {
     let gpus = u(&plan["totals"]["gpus"]);
     for ((gpu, name), n) in truth_kernels_per_gpu(plan) {
         let process = format!("{host} /device:GPU:{gpu}");
-        let rows = trace["events"][&process].as_object().unwrap_or_else(|| {
-            panic!("{what}: no process {process:?} in {:?}", trace["processes"])
-        });
-        let seen: u64 = rows
-            .iter()
-            .filter(|(row, _)| !row.contains(" - from #"))
-            .map(|(_, names)| names[&name].as_u64().unwrap_or(0))
-            .sum();
+        let seen = events_on_stream_rows(s, &process, &name);
         assert_eq!(seen, n, "{what}: {name} on {process}");
     }
     let processes: Vec<&str> = trace["processes"]
@@ -121,18 +96,7 @@ fn check_trace_and_overview(r: &Run, host: &str, s: &Value, what: &str) {
             .entry(n)
             .or_default() += 1;
     }
-    let want: BTreeMap<String, BTreeMap<u64, u64>> = truth_activities_per_call(plan)
-        .into_iter()
-        .map(|(api, per)| {
-            (
-                api,
-                per.into_iter()
-                    .filter(|(k, _)| *k > 0)
-                    .collect::<BTreeMap<_, _>>(),
-            )
-        })
-        .filter(|(_, per)| !per.is_empty())
-        .collect();
+    let want = truth_calls_with_activity(plan);
     assert_eq!(got, want, "{what}: launch→activity flows per API");
     assert_eq!(
         ends,
@@ -176,7 +140,7 @@ fn graph_launch_kernel_stats_equal_the_ground_truth() {
 #[test]
 fn graph_launch_trace_viewer_and_overview_with_default_settings() {
     for sdk in ["0.6.0", "1.0.0"] {
-        let r = cached(&builtin("graph-launch.toml"), sdk);
+        let r = cached(&builtin("graph-launch.toml"), sdk, &[]);
         let (host, s) = xprof_view(&r);
         check_trace_and_overview(&r, &host, &s, &format!("graph-launch {sdk}"));
         // Every row xprof's kernel_stats does show is a real kernel, never over-counted.
@@ -192,7 +156,7 @@ fn graph_launch_trace_viewer_and_overview_with_default_settings() {
 
 #[test]
 fn multi_gpu_in_xprof() {
-    let r = cached(&builtin("multi-gpu.toml"), "1.0.0");
+    let r = cached(&builtin("multi-gpu.toml"), "1.0.0", &[]);
     let (host, s) = xprof_view(&r);
     assert_eq!(
         occurrences(&s["kernel_stats"]),
@@ -209,7 +173,7 @@ fn processes_of_one_run_are_separate_hosts_in_xprof() {
     let mut truths = Vec::new();
     for sdk in ["0.6.0", "1.0.0"] {
         let truth = tmp.path().join(format!("{sdk}.json"));
-        let out = e2e_support::simulate_command(&builtin("tiny.toml"), sdk, &logs)
+        let out = simulate_command(&builtin("tiny.toml"), sdk, &logs)
             .args(["--run-name", "job", "--ground-truth"])
             .arg(&truth)
             .output()
@@ -219,9 +183,9 @@ fn processes_of_one_run_are_separate_hosts_in_xprof() {
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
-        truths.push(e2e_support::read_truth(&truth));
+        truths.push(read_truth(&truth));
     }
-    let files = e2e_support::profiles(&logs, "job");
+    let files = profiles(&logs, "job");
     assert_eq!(files.len(), 2, "{files:?}");
     let s = xprof::summary_multi(&files);
     assert_eq!(s["errors"], serde_json::json!({}));

@@ -4,6 +4,8 @@
 //!
 //! Checked on the ELF file itself with binutils' `readelf`/`nm`, which is what a user would run.
 
+mod support;
+
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Command;
@@ -22,17 +24,9 @@ const ALLOWED_NEEDED: &[&str] = &[
     "ld-linux-x86-64.so.2",
 ];
 
+/// `target/<profile>/librocprof_xplane.so`, the cdylib cargo builds with this package's tests.
 fn tool_so() -> PathBuf {
-    // target/<profile>/deps/<test-binary> → target/<profile>/librocprof_xplane.so
-    let exe = std::env::current_exe().expect("current_exe");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target dir");
-    let so = dir.join("librocprof_xplane.so");
-    assert!(
-        so.exists(),
-        "{} missing: cargo builds it with the tests",
-        so.display()
-    );
-    so
+    support::paths::tool_library()
 }
 
 fn tool(cmd: &str, args: &[&str], so: &PathBuf) -> String {

@@ -1,24 +1,18 @@
 //! `build_xspace` / `write_xspace` rules, read back through our own proto.
 
-mod xplane_common;
-use xplane_common as common;
+mod support;
+use support::synthetic as common;
+use support::xspace::plane;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use prost::Message;
 use rocprof_xplane::model::{DeviceEvent, DeviceEventKind, KernelInfo};
-use rocprof_xplane::xplane::proto::{x_event, x_stat::Value, XEvent, XPlane, XSpace};
+use rocprof_xplane::xplane::proto::{x_event, x_stat::Value, XEvent, XPlane};
 use rocprof_xplane::xplane::{
     build_xspace, read_xspace, write_xspace, OutputLayout, MARKER_LINE_BIT,
 };
-
-fn plane<'a>(s: &'a XSpace, name: &str) -> &'a XPlane {
-    s.planes
-        .iter()
-        .find(|p| p.name == name)
-        .unwrap_or_else(|| panic!("no plane {name}"))
-}
 
 fn stats(p: &XPlane, e: &XEvent) -> BTreeMap<String, Value> {
     e.stats

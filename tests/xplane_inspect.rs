@@ -1,32 +1,11 @@
 //! `rocprof-xplane inspect` on our output and on real XLA files.
 
-mod xplane_common;
-use xplane_common as common;
-
-use std::path::PathBuf;
-use std::process::Command;
+mod support;
+use support::synthetic as common;
 
 use rocprof_xplane::xplane::{write_xspace, OutputLayout};
-use serde_json::Value;
-
-fn inspect(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rocprof-xplane"))
-        .arg("inspect")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn inspect_json(path: &str) -> Value {
-    let (ok, out, err) = inspect(&[path, "--json"]);
-    assert!(ok, "{err}");
-    serde_json::from_str(&out).unwrap()
-}
+use support::cli::{inspect, inspect_json};
+use support::paths::real_testdata;
 
 #[test]
 fn json_summary_of_our_file() {
@@ -38,7 +17,7 @@ fn json_summary_of_our_file() {
         host: "h.1".into(),
     };
     let path = write_xspace(&trace, &layout).unwrap();
-    let s = inspect_json(path.to_str().unwrap());
+    let s = inspect_json(&path);
 
     let kernels: usize = expected.kernels.values().map(|k| k.1).sum();
     let memcpys: usize = expected.memcpys.values().sum();
@@ -111,9 +90,8 @@ fn json_summary_of_our_file() {
 
 #[test]
 fn json_summary_of_a_real_xla_file() {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/testdata/real/xla-xplane-mi355x/934987a2fc2f.xplane.pb");
-    let s = inspect_json(p.to_str().unwrap());
+    let p = real_testdata().join("xla-xplane-mi355x/934987a2fc2f.xplane.pb");
+    let s = inspect_json(&p);
     // README of that folder: 150 kernels on GPU:0, 150 launches on Host Threads/7.
     assert_eq!(s["event_counts"]["kernels"], 150);
     assert_eq!(s["event_counts"]["api_calls"], 150);
@@ -139,11 +117,7 @@ fn missing_empty_and_corrupt_files_are_clear_errors() {
     assert!(err.contains("empty"), "{err}");
 
     // A truncated copy of a real file.
-    let real = std::fs::read(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../shared/testdata/real/xla-xplane-mi300x/tw003.xplane.pb"),
-    )
-    .unwrap();
+    let real = std::fs::read(real_testdata().join("xla-xplane-mi300x/tw003.xplane.pb")).unwrap();
     let cut = dir.path().join("cut.xplane.pb");
     std::fs::write(&cut, &real[..real.len() / 2]).unwrap();
     let (ok, _, err) = inspect(&[cut.to_str().unwrap()]);

@@ -3,8 +3,8 @@
 //! events must appear in ours with the same value type, except the documented deliberate
 //! differences (docs/xplane-output.md, "Differences from XLA").
 
-mod xplane_common;
-use xplane_common as common;
+mod support;
+use support::synthetic as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -13,10 +13,7 @@ use std::sync::Arc;
 use rocprof_xplane::model::Annotation;
 use rocprof_xplane::xplane::proto::{x_stat::Value, XPlane, XSpace, XStat};
 use rocprof_xplane::xplane::{build_xspace, read_xspace};
-
-fn real_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata/real")
-}
+use support::paths::real_testdata;
 
 fn real_files() -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -25,7 +22,7 @@ fn real_files() -> Vec<PathBuf> {
         "xla-xplane-mi355x",
         "xla-xplane-mi300x-legacy",
     ] {
-        let dir = real_dir().join(d);
+        let dir = real_testdata().join(d);
         let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         for e in entries {
             let p = e.unwrap().path();
@@ -260,7 +257,7 @@ fn device_capabilities_match_xla_shape() {
     assert_eq!(get("clock_rate"), Some(Some(Value::Int64Value(2_100_000))));
     assert_eq!(get("core_count"), Some(Some(Value::Int64Value(304))));
     // The real MI300X files carry the same figures for the same GPU model.
-    let xla = read_xspace(real_dir().join("xla-xplane-mi300x/tw003.xplane.pb")).unwrap();
+    let xla = read_xspace(real_testdata().join("xla-xplane-mi300x/tw003.xplane.pb")).unwrap();
     let x0 = xla
         .planes
         .iter()

@@ -2,108 +2,29 @@
 //! infrastructure, not hardware) writes a profile, and real xprof reads it; what xprof shows is
 //! compared with the simulator's ground truth, computed from the scenario alone.
 
-mod xplane_common;
+mod support;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-
-use rocprof_xplane::capture::symbols::clean_kernel_name;
-use serde_json::Value;
-
-fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The simulator driver is another package's binary: build it once.
-fn sim_driver() -> PathBuf {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-            let st = Command::new(cargo)
-                .args(["build", "-q", "-p", "rocprof-sim"])
-                .current_dir(workspace())
-                .status()
-                .expect("cargo build -p rocprof-sim");
-            assert!(st.success(), "cargo build -p rocprof-sim failed");
-            let exe = PathBuf::from(env!("CARGO_BIN_EXE_rocprof-xplane"));
-            exe.parent().unwrap().join("rocprof-sim")
-        })
-        .clone()
-}
-
-/// Runs a scenario; returns (profile file, ground-truth plan).
-fn simulate(scenario: &str, dir: &Path) -> (PathBuf, Value) {
-    let out = dir.join("logs");
-    let truth = dir.join("truth.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_rocprof-xplane"))
-        .arg("simulate")
-        .arg(workspace().join("scenarios").join(scenario))
-        .arg("--output-dir")
-        .arg(&out)
-        .args(["--sdk", "1.0.0", "--run-name", "sim"])
-        .arg("--ground-truth")
-        .arg(&truth)
-        .env("ROCPROF_SIM_DRIVER", sim_driver())
-        .env_remove("ROCP_TOOL_LIBRARIES")
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "simulate failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let run = out.join("plugins/profile/sim");
-    let files: Vec<PathBuf> = std::fs::read_dir(&run)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let truth: Value = serde_json::from_str(&std::fs::read_to_string(truth).unwrap()).unwrap();
-    (files[0].clone(), truth["plan"].clone())
-}
-
-fn host_of(file: &Path) -> String {
-    let name = file.file_name().unwrap().to_string_lossy();
-    name.trim_end_matches(".xplane.pb").to_owned()
-}
+use support::paths::{builtin, host_of};
+use support::sim::simulate;
+use support::truth::{truth_calls_with_activity, truth_kernels, truth_kernels_per_gpu};
+use support::u;
+use support::xprof::{self, events_on_stream_rows, occurrences};
 
 /// xprof's kernel_stats keeps at most this many rows (top by total time).
 const KERNEL_STATS_ROW_CAP: usize = 1000;
 
-fn u(v: &Value) -> u64 {
-    v.as_u64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
 /// Checks kernel_stats, per-GPU trace rows, flows and overview against the ground truth.
 fn check(scenario: &str, device_type: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let (file, truth) = simulate(scenario, dir.path());
-    let host = host_of(&file);
-    let s = xplane_common::xprof::summary(&file, &host);
+    let r = simulate(&builtin(scenario), "1.0.0", &[]);
+    let (file, truth) = (&r.files[0], r.plan());
+    let host = host_of(file);
+    let s = xprof::summary(file, &host);
     assert_eq!(s["errors"], serde_json::json!({}), "{scenario}");
 
     // kernel_stats: occurrences per kernel = dispatches in the ground truth.
-    let mut want: BTreeMap<String, u64> = BTreeMap::new();
-    let mut want_per_gpu: BTreeMap<(String, String), u64> = BTreeMap::new();
-    for (name, k) in truth["kernels"].as_object().unwrap() {
-        let clean = clean_kernel_name(name);
-        *want.entry(clean.clone()).or_default() += u(&k["dispatches"]);
-        for (gpu, n) in k["per_gpu"].as_object().unwrap() {
-            *want_per_gpu
-                .entry((clean.clone(), gpu.clone()))
-                .or_default() += u(n);
-        }
-    }
-    let got: BTreeMap<String, u64> = s["kernel_stats"]["occurrences"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), u(v)))
-        .collect();
+    let want = truth_kernels(truth);
+    let want_per_gpu = truth_kernels_per_gpu(truth);
+    let got = occurrences(&s["kernel_stats"]);
     let rows = s["kernel_stats"]["rows"].as_array().unwrap();
     if rows.len() < KERNEL_STATS_ROW_CAP {
         assert_eq!(got, want, "{scenario}: kernel_stats occurrences");
@@ -133,14 +54,9 @@ fn check(scenario: &str, device_type: &str) {
 
     // Trace viewer: each kernel's dispatches under its GPU's process, on a non-derived row.
     let n_gpus = u(&truth["totals"]["gpus"]);
-    for ((name, gpu), n) in &want_per_gpu {
+    for ((gpu, name), n) in &want_per_gpu {
         let process = format!("{host} /device:GPU:{gpu}");
-        let rows = s["trace"]["events"][&process].as_object().unwrap();
-        let seen: u64 = rows
-            .iter()
-            .filter(|(row, _)| !row.contains(" - from #"))
-            .map(|(_, names)| names[name].as_u64().unwrap_or(0))
-            .sum();
+        let seen = events_on_stream_rows(&s, &process, name);
         assert_eq!(seen, *n, "{scenario}: {name} on {process}");
     }
     assert_eq!(
@@ -152,12 +68,9 @@ fn check(scenario: &str, device_type: &str) {
     // Flows: one complete launch flow per API call with device work; its number of ends is
     // the number of device activities of that call (a graph launch: all its dispatches).
     let mut want_ends: Vec<u64> = Vec::new();
-    for per_call in truth["activities_per_call"].as_object().unwrap().values() {
-        for (activities, calls) in per_call.as_object().unwrap() {
-            let a: u64 = activities.parse().unwrap();
-            if a > 0 {
-                want_ends.extend(std::iter::repeat_n(a, u(calls) as usize));
-            }
+    for per_call in truth_calls_with_activity(truth).values() {
+        for (&a, &calls) in per_call {
+            want_ends.extend(std::iter::repeat_n(a, calls as usize));
         }
     }
     want_ends.sort_unstable();

@@ -2,8 +2,8 @@
 //!
 //! Installs xprof into target/xprof-venv on first run (~30 s).
 
-mod xplane_common;
-use xplane_common as common;
+mod support;
+use support::synthetic as common;
 
 use std::collections::BTreeMap;
 
@@ -20,7 +20,7 @@ fn xprof_view() -> (common::Expected, Value, String) {
     };
     let path = write_xspace(&trace, &layout).unwrap();
     let host = layout.file_host();
-    let summary = common::xprof::summary(&path, &host);
+    let summary = support::xprof::summary(&path, &host);
     assert_eq!(
         summary["errors"],
         serde_json::json!({}),
@@ -204,7 +204,7 @@ fn processes_of_one_job_are_hosts_of_one_run() {
         hosts.push(layout.file_host());
     }
     assert_eq!(files[0].parent(), files[1].parent(), "one run directory");
-    let s = common::xprof::summary_multi(&files);
+    let s = support::xprof::summary_multi(&files);
     assert_eq!(s["errors"], serde_json::json!({}));
     assert_eq!(
         s["hosts"],

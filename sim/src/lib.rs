@@ -7,6 +7,7 @@
 //! - [`scenario`]: TOML scenarios → [`plan::Plan`]; [`truth`]: what a plan should produce.
 
 pub mod plan;
+mod prng;
 pub mod runtime;
 pub mod scenario;
 pub mod truth;

@@ -244,6 +244,29 @@ pub struct DeliveryModel {
     pub delivery_delay_us: u64,
     /// Replace the buffer size the tool asked for (bytes), to force wraps and drops in tests.
     pub buffer_size_override: Option<usize>,
+    /// Create every tool buffer with this policy whatever the tool asked for: models a runtime
+    /// or configuration that loses records, so tests can prove a tool surfaces `drop_count`.
+    pub force_policy: Option<BufferPolicy>,
+}
+
+/// A buffer policy the runtime can impose (`rocprofiler_buffer_policy_t` without the SDK types,
+/// so the plan stays independent of the ABI crate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferPolicy {
+    /// One half; records offered while it is full or being delivered are dropped and counted.
+    Discard,
+    /// Two halves; the writer blocks while both are busy.
+    Lossless,
+}
+
+impl BufferPolicy {
+    /// The enumerator suffix, as the ground truth and the docs name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BufferPolicy::Discard => "DISCARD",
+            BufferPolicy::Lossless => "LOSSLESS",
+        }
+    }
 }
 
 /// Whether API buffer records reach the buffer before or after the activities they caused.

@@ -86,8 +86,10 @@ pub struct CopyStats {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct DeviceTruth {
     pub gpu: u32,
-    pub name: String,
-    pub product_name: String,
+    /// What the runtime reports for this GPU's agent (flattened: `name`, `cu_count`, … sit
+    /// beside the counts in the JSON).
+    #[serde(flatten)]
+    pub agent: AgentProperties,
     pub kernel_dispatches: u64,
     /// Sum of kernel durations (ns).
     pub kernel_ns: u64,
@@ -95,6 +97,70 @@ pub struct DeviceTruth {
     pub memory_copies: BTreeMap<String, CopyStats>,
     /// Kernel dispatches per HSA queue index.
     pub queues: BTreeMap<u32, u64>,
+}
+
+/// The properties of GPU `gpu`'s agent as `rocprofiler_query_available_agents` reports them,
+/// so tests can check a tool's device planes against the plan instead of against what a test
+/// tool saw. `runtime::agents` fills the agent struct from [`AgentProperties::of`], so the
+/// two cannot disagree. Field names follow the plan (`GpuSpec`); where the agent struct names
+/// the field differently the doc says which.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AgentProperties {
+    /// ISA name (agent `name`), e.g. "gfx942".
+    pub name: String,
+    pub vendor_name: String,
+    pub product_name: String,
+    pub model_name: String,
+    /// KFD node id; the CPU agent is node 0, GPU `i` is node `i + 1`.
+    pub node_id: u32,
+    pub logical_node_id: i32,
+    /// Index among the GPU agents (= the HIP device ordinal here).
+    pub logical_node_type_id: i32,
+    pub cu_count: u32,
+    pub simd_per_cu: u32,
+    /// `cu_count × simd_per_cu`.
+    pub simd_count: u32,
+    pub wave_front_size: u32,
+    pub max_waves_per_cu: u32,
+    pub max_waves_per_simd: u32,
+    /// Agent `max_engine_clk_fcompute`, MHz.
+    pub max_engine_clk_mhz: u32,
+    pub num_xcc: u32,
+    pub lds_size_in_kb: u32,
+    /// Agent `local_mem_size`, bytes.
+    pub local_mem_bytes: u64,
+    /// major*10000 + minor*100 + stepping.
+    pub gfx_target_version: u32,
+    pub vendor_id: u16,
+    pub device_id: u16,
+}
+
+impl AgentProperties {
+    /// The agent of the plan's GPU number `gpu`.
+    pub fn of(gpu: u32, g: &GpuSpec) -> Self {
+        AgentProperties {
+            name: g.name.clone(),
+            vendor_name: "AMD".into(),
+            product_name: g.product_name.clone(),
+            model_name: g.model_name.clone(),
+            node_id: gpu + 1,
+            logical_node_id: gpu as i32 + 1,
+            logical_node_type_id: gpu as i32,
+            cu_count: g.cu_count,
+            simd_per_cu: g.simd_per_cu,
+            simd_count: g.cu_count * g.simd_per_cu,
+            wave_front_size: g.wave_front_size,
+            max_waves_per_cu: g.max_waves_per_cu,
+            max_waves_per_simd: g.max_waves_per_cu / g.simd_per_cu.max(1),
+            max_engine_clk_mhz: g.max_engine_clk_mhz,
+            num_xcc: g.num_xcc,
+            lds_size_in_kb: g.lds_size_in_kb,
+            local_mem_bytes: g.local_mem_bytes,
+            gfx_target_version: g.gfx_target_version,
+            vendor_id: g.vendor_id,
+            device_id: g.device_id,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -346,8 +412,7 @@ impl<'p> Builder<'p> {
             .enumerate()
             .map(|(i, g)| DeviceTruth {
                 gpu: i as u32,
-                name: g.name.clone(),
-                product_name: g.product_name.clone(),
+                agent: AgentProperties::of(i as u32, g),
                 ..Default::default()
             })
             .collect();

@@ -175,6 +175,55 @@ fn agents_properties(sdk: &str) {
     assert!(big.ev("agent").is_empty());
 }
 
+fn agents_match_the_ground_truth_devices(sdk: &str) {
+    // Every property the ground truth lists for a device is what the runtime reported for that
+    // GPU's agent (field names as in the plan; two differ from the agent struct).
+    let s = run(
+        sdk,
+        &format!(
+            "file:{}/../scenarios/multi-gpu.toml",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+        "no_callbacks",
+    );
+    let gpus: Vec<&Value> = s
+        .ev("agent")
+        .into_iter()
+        .filter(|v| v["type"] == 2)
+        .collect();
+    let devices = s.truth["plan"]["devices"].as_array().unwrap();
+    assert_eq!(gpus.len(), 2);
+    assert_eq!(gpus.len(), devices.len());
+    fn agent_key(k: &str) -> &str {
+        match k {
+            "max_engine_clk_mhz" => "max_engine_clk_fcompute",
+            "local_mem_bytes" => "local_mem_size",
+            k => k,
+        }
+    }
+    let counts = [
+        "gpu",
+        "kernel_dispatches",
+        "kernel_ns",
+        "memory_copies",
+        "queues",
+    ];
+    for (agent, dev) in gpus.iter().zip(devices) {
+        let mut compared = 0;
+        for (k, v) in dev.as_object().unwrap() {
+            if counts.contains(&k.as_str()) {
+                continue;
+            }
+            assert_eq!(&agent[agent_key(k)], v, "{sdk}: {k} of {agent}");
+            compared += 1;
+        }
+        assert!(compared >= 20, "{sdk}: only {compared} properties in {dev}");
+    }
+    assert_eq!(devices[0]["product_name"], "AMD Instinct MI300X");
+    assert_eq!(devices[1]["name"], "gfx90a");
+    assert_eq!(devices[1]["max_engine_clk_mhz"], 1700);
+}
+
 fn graph_launch_dispatches_share_correlation_id(sdk: &str) {
     let s = run(sdk, "basic", "");
     let graph: Vec<&Value> = s
@@ -426,6 +475,7 @@ both_sdks!(
     enter_exit_same_thread_same_user_data,
     kernel_symbols_with_kd_names,
     agents_properties,
+    agents_match_the_ground_truth_devices,
     graph_launch_dispatches_share_correlation_id,
     record_layouts_per_version,
     external_correlation_ids,

@@ -166,6 +166,94 @@ fn buffer_size_override_applies(sdk: &str) {
     );
     assert_eq!(s.buffer_truth()["size"], 1024);
     assert_eq!(s.ev("rec").len() as u64, s.emitted_total());
+    // No policy forced: the buffer runs with what the tool asked for.
+    assert!(s.truth["delivery"]["forced_policy"].is_null());
+    assert_eq!(s.buffer_truth()["policy"], "LOSSLESS");
+    assert_eq!(s.buffer_truth()["requested_policy"], "LOSSLESS");
 }
 
-both_sdks!(api_order_is_honoured, buffer_size_override_applies);
+/// A burst of 300 launches into 2 KiB buffers drained by a slow consumer, with `force_policy`.
+fn burst_forcing(dir: &std::path::Path, policy: &str) -> String {
+    let path = dir.join(format!("burst-{policy}.toml"));
+    let text = format!(
+        r#"name = "burst"
+seed = 3
+[delivery]
+buffer_size_override = "2KiB"
+delivery_delay_us = 300
+force_policy = "{policy}"
+[[gpus]]
+preset = "mi300x"
+[[kernels]]
+name = "k"
+dur_us = 2
+[[threads]]
+calls = [ {{ repeat = 300, calls = [ {{ op = "launch", kernel = "k" }} ] }}, {{ op = "device_sync" }} ]
+"#
+    );
+    std::fs::write(&path, text).unwrap();
+    format!("file:{}", path.display())
+}
+
+fn forced_discard_drops_and_reports_drop_count(sdk: &str) {
+    // The test tool asks for LOSSLESS; the runtime imposes DISCARD.
+    let dir = tempfile::tempdir().unwrap();
+    let s = run(sdk, &burst_forcing(dir.path(), "discard"), "no_callbacks");
+    assert_eq!(s.truth["delivery"]["forced_policy"], "DISCARD");
+    let t = s.buffer_truth();
+    assert_eq!(t["policy"], "DISCARD", "{t}");
+    assert_eq!(t["requested_policy"], "LOSSLESS", "{t}");
+    let dropped = s.reported_drops();
+    assert!(dropped > 0, "a forced DISCARD buffer should overflow: {t}");
+    assert_eq!(s.truth["delivery"]["total_dropped"], dropped);
+}
+
+fn forced_lossless_loses_nothing(sdk: &str) {
+    // The test tool asks for DISCARD; the runtime imposes LOSSLESS, so writers block instead.
+    let dir = tempfile::tempdir().unwrap();
+    let s = run(
+        sdk,
+        &burst_forcing(dir.path(), "lossless"),
+        "no_callbacks,discard",
+    );
+    assert_eq!(s.truth["delivery"]["forced_policy"], "LOSSLESS");
+    let t = s.buffer_truth();
+    assert_eq!(t["policy"], "LOSSLESS", "{t}");
+    assert_eq!(t["requested_policy"], "DISCARD", "{t}");
+    assert_eq!(s.reported_drops(), 0, "{t}");
+    assert!(t["writer_blocked"].as_u64().unwrap() > 0, "{t}");
+}
+
+both_sdks!(
+    api_order_is_honoured,
+    buffer_size_override_applies,
+    forced_discard_drops_and_reports_drop_count,
+    forced_lossless_loses_nothing,
+);
+
+#[test]
+fn a_bad_scenario_is_reported_once_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(&path, "[[gpus]]\npreset = \"mi3000x\"\n").unwrap();
+    let missing = dir.path().join("missing.toml");
+    for (file, what) in [
+        (&path, ":2:10: gpus[0].preset: unknown GPU preset `mi3000x`"),
+        (&missing, ": cannot read scenario"),
+    ] {
+        let s = run("1.0.0", &format!("file:{}", file.display()), "");
+        assert_eq!(s.code, Some(1), "{}", s.stderr);
+        let shown = file.display().to_string();
+        assert_eq!(
+            s.stderr.matches(&shown).count(),
+            1,
+            "the path once: {}",
+            s.stderr
+        );
+        assert!(
+            s.stderr.contains(&format!("rocprof-sim: {shown}{what}")),
+            "{}",
+            s.stderr
+        );
+    }
+}

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::thread::{with_current, OpenRange};
+use super::thread::{with_current, OpenRange, ThreadState};
 use crate::model::events::MarkerSpan;
 use crate::store::sinks::lock;
 
@@ -51,6 +51,8 @@ pub struct MarkerCall<'a> {
     pub start_retval: u64,
 }
 
+/// An open range with the thread that opened it (push/pop ranges close on that same thread;
+/// start/stop ranges may close on another).
 struct ProcessRange {
     label: Arc<str>,
     thread_id: u64,
@@ -62,6 +64,23 @@ static PROCESS_RANGES: Mutex<Option<HashMap<u64, ProcessRange>>> = Mutex::new(No
 
 fn label_of(l: Option<&str>) -> Arc<str> {
     Arc::from(l.unwrap_or(""))
+}
+
+/// Records the span of a range closed by `call` on the calling thread's state, or counts an
+/// unmatched pop/stop when there was no such range.
+fn close_range(s: &mut ThreadState, range: Option<ProcessRange>, call: &MarkerCall<'_>) {
+    match range {
+        Some(r) => s.markers.push(MarkerSpan {
+            label: r.label,
+            thread_id: r.thread_id,
+            open_correlation_id: r.correlation_id,
+            close_correlation_id: call.correlation_id,
+            start_ns: r.start_ns,
+            end_ns: call.timestamp_ns,
+            instant: false,
+        }),
+        None => s.unmatched_pops += 1,
+    }
 }
 
 /// Applies one marker callback to the calling thread's state.
@@ -91,17 +110,14 @@ pub fn on_marker(call: &MarkerCall<'_>) {
         }
         // Pop at EXIT so that the pop call itself still sees the range it closes.
         (MarkerOp::RangePop, false) => {
-            with_current(call.thread_id, |s| match s.pop_range() {
-                Some(r) => s.markers.push(MarkerSpan {
+            with_current(call.thread_id, |s| {
+                let span = s.pop_range().map(|r| ProcessRange {
                     label: r.label,
                     thread_id: call.thread_id,
-                    open_correlation_id: r.correlation_id,
-                    close_correlation_id: call.correlation_id,
+                    correlation_id: r.correlation_id,
                     start_ns: r.start_ns,
-                    end_ns: call.timestamp_ns,
-                    instant: false,
-                }),
-                None => s.unmatched_pops += 1,
+                });
+                close_range(s, span, call);
             });
         }
         (MarkerOp::RangeStart, false) => {
@@ -120,18 +136,7 @@ pub fn on_marker(call: &MarkerCall<'_>) {
             let r = lock(&PROCESS_RANGES)
                 .as_mut()
                 .and_then(|m| m.remove(&call.stop_id));
-            with_current(call.thread_id, |s| match r {
-                Some(r) => s.markers.push(MarkerSpan {
-                    label: r.label,
-                    thread_id: r.thread_id,
-                    open_correlation_id: r.correlation_id,
-                    close_correlation_id: call.correlation_id,
-                    start_ns: r.start_ns,
-                    end_ns: call.timestamp_ns,
-                    instant: false,
-                }),
-                None => s.unmatched_pops += 1,
-            });
+            with_current(call.thread_id, |s| close_range(s, r, call));
         }
         _ => {}
     }

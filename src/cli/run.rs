@@ -10,7 +10,9 @@ use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
-use super::simulate::{absolute, find_tool_library, unix_now};
+use super::launch::{
+    absolute, find_tool_library, parse_args, resolve_run_name, set_tool_env, tool_var,
+};
 use crate::config;
 
 #[derive(Debug, Parser)]
@@ -95,19 +97,9 @@ pub fn find_sdk(dirs: &[PathBuf]) -> Option<PathBuf> {
 }
 
 pub fn main(args: &[String]) -> ExitCode {
-    let args = match Args::try_parse_from(
-        std::iter::once(OsString::from("rocprof-xplane run"))
-            .chain(args.iter().map(OsString::from)),
-    ) {
+    let args: Args = match parse_args("rocprof-xplane run", args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     let dirs = sdk_search_dirs(
         std::env::var("ROCM_PATH").ok().as_deref(),
@@ -128,19 +120,17 @@ pub fn main(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let out_var = format!("{}OUTPUT_DIR", config::PREFIX);
-    let run_var = format!("{}RUN_NAME", config::PREFIX);
     let out_dir = args
         .output_dir
         .clone()
-        .or_else(|| std::env::var_os(&out_var).map(PathBuf::from))
+        .or_else(|| {
+            std::env::var_os(tool_var("OUTPUT_DIR"))
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
         .unwrap_or_else(|| PathBuf::from(config::DEFAULT_OUTPUT_DIR));
     let out_dir = absolute(&out_dir);
-    let run_name = args
-        .run_name
-        .clone()
-        .or_else(|| std::env::var(&run_var).ok().filter(|v| !v.is_empty()))
-        .unwrap_or_else(|| config::run_name_for(unix_now()));
+    let run_name = resolve_run_name(args.run_name.as_deref());
     let libs = tool_libraries_value(
         std::env::var("ROCP_TOOL_LIBRARIES").ok().as_deref(),
         &tool.to_string_lossy(),
@@ -155,12 +145,10 @@ pub fn main(args: &[String]) -> ExitCode {
         out_dir.display()
     );
     let (prog, rest) = args.command.split_first().expect("clap requires a command");
-    let err = Command::new(prog)
-        .args(rest)
-        .env("ROCP_TOOL_LIBRARIES", libs)
-        .env(out_var, &out_dir)
-        .env(run_var, &run_name)
-        .exec();
+    let mut cmd = Command::new(prog);
+    cmd.args(rest);
+    set_tool_env(&mut cmd, libs, &out_dir, &run_name);
+    let err = cmd.exec();
     eprintln!(
         "rocprof-xplane run: cannot run {}: {err}",
         prog.to_string_lossy()

@@ -2,13 +2,14 @@
 //! this tool loaded, exactly as a real runtime would load it (a separate process, the tool
 //! given in `ROCP_TOOL_LIBRARIES`). The simulator is test infrastructure: no GPU is involved.
 
-use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
-use crate::config;
+use super::launch::{
+    absolute, find_driver, find_tool_library, parse_args, resolve_run_name, set_tool_env,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -32,81 +33,10 @@ struct Args {
     run_name: Option<String>,
 }
 
-/// Candidate directories for artifacts built beside the running binary: its own directory and
-/// the cargo profile directory above `deps/` (when run from a test binary).
-fn artifact_dirs() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    if let Ok(exe) = std::env::current_exe() {
-        let mut dir = exe.parent().map(Path::to_path_buf);
-        for _ in 0..2 {
-            if let Some(d) = dir {
-                v.push(d.clone());
-                dir = d.parent().map(Path::to_path_buf);
-            }
-        }
-    }
-    v
-}
-
-/// The simulator driver: `$ROCPROF_SIM_DRIVER`, else `rocprof-sim` beside this binary.
-pub fn find_driver() -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("ROCPROF_SIM_DRIVER") {
-        return Ok(PathBuf::from(p));
-    }
-    artifact_dirs()
-        .into_iter()
-        .map(|d| d.join("rocprof-sim"))
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            "simulator driver 'rocprof-sim' not found next to this binary; build it with \
-             `cargo build -p rocprof-sim` or set ROCPROF_SIM_DRIVER"
-                .to_string()
-        })
-}
-
-/// This tool as a loadable library: `librocprof_xplane.so` beside this binary (or in the
-/// cargo target directory above it), as an absolute path.
-pub fn find_tool_library() -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os("ROCPROF_XPLANE_TOOL_LIBRARY") {
-        return Ok(PathBuf::from(p));
-    }
-    artifact_dirs()
-        .into_iter()
-        .map(|d| d.join("librocprof_xplane.so"))
-        .find(|p| p.is_file())
-        .and_then(|p| p.canonicalize().ok())
-        .ok_or_else(|| {
-            "librocprof_xplane.so not found next to this binary; build it with \
-             `cargo build -p rocprof-xplane` or set ROCPROF_XPLANE_TOOL_LIBRARY"
-                .to_string()
-        })
-}
-
-/// Makes `p` absolute against the current directory (the directory need not exist yet).
-pub fn absolute(p: &Path) -> PathBuf {
-    if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(p))
-            .unwrap_or_else(|_| p.to_path_buf())
-    }
-}
-
 pub fn main(args: &[String]) -> ExitCode {
-    let args = match Args::try_parse_from(
-        std::iter::once(OsString::from("rocprof-xplane simulate"))
-            .chain(args.iter().map(OsString::from)),
-    ) {
+    let args: Args = match parse_args("rocprof-xplane simulate", args) {
         Ok(a) => a,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
+        Err(code) => return code,
     };
     match run(&args) {
         Ok(code) => code,
@@ -127,11 +57,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     let driver = find_driver()?;
     let tool = find_tool_library()?;
     let out_dir = absolute(&args.output_dir);
-    let run_name = args
-        .run_name
-        .clone()
-        .or_else(|| std::env::var(format!("{}RUN_NAME", config::PREFIX)).ok())
-        .unwrap_or_else(|| config::run_name_for(unix_now()));
+    let run_name = resolve_run_name(args.run_name.as_deref());
 
     let mut cmd = Command::new(&driver);
     cmd.arg(&args.scenario);
@@ -142,9 +68,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         cmd.arg("--ground-truth").arg(absolute(g));
     }
     // A single path: the runtime's list parser drops the last entry only when ':' appears.
-    cmd.env("ROCP_TOOL_LIBRARIES", &tool);
-    cmd.env(format!("{}OUTPUT_DIR", config::PREFIX), &out_dir);
-    cmd.env(format!("{}RUN_NAME", config::PREFIX), &run_name);
+    set_tool_env(&mut cmd, &tool, &out_dir, &run_name);
 
     let started = std::time::SystemTime::now();
     let status = cmd
@@ -180,11 +104,4 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         out_dir.display()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }

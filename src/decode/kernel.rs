@@ -1,9 +1,8 @@
 //! Kernel-dispatch records (same 184-byte layout in every SDK version).
 
-use std::mem::size_of;
-
 use rocprofiler_sdk_sys as sys;
 
+use super::read_record;
 use crate::model::events::KernelRecord;
 use crate::store::EventStore;
 
@@ -15,13 +14,11 @@ const DISPATCH_INFO_BYTES_READ: usize = 72;
 /// # Safety
 /// `payload` must point to `size` readable bytes.
 pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
-    if size < size_of::<Record>() {
-        out.counters.bad_size_records += 1;
+    // SAFETY: `payload` holds `size` bytes; `read_record` checks `size` and copies the record
+    // out of the runtime's buffer, which is only valid during the callback.
+    let Some(r) = (unsafe { read_record::<Record>(payload, size, out) }) else {
         return;
-    }
-    // SAFETY: `size` covers the whole record; read_unaligned copies it out of the runtime's
-    // buffer, which is only valid during the callback.
-    let r: Record = unsafe { (payload as *const Record).read_unaligned() };
+    };
     let info = &r.dispatch_info;
     if (info.size as usize) < DISPATCH_INFO_BYTES_READ {
         out.counters.bad_size_records += 1;

@@ -1,10 +1,9 @@
 //! Memory-copy records: 80 bytes in 0.x, 96 in 1.x (addresses appended). We read the common
 //! 80-byte prefix, so one decoder serves both.
 
-use std::mem::size_of;
-
 use rocprofiler_sdk_sys as sys;
 
+use super::read_record;
 use crate::model::events::CopyRecord;
 use crate::store::EventStore;
 
@@ -13,12 +12,11 @@ type Record = sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t;
 /// # Safety
 /// `payload` must point to `size` readable bytes.
 pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
-    if size < size_of::<Record>() {
-        out.counters.bad_size_records += 1;
+    // SAFETY: `payload` holds `size` bytes; `read_record` checks that `size` covers the 80-byte
+    // prefix we copy.
+    let Some(r) = (unsafe { read_record::<Record>(payload, size, out) }) else {
         return;
-    }
-    // SAFETY: `size` covers the 80-byte prefix we copy.
-    let r: Record = unsafe { (payload as *const Record).read_unaligned() };
+    };
     out.counters.memcpy_records += 1;
     out.copies.push(CopyRecord {
         correlation_id: r.correlation_id.internal,

@@ -11,6 +11,7 @@ pub mod memcpy;
 
 use rocprofiler_sdk_sys as sys;
 
+use crate::model::events::ApiDomain;
 use crate::sdk::Abi;
 use crate::store::EventStore;
 
@@ -31,6 +32,22 @@ pub struct BufferKinds {
 unsafe fn record_size(payload: *const u8) -> usize {
     // SAFETY: guaranteed by the caller; every tracing record starts with `uint64_t size`.
     unsafe { (payload as *const u64).read_unaligned() as usize }
+}
+
+/// Copies a `R` out of the runtime's buffer when the record's own `size` covers it; otherwise
+/// counts a bad-size record and returns `None`. The copy matters: the buffer is only valid
+/// during the callback.
+///
+/// # Safety
+/// `payload` must point to `size` readable bytes.
+#[inline]
+unsafe fn read_record<R: Copy>(payload: *const u8, size: usize, out: &mut EventStore) -> Option<R> {
+    if size < std::mem::size_of::<R>() {
+        out.counters.bad_size_records += 1;
+        return None;
+    }
+    // SAFETY: `size` (≤ the readable bytes, per the caller) covers the whole `R`.
+    Some(unsafe { (payload as *const R).read_unaligned() })
 }
 
 /// Decodes one record into `out`.
@@ -72,21 +89,9 @@ pub unsafe fn decode_record(
         } else if k == kinds.memory_copy {
             memcpy::decode(payload, size, out)
         } else if k == kinds.hip_api {
-            api::decode(
-                abi,
-                crate::model::events::ApiDomain::Hip,
-                payload,
-                size,
-                out,
-            )
+            api::decode(abi, ApiDomain::Hip, payload, size, out)
         } else if k == kinds.marker_api {
-            api::decode(
-                abi,
-                crate::model::events::ApiDomain::Marker,
-                payload,
-                size,
-                out,
-            )
+            api::decode(abi, ApiDomain::Marker, payload, size, out)
         } else {
             out.counters.unknown_kind_records += 1;
         }

@@ -39,31 +39,36 @@ fn decode_all(abi: Abi, headers: &[sys::rocprofiler_record_header_t], drops: u64
     out
 }
 
+/// A zeroed sys record with the given fields set (every field not named stays 0).
+macro_rules! record {
+    ($t:ty { $($($f:ident).+ = $v:expr),* $(,)? }) => {{
+        // SAFETY: plain C struct; all-zero is valid.
+        let mut r: $t = unsafe { zeroed() };
+        $(r.$($f).+ = $v;)*
+        r
+    }};
+}
+
 fn kernel_record() -> sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
-    // SAFETY: plain C struct; all-zero is valid.
-    let mut r: sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t = unsafe { zeroed() };
-    r.size = size_of::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64;
-    r.kind = KERNEL;
-    r.operation = sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE;
-    r.correlation_id.internal = 42;
-    r.correlation_id.external.value = 9;
-    r.thread_id = 1234;
-    r.start_timestamp = 1_000;
-    r.end_timestamp = 2_500;
-    r.dispatch_info.size = 72;
-    r.dispatch_info.agent_id.handle = 0xa9e;
-    r.dispatch_info.queue_id.handle = 0x9;
-    r.dispatch_info.kernel_id = 17;
-    r.dispatch_info.dispatch_id = 5;
-    r.dispatch_info.private_segment_size = 64;
-    r.dispatch_info.group_segment_size = 2048;
-    r.dispatch_info.workgroup_size = sys::rocprofiler_dim3_t { x: 256, y: 1, z: 1 };
-    r.dispatch_info.grid_size = sys::rocprofiler_dim3_t {
-        x: 65536,
-        y: 2,
-        z: 1,
-    };
-    r
+    record!(sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+        size = size_of::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64,
+        kind = KERNEL,
+        operation = sys::ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+        correlation_id.internal = 42,
+        correlation_id.external.value = 9,
+        thread_id = 1234,
+        start_timestamp = 1_000,
+        end_timestamp = 2_500,
+        dispatch_info.size = 72,
+        dispatch_info.agent_id.handle = 0xa9e,
+        dispatch_info.queue_id.handle = 0x9,
+        dispatch_info.kernel_id = 17,
+        dispatch_info.dispatch_id = 5,
+        dispatch_info.private_segment_size = 64,
+        dispatch_info.group_segment_size = 2048,
+        dispatch_info.workgroup_size = sys::rocprofiler_dim3_t { x: 256, y: 1, z: 1 },
+        dispatch_info.grid_size = sys::rocprofiler_dim3_t { x: 65536, y: 2, z: 1 },
+    })
 }
 
 #[test]
@@ -90,26 +95,26 @@ fn kernel_dispatch_fields() {
 
 #[test]
 fn hip_api_v0_and_v1_layouts() {
-    // SAFETY: plain C structs; all-zero is valid.
-    let mut v0: sys::rocprofiler_buffer_tracing_hip_api_record_v0_t = unsafe { zeroed() };
-    v0.size = 56;
-    v0.kind = HIP;
-    v0.operation = 214;
-    v0.correlation_id.internal = 7;
-    v0.start_timestamp = 10;
-    v0.end_timestamp = 20;
-    v0.thread_id = 99;
-    // SAFETY: as above.
-    let mut v1: sys::rocprofiler_buffer_tracing_hip_api_record_v1_t = unsafe { zeroed() };
-    v1.size = 64;
-    v1.kind = HIP;
-    v1.operation = 166;
-    v1.correlation_id.internal = 8;
-    v1.correlation_id.ancestor = 3;
-    v1.correlation_id.external.value = 1001;
-    v1.start_timestamp = 30;
-    v1.end_timestamp = 40;
-    v1.thread_id = 98;
+    let mut v0 = record!(sys::rocprofiler_buffer_tracing_hip_api_record_v0_t {
+        size = 56,
+        kind = HIP,
+        operation = 214,
+        correlation_id.internal = 7,
+        start_timestamp = 10,
+        end_timestamp = 20,
+        thread_id = 99,
+    });
+    let mut v1 = record!(sys::rocprofiler_buffer_tracing_hip_api_record_v1_t {
+        size = 64,
+        kind = HIP,
+        operation = 166,
+        correlation_id.internal = 8,
+        correlation_id.ancestor = 3,
+        correlation_id.external.value = 1001,
+        start_timestamp = 30,
+        end_timestamp = 40,
+        thread_id = 98,
+    });
     assert_eq!(
         size_of::<sys::rocprofiler_buffer_tracing_hip_api_record_v0_t>(),
         56
@@ -157,15 +162,15 @@ fn hip_api_v0_and_v1_layouts() {
 
 #[test]
 fn marker_record_goes_to_marker_domain() {
-    // SAFETY: plain C struct.
-    let mut m: sys::rocprofiler_buffer_tracing_marker_api_record_v1_t = unsafe { zeroed() };
-    m.size = 64;
-    m.kind = MARKER;
-    m.operation = 1;
-    m.correlation_id.internal = 11;
-    m.start_timestamp = 5;
-    m.end_timestamp = 6;
-    m.thread_id = 1;
+    let mut m = record!(sys::rocprofiler_buffer_tracing_marker_api_record_v1_t {
+        size = 64,
+        kind = MARKER,
+        operation = 1,
+        correlation_id.internal = 11,
+        start_timestamp = 5,
+        end_timestamp = 6,
+        thread_id = 1,
+    });
     let out = decode_all(Abi::V1, &[header(MARKER, &mut m)], 0);
     let a: Vec<_> = out.api.iter().copied().collect();
     assert_eq!(
@@ -178,31 +183,31 @@ fn marker_record_goes_to_marker_domain() {
 
 #[test]
 fn memory_copy_v0_and_v1_layouts() {
-    // SAFETY: plain C structs.
-    let mut v0: sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t = unsafe { zeroed() };
-    v0.size = 80;
-    v0.kind = COPY;
-    v0.operation = sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE;
-    v0.correlation_id.internal = 4;
-    v0.thread_id = 2;
-    v0.start_timestamp = 100;
-    v0.end_timestamp = 200;
-    v0.dst_agent_id.handle = 0xd;
-    v0.src_agent_id.handle = 0xc;
-    v0.bytes = 1 << 20;
-    // SAFETY: plain C struct.
-    let mut v1: sys::rocprofiler_buffer_tracing_memory_copy_record_v1_t = unsafe { zeroed() };
-    v1.size = 96;
-    v1.kind = COPY;
-    v1.operation = sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST;
-    v1.correlation_id.internal = 5;
-    v1.thread_id = 3;
-    v1.start_timestamp = 300;
-    v1.end_timestamp = 400;
-    v1.dst_agent_id.handle = 0xc;
-    v1.src_agent_id.handle = 0xd;
-    v1.bytes = 4096;
-    v1.dst_address.value = 0xdead;
+    let mut v0 = record!(sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t {
+        size = 80,
+        kind = COPY,
+        operation = sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
+        correlation_id.internal = 4,
+        thread_id = 2,
+        start_timestamp = 100,
+        end_timestamp = 200,
+        dst_agent_id.handle = 0xd,
+        src_agent_id.handle = 0xc,
+        bytes = 1 << 20,
+    });
+    let mut v1 = record!(sys::rocprofiler_buffer_tracing_memory_copy_record_v1_t {
+        size = 96,
+        kind = COPY,
+        operation = sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST,
+        correlation_id.internal = 5,
+        thread_id = 3,
+        start_timestamp = 300,
+        end_timestamp = 400,
+        dst_agent_id.handle = 0xc,
+        src_agent_id.handle = 0xd,
+        bytes = 4096,
+        dst_address.value = 0xdead,
+    });
     let out = decode_all(Abi::V0, &[header(COPY, &mut v0)], 0);
     let c: Vec<_> = out.copies.iter().copied().collect();
     assert_eq!(
@@ -234,10 +239,9 @@ fn unknown_kinds_short_records_and_drops_are_counted() {
     short.size = 100;
     let mut bad_info = kernel_record();
     bad_info.dispatch_info.size = 40;
-    // SAFETY: plain C struct.
-    let mut retire: sys::rocprofiler_buffer_tracing_correlation_id_retirement_record_t =
-        unsafe { zeroed() };
-    retire.size = 32;
+    let mut retire = record!(sys::rocprofiler_buffer_tracing_correlation_id_retirement_record_t {
+        size = 32,
+    });
     let mut other_category = header(KERNEL, &mut k);
     other_category.__bindgen_anon_1.hash = 3 | (u64::from(KERNEL) << 32);
     let hs = [

@@ -67,7 +67,12 @@ fn device_from_agent(ordinal: u32, a: &AgentInfo) -> Device {
         max_waves_per_cu: a.max_waves_per_cu,
         clock_rate_khz: u64::from(a.max_engine_clk_mhz) * 1000,
         memory_bytes: a.local_mem_bytes,
-        memory_bandwidth_bytes_per_s: 0,
+        memory_bandwidth_bytes_per_s: super::hbm::peak_bandwidth(
+            &a.name,
+            &a.product_name,
+            a.cu_count,
+        )
+        .unwrap_or(0),
         gfx_target_version: a.gfx_target_version,
         lines: Vec::new(),
     }
@@ -550,6 +555,23 @@ mod tests {
             local_mem_bytes: 192 << 30,
             gfx_target_version: 90402,
         }
+    }
+
+    #[test]
+    fn device_bandwidth_comes_from_the_table_only_for_a_whole_known_product() {
+        let mi300x = device_from_agent(0, &agent(GPU0, AgentType::Gpu, 0));
+        assert_eq!(mi300x.memory_bandwidth_bytes_per_s, 5_300_000_000_000);
+        let partition = device_from_agent(
+            0,
+            &AgentInfo {
+                cu_count: 38,
+                ..agent(GPU0, AgentType::Gpu, 0)
+            },
+        );
+        assert_eq!(
+            partition.memory_bandwidth_bytes_per_s, 0,
+            "unknown, not a guess"
+        );
     }
 
     fn api(op: i32, corr: u64, start: u64, end: u64, tid: u64) -> ApiRecord {

@@ -2,6 +2,7 @@
 //! from, and the join between them.
 
 pub mod events;
+pub mod hbm;
 pub mod join;
 pub mod trace;
 

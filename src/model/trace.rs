@@ -55,7 +55,7 @@ pub struct Device {
     pub clock_rate_khz: u64,
     /// Device memory in bytes (0 when unknown).
     pub memory_bytes: u64,
-    /// Peak memory bandwidth in bytes/s (0 when unknown).
+    /// Peak memory bandwidth in bytes/s; 0 = unknown, and the writer then omits the stat.
     pub memory_bandwidth_bytes_per_s: u64,
     /// `gfx_target_version` as reported by the agent: major*10000 + minor*100 + stepping.
     pub gfx_target_version: u32,

@@ -46,30 +46,48 @@ pub unsafe fn read_agent(p: *const sys::rocprofiler_agent_v0_t) -> Option<AgentI
     if size < AGENT_BYTES_READ {
         return None;
     }
-    // SAFETY: `size` covers every field read below (all lie before AGENT_BYTES_READ).
-    unsafe {
-        let a = &*p;
-        Some(AgentInfo {
-            handle: a.id.handle,
-            kind: match a.type_ {
-                sys::ROCPROFILER_AGENT_TYPE_CPU => AgentType::Cpu,
-                sys::ROCPROFILER_AGENT_TYPE_GPU => AgentType::Gpu,
-                _ => AgentType::Other,
-            },
-            type_index: a.logical_node_type_id,
-            node_id: a.node_id,
-            name: string(a.name),
-            product_name: string(a.product_name),
-            vendor_name: string(a.vendor_name),
-            cu_count: a.cu_count,
-            simd_per_cu: a.simd_per_cu,
-            wave_front_size: a.wave_front_size,
-            max_waves_per_cu: a.max_waves_per_cu,
-            max_engine_clk_mhz: a.max_engine_clk_fcompute,
-            local_mem_bytes: a.local_mem_size,
-            gfx_target_version: a.gfx_target_version,
-        })
+    // Each field is read on its own through the raw pointer: no reference to the whole struct
+    // is formed, since the runtime's struct need only be as long as its `size` says.
+    macro_rules! field {
+        ($($f:ident).+) => {
+            // SAFETY: `size` covers every field read here (all lie before AGENT_BYTES_READ).
+            unsafe { std::ptr::addr_of!((*p).$($f).+).read_unaligned() }
+        };
     }
+    // The runtime's agent strings are null or NUL-terminated and live as long as the agent;
+    // `string` copies them.
+    Some(AgentInfo {
+        handle: field!(id.handle),
+        kind: match field!(type_) {
+            sys::ROCPROFILER_AGENT_TYPE_CPU => AgentType::Cpu,
+            sys::ROCPROFILER_AGENT_TYPE_GPU => AgentType::Gpu,
+            _ => AgentType::Other,
+        },
+        type_index: field!(logical_node_type_id),
+        node_id: field!(node_id),
+        name: {
+            let ptr = field!(name);
+            // SAFETY: a runtime agent string, null or NUL-terminated (above).
+            unsafe { string(ptr) }
+        },
+        product_name: {
+            let ptr = field!(product_name);
+            // SAFETY: a runtime agent string, null or NUL-terminated (above).
+            unsafe { string(ptr) }
+        },
+        vendor_name: {
+            let ptr = field!(vendor_name);
+            // SAFETY: a runtime agent string, null or NUL-terminated (above).
+            unsafe { string(ptr) }
+        },
+        cu_count: field!(cu_count),
+        simd_per_cu: field!(simd_per_cu),
+        wave_front_size: field!(wave_front_size),
+        max_waves_per_cu: field!(max_waves_per_cu),
+        max_engine_clk_mhz: field!(max_engine_clk_fcompute),
+        local_mem_bytes: field!(local_mem_size),
+        gfx_target_version: field!(gfx_target_version),
+    })
 }
 
 unsafe extern "C" fn on_agents(

@@ -77,72 +77,63 @@ pub struct CallbackRecord {
     pub payload: *mut c_void,
 }
 
-/// Callback tracing under SDK 0.x (56-byte record by value).
-///
-/// # Safety
-/// Called by the runtime with a record whose payload matches its kind and operation.
-pub unsafe extern "C" fn tracing_callback_v0(
-    record: sys::rocprofiler_callback_tracing_record_v0_t,
-    _user_data: *mut sys::rocprofiler_user_data_t,
-    _data: *mut c_void,
-) {
-    ffi_guard("callback tracing (0.x)", (), || {
-        on_callback(&CallbackRecord {
-            thread_id: record.thread_id,
-            correlation_id: record.correlation_id.internal,
-            kind: record.kind,
-            operation: record.operation,
-            phase: record.phase,
-            payload: record.payload,
-        })
-    })
+/// Declares the callback-tracing trampoline for one ABI family: the runtime passes the record
+/// **by value**, so each family needs a function declared with its own record layout; the body
+/// is the same.
+macro_rules! tracing_trampoline {
+    ($(#[$doc:meta])* $name:ident, $record:ty, $what:literal) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// Called by the runtime with a record whose payload matches its kind and operation.
+        pub unsafe extern "C" fn $name(
+            record: $record,
+            _user_data: *mut sys::rocprofiler_user_data_t,
+            _data: *mut c_void,
+        ) {
+            ffi_guard($what, (), || {
+                on_callback(&CallbackRecord {
+                    thread_id: record.thread_id,
+                    correlation_id: record.correlation_id.internal,
+                    kind: record.kind,
+                    operation: record.operation,
+                    phase: record.phase,
+                    payload: record.payload,
+                })
+            })
+        }
+    };
 }
 
-/// Callback tracing under SDK 1.x (64-byte record by value).
-///
-/// # Safety
-/// Called by the runtime with a record whose payload matches its kind and operation.
-pub unsafe extern "C" fn tracing_callback_v1(
-    record: sys::rocprofiler_callback_tracing_record_v1_t,
-    _user_data: *mut sys::rocprofiler_user_data_t,
-    _data: *mut c_void,
-) {
-    ffi_guard("callback tracing (1.x)", (), || {
-        on_callback(&CallbackRecord {
-            thread_id: record.thread_id,
-            correlation_id: record.correlation_id.internal,
-            kind: record.kind,
-            operation: record.operation,
-            phase: record.phase,
-            payload: record.payload,
-        })
-    })
+tracing_trampoline!(
+    /// Callback tracing under SDK 0.x (56-byte record by value).
+    tracing_callback_v0,
+    sys::rocprofiler_callback_tracing_record_v0_t,
+    "callback tracing (0.x)"
+);
+tracing_trampoline!(
+    /// Callback tracing under SDK 1.x (64-byte record by value).
+    tracing_callback_v1,
+    sys::rocprofiler_callback_tracing_record_v1_t,
+    "callback tracing (1.x)"
+);
+
+/// A trampoline taking record type `R` by value.
+type Trampoline<R> = unsafe extern "C" fn(R, *mut sys::rocprofiler_user_data_t, *mut c_void);
+
+/// Erases a trampoline's signature into the pointer type the SDK's registration takes.
+fn erase<R>(f: Trampoline<R>) -> sys::rocprofiler_callback_tracing_cb_any_t {
+    // SAFETY: function pointers of any signature have the same size and representation; the
+    // SDK casts it back to the signature of the record layout it passes, which the caller of
+    // `erase` (only `tracing_callback_for`) chose to match.
+    Some(unsafe { std::mem::transmute::<Trampoline<R>, unsafe extern "C" fn()>(f) })
 }
 
 /// The trampoline matching the running ABI, as the type-erased pointer the SDK takes.
 pub fn tracing_callback_for(abi: super::Abi) -> sys::rocprofiler_callback_tracing_cb_any_t {
-    // SAFETY: the SDK calls the pointer with the record layout of the running version; we hand
-    // it the trampoline declared with exactly that layout. Function pointers of any signature
-    // have the same size and representation.
-    unsafe {
-        match abi {
-            super::Abi::V0 => std::mem::transmute::<
-                unsafe extern "C" fn(
-                    sys::rocprofiler_callback_tracing_record_v0_t,
-                    *mut sys::rocprofiler_user_data_t,
-                    *mut c_void,
-                ),
-                sys::rocprofiler_callback_tracing_cb_any_t,
-            >(tracing_callback_v0),
-            super::Abi::V1 => std::mem::transmute::<
-                unsafe extern "C" fn(
-                    sys::rocprofiler_callback_tracing_record_v1_t,
-                    *mut sys::rocprofiler_user_data_t,
-                    *mut c_void,
-                ),
-                sys::rocprofiler_callback_tracing_cb_any_t,
-            >(tracing_callback_v1),
-        }
+    match abi {
+        super::Abi::V0 => erase(tracing_callback_v0 as Trampoline<_>),
+        super::Abi::V1 => erase(tracing_callback_v1 as Trampoline<_>),
     }
 }
 
@@ -335,6 +326,16 @@ fn on_code_object(r: &CallbackRecord) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_abi_gets_the_trampoline_of_its_own_layout() {
+        let addr = |f: sys::rocprofiler_callback_tracing_cb_any_t| f.map(|f| f as usize);
+        let v0 = addr(tracing_callback_for(super::super::Abi::V0));
+        let v1 = addr(tracing_callback_for(super::super::Abi::V1));
+        assert_eq!(v0, Some(tracing_callback_v0 as *const () as usize));
+        assert_eq!(v1, Some(tracing_callback_v1 as *const () as usize));
+        assert_ne!(v0, v1);
+    }
 
     #[test]
     fn symbol_prefix_fits_the_oldest_payload() {

@@ -102,6 +102,82 @@ const STABLE_CALLBACK_KINDS: [(&str, u32); 3] = [
     ("CODE_OBJECT", sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT),
 ];
 
+/// `kind name → kind` from the runtime's iterate + query-name pair, or `stable` when it lacks
+/// either. Buffer and callback kinds are both `uint32_t` enums, so one function serves both.
+fn kind_names(
+    iterate: sys::rocprofiler_iterate_buffer_tracing_kinds_fn,
+    query: sys::rocprofiler_query_buffer_tracing_kind_name_fn,
+    stable: &[(&str, u32)],
+) -> HashMap<String, u32> {
+    let (Some(iterate), Some(query)) = (iterate, query) else {
+        return stable.iter().map(|&(n, k)| (n.to_string(), k)).collect();
+    };
+    let mut kinds: Vec<u32> = Vec::new();
+    // SAFETY: `collect_kind` matches the kind-callback type; `kinds` outlives the synchronous
+    // call.
+    unsafe {
+        iterate(
+            Some(collect_kind),
+            &mut kinds as *mut Vec<u32> as *mut c_void,
+        )
+    };
+    let mut names = HashMap::with_capacity(kinds.len());
+    for k in kinds {
+        let mut name: *const c_char = std::ptr::null();
+        let mut len: u64 = 0;
+        // SAFETY: out-pointers are valid locals; the SDK writes a static string.
+        let st = unsafe { query(k, &mut name, &mut len) };
+        if st == sys::ROCPROFILER_STATUS_SUCCESS {
+            // SAFETY: `name` was set by the SDK to a static string or left null.
+            if let Some(n) = unsafe { owned(name) } {
+                names.insert(n, k);
+            }
+        }
+    }
+    names
+}
+
+/// `kind → [(operation id, name)]` for each kind named in `kind_names` that `kinds` knows;
+/// empty when the runtime lacks the iterate or query function. Buffer and callback variants
+/// share these function types.
+fn operation_names(
+    kind_names: &[&str],
+    kinds: &HashMap<String, u32>,
+    iterate: sys::rocprofiler_iterate_buffer_tracing_kind_operations_fn,
+    query: sys::rocprofiler_query_buffer_tracing_kind_operation_name_fn,
+) -> HashMap<u32, Vec<(i32, String)>> {
+    let (Some(iterate), Some(query)) = (iterate, query) else {
+        return HashMap::new();
+    };
+    let mut by_kind = HashMap::new();
+    for kind in kind_names.iter().filter_map(|n| kinds.get(*n).copied()) {
+        let mut ops: Vec<i32> = Vec::new();
+        // SAFETY: `collect_op` matches the operation-callback type; `ops` outlives the call.
+        unsafe {
+            iterate(
+                kind,
+                Some(collect_op),
+                &mut ops as *mut Vec<i32> as *mut c_void,
+            )
+        };
+        let mut named = Vec::with_capacity(ops.len());
+        for op in ops {
+            let mut name: *const c_char = std::ptr::null();
+            let mut len: u64 = 0;
+            // SAFETY: out-pointers are valid locals.
+            let st = unsafe { query(kind, op, &mut name, &mut len) };
+            if st == sys::ROCPROFILER_STATUS_SUCCESS {
+                // SAFETY: static string or null.
+                if let Some(n) = unsafe { owned(name) } {
+                    named.push((op, n));
+                }
+            }
+        }
+        by_kind.insert(kind, named);
+    }
+    by_kind
+}
+
 impl NameMaps {
     /// Queries kind names and the operation names of the listed kinds (by kind name).
     pub fn query(
@@ -109,142 +185,115 @@ impl NameMaps {
         buffer_kinds_ops: &[&str],
         callback_kinds_ops: &[&str],
     ) -> NameMaps {
-        let mut m = NameMaps::default();
-
-        match (
+        let buffer_kinds = kind_names(
             f.iterate_buffer_tracing_kinds,
             f.query_buffer_tracing_kind_name,
-        ) {
-            (Some(iter), Some(query)) => {
-                let mut kinds: Vec<u32> = Vec::new();
-                // SAFETY: `collect_kind` matches the kind-callback type; `kinds` outlives the
-                // synchronous call.
-                unsafe {
-                    iter(
-                        Some(collect_kind),
-                        &mut kinds as *mut Vec<u32> as *mut c_void,
-                    )
-                };
-                for k in kinds {
-                    let mut name: *const c_char = std::ptr::null();
-                    let mut len: u64 = 0;
-                    // SAFETY: out-pointers are valid locals; the SDK writes a static string.
-                    let st = unsafe { query(k, &mut name, &mut len) };
-                    if st == sys::ROCPROFILER_STATUS_SUCCESS {
-                        // SAFETY: `name` was set by the SDK to a static string or left null.
-                        if let Some(n) = unsafe { owned(name) } {
-                            m.buffer_kinds.insert(n, k);
-                        }
-                    }
-                }
-            }
-            _ => {
-                for (n, k) in STABLE_BUFFER_KINDS {
-                    m.buffer_kinds.insert(n.to_string(), k);
-                }
-            }
-        }
-        match (
+            &STABLE_BUFFER_KINDS,
+        );
+        let callback_kinds = kind_names(
             f.iterate_callback_tracing_kinds,
             f.query_callback_tracing_kind_name,
-        ) {
-            (Some(iter), Some(query)) => {
-                let mut kinds: Vec<u32> = Vec::new();
-                // SAFETY: as above.
-                unsafe {
-                    iter(
-                        Some(collect_kind),
-                        &mut kinds as *mut Vec<u32> as *mut c_void,
-                    )
-                };
-                for k in kinds {
-                    let mut name: *const c_char = std::ptr::null();
-                    let mut len: u64 = 0;
-                    // SAFETY: as above.
-                    let st = unsafe { query(k, &mut name, &mut len) };
-                    if st == sys::ROCPROFILER_STATUS_SUCCESS {
-                        // SAFETY: as above.
-                        if let Some(n) = unsafe { owned(name) } {
-                            m.callback_kinds.insert(n, k);
-                        }
-                    }
-                }
-            }
-            _ => {
-                for (n, k) in STABLE_CALLBACK_KINDS {
-                    m.callback_kinds.insert(n.to_string(), k);
-                }
-            }
-        }
-
-        for kind_name in buffer_kinds_ops {
-            let Some(kind) = m.buffer_kind(kind_name) else {
-                continue;
-            };
-            let (Some(iter), Some(query)) = (
+            &STABLE_CALLBACK_KINDS,
+        );
+        NameMaps {
+            buffer_ops: operation_names(
+                buffer_kinds_ops,
+                &buffer_kinds,
                 f.iterate_buffer_tracing_kind_operations,
                 f.query_buffer_tracing_kind_operation_name,
-            ) else {
-                continue;
-            };
-            let mut ops: Vec<i32> = Vec::new();
-            // SAFETY: `collect_op` matches the operation-callback type; `ops` outlives the call.
-            unsafe {
-                iter(
-                    kind,
-                    Some(collect_op),
-                    &mut ops as *mut Vec<i32> as *mut c_void,
-                )
-            };
-            let mut named = Vec::with_capacity(ops.len());
-            for op in ops {
-                let mut name: *const c_char = std::ptr::null();
-                let mut len: u64 = 0;
-                // SAFETY: out-pointers are valid locals.
-                let st = unsafe { query(kind, op, &mut name, &mut len) };
-                if st == sys::ROCPROFILER_STATUS_SUCCESS {
-                    // SAFETY: static string or null.
-                    if let Some(n) = unsafe { owned(name) } {
-                        named.push((op, n));
-                    }
-                }
-            }
-            m.buffer_ops.insert(kind, named);
-        }
-        for kind_name in callback_kinds_ops {
-            let Some(kind) = m.callback_kind(kind_name) else {
-                continue;
-            };
-            let (Some(iter), Some(query)) = (
+            ),
+            callback_ops: operation_names(
+                callback_kinds_ops,
+                &callback_kinds,
                 f.iterate_callback_tracing_kind_operations,
                 f.query_callback_tracing_kind_operation_name,
-            ) else {
-                continue;
-            };
-            let mut ops: Vec<i32> = Vec::new();
-            // SAFETY: as above.
-            unsafe {
-                iter(
-                    kind,
-                    Some(collect_op),
-                    &mut ops as *mut Vec<i32> as *mut c_void,
-                )
-            };
-            let mut named = Vec::with_capacity(ops.len());
-            for op in ops {
-                let mut name: *const c_char = std::ptr::null();
-                let mut len: u64 = 0;
-                // SAFETY: as above.
-                let st = unsafe { query(kind, op, &mut name, &mut len) };
-                if st == sys::ROCPROFILER_STATUS_SUCCESS {
-                    // SAFETY: as above.
-                    if let Some(n) = unsafe { owned(name) } {
-                        named.push((op, n));
-                    }
-                }
-            }
-            m.callback_ops.insert(kind, named);
+            ),
+            buffer_kinds,
+            callback_kinds,
         }
-        m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    unsafe extern "C" fn iterate_kinds(
+        cb: sys::rocprofiler_buffer_tracing_kind_cb_t,
+        data: *mut c_void,
+    ) -> sys::rocprofiler_status_t {
+        for k in [0, 1, 2] {
+            // SAFETY: the callback and data the code under test passed.
+            unsafe { cb.unwrap()(k, data) };
+        }
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    unsafe extern "C" fn query_kind(
+        kind: u32,
+        name: *mut *const c_char,
+        _len: *mut u64,
+    ) -> sys::rocprofiler_status_t {
+        let n = match kind {
+            0 => c"NONE",
+            1 => c"HIP_RUNTIME_API",
+            // Kind 2 has no name: an error status, skipped.
+            _ => return sys::ROCPROFILER_STATUS_ERROR,
+        };
+        // SAFETY: `name` is the out-pointer of the code under test.
+        unsafe { *name = n.as_ptr() };
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    unsafe extern "C" fn iterate_ops(
+        kind: u32,
+        cb: sys::rocprofiler_buffer_tracing_kind_operation_cb_t,
+        data: *mut c_void,
+    ) -> sys::rocprofiler_status_t {
+        for op in [0, 7] {
+            // SAFETY: as above.
+            unsafe { cb.unwrap()(kind, op, data) };
+        }
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    unsafe extern "C" fn query_op(
+        _kind: u32,
+        op: i32,
+        name: *mut *const c_char,
+        _len: *mut u64,
+    ) -> sys::rocprofiler_status_t {
+        // Operation 0 "succeeds" but leaves the name null: skipped.
+        if op == 7 {
+            // SAFETY: as above.
+            unsafe { *name = c"hipLaunchKernel".as_ptr() };
+        }
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    #[test]
+    fn names_come_from_the_runtime_or_the_stable_fallback() {
+        // Buffer functions present, callback functions absent.
+        let f = Functions {
+            iterate_buffer_tracing_kinds: Some(iterate_kinds),
+            query_buffer_tracing_kind_name: Some(query_kind),
+            iterate_buffer_tracing_kind_operations: Some(iterate_ops),
+            query_buffer_tracing_kind_operation_name: Some(query_op),
+            ..Functions::default()
+        };
+        let m = NameMaps::query(&f, &["HIP_RUNTIME_API", "MISSING"], &["HIP_RUNTIME_API"]);
+        assert_eq!(m.buffer_kinds.len(), 2);
+        assert_eq!(m.buffer_kind("NONE"), Some(0));
+        assert_eq!(m.buffer_kind("HIP_RUNTIME_API"), Some(1));
+        assert_eq!(m.buffer_ops.len(), 1);
+        assert_eq!(m.buffer_ops[&1], vec![(7, "hipLaunchKernel".to_string())]);
+
+        assert_eq!(m.callback_kinds.len(), STABLE_CALLBACK_KINDS.len());
+        assert_eq!(
+            m.callback_kind("CODE_OBJECT"),
+            Some(sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT)
+        );
+        assert!(m.callback_ops.is_empty(), "no operation functions, no map");
+        assert_eq!(m.callback_op(1, "hipLaunchKernel"), None);
     }
 }

@@ -458,6 +458,7 @@ impl Session {
         c.annotations = drained.annotations;
         c.calls = drained.calls;
         c.syncs = drained.syncs;
+        c.markers = drained.markers;
         log_debug!(
             "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
             c.annotations.len(),
@@ -465,7 +466,6 @@ impl Session {
             c.syncs.len(),
             c.markers.len()
         );
-        c.markers = drained.markers;
         if drained.unmatched_pops > 0 {
             warnings.push(format!(
                 "{} roctx pops/stops had no matching push/start",

@@ -50,40 +50,34 @@ impl PlaneBuilder {
 
     /// Id of the event metadata called `name`, created on first use.
     pub fn event_metadata_id(&mut self, name: &str) -> i64 {
-        if let Some(&id) = self.event_ids.get(name) {
-            return id;
-        }
-        self.last_event_id += 1;
-        let id = self.last_event_id;
-        self.plane.event_metadata.insert(
-            id,
-            XEventMetadata {
+        let (id, new) = intern(&mut self.event_ids, &mut self.last_event_id, name);
+        if new {
+            self.plane.event_metadata.insert(
                 id,
-                name: name.to_owned(),
-                ..Default::default()
-            },
-        );
-        self.event_ids.insert(name.to_owned(), id);
+                XEventMetadata {
+                    id,
+                    name: name.to_owned(),
+                    ..Default::default()
+                },
+            );
+        }
         id
     }
 
     /// Id of the stat metadata called `name`, created on first use. Stat names and interned
     /// string values share this namespace, as in XLA.
     pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
-        if let Some(&id) = self.stat_ids.get(name) {
-            return id;
-        }
-        self.last_stat_id += 1;
-        let id = self.last_stat_id;
-        self.plane.stat_metadata.insert(
-            id,
-            XStatMetadata {
+        let (id, new) = intern(&mut self.stat_ids, &mut self.last_stat_id, name);
+        if new {
+            self.plane.stat_metadata.insert(
                 id,
-                name: name.to_owned(),
-                ..Default::default()
-            },
-        );
-        self.stat_ids.insert(name.to_owned(), id);
+                XStatMetadata {
+                    id,
+                    name: name.to_owned(),
+                    ..Default::default()
+                },
+            );
+        }
         id
     }
 
@@ -196,6 +190,16 @@ impl LineBuilder {
         self.line.duration_ps = self.max_end_ps;
         self.line
     }
+}
+
+/// The id of `name` in one id space, `(id, true)` when it was assigned now (`++last`, as XLA).
+fn intern(ids: &mut HashMap<String, i64>, last: &mut i64, name: &str) -> (i64, bool) {
+    if let Some(&id) = ids.get(name) {
+        return (id, false);
+    }
+    *last += 1;
+    ids.insert(name.to_owned(), *last);
+    (*last, true)
 }
 
 fn offset_of(e: &XEvent) -> i64 {

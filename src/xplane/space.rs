@@ -364,10 +364,14 @@ fn add_device_caps(plane: &mut PlaneBuilder, d: &Device) {
         StatValue::I64(i64::try_from(d.clock_rate_khz).unwrap_or(i64::MAX)),
     );
     plane.add_plane_stat(s::CORE_COUNT, StatValue::I64(i64::from(d.compute_units)));
-    plane.add_plane_stat(
-        s::MEMORY_BANDWIDTH,
-        StatValue::U64(d.memory_bandwidth_bytes_per_s),
-    );
+    // Unknown is left out rather than written as 0, which would read as a measured figure
+    // (xprof itself takes an absent stat as 0; see docs/xplane-output.md).
+    if d.memory_bandwidth_bytes_per_s > 0 {
+        plane.add_plane_stat(
+            s::MEMORY_BANDWIDTH,
+            StatValue::U64(d.memory_bandwidth_bytes_per_s),
+        );
+    }
     plane.add_plane_stat(s::MEMORY_SIZE, StatValue::U64(d.memory_bytes));
     let (major, minor) = compute_capability(d.gfx_target_version);
     plane.add_plane_stat(s::COMPUTE_CAP_MAJOR, StatValue::I64(major));
@@ -520,4 +524,58 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         .filter(|(n, _)| *n > 0)
         .map(|(n, what)| format!("rocprof-xplane: {n} {what}"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plane-level stat names → values of the single device plane written for `device`.
+    fn device_plane_stats(device: Device) -> HashMap<String, Option<x_stat::Value>> {
+        let trace = Trace {
+            devices: vec![device],
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        let plane = space
+            .planes
+            .iter()
+            .find(|p| p.name.starts_with(s::GPU_PLANE_PREFIX))
+            .expect("a device plane");
+        plane
+            .stats
+            .iter()
+            .map(|st| {
+                (
+                    plane.stat_metadata[&st.metadata_id].name.clone(),
+                    st.value.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn memory_bandwidth_is_written_when_known_and_omitted_when_not() {
+        let known = device_plane_stats(Device {
+            name: "gfx942".into(),
+            memory_bandwidth_bytes_per_s: 5_300_000_000_000,
+            memory_bytes: 1 << 30,
+            ..Default::default()
+        });
+        assert_eq!(
+            known.get(s::MEMORY_BANDWIDTH),
+            Some(&Some(x_stat::Value::Uint64Value(5_300_000_000_000)))
+        );
+
+        let unknown = device_plane_stats(Device {
+            name: "gfx1100".into(),
+            memory_bandwidth_bytes_per_s: 0,
+            memory_bytes: 1 << 30,
+            ..Default::default()
+        });
+        assert!(!unknown.contains_key(s::MEMORY_BANDWIDTH), "{unknown:?}");
+        // The other capabilities are still there.
+        assert!(unknown.contains_key(s::MEMORY_SIZE));
+        assert!(unknown.contains_key(s::CORE_COUNT));
+    }
 }

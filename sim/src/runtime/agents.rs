@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::abi::*;
 use super::state::{self, lock};
 use crate::plan::GpuSpec;
+use crate::truth::AgentProperties;
 
 pub struct Agents {
     pub list: Vec<&'static AgentStorage>,
@@ -70,32 +71,34 @@ pub fn install(gpus: &[GpuSpec]) {
         uuid: [0; 16],
     })));
     for (i, g) in gpus.iter().enumerate() {
+        // The ground truth reports these same values (one function, no second copy).
+        let p = AgentProperties::of(i as u32, g);
         let mut a = blank(size);
         a.id = rocprofiler_agent_id_t {
             handle: agent_handle(i + 1),
         };
         a.type_ = ROCPROFILER_AGENT_TYPE_GPU;
-        a.simd_count = g.cu_count * g.simd_per_cu;
+        a.simd_count = p.simd_count;
         a.mem_banks_count = 1;
         a.caches_count = 0;
         a.io_links_count = 1;
         a.simd_id_base = 0x8000_0000 + i as u32 * 0x1000;
-        a.max_waves_per_simd = g.max_waves_per_cu / g.simd_per_cu.max(1);
-        a.lds_size_in_kb = g.lds_size_in_kb;
+        a.max_waves_per_simd = p.max_waves_per_simd;
+        a.lds_size_in_kb = p.lds_size_in_kb;
         a.gds_size_in_kb = 0;
         a.num_gws = 64;
-        a.wave_front_size = g.wave_front_size;
-        a.num_xcc = g.num_xcc;
-        a.cu_count = g.cu_count;
-        a.array_count = 4 * g.num_xcc.max(1);
-        a.num_shader_banks = 4 * g.num_xcc.max(1);
+        a.wave_front_size = p.wave_front_size;
+        a.num_xcc = p.num_xcc;
+        a.cu_count = p.cu_count;
+        a.array_count = 4 * p.num_xcc.max(1);
+        a.num_shader_banks = 4 * p.num_xcc.max(1);
         a.simd_arrays_per_engine = 1;
-        a.cu_per_simd_array = g.cu_count / a.array_count.max(1);
-        a.simd_per_cu = g.simd_per_cu;
+        a.cu_per_simd_array = p.cu_count / a.array_count.max(1);
+        a.simd_per_cu = p.simd_per_cu;
         a.max_slots_scratch_cu = 32;
-        a.gfx_target_version = g.gfx_target_version;
-        a.vendor_id = g.vendor_id;
-        a.device_id = g.device_id;
+        a.gfx_target_version = p.gfx_target_version;
+        a.vendor_id = p.vendor_id;
+        a.device_id = p.device_id;
         a.location_id = 0x0c00 + 0x1000 * i as u32;
         a.domain = 0;
         a.drm_render_minor = 128 + i as u32;
@@ -104,13 +107,13 @@ pub fn install(gpus: &[GpuSpec]) {
         a.num_sdma_queues_per_engine = 8;
         a.num_cp_queues = g.queues.max(1) * 4;
         a.max_engine_clk_ccompute = 3700;
-        a.max_engine_clk_fcompute = g.max_engine_clk_mhz;
-        a.cu_per_engine = g.cu_count / g.num_xcc.max(1);
-        a.max_waves_per_cu = g.max_waves_per_cu;
+        a.max_engine_clk_fcompute = p.max_engine_clk_mhz;
+        a.cu_per_engine = p.cu_count / p.num_xcc.max(1);
+        a.max_waves_per_cu = p.max_waves_per_cu;
         a.family_id = 141;
         a.workgroup_max_size = 1024;
         a.grid_max_size = u32::MAX;
-        a.local_mem_size = g.local_mem_bytes;
+        a.local_mem_size = p.local_mem_bytes;
         a.hive_id = 0x5a5a_0000_0000_0001;
         a.gpu_id = 0x3e00 + i as u64 * 0x101;
         a.workgroup_max_dim = rocprofiler_dim3_t {
@@ -123,13 +126,13 @@ pub fn install(gpus: &[GpuSpec]) {
             y: u32::MAX,
             z: u32::MAX,
         };
-        a.name = leak_str(&g.name);
-        a.vendor_name = leak_str("AMD");
-        a.product_name = leak_str(&g.product_name);
-        a.model_name = leak_str(&g.model_name);
-        a.node_id = i as u32 + 1;
-        a.logical_node_id = i as i32 + 1;
-        a.logical_node_type_id = i as i32;
+        a.name = leak_str(&p.name);
+        a.vendor_name = leak_str(&p.vendor_name);
+        a.product_name = leak_str(&p.product_name);
+        a.model_name = leak_str(&p.model_name);
+        a.node_id = p.node_id;
+        a.logical_node_id = p.logical_node_id;
+        a.logical_node_type_id = p.logical_node_type_id;
         a.reserved_292 = RUNTIME_VISIBILITY_HSA | RUNTIME_VISIBILITY_HIP;
         let mut uuid = [0u8; 16];
         uuid[..8].copy_from_slice(&(0x5349_4d00_0000_0000u64 + i as u64).to_le_bytes());

@@ -10,7 +10,7 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -51,7 +51,10 @@ pub struct BufferStats {
     pub context: u64,
     pub size: usize,
     pub watermark: usize,
+    /// The policy the buffer runs with.
     pub policy: &'static str,
+    /// The policy the tool asked for; differs from `policy` under `[delivery] force_policy`.
+    pub requested_policy: &'static str,
     pub emplaced: u64,
     pub delivered: u64,
     pub dropped: u64,
@@ -98,6 +101,22 @@ unsafe impl Send for Buffer {}
 // SAFETY: see above.
 unsafe impl Sync for Buffer {}
 
+/// The policy a buffer runs with and the one its tool asked for (they differ when the plan
+/// forces a policy).
+#[derive(Debug, Clone, Copy)]
+pub struct BufferPolicies {
+    pub effective: rocprofiler_buffer_policy_t,
+    pub requested: rocprofiler_buffer_policy_t,
+}
+
+fn policy_name(policy: rocprofiler_buffer_policy_t) -> &'static str {
+    if policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS {
+        "LOSSLESS"
+    } else {
+        "DISCARD"
+    }
+}
+
 pub enum Emplace {
     Stored,
     Dropped,
@@ -111,20 +130,16 @@ impl Buffer {
         context: u64,
         size: usize,
         watermark: usize,
-        policy: rocprofiler_buffer_policy_t,
+        policies: BufferPolicies,
         callback: rocprofiler_buffer_tracing_cb_t,
         data: Opaque,
         delay_us: u64,
     ) -> Buffer {
+        let policy = policies.effective;
         let halves = if policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS {
             2
         } else {
             1
-        };
-        let policy_name = if policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS {
-            "LOSSLESS"
-        } else {
-            "DISCARD"
         };
         Buffer {
             handle,
@@ -146,7 +161,8 @@ impl Buffer {
                     context,
                     size,
                     watermark: watermark.min(size),
-                    policy: policy_name,
+                    policy: policy_name(policy),
+                    requested_policy: policy_name(policies.requested),
                     ..Default::default()
                 },
             }),
@@ -341,19 +357,17 @@ impl Buffer {
                 half.ptrs.len() * 8,
             );
         }
-        half.headers.clear();
-        half.ptrs.clear();
-        half.used_words = 0;
-        half.used_bytes = 0;
-        half.delivering = false;
-        st.completed = st.completed.max(seq);
-        drop(st);
-        self.cv.notify_all();
+        self.release(st, h, seq);
     }
 
     /// Releases a half whose delivery failed, so writers and flushes cannot wait forever.
     fn abandon(&self, h: usize, seq: u64) {
-        let mut st = lock(&self.state);
+        self.release(lock(&self.state), h, seq);
+    }
+
+    /// Empties half `h` for the next fill and marks delivery `seq` complete, waking writers
+    /// and flushes.
+    fn release(&self, mut st: MutexGuard<'_, State>, h: usize, seq: u64) {
         let half = &mut st.halves[h];
         half.headers.clear();
         half.ptrs.clear();

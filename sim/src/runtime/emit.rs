@@ -41,26 +41,21 @@ pub fn emitted_per_kind() -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// Whether a service's operation filter (`None` = all operations) lets `op` through.
+fn passes(ops: &Option<Vec<i32>>, op: i32) -> bool {
+    ops.as_ref().is_none_or(|ops| ops.contains(&op))
+}
+
 /// The buffer configured for `kind` on `ctx`, if the operation passes the service's filter.
 pub fn buffer_for(ctx: &Context, services: &Services, kind: u32, op: i32) -> Option<Arc<Buffer>> {
     let svc = services.buffer.get(&kind)?;
-    if let Some(ops) = &svc.ops {
-        if !ops.contains(&op) {
-            return None;
-        }
-    }
     // A buffer only receives records of the context it belongs to (reference §10).
-    (svc.buffer.context == ctx.handle).then(|| Arc::clone(&svc.buffer))
+    (passes(&svc.ops, op) && svc.buffer.context == ctx.handle).then(|| Arc::clone(&svc.buffer))
 }
 
 pub fn callback_for(services: &Services, kind: u32, op: i32) -> Option<CallbackService> {
     let svc = services.callback.get(&kind)?;
-    if let Some(ops) = &svc.ops {
-        if !ops.contains(&op) {
-            return None;
-        }
-    }
-    Some(svc.clone())
+    passes(&svc.ops, op).then(|| svc.clone())
 }
 
 /// Correlation ids as the tool sees them in one callback.
@@ -69,6 +64,54 @@ pub struct Corr {
     pub internal: u64,
     pub external: u64,
     pub ancestor: u64,
+}
+
+impl Corr {
+    /// `ancestor` stays 0: no HSA calls are simulated beneath HIP calls.
+    pub fn new(internal: u64, external: u64) -> Corr {
+        Corr {
+            internal,
+            external,
+            ancestor: 0,
+        }
+    }
+
+    fn v0(self) -> rocprofiler_correlation_id_v0_t {
+        rocprofiler_correlation_id_v0_t {
+            internal: self.internal,
+            external: rocprofiler_user_data_t {
+                value: self.external,
+            },
+        }
+    }
+
+    fn v1(self) -> rocprofiler_correlation_id_v1_t {
+        rocprofiler_correlation_id_v1_t {
+            internal: self.internal,
+            external: rocprofiler_user_data_t {
+                value: self.external,
+            },
+            ancestor: self.ancestor,
+        }
+    }
+}
+
+/// Calls `ctx`'s callback for (`kind`, `op`) if the context traces it (see [`invoke`]).
+#[allow(clippy::too_many_arguments)]
+pub fn callback(
+    ctx: u64,
+    services: &Services,
+    tid: u64,
+    corr: Corr,
+    kind: u32,
+    op: i32,
+    phase: u32,
+    payload: *mut c_void,
+    user_data: *mut rocprofiler_user_data_t,
+) {
+    if let Some(cb) = callback_for(services, kind, op) {
+        invoke(ctx, &cb, tid, corr, kind, op, phase, payload, user_data);
+    }
 }
 
 /// Calls a tool's callback-tracing callback with the record layout of the personality.
@@ -92,13 +135,7 @@ pub fn invoke(
         let rec = rocprofiler_callback_tracing_record_v1_t {
             context_id,
             thread_id: tid,
-            correlation_id: rocprofiler_correlation_id_v1_t {
-                internal: corr.internal,
-                external: rocprofiler_user_data_t {
-                    value: corr.external,
-                },
-                ancestor: corr.ancestor,
-            },
+            correlation_id: corr.v1(),
             kind,
             operation: op,
             phase,
@@ -117,12 +154,7 @@ pub fn invoke(
         let rec = rocprofiler_callback_tracing_record_v0_t {
             context_id,
             thread_id: tid,
-            correlation_id: rocprofiler_correlation_id_v0_t {
-                internal: corr.internal,
-                external: rocprofiler_user_data_t {
-                    value: corr.external,
-                },
-            },
+            correlation_id: corr.v0(),
             kind,
             operation: op,
             phase,
@@ -189,13 +221,7 @@ pub fn api_record_bytes(kind: u32, op: i32, corr: Corr, start: u64, end: u64, ti
             size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_v1_t>() as u64,
             kind,
             operation: op,
-            correlation_id: rocprofiler_correlation_id_v1_t {
-                internal: corr.internal,
-                external: rocprofiler_user_data_t {
-                    value: corr.external,
-                },
-                ancestor: corr.ancestor,
-            },
+            correlation_id: corr.v1(),
             start_timestamp: start,
             end_timestamp: end,
             thread_id: tid,
@@ -206,12 +232,7 @@ pub fn api_record_bytes(kind: u32, op: i32, corr: Corr, start: u64, end: u64, ti
             size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_v0_t>() as u64,
             kind,
             operation: op,
-            correlation_id: rocprofiler_correlation_id_v0_t {
-                internal: corr.internal,
-                external: rocprofiler_user_data_t {
-                    value: corr.external,
-                },
-            },
+            correlation_id: corr.v0(),
             start_timestamp: start,
             end_timestamp: end,
             thread_id: tid,
@@ -235,13 +256,7 @@ pub fn api_ext_record_bytes(
         size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_ext_record_t>() as u64,
         kind,
         operation: op,
-        correlation_id: rocprofiler_correlation_id_v1_t {
-            internal: corr.internal,
-            external: rocprofiler_user_data_t {
-                value: corr.external,
-            },
-            ancestor: corr.ancestor,
-        },
+        correlation_id: corr.v1(),
         start_timestamp: start,
         end_timestamp: end,
         thread_id: tid,

@@ -8,11 +8,12 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use super::abi::*;
 use super::agents;
-use super::buffer::{threads, Buffer};
+use super::buffer::{threads, Buffer, BufferPolicies};
 use super::hipargs;
 use super::lifecycle;
 use super::personality::status_string;
 use super::state::{self, in_init_window, lock, status, Opaque, REGISTRY};
+use crate::plan::{BufferPolicy, DeliveryModel};
 
 /// Runs `f`, turning a panic into `on_panic` (no panic may cross the C boundary).
 fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
@@ -27,13 +28,32 @@ fn ok() -> rocprofiler_status_t {
     ROCPROFILER_STATUS_SUCCESS
 }
 
-static BUFFER_DELAY_US: Mutex<u64> = Mutex::new(0);
-static BUFFER_SIZE_OVERRIDE: Mutex<Option<usize>> = Mutex::new(None);
+/// The parts of the plan's delivery model that shape buffers at creation.
+#[derive(Debug, Clone, Copy)]
+struct BufferModel {
+    delay_us: u64,
+    size_override: Option<usize>,
+    force_policy: Option<BufferPolicy>,
+}
+
+static BUFFER_MODEL: Mutex<BufferModel> = Mutex::new(BufferModel {
+    delay_us: 0,
+    size_override: None,
+    force_policy: None,
+});
 
 /// Applies a plan's delivery model to buffers created from now on.
-pub fn set_buffer_model(delay_us: u64, size_override: Option<usize>) {
-    *lock(&BUFFER_DELAY_US) = delay_us;
-    *lock(&BUFFER_SIZE_OVERRIDE) = size_override;
+pub fn set_buffer_model(delivery: &DeliveryModel) {
+    *lock(&BUFFER_MODEL) = BufferModel {
+        delay_us: delivery.delivery_delay_us,
+        size_override: delivery.buffer_size_override,
+        force_policy: delivery.force_policy,
+    };
+}
+
+/// The policy every buffer is created with whatever the tool asks (`[delivery] force_policy`).
+pub fn forced_policy() -> Option<BufferPolicy> {
+    lock(&BUFFER_MODEL).force_policy
 }
 
 // ---- lifecycle -----------------------------------------------------------------------------
@@ -265,18 +285,26 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
         if input != 0 && reg.buffer(input).is_some() {
             return status("ERROR_SERVICE_ALREADY_CONFIGURED");
         }
-        let size = lock(&BUFFER_SIZE_OVERRIDE).unwrap_or(size);
+        let model = *lock(&BUFFER_MODEL);
+        let size = model.size_override.unwrap_or(size);
         let handle = reg.buffer_offset + reg.buffers.len() as u64;
-        let delay = *lock(&BUFFER_DELAY_US);
+        let effective = match model.force_policy {
+            None => policy,
+            Some(BufferPolicy::Discard) => ROCPROFILER_BUFFER_POLICY_DISCARD,
+            Some(BufferPolicy::Lossless) => ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+        };
         reg.buffers.push(Arc::new(Buffer::new(
             handle,
             context.handle,
             size,
             watermark,
-            policy,
+            BufferPolicies {
+                effective,
+                requested: policy,
+            },
             callback,
             Opaque(callback_data as usize),
-            delay,
+            model.delay_us,
         )));
         // SAFETY: non-null, caller-owned.
         unsafe { (*buffer_id).handle = handle };
@@ -324,20 +352,32 @@ pub extern "C" fn rocprofiler_destroy_buffer(
 }
 const _: rocprofiler_destroy_buffer_fn = Some(rocprofiler_destroy_buffer);
 
-fn ops_vec(operations: *const rocprofiler_tracing_operation_t, count: usize) -> Option<Vec<i32>> {
+/// What both `configure_*_tracing_service` check first: the init window, the kind, and the
+/// operation filter (`None` = every operation; ids are validated only for kinds with an
+/// operation table).
+fn service_operations(
+    tracing: Tracing,
+    kind: u32,
+    operations: *const rocprofiler_tracing_operation_t,
+    count: usize,
+) -> Result<Option<Vec<i32>>, rocprofiler_status_t> {
+    if !in_init_window() {
+        return Err(status("ERROR_CONFIGURATION_LOCKED"));
+    }
+    let Some(kind_name) = tracing.kind_name(kind) else {
+        return Err(status("ERROR_KIND_NOT_FOUND"));
+    };
     if operations.is_null() || count == 0 {
-        return None;
+        return Ok(None);
     }
     // SAFETY: caller passes `count` readable operation ids.
-    Some(unsafe { std::slice::from_raw_parts(operations, count) }.to_vec())
-}
-
-fn check_ops(kind_name: &str, ops: &Option<Vec<i32>>) -> bool {
-    let Some(ops) = ops else { return true };
-    match state::personality().operations(kind_name) {
-        Some(table) => ops.iter().all(|o| table.iter().any(|(id, _)| id == o)),
-        None => true,
+    let ops = unsafe { std::slice::from_raw_parts(operations, count) }.to_vec();
+    if let Some(table) = state::personality().operations(kind_name) {
+        if !ops.iter().all(|o| table.iter().any(|(id, _)| id == o)) {
+            return Err(status("ERROR_OPERATION_NOT_FOUND"));
+        }
     }
+    Ok(Some(ops))
 }
 
 /// # Safety
@@ -351,17 +391,10 @@ pub unsafe extern "C" fn rocprofiler_configure_buffer_tracing_service(
     buffer_id: rocprofiler_buffer_id_t,
 ) -> rocprofiler_status_t {
     guard(err(), || {
-        if !in_init_window() {
-            return status("ERROR_CONFIGURATION_LOCKED");
-        }
-        let p = state::personality();
-        let Some(kind_name) = p.buffer_kind_name(kind) else {
-            return status("ERROR_KIND_NOT_FOUND");
+        let ops = match service_operations(Tracing::Buffer, kind, operations, operations_count) {
+            Ok(ops) => ops,
+            Err(st) => return st,
         };
-        let ops = ops_vec(operations, operations_count);
-        if !check_ops(kind_name, &ops) {
-            return status("ERROR_OPERATION_NOT_FOUND");
-        }
         let reg = REGISTRY.lock();
         let Some(ctx) = reg.context(context_id.handle) else {
             return status("ERROR_CONTEXT_NOT_FOUND");
@@ -395,17 +428,10 @@ pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
     callback_args: *mut c_void,
 ) -> rocprofiler_status_t {
     guard(err(), || {
-        if !in_init_window() {
-            return status("ERROR_CONFIGURATION_LOCKED");
-        }
-        let p = state::personality();
-        let Some(kind_name) = p.callback_kind_name(kind) else {
-            return status("ERROR_KIND_NOT_FOUND");
+        let ops = match service_operations(Tracing::Callback, kind, operations, operations_count) {
+            Ok(ops) => ops,
+            Err(st) => return st,
         };
-        let ops = ops_vec(operations, operations_count);
-        if !check_ops(kind_name, &ops) {
-            return status("ERROR_OPERATION_NOT_FOUND");
-        }
         let Some(callback) = callback else {
             return status("ERROR_INVALID_ARGUMENT");
         };
@@ -665,105 +691,104 @@ fn write_name(s: &str, name: *mut *const c_char, name_len: *mut u64) {
     }
 }
 
-/// # Safety
-/// `name`/`name_len` must be null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_name(
-    kind: rocprofiler_buffer_tracing_kind_t,
-    name: *mut *const c_char,
-    name_len: *mut u64,
-) -> rocprofiler_status_t {
-    guard(err(), || {
-        match state::personality().buffer_kind_name(kind) {
+/// The SDK's name and iteration entry points come in pairs, one over the buffer-tracing kinds
+/// and one over the callback-tracing kinds; the C types of each pair are identical, so one
+/// body serves both and the exports only say which table they read.
+#[derive(Debug, Clone, Copy)]
+enum Tracing {
+    Buffer,
+    Callback,
+}
+
+impl Tracing {
+    fn kinds(self) -> &'static [&'static str] {
+        let p = state::personality();
+        match self {
+            Tracing::Buffer => p.buffer_kinds(),
+            Tracing::Callback => p.callback_kinds(),
+        }
+    }
+
+    fn kind_name(self, kind: u32) -> Option<&'static str> {
+        let p = state::personality();
+        match self {
+            Tracing::Buffer => p.buffer_kind_name(kind),
+            Tracing::Callback => p.callback_kind_name(kind),
+        }
+    }
+
+    fn query_kind_name(
+        self,
+        kind: u32,
+        name: *mut *const c_char,
+        name_len: *mut u64,
+    ) -> rocprofiler_status_t {
+        match self.kind_name(kind) {
             Some(n) => {
                 write_name(n, name, name_len);
                 ok()
             }
             None => status("ERROR_KIND_NOT_FOUND"),
         }
-    })
-}
-const _: rocprofiler_query_buffer_tracing_kind_name_fn =
-    Some(rocprofiler_query_buffer_tracing_kind_name);
-
-fn query_op_name(
-    kind_name: Option<&str>,
-    op: i32,
-    name: *mut *const c_char,
-    name_len: *mut u64,
-) -> rocprofiler_status_t {
-    let Some(kind_name) = kind_name else {
-        return status("ERROR_KIND_NOT_FOUND");
-    };
-    match state::personality().operations(kind_name) {
-        None => status("ERROR_NOT_IMPLEMENTED"),
-        Some(table) => match table.iter().find(|(id, _)| *id == op) {
-            Some((_, n)) => {
-                write_name(n, name, name_len);
-                ok()
-            }
-            None => status("ERROR_OPERATION_NOT_FOUND"),
-        },
     }
-}
 
-/// # Safety
-/// `name`/`name_len` must be null or writable.
-#[no_mangle]
-pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_operation_name(
-    kind: rocprofiler_buffer_tracing_kind_t,
-    operation: rocprofiler_tracing_operation_t,
-    name: *mut *const c_char,
-    name_len: *mut u64,
-) -> rocprofiler_status_t {
-    guard(err(), || {
-        query_op_name(
-            state::personality().buffer_kind_name(kind),
-            operation,
-            name,
-            name_len,
-        )
-    })
-}
-const _: rocprofiler_query_buffer_tracing_kind_operation_name_fn =
-    Some(rocprofiler_query_buffer_tracing_kind_operation_name);
+    fn query_operation_name(
+        self,
+        kind: u32,
+        op: i32,
+        name: *mut *const c_char,
+        name_len: *mut u64,
+    ) -> rocprofiler_status_t {
+        let Some(kind_name) = self.kind_name(kind) else {
+            return status("ERROR_KIND_NOT_FOUND");
+        };
+        match state::personality().operations(kind_name) {
+            None => status("ERROR_NOT_IMPLEMENTED"),
+            Some(table) => match table.iter().find(|(id, _)| *id == op) {
+                Some((_, n)) => {
+                    write_name(n, name, name_len);
+                    ok()
+                }
+                None => status("ERROR_OPERATION_NOT_FOUND"),
+            },
+        }
+    }
 
-/// # Safety
-/// Callbacks must have the documented signature; `data` is passed back verbatim.
-#[no_mangle]
-pub unsafe extern "C" fn rocprofiler_iterate_buffer_tracing_kinds(
-    cb: rocprofiler_buffer_tracing_kind_cb_t,
-    data: *mut c_void,
-) -> rocprofiler_status_t {
-    guard(err(), || {
+    /// Every kind but NONE (0), until the callback returns non-zero.
+    ///
+    /// # Safety
+    /// `cb` must have the documented signature.
+    unsafe fn iterate_kinds(
+        self,
+        cb: rocprofiler_buffer_tracing_kind_cb_t,
+        data: *mut c_void,
+    ) -> rocprofiler_status_t {
         let Some(cb) = cb else {
             return status("ERROR_INVALID_ARGUMENT");
         };
-        for k in 1..state::personality().buffer_kinds().len() as u32 {
+        for k in 1..self.kinds().len() as u32 {
             // SAFETY: tool callback with the documented signature.
             if unsafe { cb(k, data) } != 0 {
                 break;
             }
         }
         ok()
-    })
-}
-const _: rocprofiler_iterate_buffer_tracing_kinds_fn =
-    Some(rocprofiler_iterate_buffer_tracing_kinds);
+    }
 
-/// # Safety
-/// Callbacks must have the documented signature; `data` is passed back verbatim.
-#[no_mangle]
-pub unsafe extern "C" fn rocprofiler_iterate_buffer_tracing_kind_operations(
-    kind: rocprofiler_buffer_tracing_kind_t,
-    cb: rocprofiler_buffer_tracing_kind_operation_cb_t,
-    data: *mut c_void,
-) -> rocprofiler_status_t {
-    guard(err(), || {
+    /// The operations of `kind`, until the callback returns non-zero.
+    ///
+    /// # Safety
+    /// `cb` must have the documented signature.
+    unsafe fn iterate_operations(
+        self,
+        kind: u32,
+        cb: rocprofiler_buffer_tracing_kind_operation_cb_t,
+        data: *mut c_void,
+    ) -> rocprofiler_status_t {
         let Some(cb) = cb else {
             return status("ERROR_INVALID_ARGUMENT");
         };
-        let Some(kind_name) = state::personality().buffer_kind_name(kind) else {
+        let Some(kind_name) = self.kind_name(kind) else {
             return status("ERROR_KIND_NOT_FOUND");
         };
         for (op, _) in state::personality()
@@ -776,6 +801,64 @@ pub unsafe extern "C" fn rocprofiler_iterate_buffer_tracing_kind_operations(
             }
         }
         ok()
+    }
+}
+
+/// # Safety
+/// `name`/`name_len` must be null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_name(
+    kind: rocprofiler_buffer_tracing_kind_t,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+) -> rocprofiler_status_t {
+    guard(err(), || {
+        Tracing::Buffer.query_kind_name(kind, name, name_len)
+    })
+}
+const _: rocprofiler_query_buffer_tracing_kind_name_fn =
+    Some(rocprofiler_query_buffer_tracing_kind_name);
+
+/// # Safety
+/// `name`/`name_len` must be null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_operation_name(
+    kind: rocprofiler_buffer_tracing_kind_t,
+    operation: rocprofiler_tracing_operation_t,
+    name: *mut *const c_char,
+    name_len: *mut u64,
+) -> rocprofiler_status_t {
+    guard(err(), || {
+        Tracing::Buffer.query_operation_name(kind, operation, name, name_len)
+    })
+}
+const _: rocprofiler_query_buffer_tracing_kind_operation_name_fn =
+    Some(rocprofiler_query_buffer_tracing_kind_operation_name);
+
+/// # Safety
+/// Callbacks must have the documented signature; `data` is passed back verbatim.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_buffer_tracing_kinds(
+    cb: rocprofiler_buffer_tracing_kind_cb_t,
+    data: *mut c_void,
+) -> rocprofiler_status_t {
+    // SAFETY: the caller's promise about `cb` is passed on.
+    guard(err(), || unsafe { Tracing::Buffer.iterate_kinds(cb, data) })
+}
+const _: rocprofiler_iterate_buffer_tracing_kinds_fn =
+    Some(rocprofiler_iterate_buffer_tracing_kinds);
+
+/// # Safety
+/// Callbacks must have the documented signature; `data` is passed back verbatim.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_buffer_tracing_kind_operations(
+    kind: rocprofiler_buffer_tracing_kind_t,
+    cb: rocprofiler_buffer_tracing_kind_operation_cb_t,
+    data: *mut c_void,
+) -> rocprofiler_status_t {
+    // SAFETY: the caller's promise about `cb` is passed on.
+    guard(err(), || unsafe {
+        Tracing::Buffer.iterate_operations(kind, cb, data)
     })
 }
 const _: rocprofiler_iterate_buffer_tracing_kind_operations_fn =
@@ -790,13 +873,7 @@ pub unsafe extern "C" fn rocprofiler_query_callback_tracing_kind_name(
     name_len: *mut u64,
 ) -> rocprofiler_status_t {
     guard(err(), || {
-        match state::personality().callback_kind_name(kind) {
-            Some(n) => {
-                write_name(n, name, name_len);
-                ok()
-            }
-            None => status("ERROR_KIND_NOT_FOUND"),
-        }
+        Tracing::Callback.query_kind_name(kind, name, name_len)
     })
 }
 const _: rocprofiler_query_callback_tracing_kind_name_fn =
@@ -812,12 +889,7 @@ pub unsafe extern "C" fn rocprofiler_query_callback_tracing_kind_operation_name(
     name_len: *mut u64,
 ) -> rocprofiler_status_t {
     guard(err(), || {
-        query_op_name(
-            state::personality().callback_kind_name(kind),
-            operation,
-            name,
-            name_len,
-        )
+        Tracing::Callback.query_operation_name(kind, operation, name, name_len)
     })
 }
 const _: rocprofiler_query_callback_tracing_kind_operation_name_fn =
@@ -830,17 +902,9 @@ pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kinds(
     cb: rocprofiler_callback_tracing_kind_cb_t,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    guard(err(), || {
-        let Some(cb) = cb else {
-            return status("ERROR_INVALID_ARGUMENT");
-        };
-        for k in 1..state::personality().callback_kinds().len() as u32 {
-            // SAFETY: tool callback with the documented signature.
-            if unsafe { cb(k, data) } != 0 {
-                break;
-            }
-        }
-        ok()
+    // SAFETY: the caller's promise about `cb` is passed on.
+    guard(err(), || unsafe {
+        Tracing::Callback.iterate_kinds(cb, data)
     })
 }
 const _: rocprofiler_iterate_callback_tracing_kinds_fn =
@@ -854,23 +918,9 @@ pub unsafe extern "C" fn rocprofiler_iterate_callback_tracing_kind_operations(
     cb: rocprofiler_callback_tracing_kind_operation_cb_t,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    guard(err(), || {
-        let Some(cb) = cb else {
-            return status("ERROR_INVALID_ARGUMENT");
-        };
-        let Some(kind_name) = state::personality().callback_kind_name(kind) else {
-            return status("ERROR_KIND_NOT_FOUND");
-        };
-        for (op, _) in state::personality()
-            .operations(kind_name)
-            .unwrap_or_default()
-        {
-            // SAFETY: tool callback with the documented signature.
-            if unsafe { cb(kind, op, data) } != 0 {
-                break;
-            }
-        }
-        ok()
+    // SAFETY: the caller's promise about `cb` is passed on.
+    guard(err(), || unsafe {
+        Tracing::Callback.iterate_operations(kind, cb, data)
     })
 }
 const _: rocprofiler_iterate_callback_tracing_kind_operations_fn =

@@ -5,44 +5,18 @@ use crate::plan::*;
 
 pub const NAMES: &[&str] = &["basic", "stress", "mi250x", "empty"];
 
-pub fn mi300x() -> GpuSpec {
-    GpuSpec {
-        name: "gfx942".into(),
-        product_name: "AMD Instinct MI300X".into(),
-        model_name: "mi300".into(),
-        cu_count: 304,
-        simd_per_cu: 4,
-        wave_front_size: 64,
-        max_waves_per_cu: 32,
-        max_engine_clk_mhz: 2100,
-        num_xcc: 8,
-        lds_size_in_kb: 64,
-        local_mem_bytes: 192 << 30,
-        gfx_target_version: 90402,
-        vendor_id: 0x1002,
-        device_id: 0x74a1,
-        queues: 4,
-    }
+/// The scenario compiler's presets are the one copy of the GPU numbers.
+fn preset(name: &str) -> GpuSpec {
+    crate::scenario::presets::spec(name).expect("built-in preset")
 }
 
+pub fn mi300x() -> GpuSpec {
+    preset("mi300x")
+}
+
+/// One GCD of an MI250X (one agent).
 pub fn mi250x_gcd() -> GpuSpec {
-    GpuSpec {
-        name: "gfx90a".into(),
-        product_name: "AMD Instinct MI250X".into(),
-        model_name: "aldebaran".into(),
-        cu_count: 110,
-        simd_per_cu: 4,
-        wave_front_size: 64,
-        max_waves_per_cu: 32,
-        max_engine_clk_mhz: 1700,
-        num_xcc: 1,
-        lds_size_in_kb: 64,
-        local_mem_bytes: 64 << 30,
-        gfx_target_version: 90010,
-        vendor_id: 0x1002,
-        device_id: 0x740c,
-        queues: 4,
-    }
+    preset("mi250x")
 }
 
 /// Small helper for writing plans by hand.

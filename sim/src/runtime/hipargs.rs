@@ -57,17 +57,11 @@ const LAUNCH: &[ArgSpec] = &[
     a(c"sharedMemBytes", c"size_t", 40, U64),
     a(c"stream", c"hipStream_t", 48, U64),
 ];
-const EXT_LAUNCH: &[ArgSpec] = &[
-    a(c"function_address", c"const void*", 0, Ptr),
-    a(c"numBlocks", c"dim3", 8, Dim3),
-    a(c"dimBlocks", c"dim3", 20, Dim3),
-    a(c"args", c"void**", 32, Ptr),
-    a(c"sharedMemBytes", c"size_t", 40, U64),
-    a(c"stream", c"hipStream_t", 48, U64),
+const EXT_LAUNCH: &[ArgSpec] = extend_table!(ArgSpec; LAUNCH;
     a(c"startEvent", c"hipEvent_t", 56, U64),
     a(c"stopEvent", c"hipEvent_t", 64, U64),
     a(c"flags", c"int", 72, I32),
-];
+);
 const COOP_LAUNCH: &[ArgSpec] = &[
     a(c"f", c"const void*", 0, Ptr),
     a(c"gridDim", c"dim3", 8, Dim3),
@@ -115,44 +109,25 @@ const MEMCPY: &[ArgSpec] = &[
     a(c"sizeBytes", c"size_t", 16, U64),
     a(c"kind", c"hipMemcpyKind", 24, U32),
 ];
-const MEMCPY_ASYNC: &[ArgSpec] = &[
-    a(c"dst", c"void*", 0, Ptr),
-    a(c"src", c"const void*", 8, Ptr),
-    a(c"sizeBytes", c"size_t", 16, U64),
-    a(c"kind", c"hipMemcpyKind", 24, U32),
-    a(c"stream", c"hipStream_t", 32, U64),
-];
-const MEMCPY_DIR: &[ArgSpec] = &[
-    a(c"dst", c"void*", 0, Ptr),
-    a(c"src", c"const void*", 8, Ptr),
-    a(c"sizeBytes", c"size_t", 16, U64),
-];
-const MEMCPY_DIR_ASYNC: &[ArgSpec] = &[
-    a(c"dst", c"void*", 0, Ptr),
-    a(c"src", c"const void*", 8, Ptr),
-    a(c"sizeBytes", c"size_t", 16, U64),
-    a(c"stream", c"hipStream_t", 24, U64),
-];
+const MEMCPY_ASYNC: &[ArgSpec] =
+    extend_table!(ArgSpec; MEMCPY; a(c"stream", c"hipStream_t", 32, U64));
+/// hipMemcpyHtoD / DtoH / DtoD: no kind argument.
+const MEMCPY_DIR: &[ArgSpec] = MEMCPY.split_at(3).0;
+const MEMCPY_DIR_ASYNC: &[ArgSpec] =
+    extend_table!(ArgSpec; MEMCPY_DIR; a(c"stream", c"hipStream_t", 24, U64));
 const MEMSET: &[ArgSpec] = &[
     a(c"dst", c"void*", 0, Ptr),
     a(c"value", c"int", 8, I32),
     a(c"sizeBytes", c"size_t", 16, U64),
 ];
-const MEMSET_ASYNC: &[ArgSpec] = &[
-    a(c"dst", c"void*", 0, Ptr),
-    a(c"value", c"int", 8, I32),
-    a(c"sizeBytes", c"size_t", 16, U64),
-    a(c"stream", c"hipStream_t", 24, U64),
-];
+const MEMSET_ASYNC: &[ArgSpec] =
+    extend_table!(ArgSpec; MEMSET; a(c"stream", c"hipStream_t", 24, U64));
 const EVENT_RECORD: &[ArgSpec] = &[
     a(c"event", c"hipEvent_t", 0, U64),
     a(c"stream", c"hipStream_t", 8, U64),
 ];
-const EVENT_RECORD_FLAGS: &[ArgSpec] = &[
-    a(c"event", c"hipEvent_t", 0, U64),
-    a(c"stream", c"hipStream_t", 8, U64),
-    a(c"flags", c"unsigned int", 16, U32),
-];
+const EVENT_RECORD_FLAGS: &[ArgSpec] =
+    extend_table!(ArgSpec; EVENT_RECORD; a(c"flags", c"unsigned int", 16, U32));
 const STREAM_WAIT_EVENT: &[ArgSpec] = &[
     a(c"stream", c"hipStream_t", 0, U64),
     a(c"event", c"hipEvent_t", 8, U64),
@@ -161,10 +136,8 @@ const STREAM_WAIT_EVENT: &[ArgSpec] = &[
 const EVENT_ONLY: &[ArgSpec] = &[a(c"event", c"hipEvent_t", 0, U64)];
 const STREAM_ONLY: &[ArgSpec] = &[a(c"stream", c"hipStream_t", 0, U64)];
 const STREAM_CREATE: &[ArgSpec] = &[a(c"stream", c"hipStream_t*", 0, Ptr)];
-const STREAM_CREATE_FLAGS: &[ArgSpec] = &[
-    a(c"stream", c"hipStream_t*", 0, Ptr),
-    a(c"flags", c"unsigned int", 8, U32),
-];
+const STREAM_CREATE_FLAGS: &[ArgSpec] =
+    extend_table!(ArgSpec; STREAM_CREATE; a(c"flags", c"unsigned int", 8, U32));
 const SET_DEVICE: &[ArgSpec] = &[a(c"deviceId", c"int", 0, I32)];
 
 pub fn schema(api: &str) -> &'static [ArgSpec] {
@@ -208,37 +181,30 @@ enum Val {
 
 fn value(name: &str, args: &HipArgs, out_slot: u64) -> Option<Val> {
     use HipArgs::*;
+    let axis = match name.as_bytes().last() {
+        Some(b'Y') => 1,
+        Some(b'Z') => 2,
+        _ => 0,
+    };
     let v = match (name, args) {
         ("function_address" | "f", Launch { kernel, .. }) => Val::U(kernel_host_address(*kernel)),
         ("numBlocks" | "gridDim", Launch { grid_blocks, .. }) => Val::D(*grid_blocks),
         ("dimBlocks" | "blockDimX3", Launch { block, .. }) => Val::D(*block),
-        ("gridDimX", Launch { grid_blocks, .. }) => Val::U(grid_blocks[0] as u64),
-        ("gridDimY", Launch { grid_blocks, .. }) => Val::U(grid_blocks[1] as u64),
-        ("gridDimZ", Launch { grid_blocks, .. }) => Val::U(grid_blocks[2] as u64),
-        ("blockDimX", Launch { block, .. }) => Val::U(block[0] as u64),
-        ("blockDimY", Launch { block, .. }) => Val::U(block[1] as u64),
-        ("blockDimZ", Launch { block, .. }) => Val::U(block[2] as u64),
+        // Per-axis scalars of the module launches: the name's last letter is the axis.
+        ("gridDimX" | "gridDimY" | "gridDimZ", Launch { grid_blocks, .. }) => {
+            Val::U(grid_blocks[axis] as u64)
+        }
         (
-            "globalWorkSizeX",
+            "blockDimX" | "blockDimY" | "blockDimZ" | "localWorkSizeX" | "localWorkSizeY"
+            | "localWorkSizeZ",
+            Launch { block, .. },
+        ) => Val::U(block[axis] as u64),
+        (
+            "globalWorkSizeX" | "globalWorkSizeY" | "globalWorkSizeZ",
             Launch {
                 grid_blocks, block, ..
             },
-        ) => Val::U(grid_blocks[0] as u64 * block[0] as u64),
-        (
-            "globalWorkSizeY",
-            Launch {
-                grid_blocks, block, ..
-            },
-        ) => Val::U(grid_blocks[1] as u64 * block[1] as u64),
-        (
-            "globalWorkSizeZ",
-            Launch {
-                grid_blocks, block, ..
-            },
-        ) => Val::U(grid_blocks[2] as u64 * block[2] as u64),
-        ("localWorkSizeX", Launch { block, .. }) => Val::U(block[0] as u64),
-        ("localWorkSizeY", Launch { block, .. }) => Val::U(block[1] as u64),
-        ("localWorkSizeZ", Launch { block, .. }) => Val::U(block[2] as u64),
+        ) => Val::U(grid_blocks[axis] as u64 * block[axis] as u64),
         ("sharedMemBytes", Launch { dynamic_shared, .. }) => Val::U(*dynamic_shared as u64),
         ("stream", Launch { stream, .. }) => Val::U(*stream),
         ("graphExec", GraphLaunch { graph_exec, .. }) => Val::U(*graph_exec),

@@ -214,38 +214,25 @@ fn initialize() {
             idx
         };
         let id_ptr = REGISTRY.lock().clients[idx].client_id.as_mut_ptr() as *mut c_void;
+        // The 0.x and 1.x `rocprofiler_configure` differ only in the pointee type of the client
+        // id (a pointer either way), so one signature with an untyped pointer serves both.
+        type ConfigureFn = unsafe extern "C" fn(
+            u32,
+            *const std::ffi::c_char,
+            u32,
+            *mut c_void,
+        )
+            -> *mut rocprofiler_tool_configure_result_t;
         // SAFETY: `f` is the tool's `rocprofiler_configure`; the client-id storage has the
         // personality's layout and stays at a stable heap address for the process lifetime.
         let result = unsafe {
-            if p.is_v1() {
-                let cf: unsafe extern "C" fn(
-                    u32,
-                    *const std::ffi::c_char,
-                    u32,
-                    *mut rocprofiler_client_id_v1_t,
-                )
-                    -> *mut rocprofiler_tool_configure_result_t = std::mem::transmute(f);
-                cf(
-                    p.version_number(),
-                    p.version_cstr().as_ptr(),
-                    priority as u32,
-                    id_ptr as _,
-                )
-            } else {
-                let cf: unsafe extern "C" fn(
-                    u32,
-                    *const std::ffi::c_char,
-                    u32,
-                    *mut rocprofiler_client_id_v0_t,
-                )
-                    -> *mut rocprofiler_tool_configure_result_t = std::mem::transmute(f);
-                cf(
-                    p.version_number(),
-                    p.version_cstr().as_ptr(),
-                    priority as u32,
-                    id_ptr as _,
-                )
-            }
+            let cf: ConfigureFn = std::mem::transmute(f);
+            cf(
+                p.version_number(),
+                p.version_cstr().as_ptr(),
+                priority as u32,
+                id_ptr,
+            )
         };
         let mut reg = REGISTRY.lock();
         let name = read_client_name(&reg.clients[idx]);

@@ -6,6 +6,32 @@
 //! [`Plan`] and returns what happened. Finalization runs at process exit (atexit) like the real
 //! runtime, or explicitly through [`finalize`].
 
+/// A `&'static [T]` table made of the table `$head` followed by `$tail`, built at compile time:
+/// for tables that extend another (a later SDK release's kinds, an API's `…Async` variant with
+/// one more argument), so each states only what it adds.
+macro_rules! extend_table {
+    ($ty:ty; $head:expr; $($tail:expr),* $(,)?) => {{
+        const H: &[$ty] = $head;
+        const T: &[$ty] = &[$($tail),*];
+        const N: usize = H.len() + T.len();
+        const OUT: [$ty; N] = {
+            let mut out = [H[0]; N];
+            let mut i = 0;
+            while i < H.len() {
+                out[i] = H[i];
+                i += 1;
+            }
+            let mut j = 0;
+            while j < T.len() {
+                out[H.len() + j] = T[j];
+                j += 1;
+            }
+            out
+        };
+        &OUT
+    }};
+}
+
 pub mod abi;
 mod agents;
 mod buffer;
@@ -46,6 +72,9 @@ pub struct ClientReport {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct DeliveryReport {
     pub personality: String,
+    /// `[delivery] force_policy`: the policy every buffer was created with, whatever the tools
+    /// asked for (`null` = the tools' own choice).
+    pub forced_policy: Option<&'static str>,
     pub emitted_per_kind: BTreeMap<String, u64>,
     pub buffers: Vec<BufferStats>,
     pub clients: Vec<ClientReport>,
@@ -65,10 +94,7 @@ pub fn run_plan(plan: Plan, personality: Personality) -> Result<ReplaySummary, S
         ));
     }
     agents::install(&plan.gpus);
-    exports::set_buffer_model(
-        plan.delivery.delivery_delay_us,
-        plan.delivery.buffer_size_override,
-    );
+    exports::set_buffer_model(&plan.delivery);
     lifecycle::ensure_initialized();
     let replay = Arc::new(replay::Replay::new(plan)?);
     Ok(replay.run())
@@ -99,6 +125,7 @@ pub fn delivery_report() -> DeliveryReport {
     drop(reg);
     DeliveryReport {
         personality: state::personality().to_string(),
+        forced_policy: exports::forced_policy().map(|p| p.name()),
         emitted_per_kind: emit::emitted_per_kind(),
         total_dropped: buffers
             .iter()

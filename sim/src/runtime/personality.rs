@@ -242,7 +242,8 @@ pub fn status_string(name: &str) -> &'static str {
     }
 }
 
-const BUFFER_KINDS_COMMON: [&str; 12] = [
+/// Buffer-tracing kinds 0..=11, numbered alike in every release.
+const BUFFER_KINDS_COMMON: &[&str] = &[
     "NONE",
     "HSA_CORE_API",
     "HSA_AMD_EXT_API",
@@ -257,31 +258,13 @@ const BUFFER_KINDS_COMMON: [&str; 12] = [
     "KERNEL_DISPATCH",
 ];
 
-macro_rules! concat_tables {
-    ($head:expr; $($tail:expr),* $(,)?) => {{
-        const H: [&str; 12] = $head;
-        const T: &[&str] = &[$($tail),*];
-        const N: usize = 12 + T.len();
-        const fn build() -> [&'static str; N] {
-            let mut out = [""; N];
-            let mut i = 0;
-            while i < 12 { out[i] = H[i]; i += 1; }
-            let mut j = 0;
-            while j < T.len() { out[12 + j] = T[j]; j += 1; }
-            out
-        }
-        const OUT: [&str; N] = build();
-        &OUT
-    }};
-}
-
 /// 0.6.0 numbering: PAGE_MIGRATION still at 12.
-pub const BUFFER_KINDS_V0_6: &[&str] = concat_tables!(BUFFER_KINDS_COMMON;
+pub const BUFFER_KINDS_V0_6: &[&str] = extend_table!(&str; BUFFER_KINDS_COMMON;
     "PAGE_MIGRATION", "SCRATCH_MEMORY", "CORRELATION_ID_RETIREMENT", "RCCL_API", "OMPT",
     "MEMORY_ALLOCATION", "RUNTIME_INITIALIZATION", "ROCDECODE_API");
 
 /// 1.x numbering: PAGE_MIGRATION removed, later kinds shifted down, new kinds appended.
-pub const BUFFER_KINDS_V1: &[&str] = concat_tables!(BUFFER_KINDS_COMMON;
+pub const BUFFER_KINDS_V1: &[&str] = extend_table!(&str; BUFFER_KINDS_COMMON;
     "SCRATCH_MEMORY", "CORRELATION_ID_RETIREMENT", "RCCL_API", "OMPT", "MEMORY_ALLOCATION",
     "RUNTIME_INITIALIZATION", "ROCDECODE_API", "ROCJPEG_API", "HIP_STREAM",
     "HIP_RUNTIME_API_EXT", "HIP_COMPILER_API_EXT", "ROCDECODE_API_EXT",
@@ -311,72 +294,17 @@ const CALLBACK_KINDS_V0_6: &[&str] = &[
     "ROCDECODE_API",
 ];
 
-const CALLBACK_KINDS_V1: &[&str] = &[
-    "NONE",
-    "HSA_CORE_API",
-    "HSA_AMD_EXT_API",
-    "HSA_IMAGE_EXT_API",
-    "HSA_FINALIZE_EXT_API",
-    "HIP_RUNTIME_API",
-    "HIP_COMPILER_API",
-    "MARKER_CORE_API",
-    "MARKER_CONTROL_API",
-    "MARKER_NAME_API",
-    "CODE_OBJECT",
-    "SCRATCH_MEMORY",
-    "KERNEL_DISPATCH",
-    "MEMORY_COPY",
-    "RCCL_API",
-    "OMPT",
-    "MEMORY_ALLOCATION",
-    "RUNTIME_INITIALIZATION",
-    "ROCDECODE_API",
-    "ROCJPEG_API",
-    "HIP_STREAM",
-    "MARKER_CORE_RANGE_API",
-];
+/// 1.x: the 0.6 kinds plus ROCJPEG_API, HIP_STREAM and MARKER_CORE_RANGE_API.
+const CALLBACK_KINDS_V1: &[&str] = extend_table!(&str; CALLBACK_KINDS_V0_6;
+    "ROCJPEG_API", "HIP_STREAM", "MARKER_CORE_RANGE_API");
 
-const REQUEST_KINDS_V0_6: &[&str] = &[
-    "NONE",
-    "HSA_CORE_API",
-    "HSA_AMD_EXT_API",
-    "HSA_IMAGE_EXT_API",
-    "HSA_FINALIZE_EXT_API",
-    "HIP_RUNTIME_API",
-    "HIP_COMPILER_API",
-    "MARKER_CORE_API",
-    "MARKER_CONTROL_API",
-    "MARKER_NAME_API",
-    "MEMORY_COPY",
-    "KERNEL_DISPATCH",
-    "SCRATCH_MEMORY",
-    "RCCL_API",
-    "OMPT",
-    "MEMORY_ALLOCATION",
-    "ROCDECODE_API",
-];
+/// External-correlation request kinds: numbered like the buffer kinds up to KERNEL_DISPATCH.
+const REQUEST_KINDS_V0_6: &[&str] = extend_table!(&str; BUFFER_KINDS_COMMON;
+    "SCRATCH_MEMORY", "RCCL_API", "OMPT", "MEMORY_ALLOCATION", "ROCDECODE_API");
 
-const REQUEST_KINDS_V1: &[&str] = &[
-    "NONE",
-    "HSA_CORE_API",
-    "HSA_AMD_EXT_API",
-    "HSA_IMAGE_EXT_API",
-    "HSA_FINALIZE_EXT_API",
-    "HIP_RUNTIME_API",
-    "HIP_COMPILER_API",
-    "MARKER_CORE_API",
-    "MARKER_CONTROL_API",
-    "MARKER_NAME_API",
-    "MEMORY_COPY",
-    "KERNEL_DISPATCH",
-    "SCRATCH_MEMORY",
-    "RCCL_API",
-    "OMPT",
-    "MEMORY_ALLOCATION",
-    "ROCDECODE_API",
-    "ROCJPEG_API",
-    "MARKER_CORE_RANGE_API",
-];
+/// 1.x: the 0.6 kinds plus ROCJPEG_API and MARKER_CORE_RANGE_API.
+const REQUEST_KINDS_V1: &[&str] = extend_table!(&str; REQUEST_KINDS_V0_6;
+    "ROCJPEG_API", "MARKER_CORE_RANGE_API");
 
 /// HIP ids from the unconditional block (identical 0.4.0 … 1.2.1).
 const HIP_OPS: &[(i32, &str)] = &[

@@ -252,7 +252,7 @@ impl Replay {
         order.sort_by_key(|&g| (span(activity(&acts[g])), g));
         let w = plan.delivery.shuffle_window;
         if w > 1 {
-            let mut rng = state::SplitMix64::new(plan.delivery.seed);
+            let mut rng = crate::prng::SplitMix64::new(plan.delivery.seed);
             for chunk in order.chunks_mut(w) {
                 for i in (1..chunk.len()).rev() {
                     let k = rng.below(i + 1);
@@ -506,20 +506,18 @@ impl Replay {
             stream_value: rocprofiler_address_t { handle: stream },
         };
         for (ctx, svc) in ctxs {
-            if let Some(cb) = emit::callback_for(svc, kind, op) {
-                let mut ud = rocprofiler_user_data_t { value: 0 };
-                emit::invoke(
-                    ctx.handle,
-                    &cb,
-                    tid,
-                    Corr::default(),
-                    kind,
-                    op,
-                    phase,
-                    &mut data as *mut _ as *mut c_void,
-                    &mut ud,
-                );
-            }
+            let mut ud = rocprofiler_user_data_t { value: 0 };
+            emit::callback(
+                ctx.handle,
+                svc,
+                tid,
+                Corr::default(),
+                kind,
+                op,
+                phase,
+                &mut data as *mut _ as *mut c_void,
+                &mut ud,
+            );
         }
     }
 
@@ -596,29 +594,26 @@ impl Replay {
             .iter()
             .map(|_| rocprofiler_user_data_t { value: 0 })
             .collect();
-        set_sim_now(start);
-        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
-            if let Some(cb) =
-                emit::callback_for(svc, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, op_id)
-            {
-                let corr = Corr {
-                    internal: cid,
-                    external: externals[i],
-                    ancestor: 0,
-                };
-                emit::invoke(
+        // ENTER and EXIT reach every context with the same payload and its own user_data slot.
+        let api_callbacks = |phase: u32,
+                             data: &mut rocprofiler_callback_tracing_hip_api_data_t,
+                             users: &mut [rocprofiler_user_data_t]| {
+            for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+                emit::callback(
                     ctx.handle,
-                    &cb,
+                    svc,
                     tid,
-                    corr,
+                    Corr::new(cid, externals[i]),
                     ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
                     op_id,
-                    ROCPROFILER_CALLBACK_PHASE_ENTER,
-                    &mut data as *mut _ as *mut c_void,
+                    phase,
+                    data as *mut _ as *mut c_void,
                     &mut users[i],
                 );
             }
-        }
+        };
+        set_sim_now(start);
+        api_callbacks(ROCPROFILER_CALLBACK_PHASE_ENTER, &mut data, &mut users);
         let activities_first = self.plan.delivery.api_order == ApiOrder::ActivitiesFirst;
         if activities_first && !activities.is_empty() {
             lock(&self.pending).insert(
@@ -652,38 +647,13 @@ impl Replay {
             // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
             unsafe { std::ptr::write_volatile(out_slot, *s) };
         }
-        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
-            if let Some(cb) =
-                emit::callback_for(svc, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, op_id)
-            {
-                let corr = Corr {
-                    internal: cid,
-                    external: externals[i],
-                    ancestor: 0,
-                };
-                emit::invoke(
-                    ctx.handle,
-                    &cb,
-                    tid,
-                    corr,
-                    ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                    op_id,
-                    ROCPROFILER_CALLBACK_PHASE_EXIT,
-                    &mut data as *mut _ as *mut c_void,
-                    &mut users[i],
-                );
-            }
-        }
+        api_callbacks(ROCPROFILER_CALLBACK_PHASE_EXIT, &mut data, &mut users);
         // SAFETY: reclaiming the allocation made above; no callback runs after this point
         // for this call, so nobody reads through the pointer legitimately anymore.
         drop(unsafe { Box::from_raw(out_slot) });
         let mut recs = Vec::new();
         for (i, (ctx, svc)) in ctxs.iter().enumerate() {
-            let corr = Corr {
-                internal: cid,
-                external: externals[i],
-                ancestor: 0,
-            };
+            let corr = Corr::new(cid, externals[i]);
             if let Some(buf) = emit::buffer_for(ctx, svc, api_kind, op_id) {
                 let bytes = emit::api_record_bytes(api_kind, op_id, corr, start, end, tid);
                 recs.push(Deferred {
@@ -740,7 +710,9 @@ impl Replay {
     }
 
     /// Submission side of one activity: external-id requests and the ENQUEUE / copy ENTER
-    /// callbacks on the application thread.
+    /// callbacks on the application thread, per context that traces the activity's kind (a
+    /// kernel gets ENQUEUE ENTER+EXIT, a copy ENTER); returns what its completion needs per
+    /// context (external id, `user_data` value).
     fn enqueue_activity(
         &self,
         ctxs: &[(Arc<Context>, Arc<state::Services>)],
@@ -749,115 +721,74 @@ impl Replay {
         a: &Activity,
     ) -> Vec<PerCtx> {
         let act = &self.acts[g];
-        let mut out = Vec::new();
-        match a {
+        let mut kernel_data;
+        let mut copy_data;
+        let (buffer_kind, callback_kind, kind_name, op, phases, payload): (
+            u32,
+            u32,
+            &str,
+            i32,
+            &[u32],
+            *mut c_void,
+        ) = match a {
             Activity::Kernel { kernel, .. } => {
                 // Like HIP's lazy module loading: a launch whose code object is not loaded yet
                 // loads it first, on the launching thread, so LOAD always precedes dispatches.
                 if let Some(sym) = self.plan.kernels.get(*kernel as usize) {
                     load_code_object(sym.code_object, tid);
                 }
-                let mut data = self.kernel_payload(g, false);
-                for (ctx, svc) in ctxs {
-                    if !emit::traces(
-                        svc,
-                        Some(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
-                        Some(ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH),
-                    ) {
-                        continue;
-                    }
-                    let external = emit::external_id(
-                        ctx,
-                        svc,
-                        tid,
-                        "KERNEL_DISPATCH",
-                        KERNEL_DISPATCH_ENQUEUE,
-                        act.cid,
-                    );
-                    let mut ud = rocprofiler_user_data_t { value: 0 };
-                    if let Some(cb) = emit::callback_for(
-                        svc,
-                        ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                        KERNEL_DISPATCH_ENQUEUE,
-                    ) {
-                        let corr = Corr {
-                            internal: act.cid,
-                            external,
-                            ancestor: 0,
-                        };
-                        for phase in [
-                            ROCPROFILER_CALLBACK_PHASE_ENTER,
-                            ROCPROFILER_CALLBACK_PHASE_EXIT,
-                        ] {
-                            emit::invoke(
-                                ctx.handle,
-                                &cb,
-                                tid,
-                                corr,
-                                ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
-                                KERNEL_DISPATCH_ENQUEUE,
-                                phase,
-                                &mut data as *mut _ as *mut c_void,
-                                &mut ud,
-                            );
-                        }
-                    }
-                    // SAFETY: plain 8-byte union.
-                    let user = unsafe { ud.value };
-                    out.push(PerCtx {
-                        ctx: Arc::clone(ctx),
-                        external,
-                        user,
-                    });
-                }
+                kernel_data = self.kernel_payload(g, false);
+                (
+                    ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                    ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
+                    "KERNEL_DISPATCH",
+                    KERNEL_DISPATCH_ENQUEUE,
+                    &[
+                        ROCPROFILER_CALLBACK_PHASE_ENTER,
+                        ROCPROFILER_CALLBACK_PHASE_EXIT,
+                    ],
+                    &mut kernel_data as *mut _ as *mut c_void,
+                )
             }
             Activity::Copy { direction, .. } => {
-                let op = copy_op(*direction);
-                let (mut v0, mut v1) = self.copy_payload(g, false);
-                for (ctx, svc) in ctxs {
-                    if !emit::traces(
-                        svc,
-                        Some(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
-                        Some(ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY),
-                    ) {
-                        continue;
-                    }
-                    let external = emit::external_id(ctx, svc, tid, "MEMORY_COPY", op, act.cid);
-                    let mut ud = rocprofiler_user_data_t { value: 0 };
-                    if let Some(cb) =
-                        emit::callback_for(svc, ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY, op)
-                    {
-                        let corr = Corr {
-                            internal: act.cid,
-                            external,
-                            ancestor: 0,
-                        };
-                        let payload = if state::personality().is_v1() {
-                            &mut v1 as *mut _ as *mut c_void
-                        } else {
-                            &mut v0 as *mut _ as *mut c_void
-                        };
-                        emit::invoke(
-                            ctx.handle,
-                            &cb,
-                            tid,
-                            corr,
-                            ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-                            op,
-                            ROCPROFILER_CALLBACK_PHASE_ENTER,
-                            payload,
-                            &mut ud,
-                        );
-                    }
-                    // SAFETY: plain 8-byte union.
-                    let user = unsafe { ud.value };
-                    out.push(PerCtx {
-                        ctx: Arc::clone(ctx),
-                        external,
-                        user,
-                    });
-                }
+                copy_data = self.copy_payload(g, false);
+                (
+                    ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+                    ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
+                    "MEMORY_COPY",
+                    copy_op(*direction),
+                    &[ROCPROFILER_CALLBACK_PHASE_ENTER],
+                    copy_data.ptr(),
+                )
             }
+        };
+        let mut out = Vec::new();
+        for (ctx, svc) in ctxs {
+            if !emit::traces(svc, Some(buffer_kind), Some(callback_kind)) {
+                continue;
+            }
+            let external = emit::external_id(ctx, svc, tid, kind_name, op, act.cid);
+            let mut ud = rocprofiler_user_data_t { value: 0 };
+            for &phase in phases {
+                emit::callback(
+                    ctx.handle,
+                    svc,
+                    tid,
+                    Corr::new(act.cid, external),
+                    callback_kind,
+                    op,
+                    phase,
+                    payload,
+                    &mut ud,
+                );
+            }
+            // SAFETY: plain 8-byte union.
+            let user = unsafe { ud.value };
+            out.push(PerCtx {
+                ctx: Arc::clone(ctx),
+                external,
+                user,
+            });
         }
         out
     }
@@ -939,14 +870,7 @@ impl Replay {
         (h(dst_gpu), h(src_gpu))
     }
 
-    fn copy_payload(
-        &self,
-        g: usize,
-        done: bool,
-    ) -> (
-        rocprofiler_callback_tracing_memory_copy_data_v0_t,
-        rocprofiler_callback_tracing_memory_copy_data_v1_t,
-    ) {
+    fn copy_payload(&self, g: usize, done: bool) -> CopyPayload {
         let Activity::Copy { bytes, .. } = self.activity(g) else {
             unreachable!("copy_payload of a copy activity")
         };
@@ -971,7 +895,7 @@ impl Replay {
             dst_address: rocprofiler_address_t { handle: da },
             src_address: rocprofiler_address_t { handle: sa },
         };
-        (v0, v1)
+        CopyPayload { v0, v1 }
     }
 
     /// The stand-in for the HSA signal-handler thread: completion records and callbacks in
@@ -1009,11 +933,7 @@ impl Replay {
                         continue;
                     }
                     let svc = pc.ctx.services();
-                    let corr = Corr {
-                        internal: act.cid,
-                        external: pc.external,
-                        ancestor: 0,
-                    };
+                    let corr = Corr::new(act.cid, pc.external);
                     let mut ud = rocprofiler_user_data_t { value: pc.user };
                     match self.activity(g) {
                         Activity::Kernel { .. } => {
@@ -1097,29 +1017,18 @@ impl Replay {
                                 };
                                 emit::emplace(&buf, kind, &as_bytes(&rec)[..len]);
                             }
-                            if let Some(cb) = emit::callback_for(
+                            let mut payload = self.copy_payload(g, true);
+                            emit::callback(
+                                pc.ctx.handle,
                                 &svc,
+                                enq.tid,
+                                corr,
                                 ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
                                 op,
-                            ) {
-                                let (mut v0, mut v1) = self.copy_payload(g, true);
-                                let payload = if p.is_v1() {
-                                    &mut v1 as *mut _ as *mut c_void
-                                } else {
-                                    &mut v0 as *mut _ as *mut c_void
-                                };
-                                emit::invoke(
-                                    pc.ctx.handle,
-                                    &cb,
-                                    enq.tid,
-                                    corr,
-                                    ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
-                                    op,
-                                    ROCPROFILER_CALLBACK_PHASE_EXIT,
-                                    payload,
-                                    &mut ud,
-                                );
-                            }
+                                ROCPROFILER_CALLBACK_PHASE_EXIT,
+                                payload.ptr(),
+                                &mut ud,
+                            );
                         }
                     }
                 }
@@ -1236,24 +1145,17 @@ impl Replay {
                 };
             }
             for (i, (ctx, svc)) in ctxs.iter().enumerate() {
-                if let Some(cb) = emit::callback_for(svc, kind_cb, op_id) {
-                    let corr = Corr {
-                        internal: cid,
-                        external: externals[i],
-                        ancestor: 0,
-                    };
-                    emit::invoke(
-                        ctx.handle,
-                        &cb,
-                        tid,
-                        corr,
-                        kind_cb,
-                        op_id,
-                        phase,
-                        &mut data as *mut _ as *mut c_void,
-                        &mut users[i],
-                    );
-                }
+                emit::callback(
+                    ctx.handle,
+                    svc,
+                    tid,
+                    Corr::new(cid, externals[i]),
+                    kind_cb,
+                    op_id,
+                    phase,
+                    &mut data as *mut _ as *mut c_void,
+                    &mut users[i],
+                );
             }
         }
         drop(message);
@@ -1262,11 +1164,7 @@ impl Replay {
         }
         for (i, (ctx, svc)) in ctxs.iter().enumerate() {
             if let Some(buf) = emit::buffer_for(ctx, svc, kind_buf, op_id) {
-                let corr = Corr {
-                    internal: cid,
-                    external: externals[i],
-                    ancestor: 0,
-                };
+                let corr = Corr::new(cid, externals[i]);
                 let bytes = emit::api_record_bytes(kind_buf, op_id, corr, start, end, tid);
                 emit::emplace(&buf, kind_buf, &bytes);
             }
@@ -1364,24 +1262,17 @@ fn range_callbacks(r: &mut OpenRange, tid: u64, kind: u32, phase: u32) {
             continue;
         }
         let svc = ctx.services();
-        if let Some(cb) = emit::callback_for(&svc, kind, r.op) {
-            let corr = Corr {
-                internal: r.cid,
-                external: *ext,
-                ancestor: 0,
-            };
-            emit::invoke(
-                ctx.handle,
-                &cb,
-                tid,
-                corr,
-                kind,
-                r.op,
-                phase,
-                &mut data as *mut _ as *mut c_void,
-                &mut r.users[i],
-            );
-        }
+        emit::callback(
+            ctx.handle,
+            &svc,
+            tid,
+            Corr::new(r.cid, *ext),
+            kind,
+            r.op,
+            phase,
+            &mut data as *mut _ as *mut c_void,
+            &mut r.users[i],
+        );
     }
 }
 
@@ -1392,13 +1283,26 @@ fn range_record(r: &OpenRange, tid: u64, kind: u32, end: u64) {
         }
         let svc = ctx.services();
         if let Some(buf) = emit::buffer_for(ctx, &svc, kind, r.op) {
-            let corr = Corr {
-                internal: r.cid,
-                external: *ext,
-                ancestor: 0,
-            };
+            let corr = Corr::new(r.cid, *ext);
             let bytes = emit::api_record_bytes(kind, r.op, corr, r.start, end, tid);
             emit::emplace(&buf, kind, &bytes);
+        }
+    }
+}
+
+/// A memory-copy callback payload in both layouts (0.x has no addresses).
+struct CopyPayload {
+    v0: rocprofiler_callback_tracing_memory_copy_data_v0_t,
+    v1: rocprofiler_callback_tracing_memory_copy_data_v1_t,
+}
+
+impl CopyPayload {
+    /// The payload in the running personality's layout.
+    fn ptr(&mut self) -> *mut c_void {
+        if state::personality().is_v1() {
+            &mut self.v1 as *mut _ as *mut c_void
+        } else {
+            &mut self.v0 as *mut _ as *mut c_void
         }
     }
 }
@@ -1517,19 +1421,17 @@ fn code_object_callbacks(co: u32, tid: u64, phase: u32, contexts: &[Arc<Context>
     for ctx in contexts {
         let svc = ctx.services();
         let mut ud = rocprofiler_user_data_t { value: 0 };
-        if let Some(cb) = emit::callback_for(&svc, kind, CODE_OBJECT_LOAD) {
-            emit::invoke(
-                ctx.handle,
-                &cb,
-                tid,
-                Corr::default(),
-                kind,
-                CODE_OBJECT_LOAD,
-                phase,
-                &mut load as *mut _ as *mut c_void,
-                &mut ud,
-            );
-        }
+        emit::callback(
+            ctx.handle,
+            &svc,
+            tid,
+            Corr::default(),
+            kind,
+            CODE_OBJECT_LOAD,
+            phase,
+            &mut load as *mut _ as *mut c_void,
+            &mut ud,
+        );
         if let Some(cb) = emit::callback_for(&svc, kind, CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER)
         {
             for mut s in syms.iter().copied() {

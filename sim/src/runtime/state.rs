@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 use super::abi::*;
 use super::buffer::Buffer;
 use super::personality::Personality;
+use crate::prng::SplitMix64;
 
 /// Init/fini status as reported by `rocprofiler_is_initialized` / `_is_finalized`:
 /// 0 = not yet, -1 = in progress, 1 = done.
@@ -164,11 +165,11 @@ impl LazyRegistry {
             let mut rng = SplitMix64::new(seed_from_env_and_time());
             Mutex::new(Registry {
                 // Real handles are a random per-process offset in 255..65535 plus an index.
-                context_offset: 255 + rng.next() % (65535 - 255),
-                buffer_offset: 255 + rng.next() % (65535 - 255),
-                thread_offset: 255 + rng.next() % (65535 - 255),
-                agent_offset: 0x1_0000 + (rng.next() % 0xffff) * 16,
-                client_offset: 255 + (rng.next() % 60000) as u32,
+                context_offset: 255 + rng.next_u64() % (65535 - 255),
+                buffer_offset: 255 + rng.next_u64() % (65535 - 255),
+                thread_offset: 255 + rng.next_u64() % (65535 - 255),
+                agent_offset: 0x1_0000 + (rng.next_u64() % 0xffff) * 16,
+                client_offset: 255 + (rng.next_u64() % 60000) as u32,
                 contexts: Vec::new(),
                 buffers: Vec::new(),
                 clients: Vec::new(),
@@ -283,24 +284,6 @@ pub fn gettid() -> u64 {
 }
 
 // ---- randomness (deterministic where the plan asks for it) ----------------------------------
-
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 fn seed_from_env_and_time() -> u64 {
     if let Some(s) = std::env::var("ROCPROF_SIM_HANDLE_SEED")

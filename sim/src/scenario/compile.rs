@@ -16,7 +16,7 @@ use crate::plan::*;
 use super::ast::*;
 use super::error::ScenarioError;
 use super::parse::expanded_calls;
-use super::prng::SplitMix64;
+use crate::prng::SplitMix64;
 
 /// Name of the fill kernel the HIP runtime dispatches for hipMemset* (it lives in the runtime's
 /// own blit code object, loaded from memory).
@@ -338,16 +338,7 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
             run.initial_set_device = false;
             let d = sim.jit(sc.timing.api_ns("hipSetDevice")).max(1);
             let args = HipArgs::SetDevice { device: run.device };
-            sim.emit(
-                run,
-                start,
-                start + d,
-                HostCall::Hip {
-                    api: "hipSetDevice".into(),
-                    args,
-                    activities: vec![],
-                },
-            );
+            sim.emit_hip(run, start, start + d, "hipSetDevice", args, vec![]);
             run.next_start = start + d;
             heap.push(Reverse((start + d, th)));
             continue;
@@ -402,6 +393,12 @@ fn template(t: &Text, iter: u64, n: u64) -> String {
     }
 }
 
+/// The `hipStream_t` argument of a copy or memset: the synchronous variants called without a
+/// stream (hipMemcpy, hipMemset) have none; every other variant passes the stream used.
+fn stream_arg(sync: bool, named: StreamRef, handle: u64) -> Option<u64> {
+    (!sync || named.is_some()).then_some(handle)
+}
+
 impl<'a> Sim<'a> {
     fn jit(&mut self, d: u64) -> u64 {
         let j = self.sc.timing.jitter;
@@ -448,6 +445,24 @@ impl<'a> Sim<'a> {
             call,
         });
         self.last_start = Some(start);
+    }
+
+    /// Emits a HIP call with its arguments and the device work it caused.
+    fn emit_hip(
+        &mut self,
+        run: &mut Run,
+        start: u64,
+        end: u64,
+        api: &str,
+        args: HipArgs,
+        activities: Vec<Activity>,
+    ) {
+        let call = HostCall::Hip {
+            api: api.to_string(),
+            args,
+            activities,
+        };
+        self.emit(run, start, end, call);
     }
 
     fn slot(&self, run: &Run, s: StreamRef) -> usize {
@@ -497,18 +512,16 @@ impl<'a> Sim<'a> {
         st.live = true;
         st.ever_created = true;
         let handle = st.handle;
-        self.emit(
+        self.emit_hip(
             run,
             start,
             start + d,
-            HostCall::Hip {
-                api: api.into(),
-                args: HipArgs::StreamCreate {
-                    stream: handle,
-                    flags,
-                },
-                activities: vec![],
+            api,
+            HipArgs::StreamCreate {
+                stream: handle,
+                flags,
             },
+            vec![],
         );
         start + d
     }
@@ -569,7 +582,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Host end of a call that blocks until `completion`.
+    /// Host end of a call that blocks until `completion` (returns `sync_return` after it).
     fn block_until(&self, start: u64, host: u64, completion: Option<u64>) -> u64 {
         match completion {
             Some(c) if c > start => (start + host).max(c + self.sc.timing.sync_return_ns),
@@ -589,7 +602,6 @@ impl<'a> Sim<'a> {
         self.exec_count[call.id as usize] += 1;
         let timing = &self.sc.timing;
         let latency = timing.dispatch_latency_ns;
-        let sync_ret = timing.sync_return_ns;
         let copy_latency = timing.copy_latency_ns;
         let graph_node_host = timing.graph_node_host_ns;
         let mut start = start;
@@ -635,16 +647,7 @@ impl<'a> Sim<'a> {
                     dynamic_shared: *dyn_lds,
                     stream: st.handle,
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: api.clone(),
-                        args,
-                        activities: vec![act],
-                    },
-                );
+                self.emit_hip(run, start, end, api, args, vec![act]);
                 Ok(end)
             }
             Op::Graph { graph, api, stream } => {
@@ -694,16 +697,7 @@ impl<'a> Sim<'a> {
                     graph_exec: graph_exec_handle(*graph),
                     stream: handle,
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: api.clone(),
-                        args,
-                        activities: acts,
-                    },
-                );
+                self.emit_hip(run, start, end, api, args, acts);
                 Ok(end)
             }
             Op::Memcpy {
@@ -770,7 +764,7 @@ impl<'a> Sim<'a> {
                     end_ns: s + dur,
                 };
                 let end = if *sync {
-                    submit.max(s + dur + sync_ret)
+                    self.block_until(start, host, Some(s + dur))
                 } else {
                     submit
                 };
@@ -780,22 +774,9 @@ impl<'a> Sim<'a> {
                     src: src_addr,
                     bytes: *bytes,
                     kind: kind_v,
-                    stream: if *sync && stream.is_none() {
-                        None
-                    } else {
-                        Some(handle)
-                    },
+                    stream: stream_arg(*sync, *stream, handle),
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: api.clone(),
-                        args,
-                        activities: vec![act],
-                    },
-                );
+                self.emit_hip(run, start, end, api, args, vec![act]);
                 Ok(end)
             }
             Op::Memset {
@@ -837,7 +818,7 @@ impl<'a> Sim<'a> {
                 };
                 let handle = st.handle;
                 let end = if *sync {
-                    submit.max(s + dur + sync_ret)
+                    self.block_until(start, host, Some(s + dur))
                 } else {
                     submit
                 };
@@ -846,22 +827,9 @@ impl<'a> Sim<'a> {
                     dst,
                     value: *value,
                     bytes: *bytes,
-                    stream: if *sync && stream.is_none() {
-                        None
-                    } else {
-                        Some(handle)
-                    },
+                    stream: stream_arg(*sync, *stream, handle),
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: api.clone(),
-                        args,
-                        activities: vec![act],
-                    },
-                );
+                self.emit_hip(run, start, end, api, args, vec![act]);
                 Ok(end)
             }
             Op::EventRecord { event, stream } => {
@@ -877,16 +845,7 @@ impl<'a> Sim<'a> {
                     event: event_handle(*event),
                     stream: handle,
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: "hipEventRecord".into(),
-                        args,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, "hipEventRecord", args, vec![]);
                 Ok(end)
             }
             Op::StreamWaitEvent {
@@ -906,16 +865,7 @@ impl<'a> Sim<'a> {
                     event: event_handle(*event),
                     flags: *flags,
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: "hipStreamWaitEvent".into(),
-                        args,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, "hipStreamWaitEvent", args, vec![]);
                 Ok(end)
             }
             Op::EventSync { event } => {
@@ -928,16 +878,7 @@ impl<'a> Sim<'a> {
                 let args = HipArgs::EventSynchronize {
                     event: event_handle(*event),
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: "hipEventSynchronize".into(),
-                        args,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, "hipEventSynchronize", args, vec![]);
                 Ok(end)
             }
             Op::StreamSync { stream } => {
@@ -948,16 +889,7 @@ impl<'a> Sim<'a> {
                 let args = HipArgs::StreamSynchronize {
                     stream: self.streams[slot].handle,
                 };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: "hipStreamSynchronize".into(),
-                        args,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, "hipStreamSynchronize", args, vec![]);
                 Ok(end)
             }
             Op::DeviceSync => {
@@ -969,15 +901,13 @@ impl<'a> Sim<'a> {
                     .map(|s| s.tail)
                     .max();
                 let end = self.block_until(start, host, done);
-                self.emit(
+                self.emit_hip(
                     run,
                     start,
                     end,
-                    HostCall::Hip {
-                        api: "hipDeviceSynchronize".into(),
-                        args: HipArgs::None,
-                        activities: vec![],
-                    },
+                    "hipDeviceSynchronize",
+                    HipArgs::None,
+                    vec![],
                 );
                 Ok(end)
             }
@@ -985,16 +915,7 @@ impl<'a> Sim<'a> {
                 let end = start + self.host(call, "hipSetDevice");
                 run.device = *d;
                 let args = HipArgs::SetDevice { device: *d };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: "hipSetDevice".into(),
-                        args,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, "hipSetDevice", args, vec![]);
                 Ok(end)
             }
             Op::StreamCreate(s) => {
@@ -1017,16 +938,7 @@ impl<'a> Sim<'a> {
                 let st = &mut self.streams[*s as usize];
                 st.live = false;
                 let args = HipArgs::StreamDestroy { stream: st.handle };
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: "hipStreamDestroy".into(),
-                        args,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, "hipStreamDestroy", args, vec![]);
                 Ok(end)
             }
             Op::Mark(t) => {
@@ -1118,16 +1030,7 @@ impl<'a> Sim<'a> {
             }
             Op::Api(name) => {
                 let end = start + self.host(call, name);
-                self.emit(
-                    run,
-                    start,
-                    end,
-                    HostCall::Hip {
-                        api: name.clone(),
-                        args: HipArgs::None,
-                        activities: vec![],
-                    },
-                );
+                self.emit_hip(run, start, end, name, HipArgs::None, vec![]);
                 Ok(end)
             }
             Op::Load(co) => {

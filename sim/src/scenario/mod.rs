@@ -7,8 +7,7 @@ mod ast;
 mod compile;
 mod error;
 mod parse;
-mod presets;
-mod prng;
+pub(crate) mod presets;
 mod toml_read;
 
 #[cfg(test)]

@@ -5,13 +5,13 @@ use std::collections::HashMap;
 
 use toml_edit::ImDocument;
 
-use crate::plan::{ApiOrder, DeliveryModel};
+use crate::plan::{ApiOrder, BufferPolicy, DeliveryModel};
 
 use super::ast::*;
 use super::error::ScenarioError;
 use super::presets::{preset, GpuDef, PRESET_NAMES};
-use super::prng::{hash_str, SplitMix64};
 use super::toml_read::{closest, At, Obj, Source};
+use crate::prng::{hash_str, SplitMix64};
 
 /// Upper bound on expanded host calls, so a typo like `repeat = 1e12` fails fast instead of
 /// compiling forever.
@@ -1127,6 +1127,7 @@ fn delivery_section(o: &Obj, seed: u64) -> Result<DeliveryModel, ScenarioError> 
         "api_order",
         "delivery_delay_us",
         "buffer_size_override",
+        "force_policy",
     ])?;
     let api_order = match o.get("api_order") {
         None => ApiOrder::Natural,
@@ -1141,11 +1142,24 @@ fn delivery_section(o: &Obj, seed: u64) -> Result<DeliveryModel, ScenarioError> 
             }
         },
     };
+    let force_policy = match o.get("force_policy") {
+        None => None,
+        Some(a) => Some(match a.str()? {
+            "discard" => BufferPolicy::Discard,
+            "lossless" => BufferPolicy::Lossless,
+            other => {
+                return Err(a.err(format!(
+                    "unknown force_policy `{other}`; use discard or lossless"
+                )))
+            }
+        }),
+    };
     Ok(DeliveryModel {
         seed: o.opt_u64("seed")?.unwrap_or(seed),
         shuffle_window: o.opt_u64("shuffle_window")?.unwrap_or(0) as usize,
         api_order,
         delivery_delay_us: o.opt_u64("delivery_delay_us")?.unwrap_or(0),
         buffer_size_override: o.opt_bytes("buffer_size_override")?.map(|b| b as usize),
+        force_policy,
     })
 }

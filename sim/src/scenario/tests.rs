@@ -18,6 +18,12 @@ fn load_builtin(name: &str) -> Plan {
     load(&scenario_path(name)).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The plan obeys every rule of the timing model (`truth::plan_violations` lists none).
+fn assert_consistent(plan: &Plan) {
+    let v = plan_violations(plan);
+    assert!(v.is_empty(), "{v:?}");
+}
+
 fn err(text: &str) -> ScenarioError {
     match parse_str(text) {
         Ok(_) => panic!("expected an error for:\n{text}"),
@@ -115,6 +121,21 @@ fn unknown_fields_and_ops_are_errors_not_defaults() {
 }
 
 #[test]
+fn delivery_force_policy_is_parsed_and_checked() {
+    let text =
+        |delivery: &str| format!("{HEADER}\n[delivery]\n{delivery}\n[[threads]]\ncalls = []\n");
+    let plan = parse_str(&text("")).unwrap();
+    assert_eq!(plan.delivery.force_policy, None);
+    let plan = parse_str(&text("force_policy = \"discard\"")).unwrap();
+    assert_eq!(plan.delivery.force_policy, Some(BufferPolicy::Discard));
+    let plan = parse_str(&text("force_policy = \"lossless\"")).unwrap();
+    assert_eq!(plan.delivery.force_policy, Some(BufferPolicy::Lossless));
+    let e = err(&text("force_policy = \"DISCARD\""));
+    assert_eq!(e.path, "delivery.force_policy", "{e}");
+    assert!(e.message.contains("unknown force_policy `DISCARD`"), "{e}");
+}
+
+#[test]
 fn pop_without_push_is_an_error_at_the_pop() {
     let text =
         with_calls("  { op = \"push\", msg = \"a\" },\n  { op = \"pop\" },\n  { op = \"pop\" },");
@@ -206,11 +227,7 @@ fn per_stream_work_is_serialised_and_streams_overlap() {
            { op = "launch", kernel = "gemm", stream = "s0", dur_us = 100 },"#
     );
     let plan = parse_str(&text).unwrap();
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     let acts = activities(&plan);
     let on = |h: u64| -> Vec<(u64, u64)> {
         acts.iter()
@@ -273,11 +290,7 @@ fn wait_resolves_to_latest_record_of_a_reused_event() {
            { op = "stream_wait_event", stream = "s2", event = "ghost" },"#
     );
     let plan = parse_str(&text).unwrap();
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     let acts = activities(&plan);
     let long = kernel_span(acts[0].1);
     let short = kernel_span(acts[1].1);
@@ -452,11 +465,7 @@ fn host_ops_are_ordered_and_unique_across_threads() {
         "{HEADER}\n[[threads]]\ncalls = [ {{ repeat = 50, calls = [ {{ op = \"mark\", msg = \"x\" }} ] }} ]\n[[threads]]\ncalls = [ {{ repeat = 50, calls = [ {{ op = \"mark\", msg = \"y\" }} ] }} ]\n"
     );
     let plan = parse_str(&text).unwrap();
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     let mut starts: Vec<u64> = plan
         .threads
         .iter()
@@ -532,11 +541,7 @@ fn repeat_expansion_counts_and_templates() {
 #[test]
 fn graph_launch_scenario_has_exactly_5120_graph_dispatches() {
     let plan = load_builtin("graph-launch.toml");
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     assert_eq!(plan.delivery.shuffle_window, 64);
     let gt = GroundTruth::from_plan(&plan);
     assert_eq!(gt.totals.graph_launches, 20);
@@ -582,11 +587,7 @@ fn graph_launch_scenario_has_exactly_5120_graph_dispatches() {
 #[test]
 fn multi_gpu_scenario_covers_every_direction_and_both_devices() {
     let plan = load_builtin("multi-gpu.toml");
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     assert_eq!(plan.gpus.len(), 2);
     assert_eq!(
         (plan.gpus[0].name.as_str(), plan.gpus[1].name.as_str()),
@@ -622,11 +623,7 @@ fn multi_gpu_scenario_covers_every_direction_and_both_devices() {
 #[test]
 fn sync_deps_scenario_resolves_reused_events() {
     let plan = load_builtin("sync-deps.toml");
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     let gt = GroundTruth::from_plan(&plan);
     let main_waits: Vec<_> = gt.waits.iter().filter(|w| w.wait.thread == 0).collect();
     assert_eq!(main_waits.len(), 6);
@@ -646,11 +643,7 @@ fn sync_deps_scenario_resolves_reused_events() {
 #[test]
 fn markers_scenario_tree_and_cross_thread_range() {
     let plan = load_builtin("markers.toml");
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     let gt = GroundTruth::from_plan(&plan);
     assert_eq!(gt.ranges["training"].cross_thread, 1);
     assert_eq!(gt.threads[0].open_at_end, ["left open"]);
@@ -902,11 +895,7 @@ fn threads_sharing_a_stream_serialise_in_global_order() {
         "{HEADER}\n[[threads]]\nname = \"a\"\ncalls = [ {{ repeat = 20, calls = [ {{ op = \"launch\", kernel = \"gemm\", stream = \"s0\", dur_us = 3 }} ] }} ]\n[[threads]]\nname = \"b\"\nstart_us = 1\ncalls = [ {{ repeat = 20, calls = [ {{ op = \"launch\", kernel = \"gemm\", stream = \"s0\", dur_us = 3 }} ] }} ]\n"
     );
     let plan = parse_str(&text).unwrap();
-    assert!(
-        plan_violations(&plan).is_empty(),
-        "{:?}",
-        plan_violations(&plan)
-    );
+    assert_consistent(&plan);
     let acts = activities(&plan);
     assert_eq!(acts.len(), 40);
     // In global host order, the shared stream's kernels run back-to-back in submission order.

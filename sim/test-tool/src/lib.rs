@@ -209,52 +209,45 @@ fn cstr(p: *const c_char) -> Value {
 
 // ---- names --------------------------------------------------------------------------------
 
+/// The name a `rocprofiler_query_*_name` call writes through its out-pointer (`null` on error).
+fn queried_name(query: impl FnOnce(*mut *const c_char) -> rocprofiler_status_t) -> Value {
+    let mut p: *const c_char = std::ptr::null();
+    if query(&mut p) != 0 {
+        return Value::Null;
+    }
+    cstr(p)
+}
+
 fn buffer_kind_name(kind: u32) -> Value {
     let Some(f) = sdk!(rocprofiler_query_buffer_tracing_kind_name) else {
         return Value::Null;
     };
-    let mut p: *const c_char = std::ptr::null();
-    // SAFETY: runtime function with writable out-pointer.
-    if unsafe { f(kind, &mut p, std::ptr::null_mut()) } != 0 {
-        return Value::Null;
-    }
-    cstr(p)
+    // SAFETY: runtime function with a writable out-pointer.
+    queried_name(|p| unsafe { f(kind, p, std::ptr::null_mut()) })
 }
 
 fn buffer_op_name(kind: u32, op: i32) -> Value {
     let Some(f) = sdk!(rocprofiler_query_buffer_tracing_kind_operation_name) else {
         return Value::Null;
     };
-    let mut p: *const c_char = std::ptr::null();
     // SAFETY: as above.
-    if unsafe { f(kind, op, &mut p, std::ptr::null_mut()) } != 0 {
-        return Value::Null;
-    }
-    cstr(p)
+    queried_name(|p| unsafe { f(kind, op, p, std::ptr::null_mut()) })
 }
 
 fn callback_kind_name(kind: u32) -> Value {
     let Some(f) = sdk!(rocprofiler_query_callback_tracing_kind_name) else {
         return Value::Null;
     };
-    let mut p: *const c_char = std::ptr::null();
     // SAFETY: as above.
-    if unsafe { f(kind, &mut p, std::ptr::null_mut()) } != 0 {
-        return Value::Null;
-    }
-    cstr(p)
+    queried_name(|p| unsafe { f(kind, p, std::ptr::null_mut()) })
 }
 
 fn callback_op_name(kind: u32, op: i32) -> Value {
     let Some(f) = sdk!(rocprofiler_query_callback_tracing_kind_operation_name) else {
         return Value::Null;
     };
-    let mut p: *const c_char = std::ptr::null();
     // SAFETY: as above.
-    if unsafe { f(kind, op, &mut p, std::ptr::null_mut()) } != 0 {
-        return Value::Null;
-    }
-    cstr(p)
+    queried_name(|p| unsafe { f(kind, op, p, std::ptr::null_mut()) })
 }
 
 unsafe extern "C" fn collect_kind(kind: u32, data: *mut c_void) -> c_int {
@@ -623,6 +616,8 @@ unsafe extern "C" fn agents_cb(
                 "logical_node_id": a.logical_node_id, "logical_node_type_id": a.logical_node_type_id,
                 "local_mem_size": a.local_mem_size, "max_engine_clk_fcompute": a.max_engine_clk_fcompute,
                 "vendor_id": a.vendor_id, "device_id": a.device_id,
+                "simd_count": a.simd_count, "max_waves_per_cu": a.max_waves_per_cu,
+                "max_waves_per_simd": a.max_waves_per_simd, "lds_size_in_kb": a.lds_size_in_kb,
             }));
         }
     });

@@ -16,28 +16,64 @@ pub fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
+/// The `cargo build` options that put artifacts where this test binary's own build put them:
+/// `bin_dir()` is `<target-dir>[/<triple>]/<profile-dir>`, so the nested build gets the same
+/// `--target-dir` (whatever `CARGO_TARGET_DIR`, `--target-dir` or config chose), the same
+/// `--target` for a cross build, and the same profile (`--release` under target/release).
+fn same_layout_args() -> Vec<std::ffi::OsString> {
+    let bin = bin_dir();
+    let profile_dir = bin.file_name().unwrap().to_string_lossy().into_owned();
+    let parent = bin.parent().unwrap();
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    // Cargo tags the root of every target directory; a cross build adds one level.
+    let target_dir = if !parent.join("CACHEDIR.TAG").exists()
+        && parent
+            .parent()
+            .is_some_and(|t| t.join("CACHEDIR.TAG").exists())
+    {
+        args.push("--target".into());
+        args.push(parent.file_name().unwrap().into());
+        parent.parent().unwrap()
+    } else {
+        parent
+    };
+    args.push("--target-dir".into());
+    args.push(target_dir.into());
+    match profile_dir.as_str() {
+        // `cargo test` builds with the test profile, which lands in target/debug like dev.
+        "debug" => {}
+        "release" => args.push("--release".into()),
+        custom => {
+            args.push("--profile".into());
+            args.push(custom.into());
+        }
+    }
+    args
+}
+
 /// Makes sure the runtime cdylib and the test tool are built and current (the test tool is a
 /// separate package, so `cargo test -p rocprof-sim` would not build it by itself).
 fn ensure_built() {
     static BUILT: OnceLock<()> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.args([
-            "build",
-            "-q",
-            "-p",
-            "rocprof-sim",
-            "-p",
-            "rocprof-sim-test-tool",
-        ]);
-        if bin_dir().ends_with("release") {
-            cmd.arg("--release");
-        }
-        let st = cmd
+        let args = same_layout_args();
+        let st = Command::new(env!("CARGO"))
+            .args([
+                "build",
+                "-q",
+                "-p",
+                "rocprof-sim",
+                "-p",
+                "rocprof-sim-test-tool",
+            ])
+            .args(&args)
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("run cargo build");
-        assert!(st.success(), "building the simulator and test tool failed");
+        assert!(
+            st.success(),
+            "building the simulator and test tool failed (cargo build {args:?})"
+        );
     });
 }
 
@@ -99,6 +135,19 @@ impl Sim {
     }
     pub fn buffer_truth(&self) -> &Value {
         &self.truth["delivery"]["buffers"][0]
+    }
+    /// The drops of the (one) buffer, after checking that the `drop_count`s passed to the
+    /// tool's callbacks add up to them and that delivered + dropped = emitted.
+    pub fn reported_drops(&self) -> u64 {
+        let dropped = self.buffer_truth()["dropped"].as_u64().unwrap();
+        let reported: u64 = self
+            .ev("buffer")
+            .iter()
+            .map(|b| b["drops"].as_u64().unwrap())
+            .sum();
+        assert_eq!(reported, dropped, "drop_count passed to callbacks adds up");
+        assert_eq!(self.ev("rec").len() as u64 + dropped, self.emitted_total());
+        dropped
     }
 }
 

@@ -4,20 +4,22 @@
 //! a lock file serialises creation across parallel test binaries, and a marker file records a
 //! finished install so a half-made venv is repaired rather than trusted.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
+use super::paths::workspace;
+use super::u;
+
 pub const XPROF_VERSION: &str = "2.24.2";
 
-fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 pub fn venv_dir() -> PathBuf {
-    manifest_dir().join("target").join("xprof-venv")
+    workspace().join("target").join("xprof-venv")
 }
 
 /// Holds an exclusive `flock` on a file for its lifetime.
@@ -102,21 +104,21 @@ fn run(cmd: &mut Command, what: &str) {
 /// Runs `tests/xprof/xprof_summary.py` on `file` (as host `host`) and returns its JSON. The
 /// conversion runs in a child process with a timeout, so a crash or hang in xprof's C++ fails
 /// the test instead of taking it down or stalling it.
-pub fn summary(file: &Path, host: &str) -> serde_json::Value {
+pub fn summary(file: &Path, host: &str) -> Value {
     run_script(&[file.as_os_str(), "--host".as_ref(), host.as_ref()])
 }
 
 /// `xprof_summary.py --multi`: every file copied into one run directory, as the processes of one
 /// job write them; reports the hosts xprof lists, ALL_HOSTS kernel_stats and per-host traces.
-pub fn summary_multi(files: &[PathBuf]) -> serde_json::Value {
+pub fn summary_multi(files: &[PathBuf]) -> Value {
     let mut args: Vec<&std::ffi::OsStr> = vec!["--multi".as_ref()];
     args.extend(files.iter().map(|f| f.as_os_str()));
     run_script(&args)
 }
 
-fn run_script(args: &[&std::ffi::OsStr]) -> serde_json::Value {
+fn run_script(args: &[&std::ffi::OsStr]) -> Value {
     let py = python();
-    let script = manifest_dir()
+    let script = workspace()
         .join("tests")
         .join("xprof")
         .join("xprof_summary.py");
@@ -159,4 +161,27 @@ fn run_script(args: &[&std::ffi::OsStr]) -> serde_json::Value {
     );
     serde_json::from_str(&out)
         .unwrap_or_else(|e| panic!("bad JSON from xprof_summary.py: {e}\n{out}\n{err}"))
+}
+
+/// A `kernel_stats` table's `occurrences`: kernel name → dispatches xprof counted.
+pub fn occurrences(kernel_stats: &Value) -> BTreeMap<String, u64> {
+    kernel_stats["occurrences"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no kernel_stats occurrences in {kernel_stats}"))
+        .iter()
+        .map(|(k, n)| (k.clone(), u(n)))
+        .collect()
+}
+
+/// Events named `name` in trace-viewer process `process` (e.g. `host /device:GPU:0`), on the
+/// stream rows only: not the derived rows xprof adds (`… - from #…`), which repeat them.
+pub fn events_on_stream_rows(summary: &Value, process: &str, name: &str) -> u64 {
+    let trace = &summary["trace"];
+    let rows = trace["events"][process]
+        .as_object()
+        .unwrap_or_else(|| panic!("no process {process:?} in {:?}", trace["processes"]));
+    rows.iter()
+        .filter(|(row, _)| !row.contains(" - from #"))
+        .map(|(_, names)| names[name].as_u64().unwrap_or(0))
+        .sum()
 }

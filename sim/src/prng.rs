@@ -1,5 +1,6 @@
-//! A tiny deterministic PRNG (splitmix64): enough for jitter and generated durations, and it
-//! keeps the simulator's output a pure function of the scenario and its seed.
+//! A tiny deterministic PRNG (splitmix64), the simulator's only one: the scenario compiler
+//! draws jitter and generated durations from it, so a plan is a pure function of the scenario
+//! and its seed; the runtime draws the delivery shuffle and its random handle offsets.
 
 #[derive(Debug, Clone)]
 pub(crate) struct SplitMix64(u64);
@@ -15,6 +16,11 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0); the modulo bias is irrelevant for shuffles.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     /// Uniform in [0, 1).

@@ -1,8 +1,5 @@
-//! Shared by the XPlane integration tests (`mod xplane_common;`): a synthetic `Trace`, and
-//! real xprof as a test client.
-#![allow(dead_code)]
-
-pub mod xprof;
+//! A synthetic `Trace` for the XPlane writer's tests: two MI300X-like GPUs, with what it holds
+//! kept alongside for assertions.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

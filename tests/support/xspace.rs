@@ -1,17 +1,24 @@
-//! Reading an XSpace the way xprof does: events by plane, their names and typed stats, and the
-//! ground truth's view of the same things.
+//! Reading an XSpace the way xprof does: planes, lines, events with their names and typed stats,
+//! the tool's counters.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
-use rocprof_xplane::capture::symbols::clean_kernel_name;
 use rocprof_xplane::xplane::proto::{x_event, x_stat, XEvent, XLine, XPlane, XSpace};
-use serde_json::Value;
+use rocprof_xplane::xplane::read_xspace;
 
-use super::u;
+use super::paths::profiles;
 
 pub const HOST_PLANE: &str = "/host:CPU";
 pub const GPU_PREFIX: &str = "/device:GPU:";
 pub const TASK_ENV: &str = "Task Environment";
+
+/// The only profile of run `run` under `log_dir`, decoded.
+pub fn read_one(log_dir: &Path, run: &str) -> XSpace {
+    let files = profiles(log_dir, run);
+    assert_eq!(files.len(), 1, "expected one profile: {files:?}");
+    read_xspace(&files[0]).unwrap()
+}
 
 pub fn plane<'a>(s: &'a XSpace, name: &str) -> &'a XPlane {
     s.planes
@@ -241,43 +248,24 @@ pub fn counter(s: &XSpace, name: &str) -> u64 {
         .unwrap_or_else(|| panic!("no counter {name:?}; have {c:?}"))
 }
 
-/// Ground truth: dispatches per kernel name as the tool names kernels (demangled, no `.kd`).
-pub fn truth_kernels(plan: &Value) -> BTreeMap<String, u64> {
-    let mut m = BTreeMap::new();
-    for (name, k) in plan["kernels"].as_object().expect("truth.kernels") {
-        *m.entry(clean_kernel_name(name)).or_insert(0) += u(&k["dispatches"]);
+/// Device events per correlation id; every device event must carry one.
+pub fn device_events_per_correlation(s: &XSpace) -> HashMap<u64, u64> {
+    let mut m: HashMap<u64, u64> = HashMap::new();
+    for e in device_events(s) {
+        *m.entry(
+            e.correlation_id()
+                .expect("device event without correlation_id"),
+        )
+        .or_default() += 1;
     }
     m
 }
 
-/// Ground truth: dispatches per (GPU ordinal, kernel name).
-pub fn truth_kernels_per_gpu(plan: &Value) -> BTreeMap<(u32, String), u64> {
-    let mut m = BTreeMap::new();
-    for (name, k) in plan["kernels"].as_object().expect("truth.kernels") {
-        for (gpu, n) in k["per_gpu"].as_object().expect("per_gpu") {
-            *m.entry((gpu.parse().unwrap(), clean_kernel_name(name)))
-                .or_insert(0) += u(n);
-        }
-    }
-    m
-}
-
-/// Ground truth: for each API name, `activities → calls` (how many calls made k activities).
-pub fn truth_activities_per_call(plan: &Value) -> BTreeMap<String, BTreeMap<u64, u64>> {
-    plan["activities_per_call"]
-        .as_object()
-        .expect("truth.activities_per_call")
-        .iter()
-        .map(|(api, per)| {
-            let per = per
-                .as_object()
-                .unwrap()
-                .iter()
-                .map(|(k, n)| (k.parse().unwrap(), u(n)))
-                .collect();
-            (api.clone(), per)
-        })
-        .collect()
+/// The join left nothing unmatched: no activity without its API record and no launch API record
+/// without activity, by the tool's own counters. `what` names the run in the messages.
+pub fn assert_no_orphans(s: &XSpace, what: &str) {
+    assert_eq!(counter(s, "activities_without_api"), 0, "{what}");
+    assert_eq!(counter(s, "launches_without_activity"), 0, "{what}");
 }
 
 /// `key:value` tokens of a details string (`kernel_details`, `memcpy_details`).
@@ -285,4 +273,31 @@ pub fn details(s: &str) -> BTreeMap<&str, &str> {
     s.split_whitespace()
         .filter_map(|t| t.split_once(':'))
         .collect()
+}
+
+/// Device events counted by name and split the way a reader that knows only names splits them:
+/// `Memcpy…` events are copies (counted together), the rest kernels (per name). Independent of
+/// the `kernel_details` / `memcpy_details` stats [`kernels`] and [`memcpys`] go by.
+pub fn device_counts_by_name(s: &XSpace) -> (BTreeMap<String, u64>, u64) {
+    let mut kernels = BTreeMap::new();
+    let mut copies = 0;
+    for e in device_events(s) {
+        let name = &e
+            .plane
+            .event_metadata
+            .get(&e.event.metadata_id)
+            .unwrap_or_else(|| {
+                panic!(
+                    "event on {} without metadata {}",
+                    e.plane.name, e.event.metadata_id
+                )
+            })
+            .name;
+        if name.starts_with("Memcpy") {
+            copies += 1;
+        } else {
+            *kernels.entry(name.clone()).or_insert(0) += 1;
+        }
+    }
+    (kernels, copies)
 }

@@ -1,16 +1,7 @@
-//! Shared helpers of the end-to-end acceptance tests (`mod e2e_support;` in `tests/e2e_*.rs`).
-//!
-//! Every test here runs the real tool `.so` inside the *simulated* rocprofiler-sdk runtime
-//! (`rocprof-sim`, test infrastructure — no GPU is involved) as a separate process, then compares
-//! the `.xplane.pb` it wrote with the simulator's ground truth, which the simulator computes from
-//! the scenario alone (never from the tool's output).
-//!
-//! The binaries are not built here: `cargo build --workspace --all-targets` (the README's test
-//! command) builds the driver, the simulated runtime and the simulator's test tool first. A
-//! missing artifact fails with a message saying so.
-#![allow(dead_code)]
-
-pub mod xspace;
+//! Running a scenario in the *simulated* rocprofiler-sdk runtime (`rocprof-sim`, test
+//! infrastructure — no GPU is involved) with the real tool `.so` loaded, as a separate process:
+//! either through `rocprof-xplane simulate` ([`simulate`], [`cached`]) or by starting the driver
+//! directly as an application would be started ([`Direct`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,70 +12,9 @@ use rocprof_xplane::xplane::proto::XSpace;
 use rocprof_xplane::xplane::read_xspace;
 use serde_json::Value;
 
-/// The workspace root (this package is the root package).
-pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `target/<profile>/`: the test executable lives in `target/<profile>/deps/`.
-pub fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe.parent().expect("test binary has a directory");
-    if deps.file_name().is_some_and(|n| n == "deps") {
-        deps.parent().unwrap().to_path_buf()
-    } else {
-        deps.to_path_buf()
-    }
-}
-
-/// An artifact of the workspace build, or a panic that says how to build it.
-pub fn artifact(name: &str) -> PathBuf {
-    let p = profile_dir().join(name);
-    assert!(
-        p.is_file(),
-        "{} not found: the end-to-end tests need the whole workspace built first — run \
-         `cargo build --workspace --all-targets` (same profile as the tests), then the tests",
-        p.display()
-    );
-    p
-}
-
-/// The `rocprof-xplane` CLI.
-pub fn cli() -> PathBuf {
-    artifact("rocprof-xplane")
-}
-
-/// The simulator driver (plays the application; loads tools like the real runtime).
-pub fn driver() -> PathBuf {
-    // The simulated runtime it dlopens sits beside it.
-    artifact("librocprofiler_sdk_sim.so");
-    artifact("rocprof-sim")
-}
-
-/// Our tool library, as an application would load it.
-pub fn tool_library() -> PathBuf {
-    artifact("librocprof_xplane.so")
-}
-
-/// The simulator's own test tool: records what the runtime handed it (agents, records) as
-/// JSON lines — an independent witness of what the runtime reported.
-pub fn sim_test_tool() -> PathBuf {
-    artifact("librocprof_sim_test_tool.so")
-}
-
-/// A built-in scenario (`scenarios/<name>`).
-pub fn builtin(name: &str) -> PathBuf {
-    let p = workspace().join("scenarios").join(name);
-    assert!(p.is_file(), "built-in scenario {} missing", p.display());
-    p
-}
-
-/// A scenario written for these tests (`tests/scenarios/<name>`).
-pub fn test_scenario(name: &str) -> PathBuf {
-    let p = workspace().join("tests").join("scenarios").join(name);
-    assert!(p.is_file(), "test scenario {} missing", p.display());
-    p
-}
+use super::paths::{cli, driver, profiles, run_dir, tool_library};
+use super::text;
+use super::truth::load_truth;
 
 /// Variables from the developer's shell that would change what the tool or the simulator does.
 fn scrub(cmd: &mut Command) {
@@ -129,36 +59,8 @@ impl Run {
     }
 
     pub fn run_dir(&self) -> PathBuf {
-        self.log_dir.join("plugins/profile").join(&self.run_name)
+        run_dir(&self.log_dir, &self.run_name)
     }
-}
-
-/// `.xplane.pb` files under `<log_dir>/plugins/profile/<run>/`, sorted.
-pub fn profiles(log_dir: &Path, run: &str) -> Vec<PathBuf> {
-    let dir = log_dir.join("plugins/profile").join(run);
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        return Vec::new();
-    };
-    let mut v: Vec<PathBuf> = rd
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
-        .collect();
-    v.sort();
-    v
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn load_truth(path: &Path, stderr: &str) -> Value {
-    let s = std::fs::read_to_string(path).unwrap_or_else(|e| {
-        panic!(
-            "no ground truth at {}: {e}\nstderr:\n{stderr}",
-            path.display()
-        )
-    });
-    serde_json::from_str(&s).expect("ground truth is JSON")
 }
 
 /// `rocprof-xplane simulate <scenario> --output-dir <log_dir> --sdk <sdk>`, with this build's
@@ -180,11 +82,22 @@ pub fn simulate_command(scenario: &Path, sdk: &str, log_dir: &Path) -> Command {
 /// `rocprof-xplane simulate <scenario> --output-dir <tmp> --sdk <sdk>` with `env` added, as a
 /// user would run it; asserts it succeeded and wrote exactly one file.
 pub fn simulate(scenario: &Path, sdk: &str, env: &[(&str, &str)]) -> Run {
+    run_simulate(simulate_command, scenario, sdk, env)
+}
+
+/// [`simulate`] from a command of the caller's making (e.g. one that leaves the CLI to find
+/// the tool library itself).
+pub fn run_simulate(
+    command: impl FnOnce(&Path, &str, &Path) -> Command,
+    scenario: &Path,
+    sdk: &str,
+    env: &[(&str, &str)],
+) -> Run {
     let tmp = tempfile::tempdir().unwrap();
     let log_dir = tmp.path().join("logs");
     let truth_path = tmp.path().join("truth.json");
     let run_name = "e2e".to_string();
-    let mut cmd = simulate_command(scenario, sdk, &log_dir);
+    let mut cmd = command(scenario, sdk, &log_dir);
     cmd.args(["--run-name", &run_name])
         .arg("--ground-truth")
         .arg(&truth_path);
@@ -219,18 +132,27 @@ pub fn simulate(scenario: &Path, sdk: &str, env: &[(&str, &str)]) -> Run {
     }
 }
 
-/// One scenario run per (scenario, SDK) per test binary, shared by the tests that only read it.
-pub fn cached(scenario: &Path, sdk: &str) -> Arc<Run> {
+/// One [`simulate`] run per (scenario, SDK, environment) per test binary, shared by the tests
+/// that only read it. Concurrent callers of the same key wait for one run.
+pub fn cached(scenario: &Path, sdk: &str, env: &[(&str, &str)]) -> Arc<Run> {
+    type Key = (PathBuf, String, Vec<(String, String)>);
     type Slot = Arc<OnceLock<Arc<Run>>>;
-    static CACHE: OnceLock<Mutex<HashMap<(PathBuf, String), Slot>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<Key, Slot>>> = OnceLock::new();
+    let key = (
+        scenario.to_path_buf(),
+        sdk.to_string(),
+        env.iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    );
     let slot = CACHE
         .get_or_init(Default::default)
         .lock()
         .unwrap()
-        .entry((scenario.to_path_buf(), sdk.to_string()))
+        .entry(key)
         .or_default()
         .clone();
-    slot.get_or_init(|| Arc::new(simulate(scenario, sdk, &[])))
+    slot.get_or_init(|| Arc::new(simulate(scenario, sdk, env)))
         .clone()
 }
 
@@ -289,22 +211,4 @@ impl Direct {
         }
         cmd
     }
-}
-
-/// Decoded `--ground-truth` file (for `Direct` runs).
-pub fn read_truth(path: &Path) -> Value {
-    load_truth(path, "")
-}
-
-pub fn u(v: &Value) -> u64 {
-    v.as_u64()
-        .unwrap_or_else(|| panic!("not an unsigned number: {v}"))
-}
-
-pub fn stderr_of(o: &Output) -> String {
-    text(&o.stderr)
-}
-
-pub fn stdout_of(o: &Output) -> String {
-    text(&o.stdout)
 }

@@ -1,0 +1,84 @@
+//! The simulator's `--ground-truth` document: what a correct profiler reports for a scenario
+//! (`plan`, computed from the scenario alone, never from the tool's output) and what the
+//! runtime delivered (`delivery`).
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rocprof_xplane::capture::symbols::clean_kernel_name;
+use serde_json::Value;
+
+use super::u;
+
+/// A ground-truth file, decoded; `stderr` (of the run that should have written it) goes into
+/// the panic message if it is missing.
+pub fn load_truth(path: &Path, stderr: &str) -> Value {
+    let s = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "no ground truth at {}: {e}\nstderr:\n{stderr}",
+            path.display()
+        )
+    });
+    serde_json::from_str(&s).expect("ground truth is JSON")
+}
+
+/// Decoded `--ground-truth` file (for runs made outside [`super::sim::simulate`]).
+pub fn read_truth(path: &Path) -> Value {
+    load_truth(path, "")
+}
+
+/// Dispatches per kernel name as the tool names kernels (demangled, no `.kd`).
+pub fn truth_kernels(plan: &Value) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for (name, k) in plan["kernels"].as_object().expect("truth.kernels") {
+        *m.entry(clean_kernel_name(name)).or_insert(0) += u(&k["dispatches"]);
+    }
+    m
+}
+
+/// Dispatches per (GPU ordinal, kernel name).
+pub fn truth_kernels_per_gpu(plan: &Value) -> BTreeMap<(u32, String), u64> {
+    let mut m = BTreeMap::new();
+    for (name, k) in plan["kernels"].as_object().expect("truth.kernels") {
+        for (gpu, n) in k["per_gpu"].as_object().expect("per_gpu") {
+            *m.entry((gpu.parse().unwrap(), clean_kernel_name(name)))
+                .or_insert(0) += u(n);
+        }
+    }
+    m
+}
+
+/// For each API name, `activities → calls` (how many calls made k activities).
+pub fn truth_activities_per_call(plan: &Value) -> BTreeMap<String, BTreeMap<u64, u64>> {
+    plan["activities_per_call"]
+        .as_object()
+        .expect("truth.activities_per_call")
+        .iter()
+        .map(|(api, per)| {
+            let per = per
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, n)| (k.parse().unwrap(), u(n)))
+                .collect();
+            (api.clone(), per)
+        })
+        .collect()
+}
+
+/// [`truth_activities_per_call`] restricted to calls with activity (APIs with none left out):
+/// what launch→activity joins and flows must show.
+pub fn truth_calls_with_activity(plan: &Value) -> BTreeMap<String, BTreeMap<u64, u64>> {
+    truth_activities_per_call(plan)
+        .into_iter()
+        .map(|(api, per)| {
+            (
+                api,
+                per.into_iter()
+                    .filter(|(k, _)| *k > 0)
+                    .collect::<BTreeMap<_, _>>(),
+            )
+        })
+        .filter(|(_, per)| !per.is_empty())
+        .collect()
+}
