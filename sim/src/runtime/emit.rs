@@ -143,13 +143,7 @@ pub fn invoke(
         };
         // SAFETY: the tool registered this pointer as a `rocprofiler_callback_tracing_cb_t`
         // for an SDK of this (1.x) version; its record parameter has the v1 layout.
-        let f: unsafe extern "C" fn(
-            rocprofiler_callback_tracing_record_v1_t,
-            *mut rocprofiler_user_data_t,
-            *mut c_void,
-        ) = unsafe { std::mem::transmute(svc.callback.0) };
-        // SAFETY: calling the tool's callback with the documented arguments.
-        unsafe { f(rec, user_data, svc.data.ptr()) };
+        unsafe { call_tool(svc, rec, user_data) };
     } else {
         let rec = rocprofiler_callback_tracing_record_v0_t {
             context_id,
@@ -161,14 +155,20 @@ pub fn invoke(
             payload,
         };
         // SAFETY: as above, with the 0.x (56-byte) record layout.
-        let f: unsafe extern "C" fn(
-            rocprofiler_callback_tracing_record_v0_t,
-            *mut rocprofiler_user_data_t,
-            *mut c_void,
-        ) = unsafe { std::mem::transmute(svc.callback.0) };
-        // SAFETY: calling the tool's callback with the documented arguments.
-        unsafe { f(rec, user_data, svc.data.ptr()) };
+        unsafe { call_tool(svc, rec, user_data) };
     }
+}
+
+/// Calls the tool's callback-tracing callback, which takes its record `R` by value.
+///
+/// # Safety
+/// `svc.callback` must be a callback whose record parameter has the layout `R`.
+unsafe fn call_tool<R>(svc: &CallbackService, rec: R, user_data: *mut rocprofiler_user_data_t) {
+    type Callback<R> = unsafe extern "C" fn(R, *mut rocprofiler_user_data_t, *mut c_void);
+    // SAFETY: non-zero function address of that type (the caller's promise).
+    let f: Callback<R> = unsafe { std::mem::transmute(svc.callback.0) };
+    // SAFETY: calling the tool's callback with the documented arguments.
+    unsafe { f(rec, user_data, svc.data.ptr()) };
 }
 
 /// External correlation id of a new record on `ctx`: the request callback's answer if the
