@@ -18,6 +18,9 @@ pub const DEFAULT_OUTPUT_DIR: &str = "./rocprof-xplane-logs";
 pub const DEFAULT_BUFFER_SIZE: usize = 4 << 20;
 /// Smallest buffer accepted: one page holds a few dozen records of the largest kind.
 pub const MIN_BUFFER_SIZE: usize = 4096;
+/// Largest buffer accepted: the runtime allocates a LOSSLESS buffer twice, once per traced kind, so
+/// a typo such as `100g` must not be able to take the profiled program's memory.
+pub const MAX_BUFFER_SIZE: usize = 1 << 30;
 
 /// Which record families to trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,12 +199,15 @@ impl Config {
         let buffer_size = match get("BUFFER_SIZE") {
             None => DEFAULT_BUFFER_SIZE,
             Some(v) => match parse_size(&v) {
-                Some(n) if n >= MIN_BUFFER_SIZE => n,
+                Some(n) if (MIN_BUFFER_SIZE..=MAX_BUFFER_SIZE).contains(&n) => n,
                 Some(_) => {
                     bad(
                         "BUFFER_SIZE",
                         &v,
-                        &format!("smaller than the minimum {MIN_BUFFER_SIZE} bytes"),
+                        &format!(
+                            "outside the accepted range (minimum {MIN_BUFFER_SIZE} bytes, maximum {} MiB)",
+                            MAX_BUFFER_SIZE >> 20
+                        ),
                         &DEFAULT_BUFFER_SIZE.to_string(),
                     );
                     DEFAULT_BUFFER_SIZE
@@ -385,6 +391,18 @@ mod tests {
         assert_eq!(c.buffer_size, 65536);
         assert!(c.disable);
         assert_eq!(c.log, LogLevel::Debug);
+    }
+
+    #[test]
+    fn buffer_size_outside_the_accepted_range_falls_back() {
+        for v in ["1k", "100g", "2g"] {
+            let (c, w) = parse(&[("BUFFER_SIZE", v)]);
+            assert_eq!(c.buffer_size, DEFAULT_BUFFER_SIZE, "{v}");
+            assert_eq!(w.len(), 1, "{v}: {w:?}");
+            assert!(w[0].0.contains("outside the accepted range"), "{v}: {w:?}");
+        }
+        let (c, w) = parse(&[("BUFFER_SIZE", "1g")]);
+        assert_eq!((c.buffer_size, w.len()), (MAX_BUFFER_SIZE, 0));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! is recorded with its correlation id.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use super::thread::ThreadState;
@@ -113,6 +114,10 @@ pub fn on_sync_enter(
 }
 
 static STREAM_DEVICES: Mutex<Option<HashMap<u64, i32>>> = Mutex::new(None);
+/// Bumped at every stream creation: a destroyed stream's handle can be reused by a new stream
+/// on another device, so a thread's cached lookups are only good for the generation they were
+/// made in.
+static STREAM_GENERATION: AtomicU64 = AtomicU64::new(0);
 
 /// Binds a newly created stream to the creating thread's current device.
 pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
@@ -123,6 +128,7 @@ pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
     lock(&STREAM_DEVICES)
         .get_or_insert_with(HashMap::new)
         .insert(stream, device);
+    STREAM_GENERATION.fetch_add(1, Ordering::AcqRel);
     t.stream_devices.insert(stream, device);
 }
 
@@ -130,6 +136,11 @@ pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
 pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
     if stream == 0 {
         return t.current_device;
+    }
+    let generation = STREAM_GENERATION.load(Ordering::Acquire);
+    if t.stream_generation != generation {
+        t.stream_devices.clear();
+        t.stream_generation = generation;
     }
     if let Some(&d) = t.stream_devices.get(&stream) {
         return d;
@@ -190,6 +201,19 @@ mod tests {
                 },
             ]
         );
+    }
+
+    #[test]
+    fn a_reused_stream_handle_is_not_read_from_a_stale_cache() {
+        let mut a = ThreadState::default();
+        let mut b = ThreadState::default();
+        on_stream_created(&mut a, 0xc0); // device 0
+        assert_eq!(device_of(&mut b, 0xc0), 0, "b caches the lookup");
+        // The stream is destroyed and its handle reused by a new stream on device 1.
+        a.current_device = 1;
+        on_stream_created(&mut a, 0xc0);
+        assert_eq!(device_of(&mut b, 0xc0), 1);
+        assert_eq!(device_of(&mut a, 0xc0), 1);
     }
 
     #[test]

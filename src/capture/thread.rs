@@ -21,8 +21,10 @@ pub struct OpenRange {
 pub struct ThreadState {
     /// HIP device the thread works on (`hipSetDevice`; 0 until set, as in HIP).
     pub current_device: i32,
-    /// Streams whose device this thread already looked up.
+    /// Streams whose device this thread already looked up …
     pub stream_devices: HashMap<u64, i32>,
+    /// … valid while no stream has been created since (`devices::device_of`).
+    pub stream_generation: u64,
     /// Device and stream of each launch/copy this thread made.
     pub calls: ChunkedVec<CallFact>,
     /// Arguments of each synchronization call this thread made.

@@ -9,6 +9,10 @@ use crate::store::EventStore;
 type Record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t;
 
 /// Bytes of `dispatch_info` we read (through `grid_size`); the runtime reports 72.
+///
+/// The struct is a fixed 128 bytes in every SDK version (a static assertion upstream) and the outer
+/// record's `size` is already checked, so an inner `size` of 0 means "not filled in", not "short":
+/// such records are kept. Only a non-zero size below what we read marks a record we must skip.
 const DISPATCH_INFO_BYTES_READ: usize = 72;
 
 /// # Safety
@@ -20,7 +24,7 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         return;
     };
     let info = &r.dispatch_info;
-    if (info.size as usize) < DISPATCH_INFO_BYTES_READ {
+    if info.size != 0 && (info.size as usize) < DISPATCH_INFO_BYTES_READ {
         out.counters.bad_size_records += 1;
         return;
     }

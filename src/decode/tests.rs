@@ -259,6 +259,19 @@ fn unknown_kinds_short_records_and_drops_are_counted() {
     assert_eq!(out.counters.runtime_dropped, 5);
 }
 
+/// A runtime that leaves the inner `dispatch_info.size` at 0 (not verified for every SDK version)
+/// must not lose every kernel: the outer record size already proves the layout.
+#[test]
+fn unset_dispatch_info_size_keeps_the_kernel() {
+    let mut unset = kernel_record();
+    unset.dispatch_info.size = 0;
+    let out = decode_all(Abi::V0, &[header(KERNEL, &mut unset)], 0);
+    assert_eq!(out.kernels.len(), 1);
+    assert_eq!(out.counters.kernel_records, 1);
+    assert_eq!(out.counters.bad_size_records, 0);
+    assert_eq!(out.kernels.iter().next().unwrap().grid, [65536, 2, 1]);
+}
+
 #[test]
 fn kinds_not_traced_are_unknown() {
     let mut k = kernel_record();

@@ -90,7 +90,8 @@ pub struct CallFact {
     pub correlation_id: u64,
     /// Raw `hipStream_t` (0 = null stream).
     pub stream: u64,
-    /// HIP device index (= GPU ordinal), or -1 when the stream's device is unknown.
+    /// HIP device index (HIP's numbering, not necessarily our GPU ordinal: the join maps it),
+    /// or -1 when the stream's device is unknown.
     pub device: i32,
 }
 

@@ -86,6 +86,55 @@ fn copy_device(c: &CopyRecord, ordinal_of: &HashMap<u64, u32>) -> Option<u32> {
         .copied()
 }
 
+/// HIP device index → our GPU plane, learned from kernel launches (the device a launch was
+/// issued to, and the agent its dispatch ran on). The two numberings differ whenever HIP sees
+/// fewer GPUs than the runtime enumerates (`HIP_VISIBLE_DEVICES=2`: HIP's device 0 is the
+/// third GPU agent). Most-seen plane per device; ties go to the lower plane.
+fn hip_device_planes(
+    issued_on: &HashMap<u64, i32>,
+    kernels: &[KernelRecord],
+    ordinal_of: &HashMap<u64, u32>,
+) -> HashMap<i32, u32> {
+    let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
+    for k in kernels.iter().filter(|k| k.correlation_id != 0) {
+        if let (Some(&d), Some(&p)) = (issued_on.get(&k.correlation_id), ordinal_of.get(&k.agent)) {
+            *votes.entry((d, p)).or_default() += 1;
+        }
+    }
+    let mut best: HashMap<i32, (u64, u32)> = HashMap::new();
+    for ((d, p), n) in votes {
+        let e = best.entry(d).or_insert((n, p));
+        if n > e.0 {
+            *e = (n, p);
+        }
+    }
+    best.into_iter().map(|(d, (_, p))| (d, p)).collect()
+}
+
+/// The GPU plane of HIP device `device` for copy `m`: the plane learned from kernel launches;
+/// else the same index, but only when that cannot contradict the copy's own GPU ends (it has
+/// none, or the index is one of them) — otherwise `None` and the copy goes by its GPU end.
+fn issued_plane(
+    device: i32,
+    m: &CopyRecord,
+    hip_plane: &HashMap<i32, u32>,
+    ordinal_of: &HashMap<u64, u32>,
+    gpu_count: usize,
+) -> Option<u32> {
+    if let Some(&p) = hip_plane.get(&device) {
+        return Some(p);
+    }
+    let d = u32::try_from(device)
+        .ok()
+        .filter(|&d| (d as usize) < gpu_count)?;
+    let ends = [ordinal_of.get(&m.dst_agent), ordinal_of.get(&m.src_agent)];
+    if ends.iter().all(Option::is_none) || ends.contains(&Some(&d)) {
+        Some(d)
+    } else {
+        None
+    }
+}
+
 fn ceil_div(a: u32, b: u32) -> u32 {
     if b == 0 {
         a
@@ -297,18 +346,20 @@ pub fn join(mut c: Collected) -> Trace {
     });
     // The device a copy was issued to (its stream's device, as CUPTI reports it), when the HIP
     // callback saw the call; otherwise the GPU end of the copy.
-    let issued_on: HashMap<u64, u32> = c
+    let issued_on: HashMap<u64, i32> = c
         .calls
         .iter()
-        .filter(|f| f.correlation_id != 0 && f.device >= 0 && (f.device as usize) < devices.len())
-        .map(|f| (f.correlation_id, f.device as u32))
+        .filter(|f| f.correlation_id != 0 && f.device >= 0)
+        .map(|f| (f.correlation_id, f.device))
         .collect();
+    let hip_plane = hip_device_planes(&issued_on, &c.kernels, &ordinal_of);
+    let gpu_count = ordinal_of.len();
     let mut copies_without_gpu = 0u64;
     for m in &c.copies {
         let issued = issued_on
             .get(&m.correlation_id)
-            .copied()
-            .filter(|_| m.correlation_id != 0);
+            .filter(|_| m.correlation_id != 0)
+            .and_then(|&d| issued_plane(d, m, &hip_plane, &ordinal_of, gpu_count));
         let Some(dev) = issued
             .or_else(|| copy_device(m, &ordinal_of))
             .or(if devices.is_empty() { None } else { Some(0) })
@@ -856,6 +907,57 @@ mod tests {
         };
         assert_eq!(on(0), vec![1]);
         assert_eq!(on(1), vec![2, 3, 4]);
+    }
+
+    #[test]
+    fn hip_device_numbers_are_mapped_to_planes_not_taken_as_planes() {
+        // HIP_VISIBLE_DEVICES=1: HIP's device 0 is the runtime's second GPU (plane 1). Its
+        // kernel, a host-to-device copy into it and a host-to-host copy, all issued on HIP
+        // device 0, belong on plane 1; plane 0 (a GPU HIP never used) stays empty.
+        use crate::model::events::CallFact;
+        let mut c = base();
+        c.kernels.push(KernelRecord {
+            agent: GPU1,
+            ..kernel(1, 10, 20, 1, 1, q())
+        });
+        let copy = |corr, op, dst, src| CopyRecord {
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr * 10,
+            end_ns: corr * 10 + 5,
+            thread_id: 7,
+            operation: op,
+            dst_agent: dst,
+            src_agent: src,
+            bytes: 1,
+        };
+        c.copies.push(copy(2, 2, GPU1, CPU));
+        c.copies.push(copy(3, 1, CPU, CPU));
+        c.calls = (1..=3)
+            .map(|corr| CallFact {
+                correlation_id: corr,
+                stream: 0,
+                device: 0,
+            })
+            .collect();
+        let t = join(c.clone());
+        let on = |t: &Trace, d: usize| -> Vec<u64> {
+            t.devices[d]
+                .lines
+                .iter()
+                .flat_map(|l| l.events.iter())
+                .map(|e| e.correlation_id)
+                .collect()
+        };
+        assert_eq!(on(&t, 0), Vec::<u64>::new());
+        assert_eq!(on(&t, 1), vec![1, 2, 3]);
+
+        // No kernel to learn the numbering from: a HIP index that contradicts the copy's own
+        // GPU end is not trusted; one that cannot (no GPU end) still is.
+        c.kernels.clear();
+        let t = join(c);
+        assert_eq!(on(&t, 1), vec![2]);
+        assert_eq!(on(&t, 0), vec![3]);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use rocprofiler_sdk_sys as sys;
 use super::session::{self, Session};
 use crate::capture::devices::{self, HipRole};
 use crate::capture::markers::{on_marker, MarkerCall, MarkerOp};
-use crate::capture::{symbols, with_current};
+use crate::capture::{symbols, with_current, ThreadState};
 use crate::guard::ffi_guard;
 use crate::model::events::KernelSymbol;
 use crate::store::sinks::lock;
@@ -177,6 +177,26 @@ unsafe fn hip_arg_u64(payload: *mut c_void, offset: usize) -> Option<u64> {
     Some(unsafe { ((payload as *const u8).add(at) as *const u64).read_unaligned() })
 }
 
+/// The `hipError_t` a HIP call returned, read from its payload at EXIT.
+///
+/// # Safety
+/// As for [`hip_arg_u64`].
+unsafe fn hip_retval(payload: *mut c_void) -> Option<i32> {
+    type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
+    if payload.is_null() {
+        return None;
+    }
+    let p = payload as *const Data;
+    // SAFETY: the payload starts with its u64 size (caller's contract).
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < offset_of!(Data, retval) + size_of::<i32>() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return None;
+    }
+    // SAFETY: `size` covers the 4-byte `hipError_t` at the start of the retval union.
+    Some(unsafe { std::ptr::addr_of!((*p).retval.hipError_t_retval).read_unaligned() })
+}
+
 /// HIP API calls: at entry, snapshot the annotation context for the work this call starts and
 /// note the device/stream it goes to; track `hipSetDevice` and stream creation.
 ///
@@ -184,45 +204,78 @@ unsafe fn hip_arg_u64(payload: *mut c_void, offset: usize) -> Option<u64> {
 /// same correlation id.
 fn on_hip_api(s: &Session, r: &CallbackRecord) {
     let role = s.hip_role(r.operation);
-    let arg = |offset: usize| {
-        // SAFETY: `r.payload` is the runtime's `rocprofiler_callback_tracing_hip_api_data_t`
-        // for this HIP call (kind HIP_RUNTIME_API); `hip_arg_u64` checks its `size`.
-        unsafe { hip_arg_u64(r.payload, offset) }
-    };
-    if r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
+    let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    let exit_matters = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT
+        && matches!(role, HipRole::SetDevice | HipRole::StreamCreate);
+    if enter || exit_matters {
         with_current(r.thread_id, |t| {
-            t.capture_at_api_enter(r.correlation_id);
-            match role {
-                HipRole::SetDevice => {
-                    if let Some(v) = arg(0) {
-                        // `int deviceId`: the low 4 bytes of the slot.
-                        t.current_device = (v & 0xffff_ffff) as u32 as i32;
-                    }
-                }
-                HipRole::Stream(off) => {
-                    if let Some(stream) = arg(usize::from(off)) {
-                        devices::on_work_enter(t, r.correlation_id, stream);
-                    }
-                }
-                HipRole::NullStream => devices::on_work_enter(t, r.correlation_id, 0),
-                HipRole::Sync(kind) => {
-                    let (event_at, stream_at) = devices::sync_offsets(kind);
-                    let read = |at: Option<u8>| at.map_or(Some(0), |o| arg(usize::from(o)));
-                    if let (Some(event), Some(stream)) = (read(event_at), read(stream_at)) {
-                        devices::on_sync_enter(t, r.correlation_id, kind, event, stream);
-                    }
-                }
-                HipRole::StreamCreate | HipRole::Other => {}
-            }
+            // SAFETY: `r.payload` is the runtime's `rocprofiler_callback_tracing_hip_api_data_t`
+            // for this HIP call (kind HIP_RUNTIME_API) in phase `r.phase`.
+            unsafe { apply_hip_call(enter, role, r.correlation_id, r.payload, t) }
         });
-    } else if r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT && role == HipRole::StreamCreate {
-        let Some(out) = arg(0).filter(|&p| p != 0) else {
-            return;
-        };
-        // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*, written
-        // by the call whose EXIT callback this is and valid for its duration.
-        let stream = unsafe { (out as *const u64).read_unaligned() };
-        with_current(r.thread_id, |t| devices::on_stream_created(t, stream));
+    }
+}
+
+/// What one HIP callback changes in the calling thread's state. Device and stream bindings
+/// change only when the call succeeded (HIP leaves the current device alone when
+/// `hipSetDevice` fails, and a failed `hipStreamCreate` writes no stream), so both are read at
+/// EXIT, with the return value.
+///
+/// # Safety
+/// `payload` must be null or the runtime's `rocprofiler_callback_tracing_hip_api_data_t` of a
+/// call with role `role`, valid for the duration of the callback.
+unsafe fn apply_hip_call(
+    enter: bool,
+    role: HipRole,
+    correlation_id: u64,
+    payload: *mut c_void,
+    t: &mut ThreadState,
+) {
+    let arg = |offset: usize| {
+        // SAFETY: per this function's contract; `hip_arg_u64` checks the payload's `size`.
+        unsafe { hip_arg_u64(payload, offset) }
+    };
+    if enter {
+        t.capture_at_api_enter(correlation_id);
+        match role {
+            HipRole::Stream(off) => {
+                if let Some(stream) = arg(usize::from(off)) {
+                    devices::on_work_enter(t, correlation_id, stream);
+                }
+            }
+            HipRole::NullStream => devices::on_work_enter(t, correlation_id, 0),
+            HipRole::Sync(kind) => {
+                let (event_at, stream_at) = devices::sync_offsets(kind);
+                let read = |at: Option<u8>| at.map_or(Some(0), |o| arg(usize::from(o)));
+                if let (Some(event), Some(stream)) = (read(event_at), read(stream_at)) {
+                    devices::on_sync_enter(t, correlation_id, kind, event, stream);
+                }
+            }
+            HipRole::SetDevice | HipRole::StreamCreate | HipRole::Other => {}
+        }
+        return;
+    }
+    // SAFETY: per this function's contract.
+    if unsafe { hip_retval(payload) } != Some(0) {
+        return;
+    }
+    match role {
+        HipRole::SetDevice => {
+            if let Some(v) = arg(0) {
+                // `int deviceId`: the low 4 bytes of the slot.
+                t.current_device = (v & 0xffff_ffff) as u32 as i32;
+            }
+        }
+        HipRole::StreamCreate => {
+            let Some(out) = arg(0).filter(|&p| p != 0) else {
+                return;
+            };
+            // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*,
+            // written by the call whose EXIT callback this is and valid for its duration.
+            let stream = unsafe { (out as *const u64).read_unaligned() };
+            devices::on_stream_created(t, stream);
+        }
+        _ => {}
     }
 }
 
@@ -335,6 +388,38 @@ mod tests {
         assert_eq!(v0, Some(tracing_callback_v0 as *const () as usize));
         assert_eq!(v1, Some(tracing_callback_v1 as *const () as usize));
         assert_ne!(v0, v1);
+    }
+
+    #[test]
+    fn set_device_and_stream_creation_count_only_when_the_call_succeeds() {
+        type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
+        // SAFETY: all-zero is a valid bit pattern for this plain C struct.
+        let mut d: Data = unsafe { std::mem::zeroed() };
+        d.size = size_of::<Data>() as u64;
+        let p = &mut d as *mut Data as *mut c_void;
+        let mut t = ThreadState::default();
+        let call = |t: &mut ThreadState, d: &mut Data, enter: bool, role, retval: u32| {
+            d.retval.hipError_t_retval = retval as _;
+            // SAFETY: `p` points to `d`, a complete payload of the role's call.
+            unsafe { apply_hip_call(enter, role, 1, p, t) };
+        };
+
+        // hipSetDevice(1) fails (hipErrorInvalidDevice = 101): HIP keeps device 0.
+        d.args.hipSetDevice.deviceId = 1;
+        call(&mut t, &mut d, true, HipRole::SetDevice, 0);
+        call(&mut t, &mut d, false, HipRole::SetDevice, 101);
+        assert_eq!(t.current_device, 0);
+        call(&mut t, &mut d, true, HipRole::SetDevice, 0);
+        call(&mut t, &mut d, false, HipRole::SetDevice, 0);
+        assert_eq!(t.current_device, 1);
+
+        // A failed hipStreamCreate leaves garbage in the out-variable: not a stream.
+        let mut out: u64 = 0xd0d0;
+        d.args.hipStreamCreate.stream = &mut out as *mut u64 as _;
+        call(&mut t, &mut d, false, HipRole::StreamCreate, 1);
+        assert_eq!(devices::device_of(&mut t, 0xd0d0), -1);
+        call(&mut t, &mut d, false, HipRole::StreamCreate, 0);
+        assert_eq!(devices::device_of(&mut t, 0xd0d0), 1);
     }
 
     #[test]
