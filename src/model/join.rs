@@ -135,6 +135,25 @@ fn issued_plane(
     }
 }
 
+/// The span to show for a device activity. A zero start would drag the profile origin to boot
+/// time (and the timeline to days), so such records are skipped; an end before the start is
+/// shown with zero duration. Both are counted, never silently changed.
+fn usable_span(
+    start_ns: u64,
+    end_ns: u64,
+    counters: &mut crate::model::Counters,
+) -> Option<(u64, u64)> {
+    if start_ns == 0 {
+        counters.bad_timestamp_records += 1;
+        return None;
+    }
+    if end_ns < start_ns {
+        counters.bad_timestamp_records += 1;
+        return Some((start_ns, start_ns));
+    }
+    Some((start_ns, end_ns))
+}
+
 fn ceil_div(a: u32, b: u32) -> u32 {
     if b == 0 {
         a
@@ -289,6 +308,9 @@ pub fn join(mut c: Collected) -> Trace {
         )
     });
     for k in &c.kernels {
+        let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, &mut counters) else {
+            continue;
+        };
         let dev = kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
         if k.correlation_id != 0 {
             note_activity(k.correlation_id, dev);
@@ -324,8 +346,8 @@ pub fn join(mut c: Collected) -> Trace {
             .entry((dev, LineKey::Queue(k.queue)))
             .or_default()
             .push(DeviceEvent {
-                start_ns: k.start_ns,
-                end_ns: k.end_ns,
+                start_ns,
+                end_ns,
                 correlation_id: k.correlation_id,
                 thread_id: k.thread_id,
                 kind: DeviceEventKind::Kernel(info),
@@ -356,6 +378,9 @@ pub fn join(mut c: Collected) -> Trace {
     let gpu_count = ordinal_of.len();
     let mut copies_without_gpu = 0u64;
     for m in &c.copies {
+        let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, &mut counters) else {
+            continue;
+        };
         let issued = issued_on
             .get(&m.correlation_id)
             .filter(|_| m.correlation_id != 0)
@@ -377,8 +402,8 @@ pub fn join(mut c: Collected) -> Trace {
             .entry((dev, LineKey::Copies))
             .or_default()
             .push(DeviceEvent {
-                start_ns: m.start_ns,
-                end_ns: m.end_ns,
+                start_ns,
+                end_ns,
                 correlation_id: m.correlation_id,
                 thread_id: m.thread_id,
                 kind: DeviceEventKind::Memcpy(MemcpyInfo {
@@ -1144,6 +1169,29 @@ mod tests {
             panic!()
         };
         assert_eq!((m.src_device, m.dst_device), (None, Some(0)));
+    }
+
+    #[test]
+    fn zero_or_reversed_timestamps_are_counted_not_placed_at_boot() {
+        let mut c = base();
+        c.start_boottime_ns = 1000;
+        c.stop_boottime_ns = 2000;
+        c.api.push(api(LAUNCH, 1, 1100, 1150, 7));
+        c.kernels.push(kernel(1, 1200, 1300, 1, 1, q()));
+        c.kernels.push(kernel(1, 0, 1400, 1, 2, q())); // never started: cannot be placed
+        c.kernels.push(kernel(1, 1500, 1450, 1, 3, q())); // end before start
+        let t = join(c);
+        assert_eq!(t.counters.bad_timestamp_records, 2);
+        assert_eq!(
+            t.start_boottime_ns, 1000,
+            "a zero start must not drag the origin to 0"
+        );
+        let spans: Vec<(u64, u64)> = t.devices[0]
+            .lines
+            .iter()
+            .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns)))
+            .collect();
+        assert_eq!(spans, vec![(1200, 1300), (1500, 1500)]);
     }
 
     #[test]

@@ -198,4 +198,7 @@ pub struct Counters {
     pub launches_without_activity: u64,
     /// Kernel dispatches whose kernel id had no symbol (named by id).
     pub kernels_without_symbol: u64,
+    /// Device activities with unusable timestamps: a zero start cannot be placed on the timeline
+    /// (skipped), an end before the start is shown with zero duration.
+    pub bad_timestamp_records: u64,
 }

@@ -34,6 +34,9 @@ pub enum BufferSlot {
 }
 pub const BUFFER_SLOTS: usize = 4;
 
+/// How often (2 ms apart) finalize asks again when a flush reports BUFFER_BUSY.
+const FLUSH_BUSY_RETRIES: u64 = 1000;
+
 /// Runtime values of the callback-tracing kinds we configured.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CallbackKinds {
@@ -405,8 +408,9 @@ impl Session {
                 let mut busy = st != sys::ROCPROFILER_STATUS_SUCCESS
                     && super::status::status_name(f, st)
                         .is_some_and(|n| n.ends_with("BUFFER_BUSY"));
-                // BUSY: a watermark flush is under way; wait for it and ask again.
-                for _ in 0..50 {
+                // BUSY: a watermark flush is under way; wait for it and ask again. The delivery
+                // it waits on is our own callback, which only decodes, so 2 s is generous.
+                for _ in 0..FLUSH_BUSY_RETRIES {
                     if !busy {
                         break;
                     }
@@ -418,10 +422,15 @@ impl Session {
                             .is_some_and(|n| n.ends_with("BUFFER_BUSY"));
                 }
                 if let Err(e) = check(f, st, || format!("rocprofiler_flush_buffer({slot:?})")) {
-                    if !busy {
-                        log_warn!("{e}");
-                        warnings.push(e.to_string());
-                    }
+                    // Still busy after the wait: records delivered after the drain below are not
+                    // in this profile, so say so in the file rather than lose them silently.
+                    let e = if busy {
+                        format!("{e} after {} ms; records delivered later are missing from this profile", FLUSH_BUSY_RETRIES * 2)
+                    } else {
+                        e.to_string()
+                    };
+                    log_warn!("{e}");
+                    warnings.push(e);
                 }
             }
         }

@@ -479,7 +479,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
 }
 
 /// Every counter with its field name, in declaration order.
-pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 10] {
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 11] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -491,6 +491,7 @@ pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 10] {
         ("activities_without_api", c.activities_without_api),
         ("launches_without_activity", c.launches_without_activity),
         ("kernels_without_symbol", c.kernels_without_symbol),
+        ("bad_timestamp_records", c.bad_timestamp_records),
     ]
 }
 
@@ -517,6 +518,10 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         (
             c.kernels_without_symbol,
             "kernel dispatches without a kernel symbol (named by kernel id)",
+        ),
+        (
+            c.bad_timestamp_records,
+            "device activities with a zero start (skipped) or an end before the start (zero duration)",
         ),
     ];
     items
