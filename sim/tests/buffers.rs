@@ -18,8 +18,8 @@ fn watermark_zero_delivers_every_record(sdk: &str) {
     let bufs = s.ev("buffer");
     assert!(!bufs.is_empty());
     assert!(
-        bufs.iter().all(|b| b["n"].as_u64().unwrap() <= 1),
-        "watermark 0 => one record per delivery"
+        bufs.iter().all(|b| b["n"].as_u64().unwrap() == 1),
+        "watermark 0 => exactly one record per delivery"
     );
     assert_eq!(s.ev("rec").len() as u64, s.emitted_total());
 }

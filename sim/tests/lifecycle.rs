@@ -151,6 +151,20 @@ fn configuration_locked_after_init(sdk: &str) {
         );
         assert_eq!(code, 16);
     }
+    // The failed create writes ROCPROFILER_CONTEXT_NONE: {UINT64_MAX} in 0.6.0 and on the
+    // rel-7.0 branch (the 1.0.0 personality), {0} later (reference §2.1).
+    let h = &s.ev("late_context_handle")[0]["handle"];
+    assert_eq!(h.as_u64(), Some(u64::MAX), "{sdk}: {h}");
+}
+
+#[test]
+fn context_none_is_zero_in_1_2_1() {
+    let s = run("1.2.1", "basic", "late_create");
+    assert_eq!(
+        s.status("late_create_context").unwrap().1,
+        "ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED"
+    );
+    assert_eq!(s.ev("late_context_handle")[0]["handle"], 0);
 }
 
 fn context_id_not_zero(sdk: &str) {

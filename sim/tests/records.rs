@@ -278,6 +278,35 @@ fn record_layouts_per_version(sdk: &str) {
         assert_eq!(r["info_size"], 72);
         assert_eq!(r["op_name"], "KERNEL_DISPATCH_COMPLETE");
     }
+    // grid_size is in work-items (HSA convention, §3.4): numBlocks × dimBlocks of the launch.
+    let dim3 = |v: &Value| -> Vec<u64> {
+        v.as_str()
+            .unwrap()
+            .trim_matches(|c| c == '{' || c == '}')
+            .split(',')
+            .map(|x| x.trim().parse().unwrap())
+            .collect()
+    };
+    let mut launches = 0;
+    for c in s.cbs("HIP_RUNTIME_API") {
+        if c["op_name"] != "hipLaunchKernel" || c["phase"] != 1 {
+            continue;
+        }
+        let blocks = dim3(&c["args"]["numBlocks"]);
+        let wg = dim3(&c["args"]["dimBlocks"]);
+        let k: Vec<&Value> = s
+            .recs("KERNEL_DISPATCH")
+            .into_iter()
+            .filter(|r| r["corr"] == c["corr"])
+            .collect();
+        assert_eq!(k.len(), 1, "{c}");
+        let items: Vec<u64> = blocks.iter().zip(&wg).map(|(b, w)| b * w).collect();
+        assert_eq!(k[0]["grid"], serde_json::json!(items), "{c}");
+        assert_eq!(k[0]["workgroup"], serde_json::json!(wg), "{c}");
+        assert!(items[0] > wg[0], "a multi-block launch");
+        launches += 1;
+    }
+    assert!(launches >= 4, "{launches}");
     let ext = s.recs("HIP_RUNTIME_API_EXT");
     if v1(sdk) {
         assert_eq!(ext.len(), s.recs("HIP_RUNTIME_API").len());
@@ -329,6 +358,29 @@ fn external_correlation_ids(sdk: &str) {
         );
     }
     assert!(r.recs("HIP_RUNTIME_API").iter().any(|x| x["ext"] == 4242));
+}
+
+fn external_id_pushed_in_enter(sdk: &str) {
+    // §2.10: an id pushed during a HIP ENTER callback is used for the async work started by
+    // that call and reported at its EXIT (and in its buffered record).
+    let s = run(sdk, "basic", "push_in_enter");
+    let exits: Vec<&Value> = s
+        .cbs("HIP_RUNTIME_API")
+        .into_iter()
+        .filter(|v| v["phase"] == 2)
+        .collect();
+    assert!(exits.len() > 5);
+    for e in exits {
+        assert_eq!(e["ext"], 777, "{e}");
+    }
+    for r in s.recs("HIP_RUNTIME_API") {
+        assert_eq!(r["ext"], 777, "{r}");
+    }
+    let k = s.recs("KERNEL_DISPATCH");
+    assert!(!k.is_empty());
+    for r in k {
+        assert_eq!(r["ext"], 777, "{r}");
+    }
 }
 
 fn timestamps_agree_with_tool_clock(sdk: &str) {
@@ -479,10 +531,74 @@ both_sdks!(
     graph_launch_dispatches_share_correlation_id,
     record_layouts_per_version,
     external_correlation_ids,
+    external_id_pushed_in_enter,
     timestamps_agree_with_tool_clock,
     hip_stream_callbacks_only_in_1x,
     memory_copy_agents,
 );
+
+/// §3.4: HIP_STREAM `stream_id`s count in creation order (not declaration order), and a
+/// re-created `hipStream_t` value gets a new index.
+#[test]
+fn hip_stream_ids_in_creation_order_and_new_on_reuse() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("streams.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "stream-ids"
+seed = 1
+[[gpus]]
+preset = "mi300x"
+[[kernels]]
+name = "k"
+dur_us = 5
+[[streams]]
+name = "a"
+[[streams]]
+name = "b"
+[[threads]]
+name = "main"
+calls = [
+  { op = "stream_create", stream = "b" },
+  { op = "stream_create", stream = "a" },
+  { op = "launch", kernel = "k", stream = "a" },
+  { op = "stream_destroy", stream = "a" },
+  { op = "stream_create", stream = "a" },
+  { op = "launch", kernel = "k", stream = "a" },
+  { op = "device_sync" },
+]
+"#,
+    )
+    .unwrap();
+    let plan = format!("file:{}", path.display());
+    for sdk in ["1.0.0", "1.2.1"] {
+        let s = run(sdk, &plan, "");
+        assert_eq!(s.code, Some(0), "{sdk}: {}", s.stderr);
+        let st = s.cbs("HIP_STREAM");
+        let of = |op: &str| -> Vec<(u64, u64)> {
+            st.iter()
+                .filter(|v| v["op_name"] == op)
+                .map(|v| {
+                    (
+                        v["stream_id"].as_u64().unwrap(),
+                        v["stream"].as_u64().unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let create = of("HIP_STREAM_CREATE");
+        assert_eq!(create.len(), 3, "{sdk}: {create:?}");
+        let (b, a) = (create[0].1, create[1].1);
+        assert_ne!(a, b);
+        assert_eq!(create[0], (1, b), "{sdk}: first created is 1");
+        assert_eq!(create[1], (2, a), "{sdk}");
+        assert_eq!(create[2], (3, a), "{sdk}: same handle, new index");
+        assert_eq!(of("HIP_STREAM_DESTROY"), vec![(2, a)], "{sdk}");
+        let sets: Vec<u64> = of("HIP_STREAM_SET").iter().map(|x| x.0).collect();
+        assert_eq!(sets, vec![2, 2, 3, 3], "{sdk}: SET ENTER/EXIT per launch");
+    }
+}
 
 #[test]
 fn agent_size_of_1_2_1_personality() {

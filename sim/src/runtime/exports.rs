@@ -135,14 +135,15 @@ pub unsafe extern "C" fn rocprofiler_create_context(
             return status("ERROR_INVALID_ARGUMENT");
         }
         if !in_init_window() {
-            // SAFETY: non-null, caller-owned.
-            unsafe {
-                (*context_id).handle = if state::personality().is_v1() {
-                    0
-                } else {
-                    u64::MAX
-                }
+            // ROCPROFILER_CONTEXT_NONE: {UINT64_MAX} up to the rel-7.0 branch the 1.0.0
+            // personality follows, {0} from the later 1.x line (1.2.1).
+            let none = if state::personality() == super::personality::Personality::V1_2_1 {
+                0
+            } else {
+                u64::MAX
             };
+            // SAFETY: non-null, caller-owned.
+            unsafe { (*context_id).handle = none };
             return status("ERROR_CONFIGURATION_LOCKED");
         }
         // SAFETY: non-null, caller-owned.

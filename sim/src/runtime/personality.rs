@@ -439,6 +439,34 @@ mod tests {
         assert_eq!(p0.hip_op("hipLaunchKernel"), Some(214));
         assert_eq!(p0.hip_op("hipLaunchKernelExC"), None);
         assert_eq!(p1.hip_op("hipLaunchKernelExC"), Some(474));
+        // §4.6: request kinds have their own numbering, complete tables per family.
+        let req0 = [
+            "NONE",
+            "HSA_CORE_API",
+            "HSA_AMD_EXT_API",
+            "HSA_IMAGE_EXT_API",
+            "HSA_FINALIZE_EXT_API",
+            "HIP_RUNTIME_API",
+            "HIP_COMPILER_API",
+            "MARKER_CORE_API",
+            "MARKER_CONTROL_API",
+            "MARKER_NAME_API",
+            "MEMORY_COPY",
+            "KERNEL_DISPATCH",
+            "SCRATCH_MEMORY",
+            "RCCL_API",
+            "OMPT",
+            "MEMORY_ALLOCATION",
+            "ROCDECODE_API",
+        ];
+        assert_eq!(p0.request_kinds(), &req0[..]);
+        let mut req1 = req0.to_vec();
+        req1.extend(["ROCJPEG_API", "MARKER_CORE_RANGE_API"]);
+        assert_eq!(p1.request_kinds(), &req1[..]);
+        assert_eq!(Personality::V1_2_1.request_kinds(), &req1[..]);
+        assert_eq!(p0.agent_size(), 304);
+        assert_eq!(p1.agent_size(), 304);
+        assert_eq!(Personality::V1_2_1.agent_size(), 312);
         assert_eq!(p0.version_number(), 600);
         assert_eq!(p1.version_number(), 10000);
         assert_eq!(Personality::V1_2_1.version_number(), 10201);

@@ -115,7 +115,9 @@ pub struct Replay {
     pending: Mutex<HashMap<usize, Pending>>,
     api_last: Mutex<Vec<Deferred>>,
     range_ids: HashMap<u32, u64>,
-    stream_index: Mutex<HashMap<u64, u64>>,
+    /// HIP_STREAM `stream_id` of each live `hipStream_t`, and the next index to hand out: the
+    /// SDK numbers streams in creation order and gives a re-created handle a new index.
+    stream_index: Mutex<(HashMap<u64, u64>, u64)>,
     streams_announced: Mutex<HashSet<u64>>,
     push_depth: Mutex<HashMap<u64, i32>>,
     /// 1.x MARKER_CORE_RANGE_API: open push/pop ranges per thread, start/stop ranges by key.
@@ -260,12 +262,6 @@ impl Replay {
                 }
             }
         }
-        let stream_index: HashMap<u64, u64> = plan
-            .streams
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.handle, i as u64 + 1))
-            .collect();
         let n = acts.len();
         Ok(Replay {
             base: state::boottime_ns(),
@@ -281,7 +277,7 @@ impl Replay {
             pending: Mutex::new(HashMap::new()),
             api_last: Mutex::new(Vec::new()),
             range_ids,
-            stream_index: Mutex::new(stream_index),
+            stream_index: Mutex::new((HashMap::new(), 1)),
             streams_announced: Mutex::new(HashSet::new()),
             push_depth: Mutex::new(HashMap::new()),
             thread_ranges: Mutex::new(HashMap::new()),
@@ -480,9 +476,19 @@ impl Replay {
         if handle == 0 {
             return 0;
         }
-        let mut m = lock(&self.stream_index);
-        let next = m.len() as u64 + 1;
-        *m.entry(handle).or_insert(next)
+        let mut guard = lock(&self.stream_index);
+        let (ids, next) = &mut *guard;
+        *ids.entry(handle).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
+
+    /// After `hipStreamDestroy`: the handle's index is retired and a later stream with the same
+    /// `hipStream_t` value is created (announced) anew.
+    fn retire_stream(&self, handle: u64) {
+        lock(&self.stream_index).0.remove(&handle);
+        lock(&self.streams_announced).remove(&handle);
     }
 
     /// HIP_STREAM callbacks (1.x only).
@@ -567,7 +573,7 @@ impl Replay {
             self.announce_stream(&ctxs, tid, s);
             self.stream_cb(&ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_ENTER, s);
         }
-        let externals: Vec<u64> = ctxs
+        let mut externals: Vec<u64> = ctxs
             .iter()
             .map(|(ctx, svc)| {
                 if emit::traces(
@@ -597,7 +603,8 @@ impl Replay {
         // ENTER and EXIT reach every context with the same payload and its own user_data slot.
         let api_callbacks = |phase: u32,
                              data: &mut rocprofiler_callback_tracing_hip_api_data_t,
-                             users: &mut [rocprofiler_user_data_t]| {
+                             users: &mut [rocprofiler_user_data_t],
+                             externals: &[u64]| {
             for (i, (ctx, svc)) in ctxs.iter().enumerate() {
                 emit::callback(
                     ctx.handle,
@@ -613,7 +620,20 @@ impl Replay {
             }
         };
         set_sim_now(start);
-        api_callbacks(ROCPROFILER_CALLBACK_PHASE_ENTER, &mut data, &mut users);
+        let depths: Vec<usize> = ctxs.iter().map(|(c, _)| c.external_depth(tid)).collect();
+        api_callbacks(
+            ROCPROFILER_CALLBACK_PHASE_ENTER,
+            &mut data,
+            &mut users,
+            &externals,
+        );
+        // An id the tool pushed during ENTER is this call's external id from then on: the
+        // async work it starts, its EXIT callback and its record (reference §2.10).
+        for (i, (ctx, _)) in ctxs.iter().enumerate() {
+            if ctx.external_depth(tid) > depths[i] {
+                externals[i] = ctx.external_top(tid);
+            }
+        }
         let activities_first = self.plan.delivery.api_order == ApiOrder::ActivitiesFirst;
         if activities_first && !activities.is_empty() {
             lock(&self.pending).insert(
@@ -641,13 +661,19 @@ impl Replay {
         }
         if let (true, HipArgs::StreamDestroy { stream: s }) = (v1, args) {
             self.stream_cb(&ctxs, tid, 2, ROCPROFILER_CALLBACK_PHASE_NONE, *s);
+            self.retire_stream(*s);
         }
         set_sim_now(end);
         if let HipArgs::StreamCreate { stream: s, .. } = args {
             // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
             unsafe { std::ptr::write_volatile(out_slot, *s) };
         }
-        api_callbacks(ROCPROFILER_CALLBACK_PHASE_EXIT, &mut data, &mut users);
+        api_callbacks(
+            ROCPROFILER_CALLBACK_PHASE_EXIT,
+            &mut data,
+            &mut users,
+            &externals,
+        );
         // SAFETY: reclaiming the allocation made above; no callback runs after this point
         // for this call, so nobody reads through the pointer legitimately anymore.
         drop(unsafe { Box::from_raw(out_slot) });

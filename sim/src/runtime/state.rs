@@ -127,6 +127,10 @@ impl Context {
     pub fn is_active(&self) -> bool {
         self.active.load(Ordering::Acquire)
     }
+    /// Depth of this thread's push/pop stack (to see whether a callback pushed).
+    pub fn external_depth(&self, tid: u64) -> usize {
+        lock(&self.ext_stacks).get(&tid).map_or(0, Vec::len)
+    }
     /// Top of this thread's stack, else (like the real SDK) the main thread's top, else 0.
     pub fn external_top(&self, tid: u64) -> u64 {
         let stacks = lock(&self.ext_stacks);

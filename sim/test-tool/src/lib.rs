@@ -656,6 +656,7 @@ fn late_create() {
     let create = sdk!(rocprofiler_create_context).expect("create_context");
     // SAFETY: writable id.
     log_status("late_create_context", unsafe { create(&mut ctx) });
+    log(json!({"ev": "late_context_handle", "handle": ctx.handle}));
     let mut buf = rocprofiler_buffer_id_t { handle: 0 };
     let cb = sdk!(rocprofiler_create_buffer).expect("create_buffer");
     let live = rocprofiler_context_id_t {
@@ -779,6 +780,27 @@ unsafe extern "C" fn collect_arg(
     0
 }
 
+/// `push_in_enter`: pushes 777 (this context, this thread) at every HIP API ENTER and pops it
+/// at EXIT, so the call's EXIT, record and async work should carry 777.
+fn push_in_enter(r: &Rec) {
+    let ctx = rocprofiler_context_id_t { handle: r.ctx };
+    if r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER {
+        let f: rocprofiler_push_external_correlation_id_fn =
+            sym(c"rocprofiler_push_external_correlation_id");
+        if let Some(f) = f {
+            // SAFETY: runtime function with a registered context and our own TID.
+            unsafe { f(ctx, gettid(), rocprofiler_user_data_t { value: 777 }) };
+        }
+    } else if r.phase == ROCPROFILER_CALLBACK_PHASE_EXIT {
+        let f: rocprofiler_pop_external_correlation_id_fn =
+            sym(c"rocprofiler_pop_external_correlation_id");
+        if let Some(f) = f {
+            // SAFETY: as above; a null out-pointer is allowed.
+            unsafe { f(ctx, gettid(), std::ptr::null_mut()) };
+        }
+    }
+}
+
 fn on_callback(
     r: Rec,
     user: *mut rocprofiler_user_data_t,
@@ -866,6 +888,9 @@ fn on_callback(
         }
         if r.kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API && cfg().has("late_create") {
             late_create();
+        }
+        if r.kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API && cfg().has("push_in_enter") {
+            push_in_enter(&r);
         }
     } else if r.kind == ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT && !r.payload.is_null() {
         if r.op == 1 {
