@@ -15,7 +15,7 @@
 //! GCD. An MI250/MI250X card is two GCDs, each its own agent, so each gets half of the card's
 //! 3.2 TB/s.
 //!
-//! Beware when comparing with XLA: the real XLA files in /work/shared/testdata/real carry
+//! Beware when comparing with XLA: the real XLA files in ../shared/testdata/real carry
 //! 2.6624e12 B/s for MI300X and 4.096e12 B/s for MI355X, exactly half of the published figures
 //! (XLA's formula, 2 × memory clock × bus width / 8, undercounts HBM3/HBM3E by a factor of two).
 

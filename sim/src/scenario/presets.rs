@@ -76,7 +76,7 @@ pub(crate) fn spec(name: &str) -> Option<GpuSpec> {
         },
         // MI350X: gfx950, 256 CUs, 8 XCDs, 2200 MHz, 160 KiB LDS, device id 0x75a0, 288 GB HBM3E.
         // The agent values match a real rocprofv3 agent dump in
-        // /work/shared/testdata/real/rocprofv3-json-mi350x (model_name "ip discovery").
+        // ../shared/testdata/real/rocprofv3-json-mi350x (model_name "ip discovery").
         "mi350x" => GpuSpec {
             name: "gfx950".into(),
             product_name: "AMD Instinct MI350X".into(),
