@@ -166,7 +166,7 @@ impl Config {
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(DEFAULT_OUTPUT_DIR));
 
-        let default_run = run_name_for(now_unix_s);
+        let default_run = job_run_name(&lookup).unwrap_or_else(|| run_name_for(now_unix_s));
         let (run_name, run_name_explicit) = match get("RUN_NAME") {
             None => (default_run, false),
             Some(v) => {
@@ -312,6 +312,55 @@ pub fn parse_size(v: &str) -> Option<usize> {
 }
 
 /// `YYYY_MM_DD_HH_MM_SS` in UTC, the run-directory name xprof's own profiler uses.
+/// Job identifiers that launchers export to every process of one job, in order of preference, with
+/// the prefix of the run name they give. With one of them set, the ranks of an MPI/Slurm/torchrun
+/// job land in one run directory (one xprof profile, one host per process) with no setup at all.
+const JOB_ID_VARS: &[(&str, &str)] = &[
+    ("SLURM_JOB_ID", "slurm"),
+    ("PMIX_NAMESPACE", "pmix"),
+    ("OMPI_MCA_orte_ess_jobid", "ompi"),
+    ("PBS_JOBID", "pbs"),
+    ("LSB_JOBID", "lsf"),
+    ("FLUX_JOB_ID", "flux"),
+    ("TORCHELASTIC_RUN_ID", "torchrun"),
+];
+
+/// The default run name shared by every process of a launcher's job, e.g. `slurm_4242.0`
+/// (job 4242, step 0), or `None` outside any known launcher. Characters that cannot appear in
+/// a directory name are replaced by `_`.
+pub fn job_run_name(lookup: impl Fn(&str) -> Option<String>) -> Option<String> {
+    let clean = |v: &str| -> String {
+        v.trim()
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    JOB_ID_VARS.iter().find_map(|(var, label)| {
+        let id = clean(&lookup(var)?);
+        // torchrun's default rendezvous id is the literal "none": not a job identity.
+        if id.is_empty() || id.chars().all(|c| c == '.') || id == "none" {
+            return None;
+        }
+        let step = if *var == "SLURM_JOB_ID" {
+            lookup("SLURM_STEP_ID")
+                .map(|s| clean(&s))
+                .filter(|s| !s.is_empty())
+        } else {
+            None
+        };
+        Some(match step {
+            Some(step) => format!("{label}_{id}.{step}"),
+            None => format!("{label}_{id}"),
+        })
+    })
+}
+
 pub fn run_name_for(unix_s: u64) -> String {
     let days = (unix_s / 86_400) as i64;
     let secs = unix_s % 86_400;
@@ -350,6 +399,51 @@ mod tests {
             .map(|(k, v)| (format!("{PREFIX}{k}"), v.to_string()))
             .collect();
         Config::parse(|k| map.get(k).cloned(), 1_700_000_000)
+    }
+
+    #[test]
+    fn launcher_job_ids_give_one_shared_run_name() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let slurm = env(&[("SLURM_JOB_ID", "4242"), ("SLURM_STEP_ID", "0")]);
+        assert_eq!(job_run_name(slurm).as_deref(), Some("slurm_4242.0"));
+        let pmix = env(&[("PMIX_NAMESPACE", "prterun-node1-77@1")]);
+        assert_eq!(
+            job_run_name(pmix).as_deref(),
+            Some("pmix_prterun-node1-77_1")
+        );
+        let both = env(&[("TORCHELASTIC_RUN_ID", "abc"), ("PBS_JOBID", "9.server")]);
+        assert_eq!(
+            job_run_name(both).as_deref(),
+            Some("pbs_9.server"),
+            "order of preference"
+        );
+        assert_eq!(job_run_name(env(&[("TORCHELASTIC_RUN_ID", "none")])), None);
+        assert_eq!(job_run_name(env(&[("SLURM_JOB_ID", " ")])), None);
+        assert_eq!(job_run_name(env(&[("FLUX_JOB_ID", "..")])), None);
+        assert_eq!(job_run_name(env(&[])), None);
+
+        // Through Config::parse: the job id is the default, an explicit RUN_NAME still wins.
+        let with_job = |extra: &[(&str, &str)]| {
+            let mut map: HashMap<String, String> = extra
+                .iter()
+                .map(|(k, v)| (format!("{PREFIX}{k}"), v.to_string()))
+                .collect();
+            map.insert("SLURM_JOB_ID".into(), "7".into());
+            Config::parse(|k| map.get(k).cloned(), 1_700_000_000).0
+        };
+        let c = with_job(&[]);
+        assert_eq!(
+            (c.run_name.as_str(), c.run_name_explicit),
+            ("slurm_7", false)
+        );
+        assert_eq!(with_job(&[("RUN_NAME", "mine")]).run_name, "mine");
     }
 
     #[test]

@@ -103,3 +103,36 @@ fn two_processes_write_two_files_into_one_run_directory() {
         "{stdout}"
     );
 }
+
+/// Without `ROCPROF_XPLANE_RUN_NAME`, a launcher's job id is the shared default: two ranks started
+/// more than a second apart (so their clocks would give different timestamp names) still land in
+/// one run directory named after the Slurm job and step.
+#[test]
+fn ranks_of_one_launcher_job_share_a_run_without_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    let rank = || {
+        Direct::new(&builtin("tiny.toml"), "1.0.0")
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
+            .env("SLURM_JOB_ID", "4242")
+            .env("SLURM_STEP_ID", "3")
+            .spawn()
+    };
+    let first = rank().wait_with_output().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let second = rank().wait_with_output().unwrap();
+    for (i, out) in [first, second].iter().enumerate() {
+        assert!(
+            out.status.success(),
+            "rank {i}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let runs: Vec<_> = std::fs::read_dir(logs.join("plugins/profile"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(runs, vec![std::ffi::OsString::from("slurm_4242.3")]);
+    assert_eq!(profiles(&logs, "slurm_4242.3").len(), 2);
+}

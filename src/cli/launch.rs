@@ -109,7 +109,8 @@ pub fn tool_var(name: &str) -> String {
 }
 
 /// The run name every process of the launched program shares: `given`, else
-/// `$ROCPROF_XPLANE_RUN_NAME` (empty counts as unset, as the tool reads it), else the time now.
+/// `$ROCPROF_XPLANE_RUN_NAME` (empty counts as unset, as the tool reads it), else the launcher's
+/// job id (so `srun rocprof-xplane run -- …` on many nodes still gives one run), else the time now.
 pub fn resolve_run_name(given: Option<&str>) -> String {
     given
         .map(str::to_owned)
@@ -118,6 +119,7 @@ pub fn resolve_run_name(given: Option<&str>) -> String {
                 .ok()
                 .filter(|v| !v.trim().is_empty())
         })
+        .or_else(|| config::job_run_name(|k| std::env::var(k).ok()))
         .unwrap_or_else(|| config::run_name_for(unix_now()))
 }
 
