@@ -24,7 +24,7 @@ struct Args {
     /// Log directory (default: $ROCPROF_XPLANE_OUTPUT_DIR or ./rocprof-xplane-logs).
     #[arg(long)]
     output_dir: Option<PathBuf>,
-    /// Run directory name shared by all processes (default: a timestamp).
+    /// Run directory name shared by all processes (default: $ROCPROF_XPLANE_RUN_NAME, else the launcher job id, else a timestamp).
     #[arg(long)]
     run_name: Option<String>,
     /// The program and its arguments (after `--`).

@@ -28,7 +28,7 @@ struct Args {
     /// Also write the simulator's ground truth (JSON) to this file.
     #[arg(long)]
     ground_truth: Option<PathBuf>,
-    /// Run directory name (default: a timestamp).
+    /// Run directory name (default: $ROCPROF_XPLANE_RUN_NAME, else the launcher job id, else a timestamp).
     #[arg(long)]
     run_name: Option<String>,
 }
