@@ -51,10 +51,7 @@ fn two_processes_write_two_files_into_one_run_directory() {
     );
 
     // One run directory, holding exactly the two files (no temporaries left behind).
-    let runs: Vec<_> = std::fs::read_dir(logs.join("plugins/profile"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let runs = run_dirs(&logs);
     assert_eq!(runs, vec![std::ffi::OsString::from(run)]);
     let all: Vec<_> = std::fs::read_dir(logs.join("plugins/profile").join(run))
         .unwrap()
@@ -129,10 +126,15 @@ fn ranks_of_one_launcher_job_share_a_run_without_configuration() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let runs: Vec<_> = std::fs::read_dir(logs.join("plugins/profile"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
+    let runs = run_dirs(&logs);
     assert_eq!(runs, vec![std::ffi::OsString::from("slurm_4242.3")]);
     assert_eq!(profiles(&logs, "slurm_4242.3").len(), 2);
+}
+
+/// Names of the run directories under `<logs>/plugins/profile`.
+fn run_dirs(logs: &std::path::Path) -> Vec<std::ffi::OsString> {
+    std::fs::read_dir(logs.join("plugins/profile"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect()
 }

@@ -687,6 +687,21 @@ mod tests {
         }
     }
 
+    /// A one-byte copy on thread 7 at `corr * 10 ns` lasting 5 ns.
+    fn copy(corr: u64, op: i32, dst: u64, src: u64) -> CopyRecord {
+        CopyRecord {
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr * 10,
+            end_ns: corr * 10 + 5,
+            thread_id: 7,
+            operation: op,
+            dst_agent: dst,
+            src_agent: src,
+            bytes: 1,
+        }
+    }
+
     fn base() -> Collected {
         let mut c = Collected {
             hostname: "host".into(),
@@ -844,26 +859,15 @@ mod tests {
         let mut c = base();
         c.api.push(api(MEMCPY, 3, 10, 20, 7));
         c.copies.push(CopyRecord {
-            correlation_id: 3,
-            external_id: 0,
-            start_ns: 30,
             end_ns: 40,
-            thread_id: 7,
-            operation: 2,
-            dst_agent: GPU1,
-            src_agent: CPU,
             bytes: 4096,
+            ..copy(3, 2, GPU1, CPU)
         });
         c.copies.push(CopyRecord {
-            correlation_id: 0,
-            external_id: 0,
             start_ns: 50,
             end_ns: 60,
-            thread_id: 7,
-            operation: 4,
-            dst_agent: GPU0,
-            src_agent: GPU1,
             bytes: 8,
+            ..copy(0, 4, GPU0, GPU1)
         });
         let t = join(c);
         let l1 = &t.devices[1].lines;
@@ -887,17 +891,6 @@ mod tests {
     fn copies_go_to_the_device_they_were_issued_to() {
         use crate::model::events::CallFact;
         let mut c = base();
-        let copy = |corr, op, dst, src| CopyRecord {
-            correlation_id: corr,
-            external_id: 0,
-            start_ns: corr * 10,
-            end_ns: corr * 10 + 5,
-            thread_id: 7,
-            operation: op,
-            dst_agent: dst,
-            src_agent: src,
-            bytes: 1,
-        };
         // Peer copy 0 → 1 issued on a GPU 0 stream; host-to-host copy issued on GPU 1; a copy
         // whose call was not seen (GPU end: destination); a fact with an unknown device.
         c.copies.push(copy(1, 4, GPU1, GPU0));
@@ -945,17 +938,6 @@ mod tests {
             agent: GPU1,
             ..kernel(1, 10, 20, 1, 1, q())
         });
-        let copy = |corr, op, dst, src| CopyRecord {
-            correlation_id: corr,
-            external_id: 0,
-            start_ns: corr * 10,
-            end_ns: corr * 10 + 5,
-            thread_id: 7,
-            operation: op,
-            dst_agent: dst,
-            src_agent: src,
-            bytes: 1,
-        };
         c.copies.push(copy(2, 2, GPU1, CPU));
         c.copies.push(copy(3, 1, CPU, CPU));
         c.calls = (1..=3)
@@ -1150,15 +1132,9 @@ mod tests {
         k.agent = CPU;
         c.kernels.push(k);
         c.copies.push(CopyRecord {
-            correlation_id: 0,
-            external_id: 0,
             start_ns: 5,
             end_ns: 6,
-            thread_id: 7,
-            operation: 2,
-            dst_agent: GPU0,
-            src_agent: CPU,
-            bytes: 1,
+            ..copy(0, 2, GPU0, CPU)
         });
         let t = join(c);
         assert_eq!(t.devices.len(), 3);

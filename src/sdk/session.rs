@@ -405,9 +405,12 @@ impl Session {
             for (slot, buf) in &self.buffers {
                 // SAFETY: our own buffer; flushing during finalize is allowed and synchronous.
                 let mut st = unsafe { flush(*buf) };
-                let mut busy = st != sys::ROCPROFILER_STATUS_SUCCESS
-                    && super::status::status_name(f, st)
-                        .is_some_and(|n| n.ends_with("BUFFER_BUSY"));
+                let is_busy = |st| {
+                    st != sys::ROCPROFILER_STATUS_SUCCESS
+                        && super::status::status_name(f, st)
+                            .is_some_and(|n| n.ends_with("BUFFER_BUSY"))
+                };
+                let mut busy = is_busy(st);
                 // BUSY: a watermark flush is under way; wait for it and ask again. The delivery
                 // it waits on is our own callback, which only decodes, so 2 s is generous.
                 for _ in 0..FLUSH_BUSY_RETRIES {
@@ -417,9 +420,7 @@ impl Session {
                     std::thread::sleep(std::time::Duration::from_millis(2));
                     // SAFETY: as above.
                     st = unsafe { flush(*buf) };
-                    busy = st != sys::ROCPROFILER_STATUS_SUCCESS
-                        && super::status::status_name(f, st)
-                            .is_some_and(|n| n.ends_with("BUFFER_BUSY"));
+                    busy = is_busy(st);
                 }
                 if let Err(e) = check(f, st, || format!("rocprofiler_flush_buffer({slot:?})")) {
                     // Still busy after the wait: records delivered after the drain below are not
