@@ -301,3 +301,66 @@ pub fn device_counts_by_name(s: &XSpace) -> (BTreeMap<String, u64>, u64) {
     }
     (kernels, copies)
 }
+
+/// Every pair of events on one line that partially overlap (one starts inside the other and ends
+/// after it), as readable descriptions. xprof's trace viewer draws a line as a stack of nested
+/// slices, so such a pair is mis-drawn; events that merely touch, or nest, are fine.
+pub fn partial_overlaps(s: &XSpace) -> Vec<String> {
+    let mut bad = Vec::new();
+    for p in &s.planes {
+        for line in &p.lines {
+            let mut evs: Vec<(i64, i64, usize)> = line
+                .events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let start = match e.data {
+                        Some(x_event::Data::OffsetPs(o)) => o,
+                        _ => 0,
+                    };
+                    (start, start + e.duration_ps, i)
+                })
+                .collect();
+            evs.sort_by_key(|&(s, e, i)| (s, std::cmp::Reverse(e), i));
+            // Ends of the currently open (enclosing) events, innermost last.
+            let mut open: Vec<(i64, usize)> = Vec::new();
+            for &(start, end, i) in &evs {
+                while open.last().is_some_and(|&(e, _)| e <= start) {
+                    open.pop();
+                }
+                if let Some(&(outer_end, j)) = open.last() {
+                    if end > outer_end {
+                        let name = |k: usize| {
+                            p.event_metadata
+                                .get(&line.events[k].metadata_id)
+                                .map(|m| m.name.clone())
+                                .unwrap_or_default()
+                        };
+                        bad.push(format!(
+                            "{} line {} ({:?}): {:?} [{start}, {end}) overlaps {:?} ending at {outer_end}",
+                            p.name,
+                            line.id,
+                            line.name,
+                            name(i),
+                            name(j)
+                        ));
+                        continue;
+                    }
+                }
+                open.push((end, i));
+            }
+        }
+    }
+    bad
+}
+
+/// Fails with the offending events when any line of any plane holds partially overlapping events.
+pub fn assert_lines_nest(s: &XSpace, what: &str) {
+    let bad = partial_overlaps(s);
+    assert!(
+        bad.is_empty(),
+        "{what}: {} partially overlapping event pairs, e.g. {:#?}",
+        bad.len(),
+        &bad[..bad.len().min(5)]
+    );
+}
