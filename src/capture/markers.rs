@@ -58,6 +58,10 @@ struct ProcessRange {
     thread_id: u64,
     correlation_id: u64,
     start_ns: u64,
+    /// Push/pop ranges only (0 for start/stop).
+    scope_id: i64,
+    parent_scope_id: i64,
+    process_wide: bool,
 }
 
 static PROCESS_RANGES: Mutex<Option<HashMap<u64, ProcessRange>>> = Mutex::new(None);
@@ -77,7 +81,10 @@ fn close_range(s: &mut ThreadState, range: Option<ProcessRange>, call: &MarkerCa
             close_correlation_id: call.correlation_id,
             start_ns: r.start_ns,
             end_ns: call.timestamp_ns,
-            instant: false,
+            scope_id: r.scope_id,
+            parent_scope_id: r.parent_scope_id,
+            process_wide: r.process_wide,
+            ..MarkerSpan::default()
         }),
         None => s.unmatched_pops += 1,
     }
@@ -96,6 +103,7 @@ pub fn on_marker(call: &MarkerCall<'_>) {
                     start_ns: call.timestamp_ns,
                     end_ns: call.timestamp_ns,
                     instant: true,
+                    ..MarkerSpan::default()
                 });
             });
         }
@@ -105,6 +113,8 @@ pub fn on_marker(call: &MarkerCall<'_>) {
                     label: label_of(call.label),
                     correlation_id: call.correlation_id,
                     start_ns: call.timestamp_ns,
+                    scope_id: 0,
+                    parent_scope_id: 0,
                 })
             });
         }
@@ -116,6 +126,9 @@ pub fn on_marker(call: &MarkerCall<'_>) {
                     thread_id: call.thread_id,
                     correlation_id: r.correlation_id,
                     start_ns: r.start_ns,
+                    scope_id: r.scope_id,
+                    parent_scope_id: r.parent_scope_id,
+                    process_wide: false,
                 });
                 close_range(s, span, call);
             });
@@ -129,6 +142,9 @@ pub fn on_marker(call: &MarkerCall<'_>) {
                     thread_id: call.thread_id,
                     correlation_id: call.correlation_id,
                     start_ns: call.timestamp_ns,
+                    scope_id: 0,
+                    parent_scope_id: 0,
+                    process_wide: true,
                 },
             );
         }
@@ -157,7 +173,9 @@ pub fn drain_process_ranges(end_ns: u64) -> (Vec<MarkerSpan>, u64) {
             close_correlation_id: 0,
             start_ns: r.start_ns,
             end_ns: end_ns.max(r.start_ns),
-            instant: false,
+            process_wide: true,
+            open_at_end: true,
+            ..MarkerSpan::default()
         })
         .collect();
     let n = spans.len() as u64;

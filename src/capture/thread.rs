@@ -1,8 +1,11 @@
 //! Per-thread capture state and its registry.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use std::collections::HashMap;
+
+use smallvec::SmallVec;
 
 use crate::model::events::{CallFact, MarkerSpan, SyncFact};
 use crate::model::Annotation;
@@ -15,6 +18,29 @@ pub struct OpenRange {
     pub label: Arc<str>,
     pub correlation_id: u64,
     pub start_ns: u64,
+    /// Scope range id of this push (set by `push_range`).
+    pub scope_id: i64,
+    /// Scope id of the range it was pushed inside (0 = outermost).
+    pub parent_scope_id: i64,
+}
+
+/// Stack depth kept inline: deeper stacks (rare) spill to the heap.
+const INLINE_DEPTH: usize = 8;
+
+/// Ids handed out when a push has no usable correlation id (never seen from the runtime; kept so
+/// an id is still fresh and non-zero): far above any correlation id a process reaches.
+static FALLBACK_SCOPE_ID: AtomicI64 = AtomicI64::new(1 << 62);
+
+/// The scope range id of a push: its own internal correlation id. The runtime hands those out
+/// once per call, process-wide, in call order and never 0 — so an id is fresh per push (a
+/// repeated invocation gets a new one), needs no counter of ours on the application thread,
+/// names the `roctxRangePushA` call it came from, and is the same run after run for the same
+/// call sequence (XLA's `tid << 48 | counter` ids are fresh too but differ per run).
+pub fn scope_id_for(correlation_id: u64) -> i64 {
+    match i64::try_from(correlation_id) {
+        Ok(id) if id > 0 => id,
+        _ => FALLBACK_SCOPE_ID.fetch_add(1, Ordering::Relaxed),
+    }
 }
 
 #[derive(Debug, Default)]
@@ -32,7 +58,7 @@ pub struct ThreadState {
     /// Thread id as reported by the runtime (set on first use).
     pub thread_id: u64,
     /// Open push/pop ranges, outermost first: this is the annotation stack.
-    pub stack: Vec<OpenRange>,
+    pub stack: SmallVec<[OpenRange; INLINE_DEPTH]>,
     /// Snapshot of `stack` shared by every event captured until the stack changes, so a
     /// capture costs one `Arc` clone rather than a vector copy.
     cached: Option<Arc<Annotation>>,
@@ -45,7 +71,11 @@ pub struct ThreadState {
 }
 
 impl ThreadState {
-    pub fn push_range(&mut self, r: OpenRange) {
+    /// Pushes a range, giving it its scope id and its parent's (the child→parent pair is
+    /// recorded once, with the range's span when it closes or at the end).
+    pub fn push_range(&mut self, mut r: OpenRange) {
+        r.scope_id = scope_id_for(r.correlation_id);
+        r.parent_scope_id = self.stack.last().map_or(0, |p| p.scope_id);
         self.stack.push(r);
         self.dirty = true;
     }
@@ -67,7 +97,7 @@ impl ThreadState {
             } else {
                 Some(Arc::new(Annotation {
                     stack: self.stack.iter().map(|r| r.label.clone()).collect(),
-                    scope_range_id: 0,
+                    scope_range_id: self.stack.last().map_or(0, |r| r.scope_id),
                     external_ids: Vec::new(),
                 }))
             };
@@ -131,7 +161,10 @@ pub fn drain_all(end_ns: u64) -> Drained {
                 close_correlation_id: 0,
                 start_ns: r.start_ns,
                 end_ns: end_ns.max(r.start_ns),
-                instant: false,
+                scope_id: r.scope_id,
+                parent_scope_id: r.parent_scope_id,
+                open_at_end: true,
+                ..MarkerSpan::default()
             });
         }
     });
@@ -150,6 +183,8 @@ mod tests {
             label: Arc::from(label),
             correlation_id: corr,
             start_ns: corr * 10,
+            scope_id: 0,
+            parent_scope_id: 0,
         }
     }
 
@@ -173,5 +208,40 @@ mod tests {
         let labels = |a: &Annotation| a.stack.iter().map(|l| l.to_string()).collect::<Vec<_>>();
         assert_eq!(labels(&got[0].1), ["step", "fwd"]);
         assert_eq!(labels(&got[2].1), ["step"]);
+        // Innermost scope id = the push's correlation id; the parent is recorded on the push.
+        assert_eq!((got[0].1.scope_range_id, got[2].1.scope_range_id), (3, 2));
+        assert_eq!(
+            (s.stack[0].scope_id, s.stack[0].parent_scope_id),
+            (2, 0),
+            "outermost push has no parent"
+        );
+    }
+
+    #[test]
+    fn nested_pushes_get_fresh_ids_and_their_parent() {
+        let mut s = ThreadState::default();
+        for (i, corr) in [10u64, 11, 12, 13, 14].into_iter().enumerate() {
+            s.push_range(range(&format!("level {i}"), corr));
+        }
+        // Deeper than the inline capacity: spills, still one id per level.
+        for corr in 20..30 {
+            s.push_range(range("deep", corr));
+        }
+        let pairs: Vec<(i64, i64)> = s
+            .stack
+            .iter()
+            .map(|r| (r.scope_id, r.parent_scope_id))
+            .collect();
+        assert_eq!(pairs[0], (10, 0));
+        assert_eq!(pairs[1], (11, 10));
+        assert_eq!(pairs[14], (29, 28));
+        while s.pop_range().is_some() {}
+        // The same label pushed again is a new invocation with a new id.
+        s.push_range(range("level 0", 40));
+        assert_eq!(s.annotation().unwrap().scope_range_id, 40);
+        // A push without a correlation id still gets a fresh non-zero id.
+        s.push_range(range("no id", 0));
+        let (a, b) = (s.stack[1].scope_id, scope_id_for(0));
+        assert!(a >= 1 << 62 && b > a, "{a} {b}");
     }
 }

@@ -68,7 +68,7 @@ pub struct CopyRecord {
 }
 
 /// A roctx range or mark seen by the marker callback (the buffered records carry no text).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MarkerSpan {
     pub label: Arc<str>,
     pub thread_id: u64,
@@ -81,6 +81,14 @@ pub struct MarkerSpan {
     pub start_ns: u64,
     pub end_ns: u64,
     pub instant: bool,
+    /// Scope range id of a push/pop range (0 for marks and start/stop ranges).
+    pub scope_id: i64,
+    /// Scope id of the range that enclosed it on its thread when pushed (0 = outermost).
+    pub parent_scope_id: i64,
+    /// A `roctxRangeStartA`/`Stop` range: process-wide, need not nest with anything.
+    pub process_wide: bool,
+    /// Still open when the profile ended (closed at the end time).
+    pub open_at_end: bool,
 }
 
 /// The device and stream a HIP call was issued to (from its arguments at entry), keyed by

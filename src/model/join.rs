@@ -16,7 +16,7 @@ use super::events::{
 };
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, DeviceLine, HostEvent,
-    HostEventKind, HostThread, KernelInfo, MemcpyInfo, Trace,
+    HostEventKind, HostThread, KernelInfo, MemcpyInfo, RangeInfo, Trace,
 };
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
@@ -256,6 +256,16 @@ pub fn join(mut c: Collected) -> Trace {
         captured: c.annotations.into_iter().collect(),
         ..AnnotationIndex::default()
     };
+    let marks = c.markers.iter().filter(|m| m.instant);
+    super::annotations::annotate_from_ranges(
+        &mut annotations.captured,
+        c.api
+            .iter()
+            .map(|a| (a.thread_id, a.correlation_id))
+            .chain(marks.map(|m| (m.thread_id, m.open_correlation_id))),
+        &c.markers,
+    );
+    let scope_tree = super::annotations::scope_tree(&c.markers);
     for a in &c.api {
         if a.domain == ApiDomain::Hip && a.correlation_id != 0 && a.external_id != 0 {
             annotations
@@ -500,9 +510,18 @@ pub fn join(mut c: Collected) -> Trace {
             kind: if m.instant {
                 HostEventKind::Marker
             } else {
-                HostEventKind::MarkerRange
+                HostEventKind::MarkerRange(RangeInfo {
+                    scope_id: m.scope_id,
+                    process_wide: m.process_wide,
+                    open_at_end: m.open_at_end,
+                })
             },
-            annotation: None,
+            // A mark carries the context it was made in; a range is its own scope.
+            annotation: if m.instant {
+                annotations.get(m.open_correlation_id, 0)
+            } else {
+                None
+            },
             device: None,
             activity_count: 0,
         });
@@ -591,7 +610,7 @@ pub fn join(mut c: Collected) -> Trace {
         stop_walltime_ns: stop_wall.max(start_wall),
         devices,
         host_threads,
-        scope_tree: Vec::new(),
+        scope_tree,
         counters,
         warnings,
     }
@@ -1057,6 +1076,7 @@ mod tests {
             start_ns: 101,
             end_ns: 509,
             instant: false,
+            ..MarkerSpan::default()
         });
         // A range whose buffered records never arrived keeps the callback times.
         c.markers.push(MarkerSpan {
@@ -1067,6 +1087,7 @@ mod tests {
             start_ns: 1000,
             end_ns: 2000,
             instant: false,
+            ..MarkerSpan::default()
         });
         let t = join(c);
         let ev: Vec<(&str, u64, u64)> = t

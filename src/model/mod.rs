@@ -1,6 +1,7 @@
 //! Joined, resolved data: the trace handed to the XPlane writer, the compact facts it is built
 //! from, and the join between them.
 
+pub mod annotations;
 pub mod events;
 pub mod hbm;
 pub mod join;

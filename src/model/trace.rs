@@ -174,9 +174,20 @@ pub struct HostEvent {
 pub enum HostEventKind {
     HipApi,
     /// A roctx range (push/pop or start/stop).
-    MarkerRange,
+    MarkerRange(RangeInfo),
     /// An instantaneous roctx mark.
     Marker,
+}
+
+/// What the writer needs to know about a roctx range to place and label it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct RangeInfo {
+    /// The range's own scope id (push/pop ranges; 0 for start/stop ranges).
+    pub scope_id: i64,
+    /// `roctxRangeStartA`/`Stop`: process-wide, need not nest with the thread's push/pop ranges.
+    pub process_wide: bool,
+    /// Still open when the profile ended; shown closed at the end time.
+    pub open_at_end: bool,
 }
 
 /// Accounting of everything received, so that nothing is lost silently.

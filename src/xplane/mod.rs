@@ -3,8 +3,10 @@
 //! `Trace` → [`build_xspace`] → [`write_xspace`] → `<log_dir>/plugins/profile/<run>/<host>.xplane.pb`.
 //! docs/xplane-output.md describes every plane, line and stat written, and why.
 
+pub mod annotation;
 pub mod builder;
 mod file;
+mod lanes;
 mod space;
 pub mod stats;
 

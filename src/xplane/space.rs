@@ -7,9 +7,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::annotation::{parse_annotation, ParsedValue};
 use super::builder::{LineBuilder, PlaneBuilder, StatValue};
+use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XPlane, XSpace, XStat};
-use super::stats::{self as s, ParsedValue};
+use super::stats::{self as s};
 use crate::model::{
     Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind, HostThread,
     KernelInfo, MemcpyInfo, Trace,
@@ -144,21 +146,20 @@ fn host_plane(
     for t in threads {
         let tid = t.tid as i64;
         let mut api = LineBuilder::new(tid, format!("Host Threads/{}", t.tid), 0);
-        let mut markers = LineBuilder::new(
-            tid | MARKER_LINE_BIT,
-            format!("Host Threads/{}/ROCTX", t.tid),
-            0,
-        );
         // XLA writes display_name = name on host lines; a known thread name is more useful.
-        if t.name.is_empty() {
-            api.set_display_name(format!("Host Threads/{}", t.tid));
+        let display = if t.name.is_empty() {
+            None
         } else if t.name.ends_with(&t.tid.to_string()) {
-            api.set_display_name(t.name.clone());
-            markers.set_display_name(format!("{}/ROCTX", t.name));
+            Some(t.name.clone())
         } else {
-            api.set_display_name(format!("{}/{}", t.name, t.tid));
-            markers.set_display_name(format!("{}/{}/ROCTX", t.name, t.tid));
-        }
+            Some(format!("{}/{}", t.name, t.tid))
+        };
+        api.set_display_name(
+            display
+                .clone()
+                .unwrap_or_else(|| format!("Host Threads/{}", t.tid)),
+        );
+        let mut roctx = RoctxLines::new(t.tid, display);
         for e in &t.events {
             let mut stats = Vec::new();
             // `correlation_id` only on calls that caused device work: xprof turns every host
@@ -182,6 +183,9 @@ fn host_plane(
                     StatValue::U64(u64::from(e.activity_count)),
                 ));
             }
+            if let HostEventKind::MarkerRange(r) = e.kind {
+                range_stats(&mut plane, &r, &mut stats);
+            }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
             let id = cache.event_id(&mut plane, &e.name);
             let start = base.offset_ps(e.start_ns);
@@ -191,15 +195,23 @@ fn host_plane(
             };
             match e.kind {
                 HostEventKind::HipApi => api.add_event(id, start, dur, stats),
-                HostEventKind::MarkerRange | HostEventKind::Marker => {
-                    markers.add_event(id, start, dur, stats)
+                HostEventKind::Marker => {
+                    roctx.add(false, (e.start_ns, e.start_ns), id, start, dur, stats)
                 }
+                HostEventKind::MarkerRange(r) => roctx.add(
+                    r.process_wide,
+                    (e.start_ns, e.end_ns),
+                    id,
+                    start,
+                    dur,
+                    stats,
+                ),
             }
         }
         // A thread line is written even when empty: the thread made traced calls.
         plane.add_line(api.finish());
-        if !markers.is_empty() {
-            plane.add_line(markers.finish());
+        for line in roctx.finish() {
+            plane.add_line(line);
         }
     }
     plane.finish()
@@ -408,7 +420,7 @@ fn add_annotation_stats(
     if a.stack.is_empty() {
         return;
     }
-    let parsed = s::parse_annotation(a);
+    let parsed = parse_annotation(a);
     stats.push(plane.stat(s::NVTX_RANGE, StatValue::Ref(&parsed.joined)));
     // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. XLA's
     // annotation semantics (`tf_op` = outermost name, plus the `k=v` stats) apply only to

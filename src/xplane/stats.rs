@@ -4,7 +4,7 @@
 //! included. Names marked "ours" are not in XLA's table: xprof shows them as plain arguments in
 //! the trace viewer and otherwise ignores them.
 
-use crate::model::{Annotation, CopyDirection, KernelInfo, MemcpyInfo};
+use crate::model::{CopyDirection, KernelInfo, MemcpyInfo};
 
 pub const HOST_PLANE: &str = "/host:CPU";
 pub const GPU_PLANE_PREFIX: &str = "/device:GPU:";
@@ -23,6 +23,8 @@ pub const TF_OP: &str = "tf_op";
 pub const EXTERNAL_CORRELATION_ID: &str = "external_correlation_id";
 /// Ours: every external correlation id, outermost first, comma-separated (only when > 1).
 pub const EXTERNAL_CORRELATION_IDS: &str = "external_correlation_ids";
+/// Ours: on a roctx range still open when the profile ended (int64 1; closed at the end time).
+pub const OPEN_AT_END: &str = "open_at_end";
 /// Ours: number of device activities a host API call produced (graph launches produce many).
 pub const ACTIVITY_COUNT: &str = "activity_count";
 
@@ -56,6 +58,7 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     EXTERNAL_CORRELATION_ID,
     EXTERNAL_CORRELATION_IDS,
     ACTIVITY_COUNT,
+    OPEN_AT_END,
     "flow",
     "group_id",
     "_pt",
@@ -118,137 +121,9 @@ pub fn memcpy_details(m: &MemcpyInfo) -> String {
     s
 }
 
-/// A value parsed from an annotation's `k=v`, typed the way XLA's `ParseAndAddStatValue` does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ParsedValue {
-    I64(i64),
-    U64(u64),
-    F64(f64),
-    Str(String),
-}
-
-impl ParsedValue {
-    fn parse(s: &str) -> Self {
-        if let Ok(v) = s.parse::<i64>() {
-            ParsedValue::I64(v)
-        } else if let Ok(v) = s.parse::<u64>() {
-            ParsedValue::U64(v)
-        } else if let Some(v) = s.parse::<f64>().ok().filter(|v| v.is_finite()) {
-            ParsedValue::F64(v)
-        } else {
-            ParsedValue::Str(s.to_owned())
-        }
-    }
-}
-
-/// What an annotation stack turns into on an event, following XLA's annotation convention:
-/// levels separated by `::`, each `name` or `name#k=v,k=v#`.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ParsedAnnotation {
-    /// The whole stack joined by `::` (stat `nvtx_range`).
-    pub joined: String,
-    /// The outermost level's name (stat `tf_op`).
-    pub tf_op: String,
-    /// Every `k=v`, innermost level first, first occurrence of a key wins.
-    pub metadata: Vec<(String, ParsedValue)>,
-}
-
-pub fn parse_annotation(a: &Annotation) -> ParsedAnnotation {
-    let joined = a
-        .stack
-        .iter()
-        .map(|s| s.as_ref())
-        .collect::<Vec<_>>()
-        .join("::");
-    let levels: Vec<(&str, Vec<(&str, &str)>)> =
-        split_levels(&joined).into_iter().map(parse_level).collect();
-    let tf_op = levels
-        .first()
-        .map(|(n, _)| n.trim().to_owned())
-        .unwrap_or_default();
-    let mut metadata: Vec<(String, ParsedValue)> = Vec::new();
-    for (_, kvs) in levels.iter().rev() {
-        for (k, v) in kvs {
-            let k = k.trim();
-            if k.is_empty() || metadata.iter().any(|(seen, _)| seen == k) {
-                continue;
-            }
-            metadata.push((k.to_owned(), ParsedValue::parse(v.trim())));
-        }
-    }
-    ParsedAnnotation {
-        joined,
-        tf_op,
-        metadata,
-    }
-}
-
-/// Splits on `::` outside quotes and brackets.
-fn split_levels(s: &str) -> Vec<&str> {
-    if s.is_empty() {
-        return Vec::new();
-    }
-    split_outside_nesting(s, "::")
-}
-
-/// `name#k=v,k=v#` → (name, pairs); anything else is just a name.
-fn parse_level(level: &str) -> (&str, Vec<(&str, &str)>) {
-    let Some(hash) = level.find('#') else {
-        return (level, Vec::new());
-    };
-    let rest = &level[hash + 1..];
-    let Some(inner) = rest.strip_suffix('#') else {
-        return (level, Vec::new());
-    };
-    let pairs = split_outside_nesting(inner, ",")
-        .into_iter()
-        .filter_map(|kv| kv.split_once('='))
-        .collect();
-    (&level[..hash], pairs)
-}
-
-fn split_outside_nesting<'a>(s: &'a str, sep: &str) -> Vec<&'a str> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut quote: Option<char> = None;
-    let mut start = 0;
-    let mut i = 0;
-    let bytes = s.as_bytes();
-    while i < s.len() {
-        let c = bytes[i] as char;
-        match quote {
-            Some(q) if c == q => quote = None,
-            Some(_) => {}
-            None => match c {
-                '"' | '\'' => quote = Some(c),
-                '(' | '[' | '{' => depth += 1,
-                ')' | ']' | '}' => depth -= 1,
-                _ if depth <= 0 && s[i..].starts_with(sep) => {
-                    out.push(&s[start..i]);
-                    i += sep.len();
-                    start = i;
-                    continue;
-                }
-                _ => {}
-            },
-        }
-        i += 1;
-    }
-    out.push(&s[start..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
-
-    fn ann(levels: &[&str]) -> Annotation {
-        Annotation {
-            stack: levels.iter().map(|s| Arc::from(*s)).collect(),
-            ..Default::default()
-        }
-    }
 
     #[test]
     fn kernel_details_tokens_are_the_ones_xprof_parses() {
@@ -265,37 +140,5 @@ mod tests {
             kernel_details(&k),
             "regs:64 static_shared:1024 dynamic_shared:2048 grid:128,2,1 block:256,1,1 private_mem:16"
         );
-    }
-
-    #[test]
-    fn annotation_levels_and_typed_values() {
-        let p = parse_annotation(&ann(&[
-            "XlaModule:#hlo_module=jit_f,program_id=7#",
-            "Thunk:#hlo_op=fusion.1,name=\"a,b\",x=1.5,big=18446744073709551615#",
-        ]));
-        assert_eq!(p.tf_op, "XlaModule:");
-        assert_eq!(
-            p.joined,
-            "XlaModule:#hlo_module=jit_f,program_id=7#::Thunk:#hlo_op=fusion.1,name=\"a,b\",x=1.5,big=18446744073709551615#"
-        );
-        assert_eq!(
-            p.metadata,
-            vec![
-                ("hlo_op".into(), ParsedValue::Str("fusion.1".into())),
-                ("name".into(), ParsedValue::Str("\"a,b\"".into())),
-                ("x".into(), ParsedValue::F64(1.5)),
-                ("big".into(), ParsedValue::U64(u64::MAX)),
-                ("hlo_module".into(), ParsedValue::Str("jit_f".into())),
-                ("program_id".into(), ParsedValue::I64(7)),
-            ]
-        );
-    }
-
-    #[test]
-    fn inner_key_wins_and_plain_names_have_no_metadata() {
-        let p = parse_annotation(&ann(&["train_step", "outer#k=1#", "inner#k=2#"]));
-        assert_eq!(p.tf_op, "train_step");
-        assert_eq!(p.metadata, vec![("k".into(), ParsedValue::I64(2))]);
-        assert_eq!(parse_annotation(&ann(&[])), ParsedAnnotation::default());
     }
 }

@@ -276,7 +276,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         start_ns: START_BOOT_NS + 9_000,
         end_ns: START_BOOT_NS + 60_000,
         correlation_id: 0,
-        kind: HostEventKind::MarkerRange,
+        kind: HostEventKind::MarkerRange(Default::default()),
         annotation: None,
         device: None,
         activity_count: 0,

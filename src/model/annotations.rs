@@ -1,0 +1,182 @@
+//! Annotation passes of the join: the scope-range-id tree, and the roctx context of calls that
+//! the capture at API entry did not see.
+//!
+//! The capture at HIP API entry (`capture::thread`) covers the calls subscribed to callback
+//! tracing (launches, copies, syncs). Every other call — `hipMalloc`, `hipGetDevice`, roctx
+//! marks, … — reaches us only as a buffered record, after the fact. It can still be placed
+//! exactly: the runtime hands out internal correlation ids in call order, so on one thread a
+//! call whose id lies between a push's and its pop's ran inside that range.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use super::events::MarkerSpan;
+use super::trace::Annotation;
+
+/// Every push/pop range's (child, parent) pair, once, sorted; outermost ranges have no pair.
+pub fn scope_tree(markers: &[MarkerSpan]) -> Vec<(i64, i64)> {
+    let mut pairs: Vec<(i64, i64)> = markers
+        .iter()
+        .filter(|m| m.scope_id != 0 && m.parent_scope_id != 0)
+        .map(|m| (m.scope_id, m.parent_scope_id))
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+}
+
+/// A push/pop range as the sweep needs it.
+struct Range<'a> {
+    open: u64,
+    /// Correlation id of the pop; `u64::MAX` when it never came (open at the end).
+    close: u64,
+    span: &'a MarkerSpan,
+}
+
+/// Gives each call `(thread, correlation id)` that has no captured annotation the annotation of
+/// the innermost push/pop range of its thread that contains it by correlation id. One `Arc` per
+/// range, shared by all calls inside it; calls outside every range stay without.
+pub fn annotate_from_ranges(
+    captured: &mut HashMap<u64, Arc<Annotation>>,
+    calls: impl IntoIterator<Item = (u64, u64)>,
+    markers: &[MarkerSpan],
+) {
+    let mut ranges: BTreeMap<u64, Vec<Range<'_>>> = BTreeMap::new();
+    for m in markers {
+        if m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0 {
+            continue;
+        }
+        let close = match m.close_correlation_id {
+            0 => u64::MAX,
+            c => c,
+        };
+        ranges.entry(m.thread_id).or_default().push(Range {
+            open: m.open_correlation_id,
+            close,
+            span: m,
+        });
+    }
+    if ranges.is_empty() {
+        return;
+    }
+    let mut queries: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for (thread, corr) in calls {
+        if corr != 0 && !captured.contains_key(&corr) && ranges.contains_key(&thread) {
+            queries.entry(thread).or_default().push(corr);
+        }
+    }
+    let mut made: HashMap<i64, Arc<Annotation>> = HashMap::new();
+    for (thread, mut qs) in queries {
+        qs.sort_unstable();
+        qs.dedup();
+        let rs = ranges
+            .get_mut(&thread)
+            .expect("queried threads have ranges");
+        rs.sort_by_key(|r| (r.open, std::cmp::Reverse(r.close)));
+        let mut open: Vec<&Range<'_>> = Vec::new();
+        let mut next = 0;
+        for q in qs {
+            while next < rs.len() && rs[next].open < q {
+                let r = &rs[next];
+                while open.last().is_some_and(|top| top.close < r.open) {
+                    open.pop();
+                }
+                open.push(r);
+                next += 1;
+            }
+            while open.last().is_some_and(|top| top.close < q) {
+                open.pop();
+            }
+            let Some(top) = open.last() else { continue };
+            let a = made.entry(top.span.scope_id).or_insert_with(|| {
+                Arc::new(Annotation {
+                    stack: open.iter().map(|r| r.span.label.clone()).collect(),
+                    scope_range_id: top.span.scope_id,
+                    external_ids: Vec::new(),
+                })
+            });
+            captured.insert(q, a.clone());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(label: &str, open: u64, close: u64, scope: i64, parent: i64) -> MarkerSpan {
+        MarkerSpan {
+            label: Arc::from(label),
+            thread_id: 7,
+            open_correlation_id: open,
+            close_correlation_id: close,
+            scope_id: scope,
+            parent_scope_id: parent,
+            ..MarkerSpan::default()
+        }
+    }
+
+    #[test]
+    fn tree_has_one_pair_per_nested_push() {
+        let m = vec![
+            span("step", 1, 20, 1, 0),
+            span("fwd", 2, 10, 2, 1),
+            span("mm", 3, 5, 3, 2),
+            span("step", 21, 0, 21, 0),
+            MarkerSpan {
+                process_wide: true,
+                ..span("job", 4, 30, 0, 0)
+            },
+        ];
+        assert_eq!(scope_tree(&m), vec![(2, 1), (3, 2)]);
+    }
+
+    #[test]
+    fn calls_take_the_innermost_range_of_their_own_thread_by_correlation_id() {
+        let m = vec![
+            span("step", 1, 20, 1, 0),
+            span("fwd", 2, 10, 2, 1),
+            span("mm", 3, 5, 3, 2),
+            span("bwd", 11, 15, 11, 1),
+            span("left open", 30, 0, 30, 0),
+        ];
+        let mut captured: HashMap<u64, Arc<Annotation>> = HashMap::new();
+        // A captured call keeps its own annotation.
+        let mine = Arc::new(Annotation {
+            stack: vec![Arc::from("captured")],
+            scope_range_id: 99,
+            ..Annotation::default()
+        });
+        captured.insert(4, mine.clone());
+        let calls = [
+            (7, 4),
+            (7, 6),
+            (7, 8),
+            (7, 12),
+            (7, 16),
+            (7, 25),
+            (7, 31),
+            (8, 9),
+        ];
+        annotate_from_ranges(&mut captured, calls, &m);
+        let got = |c: u64| {
+            captured.get(&c).map(|a| {
+                (
+                    a.scope_range_id,
+                    a.stack.iter().map(|l| l.to_string()).collect(),
+                )
+            })
+        };
+        assert!(Arc::ptr_eq(&captured[&4], &mine));
+        assert_eq!(got(6), Some((2, vec!["step".into(), "fwd".into()])));
+        assert!(
+            Arc::ptr_eq(&captured[&6], &captured[&8]),
+            "one Arc per range"
+        );
+        assert_eq!(got(12), Some((11, vec!["step".into(), "bwd".into()])));
+        assert_eq!(got(16), Some((1, vec!["step".into()])));
+        assert_eq!(got(25), None, "between ranges");
+        assert_eq!(got(31), Some((30, vec!["left open".into()])));
+        assert_eq!(got(9), None, "another thread's ranges never apply");
+    }
+}

@@ -1,0 +1,410 @@
+//! roctx annotation text → the stats xprof derives its lines from.
+//!
+//! Each roctx push is one level of the stack; levels are never re-split on `::` (PyTorch op
+//! names such as `aten::mm` contain it, and a quote in one label must not reach into the next).
+//! A level is one of three shapes:
+//!
+//! * **TraceMe-encoded** `name#k=v,k=v#` (XLA's `XlaModule:#hlo_module=…,program_id=…#`,
+//!   `Thunk:#hlo_op=…#`): split as XLA's `ParseAnnotation` does — the text must end in `#`, the
+//!   name is what precedes the first `#`, pairs are separated by commas outside quotes and
+//!   brackets, `key=value` split at the first `=`, both trimmed and non-empty;
+//! * **PyTorch `emit_nvtx`**: `<op name>, seq = <n>[, op_id = <n>][, sizes = [[…], …]]
+//!   [, input_op_ids = [(id,nr), …]]` (PyTorch's `getNvtxStr`); the op name is kept whole;
+//! * **plain**: anything else (`train step 3`, `don't`, an empty label).
+//!
+//! Only TraceMe and PyTorch levels give stats: `tf_op` is the name of the outermost such level
+//! (XLA takes the outermost level; plain labels are user text, not framework ops, and as
+//! `tf_op` they would split xprof's kernel_stats rows per label), and every `k=v` / field of
+//! every such level, innermost first, first occurrence of a key wins, typed like XLA's
+//! `ParseAndAddStatValue` (int64, else uint64, else double, else string). All slicing is at
+//! ASCII delimiters, so no text — non-ASCII, unbalanced, empty or huge — can split a character
+//! or panic.
+
+use crate::model::Annotation;
+
+/// At most this many keys per annotation become stats (a hostile 10 KB label of `k=v` pairs
+/// would otherwise add hundreds of stat names to the plane).
+pub const MAX_KEYS: usize = 64;
+
+/// Fields that open a PyTorch `emit_nvtx` range text after the op name.
+const PYTORCH_FIELDS: [&str; 4] = ["seq", "op_id", "sizes", "input_op_ids"];
+
+/// A value from a `k=v`, typed the way XLA's `ParseAndAddStatValue` types it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParsedValue {
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Str(String),
+}
+
+impl ParsedValue {
+    pub fn parse(s: &str) -> Self {
+        if let Ok(v) = s.parse::<i64>() {
+            ParsedValue::I64(v)
+        } else if let Ok(v) = s.parse::<u64>() {
+            ParsedValue::U64(v)
+        } else if let Some(v) = s.parse::<f64>().ok().filter(|v| v.is_finite()) {
+            ParsedValue::F64(v)
+        } else {
+            ParsedValue::Str(s.to_owned())
+        }
+    }
+}
+
+/// The shape of one level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LevelForm {
+    Plain,
+    TraceMe,
+    PyTorch,
+}
+
+/// One parsed level: its name and its `key`/`value` fields (empty for plain labels).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Level<'a> {
+    pub form: LevelForm,
+    pub name: &'a str,
+    pub fields: Vec<(&'a str, &'a str)>,
+}
+
+pub fn parse_level(label: &str) -> Level<'_> {
+    traceme_level(label)
+        .or_else(|| pytorch_level(label))
+        .unwrap_or(Level {
+            form: LevelForm::Plain,
+            name: label,
+            fields: Vec::new(),
+        })
+}
+
+fn traceme_level(label: &str) -> Option<Level<'_>> {
+    let body = label.strip_suffix('#')?;
+    let mut parts = body.split('#');
+    let name = parts.next().unwrap_or("").trim();
+    let fields = key_values(parts.next()?, '=');
+    (!fields.is_empty()).then_some(Level {
+        form: LevelForm::TraceMe,
+        name,
+        fields,
+    })
+}
+
+fn pytorch_level(label: &str) -> Option<Level<'_>> {
+    let (cut, _) = PYTORCH_FIELDS
+        .iter()
+        .filter_map(|f| label.find(&format!(", {f} = ")).map(|i| (i, f)))
+        .min()?;
+    let name = label[..cut].trim();
+    if name.is_empty() {
+        return None;
+    }
+    let fields = key_values(&label[cut + 1..], '=');
+    if fields.is_empty() {
+        return None;
+    }
+    Some(Level {
+        form: LevelForm::PyTorch,
+        name,
+        fields,
+    })
+}
+
+/// `k<sep>v` pairs of a comma-separated list (commas inside quotes or brackets kept), trimmed,
+/// empty keys or values dropped, as XLA's `ParseMetadata`.
+fn key_values(list: &str, sep: char) -> Vec<(&str, &str)> {
+    split_pairs(list)
+        .into_iter()
+        .filter_map(|kv| kv.split_once(sep))
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .collect()
+}
+
+/// Splits on commas outside `"…"`, `'…'`, `(…)`, `[…]`, `{…}` like XLA's `SplitPairs` (pieces
+/// of one byte or less dropped). Unlike XLA, a quote or bracket still open at the end (an
+/// apostrophe as in `don't`) does not swallow the rest: the list is split again ignoring
+/// quotes, then ignoring brackets too.
+fn split_pairs(list: &str) -> Vec<&str> {
+    for (quotes, brackets) in [(true, true), (false, true), (false, false)] {
+        if let Some(pieces) = split_nested(list, quotes, brackets) {
+            return pieces;
+        }
+    }
+    unreachable!("splitting with nothing nested always balances")
+}
+
+fn split_nested(list: &str, quotes: bool, brackets: bool) -> Option<Vec<&str>> {
+    let mut open: Vec<char> = Vec::new();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    // Safe slicing: `i` comes from `char_indices` and ',' is one byte.
+    for (i, ch) in list.char_indices() {
+        match ch {
+            '"' | '\'' if quotes => {
+                if open.last() == Some(&ch) {
+                    open.pop();
+                } else {
+                    open.push(ch);
+                }
+            }
+            '{' | '(' | '[' if brackets => open.push(ch),
+            '}' | ')' | ']' if brackets => {
+                let opener = match ch {
+                    '}' => '{',
+                    ')' => '(',
+                    _ => '[',
+                };
+                if open.last() == Some(&opener) {
+                    open.pop();
+                }
+            }
+            ',' if open.is_empty() => {
+                keep_piece(&mut pieces, &list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    keep_piece(&mut pieces, &list[start..]);
+    open.is_empty().then_some(pieces)
+}
+
+fn keep_piece<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
+    if piece.len() > 1 {
+        pieces.push(piece);
+    }
+}
+
+/// What an annotation stack turns into on an event.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ParsedAnnotation {
+    /// The whole stack joined by `::` (stat `nvtx_range`).
+    pub joined: String,
+    /// Name of the outermost TraceMe or PyTorch level (stat `tf_op`); empty when none.
+    pub tf_op: String,
+    /// Every field of those levels, innermost level first, first occurrence of a key wins.
+    pub metadata: Vec<(String, ParsedValue)>,
+}
+
+pub fn parse_annotation(a: &Annotation) -> ParsedAnnotation {
+    let joined = a
+        .stack
+        .iter()
+        .map(|s| s.as_ref())
+        .collect::<Vec<_>>()
+        .join("::");
+    let levels: Vec<Level<'_>> = a.stack.iter().map(|l| parse_level(l)).collect();
+    let tf_op = levels
+        .iter()
+        .find(|l| l.form != LevelForm::Plain)
+        .map(|l| l.name.to_owned())
+        .unwrap_or_default();
+    let mut metadata: Vec<(String, ParsedValue)> = Vec::new();
+    'levels: for level in levels.iter().rev() {
+        for (k, v) in &level.fields {
+            if metadata.len() == MAX_KEYS {
+                break 'levels;
+            }
+            if metadata.iter().any(|(seen, _)| seen == k) {
+                continue;
+            }
+            metadata.push(((*k).to_owned(), ParsedValue::parse(v)));
+        }
+    }
+    ParsedAnnotation {
+        joined,
+        tf_op,
+        metadata,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    fn ann(levels: &[&str]) -> Annotation {
+        Annotation {
+            stack: levels.iter().map(|s| Arc::from(*s)).collect(),
+            ..Default::default()
+        }
+    }
+
+    fn keys(p: &ParsedAnnotation) -> Vec<&str> {
+        p.metadata.iter().map(|(k, _)| k.as_str()).collect()
+    }
+
+    fn get<'p>(p: &'p ParsedAnnotation, k: &str) -> Option<&'p ParsedValue> {
+        p.metadata.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+    }
+
+    #[test]
+    fn xla_levels_give_typed_values() {
+        let p = parse_annotation(&ann(&[
+            "XlaModule:#hlo_module=jit_f,program_id=7#",
+            "Thunk:#hlo_op=fusion.1,name=\"a,b\",x=1.5,big=18446744073709551615,neg=-3#",
+        ]));
+        assert_eq!(p.tf_op, "XlaModule:");
+        assert_eq!(
+            p.joined,
+            "XlaModule:#hlo_module=jit_f,program_id=7#::Thunk:#hlo_op=fusion.1,name=\"a,b\",x=1.5,big=18446744073709551615,neg=-3#"
+        );
+        assert_eq!(
+            p.metadata,
+            vec![
+                ("hlo_op".into(), ParsedValue::Str("fusion.1".into())),
+                ("name".into(), ParsedValue::Str("\"a,b\"".into())),
+                ("x".into(), ParsedValue::F64(1.5)),
+                ("big".into(), ParsedValue::U64(u64::MAX)),
+                ("neg".into(), ParsedValue::I64(-3)),
+                ("hlo_module".into(), ParsedValue::Str("jit_f".into())),
+                ("program_id".into(), ParsedValue::I64(7)),
+            ]
+        );
+    }
+
+    #[test]
+    fn brackets_and_quotes_keep_their_commas_and_numbers_vs_strings() {
+        let p = parse_annotation(&ann(&[
+            "op#shape=[1,2,3],attrs={a:1,b:2},call=f(x, y),q='p,q',v=1e3,w=0x10,inf=inf,s= 12 #",
+        ]));
+        assert_eq!(get(&p, "shape"), Some(&ParsedValue::Str("[1,2,3]".into())));
+        assert_eq!(
+            get(&p, "attrs"),
+            Some(&ParsedValue::Str("{a:1,b:2}".into()))
+        );
+        assert_eq!(get(&p, "call"), Some(&ParsedValue::Str("f(x, y)".into())));
+        assert_eq!(get(&p, "q"), Some(&ParsedValue::Str("'p,q'".into())));
+        assert_eq!(get(&p, "v"), Some(&ParsedValue::F64(1000.0)));
+        assert_eq!(get(&p, "w"), Some(&ParsedValue::Str("0x10".into())));
+        assert_eq!(get(&p, "inf"), Some(&ParsedValue::Str("inf".into())));
+        assert_eq!(get(&p, "s"), Some(&ParsedValue::I64(12)), "trimmed");
+    }
+
+    #[test]
+    fn inner_key_wins_and_plain_labels_give_nothing() {
+        let p = parse_annotation(&ann(&["train_step", "outer#k=1#", "inner#k=2#"]));
+        assert_eq!(p.tf_op, "outer");
+        assert_eq!(p.metadata, vec![("k".into(), ParsedValue::I64(2))]);
+        let plain = parse_annotation(&ann(&["step 3", "forward", "C#", "#", "a#b#"]));
+        assert_eq!((plain.tf_op.as_str(), plain.metadata.len()), ("", 0));
+        assert_eq!(parse_annotation(&ann(&[])), ParsedAnnotation::default());
+        assert_eq!(parse_annotation(&ann(&[""])).joined, "");
+    }
+
+    /// The named defect: an apostrophe in an outer plain label used to open a "quote" that
+    /// swallowed the `::` to the XLA level, giving `tf_op = "don't::XlaModule:"`.
+    #[test]
+    fn an_apostrophe_outside_does_not_swallow_the_xla_level() {
+        let p = parse_annotation(&ann(&[
+            "don't",
+            "XlaModule:#hlo_module=jit_f,program_id=7#",
+            "Thunk:#hlo_op=fusion.1#",
+        ]));
+        assert_eq!(p.tf_op, "XlaModule:");
+        assert_eq!(keys(&p), ["hlo_op", "hlo_module", "program_id"]);
+        assert_eq!(get(&p, "program_id"), Some(&ParsedValue::I64(7)));
+        assert_eq!(
+            p.joined,
+            "don't::XlaModule:#hlo_module=jit_f,program_id=7#::Thunk:#hlo_op=fusion.1#"
+        );
+    }
+
+    #[test]
+    fn unbalanced_text_inside_a_level_loses_nothing_after_it() {
+        for outer in ["[warmup", "say \"hi", "(", "}{", "'"] {
+            let p = parse_annotation(&ann(&[outer, "Thunk:#hlo_op=fusion.2#"]));
+            assert_eq!(p.tf_op, "Thunk:", "{outer}");
+            assert_eq!(
+                get(&p, "hlo_op"),
+                Some(&ParsedValue::Str("fusion.2".into()))
+            );
+        }
+        // Inside one level: an apostrophe in a value keeps the following keys.
+        let p = parse_annotation(&ann(&["Thunk:#name=don't stop,hlo_op=fusion.3,n=[1#"]));
+        assert_eq!(
+            get(&p, "name"),
+            Some(&ParsedValue::Str("don't stop".into()))
+        );
+        assert_eq!(
+            get(&p, "hlo_op"),
+            Some(&ParsedValue::Str("fusion.3".into()))
+        );
+        assert_eq!(get(&p, "n"), Some(&ParsedValue::Str("[1".into())));
+    }
+
+    #[test]
+    fn non_ascii_is_kept_intact() {
+        let p = parse_annotation(&ann(&[
+            "шаг – 3",
+            "模块#hlo_module=前向–模块,program_id=٣#",
+            "Thunk:#hlo_op=融合.1,note=ünïcödé 🚀#",
+        ]));
+        assert_eq!(p.tf_op, "模块");
+        assert_eq!(
+            get(&p, "hlo_module"),
+            Some(&ParsedValue::Str("前向–模块".into()))
+        );
+        assert_eq!(get(&p, "program_id"), Some(&ParsedValue::Str("٣".into())));
+        assert_eq!(get(&p, "hlo_op"), Some(&ParsedValue::Str("融合.1".into())));
+        assert_eq!(
+            get(&p, "note"),
+            Some(&ParsedValue::Str("ünïcödé 🚀".into()))
+        );
+        assert!(p.joined.starts_with("шаг – 3::模块#"));
+    }
+
+    #[test]
+    fn huge_and_lossy_texts_never_panic_and_stay_bounded() {
+        let big_plain = "x–".repeat(4000); // ~16 KB of multi-byte text
+        let many_keys: String = (0..2000).map(|i| format!("k{i}={i},")).collect();
+        let big_xla = format!("Thunk:#{many_keys}hlo_op=last#");
+        let lossy = String::from_utf8_lossy(b"bad \xff\xfe utf8#hlo_op=\xc3#").into_owned();
+        let p = parse_annotation(&ann(&[&big_plain, &big_xla, &lossy]));
+        assert_eq!(p.metadata.len(), MAX_KEYS);
+        assert_eq!(
+            get(&p, "hlo_op"),
+            Some(&ParsedValue::Str("\u{fffd}".into()))
+        );
+        assert_eq!(p.tf_op, "Thunk:");
+        assert!(p.joined.len() > 16_000);
+        // Every prefix of a multi-byte text, cut anywhere a `&str` can be cut.
+        let text = "模块#hlo_module=前向–模块,k=[é,\"ü#";
+        for (i, _) in text.char_indices() {
+            let _ = parse_annotation(&ann(&[&text[..i], &text[i..]]));
+        }
+    }
+
+    #[test]
+    fn pytorch_emit_nvtx_texts() {
+        let p = parse_annotation(&ann(&[
+            "train step 3",
+            "aten::linear, seq = 41, op_id = 7, sizes = [[8, 16], [32, 16], [32]], input_op_ids = [(5,0), (6,0)]",
+            "aten::addmm, seq = 42, op_id = 9, sizes = [[32], [8, 16], [16, 32]]",
+        ]));
+        assert_eq!(p.tf_op, "aten::linear");
+        assert_eq!(
+            p.metadata,
+            vec![
+                ("seq".into(), ParsedValue::I64(42)),
+                ("op_id".into(), ParsedValue::I64(9)),
+                (
+                    "sizes".into(),
+                    ParsedValue::Str("[[32], [8, 16], [16, 32]]".into())
+                ),
+                (
+                    "input_op_ids".into(),
+                    ParsedValue::Str("[(5,0), (6,0)]".into())
+                ),
+            ]
+        );
+        let l = parse_level("aten::mm, seq = 3");
+        assert_eq!((l.form, l.name), (LevelForm::PyTorch, "aten::mm"));
+        let l = parse_level("aten::empty, sizes = [[2, 2]]");
+        assert_eq!((l.form, l.name), (LevelForm::PyTorch, "aten::empty"));
+        // An op without sequence number or shapes is just its name: a plain label.
+        assert_eq!(parse_level("aten::add").form, LevelForm::Plain);
+        assert_eq!(parse_level(", seq = 3").form, LevelForm::Plain);
+    }
+}
