@@ -45,6 +45,9 @@ pub struct GroundTruth {
     /// One entry per hipEventSynchronize, in global host order.
     pub event_syncs: Vec<EventSyncEdge>,
     pub threads: Vec<ThreadTruth>,
+    /// Every roctx push/pop range instance the replay opened, in global host order of the
+    /// pushes: the scope nesting a profiler's scope-range tree must reproduce pair for pair.
+    pub scope_instances: Vec<ScopeInstance>,
     /// roctxRangeStartA/Stop ranges by message.
     pub ranges: BTreeMap<String, RangeStats>,
     /// By innermost external correlation id active at the call.
@@ -275,6 +278,27 @@ pub struct ThreadTruth {
     pub ops_end_ns: u64,
 }
 
+/// One roctxRangePushA … roctxRangePop range as replayed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ScopeInstance {
+    /// Index in `scope_instances`.
+    pub index: u64,
+    pub thread: u32,
+    pub label: String,
+    /// The instance open on the same thread when this one was pushed (`None` = outermost).
+    pub parent: Option<u64>,
+    /// 1 for an outermost range.
+    pub depth: u32,
+    /// Internal correlation ids the simulated runtime gives the push and the pop (HIP and roctx
+    /// calls are numbered from 1 in global host order); `pop_correlation_id` is `None` for a
+    /// range still open at the end.
+    pub push_correlation_id: u64,
+    pub pop_correlation_id: Option<u64>,
+    /// Work done while this was the thread's innermost range (attributed at call entry, as in
+    /// `ScopeTruth`): HIP calls, roctx calls (its own pop included), dispatches, copies.
+    pub counts: AttributedCounts,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RangeStats {
     pub started: u64,
@@ -440,6 +464,9 @@ impl<'p> Builder<'p> {
         let mut last = 0u64;
 
         let mut hip_seq = 0u64;
+        // Correlation ids as the simulated runtime assigns them (HIP and roctx calls, from 1).
+        let mut corr_seq = 0u64;
+        let mut open_instances: Vec<Vec<u64>> = vec![Vec::new(); n_threads];
         for (host_seq, (t, i)) in global_order(plan).into_iter().enumerate() {
             let op = &plan.threads[t as usize].ops[i as usize];
             first = first.min(op.start_ns);
@@ -471,6 +498,12 @@ impl<'p> Builder<'p> {
                 },
                 _ => AttributedCounts::default(),
             };
+            if matches!(op.call, HostCall::Hip { .. } | HostCall::Marker(_)) {
+                corr_seq += 1;
+            }
+            if let Some(&inst) = open_instances[t as usize].last() {
+                add_counts(&mut self.gt.scope_instances[inst as usize].counts, &counts);
+            }
             if counts != AttributedCounts::default() {
                 add_counts(
                     &mut scope_entry(&mut scopes[t as usize], &stacks[t as usize]).counts,
@@ -516,6 +549,18 @@ impl<'p> Builder<'p> {
                     *self.gt.markers.entry(kind.into()).or_default() += 1;
                     match m {
                         MarkerOp::Push(label) => {
+                            let open = &mut open_instances[t as usize];
+                            let index = self.gt.scope_instances.len() as u64;
+                            self.gt.scope_instances.push(ScopeInstance {
+                                index,
+                                thread: t,
+                                label: label.clone(),
+                                parent: open.last().copied(),
+                                depth: open.len() as u32 + 1,
+                                push_correlation_id: corr_seq,
+                                ..Default::default()
+                            });
+                            open.push(index);
                             stacks[t as usize].push(label.clone());
                             let depth = stacks[t as usize].len() as u32;
                             let tt = &mut thread_truth[t as usize];
@@ -524,6 +569,10 @@ impl<'p> Builder<'p> {
                         }
                         MarkerOp::Pop => {
                             stacks[t as usize].pop();
+                            if let Some(i) = open_instances[t as usize].pop() {
+                                self.gt.scope_instances[i as usize].pop_correlation_id =
+                                    Some(corr_seq);
+                            }
                         }
                         MarkerOp::Start { message, key } => {
                             self.gt.ranges.entry(message.clone()).or_default().started += 1;

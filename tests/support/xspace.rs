@@ -206,7 +206,7 @@ pub fn memcpys(s: &XSpace) -> Vec<Ev<'_>> {
 pub fn host_api_events(s: &XSpace) -> Vec<Ev<'_>> {
     events(plane(s, HOST_PLANE))
         .into_iter()
-        .filter(|e| !e.line.name.ends_with("/ROCTX"))
+        .filter(|e| !e.line.name.contains("/ROCTX"))
         .collect()
 }
 

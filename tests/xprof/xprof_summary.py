@@ -73,7 +73,15 @@ def summarise_trace(data):
             "ts": e.get("ts"),
             "correlation_id": (e.get("args") or {}).get("correlation_id"),
         })
+    # xprof-derived rows ("XLA Modules - from #0", "XLA Ops - from #0", "Framework Ops - from #2",
+    # …): per process and row, the event count and the events per name.
+    derived = collections.defaultdict(dict)
+    for pname, rows in per_process.items():
+        for tname, names in rows.items():
+            if " - from #" in tname:
+                derived[pname][tname] = {"events": sum(names.values()), "names": dict(names)}
     return {
+        "derived_lines": dict(derived),
         "processes": sorted(processes.values()),
         "pids": {name: pid for pid, name in processes.items()},
         "threads": {processes.get(pid, str(pid)): sorted(t.values()) for pid, t in threads.items()},
@@ -98,7 +106,28 @@ def summarise_kernel_stats(data):
     for r in rows:
         name = r.get("Kernel Name") or r.get("kernel_name") or ""
         occurrences[name] += int(r.get("Occurrences") or r.get("occurrences") or 0)
-    return {"rows": rows, "occurrences": dict(occurrences)}
+    op_names = sorted({r.get("Op Name") or "" for r in rows})
+    return {"rows": rows, "occurrences": dict(occurrences), "op_names": op_names}
+
+
+def summarise_framework_op_stats(data):
+    """framework_op_stats: occurrences per operation name, device and host side (first table,
+    the one that includes IDLE)."""
+    doc = json.loads(data)
+    tables = doc if isinstance(doc, list) else [doc]
+    out = {"device_ops": collections.Counter(), "host_ops": collections.Counter()}
+    if not tables:
+        return {k: {} for k in out}
+    t = tables[0]
+    cols = [c.get("label") or c.get("id") for c in t.get("cols", [])]
+    for r in t.get("rows", []):
+        row = {col: (cell or {}).get("v") for col, cell in zip(cols, r.get("c", []))}
+        name = row.get("Operation Name") or ""
+        if name == "IDLE":
+            continue
+        side = "device_ops" if row.get("Host/device") == "Device" else "host_ops"
+        out[side][name] += int(row.get("#Occurrences") or 0)
+    return {k: dict(v) for k, v in out.items()}
 
 
 def summarise_overview(data):
@@ -192,6 +221,7 @@ def main():
             ("trace", "trace_viewer@", {}, summarise_trace),
             ("kernel_stats", "kernel_stats", {}, summarise_kernel_stats),
             ("overview", "overview_page", {}, summarise_overview),
+            ("framework_op_stats", "framework_op_stats", {}, summarise_framework_op_stats),
         ]:
             data, err = convert(path, tool, params)
             if args.raw_dir and data is not None:
