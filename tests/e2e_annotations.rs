@@ -156,9 +156,9 @@ fn every_api_kernel_and_copy_of_a_range_carries_its_innermost_scope_id() {
             let mut m = BTreeMap::new();
             for e in evs {
                 let inst_of = scope_id(&e).map(|id| {
-                    *by_id
-                        .get(&id)
-                        .unwrap_or_else(|| panic!("{sdk}: {:?} has unknown scope id {id}", e.name()))
+                    *by_id.get(&id).unwrap_or_else(|| {
+                        panic!("{sdk}: {:?} has unknown scope id {id}", e.name())
+                    })
                 });
                 *m.entry(inst_of).or_insert(0) += 1;
             }
@@ -215,7 +215,11 @@ fn every_api_kernel_and_copy_of_a_range_carries_its_innermost_scope_id() {
                 graph_kernels += 1;
             }
         }
-        assert_eq!(graph_kernels, u(&totals["graph_kernel_dispatches"]), "{sdk}");
+        assert_eq!(
+            graph_kernels,
+            u(&totals["graph_kernel_dispatches"]),
+            "{sdk}"
+        );
     }
 }
 
@@ -238,11 +242,19 @@ fn annotation_texts_become_typed_stats() {
         let r = run(sdk);
         // XLA-style, four levels: step (plain) → XlaModule → Thunk → sub-op.
         for k in kernels_named(&r, "fusion_1_gemm") {
-            assert_eq!(str_stat(&k, "tf_op").as_deref(), Some("XlaModule:"), "{sdk}");
-            assert_eq!(str_stat(&k, "hlo_module").as_deref(), Some("jit_train_step"));
+            assert_eq!(
+                str_stat(&k, "tf_op").as_deref(),
+                Some("XlaModule:"),
+                "{sdk}"
+            );
+            assert_eq!(
+                str_stat(&k, "hlo_module").as_deref(),
+                Some("jit_train_step")
+            );
             assert_eq!(str_stat(&k, "hlo_op").as_deref(), Some("fusion.1"));
             assert_eq!(k.stat("program_id"), Some(Stat::I64(42)));
             assert_eq!(k.stat("unique_hlo_op_id"), Some(Stat::I64(1)));
+            assert_eq!(str_stat(&k, "name").as_deref(), Some("dot_general"));
             assert_eq!(k.stat("algo"), Some(Stat::I64(3)), "innermost sub-op level");
             assert_eq!(k.stat("alpha"), Some(Stat::F64(1.5)));
             assert!(str_stat(&k, "nvtx_range")
@@ -251,7 +263,11 @@ fn annotation_texts_become_typed_stats() {
         }
         for k in kernels_named(&r, "attn_qk") {
             assert_eq!(str_stat(&k, "hlo_op").as_deref(), Some("fusion.1"), "{sdk}");
-            assert_eq!(k.stat("algo"), None, "the graph launch is outside the sub-op");
+            assert_eq!(
+                k.stat("algo"),
+                None,
+                "the graph launch is outside the sub-op"
+            );
         }
         let passes: BTreeSet<i64> = kernels_named(&r, "reduce_pass")
             .iter()
@@ -262,15 +278,33 @@ fn annotation_texts_become_typed_stats() {
             .collect();
         assert_eq!(passes, BTreeSet::from([1, 2]));
         let k = &kernels_named(&r, "reduce_pass")[0];
-        assert_eq!(str_stat(k, "shape").as_deref(), Some("\"f32[8,128]\""), "quoted commas kept");
+        assert_eq!(
+            str_stat(k, "shape").as_deref(),
+            Some("\"f32[8,128]\""),
+            "quoted commas kept"
+        );
         // PyTorch emit_nvtx texts: op names whole, fields typed, innermost first.
         for k in kernels_named(&r, "gemm_f16") {
-            assert_eq!(str_stat(&k, "tf_op").as_deref(), Some("aten::linear"), "{sdk}");
-            assert_eq!(k.stat("op_id"), Some(Stat::I64(13)), "aten::mm is innermost");
-            assert_eq!(str_stat(&k, "sizes").as_deref(), Some("[[8, 16], [16, 32]]"));
+            assert_eq!(
+                str_stat(&k, "tf_op").as_deref(),
+                Some("aten::linear"),
+                "{sdk}"
+            );
+            assert_eq!(
+                k.stat("op_id"),
+                Some(Stat::I64(13)),
+                "aten::mm is innermost"
+            );
+            assert_eq!(
+                str_stat(&k, "sizes").as_deref(),
+                Some("[[8, 16], [16, 32]]")
+            );
             assert_eq!(str_stat(&k, "input_op_ids").as_deref(), Some("[(10,0)]"));
             assert!(matches!(k.stat("seq"), Some(Stat::I64(0 | 1))));
-            assert!(matches!(k.stat("external_correlation_id"), Some(Stat::U64(500 | 501))));
+            assert!(matches!(
+                k.stat("external_correlation_id"),
+                Some(Stat::U64(500 | 501))
+            ));
         }
         for k in kernels_named(&r, "relu_fwd") {
             assert_eq!(str_stat(&k, "tf_op").as_deref(), Some("aten::relu"));
@@ -292,7 +326,11 @@ fn annotation_texts_become_typed_stats() {
             str_stat(&d2h[0], "nvtx_range").as_deref(),
             Some("评估 – eval [CJK, en dash")
         );
-        assert_eq!(str_stat(&d2h[0], "tf_op"), None, "plain labels give no tf_op");
+        assert_eq!(
+            str_stat(&d2h[0], "tf_op"),
+            None,
+            "plain labels give no tf_op"
+        );
         let host = plane(&r.space, "/host:CPU");
         let names: BTreeSet<&str> = events(host).iter().map(|e| e.name()).collect();
         for label in ["checkpoint – 保存", "评估 – eval [CJK, en dash", "don't"] {
@@ -318,10 +356,20 @@ fn roctx_lines_nest_and_start_stop_ranges_have_their_own() {
             v
         };
         // Started on "jax", stopped on "io": on the starting thread's range line.
-        assert_eq!(on(format!("Host Threads/{}/ROCTX ranges", t[0])), ["epoch 0"], "{sdk}");
+        assert_eq!(
+            on(format!("Host Threads/{}/ROCTX ranges", t[0])),
+            ["epoch 0"],
+            "{sdk}"
+        );
         // Two start/stop ranges that partially overlap each other and the push/pop ranges.
-        assert_eq!(on(format!("Host Threads/{}/ROCTX ranges", t[2])), ["prefetch A"]);
-        assert_eq!(on(format!("Host Threads/{}/ROCTX ranges #1", t[2])), ["prefetch B"]);
+        assert_eq!(
+            on(format!("Host Threads/{}/ROCTX ranges", t[2])),
+            ["prefetch A"]
+        );
+        assert_eq!(
+            on(format!("Host Threads/{}/ROCTX ranges #1", t[2])),
+            ["prefetch B"]
+        );
         // Still open at the end: closed at the end and marked.
         let open: Vec<Ev<'_>> = events(host)
             .into_iter()
@@ -360,7 +408,9 @@ fn instances_with_kernels(inst: &[Instance], thread: usize, prefix: &str) -> u64
         }
     }
     (0..inst.len())
-        .filter(|&i| inst[i].thread == thread && inst[i].label.starts_with(prefix) && subtree[i] > 0)
+        .filter(|&i| {
+            inst[i].thread == thread && inst[i].label.starts_with(prefix) && subtree[i] > 0
+        })
         .count() as u64
 }
 
@@ -390,7 +440,11 @@ fn real_xprof_derives_xla_and_framework_lines_per_stream() {
         let s = xprof::summary(file, &host);
         assert_eq!(s["errors"], serde_json::json!({}), "{sdk}");
         let gpu = format!("{host} /device:GPU:0");
-        let (xla, io, torch) = (line_of(&r, "fusion_1_gemm"), line_of(&r, "fusion_9"), line_of(&r, "gemm_f16"));
+        let (xla, io, torch) = (
+            line_of(&r, "fusion_1_gemm"),
+            line_of(&r, "fusion_9"),
+            line_of(&r, "gemm_f16"),
+        );
 
         // The module executed three times under one name: three separate events.
         let (n, names) = derived(&s, &gpu, &format!("XLA Modules - from #{xla}"));
@@ -429,4 +483,43 @@ fn real_xprof_derives_xla_and_framework_lines_per_stream() {
             assert_eq!(fw[op].as_u64(), Some(n), "{sdk}: framework_op_stats {fw}");
         }
     }
+}
+
+/// Negative control: the same file without scope ids and without the tree plane. xprof then
+/// merges the three back-to-back invocations of the identically named module into one event —
+/// the scope-range tree is what keeps repeated invocations apart.
+#[test]
+fn without_the_scope_tree_xprof_merges_repeated_module_invocations() {
+    use prost::Message;
+    let r = run("1.0.0");
+    let mut stripped = r.space.clone();
+    stripped.planes.retain(|p| p.name != TREE_PLANE);
+    for p in &mut stripped.planes {
+        let Some(sid) = p
+            .stat_metadata
+            .values()
+            .find(|m| m.name == "scope_range_id")
+            .map(|m| m.id)
+        else {
+            continue;
+        };
+        for l in &mut p.lines {
+            for e in &mut l.events {
+                e.stats.retain(|st| st.metadata_id != sid);
+            }
+        }
+    }
+    let host = support::paths::host_of(&r.files[0]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(format!("{host}.xplane.pb"));
+    std::fs::write(&file, stripped.encode_to_vec()).unwrap();
+    let s = xprof::summary(&file, &host);
+    let xla = line_of(&r, "fusion_1_gemm");
+    let (n, names) = derived(
+        &s,
+        &format!("{host} /device:GPU:0"),
+        &format!("XLA Modules - from #{xla}"),
+    );
+    assert_eq!(names, BTreeMap::from([("jit_train_step(42)".into(), 1)]));
+    assert_eq!(n, 1, "without scope ids the three invocations merge");
 }

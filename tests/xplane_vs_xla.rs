@@ -309,3 +309,36 @@ fn our_metadata_references_resolve() {
         }
     }
 }
+
+/// End to end: kernels of the simulated `nested-annotations` run (XLA-style roctx texts, tool
+/// library in the simulated runtime) carry every stat real XLA kernels carry, with the same type.
+#[test]
+fn simulated_xla_style_annotations_give_kernels_xlas_stats() {
+    let run = support::sim::cached(
+        &support::paths::builtin("nested-annotations.toml"),
+        "1.0.0",
+        &[],
+    );
+    let ours = shape(&run.space);
+    let mut checked = BTreeSet::new();
+    for f in real_files() {
+        let theirs = shape(&read_xspace(&f).unwrap());
+        for ((cat, name), types) in &theirs {
+            if *cat != "kernel event" || NOT_WRITTEN.contains(&(cat, name.as_str())) {
+                continue;
+            }
+            let got = ours.get(&(*cat, name.clone())).unwrap_or_else(|| {
+                panic!(
+                    "{}: kernel stat `{name}` ({types:?}) missing from the simulated run",
+                    f.display()
+                )
+            });
+            assert_eq!(got, types, "{}: kernel stat `{name}`", f.display());
+            checked.insert(name.clone());
+        }
+    }
+    // The real files predate ROCm scope tracking (openxla/xla#39309): no `scope_range_id` there.
+    for name in ["hlo_op", "hlo_module", "program_id", "tf_op", "name"] {
+        assert!(checked.contains(name), "{name} not compared: {checked:?}");
+    }
+}
