@@ -258,6 +258,20 @@ mod tests {
             ]
         );
         assert_eq!((d.unmatched_pops, d.ranges_left_open), (1, 1));
+        // Scope ids: each push its own correlation id, with its parent; start/stop ranges none.
+        let by_label = |l: &str| d.markers.iter().find(|m| &*m.label == l).unwrap();
+        let ids = |l: &str| {
+            let m = by_label(l);
+            (m.scope_id, m.parent_scope_id, m.process_wide, m.open_at_end)
+        };
+        assert_eq!(ids("outer"), (1, 0, false, true));
+        assert_eq!(ids("inner"), (2, 1, false, false));
+        assert_eq!(ids("job"), (0, 0, true, false));
+        assert_eq!(ids("tick"), (0, 0, false, false));
+        assert_eq!(
+            d.annotations[0].1.scope_range_id, 2,
+            "innermost at the HIP call"
+        );
         assert_eq!(d.annotations.len(), 1);
         let stack: Vec<&str> = d.annotations[0].1.stack.iter().map(|s| &**s).collect();
         assert_eq!((d.annotations[0].0, stack), (3, vec!["outer", "inner"]));

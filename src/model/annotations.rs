@@ -179,4 +179,73 @@ mod tests {
         assert_eq!(got(31), Some((30, vec!["left open".into()])));
         assert_eq!(got(9), None, "another thread's ranges never apply");
     }
+
+    /// Through the whole join: uncaptured calls and marks get their range's context, ranges
+    /// carry their own id and kind, and the tree comes out of the spans.
+    #[test]
+    fn join_fills_calls_marks_ranges_and_the_tree() {
+        use crate::model::events::{ApiDomain, ApiRecord, Collected};
+        use crate::model::join::join;
+        use crate::model::{HostEventKind, RangeInfo};
+
+        let api = |corr: u64, thread: u64| ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: 1,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr * 10,
+            end_ns: corr * 10 + 5,
+            thread_id: thread,
+        };
+        let timed = |mut m: MarkerSpan, s: u64, e: u64| {
+            m.start_ns = s;
+            m.end_ns = e;
+            m
+        };
+        let mut c = Collected::default();
+        c.markers = vec![
+            timed(span("step", 1, 10, 1, 0), 10, 105),
+            timed(span("mm", 2, 6, 2, 1), 20, 65),
+            MarkerSpan {
+                instant: true,
+                close_correlation_id: 4,
+                ..timed(span("tick", 4, 4, 0, 0), 40, 40)
+            },
+            MarkerSpan {
+                process_wide: true,
+                ..timed(span("job", 8, 12, 0, 0), 80, 125)
+            },
+            MarkerSpan {
+                open_at_end: true,
+                ..timed(span("left open", 20, 0, 20, 0), 200, 300)
+            },
+        ];
+        c.api = vec![api(3, 7), api(5, 7), api(7, 8), api(21, 7)];
+        let t = join(c);
+        assert_eq!(t.scope_tree, vec![(2, 1)]);
+        let ev = |name: &str| {
+            t.host_threads
+                .iter()
+                .flat_map(|th| th.events.iter())
+                .filter(|e| &*e.name == name)
+                .collect::<Vec<_>>()
+        };
+        let scopes: Vec<Option<i64>> = ev("<hip operation 1>")
+            .iter()
+            .map(|e| e.annotation.as_ref().map(|a| a.scope_range_id))
+            .collect();
+        // Sorted by thread, then time: cid 3, 5, 21 on thread 7; cid 7 on thread 8.
+        assert_eq!(scopes, vec![Some(2), Some(2), Some(20), None]);
+        assert_eq!(ev("tick")[0].annotation.as_ref().unwrap().scope_range_id, 2);
+        assert_eq!(
+            ev("mm")[0].kind,
+            HostEventKind::MarkerRange(RangeInfo {
+                scope_id: 2,
+                ..RangeInfo::default()
+            })
+        );
+        assert!(ev("mm")[0].annotation.is_none(), "a range is its own scope");
+        assert!(matches!(ev("job")[0].kind, HostEventKind::MarkerRange(r) if r.process_wide));
+        assert!(matches!(ev("left open")[0].kind, HostEventKind::MarkerRange(r) if r.open_at_end));
+    }
 }

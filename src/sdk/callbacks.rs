@@ -304,13 +304,9 @@ fn on_marker_api(s: &Session, r: &CallbackRecord) {
         MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStart => arg0 as *const c_char,
         _ => std::ptr::null(),
     };
-    let label = if label_ptr.is_null() {
-        None
-    } else {
-        // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
-        // NUL-terminated string, alive for the duration of the call (we copy it).
-        Some(unsafe { CStr::from_ptr(label_ptr) }.to_string_lossy())
-    };
+    // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
+    // NUL-terminated string (or null), alive for the duration of the call (we copy it).
+    let label = unsafe { roctx_label(label_ptr) };
     on_marker(&MarkerCall {
         op,
         enter: r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
@@ -321,6 +317,19 @@ fn on_marker_api(s: &Session, r: &CallbackRecord) {
         stop_id: arg0,
         start_retval: retval,
     });
+}
+
+/// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
+/// (never an error, never a panic), everything else is kept as is.
+///
+/// # Safety
+/// `ptr` is null or points to a NUL-terminated string valid for the returned lifetime.
+unsafe fn roctx_label<'a>(ptr: *const c_char) -> Option<std::borrow::Cow<'a, str>> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: guaranteed by the caller.
+    Some(unsafe { CStr::from_ptr(ptr) }.to_string_lossy())
 }
 
 /// Bytes of the kernel-symbol payload we read (through `accum_vgpr_count`): present in every
@@ -428,5 +437,21 @@ mod tests {
             SYMBOL_BYTES_READ, 68,
             "must fit the 72-byte payload of SDK 0.4/0.5"
         );
+    }
+
+    #[test]
+    fn roctx_labels_with_invalid_utf8_or_none_are_safe() {
+        let bad = std::ffi::CString::new(vec![b'a', 0xff, 0xfe, b'#', 0xc3, b'z']).unwrap();
+        // SAFETY: `bad` is NUL-terminated and outlives the call's result.
+        let got = unsafe { roctx_label(bad.as_ptr()) }.unwrap();
+        assert_eq!(got, "a\u{fffd}\u{fffd}#\u{fffd}z");
+        let cjk = std::ffi::CString::new("评估 – eval").unwrap();
+        // SAFETY: as above.
+        assert_eq!(
+            unsafe { roctx_label(cjk.as_ptr()) }.as_deref(),
+            Some("评估 – eval")
+        );
+        // SAFETY: null is allowed.
+        assert!(unsafe { roctx_label(std::ptr::null()) }.is_none());
     }
 }
