@@ -202,8 +202,7 @@ mod tests {
             m.end_ns = e;
             m
         };
-        let mut c = Collected::default();
-        c.markers = vec![
+        let markers = vec![
             timed(span("step", 1, 10, 1, 0), 10, 105),
             timed(span("mm", 2, 6, 2, 1), 20, 65),
             MarkerSpan {
@@ -220,8 +219,11 @@ mod tests {
                 ..timed(span("left open", 20, 0, 20, 0), 200, 300)
             },
         ];
-        c.api = vec![api(3, 7), api(5, 7), api(7, 8), api(21, 7)];
-        let t = join(c);
+        let t = join(Collected {
+            markers,
+            api: vec![api(3, 7), api(5, 7), api(7, 8), api(21, 7)],
+            ..Collected::default()
+        });
         assert_eq!(t.scope_tree, vec![(2, 1)]);
         let ev = |name: &str| {
             t.host_threads
