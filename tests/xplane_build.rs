@@ -163,7 +163,8 @@ fn annotations_become_xla_stats() {
         .unwrap();
     let st = stats(gpu0, add);
     assert_eq!(st["scope_range_id"], Value::Int64Value(12));
-    assert_eq!(st["tf_op"], Value::StrValue("train_step".into()));
+    // The outermost TraceMe-encoded level, not the plain label around it.
+    assert_eq!(st["tf_op"], Value::StrValue("layer1".into()));
     assert_eq!(st["hlo_module"], Value::StrValue("jit_step".into()));
     assert_eq!(st["program_id"], Value::Int64Value(3));
     assert_eq!(
