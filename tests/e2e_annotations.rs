@@ -390,6 +390,15 @@ fn roctx_lines_nest_and_start_stop_ranges_have_their_own() {
             .filter(|e| e.stat("open_at_end").is_some())
             .count();
         assert_eq!(closed, 1, "{sdk}: only the range left open is marked");
+        // `rocprof-xplane inspect` counts every roctx line's events as markers.
+        let counts = &support::cli::inspect_json(&r.files[0])["event_counts"];
+        let m = &r.plan()["markers"];
+        let roctx_events = instances(r.plan()).len() as u64 + u(&m["mark"]) + u(&m["range_start"]);
+        assert_eq!(
+            (u(&counts["markers"]), u(&counts["other"])),
+            (roctx_events, 0),
+            "{sdk}: {counts}"
+        );
     }
 }
 

@@ -125,7 +125,8 @@ fn classify(p: &XPlane, line_name: &str, e: &XEvent) -> Kind {
             Kind::Other
         }
     } else if p.name == "/host:CPU" {
-        if line_name.ends_with("/ROCTX") || line_name.ends_with("/NVTX") {
+        // `…/ROCTX`, `…/ROCTX #k`, `…/ROCTX ranges[ #k]` (docs/xplane-output.md), XLA's `…/NVTX`.
+        if line_name.contains("/ROCTX") || line_name.ends_with("/NVTX") {
             Kind::Marker
         } else if has("correlation_id") || name.starts_with("hip") || name.starts_with("hsa") {
             Kind::ApiCall
