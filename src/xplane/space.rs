@@ -11,7 +11,7 @@ use super::annotation::{parse_annotation, ParsedValue};
 use super::builder::{LineBuilder, PlaneBuilder, StatValue};
 use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XPlane, XSpace, XStat};
-use super::stats::{self as s};
+use super::stats as s;
 use crate::model::{
     Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind, HostThread,
     KernelInfo, MemcpyInfo, Trace,
@@ -422,9 +422,9 @@ fn add_annotation_stats(
     }
     let parsed = parse_annotation(a);
     stats.push(plane.stat(s::NVTX_RANGE, StatValue::Ref(&parsed.joined)));
-    // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. XLA's
-    // annotation semantics (`tf_op` = outermost name, plus the `k=v` stats) apply only to
-    // labels written in XLA's `name#k=v#` form. A `tf_op` from plain labels such as
+    // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. `tf_op`
+    // and field stats come only from levels in XLA's `name#k=v#` form or PyTorch's `emit_nvtx`
+    // form (`xplane::annotation`). A `tf_op` from plain labels such as
     // "decode step 17" would split xprof's kernel_stats rows per label (rows are keyed by op
     // name and capped at 1000), hiding kernels.
     if parsed.metadata.is_empty() {
