@@ -918,6 +918,55 @@ fn threads_sharing_a_stream_serialise_in_global_order() {
 }
 
 #[test]
+fn truth_lists_every_push_instance_with_its_parent_and_correlation_ids() {
+    // Correlation ids go to HIP and roctx calls in global order (the implicit hipStreamCreate
+    // before the first use of `s0` included); external-id pushes get none.
+    let plan = parse_str(&with_calls(
+        r#"{ op = "push", msg = "step" },
+           { op = "ext_push", id = 9 },
+           { op = "push", msg = "op" },
+           { op = "launch", kernel = "gemm", stream = "s0" },
+           { op = "pop" },
+           { op = "push", msg = "op" },
+           { op = "pop" },
+           { op = "ext_pop" },
+           { op = "pop" },
+           { op = "push", msg = "open" },"#,
+    ))
+    .unwrap();
+    let gt = GroundTruth::from_plan(&plan);
+    let got: Vec<(&str, Option<u64>, u32, u64, Option<u64>, u64)> = gt
+        .scope_instances
+        .iter()
+        .map(|i| {
+            (
+                i.label.as_str(),
+                i.parent,
+                i.depth,
+                i.push_correlation_id,
+                i.pop_correlation_id,
+                i.counts.kernel_dispatches,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("step", None, 1, 1, Some(8), 0),
+            ("op", Some(0), 2, 2, Some(5), 1),
+            ("op", Some(0), 2, 6, Some(7), 0),
+            ("open", None, 1, 9, None, 0),
+        ]
+    );
+    // Work is attributed at entry: the second "op"'s own pop counts as its roctx call.
+    assert_eq!(gt.scope_instances[2].counts.marker_calls, 1);
+    assert_eq!(
+        gt.scope_instances[1].counts.hip_api_calls, 2,
+        "stream create + launch"
+    );
+}
+
+#[test]
 #[ignore = "tool: SCENARIO_FILES='a.toml b.toml' cargo test -p rocprof-sim --lib print_errors -- --ignored --nocapture"]
 fn print_errors() {
     for f in std::env::var("SCENARIO_FILES")
