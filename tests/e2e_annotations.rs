@@ -532,3 +532,41 @@ fn without_the_scope_tree_xprof_merges_repeated_module_invocations() {
     assert_eq!(names, BTreeMap::from([("jit_train_step(42)".into(), 1)]));
     assert_eq!(n, 1, "without scope ids the three invocations merge");
 }
+
+/// The same derived lines from a real XLA ROCm file (JAX 0.8 / ROCm 7.1.1 on MI355X, recorded by
+/// others): module events are named `<hlo_module>(<program_id>)` as ours are, and its module,
+/// run 5 times, comes out as ONE `XLA Modules` event — that file predates ROCm scope tracking
+/// and has no scope ids, which is what ours add.
+#[test]
+fn real_xla_file_through_xprof_for_comparison() {
+    let dir = support::paths::real_testdata().join("xla-xplane-mi355x");
+    let file = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".xplane.pb"))
+        .expect("the real MI355X file");
+    let host = support::paths::host_of(&file);
+    let s = xprof::summary(&file, &host);
+    let gpu = format!("{host} /device:GPU:0");
+    let rows = s["trace"]["derived_lines"][&gpu].as_object().unwrap();
+    let row = |prefix: &str| {
+        let (name, _) = rows
+            .iter()
+            .find(|(r, _)| r.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} row: {:?}", rows.keys()));
+        derived(&s, &gpu, name)
+    };
+    let (modules, names) = row("XLA Modules - from #");
+    assert_eq!(names, BTreeMap::from([("jit_loss_fn(17)".into(), 1)]));
+    assert_eq!(modules, 1);
+    let (_, ops) = row("XLA Ops - from #");
+    assert!(
+        ops.values().all(|&n| n == 5),
+        "each op ran 5 times: {ops:?}"
+    );
+    // Host launch events carry the annotation's tf_op, as ours do.
+    assert_eq!(
+        s["framework_op_stats"]["host_ops"]["XlaModule"].as_u64(),
+        Some(150)
+    );
+}
