@@ -935,7 +935,8 @@ fn truth_lists_every_push_instance_with_its_parent_and_correlation_ids() {
     ))
     .unwrap();
     let gt = GroundTruth::from_plan(&plan);
-    let got: Vec<(&str, Option<u64>, u32, u64, Option<u64>, u64)> = gt
+    type Row<'a> = (&'a str, Option<u64>, u32, u64, Option<u64>, u64);
+    let got: Vec<Row<'_>> = gt
         .scope_instances
         .iter()
         .map(|i| {
