@@ -96,7 +96,7 @@ impl ThreadState {
                 None
             } else {
                 Some(Arc::new(Annotation {
-                    stack: self.stack.iter().map(|r| r.label.clone()).collect(),
+                    stack: crate::model::annotations::bounded_stack(&self.stack, |r| &r.label),
                     scope_range_id: self.stack.last().map_or(0, |r| r.scope_id),
                     external_ids: Vec::new(),
                 }))

@@ -13,6 +13,29 @@ use std::sync::Arc;
 use super::events::MarkerSpan;
 use super::trace::Annotation;
 
+/// Levels kept in one annotation: the outermost `KEEP_OUTER` and the innermost rest, with one
+/// plain level `…<n> levels…` in between. A program that keeps pushing without popping must not
+/// make every captured stack (and every `nvtx_range` written) grow with it; XLA's stats come
+/// from the innermost levels and `tf_op` from the outermost, which both survive.
+pub const MAX_LEVELS: usize = 64;
+const KEEP_OUTER: usize = 16;
+
+/// The labels of a stack (`items`, outermost first), bounded by [`MAX_LEVELS`]; touches at most
+/// `MAX_LEVELS` items however deep the stack.
+pub fn bounded_stack<T>(items: &[T], label: impl Fn(&T) -> &Arc<str>) -> Vec<Arc<str>> {
+    let n = items.len();
+    if n <= MAX_LEVELS {
+        return items.iter().map(|i| label(i).clone()).collect();
+    }
+    let inner = MAX_LEVELS - 1 - KEEP_OUTER;
+    let skipped = n - KEEP_OUTER - inner;
+    let mut out: Vec<Arc<str>> = Vec::with_capacity(MAX_LEVELS);
+    out.extend(items[..KEEP_OUTER].iter().map(|i| label(i).clone()));
+    out.push(Arc::from(format!("…{skipped} levels…")));
+    out.extend(items[n - inner..].iter().map(|i| label(i).clone()));
+    out
+}
+
 /// Every push/pop range's (child, parent) pair, once, sorted; outermost ranges have no pair.
 pub fn scope_tree(markers: &[MarkerSpan]) -> Vec<(i64, i64)> {
     let mut pairs: Vec<(i64, i64)> = markers
@@ -90,7 +113,7 @@ pub fn annotate_from_ranges(
             let Some(top) = open.last() else { continue };
             let a = made.entry(top.span.scope_id).or_insert_with(|| {
                 Arc::new(Annotation {
-                    stack: open.iter().map(|r| r.span.label.clone()).collect(),
+                    stack: bounded_stack(&open, |r| &r.span.label),
                     scope_range_id: top.span.scope_id,
                     external_ids: Vec::new(),
                 })
@@ -114,6 +137,17 @@ mod tests {
             parent_scope_id: parent,
             ..MarkerSpan::default()
         }
+    }
+
+    #[test]
+    fn deep_stacks_keep_their_outer_and_inner_levels_only() {
+        let labels: Vec<Arc<str>> = (0..1000).map(|i| Arc::from(format!("l{i}"))).collect();
+        let b = bounded_stack(&labels, |l| l);
+        assert_eq!(b.len(), MAX_LEVELS);
+        assert_eq!((&*b[0], &*b[15]), ("l0", "l15"));
+        assert_eq!(&*b[16], "…937 levels…");
+        assert_eq!((&*b[17], &*b[63]), ("l953", "l999"));
+        assert_eq!(bounded_stack(&labels[..64], |l| l).len(), 64);
     }
 
     #[test]
