@@ -63,6 +63,30 @@ typedef struct hipChannelFormatDesc {
     int32_t f; /* hipChannelFormatKind */
 } hipChannelFormatDesc;
 
+/* By-value argument types of hipMemset3DAsync (32 and 24 bytes). */
+typedef struct hipPitchedPtr {
+    void* ptr;
+    size_t pitch;
+    size_t xsize;
+    size_t ysize;
+} hipPitchedPtr;
+typedef struct hipExtent {
+    size_t width;
+    size_t height;
+    size_t depth;
+} hipExtent;
+
+/* hipLaunchKernelExC's config (HIP's hipLaunchConfig_t; CUDA's cudaLaunchConfig_t layout):
+ * the launch's stream is read through this pointer at ENTER. */
+typedef struct hipLaunchConfig_t {
+    uint32_t gridDim[3]; /* dim3 */
+    uint32_t blockDim[3];
+    size_t dynamicSmemBytes;
+    hipStream_t stream;
+    void* attrs; /* hipLaunchAttribute* */
+    uint32_t numAttrs;
+} hipLaunchConfig_t;
+
 /* ------------------------------------------------------------------------- */
 /* Enumerations (stable values only; see the file comment)                    */
 /* ------------------------------------------------------------------------- */
@@ -587,6 +611,127 @@ typedef union rocprofiler_hip_api_args_t {
     struct {
         int32_t deviceId;
     } hipSetDevice;
+    /* Members below: the stream-ordered copies, memsets and allocations, the
+     * launch with a config struct, the remaining stream creators and the event
+     * queries, as HIP declares their parameters (LP64: pointers and size_t 8
+     * bytes, int/unsigned 4, each at its natural alignment). */
+    struct {
+        void* dst;
+        size_t dpitch;
+        const void* src;
+        size_t spitch;
+        size_t width;
+        size_t height;
+        hipMemcpyKind kind;
+        hipStream_t stream;
+    } hipMemcpy2DAsync;
+    struct {
+        const void* p; /* const hipMemcpy3DParms* */
+        hipStream_t stream;
+    } hipMemcpy3DAsync;
+    struct {
+        const void* symbol;
+        const void* src;
+        size_t sizeBytes;
+        size_t offset;
+        hipMemcpyKind kind;
+        hipStream_t stream;
+    } hipMemcpyToSymbolAsync;
+    struct {
+        void* dst;
+        const void* symbol;
+        size_t sizeBytes;
+        size_t offset;
+        hipMemcpyKind kind;
+        hipStream_t stream;
+    } hipMemcpyFromSymbolAsync;
+    struct {
+        void* dst;
+        const void* src;
+        size_t sizeBytes;
+        hipStream_t stream;
+    } hipMemcpyHtoDAsync;
+    struct {
+        void* dst;
+        int32_t dstDeviceId;
+        const void* src;
+        int32_t srcDevice;
+        size_t sizeBytes;
+        hipStream_t stream;
+    } hipMemcpyPeerAsync;
+    struct {
+        void* dest; /* hipDeviceptr_t */
+        uint8_t value;
+        size_t count;
+        hipStream_t stream;
+    } hipMemsetD8Async;
+    struct {
+        void* dest;
+        uint16_t value;
+        size_t count;
+        hipStream_t stream;
+    } hipMemsetD16Async;
+    struct {
+        void* dst;
+        int32_t value;
+        size_t count;
+        hipStream_t stream;
+    } hipMemsetD32Async;
+    struct {
+        void* dst;
+        size_t pitch;
+        int32_t value;
+        size_t width;
+        size_t height;
+        hipStream_t stream;
+    } hipMemset2DAsync;
+    struct {
+        hipPitchedPtr pitchedDevPtr;
+        int32_t value;
+        hipExtent extent;
+        hipStream_t stream;
+    } hipMemset3DAsync;
+    struct {
+        void** dev_ptr;
+        size_t size;
+        hipStream_t stream;
+    } hipMallocAsync;
+    struct {
+        void** dev_ptr;
+        size_t size;
+        void* mem_pool; /* hipMemPool_t */
+        hipStream_t stream;
+    } hipMallocFromPoolAsync;
+    struct {
+        void* dev_ptr;
+        hipStream_t stream;
+    } hipFreeAsync;
+    struct {
+        const hipLaunchConfig_t* config; /* the stream is config->stream */
+        const void* fPtr;
+        void** args;
+    } hipLaunchKernelExC;
+    struct {
+        hipStream_t* stream;
+        uint32_t flags;
+        int32_t priority;
+    } hipStreamCreateWithPriority;
+    struct {
+        hipStream_t* stream;
+        uint32_t cuMaskSize;
+        const uint32_t* cuMask;
+    } hipExtStreamCreateWithCUMask;
+    struct {
+        hipEvent_t event;
+        hipStream_t stream;
+        uint32_t flags;
+    } hipEventRecordWithFlags;
+    struct {
+        hipEvent_t event;
+    } hipEventQuery;
+    struct {
+        hipStream_t stream;
+    } hipStreamQuery;
     uint64_t align_;
     uint8_t raw[88];
 } rocprofiler_hip_api_args_t;

@@ -173,6 +173,12 @@ mod layout_asserts {
     off!(rocprofiler_hip_api_args_t, hipMemsetAsync.stream => 24);
     off!(rocprofiler_hip_api_args_t, hipStreamWaitEvent.flags => 16);
     off!(rocprofiler_hip_api_args_t, hipEventRecord.stream => 8);
+    off!(rocprofiler_hip_api_args_t, hipMemcpy2DAsync.stream => 56);
+    off!(rocprofiler_hip_api_args_t, hipMemcpyToSymbolAsync.stream => 40);
+    off!(rocprofiler_hip_api_args_t, hipMemset3DAsync.stream => 64);
+    off!(rocprofiler_hip_api_args_t, hipMemsetD8Async.stream => 24);
+    off!(rocprofiler_hip_api_args_t, hipMallocFromPoolAsync.stream => 24);
+    off!(hipLaunchConfig_t, stream => 32);
     size!(rocprofiler_marker_api_args_t, 16);
     size!(rocprofiler_marker_api_retval_t, 8);
     size!(rocprofiler_callback_tracing_marker_api_data_t, 32);

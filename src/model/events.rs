@@ -93,6 +93,9 @@ pub struct CallFact {
     /// HIP device index (HIP's numbering, not necessarily our GPU ordinal: the join maps it),
     /// or -1 when the stream's device is unknown.
     pub device: i32,
+    /// Creation order of `stream` among streams created while the tool ran (1, 2, …; 0 = the
+    /// null stream or a stream created before the tool): a reused handle is a new stream.
+    pub stream_seq: u64,
 }
 
 /// Synchronization HIP APIs whose arguments are recorded.
@@ -104,13 +107,17 @@ pub enum SyncKind {
     StreamWaitEvent,
     /// `hipEventSynchronize`: the host waits for `event`.
     EventSynchronize,
+    /// `hipEventQuery`: the host asks whether `event` completed.
+    EventQuery,
     /// `hipStreamSynchronize`: the host waits for `stream`.
     StreamSynchronize,
+    /// `hipStreamQuery`: the host asks whether `stream` is idle.
+    StreamQuery,
     /// `hipDeviceSynchronize`: the host waits for the current device.
     DeviceSynchronize,
 }
 
-/// Arguments of a synchronization call (seam for inter-stream dependencies; not joined yet).
+/// Arguments of a synchronization call, read at its entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyncFact {
     pub correlation_id: u64,
@@ -121,6 +128,8 @@ pub struct SyncFact {
     pub stream: u64,
     /// Device of `stream` (null stream: the thread's current device), -1 when unknown.
     pub device: i32,
+    /// As `CallFact::stream_seq`.
+    pub stream_seq: u64,
 }
 
 /// A kernel symbol from a code-object callback, name already cleaned.
@@ -182,6 +191,8 @@ pub struct Collected {
     pub calls: Vec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
     pub syncs: Vec<SyncFact>,
+    /// Producers (`hipEventRecord`) of every event seen in this capture window.
+    pub producers: super::deps::ProducerMap,
     pub symbols: HashMap<u64, KernelSymbol>,
     /// `(domain, operation) → name` from the runtime's name queries.
     pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,

@@ -1,9 +1,11 @@
 //! Joined, resolved data: the trace handed to the XPlane writer, the compact facts it is built
 //! from, and the join between them.
 
+pub mod deps;
 pub mod events;
 pub mod hbm;
 pub mod join;
+pub mod streams;
 pub mod trace;
 
 pub use trace::*;

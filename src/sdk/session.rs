@@ -16,11 +16,9 @@ use super::names::NameMaps;
 use super::status::{absent, check};
 use super::{agents, Abi, Functions, SdkError};
 use crate::capture;
-use crate::capture::devices::{role_for, HipRole};
 use crate::config::Config;
 use crate::decode::BufferKinds;
 use crate::model::events::{AgentInfo, ApiDomain, Collected};
-use crate::model::join::is_launch_api;
 use crate::store::sinks::lock;
 use crate::{log_debug, log_info, log_warn};
 
@@ -52,8 +50,8 @@ pub struct Session {
     pub buffer_kinds: BufferKinds,
     pub callback_kinds: CallbackKinds,
     pub names: NameMaps,
-    /// What to read from each HIP operation's arguments, indexed by operation id.
-    pub hip_roles: Vec<HipRole>,
+    /// Table row of each subscribed HIP operation, indexed by operation id.
+    pub hip_ops: Vec<Option<crate::hip::HipOp>>,
     pub agents: Vec<AgentInfo>,
     contexts: Vec<sys::rocprofiler_context_id_t>,
     buffers: Vec<(BufferSlot, sys::rocprofiler_buffer_id_t)>,
@@ -98,26 +96,15 @@ pub fn publish_and_start(s: Session) -> Result<&'static Session, String> {
     Ok(s)
 }
 
-/// HIP operations whose entry must snapshot the annotation context: everything that starts
-/// device work or waits for it.
-pub fn needs_annotation(op_name: &str) -> bool {
-    is_launch_api(op_name)
-        || op_name.starts_with("hipMemset")
-        || op_name.starts_with("hipMemcpy")
-        || op_name.contains("Synchronize")
-        || op_name.starts_with("hipStreamWaitEvent")
-        || op_name.starts_with("hipEventRecord")
-}
-
 impl Session {
-    /// The argument role of HIP operation `op`.
+    /// The table row of HIP operation `op`, when subscribed.
     #[inline]
-    pub fn hip_role(&self, op: i32) -> HipRole {
+    pub fn hip_op(&self, op: i32) -> Option<crate::hip::HipOp> {
         usize::try_from(op)
             .ok()
-            .and_then(|i| self.hip_roles.get(i))
+            .and_then(|i| self.hip_ops.get(i))
             .copied()
-            .unwrap_or_default()
+            .flatten()
     }
 
     /// Sets everything up (inside `initialize`, the only window where the SDK allows it).
@@ -146,7 +133,7 @@ impl Session {
             buffer_kinds: BufferKinds::default(),
             callback_kinds: CallbackKinds::default(),
             names,
-            hip_roles: Vec::new(),
+            hip_ops: Vec::new(),
             agents: Vec::new(),
             contexts: Vec::new(),
             buffers: Vec::new(),
@@ -305,17 +292,17 @@ impl Session {
         let want_devices = d.memcpy || d.hip;
         let mut hip_ops: Vec<i32> = Vec::new();
         for (id, name) in &hip_names {
-            let role = role_for(name);
-            if (want_annotation && needs_annotation(name))
-                || (want_devices && role != HipRole::Other)
-            {
+            let Some(op) = crate::hip::lookup(name) else {
+                continue;
+            };
+            if (want_annotation && op.captured_at_entry()) || want_devices {
                 hip_ops.push(*id);
                 if let Ok(i) = usize::try_from(*id) {
                     if i < 4096 {
-                        if self.hip_roles.len() <= i {
-                            self.hip_roles.resize(i + 1, HipRole::Other);
+                        if self.hip_ops.len() <= i {
+                            self.hip_ops.resize(i + 1, None);
                         }
-                        self.hip_roles[i] = role;
+                        self.hip_ops[i] = Some(op);
                     }
                 }
             }
@@ -468,6 +455,8 @@ impl Session {
         c.annotations = drained.annotations;
         c.calls = drained.calls;
         c.syncs = drained.syncs;
+        // The producer map is emptied here: the next capture window starts with no records.
+        c.producers = crate::capture::devices::take_producers();
         c.markers = drained.markers;
         log_debug!(
             "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
@@ -543,22 +532,24 @@ fn hostname() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn annotation_ops_cover_launches_copies_and_syncs() {
+        let captured = |n: &str| crate::hip::lookup(n).is_some_and(|o| o.captured_at_entry());
         for n in [
             "hipLaunchKernel",
             "hipModuleLaunchKernel",
             "hipGraphLaunch",
             "hipMemcpyAsync",
+            "hipMemcpy2DAsync",
             "hipMemsetAsync",
+            "hipMemsetD32Async",
             "hipStreamSynchronize",
             "hipDeviceSynchronize",
             "hipStreamWaitEvent",
             "hipEventRecord",
+            "hipEventQuery",
         ] {
-            assert!(needs_annotation(n), "{n}");
+            assert!(captured(n), "{n}");
         }
         for n in [
             "hipGetDevice",
@@ -566,7 +557,7 @@ mod tests {
             "hipGetLastError",
             "hipSetDevice",
         ] {
-            assert!(!needs_annotation(n), "{n}");
+            assert!(!captured(n), "{n}");
         }
     }
 }

@@ -4,6 +4,7 @@
 //! docs/xplane-output.md describes every plane, line and stat written, and why.
 
 pub mod builder;
+pub mod deps;
 mod file;
 mod space;
 pub mod stats;
