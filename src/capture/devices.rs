@@ -16,7 +16,7 @@ use std::sync::{LazyLock, Mutex};
 
 use super::thread::ThreadState;
 use crate::model::deps::{Producer, ProducerMap};
-use crate::model::events::{CallFact, SyncFact, SyncKind};
+use crate::model::events::{CallFact, StreamCreation, SyncFact, SyncKind};
 use crate::store::sinks::lock;
 
 /// Records of every event in the current capture window, filled from application threads.
@@ -68,8 +68,19 @@ static STREAM_SEQ: AtomicU64 = AtomicU64::new(0);
 /// made in.
 static STREAM_GENERATION: AtomicU64 = AtomicU64::new(0);
 
+/// Every stream creation of the capture window, for the join: a call on another thread can be
+/// seen before the creating thread's EXIT callback has published the stream (the simulator
+/// replays threads independently), so the join re-reads each call's stream from these by
+/// correlation order, which does not depend on callback timing.
+static CREATIONS: Mutex<Vec<StreamCreation>> = Mutex::new(Vec::new());
+
+/// The stream creations recorded so far, leaving the list empty.
+pub fn take_stream_creations() -> Vec<StreamCreation> {
+    std::mem::take(&mut *lock(&CREATIONS))
+}
+
 /// Binds a newly created stream to the creating thread's current device.
-pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
+pub fn on_stream_created(t: &mut ThreadState, stream: u64, correlation_id: u64) {
     if stream == 0 {
         return;
     }
@@ -79,6 +90,12 @@ pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
         .get_or_insert_with(HashMap::new)
         .insert(stream, (device, seq));
     STREAM_GENERATION.fetch_add(1, Ordering::AcqRel);
+    lock(&CREATIONS).push(StreamCreation {
+        correlation_id,
+        stream,
+        device,
+        stream_seq: seq,
+    });
     t.stream_devices.insert(stream, (device, seq));
 }
 
@@ -132,9 +149,9 @@ mod tests {
     fn streams_follow_the_device_current_at_creation() {
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xa0); // device 0
+        on_stream_created(&mut a, 0xa0, 1); // device 0
         a.current_device = 1;
-        on_stream_created(&mut a, 0xa1);
+        on_stream_created(&mut a, 0xa1, 1);
         // Another thread sees both through the process-wide map.
         assert_eq!(device_of(&mut b, 0xa0), 0);
         assert_eq!(device_of(&mut b, 0xa1), 1);
@@ -168,12 +185,12 @@ mod tests {
     fn a_reused_stream_handle_is_not_read_from_a_stale_cache() {
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xc0); // device 0
+        on_stream_created(&mut a, 0xc0, 1); // device 0
         let first = stream_of(&mut b, 0xc0);
         assert_eq!(first.0, 0, "b caches the lookup");
         // The stream is destroyed and its handle reused by a new stream on device 1.
         a.current_device = 1;
-        on_stream_created(&mut a, 0xc0);
+        on_stream_created(&mut a, 0xc0, 1);
         let second = stream_of(&mut b, 0xc0);
         assert_eq!(second.0, 1);
         assert!(second.1 > first.1, "a new stream, not the old one");
@@ -183,7 +200,7 @@ mod tests {
     #[test]
     fn sync_calls_keep_event_stream_and_device() {
         let mut t = ThreadState::default();
-        on_stream_created(&mut t, 0x51);
+        on_stream_created(&mut t, 0x51, 1);
         let seq = stream_of(&mut t, 0x51).1;
         on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
         on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);

@@ -140,7 +140,10 @@ pub static OPS: &[HipOp] = &[
     // Same parameter list as hipLaunchKernel through the stream (sharedMemBytes is 4 bytes,
     // padded to 8).
     launch("hipLaunchCooperativeKernel", at!(hipLaunchKernel.stream)),
-    launch("hipLaunchCooperativeKernel_spt", at!(hipLaunchKernel.stream)),
+    launch(
+        "hipLaunchCooperativeKernel_spt",
+        at!(hipLaunchKernel.stream),
+    ),
     launch("hipExtLaunchKernel", at!(hipExtLaunchKernel.stream)),
     launch("hipModuleLaunchKernel", at!(hipModuleLaunchKernel.stream)),
     launch(
@@ -149,8 +152,14 @@ pub static OPS: &[HipOp] = &[
     ),
     // hipExtModuleLaunchKernel/hipHccModuleLaunchKernel: global sizes instead of grid sizes,
     // the stream at the same place.
-    launch("hipExtModuleLaunchKernel", at!(hipModuleLaunchKernel.stream)),
-    launch("hipHccModuleLaunchKernel", at!(hipModuleLaunchKernel.stream)),
+    launch(
+        "hipExtModuleLaunchKernel",
+        at!(hipModuleLaunchKernel.stream),
+    ),
+    launch(
+        "hipHccModuleLaunchKernel",
+        at!(hipModuleLaunchKernel.stream),
+    ),
     launch(
         "hipLaunchKernelExC",
         StreamArg::InConfig(
@@ -351,7 +360,13 @@ pub static OPS: &[HipOp] = &[
         None,
         false,
     ),
-    op("hipSetDevice", Role::SetDevice, StreamArg::None, None, false),
+    op(
+        "hipSetDevice",
+        Role::SetDevice,
+        StreamArg::None,
+        None,
+        false,
+    ),
 ];
 
 static BY_NAME: LazyLock<HashMap<&'static str, &'static HipOp>> =
@@ -402,8 +417,16 @@ mod tests {
             ("hipMemsetD8Async", Role::Memset, StreamArg::At(24)),
             ("hipMemsetD16Async", Role::Memset, StreamArg::At(24)),
             ("hipMemsetD32Async", Role::Memset, StreamArg::At(24)),
-            ("hipLaunchKernelExC", Role::Launch, StreamArg::InConfig(0, 32)),
-            ("hipExtStreamCreateWithCUMask", Role::StreamCreate, StreamArg::Out(0)),
+            (
+                "hipLaunchKernelExC",
+                Role::Launch,
+                StreamArg::InConfig(0, 32),
+            ),
+            (
+                "hipExtStreamCreateWithCUMask",
+                Role::StreamCreate,
+                StreamArg::Out(0),
+            ),
         ];
         for (name, role, stream) in cases {
             let o = row(name);

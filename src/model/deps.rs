@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use dashmap::{DashMap, DashSet};
 
 use super::events::{ApiRecord, SyncFact, SyncKind};
-use super::streams::{stream_key, StreamIndex};
+use super::streams::{stream_key, Creations, StreamIndex};
 use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, SyncCall};
 
 /// One `hipEventRecord`.
@@ -113,6 +113,8 @@ pub fn host_salt(hostname: &str, pid: u32) -> u64 {
 pub struct DepInputs<'a> {
     pub syncs: &'a [SyncFact],
     pub producers: &'a ProducerMap,
+    /// Stream creations, to re-read a producer's stream by correlation order.
+    pub creations: &'a Creations,
     pub streams: &'a StreamIndex,
     /// HIP device number → GPU plane.
     pub plane_of: &'a dyn Fn(i32) -> Option<u32>,
@@ -140,7 +142,12 @@ pub fn resolve_dependencies(
             SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery
         );
         let producer = if waits_on_event {
-            i.producers.resolve(s.event, s.correlation_id)
+            i.producers.resolve(s.event, s.correlation_id).map(|mut p| {
+                if let Some((d, seq)) = i.creations.at(p.stream, p.correlation_id) {
+                    (p.device, p.stream_seq) = (d, seq);
+                }
+                p
+            })
         } else {
             None
         };
@@ -251,7 +258,15 @@ mod tests {
         };
         assert_eq!(
             expect,
-            vec![None, Some(10), Some(20), Some(30), Some(35), Some(40), Some(40)]
+            vec![
+                None,
+                Some(10),
+                Some(20),
+                Some(30),
+                Some(35),
+                Some(40),
+                Some(40)
+            ]
         );
         // Every permutation of the five records (120) gives the same answers.
         let mut idx = [0usize, 1, 2, 3, 4];

@@ -98,6 +98,18 @@ pub struct CallFact {
     pub stream_seq: u64,
 }
 
+/// A `hipStream*Create*` that succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamCreation {
+    pub correlation_id: u64,
+    /// The new `hipStream_t`.
+    pub stream: u64,
+    /// HIP device current on the creating thread.
+    pub device: i32,
+    /// Creation order (1, 2, …).
+    pub stream_seq: u64,
+}
+
 /// Synchronization HIP APIs whose arguments are recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SyncKind {
@@ -191,6 +203,8 @@ pub struct Collected {
     pub calls: Vec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
     pub syncs: Vec<SyncFact>,
+    /// Streams created in this capture window.
+    pub stream_creations: Vec<StreamCreation>,
     /// Producers (`hipEventRecord`) of every event seen in this capture window.
     pub producers: super::deps::ProducerMap,
     pub symbols: HashMap<u64, KernelSymbol>,

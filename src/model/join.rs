@@ -15,8 +15,8 @@ use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
 use super::trace::{
-    Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent,
-    HostEventKind, HostThread, KernelInfo, MemcpyInfo, Trace,
+    Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
+    HostThread, KernelInfo, MemcpyInfo, Trace,
 };
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
@@ -279,6 +279,9 @@ pub fn join(mut c: Collected) -> Trace {
         e.1 = e.1.min(dev);
     };
     let mut lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>> = BTreeMap::new();
+    // Streams as of each call, by correlation order (independent of callback timing).
+    let creations = super::streams::Creations::new(&c.stream_creations);
+    super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
     // The stream of each launch/copy, from its arguments at entry.
     let stream_of: HashMap<u64, LineKey> = c
         .calls
@@ -337,17 +340,14 @@ pub fn join(mut c: Collected) -> Trace {
             .get(&k.correlation_id)
             .copied()
             .unwrap_or(LineKey::Queue(k.queue));
-        lines
-            .entry((dev, key))
-            .or_default()
-            .push(DeviceEvent {
-                start_ns,
-                end_ns,
-                correlation_id: k.correlation_id,
-                thread_id: k.thread_id,
-                kind: DeviceEventKind::Kernel(info),
-                annotation: annotations.get(k.correlation_id, k.external_id),
-            });
+        lines.entry((dev, key)).or_default().push(DeviceEvent {
+            start_ns,
+            end_ns,
+            correlation_id: k.correlation_id,
+            thread_id: k.thread_id,
+            kind: DeviceEventKind::Kernel(info),
+            annotation: annotations.get(k.correlation_id, k.external_id),
+        });
     }
 
     c.copies.sort_by_key(|m: &CopyRecord| {
@@ -397,22 +397,19 @@ pub fn join(mut c: Collected) -> Trace {
             .get(&m.correlation_id)
             .copied()
             .unwrap_or(LineKey::Copies);
-        lines
-            .entry((dev, key))
-            .or_default()
-            .push(DeviceEvent {
-                start_ns,
-                end_ns,
-                correlation_id: m.correlation_id,
-                thread_id: m.thread_id,
-                kind: DeviceEventKind::Memcpy(MemcpyInfo {
-                    direction: copy_direction(m.operation),
-                    bytes: m.bytes,
-                    src_device: ordinal_of.get(&m.src_agent).copied(),
-                    dst_device: ordinal_of.get(&m.dst_agent).copied(),
-                }),
-                annotation: annotations.get(m.correlation_id, m.external_id),
-            });
+        lines.entry((dev, key)).or_default().push(DeviceEvent {
+            start_ns,
+            end_ns,
+            correlation_id: m.correlation_id,
+            thread_id: m.thread_id,
+            kind: DeviceEventKind::Memcpy(MemcpyInfo {
+                direction: copy_direction(m.operation),
+                bytes: m.bytes,
+                src_device: ordinal_of.get(&m.src_agent).copied(),
+                dst_device: ordinal_of.get(&m.dst_agent).copied(),
+            }),
+            annotation: annotations.get(m.correlation_id, m.external_id),
+        });
     }
     if copies_without_gpu > 0 {
         warnings.push(format!(
@@ -423,17 +420,17 @@ pub fn join(mut c: Collected) -> Trace {
     // Lines are HIP streams (model::streams); sync calls name streams too, so those streams
     // get numbers even without device work of their own.
     let plane_of_hip = |d: i32| -> Option<u32> {
-        hip_plane.get(&d).copied().or_else(|| {
-            u32::try_from(d)
-                .ok()
-                .filter(|&d| (d as usize) < gpu_count)
-        })
+        hip_plane
+            .get(&d)
+            .copied()
+            .or_else(|| u32::try_from(d).ok().filter(|&d| (d as usize) < gpu_count))
     };
     let known_streams: Vec<(u32, LineKey, u64)> = c
         .syncs
         .iter()
         .filter_map(|f| {
-            plane_of_hip(f.device).map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
+            plane_of_hip(f.device)
+                .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
         })
         .collect();
     let (device_lines, stream_index) =
@@ -509,7 +506,9 @@ pub fn join(mut c: Collected) -> Trace {
             .get(&a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
             .map_or((0, None), |&(n, d)| (n, Some(d)));
-        if a.domain == ApiDomain::Hip && count == 0 && crate::hip::ops::expects_device_activity(&name)
+        if a.domain == ApiDomain::Hip
+            && count == 0
+            && crate::hip::ops::expects_device_activity(&name)
         {
             counters.launches_without_activity += 1;
         }
@@ -551,6 +550,7 @@ pub fn join(mut c: Collected) -> Trace {
         &super::deps::DepInputs {
             syncs: &c.syncs,
             producers: &c.producers,
+            creations: &creations,
             streams: &stream_index,
             plane_of: &plane_of_hip,
             api: &api_by_corr,

@@ -13,6 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::events::{CallFact, StreamCreation, SyncFact};
 use super::trace::{Anchor, AnchorPlace, DeviceEvent, DeviceLine};
 
 /// Which stream (or fallback) a device event belongs to.
@@ -36,6 +37,45 @@ pub fn stream_key(stream: u64, stream_seq: u64) -> StreamKey {
         (0, _) => StreamKey::Null,
         (_, 0) => StreamKey::Unknown(stream),
         (_, s) => StreamKey::Created(s),
+    }
+}
+
+/// Stream creations by handle, each list in correlation order.
+#[derive(Debug, Default)]
+pub struct Creations(HashMap<u64, Vec<StreamCreation>>);
+
+impl Creations {
+    pub fn new(list: &[StreamCreation]) -> Self {
+        let mut m: HashMap<u64, Vec<StreamCreation>> = HashMap::new();
+        for c in list.iter().filter(|c| c.stream != 0) {
+            m.entry(c.stream).or_default().push(*c);
+        }
+        for v in m.values_mut() {
+            v.sort_by_key(|c| c.correlation_id);
+        }
+        Creations(m)
+    }
+
+    /// Device and creation order of `stream` as used by call `correlation_id`: the latest
+    /// creation of that handle before the call (a destroyed stream's handle can be reused).
+    pub fn at(&self, stream: u64, correlation_id: u64) -> Option<(i32, u64)> {
+        let v = self.0.get(&stream)?;
+        let i = v.partition_point(|c| c.correlation_id < correlation_id);
+        v[..i].last().map(|c| (c.device, c.stream_seq))
+    }
+}
+
+/// Re-reads the device and creation order of every call's stream from the creations.
+pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncFact]) {
+    for f in calls.iter_mut().filter(|f| f.stream != 0) {
+        if let Some((d, seq)) = creations.at(f.stream, f.correlation_id) {
+            (f.device, f.stream_seq) = (d, seq);
+        }
+    }
+    for f in syncs.iter_mut().filter(|f| f.stream != 0) {
+        if let Some((d, seq)) = creations.at(f.stream, f.correlation_id) {
+            (f.device, f.stream_seq) = (d, seq);
+        }
     }
 }
 
@@ -254,6 +294,37 @@ mod tests {
     }
 
     #[test]
+    fn calls_take_their_stream_from_the_creation_before_them() {
+        let mk = |corr, stream, device, seq| StreamCreation {
+            correlation_id: corr,
+            stream,
+            device,
+            stream_seq: seq,
+        };
+        // Handle 0xa created on device 0, destroyed, re-created on device 1.
+        let cr = Creations::new(&[mk(50, 0xa, 1, 2), mk(1, 0xa, 0, 1)]);
+        // A wait seen before the creating thread published the stream (device -1).
+        let mut calls = [CallFact {
+            correlation_id: 10,
+            stream: 0xa,
+            device: -1,
+            stream_seq: 0,
+        }];
+        let mut syncs = [SyncFact {
+            correlation_id: 60,
+            kind: crate::model::events::SyncKind::StreamWaitEvent,
+            event: 1,
+            stream: 0xa,
+            device: -1,
+            stream_seq: 0,
+        }];
+        restamp(&cr, &mut calls, &mut syncs);
+        assert_eq!((calls[0].device, calls[0].stream_seq), (0, 1));
+        assert_eq!((syncs[0].device, syncs[0].stream_seq), (1, 2));
+        assert_eq!(cr.at(0xa, 1), None, "not before its creation");
+    }
+
+    #[test]
     fn a_self_overlapping_stream_is_split_and_counted() {
         let mut g = BTreeMap::new();
         g.insert(
@@ -266,7 +337,8 @@ mod tests {
         assert_eq!(l.len(), 3);
         assert_eq!(split, 2);
         for line in l {
-            let mut ev: Vec<(u64, u64)> = line.events.iter().map(|e| (e.start_ns, e.end_ns)).collect();
+            let mut ev: Vec<(u64, u64)> =
+                line.events.iter().map(|e| (e.start_ns, e.end_ns)).collect();
             ev.sort();
             for w in ev.windows(2) {
                 assert!(w[0].1 <= w[1].0, "{:?} overlaps on {}", w, line.name);
@@ -275,7 +347,16 @@ mod tests {
         assert_eq!(l[1].name, "Stream #0 (overlap 1)");
         // Anchors find the events on whichever sub-line they landed.
         let a = idx.first_after(0, StreamKey::Created(1), 1).unwrap();
-        assert_eq!((a.time_ns, a.place), (20, AnchorPlace::Device { ordinal: 0, line: l[1].id }));
+        assert_eq!(
+            (a.time_ns, a.place),
+            (
+                20,
+                AnchorPlace::Device {
+                    ordinal: 0,
+                    line: l[1].id
+                }
+            )
+        );
         let b = idx.last_before(0, StreamKey::Created(1), 4).unwrap();
         assert_eq!(b.time_ns, 70);
     }

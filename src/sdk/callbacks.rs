@@ -236,7 +236,9 @@ unsafe fn stream_arg(payload: *mut c_void, at: StreamArg) -> Option<u64> {
             }
             // SAFETY: a non-null config pointer the application passed to the call whose
             // ENTER callback this is; `field` lies inside the declared config struct.
-            Some(unsafe { ((config as *const u8).add(usize::from(field)) as *const u64).read_unaligned() })
+            Some(unsafe {
+                ((config as *const u8).add(usize::from(field)) as *const u64).read_unaligned()
+            })
         }
         StreamArg::Out(_) => None,
     }
@@ -302,7 +304,7 @@ unsafe fn apply_hip_call(
             // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*,
             // written by the call whose EXIT callback this is and valid for its duration.
             let stream = unsafe { (out as *const u64).read_unaligned() };
-            devices::on_stream_created(t, stream);
+            devices::on_stream_created(t, stream, correlation_id);
         }
         _ => {}
     }
@@ -453,7 +455,12 @@ mod tests {
     }
 
     /// Runs one HIP call's ENTER and EXIT through the table row of `name`.
-    fn run_call(t: &mut ThreadState, name: &str, corr: u64, d: &mut sys::rocprofiler_callback_tracing_hip_api_data_t) {
+    fn run_call(
+        t: &mut ThreadState,
+        name: &str,
+        corr: u64,
+        d: &mut sys::rocprofiler_callback_tracing_hip_api_data_t,
+    ) {
         let op = crate::hip::lookup(name).unwrap();
         d.size = size_of::<sys::rocprofiler_callback_tracing_hip_api_data_t>() as u64;
         let p = d as *mut _ as *mut c_void;
@@ -520,8 +527,18 @@ mod tests {
             ..Collected::default()
         };
         let trace = crate::model::join::join(c);
-        let on = |i: usize| trace.devices[i].lines.iter().map(|l| l.events.len()).sum::<usize>();
-        assert_eq!((on(0), on(1)), (0, 1), "the copy belongs to its stream's GPU");
+        let on = |i: usize| {
+            trace.devices[i]
+                .lines
+                .iter()
+                .map(|l| l.events.len())
+                .sum::<usize>()
+        };
+        assert_eq!(
+            (on(0), on(1)),
+            (0, 1),
+            "the copy belongs to its stream's GPU"
+        );
     }
 
     #[test]
@@ -542,8 +559,11 @@ mod tests {
         let mut d = zeroed();
         d.args.hipMemsetD16Async.stream = 0x7001 as _;
         run_call(&mut t, "hipMemsetD16Async", 3, &mut d);
-        let calls: Vec<(u64, u64, i32)> =
-            t.calls.iter().map(|c| (c.correlation_id, c.stream, c.device)).collect();
+        let calls: Vec<(u64, u64, i32)> = t
+            .calls
+            .iter()
+            .map(|c| (c.correlation_id, c.stream, c.device))
+            .collect();
         assert_eq!(calls, vec![(2, 0x7001, 1), (3, 0x7001, 1)]);
     }
 

@@ -457,6 +457,7 @@ impl Session {
         c.syncs = drained.syncs;
         // The producer map is emptied here: the next capture window starts with no records.
         c.producers = crate::capture::devices::take_producers();
+        c.stream_creations = crate::capture::devices::take_stream_creations();
         c.markers = drained.markers;
         log_debug!(
             "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",

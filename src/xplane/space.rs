@@ -11,8 +11,8 @@ use super::builder::{LineBuilder, PlaneBuilder, StatValue};
 use super::proto::{x_stat, XPlane, XSpace, XStat};
 use super::stats::{self as s, ParsedValue};
 use crate::model::{
-    AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind, HostThread,
-    KernelInfo, MemcpyInfo, Trace,
+    AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
+    HostThread, KernelInfo, MemcpyInfo, Trace,
 };
 
 /// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:

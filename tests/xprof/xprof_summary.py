@@ -72,6 +72,8 @@ def summarise_trace(data):
             "name": e.get("name", ""),
             "ts": e.get("ts"),
             "correlation_id": (e.get("args") or {}).get("correlation_id"),
+            "thread": threads[e["pid"]].get(e.get("tid"), str(e.get("tid"))),
+            "dependency_wait_corr_id": (e.get("args") or {}).get("dependency_wait_corr_id"),
         })
     return {
         "processes": sorted(processes.values()),
