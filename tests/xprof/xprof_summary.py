@@ -161,7 +161,8 @@ def main_multi(files):
                 out["errors"]["trace:" + host_of(p)] = err or "conversion returned no data"
             else:
                 t = summarise_trace(data)
-                out["per_host"][host_of(p)] = {"processes": t["processes"], "flow_count": t["flow_count"]}
+                out["per_host"][host_of(p)] = {"processes": t["processes"], "flow_count": t["flow_count"],
+                                          "complete_flows": t["complete_flows"]}
         json.dump(out, sys.stdout, sort_keys=True)
         sys.stdout.write("\n")
     finally:
