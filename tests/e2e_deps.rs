@@ -212,6 +212,62 @@ fn decoded_dependency_flows(r: &Run) -> BTreeMap<u64, (u64, u64)> {
     flows
 }
 
+/// Each producer anchor sits at the end of the truth's last activity on the recording stream
+/// before the record, on that activity's line; each stream-wait consumer anchor at the start of
+/// a device event of a later call, on that event's line.
+fn check_anchor_positions(r: &Run, what: &str) {
+    let calls = hip_calls(r);
+    let corr_of = |seq: u64| calls[seq as usize].correlation_id().unwrap();
+    // Anchors by (wait correlation id, direction out?) → (plane, line id, offset).
+    let mut anchors: HashMap<(u64, bool), (String, i64, i64)> = HashMap::new();
+    let mut work: Vec<(u64, String, i64, i64, i64)> = Vec::new();
+    for p in device_planes(&r.space)
+        .into_iter()
+        .chain([support::xspace::plane(&r.space, "/host:CPU")])
+    {
+        for e in events(p) {
+            if let Some(w) = stat_u64(&e, "dependency_wait_corr_id") {
+                let out = e.name() == "HIP event record";
+                anchors.insert((w, out), (p.name.clone(), e.line.id, e.offset_ps()));
+            } else if let Some(c) = e
+                .correlation_id()
+                .filter(|_| e.is_kernel() || e.is_memcpy())
+            {
+                let end = e.offset_ps() + e.event.duration_ps;
+                work.push((c, p.name.clone(), e.line.id, e.offset_ps(), end));
+            }
+        }
+    }
+    let mut checked = 0;
+    for w in r.plan()["waits"].as_array().unwrap() {
+        let Some(last) = w["producer"]["last_activity"].as_array() else {
+            continue;
+        };
+        let wait_corr = corr_of(u(&w["wait"]["hip_seq"]));
+        let act_corr = corr_of(u(&last[0]["hip_seq"]));
+        let (plane, line, at) = anchors
+            .get(&(wait_corr, true))
+            .unwrap_or_else(|| panic!("{what}: no producer anchor for wait {wait_corr}"));
+        assert!(
+            work.iter()
+                .any(|(c, p, l, _, end)| *c == act_corr && p == plane && l == line && end == at),
+            "{what}: producer anchor of wait {wait_corr} not at the end of call {act_corr}"
+        );
+        let (plane, line, at) = &anchors[&(wait_corr, false)];
+        if plane.starts_with("/device:GPU:") {
+            assert!(
+                work.iter().any(|(c, p, l, start, _)| *c > wait_corr
+                    && p == plane
+                    && l == line
+                    && start == at),
+                "{what}: consumer anchor of wait {wait_corr} not at the start of later work"
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "{what}: no wait with a producer activity");
+}
+
 #[test]
 fn sync_deps_waits_resolve_to_the_truths_records_both_sdks() {
     for sdk in SDKS {
@@ -231,6 +287,7 @@ fn sync_deps_waits_resolve_to_the_truths_records_both_sdks() {
             "{what}: one arrow per resolved wait"
         );
         assert!(flows.values().all(|&f| f == (1, 1)), "{what}: {flows:?}");
+        check_anchor_positions(&r, &what);
     }
 }
 
@@ -242,6 +299,7 @@ fn multi_gpu_streams_and_waits_both_sdks() {
         check_waits(&r, &what);
         check_stream_lines(&r, &what);
         assert_lines_nest(&r.space, &what);
+        check_anchor_positions(&r, &what);
     }
 }
 
