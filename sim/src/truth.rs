@@ -715,12 +715,7 @@ impl<'p> Builder<'p> {
                 return i;
             }
         }
-        let index = self
-            .gt
-            .stream_order
-            .iter()
-            .filter(|s| s.gpu == gpu)
-            .count() as u32;
+        let index = self.gt.stream_order.iter().filter(|s| s.gpu == gpu).count() as u32;
         let name = match self.stream_names.get(&handle) {
             Some(&(_, n)) if handle != 0 => n.to_string(),
             _ => format!("0x{handle:x}"),

@@ -154,17 +154,31 @@ fn check_dependencies(sdk: &str, name: &str) -> Sim {
         .iter()
         .map(|r| u(&r["record"]["correlation_id"]))
         .collect();
-    assert_eq!(truth_records, seen_records, "{what}: record correlation ids");
+    assert_eq!(
+        truth_records, seen_records,
+        "{what}: record correlation ids"
+    );
     for r in records {
         let corr = u(&r["record"]["correlation_id"]);
         let call = &seen.calls[&corr];
-        assert_eq!(call.arg("event"), Some(u(&r["event"])), "{what}: record {corr}");
-        assert_eq!(call.stream(), u(&r["stream"]["handle"]), "{what}: record {corr}");
+        assert_eq!(
+            call.arg("event"),
+            Some(u(&r["event"])),
+            "{what}: record {corr}"
+        );
+        assert_eq!(
+            call.stream(),
+            u(&r["stream"]["handle"]),
+            "{what}: record {corr}"
+        );
         let last = seen.last_before(call.stream(), corr);
         seen.check_act(&r["last_activity"], last, &format!("{what}: record {corr}"));
         // The event completes when the stream's earlier work has ended (or the call returned).
         if let Some(a) = last {
-            assert!(u(&r["complete_ns"]) + seen.base >= a.end, "{what}: record {corr}");
+            assert!(
+                u(&r["complete_ns"]) + seen.base >= a.end,
+                "{what}: record {corr}"
+            );
         }
     }
 
@@ -371,4 +385,9 @@ fn sync_deps(sdk: &str) {
     check_dependencies(sdk, "sync-deps");
 }
 
-both_sdks!(two_stream_events, event_reuse, concurrent_streams, sync_deps);
+both_sdks!(
+    two_stream_events,
+    event_reuse,
+    concurrent_streams,
+    sync_deps
+);
