@@ -90,6 +90,10 @@ pub struct ThreadPlan {
     pub name: String,
     /// In program order; `start_ns` is non-decreasing.
     pub ops: Vec<HostOp>,
+    /// Wall-clock milliseconds the OS thread sleeps before its first op: it changes only
+    /// *when* a tool sees this thread's calls (e.g. a record delivered after a wait made later
+    /// in simulated time on another thread), never ids, timestamps or timing.
+    pub real_delay_ms: u64,
 }
 
 /// One host-side call made by an application thread.

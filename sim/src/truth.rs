@@ -40,11 +40,16 @@ pub struct GroundTruth {
     /// For each API name: how many calls produced k activities (k → calls). A graph launch of N
     /// nodes appears as N → launches: all N records share the launch's correlation id.
     pub activities_per_call: BTreeMap<String, BTreeMap<u64, u64>>,
+    /// Every hipEventRecord in global host order (`record_index` = position here).
+    pub event_records: Vec<Producer>,
     /// One edge per hipStreamWaitEvent, in global host order.
     pub waits: Vec<WaitEdge>,
     /// One entry per hipEventSynchronize, in global host order.
     pub event_syncs: Vec<EventSyncEdge>,
     pub threads: Vec<ThreadTruth>,
+    /// Per GPU, its streams in creation order: the null stream first (index 0), then every
+    /// hipStreamCreate* on that GPU in global order (a re-created handle is a new entry).
+    pub stream_order: Vec<StreamOrder>,
     /// roctxRangeStartA/Stop ranges by message.
     pub ranges: BTreeMap<String, RangeStats>,
     /// By innermost external correlation id active at the call.
@@ -212,6 +217,26 @@ pub struct OpRef {
     pub op_index: u64,
     pub host_seq: u64,
     pub hip_seq: u64,
+    /// The internal correlation id the simulated runtime gives this call (and its device
+    /// work): HIP and roctx calls are numbered 1, 2, … in global host order; external-id
+    /// push/pop and code-object loads take none.
+    pub correlation_id: u64,
+}
+
+/// One device activity (kernel dispatch or memory copy) of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ActivityRef {
+    /// The HIP call that submitted it; `call.correlation_id` is the activity's correlation id.
+    pub call: OpRef,
+    /// Index in that call's activities (a graph launch has many).
+    pub index: u32,
+    /// "kernel" or "copy".
+    pub kind: &'static str,
+    pub gpu: u32,
+    /// `hipStream_t` it ran on (0 = the null stream of `gpu`).
+    pub stream: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -219,10 +244,15 @@ pub struct Producer {
     /// Ordinal of the producing hipEventRecord among all hipEventRecord calls (global order).
     pub record_index: u64,
     pub record: OpRef,
+    pub event: u64,
     pub stream: StreamRef,
-    /// The last activity submitted to `stream` before the record (the work the event waits
-    /// for): its call and index in that call's activities. `None` if the stream was empty.
-    pub last_activity: Option<(OpRef, u32)>,
+    /// The last device activity submitted to `stream` before the record (the work the event
+    /// waits for). Of a call with several activities on the stream (graph launch), the one
+    /// ending last. `None` if nothing was submitted to the stream before.
+    pub last_activity: Option<ActivityRef>,
+    /// When the event completes in the timing model: `max(end of all work submitted to
+    /// stream before the record, end of the record call)`.
+    pub complete_ns: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -233,6 +263,30 @@ pub struct WaitEdge {
     pub flags: u32,
     /// `None` = unresolved (the event was never recorded before the wait).
     pub producer: Option<Producer>,
+    /// The first device activity submitted to the waiting `stream` after the wait (by a later
+    /// call in global order); of a call with several, the one starting first. `None` if
+    /// nothing follows on that stream. Set whether or not the wait is resolved.
+    pub consumer: Option<ActivityRef>,
+}
+
+/// A stream's place in its GPU's creation order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StreamOrder {
+    pub gpu: u32,
+    pub handle: u64,
+    pub name: String,
+    /// 0 for the null stream, then 1, 2, … per GPU in creation order.
+    pub index: u32,
+    /// The hipStreamCreate* call (`None` for the null stream).
+    pub created: Option<OpRef>,
+    /// The hipStreamDestroy that ended this incarnation, if any.
+    pub destroyed: Option<OpRef>,
+    /// The stream had device work, or was named by a hipEventRecord, hipStreamWaitEvent or
+    /// hipStreamSynchronize during this incarnation.
+    pub used: bool,
+    /// Dense rank among the `used` entries of this GPU in `index` order (null stream first):
+    /// the `N` of a `Stream #N` line when lines exist exactly for used streams. `None` if unused.
+    pub line_index: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -331,10 +385,16 @@ struct Builder<'p> {
     stream_names: HashMap<u64, (u32, &'p str)>,
     streams: BTreeMap<(u32, u64), StreamTruth>,
     devices: Vec<u32>,
-    /// Latest record per event handle: (record_index, op, stream).
+    /// Latest record per event handle.
     latest_record: HashMap<u64, Producer>,
     /// Last activity submitted per (gpu, stream handle).
-    last_activity: HashMap<(u32, u64), (OpRef, u32)>,
+    last_activity: HashMap<(u32, u64), ActivityRef>,
+    /// Latest end of the work submitted per (gpu, stream handle).
+    tail: HashMap<(u32, u64), u64>,
+    /// Activities per (gpu, stream handle) in submission order, to find wait consumers.
+    stream_acts: HashMap<(u32, u64), Vec<ActivityRef>>,
+    /// Index in `gt.stream_order` of each live stream incarnation.
+    live_stream: HashMap<(u32, u64), usize>,
     record_count: u64,
     /// Per plan kernel index; merged by name at the end (two GPUs' symbols share a name).
     kernel_stats: HashMap<u32, KernelStats>,
@@ -357,6 +417,9 @@ impl<'p> Builder<'p> {
             devices,
             latest_record: HashMap::new(),
             last_activity: HashMap::new(),
+            tail: HashMap::new(),
+            stream_acts: HashMap::new(),
+            live_stream: HashMap::new(),
             record_count: 0,
             kernel_stats: HashMap::new(),
             graph_kernels: BTreeMap::new(),
@@ -416,6 +479,19 @@ impl<'p> Builder<'p> {
                 ..Default::default()
             })
             .collect();
+        for g in 0..plan.gpus.len() as u32 {
+            self.live_stream.insert((g, 0), gt.stream_order.len());
+            gt.stream_order.push(StreamOrder {
+                gpu: g,
+                handle: 0,
+                name: "null".into(),
+                index: 0,
+                created: None,
+                destroyed: None,
+                used: false,
+                line_index: None,
+            });
+        }
 
         // Per-thread scope state.
         let n_threads = plan.threads.len();
@@ -440,15 +516,24 @@ impl<'p> Builder<'p> {
         let mut last = 0u64;
 
         let mut hip_seq = 0u64;
+        let mut next_correlation_id = 1u64;
         for (host_seq, (t, i)) in global_order(plan).into_iter().enumerate() {
             let op = &plan.threads[t as usize].ops[i as usize];
             first = first.min(op.start_ns);
             last = last.max(op.end_ns);
+            let correlation_id = match op.call {
+                HostCall::Hip { .. } | HostCall::Marker(_) => {
+                    next_correlation_id += 1;
+                    next_correlation_id - 1
+                }
+                _ => 0,
+            };
             let opref = OpRef {
                 thread: t,
                 op_index: u64::from(i),
                 host_seq: host_seq as u64,
                 hip_seq,
+                correlation_id,
             };
             // Attribute the call and its activities to the thread's stacks at entry (before a
             // push or pop of this very call takes effect).
@@ -497,7 +582,7 @@ impl<'p> Builder<'p> {
                         None => self.gt.activities_per_call.entry(api.clone()).or_default(),
                     };
                     *per_call.entry(activities.len() as u64).or_default() += 1;
-                    self.hip_call(t, opref, args);
+                    self.hip_call(t, opref, op.end_ns, args);
                     for (ai, act) in activities.iter().enumerate() {
                         first = first.min(act_start(act));
                         last = last.max(act_end(act));
@@ -556,6 +641,8 @@ impl<'p> Builder<'p> {
             tt.scopes = std::mem::take(&mut scopes[t]).into_values().collect();
             tt.open_at_end = std::mem::take(&mut stacks[t]);
         }
+        self.resolve_consumers();
+        self.number_lines();
         let gt = &mut self.gt;
         gt.threads = thread_truth;
         gt.streams = std::mem::take(&mut self.streams).into_values().collect();
@@ -589,6 +676,70 @@ impl<'p> Builder<'p> {
         self.gt
     }
 
+    /// Fills each wait's `consumer` once every activity is known.
+    fn resolve_consumers(&mut self) {
+        for w in &mut self.gt.waits {
+            let Some(acts) = self.stream_acts.get(&(w.stream.gpu, w.stream.handle)) else {
+                continue;
+            };
+            let i = acts.partition_point(|a| a.call.host_seq <= w.wait.host_seq);
+            let Some(first) = acts.get(i) else { continue };
+            w.consumer = acts[i..]
+                .iter()
+                .take_while(|a| a.call.host_seq == first.call.host_seq)
+                .min_by_key(|a| (a.start_ns, a.end_ns, a.index))
+                .copied();
+        }
+    }
+
+    /// Dense `line_index` over the used streams of each GPU, null stream first.
+    fn number_lines(&mut self) {
+        let mut order: Vec<usize> = (0..self.gt.stream_order.len()).collect();
+        order.sort_by_key(|&i| (self.gt.stream_order[i].gpu, self.gt.stream_order[i].index));
+        let mut next: HashMap<u32, u32> = HashMap::new();
+        for i in order {
+            let s = &mut self.gt.stream_order[i];
+            if s.used {
+                let n = next.entry(s.gpu).or_default();
+                s.line_index = Some(*n);
+                *n += 1;
+            }
+        }
+    }
+
+    /// The live incarnation of stream `(gpu, handle)` in `stream_order`, added on first use
+    /// when the plan never created it (hand-built plans).
+    fn stream_slot(&mut self, gpu: u32, handle: u64, created: Option<OpRef>) -> usize {
+        if created.is_none() {
+            if let Some(&i) = self.live_stream.get(&(gpu, handle)) {
+                return i;
+            }
+        }
+        let index = self.gt.stream_order.iter().filter(|s| s.gpu == gpu).count() as u32;
+        let name = match self.stream_names.get(&handle) {
+            Some(&(_, n)) if handle != 0 => n.to_string(),
+            _ => format!("0x{handle:x}"),
+        };
+        let i = self.gt.stream_order.len();
+        self.gt.stream_order.push(StreamOrder {
+            gpu,
+            handle,
+            name,
+            index,
+            created,
+            destroyed: None,
+            used: false,
+            line_index: None,
+        });
+        self.live_stream.insert((gpu, handle), i);
+        i
+    }
+
+    fn mark_used(&mut self, s: &StreamRef) {
+        let i = self.stream_slot(s.gpu, s.handle, None);
+        self.gt.stream_order[i].used = true;
+    }
+
     fn producer_for(&self, event: u64) -> Option<Producer> {
         self.latest_record.get(&event).cloned()
     }
@@ -607,19 +758,25 @@ impl<'p> Builder<'p> {
         self.stream_entry(&s).api_calls += 1;
     }
 
-    fn hip_call(&mut self, t: u32, op: OpRef, args: &HipArgs) {
+    fn hip_call(&mut self, t: u32, op: OpRef, end_ns: u64, args: &HipArgs) {
         match args {
             HipArgs::SetDevice { device } => self.devices[t as usize] = *device,
             HipArgs::EventRecord { event, stream } => {
                 self.touch_stream(t, *stream);
                 let s = self.stream_ref(t, *stream);
-                let last = self.last_activity.get(&(s.gpu, s.handle)).copied();
+                self.mark_used(&s);
+                let key = (s.gpu, s.handle);
+                let last = self.last_activity.get(&key).copied();
+                let tail = self.tail.get(&key).copied().unwrap_or(0);
                 let p = Producer {
                     record_index: self.record_count,
                     record: op,
+                    event: *event,
                     stream: s,
                     last_activity: last,
+                    complete_ns: tail.max(end_ns),
                 };
+                self.gt.event_records.push(p.clone());
                 self.latest_record.insert(*event, p);
                 self.record_count += 1;
             }
@@ -629,14 +786,34 @@ impl<'p> Builder<'p> {
                 flags,
             } => {
                 self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                self.mark_used(&s);
                 let edge = WaitEdge {
                     wait: op,
-                    stream: self.stream_ref(t, *stream),
+                    stream: s,
                     event: *event,
                     flags: *flags,
                     producer: self.producer_for(*event),
+                    consumer: None,
                 };
                 self.gt.waits.push(edge);
+            }
+            HipArgs::StreamSynchronize { stream } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                self.mark_used(&s);
+            }
+            HipArgs::StreamCreate { stream, .. } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                self.stream_slot(s.gpu, s.handle, Some(op));
+            }
+            HipArgs::StreamDestroy { stream } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                if let Some(i) = self.live_stream.remove(&(s.gpu, s.handle)) {
+                    self.gt.stream_order[i].destroyed = Some(op);
+                }
             }
             HipArgs::EventSynchronize { event } => {
                 let edge = EventSyncEdge {
@@ -646,10 +823,7 @@ impl<'p> Builder<'p> {
                 };
                 self.gt.event_syncs.push(edge);
             }
-            HipArgs::StreamSynchronize { stream }
-            | HipArgs::StreamCreate { stream, .. }
-            | HipArgs::StreamDestroy { stream }
-            | HipArgs::Launch { stream, .. } => self.touch_stream(t, *stream),
+            HipArgs::Launch { stream, .. } => self.touch_stream(t, *stream),
             HipArgs::Memcpy { stream, .. } | HipArgs::Memset { stream, .. } => {
                 self.touch_stream(t, stream.unwrap_or(0))
             }
@@ -706,7 +880,15 @@ impl<'p> Builder<'p> {
                 st.kernel_dispatches += 1;
                 st.kernel_ns += dur;
                 span(st, *start_ns, *end_ns);
-                self.last_activity.insert((*gpu, *stream), (op, ai));
+                self.submitted(ActivityRef {
+                    call: op,
+                    index: ai,
+                    kind: "kernel",
+                    gpu: *gpu,
+                    stream: *stream,
+                    start_ns: *start_ns,
+                    end_ns: *end_ns,
+                });
                 if let HipArgs::GraphLaunch { graph_exec, .. } = args {
                     self.gt.totals.graph_kernel_dispatches += 1;
                     self.gt
@@ -740,14 +922,38 @@ impl<'p> Builder<'p> {
                     c.count += 1;
                     c.bytes += bytes;
                 }
-                let key = (s.gpu, s.handle);
                 let st = self.stream_entry(&s);
                 st.memory_copies += 1;
                 st.copy_ns += dur;
                 span(st, *start_ns, *end_ns);
-                self.last_activity.insert(key, (op, ai));
+                self.submitted(ActivityRef {
+                    call: op,
+                    index: ai,
+                    kind: "copy",
+                    gpu: s.gpu,
+                    stream: s.handle,
+                    start_ns: *start_ns,
+                    end_ns: *end_ns,
+                });
             }
         }
+    }
+
+    /// Bookkeeping of a stream's submitted work: last activity (of the latest call, the one
+    /// ending last), tail, submission list, use.
+    fn submitted(&mut self, a: ActivityRef) {
+        let key = (a.gpu, a.stream);
+        let keep = self.last_activity.get(&key).is_some_and(|l| {
+            l.call.host_seq == a.call.host_seq && (l.end_ns, l.start_ns) >= (a.end_ns, a.start_ns)
+        });
+        if !keep {
+            self.last_activity.insert(key, a);
+        }
+        let tail = self.tail.entry(key).or_default();
+        *tail = (*tail).max(a.end_ns);
+        self.stream_acts.entry(key).or_default().push(a);
+        let i = self.stream_slot(a.gpu, a.stream, None);
+        self.gt.stream_order[i].used = true;
     }
 }
 

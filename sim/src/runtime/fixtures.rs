@@ -35,6 +35,7 @@ impl Builder {
                     .map(|i| ThreadPlan {
                         name: format!("t{i}"),
                         ops: Vec::new(),
+                        real_delay_ms: 0,
                     })
                     .collect(),
                 ..Default::default()

@@ -413,6 +413,10 @@ impl Replay {
             .filter(|(i, c)| c.load_thread as usize == t && !explicit.contains(&(*i as u32)))
             .map(|(i, _)| i as u32)
             .collect();
+        let delay = self.plan.threads[t].real_delay_ms;
+        if delay > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(delay));
+        }
         let first_start = self.plan.threads[t].ops.first().map_or(0, |o| o.start_ns);
         set_sim_now(self.base + first_start);
         for co in implicit {

@@ -359,9 +359,11 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
     }
     plan.threads = runs
         .into_iter()
-        .map(|r| ThreadPlan {
+        .zip(&sc.threads)
+        .map(|(r, def)| ThreadPlan {
             name: r.name.to_string(),
             ops: r.ops,
+            real_delay_ms: def.real_delay_ms,
         })
         .collect();
     Ok(plan)
