@@ -60,9 +60,7 @@ pub fn on_sync_enter(
 
 /// Device and creation order of each live stream.
 static STREAM_DEVICES: Mutex<Option<HashMap<u64, (i32, u64)>>> = Mutex::new(None);
-/// Creation order of streams (1, 2, …): numbers `Stream #N` lines and tells a reused handle
-/// from the stream that had it before.
-static STREAM_SEQ: AtomicU64 = AtomicU64::new(0);
+
 /// Bumped at every stream creation: a destroyed stream's handle can be reused by a new stream
 /// on another device, so a thread's cached lookups are only good for the generation they were
 /// made in.
@@ -85,7 +83,9 @@ pub fn on_stream_created(t: &mut ThreadState, stream: u64, correlation_id: u64) 
         return;
     }
     let device = t.current_device;
-    let seq = STREAM_SEQ.fetch_add(1, Ordering::AcqRel) + 1;
+    // The creating call's correlation id orders streams by creation (call order, whatever the
+    // callback timing) and tells a reused handle from the stream that had it before.
+    let seq = correlation_id.max(1);
     lock(&STREAM_DEVICES)
         .get_or_insert_with(HashMap::new)
         .insert(stream, (device, seq));
@@ -151,7 +151,7 @@ mod tests {
         let mut b = ThreadState::default();
         on_stream_created(&mut a, 0xa0, 1); // device 0
         a.current_device = 1;
-        on_stream_created(&mut a, 0xa1, 1);
+        on_stream_created(&mut a, 0xa1, 2);
         // Another thread sees both through the process-wide map.
         assert_eq!(device_of(&mut b, 0xa0), 0);
         assert_eq!(device_of(&mut b, 0xa1), 1);
@@ -185,12 +185,12 @@ mod tests {
     fn a_reused_stream_handle_is_not_read_from_a_stale_cache() {
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xc0, 1); // device 0
+        on_stream_created(&mut a, 0xc0, 3); // device 0
         let first = stream_of(&mut b, 0xc0);
         assert_eq!(first.0, 0, "b caches the lookup");
         // The stream is destroyed and its handle reused by a new stream on device 1.
         a.current_device = 1;
-        on_stream_created(&mut a, 0xc0, 1);
+        on_stream_created(&mut a, 0xc0, 4);
         let second = stream_of(&mut b, 0xc0);
         assert_eq!(second.0, 1);
         assert!(second.1 > first.1, "a new stream, not the old one");
@@ -200,7 +200,7 @@ mod tests {
     #[test]
     fn sync_calls_keep_event_stream_and_device() {
         let mut t = ThreadState::default();
-        on_stream_created(&mut t, 0x51, 1);
+        on_stream_created(&mut t, 0x51, 5);
         let seq = stream_of(&mut t, 0x51).1;
         on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
         on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);

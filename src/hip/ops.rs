@@ -46,7 +46,7 @@ pub enum Role {
 pub enum StreamArg {
     /// The operation has no stream (`hipSetDevice`, `hipEventSynchronize`).
     None,
-    /// Blocking work on the thread's null stream (`hipMemcpy`, `hipDeviceSynchronize`).
+    /// Blocking work on the thread's null stream (`hipMemcpy`, `hipMemset`).
     Null,
     /// A `hipStream_t` at this offset of the args union.
     At(u8),
@@ -318,10 +318,11 @@ pub static OPS: &[HipOp] = &[
         at!(hipStreamQuery.stream),
         None,
     ),
+    // Waits for every stream of the thread's current device; names none.
     sync(
         "hipDeviceSynchronize",
         SyncKind::DeviceSynchronize,
-        StreamArg::Null,
+        StreamArg::None,
         None,
     ),
     // Streams and devices.
@@ -470,7 +471,7 @@ mod tests {
             row("hipEventRecordWithFlags").sync_kind(),
             Some(SyncKind::EventRecord)
         );
-        assert_eq!(row("hipDeviceSynchronize").stream, StreamArg::Null);
+        assert_eq!(row("hipDeviceSynchronize").stream, StreamArg::None);
         assert_eq!(row("hipMemcpy").stream, StreamArg::Null);
         assert!(row("hipGraphLaunch").device_activity);
         assert!(!row("hipStreamSynchronize").device_activity);

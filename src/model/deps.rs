@@ -171,11 +171,7 @@ pub fn resolve_dependencies(
             correlation_id: s.correlation_id,
             kind: s.kind,
             event: s.event,
-            stream: if s.kind == SyncKind::EventSynchronize || s.kind == SyncKind::EventQuery {
-                None
-            } else {
-                number
-            },
+            stream: number.filter(|_| s.kind.names_a_stream()),
             device: plane,
             resolved,
         });

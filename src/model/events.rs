@@ -93,8 +93,9 @@ pub struct CallFact {
     /// HIP device index (HIP's numbering, not necessarily our GPU ordinal: the join maps it),
     /// or -1 when the stream's device is unknown.
     pub device: i32,
-    /// Creation order of `stream` among streams created while the tool ran (1, 2, …; 0 = the
-    /// null stream or a stream created before the tool): a reused handle is a new stream.
+    /// Creation order of `stream`: the correlation id of the `hipStream*Create*` that made it
+    /// (0 = the null stream or a stream created before the tool); a reused handle is a new
+    /// stream.
     pub stream_seq: u64,
 }
 
@@ -106,7 +107,7 @@ pub struct StreamCreation {
     pub stream: u64,
     /// HIP device current on the creating thread.
     pub device: i32,
-    /// Creation order (1, 2, …).
+    /// Creation order: the creating call's correlation id.
     pub stream_seq: u64,
 }
 
@@ -127,6 +128,20 @@ pub enum SyncKind {
     StreamQuery,
     /// `hipDeviceSynchronize`: the host waits for the current device.
     DeviceSynchronize,
+}
+
+impl SyncKind {
+    /// Whether the call names a stream (which then gets a `Stream #N` number even without
+    /// device work of its own). `hipDeviceSynchronize` waits for every stream and names none.
+    pub fn names_a_stream(self) -> bool {
+        matches!(
+            self,
+            SyncKind::EventRecord
+                | SyncKind::StreamWaitEvent
+                | SyncKind::StreamSynchronize
+                | SyncKind::StreamQuery
+        )
+    }
 }
 
 /// Arguments of a synchronization call, read at its entry.

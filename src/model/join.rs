@@ -428,6 +428,7 @@ pub fn join(mut c: Collected) -> Trace {
     let known_streams: Vec<(u32, LineKey, u64)> = c
         .syncs
         .iter()
+        .filter(|f| f.kind.names_a_stream())
         .filter_map(|f| {
             plane_of_hip(f.device)
                 .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
