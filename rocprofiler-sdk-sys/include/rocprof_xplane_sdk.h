@@ -223,6 +223,18 @@ typedef enum rocprofiler_hip_stream_operation_t {
     ROCPROFILER_HIP_STREAM_LAST = 4
 } rocprofiler_hip_stream_operation_t;
 
+/* HIP_EVENT operations: the GPU barrier packet a hipEventRecord (RECORD) or a
+ * hipStreamWaitEvent (WAIT) enqueued. Only SDKs after 1.3.5 have the HIP_EVENT
+ * kinds (resolve them by name; 1.2.1 headers lack this enum). RECORD and WAIT
+ * are the values upstream tests use; NONE = 0 and LAST = 3 follow the SDK's
+ * enum convention (inferred, not compiled from a header). */
+typedef enum rocprofiler_hip_event_operation_t {
+    ROCPROFILER_HIP_EVENT_NONE = 0,
+    ROCPROFILER_HIP_EVENT_RECORD = 1,
+    ROCPROFILER_HIP_EVENT_WAIT = 2,
+    ROCPROFILER_HIP_EVENT_LAST = 3
+} rocprofiler_hip_event_operation_t;
+
 /* ROCTx operation ids; unlike tracing kinds they start at 0. */
 typedef enum rocprofiler_marker_core_api_id_t {
     ROCPROFILER_MARKER_CORE_API_ID_NONE = -1,
@@ -860,6 +872,37 @@ typedef struct rocprofiler_callback_tracing_hip_stream_data_t {
     rocprofiler_stream_id_t stream_id;
     rocprofiler_address_t stream_value; /* raw hipStream_t */
 } rocprofiler_callback_tracing_hip_stream_data_t;
+
+/* HIP_EVENT (after 1.3.5 only): one GPU barrier of a hipEventRecord or
+ * hipStreamWaitEvent. Callback payload, 56 bytes; the ENTER/EXIT callbacks around
+ * the enqueue carry zero timestamps, the PHASE_NONE callback at completion the
+ * barrier's GPU times. source_queue_id: the queue the event was recorded on
+ * (equal to queue_id for RECORD). */
+typedef struct rocprofiler_callback_tracing_hip_event_data_t {
+    uint64_t size;
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
+    rocprofiler_agent_id_t agent_id;
+    rocprofiler_queue_id_t queue_id;
+    uint64_t hip_event_handle; /* raw hipEvent_t */
+    rocprofiler_queue_id_t source_queue_id;
+} rocprofiler_callback_tracing_hip_event_data_t;
+
+/* HIP_EVENT buffer record, 88 bytes: the same facts with the ASYNC (16-byte)
+ * correlation id of the hipEventRecord / hipStreamWaitEvent call. */
+typedef struct rocprofiler_buffer_tracing_hip_event_record_t {
+    uint64_t size;
+    rocprofiler_buffer_tracing_kind_t kind;
+    rocprofiler_hip_event_operation_t operation;
+    rocprofiler_async_correlation_id_t correlation_id;
+    rocprofiler_thread_id_t thread_id; /* thread that enqueued the barrier */
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
+    rocprofiler_agent_id_t agent_id;   /* agent the barrier ran on */
+    rocprofiler_queue_id_t queue_id;   /* queue the barrier was dispatched to */
+    uint64_t hip_event_handle;
+    rocprofiler_queue_id_t source_queue_id;
+} rocprofiler_buffer_tracing_hip_event_record_t;
 
 /* ------------------------------------------------------------------------- */
 /* Callback tracing record (passed BY VALUE to the tracing callback)          */

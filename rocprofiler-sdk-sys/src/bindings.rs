@@ -263,6 +263,11 @@ pub const ROCPROFILER_HIP_STREAM_DESTROY: rocprofiler_hip_stream_operation_t = 2
 pub const ROCPROFILER_HIP_STREAM_SET: rocprofiler_hip_stream_operation_t = 3;
 pub const ROCPROFILER_HIP_STREAM_LAST: rocprofiler_hip_stream_operation_t = 4;
 pub type rocprofiler_hip_stream_operation_t = ::core::ffi::c_uint;
+pub const ROCPROFILER_HIP_EVENT_NONE: rocprofiler_hip_event_operation_t = 0;
+pub const ROCPROFILER_HIP_EVENT_RECORD: rocprofiler_hip_event_operation_t = 1;
+pub const ROCPROFILER_HIP_EVENT_WAIT: rocprofiler_hip_event_operation_t = 2;
+pub const ROCPROFILER_HIP_EVENT_LAST: rocprofiler_hip_event_operation_t = 3;
+pub type rocprofiler_hip_event_operation_t = ::core::ffi::c_uint;
 pub const ROCPROFILER_MARKER_CORE_API_ID_NONE: rocprofiler_marker_core_api_id_t = -1;
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA: rocprofiler_marker_core_api_id_t = 0;
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA: rocprofiler_marker_core_api_id_t = 1;
@@ -4037,6 +4042,140 @@ const _: () = {
     ) - 16usize];
 };
 impl Default for rocprofiler_callback_tracing_hip_stream_data_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Default, Copy, Clone)]
+pub struct rocprofiler_callback_tracing_hip_event_data_t {
+    pub size: u64,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    pub hip_event_handle: u64,
+    pub source_queue_id: rocprofiler_queue_id_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_callback_tracing_hip_event_data_t",
+    ][::core::mem::size_of::<rocprofiler_callback_tracing_hip_event_data_t>() - 56usize];
+    [
+        "Alignment of rocprofiler_callback_tracing_hip_event_data_t",
+    ][::core::mem::align_of::<rocprofiler_callback_tracing_hip_event_data_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::size",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_event_data_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::start_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, start_timestamp
+    ) - 8usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::end_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, end_timestamp
+    ) - 16usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::agent_id",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_event_data_t, agent_id)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::queue_id",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_event_data_t, queue_id)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::hip_event_handle",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, hip_event_handle
+    ) - 40usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::source_queue_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, source_queue_id
+    ) - 48usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_hip_event_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_hip_event_operation_t,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    pub hip_event_handle: u64,
+    pub source_queue_id: rocprofiler_queue_id_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_buffer_tracing_hip_event_record_t",
+    ][::core::mem::size_of::<rocprofiler_buffer_tracing_hip_event_record_t>() - 88usize];
+    [
+        "Alignment of rocprofiler_buffer_tracing_hip_event_record_t",
+    ][::core::mem::align_of::<rocprofiler_buffer_tracing_hip_event_record_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::size",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::kind",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, kind)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::operation",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, operation)
+        - 12usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::correlation_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, correlation_id
+    ) - 16usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::thread_id",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, thread_id)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::start_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, start_timestamp
+    ) - 40usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::end_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, end_timestamp
+    ) - 48usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::agent_id",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, agent_id)
+        - 56usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::queue_id",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, queue_id)
+        - 64usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::hip_event_handle",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, hip_event_handle
+    ) - 72usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::source_queue_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, source_queue_id
+    ) - 80usize];
+};
+impl Default for rocprofiler_buffer_tracing_hip_event_record_t {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {

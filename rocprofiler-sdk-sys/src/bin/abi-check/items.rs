@@ -730,6 +730,34 @@ pub fn items() -> Vec<Item> {
             rocprofiler_callback_tracing_hip_stream_data_t,
             [size, stream_id, stream_value]
         ),
+        item!(
+            rocprofiler_callback_tracing_hip_event_data_t,
+            [
+                size,
+                start_timestamp,
+                end_timestamp,
+                agent_id,
+                queue_id,
+                hip_event_handle,
+                source_queue_id,
+            ]
+        ),
+        item!(
+            rocprofiler_buffer_tracing_hip_event_record_t,
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                thread_id,
+                start_timestamp,
+                end_timestamp,
+                agent_id,
+                queue_id,
+                hip_event_handle,
+                source_queue_id,
+            ]
+        ),
         // Callback record.
         item!(
             rocprofiler_callback_tracing_record_v0_t,
@@ -908,6 +936,10 @@ pub fn enumerators() -> Vec<Enumerator> {
         ROCPROFILER_HIP_STREAM_DESTROY,
         ROCPROFILER_HIP_STREAM_SET,
         ROCPROFILER_HIP_STREAM_LAST,
+        ROCPROFILER_HIP_EVENT_NONE,
+        ROCPROFILER_HIP_EVENT_RECORD,
+        ROCPROFILER_HIP_EVENT_WAIT,
+        ROCPROFILER_HIP_EVENT_LAST,
         ROCPROFILER_MARKER_CORE_API_ID_NONE,
         ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
         ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,
