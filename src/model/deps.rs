@@ -16,7 +16,7 @@ use std::collections::HashMap;
 
 use dashmap::{DashMap, DashSet};
 
-use super::events::{ApiRecord, SyncFact, SyncKind};
+use super::events::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 use super::streams::{stream_key, Creations, StreamIndex};
 use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, SyncCall};
 
@@ -120,6 +120,9 @@ pub struct DepInputs<'a> {
     pub plane_of: &'a dyn Fn(i32) -> Option<u32>,
     /// API record of each correlation id.
     pub api: &'a HashMap<u64, &'a ApiRecord>,
+    /// GPU-side completion of each HIP event barrier, by (call correlation id, operation), when
+    /// the runtime traces HIP events (`HIP_EVENT`, after SDK 1.3.5).
+    pub barriers: &'a HashMap<(u64, HipEventOp), u64>,
     pub host_salt: u64,
 }
 
@@ -179,17 +182,19 @@ pub fn resolve_dependencies(
         let Some(p) = producer.filter(|_| s.kind != SyncKind::EventQuery) else {
             continue;
         };
+        let pkey = stream_key(p.stream, p.stream_seq);
         let from = (i.plane_of)(p.device)
             .and_then(|pl| {
-                i.streams
-                    .last_before(pl, stream_key(p.stream, p.stream_seq), p.correlation_id)
+                barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record)
+                    .or_else(|| i.streams.last_before(pl, pkey, p.correlation_id))
             })
             .or_else(|| host_anchor(i, p.correlation_id));
         let to = match (s.kind, plane) {
-            (SyncKind::StreamWaitEvent, Some(pl)) => i
-                .streams
-                .first_after(pl, key, s.correlation_id)
-                .or_else(|| host_anchor(i, s.correlation_id)),
+            (SyncKind::StreamWaitEvent, Some(pl)) => {
+                barrier_anchor(i, pl, key, s.correlation_id, HipEventOp::Wait)
+                    .or_else(|| i.streams.first_after(pl, key, s.correlation_id))
+                    .or_else(|| host_anchor(i, s.correlation_id))
+            }
             _ => host_anchor(i, s.correlation_id),
         };
         if let (Some(from), Some(to)) = (from, to) {
@@ -203,6 +208,27 @@ pub fn resolve_dependencies(
         }
     }
     (calls, flows)
+}
+
+/// The GPU-side completion of a call's HIP event barrier, on its stream's line: where the
+/// runtime traces HIP events, the record completes when the work before it has, and the wait
+/// when the waiting stream may go on — better anchors than the neighbouring activities.
+fn barrier_anchor(
+    i: &DepInputs<'_>,
+    plane: u32,
+    key: super::streams::StreamKey,
+    correlation_id: u64,
+    op: HipEventOp,
+) -> Option<Anchor> {
+    let &time_ns = i.barriers.get(&(correlation_id, op))?;
+    let line = i.streams.line_of(plane, key)?;
+    Some(Anchor {
+        place: AnchorPlace::Device {
+            ordinal: plane,
+            line,
+        },
+        time_ns,
+    })
 }
 
 /// A point at the end of an API call, on its thread's line.
@@ -340,6 +366,203 @@ mod tests {
         for w in 2..=1001u64 {
             assert_eq!(m.resolve(1, w).unwrap().correlation_id, w - 1);
         }
+    }
+
+    /// The whole pass through the join: a record on stream A after a kernel, a wait on stream B
+    /// before a kernel, and an event sync on the host.
+    fn two_streams(barriers: bool) -> crate::model::Trace {
+        use crate::model::events::{
+            AgentInfo, AgentType, ApiDomain, ApiRecord, CallFact, Collected, HipEventOp,
+            HipEventRecord, KernelRecord, StreamCreation, SyncFact,
+        };
+        let gpu = AgentInfo {
+            handle: 0x10,
+            kind: AgentType::Gpu,
+            type_index: 0,
+            node_id: 1,
+            name: "gfx942".into(),
+            product_name: String::new(),
+            vendor_name: String::new(),
+            cu_count: 0,
+            simd_per_cu: 0,
+            wave_front_size: 0,
+            max_waves_per_cu: 0,
+            max_engine_clk_mhz: 0,
+            local_mem_bytes: 0,
+            gfx_target_version: 0,
+        };
+        let mut c = Collected {
+            hostname: "h".into(),
+            agents: vec![gpu],
+            ..Collected::default()
+        };
+        for (op, n) in [
+            (1, "hipLaunchKernel"),
+            (2, "hipEventRecord"),
+            (3, "hipStreamWaitEvent"),
+            (4, "hipEventSynchronize"),
+        ] {
+            c.op_names
+                .insert((ApiDomain::Hip, op), std::sync::Arc::from(n));
+        }
+        let api = |op, corr, s| ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: s,
+            end_ns: s + 5,
+            thread_id: 7,
+        };
+        // corr 3: kernel on A; 4: record e on A; 5: wait B on e; 6: kernel on B; 7: event sync.
+        c.api = vec![
+            api(1, 3, 100),
+            api(2, 4, 110),
+            api(3, 5, 120),
+            api(1, 6, 130),
+            api(4, 7, 140),
+        ];
+        let k = |corr, s, e| KernelRecord {
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: s,
+            end_ns: e,
+            thread_id: 7,
+            agent: 0x10,
+            queue: 0x91,
+            kernel_id: 0,
+            dispatch_id: corr,
+            private_segment_size: 0,
+            group_segment_size: 0,
+            workgroup: [1, 1, 1],
+            grid: [1, 1, 1],
+        };
+        c.kernels = vec![k(3, 200, 300), k(6, 400, 450)];
+        c.stream_creations = vec![
+            StreamCreation {
+                correlation_id: 1,
+                stream: 0xa,
+                device: 0,
+                stream_seq: 1,
+            },
+            StreamCreation {
+                correlation_id: 2,
+                stream: 0xb,
+                device: 0,
+                stream_seq: 2,
+            },
+        ];
+        // Facts as a racing thread may record them: stream unknown at capture time.
+        let fact = |corr, stream| CallFact {
+            correlation_id: corr,
+            stream,
+            device: -1,
+            stream_seq: 0,
+        };
+        c.calls = vec![fact(3, 0xa), fact(6, 0xb)];
+        let sync = |corr, kind, stream| SyncFact {
+            correlation_id: corr,
+            kind,
+            event: 0xe,
+            stream,
+            device: -1,
+            stream_seq: 0,
+        };
+        c.syncs = vec![
+            sync(4, SyncKind::EventRecord, 0xa),
+            sync(5, SyncKind::StreamWaitEvent, 0xb),
+            sync(7, SyncKind::EventSynchronize, 0),
+        ];
+        c.producers.record(
+            0xe,
+            Producer {
+                correlation_id: 4,
+                stream: 0xa,
+                stream_seq: 0,
+                device: -1,
+            },
+        );
+        if barriers {
+            let b = |corr, end| HipEventRecord {
+                correlation_id: corr,
+                operation: 0,
+                start_ns: end - 1,
+                end_ns: end,
+                event: 0xe,
+                queue: 0x91,
+            };
+            c.hip_events = vec![
+                (HipEventOp::Record, b(4, 310)),
+                (HipEventOp::Wait, b(5, 320)),
+            ];
+        }
+        crate::model::join::join(c)
+    }
+
+    #[test]
+    fn arrows_join_the_producer_activity_to_the_consumer_activity() {
+        let t = two_streams(false);
+        let (a, b) = (t.devices[0].lines[0].id, t.devices[0].lines[1].id);
+        assert_eq!((a, b), (0, 1), "streams A and B, by creation");
+        let f: Vec<(u64, Anchor, Anchor)> = t
+            .dependency_flows
+            .iter()
+            .map(|f| (f.wait_correlation_id, f.from, f.to))
+            .collect();
+        let dev = |line, time_ns| Anchor {
+            place: AnchorPlace::Device { ordinal: 0, line },
+            time_ns,
+        };
+        let host = |time_ns| Anchor {
+            place: AnchorPlace::Host { tid: 7 },
+            time_ns,
+        };
+        assert_eq!(
+            f,
+            vec![
+                // The wait: end of the kernel before the record → start of the kernel after it.
+                (5, dev(a, 300), dev(b, 400)),
+                // The event sync: same producer → the end of the sync call on the host.
+                (7, dev(a, 300), host(145)),
+            ]
+        );
+        let wait = t.sync_calls.iter().find(|s| s.correlation_id == 5).unwrap();
+        assert_eq!(wait.stream, Some(1));
+        assert_eq!(
+            wait.resolved,
+            Some(ResolvedWait {
+                record_correlation_id: 4,
+                stream: Some(0),
+                device: Some(0)
+            })
+        );
+        assert_eq!(
+            (t.counters.waits_resolved, t.counters.waits_unresolved),
+            (2, 0)
+        );
+    }
+
+    #[test]
+    fn hip_event_barriers_give_the_anchor_times() {
+        let t = two_streams(true);
+        let f = &t.dependency_flows[0];
+        assert_eq!(f.wait_correlation_id, 5);
+        // Record barrier completes at 310, the wait barrier releases stream B at 320.
+        assert_eq!((f.from.time_ns, f.to.time_ns), (310, 320));
+        assert_eq!(
+            f.from.place,
+            AnchorPlace::Device {
+                ordinal: 0,
+                line: 0
+            }
+        );
+        assert_eq!(
+            f.to.place,
+            AnchorPlace::Device {
+                ordinal: 0,
+                line: 1
+            }
+        );
     }
 
     #[test]

@@ -159,6 +159,31 @@ pub struct SyncFact {
     pub stream_seq: u64,
 }
 
+/// Which barrier a HIP_EVENT record describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HipEventOp {
+    /// The barrier `hipEventRecord` enqueued: it completes when the work before it has.
+    Record,
+    /// The barrier `hipStreamWaitEvent` enqueued: it completes when the waiting stream may go on.
+    Wait,
+    /// An operation this build does not know (kept out of the anchors).
+    Other,
+}
+
+/// A HIP event barrier with its GPU-side times (SDK after 1.3.5: the `HIP_EVENT` buffer kind),
+/// keyed by the correlation id of the `hipEventRecord` / `hipStreamWaitEvent` that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HipEventRecord {
+    pub correlation_id: u64,
+    /// Runtime operation id (resolved by name at finalize).
+    pub operation: i32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Raw `hipEvent_t`.
+    pub event: u64,
+    pub queue: u64,
+}
+
 /// A kernel symbol from a code-object callback, name already cleaned.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelSymbol {
@@ -220,6 +245,8 @@ pub struct Collected {
     pub syncs: Vec<SyncFact>,
     /// Streams created in this capture window.
     pub stream_creations: Vec<StreamCreation>,
+    /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
+    pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
     /// Producers (`hipEventRecord`) of every event seen in this capture window.
     pub producers: super::deps::ProducerMap,
     pub symbols: HashMap<u64, KernelSymbol>,

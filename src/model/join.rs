@@ -545,6 +545,11 @@ pub fn join(mut c: Collected) -> Trace {
         .collect();
 
     // --- dependencies (model::deps) ----------------------------------------------------------
+    let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::new();
+    for (op, r) in c.hip_events.iter().filter(|(_, r)| r.correlation_id != 0) {
+        let e = barriers.entry((r.correlation_id, *op)).or_default();
+        *e = (*e).max(r.end_ns);
+    }
     let api_by_corr: HashMap<u64, &ApiRecord> =
         hip_api_corr.iter().map(|(&k, &i)| (k, &c.api[i])).collect();
     let (sync_calls, dependency_flows) = super::deps::resolve_dependencies(
@@ -555,6 +560,7 @@ pub fn join(mut c: Collected) -> Trace {
             streams: &stream_index,
             plane_of: &plane_of_hip,
             api: &api_by_corr,
+            barriers: &barriers,
             host_salt: super::deps::host_salt(&c.hostname, c.pid),
         },
         &mut counters,

@@ -101,6 +101,14 @@ impl StreamIndex {
         self.numbers.get(&(plane, key)).copied()
     }
 
+    /// The stream's own line (`Stream #N`), when it has device work.
+    pub fn line_of(&self, plane: u32, key: StreamKey) -> Option<i64> {
+        self.activity
+            .contains_key(&(plane, key))
+            .then(|| self.number(plane, key))
+            .flatten()
+    }
+
     /// The end of the last activity of the stream submitted before `correlation_id`.
     pub fn last_before(&self, plane: u32, key: StreamKey, correlation_id: u64) -> Option<Anchor> {
         let v = self.activity.get(&(plane, key))?;

@@ -213,6 +213,8 @@ pub struct Counters {
     pub waits_unresolved: u64,
     /// Device events moved to a sub-line because their stream overlapped itself.
     pub stream_overlap_events: u64,
+    /// HIP event barrier records (`HIP_EVENT`, SDK after 1.3.5) received.
+    pub hip_event_records: u64,
 }
 
 /// A synchronization call's arguments as written on its host event.

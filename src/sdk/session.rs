@@ -29,8 +29,9 @@ pub enum BufferSlot {
     MarkerApi = 1,
     KernelDispatch = 2,
     MemoryCopy = 3,
+    HipEvent = 4,
 }
-pub const BUFFER_SLOTS: usize = 4;
+pub const BUFFER_SLOTS: usize = 5;
 
 /// How often (2 ms apart) finalize asks again when a flush reports BUFFER_BUSY.
 const FLUSH_BUSY_RETRIES: u64 = 1000;
@@ -97,6 +98,25 @@ pub fn publish_and_start(s: Session) -> Result<&'static Session, String> {
 }
 
 impl Session {
+    /// A HIP_EVENT operation by its runtime name (`…RECORD`, `…WAIT`).
+    fn hip_event_op(&self, op: i32) -> crate::model::events::HipEventOp {
+        use crate::model::events::HipEventOp;
+        let name = self
+            .buffer_kinds
+            .hip_event
+            .and_then(|k| self.names.buffer_ops.get(&k))
+            .and_then(|ops| ops.iter().find(|(id, _)| *id == op))
+            .map(|(_, n)| n.as_str())
+            .unwrap_or("");
+        if name.ends_with("RECORD") {
+            HipEventOp::Record
+        } else if name.ends_with("WAIT") {
+            HipEventOp::Wait
+        } else {
+            HipEventOp::Other
+        }
+    }
+
     /// The table row of HIP operation `op`, when subscribed.
     #[inline]
     pub fn hip_op(&self, op: i32) -> Option<crate::hip::HipOp> {
@@ -123,7 +143,7 @@ impl Session {
         );
         let names = NameMaps::query(
             &functions,
-            &["HIP_RUNTIME_API", "MARKER_CORE_API"],
+            &["HIP_RUNTIME_API", "MARKER_CORE_API", "HIP_EVENT"],
             &["HIP_RUNTIME_API"],
         );
         let mut s = Session {
@@ -212,6 +232,13 @@ impl Session {
         .into_iter()
         .filter(|w| w.0)
         .map(|(_, slot, name, stable)| (slot, name, self.names.buffer_kind(name).unwrap_or(stable)))
+        // HIP event barriers: only where the runtime names the kind (after SDK 1.3.5).
+        .chain(
+            self.names
+                .buffer_kind("HIP_EVENT")
+                .filter(|_| d.hip)
+                .map(|k| (BufferSlot::HipEvent, "HIP_EVENT", k)),
+        )
         .collect();
         if wanted.is_empty() {
             return Ok(());
@@ -257,6 +284,7 @@ impl Session {
                 BufferSlot::MarkerApi => self.buffer_kinds.marker_api = Some(kind),
                 BufferSlot::KernelDispatch => self.buffer_kinds.kernel_dispatch = Some(kind),
                 BufferSlot::MemoryCopy => self.buffer_kinds.memory_copy = Some(kind),
+                BufferSlot::HipEvent => self.buffer_kinds.hip_event = Some(kind),
             }
             self.buffers.push((slot, buf));
             log_debug!(
@@ -442,6 +470,10 @@ impl Session {
             s.api.drain_into(&mut c.api);
             s.kernels.drain_into(&mut c.kernels);
             s.copies.drain_into(&mut c.copies);
+            let mut raw = Vec::new();
+            s.hip_events.drain_into(&mut raw);
+            c.hip_events
+                .extend(raw.into_iter().map(|r| (self.hip_event_op(r.operation), r)));
         }
         log_debug!(
             "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",

@@ -508,7 +508,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
 }
 
 /// Every counter with its field name, in declaration order.
-pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 14] {
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 15] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -524,6 +524,7 @@ pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 14] {
         ("waits_resolved", c.waits_resolved),
         ("waits_unresolved", c.waits_unresolved),
         ("stream_overlap_events", c.stream_overlap_events),
+        ("hip_event_records", c.hip_event_records),
     ]
 }
 
