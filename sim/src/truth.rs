@@ -833,7 +833,10 @@ impl<'p> Builder<'p> {
                 };
                 // Later work on the stream (and a later record's completion) waits for it.
                 if let Some(p) = &edge.producer {
-                    let tail = self.tail.entry((edge.stream.gpu, edge.stream.handle)).or_default();
+                    let tail = self
+                        .tail
+                        .entry((edge.stream.gpu, edge.stream.handle))
+                        .or_default();
                     *tail = (*tail).max(p.complete_ns);
                 }
                 self.gt.waits.push(edge);

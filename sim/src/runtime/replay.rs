@@ -280,7 +280,15 @@ impl Replay {
             for (key, &(_, t, j)) in global.iter().enumerate() {
                 if let Some(b) = &plan.threads[t].ops[j].barrier {
                     let cid = cid[t][j];
-                    barriers.push((b.end_ns, key, BarrierAct { thread: t, op: j, cid }));
+                    barriers.push((
+                        b.end_ns,
+                        key,
+                        BarrierAct {
+                            thread: t,
+                            op: j,
+                            cid,
+                        },
+                    ));
                 }
             }
         }
@@ -1061,8 +1069,7 @@ impl Replay {
         for &g in &self.order {
             // Barriers that completed before this activity ends come first.
             let (_, act_end) = self.times(g);
-            while next_barrier < self.barriers.len() && self.barrier_end(next_barrier) <= act_end
-            {
+            while next_barrier < self.barriers.len() && self.barrier_end(next_barrier) <= act_end {
                 self.complete_barrier(next_barrier);
                 next_barrier += 1;
             }
