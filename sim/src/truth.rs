@@ -253,6 +253,34 @@ pub struct Producer {
     /// When the event completes in the timing model: `max(end of all work submitted to
     /// stream before the record, end of the record call)`.
     pub complete_ns: u64,
+    /// The RECORD barrier packet (reported by SDKs with HIP event tracing).
+    pub barrier: Option<BarrierTruth>,
+}
+
+/// A hipEventRecord / hipStreamWaitEvent barrier packet on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BarrierTruth {
+    /// GPU and HSA queue index it was dispatched to (its stream's).
+    pub gpu: u32,
+    pub queue: u32,
+    /// GPU and queue index of the stream the event was recorded on.
+    pub source_gpu: u32,
+    pub source_queue: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl BarrierTruth {
+    fn of(b: &Barrier) -> Self {
+        BarrierTruth {
+            gpu: b.gpu,
+            queue: b.queue,
+            source_gpu: b.source_gpu,
+            source_queue: b.source_queue,
+            start_ns: b.start_ns,
+            end_ns: b.end_ns,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -267,6 +295,9 @@ pub struct WaitEdge {
     /// call in global order); of a call with several, the one starting first. `None` if
     /// nothing follows on that stream. Set whether or not the wait is resolved.
     pub consumer: Option<ActivityRef>,
+    /// The WAIT barrier packet; `None` when the runtime enqueues none (event never recorded,
+    /// or already complete when the call checked it).
+    pub barrier: Option<BarrierTruth>,
 }
 
 /// A stream's place in its GPU's creation order.
@@ -582,7 +613,7 @@ impl<'p> Builder<'p> {
                         None => self.gt.activities_per_call.entry(api.clone()).or_default(),
                     };
                     *per_call.entry(activities.len() as u64).or_default() += 1;
-                    self.hip_call(t, opref, op.end_ns, args);
+                    self.hip_call(t, opref, op, args);
                     for (ai, act) in activities.iter().enumerate() {
                         first = first.min(act_start(act));
                         last = last.max(act_end(act));
@@ -758,7 +789,9 @@ impl<'p> Builder<'p> {
         self.stream_entry(&s).api_calls += 1;
     }
 
-    fn hip_call(&mut self, t: u32, op: OpRef, end_ns: u64, args: &HipArgs) {
+    fn hip_call(&mut self, t: u32, op: OpRef, host: &HostOp, args: &HipArgs) {
+        let end_ns = host.end_ns;
+        let barrier = host.barrier.as_ref().map(BarrierTruth::of);
         match args {
             HipArgs::SetDevice { device } => self.devices[t as usize] = *device,
             HipArgs::EventRecord { event, stream } => {
@@ -775,6 +808,7 @@ impl<'p> Builder<'p> {
                     stream: s,
                     last_activity: last,
                     complete_ns: tail.max(end_ns),
+                    barrier,
                 };
                 self.gt.event_records.push(p.clone());
                 self.latest_record.insert(*event, p);
@@ -795,7 +829,16 @@ impl<'p> Builder<'p> {
                     flags: *flags,
                     producer: self.producer_for(*event),
                     consumer: None,
+                    barrier,
                 };
+                // Later work on the stream (and a later record's completion) waits for it.
+                if let Some(p) = &edge.producer {
+                    let tail = self
+                        .tail
+                        .entry((edge.stream.gpu, edge.stream.handle))
+                        .or_default();
+                    *tail = (*tail).max(p.complete_ns);
+                }
                 self.gt.waits.push(edge);
             }
             HipArgs::StreamSynchronize { stream } => {
@@ -1049,6 +1092,13 @@ pub fn plan_violations(plan: &Plan) -> Vec<String> {
     let mut tail: HashMap<(u32, u64), u64> = HashMap::new();
     let mut barrier: HashMap<(u32, u64), u64> = HashMap::new();
     let mut event_done: HashMap<u64, u64> = HashMap::new();
+    // Per event: completion, GPU and queue of its latest record.
+    let mut event_record: HashMap<u64, (u64, u32, u32)> = HashMap::new();
+    let barriers_modelled = plan
+        .threads
+        .iter()
+        .flat_map(|t| &t.ops)
+        .any(|o| o.barrier.is_some());
     let key = |device: &[u32], t: u32, h: u64| -> (u32, u64) {
         (
             if h == 0 {
@@ -1113,12 +1163,68 @@ pub fn plan_violations(plan: &Plan) -> Vec<String> {
             HipArgs::SetDevice { device: d } => device[t as usize] = *d,
             HipArgs::EventRecord { event, stream } => {
                 let k = key(&device, t, *stream);
-                event_done.insert(*event, tail.get(&k).copied().unwrap_or(0));
+                let done = tail.get(&k).copied().unwrap_or(0);
+                event_done.insert(*event, done);
+                // The event completes after the stream's earlier work (and the waits it was
+                // made to honour) and not before the call returns; the RECORD barrier runs
+                // then, modelled as instantaneous.
+                let raised = barrier.get(&k).copied().unwrap_or(0);
+                let complete = done.max(raised).max(op.end_ns);
+                let (gpu, queue) = op.barrier.map_or((k.0, u32::MAX), |b| (b.gpu, b.queue));
+                event_record.insert(*event, (complete, gpu, queue));
+                if barriers_modelled {
+                    let ok = op.barrier.is_some_and(|b| {
+                        b.op == BarrierOp::Record
+                            && (b.start_ns, b.end_ns) == (complete, complete)
+                            && (b.gpu, b.queue) == (b.source_gpu, b.source_queue)
+                            && b.gpu == k.0
+                    });
+                    if !ok {
+                        v.push(format!(
+                            "{ctx}: RECORD barrier {:?}, expected one at {complete} on GPU {}",
+                            op.barrier, k.0
+                        ));
+                    }
+                }
             }
             HipArgs::StreamWaitEvent { stream, event, .. } => {
+                let k = key(&device, t, *stream);
+                let reached = tail
+                    .get(&k)
+                    .copied()
+                    .unwrap_or(0)
+                    .max(barrier.get(&k).copied().unwrap_or(0));
                 if let Some(&d) = event_done.get(event) {
-                    let b = barrier.entry(key(&device, t, *stream)).or_default();
+                    let b = barrier.entry(k).or_default();
                     *b = (*b).max(d);
+                }
+                // A WAIT barrier exists iff the awaited record had not completed when the call
+                // started; it starts when the stream reaches it (not before the call returns)
+                // and ends when the event completes.
+                let pending = event_record
+                    .get(event)
+                    .copied()
+                    .filter(|r| r.0 > op.start_ns);
+                match (op.barrier, pending) {
+                    (None, None) => {}
+                    (Some(b), Some((c, sg, sq))) => {
+                        let s = reached.max(op.end_ns);
+                        if b.op != BarrierOp::Wait
+                            || (b.start_ns, b.end_ns) != (s, s.max(c))
+                            || b.gpu != k.0
+                            || (b.source_gpu, b.source_queue) != (sg, sq)
+                        {
+                            v.push(format!(
+                                "{ctx}: WAIT barrier {b:?}: expected [{s}, {}] on GPU {}, source ({sg}, {sq})",
+                                s.max(c),
+                                k.0
+                            ));
+                        }
+                    }
+                    (b, r) if barriers_modelled => v.push(format!(
+                        "{ctx}: WAIT barrier {b:?}, but the awaited record (completion, GPU, queue) is {r:?}"
+                    )),
+                    _ => {}
                 }
             }
             HipArgs::EventSynchronize { event } => {

@@ -85,6 +85,7 @@ impl Builder {
             start_ns: start,
             end_ns: start + dur,
             call,
+            barrier: None,
         });
     }
 
