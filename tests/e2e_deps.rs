@@ -20,7 +20,13 @@ use support::xspace::{
     Stat,
 };
 
-const SDKS: [&str; 2] = ["0.6.0", "1.0.0"];
+/// Both SDK families, and 1.4.0: the personality with HIP event tracing (`HIP_EVENT` barriers).
+const SDKS: [&str; 3] = ["0.6.0", "1.0.0", "1.4.0"];
+
+/// Personalities whose runtime reports HIP event barriers.
+fn has_barriers(sdk: &str) -> bool {
+    sdk == "1.4.0"
+}
 
 fn run(scenario: &str, sdk: &str) -> std::sync::Arc<Run> {
     cached(&builtin(scenario), sdk, &[])
@@ -235,7 +241,9 @@ fn decoded_anchors(r: &Run) -> Anchors {
 /// Arrows join the truth's producer to its consumer: the producer anchor at the end of the
 /// producer record's last activity (on its line), else at the record call's end on the host; the
 /// consumer anchor at the start of the truth's consumer activity, else at the wait call's end.
-fn check_arrows(r: &Run, what: &str) -> usize {
+/// Where the runtime reports HIP event barriers (`barriers`), an anchor whose stream has a line
+/// sits there at the GPU-side completion of the RECORD or WAIT barrier instead.
+fn check_arrows(r: &Run, what: &str, barriers: bool) -> usize {
     let anchors = decoded_anchors(r);
     let mut work: HashMap<u64, Vec<(String, i64, i64, i64)>> = HashMap::new();
     for e in device_events(&r.space) {
@@ -259,7 +267,40 @@ fn check_arrows(r: &Run, what: &str) -> usize {
         )
     };
     let plan = r.plan();
-    let mut arrows = 0;
+    // Truth times are relative to the replay start: map them through one activity whose file
+    // offset is known.
+    let reference = plan["waits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|w| w["consumer"].as_object())
+        .expect("a wait with a consumer activity");
+    let ref_start = work[&corr(&reference["call"])]
+        .iter()
+        .map(|x| x.2)
+        .min()
+        .unwrap();
+    let ref_rel = u(&reference["start_ns"]) as i64;
+    let file_ps = |t_rel: &Value| ref_start + (u(t_rel) as i64 - ref_rel) * 1000;
+    let lines_with_work: std::collections::HashSet<(String, i64)> = work
+        .values()
+        .flatten()
+        .map(|x| (x.0.clone(), x.1))
+        .collect();
+    // The anchor on a stream's own line at a barrier's completion, when both exist.
+    let on_barrier = |barrier: &Value, stream: &Value| -> Option<(String, i64, i64)> {
+        if !barriers || barrier.is_null() {
+            return None;
+        }
+        let place = (
+            format!("/device:GPU:{}", u(&stream["gpu"])),
+            line_index(plan, stream),
+        );
+        lines_with_work
+            .contains(&place)
+            .then(|| (place.0, place.1, file_ps(&barrier["end_ns"])))
+    };
+    let (mut arrows, mut on_barriers, mut moved) = (0, 0, 0);
     let waits = plan["waits"]
         .as_array()
         .unwrap()
@@ -281,40 +322,58 @@ fn check_arrows(r: &Run, what: &str) -> usize {
             continue;
         }
         arrows += 1;
-        let from = &anchors[&(w, true)];
-        match p["last_activity"].as_object() {
+        let from_activity = match p["last_activity"].as_object() {
             Some(a) => {
                 let c = corr(&a["call"]);
                 let last_end = work[&c].iter().map(|x| x.3).max().unwrap();
                 let at = work[&c].iter().find(|x| x.3 == last_end).unwrap();
-                assert_eq!(
-                    from,
-                    &(at.0.clone(), at.1, at.3),
-                    "{what}: producer of {w} = end of call {c}"
-                );
+                (at.0.clone(), at.1, at.3)
             }
-            None => assert_eq!(from, &host_end(corr(&p["record"])), "{what}: {w}"),
-        }
-        let to = &anchors[&(w, false)];
-        match edge
+            None => host_end(corr(&p["record"])),
+        };
+        let from = match on_barrier(&p["barrier"], &p["stream"]) {
+            Some(b) => {
+                on_barriers += 1;
+                moved += usize::from(b != from_activity);
+                b
+            }
+            None => from_activity,
+        };
+        assert_eq!(anchors[&(w, true)], from, "{what}: producer of {w}");
+        let consumer = edge
             .get("consumer")
             .and_then(|c| c.as_object())
-            .filter(|_| stream_wait)
-        {
+            .filter(|_| stream_wait);
+        let to_activity = match consumer {
             Some(a) => {
                 let c = corr(&a["call"]);
                 let first = work[&c].iter().map(|x| x.2).min().unwrap();
                 let at = work[&c].iter().find(|x| x.2 == first).unwrap();
-                assert_eq!(
-                    to,
-                    &(at.0.clone(), at.1, at.2),
-                    "{what}: consumer of {w} = {c}"
-                );
+                (at.0.clone(), at.1, at.2)
             }
-            None => assert_eq!(to, &host_end(w), "{what}: host consumer of {w}"),
-        }
+            None => host_end(w),
+        };
+        let to = match on_barrier(&edge["barrier"], &edge["stream"]).filter(|_| stream_wait) {
+            Some(b) => {
+                on_barriers += 1;
+                moved += usize::from(b != to_activity);
+                b
+            }
+            None => to_activity,
+        };
+        assert_eq!(anchors[&(w, false)], to, "{what}: consumer of {w}");
     }
     assert_eq!(anchors.len(), 2 * arrows, "{what}: no other anchors");
+    if barriers {
+        assert!(on_barriers > 0, "{what}: no anchor at a HIP event barrier");
+        assert!(counter(&r.space, "hip_event_records") > 0, "{what}");
+    } else {
+        assert_eq!(counter(&r.space, "hip_event_records"), 0, "{what}");
+    }
+    eprintln!(
+        "{what}: {arrows} arrows, {on_barriers} anchors at HIP event barriers ({moved} of them \
+         elsewhere than the neighbouring activity)"
+    );
     arrows
 }
 
@@ -387,7 +446,7 @@ fn check_scenario(scenario: &str) -> Vec<(u64, u64, usize)> {
             let (resolved, unresolved) = check_waits(&r, &what);
             check_stream_lines(&r, &what);
             assert_lines_nest(&r.space, &what);
-            let arrows = check_arrows(&r, &what);
+            let arrows = check_arrows(&r, &what, has_barriers(sdk));
             check_in_xprof(&r, &what, arrows);
             (resolved, unresolved, arrows)
         })
