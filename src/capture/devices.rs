@@ -198,6 +198,19 @@ mod tests {
     }
 
     #[test]
+    fn the_session_takes_the_producers_and_the_next_window_starts_empty() {
+        let mut t = ThreadState::default();
+        on_sync_enter(&mut t, 500, SyncKind::EventRecord, 0xface, 0);
+        let window1 = take_producers();
+        assert_eq!(
+            window1.resolve(0xface, 501).map(|p| p.correlation_id),
+            Some(500)
+        );
+        // What `Session::finish` does between windows: the next window does not see record 500.
+        assert_eq!(take_producers().resolve(0xface, 501), None);
+    }
+
+    #[test]
     fn sync_calls_keep_event_stream_and_device() {
         let mut t = ThreadState::default();
         on_stream_created(&mut t, 0x51, 5);
