@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
+use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
     HostThread, KernelInfo, MemcpyInfo, Trace,
@@ -149,8 +150,6 @@ fn ceil_div(a: u32, b: u32) -> u32 {
         a.div_ceil(b)
     }
 }
-
-use super::streams::{stream_key, StreamKey as LineKey};
 
 /// Annotation of each correlation id: the roctx context captured at API entry, plus the external
 /// correlation id the runtime stamped on the call's records. Merged once per id and shared by
