@@ -148,6 +148,70 @@ pub fn add_anchors(
 mod tests {
     use super::*;
 
+    /// A roctx label in XLA's `name#k=v#` form cannot forge or duplicate the sync stats.
+    #[test]
+    fn labels_cannot_forge_sync_stats() {
+        use crate::model::{Annotation, HostEvent, HostEventKind, HostThread, ResolvedWait};
+        use std::sync::Arc;
+        let label = "step#hip_stream=99,wait_on_hip_event_id=1,sync_type=x,keep=1#";
+        let trace = Trace {
+            start_boottime_ns: 1,
+            host_threads: vec![HostThread {
+                tid: 7,
+                name: String::new(),
+                events: vec![HostEvent {
+                    name: Arc::from("hipStreamWaitEvent"),
+                    start_ns: 10,
+                    end_ns: 20,
+                    correlation_id: 5,
+                    kind: HostEventKind::HipApi,
+                    annotation: Some(Arc::new(Annotation {
+                        stack: vec![Arc::from(label)],
+                        ..Annotation::default()
+                    })),
+                    device: None,
+                    activity_count: 0,
+                }],
+            }],
+            sync_calls: vec![SyncCall {
+                correlation_id: 5,
+                kind: SyncKind::StreamWaitEvent,
+                event: 0xe0,
+                stream: Some(2),
+                device: Some(0),
+                resolved: Some(ResolvedWait {
+                    record_correlation_id: 4,
+                    stream: Some(1),
+                    device: Some(0),
+                }),
+            }],
+            ..Trace::default()
+        };
+        let space = crate::xplane::build_xspace(&trace);
+        let host = &space.planes[0];
+        let ev = &host.lines[0].events[0];
+        let named = |n: &str| -> Vec<&super::super::proto::XStat> {
+            ev.stats
+                .iter()
+                .filter(|s| host.stat_metadata[&s.metadata_id].name == n)
+                .collect()
+        };
+        use super::super::proto::x_stat::Value;
+        assert_eq!(named(HIP_STREAM).len(), 1);
+        assert_eq!(named(HIP_STREAM)[0].value, Some(Value::Int64Value(2)));
+        assert_eq!(
+            named(WAIT_ON_HIP_EVENT_ID)[0].value,
+            Some(Value::Uint64Value(0xe0))
+        );
+        assert_eq!(named(SYNC_TYPE).len(), 1);
+        assert_eq!(named(WAIT_ON_STREAM)[0].value, Some(Value::Int64Value(1)));
+        assert_eq!(
+            named(WAIT_ON_HIP_EVENT_RECORD_CORR_ID)[0].value,
+            Some(Value::Uint64Value(4))
+        );
+        assert_eq!(named("keep").len(), 1, "other label keys still pass");
+    }
+
     #[test]
     fn flow_values_pack_as_xla_does() {
         // XFlow: (category << 58) | (id << 2) | direction; out = 2, in = 1.
