@@ -11,7 +11,7 @@
 //! so where they do, the line is split into sub-lines (greedily, first sub-line free at the
 //! event's start) and the split events are counted.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::events::{CallFact, StreamCreation, SyncFact};
 use super::trace::{Anchor, AnchorPlace, DeviceEvent, DeviceLine};
@@ -92,6 +92,9 @@ struct Activity {
 #[derive(Debug, Default)]
 pub struct StreamIndex {
     numbers: HashMap<(u32, StreamKey), i64>,
+    /// Streams with a line of their own (device work).
+    with_line: HashSet<(u32, StreamKey)>,
+    /// Activities of the streams sync calls name (only those can anchor an arrow).
     activity: HashMap<(u32, StreamKey), Vec<Activity>>,
 }
 
@@ -103,8 +106,8 @@ impl StreamIndex {
 
     /// The stream's own line (`Stream #N`), when it has device work.
     pub fn line_of(&self, plane: u32, key: StreamKey) -> Option<i64> {
-        self.activity
-            .contains_key(&(plane, key))
+        self.with_line
+            .contains(&(plane, key))
             .then(|| self.number(plane, key))
             .flatten()
     }
@@ -180,10 +183,13 @@ pub fn build_lines(
         let o = order_key(*key, first_corr, first_start);
         keys.entry(*plane).or_default().insert(*key, o);
     }
+    // Only streams that sync calls name need their activities indexed for anchors.
+    let mut named: HashSet<(u32, StreamKey)> = HashSet::new();
     for (plane, key, corr) in known {
         if matches!(key, StreamKey::Queue(_) | StreamKey::Copies) {
             continue;
         }
+        named.insert((plane, key));
         let o = order_key(key, corr, 0);
         let e = keys.entry(plane).or_default().entry(key).or_insert(o);
         *e = (*e).min(o);
@@ -238,13 +244,16 @@ pub fn build_lines(
                 *free += 1;
                 (id, format!("Stream #{number} (overlap {k})"))
             };
-            let acts = index.activity.entry((plane, key)).or_default();
-            acts.extend(events.iter().map(|e| Activity {
-                correlation_id: e.correlation_id,
-                start_ns: e.start_ns,
-                end_ns: e.end_ns,
-                line: id,
-            }));
+            index.with_line.insert((plane, key));
+            if named.contains(&(plane, key)) {
+                let acts = index.activity.entry((plane, key)).or_default();
+                acts.extend(events.iter().map(|e| Activity {
+                    correlation_id: e.correlation_id,
+                    start_ns: e.start_ns,
+                    end_ns: e.end_ns,
+                    line: id,
+                }));
+            }
             lines.push(DeviceLine { id, name, events });
         }
     }
@@ -340,7 +349,8 @@ mod tests {
             vec![ev(1, 10, 50), ev(2, 20, 60), ev(3, 60, 70), ev(4, 30, 40)],
         );
         let mut split = 0;
-        let (lines, idx) = build_lines(g, [], &mut split);
+        // A sync call names the stream, so its activities are indexed for anchors.
+        let (lines, idx) = build_lines(g, [(0, StreamKey::Created(1), 1)], &mut split);
         let l = &lines[&0];
         assert_eq!(l.len(), 3);
         assert_eq!(split, 2);
