@@ -549,8 +549,12 @@ pub fn join(mut c: Collected) -> Trace {
         let e = barriers.entry((r.correlation_id, *op)).or_default();
         *e = (*e).max(r.end_ns);
     }
-    let api_by_corr: HashMap<u64, &ApiRecord> =
-        hip_api_corr.iter().map(|(&k, &i)| (k, &c.api[i])).collect();
+    // Host anchors need the calls' times; nothing to anchor without sync calls.
+    let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
+        HashMap::new()
+    } else {
+        hip_api_corr.iter().map(|(&k, &i)| (k, &c.api[i])).collect()
+    };
     let (sync_calls, dependency_flows) = super::deps::resolve_dependencies(
         &super::deps::DepInputs {
             syncs: &c.syncs,

@@ -163,6 +163,38 @@ fn order_key(key: StreamKey, first_correlation: u64, first_start: u64) -> (u8, u
     }
 }
 
+/// A stream's events (sorted by start) as sub-lines without partial overlaps: sub-line 0 is the
+/// stream's own line; each event goes to the first sub-line free at its start (greedy). The
+/// usual case, no overlap at all, keeps the vector as it is.
+fn split_overlaps(events: Vec<DeviceEvent>, split_events: &mut u64) -> Vec<Vec<DeviceEvent>> {
+    // Sorted by start: disjoint exactly when each event starts after the previous one ends.
+    if events
+        .windows(2)
+        .all(|w| w[1].start_ns >= w[0].end_ns.max(w[0].start_ns))
+    {
+        return vec![events];
+    }
+    let mut ends: Vec<u64> = Vec::new();
+    let mut subs: Vec<Vec<DeviceEvent>> = Vec::new();
+    for e in events {
+        let at = ends.iter().position(|&end| end <= e.start_ns);
+        let k = match at {
+            Some(k) => k,
+            None => {
+                ends.push(0);
+                subs.push(Vec::new());
+                ends.len() - 1
+            }
+        };
+        if k > 0 {
+            *split_events += 1;
+        }
+        ends[k] = e.end_ns.max(e.start_ns);
+        subs[k].push(e);
+    }
+    subs
+}
+
 /// Builds the lines of every device from its events grouped by stream. `known` lists streams
 /// that had no device work but appear in sync calls, so they get a number too.
 pub fn build_lines(
@@ -215,25 +247,7 @@ pub fn build_lines(
     by_number.sort_by_key(|(k, _, _)| *k);
     for ((plane, number), key, mut events) in by_number {
         events.sort_by_key(|e| (e.start_ns, std::cmp::Reverse(e.end_ns), e.correlation_id));
-        // Greedy split: sub-line 0 is the stream's own line.
-        let mut ends: Vec<u64> = Vec::new();
-        let mut subs: Vec<Vec<DeviceEvent>> = Vec::new();
-        for e in events {
-            let at = ends.iter().position(|&end| end <= e.start_ns);
-            let k = match at {
-                Some(k) => k,
-                None => {
-                    ends.push(0);
-                    subs.push(Vec::new());
-                    ends.len() - 1
-                }
-            };
-            if k > 0 {
-                *split_events += 1;
-            }
-            ends[k] = e.end_ns.max(e.start_ns);
-            subs[k].push(e);
-        }
+        let subs = split_overlaps(events, split_events);
         let lines = out.entry(plane).or_default();
         for (k, events) in subs.into_iter().enumerate() {
             let (id, name) = if k == 0 {
