@@ -103,6 +103,7 @@ fn bench_decode(
         marker_api: Some(sys::ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API),
         kernel_dispatch: Some(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
         memory_copy: Some(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
+        hip_event: None,
     };
     let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
         headers.iter().map(|h| h as *const _).collect();

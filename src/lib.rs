@@ -13,6 +13,7 @@ pub mod config;
 pub mod decode;
 pub mod entry;
 pub mod guard;
+pub mod hip;
 pub mod log;
 pub mod output;
 pub mod sdk;

@@ -163,11 +163,12 @@ fn every_dispatch_of_a_graph_launch_shares_its_correlation_id() {
         // (a 256-node graph: 256 → 20 launches; direct launches and copies: 1 → n).
         let activities = device_events_per_correlation(&r.space);
         let mut got: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
+        // Every HIP call carries a correlation id; the truth's table counts calls with work.
         for (c, api) in &launches {
-            *got.entry(api.clone())
-                .or_default()
-                .entry(activities[c])
-                .or_default() += 1;
+            let Some(&n) = activities.get(c) else {
+                continue;
+            };
+            *got.entry(api.clone()).or_default().entry(n).or_default() += 1;
         }
         let want = truth_calls_with_activity(plan);
         assert_eq!(got, want, "{sdk}: activities per call");

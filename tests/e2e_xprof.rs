@@ -65,6 +65,11 @@ fn check_trace_and_overview(r: &Run, host: &str, s: &Value, what: &str) {
     let mut got: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
     let mut ends = 0u64;
     for (id, f) in trace["flows"].as_object().unwrap() {
+        // Dependency arrows (issue 7) are checked in e2e_deps; a HIP call without device work
+        // carries `correlation_id` too, and xprof leaves it a lone start (no arrow).
+        if f["cat"] != "gpu_launch" || u(&f["in"]) == 0 {
+            continue;
+        }
         assert_eq!(
             f["out"], 1,
             "{what}: flow {id} without exactly one start: {f}"

@@ -63,6 +63,30 @@ typedef struct hipChannelFormatDesc {
     int32_t f; /* hipChannelFormatKind */
 } hipChannelFormatDesc;
 
+/* By-value argument types of hipMemset3DAsync (32 and 24 bytes). */
+typedef struct hipPitchedPtr {
+    void* ptr;
+    size_t pitch;
+    size_t xsize;
+    size_t ysize;
+} hipPitchedPtr;
+typedef struct hipExtent {
+    size_t width;
+    size_t height;
+    size_t depth;
+} hipExtent;
+
+/* hipLaunchKernelExC's config (HIP's hipLaunchConfig_t; CUDA's cudaLaunchConfig_t layout):
+ * the launch's stream is read through this pointer at ENTER. */
+typedef struct hipLaunchConfig_t {
+    uint32_t gridDim[3]; /* dim3 */
+    uint32_t blockDim[3];
+    size_t dynamicSmemBytes;
+    hipStream_t stream;
+    void* attrs; /* hipLaunchAttribute* */
+    uint32_t numAttrs;
+} hipLaunchConfig_t;
+
 /* ------------------------------------------------------------------------- */
 /* Enumerations (stable values only; see the file comment)                    */
 /* ------------------------------------------------------------------------- */
@@ -198,6 +222,18 @@ typedef enum rocprofiler_hip_stream_operation_t {
     ROCPROFILER_HIP_STREAM_SET = 3,
     ROCPROFILER_HIP_STREAM_LAST = 4
 } rocprofiler_hip_stream_operation_t;
+
+/* HIP_EVENT operations: the GPU barrier packet a hipEventRecord (RECORD) or a
+ * hipStreamWaitEvent (WAIT) enqueued. Only SDKs after 1.3.5 have the HIP_EVENT
+ * kinds (resolve them by name; 1.2.1 headers lack this enum). RECORD and WAIT
+ * are the values upstream tests use; NONE = 0 and LAST = 3 follow the SDK's
+ * enum convention (inferred, not compiled from a header). */
+typedef enum rocprofiler_hip_event_operation_t {
+    ROCPROFILER_HIP_EVENT_NONE = 0,
+    ROCPROFILER_HIP_EVENT_RECORD = 1,
+    ROCPROFILER_HIP_EVENT_WAIT = 2,
+    ROCPROFILER_HIP_EVENT_LAST = 3
+} rocprofiler_hip_event_operation_t;
 
 /* ROCTx operation ids; unlike tracing kinds they start at 0. */
 typedef enum rocprofiler_marker_core_api_id_t {
@@ -587,6 +623,127 @@ typedef union rocprofiler_hip_api_args_t {
     struct {
         int32_t deviceId;
     } hipSetDevice;
+    /* Members below: the stream-ordered copies, memsets and allocations, the
+     * launch with a config struct, the remaining stream creators and the event
+     * queries, as HIP declares their parameters (LP64: pointers and size_t 8
+     * bytes, int/unsigned 4, each at its natural alignment). */
+    struct {
+        void* dst;
+        size_t dpitch;
+        const void* src;
+        size_t spitch;
+        size_t width;
+        size_t height;
+        hipMemcpyKind kind;
+        hipStream_t stream;
+    } hipMemcpy2DAsync;
+    struct {
+        const void* p; /* const hipMemcpy3DParms* */
+        hipStream_t stream;
+    } hipMemcpy3DAsync;
+    struct {
+        const void* symbol;
+        const void* src;
+        size_t sizeBytes;
+        size_t offset;
+        hipMemcpyKind kind;
+        hipStream_t stream;
+    } hipMemcpyToSymbolAsync;
+    struct {
+        void* dst;
+        const void* symbol;
+        size_t sizeBytes;
+        size_t offset;
+        hipMemcpyKind kind;
+        hipStream_t stream;
+    } hipMemcpyFromSymbolAsync;
+    struct {
+        void* dst;
+        const void* src;
+        size_t sizeBytes;
+        hipStream_t stream;
+    } hipMemcpyHtoDAsync;
+    struct {
+        void* dst;
+        int32_t dstDeviceId;
+        const void* src;
+        int32_t srcDevice;
+        size_t sizeBytes;
+        hipStream_t stream;
+    } hipMemcpyPeerAsync;
+    struct {
+        void* dest; /* hipDeviceptr_t */
+        uint8_t value;
+        size_t count;
+        hipStream_t stream;
+    } hipMemsetD8Async;
+    struct {
+        void* dest;
+        uint16_t value;
+        size_t count;
+        hipStream_t stream;
+    } hipMemsetD16Async;
+    struct {
+        void* dst;
+        int32_t value;
+        size_t count;
+        hipStream_t stream;
+    } hipMemsetD32Async;
+    struct {
+        void* dst;
+        size_t pitch;
+        int32_t value;
+        size_t width;
+        size_t height;
+        hipStream_t stream;
+    } hipMemset2DAsync;
+    struct {
+        hipPitchedPtr pitchedDevPtr;
+        int32_t value;
+        hipExtent extent;
+        hipStream_t stream;
+    } hipMemset3DAsync;
+    struct {
+        void** dev_ptr;
+        size_t size;
+        hipStream_t stream;
+    } hipMallocAsync;
+    struct {
+        void** dev_ptr;
+        size_t size;
+        void* mem_pool; /* hipMemPool_t */
+        hipStream_t stream;
+    } hipMallocFromPoolAsync;
+    struct {
+        void* dev_ptr;
+        hipStream_t stream;
+    } hipFreeAsync;
+    struct {
+        const hipLaunchConfig_t* config; /* the stream is config->stream */
+        const void* fPtr;
+        void** args;
+    } hipLaunchKernelExC;
+    struct {
+        hipStream_t* stream;
+        uint32_t flags;
+        int32_t priority;
+    } hipStreamCreateWithPriority;
+    struct {
+        hipStream_t* stream;
+        uint32_t cuMaskSize;
+        const uint32_t* cuMask;
+    } hipExtStreamCreateWithCUMask;
+    struct {
+        hipEvent_t event;
+        hipStream_t stream;
+        uint32_t flags;
+    } hipEventRecordWithFlags;
+    struct {
+        hipEvent_t event;
+    } hipEventQuery;
+    struct {
+        hipStream_t stream;
+    } hipStreamQuery;
     uint64_t align_;
     uint8_t raw[88];
 } rocprofiler_hip_api_args_t;
@@ -715,6 +872,37 @@ typedef struct rocprofiler_callback_tracing_hip_stream_data_t {
     rocprofiler_stream_id_t stream_id;
     rocprofiler_address_t stream_value; /* raw hipStream_t */
 } rocprofiler_callback_tracing_hip_stream_data_t;
+
+/* HIP_EVENT (after 1.3.5 only): one GPU barrier of a hipEventRecord or
+ * hipStreamWaitEvent. Callback payload, 56 bytes; the ENTER/EXIT callbacks around
+ * the enqueue carry zero timestamps, the PHASE_NONE callback at completion the
+ * barrier's GPU times. source_queue_id: the queue the event was recorded on
+ * (equal to queue_id for RECORD). */
+typedef struct rocprofiler_callback_tracing_hip_event_data_t {
+    uint64_t size;
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
+    rocprofiler_agent_id_t agent_id;
+    rocprofiler_queue_id_t queue_id;
+    uint64_t hip_event_handle; /* raw hipEvent_t */
+    rocprofiler_queue_id_t source_queue_id;
+} rocprofiler_callback_tracing_hip_event_data_t;
+
+/* HIP_EVENT buffer record, 88 bytes: the same facts with the ASYNC (16-byte)
+ * correlation id of the hipEventRecord / hipStreamWaitEvent call. */
+typedef struct rocprofiler_buffer_tracing_hip_event_record_t {
+    uint64_t size;
+    rocprofiler_buffer_tracing_kind_t kind;
+    rocprofiler_hip_event_operation_t operation;
+    rocprofiler_async_correlation_id_t correlation_id;
+    rocprofiler_thread_id_t thread_id; /* thread that enqueued the barrier */
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
+    rocprofiler_agent_id_t agent_id;   /* agent the barrier ran on */
+    rocprofiler_queue_id_t queue_id;   /* queue the barrier was dispatched to */
+    uint64_t hip_event_handle;
+    rocprofiler_queue_id_t source_queue_id;
+} rocprofiler_buffer_tracing_hip_event_record_t;
 
 /* ------------------------------------------------------------------------- */
 /* Callback tracing record (passed BY VALUE to the tracing callback)          */

@@ -68,6 +68,105 @@ const _: () = {
         "Offset of field: hipChannelFormatDesc::f",
     ][::core::mem::offset_of!(hipChannelFormatDesc, f) - 16usize];
 };
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct hipPitchedPtr {
+    pub ptr: *mut ::core::ffi::c_void,
+    pub pitch: usize,
+    pub xsize: usize,
+    pub ysize: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of hipPitchedPtr"][::core::mem::size_of::<hipPitchedPtr>() - 32usize];
+    ["Alignment of hipPitchedPtr"][::core::mem::align_of::<hipPitchedPtr>() - 8usize];
+    [
+        "Offset of field: hipPitchedPtr::ptr",
+    ][::core::mem::offset_of!(hipPitchedPtr, ptr) - 0usize];
+    [
+        "Offset of field: hipPitchedPtr::pitch",
+    ][::core::mem::offset_of!(hipPitchedPtr, pitch) - 8usize];
+    [
+        "Offset of field: hipPitchedPtr::xsize",
+    ][::core::mem::offset_of!(hipPitchedPtr, xsize) - 16usize];
+    [
+        "Offset of field: hipPitchedPtr::ysize",
+    ][::core::mem::offset_of!(hipPitchedPtr, ysize) - 24usize];
+};
+impl Default for hipPitchedPtr {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Default, Copy, Clone)]
+pub struct hipExtent {
+    pub width: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of hipExtent"][::core::mem::size_of::<hipExtent>() - 24usize];
+    ["Alignment of hipExtent"][::core::mem::align_of::<hipExtent>() - 8usize];
+    [
+        "Offset of field: hipExtent::width",
+    ][::core::mem::offset_of!(hipExtent, width) - 0usize];
+    [
+        "Offset of field: hipExtent::height",
+    ][::core::mem::offset_of!(hipExtent, height) - 8usize];
+    [
+        "Offset of field: hipExtent::depth",
+    ][::core::mem::offset_of!(hipExtent, depth) - 16usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct hipLaunchConfig_t {
+    pub gridDim: [u32; 3usize],
+    pub blockDim: [u32; 3usize],
+    pub dynamicSmemBytes: usize,
+    pub stream: hipStream_t,
+    pub attrs: *mut ::core::ffi::c_void,
+    pub numAttrs: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    ["Size of hipLaunchConfig_t"][::core::mem::size_of::<hipLaunchConfig_t>() - 56usize];
+    [
+        "Alignment of hipLaunchConfig_t",
+    ][::core::mem::align_of::<hipLaunchConfig_t>() - 8usize];
+    [
+        "Offset of field: hipLaunchConfig_t::gridDim",
+    ][::core::mem::offset_of!(hipLaunchConfig_t, gridDim) - 0usize];
+    [
+        "Offset of field: hipLaunchConfig_t::blockDim",
+    ][::core::mem::offset_of!(hipLaunchConfig_t, blockDim) - 12usize];
+    [
+        "Offset of field: hipLaunchConfig_t::dynamicSmemBytes",
+    ][::core::mem::offset_of!(hipLaunchConfig_t, dynamicSmemBytes) - 24usize];
+    [
+        "Offset of field: hipLaunchConfig_t::stream",
+    ][::core::mem::offset_of!(hipLaunchConfig_t, stream) - 32usize];
+    [
+        "Offset of field: hipLaunchConfig_t::attrs",
+    ][::core::mem::offset_of!(hipLaunchConfig_t, attrs) - 40usize];
+    [
+        "Offset of field: hipLaunchConfig_t::numAttrs",
+    ][::core::mem::offset_of!(hipLaunchConfig_t, numAttrs) - 48usize];
+};
+impl Default for hipLaunchConfig_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 pub const ROCPROFILER_STATUS_SUCCESS: rocprofiler_status_t = 0;
 pub const ROCPROFILER_STATUS_ERROR: rocprofiler_status_t = 1;
 pub const ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND: rocprofiler_status_t = 2;
@@ -164,6 +263,11 @@ pub const ROCPROFILER_HIP_STREAM_DESTROY: rocprofiler_hip_stream_operation_t = 2
 pub const ROCPROFILER_HIP_STREAM_SET: rocprofiler_hip_stream_operation_t = 3;
 pub const ROCPROFILER_HIP_STREAM_LAST: rocprofiler_hip_stream_operation_t = 4;
 pub type rocprofiler_hip_stream_operation_t = ::core::ffi::c_uint;
+pub const ROCPROFILER_HIP_EVENT_NONE: rocprofiler_hip_event_operation_t = 0;
+pub const ROCPROFILER_HIP_EVENT_RECORD: rocprofiler_hip_event_operation_t = 1;
+pub const ROCPROFILER_HIP_EVENT_WAIT: rocprofiler_hip_event_operation_t = 2;
+pub const ROCPROFILER_HIP_EVENT_LAST: rocprofiler_hip_event_operation_t = 3;
+pub type rocprofiler_hip_event_operation_t = ::core::ffi::c_uint;
 pub const ROCPROFILER_MARKER_CORE_API_ID_NONE: rocprofiler_marker_core_api_id_t = -1;
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA: rocprofiler_marker_core_api_id_t = 0;
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA: rocprofiler_marker_core_api_id_t = 1;
@@ -1476,6 +1580,26 @@ pub union rocprofiler_hip_api_args_t {
     pub hipStreamCreateWithFlags: rocprofiler_hip_api_args_t__bindgen_ty_15,
     pub hipStreamDestroy: rocprofiler_hip_api_args_t__bindgen_ty_16,
     pub hipSetDevice: rocprofiler_hip_api_args_t__bindgen_ty_17,
+    pub hipMemcpy2DAsync: rocprofiler_hip_api_args_t__bindgen_ty_18,
+    pub hipMemcpy3DAsync: rocprofiler_hip_api_args_t__bindgen_ty_19,
+    pub hipMemcpyToSymbolAsync: rocprofiler_hip_api_args_t__bindgen_ty_20,
+    pub hipMemcpyFromSymbolAsync: rocprofiler_hip_api_args_t__bindgen_ty_21,
+    pub hipMemcpyHtoDAsync: rocprofiler_hip_api_args_t__bindgen_ty_22,
+    pub hipMemcpyPeerAsync: rocprofiler_hip_api_args_t__bindgen_ty_23,
+    pub hipMemsetD8Async: rocprofiler_hip_api_args_t__bindgen_ty_24,
+    pub hipMemsetD16Async: rocprofiler_hip_api_args_t__bindgen_ty_25,
+    pub hipMemsetD32Async: rocprofiler_hip_api_args_t__bindgen_ty_26,
+    pub hipMemset2DAsync: rocprofiler_hip_api_args_t__bindgen_ty_27,
+    pub hipMemset3DAsync: rocprofiler_hip_api_args_t__bindgen_ty_28,
+    pub hipMallocAsync: rocprofiler_hip_api_args_t__bindgen_ty_29,
+    pub hipMallocFromPoolAsync: rocprofiler_hip_api_args_t__bindgen_ty_30,
+    pub hipFreeAsync: rocprofiler_hip_api_args_t__bindgen_ty_31,
+    pub hipLaunchKernelExC: rocprofiler_hip_api_args_t__bindgen_ty_32,
+    pub hipStreamCreateWithPriority: rocprofiler_hip_api_args_t__bindgen_ty_33,
+    pub hipExtStreamCreateWithCUMask: rocprofiler_hip_api_args_t__bindgen_ty_34,
+    pub hipEventRecordWithFlags: rocprofiler_hip_api_args_t__bindgen_ty_35,
+    pub hipEventQuery: rocprofiler_hip_api_args_t__bindgen_ty_36,
+    pub hipStreamQuery: rocprofiler_hip_api_args_t__bindgen_ty_37,
     pub align_: u64,
     pub raw: [u8; 88usize],
 }
@@ -2133,6 +2257,815 @@ const _: () = {
     ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_17, deviceId)
         - 0usize];
 };
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_18 {
+    pub dst: *mut ::core::ffi::c_void,
+    pub dpitch: usize,
+    pub src: *const ::core::ffi::c_void,
+    pub spitch: usize,
+    pub width: usize,
+    pub height: usize,
+    pub kind: hipMemcpyKind,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_18",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_18>() - 64usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_18",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_18>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::dst",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, dst) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::dpitch",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, dpitch)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::src",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, src) - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::spitch",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, spitch)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::width",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, width)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::height",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, height)
+        - 40usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::kind",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, kind)
+        - 48usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_18::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_18, stream)
+        - 56usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_18 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_19 {
+    pub p: *const ::core::ffi::c_void,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_19",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_19>() - 16usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_19",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_19>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_19::p",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_19, p) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_19::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_19, stream)
+        - 8usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_19 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_20 {
+    pub symbol: *const ::core::ffi::c_void,
+    pub src: *const ::core::ffi::c_void,
+    pub sizeBytes: usize,
+    pub offset: usize,
+    pub kind: hipMemcpyKind,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_20",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_20>() - 48usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_20",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_20>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_20::symbol",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_20, symbol)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_20::src",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_20, src) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_20::sizeBytes",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_20, sizeBytes)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_20::offset",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_20, offset)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_20::kind",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_20, kind)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_20::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_20, stream)
+        - 40usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_20 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_21 {
+    pub dst: *mut ::core::ffi::c_void,
+    pub symbol: *const ::core::ffi::c_void,
+    pub sizeBytes: usize,
+    pub offset: usize,
+    pub kind: hipMemcpyKind,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_21",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_21>() - 48usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_21",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_21>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_21::dst",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_21, dst) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_21::symbol",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_21, symbol)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_21::sizeBytes",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_21, sizeBytes)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_21::offset",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_21, offset)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_21::kind",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_21, kind)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_21::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_21, stream)
+        - 40usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_21 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_22 {
+    pub dst: *mut ::core::ffi::c_void,
+    pub src: *const ::core::ffi::c_void,
+    pub sizeBytes: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_22",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_22>() - 32usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_22",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_22>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_22::dst",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_22, dst) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_22::src",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_22, src) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_22::sizeBytes",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_22, sizeBytes)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_22::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_22, stream)
+        - 24usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_22 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_23 {
+    pub dst: *mut ::core::ffi::c_void,
+    pub dstDeviceId: i32,
+    pub src: *const ::core::ffi::c_void,
+    pub srcDevice: i32,
+    pub sizeBytes: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_23",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_23>() - 48usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_23",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_23>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_23::dst",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_23, dst) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_23::dstDeviceId",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_23, dstDeviceId)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_23::src",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_23, src) - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_23::srcDevice",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_23, srcDevice)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_23::sizeBytes",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_23, sizeBytes)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_23::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_23, stream)
+        - 40usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_23 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_24 {
+    pub dest: *mut ::core::ffi::c_void,
+    pub value: u8,
+    pub count: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_24",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_24>() - 32usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_24",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_24>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_24::dest",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_24, dest) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_24::value",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_24, value)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_24::count",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_24, count)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_24::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_24, stream)
+        - 24usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_24 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_25 {
+    pub dest: *mut ::core::ffi::c_void,
+    pub value: u16,
+    pub count: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_25",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_25>() - 32usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_25",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_25>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_25::dest",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_25, dest) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_25::value",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_25, value)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_25::count",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_25, count)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_25::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_25, stream)
+        - 24usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_25 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_26 {
+    pub dst: *mut ::core::ffi::c_void,
+    pub value: i32,
+    pub count: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_26",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_26>() - 32usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_26",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_26>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_26::dst",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_26, dst) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_26::value",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_26, value)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_26::count",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_26, count)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_26::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_26, stream)
+        - 24usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_26 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_27 {
+    pub dst: *mut ::core::ffi::c_void,
+    pub pitch: usize,
+    pub value: i32,
+    pub width: usize,
+    pub height: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_27",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_27>() - 48usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_27",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_27>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_27::dst",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_27, dst) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_27::pitch",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_27, pitch)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_27::value",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_27, value)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_27::width",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_27, width)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_27::height",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_27, height)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_27::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_27, stream)
+        - 40usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_27 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_28 {
+    pub pitchedDevPtr: hipPitchedPtr,
+    pub value: i32,
+    pub extent: hipExtent,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_28",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_28>() - 72usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_28",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_28>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_28::pitchedDevPtr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_28, pitchedDevPtr)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_28::value",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_28, value)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_28::extent",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_28, extent)
+        - 40usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_28::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_28, stream)
+        - 64usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_28 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_29 {
+    pub dev_ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_29",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_29>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_29",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_29>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_29::dev_ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_29, dev_ptr)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_29::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_29, size) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_29::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_29, stream)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_29 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_30 {
+    pub dev_ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
+    pub mem_pool: *mut ::core::ffi::c_void,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_30",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_30>() - 32usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_30",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_30>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_30::dev_ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_30, dev_ptr)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_30::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_30, size) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_30::mem_pool",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_30, mem_pool)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_30::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_30, stream)
+        - 24usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_30 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_31 {
+    pub dev_ptr: *mut ::core::ffi::c_void,
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_31",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_31>() - 16usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_31",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_31>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_31::dev_ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_31, dev_ptr)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_31::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_31, stream)
+        - 8usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_31 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_32 {
+    pub config: *const hipLaunchConfig_t,
+    pub fPtr: *const ::core::ffi::c_void,
+    pub args: *mut *mut ::core::ffi::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_32",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_32>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_32",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_32>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::config",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, config)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::fPtr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, fPtr) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::args",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, args)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_32 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_33 {
+    pub stream: *mut hipStream_t,
+    pub flags: u32,
+    pub priority: i32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_33",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_33>() - 16usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_33",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_33>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, stream)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, flags)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::priority",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, priority)
+        - 12usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_33 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_34 {
+    pub stream: *mut hipStream_t,
+    pub cuMaskSize: u32,
+    pub cuMask: *const u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_34",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_34>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_34",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_34>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, stream)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::cuMaskSize",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, cuMaskSize)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::cuMask",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, cuMask)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_34 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_35 {
+    pub event: hipEvent_t,
+    pub stream: hipStream_t,
+    pub flags: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_35",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_35>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_35",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_35>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::event",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, event)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, stream)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, flags)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_35 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_36 {
+    pub event: hipEvent_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_36",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_36>() - 8usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_36",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_36>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_36::event",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_36, event)
+        - 0usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_36 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_37 {
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_37",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_37>() - 8usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_37",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_37>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_37::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_37, stream)
+        - 0usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_37 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     [
@@ -2195,6 +3128,72 @@ const _: () = {
     [
         "Offset of field: rocprofiler_hip_api_args_t::hipSetDevice",
     ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipSetDevice) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemcpy2DAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemcpy2DAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemcpy3DAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemcpy3DAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemcpyToSymbolAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemcpyToSymbolAsync)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemcpyFromSymbolAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemcpyFromSymbolAsync)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemcpyHtoDAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemcpyHtoDAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemcpyPeerAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemcpyPeerAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemsetD8Async",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemsetD8Async) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemsetD16Async",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemsetD16Async) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemsetD32Async",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemsetD32Async) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemset2DAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemset2DAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMemset3DAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMemset3DAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMallocAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMallocAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMallocFromPoolAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMallocFromPoolAsync)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipFreeAsync",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipFreeAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipLaunchKernelExC",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipLaunchKernelExC) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipStreamCreateWithPriority",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipStreamCreateWithPriority)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipExtStreamCreateWithCUMask",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipExtStreamCreateWithCUMask)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipEventRecordWithFlags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipEventRecordWithFlags)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipEventQuery",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipEventQuery) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipStreamQuery",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipStreamQuery) - 0usize];
     [
         "Offset of field: rocprofiler_hip_api_args_t::align_",
     ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, align_) - 0usize];
@@ -3043,6 +4042,140 @@ const _: () = {
     ) - 16usize];
 };
 impl Default for rocprofiler_callback_tracing_hip_stream_data_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Default, Copy, Clone)]
+pub struct rocprofiler_callback_tracing_hip_event_data_t {
+    pub size: u64,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    pub hip_event_handle: u64,
+    pub source_queue_id: rocprofiler_queue_id_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_callback_tracing_hip_event_data_t",
+    ][::core::mem::size_of::<rocprofiler_callback_tracing_hip_event_data_t>() - 56usize];
+    [
+        "Alignment of rocprofiler_callback_tracing_hip_event_data_t",
+    ][::core::mem::align_of::<rocprofiler_callback_tracing_hip_event_data_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::size",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_event_data_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::start_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, start_timestamp
+    ) - 8usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::end_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, end_timestamp
+    ) - 16usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::agent_id",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_event_data_t, agent_id)
+        - 24usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::queue_id",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_event_data_t, queue_id)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::hip_event_handle",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, hip_event_handle
+    ) - 40usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_event_data_t::source_queue_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_event_data_t, source_queue_id
+    ) - 48usize];
+};
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_buffer_tracing_hip_event_record_t {
+    pub size: u64,
+    pub kind: rocprofiler_buffer_tracing_kind_t,
+    pub operation: rocprofiler_hip_event_operation_t,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub thread_id: rocprofiler_thread_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub agent_id: rocprofiler_agent_id_t,
+    pub queue_id: rocprofiler_queue_id_t,
+    pub hip_event_handle: u64,
+    pub source_queue_id: rocprofiler_queue_id_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_buffer_tracing_hip_event_record_t",
+    ][::core::mem::size_of::<rocprofiler_buffer_tracing_hip_event_record_t>() - 88usize];
+    [
+        "Alignment of rocprofiler_buffer_tracing_hip_event_record_t",
+    ][::core::mem::align_of::<rocprofiler_buffer_tracing_hip_event_record_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::size",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::kind",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, kind)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::operation",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, operation)
+        - 12usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::correlation_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, correlation_id
+    ) - 16usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::thread_id",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, thread_id)
+        - 32usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::start_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, start_timestamp
+    ) - 40usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::end_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, end_timestamp
+    ) - 48usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::agent_id",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, agent_id)
+        - 56usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::queue_id",
+    ][::core::mem::offset_of!(rocprofiler_buffer_tracing_hip_event_record_t, queue_id)
+        - 64usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::hip_event_handle",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, hip_event_handle
+    ) - 72usize];
+    [
+        "Offset of field: rocprofiler_buffer_tracing_hip_event_record_t::source_queue_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_buffer_tracing_hip_event_record_t, source_queue_id
+    ) - 80usize];
+};
+impl Default for rocprofiler_buffer_tracing_hip_event_record_t {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {

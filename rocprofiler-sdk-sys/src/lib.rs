@@ -173,6 +173,12 @@ mod layout_asserts {
     off!(rocprofiler_hip_api_args_t, hipMemsetAsync.stream => 24);
     off!(rocprofiler_hip_api_args_t, hipStreamWaitEvent.flags => 16);
     off!(rocprofiler_hip_api_args_t, hipEventRecord.stream => 8);
+    off!(rocprofiler_hip_api_args_t, hipMemcpy2DAsync.stream => 56);
+    off!(rocprofiler_hip_api_args_t, hipMemcpyToSymbolAsync.stream => 40);
+    off!(rocprofiler_hip_api_args_t, hipMemset3DAsync.stream => 64);
+    off!(rocprofiler_hip_api_args_t, hipMemsetD8Async.stream => 24);
+    off!(rocprofiler_hip_api_args_t, hipMallocFromPoolAsync.stream => 24);
+    off!(hipLaunchConfig_t, stream => 32);
     size!(rocprofiler_marker_api_args_t, 16);
     size!(rocprofiler_marker_api_retval_t, 8);
     size!(rocprofiler_callback_tracing_marker_api_data_t, 32);
@@ -195,6 +201,21 @@ mod layout_asserts {
     );
     off!(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t, workgroup_size => 112);
     size!(rocprofiler_callback_tracing_hip_stream_data_t, 24);
+    // HIP_EVENT (after 1.3.5; no real header in CI declares them, see docs/abi.md).
+    size!(rocprofiler_callback_tracing_hip_event_data_t, 56);
+    off!(rocprofiler_callback_tracing_hip_event_data_t, agent_id => 24);
+    off!(rocprofiler_callback_tracing_hip_event_data_t, queue_id => 32);
+    off!(rocprofiler_callback_tracing_hip_event_data_t, hip_event_handle => 40);
+    off!(rocprofiler_callback_tracing_hip_event_data_t, source_queue_id => 48);
+    size!(rocprofiler_buffer_tracing_hip_event_record_t, 88);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, operation => 12);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, correlation_id => 16);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, thread_id => 32);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, start_timestamp => 40);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, agent_id => 56);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, queue_id => 64);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, hip_event_handle => 72);
+    off!(rocprofiler_buffer_tracing_hip_event_record_t, source_queue_id => 80);
 
     // Callback record (passed by value).
     size!(rocprofiler_callback_tracing_record_v0_t, 56);

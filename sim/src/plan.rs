@@ -90,6 +90,10 @@ pub struct ThreadPlan {
     pub name: String,
     /// In program order; `start_ns` is non-decreasing.
     pub ops: Vec<HostOp>,
+    /// Wall-clock milliseconds the OS thread sleeps before its first op: it changes only
+    /// *when* a tool sees this thread's calls (e.g. a record delivered after a wait made later
+    /// in simulated time on another thread), never ids, timestamps or timing.
+    pub real_delay_ms: u64,
 }
 
 /// One host-side call made by an application thread.
@@ -99,6 +103,35 @@ pub struct HostOp {
     pub start_ns: u64,
     pub end_ns: u64,
     pub call: HostCall,
+    /// The GPU barrier packet this call enqueued (hipEventRecord, and hipStreamWaitEvent on an
+    /// event still pending); only SDKs with HIP event tracing report it.
+    pub barrier: Option<Barrier>,
+}
+
+/// A barrier packet of a hipEventRecord (RECORD) or hipStreamWaitEvent (WAIT), timed by the
+/// same model as the event: a RECORD barrier runs when the stream's earlier work has ended (and
+/// not before the call returns) and is modelled as instantaneous, so it ends exactly when the
+/// event completes; a WAIT barrier starts when the waiting stream reaches it and ends when the
+/// awaited event completes, which is when later work on that stream may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Barrier {
+    pub op: BarrierOp,
+    /// GPU and HSA queue index the barrier was dispatched to (the stream's).
+    pub gpu: u32,
+    pub queue: u32,
+    /// GPU and queue of the stream the event was recorded on (= `gpu`/`queue` for RECORD).
+    pub source_gpu: u32,
+    pub source_queue: u32,
+    /// `hipEvent_t` value.
+    pub event: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarrierOp {
+    Record,
+    Wait,
 }
 
 #[derive(Debug, Clone)]

@@ -40,6 +40,8 @@ pub struct GroundTruth {
     /// For each API name: how many calls produced k activities (k → calls). A graph launch of N
     /// nodes appears as N → launches: all N records share the launch's correlation id.
     pub activities_per_call: BTreeMap<String, BTreeMap<u64, u64>>,
+    /// Every hipEventRecord in global host order (`record_index` = position here).
+    pub event_records: Vec<Producer>,
     /// One edge per hipStreamWaitEvent, in global host order.
     pub waits: Vec<WaitEdge>,
     /// One entry per hipEventSynchronize, in global host order.
@@ -48,6 +50,9 @@ pub struct GroundTruth {
     /// Every roctx push/pop range instance the replay opened, in global host order of the
     /// pushes: the scope nesting a profiler's scope-range tree must reproduce pair for pair.
     pub scope_instances: Vec<ScopeInstance>,
+    /// Per GPU, its streams in creation order: the null stream first (index 0), then every
+    /// hipStreamCreate* on that GPU in global order (a re-created handle is a new entry).
+    pub stream_order: Vec<StreamOrder>,
     /// roctxRangeStartA/Stop ranges by message.
     pub ranges: BTreeMap<String, RangeStats>,
     /// By innermost external correlation id active at the call.
@@ -215,6 +220,26 @@ pub struct OpRef {
     pub op_index: u64,
     pub host_seq: u64,
     pub hip_seq: u64,
+    /// The internal correlation id the simulated runtime gives this call (and its device
+    /// work): HIP and roctx calls are numbered 1, 2, … in global host order; external-id
+    /// push/pop and code-object loads take none.
+    pub correlation_id: u64,
+}
+
+/// One device activity (kernel dispatch or memory copy) of a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ActivityRef {
+    /// The HIP call that submitted it; `call.correlation_id` is the activity's correlation id.
+    pub call: OpRef,
+    /// Index in that call's activities (a graph launch has many).
+    pub index: u32,
+    /// "kernel" or "copy".
+    pub kind: &'static str,
+    pub gpu: u32,
+    /// `hipStream_t` it ran on (0 = the null stream of `gpu`).
+    pub stream: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -222,10 +247,43 @@ pub struct Producer {
     /// Ordinal of the producing hipEventRecord among all hipEventRecord calls (global order).
     pub record_index: u64,
     pub record: OpRef,
+    pub event: u64,
     pub stream: StreamRef,
-    /// The last activity submitted to `stream` before the record (the work the event waits
-    /// for): its call and index in that call's activities. `None` if the stream was empty.
-    pub last_activity: Option<(OpRef, u32)>,
+    /// The last device activity submitted to `stream` before the record (the work the event
+    /// waits for). Of a call with several activities on the stream (graph launch), the one
+    /// ending last. `None` if nothing was submitted to the stream before.
+    pub last_activity: Option<ActivityRef>,
+    /// When the event completes in the timing model: `max(end of all work submitted to
+    /// stream before the record, end of the record call)`.
+    pub complete_ns: u64,
+    /// The RECORD barrier packet (reported by SDKs with HIP event tracing).
+    pub barrier: Option<BarrierTruth>,
+}
+
+/// A hipEventRecord / hipStreamWaitEvent barrier packet on the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BarrierTruth {
+    /// GPU and HSA queue index it was dispatched to (its stream's).
+    pub gpu: u32,
+    pub queue: u32,
+    /// GPU and queue index of the stream the event was recorded on.
+    pub source_gpu: u32,
+    pub source_queue: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+impl BarrierTruth {
+    fn of(b: &Barrier) -> Self {
+        BarrierTruth {
+            gpu: b.gpu,
+            queue: b.queue,
+            source_gpu: b.source_gpu,
+            source_queue: b.source_queue,
+            start_ns: b.start_ns,
+            end_ns: b.end_ns,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -236,6 +294,33 @@ pub struct WaitEdge {
     pub flags: u32,
     /// `None` = unresolved (the event was never recorded before the wait).
     pub producer: Option<Producer>,
+    /// The first device activity submitted to the waiting `stream` after the wait (by a later
+    /// call in global order); of a call with several, the one starting first. `None` if
+    /// nothing follows on that stream. Set whether or not the wait is resolved.
+    pub consumer: Option<ActivityRef>,
+    /// The WAIT barrier packet; `None` when the runtime enqueues none (event never recorded,
+    /// or already complete when the call checked it).
+    pub barrier: Option<BarrierTruth>,
+}
+
+/// A stream's place in its GPU's creation order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StreamOrder {
+    pub gpu: u32,
+    pub handle: u64,
+    pub name: String,
+    /// 0 for the null stream, then 1, 2, … per GPU in creation order.
+    pub index: u32,
+    /// The hipStreamCreate* call (`None` for the null stream).
+    pub created: Option<OpRef>,
+    /// The hipStreamDestroy that ended this incarnation, if any.
+    pub destroyed: Option<OpRef>,
+    /// The stream had device work, or was named by a hipEventRecord, hipStreamWaitEvent or
+    /// hipStreamSynchronize during this incarnation.
+    pub used: bool,
+    /// Dense rank among the `used` entries of this GPU in `index` order (null stream first):
+    /// the `N` of a `Stream #N` line when lines exist exactly for used streams. `None` if unused.
+    pub line_index: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -355,10 +440,16 @@ struct Builder<'p> {
     stream_names: HashMap<u64, (u32, &'p str)>,
     streams: BTreeMap<(u32, u64), StreamTruth>,
     devices: Vec<u32>,
-    /// Latest record per event handle: (record_index, op, stream).
+    /// Latest record per event handle.
     latest_record: HashMap<u64, Producer>,
     /// Last activity submitted per (gpu, stream handle).
-    last_activity: HashMap<(u32, u64), (OpRef, u32)>,
+    last_activity: HashMap<(u32, u64), ActivityRef>,
+    /// Latest end of the work submitted per (gpu, stream handle).
+    tail: HashMap<(u32, u64), u64>,
+    /// Activities per (gpu, stream handle) in submission order, to find wait consumers.
+    stream_acts: HashMap<(u32, u64), Vec<ActivityRef>>,
+    /// Index in `gt.stream_order` of each live stream incarnation.
+    live_stream: HashMap<(u32, u64), usize>,
     record_count: u64,
     /// Per plan kernel index; merged by name at the end (two GPUs' symbols share a name).
     kernel_stats: HashMap<u32, KernelStats>,
@@ -381,6 +472,9 @@ impl<'p> Builder<'p> {
             devices,
             latest_record: HashMap::new(),
             last_activity: HashMap::new(),
+            tail: HashMap::new(),
+            stream_acts: HashMap::new(),
+            live_stream: HashMap::new(),
             record_count: 0,
             kernel_stats: HashMap::new(),
             graph_kernels: BTreeMap::new(),
@@ -440,6 +534,19 @@ impl<'p> Builder<'p> {
                 ..Default::default()
             })
             .collect();
+        for g in 0..plan.gpus.len() as u32 {
+            self.live_stream.insert((g, 0), gt.stream_order.len());
+            gt.stream_order.push(StreamOrder {
+                gpu: g,
+                handle: 0,
+                name: "null".into(),
+                index: 0,
+                created: None,
+                destroyed: None,
+                used: false,
+                line_index: None,
+            });
+        }
 
         // Per-thread scope state.
         let n_threads = plan.threads.len();
@@ -465,17 +572,25 @@ impl<'p> Builder<'p> {
 
         let mut hip_seq = 0u64;
         // Correlation ids as the simulated runtime assigns them (HIP and roctx calls, from 1).
-        let mut corr_seq = 0u64;
+        let mut next_correlation_id = 1u64;
         let mut open_instances: Vec<Vec<u64>> = vec![Vec::new(); n_threads];
         for (host_seq, (t, i)) in global_order(plan).into_iter().enumerate() {
             let op = &plan.threads[t as usize].ops[i as usize];
             first = first.min(op.start_ns);
             last = last.max(op.end_ns);
+            let correlation_id = match op.call {
+                HostCall::Hip { .. } | HostCall::Marker(_) => {
+                    next_correlation_id += 1;
+                    next_correlation_id - 1
+                }
+                _ => 0,
+            };
             let opref = OpRef {
                 thread: t,
                 op_index: u64::from(i),
                 host_seq: host_seq as u64,
                 hip_seq,
+                correlation_id,
             };
             // Attribute the call and its activities to the thread's stacks at entry (before a
             // push or pop of this very call takes effect).
@@ -498,9 +613,6 @@ impl<'p> Builder<'p> {
                 },
                 _ => AttributedCounts::default(),
             };
-            if matches!(op.call, HostCall::Hip { .. } | HostCall::Marker(_)) {
-                corr_seq += 1;
-            }
             if let Some(&inst) = open_instances[t as usize].last() {
                 add_counts(&mut self.gt.scope_instances[inst as usize].counts, &counts);
             }
@@ -530,7 +642,7 @@ impl<'p> Builder<'p> {
                         None => self.gt.activities_per_call.entry(api.clone()).or_default(),
                     };
                     *per_call.entry(activities.len() as u64).or_default() += 1;
-                    self.hip_call(t, opref, args);
+                    self.hip_call(t, opref, op, args);
                     for (ai, act) in activities.iter().enumerate() {
                         first = first.min(act_start(act));
                         last = last.max(act_end(act));
@@ -557,7 +669,7 @@ impl<'p> Builder<'p> {
                                 label: label.clone(),
                                 parent: open.last().copied(),
                                 depth: open.len() as u32 + 1,
-                                push_correlation_id: corr_seq,
+                                push_correlation_id: correlation_id,
                                 ..Default::default()
                             });
                             open.push(index);
@@ -571,7 +683,7 @@ impl<'p> Builder<'p> {
                             stacks[t as usize].pop();
                             if let Some(i) = open_instances[t as usize].pop() {
                                 self.gt.scope_instances[i as usize].pop_correlation_id =
-                                    Some(corr_seq);
+                                    Some(correlation_id);
                             }
                         }
                         MarkerOp::Start { message, key } => {
@@ -605,6 +717,8 @@ impl<'p> Builder<'p> {
             tt.scopes = std::mem::take(&mut scopes[t]).into_values().collect();
             tt.open_at_end = std::mem::take(&mut stacks[t]);
         }
+        self.resolve_consumers();
+        self.number_lines();
         let gt = &mut self.gt;
         gt.threads = thread_truth;
         gt.streams = std::mem::take(&mut self.streams).into_values().collect();
@@ -638,6 +752,70 @@ impl<'p> Builder<'p> {
         self.gt
     }
 
+    /// Fills each wait's `consumer` once every activity is known.
+    fn resolve_consumers(&mut self) {
+        for w in &mut self.gt.waits {
+            let Some(acts) = self.stream_acts.get(&(w.stream.gpu, w.stream.handle)) else {
+                continue;
+            };
+            let i = acts.partition_point(|a| a.call.host_seq <= w.wait.host_seq);
+            let Some(first) = acts.get(i) else { continue };
+            w.consumer = acts[i..]
+                .iter()
+                .take_while(|a| a.call.host_seq == first.call.host_seq)
+                .min_by_key(|a| (a.start_ns, a.end_ns, a.index))
+                .copied();
+        }
+    }
+
+    /// Dense `line_index` over the used streams of each GPU, null stream first.
+    fn number_lines(&mut self) {
+        let mut order: Vec<usize> = (0..self.gt.stream_order.len()).collect();
+        order.sort_by_key(|&i| (self.gt.stream_order[i].gpu, self.gt.stream_order[i].index));
+        let mut next: HashMap<u32, u32> = HashMap::new();
+        for i in order {
+            let s = &mut self.gt.stream_order[i];
+            if s.used {
+                let n = next.entry(s.gpu).or_default();
+                s.line_index = Some(*n);
+                *n += 1;
+            }
+        }
+    }
+
+    /// The live incarnation of stream `(gpu, handle)` in `stream_order`, added on first use
+    /// when the plan never created it (hand-built plans).
+    fn stream_slot(&mut self, gpu: u32, handle: u64, created: Option<OpRef>) -> usize {
+        if created.is_none() {
+            if let Some(&i) = self.live_stream.get(&(gpu, handle)) {
+                return i;
+            }
+        }
+        let index = self.gt.stream_order.iter().filter(|s| s.gpu == gpu).count() as u32;
+        let name = match self.stream_names.get(&handle) {
+            Some(&(_, n)) if handle != 0 => n.to_string(),
+            _ => format!("0x{handle:x}"),
+        };
+        let i = self.gt.stream_order.len();
+        self.gt.stream_order.push(StreamOrder {
+            gpu,
+            handle,
+            name,
+            index,
+            created,
+            destroyed: None,
+            used: false,
+            line_index: None,
+        });
+        self.live_stream.insert((gpu, handle), i);
+        i
+    }
+
+    fn mark_used(&mut self, s: &StreamRef) {
+        let i = self.stream_slot(s.gpu, s.handle, None);
+        self.gt.stream_order[i].used = true;
+    }
+
     fn producer_for(&self, event: u64) -> Option<Producer> {
         self.latest_record.get(&event).cloned()
     }
@@ -656,19 +834,28 @@ impl<'p> Builder<'p> {
         self.stream_entry(&s).api_calls += 1;
     }
 
-    fn hip_call(&mut self, t: u32, op: OpRef, args: &HipArgs) {
+    fn hip_call(&mut self, t: u32, op: OpRef, host: &HostOp, args: &HipArgs) {
+        let end_ns = host.end_ns;
+        let barrier = host.barrier.as_ref().map(BarrierTruth::of);
         match args {
             HipArgs::SetDevice { device } => self.devices[t as usize] = *device,
             HipArgs::EventRecord { event, stream } => {
                 self.touch_stream(t, *stream);
                 let s = self.stream_ref(t, *stream);
-                let last = self.last_activity.get(&(s.gpu, s.handle)).copied();
+                self.mark_used(&s);
+                let key = (s.gpu, s.handle);
+                let last = self.last_activity.get(&key).copied();
+                let tail = self.tail.get(&key).copied().unwrap_or(0);
                 let p = Producer {
                     record_index: self.record_count,
                     record: op,
+                    event: *event,
                     stream: s,
                     last_activity: last,
+                    complete_ns: tail.max(end_ns),
+                    barrier,
                 };
+                self.gt.event_records.push(p.clone());
                 self.latest_record.insert(*event, p);
                 self.record_count += 1;
             }
@@ -678,14 +865,43 @@ impl<'p> Builder<'p> {
                 flags,
             } => {
                 self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                self.mark_used(&s);
                 let edge = WaitEdge {
                     wait: op,
-                    stream: self.stream_ref(t, *stream),
+                    stream: s,
                     event: *event,
                     flags: *flags,
                     producer: self.producer_for(*event),
+                    consumer: None,
+                    barrier,
                 };
+                // Later work on the stream (and a later record's completion) waits for it.
+                if let Some(p) = &edge.producer {
+                    let tail = self
+                        .tail
+                        .entry((edge.stream.gpu, edge.stream.handle))
+                        .or_default();
+                    *tail = (*tail).max(p.complete_ns);
+                }
                 self.gt.waits.push(edge);
+            }
+            HipArgs::StreamSynchronize { stream } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                self.mark_used(&s);
+            }
+            HipArgs::StreamCreate { stream, .. } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                self.stream_slot(s.gpu, s.handle, Some(op));
+            }
+            HipArgs::StreamDestroy { stream } => {
+                self.touch_stream(t, *stream);
+                let s = self.stream_ref(t, *stream);
+                if let Some(i) = self.live_stream.remove(&(s.gpu, s.handle)) {
+                    self.gt.stream_order[i].destroyed = Some(op);
+                }
             }
             HipArgs::EventSynchronize { event } => {
                 let edge = EventSyncEdge {
@@ -695,10 +911,7 @@ impl<'p> Builder<'p> {
                 };
                 self.gt.event_syncs.push(edge);
             }
-            HipArgs::StreamSynchronize { stream }
-            | HipArgs::StreamCreate { stream, .. }
-            | HipArgs::StreamDestroy { stream }
-            | HipArgs::Launch { stream, .. } => self.touch_stream(t, *stream),
+            HipArgs::Launch { stream, .. } => self.touch_stream(t, *stream),
             HipArgs::Memcpy { stream, .. } | HipArgs::Memset { stream, .. } => {
                 self.touch_stream(t, stream.unwrap_or(0))
             }
@@ -755,7 +968,15 @@ impl<'p> Builder<'p> {
                 st.kernel_dispatches += 1;
                 st.kernel_ns += dur;
                 span(st, *start_ns, *end_ns);
-                self.last_activity.insert((*gpu, *stream), (op, ai));
+                self.submitted(ActivityRef {
+                    call: op,
+                    index: ai,
+                    kind: "kernel",
+                    gpu: *gpu,
+                    stream: *stream,
+                    start_ns: *start_ns,
+                    end_ns: *end_ns,
+                });
                 if let HipArgs::GraphLaunch { graph_exec, .. } = args {
                     self.gt.totals.graph_kernel_dispatches += 1;
                     self.gt
@@ -789,14 +1010,38 @@ impl<'p> Builder<'p> {
                     c.count += 1;
                     c.bytes += bytes;
                 }
-                let key = (s.gpu, s.handle);
                 let st = self.stream_entry(&s);
                 st.memory_copies += 1;
                 st.copy_ns += dur;
                 span(st, *start_ns, *end_ns);
-                self.last_activity.insert(key, (op, ai));
+                self.submitted(ActivityRef {
+                    call: op,
+                    index: ai,
+                    kind: "copy",
+                    gpu: s.gpu,
+                    stream: s.handle,
+                    start_ns: *start_ns,
+                    end_ns: *end_ns,
+                });
             }
         }
+    }
+
+    /// Bookkeeping of a stream's submitted work: last activity (of the latest call, the one
+    /// ending last), tail, submission list, use.
+    fn submitted(&mut self, a: ActivityRef) {
+        let key = (a.gpu, a.stream);
+        let keep = self.last_activity.get(&key).is_some_and(|l| {
+            l.call.host_seq == a.call.host_seq && (l.end_ns, l.start_ns) >= (a.end_ns, a.start_ns)
+        });
+        if !keep {
+            self.last_activity.insert(key, a);
+        }
+        let tail = self.tail.entry(key).or_default();
+        *tail = (*tail).max(a.end_ns);
+        self.stream_acts.entry(key).or_default().push(a);
+        let i = self.stream_slot(a.gpu, a.stream, None);
+        self.gt.stream_order[i].used = true;
     }
 }
 
@@ -892,6 +1137,13 @@ pub fn plan_violations(plan: &Plan) -> Vec<String> {
     let mut tail: HashMap<(u32, u64), u64> = HashMap::new();
     let mut barrier: HashMap<(u32, u64), u64> = HashMap::new();
     let mut event_done: HashMap<u64, u64> = HashMap::new();
+    // Per event: completion, GPU and queue of its latest record.
+    let mut event_record: HashMap<u64, (u64, u32, u32)> = HashMap::new();
+    let barriers_modelled = plan
+        .threads
+        .iter()
+        .flat_map(|t| &t.ops)
+        .any(|o| o.barrier.is_some());
     let key = |device: &[u32], t: u32, h: u64| -> (u32, u64) {
         (
             if h == 0 {
@@ -956,12 +1208,68 @@ pub fn plan_violations(plan: &Plan) -> Vec<String> {
             HipArgs::SetDevice { device: d } => device[t as usize] = *d,
             HipArgs::EventRecord { event, stream } => {
                 let k = key(&device, t, *stream);
-                event_done.insert(*event, tail.get(&k).copied().unwrap_or(0));
+                let done = tail.get(&k).copied().unwrap_or(0);
+                event_done.insert(*event, done);
+                // The event completes after the stream's earlier work (and the waits it was
+                // made to honour) and not before the call returns; the RECORD barrier runs
+                // then, modelled as instantaneous.
+                let raised = barrier.get(&k).copied().unwrap_or(0);
+                let complete = done.max(raised).max(op.end_ns);
+                let (gpu, queue) = op.barrier.map_or((k.0, u32::MAX), |b| (b.gpu, b.queue));
+                event_record.insert(*event, (complete, gpu, queue));
+                if barriers_modelled {
+                    let ok = op.barrier.is_some_and(|b| {
+                        b.op == BarrierOp::Record
+                            && (b.start_ns, b.end_ns) == (complete, complete)
+                            && (b.gpu, b.queue) == (b.source_gpu, b.source_queue)
+                            && b.gpu == k.0
+                    });
+                    if !ok {
+                        v.push(format!(
+                            "{ctx}: RECORD barrier {:?}, expected one at {complete} on GPU {}",
+                            op.barrier, k.0
+                        ));
+                    }
+                }
             }
             HipArgs::StreamWaitEvent { stream, event, .. } => {
+                let k = key(&device, t, *stream);
+                let reached = tail
+                    .get(&k)
+                    .copied()
+                    .unwrap_or(0)
+                    .max(barrier.get(&k).copied().unwrap_or(0));
                 if let Some(&d) = event_done.get(event) {
-                    let b = barrier.entry(key(&device, t, *stream)).or_default();
+                    let b = barrier.entry(k).or_default();
                     *b = (*b).max(d);
+                }
+                // A WAIT barrier exists iff the awaited record had not completed when the call
+                // started; it starts when the stream reaches it (not before the call returns)
+                // and ends when the event completes.
+                let pending = event_record
+                    .get(event)
+                    .copied()
+                    .filter(|r| r.0 > op.start_ns);
+                match (op.barrier, pending) {
+                    (None, None) => {}
+                    (Some(b), Some((c, sg, sq))) => {
+                        let s = reached.max(op.end_ns);
+                        if b.op != BarrierOp::Wait
+                            || (b.start_ns, b.end_ns) != (s, s.max(c))
+                            || b.gpu != k.0
+                            || (b.source_gpu, b.source_queue) != (sg, sq)
+                        {
+                            v.push(format!(
+                                "{ctx}: WAIT barrier {b:?}: expected [{s}, {}] on GPU {}, source ({sg}, {sq})",
+                                s.max(c),
+                                k.0
+                            ));
+                        }
+                    }
+                    (b, r) if barriers_modelled => v.push(format!(
+                        "{ctx}: WAIT barrier {b:?}, but the awaited record (completion, GPU, queue) is {r:?}"
+                    )),
+                    _ => {}
                 }
             }
             HipArgs::EventSynchronize { event } => {

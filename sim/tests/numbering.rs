@@ -6,7 +6,24 @@ mod common;
 use common::*;
 use serde_json::Value;
 
-const SDKS_ALL: [&str; 3] = ["0.6.0", "1.0.0", "1.2.1"];
+const SDKS_ALL: [&str; 4] = ["0.6.0", "1.0.0", "1.2.1", "1.4.0"];
+
+/// Kinds appended after 1.2.1 ("newer" reference §2.1/§2.2), present only in the 1.4.0
+/// personality (HIP event tracing): buffer kinds 33..=38 and callback kinds 22..=25.
+const BUFFER_KINDS_AFTER_1_2: &[(u32, &str)] = &[
+    (33, "HIP_GRAPH"),
+    (34, "ROCSHMEM_API"),
+    (35, "ROCSHMEM_API_EXT"),
+    (36, "HIPFILE_API"),
+    (37, "HIPFILE_API_EXT"),
+    (38, "HIP_EVENT"),
+];
+const CALLBACK_KINDS_AFTER_1_2: &[(u32, &str)] = &[
+    (22, "HIP_GRAPH"),
+    (23, "ROCSHMEM_API"),
+    (24, "HIPFILE_API"),
+    (25, "HIP_EVENT"),
+];
 
 /// §4.1, index = value, for 0.5.0+ (41 exists only from 1.2.1).
 const STATUS: &[&str] = &[
@@ -207,7 +224,8 @@ fn every_number_matches_the_reference(sdk: &str) {
 
     // Status codes: exactly the personality's enumerators, then NULL.
     let st = n["status"].as_array().unwrap();
-    let count = if sdk == "1.2.1" { 42 } else { 41 };
+    let newer = sdk == "1.4.0";
+    let count = if sdk == "1.2.1" || newer { 42 } else { 41 };
     for (i, row) in st.iter().enumerate() {
         let want = STATUS
             .get(i)
@@ -218,10 +236,13 @@ fn every_number_matches_the_reference(sdk: &str) {
 
     // Buffer-tracing kinds: the iterated set and every value's name.
     let b = &n["buffer"];
-    let want: Vec<(u32, &str)> = BUFFER_KINDS
+    let mut want: Vec<(u32, &str)> = BUFFER_KINDS
         .iter()
         .filter_map(|(v0, v1v, name)| if v1 { *v1v } else { *v0 }.map(|k| (k, *name)))
         .collect();
+    if newer {
+        want.extend_from_slice(BUFFER_KINDS_AFTER_1_2);
+    }
     let got = b.as_object().unwrap();
     assert_eq!(
         got.len(),
@@ -235,9 +256,32 @@ fn every_number_matches_the_reference(sdk: &str) {
     // Callback-tracing kinds.
     let c = n["callback"].as_object().unwrap();
     let last = if v1 { 21 } else { 18 };
-    assert_eq!(c.len(), last, "{sdk}: callback kinds iterated {c:?}");
+    let appended = if newer { CALLBACK_KINDS_AFTER_1_2 } else { &[] };
+    assert_eq!(
+        c.len(),
+        last + appended.len(),
+        "{sdk}: callback kinds iterated {c:?}"
+    );
     for (k, name) in CALLBACK_KINDS.iter().enumerate().skip(1).take(last) {
         assert_eq!(c[&k.to_string()], *name, "{sdk}: callback kind {k}");
+    }
+    for (k, name) in appended {
+        assert_eq!(c[&k.to_string()], *name, "{sdk}: callback kind {k}");
+    }
+    // HIP event tracing only where the kind exists (newer reference §5).
+    if newer {
+        assert_eq!(
+            ops_of(b, 38),
+            owned(&[(1, "HIP_EVENT_RECORD"), (2, "HIP_EVENT_WAIT")]),
+            "{sdk}: HIP_EVENT ops"
+        );
+    } else {
+        assert!(b.get("38").is_none() && !c.contains_key("25"), "{sdk}");
+        assert!(
+            !got.values().any(|v| v["name"] == "HIP_EVENT")
+                && !c.values().any(|v| v == "HIP_EVENT"),
+            "{sdk}: no HIP_EVENT kind before 1.4.0"
+        );
     }
 
     // Operations: HIP ids (buffered HIP_RUNTIME_API and, 1.x, HIP_RUNTIME_API_EXT share them).
@@ -326,6 +370,7 @@ fn configure_version_numbers(sdk: &str) {
     let want = match sdk {
         "0.6.0" => 600,
         "1.0.0" => 10000,
+        "1.4.0" => 10400,
         _ => 10201,
     };
     let c = s.ev("configure")[0];

@@ -44,7 +44,15 @@ fn replay(sdk: &str, name: &str) -> Sim {
 }
 
 fn small_scenarios_deliver_everything(sdk: &str) {
-    for name in ["tiny", "markers", "multi-gpu", "sync-deps"] {
+    for name in [
+        "tiny",
+        "markers",
+        "multi-gpu",
+        "sync-deps",
+        "two-stream-events",
+        "event-reuse",
+        "concurrent-streams",
+    ] {
         replay(sdk, name);
     }
 }

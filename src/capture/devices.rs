@@ -12,90 +12,23 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 use super::thread::ThreadState;
-use crate::model::events::{CallFact, SyncFact, SyncKind};
+use crate::model::deps::{Producer, ProducerMap};
+use crate::model::events::{CallFact, StreamCreation, SyncFact, SyncKind};
 use crate::store::sinks::lock;
 
-/// What the tool reads from a HIP API's arguments (offsets inside the 88-byte args union,
-/// reference §5.2; identical in every SDK version).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HipRole {
-    /// Nothing to read.
-    #[default]
-    Other,
-    /// `hipSetDevice(int deviceId)`: the thread's current device.
-    SetDevice,
-    /// `hipStreamCreate*(hipStream_t* stream, …)`: read `*stream` at EXIT.
-    StreamCreate,
-    /// Work on the `hipStream_t` argument at this offset.
-    Stream(u8),
-    /// Work on the thread's null stream (blocking copies and memsets).
-    NullStream,
-    /// A synchronization API: its event/stream arguments are recorded (the seam for
-    /// inter-stream dependencies; the join does not use them yet).
-    Sync(SyncKind),
+/// Records of every event in the current capture window, filled from application threads.
+static PRODUCERS: LazyLock<ProducerMap> = LazyLock::new(ProducerMap::default);
+
+/// The producers recorded so far, leaving the map empty for the next capture window.
+pub fn take_producers() -> ProducerMap {
+    PRODUCERS.take()
 }
 
-/// Where a synchronization API's (event, stream) arguments sit in the args union; `None` = no
-/// such argument.
-pub fn sync_offsets(kind: SyncKind) -> (Option<u8>, Option<u8>) {
-    match kind {
-        SyncKind::EventRecord => (Some(0), Some(8)),
-        SyncKind::StreamWaitEvent => (Some(8), Some(0)),
-        SyncKind::EventSynchronize => (Some(0), None),
-        SyncKind::StreamSynchronize => (None, Some(0)),
-        SyncKind::DeviceSynchronize => (None, None),
-    }
-}
-
-/// The role of a HIP API, by name.
-pub fn role_for(name: &str) -> HipRole {
-    match name {
-        "hipSetDevice" => HipRole::SetDevice,
-        "hipStreamCreate" | "hipStreamCreateWithFlags" | "hipStreamCreateWithPriority" => {
-            HipRole::StreamCreate
-        }
-        "hipLaunchKernel"
-        | "hipLaunchKernel_spt"
-        | "hipExtLaunchKernel"
-        | "hipLaunchCooperativeKernel"
-        | "hipLaunchCooperativeKernel_spt" => HipRole::Stream(48),
-        "hipModuleLaunchKernel"
-        | "hipModuleLaunchCooperativeKernel"
-        | "hipExtModuleLaunchKernel"
-        | "hipHccModuleLaunchKernel" => HipRole::Stream(40),
-        "hipGraphLaunch" | "hipGraphLaunch_spt" => HipRole::Stream(8),
-        "hipMemcpyAsync" | "hipMemcpyAsync_spt" | "hipMemcpyWithStream" => HipRole::Stream(32),
-        "hipMemcpyHtoDAsync" | "hipMemcpyDtoHAsync" | "hipMemcpyDtoDAsync" | "hipMemsetAsync"
-        | "hipMemsetAsync_spt" => HipRole::Stream(24),
-        // hipMemcpyPeerAsync(dst, int dstDevice, src, int srcDevice, size_t, hipStream_t)
-        "hipMemcpyPeerAsync" => HipRole::Stream(40),
-        "hipMemcpy"
-        | "hipMemcpy_spt"
-        | "hipMemcpyHtoD"
-        | "hipMemcpyDtoH"
-        | "hipMemcpyDtoD"
-        | "hipMemcpyPeer"
-        | "hipMemset"
-        | "hipMemcpy2D"
-        | "hipMemcpyToSymbol"
-        | "hipMemcpyFromSymbol" => HipRole::NullStream,
-        "hipEventRecord" | "hipEventRecord_spt" | "hipEventRecordWithFlags" => {
-            HipRole::Sync(SyncKind::EventRecord)
-        }
-        "hipStreamWaitEvent" | "hipStreamWaitEvent_spt" => HipRole::Sync(SyncKind::StreamWaitEvent),
-        "hipEventSynchronize" => HipRole::Sync(SyncKind::EventSynchronize),
-        "hipStreamSynchronize" | "hipStreamSynchronize_spt" => {
-            HipRole::Sync(SyncKind::StreamSynchronize)
-        }
-        "hipDeviceSynchronize" => HipRole::Sync(SyncKind::DeviceSynchronize),
-        _ => HipRole::Other,
-    }
-}
-
-/// Records a synchronization call's arguments at its entry.
+/// Records a synchronization call's arguments at its entry; a `hipEventRecord` also becomes a
+/// producer of its event.
 pub fn on_sync_enter(
     t: &mut ThreadState,
     correlation_id: u64,
@@ -103,39 +36,79 @@ pub fn on_sync_enter(
     event: u64,
     stream: u64,
 ) {
-    let device = device_of(t, stream);
+    let (device, stream_seq) = stream_of(t, stream);
+    if kind == SyncKind::EventRecord {
+        PRODUCERS.record(
+            event,
+            Producer {
+                correlation_id,
+                stream,
+                stream_seq,
+                device,
+            },
+        );
+    }
     t.syncs.push(SyncFact {
         correlation_id,
         kind,
         event,
         stream,
         device,
+        stream_seq,
     });
 }
 
-static STREAM_DEVICES: Mutex<Option<HashMap<u64, i32>>> = Mutex::new(None);
+/// Device and creation order of each live stream.
+static STREAM_DEVICES: Mutex<Option<HashMap<u64, (i32, u64)>>> = Mutex::new(None);
+
 /// Bumped at every stream creation: a destroyed stream's handle can be reused by a new stream
 /// on another device, so a thread's cached lookups are only good for the generation they were
 /// made in.
 static STREAM_GENERATION: AtomicU64 = AtomicU64::new(0);
 
+/// Every stream creation of the capture window, for the join: a call on another thread can be
+/// seen before the creating thread's EXIT callback has published the stream (the simulator
+/// replays threads independently), so the join re-reads each call's stream from these by
+/// correlation order, which does not depend on callback timing.
+static CREATIONS: Mutex<Vec<StreamCreation>> = Mutex::new(Vec::new());
+
+/// The stream creations recorded so far, leaving the list empty.
+pub fn take_stream_creations() -> Vec<StreamCreation> {
+    std::mem::take(&mut *lock(&CREATIONS))
+}
+
 /// Binds a newly created stream to the creating thread's current device.
-pub fn on_stream_created(t: &mut ThreadState, stream: u64) {
+pub fn on_stream_created(t: &mut ThreadState, stream: u64, correlation_id: u64) {
     if stream == 0 {
         return;
     }
     let device = t.current_device;
+    // The creating call's correlation id orders streams by creation (call order, whatever the
+    // callback timing) and tells a reused handle from the stream that had it before.
+    let seq = correlation_id.max(1);
     lock(&STREAM_DEVICES)
         .get_or_insert_with(HashMap::new)
-        .insert(stream, device);
+        .insert(stream, (device, seq));
     STREAM_GENERATION.fetch_add(1, Ordering::AcqRel);
-    t.stream_devices.insert(stream, device);
+    lock(&CREATIONS).push(StreamCreation {
+        correlation_id,
+        stream,
+        device,
+        stream_seq: seq,
+    });
+    t.stream_devices.insert(stream, (device, seq));
 }
 
 /// Device of `stream` as seen from thread `t` (null stream: its current device).
 pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
+    stream_of(t, stream).0
+}
+
+/// Device and creation order of `stream` (null stream: current device, 0; a stream created
+/// before the tool: -1, 0).
+pub fn stream_of(t: &mut ThreadState, stream: u64) -> (i32, u64) {
     if stream == 0 {
-        return t.current_device;
+        return (t.current_device, 0);
     }
     let generation = STREAM_GENERATION.load(Ordering::Acquire);
     if t.stream_generation != generation {
@@ -153,17 +126,18 @@ pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
             t.stream_devices.insert(stream, d);
             d
         }
-        None => -1,
+        None => (-1, 0),
     }
 }
 
 /// Records the device/stream of a launch or copy at its entry.
 pub fn on_work_enter(t: &mut ThreadState, correlation_id: u64, stream: u64) {
-    let device = device_of(t, stream);
+    let (device, stream_seq) = stream_of(t, stream);
     t.calls.push(CallFact {
         correlation_id,
         stream,
         device,
+        stream_seq,
     });
 }
 
@@ -175,13 +149,15 @@ mod tests {
     fn streams_follow_the_device_current_at_creation() {
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xa0); // device 0
+        on_stream_created(&mut a, 0xa0, 1); // device 0
         a.current_device = 1;
-        on_stream_created(&mut a, 0xa1);
+        on_stream_created(&mut a, 0xa1, 2);
         // Another thread sees both through the process-wide map.
         assert_eq!(device_of(&mut b, 0xa0), 0);
         assert_eq!(device_of(&mut b, 0xa1), 1);
         assert_eq!(device_of(&mut b, 0xdead), -1, "unknown stream");
+        let (s0, s1) = (stream_of(&mut b, 0xa0).1, stream_of(&mut b, 0xa1).1);
+        assert!(s0 > 0 && s1 > s0, "creation order: {s0} {s1}");
         b.current_device = 1;
         on_work_enter(&mut b, 7, 0);
         on_work_enter(&mut b, 8, 0xa0);
@@ -192,12 +168,14 @@ mod tests {
                 CallFact {
                     correlation_id: 7,
                     stream: 0,
-                    device: 1
+                    device: 1,
+                    stream_seq: 0,
                 },
                 CallFact {
                     correlation_id: 8,
                     stream: 0xa0,
-                    device: 0
+                    device: 0,
+                    stream_seq: s0,
                 },
             ]
         );
@@ -207,19 +185,36 @@ mod tests {
     fn a_reused_stream_handle_is_not_read_from_a_stale_cache() {
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xc0); // device 0
-        assert_eq!(device_of(&mut b, 0xc0), 0, "b caches the lookup");
+        on_stream_created(&mut a, 0xc0, 3); // device 0
+        let first = stream_of(&mut b, 0xc0);
+        assert_eq!(first.0, 0, "b caches the lookup");
         // The stream is destroyed and its handle reused by a new stream on device 1.
         a.current_device = 1;
-        on_stream_created(&mut a, 0xc0);
-        assert_eq!(device_of(&mut b, 0xc0), 1);
+        on_stream_created(&mut a, 0xc0, 4);
+        let second = stream_of(&mut b, 0xc0);
+        assert_eq!(second.0, 1);
+        assert!(second.1 > first.1, "a new stream, not the old one");
         assert_eq!(device_of(&mut a, 0xc0), 1);
+    }
+
+    #[test]
+    fn the_session_takes_the_producers_and_the_next_window_starts_empty() {
+        let mut t = ThreadState::default();
+        on_sync_enter(&mut t, 500, SyncKind::EventRecord, 0xface, 0);
+        let window1 = take_producers();
+        assert_eq!(
+            window1.resolve(0xface, 501).map(|p| p.correlation_id),
+            Some(500)
+        );
+        // What `Session::finish` does between windows: the next window does not see record 500.
+        assert_eq!(take_producers().resolve(0xface, 501), None);
     }
 
     #[test]
     fn sync_calls_keep_event_stream_and_device() {
         let mut t = ThreadState::default();
-        on_stream_created(&mut t, 0x51);
+        on_stream_created(&mut t, 0x51, 5);
+        let seq = stream_of(&mut t, 0x51).1;
         on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
         on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);
         let got: Vec<SyncFact> = t.syncs.iter().copied().collect();
@@ -230,34 +225,13 @@ mod tests {
                 kind: SyncKind::StreamWaitEvent,
                 event: 0xe1,
                 stream: 0x51,
-                device: 0
+                device: 0,
+                stream_seq: seq,
             }
         );
         assert_eq!(
             (got[1].kind, got[1].device),
             (SyncKind::DeviceSynchronize, 0)
-        );
-    }
-
-    #[test]
-    fn roles_by_name() {
-        assert_eq!(role_for("hipLaunchKernel"), HipRole::Stream(48));
-        assert_eq!(role_for("hipModuleLaunchKernel"), HipRole::Stream(40));
-        assert_eq!(role_for("hipMemcpyAsync"), HipRole::Stream(32));
-        assert_eq!(role_for("hipMemcpyDtoHAsync"), HipRole::Stream(24));
-        assert_eq!(role_for("hipGraphLaunch"), HipRole::Stream(8));
-        assert_eq!(role_for("hipMemcpy"), HipRole::NullStream);
-        assert_eq!(role_for("hipSetDevice"), HipRole::SetDevice);
-        assert_eq!(role_for("hipStreamCreateWithFlags"), HipRole::StreamCreate);
-        assert_eq!(role_for("hipGetDevice"), HipRole::Other);
-        assert_eq!(
-            role_for("hipStreamWaitEvent"),
-            HipRole::Sync(SyncKind::StreamWaitEvent)
-        );
-        assert_eq!(sync_offsets(SyncKind::StreamWaitEvent), (Some(8), Some(0)));
-        assert_eq!(
-            role_for("hipEventRecord"),
-            HipRole::Sync(SyncKind::EventRecord)
         );
     }
 }

@@ -48,7 +48,7 @@ pub struct ThreadState {
     /// HIP device the thread works on (`hipSetDevice`; 0 until set, as in HIP).
     pub current_device: i32,
     /// Streams whose device this thread already looked up …
-    pub stream_devices: HashMap<u64, i32>,
+    pub stream_devices: HashMap<u64, (i32, u64)>,
     /// … valid while no stream has been created since (`devices::device_of`).
     pub stream_generation: u64,
     /// Device and stream of each launch/copy this thread made.

@@ -6,6 +6,7 @@
 //! never guessed at.
 
 pub mod api;
+pub mod hip_event;
 pub mod kernel;
 pub mod memcpy;
 
@@ -22,6 +23,8 @@ pub struct BufferKinds {
     pub marker_api: Option<u32>,
     pub kernel_dispatch: Option<u32>,
     pub memory_copy: Option<u32>,
+    /// `HIP_EVENT` (SDK after 1.3.5 only; resolved by name, never assumed).
+    pub hip_event: Option<u32>,
 }
 
 /// Reads the record's leading `size` field.
@@ -92,6 +95,8 @@ pub unsafe fn decode_record(
             api::decode(abi, ApiDomain::Hip, payload, size, out)
         } else if k == kinds.marker_api {
             api::decode(abi, ApiDomain::Marker, payload, size, out)
+        } else if kinds.hip_event.is_some() && k == kinds.hip_event {
+            hip_event::decode(payload, size, out)
         } else {
             out.counters.unknown_kind_records += 1;
         }

@@ -18,8 +18,12 @@ fn kinds() -> BufferKinds {
         marker_api: Some(MARKER),
         kernel_dispatch: Some(KERNEL),
         memory_copy: Some(COPY),
+        hip_event: Some(HIP_EVENT),
     }
 }
+
+/// A value the runtime would resolve by name (`HIP_EVENT` has no stable number).
+const HIP_EVENT: u32 = 40;
 
 fn header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
     // SAFETY: the header is plain data; all-zero is valid.
@@ -285,4 +289,39 @@ fn kinds_not_traced_are_unknown() {
     unsafe { decode_batch(Abi::V0, &only_hip, ptr.as_ptr(), 1, 0, &mut out) };
     assert!(out.kernels.is_empty());
     assert_eq!(out.counters.unknown_kind_records, 1);
+}
+
+#[test]
+fn hip_event_barriers_keep_their_gpu_times() {
+    let mut r = record!(sys::rocprofiler_buffer_tracing_hip_event_record_t {
+        size = size_of::<sys::rocprofiler_buffer_tracing_hip_event_record_t>() as u64,
+        kind = HIP_EVENT,
+        operation = sys::ROCPROFILER_HIP_EVENT_WAIT,
+        correlation_id.internal = 77,
+        start_timestamp = 5_000,
+        end_timestamp = 5_400,
+        queue_id.handle = 0x91,
+        hip_event_handle = 0xe0,
+    });
+    let mut short = r;
+    short.size = 80; // older/shorter layout: skipped, counted
+    let out = decode_all(
+        Abi::V1,
+        &[header(HIP_EVENT, &mut r), header(HIP_EVENT, &mut short)],
+        0,
+    );
+    let got: Vec<_> = out.hip_events.iter().copied().collect();
+    assert_eq!(got.len(), 1);
+    assert_eq!(
+        (
+            got[0].correlation_id,
+            got[0].start_ns,
+            got[0].end_ns,
+            got[0].event
+        ),
+        (77, 5_000, 5_400, 0xe0)
+    );
+    assert_eq!(got[0].operation, sys::ROCPROFILER_HIP_EVENT_WAIT as i32);
+    assert_eq!(out.counters.hip_event_records, 1);
+    assert_eq!(out.counters.bad_size_records, 1);
 }

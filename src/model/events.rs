@@ -101,6 +101,22 @@ pub struct CallFact {
     /// HIP device index (HIP's numbering, not necessarily our GPU ordinal: the join maps it),
     /// or -1 when the stream's device is unknown.
     pub device: i32,
+    /// Creation order of `stream`: the correlation id of the `hipStream*Create*` that made it
+    /// (0 = the null stream or a stream created before the tool); a reused handle is a new
+    /// stream.
+    pub stream_seq: u64,
+}
+
+/// A `hipStream*Create*` that succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamCreation {
+    pub correlation_id: u64,
+    /// The new `hipStream_t`.
+    pub stream: u64,
+    /// HIP device current on the creating thread.
+    pub device: i32,
+    /// Creation order: the creating call's correlation id.
+    pub stream_seq: u64,
 }
 
 /// Synchronization HIP APIs whose arguments are recorded.
@@ -112,13 +128,31 @@ pub enum SyncKind {
     StreamWaitEvent,
     /// `hipEventSynchronize`: the host waits for `event`.
     EventSynchronize,
+    /// `hipEventQuery`: the host asks whether `event` completed.
+    EventQuery,
     /// `hipStreamSynchronize`: the host waits for `stream`.
     StreamSynchronize,
+    /// `hipStreamQuery`: the host asks whether `stream` is idle.
+    StreamQuery,
     /// `hipDeviceSynchronize`: the host waits for the current device.
     DeviceSynchronize,
 }
 
-/// Arguments of a synchronization call (seam for inter-stream dependencies; not joined yet).
+impl SyncKind {
+    /// Whether the call names a stream (which then gets a `Stream #N` number even without
+    /// device work of its own). `hipDeviceSynchronize` waits for every stream and names none.
+    pub fn names_a_stream(self) -> bool {
+        matches!(
+            self,
+            SyncKind::EventRecord
+                | SyncKind::StreamWaitEvent
+                | SyncKind::StreamSynchronize
+                | SyncKind::StreamQuery
+        )
+    }
+}
+
+/// Arguments of a synchronization call, read at its entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SyncFact {
     pub correlation_id: u64,
@@ -129,6 +163,33 @@ pub struct SyncFact {
     pub stream: u64,
     /// Device of `stream` (null stream: the thread's current device), -1 when unknown.
     pub device: i32,
+    /// As `CallFact::stream_seq`.
+    pub stream_seq: u64,
+}
+
+/// Which barrier a HIP_EVENT record describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HipEventOp {
+    /// The barrier `hipEventRecord` enqueued: it completes when the work before it has.
+    Record,
+    /// The barrier `hipStreamWaitEvent` enqueued: it completes when the waiting stream may go on.
+    Wait,
+    /// An operation this build does not know (kept out of the anchors).
+    Other,
+}
+
+/// A HIP event barrier with its GPU-side times (SDK after 1.3.5: the `HIP_EVENT` buffer kind),
+/// keyed by the correlation id of the `hipEventRecord` / `hipStreamWaitEvent` that made it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HipEventRecord {
+    pub correlation_id: u64,
+    /// Runtime operation id (resolved by name at finalize).
+    pub operation: i32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Raw `hipEvent_t`.
+    pub event: u64,
+    pub queue: u64,
 }
 
 /// A kernel symbol from a code-object callback, name already cleaned.
@@ -190,6 +251,12 @@ pub struct Collected {
     pub calls: Vec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
     pub syncs: Vec<SyncFact>,
+    /// Streams created in this capture window.
+    pub stream_creations: Vec<StreamCreation>,
+    /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
+    pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
+    /// Producers (`hipEventRecord`) of every event seen in this capture window.
+    pub producers: super::deps::ProducerMap,
     pub symbols: HashMap<u64, KernelSymbol>,
     /// `(domain, operation) → name` from the runtime's name queries.
     pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,

@@ -14,26 +14,15 @@ use std::sync::Arc;
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
+use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
-    Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, DeviceLine, HostEvent,
-    HostEventKind, HostThread, KernelInfo, MemcpyInfo, RangeInfo, Trace,
+    Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
+    HostThread, KernelInfo, MemcpyInfo, RangeInfo, Trace,
 };
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
 pub fn unknown_kernel_name(kernel_id: u64) -> String {
     format!("<unknown kernel {kernel_id}>")
-}
-
-/// Whether an API (by name) is expected to produce device activity; used only to count
-/// launches without activity.
-pub fn is_launch_api(name: &str) -> bool {
-    name.starts_with("hip")
-        && (name.contains("LaunchKernel")
-            || name.contains("LaunchCooperativeKernel")
-            || name.contains("GraphLaunch")
-            || name.contains("LaunchMultiKernel")
-            || name.contains("DrvLaunchKernel")
-            || name.starts_with("hipMemcpy"))
 }
 
 pub fn copy_direction(operation: i32) -> CopyDirection {
@@ -160,13 +149,6 @@ fn ceil_div(a: u32, b: u32) -> u32 {
     } else {
         a.div_ceil(b)
     }
-}
-
-/// Line key inside a device: HSA queues first (by handle, renumbered later), copies last.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum LineKey {
-    Queue(u64),
-    Copies,
 }
 
 /// Annotation of each correlation id: the roctx context captured at API entry, plus the external
@@ -306,6 +288,16 @@ pub fn join(mut c: Collected) -> Trace {
         e.1 = e.1.min(dev);
     };
     let mut lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>> = BTreeMap::new();
+    // Streams as of each call, by correlation order (independent of callback timing).
+    let creations = super::streams::Creations::new(&c.stream_creations);
+    super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
+    // The stream of each launch/copy, from its arguments at entry.
+    let stream_of: HashMap<u64, LineKey> = c
+        .calls
+        .iter()
+        .filter(|f| f.correlation_id != 0)
+        .map(|f| (f.correlation_id, stream_key(f.stream, f.stream_seq)))
+        .collect();
 
     c.kernels.sort_by_key(|k: &KernelRecord| {
         (
@@ -351,18 +343,20 @@ pub fn join(mut c: Collected) -> Trace {
             static_shared_bytes: static_lds,
             dynamic_shared_bytes: k.group_segment_size.saturating_sub(static_lds),
             private_segment_bytes: k.private_segment_size,
+            queue: k.queue,
         };
-        lines
-            .entry((dev, LineKey::Queue(k.queue)))
-            .or_default()
-            .push(DeviceEvent {
-                start_ns,
-                end_ns,
-                correlation_id: k.correlation_id,
-                thread_id: k.thread_id,
-                kind: DeviceEventKind::Kernel(info),
-                annotation: annotations.get(k.correlation_id, k.external_id),
-            });
+        let key = stream_of
+            .get(&k.correlation_id)
+            .copied()
+            .unwrap_or(LineKey::Queue(k.queue));
+        lines.entry((dev, key)).or_default().push(DeviceEvent {
+            start_ns,
+            end_ns,
+            correlation_id: k.correlation_id,
+            thread_id: k.thread_id,
+            kind: DeviceEventKind::Kernel(info),
+            annotation: annotations.get(k.correlation_id, k.external_id),
+        });
     }
 
     c.copies.sort_by_key(|m: &CopyRecord| {
@@ -408,22 +402,23 @@ pub fn join(mut c: Collected) -> Trace {
         if m.correlation_id == 0 || !hip_api_corr.contains_key(&m.correlation_id) {
             counters.activities_without_api += 1;
         }
-        lines
-            .entry((dev, LineKey::Copies))
-            .or_default()
-            .push(DeviceEvent {
-                start_ns,
-                end_ns,
-                correlation_id: m.correlation_id,
-                thread_id: m.thread_id,
-                kind: DeviceEventKind::Memcpy(MemcpyInfo {
-                    direction: copy_direction(m.operation),
-                    bytes: m.bytes,
-                    src_device: ordinal_of.get(&m.src_agent).copied(),
-                    dst_device: ordinal_of.get(&m.dst_agent).copied(),
-                }),
-                annotation: annotations.get(m.correlation_id, m.external_id),
-            });
+        let key = stream_of
+            .get(&m.correlation_id)
+            .copied()
+            .unwrap_or(LineKey::Copies);
+        lines.entry((dev, key)).or_default().push(DeviceEvent {
+            start_ns,
+            end_ns,
+            correlation_id: m.correlation_id,
+            thread_id: m.thread_id,
+            kind: DeviceEventKind::Memcpy(MemcpyInfo {
+                direction: copy_direction(m.operation),
+                bytes: m.bytes,
+                src_device: ordinal_of.get(&m.src_agent).copied(),
+                dst_device: ordinal_of.get(&m.dst_agent).copied(),
+            }),
+            annotation: annotations.get(m.correlation_id, m.external_id),
+        });
     }
     if copies_without_gpu > 0 {
         warnings.push(format!(
@@ -431,33 +426,27 @@ pub fn join(mut c: Collected) -> Trace {
         ));
     }
 
-    // Queue lines are numbered by first activity (then handle), so ids are dense and stable
-    // even though queue handles differ from run to run; the copy line comes last.
-    let mut per_device: BTreeMap<u32, Vec<(LineKey, Vec<DeviceEvent>)>> = BTreeMap::new();
-    for ((dev, key), events) in lines {
-        per_device.entry(dev).or_default().push((key, events));
-    }
-    for (dev, mut dev_lines) in per_device {
-        dev_lines.sort_by_key(|(key, events)| {
-            let first = &events[0];
-            (
-                *key == LineKey::Copies,
-                first.start_ns,
-                first.end_ns,
-                first.correlation_id,
-                *key,
-            )
-        });
-        let device = &mut devices[dev as usize];
-        // Names are left empty: the writer then uses XLA's "Stream #<id>(<types>)", which
-        // xprof's tools expect (XLA too numbered HSA queues as streams before HIP streams).
-        for (i, (_, events)) in dev_lines.into_iter().enumerate() {
-            device.lines.push(DeviceLine {
-                id: i as i64,
-                name: String::new(),
-                events,
-            });
-        }
+    // Lines are HIP streams (model::streams); sync calls name streams too, so those streams
+    // get numbers even without device work of their own.
+    let plane_of_hip = |d: i32| -> Option<u32> {
+        hip_plane
+            .get(&d)
+            .copied()
+            .or_else(|| u32::try_from(d).ok().filter(|&d| (d as usize) < gpu_count))
+    };
+    let known_streams: Vec<(u32, LineKey, u64)> = c
+        .syncs
+        .iter()
+        .filter(|f| f.kind.names_a_stream())
+        .filter_map(|f| {
+            plane_of_hip(f.device)
+                .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
+        })
+        .collect();
+    let (device_lines, stream_index) =
+        super::streams::build_lines(lines, known_streams, &mut counters.stream_overlap_events);
+    for (dev, dev_lines) in device_lines {
+        devices[dev as usize].lines = dev_lines;
     }
 
     // --- host threads ---------------------------------------------------------------------
@@ -536,7 +525,10 @@ pub fn join(mut c: Collected) -> Trace {
             .get(&a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
             .map_or((0, None), |&(n, d)| (n, Some(d)));
-        if a.domain == ApiDomain::Hip && count == 0 && is_launch_api(&name) {
+        if a.domain == ApiDomain::Hip
+            && count == 0
+            && crate::hip::ops::expects_device_activity(&name)
+        {
             counters.launches_without_activity += 1;
         }
         threads.entry(a.thread_id).or_default().push(HostEvent {
@@ -569,6 +561,32 @@ pub fn join(mut c: Collected) -> Trace {
             }
         })
         .collect();
+
+    // --- dependencies (model::deps) ----------------------------------------------------------
+    let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::new();
+    for (op, r) in c.hip_events.iter().filter(|(_, r)| r.correlation_id != 0) {
+        let e = barriers.entry((r.correlation_id, *op)).or_default();
+        *e = (*e).max(r.end_ns);
+    }
+    // Host anchors need the calls' times; nothing to anchor without sync calls.
+    let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
+        HashMap::new()
+    } else {
+        hip_api_corr.iter().map(|(&k, &i)| (k, &c.api[i])).collect()
+    };
+    let (sync_calls, dependency_flows) = super::deps::resolve_dependencies(
+        &super::deps::DepInputs {
+            syncs: &c.syncs,
+            producers: &c.producers,
+            creations: &creations,
+            streams: &stream_index,
+            plane_of: &plane_of_hip,
+            api: &api_by_corr,
+            barriers: &barriers,
+            host_salt: super::deps::host_salt(&c.hostname, c.pid),
+        },
+        &mut counters,
+    );
 
     // --- window -------------------------------------------------------------------------
     let mut start = c.start_boottime_ns;
@@ -611,6 +629,8 @@ pub fn join(mut c: Collected) -> Trace {
         devices,
         host_threads,
         scope_tree,
+        sync_calls,
+        dependency_flows,
         counters,
         warnings,
     }
@@ -921,16 +941,19 @@ mod tests {
                 correlation_id: 1,
                 stream: 0xa,
                 device: 0,
+                stream_seq: 0,
             },
             CallFact {
                 correlation_id: 2,
                 stream: 0,
                 device: 1,
+                stream_seq: 0,
             },
             CallFact {
                 correlation_id: 4,
                 stream: 0xb,
                 device: -1,
+                stream_seq: 0,
             },
         ];
         let t = join(c);
@@ -943,7 +966,8 @@ mod tests {
                 .collect()
         };
         assert_eq!(on(0), vec![1]);
-        assert_eq!(on(1), vec![2, 3, 4]);
+        // Line order: the null stream, the stream from before the tool, unattributed copies.
+        assert_eq!(on(1), vec![2, 4, 3]);
     }
 
     #[test]
@@ -964,6 +988,7 @@ mod tests {
                 correlation_id: corr,
                 stream: 0,
                 device: 0,
+                stream_seq: 0,
             })
             .collect();
         let t = join(c.clone());

@@ -2,9 +2,11 @@
 //! from, and the join between them.
 
 pub mod annotations;
+pub mod deps;
 pub mod events;
 pub mod hbm;
 pub mod join;
+pub mod streams;
 pub mod trace;
 
 pub use trace::*;

@@ -29,6 +29,10 @@ pub struct Trace {
     pub host_threads: Vec<HostThread>,
     /// Scope-range-id tree: (child, parent) pairs, exported as `/host:__ScopeRangeCallStack__`.
     pub scope_tree: Vec<(i64, i64)>,
+    /// Arguments and resolution of every synchronization call, sorted by correlation id.
+    pub sync_calls: Vec<SyncCall>,
+    /// One flow per resolved dependency, producer → consumer.
+    pub dependency_flows: Vec<DependencyFlow>,
     /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
     pub counters: Counters,
     /// Human-readable problems, written to `XSpace.warnings`.
@@ -114,6 +118,8 @@ pub struct KernelInfo {
     pub dynamic_shared_bytes: u32,
     /// Scratch bytes per work-item.
     pub private_segment_bytes: u32,
+    /// HSA queue the dispatch ran on (lines are HIP streams; the queue stays a stat).
+    pub queue: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -212,4 +218,62 @@ pub struct Counters {
     /// Device activities with unusable timestamps: a zero start cannot be placed on the timeline
     /// (skipped), an end before the start is shown with zero duration.
     pub bad_timestamp_records: u64,
+    /// Waits (`hipStreamWaitEvent`, `hipEventSynchronize`, `hipEventQuery`) resolved to the
+    /// record they waited for, and those whose event was not recorded in the capture window.
+    pub waits_resolved: u64,
+    pub waits_unresolved: u64,
+    /// Device events moved to a sub-line because their stream overlapped itself.
+    pub stream_overlap_events: u64,
+    /// HIP event barrier records (`HIP_EVENT`, SDK after 1.3.5) received.
+    pub hip_event_records: u64,
+}
+
+/// A synchronization call's arguments as written on its host event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncCall {
+    pub correlation_id: u64,
+    pub kind: super::events::SyncKind,
+    /// Raw `hipEvent_t` (0 when the API has none).
+    pub event: u64,
+    /// `N` of the `Stream #N` line of the stream argument (the consumer for waits; the null
+    /// stream is `Some`), when the call has one and its device is known.
+    pub stream: Option<i64>,
+    /// GPU plane of that stream.
+    pub device: Option<u32>,
+    /// The record this wait resolved to.
+    pub resolved: Option<ResolvedWait>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolvedWait {
+    pub record_correlation_id: u64,
+    /// `N` of the recording stream's line.
+    pub stream: Option<i64>,
+    pub device: Option<u32>,
+}
+
+/// A point where a dependency arrow starts or ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Anchor {
+    pub place: AnchorPlace,
+    pub time_ns: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AnchorPlace {
+    /// A line (`DeviceLine::id`) of a GPU plane.
+    Device { ordinal: u32, line: i64 },
+    /// A host thread's API line.
+    Host { tid: u64 },
+}
+
+/// A resolved dependency, drawn as an arrow from `from` (producer) to `to` (consumer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DependencyFlow {
+    /// Flow id (< 2^53, unique per host).
+    pub id: u64,
+    pub wait_correlation_id: u64,
+    pub record_correlation_id: u64,
+    pub from: Anchor,
+    pub to: Anchor,
 }

@@ -12,10 +12,11 @@ use std::sync::{LazyLock, Mutex};
 use rocprofiler_sdk_sys as sys;
 
 use super::session::{self, Session};
-use crate::capture::devices::{self, HipRole};
+use crate::capture::devices;
 use crate::capture::markers::{on_marker, MarkerCall, MarkerOp};
 use crate::capture::{symbols, with_current, ThreadState};
 use crate::guard::ffi_guard;
+use crate::hip::{HipOp, Role, StreamArg};
 use crate::model::events::KernelSymbol;
 use crate::store::sinks::lock;
 use crate::store::EventStore;
@@ -198,21 +199,48 @@ unsafe fn hip_retval(payload: *mut c_void) -> Option<i32> {
 }
 
 /// HIP API calls: at entry, snapshot the annotation context for the work this call starts and
-/// note the device/stream it goes to; track `hipSetDevice` and stream creation.
-///
-/// Seam for later: sync-API arguments (event, stream) are read here the same way, keyed by the
-/// same correlation id.
+/// note the device/stream it goes to and, for sync APIs, the event/stream arguments; track
+/// `hipSetDevice` and stream creation. What to read comes from the table in `crate::hip`.
 fn on_hip_api(s: &Session, r: &CallbackRecord) {
-    let role = s.hip_role(r.operation);
+    let Some(op) = s.hip_op(r.operation) else {
+        return;
+    };
     let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
     let exit_matters = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT
-        && matches!(role, HipRole::SetDevice | HipRole::StreamCreate);
+        && matches!(op.role, Role::SetDevice | Role::StreamCreate);
     if enter || exit_matters {
         with_current(r.thread_id, |t| {
             // SAFETY: `r.payload` is the runtime's `rocprofiler_callback_tracing_hip_api_data_t`
             // for this HIP call (kind HIP_RUNTIME_API) in phase `r.phase`.
-            unsafe { apply_hip_call(enter, role, r.correlation_id, r.payload, t) }
+            unsafe { apply_hip_call(enter, op, r.correlation_id, r.payload, t) }
         });
+    }
+}
+
+/// The `hipStream_t` a call works on, read as its table row says (0 = null stream).
+///
+/// # Safety
+/// As for [`hip_arg_u64`]; a config pointer in the arguments must be null or point to the
+/// application's config struct, valid for the duration of the call.
+unsafe fn stream_arg(payload: *mut c_void, at: StreamArg) -> Option<u64> {
+    // SAFETY: per this function's contract.
+    let arg = |o: u8| unsafe { hip_arg_u64(payload, usize::from(o)) };
+    match at {
+        StreamArg::None | StreamArg::Null | StreamArg::Current => Some(0),
+        StreamArg::At(o) => arg(o),
+        StreamArg::InConfig(p, field) => {
+            let config = arg(p)?;
+            if config == 0 {
+                BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            // SAFETY: a non-null config pointer the application passed to the call whose
+            // ENTER callback this is; `field` lies inside the declared config struct.
+            Some(unsafe {
+                ((config as *const u8).add(usize::from(field)) as *const u64).read_unaligned()
+            })
+        }
+        StreamArg::Out(_) => None,
     }
 }
 
@@ -223,10 +251,10 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
 ///
 /// # Safety
 /// `payload` must be null or the runtime's `rocprofiler_callback_tracing_hip_api_data_t` of a
-/// call with role `role`, valid for the duration of the callback.
+/// call described by `op`, valid for the duration of the callback.
 unsafe fn apply_hip_call(
     enter: bool,
-    role: HipRole,
+    op: HipOp,
     correlation_id: u64,
     payload: *mut c_void,
     t: &mut ThreadState,
@@ -237,21 +265,24 @@ unsafe fn apply_hip_call(
     };
     if enter {
         t.capture_at_api_enter(correlation_id);
-        match role {
-            HipRole::Stream(off) => {
-                if let Some(stream) = arg(usize::from(off)) {
+        // SAFETY: per this function's contract.
+        let stream = unsafe { stream_arg(payload, op.stream) };
+        match op.role {
+            Role::Launch | Role::Copy | Role::Memset => {
+                if let Some(stream) = stream {
                     devices::on_work_enter(t, correlation_id, stream);
                 }
             }
-            HipRole::NullStream => devices::on_work_enter(t, correlation_id, 0),
-            HipRole::Sync(kind) => {
-                let (event_at, stream_at) = devices::sync_offsets(kind);
-                let read = |at: Option<u8>| at.map_or(Some(0), |o| arg(usize::from(o)));
-                if let (Some(event), Some(stream)) = (read(event_at), read(stream_at)) {
+            Role::Sync(kind) => {
+                let event = op.event.map_or(Some(0), |o| arg(usize::from(o)));
+                if let (Some(event), Some(stream)) = (event, stream) {
                     devices::on_sync_enter(t, correlation_id, kind, event, stream);
                 }
             }
-            HipRole::SetDevice | HipRole::StreamCreate | HipRole::Other => {}
+            Role::StreamOrderedAlloc
+            | Role::StreamDestroy
+            | Role::SetDevice
+            | Role::StreamCreate => {}
         }
         return;
     }
@@ -259,21 +290,21 @@ unsafe fn apply_hip_call(
     if unsafe { hip_retval(payload) } != Some(0) {
         return;
     }
-    match role {
-        HipRole::SetDevice => {
+    match (op.role, op.stream) {
+        (Role::SetDevice, _) => {
             if let Some(v) = arg(0) {
                 // `int deviceId`: the low 4 bytes of the slot.
                 t.current_device = (v & 0xffff_ffff) as u32 as i32;
             }
         }
-        HipRole::StreamCreate => {
-            let Some(out) = arg(0).filter(|&p| p != 0) else {
+        (Role::StreamCreate, StreamArg::Out(o)) => {
+            let Some(out) = arg(usize::from(o)).filter(|&p| p != 0) else {
                 return;
             };
             // SAFETY: a non-null `hipStream_t*` the application passed to hipStreamCreate*,
             // written by the call whose EXIT callback this is and valid for its duration.
             let stream = unsafe { (out as *const u64).read_unaligned() };
-            devices::on_stream_created(t, stream);
+            devices::on_stream_created(t, stream, correlation_id);
         }
         _ => {}
     }
@@ -407,6 +438,7 @@ mod tests {
         d.size = size_of::<Data>() as u64;
         let p = &mut d as *mut Data as *mut c_void;
         let mut t = ThreadState::default();
+        let row = |n: &str| crate::hip::lookup(n).unwrap();
         let call = |t: &mut ThreadState, d: &mut Data, enter: bool, role, retval: u32| {
             d.retval.hipError_t_retval = retval as _;
             // SAFETY: `p` points to `d`, a complete payload of the role's call.
@@ -415,20 +447,162 @@ mod tests {
 
         // hipSetDevice(1) fails (hipErrorInvalidDevice = 101): HIP keeps device 0.
         d.args.hipSetDevice.deviceId = 1;
-        call(&mut t, &mut d, true, HipRole::SetDevice, 0);
-        call(&mut t, &mut d, false, HipRole::SetDevice, 101);
+        call(&mut t, &mut d, true, row("hipSetDevice"), 0);
+        call(&mut t, &mut d, false, row("hipSetDevice"), 101);
         assert_eq!(t.current_device, 0);
-        call(&mut t, &mut d, true, HipRole::SetDevice, 0);
-        call(&mut t, &mut d, false, HipRole::SetDevice, 0);
+        call(&mut t, &mut d, true, row("hipSetDevice"), 0);
+        call(&mut t, &mut d, false, row("hipSetDevice"), 0);
         assert_eq!(t.current_device, 1);
 
         // A failed hipStreamCreate leaves garbage in the out-variable: not a stream.
         let mut out: u64 = 0xd0d0;
         d.args.hipStreamCreate.stream = &mut out as *mut u64 as _;
-        call(&mut t, &mut d, false, HipRole::StreamCreate, 1);
+        call(&mut t, &mut d, false, row("hipStreamCreate"), 1);
         assert_eq!(devices::device_of(&mut t, 0xd0d0), -1);
-        call(&mut t, &mut d, false, HipRole::StreamCreate, 0);
+        call(&mut t, &mut d, false, row("hipStreamCreate"), 0);
         assert_eq!(devices::device_of(&mut t, 0xd0d0), 1);
+    }
+
+    /// Runs one HIP call's ENTER and EXIT through the table row of `name`.
+    fn run_call(
+        t: &mut ThreadState,
+        name: &str,
+        corr: u64,
+        d: &mut sys::rocprofiler_callback_tracing_hip_api_data_t,
+    ) {
+        let op = crate::hip::lookup(name).unwrap();
+        d.size = size_of::<sys::rocprofiler_callback_tracing_hip_api_data_t>() as u64;
+        let p = d as *mut _ as *mut c_void;
+        // SAFETY: `p` points to a complete payload whose arguments were set for `name`.
+        unsafe {
+            apply_hip_call(true, op, corr, p, t);
+            apply_hip_call(false, op, corr, p, t);
+        }
+    }
+
+    fn zeroed() -> sys::rocprofiler_callback_tracing_hip_api_data_t {
+        // SAFETY: all-zero is a valid bit pattern for this plain C struct.
+        unsafe { std::mem::zeroed() }
+    }
+
+    #[test]
+    fn a_host_to_host_2d_copy_on_a_gpu1_stream_is_drawn_on_gpu1() {
+        use crate::model::events::{AgentInfo, AgentType, Collected, CopyRecord};
+        // The defect: hipMemcpy2DAsync was in no list, so its stream was never read and a copy
+        // with no GPU end fell back to GPU 0.
+        let mut t = ThreadState::default();
+        t.current_device = 1;
+        let mut stream_out: u64 = 0x6001;
+        let mut d = zeroed();
+        d.args.hipExtStreamCreateWithCUMask.stream = &mut stream_out as *mut u64 as _;
+        run_call(&mut t, "hipExtStreamCreateWithCUMask", 1, &mut d);
+        t.current_device = 0; // the copy is issued from device 0, on the GPU-1 stream
+        let mut d = zeroed();
+        d.args.hipMemcpy2DAsync.stream = 0x6001 as _;
+        run_call(&mut t, "hipMemcpy2DAsync", 2, &mut d);
+        let calls: Vec<_> = t.calls.iter().copied().collect();
+        assert_eq!((calls[0].stream, calls[0].device), (0x6001, 1));
+
+        let gpu = |h: u64, i: i32| AgentInfo {
+            handle: h,
+            kind: AgentType::Gpu,
+            type_index: i,
+            node_id: i as u32 + 1,
+            name: "gfx942".into(),
+            product_name: String::new(),
+            vendor_name: String::new(),
+            cu_count: 0,
+            simd_per_cu: 0,
+            wave_front_size: 0,
+            max_waves_per_cu: 0,
+            max_engine_clk_mhz: 0,
+            local_mem_bytes: 0,
+            gfx_target_version: 0,
+        };
+        let c = Collected {
+            agents: vec![gpu(0x10, 0), gpu(0x11, 1)],
+            copies: vec![CopyRecord {
+                correlation_id: 2,
+                external_id: 0,
+                start_ns: 10,
+                end_ns: 20,
+                thread_id: 1,
+                operation: 1, // host to host
+                dst_agent: 0x99,
+                src_agent: 0x99,
+                bytes: 64,
+            }],
+            calls,
+            ..Collected::default()
+        };
+        let trace = crate::model::join::join(c);
+        let on = |i: usize| {
+            trace.devices[i]
+                .lines
+                .iter()
+                .map(|l| l.events.len())
+                .sum::<usize>()
+        };
+        assert_eq!(
+            (on(0), on(1)),
+            (0, 1),
+            "the copy belongs to its stream's GPU"
+        );
+    }
+
+    #[test]
+    fn launch_with_a_config_struct_reads_the_stream_through_it() {
+        let mut t = ThreadState::default();
+        t.current_device = 1;
+        let mut out: u64 = 0x7001;
+        let mut d = zeroed();
+        d.args.hipStreamCreateWithPriority.stream = &mut out as *mut u64 as _;
+        run_call(&mut t, "hipStreamCreateWithPriority", 1, &mut d);
+        let config = sys::hipLaunchConfig_t {
+            stream: 0x7001 as _,
+            ..Default::default()
+        };
+        let mut d = zeroed();
+        d.args.hipLaunchKernelExC.config = &config;
+        run_call(&mut t, "hipLaunchKernelExC", 2, &mut d);
+        let mut d = zeroed();
+        d.args.hipMemsetD16Async.stream = 0x7001 as _;
+        run_call(&mut t, "hipMemsetD16Async", 3, &mut d);
+        let calls: Vec<(u64, u64, i32)> = t
+            .calls
+            .iter()
+            .map(|c| (c.correlation_id, c.stream, c.device))
+            .collect();
+        assert_eq!(calls, vec![(2, 0x7001, 1), (3, 0x7001, 1)]);
+    }
+
+    #[test]
+    fn event_calls_read_event_and_stream() {
+        use crate::model::events::SyncKind;
+        let mut t = ThreadState::default();
+        let mut d = zeroed();
+        d.args.hipEventRecordWithFlags.event = 0xe0 as _;
+        d.args.hipEventRecordWithFlags.stream = 0 as _;
+        run_call(&mut t, "hipEventRecordWithFlags", 5, &mut d);
+        let mut d = zeroed();
+        d.args.hipEventQuery.event = 0xe0 as _;
+        run_call(&mut t, "hipEventQuery", 6, &mut d);
+        let mut d = zeroed();
+        d.args.hipStreamQuery.stream = 0x5 as _;
+        run_call(&mut t, "hipStreamQuery", 7, &mut d);
+        let got: Vec<(u64, SyncKind, u64, u64)> = t
+            .syncs
+            .iter()
+            .map(|s| (s.correlation_id, s.kind, s.event, s.stream))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (5, SyncKind::EventRecord, 0xe0, 0),
+                (6, SyncKind::EventQuery, 0xe0, 0),
+                (7, SyncKind::StreamQuery, 0, 0x5),
+            ]
+        );
     }
 
     #[test]

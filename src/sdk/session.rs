@@ -16,11 +16,9 @@ use super::names::NameMaps;
 use super::status::{absent, check};
 use super::{agents, Abi, Functions, SdkError};
 use crate::capture;
-use crate::capture::devices::{role_for, HipRole};
 use crate::config::Config;
 use crate::decode::BufferKinds;
 use crate::model::events::{AgentInfo, ApiDomain, Collected};
-use crate::model::join::is_launch_api;
 use crate::store::sinks::lock;
 use crate::{log_debug, log_info, log_warn};
 
@@ -31,8 +29,9 @@ pub enum BufferSlot {
     MarkerApi = 1,
     KernelDispatch = 2,
     MemoryCopy = 3,
+    HipEvent = 4,
 }
-pub const BUFFER_SLOTS: usize = 4;
+pub const BUFFER_SLOTS: usize = 5;
 
 /// How often (2 ms apart) finalize asks again when a flush reports BUFFER_BUSY.
 const FLUSH_BUSY_RETRIES: u64 = 1000;
@@ -52,8 +51,8 @@ pub struct Session {
     pub buffer_kinds: BufferKinds,
     pub callback_kinds: CallbackKinds,
     pub names: NameMaps,
-    /// What to read from each HIP operation's arguments, indexed by operation id.
-    pub hip_roles: Vec<HipRole>,
+    /// Table row of each subscribed HIP operation, indexed by operation id.
+    pub hip_ops: Vec<Option<crate::hip::HipOp>>,
     pub agents: Vec<AgentInfo>,
     contexts: Vec<sys::rocprofiler_context_id_t>,
     buffers: Vec<(BufferSlot, sys::rocprofiler_buffer_id_t)>,
@@ -98,26 +97,34 @@ pub fn publish_and_start(s: Session) -> Result<&'static Session, String> {
     Ok(s)
 }
 
-/// HIP operations whose entry must snapshot the annotation context: everything that starts
-/// device work or waits for it.
-pub fn needs_annotation(op_name: &str) -> bool {
-    is_launch_api(op_name)
-        || op_name.starts_with("hipMemset")
-        || op_name.starts_with("hipMemcpy")
-        || op_name.contains("Synchronize")
-        || op_name.starts_with("hipStreamWaitEvent")
-        || op_name.starts_with("hipEventRecord")
-}
-
 impl Session {
-    /// The argument role of HIP operation `op`.
+    /// A HIP_EVENT operation by its runtime name (`…RECORD`, `…WAIT`).
+    fn hip_event_op(&self, op: i32) -> crate::model::events::HipEventOp {
+        use crate::model::events::HipEventOp;
+        let name = self
+            .buffer_kinds
+            .hip_event
+            .and_then(|k| self.names.buffer_ops.get(&k))
+            .and_then(|ops| ops.iter().find(|(id, _)| *id == op))
+            .map(|(_, n)| n.as_str())
+            .unwrap_or("");
+        if name.ends_with("RECORD") {
+            HipEventOp::Record
+        } else if name.ends_with("WAIT") {
+            HipEventOp::Wait
+        } else {
+            HipEventOp::Other
+        }
+    }
+
+    /// The table row of HIP operation `op`, when subscribed.
     #[inline]
-    pub fn hip_role(&self, op: i32) -> HipRole {
+    pub fn hip_op(&self, op: i32) -> Option<crate::hip::HipOp> {
         usize::try_from(op)
             .ok()
-            .and_then(|i| self.hip_roles.get(i))
+            .and_then(|i| self.hip_ops.get(i))
             .copied()
-            .unwrap_or_default()
+            .flatten()
     }
 
     /// Sets everything up (inside `initialize`, the only window where the SDK allows it).
@@ -136,7 +143,7 @@ impl Session {
         );
         let names = NameMaps::query(
             &functions,
-            &["HIP_RUNTIME_API", "MARKER_CORE_API"],
+            &["HIP_RUNTIME_API", "MARKER_CORE_API", "HIP_EVENT"],
             &["HIP_RUNTIME_API"],
         );
         let mut s = Session {
@@ -146,7 +153,7 @@ impl Session {
             buffer_kinds: BufferKinds::default(),
             callback_kinds: CallbackKinds::default(),
             names,
-            hip_roles: Vec::new(),
+            hip_ops: Vec::new(),
             agents: Vec::new(),
             contexts: Vec::new(),
             buffers: Vec::new(),
@@ -225,6 +232,13 @@ impl Session {
         .into_iter()
         .filter(|w| w.0)
         .map(|(_, slot, name, stable)| (slot, name, self.names.buffer_kind(name).unwrap_or(stable)))
+        // HIP event barriers: only where the runtime names the kind (after SDK 1.3.5).
+        .chain(
+            self.names
+                .buffer_kind("HIP_EVENT")
+                .filter(|_| d.hip)
+                .map(|k| (BufferSlot::HipEvent, "HIP_EVENT", k)),
+        )
         .collect();
         if wanted.is_empty() {
             return Ok(());
@@ -270,6 +284,7 @@ impl Session {
                 BufferSlot::MarkerApi => self.buffer_kinds.marker_api = Some(kind),
                 BufferSlot::KernelDispatch => self.buffer_kinds.kernel_dispatch = Some(kind),
                 BufferSlot::MemoryCopy => self.buffer_kinds.memory_copy = Some(kind),
+                BufferSlot::HipEvent => self.buffer_kinds.hip_event = Some(kind),
             }
             self.buffers.push((slot, buf));
             log_debug!(
@@ -305,17 +320,17 @@ impl Session {
         let want_devices = d.memcpy || d.hip;
         let mut hip_ops: Vec<i32> = Vec::new();
         for (id, name) in &hip_names {
-            let role = role_for(name);
-            if (want_annotation && needs_annotation(name))
-                || (want_devices && role != HipRole::Other)
-            {
+            let Some(op) = crate::hip::lookup(name) else {
+                continue;
+            };
+            if (want_annotation && op.captured_at_entry()) || want_devices {
                 hip_ops.push(*id);
                 if let Ok(i) = usize::try_from(*id) {
                     if i < 4096 {
-                        if self.hip_roles.len() <= i {
-                            self.hip_roles.resize(i + 1, HipRole::Other);
+                        if self.hip_ops.len() <= i {
+                            self.hip_ops.resize(i + 1, None);
                         }
-                        self.hip_roles[i] = role;
+                        self.hip_ops[i] = Some(op);
                     }
                 }
             }
@@ -455,6 +470,10 @@ impl Session {
             s.api.drain_into(&mut c.api);
             s.kernels.drain_into(&mut c.kernels);
             s.copies.drain_into(&mut c.copies);
+            let mut raw = Vec::new();
+            s.hip_events.drain_into(&mut raw);
+            c.hip_events
+                .extend(raw.into_iter().map(|r| (self.hip_event_op(r.operation), r)));
         }
         log_debug!(
             "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",
@@ -468,6 +487,9 @@ impl Session {
         c.annotations = drained.annotations;
         c.calls = drained.calls;
         c.syncs = drained.syncs;
+        // The producer map is emptied here: the next capture window starts with no records.
+        c.producers = crate::capture::devices::take_producers();
+        c.stream_creations = crate::capture::devices::take_stream_creations();
         c.markers = drained.markers;
         log_debug!(
             "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
@@ -543,22 +565,24 @@ fn hostname() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn annotation_ops_cover_launches_copies_and_syncs() {
+        let captured = |n: &str| crate::hip::lookup(n).is_some_and(|o| o.captured_at_entry());
         for n in [
             "hipLaunchKernel",
             "hipModuleLaunchKernel",
             "hipGraphLaunch",
             "hipMemcpyAsync",
+            "hipMemcpy2DAsync",
             "hipMemsetAsync",
+            "hipMemsetD32Async",
             "hipStreamSynchronize",
             "hipDeviceSynchronize",
             "hipStreamWaitEvent",
             "hipEventRecord",
+            "hipEventQuery",
         ] {
-            assert!(needs_annotation(n), "{n}");
+            assert!(captured(n), "{n}");
         }
         for n in [
             "hipGetDevice",
@@ -566,7 +590,7 @@ mod tests {
             "hipGetLastError",
             "hipSetDevice",
         ] {
-            assert!(!needs_annotation(n), "{n}");
+            assert!(!captured(n), "{n}");
         }
     }
 }

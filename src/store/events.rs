@@ -1,7 +1,7 @@
 //! The store one rocprofiler buffer decodes into.
 
 use super::ChunkedVec;
-use crate::model::events::{ApiRecord, CopyRecord, KernelRecord};
+use crate::model::events::{ApiRecord, CopyRecord, HipEventRecord, KernelRecord};
 use crate::model::Counters;
 
 /// Events of one buffer plus the accounting of what was received, skipped and dropped.
@@ -10,6 +10,7 @@ pub struct EventStore {
     pub api: ChunkedVec<ApiRecord>,
     pub kernels: ChunkedVec<KernelRecord>,
     pub copies: ChunkedVec<CopyRecord>,
+    pub hip_events: ChunkedVec<HipEventRecord>,
     /// Only the record/skip/drop fields are filled here; join fills the rest.
     pub counters: Counters,
 }
@@ -20,6 +21,7 @@ impl EventStore {
         c.api_records += self.counters.api_records;
         c.kernel_records += self.counters.kernel_records;
         c.memcpy_records += self.counters.memcpy_records;
+        c.hip_event_records += self.counters.hip_event_records;
         c.marker_records += self.counters.marker_records;
         c.unknown_kind_records += self.counters.unknown_kind_records;
         c.bad_size_records += self.counters.bad_size_records;

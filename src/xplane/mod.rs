@@ -5,6 +5,7 @@
 
 pub mod annotation;
 pub mod builder;
+pub mod deps;
 mod file;
 mod lanes;
 mod space;

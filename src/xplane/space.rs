@@ -13,8 +13,8 @@ use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XPlane, XSpace, XStat};
 use super::stats as s;
 use crate::model::{
-    Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind, HostThread,
-    KernelInfo, MemcpyInfo, Trace,
+    AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
+    HostThread, KernelInfo, MemcpyInfo, Trace,
 };
 
 /// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:
@@ -29,9 +29,15 @@ pub const MARKER_LINE_BIT: i64 = 1 << 30;
 pub fn build_xspace(trace: &Trace) -> XSpace {
     let base = Timebase::new(trace);
     let device_work = device_work_by_correlation(trace);
+    let anchors = super::deps::anchors_by_place(trace);
 
-    let mut planes = vec![host_plane(trace, &base, &device_work)];
-    planes.extend(trace.devices.iter().map(|d| device_plane(d, &base)));
+    let mut planes = vec![host_plane(trace, &base, &device_work, &anchors)];
+    planes.extend(
+        trace
+            .devices
+            .iter()
+            .map(|d| device_plane(d, &base, &anchors)),
+    );
     if let Some(p) = scope_tree_plane(&trace.scope_tree) {
         planes.push(p);
     }
@@ -138,7 +144,9 @@ fn host_plane(
     trace: &Trace,
     base: &Timebase,
     device_work: &HashMap<u64, Option<&MemcpyInfo>>,
+    anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
 ) -> XPlane {
+    let syncs = super::deps::sync_index(trace);
     let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
     let mut cache = EventCache::default();
     let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
@@ -162,14 +170,15 @@ fn host_plane(
         let mut roctx = RoctxLines::new(t.tid, display);
         for e in &t.events {
             let mut stats = Vec::new();
-            // `correlation_id` only on calls that caused device work: xprof turns every host
-            // event carrying one into a launch-arrow start, and calls such as hipSetDevice
-            // would leave dangling arrows (XLA drops such calls altogether).
+            // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
+            // launch-arrow start; one without device work has no end, and xprof 2.24.2 then
+            // emits no flow for it (checked in tests/e2e_deps.rs), so no dangling arrow.
             let work = device_work
                 .get(&e.correlation_id)
                 .filter(|_| e.correlation_id != 0);
-            if work.is_some() {
+            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
                 stats.push(plane.stat(s::CORRELATION_ID, StatValue::U64(e.correlation_id)));
+                super::deps::add_sync_stats(&mut plane, syncs.get(&e.correlation_id), &mut stats);
             }
             if let Some(dev) = e.device {
                 stats.push(plane.stat(s::DEVICE_ID, StatValue::U64(u64::from(dev))));
@@ -208,6 +217,12 @@ fn host_plane(
                 ),
             }
         }
+        super::deps::add_anchors(
+            &mut plane,
+            &mut api,
+            anchors.get(&AnchorPlace::Host { tid: t.tid }),
+            |t| base.offset_ps(t),
+        );
         // A thread line is written even when empty: the thread made traced calls.
         plane.add_line(api.finish());
         for line in roctx.finish() {
@@ -217,7 +232,11 @@ fn host_plane(
     plane.finish()
 }
 
-fn device_plane(d: &Device, base: &Timebase) -> XPlane {
+fn device_plane(
+    d: &Device,
+    base: &Timebase,
+    anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
+) -> XPlane {
     let mut plane = PlaneBuilder::new(
         i64::from(d.ordinal),
         format!("{}{}", s::GPU_PLANE_PREFIX, d.ordinal),
@@ -235,6 +254,7 @@ fn device_plane(d: &Device, base: &Timebase) -> XPlane {
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(k) => {
+                    stats.push(plane.stat(super::deps::HSA_QUEUE, StatValue::U64(k.queue)));
                     let key = KernelKey::of(k);
                     let details = cache.kernel_details.entry(key).or_insert_with(|| {
                         plane.stat(s::KERNEL_DETAILS, StatValue::Ref(&s::kernel_details(k)))
@@ -256,6 +276,15 @@ fn device_plane(d: &Device, base: &Timebase) -> XPlane {
                 stats,
             );
         }
+        super::deps::add_anchors(
+            &mut plane,
+            &mut line,
+            anchors.get(&AnchorPlace::Device {
+                ordinal: d.ordinal,
+                line: l.id,
+            }),
+            |t| base.offset_ps(t),
+        );
         plane.add_line(line.finish());
     }
     plane.finish()
@@ -491,7 +520,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
 }
 
 /// Every counter with its field name, in declaration order.
-pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 11] {
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 15] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -504,6 +533,10 @@ pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 11] {
         ("launches_without_activity", c.launches_without_activity),
         ("kernels_without_symbol", c.kernels_without_symbol),
         ("bad_timestamp_records", c.bad_timestamp_records),
+        ("waits_resolved", c.waits_resolved),
+        ("waits_unresolved", c.waits_unresolved),
+        ("stream_overlap_events", c.stream_overlap_events),
+        ("hip_event_records", c.hip_event_records),
     ]
 }
 
@@ -534,6 +567,10 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         (
             c.bad_timestamp_records,
             "device activities with a zero start (skipped) or an end before the start (zero duration)",
+        ),
+        (
+            c.stream_overlap_events,
+            "device events moved to a sub-line because their HIP stream overlapped itself",
         ),
     ];
     items

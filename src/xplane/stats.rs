@@ -65,6 +65,15 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     "_p",
     "_ct",
     "_c",
+    // Sync stats, the queue stat and the dependency anchors' stat (`xplane::deps`).
+    super::deps::HIP_EVENT,
+    super::deps::HIP_STREAM,
+    super::deps::SYNC_TYPE,
+    super::deps::WAIT_ON_HIP_EVENT_ID,
+    super::deps::WAIT_ON_STREAM,
+    super::deps::WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
+    super::deps::HSA_QUEUE,
+    super::deps::DEPENDENCY_OF,
 ];
 
 /// `kernel_details` in the token format xprof's `ParseKernelLaunchParams` reads (`regs:`,

@@ -39,6 +39,7 @@ fn kernel(name: &str, grid: u32) -> DeviceEventKind {
         static_shared_bytes: 4096,
         dynamic_shared_bytes: 1024,
         private_segment_bytes: 0,
+        queue: 0,
     })
 }
 

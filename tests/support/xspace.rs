@@ -184,8 +184,14 @@ pub fn events(p: &XPlane) -> Vec<Ev<'_>> {
 }
 
 /// Every event on every GPU plane.
+/// Every event on every GPU plane, except the zero-duration anchors of dependency arrows
+/// (events with a `flow` stat), which are not device work.
 pub fn device_events(s: &XSpace) -> Vec<Ev<'_>> {
-    device_planes(s).into_iter().flat_map(events).collect()
+    device_planes(s)
+        .into_iter()
+        .flat_map(events)
+        .filter(|e| e.raw_stat("flow").is_none())
+        .collect()
 }
 
 pub fn kernels(s: &XSpace) -> Vec<Ev<'_>> {

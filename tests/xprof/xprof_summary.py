@@ -72,6 +72,8 @@ def summarise_trace(data):
             "name": e.get("name", ""),
             "ts": e.get("ts"),
             "correlation_id": (e.get("args") or {}).get("correlation_id"),
+            "thread": threads[e["pid"]].get(e.get("tid"), str(e.get("tid"))),
+            "dependency_wait_corr_id": (e.get("args") or {}).get("dependency_wait_corr_id"),
         })
     # xprof-derived rows ("XLA Modules - from #0", "XLA Ops - from #0", "Framework Ops - from #2",
     # …): per process and row, the event count and the events per name.
@@ -188,7 +190,8 @@ def main_multi(files):
                 out["errors"]["trace:" + host_of(p)] = err or "conversion returned no data"
             else:
                 t = summarise_trace(data)
-                out["per_host"][host_of(p)] = {"processes": t["processes"], "flow_count": t["flow_count"]}
+                out["per_host"][host_of(p)] = {"processes": t["processes"], "flow_count": t["flow_count"],
+                                          "complete_flows": t["complete_flows"]}
         json.dump(out, sys.stdout, sort_keys=True)
         sys.stdout.write("\n")
     finally:

@@ -12,7 +12,7 @@ Loads the tools named in ROCP_TOOL_LIBRARIES exactly as the real rocprofiler-sdk
 replays a scenario as if an application ran on AMD GPUs. No GPU is used; nothing it produces
 is a measurement of real hardware.
 
-usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1] [--ground-truth FILE.json] [--seed N]
+usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1|1.4.0] [--ground-truth FILE.json] [--seed N]
        rocprof-sim --builtin <basic|stress[:N]|mi250x|empty> [options]   (simulator self-tests)
 
   --sdk VERSION          SDK personality to impersonate (default 1.0.0)

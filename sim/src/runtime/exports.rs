@@ -137,10 +137,10 @@ pub unsafe extern "C" fn rocprofiler_create_context(
         if !in_init_window() {
             // ROCPROFILER_CONTEXT_NONE: {UINT64_MAX} up to the rel-7.0 branch the 1.0.0
             // personality follows, {0} from the later 1.x line (1.2.1).
-            let none = if state::personality() == super::personality::Personality::V1_2_1 {
-                0
-            } else {
-                u64::MAX
+            let none = match state::personality() {
+                super::personality::Personality::V1_2_1
+                | super::personality::Personality::V1_4_0 => 0,
+                _ => u64::MAX,
             };
             // SAFETY: non-null, caller-owned.
             unsafe { (*context_id).handle = none };

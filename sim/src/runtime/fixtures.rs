@@ -35,6 +35,7 @@ impl Builder {
                     .map(|i| ThreadPlan {
                         name: format!("t{i}"),
                         ops: Vec::new(),
+                        real_delay_ms: 0,
                     })
                     .collect(),
                 ..Default::default()
@@ -84,6 +85,7 @@ impl Builder {
             start_ns: start,
             end_ns: start + dur,
             call,
+            barrier: None,
         });
     }
 

@@ -115,6 +115,15 @@ const MEMCPY_ASYNC: &[ArgSpec] =
 const MEMCPY_DIR: &[ArgSpec] = MEMCPY.split_at(3).0;
 const MEMCPY_DIR_ASYNC: &[ArgSpec] =
     extend_table!(ArgSpec; MEMCPY_DIR; a(c"stream", c"hipStream_t", 24, U64));
+// hipMemcpyPeerAsync(dst, int dstDeviceId, src, int srcDevice, size_t sizeBytes, hipStream_t).
+const MEMCPY_PEER_ASYNC: &[ArgSpec] = &[
+    a(c"dst", c"void*", 0, Ptr),
+    a(c"dstDeviceId", c"int", 8, I32),
+    a(c"src", c"const void*", 16, Ptr),
+    a(c"srcDevice", c"int", 24, I32),
+    a(c"sizeBytes", c"size_t", 32, U64),
+    a(c"stream", c"hipStream_t", 40, U64),
+];
 const MEMSET: &[ArgSpec] = &[
     a(c"dst", c"void*", 0, Ptr),
     a(c"value", c"int", 8, I32),
@@ -152,6 +161,7 @@ pub fn schema(api: &str) -> &'static [ArgSpec] {
         "hipMemcpyAsync" | "hipMemcpyAsync_spt" | "hipMemcpyWithStream" => MEMCPY_ASYNC,
         "hipMemcpyHtoD" | "hipMemcpyDtoH" | "hipMemcpyDtoD" => MEMCPY_DIR,
         "hipMemcpyHtoDAsync" | "hipMemcpyDtoHAsync" | "hipMemcpyDtoDAsync" => MEMCPY_DIR_ASYNC,
+        "hipMemcpyPeerAsync" => MEMCPY_PEER_ASYNC,
         "hipMemset" => MEMSET,
         "hipMemsetAsync" | "hipMemsetAsync_spt" => MEMSET_ASYNC,
         "hipEventRecord" | "hipEventRecord_spt" => EVENT_RECORD,
@@ -330,5 +340,14 @@ mod tests {
             0,
         ));
         assert_eq!(&g[..3], &[7, 9, 1]);
+        let peer = HipArgs::Memcpy {
+            dst: 1,
+            src: 2,
+            bytes: 3,
+            kind: 4,
+            stream: Some(0x5000),
+        };
+        let p = words(write_args("hipMemcpyPeerAsync", &peer, 0));
+        assert_eq!((p[0], p[2], p[4], p[5]), (1, 2, 3, 0x5000)); // stream @40
     }
 }

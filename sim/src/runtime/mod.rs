@@ -39,6 +39,7 @@ mod cli;
 mod emit;
 pub mod exports;
 pub mod fixtures;
+mod hip_event;
 mod hipargs;
 mod lifecycle;
 pub mod personality;

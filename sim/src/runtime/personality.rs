@@ -13,12 +13,17 @@ pub enum Personality {
     V1_0_0,
     /// TheRock SDK 1.2.1: as 1.0.0 plus a 312-byte agent (16-byte UUID) and status 41.
     V1_2_1,
+    /// The first SDK with HIP event tracing (reference "newer" §5: listed as Unreleased after
+    /// 1.3.5, so the number 1.4.0 is an assumption): as 1.2.1 plus the kinds appended after
+    /// 1.2.1 (HIP_GRAPH … HIP_EVENT), of which only HIP_EVENT is emitted.
+    V1_4_0,
 }
 
-pub const ALL_PERSONALITIES: [Personality; 3] = [
+pub const ALL_PERSONALITIES: [Personality; 4] = [
     Personality::V0_6_0,
     Personality::V1_0_0,
     Personality::V1_2_1,
+    Personality::V1_4_0,
 ];
 
 impl Personality {
@@ -27,6 +32,7 @@ impl Personality {
             "0.6.0" | "0.6" | "0" => Some(Personality::V0_6_0),
             "1.0.0" | "1.0" | "1" => Some(Personality::V1_0_0),
             "1.2.1" | "1.2" => Some(Personality::V1_2_1),
+            "1.4.0" | "1.4" => Some(Personality::V1_4_0),
             _ => None,
         }
     }
@@ -35,6 +41,7 @@ impl Personality {
             Personality::V0_6_0 => (0, 6, 0),
             Personality::V1_0_0 => (1, 0, 0),
             Personality::V1_2_1 => (1, 2, 1),
+            Personality::V1_4_0 => (1, 4, 0),
         }
     }
     /// `ROCPROFILER_VERSION` = 10000*major + 100*minor + patch, passed to `rocprofiler_configure`.
@@ -47,6 +54,7 @@ impl Personality {
             Personality::V0_6_0 => c"0.6.0",
             Personality::V1_0_0 => c"1.0.0",
             Personality::V1_2_1 => c"1.2.1",
+            Personality::V1_4_0 => c"1.4.0",
         }
     }
     /// 1.x ABI family (24-byte correlation/client ids, 64-byte callback record, …).
@@ -57,22 +65,26 @@ impl Personality {
     pub fn agent_size(self) -> usize {
         match self {
             Personality::V0_6_0 | Personality::V1_0_0 => 304,
-            Personality::V1_2_1 => 312,
+            Personality::V1_2_1 | Personality::V1_4_0 => 312,
         }
     }
     pub fn buffer_kinds(self) -> &'static [&'static str] {
-        if self.is_v1() {
-            BUFFER_KINDS_V1
-        } else {
-            BUFFER_KINDS_V0_6
+        match self {
+            Personality::V0_6_0 => BUFFER_KINDS_V0_6,
+            Personality::V1_0_0 | Personality::V1_2_1 => BUFFER_KINDS_V1,
+            Personality::V1_4_0 => BUFFER_KINDS_HIP_EVENT,
         }
     }
     pub fn callback_kinds(self) -> &'static [&'static str] {
-        if self.is_v1() {
-            CALLBACK_KINDS_V1
-        } else {
-            CALLBACK_KINDS_V0_6
+        match self {
+            Personality::V0_6_0 => CALLBACK_KINDS_V0_6,
+            Personality::V1_0_0 | Personality::V1_2_1 => CALLBACK_KINDS_V1,
+            Personality::V1_4_0 => CALLBACK_KINDS_HIP_EVENT,
         }
+    }
+    /// Whether this release has HIP event tracing (the HIP_EVENT kinds).
+    pub fn has_hip_event(self) -> bool {
+        self.buffer_kind("HIP_EVENT").is_some()
     }
     pub fn request_kinds(self) -> &'static [&'static str] {
         if self.is_v1() {
@@ -83,7 +95,7 @@ impl Personality {
     }
     pub fn status_names(self) -> &'static [&'static str] {
         match self {
-            Personality::V1_2_1 => STATUS_NAMES,
+            Personality::V1_2_1 | Personality::V1_4_0 => STATUS_NAMES,
             _ => &STATUS_NAMES[..41],
         }
     }
@@ -138,6 +150,7 @@ impl Personality {
             "KERNEL_DISPATCH" => enumerate(1, KERNEL_DISPATCH_OPS),
             "CODE_OBJECT" => enumerate(1, CODE_OBJECT_OPS),
             "HIP_STREAM" => enumerate(1, HIP_STREAM_OPS),
+            "HIP_EVENT" if self.has_hip_event() => enumerate(1, HIP_EVENT_OPS),
             _ => return None,
         };
         Some(table)
@@ -298,6 +311,17 @@ const CALLBACK_KINDS_V0_6: &[&str] = &[
 const CALLBACK_KINDS_V1: &[&str] = extend_table!(&str; CALLBACK_KINDS_V0_6;
     "ROCJPEG_API", "HIP_STREAM", "MARKER_CORE_RANGE_API");
 
+/// After 1.2.1 ("newer" reference §2.1): kinds appended up to HIP_EVENT = 38 (the value
+/// upstream's HIP event tests hard-code; the declaring fwd.h was not available).
+const BUFFER_KINDS_HIP_EVENT: &[&str] = extend_table!(&str; BUFFER_KINDS_V1;
+    "HIP_GRAPH", "ROCSHMEM_API", "ROCSHMEM_API_EXT", "HIPFILE_API", "HIPFILE_API_EXT",
+    "HIP_EVENT");
+
+/// After 1.2.1 (§2.2): HIP_GRAPH 22, ROCSHMEM_API 23, HIPFILE_API 24 as compiled; HIP_EVENT
+/// appended at 25 (INFERRED in the reference: the value was not available).
+const CALLBACK_KINDS_HIP_EVENT: &[&str] = extend_table!(&str; CALLBACK_KINDS_V1;
+    "HIP_GRAPH", "ROCSHMEM_API", "HIPFILE_API", "HIP_EVENT");
+
 /// External-correlation request kinds: numbered like the buffer kinds up to KERNEL_DISPATCH.
 const REQUEST_KINDS_V0_6: &[&str] = extend_table!(&str; BUFFER_KINDS_COMMON;
     "SCRATCH_MEMORY", "RCCL_API", "OMPT", "MEMORY_ALLOCATION", "ROCDECODE_API");
@@ -406,6 +430,8 @@ const CODE_OBJECT_OPS: &[&str] = &[
     "CODE_OBJECT_HOST_KERNEL_SYMBOL_REGISTER",
 ];
 const HIP_STREAM_OPS: &[&str] = &["HIP_STREAM_CREATE", "HIP_STREAM_DESTROY", "HIP_STREAM_SET"];
+/// Operation names follow the SDK's `<KIND>_<OPERATION>` convention (not read from a source).
+const HIP_EVENT_OPS: &[&str] = &["HIP_EVENT_RECORD", "HIP_EVENT_WAIT"];
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ use super::abi::*;
 use super::agents::agent_handle;
 use super::buffer::Buffer;
 use super::emit::{self, as_bytes, Corr};
+use super::hip_event;
 use super::hipargs;
 use super::state::{self, lock, set_sim_now, Context};
 use crate::plan::*;
@@ -26,6 +27,13 @@ struct Act {
     dispatch_id: u64,
     /// dst/src addresses of the HIP call's memcpy arguments (copies only).
     addrs: (u64, u64),
+}
+
+/// A HIP-event barrier of the plan (personalities with HIP event tracing only).
+struct BarrierAct {
+    thread: usize,
+    op: usize,
+    cid: u64,
 }
 
 struct PerCtx {
@@ -104,6 +112,10 @@ pub struct Replay {
     act_first: Vec<Vec<usize>>,
     acts: Vec<Act>,
     order: Vec<usize>,
+    /// HIP-event barriers in completion order (end time, then global call order); their
+    /// submissions sit in `enq` after the activities' (index `acts.len() + b`).
+    barriers: Vec<BarrierAct>,
+    barrier_index: HashMap<(usize, usize), usize>,
     enq: Mutex<Vec<Option<Enq>>>,
     enq_cv: Condvar,
     /// Set once every application thread has finished: activities never submitted (their
@@ -262,7 +274,32 @@ impl Replay {
                 }
             }
         }
-        let n = acts.len();
+        // HIP-event barriers complete in end-time order (ties: global call order).
+        let mut barriers: Vec<(u64, usize, BarrierAct)> = Vec::new();
+        if hip_event::kinds().is_some() {
+            for (key, &(_, t, j)) in global.iter().enumerate() {
+                if let Some(b) = &plan.threads[t].ops[j].barrier {
+                    let cid = cid[t][j];
+                    barriers.push((
+                        b.end_ns,
+                        key,
+                        BarrierAct {
+                            thread: t,
+                            op: j,
+                            cid,
+                        },
+                    ));
+                }
+            }
+        }
+        barriers.sort_by_key(|(end, key, _)| (*end, *key));
+        let barriers: Vec<BarrierAct> = barriers.into_iter().map(|(_, _, b)| b).collect();
+        let barrier_index = barriers
+            .iter()
+            .enumerate()
+            .map(|(i, b)| ((b.thread, b.op), i))
+            .collect();
+        let n = acts.len() + barriers.len();
         Ok(Replay {
             base: state::boottime_ns(),
             cid,
@@ -270,6 +307,8 @@ impl Replay {
             act_first,
             acts,
             order,
+            barriers,
+            barrier_index,
             enq: Mutex::new((0..n).map(|_| None).collect()),
             enq_cv: Condvar::new(),
             apps_done: std::sync::atomic::AtomicBool::new(false),
@@ -413,6 +452,10 @@ impl Replay {
             .filter(|(i, c)| c.load_thread as usize == t && !explicit.contains(&(*i as u32)))
             .map(|(i, _)| i as u32)
             .collect();
+        let delay = self.plan.threads[t].real_delay_ms;
+        if delay > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(delay));
+        }
         let first_start = self.plan.threads[t].ops.first().map_or(0, |o| o.start_ns);
         set_sim_now(self.base + first_start);
         for co in implicit {
@@ -647,14 +690,10 @@ impl Replay {
         for (k, a) in activities.iter().enumerate() {
             let g = self.act_first[t][j] + k;
             let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
-            let wake = {
-                let mut q = lock(&self.enq);
-                q[g] = Some(Enq { tid, per_ctx });
-                self.device_waits.load(std::sync::atomic::Ordering::Acquire) == g
-            };
-            if wake {
-                self.enq_cv.notify_all();
-            }
+            self.submit(g, Enq { tid, per_ctx });
+        }
+        if let Some(b) = &op.barrier {
+            self.enqueue_barrier(&ctxs, tid, (t, j), cid, &externals, b);
         }
         if let (true, HipArgs::StreamCreate { stream: s, .. }) = (v1, args) {
             self.announce_stream(&ctxs, tid, *s);
@@ -819,6 +858,104 @@ impl Replay {
         out
     }
 
+    /// Publishes a submission for the device thread (activity or barrier slot `g`).
+    fn submit(&self, g: usize, e: Enq) {
+        let wake = {
+            let mut q = lock(&self.enq);
+            q[g] = Some(e);
+            self.device_waits.load(std::sync::atomic::Ordering::Acquire) == g
+        };
+        if wake {
+            self.enq_cv.notify_all();
+        }
+    }
+
+    /// Waits until slot `g` was submitted; `None` once every application thread ended
+    /// without submitting it.
+    fn submitted(&self, g: usize) -> Option<Enq> {
+        let mut q = lock(&self.enq);
+        loop {
+            if let Some(e) = q[g].take() {
+                return Some(e);
+            }
+            if self.apps_done.load(std::sync::atomic::Ordering::Acquire) {
+                return None;
+            }
+            // Published under the same lock the submitters take, so no wake-up is lost.
+            self.device_waits
+                .store(g, std::sync::atomic::Ordering::Release);
+            q = self.enq_cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            self.device_waits
+                .store(usize::MAX, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// The barrier packet of a hipEventRecord / hipStreamWaitEvent: ENTER/EXIT (zero
+    /// timestamps) per context tracing HIP events, then queued for its completion.
+    fn enqueue_barrier(
+        &self,
+        ctxs: &[(Arc<Context>, Arc<state::Services>)],
+        tid: u64,
+        call: (usize, usize),
+        cid: u64,
+        externals: &[u64],
+        b: &Barrier,
+    ) {
+        let (Some(k), Some(&bi)) = (hip_event::kinds(), self.barrier_index.get(&call)) else {
+            return;
+        };
+        let op = hip_event::operation(b);
+        let mut per_ctx = Vec::new();
+        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+            if !hip_event::traced(k, svc) {
+                continue;
+            }
+            let corr = Corr::new(cid, externals[i]);
+            let data = hip_event::payload(b, queue_handle, None);
+            let user = hip_event::enqueue_callbacks(k, ctx, svc, tid, corr, op, data);
+            per_ctx.push(PerCtx {
+                ctx: Arc::clone(ctx),
+                external: externals[i],
+                user,
+            });
+        }
+        self.submit(self.acts.len() + bi, Enq { tid, per_ctx });
+    }
+
+    /// Barrier `bi` completed on the GPU: PHASE_NONE callbacks and buffer records.
+    fn complete_barrier(&self, bi: usize) {
+        let Some(k) = hip_event::kinds() else { return };
+        let ba = &self.barriers[bi];
+        let Some(b) = self.plan.threads[ba.thread].ops[ba.op].barrier else {
+            return;
+        };
+        let Some(enq) = self.submitted(self.acts.len() + bi) else {
+            eprintln!("rocprof-sim: barrier {bi} was never submitted (skipped)");
+            return;
+        };
+        let times = (self.base + b.start_ns, self.base + b.end_ns);
+        set_sim_now(times.1);
+        let op = hip_event::operation(&b);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            for pc in enq.per_ctx.iter().filter(|pc| pc.ctx.is_active()) {
+                let svc = pc.ctx.services();
+                let corr = Corr::new(ba.cid, pc.external);
+                let data = hip_event::payload(&b, queue_handle, Some(times));
+                hip_event::complete(k, &pc.ctx, &svc, enq.tid, corr, pc.user, op, data);
+            }
+        }));
+        if r.is_err() {
+            eprintln!("rocprof-sim: internal panic emitting a barrier completion (skipped)");
+        }
+    }
+
+    fn barrier_end(&self, bi: usize) -> u64 {
+        let ba = &self.barriers[bi];
+        self.plan.threads[ba.thread].ops[ba.op]
+            .barrier
+            .map_or(0, |b| self.base + b.end_ns)
+    }
+
     fn dispatch_info(&self, g: usize) -> rocprofiler_kernel_dispatch_info_t {
         let Activity::Kernel {
             gpu,
@@ -928,25 +1065,15 @@ impl Replay {
     /// (possibly shuffled) completion order, each only after its submission happened.
     fn device_thread(&self) {
         let p = state::personality();
+        let mut next_barrier = 0;
         for &g in &self.order {
-            let enq = {
-                let mut q = lock(&self.enq);
-                loop {
-                    if let Some(e) = q[g].take() {
-                        break Some(e);
-                    }
-                    if self.apps_done.load(std::sync::atomic::Ordering::Acquire) {
-                        break None;
-                    }
-                    // Published under the same lock the submitters take, so no wake-up is lost.
-                    self.device_waits
-                        .store(g, std::sync::atomic::Ordering::Release);
-                    q = self.enq_cv.wait(q).unwrap_or_else(|e| e.into_inner());
-                    self.device_waits
-                        .store(usize::MAX, std::sync::atomic::Ordering::Release);
-                }
-            };
-            let Some(enq) = enq else {
+            // Barriers that completed before this activity ends come first.
+            let (_, act_end) = self.times(g);
+            while next_barrier < self.barriers.len() && self.barrier_end(next_barrier) <= act_end {
+                self.complete_barrier(next_barrier);
+                next_barrier += 1;
+            }
+            let Some(enq) = self.submitted(g) else {
                 eprintln!("rocprof-sim: activity {g} was never submitted (skipped)");
                 continue;
             };
@@ -1081,6 +1208,9 @@ impl Replay {
                     emit_all(recs);
                 }
             }
+        }
+        for bi in next_barrier..self.barriers.len() {
+            self.complete_barrier(bi);
         }
         state::clear_sim_now();
     }

@@ -86,6 +86,8 @@ pub(crate) struct ThreadDef {
     /// Delay after start-up (the eager code-object loads) before the first call.
     pub start_ns: u64,
     pub gap_ns: Option<u64>,
+    /// Wall-clock delay before the thread's first call (delivery order only).
+    pub real_delay_ms: u64,
     pub calls: Vec<Call>,
 }
 

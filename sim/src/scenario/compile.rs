@@ -53,6 +53,9 @@ struct StreamState {
 #[derive(Clone, Copy)]
 struct EventState {
     complete_ns: u64,
+    /// GPU and queue of the stream it was recorded on.
+    gpu: u32,
+    queue: u32,
 }
 
 /// Where one application thread is in its (repeat-expanded) call list.
@@ -311,6 +314,7 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
             start_ns: t,
             end_ns: t + d,
             call: HostCall::CodeObjectLoad(pi),
+            barrier: None,
         });
         sim.co_loaded[pi as usize] = true;
         sim.last_start = Some(t);
@@ -359,12 +363,21 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
     }
     plan.threads = runs
         .into_iter()
-        .map(|r| ThreadPlan {
+        .zip(&sc.threads)
+        .map(|(r, def)| ThreadPlan {
             name: r.name.to_string(),
             ops: r.ops,
+            real_delay_ms: def.real_delay_ms,
         })
         .collect();
     Ok(plan)
+}
+
+/// Attaches the barrier packet to the call just emitted.
+fn set_barrier(run: &mut Run, b: Barrier) {
+    if let Some(op) = run.ops.last_mut() {
+        op.barrier = Some(b);
+    }
 }
 
 /// Moves the thread to its next non-sleep call, starting no earlier than `after` plus gaps.
@@ -443,6 +456,7 @@ impl<'a> Sim<'a> {
             start_ns: start,
             end_ns: end,
             call,
+            barrier: None,
         });
         self.last_start = Some(start);
     }
@@ -838,14 +852,30 @@ impl<'a> Sim<'a> {
                 let end = start + self.host(call, "hipEventRecord");
                 let st = &self.streams[slot];
                 let handle = st.handle;
-                self.events[*event as usize] = Some(EventState {
+                let done = EventState {
                     complete_ns: st.tail.max(end),
-                });
+                    gpu: st.gpu,
+                    queue: st.queue,
+                };
+                self.events[*event as usize] = Some(done);
                 let args = HipArgs::EventRecord {
                     event: event_handle(*event),
                     stream: handle,
                 };
                 self.emit_hip(run, start, end, "hipEventRecord", args, vec![]);
+                set_barrier(
+                    run,
+                    Barrier {
+                        op: BarrierOp::Record,
+                        gpu: done.gpu,
+                        queue: done.queue,
+                        source_gpu: done.gpu,
+                        source_queue: done.queue,
+                        event: event_handle(*event),
+                        start_ns: done.complete_ns,
+                        end_ns: done.complete_ns,
+                    },
+                );
                 Ok(end)
             }
             Op::StreamWaitEvent {
@@ -856,8 +886,24 @@ impl<'a> Sim<'a> {
                 let slot = self.slot(run, *stream);
                 start = self.ensure_live(run, call, slot, start)?;
                 let end = start + self.host(call, "hipStreamWaitEvent");
+                let mut barrier = None;
                 if let Some(ev) = self.events[*event as usize] {
                     let st = &mut self.streams[slot];
+                    // The runtime enqueues a barrier only for an event still pending when the
+                    // call checks it; waiting on a completed event enqueues nothing.
+                    if ev.complete_ns > start {
+                        let b_start = st.tail.max(end);
+                        barrier = Some(Barrier {
+                            op: BarrierOp::Wait,
+                            gpu: st.gpu,
+                            queue: st.queue,
+                            source_gpu: ev.gpu,
+                            source_queue: ev.queue,
+                            event: event_handle(*event),
+                            start_ns: b_start,
+                            end_ns: b_start.max(ev.complete_ns),
+                        });
+                    }
                     st.tail = st.tail.max(ev.complete_ns);
                 }
                 let args = HipArgs::StreamWaitEvent {
@@ -866,6 +912,9 @@ impl<'a> Sim<'a> {
                     flags: *flags,
                 };
                 self.emit_hip(run, start, end, "hipStreamWaitEvent", args, vec![]);
+                if let Some(b) = barrier {
+                    set_barrier(run, b);
+                }
                 Ok(end)
             }
             Op::EventSync { event } => {

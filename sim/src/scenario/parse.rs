@@ -573,7 +573,14 @@ impl Parser {
 
     fn thread(&mut self, at: &At, index: usize) -> Result<ThreadDef, ScenarioError> {
         let o = at.obj()?;
-        o.only(&["name", "device", "start_us", "gap_us", "calls"])?;
+        o.only(&[
+            "name",
+            "device",
+            "start_us",
+            "gap_us",
+            "real_delay_ms",
+            "calls",
+        ])?;
         let name = match o.opt_str("name")? {
             Some(n) => n.to_string(),
             None => format!("thread{index}"),
@@ -587,6 +594,7 @@ impl Parser {
             device: self.device(&o, "device")?.unwrap_or(0),
             start_ns: o.opt_us("start_us")?.unwrap_or(0),
             gap_ns: o.opt_us("gap_us")?,
+            real_delay_ms: o.opt_u64("real_delay_ms")?.unwrap_or(0),
             calls,
         })
     }

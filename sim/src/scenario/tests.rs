@@ -980,3 +980,66 @@ fn print_errors() {
         }
     }
 }
+
+// ---------------------------------------------------------------- HIP event barriers
+
+#[test]
+fn barriers_follow_the_event_model_and_violations_are_caught() {
+    let plan = load_builtin("two-stream-events.toml");
+    let gt = GroundTruth::from_plan(&plan);
+    // Every record has a RECORD barrier ending when its event completes; every wait in this
+    // scenario waits on a record still pending, so each has a WAIT barrier ending there too.
+    for r in &gt.event_records {
+        let b = r.barrier.expect("RECORD barrier");
+        assert_eq!((b.start_ns, b.end_ns), (r.complete_ns, r.complete_ns));
+        assert_eq!((b.gpu, b.queue), (b.source_gpu, b.source_queue));
+    }
+    for w in &gt.waits {
+        let p = w.producer.as_ref().unwrap();
+        let b = w.barrier.expect("WAIT barrier");
+        assert_eq!(b.end_ns, p.complete_ns.max(b.start_ns));
+        let rb = p.barrier.unwrap();
+        assert_eq!((b.source_gpu, b.source_queue), (rb.gpu, rb.queue));
+        if let Some(c) = &w.consumer {
+            assert!(c.start_ns >= b.end_ns, "consumer before its wait barrier");
+        }
+    }
+    // event-reuse: waits on completed or never-recorded events enqueue no barrier.
+    let reuse = GroundTruth::from_plan(&load_builtin("event-reuse.toml"));
+    assert!(reuse.waits.iter().all(|w| w.barrier.is_none()));
+    assert_eq!(reuse.event_records.len(), 2);
+
+    let wait_op = |plan: &Plan| {
+        plan.threads[0]
+            .ops
+            .iter()
+            .position(|o| o.barrier.is_some_and(|b| b.op == BarrierOp::Wait))
+            .unwrap()
+    };
+    let mut early_end = plan.clone();
+    let i = wait_op(&early_end);
+    if let Some(b) = early_end.threads[0].ops[i].barrier.as_mut() {
+        b.end_ns -= 1;
+    }
+    assert!(plan_violations(&early_end)
+        .iter()
+        .any(|v| v.contains("WAIT barrier")));
+    let mut missing = plan.clone();
+    let i = wait_op(&missing);
+    missing.threads[0].ops[i].barrier = None;
+    assert!(plan_violations(&missing)
+        .iter()
+        .any(|v| v.contains("WAIT barrier None")));
+    let mut moved = plan.clone();
+    let i = moved.threads[0]
+        .ops
+        .iter()
+        .position(|o| o.barrier.is_some_and(|b| b.op == BarrierOp::Record))
+        .unwrap();
+    if let Some(b) = moved.threads[0].ops[i].barrier.as_mut() {
+        b.start_ns += 1;
+    }
+    assert!(plan_violations(&moved)
+        .iter()
+        .any(|v| v.contains("RECORD barrier")));
+}

@@ -508,7 +508,7 @@ fn init_body() {
         ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
         ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
     ];
-    for name in ["HIP_RUNTIME_API_EXT", "MARKER_CORE_RANGE_API"] {
+    for name in ["HIP_RUNTIME_API_EXT", "MARKER_CORE_RANGE_API", "HIP_EVENT"] {
         if let Some(k) = buffer_kind_by_name(name) {
             kinds.push(k);
         }
@@ -546,7 +546,7 @@ fn init_body() {
             ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
             ROCPROFILER_CALLBACK_TRACING_MEMORY_COPY,
         ];
-        for name in ["HIP_STREAM", "MARKER_CORE_RANGE_API"] {
+        for name in ["HIP_STREAM", "MARKER_CORE_RANGE_API", "HIP_EVENT"] {
             if let Some(k) = callback_kind_by_name(name) {
                 ckinds.push(k);
             }
@@ -958,6 +958,18 @@ fn on_callback(
         ev["stream_id"] = json!(d.stream_id.handle);
         // SAFETY: plain 8-byte union.
         ev["stream"] = json!(unsafe { d.stream_value.handle });
+    } else if !r.payload.is_null() && callback_kind_name(r.kind).as_str() == Some("HIP_EVENT") {
+        // SAFETY: hip-event payload (declared size checked by the tests through `size`).
+        let d = unsafe { &*(r.payload as *const rocprofiler_callback_tracing_hip_event_data_t) };
+        ev["size"] = json!(d.size);
+        ev["start"] = json!(d.start_timestamp);
+        ev["end"] = json!(d.end_timestamp);
+        ev["agent"] = json!(d.agent_id.handle);
+        ev["queue"] = json!(d.queue_id.handle);
+        ev["event"] = json!(d.hip_event_handle);
+        ev["source_queue"] = json!(d.source_queue_id.handle);
+        // SAFETY: runtime-provided user_data slot.
+        ev["user"] = json!(unsafe { (*user).value });
     }
     log(ev);
 }
@@ -1002,6 +1014,20 @@ fn summarize(h: &rocprofiler_record_header_t) -> Value {
             ev["tid"] = json!(r.thread_id);
             ev["start"] = json!(r.start_timestamp);
             ev["end"] = json!(r.end_timestamp);
+        }
+        Some("HIP_EVENT") => {
+            // SAFETY: HIP_EVENT buffer record (88 bytes; `size` is logged for the tests).
+            let r = unsafe { &*(p as *const rocprofiler_buffer_tracing_hip_event_record_t) };
+            ev["corr"] = json!(r.correlation_id.internal);
+            // SAFETY: plain 8-byte union.
+            ev["ext"] = json!(unsafe { r.correlation_id.external.value });
+            ev["tid"] = json!(r.thread_id);
+            ev["start"] = json!(r.start_timestamp);
+            ev["end"] = json!(r.end_timestamp);
+            ev["agent"] = json!(r.agent_id.handle);
+            ev["queue"] = json!(r.queue_id.handle);
+            ev["event"] = json!(r.hip_event_handle);
+            ev["source_queue"] = json!(r.source_queue_id.handle);
         }
         Some("KERNEL_DISPATCH") => {
             // SAFETY: size checked by the reader in tests; layout identical in all versions.

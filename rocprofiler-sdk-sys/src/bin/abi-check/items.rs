@@ -357,6 +357,12 @@ pub fn items() -> Vec<Item> {
         item!(rocprofiler_dim3_t, [x, y, z]),
         item!(rocprofiler_version_triplet_t, [major, minor, patch]),
         item!(hipChannelFormatDesc, [x, y, z, w, f]),
+        item!(hipPitchedPtr, [ptr, pitch, xsize, ysize]),
+        item!(hipExtent, [width, height, depth]),
+        item!(
+            hipLaunchConfig_t,
+            [gridDim, blockDim, dynamicSmemBytes, stream, attrs, numAttrs]
+        ),
         // Correlation and client ids.
         item!(rocprofiler_correlation_id_v0_t, [internal, external]),
         item!(
@@ -602,6 +608,32 @@ pub fn items() -> Vec<Item> {
                 hipStreamCreateWithFlags.flags,
                 hipStreamDestroy.stream,
                 hipSetDevice.deviceId,
+                hipMemcpy2DAsync.kind,
+                hipMemcpy2DAsync.stream,
+                hipMemcpy3DAsync.stream,
+                hipMemcpyToSymbolAsync.kind,
+                hipMemcpyToSymbolAsync.stream,
+                hipMemcpyFromSymbolAsync.stream,
+                hipMemcpyHtoDAsync.stream,
+                hipMemcpyPeerAsync.srcDevice,
+                hipMemcpyPeerAsync.stream,
+                hipMemsetD8Async.value,
+                hipMemsetD8Async.stream,
+                hipMemsetD16Async.stream,
+                hipMemsetD32Async.stream,
+                hipMemset2DAsync.stream,
+                hipMemset3DAsync.value,
+                hipMemset3DAsync.extent,
+                hipMemset3DAsync.stream,
+                hipMallocAsync.stream,
+                hipMallocFromPoolAsync.stream,
+                hipFreeAsync.stream,
+                hipLaunchKernelExC.config,
+                hipStreamCreateWithPriority.priority,
+                hipExtStreamCreateWithCUMask.cuMask,
+                hipEventRecordWithFlags.flags,
+                hipEventQuery.event,
+                hipStreamQuery.stream,
             ]
         ),
         item!(
@@ -697,6 +729,34 @@ pub fn items() -> Vec<Item> {
         item!(
             rocprofiler_callback_tracing_hip_stream_data_t,
             [size, stream_id, stream_value]
+        ),
+        item!(
+            rocprofiler_callback_tracing_hip_event_data_t,
+            [
+                size,
+                start_timestamp,
+                end_timestamp,
+                agent_id,
+                queue_id,
+                hip_event_handle,
+                source_queue_id,
+            ]
+        ),
+        item!(
+            rocprofiler_buffer_tracing_hip_event_record_t,
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                thread_id,
+                start_timestamp,
+                end_timestamp,
+                agent_id,
+                queue_id,
+                hip_event_handle,
+                source_queue_id,
+            ]
         ),
         // Callback record.
         item!(
@@ -876,6 +936,10 @@ pub fn enumerators() -> Vec<Enumerator> {
         ROCPROFILER_HIP_STREAM_DESTROY,
         ROCPROFILER_HIP_STREAM_SET,
         ROCPROFILER_HIP_STREAM_LAST,
+        ROCPROFILER_HIP_EVENT_NONE,
+        ROCPROFILER_HIP_EVENT_RECORD,
+        ROCPROFILER_HIP_EVENT_WAIT,
+        ROCPROFILER_HIP_EVENT_LAST,
         ROCPROFILER_MARKER_CORE_API_ID_NONE,
         ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA,
         ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA,

@@ -1,0 +1,494 @@
+//! The table of HIP operations: name → role, where its stream/event arguments sit, and whether
+//! it is expected to cause device activity.
+//!
+//! Offsets come from the members of `rocprofiler_hip_api_args_t` declared in the sys crate
+//! (`offset_of!`), never from literals, so a layout fact lives in the header alone. Every
+//! layer reads this table: the session (which operations to subscribe to), the callbacks (what
+//! to read at ENTER/EXIT), the join (which calls should have produced device work).
+//!
+//! Names the table does not list but whose prefix says they copy or set memory
+//! (`hipMemcpy*`, `hipMemset*`) or launch (`hip*Launch*Kernel*`) still get a role, with the
+//! stream unknown: their work is put on the calling thread's current device, never silently
+//! on GPU 0.
+
+use std::collections::HashMap;
+use std::mem::offset_of;
+use std::sync::LazyLock;
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::model::events::SyncKind;
+
+type Args = sys::rocprofiler_hip_api_args_t;
+
+/// What a HIP operation does, as far as the trace is concerned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// Starts kernels (one or many: graph launches).
+    Launch,
+    /// Copies memory.
+    Copy,
+    /// Sets memory (HIP runs a fill kernel).
+    Memset,
+    /// Stream-ordered allocation or free (`hipMallocAsync`, `hipFreeAsync`).
+    StreamOrderedAlloc,
+    /// Records, waits for or queries events and streams.
+    Sync(SyncKind),
+    /// Creates a stream (the new `hipStream_t` is read through the out-pointer at EXIT).
+    StreamCreate,
+    StreamDestroy,
+    /// `hipSetDevice`: the thread's current device, read at EXIT when the call succeeded.
+    SetDevice,
+}
+
+/// Where the operation's stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamArg {
+    /// The operation has no stream (`hipSetDevice`, `hipEventSynchronize`).
+    None,
+    /// Blocking work on the thread's null stream (`hipMemcpy`, `hipMemset`).
+    Null,
+    /// A `hipStream_t` at this offset of the args union.
+    At(u8),
+    /// A pointer at offset `.0` of the args union to a struct whose `hipStream_t` is at `.1`.
+    InConfig(u8, u8),
+    /// A `hipStream_t*` out-pointer at this offset, written by the call (read at EXIT).
+    Out(u8),
+    /// Not known (an operation the table does not list): the thread's current device.
+    Current,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HipOp {
+    pub name: &'static str,
+    pub role: Role,
+    pub stream: StreamArg,
+    /// Offset of the `hipEvent_t` argument, for event APIs.
+    pub event: Option<u8>,
+    /// Whether the call normally produces a device activity record (kernel or copy).
+    pub device_activity: bool,
+}
+
+impl HipOp {
+    /// Whether the entry callback must capture anything for this operation (annotation,
+    /// device/stream, sync arguments).
+    pub fn captured_at_entry(&self) -> bool {
+        !matches!(self.role, Role::SetDevice | Role::StreamCreate)
+    }
+
+    /// Whether the call is a synchronization API, and which.
+    pub fn sync_kind(&self) -> Option<SyncKind> {
+        match self.role {
+            Role::Sync(k) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+const fn off(o: usize) -> u8 {
+    assert!(o < 88, "offset outside the 88-byte args union");
+    o as u8
+}
+
+macro_rules! at {
+    ($($f:tt)+) => {
+        StreamArg::At(off(offset_of!(Args, $($f)+)))
+    };
+}
+macro_rules! ev {
+    ($($f:tt)+) => {
+        Some(off(offset_of!(Args, $($f)+)))
+    };
+}
+
+const fn op(
+    name: &'static str,
+    role: Role,
+    stream: StreamArg,
+    event: Option<u8>,
+    device_activity: bool,
+) -> HipOp {
+    HipOp {
+        name,
+        role,
+        stream,
+        event,
+        device_activity,
+    }
+}
+
+const fn launch(name: &'static str, stream: StreamArg) -> HipOp {
+    op(name, Role::Launch, stream, None, true)
+}
+const fn copy(name: &'static str, stream: StreamArg) -> HipOp {
+    op(name, Role::Copy, stream, None, true)
+}
+const fn memset(name: &'static str, stream: StreamArg) -> HipOp {
+    op(name, Role::Memset, stream, None, true)
+}
+const fn sync(name: &'static str, kind: SyncKind, stream: StreamArg, event: Option<u8>) -> HipOp {
+    op(name, Role::Sync(kind), stream, event, false)
+}
+
+/// Every HIP operation the tool treats specially. The `_spt` variants work on the per-thread
+/// default stream when passed the null stream, which the trace shows as the null stream.
+pub static OPS: &[HipOp] = &[
+    // Launches.
+    launch("hipLaunchKernel", at!(hipLaunchKernel.stream)),
+    launch("hipLaunchKernel_spt", at!(hipLaunchKernel.stream)),
+    // Same parameter list as hipLaunchKernel through the stream (sharedMemBytes is 4 bytes,
+    // padded to 8).
+    launch("hipLaunchCooperativeKernel", at!(hipLaunchKernel.stream)),
+    launch(
+        "hipLaunchCooperativeKernel_spt",
+        at!(hipLaunchKernel.stream),
+    ),
+    launch("hipExtLaunchKernel", at!(hipExtLaunchKernel.stream)),
+    launch("hipModuleLaunchKernel", at!(hipModuleLaunchKernel.stream)),
+    launch(
+        "hipModuleLaunchCooperativeKernel",
+        at!(hipModuleLaunchKernel.stream),
+    ),
+    // hipExtModuleLaunchKernel/hipHccModuleLaunchKernel: global sizes instead of grid sizes,
+    // the stream at the same place.
+    launch(
+        "hipExtModuleLaunchKernel",
+        at!(hipModuleLaunchKernel.stream),
+    ),
+    launch(
+        "hipHccModuleLaunchKernel",
+        at!(hipModuleLaunchKernel.stream),
+    ),
+    launch(
+        "hipLaunchKernelExC",
+        StreamArg::InConfig(
+            off(offset_of!(Args, hipLaunchKernelExC.config)),
+            off(offset_of!(sys::hipLaunchConfig_t, stream)),
+        ),
+    ),
+    launch("hipGraphLaunch", at!(hipGraphLaunch.stream)),
+    launch("hipGraphLaunch_spt", at!(hipGraphLaunch.stream)),
+    // One launch per device, each on its own stream: the stream is not one argument.
+    launch("hipLaunchCooperativeKernelMultiDevice", StreamArg::Current),
+    launch("hipExtLaunchMultiKernelMultiDevice", StreamArg::Current),
+    // Copies.
+    copy("hipMemcpy", StreamArg::Null),
+    copy("hipMemcpy_spt", StreamArg::Null),
+    copy("hipMemcpyHtoD", StreamArg::Null),
+    copy("hipMemcpyDtoH", StreamArg::Null),
+    copy("hipMemcpyDtoD", StreamArg::Null),
+    copy("hipMemcpyPeer", StreamArg::Null),
+    copy("hipMemcpy2D", StreamArg::Null),
+    copy("hipMemcpy2D_spt", StreamArg::Null),
+    copy("hipMemcpy3D", StreamArg::Null),
+    copy("hipMemcpy3D_spt", StreamArg::Null),
+    copy("hipMemcpyToSymbol", StreamArg::Null),
+    copy("hipMemcpyToSymbol_spt", StreamArg::Null),
+    copy("hipMemcpyFromSymbol", StreamArg::Null),
+    copy("hipMemcpyFromSymbol_spt", StreamArg::Null),
+    copy("hipMemcpyAsync", at!(hipMemcpyAsync.stream)),
+    copy("hipMemcpyAsync_spt", at!(hipMemcpyAsync.stream)),
+    copy("hipMemcpyWithStream", at!(hipMemcpyWithStream.stream)),
+    copy("hipMemcpyHtoDAsync", at!(hipMemcpyHtoDAsync.stream)),
+    // (dst, src, size, stream) like hipMemcpyHtoDAsync.
+    copy("hipMemcpyDtoHAsync", at!(hipMemcpyHtoDAsync.stream)),
+    copy("hipMemcpyDtoDAsync", at!(hipMemcpyHtoDAsync.stream)),
+    copy("hipMemcpyPeerAsync", at!(hipMemcpyPeerAsync.stream)),
+    copy("hipMemcpy2DAsync", at!(hipMemcpy2DAsync.stream)),
+    copy("hipMemcpy2DAsync_spt", at!(hipMemcpy2DAsync.stream)),
+    copy("hipMemcpy3DAsync", at!(hipMemcpy3DAsync.stream)),
+    copy("hipMemcpy3DAsync_spt", at!(hipMemcpy3DAsync.stream)),
+    copy("hipMemcpyToSymbolAsync", at!(hipMemcpyToSymbolAsync.stream)),
+    copy(
+        "hipMemcpyToSymbolAsync_spt",
+        at!(hipMemcpyToSymbolAsync.stream),
+    ),
+    copy(
+        "hipMemcpyFromSymbolAsync",
+        at!(hipMemcpyFromSymbolAsync.stream),
+    ),
+    copy(
+        "hipMemcpyFromSymbolAsync_spt",
+        at!(hipMemcpyFromSymbolAsync.stream),
+    ),
+    // Memsets.
+    memset("hipMemset", StreamArg::Null),
+    memset("hipMemset_spt", StreamArg::Null),
+    memset("hipMemsetD8", StreamArg::Null),
+    memset("hipMemsetD16", StreamArg::Null),
+    memset("hipMemsetD32", StreamArg::Null),
+    memset("hipMemset2D", StreamArg::Null),
+    memset("hipMemset3D", StreamArg::Null),
+    memset("hipMemsetAsync", at!(hipMemsetAsync.stream)),
+    memset("hipMemsetAsync_spt", at!(hipMemsetAsync.stream)),
+    memset("hipMemsetD8Async", at!(hipMemsetD8Async.stream)),
+    memset("hipMemsetD16Async", at!(hipMemsetD16Async.stream)),
+    memset("hipMemsetD32Async", at!(hipMemsetD32Async.stream)),
+    memset("hipMemset2DAsync", at!(hipMemset2DAsync.stream)),
+    memset("hipMemset2DAsync_spt", at!(hipMemset2DAsync.stream)),
+    memset("hipMemset3DAsync", at!(hipMemset3DAsync.stream)),
+    memset("hipMemset3DAsync_spt", at!(hipMemset3DAsync.stream)),
+    // Stream-ordered allocation.
+    op(
+        "hipMallocAsync",
+        Role::StreamOrderedAlloc,
+        at!(hipMallocAsync.stream),
+        None,
+        false,
+    ),
+    op(
+        "hipMallocFromPoolAsync",
+        Role::StreamOrderedAlloc,
+        at!(hipMallocFromPoolAsync.stream),
+        None,
+        false,
+    ),
+    op(
+        "hipFreeAsync",
+        Role::StreamOrderedAlloc,
+        at!(hipFreeAsync.stream),
+        None,
+        false,
+    ),
+    // Events and synchronization.
+    sync(
+        "hipEventRecord",
+        SyncKind::EventRecord,
+        at!(hipEventRecord.stream),
+        ev!(hipEventRecord.event),
+    ),
+    sync(
+        "hipEventRecord_spt",
+        SyncKind::EventRecord,
+        at!(hipEventRecord.stream),
+        ev!(hipEventRecord.event),
+    ),
+    sync(
+        "hipEventRecordWithFlags",
+        SyncKind::EventRecord,
+        at!(hipEventRecordWithFlags.stream),
+        ev!(hipEventRecordWithFlags.event),
+    ),
+    sync(
+        "hipStreamWaitEvent",
+        SyncKind::StreamWaitEvent,
+        at!(hipStreamWaitEvent.stream),
+        ev!(hipStreamWaitEvent.event),
+    ),
+    sync(
+        "hipStreamWaitEvent_spt",
+        SyncKind::StreamWaitEvent,
+        at!(hipStreamWaitEvent.stream),
+        ev!(hipStreamWaitEvent.event),
+    ),
+    sync(
+        "hipEventSynchronize",
+        SyncKind::EventSynchronize,
+        StreamArg::None,
+        ev!(hipEventSynchronize.event),
+    ),
+    sync(
+        "hipEventQuery",
+        SyncKind::EventQuery,
+        StreamArg::None,
+        ev!(hipEventQuery.event),
+    ),
+    sync(
+        "hipStreamSynchronize",
+        SyncKind::StreamSynchronize,
+        at!(hipStreamSynchronize.stream),
+        None,
+    ),
+    sync(
+        "hipStreamSynchronize_spt",
+        SyncKind::StreamSynchronize,
+        at!(hipStreamSynchronize.stream),
+        None,
+    ),
+    sync(
+        "hipStreamQuery",
+        SyncKind::StreamQuery,
+        at!(hipStreamQuery.stream),
+        None,
+    ),
+    sync(
+        "hipStreamQuery_spt",
+        SyncKind::StreamQuery,
+        at!(hipStreamQuery.stream),
+        None,
+    ),
+    // Waits for every stream of the thread's current device; names none.
+    sync(
+        "hipDeviceSynchronize",
+        SyncKind::DeviceSynchronize,
+        StreamArg::None,
+        None,
+    ),
+    // Streams and devices.
+    op(
+        "hipStreamCreate",
+        Role::StreamCreate,
+        StreamArg::Out(off(offset_of!(Args, hipStreamCreate.stream))),
+        None,
+        false,
+    ),
+    op(
+        "hipStreamCreateWithFlags",
+        Role::StreamCreate,
+        StreamArg::Out(off(offset_of!(Args, hipStreamCreateWithFlags.stream))),
+        None,
+        false,
+    ),
+    op(
+        "hipStreamCreateWithPriority",
+        Role::StreamCreate,
+        StreamArg::Out(off(offset_of!(Args, hipStreamCreateWithPriority.stream))),
+        None,
+        false,
+    ),
+    op(
+        "hipExtStreamCreateWithCUMask",
+        Role::StreamCreate,
+        StreamArg::Out(off(offset_of!(Args, hipExtStreamCreateWithCUMask.stream))),
+        None,
+        false,
+    ),
+    op(
+        "hipStreamDestroy",
+        Role::StreamDestroy,
+        at!(hipStreamDestroy.stream),
+        None,
+        false,
+    ),
+    op(
+        "hipSetDevice",
+        Role::SetDevice,
+        StreamArg::None,
+        None,
+        false,
+    ),
+];
+
+static BY_NAME: LazyLock<HashMap<&'static str, &'static HipOp>> =
+    LazyLock::new(|| OPS.iter().map(|o| (o.name, o)).collect());
+
+/// The row for `name`; for an unlisted copy, memset or launch, a row with the stream unknown.
+pub fn lookup(name: &str) -> Option<HipOp> {
+    if let Some(o) = BY_NAME.get(name) {
+        return Some(**o);
+    }
+    let role = if name.starts_with("hipMemcpy") {
+        Role::Copy
+    } else if name.starts_with("hipMemset") {
+        Role::Memset
+    } else if name.starts_with("hip") && name.contains("Launch") && name.contains("Kernel") {
+        Role::Launch
+    } else {
+        return None;
+    };
+    Some(op("", role, StreamArg::Current, None, true))
+}
+
+/// Whether a call named `name` is expected to produce device activity.
+pub fn expects_device_activity(name: &str) -> bool {
+    lookup(name).is_some_and(|o| o.device_activity)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str) -> HipOp {
+        lookup(name).unwrap_or_else(|| panic!("{name} not in the table"))
+    }
+
+    #[test]
+    fn names_are_unique() {
+        assert_eq!(BY_NAME.len(), OPS.len());
+    }
+
+    #[test]
+    fn the_calls_the_old_lists_disagreed_on() {
+        // (name, role, stream offset): each was missing from at least one of the three lists.
+        let cases: [(&str, Role, StreamArg); 8] = [
+            ("hipMemcpy2DAsync", Role::Copy, StreamArg::At(56)),
+            ("hipMemcpy3DAsync", Role::Copy, StreamArg::At(8)),
+            ("hipMemcpyToSymbolAsync", Role::Copy, StreamArg::At(40)),
+            ("hipMemsetD8Async", Role::Memset, StreamArg::At(24)),
+            ("hipMemsetD16Async", Role::Memset, StreamArg::At(24)),
+            ("hipMemsetD32Async", Role::Memset, StreamArg::At(24)),
+            (
+                "hipLaunchKernelExC",
+                Role::Launch,
+                StreamArg::InConfig(0, 32),
+            ),
+            (
+                "hipExtStreamCreateWithCUMask",
+                Role::StreamCreate,
+                StreamArg::Out(0),
+            ),
+        ];
+        for (name, role, stream) in cases {
+            let o = row(name);
+            assert_eq!((o.role, o.stream), (role, stream), "{name}");
+        }
+        assert!(row("hipMemsetD32Async").device_activity);
+        assert!(row("hipLaunchKernelExC").device_activity);
+        assert!(!row("hipExtStreamCreateWithCUMask").device_activity);
+    }
+
+    #[test]
+    fn offsets_match_the_hip_parameter_lists() {
+        let at = |n: &str| match row(n).stream {
+            StreamArg::At(o) => o,
+            s => panic!("{n}: {s:?}"),
+        };
+        assert_eq!(at("hipLaunchKernel"), 48);
+        assert_eq!(at("hipModuleLaunchKernel"), 40);
+        assert_eq!(at("hipGraphLaunch"), 8);
+        assert_eq!(at("hipMemcpyAsync"), 32);
+        assert_eq!(at("hipMemcpyDtoHAsync"), 24);
+        assert_eq!(at("hipMemcpyPeerAsync"), 40);
+        assert_eq!(at("hipMemset2DAsync"), 40);
+        assert_eq!(at("hipMemset3DAsync"), 64);
+        assert_eq!(at("hipMallocAsync"), 16);
+        assert_eq!(at("hipFreeAsync"), 8);
+        assert_eq!(at("hipStreamWaitEvent"), 0);
+        assert_eq!(row("hipStreamWaitEvent").event, Some(8));
+        assert_eq!(at("hipEventRecordWithFlags"), 8);
+        assert_eq!(row("hipEventQuery").event, Some(0));
+        assert_eq!(at("hipStreamQuery"), 0);
+    }
+
+    #[test]
+    fn roles_and_activity() {
+        assert_eq!(
+            row("hipStreamWaitEvent").sync_kind(),
+            Some(SyncKind::StreamWaitEvent)
+        );
+        assert_eq!(
+            row("hipEventRecordWithFlags").sync_kind(),
+            Some(SyncKind::EventRecord)
+        );
+        assert_eq!(row("hipDeviceSynchronize").stream, StreamArg::None);
+        assert_eq!(row("hipMemcpy").stream, StreamArg::Null);
+        assert!(row("hipGraphLaunch").device_activity);
+        assert!(!row("hipStreamSynchronize").device_activity);
+        assert!(!row("hipMallocAsync").device_activity);
+        assert_eq!(row("hipSetDevice").role, Role::SetDevice);
+        assert!(lookup("hipGetDevice").is_none());
+        assert!(lookup("hipMalloc").is_none());
+        assert!(lookup("hipGetLastError").is_none());
+    }
+
+    #[test]
+    fn unlisted_copies_and_launches_go_to_the_current_device() {
+        let o = row("hipMemcpy2DToArrayAsync");
+        assert_eq!((o.role, o.stream), (Role::Copy, StreamArg::Current));
+        assert_eq!(row("hipMemsetD2D8Async").role, Role::Memset);
+        assert_eq!(row("hipDrvLaunchKernelEx").role, Role::Launch);
+        assert!(expects_device_activity("hipMemcpyAtoH"));
+        assert!(!expects_device_activity("hipEventCreate"));
+    }
+}

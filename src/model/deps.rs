@@ -1,0 +1,576 @@
+//! Inter-stream dependencies: who produced the event a wait waited for.
+//!
+//! `hipEventRecord` calls are kept per (device, event handle) in a vector sorted by correlation
+//! id, filled concurrently from application threads (hence `dashmap`). A wait resolves to the
+//! latest record whose correlation id is strictly below its own: correlation ids are handed out
+//! in call order, so this is the record the runtime had seen when the wait was issued, whatever
+//! order the callbacks arrived in. Handles are reused (one event recorded many times), so only
+//! that rule — not "the last record seen" — gives the right producer.
+//!
+//! The pass at the end of this file turns each resolved wait into a flow between two anchors:
+//! the producer (the last GPU activity on the recording stream before the record, else the
+//! record call) and the consumer (the first GPU activity on the waiting stream after the wait,
+//! else the wait call itself, as for host syncs).
+
+use std::collections::HashMap;
+
+use dashmap::{DashMap, DashSet};
+
+use super::events::{ApiRecord, HipEventOp, SyncFact, SyncKind};
+use super::streams::{stream_key, Creations, StreamIndex};
+use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, SyncCall};
+
+/// One `hipEventRecord`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Producer {
+    pub correlation_id: u64,
+    /// Raw `hipStream_t` of the record (0 = null stream: a real producer).
+    pub stream: u64,
+    /// Creation order of that stream (`CallFact::stream_seq`).
+    pub stream_seq: u64,
+    /// HIP device of the stream, -1 when unknown.
+    pub device: i32,
+}
+
+/// Producers per (device, event handle), each vector sorted by correlation id.
+#[derive(Debug, Clone, Default)]
+pub struct ProducerMap {
+    records: DashMap<(i32, u64), Vec<Producer>>,
+    /// Devices that have at least one record: a wait may be on another device than its event.
+    devices: DashSet<i32>,
+}
+
+impl ProducerMap {
+    /// Adds a record at its lower bound (a duplicate correlation id is ignored).
+    pub fn record(&self, event: u64, p: Producer) {
+        self.devices.insert(p.device);
+        let mut v = self.records.entry((p.device, event)).or_default();
+        let i = v.partition_point(|q| q.correlation_id < p.correlation_id);
+        if v.get(i).map(|q| q.correlation_id) != Some(p.correlation_id) {
+            v.insert(i, p);
+        }
+    }
+
+    /// The latest record of `event` with a correlation id strictly below `wait_correlation_id`
+    /// (upper bound, then one back), over every device.
+    pub fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
+        let mut best: Option<Producer> = None;
+        for d in self.devices.iter() {
+            let Some(v) = self.records.get(&(*d, event)) else {
+                continue;
+            };
+            let i = v.partition_point(|q| q.correlation_id < wait_correlation_id);
+            if let Some(p) = i.checked_sub(1).map(|i| v[i]) {
+                if best.is_none_or(|b| p.correlation_id > b.correlation_id) {
+                    best = Some(p);
+                }
+            }
+        }
+        best
+    }
+
+    /// Forgets every record: a wait in the next capture window must not resolve to a record
+    /// made before it.
+    pub fn clear(&self) {
+        self.records.clear();
+        self.devices.clear();
+    }
+
+    /// Moves the records out (what the session hands to the join), leaving the map empty.
+    pub fn take(&self) -> ProducerMap {
+        let out = self.clone();
+        self.clear();
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.iter().map(|v| v.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Flow ids: below 2^53 (xprof's viewer reads them as JavaScript numbers), with bit 52 set and a
+/// per-host value in bits 36–51 so two hosts' ids differ when xprof merges them; the wait's
+/// correlation id in the low 36 bits.
+pub fn flow_id(host_salt: u64, wait_correlation_id: u64) -> u64 {
+    (1 << 52) | ((host_salt & 0xffff) << 36) | (wait_correlation_id & ((1 << 36) - 1))
+}
+
+/// FNV-1a of host name and pid: the per-host part of flow ids.
+pub fn host_salt(hostname: &str, pid: u32) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in hostname.bytes().chain(pid.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    h ^ (h >> 32)
+}
+
+/// What the dependency pass needs from the rest of the join.
+pub struct DepInputs<'a> {
+    pub syncs: &'a [SyncFact],
+    pub producers: &'a ProducerMap,
+    /// Stream creations, to re-read a producer's stream by correlation order.
+    pub creations: &'a Creations,
+    pub streams: &'a StreamIndex,
+    /// HIP device number → GPU plane.
+    pub plane_of: &'a dyn Fn(i32) -> Option<u32>,
+    /// API record of each correlation id.
+    pub api: &'a HashMap<u64, &'a ApiRecord>,
+    /// GPU-side completion of each HIP event barrier, by (call correlation id, operation), when
+    /// the runtime traces HIP events (`HIP_EVENT`, after SDK 1.3.5).
+    pub barriers: &'a HashMap<(u64, HipEventOp), u64>,
+    pub host_salt: u64,
+}
+
+/// Resolves every sync call and builds the dependency flows.
+pub fn resolve_dependencies(
+    i: &DepInputs<'_>,
+    counters: &mut super::Counters,
+) -> (Vec<SyncCall>, Vec<DependencyFlow>) {
+    let mut syncs: Vec<&SyncFact> = i.syncs.iter().filter(|s| s.correlation_id != 0).collect();
+    syncs.sort_by_key(|s| s.correlation_id);
+    syncs.dedup_by_key(|s| s.correlation_id);
+    let mut calls = Vec::with_capacity(syncs.len());
+    let mut flows = Vec::new();
+    for s in syncs {
+        let plane = (i.plane_of)(s.device);
+        let key = stream_key(s.stream, s.stream_seq);
+        let number = plane.and_then(|p| i.streams.number(p, key));
+        let waits_on_event = matches!(
+            s.kind,
+            SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery
+        );
+        let producer = if waits_on_event {
+            i.producers.resolve(s.event, s.correlation_id).map(|mut p| {
+                if let Some((d, seq)) = i.creations.at(p.stream, p.correlation_id) {
+                    (p.device, p.stream_seq) = (d, seq);
+                }
+                p
+            })
+        } else {
+            None
+        };
+        if waits_on_event {
+            if producer.is_some() {
+                counters.waits_resolved += 1;
+            } else {
+                counters.waits_unresolved += 1;
+            }
+        }
+        let resolved = producer.map(|p| {
+            let pplane = (i.plane_of)(p.device);
+            let pkey = stream_key(p.stream, p.stream_seq);
+            ResolvedWait {
+                record_correlation_id: p.correlation_id,
+                stream: pplane.and_then(|pl| i.streams.number(pl, pkey)),
+                device: pplane,
+            }
+        });
+        calls.push(SyncCall {
+            correlation_id: s.correlation_id,
+            kind: s.kind,
+            event: s.event,
+            stream: number.filter(|_| s.kind.names_a_stream()),
+            device: plane,
+            resolved,
+        });
+        // Queries do not wait: no arrow.
+        let Some(p) = producer.filter(|_| s.kind != SyncKind::EventQuery) else {
+            continue;
+        };
+        let pkey = stream_key(p.stream, p.stream_seq);
+        let from = (i.plane_of)(p.device)
+            .and_then(|pl| {
+                barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record)
+                    .or_else(|| i.streams.last_before(pl, pkey, p.correlation_id))
+            })
+            .or_else(|| host_anchor(i, p.correlation_id));
+        let to = match (s.kind, plane) {
+            (SyncKind::StreamWaitEvent, Some(pl)) => {
+                barrier_anchor(i, pl, key, s.correlation_id, HipEventOp::Wait)
+                    .or_else(|| i.streams.first_after(pl, key, s.correlation_id))
+                    .or_else(|| host_anchor(i, s.correlation_id))
+            }
+            _ => host_anchor(i, s.correlation_id),
+        };
+        if let (Some(from), Some(to)) = (from, to) {
+            flows.push(DependencyFlow {
+                id: flow_id(i.host_salt, s.correlation_id),
+                wait_correlation_id: s.correlation_id,
+                record_correlation_id: p.correlation_id,
+                from,
+                to,
+            });
+        }
+    }
+    (calls, flows)
+}
+
+/// The GPU-side completion of a call's HIP event barrier, on its stream's line: where the
+/// runtime traces HIP events, the record completes when the work before it has, and the wait
+/// when the waiting stream may go on — better anchors than the neighbouring activities.
+fn barrier_anchor(
+    i: &DepInputs<'_>,
+    plane: u32,
+    key: super::streams::StreamKey,
+    correlation_id: u64,
+    op: HipEventOp,
+) -> Option<Anchor> {
+    let &time_ns = i.barriers.get(&(correlation_id, op))?;
+    let line = i.streams.line_of(plane, key)?;
+    Some(Anchor {
+        place: AnchorPlace::Device {
+            ordinal: plane,
+            line,
+        },
+        time_ns,
+    })
+}
+
+/// A point at the end of an API call, on its thread's line.
+fn host_anchor(i: &DepInputs<'_>, correlation_id: u64) -> Option<Anchor> {
+    i.api.get(&correlation_id).map(|a| Anchor {
+        place: AnchorPlace::Host { tid: a.thread_id },
+        time_ns: a.end_ns.max(a.start_ns),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(corr: u64, stream: u64) -> Producer {
+        Producer {
+            correlation_id: corr,
+            stream,
+            stream_seq: stream,
+            device: 0,
+        }
+    }
+
+    #[test]
+    fn a_wait_resolves_to_the_latest_record_strictly_before_it() {
+        let m = ProducerMap::default();
+        m.record(0xe, p(100, 1));
+        m.record(0xe, p(200, 2));
+        assert_eq!(m.resolve(0xe, 101).map(|p| p.correlation_id), Some(100));
+        assert_eq!(m.resolve(0xe, 201).map(|p| p.correlation_id), Some(200));
+        assert_eq!(m.resolve(0xe, 100), None, "strictly below");
+        assert_eq!(m.resolve(0xe, 50), None, "recorded only after the wait");
+        assert_eq!(m.resolve(0xf, 500), None, "never recorded");
+    }
+
+    #[test]
+    fn resolution_does_not_depend_on_arrival_order() {
+        let recs = [p(10, 1), p(30, 2), p(20, 0), p(40, 1), p(35, 3)];
+        let waits = [5u64, 11, 21, 31, 36, 41, 1000];
+        let expect: Vec<Option<u64>> = {
+            let m = ProducerMap::default();
+            for r in recs {
+                m.record(7, r);
+            }
+            waits
+                .iter()
+                .map(|&w| m.resolve(7, w).map(|p| p.correlation_id))
+                .collect()
+        };
+        assert_eq!(
+            expect,
+            vec![
+                None,
+                Some(10),
+                Some(20),
+                Some(30),
+                Some(35),
+                Some(40),
+                Some(40)
+            ]
+        );
+        // Every permutation of the five records (120) gives the same answers.
+        let mut idx = [0usize, 1, 2, 3, 4];
+        let mut count = 0;
+        permute(&mut idx, 0, &mut |order| {
+            let m = ProducerMap::default();
+            for &k in order {
+                m.record(7, recs[k]);
+            }
+            let got: Vec<Option<u64>> = waits
+                .iter()
+                .map(|&w| m.resolve(7, w).map(|p| p.correlation_id))
+                .collect();
+            assert_eq!(got, expect, "order {order:?}");
+            count += 1;
+        });
+        assert_eq!(count, 120);
+    }
+
+    fn permute(a: &mut [usize; 5], k: usize, f: &mut dyn FnMut(&[usize])) {
+        if k == a.len() {
+            f(a);
+            return;
+        }
+        for i in k..a.len() {
+            a.swap(k, i);
+            permute(a, k + 1, f);
+            a.swap(k, i);
+        }
+    }
+
+    #[test]
+    fn null_stream_producer_is_resolved_and_devices_are_searched() {
+        let m = ProducerMap::default();
+        m.record(9, p(10, 0));
+        m.record(
+            9,
+            Producer {
+                device: 1,
+                ..p(15, 4)
+            },
+        );
+        let got = m.resolve(9, 12).unwrap();
+        assert_eq!((got.correlation_id, got.stream), (10, 0));
+        assert_eq!(m.resolve(9, 16).unwrap().device, 1);
+    }
+
+    #[test]
+    fn clear_forgets_the_previous_window() {
+        let m = ProducerMap::default();
+        m.record(3, p(10, 1));
+        let taken = m.take();
+        assert_eq!(taken.resolve(3, 11).map(|p| p.correlation_id), Some(10));
+        assert!(m.is_empty());
+        assert_eq!(m.resolve(3, 11), None, "record from the previous window");
+        m.record(3, p(20, 1));
+        m.clear();
+        assert_eq!(m.resolve(3, 21), None);
+    }
+
+    #[test]
+    fn concurrent_records_all_land_sorted() {
+        let m = ProducerMap::default();
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let m = &m;
+                s.spawn(move || {
+                    for k in 0..250u64 {
+                        m.record(1, p(k * 4 + t + 1, t));
+                    }
+                });
+            }
+        });
+        assert_eq!(m.len(), 1000);
+        for w in 2..=1001u64 {
+            assert_eq!(m.resolve(1, w).unwrap().correlation_id, w - 1);
+        }
+    }
+
+    /// The whole pass through the join: a record on stream A after a kernel, a wait on stream B
+    /// before a kernel, and an event sync on the host.
+    fn two_streams(barriers: bool) -> crate::model::Trace {
+        use crate::model::events::{
+            AgentInfo, AgentType, ApiDomain, ApiRecord, CallFact, Collected, HipEventOp,
+            HipEventRecord, KernelRecord, StreamCreation, SyncFact,
+        };
+        let gpu = AgentInfo {
+            handle: 0x10,
+            kind: AgentType::Gpu,
+            type_index: 0,
+            node_id: 1,
+            name: "gfx942".into(),
+            product_name: String::new(),
+            vendor_name: String::new(),
+            cu_count: 0,
+            simd_per_cu: 0,
+            wave_front_size: 0,
+            max_waves_per_cu: 0,
+            max_engine_clk_mhz: 0,
+            local_mem_bytes: 0,
+            gfx_target_version: 0,
+        };
+        let mut c = Collected {
+            hostname: "h".into(),
+            agents: vec![gpu],
+            ..Collected::default()
+        };
+        for (op, n) in [
+            (1, "hipLaunchKernel"),
+            (2, "hipEventRecord"),
+            (3, "hipStreamWaitEvent"),
+            (4, "hipEventSynchronize"),
+        ] {
+            c.op_names
+                .insert((ApiDomain::Hip, op), std::sync::Arc::from(n));
+        }
+        let api = |op, corr, s| ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: s,
+            end_ns: s + 5,
+            thread_id: 7,
+        };
+        // corr 3: kernel on A; 4: record e on A; 5: wait B on e; 6: kernel on B; 7: event sync.
+        c.api = vec![
+            api(1, 3, 100),
+            api(2, 4, 110),
+            api(3, 5, 120),
+            api(1, 6, 130),
+            api(4, 7, 140),
+        ];
+        let k = |corr, s, e| KernelRecord {
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: s,
+            end_ns: e,
+            thread_id: 7,
+            agent: 0x10,
+            queue: 0x91,
+            kernel_id: 0,
+            dispatch_id: corr,
+            private_segment_size: 0,
+            group_segment_size: 0,
+            workgroup: [1, 1, 1],
+            grid: [1, 1, 1],
+        };
+        c.kernels = vec![k(3, 200, 300), k(6, 400, 450)];
+        c.stream_creations = vec![
+            StreamCreation {
+                correlation_id: 1,
+                stream: 0xa,
+                device: 0,
+                stream_seq: 1,
+            },
+            StreamCreation {
+                correlation_id: 2,
+                stream: 0xb,
+                device: 0,
+                stream_seq: 2,
+            },
+        ];
+        // Facts as a racing thread may record them: stream unknown at capture time.
+        let fact = |corr, stream| CallFact {
+            correlation_id: corr,
+            stream,
+            device: -1,
+            stream_seq: 0,
+        };
+        c.calls = vec![fact(3, 0xa), fact(6, 0xb)];
+        let sync = |corr, kind, stream| SyncFact {
+            correlation_id: corr,
+            kind,
+            event: 0xe,
+            stream,
+            device: -1,
+            stream_seq: 0,
+        };
+        c.syncs = vec![
+            sync(4, SyncKind::EventRecord, 0xa),
+            sync(5, SyncKind::StreamWaitEvent, 0xb),
+            sync(7, SyncKind::EventSynchronize, 0),
+        ];
+        c.producers.record(
+            0xe,
+            Producer {
+                correlation_id: 4,
+                stream: 0xa,
+                stream_seq: 0,
+                device: -1,
+            },
+        );
+        if barriers {
+            let b = |corr, end| HipEventRecord {
+                correlation_id: corr,
+                operation: 0,
+                start_ns: end - 1,
+                end_ns: end,
+                event: 0xe,
+                queue: 0x91,
+            };
+            c.hip_events = vec![
+                (HipEventOp::Record, b(4, 310)),
+                (HipEventOp::Wait, b(5, 320)),
+            ];
+        }
+        crate::model::join::join(c)
+    }
+
+    #[test]
+    fn arrows_join_the_producer_activity_to_the_consumer_activity() {
+        let t = two_streams(false);
+        let (a, b) = (t.devices[0].lines[0].id, t.devices[0].lines[1].id);
+        assert_eq!((a, b), (0, 1), "streams A and B, by creation");
+        let f: Vec<(u64, Anchor, Anchor)> = t
+            .dependency_flows
+            .iter()
+            .map(|f| (f.wait_correlation_id, f.from, f.to))
+            .collect();
+        let dev = |line, time_ns| Anchor {
+            place: AnchorPlace::Device { ordinal: 0, line },
+            time_ns,
+        };
+        let host = |time_ns| Anchor {
+            place: AnchorPlace::Host { tid: 7 },
+            time_ns,
+        };
+        assert_eq!(
+            f,
+            vec![
+                // The wait: end of the kernel before the record → start of the kernel after it.
+                (5, dev(a, 300), dev(b, 400)),
+                // The event sync: same producer → the end of the sync call on the host.
+                (7, dev(a, 300), host(145)),
+            ]
+        );
+        let wait = t.sync_calls.iter().find(|s| s.correlation_id == 5).unwrap();
+        assert_eq!(wait.stream, Some(1));
+        assert_eq!(
+            wait.resolved,
+            Some(ResolvedWait {
+                record_correlation_id: 4,
+                stream: Some(0),
+                device: Some(0)
+            })
+        );
+        assert_eq!(
+            (t.counters.waits_resolved, t.counters.waits_unresolved),
+            (2, 0)
+        );
+    }
+
+    #[test]
+    fn hip_event_barriers_give_the_anchor_times() {
+        let t = two_streams(true);
+        let f = &t.dependency_flows[0];
+        assert_eq!(f.wait_correlation_id, 5);
+        // Record barrier completes at 310, the wait barrier releases stream B at 320.
+        assert_eq!((f.from.time_ns, f.to.time_ns), (310, 320));
+        assert_eq!(
+            f.from.place,
+            AnchorPlace::Device {
+                ordinal: 0,
+                line: 0
+            }
+        );
+        assert_eq!(
+            f.to.place,
+            AnchorPlace::Device {
+                ordinal: 0,
+                line: 1
+            }
+        );
+    }
+
+    #[test]
+    fn flow_ids_stay_below_2_53_and_differ_by_host() {
+        let a = flow_id(host_salt("node-a", 1), u64::MAX);
+        let b = flow_id(host_salt("node-b", 1), u64::MAX);
+        assert!(a < 1 << 53 && b < 1 << 53);
+        assert_ne!(a, b);
+        assert_ne!(flow_id(7, 1), flow_id(7, 2));
+    }
+}

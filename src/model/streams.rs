@@ -1,0 +1,395 @@
+//! Device lines are HIP streams: one line per stream per device, `Stream #N` with small dense
+//! numbers in creation order (the null stream first).
+//!
+//! HSA queues are not streams: with more streams than the runtime's queues (4 per device by
+//! default) several streams share a queue, and one line per queue draws unrelated work as if
+//! it were ordered. The stream of every launch and copy is read from its arguments at entry
+//! (`CallFact`), which works under every SDK version. Work whose call was not seen keeps a line
+//! per HSA queue (kernels) or one line for copies, numbered after the streams.
+//!
+//! A stream runs its work in order, so its events should never overlap; the runtime is not ours,
+//! so where they do, the line is split into sub-lines (greedily, first sub-line free at the
+//! event's start) and the split events are counted.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::events::{CallFact, StreamCreation, SyncFact};
+use super::trace::{Anchor, AnchorPlace, DeviceEvent, DeviceLine};
+
+/// Which stream (or fallback) a device event belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StreamKey {
+    /// The null stream of the device.
+    Null,
+    /// A stream created while the tool ran, by creation order.
+    Created(u64),
+    /// A stream created before the tool (raw handle).
+    Unknown(u64),
+    /// A kernel whose launch call was not seen: its HSA queue (raw handle).
+    Queue(u64),
+    /// A copy whose call was not seen.
+    Copies,
+}
+
+/// The key of a stream as recorded at a call's entry.
+pub fn stream_key(stream: u64, stream_seq: u64) -> StreamKey {
+    match (stream, stream_seq) {
+        (0, _) => StreamKey::Null,
+        (_, 0) => StreamKey::Unknown(stream),
+        (_, s) => StreamKey::Created(s),
+    }
+}
+
+/// Stream creations by handle, each list in correlation order.
+#[derive(Debug, Default)]
+pub struct Creations(HashMap<u64, Vec<StreamCreation>>);
+
+impl Creations {
+    pub fn new(list: &[StreamCreation]) -> Self {
+        let mut m: HashMap<u64, Vec<StreamCreation>> = HashMap::new();
+        for c in list.iter().filter(|c| c.stream != 0) {
+            m.entry(c.stream).or_default().push(*c);
+        }
+        for v in m.values_mut() {
+            v.sort_by_key(|c| c.correlation_id);
+        }
+        Creations(m)
+    }
+
+    /// Device and creation order of `stream` as used by call `correlation_id`: the latest
+    /// creation of that handle before the call (a destroyed stream's handle can be reused).
+    pub fn at(&self, stream: u64, correlation_id: u64) -> Option<(i32, u64)> {
+        let v = self.0.get(&stream)?;
+        let i = v.partition_point(|c| c.correlation_id < correlation_id);
+        v[..i].last().map(|c| (c.device, c.stream_seq))
+    }
+}
+
+/// Re-reads the device and creation order of every call's stream from the creations.
+pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncFact]) {
+    for f in calls.iter_mut().filter(|f| f.stream != 0) {
+        if let Some((d, seq)) = creations.at(f.stream, f.correlation_id) {
+            (f.device, f.stream_seq) = (d, seq);
+        }
+    }
+    for f in syncs.iter_mut().filter(|f| f.stream != 0) {
+        if let Some((d, seq)) = creations.at(f.stream, f.correlation_id) {
+            (f.device, f.stream_seq) = (d, seq);
+        }
+    }
+}
+
+/// One activity of a stream, for dependency anchors.
+#[derive(Debug, Clone, Copy)]
+struct Activity {
+    correlation_id: u64,
+    start_ns: u64,
+    end_ns: u64,
+    line: i64,
+}
+
+/// Stream numbers and each stream's activities in submission (correlation id) order.
+#[derive(Debug, Default)]
+pub struct StreamIndex {
+    numbers: HashMap<(u32, StreamKey), i64>,
+    /// Streams with a line of their own (device work).
+    with_line: HashSet<(u32, StreamKey)>,
+    /// Activities of the streams sync calls name (only those can anchor an arrow).
+    activity: HashMap<(u32, StreamKey), Vec<Activity>>,
+}
+
+impl StreamIndex {
+    /// `N` of `Stream #N` on GPU plane `plane`.
+    pub fn number(&self, plane: u32, key: StreamKey) -> Option<i64> {
+        self.numbers.get(&(plane, key)).copied()
+    }
+
+    /// The stream's own line (`Stream #N`), when it has device work.
+    pub fn line_of(&self, plane: u32, key: StreamKey) -> Option<i64> {
+        self.with_line
+            .contains(&(plane, key))
+            .then(|| self.number(plane, key))
+            .flatten()
+    }
+
+    /// The end of the last activity of the stream submitted before `correlation_id`.
+    pub fn last_before(&self, plane: u32, key: StreamKey, correlation_id: u64) -> Option<Anchor> {
+        let v = self.activity.get(&(plane, key))?;
+        let i = v.partition_point(|a| a.correlation_id < correlation_id);
+        let last = v[..i].last()?;
+        // Several activities may share the id (graph launch): the one ending last.
+        let a = v[..i]
+            .iter()
+            .rev()
+            .take_while(|a| a.correlation_id == last.correlation_id)
+            .max_by_key(|a| (a.end_ns, a.start_ns))?;
+        Some(Anchor {
+            place: AnchorPlace::Device {
+                ordinal: plane,
+                line: a.line,
+            },
+            time_ns: a.end_ns,
+        })
+    }
+
+    /// The start of the first activity of the stream submitted after `correlation_id`.
+    pub fn first_after(&self, plane: u32, key: StreamKey, correlation_id: u64) -> Option<Anchor> {
+        let v = self.activity.get(&(plane, key))?;
+        let i = v.partition_point(|a| a.correlation_id <= correlation_id);
+        let first = v.get(i)?;
+        let a = v[i..]
+            .iter()
+            .take_while(|a| a.correlation_id == first.correlation_id)
+            .min_by_key(|a| (a.start_ns, a.end_ns))?;
+        Some(Anchor {
+            place: AnchorPlace::Device {
+                ordinal: plane,
+                line: a.line,
+            },
+            time_ns: a.start_ns,
+        })
+    }
+}
+
+/// Order of streams on a device: null stream, created streams by creation, streams from before
+/// the tool by first call, then the fallback lines.
+fn order_key(key: StreamKey, first_correlation: u64, first_start: u64) -> (u8, u64) {
+    match key {
+        StreamKey::Null => (0, 0),
+        StreamKey::Created(seq) => (1, seq),
+        StreamKey::Unknown(_) => (2, first_correlation),
+        StreamKey::Queue(_) => (3, first_start),
+        StreamKey::Copies => (4, 0),
+    }
+}
+
+/// A stream's events (sorted by start) as sub-lines without partial overlaps: sub-line 0 is the
+/// stream's own line; each event goes to the first sub-line free at its start (greedy). The
+/// usual case, no overlap at all, keeps the vector as it is.
+fn split_overlaps(events: Vec<DeviceEvent>, split_events: &mut u64) -> Vec<Vec<DeviceEvent>> {
+    // Sorted by start: disjoint exactly when each event starts after the previous one ends.
+    if events
+        .windows(2)
+        .all(|w| w[1].start_ns >= w[0].end_ns.max(w[0].start_ns))
+    {
+        return vec![events];
+    }
+    let mut ends: Vec<u64> = Vec::new();
+    let mut subs: Vec<Vec<DeviceEvent>> = Vec::new();
+    for e in events {
+        let at = ends.iter().position(|&end| end <= e.start_ns);
+        let k = match at {
+            Some(k) => k,
+            None => {
+                ends.push(0);
+                subs.push(Vec::new());
+                ends.len() - 1
+            }
+        };
+        if k > 0 {
+            *split_events += 1;
+        }
+        ends[k] = e.end_ns.max(e.start_ns);
+        subs[k].push(e);
+    }
+    subs
+}
+
+/// Builds the lines of every device from its events grouped by stream. `known` lists streams
+/// that had no device work but appear in sync calls, so they get a number too.
+pub fn build_lines(
+    grouped: BTreeMap<(u32, StreamKey), Vec<DeviceEvent>>,
+    known: impl IntoIterator<Item = (u32, StreamKey, u64)>,
+    split_events: &mut u64,
+) -> (BTreeMap<u32, Vec<DeviceLine>>, StreamIndex) {
+    // (plane) → [(order, key)]
+    let mut keys: BTreeMap<u32, BTreeMap<StreamKey, (u8, u64)>> = BTreeMap::new();
+    for ((plane, key), events) in &grouped {
+        let first_corr = events
+            .iter()
+            .map(|e| e.correlation_id)
+            .filter(|&c| c != 0)
+            .min()
+            .unwrap_or(u64::MAX);
+        let first_start = events.iter().map(|e| e.start_ns).min().unwrap_or(0);
+        let o = order_key(*key, first_corr, first_start);
+        keys.entry(*plane).or_default().insert(*key, o);
+    }
+    // Only streams that sync calls name need their activities indexed for anchors.
+    let mut named: HashSet<(u32, StreamKey)> = HashSet::new();
+    for (plane, key, corr) in known {
+        if matches!(key, StreamKey::Queue(_) | StreamKey::Copies) {
+            continue;
+        }
+        named.insert((plane, key));
+        let o = order_key(key, corr, 0);
+        let e = keys.entry(plane).or_default().entry(key).or_insert(o);
+        *e = (*e).min(o);
+    }
+    let mut index = StreamIndex::default();
+    for (&plane, ks) in &keys {
+        let mut v: Vec<(&StreamKey, &(u8, u64))> = ks.iter().collect();
+        v.sort_by_key(|(k, o)| (**o, **k));
+        for (n, (k, _)) in v.into_iter().enumerate() {
+            index.numbers.insert((plane, *k), n as i64);
+        }
+    }
+
+    let mut out: BTreeMap<u32, Vec<DeviceLine>> = BTreeMap::new();
+    let mut next_free: HashMap<u32, i64> = HashMap::new();
+    for (&plane, ks) in &keys {
+        next_free.insert(plane, ks.len() as i64);
+    }
+    let mut by_number: Vec<((u32, i64), StreamKey, Vec<DeviceEvent>)> = grouped
+        .into_iter()
+        .map(|((plane, key), ev)| ((plane, index.numbers[&(plane, key)]), key, ev))
+        .collect();
+    by_number.sort_by_key(|(k, _, _)| *k);
+    for ((plane, number), key, mut events) in by_number {
+        events.sort_by_key(|e| (e.start_ns, std::cmp::Reverse(e.end_ns), e.correlation_id));
+        let subs = split_overlaps(events, split_events);
+        let lines = out.entry(plane).or_default();
+        for (k, events) in subs.into_iter().enumerate() {
+            let (id, name) = if k == 0 {
+                (number, format!("Stream #{number}"))
+            } else {
+                let free = next_free.entry(plane).or_default();
+                let id = *free;
+                *free += 1;
+                (id, format!("Stream #{number} (overlap {k})"))
+            };
+            index.with_line.insert((plane, key));
+            if named.contains(&(plane, key)) {
+                let acts = index.activity.entry((plane, key)).or_default();
+                acts.extend(events.iter().map(|e| Activity {
+                    correlation_id: e.correlation_id,
+                    start_ns: e.start_ns,
+                    end_ns: e.end_ns,
+                    line: id,
+                }));
+            }
+            lines.push(DeviceLine { id, name, events });
+        }
+    }
+    for v in index.activity.values_mut() {
+        v.sort_by_key(|a| (a.correlation_id, a.start_ns, a.end_ns, a.line));
+    }
+    for lines in out.values_mut() {
+        lines.sort_by_key(|l| l.id);
+    }
+    (out, index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::trace::{DeviceEventKind, KernelInfo};
+
+    fn ev(corr: u64, s: u64, e: u64) -> DeviceEvent {
+        DeviceEvent {
+            start_ns: s,
+            end_ns: e,
+            correlation_id: corr,
+            thread_id: 1,
+            kind: DeviceEventKind::Kernel(KernelInfo::default()),
+            annotation: None,
+        }
+    }
+
+    #[test]
+    fn numbers_follow_creation_with_the_null_stream_first() {
+        let mut g = BTreeMap::new();
+        g.insert((0, StreamKey::Created(7)), vec![ev(1, 10, 20)]);
+        g.insert((0, StreamKey::Null), vec![ev(2, 30, 40)]);
+        g.insert((0, StreamKey::Created(3)), vec![ev(3, 50, 60)]);
+        g.insert((0, StreamKey::Queue(0xabc)), vec![ev(0, 5, 6)]);
+        g.insert((1, StreamKey::Created(5)), vec![ev(4, 1, 2)]);
+        let mut split = 0;
+        // Stream 4 only waits (no work of its own): it still gets a number.
+        let (lines, idx) = build_lines(g, [(0, StreamKey::Created(4), 9)], &mut split);
+        let names: Vec<(i64, &str)> = lines[&0].iter().map(|l| (l.id, l.name.as_str())).collect();
+        assert_eq!(
+            names,
+            vec![
+                (0, "Stream #0"),
+                (1, "Stream #1"),
+                (3, "Stream #3"),
+                (4, "Stream #4")
+            ]
+        );
+        assert_eq!(idx.number(0, StreamKey::Created(3)), Some(1));
+        assert_eq!(idx.number(0, StreamKey::Created(4)), Some(2));
+        assert_eq!(idx.number(0, StreamKey::Created(7)), Some(3));
+        assert_eq!(idx.number(1, StreamKey::Created(5)), Some(0));
+        assert_eq!(split, 0);
+    }
+
+    #[test]
+    fn calls_take_their_stream_from_the_creation_before_them() {
+        let mk = |corr, stream, device, seq| StreamCreation {
+            correlation_id: corr,
+            stream,
+            device,
+            stream_seq: seq,
+        };
+        // Handle 0xa created on device 0, destroyed, re-created on device 1.
+        let cr = Creations::new(&[mk(50, 0xa, 1, 2), mk(1, 0xa, 0, 1)]);
+        // A wait seen before the creating thread published the stream (device -1).
+        let mut calls = [CallFact {
+            correlation_id: 10,
+            stream: 0xa,
+            device: -1,
+            stream_seq: 0,
+        }];
+        let mut syncs = [SyncFact {
+            correlation_id: 60,
+            kind: crate::model::events::SyncKind::StreamWaitEvent,
+            event: 1,
+            stream: 0xa,
+            device: -1,
+            stream_seq: 0,
+        }];
+        restamp(&cr, &mut calls, &mut syncs);
+        assert_eq!((calls[0].device, calls[0].stream_seq), (0, 1));
+        assert_eq!((syncs[0].device, syncs[0].stream_seq), (1, 2));
+        assert_eq!(cr.at(0xa, 1), None, "not before its creation");
+    }
+
+    #[test]
+    fn a_self_overlapping_stream_is_split_and_counted() {
+        let mut g = BTreeMap::new();
+        g.insert(
+            (0, StreamKey::Created(1)),
+            vec![ev(1, 10, 50), ev(2, 20, 60), ev(3, 60, 70), ev(4, 30, 40)],
+        );
+        let mut split = 0;
+        // A sync call names the stream, so its activities are indexed for anchors.
+        let (lines, idx) = build_lines(g, [(0, StreamKey::Created(1), 1)], &mut split);
+        let l = &lines[&0];
+        assert_eq!(l.len(), 3);
+        assert_eq!(split, 2);
+        for line in l {
+            let mut ev: Vec<(u64, u64)> =
+                line.events.iter().map(|e| (e.start_ns, e.end_ns)).collect();
+            ev.sort();
+            for w in ev.windows(2) {
+                assert!(w[0].1 <= w[1].0, "{:?} overlaps on {}", w, line.name);
+            }
+        }
+        assert_eq!(l[1].name, "Stream #0 (overlap 1)");
+        // Anchors find the events on whichever sub-line they landed.
+        let a = idx.first_after(0, StreamKey::Created(1), 1).unwrap();
+        assert_eq!(
+            (a.time_ns, a.place),
+            (
+                20,
+                AnchorPlace::Device {
+                    ordinal: 0,
+                    line: l[1].id
+                }
+            )
+        );
+        let b = idx.last_before(0, StreamKey::Created(1), 4).unwrap();
+        assert_eq!(b.time_ns, 70);
+    }
+}

@@ -1,0 +1,221 @@
+//! Synchronization stats on host API events, and the anchors of dependency arrows.
+//!
+//! xprof gives every event carrying `correlation_id` its launch arrow and keeps one flow per
+//! event (the last it reads; its own `correlation_id` flow comes after ours), so a dependency
+//! arrow cannot start or end on a kernel or an API call. Each end gets an anchor of its own: a
+//! zero-duration event, without `correlation_id`, on the producer's or consumer's line, carrying
+//! a `flow` stat. Launch arrows (category `gpu_launch`) and dependency arrows (category generic,
+//! anchors named `HIP event record` / `HIP event wait`) then both survive.
+
+use std::collections::HashMap;
+
+use super::builder::{LineBuilder, PlaneBuilder, StatValue};
+use crate::model::events::SyncKind;
+use crate::model::{AnchorPlace, SyncCall, Trace};
+
+// Stat names, on the pattern of CUPTI-based tools (`cuda_event` → `hip_event`, …). All ours.
+pub const HIP_EVENT: &str = "hip_event";
+pub const HIP_STREAM: &str = "hip_stream";
+pub const SYNC_TYPE: &str = "sync_type";
+pub const WAIT_ON_HIP_EVENT_ID: &str = "wait_on_hip_event_id";
+pub const WAIT_ON_STREAM: &str = "wait_on_stream";
+pub const WAIT_ON_HIP_EVENT_RECORD_CORR_ID: &str = "wait_on_hip_event_record_corr_id";
+/// Ours: the HSA queue a kernel ran on (lines are HIP streams).
+pub const HSA_QUEUE: &str = "hsa_queue";
+/// XLA's flow stat (`XFlow` packed value).
+pub const FLOW: &str = "flow";
+/// Ours, on anchors: the wait's correlation id.
+pub const DEPENDENCY_OF: &str = "dependency_wait_corr_id";
+
+pub const RECORD_ANCHOR: &str = "HIP event record";
+pub const WAIT_ANCHOR: &str = "HIP event wait";
+
+/// `XFlow` directions (bits 0–1).
+const FLOW_OUT: u64 = 2;
+const FLOW_IN: u64 = 1;
+/// `ContextType::kGeneric`: not `gpu_launch`, so a user can filter the two kinds apart.
+const FLOW_CATEGORY: u64 = 0;
+
+/// The packed `flow` stat value: category in bits 58–63, id in 2–57, direction in 0–1.
+pub fn flow_value(id: u64, out: bool) -> u64 {
+    (FLOW_CATEGORY << 58) | ((id & ((1 << 56) - 1)) << 2) | if out { FLOW_OUT } else { FLOW_IN }
+}
+
+pub fn sync_type(kind: SyncKind) -> &'static str {
+    match kind {
+        SyncKind::EventRecord => "event_record",
+        SyncKind::StreamWaitEvent => "stream_wait_event",
+        SyncKind::EventSynchronize => "event_synchronize",
+        SyncKind::EventQuery => "event_query",
+        SyncKind::StreamSynchronize => "stream_synchronize",
+        SyncKind::StreamQuery => "stream_query",
+        SyncKind::DeviceSynchronize => "device_synchronize",
+    }
+}
+
+/// Sync calls by correlation id.
+pub fn sync_index(trace: &Trace) -> HashMap<u64, &SyncCall> {
+    trace
+        .sync_calls
+        .iter()
+        .map(|s| (s.correlation_id, s))
+        .collect()
+}
+
+/// The stats of a synchronization call's host event.
+pub fn add_sync_stats(
+    plane: &mut PlaneBuilder,
+    call: Option<&&SyncCall>,
+    stats: &mut Vec<super::proto::XStat>,
+) {
+    let Some(c) = call else { return };
+    let stream = |plane: &mut PlaneBuilder, stats: &mut Vec<_>| {
+        if let Some(n) = c.stream {
+            stats.push(plane.stat(HIP_STREAM, StatValue::I64(n)));
+        }
+    };
+    match c.kind {
+        SyncKind::EventRecord => {
+            stats.push(plane.stat(HIP_EVENT, StatValue::U64(c.event)));
+            stream(plane, stats);
+        }
+        SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery => {
+            stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
+            stream(plane, stats);
+            stats.push(plane.stat(WAIT_ON_HIP_EVENT_ID, StatValue::U64(c.event)));
+            if let Some(r) = c.resolved {
+                if let Some(n) = r.stream {
+                    stats.push(plane.stat(WAIT_ON_STREAM, StatValue::I64(n)));
+                }
+                stats.push(plane.stat(
+                    WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
+                    StatValue::U64(r.record_correlation_id),
+                ));
+            }
+        }
+        SyncKind::StreamSynchronize | SyncKind::StreamQuery | SyncKind::DeviceSynchronize => {
+            stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
+            stream(plane, stats);
+        }
+    }
+}
+
+/// One anchor to write.
+#[derive(Debug, Clone, Copy)]
+pub struct AnchorEvent {
+    pub time_ns: u64,
+    pub flow: u64,
+    pub out: bool,
+    pub wait_correlation_id: u64,
+}
+
+/// Anchors per line.
+pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>> {
+    let mut m: HashMap<AnchorPlace, Vec<AnchorEvent>> = HashMap::new();
+    for f in &trace.dependency_flows {
+        for (a, out) in [(f.from, true), (f.to, false)] {
+            m.entry(a.place).or_default().push(AnchorEvent {
+                time_ns: a.time_ns,
+                flow: flow_value(f.id, out),
+                out,
+                wait_correlation_id: f.wait_correlation_id,
+            });
+        }
+    }
+    m
+}
+
+/// Writes the anchors of one line.
+pub fn add_anchors(
+    plane: &mut PlaneBuilder,
+    line: &mut LineBuilder,
+    anchors: Option<&Vec<AnchorEvent>>,
+    offset_ps: impl Fn(u64) -> i64,
+) {
+    let Some(anchors) = anchors else { return };
+    for a in anchors {
+        let name = if a.out { RECORD_ANCHOR } else { WAIT_ANCHOR };
+        let id = plane.event_metadata_id(name);
+        let stats = vec![
+            plane.stat(FLOW, StatValue::U64(a.flow)),
+            plane.stat(DEPENDENCY_OF, StatValue::U64(a.wait_correlation_id)),
+        ];
+        line.add_event(id, offset_ps(a.time_ns), 0, stats);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A roctx label in XLA's `name#k=v#` form cannot forge or duplicate the sync stats.
+    #[test]
+    fn labels_cannot_forge_sync_stats() {
+        use crate::model::{Annotation, HostEvent, HostEventKind, HostThread, ResolvedWait};
+        use std::sync::Arc;
+        let label = "step#hip_stream=99,wait_on_hip_event_id=1,sync_type=x,keep=1#";
+        let trace = Trace {
+            start_boottime_ns: 1,
+            host_threads: vec![HostThread {
+                tid: 7,
+                name: String::new(),
+                events: vec![HostEvent {
+                    name: Arc::from("hipStreamWaitEvent"),
+                    start_ns: 10,
+                    end_ns: 20,
+                    correlation_id: 5,
+                    kind: HostEventKind::HipApi,
+                    annotation: Some(Arc::new(Annotation {
+                        stack: vec![Arc::from(label)],
+                        ..Annotation::default()
+                    })),
+                    device: None,
+                    activity_count: 0,
+                }],
+            }],
+            sync_calls: vec![SyncCall {
+                correlation_id: 5,
+                kind: SyncKind::StreamWaitEvent,
+                event: 0xe0,
+                stream: Some(2),
+                device: Some(0),
+                resolved: Some(ResolvedWait {
+                    record_correlation_id: 4,
+                    stream: Some(1),
+                    device: Some(0),
+                }),
+            }],
+            ..Trace::default()
+        };
+        let space = crate::xplane::build_xspace(&trace);
+        let host = &space.planes[0];
+        let ev = &host.lines[0].events[0];
+        let named = |n: &str| -> Vec<&super::super::proto::XStat> {
+            ev.stats
+                .iter()
+                .filter(|s| host.stat_metadata[&s.metadata_id].name == n)
+                .collect()
+        };
+        use super::super::proto::x_stat::Value;
+        assert_eq!(named(HIP_STREAM).len(), 1);
+        assert_eq!(named(HIP_STREAM)[0].value, Some(Value::Int64Value(2)));
+        assert_eq!(
+            named(WAIT_ON_HIP_EVENT_ID)[0].value,
+            Some(Value::Uint64Value(0xe0))
+        );
+        assert_eq!(named(SYNC_TYPE).len(), 1);
+        assert_eq!(named(WAIT_ON_STREAM)[0].value, Some(Value::Int64Value(1)));
+        assert_eq!(
+            named(WAIT_ON_HIP_EVENT_RECORD_CORR_ID)[0].value,
+            Some(Value::Uint64Value(4))
+        );
+        assert_eq!(named("keep").len(), 1, "other label keys still pass");
+    }
+
+    #[test]
+    fn flow_values_pack_as_xla_does() {
+        // XFlow: (category << 58) | (id << 2) | direction; out = 2, in = 1.
+        assert_eq!(flow_value(12345, true), 12345 * 4 + 2);
+        assert_eq!(flow_value(12345, false), 12345 * 4 + 1);
+    }
+}
