@@ -391,3 +391,62 @@ both_sdks!(
     concurrent_streams,
     sync_deps
 );
+
+/// A stream created on one thread and used on another, and a roctx range started on one thread
+/// and stopped on another: the replay holds the using thread until the creating call (the
+/// starting call) has run, as in any real program, even when the creating thread runs late in
+/// wall-clock time. Without that gate the user thread reached its launch first and the runtime
+/// announced (numbered) the stream from the wrong thread — the intermittent failure of
+/// `sync_deps::sdk_1_0_0` under load.
+#[test]
+fn cross_thread_stream_use_and_range_stop_wait_for_their_creation() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gated.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "gated"
+[[gpus]]
+preset = "mi300x"
+[[kernels]]
+name = "k"
+[[streams]]
+name = "s"
+[[threads]]
+name = "maker"
+real_delay_ms = 300
+calls = [
+  { op = "stream_create", stream = "s" },
+  { op = "range_start", msg = "job", key = "job" },
+]
+[[threads]]
+name = "user"
+start_us = 500
+calls = [
+  { op = "launch", kernel = "k", stream = "s" },
+  { op = "range_stop", key = "job" },
+]
+"#,
+    )
+    .unwrap();
+    let file = format!("file:{}", path.display());
+    let s = run("1.0.0", &file, "buf_size=65536");
+    assert_eq!(s.code, Some(0), "{}", s.stderr);
+    let cbs = s.ev("cb");
+    let pos = |pred: &dyn Fn(&Value) -> bool| -> usize {
+        cbs.iter()
+            .position(|c| pred(c))
+            .unwrap_or_else(|| panic!("no such callback in {cbs:#?}"))
+    };
+    let create = pos(&|c| c["op_name"] == "HIP_STREAM_CREATE");
+    let launch = pos(&|c| c["op_name"] == "hipLaunchKernel");
+    assert!(create < launch, "stream announced after its first use");
+    let maker_tid = &cbs[pos(&|c| c["op_name"] == "hipStreamCreate")]["tid"];
+    assert_eq!(
+        &cbs[create]["tid"], maker_tid,
+        "announced by the creating thread"
+    );
+    let start = pos(&|c| c["op_name"] == "roctxRangeStartA");
+    let stop = pos(&|c| c["op_name"] == "roctxRangeStop");
+    assert!(start < stop, "range stopped before it was started");
+}

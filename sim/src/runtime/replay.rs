@@ -136,6 +136,12 @@ pub struct Replay {
     thread_ranges: Mutex<HashMap<u64, Vec<OpenRange>>>,
     process_ranges: Mutex<HashMap<u32, OpenRange>>,
     tids: Mutex<Vec<u64>>,
+    /// Per (thread, op): ops of other threads that must have been replayed first (see
+    /// `cross_thread_gates`).
+    gates: HashMap<(usize, usize), Vec<(usize, usize)>>,
+    /// Ops each thread has finished, and the condition gated ops wait on.
+    progress: Mutex<Vec<usize>>,
+    progress_cv: Condvar,
 }
 
 fn stream_of(args: &HipArgs) -> Option<u64> {
@@ -148,6 +154,44 @@ fn stream_of(args: &HipArgs) -> Option<u64> {
         HipArgs::Memcpy { stream, .. } | HipArgs::Memset { stream, .. } => *stream,
         _ => None,
     }
+}
+
+/// What a real program cannot do out of order, even across threads: use a stream before the
+/// call that created it returned, or stop a roctx range before `roctxRangeStartA` returned its
+/// id. The plan orders these calls (global order); replay threads run freely, so without a gate
+/// a thread could reach the use first in wall-clock time and the runtime would announce or
+/// number the stream, or miss the range, in an order no real program shows. Each gate names
+/// the earlier op of another thread; it always precedes the gated op in global order, so the
+/// gates cannot form a cycle.
+fn cross_thread_gates(
+    plan: &Plan,
+    global: &[(u64, usize, usize)],
+) -> HashMap<(usize, usize), Vec<(usize, usize)>> {
+    let mut created_by: HashMap<u64, (usize, usize)> = HashMap::new();
+    let mut started_by: HashMap<u32, (usize, usize)> = HashMap::new();
+    let mut gates: HashMap<(usize, usize), Vec<(usize, usize)>> = HashMap::new();
+    for &(_, t, j) in global {
+        let before = match &plan.threads[t].ops[j].call {
+            HostCall::Hip {
+                args: HipArgs::StreamCreate { stream, .. },
+                ..
+            } => {
+                created_by.insert(*stream, (t, j));
+                None
+            }
+            HostCall::Hip { args, .. } => stream_of(args).and_then(|s| created_by.get(&s)),
+            HostCall::Marker(MarkerOp::Start { key, .. }) => {
+                started_by.insert(*key, (t, j));
+                None
+            }
+            HostCall::Marker(MarkerOp::Stop { key }) => started_by.get(key),
+            _ => None,
+        };
+        if let Some(&(u, k)) = before.filter(|&&(u, _)| u != t) {
+            gates.entry((t, j)).or_default().push((u, k));
+        }
+    }
+    gates
 }
 
 fn queue_handle(gpu: u32, queue: u32) -> u64 {
@@ -299,6 +343,7 @@ impl Replay {
             .enumerate()
             .map(|(i, b)| ((b.thread, b.op), i))
             .collect();
+        let gates = cross_thread_gates(&plan, &global);
         let n = acts.len() + barriers.len();
         Ok(Replay {
             base: state::boottime_ns(),
@@ -322,6 +367,9 @@ impl Replay {
             thread_ranges: Mutex::new(HashMap::new()),
             process_ranges: Mutex::new(HashMap::new()),
             tids: Mutex::new(vec![0; plan.threads.len()]),
+            gates,
+            progress: Mutex::new(vec![0; plan.threads.len()]),
+            progress_cv: Condvar::new(),
             plan,
         })
     }
@@ -462,6 +510,7 @@ impl Replay {
             load_code_object(co, tid);
         }
         for (j, op) in self.plan.threads[t].ops.iter().enumerate() {
+            self.wait_for_gates(t, j);
             self.unload_due(t, Some(op.start_ns), tid);
             set_sim_now(self.base + op.start_ns);
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &op.call {
@@ -489,9 +538,25 @@ impl Replay {
                 eprintln!("rocprof-sim: internal panic replaying thread {t} op {j} (skipped)");
             }
             set_sim_now(self.base + op.end_ns);
+            lock(&self.progress)[t] = j + 1;
+            self.progress_cv.notify_all();
         }
         self.unload_due(t, None, tid);
         state::clear_sim_now();
+    }
+
+    /// Blocks until every op that op `j` of thread `t` depends on has been replayed.
+    fn wait_for_gates(&self, t: usize, j: usize) {
+        let Some(deps) = self.gates.get(&(t, j)) else {
+            return;
+        };
+        let mut done = lock(&self.progress);
+        while deps.iter().any(|&(u, k)| done[u] <= k) {
+            done = self
+                .progress_cv
+                .wait(done)
+                .unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// Unloads code objects loaded by thread `t` whose unload time has come (`None` = end of
