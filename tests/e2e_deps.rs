@@ -147,6 +147,13 @@ fn check_waits(r: &Run, what: &str) -> (u64, u64) {
         if e.name() == "hipStreamSynchronize" {
             assert!(e.stat("hip_stream").is_some(), "{what}: {}", e.name());
         }
+        if e.name() == "hipDeviceSynchronize" {
+            assert_eq!(
+                e.stat("hip_stream"),
+                Some(Stat::I64(-1)),
+                "{what}: no stream"
+            );
+        }
     }
     (resolved, unresolved)
 }
@@ -514,4 +521,40 @@ fn sync_deps_and_multi_gpu_both_sdks() {
         assert_eq!((resolved, unresolved), (8, 1));
     }
     check_scenario("multi-gpu.toml");
+}
+
+/// Work of a HIP operation whose stream argument the table cannot read: under SDK 1.x the
+/// runtime's own `HIP_STREAM` brackets (bound to the dispatch through the external-correlation
+/// request service) put it on its stream's line, beside the stream's other kernel; under 0.x,
+/// which has no such callbacks, it goes to the null stream of the current device, where it
+/// overlaps that stream's own kernel and the line is split (counted), never mis-nested.
+#[test]
+fn work_of_an_unknown_launch_api_follows_the_runtime_reported_stream() {
+    use support::paths::test_scenario;
+    for sdk in ["0.6.0", "1.0.0"] {
+        let r = cached(&test_scenario("unknown-launch-stream.toml"), sdk, &[]);
+        assert_lines_nest(&r.space, sdk);
+        // Lines of a kernel's dispatches, in time order.
+        let line_of = |kernel: &str| -> Vec<i64> {
+            let mut v: Vec<(i64, i64)> = device_events(&r.space)
+                .into_iter()
+                .filter(|e| e.name() == kernel)
+                .map(|e| (e.start_ps(), e.line.id))
+                .collect();
+            v.sort_unstable();
+            v.into_iter().map(|(_, line)| line).collect()
+        };
+        let known = line_of("k_known");
+        let multi = line_of("k_multi");
+        assert_eq!((known.len(), multi.len()), (2, 1), "{sdk}");
+        // The first k_known ran on stream "s" (Stream #1), the second on the null stream.
+        assert_eq!(known, vec![1, 0], "{sdk}");
+        if sdk == "1.0.0" {
+            assert_eq!(multi, vec![1], "{sdk}: on its stream's line");
+            assert_eq!(counter(&r.space, "stream_overlap_events"), 0, "{sdk}");
+        } else {
+            assert!(!multi.contains(&1), "{sdk}: 0.x cannot know the stream");
+            assert_eq!(counter(&r.space, "stream_overlap_events"), 1, "{sdk}");
+        }
+    }
 }

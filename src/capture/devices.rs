@@ -131,6 +131,18 @@ pub fn stream_of(t: &mut ThreadState, stream: u64) -> (i32, u64) {
 }
 
 /// Records the device/stream of a launch or copy at its entry.
+/// Replaces the stream of this thread's latest launch/copy fact, when it belongs to
+/// `correlation_id` (the entry did not know the stream; the runtime reported it later).
+pub fn restream_last(t: &mut ThreadState, correlation_id: u64, stream: u64) {
+    let (device, stream_seq) = stream_of(t, stream);
+    match t.calls.last_mut() {
+        Some(f) if f.correlation_id == correlation_id => {
+            (f.stream, f.device, f.stream_seq) = (stream, device, stream_seq);
+        }
+        _ => on_work_enter(t, correlation_id, stream),
+    }
+}
+
 pub fn on_work_enter(t: &mut ThreadState, correlation_id: u64, stream: u64) {
     let (device, stream_seq) = stream_of(t, stream);
     t.calls.push(CallFact {

@@ -6,6 +6,7 @@
 //! Finalize drains every registered state, including ranges still open.
 
 pub mod devices;
+pub mod hip_stream;
 pub mod markers;
 pub mod symbols;
 pub mod thread;

@@ -12,8 +12,8 @@ use std::sync::{LazyLock, Mutex};
 use rocprofiler_sdk_sys as sys;
 
 use super::session::{self, Session};
-use crate::capture::devices;
 use crate::capture::markers::{on_marker, MarkerCall, MarkerOp};
+use crate::capture::{devices, hip_stream};
 use crate::capture::{symbols, with_current, ThreadState};
 use crate::guard::ffi_guard;
 use crate::hip::{HipOp, Role, StreamArg};
@@ -150,7 +150,54 @@ fn on_callback(r: &CallbackRecord) {
         on_marker_api(s, r);
     } else if k == s.callback_kinds.code_object {
         on_code_object(r);
+    } else if k == s.callback_kinds.hip_stream {
+        on_hip_stream(r);
     }
+}
+
+/// `HIP_STREAM` (SDK 1.x): SET brackets every HIP call, dispatch and copy that has a stream.
+fn on_hip_stream(r: &CallbackRecord) {
+    type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
+    if r.operation != sys::ROCPROFILER_HIP_STREAM_SET as i32 || r.payload.is_null() {
+        return;
+    }
+    let enter = match r.phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => true,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => false,
+        _ => return,
+    };
+    let p = r.payload as *const Data;
+    // SAFETY: a HIP_STREAM payload starts with its u64 size (the SDK's contract for this kind).
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < offset_of!(Data, stream_value) + size_of::<u64>() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    // SAFETY: `size` covers `stream_value`, whose handle is the raw `hipStream_t`.
+    let stream = unsafe { std::ptr::addr_of!((*p).stream_value.handle).read_unaligned() };
+    hip_stream::on_set(enter, stream);
+}
+
+/// External-correlation-id request for a kernel dispatch or memory copy (SDK 1.x, with
+/// `HIP_STREAM`): binds the runtime-reported stream to the activity's call when the call's
+/// arguments could not. Always returns non-zero: the runtime then keeps the id the application
+/// pushed (the external id is never replaced by ours).
+///
+/// # Safety
+/// Called by the runtime on the thread creating the record; `external` is not written.
+pub unsafe extern "C" fn external_id_request(
+    thread_id: sys::rocprofiler_thread_id_t,
+    _context: sys::rocprofiler_context_id_t,
+    _kind: sys::rocprofiler_external_correlation_id_request_kind_t,
+    _operation: sys::rocprofiler_tracing_operation_t,
+    internal_corr_id_value: u64,
+    _external: *mut sys::rocprofiler_user_data_t,
+    _data: *mut c_void,
+) -> i32 {
+    ffi_guard("external correlation id request", 1, || {
+        hip_stream::on_activity_request(thread_id, internal_corr_id_value);
+        1
+    })
 }
 
 /// Reads a u64 argument at `offset` inside the args union of a HIP callback payload, if the
@@ -269,9 +316,14 @@ unsafe fn apply_hip_call(
         let stream = unsafe { stream_arg(payload, op.stream) };
         match op.role {
             Role::Launch | Role::Copy | Role::Memset => {
-                if let Some(stream) = stream {
+                // The table places the work unless it only knows "the current device"; then the
+                // stream the runtime reported (SDK 1.x HIP_STREAM), or a later correction.
+                let by_args = !matches!(op.stream, StreamArg::Current) && stream.is_some();
+                let reported = (!by_args).then(hip_stream::current).flatten();
+                if let Some(stream) = reported.or(stream) {
                     devices::on_work_enter(t, correlation_id, stream);
                 }
+                hip_stream::note_entry(correlation_id, by_args || reported.is_some());
             }
             Role::Sync(kind) => {
                 let event = op.event.map_or(Some(0), |o| arg(usize::from(o)));

@@ -42,6 +42,8 @@ pub struct CallbackKinds {
     pub hip_api: Option<u32>,
     pub marker_api: Option<u32>,
     pub code_object: Option<u32>,
+    /// SDK 1.x: the runtime's own HIP-stream brackets (`capture::hip_stream`).
+    pub hip_stream: Option<u32>,
 }
 
 pub struct Session {
@@ -55,6 +57,8 @@ pub struct Session {
     pub hip_ops: Vec<Option<crate::hip::HipOp>>,
     pub agents: Vec<AgentInfo>,
     contexts: Vec<sys::rocprofiler_context_id_t>,
+    /// The context that owns the buffers (API and activity records share its correlation ids).
+    buffer_context: Option<sys::rocprofiler_context_id_t>,
     buffers: Vec<(BufferSlot, sys::rocprofiler_buffer_id_t)>,
     pub start_boottime_ns: u64,
     pub start_walltime_ns: u64,
@@ -156,6 +160,7 @@ impl Session {
             hip_ops: Vec::new(),
             agents: Vec::new(),
             contexts: Vec::new(),
+            buffer_context: None,
             buffers: Vec::new(),
             start_boottime_ns: 0,
             start_walltime_ns: 0,
@@ -245,6 +250,7 @@ impl Session {
         }
         let ctx = self.create_context()?;
         self.contexts.push(ctx);
+        self.buffer_context = Some(ctx);
         let f = self.functions;
         let create_buffer = f
             .create_buffer
@@ -353,6 +359,18 @@ impl Session {
                 ops,
             ));
         }
+        // SDK 1.x: the runtime's own stream of each call, for work the table cannot place.
+        let hip_stream_kind = self
+            .names
+            .callback_kind("HIP_STREAM")
+            .filter(|_| want_devices && (d.kernel || d.memcpy));
+        if hip_stream_kind.is_some() {
+            services.push((
+                "HIP_STREAM",
+                hip_stream_kind,
+                vec![sys::ROCPROFILER_HIP_STREAM_SET as i32],
+            ));
+        }
         if want_annotation || want_devices {
             if hip_ops.is_empty() {
                 self.warn(
@@ -388,6 +406,7 @@ impl Session {
             match name {
                 "CODE_OBJECT" => self.callback_kinds.code_object = Some(kind),
                 "MARKER_CORE_API" => self.callback_kinds.marker_api = Some(kind),
+                "HIP_STREAM" => self.callback_kinds.hip_stream = Some(kind),
                 _ => self.callback_kinds.hip_api = Some(kind),
             }
             log_debug!(
@@ -395,11 +414,50 @@ impl Session {
                 ops.len()
             );
         }
+        if self.callback_kinds.hip_stream.is_some() {
+            self.bind_reported_streams();
+        }
         if d.kernel && self.callback_kinds.code_object.is_none() {
             self.setup_warnings
                 .push("kernel names unavailable: code-object callbacks not configured".into());
         }
         Ok(())
+    }
+
+    /// Asks the runtime, through the external-correlation-id request service on the buffer
+    /// context (the one whose dispatch and copy records we read), to call us when a dispatch or
+    /// copy is created, so `capture::hip_stream` can bind the stream HIP_STREAM reported to it.
+    /// Without the service the argument path still places every operation the table knows.
+    fn bind_reported_streams(&mut self) {
+        let (Some(ctx), Some(configure)) = (
+            self.buffer_context,
+            self.functions
+                .configure_external_correlation_id_request_service,
+        ) else {
+            return;
+        };
+        let kinds = [
+            sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+            sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
+        ];
+        // SAFETY: init window; `kinds` outlives the call (the SDK copies the list);
+        // `external_id_request` has the request-callback signature and never writes the id.
+        let st = unsafe {
+            configure(
+                ctx,
+                kinds.as_ptr(),
+                kinds.len(),
+                Some(callbacks::external_id_request),
+                std::ptr::null_mut(),
+            )
+        };
+        if let Err(e) = check(&self.functions, st, || {
+            "rocprofiler_configure_external_correlation_id_request_service".into()
+        }) {
+            self.warn(format!(
+                "{e}: work of HIP operations the tool does not know goes to the null stream"
+            ));
+        }
     }
 
     /// Stops tracing, flushes our buffers (the runtime does not before finalize) and collects

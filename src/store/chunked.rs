@@ -45,6 +45,11 @@ impl<T> ChunkedVec<T> {
         self.len == 0
     }
 
+    /// The most recently pushed value.
+    pub fn last_mut(&mut self) -> Option<&mut T> {
+        self.chunks.last_mut().and_then(|c| c.last_mut())
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.chunks.iter().flat_map(|c| c.iter())
     }

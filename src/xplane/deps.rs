@@ -16,6 +16,8 @@ use crate::model::{AnchorPlace, SyncCall, Trace};
 // Stat names, on the pattern of CUPTI-based tools (`cuda_event` → `hip_event`, …). All ours.
 pub const HIP_EVENT: &str = "hip_event";
 pub const HIP_STREAM: &str = "hip_stream";
+/// `hip_stream` of a call that waits for no single stream (`hipDeviceSynchronize`).
+pub const NO_STREAM: i64 = -1;
 pub const SYNC_TYPE: &str = "sync_type";
 pub const WAIT_ON_HIP_EVENT_ID: &str = "wait_on_hip_event_id";
 pub const WAIT_ON_STREAM: &str = "wait_on_stream";
@@ -93,9 +95,16 @@ pub fn add_sync_stats(
                 ));
             }
         }
-        SyncKind::StreamSynchronize | SyncKind::StreamQuery | SyncKind::DeviceSynchronize => {
+        SyncKind::StreamSynchronize | SyncKind::StreamQuery => {
             stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
             stream(plane, stats);
+        }
+        // It waits for every stream of the device and names none: -1, the value CUPTI gives
+        // context/device synchronization records (CUPTI_SYNCHRONIZATION_INVALID_VALUE as int32)
+        // and Kineto writes, so tools reading CUPTI-parity fields see "no stream", not stream 0.
+        SyncKind::DeviceSynchronize => {
+            stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
+            stats.push(plane.stat(HIP_STREAM, StatValue::I64(NO_STREAM)));
         }
     }
 }
