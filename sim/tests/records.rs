@@ -136,6 +136,32 @@ fn kernel_symbols_with_kd_names(sdk: &str) {
     assert!(load < first_enqueue);
 }
 
+/// The explicit LOAD on thread 0 is slow to deliver (the tool sleeps in it) while thread 1
+/// launches one of its kernels: the launch waits for the load, as behind HIP's module-load lock,
+/// instead of dispatching a kernel whose symbol the tool has not been told about. Before the
+/// fix, a second loader saw the code object marked loaded and dispatched at once — the rare
+/// "load < first_enqueue" failure of `kernel_symbols_with_kd_names`, made certain here.
+fn dispatch_waits_for_a_load_in_progress(sdk: &str) {
+    let s = run(sdk, "basic", "slow_load_ms=300");
+    let load = s
+        .index_of(|v| v["kind_name"] == "CODE_OBJECT" && v["op"] == 1 && v["phase"] == 1)
+        .expect("LOAD");
+    let first_enqueue = s
+        .index_of(|v| v["kind_name"] == "KERNEL_DISPATCH" && v["ev"] == "cb")
+        .expect("a dispatch");
+    assert!(
+        load < first_enqueue,
+        "dispatch at {first_enqueue} before LOAD at {load}"
+    );
+    let first_symbol = s
+        .index_of(|v| v["kind_name"] == "CODE_OBJECT" && v["op"] == 2 && v["phase"] == 1)
+        .expect("symbols");
+    assert!(
+        first_symbol < first_enqueue,
+        "dispatch before its kernel symbols"
+    );
+}
+
 fn agents_properties(sdk: &str) {
     let s = run(sdk, "basic", "");
     let a = s.ev("agent");
@@ -526,6 +552,7 @@ both_sdks!(
     names_consistent_with_ids,
     enter_exit_same_thread_same_user_data,
     kernel_symbols_with_kd_names,
+    dispatch_waits_for_a_load_in_progress,
     agents_properties,
     agents_match_the_ground_truth_devices,
     graph_launch_dispatches_share_correlation_id,

@@ -74,7 +74,10 @@ struct OpenRange {
 unsafe impl Send for OpenRange {}
 
 struct CoState {
+    /// LOAD has begun (by one thread) …
     loaded: bool,
+    /// … and its callbacks have all been delivered: only then may anyone dispatch its kernels.
+    load_done: bool,
     unloaded: bool,
     /// Contexts (and their user data) that saw the LOAD; only they see the UNLOAD.
     contexts: Vec<Arc<Context>>,
@@ -90,6 +93,8 @@ struct CodeObjects {
 }
 
 static CODE_OBJECTS: Mutex<Option<CodeObjects>> = Mutex::new(None);
+/// Signalled when a code object's LOAD callbacks have all been delivered.
+static CODE_OBJECT_LOADED: Condvar = Condvar::new();
 
 /// What the replay did, for the ground truth.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -1557,6 +1562,7 @@ fn install_code_objects(plan: &Plan) {
             .iter()
             .map(|c| CoState {
                 loaded: false,
+                load_done: false,
                 unloaded: false,
                 contexts: Vec::new(),
                 uri: cstring(&c.uri),
@@ -1684,16 +1690,34 @@ fn load_code_object(co: u32, tid: u64) {
         .collect();
     {
         let mut slot = lock(&CODE_OBJECTS);
-        let Some(st) = slot.as_mut().and_then(|a| a.cos.get_mut(co as usize)) else {
-            return;
-        };
-        if st.loaded {
-            return;
+        loop {
+            let Some(st) = slot.as_mut().and_then(|a| a.cos.get_mut(co as usize)) else {
+                return;
+            };
+            if !st.loaded {
+                st.loaded = true;
+                st.contexts = contexts.clone();
+                break;
+            }
+            if st.load_done {
+                return;
+            }
+            // Another thread is loading it (its LOAD callbacks are running): like HIP's module
+            // load lock, a launch waits for that load instead of dispatching a kernel the tool
+            // has not been told about yet.
+            slot = CODE_OBJECT_LOADED
+                .wait(slot)
+                .unwrap_or_else(|e| e.into_inner());
         }
-        st.loaded = true;
-        st.contexts = contexts.clone();
     }
     code_object_callbacks(co, tid, ROCPROFILER_CALLBACK_PHASE_LOAD, &contexts);
+    if let Some(st) = lock(&CODE_OBJECTS)
+        .as_mut()
+        .and_then(|a| a.cos.get_mut(co as usize))
+    {
+        st.load_done = true;
+    }
+    CODE_OBJECT_LOADED.notify_all();
 }
 
 fn unload_code_object(co: u32, tid: u64) {
@@ -1702,7 +1726,7 @@ fn unload_code_object(co: u32, tid: u64) {
         let Some(st) = slot.as_mut().and_then(|a| a.cos.get_mut(co as usize)) else {
             return;
         };
-        if !st.loaded || st.unloaded {
+        if !st.load_done || st.unloaded {
             return;
         }
         st.unloaded = true;

@@ -12,7 +12,8 @@
 //! from a non-zero id first), `callback_thread` (own delivery thread), `init_fail`
 //! (initialize returns -1), `agent_size=N`, `flush_in_cb` (flush from inside the buffer
 //! callback), `ext_request` (external-correlation request service), `no_callbacks`
-//! (buffer tracing only), `client_fini` (call the client finalizer at the first buffer).
+//! (buffer tracing only), `client_fini` (call the client finalizer at the first buffer),
+//! `slow_load_ms=N` (sleep N ms inside each code-object LOAD callback).
 //!
 //! SDK functions are resolved with `dlsym(RTLD_DEFAULT, …)`, as a portable tool must.
 
@@ -902,6 +903,13 @@ fn on_callback(
             ev["uri"] = cstr(d.uri);
             ev["agent"] = json!(d.agent_id.handle);
             ev["size"] = json!(d.size);
+            if let (Some(ms), ROCPROFILER_CALLBACK_PHASE_LOAD) =
+                (cfg().num("slow_load_ms"), r.phase)
+            {
+                // A slow consumer of LOAD: widens the window in which another thread could
+                // dispatch one of its kernels before the LOAD is even logged.
+                std::thread::sleep(std::time::Duration::from_millis(ms as u64));
+            }
         } else if r.op == 2 {
             // SAFETY: kernel-symbol payload.
             let d = unsafe {
