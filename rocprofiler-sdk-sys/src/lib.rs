@@ -23,6 +23,7 @@ pub mod regen;
 #[allow(
     clippy::all,
     clippy::pedantic,
+    clippy::undocumented_unsafe_blocks,
     unsafe_op_in_unsafe_fn,
     dead_code,
     unnecessary_transmutes

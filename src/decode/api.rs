@@ -34,12 +34,13 @@ pub unsafe fn decode(
     size: usize,
     out: &mut EventStore,
 ) {
-    // SAFETY (both arms): `payload` holds `size` bytes; `read_record` checks `size`.
     let rec = match abi {
+        // SAFETY: `payload` holds `size` bytes; `read_record` checks `size`.
         Abi::V0 => unsafe {
             read_record::<sys::rocprofiler_buffer_tracing_hip_api_record_v0_t>(payload, size, out)
         }
         .map(|r| api_record!(r, domain)),
+        // SAFETY: as above.
         Abi::V1 => unsafe {
             read_record::<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t>(payload, size, out)
         }

@@ -672,11 +672,9 @@ mod tests {
         let got = unsafe { roctx_label(bad.as_ptr()) }.unwrap();
         assert_eq!(got, "a\u{fffd}\u{fffd}#\u{fffd}z");
         let cjk = std::ffi::CString::new("评估 – eval").unwrap();
-        // SAFETY: as above.
-        assert_eq!(
-            unsafe { roctx_label(cjk.as_ptr()) }.as_deref(),
-            Some("评估 – eval")
-        );
+        // SAFETY: `cjk` is NUL-terminated and outlives the call's result.
+        let got = unsafe { roctx_label(cjk.as_ptr()) };
+        assert_eq!(got.as_deref(), Some("评估 – eval"));
         // SAFETY: null is allowed.
         assert!(unsafe { roctx_label(std::ptr::null()) }.is_none());
     }
