@@ -28,8 +28,13 @@ pub fn stderr_line(line: std::fmt::Arguments<'_>) {
     write_line(&mut std::io::stderr().lock(), line);
 }
 
+/// Formats the whole line first and hands it over in one `write_all` (one `write(2)` for any
+/// line that fits a pipe's atomic size): `writeln!` on unbuffered stderr issues a write per
+/// formatted piece, which interleaves with the application's own output mid-line.
 fn write_line(w: &mut impl std::io::Write, line: std::fmt::Arguments<'_>) {
-    let _ = writeln!(w, "{line}");
+    let mut text = line.to_string();
+    text.push('\n');
+    let _ = w.write_all(text.as_bytes());
 }
 
 #[macro_export]
@@ -64,5 +69,29 @@ mod tests {
         let mut ok = Vec::new();
         write_line(&mut ok, format_args!("rocprof-xplane: {}", "hi"));
         assert_eq!(ok, b"rocprof-xplane: hi\n");
+    }
+
+    /// Records each `write` call separately, as unbuffered stderr does.
+    #[derive(Default)]
+    struct Writes(Vec<Vec<u8>>);
+
+    impl std::io::Write for Writes {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.push(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_line_is_one_write() {
+        let mut w = Writes::default();
+        write_line(
+            &mut w,
+            format_args!("rocprof-xplane: {} of {}", 3, "many pieces"),
+        );
+        assert_eq!(w.0, vec![b"rocprof-xplane: 3 of many pieces\n".to_vec()]);
     }
 }
