@@ -253,7 +253,15 @@ pub fn get() -> &'static Config {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        let (cfg, warnings) = Config::parse(|k| std::env::var(k).ok(), now);
+        let secure = secure_execution();
+        let (cfg, mut warnings) = Config::parse(|k| env_for(secure, k), now);
+        if secure {
+            warnings.push(ConfigWarning(
+                "secure-execution (setuid/setgid or capabilities) process: ROCPROF_XPLANE_* and \
+                 job variables are ignored, defaults used"
+                    .into(),
+            ));
+        }
         if cfg.log > LogLevel::Off {
             for w in &warnings {
                 crate::log::stderr_line(format_args!("rocprof-xplane: {w}"));
@@ -261,6 +269,24 @@ pub fn get() -> &'static Config {
         }
         cfg
     })
+}
+
+/// Whether the kernel runs this process in secure-execution mode (`AT_SECURE`: setuid/setgid
+/// binaries, file capabilities), where the environment belongs to a less privileged caller:
+/// like glibc, which then drops `LD_PRELOAD` and friends, the tool must not let it choose where
+/// a privileged process writes or how much memory it takes.
+fn secure_execution() -> bool {
+    // SAFETY: `getauxval` only reads the process's auxiliary vector; any key is allowed.
+    unsafe { libc::getauxval(libc::AT_SECURE) != 0 }
+}
+
+/// The environment as the configuration may see it: nothing in secure-execution mode.
+fn env_for(secure: bool, key: &str) -> Option<String> {
+    if secure {
+        None
+    } else {
+        std::env::var(key).ok()
+    }
 }
 
 fn parse_bool(v: &str) -> Option<bool> {
@@ -391,6 +417,19 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secure_execution_sees_no_environment() {
+        // A variable only this test uses.
+        std::env::set_var("ROCPROF_XPLANE_TEST_SECURE_PROBE", "/attacker/chosen");
+        assert_eq!(
+            env_for(false, "ROCPROF_XPLANE_TEST_SECURE_PROBE").as_deref(),
+            Some("/attacker/chosen")
+        );
+        assert_eq!(env_for(true, "ROCPROF_XPLANE_TEST_SECURE_PROBE"), None);
+        // The test binary itself is not setuid.
+        assert!(!secure_execution());
+    }
     use std::collections::HashMap;
 
     fn parse(vars: &[(&str, &str)]) -> (Config, Vec<ConfigWarning>) {

@@ -173,10 +173,12 @@ pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, Wri
 /// so xprof never sees a half-written file, even with several processes writing one run.
 pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
     let dir = layout.run_dir();
-    fs::create_dir_all(&dir).map_err(|source| WriteError::CreateDir {
-        path: dir.clone(),
-        source,
-    })?;
+    fs::create_dir_all(&dir)
+        .and_then(|()| refuse_foreign_symlink(&dir))
+        .map_err(|source| WriteError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
     let path = layout.file_path();
     let tmp = dir.join(format!(
         ".{}.xplane.pb.tmp.{}.{}",
@@ -186,7 +188,15 @@ pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathB
     ));
     let bytes = space.encode_to_vec();
     let written = (|| -> io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
+        use std::os::unix::fs::OpenOptionsExt;
+        // A fresh file or nothing: O_EXCL refuses anything already at that name, a symlink
+        // planted there included, so the write can never land in a file someone else chose.
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_all()
     })();
@@ -208,6 +218,29 @@ pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathB
     }
     remove_stale_xprof_caches(&dir, &layout.file_host());
     Ok(path)
+}
+
+/// The run directory may be reached through a symlink the user made (their own choice), but
+/// not through one another user planted in a shared directory (`/tmp/prof/...`) to steer a
+/// process's writes (and the cache removal below) into a directory of the attacker's choosing.
+fn refuse_foreign_symlink(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = fs::symlink_metadata(dir)?;
+    if !meta.file_type().is_symlink() {
+        return Ok(());
+    }
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() == me || meta.uid() == 0 {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "the run directory is a symbolic link owned by another user (uid {}); not followed",
+            meta.uid()
+        ),
+    ))
 }
 
 /// xprof's streaming trace viewer caches `<host>.SSTABLE` (and friends) beside the file and
@@ -275,6 +308,44 @@ mod tests {
         assert!(
             err.to_string().contains(&blocker.display().to_string()),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_run_directory_symlinked_by_another_user_is_refused() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::create_dir(&victim).unwrap();
+        let l = OutputLayout {
+            log_dir: dir.path().join("logs"),
+            run_name: "r".into(),
+            host: "h".into(),
+        };
+        fs::create_dir_all(l.run_dir().parent().unwrap()).unwrap();
+        symlink(&victim, l.run_dir()).unwrap();
+        // Our own symlink is followed: the user chose it.
+        let written = write_xspace(&Trace::default(), &l).unwrap();
+        assert!(victim.join("h.xplane.pb").exists(), "{}", written.display());
+        fs::remove_file(victim.join("h.xplane.pb")).unwrap();
+        // Owned by someone else (as planted in a shared directory): refused, nothing written.
+        let c = std::ffi::CString::new(l.run_dir().as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path; lchown changes the link, not its target.
+        let rc = unsafe { libc::lchown(c.as_ptr(), 65534, 65534) };
+        if rc != 0 {
+            // Not root: cannot give the link away, so the case cannot be set up here.
+            return;
+        }
+        let err = write_xspace(&Trace::default(), &l).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("symbolic link owned by another user"),
+            "{err}"
+        );
+        assert_eq!(
+            fs::read_dir(&victim).unwrap().count(),
+            0,
+            "nothing lands in the target"
         );
     }
 
