@@ -143,6 +143,53 @@ fn unwritable_output_directory_is_reported_and_the_program_exits_normally() {
     }
 }
 
+/// A full filesystem under the output directory: the write fails with ENOSPC, the error is
+/// reported on one line naming the path, the program exits 0 with its own output intact, and no
+/// partial `.xplane.pb` (nor the temporary file) is left behind. Runs in a private mount
+/// namespace with a 64 KiB tmpfs (root needed, as in CI); elsewhere it says so and returns.
+#[test]
+fn a_full_filesystem_is_reported_and_leaves_no_partial_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let truth_path = tmp.path().join("truth.json");
+    // 5,128 dispatches: about 180 KB of XPlane, far more than the 64 KiB the tmpfs holds.
+    let out = Direct::new(&builtin("graph-launch.toml"), "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
+        .env("ROCPROF_XPLANE_RUN_NAME", "full")
+        .ground_truth(&truth_path)
+        .output_on_tiny_tmpfs(&logs, 64 * 1024);
+    let Some(out) = out else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs as root and must be able to mount a private tmpfs"
+        );
+        eprintln!("skipped: no private mount namespace here (needs root and unshare)");
+        return;
+    };
+    let stderr = stderr_of(&out);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "the program must exit 0: {}\n{stderr}", out.status);
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("rocprof-xplane") && l.contains(&*logs.to_string_lossy()))
+        .unwrap_or_else(|| panic!("no error naming the output path:\n{stderr}"));
+    assert!(line.contains("No space left on device"), "{line}");
+    let left: Vec<&str> = stdout
+        .split("--- left:")
+        .nth(1)
+        .unwrap_or("")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    assert!(left.is_empty(), "files left on the full filesystem: {left:?}");
+    assert!(
+        u(&read_truth(&truth_path)["plan"]["totals"]["kernel_dispatches"]) > 5000,
+        "the program's own output"
+    );
+}
+
 #[test]
 fn a_run_name_that_is_a_path_is_refused_and_the_default_used() {
     let tmp = tempfile::tempdir().unwrap();

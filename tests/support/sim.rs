@@ -199,6 +199,33 @@ impl Direct {
         self.command().output().expect("run rocprof-sim")
     }
 
+    /// Runs the driver in a private mount namespace with a `size`-byte tmpfs mounted on `dir`
+    /// (a full filesystem without touching the machine's), then lists every file left under
+    /// `dir` on stdout after a `--- left:` line, since the tmpfs vanishes with the namespace.
+    /// `None` when the namespace cannot be made (not root, no `unshare`).
+    pub fn output_on_tiny_tmpfs(&self, dir: &Path, size: u64) -> Option<Output> {
+        let inner = self.command();
+        let script = format!(
+            "mount -t tmpfs -o size={size} tmpfs \"$0\" || exit 97; \"$@\"; rc=$?; \
+             echo '--- left:'; find \"$0\" -type f; exit $rc"
+        );
+        let mut cmd = Command::new("unshare");
+        cmd.args(["-m", "sh", "-c", &script])
+            .arg(dir)
+            .arg(inner.get_program())
+            .args(inner.get_args());
+        scrub(&mut cmd);
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        let out = cmd.output().ok()?;
+        (out.status.code() != Some(97) && !String::from_utf8_lossy(&out.stderr).contains("unshare:"))
+            .then_some(out)
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new(driver());
         scrub(&mut cmd);
