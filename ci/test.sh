@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The project's one test command (README.md). Runs everything CI runs, in order of cost.
-# Needs: the Rust toolchain; libclang (bindings freshness check), a C compiler and python3 with
-# venv/pip (ABI conformance against real headers, xprof as a test client). `.ci/run` installs them.
+# Needs only the Rust toolchain: ci/setup.sh installs what else is missing (libclang and clang
+# for the bindings check, a C++ compiler for the ABI check, python3 with venv for xprof).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+ci/setup.sh
 
 echo "== fmt"; cargo fmt --all -- --check
 echo "== clippy"; cargo clippy --workspace --all-targets -- -D warnings
