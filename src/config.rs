@@ -169,20 +169,13 @@ impl Config {
         let default_run = job_run_name(&lookup).unwrap_or_else(|| run_name_for(now_unix_s));
         let (run_name, run_name_explicit) = match get("RUN_NAME") {
             None => (default_run, false),
-            Some(v) => {
-                let v = v.trim().to_string();
-                if v.contains('/') || v == "." || v == ".." {
-                    bad(
-                        "RUN_NAME",
-                        &v,
-                        "must be a single directory name",
-                        &default_run,
-                    );
+            Some(v) => match check_run_name(&v) {
+                Ok(v) => (v, true),
+                Err(why) => {
+                    bad("RUN_NAME", v.trim(), why, &default_run);
                     (default_run, false)
-                } else {
-                    (v, true)
                 }
-            }
+            },
         };
 
         let domains = match get("DOMAINS") {
@@ -269,6 +262,19 @@ pub fn get() -> &'static Config {
         }
         cfg
     })
+}
+
+/// The one rule for run names, applied by the tool (`ROCPROF_XPLANE_RUN_NAME`) and the CLI
+/// (`--run-name`) alike: one directory name, not a path. Other characters are kept here and
+/// made safe for the file system when the directory is named (`xplane::file::run_dir_name`:
+/// `a:b` is written as `a_b`).
+pub fn check_run_name(v: &str) -> Result<String, &'static str> {
+    let v = v.trim();
+    if v.is_empty() || v.contains('/') || v == "." || v == ".." {
+        Err("must be a single directory name")
+    } else {
+        Ok(v.to_string())
+    }
 }
 
 /// Whether the kernel runs this process in secure-execution mode (`AT_SECURE`: setuid/setgid

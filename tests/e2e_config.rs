@@ -170,7 +170,11 @@ fn a_full_filesystem_is_reported_and_leaves_no_partial_file() {
     };
     let stderr = stderr_of(&out);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "the program must exit 0: {}\n{stderr}", out.status);
+    assert!(
+        out.status.success(),
+        "the program must exit 0: {}\n{stderr}",
+        out.status
+    );
     let line = stderr
         .lines()
         .find(|l| l.contains("rocprof-xplane") && l.contains(&*logs.to_string_lossy()))
@@ -183,7 +187,10 @@ fn a_full_filesystem_is_reported_and_leaves_no_partial_file() {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .collect();
-    assert!(left.is_empty(), "files left on the full filesystem: {left:?}");
+    assert!(
+        left.is_empty(),
+        "files left on the full filesystem: {left:?}"
+    );
     assert!(
         u(&read_truth(&truth_path)["plan"]["totals"]["kernel_dispatches"]) > 5000,
         "the program's own output"

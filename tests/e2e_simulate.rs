@@ -243,3 +243,40 @@ fn kernels_carry_the_enclosing_roctx_ranges() {
         assert_eq!(seen, want, "on {sdk}");
     }
 }
+
+/// One rule for run names, in the tool and the CLI: `--run-name 'a:b'` is written as `a_b/` and
+/// the CLI reports that file (it used to look for `a:b/`, report "wrote nothing" and exit 2); a
+/// name that is a path is refused before anything runs, with nothing written.
+#[test]
+fn run_names_follow_one_rule_and_the_cli_reports_what_was_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    let out = simulate_command(&builtin("tiny.toml"), "1.0.0", &logs)
+        .args(["--run-name", "a:b"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = logs.join("plugins/profile/a_b");
+    assert!(
+        stdout.contains(&format!("wrote {}", written.display())),
+        "{stdout}"
+    );
+    assert_eq!(std::fs::read_dir(&written).unwrap().count(), 1);
+
+    let out = simulate_command(&builtin("tiny.toml"), "1.0.0", &logs)
+        .args(["--run-name", "x/y"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("single directory name"), "{stderr}");
+    let runs = std::fs::read_dir(logs.join("plugins/profile"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 1, "nothing written for the refused name");
+}

@@ -111,16 +111,17 @@ pub fn tool_var(name: &str) -> String {
 /// The run name every process of the launched program shares: `given`, else
 /// `$ROCPROF_XPLANE_RUN_NAME` (empty counts as unset, as the tool reads it), else the launcher's
 /// job id (so `srun rocprof-xplane run -- …` on many nodes still gives one run), else the time now.
-pub fn resolve_run_name(given: Option<&str>) -> String {
-    given
-        .map(str::to_owned)
-        .or_else(|| {
-            std::env::var(tool_var("RUN_NAME"))
-                .ok()
-                .filter(|v| !v.trim().is_empty())
-        })
+/// A `--run-name` that breaks the tool's rule (`config::check_run_name`) is an error here,
+/// before anything runs, rather than a default the user did not ask for.
+pub fn resolve_run_name(given: Option<&str>) -> Result<String, String> {
+    if let Some(g) = given {
+        return config::check_run_name(g).map_err(|why| format!("--run-name {g:?} {why}"));
+    }
+    Ok(std::env::var(tool_var("RUN_NAME"))
+        .ok()
+        .and_then(|v| config::check_run_name(&v).ok())
         .or_else(|| config::job_run_name(|k| std::env::var(k).ok()))
-        .unwrap_or_else(|| config::run_name_for(unix_now()))
+        .unwrap_or_else(|| config::run_name_for(unix_now())))
 }
 
 /// Sets what makes the runtime load the tool into `cmd`, and where the tool writes.
@@ -171,6 +172,10 @@ mod tests {
         assert!(envs.contains(&("ROCP_TOOL_LIBRARIES".into(), "/t/lib.so".into())));
         assert!(envs.contains(&("ROCPROF_XPLANE_OUTPUT_DIR".into(), "/out".into())));
         assert!(envs.contains(&("ROCPROF_XPLANE_RUN_NAME".into(), "r1".into())));
-        assert_eq!(resolve_run_name(Some("given")), "given");
+        assert_eq!(resolve_run_name(Some("given")).as_deref(), Ok("given"));
+        assert_eq!(resolve_run_name(Some("a:b")).as_deref(), Ok("a:b"));
+        assert!(resolve_run_name(Some("x/y"))
+            .unwrap_err()
+            .contains("single directory name"));
     }
 }

@@ -130,15 +130,22 @@ pub fn main(args: &[String]) -> ExitCode {
         })
         .unwrap_or_else(|| PathBuf::from(config::DEFAULT_OUTPUT_DIR));
     let out_dir = absolute(&out_dir);
-    let run_name = resolve_run_name(args.run_name.as_deref());
+    let run_name = match resolve_run_name(args.run_name.as_deref()) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("rocprof-xplane run: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let libs = tool_libraries_value(
         std::env::var("ROCP_TOOL_LIBRARIES").ok().as_deref(),
         &tool.to_string_lossy(),
     );
     eprintln!(
-        "rocprof-xplane run: ROCm SDK {}; profile → {}/plugins/profile/{run_name}/",
+        "rocprof-xplane run: ROCm SDK {}; profile → {}/plugins/profile/{}/",
         sdk.display(),
-        out_dir.display()
+        out_dir.display(),
+        crate::xplane::run_dir_name(&run_name)
     );
     eprintln!(
         "rocprof-xplane run: afterwards:  xprof --logdir {} --port 6006",

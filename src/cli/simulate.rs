@@ -57,7 +57,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     let driver = find_driver()?;
     let tool = find_tool_library()?;
     let out_dir = absolute(&args.output_dir);
-    let run_name = resolve_run_name(args.run_name.as_deref());
+    let run_name = resolve_run_name(args.run_name.as_deref())?;
 
     let mut cmd = Command::new(&driver);
     cmd.arg(&args.scenario);
@@ -77,7 +77,10 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     if !status.success() {
         return Err(format!("simulator exited with {status}"));
     }
-    let run_dir = out_dir.join("plugins").join("profile").join(&run_name);
+    let run_dir = out_dir
+        .join("plugins")
+        .join("profile")
+        .join(crate::xplane::run_dir_name(&run_name));
     let files: Vec<PathBuf> = std::fs::read_dir(&run_dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))

@@ -33,7 +33,7 @@ impl OutputLayout {
         self.log_dir
             .join("plugins")
             .join("profile")
-            .join(sanitize_component(&self.run_name))
+            .join(run_dir_name(&self.run_name))
     }
 
     /// The host name as it appears in the file name (and so in xprof's host list).
@@ -46,6 +46,11 @@ impl OutputLayout {
         self.run_dir()
             .join(format!("{}.xplane.pb", self.file_host()))
     }
+}
+
+/// The directory a run name is written as (`a:b` → `a_b`): what the CLI must look for.
+pub fn run_dir_name(run_name: &str) -> String {
+    sanitize_component(run_name)
 }
 
 /// The host part we recommend for one process: `<hostname>.<pid>`. xprof's file-name pattern

@@ -222,8 +222,9 @@ impl Direct {
             };
         }
         let out = cmd.output().ok()?;
-        (out.status.code() != Some(97) && !String::from_utf8_lossy(&out.stderr).contains("unshare:"))
-            .then_some(out)
+        (out.status.code() != Some(97)
+            && !String::from_utf8_lossy(&out.stderr).contains("unshare:"))
+        .then_some(out)
     }
 
     fn command(&self) -> Command {
