@@ -30,6 +30,24 @@ pub struct Configured {
 
 static CONFIGURED: OnceLock<Configured> = OnceLock::new();
 static FINALIZED: AtomicBool = AtomicBool::new(false);
+/// Set in the child of a `fork()` of the traced process (a `pthread_atfork` handler).
+static FORKED_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// Whether this is the child of a fork of the traced process. A forked child is **not
+/// profiled**: it has only the forking thread, so locks other threads held at the fork (a
+/// delivery in progress, another thread's capture state) stay held forever, and everything
+/// collected so far is the parent's. Every callback and finalize therefore do nothing in the
+/// child: no lock is taken, no flush waits for a delivery thread that does not exist, and the
+/// parent's events are never written under the child's pid. (A child that execs a HIP program
+/// starts a new process, which loads the tool afresh.)
+#[inline]
+pub fn in_forked_child() -> bool {
+    FORKED_CHILD.load(Ordering::Relaxed)
+}
+
+extern "C" fn mark_forked_child() {
+    FORKED_CHILD.store(true, Ordering::Relaxed);
+}
 
 /// The configure result handed to the runtime, which copies it.
 struct ConfigureResult(sys::rocprofiler_tool_configure_result_t);
@@ -118,6 +136,11 @@ unsafe extern "C" fn tool_initialize(
     _tool_data: *mut c_void,
 ) -> c_int {
     ffi_guard("initialize", -1, || {
+        // SAFETY: registers a handler that only stores to an atomic (async-signal-safe, as a
+        // child handler of a multi-threaded process must be); no prepare/parent handlers.
+        if unsafe { libc::pthread_atfork(None, None, Some(mark_forked_child)) } != 0 {
+            log_warn!("pthread_atfork failed: a forked child would try to write a profile");
+        }
         let Some(c) = CONFIGURED.get() else {
             log_error!("initialize called before configure; not tracing");
             return -1;
@@ -150,6 +173,10 @@ unsafe extern "C" fn tool_initialize(
 unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
     ffi_guard("finalize", (), || {
         if FINALIZED.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        if in_forked_child() {
+            log_debug!("forked child: not profiled; the parent writes the profile");
             return;
         }
         let Some(s) = session::get() else { return };

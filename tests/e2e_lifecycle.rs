@@ -118,3 +118,47 @@ fn small_buffers_lose_nothing() {
     let s = read_one(dir.path(), "small");
     assert_eq!(kernels(&s), 5120 + 8);
 }
+
+/// A program that forks a child which leaves through `exit()` (so it runs the runtime's atexit
+/// finalization it inherited): the child is not profiled — it exits at once instead of waiting
+/// in a flush for a delivery thread it does not have (before: it hung, and the parent with it)
+/// — and the only profile is the parent's, under the parent's pid. Both SDK families.
+#[test]
+fn a_forked_child_is_not_profiled_and_never_hangs() {
+    for sdk in ["0.6.0", "1.0.0"] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut child = Direct::new(&builtin("tiny.toml"), sdk)
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.path())
+            .env("ROCPROF_XPLANE_RUN_NAME", "fork")
+            .arg("--fork-child")
+            .spawn();
+        let parent_pid = child.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{sdk}: the program hung after fork");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        };
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(status.success(), "{sdk}: {status}\n{stderr}");
+        assert!(
+            stderr.contains("forked child") && stderr.contains("exited with 0"),
+            "{sdk}: {stderr}"
+        );
+        let files = profiles(dir.path(), "fork");
+        assert_eq!(files.len(), 1, "{sdk}: {files:?}");
+        let name = files[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            name.ends_with(&format!(".{parent_pid}.xplane.pb")),
+            "{sdk}: {name} is not the parent's ({parent_pid})"
+        );
+        assert!(kernels(&read_one(dir.path(), "fork")) > 0, "{sdk}");
+    }
+}

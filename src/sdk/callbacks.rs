@@ -43,6 +43,9 @@ pub unsafe extern "C" fn buffer_callback(
     drop_count: u64,
 ) {
     ffi_guard("buffer callback", (), || {
+        if crate::entry::in_forked_child() {
+            return;
+        }
         let slot = data as usize;
         let Some(s) = session::get() else {
             EARLY_RECORDS.fetch_add(num_headers as u64, Ordering::Relaxed);
@@ -139,6 +142,9 @@ pub fn tracing_callback_for(abi: super::Abi) -> sys::rocprofiler_callback_tracin
 }
 
 fn on_callback(r: &CallbackRecord) {
+    if crate::entry::in_forked_child() {
+        return;
+    }
     let Some(s) = session::get() else {
         EARLY_RECORDS.fetch_add(1, Ordering::Relaxed);
         return;
@@ -195,7 +201,9 @@ pub unsafe extern "C" fn external_id_request(
     _data: *mut c_void,
 ) -> i32 {
     ffi_guard("external correlation id request", 1, || {
-        hip_stream::on_activity_request(thread_id, internal_corr_id_value);
+        if !crate::entry::in_forked_child() {
+            hip_stream::on_activity_request(thread_id, internal_corr_id_value);
+        }
         1
     })
 }

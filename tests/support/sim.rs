@@ -163,6 +163,8 @@ pub struct Direct {
     pub sdk: String,
     pub env: Vec<(String, String)>,
     pub ground_truth: Option<PathBuf>,
+    /// Extra driver options (`--fork-child`, …).
+    pub args: Vec<String>,
 }
 
 impl Direct {
@@ -172,7 +174,13 @@ impl Direct {
             sdk: sdk.to_string(),
             env: Vec::new(),
             ground_truth: None,
+            args: Vec::new(),
         }
+    }
+
+    pub fn arg(mut self, a: &str) -> Self {
+        self.args.push(a.into());
+        self
     }
 
     pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Self {
@@ -230,7 +238,9 @@ impl Direct {
     fn command(&self) -> Command {
         let mut cmd = Command::new(driver());
         scrub(&mut cmd);
-        cmd.arg(&self.scenario).args(["--sdk", &self.sdk]);
+        cmd.arg(&self.scenario)
+            .args(["--sdk", &self.sdk])
+            .args(&self.args);
         if let Some(g) = &self.ground_truth {
             cmd.arg("--ground-truth").arg(g);
         }

@@ -433,6 +433,9 @@ pub mod threads {
         cv: Condvar,
         stop: AtomicBool,
         join: Mutex<Option<JoinHandle<()>>>,
+        /// The process that started the thread: a forked child inherits the handle but not
+        /// the thread, and joining it there would wait on nothing (or panic).
+        pid: u32,
     }
 
     static THREADS: Mutex<Vec<Arc<DeliveryThread>>> = Mutex::new(Vec::new());
@@ -455,6 +458,7 @@ pub mod threads {
             cv: Condvar::new(),
             stop: AtomicBool::new(false),
             join: Mutex::new(None),
+            pid: std::process::id(),
         });
         let t2 = Arc::clone(&t);
         let handle = std::thread::Builder::new()
@@ -521,7 +525,7 @@ pub mod threads {
             t.stop.store(true, Ordering::Release);
             t.cv.notify_all();
         }
-        for t in &all {
+        for t in all.iter().filter(|t| t.pid == std::process::id()) {
             let h = lock(&t.join).take();
             if let Some(h) = h {
                 if h.thread().id() != std::thread::current().id() {

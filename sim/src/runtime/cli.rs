@@ -19,6 +19,9 @@ usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1|1.4.0] [--ground-tru
   --ground-truth FILE    write what was simulated and delivered as JSON (at exit)
   --seed N               override the scenario's delivery-shuffle seed
   --builtin NAME         replay a built-in plan instead of a scenario file
+  --fork-child           after the replay, fork(); the child exits at once through exit()
+                         (running the atexit handlers it inherited, the runtime's finalization
+                         included), the parent waits for it and reports its status
 ";
 
 struct Args {
@@ -27,6 +30,7 @@ struct Args {
     sdk: Personality,
     ground_truth: Option<PathBuf>,
     seed: Option<u64>,
+    fork_child: bool,
 }
 
 fn parse(args: &[String]) -> Result<Option<Args>, String> {
@@ -36,6 +40,7 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
         sdk: Personality::V1_0_0,
         ground_truth: None,
         seed: None,
+        fork_child: false,
     };
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
@@ -52,6 +57,7 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
                 out.seed = Some(v.parse().map_err(|_| format!("bad seed `{v}`"))?);
             }
             "--builtin" => out.builtin = Some(value("--builtin")?),
+            "--fork-child" => out.fork_child = true,
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             s => {
                 if out.scenario.is_some() {
@@ -139,5 +145,34 @@ pub fn main(argv: Vec<String>) -> i32 {
         write(&path, false);
         super::at_finalize_end(move || write(&path, true));
     }
+    if args.fork_child {
+        fork_a_child_that_exits();
+    }
     0
+}
+
+/// A program that forks (a launcher, a data-loader worker, `subprocess` without exec) and whose
+/// child leaves through `exit()`: the child inherits the runtime's atexit finalization, and so
+/// every tool's finalize, but none of the parent's other threads.
+fn fork_a_child_that_exits() {
+    // SAFETY: fork has no preconditions; the child only calls exit().
+    let pid = unsafe { libc::fork() };
+    match pid {
+        0 => {
+            // SAFETY: plain libc exit in the child: runs the inherited atexit handlers.
+            unsafe { libc::exit(0) }
+        }
+        p if p < 0 => eprintln!("rocprof-sim: fork failed"),
+        p => {
+            let mut status = 0;
+            // SAFETY: waiting for our own child; `status` is a valid out-pointer.
+            unsafe { libc::waitpid(p, &mut status, 0) };
+            let code = if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else {
+                -1
+            };
+            eprintln!("rocprof-sim: forked child {p} exited with {code}");
+        }
+    }
 }
