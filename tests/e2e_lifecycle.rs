@@ -162,3 +162,65 @@ fn a_forked_child_is_not_profiled_and_never_hangs() {
         assert!(kernels(&read_one(dir.path(), "fork")) > 0, "{sdk}");
     }
 }
+
+/// A program that leaves through `_exit` runs no atexit handler, so the runtime never finalizes
+/// the tool: it must simply end — no hang, no output of ours — and write nothing (a profile is
+/// only written at finalize; nothing half-written is left either).
+#[test]
+fn a_program_that_calls_underscore_exit_ends_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Direct::new(&builtin("tiny.toml"), "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.path())
+        .env("ROCPROF_XPLANE_RUN_NAME", "gone")
+        .env("ROCPROF_SIM_EXIT_WITH__EXIT", "1")
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stderr}", out.status);
+    assert!(!stderr.contains("rocprof-xplane"), "{stderr}");
+    assert!(
+        !dir.path().join("plugins").exists(),
+        "nothing is written without finalize"
+    );
+}
+
+/// The tool loaded into a process whose runtime never initialises it: loaded only, and
+/// configured but never initialized (the runtime went away). The process exits normally, with
+/// nothing of ours on stderr and no file. Loaded with Python's ctypes, as a host program would.
+#[test]
+fn the_tool_loaded_but_never_initialised_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = r#"
+import ctypes, sys
+lib = ctypes.CDLL(sys.argv[1])
+if sys.argv[2] == "configure":
+    f = lib.rocprofiler_configure
+    f.restype = ctypes.c_void_p
+    f.argtypes = [ctypes.c_uint32, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_void_p]
+    client = (ctypes.c_uint64 * 4)()
+    r = f(10000, b"1.0.0", 0, ctypes.cast(client, ctypes.c_void_p))
+    print("configured", r is not None)
+print("done")
+"#;
+    for mode in ["load", "configure"] {
+        let out = std::process::Command::new("python3")
+            .args(["-c", script])
+            .arg(tool_library())
+            .arg(mode)
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.path())
+            .output()
+            .expect("python3 (ci/setup.sh installs it)");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{mode}: {}\n{stderr}", out.status);
+        assert!(stdout.contains("done"), "{mode}: {stdout}");
+        if mode == "configure" {
+            assert!(stdout.contains("configured True"), "{mode}: {stdout}");
+        }
+        assert!(!stderr.contains("rocprof-xplane"), "{mode}: {stderr}");
+        assert!(
+            !dir.path().join("plugins").exists(),
+            "{mode}: a file was written"
+        );
+    }
+}

@@ -4,7 +4,8 @@
 //! Like rocprofiler-register with the real SDK, it does not link the runtime: it dlopens the
 //! runtime library with `RTLD_GLOBAL | RTLD_NOW` (so tools resolve `rocprofiler_*` through
 //! `dlsym(RTLD_DEFAULT, …)`), hands control to `rocprof_sim_main`, then calls `exit()` so the
-//! runtime's atexit finalization runs as it would at the end of a real application.
+//! runtime's atexit finalization runs as it would at the end of a real application
+//! (`ROCPROF_SIM_EXIT_WITH__EXIT=1`: `_exit()` instead, which runs none of it).
 
 use std::ffi::{c_char, c_int, CString};
 use std::path::PathBuf;
@@ -59,6 +60,12 @@ fn main() {
     argv.push(std::ptr::null());
     // SAFETY: argv holds args.len() valid strings (kept alive by `args`) plus a NULL.
     let rc = unsafe { sim_main(args.len() as c_int, argv.as_ptr()) };
+    if std::env::var_os("ROCPROF_SIM_EXIT_WITH__EXIT").is_some() {
+        // A program that leaves through `_exit` (or is killed): no atexit handlers, so no
+        // runtime finalization and no tool finalize.
+        // SAFETY: `_exit` ends the process immediately; nothing runs after it.
+        unsafe { libc::_exit(rc) };
+    }
     // SAFETY: plain libc exit: runs atexit handlers (the runtime's finalization), then exits.
     unsafe { libc::exit(rc) };
 }
