@@ -5,6 +5,7 @@
 //! cache, and the facts handed to the join (annotations keyed by correlation id, marker spans).
 //! Finalize drains every registered state, including ranges still open.
 
+pub mod demangle;
 pub mod devices;
 pub mod hip_stream;
 pub mod markers;

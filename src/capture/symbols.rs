@@ -12,18 +12,12 @@ use crate::store::sinks::lock;
 
 static SYMBOLS: Mutex<Option<HashMap<u64, KernelSymbol>>> = Mutex::new(None);
 
-/// HSA symbol name → display name: drop the kernel-descriptor suffix `.kd`, then demangle
-/// (Itanium ABI); names that do not demangle are shown as they are.
+/// HSA symbol name → display name: drop the kernel-descriptor suffix `.kd`, then demangle as the
+/// C++ runtime does (`super::demangle`, what rocprofv3 shows); names that do not demangle are
+/// shown as they are.
 pub fn clean_kernel_name(raw: &str) -> String {
     let base = raw.strip_suffix(".kd").unwrap_or(raw);
-    if base.starts_with("_Z") {
-        if let Ok(sym) = cpp_demangle::Symbol::new(base.as_bytes()) {
-            if let Ok(s) = sym.demangle() {
-                return s;
-            }
-        }
-    }
-    base.to_string()
+    super::demangle::demangle(base).unwrap_or_else(|| base.to_string())
 }
 
 pub fn register(kernel_id: u64, raw_name: &str, mut sym: KernelSymbol) {
