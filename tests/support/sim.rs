@@ -120,6 +120,10 @@ pub fn run_simulate(
     );
     let space = read_xspace(&files[0]).unwrap_or_else(|e| panic!("read {:?}: {e}", files[0]));
     let truth = load_truth(&truth_path, &stderr);
+    // Every simulated run through the CLI: nothing lost silently, and no line mis-nests.
+    let what = format!("{} --sdk {sdk}", scenario.display());
+    super::xspace::assert_accounting(&space, &truth, &what);
+    super::xspace::assert_lines_nest(&space, &what);
     Run {
         tmp,
         log_dir,

@@ -370,3 +370,81 @@ pub fn assert_lines_nest(s: &XSpace, what: &str) {
         &bad[..bad.len().min(5)]
     );
 }
+
+/// Nothing lost silently: every record the simulated runtime emitted to the tool's buffers
+/// (the ground truth's `delivery.emitted_per_kind`) is an event in the file, dropped by the
+/// runtime (`runtime_dropped`, its `drop_count`), or skipped and counted by the tool
+/// (`unknown_kind_records`, `bad_size_records`, `bad_timestamp_records`). Per kind when nothing
+/// was lost (the runtime's drop count does not say which buffer's records it was), over all
+/// kinds otherwise.
+///
+/// Kinds: kernel dispatches (memset fill kernels included) and copies are device events (the
+/// dependency anchors are not); every HIP call is one host event with a `correlation_id`; roctx
+/// calls become one event per push/pop pair, start/stop pair or mark on the roctx lines.
+pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, what: &str) {
+    let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
+    let emitted = &truth["delivery"]["emitted_per_kind"];
+    let (want_k, want_m, want_api, want_marker_records) = (
+        n(&emitted["KERNEL_DISPATCH"]),
+        n(&emitted["MEMORY_COPY"]),
+        n(&emitted["HIP_RUNTIME_API"]),
+        n(&emitted["MARKER_CORE_API"]),
+    );
+    let m = &truth["plan"]["markers"];
+    let want_roctx = if want_marker_records > 0 {
+        n(&m["push"]) + n(&m["range_start"]) + n(&m["mark"])
+    } else {
+        0
+    };
+    let dev = device_events(s);
+    let got_k = dev.iter().filter(|e| e.is_kernel()).count() as u64;
+    let got_m = dev.iter().filter(|e| e.is_memcpy()).count() as u64;
+    let host = events(plane(s, HOST_PLANE));
+    let got_api = host
+        .iter()
+        .filter(|e| !e.line.name.contains("/ROCTX") && e.raw_stat("correlation_id").is_some())
+        .count() as u64;
+    let got_roctx = host
+        .iter()
+        .filter(|e| e.line.name.contains("/ROCTX"))
+        .count() as u64;
+    let c = counters(s);
+    let lost = c["runtime_dropped"]
+        + c["unknown_kind_records"]
+        + c["bad_size_records"]
+        + c["bad_timestamp_records"];
+    if lost == 0 {
+        assert_eq!((got_k, got_m), (want_k, want_m), "{what}: kernels, copies");
+        assert_eq!(got_api, want_api, "{what}: HIP API calls");
+        assert_eq!(got_roctx, want_roctx, "{what}: roctx ranges and marks");
+        assert_eq!(
+            (
+                c["kernel_records"],
+                c["memcpy_records"],
+                c["api_records"],
+                c["marker_records"]
+            ),
+            (want_k, want_m, want_api, want_marker_records),
+            "{what}: records decoded"
+        );
+    } else {
+        let produced: u64 = emitted
+            .as_object()
+            .map(|o| o.values().map(n).sum())
+            .unwrap_or(0);
+        let decoded = c["kernel_records"]
+            + c["memcpy_records"]
+            + c["api_records"]
+            + c["marker_records"]
+            + c.get("hip_event_records").copied().unwrap_or(0);
+        assert_eq!(
+            decoded + lost - c["bad_timestamp_records"],
+            produced,
+            "{what}: decoded + dropped/skipped = emitted"
+        );
+        assert!(
+            got_k + got_m <= want_k + want_m,
+            "{what}: more device events than records"
+        );
+    }
+}
