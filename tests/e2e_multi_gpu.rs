@@ -324,3 +324,53 @@ fn every_copy_is_on_the_plane_of_its_streams_device() {
     }
     assert_eq!(got, want, "copies per (GPU plane, direction)");
 }
+
+/// Register and scratch resources on every kernel's event metadata, as the scenario's code
+/// object declares them (`scenarios/multi-gpu.toml`: gemm 128 arch VGPRs + 64 AGPRs, softmax
+/// 256 scratch bytes, defaults 32 SGPRs / 32 VGPRs), and `uses_scratch` only where there is
+/// scratch. Both SDK families, every GPU plane.
+#[test]
+fn kernels_carry_their_register_and_scratch_resources() {
+    for sdk in SDKS {
+        let r = cached(&builtin("multi-gpu.toml"), sdk, &[]);
+        let want: HashMap<&str, (i64, i64, i64, i64)> = [
+            (
+                "gemm_bf16(void const*, void const*, void*, int)",
+                (32, 128, 64, 0),
+            ),
+            ("layernorm_fwd", (32, 32, 0, 0)),
+            ("softmax_fwd", (32, 32, 0, 256)),
+        ]
+        .into_iter()
+        .collect();
+        let mut seen = 0;
+        for e in kernels(&r.space) {
+            let Some(&(sgpr, vgpr, agpr, scratch)) = want.get(e.name()) else {
+                continue;
+            };
+            seen += 1;
+            let got = |n: &str| match e.stat(n) {
+                Some(Stat::I64(v)) => v,
+                other => panic!("{sdk}: {} {n} = {other:?}", e.name()),
+            };
+            assert_eq!(
+                (
+                    got("sgpr_count"),
+                    got("arch_vgpr_count"),
+                    got("agpr_count"),
+                    got("scratch_bytes")
+                ),
+                (sgpr, vgpr, agpr, scratch),
+                "{sdk}: {}",
+                e.name()
+            );
+            assert_eq!(
+                e.stat("uses_scratch").is_some(),
+                scratch > 0,
+                "{sdk}: {}",
+                e.name()
+            );
+        }
+        assert!(seen > 0, "{sdk}: none of the scenario's kernels found");
+    }
+}

@@ -111,7 +111,11 @@ pub struct KernelInfo {
     pub block: [u32; 3],
     /// Vector registers per work-item (arch VGPRs + accumulation VGPRs).
     pub vgpr_count: u32,
+    /// Of those, the accumulation (matrix-core) VGPRs: AGPRs on CDNA.
+    pub agpr_count: u32,
     pub sgpr_count: u32,
+    /// Scratch bytes per work-item the kernel's code object declares (spills, private arrays).
+    pub symbol_scratch_bytes: u32,
     /// LDS bytes declared by the kernel symbol.
     pub static_shared_bytes: u32,
     /// LDS bytes of the dispatch beyond the static amount.

@@ -99,6 +99,13 @@ impl PlaneBuilder {
         }
     }
 
+    /// Adds a stat to event metadata `id` (what every event of that name shares).
+    pub fn add_event_metadata_stat(&mut self, id: i64, stat: XStat) {
+        if let Some(m) = self.plane.event_metadata.get_mut(&id) {
+            m.stats.push(stat);
+        }
+    }
+
     /// Adds a plane-level stat (device capabilities, Task Environment times).
     pub fn add_plane_stat(&mut self, name: &str, value: StatValue<'_>) {
         let stat = self.stat(name, value);

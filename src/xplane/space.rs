@@ -260,7 +260,14 @@ fn device_plane(
                         plane.stat(s::KERNEL_DETAILS, StatValue::Ref(&s::kernel_details(k)))
                     });
                     stats.push(details.clone());
-                    cache.event_id(&mut plane, &k.name)
+                    let id = cache.event_id(&mut plane, &k.name);
+                    if cache.with_resources.insert(id) {
+                        for (name, v) in s::kernel_resource_stats(k) {
+                            let st = plane.stat(name, StatValue::I64(v));
+                            plane.add_event_metadata_stat(id, st);
+                        }
+                    }
+                    id
                 }
                 DeviceEventKind::Memcpy(m) => {
                     stats
@@ -319,6 +326,8 @@ impl KernelKey {
 #[derive(Default)]
 struct EventCache {
     kernel_details: HashMap<KernelKey, XStat>,
+    /// Kernel event metadata that already carries its resource stats.
+    with_resources: std::collections::HashSet<i64>,
     event_ids: HashMap<*const u8, i64>,
     annotations: HashMap<*const Annotation, Vec<XStat>>,
     /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.

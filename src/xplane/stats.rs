@@ -74,6 +74,12 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     super::deps::WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
     super::deps::HSA_QUEUE,
     super::deps::DEPENDENCY_OF,
+    // Kernel resources (on kernel event metadata).
+    SGPR_COUNT,
+    ARCH_VGPR_COUNT,
+    AGPR_COUNT,
+    SCRATCH_BYTES,
+    USES_SCRATCH,
 ];
 
 /// `kernel_details` in the token format xprof's `ParseKernelLaunchParams` reads (`regs:`,
@@ -94,6 +100,34 @@ pub fn kernel_details(k: &KernelInfo) -> String {
         k.block[2],
         k.private_segment_bytes,
     )
+}
+
+/// Register and scratch resources of a kernel, from its code object (the same for every
+/// dispatch, so written once on the kernel's event metadata): what AMD users read to judge
+/// register pressure and spilling, beside `kernel_details`' `regs:` total.
+pub const SGPR_COUNT: &str = "sgpr_count";
+pub const ARCH_VGPR_COUNT: &str = "arch_vgpr_count";
+pub const AGPR_COUNT: &str = "agpr_count";
+pub const SCRATCH_BYTES: &str = "scratch_bytes";
+/// 1 when the kernel uses scratch (private segment > 0): register spills or private arrays —
+/// the code object does not say which, so the name says "uses", not "spills".
+pub const USES_SCRATCH: &str = "uses_scratch";
+
+/// `(name, value)` of the resource stats of `k`.
+pub fn kernel_resource_stats(k: &KernelInfo) -> Vec<(&'static str, i64)> {
+    let mut v = vec![
+        (SGPR_COUNT, i64::from(k.sgpr_count)),
+        (
+            ARCH_VGPR_COUNT,
+            i64::from(k.vgpr_count.saturating_sub(k.agpr_count)),
+        ),
+        (AGPR_COUNT, i64::from(k.agpr_count)),
+        (SCRATCH_BYTES, i64::from(k.symbol_scratch_bytes)),
+    ];
+    if k.symbol_scratch_bytes > 0 {
+        v.push((USES_SCRATCH, 1));
+    }
+    v
 }
 
 /// Device event name for a copy. xprof classifies copies by case-insensitive name prefix
