@@ -33,6 +33,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
 ) -> *mut rocprofiler_sdk_sys::rocprofiler_tool_configure_result_t {
     guard::install_quiet_panic_hook();
     guard::ffi_guard("rocprofiler_configure", std::ptr::null_mut(), || {
+        log::install();
         // SAFETY: forwarded unchanged from the runtime, which upholds the contract above.
         unsafe { entry::configure(version, runtime_version, priority, client_id) }
     })

@@ -1,7 +1,17 @@
-//! One-line stderr messages, filtered by `ROCPROF_XPLANE_LOG`.
+//! Diagnostics: the `log_*` macros emit `tracing` events; our own subscriber turns each into one
+//! prefixed stderr line, filtered by `ROCPROF_XPLANE_LOG`.
 //!
 //! The tool shares stderr with the application, so every line is prefixed and the default level
-//! (warn) stays quiet unless something is wrong.
+//! (warn) stays quiet unless something is wrong. `tracing` (the design card's choice) gives each
+//! call site a cached enabled check, so a disabled level costs a load and a branch; the
+//! subscriber is installed in this library's own copy of `tracing` (a cdylib links its own), so
+//! it never replaces or sees a Rust host program's subscriber.
+
+use std::fmt::Write as _;
+
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Level, Metadata, Subscriber};
 
 use crate::config::{self, LogLevel};
 
@@ -9,15 +19,91 @@ pub fn enabled(level: LogLevel) -> bool {
     level != LogLevel::Off && config::get().log >= level
 }
 
-pub fn emit(level: LogLevel, msg: std::fmt::Arguments<'_>) {
-    if enabled(level) {
-        let tag = match level {
-            LogLevel::Error => "error: ",
-            LogLevel::Warn => "warning: ",
+fn tracing_level(level: LogLevel) -> Option<Level> {
+    match level {
+        LogLevel::Off => None,
+        LogLevel::Error => Some(Level::ERROR),
+        LogLevel::Warn => Some(Level::WARN),
+        LogLevel::Info => Some(Level::INFO),
+        LogLevel::Debug => Some(Level::DEBUG),
+    }
+}
+
+/// Writes each event of at most `max` as one line through `sink`; spans are not used.
+pub struct LineSubscriber {
+    max: Option<Level>,
+    sink: fn(std::fmt::Arguments<'_>),
+}
+
+impl LineSubscriber {
+    pub fn new(level: LogLevel) -> Self {
+        LineSubscriber {
+            max: tracing_level(level),
+            sink: stderr_line,
+        }
+    }
+}
+
+/// Collects an event's message and fields into one line.
+struct Line(String);
+
+impl Visit for Line {
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "message" {
+            let _ = write!(self.0, "{value:?}");
+        } else {
+            let _ = write!(self.0, " {}={value:?}", field.name());
+        }
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if field.name() == "message" {
+            self.0.push_str(value);
+        } else {
+            let _ = write!(self.0, " {}={value}", field.name());
+        }
+    }
+}
+
+impl Subscriber for LineSubscriber {
+    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+        self.max.is_some_and(|max| *metadata.level() <= max)
+    }
+
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(match self.max {
+            Some(l) => tracing::level_filters::LevelFilter::from_level(l),
+            None => tracing::level_filters::LevelFilter::OFF,
+        })
+    }
+
+    fn new_span(&self, _: &Attributes<'_>) -> Id {
+        Id::from_u64(1)
+    }
+
+    fn record(&self, _: &Id, _: &Record<'_>) {}
+
+    fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+    fn event(&self, event: &Event<'_>) {
+        let mut line = Line(String::new());
+        event.record(&mut line);
+        let tag = match *event.metadata().level() {
+            Level::ERROR => "error: ",
+            Level::WARN => "warning: ",
             _ => "",
         };
-        stderr_line(format_args!("rocprof-xplane: {tag}{msg}"));
+        (self.sink)(format_args!("rocprof-xplane: {tag}{}", line.0));
     }
+
+    fn enter(&self, _: &Id) {}
+
+    fn exit(&self, _: &Id) {}
+}
+
+/// Installs the subscriber for this library's `tracing` (once; later calls keep the first).
+pub fn install() {
+    let _ = tracing::subscriber::set_global_default(LineSubscriber::new(config::get().log));
 }
 
 /// Writes one line to stderr and ignores failure. `eprintln!` panics when stderr cannot be
@@ -38,13 +124,13 @@ fn write_line(w: &mut impl std::io::Write, line: std::fmt::Arguments<'_>) {
 }
 
 #[macro_export]
-macro_rules! log_error { ($($t:tt)*) => { $crate::log::emit($crate::config::LogLevel::Error, format_args!($($t)*)) } }
+macro_rules! log_error { ($($t:tt)*) => { ::tracing::error!("{}", format_args!($($t)*)) } }
 #[macro_export]
-macro_rules! log_warn { ($($t:tt)*) => { $crate::log::emit($crate::config::LogLevel::Warn, format_args!($($t)*)) } }
+macro_rules! log_warn { ($($t:tt)*) => { ::tracing::warn!("{}", format_args!($($t)*)) } }
 #[macro_export]
-macro_rules! log_info { ($($t:tt)*) => { $crate::log::emit($crate::config::LogLevel::Info, format_args!($($t)*)) } }
+macro_rules! log_info { ($($t:tt)*) => { ::tracing::info!("{}", format_args!($($t)*)) } }
 #[macro_export]
-macro_rules! log_debug { ($($t:tt)*) => { $crate::log::emit($crate::config::LogLevel::Debug, format_args!($($t)*)) } }
+macro_rules! log_debug { ($($t:tt)*) => { ::tracing::debug!("{}", format_args!($($t)*)) } }
 
 #[cfg(test)]
 mod tests {
@@ -83,6 +169,43 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    thread_local! {
+        static CAPTURED: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+
+    fn capture(line: std::fmt::Arguments<'_>) {
+        CAPTURED.with(|c| c.borrow_mut().push(line.to_string()));
+    }
+
+    #[test]
+    fn events_become_one_prefixed_line_each_at_or_above_the_level() {
+        let sub = LineSubscriber {
+            max: tracing_level(LogLevel::Warn),
+            sink: capture,
+        };
+        tracing::subscriber::with_default(sub, || {
+            crate::log_error!("cannot write {}", "/x");
+            crate::log_warn!("drops: {}", 3);
+            crate::log_info!("not shown at warn");
+            crate::log_debug!("nor this");
+        });
+        let got = CAPTURED.with(|c| c.borrow().clone());
+        assert_eq!(
+            got,
+            vec![
+                "rocprof-xplane: error: cannot write /x".to_string(),
+                "rocprof-xplane: warning: drops: 3".to_string()
+            ]
+        );
+        let off = LineSubscriber {
+            max: tracing_level(LogLevel::Off),
+            sink: capture,
+        };
+        CAPTURED.with(|c| c.borrow_mut().clear());
+        tracing::subscriber::with_default(off, || crate::log_error!("silent"));
+        assert!(CAPTURED.with(|c| c.borrow().is_empty()));
     }
 
     #[test]
