@@ -375,22 +375,7 @@ mod tests {
             AgentInfo, AgentType, ApiDomain, ApiRecord, CallFact, Collected, HipEventOp,
             HipEventRecord, KernelRecord, StreamCreation, SyncFact,
         };
-        let gpu = AgentInfo {
-            handle: 0x10,
-            kind: AgentType::Gpu,
-            type_index: 0,
-            node_id: 1,
-            name: "gfx942".into(),
-            product_name: String::new(),
-            vendor_name: String::new(),
-            cu_count: 0,
-            simd_per_cu: 0,
-            wave_front_size: 0,
-            max_waves_per_cu: 0,
-            max_engine_clk_mhz: 0,
-            local_mem_bytes: 0,
-            gfx_target_version: 0,
-        };
+        let gpu = AgentInfo::for_test(0x10, AgentType::Gpu, 0);
         let mut c = Collected {
             hostname: "h".into(),
             agents: vec![gpu],

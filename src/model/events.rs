@@ -230,6 +230,33 @@ pub struct AgentInfo {
     pub gfx_target_version: u32,
 }
 
+#[cfg(test)]
+impl AgentInfo {
+    /// An MI300X-like agent for unit tests (a CPU when `kind` says so).
+    pub fn for_test(handle: u64, kind: AgentType, type_index: i32) -> AgentInfo {
+        AgentInfo {
+            handle,
+            kind,
+            type_index,
+            node_id: type_index as u32,
+            name: if kind == AgentType::Gpu {
+                "gfx942".into()
+            } else {
+                "cpu".into()
+            },
+            product_name: "AMD Instinct MI300X".into(),
+            vendor_name: "AMD".into(),
+            cu_count: 304,
+            simd_per_cu: 4,
+            wave_front_size: 64,
+            max_waves_per_cu: 32,
+            max_engine_clk_mhz: 2100,
+            local_mem_bytes: 192 << 30,
+            gfx_target_version: 90402,
+        }
+    }
+}
+
 /// Everything collected in one process, ready for `join`.
 #[derive(Debug, Clone, Default)]
 pub struct Collected {

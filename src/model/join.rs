@@ -652,26 +652,7 @@ mod tests {
     const SYNC: i32 = 66;
 
     fn agent(handle: u64, kind: AgentType, type_index: i32) -> AgentInfo {
-        AgentInfo {
-            handle,
-            kind,
-            type_index,
-            node_id: type_index as u32,
-            name: if kind == AgentType::Gpu {
-                "gfx942".into()
-            } else {
-                "cpu".into()
-            },
-            product_name: "AMD Instinct MI300X".into(),
-            vendor_name: "AMD".into(),
-            cu_count: 304,
-            simd_per_cu: 4,
-            wave_front_size: 64,
-            max_waves_per_cu: 32,
-            max_engine_clk_mhz: 2100,
-            local_mem_bytes: 192 << 30,
-            gfx_target_version: 90402,
-        }
+        AgentInfo::for_test(handle, kind, type_index)
     }
 
     #[test]

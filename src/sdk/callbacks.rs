@@ -563,22 +563,7 @@ mod tests {
         let calls: Vec<_> = t.calls.iter().copied().collect();
         assert_eq!((calls[0].stream, calls[0].device), (0x6001, 1));
 
-        let gpu = |h: u64, i: i32| AgentInfo {
-            handle: h,
-            kind: AgentType::Gpu,
-            type_index: i,
-            node_id: i as u32 + 1,
-            name: "gfx942".into(),
-            product_name: String::new(),
-            vendor_name: String::new(),
-            cu_count: 0,
-            simd_per_cu: 0,
-            wave_front_size: 0,
-            max_waves_per_cu: 0,
-            max_engine_clk_mhz: 0,
-            local_mem_bytes: 0,
-            gfx_target_version: 0,
-        };
+        let gpu = |h: u64, i: i32| AgentInfo::for_test(h, AgentType::Gpu, i);
         let c = Collected {
             agents: vec![gpu(0x10, 0), gpu(0x11, 1)],
             copies: vec![CopyRecord {
