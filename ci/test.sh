@@ -6,6 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ci/setup.sh
+if [ "${ROCPROF_XPLANE_SKIP_XPROF:-}" = 1 ]; then
+  echo "note: ROCPROF_XPLANE_SKIP_XPROF=1: the real-xprof checks are skipped (they need PyPI once)"
+fi
 
 echo "== fmt"; cargo fmt --all -- --check
 echo "== clippy"; cargo clippy --workspace --all-targets -- -D warnings

@@ -288,3 +288,123 @@ fn runtime_drops_are_counted_and_reported() {
         );
     }
 }
+
+/// Where records were dropped, no arrow is left without an end. `sync-deps.toml` (cross-stream
+/// waits on reused events, every sync API) is run with every buffer forced to a 4 KiB DISCARD
+/// buffer, on several delivery seeds, so launches, records and waits are lost in different
+/// places: in the file every dependency flow still has its two anchors, and real xprof draws
+/// only complete flows (launch and dependency arrows alike).
+#[test]
+fn dropped_records_leave_no_arrow_without_an_end() {
+    let text = std::fs::read_to_string(builtin("sync-deps.toml")).unwrap();
+    assert!(
+        !text.contains("[delivery]"),
+        "sync-deps.toml has its own [delivery]"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("sync-deps-discard.toml");
+    // Root keys must precede the first table: put the delivery table right before [[gpus]].
+    let text = text.replacen(
+        "[[gpus]]",
+        "[delivery]\nbuffer_size_override = \"1KiB\"\nforce_policy = \"discard\"\nshuffle_window = 8\n\n[[gpus]]",
+        1,
+    );
+    std::fs::write(&scenario, text).unwrap();
+    let mut dropped_somewhere = false;
+    for (sdk, seed) in [("0.6.0", "1"), ("1.0.0", "2"), ("1.4.0", "3")] {
+        let what = format!("{sdk} seed {seed}");
+        let dir = tmp.path().join(what.replace(' ', "-"));
+        let truth_path = dir.join("truth.json");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Direct::new(&scenario, sdk)
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+            .env("ROCPROF_XPLANE_RUN_NAME", "drops")
+            .arg("--seed")
+            .arg(seed)
+            .ground_truth(&truth_path)
+            .output();
+        assert!(out.status.success(), "{what}: {}", stderr_of(&out));
+        let truth = read_truth(&truth_path);
+        dropped_somewhere |= u(&truth["delivery"]["total_dropped"]) > 0;
+        let files = profiles(&dir, "drops");
+        let space = read_xspace(&files[0]).unwrap();
+        // Every `flow` stat (dependency anchors) pairs an out with an in.
+        let mut ends: BTreeMap<u64, (u32, u32)> = BTreeMap::new();
+        for p in &space.planes {
+            for e in events(p) {
+                if let Some(rocprof_xplane::xplane::proto::x_stat::Value::Uint64Value(v)) =
+                    e.raw_stat("flow")
+                {
+                    let slot = ends.entry(v >> 2).or_default();
+                    if v & 3 == 2 {
+                        slot.0 += 1;
+                    } else {
+                        slot.1 += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            ends.values().all(|&(o, i)| o == 1 && i == 1),
+            "{what}: dependency flows without both ends: {ends:?}"
+        );
+        if support::xprof::available() {
+            let s = support::xprof::summary(&files[0], &support::paths::host_of(&files[0]));
+            // A flow end xprof shows always has its start (lone *starts* are the HIP calls
+            // without device work, as in XLA's files: nothing is drawn for them).
+            for (id, f) in s["trace"]["flows"].as_object().unwrap() {
+                assert!(
+                    u(&f["in"]) == 0 || u(&f["out"]) == 1,
+                    "{what}: flow {id} ends without its source: {f}"
+                );
+                if f["cat"].is_null() {
+                    assert!(u(&f["in"]) == 1 && u(&f["out"]) == 1, "{what}: {id}: {f}");
+                }
+            }
+        }
+    }
+    assert!(
+        dropped_somewhere,
+        "4 KiB DISCARD buffers should drop records"
+    );
+}
+
+/// LOSSLESS back-pressure: the tool's 4 KiB LOSSLESS buffers behind a slow consumer (2 ms per
+/// buffer callback) make the application's writers block — the runtime's answer to a full
+/// LOSSLESS buffer — and still every record arrives, none dropped, on both SDK families.
+#[test]
+fn lossless_back_pressure_blocks_writers_and_loses_nothing() {
+    let text = std::fs::read_to_string(test_scenario("tiny-buffers.toml")).unwrap();
+    let text = text.replacen(
+        "buffer_size_override = \"4KiB\"",
+        "buffer_size_override = \"4KiB\"\ndelivery_delay_us = 2000",
+        1,
+    );
+    assert!(
+        text.contains("delivery_delay_us"),
+        "tiny-buffers.toml changed shape"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("slow-consumer.toml");
+    std::fs::write(&scenario, text).unwrap();
+    for sdk in ["0.6.0", "1.0.0"] {
+        let r = simulate(&scenario, sdk, &[]);
+        let d = r.delivery();
+        let buffers = d["buffers"].as_array().unwrap();
+        assert!(
+            buffers.iter().all(|b| b["policy"] == "LOSSLESS"),
+            "{sdk}: {d}"
+        );
+        assert!(
+            buffers.iter().any(|b| u(&b["writer_blocked"]) > 0),
+            "{sdk}: no writer ever waited: {d}"
+        );
+        assert_eq!(d["total_dropped"], 0, "{sdk}");
+        assert_eq!(
+            count_by_name(kernels(&r.space)),
+            truth_kernels(r.plan()),
+            "{sdk}"
+        );
+    }
+}

@@ -214,7 +214,7 @@ fn random_unicode_labels_and_names_always_give_a_file_xprof_opens() {
                 "{what}: label {l:?} missing from the roctx lines"
             );
         }
-        if seed <= THROUGH_XPROF {
+        if seed <= THROUGH_XPROF && xprof::available() {
             let s = xprof::summary(&r.files[0], &host_of(&r.files[0]));
             assert_eq!(s["errors"], serde_json::json!({}), "{what}: xprof errors");
             assert!(

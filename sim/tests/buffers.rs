@@ -166,7 +166,48 @@ fn destroy_discards_unflushed_records(sdk: &str) {
     );
 }
 
+/// A record larger than its whole buffer is rejected as the real SDK rejects it
+/// (`buffer::instance::emplace`: an error logged, `false` returned *before* `drop_count` is
+/// incremented), under either policy: it is never delivered and never reported to the tool
+/// as a drop, so only the runtime's log and our ground truth (`rejected_too_large`) know. The
+/// tool never creates a buffer that small (`MIN_BUFFER_SIZE`, 4 KiB, is many times the largest
+/// record), so this cannot happen to it.
+fn record_larger_than_its_buffer_is_rejected_unreported(sdk: &str) {
+    for modes in [
+        "no_callbacks,buf_size=64",
+        "no_callbacks,discard,buf_size=64",
+    ] {
+        let s = run(sdk, "stress:5", modes);
+        let t = s.buffer_truth();
+        assert!(
+            t["rejected_too_large"].as_u64().unwrap() > 0,
+            "{modes}: nothing rejected: {t}"
+        );
+        assert_eq!(
+            s.ev("rec").len(),
+            0,
+            "{modes}: a rejected record was delivered"
+        );
+        let reported: u64 = s
+            .ev("buffer")
+            .iter()
+            .map(|b| b["drops"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            reported, 0,
+            "{modes}: the SDK does not count these in drop_count"
+        );
+        assert!(
+            s.stderr.contains("does not fit buffer"),
+            "{modes}: {}",
+            s.stderr
+        );
+        assert_eq!(s.code, Some(0), "{modes}: the program is unaffected");
+    }
+}
+
 both_sdks!(
+    record_larger_than_its_buffer_is_rejected_unreported,
     destroy_discards_unflushed_records,
     watermark_zero_delivers_every_record,
     watermark_is_in_bytes,

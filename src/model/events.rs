@@ -230,9 +230,9 @@ pub struct AgentInfo {
     pub gfx_target_version: u32,
 }
 
-#[cfg(test)]
 impl AgentInfo {
-    /// An MI300X-like agent for unit tests (a CPU when `kind` says so).
+    /// An MI300X-like agent for unit tests and the fuzz targets (a CPU when `kind` says so).
+    #[doc(hidden)]
     pub fn for_test(handle: u64, kind: AgentType, type_index: i32) -> AgentInfo {
         AgentInfo {
             handle,

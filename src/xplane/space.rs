@@ -4,7 +4,7 @@
 //! this writes that final shape directly: host API events already in `/host:CPU`, line
 //! timestamps relative to the profile start, events sorted per line.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
@@ -29,6 +29,7 @@ pub const MARKER_LINE_BIT: i64 = 1 << 30;
 pub fn build_xspace(trace: &Trace) -> XSpace {
     let base = Timebase::new(trace);
     let device_work = device_work_by_correlation(trace);
+    let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
 
     let mut planes = vec![host_plane(trace, &base, &device_work, &anchors)];
@@ -36,7 +37,7 @@ pub fn build_xspace(trace: &Trace) -> XSpace {
         trace
             .devices
             .iter()
-            .map(|d| device_plane(d, &base, &anchors)),
+            .map(|d| device_plane(d, &base, &launched, &anchors)),
     );
     if let Some(p) = scope_tree_plane(&trace.scope_tree) {
         planes.push(p);
@@ -140,6 +141,18 @@ fn device_work_by_correlation(trace: &Trace) -> HashMap<u64, Option<&MemcpyInfo>
     map
 }
 
+/// Correlation ids of the HIP calls written on the host plane: only a device event whose call
+/// is among them may carry `correlation_id` (a launch-flow end needs its start).
+fn host_calls_by_correlation(trace: &Trace) -> HashSet<u64> {
+    trace
+        .host_threads
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter(|e| e.correlation_id != 0 && e.kind == HostEventKind::HipApi)
+        .map(|e| e.correlation_id)
+        .collect()
+}
+
 fn host_plane(
     trace: &Trace,
     base: &Timebase,
@@ -171,8 +184,8 @@ fn host_plane(
         for e in &t.events {
             let mut stats = Vec::new();
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
-            // launch-arrow start; one without device work has no end, and xprof 2.24.2 then
-            // emits no flow for it (checked in tests/e2e_deps.rs), so no dangling arrow.
+            // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
+            // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
             let work = device_work
                 .get(&e.correlation_id)
                 .filter(|_| e.correlation_id != 0);
@@ -235,6 +248,7 @@ fn host_plane(
 fn device_plane(
     d: &Device,
     base: &Timebase,
+    launched: &HashSet<u64>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
 ) -> XPlane {
     let mut plane = PlaneBuilder::new(
@@ -250,7 +264,12 @@ fn device_plane(
         for e in &l.events {
             let mut stats = Vec::with_capacity(3);
             if e.correlation_id != 0 {
-                stats.push(plane.stat(s::CORRELATION_ID, StatValue::U64(e.correlation_id)));
+                let name = if launched.contains(&e.correlation_id) {
+                    s::CORRELATION_ID
+                } else {
+                    s::ORPHAN_CORRELATION_ID
+                };
+                stats.push(plane.stat(name, StatValue::U64(e.correlation_id)));
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(k) => {

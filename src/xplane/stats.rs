@@ -13,6 +13,10 @@ pub const TASK_ENV_PLANE: &str = "Task Environment";
 
 // Event stats.
 pub const CORRELATION_ID: &str = "correlation_id";
+/// Ours, on device events whose launch call is not in the file (its record was dropped, or HIP
+/// tracing was off): xprof turns `correlation_id` into a launch-flow end, which would then be an
+/// arrow without its source, so the id is kept under this name instead.
+pub const ORPHAN_CORRELATION_ID: &str = "orphan_correlation_id";
 pub const DEVICE_ID: &str = "device_id";
 pub const KERNEL_DETAILS: &str = "kernel_details";
 pub const MEMCPY_DETAILS: &str = "memcpy_details";
@@ -49,6 +53,7 @@ pub const PROFILE_STOP_TIME: &str = "profile_stop_time";
 /// events, so a user's `roctx` label can never forge a correlation id or a kernel marker.
 pub const RESERVED_EVENT_STATS: &[&str] = &[
     CORRELATION_ID,
+    ORPHAN_CORRELATION_ID,
     DEVICE_ID,
     KERNEL_DETAILS,
     MEMCPY_DETAILS,

@@ -9,7 +9,8 @@
 //! * [`xspace`] — reading an XSpace the way xprof does: planes, lines, events, typed stats;
 //! * [`cli`] — `rocprof-xplane inspect`;
 //! * [`xprof`] — real xprof (PyPI, pinned) as a test client, in `target/xprof-venv`;
-//! * [`synthetic`] — a hand-built `Trace` for the XPlane writer's tests.
+//! * [`synthetic`] — a hand-built `Trace` for the XPlane writer's tests;
+//! * [`fuzz`] — the seeded mutation loop of the fuzz targets.
 //!
 //! Nothing here builds anything: `ci/test.sh` (the README's test command) runs
 //! `cargo build --workspace --all-targets` before `cargo test`, and a missing artifact fails
@@ -19,6 +20,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod fuzz;
 pub mod paths;
 pub mod sim;
 pub mod synthetic;

@@ -207,8 +207,69 @@ impl Direct {
             .expect("start rocprof-sim")
     }
 
+    /// Runs the driver to the end. With a ground truth, a run that wrote this process's
+    /// profile also passes the accounting and nesting checks every CLI run passes (nothing lost
+    /// silently, no line mis-nests).
     pub fn output(&self) -> Output {
-        self.command().output().expect("run rocprof-sim")
+        let child = self
+            .command()
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start rocprof-sim");
+        let pid = child.id();
+        let out = child.wait_with_output().expect("run rocprof-sim");
+        if let (true, Some(truth)) = (out.status.success(), &self.ground_truth) {
+            self.check_accounting(pid, truth, &out);
+        }
+        out
+    }
+
+    /// The accounting and nesting checks on the file process `pid` wrote, if it wrote one.
+    fn check_accounting(&self, pid: u32, truth: &Path, out: &Output) {
+        let var = |k: &str| {
+            self.env
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.clone())
+        };
+        let Some(log_dir) = var("ROCPROF_XPLANE_OUTPUT_DIR") else {
+            return;
+        };
+        let suffix = format!(".{pid}.xplane.pb");
+        let runs = std::fs::read_dir(Path::new(&log_dir).join("plugins/profile"));
+        let file = runs
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|run| {
+                std::fs::read_dir(run.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(&suffix));
+        let (Some(file), true) = (file, truth.is_file()) else {
+            return;
+        };
+        let stderr = text(&out.stderr);
+        let truth = load_truth(truth, &stderr);
+        if truth["finalized"] != true || truth["exited_early"] == true {
+            return;
+        }
+        // The runtime counts emitted records over all tools' buffers: with a second tool loaded
+        // beside ours, the per-kind totals are not ours alone.
+        let configured = truth["delivery"]["clients"]
+            .as_array()
+            .map_or(0, |c| c.iter().filter(|c| c["configured"] == true).count());
+        if configured != 1 {
+            return;
+        }
+        let space = read_xspace(&file).unwrap_or_else(|e| panic!("read {file:?}: {e}"));
+        let what = format!("{} --sdk {} (direct)", self.scenario.display(), self.sdk);
+        super::xspace::assert_accounting(&space, &truth, &what);
+        super::xspace::assert_lines_nest(&space, &what);
     }
 
     /// Runs the driver in a private mount namespace with a `size`-byte tmpfs mounted on `dir`

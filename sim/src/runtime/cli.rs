@@ -22,6 +22,13 @@ usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1|1.4.0] [--ground-tru
   --fork-child           after the replay, fork(); the child exits at once through exit()
                          (running the atexit handlers it inherited, the runtime's finalization
                          included), the parent waits for it and reports its status
+  --fork-exec-child      after the replay, fork(); the child exec()s this same program on the
+                         same scenario (a launcher starting a worker): a new process that loads
+                         the tools afresh; the parent waits for it and reports its status
+  --exit-after-ms MS     return from main MS milliseconds after the replay started, even if
+                         application threads are still calling HIP: exit() then runs the
+                         runtime's finalization (and every tool's finalize) while those threads
+                         keep calling and buffers are still being delivered (an exit race)
 ";
 
 struct Args {
@@ -31,6 +38,8 @@ struct Args {
     ground_truth: Option<PathBuf>,
     seed: Option<u64>,
     fork_child: bool,
+    fork_exec_child: bool,
+    exit_after_ms: Option<u64>,
 }
 
 fn parse(args: &[String]) -> Result<Option<Args>, String> {
@@ -41,6 +50,8 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
         ground_truth: None,
         seed: None,
         fork_child: false,
+        fork_exec_child: false,
+        exit_after_ms: None,
     };
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
@@ -58,6 +69,11 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
             }
             "--builtin" => out.builtin = Some(value("--builtin")?),
             "--fork-child" => out.fork_child = true,
+            "--fork-exec-child" => out.fork_exec_child = true,
+            "--exit-after-ms" => {
+                let v = value("--exit-after-ms")?;
+                out.exit_after_ms = Some(v.parse().map_err(|_| format!("bad milliseconds `{v}`"))?);
+            }
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             s => {
                 if out.scenario.is_some() {
@@ -119,8 +135,9 @@ pub fn main(argv: Vec<String>) -> i32 {
         plan.delivery.seed = seed;
     }
     let truth = args.ground_truth.as_ref().map(|_| plan_truth(&plan));
-    let summary = match super::run_plan(plan, args.sdk) {
-        Ok(s) => s,
+    let (summary, exited_early) = match run(plan, args.sdk, args.exit_after_ms) {
+        Ok(Some(s)) => (serde_json::to_value(s).unwrap_or_default(), false),
+        Ok(None) => (serde_json::Value::Null, true),
         Err(e) => {
             eprintln!("rocprof-sim: {e}");
             return 1;
@@ -133,6 +150,7 @@ pub fn main(argv: Vec<String>) -> i32 {
             let doc = serde_json::json!({
                 "simulated": true,
                 "finalized": finalized,
+                "exited_early": exited_early,
                 "plan": truth,
                 "replay": summary,
                 "delivery": super::delivery_report(),
@@ -142,13 +160,87 @@ pub fn main(argv: Vec<String>) -> i32 {
                 eprintln!("rocprof-sim: cannot write {}: {e}", path.display());
             }
         };
-        write(&path, false);
+        // Not when exiting early: the exit must follow at once, racing the replay.
+        if !exited_early {
+            write(&path, false);
+        }
         super::at_finalize_end(move || write(&path, true));
     }
     if args.fork_child {
         fork_a_child_that_exits();
     }
+    if args.fork_exec_child {
+        fork_a_child_that_execs(&argv);
+    }
     0
+}
+
+/// Replays the plan; with `exit_after_ms`, on a thread of its own, giving up waiting after that
+/// long (`Ok(None)`: the replay goes on while `main` returns and `exit()` finalizes).
+fn run(
+    plan: crate::plan::Plan,
+    sdk: Personality,
+    exit_after_ms: Option<u64>,
+) -> Result<Option<super::replay::ReplaySummary>, String> {
+    let Some(ms) = exit_after_ms else {
+        return super::run_plan(plan, sdk).map(Some);
+    };
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(super::run_plan(plan, sdk));
+    });
+    match rx.recv_timeout(std::time::Duration::from_millis(ms)) {
+        Ok(r) => r.map(Some),
+        Err(_) => {
+            eprintln!("rocprof-sim: exiting after {ms} ms with the replay still running");
+            Ok(None)
+        }
+    }
+}
+
+/// A launcher that forks and execs a worker: the child becomes a new program (this one, on the
+/// same scenario, without the fork option and the ground-truth file), which loads the tools
+/// afresh at its own start.
+fn fork_a_child_that_execs(argv: &[String]) {
+    let mut child_args: Vec<std::ffi::CString> = Vec::new();
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--fork-exec-child" => {}
+            "--ground-truth" => {
+                it.next();
+            }
+            _ => child_args.extend(std::ffi::CString::new(a.as_str())),
+        }
+    }
+    let exe = c"/proc/self/exe";
+    let mut ptrs: Vec<*const libc::c_char> = child_args.iter().map(|a| a.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    // SAFETY: fork has no preconditions; the child only calls execv and _exit.
+    let pid = unsafe { libc::fork() };
+    match pid {
+        0 => {
+            // SAFETY: `exe` and every argument are NUL-terminated and outlive the call; the
+            // array is null-terminated. On failure the child leaves without running the
+            // parent's atexit handlers.
+            unsafe {
+                libc::execv(exe.as_ptr(), ptrs.as_ptr());
+                libc::_exit(127)
+            }
+        }
+        p if p < 0 => eprintln!("rocprof-sim: fork failed"),
+        p => {
+            let mut status = 0;
+            // SAFETY: waiting for our own child; `status` is a valid out-pointer.
+            unsafe { libc::waitpid(p, &mut status, 0) };
+            let code = if libc::WIFEXITED(status) {
+                libc::WEXITSTATUS(status)
+            } else {
+                -1
+            };
+            eprintln!("rocprof-sim: exec'd child {p} exited with {code}");
+        }
+    }
 }
 
 /// A program that forks (a launcher, a data-loader worker, `subprocess` without exec) and whose

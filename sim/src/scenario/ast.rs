@@ -80,6 +80,7 @@ pub(crate) struct StreamDef {
     pub flags: u32,
 }
 
+#[derive(Clone)]
 pub(crate) struct ThreadDef {
     pub name: String,
     pub device: u32,
@@ -91,6 +92,7 @@ pub(crate) struct ThreadDef {
     pub calls: Vec<Call>,
 }
 
+#[derive(Clone)]
 pub(crate) struct Call {
     pub op: Op,
     /// Index into `Scenario::srcs`.
@@ -105,6 +107,7 @@ pub(crate) struct Call {
 
 /// A marker message; `{i}` (innermost repeat iteration) and `{n}` (executions of this call so
 /// far) are substituted when `dynamic`.
+#[derive(Clone)]
 pub(crate) struct Text {
     pub text: String,
     pub dynamic: bool,
@@ -122,6 +125,7 @@ pub(crate) enum CopyKind {
 /// `None` = the null stream of the thread's current device.
 pub(crate) type StreamRef = Option<u32>;
 
+#[derive(Clone)]
 pub(crate) enum Op {
     Launch {
         kernel: u32,

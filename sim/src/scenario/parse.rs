@@ -16,6 +16,8 @@ use crate::prng::{hash_str, SplitMix64};
 /// Upper bound on expanded host calls, so a typo like `repeat = 1e12` fails fast instead of
 /// compiling forever.
 pub(crate) const MAX_EXPANDED_CALLS: u64 = 200_000_000;
+/// Most copies one `[[threads]]` entry may ask for with `count`.
+const MAX_THREAD_COUNT: u64 = 1024;
 
 pub(crate) fn parse(text: &str) -> Result<Scenario, ScenarioError> {
     let doc = ImDocument::parse(text).map_err(|e| {
@@ -126,17 +128,37 @@ impl Parser {
         if thread_list.is_empty() {
             return Err(threads_at.err("at least one thread is required"));
         }
+        // `count = N` makes N identical threads (`name`, `name.1`, …, `name.{N-1}`); a
+        // reference by `name` means the first of them.
+        let mut counts = Vec::with_capacity(thread_list.len());
+        let mut first_index = 0u32;
         for (i, t) in thread_list.iter().enumerate() {
             let o = t.obj()?;
             let name = match o.opt_str("name")? {
                 Some(n) => n.to_string(),
                 None => format!("thread{i}"),
             };
-            if self.thread_ix.insert(name.clone(), i as u32).is_some() {
-                return Err(o
-                    .req("name")?
-                    .err(format!("duplicate thread name `{name}`")));
+            let count = match o.opt_u64("count")? {
+                None => 1,
+                Some(n) if (1..=MAX_THREAD_COUNT).contains(&n) => n as u32,
+                Some(n) => {
+                    return Err(o
+                        .req("count")?
+                        .err(format!("count {n} outside 1..={MAX_THREAD_COUNT}")))
+                }
+            };
+            counts.push(count);
+            for k in 0..count {
+                let n = if k == 0 {
+                    name.clone()
+                } else {
+                    format!("{name}.{k}")
+                };
+                if self.thread_ix.insert(n.clone(), first_index + k).is_some() {
+                    return Err(o.req("name")?.err(format!("duplicate thread name `{n}`")));
+                }
             }
+            first_index += count;
         }
 
         if let Some(cos) = root.get("code_objects") {
@@ -162,7 +184,15 @@ impl Parser {
 
         let mut threads = Vec::new();
         for (i, t) in thread_list.iter().enumerate() {
-            threads.push(self.thread(t, i)?);
+            let def = self.thread(t, i)?;
+            let copies: Vec<ThreadDef> = (1..counts[i])
+                .map(|k| ThreadDef {
+                    name: format!("{}.{k}", def.name),
+                    ..def.clone()
+                })
+                .collect();
+            threads.push(def);
+            threads.extend(copies);
         }
         let total: u64 = threads
             .iter()
@@ -579,6 +609,7 @@ impl Parser {
             "start_us",
             "gap_us",
             "real_delay_ms",
+            "count",
             "calls",
         ])?;
         let name = match o.opt_str("name")? {

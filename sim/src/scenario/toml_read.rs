@@ -237,9 +237,15 @@ impl<'a, 's> At<'a, 's> {
         })
     }
 
-    /// Microseconds (number) → nanoseconds.
+    /// Microseconds (number) → nanoseconds, at most [`MAX_DURATION_US`].
     pub fn us_to_ns(&self) -> Result<u64, ScenarioError> {
-        Ok(us_to_ns(self.nonneg()?))
+        let us = self.nonneg()?;
+        if us > MAX_DURATION_US {
+            return Err(self.err(format!(
+                "{us} µs is longer than the {MAX_DURATION_US} µs (10 s) a simulated duration may last"
+            )));
+        }
+        Ok(us_to_ns(us))
     }
 
     /// A byte count: an integer, or a string with a unit ("64MiB", "1.5 GB", "4096").
@@ -341,6 +347,11 @@ impl<'a, 's> Obj<'a, 's> {
         self.get(key).map(|a| a.dim3()).transpose()
     }
 }
+
+/// Longest duration, gap or delay a scenario may give one call: with the 200 M-call limit, the
+/// simulated timeline then stays far inside u64 nanoseconds (found by fuzzing: `dur_us = 11e91`
+/// overflowed the compiler's time arithmetic).
+pub(crate) const MAX_DURATION_US: f64 = 1e7;
 
 pub(crate) fn us_to_ns(us: f64) -> u64 {
     (us * 1000.0).round() as u64
