@@ -12,6 +12,7 @@ pub mod capture;
 pub mod config;
 pub mod decode;
 pub mod entry;
+pub mod fastmap;
 pub mod guard;
 pub mod hip;
 pub mod log;

@@ -7,7 +7,8 @@
 //! exactly: the runtime hands out internal correlation ids in call order, so on one thread a
 //! call whose id lies between a push's and its pop's ran inside that range.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::fastmap::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::events::MarkerSpan;
@@ -88,7 +89,7 @@ pub fn annotate_from_ranges(
             queries.entry(thread).or_default().push(corr);
         }
     }
-    let mut made: HashMap<i64, Arc<Annotation>> = HashMap::new();
+    let mut made: HashMap<i64, Arc<Annotation>> = HashMap::default();
     for (thread, mut qs) in queries {
         qs.sort_unstable();
         qs.dedup();
@@ -174,7 +175,7 @@ mod tests {
             span("bwd", 11, 15, 11, 1),
             span("left open", 30, 0, 30, 0),
         ];
-        let mut captured: HashMap<u64, Arc<Annotation>> = HashMap::new();
+        let mut captured: HashMap<u64, Arc<Annotation>> = HashMap::default();
         // A captured call keeps its own annotation.
         let mine = Arc::new(Annotation {
             stack: vec![Arc::from("captured")],

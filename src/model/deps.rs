@@ -12,7 +12,7 @@
 //! record call) and the consumer (the first GPU activity on the waiting stream after the wait,
 //! else the wait call itself, as for host syncs).
 
-use std::collections::HashMap;
+use crate::fastmap::HashMap;
 
 use dashmap::{DashMap, DashSet};
 

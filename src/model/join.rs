@@ -8,7 +8,8 @@
 //! * unknown kernel ids are named by id (counted);
 //! * output order depends only on the data, never on delivery order or handle values.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::fastmap::{HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::events::{
@@ -90,7 +91,7 @@ fn hip_device_planes(
             *votes.entry((d, p)).or_default() += 1;
         }
     }
-    let mut best: HashMap<i32, (u64, u32)> = HashMap::new();
+    let mut best: HashMap<i32, (u64, u32)> = HashMap::default();
     for ((d, p), n) in votes {
         let e = best.entry(d).or_insert((n, p));
         if n > e.0 {
@@ -197,7 +198,7 @@ pub fn join(mut c: Collected) -> Trace {
 
     // --- devices -------------------------------------------------------------------------
     let mut devices: Vec<Device> = Vec::new();
-    let mut ordinal_of: HashMap<u64, u32> = HashMap::new();
+    let mut ordinal_of: HashMap<u64, u32> = HashMap::default();
     for (i, a) in gpu_ordinals(&c.agents).into_iter().enumerate() {
         ordinal_of.insert(a.handle, i as u32);
         devices.push(device_from_agent(i as u32, a));
@@ -266,8 +267,8 @@ pub fn join(mut c: Collected) -> Trace {
             a.operation,
         )
     });
-    let mut hip_api_corr: HashMap<u64, usize> = HashMap::new();
-    let mut marker_api_corr: HashMap<u64, usize> = HashMap::new();
+    let mut hip_api_corr: HashMap<u64, usize> = HashMap::default();
+    let mut marker_api_corr: HashMap<u64, usize> = HashMap::default();
     for (i, a) in c.api.iter().enumerate() {
         if a.correlation_id == 0 {
             continue;
@@ -281,7 +282,7 @@ pub fn join(mut c: Collected) -> Trace {
 
     // --- device events ------------------------------------------------------------------
     // Per correlation id: how many activities, and the lowest device they ran on.
-    let mut activity_of: HashMap<u64, (u32, u32)> = HashMap::new();
+    let mut activity_of: HashMap<u64, (u32, u32)> = HashMap::default();
     let mut note_activity = |corr: u64, dev: u32| {
         let e = activity_of.entry(corr).or_insert((0, dev));
         e.0 += 1;
@@ -468,7 +469,7 @@ pub fn join(mut c: Collected) -> Trace {
 
     // Marker spans take their times from the buffered records of the calls that opened and
     // closed them (runtime clock), falling back to the callback's own timestamps.
-    let mut consumed_marker_records = std::collections::HashSet::new();
+    let mut consumed_marker_records = HashSet::default();
     c.markers.sort_by(|a, b| {
         (a.thread_id, a.open_correlation_id, a.start_ns)
             .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
@@ -565,14 +566,14 @@ pub fn join(mut c: Collected) -> Trace {
         .collect();
 
     // --- dependencies (model::deps) ----------------------------------------------------------
-    let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::new();
+    let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
     for (op, r) in c.hip_events.iter().filter(|(_, r)| r.correlation_id != 0) {
         let e = barriers.entry((r.correlation_id, *op)).or_default();
         *e = (*e).max(r.end_ns);
     }
     // Host anchors need the calls' times; nothing to anchor without sync calls.
     let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
-        HashMap::new()
+        HashMap::default()
     } else {
         hip_api_corr.iter().map(|(&k, &i)| (k, &c.api[i])).collect()
     };

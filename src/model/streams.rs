@@ -11,7 +11,8 @@
 //! so where they do, the line is split into sub-lines (greedily, first sub-line free at the
 //! event's start) and the split events are counted.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use crate::fastmap::{HashMap, HashSet};
+use std::collections::BTreeMap;
 
 use super::events::{CallFact, StreamCreation, SyncFact};
 use super::trace::{Anchor, AnchorPlace, DeviceEvent, DeviceLine};
@@ -46,7 +47,7 @@ pub struct Creations(HashMap<u64, Vec<StreamCreation>>);
 
 impl Creations {
     pub fn new(list: &[StreamCreation]) -> Self {
-        let mut m: HashMap<u64, Vec<StreamCreation>> = HashMap::new();
+        let mut m: HashMap<u64, Vec<StreamCreation>> = HashMap::default();
         for c in list.iter().filter(|c| c.stream != 0) {
             m.entry(c.stream).or_default().push(*c);
         }
@@ -216,7 +217,7 @@ pub fn build_lines(
         keys.entry(*plane).or_default().insert(*key, o);
     }
     // Only streams that sync calls name need their activities indexed for anchors.
-    let mut named: HashSet<(u32, StreamKey)> = HashSet::new();
+    let mut named: HashSet<(u32, StreamKey)> = HashSet::default();
     for (plane, key, corr) in known {
         if matches!(key, StreamKey::Queue(_) | StreamKey::Copies) {
             continue;
@@ -236,7 +237,7 @@ pub fn build_lines(
     }
 
     let mut out: BTreeMap<u32, Vec<DeviceLine>> = BTreeMap::new();
-    let mut next_free: HashMap<u32, i64> = HashMap::new();
+    let mut next_free: HashMap<u32, i64> = HashMap::default();
     for (&plane, ks) in &keys {
         next_free.insert(plane, ks.len() as i64);
     }

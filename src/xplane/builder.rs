@@ -5,7 +5,7 @@
 //! with. String values are written as `ref_value`: the string becomes a stat metadata entry, which
 //! keeps files small when thousands of events repeat one `kernel_details` string.
 
-use std::collections::HashMap;
+use crate::fastmap::HashMap;
 
 use super::proto::{x_event, x_stat, XEvent, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
 
@@ -41,8 +41,8 @@ impl PlaneBuilder {
                 name: name.into(),
                 ..Default::default()
             },
-            event_ids: HashMap::new(),
-            stat_ids: HashMap::new(),
+            event_ids: HashMap::default(),
+            stat_ids: HashMap::default(),
             last_event_id: 0,
             last_stat_id: 0,
         }

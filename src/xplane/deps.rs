@@ -7,7 +7,7 @@
 //! a `flow` stat. Launch arrows (category `gpu_launch`) and dependency arrows (category generic,
 //! anchors named `HIP event record` / `HIP event wait`) then both survive.
 
-use std::collections::HashMap;
+use crate::fastmap::HashMap;
 
 use super::builder::{LineBuilder, PlaneBuilder, StatValue};
 use crate::model::events::SyncKind;
@@ -120,7 +120,7 @@ pub struct AnchorEvent {
 
 /// Anchors per line.
 pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>> {
-    let mut m: HashMap<AnchorPlace, Vec<AnchorEvent>> = HashMap::new();
+    let mut m: HashMap<AnchorPlace, Vec<AnchorEvent>> = HashMap::default();
     for f in &trace.dependency_flows {
         for (a, out) in [(f.from, true), (f.to, false)] {
             m.entry(a.place).or_default().push(AnchorEvent {

@@ -4,7 +4,7 @@
 //! this writes that final shape directly: host API events already in `/host:CPU`, line
 //! timestamps relative to the profile start, events sorted per line.
 
-use std::collections::{HashMap, HashSet};
+use crate::fastmap::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
@@ -124,7 +124,7 @@ fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
 /// Correlation ids that produced device work, each with its first copy (if any), so the host
 /// copy API can carry `memcpy_details` like XLA's host events do.
 fn device_work_by_correlation(trace: &Trace) -> HashMap<u64, Option<&MemcpyInfo>> {
-    let mut map: HashMap<u64, Option<&MemcpyInfo>> = HashMap::new();
+    let mut map: HashMap<u64, Option<&MemcpyInfo>> = HashMap::default();
     for d in &trace.devices {
         for l in &d.lines {
             for e in &l.events {
@@ -346,7 +346,7 @@ impl KernelKey {
 struct EventCache {
     kernel_details: HashMap<KernelKey, XStat>,
     /// Kernel event metadata that already carries its resource stats.
-    with_resources: std::collections::HashSet<i64>,
+    with_resources: HashSet<i64>,
     event_ids: HashMap<*const u8, i64>,
     annotations: HashMap<*const Annotation, Vec<XStat>>,
     /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.

@@ -1043,3 +1043,23 @@ fn barriers_follow_the_event_model_and_violations_are_caught() {
         .iter()
         .any(|v| v.contains("RECORD barrier")));
 }
+
+/// Found by the scenario fuzzer (`sim/tests/fuzz_scenario.rs`): `dur_us = 11e91` overflowed the
+/// compiler's time arithmetic (a panic in debug builds, a wrapped timeline in release). Every
+/// duration is now bounded, with an error naming the field.
+#[test]
+fn absurd_durations_are_rejected_not_overflowed() {
+    let text = HEADER.replace("dur_us = 10", "dur_us = 11e91");
+    let e = err(&format!(
+        "{text}\n[[threads]]\nname = \"main\"\ncalls = [\n  {{ op = \"launch\", kernel = \"gemm\" }},\n]\n"
+    ));
+    assert!(e.message.contains("10 s"), "{e}");
+    assert!(e.path.contains("dur_us"), "{e}");
+    let e = err(&with_calls(
+        "  { op = \"launch\", kernel = \"gemm\", dur_us = 1e300 },",
+    ));
+    assert!(e.message.contains("longer than"), "{e}");
+    // The bound itself is accepted.
+    let ok = with_calls("  { op = \"launch\", kernel = \"gemm\", dur_us = 1e7 },");
+    assert!(parse_str(&ok).is_ok());
+}
