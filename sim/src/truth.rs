@@ -621,7 +621,11 @@ impl<'p> Builder<'p> {
                     &mut scope_entry(&mut scopes[t as usize], &stacks[t as usize]).counts,
                     &counts,
                 );
-                let target = match ext[t as usize].last() {
+                // A thread with an empty stack gets the main thread's current top, as the real
+                // SDK gives it (`external_correlation.cpp`: "child threads inherit the current
+                // value on default thread"); thread 0 is the process's main thread.
+                let inherited = ext[t as usize].last().or(ext[0].last());
+                let target = match inherited {
                     Some(id) => self.gt.external_ids.entry(*id).or_default(),
                     None => &mut self.gt.without_external_id,
                 };

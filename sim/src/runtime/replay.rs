@@ -391,6 +391,7 @@ impl Replay {
     /// when driven by `rocprof-sim`), the others on fresh threads.
     pub fn run(self: &Arc<Self>) -> ReplaySummary {
         install_code_objects(&self.plan);
+        state::set_main_external_timeline(self.main_external_timeline());
         let device = {
             let me = Arc::clone(self);
             std::thread::Builder::new()
@@ -430,6 +431,24 @@ impl Replay {
         let end = self.plan_end_ns();
         state::end_replay_clock(self.base + end);
         self.summary()
+    }
+
+    /// The top of thread 0's external-id stack over simulated time: what threads with an empty
+    /// stack inherit (thread 0 replays on the process's main thread).
+    fn main_external_timeline(&self) -> Vec<(u64, u64)> {
+        let mut stack: Vec<u64> = Vec::new();
+        let mut tl = Vec::new();
+        for op in self.plan.threads.first().map_or(&[][..], |t| &t.ops[..]) {
+            match op.call {
+                HostCall::ExternalPush(v) => stack.push(v),
+                HostCall::ExternalPop => {
+                    stack.pop();
+                }
+                _ => continue,
+            }
+            tl.push((self.base + op.start_ns, stack.last().copied().unwrap_or(0)));
+        }
+        tl
     }
 
     fn plan_end_ns(&self) -> u64 {

@@ -132,10 +132,20 @@ impl Context {
         lock(&self.ext_stacks).get(&tid).map_or(0, Vec::len)
     }
     /// Top of this thread's stack, else (like the real SDK) the main thread's top, else 0.
+    /// During a replay the main thread's top is taken from the plan at the caller's simulated
+    /// time ([`set_main_external_timeline`]), not from how far the main thread has got in wall
+    /// time: the same on every run.
     pub fn external_top(&self, tid: u64) -> u64 {
         let stacks = lock(&self.ext_stacks);
         if let Some(v) = stacks.get(&tid).and_then(|s| s.last()) {
             return *v;
+        }
+        let now = SIM_NOW.with(|c| c.get());
+        if let (Some(tl), true) = (MAIN_EXTERNAL_TIMELINE.get(), now != 0) {
+            if !tl.is_empty() {
+                let i = tl.partition_point(|&(at, _)| at <= now);
+                return if i == 0 { 0 } else { tl[i - 1].1 };
+            }
         }
         let main = pid();
         stacks
@@ -243,6 +253,14 @@ thread_local! {
 /// simulated record timestamps.
 static SIM_HIGH_WATER: AtomicU64 = AtomicU64::new(0);
 static POST_REPLAY_SHIFT: AtomicU64 = AtomicU64::new(0);
+
+/// The main thread's external-id top over simulated time (absolute ns, value from then on),
+/// from the plan's pushes and pops on thread 0 (the process's main thread).
+static MAIN_EXTERNAL_TIMELINE: std::sync::OnceLock<Vec<(u64, u64)>> = std::sync::OnceLock::new();
+
+pub fn set_main_external_timeline(tl: Vec<(u64, u64)>) {
+    let _ = MAIN_EXTERNAL_TIMELINE.set(tl);
+}
 
 pub fn set_sim_now(abs_ns: u64) {
     SIM_NOW.with(|c| c.set(abs_ns));
