@@ -224,3 +224,49 @@ fn random_unicode_labels_and_names_always_give_a_file_xprof_opens() {
         }
     }
 }
+
+/// 1 MB texts: a kernel name, a roctx push label (around 20 launches and a copy) and a mark,
+/// each of 1 MiB of multi-byte text. They reach the file intact, each stored once per plane
+/// (interned), so the file stays a few MB; the run succeeds on both SDK families.
+#[test]
+fn one_megabyte_names_and_labels_are_kept_whole_and_stored_once() {
+    let big = |seed: &str| -> String {
+        let unit = format!("{seed}–é名€ ");
+        unit.repeat((1 << 20) / unit.len() + 1)
+    };
+    let (kname, label, mark) = (big("kern"), big("range"), big("mark"));
+    let scenario = format!(
+        "name = \"huge-texts\"\nseed = 3\n[[gpus]]\npreset = \"mi300x\"\n\
+         [[kernels]]\nname = {kname:?}\ndur_us = 2\n\
+         [[threads]]\nname = \"main\"\ncalls = [\n\
+         {{ op = \"push\", msg = {label:?} }},\n\
+         {{ repeat = 20, calls = [ {{ op = \"launch\", kernel = {kname:?} }} ] }},\n\
+         {{ op = \"memcpy\", kind = \"d2h\", bytes = 4096 }},\n\
+         {{ op = \"mark\", msg = {mark:?} }},\n\
+         {{ op = \"pop\" }},\n]\n"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("huge.toml");
+    std::fs::write(&path, scenario).unwrap();
+    for sdk in ["0.6.0", "1.0.0"] {
+        let r = simulate(&path, sdk, &[]);
+        let kernels: Vec<_> = device_events(&r.space)
+            .into_iter()
+            .filter(|e| e.is_kernel())
+            .collect();
+        assert_eq!(kernels.len(), 20, "{sdk}");
+        assert!(kernels.iter().all(|e| e.name() == kname), "{sdk}: kernel name cut");
+        let roctx: Vec<String> = events(plane(&r.space, HOST_PLANE))
+            .into_iter()
+            .filter(|e| e.line.name.contains("/ROCTX"))
+            .map(|e| e.name().to_string())
+            .collect();
+        assert!(roctx.contains(&label), "{sdk}: push label cut");
+        assert!(roctx.contains(&mark), "{sdk}: mark cut");
+        let size = std::fs::metadata(&r.files[0]).unwrap().len();
+        assert!(
+            size < 12 << 20,
+            "{sdk}: {size} bytes: the texts were not stored once per plane"
+        );
+    }
+}
