@@ -103,6 +103,9 @@ pub struct Config {
     pub domains: Domains,
     /// Bytes per rocprofiler buffer (each kind has its own).
     pub buffer_size: usize,
+    /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
+    /// output needs (`crate::hip::traced_by_default`).
+    pub hip_api_all: bool,
     /// When true the tool opts out in `rocprofiler_configure`.
     pub disable: bool,
     pub log: LogLevel,
@@ -217,12 +220,23 @@ impl Config {
             },
         };
 
+        let hip_api_all = match get("HIP_API").map(|v| v.trim().to_ascii_lowercase()) {
+            None => false,
+            Some(v) if v == "needed" => false,
+            Some(v) if v == "all" => true,
+            Some(v) => {
+                bad("HIP_API", &v, "expected needed or all", "needed");
+                false
+            }
+        };
+
         let cfg = Config {
             output_dir,
             run_name,
             run_name_explicit,
             domains,
             buffer_size,
+            hip_api_all,
             disable,
             log,
         };

@@ -21,8 +21,14 @@ use support::{u, xprof};
 const SDKS: [&str; 2] = ["0.6.0", "1.0.0"];
 const TREE_PLANE: &str = "/host:__ScopeRangeCallStack__";
 
+/// With every HIP call traced: the scenario's `hipGetDevice` calls (which the default leaves
+/// off the host line) check that a call inside a range left open is still annotated.
 fn run(sdk: &str) -> Arc<Run> {
-    cached(&builtin("nested-annotations.toml"), sdk, &[])
+    cached(
+        &builtin("nested-annotations.toml"),
+        sdk,
+        &[("ROCPROF_XPLANE_HIP_API", "all")],
+    )
 }
 
 /// One push/pop range instance of the ground truth.

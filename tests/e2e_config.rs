@@ -81,7 +81,7 @@ fn bad_values_are_reported_and_defaults_used() {
         );
         assert_eq!(
             host_api_events(&s).len() as u64,
-            u(&plan["totals"]["hip_api_calls"]),
+            support::truth::truth_traced_hip_calls(&plan),
             "{sdk}: HIP calls"
         );
         // Default-size buffers: the runtime's delivery shows the tool's default request.
@@ -217,4 +217,43 @@ fn a_run_name_that_is_a_path_is_refused_and_the_default_used() {
         .collect();
     assert_eq!(runs.len(), 1, "{runs:?}");
     assert_eq!(profiles(&logs, &runs[0]).len(), 1, "{stderr}");
+}
+
+/// Only the HIP calls the output needs are buffer-traced by default (launches, copies, memsets,
+/// syncs, events, streams, memory): `markers.toml`'s `hipGetDevice` is not on the host line and
+/// the runtime emitted no record for it (the subscription, not a filter after the fact);
+/// `ROCPROF_XPLANE_HIP_API=all` brings every call back. Both SDK families, each run through the
+/// accounting check (records emitted = events written).
+#[test]
+fn only_needed_hip_calls_are_traced_unless_all_is_asked() {
+    let names = |r: &support::sim::Run| -> Vec<String> {
+        support::xspace::host_api_events(&r.space)
+            .iter()
+            .map(|e| e.name().to_string())
+            .collect()
+    };
+    for sdk in ["0.6.0", "1.0.0"] {
+        let default = support::sim::simulate(&builtin("markers.toml"), sdk, &[]);
+        let all = support::sim::simulate(
+            &builtin("markers.toml"),
+            sdk,
+            &[("ROCPROF_XPLANE_HIP_API", "all")],
+        );
+        let (d, a) = (names(&default), names(&all));
+        assert!(!d.iter().any(|n| n == "hipGetDevice"), "{sdk}: {d:?}");
+        assert!(a.iter().any(|n| n == "hipGetDevice"), "{sdk}: {a:?}");
+        assert!(d.iter().any(|n| n == "hipLaunchKernel"), "{sdk}: {d:?}");
+        assert_eq!(
+            d.len() + a.iter().filter(|n| *n == "hipGetDevice").count(),
+            a.len(),
+            "{sdk}: only the unneeded calls differ"
+        );
+        let emitted = |r: &support::sim::Run| {
+            support::u(&r.delivery()["emitted_per_kind"]["HIP_RUNTIME_API"])
+        };
+        assert!(
+            emitted(&default) < emitted(&all),
+            "{sdk}: the runtime still emitted them"
+        );
+    }
 }

@@ -62,8 +62,8 @@ fn check_waits(r: &Run, what: &str) -> (u64, u64) {
     let calls = hip_calls(r);
     assert_eq!(
         calls.len() as u64,
-        u(&plan["totals"]["hip_api_calls"]),
-        "{what}: every HIP call on the host, once"
+        support::truth::truth_traced_hip_calls(plan),
+        "{what}: every traced HIP call on the host, once"
     );
     let (mut resolved, mut unresolved) = (0, 0);
     let waits = plan["waits"]
@@ -434,7 +434,7 @@ fn check_in_xprof(r: &Run, what: &str, dependency_arrows: usize) -> (u64, u64, u
         dependency, dependency_arrows as u64,
         "{what}: every dependency arrow"
     );
-    let hip_calls = u(&r.plan()["totals"]["hip_api_calls"]);
+    let hip_calls = support::truth::truth_traced_hip_calls(r.plan());
     assert_eq!(
         lone,
         hip_calls - with_work,

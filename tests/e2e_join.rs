@@ -272,7 +272,7 @@ fn runtime_drops_are_counted_and_reported() {
             "{sdk}: records delivered vs counted by the tool"
         );
         let t = &truth["plan"]["totals"];
-        let done = u(&t["hip_api_calls"])
+        let done = support::truth::truth_traced_hip_calls(&truth["plan"])
             + u(&t["kernel_dispatches"])
             + u(&t["memory_copies"])
             + u(&t["marker_calls"]);

@@ -255,7 +255,10 @@ fn one_megabyte_names_and_labels_are_kept_whole_and_stored_once() {
             .filter(|e| e.is_kernel())
             .collect();
         assert_eq!(kernels.len(), 20, "{sdk}");
-        assert!(kernels.iter().all(|e| e.name() == kname), "{sdk}: kernel name cut");
+        assert!(
+            kernels.iter().all(|e| e.name() == kname),
+            "{sdk}: kernel name cut"
+        );
         let roctx: Vec<String> = events(plane(&r.space, HOST_PLANE))
             .into_iter()
             .filter(|e| e.line.name.contains("/ROCTX"))

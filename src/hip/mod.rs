@@ -4,4 +4,4 @@
 
 pub mod ops;
 
-pub use ops::{lookup, HipOp, Role, StreamArg};
+pub use ops::{lookup, traced_by_default, HipOp, Role, StreamArg};

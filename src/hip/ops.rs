@@ -390,6 +390,39 @@ pub fn lookup(name: &str) -> Option<HipOp> {
     Some(op("", role, StreamArg::Current, None, true))
 }
 
+/// Families of HIP calls kept on the host line by default beside the table's rows (they touch
+/// memory, events, streams or graphs: what a timeline is read for). Everything else
+/// (`hipGetDevice`, `hipGetLastError`, `hipDeviceGetAttribute`, …) costs a record per call
+/// and clutters the host line; `ROCPROF_XPLANE_HIP_API=all` brings them back.
+const HOST_LINE_PREFIXES: &[&str] = &[
+    "hipMalloc",
+    "hipFree",
+    "hipHostMalloc",
+    "hipHostAlloc",
+    "hipHostFree",
+    "hipHostRegister",
+    "hipHostUnregister",
+    "hipMallocManaged",
+    "hipMemAlloc",
+    "hipMemFree",
+    "hipMemPool",
+    "hipMemPrefetch",
+    "hipMemAdvise",
+    "hipMemcpy",
+    "hipMemset",
+    "hipEvent",
+    "hipStream",
+    "hipGraph",
+    "hipDeviceSynchronize",
+    "hipSetDevice",
+];
+
+/// Whether the HIP call named `name` is buffer-traced by default: every row of the table (or
+/// a call [`lookup`] gives a role), and the memory, event, stream and graph families above.
+pub fn traced_by_default(name: &str) -> bool {
+    lookup(name).is_some() || HOST_LINE_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
 /// Whether a call named `name` is expected to produce device activity.
 pub fn expects_device_activity(name: &str) -> bool {
     lookup(name).is_some_and(|o| o.device_activity)
@@ -401,6 +434,42 @@ mod tests {
 
     fn row(name: &str) -> HipOp {
         lookup(name).unwrap_or_else(|| panic!("{name} not in the table"))
+    }
+
+    #[test]
+    fn traced_by_default_keeps_work_memory_sync_and_drops_queries() {
+        for n in [
+            "hipLaunchKernel",
+            "hipModuleLaunchKernel",
+            "hipGraphLaunch",
+            "hipMemcpyAsync",
+            "hipMemcpy2DAsync",
+            "hipMemsetD32Async",
+            "hipMalloc",
+            "hipFree",
+            "hipHostMalloc",
+            "hipMallocAsync",
+            "hipEventRecord",
+            "hipEventCreate",
+            "hipStreamWaitEvent",
+            "hipStreamSynchronize",
+            "hipDeviceSynchronize",
+            "hipSetDevice",
+            "hipGraphInstantiate",
+        ] {
+            assert!(traced_by_default(n), "{n} should be traced");
+        }
+        for n in [
+            "hipGetDevice",
+            "hipGetLastError",
+            "hipPeekAtLastError",
+            "hipDeviceGetAttribute",
+            "hipGetDeviceProperties",
+            "hipFuncGetAttributes",
+            "hipRuntimeGetVersion",
+        ] {
+            assert!(!traced_by_default(n), "{n} should not be traced by default");
+        }
     }
 
     #[test]

@@ -277,8 +277,22 @@ impl Session {
                 self.warn(e.to_string());
                 continue;
             }
-            // SAFETY: init window; null operations with count 0 = every operation of the kind.
-            let st = unsafe { configure(ctx, kind, std::ptr::null(), 0, buf) };
+            let ops = self.buffer_operations(slot, kind, cfg);
+            // SAFETY: init window; `ops` outlives the call (the runtime copies the list); null
+            // operations with count 0 = every operation of the kind.
+            let st = unsafe {
+                configure(
+                    ctx,
+                    kind,
+                    if ops.is_empty() {
+                        std::ptr::null()
+                    } else {
+                        ops.as_ptr()
+                    },
+                    ops.len(),
+                    buf,
+                )
+            };
             if let Err(e) = check(&f, st, || {
                 format!("rocprofiler_configure_buffer_tracing_service({name})")
             }) {
@@ -306,6 +320,30 @@ impl Session {
             });
         }
         Ok(())
+    }
+
+    /// The operations to buffer-trace for `slot` (empty = all). HIP calls: by default only those
+    /// the output needs (`hip::traced_by_default`), unless `ROCPROF_XPLANE_HIP_API=all` or the
+    /// runtime did not name its operations.
+    fn buffer_operations(&self, slot: BufferSlot, kind: u32, cfg: &Config) -> Vec<i32> {
+        if slot != BufferSlot::HipApi || cfg.hip_api_all {
+            return Vec::new();
+        }
+        let Some(names) = self.names.buffer_ops.get(&kind) else {
+            log_info!("HIP operation names unavailable: tracing every HIP call");
+            return Vec::new();
+        };
+        let ops: Vec<i32> = names
+            .iter()
+            .filter(|(_, n)| crate::hip::traced_by_default(n))
+            .map(|(id, _)| *id)
+            .collect();
+        log_debug!(
+            "buffer tracing {} of {} HIP operations (ROCPROF_XPLANE_HIP_API=all for every one)",
+            ops.len(),
+            names.len()
+        );
+        ops
     }
 
     fn setup_callbacks(&mut self, cfg: &Config) -> Result<(), SdkError> {

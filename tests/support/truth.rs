@@ -82,3 +82,16 @@ pub fn truth_calls_with_activity(plan: &Value) -> BTreeMap<String, BTreeMap<u64,
         .filter(|(_, per)| !per.is_empty())
         .collect()
 }
+
+/// HIP calls of the plan the tool buffer-traces by default (`hip::traced_by_default`, the
+/// same rule the tool applies): the host line's expected count unless
+/// `ROCPROF_XPLANE_HIP_API=all`.
+pub fn truth_traced_hip_calls(plan: &Value) -> u64 {
+    plan["hip_api"]
+        .as_object()
+        .expect("truth hip_api")
+        .iter()
+        .filter(|(name, _)| rocprof_xplane::hip::traced_by_default(name))
+        .map(|(_, n)| super::u(n))
+        .sum()
+}
