@@ -81,7 +81,7 @@ fn bad_values_are_reported_and_defaults_used() {
         );
         assert_eq!(
             host_api_events(&s).len() as u64,
-            support::truth::truth_traced_hip_calls(&plan),
+            support::truth::truth_traced_hip_calls(plan),
             "{sdk}: HIP calls"
         );
         // Default-size buffers: the runtime's delivery shows the tool's default request.
