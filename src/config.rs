@@ -106,6 +106,8 @@ pub struct Config {
     /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
     /// output needs (`crate::hip::traced_by_default`).
     pub hip_api_all: bool,
+    /// Memory ceiling for what the tool holds, in bytes (0 = none); see `store::budget`.
+    pub max_memory: u64,
     /// When true the tool opts out in `rocprofiler_configure`.
     pub disable: bool,
     pub log: LogLevel,
@@ -230,6 +232,24 @@ impl Config {
             }
         };
 
+        let max_memory = match get("MAX_MEMORY").map(|v| v.trim().to_ascii_lowercase()) {
+            None => crate::store::budget::default_limit(),
+            Some(v) if v == "none" || v == "off" || v == "0" => 0,
+            Some(v) => match parse_size(&v) {
+                Some(n) => n as u64,
+                None => {
+                    let d = crate::store::budget::default_limit();
+                    bad(
+                        "MAX_MEMORY",
+                        &v,
+                        "expected bytes with an optional k/m/g suffix, or none",
+                        &format!("{} MiB (a quarter of physical memory)", d >> 20),
+                    );
+                    d
+                }
+            },
+        };
+
         let cfg = Config {
             output_dir,
             run_name,
@@ -237,6 +257,7 @@ impl Config {
             domains,
             buffer_size,
             hip_api_all,
+            max_memory,
             disable,
             log,
         };

@@ -146,6 +146,7 @@ unsafe extern "C" fn tool_initialize(
             return -1;
         };
         let cfg = config::get();
+        crate::store::budget::set_limit(cfg.max_memory);
         match Session::create(c.abi, &c.runtime_version, cfg) {
             Ok(s) => match session::publish_and_start(s) {
                 Ok(s) => {

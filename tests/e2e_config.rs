@@ -257,3 +257,61 @@ fn only_needed_hip_calls_are_traced_unless_all_is_asked() {
         );
     }
 }
+
+/// The memory ceiling: with `ROCPROF_XPLANE_MAX_MEMORY=64k` the graph-launch scenario (5,128
+/// dispatches) overflows what the tool may hold. The program still succeeds; records past the
+/// ceiling are dropped and counted (`memory_limit_dropped`, a file warning, one stderr line at
+/// exit), and what was kept plus what was dropped is everything the runtime delivered (the
+/// accounting check of every simulated run). Without the variable nothing is dropped.
+#[test]
+fn the_memory_ceiling_drops_and_counts_instead_of_growing() {
+    for sdk in ["0.6.0", "1.0.0"] {
+        let r = support::sim::simulate(
+            &builtin("graph-launch.toml"),
+            sdk,
+            &[("ROCPROF_XPLANE_MAX_MEMORY", "64k")],
+        );
+        let dropped = counter(&r.space, "memory_limit_dropped");
+        assert!(dropped > 0, "{sdk}: nothing dropped at a 64 KiB ceiling");
+        let kept: u64 = [
+            "api_records",
+            "kernel_records",
+            "memcpy_records",
+            "marker_records",
+        ]
+        .iter()
+        .map(|c| counter(&r.space, c))
+        .sum();
+        let emitted: u64 = r.delivery()["emitted_per_kind"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(u)
+            .sum();
+        assert_eq!(kept + dropped, emitted, "{sdk}: kept + dropped = delivered");
+        assert!(
+            r.stderr.contains("memory ceiling") && r.stderr.contains(&dropped.to_string()),
+            "{sdk}: {}",
+            r.stderr
+        );
+        assert!(
+            r.space
+                .warnings
+                .iter()
+                .any(|w| w.contains("memory ceiling") && w.contains(&dropped.to_string())),
+            "{sdk}: {:?}",
+            r.space.warnings
+        );
+        let unlimited = support::sim::simulate(&builtin("graph-launch.toml"), sdk, &[]);
+        assert_eq!(
+            counter(&unlimited.space, "memory_limit_dropped"),
+            0,
+            "{sdk}"
+        );
+        assert_eq!(
+            kernels(&unlimited.space).len() as u64,
+            u(&unlimited.delivery()["emitted_per_kind"]["KERNEL_DISPATCH"]),
+            "{sdk}"
+        );
+    }
+}

@@ -230,6 +230,8 @@ pub struct Counters {
     pub stream_overlap_events: u64,
     /// HIP event barrier records (`HIP_EVENT`, SDK after 1.3.5) received.
     pub hip_event_records: u64,
+    /// Records delivered after the memory ceiling was reached, dropped instead of kept.
+    pub memory_limit_dropped: u64,
 }
 
 /// A synchronization call's arguments as written on its host event.

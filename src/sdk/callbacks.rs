@@ -55,6 +55,13 @@ pub unsafe extern "C" fn buffer_callback(
             return;
         };
         let mut store = lock(store);
+        if crate::store::budget::full() {
+            // Past the memory ceiling: counted, not kept (the runtime's own drops still are).
+            crate::store::budget::drop_records(num_headers as u64);
+            store.counters.runtime_dropped += drop_count;
+            return;
+        }
+        let before = store.held_bytes();
         // SAFETY: the runtime passes `num_headers` valid header pointers whose records stay
         // alive for the duration of this callback; decode copies what it keeps.
         unsafe {
@@ -67,6 +74,7 @@ pub unsafe extern "C" fn buffer_callback(
                 &mut store,
             )
         };
+        crate::store::budget::charge(store.held_bytes().saturating_sub(before));
     })
 }
 
@@ -256,11 +264,24 @@ unsafe fn hip_retval(payload: *mut c_void) -> Option<i32> {
 /// HIP API calls: at entry, snapshot the annotation context for the work this call starts and
 /// note the device/stream it goes to and, for sync APIs, the event/stream arguments; track
 /// `hipSetDevice` and stream creation. What to read comes from the table in `crate::hip`.
+/// What one captured HIP call holds until finalize (its call or sync fact and annotation
+/// entry), charged against the memory ceiling: an estimate, the facts vary in size.
+const CAPTURE_BYTES_PER_CALL: u64 = 64;
+
 fn on_hip_api(s: &Session, r: &CallbackRecord) {
     let Some(op) = s.hip_op(r.operation) else {
         return;
     };
-    let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    let mut enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    if enter {
+        // Past the memory ceiling the call's record is dropped too: capture nothing for it.
+        // (Current device and new streams, read at EXIT, are state and still followed.)
+        if crate::store::budget::full() {
+            enter = false;
+        } else {
+            crate::store::budget::charge(CAPTURE_BYTES_PER_CALL);
+        }
+    }
     let exit_matters = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT
         && matches!(op.role, Role::SetDevice | Role::StreamCreate);
     if enter || exit_matters {

@@ -560,6 +560,14 @@ impl Session {
             agents: self.agents.clone(),
             ..Collected::default()
         };
+        c.counters.memory_limit_dropped = crate::store::budget::take_dropped_and_reset();
+        if c.counters.memory_limit_dropped > 0 {
+            log_warn!(
+                "the memory ceiling ({} MiB, ROCPROF_XPLANE_MAX_MEMORY) was reached: {} records were dropped and the profile is partial",
+                crate::store::budget::limit().unwrap_or(0) >> 20,
+                c.counters.memory_limit_dropped
+            );
+        }
         for store in STORES.iter() {
             let mut s = lock(store);
             s.add_counters_to(&mut c.counters);

@@ -16,6 +16,15 @@ pub struct EventStore {
 }
 
 impl EventStore {
+    /// Bytes of events held (charged against the memory ceiling).
+    pub fn held_bytes(&self) -> u64 {
+        use std::mem::size_of;
+        (self.api.len() * size_of::<ApiRecord>()
+            + self.kernels.len() * size_of::<KernelRecord>()
+            + self.copies.len() * size_of::<CopyRecord>()
+            + self.hip_events.len() * size_of::<HipEventRecord>()) as u64
+    }
+
     /// Adds this store's counters into `c`.
     pub fn add_counters_to(&self, c: &mut Counters) {
         c.api_records += self.counters.api_records;

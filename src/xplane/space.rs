@@ -548,7 +548,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
 }
 
 /// Every counter with its field name, in declaration order.
-pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 15] {
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 16] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -565,6 +565,7 @@ pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 15] {
         ("waits_unresolved", c.waits_unresolved),
         ("stream_overlap_events", c.stream_overlap_events),
         ("hip_event_records", c.hip_event_records),
+        ("memory_limit_dropped", c.memory_limit_dropped),
     ]
 }
 
@@ -574,6 +575,10 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         (
             c.runtime_dropped,
             "records dropped by the runtime (drop_count)",
+        ),
+        (
+            c.memory_limit_dropped,
+            "records dropped at the memory ceiling (ROCPROF_XPLANE_MAX_MEMORY)",
         ),
         (c.unknown_kind_records, "records of an unknown kind skipped"),
         (

@@ -410,6 +410,7 @@ pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, what: &str) {
         .count() as u64;
     let c = counters(s);
     let lost = c["runtime_dropped"]
+        + c.get("memory_limit_dropped").copied().unwrap_or(0)
         + c["unknown_kind_records"]
         + c["bad_size_records"]
         + c["bad_timestamp_records"];
