@@ -118,16 +118,15 @@ pub fn stream_of(t: &mut ThreadState, stream: u64) -> (i32, u64) {
     if let Some(&d) = t.stream_devices.get(&stream) {
         return d;
     }
+    t.global_stream_lookups += 1;
     let found = lock(&STREAM_DEVICES)
         .as_ref()
-        .and_then(|m| m.get(&stream).copied());
-    match found {
-        Some(d) => {
-            t.stream_devices.insert(stream, d);
-            d
-        }
-        None => (-1, 0),
-    }
+        .and_then(|m| m.get(&stream).copied())
+        // Created before the tool (or by another runtime): remembered as unknown until the
+        // next stream creation anywhere, which clears every thread's cache.
+        .unwrap_or((-1, 0));
+    t.stream_devices.insert(stream, found);
+    found
 }
 
 /// Records the device/stream of a launch or copy at its entry.
@@ -190,6 +189,25 @@ mod tests {
                     stream_seq: s0,
                 },
             ]
+        );
+    }
+
+    /// Issue 8: a launch on a stream the tool never saw created took the process-wide lock on
+    /// every call (the failed lookup was not remembered).
+    #[test]
+    fn an_unknown_stream_is_looked_up_globally_once() {
+        let mut t = ThreadState::default();
+        let generation = STREAM_GENERATION.load(Ordering::Acquire);
+        t.stream_generation = generation;
+        for _ in 0..100 {
+            assert_eq!(stream_of(&mut t, 0xdead_0000), (-1, 0));
+        }
+        // Another test creating a stream in between clears the cache once; never per call.
+        let creations_between = STREAM_GENERATION.load(Ordering::Acquire) - generation;
+        assert!(
+            t.global_stream_lookups <= 1 + creations_between,
+            "{} global lookups for 100 calls",
+            t.global_stream_lookups
         );
     }
 

@@ -49,8 +49,12 @@ pub struct ThreadState {
     pub current_device: i32,
     /// Streams whose device this thread already looked up …
     pub stream_devices: HashMap<u64, (i32, u64)>,
-    /// … valid while no stream has been created since (`devices::device_of`).
+    /// … valid while no stream has been created since (`devices::device_of`). Streams the
+    /// tool never saw created are cached too (as unknown), so a program that launches on
+    /// them does not take the process-wide lock on every call.
     pub stream_generation: u64,
+    /// Lookups that went to the process-wide stream map (for tests and the debug line).
+    pub global_stream_lookups: u64,
     /// Device and stream of each launch/copy this thread made.
     pub calls: ChunkedVec<CallFact>,
     /// Arguments of each synchronization call this thread made.
