@@ -108,9 +108,22 @@ pub struct Config {
     pub hip_api_all: bool,
     /// Memory ceiling for what the tool holds, in bytes (0 = none); see `store::budget`.
     pub max_memory: u64,
+    /// Capture windows, when asked for.
+    pub window: Option<WindowRule>,
     /// When true the tool opts out in `rocprofiler_configure`.
     pub disable: bool,
     pub log: LogLevel,
+}
+
+/// When to cut capture windows (`window`); any of the three ends the current window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowRule {
+    /// `ROCPROF_XPLANE_WINDOW_SECONDS`: every this many milliseconds.
+    pub period_ms: Option<u64>,
+    /// `ROCPROF_XPLANE_WINDOW_EVENTS`: once this many records were delivered.
+    pub events: Option<u64>,
+    /// `ROCPROF_XPLANE_WINDOW_SIGNAL`: when this signal (SIGUSR1 or SIGUSR2) arrives.
+    pub signal: Option<i32>,
 }
 
 /// One problem found while parsing; shown as a single stderr line.
@@ -250,6 +263,52 @@ impl Config {
             },
         };
 
+        let seconds = get("WINDOW_SECONDS").and_then(|v| match v.trim().parse::<f64>() {
+            Ok(t) if t.is_finite() && (0.05..=1e7).contains(&t) => Some((t * 1e3) as u64),
+            _ => {
+                bad(
+                    "WINDOW_SECONDS",
+                    &v,
+                    "expected seconds, at least 0.05",
+                    "no time windows",
+                );
+                None
+            }
+        });
+        let events = get("WINDOW_EVENTS").and_then(|v| match v.trim().parse::<u64>() {
+            Ok(n) if n > 0 => Some(n),
+            _ => {
+                bad(
+                    "WINDOW_EVENTS",
+                    &v,
+                    "expected a positive count",
+                    "no count windows",
+                );
+                None
+            }
+        });
+        let signal = get("WINDOW_SIGNAL").and_then(|v| {
+            match v.trim().to_ascii_uppercase().trim_start_matches("SIG") {
+                "USR1" => Some(libc::SIGUSR1),
+                "USR2" => Some(libc::SIGUSR2),
+                _ => {
+                    bad(
+                        "WINDOW_SIGNAL",
+                        &v,
+                        "expected USR1 or USR2",
+                        "no signal windows",
+                    );
+                    None
+                }
+            }
+        });
+        let window =
+            (seconds.is_some() || events.is_some() || signal.is_some()).then_some(WindowRule {
+                period_ms: seconds,
+                events,
+                signal,
+            });
+
         let cfg = Config {
             output_dir,
             run_name,
@@ -258,6 +317,7 @@ impl Config {
             buffer_size,
             hip_api_all,
             max_memory,
+            window,
             disable,
             log,
         };

@@ -150,6 +150,7 @@ unsafe extern "C" fn tool_initialize(
         match Session::create(c.abi, &c.runtime_version, cfg) {
             Ok(s) => match session::publish_and_start(s) {
                 Ok(s) => {
+                    crate::window::start(s, cfg);
                     log_info!(
                         "tracing {}: {} agents, buffers of {} bytes",
                         cfg.domains,
@@ -188,11 +189,14 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
             log_debug!("finalize: start, memory {}", process_memory());
         }
         let t0 = std::time::Instant::now();
+        // A cut in progress completes first; what follows it is the last window.
+        crate::window::stop();
         let collected = s.finish();
         let t1 = std::time::Instant::now();
         let trace = join(collected);
         let t2 = std::time::Instant::now();
-        let written = crate::output::write_trace(&trace, cfg);
+        let written =
+            crate::output::write_trace_as(&trace, cfg, &crate::window::final_run_name(cfg));
         if crate::log::enabled(LogLevel::Debug) {
             log_debug!(
                 "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",

@@ -5,6 +5,7 @@
 //! runtime records → decode → stores → model (join/resolve) → xplane → file.
 
 pub mod cli;
+pub mod collect;
 pub mod model;
 pub mod xplane;
 
@@ -19,6 +20,7 @@ pub mod log;
 pub mod output;
 pub mod sdk;
 pub mod store;
+pub mod window;
 
 /// Entry point the rocprofiler-sdk runtime looks up in every tool library.
 ///

@@ -19,3 +19,13 @@ pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
 pub fn write_trace(trace: &Trace, cfg: &Config) -> Result<PathBuf, String> {
     xplane::write_xspace(trace, &layout_for(trace, cfg)).map_err(|e| e.to_string())
 }
+
+/// Writes the trace into run directory `run_name` instead of the configured one (capture
+/// windows).
+pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<PathBuf, String> {
+    let layout = OutputLayout {
+        run_name: run_name.to_string(),
+        ..layout_for(trace, cfg)
+    };
+    xplane::write_xspace(trace, &layout).map_err(|e| e.to_string())
+}

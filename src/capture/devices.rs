@@ -72,6 +72,11 @@ static STREAM_GENERATION: AtomicU64 = AtomicU64::new(0);
 /// correlation order, which does not depend on callback timing.
 static CREATIONS: Mutex<Vec<StreamCreation>> = Mutex::new(Vec::new());
 
+/// The stream creations recorded so far (the list is kept).
+pub fn stream_creations() -> Vec<StreamCreation> {
+    lock(&CREATIONS).clone()
+}
+
 /// The stream creations recorded so far, leaving the list empty.
 pub fn take_stream_creations() -> Vec<StreamCreation> {
     std::mem::take(&mut *lock(&CREATIONS))

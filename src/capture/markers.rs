@@ -53,6 +53,7 @@ pub struct MarkerCall<'a> {
 
 /// An open range with the thread that opened it (push/pop ranges close on that same thread;
 /// start/stop ranges may close on another).
+#[derive(Clone)]
 struct ProcessRange {
     label: Arc<str>,
     thread_id: u64,
@@ -159,8 +160,12 @@ pub fn on_marker(call: &MarkerCall<'_>) {
 }
 
 /// Start/stop ranges never stopped, closed at `end_ns` (sorted by id for determinism).
-pub fn drain_process_ranges(end_ns: u64) -> (Vec<MarkerSpan>, u64) {
-    let mut map = lock(&PROCESS_RANGES).take().unwrap_or_default();
+pub fn drain_process_ranges(end_ns: u64, keep_open: bool) -> (Vec<MarkerSpan>, u64) {
+    let mut map = if keep_open {
+        lock(&PROCESS_RANGES).clone().unwrap_or_default()
+    } else {
+        lock(&PROCESS_RANGES).take().unwrap_or_default()
+    };
     let mut ids: Vec<u64> = map.keys().copied().collect();
     ids.sort_unstable();
     let spans: Vec<MarkerSpan> = ids
@@ -232,7 +237,7 @@ mod tests {
         })
         .join()
         .unwrap();
-        let d = drain_all(1000);
+        let d = drain_all(1000, false);
         let mut spans: Vec<(String, u64, u64, u64, u64, bool)> = d
             .markers
             .iter()

@@ -147,7 +147,7 @@ pub struct Drained {
     pub ranges_left_open: u64,
 }
 
-pub fn drain_all(end_ns: u64) -> Drained {
+pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
     let mut d = Drained::default();
     THREADS.for_each(|s| {
         s.annotations.drain_into(&mut d.annotations);
@@ -156,7 +156,14 @@ pub fn drain_all(end_ns: u64) -> Drained {
         s.markers.drain_into(&mut d.markers);
         d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
         let tid = s.thread_id;
-        while let Some(r) = s.pop_range() {
+        // At a window's end open ranges are shown up to the cut and stay on the stack (their
+        // pop comes in a later window); at finalize they are closed.
+        let open: Vec<OpenRange> = if keep_open {
+            s.stack.iter().rev().cloned().collect()
+        } else {
+            std::iter::from_fn(|| s.pop_range()).collect()
+        };
+        for r in open {
             d.ranges_left_open += 1;
             d.markers.push(MarkerSpan {
                 label: r.label,
@@ -172,7 +179,7 @@ pub fn drain_all(end_ns: u64) -> Drained {
             });
         }
     });
-    let (m, open) = super::markers::drain_process_ranges(end_ns);
+    let (m, open) = super::markers::drain_process_ranges(end_ns, keep_open);
     d.markers.extend(m);
     d.ranges_left_open += open;
     d

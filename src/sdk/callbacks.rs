@@ -54,6 +54,7 @@ pub unsafe extern "C" fn buffer_callback(
         let Some(store) = STORES.get(slot) else {
             return;
         };
+        crate::window::note_delivered(num_headers);
         let mut store = lock(store);
         if crate::store::budget::full() {
             // Past the memory ceiling: counted, not kept (the runtime's own drops still are).

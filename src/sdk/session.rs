@@ -11,15 +11,13 @@ use std::sync::{Arc, OnceLock};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::callbacks::{self, STORES};
+use super::callbacks;
 use super::names::NameMaps;
 use super::status::{absent, check};
 use super::{agents, Abi, Functions, SdkError};
-use crate::capture;
 use crate::config::Config;
 use crate::decode::BufferKinds;
 use crate::model::events::{AgentInfo, ApiDomain, Collected};
-use crate::store::sinks::lock;
 use crate::{log_debug, log_info, log_warn};
 
 /// Buffers, one per traced kind (each has its own store and accounting).
@@ -498,9 +496,8 @@ impl Session {
         }
     }
 
-    /// Stops tracing, flushes our buffers (the runtime does not before finalize) and collects
-    /// everything for the join.
-    pub fn finish(&self) -> Collected {
+    /// Stops tracing (finalize: the last capture window ends here).
+    pub fn stop(&self) {
         let f = &self.functions;
         if let Some(stop) = f.stop_context {
             for ctx in &self.contexts {
@@ -511,7 +508,13 @@ impl Session {
                 }
             }
         }
-        let mut warnings = self.setup_warnings.clone();
+    }
+
+    /// Flushes every buffer of ours and waits for the deliveries (the runtime never flushes on
+    /// its own before finalize); problems come back as warnings for the file.
+    pub fn flush_all(&self) -> Vec<String> {
+        let f = &self.functions;
+        let mut warnings = Vec::new();
         if let Some(flush) = f.flush_buffer {
             for (slot, buf) in &self.buffers {
                 // SAFETY: our own buffer; flushing during finalize is allowed and synchronous.
@@ -546,75 +549,20 @@ impl Session {
                 }
             }
         }
-        let stop_boottime_ns = f.timestamp();
-        let stop_walltime_ns = super::functions::walltime_ns();
+        warnings
+    }
 
-        let mut c = Collected {
-            hostname: hostname(),
-            pid: std::process::id(),
-            sdk_version: self.sdk_version.clone(),
-            start_boottime_ns: self.start_boottime_ns,
-            stop_boottime_ns,
-            start_walltime_ns: self.start_walltime_ns,
-            stop_walltime_ns,
-            agents: self.agents.clone(),
-            ..Collected::default()
-        };
-        c.counters.memory_limit_dropped = crate::store::budget::take_dropped_and_reset();
-        if c.counters.memory_limit_dropped > 0 {
-            log_warn!(
-                "the memory ceiling ({} MiB, ROCPROF_XPLANE_MAX_MEMORY) was reached: {} records were dropped and the profile is partial",
-                crate::store::budget::limit().unwrap_or(0) >> 20,
-                c.counters.memory_limit_dropped
-            );
-        }
-        for store in STORES.iter() {
-            let mut s = lock(store);
-            s.add_counters_to(&mut c.counters);
-            s.api.drain_into(&mut c.api);
-            s.kernels.drain_into(&mut c.kernels);
-            s.copies.drain_into(&mut c.copies);
-            let mut raw = Vec::new();
-            s.hip_events.drain_into(&mut raw);
-            c.hip_events
-                .extend(raw.into_iter().map(|r| (self.hip_event_op(r.operation), r)));
-        }
-        log_debug!(
-            "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",
-            c.api.len(),
-            c.kernels.len(),
-            c.copies.len(),
-            c.kernels.iter().filter(|k| k.external_id != 0).count()
-                + c.copies.iter().filter(|k| k.external_id != 0).count()
-        );
-        let drained = capture::drain_all(stop_boottime_ns);
-        c.annotations = drained.annotations;
-        c.calls = drained.calls;
-        c.syncs = drained.syncs;
-        // The producer map is emptied here: the next capture window starts with no records.
-        c.producers = crate::capture::devices::take_producers();
-        c.stream_creations = crate::capture::devices::take_stream_creations();
-        c.markers = drained.markers;
-        log_debug!(
-            "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
-            c.annotations.len(),
-            c.calls.len(),
-            c.syncs.len(),
-            c.markers.len()
-        );
-        if drained.unmatched_pops > 0 {
-            warnings.push(format!(
-                "{} roctx pops/stops had no matching push/start",
-                drained.unmatched_pops
-            ));
-        }
-        if drained.ranges_left_open > 0 {
-            warnings.push(format!(
-                "{} roctx ranges were still open at the end and were closed there",
-                drained.ranges_left_open
-            ));
-        }
-        c.symbols = capture::symbols::snapshot();
+    /// Stops tracing, flushes our buffers and collects everything for the join.
+    pub fn finish(&self) -> Collected {
+        self.stop();
+        let mut warnings = self.setup_warnings.clone();
+        warnings.extend(self.flush_all());
+        crate::collect::collect(self, warnings, crate::collect::Cut::Final)
+    }
+
+    /// The operation names of our buffer kinds, for the join.
+    pub fn op_names(&self) -> Vec<(ApiDomain, i32, Arc<str>)> {
+        let mut v = Vec::new();
         for (domain, kind) in [
             (ApiDomain::Hip, self.buffer_kinds.hip_api),
             (ApiDomain::Marker, self.buffer_kinds.marker_api),
@@ -623,35 +571,19 @@ impl Session {
                 continue;
             };
             for (id, name) in ops {
-                c.op_names.insert((domain, *id), Arc::from(name.as_str()));
+                v.push((domain, *id, Arc::from(name.as_str())));
             }
         }
-        c.thread_names
-            .insert(u64::from(c.pid), "Main thread".to_string());
-        let early = callbacks::EARLY_RECORDS.load(std::sync::atomic::Ordering::Relaxed);
-        if early > 0 {
-            warnings.push(format!(
-                "{early} records arrived before the tool was ready and were not kept"
-            ));
-        }
-        let bad = callbacks::BAD_CALLBACK_PAYLOADS.load(std::sync::atomic::Ordering::Relaxed);
-        if bad > 0 {
-            warnings.push(format!(
-                "{bad} callback payloads were too small to read and were skipped"
-            ));
-        }
-        let panics = crate::guard::caught_panics();
-        if panics > 0 {
-            warnings.push(format!(
-                "{panics} internal errors were caught at the runtime boundary"
-            ));
-        }
-        c.warnings = warnings;
-        c
+        v
+    }
+
+    /// The HIP event operation of a raw `HIP_EVENT` record.
+    pub fn hip_event_op_of(&self, op: i32) -> crate::model::events::HipEventOp {
+        self.hip_event_op(op)
     }
 }
 
-fn hostname() -> String {
+pub fn hostname() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most `buf.len()` bytes into our buffer.
     let rc = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) };

@@ -238,7 +238,7 @@ impl Direct {
         };
         let suffix = format!(".{pid}.xplane.pb");
         let runs = std::fs::read_dir(Path::new(&log_dir).join("plugins/profile"));
-        let file = runs
+        let files: Vec<PathBuf> = runs
             .into_iter()
             .flatten()
             .flatten()
@@ -249,8 +249,10 @@ impl Direct {
                     .flatten()
             })
             .map(|e| e.path())
-            .find(|p| p.to_string_lossy().ends_with(&suffix));
-        let (Some(file), true) = (file, truth.is_file()) else {
+            .filter(|p| p.to_string_lossy().ends_with(&suffix))
+            .collect();
+        // One profile per process; capture windows (several) are checked by their own tests.
+        let ([file], true) = (&files[..], truth.is_file()) else {
             return;
         };
         let stderr = text(&out.stderr);
@@ -266,7 +268,7 @@ impl Direct {
         if configured != 1 {
             return;
         }
-        let space = read_xspace(&file).unwrap_or_else(|e| panic!("read {file:?}: {e}"));
+        let space = read_xspace(file).unwrap_or_else(|e| panic!("read {file:?}: {e}"));
         let what = format!("{} --sdk {} (direct)", self.scenario.display(), self.sdk);
         super::xspace::assert_accounting(&space, &truth, &what);
         super::xspace::assert_lines_nest(&space, &what);

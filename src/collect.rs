@@ -1,0 +1,151 @@
+//! Draining what the tool holds into one `Collected` for the join: at finalize (the last
+//! window) or at the end of a capture window while the program runs (`window`). Runs on the
+//! runtime's finalize thread or our window thread, never on an application thread.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::capture;
+use crate::log_debug;
+use crate::log_warn;
+use crate::model::events::Collected;
+use crate::sdk::callbacks::{self, STORES};
+use crate::sdk::session::Session;
+use crate::store::sinks::lock;
+
+/// Which end a collection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// Finalize: tracing has stopped; open roctx ranges are closed at the end.
+    Final,
+    /// The end of a capture window: tracing goes on; open ranges are shown up to the cut and
+    /// stay open for the next window.
+    Window,
+}
+
+/// Start of the window being collected (boot-time ns, wall ns); 0 = the session's start.
+static WINDOW_START_BOOT: AtomicU64 = AtomicU64::new(0);
+static WINDOW_START_WALL: AtomicU64 = AtomicU64::new(0);
+
+/// Everything held since the last cut, for the join. `warnings` come from the flush.
+pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
+    let or = |v: u64, d: u64| if v == 0 { d } else { v };
+    let start_boottime_ns = or(
+        WINDOW_START_BOOT.load(Ordering::Relaxed),
+        s.start_boottime_ns,
+    );
+    let start_walltime_ns = or(
+        WINDOW_START_WALL.load(Ordering::Relaxed),
+        s.start_walltime_ns,
+    );
+    let stop_boottime_ns = s.functions.timestamp();
+    let stop_walltime_ns = crate::sdk::functions::walltime_ns();
+
+    let mut c = Collected {
+        hostname: crate::sdk::session::hostname(),
+        pid: std::process::id(),
+        sdk_version: s.sdk_version.clone(),
+        start_boottime_ns,
+        stop_boottime_ns,
+        start_walltime_ns,
+        stop_walltime_ns,
+        agents: s.agents.clone(),
+        ..Collected::default()
+    };
+    c.counters.memory_limit_dropped = crate::store::budget::take_dropped_and_reset();
+    if c.counters.memory_limit_dropped > 0 {
+        log_warn!(
+            "the memory ceiling ({} MiB, ROCPROF_XPLANE_MAX_MEMORY) was reached: {} records were dropped and the profile is partial",
+            crate::store::budget::limit().unwrap_or(0) >> 20,
+            c.counters.memory_limit_dropped
+        );
+    }
+    for store in STORES.iter() {
+        let mut st = lock(store);
+        st.add_counters_to(&mut c.counters);
+        // Counted into this window; the next starts from zero.
+        st.counters = Default::default();
+        st.api.drain_into(&mut c.api);
+        st.kernels.drain_into(&mut c.kernels);
+        st.copies.drain_into(&mut c.copies);
+        let mut raw = Vec::new();
+        st.hip_events.drain_into(&mut raw);
+        c.hip_events
+            .extend(raw.into_iter().map(|r| (s.hip_event_op_of(r.operation), r)));
+    }
+    log_debug!(
+        "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",
+        c.api.len(),
+        c.kernels.len(),
+        c.copies.len(),
+        c.kernels.iter().filter(|k| k.external_id != 0).count()
+            + c.copies.iter().filter(|k| k.external_id != 0).count()
+    );
+    let drained = capture::drain_all(stop_boottime_ns, cut == Cut::Window);
+    c.annotations = drained.annotations;
+    c.calls = drained.calls;
+    c.syncs = drained.syncs;
+    // The producer map is emptied here: the next window starts with no records (a wait on an
+    // event recorded in an earlier window stays unresolved and keeps the raw event id).
+    c.producers = crate::capture::devices::take_producers();
+    // Stream creations stay known to later windows (their calls use streams made earlier).
+    c.stream_creations = match cut {
+        Cut::Final => crate::capture::devices::take_stream_creations(),
+        Cut::Window => crate::capture::devices::stream_creations(),
+    };
+    c.markers = drained.markers;
+    log_debug!(
+        "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
+        c.annotations.len(),
+        c.calls.len(),
+        c.syncs.len(),
+        c.markers.len()
+    );
+    if drained.unmatched_pops > 0 {
+        warnings.push(format!(
+            "{} roctx pops/stops had no matching push/start",
+            drained.unmatched_pops
+        ));
+    }
+    if drained.ranges_left_open > 0 {
+        warnings.push(match cut {
+            Cut::Final => format!(
+                "{} roctx ranges were still open at the end and were closed there",
+                drained.ranges_left_open
+            ),
+            Cut::Window => format!(
+                "{} roctx ranges were still open at the end of this capture window (shown up to it; they go on in the next)",
+                drained.ranges_left_open
+            ),
+        });
+    }
+    c.symbols = capture::symbols::snapshot();
+    for (domain, id, name) in s.op_names() {
+        c.op_names.insert((domain, id), name);
+    }
+    c.thread_names
+        .insert(u64::from(c.pid), "Main thread".to_string());
+    let early = callbacks::EARLY_RECORDS.swap(0, Ordering::Relaxed);
+    if early > 0 {
+        warnings.push(format!(
+            "{early} records arrived before the tool was ready and were not kept"
+        ));
+    }
+    let bad = callbacks::BAD_CALLBACK_PAYLOADS.swap(0, Ordering::Relaxed);
+    if bad > 0 {
+        warnings.push(format!(
+            "{bad} callback payloads were too small to read and were skipped"
+        ));
+    }
+    let panics = crate::guard::caught_panics();
+    if panics > 0 {
+        warnings.push(format!(
+            "{panics} internal errors were caught at the runtime boundary"
+        ));
+    }
+    c.warnings = warnings;
+    if cut == Cut::Window {
+        WINDOW_START_BOOT.store(c.stop_boottime_ns, Ordering::Relaxed);
+        WINDOW_START_WALL.store(c.stop_walltime_ns, Ordering::Relaxed);
+    }
+    c
+}

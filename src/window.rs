@@ -1,0 +1,187 @@
+//! Capture windows: while the program runs, cut what the tool holds into complete profiles,
+//! each written to its own run directory (`<run>_w0001`, `<run>_w0002`, …; the part after the
+//! last cut is written at exit as the last window). A week-long job then never holds more than
+//! one window, and a job killed mid-run keeps every window already written (each file is
+//! written to a temporary name and renamed, so none is ever half there).
+//!
+//! Cuts happen on our own thread, never on an application thread: after a duration, after a
+//! number of delivered records, or when the user's chosen signal arrives (the handler only
+//! sets a flag). Each cut flushes our buffers, drains, joins and writes one window.
+//!
+//! What a boundary costs: a launch whose kernel completes after the cut has its API call in one
+//! window and its kernel in the next (counted as an activity without API there); a wait on an
+//! event recorded in an earlier window is unresolved (it keeps the raw event id); a roctx
+//! range open at a cut is shown up to the cut and again, whole, in the window where it ends.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::collect::{collect, Cut};
+use crate::config::{Config, WindowRule};
+use crate::model::join::join;
+use crate::sdk::session::Session;
+use crate::{log_debug, log_error, log_warn};
+
+/// Records delivered to our buffers since the last cut (for `events` windows).
+static DELIVERED: AtomicU64 = AtomicU64::new(0);
+/// Set by the signal handler (or a test) to ask for a cut.
+static CUT_REQUESTED: AtomicBool = AtomicBool::new(false);
+/// Set at finalize: the window thread stops.
+static STOP: AtomicBool = AtomicBool::new(false);
+/// Windows written so far.
+static WRITTEN: AtomicU32 = AtomicU32::new(0);
+/// Whether windows are on in this process.
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static THREAD: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+
+/// How often the window thread looks at its triggers.
+const TICK: Duration = Duration::from_millis(10);
+/// For count windows, buffers are flushed every this many ticks (100 ms).
+const EVENT_FLUSH_TICKS: u64 = 10;
+
+/// Counts records delivered to a buffer callback (one relaxed add per delivery).
+#[inline]
+pub fn note_delivered(n: usize) {
+    if ACTIVE.load(Ordering::Relaxed) {
+        DELIVERED.fetch_add(n as u64, Ordering::Relaxed);
+    }
+}
+
+/// The run directory of window `n` (1-based).
+pub fn run_name_of(cfg: &Config, n: u32) -> String {
+    format!("{}_w{n:04}", cfg.run_name)
+}
+
+/// The run directory of the profile written at exit: the last window when windows are on.
+pub fn final_run_name(cfg: &Config) -> String {
+    if ACTIVE.load(Ordering::Relaxed) {
+        run_name_of(cfg, WRITTEN.load(Ordering::Relaxed) + 1)
+    } else {
+        cfg.run_name.clone()
+    }
+}
+
+extern "C" fn on_signal(_: libc::c_int) {
+    // Async-signal-safe: one atomic store.
+    CUT_REQUESTED.store(true, Ordering::Relaxed);
+}
+
+/// Installs the handler for the user's window signal, unless the program already handles it
+/// (we never take a signal away from the program).
+fn install_signal(sig: i32) -> Result<(), String> {
+    // SAFETY: querying the current disposition into a zeroed sigaction.
+    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: `old` is a valid out-pointer; a null new action only queries.
+    if unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) } != 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    if old.sa_sigaction != libc::SIG_DFL {
+        return Err("the program already handles it; not taken".into());
+    }
+    // SAFETY: a zeroed sigaction with our handler and an empty mask is a valid action.
+    let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
+    act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+    act.sa_flags = libc::SA_RESTART;
+    // SAFETY: `act.sa_mask` is a valid sigset to empty.
+    unsafe { libc::sigemptyset(&mut act.sa_mask) };
+    // SAFETY: installing a handler that only stores to an atomic.
+    if unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) } != 0 {
+        return Err(std::io::Error::last_os_error().to_string());
+    }
+    Ok(())
+}
+
+/// Starts the window thread when the configuration asks for windows.
+pub fn start(s: &'static Session, cfg: &'static Config) {
+    let Some(rule) = cfg.window else { return };
+    if let Some(sig) = rule.signal {
+        if let Err(e) = install_signal(sig) {
+            log_warn!("ROCPROF_XPLANE_WINDOW_SIGNAL={sig}: {e}; windows by signal are off");
+        }
+    }
+    ACTIVE.store(true, Ordering::Relaxed);
+    let spawned = std::thread::Builder::new()
+        .name("rocprof-xplane-window".into())
+        .spawn(move || run(s, cfg, rule));
+    match spawned {
+        Ok(h) => *crate::store::sinks::lock(&THREAD) = Some(h),
+        Err(e) => {
+            ACTIVE.store(false, Ordering::Relaxed);
+            log_error!("cannot start the capture-window thread: {e}; one profile at exit");
+        }
+    }
+}
+
+/// Stops the window thread (finalize), waiting for a cut in progress.
+pub fn stop() {
+    STOP.store(true, Ordering::Relaxed);
+    let h = crate::store::sinks::lock(&THREAD).take();
+    if let Some(h) = h {
+        let _ = h.join();
+    }
+}
+
+fn run(s: &'static Session, cfg: &'static Config, rule: WindowRule) {
+    let mut started = Instant::now();
+    let mut ticks = 0u64;
+    while !STOP.load(Ordering::Relaxed) {
+        std::thread::sleep(TICK);
+        ticks += 1;
+        // Records reach us only when a buffer passes its watermark or is flushed: for count
+        // windows, flush now and then so the count follows the program.
+        if rule.events.is_some() && ticks % EVENT_FLUSH_TICKS == 0 {
+            for w in s.flush_all() {
+                log_debug!("window flush: {w}");
+            }
+        }
+        let by_time = rule
+            .period_ms
+            .is_some_and(|t| started.elapsed() >= Duration::from_millis(t));
+        let by_count = rule
+            .events
+            .is_some_and(|n| DELIVERED.load(Ordering::Relaxed) >= n);
+        let by_signal = CUT_REQUESTED.swap(false, Ordering::Relaxed);
+        if by_time || by_count || by_signal {
+            started = Instant::now();
+            DELIVERED.store(0, Ordering::Relaxed);
+            if STOP.load(Ordering::Relaxed) {
+                break;
+            }
+            cut(s, cfg);
+        }
+    }
+}
+
+/// Ends the current window: flush, drain, join, write. An empty window writes nothing.
+fn cut(s: &Session, cfg: &Config) {
+    let t0 = Instant::now();
+    let warnings = s.flush_all();
+    let c = collect(s, warnings, Cut::Window);
+    if c.api.is_empty() && c.kernels.is_empty() && c.copies.is_empty() && c.markers.is_empty() {
+        return;
+    }
+    let trace = join(c);
+    let n = WRITTEN.load(Ordering::Relaxed) + 1;
+    match crate::output::write_trace_as(&trace, cfg, &run_name_of(cfg, n)) {
+        Ok(path) => {
+            WRITTEN.store(n, Ordering::Relaxed);
+            log_debug!(
+                "window {n} written to {} in {:.1} ms",
+                path.display(),
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+            if cfg.log > crate::config::LogLevel::Off {
+                let k = &trace.counters;
+                crate::log::stderr_line(format_args!(
+                    "rocprof-xplane: wrote window {n}: {} ({} kernels, {} copies, {} API calls)",
+                    path.display(),
+                    k.kernel_records,
+                    k.memcpy_records,
+                    k.api_records
+                ));
+            }
+        }
+        Err(e) => log_error!("cannot write capture window {n}: {e}"),
+    }
+}

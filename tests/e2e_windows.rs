@@ -1,0 +1,243 @@
+//! Capture windows (issue 8): while the program runs the tool cuts what it holds into complete
+//! profiles, one run directory per window. Through the simulated rocprofiler-sdk runtime (test
+//! infrastructure, not hardware): windows by record count cover every record exactly once;
+//! windows by time survive the process being killed with SIGKILL mid-run; a window on the
+//! user's signal; and real xprof opens the windows.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rocprof_xplane::xplane::read_xspace;
+use support::paths::{builtin, tool_library};
+use support::sim::Direct;
+use support::truth::read_truth;
+use support::u;
+use support::xspace::{counters, device_counts_by_name};
+
+/// `scenarios/thread-storm.toml` with `repeat` iterations per thread (32 threads).
+fn storm(dir: &Path, repeat: u32) -> PathBuf {
+    let text = std::fs::read_to_string(builtin("thread-storm.toml")).unwrap();
+    assert!(
+        text.contains("repeat = 25000"),
+        "thread-storm.toml changed shape"
+    );
+    let p = dir.join("storm.toml");
+    std::fs::write(
+        &p,
+        text.replace("repeat = 25000", &format!("repeat = {repeat}")),
+    )
+    .unwrap();
+    p
+}
+
+/// Window run directories `<run>_wNNNN` under `log_dir`, sorted, each with its files.
+fn windows(log_dir: &Path, run: &str) -> BTreeMap<String, Vec<PathBuf>> {
+    let mut m = BTreeMap::new();
+    let Ok(rd) = std::fs::read_dir(log_dir.join("plugins/profile")) else {
+        return m;
+    };
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.starts_with(&format!("{run}_w")) {
+            continue;
+        }
+        let files: Vec<PathBuf> = std::fs::read_dir(e.path())
+            .unwrap()
+            .flatten()
+            .map(|f| f.path())
+            .collect();
+        m.insert(name, files);
+    }
+    m
+}
+
+/// Window runs by record count: several windows, and together they hold every record the
+/// runtime delivered, each exactly once (per-kind counters and kernel events summed over the
+/// windows equal the runtime's emitted records). Both SDK families.
+#[test]
+fn count_windows_hold_every_record_exactly_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = storm(tmp.path(), 250);
+    for sdk in ["0.6.0", "1.0.0"] {
+        let dir = tmp.path().join(sdk);
+        let truth_path = dir.join("truth.json");
+        std::fs::create_dir_all(&dir).unwrap();
+        let out = Direct::new(&scenario, sdk)
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+            .env("ROCPROF_XPLANE_RUN_NAME", "win")
+            .env("ROCPROF_XPLANE_WINDOW_EVENTS", "3000")
+            .ground_truth(&truth_path)
+            .output();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{sdk}: {stderr}");
+        let w = windows(&dir, "win");
+        assert!(w.len() >= 2, "{sdk}: windows {w:?}\n{stderr}");
+        let truth = read_truth(&truth_path);
+        let emitted = &truth["delivery"]["emitted_per_kind"];
+        let (mut kernels, mut api, mut markers, mut kernel_events) = (0, 0, 0, 0);
+        for (name, files) in &w {
+            assert_eq!(files.len(), 1, "{sdk}: {name}: {files:?}");
+            let s = read_xspace(&files[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            support::xspace::assert_lines_nest(&s, name);
+            let c = counters(&s);
+            kernels += c["kernel_records"];
+            api += c["api_records"];
+            markers += c["marker_records"];
+            kernel_events += device_counts_by_name(&s).0.values().sum::<u64>();
+        }
+        assert_eq!(
+            kernels,
+            u(&emitted["KERNEL_DISPATCH"]),
+            "{sdk}: kernel records"
+        );
+        assert_eq!(kernel_events, kernels, "{sdk}: kernel events");
+        assert_eq!(api, u(&emitted["HIP_RUNTIME_API"]), "{sdk}: API records");
+        assert_eq!(
+            markers,
+            u(&emitted["MARKER_CORE_API"]),
+            "{sdk}: roctx records"
+        );
+        // The last window is the one written at exit; the others were cut while running.
+        let cut = stderr.matches("wrote window ").count();
+        assert_eq!(cut + 1, w.len(), "{sdk}: {stderr}");
+        if sdk == "1.0.0" && support::xprof::available() {
+            for files in w.values().take(2) {
+                let host = support::paths::host_of(&files[0]);
+                let s = support::xprof::summary(&files[0], &host);
+                assert_eq!(s["errors"], serde_json::json!({}), "{sdk}: xprof errors");
+            }
+        }
+    }
+}
+
+/// Time windows, and the process killed with SIGKILL mid-run: every window written before the
+/// kill is complete and readable (written to a temporary name, then renamed), and nothing
+/// half-written carries the profile's name. Real xprof opens the first window.
+#[test]
+fn windows_written_before_a_sigkill_are_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = storm(tmp.path(), 3000);
+    let dir = tmp.path().join("logs");
+    let mut child = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "killed")
+        .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.3")
+        .spawn();
+    // Wait for two windows, then kill without warning.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let done: usize = windows(&dir, "killed")
+            .values()
+            .filter(|f| {
+                f.iter()
+                    .any(|p| p.to_string_lossy().ends_with(".xplane.pb"))
+            })
+            .count();
+        if done >= 2 {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            panic!("the run ended before two windows were written");
+        }
+        assert!(Instant::now() < deadline, "no windows after 120 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(!status.success(), "killed: {status}");
+    let w = windows(&dir, "killed");
+    let mut complete = 0;
+    for (name, files) in &w {
+        for f in files {
+            let n = f.file_name().unwrap().to_string_lossy().into_owned();
+            if n.ends_with(".xplane.pb") && !n.starts_with('.') {
+                let s = read_xspace(f).unwrap_or_else(|e| panic!("{name}/{n} unreadable: {e}"));
+                let events: usize = s
+                    .planes
+                    .iter()
+                    .flat_map(|p| &p.lines)
+                    .map(|l| l.events.len())
+                    .sum();
+                assert!(events > 0, "{name}: no events");
+                complete += 1;
+            } else {
+                // Only a temporary file of a write in progress at the kill may be left.
+                assert!(
+                    n.starts_with('.') && n.contains(".tmp."),
+                    "{name}: stray {n}"
+                );
+            }
+        }
+    }
+    assert!(complete >= 2, "{w:?}");
+    if support::xprof::available() {
+        let first = &w.values().next().unwrap()[0];
+        let s = support::xprof::summary(first, &support::paths::host_of(first));
+        assert_eq!(s["errors"], serde_json::json!({}));
+        assert!(s["trace"]["complete_events"].as_u64().unwrap_or(0) > 0);
+    }
+}
+
+/// A window on the user's signal (`ROCPROF_XPLANE_WINDOW_SIGNAL=USR1`): SIGUSR1 mid-run cuts a
+/// window, the program carries on (the handler only sets a flag) and exits normally; the rest
+/// is the last window.
+#[test]
+fn a_signal_cuts_a_window_and_the_program_carries_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = storm(tmp.path(), 2000);
+    let dir = tmp.path().join("logs");
+    let child = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "sig")
+        .env("ROCPROF_XPLANE_WINDOW_SIGNAL", "USR1")
+        .spawn();
+    let mut child = child;
+    let pid = child.id() as i32;
+    // Signals only once the tool has installed its handler (before, SIGUSR1 would end the
+    // program, as it would without the tool): `SigCgt` in /proc lists caught signals.
+    let caught = |pid: i32| -> bool {
+        let st = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        st.lines()
+            .find_map(|l| l.strip_prefix("SigCgt:"))
+            .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
+            .is_some_and(|m| m & (1 << (libc::SIGUSR1 - 1)) != 0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !caught(pid) {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before the handler was set"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the tool never installed its SIGUSR1 handler"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Then a signal every 300 ms until the program ends (one that comes before any work is an
+    // empty window, which is not written).
+    let mut sent = 0;
+    while child.try_wait().unwrap().is_none() {
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: signalling our own child process (it may have just exited: then ESRCH).
+        if unsafe { libc::kill(pid, libc::SIGUSR1) } == 0 {
+            sent += 1;
+        }
+    }
+    assert!(sent > 0);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let w = windows(&dir, "sig");
+    assert!(
+        stderr.contains("wrote window 1"),
+        "no window on the signal: {stderr}"
+    );
+    assert!(w.len() >= 2, "{w:?}\n{stderr}");
+}
