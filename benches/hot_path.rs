@@ -83,6 +83,60 @@ fn bench_annotation_capture() {
     .unwrap();
 }
 
+/// The application-thread cost per HIP call at 1, 4, 16 and 32 threads calling at once: the
+/// annotation capture and the launch fact (`devices::on_work_enter`), through the tool's own
+/// per-thread path. Reported as CPU-ns per call (wall × busy cores / calls): flat means no
+/// contention between threads.
+fn bench_capture_threads() {
+    use rocprof_xplane::capture::{devices, with_current};
+    const CALLS: u64 = 400_000;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let mut line = String::from("per HIP call on application threads (CPU-ns):");
+    for threads in [1u64, 4, 16, 32] {
+        let per_thread = CALLS / threads;
+        let barrier = Arc::new(std::sync::Barrier::new(threads as usize + 1));
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let b = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    let tid = 1000 + t;
+                    with_current(tid, |s| {
+                        s.push_range(rocprof_xplane::capture::thread::OpenRange {
+                            label: Arc::from("step"),
+                            correlation_id: 1,
+                            start_ns: 1,
+                            scope_id: 0,
+                            parent_scope_id: 0,
+                        })
+                    });
+                    b.wait();
+                    for c in 0..per_thread {
+                        let corr = (t << 32) | (c + 2);
+                        with_current(tid, |s| {
+                            s.capture_at_api_enter(corr);
+                            devices::on_work_enter(s, corr, 0);
+                        });
+                    }
+                })
+            })
+            .collect();
+        barrier.wait();
+        let t0 = Instant::now();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let wall = t0.elapsed().as_nanos() as f64;
+        let busy = cores.min(threads as f64);
+        line += &format!(
+            "  {threads} threads {:>5.1}",
+            wall * busy / (per_thread * threads) as f64
+        );
+        // Leave nothing behind for the next round.
+        let _ = rocprof_xplane::capture::drain_all(0, false);
+    }
+    println!("{line}");
+}
+
 fn header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
     // SAFETY: plain C struct; all-zero is valid.
     let mut h: sys::rocprofiler_record_header_t = unsafe { zeroed() };
@@ -127,6 +181,7 @@ fn bench_decode(
 }
 
 fn main() {
+    bench_capture_threads();
     // Kernel-dispatch records (184 B, same in every SDK version).
     let mut kernels: Vec<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t> = (0..BATCH)
         .map(|i| {

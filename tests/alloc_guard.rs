@@ -1,0 +1,162 @@
+//! Regression guard for the hot paths that is not a timer (issue 8): heap allocations counted
+//! per record. The buffer callback's decode and the capture at HIP API entry must allocate
+//! nothing per record once their current chunk has room (a chunk of 4,096 events is allocated
+//! once per 4,096). A counting global allocator, per thread, so other test threads do not count.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::mem::{size_of, zeroed};
+use std::sync::Arc;
+
+use rocprof_xplane::capture::thread::OpenRange;
+use rocprof_xplane::capture::ThreadState;
+use rocprof_xplane::decode::{decode_batch, BufferKinds};
+use rocprof_xplane::sdk::Abi;
+use rocprof_xplane::store::EventStore;
+use rocprofiler_sdk_sys as sys;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: forwards to the system allocator; the counter is a const-initialised thread-local
+// `Cell` (no allocation, no re-entrancy).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as the caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations_in(f: impl FnOnce()) -> u64 {
+    let before = ALLOCS.with(Cell::get);
+    f();
+    ALLOCS.with(Cell::get) - before
+}
+
+fn header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
+    // SAFETY: plain C header; all-zero is valid.
+    let mut h: sys::rocprofiler_record_header_t = unsafe { zeroed() };
+    h.__bindgen_anon_1.hash =
+        u64::from(sys::ROCPROFILER_BUFFER_CATEGORY_TRACING) | (u64::from(kind) << 32);
+    h.payload = payload as *mut T as *mut std::ffi::c_void;
+    h
+}
+
+#[test]
+fn decoding_a_delivery_allocates_nothing_per_record() {
+    const N: usize = 512;
+    let mut kernels: Vec<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t> = (0..N)
+        .map(|i| {
+            // SAFETY: plain C struct.
+            let mut r: sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t =
+                unsafe { zeroed() };
+            r.size = size_of::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64;
+            r.kind = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+            r.correlation_id.internal = i as u64 + 1;
+            r.dispatch_info.size = 72;
+            r.start_timestamp = 1000 + i as u64;
+            r.end_timestamp = 2000 + i as u64;
+            r
+        })
+        .collect();
+    let mut apis: Vec<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t> = (0..N)
+        .map(|i| {
+            // SAFETY: plain C struct.
+            let mut r: sys::rocprofiler_buffer_tracing_hip_api_record_v1_t = unsafe { zeroed() };
+            r.size = size_of::<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t>() as u64;
+            r.kind = sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
+            r.correlation_id.internal = i as u64 + 1;
+            r
+        })
+        .collect();
+    let mut hs: Vec<sys::rocprofiler_record_header_t> = kernels
+        .iter_mut()
+        .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, r))
+        .collect();
+    hs.extend(
+        apis.iter_mut()
+            .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, r)),
+    );
+    let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
+        hs.iter().map(|h| h as *const _).collect();
+    let kinds = BufferKinds {
+        hip_api: Some(sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API),
+        kernel_dispatch: Some(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
+        ..BufferKinds::default()
+    };
+    let mut store = EventStore::default();
+    let decode = |store: &mut EventStore, n: usize| {
+        // SAFETY: every header points to a live record of the size its `size` field states.
+        unsafe { decode_batch(Abi::V1, &kinds, ptrs.as_ptr(), n, 0, store) };
+    };
+    // The first record of each kind allocates its store's first chunk.
+    let warm = allocations_in(|| decode(&mut store, ptrs.len()));
+    assert!(warm <= 6, "{warm} allocations to start the stores");
+    // Three more deliveries (3,072 records) fit in those chunks: nothing allocated.
+    let hot = allocations_in(|| {
+        for _ in 0..3 {
+            decode(&mut store, ptrs.len());
+        }
+    });
+    assert_eq!(
+        hot, 0,
+        "allocations while decoding 3,072 records into chunks with room"
+    );
+    // Over many chunks: one allocation per 4,096 records per kind, plus the chunk list.
+    let records = 64 * ptrs.len() as u64;
+    let many = allocations_in(|| {
+        for _ in 0..64 {
+            decode(&mut store, ptrs.len());
+        }
+    });
+    let per = many as f64 / records as f64;
+    eprintln!("decode: {many} allocations for {records} records ({per:.5} per record)");
+    assert!(per < 0.001, "{per} allocations per record");
+}
+
+#[test]
+fn capturing_at_hip_entry_allocates_nothing_per_call() {
+    let mut t = ThreadState::default();
+    t.push_range(OpenRange {
+        label: Arc::from("train step"),
+        correlation_id: 1,
+        start_ns: 1,
+        scope_id: 0,
+        parent_scope_id: 0,
+    });
+    t.push_range(OpenRange {
+        label: Arc::from("XlaModule:#hlo_module=m#"),
+        correlation_id: 2,
+        start_ns: 2,
+        scope_id: 0,
+        parent_scope_id: 0,
+    });
+    // The first capture builds the shared snapshot and the first chunk.
+    let warm = allocations_in(|| t.capture_at_api_enter(3));
+    assert!(warm <= 4, "{warm} allocations for the first capture");
+    let hot = allocations_in(|| {
+        for c in 4..4000 {
+            t.capture_at_api_enter(c);
+        }
+    });
+    assert_eq!(
+        hot, 0,
+        "allocations while capturing 3,996 HIP calls under one stack"
+    );
+}
