@@ -83,7 +83,9 @@ fn lines_sorted_relative_and_typed() {
     assert!(matches!(st["correlation_id"], Value::Uint64Value(_)));
     assert_eq!(
         st["kernel_details"],
-        Value::StrValue("regs:64 static_shared:4096 dynamic_shared:1024 grid:128,1,1 block:256,1,1 private_mem:0".into())
+        // gfx942: 64 VGPRs → 512/64 = 8 waves; 5 KiB LDS → 12 work-groups × 4 waves / 4 SIMDs
+        // = 12; so all 8 slots: 100 %.
+        Value::StrValue("regs:64 static_shared:4096 dynamic_shared:1024 grid:128,1,1 block:256,1,1 private_mem:0 occ_pct:100".into())
     );
     assert!(
         !st.contains_key("device_id"),

@@ -2,6 +2,7 @@
 //! callbacks the session subscribes to, which arguments the capture reads at entry, which
 //! calls the join expects device work from.
 
+pub mod arch;
 pub mod ops;
 
 pub use ops::{lookup, traced_by_default, HipOp, Role, StreamArg};

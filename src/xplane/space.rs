@@ -276,9 +276,21 @@ fn device_plane(
                     stats.push(plane.stat(super::deps::HSA_QUEUE, StatValue::U64(k.queue)));
                     let key = KernelKey::of(k);
                     let details = cache.kernel_details.entry(key).or_insert_with(|| {
-                        plane.stat(s::KERNEL_DETAILS, StatValue::Ref(&s::kernel_details(k)))
+                        let occ = crate::model::occupancy::occupancy(k, d);
+                        let mut v = vec![plane.stat(
+                            s::KERNEL_DETAILS,
+                            StatValue::Ref(&s::kernel_details(k, occ.as_ref())),
+                        )];
+                        if let Some(o) = occ {
+                            v.push(plane.stat(
+                                s::WAVES_PER_SIMD,
+                                StatValue::I64(i64::from(o.waves_per_simd)),
+                            ));
+                            v.push(plane.stat(s::OCCUPANCY_LIMITER, StatValue::Ref(o.limiter)));
+                        }
+                        v
                     });
-                    stats.push(details.clone());
+                    stats.extend(details.iter().cloned());
                     let id = cache.event_id(&mut plane, &k.name);
                     if cache.with_resources.insert(id) {
                         for (name, v) in s::kernel_resource_stats(k) {
@@ -318,7 +330,7 @@ fn device_plane(
 
 /// The launch parameters that make up `kernel_details`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct KernelKey([u32; 10]);
+struct KernelKey([u32; 12]);
 
 impl KernelKey {
     fn of(k: &KernelInfo) -> Self {
@@ -335,6 +347,9 @@ impl KernelKey {
             b1,
             b2,
             k.private_segment_bytes,
+            // Registers decide occupancy, which is part of the details.
+            k.agpr_count,
+            k.sgpr_count,
         ])
     }
 }
@@ -344,7 +359,7 @@ impl KernelKey {
 /// annotation; kernel names can be kilobytes of template text, costly to hash per event).
 #[derive(Default)]
 struct EventCache {
-    kernel_details: HashMap<KernelKey, XStat>,
+    kernel_details: HashMap<KernelKey, Vec<XStat>>,
     /// Kernel event metadata that already carries its resource stats.
     with_resources: HashSet<i64>,
     event_ids: HashMap<*const u8, i64>,

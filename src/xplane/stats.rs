@@ -4,6 +4,7 @@
 //! included. Names marked "ours" are not in XLA's table: xprof shows them as plain arguments in
 //! the trace viewer and otherwise ignores them.
 
+use crate::model::occupancy::Occupancy;
 use crate::model::{CopyDirection, KernelInfo, MemcpyInfo};
 
 pub const HOST_PLANE: &str = "/host:CPU";
@@ -85,14 +86,17 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     AGPR_COUNT,
     SCRATCH_BYTES,
     USES_SCRATCH,
+    WAVES_PER_SIMD,
+    OCCUPANCY_LIMITER,
 ];
 
 /// `kernel_details` in the token format xprof's `ParseKernelLaunchParams` reads (`regs:`,
-/// `static_shared:`, `dynamic_shared:`, `grid:` in blocks, `block:`), followed by the ROCm
+/// `static_shared:`, `dynamic_shared:`, `grid:` in blocks, `block:`, `occ_pct:`), with the ROCm
 /// token `private_mem:` (scratch bytes per work-item) that xprof shows but does not parse.
-/// `occ_pct` is left out: we do not compute occupancy, and a made-up 0 would read as a fact.
-pub fn kernel_details(k: &KernelInfo) -> String {
-    format!(
+/// `occ_pct` only where the architecture's limits are known (`model::occupancy`): a made-up 0
+/// would read as a fact.
+pub fn kernel_details(k: &KernelInfo, occ: Option<&Occupancy>) -> String {
+    let mut s = format!(
         "regs:{} static_shared:{} dynamic_shared:{} grid:{},{},{} block:{},{},{} private_mem:{}",
         k.vgpr_count,
         k.static_shared_bytes,
@@ -104,8 +108,19 @@ pub fn kernel_details(k: &KernelInfo) -> String {
         k.block[1],
         k.block[2],
         k.private_segment_bytes,
-    )
+    );
+    if let Some(o) = occ {
+        // Shortest form, at most 2 decimals: 100, 62.5, 31.25.
+        s += &format!(" occ_pct:{}", (o.percent() * 100.0).round() / 100.0);
+    }
+    s
 }
+
+/// Ours, on kernel events whose occupancy is known: waves of the kernel per SIMD, and the
+/// resource that limits it (`vgpr`, `sgpr`, `lds`, `workgroups`, or `waves` when only the
+/// wave slots do).
+pub const WAVES_PER_SIMD: &str = "waves_per_simd";
+pub const OCCUPANCY_LIMITER: &str = "occupancy_limiter";
 
 /// Register and scratch resources of a kernel, from its code object (the same for every
 /// dispatch, so written once on the kernel's event metadata): what AMD users read to judge
@@ -185,8 +200,14 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(
-            kernel_details(&k),
+            kernel_details(&k, None),
             "regs:64 static_shared:1024 dynamic_shared:2048 grid:128,2,1 block:256,1,1 private_mem:16"
         );
+        let o = Occupancy {
+            waves_per_simd: 5,
+            max_waves_per_simd: 8,
+            limiter: "vgpr",
+        };
+        assert!(kernel_details(&k, Some(&o)).ends_with(" private_mem:16 occ_pct:62.5"));
     }
 }

@@ -23,7 +23,7 @@ pub(crate) struct GpuDef {
     pub max_concurrent_kernels: u32,
 }
 
-pub(crate) const PRESET_NAMES: &[&str] = &["mi300x", "mi250x", "mi350x", "mi355x"];
+pub(crate) const PRESET_NAMES: &[&str] = &["mi300x", "mi250x", "mi350x", "mi355x", "rx7900xtx"];
 
 const GIB: u64 = 1 << 30;
 const GB: u64 = 1_000_000_000;
@@ -98,6 +98,25 @@ pub(crate) fn spec(name: &str) -> Option<GpuSpec> {
             device_id: 0x75a3,
             ..spec("mi350x")?
         },
+        // Radeon RX 7900 XTX: gfx1100 (RDNA3), 96 CUs of 2 SIMDs, wave32 (HIP's default on
+        // RDNA), 16 waves per SIMD (32 per CU), 64 KiB LDS per CU, 2500 MHz boost, 24 GiB GDDR6,
+        // PCI device id 0x744c (AMD public specifications; rocminfo on gfx1100).
+        "rx7900xtx" => GpuSpec {
+            name: "gfx1100".into(),
+            product_name: "Radeon RX 7900 XTX".into(),
+            model_name: "navi31".into(),
+            cu_count: 96,
+            simd_per_cu: 2,
+            wave_front_size: 32,
+            max_waves_per_cu: 32,
+            max_engine_clk_mhz: 2500,
+            num_xcc: 1,
+            lds_size_in_kb: 64,
+            local_mem_bytes: 24 * GIB,
+            gfx_target_version: 110000,
+            device_id: 0x744c,
+            ..instinct()
+        },
         _ => return None,
     })
 }
@@ -109,6 +128,7 @@ pub(crate) fn preset(name: &str) -> Option<GpuDef> {
         "mi300x" => (50.0, 2000.0, 48.0, 3000.0),
         "mi250x" => (25.0, 800.0, 40.0, 1200.0),
         "mi350x" | "mi355x" => (50.0, 3000.0, 60.0, 4000.0),
+        "rx7900xtx" => (25.0, 800.0, 25.0, 1500.0),
         _ => return None,
     };
     Some(GpuDef {
