@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod collect;
+pub mod convert;
 pub mod model;
 pub mod xplane;
 

@@ -9,6 +9,8 @@ usage: rocprof-xplane <command> [args]
 commands:
   simulate <SCENARIO> --output-dir <DIR> [--sdk <version>] [--ground-truth F]
                       run the tool inside the simulated rocprofiler-sdk runtime (no GPU needed)
+  convert <ROCPROFV3 OUTPUT> [--output-dir DIR] [--run-name NAME]
+                      turn rocprofv3 JSON or CSV output into an XPlane profile xprof opens
   inspect <FILE> [--json]
                       summarise an .xplane.pb: planes, lines, events per kind, top kernels, drops
   run [--output-dir DIR] -- <program> [args]
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
     match cmd.as_str() {
         "simulate" => rocprof_xplane::cli::simulate::main(rest),
         "inspect" => rocprof_xplane::cli::inspect::main(rest),
+        "convert" => rocprof_xplane::cli::convert::main(rest),
         "run" => rocprof_xplane::cli::run::main(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");

@@ -11,6 +11,9 @@
 //!   `getOccupancyWithNumSGPRs` (gfx8–gfx9: ≤ 80 SGPRs → 10 waves, ≤ 88 → 9, ≤ 100 → 8, else 7;
 //!   gfx10+: SGPRs never limit), `getMaxWorkGroupsPerCU` (at most 16 work-groups with barriers
 //!   per CU; 32 per WGP in WGP mode, i.e. 16 per CU), `getEUsPerCU` (4 SIMDs per CU on gfx9).
+//! * LLVM `lib/Target/AMDGPU/AMDGPUSubtarget.cpp`, `getOccupancyWithLocalMemSize`: work-groups
+//!   per CU = LDS per CU / LDS per work-group (at least one wave when it does not fit), capped
+//!   by the work-group slots; waves per SIMD = ⌈work-groups × waves per work-group / SIMDs⌉.
 //! * LLVM `test/CodeGen/AMDGPU/agpr-register-count.ll`: on gfx90a the total VGPR count is the
 //!   arch VGPRs aligned to 4 (the accumulation offset) plus the AGPRs (9 + 32 → 12 + 32 = 44).
 //! * LDS per CU: 64 KiB on gfx90a/gfx942 (AMD CDNA2 and CDNA3 ISA guides, "Local data share"),

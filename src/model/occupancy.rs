@@ -80,18 +80,28 @@ pub fn occupancy(k: &KernelInfo, d: &Device) -> Option<Occupancy> {
     let arch_vgprs = k.vgpr_count.saturating_sub(k.agpr_count);
     let by_vgpr = waves_by_vgprs(a, arch_vgprs, k.agpr_count, max);
     let by_sgpr = waves_by_sgprs(a, k.sgpr_count, max);
+    // Work-groups per CU and their waves per SIMD, as LLVM's `getMaxWorkGroupsPerCU` and
+    // `getOccupancyWithLocalMemSize` count them: single-wave work-groups need no barrier slot;
+    // waves are spread over the CU's SIMDs rounding up; a work-group needing more LDS than
+    // the CU has still gets one wave.
+    let slots_per_cu = u64::from(max) * u64::from(simds);
+    let max_wgs = if waves_per_wg <= 1 {
+        slots_per_cu
+    } else {
+        (slots_per_cu / u64::from(waves_per_wg)).min(u64::from(a.max_workgroups_per_cu))
+    };
     let per_simd = |wgs: u64| -> u32 {
-        u32::try_from(wgs * u64::from(waves_per_wg) / u64::from(simds)).unwrap_or(u32::MAX)
+        let w = (wgs * u64::from(waves_per_wg)).div_ceil(u64::from(simds));
+        u32::try_from(w).unwrap_or(u32::MAX).clamp(1, max)
     };
     let lds = u64::from(k.static_shared_bytes) + u64::from(k.dynamic_shared_bytes);
-    let by_lds = u64::from(a.lds_bytes_per_cu)
+    let lds_wgs = u64::from(a.lds_bytes_per_cu)
         .checked_div(lds)
-        .map_or(max, |wgs| per_simd(wgs).min(max));
-    // Single-wave work-groups use no barrier slot (LLVM's `getMaxWorkGroupsPerCU`).
-    let by_wg = if waves_per_wg <= 1 {
-        max
+        .unwrap_or(u64::MAX);
+    let (by_lds, by_wg) = if lds_wgs < max_wgs {
+        (per_simd(lds_wgs), max)
     } else {
-        per_simd(u64::from(a.max_workgroups_per_cu)).min(max)
+        (max, per_simd(max_wgs))
     };
     let (waves, limiter) = [
         (by_vgpr, "vgpr"),
@@ -169,6 +179,12 @@ mod tests {
             (&mi300x, (32, 0, 32, 256, 64 << 10), 1, "lds"),
             // … 2 per CU with gfx950's 160 KiB → 2.
             (&mi355x, (32, 0, 32, 256, 64 << 10), 2, "lds"),
+            // 448 threads = 7 waves: 32 slots per CU hold 4 such work-groups = 28 waves → 7.
+            (&mi300x, (16, 0, 16, 448, 0), 7, "workgroups"),
+            // 104 KiB LDS, 128 threads (2 waves) on gfx950: 1 work-group → ⌈2/4⌉ = 1 wave.
+            (&mi355x, (132, 0, 64, 128, 104 << 10), 1, "lds"),
+            // More LDS than a CU has: still one wave (LLVM: "assume the worst").
+            (&mi300x, (16, 0, 16, 256, 96 << 10), 1, "lds"),
             // One-wave work-groups take no barrier slot: 64 threads, 16 VGPRs → 8.
             (&mi300x, (16, 0, 16, 64, 0), 8, "waves"),
             // gfx1100, wave32: 64 VGPRs → align(64, 24) = 72 → 1536/72 = 21 > 16 slots.

@@ -99,6 +99,13 @@ pub fn real_testdata() -> PathBuf {
     workspace().join("../shared/testdata/real")
 }
 
+/// One file of the real test data, which must be there.
+pub fn real_data(rel: &str) -> PathBuf {
+    let p = real_testdata().join(rel);
+    assert!(p.is_file(), "real test data {} missing", p.display());
+    p
+}
+
 /// The run directory xprof scans: `<log_dir>/plugins/profile/<run>/`.
 pub fn run_dir(log_dir: &Path, run: &str) -> PathBuf {
     log_dir.join("plugins/profile").join(run)

@@ -1,0 +1,217 @@
+//! `rocprof-xplane convert`: rocprofv3's output files → the same `Collected` the live tool
+//! gathers, so the one join and XPlane writer produce the profile (kernels, HIP API calls,
+//! copies, streams, agents, kernel resources and occupancy) exactly as for a live run.
+//!
+//! Inputs: rocprofv3 JSON (`--output-format json`, optionally gzipped) and rocprofv3 CSV
+//! (`*_kernel_trace.csv`, with its sibling `*_hip_api_trace.csv` and `*_memory_copy_trace.csv`
+//! when present). SQLite files are identified: the legacy rocprof v1 `results.db` is refused with
+//! a message naming it; a rocpd database (rocprofv3's default since ROCm 7.0) is recognised and
+//! not yet read (docs/convert.md says what to do meanwhile).
+
+pub mod csv;
+pub mod json;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::model::events::{ApiDomain, CallFact, Collected, KernelSymbol};
+
+/// What went wrong, with the file it concerns.
+#[derive(Debug)]
+pub struct ConvertError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl fmt::Display for ConvertError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for ConvertError {}
+
+pub(crate) fn err(path: &Path, message: impl Into<String>) -> ConvertError {
+    ConvertError {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// The kinds of input this converter tells apart by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+    /// rocprofv3's rocpd SQLite database.
+    Rocpd,
+    /// The legacy rocprof (v1) `results.db`.
+    RocprofV1Db,
+}
+
+/// Reads the first bytes (decompressed when gzipped) and says what the file is.
+pub fn detect(path: &Path) -> Result<Format, ConvertError> {
+    let head = read_head(path, 1 << 16)?;
+    if head.starts_with(b"SQLite format 3\0") {
+        let text = String::from_utf8_lossy(&head);
+        if text.contains("rocpd_") {
+            return Ok(Format::Rocpd);
+        }
+        if text.contains("CREATE TABLE KERN") || text.contains("CREATE TABLE \"KERN\"") {
+            return Ok(Format::RocprofV1Db);
+        }
+        return Err(err(
+            path,
+            "an SQLite database that is neither rocprofv3's rocpd nor rocprof v1's results.db",
+        ));
+    }
+    let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
+    match first {
+        Some(b'{') | Some(b'[') => Ok(Format::Json),
+        Some(b'"') if String::from_utf8_lossy(&head).contains("Kernel_Name") => Ok(Format::Csv),
+        _ => Err(err(
+            path,
+            "not a rocprofv3 output this converter reads (JSON, *_kernel_trace.csv, or an SQLite database)",
+        )),
+    }
+}
+
+fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ConvertError> {
+    use std::io::Read;
+    let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
+    let mut buf = Vec::with_capacity(n);
+    let mut r = open_maybe_gz(path, f)?;
+    r.by_ref()
+        .take(n as u64)
+        .read_to_end(&mut buf)
+        .map_err(|e| err(path, e.to_string()))?;
+    Ok(buf)
+}
+
+/// A reader of `f`, decompressing when the file is gzip (by its magic bytes).
+pub(crate) fn open_maybe_gz(
+    path: &Path,
+    mut f: std::fs::File,
+) -> Result<Box<dyn std::io::Read>, ConvertError> {
+    use std::io::{Read, Seek};
+    let mut magic = [0u8; 2];
+    let n = f.read(&mut magic).map_err(|e| err(path, e.to_string()))?;
+    f.rewind().map_err(|e| err(path, e.to_string()))?;
+    Ok(if n == 2 && magic == [0x1f, 0x8b] {
+        Box::new(flate2::read::GzDecoder::new(std::io::BufReader::new(f)))
+    } else {
+        Box::new(std::io::BufReader::new(f))
+    })
+}
+
+/// Reads `path` (any supported format) into the tool's collection.
+pub fn read(path: &Path) -> Result<Collected, ConvertError> {
+    match detect(path)? {
+        Format::Json => json::read(path),
+        Format::Csv => csv::read(path),
+        Format::Rocpd => Err(err(
+            path,
+            "a rocpd database (rocprofv3's default output): not read yet; convert it with \
+             `rocpd convert -f csv` (ROCm's rocpd tool) or re-run rocprofv3 with \
+             `--output-format json` or `csv`, then convert that",
+        )),
+        Format::RocprofV1Db => Err(err(
+            path,
+            "a legacy rocprof (v1) results.db (table KERN), not rocprofv3 output: it has no \
+             correlation ids, streams or API calls to join; re-profile with rocprofv3 \
+             (`--kernel-trace --hip-runtime-trace --output-format json`)",
+        )),
+    }
+}
+
+/// Builds what every format shares once its records are read: kernel names as the live tool
+/// prints them (`.kd` dropped, demangled by the C++ runtime), a stream line per HIP stream,
+/// operation names.
+pub(crate) struct Builder {
+    pub c: Collected,
+    /// HIP stream handle → creation order (first seen), so lines are numbered as live.
+    streams: HashMap<u64, u64>,
+}
+
+impl Builder {
+    pub fn new(hostname: String, pid: u32) -> Self {
+        Builder {
+            c: Collected {
+                hostname,
+                pid,
+                sdk_version: "rocprofv3 output (converted)".into(),
+                ..Collected::default()
+            },
+            streams: HashMap::new(),
+        }
+    }
+
+    pub fn symbol(&mut self, kernel_id: u64, raw_name: &str, sym: KernelSymbol) {
+        let name = crate::capture::symbols::clean_kernel_name(raw_name);
+        self.c.symbols.insert(
+            kernel_id,
+            KernelSymbol {
+                name: Arc::from(name.as_str()),
+                ..sym
+            },
+        );
+    }
+
+    /// The dispatch `correlation_id` ran on HIP stream `stream` of GPU `device` (ordinal).
+    pub fn on_stream(&mut self, correlation_id: u64, stream: u64, device: i32) {
+        let n = self.streams.len() as u64;
+        let seq = if stream == 0 {
+            0
+        } else {
+            *self.streams.entry(stream).or_insert(n + 1)
+        };
+        self.c.calls.push(CallFact {
+            correlation_id,
+            stream,
+            device,
+            stream_seq: seq,
+        });
+    }
+
+    pub fn op_name(&mut self, domain: ApiDomain, op: i32, name: &str) {
+        self.c.op_names.insert((domain, op), Arc::from(name));
+    }
+
+    pub fn finish(mut self) -> Collected {
+        let first = self
+            .c
+            .kernels
+            .iter()
+            .map(|k| k.start_ns)
+            .chain(self.c.api.iter().map(|a| a.start_ns))
+            .chain(self.c.copies.iter().map(|m| m.start_ns))
+            .min()
+            .unwrap_or(0);
+        let last = self
+            .c
+            .kernels
+            .iter()
+            .map(|k| k.end_ns)
+            .chain(self.c.api.iter().map(|a| a.end_ns))
+            .chain(self.c.copies.iter().map(|m| m.end_ns))
+            .max()
+            .unwrap_or(0);
+        if self.c.start_boottime_ns == 0 || self.c.start_boottime_ns > first {
+            self.c.start_boottime_ns = first;
+        }
+        if self.c.stop_boottime_ns < last {
+            self.c.stop_boottime_ns = last;
+        }
+        self.c.counters.kernel_records = self.c.kernels.len() as u64;
+        self.c.counters.memcpy_records = self.c.copies.len() as u64;
+        self.c.counters.api_records = self
+            .c
+            .api
+            .iter()
+            .filter(|a| a.domain == ApiDomain::Hip)
+            .count() as u64;
+        self.c
+    }
+}
