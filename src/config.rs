@@ -110,6 +110,11 @@ pub struct Config {
     pub max_memory: u64,
     /// Capture windows, when asked for.
     pub window: Option<WindowRule>,
+    /// `ROCPROF_XPLANE_START_DELAY`: records only from this long after start-up.
+    pub start_delay_ms: Option<u64>,
+    /// `ROCPROF_XPLANE_DURATION`: records only for this long (after the delay); the profile is
+    /// written when it ends.
+    pub duration_ms: Option<u64>,
     /// When true the tool opts out in `rocprofiler_configure`.
     pub disable: bool,
     pub log: LogLevel,
@@ -302,6 +307,17 @@ impl Config {
                 }
             }
         });
+        let mut secs = |name: &str| {
+            get(name).and_then(|v| match v.trim().trim_end_matches('s').parse::<f64>() {
+                Ok(t) if t.is_finite() && (0.0..=1e7).contains(&t) => Some((t * 1e3) as u64),
+                _ => {
+                    bad(name, &v, "expected seconds", "none");
+                    None
+                }
+            })
+        };
+        let start_delay_ms = secs("START_DELAY").filter(|&ms| ms > 0);
+        let duration_ms = secs("DURATION").filter(|&ms| ms > 0);
         let window =
             (seconds.is_some() || events.is_some() || signal.is_some()).then_some(WindowRule {
                 period_ms: seconds,
@@ -318,6 +334,8 @@ impl Config {
             hip_api_all,
             max_memory,
             window,
+            start_delay_ms,
+            duration_ms,
             disable,
             log,
         };

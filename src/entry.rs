@@ -148,7 +148,7 @@ unsafe extern "C" fn tool_initialize(
         let cfg = config::get();
         crate::store::budget::set_limit(cfg.max_memory);
         match Session::create(c.abi, &c.runtime_version, cfg) {
-            Ok(s) => match session::publish_and_start(s) {
+            Ok(s) => match session::publish_and_start(s, cfg.start_delay_ms.is_some()) {
                 Ok(s) => {
                     crate::window::start(s, cfg);
                     log_info!(
@@ -192,6 +192,15 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
         // A cut in progress completes first; what follows it is the last window.
         crate::window::stop();
         let collected = s.finish();
+        if crate::window::skip_final(&collected) {
+            log_info!(
+                "no further file: {} API, {} kernel and {} copy records came after the last capture window",
+                collected.api.len(),
+                collected.kernels.len(),
+                collected.copies.len()
+            );
+            return;
+        }
         let t1 = std::time::Instant::now();
         let trace = join(collected);
         let t2 = std::time::Instant::now();

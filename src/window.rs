@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::collect::{collect, Cut};
-use crate::config::{Config, WindowRule};
+use crate::config::Config;
 use crate::model::join::join;
 use crate::sdk::session::Session;
 use crate::{log_debug, log_error, log_warn};
@@ -33,6 +33,10 @@ static STOP: AtomicBool = AtomicBool::new(false);
 static WRITTEN: AtomicU32 = AtomicU32::new(0);
 /// Whether windows are on in this process.
 static ACTIVE: AtomicBool = AtomicBool::new(false);
+/// Capture paused: before the start delay, after the duration.
+static PAUSED: AtomicBool = AtomicBool::new(false);
+/// The bounded capture (`DURATION`) has ended and was written.
+static ENDED: AtomicBool = AtomicBool::new(false);
 static THREAD: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
 
 /// How often the window thread looks at its triggers.
@@ -92,25 +96,55 @@ fn install_signal(sig: i32) -> Result<(), String> {
     Ok(())
 }
 
-/// Starts the window thread when the configuration asks for windows.
+/// Starts the window thread when the configuration asks for windows or a delayed or bounded
+/// capture (`ROCPROF_XPLANE_START_DELAY`, `ROCPROF_XPLANE_DURATION`).
 pub fn start(s: &'static Session, cfg: &'static Config) {
-    let Some(rule) = cfg.window else { return };
-    if let Some(sig) = rule.signal {
+    let scheduled = cfg.start_delay_ms.is_some() || cfg.duration_ms.is_some();
+    if cfg.window.is_none() && !scheduled {
+        return;
+    }
+    if let Some(sig) = cfg.window.and_then(|r| r.signal) {
         if let Err(e) = install_signal(sig) {
             log_warn!("ROCPROF_XPLANE_WINDOW_SIGNAL={sig}: {e}; windows by signal are off");
         }
     }
-    ACTIVE.store(true, Ordering::Relaxed);
+    ACTIVE.store(cfg.window.is_some(), Ordering::Relaxed);
+    PAUSED.store(cfg.start_delay_ms.is_some(), Ordering::Relaxed);
     let spawned = std::thread::Builder::new()
         .name("rocprof-xplane-window".into())
-        .spawn(move || run(s, cfg, rule));
+        .spawn(move || run(s, cfg));
     match spawned {
         Ok(h) => *crate::store::sinks::lock(&THREAD) = Some(h),
         Err(e) => {
             ACTIVE.store(false, Ordering::Relaxed);
+            PAUSED.store(false, Ordering::Relaxed);
+            if cfg.start_delay_ms.is_some() {
+                s.start_buffers();
+            }
             log_error!("cannot start the capture-window thread: {e}; one profile at exit");
         }
     }
+}
+
+/// Whether capture is paused (before `START_DELAY`, after `DURATION`): callbacks then keep
+/// their state (roctx stacks, streams) but capture nothing for the profile.
+#[inline]
+pub fn paused() -> bool {
+    PAUSED.load(Ordering::Relaxed)
+}
+
+/// Whether finalize should write nothing: the bounded capture (`DURATION`) already ended and
+/// was written (records still in flight at its end are not a profile of their own), or windows
+/// are on and no record came after the last one (roctx spans alone, which the callbacks keep to
+/// follow the stacks, do not make a profile).
+pub fn skip_final(c: &crate::model::events::Collected) -> bool {
+    if ENDED.load(Ordering::Relaxed) {
+        return true;
+    }
+    ACTIVE.load(Ordering::Relaxed)
+        && c.api.is_empty()
+        && c.kernels.is_empty()
+        && c.copies.is_empty()
 }
 
 /// Stops the window thread (finalize), waiting for a cut in progress.
@@ -122,12 +156,45 @@ pub fn stop() {
     }
 }
 
-fn run(s: &'static Session, cfg: &'static Config, rule: WindowRule) {
+fn run(s: &'static Session, cfg: &'static Config) {
+    let rule = cfg.window;
+    let t_init = Instant::now();
+    let mut capture_start = cfg.start_delay_ms.is_none().then_some(t_init);
     let mut started = Instant::now();
     let mut ticks = 0u64;
     while !STOP.load(Ordering::Relaxed) {
         std::thread::sleep(TICK);
         ticks += 1;
+        if capture_start.is_none()
+            && cfg
+                .start_delay_ms
+                .is_some_and(|d| t_init.elapsed() >= Duration::from_millis(d))
+        {
+            // What the callbacks captured during the delay has no records: drop it.
+            let _ = collect(s, s.flush_all(), Cut::Window);
+            s.start_buffers();
+            PAUSED.store(false, Ordering::Relaxed);
+            capture_start = Some(Instant::now());
+            started = Instant::now();
+            DELIVERED.store(0, Ordering::Relaxed);
+            log_debug!("capture started after the delay");
+        }
+        let Some(t0) = capture_start else { continue };
+        if ENDED.load(Ordering::Relaxed) {
+            continue;
+        }
+        if cfg
+            .duration_ms
+            .is_some_and(|d| t0.elapsed() >= Duration::from_millis(d))
+        {
+            s.stop_buffers();
+            PAUSED.store(true, Ordering::Relaxed);
+            // The profile the user asked for is written even when nothing happened in it.
+            cut(s, cfg, true);
+            ENDED.store(true, Ordering::Relaxed);
+            continue;
+        }
+        let Some(rule) = rule else { continue };
         // Records reach us only when a buffer passes its watermark or is flushed: for count
         // windows, flush now and then so the count follows the program.
         if rule.events.is_some() && ticks % EVENT_FLUSH_TICKS == 0 {
@@ -148,22 +215,32 @@ fn run(s: &'static Session, cfg: &'static Config, rule: WindowRule) {
             if STOP.load(Ordering::Relaxed) {
                 break;
             }
-            cut(s, cfg);
+            cut(s, cfg, false);
         }
     }
 }
 
-/// Ends the current window: flush, drain, join, write. An empty window writes nothing.
-fn cut(s: &Session, cfg: &Config) {
+/// Ends the current window: flush, drain, join, write. An empty window writes nothing unless
+/// `always`.
+fn cut(s: &Session, cfg: &Config, always: bool) {
     let t0 = Instant::now();
     let warnings = s.flush_all();
     let c = collect(s, warnings, Cut::Window);
-    if c.api.is_empty() && c.kernels.is_empty() && c.copies.is_empty() && c.markers.is_empty() {
+    let empty =
+        c.api.is_empty() && c.kernels.is_empty() && c.copies.is_empty() && c.markers.is_empty();
+    if empty && !always {
         return;
     }
     let trace = join(c);
     let n = WRITTEN.load(Ordering::Relaxed) + 1;
-    match crate::output::write_trace_as(&trace, cfg, &run_name_of(cfg, n)) {
+    // Without window rules (a delayed or bounded capture only), the one profile keeps the
+    // run name.
+    let run = if ACTIVE.load(Ordering::Relaxed) {
+        run_name_of(cfg, n)
+    } else {
+        cfg.run_name.clone()
+    };
+    match crate::output::write_trace_as(&trace, cfg, &run) {
         Ok(path) => {
             WRITTEN.store(n, Ordering::Relaxed);
             log_debug!(

@@ -280,6 +280,10 @@ pub struct DeliveryModel {
     /// Create every tool buffer with this policy whatever the tool asked for: models a runtime
     /// or configuration that loses records, so tests can prove a tool surfaces `drop_count`.
     pub force_policy: Option<BufferPolicy>,
+    /// Pace the replay in wall time: each host call waits until `real_time` × its simulated
+    /// start has passed since the replay began (1.0 = real time; 0 = as fast as possible), so
+    /// a scenario lasts as long on any machine that keeps up (live capture, time windows).
+    pub real_time: f64,
 }
 
 /// A buffer policy the runtime can impose (`rocprofiler_buffer_policy_t` without the SDK types,

@@ -277,7 +277,7 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
     if enter {
         // Past the memory ceiling the call's record is dropped too: capture nothing for it.
         // (Current device and new streams, read at EXIT, are state and still followed.)
-        if crate::store::budget::full() {
+        if crate::store::budget::full() || crate::window::paused() {
             enter = false;
         } else {
             crate::store::budget::charge(CAPTURE_BYTES_PER_CALL);

@@ -71,35 +71,72 @@ pub fn get() -> Option<&'static Session> {
     SESSION.get()
 }
 
-/// Publishes the session (callbacks start using it) and starts its contexts.
-pub fn publish_and_start(s: Session) -> Result<&'static Session, String> {
+/// Publishes the session (callbacks start using it) and starts its contexts; with
+/// `defer_buffers` the buffer context (the records) waits for [`Session::start_buffers`]
+/// (`ROCPROF_XPLANE_START_DELAY`), while callbacks (kernel symbols, roctx stacks) run from the
+/// start so nothing they keep state for is missed.
+pub fn publish_and_start(s: Session, defer_buffers: bool) -> Result<&'static Session, String> {
     SESSION
         .set(s)
         .map_err(|_| "a tracing session already exists".to_string())?;
     let s = SESSION.get().expect("just set");
-    let start = s
-        .functions
-        .start_context
-        .ok_or("rocprofiler_start_context not found")?;
-    let mut started = 0;
-    for ctx in &s.contexts {
-        // SAFETY: `ctx` was created by this SDK in `initialize`; start is allowed any time
-        // before finalization.
-        let st = unsafe { start(*ctx) };
-        match check(&s.functions, st, || {
-            format!("rocprofiler_start_context({:#x})", ctx.handle)
-        }) {
-            Ok(()) => started += 1,
-            Err(e) => log_warn!("{e}"),
-        }
-    }
-    if started == 0 && !s.contexts.is_empty() {
+    let is_buffers = |ctx: sys::rocprofiler_context_id_t| {
+        s.buffer_context.is_some_and(|b| b.handle == ctx.handle)
+    };
+    let started = s.start_where(|ctx| !(defer_buffers && is_buffers(ctx)))?;
+    if started == 0 && !s.contexts.is_empty() && !defer_buffers {
         return Err("no tracing context could be started".into());
     }
     Ok(s)
 }
 
 impl Session {
+    /// Starts the contexts `pick` selects; returns how many started.
+    fn start_where(
+        &self,
+        pick: impl Fn(sys::rocprofiler_context_id_t) -> bool,
+    ) -> Result<usize, String> {
+        let start = self
+            .functions
+            .start_context
+            .ok_or("rocprofiler_start_context not found")?;
+        let mut started = 0;
+        for ctx in self.contexts.iter().filter(|c| pick(**c)) {
+            // SAFETY: `ctx` was created by this SDK in `initialize`; start is allowed any time
+            // before finalization.
+            let st = unsafe { start(*ctx) };
+            match check(&self.functions, st, || {
+                format!("rocprofiler_start_context({:#x})", ctx.handle)
+            }) {
+                Ok(()) => started += 1,
+                Err(e) => log_warn!("{e}"),
+            }
+        }
+        Ok(started)
+    }
+
+    /// Starts the buffer context (the delayed start of `ROCPROF_XPLANE_START_DELAY`).
+    pub fn start_buffers(&self) {
+        if let Err(e) =
+            self.start_where(|ctx| self.buffer_context.is_some_and(|b| b.handle == ctx.handle))
+        {
+            log_warn!("{e}");
+        }
+    }
+
+    /// Stops the buffer context only (the end of `ROCPROF_XPLANE_DURATION`): no more records;
+    /// callbacks keep their state.
+    pub fn stop_buffers(&self) {
+        let f = &self.functions;
+        if let (Some(stop), Some(ctx)) = (f.stop_context, self.buffer_context) {
+            // SAFETY: our own context; stopping is allowed at any time.
+            let st = unsafe { stop(ctx) };
+            if let Err(e) = check(f, st, || "rocprofiler_stop_context".into()) {
+                log_info!("{e}");
+            }
+        }
+    }
+
     /// A HIP_EVENT operation by its runtime name (`…RECORD`, `…WAIT`).
     fn hip_event_op(&self, op: i32) -> crate::model::events::HipEventOp {
         use crate::model::events::HipEventOp;

@@ -112,6 +112,8 @@ pub struct ReplaySummary {
 pub struct Replay {
     plan: Plan,
     base: u64,
+    /// Wall-clock start of the replay, for `[delivery] real_time` pacing.
+    wall_start: std::sync::OnceLock<std::time::Instant>,
     cid: Vec<Vec<u64>>,
     call_key: Vec<Vec<usize>>,
     act_first: Vec<Vec<usize>>,
@@ -352,6 +354,7 @@ impl Replay {
         let n = acts.len() + barriers.len();
         Ok(Replay {
             base: state::boottime_ns(),
+            wall_start: std::sync::OnceLock::new(),
             cid,
             call_key,
             act_first,
@@ -392,6 +395,7 @@ impl Replay {
     pub fn run(self: &Arc<Self>) -> ReplaySummary {
         install_code_objects(&self.plan);
         state::set_main_external_timeline(self.main_external_timeline());
+        let _ = self.wall_start.set(std::time::Instant::now());
         let device = {
             let me = Arc::clone(self);
             std::thread::Builder::new()
@@ -533,7 +537,11 @@ impl Replay {
         for co in implicit {
             load_code_object(co, tid);
         }
+        let pace = self.plan.delivery.real_time;
         for (j, op) in self.plan.threads[t].ops.iter().enumerate() {
+            if pace > 0.0 {
+                self.wait_for_wall_time(op.start_ns, pace);
+            }
             self.wait_for_gates(t, j);
             self.unload_due(t, Some(op.start_ns), tid);
             set_sim_now(self.base + op.start_ns);
@@ -570,6 +578,17 @@ impl Replay {
     }
 
     /// Blocks until every op that op `j` of thread `t` depends on has been replayed.
+    /// `[delivery] real_time`: sleeps until `pace` × the op's simulated offset has passed since
+    /// the replay's wall-clock start.
+    fn wait_for_wall_time(&self, start_ns: u64, pace: f64) {
+        let base = *self.wall_start.get_or_init(std::time::Instant::now);
+        let target = base + std::time::Duration::from_nanos((start_ns as f64 * pace) as u64);
+        let now = std::time::Instant::now();
+        if target > now {
+            std::thread::sleep(target - now);
+        }
+    }
+
     fn wait_for_gates(&self, t: usize, j: usize) {
         let Some(deps) = self.gates.get(&(t, j)) else {
             return;

@@ -1167,7 +1167,20 @@ fn delivery_section(o: &Obj, seed: u64) -> Result<DeliveryModel, ScenarioError> 
         "delivery_delay_us",
         "buffer_size_override",
         "force_policy",
+        "real_time",
     ])?;
+    let real_time = match o.get("real_time") {
+        None => 0.0,
+        Some(a) => {
+            let v = a.nonneg()?;
+            if v > 1000.0 {
+                return Err(
+                    a.err("real_time is a factor of wall time per simulated time, at most 1000")
+                );
+            }
+            v
+        }
+    };
     let api_order = match o.get("api_order") {
         None => ApiOrder::Natural,
         Some(a) => match a.str()? {
@@ -1200,5 +1213,6 @@ fn delivery_section(o: &Obj, seed: u64) -> Result<DeliveryModel, ScenarioError> 
         delivery_delay_us: o.opt_u64("delivery_delay_us")?.unwrap_or(0),
         buffer_size_override: o.opt_bytes("buffer_size_override")?.map(|b| b as usize),
         force_policy,
+        real_time,
     })
 }
