@@ -243,3 +243,67 @@ fn processes_of_one_run_are_separate_hosts_in_xprof() {
         );
     }
 }
+
+/// A four-process job as `torchrun` starts it: four ranks of the same program at once, each
+/// with the tool through `ROCP_TOOL_LIBRARIES`, sharing only the launcher's environment
+/// (`TORCHELASTIC_RUN_ID`, `RANK`, `LOCAL_RANK`) — no run name given. All four land in one run
+/// directory named from the job (`torchrun_<id>`), one file per process; real xprof lists four
+/// hosts and its all-hosts kernel stats are the sum of the four processes' kernels.
+#[test]
+fn a_four_process_torchrun_job_is_one_run_of_four_hosts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp.path().join("logs");
+    let children: Vec<_> = (0..4)
+        .map(|rank| {
+            let truth = tmp.path().join(format!("rank{rank}.json"));
+            let child = support::sim::Direct::new(&builtin("multi-gpu.toml"), "1.0.0")
+                .env("ROCP_TOOL_LIBRARIES", support::paths::tool_library())
+                .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
+                .env("TORCHELASTIC_RUN_ID", "job42")
+                .env("RANK", rank.to_string())
+                .env("LOCAL_RANK", rank.to_string())
+                .env("WORLD_SIZE", "4")
+                .ground_truth(&truth)
+                .spawn();
+            (child, truth)
+        })
+        .collect();
+    let mut truths = Vec::new();
+    for (child, truth) in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        truths.push(read_truth(&truth));
+    }
+    let files = profiles(&logs, "torchrun_job42");
+    assert_eq!(files.len(), 4, "one file per process in one run: {files:?}");
+    let hosts: std::collections::BTreeSet<String> = files.iter().map(|f| host_of(f)).collect();
+    assert_eq!(hosts.len(), 4, "{hosts:?}");
+    if !xprof::available() {
+        return;
+    }
+    let s = xprof::summary_multi(&files);
+    assert_eq!(s["errors"], serde_json::json!({}));
+    let listed: Vec<&str> = s["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h.as_str())
+        .filter(|h| hosts.contains(*h))
+        .collect();
+    assert_eq!(listed.len(), 4, "xprof hosts {:?}", s["hosts"]);
+    let mut sum: BTreeMap<String, u64> = BTreeMap::new();
+    for t in &truths {
+        for (k, n) in truth_kernels(&t["plan"]) {
+            *sum.entry(k).or_default() += n;
+        }
+    }
+    assert_eq!(
+        occurrences(&s["kernel_stats_all_hosts"]),
+        sum,
+        "ALL_HOSTS kernel_stats"
+    );
+}
