@@ -127,3 +127,91 @@ fn missing_empty_and_corrupt_files_are_clear_errors() {
     let (ok, _, err) = inspect(&[]);
     assert!(!ok && err.contains("usage"), "{err}");
 }
+
+/// Stream busy share, idle gaps ("bubbles") and dependency arrows, on a hand-built XSpace whose
+/// answer is worked out by hand: work at [0,100], [150,250] and [200,300] (overlapping, counted
+/// once) and [1000,1100] µs, plus a zero-length anchor at 500 µs (not work). Busy = 100 + 150 +
+/// 100 = 350 µs of an 1,100 µs span (31.8 %); gaps: 700 µs after 300, 50 µs after 100. Two
+/// `flow` anchors = one dependency arrow.
+#[test]
+fn streams_busy_share_gaps_and_dependency_arrows() {
+    use prost::Message;
+    use rocprof_xplane::xplane::proto::{
+        x_event, x_stat, XEvent, XEventMetadata, XLine, XPlane, XSpace, XStat, XStatMetadata,
+    };
+    let us = |v: i64| v * 1_000_000; // ps
+    let ev = |start: i64, dur: i64, stats: Vec<XStat>| XEvent {
+        metadata_id: 1,
+        data: Some(x_event::Data::OffsetPs(us(start))),
+        duration_ps: us(dur),
+        stats,
+        ..Default::default()
+    };
+    let flow = |v: u64| XStat {
+        metadata_id: 7,
+        value: Some(x_stat::Value::Uint64Value(v)),
+    };
+    let plane = XPlane {
+        id: 1,
+        name: "/device:GPU:0".into(),
+        lines: vec![XLine {
+            id: 3,
+            name: "Stream #3(Compute)".into(),
+            timestamp_ns: 1_000,
+            events: vec![
+                ev(0, 100, vec![]),
+                ev(150, 100, vec![]),
+                ev(200, 100, vec![]),
+                ev(500, 0, vec![flow(5 << 2 | 2)]),
+                ev(600, 0, vec![flow(5 << 2 | 1)]),
+                ev(1000, 100, vec![]),
+            ],
+            ..Default::default()
+        }],
+        event_metadata: [(
+            1,
+            XEventMetadata {
+                id: 1,
+                name: "k".into(),
+                ..Default::default()
+            },
+        )]
+        .into(),
+        stat_metadata: [(
+            7,
+            XStatMetadata {
+                id: 7,
+                name: "flow".into(),
+                ..Default::default()
+            },
+        )]
+        .into(),
+        ..Default::default()
+    };
+    let space = XSpace {
+        planes: vec![plane],
+        ..Default::default()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.xplane.pb");
+    std::fs::write(&path, space.encode_to_vec()).unwrap();
+    let s = inspect_json(&path);
+    let st = &s["streams"][0];
+    assert_eq!(st["line"], "Stream #3(Compute)");
+    assert_eq!(st["events"], 4, "anchors are not work");
+    assert_eq!(st["span_ns"], 1_100_000);
+    let busy = st["busy_fraction"].as_f64().unwrap();
+    assert!((busy - 350.0 / 1100.0).abs() < 1e-9, "{busy}");
+    assert_eq!(st["gaps"], 2);
+    assert_eq!(
+        st["largest_gaps"],
+        serde_json::json!([
+            {"at_ns": 300_000, "gap_ns": 700_000},
+            {"at_ns": 100_000, "gap_ns": 50_000}
+        ])
+    );
+    assert_eq!(s["dependency_arrows"], 1);
+    let (ok, text, err) = inspect(&[path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    assert!(text.contains("31.8% busy"), "{text}");
+}

@@ -223,6 +223,8 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
     let top_by_count: Vec<Value> = by_count.into_iter().take(TOP_KERNELS).map(row).collect();
     json!({
         "file": path.display().to_string(),
+        "streams": stream_activity(space),
+        "dependency_arrows": dependency_arrows(space),
         "hostnames": space.hostnames,
         "planes": planes,
         "event_counts": counts,
@@ -235,6 +237,89 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
         "counters": counters,
         "time_span_ns": span.map(|(a, b)| (b - a) / 1000).unwrap_or(0),
     })
+}
+
+/// Largest idle gaps listed per stream line.
+const TOP_GAPS: usize = 3;
+
+/// Per device line (a HIP stream): how busy it was over its active span (first start to last
+/// end; overlapping events counted once) and its largest idle gaps ("bubbles") between
+/// consecutive work. Zero-length events (dependency anchors) are not work.
+fn stream_activity(space: &XSpace) -> Vec<Value> {
+    let mut out = Vec::new();
+    for p in space
+        .planes
+        .iter()
+        .filter(|p| p.name.starts_with("/device:GPU:"))
+    {
+        for l in &p.lines {
+            let mut spans: Vec<(i64, i64)> = l
+                .events
+                .iter()
+                .filter(|e| e.duration_ps > 0)
+                .filter_map(|e| match e.data {
+                    Some(x_event::Data::OffsetPs(o)) => {
+                        let start = l.timestamp_ns.saturating_mul(1000).saturating_add(o);
+                        Some((start, start.saturating_add(e.duration_ps)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if spans.is_empty() {
+                continue;
+            }
+            spans.sort_unstable();
+            let first = spans[0].0;
+            let (mut busy, mut cur) = (0i64, spans[0]);
+            let mut gaps: Vec<(i64, i64)> = Vec::new();
+            for &(a, b) in &spans[1..] {
+                if a > cur.1 {
+                    busy += cur.1 - cur.0;
+                    gaps.push((cur.1, a - cur.1));
+                    cur = (a, b);
+                } else {
+                    cur.1 = cur.1.max(b);
+                }
+            }
+            busy += cur.1 - cur.0;
+            let span = (cur.1 - first).max(1);
+            gaps.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+            let top: Vec<Value> = gaps
+                .iter()
+                .take(TOP_GAPS)
+                .map(|(at, len)| json!({"at_ns": (at - first) / 1000, "gap_ns": len / 1000}))
+                .collect();
+            out.push(json!({
+                "plane": p.name,
+                "line": l.name,
+                "events": spans.len(),
+                "span_ns": span / 1000,
+                "busy_fraction": busy as f64 / span as f64,
+                "gaps": gaps.len(),
+                "largest_gaps": top,
+            }));
+        }
+    }
+    out
+}
+
+/// Dependency arrows: pairs of `flow` stats (our anchors, and flows other producers write).
+fn dependency_arrows(space: &XSpace) -> u64 {
+    let mut ends = 0u64;
+    for p in &space.planes {
+        for l in &p.lines {
+            for e in &l.events {
+                let md = p.event_metadata.get(&e.metadata_id);
+                ends += e
+                    .stats
+                    .iter()
+                    .chain(md.into_iter().flat_map(|m| &m.stats))
+                    .filter(|s| stat_name(p, s) == "flow")
+                    .count() as u64;
+            }
+        }
+    }
+    ends / 2
 }
 
 fn render_text(s: &Value) -> String {
@@ -320,6 +405,42 @@ fn render_text(s: &Value) -> String {
             k["name"].as_str().unwrap_or("")
         );
     }
+    let streams = s["streams"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    if !streams.is_empty() {
+        let _ = writeln!(
+            o,
+            "\nstreams (busy share of their active span; largest idle gaps, at µs from the first work):"
+        );
+        for st in streams {
+            let gaps: Vec<String> = st["largest_gaps"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|g| {
+                    format!(
+                        "{:.1} µs at {:.1}",
+                        g["gap_ns"].as_i64().unwrap_or(0) as f64 / 1e3,
+                        g["at_ns"].as_i64().unwrap_or(0) as f64 / 1e3
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                o,
+                "  {} {:<32} {:>5.1}% busy over {:.3} ms, {} gaps{}{}",
+                st["plane"].as_str().unwrap_or(""),
+                st["line"].as_str().unwrap_or(""),
+                st["busy_fraction"].as_f64().unwrap_or(0.0) * 100.0,
+                st["span_ns"].as_i64().unwrap_or(0) as f64 / 1e6,
+                st["gaps"],
+                if gaps.is_empty() { "" } else { ": " },
+                gaps.join(", ")
+            );
+        }
+    }
+    let _ = writeln!(o, "\ndependency arrows: {}", s["dependency_arrows"]);
     if let Some(c) = s["counters"].as_object().filter(|c| !c.is_empty()) {
         let _ = writeln!(o, "\nrecord counters:");
         for (k, v) in c {
