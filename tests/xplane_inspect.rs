@@ -145,7 +145,6 @@ fn streams_busy_share_gaps_and_dependency_arrows() {
         data: Some(x_event::Data::OffsetPs(us(start))),
         duration_ps: us(dur),
         stats,
-        ..Default::default()
     };
     let flow = |v: u64| XStat {
         metadata_id: 7,
