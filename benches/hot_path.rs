@@ -302,6 +302,7 @@ fn main() {
                     group_segment_size: 0,
                     workgroup: [256, 1, 1],
                     grid: [65536, 1, 1],
+                    pipe_id: None,
                 });
             }
             if corr % 50 == 0 {

@@ -374,3 +374,42 @@ fn kernels_carry_their_register_and_scratch_resources() {
         assert!(seen > 0, "{sdk}: none of the scenario's kernels found");
     }
 }
+
+/// The newest SDK's longer kernel-dispatch record (192 bytes, `int32_t pipe_id` at 184; issue
+/// 10, reference "newer" §3.2), in the simulator's 1.4.0 personality: every record is read
+/// (none counted as bad size, the accounting check passes) and each kernel carries `pipe_id`,
+/// one value per HSA queue (the simulator models the pipe as the queue's index). The 1.0.0
+/// personality's 184-byte records give no `pipe_id`.
+#[test]
+fn the_longer_dispatch_record_is_read_and_pipe_id_written() {
+    let s = support::sim::cached(&builtin("concurrent-streams.toml"), "1.4.0", &[]);
+    assert_eq!(counter(&s.space, "bad_size_records"), 0);
+    let mut pipe_of_queue: BTreeMap<u64, i64> = BTreeMap::new();
+    let mut kernels = 0;
+    for e in device_events(&s.space)
+        .into_iter()
+        .filter(|e| e.is_kernel())
+    {
+        kernels += 1;
+        let stat = |n: &str| match e.raw_stat(n) {
+            Some(rocprof_xplane::xplane::proto::x_stat::Value::Int64Value(v)) => Some(*v),
+            Some(rocprof_xplane::xplane::proto::x_stat::Value::Uint64Value(v)) => Some(*v as i64),
+            _ => None,
+        };
+        let pipe = stat("pipe_id").unwrap_or_else(|| panic!("{}: no pipe_id", e.name()));
+        let queue = stat("hsa_queue").expect("hsa_queue") as u64;
+        assert!((0..4).contains(&pipe), "{pipe}");
+        assert_eq!(
+            *pipe_of_queue.entry(queue).or_insert(pipe),
+            pipe,
+            "queue {queue:#x}"
+        );
+    }
+    assert!(kernels > 0);
+    assert!(pipe_of_queue.len() > 1, "several queues: {pipe_of_queue:?}");
+    let old = support::sim::cached(&builtin("concurrent-streams.toml"), "1.0.0", &[]);
+    assert!(device_events(&old.space)
+        .into_iter()
+        .filter(|e| e.is_kernel())
+        .all(|e| e.raw_stat("pipe_id").is_none()));
+}

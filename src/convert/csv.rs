@@ -150,6 +150,7 @@ pub fn read(path: &Path) -> Result<Collected, ConvertError> {
                 num32(r, "Grid_Size_Y"),
                 num32(r, "Grid_Size_Z"),
             ],
+            pipe_id: None,
         });
         if corr != 0 {
             b.on_stream(corr, num(r, "Stream_Id"), ordinal);

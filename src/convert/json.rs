@@ -117,6 +117,11 @@ fn from_tool(t: &Value) -> Result<Collected, String> {
             group_segment_size: u32_of(&d["group_segment_size"]),
             workgroup: dim(&d["workgroup_size"]),
             grid: dim(&d["grid_size"]),
+            pipe_id: d
+                .get("pipe_id")
+                .or_else(|| r.get("pipe_id"))
+                .and_then(Value::as_i64)
+                .map(|v| v as i32),
         });
         if corr != 0 {
             b.on_stream(corr, u(&r["stream_id"]["handle"]), ordinal(agent));

@@ -15,6 +15,10 @@ type Record = sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t;
 /// such records are kept. Only a non-zero size below what we read marks a record we must skip.
 const DISPATCH_INFO_BYTES_READ: usize = 72;
 
+/// The newest SDK appends `int32_t pipe_id` to the 184-byte record (192 bytes in all; reference
+/// "newer" §3.2): read only when the record's own `size` covers it.
+const PIPE_ID_OFFSET: usize = std::mem::size_of::<Record>();
+
 /// # Safety
 /// `payload` must point to `size` readable bytes.
 pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
@@ -48,5 +52,8 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
             info.workgroup_size.z,
         ],
         grid: [info.grid_size.x, info.grid_size.y, info.grid_size.z],
+        // SAFETY: `payload` holds `size` bytes, and `pipe_id` is read only when `size` covers it.
+        pipe_id: (size >= PIPE_ID_OFFSET + 4)
+            .then(|| unsafe { (payload.add(PIPE_ID_OFFSET) as *const i32).read_unaligned() }),
     });
 }

@@ -421,6 +421,7 @@ mod tests {
             group_segment_size: 0,
             workgroup: [1, 1, 1],
             grid: [1, 1, 1],
+            pipe_id: None,
         };
         c.kernels = vec![k(3, 200, 300), k(6, 400, 450)];
         c.stream_creations = vec![

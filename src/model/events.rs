@@ -50,6 +50,8 @@ pub struct KernelRecord {
     pub workgroup: [u32; 3],
     /// Total work-items (HSA convention).
     pub grid: [u32; 3],
+    /// Hardware pipe the completion came from (newest SDK's 192-byte record), when present.
+    pub pipe_id: Option<i32>,
 }
 
 /// A completed memory copy.

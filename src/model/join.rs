@@ -347,6 +347,7 @@ pub fn join(mut c: Collected) -> Trace {
             dynamic_shared_bytes: k.group_segment_size.saturating_sub(static_lds),
             private_segment_bytes: k.private_segment_size,
             queue: k.queue,
+            pipe_id: k.pipe_id,
         };
         let key = stream_of
             .get(&k.correlation_id)
@@ -707,6 +708,7 @@ mod tests {
             group_segment_size: 4096,
             workgroup: [256, 1, 1],
             grid: [1024, 1, 1],
+            pipe_id: None,
         }
     }
 

@@ -124,6 +124,8 @@ pub struct KernelInfo {
     pub private_segment_bytes: u32,
     /// HSA queue the dispatch ran on (lines are HIP streams; the queue stays a stat).
     pub queue: u64,
+    /// Hardware pipe of the completion, where the SDK reports it (newest SDK).
+    pub pipe_id: Option<i32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

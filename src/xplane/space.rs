@@ -274,6 +274,9 @@ fn device_plane(
             let id = match &e.kind {
                 DeviceEventKind::Kernel(k) => {
                     stats.push(plane.stat(super::deps::HSA_QUEUE, StatValue::U64(k.queue)));
+                    if let Some(p) = k.pipe_id {
+                        stats.push(plane.stat(s::PIPE_ID, StatValue::I64(i64::from(p))));
+                    }
                     let key = KernelKey::of(k);
                     let details = cache.kernel_details.entry(key).or_insert_with(|| {
                         let occ = crate::model::occupancy::occupancy(k, d);

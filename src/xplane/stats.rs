@@ -88,6 +88,7 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     USES_SCRATCH,
     WAVES_PER_SIMD,
     OCCUPANCY_LIMITER,
+    PIPE_ID,
 ];
 
 /// `kernel_details` in the token format xprof's `ParseKernelLaunchParams` reads (`regs:`,
@@ -120,6 +121,9 @@ pub fn kernel_details(k: &KernelInfo, occ: Option<&Occupancy>) -> String {
 /// resource that limits it (`vgpr`, `sgpr`, `lds`, `workgroups`, or `waves` when only the
 /// wave slots do).
 pub const WAVES_PER_SIMD: &str = "waves_per_simd";
+/// Ours: the hardware pipe the dispatch's completion came from (`pipe_id` of the newest SDK's
+/// kernel-dispatch record; the raw value, the SDK's "none" sentinel included).
+pub const PIPE_ID: &str = "pipe_id";
 pub const OCCUPANCY_LIMITER: &str = "occupancy_limiter";
 
 /// Register and scratch resources of a kernel, from its code object (the same for every

@@ -42,6 +42,7 @@ fn kernel(name: &str, grid: u32) -> DeviceEventKind {
         dynamic_shared_bytes: 1024,
         private_segment_bytes: 0,
         queue: 0,
+        pipe_id: None,
     })
 }
 

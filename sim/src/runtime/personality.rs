@@ -61,6 +61,11 @@ impl Personality {
     pub fn is_v1(self) -> bool {
         self != Personality::V0_6_0
     }
+    /// Whether kernel-dispatch buffer records carry `int32_t pipe_id` after `dispatch_info`
+    /// (192 bytes instead of 184; the newest SDK, reference "newer" §3.2).
+    pub fn dispatch_pipe_id(self) -> bool {
+        matches!(self, Personality::V1_4_0)
+    }
     /// `sizeof(rocprofiler_agent_v0_t)` of this release.
     pub fn agent_size(self) -> usize {
         match self {

@@ -201,6 +201,9 @@ fn cross_thread_gates(
     gates
 }
 
+/// Size of a kernel-dispatch buffer record with `pipe_id` (reference "newer" §3.2).
+const DISPATCH_RECORD_WITH_PIPE_ID: usize = 192;
+
 fn queue_handle(gpu: u32, queue: u32) -> u64 {
     0x7f3a_0000_0000 + gpu as u64 * 0x10_0000 + queue as u64 * 0x1000
 }
@@ -1064,6 +1067,14 @@ impl Replay {
             .map_or(0, |b| self.base + b.end_ns)
     }
 
+    /// The HSA queue index of kernel activity `g`.
+    fn queue_of(&self, g: usize) -> u32 {
+        match self.activity(g) {
+            Activity::Kernel { queue, .. } => *queue,
+            _ => 0,
+        }
+    }
+
     fn dispatch_info(&self, g: usize) -> rocprofiler_kernel_dispatch_info_t {
         let Activity::Kernel {
             gpu,
@@ -1216,7 +1227,21 @@ impl Replay {
                                     end_timestamp: e,
                                     dispatch_info: self.dispatch_info(g),
                                 };
-                                emit::emplace(&buf, kind, as_bytes(&rec));
+                                if state::personality().dispatch_pipe_id() {
+                                    // The newest layout: `int32_t pipe_id` at 184, padded to
+                                    // 192. Modelled as the queue's index (the hardware pipe
+                                    // the completion came from).
+                                    let mut rec = rec;
+                                    rec.size = DISPATCH_RECORD_WITH_PIPE_ID as u64;
+                                    let mut bytes = as_bytes(&rec).to_vec();
+                                    bytes.extend_from_slice(
+                                        &(self.queue_of(g) as i32).to_ne_bytes(),
+                                    );
+                                    bytes.resize(DISPATCH_RECORD_WITH_PIPE_ID, 0);
+                                    emit::emplace(&buf, kind, &bytes);
+                                } else {
+                                    emit::emplace(&buf, kind, as_bytes(&rec));
+                                }
                             }
                             if let Some(cb) = emit::callback_for(
                                 &svc,
