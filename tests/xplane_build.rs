@@ -351,3 +351,21 @@ fn missing_profile_start_uses_the_first_event() {
         .iter()
         .any(|w| w.contains("before the profile start")));
 }
+
+/// The file is written plane by plane (only one plane in memory at a time, issue 8); its bytes
+/// are exactly those of the whole XSpace encoded at once.
+#[test]
+fn streamed_file_equals_the_whole_xspace_encoded() {
+    let (trace, _) = common::synthetic_trace();
+    let dir = tempfile::tempdir().unwrap();
+    let layout = rocprof_xplane::xplane::OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: "r".into(),
+        host: "h.1".into(),
+    };
+    let path = rocprof_xplane::xplane::write_xspace(&trace, &layout).unwrap();
+    let mut whole = rocprof_xplane::xplane::build_xspace(&trace);
+    assert!(whole.planes.len() > 2, "several planes");
+    whole.hostnames = vec!["h.1".into()];
+    assert_eq!(std::fs::read(&path).unwrap(), whole.encode_to_vec());
+}

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use prost::Message;
 
 use super::proto::XSpace;
-use super::space::build_xspace;
 use crate::model::Trace;
 
 /// Where one process's file goes.
@@ -168,15 +167,40 @@ impl std::error::Error for ReadError {
 /// `XSpace.hostnames` is set to the file's host part (not `trace.hostname`): xprof requires
 /// `hostnames[0]` to be a substring of the file's host name and seeds its flow ids with it, so
 /// a per-process value keeps launch arrows of two processes in one run from joining.
+///
+/// Planes are built, encoded and written one at a time (`build_planes`): the exit path never
+/// holds the whole XSpace or its whole encoding. A repeated field may be written as separate
+/// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
-    let mut space = build_xspace(trace);
-    space.hostnames = vec![layout.file_host()];
-    write_xspace_proto(&space, layout)
+    write_atomically(layout, |f| {
+        let mut buf = Vec::new();
+        let mut rest = super::space::build_planes(trace, |plane| {
+            buf.clear();
+            // Field 1 (`planes`), length-delimited.
+            buf.push((1 << 3) | 2);
+            plane
+                .encode_length_delimited(&mut buf)
+                .map_err(io::Error::other)?;
+            f.write_all(&buf)
+        })?;
+        rest.hostnames = vec![layout.file_host()];
+        f.write_all(&rest.encode_to_vec())
+    })
 }
 
 /// Writes an already-built XSpace atomically (temp file in the same directory, fsync, rename),
 /// so xprof never sees a half-written file, even with several processes writing one run.
 pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
+    let bytes = space.encode_to_vec();
+    write_atomically(layout, |f| f.write_all(&bytes))
+}
+
+/// Creates the run directory, writes the file through `write` into a fresh temporary file,
+/// fsyncs and renames it into place.
+fn write_atomically(
+    layout: &OutputLayout,
+    write: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
+) -> Result<PathBuf, WriteError> {
     let dir = layout.run_dir();
     fs::create_dir_all(&dir)
         .and_then(|()| refuse_foreign_symlink(&dir))
@@ -191,18 +215,19 @@ pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathB
         std::process::id(),
         unique_suffix()
     ));
-    let bytes = space.encode_to_vec();
     let written = (|| -> io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         // A fresh file or nothing: O_EXCL refuses anything already at that name, a symlink
         // planted there included, so the write can never land in a file someone else chose.
-        let mut f = fs::OpenOptions::new()
+        let f = fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o644)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&tmp)?;
-        f.write_all(&bytes)?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, f);
+        write(&mut w)?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()
     })();
     if let Err(source) = written {

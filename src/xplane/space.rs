@@ -27,22 +27,37 @@ pub const MARKER_LINE_BIT: i64 = 1 << 30;
 
 /// Builds the XSpace for one process. Pure: the same trace gives the same bytes.
 pub fn build_xspace(trace: &Trace) -> XSpace {
+    let mut planes = Vec::new();
+    let mut space = build_planes(trace, |p| {
+        planes.push(p);
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .unwrap_or_else(|e| match e {});
+    space.planes = planes;
+    space
+}
+
+/// Builds the planes one at a time, handing each to `sink` before the next is built (the file
+/// writer encodes and writes it, then drops it: only one plane is ever in memory), and returns
+/// the rest of the XSpace (warnings, host names) with no planes. The planes come in the order
+/// `build_xspace` lists them, so the bytes are the same either way.
+pub fn build_planes<E>(
+    trace: &Trace,
+    mut sink: impl FnMut(XPlane) -> Result<(), E>,
+) -> Result<XSpace, E> {
     let base = Timebase::new(trace);
     let device_work = device_work_by_correlation(trace);
     let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
 
-    let mut planes = vec![host_plane(trace, &base, &device_work, &anchors)];
-    planes.extend(
-        trace
-            .devices
-            .iter()
-            .map(|d| device_plane(d, &base, &launched, &anchors)),
-    );
-    if let Some(p) = scope_tree_plane(&trace.scope_tree) {
-        planes.push(p);
+    sink(host_plane(trace, &base, &device_work, &anchors))?;
+    for d in &trace.devices {
+        sink(device_plane(d, &base, &launched, &anchors))?;
     }
-    planes.push(task_environment_plane(trace, &base));
+    if let Some(p) = scope_tree_plane(&trace.scope_tree) {
+        sink(p)?;
+    }
+    sink(task_environment_plane(trace, &base))?;
 
     let mut warnings = trace.warnings.clone();
     warnings.extend(counter_warnings(&trace.counters));
@@ -53,8 +68,8 @@ pub fn build_xspace(trace: &Trace) -> XSpace {
         ));
     }
 
-    XSpace {
-        planes,
+    Ok(XSpace {
+        planes: Vec::new(),
         errors: Vec::new(),
         warnings,
         hostnames: if trace.hostname.is_empty() {
@@ -62,7 +77,7 @@ pub fn build_xspace(trace: &Trace) -> XSpace {
         } else {
             vec![trace.hostname.clone()]
         },
-    }
+    })
 }
 
 /// Converts `CLOCK_BOOTTIME` ns to the offsets written in lines.
