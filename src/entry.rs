@@ -216,19 +216,7 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
             );
         }
         match written {
-            Ok(path) => {
-                if cfg.log > LogLevel::Off {
-                    let c = &trace.counters;
-                    crate::log::stderr_line(format_args!(
-                        "rocprof-xplane: wrote {} ({} kernels, {} copies, {} API calls, {} markers)",
-                        path.display(),
-                        c.kernel_records,
-                        c.memcpy_records,
-                        c.api_records,
-                        c.marker_records
-                    ));
-                }
-            }
+            Ok(path) => crate::output::report_written("", &path, &trace, cfg),
             Err(e) => log_error!("cannot write the profile: {e}"),
         }
     })

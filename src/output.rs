@@ -29,3 +29,18 @@ pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<Pat
     };
     xplane::write_xspace(trace, &layout).map_err(|e| e.to_string())
 }
+
+/// The one stderr line saying where a profile went and what it holds (unless logging is off).
+pub fn report_written(what: &str, path: &std::path::Path, trace: &Trace, cfg: &Config) {
+    if cfg.log > crate::config::LogLevel::Off {
+        let c = &trace.counters;
+        crate::log::stderr_line(format_args!(
+            "rocprof-xplane: wrote {what}{} ({} kernels, {} copies, {} API calls, {} markers)",
+            path.display(),
+            c.kernel_records,
+            c.memcpy_records,
+            c.api_records,
+            c.marker_records
+        ));
+    }
+}

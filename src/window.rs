@@ -248,16 +248,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
                 path.display(),
                 t0.elapsed().as_secs_f64() * 1e3
             );
-            if cfg.log > crate::config::LogLevel::Off {
-                let k = &trace.counters;
-                crate::log::stderr_line(format_args!(
-                    "rocprof-xplane: wrote window {n}: {} ({} kernels, {} copies, {} API calls)",
-                    path.display(),
-                    k.kernel_records,
-                    k.memcpy_records,
-                    k.api_records
-                ));
-            }
+            crate::output::report_written(&format!("window {n}: "), &path, &trace, cfg);
         }
         Err(e) => log_error!("cannot write capture window {n}: {e}"),
     }

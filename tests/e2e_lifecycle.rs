@@ -272,18 +272,7 @@ print("done")
 /// `scenarios/thread-storm.toml` scaled down to `repeat` iterations per thread (32 threads, four
 /// calls each), written into `dir`.
 fn small_storm(dir: &std::path::Path, repeat: u32) -> std::path::PathBuf {
-    let text = std::fs::read_to_string(builtin("thread-storm.toml")).unwrap();
-    assert!(
-        text.contains("repeat = 25000"),
-        "thread-storm.toml changed shape"
-    );
-    let p = dir.join("storm.toml");
-    std::fs::write(
-        &p,
-        text.replace("repeat = 25000", &format!("repeat = {repeat}")),
-    )
-    .unwrap();
-    p
+    support::paths::scaled_scenario(dir, "thread-storm.toml", 25000, repeat)
 }
 
 /// Waits for `child` at most `secs`, killing it and failing the test if it hangs.

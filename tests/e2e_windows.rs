@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rocprof_xplane::xplane::read_xspace;
-use support::paths::{builtin, tool_library};
+use support::paths::tool_library;
 use support::sim::Direct;
 use support::truth::read_truth;
 use support::u;
@@ -19,18 +19,7 @@ use support::xspace::{counters, device_counts_by_name};
 
 /// `scenarios/thread-storm.toml` with `repeat` iterations per thread (32 threads).
 fn storm(dir: &Path, repeat: u32) -> PathBuf {
-    let text = std::fs::read_to_string(builtin("thread-storm.toml")).unwrap();
-    assert!(
-        text.contains("repeat = 25000"),
-        "thread-storm.toml changed shape"
-    );
-    let p = dir.join("storm.toml");
-    std::fs::write(
-        &p,
-        text.replace("repeat = 25000", &format!("repeat = {repeat}")),
-    )
-    .unwrap();
-    p
+    support::paths::scaled_scenario(dir, "thread-storm.toml", 25000, repeat)
 }
 
 /// Window run directories `<run>_wNNNN` under `log_dir`, sorted, each with its files.
@@ -246,18 +235,7 @@ fn a_signal_cuts_a_window_and_the_program_carries_on() {
 /// `scenarios/live-capture.toml` (paced at wall-clock speed by the simulator) cut to `repeat`
 /// blocks of 10 steps (about 105 ms each).
 fn live(dir: &Path, repeat: u32) -> PathBuf {
-    let text = std::fs::read_to_string(builtin("live-capture.toml")).unwrap();
-    assert!(
-        text.contains("repeat = 250"),
-        "live-capture.toml changed shape"
-    );
-    let p = dir.join("live.toml");
-    std::fs::write(
-        &p,
-        text.replace("repeat = 250", &format!("repeat = {repeat}")),
-    )
-    .unwrap();
-    p
+    support::paths::scaled_scenario(dir, "live-capture.toml", 250, repeat)
 }
 
 /// A delayed, bounded capture from the environment (`ROCPROF_XPLANE_START_DELAY=1`,

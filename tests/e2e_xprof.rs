@@ -222,15 +222,9 @@ fn processes_of_one_run_are_separate_hosts_in_xprof() {
         "xprof hosts {hosts:?}, files {want:?}"
     );
     // kernel_stats over ALL_HOSTS adds both processes' kernels.
-    let mut sum: BTreeMap<String, u64> = BTreeMap::new();
-    for t in &truths {
-        for (k, n) in truth_kernels(&t["plan"]) {
-            *sum.entry(k).or_default() += n;
-        }
-    }
     assert_eq!(
         occurrences(&s["kernel_stats_all_hosts"]),
-        sum,
+        kernels_of_all(&truths),
         "ALL_HOSTS kernel_stats"
     );
     for h in &want {
@@ -295,15 +289,20 @@ fn a_four_process_torchrun_job_is_one_run_of_four_hosts() {
         .filter(|h| hosts.contains(*h))
         .collect();
     assert_eq!(listed.len(), 4, "xprof hosts {:?}", s["hosts"]);
+    assert_eq!(
+        occurrences(&s["kernel_stats_all_hosts"]),
+        kernels_of_all(&truths),
+        "ALL_HOSTS kernel_stats"
+    );
+}
+
+/// Kernel name → dispatches, summed over the ground truths of several processes.
+fn kernels_of_all(truths: &[Value]) -> BTreeMap<String, u64> {
     let mut sum: BTreeMap<String, u64> = BTreeMap::new();
-    for t in &truths {
+    for t in truths {
         for (k, n) in truth_kernels(&t["plan"]) {
             *sum.entry(k).or_default() += n;
         }
     }
-    assert_eq!(
-        occurrences(&s["kernel_stats_all_hosts"]),
-        sum,
-        "ALL_HOSTS kernel_stats"
-    );
+    sum
 }

@@ -99,6 +99,20 @@ pub fn real_testdata() -> PathBuf {
     workspace().join("../shared/testdata/real")
 }
 
+/// A copy of built-in scenario `name` in `dir` with its `repeat = {from}` replaced by
+/// `repeat = {to}`: the same workload at a size a test can afford (or a benchmark wants).
+pub fn scaled_scenario(dir: &Path, name: &str, from: u32, to: u32) -> PathBuf {
+    let text = std::fs::read_to_string(builtin(name)).unwrap();
+    let needle = format!("repeat = {from}");
+    assert!(
+        text.contains(&needle),
+        "{name} changed shape: no `{needle}`"
+    );
+    let p = dir.join(name);
+    std::fs::write(&p, text.replace(&needle, &format!("repeat = {to}"))).unwrap();
+    p
+}
+
 /// One file of the real test data, which must be there.
 pub fn real_data(rel: &str) -> PathBuf {
     let p = real_testdata().join(rel);

@@ -229,18 +229,21 @@ fn fork_a_child_that_execs(argv: &[String]) {
             }
         }
         p if p < 0 => eprintln!("rocprof-sim: fork failed"),
-        p => {
-            let mut status = 0;
-            // SAFETY: waiting for our own child; `status` is a valid out-pointer.
-            unsafe { libc::waitpid(p, &mut status, 0) };
-            let code = if libc::WIFEXITED(status) {
-                libc::WEXITSTATUS(status)
-            } else {
-                -1
-            };
-            eprintln!("rocprof-sim: exec'd child {p} exited with {code}");
-        }
+        p => wait_and_report(p, "exec'd child"),
     }
+}
+
+/// Waits for child `pid` and says how it ended (`-1` when not by `exit`).
+fn wait_and_report(pid: libc::pid_t, what: &str) {
+    let mut status = 0;
+    // SAFETY: waiting for our own child; `status` is a valid out-pointer.
+    unsafe { libc::waitpid(pid, &mut status, 0) };
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    eprintln!("rocprof-sim: {what} {pid} exited with {code}");
 }
 
 /// A program that forks (a launcher, a data-loader worker, `subprocess` without exec) and whose
@@ -255,16 +258,6 @@ fn fork_a_child_that_exits() {
             unsafe { libc::exit(0) }
         }
         p if p < 0 => eprintln!("rocprof-sim: fork failed"),
-        p => {
-            let mut status = 0;
-            // SAFETY: waiting for our own child; `status` is a valid out-pointer.
-            unsafe { libc::waitpid(p, &mut status, 0) };
-            let code = if libc::WIFEXITED(status) {
-                libc::WEXITSTATUS(status)
-            } else {
-                -1
-            };
-            eprintln!("rocprof-sim: forked child {p} exited with {code}");
-        }
+        p => wait_and_report(p, "forked child"),
     }
 }
