@@ -22,11 +22,40 @@ use crate::config;
 )]
 struct Args {
     /// Log directory (default: $ROCPROF_XPLANE_OUTPUT_DIR or ./rocprof-xplane-logs).
-    #[arg(long)]
+    /// `-d/--output-directory` as in rocprofv3.
+    #[arg(long, short = 'd', visible_alias = "output-directory")]
     output_dir: Option<PathBuf>,
     /// Run directory name shared by all processes (default: $ROCPROF_XPLANE_RUN_NAME, else the launcher job id, else a timestamp).
     #[arg(long)]
     run_name: Option<String>,
+    /// Trace kernel dispatches (rocprofv3's flag). With none of the four trace flags, all are
+    /// traced; with some, only those.
+    #[arg(long)]
+    kernel_trace: bool,
+    /// Trace HIP runtime API calls (rocprofv3's flag; `--hip-trace` also accepted).
+    #[arg(long, visible_alias = "hip-trace")]
+    hip_runtime_trace: bool,
+    /// Trace roctx markers and ranges (rocprofv3's flag).
+    #[arg(long)]
+    marker_trace: bool,
+    /// Trace memory copies (rocprofv3's flag).
+    #[arg(long)]
+    memory_copy_trace: bool,
+    /// Start recording this many seconds after start-up (ROCPROF_XPLANE_START_DELAY).
+    #[arg(long, value_name = "SECONDS")]
+    start_delay: Option<f64>,
+    /// Record for this many seconds, then write the profile (ROCPROF_XPLANE_DURATION).
+    #[arg(long, value_name = "SECONDS")]
+    duration: Option<f64>,
+    /// Cut a capture window every this many seconds (ROCPROF_XPLANE_WINDOW_SECONDS).
+    #[arg(long, value_name = "SECONDS")]
+    window_seconds: Option<f64>,
+    /// Cut a capture window every this many records (ROCPROF_XPLANE_WINDOW_EVENTS).
+    #[arg(long, value_name = "COUNT")]
+    window_events: Option<u64>,
+    /// Cut a capture window when this signal arrives: USR1 or USR2 (ROCPROF_XPLANE_WINDOW_SIGNAL).
+    #[arg(long, value_name = "SIGNAL")]
+    window_signal: Option<String>,
     /// The program and its arguments (after `--`).
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -77,6 +106,36 @@ pub fn sdk_search_dirs(rocm_path: Option<&str>, ld_library_path: Option<&str>) -
         dirs.extend(more);
     }
     dirs
+}
+
+/// The tool's variables the trace and capture flags set (flags override the environment).
+fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
+    let mut v = Vec::new();
+    let chosen: Vec<&str> = [
+        (a.kernel_trace, "kernel"),
+        (a.hip_runtime_trace, "hip"),
+        (a.marker_trace, "marker"),
+        (a.memory_copy_trace, "memcpy"),
+    ]
+    .into_iter()
+    .filter_map(|(on, d)| on.then_some(d))
+    .collect();
+    if !chosen.is_empty() {
+        v.push(("DOMAINS", chosen.join(",")));
+    }
+    let secs = |x: Option<f64>| x.map(|t| t.to_string());
+    for (var, value) in [
+        ("START_DELAY", secs(a.start_delay)),
+        ("DURATION", secs(a.duration)),
+        ("WINDOW_SECONDS", secs(a.window_seconds)),
+        ("WINDOW_EVENTS", a.window_events.map(|n| n.to_string())),
+        ("WINDOW_SIGNAL", a.window_signal.clone()),
+    ] {
+        if let Some(value) = value {
+            v.push((var, value));
+        }
+    }
+    v
 }
 
 /// The first `librocprofiler-sdk.so*` found in `dirs`.
@@ -155,6 +214,9 @@ pub fn main(args: &[String]) -> ExitCode {
     let mut cmd = Command::new(prog);
     cmd.args(rest);
     set_tool_env(&mut cmd, libs, &out_dir, &run_name);
+    for (var, value) in capture_env(&args) {
+        cmd.env(tool_var(var), value);
+    }
     let err = cmd.exec();
     eprintln!(
         "rocprof-xplane run: cannot run {}: {err}",
@@ -166,6 +228,39 @@ pub fn main(args: &[String]) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rocprofv3_trace_flags_and_capture_flags_become_the_tools_variables() {
+        let a = Args::try_parse_from([
+            "run",
+            "--kernel-trace",
+            "--hip-trace",
+            "-d",
+            "/tmp/x",
+            "--duration",
+            "2.5",
+            "--window-signal",
+            "USR1",
+            "--",
+            "prog",
+        ])
+        .unwrap();
+        assert_eq!(a.output_dir, Some(PathBuf::from("/tmp/x")));
+        assert_eq!(
+            capture_env(&a),
+            vec![
+                ("DOMAINS", "kernel,hip".to_string()),
+                ("DURATION", "2.5".to_string()),
+                ("WINDOW_SIGNAL", "USR1".to_string()),
+            ]
+        );
+        let none = Args::try_parse_from(["run", "--output-directory", "/y", "--", "p"]).unwrap();
+        assert!(
+            capture_env(&none).is_empty(),
+            "no flag: the tool's defaults (all domains)"
+        );
+        assert_eq!(none.output_dir, Some(PathBuf::from("/y")));
+    }
 
     #[test]
     fn tool_libraries_quirk_is_respected() {
