@@ -70,7 +70,7 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         let mut raw = Vec::new();
         st.hip_events.drain_into(&mut raw);
         c.hip_events
-            .extend(raw.into_iter().map(|r| (s.hip_event_op_of(r.operation), r)));
+            .extend(raw.into_iter().map(|r| (s.hip_event_op(r.operation), r)));
     }
     log_debug!(
         "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",

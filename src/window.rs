@@ -141,10 +141,7 @@ pub fn skip_final(c: &crate::model::events::Collected) -> bool {
     if ENDED.load(Ordering::Relaxed) {
         return true;
     }
-    ACTIVE.load(Ordering::Relaxed)
-        && c.api.is_empty()
-        && c.kernels.is_empty()
-        && c.copies.is_empty()
+    ACTIVE.load(Ordering::Relaxed) && !c.has_records()
 }
 
 /// Stops the window thread (finalize), waiting for a cut in progress.
@@ -226,9 +223,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     let t0 = Instant::now();
     let warnings = s.flush_all();
     let c = collect(s, warnings, Cut::Window);
-    let empty =
-        c.api.is_empty() && c.kernels.is_empty() && c.copies.is_empty() && c.markers.is_empty();
-    if empty && !always {
+    if !c.has_records() && c.markers.is_empty() && !always {
         return;
     }
     let trace = join(c);

@@ -46,6 +46,7 @@ fn mi350x() -> &'static (tempfile::TempDir, PathBuf) {
 fn mi350x_json_keeps_every_dispatch_with_names_streams_and_occupancy() {
     let (_, file) = mi350x();
     let s = read_xspace(file).unwrap();
+    support::xspace::assert_lines_nest(&s, "mi350x");
     let (by_name, copies) = device_counts_by_name(&s);
     assert_eq!(by_name.values().sum::<u64>(), 43_915, "every dispatch");
     assert_eq!(copies, 0);
@@ -97,6 +98,7 @@ fn gfx1151_csv_pair_converts() {
     assert!(stdout_of(&out).contains("wrote "), "{}", stdout_of(&out));
     let files = profiles(tmp.path(), "gfx1151");
     let s = read_xspace(&files[0]).unwrap();
+    support::xspace::assert_lines_nest(&s, "gfx1151");
     let (by_name, _) = device_counts_by_name(&s);
     assert_eq!(by_name.values().sum::<u64>(), 144, "every kernel row");
     assert_eq!(by_name.len(), 17, "17 kernel names: {by_name:?}");
@@ -143,5 +145,62 @@ fn something_else_is_refused_clearly() {
         stderr_of(&out).contains("missing.json"),
         "{}",
         stderr_of(&out)
+    );
+}
+
+/// Hostile text in a rocprofv3 JSON reaches the file intact or is made safe, never a crash: an
+/// empty host name (the file is named `converted.<pid>`), a 10 KB multi-byte kernel name, an
+/// empty kernel name (skipped: the dispatch is named by id), two dispatches on one stream that
+/// overlap (split so every line nests).
+#[test]
+fn hostile_json_text_is_kept_or_made_safe() {
+    let long: String = "名–é ".repeat(1500); // ~10 KB
+    let doc = serde_json::json!({"rocprofiler-sdk-tool": [{
+        "metadata": {"node": {"hostname": ""}, "pid": 77, "init_time": 1000, "fini_time": 9000},
+        "agents": [{"id": {"handle": 5}, "type": 2, "name": "gfx942", "simd_per_cu": 4,
+                    "wave_front_size": 64, "max_waves_per_cu": 32, "gfx_target_version": 90402}],
+        "strings": {"buffer_records": []},
+        "kernel_symbols": [
+            {"kernel_id": 1, "kernel_name": format!("{long}.kd"), "arch_vgpr_count": 32},
+            {"kernel_id": 2, "kernel_name": ""}
+        ],
+        "buffer_records": {"kernel_dispatch": [
+            {"correlation_id": {"internal": 1}, "start_timestamp": 2000, "end_timestamp": 5000,
+             "stream_id": {"handle": 9},
+             "dispatch_info": {"agent_id": {"handle": 5}, "queue_id": {"handle": 1}, "kernel_id": 1,
+                               "workgroup_size": {"x": 64, "y": 1, "z": 1},
+                               "grid_size": {"x": 64, "y": 1, "z": 1}}},
+            {"correlation_id": {"internal": 2}, "start_timestamp": 3000, "end_timestamp": 6000,
+             "stream_id": {"handle": 9},
+             "dispatch_info": {"agent_id": {"handle": 5}, "queue_id": {"handle": 1}, "kernel_id": 2,
+                               "workgroup_size": {"x": 64, "y": 1, "z": 1},
+                               "grid_size": {"x": 64, "y": 1, "z": 1}}}
+        ]}
+    }]});
+    let tmp = tempfile::tempdir().unwrap();
+    let input = tmp.path().join("hostile.json");
+    std::fs::write(&input, doc.to_string()).unwrap();
+    let (logs, out) = convert(&input, "hostile");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let files = profiles(logs.path(), "hostile");
+    assert!(
+        files[0]
+            .to_string_lossy()
+            .ends_with("converted.77.xplane.pb"),
+        "{files:?}"
+    );
+    let s = read_xspace(&files[0]).unwrap();
+    support::xspace::assert_lines_nest(&s, "hostile");
+    let (by_name, _) = device_counts_by_name(&s);
+    assert_eq!(
+        by_name.get(long.as_str()),
+        Some(&1),
+        "the 10 KB name intact"
+    );
+    assert_eq!(by_name.values().sum::<u64>(), 2);
+    assert_eq!(
+        counters(&s)["kernels_without_symbol"],
+        1,
+        "the empty name: named by id"
     );
 }

@@ -3,8 +3,7 @@
 //! copies, streams, agents, kernel resources and occupancy) exactly as for a live run.
 //!
 //! Inputs: rocprofv3 JSON (`--output-format json`, optionally gzipped) and rocprofv3 CSV
-//! (`*_kernel_trace.csv`, with its sibling `*_hip_api_trace.csv` and `*_memory_copy_trace.csv`
-//! when present). SQLite files are identified: the legacy rocprof v1 `results.db` is refused with
+//! (`*_kernel_trace.csv`, with its sibling `*_hip_api_trace.csv` when present). SQLite files are identified: the legacy rocprof v1 `results.db` is refused with
 //! a message naming it; a rocpd database (rocprofv3's default since ROCm 7.0) is recognised and
 //! not yet read (docs/convert.md says what to do meanwhile).
 
@@ -180,29 +179,19 @@ impl Builder {
     }
 
     pub fn finish(mut self) -> Collected {
-        let first = self
-            .c
+        let c = &self.c;
+        let spans = c
             .kernels
             .iter()
-            .map(|k| k.start_ns)
-            .chain(self.c.api.iter().map(|a| a.start_ns))
-            .chain(self.c.copies.iter().map(|m| m.start_ns))
-            .min()
-            .unwrap_or(0);
-        let last = self
-            .c
-            .kernels
-            .iter()
-            .map(|k| k.end_ns)
-            .chain(self.c.api.iter().map(|a| a.end_ns))
-            .chain(self.c.copies.iter().map(|m| m.end_ns))
-            .max()
-            .unwrap_or(0);
-        if self.c.start_boottime_ns == 0 || self.c.start_boottime_ns > first {
-            self.c.start_boottime_ns = first;
-        }
-        if self.c.stop_boottime_ns < last {
-            self.c.stop_boottime_ns = last;
+            .map(|k| (k.start_ns, k.end_ns))
+            .chain(c.api.iter().map(|a| (a.start_ns, a.end_ns)))
+            .chain(c.copies.iter().map(|m| (m.start_ns, m.end_ns)));
+        // The profile covers every record, even where the metadata's times do not.
+        if let Some((first, last)) = spans.reduce(|(a, b), (s, e)| (a.min(s), b.max(e))) {
+            if self.c.start_boottime_ns == 0 || self.c.start_boottime_ns > first {
+                self.c.start_boottime_ns = first;
+            }
+            self.c.stop_boottime_ns = self.c.stop_boottime_ns.max(last);
         }
         self.c.counters.kernel_records = self.c.kernels.len() as u64;
         self.c.counters.memcpy_records = self.c.copies.len() as u64;

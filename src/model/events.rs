@@ -295,3 +295,11 @@ pub struct Collected {
     pub counters: super::trace::Counters,
     pub warnings: Vec<String>,
 }
+
+impl Collected {
+    /// Whether any runtime record (API call, kernel, copy) was collected: roctx spans alone,
+    /// which the callbacks keep to follow the stacks, are not records.
+    pub fn has_records(&self) -> bool {
+        !(self.api.is_empty() && self.kernels.is_empty() && self.copies.is_empty())
+    }
+}

@@ -138,7 +138,7 @@ impl Session {
     }
 
     /// A HIP_EVENT operation by its runtime name (`…RECORD`, `…WAIT`).
-    fn hip_event_op(&self, op: i32) -> crate::model::events::HipEventOp {
+    pub fn hip_event_op(&self, op: i32) -> crate::model::events::HipEventOp {
         use crate::model::events::HipEventOp;
         let name = self
             .buffer_kinds
@@ -612,11 +612,6 @@ impl Session {
             }
         }
         v
-    }
-
-    /// The HIP event operation of a raw `HIP_EVENT` record.
-    pub fn hip_event_op_of(&self, op: i32) -> crate::model::events::HipEventOp {
-        self.hip_event_op(op)
     }
 }
 

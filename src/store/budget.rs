@@ -56,8 +56,9 @@ pub fn take_dropped_and_reset() -> u64 {
     DROPPED.swap(0, Ordering::Relaxed)
 }
 
-/// Bytes held now (for the debug line and tests).
-pub fn held() -> u64 {
+/// Bytes held now.
+#[cfg(test)]
+fn held() -> u64 {
     HELD.load(Ordering::Relaxed)
 }
 

@@ -1212,10 +1212,15 @@ impl Replay {
                             let op = KERNEL_DISPATCH_COMPLETE;
                             let kind = ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
                             if let Some(buf) = emit::buffer_for(&pc.ctx, &svc, kind, op) {
+                                let with_pipe = state::personality().dispatch_pipe_id();
                                 let rec = rocprofiler_buffer_tracing_kernel_dispatch_record_t {
-                                    size: std::mem::size_of::<
-                                        rocprofiler_buffer_tracing_kernel_dispatch_record_t,
-                                    >() as u64,
+                                    size: if with_pipe {
+                                        DISPATCH_RECORD_WITH_PIPE_ID
+                                    } else {
+                                        std::mem::size_of::<
+                                            rocprofiler_buffer_tracing_kernel_dispatch_record_t,
+                                        >()
+                                    } as u64,
                                     kind,
                                     operation: op as u32,
                                     correlation_id: rocprofiler_async_correlation_id_t {
@@ -1227,12 +1232,10 @@ impl Replay {
                                     end_timestamp: e,
                                     dispatch_info: self.dispatch_info(g),
                                 };
-                                if state::personality().dispatch_pipe_id() {
+                                if with_pipe {
                                     // The newest layout: `int32_t pipe_id` at 184, padded to
                                     // 192. Modelled as the queue's index (the hardware pipe
                                     // the completion came from).
-                                    let mut rec = rec;
-                                    rec.size = DISPATCH_RECORD_WITH_PIPE_ID as u64;
                                     let mut bytes = as_bytes(&rec).to_vec();
                                     bytes.extend_from_slice(
                                         &(self.queue_of(g) as i32).to_ne_bytes(),
