@@ -1,24 +1,36 @@
-//! Generates the XPlane protobuf types from `proto/xplane.proto`.
+//! Generates Rust from our protobuf schemas: the XPlane types (`proto/xplane.proto`) and the
+//! gRPC ProfilerService that xprof's capture client calls (`proto/profiler_service.proto`,
+//! server side only).
 //!
-//! protox parses the schema in pure Rust so no system `protoc` is needed on developer machines
-//! or in CI; prost-build turns the descriptor into Rust code in `OUT_DIR`.
+//! protox parses the schemas in pure Rust so no system `protoc` is needed on developer
+//! machines or in CI; tonic-prost-build (over prost-build) turns the descriptors into Rust code
+//! in `OUT_DIR`.
 
 use std::path::PathBuf;
 
 fn main() {
-    let proto = PathBuf::from("proto/xplane.proto");
-    println!("cargo:rerun-if-changed={}", proto.display());
+    let protos = [
+        PathBuf::from("proto/xplane.proto"),
+        PathBuf::from("proto/profiler_service.proto"),
+    ];
+    for p in &protos {
+        println!("cargo:rerun-if-changed={}", p.display());
+    }
     println!("cargo:rerun-if-changed=build.rs");
 
-    let descriptors = match protox::compile([&proto], ["proto"]) {
+    let descriptors = match protox::compile(&protos, ["proto"]) {
         Ok(d) => d,
-        Err(e) => panic!("parsing {}: {e}", proto.display()),
+        Err(e) => panic!("parsing the schemas in proto/: {e}"),
     };
     let mut config = prost_build::Config::new();
     // BTreeMap keeps metadata maps in id order, so serialized files are byte-for-byte
     // deterministic for the same trace.
     config.btree_map(["."]);
-    if let Err(e) = config.compile_fds(descriptors) {
-        panic!("generating Rust for {}: {e}", proto.display());
+    let generated = tonic_prost_build::configure()
+        .build_client(false)
+        .build_server(true)
+        .compile_fds_with_config(descriptors, config);
+    if let Err(e) = generated {
+        panic!("generating Rust for proto/: {e}");
     }
 }

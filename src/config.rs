@@ -115,9 +115,32 @@ pub struct Config {
     /// `ROCPROF_XPLANE_DURATION`: records only for this long (after the delay); the profile is
     /// written when it ends.
     pub duration_ms: Option<u64>,
+    /// `ROCPROF_XPLANE_SERVER`: where the profiler service listens (`host:port`; a bare port
+    /// means 127.0.0.1). Off unless set.
+    pub server: Option<String>,
+    /// The flight recorder of continuous profiling (`server::ring`).
+    pub ring: RingRule,
+    /// `ROCPROF_XPLANE_CONTINUOUS`: start continuous profiling at start-up (needs `server`).
+    pub continuous: bool,
     /// When true the tool opts out in `rocprofiler_configure`.
     pub disable: bool,
     pub log: LogLevel,
+}
+
+/// How much the flight recorder keeps: the most recent `seconds`, at most `max_bytes`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RingRule {
+    pub keep_ms: u64,
+    pub max_bytes: u64,
+}
+
+impl Default for RingRule {
+    fn default() -> Self {
+        RingRule {
+            keep_ms: 30_000,
+            max_bytes: 256 << 20,
+        }
+    }
 }
 
 /// When to cut capture windows (`window`); any of the three ends the current window.
@@ -268,18 +291,6 @@ impl Config {
             },
         };
 
-        let seconds = get("WINDOW_SECONDS").and_then(|v| match v.trim().parse::<f64>() {
-            Ok(t) if t.is_finite() && (0.05..=1e7).contains(&t) => Some((t * 1e3) as u64),
-            _ => {
-                bad(
-                    "WINDOW_SECONDS",
-                    &v,
-                    "expected seconds, at least 0.05",
-                    "no time windows",
-                );
-                None
-            }
-        });
         let events = get("WINDOW_EVENTS").and_then(|v| match v.trim().parse::<u64>() {
             Ok(n) if n > 0 => Some(n),
             _ => {
@@ -307,23 +318,85 @@ impl Config {
                 }
             }
         });
-        let mut secs = |name: &str| {
+        let mut secs = |name: &str, min: f64, default: &str| {
             get(name).and_then(|v| match v.trim().trim_end_matches('s').parse::<f64>() {
-                Ok(t) if t.is_finite() && (0.0..=1e7).contains(&t) => Some((t * 1e3) as u64),
+                Ok(t) if t.is_finite() && (min..=1e7).contains(&t) => Some((t * 1e3) as u64),
                 _ => {
-                    bad(name, &v, "expected seconds", "none");
+                    let why = if min > 0.0 {
+                        format!("expected seconds, at least {min}")
+                    } else {
+                        "expected seconds".to_string()
+                    };
+                    bad(name, &v, &why, default);
                     None
                 }
             })
         };
-        let start_delay_ms = secs("START_DELAY").filter(|&ms| ms > 0);
-        let duration_ms = secs("DURATION").filter(|&ms| ms > 0);
-        let window =
+        let seconds = secs("WINDOW_SECONDS", 0.05, "no time windows");
+        let mut start_delay_ms = secs("START_DELAY", 0.0, "none").filter(|&ms| ms > 0);
+        let mut duration_ms = secs("DURATION", 0.0, "none").filter(|&ms| ms > 0);
+        let ring_keep_ms = secs("RING_SECONDS", 0.5, "30");
+        let ring_bytes = get("RING_MEMORY").and_then(|v| match parse_size(&v) {
+            Some(n) if n >= 1 << 20 => Some(n as u64),
+            _ => {
+                bad(
+                    "RING_MEMORY",
+                    &v,
+                    "expected bytes with an optional k/m/g suffix, at least 1m",
+                    "256m",
+                );
+                None
+            }
+        });
+        let ring = RingRule {
+            keep_ms: ring_keep_ms.unwrap_or(RingRule::default().keep_ms),
+            max_bytes: ring_bytes.unwrap_or(RingRule::default().max_bytes),
+        };
+        let server = get("SERVER").and_then(|v| match check_server_address(&v) {
+            Ok(a) => Some(a),
+            Err(why) => {
+                bad("SERVER", &v, &why, "no profiler service");
+                None
+            }
+        });
+        let continuous = match get("CONTINUOUS") {
+            None => false,
+            Some(v) => match parse_bool(&v) {
+                Some(b) if b && server.is_none() => {
+                    warnings.push(ConfigWarning(format!(
+                        "{PREFIX}CONTINUOUS needs {PREFIX}SERVER (snapshots are taken through it); continuous profiling is off"
+                    )));
+                    false
+                }
+                Some(b) => b,
+                None => {
+                    bad(
+                        "CONTINUOUS",
+                        &v,
+                        "expected 1/0, true/false, yes/no, on/off",
+                        "0",
+                    );
+                    false
+                }
+            },
+        };
+        let mut window =
             (seconds.is_some() || events.is_some() || signal.is_some()).then_some(WindowRule {
                 period_ms: seconds,
                 events,
                 signal,
             });
+
+        if server.is_some()
+            && (window.is_some() || start_delay_ms.is_some() || duration_ms.is_some())
+        {
+            warnings.push(ConfigWarning(format!(
+                "{PREFIX}SERVER is set: the profiler service decides what is captured, so capture windows, START_DELAY and DURATION are off"
+            )));
+            window = None;
+            start_delay_ms = None;
+            duration_ms = None;
+        }
 
         let cfg = Config {
             output_dir,
@@ -336,6 +409,9 @@ impl Config {
             window,
             start_delay_ms,
             duration_ms,
+            server,
+            ring,
+            continuous,
             disable,
             log,
         };
@@ -381,6 +457,27 @@ pub fn get() -> &'static Config {
 /// (`--run-name`) alike: one directory name, not a path. Other characters are kept here and
 /// made safe for the file system when the directory is named (`xplane::file::run_dir_name`:
 /// `a:b` is written as `a_b`).
+/// `ROCPROF_XPLANE_SERVER`: `port` (127.0.0.1), `host:port` or `[v6]:port`; port 0 lets the
+/// system choose (the bound address is logged). Names are resolved when the service starts.
+pub fn check_server_address(v: &str) -> Result<String, String> {
+    let v = v.trim();
+    if let Ok(port) = v.parse::<u16>() {
+        return Ok(format!("127.0.0.1:{port}"));
+    }
+    let (host, port) = v
+        .rsplit_once(':')
+        .ok_or("expected port, host:port or [v6]:port")?;
+    port.parse::<u16>()
+        .map_err(|_| format!("port {port:?} is not a number below 65536"))?;
+    if host.is_empty() || host.contains('/') {
+        return Err("the host part is empty or holds '/'".into());
+    }
+    if host.contains(':') && !(host.starts_with('[') && host.ends_with(']')) {
+        return Err("an IPv6 address goes in brackets: [::1]:port".into());
+    }
+    Ok(v.to_string())
+}
+
 pub fn check_run_name(v: &str) -> Result<String, &'static str> {
     let v = v.trim();
     if v.is_empty() || v.contains('/') || v == "." || v == ".." {
@@ -557,6 +654,49 @@ mod tests {
             .map(|(k, v)| (format!("{PREFIX}{k}"), v.to_string()))
             .collect();
         Config::parse(|k| map.get(k).cloned(), 1_700_000_000)
+    }
+
+    #[test]
+    fn the_service_address_forms_and_what_it_turns_off() {
+        let server = |v: &str| parse(&[("SERVER", v)]).0.server;
+        assert_eq!(server("6009").as_deref(), Some("127.0.0.1:6009"));
+        assert_eq!(server("0.0.0.0:6009").as_deref(), Some("0.0.0.0:6009"));
+        assert_eq!(server("localhost:1").as_deref(), Some("localhost:1"));
+        assert_eq!(server("[::1]:6009").as_deref(), Some("[::1]:6009"));
+        for bad in ["::1:6009", "host:port", ":6009", "a/b:1", "70000", "x"] {
+            let (c, w) = parse(&[("SERVER", bad)]);
+            assert_eq!(c.server, None, "{bad}");
+            assert!(w[0].0.contains("SERVER"), "{bad}: {w:?}");
+        }
+        let (c, w) = parse(&[
+            ("SERVER", "7000"),
+            ("WINDOW_SECONDS", "5"),
+            ("DURATION", "3"),
+        ]);
+        assert!(c.window.is_none() && c.duration_ms.is_none(), "{c:?}");
+        assert!(w.iter().any(|w| w.0.contains("service decides")), "{w:?}");
+
+        let (c, w) = parse(&[("CONTINUOUS", "1")]);
+        assert!(!c.continuous, "needs the service");
+        assert!(w[0].0.contains("needs ROCPROF_XPLANE_SERVER"), "{w:?}");
+        let (c, w) = parse(&[
+            ("SERVER", "7000"),
+            ("CONTINUOUS", "yes"),
+            ("RING_SECONDS", "2.5"),
+            ("RING_MEMORY", "64m"),
+        ]);
+        assert!(w.is_empty(), "{w:?}");
+        assert!(c.continuous);
+        assert_eq!(
+            c.ring,
+            RingRule {
+                keep_ms: 2500,
+                max_bytes: 64 << 20
+            }
+        );
+        let (c, w) = parse(&[("RING_SECONDS", "0.1"), ("RING_MEMORY", "10k")]);
+        assert_eq!(c.ring, RingRule::default());
+        assert_eq!(w.len(), 2, "{w:?}");
     }
 
     #[test]

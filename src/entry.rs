@@ -147,10 +147,14 @@ unsafe extern "C" fn tool_initialize(
         };
         let cfg = config::get();
         crate::store::budget::set_limit(cfg.max_memory);
+        // A delayed capture, or the profiler service (which records only when asked), starts
+        // with our buffers stopped.
+        let deferred = cfg.start_delay_ms.is_some() || cfg.server.is_some();
         match Session::create(c.abi, &c.runtime_version, cfg) {
-            Ok(s) => match session::publish_and_start(s, cfg.start_delay_ms.is_some()) {
+            Ok(s) => match session::publish_and_start(s, deferred) {
                 Ok(s) => {
                     crate::window::start(s, cfg);
+                    crate::server::start(s, cfg);
                     log_info!(
                         "tracing {}: {} agents, buffers of {} bytes",
                         cfg.domains,
@@ -189,7 +193,8 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
             log_debug!("finalize: start, memory {}", process_memory());
         }
         let t0 = std::time::Instant::now();
-        // A cut in progress completes first; what follows it is the last window.
+        // A cut or capture in progress completes first; what follows it is the last window.
+        crate::server::stop(s);
         crate::window::stop();
         let collected = s.finish();
         if crate::window::skip_final(&collected) {

@@ -133,12 +133,19 @@ pub fn paused() -> bool {
     PAUSED.load(Ordering::Relaxed)
 }
 
+/// Pauses or resumes capture (the profiler service's windows, `server::capture`).
+pub fn set_paused(paused: bool) {
+    PAUSED.store(paused, Ordering::Relaxed);
+}
+
 /// Whether finalize should write nothing: the bounded capture (`DURATION`) already ended and
 /// was written (records still in flight at its end are not a profile of their own), or windows
 /// are on and no record came after the last one (roctx spans alone, which the callbacks keep to
-/// follow the stacks, do not make a profile).
+/// follow the stacks, do not make a profile), or the profiler service is on (its clients get
+/// the profiles they ask for; nothing is written at exit).
 pub fn skip_final(c: &crate::model::events::Collected) -> bool {
-    if ENDED.load(Ordering::Relaxed) {
+    // With the profiler service on, profiles go to the clients that ask for them.
+    if ENDED.load(Ordering::Relaxed) || crate::config::get().server.is_some() {
         return true;
     }
     ACTIVE.load(Ordering::Relaxed) && !c.has_records()

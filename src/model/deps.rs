@@ -51,6 +51,16 @@ impl ProducerMap {
         }
     }
 
+    /// Adds every record of `other` (a later capture segment), keeping each vector sorted.
+    pub fn absorb(&self, other: &ProducerMap) {
+        for e in other.records.iter() {
+            let (_, event) = *e.key();
+            for p in e.value() {
+                self.record(event, *p);
+            }
+        }
+    }
+
     /// The latest record of `event` with a correlation id strictly below `wait_correlation_id`
     /// (upper bound, then one back), over every device.
     pub fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {

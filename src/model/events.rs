@@ -302,4 +302,91 @@ impl Collected {
     pub fn has_records(&self) -> bool {
         !(self.api.is_empty() && self.kernels.is_empty() && self.copies.is_empty())
     }
+
+    /// Records held (runtime records and roctx spans), for the flight recorder's accounting.
+    pub fn record_count(&self) -> u64 {
+        (self.api.len() + self.kernels.len() + self.copies.len() + self.markers.len()) as u64
+    }
+
+    /// An estimate of the heap this collection holds: the per-event vectors (the maps it shares
+    /// with every other window, symbols and names, are not counted).
+    pub fn approx_bytes(&self) -> u64 {
+        use std::mem::size_of_val;
+        (size_of_val(self.api.as_slice())
+            + size_of_val(self.kernels.as_slice())
+            + size_of_val(self.copies.as_slice())
+            + size_of_val(self.markers.as_slice())
+            + size_of_val(self.annotations.as_slice())
+            + size_of_val(self.calls.as_slice())
+            + size_of_val(self.syncs.as_slice())
+            + size_of_val(self.hip_events.as_slice())) as u64
+    }
+
+    /// Appends `later`, the next cut of the same process, so that one join sees both (a launch
+    /// in one cut and its kernel in the next still meet). A roctx range open at the cut between
+    /// them appears in both, shown up to the cut in the first: the later copy wins.
+    pub fn absorb(&mut self, later: Collected) {
+        let Collected {
+            hostname: _,
+            pid: _,
+            sdk_version: _,
+            start_boottime_ns,
+            stop_boottime_ns,
+            start_walltime_ns,
+            stop_walltime_ns,
+            agents,
+            api,
+            kernels,
+            copies,
+            markers,
+            annotations,
+            calls,
+            syncs,
+            stream_creations,
+            hip_events,
+            producers,
+            symbols,
+            op_names,
+            thread_names,
+            counters,
+            warnings,
+        } = later;
+        self.start_boottime_ns = self.start_boottime_ns.min(start_boottime_ns);
+        self.start_walltime_ns = self.start_walltime_ns.min(start_walltime_ns);
+        self.stop_boottime_ns = self.stop_boottime_ns.max(stop_boottime_ns);
+        self.stop_walltime_ns = self.stop_walltime_ns.max(stop_walltime_ns);
+        if self.agents.is_empty() {
+            self.agents = agents;
+        }
+        self.api.extend(api);
+        self.kernels.extend(kernels);
+        self.copies.extend(copies);
+        let reopened: std::collections::HashSet<(u64, u64)> = markers
+            .iter()
+            .map(|m| (m.thread_id, m.open_correlation_id))
+            .collect();
+        self.markers.retain(|m| {
+            !(m.open_at_end && reopened.contains(&(m.thread_id, m.open_correlation_id)))
+        });
+        self.markers.extend(markers);
+        self.annotations.extend(annotations);
+        self.calls.extend(calls);
+        self.syncs.extend(syncs);
+        for sc in stream_creations {
+            if !self.stream_creations.contains(&sc) {
+                self.stream_creations.push(sc);
+            }
+        }
+        self.hip_events.extend(hip_events);
+        self.producers.absorb(&producers);
+        self.symbols.extend(symbols);
+        self.op_names.extend(op_names);
+        self.thread_names.extend(thread_names);
+        self.counters += &counters;
+        for w in warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+    }
 }

@@ -236,6 +236,46 @@ pub struct Counters {
     pub memory_limit_dropped: u64,
 }
 
+impl std::ops::AddAssign<&Counters> for Counters {
+    /// Sums two accountings (a store's into a window's, segments of the flight recorder).
+    fn add_assign(&mut self, o: &Counters) {
+        let Counters {
+            api_records,
+            kernel_records,
+            memcpy_records,
+            marker_records,
+            unknown_kind_records,
+            bad_size_records,
+            runtime_dropped,
+            activities_without_api,
+            launches_without_activity,
+            kernels_without_symbol,
+            bad_timestamp_records,
+            waits_resolved,
+            waits_unresolved,
+            stream_overlap_events,
+            hip_event_records,
+            memory_limit_dropped,
+        } = o;
+        self.api_records += api_records;
+        self.kernel_records += kernel_records;
+        self.memcpy_records += memcpy_records;
+        self.marker_records += marker_records;
+        self.unknown_kind_records += unknown_kind_records;
+        self.bad_size_records += bad_size_records;
+        self.runtime_dropped += runtime_dropped;
+        self.activities_without_api += activities_without_api;
+        self.launches_without_activity += launches_without_activity;
+        self.kernels_without_symbol += kernels_without_symbol;
+        self.bad_timestamp_records += bad_timestamp_records;
+        self.waits_resolved += waits_resolved;
+        self.waits_unresolved += waits_unresolved;
+        self.stream_overlap_events += stream_overlap_events;
+        self.hip_event_records += hip_event_records;
+        self.memory_limit_dropped += memory_limit_dropped;
+    }
+}
+
 /// A synchronization call's arguments as written on its host event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncCall {

@@ -25,15 +25,8 @@ impl EventStore {
             + self.hip_events.len() * size_of::<HipEventRecord>()) as u64
     }
 
-    /// Adds this store's counters into `c`.
+    /// Adds this store's counters into `c` (only the record/skip/drop fields are non-zero).
     pub fn add_counters_to(&self, c: &mut Counters) {
-        c.api_records += self.counters.api_records;
-        c.kernel_records += self.counters.kernel_records;
-        c.memcpy_records += self.counters.memcpy_records;
-        c.hip_event_records += self.counters.hip_event_records;
-        c.marker_records += self.counters.marker_records;
-        c.unknown_kind_records += self.counters.unknown_kind_records;
-        c.bad_size_records += self.counters.bad_size_records;
-        c.runtime_dropped += self.counters.runtime_dropped;
+        *c += &self.counters;
     }
 }

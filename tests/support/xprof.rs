@@ -124,7 +124,10 @@ fn run(cmd: &mut Command, what: &str) {
 /// conversion runs in a child process with a timeout, so a crash or hang in xprof's C++ fails
 /// the test instead of taking it down or stalling it.
 pub fn summary(file: &Path, host: &str) -> Value {
-    run_script(&[file.as_os_str(), "--host".as_ref(), host.as_ref()])
+    run_script(
+        SUMMARY,
+        &[file.as_os_str(), "--host".as_ref(), host.as_ref()],
+    )
 }
 
 /// `xprof_summary.py --multi`: every file copied into one run directory, as the processes of one
@@ -132,22 +135,28 @@ pub fn summary(file: &Path, host: &str) -> Value {
 pub fn summary_multi(files: &[PathBuf]) -> Value {
     let mut args: Vec<&std::ffi::OsStr> = vec!["--multi".as_ref()];
     args.extend(files.iter().map(|f| f.as_os_str()));
-    run_script(&args)
+    run_script(SUMMARY, &args)
 }
 
-fn run_script(args: &[&std::ffi::OsStr]) -> Value {
+const SUMMARY: &str = "xprof_summary.py";
+
+/// Runs `tests/xprof/capture_client.py` (xprof's own capture client library: `trace`, the
+/// continuous-profiling calls, `monitor`) and returns its JSON line (`ok`, `error`, `seconds`).
+pub fn capture_client(args: &[&str]) -> Value {
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    run_script("capture_client.py", &args)
+}
+
+fn run_script(name: &str, args: &[&std::ffi::OsStr]) -> Value {
     let py = python();
-    let script = workspace()
-        .join("tests")
-        .join("xprof")
-        .join("xprof_summary.py");
+    let script = workspace().join("tests").join("xprof").join(name);
     let mut child = Command::new(py)
         .arg(&script)
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("start xprof_summary.py");
+        .unwrap_or_else(|e| panic!("start {name}: {e}"));
     let mut stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || {
@@ -168,18 +177,20 @@ fn run_script(args: &[&std::ffi::OsStr]) -> Value {
         if Instant::now() > deadline {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("xprof_summary.py timed out on {args:?}");
+            panic!("{name} timed out on {args:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
     let out = out_reader.join().unwrap();
     let err = err_reader.join().unwrap();
-    assert!(
-        status.success(),
-        "xprof_summary.py failed ({status}):\n{err}"
-    );
-    serde_json::from_str(&out)
-        .unwrap_or_else(|e| panic!("bad JSON from xprof_summary.py: {e}\n{out}\n{err}"))
+    assert!(status.success(), "{name} failed ({status}):\n{err}");
+    // xprof's C++ client prints its own lines on stdout too: the answer is the last JSON line.
+    let line = out
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or(&out);
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("bad JSON from {name}: {e}\n{out}\n{err}"))
 }
 
 /// A `kernel_stats` table's `occurrences`: kernel name → dispatches xprof counted.

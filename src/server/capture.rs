@@ -1,0 +1,274 @@
+//! On-demand captures for the profiler service: one capture window at a time (like the
+//! reference server's process-wide profiler lock), opened and closed on the service's own
+//! threads, answered as an in-memory XSpace (the client writes the file on its own disk).
+//!
+//! While no capture runs the tool is paused exactly as before a `START_DELAY`: our buffer
+//! context is stopped (the runtime records nothing for us) and the callbacks only keep their
+//! per-thread state (roctx stacks, streams), so an idle service costs the program almost
+//! nothing.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::collect::{collect, Cut};
+use crate::model::events::Collected;
+use crate::model::join::join;
+use crate::sdk::session::Session;
+use crate::xplane::proto::XSpace;
+use crate::{log_debug, log_info};
+
+/// How often a waiting capture looks at its clock and its cancel flags.
+const POLL: Duration = Duration::from_millis(5);
+/// A start time further ahead than this is refused (a client clock far off, not a plan).
+const MAX_START_AHEAD: Duration = Duration::from_secs(600);
+/// The longest capture one request may ask for.
+pub const MAX_DURATION: Duration = Duration::from_secs(3600);
+
+/// What one `Profile` asks for, already validated.
+#[derive(Debug, Clone)]
+pub struct CaptureRequest {
+    /// UNIX ns on the client's clock; 0 = now.
+    pub start_unix_ns: u64,
+    pub duration: Duration,
+    /// The client's run directory name (a `Terminate` names it).
+    pub session_id: String,
+    /// The file's host part on the client's side (`<addr with ':' → '_'>`): `XSpace.hostnames`
+    /// must be a substring of it.
+    pub file_host: String,
+    /// `device_tracer_level` > 0: kernels and copies.
+    pub device: bool,
+    /// `host_tracer_level` > 0: HIP API calls and roctx markers.
+    pub host: bool,
+}
+
+/// Why a capture gave no profile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CaptureError {
+    /// Another capture or a continuous session owns the tool.
+    Busy(&'static str),
+    /// The process is finalizing.
+    ShuttingDown,
+    /// The start time lies too far ahead.
+    StartTooFar(Duration),
+    /// The tool is not tracing in this process (configure or initialize declined).
+    NoSession,
+    /// Ended by the client (gone, or `Terminate`) before it started.
+    Cancelled,
+}
+
+impl std::fmt::Display for CaptureError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CaptureError::Busy(what) => write!(f, "{what} is already running"),
+            CaptureError::ShuttingDown => f.write_str("the process is shutting down"),
+            CaptureError::StartTooFar(d) => write!(
+                f,
+                "the requested start time is {:.0} s ahead (more than {} s); check the clocks",
+                d.as_secs_f64(),
+                MAX_START_AHEAD.as_secs()
+            ),
+            CaptureError::NoSession => f.write_str("rocprof-xplane is not tracing this process"),
+            CaptureError::Cancelled => f.write_str("ended before it started"),
+        }
+    }
+}
+
+/// Who owns the tool's capture state.
+#[derive(Debug, Clone, Default)]
+pub enum Owner {
+    #[default]
+    Idle,
+    /// A `Profile` window; its flag ends it early (`Terminate`).
+    Window {
+        session_id: String,
+        terminate: Arc<AtomicBool>,
+    },
+    /// A continuous (flight-recorder) session.
+    Continuous,
+}
+
+static OWNER: Mutex<Owner> = Mutex::new(Owner::Idle);
+static IDLE: Condvar = Condvar::new();
+/// Set at finalize: captures end at once, new ones are refused.
+static SHUTDOWN: AtomicBool = AtomicBool::new(false);
+
+fn owner() -> std::sync::MutexGuard<'static, Owner> {
+    crate::store::sinks::lock(&OWNER)
+}
+
+/// Takes the tool for `next`, or says who has it.
+pub fn acquire(next: Owner) -> Result<(), CaptureError> {
+    if SHUTDOWN.load(Ordering::Relaxed) {
+        return Err(CaptureError::ShuttingDown);
+    }
+    let mut o = owner();
+    match &*o {
+        Owner::Idle => {
+            *o = next;
+            Ok(())
+        }
+        Owner::Window { .. } => Err(CaptureError::Busy("a capture")),
+        Owner::Continuous => Err(CaptureError::Busy("a continuous profiling session")),
+    }
+}
+
+/// Gives the tool back.
+pub fn release() {
+    *owner() = Owner::Idle;
+    IDLE.notify_all();
+}
+
+/// Whether a continuous session owns the tool.
+pub fn continuous_running() -> bool {
+    matches!(*owner(), Owner::Continuous)
+}
+
+/// `Terminate`: ends the running capture of `session_id` (any capture when empty) early.
+/// Returns whether one was running.
+pub fn terminate(session_id: &str) -> bool {
+    match &*owner() {
+        Owner::Window {
+            session_id: s,
+            terminate,
+        } if session_id.is_empty() || s == session_id => {
+            terminate.store(true, Ordering::Relaxed);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Finalize: ends whatever runs and waits (bounded) until it has let go, so the final drain
+/// never races a capture's drain.
+pub fn shut_down(wait: Duration) {
+    SHUTDOWN.store(true, Ordering::Relaxed);
+    let deadline = Instant::now() + wait;
+    let mut o = owner();
+    while !matches!(*o, Owner::Idle) {
+        if let Owner::Window { terminate, .. } = &*o {
+            terminate.store(true, Ordering::Relaxed);
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            crate::log_warn!("a capture still runs at exit; not waited for");
+            return;
+        }
+        o = IDLE
+            .wait_timeout(o, left.min(Duration::from_millis(50)))
+            .map(|(g, _)| g)
+            .unwrap_or_else(|e| e.into_inner().0);
+    }
+}
+
+pub fn shutting_down() -> bool {
+    SHUTDOWN.load(Ordering::Relaxed)
+}
+
+fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Sleeps until `until` (or at once when it has passed); false when `stop` said stop first.
+fn sleep_until(until: Instant, stop: &dyn Fn() -> bool) -> bool {
+    loop {
+        if stop() {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= until {
+            return true;
+        }
+        std::thread::sleep((until - now).min(POLL));
+    }
+}
+
+/// Drops what the callbacks kept while paused and starts recording: the next `cut` holds
+/// exactly what happened from here on.
+pub fn begin(s: &Session) {
+    let _ = collect(s, s.flush_all(), Cut::Window);
+    s.start_buffers();
+    crate::window::set_paused(false);
+}
+
+/// Stops recording and returns everything recorded since `begin` (or the last cut).
+pub fn end(s: &Session) -> Collected {
+    crate::window::set_paused(true);
+    s.stop_buffers();
+    collect(s, s.flush_all(), Cut::Window)
+}
+
+/// Everything recorded since the last cut, recording going on.
+pub fn cut(s: &Session) -> Collected {
+    collect(s, s.flush_all(), Cut::Window)
+}
+
+/// Joins `c` and builds its XSpace for a client that names the file `<file_host>.xplane.pb`;
+/// `None` when nothing was recorded (the protocol's "empty trace").
+pub fn profile_of(c: Collected, file_host: &str) -> Option<XSpace> {
+    if !c.has_records() && c.markers.is_empty() {
+        return None;
+    }
+    let trace = join(c);
+    let mut space = crate::xplane::build_xspace(&trace);
+    // xprof needs `hostnames[0]` to be a substring of the file's host name, which the client
+    // picks (its address with ':' → '_').
+    space.hostnames = vec![file_host.to_string()];
+    Some(space)
+}
+
+/// One capture window: waits for the start time, records for the duration (or until
+/// `cancelled`, a `Terminate` or finalize), and returns the profile (`None`: nothing happened).
+/// Runs on a service thread; the caller must have acquired the tool as `Owner::Window` with
+/// `terminate`.
+pub fn run_window(
+    s: &Session,
+    req: &CaptureRequest,
+    terminate: &AtomicBool,
+    cancelled: &AtomicBool,
+) -> Result<Option<XSpace>, CaptureError> {
+    let stop = || {
+        terminate.load(Ordering::Relaxed)
+            || cancelled.load(Ordering::Relaxed)
+            || SHUTDOWN.load(Ordering::Relaxed)
+    };
+    let now_ns = unix_now_ns();
+    if req.start_unix_ns > now_ns {
+        let ahead = Duration::from_nanos(req.start_unix_ns - now_ns);
+        if ahead > MAX_START_AHEAD {
+            return Err(CaptureError::StartTooFar(ahead));
+        }
+        log_debug!("capture {}: starting in {ahead:?}", req.session_id);
+        if !sleep_until(Instant::now() + ahead, &stop) {
+            return Err(if SHUTDOWN.load(Ordering::Relaxed) {
+                CaptureError::ShuttingDown
+            } else {
+                CaptureError::Cancelled
+            });
+        }
+    }
+    begin(s);
+    let t0 = Instant::now();
+    sleep_until(t0 + req.duration, &stop);
+    let mut c = end(s);
+    log_info!(
+        "capture {}: {:.0} ms, {} kernels, {} copies, {} API calls",
+        req.session_id,
+        t0.elapsed().as_secs_f64() * 1e3,
+        c.kernels.len(),
+        c.copies.len(),
+        c.api.len()
+    );
+    if !req.device {
+        c.kernels.clear();
+        c.copies.clear();
+        c.hip_events.clear();
+    }
+    if !req.host {
+        c.api.clear();
+        c.markers.clear();
+    }
+    Ok(profile_of(c, &req.file_host))
+}

@@ -1,0 +1,161 @@
+//! The opt-in profiler service (`ROCPROF_XPLANE_SERVER=host:port`): the gRPC ProfilerService
+//! that xprof's "Capture Profile", `trace()`, continuous profiling and snapshots call, so a
+//! running job can be profiled on demand without a restart.
+//!
+//! Off unless the variable is set: then, and only then, one thread of ours runs a
+//! current-thread tokio runtime with the tonic server (captures run on tokio's blocking pool,
+//! also our threads). The profile travels back in the reply and the *client* writes it on its
+//! own disk; this process never writes a path a client chose. An unusable address is reported
+//! once and the program goes on untraced. Protocol facts: `shared/reference/
+//! xprof-capture-protocol.md`; what we answer: docs/capture.md.
+
+pub mod capture;
+pub mod proto;
+pub mod ring;
+mod service;
+
+pub use service::file_host;
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::config::Config;
+use crate::sdk::session::Session;
+use crate::{log_error, log_info};
+
+struct Running {
+    shutdown: tokio::sync::oneshot::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
+
+/// Names of the service thread and of its capture threads (Linux keeps 15 bytes of a thread
+/// name; tests look for them).
+pub const THREAD_NAME: &str = "rocprof-xp-srv";
+
+/// Starts the service when `ROCPROF_XPLANE_SERVER` is set; does nothing otherwise. Capture is
+/// paused from here on until a client asks for a window (or continuous profiling runs).
+pub fn start(s: &'static Session, cfg: &'static Config) {
+    let Some(addr) = cfg.server.clone() else {
+        return;
+    };
+    crate::window::set_paused(true);
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let spawned = std::thread::Builder::new()
+        .name(THREAD_NAME.into())
+        .spawn(move || serve(s, cfg, &addr, rx));
+    match spawned {
+        Ok(thread) => {
+            *crate::store::sinks::lock(&RUNNING) = Some(Running {
+                shutdown: tx,
+                thread,
+            })
+        }
+        Err(e) => log_error!("cannot start the profiler service thread: {e}; not serving"),
+    }
+}
+
+fn resolve(addr: &str) -> Result<SocketAddr, String> {
+    addr.to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {addr}: {e}"))?
+        .next()
+        .ok_or_else(|| format!("{addr} resolves to no address"))
+}
+
+/// The service thread: binds, serves until finalize, reports a failure once.
+fn serve(
+    s: &'static Session,
+    cfg: &'static Config,
+    addr: &str,
+    shutdown: tokio::sync::oneshot::Receiver<()>,
+) {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .enable_time()
+        .thread_name("rocprof-xp-cap")
+        // Captures wait for their window on the blocking pool; a handful at most.
+        .max_blocking_threads(4)
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            log_error!("profiler service: cannot create its runtime: {e}; not serving");
+            return;
+        }
+    };
+    rt.block_on(async move {
+        let sock = match resolve(addr) {
+            Ok(a) => a,
+            Err(e) => {
+                log_error!("ROCPROF_XPLANE_SERVER: {e}; not serving (the program runs on)");
+                return;
+            }
+        };
+        let incoming = match tonic::transport::server::TcpIncoming::bind(sock) {
+            Ok(i) => i,
+            Err(e) => {
+                log_error!(
+                    "ROCPROF_XPLANE_SERVER: cannot listen on {sock}: {e}; not serving (the program runs on)"
+                );
+                return;
+            }
+        };
+        let bound = incoming.local_addr().map_or(sock, |a| a);
+        if cfg.log > crate::config::LogLevel::Off {
+            crate::log::stderr_line(format_args!(
+                "rocprof-xplane: profiler service on {bound} (pid {}): capture with xprof's Capture Profile at {bound}",
+                std::process::id()
+            ));
+        }
+        if cfg.continuous {
+            if let Err(e) = start_continuous_from_env(s, cfg) {
+                log_error!("ROCPROF_XPLANE_CONTINUOUS: {e}");
+            }
+        }
+        let svc = proto::profiler_service_server::ProfilerServiceServer::new(service::Service {
+            session: s,
+            cfg,
+        })
+        // A profile can be large; the client accepts up to 2 GiB.
+        .max_encoding_message_size(usize::MAX);
+        let served = tonic::transport::Server::builder()
+            .add_service(svc)
+            .serve_with_incoming_shutdown(incoming, async {
+                let _ = shutdown.await;
+            })
+            .await;
+        if let Err(e) = served {
+            log_error!("profiler service stopped: {e}");
+        }
+    });
+    log_info!("profiler service stopped");
+}
+
+fn start_continuous_from_env(s: &'static Session, cfg: &'static Config) -> Result<(), String> {
+    capture::acquire(capture::Owner::Continuous).map_err(|e| e.to_string())?;
+    ring::start(s, cfg.ring).inspect_err(|_| capture::release())
+}
+
+/// Finalize: ends a running capture or continuous session, stops the server and joins its
+/// thread (each bounded, so exit is never held up for long).
+pub fn stop(s: &Session) {
+    let running = crate::store::sinks::lock(&RUNNING).take();
+    let Some(running) = running else { return };
+    if capture::continuous_running() {
+        ring::stop(s);
+        capture::release();
+    }
+    capture::shut_down(Duration::from_secs(5));
+    let _ = running.shutdown.send(());
+    // Graceful shutdown waits for open connections; a client that keeps its connection open
+    // must not hold the program's exit: wait a little, then leave the thread to the exit.
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while !running.thread.is_finished() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    if running.thread.is_finished() {
+        let _ = running.thread.join();
+    }
+}
