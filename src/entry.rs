@@ -61,6 +61,29 @@ static RESULT: ConfigureResult = ConfigureResult(sys::rocprofiler_tool_configure
     tool_data: std::ptr::null_mut(),
 });
 
+/// The attach result handed to the runtime (copied by it).
+struct AttachResult(sys::rocprofiler_tool_configure_attach_result_t);
+// SAFETY: function pointers and a null `tool_data`; never mutated.
+unsafe impl Sync for AttachResult {}
+
+static ATTACH_RESULT: AttachResult =
+    AttachResult(sys::rocprofiler_tool_configure_attach_result_t {
+        size: std::mem::size_of::<sys::rocprofiler_tool_configure_attach_result_t>(),
+        tool_attach: Some(tool_attach),
+        tool_detach: Some(tool_detach),
+        tool_data: std::ptr::null_mut(),
+    });
+
+/// Body of the exported `rocprofiler_configure_attach`: the SDK calls it right after a
+/// non-NULL `rocprofiler_configure` (same arguments) and uses the result only when the tool
+/// is attached to a running process. Declined when our configure declined.
+pub fn configure_attach() -> *mut sys::rocprofiler_tool_configure_attach_result_t {
+    if CONFIGURED.get().is_none() {
+        return std::ptr::null_mut();
+    }
+    &ATTACH_RESULT.0 as *const sys::rocprofiler_tool_configure_attach_result_t as *mut _
+}
+
 /// Body of the exported `rocprofiler_configure`.
 ///
 /// # Safety
@@ -176,6 +199,42 @@ unsafe extern "C" fn tool_initialize(
     })
 }
 
+unsafe extern "C" fn tool_attach(
+    _detach: sys::rocprofiler_client_detach_t,
+    context_ids: *mut sys::rocprofiler_context_id_t,
+    count: u64,
+    _tool_data: *mut c_void,
+) -> c_int {
+    ffi_guard("tool_attach", -1, || {
+        if in_forked_child() || FINALIZED.load(Ordering::SeqCst) {
+            return -1;
+        }
+        let Some(s) = session::get() else {
+            log_error!("attach before initialize; not tracing");
+            return -1;
+        };
+        let contexts = if context_ids.is_null() || count == 0 {
+            &[][..]
+        } else {
+            // SAFETY: the SDK passes an array of `count` context ids, alive for this call.
+            unsafe { std::slice::from_raw_parts(context_ids, count as usize) }
+        };
+        crate::attach::on_attach(s, contexts);
+        0
+    })
+}
+
+unsafe extern "C" fn tool_detach(_tool_data: *mut c_void) {
+    ffi_guard("tool_detach", (), || {
+        if in_forked_child() || FINALIZED.load(Ordering::SeqCst) {
+            return;
+        }
+        if let Some(s) = session::get() {
+            crate::attach::on_detach(s, config::get());
+        }
+    })
+}
+
 unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
     ffi_guard("finalize", (), || {
         if FINALIZED.swap(true, Ordering::SeqCst) {
@@ -273,5 +332,8 @@ mod tests {
         assert_eq!(r.size, 32);
         assert!(r.initialize.is_some() && r.finalize.is_some());
         assert!(r.tool_data.is_null());
+        let a = &ATTACH_RESULT.0;
+        assert_eq!(a.size, 32);
+        assert!(a.tool_attach.is_some() && a.tool_detach.is_some());
     }
 }

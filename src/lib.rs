@@ -1,7 +1,7 @@
 //! rocprof-xplane: a rocprofiler-sdk tool library that writes XPlane protobufs for xprof.
 //!
-//! The only symbol exported to C is `rocprofiler_configure` (below; the lifecycle lives in
-//! `entry`). Data flows one way:
+//! The symbols exported to C are `rocprofiler_configure` and `rocprofiler_configure_attach`
+//! (below; the lifecycle lives in `entry`, attach sessions in `attach`). Data flows one way:
 //! runtime records → decode → stores → model (join/resolve) → xplane → file.
 
 pub mod cli;
@@ -10,6 +10,7 @@ pub mod convert;
 pub mod model;
 pub mod xplane;
 
+pub mod attach;
 pub mod capture;
 pub mod config;
 pub mod decode;
@@ -42,4 +43,24 @@ pub unsafe extern "C" fn rocprofiler_configure(
         // SAFETY: forwarded unchanged from the runtime, which upholds the contract above.
         unsafe { entry::configure(version, runtime_version, priority, client_id) }
     })
+}
+
+/// Entry point the runtime looks up beside `rocprofiler_configure` to support attaching the
+/// tool to a running process (SDK 1.2.0+; older runtimes never look for it).
+///
+/// # Safety
+/// Called by the runtime right after `rocprofiler_configure`, with the same arguments; they
+/// are not read.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_configure_attach(
+    _version: u32,
+    _runtime_version: *const std::ffi::c_char,
+    _priority: u32,
+    _client_id: *mut std::ffi::c_void,
+) -> *mut rocprofiler_sdk_sys::rocprofiler_tool_configure_attach_result_t {
+    guard::ffi_guard(
+        "rocprofiler_configure_attach",
+        std::ptr::null_mut(),
+        entry::configure_attach,
+    )
 }

@@ -148,6 +148,10 @@ pub fn skip_final(c: &crate::model::events::Collected) -> bool {
     if ENDED.load(Ordering::Relaxed) || crate::config::get().server.is_some() {
         return true;
     }
+    // Attached: each detach wrote its session; only records after the last one would count.
+    if crate::attach::used() && !c.has_records() {
+        return true;
+    }
     ACTIVE.load(Ordering::Relaxed) && !c.has_records()
 }
 

@@ -1040,6 +1040,30 @@ typedef rocprofiler_tool_configure_result_t* (*rocprofiler_configure_v1_fn)(
 typedef rocprofiler_tool_configure_result_t* (*rocprofiler_configure_any_fn)(
     uint32_t version, const char* runtime_version, uint32_t priority, void* client_id);
 
+/* Process attachment (experimental in the SDK, 1.2.0+; `experimental/registration.h`): a tool
+ * that also exports `rocprofiler_configure_attach` can be loaded into a running process
+ * (started with ROCP_TOOL_ATTACH=1) and detached again. The SDK calls it right after a non-NULL
+ * `rocprofiler_configure` with the same arguments and copies the result. `tool_attach` gets a
+ * NULL `detach_func` and every context the client created (the SDK starts none of them; its
+ * return value is ignored); `tool_detach` runs at every detach after the SDK stopped those
+ * contexts, and the SDK flushes no buffer. Only 1.x client ids exist there. */
+typedef void (*rocprofiler_client_detach_t)(rocprofiler_client_id_v1_t client_id);
+typedef int (*rocprofiler_tool_attach_t)(rocprofiler_client_detach_t detach_func,
+                                         rocprofiler_context_id_t* context_ids,
+                                         uint64_t context_ids_length, void* tool_data);
+typedef void (*rocprofiler_tool_detach_t)(void* tool_data);
+
+typedef struct rocprofiler_tool_configure_attach_result_t { /* 32 */
+    size_t size; /* the tool sets sizeof(rocprofiler_tool_configure_attach_result_t) */
+    rocprofiler_tool_attach_t tool_attach;
+    rocprofiler_tool_detach_t tool_detach;
+    void* tool_data;
+} rocprofiler_tool_configure_attach_result_t;
+
+typedef rocprofiler_tool_configure_attach_result_t* (*rocprofiler_configure_attach_fn)(
+    uint32_t version, const char* runtime_version, uint32_t priority,
+    rocprofiler_client_id_v1_t* client_id);
+
 /* ------------------------------------------------------------------------- */
 /* Callback types                                                             */
 /* ------------------------------------------------------------------------- */

@@ -4652,6 +4652,70 @@ pub type rocprofiler_configure_any_fn = ::core::option::Option<
         client_id: *mut ::core::ffi::c_void,
     ) -> *mut rocprofiler_tool_configure_result_t,
 >;
+pub type rocprofiler_client_detach_t = ::core::option::Option<
+    unsafe extern "C" fn(client_id: rocprofiler_client_id_v1_t),
+>;
+pub type rocprofiler_tool_attach_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        detach_func: rocprofiler_client_detach_t,
+        context_ids: *mut rocprofiler_context_id_t,
+        context_ids_length: u64,
+        tool_data: *mut ::core::ffi::c_void,
+    ) -> ::core::ffi::c_int,
+>;
+pub type rocprofiler_tool_detach_t = ::core::option::Option<
+    unsafe extern "C" fn(tool_data: *mut ::core::ffi::c_void),
+>;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_tool_configure_attach_result_t {
+    pub size: usize,
+    pub tool_attach: rocprofiler_tool_attach_t,
+    pub tool_detach: rocprofiler_tool_detach_t,
+    pub tool_data: *mut ::core::ffi::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_tool_configure_attach_result_t",
+    ][::core::mem::size_of::<rocprofiler_tool_configure_attach_result_t>() - 32usize];
+    [
+        "Alignment of rocprofiler_tool_configure_attach_result_t",
+    ][::core::mem::align_of::<rocprofiler_tool_configure_attach_result_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_tool_configure_attach_result_t::size",
+    ][::core::mem::offset_of!(rocprofiler_tool_configure_attach_result_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_tool_configure_attach_result_t::tool_attach",
+    ][::core::mem::offset_of!(rocprofiler_tool_configure_attach_result_t, tool_attach)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_tool_configure_attach_result_t::tool_detach",
+    ][::core::mem::offset_of!(rocprofiler_tool_configure_attach_result_t, tool_detach)
+        - 16usize];
+    [
+        "Offset of field: rocprofiler_tool_configure_attach_result_t::tool_data",
+    ][::core::mem::offset_of!(rocprofiler_tool_configure_attach_result_t, tool_data)
+        - 24usize];
+};
+impl Default for rocprofiler_tool_configure_attach_result_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type rocprofiler_configure_attach_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        version: u32,
+        runtime_version: *const ::core::ffi::c_char,
+        priority: u32,
+        client_id: *mut rocprofiler_client_id_v1_t,
+    ) -> *mut rocprofiler_tool_configure_attach_result_t,
+>;
 pub type rocprofiler_buffer_tracing_cb_t = ::core::option::Option<
     unsafe extern "C" fn(
         context: rocprofiler_context_id_t,

@@ -15,6 +15,10 @@ commands:
                       summarise an .xplane.pb: planes, lines, events per kind, top kernels, drops
   run [--output-dir DIR] -- <program> [args]
                       run a program on a real ROCm machine with the tool loaded
+  attach <PID> [--duration 10s] [--output-dir DIR]
+                      profile a running process for a while (rocprofiler-sdk process
+                      attachment through AMD's rocprof-attach; the process must have been
+                      started with ROCP_TOOL_ATTACH=1)
 ";
 
 fn main() -> ExitCode {
@@ -28,6 +32,7 @@ fn main() -> ExitCode {
         "inspect" => rocprof_xplane::cli::inspect::main(rest),
         "convert" => rocprof_xplane::cli::convert::main(rest),
         "run" => rocprof_xplane::cli::run::main(rest),
+        "attach" => rocprof_xplane::cli::attach::main(rest),
         "-h" | "--help" | "help" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

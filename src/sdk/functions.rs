@@ -44,6 +44,7 @@ functions! {
     create_context: rocprofiler_create_context_fn = c"rocprofiler_create_context",
     start_context: rocprofiler_start_context_fn = c"rocprofiler_start_context",
     stop_context: rocprofiler_stop_context_fn = c"rocprofiler_stop_context",
+    context_is_active: rocprofiler_context_is_active_fn = c"rocprofiler_context_is_active",
     create_buffer: rocprofiler_create_buffer_fn = c"rocprofiler_create_buffer",
     flush_buffer: rocprofiler_flush_buffer_fn = c"rocprofiler_flush_buffer",
     configure_buffer_tracing_service: rocprofiler_configure_buffer_tracing_service_fn =

@@ -115,6 +115,28 @@ impl Session {
         Ok(started)
     }
 
+    /// Starts those of `ids` that are ours and not running (a process attachment: the SDK
+    /// hands the tool its contexts and starts none of them); returns how many started.
+    pub fn start_inactive(&self, ids: &[sys::rocprofiler_context_id_t]) -> usize {
+        let f = &self.functions;
+        let is_active = |ctx: sys::rocprofiler_context_id_t| {
+            let Some(q) = f.context_is_active else {
+                return false;
+            };
+            let mut st: i32 = 0;
+            // SAFETY: a context of ours and a valid out-pointer for the answer.
+            let rc = unsafe { q(ctx, &mut st) };
+            rc == sys::ROCPROFILER_STATUS_SUCCESS && st != 0
+        };
+        let wanted = |ctx: sys::rocprofiler_context_id_t| {
+            ids.iter().any(|i| i.handle == ctx.handle) && !is_active(ctx)
+        };
+        self.start_where(wanted).unwrap_or_else(|e| {
+            log_warn!("{e}");
+            0
+        })
+    }
+
     /// Starts the buffer context (the delayed start of `ROCPROF_XPLANE_START_DELAY`).
     pub fn start_buffers(&self) {
         if let Err(e) =

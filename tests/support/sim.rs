@@ -241,6 +241,10 @@ impl Direct {
         if var("ROCPROF_XPLANE_DURATION").is_some() {
             return;
         }
+        // So does an attach session (only the work while attached).
+        if self.args.iter().any(|a| a == "--attach") {
+            return;
+        }
         let suffix = format!(".{pid}.xplane.pb");
         let runs = std::fs::read_dir(Path::new(&log_dir).join("plugins/profile"));
         let files: Vec<PathBuf> = runs

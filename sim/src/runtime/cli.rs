@@ -29,6 +29,11 @@ usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1|1.4.0] [--ground-tru
                          application threads are still calling HIP: exit() then runs the
                          runtime's finalization (and every tool's finalize) while those threads
                          keep calling and buffers are still being delivered (an exit race)
+  --attach TOOL          with --attach-window: act as a process-attachment driver
+                         (rocprof-attach) on this process, loading TOOL while it runs (SDK
+                         1.2.1 and later; the process must be started with ROCP_TOOL_ATTACH=1)
+  --attach-window A:B    attach at A ms and detach at B ms after the start (repeatable: later
+                         windows reattach the same tool)
 ";
 
 struct Args {
@@ -40,6 +45,11 @@ struct Args {
     fork_child: bool,
     fork_exec_child: bool,
     exit_after_ms: Option<u64>,
+    /// `--attach TOOL`: the tool library a process-attachment driver loads later.
+    attach_tool: Option<String>,
+    /// `--attach-window START_MS:END_MS` (repeatable): attach at START, detach at END, in
+    /// wall-clock ms from the program's start.
+    attach_windows: Vec<(u64, u64)>,
 }
 
 fn parse(args: &[String]) -> Result<Option<Args>, String> {
@@ -52,6 +62,8 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
         fork_child: false,
         fork_exec_child: false,
         exit_after_ms: None,
+        attach_tool: None,
+        attach_windows: Vec::new(),
     };
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
@@ -74,6 +86,16 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
                 let v = value("--exit-after-ms")?;
                 out.exit_after_ms = Some(v.parse().map_err(|_| format!("bad milliseconds `{v}`"))?);
             }
+            "--attach" => out.attach_tool = Some(value("--attach")?),
+            "--attach-window" => {
+                let v = value("--attach-window")?;
+                let w = v
+                    .split_once(':')
+                    .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+                    .filter(|(a, b)| a < b)
+                    .ok_or(format!("bad window `{v}` (START_MS:END_MS, START < END)"))?;
+                out.attach_windows.push(w);
+            }
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
             s => {
                 if out.scenario.is_some() {
@@ -85,6 +107,9 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
     }
     if out.scenario.is_none() && out.builtin.is_none() {
         return Err("missing scenario file".into());
+    }
+    if out.attach_tool.is_some() != !out.attach_windows.is_empty() {
+        return Err("--attach and --attach-window go together".into());
     }
     Ok(Some(out))
 }
@@ -135,6 +160,9 @@ pub fn main(argv: Vec<String>) -> i32 {
         plan.delivery.seed = seed;
     }
     let truth = args.ground_truth.as_ref().map(|_| plan_truth(&plan));
+    if let Some(tool) = args.attach_tool.clone() {
+        schedule_attach(tool, args.attach_windows.clone());
+    }
     let (summary, exited_early) = match run(plan, args.sdk, args.exit_after_ms) {
         Ok(Some(s)) => (serde_json::to_value(s).unwrap_or_default(), false),
         Ok(None) => (serde_json::Value::Null, true),
@@ -196,6 +224,32 @@ fn run(
             Ok(None)
         }
     }
+}
+
+/// A process-attachment driver (`rocprof-attach -p PID -t TOOL -d MS`) acting on this process:
+/// attaches `tool` at each window's start and detaches it at its end, on a thread of its own
+/// (the real driver works through ptrace from outside; the runtime's side is the same).
+fn schedule_attach(tool: String, windows: Vec<(u64, u64)>) {
+    let t0 = std::time::Instant::now();
+    let until = move |ms: u64| {
+        let at = t0 + std::time::Duration::from_millis(ms);
+        std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+    };
+    std::thread::spawn(move || {
+        for (start, end) in windows {
+            until(start);
+            if let Err(e) = super::attach::attach(&tool) {
+                eprintln!("rocprof-sim: attach at {start} ms: {e}");
+                continue;
+            }
+            eprintln!("rocprof-sim: attached {tool} at {start} ms");
+            until(end);
+            match super::attach::detach() {
+                Ok(()) => eprintln!("rocprof-sim: detached at {end} ms"),
+                Err(e) => eprintln!("rocprof-sim: detach at {end} ms: {e}"),
+            }
+        }
+    });
 }
 
 /// A launcher that forks and execs a worker: the child becomes a new program (this one, on the

@@ -185,72 +185,91 @@ fn initialize() {
     state::INIT_STATUS.store(-1, Ordering::Release);
     // SAFETY: registering a plain extern "C" fn; this library is never unloaded.
     unsafe { libc::atexit(atexit_finalize) };
-    let p = state::personality();
     let found = discover();
-    let offset = REGISTRY.lock().client_offset;
     for (priority, (lib, f)) in found.into_iter().enumerate() {
-        let handle = offset + priority as u32;
-        let mut id = Box::new([0u64; 3]);
-        if p.is_v1() {
-            id[0] = std::mem::size_of::<rocprofiler_client_id_v1_t>() as u64;
-            id[2] = handle as u64;
-        } else {
-            id[1] = handle as u64;
-        }
-        let idx = {
-            let mut reg = REGISTRY.lock();
-            reg.clients.push(Client {
-                priority: priority as u32,
-                library: lib,
-                client_id: id,
-                handle,
-                result: None,
-                initialized: false,
-                finalized: std::sync::atomic::AtomicBool::new(false),
-                name: None,
-            });
-            let idx = reg.clients.len() - 1;
-            reg.current_client = Some(idx);
-            idx
-        };
-        let id_ptr = REGISTRY.lock().clients[idx].client_id.as_mut_ptr() as *mut c_void;
-        // The 0.x and 1.x `rocprofiler_configure` differ only in the pointee type of the client
-        // id (a pointer either way), so one signature with an untyped pointer serves both.
-        type ConfigureFn = unsafe extern "C" fn(
-            u32,
-            *const std::ffi::c_char,
-            u32,
-            *mut c_void,
-        )
-            -> *mut rocprofiler_tool_configure_result_t;
-        // SAFETY: `f` is the tool's `rocprofiler_configure`; the client-id storage has the
-        // personality's layout and stays at a stable heap address for the process lifetime.
-        let result = unsafe {
-            let cf: ConfigureFn = std::mem::transmute(f);
-            cf(
-                p.version_number(),
-                p.version_cstr().as_ptr(),
-                priority as u32,
-                id_ptr,
-            )
-        };
-        let mut reg = REGISTRY.lock();
-        let name = read_client_name(&reg.clients[idx]);
-        reg.clients[idx].name = name;
-        if result.is_null() {
-            // Opt-out: the client's contexts are deactivated and deregistered.
-            for ctx in reg.contexts.iter().filter(|c| c.client == Some(idx)) {
-                ctx.active.store(false, Ordering::Release);
-            }
-        } else {
-            // SAFETY: non-null pointer to the tool's configure result; copied, as the real
-            // runtime does, so the tool may return a pointer to a static or a temporary.
-            reg.clients[idx].result = Some(unsafe { *result });
-        }
-        reg.current_client = None;
+        configure_client(lib, f, priority as u32);
     }
     // initialize() of every tool, after all configures, in the same order.
     let n = REGISTRY.lock().clients.len();
+    let mut any_active = false;
+    for i in 0..n {
+        any_active |= initialize_client(i);
+    }
+    if any_active && threads::count() == 0 {
+        threads::create();
+    }
+    state::INIT_STATUS.store(1, Ordering::Release);
+}
+
+/// Registers a tool's configure function `f` (from `lib`) as a client of `priority` and calls
+/// it; returns the client's index. The result is copied, as the real runtime does.
+pub(super) fn configure_client(lib: String, f: usize, priority: u32) -> usize {
+    let p = state::personality();
+    let offset = REGISTRY.lock().client_offset;
+    let handle = offset + priority;
+    let mut id = Box::new([0u64; 3]);
+    if p.is_v1() {
+        id[0] = std::mem::size_of::<rocprofiler_client_id_v1_t>() as u64;
+        id[2] = handle as u64;
+    } else {
+        id[1] = handle as u64;
+    }
+    let idx = {
+        let mut reg = REGISTRY.lock();
+        reg.clients.push(Client {
+            priority,
+            library: lib,
+            client_id: id,
+            handle,
+            result: None,
+            initialized: false,
+            finalized: std::sync::atomic::AtomicBool::new(false),
+            name: None,
+        });
+        let idx = reg.clients.len() - 1;
+        reg.current_client = Some(idx);
+        idx
+    };
+    let id_ptr = REGISTRY.lock().clients[idx].client_id.as_mut_ptr() as *mut c_void;
+    // The 0.x and 1.x `rocprofiler_configure` differ only in the pointee type of the client
+    // id (a pointer either way), so one signature with an untyped pointer serves both.
+    type ConfigureFn = unsafe extern "C" fn(
+        u32,
+        *const std::ffi::c_char,
+        u32,
+        *mut c_void,
+    ) -> *mut rocprofiler_tool_configure_result_t;
+    // SAFETY: `f` is the tool's `rocprofiler_configure`; the client-id storage has the
+    // personality's layout and stays at a stable heap address for the process lifetime.
+    let result = unsafe {
+        let cf: ConfigureFn = std::mem::transmute(f);
+        cf(
+            p.version_number(),
+            p.version_cstr().as_ptr(),
+            priority,
+            id_ptr,
+        )
+    };
+    let mut reg = REGISTRY.lock();
+    let name = read_client_name(&reg.clients[idx]);
+    reg.clients[idx].name = name;
+    if result.is_null() {
+        // Opt-out: the client's contexts are deactivated and deregistered.
+        for ctx in reg.contexts.iter().filter(|c| c.client == Some(idx)) {
+            ctx.active.store(false, Ordering::Release);
+        }
+    } else {
+        // SAFETY: non-null pointer to the tool's configure result; copied, as the real
+        // runtime does, so the tool may return a pointer to a static or a temporary.
+        reg.clients[idx].result = Some(unsafe { *result });
+    }
+    reg.current_client = None;
+    idx
+}
+
+/// Calls client `i`'s initialize (when its configure accepted); returns whether it did.
+pub(super) fn initialize_client(i: usize) -> bool {
+    let p = state::personality();
     // SAFETY: initialize receives the finalizer as a version-erased function pointer; the
     // tool calls it with the client id layout of this version, which is what each takes.
     let fini: rocprofiler_client_finalize_any_t = Some(unsafe {
@@ -266,28 +285,21 @@ fn initialize() {
             >(client_finalize_v0)
         }
     });
-    let mut any_active = false;
-    for i in 0..n {
-        let init = {
-            let mut reg = REGISTRY.lock();
-            let c = &mut reg.clients[i];
-            let Some(r) = c.result else { continue };
-            any_active = true;
-            c.initialized = true;
-            reg.current_client = Some(i);
-            (r.initialize, r.tool_data as usize)
-        };
-        if let (Some(f), data) = init {
-            // SAFETY: the tool's initialize callback; its return value is ignored, like the
-            // real runtime does.
-            let _ = unsafe { f(fini, data as *mut c_void) };
-        }
-        REGISTRY.lock().current_client = None;
+    let init = {
+        let mut reg = REGISTRY.lock();
+        let c = &mut reg.clients[i];
+        let Some(r) = c.result else { return false };
+        c.initialized = true;
+        reg.current_client = Some(i);
+        (r.initialize, r.tool_data as usize)
+    };
+    if let (Some(f), data) = init {
+        // SAFETY: the tool's initialize callback; its return value is ignored, like the real
+        // runtime does.
+        let _ = unsafe { f(fini, data as *mut c_void) };
     }
-    if any_active && threads::count() == 0 {
-        threads::create();
-    }
-    state::INIT_STATUS.store(1, Ordering::Release);
+    REGISTRY.lock().current_client = None;
+    true
 }
 
 /// Finalization (atexit, or explicitly): F2 code-object unload, F3 per-client stop +

@@ -34,6 +34,7 @@ macro_rules! extend_table {
 
 pub mod abi;
 mod agents;
+mod attach;
 mod buffer;
 mod cli;
 mod emit;

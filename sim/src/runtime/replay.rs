@@ -1801,6 +1801,45 @@ fn unload_code_object(co: u32, tid: u64) {
     code_object_callbacks(co, tid, ROCPROFILER_CALLBACK_PHASE_UNLOAD, &contexts);
 }
 
+/// Process attachment: every code object loaded before (and not unloaded) is reported to
+/// `contexts` — the attach library tracks them from the process start — and they get the
+/// matching UNLOAD later.
+pub fn report_loaded_code_objects(contexts: &[Arc<Context>]) {
+    let contexts: Vec<Arc<Context>> = contexts
+        .iter()
+        .filter(|c| {
+            c.services()
+                .callback
+                .contains_key(&ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT)
+        })
+        .cloned()
+        .collect();
+    if contexts.is_empty() {
+        return;
+    }
+    let loaded: Vec<u32> = {
+        let mut slot = lock(&CODE_OBJECTS);
+        let Some(all) = slot.as_mut() else { return };
+        all.cos
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, st)| st.load_done && !st.unloaded)
+            .map(|(i, st)| {
+                for c in &contexts {
+                    if !st.contexts.iter().any(|x| x.handle == c.handle) {
+                        st.contexts.push(Arc::clone(c));
+                    }
+                }
+                i as u32
+            })
+            .collect()
+    };
+    let tid = state::gettid();
+    for co in loaded {
+        code_object_callbacks(co, tid, ROCPROFILER_CALLBACK_PHASE_LOAD, &contexts);
+    }
+}
+
 /// Finalization step F2: every code object still loaded is unloaded (UNLOAD callbacks: the
 /// code object first, then its kernel symbols).
 pub fn unload_all_code_objects() {

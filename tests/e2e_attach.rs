@@ -1,0 +1,228 @@
+//! Issue 12: attaching the tool to a running process and detaching it again (rocprofiler-sdk
+//! 1.2.0+ process attachment), in the simulated runtime (test infrastructure, not hardware):
+//! the simulator's driver plays `rocprof-attach` on a paced `live-capture` run that was started
+//! without any tool; and the `rocprof-xplane attach` command around AMD's driver.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rocprof_xplane::xplane::read_xspace;
+use support::paths::{cli, profiles, tool_library};
+use support::sim::Direct;
+use support::truth::read_truth;
+use support::u;
+use support::xspace::{counter, device_counts_by_name, host_api_events};
+
+fn live(dir: &Path, blocks: u32) -> PathBuf {
+    support::paths::scaled_scenario(dir, "live-capture.toml", 250, blocks)
+}
+
+/// A process started with `ROCP_TOOL_ATTACH=1` and no tool, attached to by the simulated
+/// driver in the given windows (ms from its start).
+fn attached(dir: &Path, sdk: &str, windows: &[&str], attach_env: bool) -> Direct {
+    let mut d = Direct::new(&live(dir, 30), sdk)
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.join("logs"))
+        .env("ROCPROF_XPLANE_RUN_NAME", "att")
+        .ground_truth(&dir.join("truth.json"))
+        .arg("--attach")
+        .arg(tool_library().to_str().unwrap());
+    for w in windows {
+        d = d.arg("--attach-window").arg(w);
+    }
+    if attach_env {
+        d = d.env("ROCP_TOOL_ATTACH", "1");
+    }
+    d
+}
+
+/// Attach at t₁ = 0.8 s, detach at t₂ = 1.8 s: one complete XPlane, written at the detach,
+/// holding exactly the work between them (the runtime emits records only while our contexts
+/// run, and the simulator counts what it emitted), with every kernel named although its code
+/// object loaded before the attach. Both personalities with attachment; real xprof opens it.
+#[test]
+fn attach_then_detach_gives_one_profile_of_exactly_that_work() {
+    for sdk in ["1.2.1", "1.4.0"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = attached(tmp.path(), sdk, &["800:1800"], true).output();
+        let stderr = support::stderr_of(&out);
+        assert!(out.status.success(), "{sdk}: {stderr}");
+        let files = profiles(&tmp.path().join("logs"), "att");
+        assert_eq!(files.len(), 1, "{sdk}: {files:?}\n{stderr}");
+        let s = read_xspace(&files[0]).unwrap();
+        let truth = read_truth(&tmp.path().join("truth.json"));
+        let emitted = &truth["delivery"]["emitted_per_kind"];
+        let (by_name, copies) = device_counts_by_name(&s);
+        let kernels: u64 = by_name.values().sum();
+        assert_eq!(
+            kernels,
+            u(&emitted["KERNEL_DISPATCH"]),
+            "{sdk}: {by_name:?}"
+        );
+        assert_eq!(copies, u(&emitted["MEMORY_COPY"]), "{sdk}");
+        assert_eq!(
+            host_api_events(&s).len() as u64,
+            u(&emitted["HIP_RUNTIME_API"]),
+            "{sdk}"
+        );
+        // A second of a 3.2 s run: the middle, not all of it.
+        let all = support::truth::truth_kernels(&truth["plan"])
+            .values()
+            .sum::<u64>();
+        assert!(
+            kernels * 10 > all && kernels * 10 < all * 6,
+            "{kernels} of {all}"
+        );
+        assert!(
+            by_name.keys().all(|k| k == "forward" || k == "backward"),
+            "{sdk}: named from code objects loaded before the attach: {by_name:?}"
+        );
+        assert_eq!(counter(&s, "kernels_without_symbol"), 0, "{sdk}");
+        let clients = truth["delivery"]["clients"].as_array().unwrap();
+        assert_eq!(clients.len(), 1, "one client, added by the attach");
+        if support::xprof::available() && sdk == "1.4.0" {
+            let x = support::xprof::summary(&files[0], &support::paths::host_of(&files[0]));
+            assert_eq!(x["errors"], serde_json::json!({}), "{x}");
+            let occ = support::xprof::occurrences(&x["kernel_stats"]);
+            assert_eq!(occ.values().sum::<u64>(), kernels);
+        }
+    }
+}
+
+/// Detach, then attach again: each session is its own profile (the second in `att_attach02`),
+/// and together they hold every record the runtime emitted — nothing from the detached gap,
+/// nothing lost; nothing more is written at exit.
+#[test]
+fn a_reattach_is_a_second_profile_and_the_gap_is_in_neither() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = attached(tmp.path(), "1.2.1", &["500:1200", "1800:2400"], true).output();
+    let stderr = support::stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    let logs = tmp.path().join("logs");
+    let first = profiles(&logs, "att");
+    let second = profiles(&logs, "att_attach02");
+    assert_eq!((first.len(), second.len()), (1, 1), "{stderr}");
+    let count = |f: &PathBuf| {
+        let s = read_xspace(f).unwrap();
+        device_counts_by_name(&s).0.values().sum::<u64>()
+    };
+    let (a, b) = (count(&first[0]), count(&second[0]));
+    assert!(a > 0 && b > 0, "{a} {b}");
+    let truth = read_truth(&tmp.path().join("truth.json"));
+    assert_eq!(
+        a + b,
+        u(&truth["delivery"]["emitted_per_kind"]["KERNEL_DISPATCH"])
+    );
+    let all = support::truth::truth_kernels(&truth["plan"])
+        .values()
+        .sum::<u64>();
+    assert!(
+        a + b < all,
+        "the detached gap is in neither: {a} + {b} of {all}"
+    );
+    let runs = std::fs::read_dir(logs.join("plugins/profile"))
+        .unwrap()
+        .count();
+    assert_eq!(runs, 2, "nothing written at exit");
+}
+
+/// Attachment refused by the runtime — a process not started with `ROCP_TOOL_ATTACH=1`, an SDK
+/// without attachment — is reported and the program runs to its end, with no profile.
+#[test]
+fn attach_refused_without_rocp_tool_attach_or_on_an_older_sdk() {
+    for (sdk, env, why) in [
+        ("1.2.1", false, "ROCP_TOOL_ATTACH=1"),
+        ("1.0.0", true, "no process attachment"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = attached(tmp.path(), sdk, &["300:900"], env).output();
+        let stderr = support::stderr_of(&out);
+        assert!(out.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("attachment not available") && stderr.contains(why),
+            "{sdk}: {stderr}"
+        );
+        assert!(profiles(&tmp.path().join("logs"), "att").is_empty());
+    }
+}
+
+/// `rocprof-xplane attach` wraps AMD's `rocprof-attach`: it refuses a process that was not
+/// started with `ROCP_TOOL_ATTACH=1` (saying so), fails clearly where the driver is absent, and
+/// otherwise runs the driver with the pid, our tool library and the duration in ms (a
+/// stand-in driver records what it was given).
+#[test]
+fn the_attach_command_checks_the_target_and_runs_amds_driver() {
+    let tmp = tempfile::tempdir().unwrap();
+    let start = |attach: bool| {
+        let mut c = Command::new("sleep");
+        c.arg("30");
+        if attach {
+            c.env("ROCP_TOOL_ATTACH", "1");
+        }
+        c.spawn().unwrap()
+    };
+    let mut plain = start(false);
+    let out = Command::new(cli())
+        .args(["attach", &plain.id().to_string(), "--duration", "2s"])
+        .output()
+        .unwrap();
+    plain.kill().unwrap();
+    let _ = plain.wait();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        support::stderr_of(&out).contains("was not started with ROCP_TOOL_ATTACH=1"),
+        "{}",
+        support::stderr_of(&out)
+    );
+
+    let mut target = start(true);
+    let pid = target.id().to_string();
+    let out = Command::new(cli())
+        .args(["attach", &pid])
+        .env("PATH", tmp.path())
+        .env_remove("ROCM_PATH")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let e = support::stderr_of(&out);
+    assert!(
+        e.contains("rocprof-attach not found") || e.contains("/opt/rocm/bin"),
+        "{e}"
+    );
+
+    let fake = tmp.path().join("rocprof-attach");
+    let log = tmp.path().join("args.txt");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho \"$@\" > {}\necho \"$ROCPROF_XPLANE_OUTPUT_DIR\" >> {}\n",
+            log.display(),
+            log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(cli())
+        .args(["attach", &pid, "--duration", "1.5s", "--output-dir"])
+        .arg(tmp.path().join("prof"))
+        .arg("--rocprof-attach")
+        .arg(&fake)
+        .env("ROCPROF_XPLANE_TOOL_LIBRARY", tool_library())
+        .output()
+        .unwrap();
+    target.kill().unwrap();
+    let _ = target.wait();
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    let got = std::fs::read_to_string(&log).unwrap();
+    let mut lines = got.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        format!("-p {pid} -t {} -d 1500", tool_library().display())
+    );
+    assert_eq!(
+        lines.next().unwrap(),
+        tmp.path().join("prof").display().to_string()
+    );
+}
