@@ -108,7 +108,7 @@ fn parse(args: &[String]) -> Result<Option<Args>, String> {
     if out.scenario.is_none() && out.builtin.is_none() {
         return Err("missing scenario file".into());
     }
-    if out.attach_tool.is_some() != !out.attach_windows.is_empty() {
+    if out.attach_tool.is_some() == out.attach_windows.is_empty() {
         return Err("--attach and --attach-window go together".into());
     }
     Ok(Some(out))
