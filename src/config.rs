@@ -352,7 +352,8 @@ impl Config {
             keep_ms: ring_keep_ms.unwrap_or(RingRule::default().keep_ms),
             max_bytes: ring_bytes.unwrap_or(RingRule::default().max_bytes),
         };
-        let server = get("SERVER").and_then(|v| match check_server_address(&v) {
+        let local_rank = local_rank(&lookup);
+        let server = get("SERVER").and_then(|v| match check_server_address(&v, local_rank) {
             Ok(a) => Some(a),
             Err(why) => {
                 bad("SERVER", &v, &why, "no profiler service");
@@ -457,25 +458,53 @@ pub fn get() -> &'static Config {
 /// (`--run-name`) alike: one directory name, not a path. Other characters are kept here and
 /// made safe for the file system when the directory is named (`xplane::file::run_dir_name`:
 /// `a:b` is written as `a_b`).
+/// The launcher's local rank of this process (`torchrun`, Open MPI, Slurm, MPICH/Intel MPI).
+fn local_rank(lookup: &impl Fn(&str) -> Option<String>) -> Option<u32> {
+    [
+        "LOCAL_RANK",
+        "OMPI_COMM_WORLD_LOCAL_RANK",
+        "SLURM_LOCALID",
+        "MPI_LOCALRANKID",
+    ]
+    .iter()
+    .find_map(|k| lookup(k).and_then(|v| v.trim().parse().ok()))
+}
+
 /// `ROCPROF_XPLANE_SERVER`: `port` (127.0.0.1), `host:port` or `[v6]:port`; port 0 lets the
-/// system choose (the bound address is logged). Names are resolved when the service starts.
-pub fn check_server_address(v: &str) -> Result<String, String> {
+/// system choose (the bound address is logged); `PORT+rank` adds the launcher's local rank, so
+/// one setting serves every rank of a node. Names are resolved when the service starts.
+pub fn check_server_address(v: &str, local_rank: Option<u32>) -> Result<String, String> {
     let v = v.trim();
-    if let Ok(port) = v.parse::<u16>() {
-        return Ok(format!("127.0.0.1:{port}"));
+    let (host, port) = match v.rsplit_once(':') {
+        Some((h, p)) if !p.contains(']') => (Some(h), p),
+        _ => (None, v),
+    };
+    let (port, plus_rank) = match port.strip_suffix("+rank") {
+        Some(p) => (p, true),
+        None => (port, false),
+    };
+    let mut port = port
+        .parse::<u16>()
+        .map_err(|_| format!("port {port:?} is not a number below 65536 (forms: port, host:port, [v6]:port, PORT+rank)"))?;
+    if plus_rank {
+        let rank = local_rank.ok_or(
+            "PORT+rank, but no local rank is set (LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, MPI_LOCALRANKID)",
+        )?;
+        port = u16::try_from(u32::from(port) + rank)
+            .ok()
+            .filter(|&p| p > 0 && port > 0)
+            .ok_or(format!("port {port} + local rank {rank} is not a port"))?;
     }
-    let (host, port) = v
-        .rsplit_once(':')
-        .ok_or("expected port, host:port or [v6]:port")?;
-    port.parse::<u16>()
-        .map_err(|_| format!("port {port:?} is not a number below 65536"))?;
+    let Some(host) = host else {
+        return Ok(format!("127.0.0.1:{port}"));
+    };
     if host.is_empty() || host.contains('/') {
         return Err("the host part is empty or holds '/'".into());
     }
     if host.contains(':') && !(host.starts_with('[') && host.ends_with(']')) {
         return Err("an IPv6 address goes in brackets: [::1]:port".into());
     }
-    Ok(v.to_string())
+    Ok(format!("{host}:{port}"))
 }
 
 pub fn check_run_name(v: &str) -> Result<String, &'static str> {
@@ -668,6 +697,27 @@ mod tests {
             assert_eq!(c.server, None, "{bad}");
             assert!(w[0].0.contains("SERVER"), "{bad}: {w:?}");
         }
+        let raw = |vars: &[(&str, &str)]| {
+            let map: HashMap<String, String> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            Config::parse(|k| map.get(k).cloned(), 1_700_000_000)
+        };
+        let ranked =
+            |v: &str, rank: (&str, &str)| raw(&[("ROCPROF_XPLANE_SERVER", v), rank]).0.server;
+        assert_eq!(
+            ranked("0.0.0.0:6009+rank", ("LOCAL_RANK", "3")).as_deref(),
+            Some("0.0.0.0:6012")
+        );
+        assert_eq!(
+            ranked("7000+rank", ("SLURM_LOCALID", "1")).as_deref(),
+            Some("127.0.0.1:7001")
+        );
+        assert_eq!(ranked("65535+rank", ("LOCAL_RANK", "1")), None);
+        let (c, w) = parse(&[("SERVER", "7000+rank")]);
+        assert_eq!(c.server, None);
+        assert!(w[0].0.contains("no local rank"), "{w:?}");
         let (c, w) = parse(&[
             ("SERVER", "7000"),
             ("WINDOW_SECONDS", "5"),

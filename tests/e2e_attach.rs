@@ -226,3 +226,43 @@ fn the_attach_command_checks_the_target_and_runs_amds_driver() {
         tmp.path().join("prof").display().to_string()
     );
 }
+
+/// Attaching into a process where another client was configured first — as in every PyTorch
+/// process, whose `libtorch_cpu.so` exports a dormant `rocprofiler_configure` — adds us as an
+/// extra client (priority 1): we profile the attach window, and the other client's tracing
+/// goes on untouched by our attach and detach (it receives every kernel of the run).
+#[test]
+fn attach_beside_a_client_configured_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let other_log = tmp.path().join("other.jsonl");
+    let out = attached(tmp.path(), "1.2.1", &["800:1800"], true)
+        .env("ROCP_TOOL_LIBRARIES", support::paths::sim_test_tool())
+        .env("ROCPROF_SIM_TEST_TOOL_LOG", &other_log)
+        .env("ROCPROF_XPLANE_LOG", "info")
+        .output();
+    let stderr = support::stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("loaded as tool #1"), "{stderr}");
+    let files = profiles(&tmp.path().join("logs"), "att");
+    assert_eq!(files.len(), 1, "{stderr}");
+    let (by_name, _) = device_counts_by_name(&read_xspace(&files[0]).unwrap());
+    let ours: u64 = by_name.values().sum();
+    let truth = read_truth(&tmp.path().join("truth.json"));
+    let all = support::truth::truth_kernels(&truth["plan"])
+        .values()
+        .sum::<u64>();
+    assert!(ours > 0 && ours < all, "{ours} of {all}");
+    assert!(
+        by_name.keys().all(|k| k == "forward" || k == "backward"),
+        "{by_name:?}"
+    );
+    let clients = truth["delivery"]["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), 2);
+    assert_eq!(clients[1]["priority"], 1);
+    let theirs = std::fs::read_to_string(&other_log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""ev":"rec""#) && l.contains(r#""kind_name":"KERNEL_DISPATCH""#))
+        .count() as u64;
+    assert_eq!(theirs, all, "the first client saw every kernel");
+}
