@@ -337,12 +337,12 @@ impl Config {
         let mut duration_ms = secs("DURATION", 0.0, "none").filter(|&ms| ms > 0);
         let ring_keep_ms = secs("RING_SECONDS", 0.5, "30");
         let ring_bytes = get("RING_MEMORY").and_then(|v| match parse_size(&v) {
-            Some(n) if n >= 1 << 20 => Some(n as u64),
+            Some(n) if n >= 64 << 10 => Some(n as u64),
             _ => {
                 bad(
                     "RING_MEMORY",
                     &v,
-                    "expected bytes with an optional k/m/g suffix, at least 1m",
+                    "expected bytes with an optional k/m/g suffix, at least 64k",
                     "256m",
                 );
                 None

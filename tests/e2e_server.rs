@@ -350,6 +350,52 @@ fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
     }
 }
 
+/// The flight recorder's memory bound (`ROCPROF_XPLANE_RING_MEMORY=64k`, with a kept time far
+/// longer than the run): the oldest segments are let go, and counted, once the bound is passed;
+/// the snapshot holds at most the bound plus the newest segment, covers only the recent past,
+/// and says in its warnings how much was let go; the program runs on.
+#[test]
+fn the_flight_recorder_stays_within_its_memory_bound() {
+    if !support::xprof::available() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let served = Served::start(
+        Direct::new(&live(tmp.path(), 45), "1.0.0")
+            .env("ROCPROF_XPLANE_CONTINUOUS", "1")
+            .env("ROCPROF_XPLANE_RING_SECONDS", "60")
+            .env("ROCPROF_XPLANE_RING_MEMORY", "64k"),
+    );
+    std::thread::sleep(Duration::from_millis(3500));
+    let logdir = tmp.path().join("logdir");
+    let r = client(&["snapshot", &served.addr, logdir.to_str().unwrap()]);
+    assert_eq!(r["ok"], true, "{r}");
+    let (ok, stderr) = served.finish();
+    assert!(ok, "{stderr}");
+    let runs = captured(&logdir);
+    let s = read_xspace(&runs.values().next().unwrap()[0]).unwrap();
+    let w = s
+        .warnings
+        .iter()
+        .find(|w| w.contains("flight recorder"))
+        .unwrap_or_else(|| panic!("{:?}", s.warnings));
+    let number_before = |what: &str| -> u64 {
+        let i = w.find(what).unwrap_or_else(|| panic!("{w}"));
+        w[..i].split_whitespace().last().unwrap().parse().unwrap()
+    };
+    assert!(number_before(" for memory") > 0, "{w}");
+    let held = number_before(" bytes");
+    // The bound plus at most the newest segment (1 s of this run: well under 64 KiB).
+    assert!(held <= 2 * 64 * 1024, "{w}");
+    let mut starts: Vec<i64> = support::xspace::kernels(&s)
+        .iter()
+        .map(|e| e.start_ps() / 1000)
+        .collect();
+    starts.sort();
+    let span = starts.last().unwrap() - starts[0];
+    assert!(span < 3_000_000_000, "only the recent past: {span} ns");
+}
+
 /// Without `ROCPROF_XPLANE_SERVER` the tool starts no service thread and opens no socket; with
 /// it, both exist. Read from `/proc` while the simulated program runs.
 #[test]

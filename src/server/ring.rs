@@ -167,11 +167,13 @@ pub fn snapshot(
         };
         if r.aged_out + r.evicted_for_memory > 0 {
             merged.warnings.push(format!(
-                "rocprof-xplane flight recorder: keeps the last {:.1} s and at most {} MiB; {} older records were let go by age and {} for memory",
+                "rocprof-xplane flight recorder: keeps the last {:.1} s and at most {} KiB; {} older records were let go by age and {} for memory; this snapshot holds {} records in {} bytes",
                 rule.keep_ms as f64 / 1e3,
-                rule.max_bytes >> 20,
+                rule.max_bytes >> 10,
                 r.aged_out,
-                r.evicted_for_memory
+                r.evicted_for_memory,
+                facts.records,
+                facts.bytes
             ));
         }
         (merged, facts)
