@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Symbols we document as the tool's C interface (README / docs/configuration.md).
-const DOCUMENTED_EXPORTS: &[&str] = &["rocprofiler_configure"];
+const DOCUMENTED_EXPORTS: &[&str] = &["rocprofiler_configure", "rocprofiler_configure_attach"];
 
 /// Shared libraries the tool may need at load: the C runtime and the unwinder Rust uses.
 const ALLOWED_NEEDED: &[&str] = &[
