@@ -115,6 +115,9 @@ pub struct Config {
     /// `ROCPROF_XPLANE_DURATION`: records only for this long (after the delay); the profile is
     /// written when it ends.
     pub duration_ms: Option<u64>,
+    /// `ROCPROF_XPLANE_OUTPUT_FILE`: the file name's template (`%hostname%`, `%pid%`, `%rank%`,
+    /// …; see [`expand_file_name`]); `None` = `<host>.<pid>`.
+    pub file_template: Option<String>,
     /// `ROCPROF_XPLANE_SERVER`: where the profiler service listens (`host:port`; a bare port
     /// means 127.0.0.1). Off unless set.
     pub server: Option<String>,
@@ -352,6 +355,13 @@ impl Config {
             keep_ms: ring_keep_ms.unwrap_or(RingRule::default().keep_ms),
             max_bytes: ring_bytes.unwrap_or(RingRule::default().max_bytes),
         };
+        let file_template = get("OUTPUT_FILE").and_then(|v| match check_file_template(&v) {
+            Ok(t) => Some(t),
+            Err(why) => {
+                bad("OUTPUT_FILE", &v, &why, "%hostname%.%pid%");
+                None
+            }
+        });
         let local_rank = local_rank(&lookup);
         let server = get("SERVER").and_then(|v| match check_server_address(&v, local_rank) {
             Ok(a) => Some(a),
@@ -410,6 +420,7 @@ impl Config {
             window,
             start_delay_ms,
             duration_ms,
+            file_template,
             server,
             ring,
             continuous,
@@ -458,16 +469,94 @@ pub fn get() -> &'static Config {
 /// (`--run-name`) alike: one directory name, not a path. Other characters are kept here and
 /// made safe for the file system when the directory is named (`xplane::file::run_dir_name`:
 /// `a:b` is written as `a_b`).
+/// Tokens of `ROCPROF_XPLANE_OUTPUT_FILE` (rocprofv3's `-o` spelling), each with the
+/// environment variables that give it, in order (`%hostname%` and `%pid%` come from the
+/// process itself).
+const RANK_VARS: &[&str] = &["RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK", "PMIX_RANK"];
+const LOCAL_RANK_VARS: &[&str] = &[
+    "LOCAL_RANK",
+    "OMPI_COMM_WORLD_LOCAL_RANK",
+    "SLURM_LOCALID",
+    "MPI_LOCALRANKID",
+];
+
+/// Checks a file-name template: one path component (no `/`), only known `%…%` tokens.
+pub fn check_file_template(v: &str) -> Result<String, String> {
+    let v = v.trim().trim_end_matches(".xplane.pb");
+    if v.is_empty() || v.contains('/') || v == "." || v == ".." {
+        return Err("expected one file name (no '/'), e.g. %hostname%.rank%rank%".into());
+    }
+    let mut rest = v;
+    while let Some(i) = rest.find('%') {
+        let after = &rest[i + 1..];
+        let j = after
+            .find('%')
+            .ok_or("a '%' without its closing '%'")?;
+        let token = &after[..j];
+        let known = matches!(token, "hostname" | "pid" | "ppid" | "rank" | "local_rank")
+            || token
+                .strip_prefix("env{")
+                .and_then(|t| t.strip_suffix('}'))
+                .is_some_and(|n| !n.is_empty());
+        if !known {
+            return Err(format!(
+                "unknown token %{token}% (known: %hostname%, %pid%, %ppid%, %rank%, %local_rank%, %env{{NAME}}%)"
+            ));
+        }
+        rest = &after[j + 1..];
+    }
+    Ok(v.to_string())
+}
+
+/// The file's host part from a checked template: `%rank%` / `%local_rank%` without a launcher
+/// variable become `0`, an unset `%env{NAME}%` becomes empty; `/` in a value becomes `_`.
+pub fn expand_file_name(
+    template: &str,
+    hostname: &str,
+    pid: u32,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> String {
+    let first = |vars: &[&str]| {
+        vars.iter()
+            .find_map(|k| lookup(k).filter(|v| !v.trim().is_empty()))
+            .unwrap_or_else(|| "0".into())
+    };
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find('%') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('%') else {
+            out.push_str(&rest[i..]);
+            rest = "";
+            break;
+        };
+        let token = &after[..j];
+        let value = match token {
+            "hostname" => hostname.to_string(),
+            "pid" => pid.to_string(),
+            // SAFETY: getppid has no preconditions and cannot fail.
+            "ppid" => unsafe { libc::getppid() }.to_string(),
+            "rank" => first(RANK_VARS),
+            "local_rank" => first(LOCAL_RANK_VARS),
+            t => t
+                .strip_prefix("env{")
+                .and_then(|t| t.strip_suffix('}'))
+                .and_then(&lookup)
+                .unwrap_or_default(),
+        };
+        out.push_str(&value.replace('/', "_"));
+        rest = &after[j + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The launcher's local rank of this process (`torchrun`, Open MPI, Slurm, MPICH/Intel MPI).
 fn local_rank(lookup: &impl Fn(&str) -> Option<String>) -> Option<u32> {
-    [
-        "LOCAL_RANK",
-        "OMPI_COMM_WORLD_LOCAL_RANK",
-        "SLURM_LOCALID",
-        "MPI_LOCALRANKID",
-    ]
-    .iter()
-    .find_map(|k| lookup(k).and_then(|v| v.trim().parse().ok()))
+    LOCAL_RANK_VARS
+        .iter()
+        .find_map(|k| lookup(k).and_then(|v| v.trim().parse().ok()))
 }
 
 /// `ROCPROF_XPLANE_SERVER`: `port` (127.0.0.1), `host:port` or `[v6]:port`; port 0 lets the
@@ -520,6 +609,11 @@ pub fn check_run_name(v: &str) -> Result<String, &'static str> {
 /// binaries, file capabilities), where the environment belongs to a less privileged caller:
 /// like glibc, which then drops `LD_PRELOAD` and friends, the tool must not let it choose where
 /// a privileged process writes or how much memory it takes.
+/// The process environment as the tool reads it: nothing in a setuid/setgid program.
+pub fn env_var(key: &str) -> Option<String> {
+    env_for(secure_execution(), key)
+}
+
 fn secure_execution() -> bool {
     // SAFETY: `getauxval` only reads the process's auxiliary vector; any key is allowed.
     unsafe { libc::getauxval(libc::AT_SECURE) != 0 }
@@ -683,6 +777,28 @@ mod tests {
             .map(|(k, v)| (format!("{PREFIX}{k}"), v.to_string()))
             .collect();
         Config::parse(|k| map.get(k).cloned(), 1_700_000_000)
+    }
+
+    #[test]
+    fn file_name_templates_as_rocprofv3_spells_them() {
+        let env = |k: &str| match k {
+            "RANK" => Some("7".to_string()),
+            "SLURM_LOCALID" => Some("3".to_string()),
+            "JOB" => Some("a/b".to_string()),
+            _ => None,
+        };
+        let t = check_file_template("%hostname%.rank%rank%.xplane.pb").unwrap();
+        assert_eq!(t, "%hostname%.rank%rank%");
+        assert_eq!(expand_file_name(&t, "node1", 42, env), "node1.rank7");
+        let t = check_file_template("job%env{JOB}%_l%local_rank%_%pid%").unwrap();
+        assert_eq!(expand_file_name(&t, "h", 42, env), "joba_b_l3_42");
+        assert_eq!(expand_file_name("r%rank%", "h", 1, |_| None), "r0");
+        for bad in ["", "a/b", "%nope%", "x%pid", "%env{}%", ".."] {
+            assert!(check_file_template(bad).is_err(), "{bad}");
+        }
+        let (c, w) = parse(&[("OUTPUT_FILE", "%bogus%")]);
+        assert_eq!(c.file_template, None);
+        assert!(w[0].0.contains("unknown token"), "{w:?}");
     }
 
     #[test]

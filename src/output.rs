@@ -6,12 +6,25 @@ use crate::config::Config;
 use crate::model::Trace;
 use crate::xplane::{self, OutputLayout};
 
-/// The layout for this process: `<OUTPUT_DIR>/plugins/profile/<RUN_NAME>/<host>.<pid>.xplane.pb`.
+/// The layout for this process: `<OUTPUT_DIR>/plugins/profile/<RUN_NAME>/<host>.<pid>.xplane.pb`,
+/// or the file name `ROCPROF_XPLANE_OUTPUT_FILE` makes (xprof names the host after it).
 pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
+    let host = match &cfg.file_template {
+        Some(t) => {
+            let name = crate::config::expand_file_name(
+                t,
+                &trace.hostname,
+                trace.pid,
+                crate::config::env_var,
+            );
+            xplane::sanitize_component(&name)
+        }
+        None => xplane::process_host_name(&trace.hostname, trace.pid),
+    };
     OutputLayout {
         log_dir: cfg.output_dir.clone(),
         run_name: cfg.run_name.clone(),
-        host: xplane::process_host_name(&trace.hostname, trace.pid),
+        host,
     }
 }
 

@@ -240,9 +240,11 @@ fn processes_of_one_run_are_separate_hosts_in_xprof() {
 
 /// A four-process job as `torchrun` starts it: four ranks of the same program at once, each
 /// with the tool through `ROCP_TOOL_LIBRARIES`, sharing only the launcher's environment
-/// (`TORCHELASTIC_RUN_ID`, `RANK`, `LOCAL_RANK`) — no run name given. All four land in one run
-/// directory named from the job (`torchrun_<id>`), one file per process; real xprof lists four
-/// hosts and its all-hosts kernel stats are the sum of the four processes' kernels.
+/// (`TORCHELASTIC_RUN_ID`, `RANK`, `LOCAL_RANK`) — no run name given — and one file-name
+/// template (`ROCPROF_XPLANE_OUTPUT_FILE=%hostname%.rank%rank%`, rocprofv3's `-o` spelling). All
+/// four land in one run directory named from the job (`torchrun_<id>`), one file per rank named
+/// after it; real xprof lists four hosts and its all-hosts kernel stats are the sum of the four
+/// processes' kernels.
 #[test]
 fn a_four_process_torchrun_job_is_one_run_of_four_hosts() {
     let tmp = tempfile::tempdir().unwrap();
@@ -254,6 +256,7 @@ fn a_four_process_torchrun_job_is_one_run_of_four_hosts() {
                 .env("ROCP_TOOL_LIBRARIES", support::paths::tool_library())
                 .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
                 .env("TORCHELASTIC_RUN_ID", "job42")
+                .env("ROCPROF_XPLANE_OUTPUT_FILE", "%hostname%.rank%rank%")
                 .env("RANK", rank.to_string())
                 .env("LOCAL_RANK", rank.to_string())
                 .env("WORLD_SIZE", "4")
@@ -276,6 +279,10 @@ fn a_four_process_torchrun_job_is_one_run_of_four_hosts() {
     assert_eq!(files.len(), 4, "one file per process in one run: {files:?}");
     let hosts: std::collections::BTreeSet<String> = files.iter().map(|f| host_of(f)).collect();
     assert_eq!(hosts.len(), 4, "{hosts:?}");
+    let me = rocprof_xplane::sdk::session::hostname();
+    let expected: std::collections::BTreeSet<String> =
+        (0..4).map(|r| format!("{me}.rank{r}")).collect();
+    assert_eq!(hosts, expected, "files named by the template");
     if !xprof::available() {
         return;
     }

@@ -28,6 +28,11 @@ struct Args {
     /// Run directory name shared by all processes (default: $ROCPROF_XPLANE_RUN_NAME, else the launcher job id, else a timestamp).
     #[arg(long)]
     run_name: Option<String>,
+    /// File name template of each process's profile, as rocprofv3's `-o`: `%hostname%`,
+    /// `%pid%`, `%ppid%`, `%rank%`, `%local_rank%`, `%env{NAME}%` (ROCPROF_XPLANE_OUTPUT_FILE;
+    /// default `%hostname%.%pid%`). xprof names each host after its file.
+    #[arg(long, short = 'o', value_name = "TEMPLATE")]
+    output_file: Option<String>,
     /// Trace kernel dispatches (rocprofv3's flag). With none of the four trace flags, all are
     /// traced; with some, only those.
     #[arg(long)]
@@ -130,6 +135,7 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
         ("WINDOW_SECONDS", secs(a.window_seconds)),
         ("WINDOW_EVENTS", a.window_events.map(|n| n.to_string())),
         ("WINDOW_SIGNAL", a.window_signal.clone()),
+        ("OUTPUT_FILE", a.output_file.clone()),
     ] {
         if let Some(value) = value {
             v.push((var, value));
@@ -160,6 +166,10 @@ pub fn main(args: &[String]) -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
+    if let Some(Err(e)) = args.output_file.as_deref().map(config::check_file_template) {
+        eprintln!("rocprof-xplane run: -o {:?}: {e}", args.output_file.unwrap_or_default());
+        return ExitCode::from(2);
+    }
     let dirs = sdk_search_dirs(
         std::env::var("ROCM_PATH").ok().as_deref(),
         std::env::var("LD_LIBRARY_PATH").ok().as_deref(),
@@ -241,6 +251,8 @@ mod tests {
             "2.5",
             "--window-signal",
             "USR1",
+            "-o",
+            "%hostname%.rank%rank%",
             "--",
             "prog",
         ])
@@ -252,6 +264,7 @@ mod tests {
                 ("DOMAINS", "kernel,hip".to_string()),
                 ("DURATION", "2.5".to_string()),
                 ("WINDOW_SIGNAL", "USR1".to_string()),
+                ("OUTPUT_FILE", "%hostname%.rank%rank%".to_string()),
             ]
         );
         let none = Args::try_parse_from(["run", "--output-directory", "/y", "--", "p"]).unwrap();

@@ -60,7 +60,7 @@ pub fn process_host_name(hostname: &str, pid: u32) -> String {
 
 /// Keeps a name to one path component: separators, `:` (XLA replaces it too) and control
 /// characters become `_`; an empty or dot-only name becomes `_`.
-fn sanitize_component(s: &str) -> String {
+pub fn sanitize_component(s: &str) -> String {
     let out: String = s
         .chars()
         .map(|c| match c {
