@@ -472,7 +472,13 @@ pub fn get() -> &'static Config {
 /// Tokens of `ROCPROF_XPLANE_OUTPUT_FILE` (rocprofv3's `-o` spelling), each with the
 /// environment variables that give it, in order (`%hostname%` and `%pid%` come from the
 /// process itself).
-const RANK_VARS: &[&str] = &["RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK", "PMIX_RANK"];
+const RANK_VARS: &[&str] = &[
+    "RANK",
+    "OMPI_COMM_WORLD_RANK",
+    "SLURM_PROCID",
+    "PMI_RANK",
+    "PMIX_RANK",
+];
 const LOCAL_RANK_VARS: &[&str] = &[
     "LOCAL_RANK",
     "OMPI_COMM_WORLD_LOCAL_RANK",
@@ -489,9 +495,7 @@ pub fn check_file_template(v: &str) -> Result<String, String> {
     let mut rest = v;
     while let Some(i) = rest.find('%') {
         let after = &rest[i + 1..];
-        let j = after
-            .find('%')
-            .ok_or("a '%' without its closing '%'")?;
+        let j = after.find('%').ok_or("a '%' without its closing '%'")?;
         let token = &after[..j];
         let known = matches!(token, "hostname" | "pid" | "ppid" | "rank" | "local_rank")
             || token

@@ -167,7 +167,10 @@ pub fn main(args: &[String]) -> ExitCode {
         Err(code) => return code,
     };
     if let Some(Err(e)) = args.output_file.as_deref().map(config::check_file_template) {
-        eprintln!("rocprof-xplane run: -o {:?}: {e}", args.output_file.unwrap_or_default());
+        eprintln!(
+            "rocprof-xplane run: -o {:?}: {e}",
+            args.output_file.unwrap_or_default()
+        );
         return ExitCode::from(2);
     }
     let dirs = sdk_search_dirs(

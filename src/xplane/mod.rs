@@ -18,7 +18,7 @@ pub mod proto {
 }
 
 pub use file::{
-    process_host_name, read_xspace, run_dir_name, sanitize_component, write_xspace, write_xspace_proto, OutputLayout,
-    ReadError, WriteError,
+    process_host_name, read_xspace, run_dir_name, sanitize_component, write_xspace,
+    write_xspace_proto, OutputLayout, ReadError, WriteError,
 };
 pub use space::{build_xspace, compute_capability, counter_warnings, MARKER_LINE_BIT};
