@@ -67,7 +67,8 @@ CHECK=target/debug/abi-check
 
 # What the trimmed 1.2.1 copy of triton $TRITON_VERSION does not declare (checked only
 # against our own header and the reference tables; see docs/abi.md).
-EXPECTED_SKIPPED="rocprofiler_client_id_v0_t rocprofiler_callback_tracing_kernel_dispatch_data_t \
+EXPECTED_SKIPPED="rocprofiler_client_id_v0_t rocprofiler_tool_configure_attach_result_t \
+rocprofiler_callback_tracing_kernel_dispatch_data_t \
 rocprofiler_buffer_tracing_memory_copy_record_v0_t rocprofiler_buffer_tracing_memory_copy_record_v1_t \
 rocprofiler_callback_tracing_memory_copy_data_v0_t rocprofiler_callback_tracing_memory_copy_data_v1_t \
 rocprofiler_buffer_tracing_hip_api_record_v0_t rocprofiler_buffer_tracing_hip_api_record_v1_t \

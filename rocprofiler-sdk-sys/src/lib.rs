@@ -218,6 +218,13 @@ mod layout_asserts {
     off!(rocprofiler_buffer_tracing_hip_event_record_t, hip_event_handle => 72);
     off!(rocprofiler_buffer_tracing_hip_event_record_t, source_queue_id => 80);
 
+    // Process attachment (`experimental/registration.h`, 1.2.0+; not in the trimmed copy CI
+    // checks against: held here from the real header's declaration, docs/abi.md).
+    size!(rocprofiler_tool_configure_attach_result_t, 32);
+    off!(rocprofiler_tool_configure_attach_result_t, tool_attach => 8);
+    off!(rocprofiler_tool_configure_attach_result_t, tool_detach => 16);
+    off!(rocprofiler_tool_configure_attach_result_t, tool_data => 24);
+
     // Callback record (passed by value).
     size!(rocprofiler_callback_tracing_record_v0_t, 56);
     off!(rocprofiler_callback_tracing_record_v0_t, kind => 32);

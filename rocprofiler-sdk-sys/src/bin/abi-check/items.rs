@@ -376,6 +376,10 @@ pub fn items() -> Vec<Item> {
             rocprofiler_tool_configure_result_t,
             [size, initialize, finalize, tool_data]
         ),
+        item!(
+            rocprofiler_tool_configure_attach_result_t,
+            [size, tool_attach, tool_detach, tool_data]
+        ),
         // Record header.
         item!(
             rocprofiler_record_header_t,
@@ -1077,6 +1081,10 @@ pub fn signatures() -> Vec<Signature> {
         rocprofiler_client_finalize_v1_t => ty(rocprofiler_client_finalize_t) [V1],
         rocprofiler_tool_initialize_t => ty(rocprofiler_tool_initialize_t),
         rocprofiler_tool_finalize_t => ty(rocprofiler_tool_finalize_t),
+        rocprofiler_client_detach_t => ty(rocprofiler_client_detach_t) [V1],
+        rocprofiler_tool_attach_t => ty(rocprofiler_tool_attach_t) [V1],
+        rocprofiler_tool_detach_t => ty(rocprofiler_tool_detach_t),
+        rocprofiler_configure_attach_fn => fun(rocprofiler_configure_attach) [V1],
         rocprofiler_create_context_fn => fun(rocprofiler_create_context),
         rocprofiler_start_context_fn => fun(rocprofiler_start_context),
         rocprofiler_stop_context_fn => fun(rocprofiler_stop_context),

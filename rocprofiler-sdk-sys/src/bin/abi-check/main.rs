@@ -310,6 +310,7 @@ const REAL_INCLUDES: &[&str] = &[
     "rocprofiler-sdk/fwd.h",
     "rocprofiler-sdk/agent.h",
     "rocprofiler-sdk/registration.h",
+    "rocprofiler-sdk/experimental/registration.h",
     "rocprofiler-sdk/buffer.h",
     "rocprofiler-sdk/buffer_tracing.h",
     "rocprofiler-sdk/callback_tracing.h",
