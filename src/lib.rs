@@ -4,9 +4,7 @@
 //! (below; the lifecycle lives in `entry`, attach sessions in `attach`). Data flows one way:
 //! runtime records → decode → stores → model (join/resolve) → xplane → file.
 
-pub mod cli;
 pub mod collect;
-pub mod convert;
 pub mod model;
 pub mod xplane;
 

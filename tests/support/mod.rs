@@ -22,6 +22,7 @@
 pub mod cli;
 pub mod fuzz;
 pub mod paths;
+pub mod rocpd;
 pub mod sim;
 pub mod synthetic;
 pub mod truth;

@@ -919,6 +919,11 @@ fn on_callback(
             ev["kernel_id"] = json!(d.kernel_id);
             ev["kernel_name"] = cstr(d.kernel_name);
             ev["size"] = json!(d.size);
+            ev["sgpr_count"] = json!(d.sgpr_count);
+            ev["arch_vgpr_count"] = json!(d.arch_vgpr_count);
+            ev["accum_vgpr_count"] = json!(d.accum_vgpr_count);
+            ev["group_segment_size"] = json!(d.group_segment_size);
+            ev["private_segment_size"] = json!(d.private_segment_size);
         }
     } else if r.kind == ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH && !r.payload.is_null() {
         // SAFETY: kernel-dispatch payload.
@@ -1054,6 +1059,8 @@ fn summarize(h: &rocprofiler_record_header_t) -> Value {
             ev["dispatch_id"] = json!(i.dispatch_id);
             ev["grid"] = json!([i.grid_size.x, i.grid_size.y, i.grid_size.z]);
             ev["workgroup"] = json!([i.workgroup_size.x, i.workgroup_size.y, i.workgroup_size.z]);
+            ev["group_segment_size"] = json!(i.group_segment_size);
+            ev["private_segment_size"] = json!(i.private_segment_size);
         }
         Some("MEMORY_COPY") => {
             // SAFETY: the 0.x record is a prefix of the 1.x one.

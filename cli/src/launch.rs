@@ -1,31 +1,15 @@
-//! What `simulate` and `run` share: parsing their arguments, finding the artifacts built beside
-//! this binary, and the environment that loads the tool into the child process.
+//! What the subcommands share: the exit code of a parse error, finding the artifacts built
+//! beside this binary, and the environment that loads the tool into the child process.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
-use crate::config;
-
-/// Parses a subcommand's arguments; on `Err` the message (or help) is already printed and the
-/// value is the exit code to return (2 for a usage error, success for `--help`).
-pub fn parse_args<A: Parser>(command_name: &str, args: &[String]) -> Result<A, ExitCode> {
-    parse_quietly(command_name, args).map_err(|e| {
-        let _ = e.print();
-        exit_code(&e)
-    })
-}
-
-fn parse_quietly<A: Parser>(command_name: &str, args: &[String]) -> Result<A, clap::Error> {
-    A::try_parse_from(
-        std::iter::once(OsString::from(command_name)).chain(args.iter().map(OsString::from)),
-    )
-}
+use rocprof_xplane::config;
 
 /// `--help` / `--version` "errors" succeed; real usage errors exit with 2.
-fn exit_code(e: &clap::Error) -> ExitCode {
+pub fn exit_code(e: &clap::Error) -> ExitCode {
     if e.use_stderr() {
         ExitCode::from(2)
     } else {
@@ -148,11 +132,11 @@ mod tests {
 
     #[test]
     fn parse_errors_exit_2_and_help_exits_0() {
-        let ok: Demo = parse_args("demo", &["--name".into(), "x".into()]).unwrap();
+        let ok = Demo::try_parse_from(["demo", "--name", "x"]).unwrap();
         assert_eq!(ok.name.as_deref(), Some("x"));
-        let bad = parse_quietly::<Demo>("demo", &["--nope".into()]).unwrap_err();
+        let bad = Demo::try_parse_from(["demo", "--nope"]).unwrap_err();
         assert_eq!(exit_code(&bad), ExitCode::from(2));
-        let help = parse_quietly::<Demo>("demo", &["--help".into()]).unwrap_err();
+        let help = Demo::try_parse_from(["demo", "--help"]).unwrap_err();
         assert_eq!(exit_code(&help), ExitCode::SUCCESS);
     }
 

@@ -8,15 +8,14 @@ use std::process::{Command, ExitCode};
 use clap::Parser;
 
 use super::launch::{
-    absolute, find_driver, find_tool_library, parse_args, resolve_run_name, set_tool_env,
+    absolute, find_driver, find_tool_library, resolve_run_name, set_tool_env,
 };
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "rocprof-xplane simulate",
     about = "Replay a scenario in the simulated runtime"
 )]
-struct Args {
+pub struct Args {
     /// Scenario file (TOML).
     scenario: PathBuf,
     /// Log directory to write into (what `xprof --logdir` takes).
@@ -33,11 +32,7 @@ struct Args {
     run_name: Option<String>,
 }
 
-pub fn main(args: &[String]) -> ExitCode {
-    let args: Args = match parse_args("rocprof-xplane simulate", args) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+pub fn execute(args: Args) -> ExitCode {
     match run(&args) {
         Ok(code) => code,
         Err(e) => {
@@ -80,7 +75,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     let run_dir = out_dir
         .join("plugins")
         .join("profile")
-        .join(crate::xplane::run_dir_name(&run_name));
+        .join(rocprof_xplane::xplane::run_dir_name(&run_name));
     let files: Vec<PathBuf> = std::fs::read_dir(&run_dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::{err, Builder, ConvertError};
-use crate::model::events::{
+use rocprof_xplane::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, KernelRecord, KernelSymbol,
 };
 

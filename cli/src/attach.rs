@@ -9,14 +9,13 @@ use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
-use super::launch::{absolute, find_tool_library, parse_args, resolve_run_name, tool_var};
+use super::launch::{absolute, find_tool_library, resolve_run_name, tool_var};
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "rocprof-xplane attach",
     about = "Profile a running process for a while (rocprofiler-sdk process attachment)"
 )]
-struct Args {
+pub struct Args {
     /// The process to profile. It must have been started with ROCP_TOOL_ATTACH=1.
     pid: u32,
     /// How long to stay attached: seconds, or with a unit (`500ms`, `10s`, `2m`).
@@ -51,11 +50,7 @@ fn parse_duration_ms(v: &str) -> Result<u64, String> {
     }
 }
 
-pub fn main(args: &[String]) -> ExitCode {
-    let args: Args = match parse_args("rocprof-xplane attach", args) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+pub fn execute(args: Args) -> ExitCode {
     match run(&args) {
         Ok(code) => code,
         Err(e) => {

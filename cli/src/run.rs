@@ -11,16 +11,15 @@ use std::process::{Command, ExitCode};
 use clap::Parser;
 
 use super::launch::{
-    absolute, find_tool_library, parse_args, resolve_run_name, set_tool_env, tool_var,
+    absolute, find_tool_library, resolve_run_name, set_tool_env, tool_var,
 };
-use crate::config;
+use rocprof_xplane::config;
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "rocprof-xplane run",
     about = "Run a program with the tool loaded"
 )]
-struct Args {
+pub struct Args {
     /// Log directory (default: $ROCPROF_XPLANE_OUTPUT_DIR or ./rocprof-xplane-logs).
     /// `-d/--output-directory` as in rocprofv3.
     #[arg(long, short = 'd', visible_alias = "output-directory")]
@@ -161,11 +160,7 @@ pub fn find_sdk(dirs: &[PathBuf]) -> Option<PathBuf> {
     None
 }
 
-pub fn main(args: &[String]) -> ExitCode {
-    let args: Args = match parse_args("rocprof-xplane run", args) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+pub fn execute(args: Args) -> ExitCode {
     if let Some(Err(e)) = args.output_file.as_deref().map(config::check_file_template) {
         eprintln!(
             "rocprof-xplane run: -o {:?}: {e}",
@@ -217,7 +212,7 @@ pub fn main(args: &[String]) -> ExitCode {
         "rocprof-xplane run: ROCm SDK {}; profile → {}/plugins/profile/{}/",
         sdk.display(),
         out_dir.display(),
-        crate::xplane::run_dir_name(&run_name)
+        rocprof_xplane::xplane::run_dir_name(&run_name)
     );
     eprintln!(
         "rocprof-xplane run: afterwards:  xprof --logdir {} --port 6006",

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{err, Builder, ConvertError};
-use crate::model::events::{
+use rocprof_xplane::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
 };
 

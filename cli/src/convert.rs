@@ -6,15 +6,14 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use super::launch::{absolute, parse_args, resolve_run_name};
-use crate::xplane::{self, OutputLayout};
+use super::launch::{absolute, resolve_run_name};
+use rocprof_xplane::xplane::{self, OutputLayout};
 
 #[derive(Debug, Parser)]
 #[command(
-    name = "rocprof-xplane convert",
     about = "Convert rocprofv3 output (JSON, CSV) to an XPlane profile xprof opens"
 )]
-struct Args {
+pub struct Args {
     /// rocprofv3 output: the JSON file (gzipped or not), or the `*_kernel_trace.csv` (its
     /// `*_hip_api_trace.csv` sibling is read too).
     input: PathBuf,
@@ -26,11 +25,7 @@ struct Args {
     run_name: Option<String>,
 }
 
-pub fn main(args: &[String]) -> ExitCode {
-    let args: Args = match parse_args("rocprof-xplane convert", args) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+pub fn execute(args: Args) -> ExitCode {
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -43,31 +38,35 @@ pub fn main(args: &[String]) -> ExitCode {
 fn run(args: &Args) -> Result<(), String> {
     let run_name = resolve_run_name(args.run_name.as_deref())?;
     let t0 = std::time::Instant::now();
-    let c = crate::convert::read(&args.input).map_err(|e| e.to_string())?;
-    let host = if c.hostname.is_empty() {
-        "converted".to_string()
-    } else {
-        c.hostname.clone()
-    };
-    let pid = c.pid;
-    eprintln!(
-        "rocprof-xplane convert: read {} kernel dispatches, {} HIP API calls, {} copies in {:.1} s",
-        c.kernels.len(),
-        c.api.len(),
-        c.copies.len(),
-        t0.elapsed().as_secs_f64()
-    );
-    let trace = crate::model::join::join(c);
-    let layout = OutputLayout {
-        log_dir: absolute(&args.output_dir),
-        run_name,
-        host: xplane::process_host_name(&host, pid),
-    };
-    let path = xplane::write_xspace(&trace, &layout).map_err(|e| e.to_string())?;
-    println!("wrote {}", path.display());
+    let all = crate::rocprofv3::read(&args.input).map_err(|e| e.to_string())?;
+    let log_dir = absolute(&args.output_dir);
+    for c in all {
+        let host = if c.hostname.is_empty() {
+            "converted".to_string()
+        } else {
+            c.hostname.clone()
+        };
+        let pid = c.pid;
+        eprintln!(
+            "rocprof-xplane convert: read {} kernel dispatches, {} HIP API calls, {} copies, {} roctx ranges and marks of process {pid} in {:.1} s",
+            c.kernels.len(),
+            c.api.len(),
+            c.copies.len(),
+            c.markers.len(),
+            t0.elapsed().as_secs_f64()
+        );
+        let trace = rocprof_xplane::model::join::join(c);
+        let layout = OutputLayout {
+            log_dir: log_dir.clone(),
+            run_name: run_name.clone(),
+            host: xplane::process_host_name(&host, pid),
+        };
+        let path = xplane::write_xspace(&trace, &layout).map_err(|e| e.to_string())?;
+        println!("wrote {}", path.display());
+    }
     println!(
         "open it with:  xprof --logdir {} --port 6006",
-        layout.log_dir.display()
+        log_dir.display()
     );
     Ok(())
 }

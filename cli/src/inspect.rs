@@ -9,39 +9,24 @@ use std::process::ExitCode;
 
 use serde_json::{json, Map, Value};
 
-use crate::xplane::proto::{x_event, x_stat, XEvent, XPlane, XSpace, XStat};
-use crate::xplane::read_xspace;
+use rocprof_xplane::xplane::proto::{x_event, x_stat, XEvent, XPlane, XSpace, XStat};
+use rocprof_xplane::xplane::read_xspace;
 
-const USAGE: &str = "usage: rocprof-xplane inspect <FILE.xplane.pb> [--json]";
 /// How many kernels the summary lists.
 const TOP_KERNELS: usize = 10;
 
-/// Arguments after the subcommand name.
-pub fn main(args: &[String]) -> ExitCode {
-    let mut file = None;
-    let mut as_json = false;
-    for a in args {
-        match a.as_str() {
-            "--json" => as_json = true,
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return ExitCode::SUCCESS;
-            }
-            s if s.starts_with('-') => {
-                eprintln!("rocprof-xplane inspect: unknown option '{s}'\n{USAGE}");
-                return ExitCode::from(2);
-            }
-            s if file.is_none() => file = Some(s.to_owned()),
-            s => {
-                eprintln!("rocprof-xplane inspect: unexpected argument '{s}'\n{USAGE}");
-                return ExitCode::from(2);
-            }
-        }
-    }
-    let Some(file) = file else {
-        eprintln!("{USAGE}");
-        return ExitCode::from(2);
-    };
+#[derive(Debug, clap::Parser)]
+#[command(about = "Summarise an .xplane.pb: planes, lines, events per kind, top kernels, streams, drops")]
+pub struct Args {
+    /// The profile (`.xplane.pb`; ours or another producer's, e.g. XLA's).
+    file: String,
+    /// One JSON object with stable keys, for scripts.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn execute(args: Args) -> ExitCode {
+    let (file, as_json) = (args.file, args.json);
     if std::fs::metadata(&file)
         .map(|m| m.len() == 0)
         .unwrap_or(false)

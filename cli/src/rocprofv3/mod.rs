@@ -2,20 +2,21 @@
 //! gathers, so the one join and XPlane writer produce the profile (kernels, HIP API calls,
 //! copies, streams, agents, kernel resources and occupancy) exactly as for a live run.
 //!
-//! Inputs: rocprofv3 JSON (`--output-format json`, optionally gzipped) and rocprofv3 CSV
-//! (`*_kernel_trace.csv`, with its sibling `*_hip_api_trace.csv` when present). SQLite files are identified: the legacy rocprof v1 `results.db` is refused with
-//! a message naming it; a rocpd database (rocprofv3's default since ROCm 7.0) is recognised and
-//! not yet read (docs/convert.md says what to do meanwhile).
+//! Inputs: rocprofv3's rocpd SQLite database (its default since ROCm 7.0; every process of
+//! every run in it), rocprofv3 JSON (`--output-format json`, optionally gzipped) and rocprofv3
+//! CSV (`*_kernel_trace.csv`, with its sibling `*_hip_api_trace.csv` when present). The legacy
+//! rocprof v1 `results.db` is refused with a message naming it.
 
 pub mod csv;
 pub mod json;
+pub mod rocpd;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::model::events::{ApiDomain, CallFact, Collected, KernelSymbol};
+use rocprof_xplane::model::events::{ApiDomain, CallFact, Collected, KernelSymbol};
 
 /// What went wrong, with the file it concerns.
 #[derive(Debug)]
@@ -105,17 +106,13 @@ pub(crate) fn open_maybe_gz(
     })
 }
 
-/// Reads `path` (any supported format) into the tool's collection.
-pub fn read(path: &Path) -> Result<Collected, ConvertError> {
+/// Reads `path` (any supported format) into the tool's collection: one per process (a rocpd
+/// database may hold several processes and runs; the JSON and CSV inputs hold one).
+pub fn read(path: &Path) -> Result<Vec<Collected>, ConvertError> {
     match detect(path)? {
-        Format::Json => json::read(path),
-        Format::Csv => csv::read(path),
-        Format::Rocpd => Err(err(
-            path,
-            "a rocpd database (rocprofv3's default output): not read yet; convert it with \
-             `rocpd convert -f csv` (ROCm's rocpd tool) or re-run rocprofv3 with \
-             `--output-format json` or `csv`, then convert that",
-        )),
+        Format::Json => json::read(path).map(|c| vec![c]),
+        Format::Csv => csv::read(path).map(|c| vec![c]),
+        Format::Rocpd => rocpd::read_all(path),
         Format::RocprofV1Db => Err(err(
             path,
             "a legacy rocprof (v1) results.db (table KERN), not rocprofv3 output: it has no \
@@ -148,7 +145,7 @@ impl Builder {
     }
 
     pub fn symbol(&mut self, kernel_id: u64, raw_name: &str, sym: KernelSymbol) {
-        let name = crate::capture::symbols::clean_kernel_name(raw_name);
+        let name = rocprof_xplane::capture::symbols::clean_kernel_name(raw_name);
         self.c.symbols.insert(
             kernel_id,
             KernelSymbol {
@@ -158,14 +155,19 @@ impl Builder {
         );
     }
 
-    /// The dispatch `correlation_id` ran on HIP stream `stream` of GPU `device` (ordinal).
-    pub fn on_stream(&mut self, correlation_id: u64, stream: u64, device: i32) {
+    /// The creation order of HIP stream `stream` (first seen; 0 = the null stream).
+    pub fn stream_seq(&mut self, stream: u64) -> u64 {
         let n = self.streams.len() as u64;
-        let seq = if stream == 0 {
+        if stream == 0 {
             0
         } else {
             *self.streams.entry(stream).or_insert(n + 1)
-        };
+        }
+    }
+
+    /// The dispatch `correlation_id` ran on HIP stream `stream` of GPU `device` (ordinal).
+    pub fn on_stream(&mut self, correlation_id: u64, stream: u64, device: i32) {
+        let seq = self.stream_seq(stream);
         self.c.calls.push(CallFact {
             correlation_id,
             stream,

@@ -1,0 +1,635 @@
+//! rocprofv3's rocpd SQLite database (its default output since ROCm 7.0; schema in
+//! `shared/reference/rocprofiler-sdk-abi.md` §7.4) → one `Collected` per process.
+//!
+//! A database holds one or more *runs*: each run's tables carry its own suffix
+//! (`rocpd_region_<uuid>`, …) and its row ids start afresh, so every run is read through its
+//! own tables (the unsuffixed views merge runs but their ids collide). Within a run, `pid`,
+//! `tid`, `nid`, `agent_id`, `kernel_id` are row ids of the `rocpd_info_*` tables; names and
+//! categories are ids into `rocpd_string`. An API call, kernel or copy links to its
+//! `rocpd_event`, whose `stack_id` is the SDK's internal correlation id (the join key) and
+//! `correlation_id` the external one.
+//!
+//! Streams and dependency edges come from the HIP calls' arguments (`rocpd_arg`): the
+//! `stream` argument of the launching call places a kernel or copy (as the live tool reads it
+//! at API entry), and `event`/`stream` of the synchronization calls give the waits and the
+//! event records they resolve to.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+use serde_json::Value;
+
+use super::{err, Builder, ConvertError};
+use rocprof_xplane::model::deps::Producer;
+use rocprof_xplane::model::events::{
+    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
+    KernelSymbol, MarkerSpan, SyncFact,
+};
+
+/// Every process of every run in the database.
+pub fn read_all(path: &Path) -> Result<Vec<Collected>, ConvertError> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| err(path, format!("cannot open the SQLite database: {e}")))?;
+    let runs = run_suffixes(&conn).map_err(|e| err(path, e))?;
+    if runs.is_empty() {
+        return Err(err(
+            path,
+            "a rocpd database without rocpd_info_process tables (an empty or foreign schema)",
+        ));
+    }
+    let mut out = Vec::new();
+    for sfx in &runs {
+        let run = Run { conn: &conn, sfx };
+        let processes = run.processes().map_err(|e| err(path, e))?;
+        for p in processes {
+            out.push(run.process(&p).map_err(|e| err(path, e))?);
+        }
+    }
+    if out.is_empty() {
+        return Err(err(path, "the rocpd database lists no process"));
+    }
+    Ok(out)
+}
+
+/// The table-name suffixes of the runs (`_<uuid>`, or `""` for unsuffixed tables).
+fn run_suffixes(conn: &Connection) -> Result<Vec<String>, String> {
+    let mut st = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' \
+             AND name LIKE 'rocpd_info_process%' ORDER BY name",
+        )
+        .map_err(|e| format!("not readable as SQLite: {e}"))?;
+    let names = st
+        .query_map([], |r| r.get::<_, String>(0))
+        .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| format!("not readable as SQLite: {e}"))?;
+    Ok(names
+        .into_iter()
+        .filter_map(|n| n.strip_prefix("rocpd_info_process").map(str::to_string))
+        .filter(|s| s.is_empty() || s.starts_with('_'))
+        .collect())
+}
+
+struct ProcessRow {
+    id: i64,
+    nid: i64,
+    pid: i64,
+    start: i64,
+    end: i64,
+}
+
+struct Run<'a> {
+    conn: &'a Connection,
+    sfx: &'a str,
+}
+
+fn num(v: Option<i64>) -> u64 {
+    v.map_or(0, |x| x.max(0) as u64)
+}
+
+fn u32_of(v: Option<i64>) -> u32 {
+    v.map_or(0, |x| u32::try_from(x).unwrap_or(0))
+}
+
+/// A HIP argument's value as rocprofv3 prints it: `0x…` hex, a decimal, or anything else
+/// (structs, strings) → `None`.
+fn handle_of(v: &str) -> Option<u64> {
+    let v = v.trim();
+    match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => v.parse().ok(),
+    }
+}
+
+/// The SDK's memory-copy operation ids by their names (1 host→host … 4 device→device).
+fn copy_op(name: &str) -> i32 {
+    match name {
+        "MEMORY_COPY_HOST_TO_HOST" => 1,
+        "MEMORY_COPY_HOST_TO_DEVICE" => 2,
+        "MEMORY_COPY_DEVICE_TO_HOST" => 3,
+        "MEMORY_COPY_DEVICE_TO_DEVICE" => 4,
+        _ => 0,
+    }
+}
+
+impl Run<'_> {
+    fn table(&self, name: &str) -> String {
+        format!("\"rocpd_{name}{}\"", self.sfx)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        let t = format!("rocpd_{name}{}", self.sfx);
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sqlite_master WHERE name = ?1",
+                [&t],
+                |_| Ok(()),
+            )
+            .optional()
+            .ok()
+            .flatten()
+            .is_some()
+    }
+
+    /// Runs `sql` (with `{name}` placeholders for this run's tables) and maps each row.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        tables: &[&str],
+        p: impl rusqlite::Params,
+        f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, String> {
+        let mut q = sql.to_string();
+        for t in tables {
+            q = q.replace(&format!("{{{t}}}"), &self.table(t));
+        }
+        let what = tables.first().copied().unwrap_or("?");
+        let mut st = self
+            .conn
+            .prepare(&q)
+            .map_err(|e| format!("table rocpd_{what}{}: {e}", self.sfx))?;
+        let rows = st
+            .query_map(p, f)
+            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("reading rocpd_{what}{}: {e}", self.sfx));
+        rows
+    }
+
+    fn processes(&self) -> Result<Vec<ProcessRow>, String> {
+        self.rows(
+            "SELECT id, nid, pid, coalesce(start, init, 0), coalesce(\"end\", fini, 0) \
+             FROM {info_process} ORDER BY id",
+            &["info_process"],
+            [],
+            |r| {
+                Ok(ProcessRow {
+                    id: r.get(0)?,
+                    nid: r.get(1)?,
+                    pid: r.get(2)?,
+                    start: r.get(3)?,
+                    end: r.get(4)?,
+                })
+            },
+        )
+    }
+
+    fn strings(&self) -> Result<HashMap<i64, Arc<str>>, String> {
+        Ok(self
+            .rows("SELECT id, string FROM {string}", &["string"], [], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })?
+            .into_iter()
+            .map(|(i, s)| (i, Arc::from(s.as_str())))
+            .collect())
+    }
+
+    fn process(&self, p: &ProcessRow) -> Result<Collected, String> {
+        for t in [
+            "string",
+            "info_node",
+            "info_thread",
+            "info_agent",
+            "info_kernel_symbol",
+            "event",
+            "region",
+            "kernel_dispatch",
+        ] {
+            if !self.has(t) {
+                return Err(format!(
+                    "not a complete rocpd database: table rocpd_{t}{} is missing",
+                    self.sfx
+                ));
+            }
+        }
+        let hostname = self
+            .rows(
+                "SELECT coalesce(hostname, '') FROM {info_node} WHERE id = ?1",
+                &["info_node"],
+                [p.nid],
+                |r| r.get::<_, String>(0),
+            )?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let mut b = Builder::new(hostname, u32::try_from(p.pid).unwrap_or(0));
+        b.c.start_boottime_ns = num(Some(p.start));
+        b.c.stop_boottime_ns = num(Some(p.end));
+        let strings = self.strings()?;
+        let s = |id: Option<i64>| -> Arc<str> {
+            id.and_then(|i| strings.get(&i).cloned())
+                .unwrap_or_else(|| Arc::from(""))
+        };
+
+        let threads: HashMap<i64, u64> = self
+            .rows(
+                "SELECT id, tid, coalesce(name, '') FROM {info_thread} WHERE pid = ?1",
+                &["info_thread"],
+                [p.id],
+                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)),
+            )?
+            .into_iter()
+            .map(|(id, tid, name)| {
+                if !name.is_empty() {
+                    b.c.thread_names.insert(tid as u64, name);
+                }
+                (id, tid as u64)
+            })
+            .collect();
+        let tid = |row: Option<i64>| row.and_then(|r| threads.get(&r).copied()).unwrap_or(0);
+
+        b.c.agents = self.agents(p.id)?;
+        let ordinal = |handle: u64| -> i32 {
+            b.c.agents
+                .iter()
+                .find(|a| a.handle == handle && a.kind == AgentType::Gpu)
+                .map_or(-1, |a| a.type_index)
+        };
+        let ordinals: HashMap<u64, i32> = b
+            .c
+            .agents
+            .iter()
+            .map(|a| (a.handle, ordinal(a.handle)))
+            .collect();
+
+        for (id, name, sym) in self.rows(
+            "SELECT id, coalesce(kernel_name, display_name, ''), group_segment_size, \
+             private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count \
+             FROM {info_kernel_symbol} WHERE pid = ?1",
+            &["info_kernel_symbol"],
+            [p.id],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    KernelSymbol {
+                        name: "".into(),
+                        group_segment_size: u32_of(r.get(2)?),
+                        private_segment_size: u32_of(r.get(3)?),
+                        sgpr_count: u32_of(r.get(4)?),
+                        arch_vgpr_count: u32_of(r.get(5)?),
+                        accum_vgpr_count: u32_of(r.get(6)?),
+                    },
+                ))
+            },
+        )? {
+            if !name.is_empty() {
+                b.symbol(id as u64, &name, sym);
+            }
+        }
+
+        // HIP call arguments by event id: the stream and event handles of each call.
+        let args = self.call_args()?;
+
+        // CPU-side regions: HIP calls and roctx ranges.
+        let regions = self.rows(
+            "SELECT r.tid, r.start, r.\"end\", r.name_id, e.category_id, e.stack_id, \
+             e.correlation_id, e.extdata, r.event_id \
+             FROM {region} r LEFT JOIN {event} e ON e.id = r.event_id WHERE r.pid = ?1 \
+             ORDER BY r.start, r.id",
+            &["region", "event"],
+            [p.id],
+            |r| {
+                Ok((
+                    r.get::<_, Option<i64>>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    r.get::<_, Option<i64>>(4)?,
+                    r.get::<_, Option<i64>>(5)?,
+                    r.get::<_, Option<i64>>(6)?,
+                    r.get::<_, Option<String>>(7)?,
+                    r.get::<_, Option<i64>>(8)?,
+                ))
+            },
+        )?;
+        let mut hip_ops: HashMap<Arc<str>, i32> = HashMap::new();
+        let mut skipped = 0u64;
+        // Correlation id → the HIP stream handle its call named.
+        let mut call_stream: HashMap<u64, u64> = HashMap::new();
+        for (t, start, end, name_id, cat, stack, ext, extdata, event_id) in regions {
+            let category = s(cat);
+            let name = s(name_id);
+            let corr = num(stack);
+            if category.starts_with("HIP_RUNTIME_API") || category.starts_with("HIP_COMPILER_API")
+            {
+                let n = hip_ops.len() as i32;
+                let op = *hip_ops.entry(name.clone()).or_insert_with(|| {
+                    b.op_name(ApiDomain::Hip, n, &name);
+                    n
+                });
+                b.c.api.push(ApiRecord {
+                    domain: ApiDomain::Hip,
+                    operation: op,
+                    correlation_id: corr,
+                    external_id: num(ext),
+                    start_ns: num(Some(start)),
+                    end_ns: num(Some(end)),
+                    thread_id: tid(t),
+                });
+                let a = event_id.and_then(|e| args.get(&e));
+                if let Some(stream) = a.and_then(|a| a.stream) {
+                    call_stream.insert(corr, stream);
+                }
+                self.sync_fact(&mut b, &name, corr, a);
+            } else if category.starts_with("MARKER_") {
+                match message(extdata.as_deref()) {
+                    Some(label) => b.c.markers.push(MarkerSpan {
+                        label: Arc::from(label.as_str()),
+                        thread_id: tid(t),
+                        open_correlation_id: corr,
+                        close_correlation_id: corr,
+                        start_ns: num(Some(start)),
+                        end_ns: num(Some(end)),
+                        instant: end <= start,
+                        ..MarkerSpan::default()
+                    }),
+                    // roctx calls without text (pop, stop): their range carries it.
+                    None => {}
+                }
+            } else {
+                skipped += 1;
+            }
+        }
+        if self.has("sample") && self.has("track") {
+            for (t, ts, stack, extdata) in self.rows(
+                "SELECT k.tid, s.timestamp, e.stack_id, e.extdata FROM {sample} s \
+                 JOIN {track} k ON k.id = s.track_id LEFT JOIN {event} e ON e.id = s.event_id \
+                 WHERE k.pid = ?1",
+                &["sample", "track", "event"],
+                [p.id],
+                |r| {
+                    Ok((
+                        r.get::<_, Option<i64>>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, Option<i64>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                },
+            )? {
+                if let Some(label) = message(extdata.as_deref()) {
+                    let corr = num(stack);
+                    b.c.markers.push(MarkerSpan {
+                        label: Arc::from(label.as_str()),
+                        thread_id: tid(t),
+                        open_correlation_id: corr,
+                        close_correlation_id: corr,
+                        start_ns: num(Some(ts)),
+                        end_ns: num(Some(ts)),
+                        instant: true,
+                        ..MarkerSpan::default()
+                    });
+                }
+            }
+        }
+        b.op_name(ApiDomain::Marker, 0, "roctxMarkA");
+
+        let kernels = self.rows(
+            "SELECT k.tid, k.agent_id, k.kernel_id, k.dispatch_id, k.queue_id, k.stream_id, \
+             k.start, k.\"end\", k.private_segment_size, k.group_segment_size, \
+             k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z, \
+             k.grid_size_x, k.grid_size_y, k.grid_size_z, e.stack_id, e.correlation_id \
+             FROM {kernel_dispatch} k LEFT JOIN {event} e ON e.id = k.event_id \
+             WHERE k.pid = ?1 ORDER BY k.start, k.id",
+            &["kernel_dispatch", "event"],
+            [p.id],
+            |r| {
+                let g = |i| r.get::<_, Option<i64>>(i);
+                Ok([
+                    g(0)?, g(1)?, g(2)?, g(3)?, g(4)?, g(5)?, g(6)?, g(7)?, g(8)?, g(9)?,
+                    g(10)?, g(11)?, g(12)?, g(13)?, g(14)?, g(15)?, g(16)?, g(17)?,
+                ])
+            },
+        )?;
+        for k in kernels {
+            let corr = num(k[16]);
+            let agent = num(k[1]);
+            b.c.kernels.push(KernelRecord {
+                correlation_id: corr,
+                external_id: num(k[17]),
+                start_ns: num(k[6]),
+                end_ns: num(k[7]),
+                thread_id: tid(k[0]),
+                agent,
+                queue: num(k[4]),
+                kernel_id: num(k[2]),
+                dispatch_id: num(k[3]),
+                private_segment_size: u32_of(k[8]),
+                group_segment_size: u32_of(k[9]),
+                workgroup: [u32_of(k[10]), u32_of(k[11]), u32_of(k[12])],
+                grid: [u32_of(k[13]), u32_of(k[14]), u32_of(k[15])],
+                pipe_id: None,
+            });
+            if corr != 0 {
+                let stream = call_stream.get(&corr).copied().unwrap_or(num(k[5]));
+                b.on_stream(corr, stream, ordinals.get(&agent).copied().unwrap_or(-1));
+            }
+        }
+
+        if self.has("memory_copy") {
+            let copies = self.rows(
+                "SELECT c.tid, c.start, c.\"end\", c.name_id, c.dst_agent_id, c.src_agent_id, \
+                 c.size, c.stream_id, e.stack_id, e.correlation_id \
+                 FROM {memory_copy} c LEFT JOIN {event} e ON e.id = c.event_id \
+                 WHERE c.pid = ?1 ORDER BY c.start, c.id",
+                &["memory_copy", "event"],
+                [p.id],
+                |r| {
+                    let g = |i| r.get::<_, Option<i64>>(i);
+                    Ok([g(0)?, g(1)?, g(2)?, g(3)?, g(4)?, g(5)?, g(6)?, g(7)?, g(8)?, g(9)?])
+                },
+            )?;
+            for m in copies {
+                let corr = num(m[8]);
+                let (dst, src) = (num(m[4]), num(m[5]));
+                b.c.copies.push(CopyRecord {
+                    correlation_id: corr,
+                    external_id: num(m[9]),
+                    start_ns: num(m[1]),
+                    end_ns: num(m[2]),
+                    thread_id: tid(m[0]),
+                    operation: copy_op(&s(m[3])),
+                    dst_agent: dst,
+                    src_agent: src,
+                    bytes: num(m[6]),
+                });
+                if corr != 0 {
+                    let gpu = [dst, src]
+                        .iter()
+                        .filter_map(|a| ordinals.get(a).copied())
+                        .find(|&o| o >= 0)
+                        .unwrap_or(-1);
+                    let stream = call_stream.get(&corr).copied().unwrap_or(num(m[7]));
+                    b.on_stream(corr, stream, gpu);
+                }
+            }
+        }
+        if skipped > 0 {
+            b.c.warnings.push(format!(
+                "{skipped} regions of other kinds (HSA, RCCL, …) in the database were not converted"
+            ));
+        }
+        Ok(b.finish())
+    }
+
+    /// A synchronization call's facts (and an event record's producer) from its arguments,
+    /// as the live tool reads them at API entry.
+    fn sync_fact(&self, b: &mut Builder, name: &str, corr: u64, a: Option<&CallArgs>) {
+        use rocprof_xplane::hip::ops::Role;
+        let Some(row) = rocprof_xplane::hip::ops::lookup(name) else {
+            return;
+        };
+        let (event, stream) = a.map_or((0, 0), |a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)));
+        let seq = b.stream_seq(stream);
+        match row.role {
+            Role::Sync(kind) => b.c.syncs.push(SyncFact {
+                correlation_id: corr,
+                kind,
+                event,
+                stream,
+                device: -1,
+                stream_seq: seq,
+            }),
+            Role::EventRecord => {
+                b.c.producers.record(
+                    event,
+                    Producer {
+                        correlation_id: corr,
+                        stream,
+                        stream_seq: seq,
+                        device: -1,
+                    },
+                );
+                b.c.syncs.push(SyncFact {
+                    correlation_id: corr,
+                    kind: rocprof_xplane::model::events::SyncKind::EventRecord,
+                    event,
+                    stream,
+                    device: -1,
+                    stream_seq: seq,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// `stream` and `event` arguments of every call that has them, by event id.
+    fn call_args(&self) -> Result<HashMap<i64, CallArgs>, String> {
+        let mut out: HashMap<i64, CallArgs> = HashMap::new();
+        if !self.has("arg") {
+            return Ok(out);
+        }
+        for (event, name, value) in self.rows(
+            "SELECT event_id, name, coalesce(value, '') FROM {arg} \
+             WHERE name IN ('stream', 'event')",
+            &["arg"],
+            [],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
+        )? {
+            let a = out.entry(event).or_default();
+            let v = handle_of(&value);
+            match name.as_str() {
+                "stream" => a.stream = v,
+                _ => a.event = v,
+            }
+        }
+        Ok(out)
+    }
+
+    fn agents(&self, pid_row: i64) -> Result<Vec<AgentInfo>, String> {
+        let rows = self.rows(
+            "SELECT id, coalesce(type, ''), type_index, logical_index, coalesce(name, ''), \
+             coalesce(product_name, ''), coalesce(vendor_name, ''), coalesce(extdata, '{}') \
+             FROM {info_agent} WHERE pid = ?1 ORDER BY id",
+            &["info_agent"],
+            [pid_row],
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, Option<i64>>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    r.get::<_, String>(4)?,
+                    r.get::<_, String>(5)?,
+                    r.get::<_, String>(6)?,
+                    r.get::<_, String>(7)?,
+                ))
+            },
+        )?;
+        let mut gpus = 0;
+        Ok(rows
+            .into_iter()
+            .map(|(id, ty, type_index, logical, name, product, vendor, extdata)| {
+                let x: Value = serde_json::from_str(&extdata).unwrap_or(Value::Null);
+                let xu = |k: &str| x[k].as_u64().unwrap_or(0);
+                let kind = match ty.as_str() {
+                    "GPU" => AgentType::Gpu,
+                    "CPU" => AgentType::Cpu,
+                    _ => AgentType::Other,
+                };
+                let type_index = match kind {
+                    AgentType::Gpu => {
+                        let i = type_index.or(logical).map_or(gpus, |v| v as i32);
+                        gpus += 1;
+                        i
+                    }
+                    _ => -1,
+                };
+                let simds = xu("simd_per_cu") as u32;
+                AgentInfo {
+                    handle: id as u64,
+                    kind,
+                    type_index,
+                    node_id: xu("node_id") as u32,
+                    name,
+                    product_name: product,
+                    vendor_name: vendor,
+                    cu_count: xu("cu_count") as u32,
+                    simd_per_cu: simds,
+                    wave_front_size: xu("wave_front_size") as u32,
+                    max_waves_per_cu: match xu("max_waves_per_cu") as u32 {
+                        0 => xu("max_waves_per_simd") as u32 * simds,
+                        n => n,
+                    },
+                    max_engine_clk_mhz: xu("max_engine_clk_fcompute") as u32,
+                    local_mem_bytes: xu("local_mem_size"),
+                    gfx_target_version: xu("gfx_target_version") as u32,
+                }
+            })
+            .collect())
+    }
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct CallArgs {
+    stream: Option<u64>,
+    event: Option<u64>,
+}
+
+/// A roctx text from an event's `extdata` (`{"message": …}`).
+fn message(extdata: Option<&str>) -> Option<String> {
+    let v: Value = serde_json::from_str(extdata?).ok()?;
+    v["message"].as_str().map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_values_as_rocprofv3_prints_them() {
+        assert_eq!(handle_of("0x5a5a00001000"), Some(0x5a5a_0000_1000));
+        assert_eq!(handle_of("0"), Some(0));
+        assert_eq!(handle_of(" 42 "), Some(42));
+        assert_eq!(handle_of("{256, 1, 1}"), None);
+        assert_eq!(copy_op("MEMORY_COPY_DEVICE_TO_HOST"), 3);
+        assert_eq!(copy_op("MEMORY_COPY_NONE"), 0);
+        assert_eq!(message(Some(r#"{"message":"step 1"}"#)).as_deref(), Some("step 1"));
+        assert_eq!(message(Some("{}")), None);
+        assert_eq!(message(Some("not json")), None);
+    }
+}

@@ -1,0 +1,194 @@
+//! Issue 11: `rocprof-xplane convert` on rocprofv3's rocpd SQLite database (its default output
+//! since ROCm 7.0). The databases are built from simulated runs (test infrastructure, not
+//! hardware): the simulator's test tool, loaded beside ours, logs every record and callback the
+//! runtime gave it, and `support::rocpd` writes them into the released rocpd tables — what
+//! rocprofv3's own tool would have stored. The round trip: scenario → rocpd → XPlane gives the
+//! same kernels, HIP calls, launch arrows, streams and dependency edges as the live tool on the
+//! same run.
+
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rocprof_xplane::xplane::proto::XSpace;
+use rocprof_xplane::xplane::read_xspace;
+use support::paths::{builtin, cli, profiles, sim_test_tool, tool_library};
+use support::sim::Direct;
+use support::xspace::{count_by_name, counter, host_api_events, kernels};
+
+/// Runs `scenario` with both tools; returns the live profile and the rocpd database.
+fn live_and_rocpd(dir: &Path, scenario: &Path, uuid: &str) -> (XSpace, PathBuf) {
+    let log = dir.join(format!("{uuid}.jsonl"));
+    let libs = format!("{}:{}:", sim_test_tool().display(), tool_library().display());
+    let out = Direct::new(scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", &libs)
+        .env("ROCPROF_SIM_TEST_TOOL_LOG", &log)
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.join("live"))
+        .env("ROCPROF_XPLANE_RUN_NAME", uuid)
+        // The test tool sees every HIP call; so must the live profile compared with it.
+        .env("ROCPROF_XPLANE_HIP_API", "all")
+        .output();
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    let live = profiles(&dir.join("live"), uuid);
+    assert_eq!(live.len(), 1);
+    let db = dir.join("results.db");
+    support::rocpd::write_run(&db, &log, uuid, &rocprof_xplane::sdk::session::hostname());
+    (read_xspace(&live[0]).unwrap(), db)
+}
+
+fn convert(db: &Path, out: &Path) -> std::process::Output {
+    Command::new(cli())
+        .args(["convert"])
+        .arg(db)
+        .arg("--output-dir")
+        .arg(out)
+        .args(["--run-name", "conv"])
+        .output()
+        .unwrap()
+}
+
+/// (name, start ps, duration ps, correlation id) of every kernel.
+fn kernel_set(s: &XSpace) -> BTreeSet<(String, i64, i64, Option<u64>)> {
+    kernels(s)
+        .iter()
+        .map(|e| {
+            (
+                e.name().to_string(),
+                e.start_ps(),
+                e.event.duration_ps,
+                e.correlation_id(),
+            )
+        })
+        .collect()
+}
+
+/// Kernels grouped by the line (stream) they are on, as sets of correlation ids: the
+/// partition, whatever the lines are numbered.
+fn stream_partition(s: &XSpace) -> BTreeSet<BTreeSet<u64>> {
+    let mut by_line: BTreeMap<(String, i64), BTreeSet<u64>> = BTreeMap::new();
+    for e in kernels(s) {
+        by_line
+            .entry((e.plane.name.clone(), e.line.id))
+            .or_default()
+            .insert(e.correlation_id().unwrap_or(0));
+    }
+    by_line.into_values().collect()
+}
+
+fn api_set(s: &XSpace) -> BTreeSet<(String, i64)> {
+    host_api_events(s)
+        .iter()
+        .map(|e| (e.name().to_string(), e.start_ps()))
+        .collect()
+}
+
+fn dependency_arrows(s: &XSpace) -> u64 {
+    counter(s, "waits_resolved")
+}
+
+/// The round trip on two scenarios: the converted profile has the same kernels (names, times,
+/// correlation ids), the same stream partition, the same HIP calls, every kernel's launch
+/// arrow, the same resolved dependency edges, and the same roctx ranges as the live one.
+#[test]
+fn scenario_to_rocpd_to_xplane_matches_the_live_tool() {
+    for scenario in ["sync-deps.toml", "multi-gpu.toml", "markers.toml"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (live, db) = live_and_rocpd(tmp.path(), &builtin(scenario), "0195b2a0_1111_7000_8000_000000000001");
+        let out = convert(&db, &tmp.path().join("conv"));
+        assert!(out.status.success(), "{scenario}: {}", support::stderr_of(&out));
+        let files = profiles(&tmp.path().join("conv"), "conv");
+        assert_eq!(files.len(), 1, "{scenario}: {files:?}");
+        let conv = read_xspace(&files[0]).unwrap();
+        assert_eq!(kernel_set(&conv), kernel_set(&live), "{scenario}: kernels");
+        assert!(!kernel_set(&live).is_empty());
+        assert_eq!(
+            stream_partition(&conv),
+            stream_partition(&live),
+            "{scenario}: streams"
+        );
+        assert_eq!(api_set(&conv), api_set(&live), "{scenario}: HIP calls");
+        assert_eq!(
+            counter(&conv, "activities_without_api"),
+            counter(&live, "activities_without_api"),
+            "{scenario}: launch arrows"
+        );
+        assert_eq!(
+            dependency_arrows(&conv),
+            dependency_arrows(&live),
+            "{scenario}: dependency edges"
+        );
+        assert_eq!(
+            counter(&conv, "waits_unresolved"),
+            counter(&live, "waits_unresolved"),
+            "{scenario}"
+        );
+        let roctx = |s: &XSpace| {
+            count_by_name(
+                support::xspace::events(support::xspace::plane(s, "/host:CPU"))
+                    .into_iter()
+                    .filter(|e| e.line.id & rocprof_xplane::xplane::MARKER_LINE_BIT != 0),
+            )
+        };
+        assert_eq!(roctx(&conv), roctx(&live), "{scenario}: roctx ranges and marks");
+    }
+}
+
+/// A database holding two runs (two suffixed table sets, as `rocpd merge` leaves them) converts
+/// to one profile per process.
+#[test]
+fn a_database_with_two_runs_converts_both() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, db) = live_and_rocpd(tmp.path(), &builtin("tiny.toml"), "0195b2a0_2222_7000_8000_00000000000a");
+    let log2 = tmp.path().join("second.jsonl");
+    let out = Direct::new(&builtin("sync-deps.toml"), "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", sim_test_tool())
+        .env("ROCPROF_SIM_TEST_TOOL_LOG", &log2)
+        .output();
+    assert!(out.status.success());
+    support::rocpd::write_run(&db, &log2, "0195b2a0_2222_7000_8000_00000000000b", "otherhost");
+    let out = convert(&db, &tmp.path().join("conv"));
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    let files = profiles(&tmp.path().join("conv"), "conv");
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert!(files.iter().any(|f| support::paths::host_of(f).starts_with("otherhost.")));
+}
+
+/// Damaged input: a truncated file, a database without the rocpd tables it needs, or one that
+/// is empty, is refused with a message naming what is wrong (exit 2), never a crash.
+#[test]
+fn a_damaged_or_incomplete_database_is_refused_clearly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, db) = live_and_rocpd(tmp.path(), &builtin("tiny.toml"), "0195b2a0_3333_7000_8000_000000000001");
+    let bytes = std::fs::read(&db).unwrap();
+    let cut = tmp.path().join("cut.db");
+    std::fs::write(&cut, &bytes[..bytes.len() / 3]).unwrap();
+    let partial = tmp.path().join("partial.db");
+    std::fs::copy(&db, &partial).unwrap();
+    {
+        let c = rusqlite::Connection::open(&partial).unwrap();
+        c.execute_batch(
+            "DROP VIEW rocpd_kernel_dispatch; \
+             DROP TABLE rocpd_kernel_dispatch_0195b2a0_3333_7000_8000_000000000001;",
+        )
+        .unwrap();
+    }
+    let empty = tmp.path().join("empty.db");
+    {
+        let c = rusqlite::Connection::open(&empty).unwrap();
+        c.execute_batch("CREATE TABLE rocpd_marker (x); INSERT INTO rocpd_marker VALUES (1);")
+            .unwrap();
+    }
+    for (file, says) in [
+        (&partial, "rocpd_kernel_dispatch_0195b2a0_3333_7000_8000_000000000001 is missing"),
+        (&empty, "without rocpd_info_process"),
+    ] {
+        let out = convert(file, &tmp.path().join("x"));
+        assert_eq!(out.status.code(), Some(2), "{}", support::stderr_of(&out));
+        assert!(support::stderr_of(&out).contains(says), "{}", support::stderr_of(&out));
+    }
+    let out = convert(&cut, &tmp.path().join("x"));
+    assert_eq!(out.status.code(), Some(2), "{}", support::stderr_of(&out));
+    assert!(!support::stderr_of(&out).contains("panicked"));
+}
