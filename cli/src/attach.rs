@@ -12,9 +12,7 @@ use clap::Parser;
 use super::launch::{absolute, find_tool_library, resolve_run_name, tool_var};
 
 #[derive(Debug, Parser)]
-#[command(
-    about = "Profile a running process for a while (rocprofiler-sdk process attachment)"
-)]
+#[command(about = "Profile a running process for a while (rocprofiler-sdk process attachment)")]
 pub struct Args {
     /// The process to profile. It must have been started with ROCP_TOOL_ATTACH=1.
     pid: u32,

@@ -10,9 +10,7 @@ use super::launch::{absolute, resolve_run_name};
 use rocprof_xplane::xplane::{self, OutputLayout};
 
 #[derive(Debug, Parser)]
-#[command(
-    about = "Convert rocprofv3 output (JSON, CSV) to an XPlane profile xprof opens"
-)]
+#[command(about = "Convert rocprofv3 output (JSON, CSV) to an XPlane profile xprof opens")]
 pub struct Args {
     /// rocprofv3 output: the JSON file (gzipped or not), or the `*_kernel_trace.csv` (its
     /// `*_hip_api_trace.csv` sibling is read too).

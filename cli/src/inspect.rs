@@ -16,7 +16,9 @@ use rocprof_xplane::xplane::read_xspace;
 const TOP_KERNELS: usize = 10;
 
 #[derive(Debug, clap::Parser)]
-#[command(about = "Summarise an .xplane.pb: planes, lines, events per kind, top kernels, streams, drops")]
+#[command(
+    about = "Summarise an .xplane.pb: planes, lines, events per kind, top kernels, streams, drops"
+)]
 pub struct Args {
     /// The profile (`.xplane.pb`; ours or another producer's, e.g. XLA's).
     file: String,

@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use clap::Parser;
-
 use rocprof_xplane::config;
 
 /// `--help` / `--version` "errors" succeed; real usage errors exit with 2.
@@ -123,6 +121,7 @@ pub fn set_tool_env(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use clap::Parser;
 
     #[derive(Debug, Parser)]
     struct Demo {

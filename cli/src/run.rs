@@ -10,15 +10,11 @@ use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
-use super::launch::{
-    absolute, find_tool_library, resolve_run_name, set_tool_env, tool_var,
-};
+use super::launch::{absolute, find_tool_library, resolve_run_name, set_tool_env, tool_var};
 use rocprof_xplane::config;
 
 #[derive(Debug, Parser)]
-#[command(
-    about = "Run a program with the tool loaded"
-)]
+#[command(about = "Run a program with the tool loaded")]
 pub struct Args {
     /// Log directory (default: $ROCPROF_XPLANE_OUTPUT_DIR or ./rocprof-xplane-logs).
     /// `-d/--output-directory` as in rocprofv3.

@@ -7,14 +7,10 @@ use std::process::{Command, ExitCode};
 
 use clap::Parser;
 
-use super::launch::{
-    absolute, find_driver, find_tool_library, resolve_run_name, set_tool_env,
-};
+use super::launch::{absolute, find_driver, find_tool_library, resolve_run_name, set_tool_env};
 
 #[derive(Debug, Parser)]
-#[command(
-    about = "Replay a scenario in the simulated runtime"
-)]
+#[command(about = "Replay a scenario in the simulated runtime")]
 pub struct Args {
     /// Scenario file (TOML).
     scenario: PathBuf,

@@ -41,9 +41,11 @@ pub fn artifact(name: &str) -> PathBuf {
     p
 }
 
-/// The `rocprof-xplane` CLI; cargo builds it fresh for this package's tests.
+/// The `rocprof-xplane` CLI. It is its own package (`cli/`), so, like the simulator's driver,
+/// `cargo test -p rocprof-xplane` alone does not rebuild it: `ci/test.sh` builds the workspace
+/// first.
 pub fn cli() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_rocprof-xplane"))
+    artifact("rocprof-xplane")
 }
 
 /// The simulator driver (plays the application; loads tools like the real runtime). It belongs

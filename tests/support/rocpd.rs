@@ -11,8 +11,14 @@ use rusqlite::{params, Connection};
 use serde_json::{json, Value};
 
 const TABLES: &[(&str, &str)] = &[
-    ("metadata", "id INTEGER PRIMARY KEY, tag TEXT NOT NULL, value TEXT NOT NULL"),
-    ("string", "id INTEGER PRIMARY KEY, guid TEXT, string TEXT NOT NULL UNIQUE"),
+    (
+        "metadata",
+        "id INTEGER PRIMARY KEY, tag TEXT NOT NULL, value TEXT NOT NULL",
+    ),
+    (
+        "string",
+        "id INTEGER PRIMARY KEY, guid TEXT, string TEXT NOT NULL UNIQUE",
+    ),
     (
         "info_node",
         "id INTEGER PRIMARY KEY, guid TEXT, hash BIGINT, machine_id TEXT, name TEXT, \
@@ -187,7 +193,9 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
     )
     .unwrap();
     conn.execute(
-        &format!("INSERT INTO rocpd_info_node{sfx} (hash, machine_id, hostname) VALUES (1, ?1, ?2)"),
+        &format!(
+            "INSERT INTO rocpd_info_node{sfx} (hash, machine_id, hostname) VALUES (1, ?1, ?2)"
+        ),
         params![uuid, hostname],
     )
     .unwrap();
@@ -240,7 +248,9 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
 
     // Kernel symbols (the SDK's kernel id is the row id).
     for s in lines.iter().filter(|e| {
-        e["ev"] == "cb" && e["op_name"] == "CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER" && e["phase"] == 1
+        e["ev"] == "cb"
+            && e["op_name"] == "CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER"
+            && e["phase"] == 1
     }) {
         let t = w.t("info_kernel_symbol");
         conn.execute(
@@ -334,14 +344,18 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
                     let name = w.string(&op);
                     let t = w.t("track");
                     conn.execute(
-                        &format!("INSERT INTO {t} (nid, pid, tid, name_id) VALUES (?1, ?2, ?3, ?4)"),
+                        &format!(
+                            "INSERT INTO {t} (nid, pid, tid, name_id) VALUES (?1, ?2, ?3, ?4)"
+                        ),
                         params![nid, pid_row, tid, name],
                     )
                     .unwrap();
                     let track = conn.last_insert_rowid();
                     let t = w.t("sample");
                     conn.execute(
-                        &format!("INSERT INTO {t} (track_id, timestamp, event_id) VALUES (?1, ?2, ?3)"),
+                        &format!(
+                            "INSERT INTO {t} (track_id, timestamp, event_id) VALUES (?1, ?2, ?3)"
+                        ),
                         params![track, u(&r["start"]), ev],
                     )
                     .unwrap();

@@ -24,8 +24,8 @@ use serde_json::Value;
 use super::{err, Builder, ConvertError};
 use rocprof_xplane::model::deps::Producer;
 use rocprof_xplane::model::events::{
-    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
-    KernelSymbol, MarkerSpan, SyncFact,
+    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
+    MarkerSpan, SyncFact, SyncKind,
 };
 
 /// Every process of every run in the database.
@@ -125,11 +125,9 @@ impl Run<'_> {
     fn has(&self, name: &str) -> bool {
         let t = format!("rocpd_{name}{}", self.sfx);
         self.conn
-            .query_row(
-                "SELECT 1 FROM sqlite_master WHERE name = ?1",
-                [&t],
-                |_| Ok(()),
-            )
+            .query_row("SELECT 1 FROM sqlite_master WHERE name = ?1", [&t], |_| {
+                Ok(())
+            })
             .optional()
             .ok()
             .flatten()
@@ -230,7 +228,13 @@ impl Run<'_> {
                 "SELECT id, tid, coalesce(name, '') FROM {info_thread} WHERE pid = ?1",
                 &["info_thread"],
                 [p.id],
-                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)),
+                |r| {
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, String>(2)?,
+                    ))
+                },
             )?
             .into_iter()
             .map(|(id, tid, name)| {
@@ -249,12 +253,11 @@ impl Run<'_> {
                 .find(|a| a.handle == handle && a.kind == AgentType::Gpu)
                 .map_or(-1, |a| a.type_index)
         };
-        let ordinals: HashMap<u64, i32> = b
-            .c
-            .agents
-            .iter()
-            .map(|a| (a.handle, ordinal(a.handle)))
-            .collect();
+        let ordinals: HashMap<u64, i32> =
+            b.c.agents
+                .iter()
+                .map(|a| (a.handle, ordinal(a.handle)))
+                .collect();
 
         for (id, name, sym) in self.rows(
             "SELECT id, coalesce(kernel_name, display_name, ''), group_segment_size, \
@@ -311,12 +314,14 @@ impl Run<'_> {
         let mut skipped = 0u64;
         // Correlation id → the HIP stream handle its call named.
         let mut call_stream: HashMap<u64, u64> = HashMap::new();
+        // HIP calls in time order (thread, correlation id, name, arguments), for the
+        // synchronization facts once the devices of streams are known.
+        let mut hip_calls: Vec<(u64, u64, Arc<str>, Option<CallArgs>)> = Vec::new();
         for (t, start, end, name_id, cat, stack, ext, extdata, event_id) in regions {
             let category = s(cat);
             let name = s(name_id);
             let corr = num(stack);
-            if category.starts_with("HIP_RUNTIME_API") || category.starts_with("HIP_COMPILER_API")
-            {
+            if category.starts_with("HIP_RUNTIME_API") || category.starts_with("HIP_COMPILER_API") {
                 let n = hip_ops.len() as i32;
                 let op = *hip_ops.entry(name.clone()).or_insert_with(|| {
                     b.op_name(ApiDomain::Hip, n, &name);
@@ -335,10 +340,11 @@ impl Run<'_> {
                 if let Some(stream) = a.and_then(|a| a.stream) {
                     call_stream.insert(corr, stream);
                 }
-                self.sync_fact(&mut b, &name, corr, a);
+                hip_calls.push((tid(t), corr, name.clone(), a.copied()));
             } else if category.starts_with("MARKER_") {
-                match message(extdata.as_deref()) {
-                    Some(label) => b.c.markers.push(MarkerSpan {
+                // roctx calls without text (pop, stop) are skipped: their range carries it.
+                if let Some(label) = message(extdata.as_deref()) {
+                    b.c.markers.push(MarkerSpan {
                         label: Arc::from(label.as_str()),
                         thread_id: tid(t),
                         open_correlation_id: corr,
@@ -347,9 +353,7 @@ impl Run<'_> {
                         end_ns: num(Some(end)),
                         instant: end <= start,
                         ..MarkerSpan::default()
-                    }),
-                    // roctx calls without text (pop, stop): their range carries it.
-                    None => {}
+                    });
                 }
             } else {
                 skipped += 1;
@@ -400,8 +404,24 @@ impl Run<'_> {
             |r| {
                 let g = |i| r.get::<_, Option<i64>>(i);
                 Ok([
-                    g(0)?, g(1)?, g(2)?, g(3)?, g(4)?, g(5)?, g(6)?, g(7)?, g(8)?, g(9)?,
-                    g(10)?, g(11)?, g(12)?, g(13)?, g(14)?, g(15)?, g(16)?, g(17)?,
+                    g(0)?,
+                    g(1)?,
+                    g(2)?,
+                    g(3)?,
+                    g(4)?,
+                    g(5)?,
+                    g(6)?,
+                    g(7)?,
+                    g(8)?,
+                    g(9)?,
+                    g(10)?,
+                    g(11)?,
+                    g(12)?,
+                    g(13)?,
+                    g(14)?,
+                    g(15)?,
+                    g(16)?,
+                    g(17)?,
                 ])
             },
         )?;
@@ -440,7 +460,18 @@ impl Run<'_> {
                 [p.id],
                 |r| {
                     let g = |i| r.get::<_, Option<i64>>(i);
-                    Ok([g(0)?, g(1)?, g(2)?, g(3)?, g(4)?, g(5)?, g(6)?, g(7)?, g(8)?, g(9)?])
+                    Ok([
+                        g(0)?,
+                        g(1)?,
+                        g(2)?,
+                        g(3)?,
+                        g(4)?,
+                        g(5)?,
+                        g(6)?,
+                        g(7)?,
+                        g(8)?,
+                        g(9)?,
+                    ])
                 },
             )?;
             for m in copies {
@@ -468,53 +499,13 @@ impl Run<'_> {
                 }
             }
         }
+        sync_facts(&mut b, &hip_calls);
         if skipped > 0 {
             b.c.warnings.push(format!(
                 "{skipped} regions of other kinds (HSA, RCCL, …) in the database were not converted"
             ));
         }
         Ok(b.finish())
-    }
-
-    /// A synchronization call's facts (and an event record's producer) from its arguments,
-    /// as the live tool reads them at API entry.
-    fn sync_fact(&self, b: &mut Builder, name: &str, corr: u64, a: Option<&CallArgs>) {
-        use rocprof_xplane::hip::ops::Role;
-        let Some(row) = rocprof_xplane::hip::ops::lookup(name) else {
-            return;
-        };
-        let (event, stream) = a.map_or((0, 0), |a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)));
-        let seq = b.stream_seq(stream);
-        match row.role {
-            Role::Sync(kind) => b.c.syncs.push(SyncFact {
-                correlation_id: corr,
-                kind,
-                event,
-                stream,
-                device: -1,
-                stream_seq: seq,
-            }),
-            Role::EventRecord => {
-                b.c.producers.record(
-                    event,
-                    Producer {
-                        correlation_id: corr,
-                        stream,
-                        stream_seq: seq,
-                        device: -1,
-                    },
-                );
-                b.c.syncs.push(SyncFact {
-                    correlation_id: corr,
-                    kind: rocprof_xplane::model::events::SyncKind::EventRecord,
-                    event,
-                    stream,
-                    device: -1,
-                    stream_seq: seq,
-                });
-            }
-            _ => {}
-        }
     }
 
     /// `stream` and `event` arguments of every call that has them, by event id.
@@ -525,16 +516,23 @@ impl Run<'_> {
         }
         for (event, name, value) in self.rows(
             "SELECT event_id, name, coalesce(value, '') FROM {arg} \
-             WHERE name IN ('stream', 'event')",
+             WHERE name IN ('stream', 'event', 'deviceId')",
             &["arg"],
             [],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
+            |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            },
         )? {
             let a = out.entry(event).or_default();
             let v = handle_of(&value);
             match name.as_str() {
                 "stream" => a.stream = v,
-                _ => a.event = v,
+                "event" => a.event = v,
+                _ => a.device = v,
             }
         }
         Ok(out)
@@ -563,44 +561,112 @@ impl Run<'_> {
         let mut gpus = 0;
         Ok(rows
             .into_iter()
-            .map(|(id, ty, type_index, logical, name, product, vendor, extdata)| {
-                let x: Value = serde_json::from_str(&extdata).unwrap_or(Value::Null);
-                let xu = |k: &str| x[k].as_u64().unwrap_or(0);
-                let kind = match ty.as_str() {
-                    "GPU" => AgentType::Gpu,
-                    "CPU" => AgentType::Cpu,
-                    _ => AgentType::Other,
-                };
-                let type_index = match kind {
-                    AgentType::Gpu => {
-                        let i = type_index.or(logical).map_or(gpus, |v| v as i32);
-                        gpus += 1;
-                        i
+            .map(
+                |(id, ty, type_index, logical, name, product, vendor, extdata)| {
+                    let x: Value = serde_json::from_str(&extdata).unwrap_or(Value::Null);
+                    let xu = |k: &str| x[k].as_u64().unwrap_or(0);
+                    let kind = match ty.as_str() {
+                        "GPU" => AgentType::Gpu,
+                        "CPU" => AgentType::Cpu,
+                        _ => AgentType::Other,
+                    };
+                    let type_index = match kind {
+                        AgentType::Gpu => {
+                            let i = type_index.or(logical).map_or(gpus, |v| v as i32);
+                            gpus += 1;
+                            i
+                        }
+                        _ => -1,
+                    };
+                    let simds = xu("simd_per_cu") as u32;
+                    AgentInfo {
+                        handle: id as u64,
+                        kind,
+                        type_index,
+                        node_id: xu("node_id") as u32,
+                        name,
+                        product_name: product,
+                        vendor_name: vendor,
+                        cu_count: xu("cu_count") as u32,
+                        simd_per_cu: simds,
+                        wave_front_size: xu("wave_front_size") as u32,
+                        max_waves_per_cu: match xu("max_waves_per_cu") as u32 {
+                            0 => xu("max_waves_per_simd") as u32 * simds,
+                            n => n,
+                        },
+                        max_engine_clk_mhz: xu("max_engine_clk_fcompute") as u32,
+                        local_mem_bytes: xu("local_mem_size"),
+                        gfx_target_version: xu("gfx_target_version") as u32,
                     }
-                    _ => -1,
-                };
-                let simds = xu("simd_per_cu") as u32;
-                AgentInfo {
-                    handle: id as u64,
-                    kind,
-                    type_index,
-                    node_id: xu("node_id") as u32,
-                    name,
-                    product_name: product,
-                    vendor_name: vendor,
-                    cu_count: xu("cu_count") as u32,
-                    simd_per_cu: simds,
-                    wave_front_size: xu("wave_front_size") as u32,
-                    max_waves_per_cu: match xu("max_waves_per_cu") as u32 {
-                        0 => xu("max_waves_per_simd") as u32 * simds,
-                        n => n,
-                    },
-                    max_engine_clk_mhz: xu("max_engine_clk_fcompute") as u32,
-                    local_mem_bytes: xu("local_mem_size"),
-                    gfx_target_version: xu("gfx_target_version") as u32,
-                }
-            })
+                },
+            )
             .collect())
+    }
+}
+
+/// The synchronization facts (and each event record's producer) of the HIP calls, from their
+/// arguments as the live tool reads them at API entry. A stream's device is the device its
+/// kernels and copies ran on; the null stream's is the thread's current device: its latest
+/// `hipSetDevice`, or the device of its latest launch or copy (one GPU: that GPU).
+fn sync_facts(b: &mut Builder, calls: &[(u64, u64, Arc<str>, Option<CallArgs>)]) {
+    use rocprof_xplane::hip::ops::Role;
+    let by_corr: HashMap<u64, (u64, i32)> =
+        b.c.calls
+            .iter()
+            .map(|f| (f.correlation_id, (f.stream, f.device)))
+            .collect();
+    let stream_device: HashMap<u64, i32> =
+        b.c.calls
+            .iter()
+            .filter(|f| f.stream != 0 && f.device >= 0)
+            .map(|f| (f.stream, f.device))
+            .collect();
+    let gpus =
+        b.c.agents
+            .iter()
+            .filter(|a| a.kind == AgentType::Gpu)
+            .count();
+    let mut current: HashMap<u64, i32> = HashMap::new();
+    for (tid, corr, name, a) in calls {
+        if let Some(&(_, dev)) = by_corr.get(corr).filter(|(_, d)| *d >= 0) {
+            current.insert(*tid, dev);
+        }
+        if let Some(d) = a
+            .and_then(|a| a.device)
+            .filter(|_| &**name == "hipSetDevice")
+        {
+            current.insert(*tid, i32::try_from(d).unwrap_or(-1));
+        }
+        let Some(Role::Sync(kind)) = rocprof_xplane::hip::ops::lookup(name).map(|r| r.role) else {
+            continue;
+        };
+        let (event, stream) = a.map_or((0, 0), |a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)));
+        let device = stream_device
+            .get(&stream)
+            .filter(|_| stream != 0)
+            .or_else(|| current.get(tid))
+            .copied()
+            .unwrap_or(if gpus == 1 { 0 } else { -1 });
+        let seq = b.stream_seq(stream);
+        if kind == SyncKind::EventRecord {
+            b.c.producers.record(
+                event,
+                Producer {
+                    correlation_id: *corr,
+                    stream,
+                    stream_seq: seq,
+                    device,
+                },
+            );
+        }
+        b.c.syncs.push(SyncFact {
+            correlation_id: *corr,
+            kind,
+            event,
+            stream,
+            device,
+            stream_seq: seq,
+        });
     }
 }
 
@@ -608,6 +674,8 @@ impl Run<'_> {
 struct CallArgs {
     stream: Option<u64>,
     event: Option<u64>,
+    /// `hipSetDevice`'s `deviceId`.
+    device: Option<u64>,
 }
 
 /// A roctx text from an event's `extdata` (`{"message": …}`).
@@ -628,7 +696,10 @@ mod tests {
         assert_eq!(handle_of("{256, 1, 1}"), None);
         assert_eq!(copy_op("MEMORY_COPY_DEVICE_TO_HOST"), 3);
         assert_eq!(copy_op("MEMORY_COPY_NONE"), 0);
-        assert_eq!(message(Some(r#"{"message":"step 1"}"#)).as_deref(), Some("step 1"));
+        assert_eq!(
+            message(Some(r#"{"message":"step 1"}"#)).as_deref(),
+            Some("step 1")
+        );
         assert_eq!(message(Some("{}")), None);
         assert_eq!(message(Some("not json")), None);
     }
