@@ -45,6 +45,49 @@ fn works_when_loaded_second_beside_another_tool() {
     assert_eq!(kernels(&read_one(dir.path(), "second")), 2);
 }
 
+/// The documented recipe to ride along beside rocprofv3 (docs/configuration.md): the user sets
+/// `ROCP_TOOL_LIBRARIES` to our library and runs `rocprofv3`, which LD_PRELOADs its own tool and
+/// *appends* it to `ROCP_TOOL_LIBRARIES` (`ours.so:its.so`, whose last entry the runtime's list
+/// parser drops). The runtime then configures ours from the list (priority 0) and rocprofv3's
+/// from the global scope (priority 1): both trace everything. The simulator's test tool plays
+/// rocprofv3's, preloaded the same way.
+#[test]
+fn riding_along_beside_rocprofv3_both_tools_trace_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = sim_test_tool();
+    let log = dir.path().join("rocprofv3-tool.jsonl");
+    let libs = format!("{}:{}", tool_library().display(), other.display());
+    let truth = dir.path().join("truth.json");
+    let out = Direct::new(&builtin("sync-deps.toml"), "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", &libs)
+        .env("LD_PRELOAD", &other)
+        .env("ROCPROF_SIM_TEST_TOOL_LOG", &log)
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.path())
+        .env("ROCPROF_XPLANE_RUN_NAME", "ride")
+        .ground_truth(&truth)
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let t = support::truth::read_truth(&truth);
+    let clients = t["delivery"]["clients"].as_array().unwrap();
+    assert_eq!(clients.len(), 2, "{clients:?}");
+    assert!(clients[0]["library"]
+        .as_str()
+        .unwrap()
+        .ends_with("librocprof_xplane.so"));
+    assert_eq!(clients[1]["library"], "<global scope>");
+    let all = support::truth::truth_kernels(&t["plan"])
+        .values()
+        .sum::<u64>();
+    assert_eq!(kernels(&read_one(dir.path(), "ride")) as u64, all);
+    let theirs = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains(r#""ev":"rec""#) && l.contains(r#""kind_name":"KERNEL_DISPATCH""#))
+        .count() as u64;
+    assert_eq!(theirs, all, "rocprofv3's tool saw every kernel too");
+}
+
 #[test]
 fn disable_opts_out_without_harming_the_program() {
     let dir = tempfile::tempdir().unwrap();
