@@ -84,6 +84,8 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
     c.annotations = drained.annotations;
     c.calls = drained.calls;
     c.syncs = drained.syncs;
+    c.memory = drained.memory;
+    c.copy_ptrs = drained.copy_ptrs;
     // The producer map is emptied here: the next window starts with no records (a wait on an
     // event recorded in an earlier window stays unresolved and keeps the raw event id).
     c.producers = crate::capture::devices::take_producers();

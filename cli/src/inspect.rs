@@ -65,6 +65,8 @@ enum Kind {
     Memcpy,
     ApiCall,
     Marker,
+    /// An allocation or free of the memory timeline (`MemoryAllocation`, `MemoryDeallocation`).
+    Memory,
     Other,
 }
 
@@ -115,6 +117,8 @@ fn classify(p: &XPlane, line_name: &str, e: &XEvent) -> Kind {
         // `…/ROCTX`, `…/ROCTX #k`, `…/ROCTX ranges[ #k]` (docs/xplane-output.md), XLA's `…/NVTX`.
         if line_name.contains("/ROCTX") || line_name.ends_with("/NVTX") {
             Kind::Marker
+        } else if name == "MemoryAllocation" || name == "MemoryDeallocation" {
+            Kind::Memory
         } else if has("correlation_id") || name.starts_with("hip") || name.starts_with("hsa") {
             Kind::ApiCall
         } else {
@@ -127,10 +131,17 @@ fn classify(p: &XPlane, line_name: &str, e: &XEvent) -> Kind {
 
 /// The stable JSON summary (keys sorted; see docs/xplane-output.md).
 pub fn summarize(path: &Path, space: &XSpace) -> Value {
-    let mut counts: BTreeMap<&str, u64> = ["kernels", "memcpys", "api_calls", "markers", "other"]
-        .into_iter()
-        .map(|k| (k, 0))
-        .collect();
+    let mut counts: BTreeMap<&str, u64> = [
+        "kernels",
+        "memcpys",
+        "api_calls",
+        "markers",
+        "memory_events",
+        "other",
+    ]
+    .into_iter()
+    .map(|k| (k, 0))
+    .collect();
     // name → (count, total ps)
     let mut kernels: BTreeMap<String, (u64, i64)> = BTreeMap::new();
     let mut planes = Vec::new();
@@ -148,6 +159,7 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
                     Kind::Memcpy => "memcpys",
                     Kind::ApiCall => "api_calls",
                     Kind::Marker => "markers",
+                    Kind::Memory => "memory_events",
                     Kind::Other => "other",
                 };
                 *counts.get_mut(key).unwrap() += 1;
@@ -322,8 +334,8 @@ fn render_text(s: &Value) -> String {
     let c = &s["event_counts"];
     let _ = writeln!(
         o,
-        "events: {} kernels, {} memcpys, {} API calls, {} markers, {} other",
-        c["kernels"], c["memcpys"], c["api_calls"], c["markers"], c["other"]
+        "events: {} kernels, {} memcpys, {} API calls, {} markers, {} allocations/frees, {} other",
+        c["kernels"], c["memcpys"], c["api_calls"], c["markers"], c["memory_events"], c["other"]
     );
     let _ = writeln!(o, "\nplanes:");
     for p in s["planes"].as_array().into_iter().flatten() {

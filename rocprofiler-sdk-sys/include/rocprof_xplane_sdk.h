@@ -718,6 +718,52 @@ typedef union rocprofiler_hip_api_args_t {
         void* dev_ptr;
         hipStream_t stream;
     } hipFreeAsync;
+    /* Allocation and registration calls (the memory timeline and the memory kinds of copies). */
+    struct {
+        void** ptr;
+        size_t size;
+    } hipMalloc;
+    struct {
+        void* ptr;
+    } hipFree;
+    struct {
+        void** ptr;
+        size_t size;
+        unsigned int flags;
+    } hipHostMalloc;
+    struct {
+        void* ptr;
+    } hipHostFree;
+    struct {
+        void** dev_ptr;
+        size_t size;
+        unsigned int flags;
+    } hipMallocManaged;
+    struct {
+        void** ptr;
+        size_t size;
+    } hipMallocHost;
+    struct {
+        void** ptr;
+        size_t size;
+        unsigned int flags;
+    } hipHostAlloc;
+    struct {
+        void* hostPtr;
+        size_t sizeBytes;
+        unsigned int flags;
+    } hipHostRegister;
+    struct {
+        void* hostPtr;
+    } hipHostUnregister;
+    struct {
+        void** ptr;
+        size_t sizeBytes;
+        unsigned int flags;
+    } hipExtMallocWithFlags;
+    struct {
+        void* ptr;
+    } hipFreeHost;
     struct {
         const hipLaunchConfig_t* config; /* the stream is config->stream */
         const void* fPtr;

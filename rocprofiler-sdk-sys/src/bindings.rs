@@ -1594,12 +1594,23 @@ pub union rocprofiler_hip_api_args_t {
     pub hipMallocAsync: rocprofiler_hip_api_args_t__bindgen_ty_29,
     pub hipMallocFromPoolAsync: rocprofiler_hip_api_args_t__bindgen_ty_30,
     pub hipFreeAsync: rocprofiler_hip_api_args_t__bindgen_ty_31,
-    pub hipLaunchKernelExC: rocprofiler_hip_api_args_t__bindgen_ty_32,
-    pub hipStreamCreateWithPriority: rocprofiler_hip_api_args_t__bindgen_ty_33,
-    pub hipExtStreamCreateWithCUMask: rocprofiler_hip_api_args_t__bindgen_ty_34,
-    pub hipEventRecordWithFlags: rocprofiler_hip_api_args_t__bindgen_ty_35,
-    pub hipEventQuery: rocprofiler_hip_api_args_t__bindgen_ty_36,
-    pub hipStreamQuery: rocprofiler_hip_api_args_t__bindgen_ty_37,
+    pub hipMalloc: rocprofiler_hip_api_args_t__bindgen_ty_32,
+    pub hipFree: rocprofiler_hip_api_args_t__bindgen_ty_33,
+    pub hipHostMalloc: rocprofiler_hip_api_args_t__bindgen_ty_34,
+    pub hipHostFree: rocprofiler_hip_api_args_t__bindgen_ty_35,
+    pub hipMallocManaged: rocprofiler_hip_api_args_t__bindgen_ty_36,
+    pub hipMallocHost: rocprofiler_hip_api_args_t__bindgen_ty_37,
+    pub hipHostAlloc: rocprofiler_hip_api_args_t__bindgen_ty_38,
+    pub hipHostRegister: rocprofiler_hip_api_args_t__bindgen_ty_39,
+    pub hipHostUnregister: rocprofiler_hip_api_args_t__bindgen_ty_40,
+    pub hipExtMallocWithFlags: rocprofiler_hip_api_args_t__bindgen_ty_41,
+    pub hipFreeHost: rocprofiler_hip_api_args_t__bindgen_ty_42,
+    pub hipLaunchKernelExC: rocprofiler_hip_api_args_t__bindgen_ty_43,
+    pub hipStreamCreateWithPriority: rocprofiler_hip_api_args_t__bindgen_ty_44,
+    pub hipExtStreamCreateWithCUMask: rocprofiler_hip_api_args_t__bindgen_ty_45,
+    pub hipEventRecordWithFlags: rocprofiler_hip_api_args_t__bindgen_ty_46,
+    pub hipEventQuery: rocprofiler_hip_api_args_t__bindgen_ty_47,
+    pub hipStreamQuery: rocprofiler_hip_api_args_t__bindgen_ty_48,
     pub align_: u64,
     pub raw: [u8; 88usize],
 }
@@ -2868,29 +2879,23 @@ impl Default for rocprofiler_hip_api_args_t__bindgen_ty_31 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_hip_api_args_t__bindgen_ty_32 {
-    pub config: *const hipLaunchConfig_t,
-    pub fPtr: *const ::core::ffi::c_void,
-    pub args: *mut *mut ::core::ffi::c_void,
+    pub ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     [
         "Size of rocprofiler_hip_api_args_t__bindgen_ty_32",
-    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_32>() - 24usize];
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_32>() - 16usize];
     [
         "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_32",
     ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_32>() - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::config",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, config)
-        - 0usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, ptr) - 0usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::fPtr",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, fPtr) - 8usize];
-    [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::args",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, args)
-        - 16usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_32::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_32, size) - 8usize];
 };
 impl Default for rocprofiler_hip_api_args_t__bindgen_ty_32 {
     fn default() -> Self {
@@ -2904,30 +2909,19 @@ impl Default for rocprofiler_hip_api_args_t__bindgen_ty_32 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_hip_api_args_t__bindgen_ty_33 {
-    pub stream: *mut hipStream_t,
-    pub flags: u32,
-    pub priority: i32,
+    pub ptr: *mut ::core::ffi::c_void,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     [
         "Size of rocprofiler_hip_api_args_t__bindgen_ty_33",
-    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_33>() - 16usize];
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_33>() - 8usize];
     [
         "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_33",
     ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_33>() - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::stream",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, stream)
-        - 0usize];
-    [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::flags",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, flags)
-        - 8usize];
-    [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::priority",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, priority)
-        - 12usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_33::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_33, ptr) - 0usize];
 };
 impl Default for rocprofiler_hip_api_args_t__bindgen_ty_33 {
     fn default() -> Self {
@@ -2941,9 +2935,9 @@ impl Default for rocprofiler_hip_api_args_t__bindgen_ty_33 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_hip_api_args_t__bindgen_ty_34 {
-    pub stream: *mut hipStream_t,
-    pub cuMaskSize: u32,
-    pub cuMask: *const u32,
+    pub ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
+    pub flags: ::core::ffi::c_uint,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
@@ -2954,16 +2948,14 @@ const _: () = {
         "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_34",
     ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_34>() - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::stream",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, stream)
-        - 0usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, ptr) - 0usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::cuMaskSize",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, cuMaskSize)
-        - 8usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, size) - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::cuMask",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, cuMask)
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_34::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_34, flags)
         - 16usize];
 };
 impl Default for rocprofiler_hip_api_args_t__bindgen_ty_34 {
@@ -2978,30 +2970,19 @@ impl Default for rocprofiler_hip_api_args_t__bindgen_ty_34 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_hip_api_args_t__bindgen_ty_35 {
-    pub event: hipEvent_t,
-    pub stream: hipStream_t,
-    pub flags: u32,
+    pub ptr: *mut ::core::ffi::c_void,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     [
         "Size of rocprofiler_hip_api_args_t__bindgen_ty_35",
-    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_35>() - 24usize];
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_35>() - 8usize];
     [
         "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_35",
     ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_35>() - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::event",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, event)
-        - 0usize];
-    [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::stream",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, stream)
-        - 8usize];
-    [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::flags",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, flags)
-        - 16usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_35::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_35, ptr) - 0usize];
 };
 impl Default for rocprofiler_hip_api_args_t__bindgen_ty_35 {
     fn default() -> Self {
@@ -3015,20 +2996,29 @@ impl Default for rocprofiler_hip_api_args_t__bindgen_ty_35 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_hip_api_args_t__bindgen_ty_36 {
-    pub event: hipEvent_t,
+    pub dev_ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
+    pub flags: ::core::ffi::c_uint,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     [
         "Size of rocprofiler_hip_api_args_t__bindgen_ty_36",
-    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_36>() - 8usize];
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_36>() - 24usize];
     [
         "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_36",
     ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_36>() - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_36::event",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_36, event)
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_36::dev_ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_36, dev_ptr)
         - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_36::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_36, size) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_36::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_36, flags)
+        - 16usize];
 };
 impl Default for rocprofiler_hip_api_args_t__bindgen_ty_36 {
     fn default() -> Self {
@@ -3042,22 +3032,387 @@ impl Default for rocprofiler_hip_api_args_t__bindgen_ty_36 {
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct rocprofiler_hip_api_args_t__bindgen_ty_37 {
-    pub stream: hipStream_t,
+    pub ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
 }
 #[allow(clippy::unnecessary_operation, clippy::identity_op)]
 const _: () = {
     [
         "Size of rocprofiler_hip_api_args_t__bindgen_ty_37",
-    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_37>() - 8usize];
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_37>() - 16usize];
     [
         "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_37",
     ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_37>() - 8usize];
     [
-        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_37::stream",
-    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_37, stream)
-        - 0usize];
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_37::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_37, ptr) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_37::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_37, size) - 8usize];
 };
 impl Default for rocprofiler_hip_api_args_t__bindgen_ty_37 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_38 {
+    pub ptr: *mut *mut ::core::ffi::c_void,
+    pub size: usize,
+    pub flags: ::core::ffi::c_uint,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_38",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_38>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_38",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_38>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_38::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_38, ptr) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_38::size",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_38, size) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_38::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_38, flags)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_38 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_39 {
+    pub hostPtr: *mut ::core::ffi::c_void,
+    pub sizeBytes: usize,
+    pub flags: ::core::ffi::c_uint,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_39",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_39>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_39",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_39>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_39::hostPtr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_39, hostPtr)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_39::sizeBytes",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_39, sizeBytes)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_39::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_39, flags)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_39 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_40 {
+    pub hostPtr: *mut ::core::ffi::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_40",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_40>() - 8usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_40",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_40>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_40::hostPtr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_40, hostPtr)
+        - 0usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_40 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_41 {
+    pub ptr: *mut *mut ::core::ffi::c_void,
+    pub sizeBytes: usize,
+    pub flags: ::core::ffi::c_uint,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_41",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_41>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_41",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_41>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_41::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_41, ptr) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_41::sizeBytes",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_41, sizeBytes)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_41::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_41, flags)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_41 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_42 {
+    pub ptr: *mut ::core::ffi::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_42",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_42>() - 8usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_42",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_42>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_42::ptr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_42, ptr) - 0usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_42 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_43 {
+    pub config: *const hipLaunchConfig_t,
+    pub fPtr: *const ::core::ffi::c_void,
+    pub args: *mut *mut ::core::ffi::c_void,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_43",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_43>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_43",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_43>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_43::config",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_43, config)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_43::fPtr",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_43, fPtr) - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_43::args",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_43, args)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_43 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_44 {
+    pub stream: *mut hipStream_t,
+    pub flags: u32,
+    pub priority: i32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_44",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_44>() - 16usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_44",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_44>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_44::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_44, stream)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_44::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_44, flags)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_44::priority",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_44, priority)
+        - 12usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_44 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_45 {
+    pub stream: *mut hipStream_t,
+    pub cuMaskSize: u32,
+    pub cuMask: *const u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_45",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_45>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_45",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_45>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_45::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_45, stream)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_45::cuMaskSize",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_45, cuMaskSize)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_45::cuMask",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_45, cuMask)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_45 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_46 {
+    pub event: hipEvent_t,
+    pub stream: hipStream_t,
+    pub flags: u32,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_46",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_46>() - 24usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_46",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_46>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_46::event",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_46, event)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_46::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_46, stream)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_46::flags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_46, flags)
+        - 16usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_46 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_47 {
+    pub event: hipEvent_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_47",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_47>() - 8usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_47",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_47>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_47::event",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_47, event)
+        - 0usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_47 {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_hip_api_args_t__bindgen_ty_48 {
+    pub stream: hipStream_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_hip_api_args_t__bindgen_ty_48",
+    ][::core::mem::size_of::<rocprofiler_hip_api_args_t__bindgen_ty_48>() - 8usize];
+    [
+        "Alignment of rocprofiler_hip_api_args_t__bindgen_ty_48",
+    ][::core::mem::align_of::<rocprofiler_hip_api_args_t__bindgen_ty_48>() - 8usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t__bindgen_ty_48::stream",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t__bindgen_ty_48, stream)
+        - 0usize];
+};
+impl Default for rocprofiler_hip_api_args_t__bindgen_ty_48 {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {
@@ -3173,6 +3528,40 @@ const _: () = {
     [
         "Offset of field: rocprofiler_hip_api_args_t::hipFreeAsync",
     ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipFreeAsync) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMalloc",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMalloc) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipFree",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipFree) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipHostMalloc",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipHostMalloc) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipHostFree",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipHostFree) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMallocManaged",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMallocManaged) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipMallocHost",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipMallocHost) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipHostAlloc",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipHostAlloc) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipHostRegister",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipHostRegister) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipHostUnregister",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipHostUnregister) - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipExtMallocWithFlags",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipExtMallocWithFlags)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_hip_api_args_t::hipFreeHost",
+    ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipFreeHost) - 0usize];
     [
         "Offset of field: rocprofiler_hip_api_args_t::hipLaunchKernelExC",
     ][::core::mem::offset_of!(rocprofiler_hip_api_args_t, hipLaunchKernelExC) - 0usize];

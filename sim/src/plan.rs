@@ -202,6 +202,17 @@ pub enum HipArgs {
         stream: u64,
         flags: u32,
     },
+    /// hipMalloc / hipHostMalloc / hipMallocManaged (the call writes `ptr` through its
+    /// out-pointer) and hipHostRegister (`ptr` is the argument itself).
+    Malloc {
+        ptr: u64,
+        bytes: u64,
+        flags: u32,
+    },
+    /// hipFree / hipHostFree / hipHostUnregister.
+    Free {
+        ptr: u64,
+    },
     StreamDestroy {
         stream: u64,
     },

@@ -50,6 +50,9 @@ pub struct GroundTruth {
     /// Every roctx push/pop range instance the replay opened, in global host order of the
     /// pushes: the scope nesting a profiler's scope-range tree must reproduce pair for pair.
     pub scope_instances: Vec<ScopeInstance>,
+    /// Per allocator (`GPU_<device>` for device and managed memory, `host_pinned` for pinned
+    /// and registered host memory), as a profiler's memory timeline must show it.
+    pub memory: BTreeMap<String, MemoryTruth>,
     /// Per GPU, its streams in creation order: the null stream first (index 0), then every
     /// hipStreamCreate* on that GPU in global order (a re-created handle is a new entry).
     pub stream_order: Vec<StreamOrder>,
@@ -434,8 +437,20 @@ impl GroundTruth {
     }
 }
 
+/// One allocator's allocations over the run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct MemoryTruth {
+    pub allocations: u64,
+    pub frees: u64,
+    /// The most bytes allocated at once, and what is still allocated at the end.
+    pub peak_bytes: u64,
+    pub final_bytes: u64,
+}
+
 struct Builder<'p> {
     plan: &'p Plan,
+    /// Live allocations: address → (allocator, bytes).
+    live_memory: HashMap<u64, (String, u64)>,
     gt: GroundTruth,
     stream_names: HashMap<u64, (u32, &'p str)>,
     streams: BTreeMap<(u32, u64), StreamTruth>,
@@ -466,6 +481,7 @@ impl<'p> Builder<'p> {
         let devices = vec![0; plan.threads.len()];
         Self {
             plan,
+            live_memory: HashMap::new(),
             gt: GroundTruth::default(),
             stream_names,
             streams: BTreeMap::new(),
@@ -842,6 +858,29 @@ impl<'p> Builder<'p> {
         let end_ns = host.end_ns;
         let barrier = host.barrier.as_ref().map(BarrierTruth::of);
         match args {
+            HipArgs::Malloc { ptr, bytes, .. } => {
+                let api = match &host.call {
+                    HostCall::Hip { api, .. } => api.as_str(),
+                    _ => "",
+                };
+                let allocator = if api == "hipMalloc" || api == "hipMallocManaged" {
+                    format!("GPU_{}", self.devices[t as usize])
+                } else {
+                    "host_pinned".to_string()
+                };
+                let m = self.gt.memory.entry(allocator.clone()).or_default();
+                m.allocations += 1;
+                m.final_bytes += bytes;
+                m.peak_bytes = m.peak_bytes.max(m.final_bytes);
+                self.live_memory.insert(*ptr, (allocator, *bytes));
+            }
+            HipArgs::Free { ptr } => {
+                if let Some((allocator, bytes)) = self.live_memory.remove(ptr) {
+                    let m = self.gt.memory.entry(allocator).or_default();
+                    m.frees += 1;
+                    m.final_bytes -= bytes;
+                }
+            }
             HipArgs::SetDevice { device } => self.devices[t as usize] = *device,
             HipArgs::EventRecord { event, stream } => {
                 self.touch_stream(t, *stream);

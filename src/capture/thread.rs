@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use smallvec::SmallVec;
 
-use crate::model::events::{CallFact, MarkerSpan, SyncFact};
+use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::model::Annotation;
 use crate::store::sinks::lock;
 use crate::store::{ChunkedVec, Sinks};
@@ -59,6 +59,10 @@ pub struct ThreadState {
     pub calls: ChunkedVec<CallFact>,
     /// Arguments of each synchronization call this thread made.
     pub syncs: ChunkedVec<SyncFact>,
+    /// Allocations and frees this thread made.
+    pub memory: Vec<MemFact>,
+    /// The pointers of each copy this thread made.
+    pub copy_ptrs: ChunkedVec<CopyPtrs>,
     /// Thread id as reported by the runtime (set on first use).
     pub thread_id: u64,
     /// Open push/pop ranges, outermost first: this is the annotation stack.
@@ -142,6 +146,8 @@ pub struct Drained {
     pub annotations: Vec<(u64, Arc<Annotation>)>,
     pub calls: Vec<CallFact>,
     pub syncs: Vec<SyncFact>,
+    pub memory: Vec<MemFact>,
+    pub copy_ptrs: Vec<CopyPtrs>,
     pub markers: Vec<MarkerSpan>,
     pub unmatched_pops: u64,
     pub ranges_left_open: u64,
@@ -153,6 +159,8 @@ pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
         s.annotations.drain_into(&mut d.annotations);
         s.calls.drain_into(&mut d.calls);
         s.syncs.drain_into(&mut d.syncs);
+        d.memory.append(&mut s.memory);
+        s.copy_ptrs.drain_into(&mut d.copy_ptrs);
         s.markers.drain_into(&mut d.markers);
         d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
         let tid = s.thread_id;

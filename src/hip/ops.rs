@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::model::events::SyncKind;
+use crate::model::events::{MemAction, MemKind, SyncKind};
 
 type Args = sys::rocprofiler_hip_api_args_t;
 
@@ -32,6 +32,8 @@ pub enum Role {
     Memset,
     /// Stream-ordered allocation or free (`hipMallocAsync`, `hipFreeAsync`).
     StreamOrderedAlloc,
+    /// Allocates, frees, registers or unregisters memory (`HipOp::mem` says how).
+    Memory,
     /// Records, waits for or queries events and streams.
     Sync(SyncKind),
     /// Creates a stream (the new `hipStream_t` is read through the out-pointer at EXIT).
@@ -68,6 +70,23 @@ pub struct HipOp {
     pub event: Option<u8>,
     /// Whether the call normally produces a device activity record (kernel or copy).
     pub device_activity: bool,
+    /// For allocation, free and registration calls: what they do to memory, read at EXIT.
+    pub mem: Option<MemArgs>,
+    /// For copies: offsets of the destination and source pointers, read at ENTER (the memory
+    /// kind of each side comes from the allocations that hold them).
+    pub copy_ptrs: Option<(u8, u8)>,
+}
+
+/// Where an allocation call's pointer and size are, and what it does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemArgs {
+    pub action: MemAction,
+    pub kind: MemKind,
+    /// Offset of the pointer argument; `out`: it is a `void**` the call writes (allocations).
+    pub ptr: u8,
+    pub out: bool,
+    /// Offset of the `size_t` size (allocations and registrations).
+    pub size: Option<u8>,
 }
 
 impl HipOp {
@@ -115,7 +134,48 @@ const fn op(
         stream,
         event,
         device_activity,
+        mem: None,
+        copy_ptrs: None,
     }
+}
+
+impl HipOp {
+    const fn with_mem(mut self, mem: MemArgs) -> HipOp {
+        self.mem = Some(mem);
+        self
+    }
+    const fn with_copy_ptrs(mut self, dst: u8, src: u8) -> HipOp {
+        self.copy_ptrs = Some((dst, src));
+        self
+    }
+}
+
+/// An allocation (`void** ptr`, `size_t size` at the given offsets).
+const fn alloc(name: &'static str, kind: MemKind, ptr: u8, size: u8) -> HipOp {
+    op(name, Role::Memory, StreamArg::None, None, false).with_mem(MemArgs {
+        action: MemAction::Alloc,
+        kind,
+        ptr,
+        out: true,
+        size: Some(size),
+    })
+}
+
+/// A free (`void* ptr`); `kind` says which allocations it may end.
+const fn free(name: &'static str, kind: MemKind, ptr: u8) -> HipOp {
+    op(name, Role::Memory, StreamArg::None, None, false).with_mem(MemArgs {
+        action: MemAction::Free,
+        kind,
+        ptr,
+        out: false,
+        size: None,
+    })
+}
+
+macro_rules! o {
+    ($($f:tt)+) => {
+        off(offset_of!(Args, $($f)+))
+    };
 }
 
 const fn launch(name: &'static str, stream: StreamArg) -> HipOp {
@@ -173,11 +233,11 @@ pub static OPS: &[HipOp] = &[
     launch("hipLaunchCooperativeKernelMultiDevice", StreamArg::Current),
     launch("hipExtLaunchMultiKernelMultiDevice", StreamArg::Current),
     // Copies.
-    copy("hipMemcpy", StreamArg::Null),
-    copy("hipMemcpy_spt", StreamArg::Null),
-    copy("hipMemcpyHtoD", StreamArg::Null),
-    copy("hipMemcpyDtoH", StreamArg::Null),
-    copy("hipMemcpyDtoD", StreamArg::Null),
+    copy("hipMemcpy", StreamArg::Null).with_copy_ptrs(o!(hipMemcpy.dst), o!(hipMemcpy.src)),
+    copy("hipMemcpy_spt", StreamArg::Null).with_copy_ptrs(o!(hipMemcpy.dst), o!(hipMemcpy.src)),
+    copy("hipMemcpyHtoD", StreamArg::Null).with_copy_ptrs(o!(hipMemcpy.dst), o!(hipMemcpy.src)),
+    copy("hipMemcpyDtoH", StreamArg::Null).with_copy_ptrs(o!(hipMemcpy.dst), o!(hipMemcpy.src)),
+    copy("hipMemcpyDtoD", StreamArg::Null).with_copy_ptrs(o!(hipMemcpy.dst), o!(hipMemcpy.src)),
     copy("hipMemcpyPeer", StreamArg::Null),
     copy("hipMemcpy2D", StreamArg::Null),
     copy("hipMemcpy2D_spt", StreamArg::Null),
@@ -187,13 +247,19 @@ pub static OPS: &[HipOp] = &[
     copy("hipMemcpyToSymbol_spt", StreamArg::Null),
     copy("hipMemcpyFromSymbol", StreamArg::Null),
     copy("hipMemcpyFromSymbol_spt", StreamArg::Null),
-    copy("hipMemcpyAsync", at!(hipMemcpyAsync.stream)),
-    copy("hipMemcpyAsync_spt", at!(hipMemcpyAsync.stream)),
-    copy("hipMemcpyWithStream", at!(hipMemcpyWithStream.stream)),
-    copy("hipMemcpyHtoDAsync", at!(hipMemcpyHtoDAsync.stream)),
+    copy("hipMemcpyAsync", at!(hipMemcpyAsync.stream))
+        .with_copy_ptrs(o!(hipMemcpyAsync.dst), o!(hipMemcpyAsync.src)),
+    copy("hipMemcpyAsync_spt", at!(hipMemcpyAsync.stream))
+        .with_copy_ptrs(o!(hipMemcpyAsync.dst), o!(hipMemcpyAsync.src)),
+    copy("hipMemcpyWithStream", at!(hipMemcpyWithStream.stream))
+        .with_copy_ptrs(o!(hipMemcpyWithStream.dst), o!(hipMemcpyWithStream.src)),
+    copy("hipMemcpyHtoDAsync", at!(hipMemcpyHtoDAsync.stream))
+        .with_copy_ptrs(o!(hipMemcpyHtoDAsync.dst), o!(hipMemcpyHtoDAsync.src)),
     // (dst, src, size, stream) like hipMemcpyHtoDAsync.
-    copy("hipMemcpyDtoHAsync", at!(hipMemcpyHtoDAsync.stream)),
-    copy("hipMemcpyDtoDAsync", at!(hipMemcpyHtoDAsync.stream)),
+    copy("hipMemcpyDtoHAsync", at!(hipMemcpyHtoDAsync.stream))
+        .with_copy_ptrs(o!(hipMemcpyHtoDAsync.dst), o!(hipMemcpyHtoDAsync.src)),
+    copy("hipMemcpyDtoDAsync", at!(hipMemcpyHtoDAsync.stream))
+        .with_copy_ptrs(o!(hipMemcpyHtoDAsync.dst), o!(hipMemcpyHtoDAsync.src)),
     copy("hipMemcpyPeerAsync", at!(hipMemcpyPeerAsync.stream)),
     copy("hipMemcpy2DAsync", at!(hipMemcpy2DAsync.stream)),
     copy("hipMemcpy2DAsync_spt", at!(hipMemcpy2DAsync.stream)),
@@ -236,20 +302,100 @@ pub static OPS: &[HipOp] = &[
         at!(hipMallocAsync.stream),
         None,
         false,
-    ),
+    )
+    .with_mem(MemArgs {
+        action: MemAction::Alloc,
+        kind: MemKind::Device,
+        ptr: o!(hipMallocAsync.dev_ptr),
+        out: true,
+        size: Some(o!(hipMallocAsync.size)),
+    }),
     op(
         "hipMallocFromPoolAsync",
         Role::StreamOrderedAlloc,
         at!(hipMallocFromPoolAsync.stream),
         None,
         false,
-    ),
+    )
+    .with_mem(MemArgs {
+        action: MemAction::Alloc,
+        kind: MemKind::Device,
+        ptr: o!(hipMallocFromPoolAsync.dev_ptr),
+        out: true,
+        size: Some(o!(hipMallocFromPoolAsync.size)),
+    }),
     op(
         "hipFreeAsync",
         Role::StreamOrderedAlloc,
         at!(hipFreeAsync.stream),
         None,
         false,
+    )
+    .with_mem(MemArgs {
+        action: MemAction::Free,
+        kind: MemKind::Device,
+        ptr: o!(hipFreeAsync.dev_ptr),
+        out: false,
+        size: None,
+    }),
+    // Allocation, free and registration: the memory timeline and the kinds of copies.
+    alloc(
+        "hipMalloc",
+        MemKind::Device,
+        o!(hipMalloc.ptr),
+        o!(hipMalloc.size),
+    ),
+    alloc(
+        "hipExtMallocWithFlags",
+        MemKind::Device,
+        o!(hipExtMallocWithFlags.ptr),
+        o!(hipExtMallocWithFlags.sizeBytes),
+    ),
+    alloc(
+        "hipMallocManaged",
+        MemKind::Managed,
+        o!(hipMallocManaged.dev_ptr),
+        o!(hipMallocManaged.size),
+    ),
+    alloc(
+        "hipHostMalloc",
+        MemKind::Pinned,
+        o!(hipHostMalloc.ptr),
+        o!(hipHostMalloc.size),
+    ),
+    alloc(
+        "hipMallocHost",
+        MemKind::Pinned,
+        o!(hipMallocHost.ptr),
+        o!(hipMallocHost.size),
+    ),
+    alloc(
+        "hipHostAlloc",
+        MemKind::Pinned,
+        o!(hipHostAlloc.ptr),
+        o!(hipHostAlloc.size),
+    ),
+    op(
+        "hipHostRegister",
+        Role::Memory,
+        StreamArg::None,
+        None,
+        false,
+    )
+    .with_mem(MemArgs {
+        action: MemAction::Alloc,
+        kind: MemKind::Registered,
+        ptr: o!(hipHostRegister.hostPtr),
+        out: false,
+        size: Some(o!(hipHostRegister.sizeBytes)),
+    }),
+    free("hipFree", MemKind::Device, o!(hipFree.ptr)),
+    free("hipHostFree", MemKind::Pinned, o!(hipHostFree.ptr)),
+    free("hipFreeHost", MemKind::Pinned, o!(hipFreeHost.ptr)),
+    free(
+        "hipHostUnregister",
+        MemKind::Registered,
+        o!(hipHostUnregister.hostPtr),
     ),
     // Events and synchronization.
     sync(

@@ -169,6 +169,68 @@ pub struct SyncFact {
     pub stream_seq: u64,
 }
 
+/// What an allocation-family HIP call does to memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemAction {
+    /// Allocates (or registers) a range.
+    Alloc,
+    /// Frees (or unregisters) the range starting at the pointer.
+    Free,
+}
+
+/// What kind of memory a range is, as CUPTI names the kinds xprof shows (`memcpy_details`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemKind {
+    /// Device memory (`hipMalloc`, `hipMallocAsync`).
+    Device,
+    /// Page-locked host memory (`hipHostMalloc`, `hipMallocHost`, `hipHostAlloc`).
+    Pinned,
+    /// Host memory page-locked afterwards (`hipHostRegister`): pinned too.
+    Registered,
+    /// Managed memory (`hipMallocManaged`).
+    Managed,
+    /// Host memory HIP did not allocate or register.
+    Pageable,
+    Unknown,
+}
+
+impl MemKind {
+    /// The name xprof shows (CUPTI's memory-kind names).
+    pub fn name(self) -> &'static str {
+        match self {
+            MemKind::Device => "device",
+            MemKind::Pinned | MemKind::Registered => "pinned",
+            MemKind::Managed => "managed",
+            MemKind::Pageable => "pageable",
+            MemKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// A successful allocation, free, registration or unregistration, read at the call's EXIT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemFact {
+    pub correlation_id: u64,
+    pub thread_id: u64,
+    /// When the call returned (the runtime's clock).
+    pub time_ns: u64,
+    pub action: MemAction,
+    pub kind: MemKind,
+    pub address: u64,
+    /// Bytes (0 for frees: the allocation says how many).
+    pub bytes: u64,
+    /// HIP device current on the thread (a stream-ordered call: its stream's device).
+    pub device: i32,
+}
+
+/// The destination and source pointers of a copy call, read at its ENTER.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyPtrs {
+    pub correlation_id: u64,
+    pub dst: u64,
+    pub src: u64,
+}
+
 /// Which barrier a HIP_EVENT record describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HipEventOp {
@@ -282,6 +344,10 @@ pub struct Collected {
     pub syncs: Vec<SyncFact>,
     /// Streams created in this capture window.
     pub stream_creations: Vec<StreamCreation>,
+    /// Allocations, frees, registrations of memory (the memory timeline, the copies' kinds).
+    pub memory: Vec<MemFact>,
+    /// The pointers each copy call named.
+    pub copy_ptrs: Vec<CopyPtrs>,
     /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
     pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
     /// Producers (`hipEventRecord`) of every event seen in this capture window.
@@ -319,6 +385,8 @@ impl Collected {
             + size_of_val(self.annotations.as_slice())
             + size_of_val(self.calls.as_slice())
             + size_of_val(self.syncs.as_slice())
+            + size_of_val(self.memory.as_slice())
+            + size_of_val(self.copy_ptrs.as_slice())
             + size_of_val(self.hip_events.as_slice())) as u64
     }
 
@@ -343,6 +411,8 @@ impl Collected {
             calls,
             syncs,
             stream_creations,
+            memory,
+            copy_ptrs,
             hip_events,
             producers,
             symbols,
@@ -377,6 +447,8 @@ impl Collected {
                 self.stream_creations.push(sc);
             }
         }
+        self.memory.extend(memory);
+        self.copy_ptrs.extend(copy_ptrs);
         self.hip_events.extend(hip_events);
         self.producers.absorb(&producers);
         self.symbols.extend(symbols);

@@ -385,6 +385,21 @@ pub fn join(mut c: Collected) -> Trace {
     let hip_plane = hip_device_planes(&issued_on, &c.kernels, &ordinal_of);
     let gpu_count = ordinal_of.len();
     let mut copies_without_gpu = 0u64;
+    // Memory kinds of each copy's two sides, from the allocations live at its call.
+    let directions: HashMap<u64, CopyDirection> = c
+        .copies
+        .iter()
+        .map(|m| (m.correlation_id, copy_direction(m.operation)))
+        .collect();
+    let copy_kinds = super::memory::copy_kinds(&c.memory, &c.copy_ptrs, |corr| {
+        match directions.get(&corr)? {
+            CopyDirection::HostToDevice => Some((true, false)),
+            CopyDirection::DeviceToHost => Some((false, true)),
+            CopyDirection::DeviceToDevice => Some((true, true)),
+            CopyDirection::HostToHost => Some((false, false)),
+            CopyDirection::Unknown => None,
+        }
+    });
     for m in &c.copies {
         let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, &mut counters) else {
             continue;
@@ -420,6 +435,7 @@ pub fn join(mut c: Collected) -> Trace {
                 bytes: m.bytes,
                 src_device: ordinal_of.get(&m.src_agent).copied(),
                 dst_device: ordinal_of.get(&m.dst_agent).copied(),
+                kinds: copy_kinds.get(&m.correlation_id).copied(),
             }),
             annotation: annotations.get(m.correlation_id, m.external_id),
         });
@@ -622,6 +638,9 @@ pub fn join(mut c: Collected) -> Trace {
         (wall(start), wall(stop.max(start)))
     };
 
+    let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
+    counters.memory_frees_unmatched += frees_unmatched;
+
     Trace {
         hostname: c.hostname,
         pid: c.pid,
@@ -635,6 +654,7 @@ pub fn join(mut c: Collected) -> Trace {
         scope_tree,
         sync_calls,
         dependency_flows,
+        memory,
         counters,
         warnings,
     }

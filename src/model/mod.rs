@@ -6,6 +6,7 @@ pub mod deps;
 pub mod events;
 pub mod hbm;
 pub mod join;
+pub mod memory;
 pub mod occupancy;
 pub mod streams;
 pub mod trace;

@@ -33,6 +33,8 @@ pub struct Trace {
     pub sync_calls: Vec<SyncCall>,
     /// One flow per resolved dependency, producer → consumer.
     pub dependency_flows: Vec<DependencyFlow>,
+    /// Allocations and frees with each allocator's totals (xprof's memory profile).
+    pub memory: Vec<super::memory::MemoryEvent>,
     /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
     pub counters: Counters,
     /// Human-readable problems, written to `XSpace.warnings`.
@@ -145,6 +147,8 @@ pub struct MemcpyInfo {
     /// GPU ordinals of the source and destination agents, when they are GPUs.
     pub src_device: Option<u32>,
     pub dst_device: Option<u32>,
+    /// Memory kinds of the destination and source, when the call's pointers were seen.
+    pub kinds: Option<(super::events::MemKind, super::events::MemKind)>,
 }
 
 /// Framework context captured on the app thread at API entry and shared by all events it caused.
@@ -234,6 +238,9 @@ pub struct Counters {
     pub hip_event_records: u64,
     /// Records delivered after the memory ceiling was reached, dropped instead of kept.
     pub memory_limit_dropped: u64,
+    /// Frees (and unregistrations) that ended no allocation seen in the profile: memory
+    /// allocated before it began, a double free, a pointer HIP did not hand out.
+    pub memory_frees_unmatched: u64,
 }
 
 impl std::ops::AddAssign<&Counters> for Counters {
@@ -256,6 +263,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
             stream_overlap_events,
             hip_event_records,
             memory_limit_dropped,
+            memory_frees_unmatched,
         } = o;
         self.api_records += api_records;
         self.kernel_records += kernel_records;
@@ -273,6 +281,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.stream_overlap_events += stream_overlap_events;
         self.hip_event_records += hip_event_records;
         self.memory_limit_dropped += memory_limit_dropped;
+        self.memory_frees_unmatched += memory_frees_unmatched;
     }
 }
 

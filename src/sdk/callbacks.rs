@@ -17,7 +17,7 @@ use crate::capture::{devices, hip_stream};
 use crate::capture::{symbols, with_current, ThreadState};
 use crate::guard::ffi_guard;
 use crate::hip::{HipOp, Role, StreamArg};
-use crate::model::events::KernelSymbol;
+use crate::model::events::{CopyPtrs, KernelSymbol, MemFact};
 use crate::store::sinks::lock;
 use crate::store::EventStore;
 
@@ -283,13 +283,18 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
             crate::store::budget::charge(CAPTURE_BYTES_PER_CALL);
         }
     }
-    let exit_matters = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT
-        && matches!(op.role, Role::SetDevice | Role::StreamCreate);
-    if enter || exit_matters {
+    let exit = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT;
+    let exit_matters = exit && matches!(op.role, Role::SetDevice | Role::StreamCreate);
+    // Allocations and frees are read at EXIT (the pointer an allocation returns is written by
+    // the call), unless capture is paused or the ceiling reached.
+    let memory =
+        exit && op.mem.is_some() && !crate::store::budget::full() && !crate::window::paused();
+    if enter || exit_matters || memory {
+        let now = if memory { s.functions.timestamp() } else { 0 };
         with_current(r.thread_id, |t| {
             // SAFETY: `r.payload` is the runtime's `rocprofiler_callback_tracing_hip_api_data_t`
             // for this HIP call (kind HIP_RUNTIME_API) in phase `r.phase`.
-            unsafe { apply_hip_call(enter, op, r.correlation_id, r.payload, t) }
+            unsafe { apply_hip_call(enter, op, r.correlation_id, r.payload, t, now) }
         });
     }
 }
@@ -335,6 +340,7 @@ unsafe fn apply_hip_call(
     correlation_id: u64,
     payload: *mut c_void,
     t: &mut ThreadState,
+    now_ns: u64,
 ) {
     let arg = |offset: usize| {
         // SAFETY: per this function's contract; `hip_arg_u64` checks the payload's `size`.
@@ -346,6 +352,15 @@ unsafe fn apply_hip_call(
         let stream = unsafe { stream_arg(payload, op.stream) };
         match op.role {
             Role::Launch | Role::Copy | Role::Memset => {
+                if let Some((d, s)) = op.copy_ptrs {
+                    if let (Some(dst), Some(src)) = (arg(usize::from(d)), arg(usize::from(s))) {
+                        t.copy_ptrs.push(CopyPtrs {
+                            correlation_id,
+                            dst,
+                            src,
+                        });
+                    }
+                }
                 // The table places the work unless it only knows "the current device"; then the
                 // stream the runtime reported (SDK 1.x HIP_STREAM), or a later correction.
                 let by_args = !matches!(op.stream, StreamArg::Current) && stream.is_some();
@@ -362,6 +377,7 @@ unsafe fn apply_hip_call(
                 }
             }
             Role::StreamOrderedAlloc
+            | Role::Memory
             | Role::StreamDestroy
             | Role::SetDevice
             | Role::StreamCreate => {}
@@ -389,6 +405,39 @@ unsafe fn apply_hip_call(
             devices::on_stream_created(t, stream, correlation_id);
         }
         _ => {}
+    }
+    if let Some(m) = op.mem {
+        // SAFETY: per this function's contract (the pointer argument of the call).
+        let Some(ptr) = arg(usize::from(m.ptr)) else {
+            return;
+        };
+        let address = if m.out {
+            if ptr == 0 {
+                return;
+            }
+            // SAFETY: a non-null `void**` the application passed to the allocation whose
+            // successful EXIT this is: the call wrote the new pointer there.
+            unsafe { (ptr as *const u64).read_unaligned() }
+        } else {
+            ptr
+        };
+        let bytes = m.size.and_then(|o| arg(usize::from(o))).unwrap_or(0);
+        let device = match (op.role, op.stream) {
+            // SAFETY: per this function's contract.
+            (Role::StreamOrderedAlloc, at) => unsafe { stream_arg(payload, at) }
+                .map_or(t.current_device, |st| devices::device_of(t, st)),
+            _ => t.current_device,
+        };
+        t.memory.push(MemFact {
+            correlation_id,
+            thread_id: t.thread_id,
+            time_ns: now_ns,
+            action: m.action,
+            kind: m.kind,
+            address,
+            bytes,
+            device,
+        });
     }
 }
 
@@ -524,7 +573,7 @@ mod tests {
         let call = |t: &mut ThreadState, d: &mut Data, enter: bool, role, retval: u32| {
             d.retval.hipError_t_retval = retval as _;
             // SAFETY: `p` points to `d`, a complete payload of the role's call.
-            unsafe { apply_hip_call(enter, role, 1, p, t) };
+            unsafe { apply_hip_call(enter, role, 1, p, t, 0) };
         };
 
         // hipSetDevice(1) fails (hipErrorInvalidDevice = 101): HIP keeps device 0.
@@ -557,8 +606,8 @@ mod tests {
         let p = d as *mut _ as *mut c_void;
         // SAFETY: `p` points to a complete payload whose arguments were set for `name`.
         unsafe {
-            apply_hip_call(true, op, corr, p, t);
-            apply_hip_call(false, op, corr, p, t);
+            apply_hip_call(true, op, corr, p, t, 0);
+            apply_hip_call(false, op, corr, p, t, 0);
         }
     }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::annotation::{parse_annotation, ParsedValue};
 use super::builder::{LineBuilder, PlaneBuilder, StatValue};
 use super::lanes::{range_stats, RoctxLines};
-use super::proto::{x_stat, XPlane, XSpace, XStat};
+use super::proto::{x_stat, XLine, XPlane, XSpace, XStat};
 use super::stats as s;
 use crate::model::{
     AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
@@ -257,7 +257,70 @@ fn host_plane(
             plane.add_line(line);
         }
     }
+    if let Some(line) = memory_line(trace, base, &mut plane) {
+        plane.add_line(line);
+    }
     plane.finish()
+}
+
+/// The allocation timeline as xprof's memory profile reads it: one zero-length
+/// `MemoryAllocation` / `MemoryDeallocation` event per call, with the allocator's totals after
+/// it. `tf_op` names what allocated: the innermost roctx range of the call, else the HIP call.
+fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Option<XLine> {
+    if trace.memory.is_empty() {
+        return None;
+    }
+    let calls: HashMap<u64, &crate::model::HostEvent> = trace
+        .host_threads
+        .iter()
+        .flat_map(|t| t.events.iter())
+        .filter(|e| e.kind == HostEventKind::HipApi && e.correlation_id != 0)
+        .map(|e| (e.correlation_id, e))
+        .collect();
+    let capacity: HashMap<String, u64> = trace
+        .devices
+        .iter()
+        .filter(|d| d.memory_bytes > 0)
+        .map(|d| (format!("GPU_{}", d.ordinal), d.memory_bytes))
+        .collect();
+    let mut line = LineBuilder::new(s::MEMORY_LINE_ID, "Memory (HIP allocations)", 0);
+    for m in &trace.memory {
+        let call = calls.get(&m.correlation_id);
+        let api = call.map_or(if m.alloc { "alloc" } else { "free" }, |e| e.name.as_ref());
+        let op = call
+            .and_then(|e| e.annotation.as_ref())
+            .and_then(|a| a.stack.last())
+            .map_or(api, |l| l.as_ref());
+        let mut stats = vec![
+            plane.stat(s::ALLOCATOR_NAME, StatValue::Ref(&m.allocator)),
+            plane.stat(s::BYTES_RESERVED, StatValue::I64(0)),
+            plane.stat(s::BYTES_ALLOCATED, StatValue::I64(m.in_use as i64)),
+            plane.stat(s::PEAK_BYTES_IN_USE, StatValue::I64(m.peak as i64)),
+            plane.stat(s::REQUESTED_BYTES, StatValue::I64(m.bytes as i64)),
+            plane.stat(s::ALLOCATION_BYTES, StatValue::I64(m.bytes as i64)),
+            // xprof reads these with `IntValue()`: int64 (a uint64 would read as 0).
+            plane.stat(s::ADDRESS, StatValue::I64(m.address as i64)),
+            plane.stat(s::TF_OP, StatValue::Ref(op)),
+            plane.stat(s::REGION_TYPE, StatValue::Ref(m.kind.name())),
+            plane.stat(s::DATA_TYPE, StatValue::I64(0)),
+            plane.stat(s::TENSOR_SHAPE, StatValue::Ref("")),
+            plane.stat(s::CORRELATION_ID, StatValue::U64(m.correlation_id)),
+        ];
+        if let Some(cap) = capacity.get(m.allocator.as_ref()) {
+            stats.push(plane.stat(
+                s::BYTES_AVAILABLE,
+                StatValue::I64(cap.saturating_sub(m.in_use) as i64),
+            ));
+        }
+        let name = if m.alloc {
+            s::MEMORY_ALLOCATION
+        } else {
+            s::MEMORY_DEALLOCATION
+        };
+        let id = plane.event_metadata_id(name);
+        line.add_event(id, base.offset_ps(m.time_ns), 0, stats);
+    }
+    Some(line.finish())
 }
 
 fn device_plane(
@@ -581,7 +644,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
 }
 
 /// Every counter with its field name, in declaration order.
-pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 16] {
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 17] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -599,6 +662,7 @@ pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 16] {
         ("stream_overlap_events", c.stream_overlap_events),
         ("hip_event_records", c.hip_event_records),
         ("memory_limit_dropped", c.memory_limit_dropped),
+        ("memory_frees_unmatched", c.memory_frees_unmatched),
     ]
 }
 
@@ -612,6 +676,10 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         (
             c.memory_limit_dropped,
             "records dropped at the memory ceiling (ROCPROF_XPLANE_MAX_MEMORY)",
+        ),
+        (
+            c.memory_frees_unmatched,
+            "frees that ended no allocation seen in the profile (allocated before it began, freed twice, or not HIP's)",
         ),
         (c.unknown_kind_records, "records of an unknown kind skipped"),
         (

@@ -8,6 +8,25 @@ use crate::model::occupancy::Occupancy;
 use crate::model::{CopyDirection, KernelInfo, MemcpyInfo};
 
 pub const HOST_PLANE: &str = "/host:CPU";
+
+// The memory timeline xprof's memory profile reads (`xplane_to_memory_profile.cc`): events of
+// these names on the host plane, with these stats (XLA's StatType names).
+pub const MEMORY_ALLOCATION: &str = "MemoryAllocation";
+pub const MEMORY_DEALLOCATION: &str = "MemoryDeallocation";
+pub const ALLOCATOR_NAME: &str = "allocator_name";
+pub const BYTES_RESERVED: &str = "bytes_reserved";
+pub const BYTES_ALLOCATED: &str = "bytes_allocated";
+pub const BYTES_AVAILABLE: &str = "bytes_available";
+pub const PEAK_BYTES_IN_USE: &str = "peak_bytes_in_use";
+pub const REQUESTED_BYTES: &str = "requested_bytes";
+pub const ALLOCATION_BYTES: &str = "allocation_bytes";
+pub const ADDRESS: &str = "addr";
+pub const REGION_TYPE: &str = "region_type";
+pub const DATA_TYPE: &str = "data_type";
+pub const TENSOR_SHAPE: &str = "shape";
+/// Line of the host plane holding the memory timeline: below 2^30 (the roctx lines' bit) and
+/// far above any Linux thread id (< 2^22).
+pub const MEMORY_LINE_ID: i64 = (1 << 30) - 1;
 pub const GPU_PLANE_PREFIX: &str = "/device:GPU:";
 pub const SCOPE_TREE_PLANE: &str = "/host:__ScopeRangeCallStack__";
 pub const TASK_ENV_PLANE: &str = "Task Environment";
@@ -168,15 +187,21 @@ pub fn memcpy_event_name(direction: CopyDirection) -> &'static str {
 }
 
 /// `memcpy_details` in CUPTI's key order (`kind_src:`, `kind_dst:`, `size:`, `dest:`), plus
-/// `src:` for the source GPU. Memory kinds are `host`/`device`: rocprofiler does not say whether
-/// host memory was pinned or pageable. `dest:`/`src:` are GPU ordinals and appear only for GPUs.
+/// `src:` for the source GPU. Memory kinds are CUPTI's names (`device`, `pinned`, `managed`,
+/// `pageable`), from the allocations the tool saw (`model::memory`); when the call's pointers
+/// were not seen, `host`/`device` by the copy's direction (rocprofiler's record does not say
+/// whether host memory was pinned). `dest:`/`src:` are GPU ordinals and appear only for GPUs.
 pub fn memcpy_details(m: &MemcpyInfo) -> String {
-    let (src, dst) = match m.direction {
-        CopyDirection::HostToDevice => ("host", "device"),
-        CopyDirection::DeviceToHost => ("device", "host"),
-        CopyDirection::DeviceToDevice => ("device", "device"),
-        CopyDirection::HostToHost => ("host", "host"),
-        CopyDirection::Unknown => ("unknown", "unknown"),
+    let (src, dst) = if let Some((dst, src)) = m.kinds {
+        (src.name(), dst.name())
+    } else {
+        match m.direction {
+            CopyDirection::HostToDevice => ("host", "device"),
+            CopyDirection::DeviceToHost => ("device", "host"),
+            CopyDirection::DeviceToDevice => ("device", "device"),
+            CopyDirection::HostToHost => ("host", "host"),
+            CopyDirection::Unknown => ("unknown", "unknown"),
+        }
     };
     let mut s = format!("kind_src:{src} kind_dst:{dst} size:{}", m.bytes);
     if let Some(d) = m.dst_device {

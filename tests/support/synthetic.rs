@@ -241,6 +241,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
             bytes: 1 << 20,
             src_device: src,
             dst_device: dst,
+            kinds: None,
         })
     };
     b.launch(

@@ -140,6 +140,11 @@ pub fn summary_multi(files: &[PathBuf]) -> Value {
 
 const SUMMARY: &str = "xprof_summary.py";
 
+/// xprof's `memory_profile` tool on `file`: its JSON (`memoryProfilePerAllocator`, …).
+pub fn memory_profile(file: &Path) -> Value {
+    run_script(SUMMARY, &["--memory".as_ref(), file.as_os_str()])
+}
+
 /// Runs `tests/xprof/capture_client.py` (xprof's own capture client library: `trace`, the
 /// continuous-profiling calls, `monitor`) and returns its JSON line (`ok`, `error`, `seconds`).
 pub fn capture_client(args: &[&str]) -> Value {

@@ -208,11 +208,14 @@ pub fn memcpys(s: &XSpace) -> Vec<Ev<'_>> {
         .collect()
 }
 
-/// Host API events (HIP calls), not the roctx marker lines.
+/// Host API events (HIP calls), not the roctx marker lines nor the memory timeline.
 pub fn host_api_events(s: &XSpace) -> Vec<Ev<'_>> {
     events(plane(s, HOST_PLANE))
         .into_iter()
-        .filter(|e| !e.line.name.contains("/ROCTX"))
+        .filter(|e| {
+            !e.line.name.contains("/ROCTX")
+                && e.line.id != rocprof_xplane::xplane::stats::MEMORY_LINE_ID
+        })
         .collect()
 }
 
@@ -400,9 +403,9 @@ pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, what: &str) {
     let got_k = dev.iter().filter(|e| e.is_kernel()).count() as u64;
     let got_m = dev.iter().filter(|e| e.is_memcpy()).count() as u64;
     let host = events(plane(s, HOST_PLANE));
-    let got_api = host
+    let got_api = host_api_events(s)
         .iter()
-        .filter(|e| !e.line.name.contains("/ROCTX") && e.raw_stat("correlation_id").is_some())
+        .filter(|e| e.raw_stat("correlation_id").is_some())
         .count() as u64;
     let got_roctx = host
         .iter()

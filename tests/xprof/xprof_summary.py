@@ -201,6 +201,12 @@ def main_multi(files):
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--multi":
         return main_multi(sys.argv[2:])
+    if len(sys.argv) > 2 and sys.argv[1] == "--memory":
+        data, err = convert(sys.argv[2], "memory_profile")
+        if data is None:
+            raise SystemExit(f"memory_profile failed: {err}")
+        sys.stdout.write(json.dumps(json.loads(data), sort_keys=True) + "\n")
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("file")
     ap.add_argument("--host")

@@ -145,6 +145,21 @@ const STREAM_WAIT_EVENT: &[ArgSpec] = &[
 const EVENT_ONLY: &[ArgSpec] = &[a(c"event", c"hipEvent_t", 0, U64)];
 const STREAM_ONLY: &[ArgSpec] = &[a(c"stream", c"hipStream_t", 0, U64)];
 const STREAM_CREATE: &[ArgSpec] = &[a(c"stream", c"hipStream_t*", 0, Ptr)];
+const MALLOC: &[ArgSpec] = &[a(c"ptr", c"void**", 0, Ptr), a(c"size", c"size_t", 8, U64)];
+const MALLOC_FLAGS: &[ArgSpec] =
+    extend_table!(ArgSpec; MALLOC; a(c"flags", c"unsigned int", 16, U32));
+const MALLOC_MANAGED: &[ArgSpec] = &[
+    a(c"dev_ptr", c"void**", 0, Ptr),
+    a(c"size", c"size_t", 8, U64),
+    a(c"flags", c"unsigned int", 16, U32),
+];
+const HOST_REGISTER: &[ArgSpec] = &[
+    a(c"hostPtr", c"void*", 0, Ptr),
+    a(c"sizeBytes", c"size_t", 8, U64),
+    a(c"flags", c"unsigned int", 16, U32),
+];
+const FREE: &[ArgSpec] = &[a(c"ptr", c"void*", 0, Ptr)];
+const HOST_UNREGISTER: &[ArgSpec] = &[a(c"hostPtr", c"void*", 0, Ptr)];
 const STREAM_CREATE_FLAGS: &[ArgSpec] =
     extend_table!(ArgSpec; STREAM_CREATE; a(c"flags", c"unsigned int", 8, U32));
 const SET_DEVICE: &[ArgSpec] = &[a(c"deviceId", c"int", 0, I32)];
@@ -175,6 +190,12 @@ pub fn schema(api: &str) -> &'static [ArgSpec] {
         "hipStreamCreate" => STREAM_CREATE,
         "hipStreamCreateWithFlags" => STREAM_CREATE_FLAGS,
         "hipSetDevice" => SET_DEVICE,
+        "hipMalloc" | "hipMallocHost" => MALLOC,
+        "hipHostMalloc" | "hipHostAlloc" => MALLOC_FLAGS,
+        "hipMallocManaged" => MALLOC_MANAGED,
+        "hipHostRegister" => HOST_REGISTER,
+        "hipFree" | "hipHostFree" | "hipFreeHost" => FREE,
+        "hipHostUnregister" => HOST_UNREGISTER,
         _ => &[],
     }
 }
@@ -239,6 +260,11 @@ fn value(name: &str, args: &HipArgs, out_slot: u64) -> Option<Val> {
         ("flags", StreamCreate { flags, .. }) => Val::U(*flags as u64),
         ("stream", StreamDestroy { stream }) => Val::U(*stream),
         ("deviceId", SetDevice { device }) => Val::U(*device as u64),
+        ("ptr" | "dev_ptr", Malloc { .. }) => Val::U(out_slot),
+        ("hostPtr", Malloc { ptr, .. }) => Val::U(*ptr),
+        ("size" | "sizeBytes", Malloc { bytes, .. }) => Val::U(*bytes),
+        ("flags", Malloc { flags, .. }) => Val::U(*flags as u64),
+        ("ptr" | "hostPtr", Free { ptr }) => Val::U(*ptr),
         _ => return Option::None,
     };
     Some(v)

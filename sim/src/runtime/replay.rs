@@ -814,6 +814,11 @@ impl Replay {
             self.retire_stream(*s);
         }
         set_sim_now(end);
+        if let HipArgs::Malloc { ptr, .. } = args {
+            // The allocation's result, written through its out-pointer before EXIT.
+            // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
+            unsafe { std::ptr::write_volatile(out_slot, *ptr) };
+        }
         if let HipArgs::StreamCreate { stream: s, .. } = args {
             // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
             unsafe { std::ptr::write_volatile(out_slot, *s) };

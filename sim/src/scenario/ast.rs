@@ -125,8 +125,42 @@ pub(crate) enum CopyKind {
 /// `None` = the null stream of the thread's current device.
 pub(crate) type StreamRef = Option<u32>;
 
+/// What an allocation op allocates (and which HIP call does it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AllocKind {
+    /// `hipMalloc` / `hipFree`, on the thread's current device.
+    Device,
+    /// `hipHostMalloc` / `hipHostFree`.
+    Pinned,
+    /// `hipMallocManaged` / `hipFree`.
+    Managed,
+    /// `hipHostRegister` / `hipHostUnregister` of host memory the program allocated itself.
+    Registered,
+}
+
+impl AllocKind {
+    pub fn apis(self) -> (&'static str, &'static str) {
+        match self {
+            AllocKind::Device => ("hipMalloc", "hipFree"),
+            AllocKind::Pinned => ("hipHostMalloc", "hipHostFree"),
+            AllocKind::Managed => ("hipMallocManaged", "hipFree"),
+            AllocKind::Registered => ("hipHostRegister", "hipHostUnregister"),
+        }
+    }
+}
+
 #[derive(Clone)]
 pub(crate) enum Op {
+    /// Allocates (or registers) the named buffer.
+    Malloc {
+        buffer: String,
+        kind: AllocKind,
+        bytes: u64,
+    },
+    /// Frees (or unregisters) the named buffer.
+    Free {
+        buffer: String,
+    },
     Launch {
         kernel: u32,
         api: String,
@@ -150,6 +184,9 @@ pub(crate) enum Op {
         src_dev: Option<u32>,
         dst_dev: Option<u32>,
         dur_ns: Option<u64>,
+        /// Named buffers the copy reads and writes (their addresses), when given.
+        src_buffer: Option<String>,
+        dst_buffer: Option<String>,
     },
     Memset {
         api: String,
@@ -264,8 +301,9 @@ pub(crate) fn default_api_ns(api: &str) -> u64 {
         a if a.starts_with("hipStreamCreate") => 25_000,
         "hipStreamDestroy" => 15_000,
         "hipSetDevice" | "hipGetDevice" | "hipGetDeviceCount" => 300,
-        "hipMalloc" | "hipMallocAsync" | "hipHostMalloc" => 20_000,
-        "hipFree" | "hipFreeAsync" | "hipHostFree" => 10_000,
+        "hipMalloc" | "hipMallocAsync" | "hipHostMalloc" | "hipMallocManaged" => 20_000,
+        "hipHostRegister" => 15_000,
+        "hipFree" | "hipFreeAsync" | "hipHostFree" | "hipHostUnregister" => 10_000,
         a if a.starts_with("roctx") => 300,
         EXT_PUSH_KEY | EXT_POP_KEY => 100,
         LOAD_KEY => 150_000,

@@ -9,7 +9,7 @@
 //! the order of `HostOp::start_ns`.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use crate::plan::*;
 
@@ -27,6 +27,13 @@ const EVENT_HANDLE_BASE: u64 = 0x0000_5e5e_0000_0000;
 const GRAPH_EXEC_BASE: u64 = 0x0000_6a6a_0000_0000;
 const HOST_ADDR_BASE: u64 = 0x0000_7f3a_0000_0000;
 const DEVICE_ADDR_BASE: u64 = 0x0000_7e00_0000_0000;
+/// Regions the simulated allocators hand addresses out of (named buffers).
+const ALLOC_BASE: [u64; 4] = [
+    0x0000_7d00_0000_0000, // device, + device << 36
+    0x0000_7c00_0000_0000, // pinned host
+    0x0000_7b00_0000_0000, // managed
+    0x0000_7a00_0000_0000, // host memory registered with HIP
+];
 
 pub(crate) fn stream_handle(i: u32) -> u64 {
     STREAM_HANDLE_BASE | ((u64::from(i) + 1) << 12)
@@ -151,6 +158,10 @@ struct Sim<'a> {
     rng: SplitMix64,
     copy_counter: u64,
     last_start: Option<u64>,
+    /// Named buffers: address, bytes, kind, and whether allocated now.
+    buffers: HashMap<String, (u64, u64, AllocKind, bool)>,
+    /// Next free address of the bump allocators (one region per kind).
+    alloc_next: u64,
 }
 
 pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
@@ -285,6 +296,8 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
         rng: SplitMix64::new(sc.seed ^ 0x5157_1a7e_d0e5_0001),
         copy_counter: 0,
         last_start: None,
+        buffers: HashMap::new(),
+        alloc_next: 0,
     };
 
     let mut runs: Vec<Run> = sc
@@ -723,7 +736,21 @@ impl<'a> Sim<'a> {
                 src_dev,
                 dst_dev,
                 dur_ns,
+                src_buffer,
+                dst_buffer,
             } => {
+                let buffer_addr =
+                    |this: &Self, b: &Option<String>| -> Result<Option<u64>, String> {
+                        let Some(name) = b else { return Ok(None) };
+                        match this.buffers.get(name) {
+                            Some(&(addr, _, _, true)) => Ok(Some(addr)),
+                            _ => Err(format!("buffer `{name}` is not allocated here")),
+                        }
+                    };
+                let src_fixed =
+                    buffer_addr(self, src_buffer).map_err(|m| self.err(run, call, m))?;
+                let dst_fixed =
+                    buffer_addr(self, dst_buffer).map_err(|m| self.err(run, call, m))?;
                 let slot = self.slot(run, *stream);
                 start = self.ensure_live(run, call, slot, start)?;
                 let gpu = self.streams[slot].gpu;
@@ -782,7 +809,10 @@ impl<'a> Sim<'a> {
                 } else {
                     submit
                 };
-                let (dst_addr, src_addr) = (self.copy_addr(dst), self.copy_addr(src));
+                let (dst_addr, src_addr) = (
+                    dst_fixed.unwrap_or_else(|| self.copy_addr(dst)),
+                    src_fixed.unwrap_or_else(|| self.copy_addr(src)),
+                );
                 let args = HipArgs::Memcpy {
                     dst: dst_addr,
                     src: src_addr,
@@ -958,6 +988,55 @@ impl<'a> Sim<'a> {
                     HipArgs::None,
                     vec![],
                 );
+                Ok(end)
+            }
+            Op::Malloc {
+                buffer,
+                kind,
+                bytes,
+            } => {
+                if self.buffers.get(buffer).is_some_and(|b| b.3) {
+                    return Err(self.err(
+                        run,
+                        call,
+                        format!("buffer `{buffer}` is allocated twice without a free"),
+                    ));
+                }
+                let (api, _) = kind.apis();
+                let base = ALLOC_BASE[*kind as usize]
+                    + if *kind == AllocKind::Device {
+                        u64::from(run.device) << 36
+                    } else {
+                        0
+                    };
+                let addr = base + self.alloc_next;
+                // 2 MiB alignment, as HIP's large allocations are.
+                self.alloc_next += bytes.div_ceil(1 << 21).max(1) << 21;
+                self.buffers
+                    .insert(buffer.clone(), (addr, *bytes, *kind, true));
+                let end = start + self.host(call, api);
+                let args = HipArgs::Malloc {
+                    ptr: addr,
+                    bytes: *bytes,
+                    flags: 0,
+                };
+                self.emit_hip(run, start, end, api, args, vec![]);
+                Ok(end)
+            }
+            Op::Free { buffer } => {
+                let Some(&(addr, _, kind, true)) = self.buffers.get(buffer) else {
+                    return Err(self.err(
+                        run,
+                        call,
+                        format!("buffer `{buffer}` is freed but not allocated"),
+                    ));
+                };
+                if let Some(b) = self.buffers.get_mut(buffer) {
+                    b.3 = false;
+                }
+                let (_, api) = kind.apis();
+                let end = start + self.host(call, api);
+                self.emit_hip(run, start, end, api, HipArgs::Free { ptr: addr }, vec![]);
                 Ok(end)
             }
             Op::SetDevice(d) => {

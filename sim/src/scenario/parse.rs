@@ -767,6 +767,8 @@ impl Parser {
                     "dst_device",
                     "dur_us",
                     "api",
+                    "src_buffer",
+                    "dst_buffer",
                 ])?;
                 let k = o.req("kind")?;
                 let kind = match k.str()?.to_ascii_lowercase().as_str() {
@@ -817,6 +819,33 @@ impl Parser {
                     src_dev,
                     dst_dev,
                     dur_ns: o.opt_us("dur_us")?.map(|d| d.max(1)),
+                    src_buffer: o.opt_str("src_buffer")?.map(str::to_string),
+                    dst_buffer: o.opt_str("dst_buffer")?.map(str::to_string),
+                }
+            }
+            Some("malloc") => {
+                allow(&["buffer", "kind", "bytes"])?;
+                let kind = match o.opt_str("kind")?.unwrap_or("device") {
+                    "device" => AllocKind::Device,
+                    "pinned" => AllocKind::Pinned,
+                    "managed" => AllocKind::Managed,
+                    "registered" => AllocKind::Registered,
+                    other => {
+                        return Err(o.req("kind")?.err(format!(
+                            "unknown allocation kind `{other}`; use device, pinned, managed or registered"
+                        )))
+                    }
+                };
+                Op::Malloc {
+                    buffer: o.req("buffer")?.str()?.to_string(),
+                    kind,
+                    bytes: o.req("bytes")?.bytes()?,
+                }
+            }
+            Some("free") => {
+                allow(&["buffer"])?;
+                Op::Free {
+                    buffer: o.req("buffer")?.str()?.to_string(),
                 }
             }
             Some("memset") => {
@@ -965,6 +994,8 @@ impl Parser {
 }
 
 const OP_NAMES: &[&str] = &[
+    "malloc",
+    "free",
     "launch",
     "graph",
     "memcpy",
