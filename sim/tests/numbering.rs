@@ -187,6 +187,13 @@ const HIP_IDS: &[(u32, &str)] = &[
     (337, "hipStreamDestroy"),
     (215, "hipMalloc"),
     (90, "hipFree"),
+    // The allocation family of the memory timeline: counted in the real `hip/runtime_api_id.h`
+    // (rocprofiler-sdk 1.2.1, triton's copy), in the block every version shares.
+    (197, "hipHostMalloc"),
+    (194, "hipHostFree"),
+    (222, "hipMallocManaged"),
+    (198, "hipHostRegister"),
+    (199, "hipHostUnregister"),
     (219, "hipMallocAsync"),
     (92, "hipFreeAsync"),
     (327, "hipSetDevice"),

@@ -693,7 +693,22 @@ mod tests {
         assert!(!row("hipMallocAsync").device_activity);
         assert_eq!(row("hipSetDevice").role, Role::SetDevice);
         assert!(lookup("hipGetDevice").is_none());
-        assert!(lookup("hipMalloc").is_none());
+        let malloc = row("hipMalloc");
+        assert_eq!(malloc.role, Role::Memory);
+        assert!(!malloc.device_activity);
+        let m = malloc.mem.unwrap();
+        assert_eq!(
+            (m.action, m.kind, m.out),
+            (MemAction::Alloc, MemKind::Device, true)
+        );
+        assert_eq!(row("hipHostFree").mem.unwrap().action, MemAction::Free);
+        assert_eq!(
+            row("hipHostRegister").mem.unwrap().kind,
+            MemKind::Registered
+        );
+        assert!(!row("hipHostRegister").mem.unwrap().out);
+        assert!(row("hipMemcpyAsync").copy_ptrs.is_some());
+        assert!(row("hipMemcpy2DAsync").copy_ptrs.is_none());
         assert!(lookup("hipGetLastError").is_none());
     }
 
