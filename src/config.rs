@@ -110,6 +110,8 @@ pub struct Config {
     pub max_memory: u64,
     /// Capture windows, when asked for.
     pub window: Option<WindowRule>,
+    /// `ROCPROF_XPLANE_WINDOW_RANGE`: the roctx range whose end cuts a window.
+    pub window_range: Option<String>,
     /// `ROCPROF_XPLANE_START_DELAY`: records only from this long after start-up.
     pub start_delay_ms: Option<u64>,
     /// `ROCPROF_XPLANE_DURATION`: records only for this long (after the delay); the profile is
@@ -155,6 +157,9 @@ pub struct WindowRule {
     pub events: Option<u64>,
     /// `ROCPROF_XPLANE_WINDOW_SIGNAL`: when this signal (SIGUSR1 or SIGUSR2) arrives.
     pub signal: Option<i32>,
+    /// `ROCPROF_XPLANE_WINDOW_RANGE` (the name, in `Config::window_range`): after every this
+    /// many closings of the roctx range of that name (`…_WINDOW_RANGE_EVERY`, default 1).
+    pub range_every: Option<u64>,
 }
 
 /// One problem found while parsing; shown as a single stderr line.
@@ -391,12 +396,27 @@ impl Config {
                 }
             },
         };
-        let mut window =
-            (seconds.is_some() || events.is_some() || signal.is_some()).then_some(WindowRule {
-                period_ms: seconds,
-                events,
-                signal,
-            });
+        let mut window_range = get("WINDOW_RANGE").map(|v| v.to_string());
+        let range_every = match get("WINDOW_RANGE_EVERY") {
+            None => 1,
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    bad("WINDOW_RANGE_EVERY", &v, "expected a positive count", "1");
+                    1
+                }
+            },
+        };
+        let mut window = (seconds.is_some()
+            || events.is_some()
+            || signal.is_some()
+            || window_range.is_some())
+        .then_some(WindowRule {
+            period_ms: seconds,
+            events,
+            signal,
+            range_every: window_range.as_ref().map(|_| range_every),
+        });
 
         if server.is_some()
             && (window.is_some() || start_delay_ms.is_some() || duration_ms.is_some())
@@ -405,6 +425,7 @@ impl Config {
                 "{PREFIX}SERVER is set: the profiler service decides what is captured, so capture windows, START_DELAY and DURATION are off"
             )));
             window = None;
+            window_range = None;
             start_delay_ms = None;
             duration_ms = None;
         }
@@ -418,6 +439,7 @@ impl Config {
             hip_api_all,
             max_memory,
             window,
+            window_range,
             start_delay_ms,
             duration_ms,
             file_template,
@@ -803,6 +825,18 @@ mod tests {
         let (c, w) = parse(&[("OUTPUT_FILE", "%bogus%")]);
         assert_eq!(c.file_template, None);
         assert!(w[0].0.contains("unknown token"), "{w:?}");
+    }
+
+    #[test]
+    fn windows_on_a_roctx_range() {
+        let (c, w) = parse(&[("WINDOW_RANGE", "train_step"), ("WINDOW_RANGE_EVERY", "25")]);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(c.window_range.as_deref(), Some("train_step"));
+        assert_eq!(c.window.unwrap().range_every, Some(25));
+        let (c, w) = parse(&[("WINDOW_RANGE", "step"), ("WINDOW_RANGE_EVERY", "0")]);
+        assert_eq!(c.window.unwrap().range_every, Some(1));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(parse(&[("WINDOW_RANGE_EVERY", "3")]).0.window.is_none());
     }
 
     #[test]

@@ -27,6 +27,10 @@ use crate::{log_debug, log_error, log_warn};
 static DELIVERED: AtomicU64 = AtomicU64::new(0);
 /// Set by the signal handler (or a test) to ask for a cut.
 static CUT_REQUESTED: AtomicBool = AtomicBool::new(false);
+/// The roctx range whose end cuts a window, and after how many of them.
+static RANGE_RULE: std::sync::OnceLock<(Box<str>, u64)> = std::sync::OnceLock::new();
+/// Closings of that range so far.
+static RANGES_CLOSED: AtomicU64 = AtomicU64::new(0);
 /// Set at finalize: the window thread stops.
 static STOP: AtomicBool = AtomicBool::new(false);
 /// Windows written so far.
@@ -103,6 +107,9 @@ pub fn start(s: &'static Session, cfg: &'static Config) {
     if cfg.window.is_none() && !scheduled {
         return;
     }
+    if let (Some(name), Some(every)) = (&cfg.window_range, cfg.window.and_then(|r| r.range_every)) {
+        let _ = RANGE_RULE.set((name.as_str().into(), every));
+    }
     if let Some(sig) = cfg.window.and_then(|r| r.signal) {
         if let Err(e) = install_signal(sig) {
             log_warn!("ROCPROF_XPLANE_WINDOW_SIGNAL={sig}: {e}; windows by signal are off");
@@ -131,6 +138,19 @@ pub fn start(s: &'static Session, cfg: &'static Config) {
 #[inline]
 pub fn paused() -> bool {
     PAUSED.load(Ordering::Relaxed)
+}
+
+/// A roctx range named `label` was closed on an application thread: with a range rule, every
+/// N-th such closing asks the window thread for a cut (one string compare and, on a match, one
+/// atomic add; the cut itself runs on our thread).
+#[inline]
+pub fn on_range_closed(label: &str) {
+    let Some((name, every)) = RANGE_RULE.get() else {
+        return;
+    };
+    if label == &**name && (RANGES_CLOSED.fetch_add(1, Ordering::Relaxed) + 1) % every == 0 {
+        CUT_REQUESTED.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Pauses or resumes capture (the profiler service's windows, `server::capture`).

@@ -284,3 +284,40 @@ fn a_delayed_bounded_capture_from_the_environment() {
         s.warnings
     );
 }
+
+/// Windows on a roctx range (`ROCPROF_XPLANE_WINDOW_RANGE=train_step`,
+/// `…_WINDOW_RANGE_EVERY=25`): every 25th end of a `train_step` range cuts a window, so a
+/// 100-step run gives four windows of about 25 steps each (the cut runs on our thread within
+/// 10 ms of the 25th pop: a step may slip into the window before it), and every step is in
+/// exactly one window.
+#[test]
+fn windows_on_a_roctx_range_hold_that_many_steps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = live(tmp.path(), 10);
+    let dir = tmp.path().join("logs");
+    let out = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "steps")
+        .env("ROCPROF_XPLANE_WINDOW_RANGE", "train_step")
+        .env("ROCPROF_XPLANE_WINDOW_RANGE_EVERY", "25")
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let w = windows(&dir, "steps");
+    let steps: Vec<u64> = w
+        .values()
+        .map(|files| {
+            let s = read_xspace(&files[0]).unwrap();
+            support::xspace::events(support::xspace::plane(&s, "/host:CPU"))
+                .iter()
+                .filter(|e| e.name() == "train_step" && e.stat("open_at_end").is_none())
+                .count() as u64
+        })
+        .collect();
+    assert!(steps.len() >= 4, "{steps:?}\n{stderr}");
+    assert_eq!(steps.iter().sum::<u64>(), 100, "every step once: {steps:?}");
+    for s in &steps[..3] {
+        assert!((24..=27).contains(s), "{steps:?}");
+    }
+}

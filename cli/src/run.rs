@@ -56,6 +56,13 @@ pub struct Args {
     /// Cut a capture window when this signal arrives: USR1 or USR2 (ROCPROF_XPLANE_WINDOW_SIGNAL).
     #[arg(long, value_name = "SIGNAL")]
     window_signal: Option<String>,
+    /// Cut a capture window at the end of every roctx range of this name
+    /// (ROCPROF_XPLANE_WINDOW_RANGE; every N-th with --window-range-every N).
+    #[arg(long, value_name = "NAME")]
+    window_range: Option<String>,
+    /// With --window-range: cut after every N-th such range (ROCPROF_XPLANE_WINDOW_RANGE_EVERY).
+    #[arg(long, value_name = "N")]
+    window_range_every: Option<u64>,
     /// The program and its arguments (after `--`).
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -130,6 +137,11 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
         ("WINDOW_SECONDS", secs(a.window_seconds)),
         ("WINDOW_EVENTS", a.window_events.map(|n| n.to_string())),
         ("WINDOW_SIGNAL", a.window_signal.clone()),
+        ("WINDOW_RANGE", a.window_range.clone()),
+        (
+            "WINDOW_RANGE_EVERY",
+            a.window_range_every.map(|n| n.to_string()),
+        ),
         ("OUTPUT_FILE", a.output_file.clone()),
     ] {
         if let Some(value) = value {

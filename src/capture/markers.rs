@@ -74,6 +74,9 @@ fn label_of(l: Option<&str>) -> Arc<str> {
 /// Records the span of a range closed by `call` on the calling thread's state, or counts an
 /// unmatched pop/stop when there was no such range.
 fn close_range(s: &mut ThreadState, range: Option<ProcessRange>, call: &MarkerCall<'_>) {
+    if let Some(r) = &range {
+        crate::window::on_range_closed(&r.label);
+    }
     match range {
         Some(r) => s.markers.push(MarkerSpan {
             label: r.label,
