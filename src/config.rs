@@ -367,6 +367,17 @@ impl Config {
                 None
             }
         });
+        let mut window_range = get("WINDOW_RANGE").map(|v| v.to_string());
+        let range_every = match get("WINDOW_RANGE_EVERY") {
+            None => 1,
+            Some(v) => match v.trim().parse::<u64>() {
+                Ok(n) if n > 0 => n,
+                _ => {
+                    bad("WINDOW_RANGE_EVERY", &v, "expected a positive count", "1");
+                    1
+                }
+            },
+        };
         let local_rank = local_rank(&lookup);
         let server = get("SERVER").and_then(|v| match check_server_address(&v, local_rank) {
             Ok(a) => Some(a),
@@ -396,27 +407,14 @@ impl Config {
                 }
             },
         };
-        let mut window_range = get("WINDOW_RANGE").map(|v| v.to_string());
-        let range_every = match get("WINDOW_RANGE_EVERY") {
-            None => 1,
-            Some(v) => match v.trim().parse::<u64>() {
-                Ok(n) if n > 0 => n,
-                _ => {
-                    bad("WINDOW_RANGE_EVERY", &v, "expected a positive count", "1");
-                    1
-                }
-            },
-        };
-        let mut window = (seconds.is_some()
-            || events.is_some()
-            || signal.is_some()
-            || window_range.is_some())
-        .then_some(WindowRule {
-            period_ms: seconds,
-            events,
-            signal,
-            range_every: window_range.as_ref().map(|_| range_every),
-        });
+        let mut window =
+            (seconds.is_some() || events.is_some() || signal.is_some() || window_range.is_some())
+                .then_some(WindowRule {
+                    period_ms: seconds,
+                    events,
+                    signal,
+                    range_every: window_range.as_ref().map(|_| range_every),
+                });
 
         if server.is_some()
             && (window.is_some() || start_delay_ms.is_some() || duration_ms.is_some())
