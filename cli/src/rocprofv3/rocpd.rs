@@ -401,29 +401,7 @@ impl Run<'_> {
              WHERE k.pid = ?1 ORDER BY k.start, k.id",
             &["kernel_dispatch", "event"],
             [p.id],
-            |r| {
-                let g = |i| r.get::<_, Option<i64>>(i);
-                Ok([
-                    g(0)?,
-                    g(1)?,
-                    g(2)?,
-                    g(3)?,
-                    g(4)?,
-                    g(5)?,
-                    g(6)?,
-                    g(7)?,
-                    g(8)?,
-                    g(9)?,
-                    g(10)?,
-                    g(11)?,
-                    g(12)?,
-                    g(13)?,
-                    g(14)?,
-                    g(15)?,
-                    g(16)?,
-                    g(17)?,
-                ])
-            },
+            ints::<18>,
         )?;
         for k in kernels {
             let corr = num(k[16]);
@@ -458,21 +436,7 @@ impl Run<'_> {
                  WHERE c.pid = ?1 ORDER BY c.start, c.id",
                 &["memory_copy", "event"],
                 [p.id],
-                |r| {
-                    let g = |i| r.get::<_, Option<i64>>(i);
-                    Ok([
-                        g(0)?,
-                        g(1)?,
-                        g(2)?,
-                        g(3)?,
-                        g(4)?,
-                        g(5)?,
-                        g(6)?,
-                        g(7)?,
-                        g(8)?,
-                        g(9)?,
-                    ])
-                },
+                ints::<10>,
             )?;
             for m in copies {
                 let corr = num(m[8]);
@@ -676,6 +640,15 @@ struct CallArgs {
     event: Option<u64>,
     /// `hipSetDevice`'s `deviceId`.
     device: Option<u64>,
+}
+
+/// The first `N` columns of a row, as nullable integers.
+fn ints<const N: usize>(r: &rusqlite::Row<'_>) -> rusqlite::Result<[Option<i64>; N]> {
+    let mut out = [None; N];
+    for (i, v) in out.iter_mut().enumerate() {
+        *v = r.get(i)?;
+    }
+    Ok(out)
 }
 
 /// A roctx text from an event's `extdata` (`{"message": …}`).
