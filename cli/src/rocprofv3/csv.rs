@@ -15,7 +15,7 @@ use rocprof_xplane::model::events::{
 /// Rows of one CSV file as header → value maps.
 fn rows(path: &Path) -> Result<Vec<HashMap<String, String>>, ConvertError> {
     let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
-    let mut r = ::csv::Reader::from_reader(super::open_maybe_gz(path, f)?);
+    let mut r = ::csv::Reader::from_reader(super::open_maybe_gz(path, f, true)?);
     let headers: Vec<String> = r
         .headers()
         .map_err(|e| err(path, format!("bad CSV header: {e}")))?

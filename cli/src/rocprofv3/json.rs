@@ -25,7 +25,7 @@ fn dim(v: &Value) -> [u32; 3] {
 
 pub fn read(path: &Path) -> Result<Collected, ConvertError> {
     let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
-    let r = super::open_maybe_gz(path, f)?;
+    let r = super::open_maybe_gz(path, f, true)?;
     let doc: Value = serde_json::from_reader(r).map_err(|e| err(path, format!("bad JSON: {e}")))?;
     let tools = doc["rocprofiler-sdk-tool"]
         .as_array()

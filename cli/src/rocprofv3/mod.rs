@@ -82,7 +82,7 @@ fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ConvertError> {
     use std::io::Read;
     let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
     let mut buf = Vec::with_capacity(n);
-    let mut r = open_maybe_gz(path, f)?;
+    let mut r = open_maybe_gz(path, f, false)?;
     r.by_ref()
         .take(n as u64)
         .read_to_end(&mut buf)
@@ -90,19 +90,49 @@ fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ConvertError> {
     Ok(buf)
 }
 
-/// A reader of `f`, decompressing when the file is gzip (by its magic bytes).
+/// Inputs at least this large show a progress bar (when stderr is a terminal).
+const PROGRESS_FROM_BYTES: u64 = 16 << 20;
+
+/// A progress bar on stderr for reading `len` bytes of `path`, when it is worth one and a person
+/// is watching (stderr is a terminal; scripts and tests see no bar).
+pub(crate) fn progress(path: &Path, len: u64) -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if len < PROGRESS_FROM_BYTES || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message(format!(
+        "reading {}",
+        path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+    ));
+    Some(bar)
+}
+
+/// A reader of `f`, decompressing when the file is gzip (by its magic bytes); with `show`, a
+/// progress bar follows the file's bytes.
 pub(crate) fn open_maybe_gz(
     path: &Path,
     mut f: std::fs::File,
+    show: bool,
 ) -> Result<Box<dyn std::io::Read>, ConvertError> {
     use std::io::{Read, Seek};
     let mut magic = [0u8; 2];
     let n = f.read(&mut magic).map_err(|e| err(path, e.to_string()))?;
     f.rewind().map_err(|e| err(path, e.to_string()))?;
+    let len = f.metadata().map_or(0, |m| m.len());
+    let raw: Box<dyn Read> = match progress(path, len).filter(|_| show) {
+        Some(bar) => Box::new(std::io::BufReader::new(bar.wrap_read(f))),
+        None => Box::new(std::io::BufReader::new(f)),
+    };
     Ok(if n == 2 && magic == [0x1f, 0x8b] {
-        Box::new(flate2::read::GzDecoder::new(std::io::BufReader::new(f)))
+        Box::new(flate2::read::GzDecoder::new(raw))
     } else {
-        Box::new(std::io::BufReader::new(f))
+        raw
     })
 }
 

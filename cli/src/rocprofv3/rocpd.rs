@@ -43,12 +43,25 @@ pub fn read_all(path: &Path) -> Result<Vec<Collected>, ConvertError> {
         ));
     }
     let mut out = Vec::new();
+    // A large database: a spinner naming the process being read (stderr terminals only).
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    let bar = super::progress(path, len).map(|b| {
+        b.set_style(indicatif::ProgressStyle::default_spinner());
+        b.enable_steady_tick(std::time::Duration::from_millis(200));
+        b
+    });
     for sfx in &runs {
         let run = Run { conn: &conn, sfx };
         let processes = run.processes().map_err(|e| err(path, e))?;
         for p in processes {
+            if let Some(b) = &bar {
+                b.set_message(format!("reading process {} of run {sfx}", p.pid));
+            }
             out.push(run.process(&p).map_err(|e| err(path, e))?);
         }
+    }
+    if let Some(b) = bar {
+        b.finish_and_clear();
     }
     if out.is_empty() {
         return Err(err(path, "the rocpd database lists no process"));
