@@ -648,3 +648,19 @@ fn status_numbering_of_1_2_1() {
     assert_eq!(st[40][1], "ROCPROFILER_STATUS_ERROR_PERMISSION_DENIED");
     assert_eq!(st[41][1], "<null>");
 }
+
+/// The newest SDK's kernel-dispatch callback payload (reference "newer" §3.2): 160 bytes with
+/// `int32_t pipe_id` at 152 in the 1.4.0 personality, the 152-byte payload before it; a tool
+/// reads `size` before the new field. One pipe per queue, as the buffer records say.
+#[test]
+fn kernel_dispatch_callback_payload_grows_to_160_with_pipe_id() {
+    for (sdk, size) in [("1.0.0", 152), ("1.2.1", 152), ("1.4.0", 160)] {
+        let s = common::run(sdk, "basic", "");
+        let cbs = s.cbs("KERNEL_DISPATCH");
+        assert!(!cbs.is_empty(), "{sdk}");
+        for c in &cbs {
+            assert_eq!(c["size"], size, "{sdk}: {c}");
+            assert_eq!(c.get("pipe_id").is_some(), size == 160, "{sdk}: {c}");
+        }
+    }
+}

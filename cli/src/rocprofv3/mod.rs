@@ -108,7 +108,8 @@ pub(crate) fn progress(path: &Path, len: u64) -> Option<indicatif::ProgressBar> 
     }
     bar.set_message(format!(
         "reading {}",
-        path.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        path.file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned())
     ));
     Some(bar)
 }

@@ -204,6 +204,19 @@ fn cross_thread_gates(
 /// Size of a kernel-dispatch buffer record with `pipe_id` (reference "newer" §3.2).
 const DISPATCH_RECORD_WITH_PIPE_ID: usize = 192;
 
+/// The kernel-dispatch callback payload as the newest SDK lays it out: the 152-byte payload of
+/// earlier releases, then `int32_t pipe_id` at 152, padded to 160 (reference "newer" §3.2).
+/// `size` says which layout a tool got; earlier personalities give 152 and no pipe.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct KernelPayload {
+    data: rocprofiler_callback_tracing_kernel_dispatch_data_t,
+    pipe_id: i32,
+    _pad: u32,
+}
+const _: () = assert!(std::mem::size_of::<KernelPayload>() == 160);
+const _: () = assert!(std::mem::offset_of!(KernelPayload, pipe_id) == 152);
+
 fn queue_handle(gpu: u32, queue: u32) -> u64 {
     0x7f3a_0000_0000 + gpu as u64 * 0x10_0000 + queue as u64 * 0x1000
 }
@@ -1121,17 +1134,26 @@ impl Replay {
         }
     }
 
-    fn kernel_payload(
-        &self,
-        g: usize,
-        done: bool,
-    ) -> rocprofiler_callback_tracing_kernel_dispatch_data_t {
+    fn kernel_payload(&self, g: usize, done: bool) -> KernelPayload {
         let (s, e) = self.times(g);
-        rocprofiler_callback_tracing_kernel_dispatch_data_t {
-            size: std::mem::size_of::<rocprofiler_callback_tracing_kernel_dispatch_data_t>() as u64,
-            start_timestamp: if done { s } else { 0 },
-            end_timestamp: if done { e } else { 0 },
-            dispatch_info: self.dispatch_info(g),
+        let with_pipe = state::personality().dispatch_pipe_id();
+        KernelPayload {
+            data: rocprofiler_callback_tracing_kernel_dispatch_data_t {
+                size: if with_pipe {
+                    std::mem::size_of::<KernelPayload>()
+                } else {
+                    std::mem::size_of::<rocprofiler_callback_tracing_kernel_dispatch_data_t>()
+                } as u64,
+                start_timestamp: if done { s } else { 0 },
+                end_timestamp: if done { e } else { 0 },
+                dispatch_info: self.dispatch_info(g),
+            },
+            pipe_id: if with_pipe {
+                self.queue_of(g) as i32
+            } else {
+                0
+            },
+            _pad: 0,
         }
     }
 

@@ -932,6 +932,11 @@ fn on_callback(
         ev["dispatch_id"] = json!(d.dispatch_info.dispatch_id);
         ev["start"] = json!(d.start_timestamp);
         ev["end"] = json!(d.end_timestamp);
+        ev["size"] = json!(d.size);
+        if d.size >= 160 {
+            // SAFETY: `size` says the payload has the newest layout's `int32_t pipe_id` at 152.
+            ev["pipe_id"] = json!(unsafe { *((r.payload as *const u8).add(152) as *const i32) });
+        }
         // SAFETY: user_data slot.
         let u = unsafe { (*user).value };
         if r.op == 1 && r.phase == ROCPROFILER_CALLBACK_PHASE_ENTER {
