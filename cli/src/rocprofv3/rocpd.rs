@@ -45,10 +45,9 @@ pub fn read_all(path: &Path) -> Result<Vec<Collected>, ConvertError> {
     let mut out = Vec::new();
     // A large database: a spinner naming the process being read (stderr terminals only).
     let len = std::fs::metadata(path).map_or(0, |m| m.len());
-    let bar = super::progress(path, len).map(|b| {
+    let bar = super::progress(path, len).inspect(|b| {
         b.set_style(indicatif::ProgressStyle::default_spinner());
         b.enable_steady_tick(std::time::Duration::from_millis(200));
-        b
     });
     for sfx in &runs {
         let run = Run { conn: &conn, sfx };
