@@ -37,7 +37,7 @@ fn run(sdk: &str) -> (tempfile::TempDir, std::path::PathBuf, serde_json::Value) 
 #[test]
 fn copies_carry_the_memory_kinds_of_their_buffers() {
     for sdk in ["0.6.0", "1.0.0"] {
-        let (_tmp, file, _) = run(sdk);
+        let (_tmp, file, truth) = run(sdk);
         let s = read_xspace(&file).unwrap();
         let kinds: BTreeMap<u64, (String, String)> = memcpys(&s)
             .iter()
@@ -62,6 +62,36 @@ fn copies_carry_the_memory_kinds_of_their_buffers() {
         assert_eq!(kinds[&(16 << 20)], want("device", "pinned"), "{sdk}");
         assert_eq!(kinds[&(8 << 20)], want("managed", "device"), "{sdk}");
         assert_eq!(counter(&s, "memory_frees_unmatched"), 0, "{sdk}");
+        // Every allocation and free of the run is on the memory line, per allocator, the
+        // stream-ordered hipMallocAsync/hipFreeAsync included.
+        let mut seen: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for e in support::xspace::events(support::xspace::plane(&s, "/host:CPU")) {
+            if e.line.id != rocprof_xplane::xplane::stats::MEMORY_LINE_ID {
+                continue;
+            }
+            let Some(support::xspace::Stat::Str(a)) = e.stat("allocator_name") else {
+                panic!("{sdk}: no allocator_name");
+            };
+            *seen.entry((a, e.name().to_string())).or_default() += 1;
+        }
+        for (allocator, t) in truth["plan"]["memory"].as_object().unwrap() {
+            let get = |n: &str| seen.get(&(allocator.clone(), n.to_string())).copied();
+            assert_eq!(
+                get("MemoryAllocation"),
+                Some(u(&t["allocations"])),
+                "{sdk} {allocator}"
+            );
+            assert_eq!(
+                get("MemoryDeallocation"),
+                Some(u(&t["frees"])),
+                "{sdk} {allocator}"
+            );
+        }
+        assert_eq!(
+            u(&truth["plan"]["memory"]["GPU_0"]["allocations"]),
+            7,
+            "with the async one"
+        );
     }
 }
 

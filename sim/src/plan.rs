@@ -208,10 +208,13 @@ pub enum HipArgs {
         ptr: u64,
         bytes: u64,
         flags: u32,
+        /// hipMallocAsync's stream.
+        stream: u64,
     },
-    /// hipFree / hipHostFree / hipHostUnregister.
+    /// hipFree / hipHostFree / hipHostUnregister / hipFreeAsync (with its stream).
     Free {
         ptr: u64,
+        stream: u64,
     },
     StreamDestroy {
         stream: u64,

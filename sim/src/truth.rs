@@ -863,18 +863,19 @@ impl<'p> Builder<'p> {
                     HostCall::Hip { api, .. } => api.as_str(),
                     _ => "",
                 };
-                let allocator = if api == "hipMalloc" || api == "hipMallocManaged" {
-                    format!("GPU_{}", self.devices[t as usize])
-                } else {
-                    "host_pinned".to_string()
-                };
+                let allocator =
+                    if matches!(api, "hipMalloc" | "hipMallocManaged" | "hipMallocAsync") {
+                        format!("GPU_{}", self.devices[t as usize])
+                    } else {
+                        "host_pinned".to_string()
+                    };
                 let m = self.gt.memory.entry(allocator.clone()).or_default();
                 m.allocations += 1;
                 m.final_bytes += bytes;
                 m.peak_bytes = m.peak_bytes.max(m.final_bytes);
                 self.live_memory.insert(*ptr, (allocator, *bytes));
             }
-            HipArgs::Free { ptr } => {
+            HipArgs::Free { ptr, .. } => {
                 if let Some((allocator, bytes)) = self.live_memory.remove(ptr) {
                     let m = self.gt.memory.entry(allocator).or_default();
                     m.frees += 1;

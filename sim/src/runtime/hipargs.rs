@@ -159,6 +159,15 @@ const HOST_REGISTER: &[ArgSpec] = &[
     a(c"flags", c"unsigned int", 16, U32),
 ];
 const FREE: &[ArgSpec] = &[a(c"ptr", c"void*", 0, Ptr)];
+const MALLOC_ASYNC: &[ArgSpec] = &[
+    a(c"dev_ptr", c"void**", 0, Ptr),
+    a(c"size", c"size_t", 8, U64),
+    a(c"stream", c"hipStream_t", 16, U64),
+];
+const FREE_ASYNC: &[ArgSpec] = &[
+    a(c"dev_ptr", c"void*", 0, Ptr),
+    a(c"stream", c"hipStream_t", 8, U64),
+];
 const HOST_UNREGISTER: &[ArgSpec] = &[a(c"hostPtr", c"void*", 0, Ptr)];
 const STREAM_CREATE_FLAGS: &[ArgSpec] =
     extend_table!(ArgSpec; STREAM_CREATE; a(c"flags", c"unsigned int", 8, U32));
@@ -196,6 +205,8 @@ pub fn schema(api: &str) -> &'static [ArgSpec] {
         "hipHostRegister" => HOST_REGISTER,
         "hipFree" | "hipHostFree" | "hipFreeHost" => FREE,
         "hipHostUnregister" => HOST_UNREGISTER,
+        "hipMallocAsync" => MALLOC_ASYNC,
+        "hipFreeAsync" => FREE_ASYNC,
         _ => &[],
     }
 }
@@ -264,7 +275,9 @@ fn value(name: &str, args: &HipArgs, out_slot: u64) -> Option<Val> {
         ("hostPtr", Malloc { ptr, .. }) => Val::U(*ptr),
         ("size" | "sizeBytes", Malloc { bytes, .. }) => Val::U(*bytes),
         ("flags", Malloc { flags, .. }) => Val::U(*flags as u64),
-        ("ptr" | "hostPtr", Free { ptr }) => Val::U(*ptr),
+        ("stream", Malloc { stream, .. }) => Val::U(*stream),
+        ("ptr" | "hostPtr" | "dev_ptr", Free { ptr, .. }) => Val::U(*ptr),
+        ("stream", Free { stream, .. }) => Val::U(*stream),
         _ => return Option::None,
     };
     Some(v)

@@ -136,6 +136,8 @@ pub(crate) enum AllocKind {
     Managed,
     /// `hipHostRegister` / `hipHostUnregister` of host memory the program allocated itself.
     Registered,
+    /// `hipMallocAsync` / `hipFreeAsync` on a stream (stream-ordered device memory).
+    Async,
 }
 
 impl AllocKind {
@@ -145,6 +147,7 @@ impl AllocKind {
             AllocKind::Pinned => ("hipHostMalloc", "hipHostFree"),
             AllocKind::Managed => ("hipMallocManaged", "hipFree"),
             AllocKind::Registered => ("hipHostRegister", "hipHostUnregister"),
+            AllocKind::Async => ("hipMallocAsync", "hipFreeAsync"),
         }
     }
 }
@@ -156,10 +159,13 @@ pub(crate) enum Op {
         buffer: String,
         kind: AllocKind,
         bytes: u64,
+        /// `async`: the stream of `hipMallocAsync`.
+        stream: StreamRef,
     },
-    /// Frees (or unregisters) the named buffer.
+    /// Frees (or unregisters) the named buffer (`async`: on this stream).
     Free {
         buffer: String,
+        stream: StreamRef,
     },
     Launch {
         kernel: u32,

@@ -994,6 +994,7 @@ impl<'a> Sim<'a> {
                 buffer,
                 kind,
                 bytes,
+                stream,
             } => {
                 if self.buffers.get(buffer).is_some_and(|b| b.3) {
                     return Err(self.err(
@@ -1003,8 +1004,19 @@ impl<'a> Sim<'a> {
                     ));
                 }
                 let (api, _) = kind.apis();
-                let base = ALLOC_BASE[*kind as usize]
-                    + if *kind == AllocKind::Device {
+                let handle = if *kind == AllocKind::Async {
+                    let slot = self.slot(run, *stream);
+                    start = self.ensure_live(run, call, slot, start)?;
+                    self.streams[slot].handle
+                } else {
+                    0
+                };
+                let region = match kind {
+                    AllocKind::Async => AllocKind::Device as usize,
+                    k => *k as usize,
+                };
+                let base = ALLOC_BASE[region]
+                    + if matches!(kind, AllocKind::Device | AllocKind::Async) {
                         u64::from(run.device) << 36
                     } else {
                         0
@@ -1019,11 +1031,12 @@ impl<'a> Sim<'a> {
                     ptr: addr,
                     bytes: *bytes,
                     flags: 0,
+                    stream: handle,
                 };
                 self.emit_hip(run, start, end, api, args, vec![]);
                 Ok(end)
             }
-            Op::Free { buffer } => {
+            Op::Free { buffer, stream } => {
                 let Some(&(addr, _, kind, true)) = self.buffers.get(buffer) else {
                     return Err(self.err(
                         run,
@@ -1035,8 +1048,19 @@ impl<'a> Sim<'a> {
                     b.3 = false;
                 }
                 let (_, api) = kind.apis();
+                let handle = if kind == AllocKind::Async {
+                    let slot = self.slot(run, *stream);
+                    start = self.ensure_live(run, call, slot, start)?;
+                    self.streams[slot].handle
+                } else {
+                    0
+                };
                 let end = start + self.host(call, api);
-                self.emit_hip(run, start, end, api, HipArgs::Free { ptr: addr }, vec![]);
+                let args = HipArgs::Free {
+                    ptr: addr,
+                    stream: handle,
+                };
+                self.emit_hip(run, start, end, api, args, vec![]);
                 Ok(end)
             }
             Op::SetDevice(d) => {

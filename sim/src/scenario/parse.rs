@@ -824,15 +824,16 @@ impl Parser {
                 }
             }
             Some("malloc") => {
-                allow(&["buffer", "kind", "bytes"])?;
+                allow(&["buffer", "kind", "bytes", "stream"])?;
                 let kind = match o.opt_str("kind")?.unwrap_or("device") {
                     "device" => AllocKind::Device,
                     "pinned" => AllocKind::Pinned,
                     "managed" => AllocKind::Managed,
                     "registered" => AllocKind::Registered,
+                    "async" => AllocKind::Async,
                     other => {
                         return Err(o.req("kind")?.err(format!(
-                            "unknown allocation kind `{other}`; use device, pinned, managed or registered"
+                            "unknown allocation kind `{other}`; use device, pinned, managed, registered or async"
                         )))
                     }
                 };
@@ -840,12 +841,14 @@ impl Parser {
                     buffer: o.req("buffer")?.str()?.to_string(),
                     kind,
                     bytes: o.req("bytes")?.bytes()?,
+                    stream: self.stream_ref(&o)?,
                 }
             }
             Some("free") => {
-                allow(&["buffer"])?;
+                allow(&["buffer", "stream"])?;
                 Op::Free {
                     buffer: o.req("buffer")?.str()?.to_string(),
+                    stream: self.stream_ref(&o)?,
                 }
             }
             Some("memset") => {
