@@ -321,3 +321,69 @@ fn windows_on_a_roctx_range_hold_that_many_steps() {
         assert!((24..=27).contains(s), "{steps:?}");
     }
 }
+
+/// A HIP call that entered before a window closed writes its record after the stop (the
+/// runtime picks the contexts at ENTER and writes at EXIT): the window waits for it. Here a
+/// `hipDeviceSynchronize` waits on a 450 ms kernel (paced: it blocks in wall-clock time too)
+/// across the end of a 0.2 s window; the window holds the call, and every HIP record the
+/// runtime emitted for us. Without the wait the record landed after the window's flush and
+/// was lost (the CI failure of `xprof_capture_profile_gets_the_window_with_the_truth_counts`,
+/// where the same race hit one call by chance).
+#[test]
+fn a_call_under_way_when_the_window_closes_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("blocking.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+name = "blocking-sync"
+seed = 1
+[delivery]
+real_time = 1.0
+[[gpus]]
+preset = "mi300x"
+[[kernels]]
+name = "long"
+dur_us = 450000
+[[streams]]
+name = "s"
+[[threads]]
+name = "main"
+calls = [
+  { op = "stream_create", stream = "s" },
+  { op = "launch", kernel = "long", stream = "s" },
+  { op = "device_sync" },
+  { op = "launch", kernel = "long", stream = "s" },
+]
+"#,
+    )
+    .unwrap();
+    let dir = tmp.path().join("logs");
+    let truth = tmp.path().join("truth.json");
+    let out = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "blocking")
+        .env("ROCPROF_XPLANE_DURATION", "0.2")
+        .ground_truth(&truth)
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let files = support::paths::profiles(&dir, "blocking");
+    assert_eq!(files.len(), 1, "{files:?}\n{stderr}");
+    let s = read_xspace(&files[0]).unwrap();
+    let api = support::xspace::count_by_name(support::xspace::host_api_events(&s));
+    assert_eq!(
+        api.get("hipDeviceSynchronize"),
+        Some(&1),
+        "{api:?}\n{stderr}"
+    );
+    let emitted = &read_truth(&truth)["delivery"]["emitted_per_kind"];
+    assert_eq!(
+        api.values().sum::<u64>(),
+        u(&emitted["HIP_RUNTIME_API"]),
+        "{api:?}"
+    );
+    // The second launch came after the window: not in it.
+    assert_eq!(api.get("hipLaunchKernel"), Some(&1), "{api:?}");
+}

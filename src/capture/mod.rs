@@ -8,6 +8,7 @@
 pub mod demangle;
 pub mod devices;
 pub mod hip_stream;
+pub mod inflight;
 pub mod markers;
 pub mod symbols;
 pub mod thread;

@@ -275,6 +275,7 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
     };
     let mut enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
     if enter {
+        crate::capture::inflight::enter();
         // Past the memory ceiling the call's record is dropped too: capture nothing for it.
         // (Current device and new streams, read at EXIT, are state and still followed.)
         if crate::store::budget::full() || crate::window::paused() {
@@ -284,6 +285,9 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
         }
     }
     let exit = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT;
+    if exit {
+        crate::capture::inflight::exit();
+    }
     let exit_matters = exit && matches!(op.role, Role::SetDevice | Role::StreamCreate);
     // Allocations and frees are read at EXIT (the pointer an allocation returns is written by
     // the call), unless capture is paused or the ceiling reached.

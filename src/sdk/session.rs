@@ -146,8 +146,9 @@ impl Session {
         }
     }
 
-    /// Stops the buffer context only (the end of `ROCPROF_XPLANE_DURATION`): no more records;
-    /// callbacks keep their state.
+    /// Stops the buffer context only (the end of a window): no more records; callbacks keep
+    /// their state. Returns once the HIP calls that entered before the stop have exited (their
+    /// records are written after the stop), so the flush that follows holds them.
     pub fn stop_buffers(&self) {
         let f = &self.functions;
         if let (Some(stop), Some(ctx)) = (f.stop_context, self.buffer_context) {
@@ -155,6 +156,13 @@ impl Session {
             let st = unsafe { stop(ctx) };
             if let Err(e) = check(f, st, || "rocprofiler_stop_context".into()) {
                 log_info!("{e}");
+            }
+            let limit = crate::capture::inflight::SETTLE_LIMIT;
+            let open = crate::capture::inflight::settle(limit);
+            if open > 0 {
+                log_info!(
+                    "{open} HIP calls were still running {limit:?} after the window closed: their records miss it"
+                );
             }
         }
     }

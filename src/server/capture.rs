@@ -188,7 +188,11 @@ fn sleep_until(until: Instant, stop: &dyn Fn() -> bool) -> bool {
 /// Drops what the callbacks kept while paused and starts recording: the next `cut` holds
 /// exactly what happened from here on.
 pub fn begin(s: &Session) {
-    let _ = collect(s, s.flush_all(), Cut::Window);
+    let stale = collect(s, s.flush_all(), Cut::Window);
+    let late = stale.api.len() + stale.kernels.len() + stale.copies.len();
+    if late > 0 {
+        log_info!("{late} records that arrived between capture windows were not kept");
+    }
     s.start_buffers();
     crate::window::set_paused(false);
 }

@@ -826,6 +826,13 @@ impl Replay {
             self.stream_cb(&ctxs, tid, 2, ROCPROFILER_CALLBACK_PHASE_NONE, *s);
             self.retire_stream(*s);
         }
+        // Paced replay: a call takes its simulated time in wall-clock time too (a
+        // `hipDeviceSynchronize` blocks until the work it waits on is done), so a window can
+        // close while a call is under way, as it does in a real program.
+        let pace = self.plan.delivery.real_time;
+        if pace > 0.0 {
+            self.wait_for_wall_time(op.end_ns, pace);
+        }
         set_sim_now(end);
         if let HipArgs::Malloc { ptr, .. } = args {
             // The allocation's result, written through its out-pointer before EXIT.

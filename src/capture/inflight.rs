@@ -1,0 +1,142 @@
+//! HIP calls under way on each application thread, so the end of a capture window can wait for
+//! the calls that began inside it.
+//!
+//! The runtime picks the contexts a HIP call reports to when the call *enters* and writes its
+//! buffer record when it *exits*: a call that entered before the buffer context was stopped
+//! (a `hipDeviceSynchronize` waiting on a kernel, say) still lands its record after the stop,
+//! and a flush made at once would miss it, leaving it to be thrown away with the next window's
+//! leftovers. The window's end therefore waits until every call open at the stop has exited.
+//!
+//! Cost on the application thread: one thread-local counter and one store to a cache line only
+//! that thread writes, at the outermost ENTER and EXIT; no lock, no shared write.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::store::sinks::lock;
+
+/// One slot per thread that ever made a traced HIP call: odd while a call is open, bumped at
+/// the outermost ENTER and EXIT, written only by its own thread.
+static SLOTS: Mutex<Vec<Arc<AtomicU64>>> = Mutex::new(Vec::new());
+
+struct Mine {
+    depth: Cell<u32>,
+    seq: Arc<AtomicU64>,
+}
+
+thread_local! {
+    static MINE: Mine = {
+        let seq = Arc::new(AtomicU64::new(0));
+        lock(&SLOTS).push(Arc::clone(&seq));
+        Mine { depth: Cell::new(0), seq }
+    };
+}
+
+/// A HIP call entered on this thread (nested calls count once).
+pub fn enter() {
+    let _ = MINE.try_with(|m| {
+        let d = m.depth.get();
+        m.depth.set(d + 1);
+        if d == 0 {
+            let s = m.seq.load(Ordering::Relaxed);
+            m.seq.store(s | 1, Ordering::Release);
+        }
+    });
+}
+
+/// A HIP call exited on this thread.
+pub fn exit() {
+    let _ = MINE.try_with(|m| {
+        let d = m.depth.get();
+        if d == 0 {
+            // An EXIT whose ENTER we did not see (callbacks enabled mid-call).
+            return;
+        }
+        m.depth.set(d - 1);
+        if d == 1 {
+            let s = m.seq.load(Ordering::Relaxed);
+            m.seq.store((s | 1) + 1, Ordering::Release);
+        }
+    });
+}
+
+/// How long the end of a window waits for calls that began before it.
+pub const SETTLE_LIMIT: Duration = Duration::from_millis(500);
+
+/// The runtime writes a call's record just after our EXIT callback returns: a pause this long
+/// lets a thread that was between the two finish.
+const AFTER_EXIT: Duration = Duration::from_millis(2);
+
+/// Waits (at most `limit`) until every HIP call open now has exited, then a little longer
+/// for their records to be written. Returns how many were still open at the limit (a call
+/// blocked longer, whose record then misses this window). Call after stopping the buffer
+/// context and before the flush that ends the window; never on an application thread.
+pub fn settle(limit: Duration) -> usize {
+    let open: Vec<(Arc<AtomicU64>, u64)> = lock(&SLOTS)
+        .iter()
+        .map(|s| (Arc::clone(s), s.load(Ordering::Acquire)))
+        .filter(|(_, v)| v & 1 == 1)
+        .collect();
+    let deadline = Instant::now() + limit;
+    let mut waiting = open;
+    while !waiting.is_empty() {
+        waiting.retain(|(s, v)| s.load(Ordering::Acquire) == *v);
+        if waiting.is_empty() || Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    std::thread::sleep(AFTER_EXIT);
+    waiting.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The slots are process-wide: one test at a time.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    #[test]
+    fn settle_waits_for_a_call_open_at_the_stop_and_not_for_later_ones() {
+        let _one = lock(&SERIAL);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || {
+            enter();
+            enter(); // nested: still one open call
+            exit();
+            tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            exit();
+        });
+        rx.recv().unwrap();
+        let t0 = Instant::now();
+        // Still open at the limit: reported.
+        assert_eq!(settle(Duration::from_millis(20)), 1);
+        assert!(t0.elapsed() >= Duration::from_millis(20));
+        go_tx.send(()).unwrap();
+        t.join().unwrap();
+        // Closed: nothing to wait for.
+        let t0 = Instant::now();
+        assert_eq!(settle(Duration::from_secs(5)), 0);
+        assert!(t0.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn settle_returns_when_the_open_call_exits() {
+        let _one = lock(&SERIAL);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = std::thread::spawn(move || {
+            enter();
+            tx.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(30));
+            exit();
+        });
+        rx.recv().unwrap();
+        assert_eq!(settle(Duration::from_secs(5)), 0);
+        t.join().unwrap();
+    }
+}
