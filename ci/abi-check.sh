@@ -67,7 +67,7 @@ CHECK=target/debug/abi-check
 
 # What the trimmed 1.2.1 copy of triton $TRITON_VERSION does not declare (checked only
 # against our own header and the reference tables; see docs/abi.md).
-EXPECTED_SKIPPED="rocprofiler_client_id_v0_t rocprofiler_tool_configure_attach_result_t \
+EXPECTED_SKIPPED="rocprofiler_graph_exec_id_t rocprofiler_client_id_v0_t rocprofiler_tool_configure_attach_result_t \
 rocprofiler_callback_tracing_kernel_dispatch_data_t \
 rocprofiler_buffer_tracing_memory_copy_record_v0_t rocprofiler_buffer_tracing_memory_copy_record_v1_t \
 rocprofiler_callback_tracing_memory_copy_data_v0_t rocprofiler_callback_tracing_memory_copy_data_v1_t \
@@ -75,7 +75,8 @@ rocprofiler_buffer_tracing_hip_api_record_v0_t rocprofiler_buffer_tracing_hip_ap
 rocprofiler_buffer_tracing_marker_api_record_v0_t rocprofiler_buffer_tracing_marker_api_record_v1_t \
 rocprofiler_buffer_tracing_hip_api_ext_record_t rocprofiler_buffer_tracing_correlation_id_retirement_record_t \
 rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t \
-rocprofiler_callback_tracing_hip_stream_data_t rocprofiler_callback_tracing_hip_event_data_t \
+rocprofiler_callback_tracing_hip_stream_data_t rocprofiler_callback_tracing_hip_graph_data_t \
+rocprofiler_callback_tracing_hip_event_data_t \
 rocprofiler_buffer_tracing_hip_event_record_t"
 
 echo "== 1. our declarations vs real headers (expect pass)"

@@ -352,3 +352,62 @@ fn lines_are_sorted_dense_and_inside_the_profile_window() {
         }
     }
 }
+
+/// Issue 10 #6, graph node attribution: under the newest SDK personality (HIP_GRAPH
+/// callbacks, 1.3.0+), every dispatch of a `hipGraphLaunch` names its executable graph
+/// (`graph_exec_id`) and its node (`graph_node_id`, its position in the launch, which the
+/// scenario's generated nodes `decode_op_<i>` make checkable: node i is `decode_op_i`), though
+/// the 256 records of a launch arrive shuffled; each node appears once per launch; the launch
+/// carries the exec id and its dispatch count; direct launches and copies carry neither. The
+/// roctx annotation of the launch still reaches its dispatches. Under 1.2.1 (no HIP_GRAPH
+/// kind) nothing is numbered.
+#[test]
+fn graph_dispatches_name_their_executable_graph_and_node() {
+    let r = cached(&builtin("graph-launch.toml"), "1.4.0", &[]);
+    let launches = u(&r.plan()["totals"]["graph_launches"]);
+    let mut per_node: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut graph_kernels = 0;
+    for k in kernels(&r.space) {
+        let node = k.stat("graph_node_id").and_then(|s| s.as_u64());
+        let exec = k.stat("graph_exec_id").and_then(|s| s.as_u64());
+        if k.name().starts_with("decode_op_") {
+            let node = node.unwrap_or_else(|| panic!("{} without graph_node_id", k.name()));
+            assert_eq!(exec, Some(1), "{}", k.name());
+            assert_eq!(k.name(), format!("decode_op_{node}"));
+            assert!(
+                k.stat("nvtx_range").is_some(),
+                "the launch's roctx range reaches its nodes"
+            );
+            *per_node.entry(node).or_default() += 1;
+            graph_kernels += 1;
+        } else {
+            assert_eq!((node, exec), (None, None), "{}", k.name());
+        }
+    }
+    assert_eq!(graph_kernels, 256 * launches);
+    assert_eq!(per_node.len(), 256);
+    assert!(per_node.values().all(|&n| n == launches), "{per_node:?}");
+    let mut graph_calls = 0;
+    for e in host_api_events(&r.space) {
+        let exec = e.stat("graph_exec_id").and_then(|s| s.as_u64());
+        if e.name() == "hipGraphLaunch" {
+            assert_eq!(exec, Some(1));
+            assert_eq!(e.stat("activity_count").and_then(|s| s.as_u64()), Some(256));
+            graph_calls += 1;
+        } else {
+            assert_eq!(exec, None, "{}", e.name());
+        }
+    }
+    assert_eq!(graph_calls, launches);
+    for e in device_events(&r.space)
+        .into_iter()
+        .filter(|e| e.is_memcpy())
+    {
+        assert!(e.stat("graph_node_id").is_none());
+    }
+
+    let older = cached(&builtin("graph-launch.toml"), "1.2.1", &[]);
+    assert!(kernels(&older.space)
+        .iter()
+        .all(|k| k.stat("graph_node_id").is_none()));
+}

@@ -244,6 +244,7 @@ fn task_environment_warnings_and_early_events() {
             ..Default::default()
         }),
         annotation: None,
+        graph: None,
     });
     let s = build_xspace(&trace);
     let env = plane(&s, "Task Environment");

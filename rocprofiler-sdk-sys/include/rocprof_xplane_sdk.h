@@ -235,6 +235,16 @@ typedef enum rocprofiler_hip_event_operation_t {
     ROCPROFILER_HIP_EVENT_LAST = 3
 } rocprofiler_hip_event_operation_t;
 
+/* HIP_GRAPH operations (SDK 1.3.0+; the kind itself is resolved by name).
+ * EXEC_LAUNCH brackets hipGraphLaunch / hipGraphLaunch_spt with ENTER and EXIT. */
+typedef enum rocprofiler_hip_graph_operation_t {
+    ROCPROFILER_HIP_GRAPH_OPERATION_NONE = 0,
+    ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE = 1,
+    ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_DESTROY = 2,
+    ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH = 3,
+    ROCPROFILER_HIP_GRAPH_OPERATION_LAST = 4
+} rocprofiler_hip_graph_operation_t;
+
 /* ROCTx operation ids; unlike tracing kinds they start at 0. */
 typedef enum rocprofiler_marker_core_api_id_t {
     ROCPROFILER_MARKER_CORE_API_ID_NONE = -1,
@@ -302,6 +312,8 @@ typedef struct rocprofiler_buffer_id_t { uint64_t handle; } rocprofiler_buffer_i
 typedef struct rocprofiler_agent_id_t { uint64_t handle; } rocprofiler_agent_id_t;
 typedef struct rocprofiler_queue_id_t { uint64_t handle; } rocprofiler_queue_id_t;
 typedef struct rocprofiler_stream_id_t { uint64_t handle; } rocprofiler_stream_id_t;
+/* SDK 1.3.0+: one per successful hipGraphInstantiate, process-monotonic. */
+typedef struct rocprofiler_graph_exec_id_t { uint64_t handle; } rocprofiler_graph_exec_id_t;
 typedef struct rocprofiler_callback_thread_t { uint64_t handle; } rocprofiler_callback_thread_t;
 typedef struct hsa_agent_s { uint64_t handle; } hsa_agent_t;
 
@@ -918,6 +930,15 @@ typedef struct rocprofiler_callback_tracing_hip_stream_data_t {
     rocprofiler_stream_id_t stream_id;
     rocprofiler_address_t stream_value; /* raw hipStream_t */
 } rocprofiler_callback_tracing_hip_stream_data_t;
+
+/* HIP_GRAPH (SDK 1.3.0+) callback payload, 24 bytes. The runtime reports no node
+ * ids: a tool numbers a launch's dispatches itself (external-correlation requests
+ * arrive in dispatch order between EXEC_LAUNCH ENTER and EXIT). */
+typedef struct rocprofiler_callback_tracing_hip_graph_data_t {
+    uint64_t size;
+    rocprofiler_graph_exec_id_t graph_exec_id;
+    rocprofiler_address_t graph_exec_value; /* raw hipGraphExec_t */
+} rocprofiler_callback_tracing_hip_graph_data_t;
 
 /* HIP_EVENT (after 1.3.5 only): one GPU barrier of a hipEventRecord or
  * hipStreamWaitEvent. Callback payload, 56 bytes; the ENTER/EXIT callbacks around

@@ -268,6 +268,12 @@ pub const ROCPROFILER_HIP_EVENT_RECORD: rocprofiler_hip_event_operation_t = 1;
 pub const ROCPROFILER_HIP_EVENT_WAIT: rocprofiler_hip_event_operation_t = 2;
 pub const ROCPROFILER_HIP_EVENT_LAST: rocprofiler_hip_event_operation_t = 3;
 pub type rocprofiler_hip_event_operation_t = ::core::ffi::c_uint;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_NONE: rocprofiler_hip_graph_operation_t = 0;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE: rocprofiler_hip_graph_operation_t = 1;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_DESTROY: rocprofiler_hip_graph_operation_t = 2;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH: rocprofiler_hip_graph_operation_t = 3;
+pub const ROCPROFILER_HIP_GRAPH_OPERATION_LAST: rocprofiler_hip_graph_operation_t = 4;
+pub type rocprofiler_hip_graph_operation_t = ::core::ffi::c_uint;
 pub const ROCPROFILER_MARKER_CORE_API_ID_NONE: rocprofiler_marker_core_api_id_t = -1;
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA: rocprofiler_marker_core_api_id_t = 0;
 pub const ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA: rocprofiler_marker_core_api_id_t = 1;
@@ -395,6 +401,23 @@ const _: () = {
     [
         "Offset of field: rocprofiler_stream_id_t::handle",
     ][::core::mem::offset_of!(rocprofiler_stream_id_t, handle) - 0usize];
+};
+#[repr(C)]
+#[derive(Default, Copy, Clone)]
+pub struct rocprofiler_graph_exec_id_t {
+    pub handle: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_graph_exec_id_t",
+    ][::core::mem::size_of::<rocprofiler_graph_exec_id_t>() - 8usize];
+    [
+        "Alignment of rocprofiler_graph_exec_id_t",
+    ][::core::mem::align_of::<rocprofiler_graph_exec_id_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_graph_exec_id_t::handle",
+    ][::core::mem::offset_of!(rocprofiler_graph_exec_id_t, handle) - 0usize];
 };
 #[repr(C)]
 #[derive(Default, Copy, Clone)]
@@ -4431,6 +4454,45 @@ const _: () = {
     ) - 16usize];
 };
 impl Default for rocprofiler_callback_tracing_hip_stream_data_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_hip_graph_data_t {
+    pub size: u64,
+    pub graph_exec_id: rocprofiler_graph_exec_id_t,
+    pub graph_exec_value: rocprofiler_address_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_callback_tracing_hip_graph_data_t",
+    ][::core::mem::size_of::<rocprofiler_callback_tracing_hip_graph_data_t>() - 24usize];
+    [
+        "Alignment of rocprofiler_callback_tracing_hip_graph_data_t",
+    ][::core::mem::align_of::<rocprofiler_callback_tracing_hip_graph_data_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_graph_data_t::size",
+    ][::core::mem::offset_of!(rocprofiler_callback_tracing_hip_graph_data_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_graph_data_t::graph_exec_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_graph_data_t, graph_exec_id
+    ) - 8usize];
+    [
+        "Offset of field: rocprofiler_callback_tracing_hip_graph_data_t::graph_exec_value",
+    ][::core::mem::offset_of!(
+        rocprofiler_callback_tracing_hip_graph_data_t, graph_exec_value
+    ) - 16usize];
+};
+impl Default for rocprofiler_callback_tracing_hip_graph_data_t {
     fn default() -> Self {
         let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
         unsafe {

@@ -202,6 +202,10 @@ mod layout_asserts {
     );
     off!(rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t, workgroup_size => 112);
     size!(rocprofiler_callback_tracing_hip_stream_data_t, 24);
+    // HIP_GRAPH (1.3.0+; no real header in CI declares it, see docs/abi.md).
+    size!(rocprofiler_callback_tracing_hip_graph_data_t, 24);
+    off!(rocprofiler_callback_tracing_hip_graph_data_t, graph_exec_id => 8);
+    off!(rocprofiler_callback_tracing_hip_graph_data_t, graph_exec_value => 16);
     // HIP_EVENT (after 1.3.5; no real header in CI declares them, see docs/abi.md).
     size!(rocprofiler_callback_tracing_hip_event_data_t, 56);
     off!(rocprofiler_callback_tracing_hip_event_data_t, agent_id => 24);

@@ -7,6 +7,7 @@
 
 pub mod demangle;
 pub mod devices;
+pub mod graph;
 pub mod hip_stream;
 pub mod inflight;
 pub mod markers;

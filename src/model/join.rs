@@ -288,6 +288,8 @@ pub fn join(mut c: Collected) -> Trace {
         e.0 += 1;
         e.1 = e.1.min(dev);
     };
+    // The executable graph of each graph launch, from the nodes of its work.
+    let mut graph_exec_of: HashMap<u64, u64> = HashMap::default();
     let mut lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>> = BTreeMap::new();
     // Streams as of each call, by correlation order (independent of callback timing).
     let creations = super::streams::Creations::new(&c.stream_creations);
@@ -353,13 +355,18 @@ pub fn join(mut c: Collected) -> Trace {
             .get(&k.correlation_id)
             .copied()
             .unwrap_or(LineKey::Queue(k.queue));
+        let (graph, external) = crate::capture::graph::split(k.external_id);
+        if let Some(g) = graph {
+            graph_exec_of.insert(k.correlation_id, g.exec_id);
+        }
         lines.entry((dev, key)).or_default().push(DeviceEvent {
             start_ns,
             end_ns,
             correlation_id: k.correlation_id,
             thread_id: k.thread_id,
             kind: DeviceEventKind::Kernel(info),
-            annotation: annotations.get(k.correlation_id, k.external_id),
+            annotation: annotations.get(k.correlation_id, external),
+            graph,
         });
     }
 
@@ -425,6 +432,10 @@ pub fn join(mut c: Collected) -> Trace {
             .get(&m.correlation_id)
             .copied()
             .unwrap_or(LineKey::Copies);
+        let (graph, external) = crate::capture::graph::split(m.external_id);
+        if let Some(g) = graph {
+            graph_exec_of.insert(m.correlation_id, g.exec_id);
+        }
         lines.entry((dev, key)).or_default().push(DeviceEvent {
             start_ns,
             end_ns,
@@ -437,7 +448,8 @@ pub fn join(mut c: Collected) -> Trace {
                 dst_device: ordinal_of.get(&m.dst_agent).copied(),
                 kinds: copy_kinds.get(&m.correlation_id).copied(),
             }),
-            annotation: annotations.get(m.correlation_id, m.external_id),
+            annotation: annotations.get(m.correlation_id, external),
+            graph,
         });
     }
     if copies_without_gpu > 0 {
@@ -533,6 +545,7 @@ pub fn join(mut c: Collected) -> Trace {
             },
             device: None,
             activity_count: 0,
+            graph_exec_id: None,
         });
     }
 
@@ -563,6 +576,7 @@ pub fn join(mut c: Collected) -> Trace {
             annotation: annotations.get(a.correlation_id, a.external_id),
             device,
             activity_count: count,
+            graph_exec_id: graph_exec_of.get(&a.correlation_id).copied(),
         });
     }
 

@@ -294,6 +294,7 @@ mod tests {
             thread_id: 1,
             kind: DeviceEventKind::Kernel(KernelInfo::default()),
             annotation: None,
+            graph: None,
         }
     }
 

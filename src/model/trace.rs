@@ -93,6 +93,8 @@ pub struct DeviceEvent {
     pub kind: DeviceEventKind,
     /// Annotation context captured when the launching API call was entered.
     pub annotation: Option<Arc<Annotation>>,
+    /// The HIP graph node this was, for work of a graph launch the runtime let us number.
+    pub graph: Option<crate::capture::graph::GraphNode>,
 }
 
 #[derive(Debug, Clone)]
@@ -184,6 +186,8 @@ pub struct HostEvent {
     pub device: Option<u32>,
     /// Number of device events this call produced (graph launches produce many).
     pub activity_count: u32,
+    /// The executable graph a `hipGraphLaunch` launched, when its work was numbered.
+    pub graph_exec_id: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

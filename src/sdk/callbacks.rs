@@ -167,7 +167,33 @@ fn on_callback(r: &CallbackRecord) {
         on_code_object(r);
     } else if k == s.callback_kinds.hip_stream {
         on_hip_stream(r);
+    } else if k == s.callback_kinds.hip_graph {
+        on_hip_graph(r);
     }
+}
+
+/// `HIP_GRAPH` (SDK 1.3.0+): EXEC_LAUNCH brackets a graph launch's dispatches.
+fn on_hip_graph(r: &CallbackRecord) {
+    type Data = sys::rocprofiler_callback_tracing_hip_graph_data_t;
+    if r.operation != sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32 || r.payload.is_null()
+    {
+        return;
+    }
+    let enter = match r.phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => true,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => false,
+        _ => return,
+    };
+    let p = r.payload as *const Data;
+    // SAFETY: a HIP_GRAPH payload starts with its u64 size (the SDK's contract for this kind).
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < offset_of!(Data, graph_exec_id) + size_of::<u64>() {
+        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
+        return;
+    }
+    // SAFETY: `size` covers `graph_exec_id`.
+    let exec_id = unsafe { std::ptr::addr_of!((*p).graph_exec_id.handle).read_unaligned() };
+    crate::capture::graph::on_launch(enter, exec_id);
 }
 
 /// `HIP_STREAM` (SDK 1.x): SET brackets every HIP call, dispatch and copy that has a stream.
@@ -193,27 +219,37 @@ fn on_hip_stream(r: &CallbackRecord) {
     hip_stream::on_set(enter, stream);
 }
 
-/// External-correlation-id request for a kernel dispatch or memory copy (SDK 1.x, with
-/// `HIP_STREAM`): binds the runtime-reported stream to the activity's call when the call's
-/// arguments could not. Always returns non-zero: the runtime then keeps the id the application
-/// pushed (the external id is never replaced by ours).
+/// External-correlation-id request for a kernel dispatch or memory copy (SDK 1.x): binds the
+/// runtime-reported stream (`HIP_STREAM`) to the activity's call when the call's arguments
+/// could not, and inside a graph launch (`HIP_GRAPH`) answers with the node's attribution
+/// (returns 0: the runtime uses the id written). Elsewhere returns non-zero: the runtime keeps
+/// the id the application pushed.
 ///
 /// # Safety
-/// Called by the runtime on the thread creating the record; `external` is not written.
+/// Called by the runtime on the thread creating the record; `external` is null or points to
+/// the id the runtime will use when we return 0.
 pub unsafe extern "C" fn external_id_request(
     thread_id: sys::rocprofiler_thread_id_t,
     _context: sys::rocprofiler_context_id_t,
     _kind: sys::rocprofiler_external_correlation_id_request_kind_t,
     _operation: sys::rocprofiler_tracing_operation_t,
     internal_corr_id_value: u64,
-    _external: *mut sys::rocprofiler_user_data_t,
+    external: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> i32 {
     ffi_guard("external correlation id request", 1, || {
-        if !crate::entry::in_forked_child() {
-            hip_stream::on_activity_request(thread_id, internal_corr_id_value);
+        if crate::entry::in_forked_child() {
+            return 1;
         }
-        1
+        hip_stream::on_activity_request(thread_id, internal_corr_id_value);
+        match crate::capture::graph::next_external() {
+            Some(v) if !external.is_null() => {
+                // SAFETY: non-null out-parameter the runtime passed for this request.
+                unsafe { (*external).value = v };
+                0
+            }
+            _ => 1,
+        }
     })
 }
 

@@ -42,6 +42,8 @@ pub struct CallbackKinds {
     pub code_object: Option<u32>,
     /// SDK 1.x: the runtime's own HIP-stream brackets (`capture::hip_stream`).
     pub hip_stream: Option<u32>,
+    /// SDK 1.3.0+: HIP graph launches (`capture::graph`).
+    pub hip_graph: Option<u32>,
 }
 
 pub struct Session {
@@ -474,6 +476,18 @@ impl Session {
                 vec![sys::ROCPROFILER_HIP_STREAM_SET as i32],
             ));
         }
+        // SDK 1.3.0+: which node of which graph each dispatch and copy of a launch was.
+        let hip_graph_kind = self
+            .names
+            .callback_kind("HIP_GRAPH")
+            .filter(|_| d.kernel || d.memcpy);
+        if hip_graph_kind.is_some() {
+            services.push((
+                "HIP_GRAPH",
+                hip_graph_kind,
+                vec![sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32],
+            ));
+        }
         if want_annotation || want_devices {
             if hip_ops.is_empty() {
                 self.warn(
@@ -510,6 +524,7 @@ impl Session {
                 "CODE_OBJECT" => self.callback_kinds.code_object = Some(kind),
                 "MARKER_CORE_API" => self.callback_kinds.marker_api = Some(kind),
                 "HIP_STREAM" => self.callback_kinds.hip_stream = Some(kind),
+                "HIP_GRAPH" => self.callback_kinds.hip_graph = Some(kind),
                 _ => self.callback_kinds.hip_api = Some(kind),
             }
             log_debug!(
@@ -517,8 +532,8 @@ impl Session {
                 ops.len()
             );
         }
-        if self.callback_kinds.hip_stream.is_some() {
-            self.bind_reported_streams();
+        if self.callback_kinds.hip_stream.is_some() || self.callback_kinds.hip_graph.is_some() {
+            self.request_activity_ids();
         }
         if d.kernel && self.callback_kinds.code_object.is_none() {
             self.setup_warnings
@@ -529,9 +544,10 @@ impl Session {
 
     /// Asks the runtime, through the external-correlation-id request service on the buffer
     /// context (the one whose dispatch and copy records we read), to call us when a dispatch or
-    /// copy is created, so `capture::hip_stream` can bind the stream HIP_STREAM reported to it.
-    /// Without the service the argument path still places every operation the table knows.
-    fn bind_reported_streams(&mut self) {
+    /// copy is created, so `capture::hip_stream` can bind the stream HIP_STREAM reported to it
+    /// and `capture::graph` can number the nodes of a graph launch. Without the service the
+    /// argument path still places every operation the table knows; graph nodes stay unnumbered.
+    fn request_activity_ids(&mut self) {
         let (Some(ctx), Some(configure)) = (
             self.buffer_context,
             self.functions
@@ -544,7 +560,8 @@ impl Session {
             sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
         ];
         // SAFETY: init window; `kinds` outlives the call (the SDK copies the list);
-        // `external_id_request` has the request-callback signature and never writes the id.
+        // `external_id_request` has the request-callback signature and writes the id only
+        // inside a graph launch.
         let st = unsafe {
             configure(
                 ctx,
@@ -558,7 +575,7 @@ impl Session {
             "rocprofiler_configure_external_correlation_id_request_service".into()
         }) {
             self.warn(format!(
-                "{e}: work of HIP operations the tool does not know goes to the null stream"
+                "{e}: work of HIP operations the tool does not know goes to the null stream, and graph nodes are not numbered"
             ));
         }
     }

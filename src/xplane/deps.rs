@@ -180,6 +180,7 @@ mod tests {
                     })),
                     device: None,
                     activity_count: 0,
+                    graph_exec_id: None,
                 }],
             }],
             sync_calls: vec![SyncCall {

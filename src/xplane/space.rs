@@ -220,6 +220,9 @@ fn host_plane(
                     StatValue::U64(u64::from(e.activity_count)),
                 ));
             }
+            if let Some(g) = e.graph_exec_id {
+                stats.push(plane.stat(s::GRAPH_EXEC_ID, StatValue::U64(g)));
+            }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &r, &mut stats);
             }
@@ -387,6 +390,10 @@ fn device_plane(
                     plane.event_metadata_id(s::memcpy_event_name(m.direction))
                 }
             };
+            if let Some(g) = e.graph {
+                stats.push(plane.stat(s::GRAPH_EXEC_ID, StatValue::U64(g.exec_id)));
+                stats.push(plane.stat(s::GRAPH_NODE_ID, StatValue::U64(u64::from(g.node))));
+            }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
             line.add_event(
                 id,

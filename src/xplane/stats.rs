@@ -108,6 +108,8 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     WAVES_PER_SIMD,
     OCCUPANCY_LIMITER,
     PIPE_ID,
+    GRAPH_EXEC_ID,
+    GRAPH_NODE_ID,
 ];
 
 /// `kernel_details` in the token format xprof's `ParseKernelLaunchParams` reads (`regs:`,
@@ -143,6 +145,11 @@ pub const WAVES_PER_SIMD: &str = "waves_per_simd";
 /// Ours: the hardware pipe the dispatch's completion came from (`pipe_id` of the newest SDK's
 /// kernel-dispatch record; the raw value, the SDK's "none" sentinel included).
 pub const PIPE_ID: &str = "pipe_id";
+/// Ours (rocprofv3's column names; CUPTI's `graphId`/`graphNodeId` in spirit): the executable
+/// graph (`rocprofiler_graph_exec_id_t`) of a graph launch and its work, and the work's
+/// zero-based node position within the launch (uint64).
+pub const GRAPH_EXEC_ID: &str = "graph_exec_id";
+pub const GRAPH_NODE_ID: &str = "graph_node_id";
 pub const OCCUPANCY_LIMITER: &str = "occupancy_limiter";
 
 /// Register and scratch resources of a kernel, from its code object (the same for every

@@ -145,6 +145,7 @@ impl Builder {
                     thread_id: tid,
                     kind,
                     annotation,
+                    graph: None,
                 },
             );
             gpu_t += dur + 500;
@@ -165,6 +166,7 @@ impl Builder {
             annotation,
             device: target,
             activity_count: n as u32,
+            graph_exec_id: None,
         });
         corr
     }
@@ -285,6 +287,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         annotation: None,
         device: None,
         activity_count: 0,
+        graph_exec_id: None,
     });
     t.events.push(HostEvent {
         name: Arc::from("checkpoint"),
@@ -295,6 +298,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         annotation: None,
         device: None,
         activity_count: 0,
+        graph_exec_id: None,
     });
     // A call that caused no device work: it must not start a launch arrow.
     t.events.push(HostEvent {
@@ -306,6 +310,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         annotation: None,
         device: Some(0),
         activity_count: 0,
+        graph_exec_id: None,
     });
     b.expected.markers = 2;
     b.expected.host_api_calls += 1;

@@ -15,7 +15,8 @@ pub enum Personality {
     V1_2_1,
     /// The first SDK with HIP event tracing (reference "newer" §5: listed as Unreleased after
     /// 1.3.5, so the number 1.4.0 is an assumption): as 1.2.1 plus the kinds appended after
-    /// 1.2.1 (HIP_GRAPH … HIP_EVENT), of which only HIP_EVENT is emitted.
+    /// 1.2.1 (HIP_GRAPH … HIP_EVENT), of which HIP_EVENT (both modes) and HIP_GRAPH
+    /// (callback EXEC_LAUNCH around graph launches) are emitted.
     V1_4_0,
 }
 
@@ -156,6 +157,7 @@ impl Personality {
             "CODE_OBJECT" => enumerate(1, CODE_OBJECT_OPS),
             "HIP_STREAM" => enumerate(1, HIP_STREAM_OPS),
             "HIP_EVENT" if self.has_hip_event() => enumerate(1, HIP_EVENT_OPS),
+            "HIP_GRAPH" if self.callback_kind("HIP_GRAPH").is_some() => enumerate(1, HIP_GRAPH_OPS),
             _ => return None,
         };
         Some(table)
@@ -442,6 +444,12 @@ const CODE_OBJECT_OPS: &[&str] = &[
 const HIP_STREAM_OPS: &[&str] = &["HIP_STREAM_CREATE", "HIP_STREAM_DESTROY", "HIP_STREAM_SET"];
 /// Operation names follow the SDK's `<KIND>_<OPERATION>` convention (not read from a source).
 const HIP_EVENT_OPS: &[&str] = &["HIP_EVENT_RECORD", "HIP_EVENT_WAIT"];
+/// HIP_GRAPH operations (reference "newer" §2.3), named by the same convention.
+const HIP_GRAPH_OPS: &[&str] = &[
+    "HIP_GRAPH_EXEC_CREATE",
+    "HIP_GRAPH_EXEC_DESTROY",
+    "HIP_GRAPH_EXEC_LAUNCH",
+];
 
 #[cfg(test)]
 mod tests {

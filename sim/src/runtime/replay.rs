@@ -138,6 +138,8 @@ pub struct Replay {
     /// SDK numbers streams in creation order and gives a re-created handle a new index.
     stream_index: Mutex<(HashMap<u64, u64>, u64)>,
     streams_announced: Mutex<HashSet<u64>>,
+    /// HIP_GRAPH exec id of each `hipGraphExec_t` launched so far.
+    graph_exec_ids: Mutex<HashMap<u64, u64>>,
     push_depth: Mutex<HashMap<u64, i32>>,
     /// 1.x MARKER_CORE_RANGE_API: open push/pop ranges per thread, start/stop ranges by key.
     thread_ranges: Mutex<HashMap<u64, Vec<OpenRange>>>,
@@ -387,6 +389,7 @@ impl Replay {
             range_ids,
             stream_index: Mutex::new((HashMap::new(), 1)),
             streams_announced: Mutex::new(HashSet::new()),
+            graph_exec_ids: Mutex::new(HashMap::new()),
             push_depth: Mutex::new(HashMap::new()),
             thread_ranges: Mutex::new(HashMap::new()),
             process_ranges: Mutex::new(HashMap::new()),
@@ -694,6 +697,47 @@ impl Replay {
         }
     }
 
+    /// HIP_GRAPH EXEC_LAUNCH in `phase` for a launch of `graph_exec` (where the release has
+    /// the kind). Exec ids are process-monotonic, one per instantiation: the simulator
+    /// instantiates each graph just before its first launch.
+    fn graph_cb(
+        &self,
+        ctxs: &[(Arc<Context>, Arc<state::Services>)],
+        tid: u64,
+        cid: u64,
+        phase: u32,
+        graph_exec: u64,
+    ) {
+        let p = state::personality();
+        let Some(kind) = p.callback_kind("HIP_GRAPH") else {
+            return;
+        };
+        let exec_id = {
+            let mut ids = lock(&self.graph_exec_ids);
+            let next = ids.len() as u64 + 1;
+            *ids.entry(graph_exec).or_insert(next)
+        };
+        let mut data = rocprofiler_callback_tracing_hip_graph_data_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_hip_graph_data_t>() as u64,
+            graph_exec_id: rocprofiler_graph_exec_id_t { handle: exec_id },
+            graph_exec_value: rocprofiler_address_t { handle: graph_exec },
+        };
+        for (ctx, svc) in ctxs {
+            let mut ud = rocprofiler_user_data_t { value: 0 };
+            emit::callback(
+                ctx.handle,
+                svc,
+                tid,
+                Corr::new(cid, 0),
+                kind,
+                ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32,
+                phase,
+                &mut data as *mut _ as *mut c_void,
+                &mut ud,
+            );
+        }
+    }
+
     fn announce_stream(
         &self,
         ctxs: &[(Arc<Context>, Arc<state::Services>)],
@@ -811,10 +855,22 @@ impl Replay {
                 },
             );
         }
+        // SDK 1.3.0+: HIP_GRAPH EXEC_LAUNCH brackets the launch's dispatches (reference
+        // "newer" §4), whose external-correlation requests come in node order in between.
+        let graph = match args {
+            HipArgs::GraphLaunch { graph_exec, .. } => Some(*graph_exec),
+            _ => None,
+        };
+        if let Some(h) = graph {
+            self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_ENTER, h);
+        }
         for (k, a) in activities.iter().enumerate() {
             let g = self.act_first[t][j] + k;
             let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
             self.submit(g, Enq { tid, per_ctx });
+        }
+        if let Some(h) = graph {
+            self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_EXIT, h);
         }
         if let Some(b) = &op.barrier {
             self.enqueue_barrier(&ctxs, tid, (t, j), cid, &externals, b);

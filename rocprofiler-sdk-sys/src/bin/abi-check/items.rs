@@ -350,6 +350,7 @@ pub fn items() -> Vec<Item> {
         item!(rocprofiler_agent_id_t, [handle]),
         item!(rocprofiler_queue_id_t, [handle]),
         item!(rocprofiler_stream_id_t, [handle]),
+        item!(rocprofiler_graph_exec_id_t, [handle]),
         item!(rocprofiler_callback_thread_t, [handle]),
         item!(hsa_agent_t, [handle]),
         item!(rocprofiler_user_data_t, [value, ptr]),
@@ -761,6 +762,10 @@ pub fn items() -> Vec<Item> {
             [size, stream_id, stream_value]
         ),
         item!(
+            rocprofiler_callback_tracing_hip_graph_data_t,
+            [size, graph_exec_id, graph_exec_value]
+        ),
+        item!(
             rocprofiler_callback_tracing_hip_event_data_t,
             [
                 size,
@@ -966,6 +971,11 @@ pub fn enumerators() -> Vec<Enumerator> {
         ROCPROFILER_HIP_STREAM_DESTROY,
         ROCPROFILER_HIP_STREAM_SET,
         ROCPROFILER_HIP_STREAM_LAST,
+        ROCPROFILER_HIP_GRAPH_OPERATION_NONE,
+        ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_CREATE,
+        ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_DESTROY,
+        ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH,
+        ROCPROFILER_HIP_GRAPH_OPERATION_LAST,
         ROCPROFILER_HIP_EVENT_NONE,
         ROCPROFILER_HIP_EVENT_RECORD,
         ROCPROFILER_HIP_EVENT_WAIT,
