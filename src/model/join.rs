@@ -457,6 +457,12 @@ pub fn join(mut c: Collected) -> Trace {
             "{copies_without_gpu} memory copies could not be placed: no GPU agent known"
         ));
     }
+    // The device records are events now: free them before the host events are built, so the
+    // exit path never holds both forms of a million dispatches.
+    drop(std::mem::take(&mut c.kernels));
+    drop(std::mem::take(&mut c.copies));
+    drop(std::mem::take(&mut c.calls));
+    drop(std::mem::take(&mut c.copy_ptrs));
 
     // Lines are HIP streams (model::streams); sync calls name streams too, so those streams
     // get numbers even without device work of their own.

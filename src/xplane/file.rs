@@ -173,15 +173,12 @@ impl std::error::Error for ReadError {
 /// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
     write_atomically(layout, |f| {
-        let mut buf = Vec::new();
         let mut rest = super::space::build_planes(trace, |plane| {
-            buf.clear();
             // Field 1 (`planes`), length-delimited.
-            buf.push((1 << 3) | 2);
-            plane
-                .encode_length_delimited(&mut buf)
-                .map_err(io::Error::other)?;
-            f.write_all(&buf)
+            let mut head = vec![(1 << 3) | 2];
+            prost::encoding::encode_varint(plane.encoded_len() as u64, &mut head);
+            f.write_all(&head)?;
+            plane.write_to(f)
         })?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())

@@ -8,9 +8,9 @@ use crate::fastmap::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
-use super::builder::{LineBuilder, PlaneBuilder, StatValue};
+use super::builder::{BuiltPlane, LineBuilder, PlaneBuilder, StatValue};
 use super::lanes::{range_stats, RoctxLines};
-use super::proto::{x_stat, XLine, XPlane, XSpace, XStat};
+use super::proto::{x_stat, XLine, XSpace, XStat};
 use super::stats as s;
 use crate::model::{
     AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
@@ -29,7 +29,7 @@ pub const MARKER_LINE_BIT: i64 = 1 << 30;
 pub fn build_xspace(trace: &Trace) -> XSpace {
     let mut planes = Vec::new();
     let mut space = build_planes(trace, |p| {
-        planes.push(p);
+        planes.push(p.into_xplane());
         Ok::<(), std::convert::Infallible>(())
     })
     .unwrap_or_else(|e| match e {});
@@ -43,7 +43,7 @@ pub fn build_xspace(trace: &Trace) -> XSpace {
 /// `build_xspace` lists them, so the bytes are the same either way.
 pub fn build_planes<E>(
     trace: &Trace,
-    mut sink: impl FnMut(XPlane) -> Result<(), E>,
+    mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
     let base = Timebase::new(trace);
     let device_work = device_work_by_correlation(trace);
@@ -173,7 +173,7 @@ fn host_plane(
     base: &Timebase,
     device_work: &HashMap<u64, Option<&MemcpyInfo>>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
-) -> XPlane {
+) -> BuiltPlane {
     let syncs = super::deps::sync_index(trace);
     let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
     let mut cache = EventCache::default();
@@ -331,7 +331,7 @@ fn device_plane(
     base: &Timebase,
     launched: &HashSet<u64>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
-) -> XPlane {
+) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(
         i64::from(d.ordinal),
         format!("{}{}", s::GPU_PLANE_PREFIX, d.ordinal),
@@ -610,7 +610,7 @@ fn add_annotation_stats(
 /// `/host:__ScopeRangeCallStack__`: one plane stat per (child, parent), `metadata_id` = child,
 /// `int64_value` = parent. Like XLA's CUPTI collector, one empty-named stat metadata at the
 /// largest id keeps later writers from reusing those ids; no plane when the tree is empty.
-fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<XPlane> {
+fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<BuiltPlane> {
     if tree.is_empty() {
         return None;
     }
@@ -629,7 +629,7 @@ fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<XPlane> {
 
 /// `Task Environment`: the absolute wall-clock window (uint64 ns, as `ProfilerSession` writes),
 /// which the relative line timestamps need to be placed in time, plus our record counters.
-fn task_environment_plane(trace: &Trace, base: &Timebase) -> XPlane {
+fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
     let start_wall = trace.start_walltime_ns.saturating_sub(base.shifted_ns);
     plane.add_plane_stat(s::PROFILE_START_TIME, StatValue::U64(start_wall));
