@@ -192,22 +192,114 @@ impl AnnotationIndex {
     }
 }
 
+/// The join, as named passes over what was collected. Each pass reads the collection and the
+/// indexes built before it and adds to the output; the device records are freed as soon as
+/// they are events.
 pub fn join(mut c: Collected) -> Trace {
     let mut counters = c.counters.clone();
     let mut warnings = std::mem::take(&mut c.warnings);
 
-    // --- devices -------------------------------------------------------------------------
+    let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
+    let (mut annotations, scope_tree) = index_annotations(&mut c);
+    let api = ApiIndex::build(&mut c.api);
+    let creations = super::streams::Creations::new(&c.stream_creations);
+    super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
+    let mut work = DeviceWork::new(&c.calls);
+
+    kernel_events(
+        &mut c,
+        &places,
+        &api,
+        &mut annotations,
+        &mut work,
+        &mut counters,
+    );
+    copy_events(
+        &mut c,
+        &mut places,
+        &api,
+        &mut annotations,
+        &mut work,
+        &mut counters,
+        &mut warnings,
+    );
+    // The device records are events now: free them before the host events are built, so the
+    // exit path never holds both forms of a million dispatches.
+    drop(std::mem::take(&mut c.kernels));
+    drop(std::mem::take(&mut c.copies));
+    drop(std::mem::take(&mut c.calls));
+    drop(std::mem::take(&mut c.copy_ptrs));
+
+    let stream_index = stream_lines(
+        &c,
+        &mut places,
+        std::mem::take(&mut work.lines),
+        &mut counters,
+    );
+    let host_threads = host_events(&mut c, &api, &work, &mut annotations, &mut counters);
+    let (sync_calls, dependency_flows) =
+        dependencies(&c, &api, &creations, &stream_index, &places, &mut counters);
+    let window = time_window(&c, &host_threads, &places.devices);
+    let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
+    counters.memory_frees_unmatched += frees_unmatched;
+
+    Trace {
+        hostname: c.hostname,
+        pid: c.pid,
+        sdk_version: c.sdk_version,
+        start_boottime_ns: window.start,
+        stop_boottime_ns: window.stop,
+        start_walltime_ns: window.start_wall,
+        stop_walltime_ns: window.stop_wall,
+        devices: places.devices,
+        host_threads,
+        scope_tree,
+        sync_calls,
+        dependency_flows,
+        memory,
+        counters,
+        warnings,
+    }
+}
+
+/// Device planes and how records find them.
+struct Places {
+    devices: Vec<Device>,
+    /// GPU agent handle → plane (enumerated GPUs only; copies use these).
+    ordinal_of: HashMap<u64, u32>,
+    /// Agent handle → plane for kernels (also agents that are not enumerated GPUs).
+    kernel_plane_of: HashMap<u64, u32>,
+    /// HIP device index → plane, learned from kernel launches (`hip_device_planes`).
+    hip_plane: HashMap<i32, u32>,
+}
+
+impl Places {
+    /// The plane of HIP device `d` (sync calls and copies name HIP devices).
+    fn of_hip(&self, d: i32) -> Option<u32> {
+        self.hip_plane.get(&d).copied().or_else(|| {
+            u32::try_from(d)
+                .ok()
+                .filter(|&d| (d as usize) < self.ordinal_of.len())
+        })
+    }
+}
+
+/// Pass 1: a plane per GPU agent (HIP's numbering); kernels on agents that are not enumerated
+/// GPUs still get a plane (numbered by handle, so deterministically), which is reported, not
+/// hidden. Copies keep using GPUs only.
+fn place_devices(
+    agents: &[AgentInfo],
+    kernels: &[KernelRecord],
+    warnings: &mut Vec<String>,
+) -> Places {
     let mut devices: Vec<Device> = Vec::new();
     let mut ordinal_of: HashMap<u64, u32> = HashMap::default();
-    for (i, a) in gpu_ordinals(&c.agents).into_iter().enumerate() {
+    for (i, a) in gpu_ordinals(agents).into_iter().enumerate() {
         ordinal_of.insert(a.handle, i as u32);
         devices.push(device_from_agent(i as u32, a));
     }
-    // Kernels on agents that are not enumerated GPUs still get a plane (numbered by handle, so
-    // deterministically); this is reported, not hidden. Copies keep using GPUs only.
     let mut kernel_plane_of = ordinal_of.clone();
-    let mut other_agents: Vec<u64> = c
-        .kernels
+    let mut other_agents: Vec<u64> = kernels
         .iter()
         .map(|k| k.agent)
         .filter(|h| !ordinal_of.contains_key(h))
@@ -216,7 +308,7 @@ pub fn join(mut c: Collected) -> Trace {
     other_agents.dedup();
     for h in other_agents {
         let ordinal = devices.len() as u32;
-        let what = if c.agents.iter().any(|a| a.handle == h) {
+        let what = if agents.iter().any(|a| a.handle == h) {
             "which is not a GPU"
         } else {
             "which was not enumerated"
@@ -232,11 +324,20 @@ pub fn join(mut c: Collected) -> Trace {
             ..Device::default()
         });
     }
+    Places {
+        devices,
+        ordinal_of,
+        kernel_plane_of,
+        hip_plane: HashMap::default(),
+    }
+}
 
-    // --- annotations, API index ------------------------------------------------------------
+/// Pass 2: the annotation of each correlation id (roctx context at entry, ranges, external
+/// ids from the API records) and the scope-range tree.
+fn index_annotations(c: &mut Collected) -> (AnnotationIndex, Vec<(i64, i64)>) {
     c.annotations.sort_by_key(|(corr, _)| *corr);
     let mut annotations = AnnotationIndex {
-        captured: c.annotations.into_iter().collect(),
+        captured: std::mem::take(&mut c.annotations).into_iter().collect(),
         ..AnnotationIndex::default()
     };
     let marks = c.markers.iter().filter(|m| m.instant);
@@ -257,51 +358,98 @@ pub fn join(mut c: Collected) -> Trace {
                 .or_insert(a.external_id);
         }
     }
+    (annotations, scope_tree)
+}
 
-    c.api.sort_by_key(|a| {
-        (
-            a.correlation_id,
-            a.start_ns,
-            a.end_ns,
-            a.thread_id,
-            a.operation,
-        )
-    });
-    let mut hip_api_corr: HashMap<u64, usize> = HashMap::default();
-    let mut marker_api_corr: HashMap<u64, usize> = HashMap::default();
-    for (i, a) in c.api.iter().enumerate() {
-        if a.correlation_id == 0 {
-            continue;
+/// Pass 3: API records sorted by correlation id, and where each id's HIP / roctx record is.
+struct ApiIndex {
+    hip: HashMap<u64, usize>,
+    marker: HashMap<u64, usize>,
+}
+
+impl ApiIndex {
+    fn build(api: &mut [ApiRecord]) -> Self {
+        api.sort_by_key(|a| {
+            (
+                a.correlation_id,
+                a.start_ns,
+                a.end_ns,
+                a.thread_id,
+                a.operation,
+            )
+        });
+        let mut hip: HashMap<u64, usize> = HashMap::default();
+        let mut marker: HashMap<u64, usize> = HashMap::default();
+        for (i, a) in api.iter().enumerate() {
+            if a.correlation_id == 0 {
+                continue;
+            }
+            let map = match a.domain {
+                ApiDomain::Hip => &mut hip,
+                ApiDomain::Marker => &mut marker,
+            };
+            map.entry(a.correlation_id).or_insert(i);
         }
-        let map = match a.domain {
-            ApiDomain::Hip => &mut hip_api_corr,
-            ApiDomain::Marker => &mut marker_api_corr,
-        };
-        map.entry(a.correlation_id).or_insert(i);
+        ApiIndex { hip, marker }
     }
 
-    // --- device events ------------------------------------------------------------------
-    // Per correlation id: how many activities, and the lowest device they ran on.
-    let mut activity_of: HashMap<u64, (u32, u32)> = HashMap::default();
-    let mut note_activity = |corr: u64, dev: u32| {
-        let e = activity_of.entry(corr).or_insert((0, dev));
-        e.0 += 1;
-        e.1 = e.1.min(dev);
-    };
-    // The executable graph of each graph launch, from the nodes of its work.
-    let mut graph_exec_of: HashMap<u64, u64> = HashMap::default();
-    let mut lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>> = BTreeMap::new();
-    // Streams as of each call, by correlation order (independent of callback timing).
-    let creations = super::streams::Creations::new(&c.stream_creations);
-    super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
-    // The stream of each launch/copy, from its arguments at entry.
-    let stream_of: HashMap<u64, LineKey> = c
-        .calls
-        .iter()
-        .filter(|f| f.correlation_id != 0)
-        .map(|f| (f.correlation_id, stream_key(f.stream, f.stream_seq)))
-        .collect();
+    /// Whether an activity with this id has its launching call in the collection (counted
+    /// when not).
+    fn launched(&self, corr: u64) -> bool {
+        corr != 0 && self.hip.contains_key(&corr)
+    }
+}
 
+/// What the device passes produce and the host pass reads.
+struct DeviceWork {
+    /// The stream of each launch/copy, from its arguments at entry.
+    stream_of: HashMap<u64, LineKey>,
+    /// Per correlation id: how many activities, and the lowest device they ran on.
+    activity_of: HashMap<u64, (u32, u32)>,
+    /// The executable graph of each graph launch, from the nodes of its work.
+    graph_exec_of: HashMap<u64, u64>,
+    lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
+}
+
+impl DeviceWork {
+    fn new(calls: &[super::events::CallFact]) -> Self {
+        DeviceWork {
+            stream_of: calls
+                .iter()
+                .filter(|f| f.correlation_id != 0)
+                .map(|f| (f.correlation_id, stream_key(f.stream, f.stream_seq)))
+                .collect(),
+            activity_of: HashMap::default(),
+            graph_exec_of: HashMap::default(),
+            lines: BTreeMap::new(),
+        }
+    }
+
+    /// Adds one device event of correlation id `corr` on plane `dev`, line `key`.
+    fn push(&mut self, dev: u32, key: LineKey, e: DeviceEvent) {
+        let corr = e.correlation_id;
+        if corr != 0 {
+            let n = self.activity_of.entry(corr).or_insert((0, dev));
+            n.0 += 1;
+            n.1 = n.1.min(dev);
+        }
+        if let Some(g) = e.graph {
+            self.graph_exec_of.insert(corr, g.exec_id);
+        }
+        self.lines.entry((dev, key)).or_default().push(e);
+    }
+}
+
+/// Pass 4: every kernel dispatch record becomes a device event (graph launches: all N of
+/// them), on its stream's line, named from its code object.
+fn kernel_events(
+    c: &mut Collected,
+    places: &Places,
+    api: &ApiIndex,
+    annotations: &mut AnnotationIndex,
+    work: &mut DeviceWork,
+    counters: &mut crate::model::Counters,
+) {
     c.kernels.sort_by_key(|k: &KernelRecord| {
         (
             k.start_ns,
@@ -313,14 +461,11 @@ pub fn join(mut c: Collected) -> Trace {
         )
     });
     for k in &c.kernels {
-        let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, &mut counters) else {
+        let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
             continue;
         };
-        let dev = kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
-        if k.correlation_id != 0 {
-            note_activity(k.correlation_id, dev);
-        }
-        if k.correlation_id == 0 || !hip_api_corr.contains_key(&k.correlation_id) {
+        let dev = places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
+        if !api.launched(k.correlation_id) {
             counters.activities_without_api += 1;
         }
         let (name, sym) = match c.symbols.get(&k.kernel_id) {
@@ -351,15 +496,13 @@ pub fn join(mut c: Collected) -> Trace {
             queue: k.queue,
             pipe_id: k.pipe_id,
         };
-        let key = stream_of
+        let key = work
+            .stream_of
             .get(&k.correlation_id)
             .copied()
             .unwrap_or(LineKey::Queue(k.queue));
         let (graph, external) = crate::capture::graph::split(k.external_id);
-        if let Some(g) = graph {
-            graph_exec_of.insert(k.correlation_id, g.exec_id);
-        }
-        lines.entry((dev, key)).or_default().push(DeviceEvent {
+        let e = DeviceEvent {
             start_ns,
             end_ns,
             correlation_id: k.correlation_id,
@@ -367,9 +510,23 @@ pub fn join(mut c: Collected) -> Trace {
             kind: DeviceEventKind::Kernel(info),
             annotation: annotations.get(k.correlation_id, external),
             graph,
-        });
+        };
+        work.push(dev, key, e);
     }
+}
 
+/// Pass 5: every memory copy becomes a device event on the plane of the device it was
+/// issued to (its stream's device, as CUPTI reports it) when the HIP callback saw the call,
+/// else on its GPU end; with the memory kinds of its two sides.
+fn copy_events(
+    c: &mut Collected,
+    places: &mut Places,
+    api: &ApiIndex,
+    annotations: &mut AnnotationIndex,
+    work: &mut DeviceWork,
+    counters: &mut crate::model::Counters,
+    warnings: &mut Vec<String>,
+) {
     c.copies.sort_by_key(|m: &CopyRecord| {
         (
             m.start_ns,
@@ -381,16 +538,14 @@ pub fn join(mut c: Collected) -> Trace {
             m.dst_agent,
         )
     });
-    // The device a copy was issued to (its stream's device, as CUPTI reports it), when the HIP
-    // callback saw the call; otherwise the GPU end of the copy.
     let issued_on: HashMap<u64, i32> = c
         .calls
         .iter()
         .filter(|f| f.correlation_id != 0 && f.device >= 0)
         .map(|f| (f.correlation_id, f.device))
         .collect();
-    let hip_plane = hip_device_planes(&issued_on, &c.kernels, &ordinal_of);
-    let gpu_count = ordinal_of.len();
+    places.hip_plane = hip_device_planes(&issued_on, &c.kernels, &places.ordinal_of);
+    let gpu_count = places.ordinal_of.len();
     let mut copies_without_gpu = 0u64;
     // Memory kinds of each copy's two sides, from the allocations live at its call.
     let directions: HashMap<u64, CopyDirection> = c
@@ -408,35 +563,33 @@ pub fn join(mut c: Collected) -> Trace {
         }
     });
     for m in &c.copies {
-        let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, &mut counters) else {
+        let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, counters) else {
             continue;
         };
         let issued = issued_on
             .get(&m.correlation_id)
             .filter(|_| m.correlation_id != 0)
-            .and_then(|&d| issued_plane(d, m, &hip_plane, &ordinal_of, gpu_count));
-        let Some(dev) = issued
-            .or_else(|| copy_device(m, &ordinal_of))
-            .or(if devices.is_empty() { None } else { Some(0) })
-        else {
+            .and_then(|&d| issued_plane(d, m, &places.hip_plane, &places.ordinal_of, gpu_count));
+        let Some(dev) = issued.or_else(|| copy_device(m, &places.ordinal_of)).or(
+            if places.devices.is_empty() {
+                None
+            } else {
+                Some(0)
+            },
+        ) else {
             copies_without_gpu += 1;
             continue;
         };
-        if m.correlation_id != 0 {
-            note_activity(m.correlation_id, dev);
-        }
-        if m.correlation_id == 0 || !hip_api_corr.contains_key(&m.correlation_id) {
+        if !api.launched(m.correlation_id) {
             counters.activities_without_api += 1;
         }
-        let key = stream_of
+        let key = work
+            .stream_of
             .get(&m.correlation_id)
             .copied()
             .unwrap_or(LineKey::Copies);
         let (graph, external) = crate::capture::graph::split(m.external_id);
-        if let Some(g) = graph {
-            graph_exec_of.insert(m.correlation_id, g.exec_id);
-        }
-        lines.entry((dev, key)).or_default().push(DeviceEvent {
+        let e = DeviceEvent {
             start_ns,
             end_ns,
             correlation_id: m.correlation_id,
@@ -444,53 +597,62 @@ pub fn join(mut c: Collected) -> Trace {
             kind: DeviceEventKind::Memcpy(MemcpyInfo {
                 direction: copy_direction(m.operation),
                 bytes: m.bytes,
-                src_device: ordinal_of.get(&m.src_agent).copied(),
-                dst_device: ordinal_of.get(&m.dst_agent).copied(),
+                src_device: places.ordinal_of.get(&m.src_agent).copied(),
+                dst_device: places.ordinal_of.get(&m.dst_agent).copied(),
                 kinds: copy_kinds.get(&m.correlation_id).copied(),
             }),
             annotation: annotations.get(m.correlation_id, external),
             graph,
-        });
+        };
+        work.push(dev, key, e);
     }
     if copies_without_gpu > 0 {
         warnings.push(format!(
             "{copies_without_gpu} memory copies could not be placed: no GPU agent known"
         ));
     }
-    // The device records are events now: free them before the host events are built, so the
-    // exit path never holds both forms of a million dispatches.
-    drop(std::mem::take(&mut c.kernels));
-    drop(std::mem::take(&mut c.copies));
-    drop(std::mem::take(&mut c.calls));
-    drop(std::mem::take(&mut c.copy_ptrs));
+}
 
-    // Lines are HIP streams (model::streams); sync calls name streams too, so those streams
-    // get numbers even without device work of their own.
-    let plane_of_hip = |d: i32| -> Option<u32> {
-        hip_plane
-            .get(&d)
-            .copied()
-            .or_else(|| u32::try_from(d).ok().filter(|&d| (d as usize) < gpu_count))
-    };
+/// Pass 6: lines are HIP streams (model::streams); sync calls name streams too, so those
+/// streams get numbers even without device work of their own.
+fn stream_lines(
+    c: &Collected,
+    places: &mut Places,
+    lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
+    counters: &mut crate::model::Counters,
+) -> super::streams::StreamIndex {
     let known_streams: Vec<(u32, LineKey, u64)> = c
         .syncs
         .iter()
         .filter(|f| f.kind.names_a_stream())
         .filter_map(|f| {
-            plane_of_hip(f.device)
+            places
+                .of_hip(f.device)
                 .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
         })
         .collect();
     let (device_lines, stream_index) =
         super::streams::build_lines(lines, known_streams, &mut counters.stream_overlap_events);
     for (dev, dev_lines) in device_lines {
-        devices[dev as usize].lines = dev_lines;
+        places.devices[dev as usize].lines = dev_lines;
     }
+    stream_index
+}
 
-    // --- host threads ---------------------------------------------------------------------
+/// Pass 7: host threads: roctx spans (timed by the buffered records of the calls that opened
+/// and closed them, runtime clock, else the callback's own timestamps) and every API call,
+/// with what it launched.
+fn host_events(
+    c: &mut Collected,
+    api: &ApiIndex,
+    work: &DeviceWork,
+    annotations: &mut AnnotationIndex,
+    counters: &mut crate::model::Counters,
+) -> Vec<HostThread> {
     let mut threads: BTreeMap<u64, Vec<HostEvent>> = BTreeMap::new();
+    let op_names = &c.op_names;
     let op_name = |a: &ApiRecord| -> Arc<str> {
-        c.op_names
+        op_names
             .get(&(a.domain, a.operation))
             .cloned()
             .unwrap_or_else(|| {
@@ -502,8 +664,6 @@ pub fn join(mut c: Collected) -> Trace {
             })
     };
 
-    // Marker spans take their times from the buffered records of the calls that opened and
-    // closed them (runtime clock), falling back to the callback's own timestamps.
     let mut consumed_marker_records = HashSet::default();
     c.markers.sort_by(|a, b| {
         (a.thread_id, a.open_correlation_id, a.start_ns)
@@ -511,12 +671,8 @@ pub fn join(mut c: Collected) -> Trace {
             .then_with(|| a.label.cmp(&b.label))
     });
     for m in &c.markers {
-        let open = marker_api_corr
-            .get(&m.open_correlation_id)
-            .map(|&i| &c.api[i]);
-        let close = marker_api_corr
-            .get(&m.close_correlation_id)
-            .map(|&i| &c.api[i]);
+        let open = api.marker.get(&m.open_correlation_id).map(|&i| &c.api[i]);
+        let close = api.marker.get(&m.close_correlation_id).map(|&i| &c.api[i]);
         if open.is_some() {
             consumed_marker_records.insert(m.open_correlation_id);
         }
@@ -560,7 +716,8 @@ pub fn join(mut c: Collected) -> Trace {
             continue;
         }
         let name = op_name(a);
-        let (count, device) = activity_of
+        let (count, device) = work
+            .activity_of
             .get(&a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
             .map_or((0, None), |&(n, d)| (n, Some(d)));
@@ -582,11 +739,11 @@ pub fn join(mut c: Collected) -> Trace {
             annotation: annotations.get(a.correlation_id, a.external_id),
             device,
             activity_count: count,
-            graph_exec_id: graph_exec_of.get(&a.correlation_id).copied(),
+            graph_exec_id: work.graph_exec_of.get(&a.correlation_id).copied(),
         });
     }
 
-    let host_threads: Vec<HostThread> = threads
+    threads
         .into_iter()
         .map(|(tid, mut events)| {
             events.sort_by(|x, y| {
@@ -600,9 +757,21 @@ pub fn join(mut c: Collected) -> Trace {
                 events,
             }
         })
-        .collect();
+        .collect()
+}
 
-    // --- dependencies (model::deps) ----------------------------------------------------------
+/// Pass 8: inter-stream dependencies of the sync calls (model::deps).
+fn dependencies(
+    c: &Collected,
+    api: &ApiIndex,
+    creations: &super::streams::Creations,
+    stream_index: &super::streams::StreamIndex,
+    places: &Places,
+    counters: &mut crate::model::Counters,
+) -> (
+    Vec<super::trace::SyncCall>,
+    Vec<super::trace::DependencyFlow>,
+) {
     let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
     for (op, r) in c.hip_events.iter().filter(|(_, r)| r.correlation_id != 0) {
         let e = barriers.entry((r.correlation_id, *op)).or_default();
@@ -612,23 +781,38 @@ pub fn join(mut c: Collected) -> Trace {
     let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
         HashMap::default()
     } else {
-        hip_api_corr.iter().map(|(&k, &i)| (k, &c.api[i])).collect()
+        api.hip.iter().map(|(&k, &i)| (k, &c.api[i])).collect()
     };
-    let (sync_calls, dependency_flows) = super::deps::resolve_dependencies(
+    let plane_of = |d: i32| places.of_hip(d);
+    super::deps::resolve_dependencies(
         &super::deps::DepInputs {
             syncs: &c.syncs,
             producers: &c.producers,
-            creations: &creations,
-            streams: &stream_index,
-            plane_of: &plane_of_hip,
+            creations,
+            streams: stream_index,
+            plane_of: &plane_of,
             api: &api_by_corr,
             barriers: &barriers,
             host_salt: super::deps::host_salt(&c.hostname, c.pid),
         },
-        &mut counters,
-    );
+        counters,
+    )
+}
 
-    // --- window -------------------------------------------------------------------------
+/// The profile's time window, boot and wall clock.
+struct Window {
+    start: u64,
+    stop: u64,
+    start_wall: u64,
+    stop_wall: u64,
+}
+
+/// Pass 9: the window covers the session and every event (events before the start move it).
+/// The wall-clock window is the boottime window shifted by the offset between the two clocks,
+/// measured once at the start: the same two instants, so the Task Environment times and the
+/// event offsets agree even if the clocks drift apart during the run (or, in the simulator,
+/// run at different speeds).
+fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -> Window {
     let mut start = c.start_boottime_ns;
     let mut stop = c.stop_boottime_ns;
     let all_times = host_threads
@@ -646,37 +830,19 @@ pub fn join(mut c: Collected) -> Trace {
         }
         stop = stop.max(e);
     }
-    // The wall-clock window is the boottime window shifted by the offset between the two
-    // clocks, measured once at the start: the same two instants, so the Task Environment times
-    // and the event offsets agree even if the clocks drift apart during the run (or, in the
-    // simulator, run at different speeds).
+    let stop = stop.max(start);
     let (start_wall, stop_wall) = if c.start_walltime_ns == 0 {
         (0, 0)
     } else {
         let offset = i128::from(c.start_walltime_ns) - i128::from(c.start_boottime_ns);
         let wall = |t: u64| u64::try_from(i128::from(t) + offset).unwrap_or(0);
-        (wall(start), wall(stop.max(start)))
+        (wall(start), wall(stop))
     };
-
-    let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
-    counters.memory_frees_unmatched += frees_unmatched;
-
-    Trace {
-        hostname: c.hostname,
-        pid: c.pid,
-        sdk_version: c.sdk_version,
-        start_boottime_ns: start,
-        stop_boottime_ns: stop.max(start),
-        start_walltime_ns: start_wall,
-        stop_walltime_ns: stop_wall.max(start_wall),
-        devices,
-        host_threads,
-        scope_tree,
-        sync_calls,
-        dependency_flows,
-        memory,
-        counters,
-        warnings,
+    Window {
+        start,
+        stop,
+        start_wall,
+        stop_wall: stop_wall.max(start_wall),
     }
 }
 
