@@ -140,9 +140,15 @@ impl PlaneBuilder {
         }
     }
 
-    /// Adds a finished line (see [`LineBuilder::finish`]), encoding it now.
-    pub fn add_line(&mut self, line: XLine) {
-        prost::encoding::message::encode(LINES_FIELD, &line, &mut self.lines);
+    /// Adds a finished line (see [`LineBuilder::finish`]) to the plane's encoding.
+    pub fn add_line(&mut self, line: FinishedLine) {
+        prost::encoding::encode_key(
+            LINES_FIELD,
+            prost::encoding::WireType::LengthDelimited,
+            &mut self.lines,
+        );
+        prost::encoding::encode_varint(line.encoded_len() as u64, &mut self.lines);
+        line.encode_into(&mut self.lines);
     }
 
     pub fn finish(self) -> BuiltPlane {
@@ -196,28 +202,45 @@ impl BuiltPlane {
     }
 }
 
-/// Collects the events of one line; offsets are relative to the line timestamp.
+/// Collects the events of one line; offsets are relative to the line timestamp. Each event is
+/// encoded when added (about 60 B, plus 32 B to sort it by) rather than kept as message structs
+/// (about 250 B with its stats): a stream line of a million dispatches is the exit path's
+/// largest single object.
 #[derive(Debug)]
 pub struct LineBuilder {
-    line: XLine,
+    /// Everything but the events.
+    header: XLine,
+    /// Per event: sort key (offset, duration) and where its encoding lies in `arena`.
+    index: Vec<EventSlot>,
+    arena: Vec<u8>,
     max_end_ps: i64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EventSlot {
+    offset_ps: i64,
+    duration_ps: i64,
+    start: usize,
+    len: usize,
 }
 
 impl LineBuilder {
     pub fn new(id: i64, name: impl Into<String>, timestamp_ns: i64) -> Self {
         LineBuilder {
-            line: XLine {
+            header: XLine {
                 id,
                 name: name.into(),
                 timestamp_ns,
                 ..Default::default()
             },
+            index: Vec::new(),
+            arena: Vec::new(),
             max_end_ps: 0,
         }
     }
 
     pub fn set_display_name(&mut self, name: impl Into<String>) {
-        self.line.display_name = name.into();
+        self.header.display_name = name.into();
     }
 
     pub fn add_event(
@@ -228,27 +251,100 @@ impl LineBuilder {
         stats: Vec<XStat>,
     ) {
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
-        self.line.events.push(XEvent {
+        let e = XEvent {
             metadata_id,
             duration_ps,
             stats,
             data: Some(x_event::Data::OffsetPs(offset_ps)),
+        };
+        let start = self.arena.len();
+        e.encode_raw(&mut self.arena);
+        self.index.push(EventSlot {
+            offset_ps,
+            duration_ps,
+            start,
+            len: self.arena.len() - start,
         });
     }
 
     pub fn is_empty(&self) -> bool {
-        self.line.events.is_empty()
+        self.index.is_empty()
     }
 
     /// Sorts events by (start ascending, duration descending), the order XLA's `SortXSpace`
     /// leaves them in: an enclosing event comes before the events nested in it, which the
     /// trace viewer's nesting relies on. The sort is stable, so ties keep insertion order.
-    pub fn finish(mut self) -> XLine {
-        self.line
-            .events
-            .sort_by_key(|e| (offset_of(e), std::cmp::Reverse(e.duration_ps)));
-        self.line.duration_ps = self.max_end_ps;
-        self.line
+    pub fn finish(mut self) -> FinishedLine {
+        self.index
+            .sort_by_key(|e| (e.offset_ps, std::cmp::Reverse(e.duration_ps)));
+        self.header.duration_ps = self.max_end_ps;
+        let head = self.header.encode_to_vec();
+        // Fields 1–3 (id, name, timestamp) come before the events (field 4) on the wire.
+        let split = XLine {
+            id: self.header.id,
+            name: std::mem::take(&mut self.header.name),
+            timestamp_ns: self.header.timestamp_ns,
+            ..Default::default()
+        }
+        .encoded_len();
+        FinishedLine {
+            head,
+            split,
+            index: self.index,
+            arena: self.arena,
+        }
+    }
+}
+
+/// `XLine.events`' field number.
+const EVENTS_FIELD: u32 = 4;
+
+/// A finished line, events sorted and encoded; written into its plane by
+/// [`PlaneBuilder::add_line`].
+#[derive(Debug)]
+pub struct FinishedLine {
+    head: Vec<u8>,
+    split: usize,
+    index: Vec<EventSlot>,
+    arena: Vec<u8>,
+}
+
+impl FinishedLine {
+    /// Length of the line's encoding.
+    pub fn encoded_len(&self) -> usize {
+        let events: usize = self
+            .index
+            .iter()
+            .map(|e| {
+                prost::encoding::key_len(EVENTS_FIELD)
+                    + prost::encoding::encoded_len_varint(e.len as u64)
+                    + e.len
+            })
+            .sum();
+        self.head.len() + events
+    }
+
+    /// Appends the bytes `XLine::encode` gives for the line with its events.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.head[..self.split]);
+        for e in &self.index {
+            prost::encoding::encode_key(
+                EVENTS_FIELD,
+                prost::encoding::WireType::LengthDelimited,
+                out,
+            );
+            prost::encoding::encode_varint(e.len as u64, out);
+            out.extend_from_slice(&self.arena[e.start..e.start + e.len]);
+        }
+        out.extend_from_slice(&self.head[self.split..]);
+    }
+
+    /// The line as a message (for tests and in-memory consumers).
+    pub fn to_xline(&self) -> XLine {
+        let mut b = Vec::with_capacity(self.encoded_len());
+        self.encode_into(&mut b);
+        // Our own encoding: decoding cannot fail short of a prost bug.
+        XLine::decode(b.as_slice()).unwrap_or_default()
     }
 }
 
@@ -260,13 +356,6 @@ fn intern(ids: &mut HashMap<String, i64>, last: &mut i64, name: &str) -> (i64, b
     *last += 1;
     ids.insert(name.to_owned(), *last);
     (*last, true)
-}
-
-fn offset_of(e: &XEvent) -> i64 {
-    match e.data {
-        Some(x_event::Data::OffsetPs(o)) => o,
-        _ => 0,
-    }
 }
 
 #[cfg(test)]
@@ -319,7 +408,7 @@ mod tests {
         l.add_event(1, 50, 5, vec![]);
         l.add_event(2, 10, 5, vec![]);
         l.add_event(3, 10, 100, vec![]);
-        let line = l.finish();
+        let line = l.finish().to_xline();
         let ids: Vec<i64> = line.events.iter().map(|e| e.metadata_id).collect();
         assert_eq!(ids, [3, 2, 1]);
         assert_eq!(line.duration_ps, 110);

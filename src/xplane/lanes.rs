@@ -6,8 +6,8 @@
 //! each other or with anything, and clocks of buffered and callback timestamps may disagree by a
 //! few ns. Each group is therefore dealt onto lanes: a span goes to the first lane where it nests.
 
-use super::builder::{LineBuilder, PlaneBuilder, StatValue};
-use super::proto::{XLine, XStat};
+use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatValue};
+use super::proto::XStat;
 use super::space::MARKER_LINE_BIT;
 use super::stats as s;
 use crate::model::RangeInfo;
@@ -76,7 +76,7 @@ impl RoctxLines {
         });
     }
 
-    pub fn finish(self) -> Vec<XLine> {
+    pub fn finish(self) -> Vec<FinishedLine> {
         let mut out = Vec::new();
         let (stack, process): (Vec<Pending>, Vec<Pending>) =
             self.events.into_iter().partition(|e| !e.process_wide);

@@ -8,9 +8,9 @@ use crate::fastmap::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
-use super::builder::{BuiltPlane, LineBuilder, PlaneBuilder, StatValue};
+use super::builder::{BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatValue};
 use super::lanes::{range_stats, RoctxLines};
-use super::proto::{x_stat, XLine, XSpace, XStat};
+use super::proto::{x_stat, XSpace, XStat};
 use super::stats as s;
 use crate::model::{
     AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
@@ -269,7 +269,7 @@ fn host_plane(
 /// The allocation timeline as xprof's memory profile reads it: one zero-length
 /// `MemoryAllocation` / `MemoryDeallocation` event per call, with the allocator's totals after
 /// it. `tf_op` names what allocated: the innermost roctx range of the call, else the HIP call.
-fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Option<XLine> {
+fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Option<FinishedLine> {
     if trace.memory.is_empty() {
         return None;
     }
