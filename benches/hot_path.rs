@@ -78,6 +78,16 @@ fn bench_annotation_capture() {
         println!(
             "annotations: capture at HIP entry {mutex:>5.1} ns (per-thread mutex) vs {local:>5.1} ns (thread_local RefCell); roctx push+pop {range:>6.1} ns"
         );
+        // The open-call marks every HIP call pays at ENTER and EXIT (so a window's end can wait
+        // for calls under way).
+        use rocprof_xplane::capture::inflight;
+        let t = Instant::now();
+        for _ in 0..CAPTURES {
+            inflight::enter();
+            inflight::exit();
+        }
+        let marks = per(t, CAPTURES);
+        println!("open-call marks: ENTER + EXIT {marks:>5.1} ns per HIP call");
     })
     .join()
     .unwrap();

@@ -175,48 +175,54 @@ fn on_callback(r: &CallbackRecord) {
 /// `HIP_GRAPH` (SDK 1.3.0+): EXEC_LAUNCH brackets a graph launch's dispatches.
 fn on_hip_graph(r: &CallbackRecord) {
     type Data = sys::rocprofiler_callback_tracing_hip_graph_data_t;
-    if r.operation != sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32 || r.payload.is_null()
+    let op = sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32;
+    // SAFETY: a HIP_GRAPH payload is a `Data` that starts with its u64 size (the SDK's
+    // contract for this kind); `graph_exec_id` is a one-u64 handle inside it.
+    if let Some((enter, exec_id)) =
+        unsafe { bracket_u64::<Data>(r, op, offset_of!(Data, graph_exec_id)) }
     {
-        return;
+        crate::capture::graph::on_launch(enter, exec_id);
     }
-    let enter = match r.phase {
-        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => true,
-        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => false,
-        _ => return,
-    };
-    let p = r.payload as *const Data;
-    // SAFETY: a HIP_GRAPH payload starts with its u64 size (the SDK's contract for this kind).
-    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
-    if size < offset_of!(Data, graph_exec_id) + size_of::<u64>() {
-        BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
-        return;
-    }
-    // SAFETY: `size` covers `graph_exec_id`.
-    let exec_id = unsafe { std::ptr::addr_of!((*p).graph_exec_id.handle).read_unaligned() };
-    crate::capture::graph::on_launch(enter, exec_id);
 }
 
 /// `HIP_STREAM` (SDK 1.x): SET brackets every HIP call, dispatch and copy that has a stream.
 fn on_hip_stream(r: &CallbackRecord) {
     type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
-    if r.operation != sys::ROCPROFILER_HIP_STREAM_SET as i32 || r.payload.is_null() {
-        return;
+    let op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
+    // SAFETY: a HIP_STREAM payload is a `Data` that starts with its u64 size (the SDK's
+    // contract for this kind); `stream_value` (the raw `hipStream_t`) is a u64 inside it.
+    if let Some((enter, stream)) =
+        unsafe { bracket_u64::<Data>(r, op, offset_of!(Data, stream_value)) }
+    {
+        hip_stream::on_set(enter, stream);
+    }
+}
+
+/// For an ENTER/EXIT callback of operation `op` whose payload is a `D` starting with its u64
+/// size: whether it is the ENTER, and the u64 at `at` when the payload's size covers it (a
+/// short payload is counted and skipped).
+///
+/// # Safety
+/// `r.payload` must be null or point to a `D` of at least the size its first u64 states, and
+/// `at + 8 <= size_of::<D>()`.
+unsafe fn bracket_u64<D>(r: &CallbackRecord, op: i32, at: usize) -> Option<(bool, u64)> {
+    if r.operation != op || r.payload.is_null() {
+        return None;
     }
     let enter = match r.phase {
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER => true,
         sys::ROCPROFILER_CALLBACK_PHASE_EXIT => false,
-        _ => return,
+        _ => return None,
     };
-    let p = r.payload as *const Data;
-    // SAFETY: a HIP_STREAM payload starts with its u64 size (the SDK's contract for this kind).
-    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
-    if size < offset_of!(Data, stream_value) + size_of::<u64>() {
+    // SAFETY: the payload starts with its u64 size (caller's contract).
+    let size = unsafe { (r.payload as *const u64).read_unaligned() } as usize;
+    if size < at + size_of::<u64>() || at + size_of::<u64>() > size_of::<D>() {
         BAD_CALLBACK_PAYLOADS.fetch_add(1, Ordering::Relaxed);
-        return;
+        return None;
     }
-    // SAFETY: `size` covers `stream_value`, whose handle is the raw `hipStream_t`.
-    let stream = unsafe { std::ptr::addr_of!((*p).stream_value.handle).read_unaligned() };
-    hip_stream::on_set(enter, stream);
+    // SAFETY: `size` covers the u64 at `at` inside the payload.
+    let v = unsafe { (r.payload.cast::<u8>().add(at) as *const u64).read_unaligned() };
+    Some((enter, v))
 }
 
 /// External-correlation-id request for a kernel dispatch or memory copy (SDK 1.x): binds the

@@ -681,20 +681,7 @@ impl Replay {
             },
             stream_value: rocprofiler_address_t { handle: stream },
         };
-        for (ctx, svc) in ctxs {
-            let mut ud = rocprofiler_user_data_t { value: 0 };
-            emit::callback(
-                ctx.handle,
-                svc,
-                tid,
-                Corr::default(),
-                kind,
-                op,
-                phase,
-                &mut data as *mut _ as *mut c_void,
-                &mut ud,
-            );
-        }
+        callback_each(ctxs, tid, Corr::default(), kind, op, phase, &mut data);
     }
 
     /// HIP_GRAPH EXEC_LAUNCH in `phase` for a launch of `graph_exec` (where the release has
@@ -722,20 +709,8 @@ impl Replay {
             graph_exec_id: rocprofiler_graph_exec_id_t { handle: exec_id },
             graph_exec_value: rocprofiler_address_t { handle: graph_exec },
         };
-        for (ctx, svc) in ctxs {
-            let mut ud = rocprofiler_user_data_t { value: 0 };
-            emit::callback(
-                ctx.handle,
-                svc,
-                tid,
-                Corr::new(cid, 0),
-                kind,
-                ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32,
-                phase,
-                &mut data as *mut _ as *mut c_void,
-                &mut ud,
-            );
-        }
+        let op = ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32;
+        callback_each(ctxs, tid, Corr::new(cid, 0), kind, op, phase, &mut data);
     }
 
     fn announce_stream(
@@ -1686,6 +1661,33 @@ impl CopyPayload {
         } else {
             &mut self.v0 as *mut _ as *mut c_void
         }
+    }
+}
+
+/// One callback of `kind`/`op` in `phase` with payload `data` to every context, each with a
+/// fresh user-data slot (for payloads that need no ENTER→EXIT user data).
+fn callback_each<T>(
+    ctxs: &[(Arc<Context>, Arc<state::Services>)],
+    tid: u64,
+    corr: Corr,
+    kind: u32,
+    op: i32,
+    phase: u32,
+    data: &mut T,
+) {
+    for (ctx, svc) in ctxs {
+        let mut ud = rocprofiler_user_data_t { value: 0 };
+        emit::callback(
+            ctx.handle,
+            svc,
+            tid,
+            corr,
+            kind,
+            op,
+            phase,
+            data as *mut T as *mut c_void,
+            &mut ud,
+        );
     }
 }
 
