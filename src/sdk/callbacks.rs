@@ -176,11 +176,11 @@ fn on_callback(r: &CallbackRecord) {
 fn on_hip_graph(r: &CallbackRecord) {
     type Data = sys::rocprofiler_callback_tracing_hip_graph_data_t;
     let op = sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32;
+    let at = offset_of!(Data, graph_exec_id);
     // SAFETY: a HIP_GRAPH payload is a `Data` that starts with its u64 size (the SDK's
     // contract for this kind); `graph_exec_id` is a one-u64 handle inside it.
-    if let Some((enter, exec_id)) =
-        unsafe { bracket_u64::<Data>(r, op, offset_of!(Data, graph_exec_id)) }
-    {
+    let bracket = unsafe { bracket_u64::<Data>(r, op, at) };
+    if let Some((enter, exec_id)) = bracket {
         crate::capture::graph::on_launch(enter, exec_id);
     }
 }
@@ -189,11 +189,11 @@ fn on_hip_graph(r: &CallbackRecord) {
 fn on_hip_stream(r: &CallbackRecord) {
     type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
     let op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
+    let at = offset_of!(Data, stream_value);
     // SAFETY: a HIP_STREAM payload is a `Data` that starts with its u64 size (the SDK's
     // contract for this kind); `stream_value` (the raw `hipStream_t`) is a u64 inside it.
-    if let Some((enter, stream)) =
-        unsafe { bracket_u64::<Data>(r, op, offset_of!(Data, stream_value)) }
-    {
+    let bracket = unsafe { bracket_u64::<Data>(r, op, at) };
+    if let Some((enter, stream)) = bracket {
         hip_stream::on_set(enter, stream);
     }
 }
