@@ -255,10 +255,11 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
         // A cut or capture in progress completes first; what follows it is the last window.
         crate::server::stop(s);
         crate::window::stop();
+        crate::attach::wait_for_detach();
         let collected = s.finish();
         if crate::window::skip_final(&collected) {
             log_info!(
-                "no further file: {} API, {} kernel and {} copy records came after the last capture window",
+                "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
                 collected.api.len(),
                 collected.kernels.len(),
                 collected.copies.len()

@@ -63,6 +63,9 @@ pub fn run_name_of(cfg: &Config, n: u32) -> String {
 
 /// The run directory of the profile written at exit: the last window when windows are on.
 pub fn final_run_name(cfg: &Config) -> String {
+    if let Some(run) = crate::attach::current_session_run(cfg) {
+        return run;
+    }
     if ACTIVE.load(Ordering::Relaxed) {
         run_name_of(cfg, WRITTEN.load(Ordering::Relaxed) + 1)
     } else {
@@ -168,9 +171,12 @@ pub fn skip_final(c: &crate::model::events::Collected) -> bool {
     if ENDED.load(Ordering::Relaxed) || crate::config::get().server.is_some() {
         return true;
     }
-    // Attached: each detach wrote its session; only records after the last one would count.
-    if crate::attach::used() && !c.has_records() {
-        return true;
+    // Attached: each detach wrote its session, under the name a final file would take; only a
+    // session still attached at exit is written now. Records that came after the last detach
+    // (a call that outlived the wait for calls under way) are counted in the log line finalize
+    // prints, never written over it.
+    if crate::attach::used() {
+        return crate::attach::current_session_run(crate::config::get()).is_none();
     }
     ACTIVE.load(Ordering::Relaxed) && !c.has_records()
 }

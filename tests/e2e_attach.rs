@@ -108,7 +108,7 @@ fn a_reattach_is_a_second_profile_and_the_gap_is_in_neither() {
         device_counts_by_name(&s).0.values().sum::<u64>()
     };
     let (a, b) = (count(&first[0]), count(&second[0]));
-    assert!(a > 0 && b > 0, "{a} {b}");
+    assert!(a > 0 && b > 0, "{a} {b}\n{stderr}");
     let truth = read_truth(&tmp.path().join("truth.json"));
     assert_eq!(
         a + b,
@@ -251,7 +251,7 @@ fn attach_beside_a_client_configured_first() {
     let all = support::truth::truth_kernels(&truth["plan"])
         .values()
         .sum::<u64>();
-    assert!(ours > 0 && ours < all, "{ours} of {all}");
+    assert!(ours > 0 && ours < all, "{ours} of {all}\n{stderr}");
     assert!(
         by_name.keys().all(|k| k == "forward" || k == "backward"),
         "{by_name:?}"
@@ -265,4 +265,74 @@ fn attach_beside_a_client_configured_first() {
         .filter(|l| l.contains(r#""ev":"rec""#) && l.contains(r#""kind_name":"KERNEL_DISPATCH""#))
         .count() as u64;
     assert_eq!(theirs, all, "the first client saw every kernel");
+}
+
+/// A HIP call under way at the detach (a `hipDeviceSynchronize` waiting on a 500 ms kernel,
+/// paced in wall-clock time) writes its record after the SDK stopped our contexts: the detach
+/// waits for it, so the session holds every HIP record the runtime emitted for us, and nothing
+/// is written at exit. (The process runs on past the detach: an exit during a detach skips
+/// every client's finalize in the simulator, as the SDK marks finalization in progress.) Before, the late record reached finalize, which wrote a near-empty
+/// profile under the session's own name, over the session (seen as a flaky
+/// `attach_beside_a_client_configured_first`: "0 of 600").
+#[test]
+fn a_call_under_way_at_the_detach_stays_in_the_session() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("blocking.toml");
+    std::fs::write(
+        &scenario,
+        r#"
+name = "blocking-at-detach"
+seed = 1
+[delivery]
+real_time = 1.0
+[[gpus]]
+preset = "mi300x"
+[[kernels]]
+name = "long"
+dur_us = 500000
+[[streams]]
+name = "s"
+[[threads]]
+name = "main"
+start_us = 150000
+calls = [
+  { op = "stream_create", stream = "s" },
+  { op = "launch", kernel = "long", stream = "s" },
+  { op = "device_sync" },
+  { op = "launch", kernel = "long", stream = "s" },
+  { op = "device_sync" },
+]
+"#,
+    )
+    .unwrap();
+    let truth = tmp.path().join("truth.json");
+    let out = Direct::new(&scenario, "1.2.1")
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path().join("logs"))
+        .env("ROCPROF_XPLANE_RUN_NAME", "att")
+        .env("ROCPROF_XPLANE_LOG", "info")
+        .env("ROCP_TOOL_ATTACH", "1")
+        .ground_truth(&truth)
+        .arg("--attach")
+        .arg(tool_library().to_str().unwrap())
+        .arg("--attach-window")
+        .arg("100:300")
+        .output();
+    let stderr = support::stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    let files = profiles(&tmp.path().join("logs"), "att");
+    assert_eq!(files.len(), 1, "{stderr}");
+    let s = read_xspace(&files[0]).unwrap();
+    let api = support::xspace::count_by_name(host_api_events(&s));
+    assert_eq!(
+        api.get("hipDeviceSynchronize"),
+        Some(&1),
+        "{api:?}\n{stderr}"
+    );
+    let emitted = &read_truth(&truth)["delivery"]["emitted_per_kind"];
+    assert_eq!(
+        api.values().sum::<u64>(),
+        u(&emitted["HIP_RUNTIME_API"]),
+        "{api:?}\n{stderr}"
+    );
+    assert!(!stderr.contains("no further file: 1 API"), "{stderr}");
 }

@@ -32,7 +32,7 @@ usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1|1.4.0] [--ground-tru
   --attach TOOL          with --attach-window: act as a process-attachment driver
                          (rocprof-attach) on this process, loading TOOL while it runs (SDK
                          1.2.1 and later; the process must be started with ROCP_TOOL_ATTACH=1)
-  --attach-window A:B    attach at A ms and detach at B ms after the start (repeatable: later
+  --attach-window A:B    attach at A ms and detach at B ms after the replay began (repeatable: later
                          windows reattach the same tool)
 ";
 
@@ -229,23 +229,38 @@ fn run(
 /// A process-attachment driver (`rocprof-attach -p PID -t TOOL -d MS`) acting on this process:
 /// attaches `tool` at each window's start and detaches it at its end, on a thread of its own
 /// (the real driver works through ptrace from outside; the runtime's side is the same).
+/// Attaches and detaches at the given times after the replay began (not after the process
+/// started: tool loading and scenario set-up take a variable time, longer on a loaded machine,
+/// and the windows are meant to fall into the workload). Prints when each step really ended.
 fn schedule_attach(tool: String, windows: Vec<(u64, u64)>) {
-    let t0 = std::time::Instant::now();
-    let until = move |ms: u64| {
-        let at = t0 + std::time::Duration::from_millis(ms);
-        std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
-    };
     std::thread::spawn(move || {
+        let t0 = loop {
+            if let Some(t) = super::replay::REPLAY_STARTED.get() {
+                break *t;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        };
+        let until = |ms: u64| {
+            let at = t0 + std::time::Duration::from_millis(ms);
+            std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
+        };
+        let now_ms = || t0.elapsed().as_millis();
         for (start, end) in windows {
             until(start);
             if let Err(e) = super::attach::attach(&tool) {
                 eprintln!("rocprof-sim: attach at {start} ms: {e}");
                 continue;
             }
-            eprintln!("rocprof-sim: attached {tool} at {start} ms");
+            eprintln!(
+                "rocprof-sim: attached {tool} at {start} ms (done at {} ms)",
+                now_ms()
+            );
             until(end);
             match super::attach::detach() {
-                Ok(()) => eprintln!("rocprof-sim: detached at {end} ms"),
+                Ok(()) => eprintln!(
+                    "rocprof-sim: detached at {end} ms (done at {} ms)",
+                    now_ms()
+                ),
                 Err(e) => eprintln!("rocprof-sim: detach at {end} ms: {e}"),
             }
         }

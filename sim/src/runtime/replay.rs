@@ -415,6 +415,7 @@ impl Replay {
         install_code_objects(&self.plan);
         state::set_main_external_timeline(self.main_external_timeline());
         let _ = self.wall_start.set(std::time::Instant::now());
+        let _ = REPLAY_STARTED.set(*self.wall_start.get_or_init(std::time::Instant::now));
         let device = {
             let me = Arc::clone(self);
             std::thread::Builder::new()
@@ -1663,6 +1664,9 @@ impl CopyPayload {
         }
     }
 }
+
+/// When the (first) replay of this process began: the origin of `--attach-window` times.
+pub static REPLAY_STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
 /// One callback of `kind`/`op` in `phase` with payload `data` to every context, each with a
 /// fresh user-data slot (for payloads that need no ENTER→EXIT user data).
