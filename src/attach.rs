@@ -87,6 +87,9 @@ pub fn on_detach(s: &Session, cfg: &Config) {
     if open > 0 {
         log_info!("{open} HIP calls were still running {limit:?} after the detach: their records miss the session");
     }
+    // Our callbacks may stop with the detach: a call whose EXIT never comes is not waited for
+    // again.
+    crate::capture::inflight::forget_open_calls();
     let c = collect(s, s.flush_all(), Cut::Window);
     crate::window::set_paused(true);
     let trace = join(c);

@@ -11,37 +11,62 @@
 //! that thread writes, at the outermost ENTER and EXIT; no lock, no shared write.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::store::sinks::lock;
 
-/// One slot per thread that ever made a traced HIP call: odd while a call is open, bumped at
-/// the outermost ENTER and EXIT, written only by its own thread.
+/// One slot per thread that ever made a traced HIP call: the epoch of its open call above, a
+/// sequence number below that is odd while a call is open, bumped at the outermost ENTER and
+/// EXIT, written only by its own thread.
 static SLOTS: Mutex<Vec<Arc<AtomicU64>>> = Mutex::new(Vec::new());
+
+/// Bumped when EXIT callbacks may have been lost (a detach stops our callback context): calls
+/// opened in an older epoch are no longer waited for, and their thread starts afresh.
+static EPOCH: AtomicU32 = AtomicU32::new(0);
 
 struct Mine {
     depth: Cell<u32>,
-    seq: Arc<AtomicU64>,
+    /// Epoch of the outermost open call.
+    epoch: Cell<u32>,
+    slot: Arc<AtomicU64>,
 }
 
 thread_local! {
     static MINE: Mine = {
-        let seq = Arc::new(AtomicU64::new(0));
-        lock(&SLOTS).push(Arc::clone(&seq));
-        Mine { depth: Cell::new(0), seq }
+        let slot = Arc::new(AtomicU64::new(0));
+        lock(&SLOTS).push(Arc::clone(&slot));
+        Mine { depth: Cell::new(0), epoch: Cell::new(0), slot }
     };
+}
+
+fn publish(m: &Mine, open: bool) {
+    let seq = m.slot.load(Ordering::Relaxed) as u32;
+    let seq = if open {
+        seq | 1
+    } else {
+        (seq | 1).wrapping_add(1)
+    };
+    m.slot.store(
+        (u64::from(m.epoch.get()) << 32) | u64::from(seq),
+        Ordering::Release,
+    );
 }
 
 /// A HIP call entered on this thread (nested calls count once).
 pub fn enter() {
     let _ = MINE.try_with(|m| {
+        let epoch = EPOCH.load(Ordering::Relaxed);
+        if m.depth.get() > 0 && m.epoch.get() != epoch {
+            // The EXIT of the call open across an epoch change never came.
+            m.depth.set(0);
+        }
         let d = m.depth.get();
         m.depth.set(d + 1);
         if d == 0 {
-            let s = m.seq.load(Ordering::Relaxed);
-            m.seq.store(s | 1, Ordering::Release);
+            m.epoch.set(epoch);
+            publish(m, true);
         }
     });
 }
@@ -56,10 +81,15 @@ pub fn exit() {
         }
         m.depth.set(d - 1);
         if d == 1 {
-            let s = m.seq.load(Ordering::Relaxed);
-            m.seq.store((s | 1) + 1, Ordering::Release);
+            publish(m, false);
         }
     });
+}
+
+/// Calls open now are not waited for any more: their EXIT may never reach us (after a detach
+/// the SDK's callbacks to our contexts may stop).
+pub fn forget_open_calls() {
+    EPOCH.fetch_add(1, Ordering::Relaxed);
 }
 
 /// How long the end of a window waits for calls that began before it.
@@ -74,10 +104,11 @@ const AFTER_EXIT: Duration = Duration::from_millis(2);
 /// blocked longer, whose record then misses this window). Call after stopping the buffer
 /// context and before the flush that ends the window; never on an application thread.
 pub fn settle(limit: Duration) -> usize {
+    let epoch = u64::from(EPOCH.load(Ordering::Relaxed));
     let open: Vec<(Arc<AtomicU64>, u64)> = lock(&SLOTS)
         .iter()
         .map(|s| (Arc::clone(s), s.load(Ordering::Acquire)))
-        .filter(|(_, v)| v & 1 == 1)
+        .filter(|(_, v)| v & 1 == 1 && v >> 32 == epoch)
         .collect();
     let deadline = Instant::now() + limit;
     let mut waiting = open;
@@ -123,6 +154,37 @@ mod tests {
         let t0 = Instant::now();
         assert_eq!(settle(Duration::from_secs(5)), 0);
         assert!(t0.elapsed() < Duration::from_secs(1));
+    }
+
+    #[test]
+    fn calls_open_across_a_forget_are_not_waited_for_and_their_thread_recovers() {
+        let _one = lock(&SERIAL);
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || {
+            enter(); // its EXIT is "lost"
+            tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            enter(); // a new call after the epoch change
+            tx.send(()).unwrap();
+            go_rx.recv().unwrap();
+            exit();
+        });
+        rx.recv().unwrap();
+        forget_open_calls();
+        let t0 = Instant::now();
+        assert_eq!(
+            settle(Duration::from_secs(5)),
+            0,
+            "the lost call is not waited for"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(1));
+        go_tx.send(()).unwrap();
+        rx.recv().unwrap();
+        assert_eq!(settle(Duration::from_millis(20)), 1, "the new call is");
+        go_tx.send(()).unwrap();
+        t.join().unwrap();
+        assert_eq!(settle(Duration::from_secs(5)), 0, "and its EXIT closes it");
     }
 
     #[test]
