@@ -61,7 +61,7 @@ struct Range<'a> {
 /// the innermost push/pop range of its thread that contains it by correlation id. One `Arc` per
 /// range, shared by all calls inside it; calls outside every range stay without.
 pub fn annotate_from_ranges(
-    captured: &mut HashMap<u64, Arc<Annotation>>,
+    captured: &mut super::corrmap::CorrMap<Arc<Annotation>>,
     calls: impl IntoIterator<Item = (u64, u64)>,
     markers: &[MarkerSpan],
 ) {
@@ -175,7 +175,9 @@ mod tests {
             span("bwd", 11, 15, 11, 1),
             span("left open", 30, 0, 30, 0),
         ];
-        let mut captured: HashMap<u64, Arc<Annotation>> = HashMap::default();
+        // Dense over part of the ids, spilled beyond: both paths are exercised.
+        let mut captured: super::super::corrmap::CorrMap<Arc<Annotation>> =
+            super::super::corrmap::CorrMap::for_range(Some((1, 10)), 10);
         // A captured call keeps its own annotation.
         let mine = Arc::new(Annotation {
             stack: vec![Arc::from("captured")],
@@ -202,12 +204,10 @@ mod tests {
                 )
             })
         };
-        assert!(Arc::ptr_eq(&captured[&4], &mine));
+        let at = |c: u64| captured.get(&c).unwrap().clone();
+        assert!(Arc::ptr_eq(&at(4), &mine));
         assert_eq!(got(6), Some((2, vec!["step".into(), "fwd".into()])));
-        assert!(
-            Arc::ptr_eq(&captured[&6], &captured[&8]),
-            "one Arc per range"
-        );
+        assert!(Arc::ptr_eq(&at(6), &at(8)), "one Arc per range");
         assert_eq!(got(12), Some((11, vec!["step".into(), "bwd".into()])));
         assert_eq!(got(16), Some((1, vec!["step".into()])));
         assert_eq!(got(25), None, "between ranges");

@@ -12,6 +12,7 @@ use crate::fastmap::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::corrmap::{id_range, CorrMap};
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
@@ -157,9 +158,9 @@ fn ceil_div(a: u32, b: u32) -> u32 {
 /// every event of that id (a graph launch's dispatches share one `Arc`).
 #[derive(Default)]
 struct AnnotationIndex {
-    captured: HashMap<u64, Arc<Annotation>>,
+    captured: CorrMap<Arc<Annotation>>,
     /// External id of each API call (from its record).
-    external: HashMap<u64, u64>,
+    external: CorrMap<u64>,
     merged: HashMap<(u64, u64), Option<Arc<Annotation>>>,
 }
 
@@ -200,11 +201,16 @@ pub fn join(mut c: Collected) -> Trace {
     let mut warnings = std::mem::take(&mut c.warnings);
 
     let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
-    let (mut annotations, scope_tree) = index_annotations(&mut c);
-    let api = ApiIndex::build(&mut c.api);
+    // The correlation ids of the calls: every per-call table is a vector over their range.
+    let ids = Ids {
+        range: id_range(c.api.iter().map(|a| a.correlation_id)),
+        count: c.api.len(),
+    };
+    let (mut annotations, scope_tree) = index_annotations(&mut c, ids);
+    let api = ApiIndex::build(&mut c.api, ids);
     let creations = super::streams::Creations::new(&c.stream_creations);
     super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
-    let mut work = DeviceWork::new(&c.calls);
+    let mut work = DeviceWork::new(&c.calls, ids);
 
     kernel_events(
         &mut c,
@@ -259,6 +265,19 @@ pub fn join(mut c: Collected) -> Trace {
         memory,
         counters,
         warnings,
+    }
+}
+
+/// The correlation-id range of a collection's calls, for its per-call tables.
+#[derive(Debug, Clone, Copy)]
+struct Ids {
+    range: Option<(u64, u64)>,
+    count: usize,
+}
+
+impl Ids {
+    fn map<V>(self) -> CorrMap<V> {
+        CorrMap::for_range(self.range, self.count)
     }
 }
 
@@ -334,12 +353,16 @@ fn place_devices(
 
 /// Pass 2: the annotation of each correlation id (roctx context at entry, ranges, external
 /// ids from the API records) and the scope-range tree.
-fn index_annotations(c: &mut Collected) -> (AnnotationIndex, Vec<(i64, i64)>) {
+fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
     c.annotations.sort_by_key(|(corr, _)| *corr);
     let mut annotations = AnnotationIndex {
-        captured: std::mem::take(&mut c.annotations).into_iter().collect(),
-        ..AnnotationIndex::default()
+        captured: ids.map(),
+        external: ids.map(),
+        merged: HashMap::default(),
     };
+    for (corr, a) in std::mem::take(&mut c.annotations) {
+        annotations.captured.insert(corr, a);
+    }
     let marks = c.markers.iter().filter(|m| m.instant);
     super::annotations::annotate_from_ranges(
         &mut annotations.captured,
@@ -354,8 +377,7 @@ fn index_annotations(c: &mut Collected) -> (AnnotationIndex, Vec<(i64, i64)>) {
         if a.domain == ApiDomain::Hip && a.correlation_id != 0 && a.external_id != 0 {
             annotations
                 .external
-                .entry(a.correlation_id)
-                .or_insert(a.external_id);
+                .get_or_insert_with(a.correlation_id, || a.external_id);
         }
     }
     (annotations, scope_tree)
@@ -363,12 +385,12 @@ fn index_annotations(c: &mut Collected) -> (AnnotationIndex, Vec<(i64, i64)>) {
 
 /// Pass 3: API records sorted by correlation id, and where each id's HIP / roctx record is.
 struct ApiIndex {
-    hip: HashMap<u64, usize>,
-    marker: HashMap<u64, usize>,
+    hip: CorrMap<usize>,
+    marker: CorrMap<usize>,
 }
 
 impl ApiIndex {
-    fn build(api: &mut [ApiRecord]) -> Self {
+    fn build(api: &mut [ApiRecord], ids: Ids) -> Self {
         api.sort_by_key(|a| {
             (
                 a.correlation_id,
@@ -378,8 +400,8 @@ impl ApiIndex {
                 a.operation,
             )
         });
-        let mut hip: HashMap<u64, usize> = HashMap::default();
-        let mut marker: HashMap<u64, usize> = HashMap::default();
+        let mut hip: CorrMap<usize> = ids.map();
+        let mut marker: CorrMap<usize> = ids.map();
         for (i, a) in api.iter().enumerate() {
             if a.correlation_id == 0 {
                 continue;
@@ -388,7 +410,7 @@ impl ApiIndex {
                 ApiDomain::Hip => &mut hip,
                 ApiDomain::Marker => &mut marker,
             };
-            map.entry(a.correlation_id).or_insert(i);
+            map.get_or_insert_with(a.correlation_id, || i);
         }
         ApiIndex { hip, marker }
     }
@@ -403,24 +425,24 @@ impl ApiIndex {
 /// What the device passes produce and the host pass reads.
 struct DeviceWork {
     /// The stream of each launch/copy, from its arguments at entry.
-    stream_of: HashMap<u64, LineKey>,
+    stream_of: CorrMap<LineKey>,
     /// Per correlation id: how many activities, and the lowest device they ran on.
-    activity_of: HashMap<u64, (u32, u32)>,
+    activity_of: CorrMap<(u32, u32)>,
     /// The executable graph of each graph launch, from the nodes of its work.
-    graph_exec_of: HashMap<u64, u64>,
+    graph_exec_of: CorrMap<u64>,
     lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
 }
 
 impl DeviceWork {
-    fn new(calls: &[super::events::CallFact]) -> Self {
+    fn new(calls: &[super::events::CallFact], ids: Ids) -> Self {
+        let mut stream_of = ids.map();
+        for f in calls.iter().filter(|f| f.correlation_id != 0) {
+            stream_of.insert(f.correlation_id, stream_key(f.stream, f.stream_seq));
+        }
         DeviceWork {
-            stream_of: calls
-                .iter()
-                .filter(|f| f.correlation_id != 0)
-                .map(|f| (f.correlation_id, stream_key(f.stream, f.stream_seq)))
-                .collect(),
-            activity_of: HashMap::default(),
-            graph_exec_of: HashMap::default(),
+            stream_of,
+            activity_of: ids.map(),
+            graph_exec_of: ids.map(),
             lines: BTreeMap::new(),
         }
     }
@@ -429,7 +451,7 @@ impl DeviceWork {
     fn push(&mut self, dev: u32, key: LineKey, e: DeviceEvent) {
         let corr = e.correlation_id;
         if corr != 0 {
-            let n = self.activity_of.entry(corr).or_insert((0, dev));
+            let n = self.activity_of.get_or_insert_with(corr, || (0, dev));
             n.0 += 1;
             n.1 = n.1.min(dev);
         }
@@ -781,7 +803,7 @@ fn dependencies(
     let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
         HashMap::default()
     } else {
-        api.hip.iter().map(|(&k, &i)| (k, &c.api[i])).collect()
+        api.hip.iter().map(|(k, &i)| (k, &c.api[i])).collect()
     };
     let plane_of = |d: i32| places.of_hip(d);
     super::deps::resolve_dependencies(
