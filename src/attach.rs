@@ -39,12 +39,15 @@ pub fn used() -> bool {
     SESSIONS.load(Ordering::Relaxed) > 0
 }
 
-/// The run name of the attach session under way (attached and not detached), if any: a
-/// process that ends while attached writes that session at finalize.
+/// Whether an attach session is under way (attached and not detached).
+pub fn attached() -> bool {
+    ATTACHED.load(Ordering::Relaxed)
+}
+
+/// The run name of the attach session under way, if any: a process that ends while attached
+/// writes that session at finalize.
 pub fn current_session_run(cfg: &Config) -> Option<String> {
-    ATTACHED
-        .load(Ordering::Relaxed)
-        .then(|| run_name_of(cfg, SESSIONS.load(Ordering::Relaxed)))
+    attached().then(|| run_name_of(cfg, SESSIONS.load(Ordering::Relaxed)))
 }
 
 /// `tool_attach`: starts the contexts the SDK hands over; a reattach first drops what the
@@ -63,8 +66,6 @@ pub fn on_attach(s: &Session, contexts: &[sys::rocprofiler_context_id_t]) {
     );
 }
 
-/// `tool_detach`: the SDK has stopped our contexts and drained in-flight work; flush our
-/// buffers and write this session's profile.
 /// Held while a detach writes its session: finalize waits for it ([`wait_for_detach`]), so a
 /// process that exits during a detach still gets the session's file.
 static DETACHING: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -74,6 +75,8 @@ pub fn wait_for_detach() {
     drop(crate::store::sinks::lock(&DETACHING));
 }
 
+/// `tool_detach`: the SDK has stopped our contexts and drained in-flight work; flush our
+/// buffers and write this session's profile.
 pub fn on_detach(s: &Session, cfg: &Config) {
     let _writing = crate::store::sinks::lock(&DETACHING);
     if !ATTACHED.swap(false, Ordering::Relaxed) {
@@ -82,11 +85,7 @@ pub fn on_detach(s: &Session, cfg: &Config) {
     let n = SESSIONS.load(Ordering::Relaxed);
     // The SDK has stopped our contexts; HIP calls that began before still write their records
     // when they return: wait for them, so they are in this session and not left behind.
-    let limit = crate::capture::inflight::SETTLE_LIMIT;
-    let open = crate::capture::inflight::settle(limit);
-    if open > 0 {
-        log_info!("{open} HIP calls were still running {limit:?} after the detach: their records miss the session");
-    }
+    crate::capture::inflight::settle_before_flush("the detach");
     // Our callbacks may stop with the detach: a call whose EXIT never comes is not waited for
     // again.
     crate::capture::inflight::forget_open_calls();

@@ -176,7 +176,7 @@ pub fn skip_final(c: &crate::model::events::Collected) -> bool {
     // (a call that outlived the wait for calls under way) are counted in the log line finalize
     // prints, never written over it.
     if crate::attach::used() {
-        return crate::attach::current_session_run(crate::config::get()).is_none();
+        return !crate::attach::attached();
     }
     ACTIVE.load(Ordering::Relaxed) && !c.has_records()
 }

@@ -9,8 +9,8 @@
 //!
 //! Our answer is tagged (bit 63) so it is never mistaken for an id the application pushed;
 //! inside a graph launch it replaces such an id on the dispatch records, but the launch's own
-//! API record keeps it and the join gives it back to them. Exact only as the SDK states: segmented scheduling, direct dispatch, one
-//! launching thread per executable graph.
+//! API record keeps it and the join gives it back to them. Exact only as the SDK states:
+//! segmented scheduling, direct dispatch, one launching thread per executable graph.
 
 use std::cell::RefCell;
 

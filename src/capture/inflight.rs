@@ -99,6 +99,17 @@ pub const SETTLE_LIMIT: Duration = Duration::from_millis(500);
 /// lets a thread that was between the two finish.
 const AFTER_EXIT: Duration = Duration::from_millis(2);
 
+/// [`settle`] for [`SETTLE_LIMIT`], logging the calls still open then: what the end of a
+/// window and a detach do before their flush. `after` names the event for the log line.
+pub fn settle_before_flush(after: &str) {
+    let open = settle(SETTLE_LIMIT);
+    if open > 0 {
+        crate::log_info!(
+            "{open} HIP calls were still running {SETTLE_LIMIT:?} after {after}: their records miss it"
+        );
+    }
+}
+
 /// Waits (at most `limit`) until every HIP call open now has exited, then a little longer
 /// for their records to be written. Returns how many were still open at the limit (a call
 /// blocked longer, whose record then misses this window). Call after stopping the buffer

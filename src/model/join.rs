@@ -447,16 +447,16 @@ impl DeviceWork {
         }
     }
 
-    /// Adds one device event of correlation id `corr` on plane `dev`, line `key`.
+    /// Adds device event `e` on plane `dev`, line `key`, and counts it for its launching call.
     fn push(&mut self, dev: u32, key: LineKey, e: DeviceEvent) {
         let corr = e.correlation_id;
         if corr != 0 {
             let n = self.activity_of.get_or_insert_with(corr, || (0, dev));
             n.0 += 1;
             n.1 = n.1.min(dev);
-        }
-        if let Some(g) = e.graph {
-            self.graph_exec_of.insert(corr, g.exec_id);
+            if let Some(g) = e.graph {
+                self.graph_exec_of.insert(corr, g.exec_id);
+            }
         }
         self.lines.entry((dev, key)).or_default().push(e);
     }

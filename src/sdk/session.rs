@@ -159,13 +159,7 @@ impl Session {
             if let Err(e) = check(f, st, || "rocprofiler_stop_context".into()) {
                 log_info!("{e}");
             }
-            let limit = crate::capture::inflight::SETTLE_LIMIT;
-            let open = crate::capture::inflight::settle(limit);
-            if open > 0 {
-                log_info!(
-                    "{open} HIP calls were still running {limit:?} after the window closed: their records miss it"
-                );
-            }
+            crate::capture::inflight::settle_before_flush("the window closed");
         }
     }
 
