@@ -151,54 +151,68 @@ impl PlaneBuilder {
         line.encode_into(&mut self.lines);
     }
 
-    pub fn finish(self) -> BuiltPlane {
+    pub fn finish(mut self) -> BuiltPlane {
+        // Fields 1–2 (id, name) come before the lines (field 3) on the wire.
+        let leading = XPlane {
+            id: std::mem::take(&mut self.plane.id),
+            name: std::mem::take(&mut self.plane.name),
+            ..Default::default()
+        };
+        let (head, split) = around_repeated(&leading, self.plane);
         BuiltPlane {
-            header: self.plane,
+            head,
+            split,
             lines: self.lines,
         }
     }
 }
 
+/// The encoding of `leading` followed by the rest of `whole`'s fields, and where a repeated
+/// field numbered between the two goes: `leading` holds the fields that precede it on the wire
+/// (moved out of `whole`, so nothing is cloned), `whole` the fields that follow (its leading
+/// fields left at their defaults, which encode to nothing).
+fn around_repeated<M: Message>(leading: &M, whole: M) -> (Vec<u8>, usize) {
+    let split = leading.encoded_len();
+    let mut head = Vec::with_capacity(split + whole.encoded_len());
+    leading.encode_raw(&mut head);
+    whole.encode_raw(&mut head);
+    (head, split)
+}
+
 /// `XPlane.lines`' field number.
 const LINES_FIELD: u32 = 3;
 
-/// A finished plane: everything but its lines as a message, its lines as wire bytes.
+/// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
+/// its lines as wire bytes.
 #[derive(Debug, Clone)]
 pub struct BuiltPlane {
-    header: XPlane,
+    head: Vec<u8>,
+    split: usize,
     lines: Vec<u8>,
 }
 
 impl BuiltPlane {
     /// Length of the plane's encoding (what `XPlane::encoded_len` gives with its lines).
     pub fn encoded_len(&self) -> usize {
-        self.header.encoded_len() + self.lines.len()
+        self.head.len() + self.lines.len()
     }
 
     /// Writes the bytes `XPlane::encode` gives for the plane with its lines: fields 1–2 (id,
     /// name), the lines (field 3), then fields 4–6, so the file is the same byte for byte.
     pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        let head = self.header.encode_to_vec();
-        let ids = XPlane {
-            id: self.header.id,
-            name: self.header.name.clone(),
-            ..Default::default()
-        }
-        .encoded_len();
-        w.write_all(&head[..ids])?;
+        w.write_all(&self.head[..self.split])?;
         w.write_all(&self.lines)?;
-        w.write_all(&head[ids..])
+        w.write_all(&self.head[self.split..])
     }
 
-    /// The plane as a message (lines decoded back), for in-memory consumers.
+    /// The plane as a message, for in-memory consumers.
     pub fn into_xplane(self) -> XPlane {
-        let mut plane = self.header;
-        // Our own encoding of `XLine`s: decoding cannot fail short of a prost bug; an empty
-        // plane is then the safe answer.
-        plane.lines = XPlane::decode(self.lines.as_slice())
-            .map(|p| p.lines)
-            .unwrap_or_default();
-        plane
+        let mut b = Vec::with_capacity(self.encoded_len());
+        // Writing into a Vec cannot fail.
+        let _ = self.write_to(&mut b);
+        // Our own encoding: decoding cannot fail short of a prost bug; an empty plane is then
+        // the safe answer.
+        XPlane::decode(b.as_slice()).unwrap_or_default()
     }
 }
 
@@ -278,15 +292,14 @@ impl LineBuilder {
         self.index
             .sort_by_key(|e| (e.offset_ps, std::cmp::Reverse(e.duration_ps)));
         self.header.duration_ps = self.max_end_ps;
-        let head = self.header.encode_to_vec();
         // Fields 1–3 (id, name, timestamp) come before the events (field 4) on the wire.
-        let split = XLine {
-            id: self.header.id,
+        let leading = XLine {
+            id: std::mem::take(&mut self.header.id),
             name: std::mem::take(&mut self.header.name),
-            timestamp_ns: self.header.timestamp_ns,
+            timestamp_ns: std::mem::take(&mut self.header.timestamp_ns),
             ..Default::default()
-        }
-        .encoded_len();
+        };
+        let (head, split) = around_repeated(&leading, self.header);
         FinishedLine {
             head,
             split,
