@@ -271,40 +271,15 @@ fn attach_beside_a_client_configured_first() {
 /// paced in wall-clock time) writes its record after the SDK stopped our contexts: the detach
 /// waits for it, so the session holds every HIP record the runtime emitted for us, and nothing
 /// is written at exit. (The process runs on past the detach: an exit during a detach skips
-/// every client's finalize in the simulator, as the SDK marks finalization in progress.) Before, the late record reached finalize, which wrote a near-empty
-/// profile under the session's own name, over the session (seen as a flaky
+/// every client's finalize in the simulator, as the SDK marks finalization in progress.)
+/// Before, the late record reached finalize, which wrote a near-empty profile under the
+/// session's own name, over the session (seen as a flaky
 /// `attach_beside_a_client_configured_first`: "0 of 600").
 #[test]
 fn a_call_under_way_at_the_detach_stays_in_the_session() {
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = tmp.path().join("blocking.toml");
-    std::fs::write(
-        &scenario,
-        r#"
-name = "blocking-at-detach"
-seed = 1
-[delivery]
-real_time = 1.0
-[[gpus]]
-preset = "mi300x"
-[[kernels]]
-name = "long"
-dur_us = 500000
-[[streams]]
-name = "s"
-[[threads]]
-name = "main"
-start_us = 150000
-calls = [
-  { op = "stream_create", stream = "s" },
-  { op = "launch", kernel = "long", stream = "s" },
-  { op = "device_sync" },
-  { op = "launch", kernel = "long", stream = "s" },
-  { op = "device_sync" },
-]
-"#,
-    )
-    .unwrap();
+    let (launch, sync) = (support::blocking::LAUNCH, support::blocking::SYNC);
+    let scenario = support::blocking::scenario(tmp.path(), 500_000, 150_000, &[launch, sync]);
     let truth = tmp.path().join("truth.json");
     let out = Direct::new(&scenario, "1.2.1")
         .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path().join("logs"))
@@ -322,17 +297,6 @@ calls = [
     let files = profiles(&tmp.path().join("logs"), "att");
     assert_eq!(files.len(), 1, "{stderr}");
     let s = read_xspace(&files[0]).unwrap();
-    let api = support::xspace::count_by_name(host_api_events(&s));
-    assert_eq!(
-        api.get("hipDeviceSynchronize"),
-        Some(&1),
-        "{api:?}\n{stderr}"
-    );
-    let emitted = &read_truth(&truth)["delivery"]["emitted_per_kind"];
-    assert_eq!(
-        api.values().sum::<u64>(),
-        u(&emitted["HIP_RUNTIME_API"]),
-        "{api:?}\n{stderr}"
-    );
+    support::blocking::assert_every_emitted_call_kept(&s, &truth, &stderr);
     assert!(!stderr.contains("no further file: 1 API"), "{stderr}");
 }

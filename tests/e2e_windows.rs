@@ -332,32 +332,8 @@ fn windows_on_a_roctx_range_hold_that_many_steps() {
 #[test]
 fn a_call_under_way_when_the_window_closes_is_kept() {
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = tmp.path().join("blocking.toml");
-    std::fs::write(
-        &scenario,
-        r#"
-name = "blocking-sync"
-seed = 1
-[delivery]
-real_time = 1.0
-[[gpus]]
-preset = "mi300x"
-[[kernels]]
-name = "long"
-dur_us = 450000
-[[streams]]
-name = "s"
-[[threads]]
-name = "main"
-calls = [
-  { op = "stream_create", stream = "s" },
-  { op = "launch", kernel = "long", stream = "s" },
-  { op = "device_sync" },
-  { op = "launch", kernel = "long", stream = "s" },
-]
-"#,
-    )
-    .unwrap();
+    let scenario =
+        support::blocking::scenario(tmp.path(), 450_000, 0, &[support::blocking::LAUNCH]);
     let dir = tmp.path().join("logs");
     let truth = tmp.path().join("truth.json");
     let out = Direct::new(&scenario, "1.0.0")
@@ -372,18 +348,7 @@ calls = [
     let files = support::paths::profiles(&dir, "blocking");
     assert_eq!(files.len(), 1, "{files:?}\n{stderr}");
     let s = read_xspace(&files[0]).unwrap();
-    let api = support::xspace::count_by_name(support::xspace::host_api_events(&s));
-    assert_eq!(
-        api.get("hipDeviceSynchronize"),
-        Some(&1),
-        "{api:?}\n{stderr}"
-    );
-    let emitted = &read_truth(&truth)["delivery"]["emitted_per_kind"];
-    assert_eq!(
-        api.values().sum::<u64>(),
-        u(&emitted["HIP_RUNTIME_API"]),
-        "{api:?}"
-    );
+    let api = support::blocking::assert_every_emitted_call_kept(&s, &truth, &stderr);
     // The second launch came after the window: not in it.
     assert_eq!(api.get("hipLaunchKernel"), Some(&1), "{api:?}");
 }

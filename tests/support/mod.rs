@@ -10,7 +10,8 @@
 //! * [`cli`] — `rocprof-xplane inspect`;
 //! * [`xprof`] — real xprof (PyPI, pinned) as a test client, in `target/xprof-venv`;
 //! * [`synthetic`] — a hand-built `Trace` for the XPlane writer's tests;
-//! * [`fuzz`] — the seeded mutation loop of the fuzz targets.
+//! * [`fuzz`] — the seeded mutation loop of the fuzz targets;
+//! * [`blocking`] — a call under way at the end of a window or session.
 //!
 //! Nothing here builds anything: `ci/test.sh` (the README's test command) runs
 //! `cargo build --workspace --all-targets` before `cargo test`, and a missing artifact fails
@@ -19,6 +20,7 @@
 //! Each test crate uses only part of this module, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+pub mod blocking;
 pub mod cli;
 pub mod fuzz;
 pub mod paths;

@@ -228,10 +228,10 @@ fn run(
 
 /// A process-attachment driver (`rocprof-attach -p PID -t TOOL -d MS`) acting on this process:
 /// attaches `tool` at each window's start and detaches it at its end, on a thread of its own
-/// (the real driver works through ptrace from outside; the runtime's side is the same).
-/// Attaches and detaches at the given times after the replay began (not after the process
-/// started: tool loading and scenario set-up take a variable time, longer on a loaded machine,
-/// and the windows are meant to fall into the workload). Prints when each step really ended.
+/// (the real driver works through ptrace from outside; the runtime's side is the same). Window
+/// times count from the replay's start, not the process start (tool loading and scenario
+/// set-up take a variable time, longer on a loaded machine, and the windows are meant to fall
+/// into the workload); it prints when each step really ended.
 fn schedule_attach(tool: String, windows: Vec<(u64, u64)>) {
     std::thread::spawn(move || {
         let t0 = loop {

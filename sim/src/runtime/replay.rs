@@ -414,8 +414,8 @@ impl Replay {
     pub fn run(self: &Arc<Self>) -> ReplaySummary {
         install_code_objects(&self.plan);
         state::set_main_external_timeline(self.main_external_timeline());
-        let _ = self.wall_start.set(std::time::Instant::now());
-        let _ = REPLAY_STARTED.set(*self.wall_start.get_or_init(std::time::Instant::now));
+        let started = *self.wall_start.get_or_init(std::time::Instant::now);
+        let _ = REPLAY_STARTED.set(started);
         let device = {
             let me = Arc::clone(self);
             std::thread::Builder::new()
@@ -685,25 +685,27 @@ impl Replay {
         callback_each(ctxs, tid, Corr::default(), kind, op, phase, &mut data);
     }
 
-    /// HIP_GRAPH EXEC_LAUNCH in `phase` for a launch of `graph_exec` (where the release has
-    /// the kind). Exec ids are process-monotonic, one per instantiation: the simulator
-    /// instantiates each graph just before its first launch.
+    /// The HIP_GRAPH exec id of `graph_exec`. Exec ids are process-monotonic, one per
+    /// instantiation: the simulator instantiates each graph just before its first launch.
+    fn graph_exec_id(&self, graph_exec: u64) -> u64 {
+        let mut ids = lock(&self.graph_exec_ids);
+        let next = ids.len() as u64 + 1;
+        *ids.entry(graph_exec).or_insert(next)
+    }
+
+    /// HIP_GRAPH EXEC_LAUNCH in `phase` for a launch of `graph_exec` with exec id `exec_id`
+    /// (where the release has the kind).
     fn graph_cb(
         &self,
         ctxs: &[(Arc<Context>, Arc<state::Services>)],
         tid: u64,
         cid: u64,
         phase: u32,
-        graph_exec: u64,
+        (exec_id, graph_exec): (u64, u64),
     ) {
         let p = state::personality();
         let Some(kind) = p.callback_kind("HIP_GRAPH") else {
             return;
-        };
-        let exec_id = {
-            let mut ids = lock(&self.graph_exec_ids);
-            let next = ids.len() as u64 + 1;
-            *ids.entry(graph_exec).or_insert(next)
         };
         let mut data = rocprofiler_callback_tracing_hip_graph_data_t {
             size: std::mem::size_of::<rocprofiler_callback_tracing_hip_graph_data_t>() as u64,
@@ -834,7 +836,9 @@ impl Replay {
         // SDK 1.3.0+: HIP_GRAPH EXEC_LAUNCH brackets the launch's dispatches (reference
         // "newer" §4), whose external-correlation requests come in node order in between.
         let graph = match args {
-            HipArgs::GraphLaunch { graph_exec, .. } => Some(*graph_exec),
+            HipArgs::GraphLaunch { graph_exec, .. } => {
+                Some((self.graph_exec_id(*graph_exec), *graph_exec))
+            }
             _ => None,
         };
         if let Some(h) = graph {
