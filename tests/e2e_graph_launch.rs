@@ -406,6 +406,15 @@ fn graph_dispatches_name_their_executable_graph_and_node() {
         assert!(e.stat("graph_node_id").is_none());
     }
 
+    // Real xprof opens the file with the new stats, every dispatch in its kernel stats.
+    if support::xprof::available() {
+        let f = &r.files[0];
+        let x = support::xprof::summary(f, &support::paths::host_of(f));
+        assert_eq!(x["errors"], serde_json::json!({}), "{x}");
+        let occ = support::xprof::occurrences(&x["kernel_stats"]);
+        assert_eq!(occ.values().sum::<u64>(), kernels(&r.space).len() as u64);
+    }
+
     let older = cached(&builtin("graph-launch.toml"), "1.2.1", &[]);
     assert!(kernels(&older.space)
         .iter()
