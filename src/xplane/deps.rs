@@ -9,7 +9,7 @@
 
 use crate::fastmap::HashMap;
 
-use super::builder::{LineBuilder, PlaneBuilder, StatValue};
+use super::builder::{LineBuilder, PlaneBuilder, StatBytes, StatValue};
 use crate::model::events::SyncKind;
 use crate::model::{AnchorPlace, SyncCall, Trace};
 
@@ -65,46 +65,43 @@ pub fn sync_index(trace: &Trace) -> HashMap<u64, &SyncCall> {
 }
 
 /// The stats of a synchronization call's host event.
-pub fn add_sync_stats(
-    plane: &mut PlaneBuilder,
-    call: Option<&&SyncCall>,
-    stats: &mut Vec<super::proto::XStat>,
-) {
+pub fn add_sync_stats(plane: &mut PlaneBuilder, call: Option<&&SyncCall>, stats: &mut StatBytes) {
     let Some(c) = call else { return };
-    let stream = |plane: &mut PlaneBuilder, stats: &mut Vec<_>| {
+    let stream = |plane: &mut PlaneBuilder, stats: &mut StatBytes| {
         if let Some(n) = c.stream {
-            stats.push(plane.stat(HIP_STREAM, StatValue::I64(n)));
+            plane.put(stats, HIP_STREAM, StatValue::I64(n));
         }
     };
     match c.kind {
         SyncKind::EventRecord => {
-            stats.push(plane.stat(HIP_EVENT, StatValue::U64(c.event)));
+            plane.put(stats, HIP_EVENT, StatValue::U64(c.event));
             stream(plane, stats);
         }
         SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery => {
-            stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
+            plane.put(stats, SYNC_TYPE, StatValue::Ref(sync_type(c.kind)));
             stream(plane, stats);
-            stats.push(plane.stat(WAIT_ON_HIP_EVENT_ID, StatValue::U64(c.event)));
+            plane.put(stats, WAIT_ON_HIP_EVENT_ID, StatValue::U64(c.event));
             if let Some(r) = c.resolved {
                 if let Some(n) = r.stream {
-                    stats.push(plane.stat(WAIT_ON_STREAM, StatValue::I64(n)));
+                    plane.put(stats, WAIT_ON_STREAM, StatValue::I64(n));
                 }
-                stats.push(plane.stat(
+                plane.put(
+                    stats,
                     WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
                     StatValue::U64(r.record_correlation_id),
-                ));
+                );
             }
         }
         SyncKind::StreamSynchronize | SyncKind::StreamQuery => {
-            stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
+            plane.put(stats, SYNC_TYPE, StatValue::Ref(sync_type(c.kind)));
             stream(plane, stats);
         }
         // It waits for every stream of the device and names none: -1, the value CUPTI gives
         // context/device synchronization records (CUPTI_SYNCHRONIZATION_INVALID_VALUE as int32)
         // and Kineto writes, so tools reading CUPTI-parity fields see "no stream", not stream 0.
         SyncKind::DeviceSynchronize => {
-            stats.push(plane.stat(SYNC_TYPE, StatValue::Ref(sync_type(c.kind))));
-            stats.push(plane.stat(HIP_STREAM, StatValue::I64(NO_STREAM)));
+            plane.put(stats, SYNC_TYPE, StatValue::Ref(sync_type(c.kind)));
+            plane.put(stats, HIP_STREAM, StatValue::I64(NO_STREAM));
         }
     }
 }
@@ -145,11 +142,14 @@ pub fn add_anchors(
     for a in anchors {
         let name = if a.out { RECORD_ANCHOR } else { WAIT_ANCHOR };
         let id = plane.event_metadata_id(name);
-        let stats = vec![
-            plane.stat(FLOW, StatValue::U64(a.flow)),
-            plane.stat(DEPENDENCY_OF, StatValue::U64(a.wait_correlation_id)),
-        ];
-        line.add_event(id, offset_ps(a.time_ns), 0, stats);
+        let mut stats = StatBytes::new();
+        plane.put(&mut stats, FLOW, StatValue::U64(a.flow));
+        plane.put(
+            &mut stats,
+            DEPENDENCY_OF,
+            StatValue::U64(a.wait_correlation_id),
+        );
+        line.add_event(id, offset_ps(a.time_ns), 0, &stats);
     }
 }
 

@@ -6,8 +6,7 @@
 //! each other or with anything, and clocks of buffered and callback timestamps may disagree by a
 //! few ns. Each group is therefore dealt onto lanes: a span goes to the first lane where it nests.
 
-use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatValue};
-use super::proto::XStat;
+use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatValue};
 use super::space::MARKER_LINE_BIT;
 use super::stats as s;
 use crate::model::RangeInfo;
@@ -21,12 +20,12 @@ const MAX_LANE: usize = 127;
 
 /// Stats of a roctx range event itself: its own scope id (push/pop), so ids in the scope tree
 /// and on kernels can be mapped to labels, and a mark when the range never closed.
-pub fn range_stats(plane: &mut PlaneBuilder, r: &RangeInfo, stats: &mut Vec<XStat>) {
+pub fn range_stats(plane: &mut PlaneBuilder, r: &RangeInfo, stats: &mut StatBytes) {
     if r.scope_id != 0 {
-        stats.push(plane.stat(s::SCOPE_RANGE_ID, StatValue::I64(r.scope_id)));
+        plane.put(stats, s::SCOPE_RANGE_ID, StatValue::I64(r.scope_id));
     }
     if r.open_at_end {
-        stats.push(plane.stat(s::OPEN_AT_END, StatValue::I64(1)));
+        plane.put(stats, s::OPEN_AT_END, StatValue::I64(1));
     }
 }
 
@@ -36,7 +35,7 @@ struct Pending {
     metadata_id: i64,
     offset_ps: i64,
     duration_ps: i64,
-    stats: Vec<XStat>,
+    stats: StatBytes,
 }
 
 /// The roctx lines of one host thread: push/pop ranges and marks on `Host Threads/<tid>/ROCTX`,
@@ -64,7 +63,7 @@ impl RoctxLines {
         metadata_id: i64,
         offset_ps: i64,
         duration_ps: i64,
-        stats: Vec<XStat>,
+        stats: StatBytes,
     ) {
         self.events.push(Pending {
             process_wide,
@@ -95,7 +94,7 @@ impl RoctxLines {
                     e.metadata_id,
                     e.offset_ps,
                     e.duration_ps,
-                    e.stats,
+                    &e.stats,
                 );
             }
             out.extend(lines.into_iter().map(LineBuilder::finish));

@@ -21,4 +21,6 @@ pub use file::{
     process_host_name, read_xspace, run_dir_name, sanitize_component, write_xspace,
     write_xspace_proto, OutputLayout, ReadError, WriteError,
 };
-pub use space::{build_xspace, compute_capability, counter_warnings, MARKER_LINE_BIT};
+pub use space::{
+    build_planes, build_xspace, compute_capability, counter_warnings, MARKER_LINE_BIT,
+};

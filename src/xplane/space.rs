@@ -5,10 +5,11 @@
 //! timestamps relative to the profile start, events sorted per line.
 
 use crate::fastmap::{HashMap, HashSet};
+use crate::model::corrmap::{id_range, CorrMap};
 use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
-use super::builder::{BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatValue};
+use super::builder::{BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatValue};
 use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XSpace, XStat};
 use super::stats as s;
@@ -138,15 +139,18 @@ fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
 
 /// Correlation ids that produced device work, each with its first copy (if any), so the host
 /// copy API can carry `memcpy_details` like XLA's host events do.
-fn device_work_by_correlation(trace: &Trace) -> HashMap<u64, Option<&MemcpyInfo>> {
-    let mut map: HashMap<u64, Option<&MemcpyInfo>> = HashMap::default();
+fn device_work_by_correlation(trace: &Trace) -> CorrMap<Option<&MemcpyInfo>> {
+    let mut map = CorrMap::for_range(
+        id_range(host_api_events(trace).map(|e| e.correlation_id)),
+        host_api_events(trace).count(),
+    );
     for d in &trace.devices {
         for l in &d.lines {
             for e in &l.events {
                 if e.correlation_id == 0 {
                     continue;
                 }
-                let slot = map.entry(e.correlation_id).or_default();
+                let slot = map.get_or_insert_with(e.correlation_id, || None);
                 if let (None, DeviceEventKind::Memcpy(m)) = (&slot, &e.kind) {
                     *slot = Some(m);
                 }
@@ -158,20 +162,30 @@ fn device_work_by_correlation(trace: &Trace) -> HashMap<u64, Option<&MemcpyInfo>
 
 /// Correlation ids of the HIP calls written on the host plane: only a device event whose call
 /// is among them may carry `correlation_id` (a launch-flow end needs its start).
-fn host_calls_by_correlation(trace: &Trace) -> HashSet<u64> {
+fn host_calls_by_correlation(trace: &Trace) -> CorrMap<()> {
+    let mut set = CorrMap::for_range(
+        id_range(host_api_events(trace).map(|e| e.correlation_id)),
+        host_api_events(trace).count(),
+    );
+    for e in host_api_events(trace) {
+        set.insert(e.correlation_id, ());
+    }
+    set
+}
+
+/// The HIP calls with a correlation id on the host plane.
+fn host_api_events(trace: &Trace) -> impl Iterator<Item = &crate::model::HostEvent> {
     trace
         .host_threads
         .iter()
         .flat_map(|t| &t.events)
         .filter(|e| e.correlation_id != 0 && e.kind == HostEventKind::HipApi)
-        .map(|e| e.correlation_id)
-        .collect()
 }
 
 fn host_plane(
     trace: &Trace,
     base: &Timebase,
-    device_work: &HashMap<u64, Option<&MemcpyInfo>>,
+    device_work: &CorrMap<Option<&MemcpyInfo>>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
 ) -> BuiltPlane {
     let syncs = super::deps::sync_index(trace);
@@ -179,6 +193,7 @@ fn host_plane(
     let mut cache = EventCache::default();
     let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
     threads.sort_by_key(|t| t.tid);
+    let mut stats = StatBytes::new();
     for t in threads {
         let tid = t.tid as i64;
         let mut api = LineBuilder::new(tid, format!("Host Threads/{}", t.tid), 0);
@@ -197,7 +212,7 @@ fn host_plane(
         );
         let mut roctx = RoctxLines::new(t.tid, display);
         for e in &t.events {
-            let mut stats = Vec::new();
+            stats.clear();
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
             // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
@@ -205,23 +220,32 @@ fn host_plane(
                 .get(&e.correlation_id)
                 .filter(|_| e.correlation_id != 0);
             if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
-                stats.push(plane.stat(s::CORRELATION_ID, StatValue::U64(e.correlation_id)));
+                plane.put(
+                    &mut stats,
+                    s::CORRELATION_ID,
+                    StatValue::U64(e.correlation_id),
+                );
                 super::deps::add_sync_stats(&mut plane, syncs.get(&e.correlation_id), &mut stats);
             }
             if let Some(dev) = e.device {
-                stats.push(plane.stat(s::DEVICE_ID, StatValue::U64(u64::from(dev))));
+                plane.put(&mut stats, s::DEVICE_ID, StatValue::U64(u64::from(dev)));
             }
             if let Some(Some(m)) = work {
-                stats.push(plane.stat(s::MEMCPY_DETAILS, StatValue::Ref(&s::memcpy_details(m))));
+                plane.put(
+                    &mut stats,
+                    s::MEMCPY_DETAILS,
+                    StatValue::Ref(&s::memcpy_details(m)),
+                );
             }
             if e.activity_count > 1 {
-                stats.push(plane.stat(
+                plane.put(
+                    &mut stats,
                     s::ACTIVITY_COUNT,
                     StatValue::U64(u64::from(e.activity_count)),
-                ));
+                );
             }
             if let Some(g) = e.graph_exec_id {
-                stats.push(plane.stat(s::GRAPH_EXEC_ID, StatValue::U64(g)));
+                plane.put(&mut stats, s::GRAPH_EXEC_ID, StatValue::U64(g));
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &r, &mut stats);
@@ -234,17 +258,22 @@ fn host_plane(
                 _ => duration_ps(e.start_ns, e.end_ns),
             };
             match e.kind {
-                HostEventKind::HipApi => api.add_event(id, start, dur, stats),
-                HostEventKind::Marker => {
-                    roctx.add(false, (e.start_ns, e.start_ns), id, start, dur, stats)
-                }
+                HostEventKind::HipApi => api.add_event(id, start, dur, &stats),
+                HostEventKind::Marker => roctx.add(
+                    false,
+                    (e.start_ns, e.start_ns),
+                    id,
+                    start,
+                    dur,
+                    stats.clone(),
+                ),
                 HostEventKind::MarkerRange(r) => roctx.add(
                     r.process_wide,
                     (e.start_ns, e.end_ns),
                     id,
                     start,
                     dur,
-                    stats,
+                    stats.clone(),
                 ),
             }
         }
@@ -294,26 +323,46 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
             .and_then(|e| e.annotation.as_ref())
             .and_then(|a| a.stack.last())
             .map_or(api, |l| l.as_ref());
-        let mut stats = vec![
-            plane.stat(s::ALLOCATOR_NAME, StatValue::Ref(&m.allocator)),
-            plane.stat(s::BYTES_RESERVED, StatValue::I64(0)),
-            plane.stat(s::BYTES_ALLOCATED, StatValue::I64(m.in_use as i64)),
-            plane.stat(s::PEAK_BYTES_IN_USE, StatValue::I64(m.peak as i64)),
-            plane.stat(s::REQUESTED_BYTES, StatValue::I64(m.bytes as i64)),
-            plane.stat(s::ALLOCATION_BYTES, StatValue::I64(m.bytes as i64)),
-            // xprof reads these with `IntValue()`: int64 (a uint64 would read as 0).
-            plane.stat(s::ADDRESS, StatValue::I64(m.address as i64)),
-            plane.stat(s::TF_OP, StatValue::Ref(op)),
-            plane.stat(s::REGION_TYPE, StatValue::Ref(m.kind.name())),
-            plane.stat(s::DATA_TYPE, StatValue::I64(0)),
-            plane.stat(s::TENSOR_SHAPE, StatValue::Ref("")),
-            plane.stat(s::CORRELATION_ID, StatValue::U64(m.correlation_id)),
-        ];
+        let mut stats = StatBytes::new();
+        plane.put(&mut stats, s::ALLOCATOR_NAME, StatValue::Ref(&m.allocator));
+        plane.put(&mut stats, s::BYTES_RESERVED, StatValue::I64(0));
+        plane.put(
+            &mut stats,
+            s::BYTES_ALLOCATED,
+            StatValue::I64(m.in_use as i64),
+        );
+        plane.put(
+            &mut stats,
+            s::PEAK_BYTES_IN_USE,
+            StatValue::I64(m.peak as i64),
+        );
+        plane.put(
+            &mut stats,
+            s::REQUESTED_BYTES,
+            StatValue::I64(m.bytes as i64),
+        );
+        plane.put(
+            &mut stats,
+            s::ALLOCATION_BYTES,
+            StatValue::I64(m.bytes as i64),
+        );
+        // xprof reads these with `IntValue()`: int64 (a uint64 would read as 0).
+        plane.put(&mut stats, s::ADDRESS, StatValue::I64(m.address as i64));
+        plane.put(&mut stats, s::TF_OP, StatValue::Ref(op));
+        plane.put(&mut stats, s::REGION_TYPE, StatValue::Ref(m.kind.name()));
+        plane.put(&mut stats, s::DATA_TYPE, StatValue::I64(0));
+        plane.put(&mut stats, s::TENSOR_SHAPE, StatValue::Ref(""));
+        plane.put(
+            &mut stats,
+            s::CORRELATION_ID,
+            StatValue::U64(m.correlation_id),
+        );
         if let Some(cap) = capacity.get(m.allocator.as_ref()) {
-            stats.push(plane.stat(
+            plane.put(
+                &mut stats,
                 s::BYTES_AVAILABLE,
                 StatValue::I64(cap.saturating_sub(m.in_use) as i64),
-            ));
+            );
         }
         let name = if m.alloc {
             s::MEMORY_ALLOCATION
@@ -321,7 +370,7 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
             s::MEMORY_DEALLOCATION
         };
         let id = plane.event_metadata_id(name);
-        line.add_event(id, base.offset_ps(m.time_ns), 0, stats);
+        line.add_event(id, base.offset_ps(m.time_ns), 0, &stats);
     }
     Some(line.finish())
 }
@@ -329,7 +378,7 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
 fn device_plane(
     d: &Device,
     base: &Timebase,
-    launched: &HashSet<u64>,
+    launched: &CorrMap<()>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
 ) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(
@@ -340,41 +389,48 @@ fn device_plane(
     let mut lines: Vec<_> = d.lines.iter().collect();
     lines.sort_by_key(|l| l.id);
     let mut cache = EventCache::default();
+    let mut ids = DeviceStatIds::default();
+    let mut stats = StatBytes::new();
     for l in lines {
-        let mut line = LineBuilder::new(l.id, device_line_name(l), 0);
+        let mut line = LineBuilder::new(l.id, String::new(), 0);
+        let mut types = LineTypes::default();
         for e in &l.events {
-            let mut stats = Vec::with_capacity(3);
+            stats.clear();
+            types.add(&e.kind);
             if e.correlation_id != 0 {
-                let name = if launched.contains(&e.correlation_id) {
-                    s::CORRELATION_ID
+                let id = if launched.contains_key(&e.correlation_id) {
+                    ids.get(&mut plane, s::CORRELATION_ID)
                 } else {
-                    s::ORPHAN_CORRELATION_ID
+                    ids.get(&mut plane, s::ORPHAN_CORRELATION_ID)
                 };
-                stats.push(plane.stat(name, StatValue::U64(e.correlation_id)));
+                stats.u64(id, e.correlation_id);
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(k) => {
-                    stats.push(plane.stat(super::deps::HSA_QUEUE, StatValue::U64(k.queue)));
+                    stats.u64(ids.get(&mut plane, super::deps::HSA_QUEUE), k.queue);
                     if let Some(p) = k.pipe_id {
-                        stats.push(plane.stat(s::PIPE_ID, StatValue::I64(i64::from(p))));
+                        stats.i64(ids.get(&mut plane, s::PIPE_ID), i64::from(p));
                     }
                     let key = KernelKey::of(k);
                     let details = cache.kernel_details.entry(key).or_insert_with(|| {
                         let occ = crate::model::occupancy::occupancy(k, d);
-                        let mut v = vec![plane.stat(
+                        let mut v = StatBytes::new();
+                        plane.put(
+                            &mut v,
                             s::KERNEL_DETAILS,
                             StatValue::Ref(&s::kernel_details(k, occ.as_ref())),
-                        )];
+                        );
                         if let Some(o) = occ {
-                            v.push(plane.stat(
+                            plane.put(
+                                &mut v,
                                 s::WAVES_PER_SIMD,
                                 StatValue::I64(i64::from(o.waves_per_simd)),
-                            ));
-                            v.push(plane.stat(s::OCCUPANCY_LIMITER, StatValue::Ref(o.limiter)));
+                            );
+                            plane.put(&mut v, s::OCCUPANCY_LIMITER, StatValue::Ref(o.limiter));
                         }
                         v
                     });
-                    stats.extend(details.iter().cloned());
+                    stats.extend(details);
                     let id = cache.event_id(&mut plane, &k.name);
                     if cache.with_resources.insert(id) {
                         for (name, v) in s::kernel_resource_stats(k) {
@@ -385,21 +441,24 @@ fn device_plane(
                     id
                 }
                 DeviceEventKind::Memcpy(m) => {
-                    stats
-                        .push(plane.stat(s::MEMCPY_DETAILS, StatValue::Ref(&s::memcpy_details(m))));
+                    plane.put(
+                        &mut stats,
+                        s::MEMCPY_DETAILS,
+                        StatValue::Ref(&s::memcpy_details(m)),
+                    );
                     plane.event_metadata_id(s::memcpy_event_name(m.direction))
                 }
             };
             if let Some(g) = e.graph {
-                stats.push(plane.stat(s::GRAPH_EXEC_ID, StatValue::U64(g.exec_id)));
-                stats.push(plane.stat(s::GRAPH_NODE_ID, StatValue::U64(u64::from(g.node))));
+                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id);
+                stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node));
             }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
             line.add_event(
                 id,
                 base.offset_ps(e.start_ns),
                 duration_ps(e.start_ns, e.end_ns),
-                stats,
+                &stats,
             );
         }
         super::deps::add_anchors(
@@ -411,9 +470,29 @@ fn device_plane(
             }),
             |t| base.offset_ps(t),
         );
+        line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
     }
     plane.finish()
+}
+
+/// Stat metadata ids of the names every device event may carry, interned on first use (so ids
+/// are assigned in the same order as by name) and then read without hashing the name.
+#[derive(Default)]
+struct DeviceStatIds {
+    ids: Vec<(&'static str, i64)>,
+}
+
+impl DeviceStatIds {
+    fn get(&mut self, plane: &mut PlaneBuilder, name: &'static str) -> i64 {
+        // A handful of names: a scan by address beats hashing the string.
+        if let Some(&(_, id)) = self.ids.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
+            return id;
+        }
+        let id = plane.stat_metadata_id(name);
+        self.ids.push((name, id));
+        id
+    }
 }
 
 /// The launch parameters that make up `kernel_details`.
@@ -447,11 +526,11 @@ impl KernelKey {
 /// annotation; kernel names can be kilobytes of template text, costly to hash per event).
 #[derive(Default)]
 struct EventCache {
-    kernel_details: HashMap<KernelKey, Vec<XStat>>,
+    kernel_details: HashMap<KernelKey, StatBytes>,
     /// Kernel event metadata that already carries its resource stats.
     with_resources: HashSet<i64>,
     event_ids: HashMap<*const u8, i64>,
-    annotations: HashMap<*const Annotation, Vec<XStat>>,
+    annotations: HashMap<*const Annotation, StatBytes>,
     /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.
     _pinned_names: Vec<Arc<str>>,
     _pinned_annotations: Vec<Arc<Annotation>>,
@@ -473,17 +552,17 @@ impl EventCache {
         &mut self,
         plane: &mut PlaneBuilder,
         a: Option<&Arc<Annotation>>,
-        stats: &mut Vec<XStat>,
+        stats: &mut StatBytes,
     ) {
         let Some(a) = a else { return };
         let key = Arc::as_ptr(a);
         if let Some(cached) = self.annotations.get(&key) {
-            stats.extend(cached.iter().cloned());
+            stats.extend(cached);
             return;
         }
-        let mut built = Vec::new();
+        let mut built = StatBytes::new();
         add_annotation_stats(plane, Some(a), &mut built);
-        stats.extend(built.iter().cloned());
+        stats.extend(&built);
         self.annotations.insert(key, built);
         self._pinned_annotations.push(a.clone());
     }
@@ -492,35 +571,49 @@ impl EventCache {
 /// `<name>(<types>)` like XLA's and CUPTI's `Stream #<id>(<types>)`; the model's name (or
 /// `Stream #<id>`) comes first. Kernels are listed as CUPTI's `Compute` because xprof's
 /// derived-timeline code puts lines whose name contains "Compute" first.
-fn device_line_name(l: &DeviceLine) -> String {
+fn device_line_name(l: &DeviceLine, types: &LineTypes) -> String {
     let base = if l.name.is_empty() {
         format!("Stream #{}", l.id)
     } else {
         l.name.clone()
     };
-    let mut types: Vec<&str> = Vec::new();
-    for e in &l.events {
-        let t = match &e.kind {
+    let present: Vec<&str> = LINE_TYPE_ORDER
+        .iter()
+        .zip(types.0)
+        .filter(|(_, seen)| *seen)
+        .map(|(t, _)| *t)
+        .collect();
+    if present.is_empty() {
+        base
+    } else {
+        format!("{base}({})", present.join(","))
+    }
+}
+
+/// The kinds of work a device line's name lists, in this order.
+const LINE_TYPE_ORDER: [&str; 6] = [
+    "Compute",
+    "MemcpyHToD",
+    "MemcpyDToH",
+    "MemcpyDToD",
+    "MemcpyHToH",
+    "MemcpyOther",
+];
+
+/// Which of `LINE_TYPE_ORDER` a line holds, noted as its events are written (a separate pass
+/// over a million-event line costs a cache miss per event).
+#[derive(Default)]
+struct LineTypes([bool; 6]);
+
+impl LineTypes {
+    fn add(&mut self, kind: &DeviceEventKind) {
+        let t = match kind {
             DeviceEventKind::Kernel(_) => "Compute",
             DeviceEventKind::Memcpy(m) => s::memcpy_event_name(m.direction),
         };
-        if !types.contains(&t) {
-            types.push(t);
+        if let Some(i) = LINE_TYPE_ORDER.iter().position(|o| *o == t) {
+            self.0[i] = true;
         }
-    }
-    const ORDER: [&str; 6] = [
-        "Compute",
-        "MemcpyHToD",
-        "MemcpyDToH",
-        "MemcpyDToD",
-        "MemcpyHToH",
-        "MemcpyOther",
-    ];
-    types.sort_by_key(|t| ORDER.iter().position(|o| o == t));
-    if types.is_empty() {
-        base
-    } else {
-        format!("{base}({})", types.join(","))
     }
 }
 
@@ -564,24 +657,28 @@ pub fn compute_capability(gfx_target_version: u32) -> (i64, i64) {
 fn add_annotation_stats(
     plane: &mut PlaneBuilder,
     a: Option<&Arc<Annotation>>,
-    stats: &mut Vec<XStat>,
+    stats: &mut StatBytes,
 ) {
     let Some(a) = a else { return };
     if a.scope_range_id != 0 {
-        stats.push(plane.stat(s::SCOPE_RANGE_ID, StatValue::I64(a.scope_range_id)));
+        plane.put(stats, s::SCOPE_RANGE_ID, StatValue::I64(a.scope_range_id));
     }
     if let Some(&inner) = a.external_ids.last() {
-        stats.push(plane.stat(s::EXTERNAL_CORRELATION_ID, StatValue::U64(inner)));
+        plane.put(stats, s::EXTERNAL_CORRELATION_ID, StatValue::U64(inner));
         if a.external_ids.len() > 1 {
             let all: Vec<String> = a.external_ids.iter().map(u64::to_string).collect();
-            stats.push(plane.stat(s::EXTERNAL_CORRELATION_IDS, StatValue::Ref(&all.join(","))));
+            plane.put(
+                stats,
+                s::EXTERNAL_CORRELATION_IDS,
+                StatValue::Ref(&all.join(",")),
+            );
         }
     }
     if a.stack.is_empty() {
         return;
     }
     let parsed = parse_annotation(a);
-    stats.push(plane.stat(s::NVTX_RANGE, StatValue::Ref(&parsed.joined)));
+    plane.put(stats, s::NVTX_RANGE, StatValue::Ref(&parsed.joined));
     // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. `tf_op`
     // and field stats come only from levels in XLA's `name#k=v#` form or PyTorch's `emit_nvtx`
     // form (`xplane::annotation`). A `tf_op` from plain labels such as
@@ -591,7 +688,7 @@ fn add_annotation_stats(
         return;
     }
     if !parsed.tf_op.is_empty() {
-        stats.push(plane.stat(s::TF_OP, StatValue::Ref(&parsed.tf_op)));
+        plane.put(stats, s::TF_OP, StatValue::Ref(&parsed.tf_op));
     }
     for (k, v) in &parsed.metadata {
         if s::RESERVED_EVENT_STATS.contains(&k.as_str()) {
@@ -603,7 +700,7 @@ fn add_annotation_stats(
             ParsedValue::F64(v) => StatValue::F64(*v),
             ParsedValue::Str(v) => StatValue::Ref(v),
         };
-        stats.push(plane.stat(k, value));
+        plane.put(stats, k, value);
     }
 }
 
