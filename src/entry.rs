@@ -269,6 +269,9 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
         let t1 = std::time::Instant::now();
         let trace = join(collected);
         let t2 = std::time::Instant::now();
+        if crate::log::enabled(LogLevel::Debug) {
+            log_debug!("finalize: joined, memory {}", process_memory());
+        }
         let written =
             crate::output::write_trace_as(&trace, cfg, &crate::window::final_run_name(cfg));
         if crate::log::enabled(LogLevel::Debug) {

@@ -336,6 +336,8 @@ pub struct LineBuilder {
     count: usize,
     last: (i64, i64),
     max_end_ps: i64,
+    /// Events announced by [`Self::expect_events`].
+    expected: usize,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -372,12 +374,15 @@ impl LineBuilder {
             count: 0,
             last: (i64::MIN, i64::MAX),
             max_end_ps: 0,
+            expected: 0,
         }
     }
 
-    /// Room for `n` more events of about `bytes_each` (a device line knows its count).
-    pub fn reserve(&mut self, n: usize, bytes_each: usize) {
-        self.arena.reserve(n.saturating_mul(bytes_each));
+    /// The line will hold about `n` events (a device line knows its count): the arena is sized
+    /// once, after the first event shows their size, instead of doubling (each doubling of a
+    /// heap block copies everything so far).
+    pub fn expect_events(&mut self, n: usize) {
+        self.expected = n;
     }
 
     /// Names the line after its events are known (a device line's name lists its kinds).
@@ -439,6 +444,11 @@ impl LineBuilder {
         }
         self.last = (offset_ps, duration_ps);
         self.count += 1;
+        if self.count == 1 && self.expected > 1 {
+            // One eighth over the first event's size; `finish` gives back what is left.
+            let each = slot.len + slot.len / 8;
+            self.arena.reserve((self.expected - 1).saturating_mul(each));
+        }
     }
 
     /// The slots of the events encoded before byte `end` of the arena, read back from it (only

@@ -393,6 +393,7 @@ fn device_plane(
     let mut stats = StatBytes::new();
     for l in lines {
         let mut line = LineBuilder::new(l.id, String::new(), 0);
+        line.expect_events(l.events.len());
         let mut types = LineTypes::default();
         for e in &l.events {
             stats.clear();
