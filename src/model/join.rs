@@ -211,8 +211,8 @@ pub fn join(mut c: Collected) -> Trace {
     let creations = super::streams::Creations::new(&c.stream_creations);
     super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
     let mut work = DeviceWork::new(&c.calls, ids);
-    let issued_on = issued_devices(&c.calls, ids);
-    places.hip_plane = hip_device_planes(&issued_on, &c.kernels, &places.ordinal_of);
+    places.issued_on = issued_devices(&c.calls, ids);
+    places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
 
     kernel_events(
         &mut c,
@@ -230,11 +230,10 @@ pub fn join(mut c: Collected) -> Trace {
         &mut work,
         &mut counters,
         &mut warnings,
-        &issued_on,
     );
     // The device records are events now (the kernel records were freed as they became
     // events): free the rest before the host events are built.
-    drop(issued_on);
+    drop(std::mem::take(&mut places.issued_on));
     drop(std::mem::take(&mut c.copies));
     drop(std::mem::take(&mut c.calls));
     drop(std::mem::take(&mut c.copy_ptrs));
@@ -293,6 +292,8 @@ struct Places {
     kernel_plane_of: HashMap<u64, u32>,
     /// HIP device index → plane, learned from kernel launches (`hip_device_planes`).
     hip_plane: HashMap<i32, u32>,
+    /// The HIP device each launch or copy call was issued to (emptied after the copies).
+    issued_on: CorrMap<i32>,
 }
 
 impl Places {
@@ -351,6 +352,7 @@ fn place_devices(
         ordinal_of,
         kernel_plane_of,
         hip_plane: HashMap::default(),
+        issued_on: CorrMap::default(),
     }
 }
 
@@ -623,7 +625,6 @@ fn copy_events(
     work: &mut DeviceWork,
     counters: &mut crate::model::Counters,
     warnings: &mut Vec<String>,
-    issued_on: &CorrMap<i32>,
 ) {
     c.copies.sort_by_key(|m: &CopyRecord| {
         (
@@ -657,7 +658,8 @@ fn copy_events(
         let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, counters) else {
             continue;
         };
-        let issued = issued_on
+        let issued = places
+            .issued_on
             .get(&m.correlation_id)
             .filter(|_| m.correlation_id != 0)
             .and_then(|&d| issued_plane(d, m, &places.hip_plane, &places.ordinal_of, gpu_count));
