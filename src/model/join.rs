@@ -19,7 +19,7 @@ use super::events::{
 use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
-    HostThread, KernelInfo, MemcpyInfo, RangeInfo, Trace,
+    HostThread, KernelCode, KernelInfo, MemcpyInfo, RangeInfo, Trace,
 };
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
@@ -483,6 +483,8 @@ fn kernel_events(
         |k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue),
     );
     let mut records = Chunks::new(std::mem::take(&mut c.kernels));
+    // One `KernelCode` per kernel id, shared by its dispatches.
+    let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
     for &i in &order {
         let k = &records.take(i as usize);
         let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
@@ -492,17 +494,14 @@ fn kernel_events(
         if !api.launched(k.correlation_id) {
             counters.activities_without_api += 1;
         }
-        let (name, sym) = match c.symbols.get(&k.kernel_id) {
-            Some(s) => (s.name.clone(), Some(s)),
-            None => {
-                counters.kernels_without_symbol += 1;
-                (Arc::from(unknown_kernel_name(k.kernel_id)), None)
-            }
-        };
-        let static_lds = sym.map_or(0, |s| s.group_segment_size);
+        if !c.symbols.contains_key(&k.kernel_id) {
+            counters.kernels_without_symbol += 1;
+        }
+        let code = codes
+            .entry(k.kernel_id)
+            .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id))))
+            .clone();
         let info = KernelInfo {
-            name,
-            kernel_id: k.kernel_id,
             dispatch_id: k.dispatch_id,
             grid: [
                 ceil_div(k.grid[0], k.workgroup[0]),
@@ -510,15 +509,13 @@ fn kernel_events(
                 ceil_div(k.grid[2], k.workgroup[2]),
             ],
             block: k.workgroup,
-            vgpr_count: sym.map_or(0, |s| s.arch_vgpr_count + s.accum_vgpr_count),
-            agpr_count: sym.map_or(0, |s| s.accum_vgpr_count),
-            sgpr_count: sym.map_or(0, |s| s.sgpr_count),
-            symbol_scratch_bytes: sym.map_or(0, |s| s.private_segment_size),
-            static_shared_bytes: static_lds,
-            dynamic_shared_bytes: k.group_segment_size.saturating_sub(static_lds),
+            dynamic_shared_bytes: k
+                .group_segment_size
+                .saturating_sub(code.static_shared_bytes),
             private_segment_bytes: k.private_segment_size,
             queue: k.queue,
             pipe_id: k.pipe_id,
+            code,
         };
         let key = work
             .stream_of
@@ -536,6 +533,22 @@ fn kernel_events(
             graph,
         };
         work.push(dev, key, e);
+    }
+}
+
+/// A kernel's code-object facts from its symbol; named by id when the symbol never came.
+fn kernel_code(kernel_id: u64, sym: Option<&super::events::KernelSymbol>) -> KernelCode {
+    KernelCode {
+        name: sym.map_or_else(
+            || Arc::from(unknown_kernel_name(kernel_id)),
+            |s| s.name.clone(),
+        ),
+        kernel_id,
+        vgpr_count: sym.map_or(0, |s| s.arch_vgpr_count + s.accum_vgpr_count),
+        agpr_count: sym.map_or(0, |s| s.accum_vgpr_count),
+        sgpr_count: sym.map_or(0, |s| s.sgpr_count),
+        symbol_scratch_bytes: sym.map_or(0, |s| s.private_segment_size),
+        static_shared_bytes: sym.map_or(0, |s| s.group_segment_size),
     }
 }
 
@@ -1163,7 +1176,7 @@ mod tests {
         let t = join(c);
         let ks = kernels_of(&t);
         match &ks[0].kind {
-            DeviceEventKind::Kernel(i) => assert_eq!(&*i.name, "<unknown kernel 777>"),
+            DeviceEventKind::Kernel(i) => assert_eq!(&*i.code.name, "<unknown kernel 777>"),
             _ => panic!(),
         }
         assert_eq!(t.counters.kernels_without_symbol, 1);
@@ -1178,12 +1191,12 @@ mod tests {
         let DeviceEventKind::Kernel(i) = &kernels_of(&t)[0].kind else {
             panic!()
         };
-        assert_eq!(&*i.name, "gemm(float*)");
+        assert_eq!(&*i.code.name, "gemm(float*)");
         assert_eq!(i.grid, [4, 1, 1]);
         assert_eq!(i.block, [256, 1, 1]);
-        assert_eq!(i.vgpr_count, 72);
-        assert_eq!(i.sgpr_count, 32);
-        assert_eq!(i.static_shared_bytes, 1024);
+        assert_eq!(i.code.vgpr_count, 72);
+        assert_eq!(i.code.sgpr_count, 32);
+        assert_eq!(i.code.static_shared_bytes, 1024);
         assert_eq!(i.dynamic_shared_bytes, 3072);
         assert_eq!(i.private_segment_bytes, 16);
     }

@@ -77,9 +77,9 @@ pub fn occupancy(k: &KernelInfo, d: &Device) -> Option<Occupancy> {
     let block: u64 = k.block.iter().map(|&b| u64::from(b.max(1))).product();
     let waves_per_wg = u32::try_from(block.div_ceil(u64::from(wave))).unwrap_or(u32::MAX);
 
-    let arch_vgprs = k.vgpr_count.saturating_sub(k.agpr_count);
-    let by_vgpr = waves_by_vgprs(a, arch_vgprs, k.agpr_count, max);
-    let by_sgpr = waves_by_sgprs(a, k.sgpr_count, max);
+    let arch_vgprs = k.code.vgpr_count.saturating_sub(k.code.agpr_count);
+    let by_vgpr = waves_by_vgprs(a, arch_vgprs, k.code.agpr_count, max);
+    let by_sgpr = waves_by_sgprs(a, k.code.sgpr_count, max);
     // Work-groups per CU and their waves per SIMD, as LLVM's `getMaxWorkGroupsPerCU` and
     // `getOccupancyWithLocalMemSize` count them: single-wave work-groups need no barrier slot;
     // waves are spread over the CU's SIMDs rounding up; a work-group needing more LDS than
@@ -94,7 +94,7 @@ pub fn occupancy(k: &KernelInfo, d: &Device) -> Option<Occupancy> {
         let w = (wgs * u64::from(waves_per_wg)).div_ceil(u64::from(simds));
         u32::try_from(w).unwrap_or(u32::MAX).clamp(1, max)
     };
-    let lds = u64::from(k.static_shared_bytes) + u64::from(k.dynamic_shared_bytes);
+    let lds = u64::from(k.code.static_shared_bytes) + u64::from(k.dynamic_shared_bytes);
     let lds_wgs = u64::from(a.lds_bytes_per_cu)
         .checked_div(lds)
         .unwrap_or(u64::MAX);
@@ -137,13 +137,16 @@ mod tests {
 
     fn kernel(arch: u32, agpr: u32, sgpr: u32, block: u32, lds: u32) -> KernelInfo {
         KernelInfo {
-            name: "k".into(),
-            vgpr_count: arch + agpr,
-            agpr_count: agpr,
-            sgpr_count: sgpr,
+            code: std::sync::Arc::new(crate::model::KernelCode {
+                name: "k".into(),
+                vgpr_count: arch + agpr,
+                agpr_count: agpr,
+                sgpr_count: sgpr,
+                static_shared_bytes: lds,
+                ..Default::default()
+            }),
             block: [block, 1, 1],
             grid: [1, 1, 1],
-            static_shared_bytes: lds,
             ..KernelInfo::default()
         }
     }

@@ -432,7 +432,7 @@ fn device_plane(
                         v
                     });
                     stats.extend(details);
-                    let id = cache.event_id(&mut plane, &k.name);
+                    let id = cache.event_id(&mut plane, &k.code.name);
                     if cache.with_resources.insert(id) {
                         for (name, v) in s::kernel_resource_stats(k) {
                             let st = plane.stat(name, StatValue::I64(v));
@@ -505,8 +505,8 @@ impl KernelKey {
         let [g0, g1, g2] = k.grid;
         let [b0, b1, b2] = k.block;
         KernelKey([
-            k.vgpr_count,
-            k.static_shared_bytes,
+            k.code.vgpr_count,
+            k.code.static_shared_bytes,
             k.dynamic_shared_bytes,
             g0,
             g1,
@@ -516,8 +516,8 @@ impl KernelKey {
             b2,
             k.private_segment_bytes,
             // Registers decide occupancy, which is part of the details.
-            k.agpr_count,
-            k.sgpr_count,
+            k.code.agpr_count,
+            k.code.sgpr_count,
         ])
     }
 }

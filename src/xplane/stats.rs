@@ -120,8 +120,8 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
 pub fn kernel_details(k: &KernelInfo, occ: Option<&Occupancy>) -> String {
     let mut s = format!(
         "regs:{} static_shared:{} dynamic_shared:{} grid:{},{},{} block:{},{},{} private_mem:{}",
-        k.vgpr_count,
-        k.static_shared_bytes,
+        k.code.vgpr_count,
+        k.code.static_shared_bytes,
         k.dynamic_shared_bytes,
         k.grid[0],
         k.grid[1],
@@ -166,15 +166,15 @@ pub const USES_SCRATCH: &str = "uses_scratch";
 /// `(name, value)` of the resource stats of `k`.
 pub fn kernel_resource_stats(k: &KernelInfo) -> Vec<(&'static str, i64)> {
     let mut v = vec![
-        (SGPR_COUNT, i64::from(k.sgpr_count)),
+        (SGPR_COUNT, i64::from(k.code.sgpr_count)),
         (
             ARCH_VGPR_COUNT,
-            i64::from(k.vgpr_count.saturating_sub(k.agpr_count)),
+            i64::from(k.code.vgpr_count.saturating_sub(k.code.agpr_count)),
         ),
-        (AGPR_COUNT, i64::from(k.agpr_count)),
-        (SCRATCH_BYTES, i64::from(k.symbol_scratch_bytes)),
+        (AGPR_COUNT, i64::from(k.code.agpr_count)),
+        (SCRATCH_BYTES, i64::from(k.code.symbol_scratch_bytes)),
     ];
-    if k.symbol_scratch_bytes > 0 {
+    if k.code.symbol_scratch_bytes > 0 {
         v.push((USES_SCRATCH, 1));
     }
     v
@@ -229,8 +229,11 @@ mod tests {
         let k = KernelInfo {
             grid: [128, 2, 1],
             block: [256, 1, 1],
-            vgpr_count: 64,
-            static_shared_bytes: 1024,
+            code: std::sync::Arc::new(crate::model::KernelCode {
+                vgpr_count: 64,
+                static_shared_bytes: 1024,
+                ..Default::default()
+            }),
             dynamic_shared_bytes: 2048,
             private_segment_bytes: 16,
             ..Default::default()

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rocprof_xplane::model::{
     Annotation, CopyDirection, Counters, Device, DeviceEvent, DeviceEventKind, DeviceLine,
-    HostEvent, HostEventKind, HostThread, KernelInfo, MemcpyInfo, Trace,
+    HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, MemcpyInfo, Trace,
 };
 
 pub const START_BOOT_NS: u64 = 5_000_000_000_000;
@@ -29,16 +29,18 @@ pub struct Expected {
 
 fn kernel(name: &str, grid: u32) -> DeviceEventKind {
     DeviceEventKind::Kernel(KernelInfo {
-        name: Arc::from(name),
-        kernel_id: 7,
+        code: Arc::new(KernelCode {
+            name: Arc::from(name),
+            kernel_id: 7,
+            vgpr_count: 64,
+            agpr_count: 0,
+            sgpr_count: 32,
+            symbol_scratch_bytes: 0,
+            static_shared_bytes: 4096,
+        }),
         dispatch_id: 0,
         grid: [grid, 1, 1],
         block: [256, 1, 1],
-        vgpr_count: 64,
-        agpr_count: 0,
-        sgpr_count: 32,
-        symbol_scratch_bytes: 0,
-        static_shared_bytes: 4096,
         dynamic_shared_bytes: 1024,
         private_segment_bytes: 0,
         queue: 0,
@@ -122,7 +124,7 @@ impl Builder {
                     let e = self
                         .expected
                         .kernels
-                        .entry(k.name.to_string())
+                        .entry(k.code.name.to_string())
                         .or_insert((dev, 0));
                     e.1 += 1;
                 }
