@@ -254,6 +254,7 @@ fn encoding_events_allocates_nothing_per_event() {
         })
     };
     let (small, large) = (encode(2_000), encode(16_000));
+    println!("allocations building and encoding the planes: {small} for 2,000 launches, {large} for 16,000");
     assert!(
         large - small < 64,
         "{small} allocations for 2,000 launches, {large} for 16,000: {} per extra event",
