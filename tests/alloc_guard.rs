@@ -169,7 +169,10 @@ fn launches(n: u64) -> rocprof_xplane::model::Trace {
         HostThread, KernelCode, KernelInfo, Trace,
     };
     let annotation = Arc::new(Annotation {
-        stack: vec![Arc::from("train_step"), Arc::from("fusion.3#hlo_op=fusion.3#")],
+        stack: vec![
+            Arc::from("train_step"),
+            Arc::from("fusion.3#hlo_op=fusion.3#"),
+        ],
         scope_range_id: 4,
         external_ids: vec![11],
     });

@@ -531,10 +531,9 @@ struct EventCache {
     /// Kernel event metadata that already carries its resource stats.
     with_resources: HashSet<i64>,
     event_ids: HashMap<*const u8, i64>,
-    annotations: HashMap<*const Annotation, StatBytes>,
+    annotations: AnnotationCache,
     /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.
     _pinned_names: Vec<Arc<str>>,
-    _pinned_annotations: Vec<Arc<Annotation>>,
 }
 
 impl EventCache {
@@ -556,16 +555,48 @@ impl EventCache {
         stats: &mut StatBytes,
     ) {
         let Some(a) = a else { return };
-        let key = Arc::as_ptr(a);
-        if let Some(cached) = self.annotations.get(&key) {
+        if let Some(cached) = self.annotations.stats(plane, a) {
             stats.extend(cached);
-            return;
         }
-        let mut built = StatBytes::new();
-        add_annotation_stats(plane, Some(a), &mut built);
-        stats.extend(&built);
-        self.annotations.insert(key, built);
-        self._pinned_annotations.push(a.clone());
+    }
+}
+
+/// The encoded stats of recently seen annotations, in a fixed number of slots chosen by
+/// address: events that share an annotation come close together (a graph launch's dispatches,
+/// the calls inside one roctx range), while a run can hold millions of distinct annotations (a
+/// range around every step or call), which an unbounded map would keep for the whole write.
+/// A slot holds its annotation's `Arc`, so the address cannot be reused while it is cached; a
+/// miss encodes the stats again, to the same bytes (the plane's ids are already interned).
+struct AnnotationCache {
+    slots: Vec<Option<(Arc<Annotation>, StatBytes)>>,
+}
+
+/// Slots of the annotation cache (a power of two).
+const ANNOTATION_SLOTS: usize = 4096;
+
+impl Default for AnnotationCache {
+    fn default() -> Self {
+        AnnotationCache {
+            slots: (0..ANNOTATION_SLOTS).map(|_| None).collect(),
+        }
+    }
+}
+
+impl AnnotationCache {
+    /// The stats of `a` (always `Some`: the slot is filled on a miss).
+    fn stats(&mut self, plane: &mut PlaneBuilder, a: &Arc<Annotation>) -> Option<&StatBytes> {
+        // Allocations are at least 8-byte aligned: the low bits carry nothing.
+        let i = (Arc::as_ptr(a) as usize >> 4) & (ANNOTATION_SLOTS - 1);
+        let slot = &mut self.slots[i];
+        let hit = matches!(slot, Some((cached, _)) if Arc::ptr_eq(cached, a));
+        if !hit {
+            // Reuse the evicted entry's buffer: a miss allocates nothing once slots are warm.
+            let mut bytes = slot.take().map(|(_, b)| b).unwrap_or_default();
+            bytes.clear();
+            add_annotation_stats(plane, Some(a), &mut bytes);
+            *slot = Some((a.clone(), bytes));
+        }
+        slot.as_ref().map(|(_, bytes)| bytes)
     }
 }
 
@@ -822,6 +853,40 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// More distinct annotations than slots, each asked for twice in a row and again after a
+    /// full cycle: every answer is what encoding the annotation afresh gives.
+    #[test]
+    fn annotation_cache_answers_as_a_fresh_encoding_through_evictions() {
+        let annotations: Vec<Arc<Annotation>> = (0..ANNOTATION_SLOTS as i64 * 3)
+            .map(|i| {
+                Arc::new(Annotation {
+                    stack: vec![
+                        Arc::from(format!("step {}", i % 7)),
+                        Arc::from(format!("op{i}")),
+                    ],
+                    scope_range_id: i + 1,
+                    external_ids: vec![i as u64],
+                })
+            })
+            .collect();
+        let mut plane = PlaneBuilder::new(0, "p");
+        let mut cache = AnnotationCache::default();
+        let mut fresh = |plane: &mut PlaneBuilder, a: &Arc<Annotation>| {
+            let mut b = StatBytes::new();
+            add_annotation_stats(plane, Some(a), &mut b);
+            b
+        };
+        for round in 0..2 {
+            for a in &annotations {
+                let want = fresh(&mut plane, a);
+                for _ in 0..2 {
+                    let got = cache.stats(&mut plane, a).cloned();
+                    assert_eq!(got.as_ref(), Some(&want), "round {round}");
+                }
+            }
+        }
+    }
 
     /// Plane-level stat names → values of the single device plane written for `device`.
     fn device_plane_stats(device: Device) -> HashMap<String, Option<x_stat::Value>> {
