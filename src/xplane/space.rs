@@ -872,7 +872,7 @@ mod tests {
             .collect();
         let mut plane = PlaneBuilder::new(0, "p");
         let mut cache = AnnotationCache::default();
-        let mut fresh = |plane: &mut PlaneBuilder, a: &Arc<Annotation>| {
+        let fresh = |plane: &mut PlaneBuilder, a: &Arc<Annotation>| {
             let mut b = StatBytes::new();
             add_annotation_stats(plane, Some(a), &mut b);
             b
