@@ -486,7 +486,9 @@ fn kernel_events(
     // One `KernelCode` per kernel id, shared by its dispatches.
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
     for &i in &order {
-        let k = &records.take(i as usize);
+        let Some(k) = &records.take(i as usize) else {
+            continue;
+        };
         let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
             continue;
         };
@@ -591,15 +593,17 @@ impl<T: Copy> Chunks<T> {
         Chunks { chunks, left }
     }
 
-    /// Record `i`, each taken once; the chunk is freed with its last record.
-    fn take(&mut self, i: usize) -> T {
+    /// Record `i`, each taken once; the chunk is freed with its last record. `None` for a
+    /// position out of range or a chunk already freed (never, for positions of a permutation).
+    fn take(&mut self, i: usize) -> Option<T> {
         let (c, at) = (i / RECORD_CHUNK, i % RECORD_CHUNK);
-        let r = self.chunks[c][at];
-        self.left[c] -= 1;
-        if self.left[c] == 0 {
+        let r = *self.chunks.get(c)?.get(at)?;
+        let left = &mut self.left[c];
+        *left = left.saturating_sub(1);
+        if *left == 0 {
             self.chunks[c] = Vec::new();
         }
-        r
+        Some(r)
     }
 }
 
@@ -964,10 +968,12 @@ mod tests {
         assert_eq!(c.chunks.len(), 3);
         assert_eq!(c.chunks[2].len(), 7);
         for i in (0..RECORD_CHUNK).rev() {
-            assert_eq!(c.take(i), i as u64);
+            assert_eq!(c.take(i), Some(i as u64));
         }
         assert_eq!(c.chunks[0].capacity(), 0, "first chunk freed");
-        assert_eq!(c.take(n - 1), n as u64 - 1);
+        assert_eq!(c.take(n - 1), Some(n as u64 - 1));
+        assert_eq!(c.take(0), None, "freed with its chunk");
+        assert_eq!(c.take(n), None, "out of range");
         assert!(c.chunks[1].capacity() > 0 && c.chunks[2].capacity() > 0);
         let empty: Chunks<u64> = Chunks::new(Vec::new());
         assert!(empty.chunks.is_empty());

@@ -462,7 +462,7 @@ impl LineBuilder {
             // Our own encoding: the length varint is always there.
             let body = prost::encoding::decode_varint(&mut rest).unwrap_or(0) as usize;
             let header = 1 + before - rest.len();
-            let (offset_ps, duration_ps) = event_times(&rest[..body]);
+            let (offset_ps, duration_ps) = event_times(rest.get(..body).unwrap_or(rest));
             out.push(EventSlot {
                 offset_ps,
                 duration_ps,
