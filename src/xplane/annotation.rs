@@ -91,6 +91,11 @@ fn traceme_level(label: &str) -> Option<Level<'_>> {
 }
 
 fn pytorch_level(label: &str) -> Option<Level<'_>> {
+    // Every field marker below contains " = ": most labels (plain roctx names) are rejected by
+    // one search instead of one formatted pattern and search per field.
+    if !label.contains(" = ") {
+        return None;
+    }
     let (cut, _) = PYTORCH_FIELDS
         .iter()
         .filter_map(|f| label.find(&format!(", {f} = ")).map(|i| (i, f)))
