@@ -324,39 +324,23 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
             .and_then(|a| a.stack.last())
             .map_or(api, |l| l.as_ref());
         let mut stats = StatBytes::new();
-        plane.put(&mut stats, s::ALLOCATOR_NAME, StatValue::Ref(&m.allocator));
-        plane.put(&mut stats, s::BYTES_RESERVED, StatValue::I64(0));
-        plane.put(
-            &mut stats,
-            s::BYTES_ALLOCATED,
-            StatValue::I64(m.in_use as i64),
-        );
-        plane.put(
-            &mut stats,
-            s::PEAK_BYTES_IN_USE,
-            StatValue::I64(m.peak as i64),
-        );
-        plane.put(
-            &mut stats,
-            s::REQUESTED_BYTES,
-            StatValue::I64(m.bytes as i64),
-        );
-        plane.put(
-            &mut stats,
-            s::ALLOCATION_BYTES,
-            StatValue::I64(m.bytes as i64),
-        );
-        // xprof reads these with `IntValue()`: int64 (a uint64 would read as 0).
-        plane.put(&mut stats, s::ADDRESS, StatValue::I64(m.address as i64));
-        plane.put(&mut stats, s::TF_OP, StatValue::Ref(op));
-        plane.put(&mut stats, s::REGION_TYPE, StatValue::Ref(m.kind.name()));
-        plane.put(&mut stats, s::DATA_TYPE, StatValue::I64(0));
-        plane.put(&mut stats, s::TENSOR_SHAPE, StatValue::Ref(""));
-        plane.put(
-            &mut stats,
-            s::CORRELATION_ID,
-            StatValue::U64(m.correlation_id),
-        );
+        for (name, value) in [
+            (s::ALLOCATOR_NAME, StatValue::Ref(&m.allocator)),
+            (s::BYTES_RESERVED, StatValue::I64(0)),
+            (s::BYTES_ALLOCATED, StatValue::I64(m.in_use as i64)),
+            (s::PEAK_BYTES_IN_USE, StatValue::I64(m.peak as i64)),
+            (s::REQUESTED_BYTES, StatValue::I64(m.bytes as i64)),
+            (s::ALLOCATION_BYTES, StatValue::I64(m.bytes as i64)),
+            // xprof reads these with `IntValue()`: int64 (a uint64 would read as 0).
+            (s::ADDRESS, StatValue::I64(m.address as i64)),
+            (s::TF_OP, StatValue::Ref(op)),
+            (s::REGION_TYPE, StatValue::Ref(m.kind.name())),
+            (s::DATA_TYPE, StatValue::I64(0)),
+            (s::TENSOR_SHAPE, StatValue::Ref("")),
+            (s::CORRELATION_ID, StatValue::U64(m.correlation_id)),
+        ] {
+            plane.put(&mut stats, name, value);
+        }
         if let Some(cap) = capacity.get(m.allocator.as_ref()) {
             plane.put(
                 &mut stats,
