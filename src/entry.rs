@@ -170,6 +170,11 @@ unsafe extern "C" fn tool_initialize(
         };
         let cfg = config::get();
         crate::store::budget::set_limit(cfg.max_memory);
+        // At debug level the edges time themselves (two clock reads per callback), for the
+        // finalize line that gives the tool's whole cost per record.
+        if crate::log::enabled(LogLevel::Debug) {
+            crate::selftime::enable();
+        }
         // A delayed capture, or the profiler service (which records only when asked), starts
         // with our buffers stopped.
         let deferred = cfg.start_delay_ms.is_some() || cfg.server.is_some();
@@ -282,6 +287,8 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
                 t2.elapsed().as_secs_f64() * 1e3,
                 process_memory()
             );
+            let finalize_ns = t0.elapsed().as_nanos() as u64;
+            log_debug!("{}", crate::selftime::totals().describe(finalize_ns));
         }
         match written {
             Ok(path) => crate::output::report_written("", &path, &trace, cfg),

@@ -19,6 +19,7 @@ pub mod hip;
 pub mod log;
 pub mod output;
 pub mod sdk;
+pub mod selftime;
 pub mod server;
 pub mod store;
 pub mod window;

@@ -42,6 +42,7 @@ pub unsafe extern "C" fn buffer_callback(
     data: *mut c_void,
     drop_count: u64,
 ) {
+    let timer = crate::selftime::start();
     ffi_guard("buffer callback", (), || {
         if crate::entry::in_forked_child() {
             return;
@@ -76,7 +77,8 @@ pub unsafe extern "C" fn buffer_callback(
             )
         };
         crate::store::budget::charge(store.held_bytes().saturating_sub(before));
-    })
+    });
+    crate::selftime::buffer_done(timer, num_headers);
 }
 
 /// The version-independent part of a callback-tracing record.
@@ -104,6 +106,7 @@ macro_rules! tracing_trampoline {
             _user_data: *mut sys::rocprofiler_user_data_t,
             _data: *mut c_void,
         ) {
+            let timer = crate::selftime::start();
             ffi_guard($what, (), || {
                 on_callback(&CallbackRecord {
                     thread_id: record.thread_id,
@@ -113,7 +116,8 @@ macro_rules! tracing_trampoline {
                     phase: record.phase,
                     payload: record.payload,
                 })
-            })
+            });
+            crate::selftime::callback_done(timer);
         }
     };
 }
@@ -243,7 +247,8 @@ pub unsafe extern "C" fn external_id_request(
     external: *mut sys::rocprofiler_user_data_t,
     _data: *mut c_void,
 ) -> i32 {
-    ffi_guard("external correlation id request", 1, || {
+    let timer = crate::selftime::start();
+    let answer = ffi_guard("external correlation id request", 1, || {
         if crate::entry::in_forked_child() {
             return 1;
         }
@@ -256,7 +261,9 @@ pub unsafe extern "C" fn external_id_request(
             }
             _ => 1,
         }
-    })
+    });
+    crate::selftime::callback_done(timer);
+    answer
 }
 
 /// Reads a u64 argument at `offset` inside the args union of a HIP callback payload, if the
