@@ -199,6 +199,7 @@ impl AnnotationIndex {
 pub fn join(mut c: Collected) -> Trace {
     let mut counters = c.counters.clone();
     let mut warnings = std::mem::take(&mut c.warnings);
+    let mut laps = Laps::start();
 
     let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
     // The correlation ids of the calls: every per-call table is a vector over their range.
@@ -207,12 +208,15 @@ pub fn join(mut c: Collected) -> Trace {
         count: c.api.len(),
     };
     let (mut annotations, scope_tree) = index_annotations(&mut c, ids);
+    laps.lap("annotations");
     let api = ApiIndex::build(&mut c.api, ids);
+    laps.lap("api index");
     let creations = super::streams::Creations::new(&c.stream_creations);
     super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
     let mut work = DeviceWork::new(&c.calls, ids);
     places.issued_on = issued_devices(&c.calls, ids);
     places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
+    laps.lap("call tables");
 
     kernel_events(
         &mut c,
@@ -222,6 +226,7 @@ pub fn join(mut c: Collected) -> Trace {
         &mut work,
         &mut counters,
     );
+    laps.lap("kernels");
     copy_events(
         &mut c,
         &mut places,
@@ -237,17 +242,17 @@ pub fn join(mut c: Collected) -> Trace {
     drop(std::mem::take(&mut c.copies));
     drop(std::mem::take(&mut c.calls));
     drop(std::mem::take(&mut c.copy_ptrs));
+    laps.lap("copies");
 
-    let stream_index = stream_lines(
-        &c,
-        &mut places,
-        std::mem::take(&mut work.lines),
-        &mut counters,
-    );
+    let stream_index = stream_lines(&c, &mut places, work.take_lines(), &mut counters);
+    laps.lap("stream lines");
     let host_threads = host_events(&mut c, &api, &work, &mut annotations, &mut counters);
+    laps.lap("host events");
     let (sync_calls, dependency_flows) =
         dependencies(&c, &api, &creations, &stream_index, &places, &mut counters);
     let window = time_window(&c, &host_threads, &places.devices);
+    laps.lap("dependencies and window");
+    crate::log_debug!("join passes: {laps}");
     let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
     counters.memory_frees_unmatched += frees_unmatched;
 
@@ -267,6 +272,37 @@ pub fn join(mut c: Collected) -> Trace {
         memory,
         counters,
         warnings,
+    }
+}
+
+/// Time of each pass, for the debug log (where a slow join spends its time).
+struct Laps {
+    last: std::time::Instant,
+    laps: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Laps {
+    fn start() -> Self {
+        Laps {
+            last: std::time::Instant::now(),
+            laps: Vec::new(),
+        }
+    }
+
+    fn lap(&mut self, pass: &'static str) {
+        let now = std::time::Instant::now();
+        self.laps.push((pass, now - self.last));
+        self.last = now;
+    }
+}
+
+impl std::fmt::Display for Laps {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, (pass, d)) in self.laps.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{pass} {:.1} ms", d.as_secs_f64() * 1e3)?;
+        }
+        Ok(())
     }
 }
 
@@ -435,7 +471,12 @@ struct DeviceWork {
     activity_of: CorrMap<(u32, u32)>,
     /// The executable graph of each graph launch, from the nodes of its work.
     graph_exec_of: CorrMap<u64>,
-    lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
+    /// Events per (plane, stream), in the order the lines were first seen; `line_of` finds a
+    /// line and `last` remembers the previous event's, since consecutive events mostly share
+    /// one (no ordered-map probe per event).
+    lines: Vec<((u32, LineKey), Vec<DeviceEvent>)>,
+    line_of: HashMap<(u32, LineKey), usize>,
+    last: Option<((u32, LineKey), usize)>,
 }
 
 impl DeviceWork {
@@ -448,8 +489,17 @@ impl DeviceWork {
             stream_of,
             activity_of: ids.map(),
             graph_exec_of: ids.map(),
-            lines: BTreeMap::new(),
+            lines: Vec::new(),
+            line_of: HashMap::default(),
+            last: None,
         }
+    }
+
+    /// The events of every line, by (plane, stream).
+    fn take_lines(&mut self) -> BTreeMap<(u32, LineKey), Vec<DeviceEvent>> {
+        self.line_of.clear();
+        self.last = None;
+        std::mem::take(&mut self.lines).into_iter().collect()
     }
 
     /// Adds device event `e` on plane `dev`, line `key`, and counts it for its launching call.
@@ -463,7 +513,19 @@ impl DeviceWork {
                 self.graph_exec_of.insert(corr, g.exec_id);
             }
         }
-        self.lines.entry((dev, key)).or_default().push(e);
+        let at = match self.last {
+            Some((k, i)) if k == (dev, key) => i,
+            _ => {
+                let lines = &mut self.lines;
+                let i = *self.line_of.entry((dev, key)).or_insert_with(|| {
+                    lines.push(((dev, key), Vec::new()));
+                    lines.len() - 1
+                });
+                self.last = Some(((dev, key), i));
+                i
+            }
+        };
+        self.lines[at].1.push(e);
     }
 }
 
