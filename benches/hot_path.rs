@@ -387,6 +387,7 @@ fn main() {
             );
         }
         let mut t_ns = 0;
+        let mut kernels = Vec::new();
         // A step-sized roctx context (two levels, an XLA-style `name#k=v#` inner level and a
         // scope id) shared by 16 launches, as a training step's launches share one.
         let mut annotation = None;
@@ -421,7 +422,7 @@ fn main() {
             });
             for d in 0..if graph { 64 } else { 1 } {
                 t_ns += 1_000;
-                c.kernels.push(KernelRecord {
+                kernels.push(KernelRecord {
                     correlation_id: corr,
                     external_id: 0,
                     start_ns: t_ns,
@@ -456,7 +457,7 @@ fn main() {
         // record lands up to a few hundred places from its sorted one (a fixed pseudo-random
         // shuffle within windows of 256; a fully reversed input would be one sorted run).
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for w in c.kernels.chunks_mut(256) {
+        for w in kernels.chunks_mut(256) {
             for i in (1..w.len()).rev() {
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -465,6 +466,7 @@ fn main() {
             }
         }
         c.api.reverse();
+        c.kernels = kernels.into();
         let events = c.api.len() + c.kernels.len() + c.copies.len();
         let t = Instant::now();
         let trace = join(black_box(c));

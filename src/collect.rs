@@ -65,7 +65,10 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         // Counted into this window; the next starts from zero.
         st.counters = Default::default();
         st.api.drain_into(&mut c.api);
-        st.kernels.drain_into(&mut c.kernels);
+        // Kernel records keep their chunks: the join frees each once its records are events.
+        for chunk in st.kernels.take_chunks() {
+            c.kernels.append_chunk(chunk);
+        }
         st.copies.drain_into(&mut c.copies);
         let mut raw = Vec::new();
         st.hip_events.drain_into(&mut raw);

@@ -178,7 +178,9 @@ fn decode_pipeline(input: &[u8]) -> u64 {
     };
     store.add_counters_to(&mut col.counters);
     store.api.drain_into(&mut col.api);
-    store.kernels.drain_into(&mut col.kernels);
+    for chunk in store.kernels.take_chunks() {
+        col.kernels.append_chunk(chunk);
+    }
     store.copies.drain_into(&mut col.copies);
     let c0 = col.counters.clone();
     let decoded = c0.api_records

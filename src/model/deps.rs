@@ -433,7 +433,7 @@ mod tests {
             grid: [1, 1, 1],
             pipe_id: None,
         };
-        c.kernels = vec![k(3, 200, 300), k(6, 400, 450)];
+        c.kernels = vec![k(3, 200, 300), k(6, 400, 450)].into();
         c.stream_creations = vec![
             StreamCreation {
                 correlation_id: 1,

@@ -333,7 +333,7 @@ pub struct Collected {
     pub stop_walltime_ns: u64,
     pub agents: Vec<AgentInfo>,
     pub api: Vec<ApiRecord>,
-    pub kernels: Vec<KernelRecord>,
+    pub kernels: super::records::Records<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
     /// Annotation context captured at API entry, keyed by internal correlation id.
@@ -379,7 +379,7 @@ impl Collected {
     pub fn approx_bytes(&self) -> u64 {
         use std::mem::size_of_val;
         (size_of_val(self.api.as_slice())
-            + size_of_val(self.kernels.as_slice())
+            + self.kernels.len() * std::mem::size_of::<KernelRecord>()
             + size_of_val(self.copies.as_slice())
             + size_of_val(self.markers.as_slice())
             + size_of_val(self.annotations.as_slice())
@@ -429,7 +429,7 @@ impl Collected {
             self.agents = agents;
         }
         self.api.extend(api);
-        self.kernels.extend(kernels);
+        self.kernels.append(kernels);
         self.copies.extend(copies);
         let reopened: std::collections::HashSet<(u64, u64)> = markers
             .iter()

@@ -16,6 +16,7 @@ use super::corrmap::{id_range, CorrMap};
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
+use super::records::{Records, CHUNK};
 use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
@@ -83,7 +84,7 @@ fn copy_device(c: &CopyRecord, ordinal_of: &HashMap<u64, u32>) -> Option<u32> {
 /// third GPU agent). Most-seen plane per device; ties go to the lower plane.
 fn hip_device_planes(
     issued_on: &CorrMap<i32>,
-    kernels: &[KernelRecord],
+    kernels: &Records<KernelRecord>,
     ordinal_of: &HashMap<u64, u32>,
 ) -> HashMap<i32, u32> {
     let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
@@ -348,7 +349,7 @@ impl Places {
 /// hidden. Copies keep using GPUs only.
 fn place_devices(
     agents: &[AgentInfo],
-    kernels: &[KernelRecord],
+    kernels: &Records<KernelRecord>,
     warnings: &mut Vec<String>,
 ) -> Places {
     let mut devices: Vec<Device> = Vec::new();
@@ -631,34 +632,25 @@ fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<i32> {
 /// Records read once each, in any order, and freed a chunk at a time as the chunk is used up:
 /// the kernel records (112 bytes each) are gone by the time their events (the joined form) are
 /// all built, instead of both forms of a million dispatches being held at once. Records come
-/// nearly in delivery order, so chunks empty steadily.
+/// nearly in delivery order, so chunks empty steadily. The chunks are the stores' own, moved
+/// (never copied) from the delivery thread's store to here.
 struct Chunks<T> {
     chunks: Vec<Vec<T>>,
     left: Vec<u32>,
 }
 
-/// Records per chunk (about 450 KiB of kernel records).
-const RECORD_CHUNK: usize = 4096;
-
 impl<T: Copy> Chunks<T> {
-    /// Splits `v` from its end, giving each tail's room back as it goes (shrinking a block in
-    /// place), so the split never holds two copies of the records.
-    fn new(mut v: Vec<T>) -> Self {
-        let mut chunks = Vec::with_capacity(v.len().div_ceil(RECORD_CHUNK));
-        while !v.is_empty() {
-            let at = (v.len() - 1) / RECORD_CHUNK * RECORD_CHUNK;
-            chunks.push(v.split_off(at));
-            v.shrink_to_fit();
-        }
-        chunks.reverse();
+    fn new(records: Records<T>) -> Self {
+        let chunks = records.into_chunks();
         let left = chunks.iter().map(|c| c.len() as u32).collect();
         Chunks { chunks, left }
     }
 
-    /// Record `i`, each taken once; the chunk is freed with its last record. `None` for a
-    /// position out of range or a chunk already freed (never, for positions of a permutation).
+    /// The record at position `i` (`Records::positions`), each taken once; the chunk is freed
+    /// with its last record. `None` for a position out of range or a chunk already freed (never,
+    /// for the positions of the records).
     fn take(&mut self, i: usize) -> Option<T> {
-        let (c, at) = (i / RECORD_CHUNK, i % RECORD_CHUNK);
+        let (c, at) = (i / CHUNK, i % CHUNK);
         let r = *self.chunks.get(c)?.get(at)?;
         let left = &mut self.left[c];
         *left = left.saturating_sub(1);
@@ -675,18 +667,16 @@ impl<T: Copy> Chunks<T> {
 /// stress run's join from 730–810 ms to 540–570 ms; `rest` is read only when two times tie.
 /// The positions are kept as `u32` (4 bytes per record while the join runs).
 fn stable_order<T, K: Ord>(
-    items: &[T],
+    items: &Records<T>,
     time: impl Fn(&T) -> u64,
     rest: impl Fn(&T) -> K,
 ) -> Vec<u32> {
-    let mut order: Vec<(u64, usize)> = items
-        .iter()
-        .enumerate()
-        .map(|(i, x)| (time(x), i))
-        .collect();
+    let mut order: Vec<(u64, usize)> = items.positions().map(|(i, x)| (time(x), i)).collect();
+    // Positions come from `items`: `get` finds each.
+    let rest_at = |i: usize| items.get(i).map(&rest);
     order.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
-            .then_with(|| rest(&items[a.1]).cmp(&rest(&items[b.1])))
+            .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
             .then(a.1.cmp(&b.1))
     });
     // Fewer than 2^32 records: each is at least 48 bytes held in memory.
@@ -1025,11 +1015,11 @@ mod tests {
     /// Every record comes back once, whatever the order, and a chunk is freed with its last.
     #[test]
     fn chunks_give_each_record_and_free_used_up_chunks() {
-        let n = RECORD_CHUNK * 2 + 7;
+        let n = CHUNK * 2 + 7;
         let mut c = Chunks::new((0..n as u64).collect());
         assert_eq!(c.chunks.len(), 3);
         assert_eq!(c.chunks[2].len(), 7);
-        for i in (0..RECORD_CHUNK).rev() {
+        for i in (0..CHUNK).rev() {
             assert_eq!(c.take(i), Some(i as u64));
         }
         assert_eq!(c.chunks[0].capacity(), 0, "first chunk freed");
@@ -1037,7 +1027,7 @@ mod tests {
         assert_eq!(c.take(0), None, "freed with its chunk");
         assert_eq!(c.take(n), None, "out of range");
         assert!(c.chunks[1].capacity() > 0 && c.chunks[2].capacity() > 0);
-        let empty: Chunks<u64> = Chunks::new(Vec::new());
+        let empty: Chunks<u64> = Chunks::new(Records::new());
         assert!(empty.chunks.is_empty());
     }
 
@@ -1054,9 +1044,10 @@ mod tests {
         ];
         let mut stable = items.clone();
         stable.sort_by_key(|x| (x.0, x.1));
-        let ordered: Vec<_> = stable_order(&items, |x| x.0, |x| x.1)
+        let records = Records::from(items.clone());
+        let ordered: Vec<_> = stable_order(&records, |x| x.0, |x| x.1)
             .into_iter()
-            .map(|i| items[i as usize])
+            .map(|i| *records.get(i as usize).unwrap())
             .collect();
         assert_eq!(ordered, stable);
     }
@@ -1551,8 +1542,10 @@ mod tests {
         }
         let mut b = a.clone();
         b.api.reverse();
-        b.kernels.reverse();
-        b.kernels.rotate_left(17);
+        let mut shuffled: Vec<_> = b.kernels.iter().copied().collect();
+        shuffled.reverse();
+        shuffled.rotate_left(17);
+        b.kernels = shuffled.into();
         let (ta, tb) = (join(a), join(b));
         assert_eq!(format!("{ta:?}"), format!("{tb:?}"));
         assert_eq!(

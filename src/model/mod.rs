@@ -9,6 +9,7 @@ pub mod hbm;
 pub mod join;
 pub mod memory;
 pub mod occupancy;
+pub mod records;
 pub mod streams;
 pub mod trace;
 

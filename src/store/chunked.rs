@@ -63,6 +63,12 @@ impl<T> ChunkedVec<T> {
         self.len = 0;
     }
 
+    /// Moves the chunks out as they are (no copy), leaving the store empty.
+    pub fn take_chunks(&mut self) -> Vec<Vec<T>> {
+        self.len = 0;
+        std::mem::take(&mut self.chunks)
+    }
+
     /// Bytes held by chunk storage (for diagnostics).
     pub fn capacity_bytes(&self) -> usize {
         self.chunks
