@@ -333,7 +333,7 @@ pub struct Collected {
     pub stop_walltime_ns: u64,
     pub agents: Vec<AgentInfo>,
     pub api: Vec<ApiRecord>,
-    pub kernels: super::records::Records<KernelRecord>,
+    pub kernels: crate::store::ChunkedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
     /// Annotation context captured at API entry, keyed by internal correlation id.

@@ -16,12 +16,12 @@ use super::corrmap::{id_range, CorrMap};
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
-use super::records::{Records, CHUNK};
 use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
     HostThread, KernelCode, KernelInfo, MemcpyInfo, RangeInfo, Trace,
 };
+use crate::store::chunked::{ChunkedVec, CHUNK};
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
 pub fn unknown_kernel_name(kernel_id: u64) -> String {
@@ -84,7 +84,7 @@ fn copy_device(c: &CopyRecord, ordinal_of: &HashMap<u64, u32>) -> Option<u32> {
 /// third GPU agent). Most-seen plane per device; ties go to the lower plane.
 fn hip_device_planes(
     issued_on: &CorrMap<i32>,
-    kernels: &Records<KernelRecord>,
+    kernels: &ChunkedVec<KernelRecord>,
     ordinal_of: &HashMap<u64, u32>,
 ) -> HashMap<i32, u32> {
     let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
@@ -349,7 +349,7 @@ impl Places {
 /// hidden. Copies keep using GPUs only.
 fn place_devices(
     agents: &[AgentInfo],
-    kernels: &Records<KernelRecord>,
+    kernels: &ChunkedVec<KernelRecord>,
     warnings: &mut Vec<String>,
 ) -> Places {
     let mut devices: Vec<Device> = Vec::new();
@@ -640,13 +640,13 @@ struct Chunks<T> {
 }
 
 impl<T: Copy> Chunks<T> {
-    fn new(records: Records<T>) -> Self {
+    fn new(records: ChunkedVec<T>) -> Self {
         let chunks = records.into_chunks();
         let left = chunks.iter().map(|c| c.len() as u32).collect();
         Chunks { chunks, left }
     }
 
-    /// The record at position `i` (`Records::positions`), each taken once; the chunk is freed
+    /// The record at position `i` (`ChunkedVec::positions`), each taken once; the chunk is freed
     /// with its last record. `None` for a position out of range or a chunk already freed (never,
     /// for the positions of the records).
     fn take(&mut self, i: usize) -> Option<T> {
@@ -667,7 +667,7 @@ impl<T: Copy> Chunks<T> {
 /// stress run's join from 730–810 ms to 540–570 ms; `rest` is read only when two times tie.
 /// The positions are kept as `u32` (4 bytes per record while the join runs).
 fn stable_order<T, K: Ord>(
-    items: &Records<T>,
+    items: &ChunkedVec<T>,
     time: impl Fn(&T) -> u64,
     rest: impl Fn(&T) -> K,
 ) -> Vec<u32> {
@@ -1027,7 +1027,7 @@ mod tests {
         assert_eq!(c.take(0), None, "freed with its chunk");
         assert_eq!(c.take(n), None, "out of range");
         assert!(c.chunks[1].capacity() > 0 && c.chunks[2].capacity() > 0);
-        let empty: Chunks<u64> = Chunks::new(Records::new());
+        let empty: Chunks<u64> = Chunks::new(ChunkedVec::new());
         assert!(empty.chunks.is_empty());
     }
 
@@ -1044,7 +1044,7 @@ mod tests {
         ];
         let mut stable = items.clone();
         stable.sort_by_key(|x| (x.0, x.1));
-        let records = Records::from(items.clone());
+        let records = ChunkedVec::from(items.clone());
         let ordered: Vec<_> = stable_order(&records, |x| x.0, |x| x.1)
             .into_iter()
             .map(|i| *records.get(i as usize).unwrap())

@@ -9,7 +9,6 @@ pub mod hbm;
 pub mod join;
 pub mod memory;
 pub mod occupancy;
-pub mod records;
 pub mod streams;
 pub mod trace;
 

@@ -1,4 +1,8 @@
 //! A vector made of fixed-capacity chunks.
+//!
+//! The stores fill chunks on the delivery thread; collection moves them (kernel records) into
+//! the `Collected` as they are, and the join frees each once its records have become events:
+//! a million kernel records (112 MB) are never copied into one vector.
 
 /// Events per chunk: 4096 kernel records are ~300 KiB, small enough to allocate on the delivery
 /// thread without a noticeable pause, large enough that chunk bookkeeping is negligible.
@@ -63,6 +67,53 @@ impl<T> ChunkedVec<T> {
         self.len = 0;
     }
 
+    /// Takes a chunk as it is (no copy); one longer than [`CHUNK`] is split.
+    pub fn append_chunk(&mut self, mut chunk: Vec<T>) {
+        while chunk.len() > CHUNK {
+            let rest = chunk.split_off(CHUNK);
+            self.len += chunk.len();
+            self.chunks.push(chunk);
+            chunk = rest;
+        }
+        if !chunk.is_empty() {
+            self.len += chunk.len();
+            self.chunks.push(chunk);
+        }
+    }
+
+    /// Moves every chunk of `other` to the end of this one.
+    pub fn append(&mut self, other: ChunkedVec<T>) {
+        self.len += other.len;
+        self.chunks
+            .extend(other.chunks.into_iter().filter(|c| !c.is_empty()));
+    }
+
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+        self.len = 0;
+    }
+
+    /// Every value with its position, `chunk * CHUNK + offset`: unique and in order, though
+    /// not dense where a chunk is not full (chunks moved in whole by `append_chunk`).
+    pub fn positions(&self) -> impl Iterator<Item = (usize, &T)> {
+        self.chunks.iter().enumerate().flat_map(|(c, chunk)| {
+            chunk
+                .iter()
+                .enumerate()
+                .map(move |(o, r)| (c * CHUNK + o, r))
+        })
+    }
+
+    /// The value at `position` (see [`Self::positions`]).
+    pub fn get(&self, position: usize) -> Option<&T> {
+        self.chunks.get(position / CHUNK)?.get(position % CHUNK)
+    }
+
+    /// The chunks, chunk `i` holding positions `i * CHUNK ..`.
+    pub fn into_chunks(self) -> Vec<Vec<T>> {
+        self.chunks
+    }
+
     /// Moves the chunks out as they are (no copy), leaving the store empty.
     pub fn take_chunks(&mut self) -> Vec<Vec<T>> {
         self.len = 0;
@@ -75,6 +126,28 @@ impl<T> ChunkedVec<T> {
             .iter()
             .map(|c| c.capacity() * std::mem::size_of::<T>())
             .sum()
+    }
+}
+
+impl<T> From<Vec<T>> for ChunkedVec<T> {
+    fn from(v: Vec<T>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
+impl<T> Extend<T> for ChunkedVec<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
+        for v in iter {
+            self.push(v);
+        }
+    }
+}
+
+impl<T> FromIterator<T> for ChunkedVec<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut r = ChunkedVec::new();
+        r.extend(iter);
+        r
     }
 }
 
@@ -96,5 +169,29 @@ mod tests {
         assert_eq!(out.len(), CHUNK * 2 + 10);
         assert!(v.is_empty());
         assert_eq!(out[CHUNK], CHUNK);
+    }
+
+    #[test]
+    fn positions_address_values_across_partial_chunks() {
+        let mut r: ChunkedVec<usize> = (0..CHUNK + 3).collect();
+        r.append_chunk(vec![100, 101]);
+        r.append_chunk(Vec::new());
+        r.append_chunk((0..CHUNK + 1).map(|i| 1000 + i).collect());
+        r.push(7);
+        assert_eq!(r.len(), CHUNK + 3 + 2 + CHUNK + 1 + 1);
+        assert_eq!(r.iter().count(), r.len());
+        for (p, v) in r.positions() {
+            assert_eq!(r.get(p), Some(v));
+        }
+        let ps: Vec<usize> = r.positions().map(|(p, _)| p).collect();
+        assert!(ps.windows(2).all(|w| w[0] < w[1]), "positions in order");
+        assert_eq!(r.get(CHUNK + 3), None, "a hole after a partial chunk");
+        let chunks = r.clone().into_chunks();
+        assert!(chunks.iter().all(|c| !c.is_empty() && c.len() <= CHUNK));
+        let mut s = ChunkedVec::from(vec![1, 2]);
+        s.append(r);
+        assert_eq!(s.len(), 2 + CHUNK + 3 + 2 + CHUNK + 1 + 1);
+        s.clear();
+        assert!(s.is_empty() && s.iter().next().is_none());
     }
 }
