@@ -445,9 +445,13 @@ impl LineBuilder {
         self.last = (offset_ps, duration_ps);
         self.count += 1;
         if self.count == 1 && self.expected > 1 {
-            // One eighth over the first event's size; `finish` gives back what is left.
-            let each = slot.len + slot.len / 8;
-            self.arena.reserve((self.expected - 1).saturating_mul(each));
+            // One eighth over the first event's size, which may be unusually large (a kernel
+            // with many stats first): capped, and a reservation the allocator refuses is only
+            // a missed shortcut (`try_reserve`, never an abort); `finish` gives back the rest.
+            let each = (slot.len + slot.len / 8).min(MAX_EXPECTED_EVENT_BYTES);
+            let _ = self
+                .arena
+                .try_reserve((self.expected - 1).saturating_mul(each));
         }
     }
 
@@ -512,6 +516,9 @@ impl LineBuilder {
         }
     }
 }
+
+/// The most an arena reserves per announced event (typical events are 40–90 bytes).
+const MAX_EXPECTED_EVENT_BYTES: usize = 128;
 
 /// `offset_ps` and `duration_ps` of an encoded `XEvent` (as [`LineBuilder::add_event`] writes
 /// it: fields 1–3 are varints and come first).
