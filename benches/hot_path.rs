@@ -282,13 +282,7 @@ impl std::io::Write for CountingSink {
 /// rest of the XSpace (warnings, host names).
 fn build_xspace_into(trace: &Trace, w: &mut CountingSink) -> u64 {
     use prost::Message;
-    let rest = build_planes(trace, |plane| {
-        let mut head = vec![(1 << 3) | 2];
-        prost::encoding::encode_varint(plane.encoded_len() as u64, &mut head);
-        std::io::Write::write_all(w, &head)?;
-        plane.write_to(w)
-    })
-    .expect("counting cannot fail");
+    let rest = build_planes(trace, |plane| plane.write_entry(w)).expect("counting cannot fail");
     rest.encoded_len() as u64
 }
 

@@ -178,9 +178,7 @@ fn decode_pipeline(input: &[u8]) -> u64 {
     };
     store.add_counters_to(&mut col.counters);
     store.api.drain_into(&mut col.api);
-    for chunk in store.kernels.take_chunks() {
-        col.kernels.append_chunk(chunk);
-    }
+    col.kernels.append(std::mem::take(&mut store.kernels));
     store.copies.drain_into(&mut col.copies);
     let c0 = col.counters.clone();
     let decoded = c0.api_records

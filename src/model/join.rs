@@ -21,7 +21,7 @@ use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
     HostThread, KernelCode, KernelInfo, MemcpyInfo, RangeInfo, Trace,
 };
-use crate::store::chunked::{ChunkedVec, CHUNK};
+use crate::store::chunked::ChunkedVec;
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
 pub fn unknown_kernel_name(kernel_id: u64) -> String {
@@ -545,7 +545,8 @@ fn kernel_events(
         |k| k.start_ns,
         |k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue),
     );
-    let mut records = Chunks::new(std::mem::take(&mut c.kernels));
+    // Each record is freed with its chunk once it is an event.
+    let mut records = std::mem::take(&mut c.kernels).into_taker();
     // One `KernelCode` per kernel id, shared by its dispatches.
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
     for &i in &order {
@@ -627,38 +628,6 @@ fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<i32> {
         map.insert(f.correlation_id, f.device);
     }
     map
-}
-
-/// Records read once each, in any order, and freed a chunk at a time as the chunk is used up:
-/// the kernel records (112 bytes each) are gone by the time their events (the joined form) are
-/// all built, instead of both forms of a million dispatches being held at once. Records come
-/// nearly in delivery order, so chunks empty steadily. The chunks are the stores' own, moved
-/// (never copied) from the delivery thread's store to here.
-struct Chunks<T> {
-    chunks: Vec<Vec<T>>,
-    left: Vec<u32>,
-}
-
-impl<T: Copy> Chunks<T> {
-    fn new(records: ChunkedVec<T>) -> Self {
-        let chunks = records.into_chunks();
-        let left = chunks.iter().map(|c| c.len() as u32).collect();
-        Chunks { chunks, left }
-    }
-
-    /// The record at position `i` (`ChunkedVec::positions`), each taken once; the chunk is freed
-    /// with its last record. `None` for a position out of range or a chunk already freed (never,
-    /// for the positions of the records).
-    fn take(&mut self, i: usize) -> Option<T> {
-        let (c, at) = (i / CHUNK, i % CHUNK);
-        let r = *self.chunks.get(c)?.get(at)?;
-        let left = &mut self.left[c];
-        *left = left.saturating_sub(1);
-        if *left == 0 {
-            self.chunks[c] = Vec::new();
-        }
-        Some(r)
-    }
 }
 
 /// Positions of `items` in the order a stable sort by `(time, rest)` would leave them.
@@ -1011,25 +980,6 @@ fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every record comes back once, whatever the order, and a chunk is freed with its last.
-    #[test]
-    fn chunks_give_each_record_and_free_used_up_chunks() {
-        let n = CHUNK * 2 + 7;
-        let mut c = Chunks::new((0..n as u64).collect());
-        assert_eq!(c.chunks.len(), 3);
-        assert_eq!(c.chunks[2].len(), 7);
-        for i in (0..CHUNK).rev() {
-            assert_eq!(c.take(i), Some(i as u64));
-        }
-        assert_eq!(c.chunks[0].capacity(), 0, "first chunk freed");
-        assert_eq!(c.take(n - 1), Some(n as u64 - 1));
-        assert_eq!(c.take(0), None, "freed with its chunk");
-        assert_eq!(c.take(n), None, "out of range");
-        assert!(c.chunks[1].capacity() > 0 && c.chunks[2].capacity() > 0);
-        let empty: Chunks<u64> = Chunks::new(ChunkedVec::new());
-        assert!(empty.chunks.is_empty());
-    }
 
     /// The pair sort gives what a stable sort by the whole key gives, ties included.
     #[test]

@@ -67,20 +67,6 @@ impl<T> ChunkedVec<T> {
         self.len = 0;
     }
 
-    /// Takes a chunk as it is (no copy); one longer than [`CHUNK`] is split.
-    pub fn append_chunk(&mut self, mut chunk: Vec<T>) {
-        while chunk.len() > CHUNK {
-            let rest = chunk.split_off(CHUNK);
-            self.len += chunk.len();
-            self.chunks.push(chunk);
-            chunk = rest;
-        }
-        if !chunk.is_empty() {
-            self.len += chunk.len();
-            self.chunks.push(chunk);
-        }
-    }
-
     /// Moves every chunk of `other` to the end of this one.
     pub fn append(&mut self, other: ChunkedVec<T>) {
         self.len += other.len;
@@ -94,7 +80,7 @@ impl<T> ChunkedVec<T> {
     }
 
     /// Every value with its position, `chunk * CHUNK + offset`: unique and in order, though
-    /// not dense where a chunk is not full (chunks moved in whole by `append_chunk`).
+    /// not dense where a chunk is not full (the last chunk of a store moved in whole by `append`).
     pub fn positions(&self) -> impl Iterator<Item = (usize, &T)> {
         self.chunks.iter().enumerate().flat_map(|(c, chunk)| {
             chunk
@@ -109,15 +95,14 @@ impl<T> ChunkedVec<T> {
         self.chunks.get(position / CHUNK)?.get(position % CHUNK)
     }
 
-    /// The chunks, chunk `i` holding positions `i * CHUNK ..`.
-    pub fn into_chunks(self) -> Vec<Vec<T>> {
-        self.chunks
-    }
-
-    /// Moves the chunks out as they are (no copy), leaving the store empty.
-    pub fn take_chunks(&mut self) -> Vec<Vec<T>> {
-        self.len = 0;
-        std::mem::take(&mut self.chunks)
+    /// A reader that takes each value once, by position, and frees a chunk with its last
+    /// value.
+    pub fn into_taker(self) -> TakeOnce<T> {
+        let left = self.chunks.iter().map(|c| c.len() as u32).collect();
+        TakeOnce {
+            chunks: self.chunks,
+            left,
+        }
     }
 
     /// Bytes held by chunk storage (for diagnostics).
@@ -126,6 +111,31 @@ impl<T> ChunkedVec<T> {
             .iter()
             .map(|c| c.capacity() * std::mem::size_of::<T>())
             .sum()
+    }
+}
+
+/// Values read once each, in any order, and freed a chunk at a time as the chunk is used up:
+/// the join reads the kernel records in time order and turns each into an event, so a million
+/// records (112 MB) are gone by the time their events are all built, instead of both forms
+/// being held at once. Records come nearly in delivery order, so chunks empty steadily.
+pub struct TakeOnce<T> {
+    chunks: Vec<Vec<T>>,
+    left: Vec<u32>,
+}
+
+impl<T: Copy> TakeOnce<T> {
+    /// The value at `position` ([`ChunkedVec::positions`]), each taken once; the chunk is
+    /// freed with its last value. `None` for a position out of range or a chunk already freed
+    /// (never, for the positions of the values).
+    pub fn take(&mut self, position: usize) -> Option<T> {
+        let (c, at) = (position / CHUNK, position % CHUNK);
+        let r = *self.chunks.get(c)?.get(at)?;
+        let left = &mut self.left[c];
+        *left = left.saturating_sub(1);
+        if *left == 0 {
+            self.chunks[c] = Vec::new();
+        }
+        Some(r)
     }
 }
 
@@ -174,9 +184,9 @@ mod tests {
     #[test]
     fn positions_address_values_across_partial_chunks() {
         let mut r: ChunkedVec<usize> = (0..CHUNK + 3).collect();
-        r.append_chunk(vec![100, 101]);
-        r.append_chunk(Vec::new());
-        r.append_chunk((0..CHUNK + 1).map(|i| 1000 + i).collect());
+        r.append(ChunkedVec::from(vec![100, 101]));
+        r.append(ChunkedVec::new());
+        r.append((0..CHUNK + 1).map(|i| 1000 + i).collect());
         r.push(7);
         assert_eq!(r.len(), CHUNK + 3 + 2 + CHUNK + 1 + 1);
         assert_eq!(r.iter().count(), r.len());
@@ -186,12 +196,30 @@ mod tests {
         let ps: Vec<usize> = r.positions().map(|(p, _)| p).collect();
         assert!(ps.windows(2).all(|w| w[0] < w[1]), "positions in order");
         assert_eq!(r.get(CHUNK + 3), None, "a hole after a partial chunk");
-        let chunks = r.clone().into_chunks();
-        assert!(chunks.iter().all(|c| !c.is_empty() && c.len() <= CHUNK));
+        assert!(r.chunks.iter().all(|c| !c.is_empty() && c.len() <= CHUNK));
         let mut s = ChunkedVec::from(vec![1, 2]);
         s.append(r);
         assert_eq!(s.len(), 2 + CHUNK + 3 + 2 + CHUNK + 1 + 1);
         s.clear();
         assert!(s.is_empty() && s.iter().next().is_none());
+    }
+
+    /// Every record comes back once, whatever the order, and a chunk is freed with its last.
+    #[test]
+    fn chunks_give_each_record_and_free_used_up_chunks() {
+        let n = CHUNK * 2 + 7;
+        let mut c = (0..n as u64).collect::<ChunkedVec<u64>>().into_taker();
+        assert_eq!(c.chunks.len(), 3);
+        assert_eq!(c.chunks[2].len(), 7);
+        for i in (0..CHUNK).rev() {
+            assert_eq!(c.take(i), Some(i as u64));
+        }
+        assert_eq!(c.chunks[0].capacity(), 0, "first chunk freed");
+        assert_eq!(c.take(n - 1), Some(n as u64 - 1));
+        assert_eq!(c.take(0), None, "freed with its chunk");
+        assert_eq!(c.take(n), None, "out of range");
+        assert!(c.chunks[1].capacity() > 0 && c.chunks[2].capacity() > 0);
+        let empty = ChunkedVec::<u64>::new().into_taker();
+        assert!(empty.chunks.is_empty());
     }
 }

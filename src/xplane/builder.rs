@@ -197,6 +197,22 @@ fn around_repeated<M: Message>(leading: &M, whole: M) -> (Vec<u8>, usize) {
 
 /// `XPlane.lines`' field number.
 const LINES_FIELD: u32 = 3;
+/// `XSpace.planes`' field number.
+const PLANES_FIELD: u32 = 1;
+
+/// Length of a message of `len` bytes as a length-delimited entry of field `field`.
+fn entry_len(field: u32, len: usize) -> usize {
+    prost::encoding::key_len(field) + prost::encoding::encoded_len_varint(len as u64) + len
+}
+
+/// Writes the key and length of a length-delimited entry of field `field`; its `len` bytes
+/// follow.
+fn write_entry_head(field: u32, len: usize, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    let mut head = Vec::with_capacity(12);
+    prost::encoding::encode_key(field, prost::encoding::WireType::LengthDelimited, &mut head);
+    prost::encoding::encode_varint(len as u64, &mut head);
+    w.write_all(&head)
+}
 
 /// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
 /// its lines, each encoded.
@@ -214,8 +230,15 @@ impl BuiltPlane {
             + self
                 .lines
                 .iter()
-                .map(FinishedLine::entry_len)
+                .map(|l| entry_len(LINES_FIELD, l.encoded_len()))
                 .sum::<usize>()
+    }
+
+    /// Writes the plane as an entry of `XSpace.planes` (a file is its planes one after the
+    /// other, then the rest of the XSpace).
+    pub fn write_entry(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        write_entry_head(PLANES_FIELD, self.encoded_len(), w)?;
+        self.write_to(w)
     }
 
     /// Writes the bytes `XPlane::encode` gives for the plane with its lines: fields 1–2 (id,
@@ -223,7 +246,8 @@ impl BuiltPlane {
     pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
         w.write_all(&self.head[..self.split])?;
         for l in &self.lines {
-            l.write_entry(LINES_FIELD, w)?;
+            write_entry_head(LINES_FIELD, l.encoded_len(), w)?;
+            l.write_to(w)?;
         }
         w.write_all(&self.head[self.split..])
     }
@@ -252,8 +276,9 @@ const STAT_METADATA_ID_KEY: u8 = 1 << 3;
 const STAT_UINT64_KEY: u8 = 3 << 3;
 const STAT_INT64_KEY: u8 = 4 << 3;
 const STAT_REF_KEY: u8 = 7 << 3;
-/// `XEvent.stats` entry key (field 4, length-delimited).
-const EVENT_STATS_KEY: u8 = (4 << 3) | 2;
+/// `XEvent.stats`' field number, and its entry key (length-delimited).
+const EVENT_STATS_FIELD: u32 = 4;
+const EVENT_STATS_KEY: u8 = (EVENT_STATS_FIELD << 3) as u8 | 2;
 
 impl StatBytes {
     pub fn new() -> Self {
@@ -279,7 +304,7 @@ impl StatBytes {
 
     /// Appends any stat (strings, bytes, doubles) through prost.
     pub fn push(&mut self, stat: &XStat) {
-        prost::encoding::message::encode(4, stat, &mut self.bytes);
+        prost::encoding::message::encode(EVENT_STATS_FIELD, stat, &mut self.bytes);
     }
 
     pub fn u64(&mut self, metadata_id: i64, v: u64) {
@@ -334,7 +359,7 @@ pub struct LineBuilder {
     index: Option<Vec<EventSlot>>,
     /// Number of events and the sort key of the last one.
     count: usize,
-    last: (i64, i64),
+    last_key: SortKey,
     max_end_ps: i64,
     /// Events announced by [`Self::expect_events`].
     expected: usize,
@@ -348,16 +373,13 @@ struct EventSlot {
     len: usize,
 }
 
+/// Start ascending, then longest first: an enclosing event before those nested in it.
+type SortKey = (i64, std::cmp::Reverse<i64>);
+
 impl EventSlot {
-    /// Start ascending, then longest first: an enclosing event before those nested in it.
-    fn key(&self) -> (i64, std::cmp::Reverse<i64>) {
+    fn key(&self) -> SortKey {
         (self.offset_ps, std::cmp::Reverse(self.duration_ps))
     }
-}
-
-/// The sort key below which an event added after one at `(offset, duration)` is out of order.
-fn out_of_order_after((offset_ps, duration_ps): (i64, i64)) -> (i64, std::cmp::Reverse<i64>) {
-    (offset_ps, std::cmp::Reverse(duration_ps))
 }
 
 impl LineBuilder {
@@ -372,7 +394,8 @@ impl LineBuilder {
             arena: Vec::new(),
             index: None,
             count: 0,
-            last: (i64::MIN, i64::MAX),
+            // The smallest key: no first event is out of order.
+            last_key: (i64::MIN, std::cmp::Reverse(i64::MAX)),
             max_end_ps: 0,
             expected: 0,
         }
@@ -436,13 +459,13 @@ impl LineBuilder {
             start,
             len: self.arena.len() - start,
         };
-        if self.index.is_none() && slot.key() < out_of_order_after(self.last) {
+        if self.index.is_none() && slot.key() < self.last_key {
             self.index = Some(self.slots_before(start));
         }
         if let Some(index) = &mut self.index {
             index.push(slot);
         }
-        self.last = (offset_ps, duration_ps);
+        self.last_key = slot.key();
         self.count += 1;
         if self.count == 1 && self.expected > 1 {
             // One eighth over the first event's size, which may be unusually large (a kernel
@@ -556,22 +579,6 @@ impl FinishedLine {
     /// Length of the line's encoding.
     pub fn encoded_len(&self) -> usize {
         self.head.len() + self.events.len()
-    }
-
-    /// Length of the line as a length-delimited entry of its plane.
-    fn entry_len(&self) -> usize {
-        let n = self.encoded_len();
-        prost::encoding::key_len(LINES_FIELD) + prost::encoding::encoded_len_varint(n as u64) + n
-    }
-
-    /// Writes the line as entry `field` of its parent: key, length, then the bytes
-    /// `XLine::encode` gives for it.
-    fn write_entry(&self, field: u32, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        let mut key = Vec::with_capacity(12);
-        prost::encoding::encode_key(field, prost::encoding::WireType::LengthDelimited, &mut key);
-        prost::encoding::encode_varint(self.encoded_len() as u64, &mut key);
-        w.write_all(&key)?;
-        self.write_to(w)
     }
 
     fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
@@ -720,8 +727,6 @@ mod tests {
             _ => unreachable!(),
         });
         assert_eq!(got, want);
-        let mut bytes = Vec::new();
-        LineBuilder::new(1, "l", 0).finish().encode_into(&mut bytes);
         // And byte for byte: re-encoding the decoded events by prost gives the same bytes.
         let mut l2 = LineBuilder::new(1, "l", 0);
         let mut st = StatBytes::new();

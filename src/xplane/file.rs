@@ -173,13 +173,7 @@ impl std::error::Error for ReadError {
 /// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
     write_atomically(layout, |f| {
-        let mut rest = super::space::build_planes(trace, |plane| {
-            // Field 1 (`planes`), length-delimited.
-            let mut head = vec![(1 << 3) | 2];
-            prost::encoding::encode_varint(plane.encoded_len() as u64, &mut head);
-            f.write_all(&head)?;
-            plane.write_to(f)
-        })?;
+        let mut rest = super::space::build_planes(trace, |plane| plane.write_entry(f))?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
     })

@@ -539,9 +539,7 @@ impl EventCache {
         stats: &mut StatBytes,
     ) {
         let Some(a) = a else { return };
-        if let Some(cached) = self.annotations.stats(plane, a) {
-            stats.extend(cached);
-        }
+        stats.extend(self.annotations.stats(plane, a));
     }
 }
 
@@ -552,7 +550,8 @@ impl EventCache {
 /// A slot holds its annotation's `Arc`, so the address cannot be reused while it is cached; a
 /// miss encodes the stats again, to the same bytes (the plane's ids are already interned).
 struct AnnotationCache {
-    slots: Vec<Option<(Arc<Annotation>, StatBytes)>>,
+    /// Per slot: the annotation cached there, and its stats (the buffer is reused on a miss).
+    slots: Vec<(Option<Arc<Annotation>>, StatBytes)>,
 }
 
 /// Slots of the annotation cache (a power of two).
@@ -561,26 +560,24 @@ const ANNOTATION_SLOTS: usize = 4096;
 impl Default for AnnotationCache {
     fn default() -> Self {
         AnnotationCache {
-            slots: (0..ANNOTATION_SLOTS).map(|_| None).collect(),
+            slots: (0..ANNOTATION_SLOTS).map(|_| Default::default()).collect(),
         }
     }
 }
 
 impl AnnotationCache {
-    /// The stats of `a` (always `Some`: the slot is filled on a miss).
-    fn stats(&mut self, plane: &mut PlaneBuilder, a: &Arc<Annotation>) -> Option<&StatBytes> {
+    /// The stats of `a`, encoded on a miss into the slot's buffer (a miss allocates nothing
+    /// once the slots are warm).
+    fn stats(&mut self, plane: &mut PlaneBuilder, a: &Arc<Annotation>) -> &StatBytes {
         // Allocations are at least 8-byte aligned: the low bits carry nothing.
         let i = (Arc::as_ptr(a) as usize >> 4) & (ANNOTATION_SLOTS - 1);
-        let slot = &mut self.slots[i];
-        let hit = matches!(slot, Some((cached, _)) if Arc::ptr_eq(cached, a));
-        if !hit {
-            // Reuse the evicted entry's buffer: a miss allocates nothing once slots are warm.
-            let mut bytes = slot.take().map(|(_, b)| b).unwrap_or_default();
+        let (cached, bytes) = &mut self.slots[i];
+        if !cached.as_ref().is_some_and(|c| Arc::ptr_eq(c, a)) {
             bytes.clear();
-            add_annotation_stats(plane, Some(a), &mut bytes);
-            *slot = Some((a.clone(), bytes));
+            add_annotation_stats(plane, Some(a), bytes);
+            *cached = Some(a.clone());
         }
-        slot.as_ref().map(|(_, bytes)| bytes)
+        bytes
     }
 }
 
@@ -865,8 +862,7 @@ mod tests {
             for a in &annotations {
                 let want = fresh(&mut plane, a);
                 for _ in 0..2 {
-                    let got = cache.stats(&mut plane, a).cloned();
-                    assert_eq!(got.as_ref(), Some(&want), "round {round}");
+                    assert_eq!(cache.stats(&mut plane, a), &want, "round {round}");
                 }
             }
         }
