@@ -308,6 +308,18 @@ fn main() {
         .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, r))
         .collect();
     bench_decode("kernel dispatch (184 B)", Abi::V1, &hs, 4000);
+    // The same records as several queues' buffers deliver them: consecutive records differ in
+    // kernel and queue, so the store's shape memo misses and every record takes the hash lookup.
+    for (i, r) in kernels.iter_mut().enumerate() {
+        r.dispatch_info.kernel_id = (i % 61) as u64;
+        r.dispatch_info.queue_id.handle = (i % 4) as u64;
+        r.dispatch_info.grid_size.x = 256 << (i % 3);
+    }
+    let hs: Vec<_> = kernels
+        .iter_mut()
+        .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, r))
+        .collect();
+    bench_decode("kernel, shapes interleaved", Abi::V1, &hs, 4000);
 
     let mut apis: Vec<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t> = (0..BATCH)
         .map(|i| {
@@ -475,10 +487,12 @@ fn main() {
     }
     bench_annotation_capture();
     println!(
-        "sizes: ApiRecord {} B, KernelRecord {} B, CopyRecord {} B; joined: DeviceEvent {} B, HostEvent {} B",
+        "sizes: ApiRecord {} B; KernelRecord {} B, stored {} B + its shape's table entry; CopyRecord {} B, stored {} B + table entry; joined: DeviceEvent {} B, HostEvent {} B",
         size_of::<ApiRecord>(),
         size_of::<KernelRecord>(),
+        rocprof_xplane::store::packed::packed_size::<KernelRecord>(),
         size_of::<CopyRecord>(),
+        rocprof_xplane::store::packed::packed_size::<CopyRecord>(),
         size_of::<rocprof_xplane::model::DeviceEvent>(),
         size_of::<rocprof_xplane::model::HostEvent>()
     );

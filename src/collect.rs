@@ -66,7 +66,7 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         st.counters = Default::default();
         st.api.drain_into(&mut c.api);
         // Kernel records keep their chunks: the join frees each once its records are events.
-        c.kernels.append(std::mem::take(&mut st.kernels));
+        c.counters.memory_limit_dropped += c.kernels.append(std::mem::take(&mut st.kernels));
         st.copies.drain_into(&mut c.copies);
         let mut raw = Vec::new();
         st.hip_events.drain_into(&mut raw);

@@ -33,7 +33,7 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         return;
     }
     out.counters.kernel_records += 1;
-    out.kernels.push(KernelRecord {
+    let kept = out.kernels.push(KernelRecord {
         correlation_id: r.correlation_id.internal,
         // SAFETY: reading a u64 from a plain 8-byte union.
         external_id: unsafe { r.correlation_id.external.value },
@@ -56,4 +56,7 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         pipe_id: (size >= PIPE_ID_OFFSET + 4)
             .then(|| unsafe { (payload.add(PIPE_ID_OFFSET) as *const i32).read_unaligned() }),
     });
+    if !kept {
+        out.counters.memory_limit_dropped += 1;
+    }
 }

@@ -18,7 +18,7 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         return;
     };
     out.counters.memcpy_records += 1;
-    out.copies.push(CopyRecord {
+    let kept = out.copies.push(CopyRecord {
         correlation_id: r.correlation_id.internal,
         // SAFETY: reading a u64 from a plain 8-byte union.
         external_id: unsafe { r.correlation_id.external.value },
@@ -30,4 +30,7 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         src_agent: r.src_agent_id.handle,
         bytes: r.bytes,
     });
+    if !kept {
+        out.counters.memory_limit_dropped += 1;
+    }
 }

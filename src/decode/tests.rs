@@ -79,7 +79,7 @@ fn kernel_record() -> sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t {
 fn kernel_dispatch_fields() {
     let mut r = kernel_record();
     let out = decode_all(Abi::V1, &[header(KERNEL, &mut r)], 0);
-    let k: Vec<_> = out.kernels.iter().copied().collect();
+    let k: Vec<_> = out.kernels.iter().collect();
     assert_eq!(k.len(), 1);
     let k = k[0];
     assert_eq!(
@@ -213,7 +213,7 @@ fn memory_copy_v0_and_v1_layouts() {
         dst_address.value = 0xdead,
     });
     let out = decode_all(Abi::V0, &[header(COPY, &mut v0)], 0);
-    let c: Vec<_> = out.copies.iter().copied().collect();
+    let c: Vec<_> = out.copies.iter().collect();
     assert_eq!(
         (c[0].operation, c[0].correlation_id, c[0].bytes),
         (2, 4, 1 << 20)
@@ -223,7 +223,7 @@ fn memory_copy_v0_and_v1_layouts() {
         (0xd, 0xc, 100, 200)
     );
     let out = decode_all(Abi::V1, &[header(COPY, &mut v1)], 0);
-    let c: Vec<_> = out.copies.iter().copied().collect();
+    let c: Vec<_> = out.copies.iter().collect();
     assert_eq!(
         (
             c[0].operation,

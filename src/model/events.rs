@@ -54,6 +54,109 @@ pub struct KernelRecord {
     pub pipe_id: Option<i32>,
 }
 
+/// What differs per kernel dispatch; the rest of [`KernelRecord`] is its [`KernelLaunch`].
+#[derive(Debug, Clone, Copy)]
+pub struct KernelEach {
+    correlation_id: u64,
+    external_id: u64,
+    start_ns: u64,
+    end_ns: u64,
+    dispatch_id: u64,
+}
+
+/// What the dispatches of one kernel shape from one thread on one queue share: stored once per
+/// store (see `store::packed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelLaunch {
+    thread_id: u64,
+    agent: u64,
+    queue: u64,
+    kernel_id: u64,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    workgroup: [u32; 3],
+    grid: [u32; 3],
+    pipe_id: Option<i32>,
+}
+
+/// One word of the fields that tell launches apart in practice (kernel, queue, thread, grid),
+/// instead of hashing all fourteen: equal launches still hash equally, and the delivery thread
+/// looks a launch up whenever consecutive records differ (several queues in one buffer).
+/// Measured with `hot_path` (`kernel, shapes interleaved`).
+impl std::hash::Hash for KernelLaunch {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let grid = u64::from(self.grid[0]) | (u64::from(self.grid[1]) << 32);
+        state.write_u64(
+            self.kernel_id ^ self.queue.rotate_left(21) ^ self.thread_id.rotate_left(42) ^ grid,
+        );
+    }
+}
+
+impl crate::store::packed::Pack for KernelRecord {
+    type Each = KernelEach;
+    type Shared = KernelLaunch;
+
+    #[inline]
+    fn split(self) -> (KernelEach, KernelLaunch) {
+        let KernelRecord {
+            correlation_id,
+            external_id,
+            start_ns,
+            end_ns,
+            thread_id,
+            agent,
+            queue,
+            kernel_id,
+            dispatch_id,
+            private_segment_size,
+            group_segment_size,
+            workgroup,
+            grid,
+            pipe_id,
+        } = self;
+        (
+            KernelEach {
+                correlation_id,
+                external_id,
+                start_ns,
+                end_ns,
+                dispatch_id,
+            },
+            KernelLaunch {
+                thread_id,
+                agent,
+                queue,
+                kernel_id,
+                private_segment_size,
+                group_segment_size,
+                workgroup,
+                grid,
+                pipe_id,
+            },
+        )
+    }
+
+    #[inline]
+    fn join(e: KernelEach, l: &KernelLaunch) -> KernelRecord {
+        KernelRecord {
+            correlation_id: e.correlation_id,
+            external_id: e.external_id,
+            start_ns: e.start_ns,
+            end_ns: e.end_ns,
+            thread_id: l.thread_id,
+            agent: l.agent,
+            queue: l.queue,
+            kernel_id: l.kernel_id,
+            dispatch_id: e.dispatch_id,
+            private_segment_size: l.private_segment_size,
+            group_segment_size: l.group_segment_size,
+            workgroup: l.workgroup,
+            grid: l.grid,
+            pipe_id: l.pipe_id,
+        }
+    }
+}
+
 /// A completed memory copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CopyRecord {
@@ -67,6 +170,75 @@ pub struct CopyRecord {
     pub dst_agent: u64,
     pub src_agent: u64,
     pub bytes: u64,
+}
+
+/// What differs per copy; the rest of [`CopyRecord`] is its [`CopyRoute`].
+#[derive(Debug, Clone, Copy)]
+pub struct CopyEach {
+    correlation_id: u64,
+    external_id: u64,
+    start_ns: u64,
+    end_ns: u64,
+    bytes: u64,
+}
+
+/// The thread, direction and agents many copies share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct CopyRoute {
+    thread_id: u64,
+    operation: i32,
+    dst_agent: u64,
+    src_agent: u64,
+}
+
+impl crate::store::packed::Pack for CopyRecord {
+    type Each = CopyEach;
+    type Shared = CopyRoute;
+
+    #[inline]
+    fn split(self) -> (CopyEach, CopyRoute) {
+        let CopyRecord {
+            correlation_id,
+            external_id,
+            start_ns,
+            end_ns,
+            thread_id,
+            operation,
+            dst_agent,
+            src_agent,
+            bytes,
+        } = self;
+        (
+            CopyEach {
+                correlation_id,
+                external_id,
+                start_ns,
+                end_ns,
+                bytes,
+            },
+            CopyRoute {
+                thread_id,
+                operation,
+                dst_agent,
+                src_agent,
+            },
+        )
+    }
+
+    #[inline]
+    fn join(e: CopyEach, r: &CopyRoute) -> CopyRecord {
+        CopyRecord {
+            correlation_id: e.correlation_id,
+            external_id: e.external_id,
+            start_ns: e.start_ns,
+            end_ns: e.end_ns,
+            thread_id: r.thread_id,
+            operation: r.operation,
+            dst_agent: r.dst_agent,
+            src_agent: r.src_agent,
+            bytes: e.bytes,
+        }
+    }
 }
 
 /// A roctx range or mark seen by the marker callback (the buffered records carry no text).
@@ -333,7 +505,7 @@ pub struct Collected {
     pub stop_walltime_ns: u64,
     pub agents: Vec<AgentInfo>,
     pub api: Vec<ApiRecord>,
-    pub kernels: crate::store::ChunkedVec<KernelRecord>,
+    pub kernels: crate::store::PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
     /// Annotation context captured at API entry, keyed by internal correlation id.
@@ -369,6 +541,14 @@ impl Collected {
         !(self.api.is_empty() && self.kernels.is_empty() && self.copies.is_empty())
     }
 
+    /// Keeps a kernel record; one refused by its store (past 2^32 − 1 distinct launch shapes,
+    /// never within the memory ceiling) is counted as the ceiling's drops are.
+    pub fn push_kernel(&mut self, k: KernelRecord) {
+        if !self.kernels.push(k) {
+            self.counters.memory_limit_dropped += 1;
+        }
+    }
+
     /// Records held (runtime records and roctx spans), for the flight recorder's accounting.
     pub fn record_count(&self) -> u64 {
         (self.api.len() + self.kernels.len() + self.copies.len() + self.markers.len()) as u64
@@ -379,7 +559,7 @@ impl Collected {
     pub fn approx_bytes(&self) -> u64 {
         use std::mem::size_of_val;
         (size_of_val(self.api.as_slice())
-            + self.kernels.len() * std::mem::size_of::<KernelRecord>()
+            + self.kernels.held_bytes()
             + size_of_val(self.copies.as_slice())
             + size_of_val(self.markers.as_slice())
             + size_of_val(self.annotations.as_slice())
@@ -429,7 +609,7 @@ impl Collected {
             self.agents = agents;
         }
         self.api.extend(api);
-        self.kernels.append(kernels);
+        self.counters.memory_limit_dropped += self.kernels.append(kernels);
         self.copies.extend(copies);
         let reopened: std::collections::HashSet<(u64, u64)> = markers
             .iter()

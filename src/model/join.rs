@@ -21,7 +21,7 @@ use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
     HostThread, KernelCode, KernelInfo, MemcpyInfo, RangeInfo, Trace,
 };
-use crate::store::chunked::ChunkedVec;
+use crate::store::PackedVec;
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
 pub fn unknown_kernel_name(kernel_id: u64) -> String {
@@ -84,7 +84,7 @@ fn copy_device(c: &CopyRecord, ordinal_of: &HashMap<u64, u32>) -> Option<u32> {
 /// third GPU agent). Most-seen plane per device; ties go to the lower plane.
 fn hip_device_planes(
     issued_on: &CorrMap<i32>,
-    kernels: &ChunkedVec<KernelRecord>,
+    kernels: &PackedVec<KernelRecord>,
     ordinal_of: &HashMap<u64, u32>,
 ) -> HashMap<i32, u32> {
     let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
@@ -349,7 +349,7 @@ impl Places {
 /// hidden. Copies keep using GPUs only.
 fn place_devices(
     agents: &[AgentInfo],
-    kernels: &ChunkedVec<KernelRecord>,
+    kernels: &PackedVec<KernelRecord>,
     warnings: &mut Vec<String>,
 ) -> Places {
     let mut devices: Vec<Device> = Vec::new();
@@ -540,11 +540,11 @@ fn kernel_events(
     work: &mut DeviceWork,
     counters: &mut crate::model::Counters,
 ) {
-    let order = stable_order(
-        &c.kernels,
-        |k| k.start_ns,
-        |k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue),
-    );
+    let order = stable_order(c.kernels.positions().map(|(i, k)| (i, k.start_ns)), |i| {
+        c.kernels
+            .get(i)
+            .map(|k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue))
+    });
     // Each record is freed with its chunk once it is an event.
     let mut records = std::mem::take(&mut c.kernels).into_taker();
     // One `KernelCode` per kernel id, shared by its dispatches.
@@ -630,19 +630,16 @@ fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<i32> {
     map
 }
 
-/// Positions of `items` in the order a stable sort by `(time, rest)` would leave them.
-/// Sorting 16-byte `(time, position)` pairs instead of moving the records (112 bytes per
-/// kernel dispatch, delivered interleaved across queues, so without long sorted runs) took the
-/// stress run's join from 730–810 ms to 540–570 ms; `rest` is read only when two times tie.
-/// The positions are kept as `u32` (4 bytes per record while the join runs).
-fn stable_order<T, K: Ord>(
-    items: &ChunkedVec<T>,
-    time: impl Fn(&T) -> u64,
-    rest: impl Fn(&T) -> K,
+/// Positions of records in the order a stable sort by `(time, rest)` would leave them, from
+/// each record's `(position, time)` and `rest_at(position)`. Sorting 16-byte `(time, position)`
+/// pairs instead of moving the records (delivered interleaved across queues, so without long
+/// sorted runs) took the stress run's join from 730–810 ms to 540–570 ms; `rest` is read only
+/// when two times tie. The positions are kept as `u32` (4 bytes per record while the join runs).
+fn stable_order<K: Ord>(
+    times: impl Iterator<Item = (usize, u64)>,
+    rest_at: impl Fn(usize) -> K,
 ) -> Vec<u32> {
-    let mut order: Vec<(u64, usize)> = items.positions().map(|(i, x)| (time(x), i)).collect();
-    // Positions come from `items`: `get` finds each.
-    let rest_at = |i: usize| items.get(i).map(&rest);
+    let mut order: Vec<(u64, usize)> = times.map(|(i, t)| (t, i)).collect();
     order.sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
             .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
@@ -994,8 +991,9 @@ mod tests {
         ];
         let mut stable = items.clone();
         stable.sort_by_key(|x| (x.0, x.1));
-        let records = ChunkedVec::from(items.clone());
-        let ordered: Vec<_> = stable_order(&records, |x| x.0, |x| x.1)
+        let records = crate::store::ChunkedVec::from(items.clone());
+        let times = records.positions().map(|(i, x)| (i, x.0));
+        let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1))
             .into_iter()
             .map(|i| *records.get(i as usize).unwrap())
             .collect();
@@ -1492,7 +1490,7 @@ mod tests {
         }
         let mut b = a.clone();
         b.api.reverse();
-        let mut shuffled: Vec<_> = b.kernels.iter().copied().collect();
+        let mut shuffled: Vec<_> = b.kernels.iter().collect();
         shuffled.reverse();
         shuffled.rotate_left(17);
         b.kernels = shuffled.into();

@@ -2,7 +2,7 @@
 //!
 //! The stores fill chunks on the delivery thread; collection moves them (kernel records) into
 //! the `Collected` as they are, and the join frees each once its records have become events:
-//! a million kernel records (112 MB) are never copied into one vector.
+//! a million kernel records (48 MB packed, see `packed`) are never copied into one vector.
 
 /// Events per chunk: 4096 kernel records are ~300 KiB, small enough to allocate on the delivery
 /// thread without a noticeable pause, large enough that chunk bookkeeping is negligible.
@@ -56,6 +56,10 @@ impl<T> ChunkedVec<T> {
 
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.chunks.iter().flat_map(|c| c.iter())
+    }
+
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
+        self.chunks.iter_mut().flat_map(|c| c.iter_mut())
     }
 
     /// Moves every event out, leaving the store empty (used once, at finalize).
@@ -116,7 +120,7 @@ impl<T> ChunkedVec<T> {
 
 /// Values read once each, in any order, and freed a chunk at a time as the chunk is used up:
 /// the join reads the kernel records in time order and turns each into an event, so a million
-/// records (112 MB) are gone by the time their events are all built, instead of both forms
+/// records (48 MB packed) are gone by the time their events are all built, instead of both forms
 /// being held at once. Records come nearly in delivery order, so chunks empty steadily.
 pub struct TakeOnce<T> {
     chunks: Vec<Vec<T>>,

@@ -1,6 +1,6 @@
 //! The store one rocprofiler buffer decodes into.
 
-use super::ChunkedVec;
+use super::{ChunkedVec, PackedVec};
 use crate::model::events::{ApiRecord, CopyRecord, HipEventRecord, KernelRecord};
 use crate::model::Counters;
 
@@ -8,8 +8,8 @@ use crate::model::Counters;
 #[derive(Debug, Default)]
 pub struct EventStore {
     pub api: ChunkedVec<ApiRecord>,
-    pub kernels: ChunkedVec<KernelRecord>,
-    pub copies: ChunkedVec<CopyRecord>,
+    pub kernels: PackedVec<KernelRecord>,
+    pub copies: PackedVec<CopyRecord>,
     pub hip_events: ChunkedVec<HipEventRecord>,
     /// Only the record/skip/drop fields are filled here; join fills the rest.
     pub counters: Counters,
@@ -20,8 +20,8 @@ impl EventStore {
     pub fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
         (self.api.len() * size_of::<ApiRecord>()
-            + self.kernels.len() * size_of::<KernelRecord>()
-            + self.copies.len() * size_of::<CopyRecord>()
+            + self.kernels.held_bytes()
+            + self.copies.held_bytes()
             + self.hip_events.len() * size_of::<HipEventRecord>()) as u64
     }
 

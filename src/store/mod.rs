@@ -9,8 +9,10 @@
 pub mod budget;
 pub mod chunked;
 pub mod events;
+pub mod packed;
 pub mod sinks;
 
 pub use chunked::ChunkedVec;
 pub use events::EventStore;
+pub use packed::PackedVec;
 pub use sinks::Sinks;

@@ -128,7 +128,7 @@ pub fn read(path: &Path) -> Result<Collected, ConvertError> {
             },
         );
         let corr = num(r, "Correlation_Id");
-        b.c.kernels.push(KernelRecord {
+        b.c.push_kernel(KernelRecord {
             correlation_id: corr,
             external_id: 0,
             start_ns: num(r, "Start_Timestamp"),

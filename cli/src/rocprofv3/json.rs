@@ -103,7 +103,7 @@ fn from_tool(t: &Value) -> Result<Collected, String> {
         let d = &r["dispatch_info"];
         let agent = u(&d["agent_id"]["handle"]);
         let corr = u(&r["correlation_id"]["internal"]);
-        b.c.kernels.push(KernelRecord {
+        b.c.push_kernel(KernelRecord {
             correlation_id: corr,
             external_id: u(&r["correlation_id"]["external"]),
             start_ns: u(&r["start_timestamp"]),

@@ -418,7 +418,7 @@ impl Run<'_> {
         for k in kernels {
             let corr = num(k[16]);
             let agent = num(k[1]);
-            b.c.kernels.push(KernelRecord {
+            b.c.push_kernel(KernelRecord {
                 correlation_id: corr,
                 external_id: num(k[17]),
                 start_ns: num(k[6]),

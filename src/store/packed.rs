@@ -1,0 +1,298 @@
+//! Records kept as their per-record facts plus an index into a table of the facts many records
+//! repeat.
+//!
+//! A kernel dispatch record is 112 bytes decoded, but most of it (launching thread, agent,
+//! queue, kernel id, grid, work-group and segment sizes, pipe) is the same for every dispatch of
+//! one kernel shape from one thread on one queue. Keeping those once in a table and a `u32`
+//! index per record holds a dispatch in 48 bytes while tracing (issue 8: ≤ 64 B retained per
+//! event). Reads give the whole record back by value, so the join sees the decoded form.
+//!
+//! The table is per store (one writer: the delivery thread of one buffer), so interning takes
+//! no lock. Its lookup map is capped and cleared when full: a workload whose every dispatch has
+//! a new shape costs one table entry per record (no worse than the unpacked record), never an
+//! unbounded map.
+
+use std::hash::Hash;
+
+use super::chunked::{ChunkedVec, TakeOnce};
+use crate::fastmap::HashMap;
+
+/// A record that splits into facts of its own and facts shared with many others.
+pub trait Pack: Copy {
+    /// What differs per record (times, ids).
+    type Each: Copy;
+    /// What many records repeat; interned once per store.
+    type Shared: Copy + Eq + Hash;
+    fn split(self) -> (Self::Each, Self::Shared);
+    fn join(each: Self::Each, shared: &Self::Shared) -> Self;
+}
+
+/// Lookup entries kept before the map is cleared (the table keeps every entry, so indexes stay
+/// valid; only the deduplication restarts). 16 k shapes per buffer covers real workloads.
+const INDEX_CAP: usize = 1 << 14;
+
+/// No memoized entry.
+const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+struct Packed<E> {
+    each: E,
+    shared: u32,
+}
+
+/// Append-only packed records (see the module comment).
+#[derive(Debug, Clone)]
+pub struct PackedVec<T: Pack> {
+    records: ChunkedVec<Packed<T::Each>>,
+    table: Vec<T::Shared>,
+    index: HashMap<T::Shared, u32>,
+    /// The entry the previous push used: consecutive records of one queue nearly always
+    /// repeat it, so most pushes compare once and skip the hash.
+    last: u32,
+}
+
+impl<T: Pack> Default for PackedVec<T> {
+    fn default() -> Self {
+        PackedVec {
+            records: ChunkedVec::new(),
+            table: Vec::new(),
+            index: HashMap::default(),
+            last: NONE,
+        }
+    }
+}
+
+impl<T: Pack> PackedVec<T> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends `value`; `false` (nothing stored) only when the table already has 2^32 − 1
+    /// entries, which the memory ceiling stops long before (callers count it as a drop).
+    #[inline]
+    pub fn push(&mut self, value: T) -> bool {
+        let (each, shared) = value.split();
+        let Some(at) = self.intern(shared) else {
+            return false;
+        };
+        self.records.push(Packed { each, shared: at });
+        true
+    }
+
+    #[inline]
+    fn intern(&mut self, shared: T::Shared) -> Option<u32> {
+        if self.table.get(self.last as usize) == Some(&shared) {
+            return Some(self.last);
+        }
+        let at = match self.index.get(&shared) {
+            Some(&at) => at,
+            None => {
+                let at = u32::try_from(self.table.len())
+                    .ok()
+                    .filter(|&i| i != NONE)?;
+                if self.index.len() >= INDEX_CAP {
+                    self.index.clear();
+                }
+                self.table.push(shared);
+                self.index.insert(shared, at);
+                at
+            }
+        };
+        self.last = at;
+        Some(at)
+    }
+
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// Distinct shared entries held (a diagnostic: how well records pack).
+    pub fn table_len(&self) -> usize {
+        self.table.len()
+    }
+
+    #[inline]
+    fn unpack(&self, p: &Packed<T::Each>) -> T {
+        // Every record's index was handed out by `intern` or rebased by `append` with its table.
+        T::join(p.each, &self.table[p.shared as usize])
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        self.records.iter().map(|p| self.unpack(p))
+    }
+
+    /// Every record with its position (see [`ChunkedVec::positions`]).
+    pub fn positions(&self) -> impl Iterator<Item = (usize, T)> + '_ {
+        self.records.positions().map(|(i, p)| (i, self.unpack(p)))
+    }
+
+    /// The record at `position`.
+    pub fn get(&self, position: usize) -> Option<T> {
+        self.records.get(position).map(|p| self.unpack(p))
+    }
+
+    /// Moves every record of `other` to the end of this one: its chunks move as they are, its
+    /// indexes are shifted past this table's entries. Returns the records refused (only when
+    /// the tables together would pass 2^32 − 1 entries; then `other` is pushed record by record).
+    pub fn append(&mut self, mut other: PackedVec<T>) -> u64 {
+        let base = self.table.len();
+        let fits = u32::try_from(base + other.table.len()).is_ok_and(|n| n < NONE);
+        if !fits {
+            let refused = other.iter().filter(|&r| !self.push(r)).count();
+            return refused as u64;
+        }
+        if base > 0 {
+            for p in other.records.iter_mut() {
+                p.shared += base as u32;
+            }
+        }
+        self.records.append(other.records);
+        self.table.append(&mut other.table);
+        0
+    }
+
+    /// Moves every record out unpacked, leaving this empty.
+    pub fn drain_into(&mut self, out: &mut Vec<T>) {
+        out.reserve(self.len());
+        out.extend(self.iter());
+        self.clear();
+    }
+
+    pub fn clear(&mut self) {
+        self.records.clear();
+        self.table.clear();
+        self.index.clear();
+        self.last = NONE;
+    }
+
+    /// A reader that takes each record once, by position, freeing chunks as they are used up.
+    pub fn into_taker(self) -> PackedTaker<T> {
+        PackedTaker {
+            records: self.records.into_taker(),
+            table: self.table,
+        }
+    }
+
+    /// Bytes held for the records and their table (charged against the memory ceiling).
+    pub fn held_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.records.len() * size_of::<Packed<T::Each>>()
+            + self.table.len() * size_of::<T::Shared>()
+    }
+
+    /// Bytes of storage reserved (chunks, table and lookup map), for diagnostics and benches.
+    pub fn capacity_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.records.capacity_bytes()
+            + self.table.capacity() * size_of::<T::Shared>()
+            + self.index.capacity() * (size_of::<T::Shared>() + size_of::<u32>() + 1)
+    }
+}
+
+/// Bytes one record occupies in a [`PackedVec`], beside its share of the table.
+pub const fn packed_size<T: Pack>() -> usize {
+    std::mem::size_of::<Packed<T::Each>>()
+}
+
+/// Records taken once each, by position (see [`TakeOnce`]).
+pub struct PackedTaker<T: Pack> {
+    records: TakeOnce<Packed<T::Each>>,
+    table: Vec<T::Shared>,
+}
+
+impl<T: Pack> PackedTaker<T> {
+    pub fn take(&mut self, position: usize) -> Option<T> {
+        let p = self.records.take(position)?;
+        Some(T::join(p.each, &self.table[p.shared as usize]))
+    }
+}
+
+impl<T: Pack> From<Vec<T>> for PackedVec<T> {
+    fn from(v: Vec<T>) -> Self {
+        v.into_iter().collect()
+    }
+}
+
+impl<T: Pack> FromIterator<T> for PackedVec<T> {
+    /// For tests and converters: a refused record (never below 2^32 − 1 shapes) is not kept.
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut r = PackedVec::new();
+        for v in iter {
+            r.push(v);
+        }
+        r
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::chunked::CHUNK;
+
+    /// A record whose second half repeats: `(own, shape)`.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    struct R(u64, u16);
+
+    impl Pack for R {
+        type Each = u64;
+        type Shared = u16;
+        fn split(self) -> (u64, u16) {
+            (self.0, self.1)
+        }
+        fn join(each: u64, shared: &u16) -> R {
+            R(each, *shared)
+        }
+    }
+
+    #[test]
+    fn records_come_back_whole_and_shapes_are_stored_once() {
+        let rs: Vec<R> = (0..CHUNK as u64 * 2 + 5)
+            .map(|i| R(i, (i % 7) as u16))
+            .collect();
+        let v: PackedVec<R> = rs.clone().into();
+        assert_eq!(v.len(), rs.len());
+        assert_eq!(v.table_len(), 7);
+        assert!(v.iter().eq(rs.iter().copied()));
+        for (p, r) in v.positions() {
+            assert_eq!(v.get(p), Some(r));
+        }
+    }
+
+    /// When the lookup map is cleared at its cap, indexes handed out before stay valid.
+    #[test]
+    fn a_full_lookup_map_restarts_without_breaking_indexes() {
+        let n = INDEX_CAP as u64 * 2 + 3;
+        let rs: Vec<R> = (0..n).map(|i| R(i, i as u16)).collect();
+        let mut v: PackedVec<R> = rs.clone().into();
+        assert!(v.index.len() <= INDEX_CAP);
+        assert!(v.iter().eq(rs.iter().copied()));
+        // A shape seen before the clear is stored again: a duplicate entry, not a wrong one.
+        assert!(v.push(R(7, 1)));
+        assert_eq!(v.iter().last(), Some(R(7, 1)));
+    }
+
+    #[test]
+    fn append_rebases_the_other_table() {
+        let mut a: PackedVec<R> = vec![R(1, 10), R(2, 11)].into();
+        let b: PackedVec<R> = vec![R(3, 11), R(4, 12), R(5, 10)].into();
+        assert_eq!(a.append(b), 0);
+        let got: Vec<R> = a.iter().collect();
+        assert_eq!(got, [R(1, 10), R(2, 11), R(3, 11), R(4, 12), R(5, 10)]);
+        // Pushing after an append interns against this vector's own entries.
+        assert!(a.push(R(6, 11)));
+        assert_eq!(a.iter().last(), Some(R(6, 11)));
+        let (at, r) = a.positions().nth(3).unwrap();
+        assert_eq!(r, R(4, 12));
+        let mut t = a.into_taker();
+        assert_eq!(t.take(at), Some(R(4, 12)));
+        let mut out = Vec::new();
+        let mut c: PackedVec<R> = vec![R(9, 9)].into();
+        c.drain_into(&mut out);
+        assert_eq!(out, [R(9, 9)]);
+        assert!(c.is_empty() && c.table_len() == 0);
+    }
+}
