@@ -19,6 +19,13 @@ pub fn enabled(level: LogLevel) -> bool {
     level != LogLevel::Off && config::get().log >= level
 }
 
+/// This process's resident memory (`VmRSS`, kB), for debug lines.
+pub fn rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
+    kb.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
 fn tracing_level(level: LogLevel) -> Option<Level> {
     match level {
         LogLevel::Off => None,

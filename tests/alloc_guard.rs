@@ -166,7 +166,7 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
 fn launches(n: u64) -> rocprof_xplane::model::Trace {
     use rocprof_xplane::model::{
         Annotation, Device, DeviceEvent, DeviceEventKind, DeviceLine, HostEvent, HostEventKind,
-        HostThread, KernelCode, KernelInfo, Trace,
+        HostThread, KernelCode, KernelInfo, LaunchShape, Trace,
     };
     let annotation = Arc::new(Annotation {
         stack: vec![
@@ -176,10 +176,16 @@ fn launches(n: u64) -> rocprof_xplane::model::Trace {
         scope_range_id: 4,
         external_ids: vec![11],
     });
-    let code = Arc::new(KernelCode {
-        name: Arc::from("gemm_kernel"),
-        vgpr_count: 64,
-        sgpr_count: 32,
+    let shape = Arc::new(LaunchShape {
+        code: Arc::new(KernelCode {
+            name: Arc::from("gemm_kernel"),
+            vgpr_count: 64,
+            sgpr_count: 32,
+            ..Default::default()
+        }),
+        grid: [64, 1, 1],
+        block: [256, 1, 1],
+        queue: 3,
         ..Default::default()
     });
     let launch: Arc<str> = Arc::from("hipLaunchKernel");
@@ -190,11 +196,8 @@ fn launches(n: u64) -> rocprof_xplane::model::Trace {
             correlation_id: i,
             thread_id: 7,
             kind: DeviceEventKind::Kernel(KernelInfo {
-                code: code.clone(),
-                grid: [64, 1, 1],
-                block: [256, 1, 1],
-                queue: 3,
-                ..Default::default()
+                dispatch_id: i,
+                shape: shape.clone(),
             }),
             annotation: Some(annotation.clone()),
             graph: None,

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use prost::Message;
-use rocprof_xplane::model::{DeviceEvent, DeviceEventKind, KernelCode, KernelInfo};
+use rocprof_xplane::model::{DeviceEvent, DeviceEventKind, KernelCode, KernelInfo, LaunchShape};
 use rocprof_xplane::xplane::proto::{x_event, x_stat::Value, XEvent, XPlane};
 use rocprof_xplane::xplane::{
     build_xspace, read_xspace, write_xspace, OutputLayout, MARKER_LINE_BIT,
@@ -240,11 +240,14 @@ fn task_environment_warnings_and_early_events() {
         correlation_id: 0,
         thread_id: 1,
         kind: DeviceEventKind::Kernel(KernelInfo {
-            code: Arc::new(KernelCode {
-                name: Arc::from("early"),
+            dispatch_id: 0,
+            shape: Arc::new(LaunchShape {
+                code: Arc::new(KernelCode {
+                    name: Arc::from("early"),
+                    ..Default::default()
+                }),
                 ..Default::default()
             }),
-            ..Default::default()
         }),
         annotation: None,
         graph: None,

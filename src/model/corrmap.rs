@@ -9,9 +9,16 @@ use crate::fastmap::HashMap;
 
 /// A map from correlation id to `V`: dense over a chosen id range, a hash map for ids outside
 /// it (or for everything, when the ids are too sparse for a vector to pay).
+///
+/// The vector is made on the first insert into the range: the join creates a table per
+/// call-level fact over the whole id range (16 B per id for most values, a million ids in a
+/// large run), and several stay empty in a given run (graph executables without graphs,
+/// external ids without a framework).
 #[derive(Debug, Clone)]
 pub struct CorrMap<V> {
     base: u64,
+    /// Ids `base..base + span` go to `dense` (empty until the first of them is inserted).
+    span: u64,
     dense: Vec<Option<V>>,
     spill: HashMap<u64, V>,
 }
@@ -20,6 +27,7 @@ impl<V> Default for CorrMap<V> {
     fn default() -> Self {
         CorrMap {
             base: 0,
+            span: 0,
             dense: Vec::new(),
             spill: HashMap::default(),
         }
@@ -45,23 +53,31 @@ impl<V> CorrMap<V> {
         if n > limit {
             return Self::default();
         }
-        let mut dense = Vec::new();
-        dense.resize_with(n as usize, || None);
         CorrMap {
             base: lo,
-            dense,
+            span: n,
+            dense: Vec::new(),
             spill: HashMap::default(),
         }
     }
 
     fn slot(&self, k: u64) -> Option<usize> {
         let i = k.checked_sub(self.base)?;
-        (i < self.dense.len() as u64).then_some(i as usize)
+        (i < self.span).then_some(i as usize)
+    }
+
+    /// The slot of `k` in the vector, making the vector when `k` is the first of its range.
+    fn slot_mut(&mut self, k: u64) -> Option<usize> {
+        let i = self.slot(k)?;
+        if self.dense.is_empty() {
+            self.dense.resize_with(self.span as usize, || None);
+        }
+        Some(i)
     }
 
     pub fn get(&self, k: &u64) -> Option<&V> {
         match self.slot(*k) {
-            Some(i) => self.dense[i].as_ref(),
+            Some(i) => self.dense.get(i)?.as_ref(),
             None => self.spill.get(k),
         }
     }
@@ -71,7 +87,7 @@ impl<V> CorrMap<V> {
     }
 
     pub fn insert(&mut self, k: u64, v: V) -> Option<V> {
-        match self.slot(k) {
+        match self.slot_mut(k) {
             Some(i) => self.dense[i].replace(v),
             None => self.spill.insert(k, v),
         }
@@ -79,7 +95,7 @@ impl<V> CorrMap<V> {
 
     /// The value of `k`, inserted by `f` when absent.
     pub fn get_or_insert_with(&mut self, k: u64, f: impl FnOnce() -> V) -> &mut V {
-        match self.slot(k) {
+        match self.slot_mut(k) {
             Some(i) => self.dense[i].get_or_insert_with(f),
             None => self.spill.entry(k).or_insert_with(f),
         }
@@ -113,10 +129,16 @@ mod tests {
     #[test]
     fn dense_inside_the_range_and_spilled_outside_it() {
         let mut m: CorrMap<u32> = CorrMap::for_range(Some((100, 199)), 100);
-        assert_eq!(m.dense.len(), 100);
-        assert_eq!(m.insert(100, 1), None);
-        assert_eq!(m.insert(199, 2), None);
+        assert!(
+            m.dense.is_empty(),
+            "made on the first insert into the range"
+        );
+        assert_eq!(m.get(&150), None);
         assert_eq!(m.insert(7, 3), None, "below the range: spilled");
+        assert!(m.dense.is_empty());
+        assert_eq!(m.insert(100, 1), None);
+        assert_eq!(m.dense.len(), 100);
+        assert_eq!(m.insert(199, 2), None);
         assert_eq!(m.insert(500, 4), None, "above: spilled");
         assert_eq!(m.insert(100, 5), Some(1));
         assert_eq!(m.get(&100), Some(&5));
@@ -136,7 +158,7 @@ mod tests {
     #[test]
     fn sparse_ids_use_the_hash_map() {
         let m: CorrMap<u32> = CorrMap::for_range(Some((1, 1 << 40)), 10);
-        assert!(m.dense.is_empty());
+        assert!(m.span == 0 && m.dense.is_empty());
         let m: CorrMap<u32> = CorrMap::for_range(None, 10);
         assert!(m.dense.is_empty());
         assert_eq!(id_range([0, 5, 3, 9, 0]), Some((3, 9)));

@@ -19,7 +19,7 @@ use super::events::{
 use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
-    HostThread, KernelCode, KernelInfo, MemcpyInfo, RangeInfo, Trace,
+    HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, RangeInfo, Trace,
 };
 use crate::store::PackedVec;
 
@@ -279,7 +279,10 @@ pub fn join(mut c: Collected) -> Trace {
 /// Time of each pass, for the debug log (where a slow join spends its time).
 struct Laps {
     last: std::time::Instant,
-    laps: Vec<(&'static str, std::time::Duration)>,
+    /// Each pass's time and, at debug level, the resident memory after it (which pass grows
+    /// the join's peak).
+    laps: Vec<(&'static str, std::time::Duration, Option<u64>)>,
+    with_rss: bool,
 }
 
 impl Laps {
@@ -287,21 +290,26 @@ impl Laps {
         Laps {
             last: std::time::Instant::now(),
             laps: Vec::new(),
+            with_rss: crate::log::enabled(crate::config::LogLevel::Debug),
         }
     }
 
     fn lap(&mut self, pass: &'static str) {
         let now = std::time::Instant::now();
-        self.laps.push((pass, now - self.last));
+        let rss = self.with_rss.then(crate::log::rss_kb).flatten();
+        self.laps.push((pass, now - self.last, rss));
         self.last = now;
     }
 }
 
 impl std::fmt::Display for Laps {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, (pass, d)) in self.laps.iter().enumerate() {
+        for (i, (pass, d, rss)) in self.laps.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{pass} {:.1} ms", d.as_secs_f64() * 1e3)?;
+            if let Some(kb) = rss {
+                write!(f, " (rss {} MB)", kb >> 10)?;
+            }
         }
         Ok(())
     }
@@ -427,8 +435,10 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
 
 /// Pass 3: API records sorted by correlation id, and where each id's HIP / roctx record is.
 struct ApiIndex {
-    hip: CorrMap<usize>,
-    marker: CorrMap<usize>,
+    /// Positions in the API records (`u32`: fewer than 2^32 records of 48 B are ever held;
+    /// half the table of a `usize`).
+    hip: CorrMap<u32>,
+    marker: CorrMap<u32>,
 }
 
 impl ApiIndex {
@@ -442,9 +452,9 @@ impl ApiIndex {
                 a.operation,
             )
         });
-        let mut hip: CorrMap<usize> = ids.map();
-        let mut marker: CorrMap<usize> = ids.map();
-        for (i, a) in api.iter().enumerate() {
+        let mut hip: CorrMap<u32> = ids.map();
+        let mut marker: CorrMap<u32> = ids.map();
+        for (i, a) in (0u32..).zip(api.iter()) {
             if a.correlation_id == 0 {
                 continue;
             }
@@ -547,10 +557,12 @@ fn kernel_events(
     });
     // Each record is freed with its chunk once it is an event.
     let mut records = std::mem::take(&mut c.kernels).into_taker();
-    // One `KernelCode` per kernel id, shared by its dispatches.
+    // One `KernelCode` per kernel id, shared by its dispatches; one `LaunchShape` per launch
+    // entry of the stores (the same kernel, grid, block and queue), shared by its dispatches.
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
+    let mut shapes: Vec<Option<Arc<LaunchShape>>> = vec![None; records.entries()];
     for &i in &order {
-        let Some(k) = &records.take(i as usize) else {
+        let Some((k, entry)) = records.take_with_entry(i as usize) else {
             continue;
         };
         let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
@@ -563,25 +575,20 @@ fn kernel_events(
         if !c.symbols.contains_key(&k.kernel_id) {
             counters.kernels_without_symbol += 1;
         }
-        let code = codes
-            .entry(k.kernel_id)
-            .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id))))
+        let shape = shapes[entry]
+            .get_or_insert_with(|| {
+                let code = codes
+                    .entry(k.kernel_id)
+                    .or_insert_with(|| {
+                        Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id)))
+                    })
+                    .clone();
+                Arc::new(launch_shape(&k, code))
+            })
             .clone();
         let info = KernelInfo {
             dispatch_id: k.dispatch_id,
-            grid: [
-                ceil_div(k.grid[0], k.workgroup[0]),
-                ceil_div(k.grid[1], k.workgroup[1]),
-                ceil_div(k.grid[2], k.workgroup[2]),
-            ],
-            block: k.workgroup,
-            dynamic_shared_bytes: k
-                .group_segment_size
-                .saturating_sub(code.static_shared_bytes),
-            private_segment_bytes: k.private_segment_size,
-            queue: k.queue,
-            pipe_id: k.pipe_id,
-            code,
+            shape,
         };
         let key = work
             .stream_of
@@ -599,6 +606,25 @@ fn kernel_events(
             graph,
         };
         work.push(dev, key, e);
+    }
+}
+
+/// The launch facts of dispatch `k` of the kernel `code`.
+fn launch_shape(k: &KernelRecord, code: Arc<KernelCode>) -> LaunchShape {
+    LaunchShape {
+        grid: [
+            ceil_div(k.grid[0], k.workgroup[0]),
+            ceil_div(k.grid[1], k.workgroup[1]),
+            ceil_div(k.grid[2], k.workgroup[2]),
+        ],
+        block: k.workgroup,
+        dynamic_shared_bytes: k
+            .group_segment_size
+            .saturating_sub(code.static_shared_bytes),
+        private_segment_bytes: k.private_segment_size,
+        queue: k.queue,
+        pipe_id: k.pipe_id,
+        code,
     }
 }
 
@@ -722,13 +748,13 @@ fn copy_events(
             end_ns,
             correlation_id: m.correlation_id,
             thread_id: m.thread_id,
-            kind: DeviceEventKind::Memcpy(MemcpyInfo {
+            kind: DeviceEventKind::Memcpy(Box::new(MemcpyInfo {
                 direction: copy_direction(m.operation),
                 bytes: m.bytes,
                 src_device: places.ordinal_of.get(&m.src_agent).copied(),
                 dst_device: places.ordinal_of.get(&m.dst_agent).copied(),
                 kinds: copy_kinds.get(&m.correlation_id).copied(),
-            }),
+            })),
             annotation: annotations.get(m.correlation_id, external),
             graph,
         };
@@ -799,8 +825,14 @@ fn host_events(
             .then_with(|| a.label.cmp(&b.label))
     });
     for m in &c.markers {
-        let open = api.marker.get(&m.open_correlation_id).map(|&i| &c.api[i]);
-        let close = api.marker.get(&m.close_correlation_id).map(|&i| &c.api[i]);
+        let open = api
+            .marker
+            .get(&m.open_correlation_id)
+            .map(|&i| &c.api[i as usize]);
+        let close = api
+            .marker
+            .get(&m.close_correlation_id)
+            .map(|&i| &c.api[i as usize]);
         if open.is_some() {
             consumed_marker_records.insert(m.open_correlation_id);
         }
@@ -909,7 +941,10 @@ fn dependencies(
     let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
         HashMap::default()
     } else {
-        api.hip.iter().map(|(k, &i)| (k, &c.api[i])).collect()
+        api.hip
+            .iter()
+            .map(|(k, &i)| (k, &c.api[i as usize]))
+            .collect()
     };
     let plane_of = |d: i32| places.of_hip(d);
     super::deps::resolve_dependencies(
@@ -1183,7 +1218,7 @@ mod tests {
         let t = join(c);
         let ks = kernels_of(&t);
         match &ks[0].kind {
-            DeviceEventKind::Kernel(i) => assert_eq!(&*i.code.name, "<unknown kernel 777>"),
+            DeviceEventKind::Kernel(i) => assert_eq!(&*i.shape.code.name, "<unknown kernel 777>"),
             _ => panic!(),
         }
         assert_eq!(t.counters.kernels_without_symbol, 1);
@@ -1198,14 +1233,14 @@ mod tests {
         let DeviceEventKind::Kernel(i) = &kernels_of(&t)[0].kind else {
             panic!()
         };
-        assert_eq!(&*i.code.name, "gemm(float*)");
-        assert_eq!(i.grid, [4, 1, 1]);
-        assert_eq!(i.block, [256, 1, 1]);
-        assert_eq!(i.code.vgpr_count, 72);
-        assert_eq!(i.code.sgpr_count, 32);
-        assert_eq!(i.code.static_shared_bytes, 1024);
-        assert_eq!(i.dynamic_shared_bytes, 3072);
-        assert_eq!(i.private_segment_bytes, 16);
+        assert_eq!(&*i.shape.code.name, "gemm(float*)");
+        assert_eq!(i.shape.grid, [4, 1, 1]);
+        assert_eq!(i.shape.block, [256, 1, 1]);
+        assert_eq!(i.shape.code.vgpr_count, 72);
+        assert_eq!(i.shape.code.sgpr_count, 32);
+        assert_eq!(i.shape.code.static_shared_bytes, 1024);
+        assert_eq!(i.shape.dynamic_shared_bytes, 3072);
+        assert_eq!(i.shape.private_segment_bytes, 16);
     }
 
     #[test]

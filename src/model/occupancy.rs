@@ -6,7 +6,7 @@
 
 use crate::hip::arch::{self, ArchLimits};
 
-use super::trace::{Device, KernelInfo};
+use super::trace::{Device, LaunchShape};
 
 /// The result for one dispatch.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,7 +58,7 @@ fn waves_by_sgprs(a: &ArchLimits, sgprs: u32, max: u32) -> u32 {
 }
 
 /// Occupancy of a dispatch of `k` on `d`, or `None` for an architecture without known limits.
-pub fn occupancy(k: &KernelInfo, d: &Device) -> Option<Occupancy> {
+pub fn occupancy(k: &LaunchShape, d: &Device) -> Option<Occupancy> {
     let a = arch::limits(d.gfx_target_version, &d.name)?;
     let wave = if d.wave_front_size > 0 {
         d.wave_front_size
@@ -135,8 +135,8 @@ mod tests {
         }
     }
 
-    fn kernel(arch: u32, agpr: u32, sgpr: u32, block: u32, lds: u32) -> KernelInfo {
-        KernelInfo {
+    fn kernel(arch: u32, agpr: u32, sgpr: u32, block: u32, lds: u32) -> LaunchShape {
+        LaunchShape {
             code: std::sync::Arc::new(crate::model::KernelCode {
                 name: "k".into(),
                 vgpr_count: arch + agpr,
@@ -147,7 +147,7 @@ mod tests {
             }),
             block: [block, 1, 1],
             grid: [1, 1, 1],
-            ..KernelInfo::default()
+            ..LaunchShape::default()
         }
     }
 

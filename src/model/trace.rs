@@ -100,7 +100,9 @@ pub struct DeviceEvent {
 #[derive(Debug, Clone)]
 pub enum DeviceEventKind {
     Kernel(KernelInfo),
-    Memcpy(MemcpyInfo),
+    /// Boxed: copies are few beside kernel dispatches, and the kernel variant is 16 bytes
+    /// (a joined event is 80 B instead of 96 B).
+    Memcpy(Box<MemcpyInfo>),
 }
 
 /// What a kernel's code object declares: the same for every dispatch of that kernel, so the
@@ -122,11 +124,20 @@ pub struct KernelCode {
     pub static_shared_bytes: u32,
 }
 
+/// A kernel dispatch on the device timeline: its own id and its launch's shape.
 #[derive(Debug, Clone, Default)]
 pub struct KernelInfo {
+    pub dispatch_id: u64,
+    /// Shared by every dispatch of the same launch shape (a joined kernel event is 80 B
+    /// instead of 128 B with these facts copied into it).
+    pub shape: Arc<LaunchShape>,
+}
+
+/// What the dispatches of one kernel launched with one grid, block and queue have in common.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LaunchShape {
     /// The kernel's code-object facts, shared by its dispatches.
     pub code: Arc<KernelCode>,
-    pub dispatch_id: u64,
     /// Grid size in work-groups (blocks), not work-items.
     pub grid: [u32; 3],
     /// Work-group (block) size in work-items.

@@ -206,8 +206,20 @@ pub struct PackedTaker<T: Pack> {
 
 impl<T: Pack> PackedTaker<T> {
     pub fn take(&mut self, position: usize) -> Option<T> {
+        self.take_with_entry(position).map(|(r, _)| r)
+    }
+
+    /// The record at `position` and the index of its shared entry, so that a reader can
+    /// derive something once per entry (`entries()` of them) instead of once per record.
+    pub fn take_with_entry(&mut self, position: usize) -> Option<(T, usize)> {
         let p = self.records.take(position)?;
-        Some(T::join(p.each, &self.table[p.shared as usize]))
+        let at = p.shared as usize;
+        Some((T::join(p.each, &self.table[at]), at))
+    }
+
+    /// How many shared entries there are (indexes from `take_with_entry` are below this).
+    pub fn entries(&self) -> usize {
+        self.table.len()
     }
 }
 

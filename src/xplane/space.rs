@@ -15,7 +15,7 @@ use super::proto::{x_stat, XSpace, XStat};
 use super::stats as s;
 use crate::model::{
     AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
-    HostThread, KernelInfo, MemcpyInfo, Trace,
+    HostThread, LaunchShape, MemcpyInfo, Trace,
 };
 
 /// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:
@@ -152,7 +152,7 @@ fn device_work_by_correlation(trace: &Trace) -> CorrMap<Option<&MemcpyInfo>> {
                 }
                 let slot = map.get_or_insert_with(e.correlation_id, || None);
                 if let (None, DeviceEventKind::Memcpy(m)) = (&slot, &e.kind) {
-                    *slot = Some(m);
+                    *slot = Some(&**m);
                 }
             }
         }
@@ -391,7 +391,8 @@ fn device_plane(
                 stats.u64(id, e.correlation_id);
             }
             let id = match &e.kind {
-                DeviceEventKind::Kernel(k) => {
+                DeviceEventKind::Kernel(info) => {
+                    let k = &*info.shape;
                     stats.u64(ids.get(&mut plane, super::deps::HSA_QUEUE), k.queue);
                     if let Some(p) = k.pipe_id {
                         stats.i64(ids.get(&mut plane, s::PIPE_ID), i64::from(p));
@@ -485,7 +486,7 @@ impl DeviceStatIds {
 struct KernelKey([u32; 12]);
 
 impl KernelKey {
-    fn of(k: &KernelInfo) -> Self {
+    fn of(k: &LaunchShape) -> Self {
         let [g0, g1, g2] = k.grid;
         let [b0, b1, b2] = k.block;
         KernelKey([

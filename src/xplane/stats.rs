@@ -5,7 +5,7 @@
 //! the trace viewer and otherwise ignores them.
 
 use crate::model::occupancy::Occupancy;
-use crate::model::{CopyDirection, KernelInfo, MemcpyInfo};
+use crate::model::{CopyDirection, LaunchShape, MemcpyInfo};
 
 pub const HOST_PLANE: &str = "/host:CPU";
 
@@ -117,7 +117,7 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
 /// token `private_mem:` (scratch bytes per work-item) that xprof shows but does not parse.
 /// `occ_pct` only where the architecture's limits are known (`model::occupancy`): a made-up 0
 /// would read as a fact.
-pub fn kernel_details(k: &KernelInfo, occ: Option<&Occupancy>) -> String {
+pub fn kernel_details(k: &LaunchShape, occ: Option<&Occupancy>) -> String {
     let mut s = format!(
         "regs:{} static_shared:{} dynamic_shared:{} grid:{},{},{} block:{},{},{} private_mem:{}",
         k.code.vgpr_count,
@@ -164,7 +164,7 @@ pub const SCRATCH_BYTES: &str = "scratch_bytes";
 pub const USES_SCRATCH: &str = "uses_scratch";
 
 /// `(name, value)` of the resource stats of `k`.
-pub fn kernel_resource_stats(k: &KernelInfo) -> Vec<(&'static str, i64)> {
+pub fn kernel_resource_stats(k: &LaunchShape) -> Vec<(&'static str, i64)> {
     let mut v = vec![
         (SGPR_COUNT, i64::from(k.code.sgpr_count)),
         (
@@ -226,7 +226,7 @@ mod tests {
 
     #[test]
     fn kernel_details_tokens_are_the_ones_xprof_parses() {
-        let k = KernelInfo {
+        let k = LaunchShape {
             grid: [128, 2, 1],
             block: [256, 1, 1],
             code: std::sync::Arc::new(crate::model::KernelCode {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rocprof_xplane::model::{
     Annotation, CopyDirection, Counters, Device, DeviceEvent, DeviceEventKind, DeviceLine,
-    HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, MemcpyInfo, Trace,
+    HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, Trace,
 };
 
 pub const START_BOOT_NS: u64 = 5_000_000_000_000;
@@ -29,22 +29,24 @@ pub struct Expected {
 
 fn kernel(name: &str, grid: u32) -> DeviceEventKind {
     DeviceEventKind::Kernel(KernelInfo {
-        code: Arc::new(KernelCode {
-            name: Arc::from(name),
-            kernel_id: 7,
-            vgpr_count: 64,
-            agpr_count: 0,
-            sgpr_count: 32,
-            symbol_scratch_bytes: 0,
-            static_shared_bytes: 4096,
-        }),
         dispatch_id: 0,
-        grid: [grid, 1, 1],
-        block: [256, 1, 1],
-        dynamic_shared_bytes: 1024,
-        private_segment_bytes: 0,
-        queue: 0,
-        pipe_id: None,
+        shape: Arc::new(LaunchShape {
+            code: Arc::new(KernelCode {
+                name: Arc::from(name),
+                kernel_id: 7,
+                vgpr_count: 64,
+                agpr_count: 0,
+                sgpr_count: 32,
+                symbol_scratch_bytes: 0,
+                static_shared_bytes: 4096,
+            }),
+            grid: [grid, 1, 1],
+            block: [256, 1, 1],
+            dynamic_shared_bytes: 1024,
+            private_segment_bytes: 0,
+            queue: 0,
+            pipe_id: None,
+        }),
     })
 }
 
@@ -124,7 +126,7 @@ impl Builder {
                     let e = self
                         .expected
                         .kernels
-                        .entry(k.code.name.to_string())
+                        .entry(k.shape.code.name.to_string())
                         .or_insert((dev, 0));
                     e.1 += 1;
                 }
@@ -240,13 +242,13 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         );
     }
     let copy = |direction, src, dst| {
-        DeviceEventKind::Memcpy(MemcpyInfo {
+        DeviceEventKind::Memcpy(Box::new(MemcpyInfo {
             direction,
             bytes: 1 << 20,
             src_device: src,
             dst_device: dst,
             kinds: None,
-        })
+        }))
     };
     b.launch(
         1002,
