@@ -14,5 +14,9 @@ echo "== fmt"; cargo fmt --all -- --check
 echo "== clippy"; cargo clippy --workspace --all-targets -- -D warnings
 echo "== build"; cargo build --workspace --all-targets
 echo "== tests"; cargo test --workspace
+echo "== the heap-stats measurement build"
+# (the library only: `tests/alloc_guard.rs` has a counting allocator of its own)
+cargo clippy -p rocprof-xplane --features heap-stats --lib -- -D warnings
+cargo test -p rocprof-xplane --lib --features heap-stats heap
 echo "== bindings are fresh"; cargo test -p rocprofiler-sdk-sys --features regen
 echo "== ABI conformance against real headers"; ci/abi-check.sh

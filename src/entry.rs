@@ -307,7 +307,14 @@ fn process_memory() -> String {
             .map_or("?", str::trim)
             .to_string()
     };
-    format!("rss {}, peak {}", field("VmRSS:"), field("VmHWM:"))
+    let heap = crate::heap::stats().map_or(String::new(), |(live, peak)| {
+        format!(
+            "; tool heap {:.1} MB, peak {:.1} MB",
+            live as f64 / 1e6,
+            peak as f64 / 1e6
+        )
+    });
+    format!("rss {}, peak {}{heap}", field("VmRSS:"), field("VmHWM:"))
 }
 
 #[cfg(test)]

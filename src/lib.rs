@@ -15,6 +15,7 @@ pub mod decode;
 pub mod entry;
 pub mod fastmap;
 pub mod guard;
+pub mod heap;
 pub mod hip;
 pub mod log;
 pub mod output;

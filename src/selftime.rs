@@ -69,6 +69,18 @@ pub fn totals() -> SelfTime {
     }
 }
 
+/// The tool's own heap in a `heap-stats` build: peak bytes in all and per delivered record.
+fn heap_line(records: u64) -> String {
+    crate::heap::stats().map_or(String::new(), |(live, peak)| {
+        format!(
+            "; tool heap peak {:.1} MB ({:.0} B per delivered record), {:.1} MB live",
+            peak as f64 / 1e6,
+            peak as f64 / records.max(1) as f64,
+            live as f64 / 1e6
+        )
+    })
+}
+
 impl SelfTime {
     /// One line for the finalize log: the running-time parts, and with `finalize_ns` the whole
     /// cost per delivered record.
@@ -86,7 +98,7 @@ impl SelfTime {
             per(self.buffer_ns, self.records),
             finalize_ns as f64 / 1e6,
             per(total, self.records),
-        )
+        ) + &heap_line(self.records)
     }
 }
 

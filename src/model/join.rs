@@ -8,7 +8,7 @@
 //! * unknown kernel ids are named by id (counted);
 //! * output order depends only on the data, never on delivery order or handle values.
 
-use crate::fastmap::{HashMap, HashSet};
+use crate::fastmap::HashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -240,6 +240,7 @@ pub fn join(mut c: Collected) -> Trace {
     // The device records are events now (the kernel records were freed as they became
     // events): free the rest before the host events are built.
     drop(std::mem::take(&mut places.issued_on));
+    drop(std::mem::take(&mut work.stream_of));
     drop(std::mem::take(&mut c.copies));
     drop(std::mem::take(&mut c.calls));
     drop(std::mem::take(&mut c.copy_ptrs));
@@ -276,13 +277,25 @@ pub fn join(mut c: Collected) -> Trace {
     }
 }
 
-/// Time of each pass, for the debug log (where a slow join spends its time).
+/// Time of each pass, for the debug log (where a slow join spends its time), and at debug
+/// level the memory after it (which pass grows the join's peak).
 struct Laps {
     last: std::time::Instant,
-    /// Each pass's time and, at debug level, the resident memory after it (which pass grows
-    /// the join's peak).
-    laps: Vec<(&'static str, std::time::Duration, Option<u64>)>,
-    with_rss: bool,
+    laps: Vec<Lap>,
+    with_memory: bool,
+}
+
+struct Lap {
+    pass: &'static str,
+    time: std::time::Duration,
+    memory: Option<LapMemory>,
+}
+
+enum LapMemory {
+    /// The process's resident memory, kB.
+    Rss(u64),
+    /// The tool's own heap in a `heap-stats` build: live and peak so far, bytes.
+    Heap(usize, usize),
 }
 
 impl Laps {
@@ -290,25 +303,37 @@ impl Laps {
         Laps {
             last: std::time::Instant::now(),
             laps: Vec::new(),
-            with_rss: crate::log::enabled(crate::config::LogLevel::Debug),
+            with_memory: crate::log::enabled(crate::config::LogLevel::Debug),
         }
     }
 
     fn lap(&mut self, pass: &'static str) {
         let now = std::time::Instant::now();
-        let rss = self.with_rss.then(crate::log::rss_kb).flatten();
-        self.laps.push((pass, now - self.last, rss));
+        let memory = match crate::heap::stats() {
+            _ if !self.with_memory => None,
+            Some((live, peak)) => Some(LapMemory::Heap(live, peak)),
+            None => crate::log::rss_kb().map(LapMemory::Rss),
+        };
+        self.laps.push(Lap {
+            pass,
+            time: now - self.last,
+            memory,
+        });
         self.last = now;
     }
 }
 
 impl std::fmt::Display for Laps {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        for (i, (pass, d, rss)) in self.laps.iter().enumerate() {
+        for (i, l) in self.laps.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
-            write!(f, "{sep}{pass} {:.1} ms", d.as_secs_f64() * 1e3)?;
-            if let Some(kb) = rss {
-                write!(f, " (rss {} MB)", kb >> 10)?;
+            write!(f, "{sep}{} {:.1} ms", l.pass, l.time.as_secs_f64() * 1e3)?;
+            match l.memory {
+                Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb >> 10)?,
+                Some(LapMemory::Heap(live, peak)) => {
+                    write!(f, " (heap {} MB, peak {} MB)", live >> 20, peak >> 20)?
+                }
+                None => {}
             }
         }
         Ok(())
@@ -443,13 +468,17 @@ struct ApiIndex {
 
 impl ApiIndex {
     fn build(api: &mut [ApiRecord], ids: Ids) -> Self {
-        api.sort_by_key(|a| {
+        // Every field is in the key, so records that tie are identical and an unstable sort
+        // (no scratch buffer of half the records) leaves the order a stable one would.
+        api.sort_unstable_by_key(|a| {
             (
                 a.correlation_id,
                 a.start_ns,
                 a.end_ns,
                 a.thread_id,
                 a.operation,
+                a.domain,
+                a.external_id,
             )
         });
         let mut hip: CorrMap<u32> = ids.map();
@@ -803,7 +832,6 @@ fn host_events(
     annotations: &mut AnnotationIndex,
     counters: &mut crate::model::Counters,
 ) -> Vec<HostThread> {
-    let mut threads: BTreeMap<u64, Vec<HostEvent>> = BTreeMap::new();
     let op_names = &c.op_names;
     let op_name = |a: &ApiRecord| -> Arc<str> {
         op_names
@@ -818,27 +846,49 @@ fn host_events(
             })
     };
 
-    let mut consumed_marker_records = HashSet::default();
-    c.markers.sort_by(|a, b| {
+    // The spans become events and are not needed after: taken, so they are freed before the
+    // API records' events are built.
+    let mut markers = std::mem::take(&mut c.markers);
+    markers.sort_by(|a, b| {
         (a.thread_id, a.open_correlation_id, a.start_ns)
             .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
             .then_with(|| a.label.cmp(&b.label))
     });
-    for m in &c.markers {
-        let open = api
-            .marker
-            .get(&m.open_correlation_id)
-            .map(|&i| &c.api[i as usize]);
-        let close = api
-            .marker
-            .get(&m.close_correlation_id)
-            .map(|&i| &c.api[i as usize]);
-        if open.is_some() {
-            consumed_marker_records.insert(m.open_correlation_id);
+    // The roctx records a span stands for, by position in `c.api` (a flag per record, not a
+    // set of ids: a million ids in a set held 8-16 MB at the join's peak); an id's repeats go
+    // with its first record (`api.marker`).
+    let mut consumed = vec![false; c.api.len()];
+    for m in &markers {
+        for corr in [m.open_correlation_id, m.close_correlation_id] {
+            if let Some(&i) = api.marker.get(&corr) {
+                consumed[i as usize] = true;
+            }
         }
-        if close.is_some() {
-            consumed_marker_records.insert(m.close_correlation_id);
-        }
+    }
+    let shown = |a: &&ApiRecord| {
+        a.domain != ApiDomain::Marker
+            || !api
+                .marker
+                .get(&a.correlation_id)
+                .is_some_and(|&i| consumed[i as usize])
+    };
+    // Each thread's vector is made at its size once: a doubling vector holds up to twice its
+    // events' bytes (touched, where the allocator copies instead of growing in place).
+    let mut sizes: HashMap<u64, usize> = HashMap::default();
+    for t in markers.iter().map(|m| m.thread_id) {
+        *sizes.entry(t).or_default() += 1;
+    }
+    for a in c.api.iter().filter(shown) {
+        *sizes.entry(a.thread_id).or_default() += 1;
+    }
+    let mut threads: BTreeMap<u64, Vec<HostEvent>> = sizes
+        .into_iter()
+        .map(|(t, n)| (t, Vec::with_capacity(n)))
+        .collect();
+    for m in markers {
+        let record = |corr: u64| api.marker.get(&corr).map(|&i| &c.api[i as usize]);
+        let open = record(m.open_correlation_id);
+        let close = record(m.close_correlation_id);
         let start = open.map_or(m.start_ns, |r| r.start_ns);
         let end = if m.instant {
             open.map_or(m.end_ns, |r| r.end_ns)
@@ -846,7 +896,7 @@ fn host_events(
             close.map_or(m.end_ns, |r| r.end_ns)
         };
         threads.entry(m.thread_id).or_default().push(HostEvent {
-            name: m.label.clone(),
+            name: m.label,
             start_ns: start,
             end_ns: end.max(start),
             correlation_id: m.open_correlation_id,
@@ -871,10 +921,7 @@ fn host_events(
         });
     }
 
-    for a in &c.api {
-        if a.domain == ApiDomain::Marker && consumed_marker_records.contains(&a.correlation_id) {
-            continue;
-        }
+    for a in c.api.iter().filter(shown) {
         let name = op_name(a);
         let (count, device) = work
             .activity_of
@@ -906,7 +953,9 @@ fn host_events(
     threads
         .into_iter()
         .map(|(tid, mut events)| {
-            events.sort_by(|x, y| {
+            // Unstable: no scratch buffer of half the events (the order is still the same
+            // from run to run; the input is sorted the same way each time).
+            events.sort_unstable_by(|x, y| {
                 (x.start_ns, std::cmp::Reverse(x.end_ns), x.correlation_id)
                     .cmp(&(y.start_ns, std::cmp::Reverse(y.end_ns), y.correlation_id))
                     .then_with(|| x.name.cmp(&y.name))

@@ -1,0 +1,103 @@
+//! The tool's own heap, counted in a measurement build (`--features heap-stats`).
+//!
+//! Whole-process RSS mixes the tool's memory with the program's and the runtime's: in the
+//! simulator, the simulator's own cost of tracing (its buffers, its record queues) is counted as
+//! ours. A cdylib carries its own Rust global allocator, so counting it gives exactly the bytes
+//! the tool holds — its stores, the join, the writer — and their peak. Off by default: every
+//! allocation would pay a shared atomic add.
+
+/// `(live, peak)` bytes of the tool's heap, when counted.
+pub fn stats() -> Option<(usize, usize)> {
+    #[cfg(feature = "heap-stats")]
+    {
+        Some(counting::stats())
+    }
+    #[cfg(not(feature = "heap-stats"))]
+    {
+        None
+    }
+}
+
+#[cfg(feature = "heap-stats")]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    static LIVE: AtomicUsize = AtomicUsize::new(0);
+    static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+    pub fn stats() -> (usize, usize) {
+        (LIVE.load(Ordering::Relaxed), PEAK.load(Ordering::Relaxed))
+    }
+
+    fn grew(n: usize) {
+        let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+        if now > PEAK.load(Ordering::Relaxed) {
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+    }
+
+    fn shrank(n: usize) {
+        LIVE.fetch_sub(n, Ordering::Relaxed);
+    }
+
+    struct Counting;
+
+    // SAFETY: every method forwards to `System` with the caller's arguments unchanged and only
+    // adds bookkeeping, so `System`'s guarantees are the caller's.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
+            let p = unsafe { System.alloc(layout) };
+            if !p.is_null() {
+                grew(layout.size());
+            }
+            p
+        }
+
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            // SAFETY: as `alloc`.
+            let p = unsafe { System.alloc_zeroed(layout) };
+            if !p.is_null() {
+                grew(layout.size());
+            }
+            p
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // SAFETY: `ptr` came from this allocator (so from `System`) with `layout`.
+            unsafe { System.dealloc(ptr, layout) };
+            shrank(layout.size());
+        }
+
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            // SAFETY: `ptr` came from `System` with `layout`; the caller's contract holds.
+            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            if !p.is_null() {
+                if new_size >= layout.size() {
+                    grew(new_size - layout.size());
+                } else {
+                    shrank(layout.size() - new_size);
+                }
+            }
+            p
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: Counting = Counting;
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn a_held_vector_shows_in_live_and_peak() {
+            let (_, before) = super::stats();
+            let v = vec![0u8; 64 << 20];
+            let (live, peak) = super::stats();
+            assert!(live >= v.len() && peak >= before.max(v.len()));
+            drop(v);
+            let (after, _) = super::stats();
+            assert!(after + (32 << 20) < live, "freed: {after} vs {live}");
+        }
+    }
+}
