@@ -408,7 +408,8 @@ fn main() {
                             step % 40,
                             step % 40
                         )),
-                    ],
+                    ]
+                    .into(),
                     scope_range_id: step as i64 + 1,
                     external_ids: vec![],
                 }));

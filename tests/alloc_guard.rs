@@ -172,7 +172,8 @@ fn launches(n: u64) -> rocprof_xplane::model::Trace {
         stack: vec![
             Arc::from("train_step"),
             Arc::from("fusion.3#hlo_op=fusion.3#"),
-        ],
+        ]
+        .into(),
         scope_range_id: 4,
         external_ids: vec![11],
     });

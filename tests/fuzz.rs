@@ -217,7 +217,8 @@ fn decode_pipeline(input: &[u8]) -> u64 {
                 stack: vec![
                     Arc::from(text.as_str()),
                     Arc::from("XlaModule:#hlo_module=m#"),
-                ],
+                ]
+                .into(),
                 scope_range_id: i as i64,
                 external_ids: vec![id],
             }),
@@ -277,7 +278,7 @@ fn annotation_text(input: &[u8]) -> u64 {
         .map(|l| Arc::from(String::from_utf8_lossy(l).as_ref()))
         .collect();
     let a = Annotation {
-        stack: levels.clone(),
+        stack: levels.clone().into(),
         scope_range_id: 1,
         external_ids: Vec::new(),
     };

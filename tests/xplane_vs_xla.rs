@@ -113,7 +113,8 @@ fn our_space() -> XSpace {
         stack: vec![
             Arc::from("XlaModule:#hlo_module=jit_forward,program_id=15#"),
             Arc::from("Thunk:#name=kernel,hlo_op=loop_transpose_fusion#"),
-        ],
+        ]
+        .into(),
         scope_range_id: 12,
         external_ids: vec![],
     });

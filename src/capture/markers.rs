@@ -99,8 +99,9 @@ pub fn on_marker(call: &MarkerCall<'_>) {
     match (call.op, call.enter) {
         (MarkerOp::Mark, true) => {
             with_current(call.thread_id, |s| {
+                let label = s.intern_label(call.label);
                 s.markers.push(MarkerSpan {
-                    label: label_of(call.label),
+                    label,
                     thread_id: call.thread_id,
                     open_correlation_id: call.correlation_id,
                     close_correlation_id: call.correlation_id,
@@ -113,8 +114,9 @@ pub fn on_marker(call: &MarkerCall<'_>) {
         }
         (MarkerOp::RangePush, true) => {
             with_current(call.thread_id, |s| {
+                let label = s.intern_label(call.label);
                 s.push_range(OpenRange {
-                    label: label_of(call.label),
+                    label,
                     correlation_id: call.correlation_id,
                     start_ns: call.timestamp_ns,
                     scope_id: 0,

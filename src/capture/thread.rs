@@ -27,6 +27,10 @@ pub struct OpenRange {
 /// Stack depth kept inline: deeper stacks (rare) spill to the heap.
 const INLINE_DEPTH: usize = 8;
 
+/// Labels remembered per thread: a loop's few range names. Searched by comparing text, so it
+/// stays short.
+const RECENT_LABELS: usize = 16;
+
 /// Ids handed out when a push has no usable correlation id (never seen from the runtime; kept so
 /// an id is still fresh and non-zero): far above any correlation id a process reaches.
 static FALLBACK_SCOPE_ID: AtomicI64 = AtomicI64::new(1 << 62);
@@ -71,6 +75,14 @@ pub struct ThreadState {
     /// capture costs one `Arc` clone rather than a vector copy.
     cached: Option<Arc<Annotation>>,
     dirty: bool,
+    /// The label list of the last snapshot: a range pushed again under the same labels (a
+    /// training step's `step`, every iteration) shares it instead of copying it.
+    labels: Option<Arc<[Arc<str>]>>,
+    /// Labels this thread pushed lately, so that a label pushed again is the same `Arc`
+    /// (no allocation per push; the list above is then recognised by pointer).
+    recent_labels: SmallVec<[Arc<str>; RECENT_LABELS]>,
+    /// Where the next new label goes in `recent_labels` once it is full (round robin).
+    next_label: usize,
     /// Annotation context at API entry, keyed by internal correlation id.
     pub annotations: ChunkedVec<(u64, Arc<Annotation>)>,
     pub markers: ChunkedVec<MarkerSpan>,
@@ -104,13 +116,54 @@ impl ThreadState {
                 None
             } else {
                 Some(Arc::new(Annotation {
-                    stack: crate::model::annotations::bounded_stack(&self.stack, |r| &r.label),
+                    stack: self.label_list(),
                     scope_range_id: self.stack.last().map_or(0, |r| r.scope_id),
                     external_ids: Vec::new(),
                 }))
             };
         }
         self.cached.clone()
+    }
+
+    /// The labels of the open ranges: the previous list again when they are the same `Arc`s.
+    fn label_list(&mut self) -> Arc<[Arc<str>]> {
+        if let Some(prev) = &self.labels {
+            // A list longer than the bound has a "…n levels…" entry of its own: rebuilt.
+            let same = prev.len() == self.stack.len()
+                && self.stack.len() <= crate::model::annotations::MAX_LEVELS
+                && prev
+                    .iter()
+                    .zip(&self.stack)
+                    .all(|(a, r)| Arc::ptr_eq(a, &r.label));
+            if same {
+                return prev.clone();
+            }
+        }
+        let list: Arc<[Arc<str>]> = if self.stack.len() <= crate::model::annotations::MAX_LEVELS {
+            // One allocation: the list is built in place from an exact-size iterator.
+            self.stack.iter().map(|r| r.label.clone()).collect()
+        } else {
+            crate::model::annotations::bounded_stack(&self.stack, |r| &r.label).into()
+        };
+        self.labels = Some(list.clone());
+        list
+    }
+
+    /// `label` (empty when absent) as an `Arc` this thread already holds for the same text,
+    /// else a new one, remembered.
+    pub fn intern_label(&mut self, label: Option<&str>) -> Arc<str> {
+        let text = label.unwrap_or("");
+        if let Some(l) = self.recent_labels.iter().find(|l| ***l == *text) {
+            return l.clone();
+        }
+        let l: Arc<str> = Arc::from(text);
+        if self.recent_labels.len() < RECENT_LABELS {
+            self.recent_labels.push(l.clone());
+        } else {
+            self.recent_labels[self.next_label] = l.clone();
+            self.next_label = (self.next_label + 1) % RECENT_LABELS;
+        }
+        l
     }
 
     /// Records the annotation context of an API call at its entry.
@@ -205,6 +258,48 @@ mod tests {
             scope_id: 0,
             parent_scope_id: 0,
         }
+    }
+
+    /// A label pushed again is the same `Arc`, and a range pushed again under the same labels
+    /// shares its label list (a fresh annotation, for its own scope id, but no copy of the
+    /// list); a different label makes a new list.
+    #[test]
+    fn repeated_ranges_share_labels_and_label_lists() {
+        let mut s = ThreadState::default();
+        let push = |s: &mut ThreadState, text: &str, corr: u64| {
+            let label = s.intern_label(Some(text));
+            s.push_range(OpenRange {
+                label,
+                ..range("", corr)
+            });
+            s.capture_at_api_enter(corr + 1);
+        };
+        push(&mut s, "step", 10);
+        s.pop_range();
+        push(&mut s, "step", 20);
+        s.pop_range();
+        push(&mut s, "eval", 30);
+        let got: Vec<Arc<Annotation>> = s.annotations.iter().map(|(_, a)| a.clone()).collect();
+        assert_eq!(got.len(), 3);
+        assert!(!Arc::ptr_eq(&got[0], &got[1]), "each range its own scope");
+        assert_ne!(got[0].scope_range_id, got[1].scope_range_id);
+        assert!(Arc::ptr_eq(&got[0].stack, &got[1].stack), "one label list");
+        assert!(Arc::ptr_eq(&got[0].stack[0], &got[1].stack[0]));
+        assert_eq!(&*got[2].stack[0], "eval");
+        assert!(!Arc::ptr_eq(&got[1].stack, &got[2].stack));
+        assert!(Arc::ptr_eq(
+            &s.intern_label(None),
+            &s.intern_label(Some(""))
+        ));
+        // More labels than remembered: old ones are replaced, texts still right.
+        let many: Vec<Arc<str>> = (0..40)
+            .map(|i| s.intern_label(Some(&format!("l{i}"))))
+            .collect();
+        assert!(many
+            .iter()
+            .enumerate()
+            .all(|(i, l)| **l == *format!("l{i}")));
+        assert_eq!(s.recent_labels.len(), RECENT_LABELS);
     }
 
     #[test]

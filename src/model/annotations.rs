@@ -114,7 +114,7 @@ pub fn annotate_from_ranges(
             let Some(top) = open.last() else { continue };
             let a = made.entry(top.span.scope_id).or_insert_with(|| {
                 Arc::new(Annotation {
-                    stack: bounded_stack(&open, |r| &r.span.label),
+                    stack: bounded_stack(&open, |r| &r.span.label).into(),
                     scope_range_id: top.span.scope_id,
                     external_ids: Vec::new(),
                 })
@@ -180,7 +180,7 @@ mod tests {
             super::super::corrmap::CorrMap::for_range(Some((1, 10)), 10);
         // A captured call keeps its own annotation.
         let mine = Arc::new(Annotation {
-            stack: vec![Arc::from("captured")],
+            stack: vec![Arc::from("captured")].into(),
             scope_range_id: 99,
             ..Annotation::default()
         });

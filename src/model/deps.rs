@@ -128,8 +128,9 @@ pub struct DepInputs<'a> {
     pub streams: &'a StreamIndex,
     /// HIP device number → GPU plane.
     pub plane_of: &'a dyn Fn(i32) -> Option<u32>,
-    /// API record of each correlation id.
-    pub api: &'a HashMap<u64, &'a ApiRecord>,
+    /// The HIP API record of a correlation id (looked up in the join's index, not copied
+    /// into a map of every call).
+    pub api: &'a dyn Fn(u64) -> Option<&'a ApiRecord>,
     /// GPU-side completion of each HIP event barrier, by (call correlation id, operation), when
     /// the runtime traces HIP events (`HIP_EVENT`, after SDK 1.3.5).
     pub barriers: &'a HashMap<(u64, HipEventOp), u64>,
@@ -243,7 +244,7 @@ fn barrier_anchor(
 
 /// A point at the end of an API call, on its thread's line.
 fn host_anchor(i: &DepInputs<'_>, correlation_id: u64) -> Option<Anchor> {
-    i.api.get(&correlation_id).map(|a| Anchor {
+    (i.api)(correlation_id).map(|a| Anchor {
         place: AnchorPlace::Host { tid: a.thread_id },
         time_ns: a.end_ns.max(a.start_ns),
     })

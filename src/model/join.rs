@@ -329,10 +329,13 @@ impl std::fmt::Display for Laps {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{} {:.1} ms", l.pass, l.time.as_secs_f64() * 1e3)?;
             match l.memory {
-                Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb >> 10)?,
-                Some(LapMemory::Heap(live, peak)) => {
-                    write!(f, " (heap {} MB, peak {} MB)", live >> 20, peak >> 20)?
-                }
+                Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb / 1000)?,
+                Some(LapMemory::Heap(live, peak)) => write!(
+                    f,
+                    " (heap {} MB, peak {} MB)",
+                    live / 1_000_000,
+                    peak / 1_000_000
+                )?,
                 None => {}
             }
         }
@@ -986,15 +989,8 @@ fn dependencies(
         let e = barriers.entry((r.correlation_id, *op)).or_default();
         *e = (*e).max(r.end_ns);
     }
-    // Host anchors need the calls' times; nothing to anchor without sync calls.
-    let api_by_corr: HashMap<u64, &ApiRecord> = if c.syncs.is_empty() {
-        HashMap::default()
-    } else {
-        api.hip
-            .iter()
-            .map(|(k, &i)| (k, &c.api[i as usize]))
-            .collect()
-    };
+    // Host anchors need the calls' times.
+    let api_of = |corr: u64| api.hip.get(&corr).map(|&i| &c.api[i as usize]);
     let plane_of = |d: i32| places.of_hip(d);
     super::deps::resolve_dependencies(
         &super::deps::DepInputs {
@@ -1003,7 +999,7 @@ fn dependencies(
             creations,
             streams: stream_index,
             plane_of: &plane_of,
-            api: &api_by_corr,
+            api: &api_of,
             barriers: &barriers,
             host_salt: super::deps::host_salt(&c.hostname, c.pid),
         },
@@ -1441,7 +1437,7 @@ mod tests {
     fn annotations_attach_to_api_and_activities() {
         let mut c = base();
         let ann = Arc::new(Annotation {
-            stack: vec![Arc::from("step"), Arc::from("fwd")],
+            stack: vec![Arc::from("step"), Arc::from("fwd")].into(),
             scope_range_id: 0,
             external_ids: vec![],
         });
@@ -1460,7 +1456,7 @@ mod tests {
     fn external_ids_join_the_roctx_annotation() {
         let mut c = base();
         let roctx = Arc::new(Annotation {
-            stack: vec![Arc::from("step")],
+            stack: vec![Arc::from("step")].into(),
             ..Annotation::default()
         });
         c.annotations.push((5, roctx));

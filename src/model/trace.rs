@@ -176,8 +176,10 @@ pub struct MemcpyInfo {
 /// Framework context captured on the app thread at API entry and shared by all events it caused.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Annotation {
-    /// Nested roctx range labels, outermost first, joined by "::" when written.
-    pub stack: Vec<Arc<str>>,
+    /// Nested roctx range labels, outermost first, joined by "::" when written. Shared: every
+    /// range pushed under the same labels (each its own annotation, for its scope id) holds
+    /// one list.
+    pub stack: Arc<[Arc<str>]>,
     /// Innermost scope range id (0 = none).
     pub scope_range_id: i64,
     /// External correlation ids pushed by the application, outermost first.

@@ -175,7 +175,7 @@ mod tests {
                     correlation_id: 5,
                     kind: HostEventKind::HipApi,
                     annotation: Some(Arc::new(Annotation {
-                        stack: vec![Arc::from(label)],
+                        stack: vec![Arc::from(label)].into(),
                         ..Annotation::default()
                     })),
                     device: None,

@@ -846,7 +846,8 @@ mod tests {
                     stack: vec![
                         Arc::from(format!("step {}", i % 7)),
                         Arc::from(format!("op{i}")),
-                    ],
+                    ]
+                    .into(),
                     scope_range_id: i + 1,
                     external_ids: vec![i as u64],
                 })

@@ -202,7 +202,8 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         stack: vec![
             Arc::from("train_step"),
             Arc::from("layer1#hlo_module=jit_step,program_id=3#"),
-        ],
+        ]
+        .into(),
         scope_range_id: 12,
         external_ids: vec![77, 78],
     });
