@@ -542,7 +542,15 @@ impl DeviceWork {
     fn take_lines(&mut self) -> BTreeMap<(u32, LineKey), Vec<DeviceEvent>> {
         self.line_of.clear();
         self.last = None;
-        std::mem::take(&mut self.lines).into_iter().collect()
+        // Trimmed to their events: a grown vector keeps up to twice its events' room for as
+        // long as the trace lives (shrinking a large block moves nothing).
+        std::mem::take(&mut self.lines)
+            .into_iter()
+            .map(|(at, mut events)| {
+                events.shrink_to_fit();
+                (at, events)
+            })
+            .collect()
     }
 
     /// Adds device event `e` on plane `dev`, line `key`, and counts it for its launching call.
@@ -592,7 +600,7 @@ fn kernel_events(
     // One `KernelCode` per kernel id, shared by its dispatches; one `LaunchShape` per launch
     // entry of the stores (the same kernel, grid, block and queue), shared by its dispatches.
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
-    let mut shapes: Vec<Option<Arc<LaunchShape>>> = vec![None; records.entries()];
+    let mut shapes: Vec<Option<(Arc<LaunchShape>, u32, bool)>> = vec![None; records.entries()];
     for &i in &order {
         let Some((k, entry)) = records.take_with_entry(i as usize) else {
             continue;
@@ -600,24 +608,26 @@ fn kernel_events(
         let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
             continue;
         };
-        let dev = places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
         if !api.launched(k.correlation_id) {
             counters.activities_without_api += 1;
         }
-        if !c.symbols.contains_key(&k.kernel_id) {
+        // Per store entry (one agent, one kernel): its plane and whether its symbol came are
+        // looked up once, not per dispatch.
+        let (shape, dev, has_symbol) = shapes[entry].get_or_insert_with(|| {
+            let code = codes
+                .entry(k.kernel_id)
+                .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id))))
+                .clone();
+            (
+                Arc::new(launch_shape(&k, code)),
+                places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0),
+                c.symbols.contains_key(&k.kernel_id),
+            )
+        });
+        if !*has_symbol {
             counters.kernels_without_symbol += 1;
         }
-        let shape = shapes[entry]
-            .get_or_insert_with(|| {
-                let code = codes
-                    .entry(k.kernel_id)
-                    .or_insert_with(|| {
-                        Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id)))
-                    })
-                    .clone();
-                Arc::new(launch_shape(&k, code))
-            })
-            .clone();
+        let (shape, dev) = (shape.clone(), *dev);
         let info = KernelInfo {
             dispatch_id: k.dispatch_id,
             shape,
