@@ -10,16 +10,19 @@ use crate::fastmap::HashMap;
 /// A map from correlation id to `V`: dense over a chosen id range, a hash map for ids outside
 /// it (or for everything, when the ids are too sparse for a vector to pay).
 ///
-/// The vector is made on the first insert into the range: the join creates a table per
-/// call-level fact over the whole id range (16 B per id for most values, a million ids in a
-/// large run), and several stay empty in a given run (graph executables without graphs,
-/// external ids without a framework).
+/// The vector is made only once the range fills: the join creates a table per call-level fact
+/// over the whole id range (8-16 B per id, a million ids in a large run), and in a given run
+/// several stay empty or nearly (graph executables of a few graph launches, the roctx calls
+/// among a million HIP calls). Until then the range's entries live in the hash map too.
 #[derive(Debug, Clone)]
 pub struct CorrMap<V> {
     base: u64,
-    /// Ids `base..base + span` go to `dense` (empty until the first of them is inserted).
+    /// Ids `base..base + span` may go to `dense` …
     span: u64,
+    /// … made when `in_range` reaches `span / MAX_SPREAD` (empty before).
     dense: Vec<Option<V>>,
+    /// Entries of the range held in `spill` while `dense` is not made.
+    in_range: u64,
     spill: HashMap<u64, V>,
 }
 
@@ -29,6 +32,7 @@ impl<V> Default for CorrMap<V> {
             base: 0,
             span: 0,
             dense: Vec::new(),
+            in_range: 0,
             spill: HashMap::default(),
         }
     }
@@ -57,6 +61,7 @@ impl<V> CorrMap<V> {
             base: lo,
             span: n,
             dense: Vec::new(),
+            in_range: 0,
             spill: HashMap::default(),
         }
     }
@@ -66,18 +71,36 @@ impl<V> CorrMap<V> {
         (i < self.span).then_some(i as usize)
     }
 
-    /// The slot of `k` in the vector, making the vector when `k` is the first of its range.
-    fn slot_mut(&mut self, k: u64) -> Option<usize> {
-        let i = self.slot(k)?;
-        if self.dense.is_empty() {
-            self.dense.resize_with(self.span as usize, || None);
+    /// The slot of `k` in the vector, when the vector is made.
+    fn dense_slot(&self, k: u64) -> Option<usize> {
+        self.slot(k).filter(|_| !self.dense.is_empty())
+    }
+
+    /// Before `k` is stored: a new entry of the range while the vector is not made is counted,
+    /// and once the range's entries are dense enough for a vector to pay, it is made and they
+    /// move into it (so `k` then goes there too).
+    fn about_to_store(&mut self, k: u64) {
+        if !self.dense.is_empty() || self.slot(k).is_none() || self.spill.contains_key(&k) {
+            return;
         }
-        Some(i)
+        self.in_range += 1;
+        if self.in_range.saturating_mul(MAX_SPREAD) < self.span {
+            return;
+        }
+        self.dense.resize_with(self.span as usize, || None);
+        for (k, v) in std::mem::take(&mut self.spill) {
+            match self.slot(k) {
+                Some(i) => self.dense[i] = Some(v),
+                None => {
+                    self.spill.insert(k, v);
+                }
+            }
+        }
     }
 
     pub fn get(&self, k: &u64) -> Option<&V> {
-        match self.slot(*k) {
-            Some(i) => self.dense.get(i)?.as_ref(),
+        match self.dense_slot(*k) {
+            Some(i) => self.dense[i].as_ref(),
             None => self.spill.get(k),
         }
     }
@@ -87,7 +110,8 @@ impl<V> CorrMap<V> {
     }
 
     pub fn insert(&mut self, k: u64, v: V) -> Option<V> {
-        match self.slot_mut(k) {
+        self.about_to_store(k);
+        match self.dense_slot(k) {
             Some(i) => self.dense[i].replace(v),
             None => self.spill.insert(k, v),
         }
@@ -95,7 +119,8 @@ impl<V> CorrMap<V> {
 
     /// The value of `k`, inserted by `f` when absent.
     pub fn get_or_insert_with(&mut self, k: u64, f: impl FnOnce() -> V) -> &mut V {
-        match self.slot_mut(k) {
+        self.about_to_store(k);
+        match self.dense_slot(k) {
             Some(i) => self.dense[i].get_or_insert_with(f),
             None => self.spill.entry(k).or_insert_with(f),
         }
@@ -129,15 +154,11 @@ mod tests {
     #[test]
     fn dense_inside_the_range_and_spilled_outside_it() {
         let mut m: CorrMap<u32> = CorrMap::for_range(Some((100, 199)), 100);
-        assert!(
-            m.dense.is_empty(),
-            "made on the first insert into the range"
-        );
+        assert!(m.dense.is_empty(), "made when the range fills");
         assert_eq!(m.get(&150), None);
         assert_eq!(m.insert(7, 3), None, "below the range: spilled");
         assert!(m.dense.is_empty());
         assert_eq!(m.insert(100, 1), None);
-        assert_eq!(m.dense.len(), 100);
         assert_eq!(m.insert(199, 2), None);
         assert_eq!(m.insert(500, 4), None, "above: spilled");
         assert_eq!(m.insert(100, 5), Some(1));
@@ -147,12 +168,29 @@ mod tests {
         *m.get_or_insert_with(150, || 0) += 9;
         *m.get_or_insert_with(150, || 0) += 1;
         *m.get_or_insert_with(9, || 0) += 1;
+        assert!(m.dense.is_empty(), "3 of 100 ids: still hashed");
         let mut all: Vec<(u64, u32)> = m.iter().map(|(k, v)| (k, *v)).collect();
         all.sort_unstable();
         assert_eq!(
             all,
             [(7, 3), (9, 1), (100, 5), (150, 10), (199, 2), (500, 4)]
         );
+        // A quarter of the range: the vector is made and the range's entries move into it.
+        for k in 101..=121 {
+            m.insert(k, k as u32);
+        }
+        assert!(m.dense.is_empty());
+        *m.get_or_insert_with(123, || 7) += 1;
+        assert_eq!(m.dense.len(), 100, "made at 25 of 100 ids");
+        assert_eq!(m.spill.len(), 3, "only ids outside the range stay hashed");
+        assert_eq!(
+            (m.get(&123), m.get(&150), m.get(&100)),
+            (Some(&8), Some(&10), Some(&5))
+        );
+        let mut again: Vec<(u64, u32)> = m.iter().map(|(k, v)| (k, *v)).collect();
+        again.sort_unstable();
+        assert_eq!(again.len(), 6 + 21 + 1);
+        assert!(again.contains(&(7, 3)) && again.contains(&(121, 121)));
     }
 
     #[test]
