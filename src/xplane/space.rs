@@ -14,8 +14,8 @@ use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XSpace, XStat};
 use super::stats as s;
 use crate::model::{
-    AnchorPlace, Annotation, Counters, Device, DeviceEventKind, DeviceLine, HostEventKind,
-    HostThread, LaunchShape, MemcpyInfo, Trace,
+    AnchorPlace, Annotation, CopyDirection, Counters, Device, DeviceEventKind, DeviceLine,
+    HostEventKind, HostThread, LaunchShape, MemcpyInfo, Trace,
 };
 
 /// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:
@@ -591,12 +591,7 @@ fn device_line_name(l: &DeviceLine, types: &LineTypes) -> String {
     } else {
         l.name.clone()
     };
-    let present: Vec<&str> = LINE_TYPE_ORDER
-        .iter()
-        .zip(types.0)
-        .filter(|(_, seen)| *seen)
-        .map(|(t, _)| *t)
-        .collect();
+    let present: Vec<&str> = types.names().collect();
     if present.is_empty() {
         base
     } else {
@@ -604,30 +599,43 @@ fn device_line_name(l: &DeviceLine, types: &LineTypes) -> String {
     }
 }
 
-/// The kinds of work a device line's name lists, in this order.
-const LINE_TYPE_ORDER: [&str; 6] = [
-    "Compute",
-    "MemcpyHToD",
-    "MemcpyDToH",
-    "MemcpyDToD",
-    "MemcpyHToH",
-    "MemcpyOther",
+/// The kinds of work a device line's name lists, in this order: compute, then the copies by
+/// direction, each under its event name (`stats::memcpy_event_name`).
+const COMPUTE: &str = "Compute";
+const COPY_ORDER: [CopyDirection; 5] = [
+    CopyDirection::HostToDevice,
+    CopyDirection::DeviceToHost,
+    CopyDirection::DeviceToDevice,
+    CopyDirection::HostToHost,
+    CopyDirection::Unknown,
 ];
 
-/// Which of `LINE_TYPE_ORDER` a line holds, noted as its events are written (a separate pass
-/// over a million-event line costs a cache miss per event).
+/// Which kinds a line holds (compute, then `COPY_ORDER`), noted as its events are written (a
+/// separate pass over a million-event line costs a cache miss per event).
 #[derive(Default)]
-struct LineTypes([bool; 6]);
+struct LineTypes([bool; 1 + COPY_ORDER.len()]);
 
 impl LineTypes {
     fn add(&mut self, kind: &DeviceEventKind) {
-        let t = match kind {
-            DeviceEventKind::Kernel(_) => "Compute",
-            DeviceEventKind::Memcpy(m) => s::memcpy_event_name(m.direction),
+        let at = match kind {
+            DeviceEventKind::Kernel(_) => Some(0),
+            DeviceEventKind::Memcpy(m) => COPY_ORDER
+                .iter()
+                .position(|d| *d == m.direction)
+                .map(|i| i + 1),
         };
-        if let Some(i) = LINE_TYPE_ORDER.iter().position(|o| *o == t) {
+        if let Some(i) = at {
             self.0[i] = true;
         }
+    }
+
+    /// The names of the kinds held, in order.
+    fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        std::iter::once(COMPUTE)
+            .chain(COPY_ORDER.iter().map(|d| s::memcpy_event_name(*d)))
+            .zip(self.0)
+            .filter(|(_, seen)| *seen)
+            .map(|(name, _)| name)
     }
 }
 
