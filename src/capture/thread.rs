@@ -139,12 +139,7 @@ impl ThreadState {
                 return prev.clone();
             }
         }
-        let list: Arc<[Arc<str>]> = if self.stack.len() <= crate::model::annotations::MAX_LEVELS {
-            // One allocation: the list is built in place from an exact-size iterator.
-            self.stack.iter().map(|r| r.label.clone()).collect()
-        } else {
-            crate::model::annotations::bounded_stack(&self.stack, |r| &r.label).into()
-        };
+        let list = crate::model::annotations::bounded_stack(&self.stack, |r| &r.label);
         self.labels = Some(list.clone());
         list
     }

@@ -22,8 +22,9 @@ pub const MAX_LEVELS: usize = 64;
 const KEEP_OUTER: usize = 16;
 
 /// The labels of a stack (`items`, outermost first), bounded by [`MAX_LEVELS`]; touches at most
-/// `MAX_LEVELS` items however deep the stack.
-pub fn bounded_stack<T>(items: &[T], label: impl Fn(&T) -> &Arc<str>) -> Vec<Arc<str>> {
+/// `MAX_LEVELS` items however deep the stack. As the shared list an `Annotation` holds; a
+/// stack within the bound is one allocation (built in place from an exact-size iterator).
+pub fn bounded_stack<T>(items: &[T], label: impl Fn(&T) -> &Arc<str>) -> Arc<[Arc<str>]> {
     let n = items.len();
     if n <= MAX_LEVELS {
         return items.iter().map(|i| label(i).clone()).collect();
@@ -34,7 +35,7 @@ pub fn bounded_stack<T>(items: &[T], label: impl Fn(&T) -> &Arc<str>) -> Vec<Arc
     out.extend(items[..KEEP_OUTER].iter().map(|i| label(i).clone()));
     out.push(Arc::from(format!("…{skipped} levels…")));
     out.extend(items[n - inner..].iter().map(|i| label(i).clone()));
-    out
+    out.into()
 }
 
 /// Every push/pop range's (child, parent) pair, once, sorted; outermost ranges have no pair.
@@ -114,7 +115,7 @@ pub fn annotate_from_ranges(
             let Some(top) = open.last() else { continue };
             let a = made.entry(top.span.scope_id).or_insert_with(|| {
                 Arc::new(Annotation {
-                    stack: bounded_stack(&open, |r| &r.span.label).into(),
+                    stack: bounded_stack(&open, |r| &r.span.label),
                     scope_range_id: top.span.scope_id,
                     external_ids: Vec::new(),
                 })
