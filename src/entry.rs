@@ -297,16 +297,11 @@ unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
     })
 }
 
-/// `VmRSS` and `VmHWM` (peak) of this process from `/proc/self/status`, for debug lines.
+/// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`
+/// build), for debug lines.
 fn process_memory() -> String {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .map_or("?", str::trim)
-            .to_string()
-    };
+    let (rss, peak) = crate::log::process_memory_kb();
+    let kb = |v: Option<u64>| v.map_or("?".to_string(), |v| format!("{v} kB"));
     let heap = crate::heap::stats().map_or(String::new(), |(live, peak)| {
         format!(
             "; tool heap {:.1} MB, peak {:.1} MB",
@@ -314,7 +309,7 @@ fn process_memory() -> String {
             peak as f64 / 1e6
         )
     });
-    format!("rss {}, peak {}{heap}", field("VmRSS:"), field("VmHWM:"))
+    format!("rss {}, peak {}{heap}", kb(rss), kb(peak))
 }
 
 #[cfg(test)]

@@ -19,11 +19,15 @@ pub fn enabled(level: LogLevel) -> bool {
     level != LogLevel::Off && config::get().log >= level
 }
 
-/// This process's resident memory (`VmRSS`, kB), for debug lines.
-pub fn rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
-    kb.trim().trim_end_matches("kB").trim().parse().ok()
+/// This process's resident memory and its peak (`VmRSS`, `VmHWM`), kB, from
+/// `/proc/self/status`, for debug lines.
+pub fn process_memory_kb() -> (Option<u64>, Option<u64>) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kb = |name: &str| -> Option<u64> {
+        let v = status.lines().find_map(|l| l.strip_prefix(name))?;
+        v.trim().trim_end_matches("kB").trim().parse().ok()
+    };
+    (kb("VmRSS:"), kb("VmHWM:"))
 }
 
 fn tracing_level(level: LogLevel) -> Option<Level> {

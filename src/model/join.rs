@@ -312,7 +312,7 @@ impl Laps {
         let memory = match crate::heap::stats() {
             _ if !self.with_memory => None,
             Some((live, peak)) => Some(LapMemory::Heap(live, peak)),
-            None => crate::log::rss_kb().map(LapMemory::Rss),
+            None => crate::log::process_memory_kb().0.map(LapMemory::Rss),
         };
         self.laps.push(Lap {
             pass,
