@@ -33,30 +33,30 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         return;
     }
     out.counters.kernel_records += 1;
-    let kept = out.kernels.push(KernelRecord {
-        correlation_id: r.correlation_id.internal,
-        // SAFETY: reading a u64 from a plain 8-byte union.
-        external_id: unsafe { r.correlation_id.external.value },
-        start_ns: r.start_timestamp,
-        end_ns: r.end_timestamp,
-        thread_id: r.thread_id,
-        agent: info.agent_id.handle,
-        queue: info.queue_id.handle,
-        kernel_id: info.kernel_id,
-        dispatch_id: info.dispatch_id,
-        private_segment_size: info.private_segment_size,
-        group_segment_size: info.group_segment_size,
-        workgroup: [
-            info.workgroup_size.x,
-            info.workgroup_size.y,
-            info.workgroup_size.z,
-        ],
-        grid: [info.grid_size.x, info.grid_size.y, info.grid_size.z],
-        // SAFETY: `payload` holds `size` bytes, and `pipe_id` is read only when `size` covers it.
-        pipe_id: (size >= PIPE_ID_OFFSET + 4)
-            .then(|| unsafe { (payload.add(PIPE_ID_OFFSET) as *const i32).read_unaligned() }),
-    });
-    if !kept {
-        out.counters.memory_limit_dropped += 1;
-    }
+    out.kernels.push_or_count(
+        KernelRecord {
+            correlation_id: r.correlation_id.internal,
+            // SAFETY: reading a u64 from a plain 8-byte union.
+            external_id: unsafe { r.correlation_id.external.value },
+            start_ns: r.start_timestamp,
+            end_ns: r.end_timestamp,
+            thread_id: r.thread_id,
+            agent: info.agent_id.handle,
+            queue: info.queue_id.handle,
+            kernel_id: info.kernel_id,
+            dispatch_id: info.dispatch_id,
+            private_segment_size: info.private_segment_size,
+            group_segment_size: info.group_segment_size,
+            workgroup: [
+                info.workgroup_size.x,
+                info.workgroup_size.y,
+                info.workgroup_size.z,
+            ],
+            grid: [info.grid_size.x, info.grid_size.y, info.grid_size.z],
+            // SAFETY: `payload` holds `size` bytes, and `pipe_id` is read only when `size` covers it.
+            pipe_id: (size >= PIPE_ID_OFFSET + 4)
+                .then(|| unsafe { (payload.add(PIPE_ID_OFFSET) as *const i32).read_unaligned() }),
+        },
+        &mut out.counters.memory_limit_dropped,
+    );
 }

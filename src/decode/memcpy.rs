@@ -18,19 +18,19 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
         return;
     };
     out.counters.memcpy_records += 1;
-    let kept = out.copies.push(CopyRecord {
-        correlation_id: r.correlation_id.internal,
-        // SAFETY: reading a u64 from a plain 8-byte union.
-        external_id: unsafe { r.correlation_id.external.value },
-        start_ns: r.start_timestamp,
-        end_ns: r.end_timestamp,
-        thread_id: r.thread_id,
-        operation: r.operation as i32,
-        dst_agent: r.dst_agent_id.handle,
-        src_agent: r.src_agent_id.handle,
-        bytes: r.bytes,
-    });
-    if !kept {
-        out.counters.memory_limit_dropped += 1;
-    }
+    out.copies.push_or_count(
+        CopyRecord {
+            correlation_id: r.correlation_id.internal,
+            // SAFETY: reading a u64 from a plain 8-byte union.
+            external_id: unsafe { r.correlation_id.external.value },
+            start_ns: r.start_timestamp,
+            end_ns: r.end_timestamp,
+            thread_id: r.thread_id,
+            operation: r.operation as i32,
+            dst_agent: r.dst_agent_id.handle,
+            src_agent: r.src_agent_id.handle,
+            bytes: r.bytes,
+        },
+        &mut out.counters.memory_limit_dropped,
+    );
 }

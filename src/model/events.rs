@@ -544,9 +544,8 @@ impl Collected {
     /// Keeps a kernel record; one refused by its store (past 2^32 − 1 distinct launch shapes,
     /// never within the memory ceiling) is counted as the ceiling's drops are.
     pub fn push_kernel(&mut self, k: KernelRecord) {
-        if !self.kernels.push(k) {
-            self.counters.memory_limit_dropped += 1;
-        }
+        self.kernels
+            .push_or_count(k, &mut self.counters.memory_limit_dropped);
     }
 
     /// Records held (runtime records and roctx spans), for the flight recorder's accounting.

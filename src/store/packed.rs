@@ -79,6 +79,15 @@ impl<T: Pack> PackedVec<T> {
         true
     }
 
+    /// [`Self::push`], counting a refused record into `dropped` (its owner's count of records
+    /// lost to memory), as every owner does.
+    #[inline]
+    pub fn push_or_count(&mut self, value: T, dropped: &mut u64) {
+        if !self.push(value) {
+            *dropped += 1;
+        }
+    }
+
     #[inline]
     fn intern(&mut self, shared: T::Shared) -> Option<u32> {
         if self.table.get(self.last as usize) == Some(&shared) {
@@ -108,11 +117,6 @@ impl<T: Pack> PackedVec<T> {
 
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
-    }
-
-    /// Distinct shared entries held (a diagnostic: how well records pack).
-    pub fn table_len(&self) -> usize {
-        self.table.len()
     }
 
     #[inline]
@@ -205,10 +209,6 @@ pub struct PackedTaker<T: Pack> {
 }
 
 impl<T: Pack> PackedTaker<T> {
-    pub fn take(&mut self, position: usize) -> Option<T> {
-        self.take_with_entry(position).map(|(r, _)| r)
-    }
-
     /// The record at `position` and the index of its shared entry, so that a reader can
     /// derive something once per entry (`entries()` of them) instead of once per record.
     pub fn take_with_entry(&mut self, position: usize) -> Option<(T, usize)> {
@@ -267,7 +267,7 @@ mod tests {
             .collect();
         let v: PackedVec<R> = rs.clone().into();
         assert_eq!(v.len(), rs.len());
-        assert_eq!(v.table_len(), 7);
+        assert_eq!(v.table.len(), 7);
         assert!(v.iter().eq(rs.iter().copied()));
         for (p, r) in v.positions() {
             assert_eq!(v.get(p), Some(r));
@@ -300,11 +300,15 @@ mod tests {
         let (at, r) = a.positions().nth(3).unwrap();
         assert_eq!(r, R(4, 12));
         let mut t = a.into_taker();
-        assert_eq!(t.take(at), Some(R(4, 12)));
+        assert_eq!(
+            t.take_with_entry(at),
+            Some((R(4, 12), 3)),
+            "b's entry 1, past a's 2"
+        );
         let mut out = Vec::new();
         let mut c: PackedVec<R> = vec![R(9, 9)].into();
         c.drain_into(&mut out);
         assert_eq!(out, [R(9, 9)]);
-        assert!(c.is_empty() && c.table_len() == 0);
+        assert!(c.is_empty() && c.table.is_empty());
     }
 }
