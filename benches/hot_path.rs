@@ -1,7 +1,9 @@
 //! Figures for the tool's own cost: the buffer-callback decode path (per record) and the
 //! finalize join (per event). Prints numbers; asserts nothing about time.
 //!
-//! Run: `cargo bench -p rocprof-xplane --bench hot_path`
+//! Run: `cargo bench -p rocprof-xplane --bench hot_path`. With `HOT_PATH_ONLY=finalize` it runs
+//! only the 600 k-event join and exports that trace ten times: a steady workload to profile
+//! (`perf record`), with the export rows repeated for a spread on a noisy machine.
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -287,7 +289,50 @@ fn build_xspace_into(trace: &Trace, w: &mut CountingSink) -> u64 {
 }
 
 fn main() {
-    bench_capture_threads();
+    let finalize_only = std::env::var("HOT_PATH_ONLY").is_ok_and(|v| v == "finalize");
+    if !finalize_only {
+        bench_capture_threads();
+        bench_decode_rows();
+    }
+    // Join: N launches of which 1 in 16 is a graph launch of 64 dispatches.
+    let sizes: &[u64] = if finalize_only {
+        &[100_000]
+    } else {
+        &[10_000, 100_000]
+    };
+    for &launches in sizes {
+        let (c, events) = synthetic_collection(launches);
+        let t = Instant::now();
+        let trace = join(black_box(c));
+        let dt = t.elapsed();
+        println!(
+            "join   {events:>9} events            {:>7.1} ns/event   total {:>7.1} ms",
+            dt.as_nanos() as f64 / events as f64,
+            dt.as_secs_f64() * 1e3
+        );
+        for _ in 0..if finalize_only { 10 } else { 1 } {
+            bench_export(&trace, events);
+        }
+        black_box(trace);
+    }
+    if finalize_only {
+        return;
+    }
+    bench_annotation_capture();
+    println!(
+        "sizes: ApiRecord {} B; KernelRecord {} B, stored {} B + its shape's table entry; CopyRecord {} B, stored {} B + table entry; joined: DeviceEvent {} B, HostEvent {} B",
+        size_of::<ApiRecord>(),
+        size_of::<KernelRecord>(),
+        rocprof_xplane::store::packed::packed_size::<KernelRecord>(),
+        size_of::<CopyRecord>(),
+        rocprof_xplane::store::packed::packed_size::<CopyRecord>(),
+        size_of::<rocprof_xplane::model::DeviceEvent>(),
+        size_of::<rocprof_xplane::model::HostEvent>()
+    );
+}
+
+/// Decoding synthetic records of each kind in batches, as the buffer callback does.
+fn bench_decode_rows() {
     // Kernel-dispatch records (184 B, same in every SDK version).
     let mut kernels: Vec<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t> = (0..BATCH)
         .map(|i| {
@@ -353,148 +398,129 @@ fn main() {
         .map(|r| header(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, r))
         .collect();
     bench_decode("memory copy 0.x (80 B)", Abi::V0, &hs, 4000);
+}
 
-    // Join: N launches of which 1 in 16 is a graph launch of 64 dispatches.
-    for launches in [10_000u64, 100_000] {
-        let mut c = Collected {
-            agents: vec![AgentInfo {
-                handle: 1,
-                kind: AgentType::Gpu,
-                type_index: 0,
-                node_id: 1,
-                name: "gfx942".into(),
-                product_name: String::new(),
-                vendor_name: String::new(),
-                cu_count: 304,
-                simd_per_cu: 4,
-                wave_front_size: 64,
-                max_waves_per_cu: 32,
-                max_engine_clk_mhz: 2100,
-                local_mem_bytes: 0,
-                gfx_target_version: 90402,
-            }],
-            ..Collected::default()
-        };
-        c.op_names
-            .insert((ApiDomain::Hip, 214), Arc::from("hipLaunchKernel"));
-        c.op_names
-            .insert((ApiDomain::Hip, 166), Arc::from("hipGraphLaunch"));
-        for k in 0..64u64 {
-            c.symbols.insert(
-                k,
-                KernelSymbol {
-                    name: Arc::from(format!("kernel_{k}")),
-                    sgpr_count: 0,
-                    arch_vgpr_count: 0,
-                    accum_vgpr_count: 0,
-                    group_segment_size: 0,
-                    private_segment_size: 0,
-                },
-            );
+/// `launches` launches of which 1 in 16 is a graph launch of 64 dispatches, and the number of
+/// events they make.
+fn synthetic_collection(launches: u64) -> (Collected, usize) {
+    let mut c = Collected {
+        agents: vec![AgentInfo {
+            handle: 1,
+            kind: AgentType::Gpu,
+            type_index: 0,
+            node_id: 1,
+            name: "gfx942".into(),
+            product_name: String::new(),
+            vendor_name: String::new(),
+            cu_count: 304,
+            simd_per_cu: 4,
+            wave_front_size: 64,
+            max_waves_per_cu: 32,
+            max_engine_clk_mhz: 2100,
+            local_mem_bytes: 0,
+            gfx_target_version: 90402,
+        }],
+        ..Collected::default()
+    };
+    c.op_names
+        .insert((ApiDomain::Hip, 214), Arc::from("hipLaunchKernel"));
+    c.op_names
+        .insert((ApiDomain::Hip, 166), Arc::from("hipGraphLaunch"));
+    for k in 0..64u64 {
+        c.symbols.insert(
+            k,
+            KernelSymbol {
+                name: Arc::from(format!("kernel_{k}")),
+                sgpr_count: 0,
+                arch_vgpr_count: 0,
+                accum_vgpr_count: 0,
+                group_segment_size: 0,
+                private_segment_size: 0,
+            },
+        );
+    }
+    let mut t_ns = 0;
+    let mut kernels = Vec::new();
+    // A step-sized roctx context (two levels, an XLA-style `name#k=v#` inner level and a
+    // scope id) shared by 16 launches, as a training step's launches share one.
+    let mut annotation = None;
+    for corr in 1..=launches {
+        if corr % 16 == 1 {
+            let step = corr / 16;
+            annotation = Some(Arc::new(Annotation {
+                stack: vec![
+                    Arc::from(format!("train_step {step}")),
+                    Arc::from(format!(
+                        "fusion.{}#hlo_op=fusion.{},program_id=7#",
+                        step % 40,
+                        step % 40
+                    )),
+                ]
+                .into(),
+                scope_range_id: step as i64 + 1,
+                external_ids: vec![],
+            }));
         }
-        let mut t_ns = 0;
-        let mut kernels = Vec::new();
-        // A step-sized roctx context (two levels, an XLA-style `name#k=v#` inner level and a
-        // scope id) shared by 16 launches, as a training step's launches share one.
-        let mut annotation = None;
-        for corr in 1..=launches {
-            if corr % 16 == 1 {
-                let step = corr / 16;
-                annotation = Some(Arc::new(Annotation {
-                    stack: vec![
-                        Arc::from(format!("train_step {step}")),
-                        Arc::from(format!(
-                            "fusion.{}#hlo_op=fusion.{},program_id=7#",
-                            step % 40,
-                            step % 40
-                        )),
-                    ]
-                    .into(),
-                    scope_range_id: step as i64 + 1,
-                    external_ids: vec![],
-                }));
-            }
-            if let Some(a) = &annotation {
-                c.annotations.push((corr, a.clone()));
-            }
-            let graph = corr % 16 == 0;
-            c.api.push(ApiRecord {
-                domain: ApiDomain::Hip,
-                operation: if graph { 166 } else { 214 },
+        if let Some(a) = &annotation {
+            c.annotations.push((corr, a.clone()));
+        }
+        let graph = corr % 16 == 0;
+        c.api.push(ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: if graph { 166 } else { 214 },
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: t_ns,
+            end_ns: t_ns + 2_000,
+            thread_id: 7 + corr % 4,
+        });
+        for d in 0..if graph { 64 } else { 1 } {
+            t_ns += 1_000;
+            kernels.push(KernelRecord {
                 correlation_id: corr,
                 external_id: 0,
                 start_ns: t_ns,
-                end_ns: t_ns + 2_000,
-                thread_id: 7 + corr % 4,
+                end_ns: t_ns + 900,
+                thread_id: 7,
+                agent: 1,
+                queue: corr % 3,
+                kernel_id: d,
+                dispatch_id: t_ns,
+                private_segment_size: 0,
+                group_segment_size: 0,
+                workgroup: [256, 1, 1],
+                grid: [65536, 1, 1],
+                pipe_id: None,
             });
-            for d in 0..if graph { 64 } else { 1 } {
-                t_ns += 1_000;
-                kernels.push(KernelRecord {
-                    correlation_id: corr,
-                    external_id: 0,
-                    start_ns: t_ns,
-                    end_ns: t_ns + 900,
-                    thread_id: 7,
-                    agent: 1,
-                    queue: corr % 3,
-                    kernel_id: d,
-                    dispatch_id: t_ns,
-                    private_segment_size: 0,
-                    group_segment_size: 0,
-                    workgroup: [256, 1, 1],
-                    grid: [65536, 1, 1],
-                    pipe_id: None,
-                });
-            }
-            if corr % 50 == 0 {
-                c.copies.push(CopyRecord {
-                    correlation_id: 0,
-                    external_id: 0,
-                    start_ns: t_ns,
-                    end_ns: t_ns + 10,
-                    thread_id: 7,
-                    operation: 2,
-                    dst_agent: 1,
-                    src_agent: 0,
-                    bytes: 4096,
-                });
-            }
         }
-        // Delivery order is not launch order: buffers of several queues interleave, so each
-        // record lands up to a few hundred places from its sorted one (a fixed pseudo-random
-        // shuffle within windows of 256; a fully reversed input would be one sorted run).
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for w in kernels.chunks_mut(256) {
-            for i in (1..w.len()).rev() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                w.swap(i, (x % (i as u64 + 1)) as usize);
-            }
+        if corr % 50 == 0 {
+            c.copies.push(CopyRecord {
+                correlation_id: 0,
+                external_id: 0,
+                start_ns: t_ns,
+                end_ns: t_ns + 10,
+                thread_id: 7,
+                operation: 2,
+                dst_agent: 1,
+                src_agent: 0,
+                bytes: 4096,
+            });
         }
-        c.api.reverse();
-        c.kernels = kernels.into();
-        let events = c.api.len() + c.kernels.len() + c.copies.len();
-        let t = Instant::now();
-        let trace = join(black_box(c));
-        let dt = t.elapsed();
-        println!(
-            "join   {events:>9} events            {:>7.1} ns/event   total {:>7.1} ms",
-            dt.as_nanos() as f64 / events as f64,
-            dt.as_secs_f64() * 1e3
-        );
-        bench_export(&trace, events);
-        black_box(trace);
     }
-    bench_annotation_capture();
-    println!(
-        "sizes: ApiRecord {} B; KernelRecord {} B, stored {} B + its shape's table entry; CopyRecord {} B, stored {} B + table entry; joined: DeviceEvent {} B, HostEvent {} B",
-        size_of::<ApiRecord>(),
-        size_of::<KernelRecord>(),
-        rocprof_xplane::store::packed::packed_size::<KernelRecord>(),
-        size_of::<CopyRecord>(),
-        rocprof_xplane::store::packed::packed_size::<CopyRecord>(),
-        size_of::<rocprof_xplane::model::DeviceEvent>(),
-        size_of::<rocprof_xplane::model::HostEvent>()
-    );
+    // Delivery order is not launch order: buffers of several queues interleave, so each
+    // record lands up to a few hundred places from its sorted one (a fixed pseudo-random
+    // shuffle within windows of 256; a fully reversed input would be one sorted run).
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for w in kernels.chunks_mut(256) {
+        for i in (1..w.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            w.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+    }
+    c.api.reverse();
+    c.kernels = kernels.into();
+    let events = c.api.len() + c.kernels.len() + c.copies.len();
+    (c, events)
 }

@@ -277,12 +277,7 @@ fn annotation_text(input: &[u8]) -> u64 {
         .take(16)
         .map(|l| Arc::from(String::from_utf8_lossy(l).as_ref()))
         .collect();
-    let a = Annotation {
-        stack: levels.clone().into(),
-        scope_range_id: 1,
-        external_ids: Vec::new(),
-    };
-    let p = parse_annotation(&a);
+    let p = parse_annotation(&levels);
     let joined: Vec<&str> = levels.iter().map(|l| l.as_ref()).collect();
     assert_eq!(p.joined, joined.join("::"), "the stack is written whole");
     assert!(p.metadata.len() <= MAX_KEYS, "{} keys", p.metadata.len());

@@ -20,7 +20,7 @@
 //! ASCII delimiters, so no text — non-ASCII, unbalanced, empty or huge — can split a character
 //! or panic.
 
-use crate::model::Annotation;
+use std::sync::Arc;
 
 /// At most this many keys per annotation become stats (a hostile 10 KB label of `k=v` pairs
 /// would otherwise add hundreds of stat names to the plane).
@@ -192,14 +192,15 @@ pub struct ParsedAnnotation {
     pub metadata: Vec<(String, ParsedValue)>,
 }
 
-pub fn parse_annotation(a: &Annotation) -> ParsedAnnotation {
-    let joined = a
-        .stack
+/// Parses the labels open at a call (outermost first); a function of the labels alone, so the
+/// writer can cache it per shared label list.
+pub fn parse_annotation(labels: &[Arc<str>]) -> ParsedAnnotation {
+    let joined = labels
         .iter()
         .map(|s| s.as_ref())
         .collect::<Vec<_>>()
         .join("::");
-    let levels: Vec<Level<'_>> = a.stack.iter().map(|l| parse_level(l)).collect();
+    let levels: Vec<Level<'_>> = labels.iter().map(|l| parse_level(l)).collect();
     let tf_op = levels
         .iter()
         .find(|l| l.form != LevelForm::Plain)
@@ -227,13 +228,9 @@ pub fn parse_annotation(a: &Annotation) -> ParsedAnnotation {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Arc;
 
-    fn ann(levels: &[&str]) -> Annotation {
-        Annotation {
-            stack: levels.iter().map(|s| Arc::from(*s)).collect(),
-            ..Default::default()
-        }
+    fn ann(levels: &[&str]) -> Vec<Arc<str>> {
+        levels.iter().map(|s| Arc::from(*s)).collect()
     }
 
     fn keys(p: &ParsedAnnotation) -> Vec<&str> {

@@ -324,7 +324,7 @@ impl StatBytes {
     /// `XStat { metadata_id, <key>: v }`: the id is omitted when 0 (proto3 default), the value
     /// never is (it is a oneof member).
     fn scalar(&mut self, metadata_id: i64, key: u8, v: u64) {
-        use prost::encoding::{encode_varint, encoded_len_varint};
+        use prost::encoding::encoded_len_varint;
         let id = metadata_id as u64;
         let id_len = if id == 0 {
             0
@@ -332,14 +332,58 @@ impl StatBytes {
             1 + encoded_len_varint(id)
         };
         let len = id_len + 1 + encoded_len_varint(v);
-        self.bytes.push(EVENT_STATS_KEY);
-        encode_varint(len as u64, &mut self.bytes);
+        let mut run = WireRun::new();
+        run.byte(EVENT_STATS_KEY);
+        run.varint(len as u64);
         if id != 0 {
-            self.bytes.push(STAT_METADATA_ID_KEY);
-            encode_varint(id, &mut self.bytes);
+            run.byte(STAT_METADATA_ID_KEY);
+            run.varint(id);
         }
-        self.bytes.push(key);
-        encode_varint(v, &mut self.bytes);
+        run.byte(key);
+        run.varint(v);
+        self.bytes.extend_from_slice(run.as_slice());
+    }
+}
+
+/// A few keys and varints built on the stack, then appended to a buffer at once. prost's
+/// `encode_varint` appends a byte at a time through `BufMut` (a capacity check and a length
+/// store per byte): a tenth of the export's time when every event and stat went through it.
+struct WireRun {
+    buf: [u8; WIRE_RUN_BYTES],
+    len: usize,
+}
+
+/// Room for the longest run written: an event's head (4 keys, 4 varints of up to 10 bytes).
+const WIRE_RUN_BYTES: usize = 48;
+
+impl WireRun {
+    #[inline]
+    fn new() -> Self {
+        WireRun {
+            buf: [0; WIRE_RUN_BYTES],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+
+    /// Base-128, least significant group first, the high bit marking "more": protobuf's varint.
+    #[inline]
+    fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    #[inline]
+    fn as_slice(&self) -> &[u8] {
+        &self.buf[..self.len]
     }
 }
 
@@ -426,7 +470,7 @@ impl LineBuilder {
         duration_ps: i64,
         stats: &StatBytes,
     ) {
-        use prost::encoding::{encode_varint, encoded_len_varint};
+        use prost::encoding::encoded_len_varint;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let field = |present: bool, v: i64| {
             if present {
@@ -440,18 +484,20 @@ impl LineBuilder {
             + field(duration_ps != 0, duration_ps)
             + stats.as_bytes().len();
         let start = self.arena.len();
-        self.arena.push((EVENTS_FIELD << 3) as u8 | 2);
-        encode_varint(body as u64, &mut self.arena);
+        let mut run = WireRun::new();
+        run.byte((EVENTS_FIELD << 3) as u8 | 2);
+        run.varint(body as u64);
         if metadata_id != 0 {
-            self.arena.push(1 << 3);
-            encode_varint(metadata_id as u64, &mut self.arena);
+            run.byte(1 << 3);
+            run.varint(metadata_id as u64);
         }
-        self.arena.push(2 << 3);
-        encode_varint(offset_ps as u64, &mut self.arena);
+        run.byte(2 << 3);
+        run.varint(offset_ps as u64);
         if duration_ps != 0 {
-            self.arena.push(3 << 3);
-            encode_varint(duration_ps as u64, &mut self.arena);
+            run.byte(3 << 3);
+            run.varint(duration_ps as u64);
         }
+        self.arena.extend_from_slice(run.as_slice());
         self.arena.extend_from_slice(stats.as_bytes());
         let slot = EventSlot {
             offset_ps,
@@ -615,6 +661,45 @@ fn intern(ids: &mut HashMap<String, i64>, last: &mut i64, name: &str) -> (i64, b
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wire_runs_write_the_varints_prost_writes() {
+        let edges = [
+            0u64,
+            1,
+            127,
+            128,
+            300,
+            16_383,
+            16_384,
+            u64::from(u32::MAX),
+            (-1i64) as u64,
+            i64::MIN as u64,
+            u64::MAX,
+        ];
+        let mut run = WireRun::new();
+        let mut want = Vec::new();
+        run.byte(0x22);
+        want.push(0x22);
+        for v in edges.iter().take(4) {
+            run.varint(*v);
+            prost::encoding::encode_varint(*v, &mut want);
+        }
+        assert_eq!(run.as_slice(), want.as_slice());
+        // The longest values, one run each (a run holds an event head: up to 44 bytes).
+        for v in edges {
+            let mut run = WireRun::new();
+            run.varint(v);
+            run.varint(v);
+            run.varint(v);
+            run.varint(v);
+            let mut want = Vec::new();
+            for _ in 0..4 {
+                prost::encoding::encode_varint(v, &mut want);
+            }
+            assert_eq!(run.as_slice(), want.as_slice(), "{v}");
+        }
+    }
 
     #[test]
     fn interning_is_per_name_and_starts_at_one() {

@@ -550,18 +550,28 @@ impl EventCache {
 /// range around every step or call), which an unbounded map would keep for the whole write.
 /// A slot holds its annotation's `Arc`, so the address cannot be reused while it is cached; a
 /// miss encodes the stats again, to the same bytes (the plane's ids are already interned).
+///
+/// A miss is common: every roctx range has its own scope id, so every range is an annotation
+/// of its own, and a plane's lines each walk the whole run. Its label list, though, is shared
+/// by every range pushed with the same labels (`capture::thread` keeps one list while the
+/// labels stay the same), and parsing the labels is the costly part of a miss (each `name#k=v#`
+/// level split, every key and string value interned by name). So the labels' stats are cached
+/// too, by their list's address: a miss then encodes the scope and external ids and copies the
+/// labels' bytes.
 struct AnnotationCache {
-    /// Per slot: the annotation cached there, and its stats (the buffer is reused on a miss).
-    slots: Vec<(Option<Arc<Annotation>>, StatBytes)>,
+    annotations: SlotCache<Annotation>,
+    label_lists: SlotCache<[Arc<str>]>,
 }
 
-/// Slots of the annotation cache (a power of two).
-const ANNOTATION_SLOTS: usize = 4096;
+/// Slots of each of the annotation cache's tables, as a power of two.
+const ANNOTATION_SLOT_BITS: u32 = 12;
+const ANNOTATION_SLOTS: usize = 1 << ANNOTATION_SLOT_BITS;
 
 impl Default for AnnotationCache {
     fn default() -> Self {
         AnnotationCache {
-            slots: (0..ANNOTATION_SLOTS).map(|_| Default::default()).collect(),
+            annotations: SlotCache::new(),
+            label_lists: SlotCache::new(),
         }
     }
 }
@@ -570,15 +580,49 @@ impl AnnotationCache {
     /// The stats of `a`, encoded on a miss into the slot's buffer (a miss allocates nothing
     /// once the slots are warm).
     fn stats(&mut self, plane: &mut PlaneBuilder, a: &Arc<Annotation>) -> &StatBytes {
-        // Allocations are at least 8-byte aligned: the low bits carry nothing.
-        let i = (Arc::as_ptr(a) as usize >> 4) & (ANNOTATION_SLOTS - 1);
-        let (cached, bytes) = &mut self.slots[i];
-        if !cached.as_ref().is_some_and(|c| Arc::ptr_eq(c, a)) {
-            bytes.clear();
-            add_annotation_stats(plane, Some(a), bytes);
-            *cached = Some(a.clone());
+        let (bytes, hit) = self.annotations.slot(a);
+        if !hit {
+            add_id_stats(plane, a, bytes);
+            if !a.stack.is_empty() {
+                let (labels, hit) = self.label_lists.slot(&a.stack);
+                if !hit {
+                    add_label_stats(plane, &a.stack, labels);
+                }
+                bytes.extend(labels);
+            }
         }
         bytes
+    }
+}
+
+/// Encoded stats kept by the address of what they were encoded from, one value per slot. A
+/// slot holds its key's `Arc`, so the address cannot be reused while it is cached.
+struct SlotCache<K: ?Sized>(Vec<(Option<Arc<K>>, StatBytes)>);
+
+impl<K: ?Sized> SlotCache<K> {
+    fn new() -> Self {
+        SlotCache(
+            (0..ANNOTATION_SLOTS)
+                .map(|_| (None, StatBytes::new()))
+                .collect(),
+        )
+    }
+
+    /// The buffer of `key`'s slot, and whether it holds `key`'s stats; on a miss the slot
+    /// now belongs to `key` and its buffer is empty, for the caller to fill.
+    fn slot(&mut self, key: &Arc<K>) -> (&mut StatBytes, bool) {
+        // Fibonacci hashing spreads addresses over every slot, where their low bits alone
+        // would leave most slots unused (consecutive annotations lie a few hundred bytes
+        // apart, interleaved with their labels' allocations).
+        let addr = Arc::as_ptr(key).cast::<u8>() as usize as u64;
+        let i = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ANNOTATION_SLOT_BITS)) as usize;
+        let (cached, bytes) = &mut self.0[i];
+        if cached.as_ref().is_some_and(|c| Arc::ptr_eq(c, key)) {
+            return (bytes, true);
+        }
+        *cached = Some(key.clone());
+        bytes.clear();
+        (bytes, false)
     }
 }
 
@@ -674,14 +718,10 @@ pub fn compute_capability(gfx_target_version: u32) -> (i64, i64) {
     ((v / 10000) % 100, (v / 100) % 100)
 }
 
-/// Stats from the annotation context captured at API entry; the same on the host call and on
-/// every device event it caused, as in XLA.
-fn add_annotation_stats(
-    plane: &mut PlaneBuilder,
-    a: Option<&Arc<Annotation>>,
-    stats: &mut StatBytes,
-) {
-    let Some(a) = a else { return };
+/// Stats from the annotation context captured at API entry are the same on the host call and
+/// on every device event it caused, as in XLA: its ids, then its labels' stats.
+/// The annotation's own ids: its scope range and external correlation ids.
+fn add_id_stats(plane: &mut PlaneBuilder, a: &Annotation, stats: &mut StatBytes) {
     if a.scope_range_id != 0 {
         plane.put(stats, s::SCOPE_RANGE_ID, StatValue::I64(a.scope_range_id));
     }
@@ -696,10 +736,14 @@ fn add_annotation_stats(
             );
         }
     }
-    if a.stack.is_empty() {
+}
+
+/// The stats of the roctx labels open at the call (outermost first).
+fn add_label_stats(plane: &mut PlaneBuilder, labels: &[Arc<str>], stats: &mut StatBytes) {
+    if labels.is_empty() {
         return;
     }
-    let parsed = parse_annotation(a);
+    let parsed = parse_annotation(labels);
     plane.put(stats, s::NVTX_RANGE, StatValue::Ref(&parsed.joined));
     // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. `tf_op`
     // and field stats come only from levels in XLA's `name#k=v#` form or PyTorch's `emit_nvtx`
@@ -844,18 +888,39 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
 mod tests {
     use super::*;
 
+    /// The stats of an annotation encoded without any cache.
+    fn add_annotation_stats(plane: &mut PlaneBuilder, a: &Annotation, stats: &mut StatBytes) {
+        add_id_stats(plane, a, stats);
+        add_label_stats(plane, &a.stack, stats);
+    }
+
     /// More distinct annotations than slots, each asked for twice in a row and again after a
-    /// full cycle: every answer is what encoding the annotation afresh gives.
+    /// full cycle: every answer is what encoding the annotation afresh gives. Every other one
+    /// shares one of a few label lists (ranges pushed again with the same labels), the rest
+    /// have lists of their own, so both tables evict.
     #[test]
     fn annotation_cache_answers_as_a_fresh_encoding_through_evictions() {
+        let shared: Vec<Arc<[Arc<str>]>> = (0..5)
+            .map(|k| {
+                vec![
+                    Arc::from(format!("train {k}")),
+                    Arc::from(format!("fusion.{k}#hlo_op=fusion.{k},program_id={k}#")),
+                ]
+                .into()
+            })
+            .collect();
         let annotations: Vec<Arc<Annotation>> = (0..ANNOTATION_SLOTS as i64 * 3)
             .map(|i| {
                 Arc::new(Annotation {
-                    stack: vec![
-                        Arc::from(format!("step {}", i % 7)),
-                        Arc::from(format!("op{i}")),
-                    ]
-                    .into(),
+                    stack: if i % 2 == 0 {
+                        shared[i as usize % 5].clone()
+                    } else {
+                        vec![
+                            Arc::from(format!("step {}", i % 7)),
+                            Arc::from(format!("op{i}#k={i}#")),
+                        ]
+                        .into()
+                    },
                     scope_range_id: i + 1,
                     external_ids: vec![i as u64],
                 })
@@ -865,7 +930,7 @@ mod tests {
         let mut cache = AnnotationCache::default();
         let fresh = |plane: &mut PlaneBuilder, a: &Arc<Annotation>| {
             let mut b = StatBytes::new();
-            add_annotation_stats(plane, Some(a), &mut b);
+            add_annotation_stats(plane, a, &mut b);
             b
         };
         for round in 0..2 {
