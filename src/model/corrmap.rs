@@ -117,6 +117,14 @@ impl<V> CorrMap<V> {
         }
     }
 
+    /// Takes the value of `k` out (a dense slot is left empty, not shrunk).
+    pub fn remove(&mut self, k: &u64) -> Option<V> {
+        match self.dense_slot(*k) {
+            Some(i) => self.dense[i].take(),
+            None => self.spill.remove(k),
+        }
+    }
+
     /// The value of `k`, inserted by `f` when absent.
     pub fn get_or_insert_with(&mut self, k: u64, f: impl FnOnce() -> V) -> &mut V {
         self.about_to_store(k);
