@@ -251,7 +251,7 @@ fn host_plane(
                 range_stats(&mut plane, &r, &mut stats);
             }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
-            let id = cache.event_id(&mut plane, &e.name);
+            let id = cache.event_ids.get(&mut plane, &e.name);
             let start = base.offset_ps(e.start_ns);
             let dur = match e.kind {
                 HostEventKind::Marker => 0,
@@ -392,38 +392,8 @@ fn device_plane(
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(info) => {
-                    let k = &*info.shape;
-                    stats.u64(ids.get(&mut plane, super::deps::HSA_QUEUE), k.queue);
-                    if let Some(p) = k.pipe_id {
-                        stats.i64(ids.get(&mut plane, s::PIPE_ID), i64::from(p));
-                    }
-                    let key = KernelKey::of(k);
-                    let details = cache.kernel_details.entry(key).or_insert_with(|| {
-                        let occ = crate::model::occupancy::occupancy(k, d);
-                        let mut v = StatBytes::new();
-                        plane.put(
-                            &mut v,
-                            s::KERNEL_DETAILS,
-                            StatValue::Ref(&s::kernel_details(k, occ.as_ref())),
-                        );
-                        if let Some(o) = occ {
-                            plane.put(
-                                &mut v,
-                                s::WAVES_PER_SIMD,
-                                StatValue::I64(i64::from(o.waves_per_simd)),
-                            );
-                            plane.put(&mut v, s::OCCUPANCY_LIMITER, StatValue::Ref(o.limiter));
-                        }
-                        v
-                    });
-                    stats.extend(details);
-                    let id = cache.event_id(&mut plane, &k.code.name);
-                    if cache.with_resources.insert(id) {
-                        for (name, v) in s::kernel_resource_stats(k) {
-                            let st = plane.stat(name, StatValue::I64(v));
-                            plane.add_event_metadata_stat(id, st);
-                        }
-                    }
+                    let (shape_stats, id) = cache.kernel(&mut plane, &mut ids, &info.shape, d);
+                    stats.extend(shape_stats);
                     id
                 }
                 DeviceEventKind::Memcpy(m) => {
@@ -515,22 +485,85 @@ struct EventCache {
     kernel_details: HashMap<KernelKey, StatBytes>,
     /// Kernel event metadata that already carries its resource stats.
     with_resources: HashSet<i64>,
-    event_ids: HashMap<*const u8, i64>,
+    event_ids: EventIds,
+    /// Per launch shape: its stats and its kernel's event metadata id.
+    shapes: SlotCache<LaunchShape, (StatBytes, i64)>,
     annotations: AnnotationCache,
-    /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.
-    _pinned_names: Vec<Arc<str>>,
 }
 
-impl EventCache {
-    fn event_id(&mut self, plane: &mut PlaneBuilder, name: &Arc<str>) -> i64 {
+/// Event metadata ids by the address of the name (`Arc<str>`s shared by many events).
+#[derive(Default)]
+struct EventIds {
+    ids: HashMap<*const u8, i64>,
+    /// Keeps every pointer used as a key alive, so an address cannot be reused by another value.
+    pinned: Vec<Arc<str>>,
+}
+
+impl EventIds {
+    fn get(&mut self, plane: &mut PlaneBuilder, name: &Arc<str>) -> i64 {
         let key = name.as_ptr();
-        if let Some(&id) = self.event_ids.get(&key) {
+        if let Some(&id) = self.ids.get(&key) {
             return id;
         }
         let id = plane.event_metadata_id(name);
-        self.event_ids.insert(key, id);
-        self._pinned_names.push(name.clone());
+        self.ids.insert(key, id);
+        self.pinned.push(name.clone());
         id
+    }
+}
+
+impl EventCache {
+    /// The stats a kernel event takes from its launch shape (queue, pipe, details, occupancy)
+    /// and its event metadata id. Kept per shape (a store entry's dispatches share one), so
+    /// an event costs one slot probe instead of hashing its launch parameters and its name.
+    fn kernel(
+        &mut self,
+        plane: &mut PlaneBuilder,
+        ids: &mut DeviceStatIds,
+        shape: &Arc<LaunchShape>,
+        d: &Device,
+    ) -> (&StatBytes, i64) {
+        let (cached, hit) = self.shapes.slot(shape);
+        let (bytes, id) = cached;
+        if hit {
+            return (bytes, *id);
+        }
+        let k = &**shape;
+        bytes.clear();
+        bytes.u64(ids.get(plane, super::deps::HSA_QUEUE), k.queue);
+        if let Some(p) = k.pipe_id {
+            bytes.i64(ids.get(plane, s::PIPE_ID), i64::from(p));
+        }
+        let details = self
+            .kernel_details
+            .entry(KernelKey::of(k))
+            .or_insert_with(|| {
+                let occ = crate::model::occupancy::occupancy(k, d);
+                let mut v = StatBytes::new();
+                plane.put(
+                    &mut v,
+                    s::KERNEL_DETAILS,
+                    StatValue::Ref(&s::kernel_details(k, occ.as_ref())),
+                );
+                if let Some(o) = occ {
+                    plane.put(
+                        &mut v,
+                        s::WAVES_PER_SIMD,
+                        StatValue::I64(i64::from(o.waves_per_simd)),
+                    );
+                    plane.put(&mut v, s::OCCUPANCY_LIMITER, StatValue::Ref(o.limiter));
+                }
+                v
+            });
+        bytes.extend(details);
+        *id = self.event_ids.get(plane, &k.code.name);
+        if self.with_resources.insert(*id) {
+            for (name, v) in s::kernel_resource_stats(k) {
+                let st = plane.stat(name, StatValue::I64(v));
+                plane.add_event_metadata_stat(*id, st);
+            }
+        }
+        (bytes, *id)
     }
 
     fn annotation_stats(
@@ -558,23 +591,15 @@ impl EventCache {
 /// level split, every key and string value interned by name). So the labels' stats are cached
 /// too, by their list's address: a miss then encodes the scope and external ids and copies the
 /// labels' bytes.
+#[derive(Default)]
 struct AnnotationCache {
     annotations: SlotCache<Annotation>,
     label_lists: SlotCache<[Arc<str>]>,
 }
 
-/// Slots of each of the annotation cache's tables, as a power of two.
-const ANNOTATION_SLOT_BITS: u32 = 12;
-const ANNOTATION_SLOTS: usize = 1 << ANNOTATION_SLOT_BITS;
-
-impl Default for AnnotationCache {
-    fn default() -> Self {
-        AnnotationCache {
-            annotations: SlotCache::new(),
-            label_lists: SlotCache::new(),
-        }
-    }
-}
+/// Slots of each `SlotCache` (a power of two).
+const SLOT_BITS: u32 = 12;
+const SLOTS: usize = 1 << SLOT_BITS;
 
 impl AnnotationCache {
     /// The stats of `a`, encoded on a miss into the slot's buffer (a miss allocates nothing
@@ -582,10 +607,12 @@ impl AnnotationCache {
     fn stats(&mut self, plane: &mut PlaneBuilder, a: &Arc<Annotation>) -> &StatBytes {
         let (bytes, hit) = self.annotations.slot(a);
         if !hit {
+            bytes.clear();
             add_id_stats(plane, a, bytes);
             if !a.stack.is_empty() {
                 let (labels, hit) = self.label_lists.slot(&a.stack);
                 if !hit {
+                    labels.clear();
                     add_label_stats(plane, &a.stack, labels);
                 }
                 bytes.extend(labels);
@@ -595,34 +622,31 @@ impl AnnotationCache {
     }
 }
 
-/// Encoded stats kept by the address of what they were encoded from, one value per slot. A
-/// slot holds its key's `Arc`, so the address cannot be reused while it is cached.
-struct SlotCache<K: ?Sized>(Vec<(Option<Arc<K>>, StatBytes)>);
+/// What was encoded from a value, kept by the value's address, one entry per slot. A slot
+/// holds its key's `Arc`, so the address cannot be reused while it is cached.
+struct SlotCache<K: ?Sized, V = StatBytes>(Vec<(Option<Arc<K>>, V)>);
 
-impl<K: ?Sized> SlotCache<K> {
-    fn new() -> Self {
-        SlotCache(
-            (0..ANNOTATION_SLOTS)
-                .map(|_| (None, StatBytes::new()))
-                .collect(),
-        )
+impl<K: ?Sized, V: Default> Default for SlotCache<K, V> {
+    fn default() -> Self {
+        SlotCache((0..SLOTS).map(|_| (None, V::default())).collect())
     }
+}
 
-    /// The buffer of `key`'s slot, and whether it holds `key`'s stats; on a miss the slot
-    /// now belongs to `key` and its buffer is empty, for the caller to fill.
-    fn slot(&mut self, key: &Arc<K>) -> (&mut StatBytes, bool) {
+impl<K: ?Sized, V> SlotCache<K, V> {
+    /// The value of `key`'s slot, and whether it is `key`'s; on a miss the slot now belongs
+    /// to `key` and holds what the previous key left (a buffer to clear and reuse).
+    fn slot(&mut self, key: &Arc<K>) -> (&mut V, bool) {
         // Fibonacci hashing spreads addresses over every slot, where their low bits alone
         // would leave most slots unused (consecutive annotations lie a few hundred bytes
         // apart, interleaved with their labels' allocations).
         let addr = Arc::as_ptr(key).cast::<u8>() as usize as u64;
-        let i = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - ANNOTATION_SLOT_BITS)) as usize;
-        let (cached, bytes) = &mut self.0[i];
+        let i = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize;
+        let (cached, value) = &mut self.0[i];
         if cached.as_ref().is_some_and(|c| Arc::ptr_eq(c, key)) {
-            return (bytes, true);
+            return (value, true);
         }
         *cached = Some(key.clone());
-        bytes.clear();
-        (bytes, false)
+        (value, false)
     }
 }
 
@@ -887,6 +911,93 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{DeviceEvent, DeviceLine, KernelCode, KernelInfo};
+
+    /// More launch shapes than slots, dispatches of each spread across the line: every event
+    /// carries its own shape's queue, kernel details and kernel name, cached or not.
+    #[test]
+    fn kernel_events_read_their_own_shape_through_the_slot_cache() {
+        let shapes: Vec<Arc<LaunchShape>> = (0..SLOTS as u32 * 2 + 7)
+            .map(|i| {
+                Arc::new(LaunchShape {
+                    code: Arc::new(KernelCode {
+                        name: Arc::from(format!("k{}", i % 11)),
+                        vgpr_count: 8 * (i % 5),
+                        ..Default::default()
+                    }),
+                    grid: [i + 1, 1, 1],
+                    block: [64, 1, 1],
+                    queue: u64::from(i),
+                    ..Default::default()
+                })
+            })
+            .collect();
+        let events: Vec<DeviceEvent> = (0..shapes.len() * 3)
+            .map(|n| DeviceEvent {
+                start_ns: n as u64 * 10,
+                end_ns: n as u64 * 10 + 5,
+                correlation_id: 0,
+                thread_id: 1,
+                kind: DeviceEventKind::Kernel(KernelInfo {
+                    dispatch_id: n as u64,
+                    shape: shapes[(n * 7919) % shapes.len()].clone(),
+                }),
+                annotation: None,
+                graph: None,
+            })
+            .collect();
+        let trace = Trace {
+            devices: vec![Device {
+                name: "gfx942".into(),
+                compute_units: 304,
+                simd_per_cu: 4,
+                wave_front_size: 64,
+                max_waves_per_cu: 32,
+                lines: vec![DeviceLine {
+                    id: 0,
+                    name: String::new(),
+                    events: events.clone(),
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        let plane = space
+            .planes
+            .iter()
+            .find(|p| p.name.starts_with(s::GPU_PLANE_PREFIX))
+            .expect("a device plane");
+        let stat_name = |id: i64| plane.stat_metadata[&id].name.as_str();
+        let written = &plane.lines[0].events;
+        assert_eq!(written.len(), events.len());
+        for (w, e) in written.iter().zip(&events) {
+            let DeviceEventKind::Kernel(k) = &e.kind else {
+                unreachable!()
+            };
+            assert_eq!(
+                plane.event_metadata[&w.metadata_id].name,
+                *k.shape.code.name
+            );
+            let queue = w
+                .stats
+                .iter()
+                .find(|st| stat_name(st.metadata_id) == crate::xplane::deps::HSA_QUEUE)
+                .and_then(|st| st.value.clone());
+            assert_eq!(queue, Some(x_stat::Value::Uint64Value(k.shape.queue)));
+            let details = w
+                .stats
+                .iter()
+                .find(|st| stat_name(st.metadata_id) == s::KERNEL_DETAILS)
+                .and_then(|st| match st.value {
+                    Some(x_stat::Value::RefValue(r)) => Some(stat_name(r as i64)),
+                    _ => None,
+                })
+                .expect("kernel details");
+            let grid = k.shape.grid[0];
+            assert!(details.contains(&format!("grid:{grid},")), "{details}");
+        }
+    }
 
     /// The stats of an annotation encoded without any cache.
     fn add_annotation_stats(plane: &mut PlaneBuilder, a: &Annotation, stats: &mut StatBytes) {
@@ -909,7 +1020,7 @@ mod tests {
                 .into()
             })
             .collect();
-        let annotations: Vec<Arc<Annotation>> = (0..ANNOTATION_SLOTS as i64 * 3)
+        let annotations: Vec<Arc<Annotation>> = (0..SLOTS as i64 * 3)
             .map(|i| {
                 Arc::new(Annotation {
                     stack: if i % 2 == 0 {
