@@ -963,11 +963,7 @@ mod tests {
             ..Default::default()
         };
         let space = build_xspace(&trace);
-        let plane = space
-            .planes
-            .iter()
-            .find(|p| p.name.starts_with(s::GPU_PLANE_PREFIX))
-            .expect("a device plane");
+        let plane = gpu_plane(&space);
         let stat_name = |id: i64| plane.stat_metadata[&id].name.as_str();
         let written = &plane.lines[0].events;
         assert_eq!(written.len(), events.len());
@@ -1054,6 +1050,15 @@ mod tests {
         }
     }
 
+    /// The (first) device plane of `space`.
+    fn gpu_plane(space: &XSpace) -> &crate::xplane::proto::XPlane {
+        space
+            .planes
+            .iter()
+            .find(|p| p.name.starts_with(s::GPU_PLANE_PREFIX))
+            .expect("a device plane")
+    }
+
     /// Plane-level stat names → values of the single device plane written for `device`.
     fn device_plane_stats(device: Device) -> HashMap<String, Option<x_stat::Value>> {
         let trace = Trace {
@@ -1061,11 +1066,7 @@ mod tests {
             ..Default::default()
         };
         let space = build_xspace(&trace);
-        let plane = space
-            .planes
-            .iter()
-            .find(|p| p.name.starts_with(s::GPU_PLANE_PREFIX))
-            .expect("a device plane");
+        let plane = gpu_plane(&space);
         plane
             .stats
             .iter()
