@@ -2,8 +2,9 @@
 //! finalize join (per event). Prints numbers; asserts nothing about time.
 //!
 //! Run: `cargo bench -p rocprof-xplane --bench hot_path`. With `HOT_PATH_ONLY=finalize` it runs
-//! only the 600 k-event join and exports that trace ten times: a steady workload to profile
-//! (`perf record`), with the export rows repeated for a spread on a noisy machine.
+//! only the 600 k-event join and exports that trace `HOT_PATH_REPEAT` times (10): a steady
+//! workload to profile (`perf record`, or `valgrind --tool=callgrind` with `HOT_PATH_REPEAT=1`
+//! for instruction counts that do not move with the machine's load).
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -290,6 +291,10 @@ fn build_xspace_into(trace: &Trace, w: &mut CountingSink) -> u64 {
 
 fn main() {
     let finalize_only = std::env::var("HOT_PATH_ONLY").is_ok_and(|v| v == "finalize");
+    let repeat: usize = std::env::var("HOT_PATH_REPEAT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10);
     if !finalize_only {
         bench_capture_threads();
         bench_decode_rows();
@@ -310,7 +315,7 @@ fn main() {
             dt.as_nanos() as f64 / events as f64,
             dt.as_secs_f64() * 1e3
         );
-        for _ in 0..if finalize_only { 10 } else { 1 } {
+        for _ in 0..if finalize_only { repeat } else { 1 } {
             bench_export(&trace, events);
         }
         black_box(trace);
