@@ -372,13 +372,17 @@ impl WireRun {
     }
 
     /// Base-128, least significant group first, the high bit marking "more": protobuf's varint.
+    /// The position stays in a local until the end (stored back once, not once per byte).
     #[inline]
     fn varint(&mut self, mut v: u64) {
+        let mut at = self.len;
         while v >= 0x80 {
-            self.byte(v as u8 | 0x80);
+            self.buf[at] = v as u8 | 0x80;
             v >>= 7;
+            at += 1;
         }
-        self.byte(v as u8);
+        self.buf[at] = v as u8;
+        self.len = at + 1;
     }
 
     #[inline]
