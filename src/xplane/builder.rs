@@ -263,6 +263,26 @@ impl BuiltPlane {
     }
 }
 
+/// Stat metadata ids of the names a plane's events carry on every event (`correlation_id`,
+/// `device_id`, …), interned on first use (so ids are assigned in the same order as by name)
+/// and then read without hashing the name.
+#[derive(Default)]
+pub struct StatIds {
+    ids: Vec<(&'static str, i64)>,
+}
+
+impl StatIds {
+    pub fn get(&mut self, plane: &mut PlaneBuilder, name: &'static str) -> i64 {
+        // A handful of names: a scan by address beats hashing the string.
+        if let Some(&(_, id)) = self.ids.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
+            return id;
+        }
+        let id = plane.stat_metadata_id(name);
+        self.ids.push((name, id));
+        id
+    }
+}
+
 /// An event's stats as wire bytes (the `XEvent.stats` entries, field 4), written straight from
 /// their values: an event costs no `XStat` structs and, once the buffer has grown, no heap
 /// allocation. The bytes are what prost writes for the same stats.
@@ -474,6 +494,17 @@ impl LineBuilder {
         duration_ps: i64,
         stats: &StatBytes,
     ) {
+        self.add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes());
+    }
+
+    /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`).
+    pub fn add_event_bytes(
+        &mut self,
+        metadata_id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: &[u8],
+    ) {
         use prost::encoding::encoded_len_varint;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let field = |present: bool, v: i64| {
@@ -486,7 +517,7 @@ impl LineBuilder {
         let body = field(metadata_id != 0, metadata_id)
             + field(true, offset_ps)
             + field(duration_ps != 0, duration_ps)
-            + stats.as_bytes().len();
+            + stats.len();
         let start = self.arena.len();
         let mut run = WireRun::new();
         run.byte((EVENTS_FIELD << 3) as u8 | 2);
@@ -502,7 +533,7 @@ impl LineBuilder {
             run.varint(duration_ps as u64);
         }
         self.arena.extend_from_slice(run.as_slice());
-        self.arena.extend_from_slice(stats.as_bytes());
+        self.arena.extend_from_slice(stats);
         let slot = EventSlot {
             offset_ps,
             duration_ps,

@@ -6,7 +6,7 @@
 //! each other or with anything, and clocks of buffered and callback timestamps may disagree by a
 //! few ns. Each group is therefore dealt onto lanes: a span goes to the first lane where it nests.
 
-use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatValue};
+use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds};
 use super::space::MARKER_LINE_BIT;
 use super::stats as s;
 use crate::model::RangeInfo;
@@ -20,12 +20,17 @@ const MAX_LANE: usize = 127;
 
 /// Stats of a roctx range event itself: its own scope id (push/pop), so ids in the scope tree
 /// and on kernels can be mapped to labels, and a mark when the range never closed.
-pub fn range_stats(plane: &mut PlaneBuilder, r: &RangeInfo, stats: &mut StatBytes) {
+pub fn range_stats(
+    plane: &mut PlaneBuilder,
+    ids: &mut StatIds,
+    r: &RangeInfo,
+    stats: &mut StatBytes,
+) {
     if r.scope_id != 0 {
-        plane.put(stats, s::SCOPE_RANGE_ID, StatValue::I64(r.scope_id));
+        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), r.scope_id);
     }
     if r.open_at_end {
-        plane.put(stats, s::OPEN_AT_END, StatValue::I64(1));
+        stats.i64(ids.get(plane, s::OPEN_AT_END), 1);
     }
 }
 
@@ -35,7 +40,8 @@ struct Pending {
     metadata_id: i64,
     offset_ps: i64,
     duration_ps: i64,
-    stats: StatBytes,
+    /// Where its stats lie in `RoctxLines::stats`.
+    stats: std::ops::Range<usize>,
 }
 
 /// The roctx lines of one host thread: push/pop ranges and marks on `Host Threads/<tid>/ROCTX`,
@@ -45,6 +51,9 @@ pub struct RoctxLines {
     tid: u64,
     display: Option<String>,
     events: Vec<Pending>,
+    /// The events' stats, one after the other (a buffer per event was an allocation per
+    /// range).
+    stats: Vec<u8>,
 }
 
 impl RoctxLines {
@@ -53,6 +62,7 @@ impl RoctxLines {
             tid,
             display,
             events: Vec::new(),
+            stats: Vec::new(),
         }
     }
 
@@ -63,15 +73,17 @@ impl RoctxLines {
         metadata_id: i64,
         offset_ps: i64,
         duration_ps: i64,
-        stats: StatBytes,
+        stats: &StatBytes,
     ) {
+        let start = self.stats.len();
+        self.stats.extend_from_slice(stats.as_bytes());
         self.events.push(Pending {
             process_wide,
             span,
             metadata_id,
             offset_ps,
             duration_ps,
-            stats,
+            stats: start..self.stats.len(),
         });
     }
 
@@ -90,11 +102,11 @@ impl RoctxLines {
                 .map(|k| roctx_line(self.tid, self.display.as_deref(), process_wide, k))
                 .collect();
             for (e, k) in group.into_iter().zip(lane_of) {
-                lines[k.min(MAX_LANE)].add_event(
+                lines[k.min(MAX_LANE)].add_event_bytes(
                     e.metadata_id,
                     e.offset_ps,
                     e.duration_ps,
-                    &e.stats,
+                    &self.stats[e.stats],
                 );
             }
             out.extend(lines.into_iter().map(LineBuilder::finish));

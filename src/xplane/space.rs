@@ -9,7 +9,9 @@ use crate::model::corrmap::{id_range, CorrMap};
 use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
-use super::builder::{BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatValue};
+use super::builder::{
+    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+};
 use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XSpace, XStat};
 use super::stats as s;
@@ -191,6 +193,7 @@ fn host_plane(
     let syncs = super::deps::sync_index(trace);
     let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
     let mut cache = EventCache::default();
+    let mut ids = StatIds::default();
     let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
     threads.sort_by_key(|t| t.tid);
     let mut stats = StatBytes::new();
@@ -220,15 +223,11 @@ fn host_plane(
                 .get(&e.correlation_id)
                 .filter(|_| e.correlation_id != 0);
             if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
-                plane.put(
-                    &mut stats,
-                    s::CORRELATION_ID,
-                    StatValue::U64(e.correlation_id),
-                );
+                stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
                 super::deps::add_sync_stats(&mut plane, syncs.get(&e.correlation_id), &mut stats);
             }
             if let Some(dev) = e.device {
-                plane.put(&mut stats, s::DEVICE_ID, StatValue::U64(u64::from(dev)));
+                stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
             }
             if let Some(Some(m)) = work {
                 plane.put(
@@ -238,17 +237,16 @@ fn host_plane(
                 );
             }
             if e.activity_count > 1 {
-                plane.put(
-                    &mut stats,
-                    s::ACTIVITY_COUNT,
-                    StatValue::U64(u64::from(e.activity_count)),
+                stats.u64(
+                    ids.get(&mut plane, s::ACTIVITY_COUNT),
+                    u64::from(e.activity_count),
                 );
             }
             if let Some(g) = e.graph_exec_id {
-                plane.put(&mut stats, s::GRAPH_EXEC_ID, StatValue::U64(g));
+                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g);
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
-                range_stats(&mut plane, &r, &mut stats);
+                range_stats(&mut plane, &mut ids, &r, &mut stats);
             }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
             let id = cache.event_ids.get(&mut plane, &e.name);
@@ -259,21 +257,16 @@ fn host_plane(
             };
             match e.kind {
                 HostEventKind::HipApi => api.add_event(id, start, dur, &stats),
-                HostEventKind::Marker => roctx.add(
-                    false,
-                    (e.start_ns, e.start_ns),
-                    id,
-                    start,
-                    dur,
-                    stats.clone(),
-                ),
+                HostEventKind::Marker => {
+                    roctx.add(false, (e.start_ns, e.start_ns), id, start, dur, &stats)
+                }
                 HostEventKind::MarkerRange(r) => roctx.add(
                     r.process_wide,
                     (e.start_ns, e.end_ns),
                     id,
                     start,
                     dur,
-                    stats.clone(),
+                    &stats,
                 ),
             }
         }
@@ -373,7 +366,7 @@ fn device_plane(
     let mut lines: Vec<_> = d.lines.iter().collect();
     lines.sort_by_key(|l| l.id);
     let mut cache = EventCache::default();
-    let mut ids = DeviceStatIds::default();
+    let mut ids = StatIds::default();
     let mut stats = StatBytes::new();
     for l in lines {
         let mut line = LineBuilder::new(l.id, String::new(), 0);
@@ -430,25 +423,6 @@ fn device_plane(
         plane.add_line(line.finish());
     }
     plane.finish()
-}
-
-/// Stat metadata ids of the names every device event may carry, interned on first use (so ids
-/// are assigned in the same order as by name) and then read without hashing the name.
-#[derive(Default)]
-struct DeviceStatIds {
-    ids: Vec<(&'static str, i64)>,
-}
-
-impl DeviceStatIds {
-    fn get(&mut self, plane: &mut PlaneBuilder, name: &'static str) -> i64 {
-        // A handful of names: a scan by address beats hashing the string.
-        if let Some(&(_, id)) = self.ids.iter().find(|(n, _)| std::ptr::eq(*n, name)) {
-            return id;
-        }
-        let id = plane.stat_metadata_id(name);
-        self.ids.push((name, id));
-        id
-    }
 }
 
 /// The launch parameters that make up `kernel_details`.
@@ -519,7 +493,7 @@ impl EventCache {
     fn kernel(
         &mut self,
         plane: &mut PlaneBuilder,
-        ids: &mut DeviceStatIds,
+        ids: &mut StatIds,
         shape: &Arc<LaunchShape>,
         d: &Device,
     ) -> (&StatBytes, i64) {
