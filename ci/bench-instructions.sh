@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Instructions the finalize path executes, counted by valgrind's callgrind: a figure that does
+# not move with the machine's load (this project's 2-core VMs move timings by ±20–50 % and have
+# no hardware counters). Two workloads, run at once: the hot_path bench's 600 k-event join and
+# export (HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1: 5 builds into a byte counter + 3 to a file),
+# and the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats) in the SIMULATED
+# runtime (test infrastructure, not hardware). Prints instructions per event / per delivered
+# record for the join, the export and finalize as a whole. Cache misses are not in these
+# counts: a change that only cuts memory traffic reads flat here. Takes ~6 minutes.
+# Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
+# (with KEEP_DIR the callgrind files stay there, for callgrind_annotate).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
+cargo build --release --workspace --quiet
+bench=$(cargo bench -p rocprof-xplane --bench hot_path --no-run --message-format=json 2>/dev/null \
+  | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "hot_path":
+        print(m["executable"])')
+if [[ $# -ge 1 ]]; then
+  work=$1; mkdir -p "$work"
+else
+  work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fi
+sed 's/repeat = 25000/repeat = 3125/' scenarios/thread-storm.toml >"$work/storm200k.toml"
+HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
+  --callgrind-out-file="$work/bench.out" "$bench" >"$work/bench.log" 2>&1 &
+ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs" \
+  ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/storm.out" \
+  target/release/rocprof-sim "$work/storm200k.toml" --sdk 1.0.0 >"$work/storm.log" 2>&1 &
+wait
+inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
+  # A function can be listed once per source file its inlined code came from: its own entry,
+  # which includes the others, is the largest.
+  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -v '=>' | grep -E "[:]$2( |$)" \
+    | awk '{gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0} END {printf "%.0f\n", max}'
+}
+events=$(grep -oE '^join +[0-9]+ events' "$work/bench.log" | awk '{print $2}')
+records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/storm.log" | awk '{print $1}')
+python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane::model::join::join')" \
+  "$(inclusive "$work/bench.out" 'rocprof_xplane::xplane::space::build_planes')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::entry::tool_finalize')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::model::join::join')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace')" <<'PY'
+import sys
+events, records, bj, bb, sf, sj, sw = map(int, sys.argv[1:])
+builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
+print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; build + encode {bb / builds / events:,.0f} instructions/event")
+print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f})")
+PY
