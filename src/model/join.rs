@@ -449,20 +449,46 @@ fn place_devices(
 /// Sorts one thread's events by start, the longest first (an enclosing range before what it
 /// encloses), then correlation id and name; events equal in all four keep their input order.
 ///
-/// What is sorted is the events' positions (4 B each), then every event is moved once to its
-/// place: the events are 96 B, and sorting them in place moved each many times (a quarter of
-/// the join's time when every call had its own roctx range). No scratch buffer of events (a
+/// A thread's vector holds its roctx spans, then its calls, each run nearly always in order
+/// already (ids are handed out in call order): two sorted runs are merged, in one pass of
+/// comparisons, and a vector already in order is left as it is. Otherwise the events'
+/// positions (4 B each) are sorted. Either way every event is then moved once to its place:
+/// the events are 96 B, and sorting them in place moved each many times (a quarter of the
+/// join's samples when every call had its own roctx range). No scratch buffer of events (a
 /// stable sort of the events would hold half of them again at the join's peak).
 fn sort_host_events(events: &mut [HostEvent]) {
-    let Ok(n) = u32::try_from(events.len()) else {
+    use std::cmp::Ordering::Greater;
+    let n = events.len();
+    let Ok(n32) = u32::try_from(n) else {
         // Beyond 4 G events on one thread positions do not fit: sort the events themselves.
         events.sort_unstable_by(host_order);
         return;
     };
-    let mut order: Vec<u32> = (0..n).collect();
-    order.sort_unstable_by(|&a, &b| {
-        host_order(&events[a as usize], &events[b as usize]).then(a.cmp(&b))
-    });
+    let descends = |i: usize| host_order(&events[i - 1], &events[i]) == Greater;
+    let Some(split) = (1..n).find(|&i| descends(i)) else {
+        return;
+    };
+    let mut order: Vec<u32> = Vec::with_capacity(n);
+    if (split + 1..n).any(descends) {
+        order.extend(0..n32);
+        order.sort_unstable_by(|&a, &b| {
+            host_order(&events[a as usize], &events[b as usize]).then(a.cmp(&b))
+        });
+    } else {
+        // Two runs, `..split` and `split..`: on a tie the first run's event comes first.
+        let (mut i, mut j) = (0, split);
+        while i < split && j < n {
+            if host_order(&events[j], &events[i]) == std::cmp::Ordering::Less {
+                order.push(j as u32);
+                j += 1;
+            } else {
+                order.push(i as u32);
+                i += 1;
+            }
+        }
+        order.extend(i as u32..split as u32);
+        order.extend(j as u32..n32);
+    }
     apply_order(events, &mut order);
 }
 
@@ -1168,6 +1194,52 @@ mod tests {
             let mut items: Vec<u32> = (0..n as u32).map(|k| k * 10).collect();
             apply_order(&mut items, &mut order.clone());
             assert_eq!(items, want, "n = {n}");
+        }
+    }
+
+    /// Every path of `sort_host_events` (in order already, two sorted runs merged, anything
+    /// else sorted) gives what a stable sort by the same order gives: ties in input order.
+    #[test]
+    fn host_events_sort_as_a_stable_sort_on_every_path() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let names: Vec<Arc<str>> = ["a", "b", "c"].iter().map(|s| Arc::from(*s)).collect();
+        for case in 0..300 {
+            let n = next(40) as usize;
+            // Few distinct values, so ties in every key (and whole ties) are common.
+            let mut events: Vec<HostEvent> = (0..n)
+                .map(|i| HostEvent {
+                    name: names[next(3) as usize].clone(),
+                    start_ns: next(6),
+                    end_ns: 6 + next(4),
+                    correlation_id: next(3),
+                    kind: HostEventKind::HipApi,
+                    annotation: None,
+                    device: None,
+                    activity_count: i as u32,
+                    graph_exec_id: None,
+                })
+                .collect();
+            match case % 3 {
+                0 => events.sort_by(host_order),
+                1 => {
+                    // Two runs, as a thread's spans then its calls.
+                    let k = next(n as u64 + 1) as usize;
+                    events[..k].sort_by(host_order);
+                    events[k..].sort_by(host_order);
+                }
+                _ => {}
+            }
+            let mut want = events.clone();
+            want.sort_by(host_order);
+            sort_host_events(&mut events);
+            let ids = |v: &[HostEvent]| v.iter().map(|e| e.activity_count).collect::<Vec<_>>();
+            assert_eq!(ids(&events), ids(&want), "case {case}");
         }
     }
 
