@@ -87,6 +87,25 @@ impl<V> CorrMap<V> {
         if self.in_range.saturating_mul(MAX_SPREAD) < self.span {
             return;
         }
+        self.densify();
+    }
+
+    /// About `n` more entries will be stored (a caller that knows its count): the vector is
+    /// made now when they will fill enough of the range, else the hash map makes room for them
+    /// once (growing it entry by entry rehashed it at every doubling).
+    pub fn reserve(&mut self, n: usize) {
+        if !self.dense.is_empty() {
+            return;
+        }
+        if self.span > 0 && (self.in_range + n as u64).saturating_mul(MAX_SPREAD) >= self.span {
+            self.densify();
+        } else {
+            self.spill.reserve(n);
+        }
+    }
+
+    /// Makes the vector over the range and moves the range's entries into it.
+    fn densify(&mut self) {
         self.dense.resize_with(self.span as usize, || None);
         for (k, v) in std::mem::take(&mut self.spill) {
             match self.slot(k) {
@@ -199,6 +218,25 @@ mod tests {
         again.sort_unstable();
         assert_eq!(again.len(), 6 + 21 + 1);
         assert!(again.contains(&(7, 3)) && again.contains(&(121, 121)));
+    }
+
+    #[test]
+    fn a_reserved_count_makes_the_vector_at_once_when_it_will_pay() {
+        let mut m: CorrMap<u32> = CorrMap::for_range(Some((100, 199)), 100);
+        m.insert(150, 1);
+        m.insert(5, 2); // outside the range
+        m.reserve(10);
+        assert!(m.dense.is_empty(), "10 more of 100 ids: still hashed");
+        m.reserve(30);
+        assert_eq!(m.dense.len(), 100, "a quarter of the range: the vector");
+        assert_eq!((m.get(&150), m.get(&5)), (Some(&1), Some(&2)));
+        m.insert(151, 3);
+        assert_eq!(m.dense[51], Some(3));
+        // Too sparse for a vector at all: the hash map only.
+        let mut sparse: CorrMap<u32> = CorrMap::for_range(Some((1, 1 << 40)), 10);
+        sparse.reserve(1_000);
+        assert!(sparse.dense.is_empty());
+        assert!(sparse.spill.capacity() >= 1_000);
     }
 
     #[test]

@@ -525,6 +525,7 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
         external: ids.map(),
         merged: HashMap::default(),
     };
+    annotations.captured.reserve(c.annotations.len());
     for (corr, a) in std::mem::take(&mut c.annotations) {
         annotations.captured.insert(corr, a);
     }
@@ -588,6 +589,9 @@ impl ApiIndex {
         });
         let mut hip: CorrMap<u32> = ids.map();
         let mut marker: CorrMap<u32> = ids.map();
+        let markers = api.iter().filter(|a| a.domain == ApiDomain::Marker).count();
+        hip.reserve(api.len() - markers);
+        marker.reserve(markers);
         for (i, a) in (0u32..).zip(api.iter()) {
             if a.correlation_id == 0 {
                 continue;
@@ -627,6 +631,7 @@ struct DeviceWork {
 impl DeviceWork {
     fn new(calls: &[super::events::CallFact], ids: Ids) -> Self {
         let mut stream_of = ids.map();
+        stream_of.reserve(calls.len());
         for f in calls.iter().filter(|f| f.correlation_id != 0) {
             stream_of.insert(f.correlation_id, stream_key(f.stream, f.stream_seq));
         }
