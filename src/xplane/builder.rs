@@ -208,10 +208,11 @@ fn entry_len(field: u32, len: usize) -> usize {
 /// Writes the key and length of a length-delimited entry of field `field`; its `len` bytes
 /// follow.
 fn write_entry_head(field: u32, len: usize, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    let mut head = Vec::with_capacity(12);
-    prost::encoding::encode_key(field, prost::encoding::WireType::LengthDelimited, &mut head);
-    prost::encoding::encode_varint(len as u64, &mut head);
-    w.write_all(&head)
+    let mut head = WireRun::new();
+    // The key: field number and wire type 2 (length-delimited), itself a varint.
+    head.varint(u64::from(field) << 3 | 2);
+    head.varint(len as u64);
+    w.write_all(head.as_slice())
 }
 
 /// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
