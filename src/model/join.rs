@@ -221,10 +221,7 @@ pub fn join(mut c: Collected) -> Trace {
 
     let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
     // The correlation ids of the calls: every per-call table is a vector over their range.
-    let ids = Ids {
-        range: id_range(c.api.iter().map(|a| a.correlation_id)),
-        count: c.api.len(),
-    };
+    let ids = Ids::of(&c.api);
     let (mut annotations, scope_tree) = index_annotations(&mut c, ids);
     laps.lap("annotations");
     let api = ApiIndex::build(&mut c.api, ids);
@@ -368,6 +365,13 @@ struct Ids {
 }
 
 impl Ids {
+    fn of(api: &[ApiRecord]) -> Self {
+        Ids {
+            range: id_range(api.iter().map(|a| a.correlation_id)),
+            count: api.len(),
+        }
+    }
+
     fn map<V>(self) -> CorrMap<V> {
         CorrMap::for_range(self.range, self.count)
     }
@@ -532,6 +536,9 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
     // The roctx records a span stands for become that span's event (`host_events`), never
     // events of their own: placing them in ranges made an annotation per range that nothing
     // read, alive until the join's end (about 10 MB at its peak on the 200 k-launch storm).
+    // The same records as `host_events`' `consumed` flags; here, before `ApiIndex::build`
+    // sorts the records, they are found by id (this list is freed before the join's peak,
+    // where the flags cost a byte per record instead of 16 B per span).
     let mut span_ids: Vec<u64> = c
         .markers
         .iter()
@@ -1183,6 +1190,14 @@ fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -
 mod tests {
     use super::*;
 
+    /// A fixed pseudo-random sequence (xorshift64): `x` is the state.
+    fn next_random(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
     #[test]
     fn an_order_is_applied_in_place_whatever_its_cycles() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -1190,10 +1205,7 @@ mod tests {
             // A pseudo-random permutation (Fisher-Yates), fixed points and long cycles alike.
             let mut order: Vec<u32> = (0..n as u32).collect();
             for i in (1..n).rev() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                order.swap(i, (x % (i as u64 + 1)) as usize);
+                order.swap(i, (next_random(&mut x) % (i as u64 + 1)) as usize);
             }
             let want: Vec<u32> = order.iter().map(|&k| k * 10).collect();
             let mut items: Vec<u32> = (0..n as u32).map(|k| k * 10).collect();
@@ -1207,12 +1219,7 @@ mod tests {
     #[test]
     fn host_events_sort_as_a_stable_sort_on_every_path() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut next = |m: u64| next_random(&mut x) % m;
         let names: Vec<Arc<str>> = ["a", "b", "c"].iter().map(|s| Arc::from(*s)).collect();
         for case in 0..300 {
             let n = next(40) as usize;
@@ -1757,10 +1764,7 @@ mod tests {
             instant: false,
             ..MarkerSpan::default()
         });
-        let ids = Ids {
-            range: id_range(c.api.iter().map(|a| a.correlation_id)),
-            count: c.api.len(),
-        };
+        let ids = Ids::of(&c.api);
         let (index, _) = index_annotations(&mut c, ids);
         let placed = |corr| index.captured.get(&corr).map(|a| a.scope_range_id);
         assert_eq!(
