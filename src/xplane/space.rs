@@ -981,11 +981,20 @@ mod tests {
     /// have lists of their own, so both tables evict.
     #[test]
     fn annotation_cache_answers_as_a_fresh_encoding_through_evictions() {
+        // Hostile labels among them: empty, non-ASCII (in a key and a value too), 10 KB.
+        let hostile: [&str; 5] = [
+            "",
+            "ステップ 😀",
+            "Thunk:#hlo_op=融合.1,ключ=\u{202e}знач#",
+            &"é#k=v#".repeat(1_700),
+            "\u{7}\t\u{feff}",
+        ];
         let shared: Vec<Arc<[Arc<str>]>> = (0..5)
             .map(|k| {
                 vec![
                     Arc::from(format!("train {k}")),
                     Arc::from(format!("fusion.{k}#hlo_op=fusion.{k},program_id={k}#")),
+                    Arc::from(hostile[k]),
                 ]
                 .into()
             })
