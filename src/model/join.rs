@@ -626,7 +626,7 @@ struct DeviceWork {
     /// Per correlation id: how many activities, and the lowest device they ran on.
     activity_of: CorrMap<(u32, u32)>,
     /// The executable graph of each graph launch, from the nodes of its work.
-    graph_exec_of: CorrMap<u64>,
+    graph_exec_of: CorrMap<crate::capture::graph::GraphExec>,
     /// Events per (plane, stream), in the order the lines were first seen; `line_of` finds a
     /// line and `last` remembers the previous event's, since consecutive events mostly share
     /// one (no ordered-map probe per event).
@@ -675,7 +675,7 @@ impl DeviceWork {
             n.0 += 1;
             n.1 = n.1.min(dev);
             if let Some(g) = e.graph {
-                self.graph_exec_of.insert(corr, g.exec_id);
+                self.graph_exec_of.insert(corr, g.exec());
             }
         }
         let at = match self.last {
@@ -1068,7 +1068,7 @@ fn host_events(
             .activity_of
             .get(&a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
-            .map_or((0, None), |&(n, d)| (n, Some(d)));
+            .map_or((0, None), |&(n, d)| (n, u16::try_from(d).ok()));
         if a.domain == ApiDomain::Hip
             && count == 0
             && crate::hip::ops::expects_device_activity(&name)

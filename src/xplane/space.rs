@@ -243,7 +243,7 @@ fn host_plane(
                 );
             }
             if let Some(g) = e.graph_exec_id {
-                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g);
+                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, &r, &mut stats);
@@ -399,8 +399,8 @@ fn device_plane(
                 }
             };
             if let Some(g) = e.graph {
-                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id);
-                stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node));
+                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
+                stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
             }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
             line.add_event(

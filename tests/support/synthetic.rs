@@ -119,7 +119,7 @@ impl Builder {
         self.clock.insert(tid, t + 6_000);
         let mut gpu_t = host_end + 2_000;
         let n = work.len();
-        let target = work.first().map(|w| w.0);
+        let target = work.first().and_then(|w| u16::try_from(w.0).ok());
         for (dev, line, kind, dur) in work {
             match &kind {
                 DeviceEventKind::Kernel(k) => {
