@@ -4,7 +4,8 @@
 //! Run: `cargo bench -p rocprof-xplane --bench hot_path`. With `HOT_PATH_ONLY=finalize` it runs
 //! only the 600 k-event join and exports that trace `HOT_PATH_REPEAT` times (10): a steady
 //! workload to profile (`perf record`, or `valgrind --tool=callgrind` with `HOT_PATH_REPEAT=1`
-//! for instruction counts that do not move with the machine's load).
+//! for instruction counts that do not move with the machine's load); with `HOT_PATH_ONLY=decode`
+//! only the decode rows.
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -290,7 +291,12 @@ fn build_xspace_into(trace: &Trace, w: &mut CountingSink) -> u64 {
 }
 
 fn main() {
-    let finalize_only = std::env::var("HOT_PATH_ONLY").is_ok_and(|v| v == "finalize");
+    let only = std::env::var("HOT_PATH_ONLY").unwrap_or_default();
+    let finalize_only = only == "finalize";
+    if only == "decode" {
+        bench_decode_rows();
+        return;
+    }
     let repeat: usize = std::env::var("HOT_PATH_REPEAT")
         .ok()
         .and_then(|v| v.parse().ok())

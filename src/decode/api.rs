@@ -53,5 +53,6 @@ pub unsafe fn decode(
         ApiDomain::Hip => out.counters.api_records += 1,
         ApiDomain::Marker => out.counters.marker_records += 1,
     }
-    out.api.push(rec);
+    out.api
+        .push_or_count(rec, &mut out.counters.memory_limit_dropped);
 }

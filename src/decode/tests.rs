@@ -129,7 +129,7 @@ fn hip_api_v0_and_v1_layouts() {
     );
 
     let out = decode_all(Abi::V0, &[header(HIP, &mut v0)], 0);
-    let a: Vec<_> = out.api.iter().copied().collect();
+    let a: Vec<_> = out.api.iter().collect();
     assert_eq!(a.len(), 1);
     assert_eq!(
         (
@@ -144,7 +144,7 @@ fn hip_api_v0_and_v1_layouts() {
     );
 
     let out = decode_all(Abi::V1, &[header(HIP, &mut v1)], 0);
-    let a: Vec<_> = out.api.iter().copied().collect();
+    let a: Vec<_> = out.api.iter().collect();
     assert_eq!(
         (
             a[0].operation,
@@ -176,7 +176,7 @@ fn marker_record_goes_to_marker_domain() {
         thread_id = 1,
     });
     let out = decode_all(Abi::V1, &[header(MARKER, &mut m)], 0);
-    let a: Vec<_> = out.api.iter().copied().collect();
+    let a: Vec<_> = out.api.iter().collect();
     assert_eq!(
         (a[0].domain, a[0].operation, a[0].correlation_id),
         (ApiDomain::Marker, 1, 11)

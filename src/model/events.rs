@@ -31,6 +31,90 @@ pub struct ApiRecord {
     pub thread_id: u64,
 }
 
+/// A record's duration split in two for its packed form (`store::packed`): the low 32 bits stay
+/// with the record, the high ones (zero below 4.29 s) go with the facts it shares with others,
+/// so a record keeps 4 bytes for its end instead of 8. Lossless for any pair of timestamps,
+/// an end before its start included (wrapping).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct DurationHigh(u32);
+
+#[inline]
+fn split_duration(start_ns: u64, end_ns: u64) -> (u32, DurationHigh) {
+    let d = end_ns.wrapping_sub(start_ns);
+    (d as u32, DurationHigh((d >> 32) as u32))
+}
+
+#[inline]
+fn end_of(start_ns: u64, low: u32, high: DurationHigh) -> u64 {
+    start_ns.wrapping_add(u64::from(low) | (u64::from(high.0) << 32))
+}
+
+/// What differs per API call; the rest of [`ApiRecord`] is its [`ApiSource`]. Packed to 4-byte
+/// alignment: 28 bytes, so that a stored call with its table index is 32 (48 unpacked).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
+pub struct ApiEach {
+    correlation_id: u64,
+    external_id: u64,
+    start_ns: u64,
+    duration_low: u32,
+}
+
+/// The thread and operation many calls share (a loop calls the same few operations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ApiSource {
+    thread_id: u64,
+    operation: i32,
+    domain: ApiDomain,
+    duration_high: DurationHigh,
+}
+
+impl crate::store::packed::Pack for ApiRecord {
+    type Each = ApiEach;
+    type Shared = ApiSource;
+
+    #[inline]
+    fn split(self) -> (ApiEach, ApiSource) {
+        let ApiRecord {
+            domain,
+            operation,
+            correlation_id,
+            external_id,
+            start_ns,
+            end_ns,
+            thread_id,
+        } = self;
+        let (duration_low, duration_high) = split_duration(start_ns, end_ns);
+        (
+            ApiEach {
+                correlation_id,
+                external_id,
+                start_ns,
+                duration_low,
+            },
+            ApiSource {
+                thread_id,
+                operation,
+                domain,
+                duration_high,
+            },
+        )
+    }
+
+    #[inline]
+    fn join(e: ApiEach, s: &ApiSource) -> ApiRecord {
+        ApiRecord {
+            domain: s.domain,
+            operation: s.operation,
+            correlation_id: e.correlation_id,
+            external_id: e.external_id,
+            start_ns: e.start_ns,
+            end_ns: end_of(e.start_ns, e.duration_low, s.duration_high),
+            thread_id: s.thread_id,
+        }
+    }
+}
+
 /// A completed kernel dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelRecord {
@@ -55,13 +139,15 @@ pub struct KernelRecord {
 }
 
 /// What differs per kernel dispatch; the rest of [`KernelRecord`] is its [`KernelLaunch`].
+/// Packed to 4-byte alignment: 36 bytes, a stored dispatch with its table index 40 (was 48).
 #[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
 pub struct KernelEach {
     correlation_id: u64,
     external_id: u64,
     start_ns: u64,
-    end_ns: u64,
     dispatch_id: u64,
+    duration_low: u32,
 }
 
 /// What the dispatches of one kernel shape from one thread on one queue share: stored once per
@@ -77,6 +163,7 @@ pub struct KernelLaunch {
     workgroup: [u32; 3],
     grid: [u32; 3],
     pipe_id: Option<i32>,
+    duration_high: DurationHigh,
 }
 
 /// One word of the fields that tell launches apart in practice (kernel, queue, thread, grid),
@@ -114,13 +201,14 @@ impl crate::store::packed::Pack for KernelRecord {
             grid,
             pipe_id,
         } = self;
+        let (duration_low, duration_high) = split_duration(start_ns, end_ns);
         (
             KernelEach {
                 correlation_id,
                 external_id,
                 start_ns,
-                end_ns,
                 dispatch_id,
+                duration_low,
             },
             KernelLaunch {
                 thread_id,
@@ -132,6 +220,7 @@ impl crate::store::packed::Pack for KernelRecord {
                 workgroup,
                 grid,
                 pipe_id,
+                duration_high,
             },
         )
     }
@@ -142,7 +231,7 @@ impl crate::store::packed::Pack for KernelRecord {
             correlation_id: e.correlation_id,
             external_id: e.external_id,
             start_ns: e.start_ns,
-            end_ns: e.end_ns,
+            end_ns: end_of(e.start_ns, e.duration_low, l.duration_high),
             thread_id: l.thread_id,
             agent: l.agent,
             queue: l.queue,
@@ -172,14 +261,16 @@ pub struct CopyRecord {
     pub bytes: u64,
 }
 
-/// What differs per copy; the rest of [`CopyRecord`] is its [`CopyRoute`].
+/// What differs per copy; the rest of [`CopyRecord`] is its [`CopyRoute`]. Packed as
+/// [`KernelEach`]: 40 bytes stored (was 48).
 #[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
 pub struct CopyEach {
     correlation_id: u64,
     external_id: u64,
     start_ns: u64,
-    end_ns: u64,
     bytes: u64,
+    duration_low: u32,
 }
 
 /// The thread, direction and agents many copies share.
@@ -189,6 +280,7 @@ pub struct CopyRoute {
     operation: i32,
     dst_agent: u64,
     src_agent: u64,
+    duration_high: DurationHigh,
 }
 
 impl crate::store::packed::Pack for CopyRecord {
@@ -208,19 +300,21 @@ impl crate::store::packed::Pack for CopyRecord {
             src_agent,
             bytes,
         } = self;
+        let (duration_low, duration_high) = split_duration(start_ns, end_ns);
         (
             CopyEach {
                 correlation_id,
                 external_id,
                 start_ns,
-                end_ns,
                 bytes,
+                duration_low,
             },
             CopyRoute {
                 thread_id,
                 operation,
                 dst_agent,
                 src_agent,
+                duration_high,
             },
         )
     }
@@ -231,7 +325,7 @@ impl crate::store::packed::Pack for CopyRecord {
             correlation_id: e.correlation_id,
             external_id: e.external_id,
             start_ns: e.start_ns,
-            end_ns: e.end_ns,
+            end_ns: end_of(e.start_ns, e.duration_low, r.duration_high),
             thread_id: r.thread_id,
             operation: r.operation,
             dst_agent: r.dst_agent,
@@ -639,5 +733,106 @@ impl Collected {
                 self.warnings.push(w);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::packed::{packed_size, PackedVec};
+
+    /// Start/end pairs whose duration needs more than the 32 bits kept per record: the high
+    /// part goes with the shared entry, so every end comes back exactly (an end before its
+    /// start and the extremes of the clock included).
+    const TIMES: [(u64, u64); 7] = [
+        (1_000, 1_500),
+        (5, 5),
+        (10, (1 << 32) + 10),
+        (7, 7 + 9_000_000_000),
+        (2_000, 1_000),
+        (0, u64::MAX),
+        (u64::MAX, 0),
+    ];
+
+    #[test]
+    fn packed_records_keep_every_duration() {
+        let api: Vec<ApiRecord> = TIMES
+            .iter()
+            .enumerate()
+            .map(|(i, &(start_ns, end_ns))| ApiRecord {
+                domain: if i % 2 == 0 {
+                    ApiDomain::Hip
+                } else {
+                    ApiDomain::Marker
+                },
+                operation: 3,
+                correlation_id: i as u64 + 1,
+                external_id: 40 + i as u64,
+                start_ns,
+                end_ns,
+                thread_id: 77,
+            })
+            .collect();
+        let kernels: Vec<KernelRecord> = TIMES
+            .iter()
+            .enumerate()
+            .map(|(i, &(start_ns, end_ns))| KernelRecord {
+                correlation_id: i as u64 + 1,
+                external_id: 0,
+                start_ns,
+                end_ns,
+                thread_id: 77,
+                agent: 2,
+                queue: 9,
+                kernel_id: 4,
+                dispatch_id: 100 + i as u64,
+                private_segment_size: 0,
+                group_segment_size: 64,
+                workgroup: [256, 1, 1],
+                grid: [4096, 1, 1],
+                pipe_id: Some(1),
+            })
+            .collect();
+        let copies: Vec<CopyRecord> = TIMES
+            .iter()
+            .enumerate()
+            .map(|(i, &(start_ns, end_ns))| CopyRecord {
+                correlation_id: i as u64 + 1,
+                external_id: 0,
+                start_ns,
+                end_ns,
+                thread_id: 77,
+                operation: 2,
+                dst_agent: 2,
+                src_agent: 1,
+                bytes: 1 << 20,
+            })
+            .collect();
+        let a: PackedVec<ApiRecord> = api.clone().into();
+        let k: PackedVec<KernelRecord> = kernels.clone().into();
+        let c: PackedVec<CopyRecord> = copies.clone().into();
+        assert_eq!(a.iter().collect::<Vec<_>>(), api);
+        assert_eq!(k.iter().collect::<Vec<_>>(), kernels);
+        assert_eq!(c.iter().collect::<Vec<_>>(), copies);
+        // Short calls of one thread and operation share one entry.
+        let short: PackedVec<ApiRecord> = api[..2]
+            .iter()
+            .map(|&r| ApiRecord {
+                domain: ApiDomain::Hip,
+                ..r
+            })
+            .collect();
+        assert_eq!(
+            short.held_bytes(),
+            2 * 32 + std::mem::size_of::<ApiSource>()
+        );
+    }
+
+    /// What one record costs while tracing (issue 8: ≤ 64 B retained per event).
+    #[test]
+    fn stored_records_are_small() {
+        assert_eq!(packed_size::<ApiRecord>(), 32);
+        assert_eq!(packed_size::<KernelRecord>(), 40);
+        assert_eq!(packed_size::<CopyRecord>(), 40);
     }
 }

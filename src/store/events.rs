@@ -7,7 +7,7 @@ use crate::model::Counters;
 /// Events of one buffer plus the accounting of what was received, skipped and dropped.
 #[derive(Debug, Default)]
 pub struct EventStore {
-    pub api: ChunkedVec<ApiRecord>,
+    pub api: PackedVec<ApiRecord>,
     pub kernels: PackedVec<KernelRecord>,
     pub copies: PackedVec<CopyRecord>,
     pub hip_events: ChunkedVec<HipEventRecord>,
@@ -19,7 +19,7 @@ impl EventStore {
     /// Bytes of events held (charged against the memory ceiling).
     pub fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
-        (self.api.len() * size_of::<ApiRecord>()
+        (self.api.held_bytes()
             + self.kernels.held_bytes()
             + self.copies.held_bytes()
             + self.hip_events.len() * size_of::<HipEventRecord>()) as u64
