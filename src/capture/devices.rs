@@ -134,19 +134,28 @@ pub fn stream_of(t: &mut ThreadState, stream: u64) -> (i32, u64) {
     found
 }
 
-/// Records the device/stream of a launch or copy at its entry.
 /// Replaces the stream of this thread's latest launch/copy fact, when it belongs to
 /// `correlation_id` (the entry did not know the stream; the runtime reported it later).
 pub fn restream_last(t: &mut ThreadState, correlation_id: u64, stream: u64) {
     let (device, stream_seq) = stream_of(t, stream);
-    match t.calls.last_mut() {
-        Some(f) if f.correlation_id == correlation_id => {
-            (f.stream, f.device, f.stream_seq) = (stream, device, stream_seq);
-        }
-        _ => on_work_enter(t, correlation_id, stream),
+    let fact = CallFact {
+        correlation_id,
+        stream,
+        device,
+        stream_seq,
+    };
+    let replaced = t
+        .calls
+        .last()
+        .is_some_and(|f| f.correlation_id == correlation_id)
+        && t.calls.set_last(fact);
+    if !replaced {
+        t.calls.push(fact);
     }
 }
 
+/// Records the device/stream of a launch or copy at its entry. (A push is refused only past
+/// 2^32 − 1 distinct streams on one thread, which no program reaches.)
 pub fn on_work_enter(t: &mut ThreadState, correlation_id: u64, stream: u64) {
     let (device, stream_seq) = stream_of(t, stream);
     t.calls.push(CallFact {
@@ -177,7 +186,7 @@ mod tests {
         b.current_device = 1;
         on_work_enter(&mut b, 7, 0);
         on_work_enter(&mut b, 8, 0xa0);
-        let calls: Vec<CallFact> = b.calls.iter().copied().collect();
+        let calls: Vec<CallFact> = b.calls.iter().collect();
         assert_eq!(
             calls,
             [

@@ -10,7 +10,7 @@ use smallvec::SmallVec;
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::model::Annotation;
 use crate::store::sinks::lock;
-use crate::store::{ChunkedVec, Sinks};
+use crate::store::{ChunkedVec, PackedVec, Sinks};
 
 /// A roctx push/pop range still open on this thread.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ pub struct ThreadState {
     /// Lookups that went to the process-wide stream map (for tests and the debug line).
     pub global_stream_lookups: u64,
     /// Device and stream of each launch/copy this thread made.
-    pub calls: ChunkedVec<CallFact>,
+    pub calls: PackedVec<CallFact>,
     /// Arguments of each synchronization call this thread made.
     pub syncs: ChunkedVec<SyncFact>,
     /// Allocations and frees this thread made.

@@ -684,7 +684,7 @@ mod tests {
         let mut d = zeroed();
         d.args.hipMemcpy2DAsync.stream = 0x6001 as _;
         run_call(&mut t, "hipMemcpy2DAsync", 2, &mut d);
-        let calls: Vec<_> = t.calls.iter().copied().collect();
+        let calls: Vec<_> = t.calls.iter().collect();
         assert_eq!((calls[0].stream, calls[0].device), (0x6001, 1));
 
         let gpu = |h: u64, i: i32| AgentInfo::for_test(h, AgentType::Gpu, i);

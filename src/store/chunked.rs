@@ -50,6 +50,11 @@ impl<T> ChunkedVec<T> {
     }
 
     /// The most recently pushed value.
+    pub fn last(&self) -> Option<&T> {
+        self.chunks.last().and_then(|c| c.last())
+    }
+
+    /// The most recently pushed value.
     pub fn last_mut(&mut self) -> Option<&mut T> {
         self.chunks.last_mut().and_then(|c| c.last_mut())
     }

@@ -115,6 +115,28 @@ impl<T: Pack> PackedVec<T> {
         self.records.len()
     }
 
+    /// The most recently pushed record.
+    pub fn last(&self) -> Option<T> {
+        let p = self.records.last()?;
+        Some(self.unpack(p))
+    }
+
+    /// Replaces the most recently pushed record (a fact completed after it was pushed);
+    /// `false`, nothing changed, when there is none or the table is full.
+    pub fn set_last(&mut self, value: T) -> bool {
+        if self.records.is_empty() {
+            return false;
+        }
+        let (each, shared) = value.split();
+        let Some(at) = self.intern(shared) else {
+            return false;
+        };
+        if let Some(p) = self.records.last_mut() {
+            *p = Packed { each, shared: at };
+        }
+        true
+    }
+
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
