@@ -105,11 +105,16 @@ fn decoding_a_delivery_allocates_nothing_per_record() {
         // SAFETY: every header points to a live record of the size its `size` field states.
         unsafe { decode_batch(Abi::V1, &kinds, ptrs.as_ptr(), n, 0, store) };
     };
-    // The first record of each kind allocates its store's first chunk, chunk list, table of
-    // shared facts and the table's lookup map.
-    let warm = allocations_in(|| decode(&mut store, ptrs.len()));
-    assert!(warm <= 8, "{warm} allocations to start the stores");
-    // Three more deliveries (3,072 records) fit in those chunks: nothing allocated.
+    // The first deliveries allocate each store's chunk list, table of shared facts and its
+    // lookup map, and chunks doubling from 16 records: 2,048 records of each kind fill chunks
+    // of 16 to 1,024 and start one of 2,048.
+    let warm = allocations_in(|| {
+        for _ in 0..4 {
+            decode(&mut store, ptrs.len());
+        }
+    });
+    assert!(warm <= 32, "{warm} allocations to start the stores");
+    // Three more deliveries (3,072 records) fit in that chunk: nothing allocated.
     let hot = allocations_in(|| {
         for _ in 0..3 {
             decode(&mut store, ptrs.len());
@@ -148,17 +153,22 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
         scope_id: 0,
         parent_scope_id: 0,
     });
-    // The first capture builds the shared snapshot and the first chunk.
-    let warm = allocations_in(|| t.capture_at_api_enter(3));
-    assert!(warm <= 4, "{warm} allocations for the first capture");
+    // The first captures build the shared snapshot and the first chunks: a thread's chunks
+    // double from 16 entries to 1,024 (1,008 entries in the first six).
+    let warm = allocations_in(|| {
+        for c in 3..1011 {
+            t.capture_at_api_enter(c);
+        }
+    });
+    assert!(warm <= 12, "{warm} allocations for the first captures");
     let hot = allocations_in(|| {
-        for c in 4..4000 {
+        for c in 1011..1011 + 1024 {
             t.capture_at_api_enter(c);
         }
     });
     assert_eq!(
-        hot, 0,
-        "allocations while capturing 3,996 HIP calls under one stack"
+        hot, 1,
+        "allocations while capturing 1,024 HIP calls under one stack: one chunk"
     );
 }
 

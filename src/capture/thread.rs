@@ -9,6 +9,7 @@ use smallvec::SmallVec;
 
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::model::Annotation;
+use crate::store::chunked::THREAD_CHUNK;
 use crate::store::sinks::lock;
 use crate::store::{ChunkedVec, PackedVec, Sinks};
 
@@ -60,13 +61,13 @@ pub struct ThreadState {
     /// Lookups that went to the process-wide stream map (for tests and the debug line).
     pub global_stream_lookups: u64,
     /// Device and stream of each launch/copy this thread made.
-    pub calls: PackedVec<CallFact>,
+    pub calls: PackedVec<CallFact, THREAD_CHUNK>,
     /// Arguments of each synchronization call this thread made.
-    pub syncs: ChunkedVec<SyncFact>,
+    pub syncs: ChunkedVec<SyncFact, THREAD_CHUNK>,
     /// Allocations and frees this thread made.
     pub memory: Vec<MemFact>,
     /// The pointers of each copy this thread made.
-    pub copy_ptrs: ChunkedVec<CopyPtrs>,
+    pub copy_ptrs: ChunkedVec<CopyPtrs, THREAD_CHUNK>,
     /// Thread id as reported by the runtime (set on first use).
     pub thread_id: u64,
     /// Open push/pop ranges, outermost first: this is the annotation stack.
@@ -84,8 +85,8 @@ pub struct ThreadState {
     /// Where the next new label goes in `recent_labels` once it is full (round robin).
     next_label: usize,
     /// Annotation context at API entry, keyed by internal correlation id.
-    pub annotations: ChunkedVec<(u64, Arc<Annotation>)>,
-    pub markers: ChunkedVec<MarkerSpan>,
+    pub annotations: ChunkedVec<(u64, Arc<Annotation>), THREAD_CHUNK>,
+    pub markers: ChunkedVec<MarkerSpan, THREAD_CHUNK>,
     /// Pops with no matching push on this thread.
     pub unmatched_pops: u64,
 }

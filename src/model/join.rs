@@ -1312,7 +1312,7 @@ mod tests {
         ];
         let mut stable = items.clone();
         stable.sort_by_key(|x| (x.0, x.1));
-        let records = crate::store::ChunkedVec::from(items.clone());
+        let records: crate::store::ChunkedVec<_> = crate::store::ChunkedVec::from(items.clone());
         let times = records.positions().map(|(i, x)| (i, x.0));
         let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1))
             .into_iter()

@@ -4,17 +4,28 @@
 //! the `Collected` as they are, and the join frees each once its records have become events:
 //! a million kernel records (48 MB packed, see `packed`) are never copied into one vector.
 
-/// Events per chunk: 4096 kernel records are ~300 KiB, small enough to allocate on the delivery
+/// Events per chunk: 4096 kernel records are ~160 KiB, small enough to allocate on the delivery
 /// thread without a noticeable pause, large enough that chunk bookkeeping is negligible.
 pub const CHUNK: usize = 4096;
 
+/// Events per chunk of a thread's own capture vectors (its calls, annotations, spans): every
+/// application thread has a few, each with a partly filled last chunk, so a smaller chunk
+/// bounds that slack (32 threads × 3 vectors × half a 4096-entry chunk was 4–5 MB, 8 B per
+/// record, on the 200 k-launch storm).
+pub const THREAD_CHUNK: usize = 1024;
+
+/// The first chunk's room: chunks double from here up to the vector's largest, so a vector of
+/// a few values (a thread that makes three calls) does not hold a whole chunk.
+const FIRST_CHUNK: usize = 16;
+
+/// Values kept in chunks of at most `MAX` (each chunk allocated once, never moved).
 #[derive(Debug, Clone)]
-pub struct ChunkedVec<T> {
+pub struct ChunkedVec<T, const MAX: usize = CHUNK> {
     chunks: Vec<Vec<T>>,
     len: usize,
 }
 
-impl<T> Default for ChunkedVec<T> {
+impl<T, const MAX: usize> Default for ChunkedVec<T, MAX> {
     fn default() -> Self {
         ChunkedVec {
             chunks: Vec::new(),
@@ -23,7 +34,7 @@ impl<T> Default for ChunkedVec<T> {
     }
 }
 
-impl<T> ChunkedVec<T> {
+impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -31,9 +42,10 @@ impl<T> ChunkedVec<T> {
     #[inline]
     pub fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
-            Some(c) if c.len() < CHUNK => c.push(value),
-            _ => {
-                let mut c = Vec::with_capacity(CHUNK);
+            Some(c) if c.len() < c.capacity() => c.push(value),
+            last => {
+                let room = last.map_or(FIRST_CHUNK, |c| c.capacity() * 2).min(MAX);
+                let mut c = Vec::with_capacity(room.max(1));
                 c.push(value);
                 self.chunks.push(c);
             }
@@ -77,7 +89,7 @@ impl<T> ChunkedVec<T> {
     }
 
     /// Moves every chunk of `other` to the end of this one.
-    pub fn append(&mut self, other: ChunkedVec<T>) {
+    pub fn append(&mut self, other: ChunkedVec<T, MAX>) {
         self.len += other.len;
         self.chunks
             .extend(other.chunks.into_iter().filter(|c| !c.is_empty()));
@@ -88,25 +100,24 @@ impl<T> ChunkedVec<T> {
         self.len = 0;
     }
 
-    /// Every value with its position, `chunk * CHUNK + offset`: unique and in order, though
-    /// not dense where a chunk is not full (the last chunk of a store moved in whole by `append`).
+    /// Every value with its position, `chunk * MAX + offset`: unique and in order, though
+    /// not dense where a chunk is not full (the first, smaller chunks; the last chunk of a store
+    /// moved in whole by `append`).
     pub fn positions(&self) -> impl Iterator<Item = (usize, &T)> {
-        self.chunks.iter().enumerate().flat_map(|(c, chunk)| {
-            chunk
-                .iter()
-                .enumerate()
-                .map(move |(o, r)| (c * CHUNK + o, r))
-        })
+        self.chunks
+            .iter()
+            .enumerate()
+            .flat_map(|(c, chunk)| chunk.iter().enumerate().map(move |(o, r)| (c * MAX + o, r)))
     }
 
     /// The value at `position` (see [`Self::positions`]).
     pub fn get(&self, position: usize) -> Option<&T> {
-        self.chunks.get(position / CHUNK)?.get(position % CHUNK)
+        self.chunks.get(position / MAX)?.get(position % MAX)
     }
 
     /// A reader that takes each value once, by position, and frees a chunk with its last
     /// value.
-    pub fn into_taker(self) -> TakeOnce<T> {
+    pub fn into_taker(self) -> TakeOnce<T, MAX> {
         let left = self.chunks.iter().map(|c| c.len() as u32).collect();
         TakeOnce {
             chunks: self.chunks,
@@ -127,17 +138,17 @@ impl<T> ChunkedVec<T> {
 /// the join reads the kernel records in time order and turns each into an event, so a million
 /// records (48 MB packed) are gone by the time their events are all built, instead of both forms
 /// being held at once. Records come nearly in delivery order, so chunks empty steadily.
-pub struct TakeOnce<T> {
+pub struct TakeOnce<T, const MAX: usize = CHUNK> {
     chunks: Vec<Vec<T>>,
     left: Vec<u32>,
 }
 
-impl<T: Copy> TakeOnce<T> {
+impl<T: Copy, const MAX: usize> TakeOnce<T, MAX> {
     /// The value at `position` ([`ChunkedVec::positions`]), each taken once; the chunk is
     /// freed with its last value. `None` for a position out of range or a chunk already freed
     /// (never, for the positions of the values).
     pub fn take(&mut self, position: usize) -> Option<T> {
-        let (c, at) = (position / CHUNK, position % CHUNK);
+        let (c, at) = (position / MAX, position % MAX);
         let r = *self.chunks.get(c)?.get(at)?;
         let left = &mut self.left[c];
         *left = left.saturating_sub(1);
@@ -148,13 +159,13 @@ impl<T: Copy> TakeOnce<T> {
     }
 }
 
-impl<T> From<Vec<T>> for ChunkedVec<T> {
+impl<T, const MAX: usize> From<Vec<T>> for ChunkedVec<T, MAX> {
     fn from(v: Vec<T>) -> Self {
         v.into_iter().collect()
     }
 }
 
-impl<T> Extend<T> for ChunkedVec<T> {
+impl<T, const MAX: usize> Extend<T> for ChunkedVec<T, MAX> {
     fn extend<I: IntoIterator<Item = T>>(&mut self, iter: I) {
         for v in iter {
             self.push(v);
@@ -162,7 +173,7 @@ impl<T> Extend<T> for ChunkedVec<T> {
     }
 }
 
-impl<T> FromIterator<T> for ChunkedVec<T> {
+impl<T, const MAX: usize> FromIterator<T> for ChunkedVec<T, MAX> {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut r = ChunkedVec::new();
         r.extend(iter);
@@ -174,20 +185,48 @@ impl<T> FromIterator<T> for ChunkedVec<T> {
 mod tests {
     use super::*;
 
+    fn rooms<T, const MAX: usize>(v: &ChunkedVec<T, MAX>) -> Vec<usize> {
+        v.chunks.iter().map(|c| c.capacity()).collect()
+    }
+
     #[test]
     fn push_across_chunks_keeps_order() {
-        let mut v = ChunkedVec::new();
+        let mut v: ChunkedVec<usize> = ChunkedVec::new();
         for i in 0..(CHUNK * 2 + 10) {
             v.push(i);
         }
         assert_eq!(v.len(), CHUNK * 2 + 10);
         assert!(v.iter().copied().eq(0..CHUNK * 2 + 10));
-        assert_eq!(v.capacity_bytes(), 3 * CHUNK * std::mem::size_of::<usize>());
+        // Chunks double from the first one's room to CHUNK, then stay there.
+        let doubling: Vec<usize> = (0..9).map(|k| FIRST_CHUNK << k).collect();
+        assert_eq!(*doubling.last().unwrap(), CHUNK);
+        assert_eq!(rooms(&v), [doubling, vec![CHUNK]].concat());
+        assert_eq!(
+            v.capacity_bytes(),
+            rooms(&v).iter().sum::<usize>() * std::mem::size_of::<usize>()
+        );
         let mut out = Vec::new();
         v.drain_into(&mut out);
         assert_eq!(out.len(), CHUNK * 2 + 10);
         assert!(v.is_empty());
         assert_eq!(out[CHUNK], CHUNK);
+    }
+
+    /// A thread's vectors stop doubling at their smaller chunk; a vector of three values holds
+    /// a chunk of 16, not 4,096.
+    #[test]
+    fn chunks_stop_growing_at_their_largest() {
+        let mut v: ChunkedVec<u8, 64> = ChunkedVec::new();
+        v.extend([1, 2, 3]);
+        assert_eq!(rooms(&v), [FIRST_CHUNK]);
+        v.extend(0..150);
+        assert_eq!(rooms(&v), [16, 32, 64, 64]);
+        assert_eq!(v.len(), 153);
+        let mut t: ChunkedVec<u64, THREAD_CHUNK> = (0..5000).collect();
+        assert!(rooms(&t).iter().all(|&r| r <= THREAD_CHUNK));
+        let mut out = Vec::new();
+        t.drain_into(&mut out);
+        assert!(out.into_iter().eq(0..5000));
     }
 
     #[test]
@@ -204,7 +243,11 @@ mod tests {
         }
         let ps: Vec<usize> = r.positions().map(|(p, _)| p).collect();
         assert!(ps.windows(2).all(|w| w[0] < w[1]), "positions in order");
-        assert_eq!(r.get(CHUNK + 3), None, "a hole after a partial chunk");
+        assert_eq!(
+            r.get(FIRST_CHUNK),
+            None,
+            "a hole after the first, small chunk"
+        );
         assert!(r.chunks.iter().all(|c| !c.is_empty() && c.len() <= CHUNK));
         let mut s = ChunkedVec::from(vec![1, 2]);
         s.append(r);
@@ -217,17 +260,18 @@ mod tests {
     #[test]
     fn chunks_give_each_record_and_free_used_up_chunks() {
         let n = CHUNK * 2 + 7;
-        let mut c = (0..n as u64).collect::<ChunkedVec<u64>>().into_taker();
-        assert_eq!(c.chunks.len(), 3);
-        assert_eq!(c.chunks[2].len(), 7);
-        for i in (0..CHUNK).rev() {
-            assert_eq!(c.take(i), Some(i as u64));
+        let v: ChunkedVec<u64> = (0..n as u64).collect();
+        let positions: Vec<usize> = v.positions().map(|(p, _)| p).collect();
+        let mut c = v.into_taker();
+        let first = c.chunks[0].len();
+        for (i, &p) in positions.iter().enumerate().take(first).rev() {
+            assert_eq!(c.take(p), Some(i as u64));
         }
         assert_eq!(c.chunks[0].capacity(), 0, "first chunk freed");
-        assert_eq!(c.take(n - 1), Some(n as u64 - 1));
-        assert_eq!(c.take(0), None, "freed with its chunk");
-        assert_eq!(c.take(n), None, "out of range");
-        assert!(c.chunks[1].capacity() > 0 && c.chunks[2].capacity() > 0);
+        assert_eq!(c.take(positions[n - 1]), Some(n as u64 - 1));
+        assert_eq!(c.take(positions[0]), None, "freed with its chunk");
+        assert_eq!(c.take(positions[n - 1] + CHUNK), None, "out of range");
+        assert!(c.chunks[1].capacity() > 0 && c.chunks.last().unwrap().capacity() > 0);
         let empty = ChunkedVec::<u64>::new().into_taker();
         assert!(empty.chunks.is_empty());
     }

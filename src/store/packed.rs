@@ -14,7 +14,7 @@
 
 use std::hash::Hash;
 
-use super::chunked::{ChunkedVec, TakeOnce};
+use super::chunked::{ChunkedVec, TakeOnce, CHUNK};
 use crate::fastmap::HashMap;
 
 /// A record that splits into facts of its own and facts shared with many others.
@@ -42,8 +42,8 @@ struct Packed<E> {
 
 /// Append-only packed records (see the module comment).
 #[derive(Debug, Clone)]
-pub struct PackedVec<T: Pack> {
-    records: ChunkedVec<Packed<T::Each>>,
+pub struct PackedVec<T: Pack, const MAX: usize = CHUNK> {
+    records: ChunkedVec<Packed<T::Each>, MAX>,
     table: Vec<T::Shared>,
     index: HashMap<T::Shared, u32>,
     /// The entry the previous push used: consecutive records of one queue nearly always
@@ -51,7 +51,7 @@ pub struct PackedVec<T: Pack> {
     last: u32,
 }
 
-impl<T: Pack> Default for PackedVec<T> {
+impl<T: Pack, const MAX: usize> Default for PackedVec<T, MAX> {
     fn default() -> Self {
         PackedVec {
             records: ChunkedVec::new(),
@@ -62,7 +62,7 @@ impl<T: Pack> Default for PackedVec<T> {
     }
 }
 
-impl<T: Pack> PackedVec<T> {
+impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
     pub fn new() -> Self {
         Self::default()
     }
@@ -164,7 +164,7 @@ impl<T: Pack> PackedVec<T> {
     /// Moves every record of `other` to the end of this one: its chunks move as they are, its
     /// indexes are shifted past this table's entries. Returns the records refused (only when
     /// the tables together would pass 2^32 − 1 entries; then `other` is pushed record by record).
-    pub fn append(&mut self, mut other: PackedVec<T>) -> u64 {
+    pub fn append(&mut self, mut other: PackedVec<T, MAX>) -> u64 {
         let base = self.table.len();
         let fits = u32::try_from(base + other.table.len()).is_ok_and(|n| n < NONE);
         if !fits {
@@ -196,7 +196,7 @@ impl<T: Pack> PackedVec<T> {
     }
 
     /// A reader that takes each record once, by position, freeing chunks as they are used up.
-    pub fn into_taker(self) -> PackedTaker<T> {
+    pub fn into_taker(self) -> PackedTaker<T, MAX> {
         PackedTaker {
             records: self.records.into_taker(),
             table: self.table,
@@ -225,12 +225,12 @@ pub const fn packed_size<T: Pack>() -> usize {
 }
 
 /// Records taken once each, by position (see [`TakeOnce`]).
-pub struct PackedTaker<T: Pack> {
-    records: TakeOnce<Packed<T::Each>>,
+pub struct PackedTaker<T: Pack, const MAX: usize = CHUNK> {
+    records: TakeOnce<Packed<T::Each>, MAX>,
     table: Vec<T::Shared>,
 }
 
-impl<T: Pack> PackedTaker<T> {
+impl<T: Pack, const MAX: usize> PackedTaker<T, MAX> {
     /// The record at `position` and the index of its shared entry, so that a reader can
     /// derive something once per entry (`entries()` of them) instead of once per record.
     pub fn take_with_entry(&mut self, position: usize) -> Option<(T, usize)> {
@@ -245,13 +245,13 @@ impl<T: Pack> PackedTaker<T> {
     }
 }
 
-impl<T: Pack> From<Vec<T>> for PackedVec<T> {
+impl<T: Pack, const MAX: usize> From<Vec<T>> for PackedVec<T, MAX> {
     fn from(v: Vec<T>) -> Self {
         v.into_iter().collect()
     }
 }
 
-impl<T: Pack> FromIterator<T> for PackedVec<T> {
+impl<T: Pack, const MAX: usize> FromIterator<T> for PackedVec<T, MAX> {
     /// For tests and converters: a refused record (never below 2^32 − 1 shapes) is not kept.
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut r = PackedVec::new();
