@@ -13,9 +13,12 @@ use std::sync::OnceLock;
 pub const PREFIX: &str = "ROCPROF_XPLANE_";
 
 pub const DEFAULT_OUTPUT_DIR: &str = "./rocprof-xplane-logs";
-/// 4 MiB per buffer: large enough that the delivery thread is woken rarely, small enough that
-/// four of them (double-buffered) stay well under typical tool budgets.
-pub const DEFAULT_BUFFER_SIZE: usize = 4 << 20;
+/// 1 MiB per buffer (5,000–16,000 records: the delivery thread is still woken rarely). The
+/// runtime holds each lossless buffer twice and the halves stay resident once written, so the
+/// size is paid up to eight times in the profiled process: at 4 MiB that was 32 MiB, and on the
+/// 200 k-launch storm 1 MiB took the process's added peak from 201 to 187 MB (24 B per
+/// record; docs/performance.md). XLA's tracer uses 400 KiB.
+pub const DEFAULT_BUFFER_SIZE: usize = 1 << 20;
 /// Smallest buffer accepted: one page holds a few dozen records of the largest kind.
 pub const MIN_BUFFER_SIZE: usize = 4096;
 /// Largest buffer accepted: the runtime allocates a LOSSLESS buffer twice, once per traced kind, so
