@@ -126,6 +126,8 @@ pub struct DepInputs<'a> {
     /// Stream creations, to re-read a producer's stream by correlation order.
     pub creations: &'a Creations,
     pub streams: &'a StreamIndex,
+    /// The lines of each GPU plane, where the stream index finds its activities' times.
+    pub lines_of: super::streams::LinesOf<'a>,
     /// HIP device number → GPU plane.
     pub plane_of: &'a dyn Fn(i32) -> Option<u32>,
     /// The HIP API record of a correlation id (looked up in the join's index, not copied
@@ -196,14 +198,16 @@ pub fn resolve_dependencies(
         let pkey = stream_key(p.stream, p.stream_seq);
         let from = (i.plane_of)(p.device)
             .and_then(|pl| {
-                barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record)
-                    .or_else(|| i.streams.last_before(pl, pkey, p.correlation_id))
+                barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record).or_else(|| {
+                    i.streams
+                        .last_before(i.lines_of, pl, pkey, p.correlation_id)
+                })
             })
             .or_else(|| host_anchor(i, p.correlation_id));
         let to = match (s.kind, plane) {
             (SyncKind::StreamWaitEvent, Some(pl)) => {
                 barrier_anchor(i, pl, key, s.correlation_id, HipEventOp::Wait)
-                    .or_else(|| i.streams.first_after(pl, key, s.correlation_id))
+                    .or_else(|| i.streams.first_after(i.lines_of, pl, key, s.correlation_id))
                     .or_else(|| host_anchor(i, s.correlation_id))
             }
             _ => host_anchor(i, s.correlation_id),

@@ -1124,12 +1124,14 @@ fn dependencies(
     // Host anchors need the calls' times.
     let api_of = |corr: u64| api.hip.get(&corr).map(|&i| &c.api[i as usize]);
     let plane_of = |d: i32| places.of_hip(d);
+    let lines_of = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
     super::deps::resolve_dependencies(
         &super::deps::DepInputs {
             syncs: &c.syncs,
             producers: &c.producers,
             creations,
             streams: stream_index,
+            lines_of: &lines_of,
             plane_of: &plane_of,
             api: &api_of,
             barriers: &barriers,
