@@ -237,13 +237,7 @@ fn barrier_anchor(
 ) -> Option<Anchor> {
     let &time_ns = i.barriers.get(&(correlation_id, op))?;
     let line = i.streams.line_of(plane, key)?;
-    Some(Anchor {
-        place: AnchorPlace::Device {
-            ordinal: plane,
-            line,
-        },
-        time_ns,
-    })
+    Some(Anchor::on_device(plane, line, time_ns))
 }
 
 /// A point at the end of an API call, on its thread's line.

@@ -15,7 +15,7 @@ use crate::fastmap::{HashMap, HashSet};
 use std::collections::BTreeMap;
 
 use super::events::{CallFact, StreamCreation, SyncFact};
-use super::trace::{Anchor, AnchorPlace, DeviceEvent, DeviceLine};
+use super::trace::{Anchor, DeviceEvent, DeviceLine};
 
 /// Which stream (or fallback) a device event belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,13 +147,7 @@ impl StreamIndex {
             .take_while(|a| a.correlation_id == last.correlation_id)
             .filter_map(|a| event_of(lines, a))
             .max_by_key(|(e, _)| (e.end_ns, e.start_ns))?;
-        Some(Anchor {
-            place: AnchorPlace::Device {
-                ordinal: plane,
-                line,
-            },
-            time_ns: e.end_ns,
-        })
+        Some(Anchor::on_device(plane, line, e.end_ns))
     }
 
     /// The start of the first activity of the stream submitted after `correlation_id`.
@@ -173,13 +167,7 @@ impl StreamIndex {
             .take_while(|a| a.correlation_id == first.correlation_id)
             .filter_map(|a| event_of(lines, a))
             .min_by_key(|(e, _)| (e.start_ns, e.end_ns))?;
-        Some(Anchor {
-            place: AnchorPlace::Device {
-                ordinal: plane,
-                line,
-            },
-            time_ns: e.start_ns,
-        })
+        Some(Anchor::on_device(plane, line, e.start_ns))
     }
 }
 
@@ -331,7 +319,7 @@ pub fn build_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::trace::{DeviceEventKind, KernelInfo};
+    use crate::model::trace::{AnchorPlace, DeviceEventKind, KernelInfo};
 
     fn ev(corr: u64, s: u64, e: u64) -> DeviceEvent {
         DeviceEvent {

@@ -343,6 +343,16 @@ pub struct Anchor {
     pub time_ns: u64,
 }
 
+impl Anchor {
+    /// A point on line `line` of GPU plane `ordinal`.
+    pub fn on_device(ordinal: u32, line: i64, time_ns: u64) -> Self {
+        Anchor {
+            place: AnchorPlace::Device { ordinal, line },
+            time_ns,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AnchorPlace {
     /// A line (`DeviceLine::id`) of a GPU plane.
