@@ -261,7 +261,7 @@ mod tests {
         let seq = stream_of(&mut t, 0x51).1;
         on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
         on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);
-        let got: Vec<SyncFact> = t.syncs.iter().copied().collect();
+        let got: Vec<SyncFact> = t.syncs.iter().collect();
         assert_eq!(
             got[0],
             SyncFact {

@@ -63,7 +63,7 @@ pub struct ThreadState {
     /// Device and stream of each launch/copy this thread made.
     pub calls: PackedVec<CallFact, THREAD_CHUNK>,
     /// Arguments of each synchronization call this thread made.
-    pub syncs: ChunkedVec<SyncFact, THREAD_CHUNK>,
+    pub syncs: PackedVec<SyncFact, THREAD_CHUNK>,
     /// Allocations and frees this thread made.
     pub memory: Vec<MemFact>,
     /// The pointers of each copy this thread made.

@@ -477,6 +477,65 @@ pub struct SyncFact {
     pub stream_seq: u64,
 }
 
+/// What differs per synchronization call; the rest of [`SyncFact`] is its [`SyncTarget`].
+/// Packed to 4-byte alignment: a stored call with its table index is 20 bytes (40 unpacked).
+#[derive(Debug, Clone, Copy)]
+#[repr(C, packed(4))]
+pub struct SyncEach {
+    correlation_id: u64,
+    event: u64,
+}
+
+/// The kind of call and the stream it names, which a loop repeats every step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SyncTarget {
+    kind: SyncKind,
+    stream: u64,
+    device: i32,
+    stream_seq: u64,
+}
+
+impl crate::store::packed::Pack for SyncFact {
+    type Each = SyncEach;
+    type Shared = SyncTarget;
+
+    #[inline]
+    fn split(self) -> (SyncEach, SyncTarget) {
+        let SyncFact {
+            correlation_id,
+            kind,
+            event,
+            stream,
+            device,
+            stream_seq,
+        } = self;
+        (
+            SyncEach {
+                correlation_id,
+                event,
+            },
+            SyncTarget {
+                kind,
+                stream,
+                device,
+                stream_seq,
+            },
+        )
+    }
+
+    #[inline]
+    fn join(e: SyncEach, t: &SyncTarget) -> SyncFact {
+        SyncFact {
+            correlation_id: e.correlation_id,
+            kind: t.kind,
+            event: e.event,
+            stream: t.stream,
+            device: t.device,
+            stream_seq: t.stream_seq,
+        }
+    }
+}
+
 /// What an allocation-family HIP call does to memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemAction {
@@ -870,6 +929,40 @@ mod tests {
         );
     }
 
+    /// A thread's call and sync facts come back whole from their packed form, whatever
+    /// repeats and whatever does not.
+    #[test]
+    fn packed_facts_come_back_whole() {
+        let kinds = [
+            SyncKind::EventRecord,
+            SyncKind::StreamWaitEvent,
+            SyncKind::StreamSynchronize,
+            SyncKind::DeviceSynchronize,
+        ];
+        let syncs: Vec<SyncFact> = (0..40u64)
+            .map(|i| SyncFact {
+                correlation_id: 1000 + i,
+                kind: kinds[i as usize % kinds.len()],
+                event: if i % 3 == 0 { 0 } else { 0xe000 + i % 5 },
+                stream: 0x5000 + i % 2,
+                device: (i % 3) as i32 - 1,
+                stream_seq: i % 2 * 17,
+            })
+            .collect();
+        let calls: Vec<CallFact> = (0..40u64)
+            .map(|i| CallFact {
+                correlation_id: 2000 + i,
+                stream: i % 4,
+                device: (i % 2) as i32,
+                stream_seq: i % 4 * 3,
+            })
+            .collect();
+        let s: PackedVec<SyncFact> = syncs.clone().into();
+        let c: PackedVec<CallFact> = calls.clone().into();
+        assert_eq!(s.iter().collect::<Vec<_>>(), syncs);
+        assert_eq!(c.iter().collect::<Vec<_>>(), calls);
+    }
+
     /// What one record costs while tracing (issue 8: ≤ 64 B retained per event).
     #[test]
     fn stored_records_are_small() {
@@ -877,5 +970,6 @@ mod tests {
         assert_eq!(packed_size::<KernelRecord>(), 40);
         assert_eq!(packed_size::<CopyRecord>(), 40);
         assert_eq!(packed_size::<CallFact>(), 16);
+        assert_eq!(packed_size::<SyncFact>(), 20);
     }
 }
