@@ -827,7 +827,7 @@ fn stable_order<K: Ord>(
             .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
             .then(a.1.cmp(&b.1))
     });
-    // Fewer than 2^32 records: each is at least 48 bytes held in memory.
+    // Fewer than 2^32 records: each is at least 40 bytes held in memory.
     order.into_iter().map(|(_, i)| i as u32).collect()
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The stores fill chunks on the delivery thread; collection moves them (kernel records) into
 //! the `Collected` as they are, and the join frees each once its records have become events:
-//! a million kernel records (48 MB packed, see `packed`) are never copied into one vector.
+//! a million kernel records (40 MB packed, see `packed`) are never copied into one vector.
 
 /// Events per chunk: 4096 kernel records are ~160 KiB, small enough to allocate on the delivery
 /// thread without a noticeable pause, large enough that chunk bookkeeping is negligible.
@@ -42,7 +42,8 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     #[inline]
     pub fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
-            Some(c) if c.len() < c.capacity() => c.push(value),
+            // At most MAX in a chunk whatever room it was given: positions count on it.
+            Some(c) if c.len() < c.capacity().min(MAX) => c.push(value),
             last => {
                 let room = last.map_or(FIRST_CHUNK, |c| c.capacity() * 2).min(MAX);
                 let mut c = Vec::with_capacity(room.max(1));
@@ -136,7 +137,7 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
 
 /// Values read once each, in any order, and freed a chunk at a time as the chunk is used up:
 /// the join reads the kernel records in time order and turns each into an event, so a million
-/// records (48 MB packed) are gone by the time their events are all built, instead of both forms
+/// records (40 MB packed) are gone by the time their events are all built, instead of both forms
 /// being held at once. Records come nearly in delivery order, so chunks empty steadily.
 pub struct TakeOnce<T, const MAX: usize = CHUNK> {
     chunks: Vec<Vec<T>>,

@@ -4,8 +4,10 @@
 //! A kernel dispatch record is 112 bytes decoded, but most of it (launching thread, agent,
 //! queue, kernel id, grid, work-group and segment sizes, pipe) is the same for every dispatch of
 //! one kernel shape from one thread on one queue. Keeping those once in a table and a `u32`
-//! index per record holds a dispatch in 48 bytes while tracing (issue 8: ≤ 64 B retained per
-//! event). Reads give the whole record back by value, so the join sees the decoded form.
+//! index per record holds a dispatch in 40 bytes while tracing (issue 8: ≤ 64 B retained per
+//! event; the end is kept as the low half of the duration, its high half with the shared facts).
+//! API calls, a thread's launch facts and its sync facts are packed the same way. Reads give
+//! the whole record back by value, so the join sees the decoded form.
 //!
 //! The table is per store (one writer: the delivery thread of one buffer), so interning takes
 //! no lock. Its lookup map is capped and cleared when full: a workload whose every dispatch has
