@@ -457,7 +457,7 @@ fn place_devices(
 /// already (ids are handed out in call order): two sorted runs are merged, in one pass of
 /// comparisons, and a vector already in order is left as it is. Otherwise the events'
 /// positions (4 B each) are sorted. Either way every event is then moved once to its place:
-/// the events are 96 B, and sorting them in place moved each many times (a quarter of the
+/// the events are 80 B, and sorting them in place moved each many times (a quarter of the
 /// join's samples when every call had its own roctx range). No scratch buffer of events (a
 /// stable sort of the events would hold half of them again at the join's peak).
 fn sort_host_events(events: &mut [HostEvent]) {
