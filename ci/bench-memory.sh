@@ -7,7 +7,9 @@
 # heap when finalize starts (held while tracing) and at its peak, per record; the tool's own
 # time per record (callbacks + buffer callbacks + finalize, wall time: see docs/performance.md
 # on threads outnumbering cores); and the whole process's peak RSS with and without the tool.
-# Not a test: figures for docs/performance.md. Usage: ci/bench-memory.sh [RUNS]  (default 3)
+# Not a test: figures for docs/performance.md. Usage: ci/bench-memory.sh [RUNS [SCENARIO...]]
+# (default 3 runs of the two above; e.g. `ci/bench-memory.sh 1 scenarios/maxtext-scale.toml`
+# for the MaxText-sized run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v /usr/bin/time >/dev/null || { echo "needs GNU time (apt-get install time)" >&2; exit 1; }
@@ -18,7 +20,8 @@ tool="$PWD/target/heap-stats/release/librocprof_xplane.so"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 sed 's/repeat = 25000/repeat = 3125/' scenarios/thread-storm.toml >"$work/storm200k.toml"
 printf '%-8s %9s %12s %12s %12s %12s %12s %12s\n' scenario records held_MB held_B/rec peak_MB peak_B/rec tool_ns/rec rss_add_B/rec
-for sc in scenarios/stress.toml "$work/storm200k.toml"; do
+scenarios=("${@:2}"); ((${#scenarios[@]})) || scenarios=(scenarios/stress.toml "$work/storm200k.toml")
+for sc in "${scenarios[@]}"; do
   name=$(basename "$sc" .toml)
   for _ in $(seq "$runs"); do
     /usr/bin/time -f '%M' -o "$work/off" target/release/rocprof-sim "$sc" --sdk 1.0.0 >/dev/null 2>&1

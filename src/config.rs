@@ -16,7 +16,7 @@ pub const DEFAULT_OUTPUT_DIR: &str = "./rocprof-xplane-logs";
 /// 1 MiB per buffer (5,000–16,000 records: the delivery thread is still woken rarely). The
 /// runtime holds each lossless buffer twice and the halves stay resident once written, so the
 /// size is paid up to eight times in the profiled process: at 4 MiB that was 32 MiB, and on the
-/// 200 k-launch storm 1 MiB took the process's added peak from 201 to 187 MB (24 B per
+/// 200 k-launch storm in the simulator 1 MiB took the process's peak RSS from 201 to 185–187 MB (about 24 B per
 /// record; docs/performance.md). XLA's tracer uses 400 KiB.
 pub const DEFAULT_BUFFER_SIZE: usize = 1 << 20;
 /// Smallest buffer accepted: one page holds a few dozen records of the largest kind.
