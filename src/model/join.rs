@@ -262,12 +262,20 @@ pub fn join(mut c: Collected) -> Trace {
 
     let stream_index = stream_lines(&c, &mut places, work.take_lines(), &mut counters);
     laps.lap("stream lines");
-    let host_threads = host_events(&mut c, &api, &work, &mut annotations, &mut counters);
-    laps.lap("host events");
+    // The dependencies need no host event: resolved first, their inputs (the sync facts, the
+    // producer records, the per-stream index) are freed before the host events, the join's
+    // largest output, are built.
     let (sync_calls, dependency_flows) =
         dependencies(&c, &api, &creations, &stream_index, &places, &mut counters);
+    drop(stream_index);
+    drop(creations);
+    drop(std::mem::take(&mut c.syncs));
+    drop(std::mem::take(&mut c.producers));
+    drop(std::mem::take(&mut c.hip_events));
+    laps.lap("dependencies");
+    let host_threads = host_events(&mut c, &api, &work, &mut annotations, &mut counters);
+    laps.lap("host events");
     let window = time_window(&c, &host_threads, &places.devices);
-    laps.lap("dependencies and window");
     crate::log_debug!("join passes: {laps}");
     let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
     counters.memory_frees_unmatched += frees_unmatched;
@@ -690,7 +698,9 @@ impl DeviceWork {
                 i
             }
         };
-        self.lines[at].1.push(e);
+        let line = &mut self.lines[at].1;
+        grow_by_a_quarter(line, usize::MAX);
+        line.push(e);
     }
 }
 
@@ -949,6 +959,47 @@ fn stream_lines(
     stream_index
 }
 
+/// A host thread's events while they are built. Its vector grows towards the thread's known
+/// count a quarter at a time (`grow_by_a_quarter`): made whole up front, it would be held
+/// beside the API records it is made from, which are given back as they are taken.
+#[derive(Default)]
+struct Growing {
+    events: Vec<HostEvent>,
+    total: usize,
+}
+
+impl Growing {
+    fn towards(total: usize) -> Self {
+        Growing {
+            events: Vec::new(),
+            total,
+        }
+    }
+
+    fn push(&mut self, e: HostEvent) {
+        grow_by_a_quarter(&mut self.events, self.total);
+        self.events.push(e);
+    }
+}
+
+/// Makes room for one more item in `v` before a push, growing it by a quarter of its length
+/// (at least 4,096 items, at most to `total`) instead of doubling: the join's output vectors
+/// (a line's device events, a thread's host events) are its largest allocations, and doubling
+/// left up to half of each unused at the join's peak. A large block grows in place (`mremap`),
+/// so the smaller steps cost no copy there; a small one is copied about four times instead of
+/// twice.
+fn grow_by_a_quarter<T>(v: &mut Vec<T>, total: usize) {
+    if v.len() == v.capacity() {
+        let step = (v.len() / 4).max(4096);
+        v.reserve_exact(step.min(total.saturating_sub(v.len())).max(1));
+    }
+}
+
+/// How many API records `host_events` takes before giving their room back: often enough that
+/// the records and the events never coexist whole, rarely enough that the shrinking (one
+/// `realloc` each, in place) costs nothing per record.
+const SHRINK_EVERY: usize = 1 << 16;
+
 /// Pass 7: host threads: roctx spans (timed by the buffered records of the calls that opened
 /// and closed them, runtime clock, else the callback's own timestamps) and every API call,
 /// with what it launched.
@@ -1001,16 +1052,17 @@ fn host_events(
     };
     // Each thread's vector is made at its size once: a doubling vector holds up to twice its
     // events' bytes (touched, where the allocator copies instead of growing in place).
-    let mut sizes: HashMap<u64, usize> = HashMap::default();
+    let mut span_counts: HashMap<u64, usize> = HashMap::default();
     for t in markers.iter().map(|m| m.thread_id) {
-        *sizes.entry(t).or_default() += 1;
+        *span_counts.entry(t).or_default() += 1;
     }
+    let mut sizes = span_counts.clone();
     for a in c.api.iter().filter(shown) {
         *sizes.entry(a.thread_id).or_default() += 1;
     }
-    let mut threads: BTreeMap<u64, Vec<HostEvent>> = sizes
+    let mut threads: BTreeMap<u64, Growing> = sizes
         .into_iter()
-        .map(|(t, n)| (t, Vec::with_capacity(n)))
+        .map(|(t, total)| (t, Growing::towards(total)))
         .collect();
     for m in markers {
         let record = |corr: u64| api.marker.get(&corr).map(|&i| &c.api[i as usize]);
@@ -1048,22 +1100,31 @@ fn host_events(
         });
     }
 
-    for (i, a) in c.api.iter().enumerate() {
-        if !shown(&a) {
+    // The records are taken from the end, and the vector shrunk as they go, so its memory is
+    // given back while the host events (80 B against its 48 B) grow: the two never coexist
+    // whole at the join's peak. Each thread's events come out last first, and are turned
+    // round below.
+    let mut records = std::mem::take(&mut c.api);
+    let mut freed_at = records.len();
+    while let Some(a) = records.pop() {
+        if records.len() + SHRINK_EVERY <= freed_at {
+            records.shrink_to_fit();
+            freed_at = records.len();
+        }
+        if !shown(&&a) {
             continue;
         }
-        // `c.api` is sorted by correlation id (`ApiIndex::build`) and the device events were
-        // made before: the call's last record is the last to ask for its annotation.
-        let last = c
-            .api
-            .get(i + 1)
-            .is_none_or(|next| next.correlation_id != a.correlation_id);
+        // The records are sorted by correlation id (`ApiIndex::build`) and the device events
+        // were made before: the call's first record, taken last, takes its annotation.
+        let last = records
+            .last()
+            .is_none_or(|before| before.correlation_id != a.correlation_id);
         let annotation = if last {
             annotations.take_last(a.correlation_id, a.external_id)
         } else {
             annotations.get(a.correlation_id, a.external_id)
         };
-        let name = op_name(a);
+        let name = op_name(&a);
         let (count, device) = work
             .activity_of
             .get(&a.correlation_id)
@@ -1091,9 +1152,13 @@ fn host_events(
         });
     }
 
+    drop(records);
     threads
         .into_iter()
-        .map(|(tid, mut events)| {
+        .map(|(tid, Growing { mut events, .. })| {
+            // Marker spans first, in their order, then the calls last first.
+            let spans = span_counts.get(&tid).copied().unwrap_or(0);
+            events[spans..].reverse();
             sort_host_events(&mut events);
             HostThread {
                 tid,
