@@ -255,8 +255,9 @@ fn launches(n: u64) -> rocprof_xplane::model::Trace {
 }
 
 /// Building and encoding the planes allocates nothing per event: events and their stats are
-/// written straight to the line's bytes, which grow by doubling. Before this guard, every event
-/// built a vector of stat structs (at least one allocation per event).
+/// written straight to the line's bytes, which grow by doubling or to their announced count.
+/// Before this guard, every event built a vector of stat structs (at least one allocation per
+/// event).
 #[test]
 fn encoding_events_allocates_nothing_per_event() {
     let encode = |n| {

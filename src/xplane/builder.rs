@@ -520,6 +520,7 @@ impl LineBuilder {
             + field(duration_ps != 0, duration_ps)
             + stats.len();
         let start = self.arena.len();
+        self.room_for(1 + encoded_len_varint(body as u64) + body);
         let mut run = WireRun::new();
         run.byte((EVENTS_FIELD << 3) as u8 | 2);
         run.varint(body as u64);
@@ -558,6 +559,23 @@ impl LineBuilder {
                 .arena
                 .try_reserve((self.expected - 1).saturating_mul(each));
         }
+    }
+
+    /// Before `need` more bytes go to the arena of a line whose count was announced and
+    /// outgrew its reservation (later events larger than the first): room for the events
+    /// still to come at the average size so far, not a doubling of the whole arena (for a
+    /// host thread's line, tens of MB left unused at the writer's peak).
+    fn room_for(&mut self, need: usize) {
+        if self.count == 0
+            || self.count >= self.expected
+            || self.arena.capacity() - self.arena.len() >= need
+        {
+            return;
+        }
+        let each = self.arena.len() / self.count;
+        let rest = (self.expected - self.count).saturating_mul(each + each / 16);
+        // A refused reservation is only a missed shortcut: the push below then grows as usual.
+        let _ = self.arena.try_reserve_exact(rest.max(need));
     }
 
     /// The slots of the events encoded before byte `end` of the arena, read back from it (only

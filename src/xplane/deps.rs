@@ -115,7 +115,7 @@ pub struct AnchorEvent {
     pub wait_correlation_id: u64,
 }
 
-/// Anchors per line.
+/// Anchors per line, each line's in time order (ties in flow order).
 pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>> {
     let mut m: HashMap<AnchorPlace, Vec<AnchorEvent>> = HashMap::default();
     for f in &trace.dependency_flows {
@@ -128,29 +128,75 @@ pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>>
             });
         }
     }
+    for anchors in m.values_mut() {
+        anchors.sort_by_key(|a| a.time_ns);
+    }
     m
 }
 
-/// Writes the anchors of one line.
-pub fn add_anchors(
-    plane: &mut PlaneBuilder,
-    line: &mut LineBuilder,
-    anchors: Option<&Vec<AnchorEvent>>,
-    offset_ps: impl Fn(u64) -> i64,
-) {
-    let Some(anchors) = anchors else { return };
-    for a in anchors {
-        let name = if a.out { RECORD_ANCHOR } else { WAIT_ANCHOR };
-        let id = plane.event_metadata_id(name);
-        let mut stats = StatBytes::new();
-        plane.put(&mut stats, FLOW, StatValue::U64(a.flow));
-        plane.put(
-            &mut stats,
-            DEPENDENCY_OF,
-            StatValue::U64(a.wait_correlation_id),
-        );
-        line.add_event(id, offset_ps(a.time_ns), 0, &stats);
+/// The anchors of one line, written among its events in time order. Appended after the
+/// events, they made the line sort itself at `finish` (an index of 32 B per event and a sorted
+/// copy of the whole line: on a host thread's line, the writer's peak). The order is the one
+/// that sort gave: an anchor goes before the first event that starts after it, so an event
+/// starting at the anchor's time comes first.
+pub struct AnchorFeed<'a> {
+    rest: &'a [AnchorEvent],
+}
+
+impl<'a> AnchorFeed<'a> {
+    pub fn new(anchors: Option<&'a Vec<AnchorEvent>>) -> Self {
+        AnchorFeed {
+            rest: anchors.map_or(&[], Vec::as_slice),
+        }
     }
+
+    /// Anchors still to write.
+    pub fn count(&self) -> usize {
+        self.rest.len()
+    }
+
+    /// Writes the anchors that come before an event at `offset_ps` of `line`.
+    pub fn before(
+        &mut self,
+        plane: &mut PlaneBuilder,
+        line: &mut LineBuilder,
+        offset_ps: i64,
+        to_ps: impl Fn(u64) -> i64,
+    ) {
+        while let Some((a, rest)) = self.rest.split_first() {
+            let at = to_ps(a.time_ns);
+            if at >= offset_ps {
+                break;
+            }
+            write_anchor(plane, line, a, at);
+            self.rest = rest;
+        }
+    }
+
+    /// Writes the anchors after the line's last event.
+    pub fn finish(
+        self,
+        plane: &mut PlaneBuilder,
+        line: &mut LineBuilder,
+        to_ps: impl Fn(u64) -> i64,
+    ) {
+        for a in self.rest {
+            write_anchor(plane, line, a, to_ps(a.time_ns));
+        }
+    }
+}
+
+fn write_anchor(plane: &mut PlaneBuilder, line: &mut LineBuilder, a: &AnchorEvent, at_ps: i64) {
+    let name = if a.out { RECORD_ANCHOR } else { WAIT_ANCHOR };
+    let id = plane.event_metadata_id(name);
+    let mut stats = StatBytes::new();
+    plane.put(&mut stats, FLOW, StatValue::U64(a.flow));
+    plane.put(
+        &mut stats,
+        DEPENDENCY_OF,
+        StatValue::U64(a.wait_correlation_id),
+    );
+    line.add_event(id, at_ps, 0, &stats);
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use super::annotation::{parse_annotation, ParsedValue};
 use super::builder::{
     BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
 };
+use super::deps::AnchorFeed;
 use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XSpace, XStat};
 use super::stats as s;
@@ -49,11 +50,11 @@ pub fn build_planes<E>(
     mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
     let base = Timebase::new(trace);
-    let device_work = device_work_by_correlation(trace);
+    let copies = first_copies(trace);
     let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
 
-    sink(host_plane(trace, &base, &device_work, &anchors))?;
+    sink(host_plane(trace, &base, &copies, &anchors))?;
     for d in &trace.devices {
         sink(device_plane(d, &base, &launched, &anchors))?;
     }
@@ -139,25 +140,26 @@ fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
     ps(end_ns.saturating_sub(start_ns))
 }
 
-/// Correlation ids that produced device work, each with its first copy (if any), so the host
-/// copy API can carry `memcpy_details` like XLA's host events do.
-fn device_work_by_correlation(trace: &Trace) -> CorrMap<Option<&MemcpyInfo>> {
-    let mut map = CorrMap::for_range(
-        id_range(host_api_events(trace).map(|e| e.correlation_id)),
-        host_api_events(trace).count(),
-    );
-    for d in &trace.devices {
-        for l in &d.lines {
-            for e in &l.events {
-                if e.correlation_id == 0 {
-                    continue;
-                }
-                let slot = map.get_or_insert_with(e.correlation_id, || None);
-                if let (None, DeviceEventKind::Memcpy(m)) = (&slot, &e.kind) {
-                    *slot = Some(&**m);
-                }
-            }
-        }
+/// The first copy of each correlation id, so the host copy API can carry `memcpy_details`
+/// like XLA's host events do. Only copies are kept: a table over every call's id (16 B each)
+/// was the largest thing the writer added to the joined trace (150 MB on the MaxText-sized
+/// run), and a call's device work is already on its event (`activity_count`).
+fn first_copies(trace: &Trace) -> CorrMap<&MemcpyInfo> {
+    let copies = || {
+        trace
+            .devices
+            .iter()
+            .flat_map(|d| &d.lines)
+            .flat_map(|l| &l.events)
+            .filter(|e| e.correlation_id != 0)
+            .filter_map(|e| match &e.kind {
+                DeviceEventKind::Memcpy(m) => Some((e.correlation_id, &**m)),
+                _ => None,
+            })
+    };
+    let mut map = CorrMap::for_range(id_range(copies().map(|(id, _)| id)), copies().count());
+    for (id, m) in copies() {
+        map.get_or_insert_with(id, || m);
     }
     map
 }
@@ -187,7 +189,7 @@ fn host_api_events(trace: &Trace) -> impl Iterator<Item = &crate::model::HostEve
 fn host_plane(
     trace: &Trace,
     base: &Timebase,
-    device_work: &CorrMap<Option<&MemcpyInfo>>,
+    copies: &CorrMap<&MemcpyInfo>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
 ) -> BuiltPlane {
     let syncs = super::deps::sync_index(trace);
@@ -200,6 +202,14 @@ fn host_plane(
     for t in threads {
         let tid = t.tid as i64;
         let mut api = LineBuilder::new(tid, format!("Host Threads/{}", t.tid), 0);
+        let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
+        api.expect_events(
+            t.events
+                .iter()
+                .filter(|e| e.kind == HostEventKind::HipApi)
+                .count()
+                + feed.count(),
+        );
         // XLA writes display_name = name on host lines; a known thread name is more useful.
         let display = if t.name.is_empty() {
             None
@@ -219,9 +229,6 @@ fn host_plane(
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
             // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
-            let work = device_work
-                .get(&e.correlation_id)
-                .filter(|_| e.correlation_id != 0);
             if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
                 stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
                 super::deps::add_sync_stats(&mut plane, syncs.get(&e.correlation_id), &mut stats);
@@ -229,7 +236,10 @@ fn host_plane(
             if let Some(dev) = e.device {
                 stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
             }
-            if let Some(Some(m)) = work {
+            if let Some(m) = copies
+                .get(&e.correlation_id)
+                .filter(|_| e.correlation_id != 0)
+            {
                 plane.put(
                     &mut stats,
                     s::MEMCPY_DETAILS,
@@ -256,7 +266,10 @@ fn host_plane(
                 _ => duration_ps(e.start_ns, e.end_ns),
             };
             match e.kind {
-                HostEventKind::HipApi => api.add_event(id, start, dur, &stats),
+                HostEventKind::HipApi => {
+                    feed.before(&mut plane, &mut api, start, |t| base.offset_ps(t));
+                    api.add_event(id, start, dur, &stats)
+                }
                 HostEventKind::Marker => {
                     roctx.add(false, (e.start_ns, e.start_ns), id, start, dur, &stats)
                 }
@@ -270,12 +283,7 @@ fn host_plane(
                 ),
             }
         }
-        super::deps::add_anchors(
-            &mut plane,
-            &mut api,
-            anchors.get(&AnchorPlace::Host { tid: t.tid }),
-            |t| base.offset_ps(t),
-        );
+        feed.finish(&mut plane, &mut api, |t| base.offset_ps(t));
         // A thread line is written even when empty: the thread made traced calls.
         plane.add_line(api.finish());
         for line in roctx.finish() {
@@ -370,7 +378,11 @@ fn device_plane(
     let mut stats = StatBytes::new();
     for l in lines {
         let mut line = LineBuilder::new(l.id, String::new(), 0);
-        line.expect_events(l.events.len());
+        let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Device {
+            ordinal: d.ordinal,
+            line: l.id,
+        }));
+        line.expect_events(l.events.len() + feed.count());
         let mut types = LineTypes::default();
         for e in &l.events {
             stats.clear();
@@ -403,22 +415,11 @@ fn device_plane(
                 stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
             }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
-            line.add_event(
-                id,
-                base.offset_ps(e.start_ns),
-                duration_ps(e.start_ns, e.end_ns),
-                &stats,
-            );
+            let start = base.offset_ps(e.start_ns);
+            feed.before(&mut plane, &mut line, start, |t| base.offset_ps(t));
+            line.add_event(id, start, duration_ps(e.start_ns, e.end_ns), &stats);
         }
-        super::deps::add_anchors(
-            &mut plane,
-            &mut line,
-            anchors.get(&AnchorPlace::Device {
-                ordinal: d.ordinal,
-                line: l.id,
-            }),
-            |t| base.offset_ps(t),
-        );
+        feed.finish(&mut plane, &mut line, |t| base.offset_ps(t));
         line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
     }

@@ -1,0 +1,243 @@
+//! Regression guard for finalize's memory that is not a timer (issue 8): the bytes the join and
+//! the writer hold at their peak, counted by a global allocator that tracks live and peak
+//! bytes. Counts, not timings: the same input gives the same figures on any machine.
+//!
+//! A program that holds its own memory to exit (a JAX job does) pays the tool's finalize peak
+//! on top of its own, so what the join and the writer hold beside their input and output is
+//! what these tests bound.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rocprof_xplane::model::events::{ApiDomain, ApiRecord, Collected};
+use rocprof_xplane::model::{
+    Anchor, AnchorPlace, Annotation, DependencyFlow, Device, DeviceEvent, DeviceEventKind,
+    DeviceLine, HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, LaunchShape, Trace,
+};
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(n: usize) {
+    let live = LIVE.fetch_add(n, Ordering::Relaxed) + n;
+    PEAK.fetch_max(live, Ordering::Relaxed);
+}
+
+// SAFETY: forwards to the system allocator; the counters are plain atomics (no allocation, no
+// re-entrancy).
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        // SAFETY: same contract as the caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // Counted as the change in size, as the tool's own count (`heap-stats`) does: a large
+        // block grows and shrinks in place (glibc `mremap`s what it `mmap`ed), and what a
+        // small one copies is small.
+        if new_size > layout.size() {
+            grew(new_size - layout.size());
+        }
+        // SAFETY: same contract as the caller's.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if new_size < layout.size() {
+            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// The tests measure one at a time: the counters are process-wide.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Live bytes before `f`, the most held while it ran, and live bytes after (its result kept).
+/// Other test threads allocate little while one measures (the lock below keeps the tests of
+/// this file apart).
+fn measured<T>(f: impl FnOnce() -> T) -> (T, usize, usize, usize) {
+    let before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(before, Ordering::Relaxed);
+    let out = f();
+    (
+        out,
+        before,
+        PEAK.load(Ordering::Relaxed),
+        LIVE.load(Ordering::Relaxed),
+    )
+}
+
+/// `n` HIP calls on one thread, each with its record: what the join turns into host events.
+fn calls(n: u64) -> Collected {
+    Collected {
+        start_boottime_ns: 1,
+        stop_boottime_ns: 10 * n + 100,
+        api: (1..=n)
+            .map(|i| ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: 1,
+                correlation_id: i,
+                external_id: 0,
+                start_ns: 10 * i,
+                end_ns: 10 * i + 5,
+                thread_id: 7,
+            })
+            .collect(),
+        op_names: [((ApiDomain::Hip, 1), Arc::from("hipGetDevice"))]
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// The join gives the call records back as it turns them into host events, and grows each
+/// thread's events in steps: at its peak it holds little more than its output and what is
+/// left of its input. Before, a thread's events were made whole up front beside every record
+/// (and the records kept to the join's end), so the peak was their sum.
+#[test]
+fn the_join_holds_its_records_or_their_events_not_both() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let c = calls(n);
+    let records = std::mem::size_of_val(c.api.as_slice());
+    let (trace, _, peak, after) = measured(move || rocprof_xplane::model::join::join(c));
+    let events: usize = trace.host_threads.iter().map(|t| t.events.len()).sum();
+    assert_eq!(events, n as usize, "every call is an event");
+    let over = peak.saturating_sub(after);
+    println!(
+        "join of {n} calls ({records} B of records): peak {over} B over the trace it made \
+         ({:.1} B per call)",
+        over as f64 / n as f64
+    );
+    // The events are 80 B per call, the records 48 B: with the two whole side by side the
+    // peak is the records' size (and the tables) over the trace.
+    assert!(
+        over * 4 < records * 3,
+        "the join's peak is {over} B over its output, with {records} B of records: the \
+         records and their events were held whole together"
+    );
+}
+
+/// A trace of `n` launches on one thread and one stream, every fourth with a dependency arrow
+/// from its kernel to the next call (both ends anchored on lines that hold many events).
+fn launches_with_arrows(n: u64) -> Trace {
+    let annotation = Arc::new(Annotation {
+        stack: vec![Arc::from("train_step")].into(),
+        scope_range_id: 4,
+        external_ids: Vec::new(),
+    });
+    let shape = Arc::new(LaunchShape {
+        code: Arc::new(KernelCode {
+            name: Arc::from("gemm_kernel"),
+            ..Default::default()
+        }),
+        grid: [64, 1, 1],
+        block: [256, 1, 1],
+        queue: 3,
+        ..Default::default()
+    });
+    let launch: Arc<str> = Arc::from("hipLaunchKernel");
+    let kernels = (1..=n)
+        .map(|i| DeviceEvent {
+            start_ns: 1_000 + i * 100,
+            end_ns: 1_000 + i * 100 + 90,
+            correlation_id: i,
+            thread_id: 7,
+            kind: DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: i,
+                shape: shape.clone(),
+            }),
+            annotation: Some(annotation.clone()),
+            graph: None,
+        })
+        .collect();
+    let calls = (1..=n)
+        .map(|i| HostEvent {
+            name: launch.clone(),
+            start_ns: 900 + i * 100,
+            end_ns: 950 + i * 100,
+            correlation_id: i,
+            kind: HostEventKind::HipApi,
+            annotation: Some(annotation.clone()),
+            device: Some(0),
+            activity_count: 1,
+            graph_exec_id: None,
+        })
+        .collect();
+    let dependency_flows = (1..n)
+        .step_by(4)
+        .map(|i| DependencyFlow {
+            id: i,
+            wait_correlation_id: i + 1,
+            record_correlation_id: i,
+            from: Anchor::on_device(0, 0, 1_000 + i * 100 + 90),
+            to: Anchor {
+                place: AnchorPlace::Host { tid: 7 },
+                time_ns: 900 + (i + 1) * 100,
+            },
+        })
+        .collect();
+    Trace {
+        start_boottime_ns: 500,
+        stop_boottime_ns: 1_000 + (n + 1) * 100,
+        devices: vec![Device {
+            name: "gfx942".into(),
+            lines: vec![DeviceLine {
+                id: 0,
+                name: "Stream #0".into(),
+                events: kernels,
+            }],
+            ..Default::default()
+        }],
+        host_threads: vec![HostThread {
+            tid: 7,
+            name: String::new(),
+            events: calls,
+        }],
+        dependency_flows,
+        ..Default::default()
+    }
+}
+
+/// The writer holds one plane's bytes at a time and little else: a line's arrows are written
+/// among its events in time order (appended after them, they made the line sort itself: an
+/// index of 32 B per event and a sorted copy of the whole line), and no table over every
+/// call's id is made (16 B per call, for the few calls that are copies).
+#[test]
+fn the_writer_holds_about_one_plane_beyond_the_trace() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 100_000;
+    let trace = launches_with_arrows(n);
+    let mut largest = 0usize;
+    let (_, before, peak, _) = measured(|| {
+        rocprof_xplane::xplane::build_planes(&trace, |p| {
+            largest = largest.max(p.encoded_len());
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap()
+    });
+    let over = peak - before;
+    println!(
+        "writing {n} launches with {} arrows: largest plane {largest} B, peak {over} B over \
+         the trace ({:.2}× the plane)",
+        trace.dependency_flows.len(),
+        over as f64 / largest as f64
+    );
+    assert!(
+        largest > 40 * n as usize,
+        "{n} launches in a plane of {largest} B"
+    );
+    assert!(
+        over < largest * 2,
+        "the writer held {over} B beyond the trace for a largest plane of {largest} B"
+    );
+}
