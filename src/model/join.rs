@@ -12,7 +12,7 @@ use crate::fastmap::HashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::corrmap::{id_range, CorrMap};
+use super::corrmap::{id_range, CorrMap, Slot};
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
@@ -22,6 +22,7 @@ use super::trace::{
     HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, RangeInfo, Trace,
 };
 use crate::store::PackedVec;
+use std::num::{NonZeroU32, NonZeroU64};
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
 pub fn unknown_kernel_name(kernel_id: u64) -> String {
@@ -83,14 +84,14 @@ fn copy_device(c: &CopyRecord, ordinal_of: &HashMap<u64, u32>) -> Option<u32> {
 /// fewer GPUs than the runtime enumerates (`HIP_VISIBLE_DEVICES=2`: HIP's device 0 is the
 /// third GPU agent). Most-seen plane per device; ties go to the lower plane.
 fn hip_device_planes(
-    issued_on: &CorrMap<i32>,
+    issued_on: &CorrMap<u16>,
     kernels: &PackedVec<KernelRecord>,
     ordinal_of: &HashMap<u64, u32>,
 ) -> HashMap<i32, u32> {
     let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
     for k in kernels.iter().filter(|k| k.correlation_id != 0) {
         if let (Some(&d), Some(&p)) = (issued_on.get(&k.correlation_id), ordinal_of.get(&k.agent)) {
-            *votes.entry((d, p)).or_default() += 1;
+            *votes.entry((i32::from(d), p)).or_default() += 1;
         }
     }
     let mut best: HashMap<i32, (u64, u32)> = HashMap::default();
@@ -161,7 +162,9 @@ fn ceil_div(a: u32, b: u32) -> u32 {
 struct AnnotationIndex {
     captured: CorrMap<Arc<Annotation>>,
     /// External id of each API call (from its record).
-    external: CorrMap<u64>,
+    /// Nonzero, so an entry is 8 B (an `Option<u64>` is 16): frameworks (PyTorch, XLA) stamp
+    /// one on every call, and the table spans every call's id.
+    external: CorrMap<NonZeroU64>,
     merged: HashMap<(u64, u64), Option<Arc<Annotation>>>,
 }
 
@@ -205,7 +208,7 @@ impl AnnotationIndex {
     fn external_of(&self, corr: u64, record_external: u64) -> u64 {
         self.external
             .get(&corr)
-            .copied()
+            .map(|e| e.get())
             .filter(|_| corr != 0)
             .unwrap_or(record_external)
     }
@@ -231,6 +234,8 @@ pub fn join(mut c: Collected) -> Trace {
     let mut work = DeviceWork::new(&c.calls, ids);
     places.issued_on = issued_devices(&c.calls, ids);
     places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
+    // The call facts are in the tables now: freed before the device events are made.
+    drop(std::mem::take(&mut c.calls));
     laps.lap("call tables");
 
     kernel_events(
@@ -256,7 +261,6 @@ pub fn join(mut c: Collected) -> Trace {
     drop(std::mem::take(&mut places.issued_on));
     drop(std::mem::take(&mut work.stream_of));
     drop(std::mem::take(&mut c.copies));
-    drop(std::mem::take(&mut c.calls));
     drop(std::mem::take(&mut c.copy_ptrs));
     laps.lap("copies");
 
@@ -395,7 +399,7 @@ struct Places {
     /// HIP device index → plane, learned from kernel launches (`hip_device_planes`).
     hip_plane: HashMap<i32, u32>,
     /// The HIP device each launch or copy call was issued to (emptied after the copies).
-    issued_on: CorrMap<i32>,
+    issued_on: CorrMap<u16>,
 }
 
 impl Places {
@@ -570,10 +574,13 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
     );
     let scope_tree = super::annotations::scope_tree(&c.markers);
     for a in &c.api {
-        if a.domain == ApiDomain::Hip && a.correlation_id != 0 && a.external_id != 0 {
+        if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
+            continue;
+        }
+        if let Some(e) = NonZeroU64::new(a.external_id) {
             annotations
                 .external
-                .get_or_insert_with(a.correlation_id, || a.external_id);
+                .get_or_insert_with(a.correlation_id, || e);
         }
     }
     (annotations, scope_tree)
@@ -581,10 +588,10 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
 
 /// Pass 3: API records sorted by correlation id, and where each id's HIP / roctx record is.
 struct ApiIndex {
-    /// Positions in the API records (`u32`: fewer than 2^32 records of 48 B are ever held;
-    /// half the table of a `usize`).
-    hip: CorrMap<u32>,
-    marker: CorrMap<u32>,
+    /// Positions in the API records (fewer than 2^32 records of 48 B are ever held; a
+    /// `Slot` is 4 B per id of the table).
+    hip: CorrMap<Slot>,
+    marker: CorrMap<Slot>,
 }
 
 impl ApiIndex {
@@ -602,20 +609,20 @@ impl ApiIndex {
                 a.external_id,
             )
         });
-        let mut hip: CorrMap<u32> = ids.map();
-        let mut marker: CorrMap<u32> = ids.map();
+        let mut hip: CorrMap<Slot> = ids.map();
+        let mut marker: CorrMap<Slot> = ids.map();
         let markers = api.iter().filter(|a| a.domain == ApiDomain::Marker).count();
         hip.reserve(api.len() - markers);
         marker.reserve(markers);
-        for (i, a) in (0u32..).zip(api.iter()) {
-            if a.correlation_id == 0 {
+        for (i, a) in api.iter().enumerate() {
+            let Some(slot) = Slot::new(i).filter(|_| a.correlation_id != 0) else {
                 continue;
-            }
+            };
             let map = match a.domain {
                 ApiDomain::Hip => &mut hip,
                 ApiDomain::Marker => &mut marker,
             };
-            map.get_or_insert_with(a.correlation_id, || i);
+            map.get_or_insert_with(a.correlation_id, || slot);
         }
         ApiIndex { hip, marker }
     }
@@ -629,10 +636,14 @@ impl ApiIndex {
 
 /// What the device passes produce and the host pass reads.
 struct DeviceWork {
-    /// The stream of each launch/copy, from its arguments at entry.
-    stream_of: CorrMap<LineKey>,
-    /// Per correlation id: how many activities, and the lowest device they ran on.
-    activity_of: CorrMap<(u32, u32)>,
+    /// The stream of each launch/copy, from its arguments at entry: a slot of `streams` (a
+    /// run has a few streams and millions of calls: 4 B per id of the table, not the 16 of a
+    /// `LineKey`).
+    stream_of: CorrMap<Slot>,
+    streams: Vec<LineKey>,
+    /// Per correlation id: how many activities (an entry has one at least: 8 B per id, not
+    /// 12), and the lowest device they ran on.
+    activity_of: CorrMap<(NonZeroU32, u32)>,
     /// The executable graph of each graph launch, from the nodes of its work.
     graph_exec_of: CorrMap<crate::capture::graph::GraphExec>,
     /// Events per (plane, stream), in the order the lines were first seen; `line_of` finds a
@@ -647,17 +658,38 @@ impl DeviceWork {
     fn new(calls: &[super::events::CallFact], ids: Ids) -> Self {
         let mut stream_of = ids.map();
         stream_of.reserve(calls.len());
+        let mut streams = Vec::new();
+        let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
         for f in calls.iter().filter(|f| f.correlation_id != 0) {
-            stream_of.insert(f.correlation_id, stream_key(f.stream, f.stream_seq));
+            let key = stream_key(f.stream, f.stream_seq);
+            let slot = match slot_of.get(&key) {
+                Some(&slot) => Some(slot),
+                None => Slot::new(streams.len()).inspect(|&slot| {
+                    streams.push(key);
+                    slot_of.insert(key, slot);
+                }),
+            };
+            // (Past 2^32 − 1 streams a call's work goes by its queue.)
+            if let Some(slot) = slot {
+                stream_of.insert(f.correlation_id, slot);
+            }
         }
         DeviceWork {
             stream_of,
+            streams,
             activity_of: ids.map(),
             graph_exec_of: ids.map(),
             lines: Vec::new(),
             line_of: HashMap::default(),
             last: None,
         }
+    }
+
+    /// The stream call `corr` named at its entry.
+    fn stream(&self, corr: u64) -> Option<LineKey> {
+        self.stream_of
+            .get(&corr)
+            .and_then(|s| self.streams.get(s.index()).copied())
     }
 
     /// The events of every line, by (plane, stream).
@@ -679,9 +711,15 @@ impl DeviceWork {
     fn push(&mut self, dev: u32, key: LineKey, e: DeviceEvent) {
         let corr = e.correlation_id;
         if corr != 0 {
-            let n = self.activity_of.get_or_insert_with(corr, || (0, dev));
-            n.0 += 1;
-            n.1 = n.1.min(dev);
+            let mut first = false;
+            let n = self.activity_of.get_or_insert_with(corr, || {
+                first = true;
+                (NonZeroU32::MIN, dev)
+            });
+            if !first {
+                n.0 = n.0.saturating_add(1);
+                n.1 = n.1.min(dev);
+            }
             if let Some(g) = e.graph {
                 self.graph_exec_of.insert(corr, g.exec());
             }
@@ -757,9 +795,7 @@ fn kernel_events(
             shape,
         };
         let key = work
-            .stream_of
-            .get(&k.correlation_id)
-            .copied()
+            .stream(k.correlation_id)
             .unwrap_or(LineKey::Queue(k.queue));
         let (graph, external) = crate::capture::graph::split(k.external_id);
         let e = DeviceEvent {
@@ -810,14 +846,14 @@ fn kernel_code(kernel_id: u64, sym: Option<&super::events::KernelSymbol>) -> Ker
     }
 }
 
-/// The HIP device each launch or copy call was issued to.
-fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<i32> {
+/// The HIP device each launch or copy call was issued to. 16 bits (`Option<u16>` is 4 B per id
+/// of the table, `Option<i32>` 8): a HIP device number past 65,535 is no device of any node.
+fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<u16> {
     let mut map = ids.map();
-    for f in calls
-        .iter()
-        .filter(|f| f.correlation_id != 0 && f.device >= 0)
-    {
-        map.insert(f.correlation_id, f.device);
+    for f in calls.iter().filter(|f| f.correlation_id != 0) {
+        if let Ok(d) = u16::try_from(f.device) {
+            map.insert(f.correlation_id, d);
+        }
     }
     map
 }
@@ -889,7 +925,15 @@ fn copy_events(
             .issued_on
             .get(&m.correlation_id)
             .filter(|_| m.correlation_id != 0)
-            .and_then(|&d| issued_plane(d, m, &places.hip_plane, &places.ordinal_of, gpu_count));
+            .and_then(|&d| {
+                issued_plane(
+                    i32::from(d),
+                    m,
+                    &places.hip_plane,
+                    &places.ordinal_of,
+                    gpu_count,
+                )
+            });
         let Some(dev) = issued.or_else(|| copy_device(m, &places.ordinal_of)).or(
             if places.devices.is_empty() {
                 None
@@ -903,11 +947,7 @@ fn copy_events(
         if !api.launched(m.correlation_id) {
             counters.activities_without_api += 1;
         }
-        let key = work
-            .stream_of
-            .get(&m.correlation_id)
-            .copied()
-            .unwrap_or(LineKey::Copies);
+        let key = work.stream(m.correlation_id).unwrap_or(LineKey::Copies);
         let (graph, external) = crate::capture::graph::split(m.external_id);
         let e = DeviceEvent {
             start_ns,
@@ -1039,7 +1079,7 @@ fn host_events(
     for m in &markers {
         for corr in [m.open_correlation_id, m.close_correlation_id] {
             if let Some(&i) = api.marker.get(&corr) {
-                consumed[i as usize] = true;
+                consumed[i.index()] = true;
             }
         }
     }
@@ -1048,7 +1088,7 @@ fn host_events(
             || !api
                 .marker
                 .get(&a.correlation_id)
-                .is_some_and(|&i| consumed[i as usize])
+                .is_some_and(|&i| consumed[i.index()])
     };
     // Each thread's vector is made at its size once: a doubling vector holds up to twice its
     // events' bytes (touched, where the allocator copies instead of growing in place).
@@ -1065,7 +1105,7 @@ fn host_events(
         .map(|(t, total)| (t, Growing::towards(total)))
         .collect();
     for m in markers {
-        let record = |corr: u64| api.marker.get(&corr).map(|&i| &c.api[i as usize]);
+        let record = |corr: u64| api.marker.get(&corr).map(|&i| &c.api[i.index()]);
         let open = record(m.open_correlation_id);
         let close = record(m.close_correlation_id);
         let start = open.map_or(m.start_ns, |r| r.start_ns);
@@ -1129,7 +1169,7 @@ fn host_events(
             .activity_of
             .get(&a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
-            .map_or((0, None), |&(n, d)| (n, u16::try_from(d).ok()));
+            .map_or((0, None), |&(n, d)| (n.get(), u16::try_from(d).ok()));
         if a.domain == ApiDomain::Hip
             && count == 0
             && crate::hip::ops::expects_device_activity(&name)
@@ -1187,7 +1227,7 @@ fn dependencies(
         *e = (*e).max(r.end_ns);
     }
     // Host anchors need the calls' times.
-    let api_of = |corr: u64| api.hip.get(&corr).map(|&i| &c.api[i as usize]);
+    let api_of = |corr: u64| api.hip.get(&corr).map(|&i| &c.api[i.index()]);
     let plane_of = |d: i32| places.of_hip(d);
     let lines_of = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
     super::deps::resolve_dependencies(
