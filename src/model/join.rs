@@ -660,15 +660,21 @@ impl DeviceWork {
         stream_of.reserve(calls.len());
         let mut streams = Vec::new();
         let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
+        // A thread's consecutive calls mostly name one stream: the last answer is kept.
+        let mut last: Option<(LineKey, Slot)> = None;
         for f in calls.iter().filter(|f| f.correlation_id != 0) {
             let key = stream_key(f.stream, f.stream_seq);
-            let slot = match slot_of.get(&key) {
-                Some(&slot) => Some(slot),
-                None => Slot::new(streams.len()).inspect(|&slot| {
-                    streams.push(key);
-                    slot_of.insert(key, slot);
-                }),
+            let slot = match last {
+                Some((k, slot)) if k == key => Some(slot),
+                _ => match slot_of.get(&key) {
+                    Some(&slot) => Some(slot),
+                    None => Slot::new(streams.len()).inspect(|&slot| {
+                        streams.push(key);
+                        slot_of.insert(key, slot);
+                    }),
+                },
             };
+            last = slot.map(|s| (key, s));
             // (Past 2^32 − 1 streams a call's work goes by its queue.)
             if let Some(slot) = slot {
                 stream_of.insert(f.correlation_id, slot);
