@@ -743,7 +743,7 @@ impl DeviceWork {
             }
         };
         let line = &mut self.lines[at].1;
-        grow_by_a_quarter(line, usize::MAX);
+        grow(line, usize::MAX, LINE_QUARTERS_FROM);
         line.push(e);
     }
 }
@@ -1006,7 +1006,7 @@ fn stream_lines(
 }
 
 /// A host thread's events while they are built. Its vector grows towards the thread's known
-/// count a quarter at a time (`grow_by_a_quarter`): made whole up front, it would be held
+/// count a quarter at a time (`grow`): made whole up front, it would be held
 /// beside the API records it is made from, which are given back as they are taken.
 #[derive(Default)]
 struct Growing {
@@ -1023,27 +1023,33 @@ impl Growing {
     }
 
     fn push(&mut self, e: HostEvent) {
-        grow_by_a_quarter(&mut self.events, self.total);
+        grow(&mut self.events, self.total, 0);
         self.events.push(e);
     }
 }
 
-/// Makes room for one more item in `v` before a push: past 65,536 items a quarter of its
-/// length at a time (at most to `total`) instead of doubling. The join's output vectors (a
-/// line's device events, a thread's host events) are its largest allocations, and doubling left
-/// up to half of each unused at the join's peak; a block that large grows in place (`mremap`),
-/// so the smaller steps copy nothing. Smaller vectors double (from 4,096 items), as copying
-/// them four times instead of twice cost 7 % of the join's instructions in the bench.
-fn grow_by_a_quarter<T>(v: &mut Vec<T>, total: usize) {
+/// Makes room for one more item in `v` before a push, at most to `total` items: doubling while
+/// it holds fewer than `quarters_from`, then a quarter of its length at a time. The join's
+/// output vectors (a line's device events, a thread's host events) are its largest
+/// allocations, and doubling left up to half of each unused at the join's peak; a large block
+/// grows in place (`mremap`), so quarter steps copy nothing there. A small one is copied at each
+/// step: lines, many and unbounded, double while small (quarter steps from the first item cost
+/// 7 % of the join's instructions in the bench); a thread's host events grow in quarters from
+/// the start, as the records they are made from are given back meanwhile (the storm's 32
+/// threads held 4 MB more at the join's peak when they doubled).
+fn grow<T>(v: &mut Vec<T>, total: usize, quarters_from: usize) {
     if v.len() == v.capacity() {
-        let step = if v.len() < 1 << 16 {
-            v.len().max(4096)
+        let step = if v.len() < quarters_from {
+            v.len()
         } else {
             v.len() / 4
         };
-        v.reserve_exact(step.min(total.saturating_sub(v.len())).max(1));
+        v.reserve_exact(step.max(256).min(total.saturating_sub(v.len())).max(1));
     }
 }
+
+/// Where a line's events start growing in quarters (`grow`).
+const LINE_QUARTERS_FROM: usize = 1 << 16;
 
 /// How many API records `host_events` takes before giving their room back: often enough that
 /// the records and the events never coexist whole, rarely enough that the shrinking (one
@@ -1074,14 +1080,29 @@ fn host_events(
             })
     };
 
-    // The spans become events and are not needed after: taken, so they are freed before the
-    // API records' events are built.
+    // The spans become events and are not needed after: taken, and given back as they are
+    // (below, after the calls).
     let mut markers = std::mem::take(&mut c.markers);
-    markers.sort_by(|a, b| {
+    let span_order = |a: &super::events::MarkerSpan, b: &super::events::MarkerSpan| {
         (a.thread_id, a.open_correlation_id, a.start_ns)
             .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
             .then_with(|| a.label.cmp(&b.label))
-    });
+    };
+    // A stable sort of the spans took a scratch copy of all of them (80 B each) at the join's
+    // peak: their positions (4 B each) are sorted instead, ties by position, and the spans
+    // moved once each to their place.
+    if !markers.is_sorted_by(|a, b| span_order(a, b).is_le()) {
+        match u32::try_from(markers.len()) {
+            Ok(n) => {
+                let mut order: Vec<u32> = (0..n).collect();
+                order.sort_unstable_by(|&a, &b| {
+                    span_order(&markers[a as usize], &markers[b as usize]).then(a.cmp(&b))
+                });
+                apply_order(&mut markers, &mut order);
+            }
+            Err(_) => markers.sort_by(span_order),
+        }
+    }
     // The roctx records a span stands for, by position in `c.api` (a flag per record, not a
     // set of ids: a million ids in a set held 8-16 MB at the join's peak); an id's repeats go
     // with its first record (`api.marker`).
@@ -1100,13 +1121,11 @@ fn host_events(
                 .get(&a.correlation_id)
                 .is_some_and(|&i| consumed[i.index()])
     };
-    // Each thread's vector is made at its size once: a doubling vector holds up to twice its
-    // events' bytes (touched, where the allocator copies instead of growing in place).
-    let mut span_counts: HashMap<u64, usize> = HashMap::default();
+    // Each thread's vector grows towards its known size (`Growing`).
+    let mut sizes: HashMap<u64, usize> = HashMap::default();
     for t in markers.iter().map(|m| m.thread_id) {
-        *span_counts.entry(t).or_default() += 1;
+        *sizes.entry(t).or_default() += 1;
     }
-    let mut sizes = span_counts.clone();
     for a in c.api.iter().filter(shown) {
         *sizes.entry(a.thread_id).or_default() += 1;
     }
@@ -1114,7 +1133,9 @@ fn host_events(
         .into_iter()
         .map(|(t, total)| (t, Growing::towards(total)))
         .collect();
-    for m in markers {
+    // A span takes the times of the buffered records of the calls that opened and closed it,
+    // read now: the records are given back below, before the spans' events are made.
+    for m in &mut markers {
         let record = |corr: u64| api.marker.get(&corr).map(|&i| &c.api[i.index()]);
         let open = record(m.open_correlation_id);
         let close = record(m.close_correlation_id);
@@ -1124,30 +1145,7 @@ fn host_events(
         } else {
             close.map_or(m.end_ns, |r| r.end_ns)
         };
-        threads.entry(m.thread_id).or_default().push(HostEvent {
-            name: m.label,
-            start_ns: start,
-            end_ns: end.max(start),
-            correlation_id: m.open_correlation_id,
-            kind: if m.instant {
-                HostEventKind::Marker
-            } else {
-                HostEventKind::MarkerRange(RangeInfo {
-                    scope_id: m.scope_id,
-                    process_wide: m.process_wide,
-                    open_at_end: m.open_at_end,
-                })
-            },
-            // A mark carries the context it was made in; a range is its own scope.
-            annotation: if m.instant {
-                annotations.get(m.open_correlation_id, 0)
-            } else {
-                None
-            },
-            device: None,
-            activity_count: 0,
-            graph_exec_id: None,
-        });
+        (m.start_ns, m.end_ns) = (start, end);
     }
 
     // The records are taken from the end, and the vector shrunk as they go, so its memory is
@@ -1203,12 +1201,50 @@ fn host_events(
     }
 
     drop(records);
+    drop(consumed);
+
+    // The spans, taken from the end as the records were: each thread's events are now its
+    // calls and then its spans, both last first, and are turned round below.
+    let mut freed_at = markers.len();
+    while let Some(m) = markers.pop() {
+        if markers.len() + SHRINK_EVERY <= freed_at {
+            markers.shrink_to_fit();
+            freed_at = markers.len();
+        }
+        let (start, end) = (m.start_ns, m.end_ns);
+        threads.entry(m.thread_id).or_default().push(HostEvent {
+            name: m.label,
+            start_ns: start,
+            end_ns: end.max(start),
+            correlation_id: m.open_correlation_id,
+            kind: if m.instant {
+                HostEventKind::Marker
+            } else {
+                HostEventKind::MarkerRange(RangeInfo {
+                    scope_id: m.scope_id,
+                    process_wide: m.process_wide,
+                    open_at_end: m.open_at_end,
+                })
+            },
+            // A mark carries the context it was made in; a range is its own scope.
+            annotation: if m.instant {
+                annotations.get(m.open_correlation_id, 0)
+            } else {
+                None
+            },
+            device: None,
+            activity_count: 0,
+            graph_exec_id: None,
+        });
+    }
+
+    drop(markers);
     threads
         .into_iter()
         .map(|(tid, Growing { mut events, .. })| {
-            // Marker spans first, in their order, then the calls last first.
-            let spans = span_counts.get(&tid).copied().unwrap_or(0);
-            events[spans..].reverse();
+            // Spans first, in their order, then the calls (`sort_host_events` merges the two
+            // runs).
+            events.reverse();
             sort_host_events(&mut events);
             HostThread {
                 tid,

@@ -266,7 +266,12 @@ pub fn build_lines(
         .collect();
     by_number.sort_by_key(|(k, _, _)| *k);
     for ((plane, number), key, mut events) in by_number {
-        events.sort_by_key(|e| (e.start_ns, std::cmp::Reverse(e.end_ns), e.correlation_id));
+        // Mostly in this order already (the kernels pass places them by time): a stable sort
+        // would still take a scratch buffer of half the line's events at the join's peak.
+        let order = |e: &DeviceEvent| (e.start_ns, std::cmp::Reverse(e.end_ns), e.correlation_id);
+        if !events.is_sorted_by_key(order) {
+            events.sort_by_key(order);
+        }
         let named_here = named.contains(&(plane, key));
         // This stream's activities with their times, for the order anchors are searched in.
         let mut acts: Vec<(u64, u64, u64, u32, u32)> =
