@@ -15,6 +15,8 @@ use rocprof_xplane::sdk::Abi;
 use rocprof_xplane::store::EventStore;
 use rocprofiler_sdk_sys as sys;
 
+mod support;
+
 struct Counting;
 
 thread_local! {
@@ -172,88 +174,6 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
     );
 }
 
-/// A trace of `n` launches, each a host call and a kernel on one stream, all under one roctx
-/// annotation and of one kernel: what repeats is interned once, so the events' cost is theirs.
-fn launches(n: u64) -> rocprof_xplane::model::Trace {
-    use rocprof_xplane::model::{
-        Annotation, Device, DeviceEvent, DeviceEventKind, DeviceLine, HostEvent, HostEventKind,
-        HostThread, KernelCode, KernelInfo, LaunchShape, Trace,
-    };
-    let annotation = Arc::new(Annotation {
-        stack: vec![
-            Arc::from("train_step"),
-            Arc::from("fusion.3#hlo_op=fusion.3#"),
-        ]
-        .into(),
-        scope_range_id: 4,
-        external_ids: vec![11],
-    });
-    let shape = Arc::new(LaunchShape {
-        code: Arc::new(KernelCode {
-            name: Arc::from("gemm_kernel"),
-            vgpr_count: 64,
-            sgpr_count: 32,
-            ..Default::default()
-        }),
-        grid: [64, 1, 1],
-        block: [256, 1, 1],
-        queue: 3,
-        ..Default::default()
-    });
-    let launch: Arc<str> = Arc::from("hipLaunchKernel");
-    let kernels = (1..=n)
-        .map(|i| DeviceEvent {
-            start_ns: 1_000 + i * 100,
-            end_ns: 1_000 + i * 100 + 90,
-            correlation_id: i,
-            thread_id: 7,
-            kind: DeviceEventKind::Kernel(KernelInfo {
-                dispatch_id: i,
-                shape: shape.clone(),
-            }),
-            annotation: Some(annotation.clone()),
-            graph: None,
-        })
-        .collect();
-    let calls = (1..=n)
-        .map(|i| HostEvent {
-            name: launch.clone(),
-            start_ns: 900 + i * 100,
-            end_ns: 950 + i * 100,
-            correlation_id: i,
-            kind: HostEventKind::HipApi,
-            annotation: Some(annotation.clone()),
-            device: Some(0),
-            activity_count: 1,
-            graph_exec_id: None,
-        })
-        .collect();
-    Trace {
-        start_boottime_ns: 500,
-        stop_boottime_ns: 1_000 + (n + 1) * 100,
-        devices: vec![Device {
-            name: "gfx942".into(),
-            compute_units: 304,
-            simd_per_cu: 4,
-            wave_front_size: 64,
-            max_waves_per_cu: 32,
-            gfx_target_version: 90402,
-            lines: vec![DeviceLine {
-                id: 0,
-                name: "Stream #0".into(),
-                events: kernels,
-            }],
-            ..Default::default()
-        }],
-        host_threads: vec![HostThread {
-            tid: 7,
-            name: String::new(),
-            events: calls,
-        }],
-        ..Default::default()
-    }
-}
-
 /// Building and encoding the planes allocates nothing per event: events and their stats are
 /// written straight to the line's bytes, which grow by doubling or to their announced count.
 /// Before this guard, every event built a vector of stat structs (at least one allocation per
@@ -261,7 +181,7 @@ fn launches(n: u64) -> rocprof_xplane::model::Trace {
 #[test]
 fn encoding_events_allocates_nothing_per_event() {
     let encode = |n| {
-        let trace = launches(n);
+        let trace = support::synthetic::launches(n);
         allocations_in(|| {
             let mut bytes = 0usize;
             rocprof_xplane::xplane::build_planes(&trace, |p| {

@@ -11,10 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rocprof_xplane::model::events::{ApiDomain, ApiRecord, Collected};
-use rocprof_xplane::model::{
-    Anchor, AnchorPlace, Annotation, DependencyFlow, Device, DeviceEvent, DeviceEventKind,
-    DeviceLine, HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, LaunchShape, Trace,
-};
+use rocprof_xplane::model::{Anchor, AnchorPlace, DependencyFlow, Trace};
+
+mod support;
 
 struct Counting;
 
@@ -127,85 +126,26 @@ fn the_join_holds_its_records_or_their_events_not_both() {
     );
 }
 
-/// A trace of `n` launches on one thread and one stream, every fourth with a dependency arrow
-/// from its kernel to the next call (both ends anchored on lines that hold many events).
+/// `n` launches on one thread and one stream (`support::synthetic::launches`), every fourth
+/// with a dependency arrow from its kernel's end to the next call (both ends anchored on lines
+/// that hold many events).
 fn launches_with_arrows(n: u64) -> Trace {
-    let annotation = Arc::new(Annotation {
-        stack: vec![Arc::from("train_step")].into(),
-        scope_range_id: 4,
-        external_ids: Vec::new(),
-    });
-    let shape = Arc::new(LaunchShape {
-        code: Arc::new(KernelCode {
-            name: Arc::from("gemm_kernel"),
-            ..Default::default()
-        }),
-        grid: [64, 1, 1],
-        block: [256, 1, 1],
-        queue: 3,
-        ..Default::default()
-    });
-    let launch: Arc<str> = Arc::from("hipLaunchKernel");
-    let kernels = (1..=n)
-        .map(|i| DeviceEvent {
-            start_ns: 1_000 + i * 100,
-            end_ns: 1_000 + i * 100 + 90,
-            correlation_id: i,
-            thread_id: 7,
-            kind: DeviceEventKind::Kernel(KernelInfo {
-                dispatch_id: i,
-                shape: shape.clone(),
-            }),
-            annotation: Some(annotation.clone()),
-            graph: None,
-        })
-        .collect();
-    let calls = (1..=n)
-        .map(|i| HostEvent {
-            name: launch.clone(),
-            start_ns: 900 + i * 100,
-            end_ns: 950 + i * 100,
-            correlation_id: i,
-            kind: HostEventKind::HipApi,
-            annotation: Some(annotation.clone()),
-            device: Some(0),
-            activity_count: 1,
-            graph_exec_id: None,
-        })
-        .collect();
-    let dependency_flows = (1..n)
+    let mut trace = support::synthetic::launches(n);
+    let (kernels, calls) = (&trace.devices[0].lines[0].events, &trace.host_threads[0]);
+    trace.dependency_flows = (0..kernels.len() - 1)
         .step_by(4)
         .map(|i| DependencyFlow {
-            id: i,
-            wait_correlation_id: i + 1,
-            record_correlation_id: i,
-            from: Anchor::on_device(0, 0, 1_000 + i * 100 + 90),
+            id: i as u64 + 1,
+            wait_correlation_id: calls.events[i + 1].correlation_id,
+            record_correlation_id: kernels[i].correlation_id,
+            from: Anchor::on_device(0, 0, kernels[i].end_ns),
             to: Anchor {
-                place: AnchorPlace::Host { tid: 7 },
-                time_ns: 900 + (i + 1) * 100,
+                place: AnchorPlace::Host { tid: calls.tid },
+                time_ns: calls.events[i + 1].start_ns,
             },
         })
         .collect();
-    Trace {
-        start_boottime_ns: 500,
-        stop_boottime_ns: 1_000 + (n + 1) * 100,
-        devices: vec![Device {
-            name: "gfx942".into(),
-            lines: vec![DeviceLine {
-                id: 0,
-                name: "Stream #0".into(),
-                events: kernels,
-            }],
-            ..Default::default()
-        }],
-        host_threads: vec![HostThread {
-            tid: 7,
-            name: String::new(),
-            events: calls,
-        }],
-        dependency_flows,
-        ..Default::default()
-    }
+    trace
 }
 
 /// The writer holds one plane's bytes at a time and little else: a line's arrows are written

@@ -330,3 +330,81 @@ pub fn synthetic_trace() -> (Trace, Expected) {
     b.trace.warnings.push("synthetic warning".into());
     (b.trace, b.expected)
 }
+
+/// A trace of `n` launches, each a host call and a kernel on one stream, all under one roctx
+/// annotation and of one kernel: what repeats is interned once, so the events' cost is theirs.
+pub fn launches(n: u64) -> Trace {
+    let annotation = Arc::new(Annotation {
+        stack: vec![
+            Arc::from("train_step"),
+            Arc::from("fusion.3#hlo_op=fusion.3#"),
+        ]
+        .into(),
+        scope_range_id: 4,
+        external_ids: vec![11],
+    });
+    let shape = Arc::new(LaunchShape {
+        code: Arc::new(KernelCode {
+            name: Arc::from("gemm_kernel"),
+            vgpr_count: 64,
+            sgpr_count: 32,
+            ..Default::default()
+        }),
+        grid: [64, 1, 1],
+        block: [256, 1, 1],
+        queue: 3,
+        ..Default::default()
+    });
+    let launch: Arc<str> = Arc::from("hipLaunchKernel");
+    let kernels = (1..=n)
+        .map(|i| DeviceEvent {
+            start_ns: 1_000 + i * 100,
+            end_ns: 1_000 + i * 100 + 90,
+            correlation_id: i,
+            thread_id: 7,
+            kind: DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: i,
+                shape: shape.clone(),
+            }),
+            annotation: Some(annotation.clone()),
+            graph: None,
+        })
+        .collect();
+    let calls = (1..=n)
+        .map(|i| HostEvent {
+            name: launch.clone(),
+            start_ns: 900 + i * 100,
+            end_ns: 950 + i * 100,
+            correlation_id: i,
+            kind: HostEventKind::HipApi,
+            annotation: Some(annotation.clone()),
+            device: Some(0),
+            activity_count: 1,
+            graph_exec_id: None,
+        })
+        .collect();
+    Trace {
+        start_boottime_ns: 500,
+        stop_boottime_ns: 1_000 + (n + 1) * 100,
+        devices: vec![Device {
+            name: "gfx942".into(),
+            compute_units: 304,
+            simd_per_cu: 4,
+            wave_front_size: 64,
+            max_waves_per_cu: 32,
+            gfx_target_version: 90402,
+            lines: vec![DeviceLine {
+                id: 0,
+                name: "Stream #0".into(),
+                events: kernels,
+            }],
+            ..Default::default()
+        }],
+        host_threads: vec![HostThread {
+            tid: 7,
+            name: String::new(),
+            events: calls,
+        }],
+        ..Default::default()
+    }
+}
