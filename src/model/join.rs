@@ -1051,12 +1051,12 @@ fn grow<T>(v: &mut Vec<T>, total: usize, quarters_from: usize) {
 /// Where a line's events start growing in quarters (`grow`).
 const LINE_QUARTERS_FROM: usize = 1 << 16;
 
-/// How many API records `host_events` takes before giving their room back: often enough that
-/// the records and the events never coexist whole, rarely enough that the shrinking (one
+/// How many API records (then spans) `host_events` takes before giving their room back: often
+/// enough that they and their events never coexist whole, rarely enough that the shrinking (one
 /// `realloc` each, in place) costs nothing per record.
 const SHRINK_EVERY: usize = 1 << 16;
 
-/// Pass 7: host threads: roctx spans (timed by the buffered records of the calls that opened
+/// Pass 8: host threads: roctx spans (timed by the buffered records of the calls that opened
 /// and closed them, runtime clock, else the callback's own timestamps) and every API call,
 /// with what it launched.
 fn host_events(
@@ -1254,7 +1254,8 @@ fn host_events(
         .collect()
 }
 
-/// Pass 8: inter-stream dependencies of the sync calls (model::deps).
+/// Pass 7: inter-stream dependencies of the sync calls (model::deps): before the host
+/// events, which they do not need.
 fn dependencies(
     c: &Collected,
     api: &ApiIndex,
