@@ -277,7 +277,9 @@ pub fn join(mut c: Collected) -> Trace {
     drop(std::mem::take(&mut c.producers));
     drop(std::mem::take(&mut c.hip_events));
     laps.lap("dependencies");
-    let host_threads = host_events(&mut c, &api, &work, &mut annotations, &mut counters);
+    // The HIP records' index has served its last pass.
+    drop(api);
+    let host_threads = host_events(&mut c, ids, &work, &mut annotations, &mut counters);
     laps.lap("host events");
     let window = time_window(&c, &host_threads, &places.devices);
     crate::log_debug!("join passes: {laps}");
@@ -586,12 +588,13 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
     (annotations, scope_tree)
 }
 
-/// Pass 3: API records sorted by correlation id, and where each id's HIP / roctx record is.
+/// Pass 3: API records sorted by correlation id, and where each id's HIP record is (the roctx
+/// records' positions are found by the host events' pass, the only one that reads them: not
+/// held through the device passes).
 struct ApiIndex {
     /// Positions in the API records (fewer than 2^32 records of 48 B are ever held; a
     /// `Slot` is 4 B per id of the table).
     hip: CorrMap<Slot>,
-    marker: CorrMap<Slot>,
 }
 
 impl ApiIndex {
@@ -609,22 +612,9 @@ impl ApiIndex {
                 a.external_id,
             )
         });
-        let mut hip: CorrMap<Slot> = ids.map();
-        let mut marker: CorrMap<Slot> = ids.map();
-        let markers = api.iter().filter(|a| a.domain == ApiDomain::Marker).count();
-        hip.reserve(api.len() - markers);
-        marker.reserve(markers);
-        for (i, a) in api.iter().enumerate() {
-            let Some(slot) = Slot::new(i).filter(|_| a.correlation_id != 0) else {
-                continue;
-            };
-            let map = match a.domain {
-                ApiDomain::Hip => &mut hip,
-                ApiDomain::Marker => &mut marker,
-            };
-            map.get_or_insert_with(a.correlation_id, || slot);
+        ApiIndex {
+            hip: positions(api, ids, ApiDomain::Hip),
         }
-        ApiIndex { hip, marker }
     }
 
     /// Whether an activity with this id has its launching call in the collection (counted
@@ -632,6 +622,21 @@ impl ApiIndex {
     fn launched(&self, corr: u64) -> bool {
         corr != 0 && self.hip.contains_key(&corr)
     }
+}
+
+/// Where the first record of each correlation id of `domain` is in `api` (sorted by id).
+fn positions(api: &[ApiRecord], ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
+    let mut map: CorrMap<Slot> = ids.map();
+    map.reserve(api.iter().filter(|a| a.domain == domain).count());
+    for (i, a) in api.iter().enumerate() {
+        if a.domain != domain || a.correlation_id == 0 {
+            continue;
+        }
+        if let Some(slot) = Slot::new(i) {
+            map.get_or_insert_with(a.correlation_id, || slot);
+        }
+    }
+    map
 }
 
 /// What the device passes produce and the host pass reads.
@@ -1061,7 +1066,7 @@ const SHRINK_EVERY: usize = 1 << 16;
 /// with what it launched.
 fn host_events(
     c: &mut Collected,
-    api: &ApiIndex,
+    ids: Ids,
     work: &DeviceWork,
     annotations: &mut AnnotationIndex,
     counters: &mut crate::model::Counters,
@@ -1104,19 +1109,19 @@ fn host_events(
     }
     // The roctx records a span stands for, by position in `c.api` (a flag per record, not a
     // set of ids: a million ids in a set held 8-16 MB at the join's peak); an id's repeats go
-    // with its first record (`api.marker`).
+    // with its first record (`marker`).
+    let marker = positions(&c.api, ids, ApiDomain::Marker);
     let mut consumed = vec![false; c.api.len()];
     for m in &markers {
         for corr in [m.open_correlation_id, m.close_correlation_id] {
-            if let Some(&i) = api.marker.get(&corr) {
+            if let Some(&i) = marker.get(&corr) {
                 consumed[i.index()] = true;
             }
         }
     }
     let shown = |a: &&ApiRecord| {
         a.domain != ApiDomain::Marker
-            || !api
-                .marker
+            || !marker
                 .get(&a.correlation_id)
                 .is_some_and(|&i| consumed[i.index()])
     };
@@ -1135,7 +1140,7 @@ fn host_events(
     // A span takes the times of the buffered records of the calls that opened and closed it,
     // read now: the records are given back below, before the spans' events are made.
     for m in &mut markers {
-        let record = |corr: u64| api.marker.get(&corr).map(|&i| &c.api[i.index()]);
+        let record = |corr: u64| marker.get(&corr).map(|&i| &c.api[i.index()]);
         let open = record(m.open_correlation_id);
         let close = record(m.close_correlation_id);
         let start = open.map_or(m.start_ns, |r| r.start_ns);
