@@ -1056,10 +1056,38 @@ fn grow<T>(v: &mut Vec<T>, total: usize, quarters_from: usize) {
 /// Where a line's events start growing in quarters (`grow`).
 const LINE_QUARTERS_FROM: usize = 1 << 16;
 
-/// How many API records (then spans) `host_events` takes before giving their room back: often
-/// enough that they and their events never coexist whole, rarely enough that the shrinking (one
-/// `realloc` each, in place) costs nothing per record.
+/// A vector taken from its end, its room given back every `SHRINK_EVERY` items: what
+/// `host_events` makes its events from (the API records, then the spans), so the input and the
+/// events made from it never coexist whole at the join's peak.
+struct FromTheEnd<T> {
+    items: Vec<T>,
+    freed_at: usize,
+}
+
+/// Often enough that input and events never coexist whole, rarely enough that the shrinking
+/// (one `realloc` each, in place) costs nothing per item.
 const SHRINK_EVERY: usize = 1 << 16;
+
+impl<T> FromTheEnd<T> {
+    fn new(items: Vec<T>) -> Self {
+        let freed_at = items.len();
+        FromTheEnd { items, freed_at }
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        let item = self.items.pop()?;
+        if self.items.len() + SHRINK_EVERY <= self.freed_at {
+            self.items.shrink_to_fit();
+            self.freed_at = self.items.len();
+        }
+        Some(item)
+    }
+
+    /// The item the next `pop` takes.
+    fn next(&self) -> Option<&T> {
+        self.items.last()
+    }
+}
 
 /// Pass 8: host threads: roctx spans (timed by the buffered records of the calls that opened
 /// and closed them, runtime clock, else the callback's own timestamps) and every API call,
@@ -1156,20 +1184,15 @@ fn host_events(
     // given back while the host events (80 B against its 48 B) grow: the two never coexist
     // whole at the join's peak. Each thread's events come out last first, and are turned
     // round below.
-    let mut records = std::mem::take(&mut c.api);
-    let mut freed_at = records.len();
+    let mut records = FromTheEnd::new(std::mem::take(&mut c.api));
     while let Some(a) = records.pop() {
-        if records.len() + SHRINK_EVERY <= freed_at {
-            records.shrink_to_fit();
-            freed_at = records.len();
-        }
         if !shown(&&a) {
             continue;
         }
         // The records are sorted by correlation id (`ApiIndex::build`) and the device events
         // were made before: the call's first record, taken last, takes its annotation.
         let last = records
-            .last()
+            .next()
             .is_none_or(|before| before.correlation_id != a.correlation_id);
         let annotation = if last {
             annotations.take_last(a.correlation_id, a.external_id)
@@ -1209,12 +1232,8 @@ fn host_events(
 
     // The spans, taken from the end as the records were: each thread's events are now its
     // calls and then its spans, both last first, and are turned round below.
-    let mut freed_at = markers.len();
-    while let Some(m) = markers.pop() {
-        if markers.len() + SHRINK_EVERY <= freed_at {
-            markers.shrink_to_fit();
-            freed_at = markers.len();
-        }
+    let mut spans = FromTheEnd::new(markers);
+    while let Some(m) = spans.pop() {
         let (start, end) = (m.start_ns, m.end_ns);
         threads.entry(m.thread_id).or_default().push(HostEvent {
             name: m.label,
@@ -1242,7 +1261,7 @@ fn host_events(
         });
     }
 
-    drop(markers);
+    drop(spans);
     threads
         .into_iter()
         .map(|(tid, Growing { mut events, .. })| {
