@@ -145,20 +145,20 @@ fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
 /// was the largest thing the writer added to the joined trace (150 MB on the MaxText-sized
 /// run), and a call's device work is already on its event (`activity_count`).
 fn first_copies(trace: &Trace) -> CorrMap<&MemcpyInfo> {
-    let copies = || {
-        trace
-            .devices
-            .iter()
-            .flat_map(|d| &d.lines)
-            .flat_map(|l| &l.events)
-            .filter(|e| e.correlation_id != 0)
-            .filter_map(|e| match &e.kind {
-                DeviceEventKind::Memcpy(m) => Some((e.correlation_id, &**m)),
-                _ => None,
-            })
-    };
-    let mut map = CorrMap::for_range(id_range(copies().map(|(id, _)| id)), copies().count());
-    for (id, m) in copies() {
+    // One walk over every device event; the copies, few, are walked again for the range.
+    let copies: Vec<(u64, &MemcpyInfo)> = trace
+        .devices
+        .iter()
+        .flat_map(|d| &d.lines)
+        .flat_map(|l| &l.events)
+        .filter(|e| e.correlation_id != 0)
+        .filter_map(|e| match &e.kind {
+            DeviceEventKind::Memcpy(m) => Some((e.correlation_id, &**m)),
+            _ => None,
+        })
+        .collect();
+    let mut map = CorrMap::for_range(id_range(copies.iter().map(|&(id, _)| id)), copies.len());
+    for (id, m) in copies {
         map.get_or_insert_with(id, || m);
     }
     map
