@@ -7,7 +7,7 @@
 //! exactly: the runtime hands out internal correlation ids in call order, so on one thread a
 //! call whose id lies between a push's and its pop's ran inside that range.
 
-use crate::fastmap::HashMap;
+use crate::fastmap::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -66,9 +66,31 @@ pub fn annotate_from_ranges(
     calls: impl IntoIterator<Item = (u64, u64)>,
     markers: &[MarkerSpan],
 ) {
+    let is_range = |m: &MarkerSpan| {
+        !(m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0)
+    };
+    let threads: HashSet<u64> = markers
+        .iter()
+        .filter(|m| is_range(m))
+        .map(|m| m.thread_id)
+        .collect();
+    if threads.is_empty() {
+        return;
+    }
+    // The calls the capture did not see, before the ranges: when every call was captured (a
+    // program whose roctx ranges enclose only launches, copies and syncs) no range is indexed.
+    let mut queries: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for (thread, corr) in calls {
+        if corr != 0 && threads.contains(&thread) && !captured.contains_key(&corr) {
+            queries.entry(thread).or_default().push(corr);
+        }
+    }
+    if queries.is_empty() {
+        return;
+    }
     let mut ranges: BTreeMap<u64, Vec<Range<'_>>> = BTreeMap::new();
     for m in markers {
-        if m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0 {
+        if !is_range(m) || !queries.contains_key(&m.thread_id) {
             continue;
         }
         let close = match m.close_correlation_id {
@@ -81,22 +103,13 @@ pub fn annotate_from_ranges(
             span: m,
         });
     }
-    if ranges.is_empty() {
-        return;
-    }
-    let mut queries: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-    for (thread, corr) in calls {
-        if corr != 0 && !captured.contains_key(&corr) && ranges.contains_key(&thread) {
-            queries.entry(thread).or_default().push(corr);
-        }
-    }
     let mut made: HashMap<i64, Arc<Annotation>> = HashMap::default();
     for (thread, mut qs) in queries {
+        let Some(rs) = ranges.get_mut(&thread) else {
+            continue;
+        };
         qs.sort_unstable();
         qs.dedup();
-        let rs = ranges
-            .get_mut(&thread)
-            .expect("queried threads have ranges");
         rs.sort_by_key(|r| (r.open, std::cmp::Reverse(r.close)));
         let mut open: Vec<&Range<'_>> = Vec::new();
         let mut next = 0;

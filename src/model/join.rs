@@ -12,7 +12,7 @@ use crate::fastmap::HashMap;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::corrmap::{id_range, CorrMap, Slot};
+use super::corrmap::{id_range, CorrMap, IdSet, Slot};
 use super::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord,
 };
@@ -89,10 +89,24 @@ fn hip_device_planes(
     ordinal_of: &HashMap<u64, u32>,
 ) -> HashMap<i32, u32> {
     let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
+    // Consecutive dispatches mostly vote alike: a run is counted, then added to its tally once
+    // (a tree probe per dispatch was a twentieth of the storm's join).
+    let mut run: Option<((i32, u32), u64)> = None;
     for k in kernels.iter().filter(|k| k.correlation_id != 0) {
         if let (Some(&d), Some(&p)) = (issued_on.get(&k.correlation_id), ordinal_of.get(&k.agent)) {
-            *votes.entry((i32::from(d), p)).or_default() += 1;
+            let vote = (i32::from(d), p);
+            match &mut run {
+                Some((v, n)) if *v == vote => *n += 1,
+                _ => {
+                    if let Some((v, n)) = run.replace((vote, 1)) {
+                        *votes.entry(v).or_default() += n;
+                    }
+                }
+            }
         }
+    }
+    if let Some((v, n)) = run {
+        *votes.entry(v).or_default() += n;
     }
     let mut best: HashMap<i32, (u64, u32)> = HashMap::default();
     for ((d, p), n) in votes {
@@ -537,13 +551,15 @@ fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 /// Pass 2: the annotation of each correlation id (roctx context at entry, ranges, external
 /// ids from the API records) and the scope-range tree.
 fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
-    c.annotations.sort_by_key(|(corr, _)| *corr);
     let mut annotations = AnnotationIndex {
         captured: ids.map(),
         external: ids.map(),
         merged: HashMap::default(),
     };
     annotations.captured.reserve(c.annotations.len());
+    // In the order captured: where an id was captured twice the later one wins, as it did
+    // when they were sorted by id first (a stable sort), which cost the storm's join 110
+    // instructions per record for a table that takes them in any order.
     for (corr, a) in std::mem::take(&mut c.annotations) {
         annotations.captured.insert(corr, a);
     }
@@ -551,19 +567,17 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
     // events of their own: placing them in ranges made an annotation per range that nothing
     // read, alive until the join's end (about 10 MB at its peak on the 200 k-launch storm).
     // The same records as `host_events`' `consumed` flags; here, before `ApiIndex::build`
-    // sorts the records, they are found by id (this list is freed before the join's peak,
-    // where the flags cost a byte per record instead of 16 B per span).
-    let mut span_ids: Vec<u64> = c
-        .markers
-        .iter()
-        .flat_map(|m| [m.open_correlation_id, m.close_correlation_id])
-        .filter(|&id| id != 0)
-        .collect();
-    span_ids.sort_unstable();
-    span_ids.dedup();
-    let shown = |a: &&ApiRecord| {
-        a.domain == ApiDomain::Hip || span_ids.binary_search(&a.correlation_id).is_err()
-    };
+    // sorts the records, they are found by id (a bit per id of the range, freed before the
+    // join's peak).
+    let mut span_ids = IdSet::for_range(ids.range, 2 * c.markers.len());
+    for m in &c.markers {
+        for id in [m.open_correlation_id, m.close_correlation_id] {
+            if id != 0 {
+                span_ids.insert(id);
+            }
+        }
+    }
+    let shown = |a: &&ApiRecord| a.domain == ApiDomain::Hip || !span_ids.contains(a.correlation_id);
     let marks = c.markers.iter().filter(|m| m.instant);
     super::annotations::annotate_from_ranges(
         &mut annotations.captured,
@@ -599,19 +613,7 @@ struct ApiIndex {
 
 impl ApiIndex {
     fn build(api: &mut [ApiRecord], ids: Ids) -> Self {
-        // Every field is in the key, so records that tie are identical and an unstable sort
-        // (no scratch buffer of half the records) leaves the order a stable one would.
-        api.sort_unstable_by_key(|a| {
-            (
-                a.correlation_id,
-                a.start_ns,
-                a.end_ns,
-                a.thread_id,
-                a.operation,
-                a.domain,
-                a.external_id,
-            )
-        });
+        sort_by_id(api, ids);
         ApiIndex {
             hip: positions(api, ids, ApiDomain::Hip),
         }
@@ -622,6 +624,78 @@ impl ApiIndex {
     fn launched(&self, corr: u64) -> bool {
         corr != 0 && self.hip.contains_key(&corr)
     }
+}
+
+/// The API records' order: by correlation id, then every other field.
+fn api_key(a: &ApiRecord) -> (u64, u64, u64, u64, i32, ApiDomain, u64) {
+    (
+        a.correlation_id,
+        a.start_ns,
+        a.end_ns,
+        a.thread_id,
+        a.operation,
+        a.domain,
+        a.external_id,
+    )
+}
+
+/// Sorts the API records by `api_key`. The ids are dense over `ids`' range (handed out in
+/// call order) and nearly every id has one record, so a counting sort by id places them in
+/// two walks and the positions (4 B each) of an id's records, rarely more than one, are
+/// ordered by the rest of the key; every record is then moved once. A comparison sort of the
+/// records cost the storm's join about 150 instructions per record. Records that tie on every
+/// field are identical, so the order is the one any sort by the key gives.
+fn sort_by_id(api: &mut [ApiRecord], ids: Ids) {
+    if api.is_sorted_by_key(api_key) {
+        return;
+    }
+    let n = api.len();
+    let dense = ids.range.and_then(|(lo, hi)| {
+        // Bucket 0 takes id 0; ids lo..=hi the buckets after it.
+        let buckets = usize::try_from(hi - lo + 2).ok()?;
+        let fits = u32::try_from(n).is_ok() && buckets <= 4 * n + 4096;
+        fits.then_some((lo, buckets))
+    });
+    let Some((lo, buckets)) = dense else {
+        api.sort_unstable_by_key(api_key);
+        return;
+    };
+    let bucket = |a: &ApiRecord| match a.correlation_id {
+        0 => 0,
+        id => (id - lo) as usize + 1,
+    };
+    // `next[b]`: where the next record of bucket `b` goes.
+    let mut next = vec![0u32; buckets];
+    for a in api.iter() {
+        next[bucket(a)] += 1;
+    }
+    let mut at = 0;
+    for slot in &mut next {
+        let count = *slot;
+        *slot = at;
+        at += count;
+    }
+    let mut order = vec![0u32; n];
+    for (i, a) in api.iter().enumerate() {
+        let b = bucket(a);
+        order[next[b] as usize] = i as u32;
+        next[b] += 1;
+    }
+    drop(next);
+    // An id's records are adjacent now, in input order: ordered by the rest of the key.
+    let mut from = 0;
+    while from < n {
+        let id = api[order[from] as usize].correlation_id;
+        let mut to = from + 1;
+        while to < n && api[order[to] as usize].correlation_id == id {
+            to += 1;
+        }
+        if to - from > 1 {
+            order[from..to].sort_unstable_by_key(|&i| api_key(&api[i as usize]));
+        }
+        from = to;
+    }
+    apply_order(api, &mut order);
 }
 
 /// Where the first record of each correlation id of `domain` is in `api` (sorted by id).
@@ -763,6 +837,9 @@ fn kernel_events(
     work: &mut DeviceWork,
     counters: &mut crate::model::Counters,
 ) {
+    // At most one activity entry per dispatch (a graph launch's share one): room once, as
+    // for the issued devices.
+    work.activity_of.reserve(c.kernels.len() + c.copies.len());
     let order = stable_order(c.kernels.positions().map(|(i, k)| (i, k.start_ns)), |i| {
         c.kernels
             .get(i)
@@ -861,6 +938,8 @@ fn kernel_code(kernel_id: u64, sym: Option<&super::events::KernelSymbol>) -> Ker
 /// of the table, `Option<i32>` 8): a HIP device number past 65,535 is no device of any node.
 fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<u16> {
     let mut map = ids.map();
+    // Room once: entry by entry the table filled a hash map until dense enough for its vector.
+    map.reserve(calls.len());
     for f in calls.iter().filter(|f| f.correlation_id != 0) {
         if let Ok(d) = u16::try_from(f.device) {
             map.insert(f.correlation_id, d);
@@ -1089,6 +1168,53 @@ impl<T> FromTheEnd<T> {
     }
 }
 
+/// The runtime's operation names by (domain, operation), as a table per domain: operations
+/// are small numbers (a few hundred HIP functions), and a hash probe per API record was a
+/// tenth of the host events' pass.
+struct OpNames {
+    hip: Vec<Option<Arc<str>>>,
+    marker: Vec<Option<Arc<str>>>,
+}
+
+/// Operations at or past this are left out of the tables (none are: the runtime numbers its
+/// operations from 0), and shown as unnamed.
+const MAX_OPERATION: usize = 1 << 16;
+
+impl OpNames {
+    fn new(names: &std::collections::HashMap<(ApiDomain, i32), Arc<str>>) -> Self {
+        let mut t = OpNames {
+            hip: Vec::new(),
+            marker: Vec::new(),
+        };
+        for (&(domain, op), name) in names {
+            let Some(i) = usize::try_from(op).ok().filter(|&i| i < MAX_OPERATION) else {
+                continue;
+            };
+            let table = t.table_mut(domain);
+            if table.len() <= i {
+                table.resize(i + 1, None);
+            }
+            table[i] = Some(name.clone());
+        }
+        t
+    }
+
+    fn table_mut(&mut self, domain: ApiDomain) -> &mut Vec<Option<Arc<str>>> {
+        match domain {
+            ApiDomain::Hip => &mut self.hip,
+            ApiDomain::Marker => &mut self.marker,
+        }
+    }
+
+    fn get(&self, domain: ApiDomain, op: i32) -> Option<Arc<str>> {
+        let table = match domain {
+            ApiDomain::Hip => &self.hip,
+            ApiDomain::Marker => &self.marker,
+        };
+        table.get(usize::try_from(op).ok()?)?.clone()
+    }
+}
+
 /// Pass 8: host threads: roctx spans (timed by the buffered records of the calls that opened
 /// and closed them, runtime clock, else the callback's own timestamps) and every API call,
 /// with what it launched.
@@ -1099,18 +1225,15 @@ fn host_events(
     annotations: &mut AnnotationIndex,
     counters: &mut crate::model::Counters,
 ) -> Vec<HostThread> {
-    let op_names = &c.op_names;
+    let op_names = OpNames::new(&c.op_names);
     let op_name = |a: &ApiRecord| -> Arc<str> {
-        op_names
-            .get(&(a.domain, a.operation))
-            .cloned()
-            .unwrap_or_else(|| {
-                let d = match a.domain {
-                    ApiDomain::Hip => "hip",
-                    ApiDomain::Marker => "roctx",
-                };
-                Arc::from(format!("<{d} operation {}>", a.operation))
-            })
+        op_names.get(a.domain, a.operation).unwrap_or_else(|| {
+            let d = match a.domain {
+                ApiDomain::Hip => "hip",
+                ApiDomain::Marker => "roctx",
+            };
+            Arc::from(format!("<{d} operation {}>", a.operation))
+        })
     };
 
     // The spans become events and are not needed after: taken, and given back as they are
@@ -1373,6 +1496,54 @@ mod tests {
         *x ^= *x >> 7;
         *x ^= *x << 17;
         *x
+    }
+
+    /// The counting sort by id orders as a comparison sort by the whole key does: ids dense
+    /// or sparse (the fallback), repeated (a call's records, identical ones too), and 0.
+    #[test]
+    fn api_records_sort_by_id_as_a_full_key_sort_does() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for (n, spread) in [
+            (0usize, 1u64),
+            (1, 1),
+            (50, 1),
+            (2_000, 1),
+            (2_000, 3),
+            (300, 1 << 40),
+        ] {
+            let mut api: Vec<ApiRecord> = (0..n)
+                .map(|i| {
+                    let r = next_random(&mut x);
+                    // Nearly in id order, as delivered: some ids repeat, some are 0.
+                    let id = match r % 23 {
+                        0 => 0,
+                        1 => (i as u64 / 2) * spread + 1,
+                        _ => (i as u64 + r % 5) * spread + 1,
+                    };
+                    ApiRecord {
+                        domain: if r % 3 == 0 {
+                            ApiDomain::Marker
+                        } else {
+                            ApiDomain::Hip
+                        },
+                        operation: (r % 4) as i32,
+                        correlation_id: id,
+                        external_id: 0,
+                        start_ns: r % 7,
+                        end_ns: 9,
+                        thread_id: r % 2,
+                    }
+                })
+                .collect();
+            if n > 10 {
+                api[5] = api[6]; // identical records
+            }
+            let mut want = api.clone();
+            want.sort_by_key(api_key);
+            let ids = Ids::of(&api);
+            sort_by_id(&mut api, ids);
+            assert_eq!(api, want, "{n} records, ids {spread} apart");
+        }
     }
 
     #[test]
