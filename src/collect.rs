@@ -73,6 +73,9 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         c.hip_events
             .extend(raw.into_iter().map(|r| (s.hip_event_op(r.operation), r)));
     }
+    // The room left by growing in steps (`room_for`) is not kept through the join.
+    c.api.shrink_to_fit();
+    c.copies.shrink_to_fit();
     log_debug!(
         "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",
         c.api.len(),

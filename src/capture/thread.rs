@@ -239,6 +239,12 @@ pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
     let (m, open) = super::markers::drain_process_ranges(end_ns, keep_open);
     d.markers.extend(m);
     d.ranges_left_open += open;
+    // The room left by growing in steps (`room_for`) is not kept through the join.
+    d.annotations.shrink_to_fit();
+    d.calls.shrink_to_fit();
+    d.syncs.shrink_to_fit();
+    d.copy_ptrs.shrink_to_fit();
+    d.markers.shrink_to_fit();
     d
 }
 

@@ -822,7 +822,7 @@ impl DeviceWork {
             }
         };
         let line = &mut self.lines[at].1;
-        grow(line, usize::MAX, LINE_QUARTERS_FROM);
+        grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER);
         line.push(e);
     }
 }
@@ -840,11 +840,14 @@ fn kernel_events(
     // At most one activity entry per dispatch (a graph launch's share one): room once, as
     // for the issued devices.
     work.activity_of.reserve(c.kernels.len() + c.copies.len());
-    let order = stable_order(c.kernels.positions().map(|(i, k)| (i, k.start_ns)), |i| {
-        c.kernels
-            .get(i)
-            .map(|k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue))
-    });
+    let order = stable_order(
+        || c.kernels.positions().map(|(i, k)| (i, k.start_ns)),
+        |i| {
+            c.kernels
+                .get(i)
+                .map(|k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue))
+        },
+    );
     // Each record is freed with its chunk once it is an event.
     let mut records = std::mem::take(&mut c.kernels).into_taker();
     // One `KernelCode` per kernel id, shared by its dispatches; one `LaunchShape` per launch
@@ -949,22 +952,55 @@ fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<u16> {
 }
 
 /// Positions of records in the order a stable sort by `(time, rest)` would leave them, from
-/// each record's `(position, time)` and `rest_at(position)`. Sorting 16-byte `(time, position)`
-/// pairs instead of moving the records (delivered interleaved across queues, so without long
-/// sorted runs) took the stress run's join from 730–810 ms to 540–570 ms; `rest` is read only
-/// when two times tie. The positions are kept as `u32` (4 bytes per record while the join runs).
-fn stable_order<K: Ord>(
-    times: impl Iterator<Item = (usize, u64)>,
+/// each record's `(position, time)` and `rest_at(position)`; `rest` is read only when two
+/// times tie. Sorting small keys instead of moving the records (delivered interleaved across
+/// queues, so without long sorted runs) took the stress run's join from 730–810 ms to
+/// 540–570 ms. When a record's time since the first and its position fit together in 64 bits
+/// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
+/// `(time, position)` pair at the top of the kernels pass, and a third fewer instructions
+/// sorting them. The positions are kept as `u32` (4 bytes per record while the join runs).
+fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
+    times: impl Fn() -> I,
     rest_at: impl Fn(usize) -> K,
 ) -> Vec<u32> {
-    let mut order: Vec<(u64, usize)> = times.map(|(i, t)| (t, i)).collect();
-    order.sort_unstable_by(|a, b| {
-        a.0.cmp(&b.0)
-            .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
-            .then(a.1.cmp(&b.1))
-    });
-    // Fewer than 2^32 records: each is at least 40 bytes held in memory.
-    order.into_iter().map(|(_, i)| i as u32).collect()
+    let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
+    for (i, t) in times() {
+        (first, last, top) = (first.min(t), last.max(t), top.max(i));
+    }
+    let position_bits = usize::BITS - top.leading_zeros();
+    let span = last.saturating_sub(first);
+    // (Positions are below 2^32: the order is kept as `u32`.)
+    let packs =
+        position_bits <= 32 && u64::BITS - span.leading_zeros() + position_bits <= u64::BITS;
+    if !packs {
+        let mut order: Vec<(u64, usize)> = times().map(|(i, t)| (t, i)).collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        // Fewer than 2^32 records: each is at least 40 bytes held in memory.
+        return order.into_iter().map(|(_, i)| i as u32).collect();
+    }
+    let mask = (1u64 << position_bits) - 1;
+    let mut keys: Vec<u64> = times()
+        .map(|(i, t)| ((t - first) << position_bits) | i as u64)
+        .collect();
+    keys.sort_unstable();
+    // Equal times are in position order now: ordered by the rest, then position.
+    let mut from = 0;
+    while from < keys.len() {
+        let time = keys[from] >> position_bits;
+        let mut to = from + 1;
+        while to < keys.len() && keys[to] >> position_bits == time {
+            to += 1;
+        }
+        if to - from > 1 {
+            keys[from..to].sort_by_key(|&k| rest_at((k & mask) as usize));
+        }
+        from = to;
+    }
+    keys.into_iter().map(|k| (k & mask) as u32).collect()
 }
 
 /// Pass 5: every memory copy becomes a device event on the plane of the device it was
@@ -1107,33 +1143,38 @@ impl Growing {
     }
 
     fn push(&mut self, e: HostEvent) {
-        grow(&mut self.events, self.total, 0);
+        grow(&mut self.events, self.total, 0, 4);
         self.events.push(e);
     }
 }
 
 /// Makes room for one more item in `v` before a push, at most to `total` items: doubling while
-/// it holds fewer than `quarters_from`, then a quarter of its length at a time. The join's
+/// it holds fewer than `small_below`, then `1 / per` of its length at a time. The join's
 /// output vectors (a line's device events, a thread's host events) are its largest
 /// allocations, and doubling left up to half of each unused at the join's peak; a large block
-/// grows in place (`mremap`), so quarter steps copy nothing there. A small one is copied at each
+/// grows in place (`mremap`), so small steps copy nothing there. A small one is copied at each
 /// step (of at least 1,024 items): lines, many and unbounded, double while small (quarter steps
 /// from the first item cost 7 % of the join's instructions in the bench); a thread's host
 /// events grow in quarters from the start, as the records they are made from are given back
 /// meanwhile (the storm's 32 threads held 4 MB more at the join's peak when they doubled).
-fn grow<T>(v: &mut Vec<T>, total: usize, quarters_from: usize) {
+fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
     if v.len() == v.capacity() {
-        let step = if v.len() < quarters_from {
+        let step = if v.len() < small_below {
             v.len()
         } else {
-            v.len() / 4
+            v.len() / per
         };
         v.reserve_exact(step.max(1024).min(total.saturating_sub(v.len())).max(1));
     }
 }
 
-/// Where a line's events start growing in quarters (`grow`).
-const LINE_QUARTERS_FROM: usize = 1 << 16;
+/// Where a line's events stop doubling (`grow`) …
+const LINE_SMALL_BELOW: usize = 1 << 16;
+/// … and the share of its length it grows by after: an eighth. The kernels pass's last step
+/// is the top of its peak (the device events made so far, the room for the next step and the
+/// kernel records not yet taken): the 200 k-launch storm's line of 200,000 kernels grew by
+/// 40,000 events (3 MB) at once in quarters, by 20,000 in eighths.
+const LINE_GROWS_PER: usize = 8;
 
 /// A vector taken from its end, its room given back every `SHRINK_EVERY` items: what
 /// `host_events` makes its events from (the API records, then the spans), so the input and the
@@ -1144,8 +1185,9 @@ struct FromTheEnd<T> {
 }
 
 /// Often enough that input and events never coexist whole, rarely enough that the shrinking
-/// (one `realloc` each, in place) costs nothing per item.
-const SHRINK_EVERY: usize = 1 << 16;
+/// (one `realloc` each, in place) costs nothing per item. (Every 65,536 records, up to 3 MB
+/// of given-up records were still held at the top of the storm's host events pass.)
+const SHRINK_EVERY: usize = 1 << 14;
 
 impl<T> FromTheEnd<T> {
     fn new(items: Vec<T>) -> Self {
@@ -1661,12 +1703,36 @@ mod tests {
         let mut stable = items.clone();
         stable.sort_by_key(|x| (x.0, x.1));
         let records: crate::store::ChunkedVec<_> = crate::store::ChunkedVec::from(items.clone());
-        let times = records.positions().map(|(i, x)| (i, x.0));
+        let times = || records.positions().map(|(i, x)| (i, x.0));
         let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1))
             .into_iter()
             .map(|i| *records.get(i as usize).unwrap())
             .collect();
         assert_eq!(ordered, stable);
+        // Both paths: times that pack with their positions into 64 bits, and times too far
+        // apart for it (a day-long span in ns and 2^40 positions would not fit).
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for far in [false, true] {
+            let items: Vec<(u64, u8, u32)> = (0..3_000u32)
+                .map(|n| {
+                    let r = next_random(&mut x);
+                    let t = if far && n == 7 {
+                        u64::MAX - 5
+                    } else {
+                        1_000 + r % 50
+                    };
+                    (t, (r >> 20) as u8 % 3, n)
+                })
+                .collect();
+            let mut stable = items.clone();
+            stable.sort_by_key(|x| (x.0, x.1));
+            let times = || items.iter().enumerate().map(|(i, x)| (i, x.0));
+            let ordered: Vec<_> = stable_order(times, |i| items[i].1)
+                .into_iter()
+                .map(|i| items[i as usize])
+                .collect();
+            assert_eq!(ordered, stable, "far apart: {far}");
+        }
     }
     use crate::model::events::{KernelSymbol, MarkerSpan};
 

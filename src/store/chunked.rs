@@ -18,6 +18,17 @@ pub const THREAD_CHUNK: usize = 1024;
 /// a few values (a thread that makes three calls) does not hold a whole chunk.
 const FIRST_CHUNK: usize = 16;
 
+/// Makes room in `out` for `n` more values as chunks are moved into it, a quarter of its
+/// length at a time (or `n`, if more). The chunks are freed as they are moved, so at any time
+/// the values are held once, plus that room: growing by doubling (or by reserving every
+/// store's total at once) held up to the whole output beside the whole input at the top of
+/// finalize's peak. A large block grows in place (`mremap`), so the steps copy little.
+pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
+    if out.capacity() - out.len() < n {
+        out.reserve_exact(n.max(out.len() / 4));
+    }
+}
+
 /// Values kept in chunks of at most `MAX` (each chunk allocated once, never moved).
 #[derive(Debug, Clone)]
 pub struct ChunkedVec<T, const MAX: usize = CHUNK> {
@@ -82,11 +93,16 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
 
     /// Moves every event out, leaving the store empty (used once, at finalize).
     pub fn drain_into(&mut self, out: &mut Vec<T>) {
-        out.reserve(self.len);
         for c in self.chunks.drain(..) {
+            room_for(out, c.len());
             out.extend(c);
         }
         self.len = 0;
+    }
+
+    /// The chunks, in order, each to be dropped by the caller once used.
+    pub fn into_chunks(self) -> impl Iterator<Item = Vec<T>> {
+        self.chunks.into_iter()
     }
 
     /// Moves every chunk of `other` to the end of this one.

@@ -183,10 +183,18 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         0
     }
 
-    /// Moves every record out unpacked, leaving this empty.
+    /// Moves every record out unpacked, leaving this empty. Each chunk is freed once
+    /// unpacked: the packed and unpacked forms of a store are never both held whole.
     pub fn drain_into(&mut self, out: &mut Vec<T>) {
-        out.reserve(self.len());
-        out.extend(self.iter());
+        let table = std::mem::take(&mut self.table);
+        for chunk in std::mem::take(&mut self.records).into_chunks() {
+            super::chunked::room_for(out, chunk.len());
+            out.extend(
+                chunk
+                    .iter()
+                    .map(|p| T::join(p.each, &table[p.shared as usize])),
+            );
+        }
         self.clear();
     }
 
