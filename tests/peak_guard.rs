@@ -181,3 +181,67 @@ fn the_writer_holds_about_one_plane_beyond_the_trace() {
         "the writer held {over} B beyond the trace for a largest plane of {largest} B"
     );
 }
+
+/// With the lines set aside in a file past a size (`xplane::spill`, as the file writer does),
+/// the writer holds about one line beyond the trace, not the largest plane: the plane's
+/// length comes first on the wire, so its lines were all held until its end (the stress run's
+/// device plane of a million kernels, about 60 MB, at the writer's peak). Sixteen streams of
+/// 12,500 kernels and sixteen threads of 12,500 calls: each plane is sixteen lines.
+#[test]
+fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
+    use rocprof_xplane::model::{DeviceLine, HostThread};
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let mut trace = support::synthetic::launches(n);
+    let all = std::mem::take(&mut trace.devices[0].lines);
+    let events: Vec<_> = all.into_iter().flat_map(|l| l.events).collect();
+    let per = events.len().div_ceil(16);
+    trace.devices[0].lines = events
+        .chunks(per)
+        .enumerate()
+        .map(|(i, e)| DeviceLine {
+            id: i as i64,
+            name: format!("Stream {i}"),
+            events: e.to_vec(),
+        })
+        .collect();
+    // And the calls on sixteen threads (a thread is one line of the host plane).
+    let thread = std::mem::take(&mut trace.host_threads).remove(0);
+    trace.host_threads = thread
+        .events
+        .chunks(per)
+        .enumerate()
+        .map(|(i, e)| HostThread {
+            tid: thread.tid + i as u64,
+            name: String::new(),
+            events: e.to_vec(),
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let spill = SpillPolicy {
+        dir: dir.path().into(),
+        past: 1 << 20,
+    };
+    let mut largest = 0usize;
+    let mut set_aside = 0usize;
+    let (_, before, peak, _) = measured(|| {
+        rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), |p| {
+            largest = largest.max(p.encoded_len());
+            set_aside += p.spilled_bytes();
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap()
+    });
+    let over = peak - before;
+    println!(
+        "writing {n} launches on 16 streams, lines set aside past 1 MiB: largest plane \
+         {largest} B, {set_aside} B set aside, peak {over} B over the trace ({:.2}× the plane)",
+        over as f64 / largest as f64
+    );
+    assert!(set_aside > largest / 2, "the lines went to the file");
+    assert!(
+        over < largest / 2,
+        "the writer held {over} B beyond the trace for a largest plane of {largest} B"
+    );
+}

@@ -376,3 +376,42 @@ fn streamed_file_equals_the_whole_xspace_encoded() {
     whole.hostnames = vec!["h.1".into()];
     assert_eq!(std::fs::read(&path).unwrap(), whole.encode_to_vec());
 }
+
+/// Planes whose lines were set aside in a file while built (here every plane's, past 0
+/// bytes) are written with the same bytes as the whole XSpace encoded in memory, and the file
+/// leaves nothing in the directory; a directory where no file can be made keeps the lines in
+/// memory, same bytes.
+#[test]
+fn planes_whose_lines_were_set_aside_are_the_same_bytes() {
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    let (trace, _) = common::synthetic_trace();
+    let want = rocprof_xplane::xplane::build_xspace(&trace).encode_to_vec();
+    let encode = |spill: Option<&SpillPolicy>| {
+        let (mut out, mut set_aside) = (Vec::new(), 0);
+        let rest = rocprof_xplane::xplane::build_planes_spilling(&trace, spill, |p| {
+            set_aside += p.spilled_bytes();
+            p.write_entry(&mut out)
+        })
+        .unwrap();
+        out.extend(rest.encode_to_vec());
+        (out, set_aside)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let every_line = SpillPolicy {
+        dir: dir.path().into(),
+        past: 0,
+    };
+    let (bytes, set_aside) = encode(Some(&every_line));
+    assert!(set_aside > 0, "the lines went to the file");
+    assert_eq!(bytes, want);
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no file left"
+    );
+    let nowhere = SpillPolicy {
+        dir: dir.path().join("missing"),
+        past: 0,
+    };
+    assert_eq!(encode(Some(&nowhere)), (want, 0));
+}

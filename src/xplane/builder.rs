@@ -10,6 +10,7 @@ use prost::Message;
 use crate::fastmap::HashMap;
 
 use super::proto::{x_stat, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
+use super::spill::{LineSpill, SpillPolicy, SpilledLines};
 
 /// A typed stat value. The variant is part of the contract with xprof (e.g. `correlation_id`
 /// must be `U64`, `scope_range_id` must be `I64`).
@@ -33,6 +34,13 @@ pub struct PlaneBuilder {
     plane: XPlane,
     /// The lines added so far, each already encoded; written in order after fields 1–2.
     lines: Vec<FinishedLine>,
+    /// Their bytes as `lines` entries.
+    held: usize,
+    /// Where the lines go past a size (`spill`), once they do, and a failure to put them
+    /// there (reported when the plane is written).
+    spill_policy: Option<SpillPolicy>,
+    spill: Option<LineSpill>,
+    spill_error: Option<std::io::Error>,
     event_ids: HashMap<String, i64>,
     stat_ids: HashMap<String, i64>,
     last_event_id: i64,
@@ -48,11 +56,21 @@ impl PlaneBuilder {
                 ..Default::default()
             },
             lines: Vec::new(),
+            held: 0,
+            spill_policy: None,
+            spill: None,
+            spill_error: None,
             event_ids: HashMap::default(),
             stat_ids: HashMap::default(),
             last_event_id: 0,
             last_stat_id: 0,
         }
+    }
+
+    /// Lines past `policy.past` bytes go to a file in `policy.dir` (`xplane::spill`) instead
+    /// of memory; the plane's bytes are the same either way.
+    pub fn spill_lines(&mut self, policy: Option<SpillPolicy>) {
+        self.spill_policy = policy;
     }
 
     /// Id of the event metadata called `name`, created on first use.
@@ -164,7 +182,41 @@ impl PlaneBuilder {
     /// Adds a finished line (see [`LineBuilder::finish`]); its bytes are not copied again
     /// until they are written.
     pub fn add_line(&mut self, line: FinishedLine) {
+        if self.spill_error.is_some() {
+            return;
+        }
+        if let Some(spill) = &mut self.spill {
+            if let Err(e) = write_line_entry(&line, spill) {
+                self.spill_error = Some(e);
+            }
+            return;
+        }
+        self.held += entry_len(LINES_FIELD, line.encoded_len());
         self.lines.push(line);
+        let Some(policy) = self.spill_policy.as_ref().filter(|p| self.held > p.past) else {
+            return;
+        };
+        // Past the size: the lines so far go first, in order, then every later one.
+        match LineSpill::create(&policy.dir) {
+            Ok(mut spill) => {
+                for l in std::mem::take(&mut self.lines) {
+                    if let Err(e) = write_line_entry(&l, &mut spill) {
+                        self.spill_error = Some(e);
+                        return;
+                    }
+                }
+                self.held = 0;
+                self.spill = Some(spill);
+            }
+            // No file (a read-only or full directory): the lines stay in memory, as before.
+            Err(e) => {
+                crate::log_debug!(
+                    "the plane's lines stay in memory: no file in {}: {e}",
+                    policy.dir.display()
+                );
+                self.spill_policy = None;
+            }
+        }
     }
 
     pub fn finish(mut self) -> BuiltPlane {
@@ -175,12 +227,28 @@ impl PlaneBuilder {
             ..Default::default()
         };
         let (head, split) = around_repeated(&leading, self.plane);
+        let spilled = match (self.spill_error, self.spill.map(LineSpill::finish)) {
+            (Some(e), _) | (None, Some(Err(e))) => Err(std::sync::Arc::new(e)),
+            (None, Some(Ok(s))) => Ok(Some(s)),
+            (None, None) => Ok(None),
+        };
         BuiltPlane {
             head,
             split,
             lines: self.lines,
+            spilled,
         }
     }
+}
+
+/// Writes `line` as an `XPlane.lines` entry into `spill`.
+fn write_line_entry(line: &FinishedLine, spill: &mut LineSpill) -> std::io::Result<()> {
+    let mut head = Vec::with_capacity(16);
+    write_entry_head(LINES_FIELD, line.encoded_len(), &mut head)?;
+    spill.write(&head)?;
+    spill.write(&line.head[..line.split])?;
+    spill.write(&line.events)?;
+    spill.write(&line.head[line.split..])
 }
 
 /// The encoding of `leading` followed by the rest of `whole`'s fields, and where a repeated
@@ -217,22 +285,34 @@ fn write_entry_head(field: u32, len: usize, w: &mut impl std::io::Write) -> std:
 
 /// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
 /// its lines, each encoded.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct BuiltPlane {
     head: Vec<u8>,
     split: usize,
     lines: Vec<FinishedLine>,
+    /// The lines set aside in a file (`xplane::spill`; then `lines` is empty), or why they
+    /// could not all be: the plane is then not written.
+    spilled: Result<Option<SpilledLines>, std::sync::Arc<std::io::Error>>,
 }
 
 impl BuiltPlane {
     /// Length of the plane's encoding (what `XPlane::encoded_len` gives with its lines).
     pub fn encoded_len(&self) -> usize {
         self.head.len()
+            + self.spilled_bytes()
             + self
                 .lines
                 .iter()
                 .map(|l| entry_len(LINES_FIELD, l.encoded_len()))
                 .sum::<usize>()
+    }
+
+    /// Bytes of lines set aside in a file (`xplane::spill`), 0 when held in memory.
+    pub fn spilled_bytes(&self) -> usize {
+        match &self.spilled {
+            Ok(Some(s)) => s.bytes(),
+            _ => 0,
+        }
     }
 
     /// Writes the plane as an entry of `XSpace.planes` (a file is its planes one after the
@@ -245,7 +325,19 @@ impl BuiltPlane {
     /// Writes the bytes `XPlane::encode` gives for the plane with its lines: fields 1–2 (id,
     /// name), the lines (field 3), then fields 4–6, so the file is the same byte for byte.
     pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        let spilled = match &self.spilled {
+            Ok(s) => s.as_ref(),
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    e.kind(),
+                    format!("setting the plane's lines aside failed: {e}"),
+                ))
+            }
+        };
         w.write_all(&self.head[..self.split])?;
+        if let Some(s) = spilled {
+            s.copy_to(w)?;
+        }
         for l in &self.lines {
             write_entry_head(LINES_FIELD, l.encoded_len(), w)?;
             l.write_to(w)?;
@@ -785,7 +877,8 @@ mod tests {
         let built = p.finish();
         let mut bytes = Vec::new();
         built.write_to(&mut bytes).unwrap();
-        let plane = built.clone().into_xplane();
+        assert_eq!(built.encoded_len(), bytes.len());
+        let plane = built.into_xplane();
         assert_eq!(plane.lines.len(), 3);
         assert_eq!(plane.lines[2].events[0].duration_ps, 5);
         assert_eq!(
@@ -793,7 +886,6 @@ mod tests {
             plane.encode_to_vec(),
             "same bytes as the whole message"
         );
-        assert_eq!(built.encoded_len(), bytes.len());
     }
 
     #[test]

@@ -172,8 +172,11 @@ impl std::error::Error for ReadError {
 /// holds the whole XSpace or its whole encoding. A repeated field may be written as separate
 /// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
+    // The largest planes' lines wait in a file beside the output while their plane is built.
+    let spill = super::spill::SpillPolicy::in_dir(layout.run_dir());
     write_atomically(layout, |f| {
-        let mut rest = super::space::build_planes(trace, |plane| plane.write_entry(f))?;
+        let mut rest =
+            super::space::build_planes_spilling(trace, Some(&spill), |plane| plane.write_entry(f))?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
     })
@@ -272,7 +275,7 @@ fn remove_stale_xprof_caches(dir: &Path, host: &str) {
     }
 }
 
-fn unique_suffix() -> u128 {
+pub(crate) fn unique_suffix() -> u128 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

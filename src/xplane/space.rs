@@ -15,6 +15,7 @@ use super::builder::{
 use super::deps::AnchorFeed;
 use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XSpace, XStat};
+use super::spill::SpillPolicy;
 use super::stats as s;
 use crate::model::{
     AnchorPlace, Annotation, CopyDirection, Counters, Device, DeviceEventKind, DeviceLine,
@@ -47,6 +48,17 @@ pub fn build_xspace(trace: &Trace) -> XSpace {
 /// `build_xspace` lists them, so the bytes are the same either way.
 pub fn build_planes<E>(
     trace: &Trace,
+    sink: impl FnMut(BuiltPlane) -> Result<(), E>,
+) -> Result<XSpace, E> {
+    build_planes_spilling(trace, None, sink)
+}
+
+/// As [`build_planes`], the host and device planes' lines set aside in a file past a size
+/// (`spill`, see `xplane::spill`) while each plane is built: the same bytes, the writer's peak
+/// one line instead of the largest plane.
+pub fn build_planes_spilling<E>(
+    trace: &Trace,
+    spill: Option<&SpillPolicy>,
     mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
     let base = Timebase::new(trace);
@@ -54,9 +66,9 @@ pub fn build_planes<E>(
     let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
 
-    sink(host_plane(trace, &base, &copies, &anchors))?;
+    sink(host_plane(trace, &base, &copies, &anchors, spill))?;
     for d in &trace.devices {
-        sink(device_plane(d, &base, &launched, &anchors))?;
+        sink(device_plane(d, &base, &launched, &anchors, spill))?;
     }
     if let Some(p) = scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
@@ -191,9 +203,11 @@ fn host_plane(
     base: &Timebase,
     copies: &CorrMap<&MemcpyInfo>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
+    spill: Option<&SpillPolicy>,
 ) -> BuiltPlane {
     let syncs = super::deps::sync_index(trace);
     let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
+    plane.spill_lines(spill.cloned());
     let mut cache = EventCache::default();
     let mut ids = StatIds::default();
     let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
@@ -365,11 +379,13 @@ fn device_plane(
     base: &Timebase,
     launched: &CorrMap<()>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
+    spill: Option<&SpillPolicy>,
 ) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(
         i64::from(d.ordinal),
         format!("{}{}", s::GPU_PLANE_PREFIX, d.ordinal),
     );
+    plane.spill_lines(spill.cloned());
     add_device_caps(&mut plane, d);
     let mut lines: Vec<_> = d.lines.iter().collect();
     lines.sort_by_key(|l| l.id);
