@@ -321,19 +321,23 @@ pub struct SyncCall {
     pub event: u64,
     /// `N` of the `Stream #N` line of the stream argument (the consumer for waits; the null
     /// stream is `Some`), when the call has one and its device is known.
-    pub stream: Option<i64>,
+    pub stream: Option<i32>,
     /// GPU plane of that stream.
-    pub device: Option<u32>,
+    pub device: Option<u16>,
     /// The record this wait resolved to.
     pub resolved: Option<ResolvedWait>,
 }
 
+/// (Stream numbers in 32 bits, planes in 16, a resolved record's id nonzero: a program that
+/// synchronizes every step has a sync call per few launches — 1.46 M on the MaxText-sized
+/// run — and all of them are held from the join's dependency pass, its peak there, to the
+/// end of the write; at 80 B each they were a ninth of that peak.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResolvedWait {
-    pub record_correlation_id: u64,
+    pub record_correlation_id: std::num::NonZeroU64,
     /// `N` of the recording stream's line.
-    pub stream: Option<i64>,
-    pub device: Option<u32>,
+    pub stream: Option<i32>,
+    pub device: Option<u16>,
 }
 
 /// A point where a dependency arrow starts or ends.
@@ -383,5 +387,6 @@ mod tests {
     fn joined_events_stay_at_their_size() {
         assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
         assert_eq!(std::mem::size_of::<HostEvent>(), 80);
+        assert_eq!(std::mem::size_of::<SyncCall>(), 56);
     }
 }

@@ -69,7 +69,7 @@ pub fn add_sync_stats(plane: &mut PlaneBuilder, call: Option<&&SyncCall>, stats:
     let Some(c) = call else { return };
     let stream = |plane: &mut PlaneBuilder, stats: &mut StatBytes| {
         if let Some(n) = c.stream {
-            plane.put(stats, HIP_STREAM, StatValue::I64(n));
+            plane.put(stats, HIP_STREAM, StatValue::I64(i64::from(n)));
         }
     };
     match c.kind {
@@ -83,12 +83,12 @@ pub fn add_sync_stats(plane: &mut PlaneBuilder, call: Option<&&SyncCall>, stats:
             plane.put(stats, WAIT_ON_HIP_EVENT_ID, StatValue::U64(c.event));
             if let Some(r) = c.resolved {
                 if let Some(n) = r.stream {
-                    plane.put(stats, WAIT_ON_STREAM, StatValue::I64(n));
+                    plane.put(stats, WAIT_ON_STREAM, StatValue::I64(i64::from(n)));
                 }
                 plane.put(
                     stats,
                     WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
-                    StatValue::U64(r.record_correlation_id),
+                    StatValue::U64(r.record_correlation_id.get()),
                 );
             }
         }
@@ -236,7 +236,7 @@ mod tests {
                 stream: Some(2),
                 device: Some(0),
                 resolved: Some(ResolvedWait {
-                    record_correlation_id: 4,
+                    record_correlation_id: std::num::NonZeroU64::new(4).unwrap(),
                     stream: Some(1),
                     device: Some(0),
                 }),
