@@ -40,7 +40,7 @@ inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when 
 events=$(grep -oE '^join +[0-9]+ events' "$work/bench.log" | awk '{print $2}')
 records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/storm.log" | awk '{print $1}')
 python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane::model::join::join')" \
-  "$(inclusive "$work/bench.out" 'rocprof_xplane::xplane::space::build_planes')" \
+  "$(inclusive "$work/bench.out" 'rocprof_xplane::xplane::space::build_planes(_spilling)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::entry::tool_finalize')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::model::join::join')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace')" <<'PY'

@@ -46,17 +46,9 @@ const MAX_DENSE: u64 = 1 << 28;
 impl<V> CorrMap<V> {
     /// A map dense over `lo..=hi` when about `expected` ids of that range will be stored.
     pub fn for_range(range: Option<(u64, u64)>, expected: usize) -> Self {
-        let Some((lo, hi)) = range.filter(|(lo, hi)| lo <= hi) else {
+        let Some((lo, n)) = dense_span(range, expected, MAX_SPREAD, 4096) else {
             return Self::default();
         };
-        let n = hi - lo + 1;
-        let limit = MAX_SPREAD
-            .saturating_mul(expected as u64)
-            .saturating_add(4096)
-            .min(MAX_DENSE);
-        if n > limit {
-            return Self::default();
-        }
         CorrMap {
             base: lo,
             span: n,
@@ -182,17 +174,9 @@ const BITS_PER_MEMBER: u64 = 64;
 impl IdSet {
     /// A set dense over `lo..=hi` when about `expected` ids will be members.
     pub fn for_range(range: Option<(u64, u64)>, expected: usize) -> Self {
-        let Some((lo, hi)) = range.filter(|(lo, hi)| lo <= hi) else {
+        let Some((lo, n)) = dense_span(range, expected, BITS_PER_MEMBER, 1 << 16) else {
             return Self::default();
         };
-        let n = hi - lo + 1;
-        let limit = BITS_PER_MEMBER
-            .saturating_mul(expected as u64)
-            .saturating_add(1 << 16)
-            .min(MAX_DENSE);
-        if n > limit {
-            return Self::default();
-        }
         IdSet {
             base: lo,
             bits: vec![0; n.div_ceil(64) as usize],
@@ -222,6 +206,23 @@ impl IdSet {
             None => self.spill.contains(&k),
         }
     }
+}
+
+/// The start and length of `range` (`lo..=hi`) when a table over it pays for about
+/// `expected` entries: at most `per_entry` ids each, plus `slack`, and never past `MAX_DENSE`.
+fn dense_span(
+    range: Option<(u64, u64)>,
+    expected: usize,
+    per_entry: u64,
+    slack: u64,
+) -> Option<(u64, u64)> {
+    let (lo, hi) = range.filter(|(lo, hi)| lo <= hi)?;
+    let n = hi - lo + 1;
+    let limit = per_entry
+        .saturating_mul(expected as u64)
+        .saturating_add(slack)
+        .min(MAX_DENSE);
+    (n <= limit).then_some((lo, n))
 }
 
 /// The smallest and largest non-zero id of `ids` (`None` when there is none).
