@@ -957,8 +957,8 @@ fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<u16> {
 /// queues, so without long sorted runs) took the stress run's join from 730–810 ms to
 /// 540–570 ms. When a record's time since the first and its position fit together in 64 bits
 /// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
-/// `(time, position)` pair at the top of the kernels pass, and a third fewer instructions
-/// sorting them. The positions are kept as `u32` (4 bytes per record while the join runs).
+/// `(time, position)` pair while they are sorted, compared as plain integers. The positions
+/// are kept as `u32` (4 bytes per record while the join runs).
 fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     times: impl Fn() -> I,
     rest_at: impl Fn(usize) -> K,
@@ -1710,7 +1710,7 @@ mod tests {
             .collect();
         assert_eq!(ordered, stable);
         // Both paths: times that pack with their positions into 64 bits, and times too far
-        // apart for it (a day-long span in ns and 2^40 positions would not fit).
+        // apart for it (here one time near 2^64, which leaves the positions no room).
         let mut x = 0x1234_5678_9abc_def1u64;
         for far in [false, true] {
             let items: Vec<(u64, u8, u32)> = (0..3_000u32)
