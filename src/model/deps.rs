@@ -150,25 +150,12 @@ pub fn resolve_dependencies(
     let mut calls = Vec::with_capacity(syncs.len());
     // At most one arrow per wait: room for them once (grown by doubling, the MaxText-sized
     // run's arrows kept 33 MB of unused room from the join's peak to the end of the write).
-    let mut flows = Vec::with_capacity(
-        syncs
-            .iter()
-            .filter(|s| {
-                matches!(
-                    s.kind,
-                    SyncKind::StreamWaitEvent | SyncKind::EventSynchronize
-                )
-            })
-            .count(),
-    );
+    let mut flows = Vec::with_capacity(syncs.iter().filter(|s| s.kind.draws_arrow()).count());
     for s in syncs {
         let plane = (i.plane_of)(s.device);
         let key = stream_key(s.stream, s.stream_seq);
         let number = plane.and_then(|p| i.streams.number(p, key));
-        let waits_on_event = matches!(
-            s.kind,
-            SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery
-        );
+        let waits_on_event = s.kind.waits_on_event();
         let producer = if waits_on_event {
             i.producers.resolve(s.event, s.correlation_id).map(|mut p| {
                 if let Some((d, seq)) = i.creations.at(p.stream, p.correlation_id) {
@@ -206,7 +193,7 @@ pub fn resolve_dependencies(
             resolved,
         });
         // Queries do not wait: no arrow.
-        let Some(p) = producer.filter(|_| s.kind != SyncKind::EventQuery) else {
+        let Some(p) = producer.filter(|_| s.kind.draws_arrow()) else {
             continue;
         };
         let pkey = stream_key(p.stream, p.stream_seq);

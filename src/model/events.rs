@@ -460,6 +460,20 @@ impl SyncKind {
                 | SyncKind::StreamQuery
         )
     }
+
+    /// Whether the call waits on a HIP event: resolved to the latest record of that event
+    /// before it.
+    pub fn waits_on_event(self) -> bool {
+        matches!(
+            self,
+            SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery
+        )
+    }
+
+    /// Whether a resolved wait draws a dependency arrow (a query does not wait).
+    pub fn draws_arrow(self) -> bool {
+        self.waits_on_event() && self != SyncKind::EventQuery
+    }
 }
 
 /// Arguments of a synchronization call, read at its entry.

@@ -241,14 +241,10 @@ impl PlaneBuilder {
     }
 }
 
-/// Writes `line` as an `XPlane.lines` entry into `spill`.
-fn write_line_entry(line: &FinishedLine, spill: &mut LineSpill) -> std::io::Result<()> {
-    let mut head = Vec::with_capacity(16);
-    write_entry_head(LINES_FIELD, line.encoded_len(), &mut head)?;
-    spill.write(&head)?;
-    spill.write(&line.head[..line.split])?;
-    spill.write(&line.events)?;
-    spill.write(&line.head[line.split..])
+/// Writes `line` as an `XPlane.lines` entry (the output's, or a plane's set-aside file).
+fn write_line_entry(line: &FinishedLine, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    write_entry_head(LINES_FIELD, line.encoded_len(), w)?;
+    line.write_to(w)
 }
 
 /// The encoding of `leading` followed by the rest of `whole`'s fields, and where a repeated
@@ -339,8 +335,7 @@ impl BuiltPlane {
             s.copy_to(w)?;
         }
         for l in &self.lines {
-            write_entry_head(LINES_FIELD, l.encoded_len(), w)?;
-            l.write_to(w)?;
+            write_line_entry(l, w)?;
         }
         w.write_all(&self.head[self.split..])
     }

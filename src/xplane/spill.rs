@@ -74,18 +74,24 @@ impl LineSpill {
         })
     }
 
-    /// Appends `bytes` (whole line entries).
-    pub fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.out.write_all(bytes)?;
-        self.bytes += bytes.len();
-        Ok(())
-    }
-
     /// The file, flushed, for reading back.
     pub fn finish(self) -> io::Result<SpilledLines> {
         let bytes = self.bytes;
         let file = self.out.into_inner().map_err(|e| e.into_error())?;
         Ok(SpilledLines { file, bytes })
+    }
+}
+
+/// Whole line entries are written into it (`builder`'s `write_line_entry`), counted.
+impl Write for LineSpill {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(bytes)?;
+        self.bytes += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 }
 
