@@ -244,4 +244,15 @@ fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
         over < largest / 2,
         "the writer held {over} B beyond the trace for a largest plane of {largest} B"
     );
+    // The same trace with its lines held in memory, for comparison.
+    let (_, before, peak, _) = measured(|| {
+        rocprof_xplane::xplane::build_planes(&trace, |_| Ok::<(), std::convert::Infallible>(()))
+            .unwrap()
+    });
+    let held = peak - before;
+    println!(
+        "… with the lines held: peak {held} B over the trace ({:.2}× the plane)",
+        held as f64 / largest as f64
+    );
+    assert!(over < held / 2, "set aside {over} B, held {held} B");
 }

@@ -415,3 +415,65 @@ fn planes_whose_lines_were_set_aside_are_the_same_bytes() {
     };
     assert_eq!(encode(Some(&nowhere)), (want, 0));
 }
+
+/// Hostile text through the set-aside lines: empty, non-ASCII and 10 KB event, thread and line
+/// names, the file made in a directory whose name is not ASCII. The planes are the same bytes
+/// as encoded in memory, read back whole, and no host line holds partially overlapping events.
+#[test]
+fn hostile_names_through_set_aside_lines() {
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    let (mut trace, _) = common::synthetic_trace();
+    let long = "ü".repeat(5_000); // 10 KB
+    let names = ["", "é日本🚀\u{200b}\"\\\n", long.as_str()];
+    for (k, t) in trace.host_threads.iter_mut().enumerate() {
+        t.name = names[k % names.len()].to_string();
+        for (i, e) in t.events.iter_mut().enumerate() {
+            e.name = Arc::from(names[i % names.len()]);
+        }
+    }
+    for (k, l) in trace
+        .devices
+        .iter_mut()
+        .flat_map(|d| &mut d.lines)
+        .enumerate()
+    {
+        l.name = names[k % names.len()].to_string();
+    }
+    let want = build_xspace(&trace);
+    let root = tempfile::tempdir().unwrap();
+    let dir = root.path().join("répertoire 日本");
+    std::fs::create_dir(&dir).unwrap();
+    let spill = SpillPolicy {
+        dir: dir.clone(),
+        past: 0,
+    };
+    let mut out = Vec::new();
+    let mut set_aside = 0;
+    let rest = rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), |p| {
+        set_aside += p.spilled_bytes();
+        p.write_entry(&mut out)
+    })
+    .unwrap();
+    out.extend(rest.encode_to_vec());
+    assert!(set_aside > long.len(), "the lines went to the file");
+    assert_eq!(out, want.encode_to_vec());
+    let back = rocprof_xplane::xplane::proto::XSpace::decode(out.as_slice()).unwrap();
+    let host = plane(&back, "/host:CPU");
+    let named: Vec<&str> = host
+        .event_metadata
+        .values()
+        .map(|m| m.name.as_str())
+        .collect();
+    for n in names {
+        assert!(named.contains(&n), "{:.40} missing", n);
+    }
+    // The host lines, whose names and events the hostile text went into, nest. (The
+    // fixture's device lines hold kernels that overlap by construction: it is a hand-made
+    // trace, not one the join made from a stream's in-order work.)
+    let host_only = rocprof_xplane::xplane::proto::XSpace {
+        planes: vec![host.clone()],
+        ..Default::default()
+    };
+    support::xspace::assert_lines_nest(&host_only, "hostile names");
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file left");
+}

@@ -248,3 +248,43 @@ fn processes_of_one_job_are_hosts_of_one_run() {
             .contains(&Value::from(format!("{h} /device:GPU:1"))));
     }
 }
+
+/// A file whose planes were too large to hold while built (their lines set aside in a file,
+/// `xplane::spill`, past 4 MiB) opens in real xprof like any other: 150,000 launches make a
+/// host plane and a device plane past that size, and xprof counts every dispatch.
+#[test]
+fn xprof_reads_planes_whose_lines_were_set_aside() {
+    if !support::xprof::available() {
+        return;
+    }
+    let n = 150_000;
+    let trace = common::launches(n);
+    let dir = tempfile::tempdir().unwrap();
+    let layout = OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: "2026_11_26_00_00_00".into(),
+        host: process_host_name("spillhost", 7),
+    };
+    let planes_past_the_size = {
+        let mut big = 0;
+        rocprof_xplane::xplane::build_planes(&trace, |p| {
+            big += usize::from(p.encoded_len() > rocprof_xplane::xplane::spill::SPILL_PAST);
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap();
+        big
+    };
+    assert_eq!(
+        planes_past_the_size, 2,
+        "host and device planes are set aside"
+    );
+    let path = write_xspace(&trace, &layout).unwrap();
+    let s = support::xprof::summary(&path, &layout.file_host());
+    assert_eq!(
+        s["errors"],
+        serde_json::json!({}),
+        "xprof conversion errors"
+    );
+    let occ = support::xprof::occurrences(&s["kernel_stats"]);
+    assert_eq!(occ.values().sum::<u64>(), n, "{occ:?}");
+}
