@@ -15,9 +15,10 @@ use std::time::Instant;
 use rocprof_xplane::decode::{decode_batch, BufferKinds};
 use rocprof_xplane::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
+    MarkerSpan,
 };
 use rocprof_xplane::model::join::join;
-use rocprof_xplane::model::{Annotation, Trace};
+use rocprof_xplane::model::Trace;
 use rocprof_xplane::sdk::Abi;
 use rocprof_xplane::store::EventStore;
 use rocprof_xplane::xplane::{build_planes, write_xspace, OutputLayout};
@@ -452,28 +453,45 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
     }
     let mut t_ns = 0;
     let mut kernels = Vec::new();
-    // A step-sized roctx context (two levels, an XLA-style `name#k=v#` inner level and a
-    // scope id) shared by 16 launches, as a training step's launches share one.
-    let mut annotation = None;
+    // A step-sized roctx context (two levels, an XLA-style `name#k=v#` inner level) around
+    // every 16 launches, as a training step's launches share one: the two ranges' spans, and
+    // each launch's innermost scope as the capture at API entry keeps it. Scope ids are the
+    // pushes' correlation ids, above the launches' here.
+    let mut open: Option<(u64, i64, u64)> = None;
+    let close = |c: &mut Collected, (step, inner, start): (u64, i64, u64), end: u64| {
+        let span = |label: String, scope: i64, parent: i64| MarkerSpan {
+            label: Arc::from(label),
+            thread_id: 7,
+            open_correlation_id: scope as u64,
+            close_correlation_id: scope as u64 + 2,
+            start_ns: start,
+            end_ns: end,
+            scope_id: scope,
+            parent_scope_id: parent,
+            ..MarkerSpan::default()
+        };
+        c.markers
+            .push(span(format!("train_step {step}"), inner - 1, 0));
+        c.markers.push(span(
+            format!(
+                "fusion.{}#hlo_op=fusion.{},program_id=7#",
+                step % 40,
+                step % 40
+            ),
+            inner,
+            inner - 1,
+        ));
+    };
     for corr in 1..=launches {
         if corr % 16 == 1 {
+            if let Some(step) = open.take() {
+                close(&mut c, step, t_ns);
+            }
             let step = corr / 16;
-            annotation = Some(Arc::new(Annotation {
-                stack: vec![
-                    Arc::from(format!("train_step {step}")),
-                    Arc::from(format!(
-                        "fusion.{}#hlo_op=fusion.{},program_id=7#",
-                        step % 40,
-                        step % 40
-                    )),
-                ]
-                .into(),
-                scope_range_id: step as i64 + 1,
-                external_ids: vec![],
-            }));
+            open = Some((step, (launches + 4 * step + 2) as i64, t_ns));
         }
-        if let Some(a) = &annotation {
-            c.annotations.push((corr, a.clone()));
+        if let Some((_, inner, _)) = open {
+            c.scopes.push((corr, inner));
         }
         let graph = corr % 16 == 0;
         c.api.push(ApiRecord {
@@ -530,8 +548,11 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
             w.swap(i, (x % (i as u64 + 1)) as usize);
         }
     }
+    if let Some(step) = open.take() {
+        close(&mut c, step, t_ns);
+    }
     c.api.reverse();
     c.kernels = kernels.into();
-    let events = c.api.len() + c.kernels.len() + c.copies.len();
+    let events = c.api.len() + c.kernels.len() + c.copies.len() + c.markers.len();
     (c, events)
 }

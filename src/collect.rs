@@ -85,7 +85,7 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
             + c.copies.iter().filter(|k| k.external_id != 0).count()
     );
     let drained = capture::drain_all(stop_boottime_ns, cut == Cut::Window);
-    c.annotations = drained.annotations;
+    c.scopes = drained.scopes;
     c.calls = drained.calls;
     c.syncs = drained.syncs;
     c.memory = drained.memory;
@@ -100,8 +100,8 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
     };
     c.markers = drained.markers;
     log_debug!(
-        "captured {} annotations, {} launch/copy facts, {} sync facts, {} marker spans",
-        c.annotations.len(),
+        "captured {} annotation scopes, {} launch/copy facts, {} sync facts, {} marker spans",
+        c.scopes.len(),
         c.calls.len(),
         c.syncs.len(),
         c.markers.len()

@@ -174,6 +174,52 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
     );
 }
 
+/// A roctx range around every call (the 200 k-launch storm's shape: push, two launches, pop),
+/// through the marker callbacks' own path: nothing is allocated per range once the thread's
+/// chunks have room. Until the eighth session each push allocated the call's annotation (a
+/// 64 B `Arc`, held to the end), which this counts as one allocation per range.
+#[test]
+fn a_range_around_every_call_allocates_nothing_per_range() {
+    use rocprof_xplane::capture::markers::{on_marker, MarkerCall};
+    use rocprof_xplane::capture::{with_current, MarkerOp};
+    std::thread::spawn(|| {
+        let tid = 4242;
+        let mut corr = 0u64;
+        let mut step = |n: u64| {
+            for _ in 0..n {
+                let call = |op, enter, corr, label| MarkerCall {
+                    op,
+                    enter,
+                    thread_id: tid,
+                    correlation_id: corr,
+                    timestamp_ns: corr * 10,
+                    label,
+                    stop_id: 0,
+                    start_retval: 0,
+                };
+                corr += 4;
+                on_marker(&call(MarkerOp::RangePush, true, corr, Some("step")));
+                with_current(tid, |t| {
+                    t.capture_at_api_enter(corr + 1);
+                    t.capture_at_api_enter(corr + 2);
+                });
+                on_marker(&call(MarkerOp::RangePop, false, corr + 3, None));
+            }
+        };
+        // The thread's registration, its label and its first chunks (doubling from 16 to
+        // 1,024 entries).
+        let warm = allocations_in(|| step(1008));
+        assert!(warm <= 40, "{warm} allocations for the first ranges");
+        let hot = allocations_in(|| step(512));
+        assert!(
+            hot <= 3,
+            "{hot} allocations for 512 ranges of two calls each: a chunk per 1,024 entries"
+        );
+    })
+    .join()
+    .unwrap();
+}
+
 /// Building and encoding the planes allocates nothing per event: events and their stats are
 /// written straight to the line's bytes, which grow by doubling or to their announced count.
 /// Before this guard, every event built a vector of stat structs (at least one allocation per

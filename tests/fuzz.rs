@@ -16,9 +16,8 @@ use std::sync::Arc;
 
 use prost::Message;
 use rocprof_xplane::decode::{decode_batch, BufferKinds};
-use rocprof_xplane::model::events::{AgentInfo, AgentType, Collected, KernelSymbol};
+use rocprof_xplane::model::events::{AgentInfo, AgentType, Collected, KernelSymbol, MarkerSpan};
 use rocprof_xplane::model::join::join;
-use rocprof_xplane::model::Annotation;
 use rocprof_xplane::sdk::Abi;
 use rocprof_xplane::store::EventStore;
 use rocprof_xplane::xplane::annotation::{parse_annotation, MAX_KEYS};
@@ -209,20 +208,27 @@ fn decode_pipeline(input: &[u8]) -> u64 {
     }
     col.symbols = symbols;
     let ids: Vec<u64> = col.api.iter().map(|a| a.correlation_id).take(8).collect();
+    // Ranges whose scope and parent ids come from the input: repeats, self-parents and
+    // cycles included (the capture never makes those; the join must still end).
+    let byte = |i: usize| i64::from(input.get(i).copied().unwrap_or(0));
     for (i, id) in ids.into_iter().enumerate() {
         let text = String::from_utf8_lossy(&input[..input.len().min(8 * (i + 1))]).into_owned();
-        col.annotations.push((
-            id,
-            Arc::new(Annotation {
-                stack: vec![
-                    Arc::from(text.as_str()),
-                    Arc::from("XlaModule:#hlo_module=m#"),
-                ]
-                .into(),
-                scope_range_id: i as i64,
-                external_ids: vec![id],
-            }),
-        ));
+        let (outer, inner) = (1 + byte(i) % 8, 1 + byte(i + 1) % 8);
+        let span = |label: &str, scope: i64, parent: i64| MarkerSpan {
+            label: Arc::from(label),
+            thread_id: id % 3,
+            open_correlation_id: scope as u64,
+            close_correlation_id: id,
+            start_ns: 600 + i as u64,
+            end_ns: 700 + i as u64,
+            scope_id: scope,
+            parent_scope_id: parent,
+            ..MarkerSpan::default()
+        };
+        col.markers.push(span(&text, outer, byte(i + 2) % 9));
+        col.markers
+            .push(span("XlaModule:#hlo_module=m#", inner, outer));
+        col.scopes.push((id, inner));
     }
     let trace = join(col);
     let space = build_xspace(&trace);

@@ -78,7 +78,7 @@ fn close_range(s: &mut ThreadState, range: Option<ProcessRange>, call: &MarkerCa
         crate::window::on_range_closed(&r.label);
     }
     match range {
-        Some(r) => s.markers.push(MarkerSpan {
+        Some(r) => s.keep_span(MarkerSpan {
             label: r.label,
             thread_id: r.thread_id,
             open_correlation_id: r.correlation_id,
@@ -100,7 +100,7 @@ pub fn on_marker(call: &MarkerCall<'_>) {
         (MarkerOp::Mark, true) => {
             with_current(call.thread_id, |s| {
                 let label = s.intern_label(call.label);
-                s.markers.push(MarkerSpan {
+                s.keep_span(MarkerSpan {
                     label,
                     thread_id: call.thread_id,
                     open_correlation_id: call.correlation_id,
@@ -278,12 +278,11 @@ mod tests {
         assert_eq!(ids("inner"), (2, 1, false, false));
         assert_eq!(ids("job"), (0, 0, true, false));
         assert_eq!(ids("tick"), (0, 0, false, false));
-        assert_eq!(
-            d.annotations[0].1.scope_range_id, 2,
-            "innermost at the HIP call"
-        );
-        assert_eq!(d.annotations.len(), 1);
-        let stack: Vec<&str> = d.annotations[0].1.stack.iter().map(|s| &**s).collect();
-        assert_eq!((d.annotations[0].0, stack), (3, vec!["outer", "inner"]));
+        assert_eq!(d.scopes, [(3, 2)], "innermost at the HIP call");
+        // The whole stack at the call is that scope's chain in the spans.
+        let mut stacks = crate::model::annotations::ScopeStacks::new(&d.markers, None);
+        let a = stacks.annotation(2).unwrap();
+        let stack: Vec<&str> = a.stack.iter().map(|s| &**s).collect();
+        assert_eq!((a.scope_range_id, stack), (2, vec!["outer", "inner"]));
     }
 }

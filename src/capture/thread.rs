@@ -8,7 +8,6 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
-use crate::model::Annotation;
 use crate::store::chunked::THREAD_CHUNK;
 use crate::store::sinks::lock;
 use crate::store::{ChunkedVec, PackedVec, Sinks};
@@ -23,6 +22,52 @@ pub struct OpenRange {
     pub scope_id: i64,
     /// Scope id of the range it was pushed inside (0 = outermost).
     pub parent_scope_id: i64,
+}
+
+/// A roctx push/pop range or mark as its thread holds it until the drain: the thread is the
+/// store's, and a range's scope id is its push's correlation id, so neither is kept (64 B where
+/// a `MarkerSpan` is 80; a program that ranges every call holds one per few records). Ranges
+/// that do not fit (a start/stop range, one whose push had no usable id) are kept whole.
+#[derive(Debug, Clone)]
+pub struct ThreadSpan {
+    pub label: Arc<str>,
+    pub open_correlation_id: u64,
+    pub close_correlation_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub parent_scope_id: i64,
+    /// A mark (no scope), else a push/pop range.
+    pub instant: bool,
+}
+
+impl ThreadSpan {
+    fn into_span(self, thread_id: u64) -> MarkerSpan {
+        let ThreadSpan {
+            label,
+            open_correlation_id,
+            close_correlation_id,
+            start_ns,
+            end_ns,
+            parent_scope_id,
+            instant,
+        } = self;
+        MarkerSpan {
+            label,
+            thread_id,
+            open_correlation_id,
+            close_correlation_id,
+            start_ns,
+            end_ns,
+            instant,
+            scope_id: if instant {
+                0
+            } else {
+                open_correlation_id as i64
+            },
+            parent_scope_id,
+            ..MarkerSpan::default()
+        }
+    }
 }
 
 /// Stack depth kept inline: deeper stacks (rare) spill to the heap.
@@ -72,21 +117,20 @@ pub struct ThreadState {
     pub thread_id: u64,
     /// Open push/pop ranges, outermost first: this is the annotation stack.
     pub stack: SmallVec<[OpenRange; INLINE_DEPTH]>,
-    /// Snapshot of `stack` shared by every event captured until the stack changes, so a
-    /// capture costs one `Arc` clone rather than a vector copy.
-    cached: Option<Arc<Annotation>>,
-    dirty: bool,
-    /// The label list of the last snapshot: a range pushed again under the same labels (a
-    /// training step's `step`, every iteration) shares it instead of copying it.
-    labels: Option<Arc<[Arc<str>]>>,
     /// Labels this thread pushed lately, so that a label pushed again is the same `Arc`
-    /// (no allocation per push; the list above is then recognised by pointer).
+    /// (no allocation per push; the join then shares label lists by pointer).
     recent_labels: SmallVec<[Arc<str>; RECENT_LABELS]>,
     /// Where the next new label goes in `recent_labels` once it is full (round robin).
     next_label: usize,
-    /// Annotation context at API entry, keyed by internal correlation id.
-    pub annotations: ChunkedVec<(u64, Arc<Annotation>), THREAD_CHUNK>,
-    pub markers: ChunkedVec<MarkerSpan, THREAD_CHUNK>,
+    /// The innermost open range's scope id at each API entry, keyed by internal correlation
+    /// id: the stack is that scope's chain of parents, which the spans record, so the join
+    /// rebuilds it once per scope (`model::annotations::ScopeStacks`) and a push allocates
+    /// nothing here (a snapshot per push was 64 B a range, held to the end).
+    pub scopes: ChunkedVec<(u64, i64), THREAD_CHUNK>,
+    /// This thread's closed ranges and its marks …
+    pub spans: ChunkedVec<ThreadSpan, THREAD_CHUNK>,
+    /// … and those that do not fit a `ThreadSpan` (rare).
+    pub other_spans: Vec<MarkerSpan>,
     /// Pops with no matching push on this thread.
     pub unmatched_pops: u64,
 }
@@ -98,51 +142,10 @@ impl ThreadState {
         r.scope_id = scope_id_for(r.correlation_id);
         r.parent_scope_id = self.stack.last().map_or(0, |p| p.scope_id);
         self.stack.push(r);
-        self.dirty = true;
     }
 
     pub fn pop_range(&mut self) -> Option<OpenRange> {
-        let r = self.stack.pop();
-        if r.is_some() {
-            self.dirty = true;
-        }
-        r
-    }
-
-    /// The current annotation, or `None` when nothing is pushed.
-    pub fn annotation(&mut self) -> Option<Arc<Annotation>> {
-        if self.dirty {
-            self.dirty = false;
-            self.cached = if self.stack.is_empty() {
-                None
-            } else {
-                Some(Arc::new(Annotation {
-                    stack: self.label_list(),
-                    scope_range_id: self.stack.last().map_or(0, |r| r.scope_id),
-                    external_ids: Vec::new(),
-                }))
-            };
-        }
-        self.cached.clone()
-    }
-
-    /// The labels of the open ranges: the previous list again when they are the same `Arc`s.
-    fn label_list(&mut self) -> Arc<[Arc<str>]> {
-        if let Some(prev) = &self.labels {
-            // A list longer than the bound has a "…n levels…" entry of its own: rebuilt.
-            let same = prev.len() == self.stack.len()
-                && self.stack.len() <= crate::model::annotations::MAX_LEVELS
-                && prev
-                    .iter()
-                    .zip(&self.stack)
-                    .all(|(a, r)| Arc::ptr_eq(a, &r.label));
-            if same {
-                return prev.clone();
-            }
-        }
-        let list = crate::model::annotations::bounded_stack(&self.stack, |r| &r.label);
-        self.labels = Some(list.clone());
-        list
+        self.stack.pop()
     }
 
     /// `label` (empty when absent) as an `Arc` this thread already holds for the same text,
@@ -162,10 +165,34 @@ impl ThreadState {
         l
     }
 
-    /// Records the annotation context of an API call at its entry.
+    /// Keeps a closed range or a mark: compact when it is this thread's push/pop range (its
+    /// scope id its push's correlation id) or a mark.
+    pub fn keep_span(&mut self, m: MarkerSpan) {
+        let scope_implied = if m.instant {
+            m.scope_id == 0 && m.parent_scope_id == 0
+        } else {
+            m.scope_id > 0 && m.scope_id as u64 == m.open_correlation_id
+        };
+        if m.thread_id != self.thread_id || m.process_wide || m.open_at_end || !scope_implied {
+            self.other_spans.push(m);
+            return;
+        }
+        self.spans.push(ThreadSpan {
+            label: m.label,
+            open_correlation_id: m.open_correlation_id,
+            close_correlation_id: m.close_correlation_id,
+            start_ns: m.start_ns,
+            end_ns: m.end_ns,
+            parent_scope_id: m.parent_scope_id,
+            instant: m.instant,
+        });
+    }
+
+    /// Records the annotation context of an API call at its entry: the innermost open
+    /// range, if any.
     pub fn capture_at_api_enter(&mut self, correlation_id: u64) {
-        if let Some(a) = self.annotation() {
-            self.annotations.push((correlation_id, a));
+        if let Some(top) = self.stack.last() {
+            self.scopes.push((correlation_id, top.scope_id));
         }
     }
 }
@@ -192,7 +219,7 @@ pub fn with_current<R>(thread_id: u64, f: impl FnOnce(&mut ThreadState) -> R) ->
 /// Everything captured on all threads. Ranges still open are closed at `end_ns`.
 #[derive(Debug, Default)]
 pub struct Drained {
-    pub annotations: Vec<(u64, Arc<Annotation>)>,
+    pub scopes: Vec<(u64, i64)>,
     pub calls: Vec<CallFact>,
     pub syncs: Vec<SyncFact>,
     pub memory: Vec<MemFact>,
@@ -205,14 +232,15 @@ pub struct Drained {
 pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
     let mut d = Drained::default();
     THREADS.for_each(|s| {
-        s.annotations.drain_into(&mut d.annotations);
+        s.scopes.drain_into(&mut d.scopes);
         s.calls.drain_into(&mut d.calls);
         s.syncs.drain_into(&mut d.syncs);
         d.memory.append(&mut s.memory);
         s.copy_ptrs.drain_into(&mut d.copy_ptrs);
-        s.markers.drain_into(&mut d.markers);
-        d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
         let tid = s.thread_id;
+        s.spans.drain_map_into(&mut d.markers, |m| m.into_span(tid));
+        d.markers.append(&mut s.other_spans);
+        d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
         // At a window's end open ranges are shown up to the cut and stay on the stack (their
         // pop comes in a later window); at finalize they are closed.
         let open: Vec<OpenRange> = if keep_open {
@@ -240,7 +268,7 @@ pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
     d.markers.extend(m);
     d.ranges_left_open += open;
     // The room left by growing in steps (`room_for`) is not kept through the join.
-    d.annotations.shrink_to_fit();
+    d.scopes.shrink_to_fit();
     d.calls.shrink_to_fit();
     d.syncs.shrink_to_fit();
     d.copy_ptrs.shrink_to_fit();
@@ -262,33 +290,16 @@ mod tests {
         }
     }
 
-    /// A label pushed again is the same `Arc`, and a range pushed again under the same labels
-    /// shares its label list (a fresh annotation, for its own scope id, but no copy of the
-    /// list); a different label makes a new list.
+    /// A label pushed again is the same `Arc` (the join shares label lists by pointer); a
+    /// different label a new one.
     #[test]
-    fn repeated_ranges_share_labels_and_label_lists() {
+    fn repeated_labels_are_one_arc() {
         let mut s = ThreadState::default();
-        let push = |s: &mut ThreadState, text: &str, corr: u64| {
-            let label = s.intern_label(Some(text));
-            s.push_range(OpenRange {
-                label,
-                ..range("", corr)
-            });
-            s.capture_at_api_enter(corr + 1);
-        };
-        push(&mut s, "step", 10);
-        s.pop_range();
-        push(&mut s, "step", 20);
-        s.pop_range();
-        push(&mut s, "eval", 30);
-        let got: Vec<Arc<Annotation>> = s.annotations.iter().map(|(_, a)| a.clone()).collect();
-        assert_eq!(got.len(), 3);
-        assert!(!Arc::ptr_eq(&got[0], &got[1]), "each range its own scope");
-        assert_ne!(got[0].scope_range_id, got[1].scope_range_id);
-        assert!(Arc::ptr_eq(&got[0].stack, &got[1].stack), "one label list");
-        assert!(Arc::ptr_eq(&got[0].stack[0], &got[1].stack[0]));
-        assert_eq!(&*got[2].stack[0], "eval");
-        assert!(!Arc::ptr_eq(&got[1].stack, &got[2].stack));
+        let a = s.intern_label(Some("step"));
+        let b = s.intern_label(Some("step"));
+        let c = s.intern_label(Some("eval"));
+        assert!(Arc::ptr_eq(&a, &b));
+        assert!(!Arc::ptr_eq(&b, &c));
         assert!(Arc::ptr_eq(
             &s.intern_label(None),
             &s.intern_label(Some(""))
@@ -304,33 +315,74 @@ mod tests {
         assert_eq!(s.recent_labels.len(), RECENT_LABELS);
     }
 
+    /// A call captures the innermost open range's scope id (the push's correlation id), and
+    /// nothing outside every range; the stack itself is rebuilt by the join from the spans.
     #[test]
-    fn annotation_snapshot_follows_the_stack_and_is_shared() {
+    fn a_call_captures_the_innermost_scope() {
         let mut s = ThreadState::default();
         s.capture_at_api_enter(1);
-        assert!(s.annotations.is_empty(), "nothing pushed, nothing captured");
+        assert!(s.scopes.is_empty(), "nothing pushed, nothing captured");
         s.push_range(range("step", 2));
         s.push_range(range("fwd", 3));
         s.capture_at_api_enter(4);
         s.capture_at_api_enter(5);
         s.pop_range();
         s.capture_at_api_enter(6);
-        let got: Vec<(u64, Arc<Annotation>)> = s.annotations.iter().cloned().collect();
-        assert_eq!(got.len(), 3);
-        assert!(
-            Arc::ptr_eq(&got[0].1, &got[1].1),
-            "unchanged stack shares one snapshot"
-        );
-        let labels = |a: &Annotation| a.stack.iter().map(|l| l.to_string()).collect::<Vec<_>>();
-        assert_eq!(labels(&got[0].1), ["step", "fwd"]);
-        assert_eq!(labels(&got[2].1), ["step"]);
-        // Innermost scope id = the push's correlation id; the parent is recorded on the push.
-        assert_eq!((got[0].1.scope_range_id, got[2].1.scope_range_id), (3, 2));
+        let got: Vec<(u64, i64)> = s.scopes.iter().copied().collect();
+        assert_eq!(got, [(4, 3), (5, 3), (6, 2)]);
         assert_eq!(
             (s.stack[0].scope_id, s.stack[0].parent_scope_id),
             (2, 0),
             "outermost push has no parent"
         );
+    }
+
+    /// Every span kept comes back whole at the drain, compact or not; the compact form is
+    /// 64 B (a `MarkerSpan` is 80).
+    #[test]
+    fn spans_kept_compact_come_back_whole() {
+        assert_eq!(std::mem::size_of::<ThreadSpan>(), 64);
+        let mut s = ThreadState {
+            thread_id: 7,
+            ..ThreadState::default()
+        };
+        let range = |open: u64, scope: i64, parent: i64| MarkerSpan {
+            label: Arc::from("r"),
+            thread_id: 7,
+            open_correlation_id: open,
+            close_correlation_id: open + 5,
+            start_ns: open * 10,
+            end_ns: open * 10 + 50,
+            scope_id: scope,
+            parent_scope_id: parent,
+            ..MarkerSpan::default()
+        };
+        let kept = vec![
+            range(10, 10, 0),
+            range(11, 11, 10),
+            MarkerSpan {
+                instant: true,
+                ..range(12, 0, 0)
+            },
+            // Not compact: a fallback scope id, another thread's, a start/stop range.
+            range(0, 1 << 62, 0),
+            MarkerSpan {
+                thread_id: 8,
+                ..range(13, 13, 0)
+            },
+            MarkerSpan {
+                process_wide: true,
+                ..range(14, 0, 0)
+            },
+        ];
+        for m in kept.clone() {
+            s.keep_span(m);
+        }
+        assert_eq!((s.spans.len(), s.other_spans.len()), (3, 3));
+        let mut back: Vec<MarkerSpan> = Vec::new();
+        s.spans.drain_map_into(&mut back, |m| m.into_span(7));
+        back.append(&mut s.other_spans);
+        assert_eq!(back, kept);
     }
 
     #[test]
@@ -354,7 +406,8 @@ mod tests {
         while s.pop_range().is_some() {}
         // The same label pushed again is a new invocation with a new id.
         s.push_range(range("level 0", 40));
-        assert_eq!(s.annotation().unwrap().scope_range_id, 40);
+        s.capture_at_api_enter(41);
+        assert_eq!(s.scopes.last(), Some(&(41, 40)));
         // A push without a correlation id still gets a fresh non-zero id.
         s.push_range(range("no id", 0));
         let (a, b) = (s.stack[1].scope_id, scope_id_for(0));

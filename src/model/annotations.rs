@@ -1,8 +1,11 @@
-//! Annotation passes of the join: the scope-range-id tree, and the roctx context of calls that
-//! the capture at API entry did not see.
+//! Annotation passes of the join: the roctx stack of each scope, the scope-range-id tree, and
+//! the roctx context of calls that the capture at API entry did not see.
 //!
 //! The capture at HIP API entry (`capture::thread`) covers the calls subscribed to callback
-//! tracing (launches, copies, syncs). Every other call — `hipMalloc`, `hipGetDevice`, roctx
+//! tracing (launches, copies, syncs) and keeps only the innermost open range's scope id: every
+//! range's span records its parent's, so the stack at the call is that scope's chain of
+//! parents, rebuilt here once per scope ([`ScopeStacks`]) instead of a snapshot allocated on
+//! the application thread at every push. Every other call — `hipMalloc`, `hipGetDevice`, roctx
 //! marks, … — reaches us only as a buffered record, after the fact. It can still be placed
 //! exactly: the runtime hands out internal correlation ids in call order, so on one thread a
 //! call whose id lies between a push's and its pop's ran inside that range.
@@ -11,6 +14,7 @@ use crate::fastmap::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use super::corrmap::{CorrMap, Slot};
 use super::events::MarkerSpan;
 use super::trace::Annotation;
 
@@ -21,20 +25,161 @@ use super::trace::Annotation;
 pub const MAX_LEVELS: usize = 64;
 const KEEP_OUTER: usize = 16;
 
-/// The labels of a stack (`items`, outermost first), bounded by [`MAX_LEVELS`]; touches at most
-/// `MAX_LEVELS` items however deep the stack. As the shared list an `Annotation` holds; a
-/// stack within the bound is one allocation (built in place from an exact-size iterator).
-pub fn bounded_stack<T>(items: &[T], label: impl Fn(&T) -> &Arc<str>) -> Arc<[Arc<str>]> {
-    let n = items.len();
-    if n <= MAX_LEVELS {
-        return items.iter().map(|i| label(i).clone()).collect();
+/// A label list, as an `Annotation` holds it.
+type Labels = Arc<[Arc<str>]>;
+
+/// A parent's label list and a label, by address.
+type ListKey = (usize, usize);
+
+/// The annotation of each push/pop scope, made from the spans on first use: its labels are its
+/// parent's plus its own (bounded by [`MAX_LEVELS`]), so a scope costs one copy of at most
+/// `MAX_LEVELS` labels however deep, and the ranges pushed again under the same labels (a
+/// training loop's `step`) share one label list.
+pub struct ScopeStacks<'a> {
+    spans: &'a [MarkerSpan],
+    /// Scope id → its span (the last one: a range open at a window's cut is shown again, and
+    /// the later copy wins). Scope ids are their pushes' correlation ids: a table over the
+    /// run's id range, not a hash map (a lookup per call and per parent).
+    index: CorrMap<Slot>,
+    /// Per span: its annotation and its true depth (more than the labels kept when bounded).
+    made: Vec<Option<(Arc<Annotation>, u32)>>,
+    /// Scopes asked for that have no span (never from the capture).
+    unknown: HashMap<i64, Arc<Annotation>>,
+    /// (parent's label list, label) → the list they make, both by address: the `Arc`s are
+    /// held by `made` and the spans for as long as this lives.
+    lists: HashMap<ListKey, Labels>,
+    empty: Labels,
+    /// The entry of `lists` used last.
+    last_list: Option<(ListKey, Labels)>,
+    /// The spans being made, innermost first (kept for its room).
+    chain: Vec<usize>,
+}
+
+impl<'a> ScopeStacks<'a> {
+    /// `ids`: the run's correlation id range, which the push/pop scope ids fall in.
+    pub fn new(spans: &'a [MarkerSpan], ids: Option<(u64, u64)>) -> Self {
+        let is_scope = |m: &MarkerSpan| m.scope_id > 0 && !m.instant && !m.process_wide;
+        let n = spans.iter().filter(|m| is_scope(m)).count();
+        let mut index = CorrMap::for_range(ids, n);
+        index.reserve(n);
+        for (i, m) in spans.iter().enumerate() {
+            if let Some(slot) = Slot::new(i).filter(|_| is_scope(m)) {
+                index.insert(m.scope_id as u64, slot);
+            }
+        }
+        ScopeStacks {
+            spans,
+            index,
+            made: Vec::new(),
+            unknown: HashMap::default(),
+            lists: HashMap::default(),
+            empty: Arc::from(Vec::new()),
+            last_list: None,
+            chain: Vec::new(),
+        }
     }
+
+    fn span_of(&self, scope: i64) -> Option<usize> {
+        // 0 is "no parent": every outermost range asks.
+        let id = u64::try_from(scope).ok().filter(|&id| id != 0)?;
+        self.index.get(&id).map(|s| s.index())
+    }
+
+    /// The annotation of `scope` (`None` for 0). A scope whose span is missing (never seen
+    /// from the capture, which keeps a span for every range it hands out an id for) gets its
+    /// id and no labels; a missing parent ends the chain.
+    pub fn annotation(&mut self, scope: i64) -> Option<Arc<Annotation>> {
+        if scope == 0 {
+            return None;
+        }
+        let Some(at) = self.span_of(scope) else {
+            return Some(
+                self.unknown
+                    .entry(scope)
+                    .or_insert_with(|| {
+                        Arc::new(Annotation {
+                            stack: Arc::from(Vec::new()),
+                            scope_range_id: scope,
+                            external_ids: Vec::new(),
+                        })
+                    })
+                    .clone(),
+            );
+        };
+        if self.made.is_empty() {
+            self.made.resize_with(self.spans.len(), || None);
+        }
+        if let Some((a, _)) = &self.made[at] {
+            return Some(a.clone());
+        }
+        // The spans not made yet, innermost first, up to a made one or the outermost. A chain
+        // longer than the spans is a cycle (only malformed input makes one): cut there.
+        let mut chain = std::mem::take(&mut self.chain);
+        let mut next = Some(at);
+        while let Some(i) = next.filter(|&i| self.made[i].is_none()) {
+            if chain.len() > self.spans.len() {
+                break;
+            }
+            chain.push(i);
+            next = self.span_of(self.spans[i].parent_scope_id);
+        }
+        for &i in chain.iter().rev() {
+            let m = &self.spans[i];
+            let parent = self
+                .span_of(m.parent_scope_id)
+                .filter(|&p| p != i)
+                .and_then(|p| self.made[p].as_ref());
+            let (parent, depth) = match parent {
+                Some((a, d)) => (&a.stack, *d),
+                None => (&self.empty, 0),
+            };
+            let key = (
+                Arc::as_ptr(parent) as *const () as usize,
+                Arc::as_ptr(&m.label) as *const () as usize,
+            );
+            // Consecutive scopes are mostly one thread's ranges pushed again: the list
+            // before is the one asked for.
+            let list = match &self.last_list {
+                Some((k, l)) if *k == key => l.clone(),
+                _ => {
+                    let l = self
+                        .lists
+                        .entry(key)
+                        .or_insert_with(|| extend_stack(parent, depth as usize, &m.label))
+                        .clone();
+                    self.last_list = Some((key, l.clone()));
+                    l
+                }
+            };
+            let a = Arc::new(Annotation {
+                stack: list,
+                scope_range_id: m.scope_id,
+                external_ids: Vec::new(),
+            });
+            self.made[i] = Some((a, depth.saturating_add(1)));
+        }
+        chain.clear();
+        self.chain = chain;
+        self.made[at].as_ref().map(|(a, _)| a.clone())
+    }
+}
+
+/// The bounded label list of a stack `depth + 1` deep whose first `depth` levels bound to
+/// `parent`: the whole stack's first `KEEP_OUTER` levels, one `…<n> levels…` entry and its
+/// innermost levels, `MAX_LEVELS` in all, once it is deeper than that.
+fn extend_stack(parent: &[Arc<str>], depth: usize, label: &Arc<str>) -> Arc<[Arc<str>]> {
+    if depth < MAX_LEVELS {
+        return parent.iter().chain([label]).cloned().collect();
+    }
+    // Past the bound the parent's list is its outermost levels, one elided entry, and its
+    // innermost levels: keep the outer, count one more elided, drop the oldest inner.
     let inner = MAX_LEVELS - 1 - KEEP_OUTER;
-    let skipped = n - KEEP_OUTER - inner;
+    let skipped = depth + 1 - KEEP_OUTER - inner;
     let mut out: Vec<Arc<str>> = Vec::with_capacity(MAX_LEVELS);
-    out.extend(items[..KEEP_OUTER].iter().map(|i| label(i).clone()));
+    out.extend(parent[..KEEP_OUTER].iter().cloned());
     out.push(Arc::from(format!("…{skipped} levels…")));
-    out.extend(items[n - inner..].iter().map(|i| label(i).clone()));
+    out.extend(parent[parent.len() - (inner - 1)..].iter().cloned());
+    out.push(label.clone());
     out.into()
 }
 
@@ -65,6 +210,7 @@ pub fn annotate_from_ranges(
     captured: &mut super::corrmap::CorrMap<Arc<Annotation>>,
     calls: impl IntoIterator<Item = (u64, u64)>,
     markers: &[MarkerSpan],
+    stacks: &mut ScopeStacks<'_>,
 ) {
     let is_range = |m: &MarkerSpan| {
         !(m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0)
@@ -103,7 +249,6 @@ pub fn annotate_from_ranges(
             span: m,
         });
     }
-    let mut made: HashMap<i64, Arc<Annotation>> = HashMap::default();
     for (thread, mut qs) in queries {
         let Some(rs) = ranges.get_mut(&thread) else {
             continue;
@@ -126,14 +271,9 @@ pub fn annotate_from_ranges(
                 open.pop();
             }
             let Some(top) = open.last() else { continue };
-            let a = made.entry(top.span.scope_id).or_insert_with(|| {
-                Arc::new(Annotation {
-                    stack: bounded_stack(&open, |r| &r.span.label),
-                    scope_range_id: top.span.scope_id,
-                    external_ids: Vec::new(),
-                })
-            });
-            captured.insert(q, a.clone());
+            if let Some(a) = stacks.annotation(top.span.scope_id) {
+                captured.insert(q, a);
+            }
         }
     }
 }
@@ -141,6 +281,20 @@ pub fn annotate_from_ranges(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The whole stack bounded at once: what the scopes' lists, made level by level, must be.
+    fn bounded_stack(labels: &[Arc<str>]) -> Vec<String> {
+        let n = labels.len();
+        let text = |l: &[Arc<str>]| l.iter().map(|l| l.to_string()).collect::<Vec<_>>();
+        if n <= MAX_LEVELS {
+            return text(labels);
+        }
+        let inner = MAX_LEVELS - 1 - KEEP_OUTER;
+        let mut out = text(&labels[..KEEP_OUTER]);
+        out.push(format!("…{} levels…", n - KEEP_OUTER - inner));
+        out.extend(text(&labels[n - inner..]));
+        out
+    }
 
     fn span(label: &str, open: u64, close: u64, scope: i64, parent: i64) -> MarkerSpan {
         MarkerSpan {
@@ -154,15 +308,83 @@ mod tests {
         }
     }
 
+    fn labels_of(a: &Annotation) -> Vec<String> {
+        a.stack.iter().map(|l| l.to_string()).collect()
+    }
+
+    /// A chain 1,000 ranges deep, each scope's list made from its parent's: at every depth
+    /// (asked innermost first, then every level) the list is the whole stack bounded at once.
     #[test]
     fn deep_stacks_keep_their_outer_and_inner_levels_only() {
         let labels: Vec<Arc<str>> = (0..1000).map(|i| Arc::from(format!("l{i}"))).collect();
-        let b = bounded_stack(&labels, |l| l);
-        assert_eq!(b.len(), MAX_LEVELS);
-        assert_eq!((&*b[0], &*b[15]), ("l0", "l15"));
-        assert_eq!(&*b[16], "…937 levels…");
-        assert_eq!((&*b[17], &*b[63]), ("l953", "l999"));
-        assert_eq!(bounded_stack(&labels[..64], |l| l).len(), 64);
+        let spans: Vec<MarkerSpan> = (0..1000)
+            .map(|i| span(&labels[i].clone(), i as u64 + 1, 0, i as i64 + 1, i as i64))
+            .collect();
+        let mut stacks = ScopeStacks::new(&spans, None);
+        let deepest = stacks.annotation(1000).unwrap();
+        assert_eq!(deepest.stack.len(), MAX_LEVELS);
+        assert_eq!(labels_of(&deepest)[..16], bounded_stack(&labels)[..16]);
+        assert_eq!(labels_of(&deepest)[16], "…937 levels…");
+        assert_eq!(labels_of(&deepest)[63], "l999");
+        for depth in 1..=1000 {
+            let a = stacks.annotation(depth as i64).unwrap();
+            assert_eq!(labels_of(&a), bounded_stack(&labels[..depth]), "{depth}");
+            assert_eq!(a.scope_range_id, depth as i64);
+        }
+        assert_eq!(stacks.annotation(64).unwrap().stack.len(), 64);
+        assert_eq!(stacks.annotation(0), None);
+    }
+
+    /// Ranges pushed again under the same labels are each their own annotation (their own
+    /// scope id) sharing one label list; a different label, or the same under another
+    /// parent, makes another list.
+    #[test]
+    fn scopes_share_label_lists_by_their_labels() {
+        let step: Arc<str> = Arc::from("step");
+        let with = |label: &Arc<str>, scope: i64, parent: i64| MarkerSpan {
+            label: label.clone(),
+            ..span("", scope as u64, 0, scope, parent)
+        };
+        let spans = vec![
+            with(&step, 1, 0),
+            with(&step, 2, 0),
+            span("eval", 3, 0, 3, 0),
+            with(&step, 4, 3),
+        ];
+        let mut stacks = ScopeStacks::new(&spans, None);
+        let a: Vec<Arc<Annotation>> = (1..=4).map(|s| stacks.annotation(s).unwrap()).collect();
+        assert!(!Arc::ptr_eq(&a[0], &a[1]), "each range its own scope");
+        assert_eq!((a[0].scope_range_id, a[1].scope_range_id), (1, 2));
+        assert!(Arc::ptr_eq(&a[0].stack, &a[1].stack), "one label list");
+        assert!(
+            Arc::ptr_eq(&stacks.annotation(1).unwrap(), &a[0]),
+            "made once"
+        );
+        assert_eq!(labels_of(&a[3]), ["eval", "step"]);
+        assert!(!Arc::ptr_eq(&a[0].stack, &a[3].stack));
+    }
+
+    /// Input the capture never makes still ends: a scope without a span keeps its id, a
+    /// missing parent cuts the chain, a cycle is cut.
+    #[test]
+    fn missing_spans_and_cycles_end() {
+        let spans = vec![
+            span("orphan", 5, 0, 5, 99),
+            span("a", 6, 0, 6, 7),
+            span("b", 7, 0, 7, 6),
+            span("self", 8, 0, 8, 8),
+        ];
+        let mut stacks = ScopeStacks::new(&spans, None);
+        let none = stacks.annotation(42).unwrap();
+        assert_eq!((none.scope_range_id, none.stack.len()), (42, 0));
+        assert_eq!(labels_of(&stacks.annotation(5).unwrap()), ["orphan"]);
+        assert!(stacks
+            .annotation(6)
+            .unwrap()
+            .stack
+            .ends_with(&[Arc::from("a")]));
+        assert!(stacks.annotation(7).is_some());
+        assert_eq!(labels_of(&stacks.annotation(8).unwrap()), ["self"]);
     }
 
     #[test]
@@ -209,7 +431,8 @@ mod tests {
             (7, 31),
             (8, 9),
         ];
-        annotate_from_ranges(&mut captured, calls, &m);
+        let mut stacks = ScopeStacks::new(&m, Some((1, 40)));
+        annotate_from_ranges(&mut captured, calls, &m, &mut stacks);
         let got = |c: u64| {
             captured.get(&c).map(|a| {
                 (

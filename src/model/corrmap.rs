@@ -109,6 +109,7 @@ impl<V> CorrMap<V> {
         }
     }
 
+    #[inline]
     pub fn get(&self, k: &u64) -> Option<&V> {
         match self.dense_slot(*k) {
             Some(i) => self.dense[i].as_ref(),

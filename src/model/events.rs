@@ -7,8 +7,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::trace::Annotation;
-
 /// Where an API record came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ApiDomain {
@@ -717,8 +715,9 @@ pub struct Collected {
     pub kernels: crate::store::PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
-    /// Annotation context captured at API entry, keyed by internal correlation id.
-    pub annotations: Vec<(u64, Arc<Annotation>)>,
+    /// The innermost roctx scope open at each API entry, keyed by internal correlation id
+    /// (the stack is that scope's chain of parents in `markers`).
+    pub scopes: Vec<(u64, i64)>,
     /// Device and stream of launch/copy calls, keyed by internal correlation id.
     pub calls: Vec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
@@ -770,7 +769,7 @@ impl Collected {
             + self.kernels.held_bytes()
             + size_of_val(self.copies.as_slice())
             + size_of_val(self.markers.as_slice())
-            + size_of_val(self.annotations.as_slice())
+            + size_of_val(self.scopes.as_slice())
             + size_of_val(self.calls.as_slice())
             + size_of_val(self.syncs.as_slice())
             + size_of_val(self.memory.as_slice())
@@ -795,7 +794,7 @@ impl Collected {
             kernels,
             copies,
             markers,
-            annotations,
+            scopes,
             calls,
             syncs,
             stream_creations,
@@ -827,7 +826,7 @@ impl Collected {
             !(m.open_at_end && reopened.contains(&(m.thread_id, m.open_correlation_id)))
         });
         self.markers.extend(markers);
-        self.annotations.extend(annotations);
+        self.scopes.extend(scopes);
         self.calls.extend(calls);
         self.syncs.extend(syncs);
         for sc in stream_creations {

@@ -556,13 +556,24 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
         external: ids.map(),
         merged: HashMap::default(),
     };
-    annotations.captured.reserve(c.annotations.len());
+    annotations.captured.reserve(c.scopes.len());
+    let mut stacks = super::annotations::ScopeStacks::new(&c.markers, ids.range);
     // In the order captured: where an id was captured twice the later one wins, as it did
     // when they were sorted by id first (a stable sort), which cost the storm's join 110
     // instructions per record for a table that takes them in any order.
-    for (corr, a) in std::mem::take(&mut c.annotations) {
-        annotations.captured.insert(corr, a);
+    // A thread's calls come in order, so consecutive ones mostly share their scope.
+    let mut last: Option<(i64, Arc<Annotation>)> = None;
+    for (corr, scope) in std::mem::take(&mut c.scopes) {
+        let a = match &last {
+            Some((s, a)) if *s == scope => Some(a.clone()),
+            _ => stacks.annotation(scope),
+        };
+        if let Some(a) = a {
+            last = Some((scope, a.clone()));
+            annotations.captured.insert(corr, a);
+        }
     }
+    drop(last);
     // The roctx records a span stands for become that span's event (`host_events`), never
     // events of their own: placing them in ranges made an annotation per range that nothing
     // read, alive until the join's end (about 10 MB at its peak on the 200 k-launch storm).
@@ -587,7 +598,9 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
             .map(|a| (a.thread_id, a.correlation_id))
             .chain(marks.map(|m| (m.thread_id, m.open_correlation_id))),
         &c.markers,
+        &mut stacks,
     );
+    drop(stacks);
     let scope_tree = super::annotations::scope_tree(&c.markers);
     for a in &c.api {
         if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
@@ -2088,33 +2101,50 @@ mod tests {
         assert_eq!(on(&t, 0), vec![3]);
     }
 
+    /// A roctx range on thread 7, `scope` its push's id, `parent` the enclosing push's.
+    fn range_span(label: &str, scope: u64, close: u64, parent: i64) -> MarkerSpan {
+        MarkerSpan {
+            label: Arc::from(label),
+            thread_id: 7,
+            open_correlation_id: scope,
+            close_correlation_id: close,
+            start_ns: scope,
+            end_ns: 1000 + close,
+            scope_id: scope as i64,
+            parent_scope_id: parent,
+            ..MarkerSpan::default()
+        }
+    }
+
     #[test]
     fn annotations_attach_to_api_and_activities() {
         let mut c = base();
-        let ann = Arc::new(Annotation {
-            stack: vec![Arc::from("step"), Arc::from("fwd")].into(),
-            scope_range_id: 0,
-            external_ids: vec![],
-        });
-        c.annotations.push((5, ann.clone()));
+        c.markers.push(range_span("step", 2, 9, 0));
+        c.markers.push(range_span("fwd", 3, 8, 2));
+        // The capture kept the innermost scope at the call; the stack comes from the spans.
+        c.scopes.push((5, 3));
         c.api.push(api(LAUNCH, 5, 10, 20, 7));
         c.kernels.push(kernel(5, 30, 40, 1, 1, q()));
         let t = join(c);
-        assert_eq!(
-            t.host_threads[0].events[0].annotation.as_deref(),
-            Some(&*ann)
-        );
-        assert_eq!(kernels_of(&t)[0].annotation.as_deref(), Some(&*ann));
+        let want = Annotation {
+            stack: vec![Arc::from("step"), Arc::from("fwd")].into(),
+            scope_range_id: 3,
+            external_ids: vec![],
+        };
+        let call = t.host_threads[0]
+            .events
+            .iter()
+            .find(|e| e.correlation_id == 5)
+            .unwrap();
+        assert_eq!(call.annotation.as_deref(), Some(&want));
+        assert_eq!(kernels_of(&t)[0].annotation.as_deref(), Some(&want));
     }
 
     #[test]
     fn external_ids_join_the_roctx_annotation() {
         let mut c = base();
-        let roctx = Arc::new(Annotation {
-            stack: vec![Arc::from("step")].into(),
-            ..Annotation::default()
-        });
-        c.annotations.push((5, roctx));
+        c.markers.push(range_span("step", 2, 9, 0));
+        c.scopes.push((5, 2));
         let mut a = api(GRAPH, 5, 10, 20, 7);
         a.external_id = 1001;
         c.api.push(a);
@@ -2136,14 +2166,12 @@ mod tests {
             Arc::ptr_eq(&first, ks[2].annotation.as_ref().unwrap()),
             "one Arc per call"
         );
-        assert_eq!(
-            t.host_threads[0].events[0]
-                .annotation
-                .as_ref()
-                .unwrap()
-                .external_ids,
-            vec![1001]
-        );
+        let call = t.host_threads[0]
+            .events
+            .iter()
+            .find(|e| e.correlation_id == 5)
+            .unwrap();
+        assert_eq!(call.annotation.as_ref().unwrap().external_ids, vec![1001]);
         assert_eq!(ks[3].annotation.as_ref().unwrap().external_ids, vec![77]);
         assert!(ks[3].annotation.as_ref().unwrap().stack.is_empty());
         assert!(ks[4].annotation.is_none());

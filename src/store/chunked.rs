@@ -93,9 +93,15 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
 
     /// Moves every event out, leaving the store empty (used once, at finalize).
     pub fn drain_into(&mut self, out: &mut Vec<T>) {
+        self.drain_map_into(out, |v| v);
+    }
+
+    /// As `drain_into`, each value made into the output's form as it moves (a chunk freed
+    /// once moved).
+    pub fn drain_map_into<U>(&mut self, out: &mut Vec<U>, mut f: impl FnMut(T) -> U) {
         for c in self.chunks.drain(..) {
             room_for(out, c.len());
-            out.extend(c);
+            out.extend(c.into_iter().map(&mut f));
         }
         self.len = 0;
     }
