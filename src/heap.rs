@@ -18,6 +18,20 @@ pub fn stats() -> Option<(usize, usize)> {
     }
 }
 
+/// The tool heap's peak since the previous call (or the start), when counted; the next
+/// interval starts at what is live now. The join's laps read it, so each pass shows its own top
+/// (the overall peak only shows the first pass to reach it).
+pub fn interval_peak() -> Option<usize> {
+    #[cfg(feature = "heap-stats")]
+    {
+        Some(counting::interval_peak())
+    }
+    #[cfg(not(feature = "heap-stats"))]
+    {
+        None
+    }
+}
+
 #[cfg(feature = "heap-stats")]
 mod counting {
     use std::alloc::{GlobalAlloc, Layout, System};
@@ -25,15 +39,25 @@ mod counting {
 
     static LIVE: AtomicUsize = AtomicUsize::new(0);
     static PEAK: AtomicUsize = AtomicUsize::new(0);
+    static INTERVAL_PEAK: AtomicUsize = AtomicUsize::new(0);
 
     pub fn stats() -> (usize, usize) {
         (LIVE.load(Ordering::Relaxed), PEAK.load(Ordering::Relaxed))
+    }
+
+    pub fn interval_peak() -> usize {
+        INTERVAL_PEAK
+            .swap(LIVE.load(Ordering::Relaxed), Ordering::Relaxed)
+            .max(LIVE.load(Ordering::Relaxed))
     }
 
     fn grew(n: usize) {
         let now = LIVE.fetch_add(n, Ordering::Relaxed) + n;
         if now > PEAK.load(Ordering::Relaxed) {
             PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        if now > INTERVAL_PEAK.load(Ordering::Relaxed) {
+            INTERVAL_PEAK.fetch_max(now, Ordering::Relaxed);
         }
     }
 

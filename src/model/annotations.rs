@@ -513,11 +513,14 @@ mod tests {
         assert_eq!(ev("tick")[0].annotation.as_ref().unwrap().scope_range_id, 2);
         assert_eq!(
             ev("mm")[0].kind,
-            HostEventKind::MarkerRange(RangeInfo {
-                scope_id: 2,
-                ..RangeInfo::default()
-            })
+            HostEventKind::MarkerRange(RangeInfo::default())
         );
+        assert_eq!(
+            ev("mm")[0].scope_id(),
+            2,
+            "a range's scope id is its push's id"
+        );
+        assert_eq!(ev("job")[0].scope_id(), 0, "start/stop ranges have none");
         assert!(ev("mm")[0].annotation.is_none(), "a range is its own scope");
         assert!(matches!(ev("job")[0].kind, HostEventKind::MarkerRange(r) if r.process_wide));
         assert!(matches!(ev("left open")[0].kind, HostEventKind::MarkerRange(r) if r.open_at_end));

@@ -19,7 +19,7 @@ use super::events::{
 use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
-    HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, RangeInfo, Trace,
+    HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, Ordinal16, RangeInfo, Trace,
 };
 use crate::store::PackedVec;
 use std::num::{NonZeroU32, NonZeroU64};
@@ -283,11 +283,18 @@ pub fn join(mut c: Collected) -> Trace {
     // The dependencies need no host event: resolved first, their inputs (the sync facts, the
     // producer records, the per-stream index) are freed before the host events, the join's
     // largest output, are built.
-    let (sync_calls, dependency_flows) =
-        dependencies(&c, &api, &creations, &stream_index, &places, &mut counters);
+    let syncs = std::mem::take(&mut c.syncs);
+    let (sync_calls, dependency_flows) = dependencies(
+        syncs,
+        &c,
+        &api,
+        &creations,
+        &stream_index,
+        &places,
+        &mut counters,
+    );
     drop(stream_index);
     drop(creations);
-    drop(std::mem::take(&mut c.syncs));
     drop(std::mem::take(&mut c.producers));
     drop(std::mem::take(&mut c.hip_events));
     laps.lap("dependencies");
@@ -336,12 +343,14 @@ struct Lap {
 enum LapMemory {
     /// The process's resident memory, kB.
     Rss(u64),
-    /// The tool's own heap in a `heap-stats` build: live and peak so far, bytes.
+    /// The tool's own heap in a `heap-stats` build: live, and the top during the pass, bytes.
     Heap(usize, usize),
 }
 
 impl Laps {
     fn start() -> Self {
+        // Each pass's top counts from the join's start.
+        let _ = crate::heap::interval_peak();
         Laps {
             last: std::time::Instant::now(),
             laps: Vec::new(),
@@ -353,7 +362,10 @@ impl Laps {
         let now = std::time::Instant::now();
         let memory = match crate::heap::stats() {
             _ if !self.with_memory => None,
-            Some((live, peak)) => Some(LapMemory::Heap(live, peak)),
+            Some((live, _)) => Some(LapMemory::Heap(
+                live,
+                crate::heap::interval_peak().unwrap_or(live),
+            )),
             None => crate::log::process_memory_kb().0.map(LapMemory::Rss),
         };
         self.laps.push(Lap {
@@ -374,7 +386,7 @@ impl std::fmt::Display for Laps {
                 Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb / 1000)?,
                 Some(LapMemory::Heap(live, peak)) => write!(
                     f,
-                    " (heap {} MB, peak {} MB)",
+                    " (heap {} MB, top {} MB)",
                     live / 1_000_000,
                     peak / 1_000_000
                 )?,
@@ -1156,7 +1168,7 @@ impl Growing {
     }
 
     fn push(&mut self, e: HostEvent) {
-        grow(&mut self.events, self.total, 0, 4);
+        grow(&mut self.events, self.total, 0, 8);
         self.events.push(e);
     }
 }
@@ -1170,7 +1182,7 @@ impl Growing {
 /// from the first item cost 7 % of the join's instructions in the bench); a thread's host
 /// events grow in quarters from the start, as the records they are made from are given back
 /// meanwhile (the storm's 32 threads held 4 MB more at the join's peak when they doubled).
-fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
+pub(super) fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
     if v.len() == v.capacity() {
         let step = if v.len() < small_below {
             v.len()
@@ -1192,7 +1204,7 @@ const LINE_GROWS_PER: usize = 8;
 /// A vector taken from its end, its room given back every `SHRINK_EVERY` items: what
 /// `host_events` makes its events from (the API records, then the spans), so the input and the
 /// events made from it never coexist whole at the join's peak.
-struct FromTheEnd<T> {
+pub(super) struct FromTheEnd<T> {
     items: Vec<T>,
     freed_at: usize,
 }
@@ -1203,12 +1215,12 @@ struct FromTheEnd<T> {
 const SHRINK_EVERY: usize = 1 << 14;
 
 impl<T> FromTheEnd<T> {
-    fn new(items: Vec<T>) -> Self {
+    pub(super) fn new(items: Vec<T>) -> Self {
         let freed_at = items.len();
         FromTheEnd { items, freed_at }
     }
 
-    fn pop(&mut self) -> Option<T> {
+    pub(super) fn pop(&mut self) -> Option<T> {
         let item = self.items.pop()?;
         if self.items.len() + SHRINK_EVERY <= self.freed_at {
             self.items.shrink_to_fit();
@@ -1399,7 +1411,7 @@ fn host_events(
                 ApiDomain::Marker => HostEventKind::Marker,
             },
             annotation,
-            device,
+            device: device.into(),
             activity_count: count,
             graph_exec_id: work.graph_exec_of.get(&a.correlation_id).copied(),
         });
@@ -1417,12 +1429,16 @@ fn host_events(
             name: m.label,
             start_ns: start,
             end_ns: end.max(start),
-            correlation_id: m.open_correlation_id,
+            // A push/pop range's scope id is its push's correlation id, which the event
+            // carries (`HostEvent::scope_id`); a push that had no usable id got a fresh one.
+            correlation_id: match m.scope_id {
+                0 => m.open_correlation_id,
+                scope => scope as u64,
+            },
             kind: if m.instant {
                 HostEventKind::Marker
             } else {
                 HostEventKind::MarkerRange(RangeInfo {
-                    scope_id: m.scope_id,
                     process_wide: m.process_wide,
                     open_at_end: m.open_at_end,
                 })
@@ -1433,7 +1449,7 @@ fn host_events(
             } else {
                 None
             },
-            device: None,
+            device: Ordinal16::NONE,
             activity_count: 0,
             graph_exec_id: None,
         });
@@ -1459,6 +1475,7 @@ fn host_events(
 /// Pass 7: inter-stream dependencies of the sync calls (model::deps): before the host
 /// events, which they do not need.
 fn dependencies(
+    syncs: Vec<super::events::SyncFact>,
     c: &Collected,
     api: &ApiIndex,
     creations: &super::streams::Creations,
@@ -1479,8 +1496,8 @@ fn dependencies(
     let plane_of = |d: i32| places.of_hip(d);
     let lines_of = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
     super::deps::resolve_dependencies(
+        syncs,
         &super::deps::DepInputs {
-            syncs: &c.syncs,
             producers: &c.producers,
             creations,
             streams: stream_index,
@@ -1635,7 +1652,7 @@ mod tests {
                     correlation_id: next(3),
                     kind: HostEventKind::HipApi,
                     annotation: None,
-                    device: None,
+                    device: Ordinal16::NONE,
                     activity_count: i as u32,
                     graph_exec_id: None,
                 })
@@ -1667,7 +1684,7 @@ mod tests {
             correlation_id: corr,
             kind: HostEventKind::HipApi,
             annotation: None,
-            device: None,
+            device: Ordinal16::NONE,
             activity_count,
             graph_exec_id: None,
         };
@@ -1897,7 +1914,7 @@ mod tests {
         let host = &t.host_threads[0].events[0];
         assert_eq!(&*host.name, "hipGraphLaunch");
         assert_eq!(host.activity_count, 5);
-        assert_eq!(host.device, Some(0));
+        assert_eq!(host.device.get(), Some(0));
         assert_eq!(t.counters.activities_without_api, 0);
         assert_eq!(t.counters.launches_without_activity, 0);
     }
@@ -2013,7 +2030,7 @@ mod tests {
         assert_eq!(m.direction, CopyDirection::DeviceToDevice);
         assert_eq!((m.src_device, m.dst_device), (Some(1), Some(0)));
         assert_eq!(t.counters.activities_without_api, 1);
-        assert_eq!(t.host_threads[0].events[0].device, Some(1));
+        assert_eq!(t.host_threads[0].events[0].device.get(), Some(1));
     }
 
     #[test]

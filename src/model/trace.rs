@@ -204,13 +204,50 @@ pub struct HostEvent {
     pub correlation_id: u64,
     pub kind: HostEventKind,
     pub annotation: Option<Arc<Annotation>>,
-    /// GPU ordinal the call targeted, when known (launches and copies). 16 bits (no node has
-    /// 65,536 GPUs): with the graph below, a host event is 80 bytes instead of 96.
-    pub device: Option<u16>,
+    /// GPU ordinal the call targeted, when known (launches and copies).
+    pub device: Ordinal16,
     /// Number of device events this call produced (graph launches produce many).
     pub activity_count: u32,
     /// The executable graph a `hipGraphLaunch` launched, when its work was numbered.
     pub graph_exec_id: Option<crate::capture::graph::GraphExec>,
+}
+
+impl HostEvent {
+    /// The range's own scope id: a push/pop range's is its event's correlation id (its
+    /// push's, `capture::thread::scope_id_for`); 0 for calls, marks and start/stop ranges.
+    pub fn scope_id(&self) -> i64 {
+        match self.kind {
+            HostEventKind::MarkerRange(r) if !r.process_wide => self.correlation_id as i64,
+            _ => 0,
+        }
+    }
+}
+
+/// A GPU ordinal in 16 bits, `u16::MAX` for none (no node has 65,535 GPUs): 2 bytes where an
+/// `Option<u16>` is 4, so that with the kind beside it a host event is 64 bytes (80 before;
+/// a program's host events are the largest part of its trace).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Ordinal16(u16);
+
+impl Ordinal16 {
+    pub const NONE: Ordinal16 = Ordinal16(u16::MAX);
+
+    pub fn get(self) -> Option<u16> {
+        (self.0 != u16::MAX).then_some(self.0)
+    }
+}
+
+impl From<Option<u16>> for Ordinal16 {
+    /// `u16::MAX` itself, never a real ordinal, reads as none.
+    fn from(o: Option<u16>) -> Self {
+        Ordinal16(o.unwrap_or(u16::MAX))
+    }
+}
+
+impl std::fmt::Debug for Ordinal16 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -222,12 +259,13 @@ pub enum HostEventKind {
     Marker,
 }
 
-/// What the writer needs to know about a roctx range to place and label it.
+/// What the writer needs to know about a roctx range to place and label it. Flags only (two
+/// bytes with the kind): a push/pop range's scope id is its event's correlation id
+/// ([`HostEvent::scope_id`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct RangeInfo {
-    /// The range's own scope id (push/pop ranges; 0 for start/stop ranges).
-    pub scope_id: i64,
-    /// `roctxRangeStartA`/`Stop`: process-wide, need not nest with the thread's push/pop ranges.
+    /// `roctxRangeStartA`/`Stop`: process-wide, need not nest with the thread's push/pop ranges,
+    /// and has no scope id.
     pub process_wide: bool,
     /// Still open when the profile ended; shown closed at the end time.
     pub open_at_end: bool,
@@ -386,7 +424,12 @@ mod tests {
     #[test]
     fn joined_events_stay_at_their_size() {
         assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
-        assert_eq!(std::mem::size_of::<HostEvent>(), 80);
+        // 80 until the eighth session (a range's scope id beside its correlation id, the
+        // ordinal in 4 bytes).
+        assert_eq!(std::mem::size_of::<HostEvent>(), 64);
         assert_eq!(std::mem::size_of::<SyncCall>(), 56);
+        assert_eq!(Ordinal16::from(Some(3)).get(), Some(3));
+        assert_eq!(Ordinal16::from(None).get(), None);
+        assert_eq!(Ordinal16::NONE.get(), None);
     }
 }

@@ -224,7 +224,7 @@ mod tests {
                         stack: vec![Arc::from(label)].into(),
                         ..Annotation::default()
                     })),
-                    device: None,
+                    device: crate::model::Ordinal16::NONE,
                     activity_count: 0,
                     graph_exec_id: None,
                 }],

@@ -23,11 +23,12 @@ const MAX_LANE: usize = 127;
 pub fn range_stats(
     plane: &mut PlaneBuilder,
     ids: &mut StatIds,
+    scope_id: i64,
     r: &RangeInfo,
     stats: &mut StatBytes,
 ) {
-    if r.scope_id != 0 {
-        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), r.scope_id);
+    if scope_id != 0 {
+        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), scope_id);
     }
     if r.open_at_end {
         stats.i64(ids.get(plane, s::OPEN_AT_END), 1);

@@ -247,7 +247,7 @@ fn host_plane(
                 stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
                 super::deps::add_sync_stats(&mut plane, syncs.get(&e.correlation_id), &mut stats);
             }
-            if let Some(dev) = e.device {
+            if let Some(dev) = e.device.get() {
                 stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
             }
             if let Some(m) = copies
@@ -270,7 +270,7 @@ fn host_plane(
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
-                range_stats(&mut plane, &mut ids, &r, &mut stats);
+                range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
             }
             cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
             let id = cache.event_ids.get(&mut plane, &e.name);

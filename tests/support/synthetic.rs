@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use rocprof_xplane::model::{
     Annotation, CopyDirection, Counters, Device, DeviceEvent, DeviceEventKind, DeviceLine,
-    HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, Trace,
+    HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo,
+    Ordinal16, Trace,
 };
 
 pub const START_BOOT_NS: u64 = 5_000_000_000_000;
@@ -168,7 +169,7 @@ impl Builder {
             correlation_id: corr,
             kind: HostEventKind::HipApi,
             annotation,
-            device: target,
+            device: target.into(),
             activity_count: n as u32,
             graph_exec_id: None,
         });
@@ -290,7 +291,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         correlation_id: 0,
         kind: HostEventKind::MarkerRange(Default::default()),
         annotation: None,
-        device: None,
+        device: Ordinal16::NONE,
         activity_count: 0,
         graph_exec_id: None,
     });
@@ -301,7 +302,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         correlation_id: 0,
         kind: HostEventKind::Marker,
         annotation: None,
-        device: None,
+        device: Ordinal16::NONE,
         activity_count: 0,
         graph_exec_id: None,
     });
@@ -313,7 +314,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         correlation_id: 99,
         kind: HostEventKind::HipApi,
         annotation: None,
-        device: Some(0),
+        device: Some(0).into(),
         activity_count: 0,
         graph_exec_id: None,
     });
@@ -378,7 +379,7 @@ pub fn launches(n: u64) -> Trace {
             correlation_id: i,
             kind: HostEventKind::HipApi,
             annotation: Some(annotation.clone()),
-            device: Some(0),
+            device: Some(0).into(),
             activity_count: 1,
             graph_exec_id: None,
         })
