@@ -1180,8 +1180,9 @@ impl Growing {
 /// grows in place (`mremap`), so small steps copy nothing there. A small one is copied at each
 /// step (of at least 1,024 items): lines, many and unbounded, double while small (quarter steps
 /// from the first item cost 7 % of the join's instructions in the bench); a thread's host
-/// events grow in quarters from the start, as the records they are made from are given back
-/// meanwhile (the storm's 32 threads held 4 MB more at the join's peak when they doubled).
+/// events, and the sync calls, grow in eighths from the start, as the records they are made
+/// from are given back meanwhile (the storm's 32 threads held 4 MB more at the join's peak
+/// when they doubled; the MaxText-sized run's host events pass 20 MB more in quarters).
 pub(super) fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
     if v.len() == v.capacity() {
         let step = if v.len() < small_below {
@@ -1202,8 +1203,9 @@ const LINE_SMALL_BELOW: usize = 1 << 16;
 const LINE_GROWS_PER: usize = 8;
 
 /// A vector taken from its end, its room given back every `SHRINK_EVERY` items: what
-/// `host_events` makes its events from (the API records, then the spans), so the input and the
-/// events made from it never coexist whole at the join's peak.
+/// `host_events` makes its events from (the API records, then the spans) and the dependency
+/// pass its sync calls (the sync facts), so the input and what is made from it never coexist
+/// whole at the join's peak.
 pub(super) struct FromTheEnd<T> {
     items: Vec<T>,
     freed_at: usize,
