@@ -300,7 +300,7 @@ pub fn join(mut c: Collected) -> Trace {
     laps.lap("dependencies");
     // The HIP records' index has served its last pass.
     drop(api);
-    let host_threads = host_events(&mut c, ids, &work, &mut annotations, &mut counters);
+    let host_threads = host_events(&mut c, &work, &mut annotations, &mut counters);
     laps.lap("host events");
     let window = time_window(&c, &host_threads, &places.devices);
     crate::log_debug!("join passes: {laps}");
@@ -561,13 +561,28 @@ fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 }
 
 /// Pass 2: the annotation of each correlation id (roctx context at entry, ranges, external
-/// ids from the API records) and the scope-range tree.
+/// ids from the API records) and the scope-range tree; the roctx records the spans stand for
+/// give them their times and are dropped.
 fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
     let mut annotations = AnnotationIndex {
         captured: ids.map(),
         external: ids.map(),
         merged: HashMap::default(),
     };
+    // The roctx records a span stands for become that span's event, never events of their
+    // own: placing them in ranges made an annotation per range that nothing read. They are
+    // found by id (a bit per id of the range), give the span their times and are dropped
+    // here, before the API records are sorted and indexed.
+    let mut span_ids = IdSet::for_range(ids.range, 2 * c.markers.len());
+    for m in &c.markers {
+        for id in [m.open_correlation_id, m.close_correlation_id] {
+            if id != 0 {
+                span_ids.insert(id);
+            }
+        }
+    }
+    take_span_records(c, &span_ids, ids);
+    drop(span_ids);
     annotations.captured.reserve(c.scopes.len());
     let mut stacks = super::annotations::ScopeStacks::new(&c.markers, ids.range);
     // In the order captured: where an id was captured twice the later one wins, as it did
@@ -586,27 +601,11 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
         }
     }
     drop(last);
-    // The roctx records a span stands for become that span's event (`host_events`), never
-    // events of their own: placing them in ranges made an annotation per range that nothing
-    // read, alive until the join's end (about 10 MB at its peak on the 200 k-launch storm).
-    // The same records as `host_events`' `consumed` flags; here, before `ApiIndex::build`
-    // sorts the records, they are found by id (a bit per id of the range, freed before the
-    // join's peak).
-    let mut span_ids = IdSet::for_range(ids.range, 2 * c.markers.len());
-    for m in &c.markers {
-        for id in [m.open_correlation_id, m.close_correlation_id] {
-            if id != 0 {
-                span_ids.insert(id);
-            }
-        }
-    }
-    let shown = |a: &&ApiRecord| a.domain == ApiDomain::Hip || !span_ids.contains(a.correlation_id);
     let marks = c.markers.iter().filter(|m| m.instant);
     super::annotations::annotate_from_ranges(
         &mut annotations.captured,
         c.api
             .iter()
-            .filter(shown)
             .map(|a| (a.thread_id, a.correlation_id))
             .chain(marks.map(|m| (m.thread_id, m.open_correlation_id))),
         &c.markers,
@@ -627,9 +626,54 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
     (annotations, scope_tree)
 }
 
-/// Pass 3: API records sorted by correlation id, and where each id's HIP record is (the roctx
-/// records' positions are found by the host events' pass, the only one that reads them: not
-/// held through the device passes).
+/// A span takes the times of the buffered records of the calls that opened and closed it (the
+/// runtime's clock for the calls; the callbacks' timestamps when a record is missing), and
+/// those records are dropped: they become no event of their own. They were held through the
+/// device passes to the host events' (the storm's 200,000 push and pop records, 9.6 MB, at
+/// the join's peak), and sorted with the calls. Of an id's repeats, the first in the API
+/// records' order (`api_key`) gives the times, as the sorted records gave them.
+fn take_span_records(c: &mut Collected, span_ids: &IdSet, ids: Ids) {
+    let is_span_record = |a: &ApiRecord| {
+        a.domain == ApiDomain::Marker
+            && a.correlation_id != 0
+            && span_ids.contains(a.correlation_id)
+    };
+    let mut first: CorrMap<Slot> = ids.map();
+    first.reserve(2 * c.markers.len());
+    for (i, a) in c.api.iter().enumerate() {
+        let Some(slot) = Slot::new(i).filter(|_| is_span_record(a)) else {
+            continue;
+        };
+        match first.get(&a.correlation_id) {
+            Some(s) if api_key(&c.api[s.index()]) <= api_key(a) => {}
+            _ => {
+                first.insert(a.correlation_id, slot);
+            }
+        }
+    }
+    for m in &mut c.markers {
+        let record = |corr: u64| {
+            (corr != 0)
+                .then(|| first.get(&corr))
+                .flatten()
+                .map(|s| &c.api[s.index()])
+        };
+        let open = record(m.open_correlation_id);
+        let close = record(m.close_correlation_id);
+        let start = open.map_or(m.start_ns, |r| r.start_ns);
+        let end = if m.instant {
+            open.map_or(m.end_ns, |r| r.end_ns)
+        } else {
+            close.map_or(m.end_ns, |r| r.end_ns)
+        };
+        (m.start_ns, m.end_ns) = (start, end);
+    }
+    drop(first);
+    c.api.retain(|a| !is_span_record(a));
+    c.api.shrink_to_fit();
+}
+
+/// Pass 3: API records sorted by correlation id, and where each id's HIP record is.
 struct ApiIndex {
     /// Positions in the API records (fewer than 2^32 records of 48 B are ever held; a
     /// `Slot` is 4 B per id of the table).
@@ -1289,7 +1333,6 @@ impl OpNames {
 /// with what it launched.
 fn host_events(
     c: &mut Collected,
-    ids: Ids,
     work: &DeviceWork,
     annotations: &mut AnnotationIndex,
     counters: &mut crate::model::Counters,
@@ -1327,60 +1370,26 @@ fn host_events(
             Err(_) => markers.sort_by(span_order),
         }
     }
-    // The roctx records a span stands for, by position in `c.api` (a flag per record, not a
-    // set of ids: a million ids in a set held 8-16 MB at the join's peak); an id's repeats go
-    // with its first record (`marker`).
-    let marker = positions(&c.api, ids, ApiDomain::Marker);
-    let mut consumed = vec![false; c.api.len()];
-    for m in &markers {
-        for corr in [m.open_correlation_id, m.close_correlation_id] {
-            if let Some(&i) = marker.get(&corr) {
-                consumed[i.index()] = true;
-            }
-        }
-    }
-    let shown = |a: &&ApiRecord| {
-        a.domain != ApiDomain::Marker
-            || !marker
-                .get(&a.correlation_id)
-                .is_some_and(|&i| consumed[i.index()])
-    };
-    // Each thread's vector grows towards its known size (`Growing`).
+    // Each thread's vector grows towards its known size (`Growing`). The roctx records the
+    // spans stand for are gone already (`take_span_records`): every record left is an event.
     let mut sizes: HashMap<u64, usize> = HashMap::default();
     for t in markers.iter().map(|m| m.thread_id) {
         *sizes.entry(t).or_default() += 1;
     }
-    for a in c.api.iter().filter(shown) {
+    for a in &c.api {
         *sizes.entry(a.thread_id).or_default() += 1;
     }
     let mut threads: BTreeMap<u64, Growing> = sizes
         .into_iter()
         .map(|(t, total)| (t, Growing::towards(total)))
         .collect();
-    // A span takes the times of the buffered records of the calls that opened and closed it,
-    // read now: the records are given back below, before the spans' events are made.
-    for m in &mut markers {
-        let record = |corr: u64| marker.get(&corr).map(|&i| &c.api[i.index()]);
-        let open = record(m.open_correlation_id);
-        let close = record(m.close_correlation_id);
-        let start = open.map_or(m.start_ns, |r| r.start_ns);
-        let end = if m.instant {
-            open.map_or(m.end_ns, |r| r.end_ns)
-        } else {
-            close.map_or(m.end_ns, |r| r.end_ns)
-        };
-        (m.start_ns, m.end_ns) = (start, end);
-    }
 
     // The records are taken from the end, and the vector shrunk as they go, so its memory is
-    // given back while the host events (80 B against its 48 B) grow: the two never coexist
+    // given back while the host events (64 B against its 48 B) grow: the two never coexist
     // whole at the join's peak. Each thread's events come out last first, and are turned
     // round below.
     let mut records = FromTheEnd::new(std::mem::take(&mut c.api));
     while let Some(a) = records.pop() {
-        if !shown(&&a) {
-            continue;
-        }
         // The records are sorted by correlation id (`ApiIndex::build`) and the device events
         // were made before: the call's first record, taken last, takes its annotation.
         let last = records
@@ -1420,7 +1429,6 @@ fn host_events(
     }
 
     drop(records);
-    drop(consumed);
 
     // The spans, taken from the end as the records were: each thread's events are now its
     // calls and then its spans, both last first, and are turned round below.
