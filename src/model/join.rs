@@ -2248,6 +2248,11 @@ mod tests {
         );
         assert_eq!(placed(20), None, "the push is the span's own event");
         assert_eq!(placed(23), None, "the pop too");
+        // The push's and the pop's records gave the span their times and are gone before the
+        // API records are sorted: the device passes never hold them.
+        let left: Vec<u64> = c.api.iter().map(|a| a.correlation_id).collect();
+        assert_eq!(left, [21, 22]);
+        assert_eq!((c.markers[0].start_ns, c.markers[0].end_ns), (100, 510));
     }
 
     #[test]
