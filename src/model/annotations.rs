@@ -70,7 +70,7 @@ impl<'a> ScopeStacks<'a> {
         ScopeStacks {
             spans,
             index,
-            made: Vec::new(),
+            made: std::iter::repeat_with(|| None).take(spans.len()).collect(),
             unknown: HashMap::default(),
             lists: HashMap::default(),
             empty: Arc::from(Vec::new()),
@@ -93,12 +93,13 @@ impl<'a> ScopeStacks<'a> {
             return None;
         }
         let Some(at) = self.span_of(scope) else {
+            let empty = &self.empty;
             return Some(
                 self.unknown
                     .entry(scope)
                     .or_insert_with(|| {
                         Arc::new(Annotation {
-                            stack: Arc::from(Vec::new()),
+                            stack: empty.clone(),
                             scope_range_id: scope,
                             external_ids: Vec::new(),
                         })
@@ -106,9 +107,6 @@ impl<'a> ScopeStacks<'a> {
                     .clone(),
             );
         };
-        if self.made.is_empty() {
-            self.made.resize_with(self.spans.len(), || None);
-        }
         if let Some((a, _)) = &self.made[at] {
             return Some(a.clone());
         }
@@ -167,7 +165,7 @@ impl<'a> ScopeStacks<'a> {
 /// The bounded label list of a stack `depth + 1` deep whose first `depth` levels bound to
 /// `parent`: the whole stack's first `KEEP_OUTER` levels, one `…<n> levels…` entry and its
 /// innermost levels, `MAX_LEVELS` in all, once it is deeper than that.
-fn extend_stack(parent: &[Arc<str>], depth: usize, label: &Arc<str>) -> Arc<[Arc<str>]> {
+fn extend_stack(parent: &[Arc<str>], depth: usize, label: &Arc<str>) -> Labels {
     if depth < MAX_LEVELS {
         return parent.iter().chain([label]).cloned().collect();
     }

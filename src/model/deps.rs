@@ -159,8 +159,7 @@ pub fn resolve_dependencies(
     let mut calls: Vec<SyncCall> = Vec::new();
     let mut flows: Vec<DependencyFlow> = Vec::new();
     let mut syncs = FromTheEnd::new(syncs);
-    while let Some(fact) = syncs.pop() {
-        let s = &fact;
+    while let Some(s) = syncs.pop() {
         grow(&mut calls, total, 0, 8);
         let plane = (i.plane_of)(s.device);
         let key = stream_key(s.stream, s.stream_seq);

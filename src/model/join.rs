@@ -631,26 +631,14 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
 /// those records are dropped: they become no event of their own. They were held through the
 /// device passes to the host events' (the storm's 200,000 push and pop records, 9.6 MB, at
 /// the join's peak), and sorted with the calls. Of an id's repeats, the first in the API
-/// records' order (`api_key`) gives the times, as the sorted records gave them.
+/// records' order (`positions`) gives the times, as the sorted records gave them.
 fn take_span_records(c: &mut Collected, span_ids: &IdSet, ids: Ids) {
     let is_span_record = |a: &ApiRecord| {
         a.domain == ApiDomain::Marker
             && a.correlation_id != 0
             && span_ids.contains(a.correlation_id)
     };
-    let mut first: CorrMap<Slot> = ids.map();
-    first.reserve(2 * c.markers.len());
-    for (i, a) in c.api.iter().enumerate() {
-        let Some(slot) = Slot::new(i).filter(|_| is_span_record(a)) else {
-            continue;
-        };
-        match first.get(&a.correlation_id) {
-            Some(s) if api_key(&c.api[s.index()]) <= api_key(a) => {}
-            _ => {
-                first.insert(a.correlation_id, slot);
-            }
-        }
-    }
+    let first = positions(&c.api, ids, ApiDomain::Marker);
     for m in &mut c.markers {
         let record = |corr: u64| {
             (corr != 0)
@@ -767,7 +755,8 @@ fn sort_by_id(api: &mut [ApiRecord], ids: Ids) {
     apply_order(api, &mut order);
 }
 
-/// Where the first record of each correlation id of `domain` is in `api` (sorted by id).
+/// Where each correlation id's record of `domain` is in `api`: of an id's repeats, the first
+/// in the records' order (`api_key`), which in sorted records is the first one.
 fn positions(api: &[ApiRecord], ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
     let mut map: CorrMap<Slot> = ids.map();
     map.reserve(api.iter().filter(|a| a.domain == domain).count());
@@ -776,7 +765,10 @@ fn positions(api: &[ApiRecord], ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
             continue;
         }
         if let Some(slot) = Slot::new(i) {
-            map.get_or_insert_with(a.correlation_id, || slot);
+            let at = map.get_or_insert_with(a.correlation_id, || slot);
+            if *at != slot && api_key(a) < api_key(&api[at.index()]) {
+                *at = slot;
+            }
         }
     }
     map
