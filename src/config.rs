@@ -133,6 +133,54 @@ pub struct Config {
     /// When true the tool opts out in `rocprofiler_configure`.
     pub disable: bool,
     pub log: LogLevel,
+    /// What a terminating signal does (`terminate`).
+    pub term: TermRule,
+}
+
+/// The signals after which the profile is written before the process ends as the signal
+/// would end it (`ROCPROF_XPLANE_TERM_SIGNALS`, `ROCPROF_XPLANE_TERM_TIMEOUT`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TermRule {
+    /// SIGTERM and SIGINT unless set (`none`: the signals are left alone).
+    pub signals: Vec<i32>,
+    /// How long writing may take before the process ends anyway.
+    pub timeout_ms: u64,
+}
+
+impl Default for TermRule {
+    /// 20 s: inside the 30 s that Slurm (`KillWait`) and Kubernetes
+    /// (`terminationGracePeriodSeconds`) wait between SIGTERM and SIGKILL.
+    fn default() -> Self {
+        TermRule {
+            signals: vec![libc::SIGTERM, libc::SIGINT],
+            timeout_ms: 20_000,
+        }
+    }
+}
+
+/// `TERM,INT` → the signals; `none` (or `off`, or empty) → none.
+fn parse_term_signals(v: &str) -> Result<Vec<i32>, String> {
+    let v = v.trim();
+    if v.is_empty() || v.eq_ignore_ascii_case("none") || v.eq_ignore_ascii_case("off") {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for part in v.split(',') {
+        let sig = match part.trim().to_ascii_uppercase().trim_start_matches("SIG") {
+            "TERM" => libc::SIGTERM,
+            "INT" => libc::SIGINT,
+            "HUP" => libc::SIGHUP,
+            other => {
+                return Err(format!(
+                    "unknown signal {other:?}: expected TERM, INT, HUP or none"
+                ))
+            }
+        };
+        if !out.contains(&sig) {
+            out.push(sig);
+        }
+    }
+    Ok(out)
 }
 
 /// How much the flight recorder keeps: the most recent `seconds`, at most `max_bytes`.
@@ -347,6 +395,7 @@ impl Config {
         let mut start_delay_ms = secs("START_DELAY", 0.0, "none").filter(|&ms| ms > 0);
         let mut duration_ms = secs("DURATION", 0.0, "none").filter(|&ms| ms > 0);
         let ring_keep_ms = secs("RING_SECONDS", 0.5, "30");
+        let term_timeout_ms = secs("TERM_TIMEOUT", 0.01, "20");
         let ring_bytes = get("RING_MEMORY").and_then(|v| match parse_size(&v) {
             Some(n) if n >= 64 << 10 => Some(n as u64),
             _ => {
@@ -363,6 +412,18 @@ impl Config {
             keep_ms: ring_keep_ms.unwrap_or(RingRule::default().keep_ms),
             max_bytes: ring_bytes.unwrap_or(RingRule::default().max_bytes),
         };
+        let term = TermRule {
+            signals: match get("TERM_SIGNALS").map(|v| parse_term_signals(&v).map_err(|e| (v, e))) {
+                None => TermRule::default().signals,
+                Some(Ok(s)) => s,
+                Some(Err((v, why))) => {
+                    bad("TERM_SIGNALS", &v, &why, "TERM,INT");
+                    TermRule::default().signals
+                }
+            },
+            timeout_ms: term_timeout_ms.unwrap_or(TermRule::default().timeout_ms),
+        };
+
         let file_template = get("OUTPUT_FILE").and_then(|v| match check_file_template(&v) {
             Ok(t) => Some(t),
             Err(why) => {
@@ -449,6 +510,7 @@ impl Config {
             continuous,
             disable,
             log,
+            term,
         };
         (cfg, warnings)
     }
@@ -1031,6 +1093,30 @@ mod tests {
             joined.contains(&format!("using default {DEFAULT_BUFFER_SIZE}")),
             "{joined}"
         );
+    }
+
+    #[test]
+    fn term_signals_and_their_time_limit() {
+        let (c, w) = parse(&[]);
+        assert_eq!(c.term, TermRule::default());
+        assert_eq!(c.term.signals, [libc::SIGTERM, libc::SIGINT]);
+        assert!(w.is_empty());
+        for (v, want) in [
+            ("none", vec![]),
+            ("off", vec![]),
+            ("TERM", vec![libc::SIGTERM]),
+            ("sigint, hup,INT", vec![libc::SIGINT, libc::SIGHUP]),
+        ] {
+            let (c, w) = parse(&[("TERM_SIGNALS", v)]);
+            assert_eq!((c.term.signals, w.len()), (want, 0), "{v}");
+        }
+        let (c, w) = parse(&[("TERM_SIGNALS", "TERM,KILL"), ("TERM_TIMEOUT", "5")]);
+        assert_eq!(c.term.signals, TermRule::default().signals);
+        assert_eq!(c.term.timeout_ms, 5_000);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].0.contains("unknown signal \"KILL\""), "{w:?}");
+        let (c, w) = parse(&[("TERM_TIMEOUT", "-1")]);
+        assert_eq!((c.term.timeout_ms, w.len()), (20_000, 1));
     }
 
     #[test]

@@ -183,6 +183,7 @@ unsafe extern "C" fn tool_initialize(
                 Ok(s) => {
                     crate::window::start(s, cfg);
                     crate::server::start(s, cfg);
+                    crate::terminate::start(cfg);
                     log_info!(
                         "tracing {}: {} agents, buffers of {} bytes",
                         cfg.domains,
@@ -241,60 +242,87 @@ unsafe extern "C" fn tool_detach(_tool_data: *mut c_void) {
 }
 
 unsafe extern "C" fn tool_finalize(_tool_data: *mut c_void) {
-    ffi_guard("finalize", (), || {
-        if FINALIZED.swap(true, Ordering::SeqCst) {
-            return;
+    finalize();
+    // A profile being written after a signal (`terminate`) is finished before the runtime
+    // lets the process exit.
+    let limit = std::time::Duration::from_millis(config::get().term.timeout_ms);
+    wait_finalized(std::time::Instant::now() + limit);
+}
+
+/// Set when the one finalize has ended (written, failed or skipped).
+static FINALIZE_DONE: AtomicBool = AtomicBool::new(false);
+
+/// Writes the profile once: from the runtime's finalize at exit, or from `terminate` when a
+/// signal ends the program first. A second call returns at once; `wait_finalized` waits for
+/// the first.
+pub(crate) fn finalize() {
+    if FINALIZED.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    ffi_guard("finalize", (), finalize_once);
+    FINALIZE_DONE.store(true, Ordering::SeqCst);
+}
+
+/// Whether the finalize begun (by anyone) has ended, waiting for it until `deadline`.
+pub(crate) fn wait_finalized(deadline: std::time::Instant) -> bool {
+    while !FINALIZE_DONE.load(Ordering::SeqCst) {
+        if std::time::Instant::now() >= deadline {
+            return false;
         }
-        if in_forked_child() {
-            log_debug!("forked child: not profiled; the parent writes the profile");
-            return;
-        }
-        let Some(s) = session::get() else { return };
-        let cfg = config::get();
-        // Phase times and memory at `debug` level: finalize is where the process waits on us at
-        // exit, and where memory peaks (everything collected, joined and encoded at once).
-        if crate::log::enabled(LogLevel::Debug) {
-            log_debug!("finalize: start, memory {}", process_memory());
-        }
-        let t0 = std::time::Instant::now();
-        // A cut or capture in progress completes first; what follows it is the last window.
-        crate::server::stop(s);
-        crate::window::stop();
-        crate::attach::wait_for_detach();
-        let collected = s.finish();
-        if crate::window::skip_final(&collected) {
-            log_info!(
-                "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
-                collected.api.len(),
-                collected.kernels.len(),
-                collected.copies.len()
-            );
-            return;
-        }
-        let t1 = std::time::Instant::now();
-        let trace = join(collected);
-        let t2 = std::time::Instant::now();
-        if crate::log::enabled(LogLevel::Debug) {
-            log_debug!("finalize: joined, memory {}", process_memory());
-        }
-        let written =
-            crate::output::write_trace_as(&trace, cfg, &crate::window::final_run_name(cfg));
-        if crate::log::enabled(LogLevel::Debug) {
-            log_debug!(
-                "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
-                (t1 - t0).as_secs_f64() * 1e3,
-                (t2 - t1).as_secs_f64() * 1e3,
-                t2.elapsed().as_secs_f64() * 1e3,
-                process_memory()
-            );
-            let finalize_ns = t0.elapsed().as_nanos() as u64;
-            log_debug!("{}", crate::selftime::totals().describe(finalize_ns));
-        }
-        match written {
-            Ok(path) => crate::output::report_written("", &path, &trace, cfg),
-            Err(e) => log_error!("cannot write the profile: {e}"),
-        }
-    })
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    true
+}
+
+fn finalize_once() {
+    if in_forked_child() {
+        log_debug!("forked child: not profiled; the parent writes the profile");
+        return;
+    }
+    let Some(s) = session::get() else { return };
+    let cfg = config::get();
+    // Phase times and memory at `debug` level: finalize is where the process waits on us at
+    // exit, and where memory peaks (everything collected, joined and encoded at once).
+    if crate::log::enabled(LogLevel::Debug) {
+        log_debug!("finalize: start, memory {}", process_memory());
+    }
+    let t0 = std::time::Instant::now();
+    // A cut or capture in progress completes first; what follows it is the last window.
+    crate::server::stop(s);
+    crate::window::stop();
+    crate::attach::wait_for_detach();
+    let collected = s.finish();
+    if crate::window::skip_final(&collected) {
+        log_info!(
+            "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
+            collected.api.len(),
+            collected.kernels.len(),
+            collected.copies.len()
+        );
+        return;
+    }
+    let t1 = std::time::Instant::now();
+    let trace = join(collected);
+    let t2 = std::time::Instant::now();
+    if crate::log::enabled(LogLevel::Debug) {
+        log_debug!("finalize: joined, memory {}", process_memory());
+    }
+    let written = crate::output::write_trace_as(&trace, cfg, &crate::window::final_run_name(cfg));
+    if crate::log::enabled(LogLevel::Debug) {
+        log_debug!(
+            "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
+            (t1 - t0).as_secs_f64() * 1e3,
+            (t2 - t1).as_secs_f64() * 1e3,
+            t2.elapsed().as_secs_f64() * 1e3,
+            process_memory()
+        );
+        let finalize_ns = t0.elapsed().as_nanos() as u64;
+        log_debug!("{}", crate::selftime::totals().describe(finalize_ns));
+    }
+    match written {
+        Ok(path) => crate::output::report_written("", &path, &trace, cfg),
+        Err(e) => log_error!("cannot write the profile: {e}"),
+    }
 }
 
 /// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`

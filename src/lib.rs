@@ -22,7 +22,9 @@ pub mod output;
 pub mod sdk;
 pub mod selftime;
 pub mod server;
+pub mod signals;
 pub mod store;
+pub mod terminate;
 pub mod window;
 
 /// Entry point the rocprofiler-sdk runtime looks up in every tool library.

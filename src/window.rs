@@ -78,31 +78,6 @@ extern "C" fn on_signal(_: libc::c_int) {
     CUT_REQUESTED.store(true, Ordering::Relaxed);
 }
 
-/// Installs the handler for the user's window signal, unless the program already handles it
-/// (we never take a signal away from the program).
-fn install_signal(sig: i32) -> Result<(), String> {
-    // SAFETY: querying the current disposition into a zeroed sigaction.
-    let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
-    // SAFETY: `old` is a valid out-pointer; a null new action only queries.
-    if unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) } != 0 {
-        return Err(std::io::Error::last_os_error().to_string());
-    }
-    if old.sa_sigaction != libc::SIG_DFL {
-        return Err("the program already handles it; not taken".into());
-    }
-    // SAFETY: a zeroed sigaction with our handler and an empty mask is a valid action.
-    let mut act: libc::sigaction = unsafe { std::mem::zeroed() };
-    act.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-    act.sa_flags = libc::SA_RESTART;
-    // SAFETY: `act.sa_mask` is a valid sigset to empty.
-    unsafe { libc::sigemptyset(&mut act.sa_mask) };
-    // SAFETY: installing a handler that only stores to an atomic.
-    if unsafe { libc::sigaction(sig, &act, std::ptr::null_mut()) } != 0 {
-        return Err(std::io::Error::last_os_error().to_string());
-    }
-    Ok(())
-}
-
 /// Starts the window thread when the configuration asks for windows or a delayed or bounded
 /// capture (`ROCPROF_XPLANE_START_DELAY`, `ROCPROF_XPLANE_DURATION`).
 pub fn start(s: &'static Session, cfg: &'static Config) {
@@ -114,7 +89,7 @@ pub fn start(s: &'static Session, cfg: &'static Config) {
         let _ = RANGE_RULE.set((name.as_str().into(), every));
     }
     if let Some(sig) = cfg.window.and_then(|r| r.signal) {
-        if let Err(e) = install_signal(sig) {
+        if let Err(e) = crate::signals::take_if_unhandled(sig, on_signal) {
             log_warn!("ROCPROF_XPLANE_WINDOW_SIGNAL={sig}: {e}; windows by signal are off");
         }
     }

@@ -119,6 +119,13 @@ impl Personality {
         // Every status the runtime returns exists in all personalities; a miss is a bug here.
         position(self.status_names(), name).unwrap_or(1)
     }
+    /// `status("ROCPROFILER_STATUS_" + suffix)`, without making that string.
+    pub fn status_suffix(self, suffix: &str) -> u32 {
+        self.status_names()
+            .iter()
+            .position(|n| n.strip_prefix("ROCPROFILER_STATUS_") == Some(suffix))
+            .map_or(1, |i| i as u32)
+    }
     pub fn buffer_kind_name(self, kind: u32) -> Option<&'static str> {
         named(self.buffer_kinds(), kind)
     }
@@ -454,6 +461,19 @@ const HIP_GRAPH_OPS: &[&str] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_status_by_suffix_is_its_full_names_position() {
+        for p in ALL_PERSONALITIES {
+            for (i, name) in p.status_names().iter().enumerate() {
+                let suffix = name.strip_prefix("ROCPROFILER_STATUS_").unwrap();
+                assert_eq!(p.status_suffix(suffix), i as u32, "{p:?} {name}");
+                assert_eq!(p.status(name), i as u32);
+            }
+            // An unknown name is the generic error, as `status` has it.
+            assert_eq!(p.status_suffix("NO_SUCH_STATUS"), 1);
+        }
+    }
 
     #[test]
     fn numbering_matches_reference_tables() {
