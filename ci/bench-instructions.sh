@@ -8,7 +8,9 @@
 # record for the join, the export and finalize as a whole. Cache misses are not in these
 # counts: a change that only cuts memory traffic reads flat here. Takes ~6 minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
-# (with KEEP_DIR the callgrind files stay there, for callgrind_annotate).
+# (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
+# third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
+# sync calls and event records a storm lacks): about 10 minutes more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -30,6 +32,12 @@ HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
 ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs" \
   ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/storm.out" \
   target/release/rocprof-sim "$work/storm200k.toml" --sdk 1.0.0 >"$work/storm.log" 2>&1 &
+if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
+  sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
+  ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs-mt" \
+    ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/maxtext.out" \
+    target/release/rocprof-sim "$work/maxtext10.toml" --sdk 1.0.0 >"$work/maxtext.log" 2>&1 &
+fi
 wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
   # A function can be listed once per source file its inlined code came from: its own entry,
@@ -50,3 +58,15 @@ builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
 print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; build + encode {bb / builds / events:,.0f} instructions/event")
 print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f})")
 PY
+if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
+  mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
+  python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::entry::tool_finalize')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::join::join')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::deps::resolve_dependencies')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::file::write_xspace')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::space::host_plane')" <<'PY'
+import sys
+records, f, j, d, w, h = map(int, sys.argv[1:])
+print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f})")
+PY
+fi

@@ -117,7 +117,7 @@ fn wait_for_signal(fd: c_int, timeout: Duration, say: bool) {
     }
     let deadline = Instant::now() + timeout;
     // The deadline holds even if writing hangs: a thread of its own ends the process then.
-    let _ = std::thread::Builder::new()
+    let deadline_thread = std::thread::Builder::new()
         .name("rocprof-xplane-term-deadline".into())
         .spawn(move || {
             std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
@@ -127,6 +127,9 @@ fn wait_for_signal(fd: c_int, timeout: Duration, say: bool) {
             );
             signals::end_as(sig);
         });
+    if let Err(e) = deadline_thread {
+        log_warn!("{name}: no deadline thread ({e}): writing is not bounded");
+    }
     // The runtime's finalize may already be writing (the program was exiting): wait for it.
     crate::entry::finalize();
     if !crate::entry::wait_finalized(deadline) {

@@ -283,10 +283,8 @@ pub fn join(mut c: Collected) -> Trace {
     // The dependencies need no host event: resolved first, their inputs (the sync facts, the
     // producer records, the per-stream index) are freed before the host events, the join's
     // largest output, are built.
-    let syncs = std::mem::take(&mut c.syncs);
     let (sync_calls, dependency_flows) = dependencies(
-        syncs,
-        &c,
+        &mut c,
         &api,
         &creations,
         &stream_index,
@@ -295,7 +293,6 @@ pub fn join(mut c: Collected) -> Trace {
     );
     drop(stream_index);
     drop(creations);
-    drop(std::mem::take(&mut c.producers));
     drop(std::mem::take(&mut c.hip_events));
     laps.lap("dependencies");
     // The HIP records' index has served its last pass.
@@ -1477,8 +1474,7 @@ fn host_events(
 /// Pass 7: inter-stream dependencies of the sync calls (model::deps): before the host
 /// events, which they do not need.
 fn dependencies(
-    syncs: Vec<super::events::SyncFact>,
-    c: &Collected,
+    c: &mut Collected,
     api: &ApiIndex,
     creations: &super::streams::Creations,
     stream_index: &super::streams::StreamIndex,
@@ -1488,6 +1484,10 @@ fn dependencies(
     Vec<super::trace::SyncCall>,
     Vec<super::trace::DependencyFlow>,
 ) {
+    // The facts and the producer records are this pass's alone: taken, and freed with it.
+    let syncs = std::mem::take(&mut c.syncs);
+    let producers = std::mem::take(&mut c.producers).into_index();
+    let c = &*c;
     let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
     for (op, r) in c.hip_events.iter().filter(|(_, r)| r.correlation_id != 0) {
         let e = barriers.entry((r.correlation_id, *op)).or_default();
@@ -1500,7 +1500,7 @@ fn dependencies(
     super::deps::resolve_dependencies(
         syncs,
         &super::deps::DepInputs {
-            producers: &c.producers,
+            producers: &producers,
             creations,
             streams: stream_index,
             lines_of: &lines_of,

@@ -205,7 +205,7 @@ fn host_plane(
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
     spill: Option<&SpillPolicy>,
 ) -> BuiltPlane {
-    let syncs = super::deps::sync_index(trace);
+    let syncs = super::deps::SyncIndex::new(trace);
     let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
     plane.spill_lines(spill.cloned());
     let mut cache = EventCache::default();
@@ -245,7 +245,12 @@ fn host_plane(
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
             if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
                 stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
-                super::deps::add_sync_stats(&mut plane, syncs.get(&e.correlation_id), &mut stats);
+                super::deps::add_sync_stats(
+                    &mut plane,
+                    &mut ids,
+                    syncs.get(e.correlation_id),
+                    &mut stats,
+                );
             }
             if let Some(dev) = e.device.get() {
                 stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
