@@ -189,3 +189,50 @@ fn a_write_past_the_timeout_does_not_keep_the_process_alive() {
         assert!(n.starts_with('.') && n.contains(".tmp."), "stray {n}");
     }
 }
+
+/// Capture windows and SIGTERM: the windows cut while the program ran stay as they are, and
+/// what came after the last cut is written as the last window before the process ends (without
+/// the handler, it was lost with the process).
+#[test]
+fn a_windowed_run_ended_by_sigterm_writes_its_last_window() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = live(tmp.path(), "");
+    let dir = tmp.path().join("logs");
+    let child = spawn(&scenario, &dir, &[("ROCPROF_XPLANE_WINDOW_SECONDS", "0.5")]);
+    let out = signal_mid_run(
+        child,
+        libc::SIGTERM,
+        libc::SIGTERM,
+        Duration::from_millis(1800),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.signal(), Some(libc::SIGTERM), "{stderr}");
+    let cut = stderr.matches("wrote window ").count();
+    assert!(cut >= 1, "no window cut while running: {stderr}");
+    let mut windows: Vec<String> = std::fs::read_dir(dir.join("plugins/profile"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    windows.sort();
+    // Finalize ran at the signal: it wrote the last window, or said that nothing came after
+    // the last cut (a signal landing right after a cut on a slow machine). Without the
+    // handler, neither.
+    if stderr.contains("no further file") {
+        assert_eq!(windows.len(), cut, "{windows:?}\n{stderr}");
+        return;
+    }
+    assert_eq!(windows.len(), cut + 1, "{windows:?}\n{stderr}");
+    let last = dir.join("plugins/profile").join(windows.last().unwrap());
+    let file = std::fs::read_dir(&last)
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap()
+        .path();
+    let space = read_xspace(&file).unwrap();
+    assert!(
+        !kernels(&space).is_empty(),
+        "the last window has no kernels"
+    );
+}
