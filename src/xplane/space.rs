@@ -322,11 +322,15 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
     if trace.memory.is_empty() {
         return None;
     }
+    // Only the allocation calls: a program that allocates now and then has millions of other
+    // calls, and a table of them all sat at the writer's peak (`peak_guard`).
+    let wanted: HashSet<u64> = trace.memory.iter().map(|m| m.correlation_id).collect();
     let calls: HashMap<u64, &crate::model::HostEvent> = trace
         .host_threads
         .iter()
         .flat_map(|t| t.events.iter())
         .filter(|e| e.kind == HostEventKind::HipApi && e.correlation_id != 0)
+        .filter(|e| wanted.contains(&e.correlation_id))
         .map(|e| (e.correlation_id, e))
         .collect();
     let capacity: HashMap<String, u64> = trace
