@@ -16,18 +16,28 @@ use support::paths::tool_library;
 use support::sim::Direct;
 use support::xspace::{counters, host_api_events, kernels};
 
-/// `scenarios/live-capture.toml`: about 25 s of work paced at wall-clock speed, so every
-/// signal lands mid-run, after a known stretch of work. `delivery` adds to its `[delivery]`.
-fn live(dir: &Path, delivery: &str) -> PathBuf {
+/// The tool inside `scenarios/live-capture.toml`: about 25 s of work paced at wall-clock
+/// speed, so every signal lands mid-run, after a known stretch of work. `delivery` adds to
+/// its `[delivery]`, `env` to the tool's environment. The log directory (under `tmp`) and the
+/// running driver.
+fn start_live(tmp: &Path, delivery: &str, env: &[(&str, &str)]) -> (PathBuf, Child) {
     let text = std::fs::read_to_string(support::paths::builtin("live-capture.toml")).unwrap();
     let text = text.replacen(
         "real_time = 1.0",
         &format!("real_time = 1.0\n{delivery}"),
         1,
     );
-    let path = dir.join("live.toml");
-    std::fs::write(&path, text).unwrap();
-    path
+    let scenario = tmp.join("live.toml");
+    std::fs::write(&scenario, text).unwrap();
+    let dir = tmp.join("logs");
+    let mut d = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "run");
+    for (k, v) in env {
+        d = d.env(k, v);
+    }
+    (dir, d.spawn())
 }
 
 /// Whether `sig` is among the caught signals of process `pid` (`SigCgt` in /proc).
@@ -37,17 +47,6 @@ fn catches(pid: i32, sig: i32) -> bool {
         .find_map(|l| l.strip_prefix("SigCgt:"))
         .and_then(|h| u64::from_str_radix(h.trim(), 16).ok())
         .is_some_and(|m| m & (1 << (sig - 1)) != 0)
-}
-
-fn spawn(scenario: &Path, dir: &Path, env: &[(&str, &str)]) -> Child {
-    let mut d = Direct::new(scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "run");
-    for (k, v) in env {
-        d = d.env(k, v);
-    }
-    d.spawn()
 }
 
 /// Waits until the tool has its handlers in (the tool is tracing), gives the program `busy`
@@ -99,9 +98,7 @@ fn profiles(dir: &Path) -> Vec<PathBuf> {
 fn a_program_ended_by_sigterm_or_sigint_leaves_its_profile() {
     for sig in [libc::SIGTERM, libc::SIGINT] {
         let tmp = tempfile::tempdir().unwrap();
-        let scenario = live(tmp.path(), "");
-        let dir = tmp.path().join("logs");
-        let child = spawn(&scenario, &dir, &[]);
+        let (dir, child) = start_live(tmp.path(), "", &[]);
         let out = signal_mid_run(child, sig, sig, Duration::from_millis(1500));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(
@@ -149,9 +146,7 @@ fn a_program_ended_by_sigterm_or_sigint_leaves_its_profile() {
 #[test]
 fn term_signals_chooses_which_signals_are_taken() {
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = live(tmp.path(), "");
-    let dir = tmp.path().join("logs");
-    let child = spawn(&scenario, &dir, &[("ROCPROF_XPLANE_TERM_SIGNALS", "INT")]);
+    let (dir, child) = start_live(tmp.path(), "", &[("ROCPROF_XPLANE_TERM_SIGNALS", "INT")]);
     let pid = child.id() as i32;
     let out = signal_mid_run(child, libc::SIGINT, libc::SIGTERM, Duration::ZERO);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -169,9 +164,11 @@ fn a_write_past_the_timeout_does_not_keep_the_process_alive() {
     let tmp = tempfile::tempdir().unwrap();
     // Each buffer delivery takes the runtime 300 ms, so the flush that starts the write
     // outlasts a 50 ms limit whatever the machine's speed.
-    let scenario = live(tmp.path(), "delivery_delay_us = 300000");
-    let dir = tmp.path().join("logs");
-    let child = spawn(&scenario, &dir, &[("ROCPROF_XPLANE_TERM_TIMEOUT", "0.05")]);
+    let (dir, child) = start_live(
+        tmp.path(),
+        "delivery_delay_us = 300000",
+        &[("ROCPROF_XPLANE_TERM_TIMEOUT", "0.05")],
+    );
     let out = signal_mid_run(
         child,
         libc::SIGTERM,
@@ -196,9 +193,7 @@ fn a_write_past_the_timeout_does_not_keep_the_process_alive() {
 #[test]
 fn a_windowed_run_ended_by_sigterm_writes_its_last_window() {
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = live(tmp.path(), "");
-    let dir = tmp.path().join("logs");
-    let child = spawn(&scenario, &dir, &[("ROCPROF_XPLANE_WINDOW_SECONDS", "0.5")]);
+    let (dir, child) = start_live(tmp.path(), "", &[("ROCPROF_XPLANE_WINDOW_SECONDS", "0.5")]);
     let out = signal_mid_run(
         child,
         libc::SIGTERM,

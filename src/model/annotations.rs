@@ -59,14 +59,12 @@ impl<'a> ScopeStacks<'a> {
     /// `ids`: the run's correlation id range, which the push/pop scope ids fall in.
     pub fn new(spans: &'a [MarkerSpan], ids: Option<(u64, u64)>) -> Self {
         let is_scope = |m: &MarkerSpan| m.scope_id > 0 && !m.instant && !m.process_wide;
-        let n = spans.iter().filter(|m| is_scope(m)).count();
-        let mut index = CorrMap::for_range(ids, n);
-        index.reserve(n);
-        for (i, m) in spans.iter().enumerate() {
-            if let Some(slot) = Slot::new(i).filter(|_| is_scope(m)) {
-                index.insert(m.scope_id as u64, slot);
-            }
-        }
+        let scopes = || spans.iter().enumerate().filter(|(_, m)| is_scope(m));
+        let index = CorrMap::positions_of(
+            ids,
+            scopes().count(),
+            scopes().map(|(i, m)| (i, m.scope_id as u64)),
+        );
         ScopeStacks {
             spans,
             index,

@@ -236,6 +236,26 @@ pub fn id_range(ids: impl IntoIterator<Item = u64>) -> Option<(u64, u64)> {
         })
 }
 
+impl CorrMap<Slot> {
+    /// Where each id lies in a list, from its `n` `(position, id)` pairs, ids in `range`: a
+    /// later position replaces an earlier one of the same id. (A position past what a `Slot`
+    /// holds is left out.)
+    pub fn positions_of(
+        range: Option<(u64, u64)>,
+        n: usize,
+        items: impl IntoIterator<Item = (usize, u64)>,
+    ) -> Self {
+        let mut map = CorrMap::for_range(range, n);
+        map.reserve(n);
+        for (i, id) in items {
+            if let Some(slot) = Slot::new(i) {
+                map.insert(id, slot);
+            }
+        }
+        map
+    }
+}
+
 /// A position in a vector of fewer than 2^32 − 1 items, kept as position + 1 so that an
 /// absent one costs nothing: a table of `Option<Slot>` is 4 B per id where `Option<u32>` is 8.
 /// The join's per-call tables span every correlation id of the run (millions), so their
@@ -261,6 +281,17 @@ impl Slot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_later_ones_win_inside_and_outside_the_range() {
+        let items = [(0, 100), (1, 150), (2, 100), (3, 7_000)];
+        let m = CorrMap::positions_of(Some((100, 199)), items.len(), items);
+        let at = |id| m.get(&id).map(|s: &Slot| s.index());
+        assert_eq!(
+            (at(100), at(150), at(7_000), at(101)),
+            (Some(2), Some(1), Some(3), None)
+        );
+    }
 
     #[test]
     fn dense_inside_the_range_and_spilled_outside_it() {

@@ -14,7 +14,7 @@
 
 use crate::fastmap::HashMap;
 
-use dashmap::{DashMap, DashSet};
+use dashmap::DashMap;
 
 use super::events::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 use super::streams::{stream_key, Creations, StreamIndex};
@@ -32,18 +32,16 @@ pub struct Producer {
     pub device: i32,
 }
 
-/// Producers per (device, event handle), each vector sorted by correlation id.
+/// Producers per (device, event handle), each vector sorted by correlation id. Filled from
+/// application threads; resolved only through [`ProducerMap::into_index`].
 #[derive(Debug, Clone, Default)]
 pub struct ProducerMap {
     records: DashMap<(i32, u64), Vec<Producer>>,
-    /// Devices that have at least one record: a wait may be on another device than its event.
-    devices: DashSet<i32>,
 }
 
 impl ProducerMap {
     /// Adds a record at its lower bound (a duplicate correlation id is ignored).
     pub fn record(&self, event: u64, p: Producer) {
-        self.devices.insert(p.device);
         let mut v = self.records.entry((p.device, event)).or_default();
         let i = v.partition_point(|q| q.correlation_id < p.correlation_id);
         if v.get(i).map(|q| q.correlation_id) != Some(p.correlation_id) {
@@ -61,25 +59,12 @@ impl ProducerMap {
         }
     }
 
-    /// The latest record of `event` with a correlation id strictly below `wait_correlation_id`,
-    /// over every device. One wait at a time (a lookup per device that has records); the join
-    /// resolves through [`ProducerIndex`].
-    pub fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
-        self.devices
-            .iter()
-            .filter_map(|d| {
-                let v = self.records.get(&(*d, event))?;
-                latest_before(&v, wait_correlation_id)
-            })
-            .max_by_key(|p| p.correlation_id)
-    }
-
     /// The records by event handle alone, every device's merged in correlation order: what
-    /// the join resolves its waits in. The map is a `DashMap` because the callbacks fill it,
-    /// so a wait there costs a shard lock and a probe per device with records (8 on an 8-GPU
-    /// node); in the index, one probe and a binary search (the MaxText-sized run's
-    /// dependency pass took half the time). The map is consumed: its vectors move into the
-    /// index, never held twice.
+    /// waits are resolved in. The map is a `DashMap` because the callbacks fill it, so a wait
+    /// resolved there cost a shard lock and a probe per device with records (8 on an 8-GPU
+    /// node), and every record a second table of the devices seen; in the index, one probe
+    /// and a binary search (the MaxText-sized run's dependency pass took half the time). The
+    /// map is consumed: its vectors move into the index, never held twice.
     pub fn into_index(self) -> ProducerIndex {
         let mut by_event: HashMap<u64, Vec<Producer>> = HashMap::default();
         by_event.reserve(self.records.len());
@@ -99,11 +84,18 @@ impl ProducerMap {
         ProducerIndex { by_event }
     }
 
+    /// One wait resolved as the join resolves it, for tests.
+    #[cfg(test)]
+    pub(crate) fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
+        self.clone()
+            .into_index()
+            .resolve(event, wait_correlation_id)
+    }
+
     /// Forgets every record: a wait in the next capture window must not resolve to a record
     /// made before it.
     pub fn clear(&self) {
         self.records.clear();
-        self.devices.clear();
     }
 
     /// Moves the records out (what the session hands to the join), leaving the map empty.
@@ -122,13 +114,6 @@ impl ProducerMap {
     }
 }
 
-/// The latest of `v` (sorted by correlation id) strictly below `wait_correlation_id`: upper
-/// bound, then one back.
-fn latest_before(v: &[Producer], wait_correlation_id: u64) -> Option<Producer> {
-    let i = v.partition_point(|q| q.correlation_id < wait_correlation_id);
-    i.checked_sub(1).map(|i| v[i])
-}
-
 /// [`ProducerMap`] made for lookups (`ProducerMap::into_index`).
 #[derive(Debug, Default)]
 pub struct ProducerIndex {
@@ -136,9 +121,12 @@ pub struct ProducerIndex {
 }
 
 impl ProducerIndex {
-    /// As [`ProducerMap::resolve`].
+    /// The latest record of `event`, on any device, with a correlation id strictly below
+    /// `wait_correlation_id` (upper bound, then one back).
     pub fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
-        latest_before(self.by_event.get(&event)?, wait_correlation_id)
+        let v = self.by_event.get(&event)?;
+        let i = v.partition_point(|q| q.correlation_id < wait_correlation_id);
+        i.checked_sub(1).map(|i| v[i])
     }
 }
 
@@ -322,11 +310,12 @@ mod tests {
         }
     }
 
-    /// The join's index answers every wait as the capture-time map does: reused handles,
-    /// records of one handle on several devices, duplicates, waits before, between and after
-    /// the records (a small deterministic generator; no new dependency).
+    /// Every wait resolves to the latest record of its handle strictly before it, on any
+    /// device, checked against every record by brute force: reused handles, one handle's
+    /// records on several devices, records in any order, waits before, between and after them
+    /// (a small deterministic generator; no new dependency).
     #[test]
-    fn the_index_resolves_every_wait_as_the_map_does() {
+    fn the_index_resolves_every_wait_to_the_latest_record_before_it() {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: u64| {
             x ^= x << 13;
@@ -341,14 +330,26 @@ mod tests {
             for i in (1..ids.len()).rev() {
                 ids.swap(i, next(i as u64 + 1) as usize);
             }
+            let mut recorded = Vec::new();
             for &id in ids.iter().take(20 + round * 2) {
                 let mut r = p(id, next(4));
                 r.device = next(3) as i32 - 1;
-                m.record(next(6), r);
+                let event = next(6);
+                m.record(event, r);
+                recorded.push((event, r));
             }
             let waits: Vec<(u64, u64)> = (0..200).map(|_| (next(7), next(420))).collect();
-            let want: Vec<Option<Producer>> = waits.iter().map(|&(e, w)| m.resolve(e, w)).collect();
-            let index = m.clone().into_index();
+            let want: Vec<Option<Producer>> = waits
+                .iter()
+                .map(|&(e, w)| {
+                    recorded
+                        .iter()
+                        .filter(|(event, r)| *event == e && r.correlation_id < w)
+                        .map(|&(_, r)| r)
+                        .max_by_key(|r| r.correlation_id)
+                })
+                .collect();
+            let index = m.into_index();
             let got: Vec<Option<Producer>> =
                 waits.iter().map(|&(e, w)| index.resolve(e, w)).collect();
             assert_eq!(got, want, "round {round}");

@@ -70,14 +70,8 @@ pub struct SyncIndex<'a> {
 impl<'a> SyncIndex<'a> {
     pub fn new(trace: &'a Trace) -> Self {
         let calls = &trace.sync_calls[..];
-        let ids = calls.iter().map(|c| c.correlation_id);
-        let mut by_id = CorrMap::for_range(id_range(ids), calls.len());
-        by_id.reserve(calls.len());
-        for (i, c) in calls.iter().enumerate() {
-            if let Some(slot) = Slot::new(i) {
-                by_id.insert(c.correlation_id, slot);
-            }
-        }
+        let ids = || calls.iter().map(|c| c.correlation_id);
+        let by_id = CorrMap::positions_of(id_range(ids()), calls.len(), ids().enumerate());
         SyncIndex { calls, by_id }
     }
 
