@@ -62,8 +62,8 @@ pub struct SyncIndex<'a> {
     /// A vector over the calls' id range when they fill enough of it (a program that
     /// synchronizes every step: 1.46 M of the MaxText-sized run's ids): the host plane asks
     /// for each call in its threads' id order, so the vector is walked nearly in order, where
-    /// a hash map of them missed the cache on every call (about 30 % of the host plane's time
-    /// there), and 4 B per id is less than its entries took.
+    /// a hash map of them missed the cache on every call (the largest share of the host
+    /// plane's time there), and 4 B per id is less than its entries took.
     by_id: CorrMap<Slot>,
 }
 
