@@ -234,6 +234,13 @@ fn task_environment_warnings_and_early_events() {
     assert_eq!(s.hostnames, ["synthhost"]);
 
     // A dispatch 1 µs before the profile start: kept, origin moved back, said so.
+    let shape = trace.shapes.push(LaunchShape {
+        code: Arc::new(KernelCode {
+            name: Arc::from("early"),
+            ..Default::default()
+        }),
+        ..Default::default()
+    });
     trace.devices[1].lines[0].events.push(DeviceEvent {
         start_ns: common::START_BOOT_NS - 1_000,
         end_ns: common::START_BOOT_NS + 500,
@@ -241,13 +248,7 @@ fn task_environment_warnings_and_early_events() {
         thread_id: 1,
         kind: DeviceEventKind::Kernel(KernelInfo {
             dispatch_id: 0,
-            shape: Arc::new(LaunchShape {
-                code: Arc::new(KernelCode {
-                    name: Arc::from("early"),
-                    ..Default::default()
-                }),
-                ..Default::default()
-            }),
+            shape,
         }),
         annotation: None,
         graph: None,
@@ -425,10 +426,11 @@ fn hostile_names_through_set_aside_lines() {
     let (mut trace, _) = common::synthetic_trace();
     let long = "ü".repeat(5_000); // 10 KB
     let names = ["", "é日本🚀\u{200b}\"\\\n", long.as_str()];
+    let ids = names.map(|n| trace.names.push(Arc::from(n)));
     for (k, t) in trace.host_threads.iter_mut().enumerate() {
         t.name = names[k % names.len()].to_string();
         for (i, e) in t.events.iter_mut().enumerate() {
-            e.name = Arc::from(names[i % names.len()]);
+            e.name = ids[i % names.len()];
         }
     }
     for (k, l) in trace

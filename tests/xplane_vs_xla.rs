@@ -109,7 +109,7 @@ const NOT_WRITTEN: &[(&str, &str)] = &[
 /// (tf_op, name, hlo_op, hlo_module, program_id) are present to compare.
 fn our_space() -> XSpace {
     let (mut trace, _) = common::synthetic_trace();
-    let xla_like = Arc::new(Annotation {
+    let xla_like = trace.annotations.push(Annotation {
         stack: vec![
             Arc::from("XlaModule:#hlo_module=jit_forward,program_id=15#"),
             Arc::from("Thunk:#name=kernel,hlo_op=loop_transpose_fusion#"),
@@ -121,13 +121,13 @@ fn our_space() -> XSpace {
     for d in &mut trace.devices {
         for l in &mut d.lines {
             for e in &mut l.events {
-                e.annotation = Some(xla_like.clone());
+                e.annotation = Some(xla_like);
             }
         }
     }
     for t in &mut trace.host_threads {
         for e in &mut t.events {
-            e.annotation = Some(xla_like.clone());
+            e.annotation = Some(xla_like);
         }
     }
     build_xspace(&trace)

@@ -281,7 +281,8 @@ mod tests {
         assert_eq!(d.scopes, [(3, 2)], "innermost at the HIP call");
         // The whole stack at the call is that scope's chain in the spans.
         let mut stacks = crate::model::annotations::ScopeStacks::new(&d.markers, None);
-        let a = stacks.annotation(2).unwrap();
+        let id = stacks.annotation(2).unwrap();
+        let a = &stacks.table()[id];
         let stack: Vec<&str> = a.stack.iter().map(|s| &**s).collect();
         assert_eq!((a.scope_range_id, stack), (2, vec!["outer", "inner"]));
     }

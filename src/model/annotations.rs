@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::corrmap::{CorrMap, Slot};
 use super::events::MarkerSpan;
-use super::trace::Annotation;
+use super::trace::{Annotation, Id, Table};
 
 /// Levels kept in one annotation: the outermost `KEEP_OUTER` and the innermost rest, with one
 /// plain level `…<n> levels…` in between. A program that keeps pushing without popping must not
@@ -42,9 +42,11 @@ pub struct ScopeStacks<'a> {
     /// run's id range, not a hash map (a lookup per call and per parent).
     index: CorrMap<Slot>,
     /// Per span: its annotation and its true depth (more than the labels kept when bounded).
-    made: Vec<Option<(Arc<Annotation>, u32)>>,
+    made: Vec<Option<(Id<Annotation>, u32)>>,
     /// Scopes asked for that have no span (never from the capture).
-    unknown: HashMap<i64, Arc<Annotation>>,
+    unknown: HashMap<i64, Id<Annotation>>,
+    /// The annotations made, which the join hands on to the trace.
+    table: Table<Annotation>,
     /// (parent's label list, label) → the list they make, both by address: the `Arc`s are
     /// held by `made` and the spans for as long as this lives.
     lists: HashMap<ListKey, Labels>,
@@ -70,6 +72,7 @@ impl<'a> ScopeStacks<'a> {
             index,
             made: std::iter::repeat_with(|| None).take(spans.len()).collect(),
             unknown: HashMap::default(),
+            table: Table::default(),
             lists: HashMap::default(),
             empty: Arc::from(Vec::new()),
             last_list: None,
@@ -86,27 +89,22 @@ impl<'a> ScopeStacks<'a> {
     /// The annotation of `scope` (`None` for 0). A scope whose span is missing (never seen
     /// from the capture, which keeps a span for every range it hands out an id for) gets its
     /// id and no labels; a missing parent ends the chain.
-    pub fn annotation(&mut self, scope: i64) -> Option<Arc<Annotation>> {
+    pub fn annotation(&mut self, scope: i64) -> Option<Id<Annotation>> {
         if scope == 0 {
             return None;
         }
         let Some(at) = self.span_of(scope) else {
-            let empty = &self.empty;
-            return Some(
-                self.unknown
-                    .entry(scope)
-                    .or_insert_with(|| {
-                        Arc::new(Annotation {
-                            stack: empty.clone(),
-                            scope_range_id: scope,
-                            external_ids: Vec::new(),
-                        })
-                    })
-                    .clone(),
-            );
+            let (empty, table) = (&self.empty, &mut self.table);
+            return Some(*self.unknown.entry(scope).or_insert_with(|| {
+                table.push(Annotation {
+                    stack: empty.clone(),
+                    scope_range_id: scope,
+                    external_ids: Vec::new(),
+                })
+            }));
         };
-        if let Some((a, _)) = &self.made[at] {
-            return Some(a.clone());
+        if let Some((a, _)) = self.made[at] {
+            return Some(a);
         }
         // The spans not made yet, innermost first, up to a made one or the outermost. A chain
         // longer than the spans is a cycle (only malformed input makes one): cut there.
@@ -126,7 +124,7 @@ impl<'a> ScopeStacks<'a> {
                 .filter(|&p| p != i)
                 .and_then(|p| self.made[p].as_ref());
             let (parent, depth) = match parent {
-                Some((a, d)) => (&a.stack, *d),
+                Some((a, d)) => (&self.table[*a].stack, *d),
                 None => (&self.empty, 0),
             };
             let key = (
@@ -147,7 +145,7 @@ impl<'a> ScopeStacks<'a> {
                     l
                 }
             };
-            let a = Arc::new(Annotation {
+            let a = self.table.push(Annotation {
                 stack: list,
                 scope_range_id: m.scope_id,
                 external_ids: Vec::new(),
@@ -156,7 +154,17 @@ impl<'a> ScopeStacks<'a> {
         }
         chain.clear();
         self.chain = chain;
-        self.made[at].as_ref().map(|(a, _)| a.clone())
+        self.made[at].map(|(a, _)| a)
+    }
+
+    /// The annotations made so far.
+    pub fn table(&self) -> &Table<Annotation> {
+        &self.table
+    }
+
+    /// The annotations made, for the trace (or for more to be added to by the join).
+    pub fn into_table(self) -> Table<Annotation> {
+        self.table
     }
 }
 
@@ -200,10 +208,10 @@ struct Range<'a> {
 }
 
 /// Gives each call `(thread, correlation id)` that has no captured annotation the annotation of
-/// the innermost push/pop range of its thread that contains it by correlation id. One `Arc` per
-/// range, shared by all calls inside it; calls outside every range stay without.
+/// the innermost push/pop range of its thread that contains it by correlation id. One
+/// annotation per range, shared by all calls inside it; calls outside every range stay without.
 pub fn annotate_from_ranges(
-    captured: &mut super::corrmap::CorrMap<Arc<Annotation>>,
+    captured: &mut super::corrmap::CorrMap<Id<Annotation>>,
     calls: impl IntoIterator<Item = (u64, u64)>,
     markers: &[MarkerSpan],
     stacks: &mut ScopeStacks<'_>,
@@ -308,6 +316,12 @@ mod tests {
         a.stack.iter().map(|l| l.to_string()).collect()
     }
 
+    /// `scope`'s annotation, as made.
+    fn made(stacks: &mut ScopeStacks<'_>, scope: i64) -> Annotation {
+        let id = stacks.annotation(scope).unwrap();
+        stacks.table()[id].clone()
+    }
+
     /// A chain 1,000 ranges deep, each scope's list made from its parent's: at every depth
     /// (asked innermost first, then every level) the list is the whole stack bounded at once.
     #[test]
@@ -317,17 +331,17 @@ mod tests {
             .map(|i| span(&labels[i].clone(), i as u64 + 1, 0, i as i64 + 1, i as i64))
             .collect();
         let mut stacks = ScopeStacks::new(&spans, None);
-        let deepest = stacks.annotation(1000).unwrap();
+        let deepest = made(&mut stacks, 1000);
         assert_eq!(deepest.stack.len(), MAX_LEVELS);
         assert_eq!(labels_of(&deepest)[..16], bounded_stack(&labels)[..16]);
         assert_eq!(labels_of(&deepest)[16], "…937 levels…");
         assert_eq!(labels_of(&deepest)[63], "l999");
         for depth in 1..=1000 {
-            let a = stacks.annotation(depth as i64).unwrap();
+            let a = made(&mut stacks, depth as i64);
             assert_eq!(labels_of(&a), bounded_stack(&labels[..depth]), "{depth}");
             assert_eq!(a.scope_range_id, depth as i64);
         }
-        assert_eq!(stacks.annotation(64).unwrap().stack.len(), 64);
+        assert_eq!(made(&mut stacks, 64).stack.len(), 64);
         assert_eq!(stacks.annotation(0), None);
     }
 
@@ -348,16 +362,15 @@ mod tests {
             with(&step, 4, 3),
         ];
         let mut stacks = ScopeStacks::new(&spans, None);
-        let a: Vec<Arc<Annotation>> = (1..=4).map(|s| stacks.annotation(s).unwrap()).collect();
-        assert!(!Arc::ptr_eq(&a[0], &a[1]), "each range its own scope");
+        let ids: Vec<Id<Annotation>> = (1..=4).map(|s| stacks.annotation(s).unwrap()).collect();
+        assert_ne!(ids[0], ids[1], "each range its own scope");
+        assert_eq!(stacks.annotation(1), Some(ids[0]), "made once");
+        let a: Vec<&Annotation> = ids.iter().map(|&i| &stacks.table()[i]).collect();
         assert_eq!((a[0].scope_range_id, a[1].scope_range_id), (1, 2));
         assert!(Arc::ptr_eq(&a[0].stack, &a[1].stack), "one label list");
-        assert!(
-            Arc::ptr_eq(&stacks.annotation(1).unwrap(), &a[0]),
-            "made once"
-        );
-        assert_eq!(labels_of(&a[3]), ["eval", "step"]);
+        assert_eq!(labels_of(a[3]), ["eval", "step"]);
         assert!(!Arc::ptr_eq(&a[0].stack, &a[3].stack));
+        assert_eq!(stacks.table().len(), 4);
     }
 
     /// Input the capture never makes still ends: a scope without a span keeps its id, a
@@ -371,16 +384,12 @@ mod tests {
             span("self", 8, 0, 8, 8),
         ];
         let mut stacks = ScopeStacks::new(&spans, None);
-        let none = stacks.annotation(42).unwrap();
+        let none = made(&mut stacks, 42);
         assert_eq!((none.scope_range_id, none.stack.len()), (42, 0));
-        assert_eq!(labels_of(&stacks.annotation(5).unwrap()), ["orphan"]);
-        assert!(stacks
-            .annotation(6)
-            .unwrap()
-            .stack
-            .ends_with(&[Arc::from("a")]));
+        assert_eq!(labels_of(&made(&mut stacks, 5)), ["orphan"]);
+        assert!(made(&mut stacks, 6).stack.ends_with(&[Arc::from("a")]));
         assert!(stacks.annotation(7).is_some());
-        assert_eq!(labels_of(&stacks.annotation(8).unwrap()), ["self"]);
+        assert_eq!(labels_of(&made(&mut stacks, 8)), ["self"]);
     }
 
     #[test]
@@ -408,15 +417,12 @@ mod tests {
             span("left open", 30, 0, 30, 0),
         ];
         // Dense over part of the ids, spilled beyond: both paths are exercised.
-        let mut captured: super::super::corrmap::CorrMap<Arc<Annotation>> =
+        let mut captured: super::super::corrmap::CorrMap<Id<Annotation>> =
             super::super::corrmap::CorrMap::for_range(Some((1, 10)), 10);
-        // A captured call keeps its own annotation.
-        let mine = Arc::new(Annotation {
-            stack: vec![Arc::from("captured")].into(),
-            scope_range_id: 99,
-            ..Annotation::default()
-        });
-        captured.insert(4, mine.clone());
+        let mut stacks = ScopeStacks::new(&m, Some((1, 40)));
+        // A captured call keeps its own annotation (here: a scope without a span).
+        let mine = stacks.annotation(99).unwrap();
+        captured.insert(4, mine);
         let calls = [
             (7, 4),
             (7, 6),
@@ -427,20 +433,20 @@ mod tests {
             (7, 31),
             (8, 9),
         ];
-        let mut stacks = ScopeStacks::new(&m, Some((1, 40)));
         annotate_from_ranges(&mut captured, calls, &m, &mut stacks);
         let got = |c: u64| {
-            captured.get(&c).map(|a| {
+            captured.get(&c).map(|&id| {
+                let a = &stacks.table()[id];
                 (
                     a.scope_range_id,
                     a.stack.iter().map(|l| l.to_string()).collect(),
                 )
             })
         };
-        let at = |c: u64| captured.get(&c).unwrap().clone();
-        assert!(Arc::ptr_eq(&at(4), &mine));
+        let at = |c: u64| *captured.get(&c).unwrap();
+        assert_eq!(at(4), mine);
         assert_eq!(got(6), Some((2, vec!["step".into(), "fwd".into()])));
-        assert!(Arc::ptr_eq(&at(6), &at(8)), "one Arc per range");
+        assert_eq!(at(6), at(8), "one annotation per range");
         assert_eq!(got(12), Some((11, vec!["step".into(), "bwd".into()])));
         assert_eq!(got(16), Some((1, vec!["step".into()])));
         assert_eq!(got(25), None, "between ranges");
@@ -497,16 +503,19 @@ mod tests {
             t.host_threads
                 .iter()
                 .flat_map(|th| th.events.iter())
-                .filter(|e| &*e.name == name)
+                .filter(|e| t.name(e) == name)
                 .collect::<Vec<_>>()
         };
         let scopes: Vec<Option<i64>> = ev("<hip operation 1>")
             .iter()
-            .map(|e| e.annotation.as_ref().map(|a| a.scope_range_id))
+            .map(|e| e.annotation.map(|a| t.annotations[a].scope_range_id))
             .collect();
         // Sorted by thread, then time: cid 3, 5, 21 on thread 7; cid 7 on thread 8.
         assert_eq!(scopes, vec![Some(2), Some(2), Some(20), None]);
-        assert_eq!(ev("tick")[0].annotation.as_ref().unwrap().scope_range_id, 2);
+        assert_eq!(
+            t.annotations[ev("tick")[0].annotation.unwrap()].scope_range_id,
+            2
+        );
         assert_eq!(
             ev("mm")[0].kind,
             HostEventKind::MarkerRange(RangeInfo::default())

@@ -19,7 +19,7 @@ pub struct CorrMap<V> {
     base: u64,
     /// Ids `base..base + span` may go to `dense` …
     span: u64,
-    /// … made when `in_range` reaches `span / MAX_SPREAD` (empty before).
+    /// … made when `in_range` fills enough of the span (`vector_pays`; empty before).
     dense: Vec<Option<V>>,
     /// Entries of the range held in `spill` while `dense` is not made.
     in_range: u64,
@@ -39,14 +39,16 @@ impl<V> Default for CorrMap<V> {
 }
 
 /// The vector is used while the range holds at most this many ids per expected entry (plus a
-/// small constant), and never beyond `MAX_DENSE` slots.
+/// small constant), or more while it is the smaller (`vector_pays`), and never beyond
+/// `MAX_DENSE` slots.
 const MAX_SPREAD: u64 = 4;
 const MAX_DENSE: u64 = 1 << 28;
 
 impl<V> CorrMap<V> {
     /// A map dense over `lo..=hi` when about `expected` ids of that range will be stored.
     pub fn for_range(range: Option<(u64, u64)>, expected: usize) -> Self {
-        let Some((lo, n)) = dense_span(range, expected, MAX_SPREAD, 4096) else {
+        let limit = Self::max_span(expected as u64).saturating_add(4096);
+        let Some((lo, n)) = dense_span(range, limit) else {
             return Self::default();
         };
         CorrMap {
@@ -76,7 +78,7 @@ impl<V> CorrMap<V> {
             return;
         }
         self.in_range += 1;
-        if self.in_range.saturating_mul(MAX_SPREAD) < self.span {
+        if !Self::vector_pays(self.in_range, self.span) {
             return;
         }
         self.densify();
@@ -89,11 +91,32 @@ impl<V> CorrMap<V> {
         if !self.dense.is_empty() {
             return;
         }
-        if self.span > 0 && (self.in_range + n as u64).saturating_mul(MAX_SPREAD) >= self.span {
+        if self.span > 0 && Self::vector_pays(self.in_range + n as u64, self.span) {
             self.densify();
         } else {
             self.spill.reserve(n);
         }
+    }
+
+    /// Whether `entries` ids of a range of `span` are dense enough for the vector: at most
+    /// `MAX_SPREAD` ids per entry, or more while the vector is still no larger than the hash
+    /// map holding the same entries. An id costs `Option<V>` in the vector; an entry costs its
+    /// key, its value and a control byte in the hash map, at the map's highest load (7/8).
+    /// For 4-byte positions that is 4.9 ids per entry: a run of roctx ranges each around two
+    /// launches (4 ids per range, exactly the `MAX_SPREAD` line) kept its scope index in a
+    /// hash map, larger than the vector and probed at random (a tenth of the one-thread
+    /// storm's join).
+    fn vector_pays(entries: u64, span: u64) -> bool {
+        span <= Self::max_span(entries)
+    }
+
+    /// The widest range the vector pays for with `entries` entries (see `vector_pays`).
+    fn max_span(entries: u64) -> u64 {
+        let id_cost = std::mem::size_of::<Option<V>>() as u64 * 7;
+        let entry_cost = (std::mem::size_of::<(u64, V)>() as u64 + 1) * 8;
+        entries
+            .saturating_mul(MAX_SPREAD)
+            .max(entries.saturating_mul(entry_cost) / id_cost.max(1))
     }
 
     /// Makes the vector over the range and moves the range's entries into it.
@@ -175,7 +198,10 @@ const BITS_PER_MEMBER: u64 = 64;
 impl IdSet {
     /// A set dense over `lo..=hi` when about `expected` ids will be members.
     pub fn for_range(range: Option<(u64, u64)>, expected: usize) -> Self {
-        let Some((lo, n)) = dense_span(range, expected, BITS_PER_MEMBER, 1 << 16) else {
+        let limit = BITS_PER_MEMBER
+            .saturating_mul(expected as u64)
+            .saturating_add(1 << 16);
+        let Some((lo, n)) = dense_span(range, limit) else {
             return Self::default();
         };
         IdSet {
@@ -209,21 +235,13 @@ impl IdSet {
     }
 }
 
-/// The start and length of `range` (`lo..=hi`) when a table over it pays for about
-/// `expected` entries: at most `per_entry` ids each, plus `slack`, and never past `MAX_DENSE`.
-fn dense_span(
-    range: Option<(u64, u64)>,
-    expected: usize,
-    per_entry: u64,
-    slack: u64,
-) -> Option<(u64, u64)> {
+/// The start and length of `range` (`lo..=hi`) when a table over it pays for the entries
+/// expected: at most `limit` ids (the caller's ids per entry times its count, plus some
+/// slack), and never past `MAX_DENSE`.
+fn dense_span(range: Option<(u64, u64)>, limit: u64) -> Option<(u64, u64)> {
     let (lo, hi) = range.filter(|(lo, hi)| lo <= hi)?;
     let n = hi - lo + 1;
-    let limit = per_entry
-        .saturating_mul(expected as u64)
-        .saturating_add(slack)
-        .min(MAX_DENSE);
-    (n <= limit).then_some((lo, n))
+    (n <= limit.min(MAX_DENSE)).then_some((lo, n))
 }
 
 /// The smallest and largest non-zero id of `ids` (`None` when there is none).
@@ -361,6 +379,33 @@ mod tests {
         sparse.reserve(1_000);
         assert!(sparse.dense.is_empty());
         assert!(sparse.spill.capacity() >= 1_000);
+    }
+
+    /// A position table a vector holds in 4 B per id, smaller than the hash map's 17 B per
+    /// entry (at its highest load) up to 4.9 ids per entry: one range per 4 ids (a push, two
+    /// launches, a pop; one id past the `MAX_SPREAD` line) or per 4.8 ids is a vector, one per
+    /// 6 ids a hash map.
+    #[test]
+    fn positions_are_a_vector_while_it_is_the_smaller() {
+        let every = |step: u64, n: u64| {
+            CorrMap::positions_of(
+                Some((1, step * n + 1)),
+                n as usize,
+                (0..n).map(|i| (i as usize, 1 + step * i)),
+            )
+        };
+        let four = every(4, 100_000);
+        assert_eq!(four.dense.len(), 400_001, "4 ids per entry: the vector");
+        assert_eq!(four.get(&(1 + 4 * 99_999)).map(|s| s.index()), Some(99_999));
+        let wider: CorrMap<Slot> = CorrMap::positions_of(
+            Some((1, 480_000)),
+            100_000,
+            (0..100_000u64).map(|i| (i as usize, 1 + i * 48 / 10)),
+        );
+        assert_eq!(wider.dense.len(), 480_000, "4.8 ids per entry: the vector");
+        let six = every(6, 100_000);
+        assert!(six.dense.is_empty(), "6 ids per entry: the hash map");
+        assert_eq!(six.get(&(1 + 6 * 7)).map(|s| s.index()), Some(7));
     }
 
     #[test]

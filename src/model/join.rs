@@ -19,7 +19,8 @@ use super::events::{
 use super::streams::{stream_key, StreamKey as LineKey};
 use super::trace::{
     Annotation, CopyDirection, Device, DeviceEvent, DeviceEventKind, HostEvent, HostEventKind,
-    HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, Ordinal16, RangeInfo, Trace,
+    HostThread, Id, KernelCode, KernelInfo, LaunchShape, MemcpyInfo, Name, Ordinal16, RangeInfo,
+    Table, Trace,
 };
 use crate::store::PackedVec;
 use std::num::{NonZeroU32, NonZeroU64};
@@ -171,50 +172,38 @@ fn ceil_div(a: u32, b: u32) -> u32 {
 
 /// Annotation of each correlation id: the roctx context captured at API entry, plus the external
 /// correlation id the runtime stamped on the call's records. Merged once per id and shared by
-/// every event of that id (a graph launch's dispatches share one `Arc`).
+/// every event of that id (a graph launch's dispatches name one annotation).
 #[derive(Default)]
 struct AnnotationIndex {
-    captured: CorrMap<Arc<Annotation>>,
+    captured: CorrMap<Id<Annotation>>,
     /// External id of each API call (from its record).
     /// Nonzero, so an entry is 8 B (an `Option<u64>` is 16): frameworks (PyTorch, XLA) stamp
     /// one on every call, and the table spans every call's id.
     external: CorrMap<NonZeroU64>,
-    merged: HashMap<(u64, u64), Option<Arc<Annotation>>>,
+    merged: HashMap<(u64, u64), Id<Annotation>>,
+    /// Every annotation the ids name: the scopes' and the merged ones, for the trace.
+    table: Table<Annotation>,
 }
 
 impl AnnotationIndex {
-    fn get(&mut self, corr: u64, record_external: u64) -> Option<Arc<Annotation>> {
+    fn get(&mut self, corr: u64, record_external: u64) -> Option<Id<Annotation>> {
         let base = if corr == 0 {
             None
         } else {
-            self.captured.get(&corr)
+            self.captured.get(&corr).copied()
         };
         let ext = self.external_of(corr, record_external);
         if ext == 0 {
-            return base.cloned();
+            return base;
         }
-        self.merged
-            .entry((corr, ext))
-            .or_insert_with(|| {
-                let mut a = base.map(|b| (**b).clone()).unwrap_or_default();
-                if a.external_ids.last() != Some(&ext) {
-                    a.external_ids.push(ext);
-                }
-                Some(Arc::new(a))
-            })
-            .clone()
-    }
-
-    /// As `get`, for the last event that asks for `corr`'s annotation: the captured `Arc` is
-    /// moved out instead of shared. An annotation lies wherever it was allocated during the
-    /// run, so each clone (and each drop of the index's copy at the end) is an atomic on a
-    /// cold cache line: `Arc` clones were a fifth of the join's samples in a `perf` profile of
-    /// a run where every call had its own range.
-    fn take_last(&mut self, corr: u64, record_external: u64) -> Option<Arc<Annotation>> {
-        if corr == 0 || self.external_of(corr, record_external) != 0 {
-            return self.get(corr, record_external);
-        }
-        self.captured.remove(&corr)
+        let table = &mut self.table;
+        Some(*self.merged.entry((corr, ext)).or_insert_with(|| {
+            let mut a = base.map(|b| table[b].clone()).unwrap_or_default();
+            if a.external_ids.last() != Some(&ext) {
+                a.external_ids.push(ext);
+            }
+            table.push(a)
+        }))
     }
 
     /// The external correlation id an event of `corr` carries: the one the runtime answered
@@ -252,7 +241,7 @@ pub fn join(mut c: Collected) -> Trace {
     drop(std::mem::take(&mut c.calls));
     laps.lap("call tables");
 
-    kernel_events(
+    let shapes = kernel_events(
         &mut c,
         &places,
         &api,
@@ -297,7 +286,7 @@ pub fn join(mut c: Collected) -> Trace {
     laps.lap("dependencies");
     // The HIP records' index has served its last pass.
     drop(api);
-    let host_threads = host_events(&mut c, &work, &mut annotations, &mut counters);
+    let (host_threads, names) = host_events(&mut c, &work, &mut annotations, &mut counters);
     laps.lap("host events");
     let window = time_window(&c, &host_threads, &places.devices);
     crate::log_debug!("join passes: {laps}");
@@ -318,6 +307,9 @@ pub fn join(mut c: Collected) -> Trace {
         sync_calls,
         dependency_flows,
         memory,
+        names,
+        annotations: annotations.table,
+        shapes,
         counters,
         warnings,
     }
@@ -491,14 +483,15 @@ fn place_devices(
 /// encloses), then correlation id and name; events equal in all four keep their input order.
 ///
 /// A thread's vector holds its roctx spans, then its calls, each run nearly always in order
-/// already (ids are handed out in call order): two sorted runs are merged, in one pass of
-/// comparisons, and a vector already in order is left as it is. Otherwise the events'
-/// positions (4 B each) are sorted. Either way every event is then moved once to its place:
-/// the events are 80 B, and sorting them in place moved each many times (a quarter of the
-/// join's samples when every call had its own roctx range). No scratch buffer of events (a
-/// stable sort of the events would hold half of them again at the join's peak).
-fn sort_host_events(events: &mut [HostEvent]) {
+/// already (ids are handed out in call order): two sorted runs are merged through a copy of
+/// the shorter one (`merge_runs`), and a vector already in order is left as it is. Otherwise
+/// the events' positions (4 B each) are sorted and every event is then moved once to its
+/// place: sorting the events (80 B then) in place moved each many times (a quarter of the
+/// join's samples when every call had its own roctx range), and a stable sort of the events
+/// would hold half of them again at the join's peak.
+fn sort_host_events(events: &mut [HostEvent], names: &Table<Arc<str>>) {
     use std::cmp::Ordering::Greater;
+    let host_order = |x: &HostEvent, y: &HostEvent| host_order(names, x, y);
     let n = events.len();
     let Ok(n32) = u32::try_from(n) else {
         // Beyond 4 G events on one thread positions do not fit: sort the events themselves.
@@ -509,34 +502,68 @@ fn sort_host_events(events: &mut [HostEvent]) {
     let Some(split) = (1..n).find(|&i| descends(i)) else {
         return;
     };
-    let mut order: Vec<u32> = Vec::with_capacity(n);
-    if (split + 1..n).any(descends) {
-        order.extend(0..n32);
-        order.sort_unstable_by(|&a, &b| {
-            host_order(&events[a as usize], &events[b as usize]).then(a.cmp(&b))
+    if !(split + 1..n).any(descends) {
+        merge_runs(events, split, |x, y| {
+            host_order(x, y) == std::cmp::Ordering::Less
         });
-    } else {
-        // Two runs, `..split` and `split..`: on a tie the first run's event comes first.
-        let (mut i, mut j) = (0, split);
-        while i < split && j < n {
-            if host_order(&events[j], &events[i]) == std::cmp::Ordering::Less {
-                order.push(j as u32);
-                j += 1;
-            } else {
-                order.push(i as u32);
-                i += 1;
-            }
-        }
-        order.extend(i as u32..split as u32);
-        order.extend(j as u32..n32);
+        return;
     }
+    let mut order: Vec<u32> = (0..n32).collect();
+    order.sort_unstable_by(|&a, &b| {
+        host_order(&events[a as usize], &events[b as usize]).then(a.cmp(&b))
+    });
     apply_order(events, &mut order);
 }
 
-fn host_order(x: &HostEvent, y: &HostEvent) -> std::cmp::Ordering {
+/// Merges the sorted runs `..split` and `split..` of `items` in place, stably (on a tie the
+/// first run's item comes first), through a copy of the shorter run: every item is read and
+/// written once, in order. (A permutation walked in cycles moves each item once too, but in
+/// the permutation's order: a cache miss per item on a long thread, most of the host events
+/// pass on a one-thread storm.) The copy is at most half the thread's events, and shorter
+/// where a thread has fewer ranges than calls.
+fn merge_runs<T: Copy>(items: &mut [T], split: usize, less: impl Fn(&T, &T) -> bool) {
+    let n = items.len();
+    if split == 0 || split >= n {
+        return;
+    }
+    if split <= n - split {
+        // Front to back: the write position never passes the second run's next item.
+        let first = items[..split].to_vec();
+        let (mut i, mut j, mut k) = (0, split, 0);
+        while i < first.len() && j < n {
+            if less(&items[j], &first[i]) {
+                items[k] = items[j];
+                j += 1;
+            } else {
+                items[k] = first[i];
+                i += 1;
+            }
+            k += 1;
+        }
+        items[k..k + first.len() - i].copy_from_slice(&first[i..]);
+    } else {
+        // Back to front: the write position never passes the first run's next item.
+        let second = items[split..].to_vec();
+        let (mut i, mut j, mut k) = (split, second.len(), n);
+        while i > 0 && j > 0 {
+            if less(&second[j - 1], &items[i - 1]) {
+                items[k - 1] = items[i - 1];
+                i -= 1;
+            } else {
+                items[k - 1] = second[j - 1];
+                j -= 1;
+            }
+            k -= 1;
+        }
+        items[..j].copy_from_slice(&second[..j]);
+    }
+}
+
+/// By start, the longest first, correlation id, then name (the text, as written).
+fn host_order(names: &Table<Arc<str>>, x: &HostEvent, y: &HostEvent) -> std::cmp::Ordering {
     (x.start_ns, std::cmp::Reverse(x.end_ns), x.correlation_id)
         .cmp(&(y.start_ns, std::cmp::Reverse(y.end_ns), y.correlation_id))
-        .then_with(|| x.name.cmp(&y.name))
+        .then_with(|| names.get(x.name).cmp(&names.get(y.name)))
 }
 
 /// Rearranges `items` so that position `k` holds what was at `order[k]`, in place: each cycle
@@ -565,6 +592,7 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
         captured: ids.map(),
         external: ids.map(),
         merged: HashMap::default(),
+        table: Table::default(),
     };
     // The roctx records a span stands for become that span's event, never events of their
     // own: placing them in ranges made an annotation per range that nothing read. They are
@@ -586,18 +614,17 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
     // when they were sorted by id first (a stable sort), which cost the storm's join 110
     // instructions per record for a table that takes them in any order.
     // A thread's calls come in order, so consecutive ones mostly share their scope.
-    let mut last: Option<(i64, Arc<Annotation>)> = None;
+    let mut last: Option<(i64, Id<Annotation>)> = None;
     for (corr, scope) in std::mem::take(&mut c.scopes) {
-        let a = match &last {
-            Some((s, a)) if *s == scope => Some(a.clone()),
+        let a = match last {
+            Some((s, a)) if s == scope => Some(a),
             _ => stacks.annotation(scope),
         };
         if let Some(a) = a {
-            last = Some((scope, a.clone()));
+            last = Some((scope, a));
             annotations.captured.insert(corr, a);
         }
     }
-    drop(last);
     let marks = c.markers.iter().filter(|m| m.instant);
     super::annotations::annotate_from_ranges(
         &mut annotations.captured,
@@ -608,7 +635,7 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
         &c.markers,
         &mut stacks,
     );
-    drop(stacks);
+    annotations.table = stacks.into_table();
     let scope_tree = super::annotations::scope_tree(&c.markers);
     for a in &c.api {
         if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
@@ -894,7 +921,7 @@ fn kernel_events(
     annotations: &mut AnnotationIndex,
     work: &mut DeviceWork,
     counters: &mut crate::model::Counters,
-) {
+) -> Table<LaunchShape> {
     // At most one activity entry per dispatch (a graph launch's share one): room once, as
     // for the issued devices.
     work.activity_of.reserve(c.kernels.len() + c.copies.len());
@@ -911,7 +938,8 @@ fn kernel_events(
     // One `KernelCode` per kernel id, shared by its dispatches; one `LaunchShape` per launch
     // entry of the stores (the same kernel, grid, block and queue), shared by its dispatches.
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
-    let mut shapes: Vec<Option<(Arc<LaunchShape>, u32, bool)>> = vec![None; records.entries()];
+    let mut table = Table::default();
+    let mut shapes: Vec<Option<(Id<LaunchShape>, u32, bool)>> = vec![None; records.entries()];
     for &i in &order {
         let Some((k, entry)) = records.take_with_entry(i as usize) else {
             continue;
@@ -930,7 +958,7 @@ fn kernel_events(
                 .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id))))
                 .clone();
             (
-                Arc::new(launch_shape(&k, code)),
+                table.push(launch_shape(&k, code)),
                 places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0),
                 c.symbols.contains_key(&k.kernel_id),
             )
@@ -938,7 +966,7 @@ fn kernel_events(
         if !*has_symbol {
             counters.kernels_without_symbol += 1;
         }
-        let (shape, dev) = (shape.clone(), *dev);
+        let (shape, dev) = (*shape, *dev);
         let info = KernelInfo {
             dispatch_id: k.dispatch_id,
             shape,
@@ -958,6 +986,7 @@ fn kernel_events(
         };
         work.push(dev, key, e);
     }
+    table
 }
 
 /// The launch facts of dispatch `k` of the kernel `code`.
@@ -1263,19 +1292,44 @@ impl<T> FromTheEnd<T> {
         }
         Some(item)
     }
+}
 
-    /// The item the next `pop` takes.
-    fn next(&self) -> Option<&T> {
-        self.items.last()
+/// The host events' names, each stored once in the trace's table and found by its address:
+/// the operation names and the roctx labels (interned by the capture) are `Arc`s shared by
+/// many events. The table holds every name it hands out an id for, so an address cannot be
+/// reused by another name while this lives.
+#[derive(Default)]
+struct NameTable {
+    table: Table<Arc<str>>,
+    by_addr: HashMap<usize, Name>,
+    /// The name asked for last: consecutive spans of a loop mostly share their label.
+    last: Option<(usize, Name)>,
+}
+
+impl NameTable {
+    fn intern(&mut self, name: &Arc<str>) -> Name {
+        let addr = Arc::as_ptr(name).cast::<u8>() as usize;
+        if let Some((a, id)) = self.last.filter(|&(a, _)| a == addr) {
+            debug_assert_eq!(a, addr);
+            return id;
+        }
+        let table = &mut self.table;
+        let id = *self
+            .by_addr
+            .entry(addr)
+            .or_insert_with(|| table.push(name.clone()));
+        self.last = Some((addr, id));
+        id
     }
 }
 
 /// The runtime's operation names by (domain, operation), as a table per domain: operations
 /// are small numbers (a few hundred HIP functions), and a hash probe per API record was a
-/// tenth of the host events' pass.
+/// tenth of the host events' pass. Each entry is the name's id and whether the operation
+/// launches device work (looked up once per operation, not by name per record).
 struct OpNames {
-    hip: Vec<Option<Arc<str>>>,
-    marker: Vec<Option<Arc<str>>>,
+    hip: Vec<Option<(Name, bool)>>,
+    marker: Vec<Option<(Name, bool)>>,
 }
 
 /// Operations at or past this are left out of the tables (none are: the runtime numbers its
@@ -1283,37 +1337,46 @@ struct OpNames {
 const MAX_OPERATION: usize = 1 << 16;
 
 impl OpNames {
-    fn new(names: &std::collections::HashMap<(ApiDomain, i32), Arc<str>>) -> Self {
+    fn new(
+        names: &std::collections::HashMap<(ApiDomain, i32), Arc<str>>,
+        interned: &mut NameTable,
+    ) -> Self {
         let mut t = OpNames {
             hip: Vec::new(),
             marker: Vec::new(),
         };
-        for (&(domain, op), name) in names {
+        // In operation order, so the table's ids do not follow the map's iteration order.
+        let mut ops: Vec<_> = names.iter().collect();
+        ops.sort_unstable_by_key(|(&(d, op), _)| (d == ApiDomain::Marker, op));
+        for (&(domain, op), name) in ops {
             let Some(i) = usize::try_from(op).ok().filter(|&i| i < MAX_OPERATION) else {
                 continue;
             };
+            let launches =
+                domain == ApiDomain::Hip && crate::hip::ops::expects_device_activity(name);
+            let entry = (interned.intern(name), launches);
             let table = t.table_mut(domain);
             if table.len() <= i {
                 table.resize(i + 1, None);
             }
-            table[i] = Some(name.clone());
+            table[i] = Some(entry);
         }
         t
     }
 
-    fn table_mut(&mut self, domain: ApiDomain) -> &mut Vec<Option<Arc<str>>> {
+    fn table_mut(&mut self, domain: ApiDomain) -> &mut Vec<Option<(Name, bool)>> {
         match domain {
             ApiDomain::Hip => &mut self.hip,
             ApiDomain::Marker => &mut self.marker,
         }
     }
 
-    fn get(&self, domain: ApiDomain, op: i32) -> Option<Arc<str>> {
+    fn get(&self, domain: ApiDomain, op: i32) -> Option<(Name, bool)> {
         let table = match domain {
             ApiDomain::Hip => &self.hip,
             ApiDomain::Marker => &self.marker,
         };
-        table.get(usize::try_from(op).ok()?)?.clone()
+        *table.get(usize::try_from(op).ok()?)?
     }
 }
 
@@ -1325,15 +1388,23 @@ fn host_events(
     work: &DeviceWork,
     annotations: &mut AnnotationIndex,
     counters: &mut crate::model::Counters,
-) -> Vec<HostThread> {
-    let op_names = OpNames::new(&c.op_names);
-    let op_name = |a: &ApiRecord| -> Arc<str> {
+) -> (Vec<HostThread>, Table<Arc<str>>) {
+    let mut names = NameTable::default();
+    let op_names = OpNames::new(&c.op_names, &mut names);
+    // Operations the runtime did not name: one name each, made on first use.
+    let mut unnamed: HashMap<(ApiDomain, i32), Name> = HashMap::default();
+    let mut op_name = |names: &mut NameTable, a: &ApiRecord| -> (Name, bool) {
         op_names.get(a.domain, a.operation).unwrap_or_else(|| {
-            let d = match a.domain {
-                ApiDomain::Hip => "hip",
-                ApiDomain::Marker => "roctx",
-            };
-            Arc::from(format!("<{d} operation {}>", a.operation))
+            let id = *unnamed.entry((a.domain, a.operation)).or_insert_with(|| {
+                let d = match a.domain {
+                    ApiDomain::Hip => "hip",
+                    ApiDomain::Marker => "roctx",
+                };
+                names
+                    .table
+                    .push(Arc::from(format!("<{d} operation {}>", a.operation)))
+            });
+            (id, false)
         })
     };
 
@@ -1374,31 +1445,19 @@ fn host_events(
         .collect();
 
     // The records are taken from the end, and the vector shrunk as they go, so its memory is
-    // given back while the host events (64 B against its 48 B) grow: the two never coexist
-    // whole at the join's peak. Each thread's events come out last first, and are turned
-    // round below.
+    // given back while the host events (48 B each, as the records are) grow: the two never
+    // coexist whole at the join's peak. Each thread's events come out last first, and are
+    // turned round below.
     let mut records = FromTheEnd::new(std::mem::take(&mut c.api));
     while let Some(a) = records.pop() {
-        // The records are sorted by correlation id (`ApiIndex::build`) and the device events
-        // were made before: the call's first record, taken last, takes its annotation.
-        let last = records
-            .next()
-            .is_none_or(|before| before.correlation_id != a.correlation_id);
-        let annotation = if last {
-            annotations.take_last(a.correlation_id, a.external_id)
-        } else {
-            annotations.get(a.correlation_id, a.external_id)
-        };
-        let name = op_name(&a);
+        let annotation = annotations.get(a.correlation_id, a.external_id);
+        let (name, launches) = op_name(&mut names, &a);
         let (count, device) = work
             .activity_of
             .get(&a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
             .map_or((0, None), |&(n, d)| (n.get(), u16::try_from(d).ok()));
-        if a.domain == ApiDomain::Hip
-            && count == 0
-            && crate::hip::ops::expects_device_activity(&name)
-        {
+        if launches && count == 0 {
             counters.launches_without_activity += 1;
         }
         threads.entry(a.thread_id).or_default().push(HostEvent {
@@ -1425,7 +1484,7 @@ fn host_events(
     while let Some(m) = spans.pop() {
         let (start, end) = (m.start_ns, m.end_ns);
         threads.entry(m.thread_id).or_default().push(HostEvent {
-            name: m.label,
+            name: names.intern(&m.label),
             start_ns: start,
             end_ns: end.max(start),
             // A push/pop range's scope id is its push's correlation id, which the event
@@ -1455,20 +1514,22 @@ fn host_events(
     }
 
     drop(spans);
-    threads
+    let names = names.table;
+    let threads = threads
         .into_iter()
         .map(|(tid, Growing { mut events, .. })| {
             // Spans first, in their order, then the calls (`sort_host_events` merges the two
             // runs).
             events.reverse();
-            sort_host_events(&mut events);
+            sort_host_events(&mut events, &names);
             HostThread {
                 tid,
                 name: c.thread_names.get(&tid).cloned().unwrap_or_default(),
                 events,
             }
         })
-        .collect()
+        .collect();
+    (threads, names)
 }
 
 /// Pass 7: inter-stream dependencies of the sync calls (model::deps): before the host
@@ -1636,19 +1697,44 @@ mod tests {
         }
     }
 
+    /// Both directions of `merge_runs` (the shorter run first or second) at every split,
+    /// with ties across and within the runs: what a stable sort gives.
+    #[test]
+    fn two_runs_merge_as_a_stable_sort_at_every_split() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in 0..24usize {
+            for split in 0..=n {
+                // (key, original position): keys from a small set, so ties are common.
+                let mut items: Vec<(u64, usize)> =
+                    (0..n).map(|i| (next_random(&mut x) % 4, i)).collect();
+                items[..split].sort_by_key(|p| p.0);
+                items[split..].sort_by_key(|p| p.0);
+                let mut want = items.clone();
+                want.sort_by_key(|p| p.0);
+                merge_runs(&mut items, split, |a, b| a.0 < b.0);
+                assert_eq!(items, want, "n = {n}, split = {split}");
+            }
+        }
+    }
+
     /// Every path of `sort_host_events` (in order already, two sorted runs merged, anything
     /// else sorted) gives what a stable sort by the same order gives: ties in input order.
     #[test]
     fn host_events_sort_as_a_stable_sort_on_every_path() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |m: u64| next_random(&mut x) % m;
-        let names: Vec<Arc<str>> = ["a", "b", "c"].iter().map(|s| Arc::from(*s)).collect();
+        let mut table = Table::default();
+        let names: Vec<Name> = ["a", "b", "c"]
+            .iter()
+            .map(|s| table.push(Arc::from(*s)))
+            .collect();
+        let host_order = |x: &HostEvent, y: &HostEvent| host_order(&table, x, y);
         for case in 0..300 {
             let n = next(40) as usize;
             // Few distinct values, so ties in every key (and whole ties) are common.
             let mut events: Vec<HostEvent> = (0..n)
                 .map(|i| HostEvent {
-                    name: names[next(3) as usize].clone(),
+                    name: names[next(3) as usize],
                     start_ns: next(6),
                     end_ns: 6 + next(4),
                     correlation_id: next(3),
@@ -1671,7 +1757,7 @@ mod tests {
             }
             let mut want = events.clone();
             want.sort_by(host_order);
-            sort_host_events(&mut events);
+            sort_host_events(&mut events, &table);
             let ids = |v: &[HostEvent]| v.iter().map(|e| e.activity_count).collect::<Vec<_>>();
             assert_eq!(ids(&events), ids(&want), "case {case}");
         }
@@ -1679,8 +1765,9 @@ mod tests {
 
     #[test]
     fn host_events_sort_by_start_longest_first_then_id_and_name_ties_in_input_order() {
-        let ev = |name: &str, start, end, corr, activity_count| HostEvent {
-            name: Arc::from(name),
+        let mut table = Table::default();
+        let mut ev = |name: &str, start, end, corr, activity_count| HostEvent {
+            name: table.push(Arc::from(name)),
             start_ns: start,
             end_ns: end,
             correlation_id: corr,
@@ -1701,10 +1788,10 @@ mod tests {
             ev("hipFree", 5, 6, 9, 0),
             ev("long", 10, 100, 0, 0),
         ];
-        sort_host_events(&mut events);
+        sort_host_events(&mut events, &table);
         let got: Vec<(&str, u32)> = events
             .iter()
-            .map(|e| (&*e.name, e.activity_count))
+            .map(|e| (&*table[e.name], e.activity_count))
             .collect();
         assert_eq!(
             got,
@@ -1914,7 +2001,7 @@ mod tests {
             .collect();
         assert_eq!(dispatches, vec![100, 101, 102, 103, 104]);
         let host = &t.host_threads[0].events[0];
-        assert_eq!(&*host.name, "hipGraphLaunch");
+        assert_eq!(t.name(host), "hipGraphLaunch");
         assert_eq!(host.activity_count, 5);
         assert_eq!(host.device.get(), Some(0));
         assert_eq!(t.counters.activities_without_api, 0);
@@ -1950,7 +2037,9 @@ mod tests {
         let t = join(c);
         let ks = kernels_of(&t);
         match &ks[0].kind {
-            DeviceEventKind::Kernel(i) => assert_eq!(&*i.shape.code.name, "<unknown kernel 777>"),
+            DeviceEventKind::Kernel(i) => {
+                assert_eq!(&*t.shape(i).unwrap().code.name, "<unknown kernel 777>")
+            }
             _ => panic!(),
         }
         assert_eq!(t.counters.kernels_without_symbol, 1);
@@ -1965,14 +2054,15 @@ mod tests {
         let DeviceEventKind::Kernel(i) = &kernels_of(&t)[0].kind else {
             panic!()
         };
-        assert_eq!(&*i.shape.code.name, "gemm(float*)");
-        assert_eq!(i.shape.grid, [4, 1, 1]);
-        assert_eq!(i.shape.block, [256, 1, 1]);
-        assert_eq!(i.shape.code.vgpr_count, 72);
-        assert_eq!(i.shape.code.sgpr_count, 32);
-        assert_eq!(i.shape.code.static_shared_bytes, 1024);
-        assert_eq!(i.shape.dynamic_shared_bytes, 3072);
-        assert_eq!(i.shape.private_segment_bytes, 16);
+        let shape = t.shape(i).unwrap();
+        assert_eq!(&*shape.code.name, "gemm(float*)");
+        assert_eq!(shape.grid, [4, 1, 1]);
+        assert_eq!(shape.block, [256, 1, 1]);
+        assert_eq!(shape.code.vgpr_count, 72);
+        assert_eq!(shape.code.sgpr_count, 32);
+        assert_eq!(shape.code.static_shared_bytes, 1024);
+        assert_eq!(shape.dynamic_shared_bytes, 3072);
+        assert_eq!(shape.private_segment_bytes, 16);
     }
 
     #[test]
@@ -2155,8 +2245,8 @@ mod tests {
             .iter()
             .find(|e| e.correlation_id == 5)
             .unwrap();
-        assert_eq!(call.annotation.as_deref(), Some(&want));
-        assert_eq!(kernels_of(&t)[0].annotation.as_deref(), Some(&want));
+        assert_eq!(t.annotation(call.annotation), Some(&want));
+        assert_eq!(t.annotation(kernels_of(&t)[0].annotation), Some(&want));
     }
 
     #[test]
@@ -2178,21 +2268,24 @@ mod tests {
         c.kernels.push(kernel(0, 200, 210, 1, 10, q()));
         let t = join(c);
         let ks = kernels_of(&t);
-        let first = ks[0].annotation.clone().unwrap();
+        let first = t.annotation(ks[0].annotation).unwrap();
         assert_eq!(first.external_ids, vec![1001]);
         assert_eq!(&*first.stack[0], "step");
-        assert!(
-            Arc::ptr_eq(&first, ks[2].annotation.as_ref().unwrap()),
-            "one Arc per call"
+        assert_eq!(
+            ks[0].annotation, ks[2].annotation,
+            "one annotation per call"
         );
         let call = t.host_threads[0]
             .events
             .iter()
             .find(|e| e.correlation_id == 5)
             .unwrap();
-        assert_eq!(call.annotation.as_ref().unwrap().external_ids, vec![1001]);
-        assert_eq!(ks[3].annotation.as_ref().unwrap().external_ids, vec![77]);
-        assert!(ks[3].annotation.as_ref().unwrap().stack.is_empty());
+        assert_eq!(call.annotation, ks[0].annotation);
+        assert_eq!(
+            t.annotation(ks[3].annotation).unwrap().external_ids,
+            vec![77]
+        );
+        assert!(t.annotation(ks[3].annotation).unwrap().stack.is_empty());
         assert!(ks[4].annotation.is_none());
     }
 
@@ -2227,7 +2320,12 @@ mod tests {
         });
         let ids = Ids::of(&c.api);
         let (index, _) = index_annotations(&mut c, ids);
-        let placed = |corr| index.captured.get(&corr).map(|a| a.scope_range_id);
+        let placed = |corr| {
+            index
+                .captured
+                .get(&corr)
+                .map(|&a| index.table[a].scope_range_id)
+        };
         assert_eq!(
             placed(21),
             Some(20),
@@ -2294,7 +2392,7 @@ mod tests {
             .host_threads
             .iter()
             .flat_map(|th| th.events.iter())
-            .map(|e| (&*e.name, e.start_ns, e.end_ns))
+            .map(|e| (t.name(e), e.start_ns, e.end_ns))
             .collect();
         assert_eq!(
             ev,

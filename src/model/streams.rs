@@ -324,7 +324,7 @@ pub fn build_lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::trace::{AnchorPlace, DeviceEventKind, KernelInfo};
+    use crate::model::trace::{AnchorPlace, DeviceEventKind, KernelInfo, LaunchShape, Table};
 
     fn ev(corr: u64, s: u64, e: u64) -> DeviceEvent {
         DeviceEvent {
@@ -332,7 +332,10 @@ mod tests {
             end_ns: e,
             correlation_id: corr,
             thread_id: 1,
-            kind: DeviceEventKind::Kernel(KernelInfo::default()),
+            kind: DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: 0,
+                shape: Table::default().push(LaunchShape::default()),
+            }),
             annotation: None,
             graph: None,
         }

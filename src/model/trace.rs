@@ -35,10 +35,33 @@ pub struct Trace {
     pub dependency_flows: Vec<DependencyFlow>,
     /// Allocations and frees with each allocator's totals (xprof's memory profile).
     pub memory: Vec<super::memory::MemoryEvent>,
+    /// The host events' names (API names, roctx labels), each stored once.
+    pub names: Table<Arc<str>>,
+    /// The annotations the events name by id, each stored once.
+    pub annotations: Table<Annotation>,
+    /// The launch shapes the kernel events name by id, each stored once.
+    pub shapes: Table<LaunchShape>,
     /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
     pub counters: Counters,
     /// Human-readable problems, written to `XSpace.warnings`.
     pub warnings: Vec<String>,
+}
+
+impl Trace {
+    /// A host event's name ("" if the table does not hold it).
+    pub fn name(&self, e: &HostEvent) -> &str {
+        self.names.get(e.name).map_or("", |n| n)
+    }
+
+    /// The annotation an event names, if any (and if the table holds it).
+    pub fn annotation(&self, id: Option<Id<Annotation>>) -> Option<&Annotation> {
+        id.and_then(|i| self.annotations.get(i))
+    }
+
+    /// A kernel event's launch shape (if the table holds it).
+    pub fn shape(&self, k: &KernelInfo) -> Option<&LaunchShape> {
+        self.shapes.get(k.shape)
+    }
 }
 
 /// A GPU agent and everything that ran on it.
@@ -92,7 +115,7 @@ pub struct DeviceEvent {
     pub thread_id: u64,
     pub kind: DeviceEventKind,
     /// Annotation context captured when the launching API call was entered.
-    pub annotation: Option<Arc<Annotation>>,
+    pub annotation: Option<Id<Annotation>>,
     /// The HIP graph node this was, for work of a graph launch the runtime let us number.
     pub graph: Option<crate::capture::graph::GraphNode>,
 }
@@ -125,12 +148,107 @@ pub struct KernelCode {
 }
 
 /// A kernel dispatch on the device timeline: its own id and its launch's shape.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct KernelInfo {
     pub dispatch_id: u64,
     /// Shared by every dispatch of the same launch shape (a joined kernel event is 64 B
     /// instead of 112 B with these facts copied into it).
-    pub shape: Arc<LaunchShape>,
+    pub shape: Id<LaunchShape>,
+}
+
+/// A value's place in a [`Table`]: what an event holds instead of an `Arc` of what it shares
+/// with others. Cloning an `Arc` per event at the join (and dropping it after the write) is an
+/// atomic on the shared value's cache line, which also waits for the event stores before it:
+/// a `perf` profile of the one-thread storm's join had a fifth of its samples on those
+/// clones. An id is 4 bytes where the `Arc` is 8, and the writer caches by it without hashing.
+pub struct Id<T: ?Sized>(std::num::NonZeroU32, std::marker::PhantomData<fn() -> T>);
+
+impl<T: ?Sized> Id<T> {
+    /// The id's position in its table.
+    pub fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+
+    /// Position plus one, never 0: the writer's caches keep 0 for an empty slot.
+    pub fn get(self) -> u32 {
+        self.0.get()
+    }
+}
+
+impl<T: ?Sized> Clone for Id<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: ?Sized> Copy for Id<T> {}
+impl<T: ?Sized> PartialEq for Id<T> {
+    fn eq(&self, o: &Self) -> bool {
+        self.0 == o.0
+    }
+}
+impl<T: ?Sized> Eq for Id<T> {}
+impl<T: ?Sized> std::hash::Hash for Id<T> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.hash(h)
+    }
+}
+impl<T: ?Sized> std::fmt::Debug for Id<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// Values shared by many events, each stored once and named by its [`Id`]; ids are handed out
+/// in order, so the events of one stretch of the run name nearby ids.
+#[derive(Debug, Clone)]
+pub struct Table<T>(Vec<T>);
+
+impl<T> Default for Table<T> {
+    fn default() -> Self {
+        Table(Vec::new())
+    }
+}
+
+impl<T> Table<T> {
+    /// Stores `v` and returns its id. A table never holds 2^32 - 1 values (a memory ceiling
+    /// stops the records long before); past that the last value's id is returned rather than
+    /// the program stopped.
+    pub fn push(&mut self, v: T) -> Id<T> {
+        if self.0.len() < u32::MAX as usize {
+            self.0.push(v);
+        }
+        let n =
+            std::num::NonZeroU32::new(self.0.len() as u32).expect("a pushed table is not empty");
+        Id(n, std::marker::PhantomData)
+    }
+
+    pub fn get(&self, id: Id<T>) -> Option<&T> {
+        self.0.get(id.index())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (Id<T>, &T)> {
+        self.0.iter().enumerate().map(|(i, v)| {
+            let n = std::num::NonZeroU32::new(i as u32 + 1).expect("positions plus one are not 0");
+            (Id(n, std::marker::PhantomData), v)
+        })
+    }
+}
+
+impl<T> std::ops::Index<Id<T>> for Table<T> {
+    type Output = T;
+
+    /// Panics for an id of another table (a bug); ids reach the writer only from their own.
+    fn index(&self, id: Id<T>) -> &T {
+        &self.0[id.index()]
+    }
 }
 
 /// What the dispatches of one kernel launched with one grid, block and queue have in common.
@@ -194,16 +312,18 @@ pub struct HostThread {
     pub events: Vec<HostEvent>,
 }
 
-#[derive(Debug, Clone)]
+/// Plain data (`Copy`): what it shares with other events it names by id.
+#[derive(Debug, Clone, Copy)]
 pub struct HostEvent {
-    /// API or marker name, e.g. "hipLaunchKernel", or the roctx label of a range.
-    pub name: Arc<str>,
+    /// API or marker name, e.g. "hipLaunchKernel", or the roctx label of a range: its place
+    /// in [`Trace::names`] (4 bytes where the `Arc<str>` was 16).
+    pub name: Name,
     pub start_ns: u64,
     pub end_ns: u64,
     /// Internal correlation id (0 = none); equals `DeviceEvent::correlation_id` of its work.
     pub correlation_id: u64,
     pub kind: HostEventKind,
-    pub annotation: Option<Arc<Annotation>>,
+    pub annotation: Option<Id<Annotation>>,
     /// GPU ordinal the call targeted, when known (launches and copies).
     pub device: Ordinal16,
     /// Number of device events this call produced (graph launches produce many).
@@ -223,9 +343,13 @@ impl HostEvent {
     }
 }
 
+/// A host event's name: its place in [`Trace::names`].
+pub type Name = Id<Arc<str>>;
+
 /// A GPU ordinal in 16 bits, `u16::MAX` for none (no node has 65,535 GPUs): 2 bytes where an
-/// `Option<u16>` is 4, so that with the kind beside it a host event is 64 bytes (80 before;
-/// a program's host events are the largest part of its trace).
+/// `Option<u16>` is 4, so that with the kind beside it a host event is 48 bytes (80 before
+/// the eighth session, 64 before the tenth; a program's host events are the largest part of
+/// its trace).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Ordinal16(u16);
 
@@ -423,10 +547,12 @@ mod tests {
     /// the join's peak, so a field that makes them grow should be a decision, not an accident.
     #[test]
     fn joined_events_stay_at_their_size() {
+        // Four bytes to spare: the annotation and the launch shape are ids (tenth session).
         assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
         // 80 until the eighth session (a range's scope id beside its correlation id, the
-        // ordinal in 4 bytes).
-        assert_eq!(std::mem::size_of::<HostEvent>(), 64);
+        // ordinal in 4 bytes); 64 until the tenth (the name and the annotation ids, 4 bytes
+        // each, instead of an `Arc<str>` of 16 and an `Arc` of 8).
+        assert_eq!(std::mem::size_of::<HostEvent>(), 48);
         assert_eq!(std::mem::size_of::<SyncCall>(), 56);
         assert_eq!(Ordinal16::from(Some(3)).get(), Some(3));
         assert_eq!(Ordinal16::from(None).get(), None);

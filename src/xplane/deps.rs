@@ -236,21 +236,27 @@ mod tests {
         use crate::model::{Annotation, HostEvent, HostEventKind, HostThread, ResolvedWait};
         use std::sync::Arc;
         let label = "step#hip_stream=99,wait_on_hip_event_id=1,sync_type=x,keep=1#";
+        let mut names = crate::model::Table::default();
+        let name = names.push(Arc::from("hipStreamWaitEvent"));
+        let mut annotations = crate::model::Table::default();
+        let annotation = annotations.push(Annotation {
+            stack: vec![Arc::from(label)].into(),
+            ..Annotation::default()
+        });
         let trace = Trace {
+            names,
+            annotations,
             start_boottime_ns: 1,
             host_threads: vec![HostThread {
                 tid: 7,
                 name: String::new(),
                 events: vec![HostEvent {
-                    name: Arc::from("hipStreamWaitEvent"),
+                    name,
                     start_ns: 10,
                     end_ns: 20,
                     correlation_id: 5,
                     kind: HostEventKind::HipApi,
-                    annotation: Some(Arc::new(Annotation {
-                        stack: vec![Arc::from(label)].into(),
-                        ..Annotation::default()
-                    })),
+                    annotation: Some(annotation),
                     device: crate::model::Ordinal16::NONE,
                     activity_count: 0,
                     graph_exec_id: None,

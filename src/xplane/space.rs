@@ -19,7 +19,7 @@ use super::spill::SpillPolicy;
 use super::stats as s;
 use crate::model::{
     AnchorPlace, Annotation, CopyDirection, Counters, Device, DeviceEventKind, DeviceLine,
-    HostEventKind, HostThread, LaunchShape, MemcpyInfo, Trace,
+    HostEventKind, HostThread, Id, LaunchShape, MemcpyInfo, Name, Table, Trace,
 };
 
 /// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:
@@ -68,7 +68,7 @@ pub fn build_planes_spilling<E>(
 
     sink(host_plane(trace, &base, &copies, &anchors, spill))?;
     for d in &trace.devices {
-        sink(device_plane(d, &base, &launched, &anchors, spill))?;
+        sink(device_plane(trace, d, &base, &launched, &anchors, spill))?;
     }
     if let Some(p) = scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
@@ -208,7 +208,7 @@ fn host_plane(
     let syncs = super::deps::SyncIndex::new(trace);
     let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
     plane.spill_lines(spill.cloned());
-    let mut cache = EventCache::default();
+    let mut cache = EventCache::new(trace);
     let mut ids = StatIds::default();
     let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
     threads.sort_by_key(|t| t.tid);
@@ -277,8 +277,8 @@ fn host_plane(
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
             }
-            cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
-            let id = cache.event_ids.get(&mut plane, &e.name);
+            cache.annotation_stats(&mut plane, e.annotation, &mut stats);
+            let id = cache.host_name_id(&mut plane, e.name);
             let start = base.offset_ps(e.start_ns);
             let dur = match e.kind {
                 HostEventKind::Marker => 0,
@@ -342,9 +342,10 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
     let mut line = LineBuilder::new(s::MEMORY_LINE_ID, "Memory (HIP allocations)", 0);
     for m in &trace.memory {
         let call = calls.get(&m.correlation_id);
-        let api = call.map_or(if m.alloc { "alloc" } else { "free" }, |e| e.name.as_ref());
+        let api = call.map_or(if m.alloc { "alloc" } else { "free" }, |e| trace.name(e));
         let op = call
-            .and_then(|e| e.annotation.as_ref())
+            .and_then(|e| e.annotation)
+            .and_then(|a| trace.annotations.get(a))
             .and_then(|a| a.stack.last())
             .map_or(api, |l| l.as_ref());
         let mut stats = StatBytes::new();
@@ -384,6 +385,7 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
 }
 
 fn device_plane(
+    trace: &Trace,
     d: &Device,
     base: &Timebase,
     launched: &CorrMap<()>,
@@ -398,7 +400,7 @@ fn device_plane(
     add_device_caps(&mut plane, d);
     let mut lines: Vec<_> = d.lines.iter().collect();
     lines.sort_by_key(|l| l.id);
-    let mut cache = EventCache::default();
+    let mut cache = EventCache::new(trace);
     let mut ids = StatIds::default();
     let mut stats = StatBytes::new();
     for l in lines {
@@ -422,9 +424,13 @@ fn device_plane(
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(info) => {
-                    let (shape_stats, id) = cache.kernel(&mut plane, &mut ids, &info.shape, d);
-                    stats.extend(shape_stats);
-                    id
+                    match cache.kernel(&mut plane, &mut ids, info.shape, d) {
+                        Some((shape_stats, id)) => {
+                            stats.extend(shape_stats);
+                            id
+                        }
+                        None => plane.event_metadata_id(UNKNOWN_SHAPE),
+                    }
                 }
                 DeviceEventKind::Memcpy(m) => {
                     plane.put(
@@ -439,7 +445,7 @@ fn device_plane(
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
                 stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
             }
-            cache.annotation_stats(&mut plane, e.annotation.as_ref(), &mut stats);
+            cache.annotation_stats(&mut plane, e.annotation, &mut stats);
             let start = base.offset_ps(e.start_ns);
             feed.before(&mut plane, &mut line, start, |t| base.offset_ps(t));
             line.add_event(id, start, duration_ps(e.start_ns, e.end_ns), &stats);
@@ -477,19 +483,27 @@ impl KernelKey {
     }
 }
 
-/// Per-plane memo of work that repeats across events, keyed by identity: kernel names and
-/// annotations are `Arc`s shared by many events (every dispatch of a graph launch shares one
-/// annotation; kernel names can be kilobytes of template text, costly to hash per event).
-#[derive(Default)]
-struct EventCache {
+/// Per-plane memo of work that repeats across events, keyed by identity: launch shapes and
+/// annotations by their ids in the trace's tables (every dispatch of a graph launch names one
+/// annotation), kernel names by address (they can be kilobytes of template text, costly to
+/// hash per event).
+struct EventCache<'t> {
+    shape_table: &'t Table<LaunchShape>,
     kernel_details: HashMap<KernelKey, StatBytes>,
     /// Kernel event metadata that already carries its resource stats.
     with_resources: HashSet<i64>,
     event_ids: EventIds,
     /// Per launch shape: its stats and its kernel's event metadata id.
-    shapes: SlotCache<LaunchShape, (StatBytes, i64)>,
-    annotations: AnnotationCache,
+    shapes: IdSlots<(StatBytes, i64)>,
+    annotations: AnnotationCache<'t>,
+    names: &'t Table<Arc<str>>,
+    /// Per host event name: its event metadata id, 0 until first used (ids start at 1).
+    name_ids: Vec<i64>,
 }
+
+/// The event name of a kernel whose launch shape is not in the trace's table (a `Trace` built
+/// by hand with an id of another table): shown, not dropped.
+const UNKNOWN_SHAPE: &str = "<kernel of an unknown launch shape>";
 
 /// Event metadata ids by the address of the name (`Arc<str>`s shared by many events).
 #[derive(Default)]
@@ -512,23 +526,41 @@ impl EventIds {
     }
 }
 
-impl EventCache {
+impl<'t> EventCache<'t> {
+    fn new(trace: &'t Trace) -> Self {
+        EventCache {
+            shape_table: &trace.shapes,
+            kernel_details: HashMap::default(),
+            with_resources: HashSet::default(),
+            event_ids: EventIds::default(),
+            shapes: IdSlots::default(),
+            names: &trace.names,
+            name_ids: Vec::new(),
+            annotations: AnnotationCache {
+                table: &trace.annotations,
+                annotations: IdSlots::default(),
+                label_lists: SlotCache::default(),
+            },
+        }
+    }
+
     /// The stats a kernel event takes from its launch shape (queue, pipe, details, occupancy)
     /// and its event metadata id. Kept per shape (a store entry's dispatches share one), so
     /// an event costs one slot probe instead of hashing its launch parameters and its name.
+    /// `None` for an id the trace's table does not hold.
     fn kernel(
         &mut self,
         plane: &mut PlaneBuilder,
         ids: &mut StatIds,
-        shape: &Arc<LaunchShape>,
+        shape: Id<LaunchShape>,
         d: &Device,
-    ) -> (&StatBytes, i64) {
+    ) -> Option<(&StatBytes, i64)> {
+        let k = self.shape_table.get(shape)?;
         let (cached, hit) = self.shapes.slot(shape);
         let (bytes, id) = cached;
         if hit {
-            return (bytes, *id);
+            return Some((bytes, *id));
         }
-        let k = &**shape;
         bytes.clear();
         bytes.u64(ids.get(plane, super::deps::HSA_QUEUE), k.queue);
         if let Some(p) = k.pipe_id {
@@ -563,26 +595,45 @@ impl EventCache {
                 plane.add_event_metadata_stat(*id, st);
             }
         }
-        (bytes, *id)
+        Some((bytes, *id))
+    }
+
+    /// A host event's event metadata id, looked up by the name's id (no hashing per event).
+    fn host_name_id(&mut self, plane: &mut PlaneBuilder, name: Name) -> i64 {
+        let i = name.index();
+        if let Some(&id) = self.name_ids.get(i).filter(|&&id| id != 0) {
+            return id;
+        }
+        let Some(text) = self.names.get(name) else {
+            // An id of another table (a `Trace` built by hand): shown unnamed, not cached.
+            return plane.event_metadata_id("");
+        };
+        let id = plane.event_metadata_id(text);
+        if self.name_ids.len() <= i {
+            self.name_ids.resize(self.names.len(), 0);
+        }
+        self.name_ids[i] = id;
+        id
     }
 
     fn annotation_stats(
         &mut self,
         plane: &mut PlaneBuilder,
-        a: Option<&Arc<Annotation>>,
+        a: Option<Id<Annotation>>,
         stats: &mut StatBytes,
     ) {
         let Some(a) = a else { return };
-        stats.extend(self.annotations.stats(plane, a));
+        if let Some(bytes) = self.annotations.stats(plane, a) {
+            stats.extend(bytes);
+        }
     }
 }
 
-/// The encoded stats of recently seen annotations, in a fixed number of slots chosen by
-/// address: events that share an annotation come close together (a graph launch's dispatches,
-/// the calls inside one roctx range), while a run can hold millions of distinct annotations (a
+/// The encoded stats of recently seen annotations, in a fixed number of slots chosen by id:
+/// events that share an annotation come close together (a graph launch's dispatches, the
+/// calls inside one roctx range), while a run can hold millions of distinct annotations (a
 /// range around every step or call), which an unbounded map would keep for the whole write.
-/// A slot holds its annotation's `Arc`, so the address cannot be reused while it is cached; a
-/// miss encodes the stats again, to the same bytes (the plane's ids are already interned).
+/// A miss encodes the stats again, to the same bytes (the plane's ids are already interned).
 ///
 /// A miss is common: every roctx range has its own scope id, so every range is an annotation
 /// of its own, and a plane's lines each walk the whole run. Its label list, though, is shared
@@ -591,9 +642,9 @@ impl EventCache {
 /// level split, every key and string value interned by name). So the labels' stats are cached
 /// too, by their list's address: a miss then encodes the scope and external ids and copies the
 /// labels' bytes.
-#[derive(Default)]
-struct AnnotationCache {
-    annotations: SlotCache<Annotation>,
+struct AnnotationCache<'t> {
+    table: &'t Table<Annotation>,
+    annotations: IdSlots<StatBytes>,
     label_lists: SlotCache<[Arc<str>]>,
 }
 
@@ -601,11 +652,12 @@ struct AnnotationCache {
 const SLOT_BITS: u32 = 12;
 const SLOTS: usize = 1 << SLOT_BITS;
 
-impl AnnotationCache {
-    /// The stats of `a`, encoded on a miss into the slot's buffer (a miss allocates nothing
-    /// once the slots are warm).
-    fn stats(&mut self, plane: &mut PlaneBuilder, a: &Arc<Annotation>) -> &StatBytes {
-        let (bytes, hit) = self.annotations.slot(a);
+impl AnnotationCache<'_> {
+    /// The stats of `id`, encoded on a miss into the slot's buffer (a miss allocates nothing
+    /// once the slots are warm); `None` for an id the trace's table does not hold.
+    fn stats(&mut self, plane: &mut PlaneBuilder, id: Id<Annotation>) -> Option<&StatBytes> {
+        let a = self.table.get(id)?;
+        let (bytes, hit) = self.annotations.slot(id);
         if !hit {
             bytes.clear();
             add_id_stats(plane, a, bytes);
@@ -618,7 +670,36 @@ impl AnnotationCache {
                 bytes.extend(labels);
             }
         }
-        bytes
+        Some(bytes)
+    }
+}
+
+/// What was encoded for a value of a trace's table, kept by its id, one entry per slot: a
+/// multiply and a compare, with no reference to keep alive.
+struct IdSlots<V>(Vec<(u32, V)>);
+
+impl<V: Default> Default for IdSlots<V> {
+    fn default() -> Self {
+        IdSlots((0..SLOTS).map(|_| (0, V::default())).collect())
+    }
+}
+
+impl<V> IdSlots<V> {
+    /// As [`SlotCache::slot`]: the value of `id`'s slot and whether it is `id`'s (ids are never
+    /// 0, the empty slot's).
+    fn slot<T>(&mut self, id: Id<T>) -> (&mut V, bool) {
+        // Spread by Fibonacci hashing, not by the id's low bits: a plane's lines each walk
+        // the run, and a walk over more ids than slots evicts every slot before it comes back
+        // to an id when the slots follow the ids in order (the `hot_path` export re-encoded
+        // a third more annotations that way than spread).
+        let i =
+            (u64::from(id.get()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize;
+        let (cached, value) = &mut self.0[i];
+        if *cached == id.get() {
+            return (value, true);
+        }
+        *cached = id.get();
+        (value, false)
     }
 }
 
@@ -917,9 +998,10 @@ mod tests {
     /// carries its own shape's queue, kernel details and kernel name, cached or not.
     #[test]
     fn kernel_events_read_their_own_shape_through_the_slot_cache() {
-        let shapes: Vec<Arc<LaunchShape>> = (0..SLOTS as u32 * 2 + 7)
+        let mut table = Table::default();
+        let shapes: Vec<Id<LaunchShape>> = (0..SLOTS as u32 * 2 + 7)
             .map(|i| {
-                Arc::new(LaunchShape {
+                table.push(LaunchShape {
                     code: Arc::new(KernelCode {
                         name: Arc::from(format!("k{}", i % 11)),
                         vgpr_count: 8 * (i % 5),
@@ -932,6 +1014,8 @@ mod tests {
                 })
             })
             .collect();
+        // Every id numbered one ahead of its table position would find a neighbour's shape.
+        assert_eq!(table.get(shapes[0]).unwrap().queue, 0);
         let events: Vec<DeviceEvent> = (0..shapes.len() * 3)
             .map(|n| DeviceEvent {
                 start_ns: n as u64 * 10,
@@ -940,7 +1024,7 @@ mod tests {
                 thread_id: 1,
                 kind: DeviceEventKind::Kernel(KernelInfo {
                     dispatch_id: n as u64,
-                    shape: shapes[(n * 7919) % shapes.len()].clone(),
+                    shape: shapes[(n * 7919) % shapes.len()],
                 }),
                 annotation: None,
                 graph: None,
@@ -960,6 +1044,7 @@ mod tests {
                 }],
                 ..Default::default()
             }],
+            shapes: table,
             ..Default::default()
         };
         let space = build_xspace(&trace);
@@ -971,16 +1056,14 @@ mod tests {
             let DeviceEventKind::Kernel(k) = &e.kind else {
                 unreachable!()
             };
-            assert_eq!(
-                plane.event_metadata[&w.metadata_id].name,
-                *k.shape.code.name
-            );
+            let shape = trace.shape(k).unwrap();
+            assert_eq!(plane.event_metadata[&w.metadata_id].name, *shape.code.name);
             let queue = w
                 .stats
                 .iter()
                 .find(|st| stat_name(st.metadata_id) == crate::xplane::deps::HSA_QUEUE)
                 .and_then(|st| st.value.clone());
-            assert_eq!(queue, Some(x_stat::Value::Uint64Value(k.shape.queue)));
+            assert_eq!(queue, Some(x_stat::Value::Uint64Value(shape.queue)));
             let details = w
                 .stats
                 .iter()
@@ -990,9 +1073,82 @@ mod tests {
                     _ => None,
                 })
                 .expect("kernel details");
-            let grid = k.shape.grid[0];
+            let grid = shape.grid[0];
             assert!(details.contains(&format!("grid:{grid},")), "{details}");
         }
+    }
+
+    /// A `Trace` built by hand can name what its tables do not hold (ids of another trace's
+    /// tables): every event is still written, under a placeholder name and without the
+    /// stats it could not find, and nothing panics.
+    #[test]
+    fn ids_past_the_tables_are_written_under_placeholders() {
+        use crate::model::{HostEvent, Ordinal16};
+        let mut other = Table::default();
+        let shape = (0..3)
+            .map(|_| other.push(LaunchShape::default()))
+            .last()
+            .unwrap();
+        let mut other_names = Table::default();
+        let name = (0..3)
+            .map(|_| other_names.push(Arc::from("x")))
+            .last()
+            .unwrap();
+        let mut other_annotations = Table::default();
+        let annotation = Some(other_annotations.push(Annotation::default()));
+        let trace = Trace {
+            devices: vec![Device {
+                lines: vec![DeviceLine {
+                    id: 0,
+                    name: String::new(),
+                    events: vec![DeviceEvent {
+                        start_ns: 10,
+                        end_ns: 20,
+                        correlation_id: 1,
+                        thread_id: 1,
+                        kind: DeviceEventKind::Kernel(KernelInfo {
+                            dispatch_id: 1,
+                            shape,
+                        }),
+                        annotation,
+                        graph: None,
+                    }],
+                }],
+                ..Default::default()
+            }],
+            host_threads: vec![HostThread {
+                tid: 1,
+                name: String::new(),
+                events: vec![HostEvent {
+                    name,
+                    start_ns: 5,
+                    end_ns: 8,
+                    correlation_id: 1,
+                    kind: HostEventKind::HipApi,
+                    annotation,
+                    device: Ordinal16::NONE,
+                    activity_count: 1,
+                    graph_exec_id: None,
+                }],
+            }],
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        let gpu = gpu_plane(&space);
+        let kernel = &gpu.lines[0].events[0];
+        assert_eq!(gpu.event_metadata[&kernel.metadata_id].name, UNKNOWN_SHAPE);
+        let host = space
+            .planes
+            .iter()
+            .find(|p| p.name == s::HOST_PLANE)
+            .unwrap();
+        let calls: Vec<&str> = host
+            .lines
+            .iter()
+            .flat_map(|l| &l.events)
+            .map(|e| host.event_metadata[&e.metadata_id].name.as_str())
+            .collect();
+        assert_eq!(calls, [""]);
     }
 
     /// The stats of an annotation encoded without any cache.
@@ -1025,9 +1181,10 @@ mod tests {
                 .into()
             })
             .collect();
-        let annotations: Vec<Arc<Annotation>> = (0..SLOTS as i64 * 3)
+        let mut table = Table::default();
+        let annotations: Vec<Id<Annotation>> = (0..SLOTS as i64 * 3)
             .map(|i| {
-                Arc::new(Annotation {
+                table.push(Annotation {
                     stack: if i % 2 == 0 {
                         shared[i as usize % 5].clone()
                     } else {
@@ -1043,17 +1200,21 @@ mod tests {
             })
             .collect();
         let mut plane = PlaneBuilder::new(0, "p");
-        let mut cache = AnnotationCache::default();
-        let fresh = |plane: &mut PlaneBuilder, a: &Arc<Annotation>| {
+        let mut cache = AnnotationCache {
+            table: &table,
+            annotations: IdSlots::default(),
+            label_lists: SlotCache::default(),
+        };
+        let fresh = |plane: &mut PlaneBuilder, a: &Annotation| {
             let mut b = StatBytes::new();
             add_annotation_stats(plane, a, &mut b);
             b
         };
         for round in 0..2 {
-            for a in &annotations {
-                let want = fresh(&mut plane, a);
+            for &a in &annotations {
+                let want = fresh(&mut plane, &table[a]);
                 for _ in 0..2 {
-                    assert_eq!(cache.stats(&mut plane, a), &want, "round {round}");
+                    assert_eq!(cache.stats(&mut plane, a), Some(&want), "round {round}");
                 }
             }
         }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use rocprof_xplane::model::{
     Annotation, CopyDirection, Counters, Device, DeviceEvent, DeviceEventKind, DeviceLine,
-    HostEvent, HostEventKind, HostThread, KernelCode, KernelInfo, LaunchShape, MemcpyInfo,
-    Ordinal16, Trace,
+    HostEvent, HostEventKind, HostThread, Id, KernelCode, KernelInfo, LaunchShape, MemcpyInfo,
+    Ordinal16, Table, Trace,
 };
 
 pub const START_BOOT_NS: u64 = 5_000_000_000_000;
@@ -28,26 +28,29 @@ pub struct Expected {
     pub markers: usize,
 }
 
-fn kernel(name: &str, grid: u32) -> DeviceEventKind {
-    DeviceEventKind::Kernel(KernelInfo {
-        dispatch_id: 0,
-        shape: Arc::new(LaunchShape {
-            code: Arc::new(KernelCode {
-                name: Arc::from(name),
-                kernel_id: 7,
-                vgpr_count: 64,
-                agpr_count: 0,
-                sgpr_count: 32,
-                symbol_scratch_bytes: 0,
-                static_shared_bytes: 4096,
-            }),
-            grid: [grid, 1, 1],
-            block: [256, 1, 1],
-            dynamic_shared_bytes: 1024,
-            private_segment_bytes: 0,
-            queue: 0,
-            pipe_id: None,
+/// What a launch runs: a kernel's shape (put in the trace's table by the builder) or a copy.
+enum Work {
+    Kernel(LaunchShape),
+    Copy(DeviceEventKind),
+}
+
+fn kernel(name: &str, grid: u32) -> Work {
+    Work::Kernel(LaunchShape {
+        code: Arc::new(KernelCode {
+            name: Arc::from(name),
+            kernel_id: 7,
+            vgpr_count: 64,
+            agpr_count: 0,
+            sgpr_count: 32,
+            symbol_scratch_bytes: 0,
+            static_shared_bytes: 4096,
         }),
+        grid: [grid, 1, 1],
+        block: [256, 1, 1],
+        dynamic_shared_bytes: 1024,
+        private_segment_bytes: 0,
+        queue: 0,
+        pipe_id: None,
     })
 }
 
@@ -76,7 +79,7 @@ struct Builder {
     next_corr: u64,
     /// Per thread: next free host time (ns after start).
     clock: BTreeMap<u64, u64>,
-    annotation: Option<Arc<Annotation>>,
+    annotation: Option<Id<Annotation>>,
 }
 
 impl Builder {
@@ -112,7 +115,7 @@ impl Builder {
     }
 
     /// One API call on `tid` producing `work` (device, line, kind, duration) in order.
-    fn launch(&mut self, tid: u64, api: &str, work: Vec<(u32, i64, DeviceEventKind, u64)>) -> u64 {
+    fn launch(&mut self, tid: u64, api: &str, work: Vec<(u32, i64, Work, u64)>) -> u64 {
         self.next_corr += 1;
         let corr = self.next_corr;
         let t = *self.clock.entry(tid).or_insert(10_000);
@@ -121,16 +124,24 @@ impl Builder {
         let mut gpu_t = host_end + 2_000;
         let n = work.len();
         let target = work.first().and_then(|w| u16::try_from(w.0).ok());
-        for (dev, line, kind, dur) in work {
-            match &kind {
-                DeviceEventKind::Kernel(k) => {
+        for (dev, line, work, dur) in work {
+            let kind = match work {
+                Work::Kernel(shape) => {
                     let e = self
                         .expected
                         .kernels
-                        .entry(k.shape.code.name.to_string())
+                        .entry(shape.code.name.to_string())
                         .or_insert((dev, 0));
                     e.1 += 1;
+                    DeviceEventKind::Kernel(KernelInfo {
+                        dispatch_id: 0,
+                        shape: self.trace.shapes.push(shape),
+                    })
                 }
+                Work::Copy(kind) => kind,
+            };
+            match &kind {
+                DeviceEventKind::Kernel(_) => {}
                 DeviceEventKind::Memcpy(m) => {
                     *self
                         .expected
@@ -139,7 +150,7 @@ impl Builder {
                         .or_default() += 1
                 }
             }
-            let annotation = self.annotation.clone();
+            let annotation = self.annotation;
             // Lines are handed over in any order: the writer must sort them.
             self.line(dev, line).events.insert(
                 0,
@@ -161,9 +172,10 @@ impl Builder {
             .entry(corr)
             .or_default() += n;
         self.expected.host_api_calls += 1;
-        let annotation = self.annotation.clone();
+        let annotation = self.annotation;
+        let name = self.trace.names.push(Arc::from(api));
         self.thread(tid).events.push(HostEvent {
-            name: Arc::from(api),
+            name,
             start_ns: host_start,
             end_ns: host_end,
             correlation_id: corr,
@@ -199,7 +211,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         annotation: None,
     };
     // roctx context: train_step (scope 11) > layer#k=v# (scope 12).
-    let ann = Arc::new(Annotation {
+    let ann = b.trace.annotations.push(Annotation {
         stack: vec![
             Arc::from("train_step"),
             Arc::from("layer1#hlo_module=jit_step,program_id=3#"),
@@ -244,13 +256,13 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         );
     }
     let copy = |direction, src, dst| {
-        DeviceEventKind::Memcpy(Box::new(MemcpyInfo {
+        Work::Copy(DeviceEventKind::Memcpy(Box::new(MemcpyInfo {
             direction,
             bytes: 1 << 20,
             src_device: src,
             dst_device: dst,
             kinds: None,
-        }))
+        })))
     };
     b.launch(
         1002,
@@ -283,9 +295,11 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         )],
     );
     // A roctx range around the first launches and an instantaneous mark.
+    let [train_step, checkpoint, set_device] =
+        ["train_step", "checkpoint", "hipSetDevice"].map(|n| b.trace.names.push(Arc::from(n)));
     let t = b.thread(1001);
     t.events.push(HostEvent {
-        name: Arc::from("train_step"),
+        name: train_step,
         start_ns: START_BOOT_NS + 9_000,
         end_ns: START_BOOT_NS + 60_000,
         correlation_id: 0,
@@ -296,7 +310,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         graph_exec_id: None,
     });
     t.events.push(HostEvent {
-        name: Arc::from("checkpoint"),
+        name: checkpoint,
         start_ns: START_BOOT_NS + 30_000,
         end_ns: START_BOOT_NS + 30_000,
         correlation_id: 0,
@@ -308,7 +322,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
     });
     // A call that caused no device work: it must not start a launch arrow.
     t.events.push(HostEvent {
-        name: Arc::from("hipSetDevice"),
+        name: set_device,
         start_ns: START_BOOT_NS + 1_000,
         end_ns: START_BOOT_NS + 2_000,
         correlation_id: 99,
@@ -335,7 +349,8 @@ pub fn synthetic_trace() -> (Trace, Expected) {
 /// A trace of `n` launches, each a host call and a kernel on one stream, all under one roctx
 /// annotation and of one kernel: what repeats is interned once, so the events' cost is theirs.
 pub fn launches(n: u64) -> Trace {
-    let annotation = Arc::new(Annotation {
+    let mut annotations = Table::default();
+    let annotation = annotations.push(Annotation {
         stack: vec![
             Arc::from("train_step"),
             Arc::from("fusion.3#hlo_op=fusion.3#"),
@@ -344,7 +359,8 @@ pub fn launches(n: u64) -> Trace {
         scope_range_id: 4,
         external_ids: vec![11],
     });
-    let shape = Arc::new(LaunchShape {
+    let mut shapes = Table::default();
+    let shape = shapes.push(LaunchShape {
         code: Arc::new(KernelCode {
             name: Arc::from("gemm_kernel"),
             vgpr_count: 64,
@@ -356,7 +372,8 @@ pub fn launches(n: u64) -> Trace {
         queue: 3,
         ..Default::default()
     });
-    let launch: Arc<str> = Arc::from("hipLaunchKernel");
+    let mut names = Table::default();
+    let launch = names.push(Arc::from("hipLaunchKernel"));
     let kernels = (1..=n)
         .map(|i| DeviceEvent {
             start_ns: 1_000 + i * 100,
@@ -365,20 +382,20 @@ pub fn launches(n: u64) -> Trace {
             thread_id: 7,
             kind: DeviceEventKind::Kernel(KernelInfo {
                 dispatch_id: i,
-                shape: shape.clone(),
+                shape,
             }),
-            annotation: Some(annotation.clone()),
+            annotation: Some(annotation),
             graph: None,
         })
         .collect();
     let calls = (1..=n)
         .map(|i| HostEvent {
-            name: launch.clone(),
+            name: launch,
             start_ns: 900 + i * 100,
             end_ns: 950 + i * 100,
             correlation_id: i,
             kind: HostEventKind::HipApi,
-            annotation: Some(annotation.clone()),
+            annotation: Some(annotation),
             device: Some(0).into(),
             activity_count: 1,
             graph_exec_id: None,
@@ -406,6 +423,9 @@ pub fn launches(n: u64) -> Trace {
             name: String::new(),
             events: calls,
         }],
+        names,
+        annotations,
+        shapes,
         ..Default::default()
     }
 }
