@@ -5,7 +5,8 @@
 //! only the 600 k-event join and exports that trace `HOT_PATH_REPEAT` times (10): a steady
 //! workload to profile (`perf record`, or `valgrind --tool=callgrind` with `HOT_PATH_REPEAT=1`
 //! for instruction counts that do not move with the machine's load); with `HOT_PATH_ONLY=decode`
-//! only the decode rows.
+//! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's
+//! annotation rows (the capture at HIP entry, a roctx push + pop, the open-call marks).
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -296,6 +297,10 @@ fn main() {
     let finalize_only = only == "finalize";
     if only == "decode" {
         bench_decode_rows();
+        return;
+    }
+    if only == "annotations" {
+        bench_annotation_capture();
         return;
     }
     let repeat: usize = std::env::var("HOT_PATH_REPEAT")

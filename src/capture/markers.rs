@@ -85,10 +85,11 @@ fn close_range(s: &mut ThreadState, range: Option<ProcessRange>, call: &MarkerCa
             close_correlation_id: call.correlation_id,
             start_ns: r.start_ns,
             end_ns: call.timestamp_ns,
+            instant: false,
             scope_id: r.scope_id,
             parent_scope_id: r.parent_scope_id,
             process_wide: r.process_wide,
-            ..MarkerSpan::default()
+            open_at_end: false,
         }),
         None => s.unmatched_pops += 1,
     }
@@ -108,7 +109,10 @@ pub fn on_marker(call: &MarkerCall<'_>) {
                     start_ns: call.timestamp_ns,
                     end_ns: call.timestamp_ns,
                     instant: true,
-                    ..MarkerSpan::default()
+                    scope_id: 0,
+                    parent_scope_id: 0,
+                    process_wide: false,
+                    open_at_end: false,
                 });
             });
         }
@@ -183,9 +187,11 @@ pub fn drain_process_ranges(end_ns: u64, keep_open: bool) -> (Vec<MarkerSpan>, u
             close_correlation_id: 0,
             start_ns: r.start_ns,
             end_ns: end_ns.max(r.start_ns),
+            instant: false,
+            scope_id: 0,
+            parent_scope_id: 0,
             process_wide: true,
             open_at_end: true,
-            ..MarkerSpan::default()
         })
         .collect();
     let n = spans.len() as u64;

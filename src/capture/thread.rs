@@ -65,7 +65,8 @@ impl ThreadSpan {
                 open_correlation_id as i64
             },
             parent_scope_id,
-            ..MarkerSpan::default()
+            process_wide: false,
+            open_at_end: false,
         }
     }
 }
@@ -257,10 +258,11 @@ pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
                 close_correlation_id: 0,
                 start_ns: r.start_ns,
                 end_ns: end_ns.max(r.start_ns),
+                instant: false,
                 scope_id: r.scope_id,
                 parent_scope_id: r.parent_scope_id,
+                process_wide: false,
                 open_at_end: true,
-                ..MarkerSpan::default()
             });
         }
     });

@@ -334,6 +334,10 @@ impl crate::store::packed::Pack for CopyRecord {
 }
 
 /// A roctx range or mark seen by the marker callback (the buffered records carry no text).
+///
+/// Built field by field on the application threads, not with `..MarkerSpan::default()`: the
+/// default label is the process-wide empty `Arc<str>`, whose count every thread's every pop
+/// would increment and decrement (one cache line shared by all threads, on the hot path).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MarkerSpan {
     pub label: Arc<str>,
