@@ -155,6 +155,52 @@ fn bench_capture_threads() {
     println!("{line}");
 }
 
+/// The memory ceiling's charge on every captured HIP call, from 1, 2 and 4 threads: one
+/// shared atomic added to on every call (`budget::charge`, as the callbacks did) against a
+/// per-thread batch (`budget::charge_call`). On a 2-core machine two threads already pass the
+/// shared count's cache line between the cores at each call.
+fn bench_budget_charge() {
+    use rocprof_xplane::store::budget;
+    const CALLS: u64 = 4_000_000;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let run = |threads: u64, batched: bool| {
+        let per_thread = CALLS / threads;
+        let barrier = Arc::new(std::sync::Barrier::new(threads as usize + 1));
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let b = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    b.wait();
+                    for _ in 0..per_thread {
+                        if batched {
+                            budget::charge_call(black_box(64));
+                        } else {
+                            budget::charge(black_box(64));
+                        }
+                    }
+                })
+            })
+            .collect();
+        barrier.wait();
+        let t0 = Instant::now();
+        for h in handles {
+            h.join().unwrap();
+        }
+        let wall = t0.elapsed().as_nanos() as f64;
+        let _ = budget::take_dropped_and_reset();
+        wall * cores.min(threads as f64) / (per_thread * threads) as f64
+    };
+    let mut line = String::from("memory ceiling charge per HIP call (CPU-ns), shared / batched:");
+    for threads in [1u64, 2, 4] {
+        line += &format!(
+            "  {threads} threads {:>5.1} / {:>4.1}",
+            run(threads, false),
+            run(threads, true)
+        );
+    }
+    println!("{line}");
+}
+
 fn header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
     // SAFETY: plain C struct; all-zero is valid.
     let mut h: sys::rocprofiler_record_header_t = unsafe { zeroed() };
@@ -301,6 +347,7 @@ fn main() {
     }
     if only == "annotations" {
         bench_annotation_capture();
+        bench_budget_charge();
         return;
     }
     let repeat: usize = std::env::var("HOT_PATH_REPEAT")
@@ -336,6 +383,7 @@ fn main() {
         return;
     }
     bench_annotation_capture();
+    bench_budget_charge();
     println!(
         "sizes: ApiRecord {} B; KernelRecord {} B, stored {} B + its shape's table entry; CopyRecord {} B, stored {} B + table entry; joined: DeviceEvent {} B, HostEvent {} B",
         size_of::<ApiRecord>(),

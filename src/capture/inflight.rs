@@ -8,7 +8,8 @@
 //! leftovers. The window's end therefore waits until every call open at the stop has exited.
 //!
 //! Cost on the application thread: one thread-local counter and one store to a cache line only
-//! that thread writes, at the outermost ENTER and EXIT; no lock, no shared write.
+//! that thread writes (its slot is aligned to a line of its own), at the outermost ENTER and
+//! EXIT; no lock, no shared write.
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -20,7 +21,21 @@ use crate::store::sinks::lock;
 /// One slot per thread that ever made a traced HIP call: the epoch of its open call above, a
 /// sequence number below that is odd while a call is open, bumped at the outermost ENTER and
 /// EXIT, written only by its own thread.
-static SLOTS: Mutex<Vec<Arc<AtomicU64>>> = Mutex::new(Vec::new());
+static SLOTS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+
+/// A thread's slot on a cache line of its own: slots allocated one after another would share
+/// lines, and every HIP call's two stores would then pass a line between the cores of
+/// threads that merely sit beside each other in memory.
+#[repr(align(64))]
+struct Slot(AtomicU64);
+
+impl std::ops::Deref for Slot {
+    type Target = AtomicU64;
+
+    fn deref(&self) -> &AtomicU64 {
+        &self.0
+    }
+}
 
 /// Bumped when EXIT callbacks may have been lost (a detach stops our callback context): calls
 /// opened in an older epoch are no longer waited for, and their thread starts afresh.
@@ -30,12 +45,12 @@ struct Mine {
     depth: Cell<u32>,
     /// Epoch of the outermost open call.
     epoch: Cell<u32>,
-    slot: Arc<AtomicU64>,
+    slot: Arc<Slot>,
 }
 
 thread_local! {
     static MINE: Mine = {
-        let slot = Arc::new(AtomicU64::new(0));
+        let slot = Arc::new(Slot(AtomicU64::new(0)));
         lock(&SLOTS).push(Arc::clone(&slot));
         Mine { depth: Cell::new(0), epoch: Cell::new(0), slot }
     };
@@ -116,7 +131,7 @@ pub fn settle_before_flush(after: &str) {
 /// context and before the flush that ends the window; never on an application thread.
 pub fn settle(limit: Duration) -> usize {
     let epoch = u64::from(EPOCH.load(Ordering::Relaxed));
-    let open: Vec<(Arc<AtomicU64>, u64)> = lock(&SLOTS)
+    let open: Vec<(Arc<Slot>, u64)> = lock(&SLOTS)
         .iter()
         .map(|s| (Arc::clone(s), s.load(Ordering::Acquire)))
         .filter(|(_, v)| v & 1 == 1 && v >> 32 == epoch)
@@ -140,6 +155,25 @@ mod tests {
 
     /// The slots are process-wide: one test at a time.
     static SERIAL: Mutex<()> = Mutex::new(());
+
+    /// Two threads' slots never share a cache line, however the allocator places them.
+    #[test]
+    fn each_threads_slot_has_a_cache_line_of_its_own() {
+        let _one = lock(&SERIAL);
+        for _ in 0..2 {
+            std::thread::spawn(enter_and_exit).join().unwrap();
+        }
+        let slots = lock(&SLOTS);
+        for s in slots.iter() {
+            assert_eq!(Arc::as_ptr(s) as usize % 64, 0);
+        }
+        assert!(std::mem::size_of::<Slot>() >= 64);
+    }
+
+    fn enter_and_exit() {
+        enter();
+        exit();
+    }
 
     #[test]
     fn settle_waits_for_a_call_open_at_the_stop_and_not_for_later_ones() {

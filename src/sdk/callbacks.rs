@@ -330,7 +330,7 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
         if crate::store::budget::full() || crate::window::paused() {
             enter = false;
         } else {
-            crate::store::budget::charge(CAPTURE_BYTES_PER_CALL);
+            crate::store::budget::charge_call(CAPTURE_BYTES_PER_CALL);
         }
     }
     let exit = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT;
