@@ -1309,8 +1309,7 @@ struct NameTable {
 impl NameTable {
     fn intern(&mut self, name: &Arc<str>) -> Name {
         let addr = Arc::as_ptr(name).cast::<u8>() as usize;
-        if let Some((a, id)) = self.last.filter(|&(a, _)| a == addr) {
-            debug_assert_eq!(a, addr);
+        if let Some((_, id)) = self.last.filter(|&(a, _)| a == addr) {
             return id;
         }
         let table = &mut self.table;
