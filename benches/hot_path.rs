@@ -107,52 +107,59 @@ fn bench_annotation_capture() {
 /// contention between threads.
 fn bench_capture_threads() {
     use rocprof_xplane::capture::{devices, with_current};
-    const CALLS: u64 = 400_000;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     let mut line = String::from("per HIP call on application threads (CPU-ns):");
     for threads in [1u64, 4, 16, 32] {
-        let per_thread = CALLS / threads;
-        let barrier = Arc::new(std::sync::Barrier::new(threads as usize + 1));
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let b = Arc::clone(&barrier);
-                std::thread::spawn(move || {
-                    let tid = 1000 + t;
-                    with_current(tid, |s| {
-                        s.push_range(rocprof_xplane::capture::thread::OpenRange {
-                            label: Arc::from("step"),
-                            correlation_id: 1,
-                            start_ns: 1,
-                            scope_id: 0,
-                            parent_scope_id: 0,
-                        })
-                    });
-                    b.wait();
-                    for c in 0..per_thread {
-                        let corr = (t << 32) | (c + 2);
-                        with_current(tid, |s| {
-                            s.capture_at_api_enter(corr);
-                            devices::on_work_enter(s, corr, 0);
-                        });
-                    }
+        let ns = cpu_ns_per_call(threads, 400_000, |t, calls, start| {
+            let tid = 1000 + t;
+            with_current(tid, |s| {
+                s.push_range(rocprof_xplane::capture::thread::OpenRange {
+                    label: Arc::from("step"),
+                    correlation_id: 1,
+                    start_ns: 1,
+                    scope_id: 0,
+                    parent_scope_id: 0,
                 })
-            })
-            .collect();
-        barrier.wait();
-        let t0 = Instant::now();
-        for h in handles {
-            h.join().unwrap();
-        }
-        let wall = t0.elapsed().as_nanos() as f64;
-        let busy = cores.min(threads as f64);
-        line += &format!(
-            "  {threads} threads {:>5.1}",
-            wall * busy / (per_thread * threads) as f64
-        );
+            });
+            start.wait();
+            for c in 0..calls {
+                let corr = (t << 32) | (c + 2);
+                with_current(tid, |s| {
+                    s.capture_at_api_enter(corr);
+                    devices::on_work_enter(s, corr, 0);
+                });
+            }
+        });
+        line += &format!("  {threads} threads {ns:>5.1}");
         // Leave nothing behind for the next round.
         let _ = rocprof_xplane::capture::drain_all(0, false);
     }
     println!("{line}");
+}
+
+/// Runs `work(thread, calls, start)` on `threads` threads at once, `total` calls split among
+/// them: each waits on `start` once set up, and the clock runs from there to the last one's
+/// end. Returns CPU-ns per call (wall time × the cores kept busy / calls).
+fn cpu_ns_per_call<F>(threads: u64, total: u64, work: F) -> f64
+where
+    F: Fn(u64, u64, &std::sync::Barrier) + Send + Sync + 'static,
+{
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    let per_thread = total / threads;
+    let barrier = Arc::new(std::sync::Barrier::new(threads as usize + 1));
+    let work = Arc::new(work);
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let (b, w) = (Arc::clone(&barrier), Arc::clone(&work));
+            std::thread::spawn(move || w(t, per_thread, &b))
+        })
+        .collect();
+    barrier.wait();
+    let t0 = Instant::now();
+    for h in handles {
+        h.join().unwrap();
+    }
+    let wall = t0.elapsed().as_nanos() as f64;
+    wall * cores.min(threads as f64) / (per_thread * threads) as f64
 }
 
 /// The memory ceiling's charge on every captured HIP call, from 1, 2 and 4 threads: one
@@ -161,34 +168,19 @@ fn bench_capture_threads() {
 /// shared count's cache line between the cores at each call.
 fn bench_budget_charge() {
     use rocprof_xplane::store::budget;
-    const CALLS: u64 = 4_000_000;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     let run = |threads: u64, batched: bool| {
-        let per_thread = CALLS / threads;
-        let barrier = Arc::new(std::sync::Barrier::new(threads as usize + 1));
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                let b = Arc::clone(&barrier);
-                std::thread::spawn(move || {
-                    b.wait();
-                    for _ in 0..per_thread {
-                        if batched {
-                            budget::charge_call(black_box(64));
-                        } else {
-                            budget::charge(black_box(64));
-                        }
-                    }
-                })
-            })
-            .collect();
-        barrier.wait();
-        let t0 = Instant::now();
-        for h in handles {
-            h.join().unwrap();
-        }
-        let wall = t0.elapsed().as_nanos() as f64;
+        let ns = cpu_ns_per_call(threads, 4_000_000, move |_, calls, start| {
+            start.wait();
+            for _ in 0..calls {
+                if batched {
+                    budget::charge_call(black_box(64));
+                } else {
+                    budget::charge(black_box(64));
+                }
+            }
+        });
         let _ = budget::take_dropped_and_reset();
-        wall * cores.min(threads as f64) / (per_thread * threads) as f64
+        ns
     };
     let mut line = String::from("memory ceiling charge per HIP call (CPU-ns), shared / batched:");
     for threads in [1u64, 2, 4] {
