@@ -29,14 +29,15 @@ fi
 sed 's/repeat = 25000/repeat = 3125/' scenarios/thread-storm.toml >"$work/storm200k.toml"
 HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
   --callgrind-out-file="$work/bench.out" "$bench" >"$work/bench.log" 2>&1 &
-ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs" \
-  ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/storm.out" \
-  target/release/rocprof-sim "$work/storm200k.toml" --sdk 1.0.0 >"$work/storm.log" 2>&1 &
+traced() { # NAME SCENARIO: the tool in the simulator under callgrind, into $work/NAME.{out,log}
+  ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs-$1" \
+    ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" \
+    target/release/rocprof-sim "$2" --sdk 1.0.0 >"$work/$1.log" 2>&1
+}
+traced storm "$work/storm200k.toml" &
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
-  ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs-mt" \
-    ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/maxtext.out" \
-    target/release/rocprof-sim "$work/maxtext10.toml" --sdk 1.0.0 >"$work/maxtext.log" 2>&1 &
+  traced maxtext "$work/maxtext10.toml" &
 fi
 wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)

@@ -7,7 +7,7 @@ mod support;
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Output};
+use std::process::{Child, ExitStatus};
 use std::time::{Duration, Instant};
 
 use rocprof_xplane::xplane::read_xspace;
@@ -50,8 +50,14 @@ fn catches(pid: i32, sig: i32) -> bool {
 }
 
 /// Waits until the tool has its handlers in (the tool is tracing), gives the program `busy`
-/// to make records, sends `sig`, and returns how the process ended, within 60 s.
-fn signal_mid_run(mut child: Child, installed: i32, sig: i32, busy: Duration) -> Output {
+/// to make records, sends `sig`, and returns how the process ended, within 60 s, and what it
+/// wrote on stderr.
+fn signal_mid_run(
+    mut child: Child,
+    installed: i32,
+    sig: i32,
+    busy: Duration,
+) -> (ExitStatus, String) {
     let pid = child.id() as i32;
     let deadline = Instant::now() + Duration::from_secs(60);
     while !catches(pid, installed) {
@@ -78,7 +84,11 @@ fn signal_mid_run(mut child: Child, installed: i32, sig: i32, busy: Duration) ->
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    child.wait_with_output().unwrap()
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 fn profiles(dir: &Path) -> Vec<PathBuf> {
@@ -99,14 +109,8 @@ fn a_program_ended_by_sigterm_or_sigint_leaves_its_profile() {
     for sig in [libc::SIGTERM, libc::SIGINT] {
         let tmp = tempfile::tempdir().unwrap();
         let (dir, child) = start_live(tmp.path(), "", &[]);
-        let out = signal_mid_run(child, sig, sig, Duration::from_millis(1500));
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(
-            out.status.signal(),
-            Some(sig),
-            "{sig}: {:?}\n{stderr}",
-            out.status
-        );
+        let (status, stderr) = signal_mid_run(child, sig, sig, Duration::from_millis(1500));
+        assert_eq!(status.signal(), Some(sig), "{sig}: {status:?}\n{stderr}");
         assert!(
             stderr.contains("writing the profile before the process ends"),
             "{stderr}"
@@ -148,10 +152,9 @@ fn term_signals_chooses_which_signals_are_taken() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, child) = start_live(tmp.path(), "", &[("ROCPROF_XPLANE_TERM_SIGNALS", "INT")]);
     let pid = child.id() as i32;
-    let out = signal_mid_run(child, libc::SIGINT, libc::SIGTERM, Duration::ZERO);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (status, stderr) = signal_mid_run(child, libc::SIGINT, libc::SIGTERM, Duration::ZERO);
     assert!(!catches(pid, libc::SIGTERM));
-    assert_eq!(out.status.signal(), Some(libc::SIGTERM), "{stderr}");
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{stderr}");
     assert!(profiles(&dir).is_empty(), "{stderr}");
     assert!(!stderr.contains("writing the profile"), "{stderr}");
 }
@@ -169,14 +172,13 @@ fn a_write_past_the_timeout_does_not_keep_the_process_alive() {
         "delivery_delay_us = 300000",
         &[("ROCPROF_XPLANE_TERM_TIMEOUT", "0.05")],
     );
-    let out = signal_mid_run(
+    let (status, stderr) = signal_mid_run(
         child,
         libc::SIGTERM,
         libc::SIGTERM,
         Duration::from_millis(500),
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(libc::SIGTERM), "{stderr}");
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{stderr}");
     assert!(
         stderr.contains("the profile was not written within 0.05 s"),
         "{stderr}"
@@ -194,14 +196,13 @@ fn a_write_past_the_timeout_does_not_keep_the_process_alive() {
 fn a_windowed_run_ended_by_sigterm_writes_its_last_window() {
     let tmp = tempfile::tempdir().unwrap();
     let (dir, child) = start_live(tmp.path(), "", &[("ROCPROF_XPLANE_WINDOW_SECONDS", "0.5")]);
-    let out = signal_mid_run(
+    let (status, stderr) = signal_mid_run(
         child,
         libc::SIGTERM,
         libc::SIGTERM,
         Duration::from_millis(1800),
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.signal(), Some(libc::SIGTERM), "{stderr}");
+    assert_eq!(status.signal(), Some(libc::SIGTERM), "{stderr}");
     let cut = stderr.matches("wrote window ").count();
     assert!(cut >= 1, "no window cut while running: {stderr}");
     let mut windows: Vec<String> = std::fs::read_dir(dir.join("plugins/profile"))

@@ -313,16 +313,11 @@ mod tests {
     /// Every wait resolves to the latest record of its handle strictly before it, on any
     /// device, checked against every record by brute force: reused handles, one handle's
     /// records on several devices, records in any order, waits before, between and after them
-    /// (a small deterministic generator; no new dependency).
+    /// (the model tests' deterministic generator; no new dependency).
     #[test]
     fn the_index_resolves_every_wait_to_the_latest_record_before_it() {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = |n: u64| crate::model::next_random(&mut x) % n;
         for round in 0..50 {
             let m = ProducerMap::default();
             // A call is one record on one device: distinct ids, recorded in any order.

@@ -1623,14 +1623,7 @@ fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A fixed pseudo-random sequence (xorshift64): `x` is the state.
-    fn next_random(x: &mut u64) -> u64 {
-        *x ^= *x << 13;
-        *x ^= *x >> 7;
-        *x ^= *x << 17;
-        *x
-    }
+    use crate::model::next_random;
 
     /// The counting sort by id orders as a comparison sort by the whole key does: ids dense
     /// or sparse (the fallback), repeated (a call's records, identical ones too), and 0.

@@ -13,3 +13,12 @@ pub mod streams;
 pub mod trace;
 
 pub use trace::*;
+
+/// A fixed pseudo-random sequence for the model's tests (xorshift64): `x` is the state.
+#[cfg(test)]
+pub(crate) fn next_random(x: &mut u64) -> u64 {
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    *x
+}

@@ -233,13 +233,6 @@ impl<T> Table<T> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
-
-    pub fn iter(&self) -> impl Iterator<Item = (Id<T>, &T)> {
-        self.0.iter().enumerate().map(|(i, v)| {
-            let n = std::num::NonZeroU32::new(i as u32 + 1).expect("positions plus one are not 0");
-            (Id(n, std::marker::PhantomData), v)
-        })
-    }
 }
 
 impl<T> std::ops::Index<Id<T>> for Table<T> {

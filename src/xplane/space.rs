@@ -325,11 +325,7 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
     // Only the allocation calls: a program that allocates now and then has millions of other
     // calls, and a table of them all sat at the writer's peak (`peak_guard`).
     let wanted: HashSet<u64> = trace.memory.iter().map(|m| m.correlation_id).collect();
-    let calls: HashMap<u64, &crate::model::HostEvent> = trace
-        .host_threads
-        .iter()
-        .flat_map(|t| t.events.iter())
-        .filter(|e| e.kind == HostEventKind::HipApi && e.correlation_id != 0)
+    let calls: HashMap<u64, &crate::model::HostEvent> = host_api_events(trace)
         .filter(|e| wanted.contains(&e.correlation_id))
         .map(|e| (e.correlation_id, e))
         .collect();
@@ -344,8 +340,7 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
         let call = calls.get(&m.correlation_id);
         let api = call.map_or(if m.alloc { "alloc" } else { "free" }, |e| trace.name(e));
         let op = call
-            .and_then(|e| e.annotation)
-            .and_then(|a| trace.annotations.get(a))
+            .and_then(|e| trace.annotation(e.annotation))
             .and_then(|a| a.stack.last())
             .map_or(api, |l| l.as_ref());
         let mut stats = StatBytes::new();
