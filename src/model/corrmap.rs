@@ -104,8 +104,7 @@ impl<V> CorrMap<V> {
     /// key, its value and a control byte in the hash map, at the map's highest load (7/8).
     /// For 4-byte positions that is 4.9 ids per entry: a run of roctx ranges each around two
     /// launches (4 ids per range, exactly the `MAX_SPREAD` line) kept its scope index in a
-    /// hash map, larger than the vector and probed at random (a tenth of the one-thread
-    /// storm's join).
+    /// hash map, larger than the vector and probed at random for every scope and parent.
     fn vector_pays(entries: u64, span: u64) -> bool {
         span <= Self::max_span(entries)
     }
