@@ -230,7 +230,7 @@ pub fn join(mut c: Collected) -> Trace {
     let ids = Ids::of(&c.api);
     let (mut annotations, scope_tree) = index_annotations(&mut c, ids);
     laps.lap("annotations");
-    let api = ApiIndex::build(&mut c.api, ids);
+    let api = ApiIndex::build(&c.api, ids);
     laps.lap("api index");
     let creations = super::streams::Creations::new(&c.stream_creations);
     super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
@@ -482,37 +482,68 @@ fn place_devices(
 /// Sorts one thread's events by start, the longest first (an enclosing range before what it
 /// encloses), then correlation id and name; events equal in all four keep their input order.
 ///
-/// A thread's vector holds its roctx spans, then its calls, each run nearly always in order
-/// already (ids are handed out in call order): two sorted runs are merged through a copy of
-/// the shorter one (`merge_runs`), and a vector already in order is left as it is. Otherwise
-/// the events' positions (4 B each) are sorted and every event is then moved once to its
-/// place: sorting the events (80 B then) in place moved each many times (a quarter of the
-/// join's samples when every call had its own roctx range), and a stable sort of the events
-/// would hold half of them again at the join's peak.
-fn sort_host_events(events: &mut [HostEvent], names: &Table<Arc<str>>) {
-    use std::cmp::Ordering::Greater;
-    let host_order = |x: &HostEvent, y: &HostEvent| host_order(names, x, y);
+/// `events[..spans]` are the thread's roctx spans and the rest its calls as delivered: each
+/// run nearly in order (a thread's calls end in the order they began, and a runtime's buffers
+/// swap near neighbours at most). Each run is settled by insertion (`settle`), a few moves per
+/// event and every event read in order, and the two merged through a copy of the shorter one
+/// (`merge_runs`); a vector already in order is left as it is. A thread whose events are
+/// further out of order than that has the events' positions (4 B each) sorted and every event
+/// then moved once to its place: sorting the events (80 B then) in place moved each many
+/// times (a quarter of the join's samples when every call had its own roctx range), and a
+/// stable sort of the events would hold half of them again at the join's peak.
+fn sort_host_events(events: &mut [HostEvent], spans: usize, names: &Table<Arc<str>>) {
+    let less = |x: &HostEvent, y: &HostEvent| host_order(names, x, y).is_lt();
     let n = events.len();
-    let Ok(n32) = u32::try_from(n) else {
-        // Beyond 4 G events on one thread positions do not fit: sort the events themselves.
-        events.sort_unstable_by(host_order);
-        return;
-    };
-    let descends = |i: usize| host_order(&events[i - 1], &events[i]) == Greater;
-    let Some(split) = (1..n).find(|&i| descends(i)) else {
-        return;
-    };
-    if !(split + 1..n).any(descends) {
-        merge_runs(events, split, |x, y| {
-            host_order(x, y) == std::cmp::Ordering::Less
-        });
+    if events.is_sorted_by(|x, y| !less(y, x)) {
         return;
     }
+    let spans = spans.min(n);
+    let mut moves = SETTLE_MOVES_PER_ITEM * n + 1024;
+    let (first, second) = events.split_at_mut(spans);
+    if settle(first, less, &mut moves) && settle(second, less, &mut moves) {
+        merge_runs(events, spans, less);
+        return;
+    }
+    let Ok(n32) = u32::try_from(n) else {
+        // Beyond 4 G events on one thread positions do not fit: sort the events themselves.
+        events.sort_by(|x, y| host_order(names, x, y));
+        return;
+    };
     let mut order: Vec<u32> = (0..n32).collect();
     order.sort_unstable_by(|&a, &b| {
-        host_order(&events[a as usize], &events[b as usize]).then(a.cmp(&b))
+        host_order(names, &events[a as usize], &events[b as usize]).then(a.cmp(&b))
     });
     apply_order(events, &mut order);
+}
+
+/// How far `settle` goes before it gives a run up as out of order: moves per item of the
+/// thread (the MaxText-sized run's threads, delivered through a 64-record shuffle, need
+/// fewer than one).
+const SETTLE_MOVES_PER_ITEM: usize = 8;
+
+/// Puts a run that is nearly in order in order by insertion, stably, spending at most `moves`
+/// moves of an item by one place (shared by a thread's runs); false when that was not enough.
+/// The run is a permutation of its input either way, and items that tie keep their order, so
+/// a stable sort after it gives what a stable sort of the input gives.
+fn settle<T: Copy>(items: &mut [T], less: impl Fn(&T, &T) -> bool, moves: &mut usize) -> bool {
+    for i in 1..items.len() {
+        if !less(&items[i], &items[i - 1]) {
+            continue;
+        }
+        let item = items[i];
+        let mut at = i;
+        while at > 0 && less(&item, &items[at - 1]) {
+            if *moves == 0 {
+                items[at] = item;
+                return false;
+            }
+            *moves -= 1;
+            items[at] = items[at - 1];
+            at -= 1;
+        }
+        items[at] = item;
+    }
+    true
 }
 
 /// Merges the sorted runs `..split` and `split..` of `items` in place, stably (on a tie the
@@ -685,7 +716,10 @@ fn take_span_records(c: &mut Collected, span_ids: &IdSet, ids: Ids) {
     c.api.shrink_to_fit();
 }
 
-/// Pass 3: API records sorted by correlation id, and where each id's HIP record is.
+/// Pass 3: where each correlation id's HIP record is. The records stay in delivery order: a
+/// sort by id moved each 48-byte record along a permutation walked in cycles, a cache miss per
+/// record waiting on the one before, and the passes after find records by id, never in order
+/// (the host events pass settles each thread's own order, `sort_host_events`).
 struct ApiIndex {
     /// Positions in the API records (fewer than 2^32 records of 48 B are ever held; a
     /// `Slot` is 4 B per id of the table).
@@ -693,8 +727,7 @@ struct ApiIndex {
 }
 
 impl ApiIndex {
-    fn build(api: &mut [ApiRecord], ids: Ids) -> Self {
-        sort_by_id(api, ids);
+    fn build(api: &[ApiRecord], ids: Ids) -> Self {
         ApiIndex {
             hip: positions(api, ids, ApiDomain::Hip),
         }
@@ -720,67 +753,8 @@ fn api_key(a: &ApiRecord) -> (u64, u64, u64, u64, i32, ApiDomain, u64) {
     )
 }
 
-/// Sorts the API records by `api_key`. The ids are dense over `ids`' range (handed out in
-/// call order) and nearly every id has one record, so a counting sort by id places them in
-/// two walks and the positions (4 B each) of an id's records, rarely more than one, are
-/// ordered by the rest of the key; every record is then moved once. A comparison sort of the
-/// records cost the storm's join about 150 instructions per record. Records that tie on every
-/// field are identical, so the order is the one any sort by the key gives.
-fn sort_by_id(api: &mut [ApiRecord], ids: Ids) {
-    if api.is_sorted_by_key(api_key) {
-        return;
-    }
-    let n = api.len();
-    let dense = ids.range.and_then(|(lo, hi)| {
-        // Bucket 0 takes id 0; ids lo..=hi the buckets after it.
-        let buckets = usize::try_from(hi - lo + 2).ok()?;
-        let fits = u32::try_from(n).is_ok() && buckets <= 4 * n + 4096;
-        fits.then_some((lo, buckets))
-    });
-    let Some((lo, buckets)) = dense else {
-        api.sort_unstable_by_key(api_key);
-        return;
-    };
-    let bucket = |a: &ApiRecord| match a.correlation_id {
-        0 => 0,
-        id => (id - lo) as usize + 1,
-    };
-    // `next[b]`: where the next record of bucket `b` goes.
-    let mut next = vec![0u32; buckets];
-    for a in api.iter() {
-        next[bucket(a)] += 1;
-    }
-    let mut at = 0;
-    for slot in &mut next {
-        let count = *slot;
-        *slot = at;
-        at += count;
-    }
-    let mut order = vec![0u32; n];
-    for (i, a) in api.iter().enumerate() {
-        let b = bucket(a);
-        order[next[b] as usize] = i as u32;
-        next[b] += 1;
-    }
-    drop(next);
-    // An id's records are adjacent now, in input order: ordered by the rest of the key.
-    let mut from = 0;
-    while from < n {
-        let id = api[order[from] as usize].correlation_id;
-        let mut to = from + 1;
-        while to < n && api[order[to] as usize].correlation_id == id {
-            to += 1;
-        }
-        if to - from > 1 {
-            order[from..to].sort_unstable_by_key(|&i| api_key(&api[i as usize]));
-        }
-        from = to;
-    }
-    apply_order(api, &mut order);
-}
-
 /// Where each correlation id's record of `domain` is in `api`: of an id's repeats, the first
-/// in the records' order (`api_key`), which in sorted records is the first one.
+/// in the records' order (`api_key`), whatever order they were delivered in.
 fn positions(api: &[ApiRecord], ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
     let mut map: CorrMap<Slot> = ids.map();
     map.reserve(api.iter().filter(|a| a.domain == domain).count());
@@ -1219,6 +1193,8 @@ fn stream_lines(
 struct Growing {
     events: Vec<HostEvent>,
     total: usize,
+    /// How many of the events are roctx spans (pushed after the calls).
+    spans: usize,
 }
 
 impl Growing {
@@ -1226,6 +1202,7 @@ impl Growing {
         Growing {
             events: Vec::new(),
             total,
+            spans: 0,
         }
     }
 
@@ -1482,7 +1459,9 @@ fn host_events(
     let mut spans = FromTheEnd::new(markers);
     while let Some(m) = spans.pop() {
         let (start, end) = (m.start_ns, m.end_ns);
-        threads.entry(m.thread_id).or_default().push(HostEvent {
+        let thread = threads.entry(m.thread_id).or_default();
+        thread.spans += 1;
+        thread.push(HostEvent {
             name: names.intern(&m.label),
             start_ns: start,
             end_ns: end.max(start),
@@ -1516,17 +1495,24 @@ fn host_events(
     let names = names.table;
     let threads = threads
         .into_iter()
-        .map(|(tid, Growing { mut events, .. })| {
-            // Spans first, in their order, then the calls (`sort_host_events` merges the two
-            // runs).
-            events.reverse();
-            sort_host_events(&mut events, &names);
-            HostThread {
+        .map(
+            |(
                 tid,
-                name: c.thread_names.get(&tid).cloned().unwrap_or_default(),
-                events,
-            }
-        })
+                Growing {
+                    mut events, spans, ..
+                },
+            )| {
+                // Spans first, in their order, then the calls as delivered (`sort_host_events`
+                // settles and merges the two runs).
+                events.reverse();
+                sort_host_events(&mut events, spans, &names);
+                HostThread {
+                    tid,
+                    name: c.thread_names.get(&tid).cloned().unwrap_or_default(),
+                    events,
+                }
+            },
+        )
         .collect();
     (threads, names)
 }
@@ -1625,54 +1611,6 @@ mod tests {
     use super::*;
     use crate::model::next_random;
 
-    /// The counting sort by id orders as a comparison sort by the whole key does: ids dense
-    /// or sparse (the fallback), repeated (a call's records, identical ones too), and 0.
-    #[test]
-    fn api_records_sort_by_id_as_a_full_key_sort_does() {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for (n, spread) in [
-            (0usize, 1u64),
-            (1, 1),
-            (50, 1),
-            (2_000, 1),
-            (2_000, 3),
-            (300, 1 << 40),
-        ] {
-            let mut api: Vec<ApiRecord> = (0..n)
-                .map(|i| {
-                    let r = next_random(&mut x);
-                    // Nearly in id order, as delivered: some ids repeat, some are 0.
-                    let id = match r % 23 {
-                        0 => 0,
-                        1 => (i as u64 / 2) * spread + 1,
-                        _ => (i as u64 + r % 5) * spread + 1,
-                    };
-                    ApiRecord {
-                        domain: if r % 3 == 0 {
-                            ApiDomain::Marker
-                        } else {
-                            ApiDomain::Hip
-                        },
-                        operation: (r % 4) as i32,
-                        correlation_id: id,
-                        external_id: 0,
-                        start_ns: r % 7,
-                        end_ns: 9,
-                        thread_id: r % 2,
-                    }
-                })
-                .collect();
-            if n > 10 {
-                api[5] = api[6]; // identical records
-            }
-            let mut want = api.clone();
-            want.sort_by_key(api_key);
-            let ids = Ids::of(&api);
-            sort_by_id(&mut api, ids);
-            assert_eq!(api, want, "{n} records, ids {spread} apart");
-        }
-    }
-
     #[test]
     fn an_order_is_applied_in_place_whatever_its_cycles() {
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -1709,8 +1647,41 @@ mod tests {
         }
     }
 
-    /// Every path of `sort_host_events` (in order already, two sorted runs merged, anything
-    /// else sorted) gives what a stable sort by the same order gives: ties in input order.
+    /// A run nearly in order is settled within its moves, stably; one further out of order
+    /// is given up, still a permutation of its input with ties in input order.
+    #[test]
+    fn settling_is_a_bounded_stable_insertion_sort() {
+        let mut x = 0x51_7cc1_b727_220au64;
+        let less = |a: &(u64, usize), b: &(u64, usize)| a.0 < b.0;
+        // (key, original position): neighbours a step or two apart swapped.
+        let mut near: Vec<(u64, usize)> = (0..1_000).map(|i| (i as u64 / 3, i)).collect();
+        for i in (0..998).step_by(7) {
+            near.swap(i, i + 1 + (next_random(&mut x) % 2) as usize);
+        }
+        let mut want = near.clone();
+        want.sort_by_key(|p| p.0);
+        let mut moves = 2_000;
+        assert!(settle(&mut near, less, &mut moves));
+        assert_eq!(near, want);
+        assert!(moves > 1_000, "{moves} moves left");
+        // Reversed: n^2 / 2 moves would settle it; 1,000 are not enough.
+        let mut reversed: Vec<(u64, usize)> = (0..1_000).map(|i| (999 - i as u64 / 2, i)).collect();
+        let mut moves = 1_000;
+        assert!(!settle(&mut reversed, less, &mut moves));
+        assert_eq!(moves, 0);
+        let mut seen: Vec<usize> = reversed.iter().map(|p| p.1).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..1_000).collect::<Vec<_>>());
+        for w in reversed.windows(2) {
+            if w[0].0 == w[1].0 {
+                assert!(w[0].1 < w[1].1, "ties out of input order: {w:?}");
+            }
+        }
+    }
+
+    /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
+    /// settled and merged; a settling given up half way; anything else sorted) gives what a
+    /// stable sort by the same order gives: ties in input order.
     #[test]
     fn host_events_sort_as_a_stable_sort_on_every_path() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -1721,8 +1692,12 @@ mod tests {
             .map(|s| table.push(Arc::from(*s)))
             .collect();
         let host_order = |x: &HostEvent, y: &HostEvent| host_order(&table, x, y);
-        for case in 0..300 {
-            let n = next(40) as usize;
+        for case in 0..600 {
+            let n = match case % 5 {
+                // Long enough that a disorder beyond the settling's moves gives it up.
+                4 => 2_000 + next(200) as usize,
+                _ => next(40) as usize,
+            };
             // Few distinct values, so ties in every key (and whole ties) are common.
             let mut events: Vec<HostEvent> = (0..n)
                 .map(|i| HostEvent {
@@ -1737,19 +1712,29 @@ mod tests {
                     graph_exec_id: None,
                 })
                 .collect();
-            match case % 3 {
+            // Two runs, as a thread's spans then its calls.
+            let spans = next(n as u64 + 1) as usize;
+            match case % 5 {
                 0 => events.sort_by(host_order),
                 1 => {
-                    // Two runs, as a thread's spans then its calls.
-                    let k = next(n as u64 + 1) as usize;
-                    events[..k].sort_by(host_order);
-                    events[k..].sort_by(host_order);
+                    events[..spans].sort_by(host_order);
+                    events[spans..].sort_by(host_order);
+                }
+                2 => {
+                    // Each run nearly in order: neighbours swapped, as delivered.
+                    events[..spans].sort_by(host_order);
+                    events[spans..].sort_by(host_order);
+                    for _ in 0..n / 3 {
+                        let i = next(n as u64) as usize;
+                        let j = (i + 1 + next(4) as usize).min(n - 1);
+                        events.swap(i, j);
+                    }
                 }
                 _ => {}
             }
             let mut want = events.clone();
             want.sort_by(host_order);
-            sort_host_events(&mut events, &table);
+            sort_host_events(&mut events, spans, &table);
             let ids = |v: &[HostEvent]| v.iter().map(|e| e.activity_count).collect::<Vec<_>>();
             assert_eq!(ids(&events), ids(&want), "case {case}");
         }
@@ -1780,7 +1765,7 @@ mod tests {
             ev("hipFree", 5, 6, 9, 0),
             ev("long", 10, 100, 0, 0),
         ];
-        sort_host_events(&mut events, &table);
+        sort_host_events(&mut events, 2, &table);
         let got: Vec<(&str, u32)> = events
             .iter()
             .map(|e| (&*table[e.name], e.activity_count))
