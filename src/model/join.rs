@@ -522,10 +522,16 @@ fn sort_host_events(events: &mut [HostEvent], spans: usize, names: &Table<Arc<st
 const SETTLE_MOVES_PER_ITEM: usize = 8;
 
 /// Puts a run that is nearly in order in order by insertion, stably, spending at most `moves`
-/// moves of an item by one place (shared by a thread's runs); false when that was not enough.
-/// The run is a permutation of its input either way, and items that tie keep their order, so
-/// a stable sort after it gives what a stable sort of the input gives.
+/// moves of an item by one place (shared by a thread's runs); false when that was not enough,
+/// or at once, moving nothing, when more than a quarter of its neighbours are out of order
+/// (a run delivered last first would use up the moves for nothing). The run is a permutation
+/// of its input either way, and items that tie keep their order, so a stable sort after it
+/// gives what a stable sort of the input gives.
 fn settle<T: Copy>(items: &mut [T], less: impl Fn(&T, &T) -> bool, moves: &mut usize) -> bool {
+    let descents = items.windows(2).filter(|w| less(&w[1], &w[0])).count();
+    if descents > items.len() / 4 {
+        return false;
+    }
     for i in 1..items.len() {
         if !less(&items[i], &items[i - 1]) {
             continue;
@@ -1664,15 +1670,24 @@ mod tests {
         assert!(settle(&mut near, less, &mut moves));
         assert_eq!(near, want);
         assert!(moves > 1_000, "{moves} moves left");
-        // Reversed: n^2 / 2 moves would settle it; 1,000 are not enough.
+        // Reversed: given up at once, nothing moved.
         let mut reversed: Vec<(u64, usize)> = (0..1_000).map(|i| (999 - i as u64 / 2, i)).collect();
-        let mut moves = 1_000;
+        let copy = reversed.clone();
+        let mut moves = 1_000_000;
         assert!(!settle(&mut reversed, less, &mut moves));
+        assert_eq!((moves, &reversed), (1_000_000, &copy));
+        // Few neighbours out of order, each far from its place: n^2 / 4 moves would settle
+        // it; 1,000 are not enough.
+        let mut halves: Vec<(u64, usize)> = (0..1_000)
+            .map(|i| ((i as u64 + 500) % 1_000 / 2, i))
+            .collect();
+        let mut moves = 1_000;
+        assert!(!settle(&mut halves, less, &mut moves));
         assert_eq!(moves, 0);
-        let mut seen: Vec<usize> = reversed.iter().map(|p| p.1).collect();
+        let mut seen: Vec<usize> = halves.iter().map(|p| p.1).collect();
         seen.sort_unstable();
         assert_eq!(seen, (0..1_000).collect::<Vec<_>>());
-        for w in reversed.windows(2) {
+        for w in halves.windows(2) {
             if w[0].0 == w[1].0 {
                 assert!(w[0].1 < w[1].1, "ties out of input order: {w:?}");
             }
