@@ -38,6 +38,7 @@ thread_local! {
         mine
     };
 }
+
 /// Buffer callbacks: deliveries, records, ns.
 static BUFFERS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
