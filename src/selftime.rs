@@ -10,10 +10,10 @@
 //! is the tool's cost only where the application's threads do not outnumber the cores.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
-use crate::store::sinks::lock;
+use crate::store::sinks::{OwnLine, ThreadSlots};
 
 static ON: AtomicBool = AtomicBool::new(false);
 
@@ -21,22 +21,18 @@ static ON: AtomicBool = AtomicBool::new(false);
 /// ns, counted per thread. One pair shared by all threads was two locked adds on one cache
 /// line per callback: on the MaxText-sized run (8 threads, 2 cores) most of the callback's
 /// own samples in `perf`, the measurement slowing what it measured.
-#[repr(align(64))]
 #[derive(Default)]
-struct ThreadCallbacks {
+struct CallbackCounts {
     calls: AtomicU64,
     ns: AtomicU64,
 }
 
 /// Every thread's counts, read by `totals` (a thread's stay after it ends).
-static CALLBACK_THREADS: Mutex<Vec<Arc<ThreadCallbacks>>> = Mutex::new(Vec::new());
+static CALLBACK_THREADS: ThreadSlots<CallbackCounts> = ThreadSlots::new();
 
 thread_local! {
-    static MY_CALLBACKS: Arc<ThreadCallbacks> = {
-        let mine = Arc::new(ThreadCallbacks::default());
-        lock(&CALLBACK_THREADS).push(Arc::clone(&mine));
-        mine
-    };
+    static MY_CALLBACKS: Arc<OwnLine<CallbackCounts>> =
+        CALLBACK_THREADS.register(CallbackCounts::default());
 }
 
 /// Buffer callbacks: deliveries, records, ns.
@@ -87,7 +83,8 @@ pub struct SelfTime {
 
 pub fn totals() -> SelfTime {
     let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    let (callbacks, callback_ns) = lock(&CALLBACK_THREADS)
+    let (callbacks, callback_ns) = CALLBACK_THREADS
+        .all()
         .iter()
         .fold((0, 0), |(n, ns), t| (n + get(&t.calls), ns + get(&t.ns)));
     SelfTime {

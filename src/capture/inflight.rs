@@ -13,29 +13,18 @@
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::store::sinks::lock;
+use crate::store::sinks::{OwnLine, ThreadSlots};
 
 /// One slot per thread that ever made a traced HIP call: the epoch of its open call above, a
 /// sequence number below that is odd while a call is open, bumped at the outermost ENTER and
 /// EXIT, written only by its own thread.
-static SLOTS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+static SLOTS: ThreadSlots<AtomicU64> = ThreadSlots::new();
 
-/// A thread's slot on a cache line of its own: slots allocated one after another would share
-/// lines, and every HIP call's two stores would then pass a line between the cores of
-/// threads that merely sit beside each other in memory.
-#[repr(align(64))]
-struct Slot(AtomicU64);
-
-impl std::ops::Deref for Slot {
-    type Target = AtomicU64;
-
-    fn deref(&self) -> &AtomicU64 {
-        &self.0
-    }
-}
+/// A thread's slot, on a cache line of its own.
+type Slot = OwnLine<AtomicU64>;
 
 /// Bumped when EXIT callbacks may have been lost (a detach stops our callback context): calls
 /// opened in an older epoch are no longer waited for, and their thread starts afresh.
@@ -50,8 +39,7 @@ struct Mine {
 
 thread_local! {
     static MINE: Mine = {
-        let slot = Arc::new(Slot(AtomicU64::new(0)));
-        lock(&SLOTS).push(Arc::clone(&slot));
+        let slot = SLOTS.register(AtomicU64::new(0));
         Mine { depth: Cell::new(0), epoch: Cell::new(0), slot }
     };
 }
@@ -131,7 +119,8 @@ pub fn settle_before_flush(after: &str) {
 /// context and before the flush that ends the window; never on an application thread.
 pub fn settle(limit: Duration) -> usize {
     let epoch = u64::from(EPOCH.load(Ordering::Relaxed));
-    let open: Vec<(Arc<Slot>, u64)> = lock(&SLOTS)
+    let open: Vec<(Arc<Slot>, u64)> = SLOTS
+        .all()
         .iter()
         .map(|s| (Arc::clone(s), s.load(Ordering::Acquire)))
         .filter(|(_, v)| v & 1 == 1 && v >> 32 == epoch)
@@ -153,6 +142,9 @@ pub fn settle(limit: Duration) -> usize {
 mod tests {
     use super::*;
 
+    use crate::store::sinks::lock;
+    use std::sync::Mutex;
+
     /// The slots are process-wide: one test at a time.
     static SERIAL: Mutex<()> = Mutex::new(());
 
@@ -163,7 +155,7 @@ mod tests {
         for _ in 0..2 {
             std::thread::spawn(enter_and_exit).join().unwrap();
         }
-        let slots = lock(&SLOTS);
+        let slots = SLOTS.all();
         for s in slots.iter() {
             assert_eq!(Arc::as_ptr(s) as usize % 64, 0);
         }
