@@ -517,8 +517,9 @@ fn sort_host_events(events: &mut [HostEvent], spans: usize, names: &Table<Arc<st
 }
 
 /// How far `settle` goes before it gives a run up as out of order: moves per item of the
-/// thread (the MaxText-sized run's threads, delivered through a 64-record shuffle, need
-/// fewer than one).
+/// thread. Delivery that swaps near neighbours (the scenarios' delivery shuffles within 64
+/// records, shared by all threads) moves an event a few places; a thread out of order as a
+/// whole would need moves in proportion to its length, per event.
 const SETTLE_MOVES_PER_ITEM: usize = 8;
 
 /// Puts a run that is nearly in order in order by insertion, stably, spending at most `moves`
