@@ -5,8 +5,9 @@
 # `heap-stats` feature (a counting allocator: a cdylib has its own, so the simulator's memory is
 # not mixed in) into target/heap-stats, and prints per scenario: delivered records, the tool's
 # heap when finalize starts (held while tracing) and at its peak, per record; the tool's own
-# time per record (callbacks + buffer callbacks + finalize, wall time: see docs/performance.md
-# on threads outnumbering cores); and the whole process's peak RSS with and without the tool.
+# time per record (callbacks + buffer callbacks + finalize + the writer's helper threads, wall
+# time: see docs/performance.md on threads outnumbering cores); and the whole process's peak
+# RSS with and without the tool.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-memory.sh [RUNS [SCENARIO...]]
 # (default 3 runs of the two above; e.g. `ci/bench-memory.sh 1 scenarios/maxtext-scale.toml`
 # for the MaxText-sized run)

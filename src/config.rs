@@ -92,6 +92,9 @@ impl LogLevel {
     }
 }
 
+/// The most threads `ROCPROF_XPLANE_WRITE_THREADS` may ask for: each holds a plane being built.
+pub const MAX_WRITE_THREADS: usize = 64;
+
 /// The validated configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -135,6 +138,10 @@ pub struct Config {
     pub log: LogLevel,
     /// What a terminating signal does (`terminate`).
     pub term: TermRule,
+    /// `ROCPROF_XPLANE_WRITE_THREADS`: threads that build a profile's planes; `None` = the
+    /// cores this process may use, at most [`crate::xplane::MAX_PLANE_THREADS`], decided when
+    /// writing.
+    pub write_threads: Option<usize>,
 }
 
 /// The signals after which the profile is written before the process ends as the signal
@@ -350,6 +357,22 @@ impl Config {
             },
         };
 
+        let write_threads = get("WRITE_THREADS").and_then(|v| match v.trim().parse::<usize>() {
+            Ok(n) if (1..=MAX_WRITE_THREADS).contains(&n) => Some(n),
+            _ => {
+                bad(
+                    "WRITE_THREADS",
+                    &v,
+                    &format!("expected a thread count from 1 to {MAX_WRITE_THREADS}"),
+                    &format!(
+                        "the cores this process may use, at most {}",
+                        crate::xplane::MAX_PLANE_THREADS
+                    ),
+                );
+                None
+            }
+        });
+
         let events = get("WINDOW_EVENTS").and_then(|v| match v.trim().parse::<u64>() {
             Ok(n) if n > 0 => Some(n),
             _ => {
@@ -511,6 +534,7 @@ impl Config {
             disable,
             log,
             term,
+            write_threads,
         };
         (cfg, warnings)
     }
@@ -1117,6 +1141,21 @@ mod tests {
         assert!(w[0].0.contains("unknown signal \"KILL\""), "{w:?}");
         let (c, w) = parse(&[("TERM_TIMEOUT", "-1")]);
         assert_eq!((c.term.timeout_ms, w.len()), (20_000, 1));
+    }
+
+    #[test]
+    fn write_threads_a_count_or_the_cores() {
+        let (c, w) = parse(&[]);
+        assert_eq!((c.write_threads, w.len()), (None, 0));
+        for (v, want) in [("1", Some(1)), (" 3 ", Some(3)), ("64", Some(64))] {
+            let (c, w) = parse(&[("WRITE_THREADS", v)]);
+            assert_eq!((c.write_threads, w.len()), (want, 0), "{v}");
+        }
+        for v in ["0", "65", "-2", "two", "1.5"] {
+            let (c, w) = parse(&[("WRITE_THREADS", v)]);
+            assert_eq!((c.write_threads, w.len()), (None, 1), "{v}");
+            assert!(w[0].0.contains("from 1 to 64"), "{w:?}");
+        }
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
 
 /// Writes the trace; the error names the path and the step that failed.
 pub fn write_trace(trace: &Trace, cfg: &Config) -> Result<PathBuf, String> {
-    xplane::write_xspace(trace, &layout_for(trace, cfg)).map_err(|e| e.to_string())
+    write_trace_at(trace, cfg, &layout_for(trace, cfg))
 }
 
 /// Writes the trace into run directory `run_name` instead of the configured one (capture
@@ -40,7 +40,12 @@ pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<Pat
         run_name: run_name.to_string(),
         ..layout_for(trace, cfg)
     };
-    xplane::write_xspace(trace, &layout).map_err(|e| e.to_string())
+    write_trace_at(trace, cfg, &layout)
+}
+
+fn write_trace_at(trace: &Trace, cfg: &Config, layout: &OutputLayout) -> Result<PathBuf, String> {
+    let threads = cfg.write_threads.unwrap_or_else(xplane::plane_threads);
+    xplane::write_xspace_on(trace, layout, threads).map_err(|e| e.to_string())
 }
 
 /// The one stderr line saying where a profile went and what it holds (unless logging is off).

@@ -38,6 +38,11 @@ thread_local! {
 /// Buffer callbacks: deliveries, records, ns.
 static BUFFERS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
+/// ns the writer's helper threads (the device planes built beside the host plane) worked:
+/// finalize's own time is the wall time of the thread that runs it, so their work would
+/// otherwise be left out of the tool's cost.
+static HELPERS: AtomicU64 = AtomicU64::new(0);
+
 pub fn enable() {
     ON.store(true, Ordering::Relaxed);
 }
@@ -71,6 +76,13 @@ pub fn buffer_done(t: Option<Instant>, records: usize) {
     }
 }
 
+/// The end of a helper thread's work, when timing is on.
+pub fn helper_done(t: Option<Instant>) {
+    if let Some(t) = t {
+        HELPERS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    }
+}
+
 /// What was measured so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SelfTime {
@@ -79,6 +91,7 @@ pub struct SelfTime {
     pub deliveries: u64,
     pub records: u64,
     pub buffer_ns: u64,
+    pub helper_ns: u64,
 }
 
 pub fn totals() -> SelfTime {
@@ -93,6 +106,7 @@ pub fn totals() -> SelfTime {
         deliveries: get(&BUFFERS[0]),
         records: get(&BUFFERS[1]),
         buffer_ns: get(&BUFFERS[2]),
+        helper_ns: get(&HELPERS),
     }
 }
 
@@ -113,9 +127,9 @@ impl SelfTime {
     /// cost per delivered record.
     pub fn describe(&self, finalize_ns: u64) -> String {
         let per = |ns: u64, n: u64| if n == 0 { 0.0 } else { ns as f64 / n as f64 };
-        let total = self.callback_ns + self.buffer_ns + finalize_ns;
+        let total = self.callback_ns + self.buffer_ns + finalize_ns + self.helper_ns;
         format!(
-            "tool time: {} callbacks {:.1} ms ({:.0} ns each), {} records in {} deliveries {:.1} ms ({:.0} ns per record), finalize {:.1} ms; {:.0} ns of tool time per delivered record",
+            "tool time: {} callbacks {:.1} ms ({:.0} ns each), {} records in {} deliveries {:.1} ms ({:.0} ns per record), finalize {:.1} ms and {:.1} ms on its helper threads; {:.0} ns of tool time per delivered record",
             self.callbacks,
             self.callback_ns as f64 / 1e6,
             per(self.callback_ns, self.callbacks),
@@ -124,6 +138,7 @@ impl SelfTime {
             self.buffer_ns as f64 / 1e6,
             per(self.buffer_ns, self.records),
             finalize_ns as f64 / 1e6,
+            self.helper_ns as f64 / 1e6,
             per(total, self.records),
         ) + &heap_line(self.records)
     }
@@ -146,10 +161,15 @@ mod tests {
         assert!(t.is_some());
         callback_done(t);
         buffer_done(start(), 7);
+        helper_done(start());
         let after = totals();
         assert_eq!(after.callbacks, before.callbacks + 1);
         assert_eq!(after.records, before.records + 7);
         assert_eq!(after.deliveries, before.deliveries + 1);
+        assert!(
+            after.helper_ns > before.helper_ns,
+            "a helper's time is counted"
+        );
         // Another thread's callbacks are counted too, after it has ended.
         std::thread::spawn(|| {
             callback_done(start());
@@ -159,7 +179,7 @@ mod tests {
         .unwrap();
         assert_eq!(totals().callbacks, after.callbacks + 2);
         let line = after.describe(1_000_000);
-        assert!(line.contains("finalize 1.0 ms"), "{line}");
+        assert!(line.contains("finalize 1.0 ms and "), "{line}");
         assert!(
             line.contains("ns of tool time per delivered record"),
             "{line}"

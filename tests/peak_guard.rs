@@ -266,14 +266,11 @@ fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let spill = SpillPolicy {
-        dir: dir.path().into(),
-        past: 1 << 20,
-    };
+    let spill = SpillPolicy::past(dir.path(), 1 << 20);
     let mut largest = 0usize;
     let mut set_aside = 0usize;
     let (_, before, peak, _) = measured(|| {
-        rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), |p| {
+        rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), 1, |p| {
             largest = largest.max(p.encoded_len());
             set_aside += p.spilled_bytes();
             Ok::<(), std::convert::Infallible>(())

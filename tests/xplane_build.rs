@@ -378,6 +378,98 @@ fn streamed_file_equals_the_whole_xspace_encoded() {
     assert_eq!(std::fs::read(&path).unwrap(), whole.encode_to_vec());
 }
 
+/// A plane past the spill size goes into the output file as it is built (its length padded,
+/// filled in at the end) whenever nothing else is written there meanwhile: on one thread every
+/// such plane, on several the host plane only. The file decodes to the XSpace built in
+/// memory, and nothing is left beside it.
+#[test]
+fn planes_written_as_they_are_built_decode_as_the_whole_xspace() {
+    let trace = common::launches(150_000);
+    let mut want = build_xspace(&trace);
+    let big = want
+        .planes
+        .iter()
+        .filter(|p| p.encoded_len() > rocprof_xplane::xplane::spill::SPILL_PAST)
+        .count();
+    assert_eq!(big, 2, "the host and device planes are past the spill size");
+    let dir = tempfile::tempdir().unwrap();
+    for (threads, widths) in [(1, [5, 5]), (3, [5, 4])] {
+        let layout = rocprof_xplane::xplane::OutputLayout {
+            log_dir: dir.path().into(),
+            run_name: format!("t{threads}"),
+            host: "h.1".into(),
+        };
+        let path = rocprof_xplane::xplane::write_xspace_on(&trace, &layout, threads).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let lengths = support::xspace::plane_length_widths(&bytes);
+        assert_eq!(lengths[..2], widths, "{threads} threads");
+        assert!(
+            lengths[2..].iter().all(|&w| w < 5),
+            "small planes are whole"
+        );
+        want.hostnames = vec!["h.1".into()];
+        assert!(
+            rocprof_xplane::xplane::proto::XSpace::decode(bytes.as_slice()).unwrap() == want,
+            "{threads} threads"
+        );
+        let left: Vec<_> = std::fs::read_dir(layout.run_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, [std::ffi::OsString::from("h.1.xplane.pb")]);
+    }
+}
+
+/// Planes built on several threads (the device planes beside the host plane) reach the file
+/// with the same bytes, in the same order, as planes built on one, their lines set aside or
+/// not; a sink that fails ends the build with its error, at the plane where it failed.
+#[test]
+fn planes_built_on_several_threads_are_the_same_bytes_in_the_same_order() {
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    let (mut trace, _) = common::synthetic_trace();
+    // More GPUs than threads, of unequal sizes, so that planes finish out of order.
+    let first = trace.devices.clone();
+    for ordinal in 2..7u32 {
+        let mut d = first[ordinal as usize % first.len()].clone();
+        d.ordinal = ordinal;
+        if ordinal % 3 == 0 {
+            for l in &mut d.lines {
+                l.events.truncate(1);
+            }
+        }
+        trace.devices.push(d);
+    }
+    let want = build_xspace(&trace).encode_to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    for past in [usize::MAX, 0] {
+        let spill = SpillPolicy::past(dir.path(), past);
+        for threads in [1, 2, 3, 4, 16] {
+            let mut out = Vec::new();
+            let rest =
+                rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), threads, |p| {
+                    p.write_entry(&mut out)
+                })
+                .unwrap();
+            out.extend(rest.encode_to_vec());
+            assert!(
+                out == want,
+                "{threads} threads, lines set aside past {past} B"
+            );
+        }
+    }
+    let mut sunk = 0;
+    let err = rocprof_xplane::xplane::build_planes_spilling(&trace, None, 3, |_| {
+        sunk += 1;
+        if sunk == 3 {
+            Err("full")
+        } else {
+            Ok(())
+        }
+    })
+    .unwrap_err();
+    assert_eq!((err, sunk), ("full", 3));
+}
+
 /// Planes whose lines were set aside in a file while built (here every plane's, past 0
 /// bytes) are written with the same bytes as the whole XSpace encoded in memory, and the file
 /// leaves nothing in the directory; a directory where no file can be made keeps the lines in
@@ -389,7 +481,7 @@ fn planes_whose_lines_were_set_aside_are_the_same_bytes() {
     let want = rocprof_xplane::xplane::build_xspace(&trace).encode_to_vec();
     let encode = |spill: Option<&SpillPolicy>| {
         let (mut out, mut set_aside) = (Vec::new(), 0);
-        let rest = rocprof_xplane::xplane::build_planes_spilling(&trace, spill, |p| {
+        let rest = rocprof_xplane::xplane::build_planes_spilling(&trace, spill, 1, |p| {
             set_aside += p.spilled_bytes();
             p.write_entry(&mut out)
         })
@@ -398,10 +490,7 @@ fn planes_whose_lines_were_set_aside_are_the_same_bytes() {
         (out, set_aside)
     };
     let dir = tempfile::tempdir().unwrap();
-    let every_line = SpillPolicy {
-        dir: dir.path().into(),
-        past: 0,
-    };
+    let every_line = SpillPolicy::past(dir.path(), 0);
     let (bytes, set_aside) = encode(Some(&every_line));
     assert!(set_aside > 0, "the lines went to the file");
     assert_eq!(bytes, want);
@@ -410,10 +499,7 @@ fn planes_whose_lines_were_set_aside_are_the_same_bytes() {
         0,
         "no file left"
     );
-    let nowhere = SpillPolicy {
-        dir: dir.path().join("missing"),
-        past: 0,
-    };
+    let nowhere = SpillPolicy::past(dir.path().join("missing"), 0);
     assert_eq!(encode(Some(&nowhere)), (want, 0));
 }
 
@@ -445,13 +531,10 @@ fn hostile_names_through_set_aside_lines() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("répertoire 日本");
     std::fs::create_dir(&dir).unwrap();
-    let spill = SpillPolicy {
-        dir: dir.clone(),
-        past: 0,
-    };
+    let spill = SpillPolicy::past(dir.clone(), 0);
     let mut out = Vec::new();
     let mut set_aside = 0;
-    let rest = rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), |p| {
+    let rest = rocprof_xplane::xplane::build_planes_spilling(&trace, Some(&spill), 1, |p| {
         set_aside += p.spilled_bytes();
         p.write_entry(&mut out)
     })

@@ -10,7 +10,7 @@ use prost::Message;
 use crate::fastmap::HashMap;
 
 use super::proto::{x_stat, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
-use super::spill::{LineSpill, SpillPolicy, SpilledLines};
+use super::spill::{LineSpill, PlaneInOutput, SpillPolicy, SpilledLines};
 
 /// A typed stat value. The variant is part of the contract with xprof (e.g. `correlation_id`
 /// must be `U64`, `scope_range_id` must be `I64`).
@@ -39,7 +39,7 @@ pub struct PlaneBuilder {
     /// Where the lines go past a size (`spill`), once they do, and a failure to put them
     /// there (reported when the plane is written).
     spill_policy: Option<SpillPolicy>,
-    spill: Option<LineSpill>,
+    spill: Option<LinesOut>,
     spill_error: Option<std::io::Error>,
     event_ids: HashMap<String, i64>,
     stat_ids: HashMap<String, i64>,
@@ -197,7 +197,7 @@ impl PlaneBuilder {
             return;
         };
         // Past the size: the lines so far go first, in order, then every later one.
-        match LineSpill::create(&policy.dir) {
+        match self.lines_out(policy) {
             Ok(mut spill) => {
                 for l in std::mem::take(&mut self.lines) {
                     if let Err(e) = write_line_entry(&l, &mut spill) {
@@ -219,6 +219,29 @@ impl PlaneBuilder {
         }
     }
 
+    /// Where the lines go past the size: into the output when the policy gives it (the plane
+    /// entry started there, its first fields written), else into a file of their own.
+    fn lines_out(&self, policy: &SpillPolicy) -> std::io::Result<LinesOut> {
+        if let Some(output) = &policy.output {
+            let mut key = WireRun::new();
+            key.varint(u64::from(PLANES_FIELD) << 3 | 2);
+            match PlaneInOutput::start(output, key.as_slice(), &self.leading().encode_to_vec()) {
+                Ok(direct) => return Ok(LinesOut::Output(direct)),
+                Err(e) => crate::log_debug!("the plane's lines go to a file of their own: {e}"),
+            }
+        }
+        LineSpill::create(&policy.dir).map(LinesOut::File)
+    }
+
+    /// The plane's fields that precede its lines on the wire (1–2: id, name).
+    fn leading(&self) -> XPlane {
+        XPlane {
+            id: self.plane.id,
+            name: self.plane.name.clone(),
+            ..Default::default()
+        }
+    }
+
     pub fn finish(mut self) -> BuiltPlane {
         // Fields 1–2 (id, name) come before the lines (field 3) on the wire.
         let leading = XPlane {
@@ -227,10 +250,17 @@ impl PlaneBuilder {
             ..Default::default()
         };
         let (head, split) = around_repeated(&leading, self.plane);
-        let spilled = match (self.spill_error, self.spill.map(LineSpill::finish)) {
-            (Some(e), _) | (None, Some(Err(e))) => Err(std::sync::Arc::new(e)),
-            (None, Some(Ok(s))) => Ok(Some(s)),
+        let spilled = match (self.spill_error, self.spill) {
+            (Some(e), _) => Err(std::sync::Arc::new(e)),
             (None, None) => Ok(None),
+            (None, Some(LinesOut::File(f))) => f
+                .finish()
+                .map(|s| Some(SetAside::File(s)))
+                .map_err(std::sync::Arc::new),
+            (None, Some(LinesOut::Output(o))) => o
+                .finish(&head[split..], split)
+                .map(|bytes| Some(SetAside::Written { bytes }))
+                .map_err(std::sync::Arc::new),
         };
         BuiltPlane {
             head,
@@ -239,6 +269,38 @@ impl PlaneBuilder {
             spilled,
         }
     }
+}
+
+/// Where a plane's lines go once past the spill size.
+#[derive(Debug)]
+enum LinesOut {
+    File(LineSpill),
+    Output(PlaneInOutput),
+}
+
+impl std::io::Write for LinesOut {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self {
+            LinesOut::File(f) => f.write(bytes),
+            LinesOut::Output(o) => o.write(bytes),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            LinesOut::File(f) => f.flush(),
+            LinesOut::Output(o) => o.flush(),
+        }
+    }
+}
+
+/// A plane's lines that were not held in memory.
+#[derive(Debug)]
+enum SetAside {
+    /// In a file of their own, to be copied into the output.
+    File(SpilledLines),
+    /// The whole plane is in the output already (`bytes`: of its lines).
+    Written { bytes: usize },
 }
 
 /// Writes `line` as an `XPlane.lines` entry (the output's, or a plane's set-aside file).
@@ -288,7 +350,7 @@ pub struct BuiltPlane {
     lines: Vec<FinishedLine>,
     /// The lines set aside in a file (`xplane::spill`; then `lines` is empty), or why they
     /// could not all be: the plane is then not written.
-    spilled: Result<Option<SpilledLines>, std::sync::Arc<std::io::Error>>,
+    spilled: Result<Option<SetAside>, std::sync::Arc<std::io::Error>>,
 }
 
 impl BuiltPlane {
@@ -303,17 +365,27 @@ impl BuiltPlane {
                 .sum::<usize>()
     }
 
-    /// Bytes of lines set aside in a file (`xplane::spill`), 0 when held in memory.
+    /// Bytes of lines not held in memory (`xplane::spill`: in a file of their own, or already
+    /// in the output), 0 when held.
     pub fn spilled_bytes(&self) -> usize {
         match &self.spilled {
-            Ok(Some(s)) => s.bytes(),
+            Ok(Some(SetAside::File(s))) => s.bytes(),
+            Ok(Some(SetAside::Written { bytes })) => *bytes,
             _ => 0,
         }
     }
 
+    /// Whether the plane went into the output as it was built (see `spill::OutputFile`).
+    pub fn is_written(&self) -> bool {
+        matches!(self.spilled, Ok(Some(SetAside::Written { .. })))
+    }
+
     /// Writes the plane as an entry of `XSpace.planes` (a file is its planes one after the
-    /// other, then the rest of the XSpace).
+    /// other, then the rest of the XSpace); nothing for a plane that is in the output already.
     pub fn write_entry(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        if self.is_written() {
+            return Ok(());
+        }
         write_entry_head(PLANES_FIELD, self.encoded_len(), w)?;
         self.write_to(w)
     }
@@ -322,7 +394,13 @@ impl BuiltPlane {
     /// name), the lines (field 3), then fields 4–6, so the file is the same byte for byte.
     pub fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
         let spilled = match &self.spilled {
-            Ok(s) => s.as_ref(),
+            Ok(None) => None,
+            Ok(Some(SetAside::File(s))) => Some(s),
+            Ok(Some(SetAside::Written { .. })) => {
+                return Err(std::io::Error::other(
+                    "the plane went into the output as it was built: its lines are not held",
+                ))
+            }
             Err(e) => {
                 return Err(std::io::Error::new(
                     e.kind(),

@@ -172,15 +172,47 @@ impl std::error::Error for ReadError {
 /// holds the whole XSpace or its whole encoding. A repeated field may be written as separate
 /// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
-    // The largest planes' lines wait in a file beside the output while their plane is built.
-    let spill = super::spill::SpillPolicy::in_dir(layout.run_dir());
+    write_xspace_on(trace, layout, plane_threads())
+}
+
+/// As [`write_xspace`], the planes built on `threads` threads (see `build_planes_spilling`):
+/// the same bytes on any number.
+pub fn write_xspace_on(
+    trace: &Trace,
+    layout: &OutputLayout,
+    threads: usize,
+) -> Result<PathBuf, WriteError> {
     write_atomically(layout, |f| {
+        // The largest planes' lines go into the output as they are built when nothing is
+        // written there meanwhile (the host plane; on one thread, every plane), else into a
+        // file beside it until their plane is written.
+        let mut spill = super::spill::SpillPolicy::in_dir(layout.run_dir());
+        spill.output = match super::spill::OutputFile::of(f.get_ref()) {
+            Ok(output) => Some(std::sync::Arc::new(output)),
+            Err(e) => {
+                crate::log_debug!("the planes' lines go to files of their own: {e}");
+                None
+            }
+        };
         let mut rest =
-            super::space::build_planes_spilling(trace, Some(&spill), |plane| plane.write_entry(f))?;
+            super::space::build_planes_spilling(trace, Some(&spill), threads, |plane| {
+                plane.write_entry(f)?;
+                f.flush()
+            })?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
     })
 }
+
+/// Threads the planes are built on by default: the cores this process may use (its CPU set
+/// and cgroup quota), at most [`MAX_PLANE_THREADS`].
+pub fn plane_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PLANE_THREADS))
+}
+
+/// The default's bound: each thread holds a plane being built, and past the host plane and a
+/// few device planes more threads wait for the file more than they build.
+pub const MAX_PLANE_THREADS: usize = 4;
 
 /// Writes an already-built XSpace atomically (temp file in the same directory, fsync, rename),
 /// so xprof never sees a half-written file, even with several processes writing one run.

@@ -50,15 +50,26 @@ pub fn build_planes<E>(
     trace: &Trace,
     sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
-    build_planes_spilling(trace, None, sink)
+    build_planes_spilling(trace, None, 1, sink)
 }
 
 /// As [`build_planes`], the host and device planes' lines set aside in a file past a size
 /// (`spill`, see `xplane::spill`) while each plane is built: the same bytes, the writer's peak
-/// one line instead of the largest plane.
+/// one line instead of the largest plane. With an output file in `spill`, those lines go
+/// straight into it instead: `sink` must then have written each plane there, flushed, before
+/// it returns, so the next plane starts where it belongs; the planes are then the same but for
+/// their padded lengths.
+///
+/// With `threads` above 1, the device planes are built on that many threads less one while
+/// this thread builds the host plane, which then takes device planes too: each plane is built
+/// from the trace alone, so the bytes are the same as one thread's, and they reach `sink` in
+/// the same order. A finished device plane waits for those before it with its lines past the
+/// spill size in its file, as one being built holds them: the memory held grows by one plane
+/// being built per thread, not by the planes.
 pub fn build_planes_spilling<E>(
     trace: &Trace,
     spill: Option<&SpillPolicy>,
+    threads: usize,
     mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
     let base = Timebase::new(trace);
@@ -66,9 +77,18 @@ pub fn build_planes_spilling<E>(
     let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
 
-    sink(host_plane(trace, &base, &copies, &anchors, spill))?;
-    for d in &trace.devices {
-        sink(device_plane(trace, d, &base, &launched, &anchors, spill))?;
+    let host = || host_plane(trace, &base, &copies, &anchors, spill);
+    if threads <= 1 || trace.devices.is_empty() {
+        sink(host())?;
+        for d in &trace.devices {
+            sink(device_plane(trace, d, &base, &launched, &anchors, spill))?;
+        }
+    } else {
+        // Built while the host plane is: their lines cannot go into the output.
+        let aside = spill.map(SpillPolicy::without_output);
+        let device =
+            |d: &Device| device_plane(trace, d, &base, &launched, &anchors, aside.as_ref());
+        DevicePlanes::new(&trace.devices).build(threads - 1, &device, host, &mut sink)?;
     }
     if let Some(p) = scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
@@ -94,6 +114,119 @@ pub fn build_planes_spilling<E>(
             vec![trace.hostname.clone()]
         },
     })
+}
+
+/// The device planes handed out to the threads that build them, by a counter: a plane is
+/// claimed once, by the first thread to ask, and the planes reach the sink in ordinal order.
+struct DevicePlanes<'t> {
+    devices: &'t [Device],
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl<'t> DevicePlanes<'t> {
+    fn new(devices: &'t [Device]) -> Self {
+        DevicePlanes {
+            devices,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// The next unclaimed device, as its index.
+    fn claim(&self) -> Option<usize> {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        (i < self.devices.len()).then_some(i)
+    }
+
+    /// No device is handed out after this (the sink failed: what is built is not written).
+    fn close(&self) {
+        self.next
+            .store(self.devices.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// `workers` threads build device planes while this one builds the host plane (`host`),
+    /// sinks it, and then builds the planes still unclaimed, sinking each in order as soon as
+    /// the planes before it are in. A worker that cannot be started, or that ends without
+    /// handing in its plane (a panic), leaves its planes to this thread.
+    fn build<E>(
+        &self,
+        workers: usize,
+        device: &(impl Fn(&Device) -> BuiltPlane + Sync),
+        host: impl FnOnce() -> BuiltPlane,
+        sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
+    ) -> Result<(), E> {
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, BuiltPlane)>();
+            let mut started = Vec::new();
+            for _ in 0..workers.min(self.devices.len()) {
+                let tx = tx.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("rocprof-xplane-planes".into())
+                    .spawn_scoped(scope, move || {
+                        let timer = crate::selftime::start();
+                        while let Some(i) = self.claim() {
+                            if tx.send((i, device(&self.devices[i]))).is_err() {
+                                break;
+                            }
+                        }
+                        crate::selftime::helper_done(timer);
+                    });
+                match spawned {
+                    Ok(handle) => started.push(handle),
+                    Err(e) => {
+                        crate::log_debug!("building the device planes on fewer threads: {e}");
+                        break;
+                    }
+                }
+            }
+            drop(tx);
+            let sunk = self.sink_in_order(device, host, &rx, sink);
+            if sunk.is_err() {
+                self.close();
+            }
+            drop(rx);
+            // Joined here, so a worker's panic (its plane then built by this thread) is
+            // reported rather than raised again as the scope ends.
+            for worker in started {
+                if worker.join().is_err() {
+                    crate::log_debug!(
+                        "a device plane thread panicked; its planes were built again"
+                    );
+                }
+            }
+            sunk
+        })
+    }
+
+    fn sink_in_order<E>(
+        &self,
+        device: &impl Fn(&Device) -> BuiltPlane,
+        host: impl FnOnce() -> BuiltPlane,
+        rx: &std::sync::mpsc::Receiver<(usize, BuiltPlane)>,
+        sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
+    ) -> Result<(), E> {
+        sink(host())?;
+        let mut waiting: Vec<Option<BuiltPlane>> = Vec::new();
+        waiting.resize_with(self.devices.len(), || None);
+        for want in 0..self.devices.len() {
+            let plane = loop {
+                if let Some(p) = waiting[want].take() {
+                    break p;
+                }
+                // Work first, wait only when nothing is left to claim.
+                let (i, p) = match self.claim() {
+                    Some(i) => (i, device(&self.devices[i])),
+                    None => match rx.recv() {
+                        Ok(got) => got,
+                        // Every worker has ended and this plane never came: build it here.
+                        Err(_) => (want, device(&self.devices[want])),
+                    },
+                };
+                waiting[i] = Some(p);
+            };
+            sink(plane)?;
+        }
+        Ok(())
+    }
 }
 
 /// Converts `CLOCK_BOOTTIME` ns to the offsets written in lines.

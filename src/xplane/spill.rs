@@ -15,12 +15,15 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-/// Where a plane's lines go once it holds more than `past` bytes of them.
+/// Where a plane's lines go once it holds more than `past` bytes of them: the output itself
+/// when the plane is the next one written to it (`output`), else a file of their own in `dir`.
 #[derive(Debug, Clone)]
 pub struct SpillPolicy {
     pub dir: PathBuf,
     pub past: usize,
+    pub output: Option<Arc<OutputFile>>,
 }
 
 /// Held line bytes past which a plane's lines go to a file: small planes (nearly all of them,
@@ -30,10 +33,110 @@ pub const SPILL_PAST: usize = 4 << 20;
 impl SpillPolicy {
     /// Spill into `dir` past [`SPILL_PAST`] bytes.
     pub fn in_dir(dir: impl Into<PathBuf>) -> Self {
+        Self::past(dir, SPILL_PAST)
+    }
+
+    /// Spill into `dir` past `past` bytes.
+    pub fn past(dir: impl Into<PathBuf>, past: usize) -> Self {
         SpillPolicy {
             dir: dir.into(),
-            past: SPILL_PAST,
+            past,
+            output: None,
         }
+    }
+
+    /// The same, for a plane that may not go to the output (it is built while another is).
+    pub fn without_output(&self) -> Self {
+        SpillPolicy {
+            output: None,
+            ..self.clone()
+        }
+    }
+}
+
+/// The output file, for planes whose lines go straight into it: a duplicate of its
+/// descriptor, so it shares the output's offset. Given in a [`SpillPolicy`] only while every
+/// plane before the one being built is in the file (written and flushed): the plane's bytes
+/// then go where they belong, and its lines are never copied. Its length comes first on the
+/// wire and is known last, so it is written as a varint padded to [`PADDED_LEN`] bytes and
+/// filled in at the end; protobuf decoders read a padded varint as the same number (prost and
+/// xprof, `tests/xprof_synthetic.rs`).
+#[derive(Debug)]
+pub struct OutputFile(File);
+
+impl OutputFile {
+    /// The output's descriptor, duplicated.
+    pub fn of(output: &File) -> io::Result<Self> {
+        output.try_clone().map(OutputFile)
+    }
+}
+
+/// Bytes of a padded length: 35 bits, 32 GiB, past what protobuf readers accept (2 GiB).
+pub const PADDED_LEN: usize = 5;
+
+/// `len` as a varint of exactly [`PADDED_LEN`] bytes: continuation bits on all but the last.
+pub fn padded_varint(len: u64) -> io::Result<[u8; PADDED_LEN]> {
+    if len >> (7 * PADDED_LEN) != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("a plane of {len} bytes is past what a protobuf length can say here"),
+        ));
+    }
+    let mut b = [0u8; PADDED_LEN];
+    for (i, byte) in b.iter_mut().enumerate() {
+        *byte = ((len >> (7 * i)) & 0x7f) as u8 | if i + 1 < PADDED_LEN { 0x80 } else { 0 };
+    }
+    Ok(b)
+}
+
+/// A plane being written straight into the output: its entry's key, a padded length filled in
+/// by [`PlaneInOutput::finish`], then its bytes as they come.
+#[derive(Debug)]
+pub struct PlaneInOutput {
+    out: BufWriter<File>,
+    /// Where the length goes in the output.
+    len_at: u64,
+    /// The plane's bytes so far (what follows the length).
+    bytes: usize,
+}
+
+impl PlaneInOutput {
+    /// Starts the entry at the output's offset: `key` (the entry's field key), the length's
+    /// place, then `leading` (the plane's first fields).
+    pub fn start(output: &OutputFile, key: &[u8], leading: &[u8]) -> io::Result<Self> {
+        let mut f = output.0.try_clone()?;
+        let len_at = f.stream_position()? + key.len() as u64;
+        // Nothing reaches the file before the first 64 KiB: a failure above leaves it as it was.
+        let mut out = BufWriter::with_capacity(1 << 16, f);
+        out.write_all(key)?;
+        out.write_all(&[0; PADDED_LEN])?;
+        out.write_all(leading)?;
+        Ok(PlaneInOutput {
+            out,
+            len_at,
+            bytes: leading.len(),
+        })
+    }
+
+    /// Writes the plane's last fields (`rest`) and its length; returns the bytes of its lines.
+    pub fn finish(mut self, rest: &[u8], leading: usize) -> io::Result<usize> {
+        self.write_all(rest)?;
+        let len = padded_varint(self.bytes as u64)?;
+        let f = self.out.into_inner().map_err(|e| e.into_error())?;
+        std::os::unix::fs::FileExt::write_all_at(&f, &len, self.len_at)?;
+        Ok(self.bytes - rest.len() - leading)
+    }
+}
+
+impl Write for PlaneInOutput {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let n = self.out.write(bytes)?;
+        self.bytes += n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
     }
 }
 
@@ -123,5 +226,24 @@ impl SpilledLines {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_padded_length_decodes_as_the_number_and_refuses_what_it_cannot_say() {
+        for len in [0u64, 1, 127, 128, 300, 4 << 20, (1 << 35) - 1] {
+            let b = padded_varint(len).unwrap();
+            assert!(b[..PADDED_LEN - 1].iter().all(|x| x & 0x80 != 0), "{b:?}");
+            assert_eq!(b[PADDED_LEN - 1] & 0x80, 0, "{b:?}");
+            let mut read = &b[..];
+            assert_eq!(prost::encoding::decode_varint(&mut read).unwrap(), len);
+            assert!(read.is_empty());
+        }
+        let e = padded_varint(1 << 35).unwrap_err();
+        assert!(e.to_string().contains("past what a protobuf length"), "{e}");
     }
 }

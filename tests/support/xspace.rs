@@ -452,3 +452,31 @@ pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, what: &str) {
         );
     }
 }
+
+/// The byte width of each plane entry's length in an encoded XSpace, in file order: a plane
+/// written into the output as it was built has its length padded to 5 bytes, one written
+/// whole has the shortest varint. Walks the file's top-level fields (planes are field 1).
+pub fn plane_length_widths(file: &[u8]) -> Vec<usize> {
+    let varint = |at: usize| -> (u64, usize) {
+        let mut v = 0;
+        for (i, b) in file[at..].iter().enumerate() {
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return (v, i + 1);
+            }
+        }
+        panic!("a varint runs past the end at {at}");
+    };
+    let (mut at, mut widths) = (0, Vec::new());
+    while at < file.len() {
+        let (key, k) = varint(at);
+        assert_eq!(key & 7, 2, "XSpace's fields are all length-delimited");
+        let (len, w) = varint(at + k);
+        if key >> 3 == 1 {
+            widths.push(w);
+        }
+        at += k + w + len as usize;
+    }
+    assert_eq!(at, file.len(), "the entries end with the file");
+    widths
+}
