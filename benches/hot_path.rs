@@ -300,7 +300,7 @@ fn bench_export(trace: &Trace, events: usize) {
     let threads = std::env::var("ROCPROF_XPLANE_WRITE_THREADS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or_else(plane_threads);
+        .unwrap_or_else(|| plane_threads(trace));
     let mut runs = Vec::new();
     for _ in 0..3 {
         let t = Instant::now();

@@ -138,9 +138,10 @@ pub struct Config {
     pub log: LogLevel,
     /// What a terminating signal does (`terminate`).
     pub term: TermRule,
-    /// `ROCPROF_XPLANE_WRITE_THREADS`: threads that build a profile's planes; `None` = the
-    /// cores this process may use, at most [`crate::xplane::MAX_PLANE_THREADS`], decided when
-    /// writing.
+    /// `ROCPROF_XPLANE_WRITE_THREADS`: threads that build a profile's planes, as set; `None` =
+    /// decided when writing (`xplane::plane_threads`: the cores, at most
+    /// [`crate::xplane::MAX_PLANE_THREADS`], as far as the memory they add stays under the
+    /// process's peak).
     pub write_threads: Option<usize>,
 }
 
@@ -365,7 +366,7 @@ impl Config {
                     &v,
                     &format!("expected a thread count from 1 to {MAX_WRITE_THREADS}"),
                     &format!(
-                        "the cores this process may use, at most {}",
+                        "the cores this process may use, at most {}, within its peak memory",
                         crate::xplane::MAX_PLANE_THREADS
                     ),
                 );

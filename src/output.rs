@@ -44,7 +44,10 @@ pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<Pat
 }
 
 fn write_trace_at(trace: &Trace, cfg: &Config, layout: &OutputLayout) -> Result<PathBuf, String> {
-    let threads = cfg.write_threads.unwrap_or_else(xplane::plane_threads);
+    // A count the user set is theirs; the default stays under the process's peak.
+    let threads = cfg
+        .write_threads
+        .unwrap_or_else(|| xplane::plane_threads(trace));
     xplane::write_xspace_on(trace, layout, threads).map_err(|e| e.to_string())
 }
 

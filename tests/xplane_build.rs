@@ -420,6 +420,37 @@ fn planes_written_as_they_are_built_decode_as_the_whole_xspace() {
     }
 }
 
+/// The default's rule: device planes are built beside the host plane only as far as the
+/// memory they add (each worker's plane being built, every finished plane waiting its turn)
+/// fits in the headroom under the process's peak.
+#[test]
+fn plane_threads_are_as_many_as_the_headroom_holds() {
+    use rocprof_xplane::xplane::{parallel_planes_bytes, threads_within};
+    let mut trace = common::launches(20_000);
+    for ordinal in 1..4 {
+        let mut d = trace.devices[0].clone();
+        d.ordinal = ordinal;
+        trace.devices.push(d);
+    }
+    let [one, two, three] = [1, 2, 3].map(|w| parallel_planes_bytes(&trace, w));
+    assert!(0 < one && one < two && two < three, "{one} {two} {three}");
+    // At least what the lines' encodings take.
+    let per_plane = build_xspace(&trace).planes[1].encoded_len() as u64;
+    assert!(one >= per_plane, "{one} < {per_plane}");
+    for (headroom, want) in [
+        (0, 1),
+        (one - 1, 1),
+        (one, 2),
+        (two, 3),
+        (three, 4),
+        (u64::MAX, 4),
+    ] {
+        assert_eq!(threads_within(&trace, 4, headroom), want, "{headroom}");
+    }
+    assert_eq!(threads_within(&trace, 1, u64::MAX), 1);
+    assert_eq!(threads_within(&trace, 2, u64::MAX), 2);
+}
+
 /// Planes built on several threads (the device planes beside the host plane) reach the file
 /// with the same bytes, in the same order, as planes built on one, their lines set aside or
 /// not; a sink that fails ends the build with its error, at the plane where it failed.

@@ -172,7 +172,7 @@ impl std::error::Error for ReadError {
 /// holds the whole XSpace or its whole encoding. A repeated field may be written as separate
 /// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
-    write_xspace_on(trace, layout, plane_threads())
+    write_xspace_on(trace, layout, plane_threads(trace))
 }
 
 /// As [`write_xspace`], the planes built on `threads` threads (see `build_planes_spilling`):
@@ -204,10 +204,37 @@ pub fn write_xspace_on(
     })
 }
 
-/// Threads the planes are built on by default: the cores this process may use (its CPU set
-/// and cgroup quota), at most [`MAX_PLANE_THREADS`].
-pub fn plane_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PLANE_THREADS))
+/// Threads the planes of `trace` are built on by default: the cores this process may use (its
+/// CPU set and cgroup quota), at most [`MAX_PLANE_THREADS`], and only as many as the memory
+/// they add fits under the process's peak so far (`VmHWM` − `VmRSS`): building planes side by
+/// side never raises the peak the job has already been through, which is what a memory limit
+/// sees. Where the process's memory cannot be read, one thread.
+pub fn plane_threads(trace: &Trace) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PLANE_THREADS));
+    let headroom = match crate::log::process_memory_kb() {
+        (Some(rss), Some(peak)) => peak.saturating_sub(rss).saturating_mul(1024),
+        _ => 0,
+    };
+    let threads = threads_within(trace, cores, headroom);
+    let more = match threads {
+        1 => 0,
+        n => super::space::parallel_planes_bytes(trace, n - 1),
+    };
+    crate::log_debug!(
+        "planes built on {threads} of {cores} threads: {:.1} MB under the process's peak, at most {:.1} MB more held",
+        headroom as f64 / 1e6,
+        more as f64 / 1e6
+    );
+    threads
+}
+
+/// The most threads up to `threads` whose added memory fits in `headroom` bytes (at least one:
+/// the writing thread alone adds nothing).
+pub fn threads_within(trace: &Trace, threads: usize, headroom: u64) -> usize {
+    (1..threads)
+        .rev()
+        .find(|&workers| super::space::parallel_planes_bytes(trace, workers) <= headroom)
+        .map_or(1, |workers| workers + 1)
 }
 
 /// The default's bound: each thread holds a plane being built, and past the host plane and a

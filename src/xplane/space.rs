@@ -63,9 +63,9 @@ pub fn build_planes<E>(
 /// With `threads` above 1, the device planes are built on that many threads less one while
 /// this thread builds the host plane, which then takes device planes too: each plane is built
 /// from the trace alone, so the bytes are the same as one thread's, and they reach `sink` in
-/// the same order. A finished device plane waits for those before it with its lines past the
-/// spill size in its file, as one being built holds them: the memory held grows by one plane
-/// being built per thread, not by the planes.
+/// the same order. A device plane finished before its turn waits with at most the spill size
+/// of its lines in memory (the rest in its file): the memory held grows by a plane being built
+/// per thread and by up to the spill size per waiting plane.
 pub fn build_planes_spilling<E>(
     trace: &Trace,
     spill: Option<&SpillPolicy>,
@@ -114,6 +114,28 @@ pub fn build_planes_spilling<E>(
             vec![trace.hostname.clone()]
         },
     })
+}
+
+/// Bytes a line being built holds per event, at most: its encoded events (about 40–60 B) and
+/// the arena's room for those still to come.
+const LINE_BYTES_PER_EVENT: u64 = 96;
+
+/// What building the device planes on `workers` threads beside the host plane adds to the
+/// writer's memory, at most: on each worker the largest device plane being built (its largest
+/// line whole, and up to the spill size of its finished lines), and every device plane finished
+/// before its turn (up to the spill size of its lines each).
+pub fn parallel_planes_bytes(trace: &Trace, workers: usize) -> u64 {
+    let spill = super::spill::SPILL_PAST as u64;
+    let line = |l: &DeviceLine| l.events.len() as u64 * LINE_BYTES_PER_EVENT;
+    let plane = |d: &Device| d.lines.iter().map(line).sum::<u64>();
+    let building = trace
+        .devices
+        .iter()
+        .map(|d| d.lines.iter().map(line).max().unwrap_or(0) + plane(d).min(spill))
+        .max()
+        .unwrap_or(0);
+    let waiting: u64 = trace.devices.iter().map(|d| plane(d).min(spill)).sum();
+    building * workers.min(trace.devices.len()) as u64 + waiting
 }
 
 /// The device planes handed out to the threads that build them, by a counter: a plane is

@@ -1,12 +1,17 @@
-//! A plane's finished lines, set aside in a file while the rest of the plane is built.
+//! A plane's finished lines, out of memory while the rest of the plane is built.
 //!
 //! A plane is one length-delimited entry of `XSpace.planes`: its length comes before its
-//! bytes, so the writer cannot send a line to the output before the plane's last line is
-//! built. Held in memory, the lines of the largest plane sat beside the whole joined trace at
-//! the writer's peak (the stress run's device plane: about 60 MB; the MaxText-sized run's
-//! host plane: about 250 MB). Past a threshold the lines go to an unlinked file in the run
-//! directory instead, and are copied into the output once the plane's length is known: the
-//! same bytes, the memory held is one line and the plane's metadata.
+//! bytes, and is known only when the plane's last line is built. Held in memory, the lines of
+//! the largest plane sat beside the whole joined trace at the writer's peak (the stress run's
+//! device plane: about 60 MB; the MaxText-sized run's host plane: about 250 MB). Past a
+//! threshold they leave memory, by one of two ways; either way the memory held is one line
+//! and the plane's metadata:
+//!
+//! * into the output itself, when nothing else is written there while the plane is built
+//!   (`OutputFile`, `PlaneInOutput`): the plane's length is left as a padded varint and filled
+//!   in at the end, and the lines are written once;
+//! * else into an unlinked file in the run directory (`LineSpill`), copied into the output
+//!   once the plane's length is known: the same bytes as a plane held in memory.
 //!
 //! The file is unlinked as soon as it is made, so nothing is left behind if the process dies;
 //! it lives in the run directory (the output's filesystem, not a tmpfs `/tmp`), so its pages
