@@ -10,7 +10,7 @@ use prost::Message;
 use crate::fastmap::HashMap;
 
 use super::proto::{x_stat, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
-use super::spill::{LineSpill, PlaneInOutput, SpillPolicy, SpilledLines};
+use super::spill::{CountedFile, LineSpill, PlaneInOutput, SpillPolicy, SpilledLines};
 
 /// A typed stat value. The variant is part of the contract with xprof (e.g. `correlation_id`
 /// must be `U64`, `scope_range_id` must be `I64`).
@@ -186,7 +186,7 @@ impl PlaneBuilder {
             return;
         }
         if let Some(spill) = &mut self.spill {
-            if let Err(e) = write_line_entry(&line, spill) {
+            if let Err(e) = write_line_entry(&line, spill.lines()) {
                 self.spill_error = Some(e);
             }
             return;
@@ -200,7 +200,7 @@ impl PlaneBuilder {
         match self.lines_out(policy) {
             Ok(mut spill) => {
                 for l in std::mem::take(&mut self.lines) {
-                    if let Err(e) = write_line_entry(&l, &mut spill) {
+                    if let Err(e) = write_line_entry(&l, spill.lines()) {
                         self.spill_error = Some(e);
                         return;
                     }
@@ -278,18 +278,11 @@ enum LinesOut {
     Output(PlaneInOutput),
 }
 
-impl std::io::Write for LinesOut {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+impl LinesOut {
+    fn lines(&mut self) -> &mut CountedFile {
         match self {
-            LinesOut::File(f) => f.write(bytes),
-            LinesOut::Output(o) => o.write(bytes),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            LinesOut::File(f) => f.flush(),
-            LinesOut::Output(o) => o.flush(),
+            LinesOut::File(f) => f.lines(),
+            LinesOut::Output(o) => o.lines(),
         }
     }
 }

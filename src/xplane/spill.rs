@@ -98,11 +98,10 @@ pub fn padded_varint(len: u64) -> io::Result<[u8; PADDED_LEN]> {
 /// by [`PlaneInOutput::finish`], then its bytes as they come.
 #[derive(Debug)]
 pub struct PlaneInOutput {
-    out: BufWriter<File>,
+    /// The plane's bytes so far, counted from what follows the length.
+    out: CountedFile,
     /// Where the length goes in the output.
     len_at: u64,
-    /// The plane's bytes so far (what follows the length).
-    bytes: usize,
 }
 
 impl PlaneInOutput {
@@ -112,28 +111,47 @@ impl PlaneInOutput {
         let mut f = output.0.try_clone()?;
         let len_at = f.stream_position()? + key.len() as u64;
         // Nothing reaches the file before the first 64 KiB: a failure above leaves it as it was.
-        let mut out = BufWriter::with_capacity(1 << 16, f);
-        out.write_all(key)?;
-        out.write_all(&[0; PADDED_LEN])?;
+        let mut head = BufWriter::with_capacity(1 << 16, f);
+        head.write_all(key)?;
+        head.write_all(&[0; PADDED_LEN])?;
+        let mut out = CountedFile {
+            out: head,
+            bytes: 0,
+        };
         out.write_all(leading)?;
-        Ok(PlaneInOutput {
-            out,
-            len_at,
-            bytes: leading.len(),
-        })
+        Ok(PlaneInOutput { out, len_at })
+    }
+
+    /// Where the plane's lines are written.
+    pub fn lines(&mut self) -> &mut CountedFile {
+        &mut self.out
     }
 
     /// Writes the plane's last fields (`rest`) and its length; returns the bytes of its lines.
     pub fn finish(mut self, rest: &[u8], leading: usize) -> io::Result<usize> {
-        self.write_all(rest)?;
-        let len = padded_varint(self.bytes as u64)?;
-        let f = self.out.into_inner().map_err(|e| e.into_error())?;
-        std::os::unix::fs::FileExt::write_all_at(&f, &len, self.len_at)?;
-        Ok(self.bytes - rest.len() - leading)
+        self.out.write_all(rest)?;
+        let (f, bytes) = self.out.into_file()?;
+        std::os::unix::fs::FileExt::write_all_at(&f, &padded_varint(bytes as u64)?, self.len_at)?;
+        Ok(bytes - rest.len() - leading)
     }
 }
 
-impl Write for PlaneInOutput {
+/// A buffered file that counts the bytes written through it.
+#[derive(Debug)]
+pub struct CountedFile {
+    out: BufWriter<File>,
+    bytes: usize,
+}
+
+impl CountedFile {
+    /// The file, flushed, and the bytes written.
+    fn into_file(self) -> io::Result<(File, usize)> {
+        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        Ok((file, self.bytes))
+    }
+}
+
+impl Write for CountedFile {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let n = self.out.write(bytes)?;
         self.bytes += n;
@@ -148,8 +166,7 @@ impl Write for PlaneInOutput {
 /// The file the lines were written to, in order, each as its `XPlane.lines` entry.
 #[derive(Debug)]
 pub struct LineSpill {
-    out: BufWriter<File>,
-    bytes: usize,
+    out: CountedFile,
 }
 
 impl LineSpill {
@@ -177,29 +194,22 @@ impl LineSpill {
             );
         }
         Ok(LineSpill {
-            out: BufWriter::with_capacity(1 << 16, f),
-            bytes: 0,
+            out: CountedFile {
+                out: BufWriter::with_capacity(1 << 16, f),
+                bytes: 0,
+            },
         })
+    }
+
+    /// Where whole line entries are written (`builder`'s `write_line_entry`).
+    pub fn lines(&mut self) -> &mut CountedFile {
+        &mut self.out
     }
 
     /// The file, flushed, for reading back.
     pub fn finish(self) -> io::Result<SpilledLines> {
-        let bytes = self.bytes;
-        let file = self.out.into_inner().map_err(|e| e.into_error())?;
+        let (file, bytes) = self.out.into_file()?;
         Ok(SpilledLines { file, bytes })
-    }
-}
-
-/// Whole line entries are written into it (`builder`'s `write_line_entry`), counted.
-impl Write for LineSpill {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        let n = self.out.write(bytes)?;
-        self.bytes += n;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
     }
 }
 
