@@ -55,7 +55,7 @@ python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane::m
   "$(inclusive "$work/bench.out" 'rocprof_xplane::xplane::space::build_planes(_spilling)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::entry::tool_finalize')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::model::join::join')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace')" <<'PY'
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" <<'PY'
 import sys
 events, records, bj, bb, sf, sj, sw = map(int, sys.argv[1:])
 builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
@@ -67,7 +67,7 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::entry::tool_finalize')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::join::join')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::deps::resolve_dependencies')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::file::write_xspace')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::space::host_plane')" <<'PY'
 import sys
 records, f, j, d, w, h = map(int, sys.argv[1:])

@@ -98,9 +98,25 @@ impl RoctxLines {
             }
             let spans: Vec<(u64, u64)> = group.iter().map(|e| e.span).collect();
             let lane_of = nesting_lanes(&spans);
-            let lanes = lane_of.iter().max().map_or(0, |m| m + 1).min(MAX_LANE + 1);
-            let mut lines: Vec<LineBuilder> = (0..lanes)
-                .map(|k| roctx_line(self.tid, self.display.as_deref(), process_wide, k))
+            drop(spans);
+            // Each lane's line is sized once for its events (a thread's line of ranges is as
+            // long as its calls), not grown by doubling.
+            let mut counts = Vec::new();
+            for &k in &lane_of {
+                let k = k.min(MAX_LANE);
+                if counts.len() <= k {
+                    counts.resize(k + 1, 0);
+                }
+                counts[k] += 1;
+            }
+            let mut lines: Vec<LineBuilder> = counts
+                .iter()
+                .enumerate()
+                .map(|(k, &n)| {
+                    let mut line = roctx_line(self.tid, self.display.as_deref(), process_wide, k);
+                    line.expect_events(n);
+                    line
+                })
                 .collect();
             for (e, k) in group.into_iter().zip(lane_of) {
                 lines[k.min(MAX_LANE)].add_event_bytes(
@@ -141,8 +157,13 @@ fn roctx_line(tid: u64, display: Option<&str>, process_wide: bool, lane: usize) 
 /// The lane of each span `(start, end)`, in input order; lane 0 holds the most. Spans that merely
 /// touch (`end == start`) nest, as in `tests/support/xspace.rs::partial_overlaps`.
 pub fn nesting_lanes(spans: &[(u64, u64)]) -> Vec<usize> {
+    let key = |&(start, end): &(u64, u64)| (start, std::cmp::Reverse(end));
     let mut order: Vec<usize> = (0..spans.len()).collect();
-    order.sort_by_key(|&i| (spans[i].0, std::cmp::Reverse(spans[i].1), i));
+    // A thread's ranges come sorted by start (the join sorts its events): then the order is
+    // the input's, with no sort.
+    if !spans.is_sorted_by_key(key) {
+        order.sort_by_key(|&i| (key(&spans[i]), i));
+    }
     // Per lane, the ends of the events still open at the current start, innermost last.
     let mut lanes: Vec<Vec<u64>> = Vec::new();
     let mut lane_of = vec![0; spans.len()];
@@ -188,5 +209,16 @@ mod tests {
         assert_eq!(nesting_lanes(&spans), vec![0, 0, 0, 1, 0, 0, 0]);
         assert_eq!(nesting_lanes(&[(5, 10), (0, 7), (6, 20)]), vec![1, 0, 2]);
         assert!(nesting_lanes(&[]).is_empty());
+        // Input already in order takes no sort, and deals as the sorted input does; equal
+        // spans keep their input order.
+        let mut sorted = spans.to_vec();
+        sorted.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
+        let lanes = nesting_lanes(&sorted);
+        for (i, span) in spans.iter().enumerate() {
+            let at = sorted.iter().position(|s| s == span).unwrap();
+            assert_eq!(lanes[at], nesting_lanes(&spans)[i], "{span:?}");
+        }
+        assert_eq!(nesting_lanes(&[(0, 9), (0, 9), (0, 9)]), vec![0, 0, 0]);
+        assert_eq!(nesting_lanes(&[(0, 9), (1, 10), (1, 10)]), vec![0, 1, 1]);
     }
 }
