@@ -45,9 +45,13 @@ pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<Pat
 
 fn write_trace_at(trace: &Trace, cfg: &Config, layout: &OutputLayout) -> Result<PathBuf, String> {
     // A count the user set is theirs; the default stays under the process's peak.
-    let threads = cfg
-        .write_threads
-        .unwrap_or_else(|| xplane::plane_threads(trace));
+    let threads = match cfg.write_threads {
+        Some(n) => {
+            crate::log_debug!("planes built on {n} threads, as ROCPROF_XPLANE_WRITE_THREADS asks");
+            n
+        }
+        None => xplane::plane_threads(trace),
+    };
     xplane::write_xspace_on(trace, layout, threads).map_err(|e| e.to_string())
 }
 

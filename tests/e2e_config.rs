@@ -33,6 +33,7 @@ fn bad_values_are_reported_and_defaults_used() {
         ("ROCPROF_XPLANE_DOMAINS", "nonsense"),
         ("ROCPROF_XPLANE_DISABLE", "maybe"),
         ("ROCPROF_XPLANE_LOG", "loud"),
+        ("ROCPROF_XPLANE_WRITE_THREADS", "lots"),
     ];
     for sdk in ["0.6.0", "1.0.0"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -348,4 +349,48 @@ fn run_with_rocprofv3_flags_traces_what_they_name() {
     let s = read_xspace(&files[0]).unwrap();
     assert_eq!(kernels(&s).len(), 2, "tiny.toml's two kernels");
     assert!(host_api_events(&s).is_empty(), "HIP API not traced");
+}
+
+/// `ROCPROF_XPLANE_WRITE_THREADS` reaches the writer: on one thread and on three (the device
+/// planes of a 4-GPU run built beside the host plane), the profile holds every kernel of every
+/// GPU, as the runtime reported them; by default the tool says what it chose.
+#[test]
+fn the_planes_are_whole_on_any_number_of_writing_threads() {
+    for threads in [Some("1"), Some("3"), None] {
+        let tmp = tempfile::tempdir().unwrap();
+        let truth_path = tmp.path().join("truth.json");
+        let mut d = Direct::new(&builtin("occupancy.toml"), "1.0.0")
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path())
+            .env("ROCPROF_XPLANE_RUN_NAME", "threads")
+            .env("ROCPROF_XPLANE_LOG", "debug")
+            .ground_truth(&truth_path);
+        if let Some(n) = threads {
+            d = d.env("ROCPROF_XPLANE_WRITE_THREADS", n);
+        }
+        let out = d.output();
+        let stderr = stderr_of(&out);
+        assert!(out.status.success(), "{threads:?}: {stderr}");
+        let said = match threads {
+            Some(n) => format!("planes built on {n} threads, as ROCPROF_XPLANE_WRITE_THREADS asks"),
+            None => "planes built on ".to_string(),
+        };
+        assert!(
+            stderr.contains(&said),
+            "{threads:?}: no {said:?} in\n{stderr}"
+        );
+        let s = read_xspace(&profiles(tmp.path(), "threads")[0]).unwrap();
+        let gpus = s
+            .planes
+            .iter()
+            .filter(|p| p.name.starts_with(GPU_PREFIX))
+            .count();
+        assert_eq!(gpus, 4, "{threads:?}");
+        let plan = &read_truth(&truth_path)["plan"];
+        assert_eq!(
+            count_by_name(kernels(&s)),
+            truth_kernels(plan),
+            "{threads:?}: kernels"
+        );
+    }
 }
