@@ -44,15 +44,19 @@ pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<Pat
 }
 
 fn write_trace_at(trace: &Trace, cfg: &Config, layout: &OutputLayout) -> Result<PathBuf, String> {
-    // A count the user set is theirs; the default stays under the process's peak.
-    let threads = match cfg.write_threads {
+    xplane::write_xspace_on(trace, layout, plane_threads(trace, cfg)).map_err(|e| e.to_string())
+}
+
+/// Threads that build the planes of `trace`: a count the user set is theirs; the default stays
+/// under the process's peak (`xplane::plane_threads`).
+pub fn plane_threads(trace: &Trace, cfg: &Config) -> usize {
+    match cfg.write_threads {
         Some(n) => {
             crate::log_debug!("planes built on {n} threads, as ROCPROF_XPLANE_WRITE_THREADS asks");
             n
         }
         None => xplane::plane_threads(trace),
-    };
-    xplane::write_xspace_on(trace, layout, threads).map_err(|e| e.to_string())
+    }
 }
 
 /// The one stderr line saying where a profile went and what it holds (unless logging is off).

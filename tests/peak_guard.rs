@@ -229,6 +229,37 @@ fn the_writer_holds_about_one_plane_beyond_the_trace() {
     );
 }
 
+/// A capture's reply (xprof's Capture Profile, a snapshot) is the XSpace's bytes, built as the
+/// file writer builds planes: it holds about those bytes beyond the trace. Built as messages
+/// and then encoded, it held the messages (several times the bytes) beside the bytes, in a
+/// program that is still running.
+#[test]
+fn a_capture_reply_holds_its_bytes_not_the_messages() {
+    use prost::Message;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 100_000;
+    let trace = launches_with_arrows(n);
+    let (bytes, before, peak, _) =
+        measured(|| rocprof_xplane::server::capture::profile_of_trace(&trace, "h", 1).into_bytes());
+    let over = peak - before;
+    let (_, before, messages_peak, _) =
+        measured(|| rocprof_xplane::xplane::build_xspace(&trace).encode_to_vec());
+    let messages = messages_peak - before;
+    println!(
+        "a capture reply of {n} launches: {} B; peak {over} B over the trace ({:.2}× the \
+         reply); as messages then encoded: {messages} B ({:.2}×)",
+        bytes.len(),
+        over as f64 / bytes.len() as f64,
+        messages as f64 / bytes.len() as f64
+    );
+    assert!(
+        over < bytes.len() * 2,
+        "the reply held {over} B beyond the trace for {} B",
+        bytes.len()
+    );
+    assert!(over * 4 < messages, "{over} B against {messages} B");
+}
+
 /// With the lines set aside in a file past a size (`xplane::spill`, as the file writer does),
 /// the writer holds about one line beyond the trace, not the largest plane: the plane's
 /// length comes first on the wire, so its lines were all held until its end (the stress run's

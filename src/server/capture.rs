@@ -1,6 +1,6 @@
 //! On-demand captures for the profiler service: one capture window at a time (like the
 //! reference server's process-wide profiler lock), opened and closed on the service's own
-//! threads, answered as an in-memory XSpace (the client writes the file on its own disk).
+//! threads, answered as an XSpace's bytes in memory (the client writes the file on its own disk).
 //!
 //! While no capture runs the tool is paused exactly as before a `START_DELAY`: our buffer
 //! context is stopped (the runtime records nothing for us) and the callbacks only keep their
@@ -209,18 +209,72 @@ pub fn cut(s: &Session) -> Collected {
     collect(s, s.flush_all(), Cut::Window)
 }
 
-/// Joins `c` and builds its XSpace for a client that names the file `<file_host>.xplane.pb`;
+/// A profile for a client: the XSpace's bytes, as the file the client writes holds them.
+/// Built straight to bytes (the planes side by side, as the file writer builds them), not as
+/// messages: an XSpace's messages take several times its bytes, and were held beside them
+/// while the reply was encoded, in a program that is still running.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Profile(Vec<u8>);
+
+impl Profile {
+    pub fn into_bytes(self) -> Vec<u8> {
+        self.0
+    }
+
+    /// The XSpace as a message, for the replies that carry one (`emit_xspace`, snapshots).
+    pub fn xspace(&self) -> XSpace {
+        use prost::Message;
+        // Our own encoding: decoding cannot fail short of a prost bug.
+        XSpace::decode(self.0.as_slice()).unwrap_or_else(|e| {
+            crate::log_error!("the profile could not be read back: {e}");
+            XSpace::default()
+        })
+    }
+}
+
+#[cfg(test)]
+impl From<&XSpace> for Profile {
+    fn from(space: &XSpace) -> Self {
+        use prost::Message;
+        Profile(space.encode_to_vec())
+    }
+}
+
+/// Joins `c` and builds its profile for a client that names the file `<file_host>.xplane.pb`;
 /// `None` when nothing was recorded (the protocol's "empty trace").
-pub fn profile_of(c: Collected, file_host: &str) -> Option<XSpace> {
+pub fn profile_of(c: Collected, file_host: &str) -> Option<Profile> {
     if !c.has_records() && c.markers.is_empty() {
         return None;
     }
     let trace = join(c);
-    let mut space = crate::xplane::build_xspace(&trace);
+    let threads = crate::output::plane_threads(&trace, crate::config::get());
+    Some(profile_of_trace(&trace, file_host, threads))
+}
+
+/// A plane entry's key and length, at most.
+const ENTRY_HEAD: usize = 1 + 10;
+
+/// The profile of a joined trace, its planes built on `threads` threads.
+pub fn profile_of_trace(trace: &crate::model::Trace, file_host: &str, threads: usize) -> Profile {
+    use prost::Message;
+    let mut bytes = Vec::new();
+    // Each plane's room exactly, not a doubling: the reply is held whole, in a running program.
+    let built = crate::xplane::build_planes_spilling(trace, None, threads, |plane| {
+        bytes.reserve_exact(plane.encoded_len() + ENTRY_HEAD);
+        plane.write_entry(&mut bytes)
+    });
+    // Writing into a Vec cannot fail: the error case is only the type's.
+    let mut rest = built.unwrap_or_else(|e| {
+        crate::log_error!("the profile could not be built: {e}");
+        Default::default()
+    });
     // xprof needs `hostnames[0]` to be a substring of the file's host name, which the client
     // picks (its address with ':' → '_').
-    space.hostnames = vec![file_host.to_string()];
-    Some(space)
+    rest.hostnames = vec![file_host.to_string()];
+    bytes.reserve_exact(rest.encoded_len());
+    // Into a Vec, which grows as needed: cannot fail.
+    let _ = rest.encode(&mut bytes);
+    Profile(bytes)
 }
 
 /// One capture window: waits for the start time, records for the duration (or until
@@ -232,7 +286,7 @@ pub fn run_window(
     req: &CaptureRequest,
     terminate: &AtomicBool,
     cancelled: &AtomicBool,
-) -> Result<Option<XSpace>, CaptureError> {
+) -> Result<Option<Profile>, CaptureError> {
     let stop = || {
         terminate.load(Ordering::Relaxed)
             || cancelled.load(Ordering::Relaxed)
@@ -275,4 +329,37 @@ pub fn run_window(
         c.markers.clear();
     }
     Ok(profile_of(c, &req.file_host))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::events::MarkerSpan;
+
+    /// The reply's bytes are the XSpace the file writer's planes make, with the client's host
+    /// name; nothing recorded is no profile.
+    #[test]
+    fn a_profile_is_the_xspace_of_what_was_recorded_as_bytes() {
+        assert!(profile_of(Collected::default(), "h").is_none());
+        let collected = Collected {
+            markers: (1..=3u64)
+                .map(|i| MarkerSpan {
+                    label: format!("step {i}").into(),
+                    thread_id: 7,
+                    start_ns: 1_000 * i,
+                    end_ns: 1_000 * i + 500,
+                    scope_id: i as i64,
+                    ..MarkerSpan::default()
+                })
+                .collect(),
+            ..Collected::default()
+        };
+        let mut want = crate::xplane::build_xspace(&join(collected.clone()));
+        want.hostnames = vec!["client_9012".into()];
+        let profile = profile_of(collected, "client_9012").unwrap();
+        assert!(!want.planes.is_empty());
+        assert_eq!(profile.xspace(), want);
+        use prost::Message;
+        assert_eq!(profile.into_bytes(), want.encode_to_vec());
+    }
 }

@@ -21,7 +21,6 @@ use super::capture;
 use crate::config::RingRule;
 use crate::model::events::Collected;
 use crate::sdk::session::Session;
-use crate::xplane::proto::XSpace;
 use crate::{log_debug, log_error};
 
 struct Segment {
@@ -149,7 +148,7 @@ pub fn snapshot(
     s: &Session,
     rule: &RingRule,
     file_host: &str,
-) -> Option<(Option<XSpace>, SnapshotFacts)> {
+) -> Option<(Option<capture::Profile>, SnapshotFacts)> {
     let t0 = Instant::now();
     let merged = {
         let mut guard = ring();

@@ -8,13 +8,12 @@ use std::time::Duration;
 
 use tonic::{Request, Response, Status};
 
-use super::capture::{self, CaptureError, CaptureRequest, Owner};
+use super::capture::{self, CaptureError, CaptureRequest, Owner, Profile};
 use super::proto::profiler_service_server::ProfilerService;
 use super::proto::*;
 use super::ring;
 use crate::config::Config;
 use crate::sdk::session::Session;
-use crate::xplane::proto::XSpace;
 use crate::{log_info, log_warn};
 
 /// The tool-data entry xprof's client writes as `<host>.xplane.pb` (protocol note §2, T).
@@ -78,31 +77,28 @@ fn status_of(e: &CaptureError) -> Status {
 
 /// A Profile reply: the XSpace as tool data (the field xprof's trace path reads), also in
 /// `xspace` when the client asked for it; `empty_trace` when nothing was recorded.
-fn profile_response(space: Option<XSpace>, emit_xspace: bool) -> ProfileResponse {
-    match space {
+fn profile_response(profile: Option<Profile>, emit_xspace: bool) -> ProfileResponse {
+    match profile {
         None => ProfileResponse {
             empty_trace: true,
             ..ProfileResponse::default()
         },
-        Some(space) => {
-            use prost::Message;
-            ProfileResponse {
-                tool_data: vec![ProfileToolData {
-                    name: XPLANE_TOOL.to_string(),
-                    data: space.encode_to_vec(),
-                }],
-                empty_trace: false,
-                xspace: emit_xspace.then_some(space),
-            }
-        }
+        Some(profile) => ProfileResponse {
+            xspace: emit_xspace.then(|| profile.xspace()),
+            tool_data: vec![ProfileToolData {
+                name: XPLANE_TOOL.to_string(),
+                data: profile.into_bytes(),
+            }],
+            empty_trace: false,
+        },
     }
 }
 
 /// A snapshot reply: the XSpace in `xspace` (the field the client's snapshot path writes).
-fn snapshot_response(space: Option<XSpace>) -> ProfileResponse {
+fn snapshot_response(profile: Option<Profile>) -> ProfileResponse {
     ProfileResponse {
-        empty_trace: space.is_none(),
-        xspace: space,
+        empty_trace: profile.is_none(),
+        xspace: profile.map(|p| p.xspace()),
         ..ProfileResponse::default()
     }
 }
@@ -319,25 +315,28 @@ mod tests {
     fn an_empty_window_says_empty_trace_and_a_full_one_carries_xplane_pb() {
         let empty = profile_response(None, true);
         assert!(empty.empty_trace && empty.tool_data.is_empty() && empty.xspace.is_none());
+        use crate::xplane::proto::XSpace;
+        use prost::Message;
         let space = XSpace {
             hostnames: vec!["h".into()],
             ..Default::default()
         };
-        let full = profile_response(Some(space.clone()), false);
+        let profile = Profile::from(&space);
+        let full = profile_response(Some(profile.clone()), false);
         assert!(!full.empty_trace);
         assert_eq!(full.tool_data.len(), 1);
         assert_eq!(full.tool_data[0].name, "xplane.pb");
-        use prost::Message;
         assert_eq!(XSpace::decode(&full.tool_data[0].data[..]).unwrap(), space);
         assert!(
             full.xspace.is_none(),
             "xspace only when asked (emit_xspace)"
         );
         assert_eq!(
-            profile_response(Some(space.clone()), true).xspace,
-            Some(space)
+            profile_response(Some(profile.clone()), true).xspace,
+            Some(space.clone())
         );
         let snap = snapshot_response(None);
         assert!(snap.empty_trace);
+        assert_eq!(snapshot_response(Some(profile)).xspace, Some(space));
     }
 }
