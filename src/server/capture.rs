@@ -221,7 +221,7 @@ impl Profile {
         self.0
     }
 
-    /// The XSpace as a message, for the replies that carry one (`emit_xspace`, snapshots).
+    /// The XSpace as a message, for a reply that carries one too (`emit_xspace`).
     pub fn xspace(&self) -> XSpace {
         use prost::Message;
         // Our own encoding: decoding cannot fail short of a prost bug.
@@ -243,12 +243,22 @@ impl From<&XSpace> for Profile {
 /// Joins `c` and builds its profile for a client that names the file `<file_host>.xplane.pb`;
 /// `None` when nothing was recorded (the protocol's "empty trace").
 pub fn profile_of(c: Collected, file_host: &str) -> Option<Profile> {
-    if !c.has_records() && c.markers.is_empty() {
-        return None;
-    }
-    let trace = join(c);
+    let trace = joined(c)?;
     let threads = crate::output::plane_threads(&trace, crate::config::get());
     Some(profile_of_trace(&trace, file_host, threads))
+}
+
+/// As [`profile_of`], as a message: a snapshot's reply carries the XSpace in a message field,
+/// so its messages are built directly (the bytes would be held beside them while decoded).
+pub fn xspace_of(c: Collected, file_host: &str) -> Option<XSpace> {
+    let mut space = crate::xplane::build_xspace(&joined(c)?);
+    space.hostnames = vec![file_host.to_string()];
+    Some(space)
+}
+
+/// The joined trace of `c`; `None` when nothing was recorded.
+fn joined(c: Collected) -> Option<crate::model::Trace> {
+    (c.has_records() || !c.markers.is_empty()).then(|| join(c))
 }
 
 /// A plane entry's key and length, at most.
@@ -269,7 +279,7 @@ pub fn profile_of_trace(trace: &crate::model::Trace, file_host: &str, threads: u
         Default::default()
     });
     // xprof needs `hostnames[0]` to be a substring of the file's host name, which the client
-    // picks (its address with ':' → '_').
+    // picks (its address with ':' → '_'); the same in `xspace_of`.
     rest.hostnames = vec![file_host.to_string()];
     bytes.reserve_exact(rest.encoded_len());
     // Into a Vec, which grows as needed: cannot fail.
@@ -356,6 +366,8 @@ mod tests {
         };
         let mut want = crate::xplane::build_xspace(&join(collected.clone()));
         want.hostnames = vec!["client_9012".into()];
+        assert_eq!(xspace_of(collected.clone(), "client_9012").unwrap(), want);
+        assert!(xspace_of(Collected::default(), "h").is_none());
         let profile = profile_of(collected, "client_9012").unwrap();
         assert!(!want.planes.is_empty());
         assert_eq!(profile.xspace(), want);

@@ -21,6 +21,7 @@ use super::capture;
 use crate::config::RingRule;
 use crate::model::events::Collected;
 use crate::sdk::session::Session;
+use crate::xplane::proto::XSpace;
 use crate::{log_debug, log_error};
 
 struct Segment {
@@ -148,7 +149,7 @@ pub fn snapshot(
     s: &Session,
     rule: &RingRule,
     file_host: &str,
-) -> Option<(Option<capture::Profile>, SnapshotFacts)> {
+) -> Option<(Option<XSpace>, SnapshotFacts)> {
     let t0 = Instant::now();
     let merged = {
         let mut guard = ring();
@@ -178,7 +179,7 @@ pub fn snapshot(
         (merged, facts)
     };
     let (c, facts) = merged;
-    let space = capture::profile_of(c, file_host);
+    let space = capture::xspace_of(c, file_host);
     log_debug!(
         "snapshot of {} segments, {} records, in {:.1} ms",
         facts.segments,

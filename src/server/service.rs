@@ -14,6 +14,7 @@ use super::proto::*;
 use super::ring;
 use crate::config::Config;
 use crate::sdk::session::Session;
+use crate::xplane::proto::XSpace;
 use crate::{log_info, log_warn};
 
 /// The tool-data entry xprof's client writes as `<host>.xplane.pb` (protocol note §2, T).
@@ -95,10 +96,10 @@ fn profile_response(profile: Option<Profile>, emit_xspace: bool) -> ProfileRespo
 }
 
 /// A snapshot reply: the XSpace in `xspace` (the field the client's snapshot path writes).
-fn snapshot_response(profile: Option<Profile>) -> ProfileResponse {
+fn snapshot_response(space: Option<XSpace>) -> ProfileResponse {
     ProfileResponse {
-        empty_trace: profile.is_none(),
-        xspace: profile.map(|p| p.xspace()),
+        empty_trace: space.is_none(),
+        xspace: space,
         ..ProfileResponse::default()
     }
 }
@@ -315,7 +316,6 @@ mod tests {
     fn an_empty_window_says_empty_trace_and_a_full_one_carries_xplane_pb() {
         let empty = profile_response(None, true);
         assert!(empty.empty_trace && empty.tool_data.is_empty() && empty.xspace.is_none());
-        use crate::xplane::proto::XSpace;
         use prost::Message;
         let space = XSpace {
             hostnames: vec!["h".into()],
@@ -337,6 +337,6 @@ mod tests {
         );
         let snap = snapshot_response(None);
         assert!(snap.empty_trace);
-        assert_eq!(snapshot_response(Some(profile)).xspace, Some(space));
+        assert_eq!(snapshot_response(Some(space.clone())).xspace, Some(space));
     }
 }
