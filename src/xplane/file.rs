@@ -170,13 +170,14 @@ impl std::error::Error for ReadError {
 ///
 /// Planes are built, encoded and written one at a time (`build_planes`): the exit path never
 /// holds the whole XSpace or its whole encoding. A repeated field may be written as separate
-/// entries, so the bytes are those `encode_to_vec` would give for the built XSpace.
+/// entries, so the bytes are those `encode_to_vec` would give for the built XSpace, apart from
+/// the length of a plane written into the output as it was built (padded to 5 bytes).
 pub fn write_xspace(trace: &Trace, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
     write_xspace_on(trace, layout, plane_threads(trace))
 }
 
 /// As [`write_xspace`], the planes built on `threads` threads (see `build_planes_spilling`):
-/// the same bytes on any number.
+/// the same XSpace on any number.
 pub fn write_xspace_on(
     trace: &Trace,
     layout: &OutputLayout,
@@ -206,9 +207,9 @@ pub fn write_xspace_on(
 
 /// Threads the planes of `trace` are built on by default: the cores this process may use (its
 /// CPU set and cgroup quota), at most [`MAX_PLANE_THREADS`], and only as many as the memory
-/// they add fits under the process's peak so far (`VmHWM` − `VmRSS`): building planes side by
-/// side never raises the peak the job has already been through, which is what a memory limit
-/// sees. Where the process's memory cannot be read, one thread.
+/// they add fits under the process's peak so far (`VmHWM` − `VmRSS`): by that estimate,
+/// building planes side by side does not raise the peak the job has already been through,
+/// which is what a memory limit sees. Where the process's memory cannot be read, one thread.
 pub fn plane_threads(trace: &Trace) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PLANE_THREADS));
     let headroom = match crate::log::process_memory_kb() {
@@ -237,8 +238,8 @@ pub fn threads_within(trace: &Trace, threads: usize, headroom: u64) -> usize {
         .map_or(1, |workers| workers + 1)
 }
 
-/// The default's bound: each thread holds a plane being built, and past the host plane and a
-/// few device planes more threads wait for the file more than they build.
+/// The default's bound: each thread holds a plane being built, so a large node's cores are not
+/// all turned into planes held at once.
 pub const MAX_PLANE_THREADS: usize = 4;
 
 /// Writes an already-built XSpace atomically (temp file in the same directory, fsync, rename),
