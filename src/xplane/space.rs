@@ -62,8 +62,9 @@ pub fn build_planes<E>(
 ///
 /// With `threads` above 1, the device planes are built on that many threads less one while
 /// this thread builds the host plane, which then takes device planes too: each plane is built
-/// from the trace alone, so the bytes are the same as one thread's, and they reach `sink` in
-/// the same order. A device plane finished before its turn waits with at most the spill size
+/// from the trace alone, so the planes are the same as one thread's, and they reach `sink` in
+/// the same order; only the host plane's lines may go into an output file (the device planes
+/// are built while it is), so a device plane's length is then unpadded. A device plane finished before its turn waits with at most the spill size
 /// of its lines in memory (the rest in its file): the memory held grows by a plane being built
 /// per thread and by up to the spill size per waiting plane.
 pub fn build_planes_spilling<E>(
