@@ -1145,6 +1145,50 @@ mod tests {
     use super::*;
     use crate::model::{DeviceEvent, DeviceLine, KernelCode, KernelInfo};
 
+    /// A worker that panics while building a plane leaves that plane to the writing thread:
+    /// every plane still reaches the sink, once, in ordinal order. Each device plane here
+    /// panics on a worker thread once.
+    #[test]
+    fn a_plane_a_worker_could_not_build_is_built_by_the_writing_thread() {
+        let devices: Vec<Device> = (0..6)
+            .map(|ordinal| Device {
+                ordinal,
+                ..Device::default()
+            })
+            .collect();
+        let failed = std::sync::Mutex::new(Vec::new());
+        let device = |d: &Device| {
+            let on_worker = std::thread::current().name() == Some("rocprof-xplane-planes");
+            if on_worker && d.ordinal % 2 == 1 {
+                let mut failed = failed.lock().unwrap();
+                if !failed.contains(&d.ordinal) {
+                    failed.push(d.ordinal);
+                    drop(failed);
+                    panic!("a test's panic on a worker, plane {}", d.ordinal);
+                }
+            }
+            PlaneBuilder::new(i64::from(d.ordinal), format!("plane {}", d.ordinal)).finish()
+        };
+        let mut sunk = Vec::new();
+        DevicePlanes::new(&devices)
+            .build(
+                2,
+                &device,
+                // The host plane takes a while: the workers claim planes first.
+                || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    PlaneBuilder::new(-1, "host").finish()
+                },
+                &mut |p: BuiltPlane| {
+                    sunk.push(p.into_xplane().id);
+                    Ok::<(), std::convert::Infallible>(())
+                },
+            )
+            .unwrap();
+        assert_eq!(sunk, [-1, 0, 1, 2, 3, 4, 5]);
+        assert!(!failed.lock().unwrap().is_empty(), "a worker panicked");
+    }
+
     /// More launch shapes than slots, dispatches of each spread across the line: every event
     /// carries its own shape's queue, kernel details and kernel name, cached or not.
     #[test]
