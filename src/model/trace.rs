@@ -273,7 +273,7 @@ pub enum CopyDirection {
     Unknown,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MemcpyInfo {
     pub direction: CopyDirection,
     pub bytes: u64,

@@ -415,11 +415,7 @@ fn host_plane(
                 .get(&e.correlation_id)
                 .filter(|_| e.correlation_id != 0)
             {
-                plane.put(
-                    &mut stats,
-                    s::MEMCPY_DETAILS,
-                    StatValue::Ref(&s::memcpy_details(m)),
-                );
+                cache.memcpy_stats(&mut plane, m, &mut stats);
             }
             if e.activity_count > 1 {
                 stats.u64(
@@ -584,11 +580,7 @@ fn device_plane(
                     }
                 }
                 DeviceEventKind::Memcpy(m) => {
-                    plane.put(
-                        &mut stats,
-                        s::MEMCPY_DETAILS,
-                        StatValue::Ref(&s::memcpy_details(m)),
-                    );
+                    cache.memcpy_stats(&mut plane, m, &mut stats);
                     plane.event_metadata_id(s::memcpy_event_name(m.direction))
                 }
             };
@@ -647,6 +639,8 @@ struct EventCache<'t> {
     /// Per launch shape: its stats and its kernel's event metadata id.
     shapes: IdSlots<(StatBytes, i64)>,
     annotations: AnnotationCache<'t>,
+    /// Per copy route and size: its `memcpy_details` stat (a string formatted and interned).
+    copies: SlotCache<MemcpyInfo>,
     names: &'t Table<Arc<str>>,
     /// Per host event name: its event metadata id, 0 until first used (ids start at 1).
     name_ids: Vec<i64>,
@@ -692,7 +686,23 @@ impl<'t> EventCache<'t> {
                 annotations: IdSlots::default(),
                 label_lists: SlotCache::default(),
             },
+            copies: SlotCache::default(),
         }
+    }
+
+    /// A copy's `memcpy_details`, formatted and interned on a miss only: the same bytes, since
+    /// a hit's names were interned when it was first encoded.
+    fn memcpy_stats(&mut self, plane: &mut PlaneBuilder, m: &MemcpyInfo, stats: &mut StatBytes) {
+        let (bytes, hit) = self.copies.slot(m);
+        if !hit {
+            bytes.clear();
+            plane.put(
+                bytes,
+                s::MEMCPY_DETAILS,
+                StatValue::Ref(&s::memcpy_details(m)),
+            );
+        }
+        stats.extend(bytes);
     }
 
     /// The stats a kernel event takes from its launch shape (queue, pipe, details, occupancy)
@@ -796,7 +806,7 @@ impl<'t> EventCache<'t> {
 struct AnnotationCache<'t> {
     table: &'t Table<Annotation>,
     annotations: IdSlots<StatBytes>,
-    label_lists: SlotCache<[Arc<str>]>,
+    label_lists: SlotCache<Arc<[Arc<str>]>>,
 }
 
 /// Slots of each `SlotCache` (a power of two).
@@ -854,27 +864,55 @@ impl<V> IdSlots<V> {
     }
 }
 
-/// What was encoded from a value, kept by the value's address, one entry per slot. A slot
-/// holds its key's `Arc`, so the address cannot be reused while it is cached.
-struct SlotCache<K: ?Sized, V = StatBytes>(Vec<(Option<Arc<K>>, V)>);
+/// What was encoded from a value, kept by the value (`SlotKey`), one entry per slot.
+struct SlotCache<K, V = StatBytes>(Vec<(Option<K>, V)>);
 
-impl<K: ?Sized, V: Default> Default for SlotCache<K, V> {
+/// A key of a [`SlotCache`]: spread over the slots, and told apart from the other keys.
+trait SlotKey: Clone {
+    fn spread(&self) -> u64;
+    fn same(&self, other: &Self) -> bool;
+}
+
+/// A value shared by many events, by its address. A slot holds its key's `Arc`, so the address
+/// cannot be reused while it is cached.
+impl<T: ?Sized> SlotKey for Arc<T> {
+    fn spread(&self) -> u64 {
+        Arc::as_ptr(self).cast::<u8>() as usize as u64
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(self, other)
+    }
+}
+
+/// A copy's route and size, by value: the copies of a loop repeat a handful of them.
+impl SlotKey for MemcpyInfo {
+    fn spread(&self) -> u64 {
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(self)
+    }
+
+    fn same(&self, other: &Self) -> bool {
+        self == other
+    }
+}
+
+impl<K, V: Default> Default for SlotCache<K, V> {
     fn default() -> Self {
         SlotCache((0..SLOTS).map(|_| (None, V::default())).collect())
     }
 }
 
-impl<K: ?Sized, V> SlotCache<K, V> {
+impl<K: SlotKey, V> SlotCache<K, V> {
     /// The value of `key`'s slot, and whether it is `key`'s; on a miss the slot now belongs
     /// to `key` and holds what the previous key left (a buffer to clear and reuse).
-    fn slot(&mut self, key: &Arc<K>) -> (&mut V, bool) {
-        // Fibonacci hashing spreads addresses over every slot, where their low bits alone
+    fn slot(&mut self, key: &K) -> (&mut V, bool) {
+        // Fibonacci hashing spreads keys over every slot, where an address's low bits alone
         // would leave most slots unused (consecutive annotations lie a few hundred bytes
         // apart, interleaved with their labels' allocations).
-        let addr = Arc::as_ptr(key).cast::<u8>() as usize as u64;
-        let i = (addr.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize;
+        let i = (key.spread().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize;
         let (cached, value) = &mut self.0[i];
-        if cached.as_ref().is_some_and(|c| Arc::ptr_eq(c, key)) {
+        if cached.as_ref().is_some_and(|c| c.same(key)) {
             return (value, true);
         }
         *cached = Some(key.clone());
@@ -1187,6 +1225,75 @@ mod tests {
             .unwrap();
         assert_eq!(sunk, [-1, 0, 1, 2, 3, 4, 5]);
         assert!(!failed.lock().unwrap().is_empty(), "a worker panicked");
+    }
+
+    /// More copy routes and sizes than slots, copies of each spread across the line: every copy
+    /// carries its own `memcpy_details`, cached or not, and the plane interns each string once.
+    #[test]
+    fn copy_events_read_their_own_details_through_the_slot_cache() {
+        let routes: Vec<MemcpyInfo> = (0..SLOTS as u64 * 2 + 7)
+            .map(|i| MemcpyInfo {
+                direction: if i % 2 == 0 {
+                    CopyDirection::HostToDevice
+                } else {
+                    CopyDirection::DeviceToHost
+                },
+                bytes: 4096 + i / 3,
+                src_device: (i % 2 == 1).then_some((i % 3) as u32),
+                dst_device: (i % 2 == 0).then_some((i % 3) as u32),
+                kinds: None,
+            })
+            .collect();
+        let events: Vec<DeviceEvent> = (0..routes.len() * 3)
+            .map(|n| DeviceEvent {
+                start_ns: n as u64 * 10,
+                end_ns: n as u64 * 10 + 5,
+                correlation_id: 0,
+                thread_id: 1,
+                kind: DeviceEventKind::Memcpy(Box::new(routes[(n * 7919) % routes.len()].clone())),
+                annotation: None,
+                graph: None,
+            })
+            .collect();
+        let trace = Trace {
+            devices: vec![Device {
+                lines: vec![DeviceLine {
+                    id: 0,
+                    name: String::new(),
+                    events: events.clone(),
+                }],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        let plane = gpu_plane(&space);
+        let stat_name = |id: i64| plane.stat_metadata[&id].name.as_str();
+        let written = &plane.lines[0].events;
+        assert_eq!(written.len(), events.len());
+        for (w, e) in written.iter().zip(&events) {
+            let DeviceEventKind::Memcpy(m) = &e.kind else {
+                unreachable!()
+            };
+            let details = w
+                .stats
+                .iter()
+                .find(|st| stat_name(st.metadata_id) == s::MEMCPY_DETAILS)
+                .and_then(|st| match st.value {
+                    Some(x_stat::Value::RefValue(r)) => Some(stat_name(r as i64)),
+                    _ => None,
+                })
+                .expect("memcpy details");
+            assert_eq!(details, s::memcpy_details(m));
+        }
+        let distinct: std::collections::HashSet<String> =
+            routes.iter().map(s::memcpy_details).collect();
+        let interned = plane
+            .stat_metadata
+            .values()
+            .filter(|m| m.name.starts_with("kind_src:"))
+            .count();
+        assert_eq!(interned, distinct.len());
     }
 
     /// More launch shapes than slots, dispatches of each spread across the line: every event
