@@ -1183,6 +1183,49 @@ mod tests {
     use super::*;
     use crate::model::{DeviceEvent, DeviceLine, KernelCode, KernelInfo};
 
+    /// A GPU whose one line holds `events`.
+    fn one_line(events: Vec<DeviceEvent>) -> Device {
+        Device {
+            lines: vec![DeviceLine {
+                id: 0,
+                name: String::new(),
+                events,
+            }],
+            ..Default::default()
+        }
+    }
+
+    /// `n` events one after the other, the `k`-th of kind `kind(k)`.
+    fn events_in_turn(n: usize, kind: impl Fn(usize) -> DeviceEventKind) -> Vec<DeviceEvent> {
+        (0..n)
+            .map(|k| DeviceEvent {
+                start_ns: k as u64 * 10,
+                end_ns: k as u64 * 10 + 5,
+                correlation_id: 0,
+                thread_id: 1,
+                kind: kind(k),
+                annotation: None,
+                graph: None,
+            })
+            .collect()
+    }
+
+    /// The string that event `w`'s reference stat `name` points at.
+    fn ref_stat<'p>(
+        plane: &'p crate::xplane::proto::XPlane,
+        w: &crate::xplane::proto::XEvent,
+        name: &str,
+    ) -> Option<&'p str> {
+        let stat_name = |id: i64| plane.stat_metadata[&id].name.as_str();
+        w.stats
+            .iter()
+            .find(|st| stat_name(st.metadata_id) == name)
+            .and_then(|st| match st.value {
+                Some(x_stat::Value::RefValue(r)) => Some(stat_name(r as i64)),
+                _ => None,
+            })
+    }
+
     /// A worker that panics while building a plane leaves that plane to the writing thread:
     /// every plane still reaches the sink, once, in ordinal order. Each device plane here
     /// panics on a worker thread once.
@@ -1244,46 +1287,22 @@ mod tests {
                 kinds: None,
             })
             .collect();
-        let events: Vec<DeviceEvent> = (0..routes.len() * 3)
-            .map(|n| DeviceEvent {
-                start_ns: n as u64 * 10,
-                end_ns: n as u64 * 10 + 5,
-                correlation_id: 0,
-                thread_id: 1,
-                kind: DeviceEventKind::Memcpy(Box::new(routes[(n * 7919) % routes.len()].clone())),
-                annotation: None,
-                graph: None,
-            })
-            .collect();
+        let events = events_in_turn(routes.len() * 3, |n| {
+            DeviceEventKind::Memcpy(Box::new(routes[(n * 7919) % routes.len()].clone()))
+        });
         let trace = Trace {
-            devices: vec![Device {
-                lines: vec![DeviceLine {
-                    id: 0,
-                    name: String::new(),
-                    events: events.clone(),
-                }],
-                ..Default::default()
-            }],
+            devices: vec![one_line(events.clone())],
             ..Default::default()
         };
         let space = build_xspace(&trace);
         let plane = gpu_plane(&space);
-        let stat_name = |id: i64| plane.stat_metadata[&id].name.as_str();
         let written = &plane.lines[0].events;
         assert_eq!(written.len(), events.len());
         for (w, e) in written.iter().zip(&events) {
             let DeviceEventKind::Memcpy(m) = &e.kind else {
                 unreachable!()
             };
-            let details = w
-                .stats
-                .iter()
-                .find(|st| stat_name(st.metadata_id) == s::MEMCPY_DETAILS)
-                .and_then(|st| match st.value {
-                    Some(x_stat::Value::RefValue(r)) => Some(stat_name(r as i64)),
-                    _ => None,
-                })
-                .expect("memcpy details");
+            let details = ref_stat(plane, w, s::MEMCPY_DETAILS).expect("memcpy details");
             assert_eq!(details, s::memcpy_details(m));
         }
         let distinct: std::collections::HashSet<String> =
@@ -1318,20 +1337,12 @@ mod tests {
             .collect();
         // Every id numbered one ahead of its table position would find a neighbour's shape.
         assert_eq!(table.get(shapes[0]).unwrap().queue, 0);
-        let events: Vec<DeviceEvent> = (0..shapes.len() * 3)
-            .map(|n| DeviceEvent {
-                start_ns: n as u64 * 10,
-                end_ns: n as u64 * 10 + 5,
-                correlation_id: 0,
-                thread_id: 1,
-                kind: DeviceEventKind::Kernel(KernelInfo {
-                    dispatch_id: n as u64,
-                    shape: shapes[(n * 7919) % shapes.len()],
-                }),
-                annotation: None,
-                graph: None,
+        let events = events_in_turn(shapes.len() * 3, |n| {
+            DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: n as u64,
+                shape: shapes[(n * 7919) % shapes.len()],
             })
-            .collect();
+        });
         let trace = Trace {
             devices: vec![Device {
                 name: "gfx942".into(),
@@ -1339,12 +1350,7 @@ mod tests {
                 simd_per_cu: 4,
                 wave_front_size: 64,
                 max_waves_per_cu: 32,
-                lines: vec![DeviceLine {
-                    id: 0,
-                    name: String::new(),
-                    events: events.clone(),
-                }],
-                ..Default::default()
+                ..one_line(events.clone())
             }],
             shapes: table,
             ..Default::default()
@@ -1366,15 +1372,7 @@ mod tests {
                 .find(|st| stat_name(st.metadata_id) == crate::xplane::deps::HSA_QUEUE)
                 .and_then(|st| st.value.clone());
             assert_eq!(queue, Some(x_stat::Value::Uint64Value(shape.queue)));
-            let details = w
-                .stats
-                .iter()
-                .find(|st| stat_name(st.metadata_id) == s::KERNEL_DETAILS)
-                .and_then(|st| match st.value {
-                    Some(x_stat::Value::RefValue(r)) => Some(stat_name(r as i64)),
-                    _ => None,
-                })
-                .expect("kernel details");
+            let details = ref_stat(plane, w, s::KERNEL_DETAILS).expect("kernel details");
             let grid = shape.grid[0];
             assert!(details.contains(&format!("grid:{grid},")), "{details}");
         }
