@@ -22,7 +22,7 @@ use rocprof_xplane::model::join::join;
 use rocprof_xplane::model::Trace;
 use rocprof_xplane::sdk::Abi;
 use rocprof_xplane::store::EventStore;
-use rocprof_xplane::xplane::{build_planes, plane_threads, write_xspace_on, OutputLayout};
+use rocprof_xplane::xplane::{build_planes, write_xspace_on, OutputLayout};
 use rocprofiler_sdk_sys as sys;
 
 const BATCH: usize = 512;
@@ -295,12 +295,10 @@ fn bench_export(trace: &Trace, events: usize) {
         run_name: "bench".into(),
         host: "bench".into(),
     };
-    // The tool's own knob: `ci/bench-instructions.sh` sets 1, since callgrind counts a helper
-    // thread's work outside the writer's call.
-    let threads = std::env::var("ROCPROF_XPLANE_WRITE_THREADS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| plane_threads(trace));
+    // The tool's own rule and knob (`ci/bench-instructions.sh` sets 1, since callgrind counts
+    // a helper thread's work outside the writer's call).
+    let (cfg, _) = rocprof_xplane::config::Config::parse(|k| std::env::var(k).ok(), 0);
+    let threads = rocprof_xplane::output::plane_threads(trace, &cfg);
     let mut runs = Vec::new();
     for _ in 0..3 {
         let t = Instant::now();

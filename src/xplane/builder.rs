@@ -224,7 +224,7 @@ impl PlaneBuilder {
     fn lines_out(&self, policy: &SpillPolicy) -> std::io::Result<LinesOut> {
         if let Some(output) = &policy.output {
             let mut key = WireRun::new();
-            key.varint(u64::from(PLANES_FIELD) << 3 | 2);
+            key.varint(length_delimited_key(PLANES_FIELD));
             match PlaneInOutput::start(output, key.as_slice(), &self.leading().encode_to_vec()) {
                 Ok(direct) => return Ok(LinesOut::Output(direct)),
                 Err(e) => crate::log_debug!("the plane's lines go to a file of their own: {e}"),
@@ -324,12 +324,17 @@ fn entry_len(field: u32, len: usize) -> usize {
     prost::encoding::key_len(field) + prost::encoding::encoded_len_varint(len as u64) + len
 }
 
+/// The key of a length-delimited entry of field `field`: the field number and wire type 2,
+/// written as a varint.
+fn length_delimited_key(field: u32) -> u64 {
+    u64::from(field) << 3 | 2
+}
+
 /// Writes the key and length of a length-delimited entry of field `field`; its `len` bytes
 /// follow.
 fn write_entry_head(field: u32, len: usize, w: &mut impl std::io::Write) -> std::io::Result<()> {
     let mut head = WireRun::new();
-    // The key: field number and wire type 2 (length-delimited), itself a varint.
-    head.varint(u64::from(field) << 3 | 2);
+    head.varint(length_delimited_key(field));
     head.varint(len as u64);
     w.write_all(head.as_slice())
 }

@@ -101,13 +101,10 @@ impl RoctxLines {
             drop(spans);
             // Each lane's line is sized once for its events (a thread's line of ranges is as
             // long as its calls), not grown by doubling.
-            let mut counts = Vec::new();
+            let lanes = lane_of.iter().max().map_or(0, |m| m + 1).min(MAX_LANE + 1);
+            let mut counts = vec![0; lanes];
             for &k in &lane_of {
-                let k = k.min(MAX_LANE);
-                if counts.len() <= k {
-                    counts.resize(k + 1, 0);
-                }
-                counts[k] += 1;
+                counts[k.min(MAX_LANE)] += 1;
             }
             let mut lines: Vec<LineBuilder> = counts
                 .iter()
@@ -157,13 +154,8 @@ fn roctx_line(tid: u64, display: Option<&str>, process_wide: bool, lane: usize) 
 /// The lane of each span `(start, end)`, in input order; lane 0 holds the most. Spans that merely
 /// touch (`end == start`) nest, as in `tests/support/xspace.rs::partial_overlaps`.
 pub fn nesting_lanes(spans: &[(u64, u64)]) -> Vec<usize> {
-    let key = |&(start, end): &(u64, u64)| (start, std::cmp::Reverse(end));
     let mut order: Vec<usize> = (0..spans.len()).collect();
-    // A thread's ranges come sorted by start (the join sorts its events): then the order is
-    // the input's, with no sort.
-    if !spans.is_sorted_by_key(key) {
-        order.sort_by_key(|&i| (key(&spans[i]), i));
-    }
+    order.sort_by_key(|&i| (spans[i].0, std::cmp::Reverse(spans[i].1), i));
     // Per lane, the ends of the events still open at the current start, innermost last.
     let mut lanes: Vec<Vec<u64>> = Vec::new();
     let mut lane_of = vec![0; spans.len()];
@@ -209,8 +201,8 @@ mod tests {
         assert_eq!(nesting_lanes(&spans), vec![0, 0, 0, 1, 0, 0, 0]);
         assert_eq!(nesting_lanes(&[(5, 10), (0, 7), (6, 20)]), vec![1, 0, 2]);
         assert!(nesting_lanes(&[]).is_empty());
-        // Input already in order takes no sort, and deals as the sorted input does; equal
-        // spans keep their input order.
+        // Input already in order deals as the same spans out of order do; equal spans keep
+        // their input order.
         let mut sorted = spans.to_vec();
         sorted.sort_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
         let lanes = nesting_lanes(&sorted);
