@@ -380,11 +380,13 @@ fn streamed_file_equals_the_whole_xspace_encoded() {
 
 /// A plane past the spill size goes into the output file as it is built (its length padded,
 /// filled in at the end) whenever nothing else is written there meanwhile: on one thread every
-/// such plane, on several the host plane only. The file decodes to the XSpace built in
-/// memory, and nothing is left beside it.
+/// such plane, on several the host plane only. The file, with hostile names in its lines and a
+/// run directory whose name is not ASCII, decodes to the XSpace built in memory, its lines
+/// nest, and nothing is left beside it.
 #[test]
 fn planes_written_as_they_are_built_decode_as_the_whole_xspace() {
-    let trace = common::launches(150_000);
+    let mut trace = common::launches(150_000);
+    hostile_names(&mut trace);
     let mut want = build_xspace(&trace);
     let big = want
         .planes
@@ -395,8 +397,8 @@ fn planes_written_as_they_are_built_decode_as_the_whole_xspace() {
     let dir = tempfile::tempdir().unwrap();
     for (threads, widths) in [(1, [5, 5]), (3, [5, 4])] {
         let layout = rocprof_xplane::xplane::OutputLayout {
-            log_dir: dir.path().into(),
-            run_name: format!("t{threads}"),
+            log_dir: dir.path().join("répertoire 日本"),
+            run_name: format!("t{threads} ü"),
             host: "h.1".into(),
         };
         let path = rocprof_xplane::xplane::write_xspace_on(&trace, &layout, threads).unwrap();
@@ -408,10 +410,9 @@ fn planes_written_as_they_are_built_decode_as_the_whole_xspace() {
             "small planes are whole"
         );
         want.hostnames = vec!["h.1".into()];
-        assert!(
-            rocprof_xplane::xplane::proto::XSpace::decode(bytes.as_slice()).unwrap() == want,
-            "{threads} threads"
-        );
+        let back = rocprof_xplane::xplane::proto::XSpace::decode(bytes.as_slice()).unwrap();
+        assert!(back == want, "{threads} threads");
+        support::xspace::assert_lines_nest(&back, "planes written as they are built");
         let left: Vec<_> = std::fs::read_dir(layout.run_dir())
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -534,18 +535,17 @@ fn planes_whose_lines_were_set_aside_are_the_same_bytes() {
     assert_eq!(encode(Some(&nowhere)), (want, 0));
 }
 
-/// Hostile text through the set-aside lines: empty, non-ASCII and 10 KB event, thread and line
-/// names, the file made in a directory whose name is not ASCII. The planes are the same bytes
-/// as encoded in memory, read back whole, and no host line holds partially overlapping events.
-#[test]
-fn hostile_names_through_set_aside_lines() {
-    use rocprof_xplane::xplane::spill::SpillPolicy;
-    let (mut trace, _) = common::synthetic_trace();
-    let long = "ü".repeat(5_000); // 10 KB
-    let names = ["", "é日本🚀\u{200b}\"\\\n", long.as_str()];
-    let ids = names.map(|n| trace.names.push(Arc::from(n)));
+/// Gives the trace's host threads, host events and device lines hostile names, in turn: empty,
+/// non-ASCII with quotes, a zero-width space and a newline, and 10 KB; returns the three.
+fn hostile_names(trace: &mut rocprof_xplane::model::Trace) -> [String; 3] {
+    let names = [
+        String::new(),
+        "é日本🚀\u{200b}\"\\\n".to_string(),
+        "ü".repeat(5_000), // 10 KB
+    ];
+    let ids = names.clone().map(|n| trace.names.push(Arc::from(n)));
     for (k, t) in trace.host_threads.iter_mut().enumerate() {
-        t.name = names[k % names.len()].to_string();
+        t.name = names[k % names.len()].clone();
         for (i, e) in t.events.iter_mut().enumerate() {
             e.name = ids[i % names.len()];
         }
@@ -556,8 +556,20 @@ fn hostile_names_through_set_aside_lines() {
         .flat_map(|d| &mut d.lines)
         .enumerate()
     {
-        l.name = names[k % names.len()].to_string();
+        l.name = names[k % names.len()].clone();
     }
+    names
+}
+
+/// Hostile text through the set-aside lines: empty, non-ASCII and 10 KB event, thread and line
+/// names, the file made in a directory whose name is not ASCII. The planes are the same bytes
+/// as encoded in memory, read back whole, and no host line holds partially overlapping events.
+#[test]
+fn hostile_names_through_set_aside_lines() {
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    let (mut trace, _) = common::synthetic_trace();
+    let names = hostile_names(&mut trace);
+    let long = &names[2];
     let want = build_xspace(&trace);
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("répertoire 日本");
@@ -580,8 +592,8 @@ fn hostile_names_through_set_aside_lines() {
         .values()
         .map(|m| m.name.as_str())
         .collect();
-    for n in names {
-        assert!(named.contains(&n), "{:.40} missing", n);
+    for n in &names {
+        assert!(named.contains(&n.as_str()), "{:.40} missing", n);
     }
     // The host lines, whose names and events the hostile text went into, nest. (The
     // fixture's device lines hold kernels that overlap by construction: it is a hand-made

@@ -347,14 +347,15 @@ mod tests {
     use crate::model::events::MarkerSpan;
 
     /// The reply's bytes are the XSpace the file writer's planes make, with the client's host
-    /// name; nothing recorded is no profile.
+    /// name, hostile labels included (empty, non-ASCII, 10 KB); nothing recorded is no profile.
     #[test]
     fn a_profile_is_the_xspace_of_what_was_recorded_as_bytes() {
         assert!(profile_of(Collected::default(), "h").is_none());
+        let labels = [String::new(), "é日本🚀\u{200b}\n".into(), "ü".repeat(5_000)];
         let collected = Collected {
             markers: (1..=3u64)
                 .map(|i| MarkerSpan {
-                    label: format!("step {i}").into(),
+                    label: labels[i as usize - 1].as_str().into(),
                     thread_id: 7,
                     start_ns: 1_000 * i,
                     end_ns: 1_000 * i + 500,
@@ -366,6 +367,14 @@ mod tests {
         };
         let mut want = crate::xplane::build_xspace(&join(collected.clone()));
         want.hostnames = vec!["client_9012".into()];
+        let names: Vec<&str> = want.planes[0]
+            .event_metadata
+            .values()
+            .map(|m| m.name.as_str())
+            .collect();
+        for l in &labels {
+            assert!(names.contains(&l.as_str()), "{l:.40} missing");
+        }
         assert_eq!(xspace_of(collected.clone(), "client_9012").unwrap(), want);
         assert!(xspace_of(Collected::default(), "h").is_none());
         let profile = profile_of(collected, "client_9012").unwrap();
