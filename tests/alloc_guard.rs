@@ -246,3 +246,62 @@ fn encoding_events_allocates_nothing_per_event() {
         (large - small) as f64 / 14_000.0
     );
 }
+
+/// The anchors of the sync dependencies (a record anchor and a wait anchor per flow, written
+/// among a line's events) allocate nothing per anchor either. Before, each anchor built its two
+/// stats in a new buffer (one or two allocations) and looked their names up by hashing.
+#[test]
+fn writing_dependency_anchors_allocates_nothing_per_anchor() {
+    use rocprof_xplane::model::{Anchor, AnchorPlace, DependencyFlow};
+    let encode = |n: u64| {
+        let mut trace = support::synthetic::launches(n);
+        // Kernel i waits on kernel i - 1 through an event: an arrow from its end to i's start,
+        // both on the stream's line, and one from the host's wait call.
+        trace.dependency_flows = (2..=n)
+            .flat_map(|i| {
+                let from = Anchor::on_device(0, 0, 1_000 + (i - 1) * 100 + 90);
+                [
+                    DependencyFlow {
+                        id: 2 * i,
+                        wait_correlation_id: i,
+                        record_correlation_id: i - 1,
+                        from,
+                        to: Anchor::on_device(0, 0, 1_000 + i * 100),
+                    },
+                    DependencyFlow {
+                        id: 2 * i + 1,
+                        wait_correlation_id: i,
+                        record_correlation_id: i - 1,
+                        from,
+                        to: Anchor {
+                            place: AnchorPlace::Host { tid: 7 },
+                            time_ns: 900 + i * 100,
+                        },
+                    },
+                ]
+            })
+            .collect();
+        allocations_in(|| {
+            let mut bytes = 0usize;
+            rocprof_xplane::xplane::build_planes(&trace, |p| {
+                bytes += p.encoded_len();
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .unwrap();
+            // Four anchors per launch besides its two events.
+            assert!(
+                bytes > 120 * n as usize,
+                "{n} launches encoded in {bytes} B"
+            );
+        })
+    };
+    let (small, large) = (encode(2_000), encode(16_000));
+    println!(
+        "allocations building planes with anchors: {small} for 2,000 launches, {large} for 16,000"
+    );
+    assert!(
+        large - small < 64,
+        "{small} allocations for 2,000 launches, {large} for 16,000: {} per extra anchor",
+        (large - small) as f64 / 56_000.0
+    );
+}

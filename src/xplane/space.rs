@@ -581,7 +581,7 @@ fn device_plane(
                 }
                 DeviceEventKind::Memcpy(m) => {
                     cache.memcpy_stats(&mut plane, m, &mut stats);
-                    plane.event_metadata_id(s::memcpy_event_name(m.direction))
+                    cache.copy_name_id(&mut plane, m.direction)
                 }
             };
             if let Some(g) = e.graph {
@@ -644,6 +644,9 @@ struct EventCache<'t> {
     names: &'t Table<Arc<str>>,
     /// Per host event name: its event metadata id, 0 until first used (ids start at 1).
     name_ids: Vec<i64>,
+    /// Per copy direction, in `COPY_ORDER`: its event metadata id, 0 until first used (a
+    /// copy's name was hashed per event).
+    copy_name_ids: [i64; COPY_ORDER.len()],
 }
 
 /// The event name of a kernel whose launch shape is not in the trace's table (a `Trace` built
@@ -681,6 +684,7 @@ impl<'t> EventCache<'t> {
             shapes: IdSlots::default(),
             names: &trace.names,
             name_ids: Vec::new(),
+            copy_name_ids: [0; COPY_ORDER.len()],
             annotations: AnnotationCache {
                 table: &trace.annotations,
                 annotations: IdSlots::default(),
@@ -757,6 +761,16 @@ impl<'t> EventCache<'t> {
             }
         }
         Some((bytes, *id))
+    }
+
+    /// A copy event's event metadata id, looked up by its direction (no hashing per event).
+    fn copy_name_id(&mut self, plane: &mut PlaneBuilder, direction: CopyDirection) -> i64 {
+        let slot = COPY_ORDER.iter().position(|&d| d == direction).unwrap_or(0);
+        let id = &mut self.copy_name_ids[slot];
+        if *id == 0 {
+            *id = plane.event_metadata_id(s::memcpy_event_name(direction));
+        }
+        *id
     }
 
     /// A host event's event metadata id, looked up by the name's id (no hashing per event).
