@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use std::collections::HashMap;
+use crate::fastmap::HashMap;
 
 use smallvec::SmallVec;
 
