@@ -33,10 +33,12 @@ pub struct Producer {
 }
 
 /// Producers per (device, event handle), each vector sorted by correlation id. Filled from
-/// application threads; resolved only through [`ProducerMap::into_index`].
+/// application threads; resolved only through [`ProducerMap::into_index`]. Hashed with Fx, as
+/// the join's maps are (`fastmap`): the keys are the runtime's handles, and SipHash was a third
+/// of a `hipEventRecord`'s capture on the application thread.
 #[derive(Debug, Clone, Default)]
 pub struct ProducerMap {
-    records: DashMap<(i32, u64), Vec<Producer>>,
+    records: DashMap<(i32, u64), Vec<Producer>, rustc_hash::FxBuildHasher>,
 }
 
 impl ProducerMap {
