@@ -88,6 +88,55 @@ fn json_summary_of_our_file() {
     assert!(text.contains("gemm_kernel"));
 }
 
+/// `--events` lists every event of every line once, in the line's order, with its stats by
+/// name; planes come by name and lines by id, so the listing is the same for the same profile
+/// whatever order the file holds them in.
+#[test]
+fn events_listing_holds_every_event_with_its_stats() {
+    let (trace, expected) = common::synthetic_trace();
+    let dir = tempfile::tempdir().unwrap();
+    let layout = OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: "r".into(),
+        host: "h.1".into(),
+    };
+    let path = write_xspace(&trace, &layout).unwrap();
+    let (ok, text, err) = inspect(&[path.to_str().unwrap(), "--events"]);
+    assert!(ok, "{err}");
+    let space = rocprof_xplane::xplane::read_xspace(&path).unwrap();
+    let events: usize = space
+        .planes
+        .iter()
+        .flat_map(|p| &p.lines)
+        .map(|l| l.events.len())
+        .sum();
+    let listed = text
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("  EM "))
+        .count();
+    assert_eq!(listed, events);
+    let planes: Vec<&str> = text.lines().filter(|l| l.starts_with("PLANE ")).collect();
+    let mut sorted = planes.clone();
+    sorted.sort_by_key(|l| l.split(' ').nth(2).unwrap_or(""));
+    assert_eq!(planes, sorted, "planes by name");
+    assert_eq!(planes.len(), space.planes.len());
+    // gemm_kernel's three dispatches carry their kernel details by name.
+    let gemm: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("  gemm_kernel T"))
+        .collect();
+    assert_eq!(gemm.len(), 3, "{text}");
+    assert!(
+        gemm.iter().all(|l| l.contains("kernel_details=ref:")),
+        "{gemm:?}"
+    );
+    let kernels: usize = expected.kernels.values().map(|k| k.1).sum();
+    assert!(listed >= kernels);
+    // The same listing from the same file; the summary options still exclude each other.
+    assert_eq!(inspect(&[path.to_str().unwrap(), "--events"]).1, text);
+    assert!(!inspect(&[path.to_str().unwrap(), "--events", "--json"]).0);
+}
+
 #[test]
 fn json_summary_of_a_real_xla_file() {
     let p = real_testdata().join("xla-xplane-mi355x/934987a2fc2f.xplane.pb");

@@ -25,6 +25,10 @@ pub struct Args {
     /// One JSON object with stable keys, for scripts.
     #[arg(long)]
     json: bool,
+    /// Every plane, line, event and stat, one per line, names resolved (planes by name, stats
+    /// by name): a text two profiles can be compared by (`ci/compare-output.sh`).
+    #[arg(long, conflicts_with = "json")]
+    events: bool,
 }
 
 pub fn execute(args: Args) -> ExitCode {
@@ -43,6 +47,19 @@ pub fn execute(args: Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if args.events {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        return match write_events(&mut out, &space).and_then(|()| out.flush()) {
+            Ok(()) => ExitCode::SUCCESS,
+            // A closed pipe (`| head`) ends the listing, not an error worth a line.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rocprof-xplane inspect: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     let summary = summarize(Path::new(&file), &space);
     if as_json {
         match serde_json::to_string_pretty(&summary) {
@@ -93,6 +110,87 @@ fn stat_json(p: &XPlane, s: &XStat) -> Value {
         Some(x_stat::Value::BytesValue(b)) => json!(format!("<{} bytes>", b.len())),
         None => Value::Null,
     }
+}
+
+/// A stat as `name=value`: a reference by the text it names (`ref:`), a string quoted.
+fn stat_text(p: &XPlane, s: &XStat) -> String {
+    let value = match &s.value {
+        Some(x_stat::Value::StrValue(v)) => format!("{v:?}"),
+        Some(x_stat::Value::RefValue(_)) => {
+            format!("ref:{}", stat_json(p, s).as_str().unwrap_or(""))
+        }
+        _ => stat_json(p, s).to_string(),
+    };
+    format!("{}={value}", stat_name(p, s))
+}
+
+/// A list of stats, sorted by their text (their order on the wire is not part of what they say).
+fn stats_text(p: &XPlane, stats: &[XStat]) -> String {
+    let mut all: Vec<String> = stats.iter().map(|s| stat_text(p, s)).collect();
+    all.sort_unstable();
+    all.join(",")
+}
+
+/// `--events`: planes by name; in each, its stats, its event metadata that carries stats, then
+/// its lines by id, each event as `name T<start ps> <duration ps> [stats]` in the line's order.
+/// The start is the line's timestamp plus the event's offset, so two files with their lines
+/// based at different times still compare.
+fn write_events(out: &mut impl std::io::Write, space: &XSpace) -> std::io::Result<()> {
+    let mut planes: Vec<&XPlane> = space.planes.iter().collect();
+    planes.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+    for p in planes {
+        writeln!(
+            out,
+            "PLANE {} {} [{}]",
+            p.id,
+            p.name,
+            stats_text(p, &p.stats)
+        )?;
+        let mut metadata: Vec<_> = p
+            .event_metadata
+            .values()
+            .filter(|m| !m.stats.is_empty())
+            .collect();
+        metadata.sort_by(|a, b| (&a.name, a.id).cmp(&(&b.name, b.id)));
+        for m in metadata {
+            writeln!(
+                out,
+                "  EM {} {:?} [{}]",
+                m.name,
+                m.display_name,
+                stats_text(p, &m.stats)
+            )?;
+        }
+        let mut lines: Vec<_> = p.lines.iter().collect();
+        lines.sort_by_key(|l| l.id);
+        for l in lines {
+            writeln!(
+                out,
+                " LINE {} {} {:?} ts {} n {}",
+                l.id,
+                l.name,
+                l.display_name,
+                l.timestamp_ns,
+                l.events.len()
+            )?;
+            let base_ps = i128::from(l.timestamp_ns) * 1_000;
+            for e in &l.events {
+                let offset = match e.data {
+                    Some(x_event::Data::OffsetPs(o)) => i128::from(o),
+                    Some(x_event::Data::NumOccurrences(_)) | None => 0,
+                };
+                writeln!(
+                    out,
+                    "  {} T{} {} [{}]",
+                    event_name(p, e),
+                    base_ps + offset,
+                    e.duration_ps,
+                    stats_text(p, &e.stats)
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 fn event_name<'a>(p: &'a XPlane, e: &XEvent) -> &'a str {
