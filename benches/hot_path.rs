@@ -5,8 +5,9 @@
 //! only the 600 k-event join and exports that trace `HOT_PATH_REPEAT` times (10): a steady
 //! workload to profile (`perf record`, or `valgrind --tool=callgrind` with `HOT_PATH_REPEAT=1`
 //! for instruction counts that do not move with the machine's load); with `HOT_PATH_ONLY=decode`
-//! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's
-//! annotation rows (the capture at HIP entry, a roctx push + pop, the open-call marks).
+//! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's rows
+//! (the capture per HIP call at 1 to 32 threads, the capture at HIP entry, a roctx push + pop,
+//! the open-call marks).
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -104,14 +105,36 @@ fn bench_annotation_capture() {
 /// The application-thread cost per HIP call at 1, 4, 16 and 32 threads calling at once: the
 /// annotation capture and the launch fact (`devices::on_work_enter`), through the tool's own
 /// per-thread path. Reported as CPU-ns per call (wall × busy cores / calls): flat means no
-/// contention between threads.
+/// contention between threads. Two rows: launches on the null stream, and on a stream each
+/// thread created (what frameworks launch on: its device comes from the thread's cache of
+/// streams, a hash map probe per call).
 fn bench_capture_threads() {
+    for created in [false, true] {
+        bench_capture_threads_on(created);
+    }
+}
+
+fn bench_capture_threads_on(created_stream: bool) {
     use rocprof_xplane::capture::{devices, with_current};
-    let mut line = String::from("per HIP call on application threads (CPU-ns):");
+    let mut line = format!(
+        "per HIP call on application threads, {} (CPU-ns):",
+        if created_stream {
+            "on a created stream"
+        } else {
+            "on the null stream "
+        }
+    );
     for threads in [1u64, 4, 16, 32] {
-        let ns = cpu_ns_per_call(threads, 400_000, |t, calls, start| {
+        let ns = cpu_ns_per_call(threads, 400_000, move |t, calls, start| {
             let tid = 1000 + t;
+            // A stream handle of the thread's own, as an allocator would place them.
+            let stream = if created_stream {
+                0x7f00_0000_0000 + (t << 12)
+            } else {
+                0
+            };
             with_current(tid, |s| {
+                devices::on_stream_created(s, stream, 1);
                 s.push_range(rocprof_xplane::capture::thread::OpenRange {
                     label: Arc::from("step"),
                     correlation_id: 1,
@@ -125,7 +148,7 @@ fn bench_capture_threads() {
                 let corr = (t << 32) | (c + 2);
                 with_current(tid, |s| {
                     s.capture_at_api_enter(corr);
-                    devices::on_work_enter(s, corr, 0);
+                    devices::on_work_enter(s, corr, stream);
                 });
             }
         });
@@ -342,6 +365,7 @@ fn main() {
         return;
     }
     if only == "annotations" {
+        bench_capture_threads();
         bench_annotation_capture();
         bench_budget_charge();
         return;
