@@ -689,6 +689,7 @@ impl<'t> EventCache<'t> {
                 table: &trace.annotations,
                 annotations: IdSlots::default(),
                 label_lists: SlotCache::default(),
+                ids: StatIds::default(),
             },
             copies: SlotCache::default(),
         }
@@ -815,12 +816,13 @@ impl<'t> EventCache<'t> {
 /// by every range pushed with the same labels (`capture::thread` keeps one list while the
 /// labels stay the same), and parsing the labels is the costly part of a miss (each `name#k=v#`
 /// level split, every key and string value interned by name). So the labels' stats are cached
-/// too, by their list's address: a miss then encodes the scope and external ids and copies the
-/// labels' bytes.
+/// too, by their list's address: a miss then encodes the scope and external ids (their stat ids
+/// resolved once per plane, not hashed by name per miss) and copies the labels' bytes.
 struct AnnotationCache<'t> {
     table: &'t Table<Annotation>,
     annotations: IdSlots<StatBytes>,
     label_lists: SlotCache<Arc<[Arc<str>]>>,
+    ids: StatIds,
 }
 
 /// Slots of each `SlotCache` (a power of two).
@@ -835,7 +837,7 @@ impl AnnotationCache<'_> {
         let (bytes, hit) = self.annotations.slot(id);
         if !hit {
             bytes.clear();
-            add_id_stats(plane, a, bytes);
+            add_id_stats(plane, &mut self.ids, a, bytes);
             if !a.stack.is_empty() {
                 let (labels, hit) = self.label_lists.slot(&a.stack);
                 if !hit {
@@ -1029,12 +1031,17 @@ pub fn compute_capability(gfx_target_version: u32) -> (i64, i64) {
 /// Stats from the annotation context captured at API entry are the same on the host call and
 /// on every device event it caused, as in XLA: its ids, then its labels' stats.
 /// The annotation's own ids: its scope range and external correlation ids.
-fn add_id_stats(plane: &mut PlaneBuilder, a: &Annotation, stats: &mut StatBytes) {
+fn add_id_stats(
+    plane: &mut PlaneBuilder,
+    ids: &mut StatIds,
+    a: &Annotation,
+    stats: &mut StatBytes,
+) {
     if a.scope_range_id != 0 {
-        plane.put(stats, s::SCOPE_RANGE_ID, StatValue::I64(a.scope_range_id));
+        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), a.scope_range_id);
     }
     if let Some(&inner) = a.external_ids.last() {
-        plane.put(stats, s::EXTERNAL_CORRELATION_ID, StatValue::U64(inner));
+        stats.u64(ids.get(plane, s::EXTERNAL_CORRELATION_ID), inner);
         if a.external_ids.len() > 1 {
             let all: Vec<String> = a.external_ids.iter().map(u64::to_string).collect();
             plane.put(
@@ -1465,9 +1472,19 @@ mod tests {
         assert_eq!(calls, [""]);
     }
 
-    /// The stats of an annotation encoded without any cache.
+    /// The stats of an annotation encoded without any cache, the ids' stats by name.
     fn add_annotation_stats(plane: &mut PlaneBuilder, a: &Annotation, stats: &mut StatBytes) {
-        add_id_stats(plane, a, stats);
+        if a.scope_range_id != 0 {
+            plane.put(stats, s::SCOPE_RANGE_ID, StatValue::I64(a.scope_range_id));
+        }
+        if let Some(&inner) = a.external_ids.last() {
+            plane.put(stats, s::EXTERNAL_CORRELATION_ID, StatValue::U64(inner));
+            if a.external_ids.len() > 1 {
+                let all: Vec<String> = a.external_ids.iter().map(u64::to_string).collect();
+                let all = all.join(",");
+                plane.put(stats, s::EXTERNAL_CORRELATION_IDS, StatValue::Ref(&all));
+            }
+        }
         add_label_stats(plane, &a.stack, stats);
     }
 
@@ -1518,6 +1535,7 @@ mod tests {
             table: &table,
             annotations: IdSlots::default(),
             label_lists: SlotCache::default(),
+            ids: StatIds::default(),
         };
         let fresh = |plane: &mut PlaneBuilder, a: &Annotation| {
             let mut b = StatBytes::new();
