@@ -5,7 +5,9 @@
 # export (HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1: 5 builds into a byte counter + 3 to a file),
 # and the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats) in the SIMULATED
 # runtime (test infrastructure, not hardware). Prints instructions per event / per delivered
-# record for the join, the export and finalize as a whole. Cache misses are not in these
+# record for the join, the export and finalize as a whole, and for the callbacks' own work on
+# the application threads (`on_callback`: what they do, without the trampolines' panic guard
+# and the debug timing, which the runs have on). Cache misses are not in these
 # counts: a change that only cuts memory traffic reads flat here. Takes ~6 minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
 # (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
@@ -55,12 +57,13 @@ python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane::m
   "$(inclusive "$work/bench.out" 'rocprof_xplane::xplane::space::build_planes(_spilling)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::entry::tool_finalize')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::model::join::join')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" <<'PY'
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
 import sys
-events, records, bj, bb, sf, sj, sw = map(int, sys.argv[1:])
+events, records, bj, bb, sf, sj, sw, sc = map(int, sys.argv[1:])
 builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
 print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; build + encode {bb / builds / events:,.0f} instructions/event")
-print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f})")
+print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f}); callbacks' work {sc / records:,.0f}")
 PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
@@ -68,9 +71,10 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::join::join')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::deps::resolve_dependencies')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::space::host_plane')" <<'PY'
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::space::host_plane')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
 import sys
-records, f, j, d, w, h = map(int, sys.argv[1:])
-print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f})")
+records, f, j, d, w, h, c = map(int, sys.argv[1:])
+print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f}); callbacks' work {c / records:,.0f}")
 PY
 fi

@@ -430,8 +430,8 @@ impl BuiltPlane {
 /// Stat metadata ids of the names a plane's events carry on every event (`correlation_id`,
 /// `device_id`, …), interned on first use (so ids are assigned in the same order as by name)
 /// and then read without hashing the name: a slot chosen by the name's address. A scan of the
-/// names used so far (a sync call's host event asks for up to six of twenty) was a tenth of
-/// the host plane's instructions on the MaxText-sized run.
+/// names used so far (a sync call's host event asks for up to six of twenty) was 4 % of the
+/// host plane's instructions on MaxText/10.
 pub struct StatIds {
     /// (address and length of the name, its id); an id of 0 marks an empty slot (ids start
     /// at 1). Two names in one slot take turns: the one asked for is looked up by name again,
@@ -578,8 +578,8 @@ impl WireRun {
     /// Base-128, least significant group first, the high bit marking "more": protobuf's varint.
     /// The position stays in a local until the end (stored back once, not once per byte).
     /// The ten bytes a varint may take are one slice, checked once: the loop's bound is the
-    /// slice's, so its bytes are written without a check each (a third of the writer's
-    /// instructions in `varint` went to them).
+    /// slice's, so its bytes are written without a check each (MaxText/10's write took 891 M
+    /// instructions with a check per byte, 855 M without).
     #[inline]
     fn varint(&mut self, mut v: u64) {
         let at = self.len;
