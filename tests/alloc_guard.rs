@@ -220,6 +220,19 @@ fn a_range_around_every_call_allocates_nothing_per_range() {
     .unwrap();
 }
 
+/// The allocations building and encoding `trace`'s planes takes, and the bytes they encode to.
+fn building_planes(trace: &rocprof_xplane::model::Trace) -> (u64, usize) {
+    let mut bytes = 0usize;
+    let allocations = allocations_in(|| {
+        rocprof_xplane::xplane::build_planes(trace, |p| {
+            bytes += p.encoded_len();
+            Ok::<(), std::convert::Infallible>(())
+        })
+        .unwrap();
+    });
+    (allocations, bytes)
+}
+
 /// Building and encoding the planes allocates nothing per event: events and their stats are
 /// written straight to the line's bytes, which grow by doubling or to their announced count.
 /// Before this guard, every event built a vector of stat structs (at least one allocation per
@@ -227,16 +240,9 @@ fn a_range_around_every_call_allocates_nothing_per_range() {
 #[test]
 fn encoding_events_allocates_nothing_per_event() {
     let encode = |n| {
-        let trace = support::synthetic::launches(n);
-        allocations_in(|| {
-            let mut bytes = 0usize;
-            rocprof_xplane::xplane::build_planes(&trace, |p| {
-                bytes += p.encoded_len();
-                Ok::<(), std::convert::Infallible>(())
-            })
-            .unwrap();
-            assert!(bytes > 60 * n as usize, "{n} launches encoded in {bytes} B");
-        })
+        let (allocations, bytes) = building_planes(&support::synthetic::launches(n));
+        assert!(bytes > 60 * n as usize, "{n} launches encoded in {bytes} B");
+        allocations
     };
     let (small, large) = (encode(2_000), encode(16_000));
     println!("allocations building and encoding the planes: {small} for 2,000 launches, {large} for 16,000");
@@ -281,19 +287,13 @@ fn writing_dependency_anchors_allocates_nothing_per_anchor() {
                 ]
             })
             .collect();
-        allocations_in(|| {
-            let mut bytes = 0usize;
-            rocprof_xplane::xplane::build_planes(&trace, |p| {
-                bytes += p.encoded_len();
-                Ok::<(), std::convert::Infallible>(())
-            })
-            .unwrap();
-            // Four anchors per launch besides its two events.
-            assert!(
-                bytes > 120 * n as usize,
-                "{n} launches encoded in {bytes} B"
-            );
-        })
+        let (allocations, bytes) = building_planes(&trace);
+        // Four anchors per launch besides its two events.
+        assert!(
+            bytes > 120 * n as usize,
+            "{n} launches encoded in {bytes} B"
+        );
+        allocations
     };
     let (small, large) = (encode(2_000), encode(16_000));
     println!(

@@ -7,16 +7,21 @@ use rocprof_xplane::xplane::{write_xspace, OutputLayout};
 use support::cli::{inspect, inspect_json};
 use support::paths::real_testdata;
 
-#[test]
-fn json_summary_of_our_file() {
+/// The synthetic trace written as our tool writes it (host `h.1`), in `dir`.
+fn our_file(dir: &tempfile::TempDir) -> (std::path::PathBuf, common::Expected) {
     let (trace, expected) = common::synthetic_trace();
-    let dir = tempfile::tempdir().unwrap();
     let layout = OutputLayout {
         log_dir: dir.path().into(),
         run_name: "r".into(),
         host: "h.1".into(),
     };
-    let path = write_xspace(&trace, &layout).unwrap();
+    (write_xspace(&trace, &layout).unwrap(), expected)
+}
+
+#[test]
+fn json_summary_of_our_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, expected) = our_file(&dir);
     let s = inspect_json(&path);
 
     let kernels: usize = expected.kernels.values().map(|k| k.1).sum();
@@ -93,14 +98,8 @@ fn json_summary_of_our_file() {
 /// whatever order the file holds them in.
 #[test]
 fn events_listing_holds_every_event_with_its_stats() {
-    let (trace, expected) = common::synthetic_trace();
     let dir = tempfile::tempdir().unwrap();
-    let layout = OutputLayout {
-        log_dir: dir.path().into(),
-        run_name: "r".into(),
-        host: "h.1".into(),
-    };
-    let path = write_xspace(&trace, &layout).unwrap();
+    let (path, expected) = our_file(&dir);
     let (ok, text, err) = inspect(&[path.to_str().unwrap(), "--events"]);
     assert!(ok, "{err}");
     let space = rocprof_xplane::xplane::read_xspace(&path).unwrap();
