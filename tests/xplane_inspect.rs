@@ -131,6 +131,39 @@ fn events_listing_holds_every_event_with_its_stats() {
     );
     let kernels: usize = expected.kernels.values().map(|k| k.1).sum();
     assert!(listed >= kernels);
+    // A name with a newline (and other control characters) stays on its event's line.
+    let (mut trace, _) = common::synthetic_trace();
+    let hostile = trace
+        .names
+        .push(std::sync::Arc::from("hipLaunch\nPLANE 9 forged\r\u{7}"));
+    for e in trace.host_threads.iter_mut().flat_map(|t| &mut t.events) {
+        e.name = hostile;
+    }
+    let hostile_dir = tempfile::tempdir().unwrap();
+    let layout = OutputLayout {
+        log_dir: hostile_dir.path().into(),
+        run_name: "r".into(),
+        host: "h.1".into(),
+    };
+    let hostile_path = write_xspace(&trace, &layout).unwrap();
+    let (ok, hostile_text, err) = inspect(&[hostile_path.to_str().unwrap(), "--events"]);
+    assert!(ok, "{err}");
+    let hostile_listed = hostile_text
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("  EM "))
+        .count();
+    assert_eq!(hostile_listed, events);
+    assert_eq!(
+        hostile_text
+            .lines()
+            .filter(|l| l.starts_with("PLANE "))
+            .count(),
+        space.planes.len()
+    );
+    assert!(
+        hostile_text.contains("hipLaunch\\nPLANE 9 forged\\r\\u{7} T"),
+        "{hostile_text}"
+    );
     // The same listing from the same file; the summary options still exclude each other.
     assert_eq!(inspect(&[path.to_str().unwrap(), "--events"]).1, text);
     assert!(!inspect(&[path.to_str().unwrap(), "--events", "--json"]).0);

@@ -112,16 +112,22 @@ fn stat_json(p: &XPlane, s: &XStat) -> Value {
     }
 }
 
+/// Text of the profile as one line of the listing: control characters (a newline in a kernel
+/// or roctx name) escaped, so one event stays one line.
+fn one_line(text: &str) -> String {
+    text.escape_debug().to_string()
+}
+
 /// A stat as `name=value`: a reference by the text it names (`ref:`), a string quoted.
 fn stat_text(p: &XPlane, s: &XStat) -> String {
     let value = match &s.value {
         Some(x_stat::Value::StrValue(v)) => format!("{v:?}"),
         Some(x_stat::Value::RefValue(_)) => {
-            format!("ref:{}", stat_json(p, s).as_str().unwrap_or(""))
+            format!("ref:{}", one_line(stat_json(p, s).as_str().unwrap_or("")))
         }
         _ => stat_json(p, s).to_string(),
     };
-    format!("{}={value}", stat_name(p, s))
+    format!("{}={value}", one_line(stat_name(p, s)))
 }
 
 /// A list of stats, sorted by their text (their order on the wire is not part of what they say).
@@ -143,7 +149,7 @@ fn write_events(out: &mut impl std::io::Write, space: &XSpace) -> std::io::Resul
             out,
             "PLANE {} {} [{}]",
             p.id,
-            p.name,
+            one_line(&p.name),
             stats_text(p, &p.stats)
         )?;
         let mut metadata: Vec<_> = p
@@ -156,7 +162,7 @@ fn write_events(out: &mut impl std::io::Write, space: &XSpace) -> std::io::Resul
             writeln!(
                 out,
                 "  EM {} {:?} [{}]",
-                m.name,
+                one_line(&m.name),
                 m.display_name,
                 stats_text(p, &m.stats)
             )?;
@@ -168,7 +174,7 @@ fn write_events(out: &mut impl std::io::Write, space: &XSpace) -> std::io::Resul
                 out,
                 " LINE {} {} {:?} ts {} n {}",
                 l.id,
-                l.name,
+                one_line(&l.name),
                 l.display_name,
                 l.timestamp_ns,
                 l.events.len()
@@ -182,7 +188,7 @@ fn write_events(out: &mut impl std::io::Write, space: &XSpace) -> std::io::Resul
                 writeln!(
                     out,
                     "  {} T{} {} [{}]",
-                    event_name(p, e),
+                    one_line(event_name(p, e)),
                     base_ps + offset,
                     e.duration_ps,
                     stats_text(p, &e.stats)
