@@ -169,8 +169,8 @@ pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>>
 ///
 /// An anchor's two stats go through one buffer and its names' ids are looked up once per line
 /// (at the line's first anchor of each name, so the plane's ids come in the order they always
-/// did): a new buffer and two stat names hashed per anchor were an eighth of MaxText/10's
-/// finalize in instructions, its anchors one per recorded or awaited event.
+/// did): with a new buffer and two stat names hashed per anchor, the anchors took 217 M of
+/// MaxText/10's 2.29 G finalize instructions (71 M now), one per recorded or awaited event.
 pub struct AnchorFeed<'a> {
     rest: &'a [AnchorEvent],
     stats: StatBytes,
