@@ -515,6 +515,10 @@ fn on_marker_api(s: &Session, r: &CallbackRecord) {
         )
     };
     let op = MarkerOp::from_id(r.operation);
+    let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    if op.acts_at_enter() != Some(enter) {
+        return;
+    }
     let label_ptr = match op {
         MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStart => arg0 as *const c_char,
         _ => std::ptr::null(),
@@ -524,7 +528,7 @@ fn on_marker_api(s: &Session, r: &CallbackRecord) {
     let label = unsafe { roctx_label(label_ptr) };
     on_marker(&MarkerCall {
         op,
-        enter: r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+        enter,
         thread_id: r.thread_id,
         correlation_id: r.correlation_id,
         timestamp_ns: s.functions.timestamp(),
