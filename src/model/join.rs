@@ -798,7 +798,8 @@ struct DeviceWork {
     lines: Vec<((u32, LineKey), Vec<DeviceEvent>)>,
     line_of: HashMap<(u32, LineKey), usize>,
     last: Option<((u32, LineKey), usize)>,
-    /// The lines of each stream slot, by plane, found by index: consecutive events mostly
+    /// The lines of each stream slot (one entry per stream of `streams`), by plane, found by
+    /// index: consecutive events mostly
     /// change line (the kernels pass walks every GPU's dispatches in time order), so `last`
     /// missed and each event hashed its line's key (`push` took 95 M instructions on
     /// MaxText/10, 71 M by slot).
@@ -831,6 +832,7 @@ impl DeviceWork {
                 stream_of.insert(f.correlation_id, slot);
             }
         }
+        let slot_lines = vec![SmallVec::new(); streams.len()];
         DeviceWork {
             stream_of,
             streams,
@@ -839,7 +841,7 @@ impl DeviceWork {
             lines: Vec::new(),
             line_of: HashMap::default(),
             last: None,
-            slot_lines: Vec::new(),
+            slot_lines,
         }
     }
 
@@ -910,10 +912,6 @@ impl DeviceWork {
             None => {
                 let i = self.line_index(dev, key);
                 if let (Some(s), Ok(at)) = (slot, u32::try_from(i)) {
-                    if self.slot_lines.len() <= s.index() {
-                        self.slot_lines
-                            .resize_with(self.streams.len(), SmallVec::new);
-                    }
                     if let Some(l) = self.slot_lines.get_mut(s.index()) {
                         l.push((dev, at));
                     }

@@ -442,6 +442,14 @@ pub struct StatIds {
 /// Slots of a `StatIds` (a power of two): the stat names are a few dozen constants.
 const STAT_ID_SLOTS: usize = 64;
 
+/// The slot of `key` in a table of `2^bits` slots, by Fibonacci hashing: the key times 2^64 / φ,
+/// its top bits. Keys that differ only in their low bits (addresses a few bytes apart, ids in
+/// order) land far apart, where their low bits alone would crowd a few slots or evict each
+/// slot in turn.
+pub(super) fn fibonacci_slot(key: u64, bits: u32) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize
+}
+
 impl Default for StatIds {
     fn default() -> Self {
         StatIds {
@@ -453,9 +461,8 @@ impl Default for StatIds {
 impl StatIds {
     pub fn get(&mut self, plane: &mut PlaneBuilder, name: &'static str) -> i64 {
         let (at, len) = (name.as_ptr() as usize, name.len());
-        // Fibonacci hashing of the address: the constants lie a few bytes apart.
-        let slot = (at as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STAT_ID_SLOTS.ilog2());
-        let entry = &mut self.slots[slot as usize];
+        // The constants lie a few bytes apart: spread, not by their low bits.
+        let entry = &mut self.slots[fibonacci_slot(at as u64, STAT_ID_SLOTS.ilog2())];
         if entry.2 != 0 && entry.0 == at && entry.1 == len {
             return entry.2;
         }

@@ -167,14 +167,14 @@ pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>>
 /// that sort gave: an anchor goes before the first event that starts after it, so an event
 /// starting at the anchor's time comes first.
 ///
-/// An anchor's two stats go through one buffer and its names' ids are looked up once per line
-/// (at the line's first anchor of each name, so the plane's ids come in the order they always
-/// did): with a new buffer and two stat names hashed per anchor, the anchors took 217 M of
-/// MaxText/10's 2.29 G finalize instructions (71 M now), one per recorded or awaited event.
+/// An anchor's two stats go through one buffer, their ids through the plane's `StatIds`, and
+/// its name's id is looked up once per line (at the line's first anchor of each name, so the
+/// plane's ids come in the order they always did): with a new buffer and three names hashed per
+/// anchor, the anchors took 217 M of MaxText/10's 2.29 G finalize instructions (71 M after),
+/// one per recorded or awaited event.
 pub struct AnchorFeed<'a> {
     rest: &'a [AnchorEvent],
     stats: StatBytes,
-    ids: StatIds,
     /// Event metadata ids of `RECORD_ANCHOR` and `WAIT_ANCHOR` (0 until first used).
     names: [i64; 2],
 }
@@ -184,7 +184,6 @@ impl<'a> AnchorFeed<'a> {
         AnchorFeed {
             rest: anchors.map_or(&[], Vec::as_slice),
             stats: StatBytes::new(),
-            ids: StatIds::default(),
             names: [0; 2],
         }
     }
@@ -198,6 +197,7 @@ impl<'a> AnchorFeed<'a> {
     pub fn before(
         &mut self,
         plane: &mut PlaneBuilder,
+        ids: &mut StatIds,
         line: &mut LineBuilder,
         offset_ps: i64,
         to_ps: impl Fn(u64) -> i64,
@@ -207,7 +207,7 @@ impl<'a> AnchorFeed<'a> {
             if at >= offset_ps {
                 break;
             }
-            self.write(plane, line, a, at);
+            self.write(plane, ids, line, a, at);
             self.rest = rest;
         }
     }
@@ -216,18 +216,19 @@ impl<'a> AnchorFeed<'a> {
     pub fn finish(
         mut self,
         plane: &mut PlaneBuilder,
+        ids: &mut StatIds,
         line: &mut LineBuilder,
         to_ps: impl Fn(u64) -> i64,
     ) {
-        let rest = std::mem::take(&mut self.rest);
-        for a in rest {
-            self.write(plane, line, a, to_ps(a.time_ns));
+        for a in std::mem::take(&mut self.rest) {
+            self.write(plane, ids, line, a, to_ps(a.time_ns));
         }
     }
 
     fn write(
         &mut self,
         plane: &mut PlaneBuilder,
+        ids: &mut StatIds,
         line: &mut LineBuilder,
         a: &AnchorEvent,
         at: i64,
@@ -242,8 +243,8 @@ impl<'a> AnchorFeed<'a> {
         }
         let s = &mut self.stats;
         s.clear();
-        s.u64(self.ids.get(plane, FLOW), a.flow);
-        s.u64(self.ids.get(plane, DEPENDENCY_OF), a.wait_correlation_id);
+        s.u64(ids.get(plane, FLOW), a.flow);
+        s.u64(ids.get(plane, DEPENDENCY_OF), a.wait_correlation_id);
         line.add_event(self.names[slot], at, 0, s);
     }
 }

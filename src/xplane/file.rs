@@ -217,14 +217,15 @@ pub fn plane_threads(trace: &Trace) -> usize {
         _ => 0,
     };
     let threads = threads_within(trace, cores, headroom);
-    let more = match threads {
-        1 => 0,
-        n => super::space::parallel_planes_bytes(trace, n - 1),
-    };
+    // The estimate for the chosen count is walked again only when the line is logged.
     crate::log_debug!(
         "planes built on {threads} of {cores} threads: {:.1} MB under the process's peak, at most {:.1} MB more held",
         headroom as f64 / 1e6,
-        more as f64 / 1e6
+        match threads {
+            1 => 0,
+            n => super::space::parallel_planes_bytes(trace, n - 1),
+        } as f64
+            / 1e6
     );
     threads
 }

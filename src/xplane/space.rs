@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use super::annotation::{parse_annotation, ParsedValue};
 use super::builder::{
-    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+    fibonacci_slot, BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds,
+    StatValue,
 };
 use super::deps::AnchorFeed;
 use super::lanes::{range_stats, RoctxLines};
@@ -64,9 +65,10 @@ pub fn build_planes<E>(
 /// this thread builds the host plane, which then takes device planes too: each plane is built
 /// from the trace alone, so the planes are the same as one thread's, and they reach `sink` in
 /// the same order; only the host plane's lines may go into an output file (the device planes
-/// are built while it is), so a device plane's length is then unpadded. A device plane finished before its turn waits with at most the spill size
-/// of its lines in memory (the rest in its file): the memory held grows by a plane being built
-/// per thread and by up to the spill size per waiting plane.
+/// are built while it is), so a device plane's length is then unpadded. A device plane
+/// finished before its turn waits with at most the spill size of its lines in memory (the rest
+/// in its file): the memory held grows by a plane being built per thread and by up to the
+/// spill size per waiting plane.
 pub fn build_planes_spilling<E>(
     trace: &Trace,
     spill: Option<&SpillPolicy>,
@@ -429,7 +431,7 @@ fn host_plane(
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
             }
-            cache.annotation_stats(&mut plane, e.annotation, &mut stats);
+            cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
             let id = cache.host_name_id(&mut plane, e.name);
             let start = base.offset_ps(e.start_ns);
             let dur = match e.kind {
@@ -438,7 +440,7 @@ fn host_plane(
             };
             match e.kind {
                 HostEventKind::HipApi => {
-                    feed.before(&mut plane, &mut api, start, |t| base.offset_ps(t));
+                    feed.before(&mut plane, &mut ids, &mut api, start, |t| base.offset_ps(t));
                     api.add_event(id, start, dur, &stats)
                 }
                 HostEventKind::Marker => {
@@ -454,7 +456,7 @@ fn host_plane(
                 ),
             }
         }
-        feed.finish(&mut plane, &mut api, |t| base.offset_ps(t));
+        feed.finish(&mut plane, &mut ids, &mut api, |t| base.offset_ps(t));
         // A thread line is written even when empty: the thread made traced calls.
         plane.add_line(api.finish());
         for line in roctx.finish() {
@@ -588,12 +590,14 @@ fn device_plane(
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
                 stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
             }
-            cache.annotation_stats(&mut plane, e.annotation, &mut stats);
+            cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
             let start = base.offset_ps(e.start_ns);
-            feed.before(&mut plane, &mut line, start, |t| base.offset_ps(t));
+            feed.before(&mut plane, &mut ids, &mut line, start, |t| {
+                base.offset_ps(t)
+            });
             line.add_event(id, start, duration_ps(e.start_ns, e.end_ns), &stats);
         }
-        feed.finish(&mut plane, &mut line, |t| base.offset_ps(t));
+        feed.finish(&mut plane, &mut ids, &mut line, |t| base.offset_ps(t));
         line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
     }
@@ -689,7 +693,6 @@ impl<'t> EventCache<'t> {
                 table: &trace.annotations,
                 annotations: IdSlots::default(),
                 label_lists: SlotCache::default(),
-                ids: StatIds::default(),
             },
             copies: SlotCache::default(),
         }
@@ -766,8 +769,7 @@ impl<'t> EventCache<'t> {
 
     /// A copy event's event metadata id, looked up by its direction (no hashing per event).
     fn copy_name_id(&mut self, plane: &mut PlaneBuilder, direction: CopyDirection) -> i64 {
-        let slot = COPY_ORDER.iter().position(|&d| d == direction).unwrap_or(0);
-        let id = &mut self.copy_name_ids[slot];
+        let id = &mut self.copy_name_ids[copy_order(direction)];
         if *id == 0 {
             *id = plane.event_metadata_id(s::memcpy_event_name(direction));
         }
@@ -795,11 +797,12 @@ impl<'t> EventCache<'t> {
     fn annotation_stats(
         &mut self,
         plane: &mut PlaneBuilder,
+        ids: &mut StatIds,
         a: Option<Id<Annotation>>,
         stats: &mut StatBytes,
     ) {
         let Some(a) = a else { return };
-        if let Some(bytes) = self.annotations.stats(plane, a) {
+        if let Some(bytes) = self.annotations.stats(plane, ids, a) {
             stats.extend(bytes);
         }
     }
@@ -816,13 +819,12 @@ impl<'t> EventCache<'t> {
 /// by every range pushed with the same labels (`capture::thread` keeps one list while the
 /// labels stay the same), and parsing the labels is the costly part of a miss (each `name#k=v#`
 /// level split, every key and string value interned by name). So the labels' stats are cached
-/// too, by their list's address: a miss then encodes the scope and external ids (their stat ids
-/// resolved once per plane, not hashed by name per miss) and copies the labels' bytes.
+/// too, by their list's address: a miss then encodes the scope and external ids (through the
+/// plane's `StatIds`, not hashed by name per miss) and copies the labels' bytes.
 struct AnnotationCache<'t> {
     table: &'t Table<Annotation>,
     annotations: IdSlots<StatBytes>,
     label_lists: SlotCache<Arc<[Arc<str>]>>,
-    ids: StatIds,
 }
 
 /// Slots of each `SlotCache` (a power of two).
@@ -832,12 +834,17 @@ const SLOTS: usize = 1 << SLOT_BITS;
 impl AnnotationCache<'_> {
     /// The stats of `id`, encoded on a miss into the slot's buffer (a miss allocates nothing
     /// once the slots are warm); `None` for an id the trace's table does not hold.
-    fn stats(&mut self, plane: &mut PlaneBuilder, id: Id<Annotation>) -> Option<&StatBytes> {
+    fn stats(
+        &mut self,
+        plane: &mut PlaneBuilder,
+        ids: &mut StatIds,
+        id: Id<Annotation>,
+    ) -> Option<&StatBytes> {
         let a = self.table.get(id)?;
         let (bytes, hit) = self.annotations.slot(id);
         if !hit {
             bytes.clear();
-            add_id_stats(plane, &mut self.ids, a, bytes);
+            add_id_stats(plane, ids, a, bytes);
             if !a.stack.is_empty() {
                 let (labels, hit) = self.label_lists.slot(&a.stack);
                 if !hit {
@@ -869,9 +876,7 @@ impl<V> IdSlots<V> {
         // the run, and a walk over more ids than slots evicts every slot before it comes back
         // to an id when the slots follow the ids in order (the `hot_path` export re-encoded
         // a third more annotations that way than spread).
-        let i =
-            (u64::from(id.get()).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize;
-        let (cached, value) = &mut self.0[i];
+        let (cached, value) = &mut self.0[fibonacci_slot(u64::from(id.get()), SLOT_BITS)];
         if *cached == id.get() {
             return (value, true);
         }
@@ -926,8 +931,7 @@ impl<K: SlotKey, V> SlotCache<K, V> {
         // Fibonacci hashing spreads keys over every slot, where an address's low bits alone
         // would leave most slots unused (consecutive annotations lie a few hundred bytes
         // apart, interleaved with their labels' allocations).
-        let i = (key.spread().wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - SLOT_BITS)) as usize;
-        let (cached, value) = &mut self.0[i];
+        let (cached, value) = &mut self.0[fibonacci_slot(key.spread(), SLOT_BITS)];
         if cached.as_ref().is_some_and(|c| c.same(key)) {
             return (value, true);
         }
@@ -964,6 +968,14 @@ const COPY_ORDER: [CopyDirection; 5] = [
     CopyDirection::Unknown,
 ];
 
+/// Where `direction` stands in `COPY_ORDER` (which lists every direction).
+fn copy_order(direction: CopyDirection) -> usize {
+    COPY_ORDER
+        .iter()
+        .position(|&d| d == direction)
+        .unwrap_or(COPY_ORDER.len() - 1)
+}
+
 /// Which kinds a line holds (compute, then `COPY_ORDER`), noted as its events are written (a
 /// separate pass over a million-event line costs a cache miss per event).
 #[derive(Default)]
@@ -972,15 +984,10 @@ struct LineTypes([bool; 1 + COPY_ORDER.len()]);
 impl LineTypes {
     fn add(&mut self, kind: &DeviceEventKind) {
         let at = match kind {
-            DeviceEventKind::Kernel(_) => Some(0),
-            DeviceEventKind::Memcpy(m) => COPY_ORDER
-                .iter()
-                .position(|d| *d == m.direction)
-                .map(|i| i + 1),
+            DeviceEventKind::Kernel(_) => 0,
+            DeviceEventKind::Memcpy(m) => copy_order(m.direction) + 1,
         };
-        if let Some(i) = at {
-            self.0[i] = true;
-        }
+        self.0[at] = true;
     }
 
     /// The names of the kinds held, in order.
@@ -1535,8 +1542,8 @@ mod tests {
             table: &table,
             annotations: IdSlots::default(),
             label_lists: SlotCache::default(),
-            ids: StatIds::default(),
         };
+        let mut ids = StatIds::default();
         let fresh = |plane: &mut PlaneBuilder, a: &Annotation| {
             let mut b = StatBytes::new();
             add_annotation_stats(plane, a, &mut b);
@@ -1546,7 +1553,11 @@ mod tests {
             for &a in &annotations {
                 let want = fresh(&mut plane, &table[a]);
                 for _ in 0..2 {
-                    assert_eq!(cache.stats(&mut plane, a), Some(&want), "round {round}");
+                    assert_eq!(
+                        cache.stats(&mut plane, &mut ids, a),
+                        Some(&want),
+                        "round {round}"
+                    );
                 }
             }
         }
