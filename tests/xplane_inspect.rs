@@ -131,13 +131,24 @@ fn events_listing_holds_every_event_with_its_stats() {
     );
     let kernels: usize = expected.kernels.values().map(|k| k.1).sum();
     assert!(listed >= kernels);
-    // A name with a newline (and other control characters) stays on its event's line.
+    // Hostile names stay on their event's line: one with a newline (and other control
+    // characters), empty, non-ASCII, 10 KB, the host events taking them in turn.
     let (mut trace, _) = common::synthetic_trace();
-    let hostile = trace
-        .names
-        .push(std::sync::Arc::from("hipLaunch\nPLANE 9 forged\r\u{7}"));
-    for e in trace.host_threads.iter_mut().flat_map(|t| &mut t.events) {
-        e.name = hostile;
+    let long = "ü".repeat(5_000);
+    let names = [
+        "hipLaunch\nPLANE 9 forged\r\u{7}",
+        "",
+        "é日本🚀\u{200b}\"",
+        long.as_str(),
+    ];
+    let ids = names.map(|n| trace.names.push(std::sync::Arc::from(n)));
+    for (i, e) in trace
+        .host_threads
+        .iter_mut()
+        .flat_map(|t| &mut t.events)
+        .enumerate()
+    {
+        e.name = ids[i % ids.len()];
     }
     let hostile_dir = tempfile::tempdir().unwrap();
     let layout = OutputLayout {
@@ -164,6 +175,22 @@ fn events_listing_holds_every_event_with_its_stats() {
         hostile_text.contains("hipLaunch\\nPLANE 9 forged\\r\\u{7} T"),
         "{hostile_text}"
     );
+    // Printable text is listed as it is (a zero-width space is escaped), the empty name too.
+    assert!(hostile_text.contains(&format!("  {long} T")));
+    assert!(
+        hostile_text.contains("  é日本🚀\\u{200b}\\\" T"),
+        "{hostile_text}"
+    );
+    assert!(
+        hostile_text.lines().any(|l| l.starts_with("   T")),
+        "an empty name"
+    );
+    // The host lines, whose events took the names, nest. (The fixture's device lines hold
+    // kernels that overlap by construction: a hand-made trace, not one the join made.)
+    let mut host_only = rocprof_xplane::xplane::read_xspace(&hostile_path).unwrap();
+    host_only.planes.retain(|p| p.name == "/host:CPU");
+    assert_eq!(host_only.planes.len(), 1);
+    support::xspace::assert_lines_nest(&host_only, "hostile names");
     // The same listing from the same file; the summary options still exclude each other.
     assert_eq!(inspect(&[path.to_str().unwrap(), "--events"]).1, text);
     assert!(!inspect(&[path.to_str().unwrap(), "--events", "--json"]).0);
