@@ -19,7 +19,7 @@ use rocprof_xplane::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
     MarkerSpan,
 };
-use rocprof_xplane::model::join::join;
+use rocprof_xplane::model::join::join_on;
 use rocprof_xplane::model::Trace;
 use rocprof_xplane::sdk::Abi;
 use rocprof_xplane::store::EventStore;
@@ -386,11 +386,14 @@ fn main() {
     };
     for &launches in sizes {
         let (c, events) = synthetic_collection(launches);
+        // The tool's own rule and knob, as for the write below.
+        let (cfg, _) = rocprof_xplane::config::Config::parse(|k| std::env::var(k).ok(), 0);
+        let threads = rocprof_xplane::output::join_threads(&cfg, &c);
         let t = Instant::now();
-        let trace = join(black_box(c));
+        let trace = join_on(black_box(c), threads);
         let dt = t.elapsed();
         println!(
-            "join   {events:>9} events            {:>7.1} ns/event   total {:>7.1} ms",
+            "join   {events:>9} events            {:>7.1} ns/event   total {:>7.1} ms  on {threads} thread(s)",
             dt.as_nanos() as f64 / events as f64,
             dt.as_secs_f64() * 1e3
         );

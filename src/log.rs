@@ -30,6 +30,16 @@ pub fn process_memory_kb() -> (Option<u64>, Option<u64>) {
     (kb("VmRSS:"), kb("VmHWM:"))
 }
 
+/// Bytes between this process's resident memory and its peak so far (0 when unknown): what
+/// finalize's extra threads may hold without raising a peak that a memory limit has already
+/// let through.
+pub fn peak_headroom_bytes() -> u64 {
+    match process_memory_kb() {
+        (Some(rss), Some(peak)) => peak.saturating_sub(rss).saturating_mul(1024),
+        _ => 0,
+    }
+}
+
 fn tracing_level(level: LogLevel) -> Option<Level> {
     match level {
         LogLevel::Off => None,

@@ -47,6 +47,26 @@ fn write_trace_at(trace: &Trace, cfg: &Config, layout: &OutputLayout) -> Result<
     xplane::write_xspace_on(trace, layout, plane_threads(trace, cfg)).map_err(|e| e.to_string())
 }
 
+/// Threads the join of `c` uses (`model::join::join_on`): the count the user set for the
+/// write, else the cores the process may use, as long as what the passes run side by side
+/// hold beyond one thread's (`model::join::beside_bytes`) fits under the process's peak so
+/// far, as for the writer's threads.
+pub fn join_threads(cfg: &Config, c: &crate::model::events::Collected) -> usize {
+    if let Some(n) = cfg.write_threads {
+        return n;
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let extra = crate::model::join::beside_bytes(c);
+    let headroom = crate::log::peak_headroom_bytes();
+    let threads = if extra as u64 <= headroom { cores } else { 1 };
+    crate::log_debug!(
+        "join on {threads} of {cores} threads: {:.1} MB under the process's peak, at most {:.1} MB more held",
+        headroom as f64 / 1e6,
+        extra as f64 / 1e6
+    );
+    threads
+}
+
 /// Threads that build the planes of `trace`: a count the user set is theirs; the default stays
 /// under the process's peak (`xplane::plane_threads`).
 pub fn plane_threads(trace: &Trace, cfg: &Config) -> usize {

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::collect::{collect, Cut};
 use crate::config::Config;
-use crate::model::join::join;
+use crate::model::join::join_on;
 use crate::sdk::session::Session;
 use crate::{log_debug, log_error, log_warn};
 
@@ -238,7 +238,8 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     if !c.has_records() && c.markers.is_empty() && !always {
         return;
     }
-    let trace = join(c);
+    let threads = crate::output::join_threads(cfg, &c);
+    let trace = join_on(c, threads);
     let n = WRITTEN.load(Ordering::Relaxed) + 1;
     // Without window rules (a delayed or bounded capture only), the one profile keeps the
     // run name.

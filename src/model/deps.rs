@@ -111,6 +111,15 @@ impl ProducerMap {
         self.records.iter().map(|v| v.len()).sum()
     }
 
+    /// The correlation id of every record.
+    pub fn correlation_ids(&self) -> Vec<u64> {
+        let mut ids = Vec::with_capacity(self.len());
+        for v in self.records.iter() {
+            ids.extend(v.iter().map(|p| p.correlation_id));
+        }
+        ids
+    }
+
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -129,6 +138,62 @@ impl ProducerIndex {
         let v = self.by_event.get(&event)?;
         let i = v.partition_point(|q| q.correlation_id < wait_correlation_id);
         i.checked_sub(1).map(|i| v[i])
+    }
+}
+
+/// Where and when a call ended: all a host anchor takes of its API record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallEnd {
+    pub thread_id: u64,
+    pub end_ns: u64,
+}
+
+/// The ends of the calls a dependency may be anchored at on the host: the waits that draw an
+/// arrow, and every producer. Copied out of the API records so that the dependency pass can
+/// run beside the host events pass, which consumes those records; a few calls per step, where
+/// the records are every call. Sorted by correlation id: made in that order, the API records
+/// (in delivery order, close to it) are read nearly in order, where a hash map's inserts
+/// missed the cache on every call.
+#[derive(Debug, Default)]
+pub struct CallEnds {
+    ids: Vec<u64>,
+    ends: Vec<CallEnd>,
+}
+
+impl CallEnds {
+    /// The ends of `syncs`' waits and of `producers`, from the API record of each id (`api`).
+    pub fn of<'a>(
+        syncs: &[SyncFact],
+        producers: &ProducerMap,
+        api: impl Fn(u64) -> Option<&'a ApiRecord>,
+    ) -> Self {
+        let mut ids = producers.correlation_ids();
+        ids.extend(
+            syncs
+                .iter()
+                .filter(|s| s.kind.draws_arrow())
+                .map(|s| s.correlation_id),
+        );
+        ids.sort_unstable();
+        ids.dedup();
+        let mut ends = Vec::with_capacity(ids.len());
+        ids.retain(|&corr| match api(corr) {
+            Some(a) => {
+                ends.push(CallEnd {
+                    thread_id: a.thread_id,
+                    end_ns: a.end_ns.max(a.start_ns),
+                });
+                true
+            }
+            None => false,
+        });
+        ids.shrink_to_fit();
+        CallEnds { ids, ends }
+    }
+
+    pub fn get(&self, correlation_id: u64) -> Option<CallEnd> {
+        let i = self.ids.binary_search(&correlation_id).ok()?;
+        self.ends.get(i).copied()
     }
 }
 
@@ -159,9 +224,8 @@ pub struct DepInputs<'a> {
     pub lines_of: super::streams::LinesOf<'a>,
     /// HIP device number → GPU plane.
     pub plane_of: &'a dyn Fn(i32) -> Option<u32>,
-    /// The HIP API record of a correlation id (looked up in the join's index, not copied
-    /// into a map of every call).
-    pub api: &'a dyn Fn(u64) -> Option<&'a ApiRecord>,
+    /// The ends of the calls that can be host anchors.
+    pub call_ends: &'a CallEnds,
     /// GPU-side completion of each HIP event barrier, by (call correlation id, operation), when
     /// the runtime traces HIP events (`HIP_EVENT`, after SDK 1.3.5).
     pub barriers: &'a HashMap<(u64, HipEventOp), u64>,
@@ -293,9 +357,9 @@ fn barrier_anchor(
 
 /// A point at the end of an API call, on its thread's line.
 fn host_anchor(i: &DepInputs<'_>, correlation_id: u64) -> Option<Anchor> {
-    (i.api)(correlation_id).map(|a| Anchor {
+    i.call_ends.get(correlation_id).map(|a| Anchor {
         place: AnchorPlace::Host { tid: a.thread_id },
-        time_ns: a.end_ns.max(a.start_ns),
+        time_ns: a.end_ns,
     })
 }
 
@@ -473,6 +537,10 @@ mod tests {
     /// The whole pass through the join: a record on stream A after a kernel, a wait on stream B
     /// before a kernel, and an event sync on the host.
     fn two_streams(barriers: bool) -> crate::model::Trace {
+        crate::model::join::join(two_streams_collected(barriers))
+    }
+
+    fn two_streams_collected(barriers: bool) -> crate::model::events::Collected {
         use crate::model::events::{
             AgentInfo, AgentType, ApiDomain, ApiRecord, CallFact, Collected, HipEventOp,
             HipEventRecord, KernelRecord, StreamCreation, SyncFact,
@@ -584,7 +652,120 @@ mod tests {
                 (HipEventOp::Wait, b(5, 320)),
             ];
         }
-        crate::model::join::join(c)
+        c
+    }
+
+    /// The dependency pass runs beside the host events pass, from the ends of the calls it
+    /// copied before the API records were consumed: the same trace as one after the other,
+    /// host anchors included (at the end of a record call, and of a host wait).
+    #[test]
+    fn dependencies_beside_the_host_events_are_the_dependencies_after_them() {
+        use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+        let mut c = two_streams_collected(false);
+        // A second event, recorded on a stream the profile never saw made (no plane, no
+        // line: the record's anchor is its call's end), and waited on by the host.
+        let call = |op, corr, start, tid| ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: start,
+            end_ns: start + 3,
+            thread_id: tid,
+        };
+        c.api.push(call(2, 8, 150, 9));
+        c.api.push(call(4, 9, 160, 11));
+        c.producers.record(
+            0xf,
+            Producer {
+                correlation_id: 8,
+                stream: 0xc,
+                stream_seq: 0,
+                device: -1,
+            },
+        );
+        let sync = |corr, kind| SyncFact {
+            correlation_id: corr,
+            kind,
+            event: 0xf,
+            stream: 0xc,
+            device: -1,
+            stream_seq: 0,
+        };
+        c.syncs.push(sync(8, SyncKind::EventRecord));
+        c.syncs.push(sync(9, SyncKind::EventSynchronize));
+        let one = crate::model::join::join_on(c.clone(), 1);
+        let two = crate::model::join::join_on(c, 2);
+        assert_eq!(format!("{one:?}"), format!("{two:?}"));
+        let host = |tid, time_ns| Anchor {
+            place: AnchorPlace::Host { tid },
+            time_ns,
+        };
+        let flow = two
+            .dependency_flows
+            .iter()
+            .find(|f| f.wait_correlation_id == 9)
+            .map(|f| (f.record_correlation_id, f.from, f.to));
+        assert_eq!(flow, Some((8, host(9, 153), host(11, 163))));
+        assert_eq!(
+            (two.counters.waits_resolved, two.counters.waits_unresolved),
+            (3, 0)
+        );
+        assert_eq!(two.counters, one.counters);
+    }
+
+    #[test]
+    fn call_ends_hold_the_waits_and_producers_that_have_a_record() {
+        use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+        let record = |corr: u64| ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: 1,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr * 10,
+            // One call's end before its start: the anchor takes the start.
+            end_ns: if corr == 30 { 1 } else { corr * 10 + 5 },
+            thread_id: corr + 100,
+        };
+        let sync = |corr, kind| SyncFact {
+            correlation_id: corr,
+            kind,
+            event: 1,
+            stream: 0,
+            device: 0,
+            stream_seq: 0,
+        };
+        let syncs = [
+            sync(50, SyncKind::EventSynchronize),
+            sync(20, SyncKind::StreamWaitEvent),
+            // No arrow: a query waits for nothing, a stream sync names no event.
+            sync(40, SyncKind::EventQuery),
+            sync(60, SyncKind::StreamSynchronize),
+            // No record of this call.
+            sync(70, SyncKind::EventSynchronize),
+        ];
+        let producers = ProducerMap::default();
+        for corr in [30, 10, 20] {
+            producers.record(1 + corr % 2, p(corr, 0));
+        }
+        let records: Vec<ApiRecord> = [10, 20, 30, 40, 50, 60].map(record).into();
+        let ends = CallEnds::of(&syncs, &producers, |corr| {
+            records.iter().find(|a| a.correlation_id == corr)
+        });
+        let end = |tid, end_ns| {
+            Some(CallEnd {
+                thread_id: tid,
+                end_ns,
+            })
+        };
+        assert_eq!(ends.get(10), end(110, 105));
+        assert_eq!(ends.get(20), end(120, 205));
+        assert_eq!(ends.get(30), end(130, 300));
+        assert_eq!(ends.get(50), end(150, 505));
+        for absent in [0, 40, 60, 70, 15, 99] {
+            assert_eq!(ends.get(absent), None, "{absent}");
+        }
+        assert_eq!(ends.ids, vec![10, 20, 30, 50]);
     }
 
     #[test]

@@ -221,7 +221,15 @@ impl AnnotationIndex {
 /// The join, as named passes over what was collected. Each pass reads the collection and the
 /// indexes built before it and adds to the output; the device records are freed as soon as
 /// they are events.
-pub fn join(mut c: Collected) -> Trace {
+pub fn join(c: Collected) -> Trace {
+    join_on(
+        c,
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+    )
+}
+
+/// [`join`] on at most `threads` threads (1: every pass on this one).
+pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     let mut counters = c.counters.clone();
     let mut warnings = std::mem::take(&mut c.warnings);
     let mut laps = Laps::start();
@@ -229,21 +237,51 @@ pub fn join(mut c: Collected) -> Trace {
     let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
     // The correlation ids of the calls: every per-call table is a vector over their range.
     let ids = Ids::of(&c.api);
-    let (mut annotations, scope_tree) = index_annotations(&mut c, ids);
-    laps.lap("annotations");
+    // The annotations read the records, spans and scopes; the call tables the call and sync
+    // facts, the stream creations and the kernels: side by side.
+    let mut spanned = Spanned::take(&mut c);
+    let calls = std::mem::take(&mut c.calls);
+    let mut syncs = std::mem::take(&mut c.syncs);
+    // The kernels' order needs nothing else either: made by whichever thread is free first
+    // (the annotations are the longer on a run of many calls, the call tables on a run of
+    // many dispatches).
+    let order_claimed = std::sync::atomic::AtomicBool::new(false);
+    let claim_order = || {
+        let first = !order_claimed.swap(true, std::sync::atomic::Ordering::Relaxed);
+        first.then(|| kernel_order(&c.kernels))
+    };
+    let (((mut annotations, scope_tree), order_here), (creations, mut work, order_beside, beside)) =
+        side_by_side(
+            threads,
+            (calls, &mut syncs, &mut places),
+            {
+                let (c, claim_order) = (&c, &claim_order);
+                move |(calls, syncs, places)| {
+                    let began = std::time::Instant::now();
+                    let (creations, work) = call_tables(c, calls, syncs, places, ids);
+                    (creations, work, claim_order(), began.elapsed())
+                }
+            },
+            || (index_annotations(&mut spanned, ids), claim_order()),
+        );
+    let beside_pass = if order_beside.is_some() {
+        "call tables and kernel order"
+    } else {
+        "call tables"
+    };
+    // Claimed once, so made once; made here should neither side have claimed it.
+    let order = order_beside
+        .or(order_here)
+        .unwrap_or_else(|| kernel_order(&c.kernels));
+    spanned.put_back(&mut c);
+    c.syncs = syncs;
+    laps.lap_beside("annotations", Some((beside_pass, beside)));
     let api = ApiIndex::build(&c.api, ids);
     laps.lap("api index");
-    let creations = super::streams::Creations::new(&c.stream_creations);
-    super::streams::restamp(&creations, &mut c.calls, &mut c.syncs);
-    let mut work = DeviceWork::new(&c.calls, ids);
-    places.issued_on = issued_devices(&c.calls, ids);
-    places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
-    // The call facts are in the tables now: freed before the device events are made.
-    drop(std::mem::take(&mut c.calls));
-    laps.lap("call tables");
 
     let shapes = kernel_events(
         &mut c,
+        order,
         &places,
         &api,
         &mut annotations,
@@ -270,25 +308,31 @@ pub fn join(mut c: Collected) -> Trace {
 
     let stream_index = stream_lines(&c, &mut places, work.take_lines(), &mut counters);
     laps.lap("stream lines");
-    // The dependencies need no host event: resolved first, their inputs (the sync facts, the
-    // producer records, the per-stream index) are freed before the host events, the join's
-    // largest output, are built.
-    let (sync_calls, dependency_flows) = dependencies(
-        &mut c,
-        &api,
-        &creations,
-        &stream_index,
-        &places,
-        &mut counters,
-    );
-    drop(stream_index);
-    drop(creations);
-    drop(std::mem::take(&mut c.hip_events));
-    laps.lap("dependencies");
+    let dependency_work = DependencyWork::take(&mut c, &api);
     // The HIP records' index has served its last pass.
     drop(api);
-    let (host_threads, names) = host_events(&mut c, &work, &mut annotations, &mut counters);
-    laps.lap("host events");
+    laps.lap("dependency inputs");
+    // Side by side; on one thread the dependencies first, so that their inputs (the sync
+    // facts, the producer records, the per-stream index) are freed before the host events,
+    // the join's largest output, are built.
+    let ((host_threads, names), (sync_calls, dependency_flows, dependency_counters, beside)) =
+        side_by_side(
+            threads,
+            dependency_work,
+            {
+                let (creations, places) = (&creations, &places);
+                move |w: DependencyWork| {
+                    let out = w.resolve(creations, &stream_index, places);
+                    drop(stream_index);
+                    out
+                }
+            },
+            || host_events(&mut c, &work, &mut annotations, &mut counters),
+        );
+    counters += &dependency_counters;
+    drop(creations);
+    // One after the other, the dependencies' time is in this lap too.
+    laps.lap_beside("host events", Some(("dependencies", beside)));
     let window = time_window(&c, &host_threads, &places.devices);
     crate::log_debug!("join passes: {laps}");
     let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
@@ -328,6 +372,8 @@ struct Lap {
     pass: &'static str,
     time: std::time::Duration,
     memory: Option<LapMemory>,
+    /// A pass that ran beside this one on a helper thread, and its own time.
+    beside: Option<(&'static str, std::time::Duration)>,
 }
 
 enum LapMemory {
@@ -349,6 +395,14 @@ impl Laps {
     }
 
     fn lap(&mut self, pass: &'static str) {
+        self.lap_beside(pass, None);
+    }
+
+    fn lap_beside(
+        &mut self,
+        pass: &'static str,
+        beside: Option<(&'static str, std::time::Duration)>,
+    ) {
         let now = std::time::Instant::now();
         let memory = match crate::heap::stats() {
             _ if !self.with_memory => None,
@@ -362,6 +416,7 @@ impl Laps {
             pass,
             time: now - self.last,
             memory,
+            beside,
         });
         self.last = now;
     }
@@ -372,6 +427,9 @@ impl std::fmt::Display for Laps {
         for (i, l) in self.laps.iter().enumerate() {
             let sep = if i == 0 { "" } else { ", " };
             write!(f, "{sep}{} {:.1} ms", l.pass, l.time.as_secs_f64() * 1e3)?;
+            if let Some((pass, time)) = l.beside {
+                write!(f, " [{pass} {:.1} ms beside it]", time.as_secs_f64() * 1e3)?;
+            }
             match l.memory {
                 Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb / 1000)?,
                 Some(LapMemory::Heap(live, peak)) => write!(
@@ -623,10 +681,52 @@ fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
     }
 }
 
+/// The per-call tables of the device passes: the stream, device and stream creation of each
+/// launch and copy, from the facts captured at entry (the sync facts are restamped with
+/// them too). The facts are freed here, before the device events are made.
+fn call_tables(
+    c: &Collected,
+    mut calls: Vec<super::events::CallFact>,
+    syncs: &mut [super::events::SyncFact],
+    places: &mut Places,
+    ids: Ids,
+) -> (super::streams::Creations, DeviceWork) {
+    let creations = super::streams::Creations::new(&c.stream_creations);
+    super::streams::restamp(&creations, &mut calls, syncs);
+    let work = DeviceWork::new(&calls, ids);
+    places.issued_on = issued_devices(&calls, ids);
+    places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
+    drop(calls);
+    (creations, work)
+}
+
+/// What the annotations pass reads and changes of the collection, moved out of it for the
+/// pass (which runs beside the call tables) and back: the records (the spans' are dropped),
+/// the spans (given their times) and the scopes captured at entry (consumed).
+struct Spanned {
+    api: Vec<ApiRecord>,
+    markers: Vec<super::events::MarkerSpan>,
+    scopes: Vec<(u64, i64)>,
+}
+
+impl Spanned {
+    fn take(c: &mut Collected) -> Self {
+        Spanned {
+            api: std::mem::take(&mut c.api),
+            markers: std::mem::take(&mut c.markers),
+            scopes: std::mem::take(&mut c.scopes),
+        }
+    }
+
+    fn put_back(self, c: &mut Collected) {
+        (c.api, c.markers, c.scopes) = (self.api, self.markers, self.scopes);
+    }
+}
+
 /// Pass 2: the annotation of each correlation id (roctx context at entry, ranges, external
 /// ids from the API records) and the scope-range tree; the roctx records the spans stand for
 /// give them their times and are dropped.
-fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
+fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
     let mut annotations = AnnotationIndex {
         captured: ids.map(),
         external: ids.map(),
@@ -695,7 +795,7 @@ fn index_annotations(c: &mut Collected, ids: Ids) -> (AnnotationIndex, Vec<(i64,
 /// device passes to the host events' (the storm's 200,000 push and pop records, 48 B each, at
 /// the join's peak), and sorted with the calls. Of an id's repeats, the first in the API
 /// records' order (`positions`) gives the times, as the sorted records gave them.
-fn take_span_records(c: &mut Collected, span_ids: &IdSet, ids: Ids) {
+fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
     let is_span_record = |a: &ApiRecord| {
         a.domain == ApiDomain::Marker
             && a.correlation_id != 0
@@ -929,6 +1029,7 @@ impl DeviceWork {
 /// them), on its stream's line, named from its code object.
 fn kernel_events(
     c: &mut Collected,
+    order: Vec<u32>,
     places: &Places,
     api: &ApiIndex,
     annotations: &mut AnnotationIndex,
@@ -938,14 +1039,6 @@ fn kernel_events(
     // At most one activity entry per dispatch (a graph launch's share one): room once, as
     // for the issued devices.
     work.activity_of.reserve(c.kernels.len() + c.copies.len());
-    let order = stable_order(
-        || c.kernels.positions().map(|(i, k)| (i, k.start_ns)),
-        |i| {
-            c.kernels
-                .get(i)
-                .map(|k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue))
-        },
-    );
     // Each record is freed with its chunk once it is an event.
     let mut records = std::mem::take(&mut c.kernels).into_taker();
     // One `KernelCode` per kernel id, shared by its dispatches; one `LaunchShape` per launch
@@ -998,6 +1091,19 @@ fn kernel_events(
         work.push(dev, key, e);
     }
     table
+}
+
+/// The kernel records' positions in time order (ties by end, correlation id, dispatch, agent,
+/// queue, then position): the order their events are made in.
+fn kernel_order(kernels: &PackedVec<KernelRecord>) -> Vec<u32> {
+    stable_order(
+        || kernels.positions().map(|(i, k)| (i, k.start_ns)),
+        |i| {
+            kernels
+                .get(i)
+                .map(|k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue))
+        },
+    )
 }
 
 /// The launch facts of dispatch `k` of the kernel `code`.
@@ -1586,46 +1692,144 @@ fn host_events(
     (threads, names)
 }
 
-/// Pass 7: inter-stream dependencies of the sync calls (model::deps): before the host
-/// events, which they do not need.
-fn dependencies(
-    c: &mut Collected,
-    api: &ApiIndex,
-    creations: &super::streams::Creations,
-    stream_index: &super::streams::StreamIndex,
-    places: &Places,
-    counters: &mut crate::model::Counters,
-) -> (
+/// Pass 7: inter-stream dependencies of the sync calls (model::deps). It needs no host
+/// event, and the host events pass needs nothing of it: the two run side by side
+/// (`side_by_side`). What it reads is taken out of the collection first (`take`), the API
+/// records' part of it copied (`deps::CallEnds`), since the host events pass consumes them.
+struct DependencyWork {
+    syncs: Vec<super::events::SyncFact>,
+    producers: super::deps::ProducerMap,
+    call_ends: super::deps::CallEnds,
+    hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
+    host_salt: u64,
+}
+
+/// What the dependency pass makes, and its own accounting and time (for the debug line).
+type Dependencies = (
     Vec<super::trace::SyncCall>,
     Vec<super::trace::DependencyFlow>,
-) {
-    // The facts and the producer records are this pass's alone: taken, and freed with it.
-    let syncs = std::mem::take(&mut c.syncs);
-    let producers = std::mem::take(&mut c.producers).into_index();
-    let c = &*c;
-    let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
-    for (op, r) in c.hip_events.iter().filter(|(_, r)| r.correlation_id != 0) {
-        let e = barriers.entry((r.correlation_id, *op)).or_default();
-        *e = (*e).max(r.end_ns);
-    }
-    // Host anchors need the calls' times.
-    let api_of = |corr: u64| api.hip.get(&corr).map(|&i| &c.api[i.index()]);
-    let plane_of = |d: i32| places.of_hip(d);
-    let lines_of = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
-    super::deps::resolve_dependencies(
-        syncs,
-        &super::deps::DepInputs {
-            producers: &producers,
-            creations,
-            streams: stream_index,
-            lines_of: &lines_of,
-            plane_of: &plane_of,
-            api: &api_of,
-            barriers: &barriers,
+    crate::model::Counters,
+    std::time::Duration,
+);
+
+impl DependencyWork {
+    /// Only the call ends are made here, on the joining thread; the rest of the pass's inputs
+    /// are moved, and made ready beside the host events.
+    fn take(c: &mut Collected, api: &ApiIndex) -> Self {
+        let syncs = std::mem::take(&mut c.syncs);
+        let producers = std::mem::take(&mut c.producers);
+        let call_ends = super::deps::CallEnds::of(&syncs, &producers, |corr| {
+            api.hip.get(&corr).map(|&i| &c.api[i.index()])
+        });
+        DependencyWork {
+            syncs,
+            producers,
+            call_ends,
+            hip_events: std::mem::take(&mut c.hip_events),
             host_salt: super::deps::host_salt(&c.hostname, c.pid),
-        },
-        counters,
-    )
+        }
+    }
+
+    fn resolve(
+        self,
+        creations: &super::streams::Creations,
+        stream_index: &super::streams::StreamIndex,
+        places: &Places,
+    ) -> Dependencies {
+        let began = std::time::Instant::now();
+        let mut counters = crate::model::Counters::default();
+        let producers = self.producers.into_index();
+        let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
+        for (op, r) in self
+            .hip_events
+            .iter()
+            .filter(|(_, r)| r.correlation_id != 0)
+        {
+            let e = barriers.entry((r.correlation_id, *op)).or_default();
+            *e = (*e).max(r.end_ns);
+        }
+        drop(self.hip_events);
+        let plane_of = |d: i32| places.of_hip(d);
+        let lines_of = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
+        let (calls, flows) = super::deps::resolve_dependencies(
+            self.syncs,
+            &super::deps::DepInputs {
+                producers: &producers,
+                creations,
+                streams: stream_index,
+                lines_of: &lines_of,
+                plane_of: &plane_of,
+                call_ends: &self.call_ends,
+                barriers: &barriers,
+                host_salt: self.host_salt,
+            },
+            &mut counters,
+        );
+        (calls, flows, counters, began.elapsed())
+    }
+}
+
+/// What running passes side by side holds beyond what one thread holds running them one
+/// after the other, at most: the call tables' per-call vectors and the kernels' order, made
+/// while the annotations' are (about 12 B per call and per kernel), or the dependency pass's
+/// inputs, held while the host events grow (the sync facts, the producers, and the ends of
+/// both, 24 B each).
+pub fn beside_bytes(c: &Collected) -> usize {
+    use std::mem::size_of;
+    let tables = (c.api.len() + c.kernels.len()) * 3 * size_of::<u32>();
+    let ends = size_of::<u64>() + size_of::<super::deps::CallEnd>();
+    let dependencies = c.syncs.len() * (size_of::<super::events::SyncFact>() + ends)
+        + c.producers.len() * (size_of::<super::deps::Producer>() + ends)
+        + c.hip_events.len()
+            * size_of::<(super::events::HipEventOp, super::events::HipEventRecord)>();
+    tables.max(dependencies)
+}
+
+/// `here()` on this thread while `other(input)` runs on a helper, when `threads` is 2 or more
+/// and the helper starts; else one after the other, `other` first. Either way the results are
+/// the same: the two share nothing they write. A panic on the helper is raised again here, as
+/// it would have been had `other` run here.
+fn side_by_side<I, F, B, A>(threads: usize, input: I, other: F, here: impl FnOnce() -> A) -> (A, B)
+where
+    I: Send,
+    F: FnOnce(I) -> B + Send,
+    B: Send,
+{
+    if threads < 2 {
+        let b = other(input);
+        return (here(), b);
+    }
+    let job = std::sync::Mutex::new(Some((input, other)));
+    let run = |job: &std::sync::Mutex<Option<(I, F)>>| {
+        let taken = job
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        taken.map(|(i, f)| f(i))
+    };
+    std::thread::scope(|s| {
+        let helper = std::thread::Builder::new()
+            .name("rocprof-xplane-join".into())
+            .spawn_scoped(s, || {
+                let timer = crate::selftime::start();
+                let out = run(&job);
+                crate::selftime::helper_done(timer);
+                out
+            });
+        let a = here();
+        let from_helper = match helper {
+            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Err(e) => {
+                crate::log_debug!("the join's passes run one after the other: {e}");
+                None
+            }
+        };
+        // The job is taken once, by the helper or (when it did not start) here.
+        match from_helper.or_else(|| run(&job)) {
+            Some(b) => (a, b),
+            None => unreachable!("the job ran on the helper or here"),
+        }
+    })
 }
 
 /// The profile's time window, boot and wall clock.
@@ -2424,7 +2628,9 @@ mod tests {
             ..MarkerSpan::default()
         });
         let ids = Ids::of(&c.api);
-        let (index, _) = index_annotations(&mut c, ids);
+        let mut spanned = Spanned::take(&mut c);
+        let (index, _) = index_annotations(&mut spanned, ids);
+        spanned.put_back(&mut c);
         let placed = |corr| {
             index
                 .captured
@@ -2507,6 +2713,47 @@ mod tests {
                 ("lonely", 1000, 2000)
             ]
         );
+    }
+
+    #[test]
+    fn passes_side_by_side_give_both_results_and_one_thread_runs_the_other_first() {
+        for threads in [1, 2, 4] {
+            let order = std::sync::Mutex::new(Vec::new());
+            let (a, b) = side_by_side(
+                threads,
+                20,
+                |i: u32| {
+                    order.lock().unwrap().push("other");
+                    i + 1
+                },
+                || {
+                    order.lock().unwrap().push("here");
+                    "here"
+                },
+            );
+            assert_eq!((a, b), ("here", 21), "{threads}");
+            let order = order.into_inner().unwrap();
+            assert_eq!(order.len(), 2, "{threads}");
+            if threads == 1 {
+                assert_eq!(order, ["other", "here"]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_beside_is_raised_where_the_passes_were_started() {
+        let here_ran = std::sync::atomic::AtomicBool::new(false);
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            side_by_side(
+                2,
+                (),
+                |()| -> u32 { panic!("beside") },
+                || here_ran.store(true, std::sync::atomic::Ordering::Relaxed),
+            )
+        }));
+        let message = caught.err().and_then(|p| p.downcast_ref::<&str>().copied());
+        assert_eq!(message, Some("beside"));
+        assert!(here_ran.load(std::sync::atomic::Ordering::Relaxed));
     }
 
     #[test]

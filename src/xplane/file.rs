@@ -212,10 +212,7 @@ pub fn write_xspace_on(
 /// which is what a memory limit sees. Where the process's memory cannot be read, one thread.
 pub fn plane_threads(trace: &Trace) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PLANE_THREADS));
-    let headroom = match crate::log::process_memory_kb() {
-        (Some(rss), Some(peak)) => peak.saturating_sub(rss).saturating_mul(1024),
-        _ => 0,
-    };
+    let headroom = crate::log::peak_headroom_bytes();
     let threads = threads_within(trace, cores, headroom);
     // The estimate for the chosen count is walked again only when the line is logged.
     crate::log_debug!(
