@@ -93,3 +93,50 @@ pub fn report_written(what: &str, path: &std::path::Path, trace: &Trace, cfg: &C
         ));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_join_takes_a_set_thread_count_as_is_and_else_fits_the_cores() {
+        let c = crate::model::events::Collected::default();
+        for n in [1, 3] {
+            let (mut cfg, _) = Config::parse(|_| None, 0);
+            cfg.write_threads = Some(n);
+            assert_eq!(join_threads(&cfg, &c), n);
+        }
+        let (cfg, _) = Config::parse(|_| None, 0);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert!((1..=cores).contains(&join_threads(&cfg, &c)));
+    }
+
+    #[test]
+    fn what_the_second_thread_holds_grows_with_the_sync_calls_and_the_calls() {
+        use crate::model::events::{Collected, SyncFact, SyncKind};
+        let mut c = Collected::default();
+        let empty = crate::model::join::beside_bytes(&c);
+        let sync = SyncFact {
+            correlation_id: 1,
+            kind: SyncKind::EventSynchronize,
+            event: 1,
+            stream: 0,
+            device: 0,
+            stream_seq: 0,
+        };
+        c.syncs = vec![sync; 1000];
+        let with_syncs = crate::model::join::beside_bytes(&c);
+        assert!(with_syncs >= empty + 1000 * std::mem::size_of::<SyncFact>());
+        let call = crate::model::events::ApiRecord {
+            domain: crate::model::events::ApiDomain::Hip,
+            operation: 1,
+            correlation_id: 1,
+            external_id: 0,
+            start_ns: 1,
+            end_ns: 2,
+            thread_id: 1,
+        };
+        c.api = vec![call; 100_000];
+        assert!(crate::model::join::beside_bytes(&c) >= 100_000 * 12);
+    }
+}

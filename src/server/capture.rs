@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::collect::{collect, Cut};
 use crate::model::events::Collected;
-use crate::model::join::join;
+use crate::model::join::join_on;
 use crate::sdk::session::Session;
 use crate::xplane::proto::XSpace;
 use crate::{log_debug, log_info};
@@ -258,7 +258,10 @@ pub fn xspace_of(c: Collected, file_host: &str) -> Option<XSpace> {
 
 /// The joined trace of `c`; `None` when nothing was recorded.
 fn joined(c: Collected) -> Option<crate::model::Trace> {
-    (c.has_records() || !c.markers.is_empty()).then(|| join(c))
+    (c.has_records() || !c.markers.is_empty()).then(|| {
+        let threads = crate::output::join_threads(crate::config::get(), &c);
+        join_on(c, threads)
+    })
 }
 
 /// A plane entry's key and length, at most.
@@ -365,7 +368,7 @@ mod tests {
                 .collect(),
             ..Collected::default()
         };
-        let mut want = crate::xplane::build_xspace(&join(collected.clone()));
+        let mut want = crate::xplane::build_xspace(&crate::model::join::join(collected.clone()));
         want.hostnames = vec!["client_9012".into()];
         let names: Vec<&str> = want.planes[0]
             .event_metadata
