@@ -189,41 +189,6 @@ where
 /// shared atomic added to on every call (`budget::charge`, as the callbacks did) against a
 /// per-thread batch (`budget::charge_call`). On a 2-core machine two threads already pass the
 /// shared count's cache line between the cores at each call.
-/// A `hipEventRecord`'s producer record on the application thread (`ProducerMap::record`):
-/// one event handle recorded every step, as a training loop's events are, so its vector grows
-/// to a record per step; and eight handles, one per thread, recorded from eight threads.
-fn bench_producer_record() {
-    use rocprof_xplane::model::deps::{Producer, ProducerMap};
-    const RECORDS: u64 = 200_000;
-    let producer = |corr| Producer {
-        correlation_id: corr,
-        stream: 0xa,
-        stream_seq: 1,
-        device: 0,
-    };
-    for threads in [1u64, 8] {
-        let map = ProducerMap::default();
-        let per_thread = RECORDS / threads;
-        let cpu = Instant::now();
-        std::thread::scope(|s| {
-            for t in 0..threads {
-                let map = &map;
-                s.spawn(move || {
-                    // Each thread's calls take increasing ids, interleaved with the others'.
-                    for i in 0..per_thread {
-                        map.record(0xe0 + t, producer(i * threads + t + 1));
-                    }
-                });
-            }
-        });
-        let ns = cpu.elapsed().as_nanos() as f64 / RECORDS as f64;
-        println!(
-            "producer record (hipEventRecord), {threads} thread(s), a handle per thread recorded {per_thread} times: {ns:>7.1} ns/record (wall, {threads} thread(s) on the cores there are)"
-        );
-        assert_eq!(map.len() as u64, per_thread * threads);
-    }
-}
-
 fn bench_budget_charge() {
     use rocprof_xplane::store::budget;
     let run = |threads: u64, batched: bool| {
@@ -399,15 +364,10 @@ fn main() {
         bench_decode_rows();
         return;
     }
-    if only == "producers" {
-        bench_producer_record();
-        return;
-    }
     if only == "annotations" {
         bench_capture_threads();
         bench_annotation_capture();
         bench_budget_charge();
-        bench_producer_record();
         return;
     }
     let repeat: usize = std::env::var("HOT_PATH_REPEAT")
@@ -447,7 +407,6 @@ fn main() {
     }
     bench_annotation_capture();
     bench_budget_charge();
-    bench_producer_record();
     println!(
         "sizes: ApiRecord {} B; KernelRecord {} B, stored {} B + its shape's table entry; CopyRecord {} B, stored {} B + table entry; joined: DeviceEvent {} B, HostEvent {} B",
         size_of::<ApiRecord>(),

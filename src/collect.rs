@@ -90,9 +90,6 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
     c.syncs = drained.syncs;
     c.memory = drained.memory;
     c.copy_ptrs = drained.copy_ptrs;
-    // The producer map is emptied here: the next window starts with no records (a wait on an
-    // event recorded in an earlier window stays unresolved and keeps the raw event id).
-    c.producers = crate::capture::devices::take_producers();
     // Stream creations stay known to later windows (their calls use streams made earlier).
     c.stream_creations = match cut {
         Cut::Final => crate::capture::devices::take_stream_creations(),

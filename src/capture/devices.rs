@@ -12,23 +12,14 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{LazyLock, Mutex};
+use std::sync::Mutex;
 
 use super::thread::ThreadState;
-use crate::model::deps::{Producer, ProducerMap};
 use crate::model::events::{CallFact, StreamCreation, SyncFact, SyncKind};
 use crate::store::sinks::lock;
 
-/// Records of every event in the current capture window, filled from application threads.
-static PRODUCERS: LazyLock<ProducerMap> = LazyLock::new(ProducerMap::default);
-
-/// The producers recorded so far, leaving the map empty for the next capture window.
-pub fn take_producers() -> ProducerMap {
-    PRODUCERS.take()
-}
-
-/// Records a synchronization call's arguments at its entry; a `hipEventRecord` also becomes a
-/// producer of its event.
+/// Records a synchronization call's arguments at its entry; a `hipEventRecord`'s are its
+/// event's producer for the join (`model::deps::ProducerIndex::of`).
 pub fn on_sync_enter(
     t: &mut ThreadState,
     correlation_id: u64,
@@ -37,17 +28,6 @@ pub fn on_sync_enter(
     stream: u64,
 ) {
     let (device, stream_seq) = stream_of(t, stream);
-    if kind == SyncKind::EventRecord {
-        PRODUCERS.record(
-            event,
-            Producer {
-                correlation_id,
-                stream,
-                stream_seq,
-                device,
-            },
-        );
-    }
     t.syncs.push(SyncFact {
         correlation_id,
         kind,
@@ -239,19 +219,6 @@ mod tests {
         assert_eq!(second.0, 1);
         assert!(second.1 > first.1, "a new stream, not the old one");
         assert_eq!(device_of(&mut a, 0xc0), 1);
-    }
-
-    #[test]
-    fn the_session_takes_the_producers_and_the_next_window_starts_empty() {
-        let mut t = ThreadState::default();
-        on_sync_enter(&mut t, 500, SyncKind::EventRecord, 0xface, 0);
-        let window1 = take_producers();
-        assert_eq!(
-            window1.resolve(0xface, 501).map(|p| p.correlation_id),
-            Some(500)
-        );
-        // What `Session::finish` does between windows: the next window does not see record 500.
-        assert_eq!(take_producers().resolve(0xface, 501), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Inter-stream dependencies: who produced the event a wait waited for.
 //!
-//! `hipEventRecord` calls are kept per (device, event handle) in a vector sorted by correlation
-//! id, filled concurrently from application threads (hence `dashmap`). A wait resolves to the
+//! `hipEventRecord` calls (the sync facts of that kind) are indexed by event handle, each
+//! handle's in a vector sorted by correlation id. A wait resolves to the
 //! latest record whose correlation id is strictly below its own: correlation ids are handed out
 //! in call order, so this is the record the runtime had seen when the wait was issued, whatever
 //! order the callbacks arrived in. Handles are reused (one event recorded many times), so only
@@ -13,8 +13,6 @@
 //! else the wait call itself, as for host syncs).
 
 use crate::fastmap::HashMap;
-
-use dashmap::DashMap;
 
 use super::events::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 use super::streams::{stream_key, Creations, StreamIndex};
@@ -32,66 +30,23 @@ pub struct Producer {
     pub device: i32,
 }
 
-/// Producers per (device, event handle), each vector sorted by correlation id. Filled from
-/// application threads; resolved only through [`ProducerMap::into_index`]. Hashed with Fx, as
-/// the join's maps are (`fastmap`): the keys are the runtime's handles, and SipHash was a third
-/// of a `hipEventRecord`'s capture on the application thread.
+/// `hipEventRecord` calls by event handle, gathered for the index. In a run the producers are
+/// the sync facts of kind `EventRecord` ([`ProducerIndex::of`]), which the application threads
+/// keep anyway: a map of its own, filled from those threads, duplicated each record and took
+/// a shard lock per `hipEventRecord` (the lock's acquire and release were 60 % of what was
+/// left of that call's capture in a `perf` profile of the MaxText-sized run).
 #[derive(Debug, Clone, Default)]
 pub struct ProducerMap {
-    records: DashMap<(i32, u64), Vec<Producer>, rustc_hash::FxBuildHasher>,
+    records: Vec<(u64, Producer)>,
 }
 
 impl ProducerMap {
-    /// Adds a record at its lower bound (a duplicate correlation id is ignored). A handle is
-    /// mostly recorded by one thread, whose calls take increasing ids: its next record goes
-    /// last, and is put there without a search. A search over a handle recorded every step
-    /// of a long run touched a cache line per halving of its vector, on the application
-    /// thread.
-    pub fn record(&self, event: u64, p: Producer) {
-        let mut v = self.records.entry((p.device, event)).or_default();
-        if v.last().is_none_or(|q| q.correlation_id < p.correlation_id) {
-            v.push(p);
-            return;
-        }
-        let i = v.partition_point(|q| q.correlation_id < p.correlation_id);
-        if v.get(i).map(|q| q.correlation_id) != Some(p.correlation_id) {
-            v.insert(i, p);
-        }
+    pub fn record(&mut self, event: u64, p: Producer) {
+        self.records.push((event, p));
     }
 
-    /// Adds every record of `other` (a later capture segment), keeping each vector sorted.
-    pub fn absorb(&self, other: &ProducerMap) {
-        for e in other.records.iter() {
-            let (_, event) = *e.key();
-            for p in e.value() {
-                self.record(event, *p);
-            }
-        }
-    }
-
-    /// The records by event handle alone, every device's merged in correlation order: what
-    /// waits are resolved in. The map is a `DashMap` because the callbacks fill it, so a wait
-    /// resolved there cost a shard lock and a probe per device with records (8 on an 8-GPU
-    /// node), and every record a second table of the devices seen; in the index, one probe
-    /// and a binary search (the MaxText-sized run's dependency pass took half the time). The
-    /// map is consumed: its vectors move into the index, never held twice.
     pub fn into_index(self) -> ProducerIndex {
-        let mut by_event: HashMap<u64, Vec<Producer>> = HashMap::default();
-        by_event.reserve(self.records.len());
-        for ((_, event), v) in self.records {
-            match by_event.entry(event) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(v);
-                }
-                std::collections::hash_map::Entry::Occupied(mut e) => e.get_mut().extend(v),
-            }
-        }
-        for v in by_event.values_mut() {
-            // A call is recorded on one device only: correlation ids do not tie (if they did,
-            // the order would still be the same every run).
-            v.sort_unstable_by_key(|p| (p.correlation_id, p.device, p.stream, p.stream_seq));
-        }
-        ProducerIndex { by_event }
+        ProducerIndex::of_records(self.records)
     }
 
     /// One wait resolved as the join resolves it, for tests.
@@ -101,45 +56,50 @@ impl ProducerMap {
             .into_index()
             .resolve(event, wait_correlation_id)
     }
-
-    /// Forgets every record: a wait in the next capture window must not resolve to a record
-    /// made before it.
-    pub fn clear(&self) {
-        self.records.clear();
-    }
-
-    /// Moves the records out (what the session hands to the join), leaving the map empty.
-    pub fn take(&self) -> ProducerMap {
-        let out = self.clone();
-        self.clear();
-        out
-    }
-
-    pub fn len(&self) -> usize {
-        self.records.iter().map(|v| v.len()).sum()
-    }
-
-    /// The correlation id of every record.
-    pub fn correlation_ids(&self) -> Vec<u64> {
-        let mut ids = Vec::with_capacity(self.len());
-        for v in self.records.iter() {
-            ids.extend(v.iter().map(|p| p.correlation_id));
-        }
-        ids
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
-/// [`ProducerMap`] made for lookups (`ProducerMap::into_index`).
+/// The records by event handle, every device's merged in correlation order: what waits are
+/// resolved in (one probe and a binary search per wait).
 #[derive(Debug, Default)]
 pub struct ProducerIndex {
     by_event: HashMap<u64, Vec<Producer>>,
 }
 
 impl ProducerIndex {
+    /// The producers of a collection: its `hipEventRecord` sync facts.
+    pub fn of(syncs: &[SyncFact]) -> Self {
+        Self::of_records(
+            syncs
+                .iter()
+                .filter(|s| s.kind == SyncKind::EventRecord)
+                .map(|s| {
+                    (
+                        s.event,
+                        Producer {
+                            correlation_id: s.correlation_id,
+                            stream: s.stream,
+                            stream_seq: s.stream_seq,
+                            device: s.device,
+                        },
+                    )
+                }),
+        )
+    }
+
+    fn of_records(records: impl IntoIterator<Item = (u64, Producer)>) -> Self {
+        let mut by_event: HashMap<u64, Vec<Producer>> = HashMap::default();
+        for (event, p) in records {
+            by_event.entry(event).or_default().push(p);
+        }
+        for v in by_event.values_mut() {
+            // A call is recorded on one device only: correlation ids do not tie (if they did,
+            // the order would still be the same every run); a call seen twice is one record.
+            v.sort_unstable_by_key(|p| (p.correlation_id, p.device, p.stream, p.stream_seq));
+            v.dedup_by_key(|p| p.correlation_id);
+        }
+        ProducerIndex { by_event }
+    }
+
     /// The latest record of `event`, on any device, with a correlation id strictly below
     /// `wait_correlation_id` (upper bound, then one back).
     pub fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
@@ -157,7 +117,7 @@ pub struct CallEnd {
 }
 
 /// The ends of the calls a dependency may be anchored at on the host: the waits that draw an
-/// arrow, and every producer. Copied out of the API records so that the dependency pass can
+/// arrow, and every `hipEventRecord`. Copied out of the API records so that the dependency pass can
 /// run beside the host events pass, which consumes those records; a few calls per step, where
 /// the records are every call. Sorted by correlation id: made in that order, the API records
 /// (in delivery order, close to it) are read nearly in order, where a hash map's inserts
@@ -169,19 +129,14 @@ pub struct CallEnds {
 }
 
 impl CallEnds {
-    /// The ends of `syncs`' waits and of `producers`, from the API record of each id (`api`).
-    pub fn of<'a>(
-        syncs: &[SyncFact],
-        producers: &ProducerMap,
-        api: impl Fn(u64) -> Option<&'a ApiRecord>,
-    ) -> Self {
-        let mut ids = producers.correlation_ids();
-        ids.extend(
-            syncs
-                .iter()
-                .filter(|s| s.kind.draws_arrow())
-                .map(|s| s.correlation_id),
-        );
+    /// The ends of `syncs`' waits and records (the producers), from the API record of each id
+    /// (`api`).
+    pub fn of<'a>(syncs: &[SyncFact], api: impl Fn(u64) -> Option<&'a ApiRecord>) -> Self {
+        let mut ids: Vec<u64> = syncs
+            .iter()
+            .filter(|s| s.kind == SyncKind::EventRecord || s.kind.draws_arrow())
+            .map(|s| s.correlation_id)
+            .collect();
         ids.sort_unstable();
         ids.dedup();
         let mut ends = Vec::with_capacity(ids.len());
@@ -393,7 +348,7 @@ mod tests {
         let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
         let mut next = |n: u64| crate::model::next_random(&mut x) % n;
         for round in 0..50 {
-            let m = ProducerMap::default();
+            let mut m = ProducerMap::default();
             // A call is one record on one device: distinct ids, recorded in any order.
             let mut ids: Vec<u64> = (1..=400).filter(|_| next(3) == 0).collect();
             for i in (1..ids.len()).rev() {
@@ -428,7 +383,7 @@ mod tests {
 
     #[test]
     fn a_wait_resolves_to_the_latest_record_strictly_before_it() {
-        let m = ProducerMap::default();
+        let mut m = ProducerMap::default();
         m.record(0xe, p(100, 1));
         m.record(0xe, p(200, 2));
         assert_eq!(m.resolve(0xe, 101).map(|p| p.correlation_id), Some(100));
@@ -443,7 +398,7 @@ mod tests {
         let recs = [p(10, 1), p(30, 2), p(20, 0), p(40, 1), p(35, 3)];
         let waits = [5u64, 11, 21, 31, 36, 41, 1000];
         let expect: Vec<Option<u64>> = {
-            let m = ProducerMap::default();
+            let mut m = ProducerMap::default();
             for r in recs {
                 m.record(7, r);
             }
@@ -468,7 +423,7 @@ mod tests {
         let mut idx = [0usize, 1, 2, 3, 4];
         let mut count = 0;
         permute(&mut idx, 0, &mut |order| {
-            let m = ProducerMap::default();
+            let mut m = ProducerMap::default();
             for &k in order {
                 m.record(7, recs[k]);
             }
@@ -496,7 +451,7 @@ mod tests {
 
     #[test]
     fn null_stream_producer_is_resolved_and_devices_are_searched() {
-        let m = ProducerMap::default();
+        let mut m = ProducerMap::default();
         m.record(9, p(10, 0));
         m.record(
             9,
@@ -508,38 +463,6 @@ mod tests {
         let got = m.resolve(9, 12).unwrap();
         assert_eq!((got.correlation_id, got.stream), (10, 0));
         assert_eq!(m.resolve(9, 16).unwrap().device, 1);
-    }
-
-    #[test]
-    fn clear_forgets_the_previous_window() {
-        let m = ProducerMap::default();
-        m.record(3, p(10, 1));
-        let taken = m.take();
-        assert_eq!(taken.resolve(3, 11).map(|p| p.correlation_id), Some(10));
-        assert!(m.is_empty());
-        assert_eq!(m.resolve(3, 11), None, "record from the previous window");
-        m.record(3, p(20, 1));
-        m.clear();
-        assert_eq!(m.resolve(3, 21), None);
-    }
-
-    #[test]
-    fn concurrent_records_all_land_sorted() {
-        let m = ProducerMap::default();
-        std::thread::scope(|s| {
-            for t in 0..4u64 {
-                let m = &m;
-                s.spawn(move || {
-                    for k in 0..250u64 {
-                        m.record(1, p(k * 4 + t + 1, t));
-                    }
-                });
-            }
-        });
-        assert_eq!(m.len(), 1000);
-        for w in 2..=1001u64 {
-            assert_eq!(m.resolve(1, w).unwrap().correlation_id, w - 1);
-        }
     }
 
     /// The whole pass through the join: a record on stream A after a kernel, a wait on stream B
@@ -637,15 +560,6 @@ mod tests {
             sync(5, SyncKind::StreamWaitEvent, 0xb),
             sync(7, SyncKind::EventSynchronize, 0),
         ];
-        c.producers.record(
-            0xe,
-            Producer {
-                correlation_id: 4,
-                stream: 0xa,
-                stream_seq: 0,
-                device: -1,
-            },
-        );
         if barriers {
             let b = |corr, end| HipEventRecord {
                 correlation_id: corr,
@@ -683,15 +597,6 @@ mod tests {
         };
         c.api.push(call(2, 8, 150, 9));
         c.api.push(call(4, 9, 160, 11));
-        c.producers.record(
-            0xf,
-            Producer {
-                correlation_id: 8,
-                stream: 0xc,
-                stream_seq: 0,
-                device: -1,
-            },
-        );
         let sync = |corr, kind| SyncFact {
             correlation_id: corr,
             kind,
@@ -722,8 +627,29 @@ mod tests {
         assert_eq!(two.counters, one.counters);
     }
 
+    /// The producers are the collection's own records: a window whose waits' record was made
+    /// in an earlier window (drained with that window's sync facts) leaves them unresolved,
+    /// with the raw event handle, and draws no arrow.
     #[test]
-    fn call_ends_hold_the_waits_and_producers_that_have_a_record() {
+    fn a_record_drained_with_an_earlier_window_resolves_no_wait() {
+        let mut c = two_streams_collected(false);
+        c.syncs.retain(|s| s.kind != SyncKind::EventRecord);
+        let t = crate::model::join::join(c);
+        assert_eq!(
+            (t.counters.waits_resolved, t.counters.waits_unresolved),
+            (0, 2)
+        );
+        assert!(t.dependency_flows.is_empty());
+        let waits: Vec<(u64, u64, bool)> = t
+            .sync_calls
+            .iter()
+            .map(|s| (s.correlation_id, s.event, s.resolved.is_some()))
+            .collect();
+        assert_eq!(waits, [(5, 0xe, false), (7, 0xe, false)]);
+    }
+
+    #[test]
+    fn call_ends_hold_the_waits_and_records_that_have_an_api_record() {
         use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
         let record = |corr: u64| ApiRecord {
             domain: ApiDomain::Hip,
@@ -744,6 +670,10 @@ mod tests {
             stream_seq: 0,
         };
         let syncs = [
+            // The records (the producers), one of them also a wait's id.
+            sync(30, SyncKind::EventRecord),
+            sync(10, SyncKind::EventRecord),
+            sync(20, SyncKind::EventRecord),
             sync(50, SyncKind::EventSynchronize),
             sync(20, SyncKind::StreamWaitEvent),
             // No arrow: a query waits for nothing, a stream sync names no event.
@@ -752,12 +682,8 @@ mod tests {
             // No record of this call.
             sync(70, SyncKind::EventSynchronize),
         ];
-        let producers = ProducerMap::default();
-        for corr in [30, 10, 20] {
-            producers.record(1 + corr % 2, p(corr, 0));
-        }
         let records: Vec<ApiRecord> = [10, 20, 30, 40, 50, 60].map(record).into();
-        let ends = CallEnds::of(&syncs, &producers, |corr| {
+        let ends = CallEnds::of(&syncs, |corr| {
             records.iter().find(|a| a.correlation_id == corr)
         });
         let end = |tid, end_ns| {

@@ -734,8 +734,6 @@ pub struct Collected {
     pub copy_ptrs: Vec<CopyPtrs>,
     /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
     pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
-    /// Producers (`hipEventRecord`) of every event seen in this capture window.
-    pub producers: super::deps::ProducerMap,
     pub symbols: HashMap<u64, KernelSymbol>,
     /// `(domain, operation) → name` from the runtime's name queries.
     pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,
@@ -805,7 +803,6 @@ impl Collected {
             memory,
             copy_ptrs,
             hip_events,
-            producers,
             symbols,
             op_names,
             thread_names,
@@ -841,7 +838,6 @@ impl Collected {
         self.memory.extend(memory);
         self.copy_ptrs.extend(copy_ptrs);
         self.hip_events.extend(hip_events);
-        self.producers.absorb(&producers);
         self.symbols.extend(symbols);
         self.op_names.extend(op_names);
         self.thread_names.extend(thread_names);

@@ -1698,7 +1698,6 @@ fn host_events(
 /// records' part of it copied (`deps::CallEnds`), since the host events pass consumes them.
 struct DependencyWork {
     syncs: Vec<super::events::SyncFact>,
-    producers: super::deps::ProducerMap,
     call_ends: super::deps::CallEnds,
     hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
     host_salt: u64,
@@ -1717,13 +1716,11 @@ impl DependencyWork {
     /// are moved, and made ready beside the host events.
     fn take(c: &mut Collected, api: &ApiIndex) -> Self {
         let syncs = std::mem::take(&mut c.syncs);
-        let producers = std::mem::take(&mut c.producers);
-        let call_ends = super::deps::CallEnds::of(&syncs, &producers, |corr| {
+        let call_ends = super::deps::CallEnds::of(&syncs, |corr| {
             api.hip.get(&corr).map(|&i| &c.api[i.index()])
         });
         DependencyWork {
             syncs,
-            producers,
             call_ends,
             hip_events: std::mem::take(&mut c.hip_events),
             host_salt: super::deps::host_salt(&c.hostname, c.pid),
@@ -1738,7 +1735,7 @@ impl DependencyWork {
     ) -> Dependencies {
         let began = std::time::Instant::now();
         let mut counters = crate::model::Counters::default();
-        let producers = self.producers.into_index();
+        let producers = super::deps::ProducerIndex::of(&self.syncs);
         let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
         for (op, r) in self
             .hip_events
@@ -1772,14 +1769,14 @@ impl DependencyWork {
 /// What running passes side by side holds beyond what one thread holds running them one
 /// after the other, at most: the call tables' per-call vectors and the kernels' order, made
 /// while the annotations' are (about 12 B per call and per kernel), or the dependency pass's
-/// inputs, held while the host events grow (the sync facts, the producers, and the ends of
-/// both, 24 B each).
+/// inputs, held while the host events grow (the sync facts, the producers made of them, the
+/// call ends, 24 B each).
 pub fn beside_bytes(c: &Collected) -> usize {
     use std::mem::size_of;
     let tables = (c.api.len() + c.kernels.len()) * 3 * size_of::<u32>();
     let ends = size_of::<u64>() + size_of::<super::deps::CallEnd>();
-    let dependencies = c.syncs.len() * (size_of::<super::events::SyncFact>() + ends)
-        + c.producers.len() * (size_of::<super::deps::Producer>() + ends)
+    let dependencies = c.syncs.len()
+        * (size_of::<super::events::SyncFact>() + size_of::<super::deps::Producer>() + ends)
         + c.hip_events.len()
             * size_of::<(super::events::HipEventOp, super::events::HipEventRecord)>();
     tables.max(dependencies)

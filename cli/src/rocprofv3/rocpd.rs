@@ -22,10 +22,9 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
 use super::{err, Builder, ConvertError};
-use rocprof_xplane::model::deps::Producer;
 use rocprof_xplane::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
-    MarkerSpan, SyncFact, SyncKind,
+    MarkerSpan, SyncFact,
 };
 
 /// Every process of every run in the database.
@@ -624,17 +623,6 @@ fn sync_facts(b: &mut Builder, calls: &[(u64, u64, Arc<str>, Option<CallArgs>)])
             .copied()
             .unwrap_or(if gpus == 1 { 0 } else { -1 });
         let seq = b.stream_seq(stream);
-        if kind == SyncKind::EventRecord {
-            b.c.producers.record(
-                event,
-                Producer {
-                    correlation_id: *corr,
-                    stream,
-                    stream_seq: seq,
-                    device,
-                },
-            );
-        }
         b.c.syncs.push(SyncFact {
             correlation_id: *corr,
             kind,
