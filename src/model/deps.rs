@@ -30,36 +30,12 @@ pub struct Producer {
     pub device: i32,
 }
 
-/// `hipEventRecord` calls by event handle, gathered for the index. In a run the producers are
-/// the sync facts of kind `EventRecord` ([`ProducerIndex::of`]), which the application threads
-/// keep anyway: a map of its own, filled from those threads, duplicated each record and took
-/// a shard lock per `hipEventRecord` (the lock's acquire and release were 60 % of what was
-/// left of that call's capture in a `perf` profile of the MaxText-sized run).
-#[derive(Debug, Clone, Default)]
-pub struct ProducerMap {
-    records: Vec<(u64, Producer)>,
-}
-
-impl ProducerMap {
-    pub fn record(&mut self, event: u64, p: Producer) {
-        self.records.push((event, p));
-    }
-
-    pub fn into_index(self) -> ProducerIndex {
-        ProducerIndex::of_records(self.records)
-    }
-
-    /// One wait resolved as the join resolves it, for tests.
-    #[cfg(test)]
-    pub(crate) fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
-        self.clone()
-            .into_index()
-            .resolve(event, wait_correlation_id)
-    }
-}
-
-/// The records by event handle, every device's merged in correlation order: what waits are
-/// resolved in (one probe and a binary search per wait).
+/// The `hipEventRecord`s by event handle, every device's merged in correlation order: what
+/// waits are resolved in (one probe and a binary search per wait). They are the sync facts of
+/// that kind (`of`), which the application threads keep anyway: until the fourteenth session
+/// those threads also filled a map of their own with the same records, a shard lock per
+/// `hipEventRecord` (the lock's acquire and release were 60 % of what was left of that call's
+/// capture in a `perf` profile of the MaxText-sized run).
 #[derive(Debug, Default)]
 pub struct ProducerIndex {
     by_event: HashMap<u64, Vec<Producer>>,
@@ -329,6 +305,29 @@ fn host_anchor(i: &DepInputs<'_>, correlation_id: u64) -> Option<Anchor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `hipEventRecord`s gathered in any order, indexed as the join indexes the sync facts
+    /// (`ProducerIndex::of`).
+    #[derive(Debug, Clone, Default)]
+    struct ProducerMap {
+        records: Vec<(u64, Producer)>,
+    }
+
+    impl ProducerMap {
+        fn record(&mut self, event: u64, p: Producer) {
+            self.records.push((event, p));
+        }
+
+        fn into_index(self) -> ProducerIndex {
+            ProducerIndex::of_records(self.records)
+        }
+
+        fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
+            self.clone()
+                .into_index()
+                .resolve(event, wait_correlation_id)
+        }
+    }
 
     fn p(corr: u64, stream: u64) -> Producer {
         Producer {
