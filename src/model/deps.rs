@@ -15,7 +15,7 @@
 use crate::fastmap::HashMap;
 
 use super::events::{ApiRecord, HipEventOp, SyncFact, SyncKind};
-use super::streams::{stream_key, Creations, StreamIndex};
+use super::streams::{stream_key, StreamIndex};
 use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, SyncCall};
 
 /// One `hipEventRecord`.
@@ -156,8 +156,6 @@ pub fn host_salt(hostname: &str, pid: u32) -> u64 {
 /// What the dependency pass needs from the rest of the join.
 pub struct DepInputs<'a> {
     pub producers: &'a ProducerIndex,
-    /// Stream creations, to re-read a producer's stream by correlation order.
-    pub creations: &'a Creations,
     pub streams: &'a StreamIndex,
     /// The lines of each GPU plane, where the stream index finds its activities' times.
     pub lines_of: super::streams::LinesOf<'a>,
@@ -199,12 +197,9 @@ pub fn resolve_dependencies(
         let number = plane.and_then(|p| i.streams.number(p, key));
         let waits_on_event = s.kind.waits_on_event();
         let producer = if waits_on_event {
-            i.producers.resolve(s.event, s.correlation_id).map(|mut p| {
-                if let Some((d, seq)) = i.creations.at(p.stream, p.correlation_id) {
-                    (p.device, p.stream_seq) = (d, seq);
-                }
-                p
-            })
+            // The records are sync facts, restamped with their streams' creations already
+            // (`streams::restamp`).
+            i.producers.resolve(s.event, s.correlation_id)
         } else {
             None
         };

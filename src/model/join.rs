@@ -250,7 +250,7 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
         let first = !order_claimed.swap(true, std::sync::atomic::Ordering::Relaxed);
         first.then(|| kernel_order(&c.kernels))
     };
-    let (((mut annotations, scope_tree), order_here), (creations, mut work, order_beside, beside)) =
+    let (((mut annotations, scope_tree), order_here), (mut work, order_beside, beside)) =
         side_by_side(
             threads,
             (calls, &mut syncs, &mut places),
@@ -258,8 +258,8 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
                 let (c, claim_order) = (&c, &claim_order);
                 move |(calls, syncs, places)| {
                     let began = std::time::Instant::now();
-                    let (creations, work) = call_tables(c, calls, syncs, places, ids);
-                    (creations, work, claim_order(), began.elapsed())
+                    let work = call_tables(c, calls, syncs, places, ids);
+                    (work, claim_order(), began.elapsed())
                 }
             },
             || (index_annotations(&mut spanned, ids), claim_order()),
@@ -320,9 +320,9 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
             threads,
             dependency_work,
             {
-                let (creations, places) = (&creations, &places);
+                let places = &places;
                 move |w: DependencyWork| {
-                    let out = w.resolve(creations, &stream_index, places);
+                    let out = w.resolve(&stream_index, places);
                     drop(stream_index);
                     out
                 }
@@ -330,7 +330,6 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
             || host_events(&mut c, &work, &mut annotations, &mut counters),
         );
     counters += &dependency_counters;
-    drop(creations);
     // One after the other, the dependencies' time is in this lap too.
     laps.lap_beside("host events", Some(("dependencies", beside)));
     let window = time_window(&c, &host_threads, &places.devices);
@@ -682,22 +681,23 @@ fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 }
 
 /// The per-call tables of the device passes: the stream, device and stream creation of each
-/// launch and copy, from the facts captured at entry (the sync facts are restamped with
-/// them too). The facts are freed here, before the device events are made.
+/// launch and copy, from the facts captured at entry and the creations (the sync facts are
+/// restamped with them too, so the producers made of them need no second look). The facts
+/// are freed here, before the device events are made.
 fn call_tables(
     c: &Collected,
     mut calls: Vec<super::events::CallFact>,
     syncs: &mut [super::events::SyncFact],
     places: &mut Places,
     ids: Ids,
-) -> (super::streams::Creations, DeviceWork) {
+) -> DeviceWork {
     let creations = super::streams::Creations::new(&c.stream_creations);
     super::streams::restamp(&creations, &mut calls, syncs);
     let work = DeviceWork::new(&calls, ids);
     places.issued_on = issued_devices(&calls, ids);
     places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
     drop(calls);
-    (creations, work)
+    work
 }
 
 /// What the annotations pass reads and changes of the collection, moved out of it for the
@@ -1727,12 +1727,7 @@ impl DependencyWork {
         }
     }
 
-    fn resolve(
-        self,
-        creations: &super::streams::Creations,
-        stream_index: &super::streams::StreamIndex,
-        places: &Places,
-    ) -> Dependencies {
+    fn resolve(self, stream_index: &super::streams::StreamIndex, places: &Places) -> Dependencies {
         let began = std::time::Instant::now();
         let mut counters = crate::model::Counters::default();
         let producers = super::deps::ProducerIndex::of(&self.syncs);
@@ -1752,7 +1747,6 @@ impl DependencyWork {
             self.syncs,
             &super::deps::DepInputs {
                 producers: &producers,
-                creations,
                 streams: stream_index,
                 lines_of: &lines_of,
                 plane_of: &plane_of,
