@@ -279,19 +279,48 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     let api = ApiIndex::build(&c.api, ids);
     laps.lap("api index");
 
-    let shapes = kernel_events(
-        &mut c,
-        order,
-        &places,
-        &api,
-        &mut annotations,
-        &mut work,
-        &mut counters,
+    // The kernels pass beside what the rest of the join needs of neither the annotations
+    // nor the lines: the copies' planes and memory kinds, and the dependency pass's call
+    // ends.
+    let kernels = std::mem::take(&mut c.kernels);
+    let copies = std::mem::take(&mut c.copies);
+    let beside_input = (
+        copies,
+        std::mem::take(&mut c.syncs),
+        std::mem::take(&mut c.hip_events),
+        super::deps::host_salt(&c.hostname, c.pid),
     );
-    laps.lap("kernels");
+    // At most one activity entry per dispatch or copy (a graph launch's share one): room
+    // once, as for the issued devices.
+    work.activity_of
+        .reserve(kernels.len() + beside_input.0.len());
+    let (shapes, (placed, dependency_work, beside)) = side_by_side(
+        threads,
+        beside_input,
+        {
+            let (c, places, api) = (&c, &places, &api);
+            move |(copies, syncs, hip_events, host_salt)| {
+                let began = std::time::Instant::now();
+                let placed = place_copies(copies, &c.memory, &c.copy_ptrs, places);
+                let work = DependencyWork::take(syncs, hip_events, &c.api, api, host_salt);
+                (placed, work, began.elapsed())
+            }
+        },
+        || {
+            kernel_events(
+                (kernels, order),
+                &c.symbols,
+                &places,
+                &api,
+                &mut annotations,
+                &mut work,
+                &mut counters,
+            )
+        },
+    );
+    laps.lap_beside("kernels", Some(("copies' places and call ends", beside)));
     copy_events(
-        &mut c,
-        &mut places,
+        placed,
         &api,
         &mut annotations,
         &mut work,
@@ -302,16 +331,20 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     // events): free the rest before the host events are built.
     drop(std::mem::take(&mut places.issued_on));
     drop(std::mem::take(&mut work.stream_of));
-    drop(std::mem::take(&mut c.copies));
     drop(std::mem::take(&mut c.copy_ptrs));
     laps.lap("copies");
 
-    let stream_index = stream_lines(&c, &mut places, work.take_lines(), &mut counters);
+    // The streams the sync calls name get numbers too.
+    let stream_index = stream_lines(
+        &dependency_work.syncs,
+        &mut places,
+        work.take_lines(),
+        threads,
+        &mut counters,
+    );
     laps.lap("stream lines");
-    let dependency_work = DependencyWork::take(&mut c, &api);
     // The HIP records' index has served its last pass.
     drop(api);
-    laps.lap("dependency inputs");
     // Side by side; on one thread the dependencies first, so that their inputs (the sync
     // facts, the producer records, the per-stream index) are freed before the host events,
     // the join's largest output, are built.
@@ -1028,19 +1061,16 @@ impl DeviceWork {
 /// Pass 4: every kernel dispatch record becomes a device event (graph launches: all N of
 /// them), on its stream's line, named from its code object.
 fn kernel_events(
-    c: &mut Collected,
-    order: Vec<u32>,
+    (kernels, order): (PackedVec<KernelRecord>, Vec<u32>),
+    symbols: &std::collections::HashMap<u64, super::events::KernelSymbol>,
     places: &Places,
     api: &ApiIndex,
     annotations: &mut AnnotationIndex,
     work: &mut DeviceWork,
     counters: &mut crate::model::Counters,
 ) -> Table<LaunchShape> {
-    // At most one activity entry per dispatch (a graph launch's share one): room once, as
-    // for the issued devices.
-    work.activity_of.reserve(c.kernels.len() + c.copies.len());
     // Each record is freed with its chunk once it is an event.
-    let mut records = std::mem::take(&mut c.kernels).into_taker();
+    let mut records = kernels.into_taker();
     // One `KernelCode` per kernel id, shared by its dispatches; one `LaunchShape` per launch
     // entry of the stores (the same kernel, grid, block and queue), shared by its dispatches.
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
@@ -1061,12 +1091,12 @@ fn kernel_events(
         let (shape, dev, has_symbol) = shapes[entry].get_or_insert_with(|| {
             let code = codes
                 .entry(k.kernel_id)
-                .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, c.symbols.get(&k.kernel_id))))
+                .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, symbols.get(&k.kernel_id))))
                 .clone();
             (
                 table.push(launch_shape(&k, code)),
                 places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0),
-                c.symbols.contains_key(&k.kernel_id),
+                symbols.contains_key(&k.kernel_id),
             )
         });
         if !*has_symbol {
@@ -1207,19 +1237,17 @@ fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     keys.into_iter().map(|k| (k & mask) as u32).collect()
 }
 
-/// Pass 5: every memory copy becomes a device event on the plane of the device it was
-/// issued to (its stream's device, as CUPTI reports it) when the HIP callback saw the call,
-/// else on its GPU end; with the memory kinds of its two sides.
-fn copy_events(
-    c: &mut Collected,
-    places: &mut Places,
-    api: &ApiIndex,
-    annotations: &mut AnnotationIndex,
-    work: &mut DeviceWork,
-    counters: &mut crate::model::Counters,
-    warnings: &mut Vec<String>,
-) {
-    c.copies.sort_by_key(|m: &CopyRecord| {
+/// Pass 5, first half: every memory copy placed on the plane of the device it was issued to
+/// (its stream's device, as CUPTI reports it) when the HIP callback saw the call, else on its
+/// GPU end, with the memory kinds of its two sides. It needs neither the annotations nor the
+/// lines, so it runs beside the kernels pass (`side_by_side`).
+fn place_copies(
+    mut copies: Vec<CopyRecord>,
+    memory: &[super::events::MemFact],
+    copy_ptrs: &[super::events::CopyPtrs],
+    places: &Places,
+) -> PlacedCopies {
+    copies.sort_by_key(|m: &CopyRecord| {
         (
             m.start_ns,
             m.end_ns,
@@ -1230,25 +1258,29 @@ fn copy_events(
             m.dst_agent,
         )
     });
+    let mut placed = PlacedCopies {
+        copies: Vec::with_capacity(copies.len()),
+        counters: crate::model::Counters::default(),
+        without_gpu: 0,
+    };
     let gpu_count = places.ordinal_of.len();
-    let mut copies_without_gpu = 0u64;
     // Memory kinds of each copy's two sides, from the allocations live at its call.
-    let directions: HashMap<u64, CopyDirection> = c
-        .copies
+    let directions: HashMap<u64, CopyDirection> = copies
         .iter()
         .map(|m| (m.correlation_id, copy_direction(m.operation)))
         .collect();
-    let copy_kinds = super::memory::copy_kinds(&c.memory, &c.copy_ptrs, |corr| {
-        match directions.get(&corr)? {
+    let copy_kinds =
+        super::memory::copy_kinds(memory, copy_ptrs, |corr| match directions.get(&corr)? {
             CopyDirection::HostToDevice => Some((true, false)),
             CopyDirection::DeviceToHost => Some((false, true)),
             CopyDirection::DeviceToDevice => Some((true, true)),
             CopyDirection::HostToHost => Some((false, false)),
             CopyDirection::Unknown => None,
-        }
-    });
-    for m in &c.copies {
-        let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, counters) else {
+        });
+    drop(directions);
+    for m in &copies {
+        let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, &mut placed.counters)
+        else {
             continue;
         };
         let issued = places
@@ -1271,13 +1303,9 @@ fn copy_events(
                 Some(0)
             },
         ) else {
-            copies_without_gpu += 1;
+            placed.without_gpu += 1;
             continue;
         };
-        if !api.launched(m.correlation_id) {
-            counters.activities_without_api += 1;
-        }
-        let key = work.place(m.correlation_id, LineKey::Copies);
         let (graph, external) = crate::capture::graph::split(m.external_id);
         let e = DeviceEvent {
             start_ns,
@@ -1291,11 +1319,42 @@ fn copy_events(
                 dst_device: places.ordinal_of.get(&m.dst_agent).copied(),
                 kinds: copy_kinds.get(&m.correlation_id).copied(),
             })),
-            annotation: annotations.get(m.correlation_id, external),
+            annotation: None,
             graph,
         };
+        placed.copies.push((dev, external, e));
+    }
+    placed
+}
+
+/// The copies as events in time order, each with its plane and its record's external
+/// correlation id; and what placing them counted.
+struct PlacedCopies {
+    copies: Vec<(u32, u64, DeviceEvent)>,
+    counters: crate::model::Counters,
+    without_gpu: u64,
+}
+
+/// Pass 5, second half: each placed copy, annotated, on its stream's line, in time order
+/// after the kernels (whose lines and annotations it shares).
+fn copy_events(
+    placed: PlacedCopies,
+    api: &ApiIndex,
+    annotations: &mut AnnotationIndex,
+    work: &mut DeviceWork,
+    counters: &mut crate::model::Counters,
+    warnings: &mut Vec<String>,
+) {
+    *counters += &placed.counters;
+    for (dev, external, mut e) in placed.copies {
+        if !api.launched(e.correlation_id) {
+            counters.activities_without_api += 1;
+        }
+        let key = work.place(e.correlation_id, LineKey::Copies);
+        e.annotation = annotations.get(e.correlation_id, external);
         work.push(dev, key, e);
     }
+    let copies_without_gpu = placed.without_gpu;
     if copies_without_gpu > 0 {
         warnings.push(format!(
             "{copies_without_gpu} memory copies could not be placed: no GPU agent known"
@@ -1306,13 +1365,13 @@ fn copy_events(
 /// Pass 6: lines are HIP streams (model::streams); sync calls name streams too, so those
 /// streams get numbers even without device work of their own.
 fn stream_lines(
-    c: &Collected,
+    syncs: &[super::events::SyncFact],
     places: &mut Places,
     lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
+    threads: usize,
     counters: &mut crate::model::Counters,
 ) -> super::streams::StreamIndex {
-    let known_streams: Vec<(u32, LineKey, u64)> = c
-        .syncs
+    let known_streams: Vec<(u32, LineKey, u64)> = syncs
         .iter()
         .filter(|f| f.kind.names_a_stream())
         .filter_map(|f| {
@@ -1321,12 +1380,47 @@ fn stream_lines(
                 .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
         })
         .collect();
-    let (device_lines, stream_index) =
-        super::streams::build_lines(lines, known_streams, &mut counters.stream_overlap_events);
+    let (device_lines, stream_index) = super::streams::build_lines_with(
+        lines,
+        known_streams,
+        &mut counters.stream_overlap_events,
+        |tasks| prepare_lines(tasks, threads),
+    );
     for (dev, dev_lines) in device_lines {
         places.devices[dev as usize].lines = dev_lines;
     }
     stream_index
+}
+
+/// Each stream's line prepared (sorted, split where it overlaps, indexed), the streams shared
+/// between this thread and a helper by their events, largest first to the one with fewer: a
+/// stream needs nothing of another, and which thread prepared it changes nothing in it.
+fn prepare_lines(
+    mut tasks: Vec<super::streams::LineTask>,
+    threads: usize,
+) -> Vec<super::streams::PreparedLine> {
+    use super::streams::prepare_line;
+    if threads < 2 || tasks.len() < 2 {
+        return tasks.into_iter().map(prepare_line).collect();
+    }
+    tasks.sort_by_key(|t| std::cmp::Reverse(t.1.len()));
+    let (mut here, mut beside) = (Vec::new(), Vec::new());
+    let (mut here_events, mut beside_events) = (0usize, 0usize);
+    for t in tasks {
+        if here_events <= beside_events {
+            here_events += t.1.len();
+            here.push(t);
+        } else {
+            beside_events += t.1.len();
+            beside.push(t);
+        }
+    }
+    let prepare = |tasks: Vec<super::streams::LineTask>| -> Vec<super::streams::PreparedLine> {
+        tasks.into_iter().map(prepare_line).collect()
+    };
+    let (mut lines, others) = side_by_side(threads, beside, prepare, || prepare(here));
+    lines.extend(others);
+    lines
 }
 
 /// A host thread's events while they are built. Its vector grows towards the thread's known
@@ -1712,18 +1806,23 @@ type Dependencies = (
 );
 
 impl DependencyWork {
-    /// Only the call ends are made here, on the joining thread; the rest of the pass's inputs
-    /// are moved, and made ready beside the host events.
-    fn take(c: &mut Collected, api: &ApiIndex) -> Self {
-        let syncs = std::mem::take(&mut c.syncs);
+    /// Only the call ends are made here (beside the kernels pass); the rest of the pass's
+    /// inputs are moved, and made ready beside the host events.
+    fn take(
+        syncs: Vec<super::events::SyncFact>,
+        hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
+        api_records: &[ApiRecord],
+        api: &ApiIndex,
+        host_salt: u64,
+    ) -> Self {
         let call_ends = super::deps::CallEnds::of(&syncs, |corr| {
-            api.hip.get(&corr).map(|&i| &c.api[i.index()])
+            api.hip.get(&corr).map(|&i| &api_records[i.index()])
         });
         DependencyWork {
             syncs,
             call_ends,
-            hip_events: std::mem::take(&mut c.hip_events),
-            host_salt: super::deps::host_salt(&c.hostname, c.pid),
+            hip_events,
+            host_salt,
         }
     }
 
@@ -1762,18 +1861,20 @@ impl DependencyWork {
 
 /// What running passes side by side holds beyond what one thread holds running them one
 /// after the other, at most: the call tables' per-call vectors and the kernels' order, made
-/// while the annotations' are (about 12 B per call and per kernel), or the dependency pass's
-/// inputs, held while the host events grow (the sync facts, the producers made of them, the
-/// call ends, 24 B each).
+/// while the annotations' are (about 12 B per call and per kernel), the copies' placing
+/// maps (their directions and memory kinds by correlation id, about 32 B per copy) while
+/// the kernels grow, or the dependency pass's inputs, held while the host events grow (the
+/// sync facts, the producers made of them, the call ends, 24 B each).
 pub fn beside_bytes(c: &Collected) -> usize {
     use std::mem::size_of;
     let tables = (c.api.len() + c.kernels.len()) * 3 * size_of::<u32>();
+    let placing = c.copies.len() * 4 * size_of::<u64>();
     let ends = size_of::<u64>() + size_of::<super::deps::CallEnd>();
     let dependencies = c.syncs.len()
         * (size_of::<super::events::SyncFact>() + size_of::<super::deps::Producer>() + ends)
         + c.hip_events.len()
             * size_of::<(super::events::HipEventOp, super::events::HipEventRecord)>();
-    tables.max(dependencies)
+    tables.max(placing).max(dependencies)
 }
 
 /// `here()` on this thread while `other(input)` runs on a helper, when `threads` is 2 or more
@@ -1874,6 +1975,189 @@ fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -
 mod tests {
     use super::*;
     use crate::model::next_random;
+
+    /// Each stream's line is prepared on either thread and in any order, and the lines, the
+    /// streams' numbers and the anchors found on them are those of one thread. Streams overlap
+    /// themselves, so sub-lines take ids past the streams' numbers: an anchor must name the
+    /// line its event is on, checked against the lines themselves.
+    #[test]
+    fn stream_lines_prepared_on_two_threads_are_those_of_one_thread() {
+        use super::super::streams::{build_lines, build_lines_with, prepare_line};
+        use super::super::trace::{Anchor, AnchorPlace, DeviceLine};
+        let mut seed = 0x5eed_u64;
+        let keys = [
+            LineKey::Null,
+            LineKey::Created(1),
+            LineKey::Created(2),
+            LineKey::Unknown(0xa0),
+            LineKey::Queue(0xb0),
+            LineKey::Copies,
+        ];
+        let mut grouped = BTreeMap::new();
+        let mut corr = 1u64;
+        for plane in 0..3u32 {
+            for &key in &keys {
+                let count = 5 + (next_random(&mut seed) % 40) as usize;
+                let mut t = 1_000u64;
+                let mut events: Vec<DeviceEvent> = (0..count)
+                    .map(|_| {
+                        t += next_random(&mut seed) % 50;
+                        // Graph launches share an id.
+                        corr += next_random(&mut seed) % 2;
+                        DeviceEvent {
+                            start_ns: t,
+                            end_ns: t + next_random(&mut seed) % 80,
+                            correlation_id: corr,
+                            thread_id: 1,
+                            kind: DeviceEventKind::Kernel(KernelInfo {
+                                dispatch_id: 0,
+                                shape: Table::default().push(LaunchShape::default()),
+                            }),
+                            annotation: None,
+                            graph: None,
+                        }
+                    })
+                    .collect();
+                // Not quite in time order, as copies after the kernels leave a line.
+                for _ in 0..count / 4 {
+                    let (i, j) = (
+                        (next_random(&mut seed) % count as u64) as usize,
+                        (next_random(&mut seed) % count as u64) as usize,
+                    );
+                    events.swap(i, j);
+                }
+                grouped.insert((plane, key), events);
+            }
+        }
+        // Sync calls name most streams, one with no work of its own, and (ignored) a queue.
+        let known = vec![
+            (0, LineKey::Created(3), 5),
+            (0, LineKey::Created(1), 2),
+            (0, LineKey::Created(2), 9),
+            (1, LineKey::Null, 1),
+            (1, LineKey::Unknown(0xa0), 3),
+            (2, LineKey::Created(2), 4),
+            (2, LineKey::Queue(0xb0), 1),
+        ];
+        let one_thread = |g| {
+            let mut split = 0;
+            let (lines, index) = build_lines(g, known.clone(), &mut split);
+            (lines, index, split)
+        };
+        let two_threads = |g| {
+            let mut split = 0;
+            let (lines, index) =
+                build_lines_with(g, known.clone(), &mut split, |t| prepare_lines(t, 2));
+            (lines, index, split)
+        };
+        let reversed = |g| {
+            let mut split = 0;
+            let (lines, index) = build_lines_with(g, known.clone(), &mut split, |t| {
+                t.into_iter().rev().map(prepare_line).collect()
+            });
+            (lines, index, split)
+        };
+        let listing = |lines: &BTreeMap<u32, Vec<DeviceLine>>| {
+            lines
+                .iter()
+                .flat_map(|(&p, ls)| {
+                    ls.iter().map(move |l| {
+                        let events: Vec<(u64, u64, u64)> = l
+                            .events
+                            .iter()
+                            .map(|e| (e.start_ns, e.end_ns, e.correlation_id))
+                            .collect();
+                        (p, l.id, l.name.clone(), events)
+                    })
+                })
+                .collect::<Vec<_>>()
+        };
+        let (lines, index, split) = one_thread(grouped.clone());
+        assert!(split > 0, "the fixture's streams overlap themselves");
+        for (other_lines, other_index, other_split) in
+            [two_threads(grouped.clone()), reversed(grouped)]
+        {
+            assert_eq!(listing(&other_lines), listing(&lines));
+            assert_eq!(other_split, split);
+            for p in 0..3u32 {
+                for &key in keys.iter().chain(&[LineKey::Created(3)]) {
+                    assert_eq!(other_index.number(p, key), index.number(p, key));
+                    assert_eq!(other_index.line_of(p, key), index.line_of(p, key));
+                }
+            }
+            // Anchors, against the lines: the last activity submitted before an id (the one
+            // ending last of a graph launch's), the first after it (the one starting first).
+            let lines_of = |p: u32| other_lines.get(&p).map(Vec::as_slice);
+            for &(p, key, _) in known.iter().filter(|k| !matches!(k.1, LineKey::Queue(_))) {
+                let Some(n) = other_index.number(p, key) else {
+                    panic!("named stream {key:?} has no number");
+                };
+                let own = format!("Stream #{n}");
+                let sub = format!("Stream #{n} (overlap ");
+                let events: Vec<(i64, &DeviceEvent)> = other_lines
+                    .get(&p)
+                    .into_iter()
+                    .flatten()
+                    .filter(|l| l.name == own || l.name.starts_with(&sub))
+                    .flat_map(|l| l.events.iter().map(move |e| (l.id, e)))
+                    .collect();
+                for c in 0..=corr + 1 {
+                    let before = events
+                        .iter()
+                        .filter(|(_, e)| e.correlation_id < c)
+                        .map(|(_, e)| e.correlation_id)
+                        .max()
+                        .and_then(|m| {
+                            events
+                                .iter()
+                                .filter(|(_, e)| e.correlation_id == m)
+                                .max_by_key(|(_, e)| (e.end_ns, e.start_ns))
+                        })
+                        .map(|&(line, e)| Anchor::on_device(p, line, e.end_ns));
+                    let after = events
+                        .iter()
+                        .filter(|(_, e)| e.correlation_id > c)
+                        .map(|(_, e)| e.correlation_id)
+                        .min()
+                        .and_then(|m| {
+                            events
+                                .iter()
+                                .filter(|(_, e)| e.correlation_id == m)
+                                .min_by_key(|(_, e)| (e.start_ns, e.end_ns))
+                        })
+                        .map(|&(line, e)| Anchor::on_device(p, line, e.start_ns));
+                    let got_before = other_index.last_before(&lines_of, p, key, c);
+                    let got_after = other_index.first_after(&lines_of, p, key, c);
+                    // Ties of both times may be on either of two lines: the time is the anchor.
+                    assert_eq!(
+                        got_before.map(|a| a.time_ns),
+                        before.map(|a| a.time_ns),
+                        "{key:?} before {c}"
+                    );
+                    assert_eq!(
+                        got_after.map(|a| a.time_ns),
+                        after.map(|a| a.time_ns),
+                        "{key:?} after {c}"
+                    );
+                    // The line named holds an event of that id at that time.
+                    for (got, at_end) in [(got_before, true), (got_after, false)] {
+                        let Some(Anchor {
+                            place: AnchorPlace::Device { line, .. },
+                            time_ns,
+                        }) = got
+                        else {
+                            continue;
+                        };
+                        assert!(
+                            events.iter().any(|&(l, e)| l == line
+                                && time_ns == if at_end { e.end_ns } else { e.start_ns }),
+                            "{key:?} at {c}: no event at {time_ns} on line {line}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     /// Every event reaches the line of its plane and stream, in the order pushed, whether its
     /// line is found by the stream's slot (one stream's work on two planes, two streams taking

@@ -215,6 +215,80 @@ fn split_overlaps(events: Vec<DeviceEvent>, split_events: &mut u64) -> Vec<Vec<D
     subs
 }
 
+/// A stream's events made ready for its lines, on whichever thread (`prepare_line`): sorted,
+/// split into sub-lines where they overlap, and indexed for anchors when a sync call names
+/// the stream. What needs every stream (the numbers, the sub-lines' ids) is left to
+/// `build_lines_with`.
+pub struct PreparedLine {
+    plane: u32,
+    key: StreamKey,
+    /// The lowest nonzero correlation id and the earliest start of the stream's events.
+    first_correlation: u64,
+    first_start: u64,
+    subs: Vec<Vec<DeviceEvent>>,
+    /// In the order anchors are searched in; `line` is the sub-line's index until the
+    /// sub-lines have ids.
+    activity: Vec<Activity>,
+    split_events: u64,
+}
+
+/// A stream (`plane`, `key`), its events and whether a sync call names it: what
+/// `prepare_line` is given.
+pub type LineTask = ((u32, StreamKey), Vec<DeviceEvent>, bool);
+
+/// Prepares one stream's line; needs nothing of any other stream.
+pub fn prepare_line(((plane, key), mut events, named): LineTask) -> PreparedLine {
+    // Mostly in this order already (the kernels pass places them by time): a stable sort
+    // would still take a scratch buffer of half the line's events at the join's peak.
+    let order = |e: &DeviceEvent| (e.start_ns, std::cmp::Reverse(e.end_ns), e.correlation_id);
+    if !events.is_sorted_by_key(order) {
+        events.sort_by_key(order);
+    }
+    let first_correlation = events
+        .iter()
+        .map(|e| e.correlation_id)
+        .filter(|&c| c != 0)
+        .min()
+        .unwrap_or(u64::MAX);
+    let first_start = events.first().map_or(0, |e| e.start_ns);
+    let mut split_events = 0;
+    let subs = split_overlaps(events, &mut split_events);
+    let mut activity = Vec::new();
+    if named {
+        // This stream's activities with their times, for the order anchors are searched in.
+        let mut acts: Vec<(u64, u64, u64, u32, u32)> =
+            Vec::with_capacity(subs.iter().map(Vec::len).sum());
+        for (line, events) in (0u32..).zip(&subs) {
+            acts.extend(
+                (0u32..)
+                    .zip(events)
+                    .map(|(at, e)| (e.correlation_id, e.start_ns, e.end_ns, line, at)),
+            );
+        }
+        acts.sort_unstable();
+        // Into a vector of their own size: collecting from `acts` by value would reuse its
+        // allocation, twice the bytes, for as long as the index lives.
+        activity.reserve_exact(acts.len());
+        activity.extend(
+            acts.iter()
+                .map(|&(correlation_id, _, _, line, at)| Activity {
+                    correlation_id,
+                    line,
+                    at,
+                }),
+        );
+    }
+    PreparedLine {
+        plane,
+        key,
+        first_correlation,
+        first_start,
+        subs,
+        activity,
+        split_events,
+    }
+}
+
 /// Builds the lines of every device from its events grouped by stream. `known` lists streams
 /// that had no device work but appear in sync calls, so they get a number too.
 pub fn build_lines(
@@ -222,26 +296,37 @@ pub fn build_lines(
     known: impl IntoIterator<Item = (u32, StreamKey, u64)>,
     split_events: &mut u64,
 ) -> (BTreeMap<u32, Vec<DeviceLine>>, StreamIndex) {
+    build_lines_with(grouped, known, split_events, |tasks| {
+        tasks.into_iter().map(prepare_line).collect()
+    })
+}
+
+/// [`build_lines`], each stream's line prepared by `prepare_all` (which may share them
+/// between threads: it returns one `prepare_line` result per task, in any order).
+pub fn build_lines_with(
+    grouped: BTreeMap<(u32, StreamKey), Vec<DeviceEvent>>,
+    known: impl IntoIterator<Item = (u32, StreamKey, u64)>,
+    split_events: &mut u64,
+    prepare_all: impl FnOnce(Vec<LineTask>) -> Vec<PreparedLine>,
+) -> (BTreeMap<u32, Vec<DeviceLine>>, StreamIndex) {
+    let known: Vec<(u32, StreamKey, u64)> = known
+        .into_iter()
+        .filter(|(_, key, _)| !matches!(key, StreamKey::Queue(_) | StreamKey::Copies))
+        .collect();
+    // Only streams that sync calls name need their activities indexed for anchors.
+    let named: HashSet<(u32, StreamKey)> = known.iter().map(|&(p, k, _)| (p, k)).collect();
+    let tasks: Vec<LineTask> = grouped
+        .into_iter()
+        .map(|(at, events)| (at, events, named.contains(&at)))
+        .collect();
+    let mut prepared = prepare_all(tasks);
     // (plane) → [(order, key)]
     let mut keys: BTreeMap<u32, BTreeMap<StreamKey, (u8, u64)>> = BTreeMap::new();
-    for ((plane, key), events) in &grouped {
-        let first_corr = events
-            .iter()
-            .map(|e| e.correlation_id)
-            .filter(|&c| c != 0)
-            .min()
-            .unwrap_or(u64::MAX);
-        let first_start = events.iter().map(|e| e.start_ns).min().unwrap_or(0);
-        let o = order_key(*key, first_corr, first_start);
-        keys.entry(*plane).or_default().insert(*key, o);
+    for p in &prepared {
+        let o = order_key(p.key, p.first_correlation, p.first_start);
+        keys.entry(p.plane).or_default().insert(p.key, o);
     }
-    // Only streams that sync calls name need their activities indexed for anchors.
-    let mut named: HashSet<(u32, StreamKey)> = HashSet::default();
-    for (plane, key, corr) in known {
-        if matches!(key, StreamKey::Queue(_) | StreamKey::Copies) {
-            continue;
-        }
-        named.insert((plane, key));
+    for &(plane, key, corr) in &known {
         let o = order_key(key, corr, 0);
         let e = keys.entry(plane).or_default().entry(key).or_insert(o);
         *e = (*e).min(o);
@@ -260,59 +345,34 @@ pub fn build_lines(
     for (&plane, ks) in &keys {
         next_free.insert(plane, ks.len() as i64);
     }
-    let mut by_number: Vec<((u32, i64), StreamKey, Vec<DeviceEvent>)> = grouped
-        .into_iter()
-        .map(|((plane, key), ev)| ((plane, index.numbers[&(plane, key)]), key, ev))
-        .collect();
-    by_number.sort_by_key(|(k, _, _)| *k);
-    for ((plane, number), key, mut events) in by_number {
-        // Mostly in this order already (the kernels pass places them by time): a stable sort
-        // would still take a scratch buffer of half the line's events at the join's peak.
-        let order = |e: &DeviceEvent| (e.start_ns, std::cmp::Reverse(e.end_ns), e.correlation_id);
-        if !events.is_sorted_by_key(order) {
-            events.sort_by_key(order);
-        }
-        let named_here = named.contains(&(plane, key));
-        // This stream's activities with their times, for the order anchors are searched in.
-        let mut acts: Vec<(u64, u64, u64, u32, u32)> =
-            Vec::with_capacity(if named_here { events.len() } else { 0 });
-        let subs = split_overlaps(events, split_events);
-        let lines = out.entry(plane).or_default();
-        for (k, events) in subs.into_iter().enumerate() {
+    // Sub-lines past a stream's own take the next free ids of their plane, in stream number
+    // order.
+    prepared.sort_by_key(|p| (p.plane, index.numbers[&(p.plane, p.key)]));
+    for p in prepared {
+        let number = index.numbers[&(p.plane, p.key)];
+        *split_events += p.split_events;
+        let lines = out.entry(p.plane).or_default();
+        let mut ids = Vec::with_capacity(p.subs.len());
+        for (k, events) in p.subs.into_iter().enumerate() {
             let (id, name) = if k == 0 {
                 (number, format!("Stream #{number}"))
             } else {
-                let free = next_free.entry(plane).or_default();
+                let free = next_free.entry(p.plane).or_default();
                 let id = *free;
                 *free += 1;
                 (id, format!("Stream #{number} (overlap {k})"))
             };
-            index.with_line.insert((plane, key));
-            if named_here {
-                // Line ids are stream numbers and overlap sub-lines of one device.
-                let line = u32::try_from(id).unwrap_or(u32::MAX);
-                acts.extend(
-                    (0u32..)
-                        .zip(&events)
-                        .map(|(at, e)| (e.correlation_id, e.start_ns, e.end_ns, line, at)),
-                );
-            }
+            index.with_line.insert((p.plane, p.key));
+            // Line ids are stream numbers and overlap sub-lines of one device.
+            ids.push(u32::try_from(id).unwrap_or(u32::MAX));
             lines.push(DeviceLine { id, name, events });
         }
-        if !acts.is_empty() {
-            acts.sort_unstable();
-            // Into a vector of their own size: collecting from `acts` by value would reuse its
-            // allocation, twice the bytes, for as long as the index lives.
-            let mut v = Vec::with_capacity(acts.len());
-            v.extend(
-                acts.iter()
-                    .map(|&(correlation_id, _, _, line, at)| Activity {
-                        correlation_id,
-                        line,
-                        at,
-                    }),
-            );
-            index.activity.insert((plane, key), v);
+        if !p.activity.is_empty() {
+            let mut activity = p.activity;
+            for a in &mut activity {
+                a.line = ids[a.line as usize];
+            }
+            index.activity.insert((p.plane, p.key), activity);
         }
     }
     for lines in out.values_mut() {
