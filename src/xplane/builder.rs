@@ -550,7 +550,7 @@ impl StatBytes {
         }
         run.byte(key);
         run.varint(v);
-        self.bytes.extend_from_slice(run.as_slice());
+        run.append_to(&mut self.bytes);
     }
 }
 
@@ -604,6 +604,17 @@ impl WireRun {
     #[inline]
     fn as_slice(&self) -> &[u8] {
         &self.buf[..self.len]
+    }
+
+    /// Appends the run to `out`. The whole buffer is copied, then the tail cut: a copy of a
+    /// length known when compiling is a few vector moves, where one of the run's own length
+    /// is a call to `memmove` per stat and per event head (the writer's largest caller of
+    /// it in a `perf` profile of MaxText/10).
+    #[inline]
+    fn append_to(&self, out: &mut Vec<u8>) {
+        let end = out.len() + self.len;
+        out.extend_from_slice(&self.buf);
+        out.truncate(end);
     }
 }
 
@@ -715,7 +726,8 @@ impl LineBuilder {
             + field(duration_ps != 0, duration_ps)
             + stats.len();
         let start = self.arena.len();
-        self.room_for(1 + encoded_len_varint(body as u64) + body);
+        // (With the room `append_to` takes beyond the head's bytes.)
+        self.room_for(1 + encoded_len_varint(body as u64) + body + WIRE_RUN_BYTES);
         let mut run = WireRun::new();
         run.byte((EVENTS_FIELD << 3) as u8 | 2);
         run.varint(body as u64);
@@ -729,7 +741,7 @@ impl LineBuilder {
             run.byte(3 << 3);
             run.varint(duration_ps as u64);
         }
-        self.arena.extend_from_slice(run.as_slice());
+        run.append_to(&mut self.arena);
         self.arena.extend_from_slice(stats);
         let slot = EventSlot {
             offset_ps,
