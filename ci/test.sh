@@ -17,6 +17,7 @@ echo "== tests"; cargo test --workspace
 echo "== the heap-stats measurement build"
 # (the library only: `tests/alloc_guard.rs` has a counting allocator of its own)
 cargo clippy -p rocprof-xplane --features heap-stats --lib -- -D warnings
-cargo test -p rocprof-xplane --lib --features heap-stats heap
+# (one test at a time: the count is the whole process's)
+cargo test -p rocprof-xplane --lib --features heap-stats heap -- --test-threads=1
 echo "== bindings are fresh"; cargo test -p rocprofiler-sdk-sys --features regen
 echo "== ABI conformance against real headers"; ci/abi-check.sh

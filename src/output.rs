@@ -112,7 +112,7 @@ mod tests {
     }
 
     #[test]
-    fn what_the_second_thread_holds_grows_with_the_sync_calls_and_the_calls() {
+    fn what_the_second_thread_holds_grows_with_the_sync_calls_the_calls_and_the_copies() {
         use crate::model::events::{Collected, SyncFact, SyncKind};
         let mut c = Collected::default();
         let empty = crate::model::join::beside_bytes(&c);
@@ -138,5 +138,19 @@ mod tests {
         };
         c.api = vec![call; 100_000];
         assert!(crate::model::join::beside_bytes(&c) >= 100_000 * 12);
+        // Copies: placed beside the kernels, and on the lines prepared beside each other.
+        let copy = crate::model::events::CopyRecord {
+            correlation_id: 1,
+            external_id: 0,
+            start_ns: 1,
+            end_ns: 2,
+            thread_id: 1,
+            operation: 2,
+            dst_agent: 1,
+            src_agent: 2,
+            bytes: 64,
+        };
+        c.copies = vec![copy; 1_000_000];
+        assert!(crate::model::join::beside_bytes(&c) >= 1_000_000 * 32);
     }
 }

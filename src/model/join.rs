@@ -1371,15 +1371,15 @@ fn stream_lines(
     threads: usize,
     counters: &mut crate::model::Counters,
 ) -> super::streams::StreamIndex {
-    let known_streams: Vec<(u32, LineKey, u64)> = syncs
+    // Read as the lines are built, not collected first (32 B per sync call naming a stream).
+    let known_streams = syncs
         .iter()
         .filter(|f| f.kind.names_a_stream())
         .filter_map(|f| {
             places
                 .of_hip(f.device)
                 .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
-        })
-        .collect();
+        });
     let (device_lines, stream_index) = super::streams::build_lines_with(
         lines,
         known_streams,
@@ -1863,18 +1863,21 @@ impl DependencyWork {
 /// after the other, at most: the call tables' per-call vectors and the kernels' order, made
 /// while the annotations' are (about 12 B per call and per kernel), the copies' placing
 /// maps (their directions and memory kinds by correlation id, about 32 B per copy) while
-/// the kernels grow, or the dependency pass's inputs, held while the host events grow (the
-/// sync facts, the producers made of them, the call ends, 24 B each).
+/// the kernels grow, a second stream's line being prepared (its activities with their times,
+/// 32 B per event, and a sort's scratch of half its events, 32 B per event: at most half the
+/// device events are on the helper's lines), or the dependency pass's inputs, held while the
+/// host events grow (the sync facts, the producers made of them, the call ends, 24 B each).
 pub fn beside_bytes(c: &Collected) -> usize {
     use std::mem::size_of;
     let tables = (c.api.len() + c.kernels.len()) * 3 * size_of::<u32>();
     let placing = c.copies.len() * 4 * size_of::<u64>();
+    let lines = (c.kernels.len() + c.copies.len()) / 2 * 64;
     let ends = size_of::<u64>() + size_of::<super::deps::CallEnd>();
     let dependencies = c.syncs.len()
         * (size_of::<super::events::SyncFact>() + size_of::<super::deps::Producer>() + ends)
         + c.hip_events.len()
             * size_of::<(super::events::HipEventOp, super::events::HipEventRecord)>();
-    tables.max(placing).max(dependencies)
+    tables.max(placing).max(lines).max(dependencies)
 }
 
 /// `here()` on this thread while `other(input)` runs on a helper, when `threads` is 2 or more
