@@ -2007,18 +2007,7 @@ mod tests {
                         t += next_random(&mut seed) % 50;
                         // Graph launches share an id.
                         corr += next_random(&mut seed) % 2;
-                        DeviceEvent {
-                            start_ns: t,
-                            end_ns: t + next_random(&mut seed) % 80,
-                            correlation_id: corr,
-                            thread_id: 1,
-                            kind: DeviceEventKind::Kernel(KernelInfo {
-                                dispatch_id: 0,
-                                shape: Table::default().push(LaunchShape::default()),
-                            }),
-                            annotation: None,
-                            graph: None,
-                        }
+                        super::super::streams::tests::ev(corr, t, t + next_random(&mut seed) % 80)
                     })
                     .collect();
                 // Not quite in time order, as copies after the kernels leave a line.

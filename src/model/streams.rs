@@ -388,11 +388,12 @@ pub fn build_lines_with(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::model::trace::{AnchorPlace, DeviceEventKind, KernelInfo, LaunchShape, Table};
 
-    fn ev(corr: u64, s: u64, e: u64) -> DeviceEvent {
+    /// A kernel event of `corr` from `s` to `e` (the join's tests build lines of them too).
+    pub(crate) fn ev(corr: u64, s: u64, e: u64) -> DeviceEvent {
         DeviceEvent {
             start_ns: s,
             end_ns: e,
