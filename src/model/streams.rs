@@ -309,9 +309,9 @@ pub fn build_lines_with(
     split_events: &mut u64,
     prepare_all: impl FnOnce(Vec<LineTask>) -> Vec<PreparedLine>,
 ) -> (BTreeMap<u32, Vec<DeviceLine>>, StreamIndex) {
-    // The streams sync calls name, each with its lowest call id (a program's few streams, of
-    // a sync call each: inserted one by one, since a set collected from the calls would be
-    // sized for all of them). Only these need their activities indexed for anchors.
+    // The streams sync calls name, each with its lowest call id (a program's few streams,
+    // each named by many calls: inserted one by one, since a set collected from the calls
+    // would be sized for all of them). Only these need their activities indexed for anchors.
     let mut named: HashMap<(u32, StreamKey), u64> = HashMap::default();
     for (plane, key, corr) in known {
         if matches!(key, StreamKey::Queue(_) | StreamKey::Copies) {
