@@ -55,7 +55,7 @@ pub fn join_threads(cfg: &Config, c: &crate::model::events::Collected) -> usize 
     if let Some(n) = cfg.write_threads {
         return n;
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::model::join::cores();
     let extra = crate::model::join::beside_bytes(c);
     let headroom = crate::log::peak_headroom_bytes();
     let threads = if extra as u64 <= headroom { cores } else { 1 };
@@ -107,7 +107,7 @@ mod tests {
             assert_eq!(join_threads(&cfg, &c), n);
         }
         let (cfg, _) = Config::parse(|_| None, 0);
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = crate::model::join::cores();
         assert!((1..=cores).contains(&join_threads(&cfg, &c)));
     }
 

@@ -222,10 +222,13 @@ impl AnnotationIndex {
 /// indexes built before it and adds to the output; the device records are freed as soon as
 /// they are events.
 pub fn join(c: Collected) -> Trace {
-    join_on(
-        c,
-        std::thread::available_parallelism().map_or(1, |n| n.get()),
-    )
+    join_on(c, cores())
+}
+
+/// The cores this process may use: finalize's default thread count (the drain, the join and
+/// the writer each bound it further).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// [`join`] on at most `threads` threads (1: every pass on this one).
@@ -1883,8 +1886,13 @@ pub fn beside_bytes(c: &Collected) -> usize {
 /// `here()` on this thread while `other(input)` runs on a helper, when `threads` is 2 or more
 /// and the helper starts; else one after the other, `other` first. Either way the results are
 /// the same: the two share nothing they write. A panic on the helper is raised again here, as
-/// it would have been had `other` run here.
-fn side_by_side<I, F, B, A>(threads: usize, input: I, other: F, here: impl FnOnce() -> A) -> (A, B)
+/// it would have been had `other` run here. (Finalize's drain uses it too, `collect`.)
+pub(crate) fn side_by_side<I, F, B, A>(
+    threads: usize,
+    input: I,
+    other: F,
+    here: impl FnOnce() -> A,
+) -> (A, B)
 where
     I: Send,
     F: FnOnce(I) -> B + Send,
@@ -1904,7 +1912,7 @@ where
     };
     std::thread::scope(|s| {
         let helper = std::thread::Builder::new()
-            .name("rocprof-xplane-join".into())
+            .name("rocprof-xplane-side".into())
             .spawn_scoped(s, || {
                 let timer = crate::selftime::start();
                 let out = run(&job);

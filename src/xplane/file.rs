@@ -211,7 +211,7 @@ pub fn write_xspace_on(
 /// building planes side by side does not raise the peak the job has already been through,
 /// which is what a memory limit sees. Where the process's memory cannot be read, one thread.
 pub fn plane_threads(trace: &Trace) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PLANE_THREADS));
+    let cores = crate::model::join::cores().min(MAX_PLANE_THREADS);
     let headroom = crate::log::peak_headroom_bytes();
     let threads = threads_within(trace, cores, headroom);
     // The estimate for the chosen count is walked again only when the line is logged.
