@@ -349,7 +349,7 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     // The HIP records' index has served its last pass.
     drop(api);
     // Side by side; on one thread the dependencies first, so that their inputs (the sync
-    // facts, the producer records, the per-stream index) are freed before the host events,
+    // facts, the producers made of them, the per-stream index) are freed before the host events,
     // the join's largest output, are built.
     let ((host_threads, names), (sync_calls, dependency_flows, dependency_counters, beside)) =
         side_by_side(
@@ -1402,9 +1402,14 @@ fn prepare_lines(
     mut tasks: Vec<super::streams::LineTask>,
     threads: usize,
 ) -> Vec<super::streams::PreparedLine> {
-    use super::streams::prepare_line;
+    let prepare = |tasks: Vec<super::streams::LineTask>| -> Vec<super::streams::PreparedLine> {
+        tasks
+            .into_iter()
+            .map(super::streams::prepare_line)
+            .collect()
+    };
     if threads < 2 || tasks.len() < 2 {
-        return tasks.into_iter().map(prepare_line).collect();
+        return prepare(tasks);
     }
     tasks.sort_by_key(|t| std::cmp::Reverse(t.1.len()));
     let (mut here, mut beside) = (Vec::new(), Vec::new());
@@ -1418,9 +1423,6 @@ fn prepare_lines(
             beside.push(t);
         }
     }
-    let prepare = |tasks: Vec<super::streams::LineTask>| -> Vec<super::streams::PreparedLine> {
-        tasks.into_iter().map(prepare_line).collect()
-    };
     let (mut lines, others) = side_by_side(threads, beside, prepare, || prepare(here));
     lines.extend(others);
     lines

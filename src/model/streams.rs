@@ -324,7 +324,7 @@ pub fn build_lines_with(
         .into_iter()
         .map(|(at, events)| (at, events, named.contains_key(&at)))
         .collect();
-    let mut prepared = prepare_all(tasks);
+    let prepared = prepare_all(tasks);
     // (plane) → [(order, key)]
     let mut keys: BTreeMap<u32, BTreeMap<StreamKey, (u8, u64)>> = BTreeMap::new();
     for p in &prepared {
@@ -353,9 +353,12 @@ pub fn build_lines_with(
     }
     // Sub-lines past a stream's own take the next free ids of their plane, in stream number
     // order.
-    prepared.sort_by_key(|p| (p.plane, index.numbers[&(p.plane, p.key)]));
-    for p in prepared {
-        let number = index.numbers[&(p.plane, p.key)];
+    let mut numbered: Vec<(i64, PreparedLine)> = prepared
+        .into_iter()
+        .map(|p| (index.numbers[&(p.plane, p.key)], p))
+        .collect();
+    numbered.sort_by_key(|(number, p)| (p.plane, *number));
+    for (number, p) in numbered {
         *split_events += p.split_events;
         let lines = out.entry(p.plane).or_default();
         let mut ids = Vec::with_capacity(p.subs.len());
