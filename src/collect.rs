@@ -60,12 +60,13 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         );
     }
     // The record stores and the callbacks' per-thread facts are two sources under locks of
-    // their own: drained side by side when a second core may be used (on the MaxText-sized
-    // run 55-66 ms and 216-237 ms one after the other).
+    // their own: drained side by side when a second core may be used (the debug line below
+    // gives each one's time).
     let threads = crate::config::get()
         .write_threads
         .unwrap_or_else(crate::model::join::cores);
-    let (drained, ()) = crate::model::join::side_by_side(
+    let began = std::time::Instant::now();
+    let ((drained, facts_took), stores_took) = crate::model::join::side_by_side(
         threads,
         Records {
             api: &mut c.api,
@@ -74,8 +75,22 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
             hip_events: &mut c.hip_events,
             counters: &mut c.counters,
         },
-        |records| records.drain_stores(s),
-        || capture::drain_all(stop_boottime_ns, cut == Cut::Window),
+        |records| {
+            let began = std::time::Instant::now();
+            records.drain_stores(s);
+            began.elapsed()
+        },
+        || {
+            let began = std::time::Instant::now();
+            let drained = capture::drain_all(stop_boottime_ns, cut == Cut::Window);
+            (drained, began.elapsed())
+        },
+    );
+    log_debug!(
+        "drain on {threads} threads: {:.1} ms (per-thread facts {:.1} ms, stores {:.1} ms)",
+        began.elapsed().as_secs_f64() * 1e3,
+        facts_took.as_secs_f64() * 1e3,
+        stores_took.as_secs_f64() * 1e3
     );
     log_debug!(
         "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",

@@ -471,9 +471,9 @@ pub(crate) mod tests {
     }
 
     /// A program's few streams are named by millions of sync calls: the lines are built from
-    /// the calls as they are read, holding nothing per call (a set collected from them was
-    /// sized for all of them: about 50 MB at the MaxText-sized run's million calls naming a
-    /// stream). Counted by the `heap-stats` build (`ci/test.sh` runs it alone).
+    /// the calls as they are read, holding nothing per call (the calls collected first, and a
+    /// set collected from them, were sized by the calls, not the streams). Counted by the
+    /// `heap-stats` build (`ci/test.sh` runs it alone).
     #[cfg(feature = "heap-stats")]
     #[test]
     fn lines_hold_nothing_per_sync_call_heap() {
