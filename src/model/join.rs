@@ -279,8 +279,23 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     spanned.put_back(&mut c);
     c.syncs = syncs;
     laps.lap_beside("annotations", Some((beside_pass, beside)));
-    let api = ApiIndex::build(&c.api, ids);
-    laps.lap("api index");
+    // Each line's size, counted beside the HIP records' index (they read different records),
+    // so that the kernels and copies fill lines made once at their size.
+    let (api, (sizes, beside)) = side_by_side(
+        threads,
+        (),
+        {
+            let (c, places, work) = (&c, &places, &work);
+            move |()| {
+                let began = std::time::Instant::now();
+                let sizes = line_sizes(&c.kernels, &c.copies, places, work);
+                (sizes, began.elapsed())
+            }
+        },
+        || ApiIndex::build(&c.api, ids),
+    );
+    work.reserve_lines(sizes);
+    laps.lap_beside("api index", Some(("line sizes", beside)));
 
     // The kernels pass beside what the rest of the join needs of neither the annotations
     // nor the lines: the copies' planes and memory kinds, and the dependency pass's call
@@ -940,6 +955,8 @@ struct DeviceWork {
     /// missed and each event hashed its line's key (`push` took 95 M instructions on
     /// MaxText/10, 71 M by slot).
     slot_lines: Vec<SmallVec<[(u32, u32); 1]>>,
+    /// The events each line of `lines` will hold, when counted (`reserve_lines`; 0 when not).
+    sizes: Vec<usize>,
 }
 
 impl DeviceWork {
@@ -978,6 +995,7 @@ impl DeviceWork {
             line_of: HashMap::default(),
             last: None,
             slot_lines,
+            sizes: Vec::new(),
         }
     }
 
@@ -996,8 +1014,10 @@ impl DeviceWork {
             Some((k, i)) if k == (dev, key) => i,
             _ => {
                 let lines = &mut self.lines;
+                let sizes = &mut self.sizes;
                 let i = *self.line_of.entry((dev, key)).or_insert_with(|| {
                     lines.push(((dev, key), Vec::new()));
+                    sizes.push(0);
                     lines.len() - 1
                 });
                 self.last = Some(((dev, key), i));
@@ -1010,11 +1030,14 @@ impl DeviceWork {
     fn take_lines(&mut self) -> BTreeMap<(u32, LineKey), Vec<DeviceEvent>> {
         self.line_of.clear();
         self.slot_lines.clear();
+        self.sizes.clear();
         self.last = None;
         // Trimmed to their events: a grown vector keeps up to twice its events' room for as
         // long as the trace lives (shrinking a large block moves nothing).
         std::mem::take(&mut self.lines)
             .into_iter()
+            // A line given room whose records were all skipped (`line_sizes`) is no line.
+            .filter(|(_, events)| !events.is_empty())
             .map(|(at, mut events)| {
                 events.shrink_to_fit();
                 (at, events)
@@ -1040,10 +1063,25 @@ impl DeviceWork {
                 self.graph_exec_of.insert(corr, g.exec());
             }
         }
+        let at = self.line_at(dev, (key, slot));
+        let line = &mut self.lines[at].1;
+        match self.sizes.get(at) {
+            // Its second half (`reserve_lines`).
+            Some(&n) if line.len() == line.capacity() && n > line.len() => {
+                line.reserve_exact(n - line.len());
+            }
+            _ => grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER),
+        }
+        line.push(e);
+    }
+
+    /// The position in `lines` of line (`dev`, `key`): by its stream's slot when it has one,
+    /// else by key; added when new.
+    fn line_at(&mut self, dev: u32, (key, slot): (LineKey, Option<Slot>)) -> usize {
         let known = slot
             .and_then(|s| self.slot_lines.get(s.index()))
             .and_then(|l| l.iter().find(|(d, _)| *d == dev));
-        let at = match known {
+        match known {
             Some(&(_, i)) => i as usize,
             None => {
                 let i = self.line_index(dev, key);
@@ -1054,10 +1092,22 @@ impl DeviceWork {
                 }
                 i
             }
-        };
-        let line = &mut self.lines[at].1;
-        grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER);
-        line.push(e);
+        }
+    }
+
+    /// Room on each line of `sizes` (`line_sizes`) for its `n` more events, in two steps:
+    /// half now, the rest when that is full (`push`). Made whole at once, every line's room
+    /// was held beside all the kernel records, which are given back only as they are taken:
+    /// the MaxText-sized run's tool heap peaked at the kernels pass, 904.6 MB against 860.6
+    /// (one run each of the `heap-stats` build's debug lines). In halves each line is copied
+    /// once, half of it, where eighths copied it about eight times.
+    fn reserve_lines(&mut self, sizes: Vec<(u32, (LineKey, Option<Slot>), usize)>) {
+        for (dev, place, n) in sizes {
+            let at = self.line_at(dev, place);
+            let line = &mut self.lines[at].1;
+            line.reserve_exact(n.div_ceil(2));
+            self.sizes[at] = line.len() + n;
+        }
     }
 }
 
@@ -1286,26 +1336,7 @@ fn place_copies(
         else {
             continue;
         };
-        let issued = places
-            .issued_on
-            .get(&m.correlation_id)
-            .filter(|_| m.correlation_id != 0)
-            .and_then(|&d| {
-                issued_plane(
-                    i32::from(d),
-                    m,
-                    &places.hip_plane,
-                    &places.ordinal_of,
-                    gpu_count,
-                )
-            });
-        let Some(dev) = issued.or_else(|| copy_device(m, &places.ordinal_of)).or(
-            if places.devices.is_empty() {
-                None
-            } else {
-                Some(0)
-            },
-        ) else {
+        let Some(dev) = copy_plane(m, places, gpu_count) else {
             placed.without_gpu += 1;
             continue;
         };
@@ -1328,6 +1359,92 @@ fn place_copies(
         placed.copies.push((dev, external, e));
     }
     placed
+}
+
+/// The plane of copy `m`: the device its call was issued to, else a GPU side of it, else the
+/// first GPU; none without GPUs. (`gpu_count` is `places.ordinal_of.len()`, read once.)
+fn copy_plane(m: &CopyRecord, places: &Places, gpu_count: usize) -> Option<u32> {
+    let issued = places
+        .issued_on
+        .get(&m.correlation_id)
+        .filter(|_| m.correlation_id != 0)
+        .and_then(|&d| {
+            issued_plane(
+                i32::from(d),
+                m,
+                &places.hip_plane,
+                &places.ordinal_of,
+                gpu_count,
+            )
+        });
+    issued
+        .or_else(|| copy_device(m, &places.ordinal_of))
+        .or(if places.devices.is_empty() {
+            None
+        } else {
+            Some(0)
+        })
+}
+
+/// How many events each line will get from the kernels and the copies, as (plane, line,
+/// events): counted before the kernels pass so that each line is allocated at its size, in
+/// two steps (`DeviceWork::reserve_lines`). A line grown in eighths was copied whole at each
+/// step (`grow`): `memmove` was 28–33 % of the kernels pass's samples on the MaxText-sized
+/// run (`ci/perf-pass.sh`). Records the passes will skip (no usable span, no GPU for a copy)
+/// are counted too: room for a few events more, never a copy.
+fn line_sizes(
+    kernels: &PackedVec<KernelRecord>,
+    copies: &[CopyRecord],
+    places: &Places,
+    work: &DeviceWork,
+) -> Vec<(u32, (LineKey, Option<Slot>), usize)> {
+    // By stream slot and plane (a run has a few of each): no hashing per record. Lines of
+    // no stream (a queue's, the copies' own) by key, the previous one remembered.
+    let mut by_slot: Vec<SmallVec<[(u32, usize); 1]>> = vec![SmallVec::new(); work.streams.len()];
+    let mut by_key: HashMap<(u32, LineKey), usize> = HashMap::default();
+    let mut count = |dev: u32, (key, slot): (LineKey, Option<Slot>)| match slot
+        .and_then(|s| by_slot.get_mut(s.index()))
+    {
+        Some(planes) => match planes.iter_mut().find(|(d, _)| *d == dev) {
+            Some((_, n)) => *n += 1,
+            None => planes.push((dev, 1)),
+        },
+        None => *by_key.entry((dev, key)).or_default() += 1,
+    };
+    let mut last_agent = None;
+    for k in kernels.iter() {
+        let dev = match last_agent {
+            Some((agent, dev)) if agent == k.agent => dev,
+            _ => {
+                let dev = places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
+                last_agent = Some((k.agent, dev));
+                dev
+            }
+        };
+        count(dev, work.place(k.correlation_id, LineKey::Queue(k.queue)));
+    }
+    let gpu_count = places.ordinal_of.len();
+    for m in copies {
+        if let Some(dev) = copy_plane(m, places, gpu_count) {
+            count(dev, work.place(m.correlation_id, LineKey::Copies));
+        }
+    }
+    let slotted = by_slot.into_iter().enumerate().flat_map(|(i, planes)| {
+        let key = work.streams[i];
+        planes
+            .into_iter()
+            .map(move |(dev, n)| (dev, (key, Slot::new(i)), n))
+    });
+    let mut sizes: Vec<_> = slotted
+        .chain(
+            by_key
+                .into_iter()
+                .map(|((dev, key), n)| (dev, (key, None), n)),
+        )
+        .collect();
+    // Lines are made in this order: the same every run.
+    sizes.sort_unstable_by_key(|&(dev, (key, _), _)| (dev, key));
+    sizes
 }
 
 /// The copies as events in time order, each with its plane and its record's external
@@ -1491,9 +1608,11 @@ impl Growing {
 /// Makes room for one more item in `v` before a push, at most to `total` items: doubling while
 /// it holds fewer than `small_below`, then `1 / per` of its length at a time. The join's
 /// output vectors (a line's device events, a thread's host events) are its largest
-/// allocations, and doubling left up to half of each unused at the join's peak; a large block
-/// grows in place (`mremap`), so small steps copy nothing there. A small one is copied at each
-/// step (of at least 1,024 items): lines, many and unbounded, double while small (quarter steps
+/// allocations, and doubling left up to half of each unused at the join's peak. A block that
+/// glibc mapped grows in place (`mremap`); but it maps only blocks above its threshold, which
+/// rises to 32 MiB once the program frees a mapped block that large, and a block below it is
+/// copied whole at each step (the kernels pass's lines were: `line_sizes` now sizes them
+/// ahead; steps are of at least 1,024 items). Lines double while small (quarter steps
 /// from the first item cost 7 % of the join's instructions in the bench); a thread's host
 /// events, and the sync calls, grow in eighths from the start, as the records they are made
 /// from are given back meanwhile (the storm's 32 threads held 4 MB more at the join's peak
@@ -2208,6 +2327,106 @@ mod tests {
             got.len(),
             6,
             "two streams and the queue, each on two planes"
+        );
+    }
+
+    /// The line sizes counted before the kernels pass are what the kernels and copies put on
+    /// each line: every line ends at its size (its capacity is its length, not a step's), on
+    /// streams named by calls and on queues, on two planes, copies on kernels' streams and on
+    /// their own line. A record the passes skip leaves room for one event more, and a line
+    /// that gets no event at all is no line.
+    #[test]
+    fn lines_are_made_once_at_the_size_the_kernels_and_copies_give_them() {
+        let mut c = base();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for corr in 1..=3_000u64 {
+            let r = next_random(&mut x);
+            let op = if corr % 7 == 0 { MEMCPY } else { LAUNCH };
+            c.api.push(api(op, corr, corr * 10, corr * 10 + 3, 7));
+            // Most calls name one of three streams (on HIP device 0 or 1); some none.
+            if r % 5 != 0 {
+                let stream = 1 + r % 3;
+                c.calls.push(crate::model::events::CallFact {
+                    correlation_id: corr,
+                    stream,
+                    device: i32::from(stream == 3),
+                    stream_seq: 0,
+                });
+            }
+            if op == MEMCPY {
+                let (dst, src) = if r % 2 == 0 { (GPU0, CPU) } else { (CPU, GPU1) };
+                c.copies.push(copy(corr, MEMCPY, dst, src));
+            } else {
+                let mut k = kernel(corr, corr * 10 + 1, corr * 10 + 2, 1, corr, q() + r % 2);
+                k.agent = if (r >> 8) % 3 == 0 { GPU1 } else { GPU0 };
+                c.kernels.push(k);
+            }
+        }
+        // Skipped by the kernels pass (no start): the first on a queue of its own, which
+        // gets room but no event, the second on a line with events.
+        c.kernels.push(kernel(0, 0, 5, 1, 9_001, 0xbeef));
+        let mut alone = kernel(0, 0, 5, 1, 9_002, q());
+        alone.agent = GPU0;
+        c.kernels.push(alone);
+
+        let (mut warnings, mut counters) = (Vec::new(), crate::model::Counters::default());
+        let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
+        let ids = Ids::of(&c.api);
+        let calls = std::mem::take(&mut c.calls);
+        let mut syncs = std::mem::take(&mut c.syncs);
+        let mut work = call_tables(&c, calls, &mut syncs, &mut places, ids);
+        let mut spanned = Spanned::take(&mut c);
+        let (mut annotations, _) = index_annotations(&mut spanned, ids);
+        spanned.put_back(&mut c);
+        let api = ApiIndex::build(&c.api, ids);
+        let sizes = line_sizes(&c.kernels, &c.copies, &places, &work);
+        let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.0).collect();
+        assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");
+        work.reserve_lines(sizes);
+        let order = kernel_order(&c.kernels);
+        kernel_events(
+            (std::mem::take(&mut c.kernels), order),
+            &c.symbols,
+            &places,
+            &api,
+            &mut annotations,
+            &mut work,
+            &mut counters,
+        );
+        let placed = place_copies(std::mem::take(&mut c.copies), &[], &[], &places);
+        copy_events(
+            placed,
+            &api,
+            &mut annotations,
+            &mut work,
+            &mut counters,
+            &mut warnings,
+        );
+
+        let shapes: Vec<(u32, LineKey, usize, usize)> = work
+            .lines
+            .iter()
+            .map(|((dev, key), events)| (*dev, *key, events.len(), events.capacity()))
+            .collect();
+        let (empty, filled): (Vec<&(u32, LineKey, usize, usize)>, Vec<_>) =
+            shapes.iter().partition(|s| s.2 == 0);
+        assert_eq!(empty.len(), 1, "the skipped kernel's own queue: {shapes:?}");
+        let one_more = filled.iter().filter(|s| s.3 == s.2 + 1).count();
+        assert_eq!(
+            one_more, 1,
+            "the line of the other skipped kernel: {shapes:?}"
+        );
+        assert!(
+            filled.iter().all(|s| s.3 == s.2 || s.3 == s.2 + 1),
+            "every line made at its size: {shapes:?}"
+        );
+        let lines = work.take_lines();
+        assert_eq!(lines.len(), filled.len());
+        assert!(lines.values().all(|events| !events.is_empty()));
+        assert_eq!(
+            lines.values().map(Vec::len).sum::<usize>(),
+            2_572 + 428,
+            "every kernel and copy"
         );
     }
 
