@@ -183,17 +183,24 @@ struct Records<'a> {
 impl Records<'_> {
     /// The buffered records of every store, moved into the collection.
     fn drain_stores(self, s: &Session) {
+        // How many records there are, so that the outputs grow in two steps toward it
+        // (`chunked::room_toward`); a store still filling may add more before its turn.
+        let (mut api, mut copies) = (0, 0);
+        for store in STORES.iter() {
+            let st = lock(store);
+            (api, copies) = (api + st.api.len(), copies + st.copies.len());
+        }
         for store in STORES.iter() {
             let mut st = lock(store);
             st.add_counters_to(self.counters);
             // Counted into this window; the next starts from zero.
             st.counters = Default::default();
-            st.api.drain_into(self.api);
+            st.api.drain_into_toward(self.api, api);
             // Kernel records keep their chunks: the join frees each once its records are
             // events.
             self.counters.memory_limit_dropped +=
                 self.kernels.append(std::mem::take(&mut st.kernels));
-            st.copies.drain_into(self.copies);
+            st.copies.drain_into_toward(self.copies, copies);
             let mut raw = Vec::new();
             st.hip_events.drain_into(&mut raw);
             self.hip_events

@@ -232,14 +232,25 @@ pub struct Drained {
 
 pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
     let mut d = Drained::default();
+    // How many of each there are, so that each output grows in two steps toward it
+    // (`chunked::room_toward`); a thread still running may add more before its turn.
+    let mut n = [0usize; 5];
     THREADS.for_each(|s| {
-        s.scopes.drain_into(&mut d.scopes);
-        s.calls.drain_into(&mut d.calls);
-        s.syncs.drain_into(&mut d.syncs);
+        n[0] += s.scopes.len();
+        n[1] += s.calls.len();
+        n[2] += s.syncs.len();
+        n[3] += s.copy_ptrs.len();
+        n[4] += s.spans.len() + s.other_spans.len();
+    });
+    THREADS.for_each(|s| {
+        s.scopes.drain_into_toward(&mut d.scopes, n[0]);
+        s.calls.drain_into_toward(&mut d.calls, n[1]);
+        s.syncs.drain_into_toward(&mut d.syncs, n[2]);
         d.memory.append(&mut s.memory);
-        s.copy_ptrs.drain_into(&mut d.copy_ptrs);
+        s.copy_ptrs.drain_into_toward(&mut d.copy_ptrs, n[3]);
         let tid = s.thread_id;
-        s.spans.drain_map_into(&mut d.markers, |m| m.into_span(tid));
+        s.spans
+            .drain_map_into(&mut d.markers, n[4], |m| m.into_span(tid));
         d.markers.append(&mut s.other_spans);
         d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
         // At a window's end open ranges are shown up to the cut and stay on the stack (their
@@ -382,7 +393,7 @@ mod tests {
         }
         assert_eq!((s.spans.len(), s.other_spans.len()), (3, 3));
         let mut back: Vec<MarkerSpan> = Vec::new();
-        s.spans.drain_map_into(&mut back, |m| m.into_span(7));
+        s.spans.drain_map_into(&mut back, 0, |m| m.into_span(7));
         back.append(&mut s.other_spans);
         assert_eq!(back, kept);
     }

@@ -22,10 +22,29 @@ const FIRST_CHUNK: usize = 16;
 /// length at a time (or `n`, if more). The chunks are freed as they are moved, so at any time
 /// the values are held once, plus that room: growing by doubling (or by reserving every
 /// store's total at once) held up to the whole output beside the whole input at the top of
-/// finalize's peak. A large block grows in place (`mremap`), so the steps copy little.
+/// finalize's peak.
 pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
+    room_toward(out, n, 0);
+}
+
+/// As [`room_for`], toward `total` values in all, when known: half of them first, the rest
+/// once those are in, quarter steps past it (`total` is a hint: at a window's cut the program
+/// still runs and may add more). A block glibc did not map (below its threshold, up to 32 MiB
+/// once the program has freed a mapped block that large) is copied whole at each step:
+/// `memmove` was a quarter of the samples of finalize's per-thread drain on the MaxText-sized
+/// run (`ci/perf-pass.sh … drain_map_into`). In halves the output is copied once, half of it,
+/// and only half of it is held beside the whole input.
+pub fn room_toward<T>(out: &mut Vec<T>, n: usize, total: usize) {
     if out.capacity() - out.len() < n {
-        out.reserve_exact(n.max(out.len() / 4));
+        let len = out.len();
+        let step = if len >= total {
+            len / 4
+        } else if out.capacity() == 0 {
+            total.div_ceil(2)
+        } else {
+            total - len
+        };
+        out.reserve_exact(n.max(step));
     }
 }
 
@@ -93,14 +112,19 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
 
     /// Moves every event out, leaving the store empty (used once, at finalize).
     pub fn drain_into(&mut self, out: &mut Vec<T>) {
-        self.drain_map_into(out, |v| v);
+        self.drain_map_into(out, 0, |v| v);
     }
 
-    /// As `drain_into`, each value made into the output's form as it moves (a chunk freed
-    /// once moved).
-    pub fn drain_map_into<U>(&mut self, out: &mut Vec<U>, mut f: impl FnMut(T) -> U) {
+    /// As `drain_into`, `out` growing toward `total` values (`room_toward`; 0: not known).
+    pub fn drain_into_toward(&mut self, out: &mut Vec<T>, total: usize) {
+        self.drain_map_into(out, total, |v| v);
+    }
+
+    /// As `drain_into_toward`, each value made into the output's form as it moves (a chunk
+    /// freed once moved).
+    pub fn drain_map_into<U>(&mut self, out: &mut Vec<U>, total: usize, mut f: impl FnMut(T) -> U) {
         for c in self.chunks.drain(..) {
-            room_for(out, c.len());
+            room_toward(out, c.len(), total);
             out.extend(c.into_iter().map(&mut f));
         }
         self.len = 0;
@@ -250,6 +274,38 @@ mod tests {
         let mut out = Vec::new();
         t.drain_into(&mut out);
         assert!(out.into_iter().eq(0..5000));
+    }
+
+    /// Stores drained into one output toward their known total: the output is allocated in two
+    /// steps, half and then the rest, and ends at exactly the total; without the total it
+    /// grows in quarter steps (each one a copy of the whole when glibc did not map it). A total
+    /// that falls short (a store filled meanwhile) still takes every value, in quarters past it.
+    #[test]
+    fn stores_drain_toward_their_total_in_two_steps() {
+        let stores = || -> Vec<ChunkedVec<u32, 64>> {
+            (0..7u32)
+                .map(|s| (0..500 + 37 * s).map(|i| s * 10_000 + i).collect())
+                .collect()
+        };
+        let total: usize = stores().iter().map(ChunkedVec::len).sum();
+        let drained = |hint: usize| {
+            let mut out = Vec::new();
+            let mut steps = vec![];
+            for mut s in stores() {
+                s.drain_into_toward(&mut out, hint);
+                if steps.last() != Some(&out.capacity()) {
+                    steps.push(out.capacity());
+                }
+            }
+            let want: Vec<u32> = stores().iter().flat_map(|s| s.iter().copied()).collect();
+            assert_eq!(out, want, "every value, in order (hint {hint})");
+            steps
+        };
+        assert_eq!(drained(total), [total.div_ceil(2), total]);
+        assert!(drained(0).len() > 2, "quarter steps: {:?}", drained(0));
+        let short = drained(total / 3);
+        assert_eq!(short[0], (total / 3).div_ceil(2));
+        assert!(*short.last().unwrap() >= total);
     }
 
     #[test]

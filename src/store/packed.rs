@@ -186,9 +186,15 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
     /// Moves every record out unpacked, leaving this empty. Each chunk is freed once
     /// unpacked: the packed and unpacked forms of a store are never both held whole.
     pub fn drain_into(&mut self, out: &mut Vec<T>) {
+        self.drain_into_toward(out, 0);
+    }
+
+    /// As `drain_into`, `out` growing toward `total` records (`chunked::room_toward`; 0: not
+    /// known).
+    pub fn drain_into_toward(&mut self, out: &mut Vec<T>, total: usize) {
         let table = std::mem::take(&mut self.table);
         for chunk in std::mem::take(&mut self.records).into_chunks() {
-            super::chunked::room_for(out, chunk.len());
+            super::chunked::room_toward(out, chunk.len(), total);
             out.extend(
                 chunk
                     .iter()
