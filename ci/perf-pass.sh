@@ -10,8 +10,11 @@
 # Not a test: figures for docs/performance.md. Needs `perf` (linux-tools) allowed to sample
 # (`kernel.perf_event_paranoid` <= 1 or root).
 # Usage: ci/perf-pass.sh SCENARIO FUNCTION [TOOL.so]   (default tool: target/release's)
+# PERF_PASS_THREAD=NAME lists, for the same span, the samples of the threads of that name
+# instead (as `perf` shows it, at most 15 characters: `rocprof-xplane-` for the join's and
+# the drain's helper, which works beside the finalize thread).
 set -euo pipefail
-[[ $# -ge 2 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[[ $# -ge 2 ]] || { sed -n '2,15p' "$0" >&2; exit 2; }
 scenario=$(realpath "$1"); function=$2
 cd "$(dirname "$0")/.."
 tool=$(realpath "${3:-target/release/librocprof_xplane.so}")
@@ -22,11 +25,12 @@ ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" ROCPROF_XPLANE
   perf record -q -F 999 -g -o "$work/perf.data" target/release/rocprof-sim "$scenario" \
   >/dev/null 2>"$work/log"
 grep -E "join passes" "$work/log" | sed 's/^rocprof-xplane: //' || true
-perf script -i "$work/perf.data" -F pid,tid,time,ip,sym 2>/dev/null | python3 -c '
+perf script -i "$work/perf.data" -F comm,pid,tid,time,ip,sym,dso 2>/dev/null | python3 -c '
 import collections, re, sys
-function = sys.argv[1]
-# A sample starts with "pid/tid time:" (the pid padded with spaces), its stack lines with a tab.
-header = re.compile(r"^\s*(\d+)/(\d+)\s+([\d.]+):")
+function, thread = sys.argv[1], sys.argv[2]
+who = thread if thread else "the finalize thread"
+# A sample starts with "comm pid/tid time:" (padded with spaces), its stack lines with a tab.
+header = re.compile(r"^\s*(.*?)\s+(\d+)/(\d+)\s+([\d.]+):")
 samples, current = [], None
 for line in sys.stdin:
     if not line.strip():
@@ -34,19 +38,23 @@ for line in sys.stdin:
         continue
     m = header.match(line)
     if m:
-        current = [m.group(1) == m.group(2), float(m.group(3)), None]
+        current = [m.group(1), m.group(2) == m.group(3), float(m.group(4)), None]
         samples.append(current)
-    elif current is not None and current[2] is None:
+    elif current is not None and current[3] is None:
         parts = line.strip().split(None, 1)
-        current[2] = parts[1] if len(parts) > 1 else "[unknown]"
-main = [(t, leaf or "[unknown]") for is_main, t, leaf in samples if is_main]
-own = [t for t, leaf in main if function in leaf]
+        current[3] = parts[1] if len(parts) > 1 else "[unknown]"
+own = [t for _, main, t, leaf in samples if main and leaf and function in leaf]
 if not own:
-    sys.exit(f"no sample of the main thread has a leaf matching {function!r}")
+    sys.exit(f"no sample of the finalize thread has a leaf matching {function!r}")
 first, last = min(own), max(own)
-counts = collections.Counter(leaf for t, leaf in main if first <= t <= last)
-total = sum(counts.values())
-print(f"{function}: {last - first:.3f} s from its first to its last sample, {total} samples of the finalize thread")
-for leaf, n in counts.most_common(15):
+listed = [leaf or "[unknown]" for comm, main, t, leaf in samples
+          if (comm == thread if thread else main) and first <= t <= last]
+if not listed:
+    sys.exit(f"no sample of {who} in that span")
+total = len(listed)
+kernel = sum(1 for leaf in listed if "[kernel.kallsyms]" in leaf)
+print(f"{function}: {last - first:.3f} s from its first to its last sample on the finalize "
+      f"thread; {total} samples of {who} in it, {100 * kernel / total:.1f} % in the kernel")
+for leaf, n in collections.Counter(listed).most_common(15):
     print(f"{100 * n / total:6.1f} %  {n:6d}  {leaf[:110]}")
-' "$function"
+' "$function" "${PERF_PASS_THREAD:-}"
