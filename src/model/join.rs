@@ -529,6 +529,12 @@ struct Places {
 }
 
 impl Places {
+    /// The plane of the kernels of `agent` (the first when it is not known): the kernels pass
+    /// and the line sizes counted before it place them alike.
+    fn kernel_plane(&self, agent: u64) -> u32 {
+        self.kernel_plane_of.get(&agent).copied().unwrap_or(0)
+    }
+
     /// The plane of HIP device `d` (sync calls and copies name HIP devices).
     fn of_hip(&self, d: i32) -> Option<u32> {
         self.hip_plane.get(&d).copied().or_else(|| {
@@ -1148,7 +1154,7 @@ fn kernel_events(
                 .clone();
             (
                 table.push(launch_shape(&k, code)),
-                places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0),
+                places.kernel_plane(k.agent),
                 symbols.contains_key(&k.kernel_id),
             )
         });
@@ -1389,9 +1395,9 @@ fn copy_plane(m: &CopyRecord, places: &Places, gpu_count: usize) -> Option<u32> 
 /// How many events each line will get from the kernels and the copies, as (plane, line,
 /// events): counted before the kernels pass so that each line is allocated at its size, in
 /// two steps (`DeviceWork::reserve_lines`). A line grown in eighths was copied whole at each
-/// step (`grow`): `memmove` was 28–33 % of the kernels pass's samples on the MaxText-sized
-/// run (`ci/perf-pass.sh`). Records the passes will skip (no usable span, no GPU for a copy)
-/// are counted too: room for a few events more, never a copy.
+/// step (`grow`): `memmove` was 32.8 % of the kernels pass's samples on the MaxText-sized
+/// run (`ci/perf-pass.sh … join::kernel_events`). Records the passes will skip (no usable
+/// span, no GPU for a copy) are counted too: room for a few events more, never a copy.
 fn line_sizes(
     kernels: &PackedVec<KernelRecord>,
     copies: &[CopyRecord],
@@ -1416,7 +1422,7 @@ fn line_sizes(
         let dev = match last_agent {
             Some((agent, dev)) if agent == k.agent => dev,
             _ => {
-                let dev = places.kernel_plane_of.get(&k.agent).copied().unwrap_or(0);
+                let dev = places.kernel_plane(k.agent);
                 last_agent = Some((k.agent, dev));
                 dev
             }

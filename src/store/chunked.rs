@@ -31,9 +31,10 @@ pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
 /// once those are in, quarter steps past it (`total` is a hint: at a window's cut the program
 /// still runs and may add more). A block glibc did not map (below its threshold, up to 32 MiB
 /// once the program has freed a mapped block that large) is copied whole at each step:
-/// `memmove` was a quarter of the samples of finalize's per-thread drain on the MaxText-sized
-/// run (`ci/perf-pass.sh … drain_map_into`). In halves the output is copied once, half of it,
-/// and only half of it is held beside the whole input.
+/// `memmove` was 51.2 % of the samples of finalize's per-thread drain on the MaxText-sized
+/// run (`ci/perf-pass.sh … 'PackedVec<T,_>::drain_into'`). In halves the output is copied
+/// once, half of it, and only half of it is held beside the whole input. (The join's lines
+/// are made in the same two steps, `join::line_sizes`.)
 pub fn room_toward<T>(out: &mut Vec<T>, n: usize, total: usize) {
     if out.capacity() - out.len() < n {
         let len = out.len();
