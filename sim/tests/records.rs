@@ -664,3 +664,34 @@ fn kernel_dispatch_callback_payload_grows_to_160_with_pipe_id() {
         }
     }
 }
+
+/// `ROCPROF_SIM_TOOL_CALLS=skip` (the baseline of `ci/bench-e2e.sh`): the tool is configured,
+/// initialized and finalized, the runtime builds and buffers the same records, but no tool
+/// callback runs: no callback-tracing call, no buffer delivery, no external-id request.
+#[test]
+fn skipped_tool_calls_leave_the_runtime_work_and_call_no_tool_callback() {
+    for sdk in ["0.6.0", "1.0.0"] {
+        let traced = common::run(sdk, "basic", "");
+        let mut o = Opts::new(sdk, "basic", "");
+        o.env = vec![("ROCPROF_SIM_TOOL_CALLS", "skip")];
+        let skipped = run_opts(o);
+        assert_eq!(skipped.code, Some(0), "{sdk}: {}", skipped.stderr);
+        for s in [&traced, &skipped] {
+            assert_eq!(s.ev("configure").len(), 1, "{sdk}");
+            assert_eq!(s.ev("initialize").len(), 1, "{sdk}");
+        }
+        // The control: the same run calls the tool.
+        assert!(!traced.ev("cb").is_empty(), "{sdk}");
+        assert!(!traced.ev("rec").is_empty(), "{sdk}");
+        for ev in ["cb", "rec", "buffer"] {
+            assert!(
+                skipped.ev(ev).is_empty(),
+                "{sdk}: {ev} {:?}",
+                skipped.ev(ev).first()
+            );
+        }
+        // The runtime's work is the same: as many records built and buffered.
+        assert!(skipped.emitted_total() > 0, "{sdk}");
+        assert_eq!(skipped.emitted_total(), traced.emitted_total(), "{sdk}");
+    }
+}

@@ -198,7 +198,9 @@ pub fn write_xspace_on(
         let mut rest =
             super::space::build_planes_spilling(trace, Some(&spill), threads, |plane| {
                 plane.write_entry(f)?;
-                f.flush()
+                f.flush()?;
+                super::spill::start_writeback(f.get_ref());
+                io::Result::Ok(())
             })?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())

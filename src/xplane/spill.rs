@@ -117,6 +117,8 @@ impl PlaneInOutput {
         let mut out = CountedFile {
             out: head,
             bytes: 0,
+            next_writeback: Some(WRITEBACK_EVERY),
+            writebacks: 0,
         };
         out.write_all(leading)?;
         Ok(PlaneInOutput { out, len_at })
@@ -141,6 +143,12 @@ impl PlaneInOutput {
 pub struct CountedFile {
     out: BufWriter<File>,
     bytes: usize,
+    /// For the output's own lines: `bytes` past which the file's dirty pages are next handed
+    /// to the kernel's writeback (`start_writeback`). None for a spill file, whose pages are
+    /// read back soon and thrown away: writing them to disk would be wasted work.
+    next_writeback: Option<usize>,
+    /// How many times the writeback was started (for tests).
+    writebacks: u32,
 }
 
 impl CountedFile {
@@ -155,12 +163,36 @@ impl Write for CountedFile {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let n = self.out.write(bytes)?;
         self.bytes += n;
+        if let Some(at) = self.next_writeback.filter(|&at| self.bytes >= at) {
+            start_writeback(self.out.get_ref());
+            self.writebacks += 1;
+            self.next_writeback = Some(at + WRITEBACK_EVERY);
+        }
         Ok(n)
     }
 
     fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
+}
+
+/// Bytes of the output written between two calls of [`start_writeback`] while a plane's lines
+/// go into it.
+pub const WRITEBACK_EVERY: usize = 32 << 20;
+
+/// Asks the kernel to start writing the file's dirty pages to disk now, without waiting for
+/// them (`sync_file_range(SYNC_FILE_RANGE_WRITE)` over the whole file; pages already being
+/// written are left alone). The output is fsynced once written (`file::write_atomically`), and
+/// that fsync waited for every page the write had left dirty: on the MaxText-sized run, 0.27 s
+/// of the write's 1.87 s (`strace -T`), the profiled program's exit waiting on the disk. Started
+/// while the rest is still being encoded, the writeback overlaps that work and the fsync waits
+/// for the last pages only. Best effort: a filesystem that does not support it (or any error)
+/// leaves the pages to the fsync, as before.
+pub fn start_writeback(f: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: `f` is an open file for the duration of the call; offset 0 and length 0 mean
+    // "to the end of the file"; the call reads no memory of ours.
+    let _ = unsafe { libc::sync_file_range(f.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
 }
 
 /// The file the lines were written to, in order, each as its `XPlane.lines` entry.
@@ -197,6 +229,8 @@ impl LineSpill {
             out: CountedFile {
                 out: BufWriter::with_capacity(1 << 16, f),
                 bytes: 0,
+                next_writeback: None,
+                writebacks: 0,
             },
         })
     }
@@ -247,6 +281,37 @@ impl SpilledLines {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The output's own lines hand their pages to the writeback every `WRITEBACK_EVERY` bytes
+    /// (the final fsync then waits for the last ones only); a spill file, read back and thrown
+    /// away, never does. Both keep every byte.
+    #[test]
+    fn the_outputs_lines_start_their_writeback_as_they_go_and_a_spill_file_never() {
+        let dir = tempfile::tempdir().unwrap();
+        let chunk = vec![0x5au8; 1 << 20];
+        let total = 2 * WRITEBACK_EVERY + (3 << 20);
+        let write = |out: &mut CountedFile| {
+            for _ in 0..total / chunk.len() {
+                out.write_all(&chunk).unwrap();
+            }
+            out.flush().unwrap();
+            (out.writebacks, out.bytes)
+        };
+
+        let output = std::fs::File::create(dir.path().join("out.pb")).unwrap();
+        let mut plane =
+            PlaneInOutput::start(&OutputFile::of(&output).unwrap(), &[0x0a], &[]).unwrap();
+        assert_eq!(write(plane.lines()), (2, total));
+        plane.finish(&[], 0).unwrap();
+        assert_eq!(
+            output.metadata().unwrap().len() as usize,
+            1 + PADDED_LEN + total
+        );
+
+        let mut spill = LineSpill::create(dir.path()).unwrap();
+        assert_eq!(write(spill.lines()), (0, total));
+        assert_eq!(spill.finish().unwrap().bytes(), total);
+    }
 
     #[test]
     fn a_padded_length_decodes_as_the_number_and_refuses_what_it_cannot_say() {

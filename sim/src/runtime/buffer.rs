@@ -313,7 +313,10 @@ impl Buffer {
         if self.delay_us > 0 {
             std::thread::sleep(Duration::from_micros(self.delay_us));
         }
-        if let Some(cb) = self.callback {
+        if let Some(cb) = self
+            .callback
+            .filter(|_| !super::state::tool_calls_skipped())
+        {
             if n > 0 || drops > 0 {
                 // SAFETY: the half is marked `delivering`, so no writer touches `ptrs`, the
                 // headers or the records until we clear the flag below; the callback is the

@@ -127,7 +127,7 @@ pub fn invoke(
     payload: *mut c_void,
     user_data: *mut rocprofiler_user_data_t,
 ) {
-    if svc.callback.0 == 0 {
+    if svc.callback.0 == 0 || state::tool_calls_skipped() {
         return;
     }
     let context_id = rocprofiler_context_id_t { handle: ctx };
@@ -182,7 +182,11 @@ pub fn external_id(
     op: i32,
     internal: u64,
 ) -> u64 {
-    if let Some(req) = &services.request {
+    if let Some(req) = services
+        .request
+        .as_ref()
+        .filter(|_| !state::tool_calls_skipped())
+    {
         if let Some(kind) = state::personality().request_kind(request_kind_name) {
             let wanted = req.kinds.as_ref().is_none_or(|k| k.contains(&kind));
             if let (true, Some(cb)) = (wanted, req.callback) {

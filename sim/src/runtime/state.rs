@@ -33,6 +33,16 @@ pub fn personality() -> Personality {
     })
 }
 
+/// `ROCPROF_SIM_TOOL_CALLS=skip`: every tool callback (callback tracing, buffer delivery,
+/// external-id requests) is skipped while the runtime does all its other work as before:
+/// records built and buffered, buffers filled and recycled. The tools are loaded, configured
+/// and finalized as usual. A benchmark's baseline (`ci/bench-e2e.sh`): the same run minus the
+/// tool's own work, so the difference is the tool's cost and not the runtime's tracing.
+pub fn tool_calls_skipped() -> bool {
+    static SKIP: OnceLock<bool> = OnceLock::new();
+    *SKIP.get_or_init(|| std::env::var("ROCPROF_SIM_TOOL_CALLS").as_deref() == Ok("skip"))
+}
+
 /// Returns false if a different personality was already fixed.
 pub fn set_personality(p: Personality) -> bool {
     *PERSONALITY.get_or_init(|| p) == p

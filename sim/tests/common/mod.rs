@@ -158,6 +158,8 @@ pub struct Opts<'a> {
     /// ROCP_TOOL_LIBRARIES; None = the test tool alone.
     pub tools: Option<String>,
     pub extra_args: Vec<String>,
+    /// More environment for the driver.
+    pub env: Vec<(&'a str, &'a str)>,
 }
 
 impl<'a> Opts<'a> {
@@ -168,6 +170,7 @@ impl<'a> Opts<'a> {
             modes,
             tools: None,
             extra_args: Vec::new(),
+            env: Vec::new(),
         }
     }
 }
@@ -196,7 +199,8 @@ pub fn run_opts(o: Opts) -> Sim {
     )
     .env("ROCPROF_SIM_TEST_TOOL_LOG", &log)
     .env("ROCPROF_SIM_TEST_TOOL_MODE", o.modes)
-    .env_remove("ROCPROF_SIM_LIBRARY");
+    .env_remove("ROCPROF_SIM_LIBRARY")
+    .envs(o.env.iter().copied());
     let out = cmd.output().expect("run rocprof-sim");
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let log = text

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The tool's end-to-end cost per delivered record (issue 8's "collection + finalize + write"
+# target), as CPU time rather than self-timed wall time: the callbacks' self-timing
+# (`ROCPROF_XPLANE_LOG=debug`) counts a thread descheduled inside a callback, which a storm of
+# 32 threads on 2 cores inflates several times over. Each round runs the scenario three ways in
+# the SIMULATED runtime (test infrastructure, not hardware), release build:
+#   untraced  no tool;
+#   baseline  the tool loaded and configured, the runtime tracing for it, but every tool
+#             callback skipped (`ROCPROF_SIM_TOOL_CALLS=skip`): the runtime's own tracing work
+#             without the tool's (the tool still writes its empty profile at exit);
+#   traced    the tool.
+# and prints, per delivered record, the process's CPU time (user + system, every thread) and
+# wall time of traced minus baseline: what the tool itself costs the program, finalize and
+# write included. Baseline minus untraced is the simulator's tracing, which says nothing about
+# the real runtime's. Figures are medians over the rounds of the per-round difference (the
+# three runs of a round are back to back, so a slow period of the shared VM hits all three),
+# with the rounds' range. Records delivered come from one extra traced run with the debug log.
+# Not a test: figures for docs/performance.md.
+# Usage: ci/bench-e2e.sh [ROUNDS] [SCENARIO.toml ...]
+#   default: 5 rounds of the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+shift || true
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [[ $# -eq 0 ]]; then
+  sed 's/repeat = 25000/repeat = 3125/' scenarios/thread-storm.toml >"$work/storm200k.toml"
+  set -- "$work/storm200k.toml"
+fi
+cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
+tool=$PWD/target/release/librocprof_xplane.so
+sim=$PWD/target/release/rocprof-sim
+
+run() { # MODE SCENARIO -> "wall user sys maxrss_kb"
+  local env=()
+  case $1 in
+    untraced) ;;
+    baseline) env=(ROCP_TOOL_LIBRARIES="$tool" ROCPROF_SIM_TOOL_CALLS=skip) ;;
+    traced) env=(ROCP_TOOL_LIBRARIES="$tool") ;;
+  esac
+  rm -rf "$work/out"
+  env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" /usr/bin/time -f '%e %U %S %M' \
+    -o "$work/time" "$sim" "$2" >/dev/null 2>"$work/err" || {
+    cat "$work/err" >&2
+    exit 1
+  }
+  cat "$work/time"
+}
+
+for sc in "$@"; do
+  rm -rf "$work/out"
+  records=$(ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_LOG=debug ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
+    "$sim" "$sc" 2>&1 | grep -oE '[0-9]+ records in [0-9]+ deliveries' | awk '{print $1}')
+  : >"$work/rows"
+  for r in $(seq 1 "$rounds"); do
+    echo "$r $(run untraced "$sc") $(run baseline "$sc") $(run traced "$sc")" >>"$work/rows"
+  done
+  python3 - "$(basename "$sc")" "$records" "$work/rows" <<'EOF'
+import statistics, sys
+name, records, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = [list(map(float, l.split()[1:])) for l in open(path)]
+# per run: wall, user, sys, rss (KB); untraced 0..3, baseline 4..7, traced 8..11
+def cpu(r, at): return r[at + 1] + r[at + 2]
+def show(label, values, unit, scale):
+    v = sorted(x * scale for x in values)
+    print(f"  {label:<46} median {statistics.median(v):8.0f} {unit}   range {v[0]:.0f}–{v[-1]:.0f}")
+print(f"{name}: {records} delivered records, {len(rows)} rounds (SIMULATED runtime)")
+show("wall, untraced", [r[0] for r in rows], "ms", 1e3)
+show("wall, baseline (runtime traces, tool skipped)", [r[4] for r in rows], "ms", 1e3)
+show("wall, traced", [r[8] for r in rows], "ms", 1e3)
+show("CPU (user+sys), untraced", [cpu(r, 0) for r in rows], "ms", 1e3)
+show("CPU, baseline", [cpu(r, 4) for r in rows], "ms", 1e3)
+show("CPU, traced", [cpu(r, 8) for r in rows], "ms", 1e3)
+per = 1e9 / records
+print("per delivered record, traced minus baseline (the tool's own cost):")
+show("CPU", [cpu(r, 8) - cpu(r, 4) for r in rows], "ns", per)
+show("wall", [r[8] - r[4] for r in rows], "ns", per)
+show("peak RSS", [(r[11] - r[7]) * 1024 for r in rows], "B", 1 / records)
+print("per delivered record, baseline minus untraced (the simulator's tracing, not the tool's):")
+show("CPU", [cpu(r, 4) - cpu(r, 0) for r in rows], "ns", per)
+EOF
+done
