@@ -223,9 +223,8 @@ impl PlaneBuilder {
     /// entry started there, its first fields written), else into a file of their own.
     fn lines_out(&self, policy: &SpillPolicy) -> std::io::Result<LinesOut> {
         if let Some(output) = &policy.output {
-            let mut key = WireRun::new();
-            key.varint(length_delimited_key(PLANES_FIELD));
-            match PlaneInOutput::start(output, key.as_slice(), &self.leading().encode_to_vec()) {
+            let key = varints(&[length_delimited_key(PLANES_FIELD)]);
+            match PlaneInOutput::start(output, &key, &self.leading().encode_to_vec()) {
                 Ok(direct) => return Ok(LinesOut::Output(direct)),
                 Err(e) => crate::log_debug!("the plane's lines go to a file of their own: {e}"),
             }
@@ -333,10 +332,7 @@ fn length_delimited_key(field: u32) -> u64 {
 /// Writes the key and length of a length-delimited entry of field `field`; its `len` bytes
 /// follow.
 fn write_entry_head(field: u32, len: usize, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    let mut head = WireRun::new();
-    head.varint(length_delimited_key(field));
-    head.varint(len as u64);
-    w.write_all(head.as_slice())
+    w.write_all(&varints(&[length_delimited_key(field), len as u64]))
 }
 
 /// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
@@ -541,7 +537,7 @@ impl StatBytes {
             1 + encoded_len_varint(id)
         };
         let len = id_len + 1 + encoded_len_varint(v);
-        let mut run = WireRun::new();
+        let mut run = WireRun::on(&mut self.bytes);
         run.byte(EVENT_STATS_KEY);
         run.varint(len as u64);
         if id != 0 {
@@ -550,16 +546,22 @@ impl StatBytes {
         }
         run.byte(key);
         run.varint(v);
-        run.append_to(&mut self.bytes);
+        run.done();
     }
 }
 
-/// A few keys and varints built on the stack, then appended to a buffer at once. prost's
-/// `encode_varint` appends a byte at a time through `BufMut` (a capacity check and a length
-/// store per byte): a tenth of the export's time when every event and stat went through it.
-struct WireRun {
-    buf: [u8; WIRE_RUN_BYTES],
-    len: usize,
+/// A few keys and varints written straight into the spare room of the vector they belong to,
+/// whose length is set once at the end. prost's `encode_varint` appends a byte at a time
+/// through `BufMut` (a capacity check and a length store per byte): a tenth of the export's
+/// time when every event and stat went through it. A run staged in a stack array and then
+/// copied in 16-byte moves read back the bytes it had just stored one at a time, which the
+/// processor cannot forward from its store buffer: the load waits for the stores to reach the
+/// cache. On the MaxText-sized run that one load was 67 % of `StatBytes::scalar`'s samples, and
+/// `scalar` a fifth of the host plane's (`perf annotate`, seventeenth session).
+struct WireRun<'v> {
+    out: &'v mut Vec<u8>,
+    /// Bytes written past `out`'s length.
+    n: usize,
 }
 
 /// Room for the longest run written: an event's head (4 keys, 4 varints of up to 10 bytes).
@@ -567,55 +569,60 @@ const WIRE_RUN_BYTES: usize = 48;
 /// The bytes of the longest varint (a u64 in 7-bit groups).
 const MAX_VARINT_BYTES: usize = 10;
 
-impl WireRun {
+impl<'v> WireRun<'v> {
+    /// A run appended to `out`, with room for the longest run made.
     #[inline]
-    fn new() -> Self {
-        WireRun {
-            buf: [0; WIRE_RUN_BYTES],
-            len: 0,
-        }
+    fn on(out: &'v mut Vec<u8>) -> Self {
+        out.reserve(WIRE_RUN_BYTES);
+        WireRun { out, n: 0 }
     }
 
     #[inline]
     fn byte(&mut self, b: u8) {
-        self.buf[self.len] = b;
-        self.len += 1;
+        self.out.spare_capacity_mut()[self.n].write(b);
+        self.n += 1;
     }
 
     /// Base-128, least significant group first, the high bit marking "more": protobuf's varint.
-    /// The position stays in a local until the end (stored back once, not once per byte).
     /// The ten bytes a varint may take are one slice, checked once: the loop's bound is the
     /// slice's, so its bytes are written without a check each (MaxText/10's write took 891 M
     /// instructions with a check per byte, 855 M without).
     #[inline]
     fn varint(&mut self, mut v: u64) {
-        let at = self.len;
-        for (i, byte) in self.buf[at..at + MAX_VARINT_BYTES].iter_mut().enumerate() {
+        let at = self.n;
+        let room = &mut self.out.spare_capacity_mut()[at..at + MAX_VARINT_BYTES];
+        for (i, byte) in room.iter_mut().enumerate() {
             if v < 0x80 {
-                *byte = v as u8;
-                self.len = at + i + 1;
+                byte.write(v as u8);
+                self.n = at + i + 1;
                 return;
             }
-            *byte = v as u8 | 0x80;
+            byte.write(v as u8 | 0x80);
             v >>= 7;
         }
     }
 
+    /// Makes the run's bytes part of the vector.
     #[inline]
-    fn as_slice(&self) -> &[u8] {
-        &self.buf[..self.len]
+    fn done(self) {
+        let len = self.out.len() + self.n;
+        // SAFETY: the `n` bytes past the length are initialized: `byte` and `varint` wrote
+        // each of them, in order, through the spare room's bounds-checked slots, and the
+        // vector was not touched otherwise while the run held it.
+        unsafe { self.out.set_len(len) };
     }
+}
 
-    /// Appends the run to `out`. The whole buffer is copied, then the tail cut: a copy of a
-    /// length known when compiling is a few vector moves, where one of the run's own length
-    /// is a call to `memmove` per stat and per event head (the writer's largest caller of
-    /// it in a `perf` profile of MaxText/10).
-    #[inline]
-    fn append_to(&self, out: &mut Vec<u8>) {
-        let end = out.len() + self.len;
-        out.extend_from_slice(&self.buf);
-        out.truncate(end);
+/// `values` as varints, one after the other: the runs written once per plane or line rather
+/// than per event.
+fn varints(values: &[u64]) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    let mut run = WireRun::on(&mut bytes);
+    for &v in values {
+        run.varint(v);
     }
+    run.done();
+    bytes
 }
 
 /// Collects the events of one line; offsets are relative to the line timestamp. Each event is
@@ -726,9 +733,9 @@ impl LineBuilder {
             + field(duration_ps != 0, duration_ps)
             + stats.len();
         let start = self.arena.len();
-        // (With the room `append_to` takes beyond the head's bytes.)
+        // (With the room a `WireRun` asks for beyond the head's bytes.)
         self.room_for(1 + encoded_len_varint(body as u64) + body + WIRE_RUN_BYTES);
-        let mut run = WireRun::new();
+        let mut run = WireRun::on(&mut self.arena);
         run.byte((EVENTS_FIELD << 3) as u8 | 2);
         run.varint(body as u64);
         if metadata_id != 0 {
@@ -741,7 +748,7 @@ impl LineBuilder {
             run.byte(3 << 3);
             run.varint(duration_ps as u64);
         }
-        run.append_to(&mut self.arena);
+        run.done();
         self.arena.extend_from_slice(stats);
         let slot = EventSlot {
             offset_ps,
@@ -974,27 +981,39 @@ mod tests {
             i64::MIN as u64,
             u64::MAX,
         ];
-        let mut run = WireRun::new();
-        let mut want = Vec::new();
+        // After what the vector held, whatever its room.
+        let mut got = vec![7u8; 3];
+        let mut run = WireRun::on(&mut got);
+        let mut want = vec![7u8; 3];
         run.byte(0x22);
         want.push(0x22);
         for v in edges.iter().take(4) {
             run.varint(*v);
             prost::encoding::encode_varint(*v, &mut want);
         }
-        assert_eq!(run.as_slice(), want.as_slice());
-        // The longest values, one run each (a run holds an event head: up to 44 bytes).
+        run.done();
+        assert_eq!(got, want);
+        // The longest values, one run each (a run holds an event head: up to 44 bytes), into
+        // a vector with no room to spare.
         for v in edges {
-            let mut run = WireRun::new();
+            let mut got = Vec::with_capacity(1);
+            got.push(9);
+            let mut run = WireRun::on(&mut got);
             run.varint(v);
             run.varint(v);
             run.varint(v);
             run.varint(v);
-            let mut want = Vec::new();
+            run.done();
+            let mut want = vec![9];
             for _ in 0..4 {
                 prost::encoding::encode_varint(v, &mut want);
             }
-            assert_eq!(run.as_slice(), want.as_slice(), "{v}");
+            assert_eq!(got, want, "{v}");
+            assert_eq!(
+                varints(&[v, v]),
+                want[1..1 + want.len() / 2].to_vec(),
+                "{v}"
+            );
         }
     }
 
