@@ -190,7 +190,8 @@ pub fn resolve_dependencies(
     let mut calls: Vec<SyncCall> = Vec::new();
     let mut flows: Vec<DependencyFlow> = Vec::new();
     let mut syncs = FromTheEnd::new(syncs);
-    while let Some(s) = syncs.pop() {
+    let mut near = super::streams::Near::default();
+    while let Some(s) = syncs.next() {
         grow(&mut calls, total, 0, 8);
         let plane = (i.plane_of)(s.device);
         let key = stream_key(s.stream, s.stream_seq);
@@ -238,14 +239,17 @@ pub fn resolve_dependencies(
             .and_then(|pl| {
                 barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record).or_else(|| {
                     i.streams
-                        .last_before(i.lines_of, pl, pkey, p.correlation_id)
+                        .last_before(i.lines_of, pl, pkey, p.correlation_id, &mut near)
                 })
             })
             .or_else(|| host_anchor(i, p.correlation_id));
         let to = match (s.kind, plane) {
             (SyncKind::StreamWaitEvent, Some(pl)) => {
                 barrier_anchor(i, pl, key, s.correlation_id, HipEventOp::Wait)
-                    .or_else(|| i.streams.first_after(i.lines_of, pl, key, s.correlation_id))
+                    .or_else(|| {
+                        i.streams
+                            .first_after(i.lines_of, pl, key, s.correlation_id, &mut near)
+                    })
                     .or_else(|| host_anchor(i, s.correlation_id))
             }
             _ => host_anchor(i, s.correlation_id),

@@ -128,17 +128,19 @@ impl StreamIndex {
     }
 
     /// The end of the last activity of the stream submitted before `correlation_id`, read
-    /// from the plane's lines (`lines_of`: the lines `build_lines` made).
+    /// from the plane's lines (`lines_of`: the lines `build_lines` made). `near` remembers
+    /// where each stream was last asked about.
     pub fn last_before(
         &self,
         lines_of: LinesOf<'_>,
         plane: u32,
         key: StreamKey,
         correlation_id: u64,
+        near: &mut Near,
     ) -> Option<Anchor> {
         let v = self.activity.get(&(plane, key))?;
         let lines = lines_of(plane)?;
-        let i = v.partition_point(|a| a.correlation_id < correlation_id);
+        let i = near.find(plane, key, v, |a| a.correlation_id < correlation_id);
         let last = v[..i].last()?;
         // Several activities may share the id (graph launch): the one ending last.
         let (e, line) = v[..i]
@@ -157,10 +159,11 @@ impl StreamIndex {
         plane: u32,
         key: StreamKey,
         correlation_id: u64,
+        near: &mut Near,
     ) -> Option<Anchor> {
         let v = self.activity.get(&(plane, key))?;
         let lines = lines_of(plane)?;
-        let i = v.partition_point(|a| a.correlation_id <= correlation_id);
+        let i = near.find(plane, key, v, |a| a.correlation_id <= correlation_id);
         let first = v.get(i)?;
         let (e, line) = v[i..]
             .iter()
@@ -168,6 +171,69 @@ impl StreamIndex {
             .filter_map(|a| event_of(lines, a))
             .min_by_key(|(e, _)| (e.start_ns, e.end_ns))?;
         Some(Anchor::on_device(plane, line, e.start_ns))
+    }
+}
+
+/// Where each stream's activities were last searched. The dependency pass asks about the sync
+/// calls in falling correlation order, so each answer lies at or just before the last one on
+/// its stream; a search outward from there reads a few entries next to each other, where a
+/// binary search over the whole stream (hundreds of thousands of activities on the
+/// MaxText-sized run) missed the cache at each of its last steps: `last_before` and
+/// `first_after` were 35 % of the dependency pass's samples (`PERF_PASS_THREAD=rocprof-xplane-
+/// ci/perf-pass.sh scenarios/maxtext-scale.toml join::host_events`, seventeenth session).
+#[derive(Debug, Default)]
+pub struct Near(HashMap<(u32, StreamKey), usize>);
+
+impl Near {
+    /// `v.partition_point(pred)`, searched from where this stream's last answer was.
+    fn find(
+        &mut self,
+        plane: u32,
+        key: StreamKey,
+        v: &[Activity],
+        pred: impl Fn(&Activity) -> bool,
+    ) -> usize {
+        let hint = self.0.entry((plane, key)).or_insert(v.len());
+        let i = partition_point_near(v, *hint, pred);
+        *hint = i;
+        i
+    }
+}
+
+/// `v.partition_point(pred)` (`pred` true on a prefix of `v`), found by steps doubling outward
+/// from `hint`, then a binary search between the last two: a few reads next to `hint` when the
+/// answer is near it, twice a binary search's when it is far.
+pub fn partition_point_near<T>(v: &[T], hint: usize, pred: impl Fn(&T) -> bool) -> usize {
+    let n = v.len();
+    let h = hint.min(n);
+    let mut step = 1;
+    if h < n && pred(&v[h]) {
+        // The answer is past `h`: at least `lo`.
+        let mut lo = h + 1;
+        loop {
+            let probe = lo + step - 1;
+            if probe >= n {
+                return lo + v[lo..].partition_point(&pred);
+            }
+            if !pred(&v[probe]) {
+                return lo + v[lo..probe].partition_point(&pred);
+            }
+            lo = probe + 1;
+            step *= 2;
+        }
+    }
+    // The answer is `h` or before it: at most `hi`.
+    let mut hi = h;
+    loop {
+        if hi == 0 {
+            return 0;
+        }
+        let probe = hi.saturating_sub(step);
+        if pred(&v[probe]) {
+            return probe + 1 + v[probe + 1..hi].partition_point(&pred);
+        }
+        hi = probe;
+        step *= 2;
     }
 }
 
@@ -411,6 +477,33 @@ pub(crate) mod tests {
         }
     }
 
+    /// Whatever the hint, the search from it finds what a binary search over the whole slice
+    /// finds: at either end, on runs of equal keys, before and past every key.
+    #[test]
+    fn a_search_from_a_hint_finds_the_partition_point() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for case in 0..2_000 {
+            let n = next(if case % 10 == 0 { 300 } else { 20 }) as usize;
+            let mut v: Vec<u64> = (0..n).map(|_| next(16)).collect();
+            v.sort_unstable();
+            let key = next(18);
+            let want = v.partition_point(|&a| a < key);
+            for hint in 0..=n + 2 {
+                assert_eq!(
+                    partition_point_near(&v, hint, |&a| a < key),
+                    want,
+                    "case {case}: {v:?} key {key} hint {hint}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn numbers_follow_creation_with_the_null_stream_first() {
         let mut g = BTreeMap::new();
@@ -524,7 +617,7 @@ pub(crate) mod tests {
         // Anchors find the events on whichever sub-line they landed.
         let lines_of = |p: u32| lines.get(&p).map(Vec::as_slice);
         let a = idx
-            .first_after(&lines_of, 0, StreamKey::Created(1), 1)
+            .first_after(&lines_of, 0, StreamKey::Created(1), 1, &mut Near::default())
             .unwrap();
         assert_eq!(
             (a.time_ns, a.place),
@@ -537,7 +630,7 @@ pub(crate) mod tests {
             )
         );
         let b = idx
-            .last_before(&lines_of, 0, StreamKey::Created(1), 4)
+            .last_before(&lines_of, 0, StreamKey::Created(1), 4, &mut Near::default())
             .unwrap();
         assert_eq!(b.time_ns, 70);
         // The index names events (16 B each) in vectors of their own size: it lives to the
