@@ -364,11 +364,11 @@ impl<'t> FirstCopies<'t> {
 /// thread's 1,672 samples in the MaxText-sized run's write, this 80 (`ci/perf-pass.sh
 /// scenarios/maxtext-scale.toml 'rocprof_xplane::xplane::'`, seventeenth session).
 fn host_calls_by_correlation(trace: &Trace) -> IdSet {
-    let (mut range, mut count) = (None, 0usize);
-    for id in host_api_events(trace).map(|e| e.correlation_id) {
+    let mut count = 0usize;
+    let range = id_range(host_api_events(trace).map(|e| {
         count += 1;
-        range = Some(range.map_or((id, id), |(lo, hi): (u64, u64)| (lo.min(id), hi.max(id))));
-    }
+        e.correlation_id
+    }));
     let mut set = IdSet::for_range(range, count);
     for e in host_api_events(trace) {
         set.insert(e.correlation_id);
