@@ -10,6 +10,10 @@
 # Not a test: figures for docs/performance.md. Needs `perf` (linux-tools) allowed to sample
 # (`kernel.perf_event_paranoid` <= 1 or root).
 # Usage: ci/perf-pass.sh SCENARIO FUNCTION [TOOL.so]   (default tool: target/release's)
+# PERF_PASS_ANNOTATE=SYMBOL (a function's whole name, as the listing prints it) adds the
+# instructions of SYMBOL that hold the most of its own samples in the whole run (`perf
+# annotate`), each with its share: one instruction holding most of them is a load that waits
+# (a cache miss, or a load of bytes just stored in smaller pieces).
 # PERF_PASS_THREAD=NAME lists, for the same span, the samples of the threads of that name
 # instead (as `perf` shows it, at most 15 characters: `rocprof-xplane-` for the join's and
 # the drain's helper, which works beside the finalize thread).
@@ -58,3 +62,8 @@ print(f"{function}: {last - first:.3f} s from its first to its last sample on th
 for leaf, n in collections.Counter(listed).most_common(15):
     print(f"{100 * n / total:6.1f} %  {n:6d}  {leaf[:110]}")
 ' "$function" "${PERF_PASS_THREAD:-}"
+if [[ -n ${PERF_PASS_ANNOTATE:-} ]]; then
+  echo "$PERF_PASS_ANNOTATE: the instructions with the most of its own samples"
+  perf annotate -i "$work/perf.data" --stdio -s "$PERF_PASS_ANNOTATE" 2>/dev/null \
+    | grep -E '^ +[0-9]+\.[0-9]+ +:' | sort -rn | head -5
+fi
