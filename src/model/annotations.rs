@@ -26,7 +26,7 @@ pub const MAX_LEVELS: usize = 64;
 const KEEP_OUTER: usize = 16;
 
 /// A label list, as an `Annotation` holds it.
-type Labels = Arc<[Arc<str>]>;
+pub type Labels = Arc<[Arc<str>]>;
 
 /// A parent's label list and a label, by address.
 type ListKey = (usize, usize);

@@ -5,6 +5,7 @@
 //! timestamps relative to the profile start, events sorted per line.
 
 use crate::fastmap::{HashMap, HashSet};
+use crate::model::annotations::Labels;
 use crate::model::corrmap::{id_range, CorrMap, IdSet};
 use std::sync::Arc;
 
@@ -718,7 +719,7 @@ impl<'t> EventCache<'t> {
             annotations: AnnotationCache {
                 table: &trace.annotations,
                 annotations: IdSlots::default(),
-                label_lists: SlotCache::default(),
+                label_lists: ListStats::default(),
             },
             copies: SlotCache::default(),
         }
@@ -845,12 +846,45 @@ impl<'t> EventCache<'t> {
 /// by every range pushed with the same labels (`capture::thread` keeps one list while the
 /// labels stay the same), and parsing the labels is the costly part of a miss (each `name#k=v#`
 /// level split, every key and string value interned by name). So the labels' stats are cached
-/// too, by their list's address: a miss then encodes the scope and external ids (through the
-/// plane's `StatIds`, not hashed by name per miss) and copies the labels' bytes.
+/// too, by their list's address, for the whole plane (`ListStats`): a miss then encodes the
+/// scope and external ids (through the plane's `StatIds`, not hashed by name per miss) and
+/// copies the labels' bytes.
 struct AnnotationCache<'t> {
     table: &'t Table<Annotation>,
     annotations: IdSlots<StatBytes>,
-    label_lists: SlotCache<Arc<[Arc<str>]>>,
+    label_lists: ListStats,
+}
+
+/// The encoded stats of each label list a plane has met, by the list's address: every line of
+/// a plane walks the whole run and meets each list again. In slots, a run with more lists than
+/// slots (a step range around every 16 launches, each step's name its own list) lost every
+/// list before the next line came back to it, and parsed and interned it again: a quarter of
+/// the `hot_path` export's time. A map, since addresses a fixed stride apart share too few
+/// slots of a multiplicative spread (lists 96 B apart filled 4,212 of 32,768). Bounded: past
+/// [`MAX_LISTS`] lists it starts over, as a run can name every range differently.
+#[derive(Default)]
+struct ListStats(HashMap<usize, (Labels, StatBytes)>);
+
+/// The label lists a plane keeps encoded at most (about 5 MB with their stats' bytes).
+const MAX_LISTS: usize = 1 << 16;
+
+impl ListStats {
+    fn stats(&mut self, plane: &mut PlaneBuilder, list: &Labels) -> &StatBytes {
+        let key = Arc::as_ptr(list).cast::<u8>() as usize;
+        if self.0.len() >= MAX_LISTS && !self.0.contains_key(&key) {
+            self.0.clear();
+        }
+        // The entry holds the list, so its address cannot be reused while it is a key.
+        &self
+            .0
+            .entry(key)
+            .or_insert_with(|| {
+                let mut bytes = StatBytes::new();
+                add_label_stats(plane, list, &mut bytes);
+                (list.clone(), bytes)
+            })
+            .1
+    }
 }
 
 /// Slots of each `SlotCache` (a power of two).
@@ -872,12 +906,7 @@ impl AnnotationCache<'_> {
             bytes.clear();
             add_id_stats(plane, ids, a, bytes);
             if !a.stack.is_empty() {
-                let (labels, hit) = self.label_lists.slot(&a.stack);
-                if !hit {
-                    labels.clear();
-                    add_label_stats(plane, &a.stack, labels);
-                }
-                bytes.extend(labels);
+                bytes.extend(self.label_lists.stats(plane, &a.stack));
             }
         }
         Some(bytes)
@@ -920,18 +949,6 @@ trait SlotKey: Clone {
     fn same(&self, other: &Self) -> bool;
 }
 
-/// A value shared by many events, by its address. A slot holds its key's `Arc`, so the address
-/// cannot be reused while it is cached.
-impl<T: ?Sized> SlotKey for Arc<T> {
-    fn spread(&self) -> u64 {
-        Arc::as_ptr(self).cast::<u8>() as usize as u64
-    }
-
-    fn same(&self, other: &Self) -> bool {
-        Arc::ptr_eq(self, other)
-    }
-}
-
 /// A copy's route and size, by value: the copies of a loop repeat a handful of them.
 impl SlotKey for MemcpyInfo {
     fn spread(&self) -> u64 {
@@ -954,9 +971,7 @@ impl<K: SlotKey, V> SlotCache<K, V> {
     /// The value of `key`'s slot, and whether it is `key`'s; on a miss the slot now belongs
     /// to `key` and holds what the previous key left (a buffer to clear and reuse).
     fn slot(&mut self, key: &K) -> (&mut V, bool) {
-        // Fibonacci hashing spreads keys over every slot, where an address's low bits alone
-        // would leave most slots unused (consecutive annotations lie a few hundred bytes
-        // apart, interleaved with their labels' allocations).
+        // Fibonacci hashing: the slot from every bit of the key's hash, not its low bits.
         let (cached, value) = &mut self.0[fibonacci_slot(key.spread(), SLOT_BITS)];
         if cached.as_ref().is_some_and(|c| c.same(key)) {
             return (value, true);
@@ -1567,7 +1582,7 @@ mod tests {
         let mut cache = AnnotationCache {
             table: &table,
             annotations: IdSlots::default(),
-            label_lists: SlotCache::default(),
+            label_lists: ListStats::default(),
         };
         let mut ids = StatIds::default();
         let fresh = |plane: &mut PlaneBuilder, a: &Annotation| {
@@ -1586,6 +1601,37 @@ mod tests {
                     );
                 }
             }
+        }
+    }
+
+    /// Every line of a plane walks the run and meets each label list again: each list is
+    /// encoded once for the plane (three times as many lists as the slots that lost them
+    /// before the next line came back), to the bytes a fresh encoding gives, and the lists
+    /// kept stay within their bound.
+    #[test]
+    fn a_planes_label_lists_are_encoded_once_for_all_its_lines() {
+        // Allocated one after another, as the join makes a run's lists.
+        let lists = |n: usize| -> Vec<Labels> {
+            (0..n)
+                .map(|i| vec![Arc::from(format!("train_step {i}#step_num={i}#"))].into())
+                .collect()
+        };
+        let run = lists(3 * SLOTS);
+        let mut plane = PlaneBuilder::new(0, "p");
+        let mut cache = ListStats::default();
+        for line in 0..3 {
+            for l in &run {
+                let key = Arc::as_ptr(l).cast::<u8>() as usize;
+                assert_eq!(cache.0.contains_key(&key), line > 0, "line {line}");
+                let mut want = StatBytes::new();
+                add_label_stats(&mut plane, l, &mut want);
+                assert_eq!(cache.stats(&mut plane, l), &want);
+            }
+        }
+        let more = lists(MAX_LISTS + 10);
+        for l in &more {
+            cache.stats(&mut plane, l);
+            assert!(cache.0.len() <= MAX_LISTS);
         }
     }
 
