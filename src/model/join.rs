@@ -1551,19 +1551,13 @@ fn prepare_lines(
     lines
 }
 
-/// A host thread's events while they are built, in chunks of an eighth of what it has made,
-/// towards its known count: made whole up front, they would be held beside the API records they are made from,
-/// which are given back as they are taken. One vector grown by eighths instead (`grow`) was
-/// copied whole at each step, eight times its size in all: 22 % of the MaxText-sized run's
-/// host events pass was `realloc`'s copying. The chunks are never copied to grow; they are
-/// joined once at the end (`into_events`).
+/// A host thread's events while they are built, towards its known count: made whole up
+/// front, they would be held beside the API records they are made from, which are given back
+/// as they are taken.
 #[derive(Default)]
 struct Growing {
-    /// Filled in the order the events are made (last first: the records are taken from the
-    /// end); each full, or the last.
-    chunks: Vec<Vec<HostEvent>>,
-    len: usize,
-    total: usize,
+    /// Made last first: the records are taken from the end.
+    events: Backwards<HostEvent>,
     /// How many of the events are roctx spans (pushed after the calls).
     spans: usize,
 }
@@ -1605,38 +1599,72 @@ impl ThreadEvents {
 impl Growing {
     fn towards(total: usize) -> Self {
         Growing {
-            total,
-            ..Growing::default()
+            events: Backwards::towards(total),
+            spans: 0,
         }
     }
 
     fn push(&mut self, e: HostEvent) {
+        self.events.push(e);
+    }
+}
+
+/// Items made last first (from inputs taken from their end, `FromTheEnd`), in chunks of an
+/// eighth of what was made (at least 1,024, at most what is left of the known count), joined
+/// once and turned round at the end (`into_vec`). A vector grown by eighths instead was
+/// copied whole at each step, eight times its size in all: 22 % of the MaxText-sized run's
+/// host events pass was `realloc`'s copying. An eighth of what was made, not of the count: a
+/// chunk is begun per thread at once, and chunks of an eighth of the count held more room
+/// unused (the storm's 32 threads peaked 4 MB higher). Joining holds the items twice for a
+/// moment: a thread's events, one thread at a time, are below the join's peak; the sync
+/// calls, made the same way (`grow`, then turned round in place), are at it (the
+/// MaxText-sized run's 82 MB of them raised its heap peak 860 → 937 MB in chunks).
+struct Backwards<T> {
+    /// Each full but the last.
+    chunks: Vec<Vec<T>>,
+    len: usize,
+    total: usize,
+}
+
+impl<T> Default for Backwards<T> {
+    fn default() -> Self {
+        Backwards::towards(0)
+    }
+}
+
+impl<T> Backwards<T> {
+    fn towards(total: usize) -> Self {
+        Backwards {
+            chunks: Vec::new(),
+            len: 0,
+            total,
+        }
+    }
+
+    fn push(&mut self, item: T) {
         match self.chunks.last_mut() {
-            Some(c) if c.len() < c.capacity() => c.push(e),
+            Some(c) if c.len() < c.capacity() => c.push(item),
             _ => {
-                // An eighth of what was made (at least 1,024), at most what is left of the
-                // count (past it, never: every record was counted, an eighth all the same).
-                // Chunks of an eighth of the count held more room unused at once, a chunk
-                // begun per thread: the storm's 32 threads peaked 4 MB higher.
+                // Past the count (a thread not counted) an eighth all the same.
                 let step = (self.len / 8).max(1024);
                 let left = self.total.saturating_sub(self.len);
                 let step = if left == 0 { step } else { step.min(left) };
                 let mut c = Vec::with_capacity(step);
-                c.push(e);
+                c.push(item);
                 self.chunks.push(c);
             }
         }
         self.len += 1;
     }
 
-    /// The events in one vector, turned round (made last first, they come out first first),
-    /// each chunk freed once it is copied.
-    fn into_events(self) -> Vec<HostEvent> {
-        let mut events = Vec::with_capacity(self.len);
+    /// The items in one vector of their number, turned round (made last first, they come
+    /// out first first), each chunk freed once it is copied.
+    fn into_vec(self) -> Vec<T> {
+        let mut items = Vec::with_capacity(self.len);
         for c in self.chunks.into_iter().rev() {
-            events.extend(c.into_iter().rev());
+            items.extend(c.into_iter().rev());
         }
-        events
+        items
     }
 }
 
@@ -1648,11 +1676,10 @@ impl Growing {
 /// rises to 32 MiB once the program frees a mapped block that large, and a block below it is
 /// copied whole at each step (the kernels pass's lines were: `line_sizes` now sizes them
 /// ahead; steps are of at least 1,024 items). Lines double while small (quarter steps
-/// from the first item cost 7 % of the join's instructions in the bench); the sync calls
-/// grow in eighths from the start, as the facts they are made from are given back meanwhile
-/// (a thread's host events did too, until they were built in chunks, `Growing`: the storm's
-/// 32 threads held 4 MB more at the join's peak when they doubled; the MaxText-sized run's
-/// host events pass 20 MB more in quarters).
+/// from the first item cost 7 % of the join's instructions in the bench). The sync calls,
+/// made from facts given back meanwhile, grow in eighths from the start (a thread's host
+/// events did too, and are built in chunks now, `Backwards`: doubling held 4 MB more at the
+/// storm's join peak, quarters 20 MB more at the MaxText-sized run's host events pass).
 pub(super) fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
     if v.len() == v.capacity() {
         let step = if v.len() < small_below {
@@ -1943,7 +1970,7 @@ fn host_events(
             let spans = grown.spans;
             // Spans first, in their order, then the calls as delivered (`sort_host_events`
             // settles and merges the two runs).
-            let mut events = grown.into_events();
+            let mut events = grown.events.into_vec();
             sort_host_events(&mut events, spans, &names);
             HostThread {
                 tid,
@@ -2558,47 +2585,30 @@ mod tests {
     /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
     /// settled and merged; a settling given up half way; anything else sorted) gives what a
     /// stable sort by the same order gives: ties in input order.
-    /// A thread's events made last first come out first first, in one vector of their
-    /// count, from chunks of an eighth of what was made before each (at least 1,024, at most
-    /// what is left of the count) that never grew: past the count, and for a thread that was
-    /// not counted, too.
+    /// Items made last first come out first first, in one vector of their number, from
+    /// chunks of an eighth of what was made before each (at least 1,024, at most what is left
+    /// of the count) that never grew: past the count, and with no count, too.
     #[test]
-    fn a_threads_events_grow_in_chunks_and_come_out_turned_round() {
-        let mut table: Table<Arc<str>> = Table::default();
-        let name = table.push(Arc::from("hipLaunchKernel"));
-        let event = |i: u64| HostEvent {
-            name,
-            start_ns: i,
-            end_ns: i,
-            correlation_id: i,
-            kind: HostEventKind::HipApi,
-            annotation: None,
-            device: Ordinal16::NONE,
-            activity_count: 0,
-            graph_exec_id: None,
-        };
+    fn items_made_last_first_grow_in_chunks_and_come_out_turned_round() {
         for (total, made) in [(20_000, 20_000), (20_000, 23_500), (0, 3_000), (700, 700)] {
-            let mut g = Growing::towards(total);
+            let mut b = Backwards::towards(total);
             for i in (0..made).rev() {
-                g.push(event(i as u64));
+                b.push(i);
             }
-            let (last, full) = g.chunks.split_last().unwrap();
+            let (last, full) = b.chunks.split_last().unwrap();
             assert!(full.iter().all(|c| c.len() == c.capacity()), "{total}");
             assert!(!last.is_empty());
             let mut before = 0;
-            for c in &g.chunks {
+            for c in &b.chunks {
                 let step = (before / 8).max(1024);
                 let left = total.saturating_sub(before);
                 let want = if left == 0 { step } else { step.min(left) };
                 assert_eq!(c.capacity(), want, "{total}, {made}: after {before}");
                 before += c.len();
             }
-            let events = g.into_events();
-            assert_eq!((events.len(), events.capacity()), (made, made));
-            assert!(events
-                .iter()
-                .enumerate()
-                .all(|(i, e)| e.correlation_id == i as u64));
+            let items = b.into_vec();
+            assert_eq!((items.len(), items.capacity()), (made, made));
+            assert!(items.iter().enumerate().all(|(i, &x)| x == i));
         }
     }
 
