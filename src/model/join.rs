@@ -1879,8 +1879,9 @@ fn host_events(
             Err(_) => markers.sort_by(span_order),
         }
     }
-    // Each thread's events grow in chunks towards its known count (`Growing`). The roctx records the
-    // spans stand for are gone already (`take_span_records`): every record left is an event.
+    // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
+    // records the spans stand for are gone already (`take_span_records`): every record left
+    // is an event.
     let mut sizes: HashMap<u64, usize> = HashMap::default();
     for t in markers.iter().map(|m| m.thread_id) {
         *sizes.entry(t).or_default() += 1;
@@ -2582,9 +2583,6 @@ mod tests {
         }
     }
 
-    /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
-    /// settled and merged; a settling given up half way; anything else sorted) gives what a
-    /// stable sort by the same order gives: ties in input order.
     /// Items made last first come out first first, in one vector of their number, from
     /// chunks of an eighth of what was made before each (at least 1,024, at most what is left
     /// of the count) that never grew: past the count, and with no count, too.
@@ -2612,6 +2610,9 @@ mod tests {
         }
     }
 
+    /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
+    /// settled and merged; a settling given up half way; anything else sorted) gives what a
+    /// stable sort by the same order gives: ties in input order.
     #[test]
     fn host_events_sort_as_a_stable_sort_on_every_path() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;

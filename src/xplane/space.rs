@@ -874,7 +874,7 @@ struct AnnotationCache<'t> {
 #[derive(Default)]
 struct ListStats(HashMap<usize, (Labels, StatBytes)>);
 
-/// The label lists a plane keeps encoded at most (about 5 MB with their stats' bytes).
+/// The label lists a plane keeps encoded at most: about 4 MB of entries, and their stats.
 const MAX_LISTS: usize = 1 << 16;
 
 impl ListStats {
