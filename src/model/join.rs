@@ -1573,9 +1573,10 @@ struct ThreadEvents {
 impl ThreadEvents {
     /// One entry per thread of `sizes`, growing towards its size.
     fn new(sizes: HashMap<u64, usize>) -> Self {
+        let all = sizes.values().sum();
         let mut list: Vec<(u64, Growing)> = sizes
             .into_iter()
-            .map(|(t, total)| (t, Growing::towards(total)))
+            .map(|(t, total)| (t, Growing::towards(total, all)))
             .collect();
         list.sort_unstable_by_key(|(t, _)| *t);
         ThreadEvents { list, last: 0 }
@@ -1597,9 +1598,17 @@ impl ThreadEvents {
 }
 
 impl Growing {
-    fn towards(total: usize) -> Self {
+    /// `all`: every thread's count. A thread of more than an eighth of them grows in place
+    /// (`Backwards::in_place`): joining its chunks would hold its events twice for a moment,
+    /// and a program that calls from one thread would hold them all twice at the join's end
+    /// (`tests/peak_guard.rs`).
+    fn towards(total: usize, all: usize) -> Self {
         Growing {
-            events: Backwards::towards(total),
+            events: if total > all / 8 {
+                Backwards::in_place(total)
+            } else {
+                Backwards::towards(total)
+            },
             spans: 0,
         }
     }
@@ -1616,14 +1625,16 @@ impl Growing {
 /// host events pass was `realloc`'s copying. An eighth of what was made, not of the count: a
 /// chunk is begun per thread at once, and chunks of an eighth of the count held more room
 /// unused (the storm's 32 threads peaked 4 MB higher). Joining holds the items twice for a
-/// moment: a thread's events, one thread at a time, are below the join's peak; the sync
-/// calls, made the same way (`grow`, then turned round in place), are at it (the
-/// MaxText-sized run's 82 MB of them raised its heap peak 860 → 937 MB in chunks).
+/// moment, so what is a large share of the join's output grows in one vector instead, by
+/// eighths (`grow`), and is turned round in place (`in_place`): a thread of most of the calls,
+/// and the sync calls (made the same way, `grow`, at the MaxText-sized run's join peak: its
+/// 82 MB of them in chunks raised its heap peak 860 → 937 MB).
 struct Backwards<T> {
-    /// Each full but the last.
+    /// Each full but the last (one only, in place).
     chunks: Vec<Vec<T>>,
     len: usize,
     total: usize,
+    in_place: bool,
 }
 
 impl<T> Default for Backwards<T> {
@@ -1638,11 +1649,24 @@ impl<T> Backwards<T> {
             chunks: Vec::new(),
             len: 0,
             total,
+            in_place: false,
+        }
+    }
+
+    /// One vector grown by eighths towards `total`: copied as it grows, never held twice.
+    fn in_place(total: usize) -> Self {
+        Backwards {
+            in_place: true,
+            ..Backwards::towards(total)
         }
     }
 
     fn push(&mut self, item: T) {
         match self.chunks.last_mut() {
+            Some(c) if self.in_place => {
+                grow(c, self.total, 0, 8);
+                c.push(item);
+            }
             Some(c) if c.len() < c.capacity() => c.push(item),
             _ => {
                 // Past the count (a thread not counted) an eighth all the same.
@@ -1658,8 +1682,13 @@ impl<T> Backwards<T> {
     }
 
     /// The items in one vector of their number, turned round (made last first, they come
-    /// out first first), each chunk freed once it is copied.
-    fn into_vec(self) -> Vec<T> {
+    /// out first first): one chunk in place, more copied into one, each freed once copied.
+    fn into_vec(mut self) -> Vec<T> {
+        if self.chunks.len() == 1 {
+            let mut items = self.chunks.pop().unwrap_or_default();
+            items.reverse();
+            return items;
+        }
         let mut items = Vec::with_capacity(self.len);
         for c in self.chunks.into_iter().rev() {
             items.extend(c.into_iter().rev());
@@ -2585,7 +2614,8 @@ mod tests {
 
     /// Items made last first come out first first, in one vector of their number, from
     /// chunks of an eighth of what was made before each (at least 1,024, at most what is left
-    /// of the count) that never grew: past the count, and with no count, too.
+    /// of the count) that never grew, or from one vector grown in place: past the count, and
+    /// with no count, too.
     #[test]
     fn items_made_last_first_grow_in_chunks_and_come_out_turned_round() {
         for (total, made) in [(20_000, 20_000), (20_000, 23_500), (0, 3_000), (700, 700)] {
@@ -2606,6 +2636,18 @@ mod tests {
             }
             let items = b.into_vec();
             assert_eq!((items.len(), items.capacity()), (made, made));
+            assert!(items.iter().enumerate().all(|(i, &x)| x == i));
+            // In place: one vector, never joined from chunks, the same items.
+            let mut b = Backwards::in_place(total);
+            for i in (0..made).rev() {
+                b.push(i);
+            }
+            assert_eq!(b.chunks.len(), 1);
+            let items = b.into_vec();
+            assert_eq!(items.len(), made);
+            if made <= total {
+                assert_eq!(items.capacity(), made);
+            }
             assert!(items.iter().enumerate().all(|(i, &x)| x == i));
         }
     }
