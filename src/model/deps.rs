@@ -175,7 +175,7 @@ pub fn resolve_dependencies(
     i: &DepInputs<'_>,
     counters: &mut super::Counters,
 ) -> (Vec<SyncCall>, Vec<DependencyFlow>) {
-    use super::join::{grow, FromTheEnd};
+    use super::join::{Backwards, FromTheEnd};
     syncs.retain(|s| s.correlation_id != 0);
     // Stable: of a call seen twice, the first is kept.
     syncs.sort_by_key(|s| s.correlation_id);
@@ -183,16 +183,16 @@ pub fn resolve_dependencies(
     // The facts are taken from the end and given back as the calls are made, so the two are
     // never held whole at once (a program that synchronizes every few launches has a sync
     // call per few records: the MaxText-sized run's 1.46 M were the join's peak). The calls
-    // and the arrows (at most one per wait) grow by eighths towards their counts, and are
-    // made last to first, then turned around.
+    // and the arrows (at most one per wait) are made last to first, each in one vector grown
+    // by eighths towards its count, and turned around in place (`Backwards::in_place`: the
+    // calls are at the join's peak, where chunks joined at the end would hold them twice).
     let total = syncs.len();
     let arrows = syncs.iter().filter(|s| s.kind.draws_arrow()).count();
-    let mut calls: Vec<SyncCall> = Vec::new();
-    let mut flows: Vec<DependencyFlow> = Vec::new();
+    let mut calls = Backwards::in_place(total);
+    let mut flows = Backwards::in_place(arrows);
     let mut syncs = FromTheEnd::new(syncs);
     let mut near = super::streams::Near::default();
     while let Some(s) = syncs.next() {
-        grow(&mut calls, total, 0, 8);
         let plane = (i.plane_of)(s.device);
         let key = stream_key(s.stream, s.stream_seq);
         let number = plane.and_then(|p| i.streams.number(p, key));
@@ -255,7 +255,6 @@ pub fn resolve_dependencies(
             _ => host_anchor(i, s.correlation_id),
         };
         if let (Some(from), Some(to)) = (from, to) {
-            grow(&mut flows, arrows, 0, 8);
             flows.push(DependencyFlow {
                 id: flow_id(i.host_salt, s.correlation_id),
                 wait_correlation_id: s.correlation_id,
@@ -265,11 +264,10 @@ pub fn resolve_dependencies(
             });
         }
     }
-    calls.reverse();
-    flows.reverse();
+    let mut flows = flows.into_vec();
     // Waits left unresolved leave their room unused.
     flows.shrink_to_fit();
-    (calls, flows)
+    (calls.into_vec(), flows)
 }
 
 /// A stream number or plane in the width `SyncCall` keeps (none is ever past it: a run has

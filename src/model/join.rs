@@ -1627,10 +1627,10 @@ impl Growing {
 /// unused (the storm's 32 threads peaked 4 MB higher). Joining holds the items twice for a
 /// moment, so what is a large share of the join's output grows in one vector instead, by
 /// eighths (`grow`), and is turned round in place (`in_place`): a thread of most of the calls,
-/// and the sync calls (made the same way, `grow`, at the MaxText-sized run's join peak: its
-/// 82 MB of them in chunks raised its heap peak 860 → 937 MB).
-struct Backwards<T> {
-    /// Each full but the last (one only, in place).
+/// and the sync calls (at the MaxText-sized run's join peak: its 82 MB of them in chunks
+/// raised its heap peak 860 → 937 MB).
+pub(super) struct Backwards<T> {
+    /// Each full but the last (in place, one from the start).
     chunks: Vec<Vec<T>>,
     len: usize,
     total: usize,
@@ -1653,15 +1653,17 @@ impl<T> Backwards<T> {
         }
     }
 
-    /// One vector grown by eighths towards `total`: copied as it grows, never held twice.
-    fn in_place(total: usize) -> Self {
+    /// One vector grown by eighths towards `total` (`grow`): copied as it grows, never held
+    /// twice.
+    pub(super) fn in_place(total: usize) -> Self {
         Backwards {
+            chunks: vec![Vec::new()],
             in_place: true,
             ..Backwards::towards(total)
         }
     }
 
-    fn push(&mut self, item: T) {
+    pub(super) fn push(&mut self, item: T) {
         match self.chunks.last_mut() {
             Some(c) if self.in_place => {
                 grow(c, self.total, 0, 8);
@@ -1683,7 +1685,7 @@ impl<T> Backwards<T> {
 
     /// The items in one vector of their number, turned round (made last first, they come
     /// out first first): one chunk in place, more copied into one, each freed once copied.
-    fn into_vec(mut self) -> Vec<T> {
+    pub(super) fn into_vec(mut self) -> Vec<T> {
         if self.chunks.len() == 1 {
             let mut items = self.chunks.pop().unwrap_or_default();
             items.reverse();
@@ -1705,11 +1707,11 @@ impl<T> Backwards<T> {
 /// rises to 32 MiB once the program frees a mapped block that large, and a block below it is
 /// copied whole at each step (the kernels pass's lines were: `line_sizes` now sizes them
 /// ahead; steps are of at least 1,024 items). Lines double while small (quarter steps
-/// from the first item cost 7 % of the join's instructions in the bench). The sync calls,
-/// made from facts given back meanwhile, grow in eighths from the start (a thread's host
-/// events did too, and are built in chunks now, `Backwards`: doubling held 4 MB more at the
-/// storm's join peak, quarters 20 MB more at the MaxText-sized run's host events pass).
-pub(super) fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
+/// from the first item cost 7 % of the join's instructions in the bench). What is made last
+/// first from inputs given back meanwhile (a thread's host events, the sync calls) grows in
+/// eighths from the start, or in chunks (`Backwards`): doubling held 4 MB more at the storm's
+/// join peak, quarters 20 MB more at the MaxText-sized run's host events pass.
+fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
     if v.len() == v.capacity() {
         let step = if v.len() < small_below {
             v.len()
