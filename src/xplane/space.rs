@@ -949,26 +949,9 @@ impl<V> IdSlots<V> {
     }
 }
 
-/// What was encoded from a value, kept by the value (`SlotKey`), one entry per slot.
+/// What was encoded from a value, kept by the value, one entry per slot: a copy's route and
+/// size (`MemcpyInfo`), of which the copies of a loop repeat a handful.
 struct SlotCache<K, V = StatBytes>(Vec<(Option<K>, V)>);
-
-/// A key of a [`SlotCache`]: spread over the slots, and told apart from the other keys.
-trait SlotKey: Clone {
-    fn spread(&self) -> u64;
-    fn same(&self, other: &Self) -> bool;
-}
-
-/// A copy's route and size, by value: the copies of a loop repeat a handful of them.
-impl SlotKey for MemcpyInfo {
-    fn spread(&self) -> u64 {
-        use std::hash::BuildHasher;
-        rustc_hash::FxBuildHasher.hash_one(self)
-    }
-
-    fn same(&self, other: &Self) -> bool {
-        self == other
-    }
-}
 
 impl<K, V: Default> Default for SlotCache<K, V> {
     fn default() -> Self {
@@ -976,13 +959,15 @@ impl<K, V: Default> Default for SlotCache<K, V> {
     }
 }
 
-impl<K: SlotKey, V> SlotCache<K, V> {
+impl<K: std::hash::Hash + Eq + Clone, V> SlotCache<K, V> {
     /// The value of `key`'s slot, and whether it is `key`'s; on a miss the slot now belongs
     /// to `key` and holds what the previous key left (a buffer to clear and reuse).
     fn slot(&mut self, key: &K) -> (&mut V, bool) {
+        use std::hash::BuildHasher;
         // Fibonacci hashing: the slot from every bit of the key's hash, not its low bits.
-        let (cached, value) = &mut self.0[fibonacci_slot(key.spread(), SLOT_BITS)];
-        if cached.as_ref().is_some_and(|c| c.same(key)) {
+        let spread = rustc_hash::FxBuildHasher.hash_one(key);
+        let (cached, value) = &mut self.0[fibonacci_slot(spread, SLOT_BITS)];
+        if cached.as_ref() == Some(key) {
             return (value, true);
         }
         *cached = Some(key.clone());
