@@ -867,9 +867,9 @@ struct AnnotationCache<'t> {
 /// The encoded stats of each label list a plane has met, by the list's address: every line of
 /// a plane walks the whole run and meets each list again. In slots, a run with more lists than
 /// slots (a step range around every 16 launches, each step's name its own list) lost every
-/// list before the next line came back to it, and parsed and interned it again: a quarter of
-/// the `hot_path` export's time. A map, since addresses a fixed stride apart share too few
-/// slots of a multiplicative spread (lists 96 B apart filled 4,212 of 32,768). Bounded: past
+/// list before the next line came back to it, and parsed and interned it again: 643 → 525
+/// instructions per event of the `hot_path` export (`ci/bench-instructions.sh`). A map, since
+/// addresses a fixed stride apart share too few slots of a multiplicative spread. Bounded: past
 /// [`MAX_LISTS`] lists it starts over, as a run can name every range differently.
 #[derive(Default)]
 struct ListStats(HashMap<usize, (Labels, StatBytes)>);
