@@ -189,6 +189,7 @@ impl PlaneBuilder {
             if let Err(e) = write_line_entry(&line, spill.lines()) {
                 self.spill_error = Some(e);
             }
+            self.take_output_in_turn();
             return;
         }
         self.held += entry_len(LINES_FIELD, line.encoded_len());
@@ -219,17 +220,51 @@ impl PlaneBuilder {
         }
     }
 
-    /// Where the lines go past the size: into the output when the policy gives it (the plane
-    /// entry started there, its first fields written), else into a file of their own.
+    /// Where the lines go past the size: into the output when it is the plane's turn there
+    /// (the plane entry started there, its first fields written), else into a file of their
+    /// own.
     fn lines_out(&self, policy: &SpillPolicy) -> std::io::Result<LinesOut> {
-        if let Some(output) = &policy.output {
-            let key = varints(&[length_delimited_key(PLANES_FIELD)]);
-            match PlaneInOutput::start(output, &key, &self.leading().encode_to_vec()) {
-                Ok(direct) => return Ok(LinesOut::Output(direct)),
-                Err(e) => crate::log_debug!("the plane's lines go to a file of their own: {e}"),
-            }
+        if let Some(direct) = self.start_in_output(policy) {
+            return Ok(LinesOut::Output(direct));
         }
         LineSpill::create(&policy.dir).map(LinesOut::File)
+    }
+
+    /// The plane's entry started in the output, if it is the plane's turn there.
+    fn start_in_output(&self, policy: &SpillPolicy) -> Option<PlaneInOutput> {
+        let output = policy.output.as_ref()?.open()?;
+        let key = varints(&[length_delimited_key(PLANES_FIELD)]);
+        PlaneInOutput::start(output, &key, &self.leading().encode_to_vec())
+            .map_err(|e| crate::log_debug!("the plane's lines go to a file of their own: {e}"))
+            .ok()
+    }
+
+    /// A plane whose lines are set aside in a file takes the output once its turn comes: the
+    /// lines so far are copied in, and every later one is written there once. Checked after
+    /// each line (an atomic load).
+    fn take_output_in_turn(&mut self) {
+        if self.spill_error.is_some() || !matches!(self.spill, Some(LinesOut::File(_))) {
+            return;
+        }
+        let Some(mut direct) = self
+            .spill_policy
+            .as_ref()
+            .and_then(|p| self.start_in_output(p))
+        else {
+            return;
+        };
+        let Some(LinesOut::File(aside)) = self.spill.take() else {
+            return;
+        };
+        // From here the plane's entry is under way in the output: a failure leaves the plane
+        // (and so the file) unwritten, as a failed write into the output always did.
+        match aside
+            .finish()
+            .and_then(|lines| direct.lines().append(&lines))
+        {
+            Ok(()) => self.spill = Some(LinesOut::Output(direct)),
+            Err(e) => self.spill_error = Some(e),
+        }
     }
 
     /// The plane's fields that precede its lines on the wire (1–2: id, name).
@@ -261,11 +296,20 @@ impl PlaneBuilder {
                 .map(|bytes| Some(SetAside::Written { bytes }))
                 .map_err(std::sync::Arc::new),
         };
+        // A plane past the spill size goes into the output with a padded length whichever way
+        // it went (straight in, or set aside until its turn, which depends on how fast the
+        // other planes were built): the file's bytes do not depend on the threads.
+        let padded_len = matches!(spilled, Ok(Some(SetAside::File(_))))
+            && self
+                .spill_policy
+                .as_ref()
+                .is_some_and(|p| p.output.is_some());
         BuiltPlane {
             head,
             split,
             lines: self.lines,
             spilled,
+            padded_len,
         }
     }
 }
@@ -345,6 +389,9 @@ pub struct BuiltPlane {
     /// The lines set aside in a file (`xplane::spill`; then `lines` is empty), or why they
     /// could not all be: the plane is then not written.
     spilled: Result<Option<SetAside>, std::sync::Arc<std::io::Error>>,
+    /// Its entry's length is written padded, as a plane that went straight into the output
+    /// has it (`spill::PADDED_LEN`).
+    padded_len: bool,
 }
 
 impl BuiltPlane {
@@ -380,7 +427,12 @@ impl BuiltPlane {
         if self.is_written() {
             return Ok(());
         }
-        write_entry_head(PLANES_FIELD, self.encoded_len(), w)?;
+        if self.padded_len {
+            w.write_all(&varints(&[length_delimited_key(PLANES_FIELD)]))?;
+            w.write_all(&super::spill::padded_varint(self.encoded_len() as u64)?)?;
+        } else {
+            write_entry_head(PLANES_FIELD, self.encoded_len(), w)?;
+        }
         self.write_to(w)
     }
 
@@ -1056,6 +1108,63 @@ mod tests {
             plane.encode_to_vec(),
             "same bytes as the whole message"
         );
+    }
+
+    /// A plane built while another has the output sets its lines aside in a file; once its
+    /// turn comes it takes the output mid-plane: the lines set aside are copied in once and
+    /// the later ones written there, and the output holds the plane entry with a padded
+    /// length. A plane set aside to its end has the same padded length when written after, so
+    /// the file's bytes do not depend on when the turn came.
+    #[test]
+    fn a_plane_set_aside_takes_the_output_when_its_turn_comes() {
+        use super::super::spill::{OutputTurn, SpillPolicy, PADDED_LEN};
+        let dir = tempfile::tempdir().unwrap();
+        let plane_with = |policy: Option<SpillPolicy>, turn: Option<&OutputTurn>| {
+            let mut p = PlaneBuilder::new(3, "/device:GPU:3");
+            p.spill_lines(policy);
+            for l in 0..6 {
+                if l == 3 {
+                    // The plane before it is written: its turn.
+                    turn.map(OutputTurn::plane_written);
+                }
+                let mut line = LineBuilder::new(l, format!("Stream {l}"), 0);
+                let id = p.event_metadata_id("k");
+                let mut st = StatBytes::new();
+                for e in 0..100 {
+                    st.clear();
+                    p.put(&mut st, "correlation_id", StatValue::U64(e));
+                    line.add_event(id, 10 * e as i64, 5, &st);
+                }
+                p.add_line(line.finish());
+            }
+            p.finish()
+        };
+        let want = plane_with(None, None).into_xplane().encode_to_vec();
+        let entry = |bytes: &[u8]| {
+            let mut e = vec![0x0a];
+            e.extend(super::super::spill::padded_varint(bytes.len() as u64).unwrap());
+            e.extend(bytes);
+            e
+        };
+        // Its turn comes after the first three lines.
+        let path = dir.path().join("out.pb");
+        let output = std::fs::File::create(&path).unwrap();
+        let turn = OutputTurn::of(&output).unwrap();
+        let policy = SpillPolicy::past(dir.path(), 0).with_output(turn.clone());
+        let built = plane_with(Some(policy.for_plane(1)), Some(&turn));
+        assert!(built.is_written(), "the plane took the output");
+        assert_eq!(std::fs::read(&path).unwrap(), entry(&want));
+        // Its turn never comes while it is built: set aside to its end, then written whole.
+        let output = std::fs::File::create(dir.path().join("other.pb")).unwrap();
+        let policy = SpillPolicy::past(dir.path(), 0).with_output(OutputTurn::of(&output).unwrap());
+        let built = plane_with(Some(policy.for_plane(1)), None);
+        assert!(!built.is_written() && built.spilled_bytes() > 0);
+        let mut bytes = Vec::new();
+        built.write_entry(&mut bytes).unwrap();
+        assert_eq!(bytes, entry(&want));
+        assert_eq!(bytes[1 + PADDED_LEN..], want[..]);
+        // Only the two outputs are left: the set-aside files were unlinked.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
     }
 
     #[test]

@@ -188,18 +188,20 @@ pub fn write_xspace_on(
         // written there meanwhile (the host plane; on one thread, every plane), else into a
         // file beside it until their plane is written.
         let mut spill = super::spill::SpillPolicy::in_dir(layout.run_dir());
-        spill.output = match super::spill::OutputFile::of(f.get_ref()) {
-            Ok(output) => Some(std::sync::Arc::new(output)),
-            Err(e) => {
-                crate::log_debug!("the planes' lines go to files of their own: {e}");
-                None
-            }
-        };
+        let turn = super::spill::OutputTurn::of(f.get_ref())
+            .map_err(|e| crate::log_debug!("the planes' lines go to files of their own: {e}"))
+            .ok();
+        if let Some(turn) = &turn {
+            spill = spill.with_output(std::sync::Arc::clone(turn));
+        }
         let mut rest =
             super::space::build_planes_spilling(trace, Some(&spill), threads, |plane| {
                 plane.write_entry(f)?;
                 f.flush()?;
                 super::spill::start_writeback(f.get_ref());
+                if let Some(turn) = &turn {
+                    turn.plane_written();
+                }
                 io::Result::Ok(())
             })?;
         rest.hostnames = vec![layout.file_host()];

@@ -81,17 +81,21 @@ pub fn build_planes_spilling<E>(
     let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
 
-    let host = || host_plane(trace, &base, &copies, &anchors, spill);
+    // Each plane's place in the output: the host plane first, then the devices in order. A
+    // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
+    // another is sets its lines aside until then.
+    let host_spill = spill.map(|s| s.for_plane(0));
+    let host = || host_plane(trace, &base, &copies, &anchors, host_spill.as_ref());
+    let device = |(i, d): (usize, &Device)| {
+        let spill = spill.map(|s| s.for_plane(1 + i));
+        device_plane(trace, d, &base, &launched, &anchors, spill.as_ref())
+    };
     if threads <= 1 || trace.devices.is_empty() {
         sink(host())?;
-        for d in &trace.devices {
-            sink(device_plane(trace, d, &base, &launched, &anchors, spill))?;
+        for d in trace.devices.iter().enumerate() {
+            sink(device(d))?;
         }
     } else {
-        // Built while the host plane is: their lines cannot go into the output.
-        let aside = spill.map(SpillPolicy::without_output);
-        let device =
-            |d: &Device| device_plane(trace, d, &base, &launched, &anchors, aside.as_ref());
         DevicePlanes::new(&trace.devices).build(threads - 1, &device, host, &mut sink)?;
     }
     if let Some(p) = scope_tree_plane(&trace.scope_tree) {
@@ -176,7 +180,7 @@ impl<'t> DevicePlanes<'t> {
     fn build<E>(
         &self,
         workers: usize,
-        device: &(impl Fn(&Device) -> BuiltPlane + Sync),
+        device: &(impl Fn((usize, &Device)) -> BuiltPlane + Sync),
         host: impl FnOnce() -> BuiltPlane,
         sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -190,7 +194,7 @@ impl<'t> DevicePlanes<'t> {
                     .spawn_scoped(scope, move || {
                         let timer = crate::selftime::start();
                         while let Some(i) = self.claim() {
-                            if tx.send((i, device(&self.devices[i]))).is_err() {
+                            if tx.send((i, device((i, &self.devices[i])))).is_err() {
                                 break;
                             }
                         }
@@ -225,7 +229,7 @@ impl<'t> DevicePlanes<'t> {
 
     fn sink_in_order<E>(
         &self,
-        device: &impl Fn(&Device) -> BuiltPlane,
+        device: &impl Fn((usize, &Device)) -> BuiltPlane,
         host: impl FnOnce() -> BuiltPlane,
         rx: &std::sync::mpsc::Receiver<(usize, BuiltPlane)>,
         sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
@@ -235,16 +239,24 @@ impl<'t> DevicePlanes<'t> {
         waiting.resize_with(self.devices.len(), || None);
         for want in 0..self.devices.len() {
             let plane = loop {
+                // Planes the workers finished first: the next in order is written before any
+                // more work is taken, since the plane after it may take the output only then
+                // (`spill::OutputTurn`). Left in the channel, they waited for this thread to
+                // build a plane more, and a worker's plane past the spill size was set aside
+                // to its end.
+                while let Ok((i, p)) = rx.try_recv() {
+                    waiting[i] = Some(p);
+                }
                 if let Some(p) = waiting[want].take() {
                     break p;
                 }
                 // Work first, wait only when nothing is left to claim.
                 let (i, p) = match self.claim() {
-                    Some(i) => (i, device(&self.devices[i])),
+                    Some(i) => (i, device((i, &self.devices[i]))),
                     None => match rx.recv() {
                         Ok(got) => got,
                         // Every worker has ended and this plane never came: build it here.
-                        Err(_) => (want, device(&self.devices[want])),
+                        Err(_) => (want, device((want, &self.devices[want]))),
                     },
                 };
                 waiting[i] = Some(p);
@@ -1301,7 +1313,7 @@ mod tests {
             })
             .collect();
         let failed = std::sync::Mutex::new(Vec::new());
-        let device = |d: &Device| {
+        let device = |(_, d): (usize, &Device)| {
             let on_worker = std::thread::current().name() == Some("rocprof-xplane-planes");
             if on_worker && d.ordinal % 2 == 1 {
                 let mut failed = failed.lock().unwrap();

@@ -7,11 +7,14 @@
 //! threshold they leave memory, by one of two ways; either way the memory held is one line
 //! and the plane's metadata:
 //!
-//! * into the output itself, when nothing else is written there while the plane is built
-//!   (`OutputFile`, `PlaneInOutput`): the plane's length is left as a padded varint and filled
-//!   in at the end, and the lines are written once;
-//! * else into an unlinked file in the run directory (`LineSpill`), copied into the output
-//!   once the plane's length is known: the same bytes as a plane held in memory.
+//! * into the output itself, while it is the plane's turn there (`OutputTurn`: every plane
+//!   before it written; `PlaneInOutput`): the plane's length is left as a padded varint and
+//!   filled in at the end, and the lines are written once;
+//! * else into an unlinked file in the run directory (`LineSpill`), until the plane's turn
+//!   comes: mid-plane, its lines so far are copied into the output and the rest written there
+//!   (`PlaneBuilder::add_line`); at the end, copied in once its length is known. A plane
+//!   written by the file writer has its length padded either way, so the file's bytes do not
+//!   depend on which way its lines went.
 //!
 //! The file is unlinked as soon as it is made, so nothing is left behind if the process dies;
 //! it lives in the run directory (the output's filesystem, not a tmpfs `/tmp`), so its pages
@@ -23,12 +26,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Where a plane's lines go once it holds more than `past` bytes of them: the output itself
-/// when the plane is the next one written to it (`output`), else a file of their own in `dir`.
+/// while it is the plane's turn there (`output`), else a file of their own in `dir`.
 #[derive(Debug, Clone)]
 pub struct SpillPolicy {
     pub dir: PathBuf,
     pub past: usize,
-    pub output: Option<Arc<OutputFile>>,
+    pub output: Option<OutputSlot>,
 }
 
 /// Held line bytes past which a plane's lines go to a file: small planes (nearly all of them,
@@ -50,19 +53,80 @@ impl SpillPolicy {
         }
     }
 
-    /// The same, for a plane that may not go to the output (it is built while another is).
-    pub fn without_output(&self) -> Self {
+    /// Lines may go into `output` too, each plane in its turn (`for_plane`).
+    pub fn with_output(self, output: Arc<OutputTurn>) -> Self {
         SpillPolicy {
-            output: None,
+            output: Some(OutputSlot {
+                turn: output,
+                plane: 0,
+            }),
+            ..self
+        }
+    }
+
+    /// The same, for the plane written `plane`-th (from 0) into the output.
+    pub fn for_plane(&self, plane: usize) -> Self {
+        SpillPolicy {
+            output: self.output.as_ref().map(|o| OutputSlot {
+                turn: Arc::clone(&o.turn),
+                plane,
+            }),
             ..self.clone()
         }
     }
 }
 
+/// The output and whose turn it is to write there. The planes go into the output one after
+/// the other, in a fixed order, while several are built at once: the plane whose turn it is
+/// (every plane before it written and flushed) writes its lines straight into the output as it
+/// builds them, and the others set theirs aside in a file until it is theirs. A plane set aside
+/// takes the output as soon as its turn comes, mid-plane: what it had set aside is copied in
+/// once and its later lines are written once. Before this, a plane built beside another kept
+/// its file to the end, so a workload whose device plane outweighs the host plane (the export
+/// bench's, 39 of 47 MB) wrote most of its bytes twice and copied them once more.
+#[derive(Debug)]
+pub struct OutputTurn {
+    file: OutputFile,
+    /// Planes in the output so far: the next plane's place in the order.
+    written: std::sync::atomic::AtomicUsize,
+}
+
+impl OutputTurn {
+    /// The output (a duplicate of its descriptor), no plane written yet.
+    pub fn of(output: &File) -> io::Result<Arc<Self>> {
+        Ok(Arc::new(OutputTurn {
+            file: OutputFile::of(output)?,
+            written: std::sync::atomic::AtomicUsize::new(0),
+        }))
+    }
+
+    /// One more plane is in the output, written and flushed: the next one may write there.
+    pub fn plane_written(&self) {
+        // Release: the next plane's thread reads the output's offset after this plane's writes.
+        self.written
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+    }
+}
+
+/// A plane's place in the output's order.
+#[derive(Debug, Clone)]
+pub struct OutputSlot {
+    turn: Arc<OutputTurn>,
+    plane: usize,
+}
+
+impl OutputSlot {
+    /// The output, when it is this plane's turn to write there.
+    pub fn open(&self) -> Option<&OutputFile> {
+        (self.turn.written.load(std::sync::atomic::Ordering::Acquire) == self.plane)
+            .then_some(&self.turn.file)
+    }
+}
+
 /// The output file, for planes whose lines go straight into it: a duplicate of its
-/// descriptor, so it shares the output's offset. Given in a [`SpillPolicy`] only while every
-/// plane before the one being built is in the file (written and flushed): the plane's bytes
-/// then go where they belong, and its lines are never copied. Its length comes first on the
+/// descriptor, so it shares the output's offset. Opened to a plane ([`OutputSlot::open`]) only
+/// while every plane before it is in the file (written and flushed): the plane's bytes then go
+/// where they belong, and its lines are never copied. Its length comes first on the
 /// wire and is known last, so it is written as a varint padded to [`PADDED_LEN`] bytes and
 /// filled in at the end; protobuf decoders read a padded varint as the same number (prost and
 /// xprof, `tests/xprof_synthetic.rs`).
@@ -149,6 +213,24 @@ pub struct CountedFile {
 }
 
 impl CountedFile {
+    /// Appends the lines set aside so far (all of them, or an error), counted as written here.
+    pub fn append(&mut self, lines: &SpilledLines) -> io::Result<()> {
+        // Into the buffered writer: std copies a file into it with `copy_file_range`, in the
+        // kernel, once the buffer is flushed.
+        lines.copy_to(&mut self.out)?;
+        self.count(lines.bytes);
+        Ok(())
+    }
+
+    /// `n` more bytes written; the output's pages handed to the writeback past each step.
+    fn count(&mut self, n: usize) {
+        self.bytes += n;
+        if self.next_writeback.is_some_and(|at| self.bytes >= at) {
+            start_writeback(self.out.get_ref());
+            self.next_writeback = Some((self.bytes / WRITEBACK_EVERY + 1) * WRITEBACK_EVERY);
+        }
+    }
+
     /// The file, flushed, and the bytes written.
     fn into_file(self) -> io::Result<(File, usize)> {
         let file = self.out.into_inner().map_err(|e| e.into_error())?;
@@ -159,11 +241,7 @@ impl CountedFile {
 impl Write for CountedFile {
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
         let n = self.out.write(bytes)?;
-        self.bytes += n;
-        if let Some(at) = self.next_writeback.filter(|&at| self.bytes >= at) {
-            start_writeback(self.out.get_ref());
-            self.next_writeback = Some(at + WRITEBACK_EVERY);
-        }
+        self.count(n);
         Ok(n)
     }
 
