@@ -1125,7 +1125,9 @@ mod tests {
             for l in 0..6 {
                 if l == 3 {
                     // The plane before it is written: its turn.
-                    turn.map(OutputTurn::plane_written);
+                    if let Some(t) = turn {
+                        t.plane_written().unwrap();
+                    }
                 }
                 let mut line = LineBuilder::new(l, format!("Stream {l}"), 0);
                 let id = p.event_metadata_id("k");

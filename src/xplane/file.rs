@@ -196,11 +196,14 @@ pub fn write_xspace_on(
         }
         let mut rest =
             super::space::build_planes_spilling(trace, Some(&spill), threads, |plane| {
+                if let Some(turn) = turn.as_ref().filter(|_| !plane.is_written()) {
+                    turn.rewind()?;
+                }
                 plane.write_entry(f)?;
                 f.flush()?;
                 super::spill::start_writeback(f.get_ref());
                 if let Some(turn) = &turn {
-                    turn.plane_written();
+                    turn.plane_written()?;
                 }
                 io::Result::Ok(())
             })?;

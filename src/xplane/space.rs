@@ -1345,6 +1345,89 @@ mod tests {
         assert!(!failed.lock().unwrap().is_empty(), "a worker panicked");
     }
 
+    /// A worker that panics mid-plane after its plane took the output (its turn had come) has
+    /// left part of that plane there. The writing thread builds the plane again, and the
+    /// output is made to end where the turn began before it is written: the file is the same,
+    /// byte for byte, as one no worker failed in. Here device plane 0's worker waits for its
+    /// turn, writes three lines into the output and panics, once.
+    #[test]
+    fn a_plane_that_panicked_in_the_output_is_taken_out_before_it_is_written_again() {
+        use super::super::spill::{OutputTurn, SpillPolicy};
+        use std::io::Write;
+        use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+        let devices: Vec<Device> = (0..3)
+            .map(|ordinal| Device {
+                ordinal,
+                ..Device::default()
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, panic_once: bool| {
+            let path = dir.path().join(name);
+            let file = std::fs::File::create(&path).unwrap();
+            let turn = OutputTurn::of(&file).unwrap();
+            let policy = SpillPolicy::past(dir.path(), 0).with_output(turn.clone());
+            let (claimed, panicked) = (AtomicBool::new(false), AtomicBool::new(!panic_once));
+            let waited = |what: &dyn Fn() -> bool| {
+                let t = std::time::Instant::now();
+                while !what() {
+                    assert!(t.elapsed().as_secs() < 20, "the test's threads never met");
+                    std::thread::yield_now();
+                }
+            };
+            let device = |(i, d): (usize, &Device)| {
+                let on_worker = std::thread::current().name() == Some("rocprof-xplane-planes");
+                let policy = policy.for_plane(1 + i);
+                if on_worker && i == 0 {
+                    claimed.store(true, SeqCst);
+                    waited(&|| policy.output.as_ref().is_some_and(|o| o.open().is_some()));
+                }
+                let mut p = PlaneBuilder::new(i64::from(d.ordinal), format!("plane {i}"));
+                p.spill_lines(Some(policy));
+                for l in 0..6 {
+                    if on_worker && i == 0 && l == 3 && !panicked.swap(true, SeqCst) {
+                        panic!("a test's panic on a worker, mid-plane");
+                    }
+                    let mut line = LineBuilder::new(l, format!("line {l}"), 0);
+                    let id = p.event_metadata_id("k");
+                    line.add_event(id, 10 * l, 5, &StatBytes::new());
+                    p.add_line(line.finish());
+                }
+                p.finish()
+            };
+            let mut out = std::io::BufWriter::new(file.try_clone().unwrap());
+            DevicePlanes::new(&devices)
+                .build(
+                    1,
+                    &device,
+                    // The worker claims device plane 0 before the host plane is written.
+                    || {
+                        waited(&|| claimed.load(SeqCst));
+                        PlaneBuilder::new(-1, "host").finish()
+                    },
+                    &mut |p: BuiltPlane| {
+                        if !p.is_written() {
+                            turn.rewind()?;
+                        }
+                        p.write_entry(&mut out)?;
+                        out.flush()?;
+                        turn.plane_written()
+                    },
+                )
+                .unwrap();
+            assert!(panicked.load(SeqCst));
+            std::fs::read(path).unwrap()
+        };
+        let want = write("whole.pb", false);
+        let got = write("after-a-panic.pb", true);
+        assert!(got == want, "{} B against {} B", got.len(), want.len());
+        let space =
+            <crate::xplane::proto::XSpace as prost::Message>::decode(got.as_slice()).unwrap();
+        let names: Vec<&str> = space.planes.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["host", "plane 0", "plane 1", "plane 2"]);
+        assert!(space.planes[1..].iter().all(|p| p.lines.len() == 6));
+    }
+
     /// More copy routes and sizes than slots, copies of each spread across the line: every copy
     /// carries its own `memcpy_details`, cached or not, and the plane interns each string once.
     #[test]

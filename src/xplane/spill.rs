@@ -89,22 +89,51 @@ pub struct OutputTurn {
     file: OutputFile,
     /// Planes in the output so far: the next plane's place in the order.
     written: std::sync::atomic::AtomicUsize,
+    /// Where the plane whose turn it is begins in the output.
+    turn_start: std::sync::atomic::AtomicU64,
 }
 
 impl OutputTurn {
     /// The output (a duplicate of its descriptor), no plane written yet.
     pub fn of(output: &File) -> io::Result<Arc<Self>> {
+        let file = OutputFile::of(output)?;
+        let start = (&file.0).stream_position()?;
         Ok(Arc::new(OutputTurn {
-            file: OutputFile::of(output)?,
+            file,
             written: std::sync::atomic::AtomicUsize::new(0),
+            turn_start: std::sync::atomic::AtomicU64::new(start),
         }))
     }
 
-    /// One more plane is in the output, written and flushed: the next one may write there.
-    pub fn plane_written(&self) {
-        // Release: the next plane's thread reads the output's offset after this plane's writes.
+    /// One more plane is in the output, written and flushed: the next one may write there,
+    /// from where the output ends now.
+    pub fn plane_written(&self) -> io::Result<()> {
+        let end = (&self.file.0).stream_position()?;
+        self.turn_start
+            .store(end, std::sync::atomic::Ordering::Relaxed);
+        // Release: the next plane's thread reads the output's offset after this plane's writes
+        // (and `turn_start` with it).
         self.written
             .fetch_add(1, std::sync::atomic::Ordering::Release);
+        Ok(())
+    }
+
+    /// Makes the output end where the current turn began. Bytes past it were written in this
+    /// turn by a plane that never finished: a worker that panicked mid-plane, after it took the
+    /// output (its plane is then built again, by the writing thread, and written from here).
+    pub fn rewind(&self) -> io::Result<()> {
+        let start = self.turn_start.load(std::sync::atomic::Ordering::Relaxed);
+        let mut f = &self.file.0;
+        let at = f.stream_position()?;
+        if at != start {
+            crate::log_debug!(
+                "a plane that did not finish left {} bytes in the output; they are taken out",
+                at.saturating_sub(start)
+            );
+            f.set_len(start)?;
+            f.seek(SeekFrom::Start(start))?;
+        }
+        Ok(())
     }
 }
 
@@ -116,10 +145,19 @@ pub struct OutputSlot {
 }
 
 impl OutputSlot {
-    /// The output, when it is this plane's turn to write there.
+    /// The output, when it is this plane's turn to write there, ending where the turn began
+    /// ([`OutputTurn::rewind`]).
     pub fn open(&self) -> Option<&OutputFile> {
-        (self.turn.written.load(std::sync::atomic::Ordering::Acquire) == self.plane)
-            .then_some(&self.turn.file)
+        let turn = &self.turn;
+        if turn.written.load(std::sync::atomic::Ordering::Acquire) != self.plane {
+            return None;
+        }
+        // Should the output not be made to end there, the plane's lines are set aside, and
+        // the writer's own rewind before the plane is written reports the error.
+        turn.rewind()
+            .map_err(|e| crate::log_debug!("the output could not be rewound: {e}"))
+            .ok()?;
+        Some(&turn.file)
     }
 }
 
