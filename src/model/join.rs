@@ -394,6 +394,7 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
         sdk_version: c.sdk_version,
         start_boottime_ns: window.start,
         stop_boottime_ns: window.stop,
+        start_covers_events: true,
         start_walltime_ns: window.start_wall,
         stop_walltime_ns: window.stop_wall,
         devices: places.devices,
@@ -3501,6 +3502,30 @@ mod tests {
             (t.start_walltime_ns, t.stop_walltime_ns),
             (999_900, 1_001_100)
         );
+        // What the writer takes as its time origin without walking the events again: the
+        // call before the session's start is at offset 0, and no warning says the origin moved.
+        assert!(t.start_covers_events);
+        let space = crate::xplane::build_xspace(&t);
+        assert!(space.warnings.iter().all(|w| !w.contains("profile start")));
+        let host = space.planes.iter().find(|p| p.name == "/host:CPU").unwrap();
+        use crate::xplane::proto::x_event::Data;
+        let first = host
+            .lines
+            .iter()
+            .flat_map(|l| &l.events)
+            .filter_map(|e| match e.data {
+                Some(Data::OffsetPs(o)) => Some(o),
+                _ => None,
+            })
+            .min();
+        assert_eq!(first, Some(0));
+        let gpu = space
+            .planes
+            .iter()
+            .find(|p| p.name.starts_with("/device:GPU:"))
+            .unwrap();
+        let kernel = gpu.lines.iter().flat_map(|l| &l.events).next().unwrap();
+        assert_eq!(kernel.data, Some(Data::OffsetPs((1900 - 900) * 1000)));
     }
 
     #[test]

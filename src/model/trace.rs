@@ -20,6 +20,11 @@ pub struct Trace {
     /// Profile window on `CLOCK_BOOTTIME`; line timestamps are written relative to `start_boottime_ns`.
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
+    /// No event starts before `start_boottime_ns`: the join moves the start back to the
+    /// earliest event (`join::time_window`, which walks every event), so the writer need not
+    /// walk them all again to find it. False for a trace made another way (tests), which the
+    /// writer walks.
+    pub start_covers_events: bool,
     /// The same two instants on the wall clock (Unix epoch ns), for the `Task Environment` plane.
     pub start_walltime_ns: u64,
     pub stop_walltime_ns: u64,
