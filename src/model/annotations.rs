@@ -229,24 +229,46 @@ pub fn annotate_from_ranges(
     }
     // The calls the capture did not see, before the ranges: when every call was captured (a
     // program whose roctx ranges enclose only launches, copies and syncs) no range is indexed.
+    // The captured table first: a vector over the ids, where the thread set is a hash probe.
     let mut queries: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for (thread, corr) in calls {
-        if corr != 0 && threads.contains(&thread) && !captured.contains_key(&corr) {
+        if corr != 0 && !captured.contains_key(&corr) && threads.contains(&thread) {
             queries.entry(thread).or_default().push(corr);
         }
     }
     if queries.is_empty() {
         return;
     }
+    // Each thread's first and last call to place: a range that ends before the first or
+    // opens after the last holds none of them, and is neither kept nor sorted. The storm's
+    // only calls to place are each thread's synchronize after its last range: its 100,000
+    // ranges were kept and sorted for them: this function took 48 M of its finalize's 899 M
+    // instructions, 17 M since (`ci/bench-instructions.sh`, callgrind).
+    let bounds: HashMap<u64, (u64, u64)> = queries
+        .iter()
+        .map(|(&thread, qs)| {
+            let (lo, hi) = qs
+                .iter()
+                .fold((u64::MAX, 0), |(lo, hi), &q| (lo.min(q), hi.max(q)));
+            (thread, (lo, hi))
+        })
+        .collect();
     let mut ranges: BTreeMap<u64, Vec<Range<'_>>> = BTreeMap::new();
     for m in markers {
-        if !is_range(m) || !queries.contains_key(&m.thread_id) {
+        if !is_range(m) {
             continue;
         }
+        let Some(&(first, last)) = bounds.get(&m.thread_id) else {
+            continue;
+        };
         let close = match m.close_correlation_id {
             0 => u64::MAX,
             c => c,
         };
+        // A range holds a call strictly after its push, up to its pop (the sweep below).
+        if m.open_correlation_id >= last || close < first {
+            continue;
+        }
         ranges.entry(m.thread_id).or_default().push(Range {
             open: m.open_correlation_id,
             close,
@@ -452,6 +474,42 @@ mod tests {
         assert_eq!(got(25), None, "between ranges");
         assert_eq!(got(31), Some((30, vec!["left open".into()])));
         assert_eq!(got(9), None, "another thread's ranges never apply");
+    }
+
+    /// Only the ranges that may hold a call to place are swept: the ones that end before a
+    /// thread's first such call or open at or after its last are skipped. At the edges: a
+    /// range popped by the first call's id holds it (a call is inside from after the push up
+    /// to the pop), one popped just before does not; a range pushed just before the last call
+    /// holds it, one pushed by its id does not.
+    #[test]
+    fn ranges_around_the_calls_to_place_are_swept_at_their_edges() {
+        let mut m: Vec<MarkerSpan> = (0..1_000)
+            .map(|i| span("early", 2 * i + 1, 2 * i + 2, 2 * i as i64 + 1, 0))
+            .collect();
+        m.extend([
+            span("around them all", 2_999, 0, 2_999, 0),
+            span("ends before the first", 3_000, 3_050, 3_000, 2_999),
+            span("ends at the first", 3_051, 3_100, 3_051, 2_999),
+            span("opens before the last", 3_199, 3_300, 3_199, 2_999),
+            span("opens at the last", 3_200, 3_250, 3_200, 3_199),
+        ]);
+        let mut captured: super::super::corrmap::CorrMap<Id<Annotation>> =
+            super::super::corrmap::CorrMap::for_range(Some((1, 4_000)), 4_000);
+        let mut stacks = ScopeStacks::new(&m, Some((1, 4_000)));
+        annotate_from_ranges(
+            &mut captured,
+            [(7, 3_100), (7, 3_150), (7, 3_200)],
+            &m,
+            &mut stacks,
+        );
+        let scope = |c: u64| {
+            captured
+                .get(&c)
+                .map(|&id| stacks.table()[id].scope_range_id)
+        };
+        assert_eq!(scope(3_100), Some(3_051));
+        assert_eq!(scope(3_150), Some(2_999));
+        assert_eq!(scope(3_200), Some(3_199));
     }
 
     /// Through the whole join: uncaptured calls and marks get their range's context, ranges
