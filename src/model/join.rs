@@ -2175,7 +2175,10 @@ struct Window {
 /// event offsets agree even if the clocks drift apart during the run (or, in the simulator,
 /// run at different speeds).
 fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -> Window {
-    let mut start = c.start_boottime_ns;
+    // None until known: a start of 0 is "not recorded" only as the collection's, never as an
+    // event's. An event at 0 (a record the runtime stamped 0) once set the start to 0, and the
+    // next event, taking 0 for "unset", set it past the first: the window then missed it.
+    let mut start = (c.start_boottime_ns != 0).then_some(c.start_boottime_ns);
     let mut stop = c.stop_boottime_ns;
     let all_times = host_threads
         .iter()
@@ -2187,11 +2190,10 @@ fn time_window(c: &Collected, host_threads: &[HostThread], devices: &[Device]) -
                 .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns))),
         );
     for (s, e) in all_times {
-        if start == 0 || s < start {
-            start = s;
-        }
+        start = Some(start.map_or(s, |start| start.min(s)));
         stop = stop.max(e);
     }
+    let start = start.unwrap_or(0);
     let stop = stop.max(start);
     let (start_wall, stop_wall) = if c.start_walltime_ns == 0 {
         (0, 0)
@@ -3485,6 +3487,28 @@ mod tests {
             .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns)))
             .collect();
         assert_eq!(spans, vec![(1200, 1300), (1500, 1500)]);
+    }
+
+    /// A call the runtime stamped 0 (a fuzzed record; device records at 0 are dropped and
+    /// counted, calls are kept) is inside the window: the window starts at 0, not at the next
+    /// event, so the writer's origin (taken from the window) is at or before every event.
+    #[test]
+    fn a_call_stamped_zero_is_inside_the_window() {
+        let mut c = base();
+        c.start_boottime_ns = 500;
+        c.stop_boottime_ns = 2000;
+        c.api.push(api(LAUNCH, 1, 0, 0, 7));
+        c.api.push(api(LAUNCH, 2, 600, 700, 7));
+        let t = join(c);
+        let starts: Vec<u64> = t.host_threads[0]
+            .events
+            .iter()
+            .map(|e| e.start_ns)
+            .collect();
+        assert_eq!(starts, [0, 600]);
+        assert_eq!((t.start_boottime_ns, t.stop_boottime_ns), (0, 2000));
+        assert!(t.start_covers_events);
+        crate::xplane::build_xspace(&t);
     }
 
     #[test]

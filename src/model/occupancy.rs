@@ -26,16 +26,20 @@ impl Occupancy {
     }
 }
 
+/// `v` rounded up to a multiple of `to`, at most `u32::MAX`: register counts come from the
+/// runtime's kernel symbols, and a corrupt one near `u32::MAX` overflowed the multiply (a panic
+/// in a debug build, a wrapped count in a release one; found by `tests/fuzz.rs` with
+/// `ROCPROF_FUZZ_SEED=2`).
 fn align(v: u32, to: u32) -> u32 {
-    v.div_ceil(to.max(1)) * to.max(1)
+    v.div_ceil(to.max(1)).saturating_mul(to.max(1))
 }
 
 /// Waves per SIMD the VGPRs allow (LLVM's `getNumWavesPerEUWithNumVGPRs`).
 fn waves_by_vgprs(a: &ArchLimits, arch_vgprs: u32, agprs: u32, max: u32) -> u32 {
     let total = if a.unified_agprs && agprs > 0 {
-        align(arch_vgprs, 4) + agprs
+        align(arch_vgprs, 4).saturating_add(agprs)
     } else {
-        arch_vgprs + agprs
+        arch_vgprs.saturating_add(agprs)
     };
     if total < a.vgpr_granule {
         return max;
@@ -148,6 +152,36 @@ mod tests {
             block: [block, 1, 1],
             grid: [1, 1, 1],
             ..LaunchShape::default()
+        }
+    }
+
+    /// Register counts a corrupt kernel symbol could carry, up to `u32::MAX`: one wave per
+    /// SIMD, limited by the VGPRs, never an overflow (which panicked in debug builds).
+    #[test]
+    fn register_counts_near_the_top_of_u32_give_one_wave() {
+        let mi250x = device(90010, "gfx90a", 4, 64, 32);
+        for (arch, agpr) in [
+            (u32::MAX, 0),
+            (u32::MAX - 2, 0),
+            (0, u32::MAX),
+            (u32::MAX / 2, u32::MAX / 2 + 1),
+        ] {
+            let k = LaunchShape {
+                code: std::sync::Arc::new(crate::model::KernelCode {
+                    name: "k".into(),
+                    vgpr_count: arch.saturating_add(agpr),
+                    agpr_count: agpr,
+                    ..Default::default()
+                }),
+                block: [64, 1, 1],
+                ..LaunchShape::default()
+            };
+            let o = occupancy(&k, &mi250x).unwrap();
+            assert_eq!(
+                (o.waves_per_simd, o.limiter),
+                (1, "vgpr"),
+                "{arch} + {agpr}"
+            );
         }
     }
 
