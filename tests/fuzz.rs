@@ -200,8 +200,9 @@ fn decode_pipeline(input: &[u8]) -> u64 {
                 name: Arc::from(name.as_ref()),
                 sgpr_count: k.kernel_id as u32,
                 arch_vgpr_count: (k.kernel_id >> 8) as u32,
-                accum_vgpr_count: 0,
-                group_segment_size: 0,
+                // From the record too: counts a corrupt symbol may claim, up to u32::MAX each.
+                accum_vgpr_count: (k.kernel_id >> 32) as u32,
+                group_segment_size: (k.kernel_id >> 40) as u32,
                 private_segment_size: (k.kernel_id >> 16) as u32,
             },
         );

@@ -1223,7 +1223,9 @@ fn kernel_code(kernel_id: u64, sym: Option<&super::events::KernelSymbol>) -> Ker
             |s| s.name.clone(),
         ),
         kernel_id,
-        vgpr_count: sym.map_or(0, |s| s.arch_vgpr_count + s.accum_vgpr_count),
+        // Saturating: a corrupt symbol (or a converted file's row) may claim counts near
+        // u32::MAX, whose sum overflowed (a panic in debug builds).
+        vgpr_count: sym.map_or(0, |s| s.arch_vgpr_count.saturating_add(s.accum_vgpr_count)),
         agpr_count: sym.map_or(0, |s| s.accum_vgpr_count),
         sgpr_count: sym.map_or(0, |s| s.sgpr_count),
         symbol_scratch_bytes: sym.map_or(0, |s| s.private_segment_size),
@@ -3487,6 +3489,23 @@ mod tests {
             .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns)))
             .collect();
         assert_eq!(spans, vec![(1200, 1300), (1500, 1500)]);
+    }
+
+    /// Register counts a corrupt symbol (or a converted file's row) claims near u32::MAX: the
+    /// kernel's VGPRs saturate rather than overflow (a panic in debug builds; found by
+    /// `tests/fuzz.rs` once its symbols took their AGPR count from the record).
+    #[test]
+    fn a_symbols_register_counts_saturate() {
+        let sym = super::super::events::KernelSymbol {
+            name: Arc::from("k"),
+            sgpr_count: u32::MAX,
+            arch_vgpr_count: u32::MAX - 1,
+            accum_vgpr_count: 5,
+            group_segment_size: u32::MAX,
+            private_segment_size: u32::MAX,
+        };
+        let code = kernel_code(1, Some(&sym));
+        assert_eq!((code.vgpr_count, code.agpr_count), (u32::MAX, 5));
     }
 
     /// A call the runtime stamped 0 (a fuzzed record; device records at 0 are dropped and
