@@ -184,9 +184,9 @@ pub fn write_xspace_on(
     threads: usize,
 ) -> Result<PathBuf, WriteError> {
     write_atomically(layout, |f| {
-        // The largest planes' lines go into the output as they are built when nothing is
-        // written there meanwhile (the host plane; on one thread, every plane), else into a
-        // file beside it until their plane is written.
+        // The largest planes' lines go into the output as they are built while it is their
+        // plane's turn there (`spill::OutputTurn`: the host plane's from the start; on one
+        // thread every plane's), else into a file beside it until it is.
         let mut spill = super::spill::SpillPolicy::in_dir(layout.run_dir());
         let turn = super::spill::OutputTurn::of(f.get_ref())
             .map_err(|e| crate::log_debug!("the planes' lines go to files of their own: {e}"))
@@ -196,20 +196,29 @@ pub fn write_xspace_on(
         }
         let mut rest =
             super::space::build_planes_spilling(trace, Some(&spill), threads, |plane| {
-                if let Some(turn) = turn.as_ref().filter(|_| !plane.is_written()) {
-                    turn.rewind()?;
-                }
-                plane.write_entry(f)?;
-                f.flush()?;
-                super::spill::start_writeback(f.get_ref());
-                if let Some(turn) = &turn {
-                    turn.plane_written()?;
-                }
-                io::Result::Ok(())
+                write_plane(&plane, f, turn.as_deref())
             })?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
     })
+}
+
+/// Writes a built plane as the output's next `XSpace.planes` entry, in its turn (`turn`, when
+/// planes may write into the output themselves): bytes a plane left there without finishing
+/// are taken out first (`OutputTurn::rewind`), nothing is written for a plane already in the
+/// output, the output is flushed and its writeback started, and the next plane's turn begins.
+pub(super) fn write_plane(
+    plane: &super::builder::BuiltPlane,
+    f: &mut io::BufWriter<fs::File>,
+    turn: Option<&super::spill::OutputTurn>,
+) -> io::Result<()> {
+    if let Some(turn) = turn.filter(|_| !plane.is_written()) {
+        turn.rewind()?;
+    }
+    plane.write_entry(f)?;
+    f.flush()?;
+    super::spill::start_writeback(f.get_ref());
+    turn.map_or(Ok(()), super::spill::OutputTurn::plane_written)
 }
 
 /// Threads the planes of `trace` are built on by default: the cores this process may use (its

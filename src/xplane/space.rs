@@ -1369,7 +1369,6 @@ mod tests {
     #[test]
     fn a_plane_that_panicked_in_the_output_is_taken_out_before_it_is_written_again() {
         use super::super::spill::{OutputTurn, SpillPolicy};
-        use std::io::Write;
         use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
         let devices: Vec<Device> = (0..3)
             .map(|ordinal| Device {
@@ -1412,6 +1411,8 @@ mod tests {
                 p.finish()
             };
             let mut out = std::io::BufWriter::new(file.try_clone().unwrap());
+            // The file writer's own step for each plane, rewind included.
+            let write = super::super::file::write_plane;
             DevicePlanes::new(&devices)
                 .build(
                     1,
@@ -1421,14 +1422,7 @@ mod tests {
                         waited(&|| claimed.load(SeqCst));
                         PlaneBuilder::new(-1, "host").finish()
                     },
-                    &mut |p: BuiltPlane| {
-                        if !p.is_written() {
-                            turn.rewind()?;
-                        }
-                        p.write_entry(&mut out)?;
-                        out.flush()?;
-                        turn.plane_written()
-                    },
+                    &mut |p: BuiltPlane| write(&p, &mut out, Some(&turn)),
                 )
                 .unwrap();
             assert!(panicked.load(SeqCst));
