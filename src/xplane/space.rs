@@ -1317,17 +1317,22 @@ mod tests {
             })
     }
 
+    /// `n` devices with nothing but their ordinals, 0 to `n - 1`.
+    fn numbered_devices(n: u32) -> Vec<Device> {
+        (0..n)
+            .map(|ordinal| Device {
+                ordinal,
+                ..Device::default()
+            })
+            .collect()
+    }
+
     /// A worker that panics while building a plane leaves that plane to the writing thread:
     /// every plane still reaches the sink, once, in ordinal order. Each device plane here
     /// panics on a worker thread once.
     #[test]
     fn a_plane_a_worker_could_not_build_is_built_by_the_writing_thread() {
-        let devices: Vec<Device> = (0..6)
-            .map(|ordinal| Device {
-                ordinal,
-                ..Device::default()
-            })
-            .collect();
+        let devices = numbered_devices(6);
         let failed = std::sync::Mutex::new(Vec::new());
         let device = |(_, d): (usize, &Device)| {
             let on_worker = std::thread::current().name() == Some("rocprof-xplane-planes");
@@ -1370,12 +1375,7 @@ mod tests {
     fn a_plane_that_panicked_in_the_output_is_taken_out_before_it_is_written_again() {
         use super::super::spill::{OutputTurn, SpillPolicy};
         use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
-        let devices: Vec<Device> = (0..3)
-            .map(|ordinal| Device {
-                ordinal,
-                ..Device::default()
-            })
-            .collect();
+        let devices = numbered_devices(3);
         let dir = tempfile::tempdir().unwrap();
         let write = |name: &str, panic_once: bool| {
             let path = dir.path().join(name);
