@@ -6,21 +6,36 @@
 # output, once. Runs SCENARIO once under `strace -f` in the SIMULATED runtime (test
 # infrastructure, not hardware) with the tool's debug log, whose finalize line it prints first.
 # strace slows every call it traces, so the times are for comparing builds, not absolute.
+# `bench` for SCENARIO runs the hot_path bench's export instead (`HOT_PATH_ONLY=finalize
+# HOT_PATH_REPEAT=1`: its three writes to a file, and its five encodes that write nothing),
+# of the tree the script is in, and prints the bench's export lines.
+# Renames are counted too (their time: a rename over an existing file frees its blocks).
 # Not a test: figures for docs/performance.md. Needs strace (apt-get install strace).
-# Usage: ci/write-io.sh SCENARIO.toml [TOOL.so]   (default tool: target/release's)
+# Usage: ci/write-io.sh SCENARIO.toml|bench [TOOL.so]   (default tool: target/release's)
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '2,10p' "$0" >&2; exit 2; }
-scenario=$(realpath "$1")
+[[ $# -ge 1 ]] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[[ $1 == bench ]] && scenario=bench || scenario=$(realpath "$1")
 cd "$(dirname "$0")/.."
 command -v strace >/dev/null || { echo "needs strace (apt-get install strace)" >&2; exit 1; }
 cargo build --release --quiet -p rocprof-xplane -p rocprof-sim
 tool=$(realpath "${2:-target/release/librocprof_xplane.so}")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_LOG=debug ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
-  strace -f -y -T -o "$work/strace" \
-  -e trace=write,writev,pwrite64,sendfile,splice,copy_file_range,fsync,sync_file_range \
-  target/release/rocprof-sim "$scenario" >/dev/null 2>"$work/log"
-grep -E "finalize: flush" "$work/log" | sed 's/^rocprof-xplane: //' || true
+calls=write,writev,pwrite64,sendfile,splice,copy_file_range,fsync,sync_file_range,rename
+if [[ $scenario == bench ]]; then
+  bench=$(cargo bench -p rocprof-xplane --bench hot_path --no-run --message-format=json 2>/dev/null \
+    | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "hot_path":
+        print(m["executable"])')
+  HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 strace -f -y -T -o "$work/strace" -e trace="$calls" \
+    "$bench" --bench 2>&1 | grep -E '^export' || true
+else
+  ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_LOG=debug ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
+    strace -f -y -T -o "$work/strace" -e trace="$calls" \
+    target/release/rocprof-sim "$scenario" >/dev/null 2>"$work/log"
+  grep -E "finalize: flush" "$work/log" | sed 's/^rocprof-xplane: //' || true
+fi
 python3 - "$work/strace" <<'PY'
 import collections, re, sys
 # A call is one line, or (another thread's call in between) an "<unfinished ...>" line whose
@@ -45,7 +60,14 @@ for line in open(sys.argv[1]):
     m = re.match(r"\d+\s+(\w+)\(\d+<([^>]*)>.*=\s+(-?\d+)\s+<([\d.]+)>", line)
     if m:
         count(*m.groups())
+        continue
+    m = re.match(r"\d+\s+rename\(.*=\s+-?\d+\s+<([\d.]+)>", line)
+    if m:
+        size["renames"] += 1
+        secs["renames"] += float(m.group(1))
 for what in sorted(size):
-    if what != "written to other":
+    if what == "renames":
+        print(f"{what:32} {size[what]:9d}    {secs[what] * 1e3:9.1f} ms")
+    elif what != "written to other":
         print(f"{what:32} {size[what] / 1e6:9.1f} MB {secs[what] * 1e3:9.1f} ms")
 PY

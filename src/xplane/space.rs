@@ -278,8 +278,8 @@ struct Timebase {
 impl Timebase {
     fn new(trace: &Trace) -> Self {
         if trace.start_covers_events {
-            // The join walked every event for this answer (the MaxText-sized run's 8.8 M:
-            // a walk of 45 ms here, before any plane could start).
+            // The join walked every event for this answer (the MaxText-sized run's 8.8 M,
+            // walked again here before any plane could start).
             debug_assert!(
                 Self::earliest(trace).is_none_or(|e| e >= trace.start_boottime_ns),
                 "an event starts before the trace's start"
