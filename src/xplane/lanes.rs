@@ -36,12 +36,11 @@ pub fn range_stats(
 }
 
 struct Pending {
-    process_wide: bool,
     span: (u64, u64),
     metadata_id: i64,
     offset_ps: i64,
     duration_ps: i64,
-    /// Where its stats lie in `RoctxLines::stats`.
+    /// Where its stats lie in `Group::Held::stats`.
     stats: std::ops::Range<usize>,
 }
 
@@ -51,19 +50,67 @@ struct Pending {
 pub struct RoctxLines {
     tid: u64,
     display: Option<String>,
-    events: Vec<Pending>,
-    /// The events' stats, one after the other (a buffer per event was an allocation per
-    /// range).
-    stats: Vec<u8>,
+    /// Push/pop ranges and marks, then start/stop ranges (`process_wide`).
+    groups: [Group; 2],
+}
+
+/// One group's events. A group whose spans come in the order lanes are dealt in (by start,
+/// the longest first: a thread's sorted host events, the usual case) is dealt as it comes,
+/// each event encoded straight into its lane's line; otherwise its events are held until
+/// `finish` and dealt in that order there. Both give the same lines: a lane's events in the
+/// order they came. Holding every event, splitting the groups and sorting their spans cost
+/// the 200 k-launch storm 530 instructions per roctx range (`ci/bench-instructions.sh`).
+enum Group {
+    Dealing {
+        lanes: Lanes,
+        lines: Vec<LineBuilder>,
+        /// Events the group holds: lane 0's line is sized for them all (most stay there).
+        expected: usize,
+    },
+    Held {
+        events: Vec<Pending>,
+        /// The events' stats, one after the other (a buffer per event was an allocation per
+        /// range).
+        stats: Vec<u8>,
+    },
 }
 
 impl RoctxLines {
-    pub fn new(tid: u64, display: Option<String>) -> Self {
+    /// `spans`: the thread's roctx events in the order they will be added, as `(process_wide,
+    /// span)` (what `add` takes), to tell which groups can be dealt as they come.
+    pub fn new(
+        tid: u64,
+        display: Option<String>,
+        spans: impl Iterator<Item = (bool, (u64, u64))>,
+    ) -> Self {
+        let mut last: [Option<LaneKey>; 2] = [None, None];
+        let mut in_order = [true; 2];
+        let mut counts = [0usize; 2];
+        for (process_wide, span) in spans {
+            let g = usize::from(process_wide);
+            let key = lane_key(span);
+            in_order[g] &= last[g].is_none_or(|l| l <= key);
+            last[g] = Some(key);
+            counts[g] += 1;
+        }
+        let group = |g: usize| {
+            if in_order[g] {
+                Group::Dealing {
+                    lanes: Lanes::default(),
+                    lines: Vec::new(),
+                    expected: counts[g],
+                }
+            } else {
+                Group::Held {
+                    events: Vec::with_capacity(counts[g]),
+                    stats: Vec::new(),
+                }
+            }
+        };
         RoctxLines {
             tid,
             display,
-            events: Vec::new(),
-            stats: Vec::new(),
+            groups: [group(0), group(1)],
         }
     }
 
@@ -76,57 +123,98 @@ impl RoctxLines {
         duration_ps: i64,
         stats: &StatBytes,
     ) {
-        let start = self.stats.len();
-        self.stats.extend_from_slice(stats.as_bytes());
-        self.events.push(Pending {
-            process_wide,
-            span,
-            metadata_id,
-            offset_ps,
-            duration_ps,
-            stats: start..self.stats.len(),
-        });
+        match &mut self.groups[usize::from(process_wide)] {
+            Group::Dealing {
+                lanes,
+                lines,
+                expected,
+            } => {
+                let k = lanes.deal(span).min(MAX_LANE);
+                if k == lines.len() {
+                    let mut line = roctx_line(self.tid, self.display.as_deref(), process_wide, k);
+                    if k == 0 {
+                        line.expect_events(*expected);
+                    }
+                    lines.push(line);
+                }
+                lines[k].add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes());
+            }
+            Group::Held {
+                events,
+                stats: held,
+            } => {
+                let start = held.len();
+                held.extend_from_slice(stats.as_bytes());
+                events.push(Pending {
+                    span,
+                    metadata_id,
+                    offset_ps,
+                    duration_ps,
+                    stats: start..held.len(),
+                });
+            }
+        }
     }
 
     pub fn finish(self) -> Vec<FinishedLine> {
         let mut out = Vec::new();
-        let (stack, process): (Vec<Pending>, Vec<Pending>) =
-            self.events.into_iter().partition(|e| !e.process_wide);
-        for (process_wide, group) in [(false, stack), (true, process)] {
-            if group.is_empty() {
-                continue;
-            }
-            let spans: Vec<(u64, u64)> = group.iter().map(|e| e.span).collect();
-            let lane_of = nesting_lanes(&spans);
-            drop(spans);
-            // Each lane's line is sized once for its events (a thread's line of ranges is as
-            // long as its calls), not grown by doubling.
-            let lanes = lane_of.iter().max().map_or(0, |m| m + 1).min(MAX_LANE + 1);
-            let mut counts = vec![0; lanes];
-            for &k in &lane_of {
-                counts[k.min(MAX_LANE)] += 1;
-            }
-            let mut lines: Vec<LineBuilder> = counts
-                .iter()
-                .enumerate()
-                .map(|(k, &n)| {
-                    let mut line = roctx_line(self.tid, self.display.as_deref(), process_wide, k);
-                    line.expect_events(n);
-                    line
-                })
-                .collect();
-            for (e, k) in group.into_iter().zip(lane_of) {
-                lines[k.min(MAX_LANE)].add_event_bytes(
-                    e.metadata_id,
-                    e.offset_ps,
-                    e.duration_ps,
-                    &self.stats[e.stats],
-                );
-            }
+        for (process_wide, group) in [false, true].into_iter().zip(self.groups) {
+            let lines = match group {
+                Group::Dealing { lines, .. } => lines,
+                Group::Held { events, stats } => held_lines(
+                    self.tid,
+                    self.display.as_deref(),
+                    process_wide,
+                    events,
+                    &stats,
+                ),
+            };
             out.extend(lines.into_iter().map(LineBuilder::finish));
         }
         out
     }
+}
+
+/// A held group's lines: its events dealt in lane order (`nesting_lanes`), each added to its
+/// lane's line in the order it came.
+fn held_lines(
+    tid: u64,
+    display: Option<&str>,
+    process_wide: bool,
+    group: Vec<Pending>,
+    stats: &[u8],
+) -> Vec<LineBuilder> {
+    if group.is_empty() {
+        return Vec::new();
+    }
+    let spans: Vec<(u64, u64)> = group.iter().map(|e| e.span).collect();
+    let lane_of = nesting_lanes(&spans);
+    drop(spans);
+    // Each lane's line is sized once for its events (a thread's line of ranges is as long as
+    // its calls), not grown by doubling.
+    let lanes = lane_of.iter().max().map_or(0, |m| m + 1).min(MAX_LANE + 1);
+    let mut counts = vec![0; lanes];
+    for &k in &lane_of {
+        counts[k.min(MAX_LANE)] += 1;
+    }
+    let mut lines: Vec<LineBuilder> = counts
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let mut line = roctx_line(tid, display, process_wide, k);
+            line.expect_events(n);
+            line
+        })
+        .collect();
+    for (e, k) in group.into_iter().zip(lane_of) {
+        lines[k.min(MAX_LANE)].add_event_bytes(
+            e.metadata_id,
+            e.offset_ps,
+            e.duration_ps,
+            &stats[e.stats],
+        );
+    }
+    lines
 }
 
 fn roctx_line(tid: u64, display: Option<&str>, process_wide: bool, lane: usize) -> LineBuilder {
@@ -151,18 +239,24 @@ fn roctx_line(tid: u64, display: Option<&str>, process_wide: bool, lane: usize) 
     l
 }
 
-/// The lane of each span `(start, end)`, in input order; lane 0 holds the most. Spans that merely
-/// touch (`end == start`) nest, as in `tests/support/xspace.rs::partial_overlaps`.
-pub fn nesting_lanes(spans: &[(u64, u64)]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..spans.len()).collect();
-    order.sort_by_key(|&i| (spans[i].0, std::cmp::Reverse(spans[i].1), i));
-    // Per lane, the ends of the events still open at the current start, innermost last.
-    let mut lanes: Vec<Vec<u64>> = Vec::new();
-    let mut lane_of = vec![0; spans.len()];
-    for i in order {
-        let (start, end) = (spans[i].0, spans[i].1.max(spans[i].0));
+/// The order spans are dealt onto lanes in: by start, the longest first (a span's end is never
+/// before its start: clocks that disagree by a few ns make a zero-length span).
+type LaneKey = (u64, std::cmp::Reverse<u64>);
+
+fn lane_key((start, end): (u64, u64)) -> LaneKey {
+    (start, std::cmp::Reverse(end.max(start)))
+}
+
+/// Per lane, the ends of the spans still open at the current start, innermost last.
+#[derive(Default)]
+struct Lanes(Vec<Vec<u64>>);
+
+impl Lanes {
+    /// The first lane where `span` nests, opened on it; spans must come in [`LaneKey`] order.
+    fn deal(&mut self, span: (u64, u64)) -> usize {
+        let (start, end) = (span.0, span.1.max(span.0));
         let mut chosen = None;
-        for (k, open) in lanes.iter_mut().enumerate() {
+        for (k, open) in self.0.iter_mut().enumerate() {
             while open.last().is_some_and(|&e| e <= start) {
                 open.pop();
             }
@@ -172,11 +266,23 @@ pub fn nesting_lanes(spans: &[(u64, u64)]) -> Vec<usize> {
             }
         }
         let k = chosen.unwrap_or_else(|| {
-            lanes.push(Vec::new());
-            lanes.len() - 1
+            self.0.push(Vec::new());
+            self.0.len() - 1
         });
-        lanes[k].push(end);
-        lane_of[i] = k;
+        self.0[k].push(end);
+        k
+    }
+}
+
+/// The lane of each span `(start, end)`, in input order; lane 0 holds the most. Spans that merely
+/// touch (`end == start`) nest, as in `tests/support/xspace.rs::partial_overlaps`.
+pub fn nesting_lanes(spans: &[(u64, u64)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..spans.len()).collect();
+    order.sort_by_key(|&i| (lane_key(spans[i]), i));
+    let mut lanes = Lanes::default();
+    let mut lane_of = vec![0; spans.len()];
+    for i in order {
+        lane_of[i] = lanes.deal(spans[i]);
     }
     lane_of
 }
@@ -184,6 +290,106 @@ pub fn nesting_lanes(spans: &[(u64, u64)]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lines of `spans` as `RoctxLines` makes them, each event's stat naming its span and
+    /// its metadata id its position among equal spans, so lines that differ in anything
+    /// differ in bytes.
+    fn lines_of(spans: &[(bool, (u64, u64))]) -> Vec<Vec<u8>> {
+        let mut lines = RoctxLines::new(7, Some("worker".into()), spans.iter().copied());
+        for (i, &(process_wide, span)) in spans.iter().enumerate() {
+            let mut stats = StatBytes::new();
+            stats.i64(1, (span.0 * 1000 + span.1) as i64);
+            let dur = span.1.saturating_sub(span.0) as i64;
+            let twin = spans[..i].iter().filter(|s| s.1 == span).count() as i64;
+            lines.add(process_wide, span, 1 + twin, span.0 as i64, dur, &stats);
+        }
+        lines
+            .finish()
+            .iter()
+            .map(|l| {
+                let mut out = Vec::new();
+                l.encode_into(&mut out);
+                out
+            })
+            .collect()
+    }
+
+    /// A group whose spans come in lane order is dealt as they come; the same spans with one
+    /// moved out of order are held and dealt at the end. Both must give the lines a held
+    /// group gives for the spans in that order: the same lanes, each with its events in the
+    /// order they came.
+    #[test]
+    fn a_group_dealt_as_it_comes_gives_the_lines_of_one_held_to_the_end() {
+        // Nested, touching, zero-length, a span whose end is before its start (clamped),
+        // equal spans, partial overlaps that need lanes 1 and 2; both groups interleaved.
+        let mut spans = vec![
+            (false, (0, 100)),
+            (true, (5, 50)),
+            (false, (10, 20)),
+            (true, (6, 60)),
+            (false, (20, 30)),
+            (false, (25, 25)),
+            (true, (7, 70)),
+            (false, (40, 38)),
+            (false, (50, 150)),
+            (false, (50, 150)),
+            (false, (60, 70)),
+            (true, (55, 65)),
+            (false, (120, 200)),
+            (false, (140, 160)),
+        ];
+        let in_order = |spans: &[(bool, (u64, u64))], group: bool| {
+            let keys = spans.iter().filter(|s| s.0 == group).map(|s| lane_key(s.1));
+            keys.is_sorted()
+        };
+        assert!(in_order(&spans, false) && in_order(&spans, true));
+        let dealt = lines_of(&spans);
+        assert!(
+            dealt.len() >= 5,
+            "lanes were needed in both groups: {} lines",
+            dealt.len()
+        );
+        // What holding gives for the same order: each group's lines from `held_lines`.
+        let held = |process_wide: bool| {
+            let mut stats = Vec::new();
+            let mut events = Vec::new();
+            for (i, &(p, span)) in spans.iter().enumerate() {
+                if p != process_wide {
+                    continue;
+                }
+                let mut b = StatBytes::new();
+                b.i64(1, (span.0 * 1000 + span.1) as i64);
+                let start = stats.len();
+                stats.extend_from_slice(b.as_bytes());
+                let twin = spans[..i].iter().filter(|s| s.1 == span).count() as i64;
+                events.push(Pending {
+                    span,
+                    metadata_id: 1 + twin,
+                    offset_ps: span.0 as i64,
+                    duration_ps: span.1.saturating_sub(span.0) as i64,
+                    stats: start..stats.len(),
+                });
+            }
+            held_lines(7, Some("worker"), process_wide, events, &stats)
+        };
+        let expected: Vec<Vec<u8>> = held(false)
+            .into_iter()
+            .chain(held(true))
+            .map(|l| {
+                let mut out = Vec::new();
+                l.finish().encode_into(&mut out);
+                out
+            })
+            .collect();
+        assert_eq!(dealt, expected);
+
+        // Out of order: the outer span after one it holds. Dealt as they came, the inner one
+        // would take lane 0 and push the outer to a lane of its own; held to the end, they
+        // are dealt by span, and the lines are the ones above.
+        spans.swap(0, 2);
+        assert!(!in_order(&spans, false));
+        assert_eq!(lines_of(&spans), dealt);
+    }
 
     #[test]
     fn nested_spans_share_a_lane_and_partial_overlaps_do_not() {

@@ -459,7 +459,7 @@ fn host_plane(
                 .clone()
                 .unwrap_or_else(|| format!("Host Threads/{}", t.tid)),
         );
-        let mut roctx = RoctxLines::new(t.tid, display);
+        let mut roctx = RoctxLines::new(t.tid, display, t.events.iter().filter_map(roctx_span));
         for (i, e) in t.events.iter().enumerate() {
             if let Some(ahead) = t.events.get(i + SYNC_PREFETCH_AHEAD) {
                 syncs.prefetch(ahead.correlation_id);
@@ -502,22 +502,12 @@ fn host_plane(
                 HostEventKind::Marker => 0,
                 _ => duration_ps(e.start_ns, e.end_ns),
             };
-            match e.kind {
-                HostEventKind::HipApi => {
+            match roctx_span(e) {
+                None => {
                     feed.before(&mut plane, &mut ids, &mut api, start, |t| base.offset_ps(t));
                     api.add_event(id, start, dur, &stats)
                 }
-                HostEventKind::Marker => {
-                    roctx.add(false, (e.start_ns, e.start_ns), id, start, dur, &stats)
-                }
-                HostEventKind::MarkerRange(r) => roctx.add(
-                    r.process_wide,
-                    (e.start_ns, e.end_ns),
-                    id,
-                    start,
-                    dur,
-                    &stats,
-                ),
+                Some((process_wide, span)) => roctx.add(process_wide, span, id, start, dur, &stats),
             }
         }
         feed.finish(&mut plane, &mut ids, &mut api, |t| base.offset_ps(t));
@@ -531,6 +521,16 @@ fn host_plane(
         plane.add_line(line);
     }
     plane.finish()
+}
+
+/// A roctx event's group (start/stop ranges are process-wide) and span on its thread's lines;
+/// `None` for a HIP call.
+fn roctx_span(e: &crate::model::HostEvent) -> Option<(bool, (u64, u64))> {
+    match e.kind {
+        HostEventKind::HipApi => None,
+        HostEventKind::Marker => Some((false, (e.start_ns, e.start_ns))),
+        HostEventKind::MarkerRange(r) => Some((r.process_wide, (e.start_ns, e.end_ns))),
+    }
 }
 
 /// The allocation timeline as xprof's memory profile reads it: one zero-length
