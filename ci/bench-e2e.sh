@@ -9,9 +9,9 @@
 #             callback skipped (`ROCPROF_SIM_TOOL_CALLS=skip`): the runtime's own tracing work
 #             without the tool's (the tool still writes its empty profile at exit);
 #   traced    the tool.
-# and prints, per delivered record, the process's CPU time (user + system, every thread) and
-# wall time of traced minus baseline: what the tool itself costs the program, finalize and
-# write included. Baseline minus untraced is the simulator's tracing, which says nothing about
+# and prints, per delivered record, the process's CPU time (user + system, every thread; the
+# system part and the minor page faults beside it) and wall time of traced minus baseline: what
+# the tool itself costs the program, finalize and write included. Baseline minus untraced is the simulator's tracing, which says nothing about
 # the real runtime's. Figures are medians over the rounds of the per-round difference (the
 # three runs of a round are back to back, so a slow period of the shared VM hits all three),
 # with the rounds' range. Records delivered come from one extra traced run with the debug log.
@@ -32,7 +32,7 @@ cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
 tool=$PWD/target/release/librocprof_xplane.so
 sim=$PWD/target/release/rocprof-sim
 
-run() { # MODE SCENARIO -> "wall user sys maxrss_kb"
+run() { # MODE SCENARIO -> "wall user sys maxrss_kb minor_faults"
   local env=()
   case $1 in
     untraced) ;;
@@ -40,7 +40,7 @@ run() { # MODE SCENARIO -> "wall user sys maxrss_kb"
     traced) env=(ROCP_TOOL_LIBRARIES="$tool") ;;
   esac
   rm -rf "$work/out"
-  env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" /usr/bin/time -f '%e %U %S %M' \
+  env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" /usr/bin/time -f '%e %U %S %M %R' \
     -o "$work/time" "$sim" "$2" >/dev/null 2>"$work/err" || {
     cat "$work/err" >&2
     exit 1
@@ -60,24 +60,28 @@ for sc in "$@"; do
 import statistics, sys
 name, records, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = [list(map(float, l.split()[1:])) for l in open(path)]
-# per run: wall, user, sys, rss (KB); untraced 0..3, baseline 4..7, traced 8..11
+# per run: wall, user, sys, rss (KB), minor faults; untraced 0..4, baseline 5..9, traced 10..14
+U, B, T = 0, 5, 10
 def cpu(r, at): return r[at + 1] + r[at + 2]
-def show(label, values, unit, scale):
+def show(label, values, unit, scale, digits=0):
     v = sorted(x * scale for x in values)
-    print(f"  {label:<46} median {statistics.median(v):8.0f} {unit}   range {v[0]:.0f}–{v[-1]:.0f}")
+    print(f"  {label:<46} median {statistics.median(v):8.{digits}f} {unit}   range {v[0]:.{digits}f}–{v[-1]:.{digits}f}")
 print(f"{name}: {records} delivered records, {len(rows)} rounds (SIMULATED runtime)")
-show("wall, untraced", [r[0] for r in rows], "ms", 1e3)
-show("wall, baseline (runtime traces, tool skipped)", [r[4] for r in rows], "ms", 1e3)
-show("wall, traced", [r[8] for r in rows], "ms", 1e3)
-show("CPU (user+sys), untraced", [cpu(r, 0) for r in rows], "ms", 1e3)
-show("CPU, baseline", [cpu(r, 4) for r in rows], "ms", 1e3)
-show("CPU, traced", [cpu(r, 8) for r in rows], "ms", 1e3)
+show("wall, untraced", [r[U] for r in rows], "ms", 1e3)
+show("wall, baseline (runtime traces, tool skipped)", [r[B] for r in rows], "ms", 1e3)
+show("wall, traced", [r[T] for r in rows], "ms", 1e3)
+show("CPU (user+sys), untraced", [cpu(r, U) for r in rows], "ms", 1e3)
+show("CPU, baseline", [cpu(r, B) for r in rows], "ms", 1e3)
+show("CPU, traced", [cpu(r, T) for r in rows], "ms", 1e3)
 per = 1e9 / records
 print("per delivered record, traced minus baseline (the tool's own cost):")
-show("CPU", [cpu(r, 8) - cpu(r, 4) for r in rows], "ns", per)
-show("wall", [r[8] - r[4] for r in rows], "ns", per)
-show("peak RSS", [(r[11] - r[7]) * 1024 for r in rows], "B", 1 / records)
+show("CPU", [cpu(r, T) - cpu(r, B) for r in rows], "ns", per)
+# The kernel's share: mostly first touches of new memory (ci/page-faults.sh says whose).
+show("  of which system CPU", [r[T + 2] - r[B + 2] for r in rows], "ns", per)
+show("  minor page faults, per 1,000 records", [r[T + 4] - r[B + 4] for r in rows], "", 1e3 / records, 1)
+show("wall", [r[T] - r[B] for r in rows], "ns", per)
+show("peak RSS", [(r[T + 3] - r[B + 3]) * 1024 for r in rows], "B", 1 / records)
 print("per delivered record, baseline minus untraced (the simulator's tracing, not the tool's):")
-show("CPU", [cpu(r, 4) - cpu(r, 0) for r in rows], "ns", per)
+show("CPU", [cpu(r, B) - cpu(r, U) for r in rows], "ns", per)
 EOF
 done
