@@ -70,6 +70,7 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         threads,
         Records {
             api: &mut c.api,
+            marker_records: &mut c.marker_records,
             kernels: &mut c.kernels,
             copies: &mut c.copies,
             hip_events: &mut c.hip_events,
@@ -93,8 +94,9 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         stores_took.as_secs_f64() * 1e3
     );
     log_debug!(
-        "collected {} API, {} kernel, {} copy records ({} with an external correlation id)",
-        c.api.len(),
+        "collected {} API ({} roctx), {} kernel, {} copy records ({} with an external correlation id)",
+        c.api_record_count(),
+        c.marker_records.len(),
         c.kernels.len(),
         c.copies.len(),
         c.kernels.iter().filter(|k| k.external_id != 0).count()
@@ -171,6 +173,7 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
 /// Where the stores' records go in the collection.
 struct Records<'a> {
     api: &'a mut Vec<crate::model::events::ApiRecord>,
+    marker_records: &'a mut crate::store::PackedVec<crate::model::events::ApiRecord>,
     kernels: &'a mut crate::store::PackedVec<crate::model::events::KernelRecord>,
     copies: &'a mut Vec<crate::model::events::CopyRecord>,
     hip_events: &'a mut Vec<(
@@ -196,6 +199,10 @@ impl Records<'_> {
             // Counted into this window; the next starts from zero.
             st.counters = Default::default();
             st.api.drain_into_toward(self.api, api);
+            // The roctx records keep their chunks: the join reads them packed.
+            self.counters.memory_limit_dropped += self
+                .marker_records
+                .append(std::mem::take(&mut st.marker_records));
             // Kernel records keep their chunks: the join frees each once its records are
             // events.
             self.counters.memory_limit_dropped +=

@@ -295,7 +295,7 @@ fn finalize_once() {
     if crate::window::skip_final(&collected) {
         log_info!(
             "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
-            collected.api.len(),
+            collected.api_record_count(),
             collected.kernels.len(),
             collected.copies.len()
         );

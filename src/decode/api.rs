@@ -49,10 +49,10 @@ pub unsafe fn decode(
     let Some(rec) = rec else {
         return;
     };
-    match domain {
-        ApiDomain::Hip => out.counters.api_records += 1,
-        ApiDomain::Marker => out.counters.marker_records += 1,
-    }
-    out.api
-        .push_or_count(rec, &mut out.counters.memory_limit_dropped);
+    let (count, store) = match domain {
+        ApiDomain::Hip => (&mut out.counters.api_records, &mut out.api),
+        ApiDomain::Marker => (&mut out.counters.marker_records, &mut out.marker_records),
+    };
+    *count += 1;
+    store.push_or_count(rec, &mut out.counters.memory_limit_dropped);
 }

@@ -239,7 +239,7 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
 
     let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
     // The correlation ids of the calls: every per-call table is a vector over their range.
-    let ids = Ids::of(&c.api);
+    let ids = Ids::of(&c);
     // The annotations read the records, spans and scopes; the call tables the call and sync
     // facts, the stream creations and the kernels: side by side.
     let mut spanned = Spanned::take(&mut c);
@@ -504,10 +504,18 @@ struct Ids {
 }
 
 impl Ids {
-    fn of(api: &[ApiRecord]) -> Self {
+    /// The roctx records still packed are not read for it: their ids are their spans' (or
+    /// lie among the calls'), and the range only sizes the tables (an id outside it is kept
+    /// all the same).
+    fn of(c: &Collected) -> Self {
+        let calls = c.api.iter().map(|a| a.correlation_id);
+        let spans = c
+            .markers
+            .iter()
+            .flat_map(|m| [m.open_correlation_id, m.close_correlation_id]);
         Ids {
-            range: id_range(api.iter().map(|a| a.correlation_id)),
-            count: api.len(),
+            range: id_range(calls.chain(spans)),
+            count: c.api.len() + c.marker_records.len(),
         }
     }
 
@@ -763,6 +771,8 @@ fn call_tables(
 /// the spans (given their times) and the scopes captured at entry (consumed).
 struct Spanned {
     api: Vec<ApiRecord>,
+    /// Consumed by the pass: the ones no span stands for are moved into `api`.
+    marker_records: PackedVec<ApiRecord>,
     markers: Vec<super::events::MarkerSpan>,
     scopes: Vec<(u64, i64)>,
 }
@@ -771,12 +781,14 @@ impl Spanned {
     fn take(c: &mut Collected) -> Self {
         Spanned {
             api: std::mem::take(&mut c.api),
+            marker_records: std::mem::take(&mut c.marker_records),
             markers: std::mem::take(&mut c.markers),
             scopes: std::mem::take(&mut c.scopes),
         }
     }
 
     fn put_back(self, c: &mut Collected) {
+        debug_assert!(self.marker_records.is_empty());
         (c.api, c.markers, c.scopes) = (self.api, self.markers, self.scopes);
     }
 }
@@ -851,21 +863,60 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
 /// runtime's clock for the calls; the callbacks' timestamps when a record is missing), and
 /// those records are dropped: they become no event of their own. They were held through the
 /// device passes to the host events' (the storm's 200,000 push and pop records, 48 B each, at
-/// the join's peak), and sorted with the calls. Of an id's repeats, the first in the API
-/// records' order (`positions`) gives the times, as the sorted records gave them.
+/// the join's peak), and sorted with the calls. Of an id's repeats, the one first in the API
+/// records' order (`api_key`) gives the times, whether it is in `api` (a collection made by
+/// hand or converted) or still packed in `marker_records` (the tool's own), which are read
+/// there: the roctx records no span stands for are the only ones unpacked, into `api`.
 fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
     let is_span_record = |a: &ApiRecord| {
         a.domain == ApiDomain::Marker
             && a.correlation_id != 0
             && span_ids.contains(a.correlation_id)
     };
-    let first = positions(&c.api, ids, ApiDomain::Marker);
+    let roctx_in_api = c.api.iter().any(|a| a.domain == ApiDomain::Marker);
+    let in_api = if roctx_in_api {
+        positions(&c.api, ids, ApiDomain::Marker)
+    } else {
+        CorrMap::default()
+    };
+    // The packed ones, read once: where each span's record is, and the others moved among
+    // the calls (after them: the positions above stay as they are).
+    let packed = std::mem::take(&mut c.marker_records);
+    let mut in_packed: CorrMap<Slot> = ids.map();
+    in_packed.reserve(packed.len());
+    let mut others = Vec::new();
+    for (i, a) in packed.positions() {
+        if !is_span_record(&a) {
+            others.push(a);
+            continue;
+        }
+        if let Some(slot) = Slot::new(i) {
+            let at = in_packed.get_or_insert_with(a.correlation_id, || slot);
+            if *at != slot
+                && packed
+                    .get(at.index())
+                    .is_some_and(|b| api_key(&a) < api_key(&b))
+            {
+                *at = slot;
+            }
+        }
+    }
+    // (Room for them alone: the calls' vector is as long as the calls.)
+    c.api.reserve_exact(others.len());
+    c.api.append(&mut others);
     for m in &mut c.markers {
         let record = |corr: u64| {
-            (corr != 0)
-                .then(|| first.get(&corr))
-                .flatten()
-                .map(|s| &c.api[s.index()])
+            if corr == 0 {
+                return None;
+            }
+            let unpacked = roctx_in_api
+                .then(|| in_api.get(&corr).map(|s| c.api[s.index()]))
+                .flatten();
+            let packed = in_packed.get(&corr).and_then(|s| packed.get(s.index()));
+            match (unpacked, packed) {
+                (Some(a), Some(b)) => Some(if api_key(&b) < api_key(&a) { b } else { a }),
+                (a, b) => a.or(b),
+            }
         };
         let open = record(m.open_correlation_id);
         let close = record(m.close_correlation_id);
@@ -877,8 +928,10 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
         };
         (m.start_ns, m.end_ns) = (start, end);
     }
-    drop(first);
-    c.api.retain(|a| !is_span_record(a));
+    drop((in_api, in_packed, packed));
+    if roctx_in_api {
+        c.api.retain(|a| !is_span_record(a));
+    }
     c.api.shrink_to_fit();
 }
 
@@ -2483,7 +2536,7 @@ mod tests {
 
         let (mut warnings, mut counters) = (Vec::new(), crate::model::Counters::default());
         let mut places = place_devices(&c.agents, &c.kernels, &mut warnings);
-        let ids = Ids::of(&c.api);
+        let ids = Ids::of(&c);
         let calls = std::mem::take(&mut c.calls);
         let mut syncs = std::mem::take(&mut c.syncs);
         let mut work = call_tables(&c, calls, &mut syncs, &mut places, ids);
@@ -3275,7 +3328,7 @@ mod tests {
             instant: false,
             ..MarkerSpan::default()
         });
-        let ids = Ids::of(&c.api);
+        let ids = Ids::of(&c);
         let mut spanned = Spanned::take(&mut c);
         let (index, _) = index_annotations(&mut spanned, ids);
         spanned.put_back(&mut c);
@@ -3361,6 +3414,85 @@ mod tests {
                 ("lonely", 1000, 2000)
             ]
         );
+    }
+
+    /// The tool's stores keep roctx records packed apart (`Collected::marker_records`); a
+    /// collection made otherwise has them among the calls. Either way the profile is the
+    /// same: spans take their records' times (of an id's repeats, the first in the records'
+    /// order, wherever each lies), span records vanish, and the others stay calls.
+    #[test]
+    fn roctx_records_read_packed_give_what_unpacked_ones_give() {
+        let mut c = base();
+        c.op_names
+            .insert((ApiDomain::Marker, 1), Arc::from("roctxRangePushA"));
+        c.op_names
+            .insert((ApiDomain::Marker, 2), Arc::from("roctxRangePop"));
+        c.op_names
+            .insert((ApiDomain::Marker, 5), Arc::from("roctxGetThreadId"));
+        let rec = |domain, op, corr, s, e| ApiRecord {
+            domain,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: s,
+            end_ns: e,
+            thread_id: 7,
+        };
+        c.api.push(rec(ApiDomain::Hip, LAUNCH, 40, 200, 210));
+        let roctx = [
+            rec(ApiDomain::Marker, 1, 20, 100, 110),
+            // A repeat of the push's id, first in the records' order: it gives the times.
+            rec(ApiDomain::Marker, 1, 20, 90, 95),
+            rec(ApiDomain::Marker, 2, 21, 500, 510),
+            rec(ApiDomain::Marker, 5, 22, 600, 601),
+        ];
+        c.markers.push(MarkerSpan {
+            label: Arc::from("train_step"),
+            thread_id: 7,
+            open_correlation_id: 20,
+            close_correlation_id: 21,
+            start_ns: 101,
+            end_ns: 509,
+            scope_id: 20,
+            instant: false,
+            ..MarkerSpan::default()
+        });
+        c.scopes.push((40, 20));
+        let profile = |c: Collected| {
+            let t = join(c);
+            let events: Vec<(String, u64, u64)> = t
+                .host_threads
+                .iter()
+                .flat_map(|th| th.events.iter())
+                .map(|e| (t.name(e).to_string(), e.start_ns, e.end_ns))
+                .collect();
+            let bytes = prost::Message::encode_to_vec(&crate::xplane::build_xspace(&t));
+            (events, bytes)
+        };
+        let mut unpacked = c.clone();
+        unpacked.api.extend(roctx);
+        let mut packed = c.clone();
+        let mut dropped = 0;
+        for r in roctx {
+            packed.marker_records.push_or_count(r, &mut dropped);
+        }
+        // One repeat in each place: the earlier still wins.
+        let mut split = c;
+        split.api.push(roctx[1]);
+        for r in [roctx[0], roctx[2], roctx[3]] {
+            split.marker_records.push_or_count(r, &mut dropped);
+        }
+        let (events, bytes) = profile(unpacked);
+        assert_eq!(
+            events,
+            [
+                ("train_step".to_string(), 90, 510),
+                ("hipLaunchKernel".to_string(), 200, 210),
+                ("roctxGetThreadId".to_string(), 600, 601),
+            ]
+        );
+        assert_eq!(profile(packed), (events.clone(), bytes.clone()));
+        assert_eq!(profile(split), (events, bytes));
     }
 
     #[test]

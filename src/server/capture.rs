@@ -189,7 +189,7 @@ fn sleep_until(until: Instant, stop: &dyn Fn() -> bool) -> bool {
 /// exactly what happened from here on.
 pub fn begin(s: &Session) {
     let stale = collect(s, s.flush_all(), Cut::Window);
-    let late = stale.api.len() + stale.kernels.len() + stale.copies.len();
+    let late = stale.api_record_count() + stale.kernels.len() + stale.copies.len();
     if late > 0 {
         log_info!("{late} records that arrived between capture windows were not kept");
     }
@@ -330,7 +330,7 @@ pub fn run_window(
         t0.elapsed().as_secs_f64() * 1e3,
         c.kernels.len(),
         c.copies.len(),
-        c.api.len()
+        c.api_record_count()
     );
     if !req.device {
         c.kernels.clear();
@@ -339,6 +339,7 @@ pub fn run_window(
     }
     if !req.host {
         c.api.clear();
+        c.marker_records.clear();
         c.markers.clear();
     }
     Ok(profile_of(c, &req.file_host))

@@ -7,7 +7,11 @@ use crate::model::Counters;
 /// Events of one buffer plus the accounting of what was received, skipped and dropped.
 #[derive(Debug, Default)]
 pub struct EventStore {
+    /// HIP API records.
     pub api: PackedVec<ApiRecord>,
+    /// roctx API records, kept apart: most stand for a roctx range the callbacks followed and
+    /// only give it its times, so the join reads them packed instead of unpacking them.
+    pub marker_records: PackedVec<ApiRecord>,
     pub kernels: PackedVec<KernelRecord>,
     pub copies: PackedVec<CopyRecord>,
     pub hip_events: ChunkedVec<HipEventRecord>,
@@ -20,6 +24,7 @@ impl EventStore {
     pub fn held_bytes(&self) -> u64 {
         use std::mem::size_of;
         (self.api.held_bytes()
+            + self.marker_records.held_bytes()
             + self.kernels.held_bytes()
             + self.copies.held_bytes()
             + self.hip_events.len() * size_of::<HipEventRecord>()) as u64
