@@ -177,6 +177,14 @@ fn decode_pipeline(input: &[u8]) -> u64 {
     };
     store.add_counters_to(&mut col.counters);
     store.api.drain_into(&mut col.api);
+    // The roctx records as the tool collects them (packed apart), or among the calls as a
+    // converted file has them: the join reads both.
+    if input.first().is_some_and(|b| b & 1 == 1) {
+        store.marker_records.drain_into(&mut col.api);
+    } else {
+        col.marker_records
+            .append(std::mem::take(&mut store.marker_records));
+    }
     col.kernels.append(std::mem::take(&mut store.kernels));
     store.copies.drain_into(&mut col.copies);
     let c0 = col.counters.clone();
