@@ -2981,6 +2981,19 @@ mod tests {
         c
     }
 
+    /// `base` with the roctx operations a push, a pop and a query are named by.
+    fn base_with_roctx_names() -> Collected {
+        let mut c = base();
+        for (op, name) in [
+            (1, "roctxRangePushA"),
+            (2, "roctxRangePop"),
+            (5, "roctxGetThreadId"),
+        ] {
+            c.op_names.insert((ApiDomain::Marker, op), Arc::from(name));
+        }
+        c
+    }
+
     fn kernels_of(t: &Trace) -> Vec<&DeviceEvent> {
         t.devices
             .iter()
@@ -3359,13 +3372,7 @@ mod tests {
 
     #[test]
     fn marker_spans_use_buffered_times_and_hide_their_records() {
-        let mut c = base();
-        c.op_names
-            .insert((ApiDomain::Marker, 1), Arc::from("roctxRangePushA"));
-        c.op_names
-            .insert((ApiDomain::Marker, 2), Arc::from("roctxRangePop"));
-        c.op_names
-            .insert((ApiDomain::Marker, 5), Arc::from("roctxGetThreadId"));
+        let mut c = base_with_roctx_names();
         let rec = |op, corr, s, e| ApiRecord {
             domain: ApiDomain::Marker,
             operation: op,
@@ -3422,13 +3429,7 @@ mod tests {
     /// order, wherever each lies), span records vanish, and the others stay calls.
     #[test]
     fn roctx_records_read_packed_give_what_unpacked_ones_give() {
-        let mut c = base();
-        c.op_names
-            .insert((ApiDomain::Marker, 1), Arc::from("roctxRangePushA"));
-        c.op_names
-            .insert((ApiDomain::Marker, 2), Arc::from("roctxRangePop"));
-        c.op_names
-            .insert((ApiDomain::Marker, 5), Arc::from("roctxGetThreadId"));
+        let mut c = base_with_roctx_names();
         let rec = |domain, op, corr, s, e| ApiRecord {
             domain,
             operation: op,
