@@ -890,16 +890,7 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
             others.push(a);
             continue;
         }
-        if let Some(slot) = Slot::new(i) {
-            let at = in_packed.get_or_insert_with(a.correlation_id, || slot);
-            if *at != slot
-                && packed
-                    .get(at.index())
-                    .is_some_and(|b| api_key(&a) < api_key(&b))
-            {
-                *at = slot;
-            }
-        }
+        keep_first(&mut in_packed, i, &a, |j| packed.get(j));
     }
     // (Room for them alone: the calls' vector is as long as the calls.)
     c.api.reserve_exact(others.len());
@@ -981,14 +972,24 @@ fn positions(api: &[ApiRecord], ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
         if a.domain != domain || a.correlation_id == 0 {
             continue;
         }
-        if let Some(slot) = Slot::new(i) {
-            let at = map.get_or_insert_with(a.correlation_id, || slot);
-            if *at != slot && api_key(a) < api_key(&api[at.index()]) {
-                *at = slot;
-            }
-        }
+        keep_first(&mut map, i, a, |j| Some(api[j]));
     }
     map
+}
+
+/// Notes `a`, at position `i`, as its id's record unless one first in the records' order
+/// (`api_key`) is there already; `at(j)` reads the record at position `j`.
+fn keep_first(
+    map: &mut CorrMap<Slot>,
+    i: usize,
+    a: &ApiRecord,
+    at: impl Fn(usize) -> Option<ApiRecord>,
+) {
+    let Some(slot) = Slot::new(i) else { return };
+    let kept = map.get_or_insert_with(a.correlation_id, || slot);
+    if *kept != slot && at(kept.index()).is_some_and(|b| api_key(a) < api_key(&b)) {
+        *kept = slot;
+    }
 }
 
 /// What the device passes produce and the host pass reads.
@@ -2906,6 +2907,29 @@ mod tests {
         }
     }
 
+    /// A roctx call's record on thread 7.
+    fn roctx(op: i32, corr: u64, start: u64, end: u64) -> ApiRecord {
+        ApiRecord {
+            domain: ApiDomain::Marker,
+            ..api(op, corr, start, end, 7)
+        }
+    }
+
+    /// A push/pop range on thread 7, pushed by call 20 and popped by 21, with the callbacks'
+    /// times (101–509) that its records' times replace.
+    fn train_step() -> MarkerSpan {
+        MarkerSpan {
+            label: Arc::from("train_step"),
+            thread_id: 7,
+            open_correlation_id: 20,
+            close_correlation_id: 21,
+            start_ns: 101,
+            end_ns: 509,
+            instant: false,
+            ..MarkerSpan::default()
+        }
+    }
+
     fn kernel(
         corr: u64,
         start: u64,
@@ -3315,21 +3339,12 @@ mod tests {
     #[test]
     fn records_a_span_stands_for_are_not_placed_in_ranges() {
         let mut c = base();
-        let rec = |domain, corr, s, e| ApiRecord {
-            domain,
-            operation: 1,
-            correlation_id: corr,
-            external_id: 0,
-            start_ns: s,
-            end_ns: e,
-            thread_id: 7,
-        };
         // push (20), a HIP call the entry capture missed (21), a roctx call no span stands
         // for (22), pop (23).
-        c.api.push(rec(ApiDomain::Marker, 20, 100, 110));
-        c.api.push(rec(ApiDomain::Hip, 21, 200, 210));
-        c.api.push(rec(ApiDomain::Marker, 22, 300, 301));
-        c.api.push(rec(ApiDomain::Marker, 23, 500, 510));
+        c.api.push(roctx(1, 20, 100, 110));
+        c.api.push(api(1, 21, 200, 210, 7));
+        c.api.push(roctx(1, 22, 300, 301));
+        c.api.push(roctx(1, 23, 500, 510));
         c.markers.push(MarkerSpan {
             label: Arc::from("step"),
             thread_id: 7,
@@ -3373,28 +3388,10 @@ mod tests {
     #[test]
     fn marker_spans_use_buffered_times_and_hide_their_records() {
         let mut c = base_with_roctx_names();
-        let rec = |op, corr, s, e| ApiRecord {
-            domain: ApiDomain::Marker,
-            operation: op,
-            correlation_id: corr,
-            external_id: 0,
-            start_ns: s,
-            end_ns: e,
-            thread_id: 7,
-        };
-        c.api.push(rec(1, 20, 100, 110));
-        c.api.push(rec(2, 21, 500, 510));
-        c.api.push(rec(5, 22, 600, 601));
-        c.markers.push(MarkerSpan {
-            label: Arc::from("train_step"),
-            thread_id: 7,
-            open_correlation_id: 20,
-            close_correlation_id: 21,
-            start_ns: 101,
-            end_ns: 509,
-            instant: false,
-            ..MarkerSpan::default()
-        });
+        c.api.push(roctx(1, 20, 100, 110));
+        c.api.push(roctx(2, 21, 500, 510));
+        c.api.push(roctx(5, 22, 600, 601));
+        c.markers.push(train_step());
         // A range whose buffered records never arrived keeps the callback times.
         c.markers.push(MarkerSpan {
             label: Arc::from("lonely"),
@@ -3430,33 +3427,17 @@ mod tests {
     #[test]
     fn roctx_records_read_packed_give_what_unpacked_ones_give() {
         let mut c = base_with_roctx_names();
-        let rec = |domain, op, corr, s, e| ApiRecord {
-            domain,
-            operation: op,
-            correlation_id: corr,
-            external_id: 0,
-            start_ns: s,
-            end_ns: e,
-            thread_id: 7,
-        };
-        c.api.push(rec(ApiDomain::Hip, LAUNCH, 40, 200, 210));
-        let roctx = [
-            rec(ApiDomain::Marker, 1, 20, 100, 110),
+        c.api.push(api(LAUNCH, 40, 200, 210, 7));
+        let records = [
+            roctx(1, 20, 100, 110),
             // A repeat of the push's id, first in the records' order: it gives the times.
-            rec(ApiDomain::Marker, 1, 20, 90, 95),
-            rec(ApiDomain::Marker, 2, 21, 500, 510),
-            rec(ApiDomain::Marker, 5, 22, 600, 601),
+            roctx(1, 20, 90, 95),
+            roctx(2, 21, 500, 510),
+            roctx(5, 22, 600, 601),
         ];
         c.markers.push(MarkerSpan {
-            label: Arc::from("train_step"),
-            thread_id: 7,
-            open_correlation_id: 20,
-            close_correlation_id: 21,
-            start_ns: 101,
-            end_ns: 509,
             scope_id: 20,
-            instant: false,
-            ..MarkerSpan::default()
+            ..train_step()
         });
         c.scopes.push((40, 20));
         let profile = |c: Collected| {
@@ -3471,16 +3452,16 @@ mod tests {
             (events, bytes)
         };
         let mut unpacked = c.clone();
-        unpacked.api.extend(roctx);
+        unpacked.api.extend(records);
         let mut packed = c.clone();
         let mut dropped = 0;
-        for r in roctx {
+        for r in records {
             packed.marker_records.push_or_count(r, &mut dropped);
         }
         // One repeat in each place: the earlier still wins.
         let mut split = c;
-        split.api.push(roctx[1]);
-        for r in [roctx[0], roctx[2], roctx[3]] {
+        split.api.push(records[1]);
+        for r in [records[0], records[2], records[3]] {
             split.marker_records.push_or_count(r, &mut dropped);
         }
         let (events, bytes) = profile(unpacked);
