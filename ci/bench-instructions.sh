@@ -17,12 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 cargo build --release --workspace --quiet
-bench=$(cargo bench -p rocprof-xplane --bench hot_path --no-run --message-format=json 2>/dev/null \
-  | python3 -c 'import json,sys
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "hot_path":
-        print(m["executable"])')
+bench=$(ci/hot-path-bench.sh)
 if [[ $# -ge 1 ]]; then
   work=$1; mkdir -p "$work"
 else

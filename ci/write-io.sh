@@ -22,12 +22,7 @@ tool=$(realpath "${2:-target/release/librocprof_xplane.so}")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 calls=write,writev,pwrite64,sendfile,splice,copy_file_range,fsync,sync_file_range,rename
 if [[ $scenario == bench ]]; then
-  bench=$(cargo bench -p rocprof-xplane --bench hot_path --no-run --message-format=json 2>/dev/null \
-    | python3 -c 'import json,sys
-for l in sys.stdin:
-    m = json.loads(l)
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "hot_path":
-        print(m["executable"])')
+  bench=$(ci/hot-path-bench.sh)
   HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 strace -f -y -T -o "$work/strace" -e trace="$calls" \
     "$bench" --bench 2>&1 | grep -E '^export' || true
 else
