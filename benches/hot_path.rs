@@ -117,7 +117,7 @@ fn bench_capture_threads() {
 fn bench_capture_threads_on(created_stream: bool) {
     use rocprof_xplane::capture::{devices, with_current};
     let mut line = format!(
-        "per HIP call on application threads, {} (CPU-ns):",
+        "per HIP call on application threads, {} (CPU-ns; wall ns per call in blocks of {CALL_BLOCK}, median / p99):",
         if created_stream {
             "on a created stream"
         } else {
@@ -125,6 +125,8 @@ fn bench_capture_threads_on(created_stream: bool) {
         }
     );
     for threads in [1u64, 4, 16, 32] {
+        let blocks = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = Arc::clone(&blocks);
         let ns = cpu_ns_per_call(threads, 400_000, move |t, calls, start| {
             let tid = 1000 + t;
             // A stream handle of the thread's own, as an allocator would place them.
@@ -143,46 +145,103 @@ fn bench_capture_threads_on(created_stream: bool) {
                     parent_scope_id: 0,
                 })
             });
+            let mut per_call = Vec::with_capacity((calls / CALL_BLOCK + 1) as usize);
             start.wait();
+            let mut mark = Instant::now();
             for c in 0..calls {
                 let corr = (t << 32) | (c + 2);
                 with_current(tid, |s| {
                     s.capture_at_api_enter(corr);
                     devices::on_work_enter(s, corr, stream);
                 });
+                if (c + 1) % CALL_BLOCK == 0 {
+                    let now = Instant::now();
+                    per_call.push((now - mark).as_nanos() as f64 / CALL_BLOCK as f64);
+                    mark = now;
+                }
             }
+            sink.lock().unwrap().extend(per_call);
         });
-        line += &format!("  {threads} threads {ns:>5.1}");
+        let (median, p99) = median_p99(&mut blocks.lock().unwrap());
+        line += &format!("  {threads} threads {ns:>5.1} ({median:.1} / {p99:.1})");
         // Leave nothing behind for the next round.
         let _ = rocprof_xplane::capture::drain_all(0, false);
     }
     println!("{line}");
 }
 
+/// Calls timed together for the per-call distribution: one clock read per block (about 1.5 ns
+/// per call of its ~25 ns), short enough that a block a thread spends descheduled is rarer
+/// than one in a hundred even with 32 threads on 2 cores (a block lasts about a microsecond,
+/// a time slice milliseconds), so the p99 is the tool's own tail: a new chunk's first touch,
+/// a stream map probe that misses.
+const CALL_BLOCK: u64 = 16;
+
+/// The median and the 99th percentile (nearest rank) of `v`, which it sorts.
+fn median_p99(v: &mut [f64]) -> (f64, f64) {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    (at(0.5), at(0.99))
+}
+
 /// Runs `work(thread, calls, start)` on `threads` threads at once, `total` calls split among
-/// them: each waits on `start` once set up, and the clock runs from there to the last one's
-/// end. Returns CPU-ns per call (wall time × the cores kept busy / calls).
+/// them: each calls `start.wait()` once set up. Returns CPU-ns per call: the wall time from
+/// the first thread's release to the last one's end, × the cores kept busy, / calls. The
+/// threads read the clock themselves: the main thread, released with up to 32 others onto 2
+/// cores, was at times scheduled last and started its clock when most of the work was done
+/// (3.4 and 8.2 CPU-ns per call at 16 threads in earlier sets, against a median of 24 wall-ns
+/// per call on each thread).
 fn cpu_ns_per_call<F>(threads: u64, total: u64, work: F) -> f64
 where
-    F: Fn(u64, u64, &std::sync::Barrier) + Send + Sync + 'static,
+    F: Fn(u64, u64, &Start) + Send + Sync + 'static,
 {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
     let per_thread = total / threads;
-    let barrier = Arc::new(std::sync::Barrier::new(threads as usize + 1));
+    let start = Arc::new(Start {
+        barrier: std::sync::Barrier::new(threads as usize),
+        first: std::sync::Mutex::new(None),
+    });
     let work = Arc::new(work);
     let handles: Vec<_> = (0..threads)
         .map(|t| {
-            let (b, w) = (Arc::clone(&barrier), Arc::clone(&work));
-            std::thread::spawn(move || w(t, per_thread, &b))
+            let (b, w) = (Arc::clone(&start), Arc::clone(&work));
+            std::thread::spawn(move || {
+                w(t, per_thread, &b);
+                Instant::now()
+            })
         })
         .collect();
-    barrier.wait();
-    let t0 = Instant::now();
-    for h in handles {
-        h.join().unwrap();
-    }
-    let wall = t0.elapsed().as_nanos() as f64;
+    let last = handles
+        .into_iter()
+        .map(|h| h.join().unwrap())
+        .max()
+        .unwrap();
+    let first = start
+        .first
+        .lock()
+        .unwrap()
+        .expect("every thread waited on start");
+    let wall = (last - first).as_nanos() as f64;
     wall * cores.min(threads as f64) / (per_thread * threads) as f64
+}
+
+/// The moment the threads of [`cpu_ns_per_call`] start together, read by the first of them
+/// to go.
+struct Start {
+    barrier: std::sync::Barrier,
+    first: std::sync::Mutex<Option<Instant>>,
+}
+
+impl Start {
+    fn wait(&self) {
+        self.barrier.wait();
+        let now = Instant::now();
+        let mut first = self.first.lock().unwrap();
+        *first = Some(first.map_or(now, |f| f.min(now)));
+    }
 }
 
 /// The memory ceiling's charge on every captured HIP call, from 1, 2 and 4 threads: one
@@ -265,12 +324,20 @@ fn bench_decode(
     let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
         headers.iter().map(|h| h as *const _).collect();
     let mut store = EventStore::default();
+    // Each batch is timed on its own as well (one clock read per 512 records), for the
+    // distribution over deliveries: the median and the p99 per record.
+    let mut batches = Vec::with_capacity(rounds);
     let t = Instant::now();
+    let mut mark = t;
     for _ in 0..rounds {
         // SAFETY: every header points to a live record of the size its `size` field states.
         unsafe { decode_batch(abi, &kinds, ptrs.as_ptr(), ptrs.len(), 0, &mut store) };
+        let now = Instant::now();
+        batches.push((now - mark).as_nanos() as f64 / ptrs.len() as f64);
+        mark = now;
     }
     let dt = t.elapsed();
+    let (median, p99) = median_p99(&mut batches);
     let n = (rounds * headers.len()) as f64;
     let bytes =
         store.api.capacity_bytes() + store.kernels.capacity_bytes() + store.copies.capacity_bytes();
@@ -279,7 +346,8 @@ fn bench_decode(
     let record_bytes = std::mem::size_of_val(&headers[0]) as f64 + record_size(&headers[0]) as f64;
     let floor = record_bytes / memcpy_bytes_per_ns();
     println!(
-        "decode {label:<28} {per:>7.1} ns/record  {:>6.1} M records/s  store {:>5.1} B/record  floor {floor:>5.1} ns ({:.0}x) (fresh store: includes first-touch page faults)",
+        "decode {label:<28} {per:>7.1} ns/record (per batch of {}: median {median:.1}, p99 {p99:.1})  {:>6.1} M records/s  store {:>5.1} B/record  floor {floor:>5.1} ns ({:.0}x) (fresh store: includes first-touch page faults)",
+        ptrs.len(),
         n / dt.as_secs_f64() / 1e6,
         bytes as f64 / n,
         per / floor
