@@ -291,7 +291,8 @@ fn finalize_once() {
     crate::server::stop(s);
     crate::window::stop();
     crate::attach::wait_for_detach();
-    let collected = s.finish();
+    // The last window takes in what the window before it handed on.
+    let (collected, _) = crate::window::take_carried(s.finish());
     if crate::window::skip_final(&collected) {
         log_info!(
             "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",

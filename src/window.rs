@@ -8,10 +8,12 @@
 //! number of delivered records, or when the user's chosen signal arrives (the handler only
 //! sets a flag). Each cut flushes our buffers, drains, joins and writes one window.
 //!
-//! What a boundary costs: a launch whose kernel completes after the cut has its API call in one
-//! window and its kernel in the next (counted as an activity without API there); a wait on an
-//! event recorded in an earlier window is unresolved (it keeps the raw event id); a roctx
-//! range open at a cut is shown up to the cut and again, whole, in the window where it ends.
+//! What a boundary costs: a call whose pieces straddle the cut — a launch whose kernel
+//! completes after it, a call that returns after it — is handed on whole to the next window
+//! (`model::carry`, up to 16 windows in a row) and joined there with its kernels, roctx labels
+//! and stream; a job killed before that window loses those calls. A wait on an event recorded in an
+//! earlier window is unresolved (it keeps the raw event id); a roctx range open at a cut is
+//! shown up to the cut and again, whole, in the window where it ends.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -19,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use crate::collect::{collect, Cut};
 use crate::config::Config;
+use crate::model::carry::HandedOn;
+use crate::model::events::Collected;
 use crate::model::join::join_on;
 use crate::sdk::session::Session;
 use crate::{log_debug, log_error, log_warn};
@@ -42,6 +46,8 @@ static PAUSED: AtomicBool = AtomicBool::new(false);
 /// The bounded capture (`DURATION`) has ended and was written.
 static ENDED: AtomicBool = AtomicBool::new(false);
 static THREAD: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
+/// What the last window handed on to the next (`model::carry`), with its correlation ids.
+static CARRY: Mutex<Option<(Collected, HandedOn)>> = Mutex::new(None);
 
 /// How often the window thread looks at its triggers.
 const TICK: Duration = Duration::from_millis(10);
@@ -156,6 +162,18 @@ pub fn skip_final(c: &crate::model::events::Collected) -> bool {
     ACTIVE.load(Ordering::Relaxed) && !c.has_records()
 }
 
+/// `c` with what the last window handed on taken in first (their calls came first), and how
+/// many times each of those ids was handed on. At finalize the last window takes them in.
+pub fn take_carried(c: Collected) -> (Collected, HandedOn) {
+    match crate::store::sinks::lock(&CARRY).take() {
+        Some((mut held, ids)) => {
+            held.absorb(c);
+            (held, ids)
+        }
+        None => (c, HandedOn::default()),
+    }
+}
+
 /// Stops the window thread (finalize), waiting for a cut in progress.
 pub fn stop() {
     STOP.store(true, Ordering::Relaxed);
@@ -234,7 +252,21 @@ fn run(s: &'static Session, cfg: &'static Config) {
 fn cut(s: &Session, cfg: &Config, always: bool) {
     let t0 = Instant::now();
     let warnings = s.flush_all();
-    let c = collect(s, warnings, Cut::Window);
+    let (mut c, carried_in) = take_carried(collect(s, warnings, Cut::Window));
+    // The window that ends a bounded capture (`DURATION`) has no window after it.
+    if ACTIVE.load(Ordering::Relaxed) && !always {
+        let began = Instant::now();
+        if let Some((held, ids)) = crate::model::carry::split_incomplete(&mut c, &carried_in) {
+            log_debug!(
+                "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet ({:.1} ms)",
+                held.api.len(),
+                held.kernels.len(),
+                held.copies.len(),
+                began.elapsed().as_secs_f64() * 1e3
+            );
+            *crate::store::sinks::lock(&CARRY) = Some((held, ids));
+        }
+    }
     if !c.has_records() && c.markers.is_empty() && !always {
         return;
     }

@@ -36,6 +36,9 @@ type ListKey = (usize, usize);
 /// `MAX_LEVELS` labels however deep, and the ranges pushed again under the same labels (a
 /// training loop's `step`) share one label list.
 pub struct ScopeStacks<'a> {
+    /// Spans that only name scopes (`Collected::scope_context`): positions first, so that a
+    /// span of `spans` with the same scope wins.
+    context: &'a [MarkerSpan],
     spans: &'a [MarkerSpan],
     /// Scope id → its span (the last one: a range open at a window's cut is shown again, and
     /// the later copy wins). Scope ids are their pushes' correlation ids: a table over the
@@ -60,23 +63,49 @@ pub struct ScopeStacks<'a> {
 impl<'a> ScopeStacks<'a> {
     /// `ids`: the run's correlation id range, which the push/pop scope ids fall in.
     pub fn new(spans: &'a [MarkerSpan], ids: Option<(u64, u64)>) -> Self {
+        Self::with_context(spans, &[], ids)
+    }
+
+    /// As [`Self::new`], with `context`: spans read only to name scopes (those of calls a
+    /// capture window handed on, `model::carry`).
+    pub fn with_context(
+        spans: &'a [MarkerSpan],
+        context: &'a [MarkerSpan],
+        ids: Option<(u64, u64)>,
+    ) -> Self {
         let is_scope = |m: &MarkerSpan| m.scope_id > 0 && !m.instant && !m.process_wide;
-        let scopes = || spans.iter().enumerate().filter(|(_, m)| is_scope(m));
+        let scopes = || {
+            context
+                .iter()
+                .chain(spans)
+                .enumerate()
+                .filter(|(_, m)| is_scope(m))
+        };
         let index = CorrMap::positions_of(
             ids,
             scopes().count(),
             scopes().map(|(i, m)| (i, m.scope_id as u64)),
         );
+        let all = context.len() + spans.len();
         ScopeStacks {
+            context,
             spans,
             index,
-            made: std::iter::repeat_with(|| None).take(spans.len()).collect(),
+            made: std::iter::repeat_with(|| None).take(all).collect(),
             unknown: HashMap::default(),
             table: Table::default(),
             lists: HashMap::default(),
             empty: Arc::from(Vec::new()),
             last_list: None,
             chain: Vec::new(),
+        }
+    }
+
+    /// The span at position `i` (the context's first).
+    fn span(&self, i: usize) -> &'a MarkerSpan {
+        match i.checked_sub(self.context.len()) {
+            Some(j) => &self.spans[j],
+            None => &self.context[i],
         }
     }
 
@@ -111,14 +140,14 @@ impl<'a> ScopeStacks<'a> {
         let mut chain = std::mem::take(&mut self.chain);
         let mut next = Some(at);
         while let Some(i) = next.filter(|&i| self.made[i].is_none()) {
-            if chain.len() > self.spans.len() {
+            if chain.len() > self.made.len() {
                 break;
             }
             chain.push(i);
-            next = self.span_of(self.spans[i].parent_scope_id);
+            next = self.span_of(self.span(i).parent_scope_id);
         }
         for &i in chain.iter().rev() {
-            let m = &self.spans[i];
+            let m = self.span(i);
             let parent = self
                 .span_of(m.parent_scope_id)
                 .filter(|&p| p != i)
@@ -188,9 +217,9 @@ fn extend_stack(parent: &[Arc<str>], depth: usize, label: &Arc<str>) -> Labels {
 }
 
 /// Every push/pop range's (child, parent) pair, once, sorted; outermost ranges have no pair.
-pub fn scope_tree(markers: &[MarkerSpan]) -> Vec<(i64, i64)> {
+pub fn scope_tree<'m>(markers: impl IntoIterator<Item = &'m MarkerSpan>) -> Vec<(i64, i64)> {
     let mut pairs: Vec<(i64, i64)> = markers
-        .iter()
+        .into_iter()
         .filter(|m| m.scope_id != 0 && m.parent_scope_id != 0)
         .map(|m| (m.scope_id, m.parent_scope_id))
         .collect();

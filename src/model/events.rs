@@ -724,6 +724,10 @@ pub struct Collected {
     pub kernels: crate::store::PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
+    /// Spans that only name the scopes of calls a capture window handed on to this one
+    /// (`model::carry`): read for their labels and the scope tree, never shown (they were
+    /// shown in their own window).
+    pub scope_context: Vec<MarkerSpan>,
     /// The innermost roctx scope open at each API entry, keyed by internal correlation id
     /// (the stack is that scope's chain of parents in `markers`).
     pub scopes: Vec<(u64, i64)>,
@@ -812,6 +816,7 @@ impl Collected {
             kernels,
             copies,
             markers,
+            scope_context,
             scopes,
             calls,
             syncs,
@@ -844,6 +849,7 @@ impl Collected {
             !(m.open_at_end && reopened.contains(&(m.thread_id, m.open_correlation_id)))
         });
         self.markers.extend(markers);
+        self.scope_context.extend(scope_context);
         self.scopes.extend(scopes);
         self.calls.extend(calls);
         self.syncs.extend(syncs);

@@ -774,6 +774,8 @@ struct Spanned {
     /// Consumed by the pass: the ones no span stands for are moved into `api`.
     marker_records: PackedVec<ApiRecord>,
     markers: Vec<super::events::MarkerSpan>,
+    /// Read for labels and the scope tree only, then dropped.
+    scope_context: Vec<super::events::MarkerSpan>,
     scopes: Vec<(u64, i64)>,
 }
 
@@ -783,6 +785,7 @@ impl Spanned {
             api: std::mem::take(&mut c.api),
             marker_records: std::mem::take(&mut c.marker_records),
             markers: std::mem::take(&mut c.markers),
+            scope_context: std::mem::take(&mut c.scope_context),
             scopes: std::mem::take(&mut c.scopes),
         }
     }
@@ -818,7 +821,8 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
     take_span_records(c, &span_ids, ids);
     drop(span_ids);
     annotations.captured.reserve(c.scopes.len());
-    let mut stacks = super::annotations::ScopeStacks::new(&c.markers, ids.range);
+    let mut stacks =
+        super::annotations::ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
     // In the order captured: where an id was captured twice the later one wins, as it did
     // when they were sorted by id first (a stable sort), which cost the storm's join 110
     // instructions per record for a table that takes them in any order.
@@ -845,7 +849,7 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
         &mut stacks,
     );
     annotations.table = stacks.into_table();
-    let scope_tree = super::annotations::scope_tree(&c.markers);
+    let scope_tree = super::annotations::scope_tree(c.scope_context.iter().chain(&c.markers));
     for a in &c.api {
         if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
             continue;
@@ -3699,5 +3703,172 @@ mod tests {
             t.stop_boottime_ns - t.start_boottime_ns
         );
         assert_eq!(t.start_walltime_ns, 5_000_000);
+    }
+
+    /// Where kernel `corr` landed in a trace (device, line name, annotation), for comparing a
+    /// windowed join with one of the whole run (a window numbers its lines from 0).
+    fn kernel_place(t: &Trace, corr: u64) -> (u32, String, Option<Annotation>) {
+        t.devices
+            .iter()
+            .flat_map(|d| d.lines.iter().map(move |l| (d, l)))
+            .flat_map(|(d, l)| l.events.iter().map(move |e| (d, l, e)))
+            .find(|(_, _, e)| e.correlation_id == corr)
+            .map(|(d, l, e)| {
+                (
+                    d.ordinal,
+                    l.name.clone(),
+                    t.annotation(e.annotation).cloned(),
+                )
+            })
+            .unwrap_or_else(|| panic!("no kernel {corr}"))
+    }
+
+    /// A queue of its own for kernel 5: placed by its queue, not its call's stream, it would
+    /// have a line of its own.
+    const OTHER_QUEUE: u64 = 0xbeef_0000;
+
+    /// Launches 5 and 6 on a created stream inside `step` > `fwd`, after launch 4 on the null
+    /// stream: the whole run's pieces, as one collection. Kernel 5 and kernel 6's call are
+    /// left out when `cut` (a window's cut fell before them).
+    fn launches_under_ranges(cut: bool) -> Collected {
+        use crate::model::events::CallFact;
+        let mut c = base();
+        // As the decode counts them.
+        c.counters.api_records = if cut { 2 } else { 3 };
+        c.counters.kernel_records = 2;
+        c.markers.push(range_span("step", 2, 9, 0));
+        c.markers.push(range_span("fwd", 3, 8, 2));
+        for (corr, stream) in [(4, 0), (5, 0xa), (6, 0xa)] {
+            c.scopes.push((corr, 3));
+            c.calls.push(CallFact {
+                correlation_id: corr,
+                stream,
+                device: 0,
+                stream_seq: 0,
+            });
+        }
+        c.api.push(api(LAUNCH, 4, 4, 8, 7));
+        c.kernels.push(kernel(4, 9, 12, 1, 0, q()));
+        c.api.push(api(LAUNCH, 5, 10, 20, 7));
+        c.kernels.push(kernel(6, 25, 28, 1, 2, q()));
+        if !cut {
+            c.api.push(api(LAUNCH, 6, 21, 24, 7));
+            c.kernels.push(kernel(5, 30, 40, 1, 1, OTHER_QUEUE));
+        }
+        c
+    }
+
+    /// A capture window cut between a launch and its kernel, and between a kernel and its
+    /// call's record, hands both on (`model::carry`): the next window joins each whole, on
+    /// the stream line and with the roctx labels the whole run gives it, and neither window
+    /// counts a launch without activity or an activity without a call. Without the carry,
+    /// the next window's kernel had no call, no labels and no stream.
+    #[test]
+    fn a_window_hands_on_the_calls_it_cannot_join_yet() {
+        use crate::model::carry::{split_incomplete, HandedOn};
+        let whole = join(launches_under_ranges(false));
+        let mut first = launches_under_ranges(true);
+        let (held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        assert_eq!(handed.get(&5), Some(&1));
+        assert_eq!(handed.get(&6), Some(&1));
+        assert_eq!(handed.len(), 2);
+        let ids = |a: &[ApiRecord]| a.iter().map(|a| a.correlation_id).collect::<Vec<_>>();
+        assert_eq!(ids(&held.api), [5]);
+        assert_eq!(ids(&first.api), [4]);
+        assert_eq!(first.kernels.len(), 1);
+        assert_eq!(held.kernels.len(), 1);
+        let mut scopes = held.scopes.clone();
+        scopes.sort_unstable();
+        assert_eq!(scopes, [(5, 3), (6, 3)]);
+        assert_eq!(held.calls.len(), 2);
+        // The spans naming scope 3, for labels only: shown in the first window.
+        let mut context: Vec<&str> = held.scope_context.iter().map(|m| &*m.label).collect();
+        context.sort_unstable();
+        assert_eq!(context, ["fwd", "step"]);
+        assert_eq!(first.markers.len(), 2);
+        // The counts go with the records.
+        assert_eq!(
+            (held.counters.api_records, held.counters.kernel_records),
+            (1, 1)
+        );
+        assert_eq!(
+            (first.counters.api_records, first.counters.kernel_records),
+            (1, 1)
+        );
+        let first = join(first);
+        assert_eq!(first.counters.launches_without_activity, 0);
+        assert_eq!(first.counters.activities_without_api, 0);
+
+        // The next window: kernel 5 completes, call 6 returns.
+        let mut next = base();
+        next.kernels.push(kernel(5, 30, 40, 1, 1, OTHER_QUEUE));
+        next.api.push(api(LAUNCH, 6, 21, 24, 7));
+        let alone = join(next.clone());
+        assert_eq!(
+            kernel_place(&alone, 5).2,
+            None,
+            "without the carry: no labels"
+        );
+        assert_eq!(alone.counters.activities_without_api, 1);
+
+        let mut carried = held;
+        carried.absorb(next);
+        let t = join(carried);
+        // The same device and labels as in the whole run, and the same stream as kernel 6
+        // (a window numbers its streams from those it holds).
+        let (five, six) = (kernel_place(&t, 5), kernel_place(&t, 6));
+        assert_eq!(five.1, six.1, "one stream");
+        for (corr, (device, _, labels)) in [(5, five), (6, six)] {
+            let (whole_device, _, whole_labels) = kernel_place(&whole, corr);
+            assert_eq!(
+                (device, labels),
+                (whole_device, whole_labels),
+                "kernel {corr}"
+            );
+            assert!(
+                t.host_threads[0]
+                    .events
+                    .iter()
+                    .any(|e| e.correlation_id == corr && e.kind == HostEventKind::HipApi),
+                "call {corr}"
+            );
+        }
+        assert!(kernel_place(&t, 5).2.is_some());
+        assert_eq!(t.counters.launches_without_activity, 0);
+        assert_eq!(t.counters.activities_without_api, 0);
+        // The context spans are not shown again.
+        let ranges = t.host_threads[0]
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, HostEventKind::MarkerRange(_)))
+            .count();
+        assert_eq!(ranges, 0);
+    }
+
+    /// An incomplete call is handed on while it stays incomplete, at most `MAX_HANDED_ON`
+    /// windows in a row; then it is written as it is. A complete one is never handed on.
+    #[test]
+    fn an_incomplete_call_is_handed_on_a_bounded_number_of_times() {
+        use crate::model::carry::{split_incomplete, HandedOn, MAX_HANDED_ON};
+        let mut c = base();
+        c.api.push(api(LAUNCH, 5, 10, 20, 7));
+        let mut handed = HandedOn::default();
+        for n in 1..=MAX_HANDED_ON {
+            let (held, next) = split_incomplete(&mut c, &handed).unwrap();
+            assert_eq!(next.get(&5), Some(&n));
+            assert!(c.api.is_empty());
+            c = base();
+            c.absorb(held);
+            handed = next;
+        }
+        assert!(split_incomplete(&mut c, &handed).is_none());
+        assert_eq!(c.api.len(), 1);
+        assert_eq!(join(c).counters.launches_without_activity, 1);
+
+        let mut complete = base();
+        complete.api.push(api(LAUNCH, 5, 10, 20, 7));
+        complete.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        complete.api.push(api(SYNC, 7, 50, 60, 7));
+        assert!(split_incomplete(&mut complete, &HandedOn::default()).is_none());
     }
 }

@@ -2,6 +2,7 @@
 //! from, and the join between them.
 
 pub mod annotations;
+pub mod carry;
 pub mod corrmap;
 pub mod deps;
 pub mod events;

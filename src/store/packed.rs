@@ -204,6 +204,23 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.clear();
     }
 
+    /// Moves the records `take` picks into a new vector and keeps the others, both in their
+    /// order. Both are packed anew, a record at a time: for the few records a capture window
+    /// hands to the next (`model::carry`), not for whole stores.
+    pub fn split_where(&mut self, mut take: impl FnMut(&T) -> bool) -> PackedVec<T, MAX> {
+        let (mut kept, mut taken) = (PackedVec::new(), PackedVec::new());
+        for r in self.iter() {
+            // A subset of this vector's records fits in a table as large as this one's.
+            let _ = if take(&r) {
+                taken.push(r)
+            } else {
+                kept.push(r)
+            };
+        }
+        *self = kept;
+        taken
+    }
+
     pub fn clear(&mut self) {
         self.records.clear();
         self.table.clear();

@@ -1,0 +1,216 @@
+//! What a capture window hands to the next (`window`): the calls it cannot join yet.
+//!
+//! The GPU runs behind the host, and a call's pieces reach the tool at different times: its
+//! capture facts at entry, its API record when it returns, its kernels or copies when they
+//! complete. A cut falls between them. Written as they are, a launch shows without its kernel
+//! in one window, and the kernel shows in the next without its call, its roctx labels or the
+//! stream it was launched on. On the storm cut every 3,000 records, the first window held
+//! 12,515 calls and 2,164 kernels: 10,398 launches without activity there, and as many
+//! kernels without a call in the window after.
+//!
+//! So a window keeps back every correlation id that is still incomplete, with all it holds
+//! for that id, and the next window takes them in before its join:
+//!
+//! - a call expected to make device work (`hip::ops`) that has none yet;
+//! - device work, or capture facts, whose call has no record yet.
+//!
+//! An id is carried while it is incomplete, at most [`MAX_HANDED_ON`] times; then it is
+//! written as it is, as before, and counted (a launch that never makes device work must not
+//! wait for ever, nor be held by a week-long job). At finalize the last window takes in what
+//! is left and writes it whole: the runtime has delivered everything by then. The roctx spans
+//! that name the carried calls' scopes go along as `Collected::scope_context`, for their
+//! labels only: they were shown in their own window. This is the first of the carry rules a
+//! streaming join needs (docs/architecture.md).
+
+use crate::fastmap::HashMap;
+
+use super::corrmap::IdSet;
+use super::events::{ApiDomain, Collected};
+
+/// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
+/// windows behind its host is not the common case: past it, the pieces are written as they
+/// are and counted (`launches_without_activity`, `activities_without_api`).
+pub const MAX_HANDED_ON: u32 = 16;
+
+/// Correlation ids handed on, and how many times each was.
+pub type HandedOn = HashMap<u64, u32>;
+
+/// Takes out of `c` every correlation id that is still incomplete, with everything `c` holds
+/// for it, and returns them for the next window with how many times each was handed on
+/// (`carried_in`: those `c` took from the window before); `None` when nothing is incomplete.
+pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
+    let launches: crate::fastmap::HashSet<i32> = c
+        .op_names
+        .iter()
+        .filter(|((domain, _), name)| {
+            *domain == ApiDomain::Hip && crate::hip::ops::expects_device_activity(name)
+        })
+        .map(|(&(_, op), _)| op)
+        .collect();
+    let hip = |d: ApiDomain| d == ApiDomain::Hip;
+    let range = c
+        .api
+        .iter()
+        .filter(|a| hip(a.domain) && a.correlation_id != 0)
+        .map(|a| a.correlation_id)
+        .fold(None, |r: Option<(u64, u64)>, id| {
+            Some(r.map_or((id, id), |(lo, hi)| (lo.min(id), hi.max(id))))
+        });
+    let mut recorded = IdSet::for_range(range, c.api.len());
+    for a in c.api.iter().filter(|a| hip(a.domain)) {
+        recorded.insert(a.correlation_id);
+    }
+    let mut active = IdSet::for_range(range, c.api.len());
+    for id in c.kernels.iter().map(|k| k.correlation_id) {
+        active.insert(id);
+    }
+    for id in c.copies.iter().map(|k| k.correlation_id) {
+        active.insert(id);
+    }
+
+    // The cheap tests first: the map of ids handed on is probed only for an incomplete id.
+    let times = |id: u64| carried_in.get(&id).copied().unwrap_or(0);
+    let open = |id: u64| id != 0 && times(id) < MAX_HANDED_ON;
+    let unrecorded = |id: u64| !recorded.contains(id) && open(id);
+    // The ids held, as bits for the moves' tests, and with their counts for the next window.
+    let mut held = HandedOn::default();
+    let mut held_ids = IdSet::for_range(range, c.api.len());
+    let mut hold = |id: u64| {
+        held.entry(id).or_insert_with(|| {
+            held_ids.insert(id);
+            times(id) + 1
+        });
+    };
+    for a in c.api.iter().filter(|a| hip(a.domain)) {
+        let id = a.correlation_id;
+        if launches.contains(&a.operation) && !active.contains(id) && open(id) {
+            hold(id);
+        }
+    }
+    let facts = c
+        .kernels
+        .iter()
+        .map(|k| k.correlation_id)
+        .chain(c.copies.iter().map(|k| k.correlation_id))
+        .chain(c.scopes.iter().map(|&(id, _)| id))
+        .chain(c.calls.iter().map(|f| f.correlation_id))
+        .chain(c.syncs.iter().map(|f| f.correlation_id))
+        .chain(c.copy_ptrs.iter().map(|f| f.correlation_id))
+        .chain(c.memory.iter().map(|f| f.correlation_id))
+        .chain(c.hip_events.iter().map(|(_, r)| r.correlation_id));
+    for id in facts {
+        if unrecorded(id) {
+            hold(id);
+        }
+    }
+    if held.is_empty() {
+        return None;
+    }
+
+    let mut out = Collected {
+        hostname: c.hostname.clone(),
+        pid: c.pid,
+        sdk_version: c.sdk_version.clone(),
+        // The window that absorbs this keeps its own span: `absorb` takes the earlier start
+        // and the later stop.
+        start_boottime_ns: u64::MAX,
+        start_walltime_ns: u64::MAX,
+        ..Collected::default()
+    };
+    let is_held = |id: u64| id != 0 && held_ids.contains(id);
+    move_where(&mut c.api, &mut out.api, |a| {
+        hip(a.domain) && is_held(a.correlation_id)
+    });
+    if c.kernels.iter().any(|k| is_held(k.correlation_id)) {
+        out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
+    }
+    move_where(&mut c.copies, &mut out.copies, |k| {
+        is_held(k.correlation_id)
+    });
+    move_where(&mut c.scopes, &mut out.scopes, |&(id, _)| is_held(id));
+    move_where(&mut c.calls, &mut out.calls, |f| is_held(f.correlation_id));
+    move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
+    move_where(&mut c.copy_ptrs, &mut out.copy_ptrs, |f| {
+        is_held(f.correlation_id)
+    });
+    move_where(&mut c.memory, &mut out.memory, |f| {
+        is_held(f.correlation_id)
+    });
+    move_where(&mut c.hip_events, &mut out.hip_events, |(_, r)| {
+        is_held(r.correlation_id)
+    });
+    out.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
+    // The records' counts go with them: a window's counts are of the records it shows.
+    for (mine, theirs, n) in [
+        (
+            &mut c.counters.api_records,
+            &mut out.counters.api_records,
+            out.api.len(),
+        ),
+        (
+            &mut c.counters.kernel_records,
+            &mut out.counters.kernel_records,
+            out.kernels.len(),
+        ),
+        (
+            &mut c.counters.memcpy_records,
+            &mut out.counters.memcpy_records,
+            out.copies.len(),
+        ),
+        (
+            &mut c.counters.hip_event_records,
+            &mut out.counters.hip_event_records,
+            out.hip_events.len(),
+        ),
+    ] {
+        let n = (n as u64).min(*mine);
+        *mine -= n;
+        *theirs += n;
+    }
+    Some((out, held))
+}
+
+/// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in
+/// place (a window's vectors are not copied whole for the few items handed on).
+fn move_where<T: Copy>(from: &mut Vec<T>, to: &mut Vec<T>, mut take: impl FnMut(&T) -> bool) {
+    from.retain(|x| {
+        let taken = take(x);
+        if taken {
+            to.push(*x);
+        }
+        !taken
+    });
+}
+
+/// Copies of the spans of `scopes` and of every range around them, each once, from `c`'s
+/// spans (and the context `c` itself took in).
+fn scope_chains(
+    c: &Collected,
+    scopes: impl Iterator<Item = i64>,
+) -> Vec<super::events::MarkerSpan> {
+    let spans = || c.scope_context.iter().chain(&c.markers);
+    let mut by_scope: HashMap<i64, &super::events::MarkerSpan> = HashMap::default();
+    let mut out = Vec::new();
+    let mut wanted = scopes.filter(|&s| s != 0).peekable();
+    if wanted.peek().is_none() {
+        return out;
+    }
+    // The later copy of a scope wins, as in the join (a range shown open at a cut and again).
+    for m in spans().filter(|m| m.scope_id != 0) {
+        by_scope.insert(m.scope_id, m);
+    }
+    let mut taken = crate::fastmap::HashSet::default();
+    for scope in wanted {
+        let mut next = scope;
+        // A chain longer than the spans is a cycle (only malformed input makes one).
+        for _ in 0..=by_scope.len() {
+            if next == 0 || !taken.insert(next) {
+                break;
+            }
+            let Some(m) = by_scope.get(&next) else { break };
+            out.push((*m).clone());
+            next = m.parent_scope_id;
+        }
+    }
+    out
+}
