@@ -7,7 +7,8 @@
 //! for instruction counts that do not move with the machine's load); with `HOT_PATH_ONLY=decode`
 //! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's rows
 //! (the capture per HIP call at 1 to 32 threads, the capture at HIP entry, a roctx push + pop,
-//! the open-call marks).
+//! the open-call marks), with `HOT_PATH_ONLY=carry` only a capture window's cut
+//! (`model::carry`).
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -436,6 +437,10 @@ fn main() {
         bench_decode_rows();
         return;
     }
+    if only == "carry" {
+        bench_carry();
+        return;
+    }
     if only == "annotations" {
         bench_capture_threads();
         bench_annotation_capture();
@@ -477,6 +482,7 @@ fn main() {
     if finalize_only {
         return;
     }
+    bench_carry();
     bench_annotation_capture();
     bench_budget_charge();
     println!(
@@ -489,6 +495,29 @@ fn main() {
         size_of::<rocprof_xplane::model::DeviceEvent>(),
         size_of::<rocprof_xplane::model::HostEvent>()
     );
+}
+
+/// A capture window's cut (`model::carry::split_incomplete`): the 600 k-event collection with
+/// the kernels of its last tenth of launches not yet delivered, as when the GPU runs behind
+/// the host; per record of the window (API, kernel and roctx records, and capture facts).
+fn bench_carry() {
+    use rocprof_xplane::model::carry::{split_incomplete, HandedOn};
+    let (mut c, _) = synthetic_collection(100_000);
+    let last = c.api.iter().map(|a| a.correlation_id).max().unwrap_or(0);
+    let _late = c
+        .kernels
+        .split_where(|k| k.correlation_id > last - last / 10);
+    let records = c.api.len() + c.kernels.len() + c.markers.len() + c.scopes.len();
+    let t = Instant::now();
+    let held = split_incomplete(&mut c, &HandedOn::default());
+    let dt = t.elapsed();
+    let handed = held.as_ref().map_or(0, |(h, _)| h.api.len());
+    println!(
+        "carry  {records:>9} records in a window, {handed} calls handed on {:>7.1} ns/record   total {:>7.1} ms",
+        dt.as_nanos() as f64 / records as f64,
+        dt.as_secs_f64() * 1e3
+    );
+    black_box((c, held));
 }
 
 /// Decoding synthetic records of each kind in batches, as the buffer callback does.
