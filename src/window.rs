@@ -11,9 +11,10 @@
 //! What a boundary costs: a call whose pieces straddle the cut — a launch whose kernel
 //! completes after it, a call that returns after it — is handed on whole to the next window
 //! (`model::carry`, up to 16 windows in a row) and joined there with its kernels, roctx labels
-//! and stream; a job killed before that window loses those calls. A wait on an event recorded in an
-//! earlier window is unresolved (it keeps the raw event id); a roctx range open at a cut is
-//! shown up to the cut and again, whole, in the window where it ends.
+//! and stream; a job killed before that window loses those calls. A wait on an event recorded
+//! in an earlier window resolves to that record (each event's latest record is handed on) and
+//! draws no arrow; a roctx range open at a cut is shown up to the cut and again, whole, in the
+//! window where it ends.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -256,12 +257,13 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     // The window that ends a bounded capture (`DURATION`) has no window after it.
     if ACTIVE.load(Ordering::Relaxed) && !always {
         let began = Instant::now();
-        if let Some((held, ids)) = crate::model::carry::split_incomplete(&mut c, &carried_in) {
+        if let Some((held, ids)) = crate::model::carry::hand_off(&mut c, &carried_in) {
             log_debug!(
-                "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet ({:.1} ms)",
+                "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} events' latest records ({:.1} ms)",
                 held.api.len(),
                 held.kernels.len(),
                 held.copies.len(),
+                held.earlier_producers.len(),
                 began.elapsed().as_secs_f64() * 1e3
             );
             *crate::store::sinks::lock(&CARRY) = Some((held, ids));

@@ -19,13 +19,17 @@
 //! wait for ever, nor be held by a week-long job). At finalize the last window takes in what
 //! is left and writes it whole: the runtime has delivered everything by then. The roctx spans
 //! that name the carried calls' scopes go along as `Collected::scope_context`, for their
-//! labels only: they were shown in their own window. This is the first of the carry rules a
-//! streaming join needs (docs/architecture.md).
+//! labels only: they were shown in their own window.
+//!
+//! Each event handle's latest `hipEventRecord` goes along too (`Collected::earlier_producers`),
+//! so that a wait in a later window still resolves to the record it waited for: its stats name
+//! the record's call, though no arrow is drawn (the record's anchor is in an earlier file).
+//! These are the first two carry rules a streaming join needs (docs/architecture.md).
 
 use crate::fastmap::HashMap;
 
 use super::corrmap::IdSet;
-use super::events::{ApiDomain, Collected};
+use super::events::{ApiDomain, Collected, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
 /// windows behind its host is not the common case: past it, the pieces are written as they
@@ -34,6 +38,60 @@ pub const MAX_HANDED_ON: u32 = 16;
 
 /// Correlation ids handed on, and how many times each was.
 pub type HandedOn = HashMap<u64, u32>;
+
+/// The most event handles whose latest record is handed on: a program that makes a new event
+/// per step and never destroys it must not make every window carry them all. The latest
+/// records are kept.
+pub const MAX_PRODUCERS: usize = 65_536;
+
+/// What window `c` hands to the next: its incomplete calls (`split_incomplete`, taken out of
+/// `c`) and each event handle's latest record, with how many times each handed-on id was;
+/// `None` when there is neither.
+pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
+    let producers = latest_producers(c);
+    let split = split_incomplete(c, carried_in);
+    if split.is_none() && producers.is_empty() {
+        return None;
+    }
+    let (mut held, ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
+    held.earlier_producers = producers;
+    Some((held, ids))
+}
+
+/// Each event handle's latest `hipEventRecord` among `c`'s sync facts and the ones `c` took
+/// from earlier windows, at most [`MAX_PRODUCERS`] of them (the latest), in correlation order.
+pub fn latest_producers(c: &Collected) -> Vec<SyncFact> {
+    let mut latest: HashMap<u64, SyncFact> = HashMap::default();
+    let records = c
+        .earlier_producers
+        .iter()
+        .chain(&c.syncs)
+        .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0);
+    for s in records {
+        let e = latest.entry(s.event).or_insert(*s);
+        if s.correlation_id > e.correlation_id {
+            *e = *s;
+        }
+    }
+    let mut out: Vec<SyncFact> = latest.into_values().collect();
+    out.sort_unstable_by_key(|s| std::cmp::Reverse(s.correlation_id));
+    out.truncate(MAX_PRODUCERS);
+    out.reverse();
+    out
+}
+
+/// An empty collection of `c`'s process, for the next window to absorb: `absorb` keeps the
+/// later window's span (the earlier start, the later stop).
+fn empty_like(c: &Collected) -> Collected {
+    Collected {
+        hostname: c.hostname.clone(),
+        pid: c.pid,
+        sdk_version: c.sdk_version.clone(),
+        start_boottime_ns: u64::MAX,
+        start_walltime_ns: u64::MAX,
+        ..Collected::default()
+    }
+}
 
 /// Takes out of `c` every correlation id that is still incomplete, with everything `c` holds
 /// for it, and returns them for the next window with how many times each was handed on
@@ -107,16 +165,7 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
         return None;
     }
 
-    let mut out = Collected {
-        hostname: c.hostname.clone(),
-        pid: c.pid,
-        sdk_version: c.sdk_version.clone(),
-        // The window that absorbs this keeps its own span: `absorb` takes the earlier start
-        // and the later stop.
-        start_boottime_ns: u64::MAX,
-        start_walltime_ns: u64::MAX,
-        ..Collected::default()
-    };
+    let mut out = empty_like(c);
     let is_held = |id: u64| id != 0 && held_ids.contains(id);
     move_where(&mut c.api, &mut out.api, |a| {
         hip(a.domain) && is_held(a.correlation_id)

@@ -42,11 +42,12 @@ pub struct ProducerIndex {
 }
 
 impl ProducerIndex {
-    /// The producers of a collection: its `hipEventRecord` sync facts.
-    pub fn of(syncs: &[SyncFact]) -> Self {
+    /// The producers of a collection: its `hipEventRecord` sync facts (`syncs`, and the
+    /// earlier windows' latest records handed on to it).
+    pub fn of<'s>(syncs: impl IntoIterator<Item = &'s SyncFact>) -> Self {
         Self::of_records(
             syncs
-                .iter()
+                .into_iter()
                 .filter(|s| s.kind == SyncKind::EventRecord)
                 .map(|s| {
                     (
@@ -623,9 +624,10 @@ mod tests {
         assert_eq!(two.counters, one.counters);
     }
 
-    /// The producers are the collection's own records: a window whose waits' record was made
-    /// in an earlier window (drained with that window's sync facts) leaves them unresolved,
-    /// with the raw event handle, and draws no arrow.
+    /// The producers are the collection's own records and those handed on to it: a window
+    /// whose waits' record was made in an earlier window that handed nothing on (a capture of
+    /// the profiler service, an attach session) leaves them unresolved, with the raw event
+    /// handle, and draws no arrow.
     #[test]
     fn a_record_drained_with_an_earlier_window_resolves_no_wait() {
         let mut c = two_streams_collected(false);
@@ -642,6 +644,83 @@ mod tests {
             .map(|s| (s.correlation_id, s.event, s.resolved.is_some()))
             .collect();
         assert_eq!(waits, [(5, 0xe, false), (7, 0xe, false)]);
+    }
+
+    /// A capture window cut after the record (corr 4) and before its waits (5, 7) hands the
+    /// event's latest record on (`model::carry::latest_producers`): the next window's waits
+    /// resolve to it, as in the whole run, and draw no arrow (the record's anchor is in the
+    /// earlier window's file).
+    #[test]
+    fn a_record_handed_on_by_an_earlier_window_resolves_its_waits() {
+        let whole = crate::model::join::join(two_streams_collected(false));
+        let mut first = two_streams_collected(false);
+        let mut next = two_streams_collected(false);
+        let cut = 4;
+        first.api.retain(|a| a.correlation_id <= cut);
+        first.syncs.retain(|s| s.correlation_id <= cut);
+        next.api.retain(|a| a.correlation_id > cut);
+        next.syncs.retain(|s| s.correlation_id > cut);
+        next.calls.retain(|f| f.correlation_id > cut);
+        let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
+        next.earlier_producers = crate::model::carry::latest_producers(&first);
+        assert_eq!(next.earlier_producers.len(), 1);
+        let t = crate::model::join::join(next);
+        assert_eq!(
+            (t.counters.waits_resolved, t.counters.waits_unresolved),
+            (2, 0)
+        );
+        let records = |t: &crate::model::Trace| -> Vec<(u64, Option<u64>)> {
+            t.sync_calls
+                .iter()
+                .filter(|s| s.correlation_id > cut)
+                .map(|s| {
+                    let record = s.resolved.map(|r| r.record_correlation_id.get());
+                    (s.correlation_id, record)
+                })
+                .collect()
+        };
+        assert_eq!(records(&t), [(5, Some(4)), (7, Some(4))]);
+        assert_eq!(records(&t), records(&whole));
+        assert!(t.dependency_flows.is_empty());
+    }
+
+    /// Of the records handed on, each event keeps its latest, the ones a window took in
+    /// included, at most `MAX_PRODUCERS` events (the latest).
+    #[test]
+    fn each_event_hands_on_its_latest_record() {
+        use crate::model::carry::latest_producers;
+        use crate::model::events::{Collected, SyncFact};
+        let record = |corr, event| SyncFact {
+            correlation_id: corr,
+            kind: SyncKind::EventRecord,
+            event,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 0,
+        };
+        let mut c = Collected {
+            earlier_producers: vec![record(2, 0xe), record(3, 0xf)],
+            syncs: vec![
+                record(9, 0xe),
+                record(5, 0xe),
+                SyncFact {
+                    kind: SyncKind::StreamWaitEvent,
+                    ..record(10, 0xf)
+                },
+            ],
+            ..Collected::default()
+        };
+        let latest: Vec<(u64, u64)> = latest_producers(&c)
+            .iter()
+            .map(|s| (s.event, s.correlation_id))
+            .collect();
+        assert_eq!(latest, [(0xf, 3), (0xe, 9)]);
+        let n = crate::model::carry::MAX_PRODUCERS as u64;
+        c.syncs = (1..=n + 2).map(|i| record(i, i)).collect();
+        c.earlier_producers.clear();
+        let latest = latest_producers(&c);
+        assert_eq!(latest.len() as u64, n);
+        assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");
     }
 
     #[test]

@@ -735,6 +735,10 @@ pub struct Collected {
     pub calls: Vec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
     pub syncs: Vec<SyncFact>,
+    /// The latest `hipEventRecord` of each event handle from earlier capture windows
+    /// (`model::carry`): a wait here may resolve to one (it draws no arrow: the record's
+    /// anchor is in an earlier window's file). Never calls of this collection.
+    pub earlier_producers: Vec<SyncFact>,
     /// Streams created in this capture window.
     pub stream_creations: Vec<StreamCreation>,
     /// Allocations, frees, registrations of memory (the memory timeline, the copies' kinds).
@@ -820,6 +824,7 @@ impl Collected {
             scopes,
             calls,
             syncs,
+            earlier_producers,
             stream_creations,
             memory,
             copy_ptrs,
@@ -853,6 +858,7 @@ impl Collected {
         self.scopes.extend(scopes);
         self.calls.extend(calls);
         self.syncs.extend(syncs);
+        self.earlier_producers.extend(earlier_producers);
         for sc in stream_creations {
             if !self.stream_creations.contains(&sc) {
                 self.stream_creations.push(sc);

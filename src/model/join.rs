@@ -245,6 +245,8 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     let mut spanned = Spanned::take(&mut c);
     let calls = std::mem::take(&mut c.calls);
     let mut syncs = std::mem::take(&mut c.syncs);
+    // Restamped beside the syncs, for the producer index only.
+    let mut earlier_producers = std::mem::take(&mut c.earlier_producers);
     // The kernels' order needs nothing else either: made by whichever thread is free first
     // (the annotations are the longer on a run of many calls, the call tables on a run of
     // many dispatches).
@@ -256,7 +258,11 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     let (((mut annotations, scope_tree), order_here), (mut work, order_beside, beside)) =
         side_by_side(
             threads,
-            (calls, &mut syncs, &mut places),
+            (
+                calls,
+                (syncs.as_mut_slice(), earlier_producers.as_mut_slice()),
+                &mut places,
+            ),
             {
                 let (c, claim_order) = (&c, &claim_order);
                 move |(calls, syncs, places)| {
@@ -304,7 +310,7 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     let copies = std::mem::take(&mut c.copies);
     let beside_input = (
         copies,
-        std::mem::take(&mut c.syncs),
+        (std::mem::take(&mut c.syncs), earlier_producers),
         std::mem::take(&mut c.hip_events),
         super::deps::host_salt(&c.hostname, c.pid),
     );
@@ -753,12 +759,16 @@ fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 fn call_tables(
     c: &Collected,
     mut calls: Vec<super::events::CallFact>,
-    syncs: &mut [super::events::SyncFact],
+    (syncs, earlier_producers): (
+        &mut [super::events::SyncFact],
+        &mut [super::events::SyncFact],
+    ),
     places: &mut Places,
     ids: Ids,
 ) -> DeviceWork {
     let creations = super::streams::Creations::new(&c.stream_creations);
     super::streams::restamp(&creations, &mut calls, syncs);
+    super::streams::restamp(&creations, &mut [], earlier_producers);
     let work = DeviceWork::new(&calls, ids);
     places.issued_on = issued_devices(&calls, ids);
     places.hip_plane = hip_device_planes(&places.issued_on, &c.kernels, &places.ordinal_of);
@@ -2081,6 +2091,8 @@ fn host_events(
 /// records' part of it copied (`deps::CallEnds`), since the host events pass consumes them.
 struct DependencyWork {
     syncs: Vec<super::events::SyncFact>,
+    /// Earlier windows' latest records (`Collected::earlier_producers`): producers only.
+    earlier_producers: Vec<super::events::SyncFact>,
     call_ends: super::deps::CallEnds,
     hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
     host_salt: u64,
@@ -2098,7 +2110,7 @@ impl DependencyWork {
     /// Only the call ends are made here (beside the kernels pass); the rest of the pass's
     /// inputs are moved, and made ready beside the host events.
     fn take(
-        syncs: Vec<super::events::SyncFact>,
+        (syncs, earlier_producers): (Vec<super::events::SyncFact>, Vec<super::events::SyncFact>),
         hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
         api_records: &[ApiRecord],
         api: &ApiIndex,
@@ -2109,6 +2121,7 @@ impl DependencyWork {
         });
         DependencyWork {
             syncs,
+            earlier_producers,
             call_ends,
             hip_events,
             host_salt,
@@ -2118,7 +2131,9 @@ impl DependencyWork {
     fn resolve(self, stream_index: &super::streams::StreamIndex, places: &Places) -> Dependencies {
         let began = std::time::Instant::now();
         let mut counters = crate::model::Counters::default();
-        let producers = super::deps::ProducerIndex::of(&self.syncs);
+        let producers =
+            super::deps::ProducerIndex::of(self.syncs.iter().chain(&self.earlier_producers));
+        drop(self.earlier_producers);
         let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
         for (op, r) in self
             .hip_events
@@ -2544,7 +2559,7 @@ mod tests {
         let ids = Ids::of(&c);
         let calls = std::mem::take(&mut c.calls);
         let mut syncs = std::mem::take(&mut c.syncs);
-        let mut work = call_tables(&c, calls, &mut syncs, &mut places, ids);
+        let mut work = call_tables(&c, calls, (&mut syncs, &mut []), &mut places, ids);
         let mut spanned = Spanned::take(&mut c);
         let (mut annotations, _) = index_annotations(&mut spanned, ids);
         spanned.put_back(&mut c);
