@@ -70,6 +70,10 @@ pub struct HipOp {
     pub event: Option<u8>,
     /// Whether the call normally produces a device activity record (kernel or copy).
     pub device_activity: bool,
+    /// Whether its activities are many and of a number the records do not tell (a graph
+    /// launch: one dispatch per kernel node), so that some may come after the call looks
+    /// complete (`model::carry`).
+    pub many_activities: bool,
     /// For allocation, free and registration calls: what they do to memory, read at EXIT.
     pub mem: Option<MemArgs>,
     /// For copies: offsets of the destination and source pointers, read at ENTER (the memory
@@ -134,6 +138,7 @@ const fn op(
         stream,
         event,
         device_activity,
+        many_activities: false,
         mem: None,
         copy_ptrs: None,
     }
@@ -181,6 +186,13 @@ macro_rules! o {
 const fn launch(name: &'static str, stream: StreamArg) -> HipOp {
     op(name, Role::Launch, stream, None, true)
 }
+/// A launch of a whole graph: as many dispatches as it has kernel nodes.
+const fn graph_launch(name: &'static str, stream: StreamArg) -> HipOp {
+    HipOp {
+        many_activities: true,
+        ..launch(name, stream)
+    }
+}
 const fn copy(name: &'static str, stream: StreamArg) -> HipOp {
     op(name, Role::Copy, stream, None, true)
 }
@@ -227,8 +239,8 @@ pub static OPS: &[HipOp] = &[
             off(offset_of!(sys::hipLaunchConfig_t, stream)),
         ),
     ),
-    launch("hipGraphLaunch", at!(hipGraphLaunch.stream)),
-    launch("hipGraphLaunch_spt", at!(hipGraphLaunch.stream)),
+    graph_launch("hipGraphLaunch", at!(hipGraphLaunch.stream)),
+    graph_launch("hipGraphLaunch_spt", at!(hipGraphLaunch.stream)),
     // One launch per device, each on its own stream: the stream is not one argument.
     launch("hipLaunchCooperativeKernelMultiDevice", StreamArg::Current),
     launch("hipExtLaunchMultiKernelMultiDevice", StreamArg::Current),
@@ -574,6 +586,11 @@ pub fn expects_device_activity(name: &str) -> bool {
     lookup(name).is_some_and(|o| o.device_activity)
 }
 
+/// Whether a call named `name` makes activities of a number its records do not tell.
+pub fn makes_many_activities(name: &str) -> bool {
+    lookup(name).is_some_and(|o| o.many_activities)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -689,6 +706,8 @@ mod tests {
         assert_eq!(row("hipDeviceSynchronize").stream, StreamArg::None);
         assert_eq!(row("hipMemcpy").stream, StreamArg::Null);
         assert!(row("hipGraphLaunch").device_activity);
+        assert!(row("hipGraphLaunch").many_activities);
+        assert!(!row("hipLaunchKernel").many_activities);
         assert!(!row("hipStreamSynchronize").device_activity);
         assert!(!row("hipMallocAsync").device_activity);
         assert_eq!(row("hipSetDevice").role, Role::SetDevice);

@@ -14,6 +14,12 @@
 //! - a call expected to make device work (`hip::ops`) that has none yet;
 //! - device work, or capture facts, whose call has no record yet.
 //!
+//! A graph launch is the exception: how many dispatches it makes is not in its records, so
+//! once one has come it looks complete and is written. Its scope and launch facts go along
+//! anyway, copied, so that a dispatch arriving after the cut is placed on its stream and
+//! labelled in the next window (counted there as an activity without a call: the call is in
+//! the earlier file).
+//!
 //! An id is carried while it is incomplete, at most [`MAX_HANDED_ON`] times; then it is
 //! written as it is, as before, and counted (a launch that never makes device work must not
 //! wait for ever, nor be held by a week-long job). At finalize the last window takes in what
@@ -97,14 +103,15 @@ fn empty_like(c: &Collected) -> Collected {
 /// for it, and returns them for the next window with how many times each was handed on
 /// (`carried_in`: those `c` took from the window before); `None` when nothing is incomplete.
 pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
-    let launches: crate::fastmap::HashSet<i32> = c
-        .op_names
-        .iter()
-        .filter(|((domain, _), name)| {
-            *domain == ApiDomain::Hip && crate::hip::ops::expects_device_activity(name)
-        })
-        .map(|(&(_, op), _)| op)
-        .collect();
+    let hip_ops = |f: fn(&str) -> bool| -> crate::fastmap::HashSet<i32> {
+        c.op_names
+            .iter()
+            .filter(|((domain, _), name)| *domain == ApiDomain::Hip && f(name))
+            .map(|(&(_, op), _)| op)
+            .collect()
+    };
+    let launches = hip_ops(crate::hip::ops::expects_device_activity);
+    let graphs = hip_ops(crate::hip::ops::makes_many_activities);
     let hip = |d: ApiDomain| d == ApiDomain::Hip;
     let range = c
         .api
@@ -139,10 +146,19 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
             times(id) + 1
         });
     };
+    // A graph launch with activity here is written here, but more of its dispatches may
+    // come: its scope and launch facts go along too, copied, for those to be placed and
+    // labelled in the next window (marked as handed on the most times: never held there).
+    let mut context = HandedOn::default();
     for a in c.api.iter().filter(|a| hip(a.domain)) {
         let id = a.correlation_id;
-        if launches.contains(&a.operation) && !active.contains(id) && open(id) {
+        if !launches.contains(&a.operation) || !open(id) {
+            continue;
+        }
+        if !active.contains(id) {
             hold(id);
+        } else if graphs.contains(&a.operation) {
+            context.insert(id, MAX_HANDED_ON);
         }
     }
     let facts = c
@@ -161,7 +177,7 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
             hold(id);
         }
     }
-    if held.is_empty() {
+    if held.is_empty() && context.is_empty() {
         return None;
     }
 
@@ -188,6 +204,14 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
     move_where(&mut c.hip_events, &mut out.hip_events, |(_, r)| {
         is_held(r.correlation_id)
     });
+    if !context.is_empty() {
+        let copied = |id: u64| context.contains_key(&id);
+        out.scopes
+            .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
+        out.calls
+            .extend(c.calls.iter().filter(|f| copied(f.correlation_id)));
+        held.extend(context);
+    }
     out.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
     // The records' counts go with them: a window's counts are of the records it shows.
     for (mine, theirs, n) in [

@@ -3886,4 +3886,67 @@ mod tests {
         complete.api.push(api(SYNC, 7, 50, 60, 7));
         assert!(split_incomplete(&mut complete, &HandedOn::default()).is_none());
     }
+
+    /// A graph launch whose dispatches a cut splits: the call and its first dispatches are
+    /// written in the first window (its dispatch count is not known, so it looks complete),
+    /// and its scope and launch facts go along to the next as context. The late dispatch
+    /// there has the labels and device the whole run gives it, and counts as an activity
+    /// without a call (its call is in the earlier file); the context is not handed on again.
+    #[test]
+    fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
+        use crate::model::carry::{split_incomplete, HandedOn, MAX_HANDED_ON};
+        use crate::model::events::CallFact;
+        let graph = |late: bool| {
+            let mut c = base();
+            c.markers.push(range_span("step", 2, 9, 0));
+            c.markers.push(range_span("fwd", 3, 8, 2));
+            c.scopes.push((10, 3));
+            c.calls.push(CallFact {
+                correlation_id: 10,
+                stream: 0xa,
+                device: 0,
+                stream_seq: 0,
+            });
+            c.api.push(api(GRAPH, 10, 100, 200, 7));
+            for d in 0..2 {
+                c.kernels
+                    .push(kernel(10, 300 + 10 * d, 305 + 10 * d, 1, d, q()));
+            }
+            if late {
+                c.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+            }
+            c
+        };
+        let whole = join(graph(true));
+        let mut first = graph(false);
+        let (held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
+        assert!(held.api.is_empty() && held.kernels.is_empty());
+        assert_eq!((first.api.len(), first.kernels.len()), (1, 2));
+        assert_eq!(
+            (first.scopes.len(), first.calls.len()),
+            (1, 1),
+            "copied, not moved"
+        );
+
+        let mut next = base();
+        next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        let mut carried = held;
+        carried.absorb(next);
+        // Marked as handed on the most times: the context is never handed on again.
+        assert!(split_incomplete(&mut carried.clone(), &handed).is_none());
+        let t = join(carried);
+        let (device, _, labels) = kernel_place(&t, 10);
+        let whole_late = whole
+            .devices
+            .iter()
+            .flat_map(|d| d.lines.iter().map(move |l| (d, l)))
+            .flat_map(|(d, l)| l.events.iter().map(move |e| (d, e)))
+            .find(|(_, e)| e.correlation_id == 10 && e.start_ns == 400)
+            .map(|(d, e)| (d.ordinal, whole.annotation(e.annotation).cloned()))
+            .unwrap();
+        assert_eq!((device, labels), whole_late);
+        assert!(whole_late.1.is_some());
+        assert_eq!(t.counters.activities_without_api, 1);
+    }
 }
