@@ -54,8 +54,18 @@ pub const MAX_PRODUCERS: usize = 65_536;
 /// `c`) and each event handle's latest record, with how many times each handed-on id was;
 /// `None` when there is neither.
 pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
-    let producers = latest_producers(c);
     let split = split_incomplete(c, carried_in);
+    // A wait handed on resolves in the next window to the latest record before it, which a
+    // later record of the same event must not hide: every record from the first such wait
+    // on goes along.
+    let since = split.as_ref().and_then(|(held, _)| {
+        held.syncs
+            .iter()
+            .filter(|s| s.kind.waits_on_event())
+            .map(|s| s.correlation_id)
+            .min()
+    });
+    let producers = latest_producers(c, since);
     if split.is_none() && producers.is_empty() {
         return None;
     }
@@ -64,23 +74,32 @@ pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, 
     Some((held, ids))
 }
 
-/// Each event handle's latest `hipEventRecord` among `c`'s sync facts and the ones `c` took
-/// from earlier windows, at most [`MAX_PRODUCERS`] of them (the latest), in correlation order.
-pub fn latest_producers(c: &Collected) -> Vec<SyncFact> {
+/// The `hipEventRecord`s a later window's waits may resolve to, among `c`'s sync facts and
+/// the records it took in or keeps as producers: each event handle's latest before `since`
+/// (before any, when `None`) and every one from `since` on; at most [`MAX_PRODUCERS`] of them
+/// (the latest), in correlation order.
+pub fn latest_producers(c: &Collected, since: Option<u64>) -> Vec<SyncFact> {
+    let since = since.unwrap_or(u64::MAX);
     let mut latest: HashMap<u64, SyncFact> = HashMap::default();
+    let mut out = Vec::new();
     let records = c
         .earlier_producers
         .iter()
         .chain(&c.syncs)
         .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0);
     for s in records {
+        if s.correlation_id >= since {
+            out.push(*s);
+            continue;
+        }
         let e = latest.entry(s.event).or_insert(*s);
         if s.correlation_id > e.correlation_id {
             *e = *s;
         }
     }
-    let mut out: Vec<SyncFact> = latest.into_values().collect();
+    out.extend(latest.into_values());
     out.sort_unstable_by_key(|s| std::cmp::Reverse(s.correlation_id));
+    out.dedup_by_key(|s| s.correlation_id);
     out.truncate(MAX_PRODUCERS);
     out.reverse();
     out
@@ -195,6 +214,10 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
     move_where(&mut c.scopes, &mut out.scopes, |&(id, _)| is_held(id));
     move_where(&mut c.calls, &mut out.calls, |f| is_held(f.correlation_id));
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
+    // A record handed on may be what a wait of this window waited for: it stays here as a
+    // producer only (its call is shown in the next window).
+    c.earlier_producers
+        .extend(out.syncs.iter().filter(|s| s.kind == SyncKind::EventRecord));
     move_where(&mut c.copy_ptrs, &mut out.copy_ptrs, |f| {
         is_held(f.correlation_id)
     });

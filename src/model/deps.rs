@@ -662,7 +662,7 @@ mod tests {
         next.syncs.retain(|s| s.correlation_id > cut);
         next.calls.retain(|f| f.correlation_id > cut);
         let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
-        next.earlier_producers = crate::model::carry::latest_producers(&first);
+        next.earlier_producers = crate::model::carry::latest_producers(&first, None);
         assert_eq!(next.earlier_producers.len(), 1);
         let t = crate::model::join::join(next);
         assert_eq!(
@@ -682,6 +682,98 @@ mod tests {
         assert_eq!(records(&t), [(5, Some(4)), (7, Some(4))]);
         assert_eq!(records(&t), records(&whole));
         assert!(t.dependency_flows.is_empty());
+    }
+
+    /// A `hipEventRecord` that returns after a window's cut is handed on with its call, but a
+    /// wait of that window that waited for it still resolves to it there, and draws its
+    /// arrow: the record stays in the window as a producer only.
+    #[test]
+    fn a_record_handed_on_with_its_call_still_resolves_the_waits_before_the_cut() {
+        use crate::model::carry::{split_incomplete, HandedOn};
+        let mut c = two_streams_collected(false);
+        c.api.retain(|a| a.correlation_id != 4);
+        let (held, _) = split_incomplete(&mut c, &HandedOn::default()).unwrap();
+        assert_eq!(held.syncs.len(), 1);
+        assert!(c.syncs.iter().all(|s| s.correlation_id != 4));
+        let t = crate::model::join::join(c);
+        assert_eq!(
+            (t.counters.waits_resolved, t.counters.waits_unresolved),
+            (2, 0)
+        );
+        assert!(t
+            .sync_calls
+            .iter()
+            .all(|s| s.correlation_id == 4 || s.resolved.is_some()));
+        // The same arrows as the whole run's.
+        let arrows = |t: &crate::model::Trace| -> Vec<(u64, u64, u64)> {
+            t.dependency_flows
+                .iter()
+                .map(|f| {
+                    (
+                        f.wait_correlation_id,
+                        f.record_correlation_id,
+                        f.from.time_ns,
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(arrows(&t), arrows(&two_streams(false)));
+        assert!(!t.dependency_flows.is_empty());
+    }
+
+    /// A wait handed on to the next window resolves there to the record before it, though a
+    /// later record of the same event came before the cut: every record from the first wait
+    /// handed on goes along (`model::carry::hand_off`), not only each event's latest.
+    #[test]
+    fn a_wait_handed_on_resolves_to_the_record_before_it() {
+        use crate::model::carry::{hand_off, HandedOn};
+        use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+        let mut first = two_streams_collected(false);
+        // The event is recorded again (corr 8) after the wait (5), whose call returns after
+        // the cut: its record is not here yet.
+        first.syncs.push(SyncFact {
+            correlation_id: 8,
+            ..first.syncs[0]
+        });
+        let wait = first
+            .api
+            .iter()
+            .position(|a| a.correlation_id == 5)
+            .unwrap();
+        let record = first.api.remove(wait);
+        first.api.push(ApiRecord {
+            correlation_id: 8,
+            start_ns: 150,
+            end_ns: 155,
+            ..first.api[1]
+        });
+        let (mut held, _) = hand_off(&mut first, &HandedOn::default()).unwrap();
+        let mut ids: Vec<u64> = held
+            .earlier_producers
+            .iter()
+            .map(|s| s.correlation_id)
+            .collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [4, 8]);
+        let mut next = two_streams_collected(false);
+        next.api = vec![record];
+        assert_eq!(next.api[0].domain, ApiDomain::Hip);
+        next.syncs.clear();
+        next.calls.clear();
+        let _ = next.kernels.split_where(|_| true);
+        held.absorb(next);
+        let t = crate::model::join::join(held);
+        let resolved: Vec<(u64, Option<u64>)> = t
+            .sync_calls
+            .iter()
+            .map(|s| {
+                (
+                    s.correlation_id,
+                    s.resolved.map(|r| r.record_correlation_id.get()),
+                )
+            })
+            .collect();
+        assert_eq!(resolved, [(5, Some(4))]);
     }
 
     /// Of the records handed on, each event keeps its latest, the ones a window took in
@@ -710,7 +802,7 @@ mod tests {
             ],
             ..Collected::default()
         };
-        let latest: Vec<(u64, u64)> = latest_producers(&c)
+        let latest: Vec<(u64, u64)> = latest_producers(&c, None)
             .iter()
             .map(|s| (s.event, s.correlation_id))
             .collect();
@@ -718,7 +810,7 @@ mod tests {
         let n = crate::model::carry::MAX_PRODUCERS as u64;
         c.syncs = (1..=n + 2).map(|i| record(i, i)).collect();
         c.earlier_producers.clear();
-        let latest = latest_producers(&c);
+        let latest = latest_producers(&c, None);
         assert_eq!(latest.len() as u64, n);
         assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");
     }

@@ -735,9 +735,11 @@ pub struct Collected {
     pub calls: Vec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
     pub syncs: Vec<SyncFact>,
-    /// The latest `hipEventRecord` of each event handle from earlier capture windows
-    /// (`model::carry`): a wait here may resolve to one (it draws no arrow: the record's
-    /// anchor is in an earlier window's file). Never calls of this collection.
+    /// `hipEventRecord`s that are not calls of this collection, for the producer index only
+    /// (`model::carry`): the latest of each event handle from earlier capture windows (a
+    /// wait resolving to one draws no arrow: the record's anchor is in an earlier file), and
+    /// the records this window hands on with their calls (a wait of this window may have
+    /// waited for one).
     pub earlier_producers: Vec<SyncFact>,
     /// Streams created in this capture window.
     pub stream_creations: Vec<StreamCreation>,

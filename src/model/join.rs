@@ -358,9 +358,13 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
     drop(std::mem::take(&mut c.copy_ptrs));
     laps.lap("copies");
 
-    // The streams the sync calls name get numbers too.
+    // The streams the sync calls name get numbers too, and those of the records handed on
+    // (a wait may resolve to them).
     let stream_index = stream_lines(
-        &dependency_work.syncs,
+        dependency_work
+            .syncs
+            .iter()
+            .chain(&dependency_work.earlier_producers),
         &mut places,
         work.take_lines(),
         threads,
@@ -1561,22 +1565,19 @@ fn copy_events(
 
 /// Pass 6: lines are HIP streams (model::streams); sync calls name streams too, so those
 /// streams get numbers even without device work of their own.
-fn stream_lines(
-    syncs: &[super::events::SyncFact],
+fn stream_lines<'s>(
+    syncs: impl Iterator<Item = &'s super::events::SyncFact>,
     places: &mut Places,
     lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
     threads: usize,
     counters: &mut crate::model::Counters,
 ) -> super::streams::StreamIndex {
     // Read as the lines are built, not collected first (32 B per sync call naming a stream).
-    let known_streams = syncs
-        .iter()
-        .filter(|f| f.kind.names_a_stream())
-        .filter_map(|f| {
-            places
-                .of_hip(f.device)
-                .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
-        });
+    let known_streams = syncs.filter(|f| f.kind.names_a_stream()).filter_map(|f| {
+        places
+            .of_hip(f.device)
+            .map(|p| (p, stream_key(f.stream, f.stream_seq), f.correlation_id))
+    });
     let (device_lines, stream_index) = super::streams::build_lines_with(
         lines,
         known_streams,
