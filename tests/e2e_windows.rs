@@ -118,6 +118,53 @@ fn count_windows_hold_every_record_exactly_once() {
     }
 }
 
+/// Windows cut through a MaxText-shaped run (8 GPUs, graph launches, copies, event records
+/// and waits; `scenarios/maxtext-scale.toml` at 365 steps), where the GPUs run behind the
+/// host: what a cut separates is handed on (`model::carry`), so no window shows a launch
+/// without its kernel, every wait resolves to its record, and every kernel keeps its roctx
+/// labels. Before the carry, a run cut into 4 windows showed 21,554 launches without their
+/// kernels, 4 unresolved waits and 34,104 kernels without labels.
+#[test]
+fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = support::paths::scaled_scenario(tmp.path(), "maxtext-scale.toml", 36500, 365);
+    let out = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path())
+        .env("ROCPROF_XPLANE_RUN_NAME", "mt")
+        .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let w = windows(tmp.path(), "mt");
+    assert!(w.len() >= 2, "windows {w:?}\n{stderr}");
+    let (mut unlaunched, mut resolved, mut unresolved, mut kernels) = (0, 0, 0, 0);
+    for (name, files) in &w {
+        let s = read_xspace(&files[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = counters(&s);
+        unlaunched += c["launches_without_activity"];
+        resolved += c["waits_resolved"];
+        unresolved += c["waits_unresolved"];
+        for k in support::xspace::kernels(&s) {
+            assert!(
+                k.stat("scope_range_id").is_some(),
+                "{name}: kernel {} without its roctx labels",
+                k.name()
+            );
+            kernels += 1;
+        }
+    }
+    assert_eq!(
+        unlaunched, 0,
+        "launches shown without their kernels\n{stderr}"
+    );
+    assert_eq!(
+        unresolved, 0,
+        "waits without their records ({resolved} resolved)"
+    );
+    assert!(resolved > 0 && kernels > 0);
+}
+
 /// Time windows, and the process killed with SIGKILL mid-run: every window written before the
 /// kill is complete and readable (written to a temporary name, then renamed), and nothing
 /// half-written carries the profile's name. Real xprof opens the first window.
