@@ -11,9 +11,9 @@
 //! What a boundary costs: a call whose pieces straddle the cut — a launch whose kernel
 //! completes after it, a call that returns after it — is handed on whole to the next window
 //! (`model::carry`, up to 16 windows in a row) and joined there with its kernels, roctx labels
-//! and stream; a job killed before that window loses those calls. A wait on an event recorded
-//! in an earlier window resolves to that record (each event's latest record is handed on) and
-//! draws no arrow; a roctx range open at a cut is shown up to the cut and again, whole, in the
+//! and stream; a job killed (SIGKILL) before that window loses those calls. A wait on an event
+//! recorded in an earlier window resolves to that record (the records a later wait may need
+//! are handed on) and draws no arrow; a roctx range open at a cut is shown up to the cut and again, whole, in the
 //! window where it ends.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -259,7 +259,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
         let began = Instant::now();
         if let Some((held, ids)) = crate::model::carry::hand_off(&mut c, &carried_in) {
             log_debug!(
-                "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} events' latest records ({:.1} ms)",
+                "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
                 held.api.len(),
                 held.kernels.len(),
                 held.copies.len(),
