@@ -27,10 +27,12 @@
 //! that name the carried calls' scopes go along as `Collected::scope_context`, for their
 //! labels only: they were shown in their own window.
 //!
-//! Each event handle's latest `hipEventRecord` goes along too (`Collected::earlier_producers`),
-//! so that a wait in a later window still resolves to the record it waited for: its stats name
-//! the record's call, though no arrow is drawn (the record's anchor is in an earlier file).
-//! These are the first two carry rules a streaming join needs (docs/architecture.md).
+//! Event records go along too (`Collected::earlier_producers`, producers only): each event
+//! handle's latest, and every one from the first wait handed on, so that a wait in a later
+//! window still resolves to the record it waited for. Its stats name the record's call,
+//! though no arrow is drawn (the record's anchor is in an earlier file). A record handed on
+//! with its call stays a producer in its own window, for the waits there. These are the first
+//! two carry rules a streaming join needs (docs/architecture.md).
 
 use crate::fastmap::HashMap;
 
@@ -45,14 +47,13 @@ pub const MAX_HANDED_ON: u32 = 16;
 /// Correlation ids handed on, and how many times each was.
 pub type HandedOn = HashMap<u64, u32>;
 
-/// The most event handles whose latest record is handed on: a program that makes a new event
-/// per step and never destroys it must not make every window carry them all. The latest
-/// records are kept.
+/// The most event records handed on: a program that makes a new event per step and never
+/// destroys it must not make every window carry them all. The latest records are kept.
 pub const MAX_PRODUCERS: usize = 65_536;
 
 /// What window `c` hands to the next: its incomplete calls (`split_incomplete`, taken out of
-/// `c`) and each event handle's latest record, with how many times each handed-on id was;
-/// `None` when there is neither.
+/// `c`) and the event records a later wait may resolve to (`latest_producers`), with how
+/// many times each handed-on id was; `None` when there is neither.
 pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
     let split = split_incomplete(c, carried_in);
     // A wait handed on resolves in the next window to the latest record before it, which a
