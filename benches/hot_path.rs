@@ -497,11 +497,11 @@ fn main() {
     );
 }
 
-/// A capture window's cut (`model::carry::split_incomplete`): the 600 k-event collection with
+/// A capture window's cut (`model::carry::hand_off`): the 600 k-event collection with
 /// the kernels of its last tenth of launches not yet delivered, as when the GPU runs behind
 /// the host; per record of the window (API, kernel and roctx records, and capture facts).
 fn bench_carry() {
-    use rocprof_xplane::model::carry::{split_incomplete, HandedOn};
+    use rocprof_xplane::model::carry::{hand_off, HandedOn};
     let (mut c, _) = synthetic_collection(100_000);
     let last = c.api.iter().map(|a| a.correlation_id).max().unwrap_or(0);
     let _late = c
@@ -509,7 +509,7 @@ fn bench_carry() {
         .split_where(|k| k.correlation_id > last - last / 10);
     let records = c.api.len() + c.kernels.len() + c.markers.len() + c.scopes.len();
     let t = Instant::now();
-    let held = split_incomplete(&mut c, &HandedOn::default());
+    let held = hand_off(&mut c, &HandedOn::default());
     let dt = t.elapsed();
     let handed = held.as_ref().map_or(0, |(h, _)| h.api.len());
     println!(
