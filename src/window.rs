@@ -13,8 +13,8 @@
 //! (`model::carry`, up to 16 windows in a row) and joined there with its kernels, roctx labels
 //! and stream; a job killed (SIGKILL) before that window loses those calls. A wait on an event
 //! recorded in an earlier window resolves to that record (the records a later wait may need
-//! are handed on) and draws no arrow; a roctx range open at a cut is shown up to the cut and again, whole, in the
-//! window where it ends.
+//! are handed on) and draws no arrow; a roctx range open at a cut is shown up to the cut and
+//! again, whole, in the window where it ends.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;

@@ -36,7 +36,7 @@
 
 use crate::fastmap::HashMap;
 
-use super::corrmap::IdSet;
+use super::corrmap::{id_range, IdSet};
 use super::events::{ApiDomain, Collected, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
@@ -133,14 +133,12 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
     let launches = hip_ops(crate::hip::ops::expects_device_activity);
     let graphs = hip_ops(crate::hip::ops::makes_many_activities);
     let hip = |d: ApiDomain| d == ApiDomain::Hip;
-    let range = c
-        .api
-        .iter()
-        .filter(|a| hip(a.domain) && a.correlation_id != 0)
-        .map(|a| a.correlation_id)
-        .fold(None, |r: Option<(u64, u64)>, id| {
-            Some(r.map_or((id, id), |(lo, hi)| (lo.min(id), hi.max(id))))
-        });
+    let range = id_range(
+        c.api
+            .iter()
+            .filter(|a| hip(a.domain))
+            .map(|a| a.correlation_id),
+    );
     let mut recorded = IdSet::for_range(range, c.api.len());
     for a in c.api.iter().filter(|a| hip(a.domain)) {
         recorded.insert(a.correlation_id);

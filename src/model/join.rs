@@ -2092,7 +2092,8 @@ fn host_events(
 /// records' part of it copied (`deps::CallEnds`), since the host events pass consumes them.
 struct DependencyWork {
     syncs: Vec<super::events::SyncFact>,
-    /// Earlier windows' latest records (`Collected::earlier_producers`): producers only.
+    /// Records that are not calls of this collection (`Collected::earlier_producers`):
+    /// producers only.
     earlier_producers: Vec<super::events::SyncFact>,
     call_ends: super::deps::CallEnds,
     hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
