@@ -11,8 +11,8 @@
 #   traced    the tool.
 # and prints, per delivered record, the process's CPU time (user + system, every thread; the
 # system part and the minor page faults beside it) and wall time of traced minus baseline: what
-# the tool itself costs the program, finalize and write included. Baseline minus untraced is the simulator's tracing, which says nothing about
-# the real runtime's. Figures are medians over the rounds of the per-round difference (the
+# the tool itself costs the program, finalize and write included. Baseline minus untraced is
+# the simulator's tracing, which says nothing about the real runtime's. Figures are medians over the rounds of the per-round difference (the
 # three runs of a round are back to back, so a slow period of the shared VM hits all three),
 # with the rounds' range. Records delivered come from one extra traced run with the debug log.
 # Not a test: figures for docs/performance.md.
