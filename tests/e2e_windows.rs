@@ -141,6 +141,8 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let (mut unlaunched, mut resolved, mut unresolved, mut kernels) = (0, 0, 0, 0);
     for (name, files) in &w {
         let s = read_xspace(&files[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Calls handed on land among the next window's: no line may overlap partially.
+        support::xspace::assert_lines_nest(&s, name);
         let c = counters(&s);
         unlaunched += c["launches_without_activity"];
         resolved += c["waits_resolved"];

@@ -3951,4 +3951,32 @@ mod tests {
         assert!(whole_late.1.is_some());
         assert_eq!(t.counters.activities_without_api, 1);
     }
+
+    /// The roctx text of a call handed on reaches its kernel in the next window whatever it
+    /// is: empty, non-ASCII, 10 KB. The window's planes encode and decode with it.
+    #[test]
+    fn hostile_labels_go_along_with_the_calls_handed_on() {
+        use crate::model::carry::{hand_off, HandedOn};
+        use prost::Message;
+        for label in [
+            String::new(),
+            "步骤 ünï ✓ \u{202e}".into(),
+            "x".repeat(10 * 1024),
+        ] {
+            let mut first = base();
+            first.markers.push(range_span(&label, 2, 9, 0));
+            first.scopes.push((5, 2));
+            first.api.push(api(LAUNCH, 5, 10, 20, 7));
+            let (mut carried, _) = hand_off(&mut first, &HandedOn::default()).unwrap();
+            assert_eq!(carried.scope_context.len(), 1);
+            let mut next = base();
+            next.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+            carried.absorb(next);
+            let t = join(carried);
+            let labels = kernel_place(&t, 5).2.map(|a| a.stack.to_vec());
+            assert_eq!(labels, Some(vec![Arc::<str>::from(label.as_str())]));
+            let bytes = crate::xplane::build_xspace(&t).encode_to_vec();
+            assert!(crate::xplane::proto::XSpace::decode(bytes.as_slice()).is_ok());
+        }
+    }
 }
