@@ -12,13 +12,20 @@
 //! for that id, and the next window takes them in before its join:
 //!
 //! - a call expected to make device work (`hip::ops`) that has none yet;
-//! - device work, or capture facts, whose call has no record yet.
+//! - device work, or capture facts, whose call has no record yet;
+//! - what a stream's order makes incomplete (`hold_in_stream_order`): every later call on
+//!   the stream of a held call (an event record's arrow starts at the work before it), the
+//!   waits on a record so held, and a graph launch whose stream has no later work here yet.
 //!
-//! A graph launch is the exception: how many dispatches it makes is not in its records, so
-//! once one has come it looks complete and is written. Its scope and launch facts go along
-//! anyway, copied, so that a dispatch arriving after the cut is placed on its stream and
+//! A graph launch's dispatch count is not in its records. Once its stream has moved on, it
+//! is written; its scope and launch facts still go along, copied, so that a dispatch
+//! delivered after its stream's later work, and after the cut, is placed on its stream and
 //! labelled in the next window (counted there as an activity without a call: the call is in
 //! the earlier file).
+//!
+//! A roctx range is shown in the window where it ends, with its callbacks' times if its
+//! buffered records have not come: those records, when they come, are dropped in the next
+//! window (`Collected::spans_shown`), not shown as calls of their own.
 //!
 //! An id is carried while it is incomplete, at most [`MAX_HANDED_ON`] times; then it is
 //! written as it is, as before, and counted (a launch that never makes device work must not
@@ -67,12 +74,50 @@ pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, 
             .min()
     });
     let producers = latest_producers(c, since);
-    if split.is_none() && producers.is_empty() {
+    let shown = spans_awaiting_records(c, carried_in);
+    if split.is_none() && producers.is_empty() && shown.is_empty() {
         return None;
     }
-    let (mut held, ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
+    let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
     held.earlier_producers = producers;
+    held.spans_shown = shown.keys().copied().collect();
+    held.spans_shown.sort_unstable();
+    ids.extend(shown);
     Some((held, ids))
+}
+
+/// The roctx calls whose spans `c` shows (or an earlier window showed) before their buffered
+/// records came, with how many windows each has been waited for: the next window drops
+/// those records when they come, instead of showing each as a call of its own (they stand
+/// for a span already shown). A window with no roctx record at all, and none awaited, is one
+/// whose roctx records are not traced: nothing is awaited.
+fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
+    let mut out = HandedOn::default();
+    let packed = c.marker_records.iter();
+    let unpacked = c
+        .api
+        .iter()
+        .filter(|a| a.domain == ApiDomain::Marker)
+        .copied();
+    let mut came = crate::fastmap::HashSet::default();
+    came.extend(packed.chain(unpacked).map(|a| a.correlation_id));
+    if came.is_empty() && c.spans_shown.is_empty() {
+        return out;
+    }
+    let times = |id: u64| carried_in.get(&id).copied().unwrap_or(0);
+    for &id in &c.spans_shown {
+        if !came.contains(&id) && times(id) < MAX_HANDED_ON {
+            out.insert(id, times(id) + 1);
+        }
+    }
+    for m in c.markers.iter().filter(|m| !m.open_at_end) {
+        for id in [m.open_correlation_id, m.close_correlation_id] {
+            if id != 0 && !came.contains(&id) {
+                out.entry(id).or_insert(1);
+            }
+        }
+    }
+    out
 }
 
 /// The `hipEventRecord`s a later window's waits may resolve to, among `c`'s sync facts and
@@ -151,32 +196,23 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
         active.insert(id);
     }
 
-    // The cheap tests first: the map of ids handed on is probed only for an incomplete id.
-    let times = |id: u64| carried_in.get(&id).copied().unwrap_or(0);
-    let open = |id: u64| id != 0 && times(id) < MAX_HANDED_ON;
-    let unrecorded = |id: u64| !recorded.contains(id) && open(id);
-    // The ids held, as bits for the moves' tests, and with their counts for the next window.
-    let mut held = HandedOn::default();
-    let mut held_ids = IdSet::for_range(range, c.api.len());
-    let mut hold = |id: u64| {
-        held.entry(id).or_insert_with(|| {
-            held_ids.insert(id);
-            times(id) + 1
-        });
+    let mut h = Holding {
+        carried_in,
+        held: HandedOn::default(),
+        ids: IdSet::for_range(range, c.api.len()),
     };
-    // A graph launch with activity here is written here, but more of its dispatches may
-    // come: its scope and launch facts go along too, copied, for those to be placed and
-    // labelled in the next window (marked as handed on the most times: never held there).
-    let mut context = HandedOn::default();
+    let unrecorded = |h: &Holding, id: u64| !recorded.contains(id) && h.open(id);
+    // Graph launches with device work here: complete or not by their stream (below).
+    let mut graph_launches = Vec::new();
     for a in c.api.iter().filter(|a| hip(a.domain)) {
         let id = a.correlation_id;
-        if !launches.contains(&a.operation) || !open(id) {
+        if !launches.contains(&a.operation) || !h.open(id) {
             continue;
         }
         if !active.contains(id) {
-            hold(id);
+            h.hold(id);
         } else if graphs.contains(&a.operation) {
-            context.insert(id, MAX_HANDED_ON);
+            graph_launches.push(id);
         }
     }
     let facts = c
@@ -191,10 +227,20 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
         .chain(c.memory.iter().map(|f| f.correlation_id))
         .chain(c.hip_events.iter().map(|(_, r)| r.correlation_id));
     for id in facts {
-        if unrecorded(id) {
-            hold(id);
+        if unrecorded(&h, id) {
+            h.hold(id);
         }
     }
+    hold_in_stream_order(c, &active, &graph_launches, &mut h);
+    // A graph launch written here may still have dispatches to come (its stream's later work
+    // can be delivered before them, or its stream is not known): its scope and launch facts
+    // go along, copied, for those to be placed and labelled in the next window (marked as
+    // handed on the most times: never held there).
+    let mut context = HandedOn::default();
+    for &id in graph_launches.iter().filter(|&&id| !h.holds(id)) {
+        context.insert(id, MAX_HANDED_ON);
+    }
+    let (mut held, held_ids) = (h.held, h.ids);
     if held.is_empty() && context.is_empty() {
         return None;
     }
@@ -263,6 +309,193 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
         *theirs += n;
     }
     Some((out, held))
+}
+
+/// The ids a window keeps back, with how many times each was handed on before it.
+struct Holding<'a> {
+    carried_in: &'a HandedOn,
+    held: HandedOn,
+    /// The held ids again, as bits for the tests that follow.
+    ids: IdSet,
+}
+
+impl Holding<'_> {
+    fn times(&self, id: u64) -> u32 {
+        self.carried_in.get(&id).copied().unwrap_or(0)
+    }
+
+    /// Whether `id` may be handed on (once more).
+    fn open(&self, id: u64) -> bool {
+        id != 0 && self.times(id) < MAX_HANDED_ON
+    }
+
+    /// Keeps `id` back; whether it was not already.
+    fn hold(&mut self, id: u64) -> bool {
+        if self.held.contains_key(&id) {
+            return false;
+        }
+        self.held.insert(id, self.times(id) + 1);
+        self.ids.insert(id);
+        true
+    }
+
+    fn holds(&self, id: u64) -> bool {
+        id != 0 && self.ids.contains(id)
+    }
+
+    /// Keeps `id` back if it may be and is not yet; whether it was newly kept.
+    fn hold_open(&mut self, id: u64) -> bool {
+        self.open(id) && !self.holds(id) && self.hold(id)
+    }
+}
+
+/// A stream by its handle (the null stream: by device, each has its own). Handles, not
+/// creation order: a fact written on a racing thread may not know the creation yet.
+type StreamOf = (i32, u64);
+
+fn stream_of(device: i32, stream: u64) -> StreamOf {
+    if stream == 0 {
+        (device, 0)
+    } else {
+        (i32::MIN, stream)
+    }
+}
+
+/// Holds what a stream's order makes incomplete, beside the calls `h` holds already. A
+/// stream runs its work in order, so what a window shows of it must be a prefix:
+///
+/// - a graph launch with some of its dispatches here is complete once a later call on its
+///   stream has device work here (its own dispatches ran before that work);
+/// - after a held call, every later call on its stream is held (launches, copies, event
+///   records, waits, stream syncs): an event record's arrow starts at the end of the work
+///   before it on its stream, which is not here yet;
+/// - a wait on an event whose latest record before it is held for the work before it is
+///   held too (its arrow starts at that work), and so, in turn, is what follows it on its
+///   stream. A record held only for its own call (it returned after the cut) has that work
+///   here: it stays a producer here, and the waits on it are written here;
+/// - a `hipDeviceSynchronize` is held after a held call on any stream of its device.
+///
+/// A `hipStreamWaitEvent` is not held for the work after it on its stream: its arrow ends at
+/// that work, which may come in the next window, and holding the wait there would leave its
+/// record in this one, with no arrow at all. Its arrow ends at its call instead, as a wait
+/// with no work after it does.
+///
+/// A graph launch whose stream is not known (no entry fact) is written with what it has.
+fn hold_in_stream_order(
+    c: &Collected,
+    active: &IdSet,
+    graph_launches: &[u64],
+    h: &mut Holding<'_>,
+) {
+    use super::events::CallFact;
+    let call_stream = |f: &CallFact| stream_of(f.device, f.stream);
+    let sync_stream = |s: &SyncFact| {
+        s.kind
+            .names_a_stream()
+            .then(|| stream_of(s.device, s.stream))
+    };
+    // The latest call on each stream whose device work has come.
+    let mut arrived: HashMap<StreamOf, u64> = HashMap::default();
+    for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
+        let last = arrived.entry(call_stream(f)).or_insert(0);
+        *last = (*last).max(f.correlation_id);
+    }
+    let later_work = |s: StreamOf, id: u64| arrived.get(&s).is_some_and(|&last| last > id);
+    let graphs: crate::fastmap::HashSet<u64> = graph_launches.iter().copied().collect();
+    for f in &c.calls {
+        if graphs.contains(&f.correlation_id) && !later_work(call_stream(f), f.correlation_id) {
+            h.hold_open(f.correlation_id);
+        }
+    }
+    // Each event's records in correlation order, for the waits.
+    let mut records: Vec<(u64, u64, StreamOf)> = c
+        .syncs
+        .iter()
+        .filter(|s| s.kind == SyncKind::EventRecord)
+        .map(|s| (s.event, s.correlation_id, stream_of(s.device, s.stream)))
+        .collect();
+    records.sort_unstable();
+    let record_before = |event: u64, id: u64| {
+        let i = records.partition_point(|&(e, r, _)| (e, r) < (event, id));
+        i.checked_sub(1)
+            .map(|i| records[i])
+            .filter(|&(e, _, _)| e == event)
+            .map(|(_, r, s)| (r, s))
+    };
+    // To a fixed point: a held wait holds the rest of its stream, which may hold a record
+    // another stream waits on (a program's streams are few, and so are the rounds).
+    loop {
+        let mut first_held: HashMap<StreamOf, u64> = HashMap::default();
+        let mut note = |s: StreamOf, id: u64| {
+            let first = first_held.entry(s).or_insert(id);
+            *first = (*first).min(id);
+        };
+        for f in c.calls.iter().filter(|f| h.holds(f.correlation_id)) {
+            note(call_stream(f), f.correlation_id);
+        }
+        for s in c.syncs.iter().filter(|s| h.holds(s.correlation_id)) {
+            if let Some(st) = sync_stream(s) {
+                note(st, s.correlation_id);
+            }
+        }
+        let after_held = |s: StreamOf, id: u64| first_held.get(&s).is_some_and(|&f| f < id);
+        let mut changed = false;
+        for f in &c.calls {
+            if after_held(call_stream(f), f.correlation_id) {
+                changed |= h.hold_open(f.correlation_id);
+            }
+        }
+        for s in &c.syncs {
+            let follows = sync_stream(s).is_some_and(|st| after_held(st, s.correlation_id));
+            // Only a record held for the work before it: one held for its own call (it
+            // returned after the cut) has its anchor here, and stays a producer here.
+            let waits_on_held = s.kind.waits_on_event()
+                && record_before(s.event, s.correlation_id)
+                    .is_some_and(|(r, st)| h.holds(r) && after_held(st, r));
+            if follows || waits_on_held {
+                changed |= h.hold_open(s.correlation_id);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // The device syncs last: they hold nothing after them. A call whose device is not known
+    // counts for every device.
+    let mut first_on: HashMap<i32, u64> = HashMap::default();
+    let held_calls = c
+        .calls
+        .iter()
+        .filter(|f| h.holds(f.correlation_id))
+        .map(|f| (f.device, f.correlation_id));
+    let held_syncs = c
+        .syncs
+        .iter()
+        .filter(|s| h.holds(s.correlation_id))
+        .map(|s| (s.device, s.correlation_id));
+    for (device, id) in held_calls.chain(held_syncs) {
+        let first = first_on.entry(device.max(-1)).or_insert(id);
+        *first = (*first).min(id);
+    }
+    let unknown = first_on.get(&-1).copied().unwrap_or(u64::MAX);
+    let device_syncs = c
+        .syncs
+        .iter()
+        .filter(|s| s.kind == SyncKind::DeviceSynchronize);
+    for s in device_syncs {
+        let first = if s.device < 0 {
+            first_on.values().copied().min().unwrap_or(u64::MAX)
+        } else {
+            first_on
+                .get(&s.device)
+                .copied()
+                .unwrap_or(u64::MAX)
+                .min(unknown)
+        };
+        if first < s.correlation_id {
+            h.hold_open(s.correlation_id);
+        }
+    }
 }
 
 /// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in

@@ -684,6 +684,77 @@ mod tests {
         assert!(t.dependency_flows.is_empty());
     }
 
+    /// A stream's work comes in order, and so must a window's share of it: with the kernel
+    /// before an event record not delivered at the cut, the record is held with it, and so
+    /// are the wait and the event sync on that record, the launch after the wait on its
+    /// stream, and a device sync after them. The next window draws the arrows the whole run
+    /// draws. Before, the record stayed in the first window, its arrow starting at the end of
+    /// the last work there on its stream (on the MaxText-shaped run, a step or more before
+    /// the record).
+    #[test]
+    fn what_follows_a_held_call_on_its_stream_is_held_with_it() {
+        use crate::model::carry::{split_incomplete, HandedOn};
+        use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+        let with_device_sync = |mut c: crate::model::events::Collected| {
+            c.op_names.insert(
+                (ApiDomain::Hip, 5),
+                std::sync::Arc::from("hipDeviceSynchronize"),
+            );
+            c.api.push(ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: 5,
+                correlation_id: 8,
+                external_id: 0,
+                start_ns: 150,
+                end_ns: 500,
+                thread_id: 7,
+            });
+            c.syncs.push(SyncFact {
+                correlation_id: 8,
+                kind: SyncKind::DeviceSynchronize,
+                event: 0,
+                stream: 0,
+                device: -1,
+                stream_seq: 0,
+            });
+            c
+        };
+        let whole = crate::model::join::join(with_device_sync(two_streams_collected(false)));
+        let mut first = with_device_sync(two_streams_collected(false));
+        let late = first.kernels.split_where(|k| k.correlation_id == 3);
+        let (mut held, _) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        let mut ids: Vec<u64> = held.api.iter().map(|a| a.correlation_id).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, [3, 4, 5, 6, 7, 8]);
+        let t = crate::model::join::join(first);
+        assert!(t.sync_calls.is_empty() && t.dependency_flows.is_empty());
+        let mut next = two_streams_collected(false);
+        next.api.clear();
+        next.calls.clear();
+        next.syncs.clear();
+        next.kernels = late;
+        held.absorb(next);
+        let t = crate::model::join::join(held);
+        let arrows = |t: &crate::model::Trace| -> Vec<(u64, u64, u64, u64)> {
+            let mut v: Vec<_> = t
+                .dependency_flows
+                .iter()
+                .map(|f| {
+                    (
+                        f.wait_correlation_id,
+                        f.record_correlation_id,
+                        f.from.time_ns,
+                        f.to.time_ns,
+                    )
+                })
+                .collect();
+            v.sort_unstable();
+            v
+        };
+        assert!(!arrows(&whole).is_empty());
+        assert_eq!(arrows(&t), arrows(&whole));
+    }
+
     /// A `hipEventRecord` that returns after a window's cut is handed on with its call, but a
     /// wait of that window that waited for it still resolves to it there, and draws its
     /// arrow: the record stays in the window as a producer only.

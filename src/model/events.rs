@@ -741,6 +741,10 @@ pub struct Collected {
     /// the records this window hands on with their calls (a wait of this window may have
     /// waited for one).
     pub earlier_producers: Vec<SyncFact>,
+    /// Correlation ids of roctx calls whose spans an earlier capture window showed before
+    /// their buffered records came (`model::carry`): those records stand for a span already
+    /// shown, so they are dropped, not shown as calls of their own.
+    pub spans_shown: Vec<u64>,
     /// Streams created in this capture window.
     pub stream_creations: Vec<StreamCreation>,
     /// Allocations, frees, registrations of memory (the memory timeline, the copies' kinds).
@@ -827,6 +831,7 @@ impl Collected {
             calls,
             syncs,
             earlier_producers,
+            spans_shown,
             stream_creations,
             memory,
             copy_ptrs,
@@ -861,6 +866,7 @@ impl Collected {
         self.calls.extend(calls);
         self.syncs.extend(syncs);
         self.earlier_producers.extend(earlier_producers);
+        self.spans_shown.extend(spans_shown);
         for sc in stream_creations {
             if !self.stream_creations.contains(&sc) {
                 self.stream_creations.push(sc);

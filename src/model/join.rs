@@ -791,6 +791,8 @@ struct Spanned {
     /// Read for labels and the scope tree only, then dropped.
     scope_context: Vec<super::events::MarkerSpan>,
     scopes: Vec<(u64, i64)>,
+    /// Records of spans an earlier window showed: dropped too.
+    spans_shown: Vec<u64>,
 }
 
 impl Spanned {
@@ -801,6 +803,7 @@ impl Spanned {
             markers: std::mem::take(&mut c.markers),
             scope_context: std::mem::take(&mut c.scope_context),
             scopes: std::mem::take(&mut c.scopes),
+            spans_shown: std::mem::take(&mut c.spans_shown),
         }
     }
 
@@ -831,6 +834,9 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
                 span_ids.insert(id);
             }
         }
+    }
+    for &id in &c.spans_shown {
+        span_ids.insert(id);
     }
     take_span_records(c, &span_ids, ids);
     drop(span_ids);
@@ -3889,45 +3895,96 @@ mod tests {
         assert!(split_incomplete(&mut complete, &HandedOn::default()).is_none());
     }
 
-    /// A graph launch whose dispatches a cut splits: the call and its first dispatches are
-    /// written in the first window (its dispatch count is not known, so it looks complete),
-    /// and its scope and launch facts go along to the next as context. The late dispatch
-    /// there has the labels and device the whole run gives it, and counts as an activity
-    /// without a call (its call is in the earlier file); the context is not handed on again.
-    #[test]
-    fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
-        use crate::model::carry::{split_incomplete, HandedOn, MAX_HANDED_ON};
+    /// A graph launch (`GRAPH`, 10) on stream 0xa with two of its dispatches delivered, a
+    /// third `late` one, and a launch after it on the same stream (11) whose kernel is
+    /// delivered if `moved_on`.
+    fn graph_on_a_stream(late: bool, moved_on: bool) -> Collected {
         use crate::model::events::CallFact;
-        let graph = |late: bool| {
-            let mut c = base();
-            c.markers.push(range_span("step", 2, 9, 0));
-            c.markers.push(range_span("fwd", 3, 8, 2));
-            c.scopes.push((10, 3));
+        let mut c = base();
+        c.markers.push(range_span("step", 2, 9, 0));
+        c.markers.push(range_span("fwd", 3, 8, 2));
+        c.scopes.push((10, 3));
+        for corr in [10, 11] {
             c.calls.push(CallFact {
-                correlation_id: 10,
+                correlation_id: corr,
                 stream: 0xa,
                 device: 0,
                 stream_seq: 0,
             });
-            c.api.push(api(GRAPH, 10, 100, 200, 7));
-            for d in 0..2 {
-                c.kernels
-                    .push(kernel(10, 300 + 10 * d, 305 + 10 * d, 1, d, q()));
-            }
-            if late {
-                c.kernels.push(kernel(10, 400, 405, 1, 2, q()));
-            }
-            c
+        }
+        c.api.push(api(GRAPH, 10, 100, 200, 7));
+        c.api.push(api(LAUNCH, 11, 210, 220, 7));
+        for d in 0..2 {
+            c.kernels
+                .push(kernel(10, 300 + 10 * d, 305 + 10 * d, 1, d, q()));
+        }
+        if late {
+            c.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        }
+        if moved_on {
+            c.kernels.push(kernel(11, 410, 420, 1, 3, q()));
+        }
+        c
+    }
+
+    /// A graph launch whose stream has not moved on at the cut (no later work on it has
+    /// come) may have dispatches still to come: it is handed on whole, with the launch after
+    /// it on its stream, and the next window joins its late dispatch with it. Before, the
+    /// launch was written with two of its three dispatches and the third came in the next
+    /// window without its call.
+    #[test]
+    fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
+        use crate::model::carry::{split_incomplete, HandedOn};
+        let whole = join(graph_on_a_stream(true, true));
+        let mut first = graph_on_a_stream(false, false);
+        let (mut held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        assert_eq!((handed.get(&10), handed.get(&11)), (Some(&1), Some(&1)));
+        assert_eq!((held.api.len(), held.kernels.len()), (2, 2));
+        assert!(first.api.is_empty() && first.kernels.is_empty());
+        let mut next = base();
+        next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        next.kernels.push(kernel(11, 410, 420, 1, 3, q()));
+        held.absorb(next);
+        let t = join(held);
+        assert_eq!(t.counters.activities_without_api, 0);
+        assert_eq!(t.counters.launches_without_activity, 0);
+        // Each dispatch's id, start and roctx labels.
+        type Dispatch = (u64, u64, Option<Vec<Arc<str>>>);
+        let dispatches = |t: &Trace| {
+            let mut v: Vec<Dispatch> = t
+                .devices
+                .iter()
+                .flat_map(|d| d.lines.iter().flat_map(|l| l.events.iter()))
+                .map(|e| {
+                    let labels = t.annotation(e.annotation).map(|a| a.stack.to_vec());
+                    (e.correlation_id, e.start_ns, labels)
+                })
+                .collect();
+            v.sort();
+            v
         };
+        assert_eq!(dispatches(&t), dispatches(&whole));
+    }
+
+    /// A graph launch whose dispatches a cut splits though its stream has moved on (a later
+    /// launch's kernel was delivered before its last dispatch): the call and its first
+    /// dispatches are written in the first window, and its scope and launch facts go along to
+    /// the next as context. The late dispatch there has the labels and device the whole run
+    /// gives it, and counts as an activity without a call (its call is in the earlier file);
+    /// the context is not handed on again.
+    #[test]
+    fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
+        use crate::model::carry::{split_incomplete, HandedOn, MAX_HANDED_ON};
+        let graph = |late: bool| graph_on_a_stream(late, true);
         let whole = join(graph(true));
         let mut first = graph(false);
         let (held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
         assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
         assert!(held.api.is_empty() && held.kernels.is_empty());
-        assert_eq!((first.api.len(), first.kernels.len()), (1, 2));
+        assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
         assert_eq!(
             (first.scopes.len(), first.calls.len()),
-            (1, 1),
+            (1, 2),
             "copied, not moved"
         );
 
@@ -3950,6 +4007,46 @@ mod tests {
         assert_eq!((device, labels), whole_late);
         assert!(whole_late.1.is_some());
         assert_eq!(t.counters.activities_without_api, 1);
+    }
+
+    /// A roctx range shown in one window whose push and pop records are delivered after the
+    /// cut: the next window drops those records (they stand for the span already shown)
+    /// instead of showing each as a call of its own, and awaits them no further once they
+    /// came. On the MaxText-shaped run cut into two windows, 202 pushes, pops and marks of
+    /// one thread were shown so in the second.
+    #[test]
+    fn roctx_records_that_come_after_their_span_s_window_are_not_shown_again() {
+        use crate::model::carry::{hand_off, HandedOn};
+        let mut first = base_with_roctx_names();
+        first.markers.push(train_step());
+        // Another roctx call's record came: roctx records are traced.
+        first.api.push(roctx(5, 22, 600, 601));
+        let (mut carried, handed) = hand_off(&mut first, &HandedOn::default()).unwrap();
+        assert_eq!(carried.spans_shown, [20, 21]);
+        let t = join(first);
+        let names = |t: &Trace| -> Vec<String> {
+            t.host_threads
+                .iter()
+                .flat_map(|th| th.events.iter())
+                .map(|e| t.name(e).to_string())
+                .collect()
+        };
+        assert_eq!(names(&t), ["train_step", "roctxGetThreadId"]);
+
+        let mut next = base_with_roctx_names();
+        let mut dropped = 0;
+        for r in [roctx(1, 20, 100, 110), roctx(2, 21, 500, 510)] {
+            next.marker_records.push_or_count(r, &mut dropped);
+        }
+        next.api.push(api(LAUNCH, 40, 700, 710, 7));
+        next.kernels.push(kernel(40, 720, 730, 1, 1, q()));
+        carried.absorb(next);
+        let mut again = carried.clone();
+        assert!(
+            hand_off(&mut again, &handed).is_none(),
+            "nothing is awaited once the records came"
+        );
+        assert_eq!(names(&join(carried)), ["hipLaunchKernel"]);
     }
 
     /// The roctx text of a call handed on reaches its kernel in the next window whatever it
