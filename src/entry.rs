@@ -11,7 +11,6 @@ use rocprofiler_sdk_sys as sys;
 
 use crate::config::{self, LogLevel};
 use crate::guard::ffi_guard;
-use crate::model::join::join_on;
 use crate::sdk::session::{self, Session};
 use crate::sdk::Abi;
 use crate::{log_debug, log_error, log_info, log_warn};
@@ -304,7 +303,7 @@ fn finalize_once() {
     }
     let t1 = std::time::Instant::now();
     let threads = crate::output::join_threads(cfg, &collected);
-    let trace = join_on(collected, threads);
+    let trace = crate::window::join_window(collected, threads);
     let t2 = std::time::Instant::now();
     if crate::log::enabled(LogLevel::Debug) {
         log_debug!("finalize: joined, memory {}", process_memory());

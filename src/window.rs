@@ -24,7 +24,9 @@ use crate::collect::{collect, Cut};
 use crate::config::Config;
 use crate::model::carry::HandedOn;
 use crate::model::events::Collected;
-use crate::model::join::join_on;
+use crate::model::join::join_numbered;
+use crate::model::streams::StreamNumbers;
+use crate::model::Trace;
 use crate::sdk::session::Session;
 use crate::{log_debug, log_error, log_warn};
 
@@ -49,6 +51,8 @@ static ENDED: AtomicBool = AtomicBool::new(false);
 static THREAD: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
 /// What the last window handed on to the next (`model::carry`), with its correlation ids.
 static CARRY: Mutex<Option<(Collected, HandedOn)>> = Mutex::new(None);
+/// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
+static NUMBERS: Mutex<Option<StreamNumbers>> = Mutex::new(None);
 
 /// How often the window thread looks at its triggers.
 const TICK: Duration = Duration::from_millis(10);
@@ -175,6 +179,17 @@ pub fn take_carried(c: Collected) -> (Collected, HandedOn) {
     }
 }
 
+/// Joins a window (or the one profile of a run without windows) with the stream numbers the
+/// run's earlier windows gave, and keeps its new ones for the next.
+pub fn join_window(c: Collected, threads: usize) -> Trace {
+    let mut numbers = crate::store::sinks::lock(&NUMBERS)
+        .take()
+        .unwrap_or_default();
+    let trace = join_numbered(c, threads, &mut numbers);
+    *crate::store::sinks::lock(&NUMBERS) = Some(numbers);
+    trace
+}
+
 /// Stops the window thread (finalize), waiting for a cut in progress.
 pub fn stop() {
     STOP.store(true, Ordering::Relaxed);
@@ -273,7 +288,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
         return;
     }
     let threads = crate::output::join_threads(cfg, &c);
-    let trace = join_on(c, threads);
+    let trace = join_window(c, threads);
     let n = WRITTEN.load(Ordering::Relaxed) + 1;
     // Without window rules (a delayed or bounded capture only), the one profile keeps the
     // run name.

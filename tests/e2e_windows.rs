@@ -11,12 +11,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use rocprof_xplane::xplane::proto::XSpace;
 use rocprof_xplane::xplane::read_xspace;
 use support::paths::tool_library;
 use support::sim::Direct;
 use support::truth::read_truth;
 use support::u;
-use support::xspace::{counters, device_counts_by_name};
+use support::xspace::{counters, device_counts_by_name, host_tids, listing};
 
 /// `scenarios/thread-storm.toml` with `repeat` iterations per thread (32 threads).
 fn storm(dir: &Path, repeat: u32) -> PathBuf {
@@ -165,6 +166,212 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
         "waits without their records ({resolved} resolved)"
     );
     assert!(resolved > 0 && kernels > 0);
+
+    // Against the run written whole, event by event: the windows differ only where a
+    // boundary must show (docs/configuration.md): a graph launch's dispatch delivered after
+    // its stream's later work and after the cut (`orphan_correlation_id` in the next window,
+    // with its call's `activity_count` the dispatches before the cut), the arrow of a wait
+    // whose record is in an earlier window (neither anchor is drawn), and an arrow whose wait
+    // or record is in another window than the work it anchors to: a wait whose stream's next
+    // work came after the cut, a record returning after the cut with the work before it
+    // written (that end of the arrow is at the call).
+    let whole_dir = tmp.path().join("whole");
+    let out = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &whole_dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "mt")
+        .output();
+    assert!(out.status.success());
+    let whole = support::xspace::read_one(&whole_dir, "mt");
+    let spaces: Vec<XSpace> = w.values().map(|f| read_xspace(&f[0]).unwrap()).collect();
+    let eq = compare_windows(&whole, &spaces);
+    let id_of = |e: &str, stat: &str| -> Option<String> {
+        let at = e.find(&format!("{stat}=Some(U64("))? + stat.len() + 11;
+        Some(e[at..].chars().take_while(char::is_ascii_digit).collect())
+    };
+    let late: Vec<String> = eq
+        .only_windows
+        .iter()
+        .filter_map(|e| id_of(e, "orphan_correlation_id"))
+        .collect();
+    let anchors = |v: &[String]| {
+        v.iter()
+            .filter(|e| e.contains(",flow") || e.ends_with("| flow"))
+            .count()
+    };
+    // An anchor whose work is in another window than its call: the arrow ends at the call.
+    let mut moved = Vec::new();
+    for e in &eq.only_windows {
+        if e.starts_with("/host:CPU") && e.contains(",flow @") {
+            moved.extend(id_of(e, "dependency_wait_corr_id"));
+            continue;
+        }
+        let id = id_of(e, "orphan_correlation_id").or_else(|| id_of(e, "correlation_id"));
+        assert!(
+            id.is_some_and(|id| late.contains(&id)),
+            "only in the windows: {e}"
+        );
+    }
+    let mut missing_anchors = 0;
+    for e in &eq.only_whole {
+        if e.contains("flow") && !e.contains("correlation_id=") {
+            let moved_here =
+                id_of(e, "dependency_wait_corr_id").is_some_and(|id| moved.contains(&id));
+            if !moved_here {
+                missing_anchors += 1;
+            }
+            continue;
+        }
+        let id = id_of(e, "correlation_id");
+        assert!(
+            id.is_some_and(|id| late.contains(&id)),
+            "only in the whole run: {e}"
+        );
+    }
+    let whole_anchors = anchors(
+        &listing(&whole, &host_tids(&whole))
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>(),
+    );
+    eprintln!(
+        "{} events matched; {} late graph dispatches; of {whole_anchors} arrow anchors, {missing_anchors} not drawn and {} ending at their calls",
+        eq.matched,
+        late.len(),
+        moved.len()
+    );
+    assert!(
+        (missing_anchors + moved.len()) * 100 <= whole_anchors,
+        "{missing_anchors} of {whole_anchors} anchors not drawn, {} moved",
+        moved.len()
+    );
+}
+
+/// The windows of a run against the run written whole, event by event (`listing`): what
+/// each shows only, what only the whole run shows, and how many matched.
+#[derive(Debug, Default)]
+struct Equivalence {
+    matched: usize,
+    only_windows: Vec<String>,
+    only_whole: Vec<String>,
+}
+
+/// Every event of every window is looked for among the whole run's, on the same plane and
+/// line, with the same name, duration and stats, at the same time: each window's clock
+/// origin is its own, so its times are shifted by what the events unique on both sides
+/// agree on. A roctx range a window shows open at its cut (`open_at_end`) is left out; the
+/// window where it ends shows it whole. Thread ids are numbered by rank (two runs, two
+/// sets of ids).
+fn compare_windows(whole: &XSpace, windows: &[XSpace]) -> Equivalence {
+    use std::collections::HashMap;
+    let mut want: HashMap<String, Vec<i64>> = HashMap::new();
+    for (k, start) in listing(whole, &host_tids(whole)) {
+        want.entry(k).or_default().push(start);
+    }
+    let mut tids: Vec<u64> = windows.iter().flat_map(host_tids).collect();
+    tids.sort_unstable();
+    tids.dedup();
+    let unique: HashMap<String, i64> = want
+        .iter()
+        .filter(|(_, v)| v.len() == 1)
+        .map(|(k, v)| (k.clone(), v[0]))
+        .collect();
+    let mut eq = Equivalence::default();
+    for (i, w) in windows.iter().enumerate() {
+        let last = i + 1 == windows.len();
+        let list: Vec<(String, i64)> = listing(w, &tids)
+            .into_iter()
+            .filter(|(k, _)| last || !k.contains("open_at_end="))
+            .collect();
+        let mut here: HashMap<&str, usize> = HashMap::new();
+        for (k, _) in &list {
+            *here.entry(k).or_default() += 1;
+        }
+        let mut shifts: HashMap<i64, usize> = HashMap::new();
+        for (k, start) in &list {
+            if let (Some(at), Some(1)) = (unique.get(k), here.get(k.as_str())) {
+                *shifts.entry(at - start).or_default() += 1;
+            }
+        }
+        let shift = shifts
+            .into_iter()
+            .max_by_key(|&(s, n)| (n, s))
+            .map_or(0, |(s, _)| s);
+        for (k, start) in list {
+            let at = start + shift;
+            let found = want
+                .get_mut(&k)
+                .and_then(|v| v.iter().position(|&s| s == at).map(|i| v.swap_remove(i)));
+            match found {
+                Some(_) => eq.matched += 1,
+                None => eq.only_windows.push(format!("{k} @ {at}")),
+            }
+        }
+    }
+    for (k, v) in want {
+        eq.only_whole
+            .extend(v.into_iter().map(|at| format!("{k} @ {at}")));
+    }
+    eq.only_windows.sort();
+    eq.only_whole.sort();
+    eq
+}
+
+/// The same simulated run, paced in wall time, written whole and cut into windows of 0.1 s:
+/// the windows together show every event the whole run shows, on the same line, with the
+/// same stats, at the same time, and nothing else. Stream `side` is used only at the start
+/// and the end: the windows between have no work on it, and still call each stream by the
+/// number the whole run gives it (numbered per window, the stream after it took its number
+/// there). Each step's launches, event record, wait and copy are cut apart at the
+/// boundaries; the carry joins each whole in one window.
+#[test]
+fn windows_show_what_the_run_written_whole_shows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = support::paths::test_scenario("windows-idle-stream.toml");
+    let run = |dir: &Path, windows: bool| {
+        let mut d = Direct::new(&scenario, "1.0.0")
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)
+            .env("ROCPROF_XPLANE_RUN_NAME", "eq");
+        if windows {
+            d = d.env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.1");
+        }
+        let out = d.output();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+    };
+    let (whole_dir, windows_dir) = (tmp.path().join("whole"), tmp.path().join("windows"));
+    run(&whole_dir, false);
+    run(&windows_dir, true);
+    let whole = support::xspace::read_one(&whole_dir, "eq");
+    let w = windows(&windows_dir, "eq");
+    assert!(w.len() >= 3, "windows {w:?}");
+    let spaces: Vec<XSpace> = w.values().map(|f| read_xspace(&f[0]).unwrap()).collect();
+    // The stream used at the ends only is absent from some window between.
+    let lines = |s: &XSpace| -> Vec<String> {
+        support::xspace::device_planes(s)
+            .iter()
+            .flat_map(|p| p.lines.iter().map(|l| l.name.clone()))
+            .collect()
+    };
+    let whole_lines = lines(&whole);
+    assert_eq!(whole_lines.len(), 3, "{whole_lines:?}");
+    assert!(
+        spaces.iter().any(|s| lines(s).len() < whole_lines.len()),
+        "no window without the side stream"
+    );
+    let eq = compare_windows(&whole, &spaces);
+    let show = |v: &[String]| v[..v.len().min(8)].join("\n");
+    assert!(
+        eq.only_windows.is_empty() && eq.only_whole.is_empty(),
+        "{} events matched; {} only in the windows:\n{}\n{} only in the whole run:\n{}",
+        eq.matched,
+        eq.only_windows.len(),
+        show(&eq.only_windows),
+        eq.only_whole.len(),
+        show(&eq.only_whole)
+    );
+    assert!(eq.matched > 3000, "{eq:?}");
 }
 
 /// Time windows, and the process killed with SIGKILL mid-run: every window written before the

@@ -232,7 +232,17 @@ pub fn cores() -> usize {
 }
 
 /// [`join`] on at most `threads` threads (1: every pass on this one).
-pub fn join_on(mut c: Collected, threads: usize) -> Trace {
+pub fn join_on(c: Collected, threads: usize) -> Trace {
+    join_numbered(c, threads, &mut super::streams::StreamNumbers::default())
+}
+
+/// [`join_on`] with the stream numbers earlier capture windows of the run gave (`numbers`,
+/// which gets this window's new streams): a stream keeps its `Stream #N` in every window.
+pub fn join_numbered(
+    mut c: Collected,
+    threads: usize,
+    numbers: &mut super::streams::StreamNumbers,
+) -> Trace {
     let mut counters = c.counters.clone();
     let mut warnings = std::mem::take(&mut c.warnings);
     let mut laps = Laps::start();
@@ -368,6 +378,7 @@ pub fn join_on(mut c: Collected, threads: usize) -> Trace {
         &mut places,
         work.take_lines(),
         threads,
+        numbers,
         &mut counters,
     );
     laps.lap("stream lines");
@@ -1576,6 +1587,7 @@ fn stream_lines<'s>(
     places: &mut Places,
     lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
     threads: usize,
+    numbers: &mut super::streams::StreamNumbers,
     counters: &mut crate::model::Counters,
 ) -> super::streams::StreamIndex {
     // Read as the lines are built, not collected first (32 B per sync call naming a stream).
@@ -1588,6 +1600,7 @@ fn stream_lines<'s>(
         lines,
         known_streams,
         &mut counters.stream_overlap_events,
+        numbers,
         |tasks| prepare_lines(tasks, threads),
     );
     for (dev, dev_lines) in device_lines {
@@ -2358,14 +2371,17 @@ mod tests {
         let two_threads = |g| {
             let mut split = 0;
             let (lines, index) =
-                build_lines_with(g, known.clone(), &mut split, |t| prepare_lines(t, 2));
+                build_lines_with(g, known.clone(), &mut split, &mut Default::default(), |t| {
+                    prepare_lines(t, 2)
+                });
             (lines, index, split)
         };
         let reversed = |g| {
             let mut split = 0;
-            let (lines, index) = build_lines_with(g, known.clone(), &mut split, |t| {
-                t.into_iter().rev().map(prepare_line).collect()
-            });
+            let (lines, index) =
+                build_lines_with(g, known.clone(), &mut split, &mut Default::default(), |t| {
+                    t.into_iter().rev().map(prepare_line).collect()
+                });
             (lines, index, split)
         };
         let listing = |lines: &BTreeMap<u32, Vec<DeviceLine>>| {

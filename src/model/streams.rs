@@ -237,6 +237,38 @@ pub fn partition_point_near<T>(v: &[T], hint: usize, pred: impl Fn(&T) -> bool) 
     }
 }
 
+/// `N` of each stream's `Stream #N`, for as long as the numbers must mean the same stream:
+/// one profile, or every capture window of a run (`window`). A window numbers the streams it
+/// has not seen before after those it has, in the order a whole run would give them: a
+/// stream keeps its number in every window, though a stream first used in a later window has
+/// a number after the earlier windows' streams, where a run written whole might have given it
+/// a lower one.
+#[derive(Debug, Default, Clone)]
+pub struct StreamNumbers {
+    numbers: HashMap<(u32, StreamKey), i64>,
+    /// The next number of each plane: how many of its streams are numbered.
+    next: HashMap<u32, i64>,
+}
+
+impl StreamNumbers {
+    /// The number of `key` on `plane`, the next free one if it has none yet.
+    fn number(&mut self, plane: u32, key: StreamKey) -> i64 {
+        if let Some(&n) = self.numbers.get(&(plane, key)) {
+            return n;
+        }
+        let next = self.next.entry(plane).or_insert(0);
+        let n = *next;
+        *next += 1;
+        self.numbers.insert((plane, key), n);
+        n
+    }
+
+    /// The first number no stream of `plane` has: where its overlap sub-lines start.
+    fn first_free(&self, plane: u32) -> i64 {
+        self.next.get(&plane).copied().unwrap_or(0)
+    }
+}
+
 /// Order of streams on a device: null stream, created streams by creation, streams from before
 /// the tool by first call, then the fallback lines.
 fn order_key(key: StreamKey, first_correlation: u64, first_start: u64) -> (u8, u64) {
@@ -362,17 +394,23 @@ pub fn build_lines(
     known: impl IntoIterator<Item = (u32, StreamKey, u64)>,
     split_events: &mut u64,
 ) -> (BTreeMap<u32, Vec<DeviceLine>>, StreamIndex) {
-    build_lines_with(grouped, known, split_events, |tasks| {
-        tasks.into_iter().map(prepare_line).collect()
-    })
+    build_lines_with(
+        grouped,
+        known,
+        split_events,
+        &mut StreamNumbers::default(),
+        |tasks| tasks.into_iter().map(prepare_line).collect(),
+    )
 }
 
 /// [`build_lines`], each stream's line prepared by `prepare_all` (which may share them
-/// between threads: it returns one `prepare_line` result per task, in any order).
+/// between threads: it returns one `prepare_line` result per task, in any order), with the
+/// numbers `numbers` gave earlier (capture windows of one run) and new ones added to it.
 pub fn build_lines_with(
     grouped: BTreeMap<(u32, StreamKey), Vec<DeviceEvent>>,
     known: impl IntoIterator<Item = (u32, StreamKey, u64)>,
     split_events: &mut u64,
+    numbers: &mut StreamNumbers,
     prepare_all: impl FnOnce(Vec<LineTask>) -> Vec<PreparedLine>,
 ) -> (BTreeMap<u32, Vec<DeviceLine>>, StreamIndex) {
     // The streams sync calls name, each with its lowest call id (a program's few streams,
@@ -407,15 +445,15 @@ pub fn build_lines_with(
     for (&plane, ks) in &keys {
         let mut v: Vec<(&StreamKey, &(u8, u64))> = ks.iter().collect();
         v.sort_by_key(|(k, o)| (**o, **k));
-        for (n, (k, _)) in v.into_iter().enumerate() {
-            index.numbers.insert((plane, *k), n as i64);
+        for (k, _) in v {
+            index.numbers.insert((plane, *k), numbers.number(plane, *k));
         }
     }
 
     let mut out: BTreeMap<u32, Vec<DeviceLine>> = BTreeMap::new();
     let mut next_free: HashMap<u32, i64> = HashMap::default();
-    for (&plane, ks) in &keys {
-        next_free.insert(plane, ks.len() as i64);
+    for &plane in keys.keys() {
+        next_free.insert(plane, numbers.first_free(plane));
     }
     // Sub-lines past a stream's own take the next free ids of their plane, in stream number
     // order.
@@ -530,6 +568,59 @@ pub(crate) mod tests {
         assert_eq!(idx.number(0, StreamKey::Created(7)), Some(3));
         assert_eq!(idx.number(1, StreamKey::Created(5)), Some(0));
         assert_eq!(split, 0);
+    }
+
+    /// Capture windows of one run share their numbers: a stream idle in a later window does
+    /// not give its number to another there, a stream new in that window takes the next
+    /// free number, and overlap sub-lines take ids past every number given. Numbered apart,
+    /// the second window had called stream 7 `Stream #0`, the null stream's name in the first.
+    #[test]
+    fn windows_of_one_run_keep_each_stream_s_number() {
+        let build = |g, numbers: &mut StreamNumbers| {
+            let mut split = 0;
+            build_lines_with(g, [], &mut split, numbers, |tasks| {
+                tasks.into_iter().map(prepare_line).collect()
+            })
+        };
+        let names = |lines: &BTreeMap<u32, Vec<DeviceLine>>| -> Vec<(i64, String)> {
+            lines[&0].iter().map(|l| (l.id, l.name.clone())).collect()
+        };
+        let mut numbers = StreamNumbers::default();
+        let mut first = BTreeMap::new();
+        first.insert((0, StreamKey::Null), vec![ev(1, 10, 20)]);
+        first.insert((0, StreamKey::Created(3)), vec![ev(2, 30, 40)]);
+        first.insert((0, StreamKey::Created(7)), vec![ev(3, 50, 60)]);
+        let (lines, _) = build(first, &mut numbers);
+        assert_eq!(
+            names(&lines),
+            [
+                (0, "Stream #0".into()),
+                (1, "Stream #1".into()),
+                (2, "Stream #2".into())
+            ]
+        );
+        // The next window: stream 7 alone, overlapping itself, and a new stream 9.
+        let second = || {
+            let mut g = BTreeMap::new();
+            g.insert(
+                (0, StreamKey::Created(7)),
+                vec![ev(4, 100, 200), ev(5, 150, 160)],
+            );
+            g.insert((0, StreamKey::Created(9)), vec![ev(6, 300, 310)]);
+            g
+        };
+        let (lines, index) = build(second(), &mut numbers);
+        assert_eq!(
+            names(&lines),
+            [
+                (2, "Stream #2".into()),
+                (3, "Stream #3".into()),
+                (4, "Stream #2 (overlap 1)".into())
+            ]
+        );
+        assert_eq!(index.number(0, StreamKey::Created(9)), Some(3));
+        let (apart, _) = build(second(), &mut StreamNumbers::default());
+        assert_eq!(names(&apart)[0], (0, "Stream #0".into()));
     }
 
     #[test]

@@ -480,3 +480,76 @@ pub fn plane_length_widths(file: &[u8]) -> Vec<usize> {
     assert_eq!(at, file.len(), "the entries end with the file");
     widths
 }
+
+/// The thread ids of the host lines (`Host Threads/<tid>`), sorted: what `listing` numbers
+/// threads by, so that two runs of one program list the same threads alike.
+pub fn host_tids(s: &XSpace) -> Vec<u64> {
+    let mut v: Vec<u64> = s
+        .planes
+        .iter()
+        .filter(|p| p.name == HOST_PLANE)
+        .flat_map(|p| p.lines.iter())
+        .filter_map(|l| tid_in(&l.name).map(|(_, tid, _)| tid))
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// `(before, tid, after)` of a name holding `Host Threads/<tid>`.
+fn tid_in(name: &str) -> Option<(&str, u64, &str)> {
+    const AT: &str = "Host Threads/";
+    let i = name.find(AT)? + AT.len();
+    let digits = name[i..].bytes().take_while(u8::is_ascii_digit).count();
+    let tid = name[i..i + digits].parse().ok()?;
+    Some((&name[..i], tid, &name[i + digits..]))
+}
+
+/// Every event of every line as two profiles of one simulated run are compared by: `plane |
+/// line | name | duration | stats` (stats by name, sorted; a thread id in a line's name as its
+/// rank in `tids`; a flow's id, salted with the process, left out), with its start in ps.
+pub fn listing(s: &XSpace, tids: &[u64]) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for p in &s.planes {
+        for l in &p.lines {
+            let line = match tid_in(&l.name) {
+                Some((before, tid, after)) => {
+                    let rank = tids.binary_search(&tid).map_or(-1, |r| r as i64);
+                    format!("{before}T{rank}{after}")
+                }
+                None => l.name.clone(),
+            };
+            for e in &l.events {
+                let ev = Ev {
+                    plane: p,
+                    line: l,
+                    event: e,
+                };
+                let mut stats: Vec<String> = e
+                    .stats
+                    .iter()
+                    .map(|st| {
+                        let name = p
+                            .stat_metadata
+                            .get(&st.metadata_id)
+                            .map_or("?", |m| m.name.as_str());
+                        if name == "flow" {
+                            return name.to_string();
+                        }
+                        format!("{name}={:?}", stat_value(p, &st.value))
+                    })
+                    .collect();
+                stats.sort();
+                let key = format!(
+                    "{} | {line} | {} | {} | {}",
+                    p.name,
+                    ev.name(),
+                    e.duration_ps,
+                    stats.join(",")
+                );
+                out.push((key, ev.start_ps()));
+            }
+        }
+    }
+    out
+}
