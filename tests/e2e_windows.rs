@@ -245,6 +245,13 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
         "{missing_anchors} of {whole_anchors} anchors not drawn, {} moved",
         moved.len()
     );
+    // Merged into one profile, the windows show what they showed apart, on one clock.
+    let merged = merge_windows(tmp.path(), "mt");
+    let one = compare_windows(&whole, std::slice::from_ref(&merged));
+    assert_eq!(
+        (one.only_windows, one.only_whole, one.matched),
+        (eq.only_windows, eq.only_whole, eq.matched)
+    );
 }
 
 /// The windows of a run against the run written whole, event by event (`listing`): what
@@ -372,6 +379,55 @@ fn windows_show_what_the_run_written_whole_shows() {
         show(&eq.only_whole)
     );
     assert!(eq.matched > 3000, "{eq:?}");
+
+    // `rocprof-xplane merge` makes the windows one profile, line by line: the same events
+    // as the run written whole, the same counts, and real xprof opens it.
+    let merged = merge_windows(&windows_dir, "eq");
+    let eq = compare_windows(&whole, std::slice::from_ref(&merged));
+    assert!(
+        eq.only_windows.is_empty() && eq.only_whole.is_empty(),
+        "merged: {} only there:\n{}\n{} only in the whole run:\n{}",
+        eq.only_windows.len(),
+        show(&eq.only_windows),
+        eq.only_whole.len(),
+        show(&eq.only_whole)
+    );
+    let (a, b) = (counters(&whole), counters(&merged));
+    for k in [
+        "api_records",
+        "kernel_records",
+        "memcpy_records",
+        "marker_records",
+        "waits_resolved",
+    ] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+    if support::xprof::available() {
+        let file = support::paths::profiles(&windows_dir, "eq").remove(0);
+        let host = support::paths::host_of(&file);
+        let s = support::xprof::summary(&file, &host);
+        assert_eq!(
+            s["errors"],
+            serde_json::json!({}),
+            "xprof errors on the merged profile"
+        );
+    }
+}
+
+/// `rocprof-xplane merge LOG_DIR RUN`: the windows of `RUN` made one profile, read back.
+fn merge_windows(log_dir: &Path, run: &str) -> XSpace {
+    let out = std::process::Command::new(support::paths::cli())
+        .arg("merge")
+        .arg(log_dir)
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    support::xspace::read_one(log_dir, run)
 }
 
 /// Time windows, and the process killed with SIGKILL mid-run: every window written before the

@@ -610,3 +610,40 @@ fn hostile_names_through_set_aside_lines() {
     support::xspace::assert_lines_nest(&host_only, "hostile names");
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file left");
 }
+
+/// Merging a single profile (`xplane::merge`, one line at a time from the file) gives it
+/// back: the same planes, metadata ids, lines, events in their order and stats. A file cut
+/// short is refused with its name and nothing is written in its place.
+#[test]
+fn merging_one_profile_gives_it_back_and_a_truncated_one_is_refused() {
+    use rocprof_xplane::xplane::merge::{merge_files, MergeError};
+    let (trace, _) = common::synthetic_trace();
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |run: &str| OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: run.into(),
+        host: "h.1".into(),
+    };
+    let path = write_xspace(&trace, &layout("one")).unwrap();
+    let (merged, m) = merge_files(std::slice::from_ref(&path), &layout("merged")).unwrap();
+    assert_eq!(m.inputs, 1);
+    assert_eq!(
+        m.open_ranges_left_out, 0,
+        "the last input keeps its open ranges"
+    );
+    let (a, b) = (read_xspace(&path).unwrap(), read_xspace(&merged).unwrap());
+    assert_eq!(a.planes.len(), b.planes.len());
+    for (x, y) in a.planes.iter().zip(&b.planes) {
+        assert_eq!(x, y, "plane {}", x.name);
+    }
+    assert_eq!(a, b);
+
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.xplane.pb");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    match merge_files(std::slice::from_ref(&cut), &layout("bad")) {
+        Err(MergeError::Malformed { path, .. }) => assert_eq!(path, cut),
+        other => panic!("{other:?}"),
+    }
+    assert!(!layout("bad").file_path().exists());
+}

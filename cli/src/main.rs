@@ -1,5 +1,6 @@
 //! `rocprof-xplane`: run a program under the tool, attach to a running one, replay a scenario
-//! in the simulator, convert rocprofv3 output, or inspect an `.xplane.pb` file.
+//! in the simulator, convert rocprofv3 output, inspect an `.xplane.pb` file, or merge a run's
+//! capture windows into one profile.
 //!
 //! The command line lives in this crate, apart from the tool library: the `.so` that is loaded
 //! into profiled programs carries none of it (nor the SQLite, CSV and gzip readers `convert`
@@ -9,6 +10,7 @@ mod attach;
 mod convert;
 mod inspect;
 mod launch;
+mod merge;
 mod rocprofv3;
 mod run;
 mod simulate;
@@ -43,6 +45,8 @@ enum Command {
     Convert(convert::Args),
     /// Summarise an .xplane.pb: planes, lines, events per kind, top kernels, streams, drops.
     Inspect(inspect::Args),
+    /// Merge a run's capture windows into one profile per process.
+    Merge(merge::Args),
 }
 
 fn main() -> ExitCode {
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => simulate::execute(a),
         Command::Convert(a) => convert::execute(a),
         Command::Inspect(a) => inspect::execute(a),
+        Command::Merge(a) => merge::execute(a),
     }
 }
 
@@ -75,7 +80,7 @@ mod tests {
     #[test]
     fn every_subcommand_is_listed_in_the_help() {
         let help = Cli::command().render_help().to_string();
-        for sub in ["run", "attach", "simulate", "convert", "inspect"] {
+        for sub in ["run", "attach", "simulate", "convert", "inspect", "merge"] {
             assert!(help.contains(sub), "{sub} missing from:\n{help}");
         }
     }

@@ -947,6 +947,16 @@ impl FinishedLine {
         self.head.len() + self.events.len()
     }
 
+    /// Length of the line as an `XPlane.lines` entry (key and length included).
+    pub fn entry_len(&self) -> usize {
+        entry_len(LINES_FIELD, self.encoded_len())
+    }
+
+    /// Writes the line as an `XPlane.lines` entry.
+    pub fn write_entry(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        write_line_entry(self, w)
+    }
+
     fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
         w.write_all(&self.head[..self.split])?;
         w.write_all(&self.events)?;

@@ -263,6 +263,15 @@ pub fn write_xspace_proto(space: &XSpace, layout: &OutputLayout) -> Result<PathB
     write_atomically(layout, |f| f.write_all(&bytes))
 }
 
+/// Writes `layout`'s file through `write` (which may seek in it), atomically as every file
+/// of ours is written.
+pub(crate) fn write_with(
+    layout: &OutputLayout,
+    write: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
+) -> Result<PathBuf, WriteError> {
+    write_atomically(layout, write)
+}
+
 /// Creates the run directory, writes the file through `write` into a fresh temporary file,
 /// fsyncs and renames it into place.
 fn write_atomically(

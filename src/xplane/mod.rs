@@ -8,6 +8,7 @@ pub mod builder;
 pub mod deps;
 mod file;
 mod lanes;
+pub mod merge;
 mod space;
 pub mod spill;
 pub mod stats;

@@ -1020,6 +1020,43 @@ fn device_line_name(l: &DeviceLine, types: &LineTypes) -> String {
     }
 }
 
+/// A device line's name from the names its pieces had in profiles cut from one run
+/// (`xplane::merge`): `Stream #1(Compute)` and `Stream #1(MemcpyDToH)` make
+/// `Stream #1(Compute,MemcpyDToH)`, the kinds in the order [`device_line_name`] lists them
+/// (any it does not know after them); a name without kinds is kept as it is.
+pub fn merged_line_name(names: &[&str]) -> String {
+    let split = |n: &str| -> Option<(String, Vec<String>)> {
+        let open = n.rfind('(').filter(|_| n.ends_with(')'))?;
+        let kinds = n[open + 1..n.len() - 1]
+            .split(',')
+            .map(str::to_string)
+            .collect();
+        Some((n[..open].to_string(), kinds))
+    };
+    let Some((base, _)) = names.first().and_then(|n| split(n)) else {
+        return names.first().map_or(String::new(), |n| n.to_string());
+    };
+    let mut kinds: Vec<String> = Vec::new();
+    for n in names {
+        match split(n) {
+            Some((b, ks)) if b == base => {
+                for k in ks {
+                    if !kinds.contains(&k) {
+                        kinds.push(k);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let known: Vec<&str> = std::iter::once(COMPUTE)
+        .chain(COPY_ORDER.iter().map(|d| s::memcpy_event_name(*d)))
+        .collect();
+    let place = |k: &String| known.iter().position(|n| n == k).unwrap_or(known.len());
+    kinds.sort_by_key(place);
+    format!("{base}({})", kinds.join(","))
+}
+
 /// The kinds of work a device line's name lists, in this order: compute, then the copies by
 /// direction, each under its event name (`stats::memcpy_event_name`).
 const COMPUTE: &str = "Compute";
@@ -1182,6 +1219,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPlane {
     let start_wall = trace.start_walltime_ns.saturating_sub(base.shifted_ns);
     plane.add_plane_stat(s::PROFILE_START_TIME, StatValue::U64(start_wall));
     plane.add_plane_stat(s::PROFILE_STOP_TIME, StatValue::U64(trace.stop_walltime_ns));
+    plane.add_plane_stat(s::ORIGIN_BOOTTIME_NS, StatValue::U64(base.origin_ns));
     plane.add_plane_stat(
         "rocprof_xplane_version",
         StatValue::Str(env!("CARGO_PKG_VERSION")),
@@ -1315,6 +1353,26 @@ mod tests {
                 Some(x_stat::Value::RefValue(r)) => Some(stat_name(r as i64)),
                 _ => None,
             })
+    }
+
+    /// A merged device line lists every kind its pieces held, in the writer's order; other
+    /// names are kept as the first piece had them.
+    #[test]
+    fn merged_line_names_list_every_kind_in_order() {
+        assert_eq!(
+            merged_line_name(&[
+                "Stream #1(MemcpyDToH)",
+                "Stream #1(Compute,MemcpyDToD)",
+                "Stream #1(Compute)"
+            ]),
+            "Stream #1(Compute,MemcpyDToH,MemcpyDToD)"
+        );
+        assert_eq!(merged_line_name(&["Host Threads/7", "x"]), "Host Threads/7");
+        assert_eq!(
+            merged_line_name(&["Stream #0(Weird)", "Stream #0(Compute)"]),
+            "Stream #0(Compute,Weird)"
+        );
+        assert_eq!(merged_line_name(&[]), "");
     }
 
     /// `n` devices with nothing but their ordinals, 0 to `n - 1`.

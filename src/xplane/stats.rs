@@ -68,6 +68,9 @@ pub const VENDOR_AMD: &str = "AMD";
 // Task Environment plane stats.
 pub const PROFILE_START_TIME: &str = "profile_start_time";
 pub const PROFILE_STOP_TIME: &str = "profile_stop_time";
+/// Ours: the `CLOCK_BOOTTIME` ns every offset of the file counts from, so that profiles of one
+/// run cut in time (capture windows) are put on one clock exactly (`xplane::merge`).
+pub const ORIGIN_BOOTTIME_NS: &str = "rocprof_xplane_origin_boottime_ns";
 
 /// Stats this writer sets itself; annotation keys with these names are not copied onto
 /// events, so a user's `roctx` label can never forge a correlation id or a kernel marker.

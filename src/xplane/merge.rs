@@ -1,0 +1,792 @@
+//! Profiles of one process cut in time (a run's capture windows) made into one profile, one
+//! line at a time: each input is indexed (plane and line heads read, events skipped), then
+//! every line of the output is merged from the inputs' lines by time and written before the
+//! next is read. Memory holds the inputs' metadata and one line of the output, never a
+//! profile: the merge of a week-long job's windows needs no more than one of them did.
+//!
+//! What the inputs share is named alike in the output: a plane by its name, a line by its
+//! id within its plane, event and stat metadata by name (an input's ids are its own), a
+//! scope in the scope-range tree by its id (there the ids are the scopes). Times are moved
+//! to the earliest input's origin (`rocprof_xplane_origin_boottime_ns`, exact; else
+//! `profile_start_time`). A roctx range an input shows open at its end (`open_at_end`) is
+//! left out unless the input is the last: the window where it ends shows it whole. The Task
+//! Environment's counters are summed, its times widened. A device line's name lists the
+//! kinds of work of every input (`Stream #1(Compute,MemcpyDToH)`).
+//!
+//! What a window boundary loses is not recovered (docs/configuration.md): an arrow whose
+//! record and wait are in different windows is not drawn; a memory timeline starts from what
+//! its window saw.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use prost::Message;
+
+use super::builder::LineBuilder;
+use super::proto::{x_event, x_stat, XEvent, XLine, XPlane, XSpace, XStat};
+use super::spill::{padded_varint, PADDED_LEN};
+use super::stats as s;
+
+/// Why a merge failed; the output is then not written (or not renamed into place).
+#[derive(Debug)]
+pub enum MergeError {
+    Read { path: PathBuf, source: io::Error },
+    Malformed { path: PathBuf, what: String },
+    NoInput,
+    Write(super::WriteError),
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MergeError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            MergeError::Malformed { path, what } => {
+                write!(f, "{} is not an XSpace: {what}", path.display())
+            }
+            MergeError::NoInput => write!(f, "no profile to merge"),
+            MergeError::Write(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// What a merge wrote.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Merged {
+    pub inputs: usize,
+    pub planes: usize,
+    pub lines: usize,
+    pub events: u64,
+    /// roctx ranges an input showed open at its end, shown whole by a later one.
+    pub open_ranges_left_out: u64,
+}
+
+/// Merges `inputs` (profiles of one process, any order: they are put in time order) into
+/// `layout`'s file.
+pub fn merge_files(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+) -> Result<(PathBuf, Merged), MergeError> {
+    if inputs.is_empty() {
+        return Err(MergeError::NoInput);
+    }
+    let mut indexed = Vec::with_capacity(inputs.len());
+    for p in inputs {
+        indexed.push(Input::index(p)?);
+    }
+    // Time order, by origin (the inputs' names need not sort).
+    indexed.sort_by_key(|i| (i.origin.wall, i.origin.boot));
+    let mut merged = Merged {
+        inputs: indexed.len(),
+        ..Merged::default()
+    };
+    let path = super::file::write_with(layout, |w| write_merged(&indexed, w, &mut merged))
+        .map_err(MergeError::Write)?;
+    Ok((path, merged))
+}
+
+/// Where an input's times start, in ns: `rocprof_xplane_origin_boottime_ns` (exact, ours)
+/// and `profile_start_time` (wall clock, what xprof reads).
+#[derive(Debug, Clone, Copy, Default)]
+struct Origin {
+    boot: Option<u64>,
+    wall: Option<u64>,
+}
+
+/// One input, indexed: its planes' and lines' heads, and where each line's bytes are.
+struct Input {
+    file: Arc<File>,
+    planes: Vec<PlaneIn>,
+    /// The XSpace's other fields (errors, warnings, hostnames).
+    rest: XSpace,
+    origin: Origin,
+}
+
+struct PlaneIn {
+    head: XPlane,
+    lines: Vec<LineIn>,
+}
+
+struct LineIn {
+    head: XLine,
+    /// The line's bytes in the file (its fields, events included).
+    start: u64,
+    end: u64,
+}
+
+/// A field as read: its number and value (a length-delimited one not read yet: the reader
+/// stands at its first byte).
+enum Field {
+    Varint(u64),
+    Len(u64),
+    Fixed(usize),
+}
+
+/// Reads one file through a window of its own, from a position to an end.
+struct Reader {
+    file: Arc<File>,
+    /// File offset of `buf[0]`.
+    base: u64,
+    buf: Vec<u8>,
+    at: usize,
+    end: u64,
+}
+
+/// How much a reader reads at once.
+const CHUNK: usize = 64 << 10;
+
+impl Reader {
+    fn new(file: Arc<File>, start: u64, end: u64) -> Self {
+        Reader {
+            file,
+            base: start,
+            buf: Vec::new(),
+            at: 0,
+            end,
+        }
+    }
+
+    fn position(&self) -> u64 {
+        self.base + self.at as u64
+    }
+
+    fn done(&self) -> bool {
+        self.position() >= self.end
+    }
+
+    /// At least `n` bytes from the position in the window, or an error past the end.
+    fn fill(&mut self, n: usize) -> io::Result<()> {
+        if self.buf.len() - self.at >= n {
+            return Ok(());
+        }
+        let pos = self.position();
+        if pos + n as u64 > self.end {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a field runs past its message",
+            ));
+        }
+        let want = (n.max(CHUNK) as u64).min(self.end - pos) as usize;
+        self.buf.drain(..self.at);
+        self.base = pos;
+        self.at = 0;
+        let have = self.buf.len();
+        self.buf.resize(want, 0);
+        let mut got = have;
+        while got < want {
+            let k = self.file.read_at(&mut self.buf[got..], pos + got as u64)?;
+            if k == 0 {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the file ends inside a message",
+                ));
+            }
+            got += k;
+        }
+        Ok(())
+    }
+
+    fn varint(&mut self) -> io::Result<u64> {
+        let mut v = 0u64;
+        for i in 0..10 {
+            self.fill(1)?;
+            let b = self.buf[self.at];
+            self.at += 1;
+            v |= u64::from(b & 0x7f) << (7 * i);
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "a varint of over 10 bytes",
+        ))
+    }
+
+    fn bytes(&mut self, n: u64) -> io::Result<&[u8]> {
+        let n = usize::try_from(n).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
+        self.fill(n)?;
+        let b = &self.buf[self.at..self.at + n];
+        self.at += n;
+        Ok(b)
+    }
+
+    fn skip(&mut self, n: u64) -> io::Result<()> {
+        let pos = self.position() + n;
+        if pos > self.end {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a field runs past its message",
+            ));
+        }
+        if pos <= self.base + self.buf.len() as u64 {
+            self.at = (pos - self.base) as usize;
+        } else {
+            self.buf.clear();
+            self.base = pos;
+            self.at = 0;
+        }
+        Ok(())
+    }
+
+    /// The next field's number and value; `None` at the end.
+    fn field(&mut self) -> io::Result<Option<(u32, Field)>> {
+        if self.done() {
+            return Ok(None);
+        }
+        let key = self.varint()?;
+        let number =
+            u32::try_from(key >> 3).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
+        let value = match key & 7 {
+            0 => Field::Varint(self.varint()?),
+            1 => Field::Fixed(8),
+            2 => Field::Len(self.varint()?),
+            5 => Field::Fixed(4),
+            w => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("wire type {w}"),
+                ))
+            }
+        };
+        Ok(Some((number, value)))
+    }
+
+    /// Appends the field just read (`number`, `value`) to `out` as it was on the wire.
+    fn copy_field(&mut self, number: u32, value: Field, out: &mut Vec<u8>) -> io::Result<()> {
+        use prost::encoding::encode_varint;
+        match value {
+            Field::Varint(v) => {
+                encode_varint(u64::from(number) << 3, out);
+                encode_varint(v, out);
+            }
+            Field::Len(n) => {
+                encode_varint(u64::from(number) << 3 | 2, out);
+                encode_varint(n, out);
+                out.extend_from_slice(self.bytes(n)?);
+            }
+            Field::Fixed(n) => {
+                encode_varint(u64::from(number) << 3 | if n == 8 { 1 } else { 5 }, out);
+                out.extend_from_slice(self.bytes(n as u64)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Field numbers of `proto/xplane.proto` the index reads.
+const SPACE_PLANES: u32 = 1;
+const PLANE_LINES: u32 = 3;
+const LINE_EVENTS: u32 = 4;
+
+impl Input {
+    fn index(path: &Path) -> Result<Self, MergeError> {
+        let read = |source| MergeError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = Arc::new(File::open(path).map_err(read)?);
+        let len = file.metadata().map_err(read)?.len();
+        let mut r = Reader::new(file.clone(), 0, len);
+        let mut planes = Vec::new();
+        let mut rest = Vec::new();
+        let malformed = |e: io::Error| MergeError::Malformed {
+            path: path.to_path_buf(),
+            what: e.to_string(),
+        };
+        let index = (|| -> io::Result<()> {
+            while let Some((number, value)) = r.field()? {
+                match (number, value) {
+                    (SPACE_PLANES, Field::Len(n)) => {
+                        let end = r.position() + n;
+                        planes.push(index_plane(&mut r, end)?);
+                    }
+                    (number, value) => r.copy_field(number, value, &mut rest)?,
+                }
+            }
+            Ok(())
+        })();
+        index.map_err(malformed)?;
+        let rest = XSpace::decode(rest.as_slice()).map_err(|e| malformed(e.into()))?;
+        let origin = origin_of(&planes);
+        Ok(Input {
+            file,
+            planes,
+            rest,
+            origin,
+        })
+    }
+}
+
+fn index_plane(r: &mut Reader, end: u64) -> io::Result<PlaneIn> {
+    let mut head = Vec::new();
+    let mut lines = Vec::new();
+    while r.position() < end {
+        let Some((number, value)) = r.field()? else {
+            break;
+        };
+        match (number, value) {
+            (PLANE_LINES, Field::Len(n)) => {
+                let (start, line_end) = (r.position(), r.position() + n);
+                let mut line_head = Vec::new();
+                while r.position() < line_end {
+                    let Some((number, value)) = r.field()? else {
+                        break;
+                    };
+                    match (number, value) {
+                        (LINE_EVENTS, Field::Len(n)) => r.skip(n)?,
+                        (number, value) => r.copy_field(number, value, &mut line_head)?,
+                    }
+                }
+                lines.push(LineIn {
+                    head: XLine::decode(line_head.as_slice())?,
+                    start,
+                    end: line_end,
+                });
+            }
+            (number, value) => r.copy_field(number, value, &mut head)?,
+        }
+    }
+    Ok(PlaneIn {
+        head: XPlane::decode(head.as_slice())?,
+        lines,
+    })
+}
+
+/// The input's origin, from its Task Environment.
+fn origin_of(planes: &[PlaneIn]) -> Origin {
+    let Some(env) = planes.iter().find(|p| p.head.name == s::TASK_ENV_PLANE) else {
+        return Origin::default();
+    };
+    let stat = |name: &str| {
+        let id = env
+            .head
+            .stat_metadata
+            .iter()
+            .find(|(_, m)| m.name == name)
+            .map(|(&id, _)| id)?;
+        env.head
+            .stats
+            .iter()
+            .find(|st| st.metadata_id == id)
+            .and_then(|st| match st.value {
+                Some(x_stat::Value::Uint64Value(v)) => Some(v),
+                Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
+                _ => None,
+            })
+    };
+    Origin {
+        boot: stat(s::ORIGIN_BOOTTIME_NS),
+        wall: stat(s::PROFILE_START_TIME),
+    }
+}
+
+/// ps to add to each input's offsets to put them on the earliest input's origin: by the boot
+/// clock when every input has it (exact), else by the wall clock.
+fn shifts(inputs: &[Input]) -> Vec<i64> {
+    let boot = inputs.iter().all(|i| i.origin.boot.is_some());
+    let ns = |i: &Input| if boot { i.origin.boot } else { i.origin.wall };
+    let base = inputs.iter().filter_map(ns).min().unwrap_or(0);
+    inputs
+        .iter()
+        .map(|i| {
+            ns(i).map_or(0, |o| {
+                i64::try_from(o - base)
+                    .unwrap_or(i64::MAX)
+                    .saturating_mul(1000)
+            })
+        })
+        .collect()
+}
+
+/// An input plane's ids in the output's numbering.
+#[derive(Default)]
+struct Ids {
+    events: HashMap<i64, i64>,
+    stats: HashMap<i64, i64>,
+}
+
+impl Ids {
+    fn stat(&self, st: &XStat) -> XStat {
+        let value = match st.value {
+            Some(x_stat::Value::RefValue(r)) => {
+                let to = i64::try_from(r)
+                    .ok()
+                    .and_then(|r| self.stats.get(&r))
+                    .map_or(r, |&t| t as u64);
+                Some(x_stat::Value::RefValue(to))
+            }
+            ref v => v.clone(),
+        };
+        XStat {
+            metadata_id: self
+                .stats
+                .get(&st.metadata_id)
+                .copied()
+                .unwrap_or(st.metadata_id),
+            value,
+        }
+    }
+}
+
+/// One plane's inputs made one: the output's head (lines left out) and each input's ids in it.
+fn merge_heads(planes: &[(usize, &PlaneIn)]) -> (XPlane, Vec<Ids>) {
+    let first = &planes[0].1.head;
+    let mut out = XPlane {
+        id: first.id,
+        name: first.name.clone(),
+        ..XPlane::default()
+    };
+    let scope_tree = first.name == s::SCOPE_TREE_PLANE;
+    let mut ids = Vec::with_capacity(planes.len());
+    let mut stat_by_name: HashMap<String, i64> = HashMap::new();
+    let mut event_by_name: HashMap<String, i64> = HashMap::new();
+    for (_, p) in planes {
+        let mut map = Ids::default();
+        let mut stat_ids: Vec<i64> = p.head.stat_metadata.keys().copied().collect();
+        stat_ids.sort_unstable();
+        for id in stat_ids {
+            let m = &p.head.stat_metadata[&id];
+            // The scope tree's stat ids are the scopes themselves.
+            let to = if scope_tree {
+                id
+            } else {
+                match stat_by_name.get(&m.name) {
+                    Some(&to) => to,
+                    None if !out.stat_metadata.contains_key(&id) => id,
+                    None => out.stat_metadata.keys().max().copied().unwrap_or(0) + 1,
+                }
+            };
+            stat_by_name.entry(m.name.clone()).or_insert(to);
+            out.stat_metadata.entry(to).or_insert_with(|| {
+                let mut m = m.clone();
+                m.id = to;
+                m
+            });
+            map.stats.insert(id, to);
+        }
+        ids.push(map);
+    }
+    for ((_, p), map) in planes.iter().zip(&mut ids) {
+        let mut event_ids: Vec<i64> = p.head.event_metadata.keys().copied().collect();
+        event_ids.sort_unstable();
+        for id in event_ids {
+            let m = &p.head.event_metadata[&id];
+            let to = match event_by_name.get(&m.name) {
+                Some(&to) => to,
+                None if !out.event_metadata.contains_key(&id) => id,
+                None => out.event_metadata.keys().max().copied().unwrap_or(0) + 1,
+            };
+            event_by_name.entry(m.name.clone()).or_insert(to);
+            out.event_metadata.entry(to).or_insert_with(|| {
+                let mut m = m.clone();
+                m.id = to;
+                m.stats = m.stats.iter().map(|st| map.stat(st)).collect();
+                m
+            });
+            map.events.insert(id, to);
+        }
+    }
+    out.stats = merge_plane_stats(planes, &ids, &out, scope_tree);
+    (out, ids)
+}
+
+/// The plane's own stats: the Task Environment's counters summed and times widened; the
+/// scope tree's every edge once; elsewhere the first input's, and any name it lacks.
+fn merge_plane_stats(
+    planes: &[(usize, &PlaneIn)],
+    ids: &[Ids],
+    out: &XPlane,
+    scope_tree: bool,
+) -> Vec<XStat> {
+    let task_env = out.name == s::TASK_ENV_PLANE;
+    let name = |st: &XStat| {
+        out.stat_metadata
+            .get(&st.metadata_id)
+            .map_or("", |m| m.name.as_str())
+    };
+    let mut stats: Vec<XStat> = Vec::new();
+    let mut at: HashMap<i64, usize> = HashMap::new();
+    for ((_, p), map) in planes.iter().zip(ids) {
+        for st in &p.head.stats {
+            let st = map.stat(st);
+            let Some(&i) = at.get(&st.metadata_id) else {
+                at.insert(st.metadata_id, stats.len());
+                stats.push(st);
+                continue;
+            };
+            if scope_tree || !task_env {
+                continue;
+            }
+            let n = name(&st);
+            let (Some(x_stat::Value::Uint64Value(old)), Some(x_stat::Value::Uint64Value(new))) =
+                (&stats[i].value, &st.value)
+            else {
+                continue;
+            };
+            let v = if n == s::PROFILE_START_TIME || n == s::ORIGIN_BOOTTIME_NS {
+                (*old).min(*new)
+            } else if n == s::PROFILE_STOP_TIME {
+                (*old).max(*new)
+            } else if n.starts_with("rocprof_xplane_") {
+                old.saturating_add(*new)
+            } else {
+                *old
+            };
+            stats[i].value = Some(x_stat::Value::Uint64Value(v));
+        }
+    }
+    stats
+}
+
+/// One pending event of an input line, with its input's order for ties.
+struct Pending {
+    offset_ps: i64,
+    duration_ps: i64,
+    input: usize,
+    event: XEvent,
+}
+
+impl PartialEq for Pending {
+    fn eq(&self, other: &Self) -> bool {
+        self.key() == other.key()
+    }
+}
+impl Eq for Pending {}
+impl PartialOrd for Pending {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Pending {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key().cmp(&other.key())
+    }
+}
+impl Pending {
+    /// The writer's line order (start, the longer first), then the input's.
+    fn key(&self) -> (i64, Reverse<i64>, usize) {
+        (self.offset_ps, Reverse(self.duration_ps), self.input)
+    }
+}
+
+/// The events of one input line, in its order, on the output's clock.
+struct LineCursor {
+    reader: Reader,
+    line_ts_ps: i64,
+    shift_ps: i64,
+    /// An `open_at_end` stat id whose events are left out (inputs before the last).
+    drop_stat: Option<i64>,
+    dropped: u64,
+}
+
+impl LineCursor {
+    fn next(&mut self) -> io::Result<Option<XEvent>> {
+        while let Some((number, value)) = self.reader.field()? {
+            let Field::Len(n) = value else {
+                continue;
+            };
+            if number != LINE_EVENTS {
+                self.reader.skip(n)?;
+                continue;
+            }
+            let mut e = XEvent::decode(self.reader.bytes(n)?)?;
+            if let Some(id) = self.drop_stat {
+                if e.stats.iter().any(|st| st.metadata_id == id) {
+                    self.dropped += 1;
+                    continue;
+                }
+            }
+            if let Some(x_event::Data::OffsetPs(o)) = e.data {
+                e.data = Some(x_event::Data::OffsetPs(
+                    o.saturating_add(self.line_ts_ps)
+                        .saturating_add(self.shift_ps),
+                ));
+            }
+            return Ok(Some(e));
+        }
+        Ok(None)
+    }
+}
+
+fn write_merged(
+    inputs: &[Input],
+    w: &mut io::BufWriter<File>,
+    merged: &mut Merged,
+) -> io::Result<()> {
+    let shift = shifts(inputs);
+    let last = inputs.len() - 1;
+    // Planes by name, in the order they first appear.
+    let mut names: Vec<&str> = Vec::new();
+    for i in inputs {
+        for p in &i.planes {
+            if !names.contains(&p.head.name.as_str()) {
+                names.push(&p.head.name);
+            }
+        }
+    }
+    for name in names {
+        let planes: Vec<(usize, &PlaneIn)> = inputs
+            .iter()
+            .enumerate()
+            .flat_map(|(k, i)| {
+                i.planes
+                    .iter()
+                    .filter(|p| p.head.name == name)
+                    .map(move |p| (k, p))
+            })
+            .collect();
+        let (head, ids) = merge_heads(&planes);
+        // The plane's entry: its key, a padded length filled in once its lines are written.
+        w.write_all(&[(SPACE_PLANES << 3 | 2) as u8])?;
+        let len_at = w.stream_position()?;
+        w.write_all(&[0x80; PADDED_LEN])?;
+        let mut len = head.encoded_len() as u64;
+        w.write_all(&head.encode_to_vec())?;
+        // Lines by id, in the order they first appear.
+        let mut line_ids: Vec<i64> = Vec::new();
+        for (_, p) in &planes {
+            for l in &p.lines {
+                if !line_ids.contains(&l.head.id) {
+                    line_ids.push(l.head.id);
+                }
+            }
+        }
+        for id in line_ids {
+            let parts: Vec<(usize, usize, &LineIn)> = planes
+                .iter()
+                .enumerate()
+                .flat_map(|(j, (k, p))| {
+                    p.lines
+                        .iter()
+                        .filter(|l| l.head.id == id)
+                        .map(move |l| (j, *k, l))
+                })
+                .collect();
+            let line = merge_line(inputs, &planes, &ids, &parts, &shift, last, merged)?;
+            len += line.entry_len() as u64;
+            line.write_entry(w)?;
+            merged.lines += 1;
+        }
+        let end = w.stream_position()?;
+        w.seek(SeekFrom::Start(len_at))?;
+        w.write_all(&padded_varint(len)?)?;
+        w.seek(SeekFrom::Start(end))?;
+        merged.planes += 1;
+    }
+    let mut rest = XSpace::default();
+    for i in inputs {
+        for h in &i.rest.hostnames {
+            if !rest.hostnames.contains(h) {
+                rest.hostnames.push(h.clone());
+            }
+        }
+        for e in &i.rest.errors {
+            if !rest.errors.contains(e) {
+                rest.errors.push(e.clone());
+            }
+        }
+        for e in &i.rest.warnings {
+            if !rest.warnings.contains(e) {
+                rest.warnings.push(e.clone());
+            }
+        }
+    }
+    w.write_all(&rest.encode_to_vec())?;
+    Ok(())
+}
+
+/// One output line from its inputs' parts (`(plane's place among the inputs' planes, input,
+/// line)`), merged by time.
+fn merge_line(
+    inputs: &[Input],
+    planes: &[(usize, &PlaneIn)],
+    ids: &[Ids],
+    parts: &[(usize, usize, &LineIn)],
+    shift: &[i64],
+    last: usize,
+    merged: &mut Merged,
+) -> io::Result<super::builder::FinishedLine> {
+    let first = &parts[0].2.head;
+    let names: Vec<&str> = parts.iter().map(|(_, _, l)| l.head.name.as_str()).collect();
+    let mut line = LineBuilder::new(first.id, super::space::merged_line_name(&names), 0);
+    if let Some(d) = parts
+        .iter()
+        .map(|(_, _, l)| &l.head.display_name)
+        .find(|d| !d.is_empty())
+    {
+        line.set_display_name(d.clone());
+    }
+    let mut cursors: Vec<LineCursor> = parts
+        .iter()
+        .map(|&(j, k, l)| {
+            let drop_stat = (k != last)
+                .then(|| {
+                    planes[j]
+                        .1
+                        .head
+                        .stat_metadata
+                        .iter()
+                        .find(|(_, m)| m.name == s::OPEN_AT_END)
+                        .map(|(&id, _)| id)
+                })
+                .flatten();
+            LineCursor {
+                reader: Reader::new(inputs[k].file.clone(), l.start, l.end),
+                line_ts_ps: l.head.timestamp_ns.saturating_mul(1000),
+                shift_ps: shift[k],
+                drop_stat,
+                dropped: 0,
+            }
+        })
+        .collect();
+    let mut heap = BinaryHeap::new();
+    for (c, cursor) in cursors.iter_mut().enumerate() {
+        if let Some(e) = cursor.next()? {
+            heap.push(Reverse(pending(c, e)));
+        }
+    }
+    let mut stats = Vec::new();
+    while let Some(Reverse(p)) = heap.pop() {
+        let c = p.input;
+        let map = &ids[parts[c].0];
+        stats.clear();
+        for st in &p.event.stats {
+            prost::encoding::message::encode(4, &map.stat(st), &mut stats);
+        }
+        let md = map
+            .events
+            .get(&p.event.metadata_id)
+            .copied()
+            .unwrap_or(p.event.metadata_id);
+        line.add_event_bytes(md, p.offset_ps, p.duration_ps, &stats);
+        merged.events += 1;
+        if let Some(e) = cursors[c].next()? {
+            heap.push(Reverse(pending(c, e)));
+        }
+    }
+    merged.open_ranges_left_out += cursors.iter().map(|c| c.dropped).sum::<u64>();
+    Ok(line.finish())
+}
+
+fn pending(input: usize, event: XEvent) -> Pending {
+    let offset_ps = match event.data {
+        Some(x_event::Data::OffsetPs(o)) => o,
+        _ => 0,
+    };
+    Pending {
+        offset_ps,
+        duration_ps: event.duration_ps,
+        input,
+        event,
+    }
+}
