@@ -219,6 +219,9 @@ pub struct WindowRule {
     /// `ROCPROF_XPLANE_WINDOW_RANGE` (the name, in `Config::window_range`): after every this
     /// many closings of the roctx range of that name (`…_WINDOW_RANGE_EVERY`, default 1).
     pub range_every: Option<u64>,
+    /// `ROCPROF_XPLANE_WINDOW_MERGE`: at exit the windows are merged into one profile of the
+    /// run (`xplane::merge`) and removed: the memory of one window, one profile.
+    pub merge: bool,
 }
 
 /// One problem found while parsing; shown as a single stderr line.
@@ -474,6 +477,32 @@ impl Config {
                 None
             }
         });
+        let any_window =
+            seconds.is_some() || events.is_some() || signal.is_some() || window_range.is_some();
+        let merge = match get("WINDOW_MERGE") {
+            None => false,
+            Some(v) => match parse_bool(&v) {
+                Some(b) if b && !any_window => {
+                    bad(
+                        "WINDOW_MERGE",
+                        &v,
+                        "it needs a window rule: WINDOW_SECONDS, _EVENTS, _SIGNAL or _RANGE",
+                        "0",
+                    );
+                    false
+                }
+                Some(b) => b,
+                None => {
+                    bad(
+                        "WINDOW_MERGE",
+                        &v,
+                        "expected 1/0, true/false, yes/no, on/off",
+                        "0",
+                    );
+                    false
+                }
+            },
+        };
         let continuous = match get("CONTINUOUS") {
             None => false,
             Some(v) => match parse_bool(&v) {
@@ -495,14 +524,13 @@ impl Config {
                 }
             },
         };
-        let mut window =
-            (seconds.is_some() || events.is_some() || signal.is_some() || window_range.is_some())
-                .then_some(WindowRule {
-                    period_ms: seconds,
-                    events,
-                    signal,
-                    range_every: window_range.as_ref().map(|_| range_every),
-                });
+        let mut window = any_window.then_some(WindowRule {
+            period_ms: seconds,
+            events,
+            signal,
+            range_every: window_range.as_ref().map(|_| range_every),
+            merge,
+        });
 
         if server.is_some()
             && (window.is_some() || start_delay_ms.is_some() || duration_ms.is_some())
@@ -913,6 +941,26 @@ mod tests {
         let (c, w) = parse(&[("OUTPUT_FILE", "%bogus%")]);
         assert_eq!(c.file_template, None);
         assert!(w[0].0.contains("unknown token"), "{w:?}");
+    }
+
+    /// `WINDOW_MERGE` merges windows, so it needs a window rule; without one it is off with
+    /// a warning, and a value that is not a yes or a no is refused.
+    #[test]
+    fn window_merge_needs_windows() {
+        let (c, w) = parse(&[("WINDOW_SECONDS", "1"), ("WINDOW_MERGE", "1")]);
+        assert!(c.window.unwrap().merge && w.is_empty(), "{w:?}");
+        let (c, w) = parse(&[("WINDOW_SECONDS", "1")]);
+        assert!(!c.window.unwrap().merge && w.is_empty());
+        let (c, w) = parse(&[("WINDOW_MERGE", "yes")]);
+        assert!(c.window.is_none());
+        assert!(
+            w.iter()
+                .any(|w| w.0.contains("WINDOW_MERGE") && w.0.contains("window rule")),
+            "{w:?}"
+        );
+        let (c, w) = parse(&[("WINDOW_EVENTS", "10"), ("WINDOW_MERGE", "maybe")]);
+        assert!(!c.window.unwrap().merge);
+        assert!(w.iter().any(|w| w.0.contains("WINDOW_MERGE")), "{w:?}");
     }
 
     #[test]

@@ -299,6 +299,7 @@ fn finalize_once() {
             collected.kernels.len(),
             collected.copies.len()
         );
+        crate::window::merge_at_exit(cfg);
         return;
     }
     let t1 = std::time::Instant::now();
@@ -321,9 +322,14 @@ fn finalize_once() {
         log_debug!("{}", crate::selftime::totals().describe(finalize_ns));
     }
     match written {
-        Ok(path) => crate::output::report_written("", &path, &trace, cfg),
+        Ok(path) => {
+            crate::output::report_written("", &path, &trace, cfg);
+            crate::window::note_written(&path);
+        }
         Err(e) => log_error!("cannot write the profile: {e}"),
     }
+    drop(trace);
+    crate::window::merge_at_exit(cfg);
 }
 
 /// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`

@@ -53,6 +53,8 @@ static THREAD: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
 static CARRY: Mutex<Option<(Collected, HandedOn)>> = Mutex::new(None);
 /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
 static NUMBERS: Mutex<Option<StreamNumbers>> = Mutex::new(None);
+/// The files of this process's windows, for `WINDOW_MERGE` at exit.
+static FILES: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
 
 /// How often the window thread looks at its triggers.
 const TICK: Duration = Duration::from_millis(10);
@@ -190,6 +192,60 @@ pub fn join_window(c: Collected, threads: usize) -> Trace {
     trace
 }
 
+/// Notes a window file this process wrote (the one finalize writes included).
+pub fn note_written(path: &std::path::Path) {
+    if ACTIVE.load(Ordering::Relaxed) {
+        crate::store::sinks::lock(&FILES).push(path.to_path_buf());
+    }
+}
+
+/// With `WINDOW_MERGE`, at exit: the windows this process wrote become one profile in the
+/// run's own directory (`xplane::merge`, one line at a time), and are removed. If the merge
+/// fails they are kept, and the error says why; a job killed before exit keeps its windows,
+/// which `rocprof-xplane merge` makes one profile later.
+pub fn merge_at_exit(cfg: &Config) {
+    if !(ACTIVE.load(Ordering::Relaxed) && cfg.window.is_some_and(|r| r.merge)) {
+        return;
+    }
+    let files = std::mem::take(&mut *crate::store::sinks::lock(&FILES));
+    let Some(host) = files
+        .first()
+        .and_then(|f| f.file_name())
+        .and_then(|n| n.to_str())
+        .and_then(|n| n.strip_suffix(".xplane.pb"))
+    else {
+        return;
+    };
+    let layout = crate::xplane::OutputLayout {
+        log_dir: cfg.output_dir.clone(),
+        run_name: cfg.run_name.clone(),
+        host: host.to_string(),
+    };
+    let t0 = Instant::now();
+    match crate::xplane::merge::merge_files(&files, &layout) {
+        Ok((path, m)) => {
+            for f in &files {
+                let _ = std::fs::remove_file(f);
+                // The window's directory, once no process has a file left there.
+                if let Some(dir) = f.parent() {
+                    let _ = std::fs::remove_dir(dir);
+                }
+            }
+            if cfg.log > crate::config::LogLevel::Off {
+                crate::log::stderr_line(format_args!(
+                    "rocprof-xplane: merged {} windows into {} ({} events on {} lines, {:.0} ms)",
+                    m.inputs,
+                    path.display(),
+                    m.events,
+                    m.lines,
+                    t0.elapsed().as_secs_f64() * 1e3
+                ));
+            }
+        }
+        Err(e) => log_error!("cannot merge the capture windows ({e}); each is kept as written"),
+    }
+}
+
 /// Stops the window thread (finalize), waiting for a cut in progress.
 pub fn stop() {
     STOP.store(true, Ordering::Relaxed);
@@ -300,6 +356,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     match crate::output::write_trace_as(&trace, cfg, &run) {
         Ok(path) => {
             WRITTEN.store(n, Ordering::Relaxed);
+            note_written(&path);
             log_debug!(
                 "window {n} written to {} in {:.1} ms",
                 path.display(),

@@ -412,6 +412,34 @@ fn windows_show_what_the_run_written_whole_shows() {
             "xprof errors on the merged profile"
         );
     }
+
+    // `ROCPROF_XPLANE_WINDOW_MERGE=1`: the tool merges its windows at exit and removes them;
+    // the one profile left is the run's, as the run written whole shows it.
+    let merged_dir = tmp.path().join("merged");
+    let out = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &merged_dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "eq")
+        .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.1")
+        .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("merged "), "{stderr}");
+    assert!(
+        windows(&merged_dir, "eq").is_empty(),
+        "windows left beside the merged profile"
+    );
+    let merged = support::xspace::read_one(&merged_dir, "eq");
+    let eq = compare_windows(&whole, std::slice::from_ref(&merged));
+    assert!(
+        eq.only_windows.is_empty() && eq.only_whole.is_empty(),
+        "merged at exit: {} only there:\n{}\n{} only in the whole run:\n{}",
+        eq.only_windows.len(),
+        show(&eq.only_windows),
+        eq.only_whole.len(),
+        show(&eq.only_whole)
+    );
 }
 
 /// `rocprof-xplane merge LOG_DIR RUN`: the windows of `RUN` made one profile, read back.
@@ -443,6 +471,7 @@ fn windows_written_before_a_sigkill_are_complete() {
         .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
         .env("ROCPROF_XPLANE_RUN_NAME", "killed")
         .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.3")
+        .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
         .spawn();
     // Wait for two windows, then kill without warning.
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -497,6 +526,19 @@ fn windows_written_before_a_sigkill_are_complete() {
         assert_eq!(s["errors"], serde_json::json!({}));
         assert!(s["trace"]["complete_events"].as_u64().unwrap_or(0) > 0);
     }
+    // `WINDOW_MERGE` merges at exit, which a SIGKILL never reaches: the windows are all
+    // there is, and `rocprof-xplane merge` makes them one profile afterwards (a write in
+    // progress at the kill is not a window).
+    assert!(support::paths::profiles(&dir, "killed").is_empty());
+    let merged = merge_windows(&dir, "killed");
+    let events: usize = merged
+        .planes
+        .iter()
+        .flat_map(|p| &p.lines)
+        .map(|l| l.events.len())
+        .sum();
+    assert!(events > 0);
+    support::xspace::assert_lines_nest(&merged, "merged after the kill");
 }
 
 /// A window on the user's signal (`ROCPROF_XPLANE_WINDOW_SIGNAL=USR1`): SIGUSR1 mid-run cuts a
