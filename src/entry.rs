@@ -300,6 +300,7 @@ fn finalize_once() {
             collected.copies.len()
         );
         crate::window::merge_at_exit(cfg);
+        log_finalize_done(t0);
         return;
     }
     let t1 = std::time::Instant::now();
@@ -330,6 +331,18 @@ fn finalize_once() {
     }
     drop(trace);
     crate::window::merge_at_exit(cfg);
+    log_finalize_done(t0);
+}
+
+/// How long the program waited on finalize, and the memory after it (debug).
+fn log_finalize_done(t0: std::time::Instant) {
+    if crate::log::enabled(LogLevel::Debug) {
+        log_debug!(
+            "finalize: done in {:.1} ms; memory {}",
+            t0.elapsed().as_secs_f64() * 1e3,
+            process_memory()
+        );
+    }
 }
 
 /// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`

@@ -140,6 +140,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let w = windows(tmp.path(), "mt");
     assert!(w.len() >= 2, "windows {w:?}\n{stderr}");
     let (mut unlaunched, mut resolved, mut unresolved, mut kernels) = (0, 0, 0, 0);
+    let mut without_arrow = 0;
     for (name, files) in &w {
         let s = read_xspace(&files[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
         // Calls handed on land among the next window's: no line may overlap partially.
@@ -148,6 +149,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
         unlaunched += c["launches_without_activity"];
         resolved += c["waits_resolved"];
         unresolved += c["waits_unresolved"];
+        without_arrow += c["waits_without_arrow"];
         for k in support::xspace::kernels(&s) {
             assert!(
                 k.stat("scope_range_id").is_some(),
@@ -212,7 +214,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
             "only in the windows: {e}"
         );
     }
-    let mut missing_anchors = 0;
+    let mut missing_anchors: u64 = 0;
     for e in &eq.only_whole {
         if e.contains("flow") && !e.contains("correlation_id=") {
             let moved_here =
@@ -240,8 +242,14 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
         late.len(),
         moved.len()
     );
+    // Each arrow not drawn is counted where its wait is, both its anchors missing.
+    assert_eq!(
+        missing_anchors,
+        2 * without_arrow,
+        "arrows not drawn against the count"
+    );
     assert!(
-        (missing_anchors + moved.len()) * 100 <= whole_anchors,
+        (missing_anchors as usize + moved.len()) * 100 <= whole_anchors,
         "{missing_anchors} of {whole_anchors} anchors not drawn, {} moved",
         moved.len()
     );

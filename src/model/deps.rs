@@ -255,6 +255,9 @@ pub fn resolve_dependencies(
             }
             _ => host_anchor(i, s.correlation_id),
         };
+        if from.is_none() {
+            counters.waits_without_arrow += 1;
+        }
         if let (Some(from), Some(to)) = (from, to) {
             flows.push(DependencyFlow {
                 id: flow_id(i.host_salt, s.correlation_id),
@@ -682,6 +685,9 @@ mod tests {
         assert_eq!(records(&t), [(5, Some(4)), (7, Some(4))]);
         assert_eq!(records(&t), records(&whole));
         assert!(t.dependency_flows.is_empty());
+        // Counted, and said in the profile's warnings.
+        assert_eq!(t.counters.waits_without_arrow, 2);
+        assert_eq!(whole.counters.waits_without_arrow, 0);
     }
 
     /// A stream's work comes in order, and so must a window's share of it: with the kernel

@@ -419,6 +419,9 @@ pub struct Counters {
     /// record they waited for, and those whose event was not recorded in the capture window.
     pub waits_resolved: u64,
     pub waits_unresolved: u64,
+    /// Waits resolved to a record whose anchor is not in this profile (a record made in an
+    /// earlier capture window): no arrow is drawn.
+    pub waits_without_arrow: u64,
     /// Device events moved to a sub-line because their stream overlapped itself.
     pub stream_overlap_events: u64,
     /// HIP event barrier records (`HIP_EVENT`, SDK after 1.3.5) received.
@@ -447,6 +450,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
             bad_timestamp_records,
             waits_resolved,
             waits_unresolved,
+            waits_without_arrow,
             stream_overlap_events,
             hip_event_records,
             memory_limit_dropped,
@@ -465,6 +469,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.bad_timestamp_records += bad_timestamp_records;
         self.waits_resolved += waits_resolved;
         self.waits_unresolved += waits_unresolved;
+        self.waits_without_arrow += waits_without_arrow;
         self.stream_overlap_events += stream_overlap_events;
         self.hip_event_records += hip_event_records;
         self.memory_limit_dropped += memory_limit_dropped;

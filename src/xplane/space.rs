@@ -1237,7 +1237,7 @@ fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPlane {
 }
 
 /// Every counter with its field name, in declaration order.
-pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 17] {
+pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 18] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -1252,6 +1252,7 @@ pub fn counter_fields(c: &Counters) -> [(&'static str, u64); 17] {
         ("bad_timestamp_records", c.bad_timestamp_records),
         ("waits_resolved", c.waits_resolved),
         ("waits_unresolved", c.waits_unresolved),
+        ("waits_without_arrow", c.waits_without_arrow),
         ("stream_overlap_events", c.stream_overlap_events),
         ("hip_event_records", c.hip_event_records),
         ("memory_limit_dropped", c.memory_limit_dropped),
@@ -1294,6 +1295,10 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         (
             c.bad_timestamp_records,
             "device activities with a zero start (skipped) or an end before the start (zero duration)",
+        ),
+        (
+            c.waits_without_arrow,
+            "waits resolved to an event record made in an earlier capture window (no arrow: its anchor is there)",
         ),
         (
             c.stream_overlap_events,

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# One profile of a run, written whole at exit or window by window and merged at exit
+# (ROCPROF_XPLANE_WINDOW_EVENTS=N with ROCPROF_XPLANE_WINDOW_MERGE=1), on the MaxText-shaped
+# scenario at STEPS steps, in the SIMULATED runtime (test infrastructure, not hardware). Uses
+# the `heap-stats` measurement copy of the tool (a counting allocator in the cdylib, as
+# ci/bench-memory.sh builds it) and prints per mode: windows written, the tool's heap peak
+# (MB, and B per delivered record: the whole run's count), the time the process waits at exit
+# (finalize: the last window's join and write, then the merge), the merge's own time, and
+# the events written.
+# Not a test: figures for docs/performance.md.
+# Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS...]] (default 3650 steps; windows of
+# 100000 and 400000 records)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=${1:-3650}
+sizes=("${@:2}"); ((${#sizes[@]})) || sizes=(100000 400000)
+cargo build --release --workspace --quiet
+CARGO_TARGET_DIR=target/heap-stats cargo build --release -p rocprof-xplane --features heap-stats --quiet
+tool="$PWD/target/heap-stats/release/librocprof_xplane.so"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+sed "s/repeat = 36500/repeat = $steps/" scenarios/maxtext-scale.toml >"$work/mt.toml"
+printf '%-14s %8s %9s %10s %12s %10s %10s %10s\n' mode windows records peak_MB peak_B/rec exit_ms merge_ms events
+for size in whole "${sizes[@]}"; do
+  rm -rf "$work/logs"
+  extra=()
+  [[ $size == whole ]] || extra=(ROCPROF_XPLANE_WINDOW_EVENTS="$size" ROCPROF_XPLANE_WINDOW_MERGE=1)
+  env ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs" ROCPROF_XPLANE_RUN_NAME=mt \
+    ROCPROF_XPLANE_LOG=debug "${extra[@]}" target/release/rocprof-sim "$work/mt.toml" --sdk 1.0.0 \
+    >/dev/null 2>"$work/log"
+  file=$(ls "$work"/logs/plugins/profile/mt/*.xplane.pb)
+  events=$(target/release/rocprof-xplane inspect --json "$file" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["events"] for p in d["planes"]))')
+  python3 - "$size" "$work/log" "$events" "$work/records" <<'PY'
+import re, sys, os
+size, log, events, rec_file = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
+# The records delivered: from the whole run's line (the same workload in every mode).
+t = re.search(r"(\d+) records in \d+ deliveries", log)
+if t:
+    open(rec_file, "w").write(t.group(1))
+n = int(open(rec_file).read()) if os.path.exists(rec_file) else 0
+peak = float(re.findall(r"tool heap [\d.]+ MB, peak ([\d.]+) MB", log)[-1])
+exit_ms = float(re.search(r"finalize: done in ([\d.]+) ms", log).group(1))
+m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms\)", log)
+windows, merge = (int(m.group(1)), int(m.group(3))) if m else (1, 0)
+mode = "whole" if size == "whole" else f"windows/{int(size)//1000}k"
+print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>12.0f} {exit_ms:>10.0f} {merge:>10} {events:>10}")
+PY
+done
