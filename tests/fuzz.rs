@@ -399,3 +399,70 @@ fn fuzz_annotation_text() {
     ];
     run("annotation", &seeds, dict, annotation_text);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Target 3: damaged profiles → `xplane::merge` (what `rocprof-xplane merge` and
+// `ROCPROF_XPLANE_WINDOW_MERGE` read: files a killed job left, or anyone's).
+
+/// Merges a damaged profile with an intact one of the same process: the merge either refuses
+/// with an error or writes a file that decodes, holding at least the intact one's events
+/// (each input's events are all read, or the merge fails).
+fn merge_damaged(input: &[u8]) -> u64 {
+    use rocprof_xplane::xplane::merge::merge_files;
+    use rocprof_xplane::xplane::{read_xspace, OutputLayout};
+    let dir = tempfile::tempdir().unwrap();
+    let intact = dir.path().join("intact.xplane.pb");
+    std::fs::write(&intact, merge_seed()).unwrap();
+    let damaged = dir.path().join("damaged.xplane.pb");
+    std::fs::write(&damaged, input).unwrap();
+    let layout = OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: "merged".into(),
+        host: "h.1".into(),
+    };
+    match merge_files(&[damaged, intact.clone()], &layout) {
+        Err(e) => {
+            assert!(!e.to_string().is_empty());
+            assert!(
+                !layout.file_path().exists(),
+                "a failed merge left its output"
+            );
+            0
+        }
+        Ok((path, m)) => {
+            let out = read_xspace(&path).unwrap_or_else(|e| panic!("merged file unreadable: {e}"));
+            let events = |s: &XSpace| -> u64 {
+                s.planes
+                    .iter()
+                    .flat_map(|p| &p.lines)
+                    .map(|l| l.events.len() as u64)
+                    .sum()
+            };
+            assert_eq!(events(&out), m.events);
+            assert!(m.events >= events(&read_xspace(&intact).unwrap()));
+            1
+        }
+    }
+}
+
+/// A small profile of ours: the synthetic trace's planes, encoded.
+fn merge_seed() -> Vec<u8> {
+    let (trace, _) = support::synthetic::synthetic_trace();
+    build_xspace(&trace).encode_to_vec()
+}
+
+#[test]
+fn fuzz_merge_of_damaged_profiles() {
+    let seeds = vec![merge_seed(), Vec::new(), vec![0x0a, 0x03, 0x12, 0x01]];
+    let dict: &[&[u8]] = &[
+        &[0x0a],
+        &[0x1a],
+        &[0x22],
+        &[0x80, 0x80, 0x80, 0x80, 0x00],
+        &[0xff, 0xff, 0xff, 0xff, 0x0f],
+        &[0x38],
+        b"open_at_end",
+        b"rocprof_xplane_origin_boottime_ns",
+    ];
+    run("merge", &seeds, dict, merge_damaged);
+}

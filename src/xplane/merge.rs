@@ -171,12 +171,7 @@ impl Reader {
             return Ok(());
         }
         let pos = self.position();
-        if pos + n as u64 > self.end {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a field runs past its message",
-            ));
-        }
+        self.end_of(n as u64)?;
         let want = (n.max(CHUNK) as u64).min(self.end - pos) as usize;
         self.buf.drain(..self.at);
         self.base = pos;
@@ -222,14 +217,21 @@ impl Reader {
         Ok(b)
     }
 
+    /// Where a field of `n` bytes starting here ends; an error past the reader's end.
+    fn end_of(&self, n: u64) -> io::Result<u64> {
+        self.position()
+            .checked_add(n)
+            .filter(|&e| e <= self.end)
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "a field runs past its message",
+                )
+            })
+    }
+
     fn skip(&mut self, n: u64) -> io::Result<()> {
-        let pos = self.position() + n;
-        if pos > self.end {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a field runs past its message",
-            ));
-        }
+        let pos = self.end_of(n)?;
         if pos <= self.base + self.buf.len() as u64 {
             self.at = (pos - self.base) as usize;
         } else {
@@ -309,7 +311,7 @@ impl Input {
             while let Some((number, value)) = r.field()? {
                 match (number, value) {
                     (SPACE_PLANES, Field::Len(n)) => {
-                        let end = r.position() + n;
+                        let end = r.end_of(n)?;
                         planes.push(index_plane(&mut r, end)?);
                     }
                     (number, value) => r.copy_field(number, value, &mut rest)?,
@@ -338,7 +340,7 @@ fn index_plane(r: &mut Reader, end: u64) -> io::Result<PlaneIn> {
         };
         match (number, value) {
             (PLANE_LINES, Field::Len(n)) => {
-                let (start, line_end) = (r.position(), r.position() + n);
+                let (start, line_end) = (r.position(), r.end_of(n)?);
                 let mut line_head = Vec::new();
                 while r.position() < line_end {
                     let Some((number, value)) = r.field()? else {
@@ -878,4 +880,34 @@ fn merge_line(
     }
     merged.open_ranges_left_out += cursors.iter().map(|c| c.dropped).sum::<u64>();
     Ok(line.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A length that overflows the file's offsets is refused as damage, not a panic.
+    #[test]
+    fn a_length_past_any_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.xplane.pb");
+        // `XSpace.planes`, length 2^64 - 1; and a plane whose line says 2^63.
+        let mut bad = vec![0x0a];
+        prost::encoding::encode_varint(u64::MAX, &mut bad);
+        std::fs::write(&p, &bad).unwrap();
+        assert!(matches!(
+            Input::index(&p),
+            Err(MergeError::Malformed { .. })
+        ));
+        let mut line = vec![0x1a];
+        prost::encoding::encode_varint(1 << 63, &mut line);
+        let mut plane = vec![0x0a];
+        prost::encoding::encode_varint(line.len() as u64, &mut plane);
+        plane.extend_from_slice(&line);
+        std::fs::write(&p, &plane).unwrap();
+        assert!(matches!(
+            Input::index(&p),
+            Err(MergeError::Malformed { .. })
+        ));
+    }
 }
