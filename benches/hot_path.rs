@@ -498,14 +498,50 @@ fn main() {
 /// A capture window's cut (`model::carry::hand_off`): the 600 k-event collection with
 /// the kernels of its last tenth of launches not yet delivered, as when the GPU runs behind
 /// the host; per record of the window (API, kernel and roctx records, and capture facts).
+/// Each launch names one of 4 streams (`CallFact`), and every 16th is followed by an event
+/// record on its stream and a wait on it from the next stream, so the stream-order rule
+/// (`carry::hold_in_stream_order`) has streams, records and waits to hold. The records' and
+/// waits' ids come after every launch's, so each one on a stream with a held launch is held
+/// too: the dearest case for the rule.
 fn bench_carry() {
     use rocprof_xplane::model::carry::{hand_off, HandedOn};
+    use rocprof_xplane::model::events::{CallFact, SyncFact, SyncKind};
     let (mut c, _) = synthetic_collection(100_000);
+    let stream = |corr: u64| 0x100 + corr % 4;
+    let launches: Vec<u64> = c.api.iter().map(|a| a.correlation_id).collect();
+    for &corr in &launches {
+        c.calls.push(CallFact {
+            correlation_id: corr,
+            stream: stream(corr),
+            device: 0,
+            stream_seq: 0,
+        });
+        if corr % 16 == 0 {
+            // Ids above the launches': the record and the wait come after this launch.
+            let id = 1_000_000_000 + 2 * corr;
+            let sync = |id, kind, stream| SyncFact {
+                correlation_id: id,
+                kind,
+                event: corr % 8,
+                stream,
+                device: 0,
+                stream_seq: 0,
+            };
+            c.syncs.push(sync(id, SyncKind::EventRecord, stream(corr)));
+            c.syncs
+                .push(sync(id + 1, SyncKind::StreamWaitEvent, stream(corr + 1)));
+        }
+    }
     let last = c.api.iter().map(|a| a.correlation_id).max().unwrap_or(0);
     let _late = c
         .kernels
         .split_where(|k| k.correlation_id > last - last / 10);
-    let records = c.api.len() + c.kernels.len() + c.markers.len() + c.scopes.len();
+    let records = c.api.len()
+        + c.kernels.len()
+        + c.markers.len()
+        + c.scopes.len()
+        + c.calls.len()
+        + c.syncs.len();
     let t = Instant::now();
     let held = hand_off(&mut c, &HandedOn::default());
     let dt = t.elapsed();
