@@ -464,13 +464,8 @@ fn merge_heads(planes: &[(usize, &PlaneIn)]) -> (XPlane, Vec<Ids>) {
             let to = if scope_tree {
                 id
             } else {
-                match stat_by_name.get(&m.name) {
-                    Some(&to) => to,
-                    None if !out.stat_metadata.contains_key(&id) => id,
-                    None => out.stat_metadata.keys().max().copied().unwrap_or(0) + 1,
-                }
+                output_id(&mut stat_by_name, &out.stat_metadata, &m.name, id)
             };
-            stat_by_name.entry(m.name.clone()).or_insert(to);
             out.stat_metadata.entry(to).or_insert_with(|| {
                 let mut m = m.clone();
                 m.id = to;
@@ -485,12 +480,7 @@ fn merge_heads(planes: &[(usize, &PlaneIn)]) -> (XPlane, Vec<Ids>) {
         event_ids.sort_unstable();
         for id in event_ids {
             let m = &p.head.event_metadata[&id];
-            let to = match event_by_name.get(&m.name) {
-                Some(&to) => to,
-                None if !out.event_metadata.contains_key(&id) => id,
-                None => out.event_metadata.keys().max().copied().unwrap_or(0) + 1,
-            };
-            event_by_name.entry(m.name.clone()).or_insert(to);
+            let to = output_id(&mut event_by_name, &out.event_metadata, &m.name, id);
             out.event_metadata.entry(to).or_insert_with(|| {
                 let mut m = m.clone();
                 m.id = to;
@@ -502,6 +492,27 @@ fn merge_heads(planes: &[(usize, &PlaneIn)]) -> (XPlane, Vec<Ids>) {
     }
     out.stats = merge_plane_stats(planes, &ids, &out, scope_tree);
     (out, ids)
+}
+
+/// The output's id for metadata `name`, id `id` in its input: the one the name already has,
+/// else the input's own if the output has not given it, else the one after the largest. An
+/// input whose names and ids agree with the output's keeps its ids.
+fn output_id<V>(
+    by_name: &mut HashMap<String, i64>,
+    out: &std::collections::BTreeMap<i64, V>,
+    name: &str,
+    id: i64,
+) -> i64 {
+    if let Some(&to) = by_name.get(name) {
+        return to;
+    }
+    let to = if out.contains_key(&id) {
+        out.last_key_value().map_or(0, |(&k, _)| k) + 1
+    } else {
+        id
+    };
+    by_name.insert(name.to_string(), to);
+    to
 }
 
 /// The plane's own stats: the Task Environment's counters summed and times widened; the
