@@ -59,6 +59,10 @@ fn json_summary_of_our_file() {
     assert_eq!(devices[1]["properties"]["gpu_device_name"], "gfx942");
     assert_eq!(devices[1]["properties"]["device_vendor"], "AMD");
     assert_eq!(s["counters"]["runtime_dropped"], 12);
+    // Every counter the tool keeps, and not the clock origin (a time, not a count).
+    let counters = s["counters"].as_object().unwrap();
+    assert_eq!(counters.len(), 18, "{counters:?}");
+    assert!(!counters.contains_key("origin_boottime_ns"));
     let warnings: Vec<&str> = s["warnings"]
         .as_array()
         .unwrap()

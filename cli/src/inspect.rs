@@ -288,7 +288,11 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
         if p.name != "/host:__ScopeRangeCallStack__" {
             for s in &p.stats {
                 let name = stat_name(p, s);
-                if let Some(c) = name.strip_prefix("rocprof_xplane_") {
+                // The clock origin is a time, not a count (`stats::ORIGIN_BOOTTIME_NS`).
+                let counter = name
+                    .strip_prefix("rocprof_xplane_")
+                    .filter(|_| name != rocprof_xplane::xplane::stats::ORIGIN_BOOTTIME_NS);
+                if let Some(c) = counter {
                     if let Some(x_stat::Value::Uint64Value(v)) = s.value {
                         counters.insert(c.to_owned(), json!(v));
                     }
