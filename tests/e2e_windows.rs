@@ -187,71 +187,16 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let whole = support::xspace::read_one(&whole_dir, "mt");
     let spaces: Vec<XSpace> = w.values().map(|f| read_xspace(&f[0]).unwrap()).collect();
     let eq = compare_windows(&whole, &spaces);
-    let id_of = |e: &str, stat: &str| -> Option<String> {
-        let at = e.find(&format!("{stat}=Some(U64("))? + stat.len() + 11;
-        Some(e[at..].chars().take_while(char::is_ascii_digit).collect())
-    };
-    let late: Vec<String> = eq
-        .only_windows
-        .iter()
-        .filter_map(|e| id_of(e, "orphan_correlation_id"))
-        .collect();
-    let anchors = |v: &[String]| {
-        v.iter()
-            .filter(|e| e.contains(",flow") || e.ends_with("| flow"))
-            .count()
-    };
-    // An anchor whose work is in another window than its call: the arrow ends at the call.
-    let mut moved = Vec::new();
-    for e in &eq.only_windows {
-        if e.starts_with("/host:CPU") && e.contains(",flow @") {
-            moved.extend(id_of(e, "dependency_wait_corr_id"));
-            continue;
-        }
-        let id = id_of(e, "orphan_correlation_id").or_else(|| id_of(e, "correlation_id"));
-        assert!(
-            id.is_some_and(|id| late.contains(&id)),
-            "only in the windows: {e}"
-        );
-    }
-    let mut missing_anchors: u64 = 0;
-    for e in &eq.only_whole {
-        if e.contains("flow") && !e.contains("correlation_id=") {
-            let moved_here =
-                id_of(e, "dependency_wait_corr_id").is_some_and(|id| moved.contains(&id));
-            if !moved_here {
-                missing_anchors += 1;
-            }
-            continue;
-        }
-        let id = id_of(e, "correlation_id");
-        assert!(
-            id.is_some_and(|id| late.contains(&id)),
-            "only in the whole run: {e}"
-        );
-    }
-    let whole_anchors = anchors(
-        &listing(&whole, &host_tids(&whole))
-            .into_iter()
-            .map(|(k, _)| k)
-            .collect::<Vec<_>>(),
-    );
-    eprintln!(
-        "{} events matched; {} late graph dispatches; of {whole_anchors} arrow anchors, {missing_anchors} not drawn and {} ending at their calls",
-        eq.matched,
-        late.len(),
-        moved.len()
-    );
+    let cut = cut_differences(&eq, &whole);
     // Each arrow not drawn is counted where its wait is, both its anchors missing.
     assert_eq!(
-        missing_anchors,
+        cut.missing_anchors as u64,
         2 * without_arrow,
         "arrows not drawn against the count"
     );
     assert!(
-        (missing_anchors as usize + moved.len()) * 100 <= whole_anchors,
-        "{missing_anchors} of {whole_anchors} anchors not drawn, {} moved",
-        moved.len()
+        (cut.missing_anchors + cut.moved) * 100 <= cut.anchors,
+        "{cut:?}"
     );
     // Merged into one profile, the windows show what they showed apart, on one clock.
     let merged = merge_windows(tmp.path(), "mt");
@@ -332,9 +277,79 @@ fn compare_windows(whole: &XSpace, windows: &[XSpace]) -> Equivalence {
     eq
 }
 
+/// What the windows of a run show apart from the run written whole, each of a kind a cut
+/// may cause (docs/configuration.md); anything else fails here, named.
+#[derive(Debug)]
+struct CutDifferences {
+    /// Graph dispatches delivered after their stream's later work and after the cut: shown
+    /// in the next window under `orphan_correlation_id` (their call's `activity_count` the
+    /// dispatches before the cut).
+    late: usize,
+    /// Arrow anchors at a call because the work they anchor to is in another window (a wait
+    /// whose stream's next work came after the cut, a record returning after the cut).
+    moved: usize,
+    /// Anchors of arrows not drawn: a wait whose record is in an earlier window.
+    missing_anchors: usize,
+    /// Every anchor of the run written whole.
+    anchors: usize,
+}
+
+fn cut_differences(eq: &Equivalence, whole: &XSpace) -> CutDifferences {
+    let id_of = |e: &str, stat: &str| -> Option<String> {
+        let at = e.find(&format!("{stat}=Some(U64("))? + stat.len() + 11;
+        Some(e[at..].chars().take_while(char::is_ascii_digit).collect())
+    };
+    let late: Vec<String> = eq
+        .only_windows
+        .iter()
+        .filter_map(|e| id_of(e, "orphan_correlation_id"))
+        .collect();
+    let mut moved = Vec::new();
+    for e in &eq.only_windows {
+        if e.starts_with("/host:CPU") && e.contains(",flow @") {
+            moved.extend(id_of(e, "dependency_wait_corr_id"));
+            continue;
+        }
+        let id = id_of(e, "orphan_correlation_id").or_else(|| id_of(e, "correlation_id"));
+        assert!(
+            id.is_some_and(|id| late.contains(&id)),
+            "only in the windows: {e}"
+        );
+    }
+    let mut missing_anchors = 0;
+    for e in &eq.only_whole {
+        if e.contains("flow") && !e.contains("correlation_id=") {
+            let moved_here =
+                id_of(e, "dependency_wait_corr_id").is_some_and(|id| moved.contains(&id));
+            if !moved_here {
+                missing_anchors += 1;
+            }
+            continue;
+        }
+        let id = id_of(e, "correlation_id");
+        assert!(
+            id.is_some_and(|id| late.contains(&id)),
+            "only in the whole run: {e}"
+        );
+    }
+    let anchors = listing(whole, &host_tids(whole))
+        .iter()
+        .filter(|(k, _)| k.contains(",flow") || k.ends_with("| flow"))
+        .count();
+    let cut = CutDifferences {
+        late: late.len(),
+        moved: moved.len(),
+        missing_anchors,
+        anchors,
+    };
+    eprintln!("{} events matched; {cut:?}", eq.matched);
+    cut
+}
+
 /// The same simulated run, paced in wall time, written whole and cut into windows of 0.1 s:
 /// the windows together show every event the whole run shows, on the same line, with the
-/// same stats, at the same time, and nothing else. Stream `side` is used only at the start
+/// same stats, at the same time, and nothing else, but for an arrow at a cut now and then
+/// (counted, `cut_differences`). Stream `side` is used only at the start
 /// and the end: the windows between have no work on it, and still call each stream by the
 /// number the whole run gives it (numbered per window, the stream after it took its number
 /// there). Each step's launches, event record, wait and copy are cut apart at the
@@ -375,30 +390,30 @@ fn windows_show_what_the_run_written_whole_shows() {
         spaces.iter().any(|s| lines(s).len() < whole_lines.len()),
         "no window without the side stream"
     );
+    // Only what a cut may cost: here an arrow at a step cut between its wait and the copy
+    // after it (it ends at the wait's call), or between its record and its wait (not drawn,
+    // counted), a few per cut at most; on a quiet machine, none.
     let eq = compare_windows(&whole, &spaces);
-    let show = |v: &[String]| v[..v.len().min(8)].join("\n");
+    let cut = cut_differences(&eq, &whole);
+    let without_arrow: u64 = spaces
+        .iter()
+        .map(|s| counters(s)["waits_without_arrow"])
+        .sum();
+    assert_eq!(cut.late, 0, "{cut:?}");
+    assert_eq!(cut.missing_anchors as u64, 2 * without_arrow, "{cut:?}");
     assert!(
-        eq.only_windows.is_empty() && eq.only_whole.is_empty(),
-        "{} events matched; {} only in the windows:\n{}\n{} only in the whole run:\n{}",
-        eq.matched,
-        eq.only_windows.len(),
-        show(&eq.only_windows),
-        eq.only_whole.len(),
-        show(&eq.only_whole)
+        cut.missing_anchors + cut.moved <= 4 * (w.len() - 1),
+        "{cut:?}"
     );
     assert!(eq.matched > 3000, "{eq:?}");
 
-    // `rocprof-xplane merge` makes the windows one profile, line by line: the same events
-    // as the run written whole, the same counts, and real xprof opens it.
+    // `rocprof-xplane merge` makes the windows one profile, line by line: what the windows
+    // show, on one clock, with the same counts, and real xprof opens it.
     let merged = merge_windows(&windows_dir, "eq");
-    let eq = compare_windows(&whole, std::slice::from_ref(&merged));
-    assert!(
-        eq.only_windows.is_empty() && eq.only_whole.is_empty(),
-        "merged: {} only there:\n{}\n{} only in the whole run:\n{}",
-        eq.only_windows.len(),
-        show(&eq.only_windows),
-        eq.only_whole.len(),
-        show(&eq.only_whole)
+    let one = compare_windows(&whole, std::slice::from_ref(&merged));
+    assert_eq!(
+        (&one.only_windows, &one.only_whole, one.matched),
+        (&eq.only_windows, &eq.only_whole, eq.matched)
     );
     let (a, b) = (counters(&whole), counters(&merged));
     for k in [
@@ -440,14 +455,14 @@ fn windows_show_what_the_run_written_whole_shows() {
     );
     let merged = support::xspace::read_one(&merged_dir, "eq");
     let eq = compare_windows(&whole, std::slice::from_ref(&merged));
-    assert!(
-        eq.only_windows.is_empty() && eq.only_whole.is_empty(),
-        "merged at exit: {} only there:\n{}\n{} only in the whole run:\n{}",
-        eq.only_windows.len(),
-        show(&eq.only_windows),
-        eq.only_whole.len(),
-        show(&eq.only_whole)
+    let cut = cut_differences(&eq, &whole);
+    assert_eq!(cut.late, 0, "{cut:?}");
+    assert_eq!(
+        cut.missing_anchors as u64,
+        2 * counters(&merged)["waits_without_arrow"],
+        "{cut:?}"
     );
+    assert!(cut.missing_anchors + cut.moved <= 4 * 8, "{cut:?}");
 }
 
 /// `rocprof-xplane merge LOG_DIR RUN`: the windows of `RUN` made one profile, read back.
