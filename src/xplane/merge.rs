@@ -138,7 +138,10 @@ struct Reader {
     file: Arc<File>,
     /// File offset of `buf[0]`.
     base: u64,
+    /// The window: `buf[..valid]` read, the rest room kept (zeroed once, when it grew: filling
+    /// it anew for each read was a twentieth of the merge's instructions).
     buf: Vec<u8>,
+    valid: usize,
     at: usize,
     end: u64,
 }
@@ -152,6 +155,7 @@ impl Reader {
             file,
             base: start,
             buf: Vec::new(),
+            valid: 0,
             at: 0,
             end,
         }
@@ -167,27 +171,32 @@ impl Reader {
 
     /// At least `n` bytes from the position in the window, or an error past the end.
     fn fill(&mut self, n: usize) -> io::Result<()> {
-        if self.buf.len() - self.at >= n {
+        if self.valid - self.at >= n {
             return Ok(());
         }
         let pos = self.position();
         self.end_of(n as u64)?;
         let want = (n.max(CHUNK) as u64).min(self.end - pos) as usize;
-        self.buf.drain(..self.at);
+        // What is left of the window moves to its front; the rest is read after it.
+        self.buf.copy_within(self.at..self.valid, 0);
+        self.valid -= self.at;
         self.base = pos;
         self.at = 0;
-        let have = self.buf.len();
-        self.buf.resize(want, 0);
-        let mut got = have;
-        while got < want {
-            let k = self.file.read_at(&mut self.buf[got..], pos + got as u64)?;
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
+        }
+        while self.valid < want {
+            let at = self.valid;
+            let k = self
+                .file
+                .read_at(&mut self.buf[at..want], pos + at as u64)?;
             if k == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
                     "the file ends inside a message",
                 ));
             }
-            got += k;
+            self.valid += k;
         }
         Ok(())
     }
@@ -232,10 +241,10 @@ impl Reader {
 
     fn skip(&mut self, n: u64) -> io::Result<()> {
         let pos = self.end_of(n)?;
-        if pos <= self.base + self.buf.len() as u64 {
+        if pos <= self.base + self.valid as u64 {
             self.at = (pos - self.base) as usize;
         } else {
-            self.buf.clear();
+            self.valid = 0;
             self.base = pos;
             self.at = 0;
         }
@@ -417,6 +426,8 @@ fn shifts(inputs: &[Input]) -> Vec<i64> {
 struct Ids {
     events: HashMap<i64, i64>,
     stats: HashMap<i64, i64>,
+    /// Every stat keeps its id: an event's stats are copied as they are.
+    stats_kept: bool,
 }
 
 impl Ids {
@@ -473,6 +484,7 @@ fn merge_heads(planes: &[(usize, &PlaneIn)]) -> (XPlane, Vec<Ids>) {
             });
             map.stats.insert(id, to);
         }
+        map.stats_kept = map.stats.iter().all(|(from, to)| from == to);
         ids.push(map);
     }
     for ((_, p), map) in planes.iter().zip(&mut ids) {
@@ -641,11 +653,19 @@ fn read_event(
             (2, 0) => offset = decode_varint(&mut b)? as i64,
             (3, 0) => duration = decode_varint(&mut b)? as i64,
             (4, 2) => {
+                let entry = b;
                 let n = decode_varint(&mut b)? as usize;
                 let (one, rest) = b
                     .split_at_checked(n)
                     .ok_or_else(|| invalid("a stat runs past its event"))?;
                 b = rest;
+                if ids.stats_kept && drop_stat.is_none() {
+                    // The stat as it is, key included (a plane whose stat ids the output
+                    // keeps: the first input's, and often the others').
+                    encode_varint(4 << 3 | 2, stats);
+                    stats.extend_from_slice(&entry[..entry.len() - b.len()]);
+                    continue;
+                }
                 if !read_stat(one, ids, drop_stat, stat)? {
                     return Ok(None);
                 }
