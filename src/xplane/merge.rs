@@ -661,7 +661,9 @@ fn read_event(
                 b = rest;
                 if ids.stats_kept && drop_stat.is_none() {
                     // The stat as it is, key included (a plane whose stat ids the output
-                    // keeps: the first input's, and often the others').
+                    // keeps: the first input's, and often the others'), once its fields are
+                    // found sound: damage copied as it is made a file nothing can read.
+                    check_fields(one, "a stat")?;
                     encode_varint(4 << 3 | 2, stats);
                     stats.extend_from_slice(&entry[..entry.len() - b.len()]);
                     continue;
@@ -756,6 +758,32 @@ fn read_stat(
         }
     }
     Ok(true)
+}
+
+/// Steps over the value of a field (`tag`, `wire`) whose key was just read from `b`, with
+/// prost's own `skip_field`; a group (wire types 3 and 4, which no XPlane message has) is
+/// refused as damage, as is an unknown wire type.
+fn skip_value(b: &mut &[u8], tag: u64, wire: u64, what: &str) -> io::Result<()> {
+    use prost::encoding::{skip_field, DecodeContext, WireType};
+    let wire = match WireType::try_from(wire) {
+        Ok(WireType::StartGroup | WireType::EndGroup) | Err(_) => {
+            return Err(invalid(&format!("{what}'s field of an unknown wire type")))
+        }
+        Ok(w) => w,
+    };
+    // (The tag matters to prost only inside a group.)
+    skip_field(wire, tag as u32, b, DecodeContext::default())
+        .map_err(|_| invalid(&format!("a field runs past {what}")))
+}
+
+/// Whether every field of message `b` is whole and of a known wire type, as the field-by-field
+/// reading requires of what it re-encodes.
+fn check_fields(mut b: &[u8], what: &str) -> io::Result<()> {
+    while !b.is_empty() {
+        let key = prost::encoding::decode_varint(&mut b)?;
+        skip_value(&mut b, key >> 3, key & 7, what)?;
+    }
+    Ok(())
 }
 
 fn write_merged(
@@ -940,5 +968,31 @@ mod tests {
             Input::index(&p),
             Err(MergeError::Malformed { .. })
         ));
+    }
+}
+
+#[cfg(test)]
+mod damage_tests {
+    use super::*;
+
+    /// A stat damaged inside an event of a plane whose ids the output keeps (the fast path
+    /// that copies stats as they are) is refused, as the field-by-field path refuses it: it
+    /// was copied into a merged file that no reader could decode (`fuzz_merge_of_damaged_
+    /// profiles`, seed 2).
+    #[test]
+    fn a_damaged_stat_is_refused_where_stats_are_copied_as_they_are() {
+        let ids = Ids {
+            stats_kept: true,
+            ..Ids::default()
+        };
+        // metadata_id 1, offset 0, then a stat whose second field has wire type 7.
+        let event = [0x08, 0x01, 0x10, 0x00, 0x22, 0x04, 0x08, 0x01, 0x0f, 0x00];
+        let (mut stats, mut stat) = (Vec::new(), Vec::new());
+        assert!(read_event(&event, &ids, None, &mut stats, &mut stat).is_err());
+        // The same stat, sound, is copied as it is.
+        let event = [0x08, 0x01, 0x10, 0x00, 0x22, 0x04, 0x08, 0x01, 0x18, 0x05];
+        let got = read_event(&event, &ids, None, &mut stats, &mut stat).unwrap();
+        assert_eq!(got, Some((1, 0, 0)));
+        assert_eq!(stats, [0x22, 0x04, 0x08, 0x01, 0x18, 0x05]);
     }
 }
