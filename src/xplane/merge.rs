@@ -675,26 +675,7 @@ fn read_event(
                 encode_varint(stat.len() as u64, stats);
                 stats.extend_from_slice(stat);
             }
-            (_, 0) => {
-                decode_varint(&mut b)?;
-            }
-            (_, 1) => {
-                b = b
-                    .get(8..)
-                    .ok_or_else(|| invalid("a field runs past its event"))?
-            }
-            (_, 5) => {
-                b = b
-                    .get(4..)
-                    .ok_or_else(|| invalid("a field runs past its event"))?
-            }
-            (_, 2) => {
-                let n = decode_varint(&mut b)? as usize;
-                b = b
-                    .get(n..)
-                    .ok_or_else(|| invalid("a field runs past its event"))?;
-            }
-            _ => return Err(invalid("an event's field of an unknown wire type")),
+            (tag, wire) => skip_value(&mut b, tag, wire, "an event")?,
         }
     }
     let md = ids.events.get(&md).copied().unwrap_or(md);
@@ -730,29 +711,8 @@ fn read_stat(
                 encode_varint(7 << 3, out);
                 encode_varint(to, out);
             }
-            (_, wire) => {
-                match wire {
-                    0 => {
-                        decode_varint(&mut b)?;
-                    }
-                    1 => {
-                        b = b
-                            .get(8..)
-                            .ok_or_else(|| invalid("a field runs past its stat"))?
-                    }
-                    5 => {
-                        b = b
-                            .get(4..)
-                            .ok_or_else(|| invalid("a field runs past its stat"))?
-                    }
-                    2 => {
-                        let n = decode_varint(&mut b)? as usize;
-                        b = b
-                            .get(n..)
-                            .ok_or_else(|| invalid("a field runs past its stat"))?;
-                    }
-                    _ => return Err(invalid("a stat's field of an unknown wire type")),
-                }
+            (tag, wire) => {
+                skip_value(&mut b, tag, wire, "a stat")?;
                 out.extend_from_slice(&start[..start.len() - b.len()]);
             }
         }
