@@ -381,12 +381,7 @@ fn origin_of(planes: &[PlaneIn]) -> Origin {
         return Origin::default();
     };
     let stat = |name: &str| {
-        let id = env
-            .head
-            .stat_metadata
-            .iter()
-            .find(|(_, m)| m.name == name)
-            .map(|(&id, _)| id)?;
+        let id = stat_id_named(&env.head, name)?;
         env.head
             .stats
             .iter()
@@ -401,6 +396,14 @@ fn origin_of(planes: &[PlaneIn]) -> Origin {
         boot: stat(s::ORIGIN_BOOTTIME_NS),
         wall: stat(s::PROFILE_START_TIME),
     }
+}
+
+/// The id plane `p` gives the stat named `name`, if it has one.
+fn stat_id_named(p: &XPlane, name: &str) -> Option<i64> {
+    p.stat_metadata
+        .iter()
+        .find(|(_, m)| m.name == name)
+        .map(|(&id, _)| id)
 }
 
 /// ps to add to each input's offsets to put them on the earliest input's origin: by the boot
@@ -858,15 +861,7 @@ fn merge_line(
         .iter()
         .map(|&(j, k, l)| {
             let drop_stat = (k != last)
-                .then(|| {
-                    planes[j]
-                        .1
-                        .head
-                        .stat_metadata
-                        .iter()
-                        .find(|(_, m)| m.name == s::OPEN_AT_END)
-                        .map(|(&id, _)| id)
-                })
+                .then(|| stat_id_named(&planes[j].1.head, s::OPEN_AT_END))
                 .flatten();
             LineCursor {
                 reader: Reader::new(inputs[k].file.clone(), l.start, l.end),
