@@ -74,6 +74,14 @@ pub fn run_name_of(cfg: &Config, n: u32) -> String {
     format!("{}_w{n:04}", cfg.run_name)
 }
 
+/// Whether run directory `dir_name` is one of run `run`'s windows (`run_name_of`'s, as the
+/// writer names its directory): `rocprof-xplane merge` finds them so.
+pub fn is_window_of(run: &str, dir_name: &str) -> bool {
+    dir_name
+        .strip_prefix(&crate::xplane::run_dir_name(&format!("{run}_w")))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The run directory of the profile written at exit: the last window when windows are on.
 pub fn final_run_name(cfg: &Config) -> String {
     if let Some(run) = crate::attach::current_session_run(cfg) {
@@ -212,7 +220,7 @@ pub fn merge_at_exit(cfg: &Config) {
         .first()
         .and_then(|f| f.file_name())
         .and_then(|n| n.to_str())
-        .and_then(|n| n.strip_suffix(".xplane.pb"))
+        .and_then(crate::xplane::host_of_file_name)
     else {
         return;
     };

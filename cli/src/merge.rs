@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use rocprof_xplane::window::is_window_of;
 use rocprof_xplane::xplane::merge::merge_files;
-use rocprof_xplane::xplane::{run_dir_name, OutputLayout};
+use rocprof_xplane::xplane::{host_of_file_name, run_dir_name, OutputLayout};
 
 #[derive(Debug, clap::Parser)]
 #[command(about = "Merge a run's capture windows into one profile per process")]
@@ -37,19 +38,13 @@ pub fn execute(args: Args) -> ExitCode {
         }
     };
     for d in dirs.flatten() {
-        let name = d.file_name().to_string_lossy().into_owned();
-        let window = name
-            .strip_prefix(&prefix)
-            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-        if !window {
+        if !is_window_of(&args.run, &d.file_name().to_string_lossy()) {
             continue;
         }
         for f in std::fs::read_dir(d.path()).into_iter().flatten().flatten() {
             let file = f.file_name().to_string_lossy().into_owned();
-            if let Some(host) = file.strip_suffix(".xplane.pb") {
-                if !host.starts_with('.') {
-                    by_host.entry(host.to_string()).or_default().push(f.path());
-                }
+            if let Some(host) = host_of_file_name(&file) {
+                by_host.entry(host.to_string()).or_default().push(f.path());
             }
         }
     }

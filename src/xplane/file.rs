@@ -43,8 +43,18 @@ impl OutputLayout {
     /// `<run_dir>/<host>.xplane.pb`.
     pub fn file_path(&self) -> PathBuf {
         self.run_dir()
-            .join(format!("{}.xplane.pb", self.file_host()))
+            .join(format!("{}{FILE_SUFFIX}", self.file_host()))
     }
+}
+
+/// What every profile's file name ends with, after its host.
+const FILE_SUFFIX: &str = ".xplane.pb";
+
+/// The host of a profile's file name (`<host>.xplane.pb`, [`OutputLayout::file_path`]'s);
+/// `None` for any other file, a write's temporary (`.<host>.xplane.pb.tmp…`) included.
+pub fn host_of_file_name(name: &str) -> Option<&str> {
+    name.strip_suffix(FILE_SUFFIX)
+        .filter(|h| !h.is_empty() && !h.starts_with('.'))
 }
 
 /// The directory a run name is written as (`a:b` → `a_b`): what the CLI must look for.
@@ -383,6 +393,38 @@ pub fn read_xspace(path: impl AsRef<Path>) -> Result<XSpace, ReadError> {
 
 #[cfg(test)]
 mod tests {
+    /// A profile's file name gives back the host it was written for, whatever the host
+    /// (dots, non-ASCII); a write's temporary and other files give none.
+    #[test]
+    fn a_file_name_gives_back_its_host() {
+        for host in ["h.1", "nodé.42", "a.b.c"] {
+            let layout = super::OutputLayout {
+                log_dir: "/l".into(),
+                run_name: "r".into(),
+                host: host.into(),
+            };
+            let path = layout.file_path();
+            let name = path.file_name().unwrap().to_str().unwrap();
+            assert_eq!(super::host_of_file_name(name), Some(host));
+        }
+        for other in [
+            ".h.1.xplane.pb.tmp.7.1",
+            ".xplane.pb",
+            "h.1.json",
+            ".h.xplane.pb",
+        ] {
+            assert_eq!(super::host_of_file_name(other), None, "{other}");
+        }
+        // A window of run `r:x` is written as `r_x_w0001`.
+        assert!(crate::window::is_window_of(
+            "r:x",
+            &super::run_dir_name("r:x_w0001")
+        ));
+        assert!(!crate::window::is_window_of("r:x", "r_x_w"));
+        assert!(!crate::window::is_window_of("r:x", "r_x_w00a1"));
+        assert!(!crate::window::is_window_of("r", "rr_w0001"));
+    }
+
     use super::*;
 
     #[test]

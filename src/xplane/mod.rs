@@ -20,9 +20,9 @@ pub mod proto {
 }
 
 pub use file::{
-    plane_threads, process_host_name, read_xspace, run_dir_name, sanitize_component,
-    threads_within, write_xspace, write_xspace_on, write_xspace_proto, OutputLayout, ReadError,
-    WriteError, MAX_PLANE_THREADS,
+    host_of_file_name, plane_threads, process_host_name, read_xspace, run_dir_name,
+    sanitize_component, threads_within, write_xspace, write_xspace_on, write_xspace_proto,
+    OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
 };
 pub use space::{
     build_planes, build_planes_spilling, build_xspace, compute_capability, counter_warnings,
