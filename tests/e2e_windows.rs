@@ -199,7 +199,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
         "{cut:?}"
     );
     // Merged into one profile, the windows show what they showed apart, on one clock.
-    let merged = merge_windows(tmp.path(), "mt");
+    let merged = support::cli::merge(tmp.path(), "mt");
     let one = compare_windows(&whole, std::slice::from_ref(&merged));
     assert_eq!(
         (one.only_windows, one.only_whole, one.matched),
@@ -409,7 +409,7 @@ fn windows_show_what_the_run_written_whole_shows() {
 
     // `rocprof-xplane merge` makes the windows one profile, line by line: what the windows
     // show, on one clock, with the same counts, and real xprof opens it.
-    let merged = merge_windows(&windows_dir, "eq");
+    let merged = support::cli::merge(&windows_dir, "eq");
     let one = compare_windows(&whole, std::slice::from_ref(&merged));
     assert_eq!(
         (&one.only_windows, &one.only_whole, one.matched),
@@ -463,22 +463,6 @@ fn windows_show_what_the_run_written_whole_shows() {
         "{cut:?}"
     );
     assert!(cut.missing_anchors + cut.moved <= 4 * 8, "{cut:?}");
-}
-
-/// `rocprof-xplane merge LOG_DIR RUN`: the windows of `RUN` made one profile, read back.
-fn merge_windows(log_dir: &Path, run: &str) -> XSpace {
-    let out = std::process::Command::new(support::paths::cli())
-        .arg("merge")
-        .arg(log_dir)
-        .arg(run)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    support::xspace::read_one(log_dir, run)
 }
 
 /// Time windows, and the process killed with SIGKILL mid-run: every window written before the
@@ -553,7 +537,7 @@ fn windows_written_before_a_sigkill_are_complete() {
     // there is, and `rocprof-xplane merge` makes them one profile afterwards (a write in
     // progress at the kill is not a window).
     assert!(support::paths::profiles(&dir, "killed").is_empty());
-    let merged = merge_windows(&dir, "killed");
+    let merged = support::cli::merge(&dir, "killed");
     let events: usize = merged
         .planes
         .iter()

@@ -1,4 +1,4 @@
-//! `rocprof-xplane inspect`, as a user runs it on a profile.
+//! `rocprof-xplane inspect` and `merge`, as a user runs them.
 
 use std::path::Path;
 use std::process::Command;
@@ -32,4 +32,17 @@ pub fn inspect_json(file: &Path) -> Value {
         text(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("inspect --json prints JSON")
+}
+
+/// `rocprof-xplane merge LOG_DIR RUN`, which must succeed: the windows of `RUN` made one
+/// profile, read back.
+pub fn merge(log_dir: &Path, run: &str) -> rocprof_xplane::xplane::proto::XSpace {
+    let out = Command::new(cli())
+        .arg("merge")
+        .arg(log_dir)
+        .arg(run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "merge failed: {}", text(&out.stderr));
+    super::xspace::read_one(log_dir, run)
 }
