@@ -39,7 +39,7 @@ if t:
 n = int(open(rec_file).read()) if os.path.exists(rec_file) else 0
 peak = float(re.findall(r"tool heap [\d.]+ MB, peak ([\d.]+) MB", log)[-1])
 exit_ms = float(re.search(r"finalize: done in ([\d.]+) ms", log).group(1))
-m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms\)", log)
+m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms[;)]", log)
 windows, merge = (int(m.group(1)), int(m.group(3))) if m else (1, 0)
 mode = "whole" if size == "whole" else f"windows/{int(size)//1000}k"
 print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>12.0f} {exit_ms:>10.0f} {merge:>10} {events:>10}")

@@ -310,7 +310,12 @@ fn finalize_once() {
     if crate::log::enabled(LogLevel::Debug) {
         log_debug!("finalize: joined, memory {}", process_memory());
     }
-    let written = crate::output::write_trace_as(&trace, cfg, &crate::window::final_run_name(cfg));
+    let written = crate::output::write_window_as(
+        &trace,
+        cfg,
+        &crate::window::final_run_name(cfg),
+        crate::window::run_ids(cfg),
+    );
     if crate::log::enabled(LogLevel::Debug) {
         log_debug!(
             "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",

@@ -30,21 +30,37 @@ pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
 
 /// Writes the trace; the error names the path and the step that failed.
 pub fn write_trace(trace: &Trace, cfg: &Config) -> Result<PathBuf, String> {
-    write_trace_at(trace, cfg, &layout_for(trace, cfg))
+    write_trace_at(trace, cfg, &layout_for(trace, cfg), None)
 }
 
 /// Writes the trace into run directory `run_name` instead of the configured one (capture
 /// windows).
 pub fn write_trace_as(trace: &Trace, cfg: &Config, run_name: &str) -> Result<PathBuf, String> {
+    write_window_as(trace, cfg, run_name, None)
+}
+
+/// As [`write_trace_as`], for a window of a run whose windows are to be merged (`run`:
+/// numbered and timed as the run's other windows, `xplane::RunIds`).
+pub fn write_window_as(
+    trace: &Trace,
+    cfg: &Config,
+    run_name: &str,
+    run: Option<&xplane::RunIds>,
+) -> Result<PathBuf, String> {
     let layout = OutputLayout {
         run_name: run_name.to_string(),
         ..layout_for(trace, cfg)
     };
-    write_trace_at(trace, cfg, &layout)
+    write_trace_at(trace, cfg, &layout, run)
 }
 
-fn write_trace_at(trace: &Trace, cfg: &Config, layout: &OutputLayout) -> Result<PathBuf, String> {
-    xplane::write_xspace_on(trace, layout, plane_threads(trace, cfg)).map_err(|e| e.to_string())
+fn write_trace_at(
+    trace: &Trace,
+    cfg: &Config,
+    layout: &OutputLayout,
+    run: Option<&xplane::RunIds>,
+) -> Result<PathBuf, String> {
+    xplane::write_window(trace, layout, plane_threads(trace, cfg), run).map_err(|e| e.to_string())
 }
 
 /// Threads the join of `c` uses (`model::join::join_on`): the count the user set for the

@@ -55,6 +55,9 @@ static CARRY: Mutex<Option<(Collected, HandedOn)>> = Mutex::new(None);
 static NUMBERS: Mutex<Option<StreamNumbers>> = Mutex::new(None);
 /// The files of this process's windows, for `WINDOW_MERGE` at exit.
 static FILES: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+/// With `WINDOW_MERGE`: the names and clock the windows share, so the merge copies their
+/// events as they are.
+static RUN_IDS: crate::xplane::RunIds = crate::xplane::RunIds::new();
 
 /// How often the window thread looks at its triggers.
 const TICK: Duration = Duration::from_millis(10);
@@ -200,6 +203,12 @@ pub fn join_window(c: Collected, threads: usize) -> Trace {
     trace
 }
 
+/// What the windows of this run share when they are to be merged at exit (`WINDOW_MERGE`);
+/// `None` without windows or without the merge.
+pub fn run_ids(cfg: &Config) -> Option<&'static crate::xplane::RunIds> {
+    (ACTIVE.load(Ordering::Relaxed) && cfg.window.is_some_and(|r| r.merge)).then_some(&RUN_IDS)
+}
+
 /// Notes a window file this process wrote (the one finalize writes included).
 pub fn note_written(path: &std::path::Path) {
     if ACTIVE.load(Ordering::Relaxed) {
@@ -230,7 +239,7 @@ pub fn merge_at_exit(cfg: &Config) {
         host: host.to_string(),
     };
     let t0 = Instant::now();
-    match crate::xplane::merge::merge_files(&files, &layout) {
+    match crate::xplane::merge::merge_own_files(&files, &layout) {
         Ok((path, m)) => {
             for f in &files {
                 let _ = std::fs::remove_file(f);
@@ -241,12 +250,13 @@ pub fn merge_at_exit(cfg: &Config) {
             }
             if cfg.log > crate::config::LogLevel::Off {
                 crate::log::stderr_line(format_args!(
-                    "rocprof-xplane: merged {} windows into {} ({} events on {} lines, {:.0} ms)",
+                    "rocprof-xplane: merged {} windows into {} ({} events on {} lines, {:.0} ms; {} copied as they were written)",
                     m.inputs,
                     path.display(),
                     m.events,
                     m.lines,
-                    t0.elapsed().as_secs_f64() * 1e3
+                    t0.elapsed().as_secs_f64() * 1e3,
+                    m.copied
                 ));
             }
         }
@@ -361,7 +371,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     } else {
         cfg.run_name.clone()
     };
-    match crate::output::write_trace_as(&trace, cfg, &run) {
+    match crate::output::write_window_as(&trace, cfg, &run, run_ids(cfg)) {
         Ok(path) => {
             WRITTEN.store(n, Ordering::Relaxed);
             note_written(&path);

@@ -463,6 +463,9 @@ fn fuzz_merge_of_damaged_profiles() {
         &[0x38],
         b"open_at_end",
         b"rocprof_xplane_origin_boottime_ns",
+        // A string that is not UTF-8; a varint field written as bytes.
+        &[0x2a, 0x02, 0xff, 0xfe],
+        &[0x0a, 0x01, 0x00],
     ];
     run("merge", &seeds, dict, merge_damaged);
 }

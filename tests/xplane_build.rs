@@ -647,3 +647,94 @@ fn merging_one_profile_gives_it_back_and_a_truncated_one_is_refused() {
     }
     assert!(!layout("bad").file_path().exists());
 }
+
+/// Windows written on one run's names and clock (`xplane::RunIds`, as `WINDOW_MERGE` writes
+/// them) are merged by copying every event as it is, and the merge shows what the merge of
+/// the same windows written each on its own ids and clock shows: the same events, names,
+/// times and stats. The second window names a kernel the first did not and lacks the first's:
+/// on its own ids its names are numbered from 1 again, so its events are re-encoded. A kernel's
+/// resource stats, set on its metadata by each window, stay one each. Inputs given latest
+/// first are put in time order (the windows on the run's clock share an origin: by their
+/// ends).
+#[test]
+fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
+    use rocprof_xplane::xplane::merge::{merge_files, merge_own_files};
+    use rocprof_xplane::xplane::{write_window, RunIds};
+    let first = common::launches(50);
+    let (mut second, _) = common::synthetic_trace();
+    // The first window's kernel once more, late in the second: both windows set its stats.
+    let DeviceEventKind::Kernel(k) = &first.devices[0].lines[0].events[0].kind else {
+        unreachable!("launches are kernels")
+    };
+    let shape = second.shapes.push(first.shapes[k.shape].clone());
+    let at = common::START_BOOT_NS + 1_900_000;
+    second.devices[0].lines[0].events.push(DeviceEvent {
+        start_ns: at,
+        end_ns: at + 10,
+        correlation_id: 0,
+        thread_id: 0,
+        kind: DeviceEventKind::Kernel(KernelInfo {
+            dispatch_id: 9_999,
+            shape,
+        }),
+        annotation: None,
+        graph: None,
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |run: &str| OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: run.into(),
+        host: "h.1".into(),
+    };
+    let run = RunIds::new();
+    let shared: Vec<_> = [(&first, "s_w0001"), (&second, "s_w0002")]
+        .into_iter()
+        .map(|(t, name)| write_window(t, &layout(name), 2, Some(&run)).unwrap())
+        .collect();
+    let own: Vec<_> = [(&first, "o_w0001"), (&second, "o_w0002")]
+        .into_iter()
+        .map(|(t, name)| write_window(t, &layout(name), 2, None).unwrap())
+        .collect();
+    let latest_first: Vec<_> = shared.iter().rev().cloned().collect();
+    let (a, ma) = merge_own_files(&latest_first, &layout("s")).unwrap();
+    let (b, mb) = merge_files(&own, &layout("o")).unwrap();
+    let (c, mc) = merge_files(&shared, &layout("c")).unwrap();
+    assert_eq!(ma.events, mb.events);
+    assert_eq!(
+        (ma.copied, mc.copied),
+        (ma.events, mc.events),
+        "every event copied"
+    );
+    assert!(
+        mb.copied < mb.events,
+        "windows on their own ids and clocks are re-encoded ({} of {} copied)",
+        mb.copied,
+        mb.events
+    );
+    let (a, b, c) = (
+        read_xspace(&a).unwrap(),
+        read_xspace(&b).unwrap(),
+        read_xspace(&c).unwrap(),
+    );
+    let tids = support::xspace::host_tids(&b);
+    let sorted = |s| {
+        let mut l = support::xspace::listing(s, &tids);
+        l.sort();
+        l
+    };
+    assert_eq!(sorted(&a), sorted(&b));
+    assert_eq!(a, c, "checked and unchecked copies give the same file");
+    // Each window set the kernel's resource stats on its metadata: once each in the second.
+    let second = read_xspace(&shared[1]).unwrap();
+    let gpu = plane(&second, "/device:GPU:0");
+    let gemm = gpu
+        .event_metadata
+        .values()
+        .find(|m| m.name == "gemm_kernel")
+        .unwrap();
+    let mut ids: Vec<i64> = gemm.stats.iter().map(|s| s.metadata_id).collect();
+    let n = ids.len();
+    ids.sort_unstable();
+    ids.dedup();
+    assert!(n > 0 && ids.len() == n, "{:?}", gemm.stats);
+}

@@ -41,18 +41,36 @@ pub struct PlaneBuilder {
     spill_policy: Option<SpillPolicy>,
     spill: Option<LinesOut>,
     spill_error: Option<std::io::Error>,
+    names: PlaneNames,
+}
+
+/// A plane's names and the ids they were given, with their metadata: what a run's windows
+/// that are to be merged carry from one to the next (`xplane::RunIds`), so that every window
+/// numbers a name alike and the merge copies their events as they are.
+#[derive(Debug, Default, Clone)]
+pub struct PlaneNames {
     event_ids: HashMap<String, i64>,
     stat_ids: HashMap<String, i64>,
     last_event_id: i64,
     last_stat_id: i64,
+    event_metadata: std::collections::BTreeMap<i64, XEventMetadata>,
+    stat_metadata: std::collections::BTreeMap<i64, XStatMetadata>,
 }
 
 impl PlaneBuilder {
     pub fn new(id: i64, name: impl Into<String>) -> Self {
+        Self::with_names(id, name, PlaneNames::default())
+    }
+
+    /// A plane that goes on numbering from `names` (an earlier window's plane of the same
+    /// name): its metadata starts as theirs, so an id means what it meant there.
+    pub fn with_names(id: i64, name: impl Into<String>, mut names: PlaneNames) -> Self {
         PlaneBuilder {
             plane: XPlane {
                 id,
                 name: name.into(),
+                event_metadata: std::mem::take(&mut names.event_metadata),
+                stat_metadata: std::mem::take(&mut names.stat_metadata),
                 ..Default::default()
             },
             lines: Vec::new(),
@@ -60,11 +78,12 @@ impl PlaneBuilder {
             spill_policy: None,
             spill: None,
             spill_error: None,
-            event_ids: HashMap::default(),
-            stat_ids: HashMap::default(),
-            last_event_id: 0,
-            last_stat_id: 0,
+            names,
         }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.plane.name
     }
 
     /// Lines past `policy.past` bytes go to a file in `policy.dir` (`xplane::spill`) instead
@@ -75,7 +94,8 @@ impl PlaneBuilder {
 
     /// Id of the event metadata called `name`, created on first use.
     pub fn event_metadata_id(&mut self, name: &str) -> i64 {
-        let (id, new) = intern(&mut self.event_ids, &mut self.last_event_id, name);
+        let n = &mut self.names;
+        let (id, new) = intern(&mut n.event_ids, &mut n.last_event_id, name);
         if new {
             self.plane.event_metadata.insert(
                 id,
@@ -92,7 +112,8 @@ impl PlaneBuilder {
     /// Id of the stat metadata called `name`, created on first use. Stat names and interned
     /// string values share this namespace, as in XLA.
     pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
-        let (id, new) = intern(&mut self.stat_ids, &mut self.last_stat_id, name);
+        let n = &mut self.names;
+        let (id, new) = intern(&mut n.stat_ids, &mut n.last_stat_id, name);
         if new {
             self.plane.stat_metadata.insert(
                 id,
@@ -145,10 +166,18 @@ impl PlaneBuilder {
         }
     }
 
-    /// Adds a stat to event metadata `id` (what every event of that name shares).
+    /// Sets a stat of event metadata `id` (what every event of that name shares), in place of
+    /// one of the same name it has (a plane that went on from an earlier window's names).
     pub fn add_event_metadata_stat(&mut self, id: i64, stat: XStat) {
         if let Some(m) = self.plane.event_metadata.get_mut(&id) {
-            m.stats.push(stat);
+            match m
+                .stats
+                .iter_mut()
+                .find(|s| s.metadata_id == stat.metadata_id)
+            {
+                Some(s) => *s = stat,
+                None => m.stats.push(stat),
+            }
         }
     }
 
@@ -167,7 +196,7 @@ impl PlaneBuilder {
     /// Reserves stat-metadata ids up to `max_id` with one empty-named entry, so that raw ids
     /// used by [`Self::add_raw_plane_stat`] can never be reused for a real stat name later.
     pub fn reserve_stat_ids_up_to(&mut self, max_id: i64) {
-        if max_id > self.last_stat_id {
+        if max_id > self.names.last_stat_id {
             self.plane.stat_metadata.insert(
                 max_id,
                 XStatMetadata {
@@ -175,7 +204,7 @@ impl PlaneBuilder {
                     ..Default::default()
                 },
             );
-            self.last_stat_id = max_id;
+            self.names.last_stat_id = max_id;
         }
     }
 
@@ -274,6 +303,15 @@ impl PlaneBuilder {
             name: self.plane.name.clone(),
             ..Default::default()
         }
+    }
+
+    /// As [`Self::finish`], with the plane's names and their metadata for the next window's
+    /// plane of the same name ([`Self::with_names`]).
+    pub fn finish_with_names(mut self) -> (BuiltPlane, PlaneNames) {
+        let mut names = std::mem::take(&mut self.names);
+        names.event_metadata = self.plane.event_metadata.clone();
+        names.stat_metadata = self.plane.stat_metadata.clone();
+        (self.finish(), names)
     }
 
     pub fn finish(mut self) -> BuiltPlane {
@@ -802,6 +840,25 @@ impl LineBuilder {
         }
         run.done();
         self.arena.extend_from_slice(stats);
+        self.placed(start, offset_ps, duration_ps);
+    }
+
+    /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
+    /// whose ids and clock are the line's), whose `offset_ps` and `duration_ps` are given.
+    pub fn add_encoded_event(&mut self, offset_ps: i64, duration_ps: i64, event: &[u8]) {
+        use prost::encoding::{encode_varint, encoded_len_varint};
+        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
+        let start = self.arena.len();
+        self.room_for(1 + encoded_len_varint(event.len() as u64) + event.len());
+        self.arena.push((EVENTS_FIELD << 3) as u8 | 2);
+        encode_varint(event.len() as u64, &mut self.arena);
+        self.arena.extend_from_slice(event);
+        self.placed(start, offset_ps, duration_ps);
+    }
+
+    /// Notes the event just encoded from byte `start` of the arena: its place in the line's
+    /// order, and the arena's reservation once the first event shows their size.
+    fn placed(&mut self, start: usize, offset_ps: i64, duration_ps: i64) {
         let slot = EventSlot {
             offset_ps,
             duration_ps,

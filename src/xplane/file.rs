@@ -193,6 +193,17 @@ pub fn write_xspace_on(
     layout: &OutputLayout,
     threads: usize,
 ) -> Result<PathBuf, WriteError> {
+    write_window(trace, layout, threads, None)
+}
+
+/// As [`write_xspace_on`], for a window of a run whose windows are to be merged (`run`, see
+/// `build_window_planes`).
+pub fn write_window(
+    trace: &Trace,
+    layout: &OutputLayout,
+    threads: usize,
+    run: Option<&super::RunIds>,
+) -> Result<PathBuf, WriteError> {
     write_atomically(layout, |f| {
         // The largest planes' lines go into the output as they are built while it is their
         // plane's turn there (`spill::OutputTurn`: the host plane's from the start; on one
@@ -205,7 +216,7 @@ pub fn write_xspace_on(
             spill = spill.with_output(std::sync::Arc::clone(turn));
         }
         let mut rest =
-            super::space::build_planes_spilling(trace, Some(&spill), threads, |plane| {
+            super::space::build_window_planes(trace, Some(&spill), threads, run, |plane| {
                 write_plane(&plane, f, turn.as_deref())
             })?;
         rest.hostnames = vec![layout.file_host()];

@@ -68,6 +68,9 @@ pub struct Merged {
     pub planes: usize,
     pub lines: usize,
     pub events: u64,
+    /// Of `events`, those copied as they are (inputs on one run's ids and clock,
+    /// `xplane::RunIds`), not re-encoded.
+    pub copied: u64,
     /// roctx ranges an input showed open at its end, shown whole by a later one.
     pub open_ranges_left_out: u64,
 }
@@ -78,6 +81,35 @@ pub fn merge_files(
     inputs: &[PathBuf],
     layout: &super::OutputLayout,
 ) -> Result<(PathBuf, Merged), MergeError> {
+    merge(inputs, layout, Check::Fields)
+}
+
+/// As [`merge_files`], for files this process has just written itself (`WINDOW_MERGE` at
+/// exit): an event copied as it is (a window on its run's ids and clock, `xplane::RunIds`) is
+/// not checked field by field first, which was a quarter of the merge's instructions. Bounds
+/// are still checked: damage could only make the output unreadable, never the program fail.
+pub fn merge_own_files(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+) -> Result<(PathBuf, Merged), MergeError> {
+    merge(inputs, layout, Check::Bounds)
+}
+
+/// How much of an event copied as it is the merge checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Every field whole and of a known wire type, as re-encoding requires: a damaged file
+    /// is refused instead of copied into one no reader could decode.
+    Fields,
+    /// Its length within its line, and the fields the merge reads.
+    Bounds,
+}
+
+fn merge(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+    check: Check,
+) -> Result<(PathBuf, Merged), MergeError> {
     if inputs.is_empty() {
         return Err(MergeError::NoInput);
     }
@@ -85,13 +117,16 @@ pub fn merge_files(
     for p in inputs {
         indexed.push(Input::index(p)?);
     }
-    // Time order, by origin (the inputs' names need not sort).
-    indexed.sort_by_key(|i| (i.origin.wall, i.origin.boot));
+    // Time order, by origin (the inputs' names need not sort): the boot clock's when every
+    // input has it (exact), else the wall clock's; windows on their run's clock (one origin)
+    // by where each ended.
+    let boot = indexed.iter().all(|i| i.origin.boot.is_some());
+    indexed.sort_by_key(|i| i.origin.order_key(boot));
     let mut merged = Merged {
         inputs: indexed.len(),
         ..Merged::default()
     };
-    let path = super::file::write_with(layout, |w| write_merged(&indexed, w, &mut merged))
+    let path = super::file::write_with(layout, |w| write_merged(&indexed, w, check, &mut merged))
         .map_err(MergeError::Write)?;
     Ok((path, merged))
 }
@@ -102,6 +137,18 @@ pub fn merge_files(
 struct Origin {
     boot: Option<u64>,
     wall: Option<u64>,
+    /// `profile_stop_time`: where the input ended.
+    stop: Option<u64>,
+}
+
+impl Origin {
+    /// Where the input lies in time among inputs that all have the boot clock's origin
+    /// (`boot`) or not. Windows on their run's clock share an origin and tell their order by
+    /// their ends: their wall-clock starts, moved back to that origin, differ only by the
+    /// microseconds between reading the two clocks, either way.
+    fn order_key(&self, boot: bool) -> (Option<u64>, Option<u64>) {
+        (if boot { self.boot } else { self.wall }, self.stop)
+    }
 }
 
 /// One input, indexed: its planes' and lines' heads, and where each line's bytes are.
@@ -202,6 +249,17 @@ impl Reader {
     }
 
     fn varint(&mut self) -> io::Result<u64> {
+        // Ten bytes in the window (the most a varint takes): prost's slice decoder, with no
+        // check per byte that the window holds it (byte by byte was a fifth of a copying
+        // merge's instructions). The window never holds bytes past the reader's end.
+        if self.valid - self.at >= 10 {
+            let mut b = &self.buf[self.at..self.valid];
+            let before = b.len();
+            let v = prost::encoding::decode_varint(&mut b)
+                .map_err(|_| invalid("a varint of over 10 bytes"))?;
+            self.at += before - b.len();
+            return Ok(v);
+        }
         let mut v = 0u64;
         for i in 0..10 {
             self.fill(1)?;
@@ -395,6 +453,7 @@ fn origin_of(planes: &[PlaneIn]) -> Origin {
     Origin {
         boot: stat(s::ORIGIN_BOOTTIME_NS),
         wall: stat(s::PROFILE_START_TIME),
+        stop: stat(s::PROFILE_STOP_TIME),
     }
 }
 
@@ -431,6 +490,9 @@ struct Ids {
     stats: HashMap<i64, i64>,
     /// Every stat keeps its id: an event's stats are copied as they are.
     stats_kept: bool,
+    /// Every stat and event name keeps its id: with no time to move, an event is copied as
+    /// it is.
+    all_kept: bool,
 }
 
 impl Ids {
@@ -504,6 +566,7 @@ fn merge_heads(planes: &[(usize, &PlaneIn)]) -> (XPlane, Vec<Ids>) {
             });
             map.events.insert(id, to);
         }
+        map.all_kept = map.stats_kept && map.events.iter().all(|(from, to)| from == to);
     }
     out.stats = merge_plane_stats(planes, &ids, &out, scope_tree);
     (out, ids)
@@ -588,6 +651,9 @@ struct LineCursor<'a> {
     /// An `open_at_end` stat id whose events are left out (inputs before the last).
     drop_stat: Option<i64>,
     dropped: u64,
+    /// Events are copied as they are (`Ids::all_kept`, no time to move), checked as `check`
+    /// says; the current one's bytes are then in `stats`.
+    verbatim: Option<Check>,
     metadata_id: i64,
     offset_ps: i64,
     duration_ps: i64,
@@ -608,6 +674,21 @@ impl LineCursor<'_> {
                 continue;
             }
             let bytes = self.reader.bytes(n)?;
+            if let Some(check) = self.verbatim {
+                match event_times(bytes, self.drop_stat, check)? {
+                    Some((offset, duration)) => {
+                        self.stats.clear();
+                        self.stats.extend_from_slice(bytes);
+                        self.offset_ps = offset;
+                        self.duration_ps = duration;
+                        return Ok(true);
+                    }
+                    None => {
+                        self.dropped += 1;
+                        continue;
+                    }
+                }
+            }
             let (ids, drop_stat) = (self.ids, self.drop_stat);
             let (stats, stat) = (&mut self.stats, &mut self.stat);
             match read_event(bytes, ids, drop_stat, stats, stat)? {
@@ -662,11 +743,12 @@ fn read_event(
                     .split_at_checked(n)
                     .ok_or_else(|| invalid("a stat runs past its event"))?;
                 b = rest;
+                // Damage copied as it is (here, or a value field in `read_stat`) made a file
+                // nothing can read.
+                check_stat(one)?;
                 if ids.stats_kept && drop_stat.is_none() {
                     // The stat as it is, key included (a plane whose stat ids the output
-                    // keeps: the first input's, and often the others'), once its fields are
-                    // found sound: damage copied as it is made a file nothing can read.
-                    check_fields(one, "a stat")?;
+                    // keeps: the first input's, and often the others').
                     encode_varint(4 << 3 | 2, stats);
                     stats.extend_from_slice(&entry[..entry.len() - b.len()]);
                     continue;
@@ -683,6 +765,54 @@ fn read_event(
     }
     let md = ids.events.get(&md).copied().unwrap_or(md);
     Ok(Some((md, offset, duration)))
+}
+
+/// `offset_ps` and `duration_ps` of one encoded `XEvent` copied as it is; `None` when it holds
+/// `drop_stat`. Our writers put fields 1–3 first, so with only bounds to check and no stat to
+/// look for, the reading stops at the first stat.
+fn event_times(
+    mut b: &[u8],
+    drop_stat: Option<i64>,
+    check: Check,
+) -> io::Result<Option<(i64, i64)>> {
+    use prost::encoding::decode_varint;
+    if check == Check::Fields {
+        check_event(b)?;
+    }
+    let (mut offset, mut duration) = (0i64, 0i64);
+    while !b.is_empty() {
+        let key = decode_varint(&mut b)?;
+        match (key >> 3, key & 7) {
+            (2, 0) => offset = decode_varint(&mut b)? as i64,
+            (3, 0) => duration = decode_varint(&mut b)? as i64,
+            (4, 2) if drop_stat.is_none() => break,
+            (4, 2) => {
+                let n = decode_varint(&mut b)? as usize;
+                let (one, rest) = b
+                    .split_at_checked(n)
+                    .ok_or_else(|| invalid("a stat runs past its event"))?;
+                b = rest;
+                if stat_metadata_id(one)? == drop_stat {
+                    return Ok(None);
+                }
+            }
+            (tag, wire) => skip_value(&mut b, tag, wire, "an event")?,
+        }
+    }
+    Ok(Some((offset, duration)))
+}
+
+/// The `metadata_id` of one encoded `XStat` (field 1, first as our writers put it), if any.
+fn stat_metadata_id(mut b: &[u8]) -> io::Result<Option<i64>> {
+    use prost::encoding::decode_varint;
+    while !b.is_empty() {
+        let key = decode_varint(&mut b)?;
+        if key == 1 << 3 {
+            return Ok(Some(decode_varint(&mut b)? as i64));
+        }
+        skip_value(&mut b, key >> 3, key & 7, "a stat")?;
+    }
+    Ok(None)
 }
 
 /// One encoded `XStat` into `out` with the output's ids (its metadata id, and the stat a
@@ -739,23 +869,221 @@ fn skip_value(b: &mut &[u8], tag: u64, wire: u64, what: &str) -> io::Result<()> 
         .map_err(|_| invalid(&format!("a field runs past {what}")))
 }
 
-/// Whether every field of message `b` is whole and of a known wire type, as the field-by-field
-/// reading requires of what it re-encodes.
-fn check_fields(mut b: &[u8], what: &str) -> io::Result<()> {
-    while !b.is_empty() {
-        let key = prost::encoding::decode_varint(&mut b)?;
-        skip_value(&mut b, key >> 3, key & 7, what)?;
+/// Whether encoded `XEvent` `b` decodes as prost decodes it: every field whole, of a valid
+/// number and known wire type, its known fields of their wire types (1, 2, 3, 5 varints; 4
+/// stats, each checked as [`check_stat`] checks it).
+fn check_event(b: &[u8]) -> io::Result<()> {
+    let mut at = 0;
+    while at < b.len() {
+        let key = varint_at(b, &mut at)?;
+        match key {
+            // metadata_id, offset_ps, duration_ps, num_occurrences: varints.
+            0x08 | 0x10 | 0x18 | 0x28 => skip_varint(b, &mut at)?,
+            // A stat.
+            0x22 => {
+                let stat = len_delimited(b, &mut at, "an event")?;
+                check_stat(stat)?;
+            }
+            key => other_field(b, &mut at, key, 5, "an event")?,
+        }
     }
     Ok(())
 }
 
+/// Whether encoded `XStat` `b` decodes as prost decodes it: every field whole, of a valid
+/// number and known wire type, its known fields of their wire types (1, 3, 4, 7 varints; 2 a
+/// double; 5, 6 bytes), a `str_value` UTF-8. Written out per field (a walk generic over the
+/// fields cost a fifth more of a checked merge's instructions).
+fn check_stat(b: &[u8]) -> io::Result<()> {
+    let mut at = 0;
+    while at < b.len() {
+        let key = varint_at(b, &mut at)?;
+        match key {
+            // metadata_id, uint64_value, int64_value, ref_value: varints.
+            0x08 | 0x18 | 0x20 | 0x38 => skip_varint(b, &mut at)?,
+            // double_value.
+            0x11 => at = field_end(b, at, 8, "a stat")?,
+            // str_value.
+            0x2a => {
+                let s = len_delimited(b, &mut at, "a stat")?;
+                std::str::from_utf8(s).map_err(|_| invalid("a stat's string is not UTF-8"))?;
+            }
+            // bytes_value.
+            0x32 => at = len_delimited(b, &mut at, "a stat").map(|_| at)?,
+            key => other_field(b, &mut at, key, 7, "a stat")?,
+        }
+    }
+    Ok(())
+}
+
+/// A field whose key `key` no known field of the message (numbered up to `known`) has: one of
+/// those of another wire type is refused, as is a number of 0 or past 2^29 - 1, or an unknown
+/// wire type (groups too); any other is stepped over.
+fn other_field(b: &[u8], at: &mut usize, key: u64, known: u64, what: &str) -> io::Result<()> {
+    let tag = key >> 3;
+    if tag == 0 || tag > (1 << 29) - 1 {
+        return Err(invalid(&format!("{what}'s field numbered {tag}")));
+    }
+    if tag <= known {
+        return Err(invalid(&format!(
+            "{what}'s field {tag} of the wrong wire type"
+        )));
+    }
+    match key & 7 {
+        0 => skip_varint(b, at),
+        1 => field_end(b, *at, 8, what).map(|end| *at = end),
+        2 => len_delimited(b, at, what).map(|_| ()),
+        5 => field_end(b, *at, 4, what).map(|end| *at = end),
+        _ => Err(invalid(&format!("{what}'s field of an unknown wire type"))),
+    }
+}
+
+/// The value of the length-delimited field at `b[*at..]` (its length first), `at` moved past.
+fn len_delimited<'b>(b: &'b [u8], at: &mut usize, what: &str) -> io::Result<&'b [u8]> {
+    let len = usize::try_from(varint_at(b, at)?).unwrap_or(usize::MAX);
+    let end = field_end(b, *at, len, what)?;
+    let value = &b[*at..end];
+    *at = end;
+    Ok(value)
+}
+
+/// Where a value of `len` bytes at `b[at..]` ends, if `b` holds it.
+fn field_end(b: &[u8], at: usize, len: usize, what: &str) -> io::Result<usize> {
+    at.checked_add(len)
+        .filter(|&end| end <= b.len())
+        .ok_or_else(|| invalid(&format!("a field runs past {what}")))
+}
+
+/// Steps over the varint at `b[*at..]` as [`varint_at`] reads it, without its value.
+#[inline(always)]
+fn skip_varint(b: &[u8], at: &mut usize) -> io::Result<()> {
+    match b.get(*at) {
+        Some(&byte) if byte < 0x80 => {
+            *at += 1;
+            Ok(())
+        }
+        _ => long_varint_at(b, at).map(|_| ()),
+    }
+}
+
+/// The varint at `b[*at..]`, `at` moved past it, by prost's rules: at most ten bytes, the tenth
+/// at most 1. (Keys and most ids take one byte: those without a call.)
+#[inline(always)]
+fn varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
+    match b.get(*at) {
+        Some(&byte) if byte < 0x80 => {
+            *at += 1;
+            Ok(u64::from(byte))
+        }
+        _ => long_varint_at(b, at),
+    }
+}
+
+#[inline(never)]
+fn long_varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
+    let mut v = 0u64;
+    for i in 0..10 {
+        let &byte = b
+            .get(*at)
+            .ok_or_else(|| invalid("a varint runs past its message"))?;
+        *at += 1;
+        if i == 9 && byte > 1 {
+            break;
+        }
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            return Ok(v);
+        }
+    }
+    Err(invalid("a varint of over 64 bits"))
+}
+
+/// What the merge hands its writer, in the output's order.
+enum Out {
+    /// A plane's entry begins: its key, a padded length filled in at its end, its head.
+    PlaneStart(Vec<u8>),
+    Line(super::builder::FinishedLine),
+    /// The plane begun last is `len` bytes long.
+    PlaneEnd(u64),
+    Bytes(Vec<u8>),
+}
+
+impl Out {
+    /// Writes it; `len_at` is where the length of the plane under way goes.
+    fn apply(self, w: &mut io::BufWriter<File>, len_at: &mut u64) -> io::Result<()> {
+        match self {
+            Out::PlaneStart(head) => {
+                w.write_all(&[(SPACE_PLANES << 3 | 2) as u8])?;
+                *len_at = w.stream_position()?;
+                w.write_all(&[0x80; PADDED_LEN])?;
+                w.write_all(&head)
+            }
+            Out::Line(line) => line.write_entry(w),
+            Out::PlaneEnd(len) => {
+                let end = w.stream_position()?;
+                w.seek(SeekFrom::Start(*len_at))?;
+                w.write_all(&padded_varint(len)?)?;
+                w.seek(SeekFrom::Start(end)).map(|_| ())
+            }
+            Out::Bytes(b) => w.write_all(&b),
+        }
+    }
+}
+
+/// Writes the merged profile into `w`: lines are merged on this thread and written on another
+/// while the next is merged (at the MaxText-sized run's 9.9 M events, writing was half the
+/// merge's time), so up to three lines are held: one merged, one handed over, one written.
+/// Without a thread, on this one.
 fn write_merged(
     inputs: &[Input],
     w: &mut io::BufWriter<File>,
+    check: Check,
     merged: &mut Merged,
 ) -> io::Result<()> {
+    let w = std::sync::Mutex::new(w);
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Out>(1);
+        let w = &w;
+        let writer = std::thread::Builder::new()
+            .name("rocprof-xplane-merge".into())
+            .spawn_scoped(scope, move || {
+                let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
+                for out in rx {
+                    out.apply(&mut w, &mut len_at)?;
+                }
+                Ok(())
+            });
+        let writer = match writer {
+            Ok(h) => h,
+            Err(e) => {
+                crate::log_debug!("the merge writes on the thread that merges: {e}");
+                let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
+                return merge_to(inputs, check, merged, &mut |out| {
+                    out.apply(&mut w, &mut len_at)
+                });
+            }
+        };
+        let merging = merge_to(inputs, check, merged, &mut |out| {
+            tx.send(out)
+                .map_err(|_| io::Error::other("the merge's writer stopped"))
+        });
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the merge's writer failed")));
+        // The writer's error is the cause of a send that failed.
+        written.and(merging)
+    })
+}
+
+/// Merges `inputs` into what `out` writes, in order.
+fn merge_to(
+    inputs: &[Input],
+    check: Check,
+    merged: &mut Merged,
+    out: &mut dyn FnMut(Out) -> io::Result<()>,
+) -> io::Result<()> {
     let shift = shifts(inputs);
-    let last = inputs.len() - 1;
     // Planes by name, in the order they first appear.
     let mut names: Vec<&str> = Vec::new();
     for i in inputs {
@@ -777,12 +1105,8 @@ fn write_merged(
             })
             .collect();
         let (head, ids) = merge_heads(&planes);
-        // The plane's entry: its key, a padded length filled in once its lines are written.
-        w.write_all(&[(SPACE_PLANES << 3 | 2) as u8])?;
-        let len_at = w.stream_position()?;
-        w.write_all(&[0x80; PADDED_LEN])?;
         let mut len = head.encoded_len() as u64;
-        w.write_all(&head.encode_to_vec())?;
+        out(Out::PlaneStart(head.encode_to_vec()))?;
         // Lines by id, in the order they first appear.
         let mut line_ids: Vec<i64> = Vec::new();
         for (_, p) in &planes {
@@ -803,15 +1127,12 @@ fn write_merged(
                         .map(move |l| (j, *k, l))
                 })
                 .collect();
-            let line = merge_line(inputs, &planes, &ids, &parts, &shift, last, merged)?;
+            let line = merge_line(inputs, &planes, &ids, &parts, &shift, check, merged)?;
             len += line.entry_len() as u64;
-            line.write_entry(w)?;
+            out(Out::Line(line))?;
             merged.lines += 1;
         }
-        let end = w.stream_position()?;
-        w.seek(SeekFrom::Start(len_at))?;
-        w.write_all(&padded_varint(len)?)?;
-        w.seek(SeekFrom::Start(end))?;
+        out(Out::PlaneEnd(len))?;
         merged.planes += 1;
     }
     let mut rest = XSpace::default();
@@ -832,8 +1153,7 @@ fn write_merged(
             }
         }
     }
-    w.write_all(&rest.encode_to_vec())?;
-    Ok(())
+    out(Out::Bytes(rest.encode_to_vec()))
 }
 
 /// One output line from its inputs' parts (`(plane's place among the inputs' planes, input,
@@ -844,9 +1164,10 @@ fn merge_line(
     ids: &[Ids],
     parts: &[(usize, usize, &LineIn)],
     shift: &[i64],
-    last: usize,
+    check: Check,
     merged: &mut Merged,
 ) -> io::Result<super::builder::FinishedLine> {
+    let last = inputs.len() - 1;
     let first = &parts[0].2.head;
     let names: Vec<&str> = parts.iter().map(|(_, _, l)| l.head.name.as_str()).collect();
     let mut line = LineBuilder::new(first.id, super::space::merged_line_name(&names), 0);
@@ -863,13 +1184,15 @@ fn merge_line(
             let drop_stat = (k != last)
                 .then(|| stat_id_named(&planes[j].1.head, s::OPEN_AT_END))
                 .flatten();
+            let line_ts_ps = l.head.timestamp_ns.saturating_mul(1000);
             LineCursor {
                 reader: Reader::new(inputs[k].file.clone(), l.start, l.end),
                 ids: &ids[j],
-                line_ts_ps: l.head.timestamp_ns.saturating_mul(1000),
+                line_ts_ps,
                 shift_ps: shift[k],
                 drop_stat,
                 dropped: 0,
+                verbatim: (ids[j].all_kept && line_ts_ps == 0 && shift[k] == 0).then_some(check),
                 metadata_id: 0,
                 offset_ps: 0,
                 duration_ps: 0,
@@ -886,7 +1209,12 @@ fn merge_line(
     }
     while let Some(Reverse((_, _, c))) = heap.pop() {
         let cur = &mut cursors[c];
-        line.add_event_bytes(cur.metadata_id, cur.offset_ps, cur.duration_ps, &cur.stats);
+        if cur.verbatim.is_some() {
+            line.add_encoded_event(cur.offset_ps, cur.duration_ps, &cur.stats);
+            merged.copied += 1;
+        } else {
+            line.add_event_bytes(cur.metadata_id, cur.offset_ps, cur.duration_ps, &cur.stats);
+        }
         merged.events += 1;
         if cur.advance()? {
             heap.push(Reverse(cur.key(c)));
@@ -899,6 +1227,30 @@ fn merge_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Windows on one run's clock (one boot origin, wall starts a few µs apart either way)
+    /// are ordered by their ends; inputs on their own clocks by their origins.
+    #[test]
+    fn windows_on_their_run_s_clock_are_ordered_by_their_ends() {
+        let window = |wall, stop| Origin {
+            boot: Some(500),
+            wall: Some(wall),
+            stop: Some(stop),
+        };
+        let (first, second) = (window(1_000_003, 2_000), window(1_000_000, 3_000));
+        assert!(first.order_key(true) < second.order_key(true));
+        let own = |boot, wall| Origin {
+            boot: Some(boot),
+            wall: Some(wall),
+            stop: Some(9),
+        };
+        assert!(own(10, 2).order_key(true) < own(20, 1).order_key(true));
+        let no_boot = |wall| Origin {
+            wall: Some(wall),
+            ..Origin::default()
+        };
+        assert!(no_boot(1).order_key(false) < no_boot(2).order_key(false));
+    }
 
     /// A length that overflows the file's offsets is refused as damage, not a panic.
     #[test]
@@ -949,5 +1301,65 @@ mod damage_tests {
         let got = read_event(&event, &ids, None, &mut stats, &mut stat).unwrap();
         assert_eq!(got, Some((1, 0, 0)));
         assert_eq!(stats, [0x22, 0x04, 0x08, 0x01, 0x18, 0x05]);
+    }
+
+    /// What prost refuses to decode is refused before it is copied, whole framing or not: a
+    /// stat's `str_value` that is not UTF-8, a known field of the wrong wire type (a stat's
+    /// `metadata_id`, an event's `offset_ps`), a field numbered 0. Each was copied into merged
+    /// files as it was (an event copied as it is, or its stats on a plane whose stat ids the
+    /// output keeps): sound framing was all that was checked.
+    #[test]
+    fn what_prost_cannot_decode_is_refused_before_it_is_copied() {
+        use prost::Message;
+        let ids = Ids {
+            stats_kept: true,
+            all_kept: true,
+            ..Ids::default()
+        };
+        let stats_of = |stat: &[u8]| {
+            // metadata_id 1, offset 0, then the stat.
+            let mut e = vec![0x08, 0x01, 0x10, 0x00, 0x22, stat.len() as u8];
+            e.extend_from_slice(stat);
+            e
+        };
+        let damaged: [(&str, Vec<u8>); 4] = [
+            (
+                "str_value not UTF-8",
+                stats_of(&[0x08, 0x01, 0x2a, 0x02, 0xff, 0xfe]),
+            ),
+            (
+                "metadata_id as bytes",
+                stats_of(&[0x0a, 0x01, 0x00, 0x18, 0x05]),
+            ),
+            ("field 0", stats_of(&[0x08, 0x01, 0x02, 0x00])),
+            ("offset_ps as bytes", vec![0x08, 0x01, 0x12, 0x01, 0x00]),
+        ];
+        for (what, event) in damaged {
+            assert!(
+                crate::xplane::proto::XEvent::decode(event.as_slice()).is_err(),
+                "{what}: prost decodes it"
+            );
+            // (Re-encoding writes an event's own fields anew, a wrong one left out.)
+            let (mut stats, mut stat) = (Vec::new(), Vec::new());
+            let reencoded = read_event(&event, &ids, None, &mut stats, &mut stat);
+            assert!(
+                reencoded.is_err() || what == "offset_ps as bytes",
+                "{what}: re-encoded"
+            );
+            assert!(
+                event_times(&event, None, Check::Fields).is_err(),
+                "{what}: copied as it is"
+            );
+        }
+        // Sound: a string, a double, bytes, an unknown field.
+        let sound = stats_of(&[
+            0x08, 0x01, 0x2a, 0x02, b'o', b'k', 0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0x32, 0x00,
+            0x48, 0x07,
+        ]);
+        assert!(crate::xplane::proto::XEvent::decode(sound.as_slice()).is_ok());
+        assert_eq!(
+            event_times(&sound, None, Check::Fields).unwrap(),
+            Some((0, 0))
+        );
     }
 }

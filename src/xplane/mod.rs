@@ -9,6 +9,7 @@ pub mod deps;
 mod file;
 mod lanes;
 pub mod merge;
+mod run_ids;
 mod space;
 pub mod spill;
 pub mod stats;
@@ -21,10 +22,11 @@ pub mod proto {
 
 pub use file::{
     host_of_file_name, plane_threads, process_host_name, read_xspace, run_dir_name,
-    sanitize_component, threads_within, write_xspace, write_xspace_on, write_xspace_proto,
-    OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
+    sanitize_component, threads_within, write_window, write_xspace, write_xspace_on,
+    write_xspace_proto, OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
 };
+pub use run_ids::RunIds;
 pub use space::{
-    build_planes, build_planes_spilling, build_xspace, compute_capability, counter_warnings,
-    parallel_planes_bytes, MARKER_LINE_BIT,
+    build_planes, build_planes_spilling, build_window_planes, build_xspace, compute_capability,
+    counter_warnings, parallel_planes_bytes, MARKER_LINE_BIT,
 };

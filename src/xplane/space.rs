@@ -17,6 +17,7 @@ use super::builder::{
 use super::deps::AnchorFeed;
 use super::lanes::{range_stats, RoctxLines};
 use super::proto::{x_stat, XSpace, XStat};
+use super::run_ids::{finish_plane, new_plane, RunIds};
 use super::spill::SpillPolicy;
 use super::stats as s;
 use crate::model::{
@@ -74,9 +75,22 @@ pub fn build_planes_spilling<E>(
     trace: &Trace,
     spill: Option<&SpillPolicy>,
     threads: usize,
+    sink: impl FnMut(BuiltPlane) -> Result<(), E>,
+) -> Result<XSpace, E> {
+    build_window_planes(trace, spill, threads, None, sink)
+}
+
+/// As [`build_planes_spilling`], for a window of a run whose windows are to be merged (`run`):
+/// the host and device planes number their names as the run's earlier windows did, and times
+/// start at the run's origin (`xplane::RunIds`).
+pub fn build_window_planes<E>(
+    trace: &Trace,
+    spill: Option<&SpillPolicy>,
+    threads: usize,
+    run: Option<&RunIds>,
     mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
-    let base = Timebase::new(trace);
+    let base = Timebase::new(trace, run);
     let copies = FirstCopies::of(trace);
     let launched = host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
@@ -85,10 +99,10 @@ pub fn build_planes_spilling<E>(
     // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
     // another is sets its lines aside until then.
     let host_spill = spill.map(|s| s.for_plane(0));
-    let host = || host_plane(trace, &base, &copies, &anchors, host_spill.as_ref());
+    let host = || host_plane(trace, &base, &copies, &anchors, host_spill.as_ref(), run);
     let device = |(i, d): (usize, &Device)| {
         let spill = spill.map(|s| s.for_plane(1 + i));
-        device_plane(trace, d, &base, &launched, &anchors, spill.as_ref())
+        device_plane(trace, d, &base, &launched, &anchors, spill.as_ref(), run)
     };
     if threads <= 1 || trace.devices.is_empty() {
         sink(host())?;
@@ -105,10 +119,10 @@ pub fn build_planes_spilling<E>(
 
     let mut warnings = trace.warnings.clone();
     warnings.extend(counter_warnings(&trace.counters));
-    if base.shifted_ns > 0 {
+    if base.early_ns > 0 {
         warnings.push(format!(
             "rocprof-xplane: events began {} ns before the profile start; the time origin was moved back to the earliest event",
-            base.shifted_ns
+            base.early_ns
         ));
     }
 
@@ -271,12 +285,29 @@ impl<'t> DevicePlanes<'t> {
 struct Timebase {
     /// Every line's `timestamp_ns` is 0 and event offsets are `(t - origin_ns) * 1000` ps.
     origin_ns: u64,
-    /// How far `origin_ns` lies before `trace.start_boottime_ns` (events before the start).
+    /// How far `origin_ns` lies before `trace.start_boottime_ns` (events before the start, or
+    /// a window on its run's clock).
     shifted_ns: u64,
+    /// How far events began before the start (warned of).
+    early_ns: u64,
 }
 
 impl Timebase {
-    fn new(trace: &Trace) -> Self {
+    /// The trace's own origin or, for a window of a run to be merged, the run's (at or before
+    /// the window's own).
+    fn new(trace: &Trace, run: Option<&RunIds>) -> Self {
+        let own = Self::own(trace);
+        let Some(origin_ns) = run.map(|r| r.origin_ns(own.origin_ns)) else {
+            return own;
+        };
+        Timebase {
+            origin_ns,
+            shifted_ns: own.shifted_ns + (own.origin_ns - origin_ns),
+            early_ns: own.early_ns,
+        }
+    }
+
+    fn own(trace: &Trace) -> Self {
         if trace.start_covers_events {
             // The join walked every event for this answer (the MaxText-sized run's 8.8 M,
             // walked again here before any plane could start).
@@ -287,6 +318,7 @@ impl Timebase {
             return Timebase {
                 origin_ns: trace.start_boottime_ns,
                 shifted_ns: 0,
+                early_ns: 0,
             };
         }
         match Self::earliest(trace) {
@@ -295,14 +327,17 @@ impl Timebase {
             Some(e) if trace.start_boottime_ns == 0 => Timebase {
                 origin_ns: e,
                 shifted_ns: 0,
+                early_ns: 0,
             },
             Some(e) if e < trace.start_boottime_ns => Timebase {
                 origin_ns: e,
                 shifted_ns: trace.start_boottime_ns - e,
+                early_ns: trace.start_boottime_ns - e,
             },
             _ => Timebase {
                 origin_ns: trace.start_boottime_ns,
                 shifted_ns: 0,
+                early_ns: 0,
             },
         }
     }
@@ -426,9 +461,10 @@ fn host_plane(
     copies: &FirstCopies<'_>,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
     spill: Option<&SpillPolicy>,
+    run: Option<&RunIds>,
 ) -> BuiltPlane {
     let syncs = super::deps::SyncIndex::new(trace);
-    let mut plane = PlaneBuilder::new(0, s::HOST_PLANE);
+    let mut plane = new_plane(run, 0, s::HOST_PLANE.to_string());
     plane.spill_lines(spill.cloned());
     let mut cache = EventCache::new(trace);
     let mut ids = StatIds::default();
@@ -520,7 +556,7 @@ fn host_plane(
     if let Some(line) = memory_line(trace, base, &mut plane) {
         plane.add_line(line);
     }
-    plane.finish()
+    finish_plane(run, plane)
 }
 
 /// A roctx event's group (start/stop ranges are process-wide) and span on its thread's lines;
@@ -604,8 +640,10 @@ fn device_plane(
     launched: &IdSet,
     anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
     spill: Option<&SpillPolicy>,
+    run: Option<&RunIds>,
 ) -> BuiltPlane {
-    let mut plane = PlaneBuilder::new(
+    let mut plane = new_plane(
+        run,
         i64::from(d.ordinal),
         format!("{}{}", s::GPU_PLANE_PREFIX, d.ordinal),
     );
@@ -665,7 +703,7 @@ fn device_plane(
         line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
     }
-    plane.finish()
+    finish_plane(run, plane)
 }
 
 /// The launch parameters that make up `kernel_details`.

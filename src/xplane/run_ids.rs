@@ -1,0 +1,131 @@
+//! What the windows of a run share when they are to be made one profile (`WINDOW_MERGE`):
+//! each event plane's names with the ids they were given, and the clock's origin. A window
+//! written so numbers every name as the windows before it did and places its events on the
+//! run's clock, so the merge copies each event's bytes as they are instead of re-encoding it
+//! with other ids and times (`xplane::merge`: 2,770 instructions per event re-encoded).
+//!
+//! Such a window is still a complete profile of its own: it holds the metadata of every name
+//! the run used so far (a few thousand kernel names at most, written again by each window),
+//! and its times start where the run's do.
+
+use std::sync::Mutex;
+
+use crate::fastmap::HashMap;
+use crate::store::sinks::lock;
+
+use super::builder::{BuiltPlane, PlaneBuilder, PlaneNames};
+
+/// Shared by the windows of one run, in the order they are written (planes of one window may
+/// be built on several threads: each plane takes its names and gives them back).
+#[derive(Debug, Default)]
+pub struct RunIds {
+    origin_ns: Mutex<Option<u64>>,
+    planes: Mutex<Option<HashMap<String, PlaneNames>>>,
+}
+
+impl RunIds {
+    pub const fn new() -> Self {
+        RunIds {
+            origin_ns: Mutex::new(None),
+            planes: Mutex::new(None),
+        }
+    }
+
+    /// The run's origin for a window whose own would be `own_ns`: the first window's; an
+    /// earlier own origin (events before the run's first, which a clock step could give) keeps
+    /// its own, and the merge then moves that window's times as it moves any other input's.
+    pub(crate) fn origin_ns(&self, own_ns: u64) -> u64 {
+        let mut origin = lock(&self.origin_ns);
+        match *origin {
+            Some(o) if o <= own_ns => o,
+            Some(_) => own_ns,
+            None => *origin.insert(own_ns),
+        }
+    }
+
+    /// A builder for plane `name` that goes on from that plane's names in the windows before.
+    pub(crate) fn plane(&self, id: i64, name: String) -> PlaneBuilder {
+        let names = lock(&self.planes)
+            .as_mut()
+            .and_then(|p| p.remove(&name))
+            .unwrap_or_default();
+        PlaneBuilder::with_names(id, name, names)
+    }
+
+    /// Finishes `plane`, keeping its names for the next window's plane of its name.
+    pub(crate) fn finish(&self, plane: PlaneBuilder) -> BuiltPlane {
+        let name = plane.name().to_string();
+        let (built, names) = plane.finish_with_names();
+        lock(&self.planes)
+            .get_or_insert_with(HashMap::default)
+            .insert(name, names);
+        built
+    }
+}
+
+/// Builds a plane on its own or, for a window of a run to be merged, on the run's names.
+pub(crate) fn new_plane(run: Option<&RunIds>, id: i64, name: String) -> PlaneBuilder {
+    match run {
+        Some(r) => r.plane(id, name),
+        None => PlaneBuilder::new(id, name),
+    }
+}
+
+/// Finishes a plane made by [`new_plane`].
+pub(crate) fn finish_plane(run: Option<&RunIds>, plane: PlaneBuilder) -> BuiltPlane {
+    match run {
+        Some(r) => r.finish(plane),
+        None => plane.finish(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xplane::builder::StatValue;
+    use crate::xplane::proto::XPlane;
+    use prost::Message;
+
+    fn decode(p: BuiltPlane) -> XPlane {
+        let mut b = Vec::new();
+        p.write_to(&mut b).unwrap();
+        XPlane::decode(b.as_slice()).unwrap()
+    }
+
+    /// A second window's plane gives the names of the first their ids, numbers new names after
+    /// them, holds the first's metadata, and does not repeat a metadata stat set again.
+    #[test]
+    fn a_window_numbers_names_as_the_windows_before_it() {
+        let run = RunIds::new();
+        let mut p = run.plane(3, "/device:GPU:3".into());
+        let a = p.event_metadata_id("a");
+        let st = p.stat("registers", StatValue::I64(8));
+        p.add_event_metadata_stat(a, st);
+        p.stat_metadata_id("correlation_id");
+        let first = decode(run.finish(p));
+        let mut p = run.plane(3, "/device:GPU:3".into());
+        assert_eq!(p.event_metadata_id("b"), a + 1);
+        assert_eq!(p.event_metadata_id("a"), a);
+        let st = p.stat("registers", StatValue::I64(8));
+        p.add_event_metadata_stat(a, st);
+        let second = decode(run.finish(p));
+        assert_eq!(second.event_metadata[&a], first.event_metadata[&a]);
+        assert_eq!(second.event_metadata[&a].stats.len(), 1);
+        assert_eq!(second.event_metadata.len(), 2);
+        assert_eq!(second.stat_metadata, first.stat_metadata);
+        // Another plane's names are its own.
+        let mut other = run.plane(0, "/host:CPU".into());
+        assert_eq!(other.event_metadata_id("b"), 1);
+    }
+
+    /// The first window's origin is the run's; a later window's later origin gives way to it,
+    /// an earlier one does not.
+    #[test]
+    fn the_first_window_s_origin_is_the_run_s() {
+        let run = RunIds::new();
+        assert_eq!(run.origin_ns(1_000), 1_000);
+        assert_eq!(run.origin_ns(5_000), 1_000);
+        assert_eq!(run.origin_ns(900), 900);
+        assert_eq!(run.origin_ns(2_000), 1_000);
+    }
+}
