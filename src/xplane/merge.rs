@@ -13,6 +13,13 @@
 //! Environment's counters are summed, its times widened. A device line's name lists the
 //! kinds of work of every input (`Stream #1(Compute,MemcpyDToH)`).
 //!
+//! Windows written on their run's names and clock (`WINDOW_MERGE`, `xplane::RunIds`) agree
+//! with the output on every id and time: their events are copied as they were written, only
+//! their times read to merge them (1,100 instructions per event at exit, 2,770 re-encoded).
+//! What is copied is first checked to decode as prost decodes it, unless this process has
+//! just written it ([`merge_own_files`]). Lines are written on a thread of their own while the
+//! next is merged.
+//!
 //! What a window boundary loses is not recovered (docs/configuration.md): an arrow whose
 //! record and wait are in different windows is not drawn; a memory timeline starts from what
 //! its window saw.
