@@ -13,7 +13,8 @@
 //! (`model::carry`, up to 16 windows in a row) and joined there with its kernels, roctx labels
 //! and stream; a job killed (SIGKILL) before that window loses those calls. A wait on an event
 //! recorded in an earlier window resolves to that record (the records a later wait may need
-//! are handed on) and draws no arrow; a roctx range open at a cut is shown up to the cut and
+//! are handed on) and draws no arrow, unless the windows are merged at exit (`WINDOW_MERGE`:
+//! then the record's window says where the arrow starts); a roctx range open at a cut is shown up to the cut and
 //! again, whole, in the window where it ends.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
@@ -347,6 +348,20 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     if ACTIVE.load(Ordering::Relaxed) && !always {
         let began = Instant::now();
         if let Some((held, ids)) = crate::model::carry::hand_off(&mut c, &carried_in) {
+            if run_ids(cfg).is_some() {
+                // Merged into one profile on one clock, a wait of the next window on a record
+                // of this one can draw its arrow: this join finds where each record handed on
+                // as a producer starts its arrows (not those handed on with their calls, which
+                // the next window joins).
+                let with_calls: crate::fastmap::HashSet<u64> =
+                    held.syncs.iter().map(|s| s.correlation_id).collect();
+                c.anchors_wanted = held
+                    .earlier_producers
+                    .iter()
+                    .map(|p| p.correlation_id)
+                    .filter(|id| !with_calls.contains(id))
+                    .collect();
+            }
             log_debug!(
                 "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
                 held.api.len(),
@@ -362,7 +377,10 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
         return;
     }
     let threads = crate::output::join_threads(cfg, &c);
-    let trace = join_window(c, threads);
+    let mut trace = join_window(c, threads);
+    if let Some((held, _)) = crate::store::sinks::lock(&CARRY).as_mut() {
+        held.earlier_anchors = std::mem::take(&mut trace.record_anchors);
+    }
     let n = WRITTEN.load(Ordering::Relaxed) + 1;
     // Without window rules (a delayed or bounded capture only), the one profile keeps the
     // run name.

@@ -482,6 +482,9 @@ fn windows_show_what_the_run_written_whole_shows() {
         "{cut:?}"
     );
     assert!(cut.missing_anchors + cut.moved <= 4 * 8, "{cut:?}");
+    // Merged on one clock, a wait on a record of an earlier window draws its arrow from
+    // where that window found it.
+    assert_eq!(counters(&merged)["waits_without_arrow"], 0);
 }
 
 /// Time windows, and the process killed with SIGKILL mid-run: every window written before the

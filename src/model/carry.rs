@@ -37,7 +37,8 @@
 //! Event records go along too (`Collected::earlier_producers`, producers only): each event
 //! handle's latest, and every one from the first wait handed on, so that a wait in a later
 //! window still resolves to the record it waited for. Its stats name the record's call,
-//! though no arrow is drawn (the record's anchor is in an earlier file). A record handed on
+//! though no arrow is drawn (the record's anchor is in an earlier file), unless the windows are
+//! merged into one profile (`Collected::earlier_anchors`). A record handed on
 //! with its call stays a producer in its own window, for the waits there. These are the first
 //! two carry rules a streaming join needs (docs/architecture.md).
 

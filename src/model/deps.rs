@@ -167,7 +167,54 @@ pub struct DepInputs<'a> {
     /// GPU-side completion of each HIP event barrier, by (call correlation id, operation), when
     /// the runtime traces HIP events (`HIP_EVENT`, after SDK 1.3.5).
     pub barriers: &'a HashMap<(u64, HipEventOp), u64>,
+    /// Where the arrows from records of earlier windows start (`Collected::earlier_anchors`):
+    /// only when the run's windows are merged into one profile.
+    pub earlier_anchors: &'a HashMap<u64, Anchor>,
     pub host_salt: u64,
+}
+
+/// Where an arrow from record `p` starts: in an earlier window, where it was found there
+/// (`DepInputs::earlier_anchors`); else the GPU-side completion of its barrier, else the last
+/// activity on its stream before it, else the end of the record call.
+fn producer_anchor(
+    i: &DepInputs<'_>,
+    p: &Producer,
+    near: &mut super::streams::Near,
+) -> Option<Anchor> {
+    if let Some(&a) = i.earlier_anchors.get(&p.correlation_id) {
+        return Some(a);
+    }
+    let pkey = stream_key(p.stream, p.stream_seq);
+    (i.plane_of)(p.device)
+        .and_then(|pl| {
+            barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record).or_else(|| {
+                i.streams
+                    .last_before(i.lines_of, pl, pkey, p.correlation_id, near)
+            })
+        })
+        .or_else(|| host_anchor(i, p.correlation_id))
+}
+
+/// Where the arrows from `records` start (each that has a start), by correlation id: for the
+/// next window of a run merged into one profile, which may have waits on them.
+pub fn record_anchors<'s>(
+    i: &DepInputs<'_>,
+    records: impl IntoIterator<Item = &'s SyncFact>,
+) -> Vec<(u64, Anchor)> {
+    let mut near = super::streams::Near::default();
+    records
+        .into_iter()
+        .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
+        .filter_map(|s| {
+            let p = Producer {
+                correlation_id: s.correlation_id,
+                stream: s.stream,
+                stream_seq: s.stream_seq,
+                device: s.device,
+            };
+            producer_anchor(i, &p, &mut near).map(|a| (s.correlation_id, a))
+        })
+        .collect()
 }
 
 /// Resolves every sync call and builds the dependency flows.
@@ -235,15 +282,7 @@ pub fn resolve_dependencies(
         let Some(p) = producer.filter(|_| s.kind.draws_arrow()) else {
             continue;
         };
-        let pkey = stream_key(p.stream, p.stream_seq);
-        let from = (i.plane_of)(p.device)
-            .and_then(|pl| {
-                barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record).or_else(|| {
-                    i.streams
-                        .last_before(i.lines_of, pl, pkey, p.correlation_id, &mut near)
-                })
-            })
-            .or_else(|| host_anchor(i, p.correlation_id));
+        let from = producer_anchor(i, &p, &mut near);
         let to = match (s.kind, plane) {
             (SyncKind::StreamWaitEvent, Some(pl)) => {
                 barrier_anchor(i, pl, key, s.correlation_id, HipEventOp::Wait)
@@ -688,6 +727,60 @@ mod tests {
         // Counted, and said in the profile's warnings.
         assert_eq!(t.counters.waits_without_arrow, 2);
         assert_eq!(whole.counters.waits_without_arrow, 0);
+    }
+
+    /// Windows to be merged into one profile on one clock (`WINDOW_MERGE`): the window that
+    /// made the record finds where its arrows start (`Collected::anchors_wanted`,
+    /// `Trace::record_anchors`), and the next window's waits on it draw the arrows the whole
+    /// run draws, from there. The writer puts the record's anchor on its line even where the
+    /// next window has nothing else on that line. Before, those waits drew no arrow.
+    #[test]
+    fn merged_windows_draw_the_arrow_from_a_record_of_an_earlier_window() {
+        let whole = crate::model::join::join(two_streams_collected(false));
+        let mut first = two_streams_collected(false);
+        let mut next = two_streams_collected(false);
+        let cut = 4;
+        first.api.retain(|a| a.correlation_id <= cut);
+        first.syncs.retain(|s| s.correlation_id <= cut);
+        next.api.retain(|a| a.correlation_id > cut);
+        next.syncs.retain(|s| s.correlation_id > cut);
+        next.calls.retain(|f| f.correlation_id > cut);
+        let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
+        next.earlier_producers = crate::model::carry::latest_producers(&first, None);
+        first.anchors_wanted = vec![cut];
+        let first = crate::model::join::join(first);
+        assert_eq!(first.record_anchors.len(), 1);
+        next.earlier_anchors = first.record_anchors.clone();
+        let t = crate::model::join::join(next);
+        let flows = |t: &crate::model::Trace| -> Vec<(u64, u64, Anchor, Anchor)> {
+            t.dependency_flows
+                .iter()
+                .map(|f| (f.wait_correlation_id, f.record_correlation_id, f.from, f.to))
+                .collect()
+        };
+        assert_eq!(flows(&t), flows(&whole));
+        assert_eq!(flows(&t).len(), 2);
+        assert_eq!(t.counters.waits_without_arrow, 0);
+        // Both ends of both arrows are written, the record's on its line though the window
+        // has no other event there.
+        let space = crate::xplane::build_xspace(&t);
+        let anchors = |name: &str| {
+            space
+                .planes
+                .iter()
+                .flat_map(|p| {
+                    p.lines.iter().flat_map(move |l| {
+                        l.events.iter().filter(move |e| {
+                            p.event_metadata
+                                .get(&e.metadata_id)
+                                .is_some_and(|m| m.name == name)
+                        })
+                    })
+                })
+                .count()
+        };
+        use crate::xplane::deps::{RECORD_ANCHOR, WAIT_ANCHOR};
+        assert_eq!((anchors(RECORD_ANCHOR), anchors(WAIT_ANCHOR)), (2, 2));
     }
 
     /// A stream's work comes in order, and so must a window's share of it: with the kernel

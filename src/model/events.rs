@@ -737,10 +737,19 @@ pub struct Collected {
     pub syncs: Vec<SyncFact>,
     /// `hipEventRecord`s that are not calls of this collection, for the producer index only
     /// (`model::carry`): the latest of each event handle from earlier capture windows (a
-    /// wait resolving to one draws no arrow: the record's anchor is in an earlier file), and
+    /// wait resolving to one draws no arrow unless `earlier_anchors` says where it starts), and
     /// the records this window hands on with their calls (a wait of this window may have
     /// waited for one).
     pub earlier_producers: Vec<SyncFact>,
+    /// Where the arrows from `earlier_producers` start, by the record's correlation id, found
+    /// in the windows where those records were made: given only when the run's windows are
+    /// merged into one profile (`WINDOW_MERGE`, one clock), where an arrow may start before
+    /// its window does.
+    pub earlier_anchors: Vec<(u64, super::trace::Anchor)>,
+    /// The records (`hipEventRecord` correlation ids) whose arrows' starts the next window
+    /// needs (those handed on to it), when the run's windows are merged: the join finds them
+    /// (`Trace::record_anchors`).
+    pub anchors_wanted: Vec<u64>,
     /// Correlation ids of roctx calls whose spans an earlier capture window showed before
     /// their buffered records came (`model::carry`): those records stand for a span already
     /// shown, so they are dropped, not shown as calls of their own.
@@ -831,6 +840,8 @@ impl Collected {
             calls,
             syncs,
             earlier_producers,
+            earlier_anchors,
+            anchors_wanted,
             spans_shown,
             stream_creations,
             memory,
@@ -866,6 +877,8 @@ impl Collected {
         self.calls.extend(calls);
         self.syncs.extend(syncs);
         self.earlier_producers.extend(earlier_producers);
+        self.earlier_anchors.extend(earlier_anchors);
+        self.anchors_wanted.extend(anchors_wanted);
         self.spans_shown.extend(spans_shown);
         for sc in stream_creations {
             if !self.stream_creations.contains(&sc) {

@@ -323,6 +323,10 @@ pub fn join_numbered(
         (std::mem::take(&mut c.syncs), earlier_producers),
         std::mem::take(&mut c.hip_events),
         super::deps::host_salt(&c.hostname, c.pid),
+        (
+            std::mem::take(&mut c.earlier_anchors),
+            std::mem::take(&mut c.anchors_wanted),
+        ),
     );
     // At most one activity entry per dispatch or copy (a graph launch's share one): room
     // once, as for the issued devices.
@@ -333,10 +337,10 @@ pub fn join_numbered(
         beside_input,
         {
             let (c, places, api) = (&c, &places, &api);
-            move |(copies, syncs, hip_events, host_salt)| {
+            move |(copies, syncs, hip_events, host_salt, anchors)| {
                 let began = std::time::Instant::now();
                 let placed = place_copies(copies, &c.memory, &c.copy_ptrs, places);
-                let work = DependencyWork::take(syncs, hip_events, &c.api, api, host_salt);
+                let work = DependencyWork::take(syncs, hip_events, &c.api, api, host_salt, anchors);
                 (placed, work, began.elapsed())
             }
         },
@@ -387,20 +391,22 @@ pub fn join_numbered(
     // Side by side; on one thread the dependencies first, so that their inputs (the sync
     // facts, the producers made of them, the per-stream index) are freed before the host events,
     // the join's largest output, are built.
-    let ((host_threads, names), (sync_calls, dependency_flows, dependency_counters, beside)) =
-        side_by_side(
-            threads,
-            dependency_work,
-            {
-                let places = &places;
-                move |w: DependencyWork| {
-                    let out = w.resolve(&stream_index, places);
-                    drop(stream_index);
-                    out
-                }
-            },
-            || host_events(&mut c, &work, &mut annotations, &mut counters),
-        );
+    let (
+        (host_threads, names),
+        ((sync_calls, dependency_flows, record_anchors), dependency_counters, beside),
+    ) = side_by_side(
+        threads,
+        dependency_work,
+        {
+            let places = &places;
+            move |w: DependencyWork| {
+                let out = w.resolve(&stream_index, places);
+                drop(stream_index);
+                out
+            }
+        },
+        || host_events(&mut c, &work, &mut annotations, &mut counters),
+    );
     counters += &dependency_counters;
     // One after the other, the dependencies' time is in this lap too.
     laps.lap_beside("host events", Some(("dependencies", beside)));
@@ -423,6 +429,7 @@ pub fn join_numbered(
         scope_tree,
         sync_calls,
         dependency_flows,
+        record_anchors,
         memory,
         names,
         annotations: annotations.table,
@@ -2117,12 +2124,19 @@ struct DependencyWork {
     call_ends: super::deps::CallEnds,
     hip_events: Vec<(super::events::HipEventOp, super::events::HipEventRecord)>,
     host_salt: u64,
+    /// `Collected::earlier_anchors` and `anchors_wanted`.
+    anchors: (Vec<(u64, super::trace::Anchor)>, Vec<u64>),
 }
 
-/// What the dependency pass makes, and its own accounting and time (for the debug line).
+/// What the dependency pass makes (the sync calls, the arrows, where the arrows from the
+/// records the next window needs start), and its own accounting and time (for the debug
+/// line).
 type Dependencies = (
-    Vec<super::trace::SyncCall>,
-    Vec<super::trace::DependencyFlow>,
+    (
+        Vec<super::trace::SyncCall>,
+        Vec<super::trace::DependencyFlow>,
+        Vec<(u64, super::trace::Anchor)>,
+    ),
     crate::model::Counters,
     std::time::Duration,
 );
@@ -2136,6 +2150,7 @@ impl DependencyWork {
         api_records: &[ApiRecord],
         api: &ApiIndex,
         host_salt: u64,
+        anchors: (Vec<(u64, super::trace::Anchor)>, Vec<u64>),
     ) -> Self {
         let call_ends = super::deps::CallEnds::of(&syncs, |corr| {
             api.hip.get(&corr).map(|&i| &api_records[i.index()])
@@ -2146,6 +2161,7 @@ impl DependencyWork {
             call_ends,
             hip_events,
             host_salt,
+            anchors,
         }
     }
 
@@ -2154,7 +2170,9 @@ impl DependencyWork {
         let mut counters = crate::model::Counters::default();
         let producers =
             super::deps::ProducerIndex::of(self.syncs.iter().chain(&self.earlier_producers));
-        drop(self.earlier_producers);
+        let (earlier_anchors, wanted) = self.anchors;
+        let earlier_anchors: HashMap<u64, super::trace::Anchor> =
+            earlier_anchors.into_iter().collect();
         let mut barriers: HashMap<(u64, super::events::HipEventOp), u64> = HashMap::default();
         for (op, r) in self
             .hip_events
@@ -2167,20 +2185,31 @@ impl DependencyWork {
         drop(self.hip_events);
         let plane_of = |d: i32| places.of_hip(d);
         let lines_of = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
-        let (calls, flows) = super::deps::resolve_dependencies(
-            self.syncs,
-            &super::deps::DepInputs {
-                producers: &producers,
-                streams: stream_index,
-                lines_of: &lines_of,
-                plane_of: &plane_of,
-                call_ends: &self.call_ends,
-                barriers: &barriers,
-                host_salt: self.host_salt,
-            },
-            &mut counters,
-        );
-        (calls, flows, counters, began.elapsed())
+        let inputs = super::deps::DepInputs {
+            producers: &producers,
+            streams: stream_index,
+            lines_of: &lines_of,
+            plane_of: &plane_of,
+            call_ends: &self.call_ends,
+            barriers: &barriers,
+            earlier_anchors: &earlier_anchors,
+            host_salt: self.host_salt,
+        };
+        let record_anchors = if wanted.is_empty() {
+            Vec::new()
+        } else {
+            let wanted: crate::fastmap::HashSet<u64> = wanted.into_iter().collect();
+            super::deps::record_anchors(
+                &inputs,
+                self.syncs
+                    .iter()
+                    .chain(&self.earlier_producers)
+                    .filter(|s| wanted.contains(&s.correlation_id)),
+            )
+        };
+        drop(self.earlier_producers);
+        let (calls, flows) = super::deps::resolve_dependencies(self.syncs, &inputs, &mut counters);
+        ((calls, flows, record_anchors), counters, began.elapsed())
     }
 }
 

@@ -38,6 +38,9 @@ pub struct Trace {
     pub sync_calls: Vec<SyncCall>,
     /// One flow per resolved dependency, producer → consumer.
     pub dependency_flows: Vec<DependencyFlow>,
+    /// Where the arrows from the records the next window was handed start
+    /// (`Collected::anchors_wanted`), by record correlation id: for that window's join.
+    pub record_anchors: Vec<(u64, Anchor)>,
     /// Allocations and frees with each allocator's totals (xprof's memory profile).
     pub memory: Vec<super::memory::MemoryEvent>,
     /// The host events' names (API names, roctx labels), each stored once.
@@ -420,7 +423,8 @@ pub struct Counters {
     pub waits_resolved: u64,
     pub waits_unresolved: u64,
     /// Waits resolved to a record whose anchor is not in this profile (a record made in an
-    /// earlier capture window): no arrow is drawn.
+    /// earlier capture window, unless the windows are merged: `Collected::earlier_anchors`):
+    /// no arrow is drawn.
     pub waits_without_arrow: u64,
     /// Device events moved to a sub-line because their stream overlapped itself.
     pub stream_overlap_events: u64,

@@ -21,8 +21,8 @@
 //! next is merged.
 //!
 //! What a window boundary loses is not recovered (docs/configuration.md): an arrow whose
-//! record and wait are in different windows is not drawn; a memory timeline starts from what
-//! its window saw.
+//! record and wait are in different windows is not drawn unless the windows were written to
+//! be merged (`WINDOW_MERGE`); a memory timeline starts from what its window saw.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -553,6 +553,27 @@ fn host_plane(
             plane.add_line(line);
         }
     }
+    // Anchors on a thread with no call in this window: an arrow from a record an earlier
+    // window made, in a window to be merged with it (`Collected::earlier_anchors`).
+    let mut bare: Vec<u64> = anchors
+        .keys()
+        .filter_map(|p| match *p {
+            AnchorPlace::Host { tid } => Some(tid),
+            AnchorPlace::Device { .. } => None,
+        })
+        .filter(|tid| trace.host_threads.iter().all(|t| t.tid != *tid))
+        .collect();
+    bare.sort_unstable();
+    for tid in bare {
+        let mut line = LineBuilder::new(tid as i64, format!("Host Threads/{tid}"), 0);
+        AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid })).finish(
+            &mut plane,
+            &mut ids,
+            &mut line,
+            |t| base.offset_ps(t),
+        );
+        plane.add_line(line.finish());
+    }
     if let Some(line) = memory_line(trace, base, &mut plane) {
         plane.add_line(line);
     }
@@ -701,6 +722,25 @@ fn device_plane(
         }
         feed.finish(&mut plane, &mut ids, &mut line, |t| base.offset_ps(t));
         line.set_name(device_line_name(l, &types));
+        plane.add_line(line.finish());
+    }
+    // Anchors on a stream with no work in this window (see `host_plane`).
+    let mut bare: Vec<i64> = anchors
+        .keys()
+        .filter_map(|p| match *p {
+            AnchorPlace::Device { ordinal, line } if ordinal == d.ordinal => Some(line),
+            _ => None,
+        })
+        .filter(|id| d.lines.iter().all(|l| l.id != *id))
+        .collect();
+    bare.sort_unstable();
+    for id in bare {
+        let mut line = LineBuilder::new(id, format!("Stream #{id}"), 0);
+        AnchorFeed::new(anchors.get(&AnchorPlace::Device {
+            ordinal: d.ordinal,
+            line: id,
+        }))
+        .finish(&mut plane, &mut ids, &mut line, |t| base.offset_ps(t));
         plane.add_line(line.finish());
     }
     finish_plane(run, plane)
@@ -1071,7 +1111,8 @@ pub fn merged_line_name(names: &[&str]) -> String {
             .collect();
         Some((n[..open].to_string(), kinds))
     };
-    let Some((base, _)) = names.first().and_then(|n| split(n)) else {
+    // (A piece with no kinds, a line holding only an arrow's anchor, takes the others'.)
+    let Some((base, _)) = names.iter().find_map(|n| split(n)) else {
         return names.first().map_or(String::new(), |n| n.to_string());
     };
     let mut kinds: Vec<String> = Vec::new();
@@ -1336,7 +1377,7 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         ),
         (
             c.waits_without_arrow,
-            "waits resolved to an event record made in an earlier capture window (no arrow: its anchor is there)",
+            "waits resolved to an event record made in an earlier capture window (no arrow: its anchor is there; windows merged with ROCPROF_XPLANE_WINDOW_MERGE draw it)",
         ),
         (
             c.stream_overlap_events,
