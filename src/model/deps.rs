@@ -688,16 +688,16 @@ mod tests {
         assert_eq!(waits, [(5, 0xe, false), (7, 0xe, false)]);
     }
 
-    /// A capture window cut after the record (corr 4) and before its waits (5, 7) hands the
-    /// event's latest record on (`model::carry::latest_producers`): the next window's waits
-    /// resolve to it, as in the whole run, and draw no arrow (the record's anchor is in the
-    /// earlier window's file).
-    #[test]
-    fn a_record_handed_on_by_an_earlier_window_resolves_its_waits() {
-        let whole = crate::model::join::join(two_streams_collected(false));
+    /// `two_streams_collected` cut into two windows after call `cut`: the first holds the calls
+    /// up to it, the second the rest, with the first's latest event records handed on.
+    fn windows_cut_after(
+        cut: u64,
+    ) -> (
+        crate::model::events::Collected,
+        crate::model::events::Collected,
+    ) {
         let mut first = two_streams_collected(false);
         let mut next = two_streams_collected(false);
-        let cut = 4;
         first.api.retain(|a| a.correlation_id <= cut);
         first.syncs.retain(|s| s.correlation_id <= cut);
         next.api.retain(|a| a.correlation_id > cut);
@@ -705,6 +705,18 @@ mod tests {
         next.calls.retain(|f| f.correlation_id > cut);
         let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
         next.earlier_producers = crate::model::carry::latest_producers(&first, None);
+        (first, next)
+    }
+
+    /// A capture window cut after the record (corr 4) and before its waits (5, 7) hands the
+    /// event's latest record on (`model::carry::latest_producers`): the next window's waits
+    /// resolve to it, as in the whole run, and draw no arrow (the record's anchor is in the
+    /// earlier window's file).
+    #[test]
+    fn a_record_handed_on_by_an_earlier_window_resolves_its_waits() {
+        let whole = crate::model::join::join(two_streams_collected(false));
+        let cut = 4;
+        let (_, next) = windows_cut_after(cut);
         assert_eq!(next.earlier_producers.len(), 1);
         let t = crate::model::join::join(next);
         assert_eq!(
@@ -737,16 +749,8 @@ mod tests {
     #[test]
     fn merged_windows_draw_the_arrow_from_a_record_of_an_earlier_window() {
         let whole = crate::model::join::join(two_streams_collected(false));
-        let mut first = two_streams_collected(false);
-        let mut next = two_streams_collected(false);
         let cut = 4;
-        first.api.retain(|a| a.correlation_id <= cut);
-        first.syncs.retain(|s| s.correlation_id <= cut);
-        next.api.retain(|a| a.correlation_id > cut);
-        next.syncs.retain(|s| s.correlation_id > cut);
-        next.calls.retain(|f| f.correlation_id > cut);
-        let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
-        next.earlier_producers = crate::model::carry::latest_producers(&first, None);
+        let (mut first, mut next) = windows_cut_after(cut);
         first.anchors_wanted = vec![cut];
         let first = crate::model::join::join(first);
         assert_eq!(first.record_anchors.len(), 1);
