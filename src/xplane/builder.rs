@@ -46,15 +46,29 @@ pub struct PlaneBuilder {
 
 /// A plane's names and the ids they were given, with their metadata: what a run's windows
 /// that are to be merged carry from one to the next (`xplane::RunIds`), so that every window
-/// numbers a name alike and the merge copies their events as they are.
+/// numbers a name alike and the merge copies their events as they are. A window writes the
+/// metadata of the names it uses only: a name used once (a step's numbered roctx range) is
+/// not written again by every later window.
 #[derive(Debug, Default, Clone)]
 pub struct PlaneNames {
     event_ids: HashMap<String, i64>,
     stat_ids: HashMap<String, i64>,
     last_event_id: i64,
     last_stat_id: i64,
+    /// The metadata of the names the plane being built has not used yet.
     event_metadata: std::collections::BTreeMap<i64, XEventMetadata>,
     stat_metadata: std::collections::BTreeMap<i64, XStatMetadata>,
+}
+
+impl PlaneNames {
+    /// How many names it holds (event and stat metadata).
+    pub fn len(&self) -> usize {
+        self.event_ids.len() + self.stat_ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl PlaneBuilder {
@@ -63,14 +77,12 @@ impl PlaneBuilder {
     }
 
     /// A plane that goes on numbering from `names` (an earlier window's plane of the same
-    /// name): its metadata starts as theirs, so an id means what it meant there.
-    pub fn with_names(id: i64, name: impl Into<String>, mut names: PlaneNames) -> Self {
+    /// name): a name gets the id it had there, and its metadata as it was there.
+    pub fn with_names(id: i64, name: impl Into<String>, names: PlaneNames) -> Self {
         PlaneBuilder {
             plane: XPlane {
                 id,
                 name: name.into(),
-                event_metadata: std::mem::take(&mut names.event_metadata),
-                stat_metadata: std::mem::take(&mut names.stat_metadata),
                 ..Default::default()
             },
             lines: Vec::new(),
@@ -96,6 +108,12 @@ impl PlaneBuilder {
     pub fn event_metadata_id(&mut self, name: &str) -> i64 {
         let n = &mut self.names;
         let (id, new) = intern(&mut n.event_ids, &mut n.last_event_id, name);
+        if !new && !n.event_metadata.is_empty() && !self.plane.event_metadata.contains_key(&id) {
+            // A name of an earlier window, first used in this one.
+            if let Some(m) = n.event_metadata.remove(&id) {
+                self.plane.event_metadata.insert(id, m);
+            }
+        }
         if new {
             self.plane.event_metadata.insert(
                 id,
@@ -114,6 +132,11 @@ impl PlaneBuilder {
     pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
         let n = &mut self.names;
         let (id, new) = intern(&mut n.stat_ids, &mut n.last_stat_id, name);
+        if !new && !n.stat_metadata.is_empty() && !self.plane.stat_metadata.contains_key(&id) {
+            if let Some(m) = n.stat_metadata.remove(&id) {
+                self.plane.stat_metadata.insert(id, m);
+            }
+        }
         if new {
             self.plane.stat_metadata.insert(
                 id,
@@ -309,8 +332,18 @@ impl PlaneBuilder {
     /// plane of the same name ([`Self::with_names`]).
     pub fn finish_with_names(mut self) -> (BuiltPlane, PlaneNames) {
         let mut names = std::mem::take(&mut self.names);
-        names.event_metadata = self.plane.event_metadata.clone();
-        names.stat_metadata = self.plane.stat_metadata.clone();
+        names.event_metadata.extend(
+            self.plane
+                .event_metadata
+                .iter()
+                .map(|(&id, m)| (id, m.clone())),
+        );
+        names.stat_metadata.extend(
+            self.plane
+                .stat_metadata
+                .iter()
+                .map(|(&id, m)| (id, m.clone())),
+        );
         (self.finish(), names)
     }
 

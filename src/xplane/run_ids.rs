@@ -4,9 +4,11 @@
 //! run's clock, so the merge copies each event's bytes as they are instead of re-encoding it
 //! with other ids and times (`xplane::merge`: 2,770 instructions per event re-encoded).
 //!
-//! Such a window is still a complete profile of its own: it holds the metadata of every name
-//! the run used so far (a few thousand kernel names at most, written again by each window),
-//! and its times start where the run's do.
+//! Such a window is still a complete profile of its own: it holds the metadata of the names
+//! it uses, and its times start where the run's do. A plane's names are kept for the next
+//! window up to [`MAX_RUN_NAMES`]: a job that names every step anew (`ProfilerStep#123`) must
+//! not hold a week's names. Past it, that plane's next window numbers its names afresh, and
+//! the merge re-encodes the events of that plane's later windows (the profile is the same).
 
 use std::sync::Mutex;
 
@@ -14,6 +16,10 @@ use crate::fastmap::HashMap;
 use crate::store::sinks::lock;
 
 use super::builder::{BuiltPlane, PlaneBuilder, PlaneNames};
+
+/// The most names (event and stat metadata) a plane's windows carry to the next: about
+/// 10 MB at most per plane.
+pub const MAX_RUN_NAMES: usize = 1 << 16;
 
 /// Shared by the windows of one run, in the order they are written (planes of one window may
 /// be built on several threads: each plane takes its names and gives them back).
@@ -52,10 +58,18 @@ impl RunIds {
         PlaneBuilder::with_names(id, name, names)
     }
 
-    /// Finishes `plane`, keeping its names for the next window's plane of its name.
+    /// Finishes `plane`, keeping its names for the next window's plane of its name (up to
+    /// [`MAX_RUN_NAMES`]).
     pub(crate) fn finish(&self, plane: PlaneBuilder) -> BuiltPlane {
         let name = plane.name().to_string();
         let (built, names) = plane.finish_with_names();
+        if names.len() > MAX_RUN_NAMES {
+            crate::log_debug!(
+                "{name}: {} names, past {MAX_RUN_NAMES}: the next window numbers them afresh",
+                names.len()
+            );
+            return built;
+        }
         lock(&self.planes)
             .get_or_insert_with(HashMap::default)
             .insert(name, names);
@@ -112,10 +126,31 @@ mod tests {
         assert_eq!(second.event_metadata[&a], first.event_metadata[&a]);
         assert_eq!(second.event_metadata[&a].stats.len(), 1);
         assert_eq!(second.event_metadata.len(), 2);
-        assert_eq!(second.stat_metadata, first.stat_metadata);
+        // `correlation_id` is not used in the second: not written there.
+        assert_eq!(second.stat_metadata.len(), first.stat_metadata.len() - 1);
+        // A third window that uses only `correlation_id` writes its metadata, with its id.
+        let mut p = run.plane(3, "/device:GPU:3".into());
+        let corr = p.stat_metadata_id("correlation_id");
+        let third = decode(run.finish(p));
+        assert_eq!(third.stat_metadata.len(), 1);
+        assert_eq!(third.stat_metadata[&corr], first.stat_metadata[&corr]);
+        assert!(third.event_metadata.is_empty());
         // Another plane's names are its own.
         let mut other = run.plane(0, "/host:CPU".into());
         assert_eq!(other.event_metadata_id("b"), 1);
+    }
+
+    /// Past `MAX_RUN_NAMES` a plane's names are not kept: its next window numbers afresh.
+    #[test]
+    fn a_plane_past_the_most_names_starts_afresh() {
+        let run = RunIds::new();
+        let mut p = run.plane(0, "/host:CPU".into());
+        for i in 0..=MAX_RUN_NAMES {
+            p.event_metadata_id(&format!("ProfilerStep#{i}"));
+        }
+        run.finish(p);
+        let mut p = run.plane(0, "/host:CPU".into());
+        assert_eq!(p.event_metadata_id("ProfilerStep#7"), 1);
     }
 
     /// The first window's origin is the run's; a later window's later origin gives way to it,
