@@ -203,8 +203,9 @@ pub fn main(argv: Vec<String>) -> i32 {
     0
 }
 
-/// Replays the plan; with `exit_after_ms`, on a thread of its own, giving up waiting after that
-/// long (`Ok(None)`: the replay goes on while `main` returns and `exit()` finalizes).
+/// Replays the plan; with `exit_after_ms`, on a thread of its own, giving up waiting that long
+/// after the replay began (`Ok(None)`: the replay goes on while `main` returns and `exit()`
+/// finalizes).
 fn run(
     plan: crate::plan::Plan,
     sdk: Personality,
@@ -214,9 +215,17 @@ fn run(
         return super::run_plan(plan, sdk).map(Some);
     };
     let (tx, rx) = std::sync::mpsc::channel();
+    let (started_tx, started) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(super::run_plan(plan, sdk));
+        let _ = tx.send(super::run_plan_then(plan, sdk, move || {
+            let _ = started_tx.send(());
+        }));
     });
+    // The time counts from the replay's start: loading and initializing the tools takes a
+    // variable time (a debug build's, on a loaded machine, took more than 30 ms, and `main`
+    // returned before any tool was initialized, so none was finalized). A replay that fails
+    // to start ends the wait at once.
+    let _ = started.recv_timeout(std::time::Duration::from_secs(120));
     match rx.recv_timeout(std::time::Duration::from_millis(ms)) {
         Ok(r) => r.map(Some),
         Err(_) => {

@@ -89,6 +89,16 @@ pub struct DeliveryReport {
 /// (delivery to the tool continues asynchronously). Fails if another personality is already
 /// fixed in this process or the plan uses something the personality cannot express.
 pub fn run_plan(plan: Plan, personality: Personality) -> Result<ReplaySummary, String> {
+    run_plan_then(plan, personality, || {})
+}
+
+/// As [`run_plan`], calling `started` once the tools are loaded and initialized and the
+/// replay is about to begin.
+pub fn run_plan_then(
+    plan: Plan,
+    personality: Personality,
+    started: impl FnOnce(),
+) -> Result<ReplaySummary, String> {
     if !state::set_personality(personality) {
         return Err(format!(
             "this process already runs SDK personality {}",
@@ -99,6 +109,7 @@ pub fn run_plan(plan: Plan, personality: Personality) -> Result<ReplaySummary, S
     exports::set_buffer_model(&plan.delivery);
     lifecycle::ensure_initialized();
     let replay = Arc::new(replay::Replay::new(plan)?);
+    started();
     Ok(replay.run())
 }
 
