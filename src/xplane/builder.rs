@@ -108,11 +108,11 @@ impl PlaneBuilder {
     pub fn event_metadata_id(&mut self, name: &str) -> i64 {
         let n = &mut self.names;
         let (id, new) = intern(&mut n.event_ids, &mut n.last_event_id, name);
-        if !new && !n.event_metadata.is_empty() && !self.plane.event_metadata.contains_key(&id) {
-            // A name of an earlier window, first used in this one.
-            if let Some(m) = n.event_metadata.remove(&id) {
-                self.plane.event_metadata.insert(id, m);
-            }
+        // A name of an earlier window, first used in this one: its metadata moves to the
+        // plane (so the carried map holds only names the plane has not used; a new name, its
+        // id past every carried one, is never there).
+        if let Some(m) = n.event_metadata.remove(&id) {
+            self.plane.event_metadata.insert(id, m);
         }
         if new {
             self.plane.event_metadata.insert(
@@ -132,10 +132,8 @@ impl PlaneBuilder {
     pub fn stat_metadata_id(&mut self, name: &str) -> i64 {
         let n = &mut self.names;
         let (id, new) = intern(&mut n.stat_ids, &mut n.last_stat_id, name);
-        if !new && !n.stat_metadata.is_empty() && !self.plane.stat_metadata.contains_key(&id) {
-            if let Some(m) = n.stat_metadata.remove(&id) {
-                self.plane.stat_metadata.insert(id, m);
-            }
+        if let Some(m) = n.stat_metadata.remove(&id) {
+            self.plane.stat_metadata.insert(id, m);
         }
         if new {
             self.plane.stat_metadata.insert(

@@ -285,9 +285,6 @@ impl<'t> DevicePlanes<'t> {
 struct Timebase {
     /// Every line's `timestamp_ns` is 0 and event offsets are `(t - origin_ns) * 1000` ps.
     origin_ns: u64,
-    /// How far `origin_ns` lies before `trace.start_boottime_ns` (events before the start, or
-    /// a window on its run's clock).
-    shifted_ns: u64,
     /// How far events began before the start (warned of).
     early_ns: u64,
 }
@@ -302,9 +299,14 @@ impl Timebase {
         };
         Timebase {
             origin_ns,
-            shifted_ns: own.shifted_ns + (own.origin_ns - origin_ns),
             early_ns: own.early_ns,
         }
+    }
+
+    /// How far the origin lies before `trace.start_boottime_ns` (events before the start, or
+    /// a window on its run's clock): what the wall-clock start is moved back by.
+    fn before_start_ns(&self, trace: &Trace) -> u64 {
+        trace.start_boottime_ns.saturating_sub(self.origin_ns)
     }
 
     fn own(trace: &Trace) -> Self {
@@ -317,7 +319,6 @@ impl Timebase {
             );
             return Timebase {
                 origin_ns: trace.start_boottime_ns,
-                shifted_ns: 0,
                 early_ns: 0,
             };
         }
@@ -326,17 +327,14 @@ impl Timebase {
             // at the first event, never at boot, whose offsets could overflow int64 ps.
             Some(e) if trace.start_boottime_ns == 0 => Timebase {
                 origin_ns: e,
-                shifted_ns: 0,
                 early_ns: 0,
             },
             Some(e) if e < trace.start_boottime_ns => Timebase {
                 origin_ns: e,
-                shifted_ns: trace.start_boottime_ns - e,
                 early_ns: trace.start_boottime_ns - e,
             },
             _ => Timebase {
                 origin_ns: trace.start_boottime_ns,
-                shifted_ns: 0,
                 early_ns: 0,
             },
         }
@@ -553,31 +551,40 @@ fn host_plane(
             plane.add_line(line);
         }
     }
-    // Anchors on a thread with no call in this window: an arrow from a record an earlier
-    // window made, in a window to be merged with it (`Collected::earlier_anchors`).
-    let mut bare: Vec<u64> = anchors
-        .keys()
-        .filter_map(|p| match *p {
-            AnchorPlace::Host { tid } => Some(tid),
-            AnchorPlace::Device { .. } => None,
-        })
-        .filter(|tid| trace.host_threads.iter().all(|t| t.tid != *tid))
-        .collect();
-    bare.sort_unstable();
-    for tid in bare {
-        let mut line = LineBuilder::new(tid as i64, format!("Host Threads/{tid}"), 0);
-        AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid })).finish(
-            &mut plane,
-            &mut ids,
-            &mut line,
-            |t| base.offset_ps(t),
-        );
-        plane.add_line(line.finish());
-    }
+    // Anchors on a thread with no call in this window.
+    anchor_only_lines(&mut plane, &mut ids, base, anchors, |place| match *place {
+        AnchorPlace::Host { tid } if trace.host_threads.iter().all(|t| t.tid != tid) => {
+            Some((tid as i64, format!("Host Threads/{tid}")))
+        }
+        _ => None,
+    });
     if let Some(line) = memory_line(trace, base, &mut plane) {
         plane.add_line(line);
     }
     finish_plane(run, plane)
+}
+
+/// A line of its own for each place of `anchors` that `lone` names (its line id and name, for
+/// a place of this plane with no line in this window), holding only its anchors, in line id
+/// order: an arrow from a record an earlier window made, in a window to be merged with it
+/// (`Collected::earlier_anchors`), starts on a thread or stream this window may not have.
+fn anchor_only_lines(
+    plane: &mut PlaneBuilder,
+    ids: &mut StatIds,
+    base: &Timebase,
+    anchors: &HashMap<AnchorPlace, Vec<super::deps::AnchorEvent>>,
+    lone: impl Fn(&AnchorPlace) -> Option<(i64, String)>,
+) {
+    let mut lines: Vec<(i64, String, &Vec<super::deps::AnchorEvent>)> = anchors
+        .iter()
+        .filter_map(|(place, a)| lone(place).map(|(id, name)| (id, name, a)))
+        .collect();
+    lines.sort_unstable_by_key(|l| l.0);
+    for (id, name, a) in lines {
+        let mut line = LineBuilder::new(id, name, 0);
+        AnchorFeed::new(Some(a)).finish(plane, ids, &mut line, |t| base.offset_ps(t));
+        plane.add_line(line.finish());
+    }
 }
 
 /// A roctx event's group (start/stop ranges are process-wide) and span on its thread's lines;
@@ -724,25 +731,15 @@ fn device_plane(
         line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
     }
-    // Anchors on a stream with no work in this window (see `host_plane`).
-    let mut bare: Vec<i64> = anchors
-        .keys()
-        .filter_map(|p| match *p {
-            AnchorPlace::Device { ordinal, line } if ordinal == d.ordinal => Some(line),
-            _ => None,
-        })
-        .filter(|id| d.lines.iter().all(|l| l.id != *id))
-        .collect();
-    bare.sort_unstable();
-    for id in bare {
-        let mut line = LineBuilder::new(id, format!("Stream #{id}"), 0);
-        AnchorFeed::new(anchors.get(&AnchorPlace::Device {
-            ordinal: d.ordinal,
-            line: id,
-        }))
-        .finish(&mut plane, &mut ids, &mut line, |t| base.offset_ps(t));
-        plane.add_line(line.finish());
-    }
+    // Anchors on a stream with no work in this window.
+    anchor_only_lines(&mut plane, &mut ids, base, anchors, |place| match *place {
+        AnchorPlace::Device { ordinal, line }
+            if ordinal == d.ordinal && d.lines.iter().all(|l| l.id != line) =>
+        {
+            Some((line, format!("Stream #{line}")))
+        }
+        _ => None,
+    });
     finish_plane(run, plane)
 }
 
@@ -1295,7 +1292,9 @@ fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<BuiltPlane> {
 /// which the relative line timestamps need to be placed in time, plus our record counters.
 fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
-    let start_wall = trace.start_walltime_ns.saturating_sub(base.shifted_ns);
+    let start_wall = trace
+        .start_walltime_ns
+        .saturating_sub(base.before_start_ns(trace));
     plane.add_plane_stat(s::PROFILE_START_TIME, StatValue::U64(start_wall));
     plane.add_plane_stat(s::PROFILE_STOP_TIME, StatValue::U64(trace.stop_walltime_ns));
     plane.add_plane_stat(s::ORIGIN_BOOTTIME_NS, StatValue::U64(base.origin_ns));
