@@ -4095,7 +4095,9 @@ mod tests {
     }
 
     /// The roctx text of a call handed on reaches its kernel in the next window whatever it
-    /// is: empty, non-ASCII, 10 KB. The window's planes encode and decode with it.
+    /// is: empty, non-ASCII, 10 KB. The window's planes encode and decode with it, and the
+    /// two windows merged show it, written each on its own names and clock or on one run's
+    /// (as `WINDOW_MERGE` writes them, every event then copied as it was written).
     #[test]
     fn hostile_labels_go_along_with_the_calls_handed_on() {
         use crate::model::carry::{hand_off, HandedOn};
@@ -4120,61 +4122,77 @@ mod tests {
             let bytes = crate::xplane::build_xspace(&t).encode_to_vec();
             assert!(crate::xplane::proto::XSpace::decode(bytes.as_slice()).is_ok());
 
-            // The two windows written and merged into one profile (`xplane::merge`, as
-            // `WINDOW_MERGE` does at exit): the text reaches the kernel there too, the
-            // range shows once, and no line holds partially overlapping events.
+            // The two windows written and merged into one profile (`xplane::merge`), each on
+            // its own names and clock, and on one run's (`xplane::RunIds`, as `WINDOW_MERGE`
+            // writes them and merges them at exit): the text reaches the kernel there too,
+            // the range shows once, and no line holds partially overlapping events.
             let dir = tempfile::tempdir().unwrap();
             let layout = |run: &str| crate::xplane::OutputLayout {
                 log_dir: dir.path().into(),
                 run_name: run.into(),
                 host: "h.1".into(),
             };
-            let files = [
-                crate::xplane::write_xspace(&join(first), &layout("w1")).unwrap(),
-                crate::xplane::write_xspace(&t, &layout("w2")).unwrap(),
-            ];
-            let (path, _) = crate::xplane::merge::merge_files(&files, &layout("one")).unwrap();
-            let space = crate::xplane::read_xspace(&path).unwrap();
-            let mut ranges = 0;
-            let mut labelled_kernel = false;
-            for p in &space.planes {
-                let stat_names = |e: &crate::xplane::proto::XEvent| -> Vec<String> {
-                    e.stats
-                        .iter()
-                        .filter_map(|st| match &st.value {
-                            Some(crate::xplane::proto::x_stat::Value::StrValue(v)) => {
-                                Some(v.clone())
-                            }
-                            Some(crate::xplane::proto::x_stat::Value::RefValue(r)) => {
-                                p.stat_metadata.get(&(*r as i64)).map(|m| m.name.clone())
-                            }
-                            _ => None,
-                        })
-                        .collect()
+            let first = join(first);
+            for shared in [false, true] {
+                let run = crate::xplane::RunIds::new();
+                let run = shared.then_some(&run);
+                let run_dir = |n: &str| format!("{n}{}", u8::from(shared));
+                let files = [
+                    crate::xplane::write_window(&first, &layout(&run_dir("w1")), 1, run).unwrap(),
+                    crate::xplane::write_window(&t, &layout(&run_dir("w2")), 1, run).unwrap(),
+                ];
+                let merge = if shared {
+                    crate::xplane::merge::merge_own_files
+                } else {
+                    crate::xplane::merge::merge_files
                 };
-                for l in &p.lines {
-                    // Sorted by start, each event ends before the next starts or after the
-                    // next ends (nested): no partial overlap.
-                    let mut open: Vec<i64> = Vec::new();
-                    for e in &l.events {
-                        let Some(crate::xplane::proto::x_event::Data::OffsetPs(at)) = e.data else {
-                            continue;
-                        };
-                        open.retain(|&end| end > at);
-                        if let Some(&end) = open.last() {
-                            assert!(at + e.duration_ps <= end, "{}: partial overlap", l.name);
+                let (path, m) = merge(&files, &layout(&run_dir("one"))).unwrap();
+                if shared {
+                    assert_eq!(m.copied, m.events, "every event copied as it was written");
+                }
+                let space = crate::xplane::read_xspace(&path).unwrap();
+                let mut ranges = 0;
+                let mut labelled_kernel = false;
+                for p in &space.planes {
+                    let stat_names = |e: &crate::xplane::proto::XEvent| -> Vec<String> {
+                        e.stats
+                            .iter()
+                            .filter_map(|st| match &st.value {
+                                Some(crate::xplane::proto::x_stat::Value::StrValue(v)) => {
+                                    Some(v.clone())
+                                }
+                                Some(crate::xplane::proto::x_stat::Value::RefValue(r)) => {
+                                    p.stat_metadata.get(&(*r as i64)).map(|m| m.name.clone())
+                                }
+                                _ => None,
+                            })
+                            .collect()
+                    };
+                    for l in &p.lines {
+                        // Sorted by start, each event ends before the next starts or after the
+                        // next ends (nested): no partial overlap.
+                        let mut open: Vec<i64> = Vec::new();
+                        for e in &l.events {
+                            let Some(crate::xplane::proto::x_event::Data::OffsetPs(at)) = e.data
+                            else {
+                                continue;
+                            };
+                            open.retain(|&end| end > at);
+                            if let Some(&end) = open.last() {
+                                assert!(at + e.duration_ps <= end, "{}: partial overlap", l.name);
+                            }
+                            open.push(at + e.duration_ps);
+                            let name = p.event_metadata.get(&e.metadata_id).map_or("", |m| &m.name);
+                            ranges += usize::from(name == label && !label.is_empty());
+                            labelled_kernel |= p.name.starts_with("/device:GPU:")
+                                && (label.is_empty() || stat_names(e).contains(&label));
                         }
-                        open.push(at + e.duration_ps);
-                        let name = p.event_metadata.get(&e.metadata_id).map_or("", |m| &m.name);
-                        ranges += usize::from(name == label && !label.is_empty());
-                        labelled_kernel |= p.name.starts_with("/device:GPU:")
-                            && (label.is_empty() || stat_names(e).contains(&label));
                     }
                 }
-            }
-            assert!(labelled_kernel, "the kernel's labels in the merged profile");
-            if !label.is_empty() {
-                assert_eq!(ranges, 1, "the range, once");
+                assert!(labelled_kernel, "the kernel's labels in the merged profile");
+                if !label.is_empty() {
+                    assert_eq!(ranges, 1, "the range, once");
+                }
             }
         }
     }
