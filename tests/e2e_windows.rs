@@ -473,6 +473,22 @@ fn windows_show_what_the_run_written_whole_shows() {
         "windows left beside the merged profile"
     );
     let merged = support::xspace::read_one(&merged_dir, "eq");
+    // Real xprof opens it too: its events copied as the windows wrote them, on the run's
+    // names and clock, an arrow's start on a line of its own where a window had no other.
+    if support::xprof::available() {
+        let file = support::paths::profiles(&merged_dir, "eq").remove(0);
+        let host = support::paths::host_of(&file);
+        let s = support::xprof::summary(&file, &host);
+        assert_eq!(
+            s["errors"],
+            serde_json::json!({}),
+            "xprof errors on the WINDOW_MERGE profile"
+        );
+        assert!(
+            s["trace"]["complete_events"].as_u64().unwrap_or(0) > 0,
+            "{s}"
+        );
+    }
     let eq = compare_windows(&whole, std::slice::from_ref(&merged));
     let cut = cut_differences(&eq, &whole);
     assert_eq!(cut.late, 0, "{cut:?}");
