@@ -55,7 +55,7 @@ pub fn current_session_run(cfg: &Config) -> Option<String> {
 pub fn on_attach(s: &Session, contexts: &[sys::rocprofiler_context_id_t]) {
     let n = SESSIONS.fetch_add(1, Ordering::Relaxed) + 1;
     if n > 1 {
-        let _ = collect(s, s.flush_all(), Cut::Window);
+        let _ = collect(s, s.flush_and_take(), Cut::Window);
     }
     let started = s.start_inactive(contexts);
     crate::window::set_paused(false);
@@ -89,7 +89,7 @@ pub fn on_detach(s: &Session, cfg: &Config) {
     // Our callbacks may stop with the detach: a call whose EXIT never comes is not waited for
     // again.
     crate::capture::inflight::forget_open_calls();
-    let c = collect(s, s.flush_all(), Cut::Window);
+    let c = collect(s, s.flush_and_take(), Cut::Window);
     crate::window::set_paused(true);
     let trace = join(c);
     let run = run_name_of(cfg, n);

@@ -8,9 +8,9 @@ use crate::capture;
 use crate::log_debug;
 use crate::log_warn;
 use crate::model::events::Collected;
-use crate::sdk::callbacks::{self, STORES};
-use crate::sdk::session::Session;
-use crate::store::sinks::lock;
+use crate::sdk::callbacks;
+use crate::sdk::session::{Flushed, Session, BUFFER_SLOTS};
+use crate::store::EventStore;
 
 /// Which end a collection is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,8 +26,13 @@ pub enum Cut {
 static WINDOW_START_BOOT: AtomicU64 = AtomicU64::new(0);
 static WINDOW_START_WALL: AtomicU64 = AtomicU64::new(0);
 
-/// Everything held since the last cut, for the join. `warnings` come from the flush.
-pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
+/// Everything held since the last cut, for the join: the records `flushed` took from the
+/// stores (with its warnings), and the callbacks' facts.
+pub fn collect(s: &Session, flushed: Flushed, cut: Cut) -> Collected {
+    let Flushed {
+        mut warnings,
+        stores,
+    } = flushed;
     let or = |v: u64, d: u64| if v == 0 { d } else { v };
     let start_boottime_ns = or(
         WINDOW_START_BOOT.load(Ordering::Relaxed),
@@ -78,7 +83,7 @@ pub fn collect(s: &Session, mut warnings: Vec<String>, cut: Cut) -> Collected {
         },
         |records| {
             let began = std::time::Instant::now();
-            records.drain_stores(s);
+            records.drain_stores(s, stores);
             began.elapsed()
         },
         || {
@@ -185,19 +190,13 @@ struct Records<'a> {
 
 impl Records<'_> {
     /// The buffered records of every store, moved into the collection.
-    fn drain_stores(self, s: &Session) {
+    fn drain_stores(self, s: &Session, mut stores: [EventStore; BUFFER_SLOTS]) {
         // How many records there are, so that the outputs grow in two steps toward it
-        // (`chunked::room_toward`); a store still filling may add more before its turn.
-        let (mut api, mut copies) = (0, 0);
-        for store in STORES.iter() {
-            let st = lock(store);
-            (api, copies) = (api + st.api.len(), copies + st.copies.len());
-        }
-        for store in STORES.iter() {
-            let mut st = lock(store);
+        // (`chunked::room_toward`).
+        let api = stores.iter().map(|st| st.api.len()).sum();
+        let copies = stores.iter().map(|st| st.copies.len()).sum();
+        for st in &mut stores {
             st.add_counters_to(self.counters);
-            // Counted into this window; the next starts from zero.
-            st.counters = Default::default();
             st.api.drain_into_toward(self.api, api);
             // The roctx records keep their chunks: the join reads them packed.
             self.counters.memory_limit_dropped += self

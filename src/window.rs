@@ -289,7 +289,7 @@ fn run(s: &'static Session, cfg: &'static Config) {
                 .is_some_and(|d| t_init.elapsed() >= Duration::from_millis(d))
         {
             // What the callbacks captured during the delay has no records: drop it.
-            let _ = collect(s, s.flush_all(), Cut::Window);
+            let _ = collect(s, s.flush_and_take(), Cut::Window);
             s.start_buffers();
             PAUSED.store(false, Ordering::Relaxed);
             capture_start = Some(Instant::now());
@@ -342,8 +342,7 @@ fn run(s: &'static Session, cfg: &'static Config) {
 /// `always`.
 fn cut(s: &Session, cfg: &Config, always: bool) {
     let t0 = Instant::now();
-    let warnings = s.flush_all();
-    let (mut c, carried_in) = take_carried(collect(s, warnings, Cut::Window));
+    let (mut c, carried_in) = take_carried(collect(s, s.flush_and_take(), Cut::Window));
     // The window that ends a bounded capture (`DURATION`) has no window after it.
     if ACTIVE.load(Ordering::Relaxed) && !always {
         let began = Instant::now();

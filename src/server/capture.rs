@@ -188,7 +188,7 @@ fn sleep_until(until: Instant, stop: &dyn Fn() -> bool) -> bool {
 /// Drops what the callbacks kept while paused and starts recording: the next `cut` holds
 /// exactly what happened from here on.
 pub fn begin(s: &Session) {
-    let stale = collect(s, s.flush_all(), Cut::Window);
+    let stale = collect(s, s.flush_and_take(), Cut::Window);
     let late = stale.api_record_count() + stale.kernels.len() + stale.copies.len();
     if late > 0 {
         log_info!("{late} records that arrived between capture windows were not kept");
@@ -201,12 +201,12 @@ pub fn begin(s: &Session) {
 pub fn end(s: &Session) -> Collected {
     crate::window::set_paused(true);
     s.stop_buffers();
-    collect(s, s.flush_all(), Cut::Window)
+    collect(s, s.flush_and_take(), Cut::Window)
 }
 
 /// Everything recorded since the last cut, recording going on.
 pub fn cut(s: &Session) -> Collected {
-    collect(s, s.flush_all(), Cut::Window)
+    collect(s, s.flush_and_take(), Cut::Window)
 }
 
 /// A profile for a client: the XSpace's bytes, as the file the client writes holds them.
