@@ -504,7 +504,7 @@ fn main() {
 /// waits' ids come after every launch's, so each one on a stream with a held launch is held
 /// too: the dearest case for the rule.
 fn bench_carry() {
-    use rocprof_xplane::model::carry::{hand_off, HandedOn};
+    use rocprof_xplane::model::carry::{hand_off, HandedOn, Windows};
     use rocprof_xplane::model::events::{CallFact, SyncFact, SyncKind};
     let (mut c, _) = synthetic_collection(100_000);
     let stream = |corr: u64| 0x100 + corr % 4;
@@ -543,7 +543,7 @@ fn bench_carry() {
         + c.calls.len()
         + c.syncs.len();
     let t = Instant::now();
-    let held = hand_off(&mut c, &HandedOn::default());
+    let held = hand_off(&mut c, &HandedOn::default(), Windows::Apart);
     let dt = t.elapsed();
     let handed = held.as_ref().map_or(0, |(h, _)| h.api.len());
     println!(

@@ -346,21 +346,12 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     // The window that ends a bounded capture (`DURATION`) has no window after it.
     if ACTIVE.load(Ordering::Relaxed) && !always {
         let began = Instant::now();
-        if let Some((held, ids)) = crate::model::carry::hand_off(&mut c, &carried_in) {
-            if run_ids(cfg).is_some() {
-                // Merged into one profile on one clock, a wait of the next window on a record
-                // of this one can draw its arrow: this join finds where each record handed on
-                // as a producer starts its arrows (not those handed on with their calls, which
-                // the next window joins).
-                let with_calls: crate::fastmap::HashSet<u64> =
-                    held.syncs.iter().map(|s| s.correlation_id).collect();
-                c.anchors_wanted = held
-                    .earlier_producers
-                    .iter()
-                    .map(|p| p.correlation_id)
-                    .filter(|id| !with_calls.contains(id))
-                    .collect();
-            }
+        let windows = if run_ids(cfg).is_some() {
+            crate::model::carry::Windows::Merged
+        } else {
+            crate::model::carry::Windows::Apart
+        };
+        if let Some((held, ids)) = crate::model::carry::hand_off(&mut c, &carried_in, windows) {
             log_debug!(
                 "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
                 held.api.len(),

@@ -205,6 +205,29 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
         (one.only_windows, one.only_whole, one.matched),
         (eq.only_windows, eq.only_whole, eq.matched)
     );
+
+    // Windows merged at exit (`WINDOW_MERGE`) draw every arrow as the run written whole
+    // does, anchor for anchor: a wait whose stream's next work came after the cut goes on
+    // to the window of that work, and a record returning after the cut starts its arrows
+    // where its window found the work before it. Only late graph dispatches may differ.
+    let merged_dir = tmp.path().join("merged");
+    let out = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &merged_dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "mt")
+        .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
+        .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
+        .output();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged = support::xspace::read_one(&merged_dir, "mt");
+    let eq = compare_windows(&whole, std::slice::from_ref(&merged));
+    let cut = cut_differences(&eq, &whole);
+    assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
+    assert_eq!(counters(&merged)["waits_without_arrow"], 0);
 }
 
 /// The windows of a run against the run written whole, event by event (`listing`): what

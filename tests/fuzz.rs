@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use prost::Message;
 use rocprof_xplane::decode::{decode_batch, BufferKinds};
-use rocprof_xplane::model::carry::{hand_off, HandedOn};
+use rocprof_xplane::model::carry::{hand_off, HandedOn, Windows};
 use rocprof_xplane::model::events::{AgentInfo, AgentType, Collected, KernelSymbol, MarkerSpan};
 use rocprof_xplane::model::join::join;
 use rocprof_xplane::model::{HostEventKind, Trace};
@@ -273,7 +273,7 @@ fn decode_pipeline(input: &[u8]) -> u64 {
 /// whole collection shows, each once.
 fn window_cut_after(col: &Collected) {
     let mut first = col.clone();
-    let Some((held, _)) = hand_off(&mut first, &HandedOn::default()) else {
+    let Some((held, _)) = hand_off(&mut first, &HandedOn::default(), Windows::Apart) else {
         return;
     };
     let next = Collected {

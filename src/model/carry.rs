@@ -15,7 +15,9 @@
 //! - device work, or capture facts, whose call has no record yet;
 //! - what a stream's order makes incomplete (`hold_in_stream_order`): every later call on
 //!   the stream of a held call (an event record's arrow starts at the work before it), the
-//!   waits on a record so held, and a graph launch whose stream has no later work here yet.
+//!   waits on a record so held, and a graph launch whose stream has no later work here yet;
+//!   with windows merged on one clock (`Windows::Merged`), also a `hipStreamWaitEvent` whose
+//!   stream has no device work after it here (its arrow ends at that work).
 //!
 //! A graph launch's dispatch count is not in its records. Once its stream has moved on, it
 //! is written; its scope and launch facts still go along, copied, so that a dispatch
@@ -59,11 +61,26 @@ pub type HandedOn = HashMap<u64, u32>;
 /// destroys it must not make every window carry them all. The latest records are kept.
 pub const MAX_PRODUCERS: usize = 65_536;
 
+/// What becomes of a run's windows: each a profile of its own, or merged into one profile
+/// on one clock at exit (`WINDOW_MERGE`), where an arrow may start in one window and end in
+/// another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Windows {
+    Apart,
+    Merged,
+}
+
 /// What window `c` hands to the next: its incomplete calls (`split_incomplete`, taken out of
 /// `c`) and the event records a later wait may resolve to (`latest_producers`), with how
-/// many times each handed-on id was; `None` when there is neither.
-pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
-    let split = split_incomplete(c, carried_in);
+/// many times each handed-on id was; `None` when there is neither. With `Windows::Merged`,
+/// `c`'s join is also asked where the arrows of every record handed on start
+/// (`Collected::anchors_wanted`), for the next window's waits on them.
+pub fn hand_off(
+    c: &mut Collected,
+    carried_in: &HandedOn,
+    windows: Windows,
+) -> Option<(Collected, HandedOn)> {
+    let split = split_incomplete(c, carried_in, windows);
     // A wait handed on resolves in the next window to the latest record before it, which a
     // later record of the same event must not hide: every record from the first such wait
     // on goes along.
@@ -81,6 +98,17 @@ pub fn hand_off(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, 
     }
     let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
     held.earlier_producers = producers;
+    if windows == Windows::Merged {
+        // Every record handed on, those with their calls too (they stay producers here, so
+        // they are among these): the next window finds such a record's anchor itself when
+        // the work before it went along, but when that work stayed here (the record returned
+        // after the cut), only this window can.
+        c.anchors_wanted = held
+            .earlier_producers
+            .iter()
+            .map(|s| s.correlation_id)
+            .collect();
+    }
     held.spans_shown = shown.keys().copied().collect();
     held.spans_shown.sort_unstable();
     ids.extend(shown);
@@ -168,7 +196,11 @@ fn empty_like(c: &Collected) -> Collected {
 /// Takes out of `c` every correlation id that is still incomplete, with everything `c` holds
 /// for it, and returns them for the next window with how many times each was handed on
 /// (`carried_in`: those `c` took from the window before); `None` when nothing is incomplete.
-pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Collected, HandedOn)> {
+pub fn split_incomplete(
+    c: &mut Collected,
+    carried_in: &HandedOn,
+    windows: Windows,
+) -> Option<(Collected, HandedOn)> {
     let hip_ops = |f: fn(&str) -> bool| -> crate::fastmap::HashSet<i32> {
         c.op_names
             .iter()
@@ -232,7 +264,7 @@ pub fn split_incomplete(c: &mut Collected, carried_in: &HandedOn) -> Option<(Col
             h.hold(id);
         }
     }
-    hold_in_stream_order(c, &active, &graph_launches, &mut h);
+    hold_in_stream_order(c, &active, &graph_launches, windows, &mut h);
     // A graph launch written here may still have dispatches to come (its stream's later work
     // can be delivered before them, or its stream is not known): its scope and launch facts
     // go along, copied, for those to be placed and labelled in the next window (marked as
@@ -376,16 +408,20 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 ///   here: it stays a producer here, and the waits on it are written here;
 /// - a `hipDeviceSynchronize` is held after a held call on any stream of its device.
 ///
-/// A `hipStreamWaitEvent` is not held for the work after it on its stream: its arrow ends at
-/// that work, which may come in the next window, and holding the wait there would leave its
-/// record in this one, with no arrow at all. Its arrow ends at its call instead, as a wait
-/// with no work after it does.
+/// A `hipStreamWaitEvent` whose stream has no device work after it that this window keeps
+/// ends its arrow at that work, which comes in the next window. Windows written apart keep the wait here:
+/// holding it would leave its record in this one, with no arrow at all, so its arrow ends at
+/// its call, as a wait with no work after it does. Windows merged on one clock hold it
+/// (`Windows::Merged`): the next window draws its arrow from where this one found the
+/// record (`Collected::anchors_wanted`) to the work after the wait, as the run written whole
+/// does. A wait whose barrier completion is here (`HipEventOp::Wait`) has its end here.
 ///
 /// A graph launch whose stream is not known (no entry fact) is written with what it has.
 fn hold_in_stream_order(
     c: &Collected,
     active: &IdSet,
     graph_launches: &[u64],
+    windows: Windows,
     h: &mut Holding<'_>,
 ) {
     use super::events::CallFact;
@@ -425,7 +461,15 @@ fn hold_in_stream_order(
     };
     // To a fixed point: a held wait holds the rest of its stream, which may hold a record
     // another stream waits on (a program's streams are few, and so are the rounds).
+    let wait_barriers: crate::fastmap::HashSet<u64> = c
+        .hip_events
+        .iter()
+        .filter(|(op, _)| *op == super::events::HipEventOp::Wait)
+        .map(|(_, r)| r.correlation_id)
+        .collect();
     loop {
+        let mut changed = windows == Windows::Merged
+            && hold_waits_before_their_work(c, active, &wait_barriers, h);
         let mut first_held: HashMap<StreamOf, u64> = HashMap::default();
         let mut note = |s: StreamOf, id: u64| {
             let first = first_held.entry(s).or_insert(id);
@@ -445,7 +489,6 @@ fn hold_in_stream_order(
             break;
         };
         let after_held = |s: StreamOf, id: u64| first_held.get(&s).is_some_and(|&f| f < id);
-        let mut changed = false;
         for f in c.calls.iter().filter(|f| f.correlation_id > floor) {
             if after_held(call_stream(f), f.correlation_id) {
                 changed |= h.hold_open(f.correlation_id);
@@ -502,6 +545,36 @@ fn hold_in_stream_order(
             h.hold_open(s.correlation_id);
         }
     }
+}
+
+/// With windows merged (`Windows::Merged`): holds each `hipStreamWaitEvent` whose stream has
+/// no device work after it that this window keeps (none came, or what came is held), unless
+/// its barrier's completion is here (`barriers`); whether any was newly held. Asked again
+/// after each round of the stream-order rules, which may hold that work.
+fn hold_waits_before_their_work(
+    c: &Collected,
+    active: &IdSet,
+    barriers: &crate::fastmap::HashSet<u64>,
+    h: &mut Holding<'_>,
+) -> bool {
+    let mut kept_work: HashMap<StreamOf, u64> = HashMap::default();
+    let kept = |id: u64| active.contains(id) && !h.holds(id);
+    for f in c.calls.iter().filter(|f| kept(f.correlation_id)) {
+        let last = kept_work.entry(stream_of(f.device, f.stream)).or_insert(0);
+        *last = (*last).max(f.correlation_id);
+    }
+    let ends_later = |s: &&SyncFact| {
+        s.kind == SyncKind::StreamWaitEvent
+            && !barriers.contains(&s.correlation_id)
+            && kept_work
+                .get(&stream_of(s.device, s.stream))
+                .is_none_or(|&last| last < s.correlation_id)
+    };
+    let mut changed = false;
+    for s in c.syncs.iter().filter(ends_later) {
+        changed |= h.hold_open(s.correlation_id);
+    }
+    changed
 }
 
 /// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in

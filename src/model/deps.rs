@@ -173,17 +173,19 @@ pub struct DepInputs<'a> {
     pub host_salt: u64,
 }
 
-/// Where an arrow from record `p` starts: in an earlier window, where it was found there
-/// (`DepInputs::earlier_anchors`); else the GPU-side completion of its barrier, else the last
-/// activity on its stream before it, else the end of the record call.
+/// Where an arrow from record `p` starts: the GPU-side completion of its barrier, else the
+/// last activity on its stream before it, else where an earlier window found it
+/// (`DepInputs::earlier_anchors`), else the end of the record call. The window's own work
+/// comes before the earlier window's finding: a record handed on with the work before it
+/// (not delivered at the cut) finds that work here, where the earlier window could only find
+/// older work; a record handed on without it (it returned after the cut, or went on as a
+/// producer only) has no work of its stream before it here, the work before it being held
+/// with it when it is held.
 fn producer_anchor(
     i: &DepInputs<'_>,
     p: &Producer,
     near: &mut super::streams::Near,
 ) -> Option<Anchor> {
-    if let Some(&a) = i.earlier_anchors.get(&p.correlation_id) {
-        return Some(a);
-    }
     let pkey = stream_key(p.stream, p.stream_seq);
     (i.plane_of)(p.device)
         .and_then(|pl| {
@@ -192,6 +194,7 @@ fn producer_anchor(
                     .last_before(i.lines_of, pl, pkey, p.correlation_id, near)
             })
         })
+        .or_else(|| i.earlier_anchors.get(&p.correlation_id).copied())
         .or_else(|| host_anchor(i, p.correlation_id))
 }
 
@@ -787,6 +790,66 @@ mod tests {
         assert_eq!((anchors(RECORD_ANCHOR), anchors(WAIT_ANCHOR)), (2, 2));
     }
 
+    /// Windows merged on one clock, cut after the wait (corr 5) whose stream's next work
+    /// (the kernel, 6) is launched after the cut or returns after it, and after the record
+    /// (4) whose call returned after the cut: the two windows draw the arrows the run written
+    /// whole draws, anchor for anchor. The wait is held for the work after it
+    /// (`Windows::Merged`), also when that work came but is held itself, where windows
+    /// written apart end its arrow at its call; the record, handed on with its call, starts
+    /// its arrows where the first window found the kernel before it, where the next window
+    /// alone could only start them at its call.
+    #[test]
+    fn merged_windows_draw_the_arrows_a_cut_between_a_wait_and_its_work_separates() {
+        use crate::model::carry::{hand_off, HandedOn, Windows};
+        let whole = crate::model::join::join(two_streams_collected(false));
+        let flows = |t: &[&crate::model::Trace]| -> Vec<(u64, u64, Anchor, Anchor)> {
+            let mut v: Vec<_> = t
+                .iter()
+                .flat_map(|t| &t.dependency_flows)
+                .map(|f| (f.wait_correlation_id, f.record_correlation_id, f.from, f.to))
+                .collect();
+            v.sort_unstable_by_key(|f| f.0);
+            v
+        };
+        assert_eq!(flows(&[&whole]).len(), 2);
+        // `kernel_first`: the launch after the wait (6) returns after the cut, its kernel
+        // before it (the launch is held with its kernel).
+        let two_windows = |windows: Windows, kernel_first: bool| {
+            let cut = 5;
+            let (mut first, mut next) = windows_cut_after(cut);
+            next.earlier_producers.clear();
+            if kernel_first {
+                next.calls.clear();
+                let _ = next.kernels.split_where(|_| true);
+            } else {
+                first.calls.retain(|f| f.correlation_id <= cut);
+                let _ = first.kernels.split_where(|k| k.correlation_id > cut);
+            }
+            // The record's call returns after the cut.
+            let record = first.api.iter().position(|a| a.correlation_id == 4);
+            next.api.push(first.api.remove(record.unwrap()));
+            let (mut held, _) = hand_off(&mut first, &HandedOn::default(), windows).unwrap();
+            let first = crate::model::join::join(first);
+            held.earlier_anchors = first.record_anchors.clone();
+            held.absorb(next);
+            (first, crate::model::join::join(held))
+        };
+        for kernel_first in [false, true] {
+            let (first, next) = two_windows(Windows::Merged, kernel_first);
+            assert!(first.dependency_flows.is_empty(), "{kernel_first}");
+            assert_eq!(flows(&[&first, &next]), flows(&[&whole]), "{kernel_first}");
+            assert_eq!(next.counters.waits_without_arrow, 0);
+        }
+        // Written apart, the wait's arrow ends at its call, and the event sync's starts at
+        // the record's call.
+        let (first, next) = two_windows(Windows::Apart, false);
+        let at_call = |a: Anchor| matches!(a.place, AnchorPlace::Host { .. });
+        let apart = flows(&[&first, &next]);
+        assert_eq!(apart.len(), 2, "{apart:?}");
+        assert!(at_call(apart[0].3) && at_call(apart[1].2), "{apart:?}");
+        assert!(flows(&[&whole]).iter().all(|f| !at_call(f.2)));
+    }
+
     /// A stream's work comes in order, and so must a window's share of it: with the kernel
     /// before an event record not delivered at the cut, the record is held with it, and so
     /// are the wait and the event sync on that record, the launch after the wait on its
@@ -796,7 +859,7 @@ mod tests {
     /// the record).
     #[test]
     fn what_follows_a_held_call_on_its_stream_is_held_with_it() {
-        use crate::model::carry::{split_incomplete, HandedOn};
+        use crate::model::carry::{split_incomplete, HandedOn, Windows};
         use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
         let with_device_sync = |mut c: crate::model::events::Collected| {
             c.op_names.insert(
@@ -825,7 +888,8 @@ mod tests {
         let whole = crate::model::join::join(with_device_sync(two_streams_collected(false)));
         let mut first = with_device_sync(two_streams_collected(false));
         let late = first.kernels.split_where(|k| k.correlation_id == 3);
-        let (mut held, _) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        let (mut held, _) =
+            split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         let mut ids: Vec<u64> = held.api.iter().map(|a| a.correlation_id).collect();
         ids.sort_unstable();
         assert_eq!(ids, [3, 4, 5, 6, 7, 8]);
@@ -863,10 +927,10 @@ mod tests {
     /// arrow: the record stays in the window as a producer only.
     #[test]
     fn a_record_handed_on_with_its_call_still_resolves_the_waits_before_the_cut() {
-        use crate::model::carry::{split_incomplete, HandedOn};
+        use crate::model::carry::{split_incomplete, HandedOn, Windows};
         let mut c = two_streams_collected(false);
         c.api.retain(|a| a.correlation_id != 4);
-        let (held, _) = split_incomplete(&mut c, &HandedOn::default()).unwrap();
+        let (held, _) = split_incomplete(&mut c, &HandedOn::default(), Windows::Apart).unwrap();
         assert_eq!(held.syncs.len(), 1);
         assert!(c.syncs.iter().all(|s| s.correlation_id != 4));
         let t = crate::model::join::join(c);
@@ -900,7 +964,7 @@ mod tests {
     /// handed on goes along (`model::carry::hand_off`), not only each event's latest.
     #[test]
     fn a_wait_handed_on_resolves_to_the_record_before_it() {
-        use crate::model::carry::{hand_off, HandedOn};
+        use crate::model::carry::{hand_off, HandedOn, Windows};
         use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
         let mut first = two_streams_collected(false);
         // The event is recorded again (corr 8) after the wait (5), whose call returns after
@@ -921,7 +985,7 @@ mod tests {
             end_ns: 155,
             ..first.api[1]
         });
-        let (mut held, _) = hand_off(&mut first, &HandedOn::default()).unwrap();
+        let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         let mut ids: Vec<u64> = held
             .earlier_producers
             .iter()

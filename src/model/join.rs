@@ -3833,10 +3833,11 @@ mod tests {
     /// the next window's kernel had no call, no labels and no stream.
     #[test]
     fn a_window_hands_on_the_calls_it_cannot_join_yet() {
-        use crate::model::carry::{split_incomplete, HandedOn};
+        use crate::model::carry::{split_incomplete, HandedOn, Windows};
         let whole = join(launches_under_ranges(false));
         let mut first = launches_under_ranges(true);
-        let (held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        let (held, handed) =
+            split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         assert_eq!(handed.get(&5), Some(&1));
         assert_eq!(handed.get(&6), Some(&1));
         assert_eq!(handed.len(), 2);
@@ -3917,19 +3918,19 @@ mod tests {
     /// windows in a row; then it is written as it is. A complete one is never handed on.
     #[test]
     fn an_incomplete_call_is_handed_on_a_bounded_number_of_times() {
-        use crate::model::carry::{split_incomplete, HandedOn, MAX_HANDED_ON};
+        use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
         let mut c = base();
         c.api.push(api(LAUNCH, 5, 10, 20, 7));
         let mut handed = HandedOn::default();
         for n in 1..=MAX_HANDED_ON {
-            let (held, next) = split_incomplete(&mut c, &handed).unwrap();
+            let (held, next) = split_incomplete(&mut c, &handed, Windows::Apart).unwrap();
             assert_eq!(next.get(&5), Some(&n));
             assert!(c.api.is_empty());
             c = base();
             c.absorb(held);
             handed = next;
         }
-        assert!(split_incomplete(&mut c, &handed).is_none());
+        assert!(split_incomplete(&mut c, &handed, Windows::Apart).is_none());
         assert_eq!(c.api.len(), 1);
         assert_eq!(join(c).counters.launches_without_activity, 1);
 
@@ -3937,7 +3938,7 @@ mod tests {
         complete.api.push(api(LAUNCH, 5, 10, 20, 7));
         complete.kernels.push(kernel(5, 30, 40, 1, 1, q()));
         complete.api.push(api(SYNC, 7, 50, 60, 7));
-        assert!(split_incomplete(&mut complete, &HandedOn::default()).is_none());
+        assert!(split_incomplete(&mut complete, &HandedOn::default(), Windows::Apart).is_none());
     }
 
     /// A graph launch (`GRAPH`, 10) on stream 0xa with two of its dispatches delivered, a
@@ -3979,10 +3980,11 @@ mod tests {
     /// window without its call.
     #[test]
     fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
-        use crate::model::carry::{split_incomplete, HandedOn};
+        use crate::model::carry::{split_incomplete, HandedOn, Windows};
         let whole = join(graph_on_a_stream(true, true));
         let mut first = graph_on_a_stream(false, false);
-        let (mut held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        let (mut held, handed) =
+            split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         assert_eq!((handed.get(&10), handed.get(&11)), (Some(&1), Some(&1)));
         assert_eq!((held.api.len(), held.kernels.len()), (2, 2));
         assert!(first.api.is_empty() && first.kernels.is_empty());
@@ -4019,11 +4021,12 @@ mod tests {
     /// the context is not handed on again.
     #[test]
     fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
-        use crate::model::carry::{split_incomplete, HandedOn, MAX_HANDED_ON};
+        use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
         let graph = |late: bool| graph_on_a_stream(late, true);
         let whole = join(graph(true));
         let mut first = graph(false);
-        let (held, handed) = split_incomplete(&mut first, &HandedOn::default()).unwrap();
+        let (held, handed) =
+            split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
         assert!(held.api.is_empty() && held.kernels.is_empty());
         assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
@@ -4038,7 +4041,7 @@ mod tests {
         let mut carried = held;
         carried.absorb(next);
         // Marked as handed on the most times: the context is never handed on again.
-        assert!(split_incomplete(&mut carried.clone(), &handed).is_none());
+        assert!(split_incomplete(&mut carried.clone(), &handed, Windows::Apart).is_none());
         let t = join(carried);
         let (device, _, labels) = kernel_place(&t, 10);
         let whole_late = whole
@@ -4061,12 +4064,13 @@ mod tests {
     /// one thread were shown so in the second.
     #[test]
     fn roctx_records_that_come_after_their_span_s_window_are_not_shown_again() {
-        use crate::model::carry::{hand_off, HandedOn};
+        use crate::model::carry::{hand_off, HandedOn, Windows};
         let mut first = base_with_roctx_names();
         first.markers.push(train_step());
         // Another roctx call's record came: roctx records are traced.
         first.api.push(roctx(5, 22, 600, 601));
-        let (mut carried, handed) = hand_off(&mut first, &HandedOn::default()).unwrap();
+        let (mut carried, handed) =
+            hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         assert_eq!(carried.spans_shown, [20, 21]);
         let t = join(first);
         let names = |t: &Trace| -> Vec<String> {
@@ -4088,7 +4092,7 @@ mod tests {
         carried.absorb(next);
         let mut again = carried.clone();
         assert!(
-            hand_off(&mut again, &handed).is_none(),
+            hand_off(&mut again, &handed, Windows::Apart).is_none(),
             "nothing is awaited once the records came"
         );
         assert_eq!(names(&join(carried)), ["hipLaunchKernel"]);
@@ -4100,7 +4104,7 @@ mod tests {
     /// (as `WINDOW_MERGE` writes them, every event then copied as it was written).
     #[test]
     fn hostile_labels_go_along_with_the_calls_handed_on() {
-        use crate::model::carry::{hand_off, HandedOn};
+        use crate::model::carry::{hand_off, HandedOn, Windows};
         use prost::Message;
         for label in [
             String::new(),
@@ -4111,7 +4115,8 @@ mod tests {
             first.markers.push(range_span(&label, 2, 9, 0));
             first.scopes.push((5, 2));
             first.api.push(api(LAUNCH, 5, 10, 20, 7));
-            let (mut carried, _) = hand_off(&mut first, &HandedOn::default()).unwrap();
+            let (mut carried, _) =
+                hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
             assert_eq!(carried.scope_context.len(), 1);
             let mut next = base();
             next.kernels.push(kernel(5, 30, 40, 1, 1, q()));
