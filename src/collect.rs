@@ -8,8 +8,9 @@ use crate::capture;
 use crate::log_debug;
 use crate::log_warn;
 use crate::model::events::Collected;
-use crate::sdk::callbacks;
-use crate::sdk::session::{Flushed, Session, BUFFER_SLOTS};
+use crate::sdk::callbacks::{self, STORES};
+use crate::sdk::session::{Flushed, Session};
+use crate::store::sinks::lock;
 use crate::store::EventStore;
 
 /// Which end a collection is.
@@ -33,6 +34,15 @@ pub fn collect(s: &Session, flushed: Flushed, cut: Cut) -> Collected {
         mut warnings,
         stores,
     } = flushed;
+    // At finalize tracing has stopped and nothing is left for a later cut: a record delivered
+    // after its buffer's flush (none is expected) is this collection's too.
+    let stores: Vec<EventStore> = match cut {
+        Cut::Window => stores.into(),
+        Cut::Final => stores
+            .into_iter()
+            .chain(STORES.iter().map(|st| std::mem::take(&mut *lock(st))))
+            .collect(),
+    };
     let or = |v: u64, d: u64| if v == 0 { d } else { v };
     let start_boottime_ns = or(
         WINDOW_START_BOOT.load(Ordering::Relaxed),
@@ -190,7 +200,7 @@ struct Records<'a> {
 
 impl Records<'_> {
     /// The buffered records of every store, moved into the collection.
-    fn drain_stores(self, s: &Session, mut stores: [EventStore; BUFFER_SLOTS]) {
+    fn drain_stores(self, s: &Session, mut stores: Vec<EventStore>) {
         // How many records there are, so that the outputs grow in two steps toward it
         // (`chunked::room_toward`).
         let api = stores.iter().map(|st| st.api.len()).sum();
