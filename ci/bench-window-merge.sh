@@ -6,7 +6,8 @@
 # ci/bench-memory.sh builds it) and prints per mode: windows written, the tool's heap peak
 # (MB, and B per delivered record: the whole run's count), the time the process waits at exit
 # (finalize: the last window's join and write, then the merge), the merge's own time, and
-# the events written.
+# the events written, the dependency arrows drawn and the waits drawn without one (a record in
+# another window).
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS...]] (default 3650 steps; windows of
 # 100000 and 400000 records)
@@ -19,7 +20,7 @@ CARGO_TARGET_DIR=target/heap-stats cargo build --release -p rocprof-xplane --fea
 tool="$PWD/target/heap-stats/release/librocprof_xplane.so"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 sed "s/repeat = 36500/repeat = $steps/" scenarios/maxtext-scale.toml >"$work/mt.toml"
-printf '%-14s %8s %9s %10s %12s %10s %10s %10s\n' mode windows records peak_MB peak_B/rec exit_ms merge_ms events
+printf '%-14s %8s %9s %10s %12s %10s %10s %10s %8s %8s\n' mode windows records peak_MB peak_B/rec exit_ms merge_ms events arrows no_arrow
 for size in whole "${sizes[@]}"; do
   rm -rf "$work/logs"
   extra=()
@@ -28,10 +29,11 @@ for size in whole "${sizes[@]}"; do
     ROCPROF_XPLANE_LOG=debug "${extra[@]}" target/release/rocprof-sim "$work/mt.toml" --sdk 1.0.0 \
     >/dev/null 2>"$work/log"
   file=$(ls "$work"/logs/plugins/profile/mt/*.xplane.pb)
-  events=$(target/release/rocprof-xplane inspect --json "$file" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["events"] for p in d["planes"]))')
-  python3 - "$size" "$work/log" "$events" "$work/records" <<'PY'
+  counts=$(target/release/rocprof-xplane inspect --json "$file" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["events"] for p in d["planes"]), d["dependency_arrows"], d["counters"]["waits_without_arrow"])')
+  python3 - "$size" "$work/log" "$counts" "$work/records" <<'PY'
 import re, sys, os
-size, log, events, rec_file = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
+size, log, counts, rec_file = sys.argv[1], open(sys.argv[2]).read(), sys.argv[3], sys.argv[4]
+events, arrows, no_arrow = counts.split()
 # The records delivered: from the whole run's line (the same workload in every mode).
 t = re.search(r"(\d+) records in \d+ deliveries", log)
 if t:
@@ -42,6 +44,6 @@ exit_ms = float(re.search(r"finalize: done in ([\d.]+) ms", log).group(1))
 m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms[;)]", log)
 windows, merge = (int(m.group(1)), int(m.group(3))) if m else (1, 0)
 mode = "whole" if size == "whole" else f"windows/{int(size)//1000}k"
-print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>12.0f} {exit_ms:>10.0f} {merge:>10} {events:>10}")
+print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>12.0f} {exit_ms:>10.0f} {merge:>10} {events:>10} {arrows:>8} {no_arrow:>8}")
 PY
 done

@@ -798,3 +798,92 @@ fn a_call_under_way_when_the_window_closes_is_kept() {
     // The second launch came after the window: not in it.
     assert_eq!(api.get("hipLaunchKernel"), Some(&1), "{api:?}");
 }
+
+/// `scenarios/memory.toml` paced (each simulated µs 0.3 ms of wall time) and cut every
+/// 0.05 s: each window goes on from what the windows before it left allocated. No window's
+/// free is unmatched, the windows hold every allocation and free the run written whole holds,
+/// with the same totals and peaks, and the copies the same memory kinds; merged on one clock
+/// (`WINDOW_MERGE`) they are the whole run's, event for event. Before, each window started
+/// from nothing: 7 frees unmatched in 3 windows and their events missing, the windows' totals
+/// short of the run's.
+#[test]
+fn windows_go_on_from_the_memory_earlier_windows_left_allocated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(support::paths::builtin("memory.toml")).unwrap();
+    assert!(text.contains("\nseed = 7\n"), "memory.toml changed shape");
+    let scenario = tmp.path().join("memory.toml");
+    std::fs::write(
+        &scenario,
+        text.replace(
+            "\nseed = 7\n",
+            "\nseed = 7\n\n[delivery]\nreal_time = 300.0\n",
+        ),
+    )
+    .unwrap();
+    let run = |dir: &Path, env: &[(&str, &str)]| {
+        let mut d = Direct::new(&scenario, "1.0.0")
+            .env("ROCP_TOOL_LIBRARIES", tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)
+            .env("ROCPROF_XPLANE_RUN_NAME", "mem");
+        for (k, v) in env {
+            d = d.env(k, v);
+        }
+        let out = d.output();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let (whole_dir, windows_dir, merged_dir) = (
+        tmp.path().join("whole"),
+        tmp.path().join("windows"),
+        tmp.path().join("merged"),
+    );
+    run(&whole_dir, &[]);
+    run(&windows_dir, &[("ROCPROF_XPLANE_WINDOW_SECONDS", "0.05")]);
+    run(
+        &merged_dir,
+        &[
+            ("ROCPROF_XPLANE_WINDOW_SECONDS", "0.05"),
+            ("ROCPROF_XPLANE_WINDOW_MERGE", "1"),
+        ],
+    );
+    let whole = support::xspace::read_one(&whole_dir, "mem");
+    assert_eq!(counters(&whole)["memory_frees_unmatched"], 0);
+    // Allocations, frees and copies, without their line's name (a window names a stream's
+    // line by the kinds it saw on it).
+    let memory = |s: &XSpace| -> Vec<String> {
+        let mut v: Vec<String> = listing(s, &host_tids(s))
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.contains("bytes_allocated=") || k.contains("memcpy_details="))
+            .map(|k| {
+                let mut f: Vec<&str> = k.split(" | ").collect();
+                f.remove(1);
+                f.join(" | ")
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let want = memory(&whole);
+    assert!(want.len() > 10, "{want:?}");
+    let w = windows(&windows_dir, "mem");
+    assert!(w.len() >= 3, "windows {w:?}");
+    let mut got = Vec::new();
+    for (name, files) in &w {
+        let s = read_xspace(&files[0]).unwrap();
+        assert_eq!(counters(&s)["memory_frees_unmatched"], 0, "{name}");
+        got.extend(memory(&s));
+    }
+    got.sort();
+    assert_eq!(got, want);
+    let merged = support::xspace::read_one(&merged_dir, "mem");
+    let eq = compare_windows(&whole, std::slice::from_ref(&merged));
+    assert_eq!(
+        (eq.only_windows.len(), eq.only_whole.len()),
+        (0, 0),
+        "{eq:?}"
+    );
+}

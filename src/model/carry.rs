@@ -36,6 +36,11 @@
 //! that name the carried calls' scopes go along as `Collected::scope_context`, for their
 //! labels only: they were shown in their own window.
 //!
+//! What the window leaves allocated goes along (`Collected::earlier_memory`,
+//! `memory::live_after`: at most `memory::MAX_LIVE` allocations, and each allocator's peak):
+//! the next window's frees find their allocations and its copies the kind of memory they
+//! read, and its memory timeline goes on from the run's totals.
+//!
 //! Event records go along too (`Collected::earlier_producers`, producers only): each event
 //! handle's latest, and every one from the first wait handed on, so that a wait in a later
 //! window still resolves to the record it waited for. Its stats name the record's call,
@@ -93,11 +98,14 @@ pub fn hand_off(
     });
     let producers = latest_producers(c, since);
     let shown = spans_awaiting_records(c, carried_in);
-    if split.is_none() && producers.is_empty() && shown.is_empty() {
+    // The memory facts of the calls handed on went with them: the next window applies them.
+    let memory = super::memory::live_after(&c.earlier_memory, &c.memory);
+    if split.is_none() && producers.is_empty() && shown.is_empty() && memory.is_empty() {
         return None;
     }
     let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
     held.earlier_producers = producers;
+    held.earlier_memory = memory;
     if windows == Windows::Merged {
         // Every record handed on, those with their calls too (they stay producers here, so
         // they are among these): the next window finds such a record's anchor itself when

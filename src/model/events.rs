@@ -758,6 +758,9 @@ pub struct Collected {
     pub stream_creations: Vec<StreamCreation>,
     /// Allocations, frees, registrations of memory (the memory timeline, the copies' kinds).
     pub memory: Vec<MemFact>,
+    /// What the run's earlier capture windows left allocated (`model::carry`): this window's
+    /// memory timeline and copies' kinds go on from it.
+    pub earlier_memory: super::memory::LiveMemory,
     /// The pointers each copy call named.
     pub copy_ptrs: Vec<CopyPtrs>,
     /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
@@ -813,6 +816,7 @@ impl Collected {
             + size_of_val(self.calls.as_slice())
             + size_of_val(self.syncs.as_slice())
             + size_of_val(self.memory.as_slice())
+            + size_of_val(self.earlier_memory.allocations.as_slice())
             + size_of_val(self.copy_ptrs.as_slice())
             + size_of_val(self.hip_events.as_slice())) as u64
     }
@@ -845,6 +849,7 @@ impl Collected {
             spans_shown,
             stream_creations,
             memory,
+            earlier_memory,
             copy_ptrs,
             hip_events,
             symbols,
@@ -886,6 +891,10 @@ impl Collected {
             }
         }
         self.memory.extend(memory);
+        // What the earlier windows left: the carry holds it, the cut after it has none.
+        if self.earlier_memory.is_empty() {
+            self.earlier_memory = earlier_memory;
+        }
         self.copy_ptrs.extend(copy_ptrs);
         self.hip_events.extend(hip_events);
         self.symbols.extend(symbols);

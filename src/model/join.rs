@@ -339,7 +339,8 @@ pub fn join_numbered(
             let (c, places, api) = (&c, &places, &api);
             move |(copies, syncs, hip_events, host_salt, anchors)| {
                 let began = std::time::Instant::now();
-                let placed = place_copies(copies, &c.memory, &c.copy_ptrs, places);
+                let placed =
+                    place_copies(copies, (&c.earlier_memory, &c.memory), &c.copy_ptrs, places);
                 let work = DependencyWork::take(syncs, hip_events, &c.api, api, host_salt, anchors);
                 (placed, work, began.elapsed())
             }
@@ -412,7 +413,7 @@ pub fn join_numbered(
     laps.lap_beside("host events", Some(("dependencies", beside)));
     let window = time_window(&c, &host_threads, &places.devices);
     crate::log_debug!("join passes: {laps}");
-    let (memory, frees_unmatched) = super::memory::timeline(&c.memory);
+    let (memory, frees_unmatched) = super::memory::timeline(&c.earlier_memory, &c.memory);
     counters.memory_frees_unmatched += frees_unmatched;
 
     Trace {
@@ -1401,7 +1402,7 @@ fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
 /// lines, so it runs beside the kernels pass (`side_by_side`).
 fn place_copies(
     mut copies: Vec<CopyRecord>,
-    memory: &[super::events::MemFact],
+    (earlier, memory): (&super::memory::LiveMemory, &[super::events::MemFact]),
     copy_ptrs: &[super::events::CopyPtrs],
     places: &Places,
 ) -> PlacedCopies {
@@ -1427,14 +1428,16 @@ fn place_copies(
         .iter()
         .map(|m| (m.correlation_id, copy_direction(m.operation)))
         .collect();
-    let copy_kinds =
-        super::memory::copy_kinds(memory, copy_ptrs, |corr| match directions.get(&corr)? {
-            CopyDirection::HostToDevice => Some((true, false)),
-            CopyDirection::DeviceToHost => Some((false, true)),
-            CopyDirection::DeviceToDevice => Some((true, true)),
-            CopyDirection::HostToHost => Some((false, false)),
-            CopyDirection::Unknown => None,
-        });
+    let copy_kinds = super::memory::copy_kinds(earlier, memory, copy_ptrs, |corr| match directions
+        .get(
+        &corr,
+    )? {
+        CopyDirection::HostToDevice => Some((true, false)),
+        CopyDirection::DeviceToHost => Some((false, true)),
+        CopyDirection::DeviceToDevice => Some((true, true)),
+        CopyDirection::HostToHost => Some((false, false)),
+        CopyDirection::Unknown => None,
+    });
     drop(directions);
     for m in &copies {
         let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, &mut placed.counters)
@@ -2631,7 +2634,12 @@ mod tests {
             &mut work,
             &mut counters,
         );
-        let placed = place_copies(std::mem::take(&mut c.copies), &[], &[], &places);
+        let placed = place_copies(
+            std::mem::take(&mut c.copies),
+            (&Default::default(), &[]),
+            &[],
+            &places,
+        );
         copy_events(
             placed,
             &api,

@@ -22,7 +22,7 @@
 //!
 //! What a window boundary loses is not recovered (docs/configuration.md): an arrow whose
 //! record and wait are in different windows is not drawn unless the windows were written to
-//! be merged (`WINDOW_MERGE`); a memory timeline starts from what its window saw.
+//! be merged (`WINDOW_MERGE`).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
