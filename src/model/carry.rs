@@ -417,12 +417,13 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 /// - a `hipDeviceSynchronize` is held after a held call on any stream of its device.
 ///
 /// A `hipStreamWaitEvent` whose stream has no device work after it that this window keeps
-/// ends its arrow at that work, which comes in the next window. Windows written apart keep the wait here:
-/// holding it would leave its record in this one, with no arrow at all, so its arrow ends at
-/// its call, as a wait with no work after it does. Windows merged on one clock hold it
-/// (`Windows::Merged`): the next window draws its arrow from where this one found the
-/// record (`Collected::anchors_wanted`) to the work after the wait, as the run written whole
-/// does. A wait whose barrier completion is here (`HipEventOp::Wait`) has its end here.
+/// ends its arrow at that work, which comes in the next window. Windows written apart keep
+/// the wait here: holding it would leave its record in this one, with no arrow at all, so
+/// its arrow ends at its call, as a wait with no work after it does. Windows merged on one
+/// clock hold it (`Windows::Merged`): the next window draws its arrow from where this one
+/// found the record (`Collected::anchors_wanted`) to the work after the wait, as the run
+/// written whole does. A wait whose barrier completion is here (`HipEventOp::Wait`) has its
+/// end here.
 ///
 /// A graph launch whose stream is not known (no entry fact) is written with what it has.
 fn hold_in_stream_order(
@@ -467,14 +468,17 @@ fn hold_in_stream_order(
             .filter(|&(e, _, _)| e == event)
             .map(|(_, r, s)| (r, s))
     };
+    let wait_barriers: crate::fastmap::HashSet<u64> = match windows {
+        Windows::Apart => Default::default(),
+        Windows::Merged => c
+            .hip_events
+            .iter()
+            .filter(|(op, _)| *op == super::events::HipEventOp::Wait)
+            .map(|(_, r)| r.correlation_id)
+            .collect(),
+    };
     // To a fixed point: a held wait holds the rest of its stream, which may hold a record
     // another stream waits on (a program's streams are few, and so are the rounds).
-    let wait_barriers: crate::fastmap::HashSet<u64> = c
-        .hip_events
-        .iter()
-        .filter(|(op, _)| *op == super::events::HipEventOp::Wait)
-        .map(|(_, r)| r.correlation_id)
-        .collect();
     loop {
         let mut changed = windows == Windows::Merged
             && hold_waits_before_their_work(c, active, &wait_barriers, h);

@@ -607,9 +607,9 @@ impl Session {
     /// has returned: what a cut collects (`collect::collect`). A buffer that fills often goes
     /// on delivering at its watermark while the others are flushed and the cut is drained;
     /// drained live, a cut held a few more milliseconds of kernels than of copies, and each
-    /// copy not in it held its stream's later calls, waits included, whose event records and
-    /// their kernels were (on the MaxText-shaped run cut every 10,000 records, up to 375
-    /// waits' arrows were lost in a cut). Taken at its flush, each kind is cut at its flush:
+    /// copy not in it held its stream's later calls, waits included, apart from their event
+    /// records, which were in it with their kernels (on the MaxText-shaped run cut every
+    /// 10,000 records, up to 375 waits' arrows were lost in a cut). Taken at its flush, each kind is cut at its flush:
     /// what it delivers later is the next window's.
     pub fn flush_and_take(&self) -> Flushed {
         let mut stores: [EventStore; BUFFER_SLOTS] = Default::default();
