@@ -270,10 +270,17 @@ fn decode_pipeline(input: &[u8]) -> u64 {
 
 /// A capture window cut after the records of `col`: what it hands on to the next window
 /// (`model::carry`) and what it keeps, joined apart, show every call and every activity the
-/// whole collection shows, each once.
+/// whole collection shows, each once; for windows written apart and for windows to be
+/// merged (which also hold a stream wait for the work after it).
 fn window_cut_after(col: &Collected) {
+    for windows in [Windows::Apart, Windows::Merged] {
+        window_cut_after_as(col, windows);
+    }
+}
+
+fn window_cut_after_as(col: &Collected, windows: Windows) {
     let mut first = col.clone();
-    let Some((held, _)) = hand_off(&mut first, &HandedOn::default(), Windows::Apart) else {
+    let Some((held, _)) = hand_off(&mut first, &HandedOn::default(), windows) else {
         return;
     };
     let next = Collected {
@@ -309,7 +316,11 @@ fn window_cut_after(col: &Collected) {
         shown(&join(carried)),
         shown(&join(col.clone())),
     );
-    assert_eq!((a.0 + b.0, a.1 + b.1), whole, "kept {a:?}, handed on {b:?}");
+    assert_eq!(
+        (a.0 + b.0, a.1 + b.1),
+        whole,
+        "{windows:?}: kept {a:?}, handed on {b:?}"
+    );
 }
 
 #[test]
