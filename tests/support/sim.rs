@@ -16,7 +16,10 @@ use super::paths::{cli, driver, profiles, run_dir, tool_library};
 use super::text;
 use super::truth::load_truth;
 
-/// Variables from the developer's shell that would change what the tool or the simulator does.
+/// Variables from the developer's shell that would change what the tool or the simulator does,
+/// removed; then `ROCPROF_XPLANE_TEST_ENV` (`KEY=VALUE` pairs, space-separated) set on every
+/// run, under what the test itself sets: the whole suite run with a setting as its default,
+/// e.g. `ROCPROF_XPLANE_TEST_ENV="ROCPROF_XPLANE_WINDOW_MERGE=1 ROCPROF_XPLANE_WINDOW_EVENTS=20000"`.
 fn scrub(cmd: &mut Command) {
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
@@ -27,6 +30,13 @@ fn scrub(cmd: &mut Command) {
         {
             cmd.env_remove(k);
         }
+    }
+    let defaults = std::env::var("ROCPROF_XPLANE_TEST_ENV").unwrap_or_default();
+    for pair in defaults.split_whitespace() {
+        let (k, v) = pair
+            .split_once('=')
+            .unwrap_or_else(|| panic!("ROCPROF_XPLANE_TEST_ENV: `{pair}` is not KEY=VALUE"));
+        cmd.env(k, v);
     }
 }
 
