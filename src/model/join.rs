@@ -1428,16 +1428,14 @@ fn place_copies(
         .iter()
         .map(|m| (m.correlation_id, copy_direction(m.operation)))
         .collect();
-    let copy_kinds = super::memory::copy_kinds(earlier, memory, copy_ptrs, |corr| match directions
-        .get(
-        &corr,
-    )? {
+    let sides = |corr| match directions.get(&corr)? {
         CopyDirection::HostToDevice => Some((true, false)),
         CopyDirection::DeviceToHost => Some((false, true)),
         CopyDirection::DeviceToDevice => Some((true, true)),
         CopyDirection::HostToHost => Some((false, false)),
         CopyDirection::Unknown => None,
-    });
+    };
+    let copy_kinds = super::memory::copy_kinds(earlier, memory, copy_ptrs, sides);
     drop(directions);
     for m in &copies {
         let Some((start_ns, end_ns)) = usable_span(m.start_ns, m.end_ns, &mut placed.counters)

@@ -612,16 +612,13 @@ impl Session {
     /// 10,000 records, up to 375 waits' arrows were lost in a cut). Taken at its flush, each kind is cut at its flush:
     /// what it delivers later is the next window's.
     pub fn flush_and_take(&self) -> Flushed {
-        let mut stores: [EventStore; BUFFER_SLOTS] = Default::default();
-        let mut taken = [false; BUFFER_SLOTS];
         let take = |i: usize| std::mem::take(&mut *lock(&STORES[i]));
-        let warnings = self.flush_each(|slot| {
-            stores[slot as usize] = take(slot as usize);
-            taken[slot as usize] = true;
-        });
-        // Without a flush (an SDK without the function), as they are.
-        for (i, store) in stores.iter_mut().enumerate().filter(|&(i, _)| !taken[i]) {
-            *store = take(i);
+        let mut stores: [EventStore; BUFFER_SLOTS] = Default::default();
+        let warnings = self.flush_each(|slot| stores[slot as usize] = take(slot as usize));
+        // Without a flush (an SDK without the function), as they are. A slot without a buffer
+        // has no records.
+        if self.functions.flush_buffer.is_none() {
+            stores = std::array::from_fn(take);
         }
         Flushed { warnings, stores }
     }
