@@ -19,6 +19,14 @@ use support::truth::read_truth;
 use support::u;
 use support::xspace::{counters, device_counts_by_name, host_tids, listing};
 
+/// `scenario` run directly on `sdk` with this build's tool, writing run `run` under `dir`.
+fn traced(scenario: &Path, sdk: &str, dir: impl AsRef<std::ffi::OsStr>, run: &str) -> Direct {
+    Direct::new(scenario, sdk)
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", run)
+}
+
 /// `scenarios/thread-storm.toml` with `repeat` iterations per thread (32 threads).
 fn storm(dir: &Path, repeat: u32) -> PathBuf {
     support::paths::scaled_scenario(dir, "thread-storm.toml", 25000, repeat)
@@ -57,10 +65,7 @@ fn count_windows_hold_every_record_exactly_once() {
         let dir = tmp.path().join(sdk);
         let truth_path = dir.join("truth.json");
         std::fs::create_dir_all(&dir).unwrap();
-        let out = Direct::new(&scenario, sdk)
-            .env("ROCP_TOOL_LIBRARIES", tool_library())
-            .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-            .env("ROCPROF_XPLANE_RUN_NAME", "win")
+        let out = traced(&scenario, sdk, &dir, "win")
             .env("ROCPROF_XPLANE_WINDOW_EVENTS", "3000")
             .ground_truth(&truth_path)
             .output();
@@ -129,10 +134,7 @@ fn count_windows_hold_every_record_exactly_once() {
 fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = support::paths::scaled_scenario(tmp.path(), "maxtext-scale.toml", 36500, 365);
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path())
-        .env("ROCPROF_XPLANE_RUN_NAME", "mt")
+    let out = traced(&scenario, "1.0.0", tmp.path(), "mt")
         .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
         .output();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -178,11 +180,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     // work came after the cut, a record returning after the cut with the work before it
     // written (that end of the arrow is at the call).
     let whole_dir = tmp.path().join("whole");
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &whole_dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "mt")
-        .output();
+    let out = traced(&scenario, "1.0.0", &whole_dir, "mt").output();
     assert!(out.status.success());
     let whole = support::xspace::read_one(&whole_dir, "mt");
     let spaces: Vec<XSpace> = w.values().map(|f| read_xspace(&f[0]).unwrap()).collect();
@@ -211,10 +209,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     // to the window of that work, and a record returning after the cut starts its arrows
     // where its window found the work before it. Only late graph dispatches may differ.
     let merged_dir = tmp.path().join("merged");
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &merged_dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "mt")
+    let out = traced(&scenario, "1.0.0", &merged_dir, "mt")
         .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
         .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
         .output();
@@ -382,10 +377,7 @@ fn windows_show_what_the_run_written_whole_shows() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = support::paths::test_scenario("windows-idle-stream.toml");
     let run = |dir: &Path, windows: bool| {
-        let mut d = Direct::new(&scenario, "1.0.0")
-            .env("ROCP_TOOL_LIBRARIES", tool_library())
-            .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)
-            .env("ROCPROF_XPLANE_RUN_NAME", "eq");
+        let mut d = traced(&scenario, "1.0.0", dir, "eq");
         if windows {
             d = d.env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.1");
         }
@@ -462,10 +454,7 @@ fn windows_show_what_the_run_written_whole_shows() {
     // `ROCPROF_XPLANE_WINDOW_MERGE=1`: the tool merges its windows at exit and removes them;
     // the one profile left is the run's, as the run written whole shows it.
     let merged_dir = tmp.path().join("merged");
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &merged_dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "eq")
+    let out = traced(&scenario, "1.0.0", &merged_dir, "eq")
         .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.1")
         .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
         .output();
@@ -534,10 +523,7 @@ fn windows_written_before_a_sigkill_are_complete() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = storm(tmp.path(), 3000);
     let dir = tmp.path().join("logs");
-    let mut child = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "killed")
+    let mut child = traced(&scenario, "1.0.0", &dir, "killed")
         .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.3")
         .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
         .spawn();
@@ -617,10 +603,7 @@ fn a_signal_cuts_a_window_and_the_program_carries_on() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = storm(tmp.path(), 2000);
     let dir = tmp.path().join("logs");
-    let child = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "sig")
+    let child = traced(&scenario, "1.0.0", &dir, "sig")
         .env("ROCPROF_XPLANE_WINDOW_SIGNAL", "USR1")
         .spawn();
     let mut child = child;
@@ -686,10 +669,7 @@ fn a_delayed_bounded_capture_from_the_environment() {
     let scenario = live(tmp.path(), 40);
     let dir = tmp.path().join("logs");
     let truth = tmp.path().join("truth.json");
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "timed")
+    let out = traced(&scenario, "1.0.0", &dir, "timed")
         .env("ROCPROF_XPLANE_START_DELAY", "1")
         .env("ROCPROF_XPLANE_DURATION", "1.5")
         .ground_truth(&truth)
@@ -735,10 +715,7 @@ fn windows_on_a_roctx_range_hold_that_many_steps() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = live(tmp.path(), 10);
     let dir = tmp.path().join("logs");
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "steps")
+    let out = traced(&scenario, "1.0.0", &dir, "steps")
         .env("ROCPROF_XPLANE_WINDOW_RANGE", "train_step")
         .env("ROCPROF_XPLANE_WINDOW_RANGE_EVERY", "25")
         .output();
@@ -782,10 +759,7 @@ fn a_call_under_way_when_the_window_closes_is_kept() {
         support::blocking::scenario(tmp.path(), 450_000, 0, &[support::blocking::LAUNCH]);
     let dir = tmp.path().join("logs");
     let truth = tmp.path().join("truth.json");
-    let out = Direct::new(&scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "blocking")
+    let out = traced(&scenario, "1.0.0", &dir, "blocking")
         .env("ROCPROF_XPLANE_DURATION", "0.2")
         .ground_truth(&truth)
         .output();
@@ -821,10 +795,7 @@ fn windows_go_on_from_the_memory_earlier_windows_left_allocated() {
     )
     .unwrap();
     let run = |dir: &Path, env: &[(&str, &str)]| {
-        let mut d = Direct::new(&scenario, "1.0.0")
-            .env("ROCP_TOOL_LIBRARIES", tool_library())
-            .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)
-            .env("ROCPROF_XPLANE_RUN_NAME", "mem");
+        let mut d = traced(&scenario, "1.0.0", dir, "mem");
         for (k, v) in env {
             d = d.env(k, v);
         }
