@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# One profile of a run, written whole at exit or window by window and merged at exit
-# (ROCPROF_XPLANE_WINDOW_EVENTS=N with ROCPROF_XPLANE_WINDOW_MERGE=1), on the MaxText-shaped
+# One profile of a run, written whole at exit (ROCPROF_XPLANE_WINDOW_MERGE=0) or window by
+# window and merged at exit (the default's windows of 1,000,000 records, or
+# ROCPROF_XPLANE_WINDOW_EVENTS=N with ROCPROF_XPLANE_WINDOW_MERGE=1), on the MaxText-shaped
 # scenario at STEPS steps, in the SIMULATED runtime (test infrastructure, not hardware). Uses
 # the `heap-stats` measurement copy of the tool (a counting allocator in the cdylib, as
 # ci/bench-memory.sh builds it) and prints per mode: windows written, the tool's heap peak
@@ -9,8 +10,8 @@
 # the events written, the dependency arrows drawn and the waits drawn without one (a record in
 # another window).
 # Not a test: figures for docs/performance.md.
-# Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS...]] (default 3650 steps; windows of
-# 100000 and 400000 records)
+# Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS|default...]] (default 3650 steps;
+# windows of 100000 and 400000 records)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 steps=${1:-3650}
@@ -23,8 +24,13 @@ sed "s/repeat = 36500/repeat = $steps/" scenarios/maxtext-scale.toml >"$work/mt.
 printf '%-14s %8s %9s %10s %12s %10s %10s %10s %8s %8s\n' mode windows records peak_MB peak_B/rec exit_ms merge_ms events arrows no_arrow
 for size in whole "${sizes[@]}"; do
   rm -rf "$work/logs"
-  extra=()
-  [[ $size == whole ]] || extra=(ROCPROF_XPLANE_WINDOW_EVENTS="$size" ROCPROF_XPLANE_WINDOW_MERGE=1)
+  # `whole` holds the run until exit (WINDOW_MERGE=0); `default` sets nothing (the streaming
+  # pipeline: windows of 1,000,000 records, merged at exit).
+  case $size in
+    whole) extra=(ROCPROF_XPLANE_WINDOW_MERGE=0) ;;
+    default) extra=() ;;
+    *) extra=(ROCPROF_XPLANE_WINDOW_EVENTS="$size" ROCPROF_XPLANE_WINDOW_MERGE=1) ;;
+  esac
   env ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs" ROCPROF_XPLANE_RUN_NAME=mt \
     ROCPROF_XPLANE_LOG=debug "${extra[@]}" target/release/rocprof-sim "$work/mt.toml" --sdk 1.0.0 \
     >/dev/null 2>"$work/log"
@@ -43,7 +49,7 @@ peak = float(re.findall(r"tool heap [\d.]+ MB, peak ([\d.]+) MB", log)[-1])
 exit_ms = float(re.search(r"finalize: done in ([\d.]+) ms", log).group(1))
 m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms[;)]", log)
 windows, merge = (int(m.group(1)), int(m.group(3))) if m else (1, 0)
-mode = "whole" if size == "whole" else f"windows/{int(size)//1000}k"
+mode = size if size in ("whole", "default") else f"windows/{int(size)//1000}k"
 print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>12.0f} {exit_ms:>10.0f} {merge:>10} {events:>10} {arrows:>8} {no_arrow:>8}")
 PY
 done

@@ -207,7 +207,7 @@ impl Default for RingRule {
     }
 }
 
-/// The window size `ROCPROF_XPLANE_WINDOW_MERGE=1` takes when no window rule is set: on the
+/// The window size of the streaming pipeline (no window rule set, `WINDOW_MERGE` unset or on): on the
 /// MaxText-sized run in the simulator, windows of 1 M records held the tool's heap peak to 26 B
 /// per record against 95 B written whole (docs/performance.md).
 pub const DEFAULT_MERGE_WINDOW_EVENTS: u64 = 1_000_000;
@@ -227,6 +227,11 @@ pub struct WindowRule {
     /// `ROCPROF_XPLANE_WINDOW_MERGE`: at exit the windows are merged into one profile of the
     /// run (`xplane::merge`) and removed: the memory of one window, one profile.
     pub merge: bool,
+    /// No window rule was set: these are the streaming pipeline's windows (of
+    /// `DEFAULT_MERGE_WINDOW_EVENTS` records), the run's working files, not windows the user
+    /// asked to see; they are reported at `debug` level only, and a run that never reaches
+    /// one cut is written as one profile directly.
+    pub by_default: bool,
 }
 
 /// One problem found while parsing; shown as a single stderr line.
@@ -484,8 +489,13 @@ impl Config {
         });
         let any_window =
             seconds.is_some() || events.is_some() || signal.is_some() || window_range.is_some();
+        // Unset: a run with no window rule and no bounded capture is joined while it goes on,
+        // in windows of `DEFAULT_MERGE_WINDOW_EVENTS` records made one profile at exit (the
+        // streaming pipeline: the memory of one window, however long the run); a rule set
+        // keeps its windows apart, each its own profile, as the user asked.
+        let streaming = !any_window && start_delay_ms.is_none() && duration_ms.is_none();
         let merge = match get("WINDOW_MERGE") {
-            None => false,
+            None => streaming,
             Some(v) => match parse_bool(&v) {
                 Some(b) => b,
                 None => {
@@ -529,14 +539,16 @@ impl Config {
             signal,
             range_every: window_range.as_ref().map(|_| range_every),
             merge,
+            by_default: merge && !any_window,
         });
 
-        if server.is_some()
-            && (window.is_some() || start_delay_ms.is_some() || duration_ms.is_some())
-        {
-            warnings.push(ConfigWarning(format!(
-                "{PREFIX}SERVER is set: the profiler service decides what is captured, so capture windows, START_DELAY and DURATION are off"
-            )));
+        if server.is_some() {
+            if any_window || start_delay_ms.is_some() || duration_ms.is_some() {
+                warnings.push(ConfigWarning(format!(
+                    "{PREFIX}SERVER is set: the profiler service decides what is captured, so capture windows, START_DELAY and DURATION are off"
+                )));
+            }
+            // Its captures are one profile each, cut by the service (`server::capture`).
             window = None;
             window_range = None;
             start_delay_ms = None;
@@ -944,8 +956,24 @@ mod tests {
 
     /// `WINDOW_MERGE` merges the windows of the rule set; alone, it cuts windows of
     /// `DEFAULT_MERGE_WINDOW_EVENTS` records; a value that is not a yes or a no is refused.
+    /// Unset, it is on where no window rule and no bounded capture is set (the streaming
+    /// pipeline), off where one is, and `0` holds the run whole until exit.
     #[test]
     fn window_merge_merges_the_windows_set_or_its_own() {
+        let (c, w) = parse(&[]);
+        let rule = c.window.unwrap();
+        assert!(
+            rule.merge && rule.by_default && w.is_empty(),
+            "{rule:?} {w:?}"
+        );
+        assert_eq!(rule.events, Some(DEFAULT_MERGE_WINDOW_EVENTS));
+        for bounded in [("START_DELAY", "1"), ("DURATION", "1")] {
+            assert!(parse(&[bounded]).0.window.is_none(), "{bounded:?}");
+        }
+        let (c, w) = parse(&[("SERVER", "6009")]);
+        assert!(c.window.is_none() && w.is_empty(), "{w:?}");
+        let rule = parse(&[("WINDOW_EVENTS", "10")]).0.window.unwrap();
+        assert!(!rule.merge && !rule.by_default, "{rule:?}");
         let (c, w) = parse(&[("WINDOW_SECONDS", "1"), ("WINDOW_MERGE", "1")]);
         let rule = c.window.unwrap();
         assert!(rule.merge && rule.events.is_none() && w.is_empty(), "{w:?}");
@@ -953,7 +981,7 @@ mod tests {
         assert!(!c.window.unwrap().merge && w.is_empty());
         let (c, w) = parse(&[("WINDOW_MERGE", "yes")]);
         let rule = c.window.unwrap();
-        assert!(rule.merge && w.is_empty(), "{w:?}");
+        assert!(rule.merge && rule.by_default && w.is_empty(), "{w:?}");
         assert_eq!(rule.events, Some(DEFAULT_MERGE_WINDOW_EVENTS));
         assert_eq!(
             (rule.period_ms, rule.signal, rule.range_every),
@@ -975,7 +1003,9 @@ mod tests {
         let (c, w) = parse(&[("WINDOW_RANGE", "step"), ("WINDOW_RANGE_EVERY", "0")]);
         assert_eq!(c.window.unwrap().range_every, Some(1));
         assert_eq!(w.len(), 1, "{w:?}");
-        assert!(parse(&[("WINDOW_RANGE_EVERY", "3")]).0.window.is_none());
+        // Without the range, no range rule: the run's default windows only.
+        let rule = parse(&[("WINDOW_RANGE_EVERY", "3")]).0.window.unwrap();
+        assert!(rule.by_default && rule.range_every.is_none(), "{rule:?}");
     }
 
     #[test]

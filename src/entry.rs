@@ -310,12 +310,8 @@ fn finalize_once() {
     if crate::log::enabled(LogLevel::Debug) {
         log_debug!("finalize: joined, memory {}", process_memory());
     }
-    let written = crate::output::write_window_as(
-        &trace,
-        cfg,
-        &crate::window::final_run_name(cfg),
-        crate::window::run_ids(cfg),
-    );
+    let (run, ids) = crate::window::final_output(cfg);
+    let written = crate::output::write_window_as(&trace, cfg, &run, ids);
     if crate::log::enabled(LogLevel::Debug) {
         log_debug!(
             "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
@@ -329,7 +325,10 @@ fn finalize_once() {
     }
     match written {
         Ok(path) => {
-            crate::output::report_written("", &path, &trace, cfg);
+            // The streaming pipeline's last window: the merge below reports the profile.
+            if ids.is_none() || cfg.window.is_some_and(|r| !r.by_default) {
+                crate::output::report_written("", &path, &trace, cfg);
+            }
             crate::window::note_written(&path);
         }
         Err(e) => log_error!("cannot write the profile: {e}"),

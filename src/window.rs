@@ -86,15 +86,24 @@ pub fn is_window_of(run: &str, dir_name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The run directory of the profile written at exit: the last window when windows are on.
-pub fn final_run_name(cfg: &Config) -> String {
+/// Whether windows to be merged at exit were never cut (a run shorter than one window):
+/// its one profile is then written at exit as a run without windows writes it, with nothing
+/// to merge.
+fn merge_without_cut(cfg: &Config) -> bool {
+    cfg.window.is_some_and(|r| r.merge) && WRITTEN.load(Ordering::Relaxed) == 0
+}
+
+/// The run directory of the profile written at exit (the last window when windows are on),
+/// and the names and clock it shares with the windows before it when they are to be merged.
+pub fn final_output(cfg: &Config) -> (String, Option<&'static crate::xplane::RunIds>) {
     if let Some(run) = crate::attach::current_session_run(cfg) {
-        return run;
+        return (run, None);
     }
-    if ACTIVE.load(Ordering::Relaxed) {
-        run_name_of(cfg, WRITTEN.load(Ordering::Relaxed) + 1)
+    if ACTIVE.load(Ordering::Relaxed) && !merge_without_cut(cfg) {
+        let run = run_name_of(cfg, WRITTEN.load(Ordering::Relaxed) + 1);
+        (run, run_ids(cfg))
     } else {
-        cfg.run_name.clone()
+        (cfg.run_name.clone(), None)
     }
 }
 
@@ -178,7 +187,7 @@ pub fn skip_final(c: &crate::model::events::Collected) -> bool {
     if crate::attach::used() {
         return !crate::attach::attached();
     }
-    ACTIVE.load(Ordering::Relaxed) && !c.has_records()
+    ACTIVE.load(Ordering::Relaxed) && !c.has_records() && !merge_without_cut(crate::config::get())
 }
 
 /// `c` with what the last window handed on taken in first (their calls came first), and how
@@ -222,7 +231,9 @@ pub fn note_written(path: &std::path::Path) {
 /// fails they are kept, and the error says why; a job killed before exit keeps its windows,
 /// which `rocprof-xplane merge` makes one profile later.
 pub fn merge_at_exit(cfg: &Config) {
-    if !(ACTIVE.load(Ordering::Relaxed) && cfg.window.is_some_and(|r| r.merge)) {
+    let merging = ACTIVE.load(Ordering::Relaxed) && cfg.window.is_some_and(|r| r.merge);
+    // Attach sessions are written each under its own name (`attach`), never merged.
+    if !merging || merge_without_cut(cfg) || crate::attach::used() {
         return;
     }
     let files = std::mem::take(&mut *crate::store::sinks::lock(&FILES));
@@ -323,9 +334,12 @@ fn run(s: &'static Session, cfg: &'static Config) {
         let by_time = rule
             .period_ms
             .is_some_and(|t| started.elapsed() >= Duration::from_millis(t));
+        // The streaming pipeline's own windows do not cut an attach session: each session is
+        // one profile of its own (`attach`).
         let by_count = rule
             .events
-            .is_some_and(|n| DELIVERED.load(Ordering::Relaxed) >= n);
+            .is_some_and(|n| DELIVERED.load(Ordering::Relaxed) >= n)
+            && !(rule.by_default && crate::attach::used());
         let by_signal = CUT_REQUESTED.swap(false, Ordering::Relaxed);
         if by_time || by_count || by_signal {
             started = Instant::now();
@@ -388,7 +402,11 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
                 path.display(),
                 t0.elapsed().as_secs_f64() * 1e3
             );
-            crate::output::report_written(&format!("window {n}: "), &path, &trace, cfg);
+            // The streaming pipeline's windows are its working files: the user hears of the
+            // profile they become at exit.
+            if cfg.window.is_some_and(|r| !r.by_default) {
+                crate::output::report_written(&format!("window {n}: "), &path, &trace, cfg);
+            }
         }
         Err(e) => log_error!("cannot write capture window {n}: {e}"),
     }

@@ -228,6 +228,50 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     assert_eq!(counters(&merged)["waits_without_arrow"], 0);
 }
 
+/// With nothing set, a run longer than one window (`config::DEFAULT_MERGE_WINDOW_EVENTS`,
+/// 1,000,000 records) is joined and written window by window while it runs, and the windows
+/// are one profile at exit in the run's own directory: no window directory is left, the user
+/// reads one line about it (no line per window), and it shows what the run held whole until
+/// exit (`ROCPROF_XPLANE_WINDOW_MERGE=0`) shows, arrow for arrow; only a graph dispatch
+/// delivered after its stream's later work and after a cut may differ (`cut_differences`).
+#[test]
+fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 4,500 steps: about 1.1 M records, one cut.
+    let scenario = support::paths::scaled_scenario(tmp.path(), "maxtext-scale.toml", 36500, 4500);
+    let run = |dir: &Path, env: &[(&str, &str)]| {
+        let mut d = traced(&scenario, "1.0.0", dir, "mt");
+        for (k, v) in env {
+            d = d.env(k, v);
+        }
+        let out = d.output();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        stderr
+    };
+    let (whole_dir, streamed_dir) = (tmp.path().join("whole"), tmp.path().join("streamed"));
+    let stderr = run(&streamed_dir, &[]);
+    let merged_line: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("rocprof-xplane: merged "))
+        .collect();
+    assert_eq!(merged_line.len(), 1, "{stderr}");
+    assert!(!merged_line[0].contains("merged 1 windows"), "{stderr}");
+    assert!(!stderr.contains("wrote window"), "{stderr}");
+    assert!(windows(&streamed_dir, "mt").is_empty(), "windows left");
+    let streamed = support::xspace::read_one(&streamed_dir, "mt");
+    support::xspace::assert_lines_nest(&streamed, "the streamed profile");
+
+    let stderr = run(&whole_dir, &[("ROCPROF_XPLANE_WINDOW_MERGE", "0")]);
+    assert!(!stderr.contains("merged "), "{stderr}");
+    let whole = support::xspace::read_one(&whole_dir, "mt");
+    let eq = compare_windows(&whole, std::slice::from_ref(&streamed));
+    let cut = cut_differences(&eq, &whole);
+    assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
+    assert_eq!(counters(&streamed)["waits_without_arrow"], 0);
+    assert!(eq.matched > 1_000_000, "{} events matched", eq.matched);
+}
+
 /// The windows of a run against the run written whole, event by event (`listing`): what
 /// each shows only, what only the whole run shows, and how many matched.
 #[derive(Debug, Default)]
