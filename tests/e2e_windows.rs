@@ -207,7 +207,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     // Windows merged at exit (`WINDOW_MERGE`) draw every arrow as the run written whole
     // does, anchor for anchor: a wait whose stream's next work came after the cut goes on
     // to the window of that work, and a record returning after the cut starts its arrows
-    // where its window found the work before it. Only late graph dispatches may differ.
+    // where its window found the work before it. Only a late graph dispatch's call may differ (its `activity_count`).
     let merged_dir = tmp.path().join("merged");
     let out = traced(&scenario, "1.0.0", &merged_dir, "mt")
         .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
@@ -226,14 +226,17 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let cut = cut_differences(&eq, &whole);
     assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
     assert_eq!(counters(&merged)["waits_without_arrow"], 0);
+    // A late graph dispatch is shown as launched: its call is in the merged profile.
+    assert_eq!(counters(&merged)["activities_without_api"], 0);
 }
 
 /// With nothing set, a run longer than one window (`config::DEFAULT_MERGE_WINDOW_EVENTS`,
 /// 1,000,000 records) is joined and written window by window while it runs, and the windows
 /// are one profile at exit in the run's own directory: no window directory is left, the user
 /// reads one line about it (no line per window), and it shows what the run held whole until
-/// exit (`ROCPROF_XPLANE_WINDOW_MERGE=0`) shows, arrow for arrow; only a graph dispatch
-/// delivered after its stream's later work and after a cut may differ (`cut_differences`).
+/// exit (`ROCPROF_XPLANE_WINDOW_MERGE=0`) shows, arrow for arrow; only the `activity_count`
+/// of a graph launch with a dispatch delivered after its stream's later work and after a
+/// cut may differ (`cut_differences`).
 #[test]
 fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     let tmp = tempfile::tempdir().unwrap();
@@ -269,6 +272,7 @@ fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     let cut = cut_differences(&eq, &whole);
     assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
     assert_eq!(counters(&streamed)["waits_without_arrow"], 0);
+    assert_eq!(counters(&streamed)["activities_without_api"], 0);
     assert!(eq.matched > 1_000_000, "{} events matched", eq.matched);
 }
 
@@ -346,9 +350,10 @@ fn compare_windows(whole: &XSpace, windows: &[XSpace]) -> Equivalence {
 /// may cause (docs/configuration.md); anything else fails here, named.
 #[derive(Debug)]
 struct CutDifferences {
-    /// Graph dispatches delivered after their stream's later work and after the cut: shown
-    /// in the next window under `orphan_correlation_id` (their call's `activity_count` the
-    /// dispatches before the cut).
+    /// Graph launches with a dispatch delivered after their stream's later work and after
+    /// the cut: their call's `activity_count` the dispatches before the cut, and, in windows
+    /// written apart, the late dispatch shown in the next window under
+    /// `orphan_correlation_id`.
     late: usize,
     /// Arrow anchors at a call because the work they anchor to is in another window (a wait
     /// whose stream's next work came after the cut, a record returning after the cut).
@@ -364,11 +369,29 @@ fn cut_differences(eq: &Equivalence, whole: &XSpace) -> CutDifferences {
         let at = e.find(&format!("{stat}=Some(U64("))? + stat.len() + 11;
         Some(e[at..].chars().take_while(char::is_ascii_digit).collect())
     };
-    let late: Vec<String> = eq
+    // A late dispatch is shown under `orphan_correlation_id` by windows written apart; merged
+    // into one profile it is shown as launched, as the run written whole shows it, and only
+    // its call's `activity_count` (written in the earlier window) differs from the whole
+    // run's.
+    let without_count = |e: &str| {
+        let at = e.find("activity_count=").unwrap_or(e.len());
+        let end = e[at..].find(',').map_or(e.len(), |i| at + i + 1);
+        format!("{}{}", &e[..at], &e[end..])
+    };
+    let whole_calls: std::collections::HashSet<String> =
+        eq.only_whole.iter().map(|e| without_count(e)).collect();
+    let mut late: Vec<String> = eq
         .only_windows
         .iter()
         .filter_map(|e| id_of(e, "orphan_correlation_id"))
         .collect();
+    let counted_apart = eq
+        .only_windows
+        .iter()
+        .filter(|e| e.contains("| hipGraphLaunch |") && whole_calls.contains(&without_count(e)));
+    late.extend(counted_apart.filter_map(|e| id_of(e, "correlation_id")));
+    late.sort();
+    late.dedup();
     let mut moved = Vec::new();
     for e in &eq.only_windows {
         if e.starts_with("/host:CPU") && e.contains(",flow @") {

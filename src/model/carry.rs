@@ -314,6 +314,10 @@ pub fn split_incomplete(
         is_held(r.correlation_id)
     });
     if !context.is_empty() {
+        if windows == Windows::Merged {
+            out.launched_earlier = context.keys().copied().collect();
+            out.launched_earlier.sort_unstable();
+        }
         let copied = |id: u64| context.contains_key(&id);
         out.scopes
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));

@@ -754,6 +754,12 @@ pub struct Collected {
     /// their buffered records came (`model::carry`): those records stand for a span already
     /// shown, so they are dropped, not shown as calls of their own.
     pub spans_shown: Vec<u64>,
+    /// Graph launches an earlier window wrote whose dispatches may still come (their launch
+    /// facts were handed on, copied: `model::carry`), sorted; given only when the run's
+    /// windows are merged into one profile, where those calls are: a late dispatch is then
+    /// labelled as launched (`correlation_id`), as the run written whole labels it, not as
+    /// an activity without a call.
+    pub launched_earlier: Vec<u64>,
     /// Streams created in this capture window.
     pub stream_creations: Vec<StreamCreation>,
     /// Allocations, frees, registrations of memory (the memory timeline, the copies' kinds).
@@ -847,6 +853,7 @@ impl Collected {
             earlier_anchors,
             anchors_wanted,
             spans_shown,
+            launched_earlier,
             stream_creations,
             memory,
             earlier_memory,
@@ -885,6 +892,7 @@ impl Collected {
         self.earlier_anchors.extend(earlier_anchors);
         self.anchors_wanted.extend(anchors_wanted);
         self.spans_shown.extend(spans_shown);
+        self.launched_earlier.extend(launched_earlier);
         for sc in stream_creations {
             if !self.stream_creations.contains(&sc) {
                 self.stream_creations.push(sc);

@@ -308,7 +308,7 @@ pub fn join_numbered(
                 (sizes, began.elapsed())
             }
         },
-        || ApiIndex::build(&c.api, ids),
+        || ApiIndex::build(&c.api, ids, &c.launched_earlier),
     );
     work.reserve_lines(sizes);
     laps.lap_beside("api index", Some(("line sizes", beside)));
@@ -415,6 +415,7 @@ pub fn join_numbered(
     crate::log_debug!("join passes: {laps}");
     let (memory, frees_unmatched) = super::memory::timeline(&c.earlier_memory, &c.memory);
     counters.memory_frees_unmatched += frees_unmatched;
+    let launched_earlier = std::mem::take(&mut c.launched_earlier);
 
     Trace {
         hostname: c.hostname,
@@ -431,6 +432,7 @@ pub fn join_numbered(
         sync_calls,
         dependency_flows,
         record_anchors,
+        launched_earlier,
         memory,
         names,
         annotations: annotations.table,
@@ -977,19 +979,22 @@ struct ApiIndex {
     /// Positions in the API records (fewer than 2^32 records of 48 B are ever held; a
     /// `Slot` is 4 B per id of the table).
     hip: CorrMap<Slot>,
+    /// Calls an earlier window of the same profile wrote (`Collected::launched_earlier`).
+    earlier: Vec<u64>,
 }
 
 impl ApiIndex {
-    fn build(api: &[ApiRecord], ids: Ids) -> Self {
+    fn build(api: &[ApiRecord], ids: Ids, earlier: &[u64]) -> Self {
         ApiIndex {
             hip: positions(api, ids, ApiDomain::Hip),
+            earlier: earlier.to_vec(),
         }
     }
 
     /// Whether an activity with this id has its launching call in the collection (counted
     /// when not).
     fn launched(&self, corr: u64) -> bool {
-        corr != 0 && self.hip.contains_key(&corr)
+        corr != 0 && (self.hip.contains_key(&corr) || self.earlier.binary_search(&corr).is_ok())
     }
 }
 
@@ -2617,7 +2622,7 @@ mod tests {
         let mut spanned = Spanned::take(&mut c);
         let (mut annotations, _) = index_annotations(&mut spanned, ids);
         spanned.put_back(&mut c);
-        let api = ApiIndex::build(&c.api, ids);
+        let api = ApiIndex::build(&c.api, ids, &[]);
         let sizes = line_sizes(&c.kernels, &c.copies, &places, &work);
         let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.0).collect();
         assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");
@@ -4023,44 +4028,57 @@ mod tests {
     /// launch's kernel was delivered before its last dispatch): the call and its first
     /// dispatches are written in the first window, and its scope and launch facts go along to
     /// the next as context. The late dispatch there has the labels and device the whole run
-    /// gives it, and counts as an activity without a call (its call is in the earlier file);
-    /// the context is not handed on again.
+    /// gives it; windows written apart count it as an activity without a call (its call is in
+    /// the earlier file), windows merged into one profile as launched (its call is in that
+    /// profile, `Trace::launched_earlier`: before, every such dispatch made the merged
+    /// profile warn of activities without a call that the run written whole does not have).
+    /// The context is not handed on again.
     #[test]
     fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
         use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
         let graph = |late: bool| graph_on_a_stream(late, true);
         let whole = join(graph(true));
-        let mut first = graph(false);
-        let (held, handed) =
-            split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
-        assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
-        assert!(held.api.is_empty() && held.kernels.is_empty());
-        assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
-        assert_eq!(
-            (first.scopes.len(), first.calls.len()),
-            (1, 2),
-            "copied, not moved"
-        );
+        for windows in [Windows::Apart, Windows::Merged] {
+            let mut first = graph(false);
+            let (held, handed) =
+                split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+            assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
+            assert!(held.api.is_empty() && held.kernels.is_empty());
+            assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
+            assert_eq!(
+                (first.scopes.len(), first.calls.len()),
+                (1, 2),
+                "copied, not moved"
+            );
 
-        let mut next = base();
-        next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
-        let mut carried = held;
-        carried.absorb(next);
-        // Marked as handed on the most times: the context is never handed on again.
-        assert!(split_incomplete(&mut carried.clone(), &handed, Windows::Apart).is_none());
-        let t = join(carried);
-        let (device, _, labels) = kernel_place(&t, 10);
-        let whole_late = whole
-            .devices
-            .iter()
-            .flat_map(|d| d.lines.iter().map(move |l| (d, l)))
-            .flat_map(|(d, l)| l.events.iter().map(move |e| (d, e)))
-            .find(|(_, e)| e.correlation_id == 10 && e.start_ns == 400)
-            .map(|(d, e)| (d.ordinal, whole.annotation(e.annotation).cloned()))
-            .unwrap();
-        assert_eq!((device, labels), whole_late);
-        assert!(whole_late.1.is_some());
-        assert_eq!(t.counters.activities_without_api, 1);
+            let mut next = base();
+            next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+            let mut carried = held;
+            carried.absorb(next);
+            // Marked as handed on the most times: the context is never handed on again.
+            assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
+            let t = join(carried);
+            let (device, _, labels) = kernel_place(&t, 10);
+            let whole_late = whole
+                .devices
+                .iter()
+                .flat_map(|d| d.lines.iter().map(move |l| (d, l)))
+                .flat_map(|(d, l)| l.events.iter().map(move |e| (d, e)))
+                .find(|(_, e)| e.correlation_id == 10 && e.start_ns == 400)
+                .map(|(d, e)| (d.ordinal, whole.annotation(e.annotation).cloned()))
+                .unwrap();
+            assert_eq!((device, labels), whole_late);
+            assert!(whole_late.1.is_some());
+            let (without_call, earlier) = match windows {
+                Windows::Apart => (1, vec![]),
+                Windows::Merged => (0, vec![10]),
+            };
+            assert_eq!(
+                t.counters.activities_without_api, without_call,
+                "{windows:?}"
+            );
+            assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+        }
     }
 
     /// A roctx range shown in one window whose push and pop records are delivered after the

@@ -41,6 +41,9 @@ pub struct Trace {
     /// Where the arrows from the records the next window was handed start
     /// (`Collected::anchors_wanted`), by record correlation id: for that window's join.
     pub record_anchors: Vec<(u64, Anchor)>,
+    /// Calls an earlier window of the same profile wrote (`Collected::launched_earlier`),
+    /// sorted: activities of theirs here are labelled as launched.
+    pub launched_earlier: Vec<u64>,
     /// Allocations and frees with each allocator's totals (xprof's memory profile).
     pub memory: Vec<super::memory::MemoryEvent>,
     /// The host events' names (API names, roctx labels), each stored once.

@@ -419,21 +419,24 @@ impl<'t> FirstCopies<'t> {
     }
 }
 
-/// Correlation ids of the HIP calls written on the host plane: only a device event whose call
-/// is among them may carry `correlation_id` (a launch-flow end needs its start). A bit per id
+/// Correlation ids of the HIP calls written on the host plane, or by an earlier window of the
+/// same profile (`Trace::launched_earlier`): only a device event whose call is among them may
+/// carry `correlation_id` (a launch-flow end needs its start). A bit per id
 /// of their range, its bounds and their count found in one walk: the device planes' threads
 /// wait for this set. A map over the ids, found in three walks, took 118 of the finalize
 /// thread's 1,672 samples in the MaxText-sized run's write, this 80 (`ci/perf-pass.sh
 /// scenarios/maxtext-scale.toml 'rocprof_xplane::xplane::'`, seventeenth session).
 fn host_calls_by_correlation(trace: &Trace) -> IdSet {
     let mut count = 0usize;
-    let range = id_range(host_api_events(trace).map(|e| {
-        count += 1;
-        e.correlation_id
-    }));
+    let ids = || {
+        host_api_events(trace)
+            .map(|e| e.correlation_id)
+            .chain(trace.launched_earlier.iter().copied())
+    };
+    let range = id_range(ids().inspect(|_| count += 1));
     let mut set = IdSet::for_range(range, count);
-    for e in host_api_events(trace) {
-        set.insert(e.correlation_id);
+    for id in ids() {
+        set.insert(id);
     }
     set
 }
