@@ -148,8 +148,9 @@ pub fn collect(s: &Session, flushed: Flushed, cut: Cut) -> Collected {
                 drained.ranges_left_open
             ),
             Cut::Window => format!(
-                "{} roctx ranges were still open at the end of this capture window (shown up to it; they go on in the next)",
-                drained.ranges_left_open
+                "{} {} (shown up to it; they go on in the next)",
+                drained.ranges_left_open,
+                crate::xplane::merge::RANGES_OPEN_AT_CUT
             ),
         });
     }

@@ -16,6 +16,11 @@
 //! are handed on) and draws no arrow, unless the windows are merged at exit (`WINDOW_MERGE`:
 //! then the record's window says where the arrow starts); a roctx range open at a cut is shown up to the cut and
 //! again, whole, in the window where it ends.
+//!
+//! With no window rule set (and no bounded capture or profiler service) this is also how every
+//! run is collected: windows of `config::DEFAULT_MERGE_WINDOW_EVENTS` records, merged at exit
+//! (`WindowRule::by_default`), so the tool holds one window however long the run; a run that
+//! never fills one is written at exit as one profile, with nothing to merge.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;

@@ -273,6 +273,8 @@ fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
     assert_eq!(counters(&streamed)["waits_without_arrow"], 0);
     assert_eq!(counters(&streamed)["activities_without_api"], 0);
+    // Nor does it warn of what it shows whole (a range open at the cut).
+    assert_eq!(streamed.warnings, whole.warnings);
     assert!(eq.matched > 1_000_000, "{} events matched", eq.matched);
 }
 

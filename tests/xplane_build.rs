@@ -738,3 +738,43 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
     ids.dedup();
     assert!(n > 0 && ids.len() == n, "{:?}", gemm.stats);
 }
+
+/// A window's warning about the roctx ranges open at its cut is not the merged profile's: the
+/// merge shows those ranges whole (their `open_at_end` parts left out but in the last input),
+/// so it keeps that warning from the last input only; every other warning is kept, once.
+/// Before, the profile merged from the default windows warned of ranges "still open at the end
+/// of this capture window" that it shows closed.
+#[test]
+fn the_merge_keeps_a_window_s_open_range_warning_only_from_the_last_window() {
+    use rocprof_xplane::xplane::merge::{merge_own_files, RANGES_OPEN_AT_CUT};
+    use rocprof_xplane::xplane::{write_window, RunIds};
+    let open =
+        |n: u32| format!("{n} {RANGES_OPEN_AT_CUT} (shown up to it; they go on in the next)");
+    let mut first = common::launches(20);
+    first.warnings = vec![
+        open(7),
+        "3 roctx pops/stops had no matching push/start".into(),
+    ];
+    let mut second = common::launches(20);
+    second.warnings = vec![open(2)];
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |run: &str| OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: run.into(),
+        host: "h.1".into(),
+    };
+    let run = RunIds::new();
+    let files: Vec<_> = [(&first, "w_w0001"), (&second, "w_w0002")]
+        .into_iter()
+        .map(|(t, name)| write_window(t, &layout(name), 2, Some(&run)).unwrap())
+        .collect();
+    let (merged, _) = merge_own_files(&files, &layout("w")).unwrap();
+    let warnings = read_xspace(&merged).unwrap().warnings;
+    assert_eq!(
+        warnings,
+        [
+            "3 roctx pops/stops had no matching push/start".to_string(),
+            open(2)
+        ]
+    );
+}

@@ -1129,7 +1129,8 @@ fn merge_to(
         merged.planes += 1;
     }
     let mut rest = XSpace::default();
-    for i in inputs {
+    let last = inputs.len().saturating_sub(1);
+    for (k, i) in inputs.iter().enumerate() {
         for h in &i.rest.hostnames {
             if !rest.hostnames.contains(h) {
                 rest.hostnames.push(h.clone());
@@ -1141,13 +1142,21 @@ fn merge_to(
             }
         }
         for e in &i.rest.warnings {
-            if !rest.warnings.contains(e) {
+            // A range open at a window's cut is shown whole in the merged profile (its
+            // `open_at_end` part is left out above): that window's warning is not the profile's.
+            let obsolete = k != last && e.contains(RANGES_OPEN_AT_CUT);
+            if !obsolete && !rest.warnings.contains(e) {
                 rest.warnings.push(e.clone());
             }
         }
     }
     out(Out::Bytes(rest.encode_to_vec()))
 }
+
+/// The words of the warning a capture window gives for the roctx ranges open at its cut
+/// (`collect`), which the merge leaves out but for the last input's.
+pub const RANGES_OPEN_AT_CUT: &str =
+    "roctx ranges were still open at the end of this capture window";
 
 /// One output line from its inputs' parts (`(plane's place among the inputs' planes, input,
 /// line)`), merged by time.
