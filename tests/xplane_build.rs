@@ -611,6 +611,30 @@ fn hostile_names_through_set_aside_lines() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "no file left");
 }
 
+/// Where the merge tests write run `run`: under `dir`, for host "h.1".
+fn layout_in(dir: &std::path::Path, run: &str) -> OutputLayout {
+    OutputLayout {
+        log_dir: dir.into(),
+        run_name: run.into(),
+        host: "h.1".into(),
+    }
+}
+
+/// Each trace written as a window of its run name under `dir` (on `run`'s names and clock
+/// when given, as `WINDOW_MERGE` writes them), two writing threads.
+fn write_windows(
+    dir: &std::path::Path,
+    windows: &[(&rocprof_xplane::model::Trace, &str)],
+    run: Option<&rocprof_xplane::xplane::RunIds>,
+) -> Vec<std::path::PathBuf> {
+    windows
+        .iter()
+        .map(|(t, name)| {
+            rocprof_xplane::xplane::write_window(t, &layout_in(dir, name), 2, run).unwrap()
+        })
+        .collect()
+}
+
 /// Merging a single profile (`xplane::merge`, one line at a time from the file) gives it
 /// back: the same planes, metadata ids, lines, events in their order and stats. A file cut
 /// short is refused with its name and nothing is written in its place.
@@ -619,11 +643,7 @@ fn merging_one_profile_gives_it_back_and_a_truncated_one_is_refused() {
     use rocprof_xplane::xplane::merge::{merge_files, MergeError};
     let (trace, _) = common::synthetic_trace();
     let dir = tempfile::tempdir().unwrap();
-    let layout = |run: &str| OutputLayout {
-        log_dir: dir.path().into(),
-        run_name: run.into(),
-        host: "h.1".into(),
-    };
+    let layout = |run: &str| layout_in(dir.path(), run);
     let path = write_xspace(&trace, &layout("one")).unwrap();
     let (merged, m) = merge_files(std::slice::from_ref(&path), &layout("merged")).unwrap();
     assert_eq!(m.inputs, 1);
@@ -659,7 +679,7 @@ fn merging_one_profile_gives_it_back_and_a_truncated_one_is_refused() {
 #[test]
 fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
     use rocprof_xplane::xplane::merge::{merge_files, merge_own_files};
-    use rocprof_xplane::xplane::{write_window, RunIds};
+    use rocprof_xplane::xplane::RunIds;
     let first = common::launches(50);
     let (mut second, _) = common::synthetic_trace();
     // The first window's kernel once more, late in the second: both windows set its stats.
@@ -681,20 +701,18 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
         graph: None,
     });
     let dir = tempfile::tempdir().unwrap();
-    let layout = |run: &str| OutputLayout {
-        log_dir: dir.path().into(),
-        run_name: run.into(),
-        host: "h.1".into(),
-    };
+    let layout = |run: &str| layout_in(dir.path(), run);
     let run = RunIds::new();
-    let shared: Vec<_> = [(&first, "s_w0001"), (&second, "s_w0002")]
-        .into_iter()
-        .map(|(t, name)| write_window(t, &layout(name), 2, Some(&run)).unwrap())
-        .collect();
-    let own: Vec<_> = [(&first, "o_w0001"), (&second, "o_w0002")]
-        .into_iter()
-        .map(|(t, name)| write_window(t, &layout(name), 2, None).unwrap())
-        .collect();
+    let shared = write_windows(
+        dir.path(),
+        &[(&first, "s_w0001"), (&second, "s_w0002")],
+        Some(&run),
+    );
+    let own = write_windows(
+        dir.path(),
+        &[(&first, "o_w0001"), (&second, "o_w0002")],
+        None,
+    );
     let latest_first: Vec<_> = shared.iter().rev().cloned().collect();
     let (a, ma) = merge_own_files(&latest_first, &layout("s")).unwrap();
     let (b, mb) = merge_files(&own, &layout("o")).unwrap();
@@ -747,7 +765,7 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
 #[test]
 fn the_merge_keeps_a_window_s_open_range_warning_only_from_the_last_window() {
     use rocprof_xplane::xplane::merge::{merge_own_files, RANGES_OPEN_AT_CUT};
-    use rocprof_xplane::xplane::{write_window, RunIds};
+    use rocprof_xplane::xplane::RunIds;
     let open =
         |n: u32| format!("{n} {RANGES_OPEN_AT_CUT} (shown up to it; they go on in the next)");
     let mut first = common::launches(20);
@@ -758,16 +776,13 @@ fn the_merge_keeps_a_window_s_open_range_warning_only_from_the_last_window() {
     let mut second = common::launches(20);
     second.warnings = vec![open(2)];
     let dir = tempfile::tempdir().unwrap();
-    let layout = |run: &str| OutputLayout {
-        log_dir: dir.path().into(),
-        run_name: run.into(),
-        host: "h.1".into(),
-    };
+    let layout = |run: &str| layout_in(dir.path(), run);
     let run = RunIds::new();
-    let files: Vec<_> = [(&first, "w_w0001"), (&second, "w_w0002")]
-        .into_iter()
-        .map(|(t, name)| write_window(t, &layout(name), 2, Some(&run)).unwrap())
-        .collect();
+    let files = write_windows(
+        dir.path(),
+        &[(&first, "w_w0001"), (&second, "w_w0002")],
+        Some(&run),
+    );
     let (merged, _) = merge_own_files(&files, &layout("w")).unwrap();
     let warnings = read_xspace(&merged).unwrap().warnings;
     assert_eq!(
