@@ -326,7 +326,7 @@ fn finalize_once() {
     match written {
         Ok(path) => {
             // The streaming pipeline's last window: the merge below reports the profile.
-            if ids.is_none() || cfg.window.is_some_and(|r| !r.by_default) {
+            if ids.is_none() || !crate::window::working_files(cfg) {
                 crate::output::report_written("", &path, &trace, cfg);
             }
             crate::window::note_written(&path);

@@ -91,6 +91,13 @@ pub fn is_window_of(run: &str, dir_name: &str) -> bool {
         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// Whether this run's windows are the streaming pipeline's working files (no window rule was
+/// set, `WindowRule::by_default`): the user hears of the profile they become at exit, not of
+/// each.
+pub fn working_files(cfg: &Config) -> bool {
+    cfg.window.is_some_and(|r| r.by_default)
+}
+
 /// Whether windows to be merged at exit were never cut (a run shorter than one window):
 /// its one profile is then written at exit as a run without windows writes it, with nothing
 /// to merge.
@@ -236,9 +243,8 @@ pub fn note_written(path: &std::path::Path) {
 /// fails they are kept, and the error says why; a job killed before exit keeps its windows,
 /// which `rocprof-xplane merge` makes one profile later.
 pub fn merge_at_exit(cfg: &Config) {
-    let merging = ACTIVE.load(Ordering::Relaxed) && cfg.window.is_some_and(|r| r.merge);
     // Attach sessions are written each under its own name (`attach`), never merged.
-    if !merging || merge_without_cut(cfg) || crate::attach::used() {
+    if run_ids(cfg).is_none() || merge_without_cut(cfg) || crate::attach::used() {
         return;
     }
     let files = std::mem::take(&mut *crate::store::sinks::lock(&FILES));
@@ -407,9 +413,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
                 path.display(),
                 t0.elapsed().as_secs_f64() * 1e3
             );
-            // The streaming pipeline's windows are its working files: the user hears of the
-            // profile they become at exit.
-            if cfg.window.is_some_and(|r| !r.by_default) {
+            if !working_files(cfg) {
                 crate::output::report_written(&format!("window {n}: "), &path, &trace, cfg);
             }
         }

@@ -207,7 +207,8 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     // Windows merged at exit (`WINDOW_MERGE`) draw every arrow as the run written whole
     // does, anchor for anchor: a wait whose stream's next work came after the cut goes on
     // to the window of that work, and a record returning after the cut starts its arrows
-    // where its window found the work before it. Only a late graph dispatch's call may differ (its `activity_count`).
+    // where its window found the work before it. Only a late graph dispatch's call may
+    // differ (its `activity_count`).
     let merged_dir = tmp.path().join("merged");
     let out = traced(&scenario, "1.0.0", &merged_dir, "mt")
         .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
@@ -387,11 +388,11 @@ fn cut_differences(eq: &Equivalence, whole: &XSpace) -> CutDifferences {
         .iter()
         .filter_map(|e| id_of(e, "orphan_correlation_id"))
         .collect();
-    let counted_apart = eq
+    let counted_short = eq
         .only_windows
         .iter()
         .filter(|e| e.contains("| hipGraphLaunch |") && whole_calls.contains(&without_count(e)));
-    late.extend(counted_apart.filter_map(|e| id_of(e, "correlation_id")));
+    late.extend(counted_short.filter_map(|e| id_of(e, "correlation_id")));
     late.sort();
     late.dedup();
     let mut moved = Vec::new();
@@ -751,6 +752,15 @@ fn a_delayed_bounded_capture_from_the_environment() {
     let files = support::paths::profiles(&dir, "timed");
     assert_eq!(files.len(), 1, "{files:?}\n{stderr}");
     assert!(windows(&dir, "timed").is_empty(), "no window directories");
+    // The user is told where the profile is (the default's working windows are not reported,
+    // a bounded capture's profile is).
+    let written = format!("{}", files[0].display());
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("rocprof-xplane: wrote") && l.contains(&written)),
+        "{stderr}"
+    );
     let s = read_xspace(&files[0]).unwrap();
     let (by_name, _) = device_counts_by_name(&s);
     let kept: u64 = by_name.values().sum();
