@@ -250,7 +250,7 @@ impl Start {
 /// per-thread batch (`budget::charge_call`). On a 2-core machine two threads already pass the
 /// shared count's cache line between the cores at each call.
 fn bench_budget_charge() {
-    use rocprof_xplane::store::budget;
+    use rocprof_xplane::budget;
     let run = |threads: u64, batched: bool| {
         let ns = cpu_ns_per_call(threads, 4_000_000, move |_, calls, start| {
             start.wait();

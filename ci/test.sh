@@ -15,9 +15,9 @@ echo "== clippy"; cargo clippy --workspace --all-targets -- -D warnings
 echo "== build"; cargo build --workspace --all-targets
 echo "== tests"; cargo test --workspace
 echo "== the heap-stats measurement build"
-# (the library only: `tests/alloc_guard.rs` has a counting allocator of its own)
-cargo clippy -p rocprof-xplane --features heap-stats --lib -- -D warnings
+# (the libraries only: `tests/alloc_guard.rs` has a counting allocator of its own)
+cargo clippy -p rocprof-xplane -p rocprof-xplane-core --features heap-stats --lib -- -D warnings
 # (one test at a time: the count is the whole process's)
-cargo test -p rocprof-xplane --lib --features heap-stats heap -- --test-threads=1
+cargo test -p rocprof-xplane-core --lib --features heap-stats heap -- --test-threads=1
 echo "== bindings are fresh"; cargo test -p rocprofiler-sdk-sys --features regen
 echo "== ABI conformance against real headers"; ci/abi-check.sh

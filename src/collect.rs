@@ -66,11 +66,11 @@ pub fn collect(s: &Session, flushed: Flushed, cut: Cut) -> Collected {
         agents: s.agents.clone(),
         ..Collected::default()
     };
-    c.counters.memory_limit_dropped = crate::store::budget::take_dropped_and_reset();
+    c.counters.memory_limit_dropped = crate::budget::take_dropped_and_reset();
     if c.counters.memory_limit_dropped > 0 {
         log_warn!(
             "the memory ceiling ({} MiB, ROCPROF_XPLANE_MAX_MEMORY) was reached: {} records were dropped and the profile is partial",
-            crate::store::budget::limit().unwrap_or(0) >> 20,
+            crate::budget::limit().unwrap_or(0) >> 20,
             c.counters.memory_limit_dropped
         );
     }

@@ -112,7 +112,7 @@ pub struct Config {
     /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
     /// output needs (`crate::hip::traced_by_default`).
     pub hip_api_all: bool,
-    /// Memory ceiling for what the tool holds, in bytes (0 = none); see `store::budget`.
+    /// Memory ceiling for what the tool holds, in bytes (0 = none); see `budget`.
     pub max_memory: u64,
     /// Capture windows, when asked for.
     pub window: Option<WindowRule>,
@@ -355,12 +355,12 @@ impl Config {
         };
 
         let max_memory = match get("MAX_MEMORY").map(|v| v.trim().to_ascii_lowercase()) {
-            None => crate::store::budget::default_limit(),
+            None => crate::budget::default_limit(),
             Some(v) if v == "none" || v == "off" || v == "0" => 0,
             Some(v) => match parse_size(&v) {
                 Some(n) => n as u64,
                 None => {
-                    let d = crate::store::budget::default_limit();
+                    let d = crate::budget::default_limit();
                     bad(
                         "MAX_MEMORY",
                         &v,

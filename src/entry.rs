@@ -168,7 +168,7 @@ unsafe extern "C" fn tool_initialize(
             return -1;
         };
         let cfg = config::get();
-        crate::store::budget::set_limit(cfg.max_memory);
+        crate::budget::set_limit(cfg.max_memory);
         // At debug level the edges time themselves (two clock reads per callback), for the
         // finalize line that gives the tool's whole cost per record.
         if crate::log::enabled(LogLevel::Debug) {

@@ -2,30 +2,28 @@
 //!
 //! The symbols exported to C are `rocprofiler_configure` and `rocprofiler_configure_attach`
 //! (below; the lifecycle lives in `entry`, attach sessions in `attach`). Data flows one way:
-//! runtime records → decode → stores → model (join/resolve) → xplane → file.
-
-pub mod collect;
-pub mod model;
-pub mod xplane;
+//! runtime records → decode → stores → model (join/resolve) → xplane → file; the last three are
+//! the core crate (`rocprof_xplane_core`), re-exported here under their own names.
 
 pub mod attach;
+pub mod budget;
 pub mod capture;
+pub mod collect;
 pub mod config;
 pub mod decode;
 pub mod entry;
-pub mod fastmap;
 pub mod guard;
-pub mod heap;
-pub mod hip;
 pub mod log;
 pub mod output;
 pub mod sdk;
 pub mod selftime;
 pub mod server;
 pub mod signals;
-pub mod store;
 pub mod terminate;
 pub mod window;
+
+// The pure library this tool builds on: records → join → XPlane.
+pub use rocprof_xplane_core::{fastmap, heap, hip, model, store, xplane};
 
 /// Entry point the rocprofiler-sdk runtime looks up in every tool library.
 ///

@@ -19,26 +19,7 @@ pub fn enabled(level: LogLevel) -> bool {
     level != LogLevel::Off && config::get().log >= level
 }
 
-/// This process's resident memory and its peak (`VmRSS`, `VmHWM`), kB, from
-/// `/proc/self/status`, for debug lines.
-pub fn process_memory_kb() -> (Option<u64>, Option<u64>) {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = |name: &str| -> Option<u64> {
-        let v = status.lines().find_map(|l| l.strip_prefix(name))?;
-        v.trim().trim_end_matches("kB").trim().parse().ok()
-    };
-    (kb("VmRSS:"), kb("VmHWM:"))
-}
-
-/// Bytes between this process's resident memory and its peak so far (0 when unknown): what
-/// finalize's extra threads may hold without raising a peak that a memory limit has already
-/// let through.
-pub fn peak_headroom_bytes() -> u64 {
-    match process_memory_kb() {
-        (Some(rss), Some(peak)) => peak.saturating_sub(rss).saturating_mul(1024),
-        _ => 0,
-    }
-}
+pub use rocprof_xplane_core::measure::{peak_headroom_bytes, process_memory_kb};
 
 fn tracing_level(level: LogLevel) -> Option<Level> {
     match level {

@@ -38,13 +38,9 @@ thread_local! {
 /// Buffer callbacks: deliveries, records, ns.
 static BUFFERS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
-/// ns the writer's helper threads (the device planes built beside the host plane) worked:
-/// finalize's own time is the wall time of the thread that runs it, so their work would
-/// otherwise be left out of the tool's cost.
-static HELPERS: AtomicU64 = AtomicU64::new(0);
-
 pub fn enable() {
     ON.store(true, Ordering::Relaxed);
+    rocprof_xplane_core::measure::enable_helper_timing();
 }
 
 /// The start of an edge's work, when timing is on.
@@ -76,12 +72,7 @@ pub fn buffer_done(t: Option<Instant>, records: usize) {
     }
 }
 
-/// The end of a helper thread's work, when timing is on.
-pub fn helper_done(t: Option<Instant>) {
-    if let Some(t) = t {
-        HELPERS.fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
-    }
-}
+pub use rocprof_xplane_core::measure::helper_done;
 
 /// What was measured so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -106,7 +97,7 @@ pub fn totals() -> SelfTime {
         deliveries: get(&BUFFERS[0]),
         records: get(&BUFFERS[1]),
         buffer_ns: get(&BUFFERS[2]),
-        helper_ns: get(&HELPERS),
+        helper_ns: rocprof_xplane_core::measure::helper_ns(),
     }
 }
 

@@ -83,13 +83,7 @@ pub fn run_name_of(cfg: &Config, n: u32) -> String {
     format!("{}_w{n:04}", cfg.run_name)
 }
 
-/// Whether run directory `dir_name` is one of run `run`'s windows (`run_name_of`'s, as the
-/// writer names its directory): `rocprof-xplane merge` finds them so.
-pub fn is_window_of(run: &str, dir_name: &str) -> bool {
-    dir_name
-        .strip_prefix(&crate::xplane::run_dir_name(&format!("{run}_w")))
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-}
+pub use crate::xplane::is_window_of;
 
 /// Whether this run's windows are the streaming pipeline's working files (no window rule was
 /// set, `WindowRule::by_default`): the user hears of the profile they become at exit, not of

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use super::launch::{absolute, resolve_run_name};
-use rocprof_xplane::xplane::{self, OutputLayout};
+use rocprof_xplane_core::xplane::{self, OutputLayout};
 
 #[derive(Debug, Parser)]
 #[command(about = "Convert rocprofv3 output (JSON, CSV) to an XPlane profile xprof opens")]
@@ -53,7 +53,7 @@ fn run(args: &Args) -> Result<(), String> {
             c.markers.len(),
             t0.elapsed().as_secs_f64()
         );
-        let trace = rocprof_xplane::model::join::join(c);
+        let trace = rocprof_xplane_core::model::join::join(c);
         let layout = OutputLayout {
             log_dir: log_dir.clone(),
             run_name: run_name.clone(),

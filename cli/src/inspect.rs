@@ -9,8 +9,8 @@ use std::process::ExitCode;
 
 use serde_json::{json, Map, Value};
 
-use rocprof_xplane::xplane::proto::{x_event, x_stat, XEvent, XPlane, XSpace, XStat};
-use rocprof_xplane::xplane::read_xspace;
+use rocprof_xplane_core::xplane::proto::{x_event, x_stat, XEvent, XPlane, XSpace, XStat};
+use rocprof_xplane_core::xplane::read_xspace;
 
 /// How many kernels the summary lists.
 const TOP_KERNELS: usize = 10;
@@ -291,7 +291,7 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
                 // The clock origin is a time, not a count (`stats::ORIGIN_BOOTTIME_NS`).
                 let counter = name
                     .strip_prefix("rocprof_xplane_")
-                    .filter(|_| name != rocprof_xplane::xplane::stats::ORIGIN_BOOTTIME_NS);
+                    .filter(|_| name != rocprof_xplane_core::xplane::stats::ORIGIN_BOOTTIME_NS);
                 if let Some(c) = counter {
                     if let Some(x_stat::Value::Uint64Value(v)) = s.value {
                         counters.insert(c.to_owned(), json!(v));

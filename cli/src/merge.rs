@@ -1,15 +1,15 @@
 //! `rocprof-xplane merge <LOG_DIR> <RUN>`: a run's capture windows (`<RUN>_w0001`, …) made
 //! into one profile per process, `<LOG_DIR>/plugins/profile/<RUN>/<host>.xplane.pb`, which
-//! xprof opens as one run (`rocprof_xplane::xplane::merge`: one line at a time; memory holds
+//! xprof opens as one run (`rocprof_xplane_core::xplane::merge`: one line at a time; memory holds
 //! the windows' metadata and one line).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use rocprof_xplane::window::is_window_of;
-use rocprof_xplane::xplane::merge::merge_files;
-use rocprof_xplane::xplane::{host_of_file_name, run_dir_name, OutputLayout};
+use rocprof_xplane_core::xplane::is_window_of;
+use rocprof_xplane_core::xplane::merge::merge_files;
+use rocprof_xplane_core::xplane::{host_of_file_name, run_dir_name, OutputLayout};
 
 #[derive(Debug, clap::Parser)]
 #[command(about = "Merge a run's capture windows into one profile per process")]

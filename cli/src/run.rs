@@ -220,7 +220,7 @@ pub fn execute(args: Args) -> ExitCode {
         "rocprof-xplane run: ROCm SDK {}; profile → {}/plugins/profile/{}/",
         sdk.display(),
         out_dir.display(),
-        rocprof_xplane::xplane::run_dir_name(&run_name)
+        rocprof_xplane_core::xplane::run_dir_name(&run_name)
     );
     eprintln!(
         "rocprof-xplane run: afterwards:  xprof --logdir {} --port 6006",

@@ -71,7 +71,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     let run_dir = out_dir
         .join("plugins")
         .join("profile")
-        .join(rocprof_xplane::xplane::run_dir_name(&run_name));
+        .join(rocprof_xplane_core::xplane::run_dir_name(&run_name));
     let files: Vec<PathBuf> = std::fs::read_dir(&run_dir)
         .map(|rd| {
             rd.filter_map(|e| e.ok().map(|e| e.path()))

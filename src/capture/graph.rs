@@ -13,84 +13,12 @@
 //! segmented scheduling, direct dispatch, one launching thread per executable graph.
 
 use std::cell::RefCell;
-use std::num::NonZeroU64;
 
 use smallvec::SmallVec;
 
-/// Marks an external correlation id as ours: exec id above, node ordinal below.
-const TAG: u64 = 1 << 63;
-const NODE_BITS: u32 = 24;
-const NODE_MASK: u64 = (1 << NODE_BITS) - 1;
-/// Exec ids are process-monotonic small numbers; larger ones are not encoded.
-const MAX_EXEC_ID: u64 = (1 << (63 - NODE_BITS)) - 1;
-
-/// Which node of which executable graph a dispatch or copy was: the runtime's
-/// `rocprofiler_graph_exec_id_t` (one per `hipGraphInstantiate`) and the operation's zero-based
-/// position within its launch.
-///
-/// Kept as the tagged word the runtime handed back (never zero), so an `Option<GraphNode>` in
-/// every joined device event is 8 bytes, not 24 (a million dispatches: 16 MB less at the join's
-/// peak).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct GraphNode(NonZeroU64);
-
-impl GraphNode {
-    /// `None` when the ids do not fit the tagged word (exec id above 2^39 − 1, node above
-    /// 2^24 − 1): such work is not numbered, as `next_external` does not number it.
-    pub fn new(exec_id: u64, node: u32) -> Option<Self> {
-        let node = u64::from(node);
-        (exec_id <= MAX_EXEC_ID && node <= NODE_MASK)
-            .then(|| Self::from_tagged(TAG | (exec_id << NODE_BITS) | node))
-    }
-
-    fn from_tagged(word: u64) -> Self {
-        GraphNode(tagged(word))
-    }
-
-    pub fn exec_id(self) -> u64 {
-        (self.0.get() & !TAG) >> NODE_BITS
-    }
-
-    pub fn node(self) -> u32 {
-        (self.0.get() & NODE_MASK) as u32
-    }
-
-    /// The executable graph this node belongs to.
-    pub fn exec(self) -> GraphExec {
-        GraphExec(tagged(self.0.get() & !NODE_MASK))
-    }
-}
-
-/// An executable graph, as its launches' host events carry it: the tagged word of its node 0,
-/// so that an `Option` of it is 8 bytes in every host event (was 16).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct GraphExec(NonZeroU64);
-
-impl GraphExec {
-    pub fn id(self) -> u64 {
-        GraphNode(self.0).exec_id()
-    }
-}
-
-/// `word` with our tag bit set: never zero.
-fn tagged(word: u64) -> NonZeroU64 {
-    NonZeroU64::new(word | TAG).unwrap_or(NonZeroU64::MIN)
-}
-
-impl std::fmt::Debug for GraphExec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "GraphExec({})", self.id())
-    }
-}
-
-impl std::fmt::Debug for GraphNode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GraphNode")
-            .field("exec_id", &self.exec_id())
-            .field("node", &self.node())
-            .finish()
-    }
-}
+pub use crate::model::graph::{split, GraphExec, GraphNode};
+#[cfg(test)]
+use crate::model::graph::{MAX_EXEC_ID, NODE_MASK};
 
 thread_local! {
     /// Graph launches under way on this thread (nested only if the runtime nests them).
@@ -118,19 +46,10 @@ pub fn next_external() -> Option<u64> {
             let (exec_id, next) = l.last_mut()?;
             let node = u32::try_from(*next).ok();
             *next += 1;
-            Some(GraphNode::new(*exec_id, node?)?.0.get())
+            Some(GraphNode::new(*exec_id, node?)?.tagged_word())
         })
         .ok()
         .flatten()
-}
-
-/// Splits a record's external correlation id into the graph node it names (ours) and the
-/// application's external id (0 when it was ours).
-pub fn split(external: u64) -> (Option<GraphNode>, u64) {
-    if external & TAG == 0 {
-        return (None, external);
-    }
-    (Some(GraphNode::from_tagged(external)), 0)
 }
 
 #[cfg(test)]

@@ -57,9 +57,9 @@ pub unsafe extern "C" fn buffer_callback(
         };
         crate::window::note_delivered(num_headers);
         let mut store = lock(store);
-        if crate::store::budget::full() {
+        if crate::budget::full() {
             // Past the memory ceiling: counted, not kept (the runtime's own drops still are).
-            crate::store::budget::drop_records(num_headers as u64);
+            crate::budget::drop_records(num_headers as u64);
             store.counters.runtime_dropped += drop_count;
             return;
         }
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn buffer_callback(
                 &mut store,
             )
         };
-        crate::store::budget::charge(store.held_bytes().saturating_sub(before));
+        crate::budget::charge(store.held_bytes().saturating_sub(before));
     });
     crate::selftime::buffer_done(timer, num_headers);
 }
@@ -327,10 +327,10 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
         crate::capture::inflight::enter();
         // Past the memory ceiling the call's record is dropped too: capture nothing for it.
         // (Current device and new streams, read at EXIT, are state and still followed.)
-        if crate::store::budget::full() || crate::window::paused() {
+        if crate::budget::full() || crate::window::paused() {
             enter = false;
         } else {
-            crate::store::budget::charge_call(CAPTURE_BYTES_PER_CALL);
+            crate::budget::charge_call(CAPTURE_BYTES_PER_CALL);
         }
     }
     let exit = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_EXIT;
@@ -340,8 +340,7 @@ fn on_hip_api(s: &Session, r: &CallbackRecord) {
     let exit_matters = exit && matches!(op.role, Role::SetDevice | Role::StreamCreate);
     // Allocations and frees are read at EXIT (the pointer an allocation returns is written by
     // the call), unless capture is paused or the ceiling reached.
-    let memory =
-        exit && op.mem.is_some() && !crate::store::budget::full() && !crate::window::paused();
+    let memory = exit && op.mem.is_some() && !crate::budget::full() && !crate::window::paused();
     if enter || exit_matters || memory {
         let now = if memory { s.functions.timestamp() } else { 0 };
         with_current(r.thread_id, |t| {

@@ -8,7 +8,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use super::{err, Builder, ConvertError};
-use rocprof_xplane::model::events::{
+use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, KernelRecord, KernelSymbol,
 };
 

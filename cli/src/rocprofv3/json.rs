@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{err, Builder, ConvertError};
-use rocprof_xplane::model::events::{
+use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
 };
 

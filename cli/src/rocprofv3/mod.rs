@@ -16,7 +16,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rocprof_xplane::model::events::{ApiDomain, CallFact, Collected, KernelSymbol};
+use rocprof_xplane_core::model::events::{ApiDomain, CallFact, Collected, KernelSymbol};
 
 /// What went wrong, with the file it concerns.
 #[derive(Debug)]

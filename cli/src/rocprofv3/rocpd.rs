@@ -22,7 +22,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
 use super::{err, Builder, ConvertError};
-use rocprof_xplane::model::events::{
+use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
     MarkerSpan, SyncFact,
 };
@@ -584,7 +584,7 @@ impl Run<'_> {
 /// kernels and copies ran on; the null stream's is the thread's current device: its latest
 /// `hipSetDevice`, or the device of its latest launch or copy (one GPU: that GPU).
 fn sync_facts(b: &mut Builder, calls: &[(u64, u64, Arc<str>, Option<CallArgs>)]) {
-    use rocprof_xplane::hip::ops::Role;
+    use rocprof_xplane_core::hip::ops::Role;
     let by_corr: HashMap<u64, (u64, i32)> =
         b.c.calls
             .iter()
@@ -612,7 +612,7 @@ fn sync_facts(b: &mut Builder, calls: &[(u64, u64, Arc<str>, Option<CallArgs>)])
         {
             current.insert(*tid, i32::try_from(d).unwrap_or(-1));
         }
-        let Some(Role::Sync(kind)) = rocprof_xplane::hip::ops::lookup(name).map(|r| r.role) else {
+        let Some(Role::Sync(kind)) = rocprof_xplane_core::hip::ops::lookup(name).map(|r| r.role) else {
             continue;
         };
         let (event, stream) = a.map_or((0, 0), |a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)));

@@ -206,13 +206,13 @@ impl<'t> DevicePlanes<'t> {
                 let spawned = std::thread::Builder::new()
                     .name("rocprof-xplane-planes".into())
                     .spawn_scoped(scope, move || {
-                        let timer = crate::selftime::start();
+                        let timer = crate::measure::helper_start();
                         while let Some(i) = self.claim() {
                             if tx.send((i, device((i, &self.devices[i])))).is_err() {
                                 break;
                             }
                         }
-                        crate::selftime::helper_done(timer);
+                        crate::measure::helper_done(timer);
                     });
                 match spawned {
                     Ok(handle) => started.push(handle),

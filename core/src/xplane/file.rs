@@ -249,7 +249,7 @@ pub(super) fn write_plane(
 /// which is what a memory limit sees. Where the process's memory cannot be read, one thread.
 pub fn plane_threads(trace: &Trace) -> usize {
     let cores = crate::model::join::cores().min(MAX_PLANE_THREADS);
-    let headroom = crate::log::peak_headroom_bytes();
+    let headroom = crate::measure::peak_headroom_bytes();
     let threads = threads_within(trace, cores, headroom);
     // The estimate for the chosen count is walked again only when the line is logged.
     crate::log_debug!(
@@ -402,6 +402,13 @@ pub fn read_xspace(path: impl AsRef<Path>) -> Result<XSpace, ReadError> {
     })
 }
 
+/// Whether run directory `dir_name` is one of run `run`'s windows (the tool names window `n` of run `run` `<run>_w<nnnn>`): `rocprof-xplane merge` finds them so.
+pub fn is_window_of(run: &str, dir_name: &str) -> bool {
+    dir_name
+        .strip_prefix(&run_dir_name(&format!("{run}_w")))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     /// A profile's file name gives back the host it was written for, whatever the host
@@ -427,13 +434,13 @@ mod tests {
             assert_eq!(super::host_of_file_name(other), None, "{other}");
         }
         // A window of run `r:x` is written as `r_x_w0001`.
-        assert!(crate::window::is_window_of(
+        assert!(super::is_window_of(
             "r:x",
             &super::run_dir_name("r:x_w0001")
         ));
-        assert!(!crate::window::is_window_of("r:x", "r_x_w"));
-        assert!(!crate::window::is_window_of("r:x", "r_x_w00a1"));
-        assert!(!crate::window::is_window_of("r", "rr_w0001"));
+        assert!(!super::is_window_of("r:x", "r_x_w"));
+        assert!(!super::is_window_of("r:x", "r_x_w00a1"));
+        assert!(!super::is_window_of("r", "rr_w0001"));
     }
 
     use super::*;

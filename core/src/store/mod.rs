@@ -6,7 +6,6 @@
 //! rocprofiler buffer, or an application thread) registers one store once and afterwards only
 //! locks its own, uncontended mutex; finalize drains them all.
 
-pub mod budget;
 pub mod chunked;
 pub mod events;
 pub mod packed;

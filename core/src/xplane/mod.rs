@@ -21,7 +21,7 @@ pub mod proto {
 }
 
 pub use file::{
-    host_of_file_name, plane_threads, process_host_name, read_xspace, run_dir_name,
+    host_of_file_name, is_window_of, plane_threads, process_host_name, read_xspace, run_dir_name,
     sanitize_component, threads_within, write_window, write_xspace, write_xspace_on,
     write_xspace_proto, OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
 };

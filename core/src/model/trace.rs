@@ -128,7 +128,7 @@ pub struct DeviceEvent {
     /// Annotation context captured when the launching API call was entered.
     pub annotation: Option<Id<Annotation>>,
     /// The HIP graph node this was, for work of a graph launch the runtime let us number.
-    pub graph: Option<crate::capture::graph::GraphNode>,
+    pub graph: Option<crate::model::graph::GraphNode>,
 }
 
 #[derive(Debug, Clone)]
@@ -333,7 +333,7 @@ pub struct HostEvent {
     /// Number of device events this call produced (graph launches produce many).
     pub activity_count: u32,
     /// The executable graph a `hipGraphLaunch` launched, when its work was numbered.
-    pub graph_exec_id: Option<crate::capture::graph::GraphExec>,
+    pub graph_exec_id: Option<crate::model::graph::GraphExec>,
 }
 
 impl HostEvent {

@@ -472,7 +472,7 @@ impl Laps {
         Laps {
             last: std::time::Instant::now(),
             laps: Vec::new(),
-            with_memory: crate::log::enabled(crate::config::LogLevel::Debug),
+            with_memory: crate::measure::debug_enabled(),
         }
     }
 
@@ -492,7 +492,7 @@ impl Laps {
                 live,
                 crate::heap::interval_peak().unwrap_or(live),
             )),
-            None => crate::log::process_memory_kb().0.map(LapMemory::Rss),
+            None => crate::measure::process_memory_kb().0.map(LapMemory::Rss),
         };
         self.laps.push(Lap {
             pass,
@@ -1051,7 +1051,7 @@ struct DeviceWork {
     /// 12), and the lowest device they ran on.
     activity_of: CorrMap<(NonZeroU32, u32)>,
     /// The executable graph of each graph launch, from the nodes of its work.
-    graph_exec_of: CorrMap<crate::capture::graph::GraphExec>,
+    graph_exec_of: CorrMap<crate::model::graph::GraphExec>,
     /// Events per (plane, stream), in the order the lines were first seen; `line_of` finds a
     /// line and `last` remembers the previous event's, since consecutive events mostly share
     /// one (no ordered-map probe per event).
@@ -1270,7 +1270,7 @@ fn kernel_events(
             shape,
         };
         let key = work.place(k.correlation_id, LineKey::Queue(k.queue));
-        let (graph, external) = crate::capture::graph::split(k.external_id);
+        let (graph, external) = crate::model::graph::split(k.external_id);
         let e = DeviceEvent {
             start_ns,
             end_ns,
@@ -1451,7 +1451,7 @@ fn place_copies(
             placed.without_gpu += 1;
             continue;
         };
-        let (graph, external) = crate::capture::graph::split(m.external_id);
+        let (graph, external) = crate::model::graph::split(m.external_id);
         let e = DeviceEvent {
             start_ns,
             end_ns,
@@ -2244,7 +2244,7 @@ pub fn beside_bytes(c: &Collected) -> usize {
 /// and the helper starts; else one after the other, `other` first. Either way the results are
 /// the same: the two share nothing they write. A panic on the helper is raised again here, as
 /// it would have been had `other` run here. (Finalize's drain uses it too, `collect`.)
-pub(crate) fn side_by_side<I, F, B, A>(
+pub fn side_by_side<I, F, B, A>(
     threads: usize,
     input: I,
     other: F,
@@ -2271,9 +2271,9 @@ where
         let helper = std::thread::Builder::new()
             .name("rocprof-xplane-side".into())
             .spawn_scoped(s, || {
-                let timer = crate::selftime::start();
+                let timer = crate::measure::helper_start();
                 let out = run(&job);
-                crate::selftime::helper_done(timer);
+                crate::measure::helper_done(timer);
                 out
             });
         let a = here();

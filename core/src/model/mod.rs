@@ -6,6 +6,7 @@ pub mod carry;
 pub mod corrmap;
 pub mod deps;
 pub mod events;
+pub mod graph;
 pub mod hbm;
 pub mod join;
 pub mod memory;
