@@ -9,6 +9,7 @@
 
 pub mod mode;
 mod names;
+mod show;
 pub mod table;
 pub mod values;
 

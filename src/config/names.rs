@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 
-use super::values::shown_str;
+use super::show::shown_str;
 
 /// The most bytes of one file or directory name (`NAME_MAX` on Linux file systems).
 pub const NAME_MAX: usize = 255;

@@ -1,8 +1,8 @@
 //! Every setting the tool reads, in one table: name, kind of value (with its range or words),
-//! default and a one-line meaning. Parsing ([`super::values`]) takes the ranges, words and
-//! defaults from here, warning lines name the default written here, and the tables of
-//! `docs/configuration.md` are rendered from here ([`settings_markdown`],
-//! [`launchers_markdown`]; a test fails when the committed doc differs).
+//! default and a one-line meaning. Parsing takes the ranges, words and defaults from here,
+//! warning lines name the default written here, and the tables of `docs/configuration.md` are
+//! rendered from here ([`settings_markdown`], [`launchers_markdown`]; a test fails when the
+//! committed doc differs).
 
 use super::names::{
     FILE_TEMPLATE_MAX_BYTES, JOB_ID_VARS, LOCAL_RANK_VARS, RANK_VARS, RUN_NAME_MAX_BYTES,
