@@ -138,58 +138,43 @@ fn merge_default(i: &ModeInputs) -> (bool, &'static str) {
 ///   streaming unless `START_DELAY` or `DURATION` bounds the capture.
 pub fn resolve(i: ModeInputs) -> (RunMode, Vec<ConfigWarning>) {
     let mut warnings = Vec::new();
-    let (merge_default, because) = merge_default(&i);
-    let merge = match i.merge.clone() {
-        Read::Set(b) => Some(b),
+    let merge = settle_merge(&i, &mut warnings);
+    let server = match &i.server {
+        Read::Set(a) => Some(a.clone()),
         Read::Unset => None,
         Read::Bad(c) => {
-            let d = u8::from(merge_default);
-            warnings.push(c.using(format_args!("{d} ({because})")));
+            warnings.push(service_unusable(c.clone()));
             None
         }
     };
-    let server = match i.server.clone() {
-        Read::Set(a) => Some(a),
-        Read::Unset => None,
+    let mode = choose(&i, merge, server);
+    warnings.extend(without_effect(&i, &mode));
+    (mode, warnings)
+}
+
+/// `WINDOW_MERGE` as set; a refused value's line names the default this run gets.
+fn settle_merge(i: &ModeInputs, warnings: &mut Vec<ConfigWarning>) -> bool {
+    let (default, because) = merge_default(i);
+    match &i.merge {
+        Read::Set(b) => *b,
+        Read::Unset => default,
         Read::Bad(c) => {
-            warnings.push(service_unusable(c));
-            None
+            let d = u8::from(default);
+            warnings.push(c.clone().using(format_args!("{d} ({because})")));
+            default
         }
-    };
-    if i.continuous && matches!(i.server, Read::Unset) {
-        warnings.push(ConfigWarning(format!(
-            "{PREFIX}CONTINUOUS needs {PREFIX}SERVER (snapshots are taken through it); continuous profiling is off"
-        )));
     }
-    let mode = if i.disable {
+}
+
+/// The mode, in order of precedence: not traced, served, a window rule, `WINDOW_MERGE`.
+fn choose(i: &ModeInputs, merge: bool, server: Option<String>) -> RunMode {
+    if i.disable {
         RunMode::Off(Off::Disabled)
     } else if !i.domains.any() {
         RunMode::Off(Off::NoDomains)
     } else if matches!(i.server, Read::Bad(_)) {
         RunMode::Off(Off::ServiceUnusable)
     } else if let Some(address) = server {
-        let mut ignored = i.triggers.names();
-        for (on, name) in [
-            (i.range_every_alone, "WINDOW_RANGE_EVERY"),
-            (i.merge.is_set(), "WINDOW_MERGE"),
-            (i.span.delay_ms.is_some(), "START_DELAY"),
-            (i.span.duration_ms.is_some(), "DURATION"),
-        ] {
-            if on {
-                ignored.push(name);
-            }
-        }
-        if !ignored.is_empty() {
-            warnings.push(ConfigWarning(format!(
-                "{PREFIX}SERVER is set: the profiler service decides what is captured, so {} {} ignored",
-                ignored
-                    .iter()
-                    .map(|n| format!("{PREFIX}{n}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if ignored.len() == 1 { "is" } else { "are" }
-            )));
-        }
         RunMode::Served {
             address,
             continuous: i.continuous,
@@ -197,20 +182,52 @@ pub fn resolve(i: ModeInputs) -> (RunMode, Vec<ConfigWarning>) {
     } else if i.triggers.any() {
         RunMode::Windows {
             rule: i.triggers.clone(),
-            merge: merge.unwrap_or(merge_default),
+            merge,
             span: i.span,
         }
-    } else if merge.unwrap_or(merge_default) {
+    } else if merge {
         RunMode::Streaming { span: i.span }
     } else {
         RunMode::Whole { span: i.span }
-    };
-    if i.range_every_alone && !matches!(mode, RunMode::Served { .. }) {
-        warnings.push(ConfigWarning(format!(
-            "{PREFIX}WINDOW_RANGE_EVERY is set without {PREFIX}WINDOW_RANGE; it is ignored"
+    }
+}
+
+/// The lines naming settings that `mode` leaves without effect.
+fn without_effect(i: &ModeInputs, mode: &RunMode) -> Vec<ConfigWarning> {
+    let mut out = Vec::new();
+    if i.continuous && matches!(i.server, Read::Unset) {
+        out.push(ConfigWarning(format!(
+            "{PREFIX}CONTINUOUS needs {PREFIX}SERVER (snapshots are taken through it); continuous profiling is off"
         )));
     }
-    (mode, warnings)
+    if !matches!(mode, RunMode::Served { .. }) {
+        if i.range_every_alone {
+            out.push(ConfigWarning(format!(
+                "{PREFIX}WINDOW_RANGE_EVERY is set without {PREFIX}WINDOW_RANGE; it is ignored"
+            )));
+        }
+        return out;
+    }
+    let mut ignored = i.triggers.names();
+    for (on, name) in [
+        (i.range_every_alone, "WINDOW_RANGE_EVERY"),
+        (i.merge.is_set(), "WINDOW_MERGE"),
+        (i.span.delay_ms.is_some(), "START_DELAY"),
+        (i.span.duration_ms.is_some(), "DURATION"),
+    ] {
+        if on {
+            ignored.push(name);
+        }
+    }
+    if !ignored.is_empty() {
+        let names: Vec<String> = ignored.iter().map(|n| format!("{PREFIX}{n}")).collect();
+        out.push(ConfigWarning(format!(
+            "{PREFIX}SERVER is set: the profiler service decides what is captured, so {} {} ignored",
+            names.join(", "),
+            if names.len() == 1 { "is" } else { "are" }
+        )));
+    }
+    out
 }
 
 /// What a `SERVER` that cannot be used comes to, a bad value or an address that cannot be
