@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::config::{self, LogLevel};
+use crate::config::{self, LogLevel, Off, RunMode};
 use crate::guard::ffi_guard;
 use crate::sdk::session::{self, Session};
 use crate::sdk::Abi;
@@ -95,13 +95,21 @@ pub unsafe fn configure(
     client_id: *mut c_void,
 ) -> *mut sys::rocprofiler_tool_configure_result_t {
     let cfg = config::get();
-    if cfg.disable {
-        log_info!("disabled by ROCPROF_XPLANE_DISABLE; not tracing");
-        return std::ptr::null_mut();
-    }
-    if !cfg.domains.any() {
-        log_warn!("ROCPROF_XPLANE_DOMAINS selects nothing; not tracing");
-        return std::ptr::null_mut();
+    match cfg.mode {
+        RunMode::Off(Off::Disabled) => {
+            log_info!("disabled by ROCPROF_XPLANE_DISABLE; not tracing");
+            return std::ptr::null_mut();
+        }
+        RunMode::Off(Off::NoDomains) => {
+            log_warn!("ROCPROF_XPLANE_DOMAINS selects nothing; not tracing");
+            return std::ptr::null_mut();
+        }
+        // The configuration's warning line has said why.
+        RunMode::Off(Off::ServiceUnusable) => {
+            log_info!("no usable ROCPROF_XPLANE_SERVER; not tracing");
+            return std::ptr::null_mut();
+        }
+        _ => {}
     }
     let abi = Abi::from_version(version);
     let runtime_version = if runtime_version.is_null() {
