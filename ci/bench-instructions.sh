@@ -25,7 +25,7 @@ else
 fi
 sed 's/repeat = 25000/repeat = 3125/' scenarios/thread-storm.toml >"$work/storm200k.toml"
 # One thread builds the planes: callgrind counts a helper thread's work outside the writer's
-# call, so the figures are the work done, as before the planes were built on several.
+# call, so with one thread the writer's count is all the work the planes take.
 export ROCPROF_XPLANE_WRITE_THREADS=1
 HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
   --callgrind-out-file="$work/bench.out" "$bench" >"$work/bench.log" 2>&1 &
