@@ -8,7 +8,7 @@
 #   quick (default; a few minutes on a 2-core VM once built): the 200 k-launch storm and the
 #         stress run at their sizes, fewer repeats, the MaxText-shaped run at 4,200 steps
 #         (1 M records) for the streaming default, the scale from 10 K to 1 M events.
-#   full  (about 20 minutes): the sizes and repeats of docs/performance.md: the MaxText-shaped
+#   full  (10–20 minutes): the sizes and repeats of docs/performance.md: the MaxText-shaped
 #         run at its size (9 M records), the scale to 20 M events, instruction counts under
 #         callgrind (needs valgrind).
 # With KEEP_DIR each step's whole output stays there (one .log per step).
