@@ -1,5 +1,6 @@
-//! Bad configuration never harms the profiled program. A bad `ROCPROF_XPLANE_*` value gives one
-//! clear stderr line naming the variable, the default is used and the trace is still written; an output directory that cannot be created is reported, and the program still exits
+//! Bad configuration never harms the profiled program. A bad `ROCPROF_XPLANE_*` value
+//! gives one clear stderr line naming the variable, the default is used and the trace is still
+//! written; an output directory that cannot be created is reported, and the program still exits
 //! normally. The program is the simulator driver replaying a scenario with our tool loaded
 //! through `ROCP_TOOL_LIBRARIES` (simulated runtime: test infrastructure, not hardware).
 

@@ -1,4 +1,4 @@
-//! Issue 11: `rocprof-xplane convert` on rocprofv3's rocpd SQLite database (its default output
+//! `rocprof-xplane convert` on rocprofv3's rocpd SQLite database (its default output
 //! since ROCm 7.0). The databases are built from simulated runs (test infrastructure, not
 //! hardware): the simulator's test tool, loaded beside ours, logs every record and callback the
 //! runtime gave it, and `support::rocpd` writes them into the released rocpd tables — what
