@@ -390,6 +390,46 @@ pub struct ScopeInstance {
     /// Work done while this was the thread's innermost range (attributed at call entry, as in
     /// `ScopeTruth`): HIP calls, roctx calls (its own pop included), dispatches, copies.
     pub counts: AttributedCounts,
+    /// Host time of the range: the start of its push and the end of its pop (`pop_ns` is
+    /// `None` for a range still open at the end).
+    pub push_ns: u64,
+    pub pop_ns: Option<u64>,
+    /// Everything the thread's HIP calls made while this range was open, nested ranges
+    /// included: what a profiler that groups work into steps by this range must count in it.
+    pub enclosed: EnclosedWork,
+}
+
+/// The device work of the HIP calls made inside a range (at any depth below it).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct EnclosedWork {
+    pub kernel_dispatches: u64,
+    pub memory_copies: u64,
+    /// Sum of the kernels' durations (ns).
+    pub kernel_ns: u64,
+    /// The earliest start and the latest end of that work (0 and 0 when there is none): the
+    /// range's span on the device.
+    pub device_start_ns: u64,
+    pub device_end_ns: u64,
+}
+
+impl EnclosedWork {
+    fn add(&mut self, a: &Activity) {
+        let (start, end) = (act_start(a), act_end(a));
+        match a {
+            Activity::Kernel { .. } => {
+                self.kernel_dispatches += 1;
+                self.kernel_ns += end - start;
+            }
+            Activity::Copy { .. } => self.memory_copies += 1,
+        }
+        if self.kernel_dispatches + self.memory_copies == 1 {
+            self.device_start_ns = start;
+            self.device_end_ns = end;
+        } else {
+            self.device_start_ns = self.device_start_ns.min(start);
+            self.device_end_ns = self.device_end_ns.max(end);
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -668,6 +708,11 @@ impl<'p> Builder<'p> {
                     };
                     *per_call.entry(activities.len() as u64).or_default() += 1;
                     self.hip_call(t, opref, op, args);
+                    for act in activities {
+                        for &inst in &open_instances[t as usize] {
+                            self.gt.scope_instances[inst as usize].enclosed.add(act);
+                        }
+                    }
                     for (ai, act) in activities.iter().enumerate() {
                         first = first.min(act_start(act));
                         last = last.max(act_end(act));
@@ -695,6 +740,7 @@ impl<'p> Builder<'p> {
                                 parent: open.last().copied(),
                                 depth: open.len() as u32 + 1,
                                 push_correlation_id: correlation_id,
+                                push_ns: op.start_ns,
                                 ..Default::default()
                             });
                             open.push(index);
@@ -707,8 +753,9 @@ impl<'p> Builder<'p> {
                         MarkerOp::Pop => {
                             stacks[t as usize].pop();
                             if let Some(i) = open_instances[t as usize].pop() {
-                                self.gt.scope_instances[i as usize].pop_correlation_id =
-                                    Some(correlation_id);
+                                let inst = &mut self.gt.scope_instances[i as usize];
+                                inst.pop_correlation_id = Some(correlation_id);
+                                inst.pop_ns = Some(op.end_ns);
                             }
                         }
                         MarkerOp::Start { message, key } => {

@@ -140,6 +140,24 @@ pub fn summary_multi(files: &[PathBuf]) -> Value {
 
 const SUMMARY: &str = "xprof_summary.py";
 
+/// `xprof_summary.py --views`: what xprof's step and device views make of `file` —
+/// `overview` and `input_pipeline` (`steps`: `[{step, step_ms, compute_ms}]`, `p`: the page's
+/// summary figures), `pod_viewer` (`steps`, `hosts`: host → `[[step, duration_us]]`),
+/// `roofline` (`peak_*`), `perf_counters` (rows), `hlo_stats` (rows), `op_profile` (program →
+/// category → op), `framework_op_stats`, `rows` (trace viewer rows per process with their event
+/// counts, the derived ones included) and `complete_flows` (per flow category).
+pub fn views(file: &Path) -> Value {
+    run_script(SUMMARY, &["--views".as_ref(), file.as_os_str()])
+}
+
+/// `xprof_summary.py --pod`: every file in one run directory (as `summary_multi`), and
+/// `pod_viewer` over all hosts: `steps` and `hosts` (host → `[[step, duration_us]]`).
+pub fn pod(files: &[PathBuf]) -> Value {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--pod".as_ref()];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    run_script(SUMMARY, &args)
+}
+
 /// xprof's `memory_profile` tool on `file`: its JSON (`memoryProfilePerAllocator`, …).
 pub fn memory_profile(file: &Path) -> Value {
     run_script(SUMMARY, &["--memory".as_ref(), file.as_os_str()])

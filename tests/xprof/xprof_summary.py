@@ -7,11 +7,17 @@ offline conversion API only (no server, no port), on a private copy of the file 
 
 usage: xprof_summary.py FILE [--host NAME] [--raw-dir DIR]
        xprof_summary.py --multi FILE FILE...
+       xprof_summary.py --views FILE
+       xprof_summary.py --pod FILE FILE...
   --host     host part of the copied file name (default: the input's own host part)
   --raw-dir  also save each tool's raw output there, for debugging
   --multi    copy every FILE (keeping its name) into ONE run directory, as the processes of one
              job write them, and report the hosts xprof lists, kernel_stats over ALL_HOSTS and
              the trace viewer per host
+  --views    the step and device views of one file: overview_page's steps, input_pipeline_analyzer's
+             steps, pod_viewer's steps, roofline_model's peaks, perf_counters' rows, hlo_stats,
+             op_profile, framework_op_stats and the trace viewer's rows and flows
+  --pod      every FILE in one run, as --multi: pod_viewer over all hosts, steps per host
 """
 
 import argparse
@@ -156,6 +162,112 @@ def summarise_overview(data):
     return found
 
 
+def gviz_rows(table):
+    """A gviz DataTable's rows as dicts keyed by column id."""
+    cols = [c.get("id") or c.get("label") for c in table.get("cols", [])]
+    return [{col: (cell or {}).get("v") for col, cell in zip(cols, r.get("c", []))}
+            for r in table.get("rows", [])]
+
+
+def summarise_steps_table(doc):
+    """overview_page / input_pipeline_analyzer: the step table (the one with a `stepnum`
+    column) as [{step, step_ms, compute_ms}] and its summary properties."""
+    tables = doc if isinstance(doc, list) else [doc]
+    for t in tables:
+        if isinstance(t, dict) and any(c.get("id") == "stepnum" for c in t.get("cols", [])):
+            steps = [{"step": r.get("stepnum"), "step_ms": r.get("stepTimeMs"),
+                      "compute_ms": r.get("deviceComputeTimeMs")} for r in gviz_rows(t)]
+            return {"steps": steps, "p": t.get("p", {})}
+    return {"steps": [], "p": {}}
+
+
+def summarise_pod_viewer(data):
+    """pod_viewer: per host, its steps as [step number, duration in us]."""
+    doc = json.loads(data)
+    hosts = collections.defaultdict(list)
+    maps = doc.get("podStatsSequence", {}).get("podStatsMap", [])
+    for m in maps:
+        for rec in m.get("podStatsPerCore", {}).values():
+            hosts[rec.get("hostName", "")].append([m.get("stepNum"), rec.get("totalDurationUs")])
+    return {"steps": len(maps), "hosts": dict(hosts), "device_type": doc.get("deviceType")}
+
+
+def summarise_roofline(data):
+    doc = json.loads(data)
+    tables = doc if isinstance(doc, list) else [doc]
+    out = {}
+    for t in tables:
+        for k, v in (t.get("p") or {}).items():
+            if k.startswith("peak_"):
+                out[k] = float(v)
+    return out
+
+
+def summarise_hlo_stats(data):
+    rows = gviz_rows(json.loads(data))
+    return [{"program_id": r.get("program_id"), "category": r.get("category"),
+             "name": r.get("hlo_op_name"), "occurrences": r.get("occurrences")} for r in rows]
+
+
+def summarise_op_profile(data):
+    """op_profile by program: each program's categories and the ops under them."""
+    doc = json.loads(data)
+
+    def walk(node):
+        return {c.get("name", ""): walk(c) for c in node.get("children", [])}
+
+    return walk(doc.get("byProgram", {}))
+
+
+def views(path):
+    """The step and device views of one private copy."""
+    out = {"errors": {}}
+    for key, tool, fn in [
+        ("overview", "overview_page", lambda d: summarise_steps_table(json.loads(d))),
+        ("input_pipeline", "input_pipeline_analyzer", lambda d: summarise_steps_table(json.loads(d))),
+        ("pod_viewer", "pod_viewer", summarise_pod_viewer),
+        ("roofline", "roofline_model", summarise_roofline),
+        ("perf_counters", "perf_counters", lambda d: gviz_rows(json.loads(d))),
+        ("hlo_stats", "hlo_stats", summarise_hlo_stats),
+        ("op_profile", "op_profile", summarise_op_profile),
+        ("framework_op_stats", "framework_op_stats", summarise_framework_op_stats),
+        ("trace", "trace_viewer@", summarise_trace),
+    ]:
+        data, err = convert(path, tool)
+        if data is None:
+            out["errors"][key] = err or "conversion returned no data"
+            continue
+        out[key] = fn(data)
+    trace = out.pop("trace", None)
+    if trace is not None:
+        # Rows per process with their event counts (stream rows and the rows xprof derives),
+        # and the flows per category: the full event lists are left out.
+        out["rows"] = {p: {t: sum(n.values()) for t, n in ts.items()}
+                       for p, ts in trace["events"].items()}
+        cats = collections.Counter()
+        for f in trace["flows"].values():
+            if f["out"] > 0 and f["in"] > 0:
+                cats[f["cat"] or ""] += 1
+        out["complete_flows"] = dict(cats)
+    return out
+
+
+def with_private_run(files, body):
+    """Copies `files` (keeping their names) into one fresh run directory and calls body(paths)."""
+    work = tempfile.mkdtemp(prefix="xprof-summary-")
+    try:
+        run_dir = os.path.join(work, "plugins", "profile", "run")
+        os.makedirs(run_dir)
+        paths = []
+        for f in files:
+            dst = os.path.join(run_dir, os.path.basename(f))
+            shutil.copyfile(f, dst)
+            paths.append(dst)
+        return body(paths)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def host_of(filename):
     base = os.path.basename(filename)
     return base[: -len(".xplane.pb")] if base.endswith(".xplane.pb") else base
@@ -198,9 +310,28 @@ def main_multi(files):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def print_json(out):
+    json.dump(out, sys.stdout, sort_keys=True)
+    sys.stdout.write("\n")
+
+
+def main_pod(files):
+    def body(paths):
+        data, err = convert(paths, "pod_viewer")
+        if data is None:
+            return {"errors": {"pod_viewer": err or "conversion returned no data"}}
+        return {"errors": {}, "pod_viewer": summarise_pod_viewer(data)}
+
+    print_json(with_private_run(files, body))
+
+
 def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--multi":
         return main_multi(sys.argv[2:])
+    if len(sys.argv) > 1 and sys.argv[1] == "--pod":
+        return main_pod(sys.argv[2:])
+    if len(sys.argv) > 2 and sys.argv[1] == "--views":
+        return print_json(with_private_run([sys.argv[2]], lambda paths: views(paths[0])))
     if len(sys.argv) > 2 and sys.argv[1] == "--memory":
         data, err = convert(sys.argv[2], "memory_profile")
         if data is None:

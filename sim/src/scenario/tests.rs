@@ -968,6 +968,109 @@ fn truth_lists_every_push_instance_with_its_parent_and_correlation_ids() {
 }
 
 #[test]
+fn truth_gives_each_range_the_work_it_encloses_at_any_depth() {
+    let plan = parse_str(&with_calls(
+        r#"{ op = "push", msg = "step" },
+           { op = "launch", kernel = "gemm", stream = "s0", dur_us = 10 },
+           { op = "push", msg = "inner" },
+           { op = "launch", kernel = "gemm", stream = "s0", dur_us = 30 },
+           { op = "memcpy", kind = "d2h", bytes = "4KiB", stream = "s0" },
+           { op = "pop" },
+           { op = "stream_sync", stream = "s0" },
+           { op = "pop" },
+           { op = "launch", kernel = "gemm", stream = "s0" },
+           { op = "push", msg = "open" },"#,
+    ))
+    .unwrap();
+    let gt = GroundTruth::from_plan(&plan);
+    let by_label = |l: &str| gt.scope_instances.iter().find(|i| i.label == l).unwrap();
+    let (step, inner, open) = (by_label("step"), by_label("inner"), by_label("open"));
+    // The outer range holds the inner one's kernel and copy as well as its own kernel.
+    assert_eq!(
+        (step.enclosed.kernel_dispatches, step.enclosed.memory_copies),
+        (2, 1)
+    );
+    assert_eq!(step.enclosed.kernel_ns, 40_000);
+    assert_eq!(
+        (
+            inner.enclosed.kernel_dispatches,
+            inner.enclosed.memory_copies
+        ),
+        (1, 1)
+    );
+    // Its device span runs from its first kernel's start to the copy's end (the stream runs
+    // them in order), inside its host span, which the sync keeps open until the copy is done.
+    let kernels: Vec<(u64, u64)> = plan
+        .threads
+        .iter()
+        .flat_map(|t| &t.ops)
+        .filter_map(|op| match &op.call {
+            HostCall::Hip { activities, .. } => Some(activities),
+            _ => None,
+        })
+        .flatten()
+        .map(|a| match a {
+            Activity::Kernel {
+                start_ns, end_ns, ..
+            }
+            | Activity::Copy {
+                start_ns, end_ns, ..
+            } => (*start_ns, *end_ns),
+        })
+        .collect();
+    assert_eq!(step.enclosed.device_start_ns, kernels[0].0);
+    assert_eq!(step.enclosed.device_end_ns, kernels[2].1);
+    assert_eq!(inner.enclosed.device_start_ns, kernels[1].0);
+    assert!(step.push_ns < step.enclosed.device_start_ns);
+    assert!(step.enclosed.device_end_ns < step.pop_ns.unwrap());
+    // Work after a range closed is not its own; a range still open holds no pop time.
+    assert_eq!(open.enclosed, Default::default());
+    assert_eq!(open.pop_ns, None);
+}
+
+#[test]
+fn train_loop_steps_enclose_all_work_after_each_loops_first_step() {
+    // Each loop's work from its first step on lies inside a step, one GPU per loop: what lets
+    // a profiler's step spans equal the ranges' enclosed work.
+    let plan = load_builtin("train-loop.toml");
+    assert_consistent(&plan);
+    let gt = GroundTruth::from_plan(&plan);
+    let steps: Vec<_> = gt.scope_instances.iter().filter(|i| i.depth == 1).collect();
+    let labels: Vec<&str> = steps.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(steps.len(), 14, "{labels:?}");
+    // Each thread drives one GPU (jax: 0, torch: 1), so its work is that GPU's.
+    for (thread, n, kernels) in [(0u32, 8usize, 65u64), (1, 6, 14)] {
+        let mine: Vec<_> = steps.iter().filter(|s| s.thread == thread).collect();
+        assert_eq!(mine.len(), n);
+        for s in &mine {
+            assert_eq!(s.enclosed.kernel_dispatches, kernels, "{}", s.label);
+            assert!(
+                s.enclosed.device_end_ns < s.pop_ns.unwrap(),
+                "synced: {}",
+                s.label
+            );
+        }
+        let first = mine[0].push_ns;
+        let inside: u64 = mine
+            .iter()
+            .map(|s| s.enclosed.kernel_dispatches + s.enclosed.memory_copies)
+            .sum();
+        let after_first: u64 = plan.threads[thread as usize]
+            .ops
+            .iter()
+            .filter(|op| op.start_ns >= first)
+            .filter_map(|op| match &op.call {
+                HostCall::Hip { activities, .. } => Some(activities),
+                _ => None,
+            })
+            .flatten()
+            .count() as u64;
+        assert_eq!(inside, after_first, "thread {thread}");
+    }
+    assert_eq!(gt.graphs.values().map(|g| g.launches).sum::<u64>(), 8);
+}
+
+#[test]
 #[ignore = "tool: SCENARIO_FILES='a.toml b.toml' cargo test -p rocprof-sim --lib print_errors -- --ignored --nocapture"]
 fn print_errors() {
     for f in std::env::var("SCENARIO_FILES")
