@@ -8,6 +8,7 @@
 use prost::Message;
 
 use crate::fastmap::HashMap;
+use crate::wire::{self, xplane as fields};
 
 use super::proto::{x_stat, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
 use super::spill::{CountedFile, LineSpill, PlaneInOutput, SpillPolicy, SpilledLines};
@@ -242,7 +243,7 @@ impl PlaneBuilder {
             self.take_output_in_turn();
             return;
         }
-        self.held += entry_len(LINES_FIELD, line.encoded_len());
+        self.held += line.entry_len();
         self.lines.push(line);
         let Some(policy) = self.spill_policy.as_ref().filter(|p| self.held > p.past) else {
             return;
@@ -283,10 +284,13 @@ impl PlaneBuilder {
     /// The plane's entry started in the output, if it is the plane's turn there.
     fn start_in_output(&self, policy: &SpillPolicy) -> Option<PlaneInOutput> {
         let output = policy.output.as_ref()?.open()?;
-        let key = varints(&[length_delimited_key(PLANES_FIELD)]);
-        PlaneInOutput::start(output, &key, &self.leading().encode_to_vec())
-            .map_err(|e| crate::log_debug!("the plane's lines go to a file of their own: {e}"))
-            .ok()
+        PlaneInOutput::start(
+            output,
+            fields::space::PLANES,
+            &self.leading().encode_to_vec(),
+        )
+        .map_err(|e| crate::log_debug!("the plane's lines go to a file of their own: {e}"))
+        .ok()
     }
 
     /// A plane whose lines are set aside in a file takes the output once its turn comes: the
@@ -352,7 +356,7 @@ impl PlaneBuilder {
             name: std::mem::take(&mut self.plane.name),
             ..Default::default()
         };
-        let (head, split) = around_repeated(&leading, self.plane);
+        let (head, split) = wire::around_repeated(&leading, self.plane);
         let spilled = match (self.spill_error, self.spill) {
             (Some(e), _) => Err(std::sync::Arc::new(e)),
             (None, None) => Ok(None),
@@ -410,42 +414,8 @@ enum SetAside {
 
 /// Writes `line` as an `XPlane.lines` entry (the output's, or a plane's set-aside file).
 fn write_line_entry(line: &FinishedLine, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    write_entry_head(LINES_FIELD, line.encoded_len(), w)?;
+    wire::write_entry_head(fields::plane::LINES, line.encoded_len(), w)?;
     line.write_to(w)
-}
-
-/// The encoding of `leading` followed by the rest of `whole`'s fields, and where a repeated
-/// field numbered between the two goes: `leading` holds the fields that precede it on the wire
-/// (moved out of `whole`, so nothing is cloned), `whole` the fields that follow (its leading
-/// fields left at their defaults, which encode to nothing).
-fn around_repeated<M: Message>(leading: &M, whole: M) -> (Vec<u8>, usize) {
-    let split = leading.encoded_len();
-    let mut head = Vec::with_capacity(split + whole.encoded_len());
-    leading.encode_raw(&mut head);
-    whole.encode_raw(&mut head);
-    (head, split)
-}
-
-/// `XPlane.lines`' field number.
-const LINES_FIELD: u32 = 3;
-/// `XSpace.planes`' field number.
-const PLANES_FIELD: u32 = 1;
-
-/// Length of a message of `len` bytes as a length-delimited entry of field `field`.
-fn entry_len(field: u32, len: usize) -> usize {
-    prost::encoding::key_len(field) + prost::encoding::encoded_len_varint(len as u64) + len
-}
-
-/// The key of a length-delimited entry of field `field`: the field number and wire type 2,
-/// written as a varint.
-fn length_delimited_key(field: u32) -> u64 {
-    u64::from(field) << 3 | 2
-}
-
-/// Writes the key and length of a length-delimited entry of field `field`; its `len` bytes
-/// follow.
-fn write_entry_head(field: u32, len: usize, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    w.write_all(&varints(&[length_delimited_key(field), len as u64]))
 }
 
 /// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
@@ -471,7 +441,7 @@ impl BuiltPlane {
             + self
                 .lines
                 .iter()
-                .map(|l| entry_len(LINES_FIELD, l.encoded_len()))
+                .map(FinishedLine::entry_len)
                 .sum::<usize>()
     }
 
@@ -496,11 +466,11 @@ impl BuiltPlane {
         if self.is_written() {
             return Ok(());
         }
+        let planes = fields::space::PLANES;
         if self.padded_len {
-            w.write_all(&varints(&[length_delimited_key(PLANES_FIELD)]))?;
-            w.write_all(&super::spill::padded_varint(self.encoded_len() as u64)?)?;
+            wire::write_padded_entry_head(planes, self.encoded_len() as u64, w)?;
         } else {
-            write_entry_head(PLANES_FIELD, self.encoded_len(), w)?;
+            wire::write_entry_head(planes, self.encoded_len(), w)?;
         }
         self.write_to(w)
     }
@@ -597,15 +567,6 @@ pub struct StatBytes {
     bytes: Vec<u8>,
 }
 
-/// `XStat` field keys (field number << 3 | wire type).
-const STAT_METADATA_ID_KEY: u8 = 1 << 3;
-const STAT_UINT64_KEY: u8 = 3 << 3;
-const STAT_INT64_KEY: u8 = 4 << 3;
-const STAT_REF_KEY: u8 = 7 << 3;
-/// `XEvent.stats`' field number, and its entry key (length-delimited).
-const EVENT_STATS_FIELD: u32 = 4;
-const EVENT_STATS_KEY: u8 = (EVENT_STATS_FIELD << 3) as u8 | 2;
-
 impl StatBytes {
     pub fn new() -> Self {
         Self::default()
@@ -630,120 +591,32 @@ impl StatBytes {
 
     /// Appends any stat (strings, bytes, doubles) through prost.
     pub fn push(&mut self, stat: &XStat) {
-        prost::encoding::message::encode(EVENT_STATS_FIELD, stat, &mut self.bytes);
+        prost::encoding::message::encode(fields::event::STATS.number, stat, &mut self.bytes);
     }
 
     pub fn u64(&mut self, metadata_id: i64, v: u64) {
-        self.scalar(metadata_id, STAT_UINT64_KEY, v);
+        fields::put_varint_stat(&mut self.bytes, metadata_id, fields::stat::UINT64_VALUE, v);
     }
 
     pub fn i64(&mut self, metadata_id: i64, v: i64) {
         // int64 is written as the varint of its two's-complement bits, as prost does.
-        self.scalar(metadata_id, STAT_INT64_KEY, v as u64);
+        fields::put_varint_stat(
+            &mut self.bytes,
+            metadata_id,
+            fields::stat::INT64_VALUE,
+            v as u64,
+        );
     }
 
     /// A `ref_value` stat: `target` is the stat metadata id of the interned string.
     pub fn reference(&mut self, metadata_id: i64, target: i64) {
-        self.scalar(metadata_id, STAT_REF_KEY, target as u64);
+        fields::put_varint_stat(
+            &mut self.bytes,
+            metadata_id,
+            fields::stat::REF_VALUE,
+            target as u64,
+        );
     }
-
-    /// `XStat { metadata_id, <key>: v }`: the id is omitted when 0 (proto3 default), the value
-    /// never is (it is a oneof member).
-    fn scalar(&mut self, metadata_id: i64, key: u8, v: u64) {
-        use prost::encoding::encoded_len_varint;
-        let id = metadata_id as u64;
-        let id_len = if id == 0 {
-            0
-        } else {
-            1 + encoded_len_varint(id)
-        };
-        let len = id_len + 1 + encoded_len_varint(v);
-        let mut run = WireRun::on(&mut self.bytes);
-        run.byte(EVENT_STATS_KEY);
-        run.varint(len as u64);
-        if id != 0 {
-            run.byte(STAT_METADATA_ID_KEY);
-            run.varint(id);
-        }
-        run.byte(key);
-        run.varint(v);
-        run.done();
-    }
-}
-
-/// A few keys and varints written straight into the spare room of the vector they belong to,
-/// whose length is set once at the end. prost's `encode_varint` appends a byte at a time
-/// through `BufMut` (a capacity check and a length store per byte): a tenth of the export's
-/// time when every event and stat went through it. A run staged in a stack array and then
-/// copied in 16-byte moves read back the bytes it had just stored one at a time, which the
-/// processor cannot forward from its store buffer: the load waits for the stores to reach the
-/// cache. On the MaxText-sized run that one load was 67 % of `StatBytes::scalar`'s samples, and
-/// `scalar` a fifth of the host plane's (`perf annotate`, seventeenth session).
-struct WireRun<'v> {
-    out: &'v mut Vec<u8>,
-    /// Bytes written past `out`'s length.
-    n: usize,
-}
-
-/// Room for the longest run written: an event's head (4 keys, 4 varints of up to 10 bytes).
-const WIRE_RUN_BYTES: usize = 48;
-/// The bytes of the longest varint (a u64 in 7-bit groups).
-const MAX_VARINT_BYTES: usize = 10;
-
-impl<'v> WireRun<'v> {
-    /// A run appended to `out`, with room for the longest run made.
-    #[inline]
-    fn on(out: &'v mut Vec<u8>) -> Self {
-        out.reserve(WIRE_RUN_BYTES);
-        WireRun { out, n: 0 }
-    }
-
-    #[inline]
-    fn byte(&mut self, b: u8) {
-        self.out.spare_capacity_mut()[self.n].write(b);
-        self.n += 1;
-    }
-
-    /// Base-128, least significant group first, the high bit marking "more": protobuf's varint.
-    /// The ten bytes a varint may take are one slice, checked once: the loop's bound is the
-    /// slice's, so its bytes are written without a check each (MaxText/10's write took 891 M
-    /// instructions with a check per byte, 855 M without).
-    #[inline]
-    fn varint(&mut self, mut v: u64) {
-        let at = self.n;
-        let room = &mut self.out.spare_capacity_mut()[at..at + MAX_VARINT_BYTES];
-        for (i, byte) in room.iter_mut().enumerate() {
-            if v < 0x80 {
-                byte.write(v as u8);
-                self.n = at + i + 1;
-                return;
-            }
-            byte.write(v as u8 | 0x80);
-            v >>= 7;
-        }
-    }
-
-    /// Makes the run's bytes part of the vector.
-    #[inline]
-    fn done(self) {
-        let len = self.out.len() + self.n;
-        // SAFETY: the `n` bytes past the length are initialized: `byte` and `varint` wrote
-        // each of them, in order, through the spare room's bounds-checked slots, and the
-        // vector was not touched otherwise while the run held it.
-        unsafe { self.out.set_len(len) };
-    }
-}
-
-/// `values` as varints, one after the other: the runs written once per plane or line rather
-/// than per event.
-fn varints(values: &[u64]) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let mut run = WireRun::on(&mut bytes);
-    for &v in values {
-        run.varint(v);
-    }
-    run.done();
-    bytes
 }
 
 /// Collects the events of one line; offsets are relative to the line timestamp. Each event is
@@ -840,36 +713,12 @@ impl LineBuilder {
         duration_ps: i64,
         stats: &[u8],
     ) {
-        use prost::encoding::encoded_len_varint;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
-        let field = |present: bool, v: i64| {
-            if present {
-                1 + encoded_len_varint(v as u64)
-            } else {
-                0
-            }
-        };
-        let body = field(metadata_id != 0, metadata_id)
-            + field(true, offset_ps)
-            + field(duration_ps != 0, duration_ps)
-            + stats.len();
+        let head = fields::EventHead::new(metadata_id, offset_ps, duration_ps, stats.len());
         let start = self.arena.len();
         // (With the room a `WireRun` asks for beyond the head's bytes.)
-        self.room_for(1 + encoded_len_varint(body as u64) + body + WIRE_RUN_BYTES);
-        let mut run = WireRun::on(&mut self.arena);
-        run.byte((EVENTS_FIELD << 3) as u8 | 2);
-        run.varint(body as u64);
-        if metadata_id != 0 {
-            run.byte(1 << 3);
-            run.varint(metadata_id as u64);
-        }
-        run.byte(2 << 3);
-        run.varint(offset_ps as u64);
-        if duration_ps != 0 {
-            run.byte(3 << 3);
-            run.varint(duration_ps as u64);
-        }
-        run.done();
+        self.room_for(head.entry_len() + wire::WIRE_RUN_BYTES);
+        head.put(&mut self.arena);
         self.arena.extend_from_slice(stats);
         self.placed(start, offset_ps, duration_ps);
     }
@@ -877,13 +726,10 @@ impl LineBuilder {
     /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
     /// whose ids and clock are the line's), whose `offset_ps` and `duration_ps` are given.
     pub fn add_encoded_event(&mut self, offset_ps: i64, duration_ps: i64, event: &[u8]) {
-        use prost::encoding::{encode_varint, encoded_len_varint};
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let start = self.arena.len();
-        self.room_for(1 + encoded_len_varint(event.len() as u64) + event.len());
-        self.arena.push((EVENTS_FIELD << 3) as u8 | 2);
-        encode_varint(event.len() as u64, &mut self.arena);
-        self.arena.extend_from_slice(event);
+        self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
+        fields::put_event_entry(&mut self.arena, event);
         self.placed(start, offset_ps, duration_ps);
     }
 
@@ -938,19 +784,15 @@ impl LineBuilder {
         let mut out = Vec::with_capacity(self.count + 1);
         let mut at = 0;
         while at < end {
-            let mut rest = &self.arena[at + 1..];
-            let before = rest.len();
-            // Our own encoding: the length varint is always there.
-            let body = prost::encoding::decode_varint(&mut rest).unwrap_or(0) as usize;
-            let header = 1 + before - rest.len();
-            let (offset_ps, duration_ps) = event_times(rest.get(..body).unwrap_or(rest));
+            let (len, offset_ps, duration_ps) = fields::event_entry_times(&self.arena[at..end]);
             out.push(EventSlot {
                 offset_ps,
                 duration_ps,
                 start: at,
-                len: header + body,
+                len,
             });
-            at += header + body;
+            // Our own encoding: every entry is whole (a length of 0 would be a bug, not data).
+            at += len.max(1);
         }
         out
     }
@@ -985,7 +827,7 @@ impl LineBuilder {
             timestamp_ns: std::mem::take(&mut self.header.timestamp_ns),
             ..Default::default()
         };
-        let (head, split) = around_repeated(&leading, self.header);
+        let (head, split) = wire::around_repeated(&leading, self.header);
         FinishedLine {
             head,
             split,
@@ -996,28 +838,6 @@ impl LineBuilder {
 
 /// The most an arena reserves per announced event (typical events are 40–90 bytes).
 const MAX_EXPECTED_EVENT_BYTES: usize = 128;
-
-/// `offset_ps` and `duration_ps` of an encoded `XEvent` (as [`LineBuilder::add_event`] writes
-/// it: fields 1–3 are varints and come first).
-fn event_times(mut b: &[u8]) -> (i64, i64) {
-    let (mut offset, mut duration) = (0, 0);
-    while let Some((&key, rest)) = b.split_first() {
-        if key >= 4 << 3 {
-            break;
-        }
-        b = rest;
-        let v = prost::encoding::decode_varint(&mut b).unwrap_or(0) as i64;
-        match key >> 3 {
-            2 => offset = v,
-            3 => duration = v,
-            _ => {}
-        }
-    }
-    (offset, duration)
-}
-
-/// `XLine.events`' field number.
-const EVENTS_FIELD: u32 = 4;
 
 /// A finished line, events sorted and encoded; added to its plane by
 /// [`PlaneBuilder::add_line`].
@@ -1037,7 +857,7 @@ impl FinishedLine {
 
     /// Length of the line as an `XPlane.lines` entry (key and length included).
     pub fn entry_len(&self) -> usize {
-        entry_len(LINES_FIELD, self.encoded_len())
+        wire::entry_len(fields::plane::LINES, self.encoded_len())
     }
 
     /// Writes the line as an `XPlane.lines` entry.
@@ -1117,57 +937,6 @@ mod tests {
     }
 
     #[test]
-    fn wire_runs_write_the_varints_prost_writes() {
-        let edges = [
-            0u64,
-            1,
-            127,
-            128,
-            300,
-            16_383,
-            16_384,
-            u64::from(u32::MAX),
-            (-1i64) as u64,
-            i64::MIN as u64,
-            u64::MAX,
-        ];
-        // After what the vector held, whatever its room.
-        let mut got = vec![7u8; 3];
-        let mut run = WireRun::on(&mut got);
-        let mut want = vec![7u8; 3];
-        run.byte(0x22);
-        want.push(0x22);
-        for v in edges.iter().take(4) {
-            run.varint(*v);
-            prost::encoding::encode_varint(*v, &mut want);
-        }
-        run.done();
-        assert_eq!(got, want);
-        // The longest values, one run each (a run holds an event head: up to 44 bytes), into
-        // a vector with no room to spare.
-        for v in edges {
-            let mut got = Vec::with_capacity(1);
-            got.push(9);
-            let mut run = WireRun::on(&mut got);
-            run.varint(v);
-            run.varint(v);
-            run.varint(v);
-            run.varint(v);
-            run.done();
-            let mut want = vec![9];
-            for _ in 0..4 {
-                prost::encoding::encode_varint(v, &mut want);
-            }
-            assert_eq!(got, want, "{v}");
-            assert_eq!(
-                varints(&[v, v]),
-                want[1..1 + want.len() / 2].to_vec(),
-                "{v}"
-            );
-        }
-    }
-
-    #[test]
     fn interning_is_per_name_and_starts_at_one() {
         let mut p = PlaneBuilder::new(3, "/device:GPU:3");
         assert_eq!(p.event_metadata_id("k"), 1);
@@ -1215,7 +984,8 @@ mod tests {
     /// the file's bytes do not depend on when the turn came.
     #[test]
     fn a_plane_set_aside_takes_the_output_when_its_turn_comes() {
-        use super::super::spill::{OutputTurn, SpillPolicy, PADDED_LEN};
+        use super::super::spill::{OutputTurn, SpillPolicy};
+        use crate::wire::PADDED_LEN;
         let dir = tempfile::tempdir().unwrap();
         let plane_with = |policy: Option<SpillPolicy>, turn: Option<&OutputTurn>| {
             let mut p = PlaneBuilder::new(3, "/device:GPU:3");
@@ -1242,7 +1012,7 @@ mod tests {
         let want = plane_with(None, None).into_xplane().encode_to_vec();
         let entry = |bytes: &[u8]| {
             let mut e = vec![0x0a];
-            e.extend(super::super::spill::padded_varint(bytes.len() as u64).unwrap());
+            e.extend(wire::padded_varint(bytes.len() as u64).unwrap());
             e.extend(bytes);
             e
         };

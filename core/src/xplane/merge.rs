@@ -31,7 +31,6 @@ use crate::fastmap::HashMap;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -39,8 +38,9 @@ use prost::Message;
 
 use super::builder::LineBuilder;
 use super::proto::{x_stat, XLine, XPlane, XSpace, XStat};
-use super::spill::{padded_varint, PADDED_LEN};
 use super::stats as s;
+use crate::wire::xplane::{self as fields, event, stat};
+use crate::wire::{self, check, FieldValue, Fields, FileFields, RawField, PADDED_LEN};
 
 /// Why a merge failed; the output is then not written (or not renamed into place).
 #[derive(Debug)]
@@ -179,178 +179,10 @@ struct LineIn {
     end: u64,
 }
 
-/// A field as read: its number and value (a length-delimited one not read yet: the reader
-/// stands at its first byte).
-enum Field {
-    Varint(u64),
-    Len(u64),
-    Fixed(usize),
-}
-
-/// Reads one file through a window of its own, from a position to an end.
-struct Reader {
-    file: Arc<File>,
-    /// File offset of `buf[0]`.
-    base: u64,
-    /// The window: `buf[..valid]` read, the rest room kept (zeroed once, when it grew: filling
-    /// it anew for each read was a twentieth of the merge's instructions).
-    buf: Vec<u8>,
-    valid: usize,
-    at: usize,
-    end: u64,
-}
-
-/// How much a reader reads at once.
-const CHUNK: usize = 64 << 10;
-
-impl Reader {
-    fn new(file: Arc<File>, start: u64, end: u64) -> Self {
-        Reader {
-            file,
-            base: start,
-            buf: Vec::new(),
-            valid: 0,
-            at: 0,
-            end,
-        }
-    }
-
-    fn position(&self) -> u64 {
-        self.base + self.at as u64
-    }
-
-    fn done(&self) -> bool {
-        self.position() >= self.end
-    }
-
-    /// At least `n` bytes from the position in the window, or an error past the end.
-    fn fill(&mut self, n: usize) -> io::Result<()> {
-        if self.valid - self.at >= n {
-            return Ok(());
-        }
-        let pos = self.position();
-        self.end_of(n as u64)?;
-        let want = (n.max(CHUNK) as u64).min(self.end - pos) as usize;
-        // What is left of the window moves to its front; the rest is read after it.
-        self.buf.copy_within(self.at..self.valid, 0);
-        self.valid -= self.at;
-        self.base = pos;
-        self.at = 0;
-        if self.buf.len() < want {
-            self.buf.resize(want, 0);
-        }
-        while self.valid < want {
-            let at = self.valid;
-            let k = self
-                .file
-                .read_at(&mut self.buf[at..want], pos + at as u64)?;
-            if k == 0 {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "the file ends inside a message",
-                ));
-            }
-            self.valid += k;
-        }
-        Ok(())
-    }
-
-    fn varint(&mut self) -> io::Result<u64> {
-        // Up to ten bytes in the window (the most a varint takes; fewer at the reader's end),
-        // then the slice decoder the checks use (`varint_at`): byte by byte, each checked to
-        // be in the window, was a fifth of a copying merge's instructions. The window never
-        // holds bytes past the reader's end.
-        if self.valid - self.at < 10 {
-            self.fill(self.end.saturating_sub(self.position()).min(10) as usize)?;
-        }
-        let mut at = self.at;
-        let v = varint_at(&self.buf[..self.valid], &mut at)?;
-        self.at = at;
-        Ok(v)
-    }
-
-    fn bytes(&mut self, n: u64) -> io::Result<&[u8]> {
-        let n = usize::try_from(n).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
-        self.fill(n)?;
-        let b = &self.buf[self.at..self.at + n];
-        self.at += n;
-        Ok(b)
-    }
-
-    /// Where a field of `n` bytes starting here ends; an error past the reader's end.
-    fn end_of(&self, n: u64) -> io::Result<u64> {
-        self.position()
-            .checked_add(n)
-            .filter(|&e| e <= self.end)
-            .ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "a field runs past its message",
-                )
-            })
-    }
-
-    fn skip(&mut self, n: u64) -> io::Result<()> {
-        let pos = self.end_of(n)?;
-        if pos <= self.base + self.valid as u64 {
-            self.at = (pos - self.base) as usize;
-        } else {
-            self.valid = 0;
-            self.base = pos;
-            self.at = 0;
-        }
-        Ok(())
-    }
-
-    /// The next field's number and value; `None` at the end.
-    fn field(&mut self) -> io::Result<Option<(u32, Field)>> {
-        if self.done() {
-            return Ok(None);
-        }
-        let key = self.varint()?;
-        let number =
-            u32::try_from(key >> 3).map_err(|_| io::Error::from(io::ErrorKind::InvalidData))?;
-        let value = match key & 7 {
-            0 => Field::Varint(self.varint()?),
-            1 => Field::Fixed(8),
-            2 => Field::Len(self.varint()?),
-            5 => Field::Fixed(4),
-            w => {
-                return Err(io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("wire type {w}"),
-                ))
-            }
-        };
-        Ok(Some((number, value)))
-    }
-
-    /// Appends the field just read (`number`, `value`) to `out` as it was on the wire.
-    fn copy_field(&mut self, number: u32, value: Field, out: &mut Vec<u8>) -> io::Result<()> {
-        use prost::encoding::encode_varint;
-        match value {
-            Field::Varint(v) => {
-                encode_varint(u64::from(number) << 3, out);
-                encode_varint(v, out);
-            }
-            Field::Len(n) => {
-                encode_varint(u64::from(number) << 3 | 2, out);
-                encode_varint(n, out);
-                out.extend_from_slice(self.bytes(n)?);
-            }
-            Field::Fixed(n) => {
-                encode_varint(u64::from(number) << 3 | if n == 8 { 1 } else { 5 }, out);
-                out.extend_from_slice(self.bytes(n as u64)?);
-            }
-        }
-        Ok(())
-    }
-}
-
 /// Field numbers of `proto/xplane.proto` the index reads.
-const SPACE_PLANES: u32 = 1;
-const PLANE_LINES: u32 = 3;
-const LINE_EVENTS: u32 = 4;
+const SPACE_PLANES: u32 = fields::space::PLANES.number;
+const PLANE_LINES: u32 = fields::plane::LINES.number;
+const LINE_EVENTS: u32 = fields::line::EVENTS.number;
 
 impl Input {
     fn index(path: &Path) -> Result<Self, MergeError> {
@@ -360,7 +192,7 @@ impl Input {
         };
         let file = Arc::new(File::open(path).map_err(read)?);
         let len = file.metadata().map_err(read)?.len();
-        let mut r = Reader::new(file.clone(), 0, len);
+        let mut r = FileFields::new(file.clone(), 0, len);
         let mut planes = Vec::new();
         let mut rest = Vec::new();
         let malformed = |e: io::Error| MergeError::Malformed {
@@ -370,7 +202,7 @@ impl Input {
         let index = (|| -> io::Result<()> {
             while let Some((number, value)) = r.field()? {
                 match (number, value) {
-                    (SPACE_PLANES, Field::Len(n)) => {
+                    (SPACE_PLANES, RawField::Len(n)) => {
                         let end = r.end_of(n)?;
                         planes.push(index_plane(&mut r, end)?);
                     }
@@ -391,7 +223,7 @@ impl Input {
     }
 }
 
-fn index_plane(r: &mut Reader, end: u64) -> io::Result<PlaneIn> {
+fn index_plane(r: &mut FileFields, end: u64) -> io::Result<PlaneIn> {
     let mut head = Vec::new();
     let mut lines = Vec::new();
     while r.position() < end {
@@ -399,7 +231,7 @@ fn index_plane(r: &mut Reader, end: u64) -> io::Result<PlaneIn> {
             break;
         };
         match (number, value) {
-            (PLANE_LINES, Field::Len(n)) => {
+            (PLANE_LINES, RawField::Len(n)) => {
                 let (start, line_end) = (r.position(), r.end_of(n)?);
                 let mut line_head = Vec::new();
                 while r.position() < line_end {
@@ -407,7 +239,7 @@ fn index_plane(r: &mut Reader, end: u64) -> io::Result<PlaneIn> {
                         break;
                     };
                     match (number, value) {
-                        (LINE_EVENTS, Field::Len(n)) => r.skip(n)?,
+                        (LINE_EVENTS, RawField::Len(n)) => r.skip(n)?,
                         (number, value) => r.copy_field(number, value, &mut line_head)?,
                     }
                 }
@@ -637,7 +469,7 @@ fn merge_plane_stats(
 /// The events of one input line, in its order, on the output's clock and in its ids; the
 /// current one held (`metadata_id`, `offset_ps`, `duration_ps`, `stats` as their wire bytes).
 struct LineCursor<'a> {
-    reader: Reader,
+    reader: FileFields,
     ids: &'a Ids,
     line_ts_ps: i64,
     shift_ps: i64,
@@ -659,7 +491,7 @@ impl LineCursor<'_> {
     /// Reads the next event kept; `false` at the line's end.
     fn advance(&mut self) -> io::Result<bool> {
         while let Some((number, value)) = self.reader.field()? {
-            let Field::Len(n) = value else {
+            let RawField::Len(n) = value else {
                 continue;
             };
             if number != LINE_EVENTS {
@@ -705,55 +537,50 @@ impl LineCursor<'_> {
     }
 }
 
-fn invalid(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what.to_string())
-}
+/// The keys of the `XEvent` and `XStat` fields the merge reads.
+const EVENT_METADATA_ID: u64 = event::METADATA_ID.key();
+const EVENT_OFFSET_PS: u64 = event::OFFSET_PS.key();
+const EVENT_DURATION_PS: u64 = event::DURATION_PS.key();
+const EVENT_STATS: u64 = event::STATS.key();
+const STAT_METADATA_ID: u64 = stat::METADATA_ID.key();
+const STAT_REF_VALUE: u64 = stat::REF_VALUE.key();
 
 /// One encoded `XEvent`: its metadata id (in the output's ids), offset and duration, its
 /// stats re-encoded into `stats` with the output's ids (`stat`: scratch); `None` when it
-/// holds `drop_stat`. Read field by field: decoding each event into an `XEvent` and encoding
-/// it again cost 440 ns per event of the MaxText-shaped run's windows.
+/// holds `drop_stat`. Read field by field, with no `XEvent` decoded and encoded again.
 fn read_event(
-    mut b: &[u8],
+    b: &[u8],
     ids: &Ids,
     drop_stat: Option<i64>,
     stats: &mut Vec<u8>,
     stat: &mut Vec<u8>,
 ) -> io::Result<Option<(i64, i64, i64)>> {
-    use prost::encoding::{decode_varint, encode_varint};
     let (mut md, mut offset, mut duration) = (0i64, 0i64, 0i64);
     stats.clear();
-    while !b.is_empty() {
-        let key = decode_varint(&mut b)?;
-        match (key >> 3, key & 7) {
-            (1, 0) => md = decode_varint(&mut b)? as i64,
-            (2, 0) => offset = decode_varint(&mut b)? as i64,
-            (3, 0) => duration = decode_varint(&mut b)? as i64,
-            (4, 2) => {
-                let entry = b;
-                let n = decode_varint(&mut b)? as usize;
-                let (one, rest) = b
-                    .split_at_checked(n)
-                    .ok_or_else(|| invalid("a stat runs past its event"))?;
-                b = rest;
-                // Damage copied as it is (here, or a value field in `read_stat`) made a file
-                // nothing can read.
-                check_stat(one)?;
+    let mut cursor = Fields::new(b, "an event");
+    while let Some((key, value)) = cursor.next_field()? {
+        match (key, value) {
+            (EVENT_METADATA_ID, FieldValue::Varint(v)) => md = v as i64,
+            (EVENT_OFFSET_PS, FieldValue::Varint(v)) => offset = v as i64,
+            (EVENT_DURATION_PS, FieldValue::Varint(v)) => duration = v as i64,
+            (EVENT_STATS, FieldValue::Len(one)) => {
+                // Damage copied as it is (here, or a value field in `read_stat`) would make a
+                // file nothing can read.
+                check::check_stat(one)?;
                 if ids.stats_kept && drop_stat.is_none() {
-                    // The stat as it is, key included (a plane whose stat ids the output
-                    // keeps: the first input's, and often the others').
-                    encode_varint(4 << 3 | 2, stats);
-                    stats.extend_from_slice(&entry[..entry.len() - b.len()]);
+                    // The stat as it is (a plane whose stat ids the output keeps: the first
+                    // input's, and often the others').
+                    stats.push(event::STATS.key_byte());
+                    stats.extend_from_slice(cursor.raw_value());
                     continue;
                 }
                 if !read_stat(one, ids, drop_stat, stat)? {
                     return Ok(None);
                 }
-                encode_varint(4 << 3 | 2, stats);
-                encode_varint(stat.len() as u64, stats);
-                stats.extend_from_slice(stat);
+                fields::put_entry(stats, event::STATS, stat);
             }
-            (tag, wire) => skip_value(&mut b, tag, wire, "an event")?,
+            // Fields the output's event does not carry.
+            _ => {}
         }
     }
     let md = ids.events.get(&md).copied().unwrap_or(md);
@@ -763,232 +590,63 @@ fn read_event(
 /// `offset_ps` and `duration_ps` of one encoded `XEvent` copied as it is; `None` when it holds
 /// `drop_stat`. Our writers put fields 1–3 first, so with only bounds to check and no stat to
 /// look for, the reading stops at the first stat.
-fn event_times(
-    mut b: &[u8],
-    drop_stat: Option<i64>,
-    check: Check,
-) -> io::Result<Option<(i64, i64)>> {
-    use prost::encoding::decode_varint;
+fn event_times(b: &[u8], drop_stat: Option<i64>, check: Check) -> io::Result<Option<(i64, i64)>> {
     if check == Check::Fields {
-        check_event(b)?;
+        check::check_event(b)?;
     }
     let (mut offset, mut duration) = (0i64, 0i64);
-    while !b.is_empty() {
-        let key = decode_varint(&mut b)?;
-        match (key >> 3, key & 7) {
-            (2, 0) => offset = decode_varint(&mut b)? as i64,
-            (3, 0) => duration = decode_varint(&mut b)? as i64,
-            (4, 2) if drop_stat.is_none() => break,
-            (4, 2) => {
-                let n = decode_varint(&mut b)? as usize;
-                let (one, rest) = b
-                    .split_at_checked(n)
-                    .ok_or_else(|| invalid("a stat runs past its event"))?;
-                b = rest;
-                if stat_metadata_id(one)? == drop_stat {
-                    return Ok(None);
-                }
+    let mut cursor = Fields::new(b, "an event");
+    while let Some((key, value)) = cursor.next_field()? {
+        match (key, value) {
+            (EVENT_OFFSET_PS, FieldValue::Varint(v)) => offset = v as i64,
+            (EVENT_DURATION_PS, FieldValue::Varint(v)) => duration = v as i64,
+            (EVENT_STATS, _) if drop_stat.is_none() => break,
+            (EVENT_STATS, FieldValue::Len(one)) if stat_metadata_id(one)? == drop_stat => {
+                return Ok(None)
             }
-            (tag, wire) => skip_value(&mut b, tag, wire, "an event")?,
+            _ => {}
         }
     }
     Ok(Some((offset, duration)))
 }
 
 /// The `metadata_id` of one encoded `XStat` (field 1, first as our writers put it), if any.
-fn stat_metadata_id(mut b: &[u8]) -> io::Result<Option<i64>> {
-    use prost::encoding::decode_varint;
-    while !b.is_empty() {
-        let key = decode_varint(&mut b)?;
-        if key == 1 << 3 {
-            return Ok(Some(decode_varint(&mut b)? as i64));
+fn stat_metadata_id(b: &[u8]) -> io::Result<Option<i64>> {
+    let mut cursor = Fields::new(b, "a stat");
+    while let Some((key, value)) = cursor.next_field()? {
+        if let (STAT_METADATA_ID, FieldValue::Varint(id)) = (key, value) {
+            return Ok(Some(id as i64));
         }
-        skip_value(&mut b, key >> 3, key & 7, "a stat")?;
     }
     Ok(None)
 }
 
 /// One encoded `XStat` into `out` with the output's ids (its metadata id, and the stat a
 /// `ref_value` names); `false` when it is `drop_stat`.
-fn read_stat(
-    mut b: &[u8],
-    ids: &Ids,
-    drop_stat: Option<i64>,
-    out: &mut Vec<u8>,
-) -> io::Result<bool> {
-    use prost::encoding::{decode_varint, encode_varint};
+fn read_stat(b: &[u8], ids: &Ids, drop_stat: Option<i64>, out: &mut Vec<u8>) -> io::Result<bool> {
     out.clear();
     let stat_id = |id: i64| ids.stats.get(&id).copied().unwrap_or(id);
-    while !b.is_empty() {
-        let start = b;
-        let key = decode_varint(&mut b)?;
-        match (key >> 3, key & 7) {
-            (1, 0) => {
-                let id = decode_varint(&mut b)? as i64;
+    let mut cursor = Fields::new(b, "a stat");
+    loop {
+        let start = cursor.position();
+        let Some((key, value)) = cursor.next_field()? else {
+            return Ok(true);
+        };
+        match (key, value) {
+            (STAT_METADATA_ID, FieldValue::Varint(id)) => {
+                let id = id as i64;
                 if drop_stat == Some(id) {
                     return Ok(false);
                 }
-                encode_varint(1 << 3, out);
-                encode_varint(stat_id(id) as u64, out);
+                fields::put_varint(out, stat::METADATA_ID, stat_id(id) as u64);
             }
-            (7, 0) => {
-                let r = decode_varint(&mut b)?;
+            (STAT_REF_VALUE, FieldValue::Varint(r)) => {
                 let to = i64::try_from(r).map_or(r, |r| stat_id(r) as u64);
-                encode_varint(7 << 3, out);
-                encode_varint(to, out);
+                fields::put_varint(out, stat::REF_VALUE, to);
             }
-            (tag, wire) => {
-                skip_value(&mut b, tag, wire, "a stat")?;
-                out.extend_from_slice(&start[..start.len() - b.len()]);
-            }
+            _ => out.extend_from_slice(cursor.since(start)),
         }
     }
-    Ok(true)
-}
-
-/// Steps over the value of a field (`tag`, `wire`) whose key was just read from `b`, with
-/// prost's own `skip_field`; a group (wire types 3 and 4, which no XPlane message has) is
-/// refused as damage, as is an unknown wire type.
-fn skip_value(b: &mut &[u8], tag: u64, wire: u64, what: &str) -> io::Result<()> {
-    use prost::encoding::{skip_field, DecodeContext, WireType};
-    let wire = match WireType::try_from(wire) {
-        Ok(WireType::StartGroup | WireType::EndGroup) | Err(_) => {
-            return Err(invalid(&format!("{what}'s field of an unknown wire type")))
-        }
-        Ok(w) => w,
-    };
-    // (The tag matters to prost only inside a group.)
-    skip_field(wire, tag as u32, b, DecodeContext::default())
-        .map_err(|_| invalid(&format!("a field runs past {what}")))
-}
-
-/// Whether encoded `XEvent` `b` decodes as prost decodes it: every field whole, of a valid
-/// number and known wire type, its known fields of their wire types (1, 2, 3, 5 varints; 4
-/// stats, each checked as [`check_stat`] checks it).
-fn check_event(b: &[u8]) -> io::Result<()> {
-    let mut at = 0;
-    while at < b.len() {
-        let key = varint_at(b, &mut at)?;
-        match key {
-            // metadata_id, offset_ps, duration_ps, num_occurrences: varints.
-            0x08 | 0x10 | 0x18 | 0x28 => skip_varint(b, &mut at)?,
-            // A stat.
-            0x22 => {
-                let stat = len_delimited(b, &mut at, "an event")?;
-                check_stat(stat)?;
-            }
-            key => other_field(b, &mut at, key, 5, "an event")?,
-        }
-    }
-    Ok(())
-}
-
-/// Whether encoded `XStat` `b` decodes as prost decodes it: every field whole, of a valid
-/// number and known wire type, its known fields of their wire types (1, 3, 4, 7 varints; 2 a
-/// double; 5, 6 bytes), a `str_value` UTF-8. Written out per field (a walk generic over the
-/// fields cost a fifth more of a checked merge's instructions).
-fn check_stat(b: &[u8]) -> io::Result<()> {
-    let mut at = 0;
-    while at < b.len() {
-        let key = varint_at(b, &mut at)?;
-        match key {
-            // metadata_id, uint64_value, int64_value, ref_value: varints.
-            0x08 | 0x18 | 0x20 | 0x38 => skip_varint(b, &mut at)?,
-            // double_value.
-            0x11 => at = field_end(b, at, 8, "a stat")?,
-            // str_value.
-            0x2a => {
-                let s = len_delimited(b, &mut at, "a stat")?;
-                std::str::from_utf8(s).map_err(|_| invalid("a stat's string is not UTF-8"))?;
-            }
-            // bytes_value.
-            0x32 => at = len_delimited(b, &mut at, "a stat").map(|_| at)?,
-            key => other_field(b, &mut at, key, 7, "a stat")?,
-        }
-    }
-    Ok(())
-}
-
-/// A field whose key `key` no known field of the message (numbered up to `known`) has: one of
-/// those of another wire type is refused, as is a number of 0 or past 2^29 - 1, or an unknown
-/// wire type (groups too); any other is stepped over.
-fn other_field(b: &[u8], at: &mut usize, key: u64, known: u64, what: &str) -> io::Result<()> {
-    let tag = key >> 3;
-    if tag == 0 || tag > (1 << 29) - 1 {
-        return Err(invalid(&format!("{what}'s field numbered {tag}")));
-    }
-    if tag <= known {
-        return Err(invalid(&format!(
-            "{what}'s field {tag} of the wrong wire type"
-        )));
-    }
-    match key & 7 {
-        0 => skip_varint(b, at),
-        1 => field_end(b, *at, 8, what).map(|end| *at = end),
-        2 => len_delimited(b, at, what).map(|_| ()),
-        5 => field_end(b, *at, 4, what).map(|end| *at = end),
-        _ => Err(invalid(&format!("{what}'s field of an unknown wire type"))),
-    }
-}
-
-/// The value of the length-delimited field at `b[*at..]` (its length first), `at` moved past.
-fn len_delimited<'b>(b: &'b [u8], at: &mut usize, what: &str) -> io::Result<&'b [u8]> {
-    let len = usize::try_from(varint_at(b, at)?).unwrap_or(usize::MAX);
-    let end = field_end(b, *at, len, what)?;
-    let value = &b[*at..end];
-    *at = end;
-    Ok(value)
-}
-
-/// Where a value of `len` bytes at `b[at..]` ends, if `b` holds it.
-fn field_end(b: &[u8], at: usize, len: usize, what: &str) -> io::Result<usize> {
-    at.checked_add(len)
-        .filter(|&end| end <= b.len())
-        .ok_or_else(|| invalid(&format!("a field runs past {what}")))
-}
-
-/// Steps over the varint at `b[*at..]` as [`varint_at`] reads it, without its value.
-#[inline(always)]
-fn skip_varint(b: &[u8], at: &mut usize) -> io::Result<()> {
-    match b.get(*at) {
-        Some(&byte) if byte < 0x80 => {
-            *at += 1;
-            Ok(())
-        }
-        _ => long_varint_at(b, at).map(|_| ()),
-    }
-}
-
-/// The varint at `b[*at..]`, `at` moved past it, by prost's rules: at most ten bytes, the tenth
-/// at most 1. (Keys and most ids take one byte: those without a call.)
-#[inline(always)]
-fn varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
-    match b.get(*at) {
-        Some(&byte) if byte < 0x80 => {
-            *at += 1;
-            Ok(u64::from(byte))
-        }
-        _ => long_varint_at(b, at),
-    }
-}
-
-#[inline(never)]
-fn long_varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
-    let mut v = 0u64;
-    for i in 0..10 {
-        let &byte = b
-            .get(*at)
-            .ok_or_else(|| invalid("a varint runs past its message"))?;
-        *at += 1;
-        if i == 9 && byte > 1 {
-            break;
-        }
-        v |= u64::from(byte & 0x7f) << (7 * i);
-        if byte < 0x80 {
-            return Ok(v);
-        }
-    }
-    Err(invalid("a varint of over 64 bits"))
 }
 
 /// What the merge hands its writer, in the output's order.
@@ -1006,16 +664,17 @@ impl Out {
     fn apply(self, w: &mut io::BufWriter<File>, len_at: &mut u64) -> io::Result<()> {
         match self {
             Out::PlaneStart(head) => {
-                w.write_all(&[(SPACE_PLANES << 3 | 2) as u8])?;
+                let key_and_len = wire::padded_entry_head(fields::space::PLANES);
+                w.write_all(&key_and_len[..key_and_len.len() - PADDED_LEN])?;
                 *len_at = w.stream_position()?;
-                w.write_all(&[0x80; PADDED_LEN])?;
+                w.write_all(&key_and_len[key_and_len.len() - PADDED_LEN..])?;
                 w.write_all(&head)
             }
             Out::Line(line) => line.write_entry(w),
             Out::PlaneEnd(len) => {
                 let end = w.stream_position()?;
                 w.seek(SeekFrom::Start(*len_at))?;
-                w.write_all(&padded_varint(len)?)?;
+                w.write_all(&wire::padded_varint(len)?)?;
                 w.seek(SeekFrom::Start(end)).map(|_| ())
             }
             Out::Bytes(b) => w.write_all(&b),
@@ -1188,7 +847,7 @@ fn merge_line(
                 .flatten();
             let line_ts_ps = l.head.timestamp_ns.saturating_mul(1000);
             LineCursor {
-                reader: Reader::new(inputs[k].file.clone(), l.start, l.end),
+                reader: FileFields::new(inputs[k].file.clone(), l.start, l.end),
                 ids: &ids[j],
                 line_ts_ps,
                 shift_ps: shift[k],
