@@ -64,8 +64,7 @@ pub struct RoctxLines {
 /// the longest first: a thread's sorted host events, the usual case) is dealt as it comes,
 /// each event encoded straight into its lane's line; otherwise its events are held until
 /// `finish` and dealt in that order there. Both give the same lines: a lane's events in the
-/// order they came. Holding every event, splitting the groups and sorting their spans cost
-/// the 200 k-launch storm 530 instructions per roctx range (`ci/bench-instructions.sh`).
+/// order they came. Dealt as they come, the usual group is never held whole, split, or sorted.
 enum Group {
     Dealing {
         lanes: Lanes,
@@ -75,7 +74,7 @@ enum Group {
     },
     Held {
         events: Vec<Pending>,
-        /// The events' stats, one after the other (a buffer per event was an allocation per
+        /// The events' stats, one after the other (not a buffer per event: an allocation per
         /// range).
         stats: Vec<u8>,
     },

@@ -15,7 +15,7 @@
 //!
 //! Windows written on their run's names and clock (`WINDOW_MERGE`, `xplane::RunIds`) agree
 //! with the output on every id and time: their events are copied as they were written, only
-//! their times read to merge them (1,100 instructions per event at exit, 2,770 re-encoded).
+//! their times read to merge them, which costs a fraction of re-encoding them.
 //! What is copied is first checked to decode as prost decodes it, unless this process has
 //! just written it ([`merge_own_files`]). Lines are written on a thread of their own while the
 //! next is merged.
@@ -93,8 +93,9 @@ pub fn merge_files(
 
 /// As [`merge_files`], for files this process has just written itself (`WINDOW_MERGE` at
 /// exit): an event copied as it is (a window on its run's ids and clock, `xplane::RunIds`) is
-/// not checked field by field first, which was a quarter of the merge's instructions. Bounds
-/// are still checked: damage could only make the output unreadable, never the program fail.
+/// not checked field by field first (a large part of a copying merge's work, for bytes this
+/// process wrote a moment ago). Bounds are still checked: damage could only make the output
+/// unreadable, never the program fail.
 pub fn merge_own_files(
     inputs: &[PathBuf],
     layout: &super::OutputLayout,
@@ -683,8 +684,8 @@ impl Out {
 }
 
 /// Writes the merged profile into `w`: lines are merged on this thread and written on another
-/// while the next is merged (at the MaxText-sized run's 9.9 M events, writing was half the
-/// merge's time), so up to three lines are held: one merged, one handed over, one written.
+/// while the next is merged (writing a line costs about as much as merging it), so up to three
+/// lines are held: one merged, one handed over, one written.
 /// Without a thread, on this one.
 fn write_merged(
     inputs: &[Input],
@@ -944,9 +945,8 @@ mod damage_tests {
     use super::*;
 
     /// A stat damaged inside an event of a plane whose ids the output keeps (the fast path
-    /// that copies stats as they are) is refused, as the field-by-field path refuses it: it
-    /// was copied into a merged file that no reader could decode (`fuzz_merge_of_damaged_
-    /// profiles`, seed 2).
+    /// that copies stats as they are) is refused, as the field-by-field path refuses it:
+    /// copied, it would make a merged file that no reader could decode.
     #[test]
     fn a_damaged_stat_is_refused_where_stats_are_copied_as_they_are() {
         let ids = Ids {
@@ -966,9 +966,9 @@ mod damage_tests {
 
     /// What prost refuses to decode is refused before it is copied, whole framing or not: a
     /// stat's `str_value` that is not UTF-8, a known field of the wrong wire type (a stat's
-    /// `metadata_id`, an event's `offset_ps`), a field numbered 0. Each was copied into merged
-    /// files as it was (an event copied as it is, or its stats on a plane whose stat ids the
-    /// output keeps): sound framing was all that was checked.
+    /// `metadata_id`, an event's `offset_ps`), a field numbered 0: sound framing does not make
+    /// an event copied as it is (or its stats, on a plane whose stat ids the output keeps)
+    /// decodable.
     #[test]
     fn what_prost_cannot_decode_is_refused_before_it_is_copied() {
         use prost::Message;

@@ -2,10 +2,9 @@
 //!
 //! A plane is one length-delimited entry of `XSpace.planes`: its length comes before its
 //! bytes, and is known only when the plane's last line is built. Held in memory, the lines of
-//! the largest plane sat beside the whole joined trace at the writer's peak (the stress run's
-//! device plane: about 60 MB; the MaxText-sized run's host plane: about 250 MB). Past a
-//! threshold they leave memory, by one of two ways; either way the memory held is one line
-//! and the plane's metadata:
+//! the largest plane would sit beside the whole joined trace at the writer's peak (hundreds of
+//! MB for a large run's host plane). Past a threshold they leave memory, by one of two ways;
+//! either way the memory held is one line and the plane's metadata:
 //!
 //! * into the output itself, while it is the plane's turn there (`OutputTurn`: every plane
 //!   before it written; `PlaneInOutput`): the plane's length is left as a padded varint and
@@ -83,9 +82,9 @@ impl SpillPolicy {
 /// (every plane before it written and flushed) writes its lines straight into the output as it
 /// builds them, and the others set theirs aside in a file until it is theirs. A plane set aside
 /// takes the output as soon as its turn comes, mid-plane: what it had set aside is copied in
-/// once and its later lines are written once. Before this, a plane built beside another kept
-/// its file to the end, so a workload whose device plane outweighs the host plane (the export
-/// bench's, 39 of 47 MB) wrote most of its bytes twice and copied them once more.
+/// once and its later lines are written once: a plane built beside another that kept its file
+/// to the end would, in a workload whose device plane outweighs the host plane, write most of
+/// the profile's bytes twice and copy them once more.
 #[derive(Debug)]
 pub struct OutputTurn {
     file: OutputFile,
@@ -278,12 +277,11 @@ pub const WRITEBACK_EVERY: usize = 32 << 20;
 
 /// Asks the kernel to start writing the file's dirty pages to disk now, without waiting for
 /// them (`sync_file_range(SYNC_FILE_RANGE_WRITE)` over the whole file; pages already being
-/// written are left alone). The output is fsynced once written (`file::write_atomically`), and
-/// that fsync waited for every page the write had left dirty: on the MaxText-sized run, 0.27 s
-/// of the write's 1.87 s (`strace -T`), the profiled program's exit waiting on the disk. Started
-/// while the rest is still being encoded, the writeback overlaps that work and the fsync waits
-/// for the last pages only. Best effort: a filesystem that does not support it (or any error)
-/// leaves the pages to the fsync, as before.
+/// written are left alone). The output is fsynced once written (`file::write_atomically`),
+/// and that fsync waits for every page the write left dirty, the profiled program's exit
+/// waiting on the disk. Started while the rest is still being encoded, the writeback overlaps
+/// that work and the fsync waits for the last pages only. Best effort: a filesystem that does
+/// not support it (or any error) leaves the pages to the fsync.
 pub fn start_writeback(f: &File) {
     use std::os::fd::AsRawFd;
     // SAFETY: `f` is an open file for the duration of the call; offset 0 and length 0 mean
@@ -304,7 +302,7 @@ impl LineSpill {
         let path = dir.join(format!(
             ".rocprof-xplane-lines.{}.{}",
             std::process::id(),
-            super::file::unique_suffix()
+            unique_suffix()
         ));
         let f = std::fs::OpenOptions::new()
             .read(true)
@@ -340,6 +338,18 @@ impl LineSpill {
         let (file, bytes) = self.out.into_file()?;
         Ok(SpilledLines { file, bytes })
     }
+}
+
+/// A number for a file name no other file this process makes has (the time, and a count of
+/// the names asked for): the output's temporary file and the line files beside it.
+pub(crate) fn unique_suffix() -> u128 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    nanos ^ u128::from(COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Lines written to a file, ready to be copied into the output.

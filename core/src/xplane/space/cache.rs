@@ -61,7 +61,7 @@ pub(super) struct EventCache<'t> {
     /// Per host event name: its event metadata id, 0 until first used (ids start at 1).
     name_ids: Vec<i64>,
     /// Per copy direction, in `COPY_ORDER`: its event metadata id, 0 until first used (a
-    /// copy's name was hashed per event).
+    /// copy's name is not hashed per event).
     copy_name_ids: [i64; COPY_ORDER.len()],
 }
 

@@ -1,17 +1,28 @@
-//! Per-plane interning of event and stat metadata, and typed stat values.
+//! Building a plane: per-plane interning of event and stat metadata, typed stat values, and
+//! each line encoded as it is finished.
 //!
 //! Mirrors how XLA's `XPlaneBuilder` assigns ids (per plane, `++last_id` from 1, deduplicated by
 //! name, event and stat ids counted separately) so our files have the same shape xprof is tested
 //! with. String values are written as `ref_value`: the string becomes a stat metadata entry, which
 //! keeps files small when thousands of events repeat one `kernel_details` string.
+//!
+//! `line` builds a line's events into their wire bytes, `stats` an event's stats; the protobuf
+//! encoding itself is `crate::wire`'s.
 
 use prost::Message;
 
 use crate::fastmap::HashMap;
 use crate::wire::{self, xplane as fields};
 
-use super::proto::{x_stat, XEventMetadata, XLine, XPlane, XStat, XStatMetadata};
+use super::proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
 use super::spill::{CountedFile, LineSpill, PlaneInOutput, SpillPolicy, SpilledLines};
+
+mod line;
+mod stats;
+
+pub use line::{FinishedLine, LineBuilder};
+pub(crate) use stats::fibonacci_slot;
+pub use stats::{StatBytes, StatIds};
 
 /// A typed stat value. The variant is part of the contract with xprof (e.g. `correlation_id`
 /// must be `U64`, `scope_range_id` must be `I64`).
@@ -237,7 +248,7 @@ impl PlaneBuilder {
             return;
         }
         if let Some(spill) = &mut self.spill {
-            if let Err(e) = write_line_entry(&line, spill.lines()) {
+            if let Err(e) = line.write_entry(spill.lines()) {
                 self.spill_error = Some(e);
             }
             self.take_output_in_turn();
@@ -252,7 +263,7 @@ impl PlaneBuilder {
         match self.lines_out(policy) {
             Ok(mut spill) => {
                 for l in std::mem::take(&mut self.lines) {
-                    if let Err(e) = write_line_entry(&l, spill.lines()) {
+                    if let Err(e) = l.write_entry(spill.lines()) {
                         self.spill_error = Some(e);
                         return;
                     }
@@ -260,7 +271,7 @@ impl PlaneBuilder {
                 self.held = 0;
                 self.spill = Some(spill);
             }
-            // No file (a read-only or full directory): the lines stay in memory, as before.
+            // No file (a read-only or full directory): the lines stay in memory.
             Err(e) => {
                 crate::log_debug!(
                     "the plane's lines stay in memory: no file in {}: {e}",
@@ -311,7 +322,7 @@ impl PlaneBuilder {
             return;
         };
         // From here the plane's entry is under way in the output: a failure leaves the plane
-        // (and so the file) unwritten, as a failed write into the output always did.
+        // (and so the file) unwritten, as any failed write into the output does.
         match aside
             .finish()
             .and_then(|lines| direct.lines().append(&lines))
@@ -412,12 +423,6 @@ enum SetAside {
     Written { bytes: usize },
 }
 
-/// Writes `line` as an `XPlane.lines` entry (the output's, or a plane's set-aside file).
-fn write_line_entry(line: &FinishedLine, w: &mut impl std::io::Write) -> std::io::Result<()> {
-    wire::write_entry_head(fields::plane::LINES, line.encoded_len(), w)?;
-    line.write_to(w)
-}
-
 /// A finished plane, encoded: everything but its lines (`head`, split where the lines go) and
 /// its lines, each encoded.
 #[derive(Debug)]
@@ -498,7 +503,7 @@ impl BuiltPlane {
             s.copy_to(w)?;
         }
         for l in &self.lines {
-            write_line_entry(l, w)?;
+            l.write_entry(w)?;
         }
         w.write_all(&self.head[self.split..])
     }
@@ -511,378 +516,6 @@ impl BuiltPlane {
         // Our own encoding: decoding cannot fail short of a prost bug; an empty plane is then
         // the safe answer.
         XPlane::decode(b.as_slice()).unwrap_or_default()
-    }
-}
-
-/// Stat metadata ids of the names a plane's events carry on every event (`correlation_id`,
-/// `device_id`, …), interned on first use (so ids are assigned in the same order as by name)
-/// and then read without hashing the name: a slot chosen by the name's address. A scan of the
-/// names used so far (a sync call's host event asks for up to six of twenty) was 4 % of the
-/// host plane's instructions on MaxText/10.
-pub struct StatIds {
-    /// (address and length of the name, its id); an id of 0 marks an empty slot (ids start
-    /// at 1). Two names in one slot take turns: the one asked for is looked up by name again,
-    /// to the same id.
-    slots: [(usize, usize, i64); STAT_ID_SLOTS],
-}
-
-/// Slots of a `StatIds` (a power of two): the stat names are a few dozen constants.
-const STAT_ID_SLOTS: usize = 64;
-
-/// The slot of `key` in a table of `2^bits` slots, by Fibonacci hashing: the key times 2^64 / φ,
-/// its top bits. Keys that differ only in their low bits (addresses a few bytes apart, ids in
-/// order) land far apart, where their low bits alone would crowd a few slots or evict each
-/// slot in turn.
-pub(super) fn fibonacci_slot(key: u64, bits: u32) -> usize {
-    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - bits)) as usize
-}
-
-impl Default for StatIds {
-    fn default() -> Self {
-        StatIds {
-            slots: [(0, 0, 0); STAT_ID_SLOTS],
-        }
-    }
-}
-
-impl StatIds {
-    pub fn get(&mut self, plane: &mut PlaneBuilder, name: &'static str) -> i64 {
-        let (at, len) = (name.as_ptr() as usize, name.len());
-        // The constants lie a few bytes apart: spread, not by their low bits.
-        let entry = &mut self.slots[fibonacci_slot(at as u64, STAT_ID_SLOTS.ilog2())];
-        if entry.2 != 0 && entry.0 == at && entry.1 == len {
-            return entry.2;
-        }
-        let id = plane.stat_metadata_id(name);
-        *entry = (at, len, id);
-        id
-    }
-}
-
-/// An event's stats as wire bytes (the `XEvent.stats` entries, field 4), written straight from
-/// their values: an event costs no `XStat` structs and, once the buffer has grown, no heap
-/// allocation. The bytes are what prost writes for the same stats.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct StatBytes {
-    bytes: Vec<u8>,
-}
-
-impl StatBytes {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn clear(&mut self) {
-        self.bytes.clear();
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
-    pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// Appends every stat of `other`.
-    pub fn extend(&mut self, other: &StatBytes) {
-        self.bytes.extend_from_slice(&other.bytes);
-    }
-
-    /// Appends any stat (strings, bytes, doubles) through prost.
-    pub fn push(&mut self, stat: &XStat) {
-        prost::encoding::message::encode(fields::event::STATS.number, stat, &mut self.bytes);
-    }
-
-    pub fn u64(&mut self, metadata_id: i64, v: u64) {
-        fields::put_varint_stat(&mut self.bytes, metadata_id, fields::stat::UINT64_VALUE, v);
-    }
-
-    pub fn i64(&mut self, metadata_id: i64, v: i64) {
-        // int64 is written as the varint of its two's-complement bits, as prost does.
-        fields::put_varint_stat(
-            &mut self.bytes,
-            metadata_id,
-            fields::stat::INT64_VALUE,
-            v as u64,
-        );
-    }
-
-    /// A `ref_value` stat: `target` is the stat metadata id of the interned string.
-    pub fn reference(&mut self, metadata_id: i64, target: i64) {
-        fields::put_varint_stat(
-            &mut self.bytes,
-            metadata_id,
-            fields::stat::REF_VALUE,
-            target as u64,
-        );
-    }
-}
-
-/// Collects the events of one line; offsets are relative to the line timestamp. Each event is
-/// encoded when added, as a whole `events` entry (about 60 B) rather than message structs
-/// (about 250 B with its stats): a stream line of a million dispatches is the exit path's
-/// largest single object. Events that arrive in their sorted order (nearly every line: the
-/// join sorts them) need nothing more, and the line's bytes are the arena itself; a sort index
-/// is built only when one arrives out of order.
-#[derive(Debug)]
-pub struct LineBuilder {
-    /// Everything but the events.
-    header: XLine,
-    /// The `events` entries (field 4: key, length, `XEvent`), in insertion order.
-    arena: Vec<u8>,
-    /// Sort key and place of every event, once one came out of order (`None` until then).
-    index: Option<Vec<EventSlot>>,
-    /// Number of events and the sort key of the last one.
-    count: usize,
-    last_key: SortKey,
-    max_end_ps: i64,
-    /// Events announced by [`Self::expect_events`].
-    expected: usize,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct EventSlot {
-    offset_ps: i64,
-    duration_ps: i64,
-    start: usize,
-    len: usize,
-}
-
-/// Start ascending, then longest first: an enclosing event before those nested in it.
-type SortKey = (i64, std::cmp::Reverse<i64>);
-
-impl EventSlot {
-    fn key(&self) -> SortKey {
-        (self.offset_ps, std::cmp::Reverse(self.duration_ps))
-    }
-}
-
-impl LineBuilder {
-    pub fn new(id: i64, name: impl Into<String>, timestamp_ns: i64) -> Self {
-        LineBuilder {
-            header: XLine {
-                id,
-                name: name.into(),
-                timestamp_ns,
-                ..Default::default()
-            },
-            arena: Vec::new(),
-            index: None,
-            count: 0,
-            // The smallest key: no first event is out of order.
-            last_key: (i64::MIN, std::cmp::Reverse(i64::MAX)),
-            max_end_ps: 0,
-            expected: 0,
-        }
-    }
-
-    /// The line will hold about `n` events (a device line knows its count): the arena is sized
-    /// once, after the first event shows their size, instead of doubling (each doubling of a
-    /// heap block copies everything so far).
-    pub fn expect_events(&mut self, n: usize) {
-        self.expected = n;
-    }
-
-    /// Names the line after its events are known (a device line's name lists its kinds).
-    pub fn set_name(&mut self, name: impl Into<String>) {
-        self.header.name = name.into();
-    }
-
-    pub fn set_display_name(&mut self, name: impl Into<String>) {
-        self.header.display_name = name.into();
-    }
-
-    /// Adds an event, encoded now as `XEvent::encode` would: `metadata_id` (1), `offset_ps`
-    /// (2, a oneof member: always written), `duration_ps` (3), then the stats (4).
-    pub fn add_event(
-        &mut self,
-        metadata_id: i64,
-        offset_ps: i64,
-        duration_ps: i64,
-        stats: &StatBytes,
-    ) {
-        self.add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes());
-    }
-
-    /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`).
-    pub fn add_event_bytes(
-        &mut self,
-        metadata_id: i64,
-        offset_ps: i64,
-        duration_ps: i64,
-        stats: &[u8],
-    ) {
-        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
-        let head = fields::EventHead::new(metadata_id, offset_ps, duration_ps, stats.len());
-        let start = self.arena.len();
-        // (With the room a `WireRun` asks for beyond the head's bytes.)
-        self.room_for(head.entry_len() + wire::WIRE_RUN_BYTES);
-        head.put(&mut self.arena);
-        self.arena.extend_from_slice(stats);
-        self.placed(start, offset_ps, duration_ps);
-    }
-
-    /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
-    /// whose ids and clock are the line's), whose `offset_ps` and `duration_ps` are given.
-    pub fn add_encoded_event(&mut self, offset_ps: i64, duration_ps: i64, event: &[u8]) {
-        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
-        let start = self.arena.len();
-        self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
-        fields::put_event_entry(&mut self.arena, event);
-        self.placed(start, offset_ps, duration_ps);
-    }
-
-    /// Notes the event just encoded from byte `start` of the arena: its place in the line's
-    /// order, and the arena's reservation once the first event shows their size.
-    fn placed(&mut self, start: usize, offset_ps: i64, duration_ps: i64) {
-        let slot = EventSlot {
-            offset_ps,
-            duration_ps,
-            start,
-            len: self.arena.len() - start,
-        };
-        if self.index.is_none() && slot.key() < self.last_key {
-            self.index = Some(self.slots_before(start));
-        }
-        if let Some(index) = &mut self.index {
-            index.push(slot);
-        }
-        self.last_key = slot.key();
-        self.count += 1;
-        if self.count == 1 && self.expected > 1 {
-            // One eighth over the first event's size, which may be unusually large (a kernel
-            // with many stats first): capped, and a reservation the allocator refuses is only
-            // a missed shortcut (`try_reserve`, never an abort); `finish` gives back the rest.
-            let each = (slot.len + slot.len / 8).min(MAX_EXPECTED_EVENT_BYTES);
-            let _ = self
-                .arena
-                .try_reserve((self.expected - 1).saturating_mul(each));
-        }
-    }
-
-    /// Before `need` more bytes go to the arena of a line whose count was announced and
-    /// outgrew its reservation (later events larger than the first): room for the events
-    /// still to come at the average size so far, not a doubling of the whole arena (for a
-    /// host thread's line, tens of MB left unused at the writer's peak).
-    fn room_for(&mut self, need: usize) {
-        if self.count == 0
-            || self.count >= self.expected
-            || self.arena.capacity() - self.arena.len() >= need
-        {
-            return;
-        }
-        let each = self.arena.len() / self.count;
-        let rest = (self.expected - self.count).saturating_mul(each + each / 16);
-        // A refused reservation is only a missed shortcut: the push below then grows as usual.
-        let _ = self.arena.try_reserve_exact(rest.max(need));
-    }
-
-    /// The slots of the events encoded before byte `end` of the arena, read back from it (only
-    /// when the first event out of order arrives).
-    fn slots_before(&self, end: usize) -> Vec<EventSlot> {
-        let mut out = Vec::with_capacity(self.count + 1);
-        let mut at = 0;
-        while at < end {
-            let (len, offset_ps, duration_ps) = fields::event_entry_times(&self.arena[at..end]);
-            out.push(EventSlot {
-                offset_ps,
-                duration_ps,
-                start: at,
-                len,
-            });
-            // Our own encoding: every entry is whole (a length of 0 would be a bug, not data).
-            at += len.max(1);
-        }
-        out
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-
-    /// Sorts events by (start ascending, duration descending), the order XLA's `SortXSpace`
-    /// leaves them in: an enclosing event comes before the events nested in it, which the
-    /// trace viewer's nesting relies on. The sort is stable, so ties keep insertion order.
-    pub fn finish(mut self) -> FinishedLine {
-        let events = match self.index.take() {
-            None => {
-                self.arena.shrink_to_fit();
-                self.arena
-            }
-            Some(mut index) => {
-                index.sort_by_key(EventSlot::key);
-                let mut sorted = Vec::with_capacity(self.arena.len());
-                for e in &index {
-                    sorted.extend_from_slice(&self.arena[e.start..e.start + e.len]);
-                }
-                sorted
-            }
-        };
-        self.header.duration_ps = self.max_end_ps;
-        // Fields 1–3 (id, name, timestamp) come before the events (field 4) on the wire.
-        let leading = XLine {
-            id: std::mem::take(&mut self.header.id),
-            name: std::mem::take(&mut self.header.name),
-            timestamp_ns: std::mem::take(&mut self.header.timestamp_ns),
-            ..Default::default()
-        };
-        let (head, split) = wire::around_repeated(&leading, self.header);
-        FinishedLine {
-            head,
-            split,
-            events,
-        }
-    }
-}
-
-/// The most an arena reserves per announced event (typical events are 40–90 bytes).
-const MAX_EXPECTED_EVENT_BYTES: usize = 128;
-
-/// A finished line, events sorted and encoded; added to its plane by
-/// [`PlaneBuilder::add_line`].
-#[derive(Debug, Clone)]
-pub struct FinishedLine {
-    head: Vec<u8>,
-    split: usize,
-    /// The `events` entries, sorted.
-    events: Vec<u8>,
-}
-
-impl FinishedLine {
-    /// Length of the line's encoding.
-    pub fn encoded_len(&self) -> usize {
-        self.head.len() + self.events.len()
-    }
-
-    /// Length of the line as an `XPlane.lines` entry (key and length included).
-    pub fn entry_len(&self) -> usize {
-        wire::entry_len(fields::plane::LINES, self.encoded_len())
-    }
-
-    /// Writes the line as an `XPlane.lines` entry.
-    pub fn write_entry(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        write_line_entry(self, w)
-    }
-
-    fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        w.write_all(&self.head[..self.split])?;
-        w.write_all(&self.events)?;
-        w.write_all(&self.head[self.split..])
-    }
-
-    /// Appends the bytes `XLine::encode` gives for the line with its events.
-    pub fn encode_into(&self, out: &mut Vec<u8>) {
-        // Writing into a Vec cannot fail.
-        let _ = self.write_to(out);
-    }
-
-    /// The line as a message (for tests and in-memory consumers).
-    pub fn to_xline(&self) -> XLine {
-        let mut b = Vec::with_capacity(self.encoded_len());
-        self.encode_into(&mut b);
-        // Our own encoding: decoding cannot fail short of a prost bug.
-        XLine::decode(b.as_slice()).unwrap_or_default()
     }
 }
 
@@ -899,42 +532,6 @@ fn intern(ids: &mut HashMap<String, i64>, last: &mut i64, name: &str) -> (i64, b
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Ids through `StatIds` are the plane's ids by name, assigned in first-use order, with more
-    /// names than slots (so names share slots and take turns) and names that are prefixes of
-    /// each other at one address (told apart by length).
-    #[test]
-    fn stat_ids_are_the_ids_by_name_in_first_use_order() {
-        let text: &'static str = Box::leak("abcdefgh".repeat(40).into_boxed_str());
-        let mut names: Vec<&'static str> =
-            (1..=text.len()).step_by(3).map(|n| &text[..n]).collect();
-        names.extend((0..200).map(|i| &*Box::leak(format!("stat_{i}").into_boxed_str())));
-        let mut plane = PlaneBuilder::new(1, "p");
-        let mut by_name = PlaneBuilder::new(1, "p");
-        let mut ids = StatIds::default();
-        for round in 0..3 {
-            // Each round in another order: first use in the first, turns in slots after.
-            let order: Vec<&'static str> = match round {
-                0 => names.clone(),
-                1 => names.iter().rev().copied().collect(),
-                _ => names
-                    .iter()
-                    .step_by(7)
-                    .chain(names.iter())
-                    .copied()
-                    .collect(),
-            };
-            for name in order {
-                let got = ids.get(&mut plane, name);
-                assert_eq!(
-                    got,
-                    by_name.stat_metadata_id(name),
-                    "{name:?} in round {round}"
-                );
-            }
-        }
-        assert_eq!(plane.plane.stat_metadata, by_name.plane.stat_metadata);
-    }
 
     #[test]
     fn interning_is_per_name_and_starts_at_one() {
@@ -1035,112 +632,5 @@ mod tests {
         assert_eq!(bytes[1 + PADDED_LEN..], want[..]);
         // Only the two outputs are left: the set-aside files were unlinked.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
-    }
-
-    #[test]
-    fn lines_sort_by_start_then_longest_first() {
-        let mut l = LineBuilder::new(0, "x", 0);
-        let none = StatBytes::new();
-        l.add_event(1, 50, 5, &none);
-        l.add_event(2, 10, 5, &none);
-        l.add_event(3, 10, 100, &none);
-        let line = l.finish().to_xline();
-        let ids: Vec<i64> = line.events.iter().map(|e| e.metadata_id).collect();
-        assert_eq!(ids, [3, 2, 1]);
-        assert_eq!(line.duration_ps, 110);
-    }
-
-    /// The hand-written encoding is prost's, value for value: ids of 0 and 1, negative and
-    /// 10-byte varints, zero offsets and durations, every kind of stat value.
-    #[test]
-    fn events_and_stats_encode_as_prost_does() {
-        use super::super::proto::{x_event, XEvent};
-        let values = [0u64, 1, 127, 128, 300, u64::MAX >> 1, u64::MAX];
-        let mut p = PlaneBuilder::new(0, "p");
-        let mut line = LineBuilder::new(1, "l", 0);
-        let mut expected = Vec::new();
-        for (i, &v) in values.iter().enumerate() {
-            let mut stats = StatBytes::new();
-            let mut structs = Vec::new();
-            for id in [0i64, 1, 200] {
-                stats.u64(id, v);
-                stats.i64(id, v as i64);
-                stats.reference(id, v as i64);
-                structs.push(XStat {
-                    metadata_id: id,
-                    value: Some(x_stat::Value::Uint64Value(v)),
-                });
-                structs.push(XStat {
-                    metadata_id: id,
-                    value: Some(x_stat::Value::Int64Value(v as i64)),
-                });
-                structs.push(XStat {
-                    metadata_id: id,
-                    value: Some(x_stat::Value::RefValue(v)),
-                });
-            }
-            let d = XStat {
-                metadata_id: 3,
-                value: Some(x_stat::Value::DoubleValue(0.5)),
-            };
-            stats.push(&d);
-            structs.push(d);
-            p.put(&mut stats, "name", StatValue::Str("inline"));
-            structs.push(XStat {
-                metadata_id: p.stat_metadata_id("name"),
-                value: Some(x_stat::Value::StrValue("inline".into())),
-            });
-            let (offset, duration) = (v as i64, -(i as i64));
-            line.add_event(i as i64, offset, duration, &stats);
-            expected.push(XEvent {
-                metadata_id: i as i64,
-                duration_ps: duration,
-                stats: structs,
-                data: Some(x_event::Data::OffsetPs(offset)),
-            });
-        }
-        let got = line.finish().to_xline();
-        let mut want = got.clone();
-        want.events = expected;
-        want.events.sort_by_key(|e| match e.data {
-            Some(x_event::Data::OffsetPs(o)) => (o, std::cmp::Reverse(e.duration_ps)),
-            _ => unreachable!(),
-        });
-        assert_eq!(got, want);
-        // And byte for byte: re-encoding the decoded events by prost gives the same bytes.
-        let mut l2 = LineBuilder::new(1, "l", 0);
-        let mut st = StatBytes::new();
-        st.u64(5, 9);
-        st.i64(6, -1);
-        l2.add_event(4, -3, 0, &st);
-        let f = l2.finish();
-        let mut ours = Vec::new();
-        f.encode_into(&mut ours);
-        assert_eq!(ours, f.to_xline().encode_to_vec());
-    }
-
-    /// Events in order need no index; the first one out of order makes the line build one from
-    /// the events already encoded, and the result is the stable sort either way.
-    #[test]
-    fn a_late_event_out_of_order_sorts_with_the_ones_before_it() {
-        let mut st = StatBytes::new();
-        st.u64(2, 1 << 40);
-        let times = [(5, 1), (5, 1), (7, 0), (300, 9), (-4, 2), (6, 3), (300, 20)];
-        let mut ordered = LineBuilder::new(0, "x", 0);
-        let mut late = LineBuilder::new(0, "x", 0);
-        let mut sorted: Vec<(usize, (i64, i64))> = times.iter().copied().enumerate().collect();
-        sorted.sort_by_key(|(_, (o, d))| (*o, std::cmp::Reverse(*d)));
-        for (i, (o, d)) in &sorted {
-            ordered.add_event(*i as i64 + 1, *o, *d, &st);
-        }
-        for (i, (o, d)) in times.iter().enumerate() {
-            late.add_event(i as i64 + 1, *o, *d, &st);
-        }
-        assert!(ordered.index.is_none(), "in order: no index");
-        assert!(late.index.is_some());
-        let (a, b) = (ordered.finish(), late.finish());
-        assert_eq!(a.events, b.events);
-        let ids: Vec<i64> = b.to_xline().events.iter().map(|e| e.metadata_id).collect();
-        assert_eq!(ids, [5, 1, 2, 6, 3, 7, 4]);
     }
 }
