@@ -21,10 +21,12 @@ pub enum FieldValue<'a> {
 
 /// The fields of one encoded message, in order: each as its key (number and wire type, any
 /// number) and value. A wire type no field has (groups, 6, 7) and a value past the message's
-/// end are errors, saying `what` the message is.
+/// end are errors, saying `what` the message is. Varints are read by prost's `decode_varint`,
+/// inlined, on the rest of the message.
 pub struct Fields<'a> {
     b: &'a [u8],
-    at: usize,
+    /// The message from the next field on.
+    rest: &'a [u8],
     /// Where the value of the field read last starts (after its key).
     value_at: usize,
     what: &'static str,
@@ -34,7 +36,7 @@ impl<'a> Fields<'a> {
     pub fn new(b: &'a [u8], what: &'static str) -> Self {
         Fields {
             b,
-            at: 0,
+            rest: b,
             value_at: 0,
             what,
         }
@@ -42,55 +44,64 @@ impl<'a> Fields<'a> {
 
     /// Where the next field starts in the message.
     pub fn position(&self) -> usize {
-        self.at
+        self.b.len() - self.rest.len()
     }
 
     /// The message's bytes from `start` to the position: fields read, as they are.
     pub fn since(&self, start: usize) -> &'a [u8] {
-        &self.b[start..self.at]
+        &self.b[start..self.position()]
     }
 
     /// The value of the field read last as it is on the wire (a length-delimited one's length
     /// included), without its key.
     pub fn raw_value(&self) -> &'a [u8] {
-        &self.b[self.value_at..self.at]
+        &self.b[self.value_at..self.position()]
     }
 
-    /// The next field's key and value; `None` at the message's end.
-    #[inline]
+    /// The next field's key and value; `None` at the message's end. Inlined: each caller's
+    /// match on the key and value then reads the value where it lies, with no value built.
+    #[inline(always)]
     pub fn next_field(&mut self) -> io::Result<Option<(u64, FieldValue<'a>)>> {
-        if self.at >= self.b.len() {
+        use prost::encoding::decode_varint;
+        if self.rest.is_empty() {
             return Ok(None);
         }
-        let key = varint_at(self.b, &mut self.at)?;
-        self.value_at = self.at;
+        let key = decode_varint(&mut self.rest)?;
+        self.value_at = self.position();
         let value = match key & 7 {
-            0 => FieldValue::Varint(varint_at(self.b, &mut self.at)?),
+            0 => FieldValue::Varint(decode_varint(&mut self.rest)?),
             1 => FieldValue::Fixed(self.take(8)?),
             2 => {
-                let len = varint_at(self.b, &mut self.at)?;
+                let len = decode_varint(&mut self.rest)?;
                 FieldValue::Len(self.take(usize::try_from(len).unwrap_or(usize::MAX))?)
             }
             5 => FieldValue::Fixed(self.take(4)?),
-            _ => {
-                return Err(invalid(&format!(
-                    "{}'s field of an unknown wire type",
-                    self.what
-                )))
-            }
+            _ => return Err(self.damaged("'s field of an unknown wire type")),
         };
         Ok(Some((key, value)))
     }
 
+    #[inline(always)]
     fn take(&mut self, n: usize) -> io::Result<&'a [u8]> {
-        let end = self
-            .at
-            .checked_add(n)
-            .filter(|&end| end <= self.b.len())
-            .ok_or_else(|| invalid(&format!("a field runs past {}", self.what)))?;
-        let value = &self.b[self.at..end];
-        self.at = end;
-        Ok(value)
+        match self.rest.split_at_checked(n) {
+            Some((value, rest)) => {
+                self.rest = rest;
+                Ok(value)
+            }
+            None => Err(self.past()),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn damaged(&self, how: &str) -> io::Error {
+        invalid(&format!("{}{how}", self.what))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn past(&self) -> io::Error {
+        invalid(&format!("a field runs past {}", self.what))
     }
 }
 
@@ -273,5 +284,56 @@ impl FileFields {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every wire type a field may have, read with its key; the raw value and the bytes since
+    /// a field's start are as they were; a group, wire types 6 and 7, a value past the end and
+    /// a varint past the end are refused.
+    #[test]
+    fn fields_read_every_wire_type_and_refuse_damage() {
+        let b = [
+            0x08, 0x96, 0x01, // 1: varint 150
+            0x11, 1, 2, 3, 4, 5, 6, 7, 8, // 2: fixed64
+            0x1a, 0x02, b'h', b'i', // 3: length-delimited
+            0x25, 9, 9, 9, 9, // 4: fixed32
+        ];
+        let mut f = Fields::new(&b, "a message");
+        assert_eq!(
+            f.next_field().unwrap(),
+            Some((0x08, FieldValue::Varint(150)))
+        );
+        assert_eq!(f.raw_value(), [0x96, 0x01]);
+        let start = f.position();
+        assert_eq!(
+            f.next_field().unwrap(),
+            Some((0x11, FieldValue::Fixed(&[1, 2, 3, 4, 5, 6, 7, 8])))
+        );
+        assert_eq!(f.since(start), &b[3..12]);
+        assert_eq!(
+            f.next_field().unwrap(),
+            Some((0x1a, FieldValue::Len(b"hi")))
+        );
+        assert_eq!(f.raw_value(), [0x02, b'h', b'i']);
+        assert_eq!(
+            f.next_field().unwrap(),
+            Some((0x25, FieldValue::Fixed(&[9; 4])))
+        );
+        assert_eq!(f.next_field().unwrap(), None);
+        for damaged in [
+            &[0x0b, 0x0c][..],
+            &[0x0e, 0x00],
+            &[0x0f, 0x00],
+            &[0x1a, 0x03, b'h', b'i'],
+            &[0x11, 1, 2],
+            &[0x08, 0x80],
+        ] {
+            let mut f = Fields::new(damaged, "a message");
+            assert!(f.next_field().is_err(), "{damaged:?}");
+        }
     }
 }

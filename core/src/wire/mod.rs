@@ -18,15 +18,22 @@
 //!   ([`FileFields`]), and copies an event's bytes into its output as they are, after
 //!   checking that prost would decode them ([`check`]).
 //!
-//! prost's `encoding` module gives the primitives, and they are used here wherever they cost
-//! nothing: `decode_varint` for every varint longer than a byte, `encoded_len_varint`,
-//! `key_len`, `WireType`, `message::encode` for the stats prost encodes from structs. The hot
-//! encoder is [`WireRun`]: prost's `encode_varint` appends through `BufMut`, a capacity check
-//! and a length update per byte, where a run reserves once and writes each event's keys and
-//! varints into the vector's spare room. Other crates offer no more: rust-protobuf's coded
-//! streams are a second protobuf runtime beside prost and write a length only once the size is
-//! known; varint crates (`integer-encoding`, `leb128`) cover the varints alone, which prost
-//! already does; none pads a length to fill in later or splices encoded entries into a message.
+//! prost's `encoding` module gives the primitives, and they are used wherever they cost
+//! nothing: `decode_varint` in the cursor over a message in memory ([`Fields`]),
+//! `encode_varint` where the merge writes a field anew, `encoded_len_varint`, `key_len`,
+//! `WireType`, `message::encode` for the stats prost encodes from structs. Two loops of our
+//! own remain, each where prost's costs more instructions per event: [`WireRun`], the
+//! writer's encoder (prost's `encode_varint` appends through `BufMut`, a capacity check and a
+//! length update per byte, where a run reserves once and writes an event's keys and varints
+//! into the vector's spare room), and [`varint_at`], which the checks of copied bytes and the
+//! file reader use (prost's `decode_varint` first checks the slice's last byte, then calls
+//! its unrolled decoder: more than the one to three bytes of a typical key, id or time
+//! take). Both follow prost's rules, and their tests check them against prost.
+//!
+//! Other crates offer no more: rust-protobuf's coded streams are a second protobuf runtime
+//! beside prost and write a length only once the size is known; varint crates
+//! (`integer-encoding`, `leb128`) cover the varints alone, which prost already does; none pads
+//! a length to fill in later or splices encoded entries into a message.
 
 pub mod check;
 mod cursor;

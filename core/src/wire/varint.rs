@@ -76,8 +76,8 @@ pub fn varints(values: &[u64]) -> Vec<u8> {
 }
 
 /// The varint at `b[*at..]`, `at` moved past it, by prost's rules (at most ten bytes, the tenth
-/// at most 1): a one-byte varint here, without a call (keys and most ids take one byte),
-/// a longer one by prost's `decode_varint`.
+/// at most 1; the tests check them against prost's `decode_varint`): a one-byte varint here,
+/// without a call (keys and most ids take one byte), a longer one by a loop over its bytes.
 #[inline(always)]
 pub fn varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
     match b.get(*at) {
@@ -91,18 +91,21 @@ pub fn varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
 
 #[inline(never)]
 fn long_varint_at(b: &[u8], at: &mut usize) -> io::Result<u64> {
-    let bytes = b.get(*at..).unwrap_or_default();
-    let mut rest = bytes;
-    match prost::encoding::decode_varint(&mut rest) {
-        Ok(v) => {
-            *at += bytes.len() - rest.len();
-            Ok(v)
+    let mut v = 0u64;
+    for i in 0..MAX_VARINT_BYTES {
+        let Some(&byte) = b.get(*at) else {
+            return Err(invalid("a varint runs past its message"));
+        };
+        *at += 1;
+        if i == MAX_VARINT_BYTES - 1 && byte > 1 {
+            break;
         }
-        // Fewer than ten bytes fail only when none ends the varint; ten fail when the tenth
-        // says more than 64 bits.
-        Err(_) if bytes.len() < MAX_VARINT_BYTES => Err(invalid("a varint runs past its message")),
-        Err(_) => Err(invalid("a varint of over 64 bits")),
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte < 0x80 {
+            return Ok(v);
+        }
     }
+    Err(invalid("a varint of over 64 bits"))
 }
 
 /// An error of damaged bytes, saying what.
