@@ -78,6 +78,7 @@ struct EventIds {
 }
 
 impl EventIds {
+    #[inline]
     fn get(&mut self, plane: &mut PlaneBuilder, name: &Arc<str>) -> i64 {
         let key = name.as_ptr();
         if let Some(&id) = self.ids.get(&key) {
@@ -112,6 +113,7 @@ impl<'t> EventCache<'t> {
 
     /// A copy's `memcpy_details`, formatted and interned on a miss only: the same bytes, since
     /// a hit's names were interned when it was first encoded.
+    #[inline]
     pub(super) fn memcpy_stats(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -134,6 +136,7 @@ impl<'t> EventCache<'t> {
     /// and its event metadata id. Kept per shape (a store entry's dispatches share one), so
     /// an event costs one slot probe instead of hashing its launch parameters and its name.
     /// `None` for an id the trace's table does not hold.
+    #[inline]
     pub(super) fn kernel(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -185,6 +188,7 @@ impl<'t> EventCache<'t> {
     }
 
     /// A copy event's event metadata id, looked up by its direction (no hashing per event).
+    #[inline]
     pub(super) fn copy_name_id(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -198,6 +202,7 @@ impl<'t> EventCache<'t> {
     }
 
     /// A host event's event metadata id, looked up by the name's id (no hashing per event).
+    #[inline]
     pub(super) fn host_name_id(&mut self, plane: &mut PlaneBuilder, name: Name) -> i64 {
         let i = name.index();
         if let Some(&id) = self.name_ids.get(i).filter(|&&id| id != 0) {
@@ -215,6 +220,7 @@ impl<'t> EventCache<'t> {
         id
     }
 
+    #[inline]
     pub(super) fn annotation_stats(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -289,6 +295,7 @@ const SLOTS: usize = 1 << SLOT_BITS;
 impl AnnotationCache<'_> {
     /// The stats of `id`, encoded on a miss into the slot's buffer (a miss allocates nothing
     /// once the slots are warm); `None` for an id the trace's table does not hold.
+    #[inline]
     fn stats(
         &mut self,
         plane: &mut PlaneBuilder,

@@ -72,6 +72,7 @@ pub(super) const COPY_ORDER: [CopyDirection; 5] = [
 ];
 
 /// Where `direction` stands in `COPY_ORDER` (which lists every direction).
+#[inline]
 pub(super) fn copy_order(direction: CopyDirection) -> usize {
     COPY_ORDER
         .iter()
@@ -85,6 +86,7 @@ pub(super) fn copy_order(direction: CopyDirection) -> usize {
 pub(super) struct LineTypes([bool; 1 + COPY_ORDER.len()]);
 
 impl LineTypes {
+    #[inline]
     pub(super) fn add(&mut self, kind: &DeviceEventKind) {
         let at = match kind {
             DeviceEventKind::Kernel(_) => 0,

@@ -238,15 +238,18 @@ impl Timebase {
             .min()
     }
 
+    #[inline]
     fn offset_ps(&self, t_ns: u64) -> i64 {
         ps(t_ns.saturating_sub(self.origin_ns))
     }
 }
 
+#[inline]
 fn ps(ns: u64) -> i64 {
     i64::try_from(u128::from(ns) * 1000).unwrap_or(i64::MAX)
 }
 
+#[inline]
 fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
     ps(end_ns.saturating_sub(start_ns))
 }
