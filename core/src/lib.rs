@@ -2,9 +2,10 @@
 //!
 //! This crate holds what a profile is made of and how it is made: the compact facts the tool
 //! records (`model::events`, kept in `store`), the correlation join that turns them into a
-//! `model::Trace`, the XPlane writer and the merge of windows (`xplane`), and the HIP facts they
-//! both read (`hip`). It calls no SDK function and keeps no state of the process it runs in: the
-//! tool library (`rocprof-xplane`, living inside a profiled program) and the command line
+//! `model::Trace`, the XPlane writer and the merge of windows (`xplane`), the protobuf wire
+//! format they write and read beside prost (`wire`), and the HIP facts they both read (`hip`).
+//! It calls no SDK function and keeps no state of the process it runs in: the tool library
+//! (`rocprof-xplane`, living inside a profiled program) and the command line
 //! (`rocprof-xplane-cli`: readers of rocprofv3 outputs, inspect, merge) both build on it.
 //!
 //! The only statics are measurement counters read by debug lines (`measure`, and the counting
@@ -16,6 +17,7 @@ pub mod hip;
 pub mod measure;
 pub mod model;
 pub mod store;
+pub mod wire;
 pub mod xplane;
 
 /// A debug line through `tracing` (the tool installs the subscriber that prints it).

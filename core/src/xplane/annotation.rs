@@ -295,8 +295,8 @@ mod tests {
         assert_eq!(parse_annotation(&ann(&[""])).joined, "");
     }
 
-    /// The named defect: an apostrophe in an outer plain label used to open a "quote" that
-    /// swallowed the `::` to the XLA level, giving `tf_op = "don't::XlaModule:"`.
+    /// An apostrophe in an outer plain label opens no "quote": the `::` to the XLA level is
+    /// not swallowed into it (which would give `tf_op = "don't::XlaModule:"`).
     #[test]
     fn an_apostrophe_outside_does_not_swallow_the_xla_level() {
         let p = parse_annotation(&ann(&[

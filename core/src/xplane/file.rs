@@ -311,7 +311,7 @@ fn write_atomically(
         ".{}.xplane.pb.tmp.{}.{}",
         layout.file_host(),
         std::process::id(),
-        unique_suffix()
+        super::spill::unique_suffix()
     ));
     let written = (|| -> io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
@@ -377,16 +377,6 @@ fn remove_stale_xprof_caches(dir: &Path, host: &str) {
     for suffix in ["SSTABLE", "metadata.SSTABLE", "trie.SSTABLE"] {
         let _ = fs::remove_file(dir.join(format!("{host}.{suffix}")));
     }
-}
-
-pub(crate) fn unique_suffix() -> u128 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0);
-    nanos ^ u128::from(COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Reads an `.xplane.pb` (plain binary XSpace).

@@ -7,10 +7,16 @@
 //! few ns. Each group is therefore dealt onto lanes: a span goes to the first lane where it nests.
 
 use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds};
-use super::space::MARKER_LINE_BIT;
 use super::stats as s;
 use crate::model::RangeInfo;
 
+/// Roctx ranges and marks of thread `tid` go on their own line, id `tid | MARKER_LINE_BIT`:
+/// start/stop ranges need not nest with the API calls, so sharing a row would mis-nest them.
+/// xprof's trace viewer keys rows by the line id truncated to 32 bits (seen with xprof 2.24.2:
+/// a line `tid + 2^32`, as XLA uses for NVTX, lands in the same row as `tid`), so the bit must
+/// lie below 2^31; Linux thread ids stay below 2^22, and a positive 32-bit id is never in
+/// xprof's derived-line range (negative as int32).
+pub const MARKER_LINE_BIT: i64 = 1 << 30;
 /// Set on the line ids of start/stop ranges (push/pop ranges and marks have it clear).
 pub const RANGE_LINE_BIT: i64 = 1 << 29;
 /// Lane `k` of a group is `k << LANE_SHIFT` in the line id: Linux thread ids stay below 2^22.
@@ -58,8 +64,7 @@ pub struct RoctxLines {
 /// the longest first: a thread's sorted host events, the usual case) is dealt as it comes,
 /// each event encoded straight into its lane's line; otherwise its events are held until
 /// `finish` and dealt in that order there. Both give the same lines: a lane's events in the
-/// order they came. Holding every event, splitting the groups and sorting their spans cost
-/// the 200 k-launch storm 530 instructions per roctx range (`ci/bench-instructions.sh`).
+/// order they came. Dealt as they come, the usual group is never held whole, split, or sorted.
 enum Group {
     Dealing {
         lanes: Lanes,
@@ -69,7 +74,7 @@ enum Group {
     },
     Held {
         events: Vec<Pending>,
-        /// The events' stats, one after the other (a buffer per event was an allocation per
+        /// The events' stats, one after the other (not a buffer per event: an allocation per
         /// range).
         stats: Vec<u8>,
     },

@@ -25,8 +25,9 @@ pub use file::{
     sanitize_component, threads_within, write_window, write_xspace, write_xspace_on,
     write_xspace_proto, OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
 };
+pub use lanes::MARKER_LINE_BIT;
 pub use run_ids::RunIds;
 pub use space::{
     build_planes, build_planes_spilling, build_window_planes, build_xspace, compute_capability,
-    counter_warnings, parallel_planes_bytes, MARKER_LINE_BIT,
+    counter_warnings, parallel_planes_bytes,
 };

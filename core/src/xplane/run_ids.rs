@@ -2,7 +2,7 @@
 //! each event plane's names with the ids they were given, and the clock's origin. A window
 //! written so numbers every name as the windows before it did and places its events on the
 //! run's clock, so the merge copies each event's bytes as they are instead of re-encoding it
-//! with other ids and times (`xplane::merge`: 2,770 instructions per event re-encoded).
+//! with other ids and times (`xplane::merge`), which costs several times the copy.
 //!
 //! Such a window is still a complete profile of its own: it holds the metadata of the names
 //! it uses, and its times start where the run's do. A plane's names are kept for the next

@@ -2,10 +2,9 @@
 //!
 //! A plane is one length-delimited entry of `XSpace.planes`: its length comes before its
 //! bytes, and is known only when the plane's last line is built. Held in memory, the lines of
-//! the largest plane sat beside the whole joined trace at the writer's peak (the stress run's
-//! device plane: about 60 MB; the MaxText-sized run's host plane: about 250 MB). Past a
-//! threshold they leave memory, by one of two ways; either way the memory held is one line
-//! and the plane's metadata:
+//! the largest plane would sit beside the whole joined trace at the writer's peak (hundreds of
+//! MB for a large run's host plane). Past a threshold they leave memory, by one of two ways;
+//! either way the memory held is one line and the plane's metadata:
 //!
 //! * into the output itself, while it is the plane's turn there (`OutputTurn`: every plane
 //!   before it written; `PlaneInOutput`): the plane's length is left as a padded varint and
@@ -24,6 +23,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use crate::wire::{self, Field, PADDED_LEN};
 
 /// Where a plane's lines go once it holds more than `past` bytes of them: the output itself
 /// while it is the plane's turn there (`output`), else a file of their own in `dir`.
@@ -81,9 +82,9 @@ impl SpillPolicy {
 /// (every plane before it written and flushed) writes its lines straight into the output as it
 /// builds them, and the others set theirs aside in a file until it is theirs. A plane set aside
 /// takes the output as soon as its turn comes, mid-plane: what it had set aside is copied in
-/// once and its later lines are written once. Before this, a plane built beside another kept
-/// its file to the end, so a workload whose device plane outweighs the host plane (the export
-/// bench's, 39 of 47 MB) wrote most of its bytes twice and copied them once more.
+/// once and its later lines are written once: a plane built beside another that kept its file
+/// to the end would, in a workload whose device plane outweighs the host plane, write most of
+/// the profile's bytes twice and copy them once more.
 #[derive(Debug)]
 pub struct OutputTurn {
     file: OutputFile,
@@ -165,9 +166,8 @@ impl OutputSlot {
 /// descriptor, so it shares the output's offset. Opened to a plane ([`OutputSlot::open`]) only
 /// while every plane before it is in the file (written and flushed): the plane's bytes then go
 /// where they belong, and its lines are never copied. Its length comes first on the
-/// wire and is known last, so it is written as a varint padded to [`PADDED_LEN`] bytes and
-/// filled in at the end; protobuf decoders read a padded varint as the same number (prost and
-/// xprof, `tests/xprof_synthetic.rs`).
+/// wire and is known last, so it is written as a varint padded to `wire::PADDED_LEN` bytes
+/// and filled in at the end (`wire::padded_varint`).
 #[derive(Debug)]
 pub struct OutputFile(File);
 
@@ -176,24 +176,6 @@ impl OutputFile {
     pub fn of(output: &File) -> io::Result<Self> {
         output.try_clone().map(OutputFile)
     }
-}
-
-/// Bytes of a padded length: 35 bits, 32 GiB, past what protobuf readers accept (2 GiB).
-pub const PADDED_LEN: usize = 5;
-
-/// `len` as a varint of exactly [`PADDED_LEN`] bytes: continuation bits on all but the last.
-pub fn padded_varint(len: u64) -> io::Result<[u8; PADDED_LEN]> {
-    if len >> (7 * PADDED_LEN) != 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("a plane of {len} bytes is past what a protobuf length can say here"),
-        ));
-    }
-    let mut b = [0u8; PADDED_LEN];
-    for (i, byte) in b.iter_mut().enumerate() {
-        *byte = ((len >> (7 * i)) & 0x7f) as u8 | if i + 1 < PADDED_LEN { 0x80 } else { 0 };
-    }
-    Ok(b)
 }
 
 /// A plane being written straight into the output: its entry's key, a padded length filled in
@@ -207,15 +189,15 @@ pub struct PlaneInOutput {
 }
 
 impl PlaneInOutput {
-    /// Starts the entry at the output's offset: `key` (the entry's field key), the length's
-    /// place, then `leading` (the plane's first fields).
-    pub fn start(output: &OutputFile, key: &[u8], leading: &[u8]) -> io::Result<Self> {
+    /// Starts an entry of `field` at the output's offset: its key, the length's place, then
+    /// `leading` (the plane's first fields).
+    pub fn start(output: &OutputFile, field: Field, leading: &[u8]) -> io::Result<Self> {
         let mut f = output.0.try_clone()?;
-        let len_at = f.stream_position()? + key.len() as u64;
+        let key_and_len = wire::padded_entry_head(field);
+        let len_at = f.stream_position()? + (key_and_len.len() - PADDED_LEN) as u64;
         // Nothing reaches the file before the first 64 KiB: a failure above leaves it as it was.
         let mut head = BufWriter::with_capacity(1 << 16, f);
-        head.write_all(key)?;
-        head.write_all(&[0; PADDED_LEN])?;
+        head.write_all(&key_and_len)?;
         let mut out = CountedFile {
             out: head,
             bytes: 0,
@@ -234,7 +216,8 @@ impl PlaneInOutput {
     pub fn finish(mut self, rest: &[u8], leading: usize) -> io::Result<usize> {
         self.out.write_all(rest)?;
         let (f, bytes) = self.out.into_file()?;
-        std::os::unix::fs::FileExt::write_all_at(&f, &padded_varint(bytes as u64)?, self.len_at)?;
+        let len = wire::padded_varint(bytes as u64)?;
+        std::os::unix::fs::FileExt::write_all_at(&f, &len, self.len_at)?;
         Ok(bytes - rest.len() - leading)
     }
 }
@@ -294,12 +277,11 @@ pub const WRITEBACK_EVERY: usize = 32 << 20;
 
 /// Asks the kernel to start writing the file's dirty pages to disk now, without waiting for
 /// them (`sync_file_range(SYNC_FILE_RANGE_WRITE)` over the whole file; pages already being
-/// written are left alone). The output is fsynced once written (`file::write_atomically`), and
-/// that fsync waited for every page the write had left dirty: on the MaxText-sized run, 0.27 s
-/// of the write's 1.87 s (`strace -T`), the profiled program's exit waiting on the disk. Started
-/// while the rest is still being encoded, the writeback overlaps that work and the fsync waits
-/// for the last pages only. Best effort: a filesystem that does not support it (or any error)
-/// leaves the pages to the fsync, as before.
+/// written are left alone). The output is fsynced once written (`file::write_atomically`),
+/// and that fsync waits for every page the write left dirty, the profiled program's exit
+/// waiting on the disk. Started while the rest is still being encoded, the writeback overlaps
+/// that work and the fsync waits for the last pages only. Best effort: a filesystem that does
+/// not support it (or any error) leaves the pages to the fsync.
 pub fn start_writeback(f: &File) {
     use std::os::fd::AsRawFd;
     // SAFETY: `f` is an open file for the duration of the call; offset 0 and length 0 mean
@@ -320,7 +302,7 @@ impl LineSpill {
         let path = dir.join(format!(
             ".rocprof-xplane-lines.{}.{}",
             std::process::id(),
-            super::file::unique_suffix()
+            unique_suffix()
         ));
         let f = std::fs::OpenOptions::new()
             .read(true)
@@ -356,6 +338,18 @@ impl LineSpill {
         let (file, bytes) = self.out.into_file()?;
         Ok(SpilledLines { file, bytes })
     }
+}
+
+/// A number for a file name no other file this process makes has (the time, and a count of
+/// the names asked for): the output's temporary file and the line files beside it.
+pub(crate) fn unique_suffix() -> u128 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    nanos ^ u128::from(COUNTER.fetch_add(1, Ordering::Relaxed))
 }
 
 /// Lines written to a file, ready to be copied into the output.
@@ -414,8 +408,9 @@ mod tests {
         };
 
         let output = std::fs::File::create(dir.path().join("out.pb")).unwrap();
+        let planes = wire::xplane::space::PLANES;
         let mut plane =
-            PlaneInOutput::start(&OutputFile::of(&output).unwrap(), &[0x0a], &[]).unwrap();
+            PlaneInOutput::start(&OutputFile::of(&output).unwrap(), planes, &[]).unwrap();
         assert_eq!(write(plane.lines()), (2, total));
         plane.finish(&[], 0).unwrap();
         assert_eq!(
@@ -426,19 +421,5 @@ mod tests {
         let mut spill = LineSpill::create(dir.path()).unwrap();
         assert_eq!(write(spill.lines()), (0, total));
         assert_eq!(spill.finish().unwrap().bytes(), total);
-    }
-
-    #[test]
-    fn a_padded_length_decodes_as_the_number_and_refuses_what_it_cannot_say() {
-        for len in [0u64, 1, 127, 128, 300, 4 << 20, (1 << 35) - 1] {
-            let b = padded_varint(len).unwrap();
-            assert!(b[..PADDED_LEN - 1].iter().all(|x| x & 0x80 != 0), "{b:?}");
-            assert_eq!(b[PADDED_LEN - 1] & 0x80, 0, "{b:?}");
-            let mut read = &b[..];
-            assert_eq!(prost::encoding::decode_varint(&mut read).unwrap(), len);
-            assert!(read.is_empty());
-        }
-        let e = padded_varint(1 << 35).unwrap_err();
-        assert!(e.to_string().contains("past what a protobuf length"), "{e}");
     }
 }

@@ -1,0 +1,320 @@
+//! A line's events, each encoded into its `XLine.events` entry as it is added, sorted when the
+//! line is finished.
+
+use prost::Message;
+
+use super::StatBytes;
+use crate::wire::{self, xplane as fields};
+use crate::xplane::proto::XLine;
+
+/// Collects the events of one line; offsets are relative to the line timestamp. Each event is
+/// encoded when added, as a whole `events` entry (about 60 B) rather than message structs
+/// (about 250 B with its stats): a stream line of a million dispatches is the exit path's
+/// largest single object. Events that arrive in their sorted order (nearly every line: the
+/// join sorts them) need nothing more, and the line's bytes are the arena itself; a sort index
+/// is built only when one arrives out of order.
+#[derive(Debug)]
+pub struct LineBuilder {
+    /// Everything but the events.
+    header: XLine,
+    /// The `events` entries (field 4: key, length, `XEvent`), in insertion order.
+    arena: Vec<u8>,
+    /// Sort key and place of every event, once one came out of order (`None` until then).
+    index: Option<Vec<EventSlot>>,
+    /// Number of events and the sort key of the last one.
+    count: usize,
+    last_key: SortKey,
+    max_end_ps: i64,
+    /// Events announced by [`Self::expect_events`].
+    expected: usize,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EventSlot {
+    offset_ps: i64,
+    duration_ps: i64,
+    start: usize,
+    len: usize,
+}
+
+/// Start ascending, then longest first: an enclosing event before those nested in it.
+type SortKey = (i64, std::cmp::Reverse<i64>);
+
+impl EventSlot {
+    fn key(&self) -> SortKey {
+        (self.offset_ps, std::cmp::Reverse(self.duration_ps))
+    }
+}
+
+impl LineBuilder {
+    pub fn new(id: i64, name: impl Into<String>, timestamp_ns: i64) -> Self {
+        LineBuilder {
+            header: XLine {
+                id,
+                name: name.into(),
+                timestamp_ns,
+                ..Default::default()
+            },
+            arena: Vec::new(),
+            index: None,
+            count: 0,
+            // The smallest key: no first event is out of order.
+            last_key: (i64::MIN, std::cmp::Reverse(i64::MAX)),
+            max_end_ps: 0,
+            expected: 0,
+        }
+    }
+
+    /// The line will hold about `n` events (a device line knows its count): the arena is sized
+    /// once, after the first event shows their size, instead of doubling (each doubling of a
+    /// heap block copies everything so far).
+    pub fn expect_events(&mut self, n: usize) {
+        self.expected = n;
+    }
+
+    /// Names the line after its events are known (a device line's name lists its kinds).
+    pub fn set_name(&mut self, name: impl Into<String>) {
+        self.header.name = name.into();
+    }
+
+    pub fn set_display_name(&mut self, name: impl Into<String>) {
+        self.header.display_name = name.into();
+    }
+
+    /// Adds an event, encoded now as `XEvent::encode` would: `metadata_id` (1), `offset_ps`
+    /// (2, a oneof member: always written), `duration_ps` (3), then the stats (4).
+    pub fn add_event(
+        &mut self,
+        metadata_id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: &StatBytes,
+    ) {
+        self.add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes());
+    }
+
+    /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`).
+    pub fn add_event_bytes(
+        &mut self,
+        metadata_id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: &[u8],
+    ) {
+        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
+        let head = fields::EventHead::new(metadata_id, offset_ps, duration_ps, stats.len());
+        let start = self.arena.len();
+        // (With the room a `WireRun` asks for beyond the head's bytes.)
+        self.room_for(head.entry_len() + wire::WIRE_RUN_BYTES);
+        head.put(&mut self.arena);
+        self.arena.extend_from_slice(stats);
+        self.placed(start, offset_ps, duration_ps);
+    }
+
+    /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
+    /// whose ids and clock are the line's), whose `offset_ps` and `duration_ps` are given.
+    pub fn add_encoded_event(&mut self, offset_ps: i64, duration_ps: i64, event: &[u8]) {
+        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
+        let start = self.arena.len();
+        self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
+        fields::put_event_entry(&mut self.arena, event);
+        self.placed(start, offset_ps, duration_ps);
+    }
+
+    /// Notes the event just encoded from byte `start` of the arena: its place in the line's
+    /// order, and the arena's reservation once the first event shows their size.
+    fn placed(&mut self, start: usize, offset_ps: i64, duration_ps: i64) {
+        let slot = EventSlot {
+            offset_ps,
+            duration_ps,
+            start,
+            len: self.arena.len() - start,
+        };
+        if self.index.is_none() && slot.key() < self.last_key {
+            self.index = Some(self.slots_before(start));
+        }
+        if let Some(index) = &mut self.index {
+            index.push(slot);
+        }
+        self.last_key = slot.key();
+        self.count += 1;
+        if self.count == 1 && self.expected > 1 {
+            // One eighth over the first event's size, which may be unusually large (a kernel
+            // with many stats first): capped, and a reservation the allocator refuses is only
+            // a missed shortcut (`try_reserve`, never an abort); `finish` gives back the rest.
+            let each = (slot.len + slot.len / 8).min(MAX_EXPECTED_EVENT_BYTES);
+            let _ = self
+                .arena
+                .try_reserve((self.expected - 1).saturating_mul(each));
+        }
+    }
+
+    /// Before `need` more bytes go to the arena of a line whose count was announced and
+    /// outgrew its reservation (later events larger than the first): room for the events
+    /// still to come at the average size so far, not a doubling of the whole arena (for a
+    /// host thread's line, tens of MB left unused at the writer's peak).
+    fn room_for(&mut self, need: usize) {
+        if self.count == 0
+            || self.count >= self.expected
+            || self.arena.capacity() - self.arena.len() >= need
+        {
+            return;
+        }
+        let each = self.arena.len() / self.count;
+        let rest = (self.expected - self.count).saturating_mul(each + each / 16);
+        // A refused reservation is only a missed shortcut: the push below then grows as usual.
+        let _ = self.arena.try_reserve_exact(rest.max(need));
+    }
+
+    /// The slots of the events encoded before byte `end` of the arena, read back from it (only
+    /// when the first event out of order arrives).
+    fn slots_before(&self, end: usize) -> Vec<EventSlot> {
+        let mut out = Vec::with_capacity(self.count + 1);
+        let mut at = 0;
+        while at < end {
+            let (len, offset_ps, duration_ps) = fields::event_entry_times(&self.arena[at..end]);
+            out.push(EventSlot {
+                offset_ps,
+                duration_ps,
+                start: at,
+                len,
+            });
+            // Our own encoding: every entry is whole (a length of 0 would be a bug, not data).
+            at += len.max(1);
+        }
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Sorts events by (start ascending, duration descending), the order XLA's `SortXSpace`
+    /// leaves them in: an enclosing event comes before the events nested in it, which the
+    /// trace viewer's nesting relies on. The sort is stable, so ties keep insertion order.
+    pub fn finish(mut self) -> FinishedLine {
+        let events = match self.index.take() {
+            None => {
+                self.arena.shrink_to_fit();
+                self.arena
+            }
+            Some(mut index) => {
+                index.sort_by_key(EventSlot::key);
+                let mut sorted = Vec::with_capacity(self.arena.len());
+                for e in &index {
+                    sorted.extend_from_slice(&self.arena[e.start..e.start + e.len]);
+                }
+                sorted
+            }
+        };
+        self.header.duration_ps = self.max_end_ps;
+        // Fields 1–3 (id, name, timestamp) come before the events (field 4) on the wire.
+        let leading = XLine {
+            id: std::mem::take(&mut self.header.id),
+            name: std::mem::take(&mut self.header.name),
+            timestamp_ns: std::mem::take(&mut self.header.timestamp_ns),
+            ..Default::default()
+        };
+        let (head, split) = wire::around_repeated(&leading, self.header);
+        FinishedLine {
+            head,
+            split,
+            events,
+        }
+    }
+}
+
+/// The most an arena reserves per announced event (typical events are 40–90 bytes).
+const MAX_EXPECTED_EVENT_BYTES: usize = 128;
+
+/// A finished line, events sorted and encoded; added to its plane by
+/// [`PlaneBuilder::add_line`].
+#[derive(Debug, Clone)]
+pub struct FinishedLine {
+    head: Vec<u8>,
+    split: usize,
+    /// The `events` entries, sorted.
+    events: Vec<u8>,
+}
+
+impl FinishedLine {
+    /// Length of the line's encoding.
+    pub fn encoded_len(&self) -> usize {
+        self.head.len() + self.events.len()
+    }
+
+    /// Length of the line as an `XPlane.lines` entry (key and length included).
+    pub fn entry_len(&self) -> usize {
+        wire::entry_len(fields::plane::LINES, self.encoded_len())
+    }
+
+    /// Writes the line as an `XPlane.lines` entry (into the output, or a plane's set-aside
+    /// file).
+    pub fn write_entry(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        wire::write_entry_head(fields::plane::LINES, self.encoded_len(), w)?;
+        self.write_to(w)
+    }
+
+    fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
+        w.write_all(&self.head[..self.split])?;
+        w.write_all(&self.events)?;
+        w.write_all(&self.head[self.split..])
+    }
+
+    /// Appends the bytes `XLine::encode` gives for the line with its events.
+    pub fn encode_into(&self, out: &mut Vec<u8>) {
+        // Writing into a Vec cannot fail.
+        let _ = self.write_to(out);
+    }
+
+    /// The line as a message (for tests and in-memory consumers).
+    pub fn to_xline(&self) -> XLine {
+        let mut b = Vec::with_capacity(self.encoded_len());
+        self.encode_into(&mut b);
+        // Our own encoding: decoding cannot fail short of a prost bug.
+        XLine::decode(b.as_slice()).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_sort_by_start_then_longest_first() {
+        let mut l = LineBuilder::new(0, "x", 0);
+        let none = StatBytes::new();
+        l.add_event(1, 50, 5, &none);
+        l.add_event(2, 10, 5, &none);
+        l.add_event(3, 10, 100, &none);
+        let line = l.finish().to_xline();
+        let ids: Vec<i64> = line.events.iter().map(|e| e.metadata_id).collect();
+        assert_eq!(ids, [3, 2, 1]);
+        assert_eq!(line.duration_ps, 110);
+    }
+
+    /// Events in order need no index; the first one out of order makes the line build one from
+    /// the events already encoded, and the result is the stable sort either way.
+    #[test]
+    fn a_late_event_out_of_order_sorts_with_the_ones_before_it() {
+        let mut st = StatBytes::new();
+        st.u64(2, 1 << 40);
+        let times = [(5, 1), (5, 1), (7, 0), (300, 9), (-4, 2), (6, 3), (300, 20)];
+        let mut ordered = LineBuilder::new(0, "x", 0);
+        let mut late = LineBuilder::new(0, "x", 0);
+        let mut sorted: Vec<(usize, (i64, i64))> = times.iter().copied().enumerate().collect();
+        sorted.sort_by_key(|(_, (o, d))| (*o, std::cmp::Reverse(*d)));
+        for (i, (o, d)) in &sorted {
+            ordered.add_event(*i as i64 + 1, *o, *d, &st);
+        }
+        for (i, (o, d)) in times.iter().enumerate() {
+            late.add_event(i as i64 + 1, *o, *d, &st);
+        }
+        assert!(ordered.index.is_none(), "in order: no index");
+        assert!(late.index.is_some());
+        let (a, b) = (ordered.finish(), late.finish());
+        assert_eq!(a.events, b.events);
+        let ids: Vec<i64> = b.to_xline().events.iter().map(|e| e.metadata_id).collect();
+        assert_eq!(ids, [5, 1, 2, 6, 3, 7, 4]);
+    }
+}

@@ -1,0 +1,238 @@
+//! An input, indexed: its planes' and lines' heads read, where each line's bytes lie in the
+//! file, its other fields, and where its times start.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+use prost::Message;
+
+use super::MergeError;
+use crate::wire::{xplane as fields, FileFields, RawField};
+use crate::xplane::proto::{x_stat, XLine, XPlane, XSpace};
+use crate::xplane::stats as s;
+
+/// Where an input's times start, in ns: `rocprof_xplane_origin_boottime_ns` (exact, ours)
+/// and `profile_start_time` (wall clock, what xprof reads).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Origin {
+    pub(super) boot: Option<u64>,
+    pub(super) wall: Option<u64>,
+    /// `profile_stop_time`: where the input ended.
+    pub(super) stop: Option<u64>,
+}
+
+impl Origin {
+    /// Where the input lies in time among inputs that all have the boot clock's origin
+    /// (`boot`) or not. Windows on their run's clock share an origin and tell their order by
+    /// their ends: their wall-clock starts, moved back to that origin, differ only by the
+    /// microseconds between reading the two clocks, either way.
+    pub(super) fn order_key(&self, boot: bool) -> (Option<u64>, Option<u64>) {
+        (if boot { self.boot } else { self.wall }, self.stop)
+    }
+}
+
+/// One input, indexed: its planes' and lines' heads, and where each line's bytes are.
+pub(super) struct Input {
+    pub(super) file: Arc<File>,
+    pub(super) planes: Vec<PlaneIn>,
+    /// The XSpace's other fields (errors, warnings, hostnames).
+    pub(super) rest: XSpace,
+    pub(super) origin: Origin,
+}
+
+pub(super) struct PlaneIn {
+    pub(super) head: XPlane,
+    pub(super) lines: Vec<LineIn>,
+}
+
+pub(super) struct LineIn {
+    pub(super) head: XLine,
+    /// The line's bytes in the file (its fields, events included).
+    pub(super) start: u64,
+    pub(super) end: u64,
+}
+
+/// Field numbers of `proto/xplane.proto` the index reads.
+const SPACE_PLANES: u32 = fields::space::PLANES.number;
+const PLANE_LINES: u32 = fields::plane::LINES.number;
+pub(super) const LINE_EVENTS: u32 = fields::line::EVENTS.number;
+
+impl Input {
+    pub(super) fn index(path: &Path) -> Result<Self, MergeError> {
+        let read = |source| MergeError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = Arc::new(File::open(path).map_err(read)?);
+        let len = file.metadata().map_err(read)?.len();
+        let mut r = FileFields::new(file.clone(), 0, len);
+        let mut planes = Vec::new();
+        let mut rest = Vec::new();
+        let malformed = |e: io::Error| MergeError::Malformed {
+            path: path.to_path_buf(),
+            what: e.to_string(),
+        };
+        let index = (|| -> io::Result<()> {
+            while let Some((number, value)) = r.field()? {
+                match (number, value) {
+                    (SPACE_PLANES, RawField::Len(n)) => {
+                        let end = r.end_of(n)?;
+                        planes.push(index_plane(&mut r, end)?);
+                    }
+                    (number, value) => r.copy_field(number, value, &mut rest)?,
+                }
+            }
+            Ok(())
+        })();
+        index.map_err(malformed)?;
+        let rest = XSpace::decode(rest.as_slice()).map_err(|e| malformed(e.into()))?;
+        let origin = origin_of(&planes);
+        Ok(Input {
+            file,
+            planes,
+            rest,
+            origin,
+        })
+    }
+}
+
+fn index_plane(r: &mut FileFields, end: u64) -> io::Result<PlaneIn> {
+    let mut head = Vec::new();
+    let mut lines = Vec::new();
+    while r.position() < end {
+        let Some((number, value)) = r.field()? else {
+            break;
+        };
+        match (number, value) {
+            (PLANE_LINES, RawField::Len(n)) => {
+                let (start, line_end) = (r.position(), r.end_of(n)?);
+                let mut line_head = Vec::new();
+                while r.position() < line_end {
+                    let Some((number, value)) = r.field()? else {
+                        break;
+                    };
+                    match (number, value) {
+                        (LINE_EVENTS, RawField::Len(n)) => r.skip(n)?,
+                        (number, value) => r.copy_field(number, value, &mut line_head)?,
+                    }
+                }
+                lines.push(LineIn {
+                    head: XLine::decode(line_head.as_slice())?,
+                    start,
+                    end: line_end,
+                });
+            }
+            (number, value) => r.copy_field(number, value, &mut head)?,
+        }
+    }
+    Ok(PlaneIn {
+        head: XPlane::decode(head.as_slice())?,
+        lines,
+    })
+}
+
+/// The input's origin, from its Task Environment.
+fn origin_of(planes: &[PlaneIn]) -> Origin {
+    let Some(env) = planes.iter().find(|p| p.head.name == s::TASK_ENV_PLANE) else {
+        return Origin::default();
+    };
+    let stat = |name: &str| {
+        let id = stat_id_named(&env.head, name)?;
+        env.head
+            .stats
+            .iter()
+            .find(|st| st.metadata_id == id)
+            .and_then(|st| match st.value {
+                Some(x_stat::Value::Uint64Value(v)) => Some(v),
+                Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
+                _ => None,
+            })
+    };
+    Origin {
+        boot: stat(s::ORIGIN_BOOTTIME_NS),
+        wall: stat(s::PROFILE_START_TIME),
+        stop: stat(s::PROFILE_STOP_TIME),
+    }
+}
+
+/// The id plane `p` gives the stat named `name`, if it has one.
+pub(super) fn stat_id_named(p: &XPlane, name: &str) -> Option<i64> {
+    p.stat_metadata
+        .iter()
+        .find(|(_, m)| m.name == name)
+        .map(|(&id, _)| id)
+}
+
+/// ps to add to each input's offsets to put them on the earliest input's origin: by the boot
+/// clock when every input has it (exact), else by the wall clock.
+pub(super) fn shifts(inputs: &[Input]) -> Vec<i64> {
+    let boot = inputs.iter().all(|i| i.origin.boot.is_some());
+    let ns = |i: &Input| if boot { i.origin.boot } else { i.origin.wall };
+    let base = inputs.iter().filter_map(ns).min().unwrap_or(0);
+    inputs
+        .iter()
+        .map(|i| {
+            ns(i).map_or(0, |o| {
+                i64::try_from(o - base)
+                    .unwrap_or(i64::MAX)
+                    .saturating_mul(1000)
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Windows on one run's clock (one boot origin, wall starts a few µs apart either way)
+    /// are ordered by their ends; inputs on their own clocks by their origins.
+    #[test]
+    fn windows_on_their_run_s_clock_are_ordered_by_their_ends() {
+        let window = |wall, stop| Origin {
+            boot: Some(500),
+            wall: Some(wall),
+            stop: Some(stop),
+        };
+        let (first, second) = (window(1_000_003, 2_000), window(1_000_000, 3_000));
+        assert!(first.order_key(true) < second.order_key(true));
+        let own = |boot, wall| Origin {
+            boot: Some(boot),
+            wall: Some(wall),
+            stop: Some(9),
+        };
+        assert!(own(10, 2).order_key(true) < own(20, 1).order_key(true));
+        let no_boot = |wall| Origin {
+            wall: Some(wall),
+            ..Origin::default()
+        };
+        assert!(no_boot(1).order_key(false) < no_boot(2).order_key(false));
+    }
+
+    /// A length that overflows the file's offsets is refused as damage, not a panic.
+    #[test]
+    fn a_length_past_any_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("bad.xplane.pb");
+        // `XSpace.planes`, length 2^64 - 1; and a plane whose line says 2^63.
+        let mut bad = vec![0x0a];
+        prost::encoding::encode_varint(u64::MAX, &mut bad);
+        std::fs::write(&p, &bad).unwrap();
+        assert!(matches!(
+            Input::index(&p),
+            Err(MergeError::Malformed { .. })
+        ));
+        let mut line = vec![0x1a];
+        prost::encoding::encode_varint(1 << 63, &mut line);
+        let mut plane = vec![0x0a];
+        prost::encoding::encode_varint(line.len() as u64, &mut plane);
+        plane.extend_from_slice(&line);
+        std::fs::write(&p, &plane).unwrap();
+        assert!(matches!(
+            Input::index(&p),
+            Err(MergeError::Malformed { .. })
+        ));
+    }
+}

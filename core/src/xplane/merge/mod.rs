@@ -1,0 +1,311 @@
+//! Profiles of one process cut in time (a run's capture windows) made into one profile, one
+//! line at a time: each input is indexed (plane and line heads read, events skipped), then
+//! every line of the output is merged from the inputs' lines by time and written before the
+//! next is read. Memory holds the inputs' metadata and one line of the output, never a
+//! profile: the merge of a week-long job's windows needs no more than one of them did.
+//!
+//! What the inputs share is named alike in the output: a plane by its name, a line by its
+//! id within its plane, event and stat metadata by name (an input's ids are its own), a
+//! scope in the scope-range tree by its id (there the ids are the scopes). Times are moved
+//! to the earliest input's origin (`rocprof_xplane_origin_boottime_ns`, exact; else
+//! `profile_start_time`). A roctx range an input shows open at its end (`open_at_end`) is
+//! left out unless the input is the last: the window where it ends shows it whole. The Task
+//! Environment's counters are summed, its times widened. A device line's name lists the
+//! kinds of work of every input (`Stream #1(Compute,MemcpyDToH)`).
+//!
+//! Windows written on their run's names and clock (`WINDOW_MERGE`, `xplane::RunIds`) agree
+//! with the output on every id and time: their events are copied as they were written, only
+//! their times read to merge them, which costs a fraction of re-encoding them.
+//! What is copied is first checked to decode as prost decodes it, unless this process has
+//! just written it ([`merge_own_files`]). Lines are written on a thread of their own while the
+//! next is merged.
+//!
+//! What a window boundary loses is not recovered (docs/configuration.md): an arrow whose
+//! record and wait are in different windows is not drawn unless the windows were written to
+//! be merged (`WINDOW_MERGE`).
+//!
+//! `input` indexes an input, `heads` merges a plane's metadata and names each input's ids in
+//! the output's, `events` merges a line's events; this module writes the output.
+
+use std::fmt;
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::PathBuf;
+
+use prost::Message;
+
+use super::builder::FinishedLine;
+use super::proto::XSpace;
+use crate::wire::{self, xplane as fields, PADDED_LEN};
+
+mod events;
+mod heads;
+mod input;
+
+use events::PlaneMerge;
+use heads::{merge_heads, PlanePart};
+use input::{shifts, Input};
+
+/// Why a merge failed; the output is then not written (or not renamed into place).
+#[derive(Debug)]
+pub enum MergeError {
+    Read { path: PathBuf, source: io::Error },
+    Malformed { path: PathBuf, what: String },
+    NoInput,
+    Write(super::WriteError),
+}
+
+impl fmt::Display for MergeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MergeError::Read { path, source } => {
+                write!(f, "cannot read {}: {source}", path.display())
+            }
+            MergeError::Malformed { path, what } => {
+                write!(f, "{} is not an XSpace: {what}", path.display())
+            }
+            MergeError::NoInput => write!(f, "no profile to merge"),
+            MergeError::Write(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for MergeError {}
+
+/// What a merge wrote.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Merged {
+    pub inputs: usize,
+    pub planes: usize,
+    pub lines: usize,
+    pub events: u64,
+    /// Of `events`, those copied as they are (inputs on one run's ids and clock,
+    /// `xplane::RunIds`), not re-encoded.
+    pub copied: u64,
+    /// roctx ranges an input showed open at its end, shown whole by a later one.
+    pub open_ranges_left_out: u64,
+}
+
+/// Merges `inputs` (profiles of one process, any order: they are put in time order) into
+/// `layout`'s file.
+pub fn merge_files(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+) -> Result<(PathBuf, Merged), MergeError> {
+    merge(inputs, layout, Check::Fields)
+}
+
+/// As [`merge_files`], for files this process has just written itself (`WINDOW_MERGE` at
+/// exit): an event copied as it is (a window on its run's ids and clock, `xplane::RunIds`) is
+/// not checked field by field first (a large part of a copying merge's work, for bytes this
+/// process wrote a moment ago). Bounds are still checked: damage could only make the output
+/// unreadable, never the program fail.
+pub fn merge_own_files(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+) -> Result<(PathBuf, Merged), MergeError> {
+    merge(inputs, layout, Check::Bounds)
+}
+
+/// How much of an event copied as it is the merge checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Every field whole and of a known wire type, as re-encoding requires: a damaged file
+    /// is refused instead of copied into one no reader could decode.
+    Fields,
+    /// Its length within its line, and the fields the merge reads.
+    Bounds,
+}
+
+fn merge(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+    check: Check,
+) -> Result<(PathBuf, Merged), MergeError> {
+    if inputs.is_empty() {
+        return Err(MergeError::NoInput);
+    }
+    let mut indexed = Vec::with_capacity(inputs.len());
+    for p in inputs {
+        indexed.push(Input::index(p)?);
+    }
+    // Time order, by origin (the inputs' names need not sort): the boot clock's when every
+    // input has it (exact), else the wall clock's; windows on their run's clock (one origin)
+    // by where each ended.
+    let boot = indexed.iter().all(|i| i.origin.boot.is_some());
+    indexed.sort_by_key(|i| i.origin.order_key(boot));
+    let mut merged = Merged {
+        inputs: indexed.len(),
+        ..Merged::default()
+    };
+    let path = super::file::write_with(layout, |w| write_merged(&indexed, w, check, &mut merged))
+        .map_err(MergeError::Write)?;
+    Ok((path, merged))
+}
+
+/// What the merge hands its writer, in the output's order.
+enum Out {
+    /// A plane's entry begins: its key, a padded length filled in at its end, its head.
+    PlaneStart(Vec<u8>),
+    Line(FinishedLine),
+    /// The plane begun last is `len` bytes long.
+    PlaneEnd(u64),
+    Bytes(Vec<u8>),
+}
+
+impl Out {
+    /// Writes it; `len_at` is where the length of the plane under way goes.
+    fn apply(self, w: &mut io::BufWriter<File>, len_at: &mut u64) -> io::Result<()> {
+        match self {
+            Out::PlaneStart(head) => {
+                let key_and_len = wire::padded_entry_head(fields::space::PLANES);
+                w.write_all(&key_and_len[..key_and_len.len() - PADDED_LEN])?;
+                *len_at = w.stream_position()?;
+                w.write_all(&key_and_len[key_and_len.len() - PADDED_LEN..])?;
+                w.write_all(&head)
+            }
+            Out::Line(line) => line.write_entry(w),
+            Out::PlaneEnd(len) => {
+                let end = w.stream_position()?;
+                w.seek(SeekFrom::Start(*len_at))?;
+                w.write_all(&wire::padded_varint(len)?)?;
+                w.seek(SeekFrom::Start(end)).map(|_| ())
+            }
+            Out::Bytes(b) => w.write_all(&b),
+        }
+    }
+}
+
+/// Writes the merged profile into `w`: lines are merged on this thread and written on another
+/// while the next is merged (writing a line costs about as much as merging it), so up to three
+/// lines are held: one merged, one handed over, one written.
+/// Without a thread, on this one.
+fn write_merged(
+    inputs: &[Input],
+    w: &mut io::BufWriter<File>,
+    check: Check,
+    merged: &mut Merged,
+) -> io::Result<()> {
+    let w = std::sync::Mutex::new(w);
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Out>(1);
+        let w = &w;
+        let writer = std::thread::Builder::new()
+            .name("rocprof-xplane-merge".into())
+            .spawn_scoped(scope, move || {
+                let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
+                for out in rx {
+                    out.apply(&mut w, &mut len_at)?;
+                }
+                Ok(())
+            });
+        let writer = match writer {
+            Ok(h) => h,
+            Err(e) => {
+                crate::log_debug!("the merge writes on the thread that merges: {e}");
+                let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
+                return merge_to(inputs, check, merged, &mut |out| {
+                    out.apply(&mut w, &mut len_at)
+                });
+            }
+        };
+        let merging = merge_to(inputs, check, merged, &mut |out| {
+            tx.send(out)
+                .map_err(|_| io::Error::other("the merge's writer stopped"))
+        });
+        drop(tx);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("the merge's writer failed")));
+        // The writer's error is the cause of a send that failed.
+        written.and(merging)
+    })
+}
+
+/// Merges `inputs` into what `out` writes, in order: each plane by name (in the order names
+/// first appear), its lines by id (likewise), then the XSpace's other fields.
+fn merge_to(
+    inputs: &[Input],
+    check: Check,
+    merged: &mut Merged,
+    out: &mut dyn FnMut(Out) -> io::Result<()>,
+) -> io::Result<()> {
+    let shift = shifts(inputs);
+    for name in plane_names(inputs) {
+        let planes: Vec<PlanePart> = inputs
+            .iter()
+            .enumerate()
+            .flat_map(|(input, i)| {
+                i.planes
+                    .iter()
+                    .filter(|p| p.head.name == name)
+                    .map(move |plane| PlanePart { input, plane })
+            })
+            .collect();
+        let (head, ids) = merge_heads(&planes);
+        let mut len = head.encoded_len() as u64;
+        out(Out::PlaneStart(head.encode_to_vec()))?;
+        let plane = PlaneMerge {
+            inputs,
+            planes,
+            ids,
+            shift: &shift,
+            check,
+        };
+        for id in plane.line_ids() {
+            let line = plane.line(id, merged)?;
+            len += line.entry_len() as u64;
+            out(Out::Line(line))?;
+            merged.lines += 1;
+        }
+        out(Out::PlaneEnd(len))?;
+        merged.planes += 1;
+    }
+    out(Out::Bytes(merge_rest(inputs).encode_to_vec()))
+}
+
+/// The inputs' plane names, in the order they first appear.
+fn plane_names(inputs: &[Input]) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for i in inputs {
+        for p in &i.planes {
+            if !names.contains(&p.head.name.as_str()) {
+                names.push(&p.head.name);
+            }
+        }
+    }
+    names
+}
+
+/// The XSpace's fields but its planes: every input's host names, errors and warnings, each
+/// once, in order.
+fn merge_rest(inputs: &[Input]) -> XSpace {
+    let mut rest = XSpace::default();
+    let last = inputs.len().saturating_sub(1);
+    for (k, i) in inputs.iter().enumerate() {
+        for h in &i.rest.hostnames {
+            if !rest.hostnames.contains(h) {
+                rest.hostnames.push(h.clone());
+            }
+        }
+        for e in &i.rest.errors {
+            if !rest.errors.contains(e) {
+                rest.errors.push(e.clone());
+            }
+        }
+        for e in &i.rest.warnings {
+            // A range open at a window's cut is shown whole in the merged profile (its
+            // `open_at_end` part is left out): that window's warning is not the profile's.
+            let obsolete = k != last && e.contains(RANGES_OPEN_AT_CUT);
+            if !obsolete && !rest.warnings.contains(e) {
+                rest.warnings.push(e.clone());
+            }
+        }
+    }
+    rest
+}
+
+/// The words of the warning a capture window gives for the roctx ranges open at its cut
+/// (`collect`), which the merge leaves out but for the last input's.
+pub const RANGES_OPEN_AT_CUT: &str =
+    "roctx ranges were still open at the end of this capture window";

@@ -1,0 +1,187 @@
+//! `/device:GPU:<n>`: the device's capabilities as plane stats, and a line per line of the
+//! joined trace's device (a stream) with its kernels and copies, and the anchors of the arrows
+//! that start or end there.
+
+use crate::fastmap::HashMap;
+use crate::model::corrmap::IdSet;
+use crate::model::{AnchorPlace, Device, DeviceEventKind, Trace};
+
+use super::cache::{EventCache, UNKNOWN_SHAPE};
+use super::line_names::{device_line_name, LineTypes};
+use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
+use crate::xplane::builder::{
+    BuiltPlane, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+};
+use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
+use crate::xplane::spill::SpillPolicy;
+use crate::xplane::stats as s;
+
+pub(super) fn device_plane(
+    trace: &Trace,
+    d: &Device,
+    base: &Timebase,
+    launched: &IdSet,
+    anchors: &HashMap<AnchorPlace, Vec<AnchorEvent>>,
+    spill: Option<&SpillPolicy>,
+    run: Option<&RunIds>,
+) -> BuiltPlane {
+    let mut plane = new_plane(
+        run,
+        i64::from(d.ordinal),
+        format!("{}{}", s::GPU_PLANE_PREFIX, d.ordinal),
+    );
+    plane.spill_lines(spill.cloned());
+    add_device_caps(&mut plane, d);
+    let mut lines: Vec<_> = d.lines.iter().collect();
+    lines.sort_by_key(|l| l.id);
+    let mut cache = EventCache::new(trace);
+    let mut ids = StatIds::default();
+    let mut stats = StatBytes::new();
+    for l in lines {
+        let mut line = LineBuilder::new(l.id, String::new(), 0);
+        let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Device {
+            ordinal: d.ordinal,
+            line: l.id,
+        }));
+        line.expect_events(l.events.len() + feed.count());
+        let mut types = LineTypes::default();
+        for e in &l.events {
+            stats.clear();
+            types.add(&e.kind);
+            if e.correlation_id != 0 {
+                let id = if launched.contains(e.correlation_id) {
+                    ids.get(&mut plane, s::CORRELATION_ID)
+                } else {
+                    ids.get(&mut plane, s::ORPHAN_CORRELATION_ID)
+                };
+                stats.u64(id, e.correlation_id);
+            }
+            let id = match &e.kind {
+                DeviceEventKind::Kernel(info) => {
+                    match cache.kernel(&mut plane, &mut ids, info.shape, d) {
+                        Some((shape_stats, id)) => {
+                            stats.extend(shape_stats);
+                            id
+                        }
+                        None => plane.event_metadata_id(UNKNOWN_SHAPE),
+                    }
+                }
+                DeviceEventKind::Memcpy(m) => {
+                    cache.memcpy_stats(&mut plane, m, &mut stats);
+                    cache.copy_name_id(&mut plane, m.direction)
+                }
+            };
+            if let Some(g) = e.graph {
+                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
+                stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
+            }
+            cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
+            let start = base.offset_ps(e.start_ns);
+            feed.before(&mut plane, &mut ids, &mut line, start, |t| {
+                base.offset_ps(t)
+            });
+            line.add_event(id, start, duration_ps(e.start_ns, e.end_ns), &stats);
+        }
+        feed.finish(&mut plane, &mut ids, &mut line, |t| base.offset_ps(t));
+        line.set_name(device_line_name(l, &types));
+        plane.add_line(line.finish());
+    }
+    // Anchors on a stream with no work in this window.
+    anchor_only_lines(&mut plane, &mut ids, base, anchors, |place| match *place {
+        AnchorPlace::Device { ordinal, line }
+            if ordinal == d.ordinal && d.lines.iter().all(|l| l.id != line) =>
+        {
+            Some((line, format!("Stream #{line}")))
+        }
+        _ => None,
+    });
+    finish_plane(run, plane)
+}
+
+/// Plane stats xprof's `GetDeviceCaps` and `SetRunEnvironment` read, with the value types of
+/// real XLA ROCm files (int64 except the two uint64 memory figures; strings inline).
+fn add_device_caps(plane: &mut PlaneBuilder, d: &Device) {
+    plane.add_plane_stat(s::DEVICE_VENDOR, StatValue::Str(s::VENDOR_AMD));
+    if !d.name.is_empty() {
+        plane.add_plane_stat(s::GPU_DEVICE_NAME, StatValue::Str(&d.name));
+    }
+    plane.add_plane_stat(
+        s::CLOCK_RATE,
+        StatValue::I64(i64::try_from(d.clock_rate_khz).unwrap_or(i64::MAX)),
+    );
+    plane.add_plane_stat(s::CORE_COUNT, StatValue::I64(i64::from(d.compute_units)));
+    // Unknown is left out rather than written as 0, which would read as a measured figure
+    // (xprof itself takes an absent stat as 0; see docs/xplane-output.md).
+    if d.memory_bandwidth_bytes_per_s > 0 {
+        plane.add_plane_stat(
+            s::MEMORY_BANDWIDTH,
+            StatValue::U64(d.memory_bandwidth_bytes_per_s),
+        );
+    }
+    plane.add_plane_stat(s::MEMORY_SIZE, StatValue::U64(d.memory_bytes));
+    let (major, minor) = compute_capability(d.gfx_target_version);
+    plane.add_plane_stat(s::COMPUTE_CAP_MAJOR, StatValue::I64(major));
+    plane.add_plane_stat(s::COMPUTE_CAP_MINOR, StatValue::I64(minor));
+    if !d.product_name.is_empty() {
+        plane.add_plane_stat(s::PRODUCT_NAME, StatValue::Str(&d.product_name));
+    }
+}
+
+/// `gfx_target_version` = major*10000 + minor*100 + stepping, e.g. 90402 → (9, 4).
+pub fn compute_capability(gfx_target_version: u32) -> (i64, i64) {
+    let v = i64::from(gfx_target_version);
+    ((v / 10000) % 100, (v / 100) % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xplane::proto::x_stat;
+    use crate::xplane::space::build_xspace;
+    use crate::xplane::space::testing::gpu_plane;
+
+    /// Plane-level stat names → values of the single device plane written for `device`.
+    fn device_plane_stats(device: Device) -> HashMap<String, Option<x_stat::Value>> {
+        let trace = Trace {
+            devices: vec![device],
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        let plane = gpu_plane(&space);
+        plane
+            .stats
+            .iter()
+            .map(|st| {
+                (
+                    plane.stat_metadata[&st.metadata_id].name.clone(),
+                    st.value.clone(),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn memory_bandwidth_is_written_when_known_and_omitted_when_not() {
+        let known = device_plane_stats(Device {
+            name: "gfx942".into(),
+            memory_bandwidth_bytes_per_s: 5_300_000_000_000,
+            memory_bytes: 1 << 30,
+            ..Default::default()
+        });
+        assert_eq!(
+            known.get(s::MEMORY_BANDWIDTH),
+            Some(&Some(x_stat::Value::Uint64Value(5_300_000_000_000)))
+        );
+
+        let unknown = device_plane_stats(Device {
+            name: "gfx1100".into(),
+            memory_bandwidth_bytes_per_s: 0,
+            memory_bytes: 1 << 30,
+            ..Default::default()
+        });
+        assert!(!unknown.contains_key(s::MEMORY_BANDWIDTH), "{unknown:?}");
+        // The other capabilities are still there.
+        assert!(unknown.contains_key(s::MEMORY_SIZE));
+        assert!(unknown.contains_key(s::CORE_COUNT));
+    }
+}

@@ -1,0 +1,281 @@
+//! `/host:CPU`: a line per host thread with its HIP calls (and the anchors of the arrows that
+//! start or end there), the thread's roctx lines beside it, and the memory timeline.
+
+use crate::fastmap::{HashMap, HashSet};
+use crate::model::corrmap::{id_range, CorrMap, IdSet};
+use crate::model::{AnchorPlace, DeviceEventKind, HostEventKind, HostThread, MemcpyInfo, Trace};
+
+use super::cache::EventCache;
+use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
+use crate::xplane::builder::{
+    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+};
+use crate::xplane::lanes::{range_stats, RoctxLines};
+use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
+use crate::xplane::spill::SpillPolicy;
+use crate::xplane::stats as s;
+
+/// The first copy of each correlation id, so the host copy API can carry `memcpy_details`
+/// like XLA's host events do. Only copies are kept: a table over every call's id (16 B each)
+/// would be the largest thing the writer adds to the joined trace, and a call's device work
+/// is already on its event (`activity_count`).
+///
+/// Every host event asks for its id. The copies are few and their ids spread over the whole
+/// range, so a probe of their map per event would miss the cache. A bit per id of their
+/// range answers first (a thread's ids rise, so its bits are read nearly in order); the map
+/// is probed for the copies alone.
+pub(super) struct FirstCopies<'t> {
+    ids: IdSet,
+    by_id: CorrMap<&'t MemcpyInfo>,
+}
+
+impl<'t> FirstCopies<'t> {
+    pub(super) fn of(trace: &'t Trace) -> Self {
+        // One walk over every device event; the copies, few, are walked again for the range.
+        let copies: Vec<(u64, &MemcpyInfo)> = trace
+            .devices
+            .iter()
+            .flat_map(|d| &d.lines)
+            .flat_map(|l| &l.events)
+            .filter(|e| e.correlation_id != 0)
+            .filter_map(|e| match &e.kind {
+                DeviceEventKind::Memcpy(m) => Some((e.correlation_id, &**m)),
+                _ => None,
+            })
+            .collect();
+        let range = id_range(copies.iter().map(|&(id, _)| id));
+        let mut ids = IdSet::for_range(range, copies.len());
+        let mut by_id = CorrMap::for_range(range, copies.len());
+        for (id, m) in copies {
+            ids.insert(id);
+            by_id.get_or_insert_with(id, || m);
+        }
+        FirstCopies { ids, by_id }
+    }
+
+    fn get(&self, correlation_id: u64) -> Option<&'t MemcpyInfo> {
+        if correlation_id == 0 || !self.ids.contains(correlation_id) {
+            return None;
+        }
+        self.by_id.get(&correlation_id).copied()
+    }
+}
+
+/// Correlation ids of the HIP calls written on the host plane, or by an earlier window of the
+/// same profile (`Trace::launched_earlier`): only a device event whose call is among them may
+/// carry `correlation_id` (a launch-flow end needs its start). A bit per id of their range,
+/// its bounds and their count found in one walk: the device planes' threads wait for this
+/// set, so it is built with as few walks over the calls as can be.
+pub(super) fn host_calls_by_correlation(trace: &Trace) -> IdSet {
+    let mut count = 0usize;
+    let ids = || {
+        host_api_events(trace)
+            .map(|e| e.correlation_id)
+            .chain(trace.launched_earlier.iter().copied())
+    };
+    let range = id_range(ids().inspect(|_| count += 1));
+    let mut set = IdSet::for_range(range, count);
+    for id in ids() {
+        set.insert(id);
+    }
+    set
+}
+
+/// The HIP calls with a correlation id on the host plane.
+fn host_api_events(trace: &Trace) -> impl Iterator<Item = &crate::model::HostEvent> {
+    trace
+        .host_threads
+        .iter()
+        .flat_map(|t| &t.events)
+        .filter(|e| e.correlation_id != 0 && e.kind == HostEventKind::HipApi)
+}
+
+/// How many events ahead the host plane asks for a sync call's record: a thread's sync calls
+/// lie among every thread's, in id order, so each read would miss the cache, and an event
+/// takes longer to write than a miss to arrive.
+const SYNC_PREFETCH_AHEAD: usize = 4;
+
+pub(super) fn host_plane(
+    trace: &Trace,
+    base: &Timebase,
+    copies: &FirstCopies<'_>,
+    anchors: &HashMap<AnchorPlace, Vec<AnchorEvent>>,
+    spill: Option<&SpillPolicy>,
+    run: Option<&RunIds>,
+) -> BuiltPlane {
+    let syncs = crate::xplane::deps::SyncIndex::new(trace);
+    let mut plane = new_plane(run, 0, s::HOST_PLANE.to_string());
+    plane.spill_lines(spill.cloned());
+    let mut cache = EventCache::new(trace);
+    let mut ids = StatIds::default();
+    let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
+    threads.sort_by_key(|t| t.tid);
+    let mut stats = StatBytes::new();
+    for t in threads {
+        let tid = t.tid as i64;
+        let mut api = LineBuilder::new(tid, format!("Host Threads/{}", t.tid), 0);
+        let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
+        api.expect_events(
+            t.events
+                .iter()
+                .filter(|e| e.kind == HostEventKind::HipApi)
+                .count()
+                + feed.count(),
+        );
+        // XLA writes display_name = name on host lines; a known thread name is more useful.
+        let display = if t.name.is_empty() {
+            None
+        } else if t.name.ends_with(&t.tid.to_string()) {
+            Some(t.name.clone())
+        } else {
+            Some(format!("{}/{}", t.name, t.tid))
+        };
+        api.set_display_name(
+            display
+                .clone()
+                .unwrap_or_else(|| format!("Host Threads/{}", t.tid)),
+        );
+        let mut roctx = RoctxLines::new(t.tid, display, t.events.iter().filter_map(roctx_span));
+        for (i, e) in t.events.iter().enumerate() {
+            if let Some(ahead) = t.events.get(i + SYNC_PREFETCH_AHEAD) {
+                syncs.prefetch(ahead.correlation_id);
+            }
+            stats.clear();
+            // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
+            // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
+            // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
+            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
+                stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
+                crate::xplane::deps::add_sync_stats(
+                    &mut plane,
+                    &mut ids,
+                    syncs.get(e.correlation_id),
+                    &mut stats,
+                );
+            }
+            if let Some(dev) = e.device.get() {
+                stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
+            }
+            if let Some(m) = copies.get(e.correlation_id) {
+                cache.memcpy_stats(&mut plane, m, &mut stats);
+            }
+            if e.activity_count > 1 {
+                stats.u64(
+                    ids.get(&mut plane, s::ACTIVITY_COUNT),
+                    u64::from(e.activity_count),
+                );
+            }
+            if let Some(g) = e.graph_exec_id {
+                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
+            }
+            if let HostEventKind::MarkerRange(r) = e.kind {
+                range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
+            }
+            cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
+            let id = cache.host_name_id(&mut plane, e.name);
+            let start = base.offset_ps(e.start_ns);
+            let dur = match e.kind {
+                HostEventKind::Marker => 0,
+                _ => duration_ps(e.start_ns, e.end_ns),
+            };
+            match roctx_span(e) {
+                None => {
+                    feed.before(&mut plane, &mut ids, &mut api, start, |t| base.offset_ps(t));
+                    api.add_event(id, start, dur, &stats)
+                }
+                Some((process_wide, span)) => roctx.add(process_wide, span, id, start, dur, &stats),
+            }
+        }
+        feed.finish(&mut plane, &mut ids, &mut api, |t| base.offset_ps(t));
+        // A thread line is written even when empty: the thread made traced calls.
+        plane.add_line(api.finish());
+        for line in roctx.finish() {
+            plane.add_line(line);
+        }
+    }
+    // Anchors on a thread with no call in this window.
+    anchor_only_lines(&mut plane, &mut ids, base, anchors, |place| match *place {
+        AnchorPlace::Host { tid } if trace.host_threads.iter().all(|t| t.tid != tid) => {
+            Some((tid as i64, format!("Host Threads/{tid}")))
+        }
+        _ => None,
+    });
+    if let Some(line) = memory_line(trace, base, &mut plane) {
+        plane.add_line(line);
+    }
+    finish_plane(run, plane)
+}
+
+/// A roctx event's group (start/stop ranges are process-wide) and span on its thread's lines;
+/// `None` for a HIP call.
+fn roctx_span(e: &crate::model::HostEvent) -> Option<(bool, (u64, u64))> {
+    match e.kind {
+        HostEventKind::HipApi => None,
+        HostEventKind::Marker => Some((false, (e.start_ns, e.start_ns))),
+        HostEventKind::MarkerRange(r) => Some((r.process_wide, (e.start_ns, e.end_ns))),
+    }
+}
+
+/// The allocation timeline as xprof's memory profile reads it: one zero-length
+/// `MemoryAllocation` / `MemoryDeallocation` event per call, with the allocator's totals after
+/// it. `tf_op` names what allocated: the innermost roctx range of the call, else the HIP call.
+fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Option<FinishedLine> {
+    if trace.memory.is_empty() {
+        return None;
+    }
+    // Only the allocation calls: a program that allocates now and then has millions of other
+    // calls, and a table of them all sat at the writer's peak (`peak_guard`).
+    let wanted: HashSet<u64> = trace.memory.iter().map(|m| m.correlation_id).collect();
+    let calls: HashMap<u64, &crate::model::HostEvent> = host_api_events(trace)
+        .filter(|e| wanted.contains(&e.correlation_id))
+        .map(|e| (e.correlation_id, e))
+        .collect();
+    let capacity: HashMap<String, u64> = trace
+        .devices
+        .iter()
+        .filter(|d| d.memory_bytes > 0)
+        .map(|d| (format!("GPU_{}", d.ordinal), d.memory_bytes))
+        .collect();
+    let mut line = LineBuilder::new(s::MEMORY_LINE_ID, "Memory (HIP allocations)", 0);
+    for m in &trace.memory {
+        let call = calls.get(&m.correlation_id);
+        let api = call.map_or(if m.alloc { "alloc" } else { "free" }, |e| trace.name(e));
+        let op = call
+            .and_then(|e| trace.annotation(e.annotation))
+            .and_then(|a| a.stack.last())
+            .map_or(api, |l| l.as_ref());
+        let mut stats = StatBytes::new();
+        for (name, value) in [
+            (s::ALLOCATOR_NAME, StatValue::Ref(&m.allocator)),
+            (s::BYTES_RESERVED, StatValue::I64(0)),
+            (s::BYTES_ALLOCATED, StatValue::I64(m.in_use as i64)),
+            (s::PEAK_BYTES_IN_USE, StatValue::I64(m.peak as i64)),
+            (s::REQUESTED_BYTES, StatValue::I64(m.bytes as i64)),
+            (s::ALLOCATION_BYTES, StatValue::I64(m.bytes as i64)),
+            // xprof reads these with `IntValue()`: int64 (a uint64 would read as 0).
+            (s::ADDRESS, StatValue::I64(m.address as i64)),
+            (s::TF_OP, StatValue::Ref(op)),
+            (s::REGION_TYPE, StatValue::Ref(m.kind.name())),
+            (s::DATA_TYPE, StatValue::I64(0)),
+            (s::TENSOR_SHAPE, StatValue::Ref("")),
+            (s::CORRELATION_ID, StatValue::U64(m.correlation_id)),
+        ] {
+            plane.put(&mut stats, name, value);
+        }
+        if let Some(cap) = capacity.get(m.allocator.as_ref()) {
+            plane.put(
+                &mut stats,
+                s::BYTES_AVAILABLE,
+                StatValue::I64(cap.saturating_sub(m.in_use) as i64),
+            );
+        }
+        let name = if m.alloc {
+            s::MEMORY_ALLOCATION
+        } else {
+            s::MEMORY_DEALLOCATION
+        };
+        let id = plane.event_metadata_id(name);
+        line.add_event(id, base.offset_ps(m.time_ns), 0, &stats);
+    }
+    Some(line.finish())
+}

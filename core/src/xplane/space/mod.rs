@@ -1,0 +1,278 @@
+//! `Trace` → `XSpace`: the planes, lines, events and stats xprof's tools read.
+//!
+//! The file gets none of the post-processing XLA's `ProfilerSession` applies before saving, so
+//! this writes that final shape directly: host API events already in `/host:CPU`, line
+//! timestamps relative to the profile start, events sorted per line.
+//!
+//! One module per kind of plane: `host` (`/host:CPU`: a line per thread with its roctx lines,
+//! and the memory timeline), `device` (`/device:GPU:<n>`: a line per stream), `summary` (the
+//! scope-range tree, the Task Environment, the counters' warnings). `cache` keeps what the
+//! events of a plane share (encoded stats by launch shape, annotation and copy route),
+//! `line_names` names the device lines, and `threads` builds the device planes beside the
+//! host plane.
+
+use crate::fastmap::HashMap;
+use crate::model::{AnchorPlace, Device, DeviceLine, Trace};
+
+use super::builder::{BuiltPlane, LineBuilder, PlaneBuilder, StatIds};
+use super::deps::{AnchorEvent, AnchorFeed};
+use super::proto::XSpace;
+use super::run_ids::RunIds;
+use super::spill::SpillPolicy;
+
+mod cache;
+mod device;
+mod host;
+mod line_names;
+mod summary;
+#[cfg(test)]
+mod testing;
+mod threads;
+
+pub use device::compute_capability;
+pub use line_names::merged_line_name;
+pub use summary::counter_warnings;
+
+/// Builds the XSpace for one process. Pure: the same trace gives the same bytes.
+pub fn build_xspace(trace: &Trace) -> XSpace {
+    let mut planes = Vec::new();
+    let mut space = build_planes(trace, |p| {
+        planes.push(p.into_xplane());
+        Ok::<(), std::convert::Infallible>(())
+    })
+    .unwrap_or_else(|e| match e {});
+    space.planes = planes;
+    space
+}
+
+/// Builds the planes one at a time, handing each to `sink` before the next is built (the file
+/// writer encodes and writes it, then drops it: only one plane is ever in memory), and returns
+/// the rest of the XSpace (warnings, host names) with no planes. The planes come in the order
+/// `build_xspace` lists them, so the bytes are the same either way.
+pub fn build_planes<E>(
+    trace: &Trace,
+    sink: impl FnMut(BuiltPlane) -> Result<(), E>,
+) -> Result<XSpace, E> {
+    build_planes_spilling(trace, None, 1, sink)
+}
+
+/// As [`build_planes`], the host and device planes' lines set aside in a file past a size
+/// (`spill`, see `xplane::spill`) while each plane is built: the same bytes, the writer's peak
+/// one line instead of the largest plane. With an output file in `spill`, those lines go
+/// straight into it instead: `sink` must then have written each plane there, flushed, before
+/// it returns, so the next plane starts where it belongs; the planes are then the same but for
+/// their padded lengths.
+///
+/// With `threads` above 1, the device planes are built on that many threads less one while
+/// this thread builds the host plane, which then takes device planes too: each plane is built
+/// from the trace alone, so the planes are the same as one thread's, and they reach `sink` in
+/// the same order; only the host plane's lines may go into an output file (the device planes
+/// are built while it is), so a device plane's length is then unpadded. A device plane
+/// finished before its turn waits with at most the spill size of its lines in memory (the rest
+/// in its file): the memory held grows by a plane being built per thread and by up to the
+/// spill size per waiting plane.
+pub fn build_planes_spilling<E>(
+    trace: &Trace,
+    spill: Option<&SpillPolicy>,
+    threads: usize,
+    sink: impl FnMut(BuiltPlane) -> Result<(), E>,
+) -> Result<XSpace, E> {
+    build_window_planes(trace, spill, threads, None, sink)
+}
+
+/// As [`build_planes_spilling`], for a window of a run whose windows are to be merged (`run`):
+/// the host and device planes number their names as the run's earlier windows did, and times
+/// start at the run's origin (`xplane::RunIds`).
+pub fn build_window_planes<E>(
+    trace: &Trace,
+    spill: Option<&SpillPolicy>,
+    threads: usize,
+    run: Option<&RunIds>,
+    mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
+) -> Result<XSpace, E> {
+    let base = Timebase::new(trace, run);
+    let copies = host::FirstCopies::of(trace);
+    let launched = host::host_calls_by_correlation(trace);
+    let anchors = super::deps::anchors_by_place(trace);
+
+    // Each plane's place in the output: the host plane first, then the devices in order. A
+    // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
+    // another is sets its lines aside until then.
+    let host_spill = spill.map(|s| s.for_plane(0));
+    let host = || host::host_plane(trace, &base, &copies, &anchors, host_spill.as_ref(), run);
+    let device = |(i, d): (usize, &Device)| {
+        let spill = spill.map(|s| s.for_plane(1 + i));
+        device::device_plane(trace, d, &base, &launched, &anchors, spill.as_ref(), run)
+    };
+    if threads <= 1 || trace.devices.is_empty() {
+        sink(host())?;
+        for d in trace.devices.iter().enumerate() {
+            sink(device(d))?;
+        }
+    } else {
+        threads::DevicePlanes::new(&trace.devices).build(threads - 1, &device, host, &mut sink)?;
+    }
+    if let Some(p) = summary::scope_tree_plane(&trace.scope_tree) {
+        sink(p)?;
+    }
+    sink(summary::task_environment_plane(trace, &base))?;
+
+    let mut warnings = trace.warnings.clone();
+    warnings.extend(counter_warnings(&trace.counters));
+    if base.early_ns > 0 {
+        warnings.push(format!(
+            "rocprof-xplane: events began {} ns before the profile start; the time origin was moved back to the earliest event",
+            base.early_ns
+        ));
+    }
+
+    Ok(XSpace {
+        planes: Vec::new(),
+        errors: Vec::new(),
+        warnings,
+        hostnames: if trace.hostname.is_empty() {
+            Vec::new()
+        } else {
+            vec![trace.hostname.clone()]
+        },
+    })
+}
+
+/// Bytes a line being built holds per event, at most: its encoded events (about 40–60 B) and
+/// the arena's room for those still to come.
+const LINE_BYTES_PER_EVENT: u64 = 96;
+
+/// What building the device planes on `workers` threads beside the host plane adds to the
+/// writer's memory, at most: on each worker the largest device plane being built (its largest
+/// line whole, and up to the spill size of its finished lines), and every device plane finished
+/// before its turn (up to the spill size of its lines each).
+pub fn parallel_planes_bytes(trace: &Trace, workers: usize) -> u64 {
+    let spill = super::spill::SPILL_PAST as u64;
+    let line = |l: &DeviceLine| l.events.len() as u64 * LINE_BYTES_PER_EVENT;
+    let plane = |d: &Device| d.lines.iter().map(line).sum::<u64>();
+    let building = trace
+        .devices
+        .iter()
+        .map(|d| d.lines.iter().map(line).max().unwrap_or(0) + plane(d).min(spill))
+        .max()
+        .unwrap_or(0);
+    let waiting: u64 = trace.devices.iter().map(|d| plane(d).min(spill)).sum();
+    building * workers.min(trace.devices.len()) as u64 + waiting
+}
+
+/// Converts `CLOCK_BOOTTIME` ns to the offsets written in lines.
+struct Timebase {
+    /// Every line's `timestamp_ns` is 0 and event offsets are `(t - origin_ns) * 1000` ps.
+    origin_ns: u64,
+    /// How far events began before the start (warned of).
+    early_ns: u64,
+}
+
+impl Timebase {
+    /// The trace's own origin or, for a window of a run to be merged, the run's (at or before
+    /// the window's own).
+    fn new(trace: &Trace, run: Option<&RunIds>) -> Self {
+        let own = Self::own(trace);
+        let Some(origin_ns) = run.map(|r| r.origin_ns(own.origin_ns)) else {
+            return own;
+        };
+        Timebase {
+            origin_ns,
+            early_ns: own.early_ns,
+        }
+    }
+
+    /// How far the origin lies before `trace.start_boottime_ns` (events before the start, or
+    /// a window on its run's clock): what the wall-clock start is moved back by.
+    fn before_start_ns(&self, trace: &Trace) -> u64 {
+        trace.start_boottime_ns.saturating_sub(self.origin_ns)
+    }
+
+    fn own(trace: &Trace) -> Self {
+        if trace.start_covers_events {
+            // The join walked every event for this answer: no walk again here, before any
+            // plane can start.
+            debug_assert!(
+                Self::earliest(trace).is_none_or(|e| e >= trace.start_boottime_ns),
+                "an event starts before the trace's start"
+            );
+            return Timebase {
+                origin_ns: trace.start_boottime_ns,
+                early_ns: 0,
+            };
+        }
+        match Self::earliest(trace) {
+            // No profile start recorded (e.g. a converter that knows only the events): start
+            // at the first event, never at boot, whose offsets could overflow int64 ps.
+            Some(e) if trace.start_boottime_ns == 0 => Timebase {
+                origin_ns: e,
+                early_ns: 0,
+            },
+            Some(e) if e < trace.start_boottime_ns => Timebase {
+                origin_ns: e,
+                early_ns: trace.start_boottime_ns - e,
+            },
+            _ => Timebase {
+                origin_ns: trace.start_boottime_ns,
+                early_ns: 0,
+            },
+        }
+    }
+
+    /// The earliest event's start, walking every event.
+    fn earliest(trace: &Trace) -> Option<u64> {
+        trace
+            .devices
+            .iter()
+            .flat_map(|d| {
+                d.lines
+                    .iter()
+                    .flat_map(|l| l.events.iter().map(|e| e.start_ns))
+            })
+            .chain(
+                trace
+                    .host_threads
+                    .iter()
+                    .flat_map(|t| t.events.iter().map(|e| e.start_ns)),
+            )
+            .min()
+    }
+
+    #[inline]
+    fn offset_ps(&self, t_ns: u64) -> i64 {
+        ps(t_ns.saturating_sub(self.origin_ns))
+    }
+}
+
+#[inline]
+fn ps(ns: u64) -> i64 {
+    i64::try_from(u128::from(ns) * 1000).unwrap_or(i64::MAX)
+}
+
+#[inline]
+fn duration_ps(start_ns: u64, end_ns: u64) -> i64 {
+    ps(end_ns.saturating_sub(start_ns))
+}
+
+/// A line of its own for each place of `anchors` that `lone` names (its line id and name, for
+/// a place of this plane with no line in this window), holding only its anchors, in line id
+/// order: an arrow from a record an earlier window made, in a window to be merged with it
+/// (`Collected::earlier_anchors`), starts on a thread or stream this window may not have.
+fn anchor_only_lines(
+    plane: &mut PlaneBuilder,
+    ids: &mut StatIds,
+    base: &Timebase,
+    anchors: &HashMap<AnchorPlace, Vec<AnchorEvent>>,
+    lone: impl Fn(&AnchorPlace) -> Option<(i64, String)>,
+) {
+    let mut lines: Vec<(i64, String, &Vec<AnchorEvent>)> = anchors
+        .iter()
+        .filter_map(|(place, a)| lone(place).map(|(id, name)| (id, name, a)))
+        .collect();
+    lines.sort_unstable_by_key(|l| l.0);
+    for (id, name, a) in lines {
+        let mut line = LineBuilder::new(id, name, 0);
+        AnchorFeed::new(Some(a)).finish(plane, ids, &mut line, |t| base.offset_ps(t));
+        plane.add_line(line.finish());
+    }
+}

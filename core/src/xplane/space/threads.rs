@@ -1,0 +1,251 @@
+//! The device planes built on threads of their own while the writing thread builds the host
+//! plane, reaching the sink in the order one thread gives them.
+
+use super::{BuiltPlane, Device};
+
+/// The device planes handed out to the threads that build them, by a counter: a plane is
+/// claimed once, by the first thread to ask, and the planes reach the sink in ordinal order.
+pub(super) struct DevicePlanes<'t> {
+    devices: &'t [Device],
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl<'t> DevicePlanes<'t> {
+    pub(super) fn new(devices: &'t [Device]) -> Self {
+        DevicePlanes {
+            devices,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// The next unclaimed device, as its index.
+    fn claim(&self) -> Option<usize> {
+        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        (i < self.devices.len()).then_some(i)
+    }
+
+    /// No device is handed out after this (the sink failed: what is built is not written).
+    fn close(&self) {
+        self.next
+            .store(self.devices.len(), std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// `workers` threads build device planes while this one builds the host plane (`host`),
+    /// sinks it, and then builds the planes still unclaimed, sinking each in order as soon as
+    /// the planes before it are in. A worker that cannot be started, or that ends without
+    /// handing in its plane (a panic), leaves its planes to this thread.
+    pub(super) fn build<E>(
+        &self,
+        workers: usize,
+        device: &(impl Fn((usize, &Device)) -> BuiltPlane + Sync),
+        host: impl FnOnce() -> BuiltPlane,
+        sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
+    ) -> Result<(), E> {
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel::<(usize, BuiltPlane)>();
+            let mut started = Vec::new();
+            for _ in 0..workers.min(self.devices.len()) {
+                let tx = tx.clone();
+                let spawned = std::thread::Builder::new()
+                    .name("rocprof-xplane-planes".into())
+                    .spawn_scoped(scope, move || {
+                        let timer = crate::measure::helper_start();
+                        while let Some(i) = self.claim() {
+                            if tx.send((i, device((i, &self.devices[i])))).is_err() {
+                                break;
+                            }
+                        }
+                        crate::measure::helper_done(timer);
+                    });
+                match spawned {
+                    Ok(handle) => started.push(handle),
+                    Err(e) => {
+                        crate::log_debug!("building the device planes on fewer threads: {e}");
+                        break;
+                    }
+                }
+            }
+            drop(tx);
+            let sunk = self.sink_in_order(device, host, &rx, sink);
+            if sunk.is_err() {
+                self.close();
+            }
+            drop(rx);
+            // Joined here, so a worker's panic (its plane then built by this thread) is
+            // reported rather than raised again as the scope ends.
+            for worker in started {
+                if worker.join().is_err() {
+                    crate::log_debug!(
+                        "a device plane thread panicked; its planes were built again"
+                    );
+                }
+            }
+            sunk
+        })
+    }
+
+    fn sink_in_order<E>(
+        &self,
+        device: &impl Fn((usize, &Device)) -> BuiltPlane,
+        host: impl FnOnce() -> BuiltPlane,
+        rx: &std::sync::mpsc::Receiver<(usize, BuiltPlane)>,
+        sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
+    ) -> Result<(), E> {
+        sink(host())?;
+        let mut waiting: Vec<Option<BuiltPlane>> = Vec::new();
+        waiting.resize_with(self.devices.len(), || None);
+        for want in 0..self.devices.len() {
+            let plane = loop {
+                // Planes the workers finished first: the next in order is written before any
+                // more work is taken, since the plane after it may take the output only then
+                // (`spill::OutputTurn`); a plane left waiting while this thread builds another
+                // would set its lines aside to its end instead.
+                while let Ok((i, p)) = rx.try_recv() {
+                    waiting[i] = Some(p);
+                }
+                if let Some(p) = waiting[want].take() {
+                    break p;
+                }
+                // Work first, wait only when nothing is left to claim.
+                let (i, p) = match self.claim() {
+                    Some(i) => (i, device((i, &self.devices[i]))),
+                    None => match rx.recv() {
+                        Ok(got) => got,
+                        // Every worker has ended and this plane never came: build it here.
+                        Err(_) => (want, device((want, &self.devices[want]))),
+                    },
+                };
+                waiting[i] = Some(p);
+            };
+            sink(plane)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xplane::builder::{LineBuilder, PlaneBuilder, StatBytes};
+
+    /// `n` devices with nothing but their ordinals, 0 to `n - 1`.
+    fn numbered_devices(n: u32) -> Vec<Device> {
+        (0..n)
+            .map(|ordinal| Device {
+                ordinal,
+                ..Device::default()
+            })
+            .collect()
+    }
+
+    /// A worker that panics while building a plane leaves that plane to the writing thread:
+    /// every plane still reaches the sink, once, in ordinal order. Each device plane here
+    /// panics on a worker thread once.
+    #[test]
+    fn a_plane_a_worker_could_not_build_is_built_by_the_writing_thread() {
+        let devices = numbered_devices(6);
+        let failed = std::sync::Mutex::new(Vec::new());
+        let device = |(_, d): (usize, &Device)| {
+            let on_worker = std::thread::current().name() == Some("rocprof-xplane-planes");
+            if on_worker && d.ordinal % 2 == 1 {
+                let mut failed = failed.lock().unwrap();
+                if !failed.contains(&d.ordinal) {
+                    failed.push(d.ordinal);
+                    drop(failed);
+                    panic!("a test's panic on a worker, plane {}", d.ordinal);
+                }
+            }
+            PlaneBuilder::new(i64::from(d.ordinal), format!("plane {}", d.ordinal)).finish()
+        };
+        let mut sunk = Vec::new();
+        DevicePlanes::new(&devices)
+            .build(
+                2,
+                &device,
+                // The host plane takes a while: the workers claim planes first.
+                || {
+                    std::thread::sleep(std::time::Duration::from_millis(50));
+                    PlaneBuilder::new(-1, "host").finish()
+                },
+                &mut |p: BuiltPlane| {
+                    sunk.push(p.into_xplane().id);
+                    Ok::<(), std::convert::Infallible>(())
+                },
+            )
+            .unwrap();
+        assert_eq!(sunk, [-1, 0, 1, 2, 3, 4, 5]);
+        assert!(!failed.lock().unwrap().is_empty(), "a worker panicked");
+    }
+
+    /// A worker that panics mid-plane after its plane took the output (its turn had come) has
+    /// left part of that plane there. The writing thread builds the plane again, and the
+    /// output is made to end where the turn began before it is written: the file is the same,
+    /// byte for byte, as one no worker failed in. Here device plane 0's worker waits for its
+    /// turn, writes three lines into the output and panics, once.
+    #[test]
+    fn a_plane_that_panicked_in_the_output_is_taken_out_before_it_is_written_again() {
+        use crate::xplane::spill::{OutputTurn, SpillPolicy};
+        use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+        let devices = numbered_devices(3);
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, panic_once: bool| {
+            let path = dir.path().join(name);
+            let file = std::fs::File::create(&path).unwrap();
+            let turn = OutputTurn::of(&file).unwrap();
+            let policy = SpillPolicy::past(dir.path(), 0).with_output(turn.clone());
+            let (claimed, panicked) = (AtomicBool::new(false), AtomicBool::new(!panic_once));
+            let waited = |what: &dyn Fn() -> bool| {
+                let t = std::time::Instant::now();
+                while !what() {
+                    assert!(t.elapsed().as_secs() < 20, "the test's threads never met");
+                    std::thread::yield_now();
+                }
+            };
+            let device = |(i, d): (usize, &Device)| {
+                let on_worker = std::thread::current().name() == Some("rocprof-xplane-planes");
+                let policy = policy.for_plane(1 + i);
+                if on_worker && i == 0 {
+                    claimed.store(true, SeqCst);
+                    waited(&|| policy.output.as_ref().is_some_and(|o| o.open().is_some()));
+                }
+                let mut p = PlaneBuilder::new(i64::from(d.ordinal), format!("plane {i}"));
+                p.spill_lines(Some(policy));
+                for l in 0..6 {
+                    if on_worker && i == 0 && l == 3 && !panicked.swap(true, SeqCst) {
+                        panic!("a test's panic on a worker, mid-plane");
+                    }
+                    let mut line = LineBuilder::new(l, format!("line {l}"), 0);
+                    let id = p.event_metadata_id("k");
+                    line.add_event(id, 10 * l, 5, &StatBytes::new());
+                    p.add_line(line.finish());
+                }
+                p.finish()
+            };
+            let mut out = std::io::BufWriter::new(file.try_clone().unwrap());
+            // The file writer's own step for each plane, rewind included.
+            let write = crate::xplane::file::write_plane;
+            DevicePlanes::new(&devices)
+                .build(
+                    1,
+                    &device,
+                    // The worker claims device plane 0 before the host plane is written.
+                    || {
+                        waited(&|| claimed.load(SeqCst));
+                        PlaneBuilder::new(-1, "host").finish()
+                    },
+                    &mut |p: BuiltPlane| write(&p, &mut out, Some(&turn)),
+                )
+                .unwrap();
+            assert!(panicked.load(SeqCst));
+            std::fs::read(path).unwrap()
+        };
+        let want = write("whole.pb", false);
+        let got = write("after-a-panic.pb", true);
+        assert!(got == want, "{} B against {} B", got.len(), want.len());
+        let space =
+            <crate::xplane::proto::XSpace as prost::Message>::decode(got.as_slice()).unwrap();
+        let names: Vec<&str> = space.planes.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["host", "plane 0", "plane 1", "plane 2"]);
+        assert!(space.planes[1..].iter().all(|p| p.lines.len() == 6));
+    }
+}
