@@ -36,7 +36,7 @@ type ListKey = (usize, usize);
 /// `MAX_LEVELS` labels however deep, and the ranges pushed again under the same labels (a
 /// training loop's `step`) share one label list.
 pub struct ScopeStacks<'a> {
-    /// Spans that only name scopes (`Collected::scope_context`): positions first, so that a
+    /// Spans that only name scopes (`Carried::scope_context`): positions first, so that a
     /// span of `spans` with the same scope wins.
     context: &'a [MarkerSpan],
     spans: &'a [MarkerSpan],

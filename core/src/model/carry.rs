@@ -27,25 +27,25 @@
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
 //! buffered records have not come: those records, when they come, are dropped in the next
-//! window (`Collected::spans_shown`), not shown as calls of their own.
+//! window (`Carried::spans_shown`), not shown as calls of their own.
 //!
 //! An id is carried while it is incomplete, at most [`MAX_HANDED_ON`] times; then it is
 //! written as it is, as before, and counted (a launch that never makes device work must not
 //! wait for ever, nor be held by a week-long job). At finalize the last window takes in what
 //! is left and writes it whole: the runtime has delivered everything by then. The roctx spans
-//! that name the carried calls' scopes go along as `Collected::scope_context`, for their
+//! that name the carried calls' scopes go along as `Carried::scope_context`, for their
 //! labels only: they were shown in their own window.
 //!
-//! What the window leaves allocated goes along (`Collected::earlier_memory`,
+//! What the window leaves allocated goes along (`Carried::memory`,
 //! `memory::live_after`: at most `memory::MAX_LIVE` allocations, and each allocator's peak):
 //! the next window's frees find their allocations and its copies the kind of memory they
 //! read, and its memory timeline goes on from the run's totals.
 //!
-//! Event records go along too (`Collected::earlier_producers`, producers only): each event
+//! Event records go along too (`Carried::producers`, producers only): each event
 //! handle's latest, and every one from the first wait handed on, so that a wait in a later
 //! window still resolves to the record it waited for. Its stats name the record's call,
 //! though no arrow is drawn (the record's anchor is in an earlier file), unless the windows are
-//! merged into one profile (`Collected::earlier_anchors`). A record handed on
+//! merged into one profile (`Carried::anchors`). A record handed on
 //! with its call stays a producer in its own window, for the waits there. These are the first
 //! two carry rules a streaming join needs (docs/architecture.md).
 
@@ -79,7 +79,7 @@ pub enum Windows {
 /// `c`) and the event records a later wait may resolve to (`latest_producers`), with how
 /// many times each handed-on id was; `None` when there is neither. With `Windows::Merged`,
 /// `c`'s join is also asked where the arrows of every record handed on start
-/// (`Collected::anchors_wanted`), for the next window's waits on them.
+/// (`Carried::anchors_wanted`), for the next window's waits on them.
 pub fn hand_off(
     c: &mut Collected,
     carried_in: &HandedOn,
@@ -99,26 +99,27 @@ pub fn hand_off(
     let producers = latest_producers(c, since);
     let shown = spans_awaiting_records(c, carried_in);
     // The memory facts of the calls handed on went with them: the next window applies them.
-    let memory = super::memory::live_after(&c.earlier_memory, &c.memory);
+    let memory = super::memory::live_after(&c.carried.memory, &c.memory);
     if split.is_none() && producers.is_empty() && shown.is_empty() && memory.is_empty() {
         return None;
     }
     let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
-    held.earlier_producers = producers;
-    held.earlier_memory = memory;
+    held.carried.producers = producers;
+    held.carried.memory = memory;
     if windows == Windows::Merged {
         // Every record handed on, those with their calls too (they stay producers here, so
         // they are among these): the next window finds such a record's anchor itself when
         // the work before it went along, but when that work stayed here (the record returned
         // after the cut), only this window can.
-        c.anchors_wanted = held
-            .earlier_producers
+        c.carried.anchors_wanted = held
+            .carried
+            .producers
             .iter()
             .map(|s| s.correlation_id)
             .collect();
     }
-    held.spans_shown = shown.keys().copied().collect();
-    held.spans_shown.sort_unstable();
+    held.carried.spans_shown = shown.keys().copied().collect();
+    held.carried.spans_shown.sort_unstable();
     ids.extend(shown);
     Some((held, ids))
 }
@@ -138,11 +139,11 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
         .copied();
     let mut came = crate::fastmap::HashSet::default();
     came.extend(packed.chain(unpacked).map(|a| a.correlation_id));
-    if came.is_empty() && c.spans_shown.is_empty() {
+    if came.is_empty() && c.carried.spans_shown.is_empty() {
         return out;
     }
     let times = |id: u64| carried_in.get(&id).copied().unwrap_or(0);
-    for &id in &c.spans_shown {
+    for &id in &c.carried.spans_shown {
         if !came.contains(&id) && times(id) < MAX_HANDED_ON {
             out.insert(id, times(id) + 1);
         }
@@ -166,7 +167,8 @@ pub fn latest_producers(c: &Collected, since: Option<u64>) -> Vec<SyncFact> {
     let mut latest: HashMap<u64, SyncFact> = HashMap::default();
     let mut out = Vec::new();
     let records = c
-        .earlier_producers
+        .carried
+        .producers
         .iter()
         .chain(&c.syncs)
         .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0);
@@ -302,7 +304,8 @@ pub fn split_incomplete(
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
     // A record handed on may be what a wait of this window waited for: it stays here as a
     // producer only (its call is shown in the next window).
-    c.earlier_producers
+    c.carried
+        .producers
         .extend(out.syncs.iter().filter(|s| s.kind == SyncKind::EventRecord));
     move_where(&mut c.copy_ptrs, &mut out.copy_ptrs, |f| {
         is_held(f.correlation_id)
@@ -315,8 +318,8 @@ pub fn split_incomplete(
     });
     if !context.is_empty() {
         if windows == Windows::Merged {
-            out.launched_earlier = context.keys().copied().collect();
-            out.launched_earlier.sort_unstable();
+            out.carried.launched = context.keys().copied().collect();
+            out.carried.launched.sort_unstable();
         }
         let copied = |id: u64| context.contains_key(&id);
         out.scopes
@@ -325,7 +328,7 @@ pub fn split_incomplete(
             .extend(c.calls.iter().filter(|f| copied(f.correlation_id)));
         held.extend(context);
     }
-    out.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
+    out.carried.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
     // The records' counts go with them: a window's counts are of the records it shows.
     for (mine, theirs, n) in [
         (
@@ -425,7 +428,7 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 /// the wait here: holding it would leave its record in this one, with no arrow at all, so
 /// its arrow ends at its call, as a wait with no work after it does. Windows merged on one
 /// clock hold it (`Windows::Merged`): the next window draws its arrow from where this one
-/// found the record (`Collected::anchors_wanted`) to the work after the wait, as the run
+/// found the record (`Carried::anchors_wanted`) to the work after the wait, as the run
 /// written whole does. A wait whose barrier completion is here (`HipEventOp::Wait`) has its
 /// end here.
 ///
@@ -611,7 +614,7 @@ fn scope_chains(
     c: &Collected,
     scopes: impl Iterator<Item = i64>,
 ) -> Vec<super::events::MarkerSpan> {
-    let spans = || c.scope_context.iter().chain(&c.markers);
+    let spans = || c.carried.scope_context.iter().chain(&c.markers);
     let mut by_scope: HashMap<i64, &super::events::MarkerSpan> = HashMap::default();
     let mut out = Vec::new();
     let mut wanted = scopes.filter(|&s| s != 0).peekable();

@@ -167,7 +167,7 @@ pub struct DepInputs<'a> {
     /// GPU-side completion of each HIP event barrier, by (call correlation id, operation), when
     /// the runtime traces HIP events (`HIP_EVENT`, after SDK 1.3.5).
     pub barriers: &'a HashMap<(u64, HipEventOp), u64>,
-    /// Where the arrows from records of earlier windows start (`Collected::earlier_anchors`):
+    /// Where the arrows from records of earlier windows start (`Carried::anchors`):
     /// only when the run's windows are merged into one profile.
     pub earlier_anchors: &'a HashMap<u64, Anchor>,
     pub host_salt: u64,
@@ -707,7 +707,7 @@ mod tests {
         next.syncs.retain(|s| s.correlation_id > cut);
         next.calls.retain(|f| f.correlation_id > cut);
         let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
-        next.earlier_producers = crate::model::carry::latest_producers(&first, None);
+        next.carried.producers = crate::model::carry::latest_producers(&first, None);
         (first, next)
     }
 
@@ -720,7 +720,7 @@ mod tests {
         let whole = crate::model::join::join(two_streams_collected(false));
         let cut = 4;
         let (_, next) = windows_cut_after(cut);
-        assert_eq!(next.earlier_producers.len(), 1);
+        assert_eq!(next.carried.producers.len(), 1);
         let t = crate::model::join::join(next);
         assert_eq!(
             (t.counters.waits_resolved, t.counters.waits_unresolved),
@@ -745,7 +745,7 @@ mod tests {
     }
 
     /// Windows to be merged into one profile on one clock (`WINDOW_MERGE`): the window that
-    /// made the record finds where its arrows start (`Collected::anchors_wanted`,
+    /// made the record finds where its arrows start (`Carried::anchors_wanted`,
     /// `Trace::record_anchors`), and the next window's waits on it draw the arrows the whole
     /// run draws, from there. The writer puts the record's anchor on its line even where the
     /// next window has nothing else on that line. Before, those waits drew no arrow.
@@ -754,10 +754,10 @@ mod tests {
         let whole = crate::model::join::join(two_streams_collected(false));
         let cut = 4;
         let (mut first, mut next) = windows_cut_after(cut);
-        first.anchors_wanted = vec![cut];
+        first.carried.anchors_wanted = vec![cut];
         let first = crate::model::join::join(first);
         assert_eq!(first.record_anchors.len(), 1);
-        next.earlier_anchors = first.record_anchors.clone();
+        next.carried.anchors = first.record_anchors.clone();
         let t = crate::model::join::join(next);
         let flows = |t: &crate::model::Trace| -> Vec<(u64, u64, Anchor, Anchor)> {
             t.dependency_flows
@@ -817,7 +817,7 @@ mod tests {
         let two_windows = |windows: Windows, kernel_first: bool| {
             let cut = 5;
             let (mut first, mut next) = windows_cut_after(cut);
-            next.earlier_producers.clear();
+            next.carried.producers.clear();
             if kernel_first {
                 next.calls.clear();
                 let _ = next.kernels.split_where(|_| true);
@@ -830,7 +830,7 @@ mod tests {
             next.api.push(first.api.remove(record.unwrap()));
             let (mut held, _) = hand_off(&mut first, &HandedOn::default(), windows).unwrap();
             let first = crate::model::join::join(first);
-            held.earlier_anchors = first.record_anchors.clone();
+            held.carried.anchors = first.record_anchors.clone();
             held.absorb(next);
             (first, crate::model::join::join(held))
         };
@@ -987,7 +987,8 @@ mod tests {
         });
         let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
         let mut ids: Vec<u64> = held
-            .earlier_producers
+            .carried
+            .producers
             .iter()
             .map(|s| s.correlation_id)
             .collect();
@@ -1029,7 +1030,10 @@ mod tests {
             stream_seq: 0,
         };
         let mut c = Collected {
-            earlier_producers: vec![record(2, 0xe), record(3, 0xf)],
+            carried: crate::model::events::Carried {
+                producers: vec![record(2, 0xe), record(3, 0xf)],
+                ..Default::default()
+            },
             syncs: vec![
                 record(9, 0xe),
                 record(5, 0xe),
@@ -1047,7 +1051,7 @@ mod tests {
         assert_eq!(latest, [(0xf, 3), (0xe, 9)]);
         let n = crate::model::carry::MAX_PRODUCERS as u64;
         c.syncs = (1..=n + 2).map(|i| record(i, i)).collect();
-        c.earlier_producers.clear();
+        c.carried.producers.clear();
         let latest = latest_producers(&c, None);
         assert_eq!(latest.len() as u64, n);
         assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");

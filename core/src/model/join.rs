@@ -31,16 +31,6 @@ pub fn unknown_kernel_name(kernel_id: u64) -> String {
     format!("<unknown kernel {kernel_id}>")
 }
 
-pub fn copy_direction(operation: i32) -> CopyDirection {
-    match operation {
-        1 => CopyDirection::HostToHost,
-        2 => CopyDirection::HostToDevice,
-        3 => CopyDirection::DeviceToHost,
-        4 => CopyDirection::DeviceToDevice,
-        _ => CopyDirection::Unknown,
-    }
-}
-
 /// GPU ordinals: HIP numbers devices by their index among GPU agents, which the runtime reports
 /// as `logical_node_type_id`; node id and handle only break ties.
 fn gpu_ordinals(agents: &[AgentInfo]) -> Vec<&AgentInfo> {
@@ -256,7 +246,7 @@ pub fn join_numbered(
     let calls = std::mem::take(&mut c.calls);
     let mut syncs = std::mem::take(&mut c.syncs);
     // Restamped beside the syncs, for the producer index only.
-    let mut earlier_producers = std::mem::take(&mut c.earlier_producers);
+    let mut earlier_producers = std::mem::take(&mut c.carried.producers);
     // The kernels' order needs nothing else either: made by whichever thread is free first
     // (the annotations are the longer on a run of many calls, the call tables on a run of
     // many dispatches).
@@ -308,7 +298,7 @@ pub fn join_numbered(
                 (sizes, began.elapsed())
             }
         },
-        || ApiIndex::build(&c.api, ids, &c.launched_earlier),
+        || ApiIndex::build(&c.api, ids, &c.carried.launched),
     );
     work.reserve_lines(sizes);
     laps.lap_beside("api index", Some(("line sizes", beside)));
@@ -324,8 +314,8 @@ pub fn join_numbered(
         std::mem::take(&mut c.hip_events),
         super::deps::host_salt(&c.hostname, c.pid),
         (
-            std::mem::take(&mut c.earlier_anchors),
-            std::mem::take(&mut c.anchors_wanted),
+            std::mem::take(&mut c.carried.anchors),
+            std::mem::take(&mut c.carried.anchors_wanted),
         ),
     );
     // At most one activity entry per dispatch or copy (a graph launch's share one): room
@@ -340,7 +330,7 @@ pub fn join_numbered(
             move |(copies, syncs, hip_events, host_salt, anchors)| {
                 let began = std::time::Instant::now();
                 let placed =
-                    place_copies(copies, (&c.earlier_memory, &c.memory), &c.copy_ptrs, places);
+                    place_copies(copies, (&c.carried.memory, &c.memory), &c.copy_ptrs, places);
                 let work = DependencyWork::take(syncs, hip_events, &c.api, api, host_salt, anchors);
                 (placed, work, began.elapsed())
             }
@@ -413,9 +403,9 @@ pub fn join_numbered(
     laps.lap_beside("host events", Some(("dependencies", beside)));
     let window = time_window(&c, &host_threads, &places.devices);
     crate::log_debug!("join passes: {laps}");
-    let (memory, frees_unmatched) = super::memory::timeline(&c.earlier_memory, &c.memory);
+    let (memory, frees_unmatched) = super::memory::timeline(&c.carried.memory, &c.memory);
     counters.memory_frees_unmatched += frees_unmatched;
-    let launched_earlier = std::mem::take(&mut c.launched_earlier);
+    let launched_earlier = std::mem::take(&mut c.carried.launched);
 
     Trace {
         hostname: c.hostname,
@@ -822,9 +812,9 @@ impl Spanned {
             api: std::mem::take(&mut c.api),
             marker_records: std::mem::take(&mut c.marker_records),
             markers: std::mem::take(&mut c.markers),
-            scope_context: std::mem::take(&mut c.scope_context),
+            scope_context: std::mem::take(&mut c.carried.scope_context),
             scopes: std::mem::take(&mut c.scopes),
-            spans_shown: std::mem::take(&mut c.spans_shown),
+            spans_shown: std::mem::take(&mut c.carried.spans_shown),
         }
     }
 
@@ -1431,15 +1421,14 @@ fn place_copies(
     // Memory kinds of each copy's two sides, from the allocations live at its call.
     let directions: HashMap<u64, CopyDirection> = copies
         .iter()
-        .map(|m| (m.correlation_id, copy_direction(m.operation)))
+        .map(|m| {
+            (
+                m.correlation_id,
+                crate::hip::ops::copy_direction(m.operation),
+            )
+        })
         .collect();
-    let sides = |corr| match directions.get(&corr)? {
-        CopyDirection::HostToDevice => Some((true, false)),
-        CopyDirection::DeviceToHost => Some((false, true)),
-        CopyDirection::DeviceToDevice => Some((true, true)),
-        CopyDirection::HostToHost => Some((false, false)),
-        CopyDirection::Unknown => None,
-    };
+    let sides = |corr| directions.get(&corr)?.gpu_sides();
     let copy_kinds = super::memory::copy_kinds(earlier, memory, copy_ptrs, sides);
     drop(directions);
     for m in &copies {
@@ -1458,7 +1447,7 @@ fn place_copies(
             correlation_id: m.correlation_id,
             thread_id: m.thread_id,
             kind: DeviceEventKind::Memcpy(Box::new(MemcpyInfo {
-                direction: copy_direction(m.operation),
+                direction: crate::hip::ops::copy_direction(m.operation),
                 bytes: m.bytes,
                 src_device: places.ordinal_of.get(&m.src_agent).copied(),
                 dst_device: places.ordinal_of.get(&m.dst_agent).copied(),
@@ -3862,7 +3851,12 @@ mod tests {
         assert_eq!(scopes, [(5, 3), (6, 3)]);
         assert_eq!(held.calls.len(), 2);
         // The spans naming scope 3, for labels only: shown in the first window.
-        let mut context: Vec<&str> = held.scope_context.iter().map(|m| &*m.label).collect();
+        let mut context: Vec<&str> = held
+            .carried
+            .scope_context
+            .iter()
+            .map(|m| &*m.label)
+            .collect();
         context.sort_unstable();
         assert_eq!(context, ["fwd", "step"]);
         assert_eq!(first.markers.len(), 2);
@@ -4095,7 +4089,7 @@ mod tests {
         first.api.push(roctx(5, 22, 600, 601));
         let (mut carried, handed) =
             hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
-        assert_eq!(carried.spans_shown, [20, 21]);
+        assert_eq!(carried.carried.spans_shown, [20, 21]);
         let t = join(first);
         let names = |t: &Trace| -> Vec<String> {
             t.host_threads
@@ -4141,7 +4135,7 @@ mod tests {
             first.api.push(api(LAUNCH, 5, 10, 20, 7));
             let (mut carried, _) =
                 hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
-            assert_eq!(carried.scope_context.len(), 1);
+            assert_eq!(carried.carried.scope_context.len(), 1);
             let mut next = base();
             next.kernels.push(kernel(5, 30, 40, 1, 1, q()));
             carried.absorb(next);

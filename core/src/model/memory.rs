@@ -155,7 +155,7 @@ impl Allocator {
     }
 }
 
-/// What a run's earlier capture windows leave live (`Collected::earlier_memory`, handed on by
+/// What a run's earlier capture windows leave live (`Carried::memory`, handed on by
 /// `model::carry`): the allocations not freed, and the most bytes each allocator has had in
 /// use. A later window's frees then find their allocations, its totals go on from the run's,
 /// and a copy takes the kind of memory allocated before its window; before, each window
@@ -480,7 +480,7 @@ mod tests {
         let mut first = window(&m[..2]);
         let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart)
             .expect("the window leaves memory allocated");
-        assert_eq!(held.earlier_memory.allocations.len(), 2);
+        assert_eq!(held.carried.memory.allocations.len(), 2);
         let first = crate::model::join::join(first);
         held.absorb(window(&m[2..]));
         let next = crate::model::join::join(held);

@@ -3,6 +3,7 @@
 
 pub mod annotations;
 pub mod carry;
+pub mod collected;
 pub mod corrmap;
 pub mod deps;
 pub mod events;
