@@ -17,6 +17,7 @@ pub mod hip;
 pub mod measure;
 pub mod model;
 pub mod store;
+pub mod util;
 pub mod xplane;
 
 /// A debug line through `tracing` (the tool installs the subscriber that prints it).

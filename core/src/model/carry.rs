@@ -50,6 +50,7 @@
 //! two carry rules a streaming join needs (docs/architecture.md).
 
 use crate::fastmap::HashMap;
+use crate::util::buffers::move_where;
 
 use super::corrmap::{id_range, IdSet};
 use super::events::{ApiDomain, Collected, SyncFact, SyncKind};
@@ -594,18 +595,6 @@ fn hold_waits_before_their_work(
         changed |= h.hold_open(s.correlation_id);
     }
     changed
-}
-
-/// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in
-/// place (a window's vectors are not copied whole for the few items handed on).
-fn move_where<T: Copy>(from: &mut Vec<T>, to: &mut Vec<T>, mut take: impl FnMut(&T) -> bool) {
-    from.retain(|x| {
-        let taken = take(x);
-        if taken {
-            to.push(*x);
-        }
-        !taken
-    });
 }
 
 /// Copies of the spans of `scopes` and of every range around them, each once, from `c`'s

@@ -226,7 +226,7 @@ pub fn resolve_dependencies(
     i: &DepInputs<'_>,
     counters: &mut super::Counters,
 ) -> (Vec<SyncCall>, Vec<DependencyFlow>) {
-    use super::join::{Backwards, FromTheEnd};
+    use crate::util::buffers::{Backwards, FromTheEnd};
     syncs.retain(|s| s.correlation_id != 0);
     // Stable: of a call seen twice, the first is kept.
     syncs.sort_by_key(|s| s.correlation_id);

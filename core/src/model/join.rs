@@ -24,6 +24,9 @@ use super::trace::{
     Table, Trace,
 };
 use crate::store::PackedVec;
+use crate::util::buffers::{grow, Backwards, FromTheEnd};
+use crate::util::sort::{sort_by_positions, sort_two_runs, stable_order};
+pub use crate::util::threads::{cores, side_by_side};
 use std::num::{NonZeroU32, NonZeroU64};
 
 /// Name used for a kernel whose id never appeared in a kernel-symbol callback.
@@ -213,12 +216,6 @@ impl AnnotationIndex {
 /// they are events.
 pub fn join(c: Collected) -> Trace {
     join_on(c, cores())
-}
-
-/// The cores this process may use: finalize's default thread count (the drain, the join and
-/// the writer each bound it further).
-pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// [`join`] on at most `threads` threads (1: every pass on this one).
@@ -626,120 +623,10 @@ fn place_devices(
 
 /// Sorts one thread's events by start, the longest first (an enclosing range before what it
 /// encloses), then correlation id and name; events equal in all four keep their input order.
-///
-/// `events[..spans]` are the thread's roctx spans and the rest its calls as delivered: each
-/// run nearly in order (a thread's calls end in the order they began, and a runtime's buffers
-/// swap near neighbours at most). Each run is settled by insertion (`settle`), a few moves per
-/// event and every event read in order, and the two merged through a copy of the shorter one
-/// (`merge_runs`); a vector already in order is left as it is. A thread whose events are
-/// further out of order than that has the events' positions (4 B each) sorted and every event
-/// then moved once to its place: sorting the events (80 B then) in place moved each many
-/// times (a quarter of the join's samples when every call had its own roctx range), and a
-/// stable sort of the events would hold half of them again at the join's peak.
+/// `events[..spans]` are the thread's roctx spans and the rest its calls as delivered: two
+/// runs each nearly in order (`util::sort::sort_two_runs`).
 fn sort_host_events(events: &mut [HostEvent], spans: usize, names: &Table<Arc<str>>) {
-    let less = |x: &HostEvent, y: &HostEvent| host_order(names, x, y).is_lt();
-    let n = events.len();
-    if events.is_sorted_by(|x, y| !less(y, x)) {
-        return;
-    }
-    let spans = spans.min(n);
-    let mut moves = SETTLE_MOVES_PER_ITEM * n + 1024;
-    let (first, second) = events.split_at_mut(spans);
-    if settle(first, less, &mut moves) && settle(second, less, &mut moves) {
-        merge_runs(events, spans, less);
-        return;
-    }
-    let Ok(n32) = u32::try_from(n) else {
-        // Beyond 4 G events on one thread positions do not fit: sort the events themselves.
-        events.sort_by(|x, y| host_order(names, x, y));
-        return;
-    };
-    let mut order: Vec<u32> = (0..n32).collect();
-    order.sort_unstable_by(|&a, &b| {
-        host_order(names, &events[a as usize], &events[b as usize]).then(a.cmp(&b))
-    });
-    apply_order(events, &mut order);
-}
-
-/// How far `settle` goes before it gives a run up as out of order: moves per item of the
-/// thread. Delivery that swaps near neighbours (the scenarios' delivery shuffles within 64
-/// records, shared by all threads) moves an event a few places; a thread out of order as a
-/// whole would need moves in proportion to its length, per event.
-const SETTLE_MOVES_PER_ITEM: usize = 8;
-
-/// Puts a run that is nearly in order in order by insertion, stably, spending at most `moves`
-/// moves of an item by one place (shared by a thread's runs); false when that was not enough,
-/// or at once, moving nothing, when more than a quarter of its neighbours are out of order
-/// (a run delivered last first would use up the moves for nothing). The run is a permutation
-/// of its input either way, and items that tie keep their order, so a stable sort after it
-/// gives what a stable sort of the input gives.
-fn settle<T: Copy>(items: &mut [T], less: impl Fn(&T, &T) -> bool, moves: &mut usize) -> bool {
-    let descents = items.windows(2).filter(|w| less(&w[1], &w[0])).count();
-    if descents > items.len() / 4 {
-        return false;
-    }
-    for i in 1..items.len() {
-        if !less(&items[i], &items[i - 1]) {
-            continue;
-        }
-        let item = items[i];
-        let mut at = i;
-        while at > 0 && less(&item, &items[at - 1]) {
-            if *moves == 0 {
-                items[at] = item;
-                return false;
-            }
-            *moves -= 1;
-            items[at] = items[at - 1];
-            at -= 1;
-        }
-        items[at] = item;
-    }
-    true
-}
-
-/// Merges the sorted runs `..split` and `split..` of `items` in place, stably (on a tie the
-/// first run's item comes first), through a copy of the shorter run: every item is read and
-/// written once, in order. (A permutation walked in cycles moves each item once too, but in
-/// the permutation's order: a cache miss per item on a long thread, most of the host events
-/// pass on a one-thread storm.) The copy is at most half the thread's events, and shorter
-/// where a thread has fewer ranges than calls.
-fn merge_runs<T: Copy>(items: &mut [T], split: usize, less: impl Fn(&T, &T) -> bool) {
-    let n = items.len();
-    if split == 0 || split >= n {
-        return;
-    }
-    if split <= n - split {
-        // Front to back: the write position never passes the second run's next item.
-        let first = items[..split].to_vec();
-        let (mut i, mut j, mut k) = (0, split, 0);
-        while i < first.len() && j < n {
-            if less(&items[j], &first[i]) {
-                items[k] = items[j];
-                j += 1;
-            } else {
-                items[k] = first[i];
-                i += 1;
-            }
-            k += 1;
-        }
-        items[k..k + first.len() - i].copy_from_slice(&first[i..]);
-    } else {
-        // Back to front: the write position never passes the first run's next item.
-        let second = items[split..].to_vec();
-        let (mut i, mut j, mut k) = (split, second.len(), n);
-        while i > 0 && j > 0 {
-            if less(&second[j - 1], &items[i - 1]) {
-                items[k - 1] = items[i - 1];
-                i -= 1;
-            } else {
-                items[k - 1] = second[j - 1];
-                j -= 1;
-            }
-            k -= 1;
-        }
-        items[..j].copy_from_slice(&second[..j]);
-    }
+    sort_two_runs(events, spans, |x, y| host_order(names, x, y));
 }
 
 /// By start, the longest first, correlation id, then name (the text, as written).
@@ -747,24 +634,6 @@ fn host_order(names: &Table<Arc<str>>, x: &HostEvent, y: &HostEvent) -> std::cmp
     (x.start_ns, std::cmp::Reverse(x.end_ns), x.correlation_id)
         .cmp(&(y.start_ns, std::cmp::Reverse(y.end_ns), y.correlation_id))
         .then_with(|| names.get(x.name).cmp(&names.get(y.name)))
-}
-
-/// Rearranges `items` so that position `k` holds what was at `order[k]`, in place: each cycle
-/// of the permutation is walked once, every item moved once (`order` is used up).
-fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
-    for start in 0..order.len() {
-        let mut at = start;
-        loop {
-            let from = order[at] as usize;
-            // Marks `at` done; a done position holds its own index.
-            order[at] = at as u32;
-            if from == start || from == at {
-                break;
-            }
-            items.swap(at, from);
-            at = from;
-        }
-    }
 }
 
 /// The per-call tables of the device passes: the stream, device and stream creation of each
@@ -1029,6 +898,13 @@ fn keep_first(
         *kept = slot;
     }
 }
+
+/// Where a line's events stop doubling (`grow`) …
+const LINE_SMALL_BELOW: usize = 1 << 16;
+/// … and the share of its length it grows by after: an eighth. The kernels stage's last step
+/// is the top of its peak (the device events made so far, the room for the next step and the
+/// kernel records not yet taken), so the step stays a small share.
+const LINE_GROWS_PER: usize = 8;
 
 /// What the device passes produce and the host pass reads.
 struct DeviceWork {
@@ -1337,58 +1213,6 @@ fn issued_devices(calls: &[super::events::CallFact], ids: Ids) -> CorrMap<u16> {
         }
     }
     map
-}
-
-/// Positions of records in the order a stable sort by `(time, rest)` would leave them, from
-/// each record's `(position, time)` and `rest_at(position)`; `rest` is read only when two
-/// times tie. Sorting small keys instead of moving the records (delivered interleaved across
-/// queues, so without long sorted runs) took the stress run's join from 730–810 ms to
-/// 540–570 ms. When a record's time since the first and its position fit together in 64 bits
-/// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
-/// `(time, position)` pair while they are sorted, compared as plain integers. The positions
-/// are kept as `u32` (4 bytes per record while the join runs).
-fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
-    times: impl Fn() -> I,
-    rest_at: impl Fn(usize) -> K,
-) -> Vec<u32> {
-    let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
-    for (i, t) in times() {
-        (first, last, top) = (first.min(t), last.max(t), top.max(i));
-    }
-    let position_bits = usize::BITS - top.leading_zeros();
-    let span = last.saturating_sub(first);
-    // (Positions are below 2^32: the order is kept as `u32`.)
-    let packs =
-        position_bits <= 32 && u64::BITS - span.leading_zeros() + position_bits <= u64::BITS;
-    if !packs {
-        let mut order: Vec<(u64, usize)> = times().map(|(i, t)| (t, i)).collect();
-        order.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
-                .then(a.1.cmp(&b.1))
-        });
-        // Fewer than 2^32 records: each is at least 40 bytes held in memory.
-        return order.into_iter().map(|(_, i)| i as u32).collect();
-    }
-    let mask = (1u64 << position_bits) - 1;
-    let mut keys: Vec<u64> = times()
-        .map(|(i, t)| ((t - first) << position_bits) | i as u64)
-        .collect();
-    keys.sort_unstable();
-    // Equal times are in position order now: ordered by the rest, then position.
-    let mut from = 0;
-    while from < keys.len() {
-        let time = keys[from] >> position_bits;
-        let mut to = from + 1;
-        while to < keys.len() && keys[to] >> position_bits == time {
-            to += 1;
-        }
-        if to - from > 1 {
-            keys[from..to].sort_by_key(|&k| rest_at((k & mask) as usize));
-        }
-        from = to;
-    }
-    keys.into_iter().map(|k| (k & mask) as u32).collect()
 }
 
 /// Pass 5, first half: every memory copy placed on the plane of the device it was issued to
@@ -1711,163 +1535,6 @@ impl Growing {
     }
 }
 
-/// Items made last first (from inputs taken from their end, `FromTheEnd`), in chunks of an
-/// eighth of what was made (at least 1,024, at most what is left of the known count), joined
-/// once and turned round at the end (`into_vec`). A vector grown by eighths instead was
-/// copied whole at each step, eight times its size in all: `memmove` took 150–177 of the
-/// MaxText-sized run's host events pass's 526–588 samples (`ci/perf-pass.sh`). An eighth of what was made, not of the count: a
-/// chunk is begun per thread at once, and chunks of an eighth of the count held more room
-/// unused (the storm's 32 threads peaked 4 MB higher). Joining holds the items twice for a
-/// moment, so what is a large share of the join's output grows in one vector instead, by
-/// eighths (`grow`), and is turned round in place (`in_place`): a thread of most of the calls,
-/// and the sync calls (at the MaxText-sized run's join peak: its 82 MB of them in chunks
-/// raised its heap peak 860 → 937 MB).
-pub(super) struct Backwards<T> {
-    /// Each full but the last (in place, one from the start).
-    chunks: Vec<Vec<T>>,
-    len: usize,
-    total: usize,
-    in_place: bool,
-}
-
-impl<T> Default for Backwards<T> {
-    fn default() -> Self {
-        Backwards::towards(0)
-    }
-}
-
-impl<T> Backwards<T> {
-    fn towards(total: usize) -> Self {
-        Backwards {
-            chunks: Vec::new(),
-            len: 0,
-            total,
-            in_place: false,
-        }
-    }
-
-    /// One vector grown by eighths towards `total` (`grow`): copied as it grows, never held
-    /// twice.
-    pub(super) fn in_place(total: usize) -> Self {
-        Backwards {
-            chunks: vec![Vec::new()],
-            in_place: true,
-            ..Backwards::towards(total)
-        }
-    }
-
-    pub(super) fn push(&mut self, item: T) {
-        match self.chunks.last_mut() {
-            Some(c) if self.in_place => {
-                grow(c, self.total, 0, 8);
-                c.push(item);
-            }
-            Some(c) if c.len() < c.capacity() => c.push(item),
-            _ => {
-                // Past the count (a thread not counted) an eighth all the same.
-                let step = (self.len / 8).max(1024);
-                let left = self.total.saturating_sub(self.len);
-                let step = if left == 0 { step } else { step.min(left) };
-                let mut c = Vec::with_capacity(step);
-                c.push(item);
-                self.chunks.push(c);
-            }
-        }
-        self.len += 1;
-    }
-
-    /// The items in one vector of their number, turned round (made last first, they come
-    /// out first first): one chunk in place, more copied into one, each freed once copied.
-    pub(super) fn into_vec(mut self) -> Vec<T> {
-        if self.chunks.len() == 1 {
-            let mut items = self.chunks.pop().unwrap_or_default();
-            items.reverse();
-            return items;
-        }
-        let mut items = Vec::with_capacity(self.len);
-        for c in self.chunks.into_iter().rev() {
-            items.extend(c.into_iter().rev());
-        }
-        items
-    }
-}
-
-/// Makes room for one more item in `v` before a push, at most to `total` items: doubling while
-/// it holds fewer than `small_below`, then `1 / per` of its length at a time. The join's
-/// output vectors (a line's device events, a thread's host events) are its largest
-/// allocations, and doubling left up to half of each unused at the join's peak. A block that
-/// glibc mapped grows in place (`mremap`); but it maps only blocks above its threshold, which
-/// rises to 32 MiB once the program frees a mapped block that large, and a block below it is
-/// copied whole at each step (the kernels pass's lines were: `line_sizes` now sizes them
-/// ahead; steps are of at least 1,024 items). Lines double while small (quarter steps
-/// from the first item cost 7 % of the join's instructions in the bench). What is made last
-/// first from inputs given back meanwhile (a thread's host events, the sync calls) grows in
-/// eighths from the start, or in chunks (`Backwards`): doubling held 4 MB more at the storm's
-/// join peak, quarters 20 MB more at the MaxText-sized run's host events pass.
-fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
-    if v.len() == v.capacity() {
-        let step = if v.len() < small_below {
-            v.len()
-        } else {
-            v.len() / per
-        };
-        v.reserve_exact(step.max(1024).min(total.saturating_sub(v.len())).max(1));
-    }
-}
-
-/// Where a line's events stop doubling (`grow`) …
-const LINE_SMALL_BELOW: usize = 1 << 16;
-/// … and the share of its length it grows by after: an eighth. The kernels pass's last step
-/// is the top of its peak (the device events made so far, the room for the next step and the
-/// kernel records not yet taken): the 200 k-launch storm's line of 200,000 kernels grew by
-/// 40,000 events (3 MB) at once in quarters, by 20,000 in eighths.
-const LINE_GROWS_PER: usize = 8;
-
-/// A vector taken from its end, its room given back every `SHRINK_EVERY` items: what
-/// `host_events` makes its events from (the API records, then the spans) and the dependency
-/// pass its sync calls (the sync facts), so the input and what is made from it never coexist
-/// whole at the join's peak.
-pub(super) struct FromTheEnd<T> {
-    items: Vec<T>,
-    freed_at: usize,
-    /// The last item is lent out (`next`), to be dropped at the next call.
-    lent: bool,
-}
-
-/// Often enough that input and events never coexist whole, rarely enough that the shrinking
-/// (one `realloc` each, in place) costs nothing per item. (Every 65,536 records, up to 3 MB
-/// of given-up records were still held at the top of the storm's host events pass.)
-const SHRINK_EVERY: usize = 1 << 14;
-
-impl<T> FromTheEnd<T> {
-    pub(super) fn new(items: Vec<T>) -> Self {
-        let freed_at = items.len();
-        FromTheEnd {
-            items,
-            freed_at,
-            lent: false,
-        }
-    }
-
-    /// The last item not yet taken, lent where it lies; it is dropped when the next one is
-    /// asked for. Moving each item out, as `Vec::pop` does, staged it on the stack in an
-    /// `Option` whose payload lies at another offset, and copying it out again read bytes just
-    /// stored in other pieces, which the processor cannot forward from its store buffer: that
-    /// one load was 30 % of the host events pass's own samples on the MaxText-sized run
-    /// (`perf annotate`, seventeenth session).
-    pub(super) fn next(&mut self) -> Option<&T> {
-        if std::mem::take(&mut self.lent) {
-            self.items.truncate(self.items.len() - 1);
-            if self.items.len() + SHRINK_EVERY <= self.freed_at {
-                self.items.shrink_to_fit();
-                self.freed_at = self.items.len();
-            }
-        }
-        self.lent = !self.items.is_empty();
-        self.items.last()
-    }
-}
-
 /// The host events' names, each stored once in the trace's table and found by its address:
 /// the operation names and the roctx labels (interned by the capture) are `Arc`s shared by
 /// many events. The table holds every name it hands out an id for, so an address cannot be
@@ -1989,20 +1656,8 @@ fn host_events(
             .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
             .then_with(|| a.label.cmp(&b.label))
     };
-    // A stable sort of the spans took a scratch copy of all of them (80 B each) at the join's
-    // peak: their positions (4 B each) are sorted instead, by a stable sort too (it finds the
-    // threads' runs: an unstable one cost the storm's join 9 % more instructions), and the
-    // spans moved once each to their place.
-    if !markers.is_sorted_by(|a, b| span_order(a, b).is_le()) {
-        match u32::try_from(markers.len()) {
-            Ok(n) => {
-                let mut order: Vec<u32> = (0..n).collect();
-                order.sort_by(|&a, &b| span_order(&markers[a as usize], &markers[b as usize]));
-                apply_order(&mut markers, &mut order);
-            }
-            Err(_) => markers.sort_by(span_order),
-        }
-    }
+    // Moved once each: a stable sort of the spans themselves would take a scratch copy.
+    sort_by_positions(&mut markers, span_order);
     // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
     // records the spans stand for are gone already (`take_span_records`): every record left
     // is an event.
@@ -2227,58 +1882,6 @@ pub fn beside_bytes(c: &Collected) -> usize {
         + c.hip_events.len()
             * size_of::<(super::events::HipEventOp, super::events::HipEventRecord)>();
     tables.max(placing).max(lines).max(dependencies)
-}
-
-/// `here()` on this thread while `other(input)` runs on a helper, when `threads` is 2 or more
-/// and the helper starts; else one after the other, `other` first. Either way the results are
-/// the same: the two share nothing they write. A panic on the helper is raised again here, as
-/// it would have been had `other` run here. (Finalize's drain uses it too, `collect`.)
-pub fn side_by_side<I, F, B, A>(
-    threads: usize,
-    input: I,
-    other: F,
-    here: impl FnOnce() -> A,
-) -> (A, B)
-where
-    I: Send,
-    F: FnOnce(I) -> B + Send,
-    B: Send,
-{
-    if threads < 2 {
-        let b = other(input);
-        return (here(), b);
-    }
-    let job = std::sync::Mutex::new(Some((input, other)));
-    let run = |job: &std::sync::Mutex<Option<(I, F)>>| {
-        let taken = job
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        taken.map(|(i, f)| f(i))
-    };
-    std::thread::scope(|s| {
-        let helper = std::thread::Builder::new()
-            .name("rocprof-xplane-side".into())
-            .spawn_scoped(s, || {
-                let timer = crate::measure::helper_start();
-                let out = run(&job);
-                crate::measure::helper_done(timer);
-                out
-            });
-        let a = here();
-        let from_helper = match helper {
-            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(e) => {
-                crate::log_debug!("the join's passes run one after the other: {e}");
-                None
-            }
-        };
-        // The job is taken once, by the helper or (when it did not start) here.
-        match from_helper.or_else(|| run(&job)) {
-            Some(b) => (a, b),
-            None => unreachable!("the job ran on the helper or here"),
-        }
-    })
 }
 
 /// The profile's time window, boot and wall clock.
@@ -2668,123 +2271,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn an_order_is_applied_in_place_whatever_its_cycles() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        for n in [0usize, 1, 2, 3, 17, 1000] {
-            // A pseudo-random permutation (Fisher-Yates), fixed points and long cycles alike.
-            let mut order: Vec<u32> = (0..n as u32).collect();
-            for i in (1..n).rev() {
-                order.swap(i, (next_random(&mut x) % (i as u64 + 1)) as usize);
-            }
-            let want: Vec<u32> = order.iter().map(|&k| k * 10).collect();
-            let mut items: Vec<u32> = (0..n as u32).map(|k| k * 10).collect();
-            apply_order(&mut items, &mut order.clone());
-            assert_eq!(items, want, "n = {n}");
-        }
-    }
-
-    /// Both directions of `merge_runs` (the shorter run first or second) at every split,
-    /// with ties across and within the runs: what a stable sort gives.
-    #[test]
-    fn two_runs_merge_as_a_stable_sort_at_every_split() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        for n in 0..24usize {
-            for split in 0..=n {
-                // (key, original position): keys from a small set, so ties are common.
-                let mut items: Vec<(u64, usize)> =
-                    (0..n).map(|i| (next_random(&mut x) % 4, i)).collect();
-                items[..split].sort_by_key(|p| p.0);
-                items[split..].sort_by_key(|p| p.0);
-                let mut want = items.clone();
-                want.sort_by_key(|p| p.0);
-                merge_runs(&mut items, split, |a, b| a.0 < b.0);
-                assert_eq!(items, want, "n = {n}, split = {split}");
-            }
-        }
-    }
-
-    /// A run nearly in order is settled within its moves, stably; one further out of order
-    /// is given up, still a permutation of its input with ties in input order.
-    #[test]
-    fn settling_is_a_bounded_stable_insertion_sort() {
-        let mut x = 0x51_7cc1_b727_220au64;
-        let less = |a: &(u64, usize), b: &(u64, usize)| a.0 < b.0;
-        // (key, original position): neighbours a step or two apart swapped.
-        let mut near: Vec<(u64, usize)> = (0..1_000).map(|i| (i as u64 / 3, i)).collect();
-        for i in (0..998).step_by(7) {
-            near.swap(i, i + 1 + (next_random(&mut x) % 2) as usize);
-        }
-        let mut want = near.clone();
-        want.sort_by_key(|p| p.0);
-        let mut moves = 2_000;
-        assert!(settle(&mut near, less, &mut moves));
-        assert_eq!(near, want);
-        assert!(moves > 1_000, "{moves} moves left");
-        // Reversed: given up at once, nothing moved.
-        let mut reversed: Vec<(u64, usize)> = (0..1_000).map(|i| (999 - i as u64 / 2, i)).collect();
-        let copy = reversed.clone();
-        let mut moves = 1_000_000;
-        assert!(!settle(&mut reversed, less, &mut moves));
-        assert_eq!((moves, &reversed), (1_000_000, &copy));
-        // Few neighbours out of order, each far from its place: n^2 / 4 moves would settle
-        // it; 1,000 are not enough.
-        let mut halves: Vec<(u64, usize)> = (0..1_000)
-            .map(|i| ((i as u64 + 500) % 1_000 / 2, i))
-            .collect();
-        let mut moves = 1_000;
-        assert!(!settle(&mut halves, less, &mut moves));
-        assert_eq!(moves, 0);
-        let mut seen: Vec<usize> = halves.iter().map(|p| p.1).collect();
-        seen.sort_unstable();
-        assert_eq!(seen, (0..1_000).collect::<Vec<_>>());
-        for w in halves.windows(2) {
-            if w[0].0 == w[1].0 {
-                assert!(w[0].1 < w[1].1, "ties out of input order: {w:?}");
-            }
-        }
-    }
-
-    /// Items made last first come out first first, in one vector of their number, from
-    /// chunks of an eighth of what was made before each (at least 1,024, at most what is left
-    /// of the count) that never grew, or from one vector grown in place: past the count, and
-    /// with no count, too.
-    #[test]
-    fn items_made_last_first_grow_in_chunks_and_come_out_turned_round() {
-        for (total, made) in [(20_000, 20_000), (20_000, 23_500), (0, 3_000), (700, 700)] {
-            let mut b = Backwards::towards(total);
-            for i in (0..made).rev() {
-                b.push(i);
-            }
-            let (last, full) = b.chunks.split_last().unwrap();
-            assert!(full.iter().all(|c| c.len() == c.capacity()), "{total}");
-            assert!(!last.is_empty());
-            let mut before = 0;
-            for c in &b.chunks {
-                let step = (before / 8).max(1024);
-                let left = total.saturating_sub(before);
-                let want = if left == 0 { step } else { step.min(left) };
-                assert_eq!(c.capacity(), want, "{total}, {made}: after {before}");
-                before += c.len();
-            }
-            let items = b.into_vec();
-            assert_eq!((items.len(), items.capacity()), (made, made));
-            assert!(items.iter().enumerate().all(|(i, &x)| x == i));
-            // In place: one vector, never joined from chunks, the same items.
-            let mut b = Backwards::in_place(total);
-            for i in (0..made).rev() {
-                b.push(i);
-            }
-            assert_eq!(b.chunks.len(), 1);
-            let items = b.into_vec();
-            assert_eq!(items.len(), made);
-            if made <= total {
-                assert_eq!(items.capacity(), made);
-            }
-            assert!(items.iter().enumerate().all(|(i, &x)| x == i));
-        }
-    }
-
     /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
     /// settled and merged; a settling given up half way; anything else sorted) gives what a
     /// stable sort by the same order gives: ties in input order.
@@ -2891,51 +2377,6 @@ mod tests {
         );
     }
 
-    /// The pair sort gives what a stable sort by the whole key gives, ties included.
-    #[test]
-    fn stable_order_is_the_stable_sort() {
-        let items: Vec<(u64, u8, char)> = vec![
-            (5, 1, 'a'),
-            (3, 2, 'b'),
-            (5, 0, 'c'),
-            (3, 2, 'd'),
-            (0, 9, 'e'),
-            (5, 1, 'f'),
-        ];
-        let mut stable = items.clone();
-        stable.sort_by_key(|x| (x.0, x.1));
-        let records: crate::store::ChunkedVec<_> = crate::store::ChunkedVec::from(items.clone());
-        let times = || records.positions().map(|(i, x)| (i, x.0));
-        let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1))
-            .into_iter()
-            .map(|i| *records.get(i as usize).unwrap())
-            .collect();
-        assert_eq!(ordered, stable);
-        // Both paths: times that pack with their positions into 64 bits, and times too far
-        // apart for it (here one time near 2^64, which leaves the positions no room).
-        let mut x = 0x1234_5678_9abc_def1u64;
-        for far in [false, true] {
-            let items: Vec<(u64, u8, u32)> = (0..3_000u32)
-                .map(|n| {
-                    let r = next_random(&mut x);
-                    let t = if far && n == 7 {
-                        u64::MAX - 5
-                    } else {
-                        1_000 + r % 50
-                    };
-                    (t, (r >> 20) as u8 % 3, n)
-                })
-                .collect();
-            let mut stable = items.clone();
-            stable.sort_by_key(|x| (x.0, x.1));
-            let times = || items.iter().enumerate().map(|(i, x)| (i, x.0));
-            let ordered: Vec<_> = stable_order(times, |i| items[i].1)
-                .into_iter()
-                .map(|i| items[i as usize])
-                .collect();
-            assert_eq!(ordered, stable, "far apart: {far}");
-        }
-    }
     use crate::model::events::{KernelSymbol, MarkerSpan};
 
     const GPU0: u64 = 0x1111;
@@ -3547,47 +2988,6 @@ mod tests {
         );
         assert_eq!(profile(packed), (events.clone(), bytes.clone()));
         assert_eq!(profile(split), (events, bytes));
-    }
-
-    #[test]
-    fn passes_side_by_side_give_both_results_and_one_thread_runs_the_other_first() {
-        for threads in [1, 2, 4] {
-            let order = std::sync::Mutex::new(Vec::new());
-            let (a, b) = side_by_side(
-                threads,
-                20,
-                |i: u32| {
-                    order.lock().unwrap().push("other");
-                    i + 1
-                },
-                || {
-                    order.lock().unwrap().push("here");
-                    "here"
-                },
-            );
-            assert_eq!((a, b), ("here", 21), "{threads}");
-            let order = order.into_inner().unwrap();
-            assert_eq!(order.len(), 2, "{threads}");
-            if threads == 1 {
-                assert_eq!(order, ["other", "here"]);
-            }
-        }
-    }
-
-    #[test]
-    fn a_panic_beside_is_raised_where_the_passes_were_started() {
-        let here_ran = std::sync::atomic::AtomicBool::new(false);
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            side_by_side(
-                2,
-                (),
-                |()| -> u32 { panic!("beside") },
-                || here_ran.store(true, std::sync::atomic::Ordering::Relaxed),
-            )
-        }));
-        let message = caught.err().and_then(|p| p.downcast_ref::<&str>().copied());
-        assert_eq!(message, Some("beside"));
-        assert!(here_ran.load(std::sync::atomic::Ordering::Relaxed));
     }
 
     #[test]

@@ -17,11 +17,5 @@ pub mod trace;
 
 pub use trace::*;
 
-/// A fixed pseudo-random sequence for the model's tests (xorshift64): `x` is the state.
 #[cfg(test)]
-pub(crate) fn next_random(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
+pub(crate) use crate::util::next_random;
