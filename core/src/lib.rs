@@ -14,6 +14,7 @@ pub mod facts;
 pub mod fastmap;
 pub mod heap;
 pub mod hip;
+pub mod join;
 pub mod measure;
 pub mod model;
 pub mod store;

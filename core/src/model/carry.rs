@@ -289,10 +289,19 @@ pub fn split_incomplete(
         return None;
     }
 
+    let out = take_held(c, &held_ids, &context, windows);
+    held.extend(context);
+    Some((out, held))
+}
+
+/// Moves out of `c` everything it holds for the ids `held` (and copies what it holds for the
+/// graph launches of `context`), with the records' counts: a window's counts are of the
+/// records it shows.
+fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windows) -> Collected {
     let mut out = empty_like(c);
-    let is_held = |id: u64| id != 0 && held_ids.contains(id);
+    let is_held = |id: u64| id != 0 && held.contains(id);
     move_where(&mut c.api, &mut out.api, |a| {
-        hip(a.domain) && is_held(a.correlation_id)
+        a.domain == ApiDomain::Hip && is_held(a.correlation_id)
     });
     if c.kernels.iter().any(|k| is_held(k.correlation_id)) {
         out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
@@ -327,7 +336,6 @@ pub fn split_incomplete(
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
         out.calls
             .extend(c.calls.iter().filter(|f| copied(f.correlation_id)));
-        held.extend(context);
     }
     out.carried.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
     // The records' counts go with them: a window's counts are of the records it shows.
@@ -357,7 +365,7 @@ pub fn split_incomplete(
         *mine -= n;
         *theirs += n;
     }
-    Some((out, held))
+    out
 }
 
 /// The ids a window keeps back, with how many times each was handed on before it.
@@ -628,4 +636,51 @@ fn scope_chains(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Of the records handed on, each event keeps its latest, the ones a window took in
+    /// included, at most `MAX_PRODUCERS` events (the latest).
+    #[test]
+    fn each_event_hands_on_its_latest_record() {
+        use crate::model::carry::latest_producers;
+        use crate::model::events::{Collected, SyncFact};
+        let record = |corr, event| SyncFact {
+            correlation_id: corr,
+            kind: SyncKind::EventRecord,
+            event,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 0,
+        };
+        let mut c = Collected {
+            carried: crate::model::events::Carried {
+                producers: vec![record(2, 0xe), record(3, 0xf)],
+                ..Default::default()
+            },
+            syncs: vec![
+                record(9, 0xe),
+                record(5, 0xe),
+                SyncFact {
+                    kind: SyncKind::StreamWaitEvent,
+                    ..record(10, 0xf)
+                },
+            ],
+            ..Collected::default()
+        };
+        let latest: Vec<(u64, u64)> = latest_producers(&c, None)
+            .iter()
+            .map(|s| (s.event, s.correlation_id))
+            .collect();
+        assert_eq!(latest, [(0xf, 3), (0xe, 9)]);
+        let n = crate::model::carry::MAX_PRODUCERS as u64;
+        c.syncs = (1..=n + 2).map(|i| record(i, i)).collect();
+        c.carried.producers.clear();
+        let latest = latest_producers(&c, None);
+        assert_eq!(latest.len() as u64, n);
+        assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");
+    }
 }
