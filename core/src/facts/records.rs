@@ -55,7 +55,8 @@ pub struct CopyRecord {
     pub start_ns: u64,
     pub end_ns: u64,
     pub thread_id: u64,
-    /// `rocprofiler_memory_copy_operation_t` (1 = H2H … 4 = D2D).
+    /// `rocprofiler_memory_copy_operation_t`, as the record gives it (`hip::ops::copy_direction`
+    /// reads it).
     pub operation: i32,
     pub dst_agent: u64,
     pub src_agent: u64,

@@ -269,10 +269,9 @@ pub fn annotate_from_ranges(
         return;
     }
     // Each thread's first and last call to place: a range that ends before the first or
-    // opens after the last holds none of them, and is neither kept nor sorted. The storm's
-    // only calls to place are each thread's synchronize after its last range: its 100,000
-    // ranges were kept and sorted for them: this function took 48 M of its finalize's 899 M
-    // instructions, 17 M since (`ci/bench-instructions.sh`, callgrind).
+    // opens after the last holds none of them, and is neither kept nor sorted. A program whose
+    // only calls to place are a synchronize after its last range would otherwise keep and
+    // sort all its ranges for them.
     let bounds: HashMap<u64, (u64, u64)> = queries
         .iter()
         .map(|(&thread, qs)| {

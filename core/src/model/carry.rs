@@ -4,9 +4,8 @@
 //! capture facts at entry, its API record when it returns, its kernels or copies when they
 //! complete. A cut falls between them. Written as they are, a launch shows without its kernel
 //! in one window, and the kernel shows in the next without its call, its roctx labels or the
-//! stream it was launched on. On the storm cut every 3,000 records, the first window held
-//! 12,515 calls and 2,164 kernels: 10,398 launches without activity there, and as many
-//! kernels without a call in the window after.
+//! stream it was launched on: most launches of a window whose GPU runs behind would show
+//! without activity there, and as many kernels without a call in the window after.
 //!
 //! So a window keeps back every correlation id that is still incomplete, with all it holds
 //! for that id, and the next window takes them in before its join:
@@ -30,7 +29,7 @@
 //! window (`Carried::spans_shown`), not shown as calls of their own.
 //!
 //! An id is carried while it is incomplete, at most [`MAX_HANDED_ON`] times; then it is
-//! written as it is, as before, and counted (a launch that never makes device work must not
+//! written as it is, and counted (a launch that never makes device work must not
 //! wait for ever, nor be held by a week-long job). At finalize the last window takes in what
 //! is left and writes it whole: the runtime has delivered everything by then. The roctx spans
 //! that name the carried calls' scopes go along as `Carried::scope_context`, for their

@@ -158,9 +158,9 @@ impl Allocator {
 /// What a run's earlier capture windows leave live (`Carried::memory`, handed on by
 /// `model::carry`): the allocations not freed, and the most bytes each allocator has had in
 /// use. A later window's frees then find their allocations, its totals go on from the run's,
-/// and a copy takes the kind of memory allocated before its window; before, each window
-/// started from nothing (its frees of earlier memory unmatched, its in-use totals low, a copy
-/// from pinned memory allocated earlier shown as pageable).
+/// and a copy takes the kind of memory allocated before its window. A window started from
+/// nothing would leave its frees of earlier memory unmatched, its in-use totals low, and show
+/// a copy from pinned memory allocated earlier as pageable.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LiveMemory {
     /// The allocations' facts, in correlation order; at most [`MAX_LIVE`], the latest.
@@ -388,8 +388,9 @@ mod tests {
     /// A run cut into windows: each window's timeline goes on from what the windows before
     /// left live (`live_after`), so the windows' events are the run's, totals and peaks
     /// included, a free in a later window matches its allocation, and a copy in a later
-    /// window from pinned memory allocated earlier is a pinned copy. Before, the second
-    /// window's free was unmatched, its totals started from 0 and the copy read as pageable.
+    /// window from pinned memory allocated earlier is a pinned copy (from nothing, the second
+    /// window's free would be unmatched, its totals start from 0 and the copy read as
+    /// pageable).
     #[test]
     fn a_window_goes_on_from_what_the_windows_before_left_allocated() {
         use MemAction::*;

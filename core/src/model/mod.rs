@@ -1,5 +1,11 @@
-//! Joined, resolved data: the trace handed to the XPlane writer, the compact facts it is built
-//! from, and the join between them.
+//! What the join reads and makes: the collection of one process or capture window
+//! (`collected`, over the facts of `crate::facts`, re-exported with it in `events`), the trace
+//! handed to the XPlane writer (`trace`), and the domain rules the join's stages apply: roctx
+//! scopes (`annotations`), streams and their lines (`streams`), dependencies (`deps`), memory
+//! (`memory`), graph nodes (`graph`), what a capture window hands to the next (`carry`), the
+//! per-correlation-id tables (`corrmap`), bandwidth and occupancy (`hbm`, `occupancy`).
+//!
+//! The join itself is `crate::join`; `join` here is the path the tool and the CLI name it by.
 
 pub mod annotations;
 pub mod carry;

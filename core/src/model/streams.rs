@@ -84,7 +84,7 @@ pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncF
 /// One activity of a stream, for dependency anchors: where its event is on the device's lines
 /// (its times are read there when an anchor is asked for). 16 bytes per event of every stream
 /// a sync call names — most streams of a program that synchronizes them — where the times
-/// copied in made 32 (the stress run: 16 MB less at the join's peak).
+/// copied in would make 32.
 #[derive(Debug, Clone, Copy)]
 struct Activity {
     correlation_id: u64,
@@ -175,13 +175,11 @@ impl StreamIndex {
     }
 }
 
-/// Where each stream's activities were last searched. The dependency pass asks about the sync
-/// calls in falling correlation order, so each answer lies at or just before the last one on
-/// its stream; a search outward from there reads a few entries next to each other, where a
-/// binary search over the whole stream (hundreds of thousands of activities on the
-/// MaxText-sized run) missed the cache at each of its last steps: `last_before` and
-/// `first_after` were 35 % of the dependency pass's samples (`PERF_PASS_THREAD=rocprof-xplane-
-/// ci/perf-pass.sh scenarios/maxtext-scale.toml join::host_events`, seventeenth session).
+/// Where each stream's activities were last searched. The dependency stage asks about the
+/// sync calls in falling correlation order, so each answer lies at or just before the last
+/// one on its stream; a search outward from there reads a few entries next to each other,
+/// where a binary search over the whole stream (hundreds of thousands of activities) misses
+/// the cache at each of its last steps.
 #[derive(Debug, Default)]
 pub struct Near(HashMap<(u32, StreamKey), usize>);
 

@@ -101,7 +101,8 @@ pub struct Device {
     pub memory_bandwidth_bytes_per_s: u64,
     /// `gfx_target_version` as reported by the agent: major*10000 + minor*100 + stepping.
     pub gfx_target_version: u32,
-    /// Lines of this device plane (queues now, HIP streams later), each with its events.
+    /// Lines of this device plane (one per HIP stream; per queue for work of no known stream),
+    /// each with its events.
     pub lines: Vec<DeviceLine>,
 }
 
@@ -171,9 +172,9 @@ pub struct KernelInfo {
 
 /// A value's place in a [`Table`]: what an event holds instead of an `Arc` of what it shares
 /// with others. Cloning an `Arc` per event at the join (and dropping it after the write) is an
-/// atomic on the shared value's cache line, which also waits for the event stores before it:
-/// in a `perf` profile of the one-thread storm's join those clones were its largest single
-/// place. An id is 4 bytes where the `Arc` is 8, and the writer's caches hold no reference.
+/// atomic on the shared value's cache line, which also waits for the event stores before it,
+/// once per event. An id is 4 bytes where the `Arc` is 8, and the writer's caches hold no
+/// reference.
 pub struct Id<T: ?Sized>(std::num::NonZeroU32, std::marker::PhantomData<fn() -> T>);
 
 impl<T: ?Sized> Id<T> {
@@ -312,7 +313,7 @@ pub struct HostThread {
 #[derive(Debug, Clone, Copy)]
 pub struct HostEvent {
     /// API or marker name, e.g. "hipLaunchKernel", or the roctx label of a range: its place
-    /// in [`Trace::names`] (4 bytes where the `Arc<str>` was 16).
+    /// in [`Trace::names`] (4 bytes where an `Arc<str>` is 16).
     pub name: Name,
     pub start_ns: u64,
     pub end_ns: u64,
@@ -343,9 +344,8 @@ impl HostEvent {
 pub type Name = Id<Arc<str>>;
 
 /// A GPU ordinal in 16 bits, `u16::MAX` for none (no node has 65,535 GPUs): 2 bytes where an
-/// `Option<u16>` is 4, so that with the kind beside it a host event is 48 bytes (80 before
-/// the eighth session, 64 before the tenth; a program's host events are the largest part of
-/// its trace).
+/// `Option<u16>` is 4, so that with the kind beside it a host event is 48 bytes (a program's
+/// host events are the largest part of its trace).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Ordinal16(u16);
 
@@ -408,9 +408,8 @@ pub struct SyncCall {
 }
 
 /// (Stream numbers in 32 bits, planes in 16, a resolved record's id nonzero: a program that
-/// synchronizes every step has a sync call per few launches — 1.46 M on the MaxText-sized
-/// run — and all of them are held from the join's dependency pass, its peak there, to the
-/// end of the write; at 80 B each they were a ninth of that peak.)
+/// synchronizes every step has a sync call per few launches, and all of them are held from
+/// the join's dependency stage, its peak there, to the end of the write.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResolvedWait {
     pub record_correlation_id: std::num::NonZeroU64,
@@ -460,15 +459,14 @@ mod tests {
     use super::*;
 
     /// A joined trace holds one of these per event until it is written (a million dispatches
-    /// and half a million calls on the stress run): each byte here is a megabyte or more of
-    /// the join's peak, so a field that makes them grow should be a decision, not an accident.
+    /// is a common run): each byte here is a megabyte or more of the join's peak, so a field
+    /// that makes them grow should be a decision, not an accident.
     #[test]
     fn joined_events_stay_at_their_size() {
-        // Four bytes to spare: the annotation and the launch shape are ids (tenth session).
+        // Four bytes to spare: the annotation and the launch shape are ids.
         assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
-        // 80 until the eighth session (a range's scope id beside its correlation id, the
-        // ordinal in 4 bytes); 64 until the tenth (the name and the annotation ids, 4 bytes
-        // each, instead of an `Arc<str>` of 16 and an `Arc` of 8).
+        // A range's scope id is its correlation id, the ordinal 2 bytes, the name and the
+        // annotation ids of 4 bytes each.
         assert_eq!(std::mem::size_of::<HostEvent>(), 48);
         assert_eq!(std::mem::size_of::<SyncCall>(), 56);
         assert_eq!(Ordinal16::from(Some(3)).get(), Some(3));

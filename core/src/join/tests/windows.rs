@@ -42,8 +42,8 @@ fn launches_under_ranges(cut: bool) -> Collected {
 /// A capture window cut between a launch and its kernel, and between a kernel and its
 /// call's record, hands both on (`model::carry`): the next window joins each whole, on
 /// the stream line and with the roctx labels the whole run gives it, and neither window
-/// counts a launch without activity or an activity without a call. Without the carry,
-/// the next window's kernel has no call, no labels and no stream (checked too).
+/// counts a launch without activity or an activity without a call. The next window alone
+/// (no carry) would show its kernel without a call and without labels.
 #[test]
 fn a_window_hands_on_the_calls_it_cannot_join_yet() {
     use crate::model::carry::{split_incomplete, HandedOn, Windows};
