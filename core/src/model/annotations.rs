@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::corrmap::{CorrMap, Slot};
-use super::events::MarkerSpan;
 use super::trace::{Annotation, Id, Table};
+use crate::facts::MarkerSpan;
 
 /// Levels kept in one annotation: the outermost `KEEP_OUTER` and the innermost rest, with one
 /// plain level `…<n> levels…` in between. A program that keeps pushing without popping must not

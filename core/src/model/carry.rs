@@ -51,8 +51,9 @@
 use crate::fastmap::HashMap;
 use crate::util::buffers::move_where;
 
+use super::collected::Collected;
 use super::corrmap::{id_range, IdSet};
-use super::events::{ApiDomain, Collected, SyncFact, SyncKind};
+use crate::facts::{ApiDomain, CallFact, HipEventOp, MarkerSpan, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
 /// windows behind its host is not the common case: past it, the pieces are written as they
@@ -448,7 +449,6 @@ fn hold_in_stream_order(
     windows: Windows,
     h: &mut Holding<'_>,
 ) {
-    use super::events::CallFact;
     let call_stream = |f: &CallFact| stream_of(f.device, f.stream);
     let sync_stream = |s: &SyncFact| {
         s.kind
@@ -488,7 +488,7 @@ fn hold_in_stream_order(
         Windows::Merged => c
             .hip_events
             .iter()
-            .filter(|(op, _)| *op == super::events::HipEventOp::Wait)
+            .filter(|(op, _)| *op == HipEventOp::Wait)
             .map(|(_, r)| r.correlation_id)
             .collect(),
     };
@@ -606,12 +606,9 @@ fn hold_waits_before_their_work(
 
 /// Copies of the spans of `scopes` and of every range around them, each once, from `c`'s
 /// spans (and the context `c` itself took in).
-fn scope_chains(
-    c: &Collected,
-    scopes: impl Iterator<Item = i64>,
-) -> Vec<super::events::MarkerSpan> {
+fn scope_chains(c: &Collected, scopes: impl Iterator<Item = i64>) -> Vec<MarkerSpan> {
     let spans = || c.carried.scope_context.iter().chain(&c.markers);
-    let mut by_scope: HashMap<i64, &super::events::MarkerSpan> = HashMap::default();
+    let mut by_scope: HashMap<i64, &MarkerSpan> = HashMap::default();
     let mut out = Vec::new();
     let mut wanted = scopes.filter(|&s| s != 0).peekable();
     if wanted.peek().is_none() {
@@ -646,7 +643,6 @@ mod tests {
     #[test]
     fn each_event_hands_on_its_latest_record() {
         use crate::model::carry::latest_producers;
-        use crate::model::events::{Collected, SyncFact};
         let record = |corr, event| SyncFact {
             correlation_id: corr,
             kind: SyncKind::EventRecord,
@@ -656,7 +652,7 @@ mod tests {
             stream_seq: 0,
         };
         let mut c = Collected {
-            carried: crate::model::events::Carried {
+            carried: crate::model::collected::Carried {
                 producers: vec![record(2, 0xe), record(3, 0xf)],
                 ..Default::default()
             },

@@ -86,7 +86,7 @@ impl<V> CorrMap<V> {
 
     /// About `n` more entries will be stored (a caller that knows its count): the vector is
     /// made now when they will fill enough of the range, else the hash map makes room for them
-    /// once (growing it entry by entry rehashed it at every doubling).
+    /// once (grown entry by entry, it would rehash at every doubling).
     pub fn reserve(&mut self, n: usize) {
         if !self.dense.is_empty() {
             return;

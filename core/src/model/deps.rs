@@ -14,9 +14,9 @@
 
 use crate::fastmap::HashMap;
 
-use super::events::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 use super::streams::{stream_key, StreamIndex};
 use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, SyncCall};
+use crate::facts::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 
 /// One `hipEventRecord`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -507,7 +507,7 @@ mod tests {
 
     #[test]
     fn call_ends_hold_the_waits_and_records_that_have_an_api_record() {
-        use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+        use crate::facts::ApiDomain;
         let record = |corr: u64| ApiRecord {
             domain: ApiDomain::Hip,
             operation: 1,

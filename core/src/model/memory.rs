@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::events::{CopyPtrs, MemAction, MemFact, MemKind};
+use crate::facts::{CopyPtrs, MemAction, MemFact, MemKind};
 
 /// A live or past allocation: `[address, address + bytes)` between two calls.
 #[derive(Debug, Clone, Copy)]

@@ -15,8 +15,8 @@ use crate::fastmap::{HashMap, HashSet};
 use crate::util::search::partition_point_near;
 use std::collections::BTreeMap;
 
-use super::events::{CallFact, StreamCreation, SyncFact};
 use super::trace::{Anchor, DeviceEvent, DeviceLine};
+use crate::facts::{CallFact, StreamCreation, SyncFact};
 
 /// Which stream (or fallback) a device event belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -577,7 +577,7 @@ pub(crate) mod tests {
         }];
         let mut syncs = [SyncFact {
             correlation_id: 60,
-            kind: crate::model::events::SyncKind::StreamWaitEvent,
+            kind: crate::facts::SyncKind::StreamWaitEvent,
             event: 1,
             stream: 0xa,
             device: -1,
@@ -591,7 +591,7 @@ pub(crate) mod tests {
 
     /// A program's few streams are named by millions of sync calls: the lines are built from
     /// the calls as they are read, holding nothing per call (the calls collected first, and a
-    /// set collected from them, were sized by the calls, not the streams). Counted by the
+    /// set collected from them, would be sized by the calls, not the streams). Counted by the
     /// `heap-stats` build (`ci/test.sh` runs it alone).
     #[cfg(feature = "heap-stats")]
     #[test]

@@ -20,8 +20,8 @@ const FIRST_CHUNK: usize = 16;
 /// Makes room in `out` for `n` more values as chunks are moved into it, a quarter of its
 /// length at a time (or `n`, if more). The chunks are freed as they are moved, so at any time
 /// the values are held once, plus that room: growing by doubling (or by reserving every
-/// store's total at once) held up to the whole output beside the whole input at the top of
-/// finalize's peak.
+/// store's total at once) would hold up to the whole output beside the whole input at the top
+/// of finalize's peak.
 pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
     room_toward(out, n, 0);
 }
@@ -32,7 +32,7 @@ pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
 /// once the program has freed a mapped block that large) is copied whole at each step, so a
 /// vector grown in small steps is copied many times over. In halves the output is copied
 /// once, half of it, and only half of it is held beside the whole input. (The join's lines
-/// are made in the same two steps, `join::device_lines::line_sizes`.)
+/// are made in the same two steps, `join::device_work::line_sizes`.)
 pub fn room_toward<T>(out: &mut Vec<T>, n: usize, total: usize) {
     if out.capacity() - out.len() < n {
         let len = out.len();

@@ -9,7 +9,7 @@
 /// steps copy it often. A block glibc mapped grows in place (`mremap`), but glibc maps only
 /// blocks above its threshold, which rises to 32 MiB once the program frees a mapped block that
 /// large: a block below it is copied whole at each step. So what can be sized ahead is (the
-/// kernels' and copies' lines, `join::device_lines::line_sizes`); what is made last first from
+/// kernels' and copies' lines, `join::device_work::line_sizes`); what is made last first from
 /// inputs given back meanwhile grows in eighths from the start, or in chunks (`Backwards`).
 pub fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
     if v.len() == v.capacity() {
