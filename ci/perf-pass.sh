@@ -4,7 +4,7 @@
 # infrastructure, not hardware). Records the run with `perf record -F 999 -g`, keeps the samples
 # of the thread that ran finalize (the process's main thread: finalize runs at exit), finds the
 # span from the first to the last sample whose leaf is FUNCTION (a pass's own function, e.g.
-# `join::kernel_events` or `join::host_events`), and prints every leaf of that thread's samples
+# `join::kernels::kernel_events` or `join::host_events::host_events`), and prints every leaf of that thread's samples
 # in the span with its share. A pass's inlined helpers count as the pass; what it calls out of
 # line (libc's `memmove`, the allocator, the kernel) shows by name.
 # Not a test: figures for docs/performance.md. Needs `perf` (linux-tools) allowed to sample

@@ -376,7 +376,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
                 held.api.len(),
                 held.kernels.len(),
                 held.copies.len(),
-                held.earlier_producers.len(),
+                held.carried.producers.len(),
                 began.elapsed().as_secs_f64() * 1e3
             );
             *crate::store::sinks::lock(&CARRY) = Some((held, ids));
@@ -388,7 +388,7 @@ fn cut(s: &Session, cfg: &Config, always: bool) {
     let threads = crate::output::join_threads(cfg, &c);
     let mut trace = join_window(c, threads);
     if let Some((held, _)) = crate::store::sinks::lock(&CARRY).as_mut() {
-        held.earlier_anchors = std::mem::take(&mut trace.record_anchors);
+        held.carried.anchors = std::mem::take(&mut trace.record_anchors);
     }
     let n = WRITTEN.load(Ordering::Relaxed) + 1;
     // Without window rules (a delayed or bounded capture only), the one profile keeps the

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 use rocprofiler_sdk_sys as sys;
 
-use crate::model::events::{MemAction, MemKind, SyncKind};
+use crate::facts::{CopyDirection, MemAction, MemKind, SyncKind};
 
 type Args = sys::rocprofiler_hip_api_args_t;
 
@@ -591,6 +591,19 @@ pub fn makes_many_activities(name: &str) -> bool {
     lookup(name).is_some_and(|o| o.many_activities)
 }
 
+/// The direction of a memory-copy record, from its operation (the SDK's
+/// `rocprofiler_memory_copy_operation_t`, declared in the sys crate). An operation this build
+/// does not know is `Unknown`: the copy is kept, its direction not guessed.
+pub fn copy_direction(operation: i32) -> CopyDirection {
+    match u32::try_from(operation) {
+        Ok(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_HOST) => CopyDirection::HostToHost,
+        Ok(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE) => CopyDirection::HostToDevice,
+        Ok(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST) => CopyDirection::DeviceToHost,
+        Ok(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE) => CopyDirection::DeviceToDevice,
+        _ => CopyDirection::Unknown,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -739,5 +752,35 @@ mod tests {
         assert_eq!(row("hipDrvLaunchKernelEx").role, Role::Launch);
         assert!(expects_device_activity("hipMemcpyAtoH"));
         assert!(!expects_device_activity("hipEventCreate"));
+    }
+
+    /// The four directions the SDK names, each from its declared value; anything else (the
+    /// SDK's `NONE`, past its `LAST`, negative) is unknown.
+    #[test]
+    fn copy_directions_come_from_the_sdk_s_operation_values() {
+        let op = |v: sys::rocprofiler_memory_copy_operation_t| copy_direction(v as i32);
+        assert_eq!(
+            op(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_HOST),
+            CopyDirection::HostToHost
+        );
+        assert_eq!(
+            op(sys::ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE),
+            CopyDirection::HostToDevice
+        );
+        assert_eq!(
+            op(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST),
+            CopyDirection::DeviceToHost
+        );
+        assert_eq!(
+            op(sys::ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE),
+            CopyDirection::DeviceToDevice
+        );
+        for other in [
+            sys::ROCPROFILER_MEMORY_COPY_NONE,
+            sys::ROCPROFILER_MEMORY_COPY_LAST,
+        ] {
+            assert_eq!(op(other), CopyDirection::Unknown);
+        }
+        assert_eq!(copy_direction(-2), CopyDirection::Unknown);
     }
 }

@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::corrmap::{CorrMap, Slot};
-use super::events::MarkerSpan;
 use super::trace::{Annotation, Id, Table};
+use crate::facts::MarkerSpan;
 
 /// Levels kept in one annotation: the outermost `KEEP_OUTER` and the innermost rest, with one
 /// plain level `…<n> levels…` in between. A program that keeps pushing without popping must not
@@ -36,7 +36,7 @@ type ListKey = (usize, usize);
 /// `MAX_LEVELS` labels however deep, and the ranges pushed again under the same labels (a
 /// training loop's `step`) share one label list.
 pub struct ScopeStacks<'a> {
-    /// Spans that only name scopes (`Collected::scope_context`): positions first, so that a
+    /// Spans that only name scopes (`Carried::scope_context`): positions first, so that a
     /// span of `spans` with the same scope wins.
     context: &'a [MarkerSpan],
     spans: &'a [MarkerSpan],
@@ -269,10 +269,9 @@ pub fn annotate_from_ranges(
         return;
     }
     // Each thread's first and last call to place: a range that ends before the first or
-    // opens after the last holds none of them, and is neither kept nor sorted. The storm's
-    // only calls to place are each thread's synchronize after its last range: its 100,000
-    // ranges were kept and sorted for them: this function took 48 M of its finalize's 899 M
-    // instructions, 17 M since (`ci/bench-instructions.sh`, callgrind).
+    // opens after the last holds none of them, and is neither kept nor sorted. A program whose
+    // only calls to place are a synchronize after its last range would otherwise keep and
+    // sort all its ranges for them.
     let bounds: HashMap<u64, (u64, u64)> = queries
         .iter()
         .map(|(&thread, qs)| {
@@ -539,82 +538,5 @@ mod tests {
         assert_eq!(scope(3_100), Some(3_051));
         assert_eq!(scope(3_150), Some(2_999));
         assert_eq!(scope(3_200), Some(3_199));
-    }
-
-    /// Through the whole join: uncaptured calls and marks get their range's context, ranges
-    /// carry their own id and kind, and the tree comes out of the spans.
-    #[test]
-    fn join_fills_calls_marks_ranges_and_the_tree() {
-        use crate::model::events::{ApiDomain, ApiRecord, Collected};
-        use crate::model::join::join;
-        use crate::model::{HostEventKind, RangeInfo};
-
-        let api = |corr: u64, thread: u64| ApiRecord {
-            domain: ApiDomain::Hip,
-            operation: 1,
-            correlation_id: corr,
-            external_id: 0,
-            start_ns: corr * 10,
-            end_ns: corr * 10 + 5,
-            thread_id: thread,
-        };
-        let timed = |mut m: MarkerSpan, s: u64, e: u64| {
-            m.start_ns = s;
-            m.end_ns = e;
-            m
-        };
-        let markers = vec![
-            timed(span("step", 1, 10, 1, 0), 10, 105),
-            timed(span("mm", 2, 6, 2, 1), 20, 65),
-            MarkerSpan {
-                instant: true,
-                close_correlation_id: 4,
-                ..timed(span("tick", 4, 4, 0, 0), 40, 40)
-            },
-            MarkerSpan {
-                process_wide: true,
-                ..timed(span("job", 8, 12, 0, 0), 80, 125)
-            },
-            MarkerSpan {
-                open_at_end: true,
-                ..timed(span("left open", 20, 0, 20, 0), 200, 300)
-            },
-        ];
-        let t = join(Collected {
-            markers,
-            api: vec![api(3, 7), api(5, 7), api(7, 8), api(21, 7)],
-            ..Collected::default()
-        });
-        assert_eq!(t.scope_tree, vec![(2, 1)]);
-        let ev = |name: &str| {
-            t.host_threads
-                .iter()
-                .flat_map(|th| th.events.iter())
-                .filter(|e| t.name(e) == name)
-                .collect::<Vec<_>>()
-        };
-        let scopes: Vec<Option<i64>> = ev("<hip operation 1>")
-            .iter()
-            .map(|e| e.annotation.map(|a| t.annotations[a].scope_range_id))
-            .collect();
-        // Sorted by thread, then time: cid 3, 5, 21 on thread 7; cid 7 on thread 8.
-        assert_eq!(scopes, vec![Some(2), Some(2), Some(20), None]);
-        assert_eq!(
-            t.annotations[ev("tick")[0].annotation.unwrap()].scope_range_id,
-            2
-        );
-        assert_eq!(
-            ev("mm")[0].kind,
-            HostEventKind::MarkerRange(RangeInfo::default())
-        );
-        assert_eq!(
-            ev("mm")[0].scope_id(),
-            2,
-            "a range's scope id is its push's id"
-        );
-        assert_eq!(ev("job")[0].scope_id(), 0, "start/stop ranges have none");
-        assert!(ev("mm")[0].annotation.is_none(), "a range is its own scope");
-        assert!(matches!(ev("job")[0].kind, HostEventKind::MarkerRange(r) if r.process_wide));
-        assert!(matches!(ev("left open")[0].kind, HostEventKind::MarkerRange(r) if r.open_at_end));
     }
 }

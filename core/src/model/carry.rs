@@ -4,9 +4,8 @@
 //! capture facts at entry, its API record when it returns, its kernels or copies when they
 //! complete. A cut falls between them. Written as they are, a launch shows without its kernel
 //! in one window, and the kernel shows in the next without its call, its roctx labels or the
-//! stream it was launched on. On the storm cut every 3,000 records, the first window held
-//! 12,515 calls and 2,164 kernels: 10,398 launches without activity there, and as many
-//! kernels without a call in the window after.
+//! stream it was launched on: most launches of a window whose GPU runs behind would show
+//! without activity there, and as many kernels without a call in the window after.
 //!
 //! So a window keeps back every correlation id that is still incomplete, with all it holds
 //! for that id, and the next window takes them in before its join:
@@ -27,32 +26,34 @@
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
 //! buffered records have not come: those records, when they come, are dropped in the next
-//! window (`Collected::spans_shown`), not shown as calls of their own.
+//! window (`Carried::spans_shown`), not shown as calls of their own.
 //!
 //! An id is carried while it is incomplete, at most [`MAX_HANDED_ON`] times; then it is
-//! written as it is, as before, and counted (a launch that never makes device work must not
+//! written as it is, and counted (a launch that never makes device work must not
 //! wait for ever, nor be held by a week-long job). At finalize the last window takes in what
 //! is left and writes it whole: the runtime has delivered everything by then. The roctx spans
-//! that name the carried calls' scopes go along as `Collected::scope_context`, for their
+//! that name the carried calls' scopes go along as `Carried::scope_context`, for their
 //! labels only: they were shown in their own window.
 //!
-//! What the window leaves allocated goes along (`Collected::earlier_memory`,
+//! What the window leaves allocated goes along (`Carried::memory`,
 //! `memory::live_after`: at most `memory::MAX_LIVE` allocations, and each allocator's peak):
 //! the next window's frees find their allocations and its copies the kind of memory they
 //! read, and its memory timeline goes on from the run's totals.
 //!
-//! Event records go along too (`Collected::earlier_producers`, producers only): each event
+//! Event records go along too (`Carried::producers`, producers only): each event
 //! handle's latest, and every one from the first wait handed on, so that a wait in a later
 //! window still resolves to the record it waited for. Its stats name the record's call,
 //! though no arrow is drawn (the record's anchor is in an earlier file), unless the windows are
-//! merged into one profile (`Collected::earlier_anchors`). A record handed on
+//! merged into one profile (`Carried::anchors`). A record handed on
 //! with its call stays a producer in its own window, for the waits there. These are the first
 //! two carry rules a streaming join needs (docs/architecture.md).
 
 use crate::fastmap::HashMap;
+use crate::util::buffers::move_where;
 
+use super::collected::Collected;
 use super::corrmap::{id_range, IdSet};
-use super::events::{ApiDomain, Collected, SyncFact, SyncKind};
+use crate::facts::{ApiDomain, CallFact, HipEventOp, MarkerSpan, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
 /// windows behind its host is not the common case: past it, the pieces are written as they
@@ -79,7 +80,7 @@ pub enum Windows {
 /// `c`) and the event records a later wait may resolve to (`latest_producers`), with how
 /// many times each handed-on id was; `None` when there is neither. With `Windows::Merged`,
 /// `c`'s join is also asked where the arrows of every record handed on start
-/// (`Collected::anchors_wanted`), for the next window's waits on them.
+/// (`Carried::anchors_wanted`), for the next window's waits on them.
 pub fn hand_off(
     c: &mut Collected,
     carried_in: &HandedOn,
@@ -99,26 +100,27 @@ pub fn hand_off(
     let producers = latest_producers(c, since);
     let shown = spans_awaiting_records(c, carried_in);
     // The memory facts of the calls handed on went with them: the next window applies them.
-    let memory = super::memory::live_after(&c.earlier_memory, &c.memory);
+    let memory = super::memory::live_after(&c.carried.memory, &c.memory);
     if split.is_none() && producers.is_empty() && shown.is_empty() && memory.is_empty() {
         return None;
     }
     let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
-    held.earlier_producers = producers;
-    held.earlier_memory = memory;
+    held.carried.producers = producers;
+    held.carried.memory = memory;
     if windows == Windows::Merged {
         // Every record handed on, those with their calls too (they stay producers here, so
         // they are among these): the next window finds such a record's anchor itself when
         // the work before it went along, but when that work stayed here (the record returned
         // after the cut), only this window can.
-        c.anchors_wanted = held
-            .earlier_producers
+        c.carried.anchors_wanted = held
+            .carried
+            .producers
             .iter()
             .map(|s| s.correlation_id)
             .collect();
     }
-    held.spans_shown = shown.keys().copied().collect();
-    held.spans_shown.sort_unstable();
+    held.carried.spans_shown = shown.keys().copied().collect();
+    held.carried.spans_shown.sort_unstable();
     ids.extend(shown);
     Some((held, ids))
 }
@@ -138,11 +140,11 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
         .copied();
     let mut came = crate::fastmap::HashSet::default();
     came.extend(packed.chain(unpacked).map(|a| a.correlation_id));
-    if came.is_empty() && c.spans_shown.is_empty() {
+    if came.is_empty() && c.carried.spans_shown.is_empty() {
         return out;
     }
     let times = |id: u64| carried_in.get(&id).copied().unwrap_or(0);
-    for &id in &c.spans_shown {
+    for &id in &c.carried.spans_shown {
         if !came.contains(&id) && times(id) < MAX_HANDED_ON {
             out.insert(id, times(id) + 1);
         }
@@ -166,7 +168,8 @@ pub fn latest_producers(c: &Collected, since: Option<u64>) -> Vec<SyncFact> {
     let mut latest: HashMap<u64, SyncFact> = HashMap::default();
     let mut out = Vec::new();
     let records = c
-        .earlier_producers
+        .carried
+        .producers
         .iter()
         .chain(&c.syncs)
         .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0);
@@ -286,10 +289,19 @@ pub fn split_incomplete(
         return None;
     }
 
+    let out = take_held(c, &held_ids, &context, windows);
+    held.extend(context);
+    Some((out, held))
+}
+
+/// Moves out of `c` everything it holds for the ids `held` (and copies what it holds for the
+/// graph launches of `context`), with the records' counts: a window's counts are of the
+/// records it shows.
+fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windows) -> Collected {
     let mut out = empty_like(c);
-    let is_held = |id: u64| id != 0 && held_ids.contains(id);
+    let is_held = |id: u64| id != 0 && held.contains(id);
     move_where(&mut c.api, &mut out.api, |a| {
-        hip(a.domain) && is_held(a.correlation_id)
+        a.domain == ApiDomain::Hip && is_held(a.correlation_id)
     });
     if c.kernels.iter().any(|k| is_held(k.correlation_id)) {
         out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
@@ -302,7 +314,8 @@ pub fn split_incomplete(
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
     // A record handed on may be what a wait of this window waited for: it stays here as a
     // producer only (its call is shown in the next window).
-    c.earlier_producers
+    c.carried
+        .producers
         .extend(out.syncs.iter().filter(|s| s.kind == SyncKind::EventRecord));
     move_where(&mut c.copy_ptrs, &mut out.copy_ptrs, |f| {
         is_held(f.correlation_id)
@@ -315,17 +328,16 @@ pub fn split_incomplete(
     });
     if !context.is_empty() {
         if windows == Windows::Merged {
-            out.launched_earlier = context.keys().copied().collect();
-            out.launched_earlier.sort_unstable();
+            out.carried.launched = context.keys().copied().collect();
+            out.carried.launched.sort_unstable();
         }
         let copied = |id: u64| context.contains_key(&id);
         out.scopes
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
         out.calls
             .extend(c.calls.iter().filter(|f| copied(f.correlation_id)));
-        held.extend(context);
     }
-    out.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
+    out.carried.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
     // The records' counts go with them: a window's counts are of the records it shows.
     for (mine, theirs, n) in [
         (
@@ -353,7 +365,7 @@ pub fn split_incomplete(
         *mine -= n;
         *theirs += n;
     }
-    Some((out, held))
+    out
 }
 
 /// The ids a window keeps back, with how many times each was handed on before it.
@@ -425,7 +437,7 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 /// the wait here: holding it would leave its record in this one, with no arrow at all, so
 /// its arrow ends at its call, as a wait with no work after it does. Windows merged on one
 /// clock hold it (`Windows::Merged`): the next window draws its arrow from where this one
-/// found the record (`Collected::anchors_wanted`) to the work after the wait, as the run
+/// found the record (`Carried::anchors_wanted`) to the work after the wait, as the run
 /// written whole does. A wait whose barrier completion is here (`HipEventOp::Wait`) has its
 /// end here.
 ///
@@ -437,7 +449,6 @@ fn hold_in_stream_order(
     windows: Windows,
     h: &mut Holding<'_>,
 ) {
-    use super::events::CallFact;
     let call_stream = |f: &CallFact| stream_of(f.device, f.stream);
     let sync_stream = |s: &SyncFact| {
         s.kind
@@ -477,7 +488,7 @@ fn hold_in_stream_order(
         Windows::Merged => c
             .hip_events
             .iter()
-            .filter(|(op, _)| *op == super::events::HipEventOp::Wait)
+            .filter(|(op, _)| *op == HipEventOp::Wait)
             .map(|(_, r)| r.correlation_id)
             .collect(),
     };
@@ -593,26 +604,11 @@ fn hold_waits_before_their_work(
     changed
 }
 
-/// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in
-/// place (a window's vectors are not copied whole for the few items handed on).
-fn move_where<T: Copy>(from: &mut Vec<T>, to: &mut Vec<T>, mut take: impl FnMut(&T) -> bool) {
-    from.retain(|x| {
-        let taken = take(x);
-        if taken {
-            to.push(*x);
-        }
-        !taken
-    });
-}
-
 /// Copies of the spans of `scopes` and of every range around them, each once, from `c`'s
 /// spans (and the context `c` itself took in).
-fn scope_chains(
-    c: &Collected,
-    scopes: impl Iterator<Item = i64>,
-) -> Vec<super::events::MarkerSpan> {
-    let spans = || c.scope_context.iter().chain(&c.markers);
-    let mut by_scope: HashMap<i64, &super::events::MarkerSpan> = HashMap::default();
+fn scope_chains(c: &Collected, scopes: impl Iterator<Item = i64>) -> Vec<MarkerSpan> {
+    let spans = || c.carried.scope_context.iter().chain(&c.markers);
+    let mut by_scope: HashMap<i64, &MarkerSpan> = HashMap::default();
     let mut out = Vec::new();
     let mut wanted = scopes.filter(|&s| s != 0).peekable();
     if wanted.peek().is_none() {
@@ -636,4 +632,50 @@ fn scope_chains(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Of the records handed on, each event keeps its latest, the ones a window took in
+    /// included, at most `MAX_PRODUCERS` events (the latest).
+    #[test]
+    fn each_event_hands_on_its_latest_record() {
+        use crate::model::carry::latest_producers;
+        let record = |corr, event| SyncFact {
+            correlation_id: corr,
+            kind: SyncKind::EventRecord,
+            event,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 0,
+        };
+        let mut c = Collected {
+            carried: crate::model::collected::Carried {
+                producers: vec![record(2, 0xe), record(3, 0xf)],
+                ..Default::default()
+            },
+            syncs: vec![
+                record(9, 0xe),
+                record(5, 0xe),
+                SyncFact {
+                    kind: SyncKind::StreamWaitEvent,
+                    ..record(10, 0xf)
+                },
+            ],
+            ..Collected::default()
+        };
+        let latest: Vec<(u64, u64)> = latest_producers(&c, None)
+            .iter()
+            .map(|s| (s.event, s.correlation_id))
+            .collect();
+        assert_eq!(latest, [(0xf, 3), (0xe, 9)]);
+        let n = crate::model::carry::MAX_PRODUCERS as u64;
+        c.syncs = (1..=n + 2).map(|i| record(i, i)).collect();
+        c.carried.producers.clear();
+        let latest = latest_producers(&c, None);
+        assert_eq!(latest.len() as u64, n);
+        assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");
+    }
 }

@@ -86,7 +86,7 @@ impl<V> CorrMap<V> {
 
     /// About `n` more entries will be stored (a caller that knows its count): the vector is
     /// made now when they will fill enough of the range, else the hash map makes room for them
-    /// once (growing it entry by entry rehashed it at every doubling).
+    /// once (grown entry by entry, it would rehash at every doubling).
     pub fn reserve(&mut self, n: usize) {
         if !self.dense.is_empty() {
             return;
@@ -181,8 +181,8 @@ impl<V> CorrMap<V> {
 
 /// A set of correlation ids: a bit per id of the collection's range, a hash set for ids outside
 /// it (or for all of them when the range is too sparse for bits to pay). The join asks it once
-/// per API record which records a roctx span stands for: sorting the spans' ids and searching
-/// them per record cost the 200 k-launch storm's join about 90 instructions per record.
+/// per API record which records a roctx span stands for: a bit test, where a search of the
+/// spans' sorted ids would cost a binary search per record.
 #[derive(Debug, Default)]
 pub struct IdSet {
     base: u64,

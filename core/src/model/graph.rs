@@ -18,8 +18,7 @@ pub const MAX_EXEC_ID: u64 = (1 << (63 - NODE_BITS)) - 1;
 /// position within its launch.
 ///
 /// Kept as the tagged word the runtime handed back (never zero), so an `Option<GraphNode>` in
-/// every joined device event is 8 bytes, not 24 (a million dispatches: 16 MB less at the join's
-/// peak).
+/// every joined device event is 8 bytes, not the 24 of the two ids apart.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GraphNode(NonZeroU64);
 
@@ -56,7 +55,7 @@ impl GraphNode {
 }
 
 /// An executable graph, as its launches' host events carry it: the tagged word of its node 0,
-/// so that an `Option` of it is 8 bytes in every host event (was 16).
+/// so that an `Option` of it is 8 bytes in every host event (16 with the id apart).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct GraphExec(NonZeroU64);
 

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::events::{CopyPtrs, MemAction, MemFact, MemKind};
+use crate::facts::{CopyPtrs, MemAction, MemFact, MemKind};
 
 /// A live or past allocation: `[address, address + bytes)` between two calls.
 #[derive(Debug, Clone, Copy)]
@@ -155,12 +155,12 @@ impl Allocator {
     }
 }
 
-/// What a run's earlier capture windows leave live (`Collected::earlier_memory`, handed on by
+/// What a run's earlier capture windows leave live (`Carried::memory`, handed on by
 /// `model::carry`): the allocations not freed, and the most bytes each allocator has had in
 /// use. A later window's frees then find their allocations, its totals go on from the run's,
-/// and a copy takes the kind of memory allocated before its window; before, each window
-/// started from nothing (its frees of earlier memory unmatched, its in-use totals low, a copy
-/// from pinned memory allocated earlier shown as pageable).
+/// and a copy takes the kind of memory allocated before its window. A window started from
+/// nothing would leave its frees of earlier memory unmatched, its in-use totals low, and show
+/// a copy from pinned memory allocated earlier as pageable.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LiveMemory {
     /// The allocations' facts, in correlation order; at most [`MAX_LIVE`], the latest.
@@ -388,8 +388,9 @@ mod tests {
     /// A run cut into windows: each window's timeline goes on from what the windows before
     /// left live (`live_after`), so the windows' events are the run's, totals and peaks
     /// included, a free in a later window matches its allocation, and a copy in a later
-    /// window from pinned memory allocated earlier is a pinned copy. Before, the second
-    /// window's free was unmatched, its totals started from 0 and the copy read as pageable.
+    /// window from pinned memory allocated earlier is a pinned copy (from nothing, the second
+    /// window's free would be unmatched, its totals start from 0 and the copy read as
+    /// pageable).
     #[test]
     fn a_window_goes_on_from_what_the_windows_before_left_allocated() {
         use MemAction::*;
@@ -443,49 +444,5 @@ mod tests {
         assert_eq!(live.allocations.len(), MAX_LIVE);
         assert_eq!(live.allocations[0].correlation_id, 11);
         assert_eq!(live.peaks, [(Allocator::Gpu(0), MAX_LIVE as u64 + 10)]);
-    }
-
-    /// The carry hands on what a window leaves allocated, though nothing else of it is
-    /// incomplete, and the next window's join goes on from it: the two windows' memory
-    /// timelines are the run's, and the free in the second matches.
-    #[test]
-    fn the_carry_hands_on_what_a_window_leaves_allocated() {
-        use crate::model::carry::{hand_off, HandedOn, Windows};
-        use crate::model::events::Collected;
-        use MemAction::*;
-        let m = [
-            fact(1, Alloc, MemKind::Device, 0x1000, 100),
-            fact(2, Alloc, MemKind::Pinned, 0x9000, 50),
-            fact(3, Free, MemKind::Device, 0x1000, 0),
-        ];
-        // Each call returned before its window's cut (its API record is there).
-        let window = |memory: &[MemFact]| Collected {
-            hostname: "h".into(),
-            api: memory
-                .iter()
-                .map(|f| crate::model::events::ApiRecord {
-                    domain: crate::model::events::ApiDomain::Hip,
-                    operation: 1,
-                    correlation_id: f.correlation_id,
-                    external_id: 0,
-                    start_ns: f.time_ns - 5,
-                    end_ns: f.time_ns,
-                    thread_id: f.thread_id,
-                })
-                .collect(),
-            memory: memory.to_vec(),
-            ..Collected::default()
-        };
-        let whole = crate::model::join::join(window(&m));
-        let mut first = window(&m[..2]);
-        let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart)
-            .expect("the window leaves memory allocated");
-        assert_eq!(held.earlier_memory.allocations.len(), 2);
-        let first = crate::model::join::join(first);
-        held.absorb(window(&m[2..]));
-        let next = crate::model::join::join(held);
-        let windows: Vec<&MemoryEvent> = first.memory.iter().chain(&next.memory).collect();
-        assert_eq!(windows, whole.memory.iter().collect::<Vec<_>>());
-        assert_eq!(next.counters.memory_frees_unmatched, 0);
     }
 }

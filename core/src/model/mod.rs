@@ -1,8 +1,15 @@
-//! Joined, resolved data: the trace handed to the XPlane writer, the compact facts it is built
-//! from, and the join between them.
+//! What the join reads and makes: the collection of one process or capture window
+//! (`collected`, over the facts of `crate::facts`, re-exported with it in `events`), the trace
+//! handed to the XPlane writer (`trace`), and the domain rules the join's stages apply: roctx
+//! scopes (`annotations`), streams and their lines (`streams`), dependencies (`deps`), memory
+//! (`memory`), graph nodes (`graph`), what a capture window hands to the next (`carry`), the
+//! per-correlation-id tables (`corrmap`), bandwidth and occupancy (`hbm`, `occupancy`).
+//!
+//! The join itself is `crate::join`; `join` here is the path the tool and the CLI name it by.
 
 pub mod annotations;
 pub mod carry;
+pub mod collected;
 pub mod corrmap;
 pub mod deps;
 pub mod events;
@@ -16,11 +23,5 @@ pub mod trace;
 
 pub use trace::*;
 
-/// A fixed pseudo-random sequence for the model's tests (xorshift64): `x` is the state.
 #[cfg(test)]
-pub(crate) fn next_random(x: &mut u64) -> u64 {
-    *x ^= *x << 13;
-    *x ^= *x >> 7;
-    *x ^= *x << 17;
-    *x
-}
+pub(crate) use crate::util::next_random;

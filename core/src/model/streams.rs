@@ -12,10 +12,11 @@
 //! event's start) and the split events are counted.
 
 use crate::fastmap::{HashMap, HashSet};
+use crate::util::search::partition_point_near;
 use std::collections::BTreeMap;
 
-use super::events::{CallFact, StreamCreation, SyncFact};
 use super::trace::{Anchor, DeviceEvent, DeviceLine};
+use crate::facts::{CallFact, StreamCreation, SyncFact};
 
 /// Which stream (or fallback) a device event belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -83,7 +84,7 @@ pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncF
 /// One activity of a stream, for dependency anchors: where its event is on the device's lines
 /// (its times are read there when an anchor is asked for). 16 bytes per event of every stream
 /// a sync call names — most streams of a program that synchronizes them — where the times
-/// copied in made 32 (the stress run: 16 MB less at the join's peak).
+/// copied in would make 32.
 #[derive(Debug, Clone, Copy)]
 struct Activity {
     correlation_id: u64,
@@ -174,13 +175,11 @@ impl StreamIndex {
     }
 }
 
-/// Where each stream's activities were last searched. The dependency pass asks about the sync
-/// calls in falling correlation order, so each answer lies at or just before the last one on
-/// its stream; a search outward from there reads a few entries next to each other, where a
-/// binary search over the whole stream (hundreds of thousands of activities on the
-/// MaxText-sized run) missed the cache at each of its last steps: `last_before` and
-/// `first_after` were 35 % of the dependency pass's samples (`PERF_PASS_THREAD=rocprof-xplane-
-/// ci/perf-pass.sh scenarios/maxtext-scale.toml join::host_events`, seventeenth session).
+/// Where each stream's activities were last searched. The dependency stage asks about the
+/// sync calls in falling correlation order, so each answer lies at or just before the last
+/// one on its stream; a search outward from there reads a few entries next to each other,
+/// where a binary search over the whole stream (hundreds of thousands of activities) misses
+/// the cache at each of its last steps.
 #[derive(Debug, Default)]
 pub struct Near(HashMap<(u32, StreamKey), usize>);
 
@@ -197,43 +196,6 @@ impl Near {
         let i = partition_point_near(v, *hint, pred);
         *hint = i;
         i
-    }
-}
-
-/// `v.partition_point(pred)` (`pred` true on a prefix of `v`), found by steps doubling outward
-/// from `hint`, then a binary search between the last two: a few reads next to `hint` when the
-/// answer is near it, twice a binary search's when it is far.
-pub fn partition_point_near<T>(v: &[T], hint: usize, pred: impl Fn(&T) -> bool) -> usize {
-    let n = v.len();
-    let h = hint.min(n);
-    let mut step = 1;
-    if h < n && pred(&v[h]) {
-        // The answer is past `h`: at least `lo`.
-        let mut lo = h + 1;
-        loop {
-            let probe = lo + step - 1;
-            if probe >= n {
-                return lo + v[lo..].partition_point(&pred);
-            }
-            if !pred(&v[probe]) {
-                return lo + v[lo..probe].partition_point(&pred);
-            }
-            lo = probe + 1;
-            step *= 2;
-        }
-    }
-    // The answer is `h` or before it: at most `hi`.
-    let mut hi = h;
-    loop {
-        if hi == 0 {
-            return 0;
-        }
-        let probe = hi.saturating_sub(step);
-        if pred(&v[probe]) {
-            return probe + 1 + v[probe + 1..hi].partition_point(&pred);
-        }
-        hi = probe;
-        step *= 2;
     }
 }
 
@@ -515,33 +477,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// Whatever the hint, the search from it finds what a binary search over the whole slice
-    /// finds: at either end, on runs of equal keys, before and past every key.
-    #[test]
-    fn a_search_from_a_hint_finds_the_partition_point() {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
-        for case in 0..2_000 {
-            let n = next(if case % 10 == 0 { 300 } else { 20 }) as usize;
-            let mut v: Vec<u64> = (0..n).map(|_| next(16)).collect();
-            v.sort_unstable();
-            let key = next(18);
-            let want = v.partition_point(|&a| a < key);
-            for hint in 0..=n + 2 {
-                assert_eq!(
-                    partition_point_near(&v, hint, |&a| a < key),
-                    want,
-                    "case {case}: {v:?} key {key} hint {hint}"
-                );
-            }
-        }
-    }
-
     #[test]
     fn numbers_follow_creation_with_the_null_stream_first() {
         let mut g = BTreeMap::new();
@@ -642,7 +577,7 @@ pub(crate) mod tests {
         }];
         let mut syncs = [SyncFact {
             correlation_id: 60,
-            kind: crate::model::events::SyncKind::StreamWaitEvent,
+            kind: crate::facts::SyncKind::StreamWaitEvent,
             event: 1,
             stream: 0xa,
             device: -1,
@@ -656,7 +591,7 @@ pub(crate) mod tests {
 
     /// A program's few streams are named by millions of sync calls: the lines are built from
     /// the calls as they are read, holding nothing per call (the calls collected first, and a
-    /// set collected from them, were sized by the calls, not the streams). Counted by the
+    /// set collected from them, would be sized by the calls, not the streams). Counted by the
     /// `heap-stats` build (`ci/test.sh` runs it alone).
     #[cfg(feature = "heap-stats")]
     #[test]

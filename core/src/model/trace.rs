@@ -9,6 +9,8 @@
 
 use std::sync::Arc;
 
+pub use crate::facts::{CopyDirection, Counters};
+
 /// One process's profile, ready to be written.
 #[derive(Debug, Clone, Default)]
 pub struct Trace {
@@ -39,9 +41,9 @@ pub struct Trace {
     /// One flow per resolved dependency, producer → consumer.
     pub dependency_flows: Vec<DependencyFlow>,
     /// Where the arrows from the records the next window was handed start
-    /// (`Collected::anchors_wanted`), by record correlation id: for that window's join.
+    /// (`Carried::anchors_wanted`), by record correlation id: for that window's join.
     pub record_anchors: Vec<(u64, Anchor)>,
-    /// Calls an earlier window of the same profile wrote (`Collected::launched_earlier`),
+    /// Calls an earlier window of the same profile wrote (`Carried::launched`),
     /// sorted: activities of theirs here are labelled as launched.
     pub launched_earlier: Vec<u64>,
     /// Allocations and frees with each allocator's totals (xprof's memory profile).
@@ -99,7 +101,8 @@ pub struct Device {
     pub memory_bandwidth_bytes_per_s: u64,
     /// `gfx_target_version` as reported by the agent: major*10000 + minor*100 + stepping.
     pub gfx_target_version: u32,
-    /// Lines of this device plane (queues now, HIP streams later), each with its events.
+    /// Lines of this device plane (one per HIP stream; per queue for work of no known stream),
+    /// each with its events.
     pub lines: Vec<DeviceLine>,
 }
 
@@ -169,9 +172,9 @@ pub struct KernelInfo {
 
 /// A value's place in a [`Table`]: what an event holds instead of an `Arc` of what it shares
 /// with others. Cloning an `Arc` per event at the join (and dropping it after the write) is an
-/// atomic on the shared value's cache line, which also waits for the event stores before it:
-/// in a `perf` profile of the one-thread storm's join those clones were its largest single
-/// place. An id is 4 bytes where the `Arc` is 8, and the writer's caches hold no reference.
+/// atomic on the shared value's cache line, which also waits for the event stores before it,
+/// once per event. An id is 4 bytes where the `Arc` is 8, and the writer's caches hold no
+/// reference.
 pub struct Id<T: ?Sized>(std::num::NonZeroU32, std::marker::PhantomData<fn() -> T>);
 
 impl<T: ?Sized> Id<T> {
@@ -274,16 +277,6 @@ pub struct LaunchShape {
     pub pipe_id: Option<i32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CopyDirection {
-    HostToHost,
-    HostToDevice,
-    DeviceToHost,
-    DeviceToDevice,
-    /// Direction not known (unknown operation id); kept rather than dropped.
-    Unknown,
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MemcpyInfo {
     pub direction: CopyDirection,
@@ -292,7 +285,7 @@ pub struct MemcpyInfo {
     pub src_device: Option<u32>,
     pub dst_device: Option<u32>,
     /// Memory kinds of the destination and source, when the call's pointers were seen.
-    pub kinds: Option<(super::events::MemKind, super::events::MemKind)>,
+    pub kinds: Option<(crate::facts::MemKind, crate::facts::MemKind)>,
 }
 
 /// Framework context captured on the app thread at API entry and shared by all events it caused.
@@ -320,7 +313,7 @@ pub struct HostThread {
 #[derive(Debug, Clone, Copy)]
 pub struct HostEvent {
     /// API or marker name, e.g. "hipLaunchKernel", or the roctx label of a range: its place
-    /// in [`Trace::names`] (4 bytes where the `Arc<str>` was 16).
+    /// in [`Trace::names`] (4 bytes where an `Arc<str>` is 16).
     pub name: Name,
     pub start_ns: u64,
     pub end_ns: u64,
@@ -351,9 +344,8 @@ impl HostEvent {
 pub type Name = Id<Arc<str>>;
 
 /// A GPU ordinal in 16 bits, `u16::MAX` for none (no node has 65,535 GPUs): 2 bytes where an
-/// `Option<u16>` is 4, so that with the kind beside it a host event is 48 bytes (80 before
-/// the eighth session, 64 before the tenth; a program's host events are the largest part of
-/// its trace).
+/// `Option<u16>` is 4, so that with the kind beside it a host event is 48 bytes (a program's
+/// host events are the largest part of its trace).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Ordinal16(u16);
 
@@ -399,96 +391,11 @@ pub struct RangeInfo {
     pub open_at_end: bool,
 }
 
-/// Accounting of everything received, so that nothing is lost silently.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counters {
-    pub api_records: u64,
-    pub kernel_records: u64,
-    pub memcpy_records: u64,
-    pub marker_records: u64,
-    /// Records of kinds we did not ask for or do not know, skipped.
-    pub unknown_kind_records: u64,
-    /// Records whose `size` field was too small for the layout we read, skipped.
-    pub bad_size_records: u64,
-    /// Sum of `drop_count` reported by the runtime to our buffer callbacks.
-    pub runtime_dropped: u64,
-    /// Device activities whose correlation id matched no API record (kept, without a flow).
-    pub activities_without_api: u64,
-    /// Launch/copy API records that produced no device activity (kept on the host).
-    pub launches_without_activity: u64,
-    /// Kernel dispatches whose kernel id had no symbol (named by id).
-    pub kernels_without_symbol: u64,
-    /// Device activities with unusable timestamps: a zero start cannot be placed on the timeline
-    /// (skipped), an end before the start is shown with zero duration.
-    pub bad_timestamp_records: u64,
-    /// Waits (`hipStreamWaitEvent`, `hipEventSynchronize`, `hipEventQuery`) resolved to the
-    /// record they waited for, and those whose event was not recorded in the capture window.
-    pub waits_resolved: u64,
-    pub waits_unresolved: u64,
-    /// Waits resolved to a record whose anchor is not in this profile (a record made in an
-    /// earlier capture window, unless the windows are merged: `Collected::earlier_anchors`):
-    /// no arrow is drawn.
-    pub waits_without_arrow: u64,
-    /// Device events moved to a sub-line because their stream overlapped itself.
-    pub stream_overlap_events: u64,
-    /// HIP event barrier records (`HIP_EVENT`, SDK after 1.3.5) received.
-    pub hip_event_records: u64,
-    /// Records delivered after the memory ceiling was reached, dropped instead of kept.
-    pub memory_limit_dropped: u64,
-    /// Frees (and unregistrations) that ended no allocation seen in the profile: memory
-    /// allocated before it began, a double free, a pointer HIP did not hand out.
-    pub memory_frees_unmatched: u64,
-}
-
-impl std::ops::AddAssign<&Counters> for Counters {
-    /// Sums two accountings (a store's into a window's, segments of the flight recorder).
-    fn add_assign(&mut self, o: &Counters) {
-        let Counters {
-            api_records,
-            kernel_records,
-            memcpy_records,
-            marker_records,
-            unknown_kind_records,
-            bad_size_records,
-            runtime_dropped,
-            activities_without_api,
-            launches_without_activity,
-            kernels_without_symbol,
-            bad_timestamp_records,
-            waits_resolved,
-            waits_unresolved,
-            waits_without_arrow,
-            stream_overlap_events,
-            hip_event_records,
-            memory_limit_dropped,
-            memory_frees_unmatched,
-        } = o;
-        self.api_records += api_records;
-        self.kernel_records += kernel_records;
-        self.memcpy_records += memcpy_records;
-        self.marker_records += marker_records;
-        self.unknown_kind_records += unknown_kind_records;
-        self.bad_size_records += bad_size_records;
-        self.runtime_dropped += runtime_dropped;
-        self.activities_without_api += activities_without_api;
-        self.launches_without_activity += launches_without_activity;
-        self.kernels_without_symbol += kernels_without_symbol;
-        self.bad_timestamp_records += bad_timestamp_records;
-        self.waits_resolved += waits_resolved;
-        self.waits_unresolved += waits_unresolved;
-        self.waits_without_arrow += waits_without_arrow;
-        self.stream_overlap_events += stream_overlap_events;
-        self.hip_event_records += hip_event_records;
-        self.memory_limit_dropped += memory_limit_dropped;
-        self.memory_frees_unmatched += memory_frees_unmatched;
-    }
-}
-
 /// A synchronization call's arguments as written on its host event.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyncCall {
     pub correlation_id: u64,
-    pub kind: super::events::SyncKind,
+    pub kind: crate::facts::SyncKind,
     /// Raw `hipEvent_t` (0 when the API has none).
     pub event: u64,
     /// `N` of the `Stream #N` line of the stream argument (the consumer for waits; the null
@@ -501,9 +408,8 @@ pub struct SyncCall {
 }
 
 /// (Stream numbers in 32 bits, planes in 16, a resolved record's id nonzero: a program that
-/// synchronizes every step has a sync call per few launches — 1.46 M on the MaxText-sized
-/// run — and all of them are held from the join's dependency pass, its peak there, to the
-/// end of the write; at 80 B each they were a ninth of that peak.)
+/// synchronizes every step has a sync call per few launches, and all of them are held from
+/// the join's dependency stage, its peak there, to the end of the write.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResolvedWait {
     pub record_correlation_id: std::num::NonZeroU64,
@@ -553,15 +459,14 @@ mod tests {
     use super::*;
 
     /// A joined trace holds one of these per event until it is written (a million dispatches
-    /// and half a million calls on the stress run): each byte here is a megabyte or more of
-    /// the join's peak, so a field that makes them grow should be a decision, not an accident.
+    /// is a common run): each byte here is a megabyte or more of the join's peak, so a field
+    /// that makes them grow should be a decision, not an accident.
     #[test]
     fn joined_events_stay_at_their_size() {
-        // Four bytes to spare: the annotation and the launch shape are ids (tenth session).
+        // Four bytes to spare: the annotation and the launch shape are ids.
         assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
-        // 80 until the eighth session (a range's scope id beside its correlation id, the
-        // ordinal in 4 bytes); 64 until the tenth (the name and the annotation ids, 4 bytes
-        // each, instead of an `Arc<str>` of 16 and an `Arc` of 8).
+        // A range's scope id is its correlation id, the ordinal 2 bytes, the name and the
+        // annotation ids of 4 bytes each.
         assert_eq!(std::mem::size_of::<HostEvent>(), 48);
         assert_eq!(std::mem::size_of::<SyncCall>(), 56);
         assert_eq!(Ordinal16::from(Some(3)).get(), Some(3));

@@ -10,8 +10,7 @@ pub const CHUNK: usize = 4096;
 
 /// Events per chunk of a thread's own capture vectors (its calls, annotations, spans): every
 /// application thread has a few, each with a partly filled last chunk, so a smaller chunk
-/// bounds that slack (32 threads × 3 vectors × half a 4096-entry chunk was 4–5 MB, 8 B per
-/// record, on the 200 k-launch storm).
+/// bounds that slack, which grows with threads × vectors × half a chunk.
 pub const THREAD_CHUNK: usize = 1024;
 
 /// The first chunk's room: chunks double from here up to the vector's largest, so a vector of
@@ -21,8 +20,8 @@ const FIRST_CHUNK: usize = 16;
 /// Makes room in `out` for `n` more values as chunks are moved into it, a quarter of its
 /// length at a time (or `n`, if more). The chunks are freed as they are moved, so at any time
 /// the values are held once, plus that room: growing by doubling (or by reserving every
-/// store's total at once) held up to the whole output beside the whole input at the top of
-/// finalize's peak.
+/// store's total at once) would hold up to the whole output beside the whole input at the top
+/// of finalize's peak.
 pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
     room_toward(out, n, 0);
 }
@@ -30,11 +29,10 @@ pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
 /// As [`room_for`], toward `total` values in all, when known: half of them first, the rest
 /// once those are in, quarter steps past it (`total` is a hint: at a window's cut the program
 /// still runs and may add more). A block glibc did not map (below its threshold, up to 32 MiB
-/// once the program has freed a mapped block that large) is copied whole at each step:
-/// `memmove` was 51.2 % of the samples of finalize's per-thread drain on the MaxText-sized
-/// run (`ci/perf-pass.sh … 'PackedVec<T,_>::drain_into'`). In halves the output is copied
+/// once the program has freed a mapped block that large) is copied whole at each step, so a
+/// vector grown in small steps is copied many times over. In halves the output is copied
 /// once, half of it, and only half of it is held beside the whole input. (The join's lines
-/// are made in the same two steps, `join::line_sizes`.)
+/// are made in the same two steps, `join::device_work::line_sizes`.)
 pub fn room_toward<T>(out: &mut Vec<T>, n: usize, total: usize) {
     if out.capacity() - out.len() < n {
         let len = out.len();

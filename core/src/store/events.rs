@@ -1,8 +1,7 @@
 //! The store one rocprofiler buffer decodes into.
 
 use super::{ChunkedVec, PackedVec};
-use crate::model::events::{ApiRecord, CopyRecord, HipEventRecord, KernelRecord};
-use crate::model::Counters;
+use crate::facts::{ApiRecord, CopyRecord, Counters, HipEventRecord, KernelRecord};
 
 /// Events of one buffer plus the accounting of what was received, skipped and dropped.
 #[derive(Debug, Default)]

@@ -8,6 +8,7 @@
 
 pub mod chunked;
 pub mod events;
+pub mod layouts;
 pub mod packed;
 pub mod sinks;
 

@@ -4,7 +4,7 @@
 //! A kernel dispatch record is 112 bytes decoded, but most of it (launching thread, agent,
 //! queue, kernel id, grid, work-group and segment sizes, pipe) is the same for every dispatch of
 //! one kernel shape from one thread on one queue. Keeping those once in a table and a `u32`
-//! index per record holds a dispatch in 40 bytes while tracing (issue 8: ≤ 64 B retained per
+//! index per record holds a dispatch in 40 bytes while tracing (at most 64 B are retained per
 //! event; the end is kept as the low half of the duration, its high half with the shared facts).
 //! API calls, a thread's launch facts and its sync facts are packed the same way. Reads give
 //! the whole record back by value, so the join sees the decoded form.
@@ -266,10 +266,10 @@ pub struct PackedTaker<T: Pack, const MAX: usize = CHUNK> {
 impl<T: Pack, const MAX: usize> PackedTaker<T, MAX> {
     /// The record at `position` and the index of its shared entry, so that a reader can
     /// derive something once per entry (`entries()` of them) instead of once per record.
-    /// Inlined: a call returned the record through the caller's stack, assembled from its
-    /// pieces in stores of their own sizes, and the caller's wider copy of it waited for them
-    /// to reach the cache (a store-forwarding stall on 54 % of `join::kernel_events`' own
-    /// samples on the MaxText-sized run, `perf annotate`, seventeenth session).
+    /// Inlined: a call would return the record through the caller's stack, assembled from its
+    /// pieces in stores of their own sizes, and the caller's wider copy of it would wait for
+    /// them to reach the cache (a store-forwarding stall, once per record of the kernels
+    /// stage).
     #[inline]
     pub fn take_with_entry(&mut self, position: usize) -> Option<(T, usize)> {
         let p = self.records.take(position)?;

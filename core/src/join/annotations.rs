@@ -1,0 +1,320 @@
+//! The annotations stage: the annotation of each correlation id (the roctx context captured at
+//! the call's entry, else the ranges around it on its thread, and the external correlation id
+//! the runtime stamped on its record) and the scope-range tree. The roctx records a span
+//! stands for give the span its times and are dropped here: they become no event of their own.
+
+use crate::facts::{ApiDomain, ApiRecord, MarkerSpan};
+use crate::fastmap::HashMap;
+use crate::model::annotations::{annotate_from_ranges, scope_tree, ScopeStacks};
+use crate::model::corrmap::{CorrMap, IdSet, Slot};
+use crate::model::trace::{Annotation, Id, Table};
+use crate::store::PackedVec;
+use std::num::NonZeroU64;
+
+use super::api_index::{api_key, keep_first, positions};
+use super::input::{CarriedLabels, HostRecords, Ids};
+
+/// Annotation of each correlation id: the roctx context captured at API entry, plus the external
+/// correlation id the runtime stamped on the call's records. Merged once per id and shared by
+/// every event of that id (a graph launch's dispatches name one annotation).
+#[derive(Default)]
+pub(super) struct AnnotationIndex {
+    captured: CorrMap<Id<Annotation>>,
+    /// External id of each API call (from its record).
+    /// Nonzero, so an entry is 8 B (an `Option<u64>` is 16): frameworks (PyTorch, XLA) stamp
+    /// one on every call, and the table spans every call's id.
+    external: CorrMap<NonZeroU64>,
+    merged: HashMap<(u64, u64), Id<Annotation>>,
+    /// Every annotation the ids name: the scopes' and the merged ones, for the trace.
+    pub table: Table<Annotation>,
+}
+
+impl AnnotationIndex {
+    /// The annotation of the events of call `corr` whose record carries `record_external`.
+    pub(super) fn get(&mut self, corr: u64, record_external: u64) -> Option<Id<Annotation>> {
+        let base = if corr == 0 {
+            None
+        } else {
+            self.captured.get(&corr).copied()
+        };
+        let ext = self.external_of(corr, record_external);
+        if ext == 0 {
+            return base;
+        }
+        let table = &mut self.table;
+        Some(*self.merged.entry((corr, ext)).or_insert_with(|| {
+            let mut a = base.map(|b| table[b].clone()).unwrap_or_default();
+            if a.external_ids.last() != Some(&ext) {
+                a.external_ids.push(ext);
+            }
+            table.push(a)
+        }))
+    }
+
+    /// The external correlation id an event of `corr` carries: the one the runtime answered
+    /// for the call, else the record's own.
+    fn external_of(&self, corr: u64, record_external: u64) -> u64 {
+        self.external
+            .get(&corr)
+            .map(|e| e.get())
+            .filter(|_| corr != 0)
+            .unwrap_or(record_external)
+    }
+}
+
+/// What the annotations stage reads and changes: the host's records (the records the spans
+/// stand for are dropped, the spans given their times, the scopes consumed) and, for labels
+/// and the scope tree only, the spans earlier windows carried in.
+pub(super) struct Spanned {
+    api: Vec<ApiRecord>,
+    /// Consumed by the stage: the ones no span stands for are moved into `api`.
+    marker_records: PackedVec<ApiRecord>,
+    markers: Vec<MarkerSpan>,
+    scopes: Vec<(u64, i64)>,
+    /// Read for labels and the scope tree only, then dropped (`Carried::scope_context`).
+    scope_context: Vec<MarkerSpan>,
+    /// Records of spans an earlier window showed: dropped too (`Carried::spans_shown`).
+    spans_shown: Vec<u64>,
+}
+
+impl Spanned {
+    pub fn new(host: HostRecords, carried: CarriedLabels) -> Self {
+        let HostRecords {
+            api,
+            marker_records,
+            markers,
+            scopes,
+        } = host;
+        let CarriedLabels {
+            scope_context,
+            spans_shown,
+        } = carried;
+        Spanned {
+            api,
+            marker_records,
+            markers,
+            scopes,
+            scope_context,
+            spans_shown,
+        }
+    }
+}
+
+/// The host's calls once annotated: the API records no span stands for, and the spans with
+/// their records' times.
+pub(super) struct HostCalls {
+    pub api: Vec<ApiRecord>,
+    pub markers: Vec<MarkerSpan>,
+}
+
+/// What the annotations stage makes.
+pub(super) struct Annotated {
+    pub index: AnnotationIndex,
+    /// The scope-range tree: (child, parent) pairs.
+    pub scope_tree: Vec<(i64, i64)>,
+    pub calls: HostCalls,
+}
+
+/// The annotations stage (see the module's comment).
+pub(super) fn annotate(mut spanned: Spanned, ids: Ids) -> Annotated {
+    let (index, scope_tree) = index_annotations(&mut spanned, ids);
+    debug_assert!(spanned.marker_records.is_empty());
+    Annotated {
+        index,
+        scope_tree,
+        calls: HostCalls {
+            api: spanned.api,
+            markers: spanned.markers,
+        },
+    }
+}
+
+/// The annotation of each correlation id and the scope-range tree (`annotate`).
+fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
+    let mut annotations = AnnotationIndex {
+        captured: ids.map(),
+        external: ids.map(),
+        merged: HashMap::default(),
+        table: Table::default(),
+    };
+    // The roctx records a span stands for become that span's event, never events of their
+    // own: placed in ranges, each would make an annotation per range that nothing reads. They
+    // are found by id (a bit per id of the range), give the span their times and are dropped
+    // here, before the API records are indexed.
+    let mut span_ids = IdSet::for_range(ids.range, 2 * c.markers.len());
+    for m in &c.markers {
+        for id in [m.open_correlation_id, m.close_correlation_id] {
+            if id != 0 {
+                span_ids.insert(id);
+            }
+        }
+    }
+    for &id in &c.spans_shown {
+        span_ids.insert(id);
+    }
+    take_span_records(c, &span_ids, ids);
+    drop(span_ids);
+    annotations.captured.reserve(c.scopes.len());
+    let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
+    // In the order captured (the table takes them in any order): where an id was captured
+    // twice the later one wins. A thread's calls come in order, so consecutive ones mostly
+    // share their scope.
+    let mut last: Option<(i64, Id<Annotation>)> = None;
+    for (corr, scope) in std::mem::take(&mut c.scopes) {
+        let a = match last {
+            Some((s, a)) if s == scope => Some(a),
+            _ => stacks.annotation(scope),
+        };
+        if let Some(a) = a {
+            last = Some((scope, a));
+            annotations.captured.insert(corr, a);
+        }
+    }
+    let marks = c.markers.iter().filter(|m| m.instant);
+    annotate_from_ranges(
+        &mut annotations.captured,
+        c.api
+            .iter()
+            .map(|a| (a.thread_id, a.correlation_id))
+            .chain(marks.map(|m| (m.thread_id, m.open_correlation_id))),
+        &c.markers,
+        &mut stacks,
+    );
+    annotations.table = stacks.into_table();
+    let scope_tree = scope_tree(c.scope_context.iter().chain(&c.markers));
+    for a in &c.api {
+        if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
+            continue;
+        }
+        if let Some(e) = NonZeroU64::new(a.external_id) {
+            annotations
+                .external
+                .get_or_insert_with(a.correlation_id, || e);
+        }
+    }
+    (annotations, scope_tree)
+}
+
+/// A span takes the times of the buffered records of the calls that opened and closed it (the
+/// runtime's clock for the calls; the callbacks' timestamps when a record is missing), and
+/// those records are dropped: they become no event of their own, and are not held through the
+/// device stages to the host events' (a push and a pop record per range, at the join's peak).
+/// Of an id's repeats, the one first in the API
+/// records' order (`api_key`) gives the times, whether it is in `api` (a collection made by
+/// hand or converted) or still packed in `marker_records` (the tool's own), which are read
+/// there: the roctx records no span stands for are the only ones unpacked, into `api`.
+fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
+    let is_span_record = |a: &ApiRecord| {
+        a.domain == ApiDomain::Marker
+            && a.correlation_id != 0
+            && span_ids.contains(a.correlation_id)
+    };
+    let roctx_in_api = c.api.iter().any(|a| a.domain == ApiDomain::Marker);
+    let in_api = if roctx_in_api {
+        positions(&c.api, ids, ApiDomain::Marker)
+    } else {
+        CorrMap::default()
+    };
+    // The packed ones, read once: where each span's record is, and the others moved among
+    // the calls (after them: the positions above stay as they are).
+    let packed = std::mem::take(&mut c.marker_records);
+    let mut in_packed: CorrMap<Slot> = ids.map();
+    in_packed.reserve(packed.len());
+    let mut others = Vec::new();
+    for (i, a) in packed.positions() {
+        if !is_span_record(&a) {
+            others.push(a);
+            continue;
+        }
+        keep_first(&mut in_packed, i, &a, |j| packed.get(j));
+    }
+    // (Room for them alone: the calls' vector is as long as the calls.)
+    c.api.reserve_exact(others.len());
+    c.api.append(&mut others);
+    for m in &mut c.markers {
+        let record = |corr: u64| {
+            if corr == 0 {
+                return None;
+            }
+            let unpacked = roctx_in_api
+                .then(|| in_api.get(&corr).map(|s| c.api[s.index()]))
+                .flatten();
+            let packed = in_packed.get(&corr).and_then(|s| packed.get(s.index()));
+            match (unpacked, packed) {
+                (Some(a), Some(b)) => Some(if api_key(&b) < api_key(&a) { b } else { a }),
+                (a, b) => a.or(b),
+            }
+        };
+        let open = record(m.open_correlation_id);
+        let close = record(m.close_correlation_id);
+        let start = open.map_or(m.start_ns, |r| r.start_ns);
+        let end = if m.instant {
+            open.map_or(m.end_ns, |r| r.end_ns)
+        } else {
+            close.map_or(m.end_ns, |r| r.end_ns)
+        };
+        (m.start_ns, m.end_ns) = (start, end);
+    }
+    drop((in_api, in_packed, packed));
+    if roctx_in_api {
+        c.api.retain(|a| !is_span_record(a));
+    }
+    c.api.shrink_to_fit();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::join::input::Input;
+    use crate::join::tests::{api, base, no_labels, roctx};
+    use std::sync::Arc;
+
+    #[test]
+    fn records_a_span_stands_for_are_not_placed_in_ranges() {
+        let mut c = base();
+        // push (20), a HIP call the entry capture missed (21), a roctx call no span stands
+        // for (22), pop (23).
+        c.api.push(roctx(1, 20, 100, 110));
+        c.api.push(api(1, 21, 200, 210, 7));
+        c.api.push(roctx(1, 22, 300, 301));
+        c.api.push(roctx(1, 23, 500, 510));
+        c.markers.push(MarkerSpan {
+            label: Arc::from("step"),
+            thread_id: 7,
+            open_correlation_id: 20,
+            close_correlation_id: 23,
+            start_ns: 101,
+            end_ns: 509,
+            scope_id: 20,
+            instant: false,
+            ..MarkerSpan::default()
+        });
+        let host = Input::split(c).host;
+        let ids = Ids::of(&host);
+        let Annotated { index, calls, .. } = annotate(Spanned::new(host, no_labels()), ids);
+        let placed = |corr| {
+            index
+                .captured
+                .get(&corr)
+                .map(|&a| index.table[a].scope_range_id)
+        };
+        assert_eq!(
+            placed(21),
+            Some(20),
+            "a call inside the range is placed in it"
+        );
+        assert_eq!(
+            placed(22),
+            Some(20),
+            "so is a roctx call that stays an event"
+        );
+        assert_eq!(placed(20), None, "the push is the span's own event");
+        assert_eq!(placed(23), None, "the pop too");
+        // The push's and the pop's records gave the span their times and are gone before the
+        // API records are indexed: the device stages never hold them.
+        let left: Vec<u64> = calls.api.iter().map(|a| a.correlation_id).collect();
+        assert_eq!(left, [21, 22]);
+        let span = &calls.markers[0];
+        assert_eq!((span.start_ns, span.end_ns), (100, 510));
+    }
+}

@@ -1,0 +1,551 @@
+//! What the device stages build and the host stage reads (`DeviceWork`): the stream each call
+//! named, the device events on their lines as they are made, and how many activities each
+//! call had. The call tables stage makes it (`call_tables`), the line sizes are counted before
+//! the kernels come (`line_sizes`), the kernels and copies stages fill it.
+
+use crate::facts::{CallFact, CopyRecord, Counters, KernelRecord, StreamCreation, SyncFact};
+use crate::fastmap::HashMap;
+use crate::model::corrmap::{CorrMap, Slot};
+use crate::model::graph::GraphExec;
+use crate::model::streams::{self, stream_key, StreamKey as LineKey};
+use crate::model::trace::DeviceEvent;
+use crate::store::PackedVec;
+use crate::util::buffers::grow;
+use smallvec::SmallVec;
+use std::collections::BTreeMap;
+use std::num::NonZeroU32;
+
+use super::annotations::AnnotationIndex;
+use super::api_index::ApiIndex;
+use super::devices::{copy_plane, Places};
+use super::input::Ids;
+
+/// The call tables stage: the stream of each launch and copy (`DeviceWork`) and the HIP device
+/// it was issued to (`Places::learn_hip_devices`), from the facts read at entry and the
+/// streams' creations. The sync facts, this window's and the producers carried in, are
+/// restamped with the creations too, so the producers made of them need no second look. The
+/// call facts are freed here, before the device events are made.
+pub(super) fn call_tables(
+    mut calls: Vec<CallFact>,
+    syncs: &mut [SyncFact],
+    carried_producers: &mut [SyncFact],
+    creations: &[StreamCreation],
+    kernels: &PackedVec<KernelRecord>,
+    places: &mut Places,
+    ids: Ids,
+) -> DeviceWork {
+    let creations = streams::Creations::new(creations);
+    streams::restamp(&creations, &mut calls, syncs);
+    streams::restamp(&creations, &mut [], carried_producers);
+    let work = DeviceWork::new(&calls, ids);
+    places.learn_hip_devices(&calls, kernels, ids);
+    drop(calls);
+    work
+}
+
+/// Where a line's events stop doubling (`grow`) …
+const LINE_SMALL_BELOW: usize = 1 << 16;
+/// … and the share of its length it grows by after: an eighth. The kernels stage's last step
+/// is the top of its peak (the device events made so far, the room for the next step and the
+/// kernel records not yet taken), so the step stays a small share.
+const LINE_GROWS_PER: usize = 8;
+
+/// What the kernels and copies stages read (the planes, the API index) and add to (the
+/// annotations, the lines, the accounting).
+pub(super) struct DeviceStage<'a> {
+    pub places: &'a Places,
+    pub api: &'a ApiIndex,
+    pub annotations: &'a mut AnnotationIndex,
+    pub work: &'a mut DeviceWork,
+    pub counters: &'a mut Counters,
+}
+
+impl DeviceStage<'_> {
+    /// The same stage for a shorter while: one stage after another.
+    pub(super) fn reborrow(&mut self) -> DeviceStage<'_> {
+        DeviceStage {
+            places: self.places,
+            api: self.api,
+            annotations: self.annotations,
+            work: self.work,
+            counters: self.counters,
+        }
+    }
+}
+
+/// The line a call's device work goes on: its stream's (with the stream's slot in
+/// `DeviceWork::streams`), else a line of no stream (a queue's, the copies' own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct LinePlace {
+    pub key: LineKey,
+    pub slot: Option<Slot>,
+}
+
+/// How many events a line will hold (`line_sizes`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineSize {
+    pub plane: u32,
+    pub place: LinePlace,
+    pub events: usize,
+}
+
+/// What the device stages produce and the host stage reads.
+pub(super) struct DeviceWork {
+    /// The stream of each launch/copy, from its arguments at entry: a slot of `streams` (a
+    /// run has a few streams and millions of calls: 4 B per id of the table, not the 16 of a
+    /// `LineKey`).
+    stream_of: CorrMap<Slot>,
+    streams: Vec<LineKey>,
+    /// Per correlation id: how many activities (an entry has one at least: 8 B per id, not
+    /// 12), and the lowest device they ran on.
+    pub activity_of: CorrMap<(NonZeroU32, u32)>,
+    /// The executable graph of each graph launch, from the nodes of its work.
+    pub graph_exec_of: CorrMap<GraphExec>,
+    /// Events per (plane, stream), in the order the lines were first seen; `line_of` finds a
+    /// line and `last` remembers the previous event's, since consecutive events mostly share
+    /// one (no ordered-map probe per event).
+    lines: Vec<((u32, LineKey), Vec<DeviceEvent>)>,
+    line_of: HashMap<(u32, LineKey), usize>,
+    last: Option<((u32, LineKey), usize)>,
+    /// The lines of each stream slot (one entry per stream of `streams`), by plane, found by
+    /// index: consecutive events mostly change line (the kernels stage walks every GPU's
+    /// dispatches in time order), so remembering the last line rarely helps, and a slot's
+    /// few planes are found without hashing the line's key.
+    slot_lines: Vec<SmallVec<[(u32, u32); 1]>>,
+    /// The events each line of `lines` will hold, when counted (`reserve_lines`; 0 when not).
+    sizes: Vec<usize>,
+}
+
+impl DeviceWork {
+    fn new(calls: &[CallFact], ids: Ids) -> Self {
+        let mut stream_of = ids.map();
+        stream_of.reserve(calls.len());
+        let mut streams = Vec::new();
+        let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
+        // A thread's consecutive calls mostly name one stream: the last answer is kept.
+        let mut last: Option<(LineKey, Slot)> = None;
+        for f in calls.iter().filter(|f| f.correlation_id != 0) {
+            let key = stream_key(f.stream, f.stream_seq);
+            let slot = match last {
+                Some((k, slot)) if k == key => Some(slot),
+                _ => match slot_of.get(&key) {
+                    Some(&slot) => Some(slot),
+                    None => Slot::new(streams.len()).inspect(|&slot| {
+                        streams.push(key);
+                        slot_of.insert(key, slot);
+                    }),
+                },
+            };
+            last = slot.map(|s| (key, s));
+            // (Past 2^32 − 1 streams a call's work goes by its queue.)
+            if let Some(slot) = slot {
+                stream_of.insert(f.correlation_id, slot);
+            }
+        }
+        let slot_lines = vec![SmallVec::new(); streams.len()];
+        DeviceWork {
+            stream_of,
+            streams,
+            activity_of: ids.map(),
+            graph_exec_of: ids.map(),
+            lines: Vec::new(),
+            line_of: HashMap::default(),
+            last: None,
+            slot_lines,
+            sizes: Vec::new(),
+        }
+    }
+
+    /// The line of call `corr`'s work: the stream it named at its entry (with its slot), else
+    /// `otherwise`.
+    pub(super) fn place(&self, corr: u64, otherwise: LineKey) -> LinePlace {
+        self.stream_of
+            .get(&corr)
+            .and_then(|&s| {
+                Some(LinePlace {
+                    key: *self.streams.get(s.index())?,
+                    slot: Some(s),
+                })
+            })
+            .unwrap_or(LinePlace {
+                key: otherwise,
+                slot: None,
+            })
+    }
+
+    /// Lets go of the stream each call named: the copies are the last to ask.
+    pub(super) fn forget_call_streams(&mut self) {
+        drop(std::mem::take(&mut self.stream_of));
+    }
+
+    /// The position in `lines` of line (`dev`, `key`), added when new.
+    fn line_index(&mut self, dev: u32, key: LineKey) -> usize {
+        match self.last {
+            Some((k, i)) if k == (dev, key) => i,
+            _ => {
+                let lines = &mut self.lines;
+                let sizes = &mut self.sizes;
+                let i = *self.line_of.entry((dev, key)).or_insert_with(|| {
+                    lines.push(((dev, key), Vec::new()));
+                    sizes.push(0);
+                    lines.len() - 1
+                });
+                self.last = Some(((dev, key), i));
+                i
+            }
+        }
+    }
+
+    /// The events of every line, by (plane, stream).
+    pub(super) fn take_lines(&mut self) -> BTreeMap<(u32, LineKey), Vec<DeviceEvent>> {
+        self.line_of.clear();
+        self.slot_lines.clear();
+        self.sizes.clear();
+        self.last = None;
+        // Trimmed to their events: a grown vector keeps up to twice its events' room for as
+        // long as the trace lives (shrinking a large block moves nothing).
+        std::mem::take(&mut self.lines)
+            .into_iter()
+            // A line given room whose records were all skipped (`line_sizes`) is no line.
+            .filter(|(_, events)| !events.is_empty())
+            .map(|(at, mut events)| {
+                events.shrink_to_fit();
+                (at, events)
+            })
+            .collect()
+    }
+
+    /// Adds device event `e` on plane `dev`, at `place`, and counts it for its launching call.
+    pub(super) fn push(&mut self, dev: u32, place: LinePlace, e: DeviceEvent) {
+        let corr = e.correlation_id;
+        if corr != 0 {
+            let mut first = false;
+            let n = self.activity_of.get_or_insert_with(corr, || {
+                first = true;
+                (NonZeroU32::MIN, dev)
+            });
+            if !first {
+                n.0 = n.0.saturating_add(1);
+                n.1 = n.1.min(dev);
+            }
+            if let Some(g) = e.graph {
+                self.graph_exec_of.insert(corr, g.exec());
+            }
+        }
+        let at = self.line_at(dev, place);
+        let line = &mut self.lines[at].1;
+        match self.sizes.get(at) {
+            // Its second half (`reserve_lines`).
+            Some(&n) if line.len() == line.capacity() && n > line.len() => {
+                line.reserve_exact(n - line.len());
+            }
+            _ => grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER),
+        }
+        line.push(e);
+    }
+
+    /// The position in `lines` of the line at `place` on plane `dev`: by its stream's slot
+    /// when it has one, else by key; added when new.
+    fn line_at(&mut self, dev: u32, LinePlace { key, slot }: LinePlace) -> usize {
+        let known = slot
+            .and_then(|s| self.slot_lines.get(s.index()))
+            .and_then(|l| l.iter().find(|(d, _)| *d == dev));
+        match known {
+            Some(&(_, i)) => i as usize,
+            None => {
+                let i = self.line_index(dev, key);
+                if let (Some(s), Ok(at)) = (slot, u32::try_from(i)) {
+                    if let Some(l) = self.slot_lines.get_mut(s.index()) {
+                        l.push((dev, at));
+                    }
+                }
+                i
+            }
+        }
+    }
+
+    /// Room on each line of `sizes` (`line_sizes`) for its events, in two steps: half now, the
+    /// rest when that is full (`push`). Made whole at once, every line's room would be held
+    /// beside all the kernel records, which are given back only as they are taken: the top of
+    /// the kernels stage's peak. In halves each line is copied once, half of it.
+    pub(super) fn reserve_lines(&mut self, sizes: Vec<LineSize>) {
+        for LineSize {
+            plane,
+            place,
+            events,
+        } in sizes
+        {
+            let at = self.line_at(plane, place);
+            let line = &mut self.lines[at].1;
+            line.reserve_exact(events.div_ceil(2));
+            self.sizes[at] = line.len() + events;
+        }
+    }
+}
+
+/// How many events each line will get from the kernels and the copies: counted before the
+/// kernels stage so that each line is allocated at its size, in two steps
+/// (`DeviceWork::reserve_lines`), where a line grown step by step would be copied whole at each
+/// step (`grow`). Records the stages will skip (no usable span, no GPU for a copy) are counted
+/// too: room for a few events more, never a copy.
+pub(super) fn line_sizes(
+    kernels: &PackedVec<KernelRecord>,
+    copies: &[CopyRecord],
+    places: &Places,
+    work: &DeviceWork,
+) -> Vec<LineSize> {
+    // By stream slot and plane (a run has a few of each): no hashing per record. Lines of
+    // no stream (a queue's, the copies' own) by key, the previous one remembered.
+    let mut by_slot: Vec<SmallVec<[(u32, usize); 1]>> = vec![SmallVec::new(); work.streams.len()];
+    let mut by_key: HashMap<(u32, LineKey), usize> = HashMap::default();
+    let mut count = |dev: u32, LinePlace { key, slot }: LinePlace| match slot
+        .and_then(|s| by_slot.get_mut(s.index()))
+    {
+        Some(planes) => match planes.iter_mut().find(|(d, _)| *d == dev) {
+            Some((_, n)) => *n += 1,
+            None => planes.push((dev, 1)),
+        },
+        None => *by_key.entry((dev, key)).or_default() += 1,
+    };
+    let mut last_agent = None;
+    for k in kernels.iter() {
+        let dev = match last_agent {
+            Some((agent, dev)) if agent == k.agent => dev,
+            _ => {
+                let dev = places.kernel_plane(k.agent);
+                last_agent = Some((k.agent, dev));
+                dev
+            }
+        };
+        count(dev, work.place(k.correlation_id, LineKey::Queue(k.queue)));
+    }
+    let gpu_count = places.ordinal_of.len();
+    for m in copies {
+        if let Some(dev) = copy_plane(m, places, gpu_count) {
+            count(dev, work.place(m.correlation_id, LineKey::Copies));
+        }
+    }
+    let slotted = by_slot.into_iter().enumerate().flat_map(|(i, planes)| {
+        let key = work.streams[i];
+        planes.into_iter().map(move |(plane, events)| LineSize {
+            plane,
+            place: LinePlace {
+                key,
+                slot: Slot::new(i),
+            },
+            events,
+        })
+    });
+    let mut sizes: Vec<LineSize> = slotted
+        .chain(by_key.into_iter().map(|((plane, key), events)| LineSize {
+            plane,
+            place: LinePlace { key, slot: None },
+            events,
+        }))
+        .collect();
+    // Lines are made in this order: the same every run.
+    sizes.sort_unstable_by_key(|s| (s.plane, s.place.key));
+    sizes
+}
+
+/// The span to show for a device activity. A zero start would drag the profile origin to boot
+/// time (and the timeline to days), so such records are skipped; an end before the start is
+/// shown with zero duration. Both are counted, never silently changed.
+pub(super) fn usable_span(
+    start_ns: u64,
+    end_ns: u64,
+    counters: &mut Counters,
+) -> Option<(u64, u64)> {
+    if start_ns == 0 {
+        counters.bad_timestamp_records += 1;
+        return None;
+    }
+    if end_ns < start_ns {
+        counters.bad_timestamp_records += 1;
+        return Some((start_ns, start_ns));
+    }
+    Some((start_ns, end_ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::join::annotations::{annotate, Spanned};
+    use crate::join::copies::{copy_events, place_copies};
+    use crate::join::devices::place_devices;
+    use crate::join::input::Input;
+    use crate::join::kernels::{kernel_events, kernel_order};
+    use crate::join::tests::{
+        api, base, copy, kernel, no_labels, q, CPU, GPU0, GPU1, LAUNCH, MEMCPY,
+    };
+    use crate::model::next_random;
+    use crate::model::trace::{DeviceEventKind, KernelInfo, LaunchShape, Table};
+
+    /// Every event reaches the line of its plane and stream, in the order pushed, whether its
+    /// line is found by the stream's slot (one stream's work on two planes, two streams taking
+    /// turns) or by key (work whose call named no stream, or no call at all).
+    #[test]
+    fn device_events_reach_their_line_by_slot_or_by_key() {
+        let call = |correlation_id, stream| crate::model::events::CallFact {
+            correlation_id,
+            stream,
+            device: 0,
+            stream_seq: 100 + stream,
+        };
+        let calls: Vec<_> = (1..=40).map(|i| call(i, 1 + i % 2)).collect();
+        let ids = Ids {
+            range: Some((1, 60)),
+            count: 60,
+        };
+        let mut work = DeviceWork::new(&calls, ids);
+        let mut want: BTreeMap<(u32, LineKey), Vec<u64>> = BTreeMap::new();
+        for corr in 1..=60u64 {
+            // Calls 41..=60 named no stream: their work goes by queue.
+            let at = work.place(corr, LineKey::Queue(7));
+            let dev = (corr % 3 == 0) as u32;
+            want.entry((dev, at.key)).or_default().push(corr);
+            let e = DeviceEvent {
+                start_ns: corr,
+                end_ns: corr + 1,
+                correlation_id: corr,
+                thread_id: 1,
+                kind: DeviceEventKind::Kernel(KernelInfo {
+                    dispatch_id: corr,
+                    shape: Table::default().push(LaunchShape::default()),
+                }),
+                annotation: None,
+                graph: None,
+            };
+            work.push(dev, at, e);
+        }
+        let got: BTreeMap<(u32, LineKey), Vec<u64>> = work
+            .take_lines()
+            .into_iter()
+            .map(|(k, events)| (k, events.iter().map(|e| e.correlation_id).collect()))
+            .collect();
+        assert_eq!(got, want);
+        assert_eq!(
+            got.len(),
+            6,
+            "two streams and the queue, each on two planes"
+        );
+    }
+
+    /// The line sizes counted before the kernels stage are what the kernels and copies put on
+    /// each line: every line ends at its size (its capacity is its length, not a step's), on
+    /// streams named by calls and on queues, on two planes, copies on kernels' streams and on
+    /// their own line. A record the stages skip leaves room for one event more, and a line
+    /// that gets no event at all is no line.
+    #[test]
+    fn lines_are_made_once_at_the_size_the_kernels_and_copies_give_them() {
+        let mut c = base();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for corr in 1..=3_000u64 {
+            let r = next_random(&mut x);
+            let op = if corr % 7 == 0 { MEMCPY } else { LAUNCH };
+            c.api.push(api(op, corr, corr * 10, corr * 10 + 3, 7));
+            // Most calls name one of three streams (on HIP device 0 or 1); some none.
+            if r % 5 != 0 {
+                let stream = 1 + r % 3;
+                c.calls.push(CallFact {
+                    correlation_id: corr,
+                    stream,
+                    device: i32::from(stream == 3),
+                    stream_seq: 0,
+                });
+            }
+            if op == MEMCPY {
+                let (dst, src) = if r % 2 == 0 { (GPU0, CPU) } else { (CPU, GPU1) };
+                c.copies.push(copy(corr, MEMCPY, dst, src));
+            } else {
+                let mut k = kernel(corr, corr * 10 + 1, corr * 10 + 2, 1, corr, q() + r % 2);
+                k.agent = if (r >> 8) % 3 == 0 { GPU1 } else { GPU0 };
+                c.kernels.push(k);
+            }
+        }
+        // Skipped by the kernels stage (no start): the first on a queue of its own, which
+        // gets room but no event, the second on a line with events.
+        c.kernels.push(kernel(0, 0, 5, 1, 9_001, 0xbeef));
+        let mut alone = kernel(0, 0, 5, 1, 9_002, q());
+        alone.agent = GPU0;
+        c.kernels.push(alone);
+
+        let Input {
+            agents,
+            host,
+            device,
+            mut facts,
+            names,
+            ..
+        } = Input::split(c);
+        let (mut warnings, mut counters) = (Vec::new(), Counters::default());
+        let mut places = place_devices(&agents, &device.kernels, &mut warnings);
+        let ids = Ids::of(&host);
+        let calls = std::mem::take(&mut facts.calls);
+        let creations = &facts.stream_creations;
+        let mut work = call_tables(
+            calls,
+            &mut facts.syncs,
+            &mut [],
+            creations,
+            &device.kernels,
+            &mut places,
+            ids,
+        );
+        let annotated = annotate(Spanned::new(host, no_labels()), ids);
+        let mut annotations = annotated.index;
+        let api = ApiIndex::build(&annotated.calls.api, ids, &[]);
+        let sizes = line_sizes(&device.kernels, &device.copies, &places, &work);
+        let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.plane).collect();
+        assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");
+        work.reserve_lines(sizes);
+        let order = kernel_order(&device.kernels);
+        kernel_events(
+            device.kernels,
+            order,
+            &names.symbols,
+            DeviceStage {
+                places: &places,
+                api: &api,
+                annotations: &mut annotations,
+                work: &mut work,
+                counters: &mut counters,
+            },
+        );
+        let placed = place_copies(device.copies, &Default::default(), &[], &[], &places);
+        let stage = DeviceStage {
+            places: &places,
+            api: &api,
+            annotations: &mut annotations,
+            work: &mut work,
+            counters: &mut counters,
+        };
+        copy_events(placed, stage, &mut warnings);
+
+        let shapes: Vec<(u32, LineKey, usize, usize)> = work
+            .lines
+            .iter()
+            .map(|((dev, key), events)| (*dev, *key, events.len(), events.capacity()))
+            .collect();
+        let (empty, filled): (Vec<&(u32, LineKey, usize, usize)>, Vec<_>) =
+            shapes.iter().partition(|s| s.2 == 0);
+        assert_eq!(empty.len(), 1, "the skipped kernel's own queue: {shapes:?}");
+        let one_more = filled.iter().filter(|s| s.3 == s.2 + 1).count();
+        assert_eq!(
+            one_more, 1,
+            "the line of the other skipped kernel: {shapes:?}"
+        );
+        assert!(
+            filled.iter().all(|s| s.3 == s.2 || s.3 == s.2 + 1),
+            "every line made at its size: {shapes:?}"
+        );
+        let lines = work.take_lines();
+        assert_eq!(lines.len(), filled.len());
+        assert!(lines.values().all(|events| !events.is_empty()));
+        assert_eq!(
+            lines.values().map(Vec::len).sum::<usize>(),
+            2_572 + 428,
+            "every kernel and copy"
+        );
+    }
+}

@@ -1,0 +1,479 @@
+//! The host events stage: each host thread's timeline, of roctx spans (timed by the buffered
+//! records of the calls that opened and closed them, else by the callbacks' own timestamps)
+//! and every API call, with what it launched. The inputs are taken from their ends and given
+//! back as the events grow (`util::buffers`), so the two never coexist whole at the join's peak.
+
+use crate::facts::{ApiDomain, ApiRecord, Counters, MarkerSpan};
+use crate::fastmap::HashMap;
+use crate::hip::ops::expects_device_activity;
+use crate::model::trace::{
+    HostEvent, HostEventKind, HostThread, Name, Ordinal16, RangeInfo, Table,
+};
+use crate::util::buffers::{Backwards, FromTheEnd};
+use crate::util::sort::{sort_by_positions, sort_two_runs};
+use std::sync::Arc;
+
+use super::annotations::{AnnotationIndex, HostCalls};
+use super::device_work::DeviceWork;
+use super::input::Names;
+
+/// What the host events stage makes: the threads, sorted by id, and the names their events
+/// name by id.
+pub(super) struct HostSide {
+    pub threads: Vec<HostThread>,
+    pub names: Table<Arc<str>>,
+}
+
+/// The host events stage (see the module's comment).
+pub(super) fn host_events(
+    calls: HostCalls,
+    names: &Names,
+    work: &DeviceWork,
+    annotations: &mut AnnotationIndex,
+    counters: &mut Counters,
+) -> HostSide {
+    let mut interned = NameTable::default();
+    let mut operations = OpNames::new(&names.operations, &mut interned);
+    let HostCalls {
+        api,
+        markers: mut spans,
+    } = calls;
+    // Moved once each: a stable sort of the spans themselves would take a scratch copy.
+    sort_by_positions(&mut spans, span_order);
+    // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
+    // records the spans stand for are gone already (the annotations stage dropped them):
+    // every record left is an event.
+    let mut sizes: HashMap<u64, usize> = HashMap::default();
+    for t in spans.iter().map(|m| m.thread_id) {
+        *sizes.entry(t).or_default() += 1;
+    }
+    for a in &api {
+        *sizes.entry(a.thread_id).or_default() += 1;
+    }
+    let mut threads = ThreadEvents::new(sizes);
+    call_events(
+        api,
+        &mut threads,
+        &mut operations,
+        &mut interned,
+        work,
+        annotations,
+        counters,
+    );
+    span_events(spans, &mut threads, &mut interned, annotations);
+    let names_table = interned.table;
+    let threads = threads
+        .list
+        .into_iter()
+        .map(|(tid, grown)| {
+            let spans = grown.spans;
+            // Spans first, in their order, then the calls as delivered (`sort_host_events`
+            // settles and merges the two runs).
+            let mut events = grown.events.into_vec();
+            sort_host_events(&mut events, spans, &names_table);
+            HostThread {
+                tid,
+                name: names.threads.get(&tid).cloned().unwrap_or_default(),
+                events,
+            }
+        })
+        .collect();
+    HostSide {
+        threads,
+        names: names_table,
+    }
+}
+
+/// The order spans are made in: by thread, the opening call, start, then label.
+fn span_order(a: &MarkerSpan, b: &MarkerSpan) -> std::cmp::Ordering {
+    (a.thread_id, a.open_correlation_id, a.start_ns)
+        .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
+        .then_with(|| a.label.cmp(&b.label))
+}
+
+/// Every API record as its thread's event. The records are taken from the end, and the
+/// vector shrunk as they go, so its memory is given back while the host events (48 B each, as
+/// the records are) grow. Each thread's events come out last first, and are turned round at
+/// the end (`Backwards::into_vec`).
+fn call_events(
+    api: Vec<ApiRecord>,
+    threads: &mut ThreadEvents,
+    operations: &mut OpNames,
+    names: &mut NameTable,
+    work: &DeviceWork,
+    annotations: &mut AnnotationIndex,
+    counters: &mut Counters,
+) {
+    let mut records = FromTheEnd::new(api);
+    while let Some(a) = records.next() {
+        let annotation = annotations.get(a.correlation_id, a.external_id);
+        let (name, launches) = operations.name(names, a);
+        let (count, device) = work
+            .activity_of
+            .get(&a.correlation_id)
+            .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
+            .map_or((0, None), |&(n, d)| (n.get(), u16::try_from(d).ok()));
+        if launches && count == 0 {
+            counters.launches_without_activity += 1;
+        }
+        threads.of(a.thread_id).push(HostEvent {
+            name,
+            start_ns: a.start_ns,
+            end_ns: a.end_ns.max(a.start_ns),
+            correlation_id: a.correlation_id,
+            kind: match a.domain {
+                ApiDomain::Hip => HostEventKind::HipApi,
+                ApiDomain::Marker => HostEventKind::Marker,
+            },
+            annotation,
+            device: device.into(),
+            activity_count: count,
+            graph_exec_id: work.graph_exec_of.get(&a.correlation_id).copied(),
+        });
+    }
+}
+
+/// Every span as its thread's event, taken from the end as the records were (`call_events`):
+/// each thread's events are then its calls and its spans, both last first.
+fn span_events(
+    spans: Vec<MarkerSpan>,
+    threads: &mut ThreadEvents,
+    names: &mut NameTable,
+    annotations: &mut AnnotationIndex,
+) {
+    let mut spans = FromTheEnd::new(spans);
+    while let Some(m) = spans.next() {
+        let (start, end) = (m.start_ns, m.end_ns);
+        let thread = threads.of(m.thread_id);
+        thread.spans += 1;
+        thread.push(HostEvent {
+            name: names.intern(&m.label),
+            start_ns: start,
+            end_ns: end.max(start),
+            // A push/pop range's scope id is its push's correlation id, which the event
+            // carries (`HostEvent::scope_id`); a push that had no usable id got a fresh one.
+            correlation_id: match m.scope_id {
+                0 => m.open_correlation_id,
+                scope => scope as u64,
+            },
+            kind: if m.instant {
+                HostEventKind::Marker
+            } else {
+                HostEventKind::MarkerRange(RangeInfo {
+                    process_wide: m.process_wide,
+                    open_at_end: m.open_at_end,
+                })
+            },
+            // A mark carries the context it was made in; a range is its own scope.
+            annotation: if m.instant {
+                annotations.get(m.open_correlation_id, 0)
+            } else {
+                None
+            },
+            device: Ordinal16::NONE,
+            activity_count: 0,
+            graph_exec_id: None,
+        });
+    }
+}
+
+/// A host thread's events while they are built, towards its known count: made whole up
+/// front, they would be held beside the API records they are made from, which are given back
+/// as they are taken.
+#[derive(Default)]
+struct Growing {
+    /// Made last first: the records are taken from the end.
+    events: Backwards<HostEvent>,
+    /// How many of the events are roctx spans (pushed after the calls).
+    spans: usize,
+}
+
+/// Each thread's host events as they grow, in thread id order. `of` tries the thread it
+/// answered last before searching: a thread's records come in runs, so most records need no
+/// search at all.
+struct ThreadEvents {
+    list: Vec<(u64, Growing)>,
+    last: usize,
+}
+
+impl ThreadEvents {
+    /// One entry per thread of `sizes`, growing towards its size.
+    fn new(sizes: HashMap<u64, usize>) -> Self {
+        let all = sizes.values().sum();
+        let mut list: Vec<(u64, Growing)> = sizes
+            .into_iter()
+            .map(|(t, total)| (t, Growing::towards(total, all)))
+            .collect();
+        list.sort_unstable_by_key(|(t, _)| *t);
+        ThreadEvents { list, last: 0 }
+    }
+
+    /// Thread `tid`'s events; a thread not counted in the sizes gets an entry of its own.
+    fn of(&mut self, tid: u64) -> &mut Growing {
+        if self.list.get(self.last).is_none_or(|(t, _)| *t != tid) {
+            self.last = match self.list.binary_search_by_key(&tid, |(t, _)| *t) {
+                Ok(i) => i,
+                Err(i) => {
+                    self.list.insert(i, (tid, Growing::default()));
+                    i
+                }
+            };
+        }
+        &mut self.list[self.last].1
+    }
+}
+
+impl Growing {
+    /// `all`: every thread's count. A thread of more than an eighth of them grows in place
+    /// (`Backwards::in_place`): joining its chunks would hold its events twice for a moment,
+    /// and a program that calls from one thread would hold them all twice at the join's end
+    /// (`tests/peak_guard.rs`).
+    fn towards(total: usize, all: usize) -> Self {
+        Growing {
+            events: if total > all / 8 {
+                Backwards::in_place(total)
+            } else {
+                Backwards::towards(total)
+            },
+            spans: 0,
+        }
+    }
+
+    fn push(&mut self, e: HostEvent) {
+        self.events.push(e);
+    }
+}
+
+/// The host events' names, each stored once in the trace's table and found by its address:
+/// the operation names and the roctx labels (interned by the capture) are `Arc`s shared by
+/// many events. The table holds every name it hands out an id for, so an address cannot be
+/// reused by another name while this lives.
+#[derive(Default)]
+struct NameTable {
+    table: Table<Arc<str>>,
+    by_addr: HashMap<usize, Name>,
+    /// The name asked for last: consecutive spans of a loop mostly share their label.
+    last: Option<(usize, Name)>,
+}
+
+impl NameTable {
+    fn intern(&mut self, name: &Arc<str>) -> Name {
+        let addr = Arc::as_ptr(name).cast::<u8>() as usize;
+        if let Some((_, id)) = self.last.filter(|&(a, _)| a == addr) {
+            return id;
+        }
+        let table = &mut self.table;
+        let id = *self
+            .by_addr
+            .entry(addr)
+            .or_insert_with(|| table.push(name.clone()));
+        self.last = Some((addr, id));
+        id
+    }
+}
+
+/// The runtime's operation names by (domain, operation), as a table per domain: operations
+/// are small numbers (a few hundred HIP functions), so a record's name is an index, not a
+/// hash probe. Each entry is the name's id and whether the operation launches device work
+/// (looked up once per operation, not by name per record).
+struct OpNames {
+    hip: Vec<Option<(Name, bool)>>,
+    marker: Vec<Option<(Name, bool)>>,
+    /// Operations the runtime did not name: one name each, made on first use.
+    unnamed: HashMap<(ApiDomain, i32), Name>,
+}
+
+/// Operations at or past this are left out of the tables (none are: the runtime numbers its
+/// operations from 0), and shown as unnamed.
+const MAX_OPERATION: usize = 1 << 16;
+
+impl OpNames {
+    fn new(
+        names: &std::collections::HashMap<(ApiDomain, i32), Arc<str>>,
+        interned: &mut NameTable,
+    ) -> Self {
+        let mut t = OpNames {
+            hip: Vec::new(),
+            marker: Vec::new(),
+            unnamed: HashMap::default(),
+        };
+        // In operation order, so the table's ids do not follow the map's iteration order.
+        let mut ops: Vec<_> = names.iter().collect();
+        ops.sort_unstable_by_key(|(&(d, op), _)| (d == ApiDomain::Marker, op));
+        for (&(domain, op), name) in ops {
+            let Some(i) = usize::try_from(op).ok().filter(|&i| i < MAX_OPERATION) else {
+                continue;
+            };
+            let launches = domain == ApiDomain::Hip && expects_device_activity(name);
+            let entry = (interned.intern(name), launches);
+            let table = t.table_mut(domain);
+            if table.len() <= i {
+                table.resize(i + 1, None);
+            }
+            table[i] = Some(entry);
+        }
+        t
+    }
+
+    fn table_mut(&mut self, domain: ApiDomain) -> &mut Vec<Option<(Name, bool)>> {
+        match domain {
+            ApiDomain::Hip => &mut self.hip,
+            ApiDomain::Marker => &mut self.marker,
+        }
+    }
+
+    fn get(&self, domain: ApiDomain, op: i32) -> Option<(Name, bool)> {
+        let table = match domain {
+            ApiDomain::Hip => &self.hip,
+            ApiDomain::Marker => &self.marker,
+        };
+        *table.get(usize::try_from(op).ok()?)?
+    }
+
+    /// The name of record `a`'s operation and whether it launches device work; an operation
+    /// the runtime did not name is named by its number (`names` gets it on first use).
+    fn name(&mut self, names: &mut NameTable, a: &ApiRecord) -> (Name, bool) {
+        self.get(a.domain, a.operation).unwrap_or_else(|| {
+            let id = *self
+                .unnamed
+                .entry((a.domain, a.operation))
+                .or_insert_with(|| {
+                    let d = match a.domain {
+                        ApiDomain::Hip => "hip",
+                        ApiDomain::Marker => "roctx",
+                    };
+                    names
+                        .table
+                        .push(Arc::from(format!("<{d} operation {}>", a.operation)))
+                });
+            (id, false)
+        })
+    }
+}
+
+/// Sorts one thread's events by start, the longest first (an enclosing range before what it
+/// encloses), then correlation id and name; events equal in all four keep their input order.
+/// `events[..spans]` are the thread's roctx spans and the rest its calls as delivered: two
+/// runs each nearly in order (`util::sort::sort_two_runs`).
+fn sort_host_events(events: &mut [HostEvent], spans: usize, names: &Table<Arc<str>>) {
+    sort_two_runs(events, spans, |x, y| host_order(names, x, y));
+}
+
+/// By start, the longest first, correlation id, then name (the text, as written).
+fn host_order(names: &Table<Arc<str>>, x: &HostEvent, y: &HostEvent) -> std::cmp::Ordering {
+    (x.start_ns, std::cmp::Reverse(x.end_ns), x.correlation_id)
+        .cmp(&(y.start_ns, std::cmp::Reverse(y.end_ns), y.correlation_id))
+        .then_with(|| names.get(x.name).cmp(&names.get(y.name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::next_random;
+
+    /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
+    /// settled and merged; a settling given up half way; anything else sorted) gives what a
+    /// stable sort by the same order gives: ties in input order.
+    #[test]
+    fn host_events_sort_as_a_stable_sort_on_every_path() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| next_random(&mut x) % m;
+        let mut table = Table::default();
+        let names: Vec<Name> = ["a", "b", "c"]
+            .iter()
+            .map(|s| table.push(Arc::from(*s)))
+            .collect();
+        let host_order = |x: &HostEvent, y: &HostEvent| host_order(&table, x, y);
+        for case in 0..600 {
+            let n = match case % 5 {
+                // Long enough that a disorder beyond the settling's moves gives it up.
+                4 => 2_000 + next(200) as usize,
+                _ => next(40) as usize,
+            };
+            // Few distinct values, so ties in every key (and whole ties) are common.
+            let mut events: Vec<HostEvent> = (0..n)
+                .map(|i| HostEvent {
+                    name: names[next(3) as usize],
+                    start_ns: next(6),
+                    end_ns: 6 + next(4),
+                    correlation_id: next(3),
+                    kind: HostEventKind::HipApi,
+                    annotation: None,
+                    device: Ordinal16::NONE,
+                    activity_count: i as u32,
+                    graph_exec_id: None,
+                })
+                .collect();
+            // Two runs, as a thread's spans then its calls.
+            let spans = next(n as u64 + 1) as usize;
+            match case % 5 {
+                0 => events.sort_by(host_order),
+                1 => {
+                    events[..spans].sort_by(host_order);
+                    events[spans..].sort_by(host_order);
+                }
+                2 => {
+                    // Each run nearly in order: neighbours swapped, as delivered.
+                    events[..spans].sort_by(host_order);
+                    events[spans..].sort_by(host_order);
+                    for _ in 0..n / 3 {
+                        let i = next(n as u64) as usize;
+                        let j = (i + 1 + next(4) as usize).min(n - 1);
+                        events.swap(i, j);
+                    }
+                }
+                _ => {}
+            }
+            let mut want = events.clone();
+            want.sort_by(host_order);
+            sort_host_events(&mut events, spans, &table);
+            let ids = |v: &[HostEvent]| v.iter().map(|e| e.activity_count).collect::<Vec<_>>();
+            assert_eq!(ids(&events), ids(&want), "case {case}");
+        }
+    }
+
+    #[test]
+    fn host_events_sort_by_start_longest_first_then_id_and_name_ties_in_input_order() {
+        let mut table = Table::default();
+        let mut ev = |name: &str, start, end, corr, activity_count| HostEvent {
+            name: table.push(Arc::from(name)),
+            start_ns: start,
+            end_ns: end,
+            correlation_id: corr,
+            kind: HostEventKind::HipApi,
+            annotation: None,
+            device: Ordinal16::NONE,
+            activity_count,
+            graph_exec_id: None,
+        };
+        // The spans first, then the calls, as `host_events` fills a thread.
+        let mut events = vec![
+            ev("range", 10, 100, 1, 0),
+            ev("inner", 20, 30, 2, 0),
+            ev("b", 40, 50, 7, 1),
+            ev("hipMalloc", 10, 20, 3, 0),
+            ev("a", 40, 50, 7, 0),
+            ev("b", 40, 50, 7, 2),
+            ev("hipFree", 5, 6, 9, 0),
+            ev("long", 10, 100, 0, 0),
+        ];
+        sort_host_events(&mut events, 2, &table);
+        let got: Vec<(&str, u32)> = events
+            .iter()
+            .map(|e| (&*table[e.name], e.activity_count))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("hipFree", 0),
+                ("long", 0),
+                ("range", 0),
+                ("hipMalloc", 0),
+                ("inner", 0),
+                ("a", 0),
+                ("b", 1),
+                ("b", 2),
+            ]
+        );
+    }
+}

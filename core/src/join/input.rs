@@ -1,0 +1,230 @@
+//! The collection taken apart for the stages: this window's records and facts in named parts,
+//! each moved to the stage that reads it (and freed there, or when its last reader is done);
+//! what other capture windows carried in (`Carried`) apart from them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::facts::{
+    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, Counters, HipEventOp,
+    HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation, SyncFact,
+};
+use crate::model::collected::{Carried, Collected};
+use crate::model::corrmap::{id_range, CorrMap};
+use crate::model::memory::LiveMemory;
+use crate::model::trace::Anchor;
+use crate::store::PackedVec;
+
+/// A collection in the parts the stages read.
+pub(super) struct Input {
+    pub header: Header,
+    pub agents: Vec<AgentInfo>,
+    pub host: HostRecords,
+    pub device: DeviceRecords,
+    pub facts: CallFacts,
+    pub names: Names,
+    pub carried: CarriedIn,
+    /// What collecting counted (the records received, skipped, dropped).
+    pub counters: Counters,
+    pub warnings: Vec<String>,
+}
+
+/// What other capture windows of the run hand to this one or ask of it (`Carried`), by the
+/// stage that reads it: none of it is a record of this window.
+pub(super) struct CarriedIn {
+    /// For the annotations stage.
+    pub labels: CarriedLabels,
+    /// For the dependency stage.
+    pub deps: CarriedDeps,
+    /// Graph launches an earlier window wrote (`Carried::launched`): for the API index, and
+    /// handed on in the trace.
+    pub launched: Vec<u64>,
+    /// What earlier windows left allocated (`Carried::memory`): for the copies' memory kinds
+    /// and the memory timeline.
+    pub memory: LiveMemory,
+}
+
+/// Spans the annotations stage reads for labels only (`Carried::scope_context`), and the
+/// roctx records it drops as standing for spans already shown (`Carried::spans_shown`).
+pub(super) struct CarriedLabels {
+    pub scope_context: Vec<MarkerSpan>,
+    pub spans_shown: Vec<u64>,
+}
+
+/// What the dependency stage reads of other windows.
+pub(super) struct CarriedDeps {
+    /// Records that are not calls of this collection (`Carried::producers`): producers only.
+    pub producers: Vec<SyncFact>,
+    /// Where the arrows from those records start (`Carried::anchors`).
+    pub anchors: Vec<(u64, Anchor)>,
+    /// The records whose arrows' starts the next window needs (`Carried::anchors_wanted`).
+    pub anchors_wanted: Vec<u64>,
+}
+
+/// The process and the capture's clock readings: the trace's header and time window.
+pub(super) struct Header {
+    pub hostname: String,
+    pub pid: u32,
+    pub sdk_version: String,
+    pub start_boottime_ns: u64,
+    pub stop_boottime_ns: u64,
+    /// The wall clock at the start; the wall window is the boot window shifted by the two
+    /// clocks' offset then (`time_window`), so the wall clock's stop is not read.
+    pub start_walltime_ns: u64,
+}
+
+/// The host's records: HIP and roctx calls (roctx ones perhaps still packed), the roctx spans,
+/// and the scope each call was made in. The annotations stage consumes the scopes and the
+/// records the spans stand for (`annotations::HostCalls` is what it leaves).
+pub(super) struct HostRecords {
+    pub api: Vec<ApiRecord>,
+    pub marker_records: PackedVec<ApiRecord>,
+    pub markers: Vec<MarkerSpan>,
+    pub scopes: Vec<(u64, i64)>,
+}
+
+/// The devices' records: kernel dispatches and memory copies.
+pub(super) struct DeviceRecords {
+    pub kernels: PackedVec<KernelRecord>,
+    pub copies: Vec<CopyRecord>,
+}
+
+/// What the capture read of the calls beside their records.
+pub(super) struct CallFacts {
+    /// Stream and device of each launch and copy, read at entry.
+    pub calls: Vec<CallFact>,
+    pub syncs: Vec<SyncFact>,
+    pub stream_creations: Vec<StreamCreation>,
+    pub memory: Vec<MemFact>,
+    pub copy_ptrs: Vec<CopyPtrs>,
+    pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
+}
+
+/// What the ids of the records are named by.
+pub(super) struct Names {
+    pub symbols: HashMap<u64, KernelSymbol>,
+    pub operations: HashMap<(ApiDomain, i32), Arc<str>>,
+    pub threads: HashMap<u64, String>,
+}
+
+impl Input {
+    pub fn split(c: Collected) -> Self {
+        let Collected {
+            hostname,
+            pid,
+            sdk_version,
+            start_boottime_ns,
+            stop_boottime_ns,
+            start_walltime_ns,
+            stop_walltime_ns: _,
+            agents,
+            api,
+            marker_records,
+            kernels,
+            copies,
+            markers,
+            scopes,
+            calls,
+            syncs,
+            stream_creations,
+            memory,
+            copy_ptrs,
+            hip_events,
+            symbols,
+            op_names,
+            thread_names,
+            counters,
+            warnings,
+            carried,
+        } = c;
+        Input {
+            header: Header {
+                hostname,
+                pid,
+                sdk_version,
+                start_boottime_ns,
+                stop_boottime_ns,
+                start_walltime_ns,
+            },
+            agents,
+            host: HostRecords {
+                api,
+                marker_records,
+                markers,
+                scopes,
+            },
+            device: DeviceRecords { kernels, copies },
+            facts: CallFacts {
+                calls,
+                syncs,
+                stream_creations,
+                memory,
+                copy_ptrs,
+                hip_events,
+            },
+            names: Names {
+                symbols,
+                operations: op_names,
+                threads: thread_names,
+            },
+            carried: CarriedIn::from(carried),
+            counters,
+            warnings,
+        }
+    }
+}
+
+impl CarriedIn {
+    fn from(c: Carried) -> Self {
+        let Carried {
+            scope_context,
+            producers,
+            anchors,
+            anchors_wanted,
+            spans_shown,
+            launched,
+            memory,
+        } = c;
+        CarriedIn {
+            labels: CarriedLabels {
+                scope_context,
+                spans_shown,
+            },
+            deps: CarriedDeps {
+                producers,
+                anchors,
+                anchors_wanted,
+            },
+            launched,
+            memory,
+        }
+    }
+}
+
+/// The correlation-id range of a collection's calls, for its per-call tables.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Ids {
+    pub range: Option<(u64, u64)>,
+    pub count: usize,
+}
+
+impl Ids {
+    /// The roctx records still packed are not read for it: their ids are their spans' (or
+    /// lie among the calls'), and the range only sizes the tables (an id outside it is kept
+    /// all the same).
+    pub fn of(c: &HostRecords) -> Self {
+        let calls = c.api.iter().map(|a| a.correlation_id);
+        let spans = c
+            .markers
+            .iter()
+            .flat_map(|m| [m.open_correlation_id, m.close_correlation_id]);
+        Ids {
+            range: id_range(calls.chain(spans)),
+            count: c.api.len() + c.marker_records.len(),
+        }
+    }
+
+    pub fn map<V>(self) -> CorrMap<V> {
+        CorrMap::for_range(self.range, self.count)
+    }
+}

@@ -1,0 +1,236 @@
+//! The stages that run side by side (`util::threads::side_by_side`): each pair shares nothing
+//! it writes, so the join's result is the same on one thread or two. On one thread the
+//! helper's stage runs first. Each function here says why its two stages may overlap.
+
+use crate::facts::{ApiRecord, CallFact, Counters, KernelRecord, KernelSymbol, StreamCreation};
+use crate::facts::{CopyPtrs, CopyRecord, HipEventOp, HipEventRecord, MemFact, SyncFact};
+use crate::model::memory::LiveMemory;
+use crate::model::streams::StreamIndex;
+use crate::model::trace::{LaunchShape, Table};
+use crate::store::PackedVec;
+use crate::util::threads::side_by_side;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::annotations::{annotate, Annotated, AnnotationIndex, HostCalls, Spanned};
+use super::api_index::ApiIndex;
+use super::copies::{place_copies, PlacedCopies};
+use super::dependencies::{Dependencies, DependencyWork};
+use super::device_work::{call_tables, line_sizes, DeviceStage, DeviceWork};
+use super::devices::Places;
+use super::host_events::{host_events, HostSide};
+use super::input::{CarriedDeps, DeviceRecords, Ids, Names};
+use super::kernels::{kernel_events, kernel_order};
+use super::laps::Beside;
+
+/// What the call tables stage reads: the facts read at the calls' entry, and the kernels (from
+/// which the HIP devices' planes are learned).
+pub(super) struct CallTablesIn<'a> {
+    pub calls: Vec<CallFact>,
+    pub syncs: &'a mut [SyncFact],
+    /// `Carried::producers`, restamped with the stream creations too.
+    pub carried_producers: &'a mut [SyncFact],
+    pub creations: &'a [StreamCreation],
+    pub kernels: &'a PackedVec<KernelRecord>,
+}
+
+/// What the first pair makes.
+pub(super) struct Indexed {
+    pub annotated: Annotated,
+    pub work: DeviceWork,
+    /// The kernel records' positions in the order their events are made (`kernel_order`).
+    pub kernel_order: Vec<u32>,
+    pub beside: Beside,
+}
+
+/// The annotations (they read the records, the spans and the scopes) beside the call tables
+/// (they read the call and sync facts, the stream creations and the kernels). The kernels'
+/// order needs nothing else either: made by whichever side is free first (the annotations are
+/// the longer on a run of many calls, the call tables on a run of many dispatches), claimed
+/// once, so made once; made here should neither side have claimed it.
+pub(super) fn annotations_beside_call_tables(
+    threads: usize,
+    spanned: Spanned,
+    tables: CallTablesIn<'_>,
+    places: &mut Places,
+    ids: Ids,
+) -> Indexed {
+    let kernels = tables.kernels;
+    let order_claimed = AtomicBool::new(false);
+    let claim_order = || {
+        let first = !order_claimed.swap(true, Ordering::Relaxed);
+        first.then(|| kernel_order(kernels))
+    };
+    let ((annotated, order_here), (work, order_beside, beside)) = side_by_side(
+        threads,
+        (tables, places),
+        {
+            let claim_order = &claim_order;
+            move |(t, places): (CallTablesIn<'_>, &mut Places)| {
+                let began = Instant::now();
+                let work = call_tables(
+                    t.calls,
+                    t.syncs,
+                    t.carried_producers,
+                    t.creations,
+                    t.kernels,
+                    places,
+                    ids,
+                );
+                (work, claim_order(), began.elapsed())
+            }
+        },
+        || (annotate(spanned, ids), claim_order()),
+    );
+    let stage = if order_beside.is_some() {
+        "call tables and kernel order"
+    } else {
+        "call tables"
+    };
+    Indexed {
+        annotated,
+        work,
+        kernel_order: order_beside
+            .or(order_here)
+            .unwrap_or_else(|| kernel_order(kernels)),
+        beside: Beside {
+            stage,
+            time: beside,
+        },
+    }
+}
+
+/// The HIP records' index beside each line's size (they read different records), so that the
+/// kernels and copies fill lines made once at their size.
+pub(super) fn api_index_beside_line_sizes(
+    threads: usize,
+    api_records: &[ApiRecord],
+    launched_earlier: &[u64],
+    device: &DeviceRecords,
+    places: &Places,
+    work: &mut DeviceWork,
+    ids: Ids,
+) -> (ApiIndex, Beside) {
+    let (api, (sizes, beside)) = side_by_side(
+        threads,
+        (),
+        {
+            let work = &*work;
+            move |()| {
+                let began = Instant::now();
+                let sizes = line_sizes(&device.kernels, &device.copies, places, work);
+                (sizes, began.elapsed())
+            }
+        },
+        || ApiIndex::build(api_records, ids, launched_earlier),
+    );
+    work.reserve_lines(sizes);
+    let beside = Beside {
+        stage: "line sizes",
+        time: beside,
+    };
+    (api, beside)
+}
+
+/// What is made beside the kernels: the copies placed, and what the dependency stage reads.
+pub(super) struct BesideKernels<'a> {
+    pub copies: Vec<CopyRecord>,
+    /// `Carried::memory`: what earlier windows left allocated.
+    pub earlier_memory: &'a LiveMemory,
+    pub memory: &'a [MemFact],
+    pub copy_ptrs: &'a [CopyPtrs],
+    pub syncs: Vec<SyncFact>,
+    pub carried: CarriedDeps,
+    pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
+    /// The API records, for the calls' ends.
+    pub api_records: &'a [ApiRecord],
+    pub host_salt: u64,
+}
+
+/// What the kernels pair makes.
+pub(super) struct KernelsDone {
+    pub shapes: Table<LaunchShape>,
+    pub placed: PlacedCopies,
+    pub dependency_work: DependencyWork,
+    pub beside: Beside,
+}
+
+/// The kernels stage beside what the rest of the join needs of neither the annotations nor
+/// the lines: the copies' planes and memory kinds, and the dependency stage's call ends.
+pub(super) fn kernels_beside_copies(
+    threads: usize,
+    kernels: PackedVec<KernelRecord>,
+    order: Vec<u32>,
+    symbols: &std::collections::HashMap<u64, KernelSymbol>,
+    to: DeviceStage<'_>,
+    input: BesideKernels<'_>,
+) -> KernelsDone {
+    let (places, api) = (to.places, to.api);
+    let (shapes, (placed, dependency_work, beside)) = side_by_side(
+        threads,
+        input,
+        move |b: BesideKernels<'_>| {
+            let began = Instant::now();
+            let placed = place_copies(b.copies, b.earlier_memory, b.memory, b.copy_ptrs, places);
+            let work = DependencyWork::take(
+                b.syncs,
+                b.carried,
+                b.hip_events,
+                b.api_records,
+                api,
+                b.host_salt,
+            );
+            (placed, work, began.elapsed())
+        },
+        || kernel_events(kernels, order, symbols, to),
+    );
+    KernelsDone {
+        shapes,
+        placed,
+        dependency_work,
+        beside: Beside {
+            stage: "copies' places and call ends",
+            time: beside,
+        },
+    }
+}
+
+/// What the host events stage reads and adds to.
+pub(super) struct HostEventsIn<'a> {
+    pub calls: HostCalls,
+    pub names: &'a Names,
+    pub work: &'a DeviceWork,
+    pub annotations: &'a mut AnnotationIndex,
+    pub counters: &'a mut Counters,
+}
+
+/// The host events beside the dependencies: the dependency stage needs no host event, and
+/// the host events stage nothing of it. On one thread the dependencies go first, so that
+/// their inputs (the sync facts, the producers made of them, the per-stream index) are freed
+/// before the host events, the join's largest output, are built.
+pub(super) fn host_events_beside_dependencies(
+    threads: usize,
+    dependency_work: DependencyWork,
+    stream_index: StreamIndex,
+    places: &Places,
+    host: HostEventsIn<'_>,
+) -> (HostSide, Dependencies) {
+    side_by_side(
+        threads,
+        dependency_work,
+        move |w: DependencyWork| {
+            let out = w.resolve(&stream_index, places);
+            drop(stream_index);
+            out
+        },
+        || {
+            host_events(
+                host.calls,
+                host.names,
+                host.work,
+                host.annotations,
+                host.counters,
+            )
+        },
+    )
+}

@@ -1,0 +1,577 @@
+//! Dependencies through the whole join: the sync calls resolved and their arrows drawn,
+//! within a window and across windows (`model::carry`).
+
+use crate::facts::SyncKind;
+use crate::model::trace::{Anchor, AnchorPlace, ResolvedWait};
+
+/// The whole pass through the join: a record on stream A after a kernel, a wait on stream B
+/// before a kernel, and an event sync on the host.
+fn two_streams(barriers: bool) -> crate::model::Trace {
+    crate::model::join::join(two_streams_collected(barriers))
+}
+
+fn two_streams_collected(barriers: bool) -> crate::model::events::Collected {
+    use crate::model::events::{
+        AgentInfo, AgentType, ApiDomain, ApiRecord, CallFact, Collected, HipEventOp,
+        HipEventRecord, KernelRecord, StreamCreation, SyncFact,
+    };
+    let gpu = AgentInfo::for_test(0x10, AgentType::Gpu, 0);
+    let mut c = Collected {
+        hostname: "h".into(),
+        agents: vec![gpu],
+        ..Collected::default()
+    };
+    for (op, n) in [
+        (1, "hipLaunchKernel"),
+        (2, "hipEventRecord"),
+        (3, "hipStreamWaitEvent"),
+        (4, "hipEventSynchronize"),
+    ] {
+        c.op_names
+            .insert((ApiDomain::Hip, op), std::sync::Arc::from(n));
+    }
+    let api = |op, corr, s| ApiRecord {
+        domain: ApiDomain::Hip,
+        operation: op,
+        correlation_id: corr,
+        external_id: 0,
+        start_ns: s,
+        end_ns: s + 5,
+        thread_id: 7,
+    };
+    // corr 3: kernel on A; 4: record e on A; 5: wait B on e; 6: kernel on B; 7: event sync.
+    c.api = vec![
+        api(1, 3, 100),
+        api(2, 4, 110),
+        api(3, 5, 120),
+        api(1, 6, 130),
+        api(4, 7, 140),
+    ];
+    let k = |corr, s, e| KernelRecord {
+        correlation_id: corr,
+        external_id: 0,
+        start_ns: s,
+        end_ns: e,
+        thread_id: 7,
+        agent: 0x10,
+        queue: 0x91,
+        kernel_id: 0,
+        dispatch_id: corr,
+        private_segment_size: 0,
+        group_segment_size: 0,
+        workgroup: [1, 1, 1],
+        grid: [1, 1, 1],
+        pipe_id: None,
+    };
+    c.kernels = vec![k(3, 200, 300), k(6, 400, 450)].into();
+    c.stream_creations = vec![
+        StreamCreation {
+            correlation_id: 1,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 1,
+        },
+        StreamCreation {
+            correlation_id: 2,
+            stream: 0xb,
+            device: 0,
+            stream_seq: 2,
+        },
+    ];
+    // Facts as a racing thread may record them: stream unknown at capture time.
+    let fact = |corr, stream| CallFact {
+        correlation_id: corr,
+        stream,
+        device: -1,
+        stream_seq: 0,
+    };
+    c.calls = vec![fact(3, 0xa), fact(6, 0xb)];
+    let sync = |corr, kind, stream| SyncFact {
+        correlation_id: corr,
+        kind,
+        event: 0xe,
+        stream,
+        device: -1,
+        stream_seq: 0,
+    };
+    c.syncs = vec![
+        sync(4, SyncKind::EventRecord, 0xa),
+        sync(5, SyncKind::StreamWaitEvent, 0xb),
+        sync(7, SyncKind::EventSynchronize, 0),
+    ];
+    if barriers {
+        let b = |corr, end| HipEventRecord {
+            correlation_id: corr,
+            operation: 0,
+            start_ns: end - 1,
+            end_ns: end,
+            event: 0xe,
+            queue: 0x91,
+        };
+        c.hip_events = vec![
+            (HipEventOp::Record, b(4, 310)),
+            (HipEventOp::Wait, b(5, 320)),
+        ];
+    }
+    c
+}
+
+/// The dependency stage runs beside the host events stage, from the ends of the calls it
+/// copied before the API records were consumed: the same trace as one after the other,
+/// host anchors included (at the end of a record call, and of a host wait).
+#[test]
+fn dependencies_beside_the_host_events_are_the_dependencies_after_them() {
+    use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+    let mut c = two_streams_collected(false);
+    // A second event, recorded on a stream the profile never saw made (no plane, no
+    // line: the record's anchor is its call's end), and waited on by the host.
+    let call = |op, corr, start, tid| ApiRecord {
+        domain: ApiDomain::Hip,
+        operation: op,
+        correlation_id: corr,
+        external_id: 0,
+        start_ns: start,
+        end_ns: start + 3,
+        thread_id: tid,
+    };
+    c.api.push(call(2, 8, 150, 9));
+    c.api.push(call(4, 9, 160, 11));
+    let sync = |corr, kind| SyncFact {
+        correlation_id: corr,
+        kind,
+        event: 0xf,
+        stream: 0xc,
+        device: -1,
+        stream_seq: 0,
+    };
+    c.syncs.push(sync(8, SyncKind::EventRecord));
+    c.syncs.push(sync(9, SyncKind::EventSynchronize));
+    let one = crate::model::join::join_on(c.clone(), 1);
+    let two = crate::model::join::join_on(c, 2);
+    assert_eq!(format!("{one:?}"), format!("{two:?}"));
+    let host = |tid, time_ns| Anchor {
+        place: AnchorPlace::Host { tid },
+        time_ns,
+    };
+    let flow = two
+        .dependency_flows
+        .iter()
+        .find(|f| f.wait_correlation_id == 9)
+        .map(|f| (f.record_correlation_id, f.from, f.to));
+    assert_eq!(flow, Some((8, host(9, 153), host(11, 163))));
+    assert_eq!(
+        (two.counters.waits_resolved, two.counters.waits_unresolved),
+        (3, 0)
+    );
+    assert_eq!(two.counters, one.counters);
+}
+
+/// The producers are the collection's own records and those handed on to it: a window
+/// whose waits' record was made in an earlier window that handed nothing on (a capture of
+/// the profiler service, an attach session) leaves them unresolved, with the raw event
+/// handle, and draws no arrow.
+#[test]
+fn a_record_drained_with_an_earlier_window_resolves_no_wait() {
+    let mut c = two_streams_collected(false);
+    c.syncs.retain(|s| s.kind != SyncKind::EventRecord);
+    let t = crate::model::join::join(c);
+    assert_eq!(
+        (t.counters.waits_resolved, t.counters.waits_unresolved),
+        (0, 2)
+    );
+    assert!(t.dependency_flows.is_empty());
+    let waits: Vec<(u64, u64, bool)> = t
+        .sync_calls
+        .iter()
+        .map(|s| (s.correlation_id, s.event, s.resolved.is_some()))
+        .collect();
+    assert_eq!(waits, [(5, 0xe, false), (7, 0xe, false)]);
+}
+
+/// `two_streams_collected` cut into two windows after call `cut`: the first holds the calls
+/// up to it, the second the rest, with the first's latest event records handed on.
+fn windows_cut_after(
+    cut: u64,
+) -> (
+    crate::model::events::Collected,
+    crate::model::events::Collected,
+) {
+    let mut first = two_streams_collected(false);
+    let mut next = two_streams_collected(false);
+    first.api.retain(|a| a.correlation_id <= cut);
+    first.syncs.retain(|s| s.correlation_id <= cut);
+    next.api.retain(|a| a.correlation_id > cut);
+    next.syncs.retain(|s| s.correlation_id > cut);
+    next.calls.retain(|f| f.correlation_id > cut);
+    let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
+    next.carried.producers = crate::model::carry::latest_producers(&first, None);
+    (first, next)
+}
+
+/// A capture window cut after the record (corr 4) and before its waits (5, 7) hands the
+/// event's latest record on (`model::carry::latest_producers`): the next window's waits
+/// resolve to it, as in the whole run, and draw no arrow (the record's anchor is in the
+/// earlier window's file).
+#[test]
+fn a_record_handed_on_by_an_earlier_window_resolves_its_waits() {
+    let whole = crate::model::join::join(two_streams_collected(false));
+    let cut = 4;
+    let (_, next) = windows_cut_after(cut);
+    assert_eq!(next.carried.producers.len(), 1);
+    let t = crate::model::join::join(next);
+    assert_eq!(
+        (t.counters.waits_resolved, t.counters.waits_unresolved),
+        (2, 0)
+    );
+    let records = |t: &crate::model::Trace| -> Vec<(u64, Option<u64>)> {
+        t.sync_calls
+            .iter()
+            .filter(|s| s.correlation_id > cut)
+            .map(|s| {
+                let record = s.resolved.map(|r| r.record_correlation_id.get());
+                (s.correlation_id, record)
+            })
+            .collect()
+    };
+    assert_eq!(records(&t), [(5, Some(4)), (7, Some(4))]);
+    assert_eq!(records(&t), records(&whole));
+    assert!(t.dependency_flows.is_empty());
+    // Counted, and said in the profile's warnings.
+    assert_eq!(t.counters.waits_without_arrow, 2);
+    assert_eq!(whole.counters.waits_without_arrow, 0);
+}
+
+/// Windows to be merged into one profile on one clock (`WINDOW_MERGE`): the window that
+/// made the record finds where its arrows start (`Carried::anchors_wanted`,
+/// `Trace::record_anchors`), and the next window's waits on it draw the arrows the whole
+/// run draws, from there. The writer puts the record's anchor on its line even where the
+/// next window has nothing else on that line. Windows written apart draw no such arrow.
+#[test]
+fn merged_windows_draw_the_arrow_from_a_record_of_an_earlier_window() {
+    let whole = crate::model::join::join(two_streams_collected(false));
+    let cut = 4;
+    let (mut first, mut next) = windows_cut_after(cut);
+    first.carried.anchors_wanted = vec![cut];
+    let first = crate::model::join::join(first);
+    assert_eq!(first.record_anchors.len(), 1);
+    next.carried.anchors = first.record_anchors.clone();
+    let t = crate::model::join::join(next);
+    let flows = |t: &crate::model::Trace| -> Vec<(u64, u64, Anchor, Anchor)> {
+        t.dependency_flows
+            .iter()
+            .map(|f| (f.wait_correlation_id, f.record_correlation_id, f.from, f.to))
+            .collect()
+    };
+    assert_eq!(flows(&t), flows(&whole));
+    assert_eq!(flows(&t).len(), 2);
+    assert_eq!(t.counters.waits_without_arrow, 0);
+    // Both ends of both arrows are written, the record's on its line though the window
+    // has no other event there.
+    let space = crate::xplane::build_xspace(&t);
+    let anchors = |name: &str| {
+        space
+            .planes
+            .iter()
+            .flat_map(|p| {
+                p.lines.iter().flat_map(move |l| {
+                    l.events.iter().filter(move |e| {
+                        p.event_metadata
+                            .get(&e.metadata_id)
+                            .is_some_and(|m| m.name == name)
+                    })
+                })
+            })
+            .count()
+    };
+    use crate::xplane::deps::{RECORD_ANCHOR, WAIT_ANCHOR};
+    assert_eq!((anchors(RECORD_ANCHOR), anchors(WAIT_ANCHOR)), (2, 2));
+}
+
+/// Windows merged on one clock, cut after the wait (corr 5) whose stream's next work
+/// (the kernel, 6) is launched after the cut or returns after it, and after the record
+/// (4) whose call returned after the cut: the two windows draw the arrows the run written
+/// whole draws, anchor for anchor. The wait is held for the work after it
+/// (`Windows::Merged`), also when that work came but is held itself, where windows
+/// written apart end its arrow at its call; the record, handed on with its call, starts
+/// its arrows where the first window found the kernel before it, where the next window
+/// alone could only start them at its call.
+#[test]
+fn merged_windows_draw_the_arrows_a_cut_between_a_wait_and_its_work_separates() {
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    let whole = crate::model::join::join(two_streams_collected(false));
+    let flows = |t: &[&crate::model::Trace]| -> Vec<(u64, u64, Anchor, Anchor)> {
+        let mut v: Vec<_> = t
+            .iter()
+            .flat_map(|t| &t.dependency_flows)
+            .map(|f| (f.wait_correlation_id, f.record_correlation_id, f.from, f.to))
+            .collect();
+        v.sort_unstable_by_key(|f| f.0);
+        v
+    };
+    assert_eq!(flows(&[&whole]).len(), 2);
+    // `kernel_first`: the launch after the wait (6) returns after the cut, its kernel
+    // before it (the launch is held with its kernel).
+    let two_windows = |windows: Windows, kernel_first: bool| {
+        let cut = 5;
+        let (mut first, mut next) = windows_cut_after(cut);
+        next.carried.producers.clear();
+        if kernel_first {
+            next.calls.clear();
+            let _ = next.kernels.split_where(|_| true);
+        } else {
+            first.calls.retain(|f| f.correlation_id <= cut);
+            let _ = first.kernels.split_where(|k| k.correlation_id > cut);
+        }
+        // The record's call returns after the cut.
+        let record = first.api.iter().position(|a| a.correlation_id == 4);
+        next.api.push(first.api.remove(record.unwrap()));
+        let (mut held, _) = hand_off(&mut first, &HandedOn::default(), windows).unwrap();
+        let first = crate::model::join::join(first);
+        held.carried.anchors = first.record_anchors.clone();
+        held.absorb(next);
+        (first, crate::model::join::join(held))
+    };
+    for kernel_first in [false, true] {
+        let (first, next) = two_windows(Windows::Merged, kernel_first);
+        assert!(first.dependency_flows.is_empty(), "{kernel_first}");
+        assert_eq!(flows(&[&first, &next]), flows(&[&whole]), "{kernel_first}");
+        assert_eq!(next.counters.waits_without_arrow, 0);
+    }
+    // Written apart, the wait's arrow ends at its call, and the event sync's starts at
+    // the record's call.
+    let (first, next) = two_windows(Windows::Apart, false);
+    let at_call = |a: Anchor| matches!(a.place, AnchorPlace::Host { .. });
+    let apart = flows(&[&first, &next]);
+    assert_eq!(apart.len(), 2, "{apart:?}");
+    assert!(at_call(apart[0].3) && at_call(apart[1].2), "{apart:?}");
+    assert!(flows(&[&whole]).iter().all(|f| !at_call(f.2)));
+}
+
+/// A stream's work comes in order, and so must a window's share of it: with the kernel
+/// before an event record not delivered at the cut, the record is held with it, and so
+/// are the wait and the event sync on that record, the launch after the wait on its
+/// stream, and a device sync after them. The next window draws the arrows the whole run
+/// draws: a record left in the first window would start its arrow at the end of the last
+/// work there on its stream, maybe a step or more before the record.
+#[test]
+fn what_follows_a_held_call_on_its_stream_is_held_with_it() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+    let with_device_sync = |mut c: crate::model::events::Collected| {
+        c.op_names.insert(
+            (ApiDomain::Hip, 5),
+            std::sync::Arc::from("hipDeviceSynchronize"),
+        );
+        c.api.push(ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: 5,
+            correlation_id: 8,
+            external_id: 0,
+            start_ns: 150,
+            end_ns: 500,
+            thread_id: 7,
+        });
+        c.syncs.push(SyncFact {
+            correlation_id: 8,
+            kind: SyncKind::DeviceSynchronize,
+            event: 0,
+            stream: 0,
+            device: -1,
+            stream_seq: 0,
+        });
+        c
+    };
+    let whole = crate::model::join::join(with_device_sync(two_streams_collected(false)));
+    let mut first = with_device_sync(two_streams_collected(false));
+    let late = first.kernels.split_where(|k| k.correlation_id == 3);
+    let (mut held, _) = split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+    let mut ids: Vec<u64> = held.api.iter().map(|a| a.correlation_id).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [3, 4, 5, 6, 7, 8]);
+    let t = crate::model::join::join(first);
+    assert!(t.sync_calls.is_empty() && t.dependency_flows.is_empty());
+    let mut next = two_streams_collected(false);
+    next.api.clear();
+    next.calls.clear();
+    next.syncs.clear();
+    next.kernels = late;
+    held.absorb(next);
+    let t = crate::model::join::join(held);
+    let arrows = |t: &crate::model::Trace| -> Vec<(u64, u64, u64, u64)> {
+        let mut v: Vec<_> = t
+            .dependency_flows
+            .iter()
+            .map(|f| {
+                (
+                    f.wait_correlation_id,
+                    f.record_correlation_id,
+                    f.from.time_ns,
+                    f.to.time_ns,
+                )
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert!(!arrows(&whole).is_empty());
+    assert_eq!(arrows(&t), arrows(&whole));
+}
+
+/// A `hipEventRecord` that returns after a window's cut is handed on with its call, but a
+/// wait of that window that waited for it still resolves to it there, and draws its
+/// arrow: the record stays in the window as a producer only.
+#[test]
+fn a_record_handed_on_with_its_call_still_resolves_the_waits_before_the_cut() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    let mut c = two_streams_collected(false);
+    c.api.retain(|a| a.correlation_id != 4);
+    let (held, _) = split_incomplete(&mut c, &HandedOn::default(), Windows::Apart).unwrap();
+    assert_eq!(held.syncs.len(), 1);
+    assert!(c.syncs.iter().all(|s| s.correlation_id != 4));
+    let t = crate::model::join::join(c);
+    assert_eq!(
+        (t.counters.waits_resolved, t.counters.waits_unresolved),
+        (2, 0)
+    );
+    assert!(t
+        .sync_calls
+        .iter()
+        .all(|s| s.correlation_id == 4 || s.resolved.is_some()));
+    // The same arrows as the whole run's.
+    let arrows = |t: &crate::model::Trace| -> Vec<(u64, u64, u64)> {
+        t.dependency_flows
+            .iter()
+            .map(|f| {
+                (
+                    f.wait_correlation_id,
+                    f.record_correlation_id,
+                    f.from.time_ns,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(arrows(&t), arrows(&two_streams(false)));
+    assert!(!t.dependency_flows.is_empty());
+}
+
+/// A wait handed on to the next window resolves there to the record before it, though a
+/// later record of the same event came before the cut: every record from the first wait
+/// handed on goes along (`model::carry::hand_off`), not only each event's latest.
+#[test]
+fn a_wait_handed_on_resolves_to_the_record_before_it() {
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
+    let mut first = two_streams_collected(false);
+    // The event is recorded again (corr 8) after the wait (5), whose call returns after
+    // the cut: its record is not here yet.
+    first.syncs.push(SyncFact {
+        correlation_id: 8,
+        ..first.syncs[0]
+    });
+    let wait = first
+        .api
+        .iter()
+        .position(|a| a.correlation_id == 5)
+        .unwrap();
+    let record = first.api.remove(wait);
+    first.api.push(ApiRecord {
+        correlation_id: 8,
+        start_ns: 150,
+        end_ns: 155,
+        ..first.api[1]
+    });
+    let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+    let mut ids: Vec<u64> = held
+        .carried
+        .producers
+        .iter()
+        .map(|s| s.correlation_id)
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, [4, 8]);
+    let mut next = two_streams_collected(false);
+    next.api = vec![record];
+    assert_eq!(next.api[0].domain, ApiDomain::Hip);
+    next.syncs.clear();
+    next.calls.clear();
+    let _ = next.kernels.split_where(|_| true);
+    held.absorb(next);
+    let t = crate::model::join::join(held);
+    let resolved: Vec<(u64, Option<u64>)> = t
+        .sync_calls
+        .iter()
+        .map(|s| {
+            (
+                s.correlation_id,
+                s.resolved.map(|r| r.record_correlation_id.get()),
+            )
+        })
+        .collect();
+    assert_eq!(resolved, [(5, Some(4))]);
+}
+
+#[test]
+fn arrows_join_the_producer_activity_to_the_consumer_activity() {
+    let t = two_streams(false);
+    let (a, b) = (t.devices[0].lines[0].id, t.devices[0].lines[1].id);
+    assert_eq!((a, b), (0, 1), "streams A and B, by creation");
+    let f: Vec<(u64, Anchor, Anchor)> = t
+        .dependency_flows
+        .iter()
+        .map(|f| (f.wait_correlation_id, f.from, f.to))
+        .collect();
+    let dev = |line, time_ns| Anchor {
+        place: AnchorPlace::Device { ordinal: 0, line },
+        time_ns,
+    };
+    let host = |time_ns| Anchor {
+        place: AnchorPlace::Host { tid: 7 },
+        time_ns,
+    };
+    assert_eq!(
+        f,
+        vec![
+            // The wait: end of the kernel before the record → start of the kernel after it.
+            (5, dev(a, 300), dev(b, 400)),
+            // The event sync: same producer → the end of the sync call on the host.
+            (7, dev(a, 300), host(145)),
+        ]
+    );
+    let wait = t.sync_calls.iter().find(|s| s.correlation_id == 5).unwrap();
+    assert_eq!(wait.stream, Some(1));
+    assert_eq!(
+        wait.resolved,
+        Some(ResolvedWait {
+            record_correlation_id: std::num::NonZeroU64::new(4).unwrap(),
+            stream: Some(0),
+            device: Some(0)
+        })
+    );
+    assert_eq!(
+        (t.counters.waits_resolved, t.counters.waits_unresolved),
+        (2, 0)
+    );
+}
+
+#[test]
+fn hip_event_barriers_give_the_anchor_times() {
+    let t = two_streams(true);
+    let f = &t.dependency_flows[0];
+    assert_eq!(f.wait_correlation_id, 5);
+    // Record barrier completes at 310, the wait barrier releases stream B at 320.
+    assert_eq!((f.from.time_ns, f.to.time_ns), (310, 320));
+    assert_eq!(
+        f.from.place,
+        AnchorPlace::Device {
+            ordinal: 0,
+            line: 0
+        }
+    );
+    assert_eq!(
+        f.to.place,
+        AnchorPlace::Device {
+            ordinal: 0,
+            line: 1
+        }
+    );
+}

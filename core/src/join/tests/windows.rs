@@ -1,0 +1,429 @@
+//! Capture windows: what one window hands on (`model::carry`) and the next one joins.
+
+use super::*;
+use crate::join::join;
+use crate::model::trace::HostEventKind;
+
+/// A queue of its own for kernel 5: placed by its queue, not its call's stream, it would
+/// have a line of its own.
+const OTHER_QUEUE: u64 = 0xbeef_0000;
+
+/// Launches 5 and 6 on a created stream inside `step` > `fwd`, after launch 4 on the null
+/// stream: the whole run's pieces, as one collection. Kernel 5 and kernel 6's call are
+/// left out when `cut` (a window's cut fell before them).
+fn launches_under_ranges(cut: bool) -> Collected {
+    use crate::model::events::CallFact;
+    let mut c = base();
+    // As the decode counts them.
+    c.counters.api_records = if cut { 2 } else { 3 };
+    c.counters.kernel_records = 2;
+    c.markers.push(range_span("step", 2, 9, 0));
+    c.markers.push(range_span("fwd", 3, 8, 2));
+    for (corr, stream) in [(4, 0), (5, 0xa), (6, 0xa)] {
+        c.scopes.push((corr, 3));
+        c.calls.push(CallFact {
+            correlation_id: corr,
+            stream,
+            device: 0,
+            stream_seq: 0,
+        });
+    }
+    c.api.push(api(LAUNCH, 4, 4, 8, 7));
+    c.kernels.push(kernel(4, 9, 12, 1, 0, q()));
+    c.api.push(api(LAUNCH, 5, 10, 20, 7));
+    c.kernels.push(kernel(6, 25, 28, 1, 2, q()));
+    if !cut {
+        c.api.push(api(LAUNCH, 6, 21, 24, 7));
+        c.kernels.push(kernel(5, 30, 40, 1, 1, OTHER_QUEUE));
+    }
+    c
+}
+
+/// A capture window cut between a launch and its kernel, and between a kernel and its
+/// call's record, hands both on (`model::carry`): the next window joins each whole, on
+/// the stream line and with the roctx labels the whole run gives it, and neither window
+/// counts a launch without activity or an activity without a call. The next window alone
+/// (no carry) would show its kernel without a call and without labels.
+#[test]
+fn a_window_hands_on_the_calls_it_cannot_join_yet() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    let whole = join(launches_under_ranges(false));
+    let mut first = launches_under_ranges(true);
+    let (held, handed) =
+        split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+    assert_eq!(handed.get(&5), Some(&1));
+    assert_eq!(handed.get(&6), Some(&1));
+    assert_eq!(handed.len(), 2);
+    let ids = |a: &[ApiRecord]| a.iter().map(|a| a.correlation_id).collect::<Vec<_>>();
+    assert_eq!(ids(&held.api), [5]);
+    assert_eq!(ids(&first.api), [4]);
+    assert_eq!(first.kernels.len(), 1);
+    assert_eq!(held.kernels.len(), 1);
+    let mut scopes = held.scopes.clone();
+    scopes.sort_unstable();
+    assert_eq!(scopes, [(5, 3), (6, 3)]);
+    assert_eq!(held.calls.len(), 2);
+    // The spans naming scope 3, for labels only: shown in the first window.
+    let mut context: Vec<&str> = held
+        .carried
+        .scope_context
+        .iter()
+        .map(|m| &*m.label)
+        .collect();
+    context.sort_unstable();
+    assert_eq!(context, ["fwd", "step"]);
+    assert_eq!(first.markers.len(), 2);
+    // The counts go with the records.
+    assert_eq!(
+        (held.counters.api_records, held.counters.kernel_records),
+        (1, 1)
+    );
+    assert_eq!(
+        (first.counters.api_records, first.counters.kernel_records),
+        (1, 1)
+    );
+    let first = join(first);
+    assert_eq!(first.counters.launches_without_activity, 0);
+    assert_eq!(first.counters.activities_without_api, 0);
+
+    // The next window: kernel 5 completes, call 6 returns.
+    let mut next = base();
+    next.kernels.push(kernel(5, 30, 40, 1, 1, OTHER_QUEUE));
+    next.api.push(api(LAUNCH, 6, 21, 24, 7));
+    let alone = join(next.clone());
+    assert_eq!(
+        kernel_place(&alone, 5).2,
+        None,
+        "without the carry: no labels"
+    );
+    assert_eq!(alone.counters.activities_without_api, 1);
+
+    let mut carried = held;
+    carried.absorb(next);
+    let t = join(carried);
+    // The same device and labels as in the whole run, and the same stream as kernel 6
+    // (a window numbers its streams from those it holds).
+    let (five, six) = (kernel_place(&t, 5), kernel_place(&t, 6));
+    assert_eq!(five.1, six.1, "one stream");
+    for (corr, (device, _, labels)) in [(5, five), (6, six)] {
+        let (whole_device, _, whole_labels) = kernel_place(&whole, corr);
+        assert_eq!(
+            (device, labels),
+            (whole_device, whole_labels),
+            "kernel {corr}"
+        );
+        assert!(
+            t.host_threads[0]
+                .events
+                .iter()
+                .any(|e| e.correlation_id == corr && e.kind == HostEventKind::HipApi),
+            "call {corr}"
+        );
+    }
+    assert!(kernel_place(&t, 5).2.is_some());
+    assert_eq!(t.counters.launches_without_activity, 0);
+    assert_eq!(t.counters.activities_without_api, 0);
+    // The context spans are not shown again.
+    let ranges = t.host_threads[0]
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, HostEventKind::MarkerRange(_)))
+        .count();
+    assert_eq!(ranges, 0);
+}
+
+/// An incomplete call is handed on while it stays incomplete, at most `MAX_HANDED_ON`
+/// windows in a row; then it is written as it is. A complete one is never handed on.
+#[test]
+fn an_incomplete_call_is_handed_on_a_bounded_number_of_times() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
+    let mut c = base();
+    c.api.push(api(LAUNCH, 5, 10, 20, 7));
+    let mut handed = HandedOn::default();
+    for n in 1..=MAX_HANDED_ON {
+        let (held, next) = split_incomplete(&mut c, &handed, Windows::Apart).unwrap();
+        assert_eq!(next.get(&5), Some(&n));
+        assert!(c.api.is_empty());
+        c = base();
+        c.absorb(held);
+        handed = next;
+    }
+    assert!(split_incomplete(&mut c, &handed, Windows::Apart).is_none());
+    assert_eq!(c.api.len(), 1);
+    assert_eq!(join(c).counters.launches_without_activity, 1);
+
+    let mut complete = base();
+    complete.api.push(api(LAUNCH, 5, 10, 20, 7));
+    complete.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+    complete.api.push(api(SYNC, 7, 50, 60, 7));
+    assert!(split_incomplete(&mut complete, &HandedOn::default(), Windows::Apart).is_none());
+}
+
+/// A graph launch (`GRAPH`, 10) on stream 0xa with two of its dispatches delivered, a
+/// third `late` one, and a launch after it on the same stream (11) whose kernel is
+/// delivered if `moved_on`.
+fn graph_on_a_stream(late: bool, moved_on: bool) -> Collected {
+    use crate::model::events::CallFact;
+    let mut c = base();
+    c.markers.push(range_span("step", 2, 9, 0));
+    c.markers.push(range_span("fwd", 3, 8, 2));
+    c.scopes.push((10, 3));
+    for corr in [10, 11] {
+        c.calls.push(CallFact {
+            correlation_id: corr,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 0,
+        });
+    }
+    c.api.push(api(GRAPH, 10, 100, 200, 7));
+    c.api.push(api(LAUNCH, 11, 210, 220, 7));
+    for d in 0..2 {
+        c.kernels
+            .push(kernel(10, 300 + 10 * d, 305 + 10 * d, 1, d, q()));
+    }
+    if late {
+        c.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+    }
+    if moved_on {
+        c.kernels.push(kernel(11, 410, 420, 1, 3, q()));
+    }
+    c
+}
+
+/// A graph launch whose stream has not moved on at the cut (no later work on it has
+/// come) may have dispatches still to come: it is handed on whole, with the launch after
+/// it on its stream, and the next window joins its late dispatch with it, rather than the
+/// launch written with two of its three dispatches and the third in the next window without
+/// its call.
+#[test]
+fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    let whole = join(graph_on_a_stream(true, true));
+    let mut first = graph_on_a_stream(false, false);
+    let (mut held, handed) =
+        split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+    assert_eq!((handed.get(&10), handed.get(&11)), (Some(&1), Some(&1)));
+    assert_eq!((held.api.len(), held.kernels.len()), (2, 2));
+    assert!(first.api.is_empty() && first.kernels.is_empty());
+    let mut next = base();
+    next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+    next.kernels.push(kernel(11, 410, 420, 1, 3, q()));
+    held.absorb(next);
+    let t = join(held);
+    assert_eq!(t.counters.activities_without_api, 0);
+    assert_eq!(t.counters.launches_without_activity, 0);
+    // Each dispatch's id, start and roctx labels.
+    type Dispatch = (u64, u64, Option<Vec<Arc<str>>>);
+    let dispatches = |t: &Trace| {
+        let mut v: Vec<Dispatch> = t
+            .devices
+            .iter()
+            .flat_map(|d| d.lines.iter().flat_map(|l| l.events.iter()))
+            .map(|e| {
+                let labels = t.annotation(e.annotation).map(|a| a.stack.to_vec());
+                (e.correlation_id, e.start_ns, labels)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(dispatches(&t), dispatches(&whole));
+}
+
+/// A graph launch whose dispatches a cut splits though its stream has moved on (a later
+/// launch's kernel was delivered before its last dispatch): the call and its first
+/// dispatches are written in the first window, and its scope and launch facts go along to
+/// the next as context. The late dispatch there has the labels and device the whole run
+/// gives it; windows written apart count it as an activity without a call (its call is in
+/// the earlier file), windows merged into one profile as launched (its call is in that
+/// profile, `Trace::launched_earlier`, so that the merged profile warns of no activity
+/// without a call that the run written whole does not have).
+/// The context is not handed on again.
+#[test]
+fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
+    let graph = |late: bool| graph_on_a_stream(late, true);
+    let whole = join(graph(true));
+    for windows in [Windows::Apart, Windows::Merged] {
+        let mut first = graph(false);
+        let (held, handed) = split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+        assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
+        assert!(held.api.is_empty() && held.kernels.is_empty());
+        assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
+        assert_eq!(
+            (first.scopes.len(), first.calls.len()),
+            (1, 2),
+            "copied, not moved"
+        );
+
+        let mut next = base();
+        next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        let mut carried = held;
+        carried.absorb(next);
+        // Marked as handed on the most times: the context is never handed on again.
+        assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
+        let t = join(carried);
+        let (device, _, labels) = kernel_place(&t, 10);
+        let whole_late = whole
+            .devices
+            .iter()
+            .flat_map(|d| d.lines.iter().map(move |l| (d, l)))
+            .flat_map(|(d, l)| l.events.iter().map(move |e| (d, e)))
+            .find(|(_, e)| e.correlation_id == 10 && e.start_ns == 400)
+            .map(|(d, e)| (d.ordinal, whole.annotation(e.annotation).cloned()))
+            .unwrap();
+        assert_eq!((device, labels), whole_late);
+        assert!(whole_late.1.is_some());
+        let (without_call, earlier) = match windows {
+            Windows::Apart => (1, vec![]),
+            Windows::Merged => (0, vec![10]),
+        };
+        assert_eq!(
+            t.counters.activities_without_api, without_call,
+            "{windows:?}"
+        );
+        assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+    }
+}
+
+/// A roctx range shown in one window whose push and pop records are delivered after the
+/// cut: the next window drops those records (they stand for the span already shown)
+/// instead of showing each as a call of its own, and awaits them no further once they
+/// came.
+#[test]
+fn roctx_records_that_come_after_their_span_s_window_are_not_shown_again() {
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    let mut first = base_with_roctx_names();
+    first.markers.push(train_step());
+    // Another roctx call's record came: roctx records are traced.
+    first.api.push(roctx(5, 22, 600, 601));
+    let (mut carried, handed) = hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+    assert_eq!(carried.carried.spans_shown, [20, 21]);
+    let t = join(first);
+    let names = |t: &Trace| -> Vec<String> {
+        t.host_threads
+            .iter()
+            .flat_map(|th| th.events.iter())
+            .map(|e| t.name(e).to_string())
+            .collect()
+    };
+    assert_eq!(names(&t), ["train_step", "roctxGetThreadId"]);
+
+    let mut next = base_with_roctx_names();
+    let mut dropped = 0;
+    for r in [roctx(1, 20, 100, 110), roctx(2, 21, 500, 510)] {
+        next.marker_records.push_or_count(r, &mut dropped);
+    }
+    next.api.push(api(LAUNCH, 40, 700, 710, 7));
+    next.kernels.push(kernel(40, 720, 730, 1, 1, q()));
+    carried.absorb(next);
+    let mut again = carried.clone();
+    assert!(
+        hand_off(&mut again, &handed, Windows::Apart).is_none(),
+        "nothing is awaited once the records came"
+    );
+    assert_eq!(names(&join(carried)), ["hipLaunchKernel"]);
+}
+
+/// The roctx text of a call handed on reaches its kernel in the next window whatever it
+/// is: empty, non-ASCII, 10 KB. The window's planes encode and decode with it, and the
+/// two windows merged show it, written each on its own names and clock or on one run's
+/// (as `WINDOW_MERGE` writes them, every event then copied as it was written).
+#[test]
+fn hostile_labels_go_along_with_the_calls_handed_on() {
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    use prost::Message;
+    for label in [
+        String::new(),
+        "步骤 ünï ✓ \u{202e}".into(),
+        "x".repeat(10 * 1024),
+    ] {
+        let mut first = base();
+        first.markers.push(range_span(&label, 2, 9, 0));
+        first.scopes.push((5, 2));
+        first.api.push(api(LAUNCH, 5, 10, 20, 7));
+        let (mut carried, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+        assert_eq!(carried.carried.scope_context.len(), 1);
+        let mut next = base();
+        next.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        carried.absorb(next);
+        let t = join(carried);
+        let labels = kernel_place(&t, 5).2.map(|a| a.stack.to_vec());
+        assert_eq!(labels, Some(vec![Arc::<str>::from(label.as_str())]));
+        let bytes = crate::xplane::build_xspace(&t).encode_to_vec();
+        assert!(crate::xplane::proto::XSpace::decode(bytes.as_slice()).is_ok());
+
+        // The two windows written and merged into one profile (`xplane::merge`), each on
+        // its own names and clock, and on one run's (`xplane::RunIds`, as `WINDOW_MERGE`
+        // writes them and merges them at exit): the text reaches the kernel there too,
+        // the range shows once, and no line holds partially overlapping events.
+        let dir = tempfile::tempdir().unwrap();
+        let layout = |run: &str| crate::xplane::OutputLayout {
+            log_dir: dir.path().into(),
+            run_name: run.into(),
+            host: "h.1".into(),
+        };
+        let first = join(first);
+        for shared in [false, true] {
+            let run = crate::xplane::RunIds::new();
+            let run = shared.then_some(&run);
+            let run_dir = |n: &str| format!("{n}{}", u8::from(shared));
+            let files = [
+                crate::xplane::write_window(&first, &layout(&run_dir("w1")), 1, run).unwrap(),
+                crate::xplane::write_window(&t, &layout(&run_dir("w2")), 1, run).unwrap(),
+            ];
+            let merge = if shared {
+                crate::xplane::merge::merge_own_files
+            } else {
+                crate::xplane::merge::merge_files
+            };
+            let (path, m) = merge(&files, &layout(&run_dir("one"))).unwrap();
+            if shared {
+                assert_eq!(m.copied, m.events, "every event copied as it was written");
+            }
+            let space = crate::xplane::read_xspace(&path).unwrap();
+            let mut ranges = 0;
+            let mut labelled_kernel = false;
+            for p in &space.planes {
+                let stat_names = |e: &crate::xplane::proto::XEvent| -> Vec<String> {
+                    e.stats
+                        .iter()
+                        .filter_map(|st| match &st.value {
+                            Some(crate::xplane::proto::x_stat::Value::StrValue(v)) => {
+                                Some(v.clone())
+                            }
+                            Some(crate::xplane::proto::x_stat::Value::RefValue(r)) => {
+                                p.stat_metadata.get(&(*r as i64)).map(|m| m.name.clone())
+                            }
+                            _ => None,
+                        })
+                        .collect()
+                };
+                for l in &p.lines {
+                    // Sorted by start, each event ends before the next starts or after the
+                    // next ends (nested): no partial overlap.
+                    let mut open: Vec<i64> = Vec::new();
+                    for e in &l.events {
+                        let Some(crate::xplane::proto::x_event::Data::OffsetPs(at)) = e.data else {
+                            continue;
+                        };
+                        open.retain(|&end| end > at);
+                        if let Some(&end) = open.last() {
+                            assert!(at + e.duration_ps <= end, "{}: partial overlap", l.name);
+                        }
+                        open.push(at + e.duration_ps);
+                        let name = p.event_metadata.get(&e.metadata_id).map_or("", |m| &m.name);
+                        ranges += usize::from(name == label && !label.is_empty());
+                        labelled_kernel |= p.name.starts_with("/device:GPU:")
+                            && (label.is_empty() || stat_names(e).contains(&label));
+                    }
+                }
+            }
+            assert!(labelled_kernel, "the kernel's labels in the merged profile");
+            if !label.is_empty() {
+                assert_eq!(ranges, 1, "the range, once");
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! Everything collected in one process (or one capture window of it), ready for the join:
+//! this window's records and facts, and apart from them what the run's other windows hand to
+//! it or ask of it (`Carried`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::memory::LiveMemory;
+use super::trace::Anchor;
+use crate::facts::{
+    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, Counters, HipEventOp,
+    HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation, SyncFact,
+};
+use crate::store::PackedVec;
+
+/// Everything collected in one process, ready for `join`.
+#[derive(Debug, Clone, Default)]
+pub struct Collected {
+    pub hostname: String,
+    pub pid: u32,
+    pub sdk_version: String,
+    pub start_boottime_ns: u64,
+    pub stop_boottime_ns: u64,
+    pub start_walltime_ns: u64,
+    pub stop_walltime_ns: u64,
+    pub agents: Vec<AgentInfo>,
+    pub api: Vec<ApiRecord>,
+    /// roctx API records as the stores packed them (the tool's own collection; a collection
+    /// made otherwise may hold its roctx records in `api`). Most stand for a span of `markers`
+    /// and only give it its times: the join reads them here, packed, and moves only the others
+    /// into `api`.
+    pub marker_records: PackedVec<ApiRecord>,
+    pub kernels: PackedVec<KernelRecord>,
+    pub copies: Vec<CopyRecord>,
+    pub markers: Vec<MarkerSpan>,
+    /// The innermost roctx scope open at each API entry, keyed by internal correlation id
+    /// (the stack is that scope's chain of parents in `markers`).
+    pub scopes: Vec<(u64, i64)>,
+    /// Device and stream of launch/copy calls, keyed by internal correlation id.
+    pub calls: Vec<CallFact>,
+    /// Arguments of synchronization calls, keyed by internal correlation id.
+    pub syncs: Vec<SyncFact>,
+    /// Streams created in this capture window.
+    pub stream_creations: Vec<StreamCreation>,
+    /// Allocations, frees, registrations of memory (the memory timeline, the copies' kinds).
+    pub memory: Vec<MemFact>,
+    /// The pointers each copy call named.
+    pub copy_ptrs: Vec<CopyPtrs>,
+    /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
+    pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
+    pub symbols: HashMap<u64, KernelSymbol>,
+    /// `(domain, operation) → name` from the runtime's name queries.
+    pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,
+    /// Thread names known to the tool (tid → name).
+    pub thread_names: HashMap<u64, String>,
+    /// Counts gathered while collecting (decode skips, runtime drops).
+    pub counters: Counters,
+    pub warnings: Vec<String>,
+    /// What the run's other capture windows hand to this one or ask of it: none of it is a
+    /// record of this window.
+    pub carried: Carried,
+}
+
+/// What crosses from one capture window of a run to another (`model::carry`): facts an
+/// earlier window hands on for this one's join to read beside its own records, and what the
+/// next window asks this one's join to find. Empty for a run written whole.
+#[derive(Debug, Clone, Default)]
+pub struct Carried {
+    /// Spans that only name the scopes of calls handed on to this window: read for their
+    /// labels and the scope tree, never shown (they were shown in their own window).
+    pub scope_context: Vec<MarkerSpan>,
+    /// `hipEventRecord`s that are not calls of this collection, for the producer index only:
+    /// the latest of each event handle from earlier capture windows (a wait resolving to one
+    /// draws no arrow unless `anchors` says where it starts), and the records this window
+    /// hands on with their calls (a wait of this window may have waited for one).
+    pub producers: Vec<SyncFact>,
+    /// Where the arrows from `producers` start, by the record's correlation id, found in the
+    /// windows where those records were made: given only when the run's windows are merged
+    /// into one profile (`WINDOW_MERGE`, one clock), where an arrow may start before its
+    /// window does.
+    pub anchors: Vec<(u64, Anchor)>,
+    /// The records (`hipEventRecord` correlation ids) whose arrows' starts the next window
+    /// needs (those handed on to it), when the run's windows are merged: this window's join
+    /// finds them (`Trace::record_anchors`).
+    pub anchors_wanted: Vec<u64>,
+    /// Correlation ids of roctx calls whose spans an earlier capture window showed before
+    /// their buffered records came: those records stand for a span already shown, so they
+    /// are dropped, not shown as calls of their own.
+    pub spans_shown: Vec<u64>,
+    /// Graph launches an earlier window wrote whose dispatches may still come (their launch
+    /// facts were handed on, copied), sorted; given only when the run's windows are merged
+    /// into one profile, where those calls are: a late dispatch is then labelled as launched
+    /// (`correlation_id`), as the run written whole labels it, not as an activity without a
+    /// call.
+    pub launched: Vec<u64>,
+    /// What the run's earlier capture windows left allocated: this window's memory timeline
+    /// and copies' kinds go on from it.
+    pub memory: LiveMemory,
+}
+
+impl Carried {
+    /// Adds what was carried into `later`, the next cut of the same window.
+    fn absorb(&mut self, later: Carried) {
+        let Carried {
+            scope_context,
+            producers,
+            anchors,
+            anchors_wanted,
+            spans_shown,
+            launched,
+            memory,
+        } = later;
+        self.scope_context.extend(scope_context);
+        self.producers.extend(producers);
+        self.anchors.extend(anchors);
+        self.anchors_wanted.extend(anchors_wanted);
+        self.spans_shown.extend(spans_shown);
+        self.launched.extend(launched);
+        // What the earlier windows left: the carry holds it, the cut after it has none.
+        if self.memory.is_empty() {
+            self.memory = memory;
+        }
+    }
+}
+
+impl Collected {
+    /// Whether any runtime record (API call, kernel, copy) was collected: roctx spans alone,
+    /// which the callbacks keep to follow the stacks, are not records.
+    pub fn has_records(&self) -> bool {
+        !(self.api.is_empty()
+            && self.marker_records.is_empty()
+            && self.kernels.is_empty()
+            && self.copies.is_empty())
+    }
+
+    /// Keeps a kernel record; one refused by its store (past 2^32 − 1 distinct launch shapes,
+    /// never within the memory ceiling) is counted as the ceiling's drops are.
+    pub fn push_kernel(&mut self, k: KernelRecord) {
+        self.kernels
+            .push_or_count(k, &mut self.counters.memory_limit_dropped);
+    }
+
+    /// Records held (runtime records and roctx spans), for the flight recorder's accounting.
+    pub fn record_count(&self) -> u64 {
+        (self.api_record_count() + self.kernels.len() + self.copies.len() + self.markers.len())
+            as u64
+    }
+
+    /// HIP and roctx API records held (the roctx ones may still be packed apart).
+    pub fn api_record_count(&self) -> usize {
+        self.api.len() + self.marker_records.len()
+    }
+
+    /// An estimate of the heap this collection holds: the per-event vectors (the maps it shares
+    /// with every other window, symbols and names, are not counted).
+    pub fn approx_bytes(&self) -> u64 {
+        use std::mem::size_of_val;
+        (size_of_val(self.api.as_slice())
+            + self.marker_records.held_bytes()
+            + self.kernels.held_bytes()
+            + size_of_val(self.copies.as_slice())
+            + size_of_val(self.markers.as_slice())
+            + size_of_val(self.scopes.as_slice())
+            + size_of_val(self.calls.as_slice())
+            + size_of_val(self.syncs.as_slice())
+            + size_of_val(self.memory.as_slice())
+            + size_of_val(self.carried.memory.allocations.as_slice())
+            + size_of_val(self.copy_ptrs.as_slice())
+            + size_of_val(self.hip_events.as_slice())) as u64
+    }
+
+    /// Appends `later`, the next cut of the same process, so that one join sees both (a launch
+    /// in one cut and its kernel in the next still meet). A roctx range open at the cut between
+    /// them appears in both, shown up to the cut in the first: the later copy wins.
+    pub fn absorb(&mut self, later: Collected) {
+        let Collected {
+            hostname: _,
+            pid: _,
+            sdk_version: _,
+            start_boottime_ns,
+            stop_boottime_ns,
+            start_walltime_ns,
+            stop_walltime_ns,
+            agents,
+            api,
+            marker_records,
+            kernels,
+            copies,
+            markers,
+            scopes,
+            calls,
+            syncs,
+            stream_creations,
+            memory,
+            copy_ptrs,
+            hip_events,
+            symbols,
+            op_names,
+            thread_names,
+            counters,
+            warnings,
+            carried,
+        } = later;
+        self.start_boottime_ns = self.start_boottime_ns.min(start_boottime_ns);
+        self.start_walltime_ns = self.start_walltime_ns.min(start_walltime_ns);
+        self.stop_boottime_ns = self.stop_boottime_ns.max(stop_boottime_ns);
+        self.stop_walltime_ns = self.stop_walltime_ns.max(stop_walltime_ns);
+        if self.agents.is_empty() {
+            self.agents = agents;
+        }
+        self.api.extend(api);
+        self.counters.memory_limit_dropped += self.marker_records.append(marker_records);
+        self.counters.memory_limit_dropped += self.kernels.append(kernels);
+        self.copies.extend(copies);
+        let reopened: std::collections::HashSet<(u64, u64)> = markers
+            .iter()
+            .map(|m| (m.thread_id, m.open_correlation_id))
+            .collect();
+        self.markers.retain(|m| {
+            !(m.open_at_end && reopened.contains(&(m.thread_id, m.open_correlation_id)))
+        });
+        self.markers.extend(markers);
+        self.scopes.extend(scopes);
+        self.calls.extend(calls);
+        self.syncs.extend(syncs);
+        for sc in stream_creations {
+            if !self.stream_creations.contains(&sc) {
+                self.stream_creations.push(sc);
+            }
+        }
+        self.memory.extend(memory);
+        self.copy_ptrs.extend(copy_ptrs);
+        self.hip_events.extend(hip_events);
+        self.symbols.extend(symbols);
+        self.op_names.extend(op_names);
+        self.thread_names.extend(thread_names);
+        self.counters += &counters;
+        for w in warnings {
+            if !self.warnings.contains(&w) {
+                self.warnings.push(w);
+            }
+        }
+        self.carried.absorb(carried);
+    }
+}

@@ -1,0 +1,258 @@
+//! Vectors made and consumed piecewise, so that an input and what is made of it are never held
+//! whole at once, and a vector's room grows without holding much unused: the join's outputs
+//! (a line's device events, a thread's host events, the sync calls) are its largest
+//! allocations, made from inputs of about their size that are given back meanwhile.
+
+/// Makes room for one more item in `v` before a push, at most to `total` items: doubling while
+/// it holds fewer than `small_below`, then `1 / per` of its length at a time, in steps of at
+/// least 1,024 items. Doubling leaves up to half of a large vector unused at its peak; small
+/// steps copy it often. A block glibc mapped grows in place (`mremap`), but glibc maps only
+/// blocks above its threshold, which rises to 32 MiB once the program frees a mapped block that
+/// large: a block below it is copied whole at each step. So what can be sized ahead is (the
+/// kernels' and copies' lines, `join::device_work::line_sizes`); what is made last first from
+/// inputs given back meanwhile grows in eighths from the start, or in chunks (`Backwards`).
+pub fn grow<T>(v: &mut Vec<T>, total: usize, small_below: usize, per: usize) {
+    if v.len() == v.capacity() {
+        let step = if v.len() < small_below {
+            v.len()
+        } else {
+            v.len() / per
+        };
+        v.reserve_exact(step.max(1024).min(total.saturating_sub(v.len())).max(1));
+    }
+}
+
+/// Items made last first (from inputs taken from their end, `FromTheEnd`), in chunks of an
+/// eighth of what was made (at least 1,024, at most what is left of the known count), joined
+/// once and turned round at the end (`into_vec`). A vector grown by eighths is copied whole at
+/// each step, eight times its size in all; chunks are copied once. An eighth of what was made,
+/// not of the count: a chunk is begun per producer at once (per thread of host events), and
+/// chunks of an eighth of the count would hold more room unused. Joining holds the items twice
+/// for a moment, so what is a large share of the output grows in one vector instead, by
+/// eighths (`grow`), and is turned round in place (`in_place`).
+pub struct Backwards<T> {
+    /// Each full but the last (in place, one from the start).
+    chunks: Vec<Vec<T>>,
+    len: usize,
+    total: usize,
+    in_place: bool,
+}
+
+impl<T> Default for Backwards<T> {
+    fn default() -> Self {
+        Backwards::towards(0)
+    }
+}
+
+impl<T> Backwards<T> {
+    /// Chunks towards `total` items (a hint: more may be pushed).
+    pub fn towards(total: usize) -> Self {
+        Backwards {
+            chunks: Vec::new(),
+            len: 0,
+            total,
+            in_place: false,
+        }
+    }
+
+    /// One vector grown by eighths towards `total` (`grow`): copied as it grows, never held
+    /// twice.
+    pub fn in_place(total: usize) -> Self {
+        Backwards {
+            chunks: vec![Vec::new()],
+            in_place: true,
+            ..Backwards::towards(total)
+        }
+    }
+
+    pub fn push(&mut self, item: T) {
+        match self.chunks.last_mut() {
+            Some(c) if self.in_place => {
+                grow(c, self.total, 0, 8);
+                c.push(item);
+            }
+            Some(c) if c.len() < c.capacity() => c.push(item),
+            _ => {
+                // Past the count (a producer not counted) an eighth all the same.
+                let step = (self.len / 8).max(1024);
+                let left = self.total.saturating_sub(self.len);
+                let step = if left == 0 { step } else { step.min(left) };
+                let mut c = Vec::with_capacity(step);
+                c.push(item);
+                self.chunks.push(c);
+            }
+        }
+        self.len += 1;
+    }
+
+    /// The items in one vector of their number, turned round (made last first, they come
+    /// out first first): one chunk in place, more copied into one, each freed once copied.
+    pub fn into_vec(mut self) -> Vec<T> {
+        if self.chunks.len() == 1 {
+            let mut items = self.chunks.pop().unwrap_or_default();
+            items.reverse();
+            return items;
+        }
+        let mut items = Vec::with_capacity(self.len);
+        for c in self.chunks.into_iter().rev() {
+            items.extend(c.into_iter().rev());
+        }
+        items
+    }
+}
+
+/// A vector taken from its end, its room given back every [`SHRINK_EVERY`] items: what the
+/// join makes its host events from (the API records, then the spans) and its sync calls from
+/// (the sync facts), so the input and what is made from it never coexist whole.
+pub struct FromTheEnd<T> {
+    items: Vec<T>,
+    freed_at: usize,
+    /// The last item is lent out (`next`), to be dropped at the next call.
+    lent: bool,
+}
+
+/// Often enough that input and output never coexist whole, rarely enough that the shrinking
+/// (one `realloc` each, in place) costs nothing per item.
+pub const SHRINK_EVERY: usize = 1 << 14;
+
+impl<T> FromTheEnd<T> {
+    pub fn new(items: Vec<T>) -> Self {
+        let freed_at = items.len();
+        FromTheEnd {
+            items,
+            freed_at,
+            lent: false,
+        }
+    }
+
+    /// The last item not yet taken, lent where it lies; it is dropped when the next one is
+    /// asked for. Moving each item out, as `Vec::pop` does, stages it on the stack in an
+    /// `Option` whose payload lies at another offset, and copying it out again reads bytes just
+    /// stored in other pieces, which the processor cannot forward from its store buffer: a
+    /// stall per item.
+    // A lending iterator: `Iterator::next` cannot lend from `self`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Option<&T> {
+        if std::mem::take(&mut self.lent) {
+            self.items.truncate(self.items.len() - 1);
+            if self.items.len() + SHRINK_EVERY <= self.freed_at {
+                self.items.shrink_to_fit();
+                self.freed_at = self.items.len();
+            }
+        }
+        self.lent = !self.items.is_empty();
+        self.items.last()
+    }
+}
+
+/// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in
+/// place (a capture window's vectors are not copied whole for the few items handed on).
+pub fn move_where<T: Copy>(from: &mut Vec<T>, to: &mut Vec<T>, mut take: impl FnMut(&T) -> bool) {
+    from.retain(|x| {
+        let taken = take(x);
+        if taken {
+            to.push(*x);
+        }
+        !taken
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Items made last first come out first first, in one vector of their number, from
+    /// chunks of an eighth of what was made before each (at least 1,024, at most what is left
+    /// of the count) that never grew, or from one vector grown in place: past the count, and
+    /// with no count, too.
+    #[test]
+    fn items_made_last_first_grow_in_chunks_and_come_out_turned_round() {
+        for (total, made) in [(20_000, 20_000), (20_000, 23_500), (0, 3_000), (700, 700)] {
+            let mut b = Backwards::towards(total);
+            for i in (0..made).rev() {
+                b.push(i);
+            }
+            let (last, full) = b.chunks.split_last().unwrap();
+            assert!(full.iter().all(|c| c.len() == c.capacity()), "{total}");
+            assert!(!last.is_empty());
+            let mut before = 0;
+            for c in &b.chunks {
+                let step = (before / 8).max(1024);
+                let left = total.saturating_sub(before);
+                let want = if left == 0 { step } else { step.min(left) };
+                assert_eq!(c.capacity(), want, "{total}, {made}: after {before}");
+                before += c.len();
+            }
+            let items = b.into_vec();
+            assert_eq!((items.len(), items.capacity()), (made, made));
+            assert!(items.iter().enumerate().all(|(i, &x)| x == i));
+            // In place: one vector, never joined from chunks, the same items.
+            let mut b = Backwards::in_place(total);
+            for i in (0..made).rev() {
+                b.push(i);
+            }
+            assert_eq!(b.chunks.len(), 1);
+            let items = b.into_vec();
+            assert_eq!(items.len(), made);
+            if made <= total {
+                assert_eq!(items.capacity(), made);
+            }
+            assert!(items.iter().enumerate().all(|(i, &x)| x == i));
+        }
+    }
+
+    /// Every item comes out once, last first, and the room behind the items taken is given
+    /// back every `SHRINK_EVERY` items: never more than that many held beyond what is left.
+    #[test]
+    fn items_taken_from_the_end_give_their_room_back() {
+        let n = 3 * SHRINK_EVERY + 17;
+        let mut items = FromTheEnd::new((0..n).collect::<Vec<usize>>());
+        let mut want = n;
+        while let Some(&i) = items.next() {
+            want -= 1;
+            assert_eq!(i, want);
+            assert!(items.items.capacity() <= items.items.len() + SHRINK_EVERY);
+        }
+        assert_eq!((want, items.items.len()), (0, 0));
+        assert!(items.next().is_none());
+    }
+
+    /// Room doubles while small, then grows by a share of the length, in steps of 1,024 at
+    /// least and never past the total.
+    #[test]
+    fn room_grows_by_doubling_then_by_a_share_never_past_the_total() {
+        let mut v: Vec<u8> = Vec::new();
+        grow(&mut v, usize::MAX, 1 << 12, 8);
+        assert_eq!(v.capacity(), 1024);
+        v.resize(1024, 0);
+        grow(&mut v, usize::MAX, 1 << 12, 8);
+        assert_eq!(v.capacity(), 2048);
+        v.resize(1 << 14, 0);
+        v.shrink_to_fit();
+        grow(&mut v, usize::MAX, 1 << 12, 8);
+        assert_eq!(v.capacity(), (1 << 14) + (1 << 11));
+        let mut v: Vec<u8> = vec![0; 100];
+        v.shrink_to_fit();
+        grow(&mut v, 150, 0, 8);
+        assert_eq!(v.capacity(), 150);
+        // At the total: one more, so that a push past the count still has room.
+        let mut v: Vec<u8> = vec![0; 150];
+        v.shrink_to_fit();
+        grow(&mut v, 150, 0, 8);
+        assert_eq!(v.capacity(), 151);
+        // Not full: nothing to do.
+        let mut v: Vec<u8> = Vec::with_capacity(10);
+        grow(&mut v, 5, 0, 8);
+        assert_eq!(v.capacity(), 10);
+    }
+
+    #[test]
+    fn moving_where_keeps_both_sides_in_order() {
+        let mut from: Vec<u32> = (0..20).collect();
+        let mut to = vec![100];
+        move_where(&mut from, &mut to, |x| x % 3 == 0);
+        assert_eq!(to, [100, 0, 3, 6, 9, 12, 15, 18]);
+        assert!(from.iter().all(|x| x % 3 != 0) && from.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(from.len(), 13);
+    }
+}

@@ -1,0 +1,378 @@
+//! Sorts that give what a stable sort gives (ties in input order) while moving each item as
+//! few times as the input's order allows: the join sorts its largest vectors (a thread's host
+//! events, the roctx spans, the kernel records' order), where each extra move of every item is
+//! a pass over hundreds of megabytes and each scratch copy raises the peak.
+
+use std::cmp::Ordering;
+
+/// How far `settle` goes before it gives a run up as out of order: moves per item of the
+/// slice. Delivery that swaps near neighbours (a runtime's buffers reorder records within a
+/// few dozen at most) moves an item a few places; a run out of order as a whole would need
+/// moves in proportion to its length, per item.
+pub const SETTLE_MOVES_PER_ITEM: usize = 8;
+
+/// Sorts `items` by `order`, stably, where `items[..split]` and `items[split..]` are two runs
+/// each nearly in order (a thread's roctx spans, then its calls as delivered: each run's items
+/// end in the order they began, and buffers swap near neighbours at most). Each run is settled
+/// by insertion (`settle`), a few moves per item and every item read in order, and the two
+/// merged through a copy of the shorter one (`merge_runs`); a slice already in order is left as
+/// it is. Items further out of order than that have their positions (4 B each) sorted and are
+/// then moved once each to their place (`apply_order`): a sort of the items themselves moves
+/// each many times, and a stable one holds half of them again as scratch.
+pub fn sort_two_runs<T: Copy>(items: &mut [T], split: usize, order: impl Fn(&T, &T) -> Ordering) {
+    let less = |x: &T, y: &T| order(x, y).is_lt();
+    let n = items.len();
+    if items.is_sorted_by(|x, y| !less(y, x)) {
+        return;
+    }
+    let split = split.min(n);
+    let mut moves = SETTLE_MOVES_PER_ITEM * n + 1024;
+    let (first, second) = items.split_at_mut(split);
+    if settle(first, less, &mut moves) && settle(second, less, &mut moves) {
+        merge_runs(items, split, less);
+        return;
+    }
+    let Ok(n32) = u32::try_from(n) else {
+        // Beyond 4 G items positions do not fit: sort the items themselves.
+        items.sort_by(|x, y| order(x, y));
+        return;
+    };
+    let mut positions: Vec<u32> = (0..n32).collect();
+    positions
+        .sort_unstable_by(|&a, &b| order(&items[a as usize], &items[b as usize]).then(a.cmp(&b)));
+    apply_order(items, &mut positions);
+}
+
+/// Sorts `items` by `order`, stably, moving each item once: their positions (4 B each) are
+/// sorted instead, by a stable sort (which finds the runs the input already has), and each
+/// item is then moved to its place (`apply_order`). A stable sort of the items themselves would
+/// take a scratch copy of half of them. A slice already in order is left as it is.
+pub fn sort_by_positions<T>(items: &mut [T], order: impl Fn(&T, &T) -> Ordering) {
+    if items.is_sorted_by(|a, b| order(a, b).is_le()) {
+        return;
+    }
+    match u32::try_from(items.len()) {
+        Ok(n) => {
+            let mut positions: Vec<u32> = (0..n).collect();
+            positions.sort_by(|&a, &b| order(&items[a as usize], &items[b as usize]));
+            apply_order(items, &mut positions);
+        }
+        Err(_) => items.sort_by(order),
+    }
+}
+
+/// Puts a run that is nearly in order in order by insertion, stably, spending at most `moves`
+/// moves of an item by one place (shared by a thread's runs); false when that was not enough,
+/// or at once, moving nothing, when more than a quarter of its neighbours are out of order
+/// (a run delivered last first would use up the moves for nothing). The run is a permutation
+/// of its input either way, and items that tie keep their order, so a stable sort after it
+/// gives what a stable sort of the input gives.
+pub fn settle<T: Copy>(items: &mut [T], less: impl Fn(&T, &T) -> bool, moves: &mut usize) -> bool {
+    let descents = items.windows(2).filter(|w| less(&w[1], &w[0])).count();
+    if descents > items.len() / 4 {
+        return false;
+    }
+    for i in 1..items.len() {
+        if !less(&items[i], &items[i - 1]) {
+            continue;
+        }
+        let item = items[i];
+        let mut at = i;
+        while at > 0 && less(&item, &items[at - 1]) {
+            if *moves == 0 {
+                items[at] = item;
+                return false;
+            }
+            *moves -= 1;
+            items[at] = items[at - 1];
+            at -= 1;
+        }
+        items[at] = item;
+    }
+    true
+}
+
+/// Merges the sorted runs `..split` and `split..` of `items` in place, stably (on a tie the
+/// first run's item comes first), through a copy of the shorter run: every item is read and
+/// written once, in order. (A permutation walked in cycles moves each item once too, but in
+/// the permutation's order: a cache miss per item on a long slice.) The copy is at most half
+/// the items.
+pub fn merge_runs<T: Copy>(items: &mut [T], split: usize, less: impl Fn(&T, &T) -> bool) {
+    let n = items.len();
+    if split == 0 || split >= n {
+        return;
+    }
+    if split <= n - split {
+        // Front to back: the write position never passes the second run's next item.
+        let first = items[..split].to_vec();
+        let (mut i, mut j, mut k) = (0, split, 0);
+        while i < first.len() && j < n {
+            if less(&items[j], &first[i]) {
+                items[k] = items[j];
+                j += 1;
+            } else {
+                items[k] = first[i];
+                i += 1;
+            }
+            k += 1;
+        }
+        items[k..k + first.len() - i].copy_from_slice(&first[i..]);
+    } else {
+        // Back to front: the write position never passes the first run's next item.
+        let second = items[split..].to_vec();
+        let (mut i, mut j, mut k) = (split, second.len(), n);
+        while i > 0 && j > 0 {
+            if less(&second[j - 1], &items[i - 1]) {
+                items[k - 1] = items[i - 1];
+                i -= 1;
+            } else {
+                items[k - 1] = second[j - 1];
+                j -= 1;
+            }
+            k -= 1;
+        }
+        items[..j].copy_from_slice(&second[..j]);
+    }
+}
+
+/// Rearranges `items` so that position `k` holds what was at `order[k]`, in place: each cycle
+/// of the permutation is walked once, every item moved once (`order` is used up).
+pub fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
+    for start in 0..order.len() {
+        let mut at = start;
+        loop {
+            let from = order[at] as usize;
+            // Marks `at` done; a done position holds its own index.
+            order[at] = at as u32;
+            if from == start || from == at {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
+    }
+}
+
+/// Positions of records in the order a stable sort by `(time, rest)` would leave them, from
+/// each record's `(position, time)` and `rest_at(position)`; `rest` is read only when two
+/// times tie. Small keys are sorted instead of the records (delivered interleaved across
+/// queues, so without long sorted runs, and each many times larger than its key), and each
+/// record is read once more, in order, by whoever follows the positions. When a record's
+/// time since the first and its position fit together in 64 bits
+/// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
+/// `(time, position)` pair while they are sorted, compared as plain integers. The positions
+/// are kept as `u32` (4 bytes per record while the join runs).
+pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
+    times: impl Fn() -> I,
+    rest_at: impl Fn(usize) -> K,
+) -> Vec<u32> {
+    let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
+    for (i, t) in times() {
+        (first, last, top) = (first.min(t), last.max(t), top.max(i));
+    }
+    let position_bits = usize::BITS - top.leading_zeros();
+    let span = last.saturating_sub(first);
+    // (Positions are below 2^32: the order is kept as `u32`.)
+    let packs =
+        position_bits <= 32 && u64::BITS - span.leading_zeros() + position_bits <= u64::BITS;
+    if !packs {
+        let mut order: Vec<(u64, usize)> = times().map(|(i, t)| (t, i)).collect();
+        order.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
+                .then(a.1.cmp(&b.1))
+        });
+        // Fewer than 2^32 records: each is at least 40 bytes held in memory.
+        return order.into_iter().map(|(_, i)| i as u32).collect();
+    }
+    let mask = (1u64 << position_bits) - 1;
+    let mut keys: Vec<u64> = times()
+        .map(|(i, t)| ((t - first) << position_bits) | i as u64)
+        .collect();
+    keys.sort_unstable();
+    // Equal times are in position order now: ordered by the rest, then position.
+    let mut from = 0;
+    while from < keys.len() {
+        let time = keys[from] >> position_bits;
+        let mut to = from + 1;
+        while to < keys.len() && keys[to] >> position_bits == time {
+            to += 1;
+        }
+        if to - from > 1 {
+            keys[from..to].sort_by_key(|&k| rest_at((k & mask) as usize));
+        }
+        from = to;
+    }
+    keys.into_iter().map(|k| (k & mask) as u32).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::next_random;
+
+    /// Both paths of `sort_two_runs` past the slice in order (two runs settled and merged; a
+    /// settling given up, positions sorted) and `sort_by_positions` give what a stable sort
+    /// gives: ties in input order, whatever the disorder.
+    #[test]
+    fn sorts_by_runs_and_by_positions_are_stable_sorts() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |m: u64| next_random(&mut x) % m;
+        let by_key = |a: &(u64, usize), b: &(u64, usize)| a.0.cmp(&b.0);
+        for case in 0..400 {
+            let n = match case % 4 {
+                // Long enough that a disorder beyond the settling's moves gives it up.
+                3 => 2_000 + next(200) as usize,
+                _ => next(60) as usize,
+            };
+            // (key, original position): few keys, so ties are common.
+            let mut items: Vec<(u64, usize)> = (0..n).map(|i| (next(5), i)).collect();
+            let split = next(n as u64 + 1) as usize;
+            match case % 4 {
+                0 => {
+                    items[..split].sort_by(by_key);
+                    items[split..].sort_by(by_key);
+                }
+                1 => {
+                    items[..split].sort_by(by_key);
+                    items[split..].sort_by(by_key);
+                    for _ in 0..n / 3 {
+                        let i = next(n as u64) as usize;
+                        items.swap(i, (i + 1 + next(4) as usize).min(n - 1));
+                    }
+                }
+                _ => {}
+            }
+            let mut want = items.clone();
+            want.sort_by(by_key);
+            let mut runs = items.clone();
+            sort_two_runs(&mut runs, split, by_key);
+            assert_eq!(runs, want, "case {case}: by runs");
+            sort_by_positions(&mut items, by_key);
+            assert_eq!(items, want, "case {case}: by positions");
+        }
+    }
+
+    #[test]
+    fn an_order_is_applied_in_place_whatever_its_cycles() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in [0usize, 1, 2, 3, 17, 1000] {
+            // A pseudo-random permutation (Fisher-Yates), fixed points and long cycles alike.
+            let mut order: Vec<u32> = (0..n as u32).collect();
+            for i in (1..n).rev() {
+                order.swap(i, (next_random(&mut x) % (i as u64 + 1)) as usize);
+            }
+            let want: Vec<u32> = order.iter().map(|&k| k * 10).collect();
+            let mut items: Vec<u32> = (0..n as u32).map(|k| k * 10).collect();
+            apply_order(&mut items, &mut order.clone());
+            assert_eq!(items, want, "n = {n}");
+        }
+    }
+
+    /// Both directions of `merge_runs` (the shorter run first or second) at every split,
+    /// with ties across and within the runs: what a stable sort gives.
+    #[test]
+    fn two_runs_merge_as_a_stable_sort_at_every_split() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in 0..24usize {
+            for split in 0..=n {
+                // (key, original position): keys from a small set, so ties are common.
+                let mut items: Vec<(u64, usize)> =
+                    (0..n).map(|i| (next_random(&mut x) % 4, i)).collect();
+                items[..split].sort_by_key(|p| p.0);
+                items[split..].sort_by_key(|p| p.0);
+                let mut want = items.clone();
+                want.sort_by_key(|p| p.0);
+                merge_runs(&mut items, split, |a, b| a.0 < b.0);
+                assert_eq!(items, want, "n = {n}, split = {split}");
+            }
+        }
+    }
+
+    /// A run nearly in order is settled within its moves, stably; one further out of order
+    /// is given up, still a permutation of its input with ties in input order.
+    #[test]
+    fn settling_is_a_bounded_stable_insertion_sort() {
+        let mut x = 0x51_7cc1_b727_220au64;
+        let less = |a: &(u64, usize), b: &(u64, usize)| a.0 < b.0;
+        // (key, original position): neighbours a step or two apart swapped.
+        let mut near: Vec<(u64, usize)> = (0..1_000).map(|i| (i as u64 / 3, i)).collect();
+        for i in (0..998).step_by(7) {
+            near.swap(i, i + 1 + (next_random(&mut x) % 2) as usize);
+        }
+        let mut want = near.clone();
+        want.sort_by_key(|p| p.0);
+        let mut moves = 2_000;
+        assert!(settle(&mut near, less, &mut moves));
+        assert_eq!(near, want);
+        assert!(moves > 1_000, "{moves} moves left");
+        // Reversed: given up at once, nothing moved.
+        let mut reversed: Vec<(u64, usize)> = (0..1_000).map(|i| (999 - i as u64 / 2, i)).collect();
+        let copy = reversed.clone();
+        let mut moves = 1_000_000;
+        assert!(!settle(&mut reversed, less, &mut moves));
+        assert_eq!((moves, &reversed), (1_000_000, &copy));
+        // Few neighbours out of order, each far from its place: n^2 / 4 moves would settle
+        // it; 1,000 are not enough.
+        let mut halves: Vec<(u64, usize)> = (0..1_000)
+            .map(|i| ((i as u64 + 500) % 1_000 / 2, i))
+            .collect();
+        let mut moves = 1_000;
+        assert!(!settle(&mut halves, less, &mut moves));
+        assert_eq!(moves, 0);
+        let mut seen: Vec<usize> = halves.iter().map(|p| p.1).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..1_000).collect::<Vec<_>>());
+        for w in halves.windows(2) {
+            if w[0].0 == w[1].0 {
+                assert!(w[0].1 < w[1].1, "ties out of input order: {w:?}");
+            }
+        }
+    }
+
+    /// The pair sort gives what a stable sort by the whole key gives, ties included.
+    #[test]
+    fn stable_order_is_the_stable_sort() {
+        let items: Vec<(u64, u8, char)> = vec![
+            (5, 1, 'a'),
+            (3, 2, 'b'),
+            (5, 0, 'c'),
+            (3, 2, 'd'),
+            (0, 9, 'e'),
+            (5, 1, 'f'),
+        ];
+        let mut stable = items.clone();
+        stable.sort_by_key(|x| (x.0, x.1));
+        let records = items.clone();
+        let times = || records.iter().enumerate().map(|(i, x)| (i, x.0));
+        let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1))
+            .into_iter()
+            .map(|i| *records.get(i as usize).unwrap())
+            .collect();
+        assert_eq!(ordered, stable);
+        // Both paths: times that pack with their positions into 64 bits, and times too far
+        // apart for it (here one time near 2^64, which leaves the positions no room).
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for far in [false, true] {
+            let items: Vec<(u64, u8, u32)> = (0..3_000u32)
+                .map(|n| {
+                    let r = next_random(&mut x);
+                    let t = if far && n == 7 {
+                        u64::MAX - 5
+                    } else {
+                        1_000 + r % 50
+                    };
+                    (t, (r >> 20) as u8 % 3, n)
+                })
+                .collect();
+            let mut stable = items.clone();
+            stable.sort_by_key(|x| (x.0, x.1));
+            let times = || items.iter().enumerate().map(|(i, x)| (i, x.0));
+            let ordered: Vec<_> = stable_order(times, |i| items[i].1)
+                .into_iter()
+                .map(|i| items[i as usize])
+                .collect();
+            assert_eq!(ordered, stable, "far apart: {far}");
+        }
+    }
+}
