@@ -1,7 +1,9 @@
-//! Issue 11: `rocprof-xplane convert` on real rocprofv3 output recorded by others on AMD GPUs
+//! `rocprof-xplane convert` on real rocprofv3 output recorded by others on AMD GPUs
 //! (`../shared/testdata/real/`, attribution in each README there): the MI350X JSON (43,915
-//! dispatches) through real xprof, the gfx1151 CSV pair, and the legacy rocprof v1 database
-//! refused with a message naming it.
+//! dispatches; AMD-AGI/TraceLens, MIT) through real xprof, the gfx1151 CSV pairs
+//! (jimw567/rocprof-unified-viewer, MIT), the rocpd2csv export of an MI300A
+//! (amd/HPCTrainingExamples, MIT), and the legacy rocprof v1 database refused with a message
+//! naming it.
 
 mod support;
 
@@ -68,6 +70,26 @@ fn mi350x_json_keeps_every_dispatch_with_names_streams_and_occupancy() {
     assert_eq!(st["gpu_device_name"].as_str(), Some("gfx950"));
 }
 
+/// The MI350X agents report `local_mem_size` 0 and their 288 GiB of HBM in their one
+/// frame-buffer bank (`mem_banks[0].size_in_bytes` = 309,220,868,096): the device plane's
+/// `memory_size` is that bank, not 0.
+#[test]
+fn mi350x_json_gpu_memory_comes_from_the_memory_banks() {
+    let (_, file) = mi350x();
+    let s = read_xspace(file).unwrap();
+    let gpus = support::xspace::device_planes(&s);
+    assert!(!gpus.is_empty());
+    for p in gpus {
+        let st = support::xspace::plane_stats(p);
+        assert_eq!(
+            st.get("memory_size").and_then(|v| v.as_u64()),
+            Some(309_220_868_096),
+            "{}",
+            p.name
+        );
+    }
+}
+
 #[test]
 fn mi350x_json_through_real_xprof_kernel_stats_sum_to_the_dispatches() {
     if !support::xprof::available() {
@@ -115,6 +137,86 @@ fn gfx1151_csv_pair_converts() {
             assert!(!text.contains("occ_pct"), "{text}");
         }
     }
+}
+
+/// `kernel_details` tokens of every kernel event, by kernel name.
+fn details_by_name(s: &rocprof_xplane::xplane::proto::XSpace) -> Vec<(String, String)> {
+    support::xspace::device_events(s)
+        .into_iter()
+        .filter_map(|e| {
+            let d = match e.raw_stat("kernel_details")? {
+                rocprof_xplane::xplane::proto::x_stat::Value::RefValue(r) => {
+                    e.plane.stat_metadata[&(*r as i64)].name.clone()
+                }
+                rocprof_xplane::xplane::proto::x_stat::Value::StrValue(v) => v.clone(),
+                _ => return None,
+            };
+            Some((e.name().to_string(), d))
+        })
+        .collect()
+}
+
+/// rocpd2csv's dialect (a real ROCm 7.1.1 MI300A export: a leading `Guid` column,
+/// `Lds_Block_Size`, `Vgpr_Count`, `Accum_Vgpr_Count`, `Sgpr_Count`): every row converts with
+/// the registers and LDS the file gives (`regs` = VGPR + AGPR, as rocprofv3 counts a wave's
+/// vector registers; the file's LDS as the dispatch's).
+#[test]
+fn rocpd2csv_mi300a_keeps_registers_and_lds() {
+    let input = real_data("rocpd2csv-mi300a/out_kernel_trace.csv");
+    let (tmp, out) = convert(&input, "mi300a");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let s = read_xspace(&profiles(tmp.path(), "mi300a")[0]).unwrap();
+    let got = details_by_name(&s);
+    assert_eq!(got.len(), 9, "every row: {got:?}");
+    // From the file (name suffix → VGPR, AGPR, LDS): norm 16/0/8456, laplacian 32/0/0,
+    // boundary_conditions 20/4/0, update 24/0/0.
+    let want = |name: &str| match name.rsplit("__").next().unwrap_or("") {
+        n if n.starts_with("QMnorm_mod") => ("16", "8456"),
+        n if n.starts_with("QMlaplacian_mod") => ("32", "0"),
+        n if n.starts_with("QMboundary_mod") => ("24", "0"),
+        n if n.starts_with("QMupdate_mod") => ("24", "0"),
+        n => panic!("unexpected kernel {n}"),
+    };
+    for (name, d) in &got {
+        let t = support::xspace::details(d);
+        let (regs, lds) = want(name);
+        assert_eq!(t.get("regs"), Some(&regs), "{name}: {d}");
+        let shared = t["static_shared"].parse::<u64>().unwrap()
+            + t["dynamic_shared"].parse::<u64>().unwrap();
+        assert_eq!(shared.to_string(), lds, "{name}: {d}");
+    }
+}
+
+/// A real graph-launched llama.cpp prefill on gfx1151 (rocprofv3 CSV, trimmed by its author):
+/// one `hipGraphLaunch` (correlation id 57328) owns 1,123 of the 1,128 dispatches, and every
+/// one of them is drawn as launched by that call.
+#[test]
+fn gfx1151_prefill_graph_launch_owns_its_kernels() {
+    let input = real_data("rocprofv3-csv-gfx1151-prefill/prefill_kernel_trace.csv");
+    let (tmp, out) = convert(&input, "prefill");
+    assert!(out.status.success(), "{}", stderr_of(&out));
+    let s = read_xspace(&profiles(tmp.path(), "prefill")[0]).unwrap();
+    support::xspace::assert_lines_nest(&s, "prefill");
+    let kernels = support::xspace::kernels(&s);
+    assert_eq!(kernels.len(), 1128, "every dispatch");
+    let of_launch = kernels
+        .iter()
+        .filter(|e| e.correlation_id() == Some(57328))
+        .count();
+    assert_eq!(of_launch, 1123);
+    let api = host_api_events(&s);
+    assert_eq!(api.len(), 5, "every HIP row");
+    assert!(api
+        .iter()
+        .any(|e| e.name() == "hipGraphLaunch" && e.correlation_id() == Some(57328)));
+    // Of the 5 others, one is the blit kernel of a hipMemcpyAsync in the file (57428); 4 have
+    // no call in the trimmed HIP file.
+    assert_eq!(
+        counters(&s)["activities_without_api"],
+        4,
+        "{:?}",
+        counters(&s)
+    );
 }
 
 #[test]

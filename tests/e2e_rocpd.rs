@@ -257,3 +257,143 @@ fn a_damaged_or_incomplete_database_is_refused_clearly() {
     assert_eq!(out.status.code(), Some(2), "{}", support::stderr_of(&out));
     assert!(!support::stderr_of(&out).contains("panicked"));
 }
+
+/// A database of a future rocpd layout (schema 4.x, track-based tables) is refused naming its
+/// schema and the ones read, before any table is queried.
+#[test]
+fn a_future_schema_is_refused_by_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("future.db");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch(
+            "CREATE TABLE rocpd_metadata_x (id INTEGER PRIMARY KEY, tag TEXT, value TEXT); \
+             INSERT INTO rocpd_metadata_x (tag, value) VALUES ('schema_version', '4.1.0'); \
+             CREATE TABLE rocpd_info_process_x (id INTEGER PRIMARY KEY, nid INTEGER, pid INTEGER); \
+             CREATE TABLE rocpd_region_x (id INTEGER PRIMARY KEY, track_id INTEGER);",
+        )
+        .unwrap();
+    }
+    let out = convert(&db, &tmp.path().join("x"));
+    let err = support::stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("rocpd schema 4.1.0 not supported (this build reads 3.0.0–3.0.x)"),
+        "{err}"
+    );
+    assert!(!err.contains("no such column"), "{err}");
+}
+
+/// A database left in WAL mode (its `-wal` beside it, as when rocprofv3 is stopped before it
+/// checkpoints): the records in the WAL are read, and the `-shm` file SQLite makes to read it
+/// is not left behind.
+#[test]
+fn a_database_with_a_wal_is_read_and_no_shm_is_left() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, db) = live_and_rocpd(
+        tmp.path(),
+        &builtin("tiny.toml"),
+        "0195b2a0_4444_7000_8000_000000000001",
+    );
+    let copy = tmp.path().join("wal.db");
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute_batch("PRAGMA journal_mode=WAL; PRAGMA wal_autocheckpoint=0;")
+            .unwrap();
+        // A change that lives only in the WAL while this connection is open: one more thread
+        // name, which the converted profile must show.
+        c.execute(
+            "UPDATE rocpd_info_thread_0195b2a0_4444_7000_8000_000000000001 SET name = 'walthread'",
+            [],
+        )
+        .unwrap();
+        std::fs::copy(&db, &copy).unwrap();
+        std::fs::copy(
+            format!("{}-wal", db.display()),
+            format!("{}-wal", copy.display()),
+        )
+        .unwrap();
+    }
+    assert!(!Path::new(&format!("{}-shm", copy.display())).exists());
+    let out = convert(&copy, &tmp.path().join("conv"));
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    assert!(
+        !Path::new(&format!("{}-shm", copy.display())).exists(),
+        "-shm left beside the input"
+    );
+    let files = profiles(&tmp.path().join("conv"), "conv");
+    let bytes = std::fs::read(&files[0]).unwrap();
+    assert!(
+        bytes.windows(9).any(|w| w == b"walthread"),
+        "the WAL's change was read"
+    );
+}
+
+/// Synchronization calls whose argument rows are missing (a database written without call
+/// arguments) have no known stream or event: they make no synchronization fact (no wait
+/// resolved or unresolved, no arrow), and the converter says so, where they were taken to
+/// name the null stream.
+#[test]
+fn sync_calls_without_argument_rows_have_no_stream() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, db) = live_and_rocpd(
+        tmp.path(),
+        &builtin("sync-deps.toml"),
+        "0195b2a0_5555_7000_8000_000000000001",
+    );
+    {
+        let c = rusqlite::Connection::open(&db).unwrap();
+        c.execute(
+            "DELETE FROM rocpd_arg_0195b2a0_5555_7000_8000_000000000001",
+            [],
+        )
+        .unwrap();
+    }
+    let out = convert(&db, &tmp.path().join("conv"));
+    let err = support::stderr_of(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("synchronization calls have no argument rows"),
+        "{err}"
+    );
+    let conv = read_xspace(&profiles(&tmp.path().join("conv"), "conv")[0]).unwrap();
+    assert_eq!(counter(&conv, "waits_unresolved"), 0);
+    assert_eq!(counter(&conv, "waits_resolved"), 0);
+    assert!(dependency_arrows(&conv).is_empty());
+}
+
+/// An MI350X-shaped agent (memory only in its frame-buffer bank, `local_mem_size` 0): the live
+/// tool and the converted rocpd database (the agent record in `extdata`, banks included, as
+/// rocprofv3 stores it) both give the GPU's `memory_size` as the bank's 309,220,868,096 bytes.
+#[test]
+fn an_mi350x_shaped_agent_has_its_bank_memory_live_and_converted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = tmp.path().join("mi350x.toml");
+    std::fs::write(
+        &scenario,
+        "name = \"mi350x\"\nseed = 1\n[[gpus]]\npreset = \"mi350x\"\n\
+         [[kernels]]\nname = \"k\"\ndur_us = 5\n[[streams]]\nname = \"s\"\ndevice = 0\n\
+         [[threads]]\nname = \"main\"\ncalls = [{ op = \"launch\", kernel = \"k\", stream = \"s\" }, \
+         { op = \"stream_sync\", stream = \"s\" }]\n",
+    )
+    .unwrap();
+    let (live, db) = live_and_rocpd(
+        tmp.path(),
+        &scenario,
+        "0195b2a0_6666_7000_8000_000000000001",
+    );
+    let out = convert(&db, &tmp.path().join("conv"));
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    let conv = read_xspace(&profiles(&tmp.path().join("conv"), "conv")[0]).unwrap();
+    for s in [&live, &conv] {
+        let sizes: Vec<Option<u64>> = support::xspace::device_planes(s)
+            .into_iter()
+            .map(|p| {
+                support::xspace::plane_stats(p)
+                    .get("memory_size")
+                    .and_then(|v| v.as_u64())
+            })
+            .collect();
+        assert_eq!(sizes, vec![Some(309_220_868_096)]);
+    }
+}

@@ -10,10 +10,18 @@ use super::launch::{absolute, resolve_run_name};
 use rocprof_xplane_core::xplane::{self, OutputLayout};
 
 #[derive(Debug, Parser)]
-#[command(about = "Convert rocprofv3 output (JSON, CSV) to an XPlane profile xprof opens")]
+#[command(
+    about = "Convert rocprofv3 output (rocpd .db, JSON, CSV) to an XPlane profile xprof opens",
+    after_help = "Inputs: a rocpd database (`*_results.db`, rocprofv3's default since ROCm 7.0; \
+                  schema 3.0.x; every process of every run in it), a rocprofv3 JSON file \
+                  (gzipped or not), or any CSV file of a run (rocprofv3's or rocpd2csv's \
+                  dialect): its kernel, HIP API, memory copy, marker and agent-info CSVs \
+                  beside it are read together. A file that cannot be read as a whole is \
+                  refused with one line (exit 2) and nothing is written; see docs/convert.md."
+)]
 pub struct Args {
-    /// rocprofv3 output: the JSON file (gzipped or not), or the `*_kernel_trace.csv` (its
-    /// `*_hip_api_trace.csv` sibling is read too).
+    /// rocprofv3 output: a rocpd database (`.db`), a JSON file (gzipped or not), or one CSV
+    /// file of a run (`<prefix>kernel_trace.csv`, …; its siblings are read too).
     input: PathBuf,
     /// Log directory to write into (what `xprof --logdir` takes).
     #[arg(long, default_value = "rocprof-xplane-logs")]
@@ -39,6 +47,10 @@ fn run(args: &Args) -> Result<(), String> {
     let all = crate::rocprofv3::read(&args.input).map_err(|e| e.to_string())?;
     let log_dir = absolute(&args.output_dir);
     for c in all {
+        // What was skipped or left out is said here as well as in the profile.
+        for w in &c.warnings {
+            eprintln!("rocprof-xplane convert: warning: {w}");
+        }
         let host = if c.hostname.is_empty() {
             "converted".to_string()
         } else {

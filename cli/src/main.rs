@@ -77,6 +77,20 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// `convert --help` names every input it reads, the rocpd database first.
+    #[test]
+    fn convert_help_names_its_inputs() {
+        let mut cmd = Cli::command();
+        let help = cmd
+            .find_subcommand_mut("convert")
+            .expect("convert")
+            .render_long_help()
+            .to_string();
+        for what in [".db", "rocpd", "JSON", "CSV", "rocpd2csv"] {
+            assert!(help.contains(what), "{what} missing from:\n{help}");
+        }
+    }
+
     #[test]
     fn every_subcommand_is_listed_in_the_help() {
         let help = Cli::command().render_help().to_string();

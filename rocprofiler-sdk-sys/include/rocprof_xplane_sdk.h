@@ -999,7 +999,28 @@ typedef struct rocprofiler_callback_tracing_record_v1_t { /* 64 */
 /* Agents                                                                     */
 /* ------------------------------------------------------------------------- */
 
-typedef struct rocprofiler_agent_mem_bank_t rocprofiler_agent_mem_bank_t;
+/* One memory bank of an agent (24 bytes). `heap_type` is hsakmt's heap type
+ * (an enum, 4 bytes): 0 system, 1 frame buffer public, 2 frame buffer private,
+ * 3 GDS, 4 LDS, 5 scratch, 6 device SVM, 7 MMIO remap (only the first three are
+ * declared). `flags` is hsakmt's
+ * 4-byte memory-property bit-field union, read as a plain word. A GPU's own
+ * memory is the sum of its frame-buffer banks; some runtimes report it only
+ * there (local_mem_size 0). */
+typedef enum HSA_HEAPTYPE {
+    HSA_HEAPTYPE_SYSTEM = 0,
+    HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC = 1,
+    HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE = 2
+} HSA_HEAPTYPE;
+typedef uint32_t HSA_MEMORYPROPERTY;
+
+typedef struct rocprofiler_agent_mem_bank_t {
+    HSA_HEAPTYPE heap_type;
+    HSA_MEMORYPROPERTY flags;
+    uint32_t width;
+    uint32_t mem_clk_max;
+    uint64_t size_in_bytes;
+} rocprofiler_agent_mem_bank_t;
+
 typedef struct rocprofiler_agent_cache_t rocprofiler_agent_cache_t;
 typedef struct rocprofiler_agent_io_link_t rocprofiler_agent_io_link_t;
 

@@ -4747,10 +4747,52 @@ impl Default for rocprofiler_callback_tracing_record_v1_t {
         }
     }
 }
+pub const HSA_HEAPTYPE_SYSTEM: HSA_HEAPTYPE = 0;
+pub const HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC: HSA_HEAPTYPE = 1;
+pub const HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE: HSA_HEAPTYPE = 2;
+pub type HSA_HEAPTYPE = ::core::ffi::c_uint;
+pub type HSA_MEMORYPROPERTY = u32;
 #[repr(C)]
-#[derive(Debug)]
+#[derive(Copy, Clone)]
 pub struct rocprofiler_agent_mem_bank_t {
-    _unused: [u8; 0],
+    pub heap_type: HSA_HEAPTYPE,
+    pub flags: HSA_MEMORYPROPERTY,
+    pub width: u32,
+    pub mem_clk_max: u32,
+    pub size_in_bytes: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_agent_mem_bank_t",
+    ][::core::mem::size_of::<rocprofiler_agent_mem_bank_t>() - 24usize];
+    [
+        "Alignment of rocprofiler_agent_mem_bank_t",
+    ][::core::mem::align_of::<rocprofiler_agent_mem_bank_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_agent_mem_bank_t::heap_type",
+    ][::core::mem::offset_of!(rocprofiler_agent_mem_bank_t, heap_type) - 0usize];
+    [
+        "Offset of field: rocprofiler_agent_mem_bank_t::flags",
+    ][::core::mem::offset_of!(rocprofiler_agent_mem_bank_t, flags) - 4usize];
+    [
+        "Offset of field: rocprofiler_agent_mem_bank_t::width",
+    ][::core::mem::offset_of!(rocprofiler_agent_mem_bank_t, width) - 8usize];
+    [
+        "Offset of field: rocprofiler_agent_mem_bank_t::mem_clk_max",
+    ][::core::mem::offset_of!(rocprofiler_agent_mem_bank_t, mem_clk_max) - 12usize];
+    [
+        "Offset of field: rocprofiler_agent_mem_bank_t::size_in_bytes",
+    ][::core::mem::offset_of!(rocprofiler_agent_mem_bank_t, size_in_bytes) - 16usize];
+};
+impl Default for rocprofiler_agent_mem_bank_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
 }
 #[repr(C)]
 #[derive(Debug)]

@@ -72,6 +72,31 @@ impl rocprofiler_record_header_t {
     }
 }
 
+/// A GPU's own memory in bytes, as the runtime describes the agent: `local_mem_size` when it
+/// is set, else the sum of the agent's frame-buffer banks (public and private heaps), where
+/// some runtimes put it instead (an MI350X agent reports `local_mem_size` 0 and its HBM in
+/// `mem_banks`). Banks of other heaps (system memory, LDS, scratch) are not the GPU's. 0 when
+/// neither says.
+pub fn gpu_memory_bytes(local_mem_size: u64, banks: impl IntoIterator<Item = (u32, u64)>) -> u64 {
+    if local_mem_size != 0 {
+        return local_mem_size;
+    }
+    banks
+        .into_iter()
+        .filter(|&(heap, _)| {
+            heap == HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC || heap == HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE
+        })
+        .fold(0u64, |sum, (_, bytes)| sum.saturating_add(bytes))
+}
+
+/// The hardware pipe a kernel-dispatch record's `pipe_id` names, or `None` for the SDK's
+/// "none" sentinel (`ROCPROFILER_KERNEL_DISPATCH_PIPE_ID_NONE`, what the field holds unless the
+/// dispatch completed on the KFD dispatch-log path). Pipes are counted from 0; the sentinel's
+/// value is in no header this crate was written from, so every negative value is taken as it.
+pub fn dispatch_pipe(raw: i32) -> Option<i32> {
+    (raw >= 0).then_some(raw)
+}
+
 /// Sizes and offsets from the reference tables (x86-64), asserted at compile
 /// time so an edit of the header that drifts from the facts cannot build.
 mod layout_asserts {
@@ -247,6 +272,9 @@ mod layout_asserts {
     off!(rocprofiler_agent_v0_t, model_name => 272);
     off!(rocprofiler_agent_v0_t, logical_node_type_id => 288);
     off!(rocprofiler_agent_v0_t, reserved_292 => 292);
+    size!(rocprofiler_agent_mem_bank_t, 24);
+    off!(rocprofiler_agent_mem_bank_t, width => 8);
+    off!(rocprofiler_agent_mem_bank_t, size_in_bytes => 16);
 }
 
 #[cfg(test)]

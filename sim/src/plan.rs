@@ -39,8 +39,12 @@ pub struct GpuSpec {
     pub max_engine_clk_mhz: u32,
     pub num_xcc: u32,
     pub lds_size_in_kb: u32,
-    /// Device memory in bytes (reported via the agent's memory banks / local_mem_size).
+    /// Device memory in bytes.
     pub local_mem_bytes: u64,
+    /// Where the agent reports that memory: `false` in `local_mem_size` (and a frame-buffer
+    /// bank of the same size), `true` only in its frame-buffer bank with `local_mem_size` 0,
+    /// as a real MI350X agent does.
+    pub memory_in_banks: bool,
     /// major*10000 + minor*100 + stepping, e.g. 90402 for gfx942.
     pub gfx_target_version: u32,
     /// PCI vendor (0x1002) and device id.

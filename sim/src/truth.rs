@@ -138,8 +138,12 @@ pub struct AgentProperties {
     pub max_engine_clk_mhz: u32,
     pub num_xcc: u32,
     pub lds_size_in_kb: u32,
-    /// Agent `local_mem_size`, bytes.
+    /// The GPU's memory, bytes: agent `local_mem_size`, or its frame-buffer bank alone when
+    /// `memory_in_banks`.
     pub local_mem_bytes: u64,
+    /// How the agent reports its memory, not what a profiler shows: not in the ground truth.
+    #[serde(skip)]
+    pub memory_in_banks: bool,
     /// major*10000 + minor*100 + stepping.
     pub gfx_target_version: u32,
     pub vendor_id: u16,
@@ -167,6 +171,7 @@ impl AgentProperties {
             num_xcc: g.num_xcc,
             lds_size_in_kb: g.lds_size_in_kb,
             local_mem_bytes: g.local_mem_bytes,
+            memory_in_banks: g.memory_in_banks,
             gfx_target_version: g.gfx_target_version,
             vendor_id: g.vendor_id,
             device_id: g.device_id,

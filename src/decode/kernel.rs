@@ -54,8 +54,10 @@ pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
             ],
             grid: [info.grid_size.x, info.grid_size.y, info.grid_size.z],
             // SAFETY: `payload` holds `size` bytes, and `pipe_id` is read only when `size` covers it.
+            // The SDK's "none" sentinel names no pipe: no stat.
             pipe_id: (size >= PIPE_ID_OFFSET + 4)
-                .then(|| unsafe { (payload.add(PIPE_ID_OFFSET) as *const i32).read_unaligned() }),
+                .then(|| unsafe { (payload.add(PIPE_ID_OFFSET) as *const i32).read_unaligned() })
+                .and_then(rocprofiler_sdk_sys::dispatch_pipe),
         },
         &mut out.counters.memory_limit_dropped,
     );

@@ -85,8 +85,38 @@ pub unsafe fn read_agent(p: *const sys::rocprofiler_agent_v0_t) -> Option<AgentI
         wave_front_size: field!(wave_front_size),
         max_waves_per_cu: field!(max_waves_per_cu),
         max_engine_clk_mhz: field!(max_engine_clk_fcompute),
-        local_mem_bytes: field!(local_mem_size),
+        local_mem_bytes: {
+            let count = field!(mem_banks_count);
+            let banks = field!(mem_banks);
+            // SAFETY: the runtime's `mem_banks` is null or points to `mem_banks_count` banks
+            // that live as long as the agent.
+            let banks = unsafe { mem_banks(banks, count) };
+            sys::gpu_memory_bytes(field!(local_mem_size), banks)
+        },
         gfx_target_version: field!(gfx_target_version),
+    })
+}
+
+/// More banks than any node has (hsakmt reports a handful): a larger count is not read.
+const MAX_MEM_BANKS: u32 = 64;
+
+/// (heap type, size) of each of an agent's memory banks.
+///
+/// # Safety
+/// `banks` must be null or point to `count` readable banks.
+unsafe fn mem_banks(
+    banks: *const sys::rocprofiler_agent_mem_bank_t,
+    count: u32,
+) -> impl Iterator<Item = (u32, u64)> {
+    let n = if banks.is_null() || count > MAX_MEM_BANKS {
+        0
+    } else {
+        count as usize
+    };
+    (0..n).map(move |i| {
+        // SAFETY: `i < count`, and the caller guarantees `count` readable banks.
+        let b = unsafe { banks.add(i).read_unaligned() };
+        (b.heap_type, b.size_in_bytes)
     })
 }
 
@@ -171,5 +201,39 @@ mod tests {
         // SAFETY: as above; the reader must refuse before touching later fields.
         assert!(unsafe { read_agent(&a) }.is_none());
         assert_eq!(AGENT_BYTES_READ, 292);
+    }
+
+    /// An agent whose memory is only in its frame-buffer bank (`local_mem_size` 0, as a real
+    /// MI350X reports it) is read with that memory; the system-heap bank is not the GPU's.
+    #[test]
+    fn gpu_memory_is_read_from_the_frame_buffer_banks() {
+        let banks = [
+            sys::rocprofiler_agent_mem_bank_t {
+                heap_type: sys::HSA_HEAPTYPE_SYSTEM,
+                size_in_bytes: 1 << 40,
+                ..Default::default()
+            },
+            sys::rocprofiler_agent_mem_bank_t {
+                heap_type: sys::HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC,
+                size_in_bytes: 309_220_868_096,
+                ..Default::default()
+            },
+        ];
+        // SAFETY: all-zero is a valid bit pattern for this plain C struct (null pointers).
+        let mut a: sys::rocprofiler_agent_v0_t = unsafe { std::mem::zeroed() };
+        a.size = size_of::<sys::rocprofiler_agent_v0_t>() as u64;
+        a.type_ = sys::ROCPROFILER_AGENT_TYPE_GPU;
+        a.mem_banks = banks.as_ptr();
+        a.mem_banks_count = 2;
+        // SAFETY: `a` is a complete struct whose banks pointer covers its count.
+        let got = unsafe { read_agent(&a) }.unwrap();
+        assert_eq!(got.local_mem_bytes, 309_220_868_096);
+        a.local_mem_size = 64 << 30;
+        // SAFETY: as above.
+        assert_eq!(unsafe { read_agent(&a) }.unwrap().local_mem_bytes, 64 << 30);
+        a.mem_banks = std::ptr::null();
+        a.local_mem_size = 0;
+        // SAFETY: as above; a null banks pointer is not read.
+        assert_eq!(unsafe { read_agent(&a) }.unwrap().local_mem_bytes, 0);
     }
 }

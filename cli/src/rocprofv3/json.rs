@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{err, Builder, ConvertError};
+use super::{err, BadValue, Builder, ConvertError, Place, RowIssues};
 use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
 };
@@ -19,14 +19,103 @@ fn u32_of(v: &Value) -> u32 {
     u32::try_from(u(v)).unwrap_or(u32::MAX)
 }
 
-fn dim(v: &Value) -> [u32; 3] {
-    [u32_of(&v["x"]), u32_of(&v["y"]), u32_of(&v["z"])]
+/// One buffer record being read: required fields that are absent or of the wrong type make it
+/// a bad record (`RowIssues`).
+struct Rec<'a> {
+    v: &'a Value,
+    place: Place,
+    bad: Option<BadValue>,
+}
+
+impl<'a> Rec<'a> {
+    fn at(&self, path: &str) -> &'a Value {
+        path.split('.').fold(self.v, |v, k| &v[k])
+    }
+
+    /// A required unsigned integer at `path` (`dispatch_info.kernel_id`).
+    fn req(&mut self, path: &str) -> u64 {
+        let v = self.at(path);
+        match v.as_u64() {
+            Some(n) => n,
+            None => {
+                if self.bad.is_none() {
+                    self.bad = Some(BadValue {
+                        place: self.place.clone(),
+                        column: path.to_string(),
+                        value: if v.is_null() {
+                            "(absent)".into()
+                        } else {
+                            v.to_string()
+                        },
+                        expected: "an unsigned integer",
+                    });
+                }
+                0
+            }
+        }
+    }
+
+    fn req32(&mut self, path: &str) -> u32 {
+        u32::try_from(self.req(path)).unwrap_or(u32::MAX)
+    }
+
+    fn dim(&mut self, path: &str) -> [u32; 3] {
+        [
+            self.req32(&format!("{path}.x")),
+            self.req32(&format!("{path}.y")),
+            self.req32(&format!("{path}.z")),
+        ]
+    }
+
+    /// An optional field (absent in some SDK versions): 0 when absent.
+    fn opt(&self, path: &str) -> u64 {
+        u(self.at(path))
+    }
+}
+
+/// Reads each record of `records[kind]`, keeping those without a bad value.
+fn each<T>(
+    file: &Path,
+    records: &Value,
+    kind: &str,
+    issues: &mut RowIssues,
+    mut read: impl FnMut(&mut Rec<'_>) -> T,
+    mut keep: impl FnMut(T),
+) {
+    for (i, v) in records[kind].as_array().into_iter().flatten().enumerate() {
+        issues.records += 1;
+        let mut rec = Rec {
+            v,
+            place: Place {
+                file: file.to_path_buf(),
+                at: format!("buffer_records.{kind}[{i}]"),
+            },
+            bad: None,
+        };
+        let t = read(&mut rec);
+        match rec.bad {
+            Some(b) => issues.bad.push(b),
+            None => keep(t),
+        }
+    }
 }
 
 pub fn read(path: &Path) -> Result<Collected, ConvertError> {
     let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
     let r = super::open_maybe_gz(path, f, true)?;
-    let doc: Value = serde_json::from_reader(r).map_err(|e| err(path, format!("bad JSON: {e}")))?;
+    let doc: Value = serde_json::from_reader(r).map_err(|e| {
+        let what = if e.is_eof() {
+            "truncated JSON (the file ends inside the document)"
+        } else if e.is_io() {
+            "unreadable (a truncated or damaged gzip stream?)"
+        } else {
+            "malformed JSON"
+        };
+        err(
+            path,
+            format!("{what} at line {} column {}: {e}", e.line(), e.column()),
+        )
+    })?;
     let tools = doc["rocprofiler-sdk-tool"]
         .as_array()
         .ok_or_else(|| err(path, "no `rocprofiler-sdk-tool` array: not rocprofv3 JSON"))?;
@@ -39,11 +128,11 @@ pub fn read(path: &Path) -> Result<Collected, ConvertError> {
             ),
         ));
     };
-    from_tool(t).map_err(|m| err(path, m))
+    from_tool(path, t)
 }
 
 /// One process's section.
-fn from_tool(t: &Value) -> Result<Collected, String> {
+fn from_tool(file: &Path, t: &Value) -> Result<Collected, ConvertError> {
     let meta = &t["metadata"];
     let hostname = meta["node"]["hostname"].as_str().unwrap_or("").to_string();
     let pid = u32::try_from(u(&meta["pid"])).unwrap_or(0);
@@ -99,58 +188,92 @@ fn from_tool(t: &Value) -> Result<Collected, String> {
     }
 
     let records = &t["buffer_records"];
-    for r in records["kernel_dispatch"].as_array().into_iter().flatten() {
-        let d = &r["dispatch_info"];
-        let agent = u(&d["agent_id"]["handle"]);
-        let corr = u(&r["correlation_id"]["internal"]);
-        b.c.push_kernel(KernelRecord {
-            correlation_id: corr,
-            external_id: u(&r["correlation_id"]["external"]),
-            start_ns: u(&r["start_timestamp"]),
-            end_ns: u(&r["end_timestamp"]),
-            thread_id: u(&r["thread_id"]),
-            agent,
-            queue: u(&d["queue_id"]["handle"]),
-            kernel_id: u(&d["kernel_id"]),
-            dispatch_id: u(&d["dispatch_id"]),
-            private_segment_size: u32_of(&d["private_segment_size"]),
-            group_segment_size: u32_of(&d["group_segment_size"]),
-            workgroup: dim(&d["workgroup_size"]),
-            grid: dim(&d["grid_size"]),
-            pipe_id: d
-                .get("pipe_id")
-                .or_else(|| r.get("pipe_id"))
-                .and_then(Value::as_i64)
-                .map(|v| v as i32),
-        });
-        if corr != 0 {
-            b.on_stream(corr, u(&r["stream_id"]["handle"]), ordinal(agent));
-        }
-    }
-    for r in records["hip_api"].as_array().into_iter().flatten() {
-        b.c.api.push(ApiRecord {
+    let mut issues = RowIssues::default();
+    each(
+        file,
+        records,
+        "kernel_dispatch",
+        &mut issues,
+        |r| {
+            let agent = r.req("dispatch_info.agent_id.handle");
+            let k = KernelRecord {
+                correlation_id: r.req("correlation_id.internal"),
+                external_id: r.opt("correlation_id.external"),
+                start_ns: r.req("start_timestamp"),
+                end_ns: r.req("end_timestamp"),
+                thread_id: r.opt("thread_id"),
+                agent,
+                queue: r.req("dispatch_info.queue_id.handle"),
+                kernel_id: r.req("dispatch_info.kernel_id"),
+                dispatch_id: r.opt("dispatch_info.dispatch_id"),
+                private_segment_size: u32_of(r.at("dispatch_info.private_segment_size")),
+                group_segment_size: u32_of(r.at("dispatch_info.group_segment_size")),
+                workgroup: r.dim("dispatch_info.workgroup_size"),
+                grid: r.dim("dispatch_info.grid_size"),
+                pipe_id: r
+                    .at("dispatch_info.pipe_id")
+                    .as_i64()
+                    .or_else(|| r.at("pipe_id").as_i64())
+                    .and_then(|v| i32::try_from(v).ok())
+                    .and_then(rocprofiler_sdk_sys::dispatch_pipe),
+            };
+            (k, r.opt("stream_id.handle"))
+        },
+        |(k, stream)| {
+            if k.correlation_id != 0 {
+                b.on_stream(k.correlation_id, stream, ordinal(k.agent));
+            }
+            b.c.push_kernel(k);
+        },
+    );
+    each(
+        file,
+        records,
+        "hip_api",
+        &mut issues,
+        |r| ApiRecord {
             domain: ApiDomain::Hip,
-            operation: r["operation"].as_i64().unwrap_or(-1) as i32,
-            correlation_id: u(&r["correlation_id"]["internal"]),
-            external_id: u(&r["correlation_id"]["external"]),
-            start_ns: u(&r["start_timestamp"]),
-            end_ns: u(&r["end_timestamp"]),
-            thread_id: u(&r["thread_id"]),
-        });
-    }
-    for r in records["memory_copy"].as_array().into_iter().flatten() {
-        b.c.copies.push(CopyRecord {
-            correlation_id: u(&r["correlation_id"]["internal"]),
-            external_id: u(&r["correlation_id"]["external"]),
-            start_ns: u(&r["start_timestamp"]),
-            end_ns: u(&r["end_timestamp"]),
-            thread_id: u(&r["thread_id"]),
-            operation: r["operation"].as_i64().unwrap_or(0) as i32,
-            dst_agent: u(&r["dst_agent_id"]["handle"]),
-            src_agent: u(&r["src_agent_id"]["handle"]),
-            bytes: u(&r["bytes"]),
-        });
-    }
+            operation: i32::try_from(r.req("operation")).unwrap_or(-1),
+            correlation_id: r.req("correlation_id.internal"),
+            external_id: r.opt("correlation_id.external"),
+            start_ns: r.req("start_timestamp"),
+            end_ns: r.req("end_timestamp"),
+            thread_id: r.opt("thread_id"),
+        },
+        |a| b.c.api.push(a),
+    );
+    each(
+        file,
+        records,
+        "memory_copy",
+        &mut issues,
+        |r| {
+            let m = CopyRecord {
+                correlation_id: r.req("correlation_id.internal"),
+                external_id: r.opt("correlation_id.external"),
+                start_ns: r.req("start_timestamp"),
+                end_ns: r.req("end_timestamp"),
+                thread_id: r.opt("thread_id"),
+                operation: i32::try_from(r.req("operation")).unwrap_or(0),
+                dst_agent: r.req("dst_agent_id.handle"),
+                src_agent: r.req("src_agent_id.handle"),
+                bytes: r.req("bytes"),
+            };
+            (m, r.opt("stream_id.handle"))
+        },
+        |(m, stream)| {
+            if m.correlation_id != 0 {
+                let gpu = [m.dst_agent, m.src_agent]
+                    .into_iter()
+                    .map(ordinal)
+                    .find(|&o| o >= 0)
+                    .unwrap_or(-1);
+                b.on_stream(m.correlation_id, stream, gpu);
+            }
+            b.c.copies.push(m);
+        },
+    );
+    b.c.warnings.extend(issues.settle()?);
     let markers = records["marker_api"].as_array().map_or(0, Vec::len);
     if markers > 0 {
         b.c.warnings.push(format!(
@@ -196,7 +319,14 @@ fn agents(t: &Value) -> Vec<AgentInfo> {
                 n => n,
             },
             max_engine_clk_mhz: u32_of(&a["max_engine_clk_fcompute"]),
-            local_mem_bytes: u(&a["local_mem_size"]),
+            local_mem_bytes: rocprofiler_sdk_sys::gpu_memory_bytes(
+                u(&a["local_mem_size"]),
+                a["mem_banks"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|m| (u32_of(&m["heap_type"]), u(&m["size_in_bytes"]))),
+            ),
             gfx_target_version: u32_of(&a["gfx_target_version"]),
         });
     }

@@ -3,9 +3,14 @@
 //! copies, streams, agents, kernel resources and occupancy) exactly as for a live run.
 //!
 //! Inputs: rocprofv3's rocpd SQLite database (its default since ROCm 7.0; every process of
-//! every run in it), rocprofv3 JSON (`--output-format json`, optionally gzipped) and rocprofv3
-//! CSV (`*_kernel_trace.csv`, with its sibling `*_hip_api_trace.csv` when present). The legacy
-//! rocprof v1 `results.db` is refused with a message naming it.
+//! every run in it; schema 3.0.x), rocprofv3 JSON (`--output-format json`, optionally gzipped)
+//! and the CSV files of one run, in rocprofv3's own dialect or `rocpd2csv`'s (`csv`). The
+//! legacy rocprof v1 `results.db` is refused with a message naming it.
+//!
+//! Input errors: what makes a file unreadable as a whole (a missing required column or field,
+//! a malformed or truncated file, an unsupported schema) is refused with one line naming the
+//! file and the place; a record with a value of the wrong type is a [`RowIssues`] oddity,
+//! skipped and counted when it is one among thousands, refused otherwise.
 
 pub mod csv;
 pub mod json;
@@ -54,6 +59,12 @@ pub enum Format {
 /// Reads the first bytes (decompressed when gzipped) and says what the file is.
 pub fn detect(path: &Path) -> Result<Format, ConvertError> {
     let head = read_head(path, 1 << 16)?;
+    if head.iter().all(u8::is_ascii_whitespace) {
+        return Err(err(
+            path,
+            "an empty file (expected rocprofv3 JSON, CSV or a rocpd database)",
+        ));
+    }
     if head.starts_with(b"SQLite format 3\0") {
         let text = String::from_utf8_lossy(&head);
         if text.contains("rocpd_") {
@@ -70,10 +81,11 @@ pub fn detect(path: &Path) -> Result<Format, ConvertError> {
     let first = head.iter().find(|b| !b.is_ascii_whitespace()).copied();
     match first {
         Some(b'{') | Some(b'[') => Ok(Format::Json),
-        Some(b'"') if String::from_utf8_lossy(&head).contains("Kernel_Name") => Ok(Format::Csv),
+        _ if csv::is_rocprofv3_csv(path, &head) => Ok(Format::Csv),
         _ => Err(err(
             path,
-            "not a rocprofv3 output this converter reads (JSON, *_kernel_trace.csv, or an SQLite database)",
+            "not a rocprofv3 output this converter reads (rocpd .db, JSON, or the CSV files of \
+             a run: *_kernel_trace.csv, *_hip_api_trace.csv, …)",
         )),
     }
 }
@@ -83,11 +95,85 @@ fn read_head(path: &Path, n: usize) -> Result<Vec<u8>, ConvertError> {
     let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
     let mut buf = Vec::with_capacity(n);
     let mut r = open_maybe_gz(path, f, false)?;
-    r.by_ref()
-        .take(n as u64)
-        .read_to_end(&mut buf)
-        .map_err(|e| err(path, e.to_string()))?;
+    // A gzip stream cut short still yields its first bytes; the reader says so later.
+    let _ = r.by_ref().take(n as u64).read_to_end(&mut buf);
+    if buf.is_empty() {
+        std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut [0u8; 1]))
+            .map_err(|e| err(path, e.to_string()))?;
+    }
     Ok(buf)
+}
+
+/// Where in a file a record is: a CSV line or a JSON record.
+#[derive(Debug, Clone)]
+pub(crate) struct Place {
+    pub file: PathBuf,
+    /// `line 12` or `kernel_dispatch[40]`.
+    pub at: String,
+}
+
+/// A record with a value that is not what its field holds (a timestamp that is not a number).
+#[derive(Debug, Clone)]
+pub(crate) struct BadValue {
+    pub place: Place,
+    pub column: String,
+    pub value: String,
+    pub expected: &'static str,
+}
+
+impl BadValue {
+    fn message(&self) -> String {
+        format!(
+            "{}: {}, column {}: {:?} is not {}",
+            self.place.file.display(),
+            self.place.at,
+            self.column,
+            self.value,
+            self.expected
+        )
+    }
+}
+
+/// Records skipped for a bad value, against all records read.
+///
+/// Policy: a bad record among thousands is an oddity of the recording, skipped, counted and
+/// said (on stderr and in the profile); more than one in [`TOLERATED_PER`] records (any in a
+/// file of fewer) means the file is not what it claims to be, and it is refused naming the
+/// first bad value.
+#[derive(Debug, Default)]
+pub(crate) struct RowIssues {
+    pub records: u64,
+    pub bad: Vec<BadValue>,
+}
+
+/// One bad record is tolerated per this many records read.
+pub(crate) const TOLERATED_PER: u64 = 1000;
+
+impl RowIssues {
+    /// Refuses the input when bad records are past the tolerance; else the warning that
+    /// counts the skipped ones (none when there are none).
+    pub fn settle(self) -> Result<Option<String>, ConvertError> {
+        let Some(first) = self.bad.first() else {
+            return Ok(None);
+        };
+        let bad = self.bad.len() as u64;
+        if bad > self.records / TOLERATED_PER {
+            return Err(ConvertError {
+                path: first.place.file.clone(),
+                message: format!(
+                    "{}, column {}: {:?} is not {} ({bad} of {} records are bad; at most 1 in \
+                     {TOLERATED_PER} is skipped)",
+                    first.place.at, first.column, first.value, first.expected, self.records
+                ),
+            });
+        }
+        Ok(Some(format!(
+            "{bad} of {} records skipped for a bad value; the first: {}",
+            self.records,
+            first.message()
+        )))
+    }
 }
 
 /// Inputs at least this large show a progress bar (when stderr is a terminal).
@@ -156,10 +242,13 @@ pub fn read(path: &Path) -> Result<Vec<Collected>, ConvertError> {
 /// Builds what every format shares once its records are read: kernel names as the live tool
 /// prints them (`.kd` dropped, demangled by the C++ runtime), a stream line per HIP stream,
 /// operation names.
+///
+/// Streams are numbered when the records are all read (`finish`), in the order of the first
+/// call that used each (its correlation id): the order the program issued them, whatever
+/// order a format lists its records in, so every format of the same records numbers its
+/// stream lines alike (the live tool numbers them by creation, which the files do not record).
 pub(crate) struct Builder {
     pub c: Collected,
-    /// HIP stream handle → creation order (first seen), so lines are numbered as live.
-    streams: HashMap<u64, u64>,
 }
 
 impl Builder {
@@ -171,7 +260,6 @@ impl Builder {
                 sdk_version: "rocprofv3 output (converted)".into(),
                 ..Collected::default()
             },
-            streams: HashMap::new(),
         }
     }
 
@@ -186,25 +274,42 @@ impl Builder {
         );
     }
 
-    /// The creation order of HIP stream `stream` (first seen; 0 = the null stream).
-    pub fn stream_seq(&mut self, stream: u64) -> u64 {
-        let n = self.streams.len() as u64;
-        if stream == 0 {
-            0
-        } else {
-            *self.streams.entry(stream).or_insert(n + 1)
-        }
-    }
-
-    /// The dispatch `correlation_id` ran on HIP stream `stream` of GPU `device` (ordinal).
+    /// The work of call `correlation_id` ran on stream `stream` (0 = the null stream) of GPU
+    /// `device` (ordinal). One fact per call: a graph launch's many dispatches share it.
     pub fn on_stream(&mut self, correlation_id: u64, stream: u64, device: i32) {
-        let seq = self.stream_seq(stream);
         self.c.calls.push(CallFact {
             correlation_id,
             stream,
             device,
-            stream_seq: seq,
+            stream_seq: 0,
         });
+    }
+
+    /// Numbers the streams by their first call (see the type's doc).
+    fn number_streams(&mut self) {
+        let c = &mut self.c;
+        c.calls.sort_by_key(|f| f.correlation_id);
+        c.calls.dedup_by_key(|f| f.correlation_id);
+        let mut uses: Vec<(u64, u64)> = c
+            .calls
+            .iter()
+            .map(|f| (f.correlation_id, f.stream))
+            .chain(c.syncs.iter().map(|s| (s.correlation_id, s.stream)))
+            .filter(|&(_, s)| s != 0)
+            .collect();
+        uses.sort_unstable();
+        let mut seq: HashMap<u64, u64> = HashMap::new();
+        for (_, s) in uses {
+            let n = seq.len() as u64 + 1;
+            seq.entry(s).or_insert(n);
+        }
+        let of = |s: u64| if s == 0 { 0 } else { seq[&s] };
+        for f in &mut c.calls {
+            f.stream_seq = of(f.stream);
+        }
+        for s in &mut c.syncs {
+            s.stream_seq = of(s.stream);
+        }
     }
 
     pub fn op_name(&mut self, domain: ApiDomain, op: i32, name: &str) {
@@ -212,6 +317,7 @@ impl Builder {
     }
 
     pub fn finish(mut self) -> Collected {
+        self.number_streams();
         let c = &self.c;
         let spans = c
             .kernels

@@ -15,7 +15,7 @@
 //! event records they resolve to.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
@@ -24,17 +24,88 @@ use serde_json::Value;
 use super::{err, Builder, ConvertError};
 use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
-    MarkerSpan, SyncFact,
+    MarkerSpan, SyncFact, SyncKind,
 };
+use rocprof_xplane_core::model::graph::GraphNode;
+
+/// The rocpd schemas this reader knows: 3.0.0 (written `3` by the first releases) to the
+/// newest 3.0.x; 3.0.2 added the graph columns of kernels and copies, read when present.
+const SCHEMAS_READ: &str = "3.0.0–3.0.x";
 
 /// Every process of every run in the database.
 pub fn read_all(path: &Path) -> Result<Vec<Collected>, ConvertError> {
+    // Reading a database in WAL mode makes SQLite create its `-shm` file; one made here is
+    // removed when the reading ends, so the input's directory is left as it was.
+    let shm = PathBuf::from(format!("{}-shm", path.display()));
+    let shm_was_there = shm.exists();
+    let out = read_open(path);
+    if !shm_was_there {
+        let _ = std::fs::remove_file(&shm);
+    }
+    out
+}
+
+fn read_open(path: &Path) -> Result<Vec<Collected>, ConvertError> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(|e| err(path, format!("cannot open the SQLite database: {e}")))?;
-    let runs = run_suffixes(&conn).map_err(|e| err(path, e))?;
+    let out = read_conn(path, &conn);
+    drop(conn);
+    out
+}
+
+/// A damaged file's SQLite error as one line a user can act on.
+fn sqlite_message(e: &str) -> String {
+    if e.contains("malformed") || e.contains("not a database") || e.contains("disk I/O") {
+        format!("not a complete SQLite database (a truncated or damaged file?): {e}")
+    } else {
+        format!("not readable as SQLite: {e}")
+    }
+}
+
+/// The schema version the runs' `rocpd_metadata` tables state (the first found), refused
+/// when it is not one this reader knows.
+fn check_schema(conn: &Connection) -> Result<(), String> {
+    let tables = conn
+        .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' \
+             AND name LIKE 'rocpd_metadata%' ORDER BY name",
+        )
+        .and_then(|mut st| {
+            st.query_map([], |r| r.get::<_, String>(0))
+                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
+        })
+        .map_err(|e| sqlite_message(&e.to_string()))?;
+    for t in tables {
+        let v: Option<String> = conn
+            .query_row(
+                &format!("SELECT value FROM \"{t}\" WHERE tag = 'schema_version' LIMIT 1"),
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| sqlite_message(&e.to_string()))?;
+        let Some(v) = v else { continue };
+        let parts: Vec<&str> = v.trim().split('.').collect();
+        let known = match parts[..] {
+            ["3"] | ["3", "0"] => true,
+            ["3", "0", patch] => patch.parse::<u32>().is_ok(),
+            _ => false,
+        };
+        if !known {
+            return Err(format!(
+                "rocpd schema {v} not supported (this build reads {SCHEMAS_READ})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn read_conn(path: &Path, conn: &Connection) -> Result<Vec<Collected>, ConvertError> {
+    check_schema(conn).map_err(|e| err(path, e))?;
+    let runs = run_suffixes(conn).map_err(|e| err(path, e))?;
     if runs.is_empty() {
         return Err(err(
             path,
@@ -49,7 +120,7 @@ pub fn read_all(path: &Path) -> Result<Vec<Collected>, ConvertError> {
         b.enable_steady_tick(std::time::Duration::from_millis(200));
     });
     for sfx in &runs {
-        let run = Run { conn: &conn, sfx };
+        let run = Run { conn, sfx };
         let processes = run.processes().map_err(|e| err(path, e))?;
         for p in processes {
             if let Some(b) = &bar {
@@ -74,11 +145,11 @@ fn run_suffixes(conn: &Connection) -> Result<Vec<String>, String> {
             "SELECT name FROM sqlite_master WHERE type = 'table' \
              AND name LIKE 'rocpd_info_process%' ORDER BY name",
         )
-        .map_err(|e| format!("not readable as SQLite: {e}"))?;
+        .map_err(|e| sqlite_message(&e.to_string()))?;
     let names = st
         .query_map([], |r| r.get::<_, String>(0))
         .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-        .map_err(|e| format!("not readable as SQLite: {e}"))?;
+        .map_err(|e| sqlite_message(&e.to_string()))?;
     Ok(names
         .into_iter()
         .filter_map(|n| n.strip_prefix("rocpd_info_process").map(str::to_string))
@@ -118,7 +189,7 @@ fn handle_of(v: &str) -> Option<u64> {
 }
 
 /// The SDK's memory-copy operation ids by their names (1 host→host … 4 device→device).
-fn copy_op(name: &str) -> i32 {
+pub(crate) fn copy_op(name: &str) -> i32 {
     match name {
         "MEMORY_COPY_HOST_TO_HOST" => 1,
         "MEMORY_COPY_HOST_TO_DEVICE" => 2,
@@ -145,6 +216,15 @@ impl Run<'_> {
             .is_some()
     }
 
+    /// Whether this run's table `name` has column `column` (added by a later schema).
+    fn has_column(&self, name: &str, column: &str) -> bool {
+        let t = format!("rocpd_{name}{}", self.sfx);
+        self.conn
+            .prepare(&format!("SELECT * FROM \"{t}\" LIMIT 0"))
+            .map(|st| st.column_names().contains(&column))
+            .unwrap_or(false)
+    }
+
     /// Runs `sql` (with `{name}` placeholders for this run's tables) and maps each row.
     fn rows<T>(
         &self,
@@ -158,14 +238,23 @@ impl Run<'_> {
             q = q.replace(&format!("{{{t}}}"), &self.table(t));
         }
         let what = tables.first().copied().unwrap_or("?");
-        let mut st = self
-            .conn
-            .prepare(&q)
-            .map_err(|e| format!("table rocpd_{what}{}: {e}", self.sfx))?;
+        let mut st = self.conn.prepare(&q).map_err(|e| {
+            format!(
+                "table rocpd_{what}{}: {}",
+                self.sfx,
+                sqlite_message(&e.to_string())
+            )
+        })?;
         let rows = st
             .query_map(p, f)
             .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| format!("reading rocpd_{what}{}: {e}", self.sfx));
+            .map_err(|e| {
+                format!(
+                    "reading rocpd_{what}{}: {}",
+                    self.sfx,
+                    sqlite_message(&e.to_string())
+                )
+            });
         rows
     }
 
@@ -403,23 +492,34 @@ impl Run<'_> {
         }
         b.op_name(ApiDomain::Marker, 0, "roctxMarkA");
 
+        // Schema 3.0.2+: the graph node each dispatch and copy was (0 = not a graph's).
+        let graph = |t: &str| {
+            if self.has_column(t, "graph_exec_id") && self.has_column(t, "graph_node_id") {
+                "x.graph_exec_id, x.graph_node_id"
+            } else {
+                "0, 0"
+            }
+        };
         let kernels = self.rows(
-            "SELECT k.tid, k.agent_id, k.kernel_id, k.dispatch_id, k.queue_id, k.stream_id, \
-             k.start, k.\"end\", k.private_segment_size, k.group_segment_size, \
-             k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z, \
-             k.grid_size_x, k.grid_size_y, k.grid_size_z, e.stack_id, e.correlation_id \
-             FROM {kernel_dispatch} k LEFT JOIN {event} e ON e.id = k.event_id \
-             WHERE k.pid = ?1 ORDER BY k.start, k.id",
+            &format!(
+                "SELECT x.tid, x.agent_id, x.kernel_id, x.dispatch_id, x.queue_id, x.stream_id, \
+                 x.start, x.\"end\", x.private_segment_size, x.group_segment_size, \
+                 x.workgroup_size_x, x.workgroup_size_y, x.workgroup_size_z, \
+                 x.grid_size_x, x.grid_size_y, x.grid_size_z, e.stack_id, e.correlation_id, {} \
+                 FROM {{kernel_dispatch}} x LEFT JOIN {{event}} e ON e.id = x.event_id \
+                 WHERE x.pid = ?1 ORDER BY x.start, x.id",
+                graph("kernel_dispatch")
+            ),
             &["kernel_dispatch", "event"],
             [p.id],
-            ints::<18>,
+            ints::<20>,
         )?;
         for k in kernels {
             let corr = num(k[16]);
             let agent = num(k[1]);
             b.c.push_kernel(KernelRecord {
                 correlation_id: corr,
-                external_id: num(k[17]),
+                external_id: graph_external(num(k[17]), num(k[18]), num(k[19])),
                 start_ns: num(k[6]),
                 end_ns: num(k[7]),
                 thread_id: tid(k[0]),
@@ -441,20 +541,23 @@ impl Run<'_> {
 
         if self.has("memory_copy") {
             let copies = self.rows(
-                "SELECT c.tid, c.start, c.\"end\", c.name_id, c.dst_agent_id, c.src_agent_id, \
-                 c.size, c.stream_id, e.stack_id, e.correlation_id \
-                 FROM {memory_copy} c LEFT JOIN {event} e ON e.id = c.event_id \
-                 WHERE c.pid = ?1 ORDER BY c.start, c.id",
+                &format!(
+                    "SELECT x.tid, x.start, x.\"end\", x.name_id, x.dst_agent_id, \
+                     x.src_agent_id, x.size, x.stream_id, e.stack_id, e.correlation_id, {} \
+                     FROM {{memory_copy}} x LEFT JOIN {{event}} e ON e.id = x.event_id \
+                     WHERE x.pid = ?1 ORDER BY x.start, x.id",
+                    graph("memory_copy")
+                ),
                 &["memory_copy", "event"],
                 [p.id],
-                ints::<10>,
+                ints::<12>,
             )?;
             for m in copies {
                 let corr = num(m[8]);
                 let (dst, src) = (num(m[4]), num(m[5]));
                 b.c.copies.push(CopyRecord {
                     correlation_id: corr,
-                    external_id: num(m[9]),
+                    external_id: graph_external(num(m[9]), num(m[10]), num(m[11])),
                     start_ns: num(m[1]),
                     end_ns: num(m[2]),
                     thread_id: tid(m[0]),
@@ -474,7 +577,14 @@ impl Run<'_> {
                 }
             }
         }
-        sync_facts(&mut b, &hip_calls);
+        let mut unknown = 0;
+        sync_facts(&mut b, &hip_calls, &mut unknown);
+        if unknown > 0 {
+            b.c.warnings.push(format!(
+                "{unknown} synchronization calls have no argument rows in the database: their \
+                 streams and events are unknown, so they draw no dependency"
+            ));
+        }
         if skipped > 0 {
             b.c.warnings.push(format!(
                 "{skipped} regions of other kinds (HSA, RCCL, …) in the database were not converted"
@@ -570,7 +680,16 @@ impl Run<'_> {
                             n => n,
                         },
                         max_engine_clk_mhz: xu("max_engine_clk_fcompute") as u32,
-                        local_mem_bytes: xu("local_mem_size"),
+                        local_mem_bytes: rocprofiler_sdk_sys::gpu_memory_bytes(
+                            xu("local_mem_size"),
+                            x["mem_banks"].as_array().into_iter().flatten().map(|m| {
+                                (
+                                    u32::try_from(m["heap_type"].as_u64().unwrap_or(0))
+                                        .unwrap_or(u32::MAX),
+                                    m["size_in_bytes"].as_u64().unwrap_or(0),
+                                )
+                            }),
+                        ),
                         gfx_target_version: xu("gfx_target_version") as u32,
                     }
                 },
@@ -583,7 +702,11 @@ impl Run<'_> {
 /// arguments as the live tool reads them at API entry. A stream's device is the device its
 /// kernels and copies ran on; the null stream's is the thread's current device: its latest
 /// `hipSetDevice`, or the device of its latest launch or copy (one GPU: that GPU).
-fn sync_facts(b: &mut Builder, calls: &[(u64, u64, Arc<str>, Option<CallArgs>)]) {
+fn sync_facts(
+    b: &mut Builder,
+    calls: &[(u64, u64, Arc<str>, Option<CallArgs>)],
+    unknown: &mut u64,
+) {
     use rocprof_xplane_core::hip::ops::Role;
     let by_corr: HashMap<u64, (u64, i32)> =
         b.c.calls
@@ -612,24 +735,32 @@ fn sync_facts(b: &mut Builder, calls: &[(u64, u64, Arc<str>, Option<CallArgs>)])
         {
             current.insert(*tid, i32::try_from(d).unwrap_or(-1));
         }
-        let Some(Role::Sync(kind)) = rocprof_xplane_core::hip::ops::lookup(name).map(|r| r.role) else {
+        let Some(Role::Sync(kind)) = rocprof_xplane_core::hip::ops::lookup(name).map(|r| r.role)
+        else {
             continue;
         };
-        let (event, stream) = a.map_or((0, 0), |a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)));
+        // Without its argument rows a call's stream and event are unknown: it is no fact
+        // (`hipDeviceSynchronize` names neither and needs none).
+        let Some((event, stream)) = a
+            .map(|a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)))
+            .or((kind == SyncKind::DeviceSynchronize).then_some((0, 0)))
+        else {
+            *unknown += 1;
+            continue;
+        };
         let device = stream_device
             .get(&stream)
             .filter(|_| stream != 0)
             .or_else(|| current.get(tid))
             .copied()
             .unwrap_or(if gpus == 1 { 0 } else { -1 });
-        let seq = b.stream_seq(stream);
         b.c.syncs.push(SyncFact {
             correlation_id: *corr,
             kind,
             event,
             stream,
             device,
-            stream_seq: seq,
+            stream_seq: 0,
         });
     }
 }
@@ -640,6 +771,16 @@ struct CallArgs {
     event: Option<u64>,
     /// `hipSetDevice`'s `deviceId`.
     device: Option<u64>,
+}
+
+/// The external id a dispatch or copy carries into the join: its graph node (the tool's
+/// tagged word, `model::graph`) when rocpd says it was one (exec id > 0), else its own.
+fn graph_external(external: u64, exec_id: u64, node: u64) -> u64 {
+    u32::try_from(node)
+        .ok()
+        .filter(|_| exec_id > 0)
+        .and_then(|n| GraphNode::new(exec_id, n))
+        .map_or(external, GraphNode::tagged_word)
 }
 
 /// The first `N` columns of a row, as nullable integers.

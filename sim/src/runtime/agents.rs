@@ -27,6 +27,22 @@ fn leak_str(s: &str) -> *const c_char {
     c.into_raw()
 }
 
+/// One leaked memory bank (`mem_banks` must stay valid as long as the agent).
+fn leak_bank(
+    heap_type: u32,
+    bytes: u64,
+    width: u32,
+    mem_clk_max: u32,
+) -> *const rocprofiler_agent_mem_bank_t {
+    Box::leak(Box::new(rocprofiler_agent_mem_bank_t {
+        heap_type,
+        flags: 0,
+        width,
+        mem_clk_max,
+        size_in_bytes: bytes,
+    }))
+}
+
 fn blank(size: u64) -> rocprofiler_agent_v0_t {
     let mut a: rocprofiler_agent_v0_t = zeroed();
     a.size = size;
@@ -54,6 +70,7 @@ pub fn install(gpus: &[GpuSpec]) {
     cpu.cpu_cores_count = 96;
     cpu.cpu_core_id_base = 0;
     cpu.mem_banks_count = 1;
+    cpu.mem_banks = leak_bank(HSA_HEAPTYPE_SYSTEM, 768 << 30, 0, 0);
     cpu.caches_count = 0;
     cpu.io_links_count = gpus.len() as u32;
     cpu.max_engine_clk_ccompute = 3700;
@@ -79,7 +96,16 @@ pub fn install(gpus: &[GpuSpec]) {
         };
         a.type_ = ROCPROFILER_AGENT_TYPE_GPU;
         a.simd_count = p.simd_count;
+        // The GPU's memory is its one frame-buffer bank; `local_mem_size` repeats it unless
+        // the GPU reports it in the bank alone (as a real MI350X agent does: 8192-bit HBM at
+        // 2000 MHz).
         a.mem_banks_count = 1;
+        a.mem_banks = leak_bank(
+            HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC,
+            p.local_mem_bytes,
+            8192,
+            2000,
+        );
         a.caches_count = 0;
         a.io_links_count = 1;
         a.simd_id_base = 0x8000_0000 + i as u32 * 0x1000;
@@ -113,7 +139,11 @@ pub fn install(gpus: &[GpuSpec]) {
         a.family_id = 141;
         a.workgroup_max_size = 1024;
         a.grid_max_size = u32::MAX;
-        a.local_mem_size = p.local_mem_bytes;
+        a.local_mem_size = if p.memory_in_banks {
+            0
+        } else {
+            p.local_mem_bytes
+        };
         a.hive_id = 0x5a5a_0000_0000_0001;
         a.gpu_id = 0x3e00 + i as u64 * 0x101;
         a.workgroup_max_dim = rocprofiler_dim3_t {

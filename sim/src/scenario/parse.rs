@@ -1162,6 +1162,17 @@ fn gpu(at: &At) -> Result<GpuDef, ScenarioError> {
     if let Some(v) = o.opt_bytes("memory")? {
         s.local_mem_bytes = v;
     }
+    if let Some(a) = o.get("memory_reported_in") {
+        s.memory_in_banks = match a.str()? {
+            "local_mem_size" => false,
+            "mem_banks" => true,
+            other => {
+                return Err(a.err(format!(
+                    "memory_reported_in = {other:?}: expected \"local_mem_size\" or \"mem_banks\""
+                )))
+            }
+        };
+    }
     for (key, field) in [
         ("vendor_id", &mut s.vendor_id),
         ("device_id", &mut s.device_id),

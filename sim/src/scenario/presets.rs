@@ -26,7 +26,6 @@ pub(crate) struct GpuDef {
 pub(crate) const PRESET_NAMES: &[&str] = &["mi300x", "mi250x", "mi350x", "mi355x", "rx7900xtx"];
 
 const GIB: u64 = 1 << 30;
-const GB: u64 = 1_000_000_000;
 
 /// What every Instinct preset shares: 4 SIMDs per CU, wave64, 32 waves per CU, AMD's PCI vendor
 /// id, and the 4 HSA queues the runtime creates per GPU.
@@ -74,9 +73,10 @@ pub(crate) fn spec(name: &str) -> Option<GpuSpec> {
             device_id: 0x740c,
             ..instinct()
         },
-        // MI350X: gfx950, 256 CUs, 8 XCDs, 2200 MHz, 160 KiB LDS, device id 0x75a0, 288 GB HBM3E.
+        // MI350X: gfx950, 256 CUs, 8 XCDs, 2200 MHz, 160 KiB LDS, device id 0x75a0, 288 GiB HBM3E.
         // The agent values match a real rocprofv3 agent dump in
-        // ../shared/testdata/real/rocprofv3-json-mi350x (model_name "ip discovery").
+        // ../shared/testdata/real/rocprofv3-json-mi350x (model_name "ip discovery"), memory
+        // included: `local_mem_size` 0 and 309,220,868,096 bytes in its one frame-buffer bank.
         "mi350x" => GpuSpec {
             name: "gfx950".into(),
             product_name: "AMD Instinct MI350X".into(),
@@ -85,12 +85,13 @@ pub(crate) fn spec(name: &str) -> Option<GpuSpec> {
             max_engine_clk_mhz: 2200,
             num_xcc: 8,
             lds_size_in_kb: 160,
-            local_mem_bytes: 288 * GB,
+            local_mem_bytes: 309_220_868_096,
+            memory_in_banks: true,
             gfx_target_version: 90500,
             device_id: 0x75a0,
             ..instinct()
         },
-        // MI355X: same gfx950 die as MI350X at a higher clock (2400 MHz), 288 GB HBM3E,
+        // MI355X: same gfx950 die and memory as MI350X at a higher clock (2400 MHz),
         // device id 0x75a3 (public specifications / PCI ID list).
         "mi355x" => GpuSpec {
             product_name: "AMD Instinct MI355X".into(),

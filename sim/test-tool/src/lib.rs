@@ -607,6 +607,16 @@ unsafe extern "C" fn agents_cb(
         for i in 0..n {
             // SAFETY: the runtime passes `n` valid agent pointers.
             let a = unsafe { &*(*agents.add(i) as *const rocprofiler_agent_v0_t) };
+            // The memory banks as rocprofv3 writes them in its agent records.
+            let banks: Vec<Value> = (0..a.mem_banks_count as usize)
+                .filter(|_| !a.mem_banks.is_null())
+                .map(|b| {
+                    // SAFETY: the runtime's `mem_banks` holds `mem_banks_count` banks.
+                    let m = unsafe { &*a.mem_banks.add(b) };
+                    json!({"heap_type": m.heap_type, "width": m.width,
+                           "mem_clk_max": m.mem_clk_max, "size_in_bytes": m.size_in_bytes})
+                })
+                .collect();
             log(json!({
                 "ev": "agent", "size": a.size, "id": a.id.handle, "type": a.type_,
                 "name": cstr(a.name), "product_name": cstr(a.product_name),
@@ -619,6 +629,7 @@ unsafe extern "C" fn agents_cb(
                 "vendor_id": a.vendor_id, "device_id": a.device_id,
                 "simd_count": a.simd_count, "max_waves_per_cu": a.max_waves_per_cu,
                 "max_waves_per_simd": a.max_waves_per_simd, "lds_size_in_kb": a.lds_size_in_kb,
+                "mem_banks_count": a.mem_banks_count, "mem_banks": banks,
             }));
         }
     });

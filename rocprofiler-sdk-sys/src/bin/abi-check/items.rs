@@ -883,6 +883,10 @@ pub fn items() -> Vec<Item> {
                 reserved_292,
             ]
         ),
+        item!(
+            rocprofiler_agent_mem_bank_t,
+            [heap_type, flags, width, mem_clk_max, size_in_bytes]
+        ),
     ]
 }
 
@@ -937,6 +941,9 @@ pub fn enumerators() -> Vec<Enumerator> {
         ROCPROFILER_AGENT_TYPE_CPU,
         ROCPROFILER_AGENT_TYPE_GPU,
         ROCPROFILER_AGENT_TYPE_LAST,
+        HSA_HEAPTYPE_SYSTEM,
+        HSA_HEAPTYPE_FRAME_BUFFER_PUBLIC,
+        HSA_HEAPTYPE_FRAME_BUFFER_PRIVATE,
         ROCPROFILER_AGENT_INFO_VERSION_NONE,
         ROCPROFILER_AGENT_INFO_VERSION_0,
         ROCPROFILER_AGENT_INFO_VERSION_LAST,
