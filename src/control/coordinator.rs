@@ -161,3 +161,80 @@ impl Coordinator {
 fn records(c: Option<crate::model::events::Collected>) -> Reply {
     Reply::Records(Box::new(c.unwrap_or_default()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdk::Functions;
+
+    /// A coordinator over no SDK at all (every function absent), writing under `dir`.
+    fn coordinator(dir: &std::path::Path) -> Coordinator {
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.output_dir = dir.to_path_buf();
+        cfg.run_name = "run".into();
+        let cfg: &'static Config = Box::leak(Box::new(cfg));
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let session = Session::for_test(Functions::default(), Vec::new());
+        Coordinator::new(recorder, session, cfg, false)
+    }
+
+    /// Every profile file under `dir`, with its bytes.
+    fn profiles(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut found = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else if p.to_string_lossy().ends_with(".xplane.pb") {
+                    let bytes = std::fs::read(&p).unwrap();
+                    found.push((p, bytes));
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
+    /// A detach writes its session's profile before the finalize that follows it runs, and
+    /// the finalize then writes nothing over it: the two are commands served one at a time.
+    #[test]
+    fn a_finalize_after_a_detach_leaves_the_session_s_profile_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut co = coordinator(dir.path());
+        co.handle(Command::Attach(Vec::new()));
+        co.handle(Command::Detach);
+        let written = profiles(dir.path());
+        assert_eq!(
+            written.len(),
+            1,
+            "the attach session's profile: {written:?}"
+        );
+        co.handle(Command::Finalize);
+        assert!(co.finalized());
+        assert_eq!(profiles(dir.path()), written, "finalize wrote over it");
+        // Commands after finalize do nothing.
+        co.handle(Command::Attach(Vec::new()));
+        co.handle(Command::Detach);
+        assert_eq!(profiles(dir.path()), written);
+    }
+
+    /// A process that ends while attached writes the session under way at finalize, once.
+    #[test]
+    fn a_finalize_while_attached_writes_that_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut co = coordinator(dir.path());
+        co.handle(Command::Attach(Vec::new()));
+        co.handle(Command::Finalize);
+        let written = profiles(dir.path());
+        assert_eq!(written.len(), 1, "{written:?}");
+        assert!(written[0].0.to_string_lossy().contains("/run/"));
+        co.handle(Command::Detach);
+        assert_eq!(
+            profiles(dir.path()),
+            written,
+            "a detach after finalize writes nothing"
+        );
+    }
+}
