@@ -105,6 +105,8 @@ impl Budget {
 /// Default ceiling: a quarter of the machine's physical memory (the job owns the rest), or
 /// none when the size cannot be read.
 pub fn default_limit() -> u64 {
+    // Up into `sdk`, to its `os` leaf (no imports from the crate), where the FFI of every OS
+    // call lives.
     crate::sdk::os::physical_memory_bytes().map_or(0, |b| b / 4)
 }
 

@@ -8,6 +8,8 @@
 //! found in the process (every HIP program links a C++ runtime), else `libstdc++.so.6` is loaded
 //! (the simulator's and tests' Rust processes have none); `cpp_demangle` only where neither exists.
 
+// The one import of this layer into `sdk`: its `os` leaf (no imports from the crate), where the
+// FFI of every OS call lives.
 use crate::sdk::os::CxaDemangle;
 
 /// The demanglers of this process: the C++ runtime's, when there is one, and `cpp_demangle`.

@@ -5,6 +5,7 @@
 //! layout we read, copy the fields we need into the store. Anything else is skipped and counted,
 //! never guessed at.
 
+pub mod abi;
 pub mod api;
 pub mod hip_event;
 pub mod kernel;
@@ -16,8 +17,8 @@ use rocprofiler_sdk_sys as sys;
 use record::record_size;
 
 use crate::model::events::ApiDomain;
-use crate::sdk::abi::Abi;
 use crate::store::EventStore;
+pub use abi::Abi;
 
 /// Runtime values of the buffer-tracing kinds we decode (`None` = not traced / not present).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -12,12 +12,12 @@ use std::sync::OnceLock;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::abi::Abi;
 use super::functions::Functions;
 use super::functions::{Buffer, Clock, Context};
 use super::payload::{self, CallbackRecord, HipApiArgs};
 use super::status::SdkError;
 use crate::capture::hip_call::HipCall;
+use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::guard::ffi_guard;
 use crate::hip::HipOp;

@@ -8,7 +8,6 @@
 //! `RTLD_GLOBAL` before configuring tools, so every function is found through
 //! `dlsym(RTLD_DEFAULT, …)` and one build of the tool works with both sonames.
 
-pub mod abi;
 pub mod agents;
 pub mod callbacks;
 pub mod functions;
@@ -19,7 +18,7 @@ pub mod session;
 pub mod status;
 pub mod tool;
 
-pub use abi::Abi;
+pub use crate::decode::abi::Abi;
 pub use callbacks::Tracer;
 pub use functions::{Buffer, Context, Functions};
 pub use session::Session;

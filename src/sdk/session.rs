@@ -10,7 +10,6 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys as sys;
 
-use super::abi::Abi;
 use super::agents;
 use super::callbacks::{self, CallbackKinds, Dispatch, Tracer};
 use super::functions::Functions;
@@ -18,6 +17,7 @@ use super::functions::{Buffer, Context};
 use super::names::NameMaps;
 use super::status::SdkError;
 use crate::config::Config;
+use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::model::events::{AgentInfo, ApiDomain, HipEventOp};
 use crate::recorder::BufferSlot;

@@ -6,7 +6,7 @@ use std::ffi::{c_int, c_void, CStr};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::abi::Abi;
+use crate::decode::abi::Abi;
 
 /// Client name shown in the runtime's logs.
 pub const CLIENT_NAME: &CStr = c"rocprof-xplane";

@@ -1,5 +1,5 @@
-//! The ABI family of the running runtime. A leaf: the decoders and the SDK layer both switch
-//! on it.
+//! The ABI family of the running runtime: which layouts its records and structs have. The
+//! decoders switch on it, and so does the SDK layer above them.
 
 /// Record and struct layouts differ between SDK 0.x and 1.x (correlation id 16 → 24 bytes,
 /// client id gains a leading `size`); everything version-dependent switches on this.
