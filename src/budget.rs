@@ -65,22 +65,24 @@ impl Budget {
     /// most `CALL_BATCH` per thread.)
     #[inline]
     pub fn charge_call(&self, bytes: u64) -> bool {
-        let batched = local::with(|l| {
-            let n = l.pending_charge.get().saturating_add(bytes);
-            if n < CALL_BATCH {
-                l.pending_charge.set(n);
-                0
-            } else {
-                l.pending_charge.set(0);
-                n
-            }
-        });
-        match batched {
-            Some(0) => false,
-            Some(n) => self.charge(n),
+        match local::with(|l| self.charge_call_on(l, bytes)) {
+            Some(full) => full,
             // The thread's locals are gone (a call made while the thread exits): charged at
             // once.
             None => self.charge(bytes),
+        }
+    }
+
+    /// [`Self::charge_call`], given this thread's slot.
+    #[inline]
+    pub(crate) fn charge_call_on(&self, l: &local::Local, bytes: u64) -> bool {
+        let n = l.pending_charge.get().saturating_add(bytes);
+        if n < CALL_BATCH {
+            l.pending_charge.set(n);
+            false
+        } else {
+            l.pending_charge.set(0);
+            self.charge(n)
         }
     }
 

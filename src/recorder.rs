@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use crate::budget::Budget;
 use crate::capture::hip_call::{self, CallArgs, HipCall, Phase};
+use crate::capture::local::{self, Local};
 use crate::capture::Capture;
 use crate::hip::Role;
 use crate::selftime::SelfTime;
@@ -193,15 +194,28 @@ impl Recorder {
     /// (`capture::hip_call`). `now` reads the clock for a memory fact.
     #[inline]
     pub fn on_hip_call(&self, call: &HipCall, args: &impl CallArgs, now: impl FnOnce() -> u64) {
+        // One access to the thread's slot for everything below; none once the thread's
+        // locals are gone (a call made while the thread exits): nothing is captured.
+        local::with(|l| self.on_hip_call_on(l, call, args, now));
+    }
+
+    #[inline]
+    fn on_hip_call_on(
+        &self,
+        l: &Local,
+        call: &HipCall,
+        args: &impl CallArgs,
+        now: impl FnOnce() -> u64,
+    ) {
         let gate = self.gate();
         let mut enter = call.phase == Phase::Enter;
         let open = self.capture.open_calls();
         if enter {
-            open.enter();
+            open.enter_on(l);
             // Past the memory ceiling the call's record is dropped too: capture nothing for it.
             // (Current device and new streams, read at EXIT, are state and still followed.)
             if gate.capturing() {
-                if self.budget.charge_call(CAPTURE_BYTES_PER_CALL) {
+                if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
                     self.set(Gate::FULL, true);
                 }
             } else {
@@ -210,7 +224,7 @@ impl Recorder {
         }
         let exit = call.phase == Phase::Exit;
         if exit {
-            open.exit();
+            open.exit_on(l);
         }
         let op = call.op;
         let exit_matters = exit && matches!(op.role, Role::SetDevice | Role::StreamCreate);
@@ -220,8 +234,8 @@ impl Recorder {
         if enter || exit_matters || memory {
             let now = if memory { now() } else { 0 };
             let c = &self.capture;
-            c.with_current(call.thread_id, |t| {
-                hip_call::apply(c.streams(), enter, call, args, t, now);
+            c.threads().with_current_on(l, call.thread_id, |t| {
+                hip_call::apply(c.streams(), l, enter, call, args, t, now);
             });
         }
     }

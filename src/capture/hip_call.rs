@@ -9,6 +9,7 @@
 
 use super::devices::Streams;
 use super::hip_stream;
+use super::local::Local;
 use super::thread::ThreadState;
 use crate::hip::{HipOp, Role, StreamArg};
 use crate::model::events::{CopyPtrs, MemFact};
@@ -67,8 +68,10 @@ fn stream_arg(args: &impl CallArgs, at: StreamArg) -> Option<u64> {
 /// device and stream bindings and memory facts, only when the call succeeded (HIP leaves the
 /// current device alone when `hipSetDevice` fails, and a failed `hipStreamCreate` writes no
 /// stream). `now_ns` times a memory fact.
-pub fn apply(
+#[inline]
+pub(crate) fn apply(
     streams: &Streams,
+    local: &Local,
     enter: bool,
     call: &HipCall,
     args: &impl CallArgs,
@@ -77,7 +80,7 @@ pub fn apply(
 ) {
     let (op, correlation_id) = (call.op, call.correlation_id);
     if enter {
-        at_entry(streams, op, correlation_id, args, t);
+        at_entry(streams, local, op, correlation_id, args, t);
         return;
     }
     if args.retval() != Some(0) {
@@ -104,6 +107,7 @@ pub fn apply(
 /// The facts of the work a call starts, at its entry.
 fn at_entry(
     streams: &Streams,
+    local: &Local,
     op: HipOp,
     correlation_id: u64,
     args: &impl CallArgs,
@@ -126,11 +130,11 @@ fn at_entry(
             // The table places the work unless it only knows "the current device"; then the
             // stream the runtime reported (SDK 1.x HIP_STREAM), or a later correction.
             let by_args = !matches!(op.stream, StreamArg::Current) && stream.is_some();
-            let reported = (!by_args).then(hip_stream::current).flatten();
+            let reported = (!by_args).then(|| hip_stream::current_on(local)).flatten();
             if let Some(stream) = reported.or(stream) {
                 streams.on_work_enter(t, correlation_id, stream);
             }
-            hip_stream::note_entry(correlation_id, by_args || reported.is_some());
+            hip_stream::note_entry_on(local, correlation_id, by_args || reported.is_some());
         }
         Role::Sync(kind) => {
             let event = op.event.map_or(Some(0), |o| args.arg(usize::from(o)));

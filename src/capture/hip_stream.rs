@@ -32,20 +32,25 @@ pub fn on_set(enter: bool, stream: u64) {
 
 /// The stream of the HIP call in progress on this thread, if the runtime reported one.
 pub fn current() -> Option<u64> {
-    local::with(|l| l.hip_streams.borrow().last().copied()).flatten()
+    local::with(current_on).flatten()
+}
+
+/// [`current`], given this thread's slot.
+#[inline]
+pub(crate) fn current_on(l: &local::Local) -> Option<u64> {
+    l.hip_streams.borrow().last().copied()
 }
 
 /// Notes, at a call's entry, whether its fact already names the right stream.
-pub fn note_entry(correlation_id: u64, placed: bool) {
+#[inline]
+pub(crate) fn note_entry_on(l: &local::Local, correlation_id: u64, placed: bool) {
     let (p, u) = if placed {
         (correlation_id, 0)
     } else {
         (0, correlation_id)
     };
-    local::with(|l| {
-        l.placed.set(p);
-        l.unplaced.set(u);
-    });
+    l.placed.set(p);
+    l.unplaced.set(u);
 }
 
 /// External-correlation-id request for a dispatch or copy of call `correlation_id` on thread
@@ -107,7 +112,7 @@ mod tests {
             let (threads, streams) = (&Threads::default(), &Streams::default());
             // Entry of call 7 saw no stream argument: a null-stream fact was written.
             threads.with_current(1, |t| streams.on_work_enter(t, 7, 0));
-            note_entry(7, false);
+            local::with(|l| note_entry_on(l, 7, false));
             on_set(true, 0x5000);
             assert!(
                 on_activity_request(threads, streams, 1, 7),
@@ -121,7 +126,7 @@ mod tests {
             assert!(on_activity_request(threads, streams, 1, 8));
             // Call 9 was placed by its arguments: the request leaves it alone.
             threads.with_current(1, |t| streams.on_work_enter(t, 9, 0x6000));
-            note_entry(9, true);
+            local::with(|l| note_entry_on(l, 9, true));
             assert!(!on_activity_request(threads, streams, 1, 9));
             on_set(false, 0x5000);
             // No stream reported: nothing to add.

@@ -41,52 +41,58 @@ pub struct OpenCalls {
 }
 
 impl OpenCalls {
-    /// Runs `f` on this thread's depth, epoch and slot.
+    /// Runs `f` on this thread's slot in this registry.
     #[inline]
-    fn with_mine(&self, f: impl FnOnce(&local::Local, &Slot)) {
-        let _ = local::with(|l| {
-            let owner = local::address_of(&self.slots);
-            local::with_registered(
-                &l.open_slot,
-                owner,
-                || self.slots.register(AtomicU64::new(0)),
-                |slot| f(l, slot),
-            )
-        });
+    fn with_slot(&self, l: &local::Local, f: impl FnOnce(&Slot)) {
+        let owner = local::address_of(&self.slots);
+        local::with_registered(
+            &l.open_slot,
+            owner,
+            || self.slots.register(AtomicU64::new(0)),
+            f,
+        )
     }
 
     /// A HIP call entered on this thread (nested calls count once).
     #[inline]
     pub fn enter(&self) {
+        local::with(|l| self.enter_on(l));
+    }
+
+    /// [`Self::enter`], given this thread's slot.
+    #[inline]
+    pub(crate) fn enter_on(&self, l: &local::Local) {
         let epoch = self.epoch.load(Ordering::Relaxed);
-        self.with_mine(|l, slot| {
-            if l.open_depth.get() > 0 && l.open_epoch.get() != epoch {
-                // The EXIT of the call open across an epoch change never came.
-                l.open_depth.set(0);
-            }
-            let d = l.open_depth.get();
-            l.open_depth.set(d + 1);
-            if d == 0 {
-                l.open_epoch.set(epoch);
-                publish(l, slot, true);
-            }
-        });
+        if l.open_depth.get() > 0 && l.open_epoch.get() != epoch {
+            // The EXIT of the call open across an epoch change never came.
+            l.open_depth.set(0);
+        }
+        let d = l.open_depth.get();
+        l.open_depth.set(d + 1);
+        if d == 0 {
+            l.open_epoch.set(epoch);
+            self.with_slot(l, |slot| publish(l, slot, true));
+        }
     }
 
     /// A HIP call exited on this thread.
     #[inline]
     pub fn exit(&self) {
-        self.with_mine(|l, slot| {
-            let d = l.open_depth.get();
-            if d == 0 {
-                // An EXIT whose ENTER we did not see (callbacks enabled mid-call).
-                return;
-            }
-            l.open_depth.set(d - 1);
-            if d == 1 {
-                publish(l, slot, false);
-            }
-        });
+        local::with(|l| self.exit_on(l));
+    }
+
+    /// [`Self::exit`], given this thread's slot.
+    #[inline]
+    pub(crate) fn exit_on(&self, l: &local::Local) {
+        let d = l.open_depth.get();
+        if d == 0 {
+            // An EXIT whose ENTER we did not see (callbacks enabled mid-call).
+            return;
+        }
+        l.open_depth.set(d - 1);
+        if d == 1 {
+            self.with_slot(l, |slot| publish(l, slot, false));
+        }
     }
 
     /// Calls open now are not waited for any more: their EXIT may never reach us (after a

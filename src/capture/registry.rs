@@ -52,6 +52,7 @@ impl Capture {
     }
 
     /// One roctx callback.
+    #[inline]
     pub fn on_marker(&self, call: &MarkerCall<'_>) {
         self.markers.on_marker(&self.threads, call);
     }

@@ -28,21 +28,30 @@ impl Threads {
         thread_id: u64,
         f: impl FnOnce(&mut ThreadState) -> R,
     ) -> Option<R> {
-        local::with(|l| {
-            let owner = local::address_of(self);
-            local::with_registered(
-                &l.state,
-                owner,
-                || self.register(),
-                |m| {
-                    let mut s = lock(m);
-                    if s.thread_id == 0 {
-                        s.thread_id = thread_id;
-                    }
-                    f(&mut s)
-                },
-            )
-        })
+        local::with(|l| self.with_current_on(l, thread_id, f))
+    }
+
+    /// [`Self::with_current`], given this thread's slot.
+    #[inline]
+    pub(crate) fn with_current_on<R>(
+        &self,
+        l: &local::Local,
+        thread_id: u64,
+        f: impl FnOnce(&mut ThreadState) -> R,
+    ) -> R {
+        let owner = local::address_of(self);
+        local::with_registered(
+            &l.state,
+            owner,
+            || self.register(),
+            |m| {
+                let mut s = lock(m);
+                if s.thread_id == 0 {
+                    s.thread_id = thread_id;
+                }
+                f(&mut s)
+            },
+        )
     }
 
     fn register(&self) -> Arc<Mutex<ThreadState>> {

@@ -305,11 +305,8 @@ unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
         let args = unsafe { HipApiArgs::new(r.payload, rec) };
         rec.on_hip_call(&call, &args, || d.clock.now());
     } else if k == d.callback_kinds.marker_api {
-        let mut label = None;
         // SAFETY: a MARKER_CORE_API payload (this function's contract).
-        if let Some(call) = unsafe { payload::marker_call(r, rec, || d.clock.now(), &mut label) } {
-            c.on_marker(&call);
-        }
+        unsafe { payload::with_marker_call(r, rec, || d.clock.now(), |call| c.on_marker(call)) };
     } else if k == d.callback_kinds.code_object {
         // SAFETY: a CODE_OBJECT payload (this function's contract).
         if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(r, rec) } {

@@ -116,31 +116,33 @@ impl CallArgs for HipApiArgs<'_> {
     }
 }
 
-/// A roctx callback (`MARKER_CORE_API`) as `capture::markers` takes it; `None` for a payload
-/// too short (counted) or a phase its operation does not act in (`MarkerOp::acts_at_enter`:
-/// then its label is not read and no time taken). `now` reads the clock.
+/// Hands a roctx callback (`MARKER_CORE_API`) to `f` as `capture::markers` takes it; nothing
+/// for a payload too short (counted) or a phase its operation does not act in
+/// (`MarkerOp::acts_at_enter`: then its label is not read and no time taken). `now` reads the
+/// clock.
 ///
 /// # Safety
 /// `r.payload` must be null or the runtime's marker payload for `r`, valid for the callback,
 /// whose message argument (mark, push, start) is null or a NUL-terminated string alive for
 /// the callback.
-pub unsafe fn marker_call<'a>(
+#[inline]
+pub unsafe fn with_marker_call(
     r: &CallbackRecord,
     recorder: &Recorder,
     now: impl FnOnce() -> u64,
-    label_buf: &'a mut Option<Cow<'a, str>>,
-) -> Option<MarkerCall<'a>> {
+    f: impl FnOnce(&MarkerCall<'_>),
+) {
     type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
     if r.payload.is_null() {
         recorder.bad_payload();
-        return None;
+        return;
     }
     let p = r.payload as *const Data;
     // SAFETY: a marker payload starts with its u64 size.
     let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
     if size < size_of::<Data>() {
         recorder.bad_payload();
-        return None;
+        return;
     }
     // SAFETY: `size` covers the args and retval unions; both are plain 8-byte reads.
     let (arg0, retval) = unsafe {
@@ -152,7 +154,7 @@ pub unsafe fn marker_call<'a>(
     let op = MarkerOp::from_id(r.operation);
     let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
     if op.acts_at_enter() != Some(enter) {
-        return None;
+        return;
     }
     let label_ptr = match op {
         MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStart => arg0 as *const c_char,
@@ -160,17 +162,17 @@ pub unsafe fn marker_call<'a>(
     };
     // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
     // NUL-terminated string (or null), alive for the duration of the call (it is copied).
-    *label_buf = unsafe { roctx_label(label_ptr) };
-    Some(MarkerCall {
+    let label = unsafe { roctx_label(label_ptr) };
+    f(&MarkerCall {
         op,
         enter,
         thread_id: r.thread_id,
         correlation_id: r.correlation_id,
         timestamp_ns: now(),
-        label: label_buf.as_deref(),
+        label: label.as_deref(),
         stop_id: arg0,
         start_retval: retval,
-    })
+    });
 }
 
 /// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
@@ -251,6 +253,7 @@ pub unsafe fn kernel_symbol(
 /// # Safety
 /// `r.payload` must be null or point to a `D` of at least the size its first u64 states, and
 /// `at + 8 <= size_of::<D>()`.
+#[inline]
 pub unsafe fn bracket_u64<D>(
     r: &CallbackRecord,
     recorder: &Recorder,

@@ -29,7 +29,7 @@ unsafe fn apply_hip_call(
     };
     // SAFETY: the caller's contract.
     let args = unsafe { HipApiArgs::new(p, &recorder) };
-    hip_call::apply(c.streams(), enter, &call, &args, t, 0);
+    crate::capture::local::with(|l| hip_call::apply(c.streams(), l, enter, &call, &args, t, 0));
 }
 
 #[test]
