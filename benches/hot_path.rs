@@ -195,9 +195,8 @@ fn median_p99(v: &mut [f64]) -> (f64, f64) {
 /// them: each calls `start.wait()` once set up. Returns CPU-ns per call: the wall time from
 /// the first thread's release to the last one's end, × the cores kept busy, / calls. The
 /// threads read the clock themselves: the main thread, released with up to 32 others onto 2
-/// cores, was at times scheduled last and started its clock when most of the work was done
-/// (3.4 and 8.2 CPU-ns per call at 16 threads in earlier sets, against a median of 24 wall-ns
-/// per call on each thread).
+/// cores, can be scheduled last and would start its clock when most of the work is done,
+/// giving impossibly low figures (a few CPU-ns per call where each thread's calls take tens).
 fn cpu_ns_per_call<F>(threads: u64, total: u64, work: F) -> f64
 where
     F: Fn(u64, u64, &Start) + Send + Sync + 'static,
@@ -249,8 +248,8 @@ impl Start {
 }
 
 /// The memory ceiling's charge on every captured HIP call, from 1, 2 and 4 threads: one
-/// shared atomic added to on every call (`budget::charge`, as the callbacks did) against a
-/// per-thread batch (`budget::charge_call`). On a 2-core machine two threads already pass the
+/// shared atomic added to on every call (`budget::charge`) against the per-thread batch the
+/// callbacks use (`budget::charge_call`). On a 2-core machine two threads already pass the
 /// shared count's cache line between the cores at each call.
 fn bench_budget_charge() {
     use rocprof_xplane::budget::Budget;
@@ -390,8 +389,7 @@ fn bench_export(trace: &Trace, events: usize) {
     let mut runs = Vec::new();
     for run in 0..3 {
         // Each run writes a file of its own, as the tool does (a process's file name is new):
-        // renaming over the last run's file made the rename free that file's blocks inside the
-        // timing, about 14 ms of a 47 MB file's write on this VM's disk.
+        // a rename over the last run's file would free that file's blocks inside the timing.
         let layout = OutputLayout {
             log_dir: dir.path().to_path_buf(),
             run_name: format!("bench{run}"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The tool's end-to-end cost per delivered record (issue 8's "collection + finalize + write"
-# target), as CPU time rather than self-timed wall time: the callbacks' self-timing
+# The tool's end-to-end cost per delivered record (the "collection + finalize + write" target of
+# docs/performance.md), as CPU time rather than self-timed wall time: the callbacks' self-timing
 # (`ROCPROF_XPLANE_LOG=debug`) counts a thread descheduled inside a callback, which a storm of
 # 32 threads on 2 cores inflates several times over. Each round runs the scenario three ways in
 # the SIMULATED runtime (test infrastructure, not hardware), release build:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The hip-graph-bubbles benchmark (issue 8): scenarios/graph-bubbles.toml (128,000 graph-kernel
+# The hip-graph-bubbles benchmark: scenarios/graph-bubbles.toml (128,000 graph-kernel
 # dispatches inside roctx ranges) in the SIMULATED runtime, release build, with and without the
 # tool, N runs each (default 3). Prints wall times, the tool's added time per dispatch (median),
 # and the device-side gaps between consecutive graph kernels from the written profile (the

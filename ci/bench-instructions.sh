@@ -8,7 +8,7 @@
 # record for the join, the export and finalize as a whole, and for the callbacks' own work on
 # the application threads (`on_callback`: what they do, without the trampolines' panic guard
 # and the debug timing, which the runs have on). Cache misses are not in these
-# counts: a change that only cuts memory traffic reads flat here. Takes ~6 minutes.
+# counts: a change that only cuts memory traffic reads flat here. Takes about 2 minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
 # (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
 # third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
@@ -25,7 +25,7 @@ else
 fi
 sed 's/repeat = 25000/repeat = 3125/' scenarios/thread-storm.toml >"$work/storm200k.toml"
 # One thread builds the planes: callgrind counts a helper thread's work outside the writer's
-# call, so the figures are the work done, as before the planes were built on several.
+# call, so with one thread the writer's count is all the work the planes take.
 export ROCPROF_XPLANE_WRITE_THREADS=1
 HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
   --callgrind-out-file="$work/bench.out" "$bench" >"$work/bench.log" 2>&1 &
@@ -48,11 +48,11 @@ inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when 
 }
 events=$(grep -oE '^join +[0-9]+ events' "$work/bench.log" | awk '{print $2}')
 records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/storm.log" | awk '{print $1}')
-python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane::model::join::join(_on)?')" \
-  "$(inclusive "$work/bench.out" 'rocprof_xplane::xplane::space::build_planes(_spilling)?')" \
+python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::model::join::join(_on|_numbered)?')" \
+  "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::xplane::space::build_(window_)?planes(_spilling)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::model::join::join(_on)?')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::model::join::join(_on|_numbered)?')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
 import sys
 events, records, bj, bb, sf, sj, sw, sc = map(int, sys.argv[1:])
@@ -63,10 +63,10 @@ PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
   python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::join::join(_on)?')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::model::deps::resolve_dependencies')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::file::write_xspace(_on)?')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::xplane::space::host_plane')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::model::join::join(_on|_numbered)?')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::model::deps::resolve_dependencies')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::space::host_plane')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
 import sys
 records, f, j, d, w, h, c = map(int, sys.argv[1:])

@@ -10,9 +10,9 @@ Thread ids are numbered by first appearance; flow ids (salted with the pid) are 
 window's times are shifted by what its events unique on both sides agree on (every window has
 its own origin). A roctx range a window shows open at its end (open_at_end) is left out but in
 the last. Prints each window's shifts, the events only in the whole run and only in the
-windows, by plane, line and name, with a few examples: how the twenty-second session found
-the boundary defects (docs/performance.md). tests/e2e_windows.rs::compare_windows is the
-same comparison as a test.
+windows, by plane, line and name, with a few examples: what to read when a window's cut
+splits something it should not. tests/e2e_windows.rs::compare_windows is the same
+comparison as a test.
 """
 import collections
 import re

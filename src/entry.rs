@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, OnceLock};
 use std::time::Instant;
 
-use crate::config::{self, LogLevel};
+use crate::config::{self, LogLevel, Off, RunMode};
 use crate::control::Control;
 use crate::sdk::tool::Registration;
 use crate::sdk::{Abi, Context, Session, Tracer};
@@ -51,13 +51,21 @@ static TOOL: OnceLock<Tool> = OnceLock::new();
 /// the runtime gets a null result).
 pub fn configure(version: u32, runtime_version: String, priority: u32) -> Option<&'static Tool> {
     let cfg = config::get();
-    if cfg.disable {
-        log_info!("disabled by ROCPROF_XPLANE_DISABLE; not tracing");
-        return None;
-    }
-    if !cfg.domains.any() {
-        log_warn!("ROCPROF_XPLANE_DOMAINS selects nothing; not tracing");
-        return None;
+    match cfg.mode {
+        RunMode::Off(Off::Disabled) => {
+            log_info!("disabled by ROCPROF_XPLANE_DISABLE; not tracing");
+            return None;
+        }
+        RunMode::Off(Off::NoDomains) => {
+            log_warn!("ROCPROF_XPLANE_DOMAINS selects nothing; not tracing");
+            return None;
+        }
+        // The configuration's warning line has said why.
+        RunMode::Off(Off::ServiceUnusable) => {
+            log_info!("no usable ROCPROF_XPLANE_SERVER; not tracing");
+            return None;
+        }
+        _ => {}
     }
     let abi = Abi::from_version(version);
     let tool = Tool {

@@ -176,7 +176,8 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
 
 /// A roctx range around every call (the 200 k-launch storm's shape: push, two launches, pop),
 /// through the marker callbacks' own path: nothing is allocated per range once the thread's
-/// chunks have room (an annotation allocated per push would count one allocation per range).
+/// chunks have room. A push that allocated the call's annotation (a 64 B `Arc`, held to the
+/// end) would count here as one allocation per range.
 #[test]
 fn a_range_around_every_call_allocates_nothing_per_range() {
     use rocprof_xplane::capture::markers::MarkerCall;
@@ -235,8 +236,8 @@ fn building_planes(trace: &rocprof_xplane::model::Trace) -> (u64, usize) {
 
 /// Building and encoding the planes allocates nothing per event: events and their stats are
 /// written straight to the line's bytes, which grow by doubling or to their announced count.
-/// Before this guard, every event built a vector of stat structs (at least one allocation per
-/// event).
+/// A vector of stat structs built per event would be at least one allocation per event, and
+/// fails this.
 #[test]
 fn encoding_events_allocates_nothing_per_event() {
     let encode = |n| {
@@ -254,8 +255,8 @@ fn encoding_events_allocates_nothing_per_event() {
 }
 
 /// The anchors of the sync dependencies (a record anchor and a wait anchor per flow, written
-/// among a line's events) allocate nothing per anchor either. Before, each anchor built its two
-/// stats in a new buffer (one or two allocations) and looked their names up by hashing.
+/// among a line's events) allocate nothing per anchor either: an anchor that built its two
+/// stats in a new buffer would take one or two allocations each, and fails this.
 #[test]
 fn writing_dependency_anchors_allocates_nothing_per_anchor() {
     use rocprof_xplane::model::{Anchor, AnchorPlace, DependencyFlow};

@@ -1,4 +1,4 @@
-//! Issue 12: attaching the tool to a running process and detaching it again (rocprofiler-sdk
+//! Attaching the tool to a running process and detaching it again (rocprofiler-sdk
 //! 1.2.0+ process attachment), in the simulated runtime (test infrastructure, not hardware):
 //! the simulator's driver plays `rocprof-attach` on a paced `live-capture` run that was started
 //! without any tool; and the `rocprof-xplane attach` command around AMD's driver.
@@ -272,9 +272,9 @@ fn attach_beside_a_client_configured_first() {
 /// waits for it, so the session holds every HIP record the runtime emitted for us, and nothing
 /// is written at exit. (The process runs on past the detach: an exit during a detach skips
 /// every client's finalize in the simulator, as the SDK marks finalization in progress.)
-/// Before, the late record reached finalize, which wrote a near-empty profile under the
-/// session's own name, over the session (seen as a flaky
-/// `attach_beside_a_client_configured_first`: "0 of 600").
+/// Were the late record left for finalize, it would write a near-empty profile under the
+/// session's own name, over the session (`attach_beside_a_client_configured_first` would then
+/// fail now and then with "0 of 600").
 #[test]
 fn a_call_under_way_at_the_detach_stays_in_the_session() {
     let tmp = tempfile::tempdir().unwrap();

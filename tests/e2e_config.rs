@@ -1,4 +1,4 @@
-//! Issue 3: bad configuration never harms the profiled program. A bad `ROCPROF_XPLANE_*` value
+//! Bad configuration never harms the profiled program. A bad `ROCPROF_XPLANE_*` value
 //! gives one clear stderr line naming the variable, the default is used and the trace is still
 //! written; an output directory that cannot be created is reported, and the program still exits
 //! normally. The program is the simulator driver replaying a scenario with our tool loaded
@@ -391,6 +391,230 @@ fn the_planes_are_whole_on_any_number_of_writing_threads() {
             count_by_name(kernels(&s)),
             truth_kernels(plan),
             "{threads:?}: kernels"
+        );
+    }
+}
+
+/// The tool's one line about the value of `var` (`VAR="…"` or `VAR: …`; there must be exactly
+/// one), checked short and whole: no control character.
+fn the_line<'a>(stderr: &'a str, var: &str) -> &'a str {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| {
+            l.starts_with("rocprof-xplane: ")
+                && (l.contains(&format!("{var}=")) || l.contains(&format!("{var}:")))
+        })
+        .collect();
+    assert_eq!(lines.len(), 1, "one line about {var}:\n{stderr}");
+    assert!(
+        lines[0].len() < 500,
+        "{} bytes: {}",
+        lines[0].len(),
+        lines[0]
+    );
+    assert!(!lines[0].chars().any(char::is_control), "{}", lines[0]);
+    lines[0]
+}
+
+/// Runs `tiny.toml` with the tool and `env` (`ROCPROF_XPLANE_OUTPUT_DIR` is `dir/logs` unless
+/// `env` sets it), in `dir`; the program must exit 0.
+fn run_tiny(
+    dir: &std::path::Path,
+    env: &[(&str, &std::ffi::OsStr)],
+) -> (String, serde_json::Value) {
+    let truth_path = dir.join("truth.json");
+    let mut d = Direct::new(&builtin("tiny.toml"), "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .current_dir(dir)
+        .ground_truth(&truth_path);
+    if !env.iter().any(|(k, _)| *k == "ROCPROF_XPLANE_OUTPUT_DIR") {
+        d = d.env("ROCPROF_XPLANE_OUTPUT_DIR", dir.join("logs"));
+    }
+    for (k, v) in env {
+        d = d.env(k, v);
+    }
+    let out = d.output();
+    let stderr = stderr_of(&out);
+    assert!(
+        out.status.success(),
+        "the program must exit 0: {}\n{stderr}",
+        out.status
+    );
+    (stderr, read_truth(&truth_path))
+}
+
+/// The run directories written under `logs`.
+fn runs(logs: &std::path::Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(logs.join("plugins/profile"))
+        .into_iter()
+        .flatten()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// `WINDOW_MERGE=<typo>`: the line names the default this run really has (on: nothing else is
+/// set), and the profile is written.
+#[test]
+fn a_window_merge_typo_names_the_real_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (stderr, _) = run_tiny(
+        tmp.path(),
+        &[
+            ("ROCPROF_XPLANE_WINDOW_MERGE", "maybe".as_ref()),
+            ("ROCPROF_XPLANE_RUN_NAME", "typo".as_ref()),
+        ],
+    );
+    assert_eq!(
+        the_line(&stderr, "ROCPROF_XPLANE_WINDOW_MERGE"),
+        "rocprof-xplane: ROCPROF_XPLANE_WINDOW_MERGE=\"maybe\" is invalid (expected 1/0, \
+         true/false, yes/no, on/off); using default 1 (no window rule, START_DELAY, DURATION or \
+         SERVER is set)"
+    );
+    assert_eq!(
+        profiles(&tmp.path().join("logs"), "typo").len(),
+        1,
+        "{stderr}"
+    );
+}
+
+/// An output directory that is not UTF-8 gets the profile (not `./rocprof-xplane-logs`); a
+/// `LOG` value that is not UTF-8 is one line, escaped, and the default used.
+#[test]
+fn bytes_that_are_not_utf8_are_a_path_or_one_line() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let logs = tmp
+        .path()
+        .join(std::ffi::OsStr::from_bytes(b"logs-caf\xe9"));
+    let (stderr, _) = run_tiny(
+        tmp.path(),
+        &[
+            ("ROCPROF_XPLANE_OUTPUT_DIR", logs.as_os_str()),
+            ("ROCPROF_XPLANE_RUN_NAME", "latin1".as_ref()),
+            (
+                "ROCPROF_XPLANE_LOG",
+                std::ffi::OsStr::from_bytes(b"lo\xffud"),
+            ),
+        ],
+    );
+    assert_eq!(
+        the_line(&stderr, "ROCPROF_XPLANE_LOG"),
+        "rocprof-xplane: ROCPROF_XPLANE_LOG=\"lo\\xffud\" is invalid (not UTF-8); using default warn"
+    );
+    assert_eq!(profiles(&logs, "latin1").len(), 1, "{stderr}");
+    assert!(!tmp.path().join("rocprof-xplane-logs").exists(), "{stderr}");
+}
+
+/// A 100 KB value holding an escape sequence and a newline: one short line naming the
+/// variable, the value cut and escaped, nothing forged on a line of its own; the default used.
+#[test]
+fn a_long_value_is_one_short_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let value = format!(
+        "kernel,\u{1b}[31m{}\nrocprof-xplane: forged",
+        "x".repeat(100_000)
+    );
+    let (stderr, truth) = run_tiny(
+        tmp.path(),
+        &[
+            ("ROCPROF_XPLANE_DOMAINS", value.as_ref()),
+            ("ROCPROF_XPLANE_RUN_NAME", "long".as_ref()),
+        ],
+    );
+    let line = the_line(&stderr, "ROCPROF_XPLANE_DOMAINS");
+    assert!(
+        line.contains(&format!("…\" ({} bytes) is invalid", value.len())),
+        "{line}"
+    );
+    assert!(line.contains("\\u{1b}[31m"), "{line}");
+    assert!(line.ends_with("using default all"), "{line}");
+    assert!(!stderr.lines().any(|l| l.contains("forged")), "{stderr}");
+    let files = profiles(&tmp.path().join("logs"), "long");
+    let s = read_xspace(&files[0]).unwrap();
+    assert_eq!(
+        count_by_name(kernels(&s)),
+        truth_kernels(&truth["plan"]),
+        "every domain traced"
+    );
+    assert!(!host_api_events(&s).is_empty(), "every domain traced");
+}
+
+/// A 100 KB run name is refused at start (one short line saying the rule), and the profile is
+/// written under the default name instead of being lost at exit.
+#[test]
+fn a_run_name_too_long_for_a_directory_is_refused_at_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = "r".repeat(100_000);
+    let (stderr, _) = run_tiny(tmp.path(), &[("ROCPROF_XPLANE_RUN_NAME", name.as_ref())]);
+    let line = the_line(&stderr, "ROCPROF_XPLANE_RUN_NAME");
+    assert!(
+        line.contains(&format!(
+            "is 100000 bytes; at most {}",
+            rocprof_xplane::config::RUN_NAME_MAX_BYTES
+        )),
+        "{line}"
+    );
+    let logs = tmp.path().join("logs");
+    let runs = runs(&logs);
+    assert_eq!(runs.len(), 1, "{runs:?}\n{stderr}");
+    assert!(
+        line.ends_with(&format!("using default {}", runs[0])),
+        "{line}"
+    );
+    assert_eq!(profiles(&logs, &runs[0]).len(), 1, "{stderr}");
+}
+
+/// `SERVER=PORT+rank` with `LOCAL_RANK=abc`: the line says the rank is not a number (not that
+/// none is set), and that nothing is recorded; the tool declines, the program runs on.
+#[test]
+fn a_local_rank_that_is_not_a_number_is_said_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (stderr, truth) = run_tiny(
+        tmp.path(),
+        &[
+            ("ROCPROF_XPLANE_SERVER", "7000+rank".as_ref()),
+            ("LOCAL_RANK", "abc".as_ref()),
+        ],
+    );
+    assert_eq!(
+        the_line(&stderr, "ROCPROF_XPLANE_SERVER"),
+        format!(
+            "rocprof-xplane: ROCPROF_XPLANE_SERVER=\"7000+rank\" is invalid (PORT+rank, but \
+             LOCAL_RANK=\"abc\" is not a number); {} (unset the variable to trace the whole run)",
+            rocprof_xplane::config::mode::NO_SERVICE
+        )
+    );
+    assert_eq!(truth["delivery"]["clients"][0]["configured"], false);
+    assert!(runs(&tmp.path().join("logs")).is_empty());
+}
+
+/// A `SERVER` that cannot be used records nothing, whether the value is refused or its port
+/// is taken: one line says so, no profile is written, the program runs to its end.
+#[test]
+fn a_service_that_cannot_be_used_records_nothing() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = taken.local_addr().unwrap().to_string();
+    for (value, says) in [
+        ("host:port", "is invalid (port"),
+        (taken.as_str(), "cannot listen on"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (stderr, truth) = run_tiny(tmp.path(), &[("ROCPROF_XPLANE_SERVER", value.as_ref())]);
+        let line = the_line(&stderr, "ROCPROF_XPLANE_SERVER");
+        assert!(line.contains(says), "{value}: {line}");
+        assert!(
+            line.contains(rocprof_xplane::config::mode::NO_SERVICE),
+            "{value}: {line}"
+        );
+        assert!(
+            runs(&tmp.path().join("logs")).is_empty(),
+            "{value}: {stderr}"
+        );
+        assert!(
+            u(&truth["plan"]["totals"]["kernel_dispatches"]) > 0,
+            "{value}: the program's own output"
         );
     }
 }

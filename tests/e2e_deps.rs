@@ -1,7 +1,7 @@
-//! Issue 7, "what it must show": HIP streams as device lines, sync-API stats resolved from the
-//! sorted per-event producer vectors, and dependency arrows, checked against the simulator's
-//! ground truth (test infrastructure, not hardware) by decoding the file AND through real xprof
-//! (`trace_viewer@`), for both SDK families (0.6.0 and 1.0.0 personalities).
+//! What the dependency view must show: HIP streams as device lines, sync-API stats resolved
+//! from the sorted per-event producer vectors, and dependency arrows, checked against the
+//! simulator's ground truth (test infrastructure, not hardware) by decoding the file AND through
+//! real xprof (`trace_viewer@`), for both SDK families (0.6.0 and 1.0.0 personalities).
 //!
 //! The ground truth gives every call's correlation id (`plan.waits[].wait.correlation_id`, …),
 //! each wait's producer record and its last activity, the consumer activity, and the expected
@@ -40,7 +40,7 @@ fn corr(op: &Value) -> u64 {
     u(&op["correlation_id"])
 }
 
-/// HIP host events by correlation id; every one carries it (issue 7, item 3).
+/// HIP host events by correlation id; every one carries it.
 fn hip_calls(r: &Run) -> HashMap<u64, Ev<'_>> {
     let mut m = HashMap::new();
     for e in host_api_events(&r.space) {

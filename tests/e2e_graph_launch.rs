@@ -1,4 +1,4 @@
-//! Issue 3, "what it must show" #1: `rocprof-xplane simulate scenarios/graph-launch.toml` under
+//! `rocprof-xplane simulate scenarios/graph-launch.toml` under
 //! SDK 0.6.0 and 1.0.0 keeps **every** graph-launched dispatch (5,120 = 256 nodes × 20
 //! launches, delivered in shuffled order) plus the direct launches, each dispatch carrying the
 //! `hipGraphLaunch`'s correlation id, and the kernel multiset does not change from run to run.
@@ -56,7 +56,7 @@ fn every_graph_and_direct_dispatch_is_kept_per_kernel_name() {
         let r = graph_run(sdk);
         let plan = r.plan();
         let totals = &plan["totals"];
-        // The scenario's contract (issue 3): 256 nodes × 20 launches.
+        // The scenario's contract: 256 nodes × 20 launches.
         assert_eq!(
             u(&totals["graph_kernel_dispatches"]),
             5120,
@@ -353,7 +353,7 @@ fn lines_are_sorted_dense_and_inside_the_profile_window() {
     }
 }
 
-/// Issue 10 #6, graph node attribution: under the newest SDK personality (HIP_GRAPH
+/// Graph node attribution: under the newest SDK personality (HIP_GRAPH
 /// callbacks, 1.3.0+), every dispatch of a `hipGraphLaunch` names its executable graph
 /// (`graph_exec_id`) and its node (`graph_node_id`, its position in the launch, which the
 /// scenario's generated nodes `decode_op_<i>` make checkable: node i is `decode_op_i`), though

@@ -1,4 +1,4 @@
-//! Issue 3, the join: N activities per correlation id, orphans both ways kept and counted, and
+//! The join: N activities per correlation id, orphans both ways kept and counted, and
 //! the runtime's `drop_count` surfaced — each visible in the file (`XSpace.warnings`, the
 //! `rocprof_xplane_*` counters) and through `rocprof-xplane inspect --json`.
 //!
@@ -30,7 +30,7 @@ fn measured_calls_with_activity(r: &Run) -> BTreeMap<String, BTreeMap<u64, u64>>
     let mut got: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
     for h in host_api_events(&r.space) {
         if let Some(c) = h.correlation_id() {
-            // Every HIP call carries its id (issue 7); the truth counts calls with work.
+            // Every HIP call carries its id; the truth counts calls with work.
             let n = per_corr.get(&c).copied().unwrap_or(0);
             if n == 0 {
                 continue;

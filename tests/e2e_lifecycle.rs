@@ -164,7 +164,7 @@ fn small_buffers_lose_nothing() {
 
 /// A program that forks a child which leaves through `exit()` (so it runs the runtime's atexit
 /// finalization it inherited): the child is not profiled — it exits at once instead of waiting
-/// in a flush for a delivery thread it does not have (before: it hung, and the parent with it)
+/// in a flush for a delivery thread it does not have (which would hang it, and the parent with it)
 /// — and the only profile is the parent's, under the parent's pid. Both SDK families.
 #[test]
 fn a_forked_child_is_not_profiled_and_never_hangs() {

@@ -1,4 +1,4 @@
-//! Issue 10: the GPU memory timeline in xprof's memory profile, and the memory kinds of copies,
+//! The GPU memory timeline in xprof's memory profile, and the memory kinds of copies,
 //! from the allocation-family HIP calls (`scenarios/memory.toml` in the simulated runtime: test
 //! infrastructure, not hardware).
 

@@ -1,4 +1,4 @@
-//! Issue 3 on `scenarios/multi-gpu.toml` (an MI300X and an MI250X GCD, four threads, copies in
+//! `scenarios/multi-gpu.toml` (an MI300X and an MI250X GCD, four threads, copies in
 //! every direction): one device plane per GPU with the agent's properties, kernels and copies
 //! per device as in the ground truth, copy directions and ends as the runtime reported them.
 //!

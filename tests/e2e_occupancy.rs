@@ -1,4 +1,4 @@
-//! Issue 10: occupancy, registers and shared memory in kernel stats, per architecture, through
+//! Occupancy, registers and shared memory in kernel stats, per architecture, through
 //! the simulated rocprofiler-sdk runtime (test infrastructure, not hardware) and real xprof.
 //! `scenarios/occupancy.toml` runs five kernels with distinct register/LDS needs on gfx942,
 //! gfx90a, gfx950 and gfx1100; every expected value below was worked out by hand from the rules

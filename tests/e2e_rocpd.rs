@@ -1,4 +1,4 @@
-//! Issue 11: `rocprof-xplane convert` on rocprofv3's rocpd SQLite database (its default output
+//! `rocprof-xplane convert` on rocprofv3's rocpd SQLite database (its default output
 //! since ROCm 7.0). The databases are built from simulated runs (test infrastructure, not
 //! hardware): the simulator's test tool, loaded beside ours, logs every record and callback the
 //! runtime gave it, and `support::rocpd` writes them into the released rocpd tables — what
@@ -16,7 +16,7 @@ use rocprof_xplane::xplane::proto::XSpace;
 use rocprof_xplane::xplane::read_xspace;
 use support::paths::{builtin, cli, profiles, sim_test_tool, tool_library};
 use support::sim::Direct;
-use support::xspace::{count_by_name, counter, host_api_events, kernels};
+use support::xspace::{counter, host_api_events, kernels};
 
 /// Runs `scenario` with both tools; returns the live profile and the rocpd database.
 fn live_and_rocpd(dir: &Path, scenario: &Path, uuid: &str) -> (XSpace, PathBuf) {
@@ -161,14 +161,24 @@ fn scenario_to_rocpd_to_xplane_matches_the_live_tool() {
             "{scenario}"
         );
         // A range never closed has no record in the runtime's buffers, so rocpd has no row for
-        // it; the live tool shows it closed at the end (`open_at_end`): compare the others.
+        // it; the live tool shows it closed at the end (`open_at_end`): compare the others, by
+        // line (a thread's push/pop ranges and marks, or its start/stop ranges), text and
+        // kind (a mark is an instant).
         let roctx = |s: &XSpace| {
-            count_by_name(
-                support::xspace::events(support::xspace::plane(s, "/host:CPU"))
-                    .into_iter()
-                    .filter(|e| e.line.id & rocprof_xplane::xplane::MARKER_LINE_BIT != 0)
-                    .filter(|e| e.stat("open_at_end").is_none()),
-            )
+            let mut m: BTreeMap<(String, String, bool), u64> = BTreeMap::new();
+            for e in support::xspace::events(support::xspace::plane(s, "/host:CPU"))
+                .into_iter()
+                .filter(|e| e.line.id & rocprof_xplane::xplane::MARKER_LINE_BIT != 0)
+                .filter(|e| e.stat("open_at_end").is_none())
+            {
+                let key = (
+                    e.line.name.clone(),
+                    e.name().to_string(),
+                    e.event.duration_ps == 0,
+                );
+                *m.entry(key).or_default() += 1;
+            }
+            m
         };
         assert_eq!(
             roctx(&conv),
@@ -353,7 +363,7 @@ fn sync_calls_without_argument_rows_have_no_stream() {
     let err = support::stderr_of(&out);
     assert!(out.status.success(), "{err}");
     assert!(
-        err.contains("synchronization calls have no argument rows"),
+        err.contains("synchronization calls have no recorded arguments"),
         "{err}"
     );
     let conv = read_xspace(&profiles(&tmp.path().join("conv"), "conv")[0]).unwrap();

@@ -1,4 +1,4 @@
-//! Issue 3: several processes of one job land in one run directory, one file each, and appear
+//! Several processes of one job land in one run directory, one file each, and appear
 //! as separate hosts (`XSpace.hostnames` = the file's host part, which xprof lists as hosts).
 //!
 //! Two profiled programs run at the same time with the same `ROCPROF_XPLANE_OUTPUT_DIR` and

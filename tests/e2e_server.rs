@@ -1,4 +1,4 @@
-//! Issue 12: profiling a running job on demand through the profiler service
+//! Profiling a running job on demand through the profiler service
 //! (`ROCPROF_XPLANE_SERVER`), driven by **real xprof's capture client** (the library behind the
 //! Capture Profile button and the continuous-profiling API), against the paced
 //! `scenarios/live-capture.toml` in the simulated rocprofiler-sdk runtime (test

@@ -245,7 +245,7 @@ fn kernels_carry_the_enclosing_roctx_ranges() {
 }
 
 /// One rule for run names, in the tool and the CLI: `--run-name 'a:b'` is written as `a_b/` and
-/// the CLI reports that file (it used to look for `a:b/`, report "wrote nothing" and exit 2); a
+/// the CLI reports that file (not `a:b/`, which would have it report "wrote nothing" and exit 2); a
 /// name that is a path is refused before anything runs, with nothing written.
 #[test]
 fn run_names_follow_one_rule_and_the_cli_reports_what_was_written() {

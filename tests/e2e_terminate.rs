@@ -1,5 +1,5 @@
 //! A program ended by SIGTERM (a batch scheduler's time limit) or SIGINT (Ctrl-C) still leaves
-//! its profile (issue 8: "a job killed by its scheduler leaves no profile at all"), and still
+//! its profile (a job killed by its scheduler must not be left with no profile at all), and still
 //! ends as that signal ends it. Through the simulated rocprofiler-sdk runtime (test
 //! infrastructure, not hardware), with the 32-thread storm scenario signalled mid-run.
 

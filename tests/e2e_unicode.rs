@@ -1,4 +1,4 @@
-//! Issue 9, "what it must show": every kind of label and name, drawn from random Unicode, goes
+//! Every kind of label and name, drawn from random Unicode, goes
 //! through the whole pipeline — scenario → simulated rocprofiler-sdk runtime (test
 //! infrastructure, no GPU) → the tool → file — and always gives a file that decodes, keeps every
 //! label and kernel name intact, nests on every line, and (for a few of the cases) that real

@@ -1,4 +1,4 @@
-//! Capture windows (issue 8): while the program runs the tool cuts what it holds into complete
+//! Capture windows: while the program runs the tool cuts what it holds into complete
 //! profiles, one run directory per window. Through the simulated rocprofiler-sdk runtime (test
 //! infrastructure, not hardware): windows by record count cover every record exactly once,
 //! with no call cut from its kernel;
@@ -681,7 +681,7 @@ fn a_signal_cuts_a_window_and_the_program_carries_on() {
         .spawn();
     let mut child = child;
     let pid = child.id() as i32;
-    // Signals only once the tool has installed its handler (before, SIGUSR1 would end the
+    // Signals only once the tool has installed its handler (until then, SIGUSR1 would end the
     // program, as it would without the tool): `SigCgt` in /proc lists caught signals.
     let caught = |pid: i32| -> bool {
         let st = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -859,9 +859,8 @@ fn a_call_under_way_when_the_window_closes_is_kept() {
 /// 0.05 s: each window goes on from what the windows before it left allocated. No window's
 /// free is unmatched, the windows hold every allocation and free the run written whole holds,
 /// with the same totals and peaks, and the copies the same memory kinds; merged on one clock
-/// (`WINDOW_MERGE`) they are the whole run's, event for event. Before, each window started
-/// from nothing: 7 frees unmatched in 3 windows and their events missing, the windows' totals
-/// short of the run's.
+/// (`WINDOW_MERGE`) they are the whole run's, event for event. A window that started from
+/// nothing would count frees unmatched, miss their events, and fall short of the run's totals.
 #[test]
 fn windows_go_on_from_the_memory_earlier_windows_left_allocated() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! Issue 3, "what it must show": **real xprof** (PyPI `xprof`, pinned, offline conversion API
+//! **Real xprof** (PyPI `xprof`, pinned, offline conversion API
 //! only — never its server) reads what the tool wrote inside the simulated runtime (test
 //! infrastructure, not hardware), and what xprof shows equals the simulator's ground truth:
 //! `kernel_stats` occurrences per kernel, every kernel under its GPU's process in
@@ -65,7 +65,7 @@ fn check_trace_and_overview(r: &Run, host: &str, s: &Value, what: &str) {
     let mut got: BTreeMap<String, BTreeMap<u64, u64>> = BTreeMap::new();
     let mut ends = 0u64;
     for (id, f) in trace["flows"].as_object().unwrap() {
-        // Dependency arrows (issue 7) are checked in e2e_deps; a HIP call without device work
+        // Dependency arrows are checked in e2e_deps; a HIP call without device work
         // carries `correlation_id` too, and xprof leaves it a lone start (no arrow).
         if f["cat"] != "gpu_launch" || u(&f["in"]) == 0 {
             continue;

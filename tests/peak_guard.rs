@@ -1,4 +1,4 @@
-//! Regression guard for finalize's memory that is not a timer (issue 8): the bytes the join and
+//! Regression guard for finalize's memory that is not a timer: the bytes the join and
 //! the writer hold at their peak, counted by a global allocator that tracks live and peak
 //! bytes. Counts, not timings: the same input gives the same figures on any machine.
 //!
@@ -100,8 +100,8 @@ fn calls(n: u64) -> Collected {
 
 /// The join gives the call records back as it turns them into host events, and grows each
 /// thread's events in steps: at its peak it holds little more than its output and what is
-/// left of its input. Before, a thread's events were made whole up front beside every record
-/// (and the records kept to the join's end), so the peak was their sum.
+/// left of its input. Making a thread's events whole up front beside every record (and
+/// keeping the records to the join's end) would make the peak their sum, which fails this.
 #[test]
 fn the_join_holds_its_records_or_their_events_not_both() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -127,8 +127,8 @@ fn the_join_holds_its_records_or_their_events_not_both() {
 }
 
 /// The dependency pass takes the sync facts from the end as it makes the sync calls, so the
-/// two are never held whole together. Before, the facts, a sorted list of references to them
-/// and the calls (room made for all at once) were, and that was the MaxText-sized run's peak.
+/// two are never held whole together: the facts, a sorted list of references to them and the
+/// calls (room made for all at once) held together would be the MaxText-sized run's peak.
 #[test]
 fn the_dependency_pass_holds_its_sync_facts_or_their_calls_not_both() {
     use rocprof_xplane::model::events::{SyncFact, SyncKind};
@@ -196,9 +196,9 @@ fn launches_with_arrows(n: u64) -> Trace {
 }
 
 /// The writer holds one plane's bytes at a time and little else: a line's arrows are written
-/// among its events in time order (appended after them, they made the line sort itself: an
-/// index of 32 B per event and a sorted copy of the whole line), and no table over every
-/// call's id is made (16 B per call, for the few calls that are copies).
+/// among its events in time order (appended after them, they would make the line sort itself:
+/// an index of 32 B per event and a sorted copy of the whole line), and no table over every
+/// call's id is made (it would take 16 B per call, for the few calls that are copies).
 #[test]
 fn the_writer_holds_about_one_plane_beyond_the_trace() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
@@ -333,9 +333,9 @@ fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
 }
 
 /// One allocation among a hundred thousand launches: the memory line (xprof's memory profile)
-/// looks up the allocating calls only. It made a table of every HIP call to find them: the
-/// writer's peak rose by 1.0 MB here (10 B per call), where the test fails; now one
-/// allocation leaves the peak as it was.
+/// looks up the allocating calls only: a table of every HIP call made to find them would raise
+/// the writer's peak by about 10 B per call, which fails this; one allocation leaves the peak
+/// as it was.
 #[test]
 fn the_memory_line_looks_up_only_the_allocating_calls() {
     use rocprof_xplane::model::events::MemKind;

@@ -124,8 +124,8 @@ fn lines_sorted_relative_and_typed() {
         stats(host, copy)["memcpy_details"],
         Value::StrValue("kind_src:device kind_dst:device size:1048576 dest:1 src:0".into())
     );
-    // A call without device work carries its correlation_id too, as XLA writes it (issue 7;
-    // xprof leaves it a one-ended flow, which draws no arrow: tests/e2e_deps.rs).
+    // A call without device work carries its correlation_id too, as XLA writes it
+    // (xprof leaves it a one-ended flow, which draws no arrow: tests/e2e_deps.rs).
     let set_device = host
         .lines
         .iter()
@@ -360,7 +360,7 @@ fn missing_profile_start_uses_the_first_event() {
         .any(|w| w.contains("before the profile start")));
 }
 
-/// The file is written plane by plane (only one plane in memory at a time, issue 8); its bytes
+/// The file is written plane by plane (only one plane in memory at a time); its bytes
 /// are exactly those of the whole XSpace encoded at once.
 #[test]
 fn streamed_file_equals_the_whole_xspace_encoded() {

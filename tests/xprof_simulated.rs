@@ -78,7 +78,7 @@ fn check(scenario: &str, device_type: &str) {
     }
     want_ends.sort_unstable();
     let flows = s["trace"]["flows"].as_object().unwrap();
-    // A HIP call without device work carries `correlation_id` too (issue 7): xprof leaves
+    // A HIP call without device work carries `correlation_id` too: xprof leaves
     // it a one-ended flow, no arrow; dependency arrows are not launch flows.
     let mut ends: Vec<u64> = flows
         .values()

@@ -130,7 +130,7 @@ fn xprof_reads_kernels_flows_and_device() {
     // out of the host launch and into every device event carrying that id. A graph launch's
     // dispatches therefore share ONE flow with one start and N ends; xprof cannot give each
     // dispatch its own arrow from one host event (one flow per event, last one wins).
-    // Calls without device work carry `correlation_id` too (issue 7): xprof gives each a
+    // Calls without device work carry `correlation_id` too: xprof gives each a
     // one-ended flow (a start only), which draws no arrow; only complete flows are arrows.
     let all_flows = s["trace"]["flows"].as_object().unwrap();
     let flows: serde_json::Map<String, Value> = all_flows

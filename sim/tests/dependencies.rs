@@ -1,4 +1,4 @@
-//! The ground truth's dependency fields (issue 7: `event_records`, `waits[].producer`,
+//! The ground truth's dependency fields (`event_records`, `waits[].producer`,
 //! `waits[].consumer`, `event_syncs`, `stream_order`, `correlation_id` of every call) checked
 //! against an independent computation from what the test tool actually received: the HIP API
 //! ENTER callbacks (arguments by name, correlation ids), the kernel-dispatch and memory-copy

@@ -564,6 +564,39 @@ both_sdks!(
     memory_copy_agents,
 );
 
+/// A start/stop range stopped on another thread (`markers.toml`: started on "trainer",
+/// stopped on "monitor"): its EXIT callback and its one record carry the thread that started
+/// it, as the real runtime's (which keeps the opener's thread id with the open range).
+#[test]
+fn a_range_stopped_on_another_thread_is_recorded_on_the_opening_thread() {
+    let plan = format!(
+        "file:{}/../scenarios/markers.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let s = run("1.0.0", &plan, "");
+    let cbs = s.cbs("MARKER_CORE_RANGE_API");
+    let process: Vec<&&Value> = cbs
+        .iter()
+        .filter(|v| v["op_name"] == "roctxProcessRangeA")
+        .collect();
+    assert_eq!(process.len(), 2, "ENTER at start, EXIT at stop");
+    let opener = &process[0]["tid"];
+    // The stopping call ran on another thread.
+    let stop = s
+        .cbs("MARKER_CORE_API")
+        .into_iter()
+        .find(|v| v["op_name"] == "roctxRangeStop")
+        .unwrap();
+    assert_ne!(&stop["tid"], opener);
+    assert_eq!(&process[1]["tid"], opener);
+    let rec = s
+        .recs("MARKER_CORE_RANGE_API")
+        .into_iter()
+        .find(|r| r["op_name"] == "roctxProcessRangeA")
+        .unwrap();
+    assert_eq!(&rec["tid"], opener);
+}
+
 /// §3.4: HIP_STREAM `stream_id`s count in creation order (not declaration order), and a
 /// re-created `hipStream_t` value gets a new index.
 #[test]

@@ -108,7 +108,9 @@ impl Coordinator {
         Reply::Done
     }
 
-    /// The program ends: the last cut. Later commands do nothing.
+    /// The program ends: the last cut. Later commands do nothing. (Out of line: the
+    /// instruction counts of `ci/bench-instructions.sh` name it.)
+    #[inline(never)]
     fn finalize(&mut self) {
         self.finalized = true;
         // Phase times and memory at `debug` level: finalize is where the process waits on us

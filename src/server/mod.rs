@@ -5,9 +5,10 @@
 //! Off unless the variable is set: then, and only then, one thread of ours runs a
 //! current-thread tokio runtime with the tonic server (captures run on tokio's blocking pool,
 //! also our threads). The profile travels back in the reply and the *client* writes it on its
-//! own disk; this process never writes a path a client chose. An unusable address is reported
-//! once and the program goes on untraced. Protocol facts: `shared/reference/
-//! xprof-capture-protocol.md`; what we answer: docs/capture.md.
+//! own disk; this process never writes a path a client chose. An address that cannot be
+//! listened on is reported once and the program goes on with nothing recorded and no profile
+//! written, as for a `SERVER` value refused at start-up (`config::mode::NO_SERVICE`). Protocol
+//! facts: `shared/reference/xprof-capture-protocol.md`; what we answer: docs/capture.md.
 
 pub mod capture;
 pub mod proto;
@@ -23,6 +24,7 @@ use std::time::Duration;
 use capture::Captures;
 use ring::FlightRecorder;
 
+use crate::config::mode::NO_SERVICE;
 use crate::config::Config;
 use crate::control::Control;
 use crate::{log_error, log_info};
@@ -66,7 +68,7 @@ pub fn start(control: &'static Control, cfg: &'static Config) -> Option<Server> 
             ring,
         }),
         Err(e) => {
-            log_error!("cannot start the profiler service thread: {e}; not serving");
+            log_error!("cannot start the profiler service thread: {e}; {NO_SERVICE}");
             None
         }
     }
@@ -92,7 +94,7 @@ fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::
     {
         Ok(rt) => rt,
         Err(e) => {
-            log_error!("profiler service: cannot create its runtime: {e}; not serving");
+            log_error!("profiler service: cannot create its runtime: {e}; {NO_SERVICE}");
             return;
         }
     };
@@ -100,7 +102,7 @@ fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::
         let sock = match resolve(addr) {
             Ok(a) => a,
             Err(e) => {
-                log_error!("ROCPROF_XPLANE_SERVER: {e}; not serving (the program runs on)");
+                log_error!("ROCPROF_XPLANE_SERVER: {e}; {NO_SERVICE} (the program runs on)");
                 return;
             }
         };
@@ -108,7 +110,7 @@ fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::
             Ok(i) => i,
             Err(e) => {
                 log_error!(
-                    "ROCPROF_XPLANE_SERVER: cannot listen on {sock}: {e}; not serving (the program runs on)"
+                    "ROCPROF_XPLANE_SERVER: cannot listen on {sock}: {e}; {NO_SERVICE} (the program runs on)"
                 );
                 return;
             }

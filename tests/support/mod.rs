@@ -8,6 +8,8 @@
 //! * [`truth`] — the simulator's ground truth, computed from the scenario alone;
 //! * [`xspace`] — reading an XSpace the way xprof does: planes, lines, events, typed stats;
 //! * [`cli`] — `rocprof-xplane inspect`;
+//! * [`records`] — a simulated run's records as rocprofv3 holds them, written as rocprofv3's
+//!   outputs by [`rocpd`] (a database), [`rocprofv3_json`] and [`rocprofv3_csv`];
 //! * [`xprof`] — real xprof (PyPI, pinned) as a test client, in `target/xprof-venv`;
 //! * [`synthetic`] — a hand-built `Trace` for the XPlane writer's tests;
 //! * [`fuzz`] — the seeded mutation loop of the fuzz targets;
@@ -24,7 +26,10 @@ pub mod blocking;
 pub mod cli;
 pub mod fuzz;
 pub mod paths;
+pub mod records;
 pub mod rocpd;
+pub mod rocprofv3_csv;
+pub mod rocprofv3_json;
 pub mod sim;
 pub mod synthetic;
 pub mod truth;

@@ -1,14 +1,16 @@
-//! A rocpd database as rocprofv3 would have written it for a simulated run: built from what
-//! the simulator's test tool (`librocprof_sim_test_tool.so`, loaded beside ours) logged of
-//! every record and callback, into the released schema's tables (`rocpd_<name>_<uuid>`, their
-//! columns as in ROCm's `rocpd_tables.sql`, and the unsuffixed views). Test infrastructure:
-//! only what the converter reads is filled; the rest of a real database is left out.
+//! A rocpd database as rocprofv3 would have written it for a simulated run: the run's
+//! [`Records`] (what the simulator's test tool logged) in the released schema's tables
+//! (`rocpd_<name>_<uuid>`, their columns as in ROCm's `rocpd_tables.sql`, and the unsuffixed
+//! views), rows as rocprofv3's rocpd writer fills them. Test infrastructure: only what the
+//! converter reads is filled; the rest of a real database is left out.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use rusqlite::{params, Connection};
 use serde_json::{json, Value};
+
+use super::records::{Head, Records};
 
 const TABLES: &[(&str, &str)] = &[
     (
@@ -100,8 +102,12 @@ const TABLES: &[(&str, &str)] = &[
     ),
 ];
 
+fn i(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
 fn u(v: &Value) -> i64 {
-    v.as_u64().map_or(0, |x| x as i64)
+    v.as_u64().map_or(0, i)
 }
 
 /// One run's tables, suffixed `_<uuid>`.
@@ -109,7 +115,7 @@ struct Writer<'a> {
     conn: &'a Connection,
     sfx: String,
     strings: HashMap<String, i64>,
-    threads: HashMap<i64, i64>,
+    threads: HashMap<u64, i64>,
     nid: i64,
     pid_row: i64,
 }
@@ -132,7 +138,7 @@ impl Writer<'_> {
         id
     }
 
-    fn thread(&mut self, tid: i64) -> i64 {
+    fn thread(&mut self, tid: u64) -> i64 {
         if let Some(id) = self.threads.get(&tid) {
             return *id;
         }
@@ -140,7 +146,7 @@ impl Writer<'_> {
         self.conn
             .execute(
                 &format!("INSERT INTO {t} (nid, pid, tid) VALUES (?1, ?2, ?3)"),
-                params![self.nid, self.pid_row, tid],
+                params![self.nid, self.pid_row, i(tid)],
             )
             .unwrap();
         let id = self.conn.last_insert_rowid();
@@ -148,8 +154,10 @@ impl Writer<'_> {
         id
     }
 
-    fn event(&mut self, category: &str, corr: i64, ext: i64, extdata: &Value) -> i64 {
-        let cat = self.string(category);
+    /// The record's `rocpd_event` row: category = its kind's name, `stack_id` = internal
+    /// correlation id, `correlation_id` = external.
+    fn event(&mut self, h: &Head, extdata: &Value) -> i64 {
+        let cat = self.string(&h.kind_name);
         let t = self.t("event");
         self.conn
             .execute(
@@ -157,16 +165,60 @@ impl Writer<'_> {
                     "INSERT INTO {t} (category_id, stack_id, parent_stack_id, correlation_id, extdata) \
                      VALUES (?1, ?2, 0, ?3, ?4)"
                 ),
-                params![cat, corr, ext, extdata.to_string()],
+                params![cat, i(h.corr), i(h.ext), extdata.to_string()],
             )
             .unwrap();
         self.conn.last_insert_rowid()
+    }
+
+    /// A call with a duration: a `rocpd_region` row named by its operation.
+    fn region(&mut self, h: &Head, ev: i64) {
+        let tid = self.thread(h.tid);
+        let name = self.string(&h.op_name);
+        let t = self.t("region");
+        self.conn
+            .execute(
+                &format!(
+                    "INSERT INTO {t} (nid, pid, tid, start, \"end\", name_id, event_id) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                ),
+                params![self.nid, self.pid_row, tid, i(h.start), i(h.end), name, ev],
+            )
+            .unwrap();
+    }
+
+    /// A call without a duration: a `rocpd_sample` on its thread's track of the kind.
+    fn sample(&mut self, h: &Head, ev: i64) {
+        let tid = self.thread(h.tid);
+        let name = self.string(&h.kind_name);
+        let t = self.t("track");
+        self.conn
+            .execute(
+                &format!("INSERT INTO {t} (nid, pid, tid, name_id) VALUES (?1, ?2, ?3, ?4)"),
+                params![self.nid, self.pid_row, tid, name],
+            )
+            .unwrap();
+        let track = self.conn.last_insert_rowid();
+        let t = self.t("sample");
+        self.conn
+            .execute(
+                &format!("INSERT INTO {t} (track_id, timestamp, event_id) VALUES (?1, ?2, ?3)"),
+                params![track, i(h.start), ev],
+            )
+            .unwrap();
     }
 }
 
 /// Appends one run (its own `uuid`) made from the test tool's log `log` to the database at
 /// `db`; creates the unsuffixed views over the first run.
 pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
+    write(db, &Records::from_log(log, hostname), uuid);
+}
+
+/// Appends one run (its own `uuid`) holding `r` to the database at `db`; creates the
+/// unsuffixed views over the first run. Each HIP call's arguments are its `rocpd_arg` rows
+/// (none for a call whose arguments `r` does not have).
+pub fn write(db: &Path, r: &Records, uuid: &str) {
     let conn = Connection::open(db).unwrap();
     let sfx = format!("_{uuid}");
     for (name, cols) in TABLES {
@@ -178,15 +230,6 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
         )
         .unwrap();
     }
-    let lines: Vec<Value> = std::fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    let pid = lines
-        .iter()
-        .find(|e| e["ev"] == "configure")
-        .map_or(0, |e| u(&e["pid"]));
     conn.execute(
         &format!("INSERT INTO rocpd_metadata{sfx} (tag, value) VALUES ('schema_version', '3')"),
         [],
@@ -196,13 +239,19 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
         &format!(
             "INSERT INTO rocpd_info_node{sfx} (hash, machine_id, hostname) VALUES (1, ?1, ?2)"
         ),
-        params![uuid, hostname],
+        params![uuid, r.hostname],
     )
     .unwrap();
     let nid = conn.last_insert_rowid();
+    // rocprofv3 writes the process's start and end as both `init`/`fini` and `start`/`end`;
+    // unknown ones stay NULL.
+    let time = |t: u64| (t > 0).then_some(i(t));
     conn.execute(
-        &format!("INSERT INTO rocpd_info_process{sfx} (nid, pid) VALUES (?1, ?2)"),
-        params![nid, pid],
+        &format!(
+            "INSERT INTO rocpd_info_process{sfx} (nid, pid, init, fini, start, \"end\") \
+             VALUES (?1, ?2, ?3, ?4, ?3, ?4)"
+        ),
+        params![nid, i(r.pid), time(r.init_ns), time(r.fini_ns)],
     )
     .unwrap();
     let pid_row = conn.last_insert_rowid();
@@ -216,9 +265,9 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
     };
     conn.execute("BEGIN", []).unwrap();
 
-    // Agents: row ids stand in for handles.
-    let mut agent_row: HashMap<i64, i64> = HashMap::new();
-    for a in lines.iter().filter(|e| e["ev"] == "agent") {
+    // Agents: row ids stand in for handles; the SDK's agent record is the row's `extdata`.
+    let mut agent_row: HashMap<u64, i64> = HashMap::new();
+    for a in &r.agents {
         let ty = if u(&a["type"]) == 2 { "GPU" } else { "CPU" };
         let t = w.t("info_agent");
         conn.execute(
@@ -242,16 +291,12 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
             ],
         )
         .unwrap();
-        agent_row.insert(u(&a["id"]), conn.last_insert_rowid());
+        agent_row.insert(a["id"].as_u64().unwrap_or(0), conn.last_insert_rowid());
     }
-    let agent = |h: &Value| agent_row.get(&u(h)).copied().unwrap_or(0);
+    let agent = |h: u64| agent_row.get(&h).copied().unwrap_or(0);
 
     // Kernel symbols (the SDK's kernel id is the row id).
-    for s in lines.iter().filter(|e| {
-        e["ev"] == "cb"
-            && e["op_name"] == "CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER"
-            && e["phase"] == 1
-    }) {
+    for s in &r.symbols {
         let t = w.t("info_kernel_symbol");
         conn.execute(
             &format!(
@@ -260,183 +305,118 @@ pub fn write_run(db: &Path, log: &Path, uuid: &str, hostname: &str) {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?6, ?7, ?8, ?9, ?10)"
             ),
             params![
-                u(&s["kernel_id"]),
+                i(s.kernel_id),
                 nid,
                 pid_row,
-                u(&s["co_id"]),
-                s["kernel_name"].as_str().unwrap_or(""),
-                u(&s["group_segment_size"]),
-                u(&s["private_segment_size"]),
-                u(&s["sgpr_count"]),
-                u(&s["arch_vgpr_count"]),
-                u(&s["accum_vgpr_count"]),
+                i(s.code_object_id),
+                s.name,
+                i(s.group_segment_size),
+                i(s.private_segment_size),
+                i(s.sgpr_count),
+                i(s.arch_vgpr_count),
+                i(s.accum_vgpr_count),
             ],
         )
         .unwrap();
     }
 
-    // Per correlation id: the call's arguments and the SDK stream id current on its thread
-    // (HIP_STREAM_SET brackets each call that names a stream); roctx texts.
-    let mut args: HashMap<i64, serde_json::Map<String, Value>> = HashMap::new();
-    let mut stream_of: HashMap<i64, i64> = HashMap::new();
-    let mut current: HashMap<i64, i64> = HashMap::new();
-    let mut message: HashMap<i64, String> = HashMap::new();
-    for e in lines.iter().filter(|e| e["ev"] == "cb") {
-        let tid = u(&e["tid"]);
-        match (e["kind_name"].as_str(), u(&e["phase"])) {
-            (Some("HIP_STREAM"), 1) if e["op_name"] == "HIP_STREAM_SET" => {
-                current.insert(tid, u(&e["stream_id"]));
-            }
-            (Some("HIP_STREAM"), 2) if e["op_name"] == "HIP_STREAM_SET" => {
-                current.remove(&tid);
-            }
-            (Some("HIP_RUNTIME_API"), 1) => {
-                let corr = u(&e["corr"]);
-                if let Some(a) = e["args"].as_object() {
-                    args.insert(corr, a.clone());
-                }
-                stream_of.insert(corr, current.get(&tid).copied().unwrap_or(0));
-            }
-            (Some("MARKER_CORE_RANGE_API"), 1) => {
-                if let Some(m) = e["message"].as_str() {
-                    message.insert(u(&e["corr"]), m.to_string());
-                }
-            }
-            _ => {}
+    // API records as rocprofv3 stores them: a record with a duration is a region, one without
+    // a sample; roctx records carry their message in the event's `extdata`.
+    for c in &r.calls {
+        let ev = w.event(&c.head, &json!({}));
+        if c.head.start != c.head.end {
+            w.region(&c.head, ev);
+        } else {
+            w.sample(&c.head, ev);
+        }
+        for (pos, (k, v)) in c.args.iter().flatten().enumerate() {
+            let t = w.t("arg");
+            conn.execute(
+                &format!(
+                    "INSERT INTO {t} (event_id, position, type, name, value) \
+                     VALUES (?1, ?2, '', ?3, ?4)"
+                ),
+                params![ev, pos as i64, k, v],
+            )
+            .unwrap();
+        }
+    }
+    for m in &r.markers {
+        let extdata = m
+            .message
+            .as_ref()
+            .map_or(json!({}), |text| json!({ "message": text }));
+        let ev = w.event(&m.head, &extdata);
+        if m.head.start != m.head.end {
+            w.region(&m.head, ev);
+        } else {
+            w.sample(&m.head, ev);
         }
     }
 
-    for r in lines.iter().filter(|e| e["ev"] == "rec") {
-        let corr = u(&r["corr"]);
-        let ext = u(&r["ext"]);
-        let tid = w.thread(u(&r["tid"]));
-        let kind = r["kind_name"].as_str().unwrap_or("");
-        let op = r["op_name"].as_str().unwrap_or("").to_string();
-        match kind {
-            "HIP_RUNTIME_API" => {
-                let ev = w.event(kind, corr, ext, &json!({}));
-                let name = w.string(&op);
-                let t = w.t("region");
-                conn.execute(
-                    &format!(
-                        "INSERT INTO {t} (nid, pid, tid, start, \"end\", name_id, event_id) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-                    ),
-                    params![nid, pid_row, tid, u(&r["start"]), u(&r["end"]), name, ev],
-                )
-                .unwrap();
-                for (i, (k, v)) in args.get(&corr).into_iter().flatten().enumerate() {
-                    let t = w.t("arg");
-                    conn.execute(
-                        &format!(
-                            "INSERT INTO {t} (event_id, position, type, name, value) \
-                             VALUES (?1, ?2, '', ?3, ?4)"
-                        ),
-                        params![ev, i as i64, k, v.as_str().unwrap_or("")],
-                    )
-                    .unwrap();
-                }
-            }
-            "MARKER_CORE_RANGE_API" => {
-                let text = message.get(&corr).cloned().unwrap_or_default();
-                let ev = w.event(kind, corr, ext, &json!({ "message": text }));
-                if op == "roctxMarkA" {
-                    let name = w.string(&op);
-                    let t = w.t("track");
-                    conn.execute(
-                        &format!(
-                            "INSERT INTO {t} (nid, pid, tid, name_id) VALUES (?1, ?2, ?3, ?4)"
-                        ),
-                        params![nid, pid_row, tid, name],
-                    )
-                    .unwrap();
-                    let track = conn.last_insert_rowid();
-                    let t = w.t("sample");
-                    conn.execute(
-                        &format!(
-                            "INSERT INTO {t} (track_id, timestamp, event_id) VALUES (?1, ?2, ?3)"
-                        ),
-                        params![track, u(&r["start"]), ev],
-                    )
-                    .unwrap();
-                } else {
-                    let name = w.string(&op);
-                    let t = w.t("region");
-                    conn.execute(
-                        &format!(
-                            "INSERT INTO {t} (nid, pid, tid, start, \"end\", name_id, event_id) \
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-                        ),
-                        params![nid, pid_row, tid, u(&r["start"]), u(&r["end"]), name, ev],
-                    )
-                    .unwrap();
-                }
-            }
-            "KERNEL_DISPATCH" => {
-                let ev = w.event(kind, corr, ext, &json!({}));
-                let g = |k: &str, i: usize| r[k][i].as_u64().unwrap_or(0) as i64;
-                let t = w.t("kernel_dispatch");
-                conn.execute(
-                    &format!(
-                        "INSERT INTO {t} (nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, \
-                         stream_id, start, \"end\", private_segment_size, group_segment_size, \
-                         workgroup_size_x, workgroup_size_y, workgroup_size_z, \
-                         grid_size_x, grid_size_y, grid_size_z, event_id) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
-                         ?16, ?17, ?18, ?19)"
-                    ),
-                    params![
-                        nid,
-                        pid_row,
-                        tid,
-                        agent(&r["agent"]),
-                        u(&r["kernel_id"]),
-                        u(&r["dispatch_id"]),
-                        u(&r["queue"]),
-                        stream_of.get(&corr).copied().unwrap_or(0),
-                        u(&r["start"]),
-                        u(&r["end"]),
-                        u(&r["private_segment_size"]),
-                        u(&r["group_segment_size"]),
-                        g("workgroup", 0),
-                        g("workgroup", 1),
-                        g("workgroup", 2),
-                        g("grid", 0),
-                        g("grid", 1),
-                        g("grid", 2),
-                        ev,
-                    ],
-                )
-                .unwrap();
-            }
-            "MEMORY_COPY" => {
-                let ev = w.event(kind, corr, ext, &json!({}));
-                let name = w.string(&op);
-                let t = w.t("memory_copy");
-                conn.execute(
-                    &format!(
-                        "INSERT INTO {t} (nid, pid, tid, start, \"end\", name_id, dst_agent_id, \
-                         src_agent_id, size, stream_id, event_id) \
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
-                    ),
-                    params![
-                        nid,
-                        pid_row,
-                        tid,
-                        u(&r["start"]),
-                        u(&r["end"]),
-                        name,
-                        agent(&r["dst_agent"]),
-                        agent(&r["src_agent"]),
-                        u(&r["bytes"]),
-                        stream_of.get(&corr).copied().unwrap_or(0),
-                        ev,
-                    ],
-                )
-                .unwrap();
-            }
-            _ => {}
-        }
+    for k in &r.dispatches {
+        let ev = w.event(&k.head, &json!({}));
+        let tid = w.thread(k.head.tid);
+        let t = w.t("kernel_dispatch");
+        conn.execute(
+            &format!(
+                "INSERT INTO {t} (nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, \
+                 stream_id, start, \"end\", private_segment_size, group_segment_size, \
+                 workgroup_size_x, workgroup_size_y, workgroup_size_z, \
+                 grid_size_x, grid_size_y, grid_size_z, event_id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, \
+                 ?16, ?17, ?18, ?19)"
+            ),
+            params![
+                nid,
+                pid_row,
+                tid,
+                agent(k.agent),
+                i(k.kernel_id),
+                i(k.dispatch_id),
+                i(k.queue),
+                i(k.stream_id),
+                i(k.head.start),
+                i(k.head.end),
+                i(k.private_segment_size),
+                i(k.group_segment_size),
+                i(k.workgroup[0]),
+                i(k.workgroup[1]),
+                i(k.workgroup[2]),
+                i(k.grid[0]),
+                i(k.grid[1]),
+                i(k.grid[2]),
+                ev,
+            ],
+        )
+        .unwrap();
+    }
+    for m in &r.copies {
+        let ev = w.event(&m.head, &json!({}));
+        let tid = w.thread(m.head.tid);
+        let name = w.string(&m.head.op_name);
+        let t = w.t("memory_copy");
+        conn.execute(
+            &format!(
+                "INSERT INTO {t} (nid, pid, tid, start, \"end\", name_id, dst_agent_id, \
+                 src_agent_id, size, stream_id, event_id) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+            ),
+            params![
+                nid,
+                pid_row,
+                tid,
+                i(m.head.start),
+                i(m.head.end),
+                name,
+                agent(m.dst_agent),
+                agent(m.src_agent),
+                i(m.bytes),
+                i(m.stream_id),
+                ev,
+            ],
+        )
+        .unwrap();
     }
     conn.execute("COMMIT", []).unwrap();
 }

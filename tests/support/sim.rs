@@ -175,8 +175,11 @@ pub fn cached(scenario: &Path, sdk: &str, env: &[(&str, &str)]) -> Arc<Run> {
 pub struct Direct {
     pub scenario: PathBuf,
     pub sdk: String,
-    pub env: Vec<(String, String)>,
+    /// Values as given: bytes that are not UTF-8 reach the program unchanged.
+    pub env: Vec<(String, std::ffi::OsString)>,
     pub ground_truth: Option<PathBuf>,
+    /// The program's working directory (the test's own unless set).
+    pub cwd: Option<PathBuf>,
     /// Extra driver options (`--fork-child`, …).
     pub args: Vec<String>,
 }
@@ -188,6 +191,7 @@ impl Direct {
             sdk: sdk.to_string(),
             env: Vec::new(),
             ground_truth: None,
+            cwd: None,
             args: Vec::new(),
         }
     }
@@ -198,8 +202,14 @@ impl Direct {
     }
 
     pub fn env(mut self, k: &str, v: impl AsRef<std::ffi::OsStr>) -> Self {
-        self.env
-            .push((k.into(), v.as_ref().to_string_lossy().into_owned()));
+        self.env.push((k.into(), v.as_ref().to_os_string()));
+        self
+    }
+
+    /// Runs the program in `dir`, so that a relative path (the default output directory)
+    /// lands there.
+    pub fn current_dir(mut self, dir: &Path) -> Self {
+        self.cwd = Some(dir.to_path_buf());
         self
     }
 
@@ -332,6 +342,9 @@ impl Direct {
         }
         for (k, v) in &self.env {
             cmd.env(k, v);
+        }
+        if let Some(dir) = &self.cwd {
+            cmd.current_dir(dir);
         }
         cmd
     }

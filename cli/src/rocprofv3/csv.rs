@@ -10,21 +10,22 @@
 //! are ignored, order does not matter); a header that matches no dialect is refused naming
 //! the columns missing from the nearest one.
 //!
-//! What the files do not carry: agents are named by index (`Agent 1`, rocprofv3's absolute
-//! index = the KFD node id) and described only by `agent_info.csv` when it is there (which
-//! has no memory banks: a GPU that reports its memory only there shows none); copies have no
-//! byte count; a kernel's LDS is the dispatch's, with no static/dynamic split; calls have no
-//! arguments, so there are no synchronization facts (no dependency arrows); no host name and
-//! no process start and end times.
+//! What the files do not carry (docs/convert.md, "What each format carries"): agents are named
+//! by index (`Agent 1`, rocprofv3's absolute index = the KFD node id) and described only by
+//! `agent_info.csv` when it is there (which has no memory banks: a GPU that reports its memory
+//! only there shows none); copies have no byte count; no external correlation ids; a kernel's
+//! LDS is one figure (rocprofv3: the symbol's static LDS rounded up to its 512-byte
+//! allocation granule, no dynamic LDS; rocpd2csv: the dispatch's, no static part); calls have
+//! no arguments, so there are no synchronization facts (no dependency arrows); a roctx row does
+//! not name its operation; no host name and no process start and end times.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
+use super::calls::Roctx;
 use super::{err, BadValue, Builder, ConvertError, Place, RowIssues};
 use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
-    MarkerSpan,
 };
 
 /// The files of a run, by the suffix rocprofv3 gives them.
@@ -290,6 +291,7 @@ fn split_name(path: &Path) -> Option<(String, Kind)> {
 /// One file's rows, with where each column of its dialect is.
 struct Table {
     path: PathBuf,
+    dialect: Dialect,
     index: HashMap<Col, usize>,
     rows: Vec<(u64, ::csv::StringRecord)>,
 }
@@ -309,7 +311,7 @@ impl Table {
         if headers.iter().all(String::is_empty) {
             return Err(err(path, "an empty file: no CSV header"));
         }
-        let index = dialect_columns(path, kind, &headers)?;
+        let (dialect, index) = dialect_columns(path, kind, &headers)?;
         let mut rows = Vec::new();
         for rec in r.records() {
             let rec = rec.map_err(|e| err(path, csv_error(&e, headers.len())))?;
@@ -328,6 +330,7 @@ impl Table {
         }
         Ok(Table {
             path: path.to_path_buf(),
+            dialect,
             index,
             rows,
         })
@@ -351,13 +354,13 @@ fn csv_error(e: &::csv::Error, header_fields: usize) -> String {
     }
 }
 
-/// The dialect whose columns `headers` has, as column positions; refused naming the columns
-/// missing from the nearest dialect when none matches.
+/// The dialect whose columns `headers` has, with the column positions; refused naming the
+/// columns missing from the nearest dialect when none matches.
 fn dialect_columns(
     path: &Path,
     kind: Kind,
     headers: &[String],
-) -> Result<HashMap<Col, usize>, ConvertError> {
+) -> Result<(Dialect, HashMap<Col, usize>), ConvertError> {
     let pos = |name: &str| headers.iter().position(|h| h == name);
     let mut nearest: Option<(Dialect, Vec<&'static str>)> = None;
     for d in Dialect::ALL {
@@ -370,10 +373,11 @@ fn dialect_columns(
             .filter(|n| pos(n).is_none())
             .collect();
         if missing.is_empty() {
-            return Ok(columns(kind)
+            let index = columns(kind)
                 .iter()
                 .map(|&c| (c, pos(d.spell(c)).unwrap_or_default()))
-                .collect());
+                .collect();
+            return Ok((d, index));
         }
         if nearest
             .as_ref()
@@ -595,6 +599,14 @@ fn kernels(t: &Table, b: &mut Builder, issues: &mut RowIssues, agent_ids: &mut B
             let kernel_id = r.u64(Col::KernelId);
             let scratch = r.u32(Col::Scratch);
             let agent = r.agent(Col::AgentId);
+            let lds = r.u32(Col::Lds);
+            // rocprofv3 writes the kernel symbol's static LDS rounded up to its 512-byte
+            // allocation granule, and no dynamic LDS; rocpd2csv the dispatch's LDS (static and
+            // dynamic), and no static part.
+            let (static_lds, dispatch_lds) = match t.dialect {
+                Dialect::Rocprofv3 => (lds, lds),
+                Dialect::Rocpd2csv | Dialect::Rocpd2csvUpstream => (0, lds),
+            };
             K {
                 agent,
                 stream: r.u64(Col::StreamId),
@@ -604,8 +616,7 @@ fn kernels(t: &Table, b: &mut Builder, issues: &mut RowIssues, agent_ids: &mut B
                     sgpr_count: r.u32(Col::Sgpr),
                     arch_vgpr_count: r.u32(Col::Vgpr),
                     accum_vgpr_count: r.u32(Col::Agpr),
-                    // The CSV gives one LDS figure per dispatch, not the symbol's static part.
-                    group_segment_size: 0,
+                    group_segment_size: static_lds,
                     private_segment_size: scratch,
                 },
                 rec: KernelRecord {
@@ -619,7 +630,7 @@ fn kernels(t: &Table, b: &mut Builder, issues: &mut RowIssues, agent_ids: &mut B
                     kernel_id,
                     dispatch_id: r.u64(Col::DispatchId),
                     private_segment_size: scratch,
-                    group_segment_size: r.u32(Col::Lds),
+                    group_segment_size: dispatch_lds,
                     workgroup: [r.u32(Col::WgX), r.u32(Col::WgY), r.u32(Col::WgZ)],
                     grid: [r.u32(Col::GridX), r.u32(Col::GridY), r.u32(Col::GridZ)],
                     pipe_id: None,
@@ -674,8 +685,6 @@ fn copies(t: &Table, b: &mut Builder, issues: &mut RowIssues, agent_ids: &mut BT
 }
 
 fn api(t: &Table, b: &mut Builder, issues: &mut RowIssues) {
-    // Operation ids are ours: one per function name, in order of first appearance.
-    let mut ops: HashMap<String, i32> = HashMap::new();
     good_rows(
         t,
         issues,
@@ -695,48 +704,44 @@ fn api(t: &Table, b: &mut Builder, issues: &mut RowIssues) {
             )
         },
         |(function, pid, mut a)| {
-            let n = ops.len() as i32;
-            let op = *ops.entry(function.clone()).or_insert(n);
-            if op == n {
-                b.op_name(ApiDomain::Hip, op, &function);
-            }
             if b.c.pid == 0 {
                 b.c.pid = u32::try_from(pid).unwrap_or(0);
             }
-            a.operation = op;
-            b.c.api.push(a);
+            // Operation ids are ours: one per function name. The file holds no arguments.
+            a.operation = b.hip_op(&function);
+            b.hip_call(a, &function, None);
         },
     );
 }
 
 /// roctx rows: ranges and marks (domain `MARKER_CORE_RANGE_API`, the message in `Function`)
-/// become spans; the API rows without text are counted.
+/// become spans; the API rows without text are counted. A row does not name its operation:
+/// a mark is told from a range by its duration only (`calls::Roctx`).
 fn markers(t: &Table, b: &mut Builder, issues: &mut RowIssues) -> u64 {
     let mut textless = 0;
     good_rows(
         t,
         issues,
         |r| {
-            let range = r.text(Col::Domain) == "MARKER_CORE_RANGE_API";
-            let corr = r.u64(Col::CorrelationId);
-            let (start, end) = (r.u64(Col::Start), r.u64(Col::End));
             (
-                range,
-                MarkerSpan {
-                    label: Arc::from(r.text(Col::Function)),
-                    thread_id: r.u64(Col::ThreadId),
-                    open_correlation_id: corr,
-                    close_correlation_id: corr,
-                    start_ns: start,
-                    end_ns: end,
-                    instant: end <= start,
-                    ..MarkerSpan::default()
-                },
+                r.text(Col::Domain) == "MARKER_CORE_RANGE_API",
+                r.text(Col::Function).to_string(),
+                r.u64(Col::ThreadId),
+                r.u64(Col::CorrelationId),
+                r.u64(Col::Start),
+                r.u64(Col::End),
             )
         },
-        |(range, m)| {
+        |(range, label, tid, corr, start, end)| {
             if range {
-                b.c.markers.push(m);
+                b.roctx(&Roctx {
+                    op: None,
+                    label: &label,
+                    thread_id: tid,
+                    correlation_id: corr,
+                    start_ns: start,
+                    end_ns: end,
+                });
             } else {
                 textless += 1;
             }
@@ -849,7 +854,8 @@ mod tests {
                 .iter()
                 .map(|&c| Dialect::Rocpd2csv.spell(c)),
         );
-        let idx = dialect_columns(p, Kind::Kernel, &header(&r)).unwrap();
+        let (d, idx) = dialect_columns(p, Kind::Kernel, &header(&r)).unwrap();
+        assert_eq!(d, Dialect::Rocpd2csv);
         assert_eq!(r[idx[&Col::Vgpr]], "Vgpr_Count");
         // Upstream rocpd2csv: Guid first, rocprofv3's spellings.
         let mut u: Vec<&str> = vec!["Guid"];

@@ -1,11 +1,15 @@
 //! rocprofv3 JSON (`--output-format json`): one object `rocprofiler-sdk-tool` holding, per
-//! process, `metadata`, `agents`, `strings` (operation names per buffer kind), `kernel_symbols`
-//! and `buffer_records` by kind. Field names are the SDK's record fields.
+//! process, `metadata`, `agents`, `strings` (operation names per buffer kind, indexed by kind
+//! and operation id; the roctx messages by correlation id), `kernel_symbols` and
+//! `buffer_records` by kind. Field names are the SDK's record fields; each `hip_api` record
+//! also holds its call's `args` (`type`, `name`, `value`) where rocprofv3 wrote them (its
+//! versions with rocpd output do), read as `super::calls` reads every format's arguments.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::calls::{CallArgs, Roctx};
 use super::{err, BadValue, Builder, ConvertError, Place, RowIssues};
 use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
@@ -160,12 +164,27 @@ fn from_tool(file: &Path, t: &Value) -> Result<Collected, ConvertError> {
             })
             .unwrap_or_default()
     };
-    for (i, n) in names("HIP_RUNTIME_API").iter().enumerate() {
+    let hip_names = names("HIP_RUNTIME_API");
+    for (i, n) in hip_names.iter().enumerate() {
         b.op_name(ApiDomain::Hip, i as i32, n);
     }
     for (i, n) in names("MARKER_CORE_API").iter().enumerate() {
         b.op_name(ApiDomain::Marker, i as i32, n);
     }
+    let range_ops = names("MARKER_CORE_RANGE_API");
+    // The kind of a record by its id: `strings.buffer_records` is indexed by kind.
+    let kind_name = |kind: u64| -> &str {
+        t["strings"]["buffer_records"][kind as usize]["kind"]
+            .as_str()
+            .unwrap_or("")
+    };
+    // roctx texts by the correlation id of their call.
+    let messages: std::collections::HashMap<u64, &str> = t["strings"]["marker_api"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| Some((m["key"].as_u64()?, m["value"].as_str()?)))
+        .collect();
 
     for s in t["kernel_symbols"].as_array().into_iter().flatten() {
         let id = u(&s["kernel_id"]);
@@ -231,16 +250,31 @@ fn from_tool(file: &Path, t: &Value) -> Result<Collected, ConvertError> {
         records,
         "hip_api",
         &mut issues,
-        |r| ApiRecord {
-            domain: ApiDomain::Hip,
-            operation: i32::try_from(r.req("operation")).unwrap_or(-1),
-            correlation_id: r.req("correlation_id.internal"),
-            external_id: r.opt("correlation_id.external"),
-            start_ns: r.req("start_timestamp"),
-            end_ns: r.req("end_timestamp"),
-            thread_id: r.opt("thread_id"),
+        |r| {
+            let a = ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: i32::try_from(r.req("operation")).unwrap_or(-1),
+                correlation_id: r.req("correlation_id.internal"),
+                external_id: r.opt("correlation_id.external"),
+                start_ns: r.req("start_timestamp"),
+                end_ns: r.req("end_timestamp"),
+                thread_id: r.opt("thread_id"),
+            };
+            let args = CallArgs::of(r.at("args").as_array().into_iter().flatten().map(|a| {
+                (
+                    a["name"].as_str().unwrap_or(""),
+                    a["value"].as_str().unwrap_or(""),
+                )
+            }));
+            (a, args)
         },
-        |a| b.c.api.push(a),
+        |(a, args)| {
+            let name = usize::try_from(a.operation)
+                .ok()
+                .and_then(|i| hip_names.get(i))
+                .map_or("", String::as_str);
+            b.hip_call(a, name, args);
+        },
     );
     each(
         file,
@@ -273,13 +307,52 @@ fn from_tool(file: &Path, t: &Value) -> Result<Collected, ConvertError> {
             b.c.copies.push(m);
         },
     );
+    // roctx: a record of the range kind (a mark, a push/pop or a start/stop range) with its
+    // text; others (the push, pop and stop calls of older SDKs, the control and name calls)
+    // are counted.
+    let mut others = 0u64;
+    each(
+        file,
+        records,
+        "marker_api",
+        &mut issues,
+        |r| {
+            (
+                r.req("kind"),
+                r.req("operation"),
+                r.req("correlation_id.internal"),
+                r.req("start_timestamp"),
+                r.req("end_timestamp"),
+                r.opt("thread_id"),
+            )
+        },
+        |(kind, op, corr, start, end, tid)| {
+            let text = messages
+                .get(&corr)
+                .filter(|_| kind_name(kind) == "MARKER_CORE_RANGE_API");
+            let Some(label) = text else {
+                others += 1;
+                return;
+            };
+            b.roctx(&Roctx {
+                op: range_ops.get(op as usize).map(String::as_str),
+                label,
+                thread_id: tid,
+                correlation_id: corr,
+                start_ns: start,
+                end_ns: end,
+            });
+        },
+    );
     b.c.warnings.extend(issues.settle()?);
-    let markers = records["marker_api"].as_array().map_or(0, Vec::len);
-    if markers > 0 {
+    if others > 0 {
         b.c.warnings.push(format!(
-            "{markers} roctx records in the input were not converted (their text is not in rocprofv3's JSON records)"
+            "{others} roctx records without a text of their own (MARKER_CORE_API push, pop and \
+             stop calls, control and name calls) were not converted: the range records carry \
+             the ranges' texts"
         ));
     }
+    b.op_name(ApiDomain::Marker, 0, "roctxMarkA");
     b.c.agents = agents;
     Ok(b.finish())
 }

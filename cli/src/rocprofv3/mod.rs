@@ -12,6 +12,7 @@
 //! file and the place; a record with a value of the wrong type is a [`RowIssues`] oddity,
 //! skipped and counted when it is one among thousands, refused otherwise.
 
+pub mod calls;
 pub mod csv;
 pub mod json;
 pub mod rocpd;
@@ -21,7 +22,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rocprof_xplane_core::model::events::{ApiDomain, CallFact, Collected, KernelSymbol};
+use rocprof_xplane_core::model::events::{ApiDomain, ApiRecord, CallFact, Collected, KernelSymbol};
+
+use calls::{CallArgs, HipCall, Roctx};
 
 /// What went wrong, with the file it concerns.
 #[derive(Debug)]
@@ -241,7 +244,8 @@ pub fn read(path: &Path) -> Result<Vec<Collected>, ConvertError> {
 
 /// Builds what every format shares once its records are read: kernel names as the live tool
 /// prints them (`.kd` dropped, demangled by the C++ runtime), a stream line per HIP stream,
-/// operation names.
+/// operation names, the streams and synchronization facts of the HIP calls' arguments
+/// (`calls`), roctx marks and ranges.
 ///
 /// Streams are numbered when the records are all read (`finish`), in the order of the first
 /// call that used each (its correlation id): the order the program issued them, whatever
@@ -249,6 +253,10 @@ pub fn read(path: &Path) -> Result<Vec<Collected>, ConvertError> {
 /// stream lines alike (the live tool numbers them by creation, which the files do not record).
 pub(crate) struct Builder {
     pub c: Collected,
+    /// The HIP calls, for the synchronization facts made once every launch's device is known.
+    hip_calls: Vec<HipCall>,
+    /// Operation ids given by name, for inputs that name operations without their ids.
+    hip_ops: HashMap<Arc<str>, i32>,
 }
 
 impl Builder {
@@ -260,7 +268,40 @@ impl Builder {
                 sdk_version: "rocprofv3 output (converted)".into(),
                 ..Collected::default()
             },
+            hip_calls: Vec::new(),
+            hip_ops: HashMap::new(),
         }
+    }
+
+    /// The operation id of HIP function `name` for an input that names it without its id:
+    /// one per name, in order of first appearance.
+    pub fn hip_op(&mut self, name: &str) -> i32 {
+        if let Some(&op) = self.hip_ops.get(name) {
+            return op;
+        }
+        let op = self.hip_ops.len() as i32;
+        let name: Arc<str> = Arc::from(name);
+        self.op_name(ApiDomain::Hip, op, &name);
+        self.hip_ops.insert(name, op);
+        op
+    }
+
+    /// HIP call `a`, named `name`, with the arguments the input recorded for it (`None`: none
+    /// recorded).
+    pub fn hip_call(&mut self, a: ApiRecord, name: &str, args: Option<CallArgs>) {
+        self.hip_calls.push(HipCall {
+            thread_id: a.thread_id,
+            correlation_id: a.correlation_id,
+            start_ns: a.start_ns,
+            name: Arc::from(name),
+            args,
+        });
+        self.c.api.push(a);
+    }
+
+    /// A roctx mark or range (`calls::Roctx`).
+    pub fn roctx(&mut self, r: &Roctx<'_>) {
+        self.c.markers.push(r.span());
     }
 
     pub fn symbol(&mut self, kernel_id: u64, raw_name: &str, sym: KernelSymbol) {
@@ -283,6 +324,30 @@ impl Builder {
             device,
             stream_seq: 0,
         });
+    }
+
+    /// Places each kernel and copy on the stream its launching call named where the call's
+    /// arguments are known (the stream ids of the records otherwise), then makes the
+    /// synchronization facts of the calls.
+    fn calls_and_syncs(&mut self) {
+        let named: HashMap<u64, u64> = self
+            .hip_calls
+            .iter()
+            .filter_map(|h| Some((h.correlation_id, h.args?.stream?)))
+            .collect();
+        for f in &mut self.c.calls {
+            if let Some(&s) = named.get(&f.correlation_id) {
+                f.stream = s;
+            }
+        }
+        let unknown = calls::sync_facts(&mut self.c, &mut self.hip_calls);
+        if unknown > 0 {
+            self.c.warnings.push(format!(
+                "{unknown} synchronization calls have no recorded arguments (the input holds \
+                 none for them): their streams and events are unknown, so they draw no \
+                 dependency"
+            ));
+        }
     }
 
     /// Numbers the streams by their first call (see the type's doc).
@@ -317,6 +382,7 @@ impl Builder {
     }
 
     pub fn finish(mut self) -> Collected {
+        self.calls_and_syncs();
         self.number_streams();
         let c = &self.c;
         let spans = c

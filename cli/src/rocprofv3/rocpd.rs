@@ -9,10 +9,11 @@
 //! `rocpd_event`, whose `stack_id` is the SDK's internal correlation id (the join key) and
 //! `correlation_id` the external one.
 //!
-//! Streams and dependency edges come from the HIP calls' arguments (`rocpd_arg`): the
-//! `stream` argument of the launching call places a kernel or copy (as the live tool reads it
-//! at API entry), and `event`/`stream` of the synchronization calls give the waits and the
-//! event records they resolve to.
+//! Streams and dependency edges come from the HIP calls' arguments (`rocpd_arg`, read as
+//! `super::calls` reads every format's): the `stream` argument of the launching call places a
+//! kernel or copy (as the live tool reads it at API entry), and `event`/`stream` of the
+//! synchronization calls give the waits and the event records they resolve to. roctx records
+//! are regions (or, without duration, samples) with the text in their event's `extdata`.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,10 +22,10 @@ use std::sync::Arc;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use serde_json::Value;
 
+use super::calls::{CallArgs, Roctx};
 use super::{err, Builder, ConvertError};
 use rocprof_xplane_core::model::events::{
     AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
-    MarkerSpan, SyncFact, SyncKind,
 };
 use rocprof_xplane_core::model::graph::GraphNode;
 
@@ -176,16 +177,6 @@ fn num(v: Option<i64>) -> u64 {
 
 fn u32_of(v: Option<i64>) -> u32 {
     v.map_or(0, |x| u32::try_from(x).unwrap_or(0))
-}
-
-/// A HIP argument's value as rocprofv3 prints it: `0x…` hex, a decimal, or anything else
-/// (structs, strings) → `None`.
-fn handle_of(v: &str) -> Option<u64> {
-    let v = v.trim();
-    match v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        Some(h) => u64::from_str_radix(h, 16).ok(),
-        None => v.parse().ok(),
-    }
 }
 
 /// The SDK's memory-copy operation ids by their names (1 host→host … 4 device→device).
@@ -410,49 +401,32 @@ impl Run<'_> {
                 ))
             },
         )?;
-        let mut hip_ops: HashMap<Arc<str>, i32> = HashMap::new();
         let mut skipped = 0u64;
-        // Correlation id → the HIP stream handle its call named.
-        let mut call_stream: HashMap<u64, u64> = HashMap::new();
-        // HIP calls in time order (thread, correlation id, name, arguments), for the
-        // synchronization facts once the devices of streams are known.
-        let mut hip_calls: Vec<(u64, u64, Arc<str>, Option<CallArgs>)> = Vec::new();
         for (t, start, end, name_id, cat, stack, ext, extdata, event_id) in regions {
             let category = s(cat);
             let name = s(name_id);
             let corr = num(stack);
             if category.starts_with("HIP_RUNTIME_API") || category.starts_with("HIP_COMPILER_API") {
-                let n = hip_ops.len() as i32;
-                let op = *hip_ops.entry(name.clone()).or_insert_with(|| {
-                    b.op_name(ApiDomain::Hip, n, &name);
-                    n
-                });
-                b.c.api.push(ApiRecord {
+                let a = ApiRecord {
                     domain: ApiDomain::Hip,
-                    operation: op,
+                    operation: b.hip_op(&name),
                     correlation_id: corr,
                     external_id: num(ext),
                     start_ns: num(Some(start)),
                     end_ns: num(Some(end)),
                     thread_id: tid(t),
-                });
-                let a = event_id.and_then(|e| args.get(&e));
-                if let Some(stream) = a.and_then(|a| a.stream) {
-                    call_stream.insert(corr, stream);
-                }
-                hip_calls.push((tid(t), corr, name.clone(), a.copied()));
+                };
+                b.hip_call(a, &name, event_id.and_then(|e| args.get(&e)).copied());
             } else if category.starts_with("MARKER_") {
                 // roctx calls without text (pop, stop) are skipped: their range carries it.
                 if let Some(label) = message(extdata.as_deref()) {
-                    b.c.markers.push(MarkerSpan {
-                        label: Arc::from(label.as_str()),
+                    b.roctx(&Roctx {
+                        op: Some(&name),
+                        label: &label,
                         thread_id: tid(t),
-                        open_correlation_id: corr,
-                        close_correlation_id: corr,
+                        correlation_id: corr,
                         start_ns: num(Some(start)),
                         end_ns: num(Some(end)),
-                        instant: end <= start,
-                        ..MarkerSpan::default()
                     });
                 }
             } else {
@@ -475,17 +449,15 @@ impl Run<'_> {
                     ))
                 },
             )? {
+                // A sample is a record without duration; its operation is not stored.
                 if let Some(label) = message(extdata.as_deref()) {
-                    let corr = num(stack);
-                    b.c.markers.push(MarkerSpan {
-                        label: Arc::from(label.as_str()),
+                    b.roctx(&Roctx {
+                        op: None,
+                        label: &label,
                         thread_id: tid(t),
-                        open_correlation_id: corr,
-                        close_correlation_id: corr,
+                        correlation_id: num(stack),
                         start_ns: num(Some(ts)),
                         end_ns: num(Some(ts)),
-                        instant: true,
-                        ..MarkerSpan::default()
                     });
                 }
             }
@@ -534,8 +506,7 @@ impl Run<'_> {
                 pipe_id: None,
             });
             if corr != 0 {
-                let stream = call_stream.get(&corr).copied().unwrap_or(num(k[5]));
-                b.on_stream(corr, stream, ordinals.get(&agent).copied().unwrap_or(-1));
+                b.on_stream(corr, num(k[5]), ordinals.get(&agent).copied().unwrap_or(-1));
             }
         }
 
@@ -572,18 +543,9 @@ impl Run<'_> {
                         .filter_map(|a| ordinals.get(a).copied())
                         .find(|&o| o >= 0)
                         .unwrap_or(-1);
-                    let stream = call_stream.get(&corr).copied().unwrap_or(num(m[7]));
-                    b.on_stream(corr, stream, gpu);
+                    b.on_stream(corr, num(m[7]), gpu);
                 }
             }
-        }
-        let mut unknown = 0;
-        sync_facts(&mut b, &hip_calls, &mut unknown);
-        if unknown > 0 {
-            b.c.warnings.push(format!(
-                "{unknown} synchronization calls have no argument rows in the database: their \
-                 streams and events are unknown, so they draw no dependency"
-            ));
         }
         if skipped > 0 {
             b.c.warnings.push(format!(
@@ -612,13 +574,7 @@ impl Run<'_> {
                 ))
             },
         )? {
-            let a = out.entry(event).or_default();
-            let v = handle_of(&value);
-            match name.as_str() {
-                "stream" => a.stream = v,
-                "event" => a.event = v,
-                _ => a.device = v,
-            }
+            out.entry(event).or_default().set(&name, &value);
         }
         Ok(out)
     }
@@ -698,81 +654,6 @@ impl Run<'_> {
     }
 }
 
-/// The synchronization facts (and each event record's producer) of the HIP calls, from their
-/// arguments as the live tool reads them at API entry. A stream's device is the device its
-/// kernels and copies ran on; the null stream's is the thread's current device: its latest
-/// `hipSetDevice`, or the device of its latest launch or copy (one GPU: that GPU).
-fn sync_facts(
-    b: &mut Builder,
-    calls: &[(u64, u64, Arc<str>, Option<CallArgs>)],
-    unknown: &mut u64,
-) {
-    use rocprof_xplane_core::hip::ops::Role;
-    let by_corr: HashMap<u64, (u64, i32)> =
-        b.c.calls
-            .iter()
-            .map(|f| (f.correlation_id, (f.stream, f.device)))
-            .collect();
-    let stream_device: HashMap<u64, i32> =
-        b.c.calls
-            .iter()
-            .filter(|f| f.stream != 0 && f.device >= 0)
-            .map(|f| (f.stream, f.device))
-            .collect();
-    let gpus =
-        b.c.agents
-            .iter()
-            .filter(|a| a.kind == AgentType::Gpu)
-            .count();
-    let mut current: HashMap<u64, i32> = HashMap::new();
-    for (tid, corr, name, a) in calls {
-        if let Some(&(_, dev)) = by_corr.get(corr).filter(|(_, d)| *d >= 0) {
-            current.insert(*tid, dev);
-        }
-        if let Some(d) = a
-            .and_then(|a| a.device)
-            .filter(|_| &**name == "hipSetDevice")
-        {
-            current.insert(*tid, i32::try_from(d).unwrap_or(-1));
-        }
-        let Some(Role::Sync(kind)) = rocprof_xplane_core::hip::ops::lookup(name).map(|r| r.role)
-        else {
-            continue;
-        };
-        // Without its argument rows a call's stream and event are unknown: it is no fact
-        // (`hipDeviceSynchronize` names neither and needs none).
-        let Some((event, stream)) = a
-            .map(|a| (a.event.unwrap_or(0), a.stream.unwrap_or(0)))
-            .or((kind == SyncKind::DeviceSynchronize).then_some((0, 0)))
-        else {
-            *unknown += 1;
-            continue;
-        };
-        let device = stream_device
-            .get(&stream)
-            .filter(|_| stream != 0)
-            .or_else(|| current.get(tid))
-            .copied()
-            .unwrap_or(if gpus == 1 { 0 } else { -1 });
-        b.c.syncs.push(SyncFact {
-            correlation_id: *corr,
-            kind,
-            event,
-            stream,
-            device,
-            stream_seq: 0,
-        });
-    }
-}
-
-#[derive(Debug, Default, Clone, Copy)]
-struct CallArgs {
-    stream: Option<u64>,
-    event: Option<u64>,
-    /// `hipSetDevice`'s `deviceId`.
-    device: Option<u64>,
-}
-
 /// The external id a dispatch or copy carries into the join: its graph node (the tool's
 /// tagged word, `model::graph`) when rocpd says it was one (exec id > 0), else its own.
 fn graph_external(external: u64, exec_id: u64, node: u64) -> u64 {
@@ -803,11 +684,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn argument_values_as_rocprofv3_prints_them() {
-        assert_eq!(handle_of("0x5a5a00001000"), Some(0x5a5a_0000_1000));
-        assert_eq!(handle_of("0"), Some(0));
-        assert_eq!(handle_of(" 42 "), Some(42));
-        assert_eq!(handle_of("{256, 1, 1}"), None);
+    fn copy_names_and_roctx_texts_as_rocpd_stores_them() {
         assert_eq!(copy_op("MEMORY_COPY_DEVICE_TO_HOST"), 3);
         assert_eq!(copy_op("MEMORY_COPY_NONE"), 0);
         assert_eq!(

@@ -222,9 +222,9 @@ fn run(
         }));
     });
     // The time counts from the replay's start: loading and initializing the tools takes a
-    // variable time (a debug build's, on a loaded machine, took more than 30 ms, and `main`
-    // returned before any tool was initialized, so none was finalized). A replay that fails
-    // to start ends the wait at once.
+    // variable time (a debug build's, on a loaded machine, can take more than 30 ms; counted
+    // from the process's start, `main` could return before any tool was initialized, and none
+    // would be finalized). A replay that fails to start ends the wait at once.
     let _ = started.recv_timeout(std::time::Duration::from_secs(120));
     match rx.recv_timeout(std::time::Duration::from_millis(ms)) {
         Ok(r) => r.map(Some),

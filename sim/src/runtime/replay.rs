@@ -62,6 +62,9 @@ struct Pending {
 struct OpenRange {
     op: i32,
     cid: u64,
+    /// The thread that opened it: a start/stop range's EXIT callback and record carry it even
+    /// when another thread stops the range, as the real runtime's do.
+    tid: u64,
     start: u64,
     message: CString,
     ctxs: Vec<(Arc<Context>, u64)>,
@@ -1566,6 +1569,7 @@ impl Replay {
             OpenRange {
                 op: op_id,
                 cid,
+                tid,
                 start,
                 message: cstring(message),
                 ctxs,
@@ -1601,8 +1605,9 @@ impl Replay {
             MarkerOp::Stop { key } => {
                 let r = lock(&self.process_ranges).remove(key);
                 if let Some(mut r) = r {
-                    range_callbacks(&mut r, tid, kind_cb, ROCPROFILER_CALLBACK_PHASE_EXIT);
-                    range_record(&r, tid, kind_buf, end);
+                    let opener = r.tid;
+                    range_callbacks(&mut r, opener, kind_cb, ROCPROFILER_CALLBACK_PHASE_EXIT);
+                    range_record(&r, opener, kind_buf, end);
                 }
             }
         }

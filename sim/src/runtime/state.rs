@@ -34,7 +34,7 @@ pub fn personality() -> Personality {
 }
 
 /// `ROCPROF_SIM_TOOL_CALLS=skip`: every tool callback (callback tracing, buffer delivery,
-/// external-id requests) is skipped while the runtime does all its other work as before:
+/// external-id requests) is skipped while the runtime still does all its other work:
 /// records built and buffered, buffers filled and recycled. The tools are loaded, configured
 /// and finalized as usual. A benchmark's baseline (`ci/bench-e2e.sh`): the same run minus the
 /// tool's own work, so the difference is the tool's cost and not the runtime's tracing.
@@ -49,8 +49,8 @@ pub fn set_personality(p: Personality) -> bool {
 }
 
 /// The status by its enumerator's suffix. Every export evaluates `status("ERROR")` for its
-/// panic guard, so this must not allocate: it cost the tool's every `rocprofiler_get_timestamp`
-/// ~550 instructions and a `malloc`, where the real runtime's is a clock read.
+/// panic guard, so this must not allocate: the tool's every `rocprofiler_get_timestamp` would
+/// pay for it, where the real runtime's is a clock read.
 pub fn status(name: &str) -> rocprofiler_status_t {
     personality().status_suffix(name)
 }

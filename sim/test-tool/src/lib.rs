@@ -444,10 +444,15 @@ fn init_body() {
     log(
         json!({"ev": "thread_id", "sdk": sdk_tid, "gettid": gettid(), "status_string_16": status_string}),
     );
+    let mut now = 0u64;
+    if let Some(f) = sdk!(rocprofiler_get_timestamp) {
+        // SAFETY: writable u64.
+        unsafe { f(&mut now) };
+    }
     log(json!({
         "ev": "initialize", "priority": PRIORITY.load(Ordering::Relaxed), "init_status": st,
         "version": [a, b, c], "triplet_status": trip_status.map(status_name),
-        "triplet": [trip.major, trip.minor, trip.patch], "tid": gettid(),
+        "triplet": [trip.major, trip.minor, trip.patch], "tid": gettid(), "now": now,
     }));
     log_names();
     query_agents();
