@@ -34,8 +34,8 @@ const BATCH: usize = 512;
 /// `ThreadState` in a `thread_local!` `RefCell` (no synchronisation at all), and a roctx
 /// push + pop through the tool's marker path.
 fn bench_annotation_capture() {
-    use rocprof_xplane::capture::markers::{on_marker, MarkerCall, MarkerOp};
-    use rocprof_xplane::capture::{with_current, ThreadState};
+    use rocprof_xplane::capture::markers::{MarkerCall, MarkerOp};
+    use rocprof_xplane::capture::{Capture, ThreadState};
     use std::cell::RefCell;
 
     const CAPTURES: u64 = 2_000_000;
@@ -55,9 +55,10 @@ fn bench_annotation_capture() {
         thread_local! {
             static LOCAL: RefCell<ThreadState> = RefCell::new(ThreadState::default());
         }
+        let c = Capture::default();
         // Two levels open, as inside an XLA module and op.
         for corr in [1, 2] {
-            on_marker(&call(MarkerOp::RangePush, corr));
+            c.on_marker(&call(MarkerOp::RangePush, corr));
             LOCAL.with(|l| {
                 l.borrow_mut()
                     .push_range(rocprof_xplane::capture::thread::OpenRange {
@@ -70,19 +71,19 @@ fn bench_annotation_capture() {
             });
         }
         let t = Instant::now();
-        for c in 0..CAPTURES {
-            with_current(42, |s| s.capture_at_api_enter(c));
+        for corr in 0..CAPTURES {
+            c.with_current(42, |s| s.capture_at_api_enter(corr));
         }
         let mutex = per(t, CAPTURES);
         let t = Instant::now();
-        for c in 0..CAPTURES {
-            LOCAL.with(|l| l.borrow_mut().capture_at_api_enter(c));
+        for corr in 0..CAPTURES {
+            LOCAL.with(|l| l.borrow_mut().capture_at_api_enter(corr));
         }
         let local = per(t, CAPTURES);
         let t = Instant::now();
         for r in 0..RANGES {
-            on_marker(&call(MarkerOp::RangePush, 10 + 2 * r));
-            on_marker(&call(MarkerOp::RangePop, 11 + 2 * r));
+            c.on_marker(&call(MarkerOp::RangePush, 10 + 2 * r));
+            c.on_marker(&call(MarkerOp::RangePop, 11 + 2 * r));
         }
         let range = per(t, RANGES);
         println!(
@@ -90,11 +91,11 @@ fn bench_annotation_capture() {
         );
         // The open-call marks every HIP call pays at ENTER and EXIT (so a window's end can wait
         // for calls under way).
-        use rocprof_xplane::capture::inflight;
+        let open = c.open_calls();
         let t = Instant::now();
         for _ in 0..CAPTURES {
-            inflight::enter();
-            inflight::exit();
+            open.enter();
+            open.exit();
         }
         let marks = per(t, CAPTURES);
         println!("open-call marks: ENTER + EXIT {marks:>5.1} ns per HIP call");
@@ -116,7 +117,8 @@ fn bench_capture_threads() {
 }
 
 fn bench_capture_threads_on(created_stream: bool) {
-    use rocprof_xplane::capture::{devices, with_current};
+    use rocprof_xplane::capture::Capture;
+    let cap = Arc::new(Capture::default());
     let mut line = format!(
         "per HIP call on application threads, {} (CPU-ns; wall ns per call in blocks of {CALL_BLOCK}, median / p99):",
         if created_stream {
@@ -128,6 +130,7 @@ fn bench_capture_threads_on(created_stream: bool) {
     for threads in [1u64, 4, 16, 32] {
         let blocks = Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = Arc::clone(&blocks);
+        let c = Arc::clone(&cap);
         let ns = cpu_ns_per_call(threads, 400_000, move |t, calls, start| {
             let tid = 1000 + t;
             // A stream handle of the thread's own, as an allocator would place them.
@@ -136,8 +139,8 @@ fn bench_capture_threads_on(created_stream: bool) {
             } else {
                 0
             };
-            with_current(tid, |s| {
-                devices::on_stream_created(s, stream, 1);
+            c.with_current(tid, |s| {
+                c.streams().on_created(s, stream, 1);
                 s.push_range(rocprof_xplane::capture::thread::OpenRange {
                     label: Arc::from("step"),
                     correlation_id: 1,
@@ -149,13 +152,13 @@ fn bench_capture_threads_on(created_stream: bool) {
             let mut per_call = Vec::with_capacity((calls / CALL_BLOCK + 1) as usize);
             start.wait();
             let mut mark = Instant::now();
-            for c in 0..calls {
-                let corr = (t << 32) | (c + 2);
-                with_current(tid, |s| {
+            for i in 0..calls {
+                let corr = (t << 32) | (i + 2);
+                c.with_current(tid, |s| {
                     s.capture_at_api_enter(corr);
-                    devices::on_work_enter(s, corr, stream);
+                    c.streams().on_work_enter(s, corr, stream);
                 });
-                if (c + 1) % CALL_BLOCK == 0 {
+                if (i + 1) % CALL_BLOCK == 0 {
                     let now = Instant::now();
                     per_call.push((now - mark).as_nanos() as f64 / CALL_BLOCK as f64);
                     mark = now;
@@ -166,7 +169,7 @@ fn bench_capture_threads_on(created_stream: bool) {
         let (median, p99) = median_p99(&mut blocks.lock().unwrap());
         line += &format!("  {threads} threads {ns:>5.1} ({median:.1} / {p99:.1})");
         // Leave nothing behind for the next round.
-        let _ = rocprof_xplane::capture::drain_all(0, false);
+        let _ = cap.drain(0, false);
     }
     println!("{line}");
 }
@@ -249,20 +252,19 @@ impl Start {
 /// callbacks use (`budget::charge_call`). On a 2-core machine two threads already pass the
 /// shared count's cache line between the cores at each call.
 fn bench_budget_charge() {
-    use rocprof_xplane::budget;
+    use rocprof_xplane::budget::Budget;
     let run = |threads: u64, batched: bool| {
-        let ns = cpu_ns_per_call(threads, 4_000_000, move |_, calls, start| {
+        let budget = Arc::new(Budget::default());
+        cpu_ns_per_call(threads, 4_000_000, move |_, calls, start| {
             start.wait();
             for _ in 0..calls {
                 if batched {
-                    budget::charge_call(black_box(64));
+                    budget.charge_call(black_box(64));
                 } else {
-                    budget::charge(black_box(64));
+                    budget.charge(black_box(64));
                 }
             }
-        });
-        let _ = budget::take_dropped_and_reset();
-        ns
+        })
     };
     let mut line = String::from("memory ceiling charge per HIP call (CPU-ns), shared / batched:");
     for threads in [1u64, 2, 4] {

@@ -50,7 +50,7 @@ events=$(grep -oE '^join +[0-9]+ events' "$work/bench.log" | awk '{print $2}')
 records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/storm.log" | awk '{print $1}')
 python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
   "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::xplane::space::build_(planes(_spilling)?|window_planes)')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::entry::tool_finalize')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
@@ -62,7 +62,7 @@ print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/rec
 PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
-  python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::entry::tool_finalize')" \
+  python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model|join)::(deps::)?resolve_dependencies')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \

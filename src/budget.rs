@@ -9,41 +9,28 @@
 //! written by every thread on every call is a cache line passed from core to core at each
 //! call, a cost that grows with the cores the program runs on.
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Bytes of records held (decoded events and captured per-call facts).
-static HELD: AtomicU64 = AtomicU64::new(0);
-/// The ceiling; `u64::MAX` = none.
-static LIMIT: AtomicU64 = AtomicU64::new(u64::MAX);
-/// Set once the ceiling is reached; cleared when what is held is handed over (finalize or the
-/// end of a capture window).
-static FULL: AtomicBool = AtomicBool::new(false);
-/// Records dropped because of the ceiling.
-static DROPPED: AtomicU64 = AtomicU64::new(0);
+use crate::capture::local;
 
-/// Sets the ceiling (0 = none).
-pub fn set_limit(bytes: u64) {
-    LIMIT.store(if bytes == 0 { u64::MAX } else { bytes }, Ordering::Relaxed);
+/// The memory ceiling and what is charged against it.
+#[derive(Debug)]
+pub struct Budget {
+    /// Bytes of records held (decoded events and captured per-call facts).
+    held: AtomicU64,
+    /// The ceiling; `u64::MAX` = none.
+    limit: AtomicU64,
+    /// Records dropped because of the ceiling.
+    dropped: AtomicU64,
 }
 
-pub fn limit() -> Option<u64> {
-    let l = LIMIT.load(Ordering::Relaxed);
-    (l != u64::MAX).then_some(l)
-}
-
-/// Whether new records must be dropped.
-#[inline]
-pub fn full() -> bool {
-    FULL.load(Ordering::Relaxed)
-}
-
-/// Charges `bytes` newly held; marks the budget full when the ceiling is passed.
-#[inline]
-pub fn charge(bytes: u64) {
-    let held = HELD.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    if held >= LIMIT.load(Ordering::Relaxed) {
-        FULL.store(true, Ordering::Relaxed);
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            held: AtomicU64::new(0),
+            limit: AtomicU64::new(u64::MAX),
+            dropped: AtomicU64::new(0),
+        }
     }
 }
 
@@ -52,123 +39,123 @@ pub fn charge(bytes: u64) {
 /// nothing beside a ceiling of gigabytes (a quarter of the machine's memory by default).
 const CALL_BATCH: u64 = 64 << 10;
 
-thread_local! {
-    /// This thread's calls' bytes not yet in `HELD`.
-    static PENDING: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Charges one captured call's `bytes` from an application thread: kept on the thread, and
-/// added to the shared count once they reach `CALL_BATCH`. (What is pending when the budget
-/// is reset counts toward the next window's: at most `CALL_BATCH` per thread.)
-#[inline]
-pub fn charge_call(bytes: u64) {
-    let batched = PENDING.try_with(|p| {
-        let n = p.get().saturating_add(bytes);
-        if n < CALL_BATCH {
-            p.set(n);
-            0
-        } else {
-            p.set(0);
-            n
-        }
-    });
-    match batched {
-        Ok(0) => {}
-        Ok(n) => charge(n),
-        // The thread's locals are gone (a call made while the thread exits): charged at once.
-        Err(_) => charge(bytes),
+impl Budget {
+    /// Sets the ceiling (0 = none).
+    pub fn set_limit(&self, bytes: u64) {
+        self.limit
+            .store(if bytes == 0 { u64::MAX } else { bytes }, Ordering::Relaxed);
     }
-}
 
-/// Counts `n` records dropped at the ceiling.
-#[inline]
-pub fn drop_records(n: u64) {
-    DROPPED.fetch_add(n, Ordering::Relaxed);
-}
+    pub fn limit(&self) -> Option<u64> {
+        let l = self.limit.load(Ordering::Relaxed);
+        (l != u64::MAX).then_some(l)
+    }
 
-/// Records dropped so far, and resets the budget: what was held has been handed over.
-pub fn take_dropped_and_reset() -> u64 {
-    HELD.store(0, Ordering::Relaxed);
-    FULL.store(false, Ordering::Relaxed);
-    DROPPED.swap(0, Ordering::Relaxed)
-}
+    /// Charges `bytes` newly held; whether the ceiling is now passed (the recorder then drops
+    /// what comes next until the budget is reset).
+    #[inline]
+    pub fn charge(&self, bytes: u64) -> bool {
+        let held = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        held >= self.limit.load(Ordering::Relaxed)
+    }
 
-/// Bytes held now.
-#[cfg(test)]
-fn held() -> u64 {
-    HELD.load(Ordering::Relaxed)
+    /// Charges one captured call's `bytes` from an application thread: kept on the thread, and
+    /// added to the shared count once they reach `CALL_BATCH`; whether the ceiling is now
+    /// passed. (What is pending when the budget is reset counts toward the next window's: at
+    /// most `CALL_BATCH` per thread.)
+    #[inline]
+    pub fn charge_call(&self, bytes: u64) -> bool {
+        match local::with(|l| self.charge_call_on(l, bytes)) {
+            Some(full) => full,
+            // The thread's locals are gone (a call made while the thread exits): charged at
+            // once.
+            None => self.charge(bytes),
+        }
+    }
+
+    /// [`Self::charge_call`], given this thread's slot.
+    #[inline]
+    pub(crate) fn charge_call_on(&self, l: &local::Local, bytes: u64) -> bool {
+        let n = l.pending_charge.get().saturating_add(bytes);
+        if n < CALL_BATCH {
+            l.pending_charge.set(n);
+            false
+        } else {
+            l.pending_charge.set(0);
+            self.charge(n)
+        }
+    }
+
+    /// Counts `n` records dropped at the ceiling.
+    #[inline]
+    pub fn drop_records(&self, n: u64) {
+        self.dropped.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Records dropped so far, and resets the budget: what was held has been handed over.
+    pub fn take_dropped_and_reset(&self) -> u64 {
+        self.held.store(0, Ordering::Relaxed);
+        self.dropped.swap(0, Ordering::Relaxed)
+    }
+
+    /// Bytes held now.
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
+    }
 }
 
 /// Default ceiling: a quarter of the machine's physical memory (the job owns the rest), or
 /// none when the size cannot be read.
 pub fn default_limit() -> u64 {
-    // SAFETY: sysconf only reads system configuration.
-    let (pages, page) = unsafe {
-        (
-            libc::sysconf(libc::_SC_PHYS_PAGES),
-            libc::sysconf(libc::_SC_PAGESIZE),
-        )
-    };
-    if pages <= 0 || page <= 0 {
-        return 0;
-    }
-    (pages as u64).saturating_mul(page as u64) / 4
+    // Up into `sdk`, to its `os` leaf (no imports from the crate), where the FFI of every OS
+    // call lives.
+    crate::sdk::os::physical_memory_bytes().map_or(0, |b| b / 4)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The budget is process-wide and `cargo test` runs tests on threads of one process: the
-    /// tests that set and read it take turns.
-    static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
     #[test]
     fn charging_past_the_ceiling_fills_and_reset_empties() {
-        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
-        set_limit(1000);
-        let _ = take_dropped_and_reset();
-        charge(600);
-        assert!(!full());
-        charge(600);
-        assert!(full());
-        drop_records(3);
-        assert_eq!(take_dropped_and_reset(), 3);
-        assert!(!full());
-        assert_eq!(held(), 0);
-        set_limit(0);
-        assert_eq!(limit(), None);
-        charge(u64::MAX / 2);
-        assert!(!full(), "no ceiling");
-        let _ = take_dropped_and_reset();
+        let b = Budget::default();
+        b.set_limit(1000);
+        assert!(!b.charge(600));
+        assert!(b.charge(600));
+        b.drop_records(3);
+        assert_eq!(b.take_dropped_and_reset(), 3);
+        assert_eq!(b.held(), 0);
+        assert!(!b.charge(600), "held afresh after the reset");
+        b.set_limit(0);
+        assert_eq!(b.limit(), None);
+        assert!(!b.charge(u64::MAX / 2), "no ceiling");
     }
 
     /// An application thread's calls reach the shared count in batches, none lost: the
     /// ceiling is still reached, within one batch of where every call charged at once.
     #[test]
     fn calls_are_charged_in_batches_and_still_fill_the_budget() {
-        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         std::thread::spawn(|| {
-            set_limit(1 << 20);
-            let _ = take_dropped_and_reset();
+            let b = Budget::default();
+            b.set_limit(1 << 20);
             for _ in 0..(CALL_BATCH / 64 - 1) {
-                charge_call(64);
+                assert!(!b.charge_call(64));
             }
-            assert_eq!(held(), 0, "below one batch: kept on the thread");
-            charge_call(64);
-            assert_eq!(held(), CALL_BATCH, "a batch: added at once");
+            assert_eq!(b.held(), 0, "below one batch: kept on the thread");
+            b.charge_call(64);
+            assert_eq!(b.held(), CALL_BATCH, "a batch: added at once");
             let mut calls = CALL_BATCH / 64;
-            while !full() {
-                charge_call(64);
+            loop {
                 calls += 1;
+                if b.charge_call(64) {
+                    break;
+                }
                 assert!(
                     calls * 64 <= (1 << 20) + CALL_BATCH,
                     "the ceiling was passed unseen"
                 );
             }
             assert!(calls * 64 >= 1 << 20);
-            set_limit(0);
-            let _ = take_dropped_and_reset();
         })
         .join()
         .unwrap();

@@ -9,14 +9,35 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Once;
 
-static PANICS: AtomicU64 = AtomicU64::new(0);
-static QUIET_HOOK: Once = Once::new();
+/// What the guard keeps for the whole process. A global because the panic hook is the
+/// process's own (installed once, whoever calls first), and a panic caught on any thread
+/// counts toward the profile's warnings.
+struct Guard {
+    hook: Once,
+    panics: AtomicU64,
+}
+
+static GUARD: Guard = Guard {
+    hook: Once::new(),
+    panics: AtomicU64::new(0),
+};
+
+/// What the guard keeps per thread: the panic hook runs on the panicking thread and must know
+/// whether a guard there will catch the panic.
+struct Inside {
+    /// How many guards are active on this thread (a guarded call can reach another edge).
+    depth: Cell<u32>,
+    /// Where the last guarded panic on this thread happened, for the guard's one line.
+    location: RefCell<Option<String>>,
+}
 
 thread_local! {
-    /// How many guards are active on this thread (a guarded call can reach another edge).
-    static GUARDED: Cell<u32> = const { Cell::new(0) };
-    /// Where the last guarded panic on this thread happened, for the guard's one line.
-    static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+    static INSIDE: Inside = const {
+        Inside {
+            depth: Cell::new(0),
+            location: RefCell::new(None),
+        }
+    };
 }
 
 /// Installs, once, a panic hook that keeps a panic the guard will catch quiet: Rust's default
@@ -26,7 +47,9 @@ thread_local! {
 /// before, unchanged. The hook belongs to this library's copy of the Rust runtime (a cdylib
 /// links its own `std`), so a Rust host program's own panics are not routed through it.
 pub fn install_quiet_panic_hook() {
-    QUIET_HOOK.call_once(|| std::panic::set_hook(quiet_hook(std::panic::take_hook())));
+    GUARD
+        .hook
+        .call_once(|| std::panic::set_hook(quiet_hook(std::panic::take_hook())));
 }
 
 type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
@@ -34,11 +57,11 @@ type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
 /// The hook: quiet inside a guard, `previous` outside.
 fn quiet_hook(previous: Hook) -> Hook {
     Box::new(move |info| {
-        if GUARDED.try_with(Cell::get).unwrap_or(0) > 0 {
+        if INSIDE.try_with(|i| i.depth.get()).unwrap_or(0) > 0 {
             let at = info
                 .location()
                 .map(|l| format!("{}:{}", l.file(), l.line()));
-            let _ = LOCATION.try_with(|c| *c.borrow_mut() = at);
+            let _ = INSIDE.try_with(|i| *i.location.borrow_mut() = at);
         } else {
             previous(info);
         }
@@ -50,14 +73,14 @@ struct Guarded;
 
 impl Guarded {
     fn enter() -> Guarded {
-        let _ = GUARDED.try_with(|g| g.set(g.get() + 1));
+        let _ = INSIDE.try_with(|i| i.depth.set(i.depth.get() + 1));
         Guarded
     }
 }
 
 impl Drop for Guarded {
     fn drop(&mut self) {
-        let _ = GUARDED.try_with(|g| g.set(g.get().saturating_sub(1)));
+        let _ = INSIDE.try_with(|i| i.depth.set(i.depth.get().saturating_sub(1)));
     }
 }
 
@@ -71,15 +94,15 @@ pub fn ffi_guard<R>(edge: &'static str, fallback: R, f: impl FnOnce() -> R) -> R
     match result {
         Ok(r) => r,
         Err(payload) => {
-            let n = PANICS.fetch_add(1, Ordering::Relaxed);
+            let n = GUARD.panics.fetch_add(1, Ordering::Relaxed);
             if n < 16 {
                 let msg = payload
                     .downcast_ref::<&str>()
                     .map(|s| s.to_string())
                     .or_else(|| payload.downcast_ref::<String>().cloned())
                     .unwrap_or_else(|| "non-string panic".into());
-                let at = LOCATION
-                    .try_with(|c| c.borrow_mut().take())
+                let at = INSIDE
+                    .try_with(|i| i.location.borrow_mut().take())
                     .ok()
                     .flatten()
                     .map(|l| format!(" at {l}"))
@@ -103,7 +126,7 @@ pub fn ffi_guard<R>(edge: &'static str, fallback: R, f: impl FnOnce() -> R) -> R
 
 /// How many panics were caught (reported in the trace's warnings).
 pub fn caught_panics() -> u64 {
-    PANICS.load(Ordering::Relaxed)
+    GUARD.panics.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
@@ -134,7 +157,7 @@ mod tests {
             !seen.load(Ordering::SeqCst),
             "a guarded panic reached the default report"
         );
-        assert_eq!(GUARDED.with(Cell::get), 0, "the guard count unwinds");
+        assert_eq!(INSIDE.with(|i| i.depth.get()), 0, "the guard count unwinds");
         let _ = std::panic::catch_unwind(|| panic!("not ours to silence"));
         assert!(
             seen.load(Ordering::SeqCst),

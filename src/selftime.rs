@@ -5,70 +5,88 @@
 //! simulator's, and on hardware the real runtime's. Off, an edge pays one relaxed load.
 //!
 //! The times are wall time from entering an edge to leaving it: with more runnable threads
-//! than cores, a thread descheduled inside a callback counts the wait too (a 32-thread storm on
-//! 2 cores reads ~800 ns per callback where the same work takes ~50 ns alone), so the figure
-//! is the tool's cost only where the application's threads do not outnumber the cores.
+//! than cores, a thread descheduled inside a callback counts the wait too, so the figure is
+//! the tool's cost only where the application's threads do not outnumber the cores.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
+use crate::capture::local::{self, CallbackTimes};
 use crate::store::sinks::{OwnLine, ThreadSlots};
 
-static ON: AtomicBool = AtomicBool::new(false);
-
-/// Callbacks (HIP API, roctx, code objects, streams, graphs, external-id requests): calls and
-/// ns, counted per thread. One pair shared by all threads was two locked adds on one cache
-/// line per callback: on the MaxText-sized run (8 threads, 2 cores) most of the callback's
-/// own samples in `perf`, the measurement slowing what it measured.
+/// The tool's own time at its edges.
 #[derive(Default)]
-struct CallbackCounts {
-    calls: AtomicU64,
-    ns: AtomicU64,
+pub struct SelfTime {
+    on: AtomicBool,
+    /// Callbacks (HIP API, roctx, code objects, streams, graphs, external-id requests): calls
+    /// and ns, counted per thread (a thread's stay after it ends). One pair shared by all
+    /// threads would be two locked adds on one cache line per callback: the measurement
+    /// slowing what it measures.
+    callbacks: ThreadSlots<[AtomicU64; 2]>,
+    /// Buffer callbacks: deliveries, records, ns.
+    buffers: [AtomicU64; 3],
 }
 
-/// Every thread's counts, read by `totals` (a thread's stay after it ends).
-static CALLBACK_THREADS: ThreadSlots<CallbackCounts> = ThreadSlots::new();
-
-thread_local! {
-    static MY_CALLBACKS: Arc<OwnLine<CallbackCounts>> =
-        CALLBACK_THREADS.register(CallbackCounts::default());
-}
-
-/// Buffer callbacks: deliveries, records, ns.
-static BUFFERS: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
-
-pub fn enable() {
-    ON.store(true, Ordering::Relaxed);
-    rocprof_xplane_core::measure::enable_helper_timing();
-}
-
-/// The start of an edge's work, when timing is on.
-#[inline]
-pub fn start() -> Option<Instant> {
-    ON.load(Ordering::Relaxed).then(Instant::now)
-}
-
-#[inline]
-pub fn callback_done(t: Option<Instant>) {
-    if let Some(t) = t {
-        let ns = t.elapsed().as_nanos() as u64;
-        // Written by this thread only: a load and a store, no locked add.
-        let _ = MY_CALLBACKS.try_with(|m| {
-            m.calls
-                .store(m.calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-            m.ns.store(m.ns.load(Ordering::Relaxed) + ns, Ordering::Relaxed);
-        });
+impl SelfTime {
+    pub fn enable(&self) {
+        self.on.store(true, Ordering::Relaxed);
+        rocprof_xplane_core::measure::enable_helper_timing();
     }
-}
 
-#[inline]
-pub fn buffer_done(t: Option<Instant>, records: usize) {
-    if let Some(t) = t {
-        let ns = t.elapsed().as_nanos() as u64;
-        BUFFERS[0].fetch_add(1, Ordering::Relaxed);
-        BUFFERS[1].fetch_add(records as u64, Ordering::Relaxed);
-        BUFFERS[2].fetch_add(ns, Ordering::Relaxed);
+    /// The start of an edge's work, when timing is on.
+    #[inline]
+    pub fn start(&self) -> Option<Instant> {
+        self.on.load(Ordering::Relaxed).then(Instant::now)
+    }
+
+    #[inline]
+    pub fn callback_done(&self, t: Option<Instant>) {
+        if let Some(t) = t {
+            let ns = t.elapsed().as_nanos() as u64;
+            let owner = local::address_of(&self.callbacks);
+            local::with(|l| {
+                local::with_registered(
+                    &l.times,
+                    owner,
+                    || self.callbacks.register(Default::default()),
+                    |m: &CallbackTimes| {
+                        // Written by this thread only: a load and a store, no locked add.
+                        let [calls, sum] = &m.0;
+                        calls.store(calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+                        sum.store(sum.load(Ordering::Relaxed) + ns, Ordering::Relaxed);
+                    },
+                )
+            });
+        }
+    }
+
+    #[inline]
+    pub fn buffer_done(&self, t: Option<Instant>, records: usize) {
+        if let Some(t) = t {
+            let ns = t.elapsed().as_nanos() as u64;
+            self.buffers[0].fetch_add(1, Ordering::Relaxed);
+            self.buffers[1].fetch_add(records as u64, Ordering::Relaxed);
+            self.buffers[2].fetch_add(ns, Ordering::Relaxed);
+        }
+    }
+
+    /// What was measured so far.
+    pub fn totals(&self) -> Totals {
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        let (callbacks, callback_ns) = self.callbacks.all().iter().fold(
+            (0, 0),
+            |(n, ns), t: &std::sync::Arc<OwnLine<[AtomicU64; 2]>>| {
+                (n + get(&t.0[0]), ns + get(&t.0[1]))
+            },
+        );
+        Totals {
+            callbacks,
+            callback_ns,
+            deliveries: get(&self.buffers[0]),
+            records: get(&self.buffers[1]),
+            buffer_ns: get(&self.buffers[2]),
+            helper_ns: rocprof_xplane_core::measure::helper_ns(),
+        }
     }
 }
 
@@ -76,29 +94,13 @@ pub use rocprof_xplane_core::measure::helper_done;
 
 /// What was measured so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SelfTime {
+pub struct Totals {
     pub callbacks: u64,
     pub callback_ns: u64,
     pub deliveries: u64,
     pub records: u64,
     pub buffer_ns: u64,
     pub helper_ns: u64,
-}
-
-pub fn totals() -> SelfTime {
-    let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-    let (callbacks, callback_ns) = CALLBACK_THREADS
-        .all()
-        .iter()
-        .fold((0, 0), |(n, ns), t| (n + get(&t.calls), ns + get(&t.ns)));
-    SelfTime {
-        callbacks,
-        callback_ns,
-        deliveries: get(&BUFFERS[0]),
-        records: get(&BUFFERS[1]),
-        buffer_ns: get(&BUFFERS[2]),
-        helper_ns: rocprof_xplane_core::measure::helper_ns(),
-    }
 }
 
 /// The tool's own heap in a `heap-stats` build: peak bytes in all and per delivered record.
@@ -113,7 +115,7 @@ fn heap_line(records: u64) -> String {
     })
 }
 
-impl SelfTime {
+impl Totals {
     /// One line for the finalize log: the running-time parts, and with `finalize_ns` the whole
     /// cost per delivered record.
     pub fn describe(&self, finalize_ns: u64) -> String {
@@ -141,19 +143,20 @@ mod tests {
 
     #[test]
     fn off_measures_nothing_on_counts_every_edge() {
+        let st = SelfTime::default();
         // Off (the default): no start time, nothing added.
-        assert_eq!(start(), None);
-        let before = totals();
-        callback_done(None);
-        buffer_done(None, 5);
-        assert_eq!(totals(), before);
-        enable();
-        let t = start();
+        assert_eq!(st.start(), None);
+        let before = st.totals();
+        st.callback_done(None);
+        st.buffer_done(None, 5);
+        assert_eq!(st.totals(), before);
+        st.enable();
+        let t = st.start();
         assert!(t.is_some());
-        callback_done(t);
-        buffer_done(start(), 7);
-        helper_done(start());
-        let after = totals();
+        st.callback_done(t);
+        st.buffer_done(st.start(), 7);
+        helper_done(st.start());
+        let after = st.totals();
         assert_eq!(after.callbacks, before.callbacks + 1);
         assert_eq!(after.records, before.records + 7);
         assert_eq!(after.deliveries, before.deliveries + 1);
@@ -162,13 +165,13 @@ mod tests {
             "a helper's time is counted"
         );
         // Another thread's callbacks are counted too, after it has ended.
-        std::thread::spawn(|| {
-            callback_done(start());
-            callback_done(start());
-        })
-        .join()
-        .unwrap();
-        assert_eq!(totals().callbacks, after.callbacks + 2);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                st.callback_done(st.start());
+                st.callback_done(st.start());
+            });
+        });
+        assert_eq!(st.totals().callbacks, after.callbacks + 2);
         let line = after.describe(1_000_000);
         assert!(line.contains("finalize 1.0 ms and "), "{line}");
         assert!(

@@ -180,9 +180,10 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
 /// end) would count here as one allocation per range.
 #[test]
 fn a_range_around_every_call_allocates_nothing_per_range() {
-    use rocprof_xplane::capture::markers::{on_marker, MarkerCall};
-    use rocprof_xplane::capture::{with_current, MarkerOp};
+    use rocprof_xplane::capture::markers::MarkerCall;
+    use rocprof_xplane::capture::{Capture, MarkerOp};
     std::thread::spawn(|| {
+        let c = Capture::default();
         let tid = 4242;
         let mut corr = 0u64;
         let mut step = |n: u64| {
@@ -198,12 +199,12 @@ fn a_range_around_every_call_allocates_nothing_per_range() {
                     start_retval: 0,
                 };
                 corr += 4;
-                on_marker(&call(MarkerOp::RangePush, true, corr, Some("step")));
-                with_current(tid, |t| {
+                c.on_marker(&call(MarkerOp::RangePush, true, corr, Some("step")));
+                c.with_current(tid, |t| {
                     t.capture_at_api_enter(corr + 1);
                     t.capture_at_api_enter(corr + 2);
                 });
-                on_marker(&call(MarkerOp::RangePop, false, corr + 3, None));
+                c.on_marker(&call(MarkerOp::RangePop, false, corr + 3, None));
             }
         };
         // The thread's registration, its label and its first chunks (doubling from 16 to

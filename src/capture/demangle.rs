@@ -8,81 +8,42 @@
 //! found in the process (every HIP program links a C++ runtime), else `libstdc++.so.6` is loaded
 //! (the simulator's and tests' Rust processes have none); `cpp_demangle` only where neither exists.
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
-use std::sync::LazyLock;
+// The one import of this layer into `sdk`: its `os` leaf (no imports from the crate), where the
+// FFI of every OS call lives.
+use crate::sdk::os::CxaDemangle;
 
-/// `char* __cxa_demangle(const char* mangled, char* buf, size_t* len, int* status)`.
-type CxaDemangle =
-    unsafe extern "C" fn(*const c_char, *mut c_char, *mut usize, *mut c_int) -> *mut c_char;
+/// The demanglers of this process: the C++ runtime's, when there is one, and `cpp_demangle`.
+#[derive(Debug, Clone, Copy)]
+pub struct Demangler {
+    cxa: Option<CxaDemangle>,
+}
 
-static CXA_DEMANGLE: LazyLock<Option<CxaDemangle>> = LazyLock::new(resolve);
+impl Demangler {
+    /// Looks the C++ runtime's demangler up (once per holder: a `dlsym`, perhaps a `dlopen`).
+    pub fn find() -> Demangler {
+        Demangler {
+            cxa: CxaDemangle::find(),
+        }
+    }
 
-fn resolve() -> Option<CxaDemangle> {
-    let name = c"__cxa_demangle";
-    // SAFETY: dlsym with the RTLD_DEFAULT pseudo-handle and a NUL-terminated name.
-    let mut sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr()) };
-    if sym.is_null() {
-        // SAFETY: dlopen of a system library by its soname; the handle is kept for the life of
-        // the process (never closed), as the function pointer taken from it must stay valid.
-        let lib = unsafe {
-            libc::dlopen(
-                c"libstdc++.so.6".as_ptr(),
-                libc::RTLD_LAZY | libc::RTLD_LOCAL,
-            )
-        };
-        if lib.is_null() {
+    /// `mangled` demangled as the C++ runtime prints it; `None` for a name that is not
+    /// mangled (or that no demangler understands).
+    pub fn demangle(&self, mangled: &str) -> Option<String> {
+        if !mangled.starts_with("_Z") {
             return None;
         }
-        // SAFETY: a live handle and a NUL-terminated name.
-        sym = unsafe { libc::dlsym(lib, name.as_ptr()) };
+        let cxa = || self.cxa.and_then(|f| f.demangle(mangled));
+        cxa().or_else(|| {
+            cpp_demangle::Symbol::new(mangled.as_bytes())
+                .ok()
+                .and_then(|s| s.demangle().ok())
+        })
     }
-    if sym.is_null() {
-        return None;
-    }
-    // SAFETY: `__cxa_demangle` has this signature in every Itanium C++ ABI runtime.
-    Some(unsafe { std::mem::transmute::<*mut c_void, CxaDemangle>(sym) })
 }
 
-/// The C++ runtime's demangling of `mangled`, `None` when it is not a mangled name or no runtime
-/// demangler is available.
-fn cxa(mangled: &str) -> Option<String> {
-    let f = (*CXA_DEMANGLE)?;
-    let c = CString::new(mangled).ok()?;
-    let mut status: c_int = 0;
-    // SAFETY: a NUL-terminated input, no caller buffer (the runtime mallocs the result), a valid
-    // status out-pointer.
-    let out = unsafe {
-        f(
-            c.as_ptr(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            &mut status,
-        )
-    };
-    if out.is_null() {
-        return None;
-    }
-    let s = (status == 0).then(|| {
-        // SAFETY: on success the result is a NUL-terminated string the runtime malloc'ed.
-        let text = unsafe { CStr::from_ptr(out) };
-        text.to_string_lossy().into_owned()
-    });
-    // SAFETY: the result was allocated with malloc by `__cxa_demangle`; we own it.
-    unsafe { libc::free(out.cast()) };
-    s
-}
-
-/// `mangled` demangled as the C++ runtime prints it; `None` for a name that is not mangled (or
-/// that no demangler understands).
+/// [`Demangler::demangle`] with a demangler looked up for this one name.
 pub fn demangle(mangled: &str) -> Option<String> {
-    if !mangled.starts_with("_Z") {
-        return None;
-    }
-    cxa(mangled).or_else(|| {
-        cpp_demangle::Symbol::new(mangled.as_bytes())
-            .ok()
-            .and_then(|s| s.demangle().ok())
-    })
+    Demangler::find().demangle(mangled)
 }
 
 #[cfg(test)]
@@ -123,7 +84,7 @@ mod tests {
     #[test]
     fn names_match_the_cpp_runtime_demangler() {
         assert!(
-            CXA_DEMANGLE.is_some(),
+            Demangler::find().cxa.is_some(),
             "no C++ runtime demangler (libstdc++.so.6) in this environment"
         );
         for (mangled, want) in TABLE {

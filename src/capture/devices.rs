@@ -18,132 +18,136 @@ use super::thread::ThreadState;
 use crate::model::events::{CallFact, StreamCreation, SyncFact, SyncKind};
 use crate::store::sinks::lock;
 
-/// Records a synchronization call's arguments at its entry; a `hipEventRecord`'s are its
-/// event's producer for the join (`model::deps::ProducerIndex::of`).
-pub fn on_sync_enter(
-    t: &mut ThreadState,
-    correlation_id: u64,
-    kind: SyncKind,
-    event: u64,
-    stream: u64,
-) {
-    let (device, stream_seq) = stream_of(t, stream);
-    t.syncs.push(SyncFact {
-        correlation_id,
-        kind,
-        event,
-        stream,
-        device,
-        stream_seq,
-    });
+/// The streams the program created, process-wide.
+#[derive(Default)]
+pub struct Streams {
+    /// Device and creation order of each live stream.
+    devices: Mutex<HashMap<u64, (i32, u64)>>,
+    /// Bumped at every stream creation: a destroyed stream's handle can be reused by a new
+    /// stream on another device, so a thread's cached lookups are only good for the generation
+    /// they were made in.
+    generation: AtomicU64,
+    /// Every stream creation, for the join: a call on another thread can be seen before the
+    /// creating thread's EXIT callback has published the stream (the simulator replays threads
+    /// independently), so the join re-reads each call's stream from these by correlation
+    /// order, which does not depend on callback timing.
+    creations: Mutex<Vec<StreamCreation>>,
 }
 
-/// Device and creation order of each live stream.
-static STREAM_DEVICES: Mutex<Option<HashMap<u64, (i32, u64)>>> = Mutex::new(None);
-
-/// Bumped at every stream creation: a destroyed stream's handle can be reused by a new stream
-/// on another device, so a thread's cached lookups are only good for the generation they were
-/// made in.
-static STREAM_GENERATION: AtomicU64 = AtomicU64::new(0);
-
-/// Every stream creation of the capture window, for the join: a call on another thread can be
-/// seen before the creating thread's EXIT callback has published the stream (the simulator
-/// replays threads independently), so the join re-reads each call's stream from these by
-/// correlation order, which does not depend on callback timing.
-static CREATIONS: Mutex<Vec<StreamCreation>> = Mutex::new(Vec::new());
-
-/// The stream creations recorded so far (the list is kept).
-pub fn stream_creations() -> Vec<StreamCreation> {
-    lock(&CREATIONS).clone()
-}
-
-/// The stream creations recorded so far, leaving the list empty.
-pub fn take_stream_creations() -> Vec<StreamCreation> {
-    std::mem::take(&mut *lock(&CREATIONS))
-}
-
-/// Binds a newly created stream to the creating thread's current device.
-pub fn on_stream_created(t: &mut ThreadState, stream: u64, correlation_id: u64) {
-    if stream == 0 {
-        return;
+impl Streams {
+    /// Records a synchronization call's arguments at its entry; a `hipEventRecord`'s are its
+    /// event's producer for the join (`model::deps::ProducerIndex::of`).
+    pub fn on_sync_enter(
+        &self,
+        t: &mut ThreadState,
+        correlation_id: u64,
+        kind: SyncKind,
+        event: u64,
+        stream: u64,
+    ) {
+        let (device, stream_seq) = self.stream_of(t, stream);
+        t.syncs.push(SyncFact {
+            correlation_id,
+            kind,
+            event,
+            stream,
+            device,
+            stream_seq,
+        });
     }
-    let device = t.current_device;
-    // The creating call's correlation id orders streams by creation (call order, whatever the
-    // callback timing) and tells a reused handle from the stream that had it before.
-    let seq = correlation_id.max(1);
-    lock(&STREAM_DEVICES)
-        .get_or_insert_with(HashMap::new)
-        .insert(stream, (device, seq));
-    STREAM_GENERATION.fetch_add(1, Ordering::AcqRel);
-    lock(&CREATIONS).push(StreamCreation {
-        correlation_id,
-        stream,
-        device,
-        stream_seq: seq,
-    });
-    t.stream_devices.insert(stream, (device, seq));
-}
 
-/// Device of `stream` as seen from thread `t` (null stream: its current device).
-pub fn device_of(t: &mut ThreadState, stream: u64) -> i32 {
-    stream_of(t, stream).0
-}
+    /// The stream creations recorded so far (the list is kept: later windows' calls use
+    /// streams made earlier).
+    pub fn creations(&self) -> Vec<StreamCreation> {
+        lock(&self.creations).clone()
+    }
 
-/// Device and creation order of `stream` (null stream: current device, 0; a stream created
-/// before the tool: -1, 0).
-pub fn stream_of(t: &mut ThreadState, stream: u64) -> (i32, u64) {
-    if stream == 0 {
-        return (t.current_device, 0);
+    /// The stream creations recorded so far, leaving the list empty.
+    pub fn take_creations(&self) -> Vec<StreamCreation> {
+        std::mem::take(&mut *lock(&self.creations))
     }
-    let generation = STREAM_GENERATION.load(Ordering::Acquire);
-    if t.stream_generation != generation {
-        t.stream_devices.clear();
-        t.stream_generation = generation;
-    }
-    if let Some(&d) = t.stream_devices.get(&stream) {
-        return d;
-    }
-    t.global_stream_lookups += 1;
-    let found = lock(&STREAM_DEVICES)
-        .as_ref()
-        .and_then(|m| m.get(&stream).copied())
-        // Created before the tool (or by another runtime): remembered as unknown until the
-        // next stream creation anywhere, which clears every thread's cache.
-        .unwrap_or((-1, 0));
-    t.stream_devices.insert(stream, found);
-    found
-}
 
-/// Replaces the stream of this thread's latest launch/copy fact, when it belongs to
-/// `correlation_id` (the entry did not know the stream; the runtime reported it later).
-pub fn restream_last(t: &mut ThreadState, correlation_id: u64, stream: u64) {
-    let (device, stream_seq) = stream_of(t, stream);
-    let fact = CallFact {
-        correlation_id,
-        stream,
-        device,
-        stream_seq,
-    };
-    let replaced = t
-        .calls
-        .last()
-        .is_some_and(|f| f.correlation_id == correlation_id)
-        && t.calls.set_last(fact);
-    if !replaced {
-        t.calls.push(fact);
+    /// Binds a newly created stream to the creating thread's current device.
+    pub fn on_created(&self, t: &mut ThreadState, stream: u64, correlation_id: u64) {
+        if stream == 0 {
+            return;
+        }
+        let device = t.current_device;
+        // The creating call's correlation id orders streams by creation (call order, whatever
+        // the callback timing) and tells a reused handle from the stream that had it before.
+        let seq = correlation_id.max(1);
+        lock(&self.devices).insert(stream, (device, seq));
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        lock(&self.creations).push(StreamCreation {
+            correlation_id,
+            stream,
+            device,
+            stream_seq: seq,
+        });
+        t.stream_devices.insert(stream, (device, seq));
     }
-}
 
-/// Records the device/stream of a launch or copy at its entry. (A push is refused only past
-/// 2^32 − 1 distinct streams on one thread, which no program reaches.)
-pub fn on_work_enter(t: &mut ThreadState, correlation_id: u64, stream: u64) {
-    let (device, stream_seq) = stream_of(t, stream);
-    t.calls.push(CallFact {
-        correlation_id,
-        stream,
-        device,
-        stream_seq,
-    });
+    /// Device of `stream` as seen from thread `t` (null stream: its current device).
+    pub fn device_of(&self, t: &mut ThreadState, stream: u64) -> i32 {
+        self.stream_of(t, stream).0
+    }
+
+    /// Device and creation order of `stream` (null stream: current device, 0; a stream created
+    /// before the tool: -1, 0).
+    pub fn stream_of(&self, t: &mut ThreadState, stream: u64) -> (i32, u64) {
+        if stream == 0 {
+            return (t.current_device, 0);
+        }
+        let generation = self.generation.load(Ordering::Acquire);
+        if t.stream_generation != generation {
+            t.stream_devices.clear();
+            t.stream_generation = generation;
+        }
+        if let Some(&d) = t.stream_devices.get(&stream) {
+            return d;
+        }
+        t.global_stream_lookups += 1;
+        let found = lock(&self.devices)
+            .get(&stream)
+            .copied()
+            // Created before the tool (or by another runtime): remembered as unknown until the
+            // next stream creation anywhere, which clears every thread's cache.
+            .unwrap_or((-1, 0));
+        t.stream_devices.insert(stream, found);
+        found
+    }
+
+    /// Replaces the stream of this thread's latest launch/copy fact, when it belongs to
+    /// `correlation_id` (the entry did not know the stream; the runtime reported it later).
+    pub fn restream_last(&self, t: &mut ThreadState, correlation_id: u64, stream: u64) {
+        let (device, stream_seq) = self.stream_of(t, stream);
+        let fact = CallFact {
+            correlation_id,
+            stream,
+            device,
+            stream_seq,
+        };
+        let replaced = t
+            .calls
+            .last()
+            .is_some_and(|f| f.correlation_id == correlation_id)
+            && t.calls.set_last(fact);
+        if !replaced {
+            t.calls.push(fact);
+        }
+    }
+
+    /// Records the device/stream of a launch or copy at its entry. (A push is refused only
+    /// past 2^32 − 1 distinct streams on one thread, which no program reaches.)
+    pub fn on_work_enter(&self, t: &mut ThreadState, correlation_id: u64, stream: u64) {
+        let (device, stream_seq) = self.stream_of(t, stream);
+        t.calls.push(CallFact {
+            correlation_id,
+            stream,
+            device,
+            stream_seq,
+        });
+    }
 }
 
 #[cfg(test)]
@@ -152,20 +156,21 @@ mod tests {
 
     #[test]
     fn streams_follow_the_device_current_at_creation() {
+        let st = Streams::default();
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xa0, 1); // device 0
+        st.on_created(&mut a, 0xa0, 1); // device 0
         a.current_device = 1;
-        on_stream_created(&mut a, 0xa1, 2);
+        st.on_created(&mut a, 0xa1, 2);
         // Another thread sees both through the process-wide map.
-        assert_eq!(device_of(&mut b, 0xa0), 0);
-        assert_eq!(device_of(&mut b, 0xa1), 1);
-        assert_eq!(device_of(&mut b, 0xdead), -1, "unknown stream");
-        let (s0, s1) = (stream_of(&mut b, 0xa0).1, stream_of(&mut b, 0xa1).1);
+        assert_eq!(st.device_of(&mut b, 0xa0), 0);
+        assert_eq!(st.device_of(&mut b, 0xa1), 1);
+        assert_eq!(st.device_of(&mut b, 0xdead), -1, "unknown stream");
+        let (s0, s1) = (st.stream_of(&mut b, 0xa0).1, st.stream_of(&mut b, 0xa1).1);
         assert!(s0 > 0 && s1 > s0, "creation order: {s0} {s1}");
         b.current_device = 1;
-        on_work_enter(&mut b, 7, 0);
-        on_work_enter(&mut b, 8, 0xa0);
+        st.on_work_enter(&mut b, 7, 0);
+        st.on_work_enter(&mut b, 8, 0xa0);
         let calls: Vec<CallFact> = b.calls.iter().collect();
         assert_eq!(
             calls,
@@ -186,48 +191,49 @@ mod tests {
         );
     }
 
-    /// Issue 8: a launch on a stream the tool never saw created took the process-wide lock on
-    /// every call (the failed lookup was not remembered).
+    /// A launch on a stream the tool never saw created must not take the process-wide lock
+    /// on every call: the failed lookup is remembered until the next stream creation.
     #[test]
     fn an_unknown_stream_is_looked_up_globally_once() {
+        let st = Streams::default();
         let mut t = ThreadState::default();
-        let generation = STREAM_GENERATION.load(Ordering::Acquire);
-        t.stream_generation = generation;
         for _ in 0..100 {
-            assert_eq!(stream_of(&mut t, 0xdead_0000), (-1, 0));
+            assert_eq!(st.stream_of(&mut t, 0xdead_0000), (-1, 0));
         }
-        // Another test creating a stream in between clears the cache once; never per call.
-        let creations_between = STREAM_GENERATION.load(Ordering::Acquire) - generation;
-        assert!(
-            t.global_stream_lookups <= 1 + creations_between,
-            "{} global lookups for 100 calls",
-            t.global_stream_lookups
-        );
+        assert_eq!(t.global_stream_lookups, 1, "lookups for 100 calls");
+        // A creation anywhere clears the cache once.
+        st.on_created(&mut ThreadState::default(), 0xbeef, 1);
+        for _ in 0..100 {
+            assert_eq!(st.stream_of(&mut t, 0xdead_0000), (-1, 0));
+        }
+        assert_eq!(t.global_stream_lookups, 2);
     }
 
     #[test]
     fn a_reused_stream_handle_is_not_read_from_a_stale_cache() {
+        let st = Streams::default();
         let mut a = ThreadState::default();
         let mut b = ThreadState::default();
-        on_stream_created(&mut a, 0xc0, 3); // device 0
-        let first = stream_of(&mut b, 0xc0);
+        st.on_created(&mut a, 0xc0, 3); // device 0
+        let first = st.stream_of(&mut b, 0xc0);
         assert_eq!(first.0, 0, "b caches the lookup");
         // The stream is destroyed and its handle reused by a new stream on device 1.
         a.current_device = 1;
-        on_stream_created(&mut a, 0xc0, 4);
-        let second = stream_of(&mut b, 0xc0);
+        st.on_created(&mut a, 0xc0, 4);
+        let second = st.stream_of(&mut b, 0xc0);
         assert_eq!(second.0, 1);
         assert!(second.1 > first.1, "a new stream, not the old one");
-        assert_eq!(device_of(&mut a, 0xc0), 1);
+        assert_eq!(st.device_of(&mut a, 0xc0), 1);
     }
 
     #[test]
     fn sync_calls_keep_event_stream_and_device() {
+        let st = Streams::default();
         let mut t = ThreadState::default();
-        on_stream_created(&mut t, 0x51, 5);
-        let seq = stream_of(&mut t, 0x51).1;
-        on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
-        on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);
+        st.on_created(&mut t, 0x51, 5);
+        let seq = st.stream_of(&mut t, 0x51).1;
+        st.on_sync_enter(&mut t, 9, SyncKind::StreamWaitEvent, 0xe1, 0x51);
+        st.on_sync_enter(&mut t, 10, SyncKind::DeviceSynchronize, 0, 0);
         let got: Vec<SyncFact> = t.syncs.iter().collect();
         assert_eq!(
             got[0],

@@ -1,8 +1,8 @@
 //! HIP graph node attribution (SDK 1.3.0+, `HIP_GRAPH` callbacks).
 //!
 //! The runtime reports no node ids: every dispatch of a `hipGraphLaunch` shares the launch's
-//! correlation id, and the records of one launch may arrive in any order. The SDK's recipe
-//! (reference "newer" §4): keep a per-thread stack of (exec id, node counter), pushed at
+//! correlation id, and the records of one launch may arrive in any order. The SDK's documented
+//! recipe: keep a per-thread stack of (exec id, node counter), pushed at
 //! EXEC_LAUNCH ENTER and popped at EXIT; the runtime asks for an external correlation id for
 //! each dispatch or copy it creates, in node order, on the launching thread, in between; answer
 //! with the exec id and the counter, and read them back from the record's external id.
@@ -12,23 +12,17 @@
 //! API record keeps it and the join gives it back to them. Exact only as the SDK states:
 //! segmented scheduling, direct dispatch, one launching thread per executable graph.
 
-use std::cell::RefCell;
-
-use smallvec::SmallVec;
+use super::local;
 
 pub use crate::model::graph::{split, GraphExec, GraphNode};
 #[cfg(test)]
 use crate::model::graph::{MAX_EXEC_ID, NODE_MASK};
 
-thread_local! {
-    /// Graph launches under way on this thread (nested only if the runtime nests them).
-    static LAUNCHES: RefCell<SmallVec<[(u64, u64); 2]>> = const { RefCell::new(SmallVec::new_const()) };
-}
-
 /// EXEC_LAUNCH ENTER / EXIT of a launch of `exec_id` on this thread.
 pub fn on_launch(enter: bool, exec_id: u64) {
-    let _ = LAUNCHES.try_with(|l| {
-        let mut l = l.borrow_mut();
+    // Graph launches under way on this thread (nested only if the runtime nests them).
+    local::with(|l| {
+        let mut l = l.launches.borrow_mut();
         if enter {
             l.push((exec_id, 0));
         } else if l.last().is_some_and(|(e, _)| *e == exec_id) {
@@ -40,16 +34,14 @@ pub fn on_launch(enter: bool, exec_id: u64) {
 /// The external id to give the next dispatch or copy the runtime creates on this thread:
 /// `Some` inside a graph launch (the node counter advances), `None` outside one.
 pub fn next_external() -> Option<u64> {
-    LAUNCHES
-        .try_with(|l| {
-            let mut l = l.borrow_mut();
-            let (exec_id, next) = l.last_mut()?;
-            let node = u32::try_from(*next).ok();
-            *next += 1;
-            Some(GraphNode::new(*exec_id, node?)?.tagged_word())
-        })
-        .ok()
-        .flatten()
+    local::with(|l| {
+        let mut l = l.launches.borrow_mut();
+        let (exec_id, next) = l.last_mut()?;
+        let node = u32::try_from(*next).ok();
+        *next += 1;
+        Some(GraphNode::new(*exec_id, node?)?.tagged_word())
+    })
+    .flatten()
 }
 
 #[cfg(test)]

@@ -10,32 +10,18 @@
 //! external-correlation-id request service, called on the same thread when a dispatch or copy
 //! is created, binds that stream to the activity's correlation id. We always decline to supply
 //! the external id there (non-zero return), so the id the application pushed stays on the
-//! record: user external ids are annotations (issue 6), and the stream travels in our own
-//! facts instead of being packed into that id as XLA does.
+//! record: user external ids are annotations, and the stream travels in our own facts rather
+//! than packed into that id.
 
-use std::cell::{Cell, RefCell};
-
-use smallvec::SmallVec;
-
-use super::devices;
-use super::thread::with_current;
-
-thread_local! {
-    /// Streams of the HIP calls in progress on this thread, innermost last.
-    static STACK: RefCell<SmallVec<[u64; 4]>> = RefCell::new(SmallVec::new());
-    /// Correlation id of this thread's latest call whose entry could not tell its stream (the
-    /// table has no stream argument for it), so a later request can supply it; 0 = none.
-    static UNPLACED: Cell<u64> = const { Cell::new(0) };
-    /// Correlation id of this thread's latest call that already has its fact (one fact per
-    /// call, however many dispatches a graph launch makes).
-    static PLACED: Cell<u64> = const { Cell::new(0) };
-}
+use super::devices::Streams;
+use super::local;
+use super::threads::Threads;
 
 /// `HIP_STREAM` SET callback: ENTER pushes, EXIT pops. An EXIT with nothing pushed (a callback
 /// lost at thread start-up) is ignored.
 pub fn on_set(enter: bool, stream: u64) {
-    let _ = STACK.try_with(|s| {
-        let mut s = s.borrow_mut();
+    local::with(|l| {
+        let mut s = l.hip_streams.borrow_mut();
         if enter {
             s.push(stream);
         } else {
@@ -46,43 +32,54 @@ pub fn on_set(enter: bool, stream: u64) {
 
 /// The stream of the HIP call in progress on this thread, if the runtime reported one.
 pub fn current() -> Option<u64> {
-    STACK
-        .try_with(|s| s.borrow().last().copied())
-        .ok()
-        .flatten()
+    local::with(current_on).flatten()
+}
+
+/// [`current`], given this thread's slot.
+#[inline]
+pub(crate) fn current_on(l: &local::Local) -> Option<u64> {
+    l.hip_streams.borrow().last().copied()
 }
 
 /// Notes, at a call's entry, whether its fact already names the right stream.
-pub fn note_entry(correlation_id: u64, placed: bool) {
+#[inline]
+pub(crate) fn note_entry_on(l: &local::Local, correlation_id: u64, placed: bool) {
     let (p, u) = if placed {
         (correlation_id, 0)
     } else {
         (0, correlation_id)
     };
-    let _ = PLACED.try_with(|c| c.set(p));
-    let _ = UNPLACED.try_with(|c| c.set(u));
+    l.placed.set(p);
+    l.unplaced.set(u);
 }
 
 /// External-correlation-id request for a dispatch or copy of call `correlation_id` on thread
 /// `thread_id`: records the runtime-reported stream when the call's entry could not (or the
 /// call was never seen at entry). Returns whether a fact was written or corrected.
-pub fn on_activity_request(thread_id: u64, correlation_id: u64) -> bool {
-    if correlation_id == 0 || PLACED.try_with(Cell::get).ok() == Some(correlation_id) {
+pub fn on_activity_request(
+    threads: &Threads,
+    streams: &Streams,
+    thread_id: u64,
+    correlation_id: u64,
+) -> bool {
+    let placed = local::with(|l| l.placed.get());
+    if correlation_id == 0 || placed == Some(correlation_id) {
         return false;
     }
     let Some(stream) = current() else {
         return false;
     };
-    let unplaced = UNPLACED.try_with(Cell::get).ok() == Some(correlation_id);
-    let _ = PLACED.try_with(|c| c.set(correlation_id));
-    with_current(thread_id, |t| {
-        if unplaced {
-            devices::restream_last(t, correlation_id, stream);
-        } else {
-            devices::on_work_enter(t, correlation_id, stream);
-        }
-    })
-    .is_some()
+    let unplaced = local::with(|l| l.unplaced.get()) == Some(correlation_id);
+    local::with(|l| l.placed.set(correlation_id));
+    threads
+        .with_current(thread_id, |t| {
+            if unplaced {
+                streams.restream_last(t, correlation_id, stream);
+            } else {
+                streams.on_work_enter(t, correlation_id, stream);
+            }
+        })
+        .is_some()
 }
 
 #[cfg(test)]
@@ -112,34 +109,36 @@ mod tests {
     #[test]
     fn a_call_the_entry_could_not_place_is_corrected_once() {
         let calls = on_fresh_thread(|| {
+            let (threads, streams) = (&Threads::default(), &Streams::default());
             // Entry of call 7 saw no stream argument: a null-stream fact was written.
-            with_current(1, |t| devices::on_work_enter(t, 7, 0));
-            note_entry(7, false);
+            threads.with_current(1, |t| streams.on_work_enter(t, 7, 0));
+            local::with(|l| note_entry_on(l, 7, false));
             on_set(true, 0x5000);
             assert!(
-                on_activity_request(1, 7),
+                on_activity_request(threads, streams, 1, 7),
                 "first dispatch corrects the fact"
             );
             assert!(
-                !on_activity_request(1, 7),
+                !on_activity_request(threads, streams, 1, 7),
                 "further dispatches of the call do not"
             );
             // Call 8 was never seen at entry: its first dispatch writes a fact.
-            assert!(on_activity_request(1, 8));
+            assert!(on_activity_request(threads, streams, 1, 8));
             // Call 9 was placed by its arguments: the request leaves it alone.
-            with_current(1, |t| devices::on_work_enter(t, 9, 0x6000));
-            note_entry(9, true);
-            assert!(!on_activity_request(1, 9));
+            threads.with_current(1, |t| streams.on_work_enter(t, 9, 0x6000));
+            local::with(|l| note_entry_on(l, 9, true));
+            assert!(!on_activity_request(threads, streams, 1, 9));
             on_set(false, 0x5000);
             // No stream reported: nothing to add.
-            assert!(!on_activity_request(1, 10));
-            with_current(1, |t| {
-                t.calls
-                    .iter()
-                    .map(|c| (c.correlation_id, c.stream))
-                    .collect::<Vec<_>>()
-            })
-            .unwrap()
+            assert!(!on_activity_request(threads, streams, 1, 10));
+            threads
+                .with_current(1, |t| {
+                    t.calls
+                        .iter()
+                        .map(|c| (c.correlation_id, c.stream))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap()
         });
         assert_eq!(calls, vec![(7, 0x5000), (8, 0x5000), (9, 0x6000)]);
     }

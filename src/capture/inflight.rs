@@ -11,89 +11,17 @@
 //! that thread writes (its slot is aligned to a line of its own), at the outermost ENTER and
 //! EXIT; no lock, no shared write.
 
-use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::local;
 use crate::store::sinks::{OwnLine, ThreadSlots};
 
-/// One slot per thread that ever made a traced HIP call: the epoch of its open call above, a
-/// sequence number below that is odd while a call is open, bumped at the outermost ENTER and
-/// EXIT, written only by its own thread.
-static SLOTS: ThreadSlots<AtomicU64> = ThreadSlots::new();
-
-/// A thread's slot, on a cache line of its own.
+/// A thread's slot, on a cache line of its own: the epoch of its open call above, a sequence
+/// number below that is odd while a call is open, bumped at the outermost ENTER and EXIT,
+/// written only by its own thread.
 type Slot = OwnLine<AtomicU64>;
-
-/// Bumped when EXIT callbacks may have been lost (a detach stops our callback context): calls
-/// opened in an older epoch are no longer waited for, and their thread starts afresh.
-static EPOCH: AtomicU32 = AtomicU32::new(0);
-
-struct Mine {
-    depth: Cell<u32>,
-    /// Epoch of the outermost open call.
-    epoch: Cell<u32>,
-    slot: Arc<Slot>,
-}
-
-thread_local! {
-    static MINE: Mine = {
-        let slot = SLOTS.register(AtomicU64::new(0));
-        Mine { depth: Cell::new(0), epoch: Cell::new(0), slot }
-    };
-}
-
-fn publish(m: &Mine, open: bool) {
-    let seq = m.slot.load(Ordering::Relaxed) as u32;
-    let seq = if open {
-        seq | 1
-    } else {
-        (seq | 1).wrapping_add(1)
-    };
-    m.slot.store(
-        (u64::from(m.epoch.get()) << 32) | u64::from(seq),
-        Ordering::Release,
-    );
-}
-
-/// A HIP call entered on this thread (nested calls count once).
-pub fn enter() {
-    let _ = MINE.try_with(|m| {
-        let epoch = EPOCH.load(Ordering::Relaxed);
-        if m.depth.get() > 0 && m.epoch.get() != epoch {
-            // The EXIT of the call open across an epoch change never came.
-            m.depth.set(0);
-        }
-        let d = m.depth.get();
-        m.depth.set(d + 1);
-        if d == 0 {
-            m.epoch.set(epoch);
-            publish(m, true);
-        }
-    });
-}
-
-/// A HIP call exited on this thread.
-pub fn exit() {
-    let _ = MINE.try_with(|m| {
-        let d = m.depth.get();
-        if d == 0 {
-            // An EXIT whose ENTER we did not see (callbacks enabled mid-call).
-            return;
-        }
-        m.depth.set(d - 1);
-        if d == 1 {
-            publish(m, false);
-        }
-    });
-}
-
-/// Calls open now are not waited for any more: their EXIT may never reach us (after a detach
-/// the SDK's callbacks to our contexts may stop).
-pub fn forget_open_calls() {
-    EPOCH.fetch_add(1, Ordering::Relaxed);
-}
 
 /// How long the end of a window waits for calls that began before it.
 pub const SETTLE_LIMIT: Duration = Duration::from_millis(500);
@@ -102,140 +30,233 @@ pub const SETTLE_LIMIT: Duration = Duration::from_millis(500);
 /// lets a thread that was between the two finish.
 const AFTER_EXIT: Duration = Duration::from_millis(2);
 
-/// [`settle`] for [`SETTLE_LIMIT`], logging the calls still open then: what the end of a
-/// window and a detach do before their flush. `after` names the event for the log line.
-pub fn settle_before_flush(after: &str) {
-    let open = settle(SETTLE_LIMIT);
-    if open > 0 {
-        crate::log_info!(
-            "{open} HIP calls were still running {SETTLE_LIMIT:?} after {after}: their records miss it"
-        );
+/// The open-call slots of every thread that ever made a traced HIP call.
+#[derive(Default)]
+pub struct OpenCalls {
+    slots: ThreadSlots<AtomicU64>,
+    /// Bumped when EXIT callbacks may have been lost (a detach stops our callback context):
+    /// calls opened in an older epoch are no longer waited for, and their thread starts
+    /// afresh.
+    epoch: AtomicU32,
+}
+
+impl OpenCalls {
+    /// Runs `f` on this thread's slot in this registry.
+    #[inline]
+    fn with_slot(&self, l: &local::Local, f: impl FnOnce(&Slot)) {
+        let owner = local::address_of(&self.slots);
+        local::with_registered(
+            &l.open_slot,
+            owner,
+            || self.slots.register(AtomicU64::new(0)),
+            f,
+        )
+    }
+
+    /// A HIP call entered on this thread (nested calls count once).
+    #[inline]
+    pub fn enter(&self) {
+        local::with(|l| self.enter_on(l));
+    }
+
+    /// [`Self::enter`], given this thread's slot.
+    #[inline]
+    pub(crate) fn enter_on(&self, l: &local::Local) {
+        let epoch = self.epoch.load(Ordering::Relaxed);
+        if l.open_depth.get() > 0 && l.open_epoch.get() != epoch {
+            // The EXIT of the call open across an epoch change never came.
+            l.open_depth.set(0);
+        }
+        let d = l.open_depth.get();
+        l.open_depth.set(d + 1);
+        if d == 0 {
+            l.open_epoch.set(epoch);
+            self.with_slot(l, |slot| publish(l, slot, true));
+        }
+    }
+
+    /// A HIP call exited on this thread.
+    #[inline]
+    pub fn exit(&self) {
+        local::with(|l| self.exit_on(l));
+    }
+
+    /// [`Self::exit`], given this thread's slot.
+    #[inline]
+    pub(crate) fn exit_on(&self, l: &local::Local) {
+        let d = l.open_depth.get();
+        if d == 0 {
+            // An EXIT whose ENTER we did not see (callbacks enabled mid-call).
+            return;
+        }
+        l.open_depth.set(d - 1);
+        if d == 1 {
+            self.with_slot(l, |slot| publish(l, slot, false));
+        }
+    }
+
+    /// Calls open now are not waited for any more: their EXIT may never reach us (after a
+    /// detach the SDK's callbacks to our contexts may stop).
+    pub fn forget_open_calls(&self) {
+        self.epoch.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// [`Self::settle`] for [`SETTLE_LIMIT`], logging the calls still open then: what the end
+    /// of a window and a detach do before their flush. `after` names the event for the log
+    /// line.
+    pub fn settle_before_flush(&self, after: &str) {
+        let open = self.settle(SETTLE_LIMIT);
+        if open > 0 {
+            crate::log_info!(
+                "{open} HIP calls were still running {SETTLE_LIMIT:?} after {after}: their records miss it"
+            );
+        }
+    }
+
+    /// Waits (at most `limit`) until every HIP call open now has exited, then a little longer
+    /// for their records to be written. Returns how many were still open at the limit (a call
+    /// blocked longer, whose record then misses this window). Call after stopping the buffer
+    /// context and before the flush that ends the window; never on an application thread.
+    pub fn settle(&self, limit: Duration) -> usize {
+        let epoch = u64::from(self.epoch.load(Ordering::Relaxed));
+        let open: Vec<(Arc<Slot>, u64)> = self
+            .slots
+            .all()
+            .iter()
+            .map(|s| (Arc::clone(s), s.load(Ordering::Acquire)))
+            .filter(|(_, v)| v & 1 == 1 && v >> 32 == epoch)
+            .collect();
+        let deadline = Instant::now() + limit;
+        let mut waiting = open;
+        while !waiting.is_empty() {
+            waiting.retain(|(s, v)| s.load(Ordering::Acquire) == *v);
+            if waiting.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        std::thread::sleep(AFTER_EXIT);
+        waiting.len()
     }
 }
 
-/// Waits (at most `limit`) until every HIP call open now has exited, then a little longer
-/// for their records to be written. Returns how many were still open at the limit (a call
-/// blocked longer, whose record then misses this window). Call after stopping the buffer
-/// context and before the flush that ends the window; never on an application thread.
-pub fn settle(limit: Duration) -> usize {
-    let epoch = u64::from(EPOCH.load(Ordering::Relaxed));
-    let open: Vec<(Arc<Slot>, u64)> = SLOTS
-        .all()
-        .iter()
-        .map(|s| (Arc::clone(s), s.load(Ordering::Acquire)))
-        .filter(|(_, v)| v & 1 == 1 && v >> 32 == epoch)
-        .collect();
-    let deadline = Instant::now() + limit;
-    let mut waiting = open;
-    while !waiting.is_empty() {
-        waiting.retain(|(s, v)| s.load(Ordering::Acquire) == *v);
-        if waiting.is_empty() || Instant::now() >= deadline {
-            break;
-        }
-        std::thread::sleep(Duration::from_micros(200));
-    }
-    std::thread::sleep(AFTER_EXIT);
-    waiting.len()
+fn publish(l: &local::Local, slot: &Slot, open: bool) {
+    let seq = slot.load(Ordering::Relaxed) as u32;
+    let seq = if open {
+        seq | 1
+    } else {
+        (seq | 1).wrapping_add(1)
+    };
+    slot.store(
+        (u64::from(l.open_epoch.get()) << 32) | u64::from(seq),
+        Ordering::Release,
+    );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::store::sinks::lock;
-    use std::sync::Mutex;
-
-    /// The slots are process-wide: one test at a time.
-    static SERIAL: Mutex<()> = Mutex::new(());
-
     /// Two threads' slots never share a cache line, however the allocator places them.
     #[test]
     fn each_threads_slot_has_a_cache_line_of_its_own() {
-        let _one = lock(&SERIAL);
+        let calls = OpenCalls::default();
+        let calls = &calls;
         for _ in 0..2 {
-            std::thread::spawn(enter_and_exit).join().unwrap();
+            std::thread::scope(|s| s.spawn(|| enter_and_exit(calls)).join().unwrap());
         }
-        let slots = SLOTS.all();
+        let slots = calls.slots.all();
         for s in slots.iter() {
             assert_eq!(Arc::as_ptr(s) as usize % 64, 0);
         }
         assert!(std::mem::size_of::<Slot>() >= 64);
     }
 
-    fn enter_and_exit() {
-        enter();
-        exit();
+    fn enter_and_exit(calls: &OpenCalls) {
+        calls.enter();
+        calls.exit();
     }
 
     #[test]
     fn settle_waits_for_a_call_open_at_the_stop_and_not_for_later_ones() {
-        let _one = lock(&SERIAL);
+        let calls = Arc::new(OpenCalls::default());
+        let mine = Arc::clone(&calls);
         let (tx, rx) = std::sync::mpsc::channel();
         let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
         let t = std::thread::spawn(move || {
-            enter();
-            enter(); // nested: still one open call
-            exit();
+            mine.enter();
+            mine.enter(); // nested: still one open call
+            mine.exit();
             tx.send(()).unwrap();
             go_rx.recv().unwrap();
-            exit();
+            mine.exit();
         });
         rx.recv().unwrap();
         let t0 = Instant::now();
         // Still open at the limit: reported.
-        assert_eq!(settle(Duration::from_millis(20)), 1);
+        assert_eq!(calls.settle(Duration::from_millis(20)), 1);
         assert!(t0.elapsed() >= Duration::from_millis(20));
         go_tx.send(()).unwrap();
         t.join().unwrap();
         // Closed: nothing to wait for.
         let t0 = Instant::now();
-        assert_eq!(settle(Duration::from_secs(5)), 0);
+        assert_eq!(calls.settle(Duration::from_secs(5)), 0);
         assert!(t0.elapsed() < Duration::from_secs(1));
     }
 
     #[test]
     fn calls_open_across_a_forget_are_not_waited_for_and_their_thread_recovers() {
-        let _one = lock(&SERIAL);
+        let calls = Arc::new(OpenCalls::default());
+        let mine = Arc::clone(&calls);
         let (tx, rx) = std::sync::mpsc::channel();
         let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
         let t = std::thread::spawn(move || {
-            enter(); // its EXIT is "lost"
+            mine.enter(); // its EXIT is "lost"
             tx.send(()).unwrap();
             go_rx.recv().unwrap();
-            enter(); // a new call after the epoch change
+            mine.enter(); // a new call after the epoch change
             tx.send(()).unwrap();
             go_rx.recv().unwrap();
-            exit();
+            mine.exit();
         });
         rx.recv().unwrap();
-        forget_open_calls();
+        calls.forget_open_calls();
         let t0 = Instant::now();
         assert_eq!(
-            settle(Duration::from_secs(5)),
+            calls.settle(Duration::from_secs(5)),
             0,
             "the lost call is not waited for"
         );
         assert!(t0.elapsed() < Duration::from_secs(1));
         go_tx.send(()).unwrap();
         rx.recv().unwrap();
-        assert_eq!(settle(Duration::from_millis(20)), 1, "the new call is");
+        assert_eq!(
+            calls.settle(Duration::from_millis(20)),
+            1,
+            "the new call is"
+        );
         go_tx.send(()).unwrap();
         t.join().unwrap();
-        assert_eq!(settle(Duration::from_secs(5)), 0, "and its EXIT closes it");
+        assert_eq!(
+            calls.settle(Duration::from_secs(5)),
+            0,
+            "and its EXIT closes it"
+        );
     }
 
     #[test]
     fn settle_returns_when_the_open_call_exits() {
-        let _one = lock(&SERIAL);
+        let calls = Arc::new(OpenCalls::default());
+        let mine = Arc::clone(&calls);
         let (tx, rx) = std::sync::mpsc::channel();
         let t = std::thread::spawn(move || {
-            enter();
+            mine.enter();
             tx.send(()).unwrap();
             std::thread::sleep(Duration::from_millis(30));
-            exit();
+            mine.exit();
         });
         rx.recv().unwrap();
-        assert_eq!(settle(Duration::from_secs(5)), 0);
+        assert_eq!(calls.settle(Duration::from_secs(5)), 0);
         t.join().unwrap();
     }
 }

@@ -1,18 +1,27 @@
-//! State of application threads, fed by callback tracing (no FFI types here).
+//! What the callbacks keep about application threads, and what a HIP call means (no FFI types
+//! here: the SDK layer hands in safe views).
 //!
 //! Each application thread registers one `ThreadState` the first time a callback runs on it and
 //! afterwards only locks its own (uncontended) mutex: the roctx stack, the annotation snapshot
 //! cache, and the facts handed to the join (annotations keyed by correlation id, marker spans).
-//! Finalize drains every registered state, including ranges still open.
+//! A cut drains every registered state, including ranges still open. The few facts that are
+//! process-wide (streams and their devices, start/stop ranges, kernel symbols) change rarely
+//! and sit behind locks of their own; [`Capture`] holds all of it.
 
 pub mod demangle;
 pub mod devices;
 pub mod graph;
+pub mod hip_call;
 pub mod hip_stream;
 pub mod inflight;
+pub(crate) mod local;
 pub mod markers;
+pub mod registry;
 pub mod symbols;
 pub mod thread;
+pub mod threads;
 
 pub use markers::MarkerOp;
-pub use thread::{drain_all, with_current, ThreadState};
+pub use registry::Capture;
+pub use thread::ThreadState;
+pub use threads::Drained;

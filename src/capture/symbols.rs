@@ -5,30 +5,42 @@
 //! still delivered later and must keep their names.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
+use super::demangle::Demangler;
 use crate::model::events::KernelSymbol;
 use crate::store::sinks::lock;
-
-static SYMBOLS: Mutex<Option<HashMap<u64, KernelSymbol>>> = Mutex::new(None);
 
 /// HSA symbol name → display name: drop the kernel-descriptor suffix `.kd`, then demangle as the
 /// C++ runtime does (`super::demangle`, what rocprofv3 shows); names that do not demangle are
 /// shown as they are.
 pub fn clean_kernel_name(raw: &str) -> String {
+    clean_with(&Demangler::find(), raw)
+}
+
+fn clean_with(demangler: &Demangler, raw: &str) -> String {
     let base = raw.strip_suffix(".kd").unwrap_or(raw);
-    super::demangle::demangle(base).unwrap_or_else(|| base.to_string())
+    demangler.demangle(base).unwrap_or_else(|| base.to_string())
 }
 
-pub fn register(kernel_id: u64, raw_name: &str, mut sym: KernelSymbol) {
-    sym.name = Arc::from(clean_kernel_name(raw_name));
-    lock(&SYMBOLS)
-        .get_or_insert_with(HashMap::new)
-        .insert(kernel_id, sym);
+/// The kernels registered so far, by kernel id.
+#[derive(Default)]
+pub struct Symbols {
+    by_id: Mutex<HashMap<u64, KernelSymbol>>,
+    /// Looked up at the first registration.
+    demangler: OnceLock<Demangler>,
 }
 
-pub fn snapshot() -> HashMap<u64, KernelSymbol> {
-    lock(&SYMBOLS).clone().unwrap_or_default()
+impl Symbols {
+    pub fn register(&self, kernel_id: u64, raw_name: &str, mut sym: KernelSymbol) {
+        let demangler = self.demangler.get_or_init(Demangler::find);
+        sym.name = Arc::from(clean_with(demangler, raw_name));
+        lock(&self.by_id).insert(kernel_id, sym);
+    }
+
+    pub fn snapshot(&self) -> HashMap<u64, KernelSymbol> {
+        lock(&self.by_id).clone()
+    }
 }
 
 #[cfg(test)]

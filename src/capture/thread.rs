@@ -1,7 +1,6 @@
-//! Per-thread capture state and its registry.
+//! The capture state of one application thread.
 
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::fastmap::HashMap;
 
@@ -9,8 +8,7 @@ use smallvec::SmallVec;
 
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::store::chunked::THREAD_CHUNK;
-use crate::store::sinks::lock;
-use crate::store::{ChunkedVec, PackedVec, Sinks};
+use crate::store::{ChunkedVec, PackedVec};
 
 /// A roctx push/pop range still open on this thread.
 #[derive(Debug, Clone)]
@@ -41,7 +39,7 @@ pub struct ThreadSpan {
 }
 
 impl ThreadSpan {
-    fn into_span(self, thread_id: u64) -> MarkerSpan {
+    pub(super) fn into_span(self, thread_id: u64) -> MarkerSpan {
         let ThreadSpan {
             label,
             open_correlation_id,
@@ -78,21 +76,12 @@ const INLINE_DEPTH: usize = 8;
 /// stays short.
 const RECENT_LABELS: usize = 16;
 
-/// Ids handed out when a push has no usable correlation id (never seen from the runtime; kept so
-/// an id is still fresh and non-zero): far above any correlation id a process reaches.
-static FALLBACK_SCOPE_ID: AtomicI64 = AtomicI64::new(1 << 62);
-
-/// The scope range id of a push: its own internal correlation id. The runtime hands those out
-/// once per call, process-wide, in call order and never 0 — so an id is fresh per push (a
-/// repeated invocation gets a new one), needs no counter of ours on the application thread,
-/// names the `roctxRangePushA` call it came from, and is the same run after run for the same
-/// call sequence (XLA's `tid << 48 | counter` ids are fresh too but differ per run).
-pub fn scope_id_for(correlation_id: u64) -> i64 {
-    match i64::try_from(correlation_id) {
-        Ok(id) if id > 0 => id,
-        _ => FALLBACK_SCOPE_ID.fetch_add(1, Ordering::Relaxed),
-    }
-}
+/// Ids handed out when a push has no usable correlation id (never seen from the runtime; kept
+/// so an id is still fresh and non-zero) start far above any correlation id a process reaches,
+/// each thread in a block of its own.
+const FALLBACK_SCOPE_BASE: i64 = 1 << 62;
+/// Fallback ids one thread can hand out before running into the next thread's block.
+const FALLBACK_BLOCK: i64 = 1 << 40;
 
 #[derive(Debug, Default)]
 pub struct ThreadState {
@@ -126,7 +115,7 @@ pub struct ThreadState {
     /// The innermost open range's scope id at each API entry, keyed by internal correlation
     /// id: the stack is that scope's chain of parents, which the spans record, so the join
     /// rebuilds it once per scope (`model::annotations::ScopeStacks`) and a push allocates
-    /// nothing here (a snapshot per push was 64 B a range, held to the end).
+    /// nothing here (a snapshot per push would hold 64 B a range to the cut).
     pub scopes: ChunkedVec<(u64, i64), THREAD_CHUNK>,
     /// This thread's closed ranges and its marks …
     pub spans: ChunkedVec<ThreadSpan, THREAD_CHUNK>,
@@ -134,13 +123,40 @@ pub struct ThreadState {
     pub other_spans: Vec<MarkerSpan>,
     /// Pops with no matching push on this thread.
     pub unmatched_pops: u64,
+    /// The next fallback scope id of this thread (0: its block is not chosen yet).
+    next_fallback_scope: i64,
 }
 
 impl ThreadState {
+    /// This thread is the `n`-th registered: its fallback scope ids come from block `n`.
+    pub fn set_fallback_block(&mut self, n: u64) {
+        let n = i64::try_from(n).unwrap_or(0) % ((i64::MAX - FALLBACK_SCOPE_BASE) / FALLBACK_BLOCK);
+        self.next_fallback_scope = FALLBACK_SCOPE_BASE + n * FALLBACK_BLOCK;
+    }
+
+    /// The scope range id of a push: its own internal correlation id. The runtime hands those
+    /// out once per call, process-wide, in call order and never 0 — so an id is fresh per push
+    /// (a repeated invocation gets a new one), needs no counter of ours on the application
+    /// thread, names the `roctxRangePushA` call it came from, and is the same run after run
+    /// for the same call sequence.
+    pub fn scope_id_for(&mut self, correlation_id: u64) -> i64 {
+        match i64::try_from(correlation_id) {
+            Ok(id) if id > 0 => id,
+            _ => {
+                if self.next_fallback_scope == 0 {
+                    self.next_fallback_scope = FALLBACK_SCOPE_BASE;
+                }
+                let id = self.next_fallback_scope;
+                self.next_fallback_scope += 1;
+                id
+            }
+        }
+    }
+
     /// Pushes a range, giving it its scope id and its parent's (the child→parent pair is
     /// recorded once, with the range's span when it closes or at the end).
     pub fn push_range(&mut self, mut r: OpenRange) {
-        r.scope_id = scope_id_for(r.correlation_id);
+        r.scope_id = self.scope_id_for(r.correlation_id);
         r.parent_scope_id = self.stack.last().map_or(0, |p| p.scope_id);
         self.stack.push(r);
     }
@@ -196,97 +212,6 @@ impl ThreadState {
             self.scopes.push((correlation_id, top.scope_id));
         }
     }
-}
-
-static THREADS: Sinks<ThreadState> = Sinks::new();
-
-thread_local! {
-    static MINE: Arc<Mutex<ThreadState>> = THREADS.register();
-}
-
-/// Runs `f` on the calling thread's state. Returns `None` if thread-local storage is already
-/// gone (a callback during thread teardown): the event is then not captured.
-pub fn with_current<R>(thread_id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> Option<R> {
-    MINE.try_with(|m| {
-        let mut s = lock(m);
-        if s.thread_id == 0 {
-            s.thread_id = thread_id;
-        }
-        f(&mut s)
-    })
-    .ok()
-}
-
-/// Everything captured on all threads. Ranges still open are closed at `end_ns`.
-#[derive(Debug, Default)]
-pub struct Drained {
-    pub scopes: Vec<(u64, i64)>,
-    pub calls: Vec<CallFact>,
-    pub syncs: Vec<SyncFact>,
-    pub memory: Vec<MemFact>,
-    pub copy_ptrs: Vec<CopyPtrs>,
-    pub markers: Vec<MarkerSpan>,
-    pub unmatched_pops: u64,
-    pub ranges_left_open: u64,
-}
-
-pub fn drain_all(end_ns: u64, keep_open: bool) -> Drained {
-    let mut d = Drained::default();
-    // How many of each there are, so that each output grows in two steps toward it
-    // (`chunked::room_toward`); a thread still running may add more before its turn.
-    let mut n = [0usize; 5];
-    THREADS.for_each(|s| {
-        n[0] += s.scopes.len();
-        n[1] += s.calls.len();
-        n[2] += s.syncs.len();
-        n[3] += s.copy_ptrs.len();
-        n[4] += s.spans.len() + s.other_spans.len();
-    });
-    THREADS.for_each(|s| {
-        s.scopes.drain_into_toward(&mut d.scopes, n[0]);
-        s.calls.drain_into_toward(&mut d.calls, n[1]);
-        s.syncs.drain_into_toward(&mut d.syncs, n[2]);
-        d.memory.append(&mut s.memory);
-        s.copy_ptrs.drain_into_toward(&mut d.copy_ptrs, n[3]);
-        let tid = s.thread_id;
-        s.spans
-            .drain_map_into(&mut d.markers, n[4], |m| m.into_span(tid));
-        d.markers.append(&mut s.other_spans);
-        d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
-        // At a window's end open ranges are shown up to the cut and stay on the stack (their
-        // pop comes in a later window); at finalize they are closed.
-        let open: Vec<OpenRange> = if keep_open {
-            s.stack.iter().rev().cloned().collect()
-        } else {
-            std::iter::from_fn(|| s.pop_range()).collect()
-        };
-        for r in open {
-            d.ranges_left_open += 1;
-            d.markers.push(MarkerSpan {
-                label: r.label,
-                thread_id: tid,
-                open_correlation_id: r.correlation_id,
-                close_correlation_id: 0,
-                start_ns: r.start_ns,
-                end_ns: end_ns.max(r.start_ns),
-                instant: false,
-                scope_id: r.scope_id,
-                parent_scope_id: r.parent_scope_id,
-                process_wide: false,
-                open_at_end: true,
-            });
-        }
-    });
-    let (m, open) = super::markers::drain_process_ranges(end_ns, keep_open);
-    d.markers.extend(m);
-    d.ranges_left_open += open;
-    // The room left by growing in steps (`room_for`) is not kept through the join.
-    d.scopes.shrink_to_fit();
-    d.calls.shrink_to_fit();
-    d.syncs.shrink_to_fit();
-    d.copy_ptrs.shrink_to_fit();
-    d.markers.shrink_to_fit();
-    d
 }
 
 #[cfg(test)]
@@ -423,7 +348,7 @@ mod tests {
         assert_eq!(s.scopes.last(), Some(&(41, 40)));
         // A push without a correlation id still gets a fresh non-zero id.
         s.push_range(range("no id", 0));
-        let (a, b) = (s.stack[1].scope_id, scope_id_for(0));
+        let (a, b) = (s.stack[1].scope_id, s.scope_id_for(0));
         assert!(a >= 1 << 62 && b > a, "{a} {b}");
     }
 }

@@ -3,9 +3,9 @@
 
 use rocprofiler_sdk_sys as sys;
 
-use super::read_record;
+use super::abi::Abi;
+use super::record::read_record;
 use crate::model::events::{ApiDomain, ApiRecord};
-use crate::sdk::Abi;
 use crate::store::EventStore;
 
 /// The fields we keep, from either version's record (same names, different offsets).

@@ -4,7 +4,7 @@
 
 use rocprofiler_sdk_sys as sys;
 
-use super::read_record;
+use super::record::read_record;
 use crate::model::events::HipEventRecord;
 use crate::store::EventStore;
 

@@ -5,16 +5,20 @@
 //! layout we read, copy the fields we need into the store. Anything else is skipped and counted,
 //! never guessed at.
 
+pub mod abi;
 pub mod api;
 pub mod hip_event;
 pub mod kernel;
 pub mod memcpy;
+mod record;
 
 use rocprofiler_sdk_sys as sys;
 
+use record::record_size;
+
 use crate::model::events::ApiDomain;
-use crate::sdk::Abi;
 use crate::store::EventStore;
+pub use abi::Abi;
 
 /// Runtime values of the buffer-tracing kinds we decode (`None` = not traced / not present).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,32 +29,6 @@ pub struct BufferKinds {
     pub memory_copy: Option<u32>,
     /// `HIP_EVENT` (SDK after 1.3.5 only; resolved by name, never assumed).
     pub hip_event: Option<u32>,
-}
-
-/// Reads the record's leading `size` field.
-///
-/// # Safety
-/// `payload` must point to at least 8 readable bytes.
-#[inline]
-unsafe fn record_size(payload: *const u8) -> usize {
-    // SAFETY: guaranteed by the caller; every tracing record starts with `uint64_t size`.
-    unsafe { (payload as *const u64).read_unaligned() as usize }
-}
-
-/// Copies a `R` out of the runtime's buffer when the record's own `size` covers it; otherwise
-/// counts a bad-size record and returns `None`. The copy matters: the buffer is only valid
-/// during the callback.
-///
-/// # Safety
-/// `payload` must point to `size` readable bytes.
-#[inline]
-unsafe fn read_record<R: Copy>(payload: *const u8, size: usize, out: &mut EventStore) -> Option<R> {
-    if size < std::mem::size_of::<R>() {
-        out.counters.bad_size_records += 1;
-        return None;
-    }
-    // SAFETY: `size` (≤ the readable bytes, per the caller) covers the whole `R`.
-    Some(unsafe { (payload as *const R).read_unaligned() })
 }
 
 /// Decodes one record into `out`.

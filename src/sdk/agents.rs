@@ -9,8 +9,8 @@ use std::mem::{offset_of, size_of};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::status::{absent, check};
-use super::{Functions, SdkError};
+use super::functions::Functions;
+use super::status::{absent, SdkError};
 use crate::guard::ffi_guard;
 use crate::model::events::{AgentInfo, AgentType};
 
@@ -168,7 +168,7 @@ pub fn query(f: &Functions) -> Result<(Vec<AgentInfo>, usize), SdkError> {
             &mut c as *mut Collect as *mut c_void,
         )
     };
-    check(f, st, || "rocprofiler_query_available_agents".into())?;
+    f.check(st, || "rocprofiler_query_available_agents".into())?;
     Ok((c.agents, c.too_small))
 }
 

@@ -1,17 +1,62 @@
-//! SDK entry points resolved at run time.
+//! SDK entry points resolved at run time, and the safe calls made through them.
+//!
+//! The table's pointers never leave `sdk`: the rest of the tool calls the methods below, which
+//! take typed handles ([`Context`], [`Buffer`]) and return `Result`s naming the call that
+//! failed. A function the running SDK lacks is an error of its own (`status::absent`), never
+//! a crash.
 
 use std::ffi::{c_void, CStr};
 
 use rocprofiler_sdk_sys as sys;
 
+use super::status::{absent, check_with, SdkError};
+
+/// A context of ours (the SDK's handle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Context(u64);
+
+impl Context {
+    /// A context id the SDK handed over (at attach).
+    pub fn from_raw(id: sys::rocprofiler_context_id_t) -> Context {
+        Context(id.handle)
+    }
+
+    pub fn handle(self) -> u64 {
+        self.0
+    }
+
+    fn raw(self) -> sys::rocprofiler_context_id_t {
+        sys::rocprofiler_context_id_t { handle: self.0 }
+    }
+}
+
+/// A buffer of ours (the SDK's handle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Buffer(u64);
+
+impl Buffer {
+    pub fn handle(self) -> u64 {
+        self.0
+    }
+
+    fn raw(self) -> sys::rocprofiler_buffer_id_t {
+        sys::rocprofiler_buffer_id_t { handle: self.0 }
+    }
+
+    #[cfg(test)]
+    pub fn for_test(handle: u64) -> Buffer {
+        Buffer(handle)
+    }
+}
+
 /// Declares the table: one field per SDK function, each an `Option` of its pointer type;
 /// `None` means the running SDK does not have it (feature absent).
 macro_rules! functions {
     ($($field:ident: $ty:ident = $sym:literal,)*) => {
-        /// Every SDK function the tool may call.
+        /// Every SDK function the tool may call (`None`: the running SDK lacks it).
         #[derive(Clone, Copy, Default)]
         pub struct Functions {
-            $(pub $field: sys::$ty,)*
+            $(pub(super) $field: sys::$ty,)*
         }
 
         impl Functions {
@@ -119,10 +164,233 @@ impl Functions {
     /// Current time on the SDK's clock (`CLOCK_BOOTTIME` ns), falling back to the same clock
     /// read directly when the SDK function is absent.
     pub fn timestamp(&self) -> u64 {
-        if let Some(f) = self.get_timestamp {
+        self.clock().now()
+    }
+
+    /// The SDK's clock, for callbacks that timestamp what they keep.
+    pub fn clock(&self) -> Clock {
+        Clock(self.get_timestamp)
+    }
+
+    /// Whether callback tracing can be configured.
+    pub fn can_trace_callbacks(&self) -> bool {
+        self.configure_callback_tracing_service.is_some()
+    }
+
+    /// Whether the SDK can ask us for external correlation ids.
+    pub fn can_request_external_ids(&self) -> bool {
+        self.configure_external_correlation_id_request_service
+            .is_some()
+    }
+
+    /// Whether buffers can be flushed (the function is required, so only a stand-in lacks it).
+    pub fn can_flush(&self) -> bool {
+        self.flush_buffer.is_some()
+    }
+
+    /// The name of status `code` in the running SDK.
+    pub fn status_name(&self, code: sys::rocprofiler_status_t) -> Option<String> {
+        let get = self.get_status_name?;
+        // SAFETY: the SDK returns a pointer to a static NUL-terminated string, or null.
+        let p = unsafe { get(code) };
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: non-null: a static NUL-terminated string.
+        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+
+    /// Turns a status of this SDK into a `Result`, naming the failing call.
+    pub(super) fn check(
+        &self,
+        code: sys::rocprofiler_status_t,
+        call: impl FnOnce() -> String,
+    ) -> Result<(), SdkError> {
+        check_with(code, call, |c| self.status_name(c))
+    }
+
+    /// A new context (only inside `initialize`, the window the SDK allows it in).
+    pub fn create_context(&self) -> Result<Context, SdkError> {
+        let create = self
+            .create_context
+            .ok_or_else(|| absent("rocprofiler_create_context"))?;
+        // The handle must be zero on input (SDK ≥ 0.5 rejects anything else).
+        let mut ctx = sys::rocprofiler_context_id_t { handle: 0 };
+        // SAFETY: `ctx` is a valid out-pointer.
+        let st = unsafe { create(&mut ctx) };
+        self.check(st, || "rocprofiler_create_context".into())?;
+        Ok(Context(ctx.handle))
+    }
+
+    /// Starts a context of ours (allowed any time before finalization).
+    pub fn start_context(&self, ctx: Context) -> Result<(), SdkError> {
+        let start = self
+            .start_context
+            .ok_or_else(|| absent("rocprofiler_start_context"))?;
+        // SAFETY: a context this SDK created (or handed over at attach).
+        let st = unsafe { start(ctx.raw()) };
+        self.check(st, || {
+            format!("rocprofiler_start_context({:#x})", ctx.handle())
+        })
+    }
+
+    /// Stops a context of ours; `Ok(false)` when the SDK cannot stop contexts.
+    pub fn stop_context(&self, ctx: Context) -> Result<bool, SdkError> {
+        let Some(stop) = self.stop_context else {
+            return Ok(false);
+        };
+        // SAFETY: a context of ours; stopping is allowed at any time.
+        let st = unsafe { stop(ctx.raw()) };
+        self.check(st, || "rocprofiler_stop_context".into())
+            .map(|()| true)
+    }
+
+    /// Whether a context runs (`false` when the SDK cannot tell).
+    pub fn context_is_active(&self, ctx: Context) -> bool {
+        let Some(q) = self.context_is_active else {
+            return false;
+        };
+        let mut st: i32 = 0;
+        // SAFETY: a context of ours and a valid out-pointer for the answer.
+        let rc = unsafe { q(ctx.raw(), &mut st) };
+        rc == sys::ROCPROFILER_STATUS_SUCCESS && st != 0
+    }
+
+    /// Flushes a buffer of ours and waits for its delivery (synchronous).
+    pub fn flush_buffer(&self, buf: Buffer) -> Result<(), SdkError> {
+        let flush = self
+            .flush_buffer
+            .ok_or_else(|| absent("rocprofiler_flush_buffer"))?;
+        // SAFETY: our own buffer; flushing is allowed at any time.
+        let st = unsafe { flush(buf.raw()) };
+        self.check(st, || "rocprofiler_flush_buffer".into())
+    }
+
+    /// Routes buffer-tracing kind `kind` (operations `ops`; empty: all) of `ctx` into `buf`.
+    pub fn configure_buffer_tracing(
+        &self,
+        ctx: Context,
+        kind: u32,
+        ops: &[i32],
+        buf: Buffer,
+    ) -> Result<(), SdkError> {
+        let configure = self
+            .configure_buffer_tracing_service
+            .ok_or_else(|| absent("rocprofiler_configure_buffer_tracing_service"))?;
+        // SAFETY: `ops` outlives the call (the runtime copies the list); null operations with
+        // count 0 = every operation of the kind.
+        let st = unsafe {
+            configure(
+                ctx.raw(),
+                kind,
+                if ops.is_empty() {
+                    std::ptr::null()
+                } else {
+                    ops.as_ptr()
+                },
+                ops.len(),
+                buf.raw(),
+            )
+        };
+        self.check(st, || "rocprofiler_configure_buffer_tracing_service".into())
+    }
+
+    /// Creates a buffer of `ctx` whose deliveries go to `callback` with `data`.
+    ///
+    /// # Safety
+    /// `callback` must be sound to call, for as long as the buffer lives, with `data` and the
+    /// arguments the SDK passes a buffer callback.
+    pub(super) unsafe fn create_buffer(
+        &self,
+        ctx: Context,
+        size: usize,
+        watermark: usize,
+        callback: sys::rocprofiler_buffer_tracing_cb_t,
+        data: *mut c_void,
+    ) -> Result<Buffer, SdkError> {
+        let create = self
+            .create_buffer
+            .ok_or_else(|| absent("rocprofiler_create_buffer"))?;
+        let mut buf = sys::rocprofiler_buffer_id_t { handle: 0 };
+        // SAFETY: `buf` is a valid out-pointer; the callback's soundness is the caller's
+        // contract.
+        let st = unsafe {
+            create(
+                ctx.raw(),
+                size,
+                watermark,
+                sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+                callback,
+                data,
+                &mut buf,
+            )
+        };
+        self.check(st, || "rocprofiler_create_buffer".into())?;
+        Ok(Buffer(buf.handle))
+    }
+
+    /// Routes callback-tracing kind `kind` (operations `ops`) of `ctx` to `callback` with
+    /// `data`.
+    ///
+    /// # Safety
+    /// `callback` must take the record layout of the running SDK, and be sound to call with
+    /// `data` for as long as the context lives.
+    pub(super) unsafe fn configure_callback_tracing(
+        &self,
+        ctx: Context,
+        kind: u32,
+        ops: &[i32],
+        callback: sys::rocprofiler_callback_tracing_cb_any_t,
+        data: *mut c_void,
+    ) -> Result<(), SdkError> {
+        let configure = self
+            .configure_callback_tracing_service
+            .ok_or_else(|| absent("rocprofiler_configure_callback_tracing_service"))?;
+        // SAFETY: `ops` outlives the call (the SDK copies the list); the callback's soundness
+        // is the caller's contract.
+        let st = unsafe { configure(ctx.raw(), kind, ops.as_ptr(), ops.len(), callback, data) };
+        self.check(st, || {
+            "rocprofiler_configure_callback_tracing_service".into()
+        })
+    }
+
+    /// Asks the SDK to call `callback` with `data` when a record of one of `kinds` is created.
+    ///
+    /// # Safety
+    /// `callback` must be sound to call with `data` for as long as the context lives.
+    pub(super) unsafe fn configure_external_correlation_id_request(
+        &self,
+        ctx: Context,
+        kinds: &[sys::rocprofiler_external_correlation_id_request_kind_t],
+        callback: sys::rocprofiler_external_correlation_id_request_cb_t,
+        data: *mut c_void,
+    ) -> Result<(), SdkError> {
+        let configure = self
+            .configure_external_correlation_id_request_service
+            .ok_or_else(|| {
+                absent("rocprofiler_configure_external_correlation_id_request_service")
+            })?;
+        // SAFETY: `kinds` outlives the call (the SDK copies the list); the callback's
+        // soundness is the caller's contract.
+        let st = unsafe { configure(ctx.raw(), kinds.as_ptr(), kinds.len(), callback, data) };
+        self.check(st, || {
+            "rocprofiler_configure_external_correlation_id_request_service".into()
+        })
+    }
+}
+
+/// The SDK's clock (`CLOCK_BOOTTIME` ns), copied where callbacks need it.
+#[derive(Clone, Copy, Default)]
+pub struct Clock(sys::rocprofiler_get_timestamp_fn);
+
+impl Clock {
+    /// Now on the SDK's clock, falling back to the same clock read directly.
+    #[inline]
+    pub fn now(self) -> u64 {
+        if let Some(f) = self.0 {
             let mut ts: u64 = 0;
-            // SAFETY: `f` is the SDK's rocprofiler_get_timestamp; it writes one u64 through the
-            // valid pointer we pass.
+            // SAFETY: `f` is the SDK's rocprofiler_get_timestamp; it writes one u64 through
+            // the valid pointer we pass.
             if unsafe { f(&mut ts) } == sys::ROCPROFILER_STATUS_SUCCESS {
                 return ts;
             }

@@ -1,5 +1,8 @@
-//! Safe layer over `rocprofiler-sdk-sys`: the function table (resolved with `dlsym`), the ABI
-//! family of the running runtime, status handling, name↔id maps and agents.
+//! The safe layer over `rocprofiler-sdk-sys`, and the only code that calls SDK functions: the
+//! function table (resolved with `dlsym`) behind typed handles and `Result`s, the ABI family of
+//! the running runtime, status names, name↔id maps, agents, the session's setup, the
+//! callbacks' trampolines and the safe views they hand on, the tool's configure result — and
+//! the operating-system calls the tool makes (`os`).
 //!
 //! Nothing here links against `librocprofiler-sdk.so.{0,1}`: the runtime dlopens the SDK
 //! `RTLD_GLOBAL` before configuring tools, so every function is found through
@@ -9,43 +12,14 @@ pub mod agents;
 pub mod callbacks;
 pub mod functions;
 pub mod names;
+pub mod os;
+pub mod payload;
 pub mod session;
 pub mod status;
+pub mod tool;
 
-pub use functions::Functions;
+pub use crate::decode::abi::Abi;
+pub use callbacks::Tracer;
+pub use functions::{Buffer, Context, Functions};
+pub use session::Session;
 pub use status::SdkError;
-
-/// Record and struct layouts differ between SDK 0.x and 1.x (correlation id 16 → 24 bytes,
-/// client id gains a leading `size`); everything version-dependent switches on this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Abi {
-    /// SDK 0.4–0.6 (ROCm 6.2–6.4).
-    V0,
-    /// SDK 1.x (ROCm 7.x).
-    V1,
-}
-
-impl Abi {
-    /// `version` as passed to `rocprofiler_configure`: `10000*major + 100*minor + patch`.
-    pub fn from_version(version: u32) -> Abi {
-        if version >= 10_000 {
-            Abi::V1
-        } else {
-            Abi::V0
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn abi_family_from_version_number() {
-        assert_eq!(Abi::from_version(400), Abi::V0);
-        assert_eq!(Abi::from_version(600), Abi::V0);
-        assert_eq!(Abi::from_version(9999), Abi::V0);
-        assert_eq!(Abi::from_version(10000), Abi::V1);
-        assert_eq!(Abi::from_version(10201), Abi::V1);
-    }
-}

@@ -8,7 +8,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::Functions;
+use super::functions::Functions;
 use crate::guard::ffi_guard;
 
 /// Kinds and operations of interest, by name.

@@ -3,12 +3,9 @@
 //! Codes ≥ 13 shifted by one between SDK 0.4 and 0.5, so numbers are never compared except
 //! SUCCESS; names come from `rocprofiler_get_status_name` of the running SDK.
 
-use std::ffi::CStr;
 use std::fmt;
 
 use rocprofiler_sdk_sys as sys;
-
-use super::Functions;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SdkError {
@@ -36,24 +33,12 @@ impl SdkError {
     }
 }
 
-pub fn status_name(f: &Functions, code: sys::rocprofiler_status_t) -> Option<String> {
-    let get = f.get_status_name?;
-    // SAFETY: the SDK returns a pointer to a static NUL-terminated string, or null.
-    unsafe {
-        let p = get(code);
-        if p.is_null() {
-            None
-        } else {
-            Some(CStr::from_ptr(p).to_string_lossy().into_owned())
-        }
-    }
-}
-
-/// Turns a status into a `Result`, naming the failing call.
-pub fn check(
-    f: &Functions,
+/// Turns a status into a `Result`, naming the failing call and, when `name_of` can tell, the
+/// status.
+pub fn check_with(
     code: sys::rocprofiler_status_t,
     call: impl FnOnce() -> String,
+    name_of: impl FnOnce(sys::rocprofiler_status_t) -> Option<String>,
 ) -> Result<(), SdkError> {
     if code == sys::ROCPROFILER_STATUS_SUCCESS {
         Ok(())
@@ -61,7 +46,7 @@ pub fn check(
         Err(SdkError {
             call: call(),
             code,
-            name: status_name(f, code),
+            name: name_of(code),
         })
     }
 }

@@ -1,6 +1,7 @@
 //! On-demand captures for the profiler service: one capture window at a time (like the
-//! reference server's process-wide profiler lock), opened and closed on the service's own
-//! threads, answered as an XSpace's bytes in memory (the client writes the file on its own disk).
+//! reference server's process-wide profiler lock), waited for on the service's own threads and
+//! cut by the coordinator (`Control::record`, `stop`, `snapshot`), answered as an XSpace's bytes
+//! in memory (the client writes the file on its own disk).
 //!
 //! While no capture runs the tool is paused exactly as before a `START_DELAY`: our buffer
 //! context is stopped (the runtime records nothing for us) and the callbacks only keep their
@@ -11,10 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::collect::{collect, Cut};
+use crate::control::Control;
 use crate::model::events::Collected;
 use crate::model::join::join_on;
-use crate::sdk::session::Session;
 use crate::xplane::proto::XSpace;
 use crate::{log_debug, log_info};
 
@@ -88,81 +88,88 @@ pub enum Owner {
     Continuous,
 }
 
-static OWNER: Mutex<Owner> = Mutex::new(Owner::Idle);
-static IDLE: Condvar = Condvar::new();
-/// Set at finalize: captures end at once, new ones are refused.
-static SHUTDOWN: AtomicBool = AtomicBool::new(false);
-
-fn owner() -> std::sync::MutexGuard<'static, Owner> {
-    crate::store::sinks::lock(&OWNER)
+/// Who owns the tool's capture state, and whether the process is finalizing.
+#[derive(Default)]
+pub struct Captures {
+    owner: Mutex<Owner>,
+    idle: Condvar,
+    /// Set at finalize: captures end at once, new ones are refused.
+    shutdown: AtomicBool,
 }
 
-/// Takes the tool for `next`, or says who has it.
-pub fn acquire(next: Owner) -> Result<(), CaptureError> {
-    if SHUTDOWN.load(Ordering::Relaxed) {
-        return Err(CaptureError::ShuttingDown);
+impl Captures {
+    fn owner(&self) -> std::sync::MutexGuard<'_, Owner> {
+        crate::store::sinks::lock(&self.owner)
     }
-    let mut o = owner();
-    match &*o {
-        Owner::Idle => {
-            *o = next;
-            Ok(())
+
+    /// Takes the tool for `next`, or says who has it.
+    pub fn acquire(&self, next: Owner) -> Result<(), CaptureError> {
+        if self.shutting_down() {
+            return Err(CaptureError::ShuttingDown);
         }
-        Owner::Window { .. } => Err(CaptureError::Busy("a capture")),
-        Owner::Continuous => Err(CaptureError::Busy("a continuous profiling session")),
+        let mut o = self.owner();
+        match &*o {
+            Owner::Idle => {
+                *o = next;
+                Ok(())
+            }
+            Owner::Window { .. } => Err(CaptureError::Busy("a capture")),
+            Owner::Continuous => Err(CaptureError::Busy("a continuous profiling session")),
+        }
     }
-}
 
-/// Gives the tool back.
-pub fn release() {
-    *owner() = Owner::Idle;
-    IDLE.notify_all();
-}
-
-/// Whether a continuous session owns the tool.
-pub fn continuous_running() -> bool {
-    matches!(*owner(), Owner::Continuous)
-}
-
-/// `Terminate`: ends the running capture of `session_id` (any capture when empty) early.
-/// Returns whether one was running.
-pub fn terminate(session_id: &str) -> bool {
-    match &*owner() {
-        Owner::Window {
-            session_id: s,
-            terminate,
-        } if session_id.is_empty() || s == session_id => {
-            terminate.store(true, Ordering::Relaxed);
-            true
-        }
-        _ => false,
+    /// Gives the tool back.
+    pub fn release(&self) {
+        *self.owner() = Owner::Idle;
+        self.idle.notify_all();
     }
-}
 
-/// Finalize: ends whatever runs and waits (bounded) until it has let go, so the final drain
-/// never races a capture's drain.
-pub fn shut_down(wait: Duration) {
-    SHUTDOWN.store(true, Ordering::Relaxed);
-    let deadline = Instant::now() + wait;
-    let mut o = owner();
-    while !matches!(*o, Owner::Idle) {
-        if let Owner::Window { terminate, .. } = &*o {
-            terminate.store(true, Ordering::Relaxed);
-        }
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            crate::log_warn!("a capture still runs at exit; not waited for");
-            return;
-        }
-        o = IDLE
-            .wait_timeout(o, left.min(Duration::from_millis(50)))
-            .map(|(g, _)| g)
-            .unwrap_or_else(|e| e.into_inner().0);
+    /// Whether a continuous session owns the tool.
+    pub fn continuous_running(&self) -> bool {
+        matches!(*self.owner(), Owner::Continuous)
     }
-}
 
-pub fn shutting_down() -> bool {
-    SHUTDOWN.load(Ordering::Relaxed)
+    /// `Terminate`: ends the running capture of `session_id` (any capture when empty) early.
+    /// Returns whether one was running.
+    pub fn terminate(&self, session_id: &str) -> bool {
+        match &*self.owner() {
+            Owner::Window {
+                session_id: s,
+                terminate,
+            } if session_id.is_empty() || s == session_id => {
+                terminate.store(true, Ordering::Relaxed);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Finalize: ends whatever runs and waits (bounded) until it has let go, so the final
+    /// drain never races a capture's drain.
+    pub fn shut_down(&self, wait: Duration) {
+        self.shutdown.store(true, Ordering::Relaxed);
+        let deadline = Instant::now() + wait;
+        let mut o = self.owner();
+        while !matches!(*o, Owner::Idle) {
+            if let Owner::Window { terminate, .. } = &*o {
+                terminate.store(true, Ordering::Relaxed);
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                crate::log_warn!("a capture still runs at exit; not waited for");
+                return;
+            }
+            o = self
+                .idle
+                .wait_timeout(o, left.min(Duration::from_millis(50)))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+        }
+    }
+
+    pub fn shutting_down(&self) -> bool {
+        self.shutdown.load(Ordering::Relaxed)
+    }
 }
 
 fn unix_now_ns() -> u64 {
@@ -185,34 +192,10 @@ fn sleep_until(until: Instant, stop: &dyn Fn() -> bool) -> bool {
     }
 }
 
-/// Drops what the callbacks kept while paused and starts recording: the next `cut` holds
-/// exactly what happened from here on.
-pub fn begin(s: &Session) {
-    let stale = collect(s, s.flush_and_take(), Cut::Window);
-    let late = stale.api_record_count() + stale.kernels.len() + stale.copies.len();
-    if late > 0 {
-        log_info!("{late} records that arrived between capture windows were not kept");
-    }
-    s.start_buffers();
-    crate::window::set_paused(false);
-}
-
-/// Stops recording and returns everything recorded since `begin` (or the last cut).
-pub fn end(s: &Session) -> Collected {
-    crate::window::set_paused(true);
-    s.stop_buffers();
-    collect(s, s.flush_and_take(), Cut::Window)
-}
-
-/// Everything recorded since the last cut, recording going on.
-pub fn cut(s: &Session) -> Collected {
-    collect(s, s.flush_and_take(), Cut::Window)
-}
-
 /// A profile for a client: the XSpace's bytes, as the file the client writes holds them.
 /// Built straight to bytes (the planes side by side, as the file writer builds them), not as
-/// messages: an XSpace's messages take several times its bytes, and were held beside them
-/// while the reply was encoded, in a program that is still running.
+/// messages: an XSpace's messages take several times its bytes, and would be held beside them
+/// while the reply is encoded, in a program that is still running.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Profile(Vec<u8>);
 
@@ -295,7 +278,8 @@ pub fn profile_of_trace(trace: &crate::model::Trace, file_host: &str, threads: u
 /// Runs on a service thread; the caller must have acquired the tool as `Owner::Window` with
 /// `terminate`.
 pub fn run_window(
-    s: &Session,
+    control: &Control,
+    captures: &Captures,
     req: &CaptureRequest,
     terminate: &AtomicBool,
     cancelled: &AtomicBool,
@@ -303,7 +287,7 @@ pub fn run_window(
     let stop = || {
         terminate.load(Ordering::Relaxed)
             || cancelled.load(Ordering::Relaxed)
-            || SHUTDOWN.load(Ordering::Relaxed)
+            || captures.shutting_down()
     };
     let now_ns = unix_now_ns();
     if req.start_unix_ns > now_ns {
@@ -313,17 +297,19 @@ pub fn run_window(
         }
         log_debug!("capture {}: starting in {ahead:?}", req.session_id);
         if !sleep_until(Instant::now() + ahead, &stop) {
-            return Err(if SHUTDOWN.load(Ordering::Relaxed) {
+            return Err(if captures.shutting_down() {
                 CaptureError::ShuttingDown
             } else {
                 CaptureError::Cancelled
             });
         }
     }
-    begin(s);
+    // Drops what the callbacks kept while paused and starts recording: the end holds exactly
+    // what happened from here on.
+    control.record();
     let t0 = Instant::now();
     sleep_until(t0 + req.duration, &stop);
-    let mut c = end(s);
+    let mut c = control.stop();
     log_info!(
         "capture {}: {:.0} ms, {} kernels, {} copies, {} API calls",
         req.session_id,

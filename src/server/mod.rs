@@ -18,44 +18,59 @@ mod service;
 pub use service::file_host;
 
 use std::net::{SocketAddr, ToSocketAddrs};
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::Duration;
+
+use capture::Captures;
+use ring::FlightRecorder;
 
 use crate::config::mode::NO_SERVICE;
 use crate::config::Config;
-use crate::sdk::session::Session;
+use crate::control::Control;
 use crate::{log_error, log_info};
 
-struct Running {
+/// The running service: its thread, and what finalize stops.
+pub struct Server {
     shutdown: tokio::sync::oneshot::Sender<()>,
     thread: std::thread::JoinHandle<()>,
+    control: &'static Control,
+    captures: Arc<Captures>,
+    ring: Arc<FlightRecorder>,
 }
-
-static RUNNING: Mutex<Option<Running>> = Mutex::new(None);
 
 /// Names of the service thread and of its capture threads (Linux keeps 15 bytes of a thread
 /// name; tests look for them).
 pub const THREAD_NAME: &str = "rocprof-xp-srv";
 
-/// Starts the service when `ROCPROF_XPLANE_SERVER` is set; does nothing otherwise. Capture is
-/// paused from here on until a client asks for a window (or continuous profiling runs).
-pub fn start(s: &'static Session, cfg: &'static Config) {
-    let Some(addr) = cfg.server.clone() else {
-        return;
-    };
-    crate::window::set_paused(true);
+/// Starts the service when `ROCPROF_XPLANE_SERVER` is set; does nothing otherwise. Capture
+/// stays paused (as `entry` started it) until a client asks for a window (or continuous
+/// profiling runs).
+pub fn start(control: &'static Control, cfg: &'static Config) -> Option<Server> {
+    let addr = cfg.server.clone()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let service = service::Service {
+        control,
+        cfg,
+        captures: Arc::default(),
+        ring: Arc::default(),
+        snapshot_host: Default::default(),
+    };
+    let (captures, ring) = (Arc::clone(&service.captures), Arc::clone(&service.ring));
     let spawned = std::thread::Builder::new()
         .name(THREAD_NAME.into())
-        .spawn(move || serve(s, cfg, &addr, rx));
+        .spawn(move || serve(service, &addr, rx));
     match spawned {
-        Ok(thread) => {
-            *crate::store::sinks::lock(&RUNNING) = Some(Running {
-                shutdown: tx,
-                thread,
-            })
+        Ok(thread) => Some(Server {
+            shutdown: tx,
+            thread,
+            control,
+            captures,
+            ring,
+        }),
+        Err(e) => {
+            log_error!("cannot start the profiler service thread: {e}; {NO_SERVICE}");
+            None
         }
-        Err(e) => log_error!("cannot start the profiler service thread: {e}; {NO_SERVICE}"),
     }
 }
 
@@ -67,12 +82,8 @@ fn resolve(addr: &str) -> Result<SocketAddr, String> {
 }
 
 /// The service thread: binds, serves until finalize, reports a failure once.
-fn serve(
-    s: &'static Session,
-    cfg: &'static Config,
-    addr: &str,
-    shutdown: tokio::sync::oneshot::Receiver<()>,
-) {
+fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::Receiver<()>) {
+    let cfg = service.cfg;
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_io()
         .enable_time()
@@ -112,14 +123,11 @@ fn serve(
             ));
         }
         if cfg.continuous {
-            if let Err(e) = start_continuous_from_env(s, cfg) {
+            if let Err(e) = start_continuous_from_env(&service) {
                 log_error!("ROCPROF_XPLANE_CONTINUOUS: {e}");
             }
         }
-        let svc = proto::profiler_service_server::ProfilerServiceServer::new(service::Service {
-            session: s,
-            cfg,
-        })
+        let svc = proto::profiler_service_server::ProfilerServiceServer::new(service)
         // A profile can be large; the client accepts up to 2 GiB.
         .max_encoding_message_size(usize::MAX);
         let served = tonic::transport::Server::builder()
@@ -135,29 +143,34 @@ fn serve(
     log_info!("profiler service stopped");
 }
 
-fn start_continuous_from_env(s: &'static Session, cfg: &'static Config) -> Result<(), String> {
-    capture::acquire(capture::Owner::Continuous).map_err(|e| e.to_string())?;
-    ring::start(s, cfg.ring).inspect_err(|_| capture::release())
+fn start_continuous_from_env(s: &service::Service) -> Result<(), String> {
+    s.captures
+        .acquire(capture::Owner::Continuous)
+        .map_err(|e| e.to_string())?;
+    s.ring
+        .start(s.control, s.cfg.ring)
+        .inspect_err(|_| s.captures.release())
 }
 
-/// Finalize: ends a running capture or continuous session, stops the server and joins its
-/// thread (each bounded, so exit is never held up for long).
-pub fn stop(s: &Session) {
-    let running = crate::store::sinks::lock(&RUNNING).take();
-    let Some(running) = running else { return };
-    if capture::continuous_running() {
-        ring::stop(s);
-        capture::release();
-    }
-    capture::shut_down(Duration::from_secs(5));
-    let _ = running.shutdown.send(());
-    // Graceful shutdown waits for open connections; a client that keeps its connection open
-    // must not hold the program's exit: wait a little, then leave the thread to the exit.
-    let deadline = std::time::Instant::now() + Duration::from_secs(2);
-    while !running.thread.is_finished() && std::time::Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    if running.thread.is_finished() {
-        let _ = running.thread.join();
+impl Server {
+    /// Finalize: ends a running capture or continuous session, stops the server and joins its
+    /// thread (each bounded, so exit is never held up for long).
+    pub fn stop(self) {
+        if self.captures.continuous_running() {
+            self.ring.stop(self.control);
+            self.captures.release();
+        }
+        self.captures.shut_down(Duration::from_secs(5));
+        let _ = self.shutdown.send(());
+        // Graceful shutdown waits for open connections; a client that keeps its connection
+        // open must not hold the program's exit: wait a little, then leave the thread to the
+        // exit.
+        let deadline = std::time::Instant::now() + Duration::from_secs(2);
+        while !self.thread.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if self.thread.is_finished() {
+            let _ = self.thread.join();
+        }
     }
 }

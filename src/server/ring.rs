@@ -9,18 +9,19 @@
 //! keeps no ring (a snapshot there is "everything since the last snapshot"); this one keeps the
 //! recent past, so a snapshot taken when something goes wrong shows what led to it.
 //!
-//! Every cut, the ring thread's and a snapshot's, happens under the ring's lock, so segments
-//! are pushed in the order they were cut and none is missed.
+//! Every cut, the ring thread's and a snapshot's, is asked of the coordinator under the ring's
+//! lock, so segments are pushed in the order they were cut and none is missed.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use super::capture;
 use crate::config::RingRule;
+use crate::control::Control;
 use crate::model::events::Collected;
-use crate::sdk::session::Session;
+use crate::store::sinks::lock;
 use crate::xplane::proto::XSpace;
 use crate::{log_debug, log_error};
 
@@ -40,12 +41,12 @@ struct Ring {
     evicted_for_memory: u64,
 }
 
-static RING: Mutex<Option<Ring>> = Mutex::new(None);
-static STOP: AtomicBool = AtomicBool::new(false);
-static THREAD: Mutex<Option<std::thread::JoinHandle<()>>> = Mutex::new(None);
-
-fn ring() -> std::sync::MutexGuard<'static, Option<Ring>> {
-    crate::store::sinks::lock(&RING)
+/// The flight recorder: the ring while continuous profiling runs, and its thread.
+#[derive(Default)]
+pub struct FlightRecorder {
+    ring: Arc<Mutex<Option<Ring>>>,
+    stop: Arc<AtomicBool>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// Each segment covers this share of the kept time, so the ring holds between `keep` and
@@ -85,54 +86,86 @@ impl Ring {
     }
 }
 
-/// Starts recording into the ring; the caller holds the tool as `Owner::Continuous`.
-pub fn start(s: &'static Session, rule: RingRule) -> Result<(), String> {
-    *ring() = Some(Ring::default());
-    STOP.store(false, Ordering::Relaxed);
-    capture::begin(s);
-    let spawned = std::thread::Builder::new()
-        .name("rocprof-xp-ring".into())
-        .spawn(move || {
-            let period = segment_period(&rule);
-            let mut next = Instant::now() + period;
-            while !STOP.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(5));
-                if Instant::now() < next {
-                    continue;
-                }
-                next += period;
-                let mut r = ring();
-                let Some(r) = r.as_mut() else { break };
-                r.push(capture::cut(s), &rule);
-            }
-        });
-    match spawned {
-        Ok(h) => {
-            *crate::store::sinks::lock(&THREAD) = Some(h);
-            log_debug!(
-                "continuous profiling: keeping the last {} ms, at most {} MiB",
-                rule.keep_ms,
-                rule.max_bytes >> 20
-            );
-            Ok(())
-        }
-        Err(e) => {
-            capture::end(s);
-            *ring() = None;
-            log_error!("cannot start the flight-recorder thread: {e}");
-            Err(format!("cannot start the flight-recorder thread: {e}"))
-        }
+impl FlightRecorder {
+    fn ring(&self) -> MutexGuard<'_, Option<Ring>> {
+        lock(&self.ring)
     }
-}
 
-/// Stops recording and lets the ring go.
-pub fn stop(s: &Session) {
-    STOP.store(true, Ordering::Relaxed);
-    if let Some(h) = crate::store::sinks::lock(&THREAD).take() {
-        let _ = h.join();
+    /// Starts recording into the ring; the caller holds the tool as `Owner::Continuous`.
+    pub fn start(&self, control: &'static Control, rule: RingRule) -> Result<(), String> {
+        *self.ring() = Some(Ring::default());
+        self.stop.store(false, Ordering::Relaxed);
+        control.record();
+        let (ring, stop) = (Arc::clone(&self.ring), Arc::clone(&self.stop));
+        let spawned = std::thread::Builder::new()
+            .name("rocprof-xp-ring".into())
+            .spawn(move || {
+                let period = segment_period(&rule);
+                let mut next = Instant::now() + period;
+                while !stop.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(5));
+                    if Instant::now() < next {
+                        continue;
+                    }
+                    next += period;
+                    let mut r = lock(&ring);
+                    let Some(r) = r.as_mut() else { break };
+                    r.push(control.snapshot(), &rule);
+                }
+            });
+        match spawned {
+            Ok(h) => {
+                *lock(&self.thread) = Some(h);
+                log_debug!(
+                    "continuous profiling: keeping the last {} ms, at most {} MiB",
+                    rule.keep_ms,
+                    rule.max_bytes >> 20
+                );
+                Ok(())
+            }
+            Err(e) => {
+                control.stop();
+                *self.ring() = None;
+                log_error!("cannot start the flight-recorder thread: {e}");
+                Err(format!("cannot start the flight-recorder thread: {e}"))
+            }
+        }
     }
-    let _ = capture::end(s);
-    *ring() = None;
+
+    /// Stops recording and lets the ring go.
+    pub fn stop(&self, control: &Control) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(h) = lock(&self.thread).take() {
+            let _ = h.join();
+        }
+        let _ = control.stop();
+        *self.ring() = None;
+    }
+
+    /// Cuts the current segment and builds one XSpace of everything the ring holds (`None`: it
+    /// holds nothing). Recording goes on; the ring keeps its segments for later snapshots.
+    pub fn snapshot(
+        &self,
+        control: &Control,
+        rule: &RingRule,
+        file_host: &str,
+    ) -> Option<(Option<XSpace>, SnapshotFacts)> {
+        let t0 = Instant::now();
+        let (c, facts) = {
+            let mut guard = self.ring();
+            let r = guard.as_mut()?;
+            r.push(control.snapshot(), rule);
+            r.merged(rule)
+        };
+        let space = capture::xspace_of(c, file_host);
+        log_debug!(
+            "snapshot of {} segments, {} records, in {:.1} ms",
+            facts.segments,
+            facts.records,
+            t0.elapsed().as_secs_f64() * 1e3
+        );
+        Some((space, facts))
+    }
 }
 
 /// What a snapshot held, for logs and tests.
@@ -143,50 +176,32 @@ pub struct SnapshotFacts {
     pub bytes: u64,
 }
 
-/// Cuts the current segment and builds one XSpace of everything the ring holds (`None`: it
-/// holds nothing). Recording goes on; the ring keeps its segments for later snapshots.
-pub fn snapshot(
-    s: &Session,
-    rule: &RingRule,
-    file_host: &str,
-) -> Option<(Option<XSpace>, SnapshotFacts)> {
-    let t0 = Instant::now();
-    let merged = {
-        let mut guard = ring();
-        let r = guard.as_mut()?;
-        r.push(capture::cut(s), rule);
-        let mut it = r.segments.iter();
+impl Ring {
+    /// Every segment as one collection, with a warning of what was let go, and its facts.
+    fn merged(&self, rule: &RingRule) -> (Collected, SnapshotFacts) {
+        let mut it = self.segments.iter();
         let mut merged = it.next().map(|g| g.collected.clone()).unwrap_or_default();
         for g in it {
             merged.absorb(g.collected.clone());
         }
         let facts = SnapshotFacts {
-            segments: r.segments.len(),
+            segments: self.segments.len(),
             records: merged.record_count(),
-            bytes: r.bytes,
+            bytes: self.bytes,
         };
-        if r.aged_out + r.evicted_for_memory > 0 {
+        if self.aged_out + self.evicted_for_memory > 0 {
             merged.warnings.push(format!(
                 "rocprof-xplane flight recorder: keeps the last {:.1} s and at most {} KiB; {} older records were let go by age and {} for memory; this snapshot holds {} records in {} bytes",
                 rule.keep_ms as f64 / 1e3,
                 rule.max_bytes >> 10,
-                r.aged_out,
-                r.evicted_for_memory,
+                self.aged_out,
+                self.evicted_for_memory,
                 facts.records,
                 facts.bytes
             ));
         }
         (merged, facts)
-    };
-    let (c, facts) = merged;
-    let space = capture::xspace_of(c, file_host);
-    log_debug!(
-        "snapshot of {} segments, {} records, in {:.1} ms",
-        facts.segments,
-        facts.records,
-        t0.elapsed().as_secs_f64() * 1e3
-    );
-    Some((space, facts))
+    }
 }
 
 #[cfg(test)]

@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use tonic::{Request, Response, Status};
 
-use super::capture::{self, CaptureError, CaptureRequest, Owner, Profile};
+use super::capture::{self, CaptureError, CaptureRequest, Captures, Owner, Profile};
 use super::proto::profiler_service_server::ProfilerService;
 use super::proto::*;
-use super::ring;
+use super::ring::FlightRecorder;
 use crate::config::Config;
-use crate::sdk::session::Session;
+use crate::control::Control;
+use crate::store::sinks::lock;
 use crate::xplane::proto::XSpace;
 use crate::{log_info, log_warn};
 
@@ -21,8 +22,14 @@ use crate::{log_info, log_warn};
 const XPLANE_TOOL: &str = "xplane.pb";
 
 pub struct Service {
-    pub session: &'static Session,
+    pub control: &'static Control,
     pub cfg: &'static Config,
+    pub captures: Arc<Captures>,
+    pub ring: Arc<FlightRecorder>,
+    /// The file host of snapshots: `GetSnapshot` carries no address, and the client names the
+    /// file after the address it called (protocol note §4.2), so the one the start request
+    /// named (`host_name`, as the user typed it) is kept; else the connection's local address.
+    pub snapshot_host: std::sync::Mutex<Option<String>>,
 }
 
 /// Sets its flag when dropped: tonic drops a handler's future when the client goes away, and
@@ -106,26 +113,28 @@ fn snapshot_response(space: Option<XSpace>) -> ProfileResponse {
 
 impl Service {
     async fn start_continuous(&self, r: ProfileRequest) -> Result<(), Status> {
-        capture::acquire(Owner::Continuous).map_err(|e| status_of(&e))?;
-        let (s, rule) = (self.session, self.cfg.ring);
-        let started = tokio::task::spawn_blocking(move || ring::start(s, rule))
+        self.captures
+            .acquire(Owner::Continuous)
+            .map_err(|e| status_of(&e))?;
+        let (control, rule, ring) = (self.control, self.cfg.ring, Arc::clone(&self.ring));
+        let started = tokio::task::spawn_blocking(move || ring.start(control, rule))
             .await
             .map_err(|e| Status::internal(e.to_string()))?;
         if let Err(e) = started {
-            capture::release();
+            self.captures.release();
             return Err(Status::internal(e));
         }
-        *crate::store::sinks::lock(&SNAPSHOT_HOST) = Some(file_host(&r.host_name));
+        *lock(&self.snapshot_host) = Some(file_host(&r.host_name));
         log_info!("continuous profiling started");
         Ok(())
     }
 
     async fn snapshot(&self, host: String) -> Result<Response<ProfileResponse>, Status> {
-        if !capture::continuous_running() {
+        if !self.captures.continuous_running() {
             return Err(Status::not_found("No continuous profiling session found."));
         }
-        let (s, rule) = (self.session, self.cfg.ring);
-        let taken = tokio::task::spawn_blocking(move || ring::snapshot(s, &rule, &host))
+        let (control, rule, ring) = (self.control, self.cfg.ring, Arc::clone(&self.ring));
+        let taken = tokio::task::spawn_blocking(move || ring.snapshot(control, &rule, &host))
             .await
             .map_err(|e| Status::internal(e.to_string()))?;
         match taken {
@@ -140,19 +149,14 @@ impl Service {
             }
         }
     }
-}
 
-/// The file host of snapshots: `GetSnapshot` carries no address, and the client names the
-/// file after the address it called (protocol note §4.2), so the one the start request named
-/// (`host_name`, as the user typed it) is kept; else the connection's local address.
-static SNAPSHOT_HOST: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-
-fn snapshot_host<T>(r: &Request<T>) -> String {
-    crate::store::sinks::lock(&SNAPSHOT_HOST)
-        .clone()
-        .filter(|h| h != &file_host(""))
-        .or_else(|| r.local_addr().map(|a| file_host(&a.to_string())))
-        .unwrap_or_else(|| file_host(""))
+    fn snapshot_host<T>(&self, r: &Request<T>) -> String {
+        lock(&self.snapshot_host)
+            .clone()
+            .filter(|h| h != &file_host(""))
+            .or_else(|| r.local_addr().map(|a| file_host(&a.to_string())))
+            .unwrap_or_else(|| file_host(""))
+    }
 }
 
 #[tonic::async_trait]
@@ -174,17 +178,18 @@ impl ProfilerService for Service {
             host: opts.host_tracer_level > 0 || opts.version == 0,
         };
         let terminate = Arc::new(AtomicBool::new(false));
-        capture::acquire(Owner::Window {
-            session_id: r.session_id.clone(),
-            terminate: Arc::clone(&terminate),
-        })
-        .map_err(|e| status_of(&e))?;
+        self.captures
+            .acquire(Owner::Window {
+                session_id: r.session_id.clone(),
+                terminate: Arc::clone(&terminate),
+            })
+            .map_err(|e| status_of(&e))?;
         let cancelled = Arc::new(AtomicBool::new(false));
         let _cancel = CancelOnDrop(Arc::clone(&cancelled));
-        let s = self.session;
+        let (control, captures) = (self.control, Arc::clone(&self.captures));
         let done = tokio::task::spawn_blocking(move || {
-            let out = capture::run_window(s, &req, &terminate, &cancelled);
-            capture::release();
+            let out = capture::run_window(control, &captures, &req, &terminate, &cancelled);
+            captures.release();
             out
         })
         .await
@@ -203,7 +208,7 @@ impl ProfilerService for Service {
         &self,
         request: Request<TerminateRequest>,
     ) -> Result<Response<TerminateResponse>, Status> {
-        capture::terminate(&request.into_inner().session_id);
+        self.captures.terminate(&request.into_inner().session_id);
         Ok(Response::new(TerminateResponse {}))
     }
 
@@ -211,7 +216,7 @@ impl ProfilerService for Service {
         &self,
         _request: Request<MonitorRequest>,
     ) -> Result<Response<MonitorResponse>, Status> {
-        let state = if capture::continuous_running() {
+        let state = if self.captures.continuous_running() {
             "continuous profiling"
         } else {
             "idle or capturing"
@@ -237,13 +242,17 @@ impl ProfilerService for Service {
         &self,
         _request: Request<StopContinuousProfilingRequest>,
     ) -> Result<Response<StopContinuousProfilingResponse>, Status> {
-        if !capture::continuous_running() {
+        if !self.captures.continuous_running() {
             return Err(Status::not_found("No continuous profiling session found."));
         }
-        let s = self.session;
+        let (control, captures, ring) = (
+            self.control,
+            Arc::clone(&self.captures),
+            Arc::clone(&self.ring),
+        );
         tokio::task::spawn_blocking(move || {
-            ring::stop(s);
-            capture::release();
+            ring.stop(control);
+            captures.release();
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))?;
@@ -255,7 +264,7 @@ impl ProfilerService for Service {
         &self,
         request: Request<GetSnapshotRequest>,
     ) -> Result<Response<ProfileResponse>, Status> {
-        let host = snapshot_host(&request);
+        let host = self.snapshot_host(&request);
         self.snapshot(host).await
     }
 
@@ -271,7 +280,7 @@ impl ProfilerService for Service {
         &self,
         request: Request<GetSnapshotRequest>,
     ) -> Result<Response<ProfileResponse>, Status> {
-        let host = snapshot_host(&request);
+        let host = self.snapshot_host(&request);
         self.snapshot(host).await
     }
 }

@@ -185,8 +185,8 @@ fn a_run_name_is_short_enough_for_every_directory_made_from_it() {
     let longest = "r".repeat(RUN_NAME_MAX_BYTES);
     let (c, w) = parse(&[("RUN_NAME", &longest)]);
     assert!(w.is_empty() && c.run_name == longest, "{w:?}");
-    assert!(crate::window::run_name_of(&c, u32::MAX).len() <= NAME_MAX);
-    assert!(crate::attach::run_name_of(&c, u32::MAX).len() <= NAME_MAX);
+    assert!(crate::control::windows::run_name_of(&c, u32::MAX).len() <= NAME_MAX);
+    assert!(crate::control::attach::run_name_of(&c, u32::MAX).len() <= NAME_MAX);
     for len in [RUN_NAME_MAX_BYTES + 1, 100_000] {
         let (c, w) = parse(&[("RUN_NAME", &"r".repeat(len))]);
         assert_eq!(c.run_name, "2023_11_14_22_13_20");

@@ -1,0 +1,152 @@
+//! The one thread-local slot of every thread the runtime calls us on: what the callbacks keep
+//! per thread without a lock (the HIP-stream brackets, the graph launches under way, the depth
+//! of the HIP call in progress, the memory charge not yet added to the shared count) and the
+//! handles of the per-thread entries registered with the tool's registries (capture state,
+//! open-call slot, self-time counters).
+//!
+//! A `thread_local!` is the only way a callback on an application thread finds state of its own
+//! without a lock or a lookup; one slot holds all of it, so a thread pays one TLS access per
+//! callback. A registered handle remembers which registry it belongs to (by address): a thread
+//! used with a second registry (tests make several) registers with that one too.
+
+use std::cell::{Cell, OnceCell, RefCell};
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+
+use smallvec::SmallVec;
+
+use super::thread::ThreadState;
+use crate::store::sinks::OwnLine;
+
+/// A thread's entry in a registry: the registry's address and the shared entry.
+pub(crate) struct Registered<T> {
+    owner: usize,
+    value: Arc<T>,
+}
+
+/// A thread's entries in registries of one kind: the first registry it was used with (the
+/// tool has one of each), and any other (tests make several).
+pub(crate) struct Entries<T> {
+    first: OnceCell<Registered<T>>,
+    others: RefCell<Vec<Registered<T>>>,
+}
+
+impl<T> Entries<T> {
+    const fn new() -> Self {
+        Entries {
+            first: OnceCell::new(),
+            others: RefCell::new(Vec::new()),
+        }
+    }
+}
+
+/// Calls and nanoseconds of this thread's callbacks (`selftime`).
+pub(crate) type CallbackTimes = OwnLine<[AtomicU64; 2]>;
+
+/// Everything a thread keeps for the tool.
+pub(crate) struct Local {
+    /// This thread's capture state (`ThreadState`), shared with the drain.
+    pub(super) state: Entries<Mutex<ThreadState>>,
+    /// The open-call slot of this thread (`inflight`).
+    pub(super) open_slot: Entries<OwnLine<AtomicU64>>,
+    /// Depth of the HIP call in progress (nested calls count once) …
+    pub(super) open_depth: Cell<u32>,
+    /// … and the epoch it opened in (`inflight::OpenCalls::forget_open_calls`).
+    pub(super) open_epoch: Cell<u32>,
+    /// Streams of the HIP calls in progress on this thread, innermost last (`hip_stream`).
+    pub(super) hip_streams: RefCell<SmallVec<[u64; 4]>>,
+    /// Correlation id of this thread's latest call whose entry could not tell its stream; 0 =
+    /// none (`hip_stream`).
+    pub(super) unplaced: Cell<u64>,
+    /// Correlation id of this thread's latest call that already has its fact (`hip_stream`).
+    pub(super) placed: Cell<u64>,
+    /// Graph launches under way on this thread: (exec id, next node) (`graph`).
+    pub(super) launches: RefCell<SmallVec<[(u64, u64); 2]>>,
+    /// Bytes of captured calls not yet charged to the shared memory count (`budget`).
+    pub(crate) pending_charge: Cell<u64>,
+    /// This thread's callback counts (`selftime`).
+    pub(crate) times: Entries<CallbackTimes>,
+}
+
+impl Local {
+    const fn new() -> Local {
+        Local {
+            state: Entries::new(),
+            open_slot: Entries::new(),
+            open_depth: Cell::new(0),
+            open_epoch: Cell::new(0),
+            hip_streams: RefCell::new(SmallVec::new_const()),
+            unplaced: Cell::new(0),
+            placed: Cell::new(0),
+            launches: RefCell::new(SmallVec::new_const()),
+            pending_charge: Cell::new(0),
+            times: Entries::new(),
+        }
+    }
+}
+
+thread_local! {
+    // Initialised without code (`const`): an access is a TLS address and a check that the
+    // destructor is registered, no lazy-init branch.
+    static LOCAL: Local = const { Local::new() };
+}
+
+/// Runs `f` on this thread's slot; `None` once thread-local storage is gone (a callback during
+/// thread teardown), when nothing is kept.
+#[inline]
+pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> Option<R> {
+    LOCAL.try_with(f).ok()
+}
+
+/// Runs `f` on the entry `entries` holds for the registry at `owner`, registering one first
+/// with `register` when it holds none for that registry.
+#[inline]
+pub(crate) fn with_registered<T, R>(
+    entries: &Entries<T>,
+    owner: usize,
+    register: impl FnOnce() -> Arc<T>,
+    f: impl FnOnce(&T) -> R,
+) -> R {
+    match entries.first.get() {
+        Some(r) if r.owner == owner => f(&r.value),
+        Some(_) => with_other(entries, owner, register, f),
+        None => {
+            let value = register();
+            let r = f(&value);
+            let _ = entries.first.set(Registered { owner, value });
+            r
+        }
+    }
+}
+
+/// [`with_registered`] for a registry other than the thread's first (tests only, in practice).
+#[cold]
+fn with_other<T, R>(
+    entries: &Entries<T>,
+    owner: usize,
+    register: impl FnOnce() -> Arc<T>,
+    f: impl FnOnce(&T) -> R,
+) -> R {
+    let known = entries
+        .others
+        .borrow()
+        .iter()
+        .find(|r| r.owner == owner)
+        .map(|r| Arc::clone(&r.value));
+    let value = known.unwrap_or_else(|| {
+        let value = register();
+        let entry = Registered {
+            owner,
+            value: Arc::clone(&value),
+        };
+        entries.others.borrow_mut().push(entry);
+        value
+    });
+    f(&value)
+}
+
+/// The address that names a registry in [`Registered`].
+#[inline]
+pub(crate) fn address_of<T>(registry: &T) -> usize {
+    registry as *const T as usize
+}

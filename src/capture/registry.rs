@@ -1,0 +1,214 @@
+//! The capture state of the process: every application thread's state, the calls under way,
+//! the streams, the roctx ranges that span threads, the kernel symbols. What a callback writes
+//! goes here; what a cut drains comes from here.
+
+use super::devices::Streams;
+use super::inflight::OpenCalls;
+use super::markers::{MarkerCall, Markers};
+use super::symbols::Symbols;
+use super::thread::ThreadState;
+use super::threads::{Drained, Threads};
+
+/// Every application thread's capture state, and the process-wide facts beside it.
+#[derive(Default)]
+pub struct Capture {
+    threads: Threads,
+    open_calls: OpenCalls,
+    streams: Streams,
+    markers: Markers,
+    symbols: Symbols,
+}
+
+impl Capture {
+    /// Runs `f` on the calling thread's state, registering it on first use (`None` during
+    /// thread teardown: nothing is captured).
+    #[inline]
+    pub fn with_current<R>(
+        &self,
+        thread_id: u64,
+        f: impl FnOnce(&mut ThreadState) -> R,
+    ) -> Option<R> {
+        self.threads.with_current(thread_id, f)
+    }
+
+    /// Every thread's state.
+    pub fn threads(&self) -> &Threads {
+        &self.threads
+    }
+
+    /// HIP calls under way (a cut waits for them).
+    pub fn open_calls(&self) -> &OpenCalls {
+        &self.open_calls
+    }
+
+    /// Streams and the devices they were created on.
+    pub fn streams(&self) -> &Streams {
+        &self.streams
+    }
+
+    /// Kernel symbols.
+    pub fn symbols(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    /// One roctx callback.
+    #[inline]
+    pub fn on_marker(&self, call: &MarkerCall<'_>) {
+        self.markers.on_marker(&self.threads, call);
+    }
+
+    /// A dispatch or copy of call `correlation_id` is being created on thread `thread_id`
+    /// (`hip_stream::on_activity_request`).
+    pub fn on_activity_request(&self, thread_id: u64, correlation_id: u64) -> bool {
+        super::hip_stream::on_activity_request(
+            &self.threads,
+            &self.streams,
+            thread_id,
+            correlation_id,
+        )
+    }
+
+    /// Cuts a window at every `every`-th closing of the roctx range `name`.
+    pub fn set_range_rule(&self, name: &str, every: u64) {
+        self.markers.set_range_rule(name, every);
+    }
+
+    /// Whether the rule's range ended since the last call.
+    pub fn take_range_end(&self) -> bool {
+        self.markers.take_range_end()
+    }
+
+    /// Everything captured on all threads, with the start/stop ranges still open: ranges open
+    /// now are closed at `end_ns`, or with `keep_open` shown up to it and kept for the next
+    /// window.
+    pub fn drain(&self, end_ns: u64, keep_open: bool) -> Drained {
+        let mut d = self.threads.drain(end_ns, keep_open);
+        let (m, open) = self.markers.drain_open(end_ns, keep_open);
+        d.markers.extend(m);
+        d.ranges_left_open += open;
+        // The room left by growing in steps (`room_for`) is not kept through the join.
+        d.scopes.shrink_to_fit();
+        d.calls.shrink_to_fit();
+        d.syncs.shrink_to_fit();
+        d.copy_ptrs.shrink_to_fit();
+        d.markers.shrink_to_fit();
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::markers::{MarkerCall, MarkerOp};
+
+    fn call(
+        op: MarkerOp,
+        enter: bool,
+        tid: u64,
+        corr: u64,
+        ts: u64,
+        label: Option<&str>,
+    ) -> MarkerCall<'_> {
+        MarkerCall {
+            op,
+            enter,
+            thread_id: tid,
+            correlation_id: corr,
+            timestamp_ns: ts,
+            label,
+            stop_id: 0,
+            start_retval: 0,
+        }
+    }
+
+    #[test]
+    fn ranges_pair_per_thread_and_across_threads() {
+        let c = Capture::default();
+        let c = &c;
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                // Each callback's other phase is not acted on (`MarkerOp::acts_at_enter`): these
+                // leave no range, mark, pop or stop behind.
+                for (op, enter) in [
+                    (MarkerOp::Mark, false),
+                    (MarkerOp::RangePush, false),
+                    (MarkerOp::RangePop, true),
+                    (MarkerOp::RangeStart, true),
+                    (MarkerOp::RangeStop, false),
+                    (MarkerOp::Other, true),
+                    (MarkerOp::Other, false),
+                ] {
+                    let mut m = call(op, enter, 11, 90, 90, Some("other phase"));
+                    (m.start_retval, m.stop_id) = (42, 42);
+                    c.on_marker(&m);
+                }
+                c.on_marker(&call(MarkerOp::RangePush, true, 11, 1, 100, Some("outer")));
+                c.on_marker(&call(MarkerOp::RangePush, true, 11, 2, 110, Some("inner")));
+                // The annotation at a HIP call now is the whole stack.
+                c.with_current(11, |t| t.capture_at_api_enter(3));
+                c.on_marker(&call(MarkerOp::RangePop, false, 11, 4, 150, None));
+                c.on_marker(&call(MarkerOp::Mark, true, 11, 5, 160, Some("tick")));
+                let mut start = call(MarkerOp::RangeStart, false, 11, 6, 170, Some("job"));
+                start.start_retval = 42;
+                c.on_marker(&start);
+                // `outer` stays open until the end.
+            })
+            .join()
+            .unwrap()
+        });
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                let mut stop = call(MarkerOp::RangeStop, true, 12, 7, 300, None);
+                stop.stop_id = 42;
+                c.on_marker(&stop);
+                c.on_marker(&call(MarkerOp::RangePop, false, 12, 8, 310, None));
+                // nothing pushed
+            })
+            .join()
+            .unwrap()
+        });
+        let d = c.drain(1000, false);
+        let mut spans: Vec<(String, u64, u64, u64, u64, bool)> = d
+            .markers
+            .iter()
+            .map(|m| {
+                (
+                    m.label.to_string(),
+                    m.thread_id,
+                    m.start_ns,
+                    m.end_ns,
+                    m.close_correlation_id,
+                    m.instant,
+                )
+            })
+            .collect();
+        spans.sort();
+        assert_eq!(
+            spans,
+            [
+                ("inner".into(), 11, 110, 150, 4, false),
+                ("job".into(), 11, 170, 300, 7, false),
+                ("outer".into(), 11, 100, 1000, 0, false),
+                ("tick".into(), 11, 160, 160, 5, true),
+            ]
+        );
+        assert_eq!((d.unmatched_pops, d.ranges_left_open), (1, 1));
+        // Scope ids: each push its own correlation id, with its parent; start/stop ranges none.
+        let by_label = |l: &str| d.markers.iter().find(|m| &*m.label == l).unwrap();
+        let ids = |l: &str| {
+            let m = by_label(l);
+            (m.scope_id, m.parent_scope_id, m.process_wide, m.open_at_end)
+        };
+        assert_eq!(ids("outer"), (1, 0, false, true));
+        assert_eq!(ids("inner"), (2, 1, false, false));
+        assert_eq!(ids("job"), (0, 0, true, false));
+        assert_eq!(ids("tick"), (0, 0, false, false));
+        assert_eq!(d.scopes, [(3, 2)], "innermost at the HIP call");
+        // The whole stack at the call is that scope's chain in the spans.
+        let mut stacks = crate::model::annotations::ScopeStacks::new(&d.markers, None);
+        let id = stacks.annotation(2).unwrap();
+        let a = &stacks.table()[id];
+        let stack: Vec<&str> = a.stack.iter().map(|s| &**s).collect();
+        assert_eq!((a.scope_range_id, stack), (2, vec!["outer", "inner"]));
+    }
+}

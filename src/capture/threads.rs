@@ -1,0 +1,131 @@
+//! Every application thread's capture state: registered the first time a callback runs on the
+//! thread, locked by that thread alone afterwards (uncontended), drained together at a cut.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::local;
+use super::thread::{OpenRange, ThreadState};
+use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
+use crate::store::sinks::lock;
+use crate::store::Sinks;
+
+/// The registry of thread states.
+#[derive(Default)]
+pub struct Threads {
+    all: Sinks<ThreadState>,
+    /// Threads registered so far (each gets its own block of fallback scope ids).
+    registered: AtomicU64,
+}
+
+impl Threads {
+    /// Runs `f` on the calling thread's state, registering it on first use. Returns `None` if
+    /// thread-local storage is already gone (a callback during thread teardown): the event is
+    /// then not captured.
+    #[inline]
+    pub fn with_current<R>(
+        &self,
+        thread_id: u64,
+        f: impl FnOnce(&mut ThreadState) -> R,
+    ) -> Option<R> {
+        local::with(|l| self.with_current_on(l, thread_id, f))
+    }
+
+    /// [`Self::with_current`], given this thread's slot.
+    #[inline]
+    pub(crate) fn with_current_on<R>(
+        &self,
+        l: &local::Local,
+        thread_id: u64,
+        f: impl FnOnce(&mut ThreadState) -> R,
+    ) -> R {
+        let owner = local::address_of(self);
+        local::with_registered(
+            &l.state,
+            owner,
+            || self.register(),
+            |m| {
+                let mut s = lock(m);
+                if s.thread_id == 0 {
+                    s.thread_id = thread_id;
+                }
+                f(&mut s)
+            },
+        )
+    }
+
+    fn register(&self) -> Arc<Mutex<ThreadState>> {
+        let state = self.all.register();
+        let n = self.registered.fetch_add(1, Ordering::Relaxed);
+        lock(&state).set_fallback_block(n);
+        state
+    }
+}
+
+/// Everything captured on all threads. Ranges still open are closed at `end_ns`.
+#[derive(Debug, Default)]
+pub struct Drained {
+    pub scopes: Vec<(u64, i64)>,
+    pub calls: Vec<CallFact>,
+    pub syncs: Vec<SyncFact>,
+    pub memory: Vec<MemFact>,
+    pub copy_ptrs: Vec<CopyPtrs>,
+    pub markers: Vec<MarkerSpan>,
+    pub unmatched_pops: u64,
+    pub ranges_left_open: u64,
+}
+
+impl Threads {
+    /// Drains every registered thread's state: ranges still open are closed at `end_ns`, or with
+    /// `keep_open` shown up to it and kept open for the next window.
+    pub fn drain(&self, end_ns: u64, keep_open: bool) -> Drained {
+        let threads = &self.all;
+        let mut d = Drained::default();
+        // How many of each there are, so that each output grows in two steps toward it
+        // (`chunked::room_toward`); a thread still running may add more before its turn.
+        let mut n = [0usize; 5];
+        threads.for_each(|s| {
+            n[0] += s.scopes.len();
+            n[1] += s.calls.len();
+            n[2] += s.syncs.len();
+            n[3] += s.copy_ptrs.len();
+            n[4] += s.spans.len() + s.other_spans.len();
+        });
+        threads.for_each(|s| {
+            s.scopes.drain_into_toward(&mut d.scopes, n[0]);
+            s.calls.drain_into_toward(&mut d.calls, n[1]);
+            s.syncs.drain_into_toward(&mut d.syncs, n[2]);
+            d.memory.append(&mut s.memory);
+            s.copy_ptrs.drain_into_toward(&mut d.copy_ptrs, n[3]);
+            let tid = s.thread_id;
+            s.spans
+                .drain_map_into(&mut d.markers, n[4], |m| m.into_span(tid));
+            d.markers.append(&mut s.other_spans);
+            d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
+            // At a window's end open ranges are shown up to the cut and stay on the stack (their
+            // pop comes in a later window); at finalize they are closed.
+            let open: Vec<OpenRange> = if keep_open {
+                s.stack.iter().rev().cloned().collect()
+            } else {
+                std::iter::from_fn(|| s.pop_range()).collect()
+            };
+            for r in open {
+                d.ranges_left_open += 1;
+                d.markers.push(MarkerSpan {
+                    label: r.label,
+                    thread_id: tid,
+                    open_correlation_id: r.correlation_id,
+                    close_correlation_id: 0,
+                    start_ns: r.start_ns,
+                    end_ns: end_ns.max(r.start_ns),
+                    instant: false,
+                    scope_id: r.scope_id,
+                    parent_scope_id: r.parent_scope_id,
+                    process_wide: false,
+                    open_at_end: true,
+                });
+            }
+        });
+        d
+    }
+}

@@ -1,0 +1,246 @@
+//! Everything held since the last cut, gathered into one `Collected` for the join: the records
+//! the cut took from the buffer stores, the facts the callbacks kept per thread, the kernel
+//! symbols, the operation names, and the warnings of what went wrong on the way. Runs on the
+//! coordinator's thread, never on an application thread.
+
+use std::time::Instant;
+
+use crate::log_debug;
+use crate::log_warn;
+use crate::model::events::{ApiRecord, Collected, CopyRecord, HipEventOp, HipEventRecord};
+use crate::recorder::{Recorder, BUFFER_SLOTS};
+use crate::sdk::Session;
+use crate::store::{EventStore, PackedVec};
+
+/// Which end a collection is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// Finalize: tracing has stopped; open roctx ranges are closed at the end, and nothing is
+    /// left for a later cut.
+    Final,
+    /// The end of a window: tracing goes on; open ranges are shown up to the cut and stay open
+    /// for the next window.
+    Window,
+}
+
+/// What a cut's flush took: the flush's warnings, and each buffer slot's records as they were
+/// when its flush returned.
+pub struct Flushed {
+    pub warnings: Vec<String>,
+    pub stores: [EventStore; BUFFER_SLOTS],
+}
+
+/// Where a collection's records and facts come from.
+pub struct Sources<'a> {
+    pub recorder: &'a Recorder,
+    pub session: &'a Session,
+    /// Start of the window being collected (boot-time ns, wall ns); `None` = the session's
+    /// start. A window's end is the next one's start.
+    pub window_start: &'a mut Option<(u64, u64)>,
+}
+
+/// Everything held since the last cut: the records `flushed` took from the stores (with its
+/// warnings), and the callbacks' facts.
+pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
+    let Sources {
+        recorder,
+        session: s,
+        window_start,
+    } = src;
+    let Flushed {
+        mut warnings,
+        stores,
+    } = flushed;
+    // At finalize tracing has stopped and nothing is left for a later cut: a record delivered
+    // after its buffer's flush (none is expected) is this collection's too.
+    let stores: Vec<EventStore> = match end {
+        End::Window => stores.into(),
+        End::Final => stores
+            .into_iter()
+            .chain((0..BUFFER_SLOTS).map(|slot| recorder.take_store(slot)))
+            .collect(),
+    };
+    let (start_boottime_ns, start_walltime_ns) =
+        window_start.unwrap_or((s.start_boottime_ns, s.start_walltime_ns));
+    let stop_boottime_ns = s.timestamp();
+    let stop_walltime_ns = crate::sdk::functions::walltime_ns();
+
+    let mut c = Collected {
+        hostname: crate::sdk::os::hostname(),
+        pid: std::process::id(),
+        sdk_version: s.sdk_version.clone(),
+        start_boottime_ns,
+        stop_boottime_ns,
+        start_walltime_ns,
+        stop_walltime_ns,
+        agents: s.agents.clone(),
+        ..Collected::default()
+    };
+    c.counters.memory_limit_dropped = recorder.take_dropped();
+    if c.counters.memory_limit_dropped > 0 {
+        log_warn!(
+            "the memory ceiling ({} MiB, ROCPROF_XPLANE_MAX_MEMORY) was reached: {} records were dropped and the profile is partial",
+            recorder.budget().limit().unwrap_or(0) >> 20,
+            c.counters.memory_limit_dropped
+        );
+    }
+    let (unmatched_pops, ranges_left_open) = drain(recorder, s, stores, &mut c, end);
+    if unmatched_pops > 0 {
+        warnings.push(format!(
+            "{unmatched_pops} roctx pops/stops had no matching push/start"
+        ));
+    }
+    if ranges_left_open > 0 {
+        warnings.push(match end {
+            End::Final => format!(
+                "{ranges_left_open} roctx ranges were still open at the end and were closed there"
+            ),
+            End::Window => format!(
+                "{ranges_left_open} {} (shown up to it; they go on in the next)",
+                crate::xplane::merge::RANGES_OPEN_AT_CUT
+            ),
+        });
+    }
+    c.symbols = recorder.capture().symbols().snapshot();
+    for (domain, id, name) in s.op_names() {
+        c.op_names.insert((domain, id), name);
+    }
+    c.thread_names
+        .insert(u64::from(c.pid), "Main thread".to_string());
+    let early = recorder.take_early_records();
+    if early > 0 {
+        warnings.push(format!(
+            "{early} records arrived before the tool was ready and were not kept"
+        ));
+    }
+    let bad = recorder.take_bad_payloads();
+    if bad > 0 {
+        warnings.push(format!(
+            "{bad} callback payloads were too small to read and were skipped"
+        ));
+    }
+    let panics = crate::guard::caught_panics();
+    if panics > 0 {
+        warnings.push(format!(
+            "{panics} internal errors were caught at the runtime boundary"
+        ));
+    }
+    c.warnings.append(&mut warnings);
+    if end == End::Window {
+        *window_start = Some((c.stop_boottime_ns, c.stop_walltime_ns));
+    }
+    c
+}
+
+/// The record stores and the callbacks' per-thread facts into `c`; returns the roctx pops that
+/// had no push and the ranges left open. The two sources are under locks of their own:
+/// drained side by side when a second core may be used (the debug line gives each one's time).
+fn drain(
+    recorder: &Recorder,
+    s: &Session,
+    stores: Vec<EventStore>,
+    c: &mut Collected,
+    end: End,
+) -> (u64, u64) {
+    let threads = crate::config::get()
+        .write_threads
+        .unwrap_or_else(crate::model::join::cores);
+    let began = Instant::now();
+    let stop_ns = c.stop_boottime_ns;
+    let ((drained, facts_took), stores_took) = crate::model::join::side_by_side(
+        threads,
+        Records {
+            api: &mut c.api,
+            marker_records: &mut c.marker_records,
+            kernels: &mut c.kernels,
+            copies: &mut c.copies,
+            hip_events: &mut c.hip_events,
+            counters: &mut c.counters,
+        },
+        |records| {
+            let began = Instant::now();
+            records.drain_stores(s, stores);
+            began.elapsed()
+        },
+        || {
+            let began = Instant::now();
+            let drained = recorder.capture().drain(stop_ns, end == End::Window);
+            (drained, began.elapsed())
+        },
+    );
+    log_debug!(
+        "drain on {threads} threads: {:.1} ms (per-thread facts {:.1} ms, stores {:.1} ms)",
+        began.elapsed().as_secs_f64() * 1e3,
+        facts_took.as_secs_f64() * 1e3,
+        stores_took.as_secs_f64() * 1e3
+    );
+    log_debug!(
+        "collected {} API ({} roctx), {} kernel, {} copy records ({} with an external correlation id)",
+        c.api_record_count(),
+        c.marker_records.len(),
+        c.kernels.len(),
+        c.copies.len(),
+        c.kernels.iter().filter(|k| k.external_id != 0).count()
+            + c.copies.iter().filter(|k| k.external_id != 0).count()
+    );
+    c.scopes = drained.scopes;
+    c.calls = drained.calls;
+    c.syncs = drained.syncs;
+    c.memory = drained.memory;
+    c.copy_ptrs = drained.copy_ptrs;
+    // Stream creations stay known to later windows (their calls use streams made earlier).
+    let streams = recorder.capture().streams();
+    c.stream_creations = match end {
+        End::Final => streams.take_creations(),
+        End::Window => streams.creations(),
+    };
+    c.markers = drained.markers;
+    log_debug!(
+        "captured {} annotation scopes, {} launch/copy facts, {} sync facts, {} marker spans",
+        c.scopes.len(),
+        c.calls.len(),
+        c.syncs.len(),
+        c.markers.len()
+    );
+    (drained.unmatched_pops, drained.ranges_left_open)
+}
+
+/// Where the stores' records go in the collection.
+struct Records<'a> {
+    api: &'a mut Vec<ApiRecord>,
+    marker_records: &'a mut PackedVec<ApiRecord>,
+    kernels: &'a mut PackedVec<crate::model::events::KernelRecord>,
+    copies: &'a mut Vec<CopyRecord>,
+    hip_events: &'a mut Vec<(HipEventOp, HipEventRecord)>,
+    counters: &'a mut crate::model::Counters,
+}
+
+impl Records<'_> {
+    /// The buffered records of every store, moved into the collection.
+    fn drain_stores(self, s: &Session, mut stores: Vec<EventStore>) {
+        // How many records there are, so that the outputs grow in two steps toward it
+        // (`chunked::room_toward`).
+        let api = stores.iter().map(|st| st.api.len()).sum();
+        let copies = stores.iter().map(|st| st.copies.len()).sum();
+        for st in &mut stores {
+            st.add_counters_to(self.counters);
+            st.api.drain_into_toward(self.api, api);
+            // The roctx records keep their chunks: the join reads them packed.
+            self.counters.memory_limit_dropped += self
+                .marker_records
+                .append(std::mem::take(&mut st.marker_records));
+            // Kernel records keep their chunks: the join frees each once its records are
+            // events.
+            self.counters.memory_limit_dropped +=
+                self.kernels.append(std::mem::take(&mut st.kernels));
+            st.copies.drain_into_toward(self.copies, copies);
+            let mut raw = Vec::new();
+            st.hip_events.drain_into(&mut raw);
+            self.hip_events
+                .extend(raw.into_iter().map(|r| (s.hip_event_op(r.operation), r)));
+        }
+        // The room left by growing in steps (`room_for`) is not kept through the join.
+        self.api.shrink_to_fit();
+        self.copies.shrink_to_fit();
+    }
+}

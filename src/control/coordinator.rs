@@ -1,0 +1,242 @@
+//! The coordinator: the one owner of a run's control. It holds the SDK session, the carry
+//! between windows, the stream numbering and run ids, the window policy and the attach state,
+//! and acts on one command at a time — so a detach, a window's end, a service capture and the
+//! finalize never overlap, and each runs every step of the cut it needs (`cut`).
+//!
+//! It runs on a thread of the tool (`Control::start`), between commands looking at the window
+//! timer and the range-end flag; where no thread could be started it is driven inline, on the
+//! thread of whoever sends a command, without the timer.
+
+use super::command::{Command, Reply};
+use super::cut::{CutKind, Run};
+use super::windows::{Step, Windows};
+use crate::config::{Config, LogLevel};
+use crate::recorder::Recorder;
+use crate::sdk::Session;
+use crate::{log_debug, log_info};
+
+pub struct Coordinator {
+    run: Run,
+    /// Whether the window timer runs (a thread to tick on, and windows or a schedule asked
+    /// for).
+    ticking: bool,
+    /// Finalize has run: later commands do nothing.
+    finalized: bool,
+}
+
+impl Coordinator {
+    /// The coordinator of `session`; `ticking` says whether it gets a thread that looks at
+    /// the window timer. Recording starts as `cfg` asks: paused for a start delay or the
+    /// profiler service (`entry` paused it before the contexts started); without the timer a
+    /// start delay cannot be waited for, and the buffers start now.
+    pub fn new(
+        recorder: &'static Recorder,
+        session: Session,
+        cfg: &'static Config,
+        thread: bool,
+    ) -> Coordinator {
+        let ticking = thread && Windows::wanted(cfg);
+        let windows = Windows::new(cfg, ticking);
+        recorder.count_deliveries(windows.active());
+        if windows.active() {
+            if let (Some(name), Some(every)) =
+                (&cfg.window_range, cfg.window.and_then(|r| r.range_every))
+            {
+                recorder.capture().set_range_rule(name, every);
+            }
+        }
+        if !ticking && cfg.start_delay_ms.is_some() {
+            session.start_buffers();
+            recorder.set_paused(cfg.server.is_some());
+        }
+        Coordinator {
+            run: Run::new(recorder, session, cfg, windows),
+            ticking,
+            finalized: false,
+        }
+    }
+
+    /// Whether the window timer runs.
+    pub fn ticking(&self) -> bool {
+        self.ticking
+    }
+
+    /// Whether finalize has run.
+    pub fn finalized(&self) -> bool {
+        self.finalized
+    }
+
+    /// Acts on one command.
+    pub fn handle(&mut self, command: Command) -> Reply {
+        if self.finalized {
+            return Reply::Done;
+        }
+        let run = &mut self.run;
+        match command {
+            Command::Cut => run.windows.request_cut(),
+            Command::Record => {
+                let stale = run.cut(CutKind::Discard).unwrap_or_default();
+                let late = stale.api_record_count() + stale.kernels.len() + stale.copies.len();
+                if late > 0 {
+                    log_info!("{late} records that arrived between capture windows were not kept");
+                }
+                run.session.start_buffers();
+                run.recorder.set_paused(false);
+            }
+            Command::Snapshot => return records(run.cut(CutKind::Snapshot)),
+            Command::Stop => return records(run.cut(CutKind::StopRecording)),
+            Command::Attach(contexts) => {
+                let n = run.attach.begin();
+                // A reattach first drops what the callbacks kept while detached.
+                if n > 1 {
+                    let _ = run.cut(CutKind::Discard);
+                }
+                let started = run.session.start_inactive(&contexts);
+                run.recorder.set_paused(false);
+                log_info!(
+                    "attached (session {n}): {} contexts handed over, {started} started",
+                    contexts.len()
+                );
+            }
+            Command::Detach => {
+                if let Some(session) = run.attach.end() {
+                    let _ = run.cut(CutKind::Detach { session });
+                }
+            }
+            Command::Finalize => self.finalize(),
+        }
+        Reply::Done
+    }
+
+    /// The program ends: the last cut. Later commands do nothing. (Out of line: the
+    /// instruction counts of `ci/bench-instructions.sh` name it.)
+    #[inline(never)]
+    fn finalize(&mut self) {
+        self.finalized = true;
+        // Phase times and memory at `debug` level: finalize is where the process waits on us
+        // at exit, and where memory peaks.
+        if crate::log::enabled(LogLevel::Debug) {
+            log_debug!("finalize: start, memory {}", super::cut::process_memory());
+        }
+        let _ = self.run.cut(CutKind::Final);
+    }
+
+    /// One tick of the window timer: starts a delayed capture, ends a bounded one, cuts a
+    /// window when a rule fires.
+    pub fn tick(&mut self) {
+        if self.finalized {
+            return;
+        }
+        let run = &mut self.run;
+        match run.windows.tick() {
+            Step::Nothing => {}
+            Step::Start => {
+                // What the callbacks captured during the delay has no records: dropped.
+                let _ = run.cut(CutKind::Discard);
+                run.session.start_buffers();
+                run.recorder.set_paused(false);
+                run.windows.started_capture();
+                run.recorder.reset_delivered();
+                log_debug!("capture started after the delay");
+            }
+            Step::EndBounded => {
+                let _ = run.cut(CutKind::BoundedEnd);
+                run.windows.end_bounded();
+            }
+            Step::Rules { flush } => {
+                if flush {
+                    for w in run.session.flush_each(|_| {}) {
+                        log_debug!("window flush: {w}");
+                    }
+                }
+                let range_end = run.recorder.capture().take_range_end();
+                let delivered = run.recorder.delivered();
+                if run.windows.cut_due(delivered, range_end, run.attach.used()) {
+                    run.recorder.reset_delivered();
+                    let _ = run.cut(CutKind::Window);
+                }
+            }
+        }
+    }
+}
+
+fn records(c: Option<crate::model::events::Collected>) -> Reply {
+    Reply::Records(Box::new(c.unwrap_or_default()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdk::Functions;
+
+    /// A coordinator over no SDK at all (every function absent), writing under `dir`.
+    fn coordinator(dir: &std::path::Path) -> Coordinator {
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.output_dir = dir.to_path_buf();
+        cfg.run_name = "run".into();
+        let cfg: &'static Config = Box::leak(Box::new(cfg));
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let session = Session::for_test(Functions::default(), Vec::new());
+        Coordinator::new(recorder, session, cfg, false)
+    }
+
+    /// Every profile file under `dir`, with its bytes.
+    fn profiles(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+        let mut found = Vec::new();
+        let mut todo = vec![dir.to_path_buf()];
+        while let Some(d) = todo.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    todo.push(p);
+                } else if p.to_string_lossy().ends_with(".xplane.pb") {
+                    let bytes = std::fs::read(&p).unwrap();
+                    found.push((p, bytes));
+                }
+            }
+        }
+        found.sort();
+        found
+    }
+
+    /// A detach writes its session's profile before the finalize that follows it runs, and
+    /// the finalize then writes nothing over it: the two are commands served one at a time.
+    #[test]
+    fn a_finalize_after_a_detach_leaves_the_session_s_profile_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut co = coordinator(dir.path());
+        co.handle(Command::Attach(Vec::new()));
+        co.handle(Command::Detach);
+        let written = profiles(dir.path());
+        assert_eq!(
+            written.len(),
+            1,
+            "the attach session's profile: {written:?}"
+        );
+        co.handle(Command::Finalize);
+        assert!(co.finalized());
+        assert_eq!(profiles(dir.path()), written, "finalize wrote over it");
+        // Commands after finalize do nothing.
+        co.handle(Command::Attach(Vec::new()));
+        co.handle(Command::Detach);
+        assert_eq!(profiles(dir.path()), written);
+    }
+
+    /// A process that ends while attached writes the session under way at finalize, once.
+    #[test]
+    fn a_finalize_while_attached_writes_that_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut co = coordinator(dir.path());
+        co.handle(Command::Attach(Vec::new()));
+        co.handle(Command::Finalize);
+        let written = profiles(dir.path());
+        assert_eq!(written.len(), 1, "{written:?}");
+        assert!(written[0].0.to_string_lossy().contains("/run/"));
+        co.handle(Command::Detach);
+        assert_eq!(
+            profiles(dir.path()),
+            written,
+            "a detach after finalize writes nothing"
+        );
+    }
+}

@@ -1,0 +1,401 @@
+//! The one cut: stop what the kind of cut stops → wait for HIP calls under way → flush our
+//! buffers → take each buffer's records as its flush returns → collect with the callbacks'
+//! facts → join → write (or hand the records back). Every trigger's cut — a window rule, the
+//! user's signal, a range end, the end of a bounded capture, the profiler service, a detach,
+//! the program's end — runs through [`Run::cut`], on the coordinator's thread, one at a time.
+
+use std::time::Instant;
+
+use super::attach::{self, Attach};
+use super::collect::{collect, End, Flushed, Sources};
+use super::windows::{self, Windows};
+use crate::config::{Config, LogLevel};
+use crate::model::carry::{self, HandedOn};
+use crate::model::events::Collected;
+use crate::model::join::{join, join_numbered};
+use crate::model::streams::StreamNumbers;
+use crate::model::Trace;
+use crate::output;
+use crate::recorder::{BufferSlot, Recorder, BUFFER_SLOTS};
+use crate::sdk::Session;
+use crate::store::EventStore;
+use crate::{log_debug, log_error, log_info};
+
+/// What a cut is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutKind {
+    /// What is held is dropped: the callbacks kept it while paused (before a delayed start, an
+    /// attach session or a service capture).
+    Discard,
+    /// A window rule fired; recording goes on and straddling calls are handed on.
+    Window,
+    /// The bounded capture's duration passed: recording stops, and its profile is written even
+    /// when nothing happened in it.
+    BoundedEnd,
+    /// The profiler service takes what was recorded; recording goes on.
+    Snapshot,
+    /// The profiler service's capture ends: recording stops and the records go back to it.
+    StopRecording,
+    /// The SDK detached the tool (and stopped our contexts): attach session `session`'s
+    /// profile.
+    Detach { session: u32 },
+    /// The program ends: every context stops; the last window.
+    Final,
+}
+
+impl CutKind {
+    fn end(self) -> End {
+        if self == CutKind::Final {
+            End::Final
+        } else {
+            End::Window
+        }
+    }
+}
+
+/// Everything a cut reads and updates: the recorder's stores, the SDK session, and the run's
+/// state across cuts.
+pub struct Run {
+    pub recorder: &'static Recorder,
+    pub session: Session,
+    pub cfg: &'static Config,
+    pub windows: Windows,
+    pub attach: Attach,
+    /// What the last window handed on to the next (`model::carry`), with its correlation ids.
+    carry: Option<(Collected, HandedOn)>,
+    /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
+    numbers: StreamNumbers,
+    /// Start of the current window (boot-time ns, wall ns); `None`: the session's start.
+    window_start: Option<(u64, u64)>,
+}
+
+impl Run {
+    pub fn new(
+        recorder: &'static Recorder,
+        session: Session,
+        cfg: &'static Config,
+        windows: Windows,
+    ) -> Run {
+        Run {
+            recorder,
+            session,
+            cfg,
+            windows,
+            attach: Attach::default(),
+            carry: None,
+            numbers: StreamNumbers::default(),
+            window_start: None,
+        }
+    }
+
+    /// Cuts: returns the records for the kinds that hand them back (`Discard`, `Snapshot`,
+    /// `StopRecording`), `None` for the kinds that write a profile.
+    pub fn cut(&mut self, kind: CutKind) -> Option<Collected> {
+        let began = Instant::now();
+        self.stop_for(kind);
+        let flushed = self.flush_and_take(kind);
+        let sources = Sources {
+            recorder: self.recorder,
+            session: &self.session,
+            window_start: &mut self.window_start,
+        };
+        let c = collect(sources, flushed, kind.end());
+        match kind {
+            CutKind::Discard | CutKind::Snapshot | CutKind::StopRecording => return Some(c),
+            CutKind::Window => self.write_window(c, false, began),
+            CutKind::BoundedEnd => self.write_window(c, true, began),
+            CutKind::Detach { session } => {
+                self.recorder.set_paused(true);
+                self.write_attach_session(c, session);
+            }
+            CutKind::Final => self.write_final(c, began),
+        }
+        None
+    }
+
+    /// Stops what `kind` stops and waits for the HIP calls under way: the runtime picks the
+    /// contexts a call reports to when it enters and writes its record when it exits, so a
+    /// call that entered before a stop lands its record after it.
+    fn stop_for(&self, kind: CutKind) {
+        let open = self.recorder.capture().open_calls();
+        match kind {
+            CutKind::Discard | CutKind::Window | CutKind::Snapshot => {}
+            CutKind::BoundedEnd => {
+                self.stop_buffers();
+                self.recorder.set_paused(true);
+            }
+            CutKind::StopRecording => {
+                self.recorder.set_paused(true);
+                self.stop_buffers();
+            }
+            CutKind::Detach { .. } => {
+                // The SDK has stopped our contexts; calls that began before still write their
+                // records when they return: wait for them, so they are in this attach session.
+                open.settle_before_flush("the detach");
+                // Our callbacks may stop with the detach: a call whose EXIT never comes is not
+                // waited for again.
+                open.forget_open_calls();
+            }
+            CutKind::Final => self.session.stop_all(),
+        }
+    }
+
+    /// Stops the buffer context (no more records; callbacks keep their state) and waits for
+    /// the calls that entered before the stop.
+    fn stop_buffers(&self) {
+        if self.session.stop_buffers() {
+            self.recorder
+                .capture()
+                .open_calls()
+                .settle_before_flush("the window closed");
+        }
+    }
+
+    /// Flushes every buffer of ours and takes each buffer's records out of its store as soon
+    /// as its flush has returned. A buffer that fills often goes on delivering at its
+    /// watermark while the others are flushed and the cut is drained; taken at its flush, each
+    /// kind is cut at its flush, and what it delivers later is the next window's (drained
+    /// live, a cut would hold more of one kind than of another, and a copy missing from it
+    /// would hold its stream's later waits apart from their event records).
+    fn flush_and_take(&self, kind: CutKind) -> Flushed {
+        let recorder = self.recorder;
+        let mut flushed = take_at_flush(recorder, |taken| self.session.flush_each(taken));
+        // Without a flush (an SDK without the function), as they are. A slot without a buffer
+        // has no records.
+        if !self.session.can_flush() {
+            flushed.stores = std::array::from_fn(|slot| recorder.take_store(slot));
+        }
+        if kind == CutKind::Final {
+            (flushed.warnings).splice(0..0, self.session.setup_warnings.iter().cloned());
+        }
+        flushed
+    }
+
+    /// `c` with what the last window handed on taken in first (their calls came first), and
+    /// how many times each of those ids was handed on.
+    fn take_carried(&mut self, c: Collected) -> (Collected, HandedOn) {
+        match self.carry.take() {
+            Some((mut held, ids)) => {
+                held.absorb(c);
+                (held, ids)
+            }
+            None => (c, HandedOn::default()),
+        }
+    }
+
+    /// Joins a window (or the one profile of a run without windows) with the stream numbers
+    /// the run's earlier windows gave, keeping its new ones for the next.
+    fn join_window(&mut self, c: Collected) -> Trace {
+        let threads = output::join_threads(self.cfg, &c);
+        join_numbered(c, threads, &mut self.numbers)
+    }
+
+    /// Ends a window: hands on what straddles the cut, joins, writes `<run>_wNNNN`. An empty
+    /// window writes nothing unless `always`; the window that ends a bounded capture
+    /// (`always`) has no window after it.
+    fn write_window(&mut self, c: Collected, always: bool, t0: Instant) {
+        let cfg = self.cfg;
+        let (mut c, carried_in) = self.take_carried(c);
+        if self.windows.active() && !always {
+            let began = Instant::now();
+            let apart = if self.windows.run_ids().is_some() {
+                carry::Windows::Merged
+            } else {
+                carry::Windows::Apart
+            };
+            if let Some((held, ids)) = carry::hand_off(&mut c, &carried_in, apart) {
+                log_debug!(
+                    "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
+                    held.api.len(),
+                    held.kernels.len(),
+                    held.copies.len(),
+                    held.carried.producers.len(),
+                    began.elapsed().as_secs_f64() * 1e3
+                );
+                self.carry = Some((held, ids));
+            }
+        }
+        if !c.has_records() && c.markers.is_empty() && !always {
+            return;
+        }
+        let mut trace = self.join_window(c);
+        if let Some((held, _)) = self.carry.as_mut() {
+            held.carried.anchors = std::mem::take(&mut trace.record_anchors);
+        }
+        let (run, n) = self.windows.next_window();
+        match output::write_window_as(&trace, cfg, &run, self.windows.run_ids()) {
+            Ok(path) => {
+                self.windows.wrote_window(n, &path);
+                log_debug!(
+                    "window {n} written to {} in {:.1} ms",
+                    path.display(),
+                    t0.elapsed().as_secs_f64() * 1e3
+                );
+                if !windows::working_files(cfg) {
+                    output::report_written(&format!("window {n}: "), &path, &trace, cfg);
+                }
+            }
+            Err(e) => log_error!("cannot write capture window {n}: {e}"),
+        }
+    }
+
+    /// An attach session's profile: the first into the run directory itself, later ones into
+    /// `<run>_attachNN`.
+    fn write_attach_session(&self, c: Collected, n: u32) {
+        let trace = join(c);
+        let run = attach::run_name_of(self.cfg, n);
+        match output::write_trace_as(&trace, self.cfg, &run) {
+            Ok(path) => output::report_written("attach session: ", &path, &trace, self.cfg),
+            Err(e) => log_error!("cannot write the profile of attach session {n}: {e}"),
+        }
+    }
+
+    /// The last window (or the run's one profile), then the merge of the windows at exit.
+    fn write_final(&mut self, c: Collected, t0: Instant) {
+        let cfg = self.cfg;
+        let (collected, _) = self.take_carried(c);
+        if self.windows.skip_final(&collected, self.attach.state()) {
+            log_info!(
+                "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
+                collected.api_record_count(),
+                collected.kernels.len(),
+                collected.copies.len()
+            );
+            self.windows.merge_at_exit(self.attach.used());
+            log_finalize_done(t0);
+            return;
+        }
+        let t1 = Instant::now();
+        let trace = self.join_window(collected);
+        let t2 = Instant::now();
+        if crate::log::enabled(LogLevel::Debug) {
+            log_debug!("finalize: joined, memory {}", process_memory());
+        }
+        let (run, ids) = self.windows.final_output(self.attach.current_run(cfg));
+        // The streaming pipeline's last window: the merge below reports the profile.
+        let report = ids.is_none() || !windows::working_files(cfg);
+        let written = output::write_window_as(&trace, cfg, &run, ids);
+        if crate::log::enabled(LogLevel::Debug) {
+            log_debug!(
+                "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
+                (t1 - t0).as_secs_f64() * 1e3,
+                (t2 - t1).as_secs_f64() * 1e3,
+                t2.elapsed().as_secs_f64() * 1e3,
+                process_memory()
+            );
+            let finalize_ns = t0.elapsed().as_nanos() as u64;
+            log_debug!(
+                "{}",
+                self.recorder.selftime().totals().describe(finalize_ns)
+            );
+        }
+        match written {
+            Ok(path) => {
+                if report {
+                    output::report_written("", &path, &trace, cfg);
+                }
+                self.windows.note_written(&path);
+            }
+            Err(e) => log_error!("cannot write the profile: {e}"),
+        }
+        drop(trace);
+        self.windows.merge_at_exit(self.attach.used());
+        log_finalize_done(t0);
+    }
+}
+
+/// Each buffer slot's records, taken from `recorder` as soon as `flush` reports the slot's flush
+/// returned (`flush` flushes every buffer in turn and returns its warnings).
+fn take_at_flush(
+    recorder: &Recorder,
+    flush: impl FnOnce(&mut dyn FnMut(BufferSlot)) -> Vec<String>,
+) -> Flushed {
+    let mut stores: [EventStore; BUFFER_SLOTS] = Default::default();
+    let warnings = flush(&mut |slot| stores[slot as usize] = recorder.take_store(slot as usize));
+    Flushed { warnings, stores }
+}
+
+/// How long the program waited on finalize, and the memory after it (debug).
+fn log_finalize_done(t0: Instant) {
+    if crate::log::enabled(LogLevel::Debug) {
+        log_debug!(
+            "finalize: done in {:.1} ms; memory {}",
+            t0.elapsed().as_secs_f64() * 1e3,
+            process_memory()
+        );
+    }
+}
+
+/// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`
+/// build), for debug lines.
+pub fn process_memory() -> String {
+    let (rss, peak) = crate::log::process_memory_kb();
+    let kb = |v: Option<u64>| v.map_or("?".to_string(), |v| format!("{v} kB"));
+    let heap = crate::heap::stats().map_or(String::new(), |(live, peak)| {
+        format!(
+            "; tool heap {:.1} MB, peak {:.1} MB",
+            live as f64 / 1e6,
+            peak as f64 / 1e6
+        )
+    });
+    format!("rss {}, peak {}{heap}", kb(rss), kb(peak))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A cut takes each buffer's records when its flush returns: a kernel delivered at the
+    /// kernel buffer's watermark while the copy buffer is being flushed (after the kernel
+    /// flush) is the next cut's, not this one's. Drained after every flush, the cut would hold
+    /// it without the copies that completed beside it, and each copy missing would hold its
+    /// stream's later waits apart from their records.
+    #[test]
+    fn a_cut_takes_each_buffer_s_records_when_its_flush_returns() {
+        use crate::model::events::KernelRecord;
+        let kernel = |id: u64| KernelRecord {
+            correlation_id: id,
+            external_id: 0,
+            start_ns: 1,
+            end_ns: 2,
+            thread_id: 1,
+            agent: 0x10,
+            queue: 0x91,
+            kernel_id: 0,
+            dispatch_id: id,
+            private_segment_size: 0,
+            group_segment_size: 0,
+            workgroup: [1, 1, 1],
+            grid: [1, 1, 1],
+            pipe_id: None,
+        };
+        let r = Recorder::default();
+        let kernels = BufferSlot::KernelDispatch as usize;
+        let deliver = |id| {
+            r.deliver(kernels, 1, 0, |s| {
+                s.kernels.push(kernel(id));
+            })
+        };
+        deliver(1);
+        // The runtime's flushes, in turn: the kernel buffer's delivers a kernel; while the
+        // copy buffer is flushed, the kernel buffer passes its watermark and delivers another.
+        let cut = take_at_flush(&r, |taken| {
+            deliver(100);
+            taken(BufferSlot::KernelDispatch);
+            deliver(200);
+            taken(BufferSlot::MemoryCopy);
+            Vec::new()
+        });
+        let ids =
+            |st: &EventStore| -> Vec<u64> { st.kernels.iter().map(|k| k.correlation_id).collect() };
+        assert_eq!(ids(&cut.stores[kernels]), [1, 100]);
+        assert_eq!(ids(&r.take_store(kernels)), [200], "the next cut's");
+    }
+
+    #[test]
+    fn process_memory_names_current_and_peak() {
+        let m = process_memory();
+        assert!(m.starts_with("rss ") && m.contains(", peak "), "{m}");
+        assert!(m.contains("kB"), "Linux reports kB: {m}");
+    }
+}

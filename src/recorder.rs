@@ -1,0 +1,334 @@
+//! The recorder: everything the runtime's callbacks write into, and nothing else. It records and
+//! returns; deciding when to cut, what to write and where is the coordinator's (`control`).
+//!
+//! On the hot path a callback pays one relaxed load of the [`Gate`] (forked child? paused?
+//! memory ceiling reached?), then touches only its own thread's capture state (`capture`) or
+//! the store of the buffer that delivers (one uncontended lock per delivery, not per record).
+//! The coordinator takes the stores and drains the capture state at a cut.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
+
+use crate::budget::Budget;
+use crate::capture::hip_call::{self, CallArgs, HipCall, Phase};
+use crate::capture::local::{self, Local};
+use crate::capture::Capture;
+use crate::hip::Role;
+use crate::selftime::SelfTime;
+use crate::store::sinks::lock;
+use crate::store::EventStore;
+
+/// Buffers, one per traced kind (each has its own store and accounting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferSlot {
+    HipApi = 0,
+    MarkerApi = 1,
+    KernelDispatch = 2,
+    MemoryCopy = 3,
+    HipEvent = 4,
+}
+
+pub const BUFFER_SLOTS: usize = 5;
+
+/// What one captured HIP call holds until its cut (its call or sync fact and annotation
+/// entry), charged against the memory ceiling: an estimate, the facts vary in size.
+const CAPTURE_BYTES_PER_CALL: u64 = 64;
+
+/// Whether callbacks record, read in one load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Gate(u8);
+
+impl Gate {
+    /// Capture paused: before a start delay, after a bounded capture, between the profiler
+    /// service's captures, while detached. Callbacks keep their state (roctx stacks, streams)
+    /// but capture nothing for the profile.
+    const PAUSED: u8 = 1;
+    /// The memory ceiling is reached: delivered records are counted, not kept.
+    const FULL: u8 = 2;
+    /// This is the child of a fork of the traced process, which is not profiled: it has only
+    /// the forking thread, so locks other threads held at the fork (a delivery in progress,
+    /// another thread's capture state) stay held forever, and everything collected so far is
+    /// the parent's. Every callback does nothing in the child. (A child that execs a HIP
+    /// program starts a new process, which loads the tool afresh.)
+    const FORKED: u8 = 4;
+
+    #[inline]
+    pub fn forked(self) -> bool {
+        self.0 & Gate::FORKED != 0
+    }
+
+    /// Whether a callback captures for the profile (not paused, ceiling not reached).
+    #[inline]
+    pub fn capturing(self) -> bool {
+        self.0 & (Gate::PAUSED | Gate::FULL) == 0
+    }
+
+    #[inline]
+    pub fn full(self) -> bool {
+        self.0 & Gate::FULL != 0
+    }
+}
+
+/// Where the callbacks record.
+pub struct Recorder {
+    gate: AtomicU8,
+    stores: [Mutex<EventStore>; BUFFER_SLOTS],
+    capture: Capture,
+    budget: Budget,
+    selftime: SelfTime,
+    /// Records delivered before the tool was ready (should stay 0).
+    early_records: AtomicU64,
+    /// Callback payloads too small for what we read.
+    bad_payloads: AtomicU64,
+    /// Records delivered since the last reset, counted only while count windows are on.
+    delivered: AtomicU64,
+    count_deliveries: AtomicBool,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Recorder {
+            gate: AtomicU8::new(0),
+            stores: Default::default(),
+            capture: Capture::default(),
+            budget: Budget::default(),
+            selftime: SelfTime::default(),
+            early_records: AtomicU64::new(0),
+            bad_payloads: AtomicU64::new(0),
+            delivered: AtomicU64::new(0),
+            count_deliveries: AtomicBool::new(false),
+        }
+    }
+}
+
+impl Recorder {
+    /// The gate, for one callback.
+    #[inline]
+    pub fn gate(&self) -> Gate {
+        Gate(self.gate.load(Ordering::Relaxed))
+    }
+
+    fn set(&self, bit: u8, on: bool) {
+        if on {
+            self.gate.fetch_or(bit, Ordering::Relaxed);
+        } else {
+            self.gate.fetch_and(!bit, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks this process as the child of a fork (async-signal-safe: one atomic or).
+    pub fn mark_forked(&self) {
+        self.set(Gate::FORKED, true);
+    }
+
+    /// Pauses or resumes capture.
+    pub fn set_paused(&self, paused: bool) {
+        self.set(Gate::PAUSED, paused);
+    }
+
+    /// The per-thread capture state and its registries.
+    #[inline]
+    pub fn capture(&self) -> &Capture {
+        &self.capture
+    }
+
+    pub fn budget(&self) -> &Budget {
+        &self.budget
+    }
+
+    pub fn selftime(&self) -> &SelfTime {
+        &self.selftime
+    }
+
+    /// Counts records delivered before the tool was ready.
+    #[inline]
+    pub fn early(&self, n: u64) {
+        self.early_records.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// Counts a callback payload too small for what is read from it.
+    #[inline]
+    pub fn bad_payload(&self) {
+        self.bad_payloads.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Charges `bytes` newly held against the memory ceiling.
+    #[inline]
+    fn charge(&self, bytes: u64) {
+        if self.budget.charge(bytes) {
+            self.set(Gate::FULL, true);
+        }
+    }
+
+    /// A buffer delivered `n` records into `slot`: `decode` appends them to the slot's store,
+    /// unless the memory ceiling is reached (then they are counted as dropped, with the
+    /// runtime's own `drop_count`).
+    #[inline]
+    pub fn deliver(
+        &self,
+        slot: usize,
+        n: usize,
+        drop_count: u64,
+        decode: impl FnOnce(&mut EventStore),
+    ) {
+        let Some(store) = self.stores.get(slot) else {
+            return;
+        };
+        if self.count_deliveries.load(Ordering::Relaxed) {
+            self.delivered.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        let mut store = lock(store);
+        if self.gate().full() {
+            self.budget.drop_records(n as u64);
+            store.counters.runtime_dropped += drop_count;
+            return;
+        }
+        let before = store.held_bytes();
+        decode(&mut store);
+        self.charge(store.held_bytes().saturating_sub(before));
+    }
+
+    /// A HIP API callback: at entry, the annotation context and the device, stream and sync
+    /// arguments of the call (unless capture is paused or the ceiling reached); at exit, the
+    /// device and stream state the call changed and the memory it allocated or freed
+    /// (`capture::hip_call`). `now` reads the clock for a memory fact.
+    #[inline]
+    pub fn on_hip_call(&self, call: &HipCall, args: &impl CallArgs, now: impl FnOnce() -> u64) {
+        // One access to the thread's slot for everything below; none once the thread's
+        // locals are gone (a call made while the thread exits): nothing is captured.
+        local::with(|l| self.on_hip_call_on(l, call, args, now));
+    }
+
+    #[inline]
+    fn on_hip_call_on(
+        &self,
+        l: &Local,
+        call: &HipCall,
+        args: &impl CallArgs,
+        now: impl FnOnce() -> u64,
+    ) {
+        let gate = self.gate();
+        let mut enter = call.phase == Phase::Enter;
+        let open = self.capture.open_calls();
+        if enter {
+            open.enter_on(l);
+            // Past the memory ceiling the call's record is dropped too: capture nothing for it.
+            // (Current device and new streams, read at EXIT, are state and still followed.)
+            if gate.capturing() {
+                if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
+                    self.set(Gate::FULL, true);
+                }
+            } else {
+                enter = false;
+            }
+        }
+        let exit = call.phase == Phase::Exit;
+        if exit {
+            open.exit_on(l);
+        }
+        let op = call.op;
+        let exit_matters = exit && matches!(op.role, Role::SetDevice | Role::StreamCreate);
+        // Allocations and frees are read at EXIT (the pointer an allocation returns is written
+        // by the call), unless capture is paused or the ceiling reached.
+        let memory = exit && op.mem.is_some() && gate.capturing();
+        if enter || exit_matters || memory {
+            let now = if memory { now() } else { 0 };
+            let c = &self.capture;
+            c.threads().with_current_on(l, call.thread_id, |t| {
+                hip_call::apply(c.streams(), l, enter, call, args, t, now);
+            });
+        }
+    }
+
+    /// What `slot`'s store holds, taken (the store is left empty).
+    pub fn take_store(&self, slot: usize) -> EventStore {
+        self.stores
+            .get(slot)
+            .map(|s| std::mem::take(&mut *lock(s)))
+            .unwrap_or_default()
+    }
+
+    /// Counts delivered records from now on (count windows) or not.
+    pub fn count_deliveries(&self, on: bool) {
+        self.count_deliveries.store(on, Ordering::Relaxed);
+    }
+
+    /// Records delivered since the last reset.
+    pub fn delivered(&self) -> u64 {
+        self.delivered.load(Ordering::Relaxed)
+    }
+
+    pub fn reset_delivered(&self) {
+        self.delivered.store(0, Ordering::Relaxed);
+    }
+
+    /// Records delivered before the tool was ready since the last call.
+    pub fn take_early_records(&self) -> u64 {
+        self.early_records.swap(0, Ordering::Relaxed)
+    }
+
+    /// Callback payloads skipped as too small since the last call.
+    pub fn take_bad_payloads(&self) -> u64 {
+        self.bad_payloads.swap(0, Ordering::Relaxed)
+    }
+
+    /// Records dropped at the memory ceiling since the last call; what was held has been
+    /// handed over, so the budget starts afresh.
+    pub fn take_dropped(&self) -> u64 {
+        let dropped = self.budget.take_dropped_and_reset();
+        self.set(Gate::FULL, false);
+        dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_gate_is_one_load_of_three_facts() {
+        let r = Recorder::default();
+        assert!(r.gate().capturing() && !r.gate().forked());
+        r.set_paused(true);
+        assert!(!r.gate().capturing() && !r.gate().full());
+        r.set_paused(false);
+        r.budget().set_limit(100);
+        let mut delivered = 0;
+        r.deliver(BufferSlot::KernelDispatch as usize, 1, 0, |s| {
+            s.kernels.push(crate::model::events::KernelRecord {
+                correlation_id: 1,
+                external_id: 0,
+                start_ns: 1,
+                end_ns: 2,
+                thread_id: 1,
+                agent: 0x10,
+                queue: 0x91,
+                kernel_id: 0,
+                dispatch_id: 1,
+                private_segment_size: 0,
+                group_segment_size: 0,
+                workgroup: [1, 1, 1],
+                grid: [1, 1, 1],
+                pipe_id: None,
+            });
+            delivered += 1;
+        });
+        assert_eq!(delivered, 1);
+        assert!(r.gate().full(), "{} bytes held", r.budget().held());
+        // Full: a delivery is counted as dropped, not decoded.
+        r.deliver(BufferSlot::KernelDispatch as usize, 3, 2, |_| {
+            delivered += 1
+        });
+        assert_eq!(delivered, 1);
+        assert_eq!(r.take_dropped(), 3);
+        assert!(r.gate().capturing());
+        assert_eq!(
+            r.take_store(BufferSlot::KernelDispatch as usize)
+                .counters
+                .runtime_dropped,
+            2
+        );
+        r.mark_forked();
+        assert!(r.gate().forked());
+    }
+}

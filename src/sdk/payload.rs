@@ -1,0 +1,283 @@
+//! Safe views of what a callback-tracing callback receives: the version-independent part of
+//! its record, a HIP call's arguments ([`HipApiArgs`], the `capture::CallArgs` that
+//! `capture::hip_call` reads), a roctx call, a kernel symbol, a HIP_STREAM or HIP_GRAPH
+//! bracket. Each checks the payload's own `size` before any field it reads, and copies what
+//! is kept: the payload lives only for the callback.
+
+use std::borrow::Cow;
+use std::ffi::{c_char, c_void, CStr};
+use std::mem::{offset_of, size_of};
+
+use rocprofiler_sdk_sys as sys;
+
+use crate::capture::hip_call::{CallArgs, Phase};
+use crate::capture::markers::{MarkerCall, MarkerOp};
+use crate::model::events::KernelSymbol;
+use crate::recorder::Recorder;
+
+/// The version-independent part of a callback-tracing record.
+#[derive(Debug, Clone, Copy)]
+pub struct CallbackRecord {
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub kind: u32,
+    pub operation: i32,
+    pub phase: u32,
+    pub payload: *mut c_void,
+}
+
+impl CallbackRecord {
+    /// The phase of a HIP API callback.
+    pub fn hip_phase(&self) -> Phase {
+        match self.phase {
+            sys::ROCPROFILER_CALLBACK_PHASE_ENTER => Phase::Enter,
+            sys::ROCPROFILER_CALLBACK_PHASE_EXIT => Phase::Exit,
+            _ => Phase::Other,
+        }
+    }
+}
+
+/// The arguments and return value of a HIP call, read from its callback payload.
+pub struct HipApiArgs<'a> {
+    payload: *const sys::rocprofiler_callback_tracing_hip_api_data_t,
+    recorder: &'a Recorder,
+}
+
+impl<'a> HipApiArgs<'a> {
+    /// A view of `payload`, short payloads counted on `recorder`.
+    ///
+    /// # Safety
+    /// `payload` must be null or the runtime's `rocprofiler_callback_tracing_hip_api_data_t`
+    /// of the HIP call in progress, of at least the size its own `size` field states, valid
+    /// for the view's life; its pointer arguments, where the table of HIP operations reads
+    /// through them, must be null or point to what the HIP API declares, valid as long.
+    pub unsafe fn new(payload: *mut c_void, recorder: &'a Recorder) -> HipApiArgs<'a> {
+        HipApiArgs {
+            payload: payload.cast(),
+            recorder,
+        }
+    }
+
+    /// The payload's own `size` (0 for a null payload).
+    fn size(&self) -> usize {
+        if self.payload.is_null() {
+            return 0;
+        }
+        // SAFETY: a non-null payload starts with its u64 size (`new`'s contract).
+        unsafe { std::ptr::addr_of!((*self.payload).size).read_unaligned() as usize }
+    }
+}
+
+impl CallArgs for HipApiArgs<'_> {
+    fn arg(&self, offset: usize) -> Option<u64> {
+        type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
+        if self.payload.is_null() {
+            return None;
+        }
+        let at = offset_of!(Data, args) + offset;
+        if self.size() < at + size_of::<u64>()
+            || offset + size_of::<u64>() > size_of::<sys::rocprofiler_hip_api_args_t>()
+        {
+            self.note_bad();
+            return None;
+        }
+        // SAFETY: the payload's `size` covers the 8 bytes at `at`.
+        Some(unsafe { (self.payload.cast::<u8>().add(at) as *const u64).read_unaligned() })
+    }
+
+    fn pointee(&self, offset: usize, field: usize) -> Option<u64> {
+        let p = self.arg(offset)?;
+        if p == 0 {
+            return None;
+        }
+        // SAFETY: a non-null pointer argument of the call in progress, which the table reads
+        // through only where the HIP API declares a struct (or out-variable) holding a u64 at
+        // `field`, valid for the call (`new`'s contract).
+        Some(unsafe { ((p as *const u8).add(field) as *const u64).read_unaligned() })
+    }
+
+    fn retval(&self) -> Option<i32> {
+        type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
+        if self.payload.is_null() {
+            return None;
+        }
+        if self.size() < offset_of!(Data, retval) + size_of::<i32>() {
+            self.note_bad();
+            return None;
+        }
+        // SAFETY: `size` covers the 4-byte `hipError_t` at the start of the retval union.
+        Some(unsafe {
+            std::ptr::addr_of!((*self.payload).retval.hipError_t_retval).read_unaligned()
+        })
+    }
+
+    fn note_bad(&self) {
+        self.recorder.bad_payload();
+    }
+}
+
+/// Hands a roctx callback (`MARKER_CORE_API`) to `f` as `capture::markers` takes it; nothing
+/// for a payload too short (counted) or a phase its operation does not act in
+/// (`MarkerOp::acts_at_enter`: then its label is not read and no time taken). `now` reads the
+/// clock.
+///
+/// # Safety
+/// `r.payload` must be null or the runtime's marker payload for `r`, valid for the callback,
+/// whose message argument (mark, push, start) is null or a NUL-terminated string alive for
+/// the callback.
+#[inline]
+pub unsafe fn with_marker_call(
+    r: &CallbackRecord,
+    recorder: &Recorder,
+    now: impl FnOnce() -> u64,
+    f: impl FnOnce(&MarkerCall<'_>),
+) {
+    type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
+    if r.payload.is_null() {
+        recorder.bad_payload();
+        return;
+    }
+    let p = r.payload as *const Data;
+    // SAFETY: a marker payload starts with its u64 size.
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < size_of::<Data>() {
+        recorder.bad_payload();
+        return;
+    }
+    // SAFETY: `size` covers the args and retval unions; both are plain 8-byte reads.
+    let (arg0, retval) = unsafe {
+        (
+            std::ptr::addr_of!((*p).args.align_).read_unaligned(),
+            std::ptr::addr_of!((*p).retval.roctx_range_id_t_retval).read_unaligned(),
+        )
+    };
+    let op = MarkerOp::from_id(r.operation);
+    let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    if op.acts_at_enter() != Some(enter) {
+        return;
+    }
+    let label_ptr = match op {
+        MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStart => arg0 as *const c_char,
+        _ => std::ptr::null(),
+    };
+    // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
+    // NUL-terminated string (or null), alive for the duration of the call (it is copied).
+    let label = unsafe { roctx_label(label_ptr) };
+    f(&MarkerCall {
+        op,
+        enter,
+        thread_id: r.thread_id,
+        correlation_id: r.correlation_id,
+        timestamp_ns: now(),
+        label: label.as_deref(),
+        stop_id: arg0,
+        start_retval: retval,
+    });
+}
+
+/// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
+/// (never an error, never a panic), everything else is kept as is.
+///
+/// # Safety
+/// `ptr` is null or points to a NUL-terminated string valid for the returned lifetime.
+unsafe fn roctx_label<'a>(ptr: *const c_char) -> Option<Cow<'a, str>> {
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: guaranteed by the caller.
+    Some(unsafe { CStr::from_ptr(ptr) }.to_string_lossy())
+}
+
+/// Bytes of the kernel-symbol payload read (through `accum_vgpr_count`): present in every
+/// version (the struct grew from 72 to 88 bytes after that field).
+pub const SYMBOL_BYTES_READ: usize = offset_of!(
+    sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t,
+    accum_vgpr_count
+) + size_of::<u32>();
+
+/// A kernel symbol's registration (`CODE_OBJECT` DEVICE_KERNEL_SYMBOL_REGISTER at LOAD): its
+/// id, raw name and resources. `None` for other code-object callbacks (loads carry nothing we
+/// show; unloads keep names, since records still arrive) and short payloads (counted).
+///
+/// # Safety
+/// `r.payload` must be null or the runtime's code-object payload for `r`, valid for the
+/// callback, its kernel name null or NUL-terminated.
+pub unsafe fn kernel_symbol(
+    r: &CallbackRecord,
+    recorder: &Recorder,
+) -> Option<(u64, String, KernelSymbol)> {
+    type Data = sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t;
+    if r.operation != sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32
+        || r.phase != sys::ROCPROFILER_CALLBACK_PHASE_LOAD
+    {
+        return None;
+    }
+    if r.payload.is_null() {
+        recorder.bad_payload();
+        return None;
+    }
+    let p = r.payload as *const Data;
+    // SAFETY: the payload starts with its u64 size.
+    let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
+    if size < SYMBOL_BYTES_READ {
+        recorder.bad_payload();
+        return None;
+    }
+    // SAFETY: `size` covers every field read; each is read individually so nothing past the
+    // runtime's (possibly 72-byte) struct is touched. The name is a NUL-terminated string owned
+    // by the SDK, copied here.
+    unsafe {
+        let name_ptr = std::ptr::addr_of!((*p).kernel_name).read_unaligned();
+        let name = if name_ptr.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(name_ptr).to_string_lossy().into_owned()
+        };
+        let kernel_id = std::ptr::addr_of!((*p).kernel_id).read_unaligned();
+        let symbol = KernelSymbol {
+            name: std::sync::Arc::from(""),
+            sgpr_count: std::ptr::addr_of!((*p).sgpr_count).read_unaligned(),
+            arch_vgpr_count: std::ptr::addr_of!((*p).arch_vgpr_count).read_unaligned(),
+            accum_vgpr_count: std::ptr::addr_of!((*p).accum_vgpr_count).read_unaligned(),
+            group_segment_size: std::ptr::addr_of!((*p).group_segment_size).read_unaligned(),
+            private_segment_size: std::ptr::addr_of!((*p).private_segment_size).read_unaligned(),
+        };
+        Some((kernel_id, name, symbol))
+    }
+}
+
+/// For an ENTER/EXIT callback of operation `op` whose payload is a `D` starting with its u64
+/// size: whether it is the ENTER, and the u64 at `at` when the payload's size covers it (a
+/// short payload is counted and skipped).
+///
+/// # Safety
+/// `r.payload` must be null or point to a `D` of at least the size its first u64 states, and
+/// `at + 8 <= size_of::<D>()`.
+#[inline]
+pub unsafe fn bracket_u64<D>(
+    r: &CallbackRecord,
+    recorder: &Recorder,
+    op: i32,
+    at: usize,
+) -> Option<(bool, u64)> {
+    if r.operation != op || r.payload.is_null() {
+        return None;
+    }
+    let enter = match r.phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => true,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => false,
+        _ => return None,
+    };
+    // SAFETY: the payload starts with its u64 size (caller's contract).
+    let size = unsafe { (r.payload as *const u64).read_unaligned() } as usize;
+    if size < at + size_of::<u64>() || at + size_of::<u64>() > size_of::<D>() {
+        recorder.bad_payload();
+        return None;
+    }
+    // SAFETY: `size` covers the u64 at `at` inside the payload.
+    let v = unsafe { (r.payload.cast::<u8>().add(at) as *const u64).read_unaligned() };
+    Some((enter, v))
+}
+
+#[cfg(test)]
+mod tests;
