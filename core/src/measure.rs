@@ -3,8 +3,9 @@
 //!
 //! Helper time is counted only after `enable_helper_timing` (the tool turns it on with its
 //! debug log): a run's finalize time is the wall time of the thread that runs it, so the
-//! helpers' work would otherwise be left out of the tool's cost. These two counters are the
-//! crate's only mutable statics; nothing the library writes depends on them.
+//! helpers' work would otherwise be left out of the tool's cost. Nothing the library writes
+//! depends on these two counters (the crate's other mutable statics: the `heap-stats` build's
+//! counting allocator, and the count that keeps temporary file names apart, `xplane::spill`).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;

@@ -342,6 +342,10 @@ impl LineSpill {
 
 /// A number for a file name no other file this process makes has (the time, and a count of
 /// the names asked for): the output's temporary file and the line files beside it.
+///
+/// The count is a process-wide static because several threads (the device planes built side by
+/// side, a merge beside a window's write) may ask within one clock tick, and the name must
+/// differ for each whoever asks; nothing written depends on its value.
 pub(crate) fn unique_suffix() -> u128 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
