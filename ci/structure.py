@@ -13,7 +13,7 @@ For each crate of the tool (src/ and core/src/, when present) it prints:
   import of the children by their parent's users, so `mod.rs` files are not counted as users of
   their own submodules.
 
-Text-level reading: a path in a comment or a string counts too. Good enough for counts that
+Text-level reading: a path in a string counts too (comments do not). Good enough for counts that
 move by tens; read the code before trusting one arrow.
 """
 
@@ -38,8 +38,9 @@ def module_of(path, src):
 
 
 def strip_tests(text):
-    """The text before the first `#[cfg(test)]` module (tests sit at the end by convention)."""
-    m = re.search(r"^\s*#\[cfg\(test\)\]\s*\n\s*(pub(\([a-z]+\))? )?mod ", text, re.M)
+    """The text before the first inline `#[cfg(test)] mod … {` (tests sit at the end by convention;
+    a `mod tests;` declaration is not one)."""
+    m = re.search(r"^\s*#\[cfg\(test\)\]\s*\n\s*(pub(\([a-z]+\))? )?mod \w+\s*\{", text, re.M)
     return text[: m.start()] if m else text
 
 
@@ -75,6 +76,7 @@ def crate_report(repo, src, label):
         rel = os.path.relpath(f, repo)
         sizes.append((text.count("\n"), rel))
         body = strip_tests(text)
+        code = re.sub(r"//[^\n]*", "", body)
         for name, n in functions(body):
             longest.append((n, f"{rel}:{name}"))
         n_static = len(re.findall(r"^\s*(pub(\([a-z]+\))? )?static ", text, re.M))
@@ -85,9 +87,9 @@ def crate_report(repo, src, label):
             unsafe_out += len(re.findall(r"unsafe\s*\{", body))
         me = module_of(f, src)
         parent = me if f.endswith("mod.rs") or f.endswith("lib.rs") else me[:-1]
-        paths = [tuple(m.group(1).split("::")) for m in re.finditer(r"crate::((?:\w+::)*\w+)", body)]
-        uses = [m.group(1) for m in re.finditer(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?use\s+([^;]+);", body, re.M)]
-        uses += [m.group(0) for m in re.finditer(r"(?<![\w:])super::(?:\w+::)*\w+", body)]
+        paths = [tuple(m.group(1).split("::")) for m in re.finditer(r"crate::((?:\w+::)*\w+)", code)]
+        uses = [m.group(1) for m in re.finditer(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?use\s+([^;]+);", code, re.M)]
+        uses += [m.group(0) for m in re.finditer(r"(?<![\w:])super::(?:\w+::)*\w+", code)]
         for u in uses:
             for path in expand_use(u):
                 if path[0] == "crate":

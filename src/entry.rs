@@ -116,7 +116,7 @@ pub fn initialize(tool: &'static Tool) -> bool {
     recorder.budget().set_limit(cfg.max_memory);
     // At debug level the edges time themselves (two clock reads per callback), for the
     // finalize line that gives the tool's whole cost per record.
-    if crate::log::enabled(LogLevel::Debug) {
+    if crate::config::log_enabled(LogLevel::Debug) {
         recorder.selftime().enable();
     }
     // A delayed capture, or the profiler service (which records only when asked), starts with

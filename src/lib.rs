@@ -46,7 +46,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
 ) -> *mut sys::rocprofiler_tool_configure_result_t {
     guard::install_quiet_panic_hook();
     ffi_guard("rocprofiler_configure", std::ptr::null_mut(), || {
-        log::install();
+        log::install(config::get().log);
         let runtime_version = if runtime_version.is_null() {
             String::new()
         } else {

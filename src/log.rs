@@ -13,10 +13,27 @@ use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Level, Metadata, Subscriber};
 
-use crate::config::{self, LogLevel};
+/// How much the tool says on stderr (`ROCPROF_XPLANE_LOG`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogLevel {
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+}
 
-pub fn enabled(level: LogLevel) -> bool {
-    level != LogLevel::Off && config::get().log >= level
+impl LogLevel {
+    /// From one of `LOG`'s words.
+    pub(crate) fn from_word(w: &str) -> LogLevel {
+        match w {
+            "off" => LogLevel::Off,
+            "error" => LogLevel::Error,
+            "info" => LogLevel::Info,
+            "debug" => LogLevel::Debug,
+            _ => LogLevel::Warn,
+        }
+    }
 }
 
 pub use rocprof_xplane_core::measure::{peak_headroom_bytes, process_memory_kb};
@@ -103,9 +120,10 @@ impl Subscriber for LineSubscriber {
     fn exit(&self, _: &Id) {}
 }
 
-/// Installs the subscriber for this library's `tracing` (once; later calls keep the first).
-pub fn install() {
-    let _ = tracing::subscriber::set_global_default(LineSubscriber::new(config::get().log));
+/// Installs the subscriber for this library's `tracing` at `level` (once; later calls keep the
+/// first).
+pub fn install(level: LogLevel) {
+    let _ = tracing::subscriber::set_global_default(LineSubscriber::new(level));
 }
 
 /// Writes one line to stderr and ignores failure. `eprintln!` panics when stderr cannot be

@@ -114,26 +114,11 @@ impl fmt::Display for Domains {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum LogLevel {
-    Off,
-    Error,
-    Warn,
-    Info,
-    Debug,
-}
+pub use crate::log::LogLevel;
 
-impl LogLevel {
-    /// From one of `LOG`'s words.
-    fn from_word(w: &str) -> LogLevel {
-        match w {
-            "off" => LogLevel::Off,
-            "error" => LogLevel::Error,
-            "info" => LogLevel::Info,
-            "debug" => LogLevel::Debug,
-            _ => LogLevel::Warn,
-        }
-    }
+/// Whether lines of `level` are printed (`ROCPROF_XPLANE_LOG`).
+pub fn log_enabled(level: LogLevel) -> bool {
+    level != LogLevel::Off && get().log >= level
 }
 
 /// The validated configuration.

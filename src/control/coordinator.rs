@@ -115,7 +115,7 @@ impl Coordinator {
         self.finalized = true;
         // Phase times and memory at `debug` level: finalize is where the process waits on us
         // at exit, and where memory peaks.
-        if crate::log::enabled(LogLevel::Debug) {
+        if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!("finalize: start, memory {}", super::cut::process_memory());
         }
         let _ = self.run.cut(CutKind::Final);

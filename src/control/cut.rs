@@ -268,14 +268,14 @@ impl Run {
         let t1 = Instant::now();
         let trace = self.join_window(collected);
         let t2 = Instant::now();
-        if crate::log::enabled(LogLevel::Debug) {
+        if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!("finalize: joined, memory {}", process_memory());
         }
         let (run, ids) = self.windows.final_output(self.attach.current_run(cfg));
         // The streaming pipeline's last window: the merge below reports the profile.
         let report = ids.is_none() || !windows::working_files(cfg);
         let written = output::write_window_as(&trace, cfg, &run, ids);
-        if crate::log::enabled(LogLevel::Debug) {
+        if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!(
                 "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
                 (t1 - t0).as_secs_f64() * 1e3,
@@ -317,7 +317,7 @@ fn take_at_flush(
 
 /// How long the program waited on finalize, and the memory after it (debug).
 fn log_finalize_done(t0: Instant) {
-    if crate::log::enabled(LogLevel::Debug) {
+    if crate::config::log_enabled(LogLevel::Debug) {
         log_debug!(
             "finalize: done in {:.1} ms; memory {}",
             t0.elapsed().as_secs_f64() * 1e3,
