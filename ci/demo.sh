@@ -27,5 +27,5 @@ echo "== example 1: a HIP graph launched 20 times (scenarios/graph-launch.toml)"
 run_one scenarios/graph-launch.toml out/demo 1.0.0
 echo
 echo "== example 2: two training loops, steps marked the JAX and the PyTorch way (scenarios/train-loop.toml)"
-echo "   (in xprof: Overview page and Input pipeline list the steps; trace viewer rows Steps, Launch Stats)"
+echo "   (in xprof: the trace viewer shows each loop's roctx step ranges over its launches and kernels)"
 run_one scenarios/train-loop.toml out/demo-train-loop 1.4.0
