@@ -297,10 +297,17 @@ pub fn live_after(earlier: &LiveMemory, memory: &[MemFact]) -> LiveMemory {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn fact(corr: u64, action: MemAction, kind: MemKind, address: u64, bytes: u64) -> MemFact {
+    /// A memory fact of thread 1 on device 0, at ten times its correlation id.
+    pub(crate) fn fact(
+        corr: u64,
+        action: MemAction,
+        kind: MemKind,
+        address: u64,
+        bytes: u64,
+    ) -> MemFact {
         MemFact {
             correlation_id: corr,
             thread_id: 1,

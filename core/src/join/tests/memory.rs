@@ -1,20 +1,8 @@
 //! The memory timeline through the join, across windows.
 
 use crate::facts::{MemAction, MemFact, MemKind};
+use crate::model::memory::tests::fact;
 use crate::model::memory::MemoryEvent;
-
-fn fact(corr: u64, action: MemAction, kind: MemKind, address: u64, bytes: u64) -> MemFact {
-    MemFact {
-        correlation_id: corr,
-        thread_id: 1,
-        time_ns: corr * 10,
-        action,
-        kind,
-        address,
-        bytes,
-        device: 0,
-    }
-}
 
 /// The carry hands on what a window leaves allocated, though nothing else of it is
 /// incomplete, and the next window's join goes on from it: the two windows' memory
