@@ -1187,3 +1187,40 @@ pub unsafe extern "C" fn rocprof_sim_main(argc: c_int, argv: *const *const c_cha
         super::cli::main(args)
     })
 }
+
+/// The driver's first call after loading the runtime: sets up the simulated host's clocks from
+/// the environment (`host_clock`). NULL, or a message saying which variable is wrong (static).
+#[no_mangle]
+pub extern "C" fn rocprof_sim_host_clock_setup() -> *const c_char {
+    static ERROR: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    guard(
+        c"rocprof-sim: internal panic setting up the host clock".as_ptr(),
+        || match super::host_clock::configure_from_env() {
+            Ok(()) => std::ptr::null(),
+            Err(e) => ERROR
+                .get_or_init(|| std::ffi::CString::new(e.replace('\0', " ")).unwrap_or_default())
+                .as_ptr(),
+        },
+    )
+}
+
+/// What the driver's `clock_gettime` answers for the host's clocks: writes the host's clock
+/// `id` in ns and returns 0, or returns -1 for a clock that is the machine's (the driver then
+/// reads the machine's).
+///
+/// # Safety
+/// `ns` must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn rocprof_sim_host_clock(id: libc::clockid_t, ns: *mut u64) -> c_int {
+    guard(-1, || {
+        if !super::host_clock::is_host_clock(id) {
+            return -1;
+        }
+        let Some(v) = super::host_clock::host_clock_ns(id, state::timestamp_ns()) else {
+            return -1;
+        };
+        // SAFETY: the caller passes a writable u64.
+        unsafe { *ns = v };
+        0
+    })
+}

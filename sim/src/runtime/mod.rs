@@ -42,6 +42,7 @@ pub mod exports;
 pub mod fixtures;
 mod hip_event;
 mod hipargs;
+pub mod host_clock;
 mod lifecycle;
 pub mod personality;
 mod replay;

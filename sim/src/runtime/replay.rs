@@ -103,7 +103,13 @@ static CODE_OBJECT_LOADED: Condvar = Condvar::new();
 #[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct ReplaySummary {
     pub personality: String,
+    /// The SDK clock (the host's `CLOCK_BOOTTIME`) at simulated time 0.
     pub base_timestamp_ns: u64,
+    /// The true instant of simulated time 0 (Unix ns on the machine's wall clock): a record
+    /// stamped `t` happened at `base_unix_ns + (t - base_timestamp_ns)`.
+    pub base_unix_ns: u64,
+    /// The simulated host's clocks as the environment set them (`host_clock`).
+    pub host_clock: super::host_clock::HostClockConfig,
     pub threads: Vec<u64>,
     pub hip_calls: u64,
     pub marker_calls: u64,
@@ -115,6 +121,8 @@ pub struct ReplaySummary {
 pub struct Replay {
     plan: Plan,
     base: u64,
+    /// True instant of `base` (Unix ns).
+    base_unix: u64,
     /// Wall-clock start of the replay, for `[delivery] real_time` pacing.
     wall_start: std::sync::OnceLock<std::time::Instant>,
     cid: Vec<Vec<u64>>,
@@ -373,8 +381,10 @@ impl Replay {
             .collect();
         let gates = cross_thread_gates(&plan, &global);
         let n = acts.len() + barriers.len();
+        let (base, base_unix) = super::host_clock::replay_base();
         Ok(Replay {
-            base: state::boottime_ns(),
+            base,
+            base_unix,
             wall_start: std::sync::OnceLock::new(),
             cid,
             call_key,
@@ -417,6 +427,7 @@ impl Replay {
     pub fn run(self: &Arc<Self>) -> ReplaySummary {
         install_code_objects(&self.plan);
         state::set_main_external_timeline(self.main_external_timeline());
+        super::host_clock::wait_for_start();
         let started = *self.wall_start.get_or_init(std::time::Instant::now);
         let _ = REPLAY_STARTED.set(started);
         let device = {
@@ -505,6 +516,8 @@ impl Replay {
         let mut s = ReplaySummary {
             personality: state::personality().to_string(),
             base_timestamp_ns: self.base,
+            base_unix_ns: self.base_unix,
+            host_clock: super::host_clock::config(),
             threads: lock(&self.tids).clone(),
             ..Default::default()
         };

@@ -245,14 +245,9 @@ pub fn in_init_window() -> bool {
 
 // ---- clock ---------------------------------------------------------------------------------
 
+/// The host's `CLOCK_BOOTTIME` (`host_clock`): the machine's, shifted to the simulated host's.
 pub fn boottime_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_BOOTTIME is supported on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    super::host_clock::host_boottime_ns()
 }
 
 thread_local! {

@@ -404,6 +404,42 @@ pub unsafe extern "C" fn rocprofiler_configure(
 
 const _: rocprofiler_configure_any_fn = Some(rocprofiler_configure);
 
+/// The clocks as a program sees them (the SDK clock, `clock_gettime` of the boot and wall
+/// clocks, which on a simulated host are the host's) and as the machine's kernel has them
+/// (the raw system call, which nothing in the process can stand in for).
+fn clocks() -> Value {
+    let mut sdk = 0u64;
+    if let Some(f) = sdk!(rocprofiler_get_timestamp) {
+        // SAFETY: writable u64.
+        unsafe { f(&mut sdk) };
+    }
+    let read = |id: libc::clockid_t, raw: bool| -> u64 {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid, writable timespec for either call.
+        let rc = unsafe {
+            if raw {
+                libc::syscall(libc::SYS_clock_gettime, id, &mut ts) as libc::c_int
+            } else {
+                libc::clock_gettime(id, &mut ts)
+            }
+        };
+        if rc != 0 {
+            return 0;
+        }
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    };
+    json!({
+        "sdk": sdk,
+        "boottime": read(libc::CLOCK_BOOTTIME, false),
+        "realtime": read(libc::CLOCK_REALTIME, false),
+        "machine_boottime": read(libc::CLOCK_BOOTTIME, true),
+        "machine_realtime": read(libc::CLOCK_REALTIME, true),
+    })
+}
+
 unsafe extern "C" fn tool_init(
     fini: rocprofiler_client_finalize_any_t,
     _data: *mut c_void,
@@ -449,6 +485,7 @@ fn init_body() {
         // SAFETY: writable u64.
         unsafe { f(&mut now) };
     }
+    log(json!({"ev": "clocks", "at": "initialize", "clocks": clocks()}));
     log(json!({
         "ev": "initialize", "priority": PRIORITY.load(Ordering::Relaxed), "init_status": st,
         "version": [a, b, c], "triplet_status": trip_status.map(status_name),
@@ -1227,6 +1264,7 @@ unsafe extern "C" fn tool_fini(_data: *mut c_void) {
             unsafe { f(&mut now) };
         }
         log(json!({"ev": "finalize_begin", "fini_status": st, "tid": gettid(), "now": now}));
+        log(json!({"ev": "clocks", "at": "finalize", "clocks": clocks()}));
         if cfg().has("destroy") {
             let d: rocprofiler_destroy_buffer_fn = sym(c"rocprofiler_destroy_buffer");
             let b = rocprofiler_buffer_id_t {
