@@ -13,6 +13,7 @@
 //! The only statics are measurement counters read by debug lines (`measure`, and the counting
 //! allocator of the `heap-stats` build in `heap`): a global allocator is global by nature.
 
+pub mod clock;
 pub mod facts;
 pub mod fastmap;
 pub mod heap;
