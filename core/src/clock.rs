@@ -59,6 +59,27 @@ pub enum JobTimeSource {
 }
 
 impl JobTimeSource {
+    /// Its number in the clock exchange's reply.
+    pub fn code(self) -> u8 {
+        match self {
+            JobTimeSource::Given => 0,
+            JobTimeSource::Reference => 1,
+            JobTimeSource::CaptureStart => 2,
+            JobTimeSource::OwnStart => 3,
+        }
+    }
+
+    pub fn from_code(code: u8) -> Option<JobTimeSource> {
+        [
+            JobTimeSource::Given,
+            JobTimeSource::Reference,
+            JobTimeSource::CaptureStart,
+            JobTimeSource::OwnStart,
+        ]
+        .into_iter()
+        .find(|s| s.code() == code)
+    }
+
     /// How the profile names it.
     pub fn describe(self) -> &'static str {
         match self {
@@ -80,17 +101,32 @@ pub struct Origin {
 }
 
 impl Origin {
-    /// The origin for `job_time` from `source`, if a process that started at `own_start_unix_ns`
-    /// can use it: at or before its start, and far enough before 106 days after the origin
-    /// that a run of `keep_ns` more still fits. `Err` says why not (the caller falls back to
-    /// its own start, and says so).
-    pub fn checked(
+    /// The origin of `job_time_unix_ns` from `source`, if a process that started at
+    /// `own_start_unix_ns` can use it ([`Origin::adopt`]). `Err` says why not (the caller
+    /// falls back to its own start, and says so).
+    pub fn from_job_time(
         job_time_unix_ns: u64,
         source: JobTimeSource,
         own_start_unix_ns: u64,
         keep_ns: u64,
     ) -> Result<Origin, String> {
-        let unix_ns = origin_for(job_time_unix_ns);
+        Origin::adopt(
+            origin_for(job_time_unix_ns),
+            source,
+            own_start_unix_ns,
+            keep_ns,
+        )
+    }
+
+    /// Origin `unix_ns` (another process's, the job's clock reference's), if a process that
+    /// started at `own_start_unix_ns` can use it: at or before its start, and far enough
+    /// before 106 days after it that a run of `keep_ns` more still fits.
+    pub fn adopt(
+        unix_ns: u64,
+        source: JobTimeSource,
+        own_start_unix_ns: u64,
+        keep_ns: u64,
+    ) -> Result<Origin, String> {
         if unix_ns > own_start_unix_ns {
             return Err(format!(
                 "its origin would lie {:.3} s after this process's start",
@@ -113,6 +149,23 @@ impl Origin {
             unix_ns: origin_for(own_start_unix_ns),
             source: JobTimeSource::OwnStart,
         }
+    }
+
+    /// The origin of a capture that a client asked to start at `start_unix_ns` (xprof sends
+    /// one start time to every host of a capture): the job's when this process has one shared
+    /// with the job (given, or the reference's), else the start time's, so that the hosts of
+    /// one capture count from one origin; a process that began at `own_start_unix_ns`.
+    pub fn for_capture(self, start_unix_ns: u64, own_start_unix_ns: u64) -> Origin {
+        if self.source != JobTimeSource::OwnStart || start_unix_ns == 0 {
+            return self;
+        }
+        Origin::from_job_time(
+            start_unix_ns,
+            JobTimeSource::CaptureStart,
+            own_start_unix_ns,
+            DAY_NS,
+        )
+        .unwrap_or(self)
     }
 }
 
@@ -204,6 +257,9 @@ pub enum Alignment {
         offset_ns: i64,
         error_ns: u64,
     },
+    /// This process is the job's clock reference (it answers at `reference`): the others are
+    /// aligned to this host's clock.
+    Reference { reference: String },
 }
 
 impl Alignment {
@@ -220,7 +276,45 @@ impl Alignment {
                 *offset_ns as f64 / 1e6,
                 *error_ns as f64 / 1e6
             ),
+            Alignment::Reference { reference } => format!(
+                "the job's clock reference ({reference}): the other processes are aligned to this host's clock"
+            ),
         }
+    }
+}
+
+/// What a collection knows of its clocks beside its start and stop readings (`Collected`'s
+/// `start_*`/`stop_*` fields): the job's origin, how exact those readings are, and this host's
+/// offset to the job's clock reference then.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClockFacts {
+    /// `None`: no job origin (a converted file with no wall clock): the profile counts from
+    /// its own start.
+    pub origin: Option<Origin>,
+    pub start_error_ns: u64,
+    pub stop_error_ns: u64,
+    pub start_offset: Option<OffsetEstimate>,
+    pub stop_offset: Option<OffsetEstimate>,
+    /// The job's clock reference (its address), when one was asked.
+    pub reference: Option<String>,
+    /// This process is the job's clock reference (it answers on `reference`).
+    pub is_reference: bool,
+    /// The pair and offset at the start of the process's first profile
+    /// ([`JobClock::anchored`]).
+    pub anchor: Option<(ClockPair, Option<OffsetEstimate>)>,
+}
+
+impl ClockFacts {
+    /// Facts of this collection followed by those of `later`, the next cut of the same
+    /// process: the start's from this one, the end's from the later.
+    pub fn absorb(&mut self, later: ClockFacts) {
+        self.origin = self.origin.or(later.origin);
+        self.stop_error_ns = later.stop_error_ns;
+        self.stop_offset = later.stop_offset.or(self.stop_offset);
+        self.start_offset = self.start_offset.or(later.start_offset);
+        self.reference = self.reference.take().or(later.reference);
+        self.is_reference |= later.is_reference;
+        self.anchor = self.anchor.or(later.anchor);
     }
 }
 
@@ -245,6 +339,10 @@ struct Point {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobClock {
     pub origin: Origin,
+    /// The pairs read at the profile's start and end, as read.
+    pub start_pair: ClockPair,
+    pub stop_pair: ClockPair,
+    pub alignment: Alignment,
     start: Point,
     /// `None` when the end agrees with the start within their errors.
     stop: Option<Point>,
@@ -260,6 +358,23 @@ impl JobClock {
         start_offset: Option<OffsetEstimate>,
         stop_offset: Option<OffsetEstimate>,
     ) -> JobClock {
+        JobClock::anchored(origin, start, stop, start_offset, stop_offset, None)
+    }
+
+    /// As [`JobClock::new`], for a profile of a process whose first profile started at
+    /// `anchor` (its pair and offset then): where this profile's start agrees with the anchor's
+    /// map within their errors, it takes the anchor's map there, so that the profiles of one
+    /// process (capture windows, the whole run) keep the exact intervals of its boot clock
+    /// between them, and only a step of the wall clock beyond the readings' errors moves one
+    /// against another.
+    pub fn anchored(
+        origin: Origin,
+        start: ClockPair,
+        stop: ClockPair,
+        start_offset: Option<OffsetEstimate>,
+        stop_offset: Option<OffsetEstimate>,
+        anchor: Option<(ClockPair, Option<OffsetEstimate>)>,
+    ) -> JobClock {
         let point = |p: ClockPair, o: Option<OffsetEstimate>| Point {
             boot_ns: p.boot_ns,
             job_ns: i128::from(p.wall_ns)
@@ -267,16 +382,71 @@ impl JobClock {
                 - i128::from(origin.unix_ns),
             error_ns: p.error_ns + o.map_or(0, |o| o.error_ns),
         };
-        let a = point(start, start_offset);
-        let b = point(stop, stop_offset.or(start_offset));
+        let mut a = point(start, start_offset);
+        let mut b = point(stop, stop_offset.or(start_offset));
+        if let Some((pair, offset)) = anchor {
+            // A point within the errors of the anchor's map takes it, and the anchor's error.
+            let at = point(pair, offset);
+            let shift = at.job_ns - i128::from(at.boot_ns);
+            for p in [&mut a, &mut b] {
+                let own = p.job_ns - i128::from(p.boot_ns);
+                if (own - shift).abs() <= i128::from(p.error_ns + at.error_ns) {
+                    p.job_ns = i128::from(p.boot_ns) + shift;
+                    p.error_ns += at.error_ns;
+                }
+            }
+        }
         let drift = (b.job_ns - a.job_ns) - (i128::from(b.boot_ns) - i128::from(a.boot_ns));
         let noise = i128::from(a.error_ns + b.error_ns);
-        let stop = (b.boot_ns > a.boot_ns && drift.abs() > noise).then_some(b);
+        let parted = (b.boot_ns > a.boot_ns && drift.abs() > noise).then_some(b);
         JobClock {
             origin,
+            start_pair: start,
+            stop_pair: stop,
+            alignment: Alignment::HostClocks,
             start: a,
-            stop,
+            stop: parted,
         }
+    }
+
+    /// The map of a collection: its start and stop readings (boot, wall) and its facts;
+    /// `None` without an origin or a wall reading.
+    pub fn of(start: (u64, u64), stop: (u64, u64), facts: &ClockFacts) -> Option<JobClock> {
+        let origin = facts.origin?;
+        if start.1 == 0 {
+            return None;
+        }
+        let pair = |(boot_ns, wall_ns): (u64, u64), error_ns| ClockPair {
+            boot_ns,
+            wall_ns,
+            error_ns,
+        };
+        // A stop never read (0) is the start.
+        let stop = if stop.1 == 0 { start } else { stop };
+        let mut c = JobClock::anchored(
+            origin,
+            pair(start, facts.start_error_ns),
+            pair(stop, facts.stop_error_ns),
+            facts.start_offset,
+            facts.stop_offset,
+            facts.anchor,
+        );
+        match (&facts.reference, facts.stop_offset.or(facts.start_offset)) {
+            (Some(reference), _) if facts.is_reference => {
+                c.alignment = Alignment::Reference {
+                    reference: reference.clone(),
+                }
+            }
+            (Some(reference), Some(o)) => {
+                c.alignment = Alignment::Estimated {
+                    reference: reference.clone(),
+                    offset_ns: o.offset_ns,
+                    error_ns: c.error_ns(),
+                }
+            }
+            _ => {}
+        }
+        Some(c)
     }
 
     /// How far the end's pair parts from the start's offset (0 within their errors): the
@@ -351,15 +521,25 @@ mod tests {
     #[test]
     fn a_job_time_after_the_start_or_too_long_ago_is_refused() {
         let own = T + 10 * S;
-        let o = Origin::checked(T, JobTimeSource::Given, own, DAY_NS).unwrap();
+        let given = JobTimeSource::Given;
+        let o = Origin::from_job_time(T, given, own, DAY_NS).unwrap();
         assert_eq!(o.unix_ns, origin_for(T));
         // Given a little after the start (clocks off by seconds): the margin holds it.
-        assert!(Origin::checked(own + 30 * S, JobTimeSource::Given, own, DAY_NS).is_ok());
-        let late = Origin::checked(own + 2 * DAY_NS, JobTimeSource::Given, own, DAY_NS);
+        assert!(Origin::from_job_time(own + 30 * S, given, own, DAY_NS).is_ok());
+        let late = Origin::from_job_time(own + 2 * DAY_NS, given, own, DAY_NS);
         assert!(late.unwrap_err().contains("after this process's start"));
-        let old = Origin::checked(own - 120 * DAY_NS, JobTimeSource::Given, own, DAY_NS);
+        let old = Origin::from_job_time(own - 120 * DAY_NS, given, own, DAY_NS);
         assert!(old.unwrap_err().contains("106-day range"));
         assert_eq!(Origin::own(own).unix_ns, origin_for(own));
+        // Another process's origin is taken as it is.
+        let reference = Origin::adopt(o.unix_ns, JobTimeSource::Reference, own, DAY_NS);
+        assert_eq!(reference.unwrap().unix_ns, o.unix_ns);
+        // A capture's start time gives the origin of a process without a shared one.
+        let capture = Origin::own(own).for_capture(own + 60 * S, own);
+        assert_eq!(capture.source, JobTimeSource::CaptureStart);
+        assert_eq!(capture.unix_ns, origin_for(own + 60 * S));
+        assert_eq!(o.for_capture(own + 60 * S, own), o, "a shared origin stays");
+        assert_eq!(Origin::own(own).for_capture(0, own), Origin::own(own));
     }
 
     #[test]
@@ -508,5 +688,31 @@ mod tests {
             "aligned to the clock of 10.0.0.1:6009: this host's clock is +50.000 ms off it, times within ±0.200 ms"
         );
         assert_eq!(Alignment::HostClocks.describe(), "aligned by host clocks");
+    }
+
+    /// A later window of a process whose start pair reads 30 ns off its first profile's map
+    /// (within the readings' errors) takes that map: the windows keep the boot clock's exact
+    /// intervals between them. One read 5 µs off (a step) keeps its own.
+    #[test]
+    fn a_window_takes_its_process_s_map_within_the_errors() {
+        let origin = Origin::own(T);
+        let anchor = Some((pair(S, T), None));
+        let window = |off: u64| {
+            JobClock::anchored(
+                origin,
+                pair(10 * S, T + 9 * S + off),
+                pair(11 * S, T + 10 * S + off),
+                None,
+                None,
+                anchor,
+            )
+        };
+        let base = i128::from(T - origin.unix_ns);
+        assert_eq!(window(30).job_ns(10 * S), base + i128::from(9 * S));
+        assert_eq!(window(30).shift_ns(), Some(base - i128::from(S)));
+        assert_eq!(
+            window(5_000).job_ns(10 * S),
+            base + i128::from(9 * S) + 5_000
+        );
     }
 }

@@ -2,6 +2,7 @@
 //! each moved to the stage that reads it (and freed there, or when its last reader is done);
 //! what other capture windows carried in (`Carried`) apart from them.
 
+use crate::clock::JobClock;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -68,9 +69,11 @@ pub(super) struct Header {
     pub sdk_version: String,
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
-    /// The wall clock at the start; the wall window is the boot window shifted by the two
-    /// clocks' offset then (`time_window`), so the wall clock's stop is not read.
+    /// The wall clock at the start: without a job clock, the wall window is the boot window
+    /// shifted by the two clocks' offset then (`time_window`).
     pub start_walltime_ns: u64,
+    /// The map from the boot clock to the job clock (`None`: no job origin).
+    pub clock: Option<JobClock>,
 }
 
 /// The host's records: HIP and roctx calls (roctx ones perhaps still packed), the roctx spans,
@@ -116,7 +119,8 @@ impl Input {
             start_boottime_ns,
             stop_boottime_ns,
             start_walltime_ns,
-            stop_walltime_ns: _,
+            stop_walltime_ns,
+            clock,
             agents,
             api,
             marker_records,
@@ -145,6 +149,11 @@ impl Input {
                 start_boottime_ns,
                 stop_boottime_ns,
                 start_walltime_ns,
+                clock: JobClock::of(
+                    (start_boottime_ns, start_walltime_ns),
+                    (stop_boottime_ns, stop_walltime_ns),
+                    &clock,
+                ),
             },
             agents,
             host: HostRecords {

@@ -192,6 +192,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         start_covers_events: true,
         start_walltime_ns: window.start_wall,
         stop_walltime_ns: window.stop_wall,
+        clock: header.clock,
         devices: places.devices,
         host_threads: host_side.threads,
         scope_tree: indexed.annotated.scope_tree,

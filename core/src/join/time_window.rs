@@ -14,10 +14,9 @@ pub(super) struct Window {
 }
 
 /// The window covers the session and every event (events before the start move it).
-/// The wall-clock window is the boottime window shifted by the offset between the two clocks,
-/// measured once at the start: the same two instants, so the Task Environment times and the
-/// event offsets agree even if the clocks drift apart during the run (or, in the simulator,
-/// run at different speeds).
+/// The wall-clock window is the same two instants on the job clock (`clock::JobClock`), or,
+/// without one, the boottime window shifted by the offset between the two clocks measured at
+/// the start: either way the Task Environment times and the event offsets agree.
 pub(super) fn time_window(c: &Header, host_threads: &[HostThread], devices: &[Device]) -> Window {
     // None until known: a start of 0 is "not recorded" only as the collection's, never as an
     // event's. An event at 0 (a record the runtime stamped 0) sets the start to 0, and the
@@ -39,7 +38,11 @@ pub(super) fn time_window(c: &Header, host_threads: &[HostThread], devices: &[De
     }
     let start = start.unwrap_or(0);
     let stop = stop.max(start);
-    let (start_wall, stop_wall) = if c.start_walltime_ns == 0 {
+    let (start_wall, stop_wall) = if let Some(clock) = &c.clock {
+        let wall =
+            |t: u64| u64::try_from(i128::from(clock.origin.unix_ns) + clock.job_ns(t)).unwrap_or(0);
+        (wall(start), wall(stop))
+    } else if c.start_walltime_ns == 0 {
         (0, 0)
     } else {
         let offset = i128::from(c.start_walltime_ns) - i128::from(c.start_boottime_ns);

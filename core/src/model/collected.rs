@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::memory::LiveMemory;
 use super::trace::Anchor;
+use crate::clock::ClockFacts;
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, Counters, HipEventOp,
     HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation, SyncFact,
@@ -23,6 +24,9 @@ pub struct Collected {
     pub stop_boottime_ns: u64,
     pub start_walltime_ns: u64,
     pub stop_walltime_ns: u64,
+    /// The job's origin, how exact the start and stop readings above are, and this host's
+    /// offset to the job's clock reference then (`clock`).
+    pub clock: ClockFacts,
     pub agents: Vec<AgentInfo>,
     pub api: Vec<ApiRecord>,
     /// roctx API records as the stores packed them (the tool's own collection; a collection
@@ -181,6 +185,7 @@ impl Collected {
             stop_boottime_ns,
             start_walltime_ns,
             stop_walltime_ns,
+            clock,
             agents,
             api,
             marker_records,
@@ -205,6 +210,7 @@ impl Collected {
         self.start_walltime_ns = self.start_walltime_ns.min(start_walltime_ns);
         self.stop_boottime_ns = self.stop_boottime_ns.max(stop_boottime_ns);
         self.stop_walltime_ns = self.stop_walltime_ns.max(stop_walltime_ns);
+        self.clock.absorb(clock);
         if self.agents.is_empty() {
             self.agents = agents;
         }

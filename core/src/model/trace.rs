@@ -30,6 +30,9 @@ pub struct Trace {
     /// The same two instants on the wall clock (Unix epoch ns), for the `Task Environment` plane.
     pub start_walltime_ns: u64,
     pub stop_walltime_ns: u64,
+    /// The map from the boot clock to the job's clock, every process of the job's one time
+    /// axis (`clock`); `None` without a job origin (the file then counts from its own start).
+    pub clock: Option<crate::clock::JobClock>,
     /// GPUs, in ordinal order (ordinal = index among GPU agents, as HIP numbers devices).
     pub devices: Vec<Device>,
     /// Host threads that made traced API calls, sorted by thread id.
