@@ -56,6 +56,8 @@ struct Pending {
 pub struct RoctxLines {
     tid: u64,
     display: Option<String>,
+    /// Every line's `timestamp_ns` (the plane's).
+    line_ts_ns: i64,
     /// Push/pop ranges and marks, then start/stop ranges (`process_wide`).
     groups: [Group; 2],
 }
@@ -86,6 +88,7 @@ impl RoctxLines {
     pub fn new(
         tid: u64,
         display: Option<String>,
+        line_ts_ns: i64,
         spans: impl Iterator<Item = (bool, (u64, u64))>,
     ) -> Self {
         let mut last: [Option<LaneKey>; 2] = [None, None];
@@ -115,6 +118,7 @@ impl RoctxLines {
         RoctxLines {
             tid,
             display,
+            line_ts_ns,
             groups: [group(0), group(1)],
         }
     }
@@ -136,7 +140,13 @@ impl RoctxLines {
             } => {
                 let k = lanes.deal(span).min(MAX_LANE);
                 if k == lines.len() {
-                    let mut line = roctx_line(self.tid, self.display.as_deref(), process_wide, k);
+                    let mut line = roctx_line(
+                        self.tid,
+                        self.display.as_deref(),
+                        self.line_ts_ns,
+                        process_wide,
+                        k,
+                    );
                     if k == 0 {
                         line.expect_events(*expected);
                     }
@@ -169,6 +179,7 @@ impl RoctxLines {
                 Group::Held { events, stats } => held_lines(
                     self.tid,
                     self.display.as_deref(),
+                    self.line_ts_ns,
                     process_wide,
                     events,
                     &stats,
@@ -185,6 +196,7 @@ impl RoctxLines {
 fn held_lines(
     tid: u64,
     display: Option<&str>,
+    line_ts_ns: i64,
     process_wide: bool,
     group: Vec<Pending>,
     stats: &[u8],
@@ -206,7 +218,7 @@ fn held_lines(
         .iter()
         .enumerate()
         .map(|(k, &n)| {
-            let mut line = roctx_line(tid, display, process_wide, k);
+            let mut line = roctx_line(tid, display, line_ts_ns, process_wide, k);
             line.expect_events(n);
             line
         })
@@ -222,7 +234,13 @@ fn held_lines(
     lines
 }
 
-fn roctx_line(tid: u64, display: Option<&str>, process_wide: bool, lane: usize) -> LineBuilder {
+fn roctx_line(
+    tid: u64,
+    display: Option<&str>,
+    line_ts_ns: i64,
+    process_wide: bool,
+    lane: usize,
+) -> LineBuilder {
     let kind = if process_wide {
         "ROCTX ranges"
     } else {
@@ -237,7 +255,7 @@ fn roctx_line(tid: u64, display: Option<&str>, process_wide: bool, lane: usize) 
         | MARKER_LINE_BIT
         | if process_wide { RANGE_LINE_BIT } else { 0 }
         | ((lane as i64) << LANE_SHIFT);
-    let mut l = LineBuilder::new(id, format!("Host Threads/{tid}/{kind}{suffix}"), 0);
+    let mut l = LineBuilder::new(id, format!("Host Threads/{tid}/{kind}{suffix}"), line_ts_ns);
     if let Some(d) = display {
         l.set_display_name(format!("{d}/{kind}{suffix}"));
     }
@@ -300,7 +318,7 @@ mod tests {
     /// its metadata id its position among equal spans, so lines that differ in anything
     /// differ in bytes.
     fn lines_of(spans: &[(bool, (u64, u64))]) -> Vec<Vec<u8>> {
-        let mut lines = RoctxLines::new(7, Some("worker".into()), spans.iter().copied());
+        let mut lines = RoctxLines::new(7, Some("worker".into()), 0, spans.iter().copied());
         for (i, &(process_wide, span)) in spans.iter().enumerate() {
             let mut stats = StatBytes::new();
             stats.i64(1, (span.0 * 1000 + span.1) as i64);
@@ -375,7 +393,7 @@ mod tests {
                     stats: start..stats.len(),
                 });
             }
-            held_lines(7, Some("worker"), process_wide, events, &stats)
+            held_lines(7, Some("worker"), 0, process_wide, events, &stats)
         };
         let expected: Vec<Vec<u8>> = held(false)
             .into_iter()

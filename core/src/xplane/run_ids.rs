@@ -1,5 +1,6 @@
 //! What the windows of a run share when they are to be made one profile (`WINDOW_MERGE`):
-//! each event plane's names with the ids they were given, and the clock's origin. A window
+//! each event plane's names with the ids they were given, and the clock's origin (on the boot
+//! clock, and the line timestamp it has on the job clock). A window
 //! written so numbers every name as the windows before it did and places its events on the
 //! run's clock, so the merge copies each event's bytes as they are instead of re-encoding it
 //! with other ids and times (`xplane::merge`), which costs several times the copy.
@@ -25,27 +26,27 @@ pub const MAX_RUN_NAMES: usize = 1 << 16;
 /// be built on several threads: each plane takes its names and gives them back).
 #[derive(Debug, Default)]
 pub struct RunIds {
-    origin_ns: Mutex<Option<u64>>,
+    origin: Mutex<Option<RunOrigin>>,
     planes: Mutex<Option<HashMap<String, PlaneNames>>>,
 }
 
 impl RunIds {
     pub const fn new() -> Self {
         RunIds {
-            origin_ns: Mutex::new(None),
+            origin: Mutex::new(None),
             planes: Mutex::new(None),
         }
     }
 
-    /// The run's origin for a window whose own would be `own_ns`: the first window's; an
-    /// earlier own origin (events before the run's first, which a clock step could give) keeps
-    /// its own, and the merge then moves that window's times as it moves any other input's.
-    pub(crate) fn origin_ns(&self, own_ns: u64) -> u64 {
-        let mut origin = lock(&self.origin_ns);
+    /// The run's origin for a window whose own would be `own`: the first window's; an earlier
+    /// own origin (events before the run's first, which a clock step could give) keeps its
+    /// own, and the merge then moves that window's times as it moves any other input's.
+    pub(crate) fn origin(&self, own: RunOrigin) -> RunOrigin {
+        let mut origin = lock(&self.origin);
         match *origin {
-            Some(o) if o <= own_ns => o,
-            Some(_) => own_ns,
-            None => *origin.insert(own_ns),
+            Some(o) if o.boot_ns <= own.boot_ns => o,
+            Some(_) => own,
+            None => *origin.insert(own),
         }
     }
 
@@ -75,6 +76,14 @@ impl RunIds {
             .insert(name, names);
         built
     }
+}
+
+/// Where a window's times count from: a boot-clock time, and the line timestamp (ns on the job
+/// clock) it is written at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RunOrigin {
+    pub boot_ns: u64,
+    pub line_ts_ns: i64,
 }
 
 /// Builds a plane on its own or, for a window of a run to be merged, on the run's names.
@@ -158,9 +167,13 @@ mod tests {
     #[test]
     fn the_first_window_s_origin_is_the_run_s() {
         let run = RunIds::new();
-        assert_eq!(run.origin_ns(1_000), 1_000);
-        assert_eq!(run.origin_ns(5_000), 1_000);
-        assert_eq!(run.origin_ns(900), 900);
-        assert_eq!(run.origin_ns(2_000), 1_000);
+        let at = |boot_ns, line_ts_ns| RunOrigin {
+            boot_ns,
+            line_ts_ns,
+        };
+        assert_eq!(run.origin(at(1_000, 7)), at(1_000, 7));
+        assert_eq!(run.origin(at(5_000, 11)), at(1_000, 7));
+        assert_eq!(run.origin(at(900, 6)), at(900, 6));
+        assert_eq!(run.origin(at(2_000, 8)), at(1_000, 7));
     }
 }

@@ -71,6 +71,26 @@ pub const PROFILE_STOP_TIME: &str = "profile_stop_time";
 /// Ours: the `CLOCK_BOOTTIME` ns every offset of the file counts from, so that profiles of one
 /// run cut in time (capture windows) are put on one clock exactly (`xplane::merge`).
 pub const ORIGIN_BOOTTIME_NS: &str = "rocprof_xplane_origin_boottime_ns";
+/// Ours (`clock`): the job's origin, Unix ns: a line's `timestamp_ns` and its events' offsets
+/// count from it, as every other process of the job's do.
+pub const CLOCK_ORIGIN_UNIX_NS: &str = "rocprof_xplane_clock_origin_unix_ns";
+/// Ours: which job time gave the origin (`clock::JobTimeSource::describe`).
+pub const CLOCK_ORIGIN_FROM: &str = "rocprof_xplane_clock_origin_from";
+/// Ours: how the times line up with the job's other processes (`clock::Alignment::describe`).
+pub const CLOCK_ALIGNMENT: &str = "rocprof_xplane_clock_alignment";
+/// Ours: how far any time of the file may be off the job clock, from what was measured (the
+/// clock readings, the offset estimate, a wall-clock step), in ns.
+pub const CLOCK_ERROR_NS: &str = "rocprof_xplane_clock_error_ns";
+/// Ours: the boot and wall clocks read together at the profile's start and end.
+pub const CLOCK_BOOT_NS: &str = "rocprof_xplane_clock_boot_ns";
+pub const CLOCK_WALL_NS: &str = "rocprof_xplane_clock_wall_ns";
+pub const CLOCK_STOP_BOOT_NS: &str = "rocprof_xplane_clock_stop_boot_ns";
+pub const CLOCK_STOP_WALL_NS: &str = "rocprof_xplane_clock_stop_wall_ns";
+/// Ours (int64, when not 0): how far the wall clock moved against the boot clock between the
+/// start and the end, beyond the readings' errors (a step of the wall clock).
+pub const CLOCK_DRIFT_NS: &str = "rocprof_xplane_clock_drift_ns";
+/// Ours (int64): this host's wall clock minus the job's clock reference's, estimated.
+pub const CLOCK_OFFSET_NS: &str = "rocprof_xplane_clock_offset_ns";
 
 /// Stats this writer sets itself; annotation keys with these names are not copied onto
 /// events, so a user's `roctx` label can never forge a correlation id or a kernel marker.

@@ -73,7 +73,9 @@ impl PlaneMerge<'_> {
             })
             .collect();
         let mut line = self.line_head(&parts);
-        let mut cursors: Vec<LineCursor> = parts.iter().map(|p| self.cursor(p)).collect();
+        let out_ts_ns = self.line_ts_ns(&parts);
+        let mut cursors: Vec<LineCursor> =
+            parts.iter().map(|p| self.cursor(p, out_ts_ns)).collect();
         let mut heap = BinaryHeap::new();
         for (c, cursor) in cursors.iter_mut().enumerate() {
             if cursor.advance()? {
@@ -99,12 +101,17 @@ impl PlaneMerge<'_> {
     }
 
     /// The output line's head: its id, its name from every piece's (a device line's kinds of
-    /// work merged), the first display name any piece has.
+    /// work merged), the first display name any piece has, and its timestamp: the earliest
+    /// piece's, on the output's clock (windows of one run share theirs, so their events keep
+    /// their offsets).
     fn line_head(&self, parts: &[LinePart]) -> LineBuilder {
         let first = &parts[0].line.head;
         let names: Vec<&str> = parts.iter().map(|p| p.line.head.name.as_str()).collect();
-        let mut line =
-            LineBuilder::new(first.id, crate::xplane::space::merged_line_name(&names), 0);
+        let mut line = LineBuilder::new(
+            first.id,
+            crate::xplane::space::merged_line_name(&names),
+            self.line_ts_ns(parts),
+        );
         if let Some(d) = parts
             .iter()
             .map(|p| &p.line.head.display_name)
@@ -115,23 +122,44 @@ impl PlaneMerge<'_> {
         line
     }
 
-    /// The cursor over one piece's events.
-    fn cursor(&self, p: &LinePart) -> LineCursor<'_> {
+    /// The output line's timestamp: the earliest of its pieces', moved onto the output's clock.
+    fn line_ts_ns(&self, parts: &[LinePart]) -> i64 {
+        parts
+            .iter()
+            .map(|p| {
+                p.line
+                    .head
+                    .timestamp_ns
+                    .saturating_add(self.shift[p.input] / 1000)
+            })
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// The cursor over one piece's events, whose line has timestamp `out_ts_ns` in the output.
+    fn cursor(&self, p: &LinePart, out_ts_ns: i64) -> LineCursor<'_> {
         let last = self.inputs.len() - 1;
         let ids = &self.ids[p.plane];
         let shift_ps = self.shift[p.input];
         let drop_stat = (p.input != last)
             .then(|| stat_id_named(&self.planes[p.plane].plane.head, s::OPEN_AT_END))
             .flatten();
-        let line_ts_ps = p.line.head.timestamp_ns.saturating_mul(1000);
+        // What the piece's offsets move by: its line timestamp and its input's shift, less the
+        // output line's timestamp.
+        let move_ps = p
+            .line
+            .head
+            .timestamp_ns
+            .saturating_sub(out_ts_ns)
+            .saturating_mul(1000)
+            .saturating_add(shift_ps);
         LineCursor {
             reader: FileFields::new(self.inputs[p.input].file.clone(), p.line.start, p.line.end),
             ids,
-            line_ts_ps,
-            shift_ps,
+            move_ps,
             drop_stat,
             dropped: 0,
-            verbatim: (ids.all_kept && line_ts_ps == 0 && shift_ps == 0).then_some(self.check),
+            verbatim: (ids.all_kept && move_ps == 0).then_some(self.check),
             event: EventPlace {
                 metadata_id: 0,
                 offset_ps: 0,
@@ -148,8 +176,8 @@ impl PlaneMerge<'_> {
 struct LineCursor<'a> {
     reader: FileFields,
     ids: &'a Ids,
-    line_ts_ps: i64,
-    shift_ps: i64,
+    /// ps every offset moves by onto the output line's clock.
+    move_ps: i64,
     /// An `open_at_end` stat id whose events are left out (inputs before the last).
     drop_stat: Option<i64>,
     dropped: u64,
@@ -194,10 +222,7 @@ impl LineCursor<'_> {
             match read_event(bytes, ids, drop_stat, stats, stat)? {
                 Some(read) => {
                     self.event = EventPlace {
-                        offset_ps: read
-                            .offset_ps
-                            .saturating_add(self.line_ts_ps)
-                            .saturating_add(self.shift_ps),
+                        offset_ps: read.offset_ps.saturating_add(self.move_ps),
                         ..read
                     };
                     return Ok(true);

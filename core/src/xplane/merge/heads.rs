@@ -161,9 +161,24 @@ fn merge_plane_stats(
             else {
                 continue;
             };
-            let v = if n == s::PROFILE_START_TIME || n == s::ORIGIN_BOOTTIME_NS {
+            let v = if [
+                s::PROFILE_START_TIME,
+                s::ORIGIN_BOOTTIME_NS,
+                s::CLOCK_ORIGIN_UNIX_NS,
+                s::CLOCK_BOOT_NS,
+                s::CLOCK_WALL_NS,
+            ]
+            .contains(&n)
+            {
                 (*old).min(*new)
-            } else if n == s::PROFILE_STOP_TIME {
+            } else if [
+                s::PROFILE_STOP_TIME,
+                s::CLOCK_STOP_BOOT_NS,
+                s::CLOCK_STOP_WALL_NS,
+                s::CLOCK_ERROR_NS,
+            ]
+            .contains(&n)
+            {
                 (*old).max(*new)
             } else if n.starts_with("rocprof_xplane_") {
                 old.saturating_add(*new)

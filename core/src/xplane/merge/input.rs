@@ -13,10 +13,12 @@ use crate::wire::{xplane as fields, FileFields, RawField};
 use crate::xplane::proto::{x_stat, XLine, XPlane, XSpace};
 use crate::xplane::stats as s;
 
-/// Where an input's times start, in ns: `rocprof_xplane_origin_boottime_ns` (exact, ours)
-/// and `profile_start_time` (wall clock, what xprof reads).
+/// Where an input's times start, in ns: the job's origin (`rocprof_xplane_clock_origin_unix_ns`:
+/// line timestamps and offsets count from it), else `rocprof_xplane_origin_boottime_ns` (exact,
+/// ours) and `profile_start_time` (wall clock, what xprof reads).
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Origin {
+    pub(super) job: Option<u64>,
     pub(super) boot: Option<u64>,
     pub(super) wall: Option<u64>,
     /// `profile_stop_time`: where the input ended.
@@ -151,6 +153,7 @@ fn origin_of(planes: &[PlaneIn]) -> Origin {
             })
     };
     Origin {
+        job: stat(s::CLOCK_ORIGIN_UNIX_NS),
         boot: stat(s::ORIGIN_BOOTTIME_NS),
         wall: stat(s::PROFILE_START_TIME),
         stop: stat(s::PROFILE_STOP_TIME),
@@ -165,11 +168,18 @@ pub(super) fn stat_id_named(p: &XPlane, name: &str) -> Option<i64> {
         .map(|(&id, _)| id)
 }
 
-/// ps to add to each input's offsets to put them on the earliest input's origin: by the boot
-/// clock when every input has it (exact), else by the wall clock.
+/// ps to add to each input's times (line timestamp and offset) to put them on the earliest
+/// input's origin: on the job clock when every input is on one (its times then count from the
+/// job's origin: nothing moves but between origins), else by the boot clock when every input
+/// has it (exact), else by the wall clock.
 pub(super) fn shifts(inputs: &[Input]) -> Vec<i64> {
+    let job = inputs.iter().all(|i| i.origin.job.is_some());
     let boot = inputs.iter().all(|i| i.origin.boot.is_some());
-    let ns = |i: &Input| if boot { i.origin.boot } else { i.origin.wall };
+    let ns = |i: &Input| match (job, boot) {
+        (true, _) => i.origin.job,
+        (false, true) => i.origin.boot,
+        (false, false) => i.origin.wall,
+    };
     let base = inputs.iter().filter_map(ns).min().unwrap_or(0);
     inputs
         .iter()
@@ -192,6 +202,7 @@ mod tests {
     #[test]
     fn windows_on_their_run_s_clock_are_ordered_by_their_ends() {
         let window = |wall, stop| Origin {
+            job: None,
             boot: Some(500),
             wall: Some(wall),
             stop: Some(stop),
@@ -199,6 +210,7 @@ mod tests {
         let (first, second) = (window(1_000_003, 2_000), window(1_000_000, 3_000));
         assert!(first.order_key(true) < second.order_key(true));
         let own = |boot, wall| Origin {
+            job: None,
             boot: Some(boot),
             wall: Some(wall),
             stop: Some(9),

@@ -9,9 +9,7 @@ use crate::model::{AnchorPlace, Device, DeviceEventKind, Trace};
 use super::cache::{EventCache, UNKNOWN_SHAPE};
 use super::line_names::{device_line_name, LineTypes};
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
-use crate::xplane::builder::{
-    BuiltPlane, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
-};
+use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatBytes, StatIds, StatValue};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
 use crate::xplane::spill::SpillPolicy;
 use crate::xplane::stats as s;
@@ -38,7 +36,7 @@ pub(super) fn device_plane(
     let mut ids = StatIds::default();
     let mut stats = StatBytes::new();
     for l in lines {
-        let mut line = LineBuilder::new(l.id, String::new(), 0);
+        let mut line = base.line(l.id, String::new());
         let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Device {
             ordinal: d.ordinal,
             line: l.id,

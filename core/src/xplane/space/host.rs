@@ -8,7 +8,7 @@ use crate::model::{AnchorPlace, DeviceEventKind, HostEventKind, HostThread, Memc
 use super::cache::EventCache;
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
 use crate::xplane::builder::{
-    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+    BuiltPlane, FinishedLine, PlaneBuilder, StatBytes, StatIds, StatValue,
 };
 use crate::xplane::lanes::{range_stats, RoctxLines};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
@@ -113,7 +113,7 @@ pub(super) fn host_plane(
     let mut stats = StatBytes::new();
     for t in threads {
         let tid = t.tid as i64;
-        let mut api = LineBuilder::new(tid, format!("Host Threads/{}", t.tid), 0);
+        let mut api = base.line(tid, format!("Host Threads/{}", t.tid));
         let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
         api.expect_events(
             t.events
@@ -135,7 +135,12 @@ pub(super) fn host_plane(
                 .clone()
                 .unwrap_or_else(|| format!("Host Threads/{}", t.tid)),
         );
-        let mut roctx = RoctxLines::new(t.tid, display, t.events.iter().filter_map(roctx_span));
+        let mut roctx = RoctxLines::new(
+            t.tid,
+            display,
+            base.line_ts_ns,
+            t.events.iter().filter_map(roctx_span),
+        );
         for (i, e) in t.events.iter().enumerate() {
             if let Some(ahead) = t.events.get(i + SYNC_PREFETCH_AHEAD) {
                 syncs.prefetch(ahead.correlation_id);
@@ -236,7 +241,7 @@ fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Opti
         .filter(|d| d.memory_bytes > 0)
         .map(|d| (format!("GPU_{}", d.ordinal), d.memory_bytes))
         .collect();
-    let mut line = LineBuilder::new(s::MEMORY_LINE_ID, "Memory (HIP allocations)", 0);
+    let mut line = base.line(s::MEMORY_LINE_ID, "Memory (HIP allocations)");
     for m in &trace.memory {
         let call = calls.get(&m.correlation_id);
         let api = call.map_or(if m.alloc { "alloc" } else { "free" }, |e| trace.name(e));

@@ -11,13 +11,14 @@
 //! `line_names` names the device lines, and `threads` builds the device planes beside the
 //! host plane.
 
+use crate::clock::JobClock;
 use crate::fastmap::HashMap;
 use crate::model::{AnchorPlace, Device, DeviceLine, Trace};
 
 use super::builder::{BuiltPlane, LineBuilder, PlaneBuilder, StatIds};
 use super::deps::{AnchorEvent, AnchorFeed};
 use super::proto::XSpace;
-use super::run_ids::RunIds;
+use super::run_ids::{RunIds, RunOrigin};
 use super::spill::SpillPolicy;
 
 mod cache;
@@ -119,6 +120,7 @@ pub fn build_window_planes<E>(
 
     let mut warnings = trace.warnings.clone();
     warnings.extend(counter_warnings(&trace.counters));
+    warnings.extend(base.off_clock.clone());
     if base.early_ns > 0 {
         warnings.push(format!(
             "rocprof-xplane: events began {} ns before the profile start; the time origin was moved back to the earliest event",
@@ -160,25 +162,72 @@ pub fn parallel_planes_bytes(trace: &Trace, workers: usize) -> u64 {
     building * workers.min(trace.devices.len()) as u64 + waiting
 }
 
-/// Converts `CLOCK_BOOTTIME` ns to the offsets written in lines.
-struct Timebase {
-    /// Every line's `timestamp_ns` is 0 and event offsets are `(t - origin_ns) * 1000` ps.
+/// Converts `CLOCK_BOOTTIME` ns to the times written in lines: every line's `timestamp_ns` is
+/// `line_ts_ns`, the job-clock time of `origin_ns` (`clock::JobClock`; 0 without one), and an
+/// event at boot time `t` is at `(t - origin_ns) * 1000` ps from it, moved where the profile's
+/// job clock is not that shift. So xprof places it at its time on the job clock, where every
+/// process of the job places its own (`clock`).
+struct Timebase<'t> {
     origin_ns: u64,
     /// How far events began before the start (warned of).
     early_ns: u64,
+    line_ts_ns: i64,
+    /// ps added to every offset: how far this profile's job clock lies from the line
+    /// timestamp's (a window whose clock was stepped since the first of its run).
+    shift_ps: i64,
+    /// The job clock when it is no shift (the wall clock was stepped during the profile):
+    /// each offset is then computed through it.
+    drift: Option<&'t JobClock>,
+    /// The job clock the times are on (`None`: the profile's own start).
+    clock: Option<&'t JobClock>,
+    /// Why the times could not go on the job clock (warned of).
+    off_clock: Option<String>,
 }
 
-impl Timebase {
+impl<'t> Timebase<'t> {
     /// The trace's own origin or, for a window of a run to be merged, the run's (at or before
-    /// the window's own).
-    fn new(trace: &Trace, run: Option<&RunIds>) -> Self {
-        let own = Self::own(trace);
-        let Some(origin_ns) = run.map(|r| r.origin_ns(own.origin_ns)) else {
-            return own;
+    /// the window's own), on the job clock when the trace has one that holds its events.
+    fn new(trace: &'t Trace, run: Option<&RunIds>) -> Self {
+        let (origin_ns, early_ns) = Self::own(trace);
+        let mut off_clock = None;
+        let clock = trace.clock.as_ref().filter(|c| {
+            let last = trace.stop_boottime_ns.max(origin_ns);
+            if c.holds(origin_ns, last) {
+                return true;
+            }
+            off_clock = Some(format!(
+                "rocprof-xplane: this profile's times count from its own start, not from the job's origin ({} ns since the Unix epoch): its events would lie outside 0..{} ns of it (xprof's range)",
+                c.origin.unix_ns,
+                crate::clock::RANGE_NS
+            ));
+            false
+        });
+        let own = RunOrigin {
+            boot_ns: origin_ns,
+            line_ts_ns: clock.map_or(0, |c| i64::try_from(c.job_ns(origin_ns)).unwrap_or(0)),
+        };
+        let at = run.map_or(own, |r| r.origin(own));
+        let (shift_ps, drift) = match clock {
+            None => (0, None),
+            Some(c) => match c.shift_ns() {
+                // Job time of `t` is `t + shift`: the offset from the line timestamp is
+                // `t - origin` plus what is left of the shift (0 for the windows of one
+                // process, on one map unless the wall clock was stepped: `JobClock::anchored`).
+                Some(shift) => {
+                    let left = i128::from(at.boot_ns) + shift - i128::from(at.line_ts_ns);
+                    (i64::try_from(left * 1000).unwrap_or(0), None)
+                }
+                None => (0, Some(c)),
+            },
         };
         Timebase {
-            origin_ns,
-            early_ns: own.early_ns,
+            origin_ns: at.boot_ns,
+            early_ns,
+            line_ts_ns: at.line_ts_ns,
+            shift_ps,
+            drift,
+            clock,
+            off_clock,
         }
     }
 
@@ -188,7 +237,8 @@ impl Timebase {
         trace.start_boottime_ns.saturating_sub(self.origin_ns)
     }
 
-    fn own(trace: &Trace) -> Self {
+    /// The trace's own origin on the boot clock and how far events began before its start.
+    fn own(trace: &Trace) -> (u64, u64) {
         if trace.start_covers_events {
             // The join walked every event for this answer: no walk again here, before any
             // plane can start.
@@ -196,26 +246,14 @@ impl Timebase {
                 Self::earliest(trace).is_none_or(|e| e >= trace.start_boottime_ns),
                 "an event starts before the trace's start"
             );
-            return Timebase {
-                origin_ns: trace.start_boottime_ns,
-                early_ns: 0,
-            };
+            return (trace.start_boottime_ns, 0);
         }
         match Self::earliest(trace) {
             // No profile start recorded (e.g. a converter that knows only the events): start
             // at the first event, never at boot, whose offsets could overflow int64 ps.
-            Some(e) if trace.start_boottime_ns == 0 => Timebase {
-                origin_ns: e,
-                early_ns: 0,
-            },
-            Some(e) if e < trace.start_boottime_ns => Timebase {
-                origin_ns: e,
-                early_ns: trace.start_boottime_ns - e,
-            },
-            _ => Timebase {
-                origin_ns: trace.start_boottime_ns,
-                early_ns: 0,
-            },
+            Some(e) if trace.start_boottime_ns == 0 => (e, 0),
+            Some(e) if e < trace.start_boottime_ns => (e, trace.start_boottime_ns - e),
+            _ => (trace.start_boottime_ns, 0),
         }
     }
 
@@ -238,9 +276,20 @@ impl Timebase {
             .min()
     }
 
+    /// A line of this profile, its timestamp set.
+    fn line(&self, id: i64, name: impl Into<String>) -> LineBuilder {
+        LineBuilder::new(id, name, self.line_ts_ns)
+    }
+
     #[inline]
     fn offset_ps(&self, t_ns: u64) -> i64 {
-        ps(t_ns.saturating_sub(self.origin_ns))
+        match self.drift {
+            None => ps(t_ns.saturating_sub(self.origin_ns)).saturating_add(self.shift_ps),
+            Some(c) => {
+                let ns = (c.job_ns(t_ns) - i128::from(self.line_ts_ns)).max(0);
+                i64::try_from(ns * 1000).unwrap_or(i64::MAX)
+            }
+        }
     }
 }
 
@@ -271,7 +320,7 @@ fn anchor_only_lines(
         .collect();
     lines.sort_unstable_by_key(|l| l.0);
     for (id, name, a) in lines {
-        let mut line = LineBuilder::new(id, name, 0);
+        let mut line = base.line(id, name);
         AnchorFeed::new(Some(a)).finish(plane, ids, &mut line, |t| base.offset_ps(t));
         plane.add_line(line.finish());
     }

@@ -2,6 +2,7 @@
 //! (`/host:__ScopeRangeCallStack__`) and the Task Environment (the profile's wall-clock
 //! window, its origin, the record counters), and the warnings the counters give.
 
+use crate::clock::{Alignment, JobClock};
 use crate::model::{Counters, Trace};
 
 use super::Timebase;
@@ -39,6 +40,9 @@ pub(super) fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPla
     plane.add_plane_stat(s::PROFILE_START_TIME, StatValue::U64(start_wall));
     plane.add_plane_stat(s::PROFILE_STOP_TIME, StatValue::U64(trace.stop_walltime_ns));
     plane.add_plane_stat(s::ORIGIN_BOOTTIME_NS, StatValue::U64(base.origin_ns));
+    if let Some(c) = base.clock {
+        clock_stats(&mut plane, c);
+    }
     plane.add_plane_stat(
         "rocprof_xplane_version",
         StatValue::Str(env!("CARGO_PKG_VERSION")),
@@ -53,6 +57,34 @@ pub(super) fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPla
         plane.add_plane_stat(&format!("rocprof_xplane_{name}"), StatValue::U64(value));
     }
     plane.finish()
+}
+
+/// The job clock the times are on: its origin and where it came from, the clock readings of
+/// the map, and how well the times line up with the job's other processes.
+fn clock_stats(plane: &mut PlaneBuilder, c: &JobClock) {
+    plane.add_plane_stat(s::CLOCK_ORIGIN_UNIX_NS, StatValue::U64(c.origin.unix_ns));
+    plane.add_plane_stat(
+        s::CLOCK_ORIGIN_FROM,
+        StatValue::Str(c.origin.source.describe()),
+    );
+    plane.add_plane_stat(s::CLOCK_ALIGNMENT, StatValue::Str(&c.alignment.describe()));
+    let drift = c.drift_ns();
+    let error = u64::try_from(drift.unsigned_abs()).unwrap_or(u64::MAX);
+    plane.add_plane_stat(
+        s::CLOCK_ERROR_NS,
+        StatValue::U64(c.error_ns().saturating_add(error)),
+    );
+    plane.add_plane_stat(s::CLOCK_BOOT_NS, StatValue::U64(c.start_pair.boot_ns));
+    plane.add_plane_stat(s::CLOCK_WALL_NS, StatValue::U64(c.start_pair.wall_ns));
+    plane.add_plane_stat(s::CLOCK_STOP_BOOT_NS, StatValue::U64(c.stop_pair.boot_ns));
+    plane.add_plane_stat(s::CLOCK_STOP_WALL_NS, StatValue::U64(c.stop_pair.wall_ns));
+    if drift != 0 {
+        let drift = i64::try_from(drift).unwrap_or(i64::MAX);
+        plane.add_plane_stat(s::CLOCK_DRIFT_NS, StatValue::I64(drift));
+    }
+    if let Alignment::Estimated { offset_ns, .. } = c.alignment {
+        plane.add_plane_stat(s::CLOCK_OFFSET_NS, StatValue::I64(offset_ns));
+    }
 }
 
 /// Every counter with its field name, in declaration order.
@@ -129,4 +161,147 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         .filter(|(n, _)| *n > 0)
         .map(|(n, what)| format!("rocprof-xplane: {n} {what}"))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{events_in_turn, gpu_plane, one_line};
+    use crate::clock::{ClockPair, JobClock, Origin, DAY_NS};
+    use crate::model::{CopyDirection, DeviceEventKind, MemcpyInfo, Trace};
+    use crate::xplane::proto::{x_event, x_stat, XPlane};
+    use crate::xplane::stats as s;
+
+    const S: u64 = 1_000_000_000;
+    /// 2026-08-21T13:20:00Z.
+    const WALL: u64 = 1_787_318_400 * S;
+    const BOOT: u64 = 3 * DAY_NS;
+
+    fn pair(boot_ns: u64, wall_ns: u64) -> ClockPair {
+        ClockPair {
+            boot_ns,
+            wall_ns,
+            error_ns: 40,
+        }
+    }
+
+    /// A GPU with four 5 ns kernels 10 ns apart from `BOOT`, on a job clock through `stop`.
+    fn trace(stop: ClockPair) -> Trace {
+        let copy = MemcpyInfo {
+            direction: CopyDirection::HostToDevice,
+            bytes: 4096,
+            src_device: None,
+            dst_device: Some(0),
+            kinds: None,
+        };
+        let mut d = one_line(events_in_turn(4, |_| {
+            DeviceEventKind::Memcpy(Box::new(copy.clone()))
+        }));
+        for e in &mut d.lines[0].events {
+            e.start_ns += BOOT;
+            e.end_ns += BOOT;
+        }
+        Trace {
+            start_boottime_ns: BOOT,
+            stop_boottime_ns: stop.boot_ns,
+            start_covers_events: true,
+            clock: Some(JobClock::new(
+                Origin::own(WALL),
+                pair(BOOT, WALL),
+                stop,
+                None,
+                None,
+            )),
+            devices: vec![d],
+            ..Trace::default()
+        }
+    }
+
+    fn starts_ps(p: &XPlane) -> Vec<i64> {
+        let l = &p.lines[0];
+        l.events
+            .iter()
+            .map(|e| match e.data {
+                Some(x_event::Data::OffsetPs(o)) => l.timestamp_ns * 1000 + o,
+                _ => panic!("no offset"),
+            })
+            .collect()
+    }
+
+    fn env_stat(space: &crate::xplane::proto::XSpace, name: &str) -> Option<x_stat::Value> {
+        let env = space.planes.iter().find(|p| p.name == s::TASK_ENV_PLANE)?;
+        let (&id, _) = env.stat_metadata.iter().find(|(_, m)| m.name == name)?;
+        env.stats
+            .iter()
+            .find(|st| st.metadata_id == id)
+            .and_then(|st| st.value.clone())
+    }
+
+    /// Lines carry the job-clock time of the profile's start; offsets count from it as from
+    /// the start on the boot clock; the Task Environment says which origin and how well.
+    #[test]
+    fn times_are_on_the_job_clock() {
+        let t = trace(pair(BOOT + 60 * S, WALL + 60 * S));
+        let space = crate::xplane::build_xspace(&t);
+        let origin = Origin::own(WALL).unix_ns;
+        let gpu = gpu_plane(&space);
+        assert_eq!(gpu.lines[0].timestamp_ns, (WALL - origin) as i64);
+        assert_eq!(
+            starts_ps(gpu),
+            (0..4)
+                .map(|k| (WALL - origin) as i64 * 1000 + k * 10_000)
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            env_stat(&space, s::CLOCK_ORIGIN_UNIX_NS),
+            Some(x_stat::Value::Uint64Value(origin))
+        );
+        assert_eq!(
+            env_stat(&space, s::CLOCK_ALIGNMENT),
+            Some(x_stat::Value::StrValue("aligned by host clocks".into()))
+        );
+        assert_eq!(
+            env_stat(&space, s::CLOCK_ERROR_NS),
+            Some(x_stat::Value::Uint64Value(40))
+        );
+        assert_eq!(env_stat(&space, s::CLOCK_DRIFT_NS), None);
+    }
+
+    /// The wall clock stepped 1 µs forward over 40 ns of boot time (a step): the events are
+    /// spread over the line through the two pairs, still in order, and the profile says so.
+    #[test]
+    fn a_stepped_wall_clock_moves_the_events_and_is_said() {
+        let t = trace(pair(BOOT + 40, WALL + 40 + 1_000));
+        let space = crate::xplane::build_xspace(&t);
+        let origin = Origin::own(WALL).unix_ns;
+        let at = (WALL - origin) as i64 * 1000;
+        // 10 ns of boot time is 10 + 250 ns there.
+        assert_eq!(
+            starts_ps(gpu_plane(&space)),
+            vec![at, at + 260_000, at + 520_000, at + 780_000]
+        );
+        assert_eq!(
+            env_stat(&space, s::CLOCK_DRIFT_NS),
+            Some(x_stat::Value::Int64Value(1_000))
+        );
+        assert_eq!(
+            env_stat(&space, s::CLOCK_ERROR_NS),
+            Some(x_stat::Value::Uint64Value(1_040))
+        );
+    }
+
+    /// Events that would lie past xprof's range on the job clock keep the profile's own
+    /// start, and a warning says why.
+    #[test]
+    fn a_profile_out_of_range_keeps_its_own_start() {
+        let mut t = trace(pair(BOOT + 60 * S, WALL + 60 * S));
+        t.stop_boottime_ns = BOOT + 200 * DAY_NS;
+        let space = crate::xplane::build_xspace(&t);
+        assert_eq!(gpu_plane(&space).lines[0].timestamp_ns, 0);
+        assert!(
+            space.warnings.iter().any(|w| w.contains("its own start")),
+            "{:?}",
+            space.warnings
+        );
+        assert_eq!(env_stat(&space, s::CLOCK_ORIGIN_UNIX_NS), None);
+    }
 }
