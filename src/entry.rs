@@ -36,6 +36,9 @@ pub struct Tool {
     control: OnceLock<Control>,
     /// The profiler service, when `ROCPROF_XPLANE_SERVER` runs it.
     server: Mutex<Option<crate::server::Server>>,
+    /// The job clock's side of this process (also the session's), from `initialize` on: its
+    /// clock reference thread is told to stop at finalize.
+    clock: OnceLock<std::sync::Arc<crate::job_clock::ProcessClock>>,
     /// Finalize has begun (by the runtime, or by a terminating signal).
     finalize_begun: AtomicBool,
     /// Finalize has ended (written, failed or skipped).
@@ -79,6 +82,7 @@ pub fn configure(version: u32, runtime_version: String, priority: u32) -> Option
         registration: OnceLock::new(),
         control: OnceLock::new(),
         server: Mutex::new(None),
+        clock: OnceLock::new(),
         finalize_begun: AtomicBool::new(false),
         finalized: (Mutex::new(false), Condvar::new()),
     };
@@ -136,6 +140,7 @@ pub fn initialize(tool: &'static Tool) -> bool {
         return false;
     }
     let agents = session.agents.len();
+    let clock = std::sync::Arc::clone(&session.clock);
     if tool
         .control
         .set(Control::start(recorder, session, cfg))
@@ -145,7 +150,8 @@ pub fn initialize(tool: &'static Tool) -> bool {
         return false;
     }
     let control = tool.control.get().expect("just set");
-    *lock(&tool.server) = crate::server::start(control, cfg);
+    *lock(&tool.server) = crate::server::start(control, cfg, std::sync::Arc::clone(&clock));
+    let _ = tool.clock.set(clock);
     let finalize = Box::new(move |deadline| finalize(tool, deadline));
     crate::control::signal::start(cfg, control, control.windows_on(), finalize);
     log_info!(
@@ -196,6 +202,9 @@ pub fn finalize(tool: &'static Tool, deadline: Instant) -> bool {
             server.stop();
         }
         control.finalize();
+    }
+    if let Some(clock) = tool.clock.get() {
+        clock.stop();
     }
     let (done, ended) = &tool.finalized;
     *lock(done) = true;

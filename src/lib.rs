@@ -15,6 +15,7 @@ pub mod control;
 pub mod decode;
 pub mod entry;
 pub mod guard;
+pub mod job_clock;
 pub mod log;
 pub mod output;
 pub mod recorder;
@@ -23,7 +24,7 @@ pub mod selftime;
 pub mod server;
 
 // The pure library this tool builds on: records → join → XPlane.
-pub use rocprof_xplane_core::{fastmap, heap, hip, model, store, xplane};
+pub use rocprof_xplane_core::{clock, fastmap, heap, hip, model, store, xplane};
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 

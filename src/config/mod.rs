@@ -158,6 +158,11 @@ pub struct Config {
     pub file_template: Option<String>,
     /// `ROCPROF_XPLANE_SERVER`: where the profiler service listens (`host:port`).
     pub server: Option<String>,
+    /// `ROCPROF_XPLANE_JOB_START`: the job's start (Unix ns), which gives every process of the
+    /// job one origin (`clock`).
+    pub job_start_ns: Option<u64>,
+    /// `ROCPROF_XPLANE_CLOCK_REFERENCE`: the job's clock reference's profiler service.
+    pub clock_reference: Option<String>,
     /// The flight recorder of continuous profiling (`server::ring`).
     pub ring: RingRule,
     /// `ROCPROF_XPLANE_CONTINUOUS`: start continuous profiling at start-up (with `server`).
@@ -254,6 +259,8 @@ struct Destination {
 /// What is traced and how the tool behaves, whatever the mode.
 struct Behaviour {
     domains: Domains,
+    job_start_ns: Option<u64>,
+    clock_reference: Option<String>,
     hip_api_all: bool,
     buffer_size: usize,
     max_memory: u64,
@@ -338,6 +345,8 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         timeout_ms: r.value_or(&t::TERM_TIMEOUT, seconds_ms, TermRule::default().timeout_ms),
     };
     let write_threads = r.value(&t::WRITE_THREADS, count).map(|n| n as usize);
+    let job_start_ns = r.value(&t::JOB_START, values::unix_time_ns);
+    let clock_reference = r.value(&t::CLOCK_REFERENCE, values::peer);
     let disable = r.value_or(&t::DISABLE, flag, false);
     let log = r.value_or(
         &t::LOG,
@@ -346,6 +355,8 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
     );
     Behaviour {
         domains,
+        job_start_ns,
+        clock_reference,
         hip_api_all,
         buffer_size,
         max_memory,
@@ -471,6 +482,8 @@ impl Config {
             log: b.log,
             term: b.term,
             write_threads: b.write_threads,
+            job_start_ns: b.job_start_ns,
+            clock_reference: b.clock_reference,
         };
         (cfg, warnings)
     }

@@ -44,6 +44,10 @@ pub enum Kind {
     FileTemplate { max: usize },
     /// The profiler service's address (`names::Address`).
     Address,
+    /// Another process's profiler service: `HOST:PORT` or `[V6]:PORT`.
+    Peer,
+    /// A Unix time in seconds, fractions allowed.
+    UnixTime,
     /// Any UTF-8 text.
     Text,
 }
@@ -207,6 +211,18 @@ pub const SERVER: Setting = Setting {
     default: Default::Off("off"),
     doc: "Serve xprof's Capture Profile on this address; only what clients ask for is recorded. One that cannot be used: nothing is recorded ([service](#the-profiler-service)).",
 };
+pub const JOB_START: Setting = Setting {
+    name: "JOB_START",
+    kind: Kind::UnixTime,
+    default: Default::Off("this process's start"),
+    doc: "The job's start, the same for every process of the job: all count their times from the origin it gives, and line up in xprof ([one clock](clock.md)). `rocprof-xplane run` sets it.",
+};
+pub const CLOCK_REFERENCE: Setting = Setting {
+    name: "CLOCK_REFERENCE",
+    kind: Kind::Peer,
+    default: Default::Off("off: aligned by host clocks"),
+    doc: "The job's clock reference, the same address for every process of the job (e.g. `$MASTER_ADDR:6010`): the process that can listen on it (UDP) is the reference; every other one estimates its clock's offset to it, corrects its times by it and counts from its origin ([one clock](clock.md#the-jobs-clock-reference)).",
+};
 pub const CONTINUOUS: Setting = Setting {
     name: "CONTINUOUS",
     kind: Kind::Flag,
@@ -294,6 +310,8 @@ pub const SETTINGS: &[Setting] = &[
     DURATION,
     SERVER,
     CONTINUOUS,
+    JOB_START,
+    CLOCK_REFERENCE,
     RING_SECONDS,
     RING_MEMORY,
     TERM_SIGNALS,
@@ -365,6 +383,10 @@ impl Kind {
             ),
             Kind::Address => {
                 "`PORT` (on 127.0.0.1), `HOST:PORT`, `[V6]:PORT`; `PORT+rank` adds the local rank; port `0`: any free port".into()
+            }
+            Kind::Peer => "`HOST:PORT` or `[V6]:PORT`".into(),
+            Kind::UnixTime => {
+                "Unix time in seconds, fractions allowed (e.g. `$(date +%s)`)".into()
             }
             Kind::Text => "any UTF-8 text".into(),
         }

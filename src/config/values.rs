@@ -278,6 +278,45 @@ pub fn count(kind: &Kind, v: &str) -> Result<u64, String> {
     }
 }
 
+/// A Unix time in seconds (fractions allowed), as ns since the epoch.
+pub fn unix_time_ns(kind: &Kind, v: &str) -> Result<u64, String> {
+    let &Kind::UnixTime = kind else {
+        return Err(mismatch("a Unix time"));
+    };
+    let t = v.trim();
+    let (int, frac) = t.split_once('.').unwrap_or((t, ""));
+    let bad = || "expected a Unix time in seconds, e.g. 1760000000".to_string();
+    let secs: u64 = int.parse().map_err(|_| bad())?;
+    if frac.len() > 9 || !frac.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    let ns: u64 = format!("{frac:0<9}").parse().map_err(|_| bad())?;
+    secs.checked_mul(1_000_000_000)
+        .and_then(|s| s.checked_add(ns))
+        .filter(|&t| t > 0)
+        .ok_or_else(bad)
+}
+
+/// `HOST:PORT` or `[V6]:PORT` of another process (resolved when used).
+pub fn peer(kind: &Kind, v: &str) -> Result<String, String> {
+    let &Kind::Peer = kind else {
+        return Err(mismatch("an address"));
+    };
+    let t = v.trim();
+    let bad = || "expected HOST:PORT or [V6]:PORT".to_string();
+    let (host, port) = t.rsplit_once(':').ok_or_else(bad)?;
+    if host.is_empty() || host.contains('/') || port.parse::<u16>().map_or(true, |p| p == 0) {
+        return Err(bad());
+    }
+    if host.contains(':') && !(host.starts_with('[') && host.ends_with(']')) {
+        return Err("an IPv6 address goes in brackets: [::1]:port".into());
+    }
+    if matches!(host, "0.0.0.0" | "[::]" | "*") {
+        return Err("expected an address other processes reach (not a wildcard)".into());
+    }
+    Ok(t.to_string())
+}
+
 /// Text exactly as given (a roctx range name is compared byte for byte).
 pub fn text(_: &Kind, v: &str) -> Result<String, String> {
     Ok(v.to_string())

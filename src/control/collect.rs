@@ -5,6 +5,7 @@
 
 use std::time::Instant;
 
+use crate::job_clock::CutClock;
 use crate::log_debug;
 use crate::log_warn;
 use crate::model::events::{ApiRecord, Collected, CopyRecord, HipEventOp, HipEventRecord};
@@ -34,9 +35,9 @@ pub struct Flushed {
 pub struct Sources<'a> {
     pub recorder: &'a Recorder,
     pub session: &'a Session,
-    /// Start of the window being collected (boot-time ns, wall ns); `None` = the session's
-    /// start. A window's end is the next one's start.
-    pub window_start: &'a mut Option<(u64, u64)>,
+    /// The clocks at the start of the window being collected; `None` = the session's start.
+    /// A window's end is the next one's start.
+    pub window_start: &'a mut Option<CutClock>,
 }
 
 /// Everything held since the last cut: the records `flushed` took from the stores (with its
@@ -60,19 +61,18 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
             .chain((0..BUFFER_SLOTS).map(|slot| recorder.take_store(slot)))
             .collect(),
     };
-    let (start_boottime_ns, start_walltime_ns) =
-        window_start.unwrap_or((s.start_boottime_ns, s.start_walltime_ns));
-    let stop_boottime_ns = s.timestamp();
-    let stop_walltime_ns = crate::sdk::functions::walltime_ns();
+    let start = window_start.unwrap_or_else(|| s.clock.at_start());
+    let stop = s.clock.now();
 
     let mut c = Collected {
         hostname: crate::sdk::os::hostname(),
         pid: std::process::id(),
         sdk_version: s.sdk_version.clone(),
-        start_boottime_ns,
-        stop_boottime_ns,
-        start_walltime_ns,
-        stop_walltime_ns,
+        start_boottime_ns: start.pair.boot_ns,
+        stop_boottime_ns: stop.pair.boot_ns,
+        start_walltime_ns: start.pair.wall_ns,
+        stop_walltime_ns: stop.pair.wall_ns,
+        clock: s.clock.facts(start, stop),
         agents: s.agents.clone(),
         ..Collected::default()
     };
@@ -125,9 +125,10 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
             "{panics} internal errors were caught at the runtime boundary"
         ));
     }
+    warnings.extend(s.clock.reference_warning());
     c.warnings.append(&mut warnings);
     if end == End::Window {
-        *window_start = Some((c.stop_boottime_ns, c.stop_walltime_ns));
+        *window_start = Some(stop);
     }
     c
 }

@@ -65,8 +65,8 @@ pub struct Run {
     carry: Option<(Collected, HandedOn)>,
     /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
     numbers: StreamNumbers,
-    /// Start of the current window (boot-time ns, wall ns); `None`: the session's start.
-    window_start: Option<(u64, u64)>,
+    /// The clocks at the start of the current window; `None`: the session's start.
+    window_start: Option<crate::job_clock::CutClock>,
 }
 
 impl Run {

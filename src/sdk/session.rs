@@ -49,8 +49,9 @@ pub struct Session {
     /// The context that owns the buffers (API and activity records share its correlation ids).
     buffer_context: Option<Context>,
     buffers: Vec<(BufferSlot, Buffer)>,
-    pub start_boottime_ns: u64,
-    pub start_walltime_ns: u64,
+    /// The job clock's side of this process: the clocks read at the start, the origin, the
+    /// clock reference (`job_clock`).
+    pub clock: std::sync::Arc<crate::job_clock::ProcessClock>,
     /// Problems met while setting up, carried into the trace's warnings.
     pub setup_warnings: Vec<String>,
 }
@@ -83,8 +84,11 @@ impl Session {
             &["HIP_RUNTIME_API"],
         );
         let mut s = Session::empty(abi, functions, sdk_version, names);
-        s.start_boottime_ns = s.functions.timestamp();
-        s.start_walltime_ns = super::functions::walltime_ns();
+        s.clock = crate::job_clock::ProcessClock::begin(
+            s.functions.clock(),
+            cfg.job_start_ns,
+            cfg.clock_reference.clone(),
+        );
         match agents::query(&s.functions) {
             Ok((a, too_small)) => {
                 if too_small > 0 {
@@ -128,8 +132,7 @@ impl Session {
             contexts: Vec::new(),
             buffer_context: None,
             buffers: Vec::new(),
-            start_boottime_ns: 0,
-            start_walltime_ns: 0,
+            clock: crate::job_clock::ProcessClock::begin(functions.clock(), None, None),
             setup_warnings: Vec::new(),
         }
     }

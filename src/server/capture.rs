@@ -310,6 +310,12 @@ pub fn run_window(
     let t0 = Instant::now();
     sleep_until(t0 + req.duration, &stop);
     let mut c = control.stop();
+    // The hosts of one capture were sent one start time: without a job origin shared by the
+    // job, its origin is theirs.
+    c.clock.origin = c
+        .clock
+        .origin
+        .map(|o| o.for_capture(req.start_unix_ns, c.start_walltime_ns));
     log_info!(
         "capture {}: {:.0} ms, {} kernels, {} copies, {} API calls",
         req.session_id,

@@ -27,6 +27,7 @@ use ring::FlightRecorder;
 use crate::config::mode::NO_SERVICE;
 use crate::config::Config;
 use crate::control::Control;
+use crate::job_clock::ProcessClock;
 use crate::{log_error, log_info};
 
 /// The running service: its thread, and what finalize stops.
@@ -45,7 +46,11 @@ pub const THREAD_NAME: &str = "rocprof-xp-srv";
 /// Starts the service when `ROCPROF_XPLANE_SERVER` is set; does nothing otherwise. Capture
 /// stays paused (as `entry` started it) until a client asks for a window (or continuous
 /// profiling runs).
-pub fn start(control: &'static Control, cfg: &'static Config) -> Option<Server> {
+pub fn start(
+    control: &'static Control,
+    cfg: &'static Config,
+    clock: Arc<ProcessClock>,
+) -> Option<Server> {
     let addr = cfg.server.clone()?;
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let service = service::Service {
@@ -58,7 +63,7 @@ pub fn start(control: &'static Control, cfg: &'static Config) -> Option<Server> 
     let (captures, ring) = (Arc::clone(&service.captures), Arc::clone(&service.ring));
     let spawned = std::thread::Builder::new()
         .name(THREAD_NAME.into())
-        .spawn(move || serve(service, &addr, rx));
+        .spawn(move || serve(service, &addr, clock, rx));
     match spawned {
         Ok(thread) => Some(Server {
             shutdown: tx,
@@ -81,8 +86,14 @@ fn resolve(addr: &str) -> Result<SocketAddr, String> {
         .ok_or_else(|| format!("{addr} resolves to no address"))
 }
 
-/// The service thread: binds, serves until finalize, reports a failure once.
-fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::Receiver<()>) {
+/// The service thread: binds, serves until finalize, reports a failure once. Beside the gRPC
+/// service, the clock exchange answers on the same port number over UDP (`job_clock`).
+fn serve(
+    service: service::Service,
+    addr: &str,
+    clock: Arc<ProcessClock>,
+    shutdown: tokio::sync::oneshot::Receiver<()>,
+) {
     let cfg = service.cfg;
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_io()
@@ -116,6 +127,14 @@ fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::
             }
         };
         let bound = incoming.local_addr().map_or(sock, |a| a);
+        match tokio::net::UdpSocket::bind(bound).await {
+            Ok(udp) => {
+                tokio::spawn(answer_clock_requests(udp, clock));
+            }
+            Err(e) => log_error!(
+                "ROCPROF_XPLANE_SERVER: the clock exchange cannot listen on {bound} (UDP): {e}; the job's other processes cannot take this one as their clock reference"
+            ),
+        }
         if cfg.log > crate::config::LogLevel::Off {
             crate::log::stderr_line(format_args!(
                 "rocprof-xplane: profiler service on {bound} (pid {}): capture with xprof's Capture Profile at {bound}",
@@ -141,6 +160,22 @@ fn serve(service: service::Service, addr: &str, shutdown: tokio::sync::oneshot::
         }
     });
     log_info!("profiler service stopped");
+}
+
+/// The clock exchange: each request answered with this process's wall clock and origin, read
+/// as the reply leaves; anything else is passed over.
+async fn answer_clock_requests(udp: tokio::net::UdpSocket, clock: Arc<ProcessClock>) {
+    let mut buf = [0u8; 64];
+    loop {
+        let Ok((n, from)) = udp.recv_from(&mut buf).await else {
+            // Never spin on a socket that keeps failing.
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            continue;
+        };
+        if let Some(reply) = crate::job_clock::answer(&clock, &buf[..n]) {
+            let _ = udp.send_to(&reply, from).await;
+        }
+    }
 }
 
 fn start_continuous_from_env(s: &service::Service) -> Result<(), String> {

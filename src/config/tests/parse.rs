@@ -379,3 +379,32 @@ fn watermark_below_size() {
     let (c, _) = parse(&[("BUFFER_SIZE", "64k")]);
     assert_eq!(c.buffer_watermark(), 65536 - 8192);
 }
+
+/// `JOB_START` is a Unix time in seconds (a fraction kept to the ns); `CLOCK_REFERENCE` an
+/// address other processes reach. A bad one of either is one line, and the setting is off.
+#[test]
+fn the_job_start_and_the_clock_reference() {
+    let (c, w) = parse(&[
+        ("JOB_START", "1760000000.25"),
+        ("CLOCK_REFERENCE", "node0:6010"),
+    ]);
+    assert!(w.is_empty(), "{w:?}");
+    assert_eq!(c.job_start_ns, Some(1_760_000_000_250_000_000));
+    assert_eq!(c.clock_reference.as_deref(), Some("node0:6010"));
+    let (c, _) = parse(&[("CLOCK_REFERENCE", "[::1]:6010")]);
+    assert_eq!(c.clock_reference.as_deref(), Some("[::1]:6010"));
+    for (var, v, says) in [
+        ("JOB_START", "yesterday", "expected a Unix time"),
+        ("JOB_START", "1760000000.1234567891", "expected a Unix time"),
+        ("JOB_START", "0", "expected a Unix time"),
+        ("CLOCK_REFERENCE", "6010", "expected HOST:PORT"),
+        ("CLOCK_REFERENCE", "0.0.0.0:6010", "not a wildcard"),
+        ("CLOCK_REFERENCE", "::1:6010", "in brackets"),
+        ("CLOCK_REFERENCE", "node0:0", "expected HOST:PORT"),
+    ] {
+        let (c, w) = parse(&[(var, v)]);
+        assert_eq!(w.len(), 1, "{var}={v}: {w:?}");
+        assert!(w[0].0.contains(says), "{var}={v}: {w:?}");
+        assert_eq!((c.job_start_ns, c.clock_reference.as_deref()), (None, None));
+    }
+}

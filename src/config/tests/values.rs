@@ -277,6 +277,8 @@ fn kinds_read_their_own_defaults() {
                 Kind::Seconds { .. } => values::seconds_ms(&s.kind, text).is_ok(),
                 Kind::Count { .. } => values::count(&s.kind, text).is_ok(),
                 Kind::FileTemplate { .. } => check_file_template(text).is_ok(),
+                Kind::UnixTime => values::unix_time_ns(&s.kind, text).is_ok(),
+                Kind::Peer => values::peer(&s.kind, text).is_ok(),
                 Kind::Dir | Kind::Text | Kind::DirName { .. } | Kind::Address => true,
             };
             assert!(ok, "{}'s default {text:?}", s.name);
