@@ -251,6 +251,7 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
     let mut planes = Vec::new();
     let mut devices = Vec::new();
     let mut counters = Map::new();
+    let mut clock = Map::new();
     let mut span: Option<(i64, i64)> = None;
     for p in &space.planes {
         let mut lines = Vec::new();
@@ -288,10 +289,14 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
         if p.name != "/host:__ScopeRangeCallStack__" {
             for s in &p.stats {
                 let name = stat_name(p, s);
-                // The clock origin is a time, not a count (`stats::ORIGIN_BOOTTIME_NS`).
+                // The clock's stats are times and statements, not counts.
+                if let Some(c) = name.strip_prefix("rocprof_xplane_clock_") {
+                    clock.insert(c.to_owned(), stat_json(p, s));
+                }
                 let counter = name
                     .strip_prefix("rocprof_xplane_")
-                    .filter(|_| name != rocprof_xplane_core::xplane::stats::ORIGIN_BOOTTIME_NS);
+                    .filter(|_| name != rocprof_xplane_core::xplane::stats::ORIGIN_BOOTTIME_NS)
+                    .filter(|c| !c.starts_with("clock_"));
                 if let Some(c) = counter {
                     if let Some(x_stat::Value::Uint64Value(v)) = s.value {
                         counters.insert(c.to_owned(), json!(v));
@@ -342,8 +347,36 @@ pub fn summarize(path: &Path, space: &XSpace) -> Value {
         "warnings": space.warnings,
         "errors": space.errors,
         "counters": counters,
+        "clock": clock,
         "time_span_ns": span.map(|(a, b)| (b - a) / 1000).unwrap_or(0),
     })
+}
+
+/// The job clock a profile's times are on, in one line: how they line up with the job's other
+/// processes, the origin they count from (UTC) and where it came from, the stated error.
+fn clock_line(c: &Value) -> Option<String> {
+    let origin = c["origin_unix_ns"].as_u64()?;
+    let utc = rocprof_xplane::config::run_name_for(origin / 1_000_000_000);
+    // `YYYY_MM_DD_HH_MM_SS` → `YYYY-MM-DD HH:MM:SS`.
+    let utc: String = utc
+        .char_indices()
+        .map(|(i, ch)| match (i, ch) {
+            (4 | 7, '_') => '-',
+            (10, '_') => ' ',
+            (_, '_') => ':',
+            _ => ch,
+        })
+        .collect();
+    let mut line = format!(
+        "{}; times count from {utc} UTC ({}), within ±{} ns",
+        c["alignment"].as_str().unwrap_or("?"),
+        c["origin_from"].as_str().unwrap_or("?"),
+        c["error_ns"].as_u64().unwrap_or(0)
+    );
+    if let Some(d) = c["drift_ns"].as_i64() {
+        line += &format!("; the wall clock moved {d:+} ns against the boot clock during it");
+    }
+    Some(line)
 }
 
 /// Largest idle gaps listed per stream line.
@@ -548,6 +581,9 @@ fn render_text(s: &Value) -> String {
         }
     }
     let _ = writeln!(o, "\ndependency arrows: {}", s["dependency_arrows"]);
+    if let Some(line) = clock_line(&s["clock"]) {
+        let _ = writeln!(o, "\nclock: {line}");
+    }
     if let Some(c) = s["counters"].as_object().filter(|c| !c.is_empty()) {
         let _ = writeln!(o, "\nrecord counters:");
         for (k, v) in c {

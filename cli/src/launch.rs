@@ -106,7 +106,9 @@ pub fn resolve_run_name(given: Option<&str>) -> Result<String, String> {
         .unwrap_or_else(|| config::run_name_for(unix_now())))
 }
 
-/// Sets what makes the runtime load the tool into `cmd`, and where the tool writes.
+/// Sets what makes the runtime load the tool into `cmd`, where the tool writes, and the job's
+/// start every process it starts shares (`ROCPROF_XPLANE_JOB_START`: the one set, else now),
+/// so that they all count their times from one origin.
 pub fn set_tool_env(
     cmd: &mut Command,
     tool_libraries: impl AsRef<std::ffi::OsStr>,
@@ -115,7 +117,22 @@ pub fn set_tool_env(
 ) {
     cmd.env("ROCP_TOOL_LIBRARIES", tool_libraries)
         .env(tool_var("OUTPUT_DIR"), out_dir)
-        .env(tool_var("RUN_NAME"), run_name);
+        .env(tool_var("RUN_NAME"), run_name)
+        .env(tool_var("JOB_START"), job_start());
+}
+
+/// `$ROCPROF_XPLANE_JOB_START` when it is one, else the time now (Unix seconds, to the ns).
+fn job_start() -> String {
+    let kind = config::table::JOB_START.kind;
+    std::env::var(tool_var("JOB_START"))
+        .ok()
+        .filter(|v| config::values::unix_time_ns(&kind, v).is_ok())
+        .unwrap_or_else(|| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
+            format!("{}.{:09}", now.as_secs(), now.subsec_nanos())
+        })
 }
 
 #[cfg(test)]
@@ -155,6 +172,16 @@ mod tests {
         assert!(envs.contains(&("ROCP_TOOL_LIBRARIES".into(), "/t/lib.so".into())));
         assert!(envs.contains(&("ROCPROF_XPLANE_OUTPUT_DIR".into(), "/out".into())));
         assert!(envs.contains(&("ROCPROF_XPLANE_RUN_NAME".into(), "r1".into())));
+        let start = envs
+            .iter()
+            .find(|(k, _)| k == "ROCPROF_XPLANE_JOB_START")
+            .map(|(_, v)| v.clone())
+            .expect("the job start every process shares");
+        let kind = config::table::JOB_START.kind;
+        assert!(
+            config::values::unix_time_ns(&kind, &start).is_ok(),
+            "{start}"
+        );
         assert_eq!(resolve_run_name(Some("given")).as_deref(), Ok("given"));
         assert_eq!(resolve_run_name(Some("a:b")).as_deref(), Ok("a:b"));
         assert!(resolve_run_name(Some("x/y"))
