@@ -301,11 +301,15 @@ fn lines_are_sorted_dense_and_inside_the_profile_window() {
             .as_u64()
             .expect("profile_stop_time");
         assert!(start < stop, "{sdk}: profile window {start}..{stop}");
-        // Offsets count from the profile start (line timestamps are 0, as XLA normalises), so
-        // every event lies in 0..(profile_stop_time - profile_start_time). The simulated
-        // runtime's clock runs ahead of the wall clock during replay, so a window measured on
-        // two clocks (wall at start and at stop) is shorter than the events' span.
-        let window_ps = ((stop - start) * 1000) as i64;
+        // Times count from the job's origin (docs/clock.md), so every event lies in
+        // (profile_start_time - origin)..(profile_stop_time - origin) on the job clock.
+        let origin = env["rocprof_xplane_clock_origin_unix_ns"]
+            .as_u64()
+            .expect("the job's origin");
+        let (from_ps, window_ps) = (
+            ((start - origin) * 1000) as i64,
+            ((stop - origin) * 1000) as i64,
+        );
         for p in device_planes(&r.space) {
             let mut ids: Vec<i64> = p.lines.iter().map(|l| l.id).collect();
             ids.sort_unstable();
@@ -335,8 +339,8 @@ fn lines_are_sorted_dense_and_inside_the_profile_window() {
                 for e in &evs {
                     let (a, b) = (e.start_ps(), e.start_ps() + e.event.duration_ps);
                     assert!(
-                        a >= 0 && b <= window_ps,
-                        "{sdk} {} {}: {} at {a}..{b} ps outside the profile (0..{window_ps} ps)",
+                        a >= from_ps && b <= window_ps,
+                        "{sdk} {} {}: {} at {a}..{b} ps outside the profile ({from_ps}..{window_ps} ps)",
                         p.name,
                         l.name,
                         e.name()

@@ -138,6 +138,16 @@ pub fn summary_multi(files: &[PathBuf]) -> Value {
     run_script(SUMMARY, &args)
 }
 
+/// `xprof_summary.py --merged`: every file copied into one run directory and the trace viewer
+/// opened on all of them at once, as xprof's UI does when several hosts are selected: its time
+/// span (`full_timespan_ms`) and every complete event (`process`, `row`, `name`, `ts`, `dur`
+/// in µs, as xprof gives them).
+pub fn merged(files: &[PathBuf]) -> Value {
+    let mut args: Vec<&std::ffi::OsStr> = vec!["--merged".as_ref()];
+    args.extend(files.iter().map(|f| f.as_os_str()));
+    run_script(SUMMARY, &args)
+}
+
 const SUMMARY: &str = "xprof_summary.py";
 
 /// `xprof_summary.py --views`: what xprof's step and device views make of `file` —

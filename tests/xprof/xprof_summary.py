@@ -9,6 +9,7 @@ usage: xprof_summary.py FILE [--host NAME] [--raw-dir DIR]
        xprof_summary.py --multi FILE FILE...
        xprof_summary.py --views FILE
        xprof_summary.py --pod FILE FILE...
+       xprof_summary.py --merged FILE...
   --host     host part of the copied file name (default: the input's own host part)
   --raw-dir  also save each tool's raw output there, for debugging
   --multi    copy every FILE (keeping its name) into ONE run directory, as the processes of one
@@ -18,6 +19,10 @@ usage: xprof_summary.py FILE [--host NAME] [--raw-dir DIR]
              steps, pod_viewer's steps, roofline_model's peaks, perf_counters' rows, hlo_stats,
              op_profile, framework_op_stats and the trace viewer's rows and flows
   --pod      every FILE in one run, as --multi: pod_viewer over all hosts, steps per host
+  --merged   copy every FILE into ONE run directory and open the trace viewer on all of them at
+             once, as xprof's UI does when several hosts are selected (one timeline); report its
+             time span and every complete event (process, row, name, ts and dur in µs as xprof
+             gives them)
 """
 
 import argparse
@@ -325,7 +330,35 @@ def main_pod(files):
     print_json(with_private_run(files, body))
 
 
+def merged_trace(paths):
+    """The trace viewer over every path at once: its time span and every complete event."""
+    data, err = convert(paths, "trace_viewer@")
+    if data is None:
+        return {"errors": {"trace": err or "conversion returned no data"}}
+    doc = json.loads(data)
+    processes, threads = {}, collections.defaultdict(dict)
+    for e in doc.get("traceEvents", []):
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            processes[e["pid"]] = e.get("args", {}).get("name", "")
+        elif e.get("ph") == "M" and e.get("name") == "thread_name":
+            threads[e["pid"]][e["tid"]] = e.get("args", {}).get("name", "")
+    events = [
+        {
+            "process": processes.get(e["pid"], str(e["pid"])),
+            "row": threads[e["pid"]].get(e.get("tid"), str(e.get("tid"))),
+            "name": e.get("name", ""),
+            "ts": e.get("ts"),
+            "dur": e.get("dur", 0),
+        }
+        for e in doc.get("traceEvents", [])
+        if e.get("ph") == "X"
+    ]
+    return {"errors": {}, "full_timespan_ms": doc.get("fullTimespan"), "events": events}
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--merged":
+        return print_json(with_private_run(sys.argv[2:], merged_trace))
     if len(sys.argv) > 1 and sys.argv[1] == "--multi":
         return main_multi(sys.argv[2:])
     if len(sys.argv) > 1 and sys.argv[1] == "--pod":
