@@ -293,8 +293,9 @@ pub(crate) fn write_with(
     write_atomically(layout, write)
 }
 
-/// Creates the run directory, writes the file through `write` into a fresh temporary file,
-/// fsyncs and renames it into place.
+/// Creates the run directory, writes the file through `write` into a fresh temporary file
+/// (unnamed while it is written, where the filesystem allows: `create_temp`), fsyncs and
+/// renames it into place.
 fn write_atomically(
     layout: &OutputLayout,
     write: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
@@ -313,23 +314,23 @@ fn write_atomically(
         std::process::id(),
         super::spill::unique_suffix()
     ));
+    let mut named = false;
     let written = (|| -> io::Result<()> {
-        use std::os::unix::fs::OpenOptionsExt;
-        // A fresh file or nothing: O_EXCL refuses anything already at that name, a symlink
-        // planted there included, so the write can never land in a file someone else chose.
-        let f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&tmp)?;
+        let f = create_temp(&dir, &tmp, &mut named)?;
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         write(&mut w)?;
         let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()
+        f.sync_all()?;
+        if !named {
+            link_temp(&f, &tmp)?;
+            named = true;
+        }
+        Ok(())
     })();
     if let Err(source) = written {
-        let _ = fs::remove_file(&tmp);
+        if named {
+            let _ = fs::remove_file(&tmp);
+        }
         return Err(WriteError::Write { path: tmp, source });
     }
     if let Err(source) = fs::rename(&tmp, &path) {
@@ -346,6 +347,62 @@ fn write_atomically(
     }
     remove_stale_xprof_caches(&dir, &layout.file_host());
     Ok(path)
+}
+
+/// A fresh file for a write into `dir`: unnamed where the filesystem allows it (`O_TMPFILE`: a
+/// process that ends while writing, a second signal or a deadline at exit, leaves nothing
+/// behind, and the file gets its name `tmp` only once complete), else created at `tmp`
+/// (`named` is then set). O_EXCL refuses anything already at that name, a symlink planted
+/// there included, so the write can never land in a file someone else chose.
+fn create_temp(dir: &Path, tmp: &Path, named: &mut bool) -> io::Result<fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // The name is given through /proc (`link_temp`): without it, a named file.
+    if Path::new("/proc/self/fd").is_dir() {
+        let unnamed = fs::OpenOptions::new()
+            .write(true)
+            .mode(0o644)
+            .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+            .open(dir);
+        match unnamed {
+            Ok(f) => return Ok(f),
+            Err(e) => crate::log_debug!(
+                "{}: no unnamed files here ({e}): written under a hidden name",
+                dir.display()
+            ),
+        }
+    }
+    let f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(tmp)?;
+    *named = true;
+    Ok(f)
+}
+
+/// Gives the unnamed file `f` (`create_temp`) the name `tmp`, which must not exist.
+fn link_temp(f: &fs::File, tmp: &Path) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    let c = |b: &[u8]| std::ffi::CString::new(b).map_err(io::Error::other);
+    let from = c(format!("/proc/self/fd/{}", f.as_raw_fd()).as_bytes())?;
+    let to = c(tmp.as_os_str().as_bytes())?;
+    // SAFETY: both are NUL-terminated strings that live across the call; linkat reads only them.
+    let linked = unsafe {
+        libc::linkat(
+            libc::AT_FDCWD,
+            from.as_ptr(),
+            libc::AT_FDCWD,
+            to.as_ptr(),
+            libc::AT_SYMLINK_FOLLOW,
+        )
+    };
+    if linked == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// The run directory may be reached through a symlink the user made (their own choice), but
