@@ -126,7 +126,7 @@ fn windows_on_the_job_clock_keep_their_times_when_merged() {
     assert_eq!(line_ts(&shared[1]), vec![first_ts], "the run's");
     assert!(line_ts(&own[1])[0] > first_ts, "its own");
 
-    let (a, ma) = merge_own_files(&shared, &layout("s")).unwrap();
+    let (a, ma) = merge_own_files(&shared, &layout("s"), &[]).unwrap();
     let (b, mb) = merge_files(&own, &layout("o")).unwrap();
     assert_eq!(
         ma.copied, ma.events,

@@ -714,7 +714,7 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
         None,
     );
     let latest_first: Vec<_> = shared.iter().rev().cloned().collect();
-    let (a, ma) = merge_own_files(&latest_first, &layout("s")).unwrap();
+    let (a, ma) = merge_own_files(&latest_first, &layout("s"), &[]).unwrap();
     let (b, mb) = merge_files(&own, &layout("o")).unwrap();
     let (c, mc) = merge_files(&shared, &layout("c")).unwrap();
     assert_eq!(ma.events, mb.events);
@@ -761,7 +761,8 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
 /// merge shows those ranges whole (their `open_at_end` parts left out but in the last input),
 /// so it keeps that warning from the last input only; every other warning is kept, once.
 /// Before, the profile merged from the default windows warned of ranges "still open at the end
-/// of this capture window" that it shows closed.
+/// of this capture window" that it shows closed. The last window's no longer says they go on in
+/// the next: no window follows it in the profile.
 #[test]
 fn the_merge_keeps_a_window_s_open_range_warning_only_from_the_last_window() {
     use rocprof_xplane::xplane::merge::{merge_own_files, RANGES_OPEN_AT_CUT};
@@ -783,13 +784,75 @@ fn the_merge_keeps_a_window_s_open_range_warning_only_from_the_last_window() {
         &[(&first, "w_w0001"), (&second, "w_w0002")],
         Some(&run),
     );
-    let (merged, _) = merge_own_files(&files, &layout("w")).unwrap();
+    let (merged, _) = merge_own_files(&files, &layout("w"), &[]).unwrap();
     let warnings = read_xspace(&merged).unwrap().warnings;
     assert_eq!(
         warnings,
         [
             "3 roctx pops/stops had no matching push/start".to_string(),
-            open(2)
+            format!("2 {RANGES_OPEN_AT_CUT} (shown up to it)")
         ]
     );
+}
+
+/// Windows name their process and run (`rocprof_xplane_window_pid`, `_run`): the merge refuses
+/// windows of two processes (one run name, a file name without `%pid%`) or of two runs of one
+/// pid, naming the file, and writes nothing; windows of one process and run merge as before,
+/// and the profile they make carries neither stat (its Task Environment is as before).
+#[test]
+fn the_merge_refuses_windows_of_another_process_or_run() {
+    use rocprof_xplane::xplane::merge::{merge_files, merge_own_files, MergeError};
+    use rocprof_xplane::xplane::{RunIds, WindowIdentity};
+    let (a, b) = (common::launches(20), common::launches(20));
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |run: &str| layout_in(dir.path(), run);
+    let of = |pid, run| RunIds::of(WindowIdentity { pid, run });
+    for (other, what) in [(of(8, 1), "another process"), (of(7, 2), "another run")] {
+        let mine = of(7, 1);
+        let tag = what.replace(' ', "_");
+        let files = [
+            write_windows(dir.path(), &[(&a, &format!("{tag}_w0001"))], Some(&mine)),
+            write_windows(dir.path(), &[(&b, &format!("{tag}_w0002"))], Some(&other)),
+        ]
+        .concat();
+        for merged in [
+            merge_files(&files, &layout(&tag)),
+            merge_own_files(&files, &layout(&tag), &[]),
+        ] {
+            match merged {
+                Err(MergeError::Foreign { path, .. }) => assert_eq!(path, files[1], "{what}"),
+                other => panic!("{what}: {other:?}"),
+            }
+        }
+        assert!(
+            !layout(&tag).file_path().exists(),
+            "{what}: a file was written"
+        );
+    }
+    let mine = of(7, 1);
+    let files = write_windows(
+        dir.path(),
+        &[(&a, "same_w0001"), (&b, "same_w0002")],
+        Some(&mine),
+    );
+    let (path, m) = merge_files(&files, &layout("same")).unwrap();
+    assert_eq!(m.inputs, 2);
+    let env = plane(&read_xspace(&path).unwrap(), "Task Environment").clone();
+    let names: Vec<&str> = env
+        .stat_metadata
+        .values()
+        .map(|m| m.name.as_str())
+        .collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| ["rocprof_xplane_window_pid", "rocprof_xplane_window_run"].contains(n)),
+        "{names:?}"
+    );
+    let window = read_xspace(&files[0]).unwrap();
+    let window_env = plane(&window, "Task Environment");
+    assert!(window_env
+        .stat_metadata
+        .values()
+        .any(|m| m.name == "rocprof_xplane_window_pid"));
 }

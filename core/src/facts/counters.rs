@@ -41,6 +41,10 @@ pub struct Counters {
     /// Frees (and unregistrations) that ended no allocation seen in the profile: memory
     /// allocated before it began, a double free, a pointer HIP did not hand out.
     pub memory_frees_unmatched: u64,
+    /// Capture windows that could not be written (each named with its span and record count
+    /// in the profile's warnings), and the records they held.
+    pub windows_lost: u64,
+    pub window_records_lost: u64,
 }
 
 impl std::ops::AddAssign<&Counters> for Counters {
@@ -65,6 +69,8 @@ impl std::ops::AddAssign<&Counters> for Counters {
             hip_event_records,
             memory_limit_dropped,
             memory_frees_unmatched,
+            windows_lost,
+            window_records_lost,
         } = o;
         self.api_records += api_records;
         self.kernel_records += kernel_records;
@@ -84,5 +90,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.hip_event_records += hip_event_records;
         self.memory_limit_dropped += memory_limit_dropped;
         self.memory_frees_unmatched += memory_frees_unmatched;
+        self.windows_lost += windows_lost;
+        self.window_records_lost += window_records_lost;
     }
 }

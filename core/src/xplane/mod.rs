@@ -26,7 +26,7 @@ pub use file::{
     write_xspace_proto, OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
 };
 pub use lanes::MARKER_LINE_BIT;
-pub use run_ids::RunIds;
+pub use run_ids::{RunIds, WindowIdentity};
 pub use space::{
     build_planes, build_planes_spilling, build_window_planes, build_xspace, compute_capability,
     counter_warnings, parallel_planes_bytes,

@@ -28,6 +28,19 @@ pub const MAX_RUN_NAMES: usize = 1 << 16;
 pub struct RunIds {
     origin: Mutex<Option<RunOrigin>>,
     planes: Mutex<Option<HashMap<String, PlaneNames>>>,
+    /// Whose windows these are: written into each window's Task Environment, so the merge
+    /// refuses a window of another process or run (`xplane::merge`).
+    identity: Option<WindowIdentity>,
+}
+
+/// The process and run a window belongs to: `rocprof_xplane_window_pid` and
+/// `rocprof_xplane_window_run` in its Task Environment. Two processes of one run name, or two
+/// runs of one process id, never share both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowIdentity {
+    pub pid: u32,
+    /// Chosen when the run begins (the boot clock's ns then, in the tool).
+    pub run: u64,
 }
 
 impl RunIds {
@@ -35,7 +48,22 @@ impl RunIds {
         RunIds {
             origin: Mutex::new(None),
             planes: Mutex::new(None),
+            identity: None,
         }
+    }
+
+    /// As [`RunIds::new`], for the windows of process `identity.pid`'s run `identity.run`.
+    pub const fn of(identity: WindowIdentity) -> Self {
+        RunIds {
+            origin: Mutex::new(None),
+            planes: Mutex::new(None),
+            identity: Some(identity),
+        }
+    }
+
+    /// Whose windows these are, if known.
+    pub fn identity(&self) -> Option<WindowIdentity> {
+        self.identity
     }
 
     /// The run's origin for a window whose own would be `own`: the first window's; an earlier

@@ -92,6 +92,12 @@ pub const CLOCK_DRIFT_NS: &str = "rocprof_xplane_clock_drift_ns";
 /// Ours (int64): this host's wall clock minus the job's clock reference's, estimated.
 pub const CLOCK_OFFSET_NS: &str = "rocprof_xplane_clock_offset_ns";
 
+/// Ours, in a capture window to be merged (`xplane::WindowIdentity`): the process and the run
+/// it belongs to. The merge refuses windows that differ in either and leaves both out of the
+/// profile it writes.
+pub const WINDOW_PID: &str = "rocprof_xplane_window_pid";
+pub const WINDOW_RUN: &str = "rocprof_xplane_window_run";
+
 /// Stats this writer sets itself; annotation keys with these names are not copied onto
 /// events, so a user's `roctx` label can never forge a correlation id or a kernel marker.
 pub const RESERVED_EVENT_STATS: &[&str] = &[

@@ -373,12 +373,13 @@ fn hostile_labels_go_along_with_the_calls_handed_on() {
                 crate::xplane::write_window(&first, &layout(&run_dir("w1")), 1, run).unwrap(),
                 crate::xplane::write_window(&t, &layout(&run_dir("w2")), 1, run).unwrap(),
             ];
-            let merge = if shared {
-                crate::xplane::merge::merge_own_files
+            let out = layout(&run_dir("one"));
+            let (path, m) = if shared {
+                crate::xplane::merge::merge_own_files(&files, &out, &[])
             } else {
-                crate::xplane::merge::merge_files
-            };
-            let (path, m) = merge(&files, &layout(&run_dir("one"))).unwrap();
+                crate::xplane::merge::merge_files(&files, &out)
+            }
+            .unwrap();
             if shared {
                 assert_eq!(m.copied, m.events, "every event copied as it was written");
             }
@@ -426,4 +427,71 @@ fn hostile_labels_go_along_with_the_calls_handed_on() {
             }
         }
     }
+}
+
+/// The merge at exit splices each line from the windows' files (`xplane::merge`'s `splice`):
+/// the same file, byte for byte, as the event-by-event merge writes. Here a host line whose
+/// pieces overlap (a range of the second window began among the first's calls, well past the
+/// first of the index's samples), a range the first shows open at its cut (left out, the
+/// second shows it whole), and device lines that follow each other.
+#[test]
+fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
+    let mut first = base_with_roctx_names();
+    let mut second = base_with_roctx_names();
+    for i in 0..600u64 {
+        let (w, at) = if i < 300 {
+            (&mut first, 1_000 + i * 100)
+        } else {
+            (&mut second, 40_000 + i * 100)
+        };
+        w.api.push(api(LAUNCH, 100 + i, at, at + 50, 7));
+        w.kernels
+            .push(kernel(100 + i, at + 60, at + 90, 1, 100 + i, q()));
+    }
+    let range = |end_ns, open_at_end| crate::facts::calls::MarkerSpan {
+        start_ns: 15_010,
+        end_ns,
+        open_at_end,
+        ..range_span("step", 9, 10, 0)
+    };
+    first.markers.push(range(31_000, true));
+    second.markers.push(range(90_000, false));
+    let (first, second) = (join(first), join(second));
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |run: &str| crate::xplane::OutputLayout {
+        log_dir: dir.path().into(),
+        run_name: run.into(),
+        host: "h.1".into(),
+    };
+    let run = crate::xplane::RunIds::new();
+    let files = [
+        crate::xplane::write_window(&first, &layout("w1"), 1, Some(&run)).unwrap(),
+        crate::xplane::write_window(&second, &layout("w2"), 1, Some(&run)).unwrap(),
+    ];
+    let (spliced, m) =
+        crate::xplane::merge::merge_own_files(&files, &layout("spliced"), &[]).unwrap();
+    let (each, e) =
+        crate::xplane::merge::merge_own_files_event_by_event(&files, &layout("each")).unwrap();
+    assert_eq!(
+        (m.events, m.open_ranges_left_out),
+        (e.events, e.open_ranges_left_out)
+    );
+    assert_eq!(m.open_ranges_left_out, 1);
+    assert_eq!(
+        (m.spliced, e.spliced),
+        (m.events, 0),
+        "every line spliced, or none"
+    );
+    assert!(
+        std::fs::read(&spliced).unwrap() == std::fs::read(&each).unwrap(),
+        "the spliced file differs from the event-by-event merge's"
+    );
+    // Indexed as written, the windows merge the same.
+    let indexed = files
+        .iter()
+        .map(|f| crate::xplane::merge::Indexed::own(f).unwrap())
+        .collect();
+    let (again, _) =
+        crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("again"), &[]).unwrap();
+    assert!(std::fs::read(&again).unwrap() == std::fs::read(&each).unwrap());
 }

@@ -121,6 +121,12 @@ impl LineBuilder {
         self.placed(start, offset_ps, duration_ps);
     }
 
+    /// Notes events the line holds but the builder does not (a merge that copies them from
+    /// their file as they lie): the largest of their ends, in ps from the line's timestamp.
+    pub fn note_end_ps(&mut self, end_ps: i64) {
+        self.max_end_ps = self.max_end_ps.max(end_ps);
+    }
+
     /// Notes the event just encoded from byte `start` of the arena: its place in the line's
     /// order, and the arena's reservation once the first event shows their size.
     fn placed(&mut self, start: usize, offset_ps: i64, duration_ps: i64) {
@@ -241,6 +247,12 @@ impl FinishedLine {
     /// Length of the line's encoding.
     pub fn encoded_len(&self) -> usize {
         self.head.len() + self.events.len()
+    }
+
+    /// The line's bytes before and after its events: a line whose events are copied from
+    /// elsewhere is these around them.
+    pub fn around_events(&self) -> (&[u8], &[u8]) {
+        (&self.head[..self.split], &self.head[self.split..])
     }
 
     /// Length of the line as an `XPlane.lines` entry (key and length included).

@@ -8,7 +8,7 @@ use std::io;
 
 use super::heads::{Ids, PlanePart};
 use super::input::{stat_id_named, Input, LineIn, LINE_EVENTS};
-use super::{Check, Merged};
+use super::{splice, Check, Merged};
 use crate::wire::xplane::{self as fields, event, stat};
 use crate::wire::{check, FieldValue, Fields, FileFields, RawField};
 use crate::xplane::builder::{FinishedLine, LineBuilder};
@@ -22,6 +22,49 @@ pub(super) struct PlaneMerge<'a> {
     pub(super) ids: Vec<Ids>,
     pub(super) shift: &'a [i64],
     pub(super) check: Check,
+    /// Lines whose pieces may be copied as they are are spliced (`splice`).
+    pub(super) splice: bool,
+}
+
+/// A line of the output: built event by event, or its inputs' events spliced from their files
+/// between its own fields.
+pub(super) enum MergedLine {
+    Built(FinishedLine),
+    Spliced {
+        head: FinishedLine,
+        events: splice::Spliced,
+    },
+}
+
+impl MergedLine {
+    fn encoded_len(&self) -> usize {
+        match self {
+            MergedLine::Built(l) => l.encoded_len(),
+            MergedLine::Spliced { head, events } => head.encoded_len() + events.bytes as usize,
+        }
+    }
+
+    /// Length of the line as an `XPlane.lines` entry (key and length included).
+    pub(super) fn entry_len(&self) -> usize {
+        crate::wire::entry_len(fields::plane::LINES, self.encoded_len())
+    }
+
+    /// Writes the line as an `XPlane.lines` entry.
+    pub(super) fn write_entry(&self, w: &mut io::BufWriter<std::fs::File>) -> io::Result<()> {
+        match self {
+            MergedLine::Built(l) => l.write_entry(w),
+            MergedLine::Spliced { head, events } => {
+                use std::io::Write;
+                crate::wire::write_entry_head(fields::plane::LINES, self.encoded_len(), w)?;
+                let (before, after) = head.around_events();
+                w.write_all(before)?;
+                for r in &events.ranges {
+                    splice::copy_range(&r.file, r.start, r.end - r.start, w)?;
+                }
+                w.write_all(after)
+            }
+        }
+    }
 }
 
 /// One part's piece of the line being merged.
@@ -54,8 +97,9 @@ impl PlaneMerge<'_> {
         line_ids
     }
 
-    /// The output's line `id`, merged by time from its pieces in every part.
-    pub(super) fn line(&self, id: i64, merged: &mut Merged) -> io::Result<FinishedLine> {
+    /// The output's line `id`, merged by time from its pieces in every part: spliced from
+    /// their files where every piece may be copied as it is (`splice`), else event by event.
+    pub(super) fn line(&self, id: i64, merged: &mut Merged) -> io::Result<MergedLine> {
         let parts: Vec<LinePart> = self
             .planes
             .iter()
@@ -74,6 +118,20 @@ impl PlaneMerge<'_> {
             .collect();
         let mut line = self.line_head(&parts);
         let out_ts_ns = self.line_ts_ns(&parts);
+        if let Some(pieces) = self.pieces(&parts, out_ts_ns).filter(|_| self.splice) {
+            let events = splice::splice(&pieces)?;
+            if let Some(e) = events.max_end_ps {
+                line.note_end_ps(e);
+            }
+            merged.events += events.events;
+            merged.copied += events.events;
+            merged.spliced += events.events;
+            merged.open_ranges_left_out += events.dropped;
+            return Ok(MergedLine::Spliced {
+                head: line.finish(),
+                events,
+            });
+        }
         let mut cursors: Vec<LineCursor> =
             parts.iter().map(|p| self.cursor(p, out_ts_ns)).collect();
         let mut heap = BinaryHeap::new();
@@ -97,7 +155,39 @@ impl PlaneMerge<'_> {
             }
         }
         merged.open_ranges_left_out += cursors.iter().map(|c| c.dropped).sum::<u64>();
-        Ok(line.finish())
+        Ok(MergedLine::Built(line.finish()))
+    }
+
+    /// The parts' pieces of a line as they lie in their files, when every one may be copied
+    /// as it is (on the output's ids and clock, its events together and in order); `None`
+    /// otherwise.
+    fn pieces<'p>(&self, parts: &[LinePart<'p>], out_ts_ns: i64) -> Option<Vec<splice::Piece<'p>>> {
+        let last = self.inputs.len() - 1;
+        parts
+            .iter()
+            .map(|p| {
+                let kept = self.ids[p.plane].all_kept
+                    && self.move_ps(p, out_ts_ns) == 0
+                    && p.line.events.spliceable;
+                kept.then(|| splice::Piece {
+                    file: self.inputs[p.input].file(),
+                    index: &p.line.events,
+                    input: p.input,
+                    drop_open: p.input != last,
+                })
+            })
+            .collect()
+    }
+
+    /// ps every offset of piece `p` moves by onto the output line's clock (whose timestamp is
+    /// `out_ts_ns`): its line timestamp and its input's shift, less the output line's.
+    fn move_ps(&self, p: &LinePart, out_ts_ns: i64) -> i64 {
+        p.line
+            .head
+            .timestamp_ns
+            .saturating_sub(out_ts_ns)
+            .saturating_mul(1000)
+            .saturating_add(self.shift[p.input])
     }
 
     /// The output line's head: its id, its name from every piece's (a device line's kinds of
@@ -140,21 +230,12 @@ impl PlaneMerge<'_> {
     fn cursor(&self, p: &LinePart, out_ts_ns: i64) -> LineCursor<'_> {
         let last = self.inputs.len() - 1;
         let ids = &self.ids[p.plane];
-        let shift_ps = self.shift[p.input];
         let drop_stat = (p.input != last)
             .then(|| stat_id_named(&self.planes[p.plane].plane.head, s::OPEN_AT_END))
             .flatten();
-        // What the piece's offsets move by: its line timestamp and its input's shift, less the
-        // output line's timestamp.
-        let move_ps = p
-            .line
-            .head
-            .timestamp_ns
-            .saturating_sub(out_ts_ns)
-            .saturating_mul(1000)
-            .saturating_add(shift_ps);
+        let move_ps = self.move_ps(p, out_ts_ns);
         LineCursor {
-            reader: FileFields::new(self.inputs[p.input].file.clone(), p.line.start, p.line.end),
+            reader: FileFields::new(self.inputs[p.input].file(), p.line.start, p.line.end),
             ids,
             move_ps,
             drop_stat,
@@ -296,7 +377,11 @@ fn read_event(
 /// `offset_ps` and `duration_ps` of one encoded `XEvent` copied as it is; `None` when it holds
 /// `drop_stat`. Our writers put fields 1–3 first, so with only bounds to check and no stat to
 /// look for, the reading stops at the first stat.
-fn event_times(b: &[u8], drop_stat: Option<i64>, check: Check) -> io::Result<Option<(i64, i64)>> {
+pub(super) fn event_times(
+    b: &[u8],
+    drop_stat: Option<i64>,
+    check: Check,
+) -> io::Result<Option<(i64, i64)>> {
     if check == Check::Fields {
         check::check_event(b)?;
     }

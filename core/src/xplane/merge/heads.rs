@@ -26,6 +26,8 @@ pub(super) struct Ids {
     /// Every stat and event name keeps its id: with no time to move, an event is copied as
     /// it is.
     pub(super) all_kept: bool,
+    /// Plane stats the output leaves out (a window's identity).
+    pub(super) dropped_stats: Vec<i64>,
 }
 
 impl Ids {
@@ -60,6 +62,7 @@ pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
         ..XPlane::default()
     };
     let scope_tree = first.name == s::SCOPE_TREE_PLANE;
+    let task_env = first.name == s::TASK_ENV_PLANE;
     let mut ids = Vec::with_capacity(planes.len());
     let mut stat_by_name: HashMap<String, i64> = HashMap::default();
     let mut event_by_name: HashMap<String, i64> = HashMap::default();
@@ -70,6 +73,11 @@ pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
         stat_ids.sort_unstable();
         for id in stat_ids {
             let m = &p.head.stat_metadata[&id];
+            // Whose window it was: checked by the merge, not part of the profile it writes.
+            if task_env && [s::WINDOW_PID, s::WINDOW_RUN].contains(&m.name.as_str()) {
+                map.dropped_stats.push(id);
+                continue;
+            }
             // The scope tree's stat ids are the scopes themselves.
             let to = if scope_tree {
                 id
@@ -146,6 +154,9 @@ fn merge_plane_stats(
     let mut at: HashMap<i64, usize> = HashMap::default();
     for (part, map) in planes.iter().zip(ids) {
         for st in &part.plane.head.stats {
+            if map.dropped_stats.contains(&st.metadata_id) {
+                continue;
+            }
             let st = map.stat(st);
             let Some(&i) = at.get(&st.metadata_id) else {
                 at.insert(st.metadata_id, stats.len());

@@ -37,11 +37,26 @@ impl Origin {
 
 /// One input, indexed: its planes' and lines' heads, and where each line's bytes are.
 pub(super) struct Input {
-    pub(super) file: Arc<File>,
+    pub(super) path: std::path::PathBuf,
+    /// Open while it is indexed and merged; closed between (a run's windows indexed as they
+    /// are written must not hold a descriptor each).
+    pub(super) file: Option<Arc<File>>,
+    /// Its length when indexed: a file changed since is indexed again.
+    pub(super) len: u64,
     pub(super) planes: Vec<PlaneIn>,
     /// The XSpace's other fields (errors, warnings, hostnames).
     pub(super) rest: XSpace,
     pub(super) origin: Origin,
+    /// The process and run of a window written to be merged (`xplane::WindowIdentity`).
+    pub(super) identity: Option<Identity>,
+}
+
+/// `rocprof_xplane_window_pid` and `rocprof_xplane_window_run`, as a window's Task
+/// Environment gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Identity {
+    pub(super) pid: u64,
+    pub(super) run: u64,
 }
 
 pub(super) struct PlaneIn {
@@ -54,6 +69,8 @@ pub(super) struct LineIn {
     /// The line's bytes in the file (its fields, events included).
     pub(super) start: u64,
     pub(super) end: u64,
+    /// Where its events lie and in what order (`splice`).
+    pub(super) events: super::splice::EventIndex,
 }
 
 /// Field numbers of `proto/xplane.proto` the index reads.
@@ -62,7 +79,36 @@ const PLANE_LINES: u32 = fields::plane::LINES.number;
 pub(super) const LINE_EVENTS: u32 = fields::line::EVENTS.number;
 
 impl Input {
-    pub(super) fn index(path: &Path) -> Result<Self, MergeError> {
+    /// The file, open (`Input::open`).
+    pub(super) fn file(&self) -> Arc<File> {
+        self.file
+            .clone()
+            .expect("an input is opened before it is merged")
+    }
+
+    /// The input ready to merge: opened again if it was closed, indexed again if its file
+    /// changed since.
+    pub(super) fn open(self, check: super::Check) -> Result<Self, MergeError> {
+        if self.file.is_some() {
+            return Ok(self);
+        }
+        let read = |source| MergeError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let file = File::open(&self.path).map_err(read)?;
+        if file.metadata().map_err(read)?.len() != self.len {
+            return Input::index(&self.path, check);
+        }
+        Ok(Input {
+            file: Some(Arc::new(file)),
+            ..self
+        })
+    }
+
+    /// Reads `path`'s heads and indexes its lines' events, each checked as `check` says
+    /// before it may be copied as it is.
+    pub(super) fn index(path: &Path, check: super::Check) -> Result<Self, MergeError> {
         let read = |source| MergeError::Read {
             path: path.to_path_buf(),
             source,
@@ -81,7 +127,7 @@ impl Input {
                 match (number, value) {
                     (SPACE_PLANES, RawField::Len(n)) => {
                         let end = r.end_of(n)?;
-                        planes.push(index_plane(&mut r, end)?);
+                        planes.push(index_plane(&mut r, end, check)?);
                     }
                     (number, value) => r.copy_field(number, value, &mut rest)?,
                 }
@@ -91,16 +137,21 @@ impl Input {
         index.map_err(malformed)?;
         let rest = XSpace::decode(rest.as_slice()).map_err(|e| malformed(e.into()))?;
         let origin = origin_of(&planes);
+        let identity = identity_of(&planes);
+        super::splice::find_open_at_end(&file, &mut planes).map_err(malformed)?;
         Ok(Input {
-            file,
+            path: path.to_path_buf(),
+            file: Some(file),
+            len,
             planes,
             rest,
             origin,
+            identity,
         })
     }
 }
 
-fn index_plane(r: &mut FileFields, end: u64) -> io::Result<PlaneIn> {
+fn index_plane(r: &mut FileFields, end: u64, check: super::Check) -> io::Result<PlaneIn> {
     let mut head = Vec::new();
     let mut lines = Vec::new();
     while r.position() < end {
@@ -111,19 +162,28 @@ fn index_plane(r: &mut FileFields, end: u64) -> io::Result<PlaneIn> {
             (PLANE_LINES, RawField::Len(n)) => {
                 let (start, line_end) = (r.position(), r.end_of(n)?);
                 let mut line_head = Vec::new();
+                let mut events = super::splice::EventIndexer::default();
                 while r.position() < line_end {
+                    let at = r.position();
                     let Some((number, value)) = r.field()? else {
                         break;
                     };
                     match (number, value) {
-                        (LINE_EVENTS, RawField::Len(n)) => r.skip(n)?,
-                        (number, value) => r.copy_field(number, value, &mut line_head)?,
+                        (LINE_EVENTS, RawField::Len(n)) => {
+                            let end = r.end_of(n)?;
+                            events.event(at, end, r.bytes(n)?, check)?;
+                        }
+                        (number, value) => {
+                            events.other_field();
+                            r.copy_field(number, value, &mut line_head)?
+                        }
                     }
                 }
                 lines.push(LineIn {
                     head: XLine::decode(line_head.as_slice())?,
                     start,
                     end: line_end,
+                    events: events.finish(),
                 });
             }
             (number, value) => r.copy_field(number, value, &mut head)?,
@@ -135,23 +195,32 @@ fn index_plane(r: &mut FileFields, end: u64) -> io::Result<PlaneIn> {
     })
 }
 
+/// A Task Environment stat of the input's, as an unsigned number.
+fn env_stat(planes: &[PlaneIn], name: &str) -> Option<u64> {
+    let env = planes.iter().find(|p| p.head.name == s::TASK_ENV_PLANE)?;
+    let id = stat_id_named(&env.head, name)?;
+    env.head
+        .stats
+        .iter()
+        .find(|st| st.metadata_id == id)
+        .and_then(|st| match st.value {
+            Some(x_stat::Value::Uint64Value(v)) => Some(v),
+            Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
+            _ => None,
+        })
+}
+
+/// Whose window the input is, if it says.
+fn identity_of(planes: &[PlaneIn]) -> Option<Identity> {
+    Some(Identity {
+        pid: env_stat(planes, s::WINDOW_PID)?,
+        run: env_stat(planes, s::WINDOW_RUN)?,
+    })
+}
+
 /// The input's origin, from its Task Environment.
 fn origin_of(planes: &[PlaneIn]) -> Origin {
-    let Some(env) = planes.iter().find(|p| p.head.name == s::TASK_ENV_PLANE) else {
-        return Origin::default();
-    };
-    let stat = |name: &str| {
-        let id = stat_id_named(&env.head, name)?;
-        env.head
-            .stats
-            .iter()
-            .find(|st| st.metadata_id == id)
-            .and_then(|st| match st.value {
-                Some(x_stat::Value::Uint64Value(v)) => Some(v),
-                Some(x_stat::Value::Int64Value(v)) => u64::try_from(v).ok(),
-                _ => None,
-            })
-    };
+    let stat = |name: &str| env_stat(planes, name);
     Origin {
         job: stat(s::CLOCK_ORIGIN_UNIX_NS),
         boot: stat(s::ORIGIN_BOOTTIME_NS),
@@ -233,7 +302,7 @@ mod tests {
         prost::encoding::encode_varint(u64::MAX, &mut bad);
         std::fs::write(&p, &bad).unwrap();
         assert!(matches!(
-            Input::index(&p),
+            Input::index(&p, crate::xplane::merge::Check::Fields),
             Err(MergeError::Malformed { .. })
         ));
         let mut line = vec![0x1a];
@@ -243,7 +312,7 @@ mod tests {
         plane.extend_from_slice(&line);
         std::fs::write(&p, &plane).unwrap();
         assert!(matches!(
-            Input::index(&p),
+            Input::index(&p, crate::xplane::merge::Check::Fields),
             Err(MergeError::Malformed { .. })
         ));
     }

@@ -34,24 +34,35 @@ use std::path::PathBuf;
 
 use prost::Message;
 
-use super::builder::FinishedLine;
 use super::proto::XSpace;
 use crate::wire::{self, xplane as fields, PADDED_LEN};
 
 mod events;
 mod heads;
 mod input;
+mod splice;
 
-use events::PlaneMerge;
+use events::{MergedLine, PlaneMerge};
 use heads::{merge_heads, PlanePart};
 use input::{shifts, Input};
 
 /// Why a merge failed; the output is then not written (or not renamed into place).
 #[derive(Debug)]
 pub enum MergeError {
-    Read { path: PathBuf, source: io::Error },
-    Malformed { path: PathBuf, what: String },
+    Read {
+        path: PathBuf,
+        source: io::Error,
+    },
+    Malformed {
+        path: PathBuf,
+        what: String,
+    },
     NoInput,
+    /// Windows of two processes, or of two runs of one process id: never made one profile.
+    Foreign {
+        path: PathBuf,
+        other: PathBuf,
+    },
     Write(super::WriteError),
 }
 
@@ -65,6 +76,12 @@ impl fmt::Display for MergeError {
                 write!(f, "{} is not an XSpace: {what}", path.display())
             }
             MergeError::NoInput => write!(f, "no profile to merge"),
+            MergeError::Foreign { path, other } => write!(
+                f,
+                "{} is a window of another process or run than {} (rocprof_xplane_window_pid and _run differ); windows of two processes are never merged into one profile",
+                path.display(),
+                other.display()
+            ),
             MergeError::Write(e) => write!(f, "{e}"),
         }
     }
@@ -82,6 +99,9 @@ pub struct Merged {
     /// Of `events`, those copied as they are (inputs on one run's ids and clock,
     /// `xplane::RunIds`), not re-encoded.
     pub copied: u64,
+    /// Of `copied`, those copied within byte ranges of their files (`splice`), never read one
+    /// by one.
+    pub spliced: u64,
     /// roctx ranges an input showed open at its end, shown whole by a later one.
     pub open_ranges_left_out: u64,
 }
@@ -92,19 +112,28 @@ pub fn merge_files(
     inputs: &[PathBuf],
     layout: &super::OutputLayout,
 ) -> Result<(PathBuf, Merged), MergeError> {
-    merge(inputs, layout, Check::Fields)
+    merge(inputs, layout, Check::Fields, &[])
 }
 
 /// As [`merge_files`], for files this process has just written itself (`WINDOW_MERGE` at
 /// exit): an event copied as it is (a window on its run's ids and clock, `xplane::RunIds`) is
 /// not checked field by field first (a large part of a copying merge's work, for bytes this
 /// process wrote a moment ago). Bounds are still checked: damage could only make the output
-/// unreadable, never the program fail.
+/// unreadable, never the program fail. `warnings` are added to the profile's (what no input
+/// says: a window that could not be written after the last one was).
 pub fn merge_own_files(
     inputs: &[PathBuf],
     layout: &super::OutputLayout,
+    warnings: &[String],
 ) -> Result<(PathBuf, Merged), MergeError> {
-    merge(inputs, layout, Check::Bounds)
+    merge(inputs, layout, Check::Bounds, warnings)
+}
+
+/// How the merge copies what it may copy.
+#[derive(Debug, Clone, Copy)]
+struct How {
+    check: Check,
+    splice: bool,
 }
 
 /// How much of an event copied as it is the merge checks.
@@ -121,14 +150,80 @@ fn merge(
     inputs: &[PathBuf],
     layout: &super::OutputLayout,
     check: Check,
+    warnings: &[String],
 ) -> Result<(PathBuf, Merged), MergeError> {
-    if inputs.is_empty() {
+    let indexed = inputs
+        .iter()
+        .map(|p| Input::index(p, check))
+        .collect::<Result<Vec<_>, _>>()?;
+    merge_inputs(indexed, layout, check, warnings, true)
+}
+
+/// As [`merge_own_files`], every line merged event by event (no line spliced): what the
+/// splice must give byte for byte.
+#[cfg(test)]
+pub(crate) fn merge_own_files_event_by_event(
+    inputs: &[PathBuf],
+    layout: &super::OutputLayout,
+) -> Result<(PathBuf, Merged), MergeError> {
+    let indexed = inputs
+        .iter()
+        .map(|p| Input::index(p, Check::Bounds))
+        .collect::<Result<Vec<_>, _>>()?;
+    merge_inputs(indexed, layout, Check::Bounds, &[], false)
+}
+
+/// A window of this process indexed as soon as it is written ([`Indexed::own`]): the merge at
+/// exit then reads none of the earlier windows' events again, only the last window's, and
+/// copies theirs as byte ranges of their files.
+pub struct Indexed(Input);
+
+impl Indexed {
+    /// Indexes a file this process has just written (checked as [`merge_own_files`] checks).
+    /// The file is closed until the merge.
+    pub fn own(path: &std::path::Path) -> Result<Indexed, MergeError> {
+        let mut input = Input::index(path, Check::Bounds)?;
+        input.file = None;
+        Ok(Indexed(input))
+    }
+
+    /// The file it indexes.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0.path
+    }
+}
+
+/// As [`merge_own_files`], for windows indexed as they were written ([`Indexed::own`]) and
+/// files not indexed yet (the last window), in any order.
+pub fn merge_own_indexed(
+    indexed: Vec<Indexed>,
+    files: &[PathBuf],
+    layout: &super::OutputLayout,
+    warnings: &[String],
+) -> Result<(PathBuf, Merged), MergeError> {
+    let mut inputs = indexed
+        .into_iter()
+        .map(|i| i.0.open(Check::Bounds))
+        .collect::<Result<Vec<_>, _>>()?;
+    for f in files {
+        inputs.push(Input::index(f, Check::Bounds)?);
+    }
+    merge_inputs(inputs, layout, Check::Bounds, warnings, true)
+}
+
+/// Merges `indexed` into `layout`'s file; `splice`: lines whose pieces may be copied as they
+/// are, as byte ranges (`splice`).
+fn merge_inputs(
+    mut indexed: Vec<Input>,
+    layout: &super::OutputLayout,
+    check: Check,
+    warnings: &[String],
+    splice: bool,
+) -> Result<(PathBuf, Merged), MergeError> {
+    if indexed.is_empty() {
         return Err(MergeError::NoInput);
     }
-    let mut indexed = Vec::with_capacity(inputs.len());
-    for p in inputs {
-        indexed.push(Input::index(p)?);
-    }
+    refuse_foreign(&indexed)?;
     // Time order, by origin (the inputs' names need not sort): the boot clock's when every
     // input has it (exact), else the wall clock's; windows on their run's clock (one origin)
     // by where each ended.
@@ -138,16 +233,36 @@ fn merge(
         inputs: indexed.len(),
         ..Merged::default()
     };
-    let path = super::file::write_with(layout, |w| write_merged(&indexed, w, check, &mut merged))
-        .map_err(MergeError::Write)?;
+    let path = super::file::write_with(layout, |w| {
+        let how = How { check, splice };
+        write_merged(&indexed, w, how, warnings, &mut merged)
+    })
+    .map_err(MergeError::Write)?;
     Ok((path, merged))
+}
+
+/// Windows that name their process and run (`xplane::WindowIdentity`) must all name the same:
+/// a window of another process that took the same run name, or of an earlier run of the same
+/// process id, is refused rather than mixed in.
+fn refuse_foreign(inputs: &[Input]) -> Result<(), MergeError> {
+    let mut named = inputs.iter().filter_map(|i| Some((&i.path, i.identity?)));
+    let Some((first_path, first)) = named.next() else {
+        return Ok(());
+    };
+    match named.find(|(_, id)| *id != first) {
+        Some((path, _)) => Err(MergeError::Foreign {
+            path: path.clone(),
+            other: first_path.clone(),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// What the merge hands its writer, in the output's order.
 enum Out {
     /// A plane's entry begins: its key, a padded length filled in at its end, its head.
     PlaneStart(Vec<u8>),
-    Line(FinishedLine),
+    Line(MergedLine),
     /// The plane begun last is `len` bytes long.
     PlaneEnd(u64),
     Bytes(Vec<u8>),
@@ -183,7 +298,8 @@ impl Out {
 fn write_merged(
     inputs: &[Input],
     w: &mut io::BufWriter<File>,
-    check: Check,
+    how: How,
+    warnings: &[String],
     merged: &mut Merged,
 ) -> io::Result<()> {
     let w = std::sync::Mutex::new(w);
@@ -204,12 +320,12 @@ fn write_merged(
             Err(e) => {
                 crate::log_debug!("the merge writes on the thread that merges: {e}");
                 let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
-                return merge_to(inputs, check, merged, &mut |out| {
+                return merge_to(inputs, how, warnings, merged, &mut |out| {
                     out.apply(&mut w, &mut len_at)
                 });
             }
         };
-        let merging = merge_to(inputs, check, merged, &mut |out| {
+        let merging = merge_to(inputs, how, warnings, merged, &mut |out| {
             tx.send(out)
                 .map_err(|_| io::Error::other("the merge's writer stopped"))
         });
@@ -226,7 +342,8 @@ fn write_merged(
 /// first appear), its lines by id (likewise), then the XSpace's other fields.
 fn merge_to(
     inputs: &[Input],
-    check: Check,
+    how: How,
+    warnings: &[String],
     merged: &mut Merged,
     out: &mut dyn FnMut(Out) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -250,7 +367,8 @@ fn merge_to(
             planes,
             ids,
             shift: &shift,
-            check,
+            check: how.check,
+            splice: how.splice,
         };
         for id in plane.line_ids() {
             let line = plane.line(id, merged)?;
@@ -261,7 +379,9 @@ fn merge_to(
         out(Out::PlaneEnd(len))?;
         merged.planes += 1;
     }
-    out(Out::Bytes(merge_rest(inputs).encode_to_vec()))
+    let mut rest = merge_rest(inputs);
+    rest.warnings.extend(warnings.iter().cloned());
+    out(Out::Bytes(rest.encode_to_vec()))
 }
 
 /// The inputs' plane names, in the order they first appear.
@@ -297,8 +417,10 @@ fn merge_rest(inputs: &[Input]) -> XSpace {
             // A range open at a window's cut is shown whole in the merged profile (its
             // `open_at_end` part is left out): that window's warning is not the profile's.
             let obsolete = k != last && e.contains(RANGES_OPEN_AT_CUT);
-            if !obsolete && !rest.warnings.contains(e) {
-                rest.warnings.push(e.clone());
+            // The last input's ranges open at its end go on in no window of this profile.
+            let e = ranges_open_with_no_next(e).unwrap_or_else(|| e.clone());
+            if !obsolete && !rest.warnings.contains(&e) {
+                rest.warnings.push(e);
             }
         }
     }
@@ -309,3 +431,14 @@ fn merge_rest(inputs: &[Input]) -> XSpace {
 /// (`collect`), which the merge leaves out but for the last input's.
 pub const RANGES_OPEN_AT_CUT: &str =
     "roctx ranges were still open at the end of this capture window";
+
+/// What that warning adds for a window a later one follows.
+pub const RANGES_GO_ON: &str = " (shown up to it; they go on in the next)";
+
+/// That warning as a profile after which no window follows says it (the last input of a
+/// merge, an attach session): `None` for any other warning.
+pub fn ranges_open_with_no_next(warning: &str) -> Option<String> {
+    let head = warning.strip_suffix(RANGES_GO_ON)?;
+    head.contains(RANGES_OPEN_AT_CUT)
+        .then(|| format!("{head} (shown up to it)"))
+}

@@ -116,7 +116,7 @@ pub fn build_window_planes<E>(
     if let Some(p) = summary::scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
     }
-    sink(summary::task_environment_plane(trace, &base))?;
+    sink(summary::task_environment_plane(trace, &base, run))?;
 
     let mut warnings = trace.warnings.clone();
     warnings.extend(counter_warnings(&trace.counters));

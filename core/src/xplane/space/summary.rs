@@ -9,6 +9,7 @@ use super::Timebase;
 use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatValue};
 use crate::xplane::proto::{x_stat, XStat};
 use crate::xplane::stats as s;
+use crate::xplane::RunIds;
 
 /// `/host:__ScopeRangeCallStack__`: one plane stat per (child, parent), `metadata_id` = child,
 /// `int64_value` = parent. Like XLA's CUPTI collector, one empty-named stat metadata at the
@@ -32,8 +33,16 @@ pub(super) fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<BuiltPlane> {
 
 /// `Task Environment`: the absolute wall-clock window (uint64 ns, as `ProfilerSession` writes),
 /// which the relative line timestamps need to be placed in time, plus our record counters.
-pub(super) fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPlane {
+pub(super) fn task_environment_plane(
+    trace: &Trace,
+    base: &Timebase,
+    run: Option<&RunIds>,
+) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
+    if let Some(id) = run.and_then(RunIds::identity) {
+        plane.add_plane_stat(s::WINDOW_PID, StatValue::U64(u64::from(id.pid)));
+        plane.add_plane_stat(s::WINDOW_RUN, StatValue::U64(id.run));
+    }
     let start_wall = trace
         .start_walltime_ns
         .saturating_sub(base.before_start_ns(trace));
@@ -88,7 +97,7 @@ fn clock_stats(plane: &mut PlaneBuilder, c: &JobClock) {
 }
 
 /// Every counter with its field name, in declaration order.
-fn counter_fields(c: &Counters) -> [(&'static str, u64); 18] {
+fn counter_fields(c: &Counters) -> [(&'static str, u64); 20] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -108,6 +117,8 @@ fn counter_fields(c: &Counters) -> [(&'static str, u64); 18] {
         ("hip_event_records", c.hip_event_records),
         ("memory_limit_dropped", c.memory_limit_dropped),
         ("memory_frees_unmatched", c.memory_frees_unmatched),
+        ("windows_lost", c.windows_lost),
+        ("window_records_lost", c.window_records_lost),
     ]
 }
 

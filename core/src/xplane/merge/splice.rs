@@ -1,0 +1,448 @@
+//! A line of the output spliced from its inputs' encoded events where they lie in their files:
+//! each input's piece of the line is in time order already (the writer's order), so the merge
+//! takes runs of events from one piece until another's next event comes first, and copies each
+//! run as one byte range. Where the run ends is found from a sample of the piece's event times
+//! taken when the input was indexed ([`EventIndex`], every [`SAMPLE`]-th event) and at most
+//! that many events read after it; no event is decoded, re-encoded or copied through memory
+//! one by one. Windows cut in time overlap only where an event spans a cut (a range open
+//! across it, a call handed on): a line of N windows is then a few ranges per window.
+//!
+//! A roctx range an input before the last shows open at its end (`open_at_end`) is left out,
+//! as the event-by-event merge leaves it out: the index notes where those events lie, and the
+//! ranges copied go around them.
+
+use std::cmp::Reverse;
+use std::fs::File;
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use super::events::event_times;
+use super::input::{stat_id_named, PlaneIn, LINE_EVENTS};
+use super::Check;
+use crate::wire::{check, FileFields, RawField};
+use crate::xplane::stats as s;
+
+/// An event's place in the writer's line order: start, the longer first.
+pub(super) type Key = (i64, Reverse<i64>);
+
+/// Every this many events of a line, the index notes the event's time and place.
+pub(super) const SAMPLE: u64 = 64;
+
+/// One event noted by the index.
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    key: Key,
+    /// Where its `events` entry begins in the file.
+    pos: u64,
+    /// Its number in the line.
+    n: u64,
+}
+
+/// Where one input line's events lie, and in what order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct EventIndex {
+    /// From the first event's entry to the end of the last's.
+    start: u64,
+    end: u64,
+    count: u64,
+    samples: Vec<Sample>,
+    /// The events lie together (no other field between two) in the line's order: runs of them
+    /// may be copied as byte ranges.
+    pub(super) spliceable: bool,
+    /// The largest end (offset + duration) among the events, ps from the line's timestamp.
+    max_end_ps: Option<i64>,
+    /// The events that hold `open_at_end` (their entries' ranges), and the largest end among
+    /// the others.
+    open_at_end: Vec<(u64, u64)>,
+    max_end_closed_ps: Option<i64>,
+}
+
+/// Builds an [`EventIndex`] as a line's fields are read in order.
+#[derive(Debug, Default)]
+pub(super) struct EventIndexer {
+    index: EventIndex,
+    last_key: Option<Key>,
+    /// A field other than an event came after the first event.
+    gap: bool,
+    sorted: bool,
+    together: bool,
+}
+
+impl EventIndexer {
+    /// The event whose entry lies in `[at, end)`, its body `bytes`, checked as `check` says
+    /// (it may be copied as it is).
+    pub(super) fn event(
+        &mut self,
+        at: u64,
+        end: u64,
+        bytes: &[u8],
+        check: Check,
+    ) -> io::Result<()> {
+        if check == Check::Fields {
+            check::check_event(bytes)?;
+        }
+        let (offset, duration) = event_times(bytes, None, Check::Bounds)?.unwrap_or((0, 0));
+        let key = (offset, Reverse(duration));
+        let i = &mut self.index;
+        if i.count == 0 {
+            i.start = at;
+            self.sorted = true;
+            self.together = true;
+        } else if self.gap || at != i.end {
+            self.together = false;
+        }
+        if self.last_key.is_some_and(|last| key < last) {
+            self.sorted = false;
+        }
+        if i.count % SAMPLE == 0 {
+            i.samples.push(Sample {
+                key,
+                pos: at,
+                n: i.count,
+            });
+        }
+        self.last_key = Some(key);
+        i.end = end;
+        i.count += 1;
+        let e = offset.saturating_add(duration);
+        i.max_end_ps = Some(i.max_end_ps.map_or(e, |m| m.max(e)));
+        Ok(())
+    }
+
+    /// A field of the line that is not an event.
+    pub(super) fn other_field(&mut self) {
+        if self.index.count > 0 {
+            self.gap = true;
+        }
+    }
+
+    pub(super) fn finish(self) -> EventIndex {
+        let mut i = self.index;
+        i.spliceable = i.count == 0 || (self.sorted && self.together);
+        i.max_end_closed_ps = i.max_end_ps;
+        i
+    }
+}
+
+/// Notes, on every plane that names `open_at_end`, which events hold it (read again, only
+/// there: the stat's id is in the plane's head, written after its lines).
+pub(super) fn find_open_at_end(file: &Arc<File>, planes: &mut [PlaneIn]) -> io::Result<()> {
+    for plane in planes {
+        let Some(open) = stat_id_named(&plane.head, s::OPEN_AT_END) else {
+            continue;
+        };
+        for line in &mut plane.lines {
+            let i = &mut line.events;
+            if i.count == 0 {
+                continue;
+            }
+            let mut r = FileFields::new(file.clone(), i.start, i.end);
+            let mut closed: Option<i64> = None;
+            loop {
+                let at = r.position();
+                let Some((number, value)) = r.field()? else {
+                    break;
+                };
+                let RawField::Len(n) = value else {
+                    continue;
+                };
+                if number != LINE_EVENTS {
+                    r.skip(n)?;
+                    continue;
+                }
+                match event_times(r.bytes(n)?, Some(open), Check::Bounds)? {
+                    Some((offset, duration)) => {
+                        let e = offset.saturating_add(duration);
+                        closed = Some(closed.map_or(e, |m| m.max(e)));
+                    }
+                    None => i.open_at_end.push((at, r.position())),
+                }
+            }
+            i.max_end_closed_ps = closed;
+        }
+    }
+    Ok(())
+}
+
+/// One input's piece of the line being spliced.
+pub(super) struct Piece<'a> {
+    pub(super) file: Arc<File>,
+    pub(super) index: &'a EventIndex,
+    /// The input's place in time order (ties go to the earlier).
+    pub(super) input: usize,
+    /// Its `open_at_end` events are left out (an input before the last).
+    pub(super) drop_open: bool,
+}
+
+/// A byte range of an input file copied into the output as it is.
+pub(super) struct Range {
+    pub(super) file: Arc<File>,
+    pub(super) start: u64,
+    pub(super) end: u64,
+}
+
+/// A line's events as ranges of its inputs' files, in the output's order.
+#[derive(Default)]
+pub(super) struct Spliced {
+    pub(super) ranges: Vec<Range>,
+    pub(super) bytes: u64,
+    pub(super) events: u64,
+    pub(super) dropped: u64,
+    /// The largest end among the events kept, ps from the line's timestamp.
+    pub(super) max_end_ps: Option<i64>,
+}
+
+/// Where one piece is: its next event (`key` at `pos`, `None` past the last), read through
+/// `reader` (positioned after it), and `mark`, where what is not yet copied begins.
+struct Run<'a> {
+    piece: &'a Piece<'a>,
+    reader: FileFields,
+    pos: u64,
+    n: u64,
+    key: Option<Key>,
+    mark: u64,
+    mark_n: u64,
+}
+
+impl<'a> Run<'a> {
+    fn new(piece: &'a Piece<'a>) -> io::Result<Self> {
+        let i = piece.index;
+        let mut run = Run {
+            piece,
+            reader: FileFields::new(piece.file.clone(), i.start, i.end),
+            pos: i.start,
+            n: 0,
+            key: None,
+            mark: i.start,
+            mark_n: 0,
+        };
+        run.settle()?;
+        Ok(run)
+    }
+
+    fn drops(&self) -> &'a [(u64, u64)] {
+        if self.piece.drop_open {
+            &self.piece.index.open_at_end
+        } else {
+            &[]
+        }
+    }
+
+    fn ordered(&self) -> Option<(Key, usize)> {
+        self.key.map(|k| (k, self.piece.input))
+    }
+
+    /// Reads the event at `pos`, stepping over those left out; `key` is `None` at the end.
+    fn settle(&mut self) -> io::Result<()> {
+        let drops = self.drops();
+        loop {
+            if self.n >= self.piece.index.count {
+                self.key = None;
+                self.pos = self.piece.index.end;
+                return Ok(());
+            }
+            let Some((number, RawField::Len(len))) = self.reader.field()? else {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "a line's events changed since the file was indexed",
+                ));
+            };
+            debug_assert_eq!(number, LINE_EVENTS);
+            let left_out = drops.binary_search_by_key(&self.pos, |d| d.0).is_ok();
+            let bytes = self.reader.bytes(len)?;
+            if left_out {
+                self.n += 1;
+                self.pos = self.reader.position();
+                continue;
+            }
+            let (offset, duration) = event_times(bytes, None, Check::Bounds)?.unwrap_or((0, 0));
+            self.key = Some((offset, Reverse(duration)));
+            return Ok(());
+        }
+    }
+
+    /// Moves past the event read (its entry ends where the reader is).
+    fn step(&mut self) -> io::Result<()> {
+        self.pos = self.reader.position();
+        self.n += 1;
+        self.settle()
+    }
+
+    /// Moves to the first event not before `bound` (in key, then input order): to the last
+    /// sample before it, then event by event.
+    fn advance_to(&mut self, bound: (Key, usize)) -> io::Result<()> {
+        let input = self.piece.input;
+        let samples = &self.piece.index.samples;
+        let j = samples.partition_point(|s| (s.key, input) < bound);
+        if let Some(s) = j
+            .checked_sub(1)
+            .map(|j| samples[j])
+            .filter(|s| s.n > self.n)
+        {
+            self.reader = FileFields::new(self.piece.file.clone(), s.pos, self.piece.index.end);
+            self.pos = s.pos;
+            self.n = s.n;
+            self.settle()?;
+        }
+        while self.ordered().is_some_and(|o| o < bound) {
+            self.step()?;
+        }
+        Ok(())
+    }
+
+    /// To the end of the piece.
+    fn finish(&mut self) {
+        self.pos = self.piece.index.end;
+        self.n = self.piece.index.count;
+        self.key = None;
+    }
+
+    /// What lies from `mark` to `pos` goes into `out`, around the events left out.
+    fn emit(&mut self, out: &mut Spliced) {
+        let (from, to) = (self.mark, self.pos);
+        let drops = self.drops();
+        let first = drops.partition_point(|d| d.0 < from);
+        let mut at = from;
+        let mut dropped = 0;
+        for &(a, b) in drops[first..].iter().take_while(|d| d.0 < to) {
+            push_range(out, &self.piece.file, at, a);
+            at = b;
+            dropped += 1;
+        }
+        push_range(out, &self.piece.file, at, to);
+        out.events += self.n - self.mark_n - dropped;
+        out.dropped += dropped;
+        self.mark = to;
+        self.mark_n = self.n;
+    }
+}
+
+fn push_range(out: &mut Spliced, file: &Arc<File>, start: u64, end: u64) {
+    if end <= start {
+        return;
+    }
+    out.bytes += end - start;
+    match out.ranges.last_mut() {
+        Some(r) if Arc::ptr_eq(&r.file, file) && r.end == start => r.end = end,
+        _ => out.ranges.push(Range {
+            file: file.clone(),
+            start,
+            end,
+        }),
+    }
+}
+
+/// The line's events from `pieces` (each in the line's order, `EventIndex::spliceable`), in
+/// the order the event-by-event merge gives: by start, the longer first, then by input.
+pub(super) fn splice(pieces: &[Piece]) -> io::Result<Spliced> {
+    let mut out = Spliced::default();
+    for p in pieces {
+        let i = p.index;
+        let end = if p.drop_open {
+            i.max_end_closed_ps
+        } else {
+            i.max_end_ps
+        };
+        if let Some(e) = end {
+            out.max_end_ps = Some(out.max_end_ps.map_or(e, |m| m.max(e)));
+        }
+    }
+    let mut runs = pieces
+        .iter()
+        .map(Run::new)
+        .collect::<io::Result<Vec<_>>>()?;
+    loop {
+        // The run whose next event comes first, and the next event of any other.
+        let mut first: Option<(usize, (Key, usize))> = None;
+        for (r, run) in runs.iter().enumerate() {
+            if let Some(o) = run.ordered().filter(|&o| first.is_none_or(|(_, f)| o < f)) {
+                first = Some((r, o));
+            }
+        }
+        let Some((r, _)) = first else {
+            break;
+        };
+        let bound = runs
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != r)
+            .filter_map(|(_, run)| run.ordered())
+            .min();
+        let run = &mut runs[r];
+        match bound {
+            Some(bound) => run.advance_to(bound)?,
+            None => run.finish(),
+        }
+        run.emit(&mut out);
+    }
+    // What is left of a piece is events left out.
+    for run in &mut runs {
+        run.finish();
+        run.emit(&mut out);
+    }
+    Ok(out)
+}
+
+/// Copies `len` bytes of `from` at `at` to the end of `w`: in the kernel where it can
+/// (`copy_file_range`), else through a buffer.
+pub(super) fn copy_range(
+    from: &File,
+    at: u64,
+    len: u64,
+    w: &mut io::BufWriter<File>,
+) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    w.flush()?;
+    let (mut at, mut left) = (at, len);
+    while left > 0 {
+        let mut off =
+            i64::try_from(at).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+        let chunk = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
+        // SAFETY: both descriptors are open for the call (`from` and the writer's file);
+        // `off` is a live local the call reads and advances; a null output offset writes at
+        // (and advances) the output's file offset, where the flushed writer left it.
+        let n = unsafe {
+            libc::copy_file_range(
+                from.as_raw_fd(),
+                &mut off,
+                w.get_ref().as_raw_fd(),
+                std::ptr::null_mut(),
+                chunk,
+                0,
+            )
+        };
+        if n > 0 {
+            at += n as u64;
+            left -= n as u64;
+            continue;
+        }
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "an input ended before its indexed events",
+            ));
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::ENOSYS | libc::EXDEV | libc::EINVAL | libc::EOPNOTSUPP | libc::EBADF) => {
+                return copy_by_reading(from, at, left, w)
+            }
+            _ => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn copy_by_reading(from: &File, mut at: u64, mut left: u64, w: &mut impl Write) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; (left.min(1 << 20)) as usize];
+    while left > 0 {
+        let want = left.min(buf.len() as u64) as usize;
+        from.read_exact_at(&mut buf[..want], at)?;
+        w.write_all(&buf[..want])?;
+        at += want as u64;
+        left -= want as u64;
+    }
+    Ok(())
+}
