@@ -28,6 +28,14 @@ pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
     }
 }
 
+/// Whether the file name the user chose (`ROCPROF_XPLANE_OUTPUT_FILE`) lacks `%pid%`, so that
+/// two processes of one run may be given the same one.
+pub fn name_lacks_pid(cfg: &Config) -> bool {
+    cfg.file_template
+        .as_deref()
+        .is_some_and(|t| !t.contains("%pid%"))
+}
+
 /// Writes the trace; the error names the path and the step that failed.
 pub fn write_trace(trace: &Trace, cfg: &Config) -> Result<PathBuf, String> {
     write_trace_at(trace, cfg, &layout_for(trace, cfg), None)
@@ -54,7 +62,8 @@ pub fn write_window_as(
     write_trace_at(trace, cfg, &layout, run)
 }
 
-fn write_trace_at(
+/// Writes the trace into `layout` (numbered and timed as the run's other windows when `run`).
+pub fn write_trace_at(
     trace: &Trace,
     cfg: &Config,
     layout: &OutputLayout,

@@ -553,6 +553,8 @@ fn windows_show_what_the_run_written_whole_shows() {
         events,
         "{line}"
     );
+    // And none read one by one: every line spliced from the windows' files as byte ranges.
+    assert_eq!(number_before(" of them as byte ranges"), events, "{line}");
     assert!(
         windows(&merged_dir, "eq").is_empty(),
         "windows left beside the merged profile"

@@ -96,8 +96,9 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
                 "{ranges_left_open} roctx ranges were still open at the end and were closed there"
             ),
             End::Window => format!(
-                "{ranges_left_open} {} (shown up to it; they go on in the next)",
-                crate::xplane::merge::RANGES_OPEN_AT_CUT
+                "{ranges_left_open} {}{}",
+                crate::xplane::merge::RANGES_OPEN_AT_CUT,
+                crate::xplane::merge::RANGES_GO_ON
             ),
         });
     }

@@ -92,6 +92,11 @@ impl Run {
     /// `StopRecording`), `None` for the kinds that write a profile.
     pub fn cut(&mut self, kind: CutKind) -> Option<Collected> {
         let began = Instant::now();
+        if kind == CutKind::Final {
+            // What a second signal or the deadline says if it cuts the exit short: the windows
+            // written so far are kept, and how to merge them.
+            super::signal::note_kept_windows(&self.windows.kept_note());
+        }
         self.stop_for(kind);
         let flushed = self.flush_and_take(kind);
         let sources = Sources {
@@ -223,7 +228,9 @@ impl Run {
             held.carried.anchors = std::mem::take(&mut trace.record_anchors);
         }
         let (run, n) = self.windows.next_window();
-        match output::write_window_as(&trace, cfg, &run, self.windows.run_ids()) {
+        // A window that could not be written before goes first, under its own number.
+        self.windows.retry_held();
+        match self.windows.write(&trace, &run, n, false, true) {
             Ok(path) => {
                 self.windows.wrote_window(n, &path);
                 log_debug!(
@@ -235,13 +242,19 @@ impl Run {
                     output::report_written(&format!("window {n}: "), &path, &trace, cfg);
                 }
             }
-            Err(e) => log_error!("cannot write capture window {n}: {e}"),
+            Err(e) => self.windows.failed(n, run, trace, e),
         }
     }
 
     /// An attach session's profile: the first into the run directory itself, later ones into
     /// `<run>_attachNN`.
-    fn write_attach_session(&self, c: Collected, n: u32) {
+    fn write_attach_session(&self, mut c: Collected, n: u32) {
+        // No window of this profile follows: its open ranges are shown up to the detach.
+        for w in &mut c.warnings {
+            if let Some(said) = crate::xplane::merge::ranges_open_with_no_next(w) {
+                *w = said;
+            }
+        }
         let trace = join(c);
         let run = attach::run_name_of(self.cfg, n);
         match output::write_trace_as(&trace, self.cfg, &run) {
@@ -254,6 +267,7 @@ impl Run {
     fn write_final(&mut self, c: Collected, t0: Instant) {
         let cfg = self.cfg;
         let (collected, _) = self.take_carried(c);
+        self.windows.retry_held();
         if self.windows.skip_final(&collected, self.attach.state()) {
             log_info!(
                 "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
@@ -261,20 +275,20 @@ impl Run {
                 collected.kernels.len(),
                 collected.copies.len()
             );
-            self.windows.merge_at_exit(self.attach.used());
-            log_finalize_done(t0);
+            self.end_windows(t0);
             return;
         }
         let t1 = Instant::now();
-        let trace = self.join_window(collected);
+        let mut trace = self.join_window(collected);
         let t2 = Instant::now();
         if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!("finalize: joined, memory {}", process_memory());
         }
-        let (run, ids) = self.windows.final_output(self.attach.current_run(cfg));
+        let (run, n, merged) = self.windows.final_output(self.attach.current_run(cfg));
         // The streaming pipeline's last window: the merge below reports the profile.
-        let report = ids.is_none() || !windows::working_files(cfg);
-        let written = output::write_window_as(&trace, cfg, &run, ids);
+        let report = !merged || !windows::working_files(cfg);
+        self.windows.say_losses_in(&mut trace);
+        let written = self.windows.write(&trace, &run, n, true, merged);
         if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!(
                 "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
@@ -296,10 +310,22 @@ impl Run {
                 }
                 self.windows.note_written(&path);
             }
-            Err(e) => log_error!("cannot write the profile: {e}"),
+            Err(e) => {
+                log_error!("cannot write the profile: {e}");
+                if run != cfg.run_name {
+                    self.windows.lose_last(n, &trace, e);
+                }
+            }
         }
         drop(trace);
+        self.end_windows(t0);
+    }
+
+    /// The windows made one profile, what the profile lacks said, the run's name let go.
+    fn end_windows(&mut self, t0: Instant) {
         self.windows.merge_at_exit(self.attach.used());
+        self.windows.say_losses_at_exit();
+        self.windows.release_claim();
         log_finalize_done(t0);
     }
 }

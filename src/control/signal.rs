@@ -17,7 +17,7 @@
 //! action, and its window signals are ignored.
 
 use std::ffi::c_int;
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicPtr, Ordering};
 use std::time::{Duration, Instant};
 
 use super::Control;
@@ -44,6 +44,35 @@ static PIPE: Pipe = Pipe {
     cut: AtomicI32::new(0),
 };
 
+/// The line a process cut short while it writes at exit says of what it keeps (the capture
+/// windows not yet merged: `note_kept_windows`). Global because the signal handler reads it; set
+/// once at exit (its bytes are never freed, so the handler may read them at any time).
+static KEPT: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
+
+/// Sets what a second terminating signal, or the deadline, says before the process ends:
+/// `note` (nothing when empty).
+pub fn note_kept_windows(note: &str) {
+    if note.is_empty() {
+        return;
+    }
+    let line: &'static [u8] = Box::leak(
+        format!("rocprof-xplane: {note}\n")
+            .into_bytes()
+            .into_boxed_slice(),
+    );
+    let old = KEPT.swap(Box::into_raw(Box::new(line)), Ordering::AcqRel);
+    // A note set before (a second finalize) stays allocated: the handler may be reading it.
+    let _ = old;
+}
+
+/// The note set by [`note_kept_windows`], if any.
+fn kept_note() -> Option<&'static [u8]> {
+    let p = KEPT.load(Ordering::Acquire);
+    // SAFETY: `KEPT` only ever holds null or a pointer leaked by `note_kept_windows`, never
+    // freed, to a slice that is itself leaked.
+    (!p.is_null()).then(|| unsafe { *p })
+}
+
 extern "C" fn on_signal(sig: c_int) {
     // Async-signal-safe only: atomics, getpid, write, and `os::end_as`; errno as it was.
     let _errno = os::SavedErrno::save();
@@ -62,7 +91,11 @@ extern "C" fn on_signal(sig: c_int) {
         .is_ok();
     let sent = ours && first && fd >= 0 && os::write_byte(fd, sig as u8);
     if !sent {
-        // A forked child, a second signal, or no pipe: what the signal does without us.
+        // A forked child, a second signal, or no pipe: what the signal does without us; a
+        // second signal while the windows were being merged first says where they are kept.
+        if let Some(note) = kept_note().filter(|_| ours && !first) {
+            os::write_all(libc::STDERR_FILENO, note);
+        }
         os::end_as(sig);
     }
 }
@@ -162,6 +195,9 @@ fn terminate(sig: c_int, timeout: Duration, say: bool, finalize: &Finalize) {
                 "{name}: the profile was not written within {} s (ROCPROF_XPLANE_TERM_TIMEOUT); ending now",
                 timeout.as_secs_f64()
             );
+            if let Some(note) = kept_note() {
+                os::write_all(libc::STDERR_FILENO, note);
+            }
             os::end_as(sig);
         });
     if let Err(e) = deadline_thread {

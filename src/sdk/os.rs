@@ -95,6 +95,23 @@ pub fn write_byte(fd: c_int, byte: u8) -> bool {
     unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) == 1 }
 }
 
+/// Writes `bytes` to `fd` as far as it takes them (a short write or an error ends it, a signal
+/// interrupting it retries). Async-signal-safe.
+pub fn write_all(fd: c_int, mut bytes: &[u8]) {
+    while !bytes.is_empty() {
+        // SAFETY: `bytes` is a live slice of its stated length; `write` is async-signal-safe.
+        let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+        if n > 0 {
+            bytes = &bytes[n as usize..];
+        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+        {
+            continue;
+        } else {
+            return;
+        }
+    }
+}
+
 /// Reads one byte from `fd`, retrying when a signal interrupts the read; `None` at the end of
 /// the pipe or on an error.
 pub fn read_byte(fd: c_int) -> Option<u8> {
@@ -120,6 +137,14 @@ pub fn on_fork_child(child: unsafe extern "C" fn()) -> std::io::Result<()> {
         0 => Ok(()),
         e => Err(std::io::Error::from_raw_os_error(e)),
     }
+}
+
+/// Takes an exclusive lock on `file` without waiting (`flock`): `false` when another open
+/// file description holds one, or locks are not to be had. Released when the file is closed.
+pub fn try_lock_exclusive(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock reads only the descriptor, which `file` keeps open during the call.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 /// This machine's host name ("localhost" when it has none).
