@@ -5,10 +5,11 @@
 # scenario at STEPS steps, in the SIMULATED runtime (test infrastructure, not hardware). Uses
 # the `heap-stats` measurement copy of the tool (a counting allocator in the cdylib, as
 # ci/bench-memory.sh builds it) and prints per mode: windows written, the tool's heap peak
-# (MB, and B per delivered record: the whole run's count), the time the process waits at exit
-# (finalize: the last window's join and write, then the merge), the merge's own time, and
-# the events written, the dependency arrows drawn and the waits drawn without one (a record in
-# another window).
+# (MB, and B per delivered record: the whole run's count), the process's peak RSS (MB, and B
+# per delivered record: the simulator's own memory included, the same in every mode), the time
+# the process waits at exit (finalize: the last window's join and write, then the merge) and
+# per delivered record, the merge's own time, and the events written, the dependency arrows
+# drawn and the waits drawn without one (a record in another window).
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS|default...]] (default 3650 steps;
 # windows of 100000 and 400000 records)
@@ -21,7 +22,7 @@ CARGO_TARGET_DIR=target/heap-stats cargo build --release -p rocprof-xplane --fea
 tool="$PWD/target/heap-stats/release/librocprof_xplane.so"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 sed "s/repeat = 36500/repeat = $steps/" scenarios/maxtext-scale.toml >"$work/mt.toml"
-printf '%-14s %8s %9s %10s %12s %10s %10s %10s %8s %8s\n' mode windows records peak_MB peak_B/rec exit_ms merge_ms events arrows no_arrow
+printf '%-14s %8s %9s %10s %11s %8s %9s %8s %9s %9s %10s %8s %8s\n' mode windows records heap_MB heap_B/rec rss_MB rss_B/rec exit_ms exit_ns/r merge_ms events arrows no_arrow
 for size in whole "${sizes[@]}"; do
   rm -rf "$work/logs"
   # `whole` holds the run until exit (WINDOW_MERGE=0); `default` sets nothing (the streaming
@@ -46,10 +47,12 @@ if t:
     open(rec_file, "w").write(t.group(1))
 n = int(open(rec_file).read()) if os.path.exists(rec_file) else 0
 peak = float(re.findall(r"tool heap [\d.]+ MB, peak ([\d.]+) MB", log)[-1])
-exit_ms = float(re.search(r"finalize: done in ([\d.]+) ms", log).group(1))
+done = re.search(r"finalize: done in ([\d.]+) ms; memory rss \d+ kB, peak (\d+) kB", log)
+exit_ms, rss_kb = float(done.group(1)), int(done.group(2))
 m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms[;)]", log)
 windows, merge = (int(m.group(1)), int(m.group(3))) if m else (1, 0)
 mode = size if size in ("whole", "default") else f"windows/{int(size)//1000}k"
-print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>12.0f} {exit_ms:>10.0f} {merge:>10} {events:>10} {arrows:>8} {no_arrow:>8}")
+rss = rss_kb * 1024 / 1e6
+print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>11.0f} {rss:>8.0f} {rss*1e6/max(n,1):>9.0f} {exit_ms:>8.0f} {exit_ms*1e6/max(n,1):>9.0f} {merge:>9} {events:>10} {arrows:>8} {no_arrow:>8}")
 PY
 done
