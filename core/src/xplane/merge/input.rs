@@ -127,7 +127,7 @@ impl Input {
                 match (number, value) {
                     (SPACE_PLANES, RawField::Len(n)) => {
                         let end = r.end_of(n)?;
-                        planes.push(index_plane(&mut r, end, check)?);
+                        planes.push(index_plane(&file, &mut r, end, check)?);
                     }
                     (number, value) => r.copy_field(number, value, &mut rest)?,
                 }
@@ -138,7 +138,6 @@ impl Input {
         let rest = XSpace::decode(rest.as_slice()).map_err(|e| malformed(e.into()))?;
         let origin = origin_of(&planes);
         let identity = identity_of(&planes);
-        super::splice::find_open_at_end(&file, &mut planes).map_err(malformed)?;
         Ok(Input {
             path: path.to_path_buf(),
             file: Some(file),
@@ -151,47 +150,69 @@ impl Input {
     }
 }
 
-fn index_plane(r: &mut FileFields, end: u64, check: super::Check) -> io::Result<PlaneIn> {
+/// One plane: its head first (its lines skipped: the head's fields follow them on the wire, and
+/// the `open_at_end` stat's id is there), then each line's head and events.
+fn index_plane(
+    file: &Arc<File>,
+    r: &mut FileFields,
+    end: u64,
+    check: super::Check,
+) -> io::Result<PlaneIn> {
     let mut head = Vec::new();
-    let mut lines = Vec::new();
+    let mut spans = Vec::new();
     while r.position() < end {
         let Some((number, value)) = r.field()? else {
             break;
         };
         match (number, value) {
             (PLANE_LINES, RawField::Len(n)) => {
-                let (start, line_end) = (r.position(), r.end_of(n)?);
-                let mut line_head = Vec::new();
-                let mut events = super::splice::EventIndexer::default();
-                while r.position() < line_end {
-                    let at = r.position();
-                    let Some((number, value)) = r.field()? else {
-                        break;
-                    };
-                    match (number, value) {
-                        (LINE_EVENTS, RawField::Len(n)) => {
-                            let end = r.end_of(n)?;
-                            events.event(at, end, r.bytes(n)?, check)?;
-                        }
-                        (number, value) => {
-                            events.other_field();
-                            r.copy_field(number, value, &mut line_head)?
-                        }
-                    }
-                }
-                lines.push(LineIn {
-                    head: XLine::decode(line_head.as_slice())?,
-                    start,
-                    end: line_end,
-                    events: events.finish(),
-                });
+                spans.push((r.position(), r.end_of(n)?));
+                r.skip(n)?;
             }
             (number, value) => r.copy_field(number, value, &mut head)?,
         }
     }
-    Ok(PlaneIn {
-        head: XPlane::decode(head.as_slice())?,
-        lines,
+    let head = XPlane::decode(head.as_slice())?;
+    let open = stat_id_named(&head, s::OPEN_AT_END);
+    let lines = spans
+        .into_iter()
+        .map(|(start, end)| index_line(file, start, end, check, open))
+        .collect::<io::Result<Vec<_>>>()?;
+    Ok(PlaneIn { head, lines })
+}
+
+/// One line's head and its events' index (`open`: the plane's `open_at_end` stat id).
+fn index_line(
+    file: &Arc<File>,
+    start: u64,
+    end: u64,
+    check: super::Check,
+    open: Option<i64>,
+) -> io::Result<LineIn> {
+    let mut r = FileFields::new(file.clone(), start, end);
+    let mut line_head = Vec::new();
+    let mut events = super::splice::EventIndexer::default();
+    while r.position() < end {
+        let at = r.position();
+        let Some((number, value)) = r.field()? else {
+            break;
+        };
+        match (number, value) {
+            (LINE_EVENTS, RawField::Len(n)) => {
+                let event_end = r.end_of(n)?;
+                events.event(at, event_end, r.bytes(n)?, check, open)?;
+            }
+            (number, value) => {
+                events.other_field();
+                r.copy_field(number, value, &mut line_head)?
+            }
+        }
+    }
+    Ok(LineIn {
+        head: XLine::decode(line_head.as_slice())?,
+        start,
+        end,
+        events: events.finish(),
     })
 }
 

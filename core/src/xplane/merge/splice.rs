@@ -17,10 +17,9 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use super::events::event_times;
-use super::input::{stat_id_named, PlaneIn, LINE_EVENTS};
+use super::input::LINE_EVENTS;
 use super::Check;
 use crate::wire::{check, FileFields, RawField};
-use crate::xplane::stats as s;
 
 /// An event's place in the writer's line order: start, the longer first.
 pub(super) type Key = (i64, Reverse<i64>);
@@ -70,18 +69,30 @@ pub(super) struct EventIndexer {
 
 impl EventIndexer {
     /// The event whose entry lies in `[at, end)`, its body `bytes`, checked as `check` says
-    /// (it may be copied as it is).
+    /// (it may be copied as it is); `open`: the plane's `open_at_end` stat id.
     pub(super) fn event(
         &mut self,
         at: u64,
         end: u64,
         bytes: &[u8],
         check: Check,
+        open: Option<i64>,
     ) -> io::Result<()> {
         if check == Check::Fields {
             check::check_event(bytes)?;
         }
         let (offset, duration) = event_times(bytes, None, Check::Bounds)?.unwrap_or((0, 0));
+        let e = offset.saturating_add(duration);
+        let closed = match open {
+            Some(_) => event_times(bytes, open, Check::Bounds)?.is_some(),
+            None => true,
+        };
+        if closed {
+            let c = &mut self.index.max_end_closed_ps;
+            *c = Some(c.map_or(e, |m| m.max(e)));
+        } else {
+            self.index.open_at_end.push((at, end));
+        }
         let key = (offset, Reverse(duration));
         let i = &mut self.index;
         if i.count == 0 {
@@ -104,7 +115,6 @@ impl EventIndexer {
         self.last_key = Some(key);
         i.end = end;
         i.count += 1;
-        let e = offset.saturating_add(duration);
         i.max_end_ps = Some(i.max_end_ps.map_or(e, |m| m.max(e)));
         Ok(())
     }
@@ -119,49 +129,8 @@ impl EventIndexer {
     pub(super) fn finish(self) -> EventIndex {
         let mut i = self.index;
         i.spliceable = i.count == 0 || (self.sorted && self.together);
-        i.max_end_closed_ps = i.max_end_ps;
         i
     }
-}
-
-/// Notes, on every plane that names `open_at_end`, which events hold it (read again, only
-/// there: the stat's id is in the plane's head, written after its lines).
-pub(super) fn find_open_at_end(file: &Arc<File>, planes: &mut [PlaneIn]) -> io::Result<()> {
-    for plane in planes {
-        let Some(open) = stat_id_named(&plane.head, s::OPEN_AT_END) else {
-            continue;
-        };
-        for line in &mut plane.lines {
-            let i = &mut line.events;
-            if i.count == 0 {
-                continue;
-            }
-            let mut r = FileFields::new(file.clone(), i.start, i.end);
-            let mut closed: Option<i64> = None;
-            loop {
-                let at = r.position();
-                let Some((number, value)) = r.field()? else {
-                    break;
-                };
-                let RawField::Len(n) = value else {
-                    continue;
-                };
-                if number != LINE_EVENTS {
-                    r.skip(n)?;
-                    continue;
-                }
-                match event_times(r.bytes(n)?, Some(open), Check::Bounds)? {
-                    Some((offset, duration)) => {
-                        let e = offset.saturating_add(duration);
-                        closed = Some(closed.map_or(e, |m| m.max(e)));
-                    }
-                    None => i.open_at_end.push((at, r.position())),
-                }
-            }
-            i.max_end_closed_ps = closed;
-        }
-    }
-    Ok(())
 }
 
 /// One input's piece of the line being spliced.
