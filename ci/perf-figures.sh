@@ -137,15 +137,19 @@ if m:
 
 # The streaming default against the run held whole (WINDOW_MERGE=0), MaxText-shaped run.
 merge = {}
-for m in re.finditer(r"^(whole|default)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", log("merge"), re.M):
+for m in re.finditer(r"^(whole|default)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", log("merge"), re.M):
     merge[m.group(1)] = dict(windows=int(m.group(2)), records=int(m.group(3)), peak=float(m.group(4)), per=int(m.group(5)),
-                             exit=int(m.group(6)), events=int(m.group(8)), arrows=int(m.group(9)), none=int(m.group(10)))
+                             rss=int(m.group(6)), rss_per=int(m.group(7)), exit=int(m.group(8)), exit_ns=int(m.group(9)),
+                             events=int(m.group(11)), arrows=int(m.group(12)), none=int(m.group(13)))
 if {"whole", "default"} <= merge.keys():
     w, d = merge["whole"], merge["default"]
     n = f"{d['records'] / 1e6:.2f} M records"
     row(f"streaming default, tool heap peak ({n})", f"{d['peak']:.0f} MB ({d['per']} B/record, {d['windows']} windows) vs {w['peak']:.0f} MB ({w['per']} B) held whole",
         "default / whole", d["peak"] / w["peak"])
-    row(f"streaming default, exit ({n})", f"{d['exit']:,} ms vs {w['exit']:,} ms held whole", "default / whole", d["exit"] / w["exit"])
+    row(f"streaming default, process peak RSS ({n})", f"{d['rss']:,} MB ({d['rss_per']} B/record) vs {w['rss']:,} MB ({w['rss_per']} B) held whole",
+        "default / whole", d["rss"] / w["rss"])
+    row(f"streaming default, exit ({n})", f"{d['exit']:,} ms ({d['exit_ns']} ns/record) vs {w['exit']:,} ms ({w['exit_ns']} ns/record) held whole",
+        "default / whole", d["exit"] / w["exit"])
     same = d["events"] == w["events"] and d["arrows"] == w["arrows"] and d["none"] == 0
     row("streaming default, the same profile", f"{d['events']:,} events, {d['arrows']:,} arrows, {d['none']} waits without one: "
         + ("as held whole" if same else f"held whole: {w['events']:,} / {w['arrows']:,}"))
