@@ -49,6 +49,14 @@ impl MergedLine {
         crate::wire::entry_len(fields::plane::LINES, self.encoded_len())
     }
 
+    /// The bytes of its events copied from the inputs' files (0 for a line built here).
+    pub(super) fn spliced_bytes(&self) -> u64 {
+        match self {
+            MergedLine::Built(_) => 0,
+            MergedLine::Spliced { events, .. } => events.bytes,
+        }
+    }
+
     /// Writes the line as an `XPlane.lines` entry.
     pub(super) fn write_entry(&self, w: &mut io::BufWriter<std::fs::File>) -> io::Result<()> {
         match self {
