@@ -322,6 +322,7 @@ fn bench_decode(
         kernel_dispatch: Some(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
         memory_copy: Some(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
         hip_event: None,
+        counters: false,
     };
     let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
         headers.iter().map(|h| h as *const _).collect();

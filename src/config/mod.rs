@@ -142,6 +142,9 @@ pub struct Config {
     /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
     /// output needs (`crate::hip::traced_by_default`).
     pub hip_api_all: bool,
+    /// Hardware counters to collect per dispatch (`ROCPROF_XPLANE_PMC`), in the order given;
+    /// empty: none.
+    pub pmc: Vec<String>,
     /// Memory ceiling for what the tool holds, in bytes (0 = none); see `budget`.
     pub max_memory: u64,
     /// The windows cut while the program runs ([`RunMode::window_rule`]).
@@ -262,6 +265,7 @@ struct Behaviour {
     job_start_ns: Option<u64>,
     clock_reference: Option<String>,
     hip_api_all: bool,
+    pmc: Vec<String>,
     buffer_size: usize,
     max_memory: u64,
     ring: RingRule,
@@ -310,6 +314,10 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         Domains::ALL,
     );
     let hip_api_all = r.value_or(&t::HIP_API, |k, v| word(k, v).map(|w| w == "all"), false);
+    let pmc = r
+        .value(&t::PMC, values::text)
+        .map(|v| counter_names(&v))
+        .unwrap_or_default();
     let buffer_size = r.value_or(&t::BUFFER_SIZE, bytes, DEFAULT_BUFFER_SIZE as u64) as usize;
     let max_memory = match r.get(&t::MAX_MEMORY, bytes) {
         Read::Set(n) => n,
@@ -358,6 +366,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         job_start_ns,
         clock_reference,
         hip_api_all,
+        pmc,
         buffer_size,
         max_memory,
         ring,
@@ -366,6 +375,22 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         disable,
         log,
     }
+}
+
+/// The counter names of `ROCPROF_XPLANE_PMC` (or `--pmc`): comma- or space-separated, each
+/// once, in the order given (names are the SDK's, case-sensitive).
+pub fn counter_names(v: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in v
+        .split([',', ' ', '\t'])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    }
+    out
 }
 
 fn read_mode_inputs(
@@ -476,6 +501,7 @@ impl Config {
             domains: b.domains,
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
+            pmc: b.pmc,
             max_memory: b.max_memory,
             ring: b.ring,
             disable: b.disable,

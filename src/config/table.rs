@@ -137,6 +137,12 @@ pub const HIP_API: Setting = Setting {
     default: Default::Value("needed"),
     doc: "Which HIP calls are traced: those the output uses (`hip::traced_by_default`), or every call.",
 };
+pub const PMC: Setting = Setting {
+    name: "PMC",
+    kind: Kind::Text,
+    default: Default::Off("off: no hardware counters"),
+    doc: "Hardware counters to collect per kernel dispatch, comma- or space-separated (`SQ_WAVES,GRBM_GUI_ACTIVE`); each kernel event carries their values ([counters.md](counters.md)). Counting serialises kernels on real hardware.",
+};
 pub const BUFFER_SIZE: Setting = Setting {
     name: "BUFFER_SIZE",
     kind: Kind::Bytes {
@@ -298,6 +304,7 @@ pub const SETTINGS: &[Setting] = &[
     OUTPUT_FILE,
     DOMAINS,
     HIP_API,
+    PMC,
     BUFFER_SIZE,
     MAX_MEMORY,
     WINDOW_SECONDS,

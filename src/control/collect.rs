@@ -156,6 +156,7 @@ fn drain(
             kernels: &mut c.kernels,
             copies: &mut c.copies,
             hip_events: &mut c.hip_events,
+            counter_values: &mut c.counter_values,
             counters: &mut c.counters,
         },
         |records| {
@@ -213,6 +214,7 @@ struct Records<'a> {
     kernels: &'a mut PackedVec<crate::model::events::KernelRecord>,
     copies: &'a mut Vec<CopyRecord>,
     hip_events: &'a mut Vec<(HipEventOp, HipEventRecord)>,
+    counter_values: &'a mut Vec<crate::model::events::CounterValue>,
     counters: &'a mut crate::model::Counters,
 }
 
@@ -223,7 +225,10 @@ impl Records<'_> {
         // (`chunked::room_toward`).
         let api = stores.iter().map(|st| st.api.len()).sum();
         let copies = stores.iter().map(|st| st.copies.len()).sum();
+        let (mut samples, mut dispatches) = (Vec::new(), Vec::new());
         for st in &mut stores {
+            st.pmc_samples.drain_into(&mut samples);
+            st.pmc_dispatches.drain_into(&mut dispatches);
             st.add_counters_to(self.counters);
             st.api.drain_into_toward(self.api, api);
             // The roctx records keep their chunks: the join reads them packed.
@@ -239,6 +244,11 @@ impl Records<'_> {
             st.hip_events.drain_into(&mut raw);
             self.hip_events
                 .extend(raw.into_iter().map(|r| (s.hip_event_op(r.operation), r)));
+        }
+        if let (Some(pmc), false) = (&s.pmc, samples.is_empty()) {
+            let (values, unnamed) = pmc.values(s.functions(), samples, &dispatches);
+            self.counter_values.extend(values);
+            self.counters.unknown_kind_records += unnamed;
         }
         // The room left by growing in steps (`room_for`) is not kept through the join.
         self.api.shrink_to_fit();

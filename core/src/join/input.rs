@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::facts::{
-    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, Counters, HipEventOp,
-    HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation, SyncFact,
+    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
+    HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation,
+    SyncFact,
 };
 use crate::model::collected::{Carried, Collected};
 use crate::model::corrmap::{id_range, CorrMap};
@@ -90,6 +91,8 @@ pub(super) struct HostRecords {
 pub(super) struct DeviceRecords {
     pub kernels: PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
+    /// Hardware-counter values of the dispatches (the counters stage).
+    pub counter_values: Vec<CounterValue>,
 }
 
 /// What the capture read of the calls beside their records.
@@ -134,6 +137,7 @@ impl Input {
             memory,
             copy_ptrs,
             hip_events,
+            counter_values,
             symbols,
             op_names,
             thread_names,
@@ -162,7 +166,11 @@ impl Input {
                 markers,
                 scopes,
             },
-            device: DeviceRecords { kernels, copies },
+            device: DeviceRecords {
+                kernels,
+                copies,
+                counter_values,
+            },
             facts: CallFacts {
                 calls,
                 syncs,

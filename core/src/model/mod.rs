@@ -18,6 +18,7 @@ pub mod hbm;
 pub mod join;
 pub mod memory;
 pub mod occupancy;
+pub mod pmc;
 pub mod streams;
 pub mod trace;
 

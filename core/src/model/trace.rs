@@ -57,6 +57,8 @@ pub struct Trace {
     pub annotations: Table<Annotation>,
     /// The launch shapes the kernel events name by id, each stored once.
     pub shapes: Table<LaunchShape>,
+    /// Hardware counters of the kernel dispatches that have any, by dispatch id (`model::pmc`).
+    pub kernel_counters: crate::fastmap::HashMap<u64, super::pmc::KernelCounters>,
     /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
     pub counters: Counters,
     /// Human-readable problems, written to `XSpace.warnings`.

@@ -56,13 +56,20 @@ pub(super) fn device_plane(
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(info) => {
-                    match cache.kernel(&mut plane, &mut ids, info.shape, d) {
+                    let id = match cache.kernel(&mut plane, &mut ids, info.shape, d) {
                         Some((shape_stats, id)) => {
                             stats.extend(shape_stats);
                             id
                         }
                         None => plane.event_metadata_id(UNKNOWN_SHAPE),
+                    };
+                    if let Some(kc) = trace.kernel_counters.get(&info.dispatch_id) {
+                        let duration = e.end_ns.saturating_sub(e.start_ns);
+                        super::pmc::kernel_counter_stats(
+                            &mut plane, &mut ids, kc, duration, &mut stats,
+                        );
                     }
+                    id
                 }
                 DeviceEventKind::Memcpy(m) => {
                     cache.memcpy_stats(&mut plane, m, &mut stats);

@@ -25,6 +25,7 @@ mod cache;
 mod device;
 mod host;
 mod line_names;
+mod pmc;
 mod summary;
 #[cfg(test)]
 mod testing;
