@@ -41,6 +41,10 @@ pub struct Args {
     /// Trace memory copies (rocprofv3's flag).
     #[arg(long)]
     memory_copy_trace: bool,
+    /// Hardware counters per kernel dispatch, space- or comma-separated (rocprofv3's flag;
+    /// ROCPROF_XPLANE_PMC). Counting serialises kernels on real hardware.
+    #[arg(long, value_name = "COUNTER", num_args = 1.., value_delimiter = ',')]
+    pmc: Vec<String>,
     /// Start recording this many seconds after start-up (ROCPROF_XPLANE_START_DELAY).
     #[arg(long, value_name = "SECONDS")]
     start_delay: Option<f64>,
@@ -129,6 +133,9 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
     .collect();
     if !chosen.is_empty() {
         v.push(("DOMAINS", chosen.join(",")));
+    }
+    if !a.pmc.is_empty() {
+        v.push(("PMC", a.pmc.join(",")));
     }
     let secs = |x: Option<f64>| x.map(|t| t.to_string());
     for (var, value) in [
@@ -273,6 +280,17 @@ mod tests {
                 ("OUTPUT_FILE", "%hostname%.rank%rank%".to_string()),
             ]
         );
+        // rocprofv3's spelling: counters as separate words, or one comma list.
+        for argv in [
+            &["run", "--pmc", "SQ_WAVES", "GRBM_COUNT", "--", "p"][..],
+            &["run", "--pmc", "SQ_WAVES,GRBM_COUNT", "--", "p"][..],
+        ] {
+            let a = Args::try_parse_from(argv).unwrap();
+            assert_eq!(
+                capture_env(&a),
+                vec![("PMC", "SQ_WAVES,GRBM_COUNT".to_string())]
+            );
+        }
         let none = Args::try_parse_from(["run", "--output-directory", "/y", "--", "p"]).unwrap();
         assert!(
             capture_env(&none).is_empty(),
