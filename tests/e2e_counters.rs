@@ -235,3 +235,66 @@ fn without_pmc_there_are_no_counter_stats_and_no_warning() {
         r.space.warnings
     );
 }
+
+/// Through real xprof: perf_counters lists every counter value of every GPU (one row per
+/// dispatch and counter, numbered by the plane's `device_id`, the kernel in the description);
+/// the trace viewer draws one counter track per counter per GPU; kernel_stats still lists only
+/// the kernels.
+#[test]
+fn xprof_perf_counters_and_trace_viewer_show_the_counters() {
+    if !support::xprof::available() {
+        return;
+    }
+    let r = cached(
+        &builtin("counters.toml"),
+        "1.0.0",
+        &[("ROCPROF_XPLANE_PMC", PMC)],
+    );
+    let v = support::xprof::views(&r.files[0]);
+    assert_eq!(v["errors"], serde_json::json!({}), "{v}");
+    // Expected rows per chip: dispatches × counters collected there.
+    let mut want: BTreeMap<u64, usize> = BTreeMap::new();
+    let mut tracks: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
+    for e in device_events(&r.space)
+        .into_iter()
+        .filter(|e| e.is_kernel())
+    {
+        let chip = u64::from(ordinal(e.plane));
+        let names = collected(&isa(&e));
+        *want.entry(chip).or_default() += names.len();
+        tracks
+            .entry(chip)
+            .or_default()
+            .extend(names.into_iter().map(String::from));
+    }
+    let mut got: BTreeMap<u64, usize> = BTreeMap::new();
+    for row in v["perf_counters"].as_array().unwrap() {
+        *got.entry(row["Chip"].as_f64().unwrap() as u64).or_default() += 1;
+        let counter = row["Counter"].as_str().unwrap();
+        assert!(
+            PMC.to_lowercase().split(',').any(|n| n == counter),
+            "{counter}"
+        );
+        assert!(
+            row["Description"].as_str().unwrap().contains("(dispatch "),
+            "{row}"
+        );
+    }
+    assert_eq!(got, want);
+    let drawn = v["counter_tracks"].as_object().unwrap();
+    for (chip, names) in &tracks {
+        let (_, per) = drawn
+            .iter()
+            .find(|(p, _)| p.ends_with(&format!("/device:GPU:{chip}")))
+            .unwrap_or_else(|| panic!("no counter tracks for GPU {chip}: {drawn:?}"));
+        let shown: BTreeSet<String> = per.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(&shown, names, "GPU {chip}");
+    }
+    let s = support::xprof::summary(&r.files[0], &support::paths::host_of(&r.files[0]));
+    let rows = s["kernel_stats"]["rows"].as_array().unwrap();
+    let occurrences: f64 = rows
+        .iter()
+        .map(|r| r["Occurrences"].as_f64().unwrap())
+        .sum();
+    assert_eq!(occurrences, 24.0, "{rows:?}");
+}

@@ -30,6 +30,7 @@ pub(super) fn device_plane(
     );
     plane.spill_lines(spill.cloned());
     add_device_caps(&mut plane, d);
+    add_device_id(&mut plane, d);
     let mut lines: Vec<_> = d.lines.iter().collect();
     lines.sort_by_key(|l| l.id);
     let mut cache = EventCache::new(trace);
@@ -91,6 +92,9 @@ pub(super) fn device_plane(
         line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
     }
+    if let Some(line) = super::pmc::counter_line(trace, d, base, &mut plane, &mut ids) {
+        plane.add_line(line);
+    }
     // Anchors on a stream with no work in this window.
     anchor_only_lines(&mut plane, &mut ids, base, anchors, |place| match *place {
         AnchorPlace::Device { ordinal, line }
@@ -130,6 +134,12 @@ fn add_device_caps(plane: &mut PlaneBuilder, d: &Device) {
     if !d.product_name.is_empty() {
         plane.add_plane_stat(s::PRODUCT_NAME, StatValue::Str(&d.product_name));
     }
+}
+
+/// `device_id`, the GPU ordinal: xprof's perf_counters numbers a GPU plane's rows by it and
+/// skips a plane without it.
+fn add_device_id(plane: &mut PlaneBuilder, d: &Device) {
+    plane.add_plane_stat(s::DEVICE_ID, StatValue::I64(i64::from(d.ordinal)));
 }
 
 /// `gfx_target_version` = major*10000 + minor*100 + stepping, e.g. 90402 → (9, 4).

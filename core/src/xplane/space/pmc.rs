@@ -54,3 +54,53 @@ pub(super) fn kernel_counter_stats(
         double(plane, ACHIEVED_GB_PER_S, r, stats);
     }
 }
+
+/// XLA's counter line of a GPU plane (`_counters_`, id `INT64_MAX`), holding the counter values
+/// of its dispatches: one zero-length event per counter and dispatch, at the dispatch's start,
+/// named after the counter, with its value as `counter_value` (uint64, rounded) and the kernel
+/// it belongs to as `performance_counter_description`. xprof's trace viewer draws the line as
+/// one counter track per counter (each point labelled with its kernel); its perf_counters
+/// lists every such event of a GPU plane that has a `device_id`.
+pub const COUNTER_LINE_ID: i64 = i64::MAX;
+pub const COUNTER_LINE_NAME: &str = "_counters_";
+pub const COUNTER_VALUE: &str = "counter_value";
+pub const COUNTER_DESCRIPTION: &str = "performance_counter_description";
+
+pub(super) fn counter_line(
+    trace: &crate::model::Trace,
+    d: &crate::model::Device,
+    base: &super::Timebase,
+    plane: &mut PlaneBuilder,
+    ids: &mut StatIds,
+) -> Option<crate::xplane::builder::FinishedLine> {
+    use crate::model::DeviceEventKind;
+    if trace.kernel_counters.is_empty() {
+        return None;
+    }
+    let mut line = base.line(COUNTER_LINE_ID, COUNTER_LINE_NAME);
+    let mut stats = StatBytes::new();
+    let mut any = false;
+    for e in d.lines.iter().flat_map(|l| &l.events) {
+        let DeviceEventKind::Kernel(info) = &e.kind else {
+            continue;
+        };
+        let Some(kc) = trace.kernel_counters.get(&info.dispatch_id) else {
+            continue;
+        };
+        let kernel = trace.shapes.get(info.shape).map_or("", |s| &*s.code.name);
+        let description = format!("{kernel} (dispatch {})", info.dispatch_id);
+        let at = base.offset_ps(e.start_ns);
+        for (name, v) in &kc.values {
+            stats.clear();
+            stats.u64(ids.get(plane, COUNTER_VALUE), v.max(0.0).round() as u64);
+            stats.push(&XStat {
+                metadata_id: ids.get(plane, COUNTER_DESCRIPTION),
+                value: Some(x_stat::Value::StrValue(description.clone())),
+            });
+            let id = plane.event_metadata_id(name);
+            line.add_event(id, at, 0, &stats);
+            any = true;
+        }
+    }
+    any.then(|| line.finish())
+}
