@@ -298,3 +298,164 @@ fn xprof_perf_counters_and_trace_viewer_show_the_counters() {
         .sum();
     assert_eq!(occurrences, 24.0, "{rows:?}");
 }
+
+/// `convert` of a rocpd database with counter rows gives every kernel the same counter stats,
+/// FLOPs, bytes and rates as the live tool on the same run. The database is the simulator's
+/// test tool's log written into the released rocpd tables (`support::rocpd`), plus what
+/// rocprofv3 stores for counters: a `rocpd_info_pmc` row per counter and agent, and a
+/// `rocpd_pmc_event` row per counter and dispatch (its instances summed) on the dispatch's
+/// event, with the simulator's ground-truth values.
+#[test]
+fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
+    use rocprof_xplane::xplane::read_xspace;
+    use rusqlite::{params, Connection};
+    use support::paths::{cli, profiles, sim_test_tool, tool_library};
+
+    let dir = tempfile::tempdir().unwrap();
+    let uuid = "0195b2a0_4646_7000_8000_000000000046";
+    let log = dir.path().join("records.jsonl");
+    let gt = dir.path().join("truth.json");
+    let out = support::sim::Direct::new(&builtin("counters.toml"), "1.0.0")
+        .env(
+            "ROCP_TOOL_LIBRARIES",
+            format!(
+                "{}:{}:",
+                sim_test_tool().display(),
+                tool_library().display()
+            ),
+        )
+        .env("ROCPROF_SIM_TEST_TOOL_LOG", &log)
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", dir.path().join("live"))
+        .env("ROCPROF_XPLANE_RUN_NAME", uuid)
+        .env("ROCPROF_XPLANE_PMC", PMC)
+        .ground_truth(&gt)
+        .output();
+    assert!(out.status.success(), "{}", support::stderr_of(&out));
+    let live = read_xspace(&profiles(&dir.path().join("live"), uuid)[0]).unwrap();
+    let truth: Value = serde_json::from_str(&std::fs::read_to_string(&gt).unwrap()).unwrap();
+    let plan = &truth["plan"];
+
+    let db = dir.path().join("results.db");
+    support::rocpd::write_run(&db, &log, uuid, &rocprof_xplane::sdk::session::hostname());
+    let conn = Connection::open(&db).unwrap();
+    let t = |n: &str| format!("rocpd_{n}_{uuid}");
+    conn.execute(
+        &format!(
+            "CREATE TABLE {} (id INTEGER PRIMARY KEY, guid TEXT, nid INTEGER NOT NULL, \
+             pid INTEGER NOT NULL, agent_id INTEGER NOT NULL, target_arch TEXT, event_code INTEGER, \
+             instance_id INTEGER, name TEXT NOT NULL, symbol TEXT NOT NULL, description TEXT, \
+             long_description TEXT, component TEXT, units TEXT, value_type TEXT, block TEXT, \
+             expression TEXT, is_constant INTEGER, is_derived INTEGER, extdata JSONB DEFAULT '{{}}')",
+            t("info_pmc")
+        ),
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        &format!(
+            "CREATE TABLE {} (id INTEGER PRIMARY KEY, guid TEXT, event_id INTEGER, \
+             pmc_id INTEGER NOT NULL, value REAL DEFAULT 0.0, extdata JSONB DEFAULT '{{}}')",
+            t("pmc_event")
+        ),
+        [],
+    )
+    .unwrap();
+    let dispatches: Vec<(i64, i64, String, i64, String, i64, i64)> = conn
+        .prepare(&format!(
+            "SELECT x.event_id, x.agent_id, s.kernel_name, a.type_index, a.name, x.start, x.\"end\" \
+             FROM {} x JOIN {} s ON s.id = x.kernel_id JOIN {} a ON a.id = x.agent_id",
+            t("kernel_dispatch"),
+            t("info_kernel_symbol"),
+            t("info_agent")
+        ))
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(dispatches.len(), 24);
+    let mut pmc_ids: BTreeMap<(i64, &str), i64> = BTreeMap::new();
+    for (event, agent, kernel, gpu, isa, start, end) in &dispatches {
+        let kernel = kernel.trim_end_matches(".kd");
+        let dev = &plan["devices"][*gpu as usize];
+        for name in collected(isa) {
+            let next = pmc_ids.len() as i64 + 1;
+            let pmc = *pmc_ids.entry((*agent, name)).or_insert_with(|| {
+                conn.execute(
+                    &format!(
+                        "INSERT INTO {} (id, nid, pid, agent_id, name, symbol) \
+                         VALUES (?1, 1, 1, ?2, ?3, ?3)",
+                        t("info_pmc")
+                    ),
+                    params![next, agent, name],
+                )
+                .unwrap();
+                next
+            });
+            let value = if name == "GRBM_GUI_ACTIVE" {
+                (end - start) as f64 * dev["max_engine_clk_mhz"].as_f64().unwrap() / 1e3
+                    * dev["num_xcc"].as_f64().unwrap().max(1.0)
+            } else {
+                plan["kernel_counters"][kernel][gpu.to_string()]["values"][name]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{kernel} {gpu} {name}"))
+            };
+            conn.execute(
+                &format!(
+                    "INSERT INTO {} (event_id, pmc_id, value) VALUES (?1, ?2, ?3)",
+                    t("pmc_event")
+                ),
+                params![event, pmc, value],
+            )
+            .unwrap();
+        }
+    }
+    drop(conn);
+
+    let conv_dir = dir.path().join("conv");
+    let o = std::process::Command::new(cli())
+        .arg("convert")
+        .arg(&db)
+        .arg("--output-dir")
+        .arg(&conv_dir)
+        .args(["--run-name", "conv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let conv = read_xspace(&profiles(&conv_dir, "conv")[0]).unwrap();
+
+    // Every kernel's counter and derived stats, by (GPU, kernel, order on the GPU).
+    let stats = |s: &rocprof_xplane::xplane::proto::XSpace| {
+        let mut by: BTreeMap<(u32, String), Vec<BTreeMap<String, String>>> = BTreeMap::new();
+        let mut evs: Vec<_> = device_events(s)
+            .into_iter()
+            .filter(|e| e.is_kernel())
+            .collect();
+        evs.sort_by_key(|e| e.start_ps());
+        for e in evs {
+            let mut m = BTreeMap::new();
+            for name in all_counter_names().into_iter().chain([
+                "flops",
+                "bytes_read",
+                "bytes_written",
+                "bytes_accessed",
+                "achieved_tflop_per_s",
+                "achieved_gb_per_s",
+            ]) {
+                if let Some(v) = f64_stat(&e, name) {
+                    m.insert(name.to_string(), format!("{v:.6e}"));
+                }
+            }
+            by.entry((ordinal(e.plane), e.name().to_string()))
+                .or_default()
+                .push(m);
+        }
+        by
+    };
+    let (a, b) = (stats(&live), stats(&conv));
+    assert_eq!(a.len(), 8);
+    assert!(a.values().flatten().all(|m| m.len() >= 7), "{a:?}");
+    assert_eq!(a, b);
+}
