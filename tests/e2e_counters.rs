@@ -299,20 +299,19 @@ fn xprof_perf_counters_and_trace_viewer_show_the_counters() {
     assert_eq!(occurrences, 24.0, "{rows:?}");
 }
 
-/// `convert` of a rocpd database with counter rows gives every kernel the same counter stats,
-/// FLOPs, bytes and rates as the live tool on the same run. The database is the simulator's
-/// test tool's log written into the released rocpd tables (`support::rocpd`), plus what
-/// rocprofv3 stores for counters: a `rocpd_info_pmc` row per counter and agent, and a
-/// `rocpd_pmc_event` row per counter and dispatch (its instances summed) on the dispatch's
-/// event, with the simulator's ground-truth values.
-#[test]
-fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
-    use rocprof_xplane::xplane::read_xspace;
-    use rusqlite::{params, Connection};
-    use support::paths::{cli, profiles, sim_test_tool, tool_library};
+/// A run of `scenarios/counters.toml` with `PMC` by the tool and the simulator's test tool
+/// beside it (which logs every record the runtime gave it): the live profile, the log, the
+/// ground truth.
+struct BothTools {
+    dir: tempfile::TempDir,
+    live: rocprof_xplane::xplane::proto::XSpace,
+    records: support::records::Records,
+    plan: Value,
+}
 
+fn both_tools(uuid: &str) -> BothTools {
+    use support::paths::{profiles, sim_test_tool, tool_library};
     let dir = tempfile::tempdir().unwrap();
-    let uuid = "0195b2a0_4646_7000_8000_000000000046";
     let log = dir.path().join("records.jsonl");
     let gt = dir.path().join("truth.json");
     let out = support::sim::Direct::new(&builtin("counters.toml"), "1.0.0")
@@ -331,12 +330,125 @@ fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
         .ground_truth(&gt)
         .output();
     assert!(out.status.success(), "{}", support::stderr_of(&out));
-    let live = read_xspace(&profiles(&dir.path().join("live"), uuid)[0]).unwrap();
+    let live =
+        rocprof_xplane::xplane::read_xspace(&profiles(&dir.path().join("live"), uuid)[0]).unwrap();
     let truth: Value = serde_json::from_str(&std::fs::read_to_string(&gt).unwrap()).unwrap();
-    let plan = &truth["plan"];
+    let records =
+        support::records::Records::from_log(&log, &rocprof_xplane::sdk::session::hostname());
+    BothTools {
+        dir,
+        live,
+        records,
+        plan: truth["plan"].clone(),
+    }
+}
 
-    let db = dir.path().join("results.db");
-    support::rocpd::write_run(&db, &log, uuid, &rocprof_xplane::sdk::session::hostname());
+/// What rocprofv3 stores for dispatch `d` of the run: each counter its GPU collects, summed
+/// over instances (the ground truth; the busy cycles from the dispatch's duration).
+fn stored_values(run: &BothTools, d: &support::records::Dispatch) -> Vec<(&'static str, f64)> {
+    let agent = run
+        .records
+        .agents
+        .iter()
+        .find(|a| a["id"].as_u64() == Some(d.agent))
+        .unwrap();
+    let gpu = agent["logical_node_type_id"].as_u64().unwrap();
+    let isa = agent["name"].as_str().unwrap();
+    let kernel = run
+        .records
+        .symbol(d.kernel_id)
+        .unwrap()
+        .name
+        .trim_end_matches(".kd")
+        .to_string();
+    let dev = &run.plan["devices"][gpu as usize];
+    collected(isa)
+        .into_iter()
+        .map(|name| {
+            let v = if name == "GRBM_GUI_ACTIVE" {
+                (d.head.end - d.head.start) as f64 * dev["max_engine_clk_mhz"].as_f64().unwrap()
+                    / 1e3
+                    * dev["num_xcc"].as_f64().unwrap().max(1.0)
+            } else {
+                run.plan["kernel_counters"][&kernel][gpu.to_string()]["values"][name]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{kernel} {gpu} {name}"))
+            };
+            (name, v)
+        })
+        .collect()
+}
+
+/// Every kernel's counter and derived stats, by (GPU, kernel), in time order.
+fn kernel_stats(
+    s: &rocprof_xplane::xplane::proto::XSpace,
+) -> BTreeMap<(u32, String), Vec<BTreeMap<String, String>>> {
+    let mut by: BTreeMap<(u32, String), Vec<BTreeMap<String, String>>> = BTreeMap::new();
+    let mut evs: Vec<_> = device_events(s)
+        .into_iter()
+        .filter(|e| e.is_kernel())
+        .collect();
+    evs.sort_by_key(|e| e.start_ps());
+    for e in evs {
+        let mut m = BTreeMap::new();
+        for name in all_counter_names().into_iter().chain([
+            "flops",
+            "bytes_read",
+            "bytes_written",
+            "bytes_accessed",
+            "achieved_tflop_per_s",
+            "achieved_gb_per_s",
+        ]) {
+            if let Some(v) = f64_stat(&e, name) {
+                m.insert(name.to_string(), format!("{v:.6e}"));
+            }
+        }
+        by.entry((ordinal(e.plane), e.name().to_string()))
+            .or_default()
+            .push(m);
+    }
+    by
+}
+
+fn convert_one(
+    input: &std::path::Path,
+    out: &std::path::Path,
+) -> rocprof_xplane::xplane::proto::XSpace {
+    let o = std::process::Command::new(support::paths::cli())
+        .arg("convert")
+        .arg(input)
+        .arg("--output-dir")
+        .arg(out)
+        .args(["--run-name", "conv"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    rocprof_xplane::xplane::read_xspace(&support::paths::profiles(out, "conv")[0]).unwrap()
+}
+
+fn assert_same_stats(
+    live: &rocprof_xplane::xplane::proto::XSpace,
+    conv: &rocprof_xplane::xplane::proto::XSpace,
+) {
+    let (a, b) = (kernel_stats(live), kernel_stats(conv));
+    // 3 kernels on gfx942 and gfx90a, 1 on gfx950 and gfx1100, each with its counters.
+    assert_eq!(a.len(), 8);
+    assert!(a.values().flatten().all(|m| m.len() >= 7), "{a:?}");
+    assert_eq!(a, b);
+}
+
+/// `convert` of a rocpd database with counter rows gives every kernel the same counter stats,
+/// FLOPs, bytes and rates as the live tool on the same run. The database is the simulator's
+/// test tool's log written into the released rocpd tables (`support::rocpd`), plus what
+/// rocprofv3 stores for counters: a `rocpd_info_pmc` row per counter and agent, and a
+/// `rocpd_pmc_event` row per counter and dispatch on the dispatch's event.
+#[test]
+fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
+    use rusqlite::{params, Connection};
+    let uuid = "0195b2a0_4646_7000_8000_000000000046";
+    let run = both_tools(uuid);
+    let db = run.dir.path().join("results.db");
+    support::rocpd::write(&db, &run.records, uuid);
     let conn = Connection::open(&db).unwrap();
     let t = |n: &str| format!("rocpd_{n}_{uuid}");
     conn.execute(
@@ -360,29 +472,26 @@ fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
         [],
     )
     .unwrap();
-    let dispatches: Vec<(i64, i64, String, i64, String, i64, i64)> = conn
+    // The dispatch rows `support::rocpd` wrote: their events and agents' rows.
+    let rows: BTreeMap<u64, (i64, i64)> = conn
         .prepare(&format!(
-            "SELECT x.event_id, x.agent_id, s.kernel_name, a.type_index, a.name, x.start, x.\"end\" \
-             FROM {} x JOIN {} s ON s.id = x.kernel_id JOIN {} a ON a.id = x.agent_id",
-            t("kernel_dispatch"),
-            t("info_kernel_symbol"),
-            t("info_agent")
+            "SELECT dispatch_id, event_id, agent_id FROM {}",
+            t("kernel_dispatch")
         ))
         .unwrap()
         .query_map([], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+            Ok((r.get::<_, i64>(0)? as u64, (r.get(1)?, r.get(2)?)))
         })
         .unwrap()
         .collect::<Result<_, _>>()
         .unwrap();
-    assert_eq!(dispatches.len(), 24);
+    assert_eq!(rows.len(), 24);
     let mut pmc_ids: BTreeMap<(i64, &str), i64> = BTreeMap::new();
-    for (event, agent, kernel, gpu, isa, start, end) in &dispatches {
-        let kernel = kernel.trim_end_matches(".kd");
-        let dev = &plan["devices"][*gpu as usize];
-        for name in collected(isa) {
+    for d in &run.records.dispatches {
+        let (event, agent) = rows[&d.dispatch_id];
+        for (name, value) in stored_values(&run, d) {
             let next = pmc_ids.len() as i64 + 1;
-            let pmc = *pmc_ids.entry((*agent, name)).or_insert_with(|| {
+            let pmc = *pmc_ids.entry((agent, name)).or_insert_with(|| {
                 conn.execute(
                     &format!(
                         "INSERT INTO {} (id, nid, pid, agent_id, name, symbol) \
@@ -394,14 +503,6 @@ fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
                 .unwrap();
                 next
             });
-            let value = if name == "GRBM_GUI_ACTIVE" {
-                (end - start) as f64 * dev["max_engine_clk_mhz"].as_f64().unwrap() / 1e3
-                    * dev["num_xcc"].as_f64().unwrap().max(1.0)
-            } else {
-                plan["kernel_counters"][kernel][gpu.to_string()]["values"][name]
-                    .as_f64()
-                    .unwrap_or_else(|| panic!("{kernel} {gpu} {name}"))
-            };
             conn.execute(
                 &format!(
                     "INSERT INTO {} (event_id, pmc_id, value) VALUES (?1, ?2, ?3)",
@@ -413,49 +514,48 @@ fn a_rocpd_database_with_counter_rows_converts_to_the_live_stats() {
         }
     }
     drop(conn);
+    let conv = convert_one(&db, &run.dir.path().join("conv"));
+    assert_same_stats(&run.live, &conv);
+}
 
-    let conv_dir = dir.path().join("conv");
-    let o = std::process::Command::new(cli())
-        .arg("convert")
-        .arg(&db)
-        .arg("--output-dir")
-        .arg(&conv_dir)
-        .args(["--run-name", "conv"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let conv = read_xspace(&profiles(&conv_dir, "conv")[0]).unwrap();
-
-    // Every kernel's counter and derived stats, by (GPU, kernel, order on the GPU).
-    let stats = |s: &rocprof_xplane::xplane::proto::XSpace| {
-        let mut by: BTreeMap<(u32, String), Vec<BTreeMap<String, String>>> = BTreeMap::new();
-        let mut evs: Vec<_> = device_events(s)
-            .into_iter()
-            .filter(|e| e.is_kernel())
-            .collect();
-        evs.sort_by_key(|e| e.start_ps());
-        for e in evs {
-            let mut m = BTreeMap::new();
-            for name in all_counter_names().into_iter().chain([
-                "flops",
-                "bytes_read",
-                "bytes_written",
-                "bytes_accessed",
-                "achieved_tflop_per_s",
-                "achieved_gb_per_s",
-            ]) {
-                if let Some(v) = f64_stat(&e, name) {
-                    m.insert(name.to_string(), format!("{v:.6e}"));
-                }
-            }
-            by.entry((ordinal(e.plane), e.name().to_string()))
-                .or_default()
-                .push(m);
+/// The same through rocprofv3's CSV files: the run's traces (`support::rocprofv3_csv`) and a
+/// `counter_collection.csv` beside them with one row per counter and dispatch.
+#[test]
+fn rocprofv3_counter_csv_converts_to_the_live_stats() {
+    let run = both_tools("counters_csv");
+    let csv_dir = run.dir.path().join("csv");
+    let files = support::rocprofv3_csv::write(&csv_dir, &run.records);
+    let counters = csv_dir.join(format!("{}_counter_collection.csv", run.records.pid));
+    let mut w = ::csv::Writer::from_path(&counters).unwrap();
+    w.write_record([
+        "Correlation_Id",
+        "Dispatch_Id",
+        "Agent_Id",
+        "Kernel_Name",
+        "Counter_Name",
+        "Counter_Value",
+        "Start_Timestamp",
+        "End_Timestamp",
+    ])
+    .unwrap();
+    for d in &run.records.dispatches {
+        let name = run.records.symbol(d.kernel_id).unwrap().name.clone();
+        for (counter, value) in stored_values(&run, d) {
+            w.write_record([
+                d.head.corr.to_string(),
+                d.dispatch_id.to_string(),
+                format!("Agent {}", run.records.node_id(d.agent)),
+                name.clone(),
+                counter.to_string(),
+                value.to_string(),
+                d.head.start.to_string(),
+                d.head.end.to_string(),
+            ])
+            .unwrap();
         }
-        by
-    };
-    let (a, b) = (stats(&live), stats(&conv));
-    assert_eq!(a.len(), 8);
-    assert!(a.values().flatten().all(|m| m.len() >= 7), "{a:?}");
-    assert_eq!(a, b);
+    }
+    w.flush().unwrap();
+    drop(w);
+    let conv = convert_one(&files[0], &run.dir.path().join("conv"));
+    assert_same_stats(&run.live, &conv);
 }
