@@ -449,9 +449,11 @@ impl PmcSetup {
         out
     }
 
-    /// The delivered records of a collection, each named by its counter and placed on the GPU
-    /// its dispatch's header record names. Samples whose counter is not one we collect are
-    /// counted in the second value.
+    /// The delivered records of a collection, named by their counters and placed on the GPU
+    /// their dispatch's header record names: one value per counter and dispatch, its instances
+    /// added up here already (the join's rule, `model::pmc`, sums whatever it is given; a
+    /// dispatch's hundreds of instance values become one per counter before they are kept).
+    /// Samples whose counter is not one we collect are counted in the second value.
     pub fn values(
         &self,
         f: &Functions,
@@ -462,25 +464,31 @@ impl PmcSetup {
             .iter()
             .map(|d| (d.dispatch_id, d.agent))
             .collect();
-        let mut by_instance: HashMap<u64, Option<Arc<str>>> = HashMap::new();
+        let mut by_instance: HashMap<u64, Option<u64>> = HashMap::new();
         let mut unnamed = 0;
-        let mut out = Vec::with_capacity(samples.len());
+        // (dispatch, counter id) → position in `out`.
+        let mut slot: HashMap<(u64, u64), usize> = HashMap::new();
+        let mut out: Vec<CounterValue> = Vec::new();
         for s in samples {
-            let name = by_instance
-                .entry(s.instance)
-                .or_insert_with(|| {
-                    f.record_counter_id(s.instance)
-                        .and_then(|id| self.names.get(&id).cloned())
-                })
-                .clone();
-            match name {
-                Some(counter) => out.push(CounterValue {
-                    dispatch_id: s.dispatch_id,
-                    agent: agent_of.get(&s.dispatch_id).copied().unwrap_or(0),
-                    counter,
-                    value: s.value,
-                }),
-                None => unnamed += 1,
+            let id = *by_instance.entry(s.instance).or_insert_with(|| {
+                f.record_counter_id(s.instance)
+                    .filter(|id| self.names.contains_key(id))
+            });
+            let Some(id) = id else {
+                unnamed += 1;
+                continue;
+            };
+            match slot.get(&(s.dispatch_id, id)) {
+                Some(&i) => out[i].value += s.value,
+                None => {
+                    slot.insert((s.dispatch_id, id), out.len());
+                    out.push(CounterValue {
+                        dispatch_id: s.dispatch_id,
+                        agent: agent_of.get(&s.dispatch_id).copied().unwrap_or(0),
+                        counter: self.names[&id].clone(),
+                        value: s.value,
+                    });
+                }
             }
         }
         (out, unnamed)
