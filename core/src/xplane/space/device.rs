@@ -64,7 +64,10 @@ pub(super) fn device_plane(
                         }
                         None => plane.event_metadata_id(UNKNOWN_SHAPE),
                     };
-                    if let Some(kc) = trace.kernel_counters.get(&info.dispatch_id) {
+                    let counted = (!trace.kernel_counters.is_empty())
+                        .then(|| trace.kernel_counters.get(&info.dispatch_id))
+                        .flatten();
+                    if let Some(kc) = counted {
                         let duration = e.end_ns.saturating_sub(e.start_ns);
                         super::pmc::kernel_counter_stats(
                             &mut plane, &mut ids, kc, duration, &mut stats,
