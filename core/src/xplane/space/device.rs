@@ -72,6 +72,10 @@ pub(super) fn device_plane(
             if let Some(g) = e.graph {
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
                 stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
+                // xprof reads a graph node's graph by this name; `cuda_graph_exec_id` on a
+                // device event would say it is a whole graph's run, which rocprofiler never
+                // reports (it reports each node).
+                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.exec_id());
             }
             cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
             let start = base.offset_ps(e.start_ns);

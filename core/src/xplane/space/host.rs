@@ -176,6 +176,9 @@ pub(super) fn host_plane(
             }
             if let Some(g) = e.graph_exec_id {
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
+                // xprof's names for the same id (`xplane::stats`).
+                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.id());
+                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_EXEC_ID), g.id());
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
