@@ -380,4 +380,134 @@ mod tests {
             steps.iter().map(|s| Some(*s)).collect::<Vec<_>>()
         );
     }
+
+    /// One thread: a TraceMe step with a call inside, a ProfilerStep nested in it, and a
+    /// start/stop step that overlaps the first without nesting. The API line gets a root for
+    /// each of the first two (with `_r` and `step_num`, spanning the range), the third stays a
+    /// range, counted and warned of.
+    #[test]
+    fn the_api_line_gets_a_root_per_step_and_an_overlapping_one_is_counted() {
+        use crate::model::{
+            HostEvent, HostEventKind, HostThread, Ordinal16, RangeInfo, Table, Trace,
+        };
+        use crate::xplane::proto::x_stat::Value;
+        use std::sync::Arc;
+        let mut names = Table::default();
+        let mut event = |name: &str, start_ns: u64, end_ns: u64, kind: HostEventKind| HostEvent {
+            name: names.push(Arc::from(name)),
+            start_ns,
+            end_ns,
+            correlation_id: start_ns,
+            kind,
+            annotation: None,
+            device: Ordinal16::NONE,
+            activity_count: 0,
+            graph_exec_id: None,
+        };
+        let range = HostEventKind::MarkerRange(RangeInfo::default());
+        let start_stop = HostEventKind::MarkerRange(RangeInfo {
+            process_wide: true,
+            open_at_end: false,
+        });
+        let events = vec![
+            event("train#step_num=3,_r=1#", 10, 100, range),
+            event("hipLaunchKernel", 20, 30, HostEventKind::HipApi),
+            event("ProfilerStep#4", 40, 60, range),
+            event("decode", 50, 150, start_stop),
+        ];
+        let trace = Trace {
+            names,
+            start_boottime_ns: 1,
+            host_threads: vec![HostThread {
+                tid: 7,
+                name: String::new(),
+                events,
+            }],
+            ..Trace::default()
+        };
+        let space = crate::xplane::build_xspace(&trace);
+        let host = &space.planes[0];
+        let stat_name = |id: i64| host.stat_metadata[&id].name.as_str();
+        let api = host.lines.iter().find(|l| l.id == 7).expect("the API line");
+        // Name, offset, duration and stats of each root.
+        type Root<'a> = (&'a str, i64, i64, Vec<(&'a str, Value)>);
+        let roots: Vec<Root> = api
+            .events
+            .iter()
+            .filter(|e| e.stats.iter().any(|s| stat_name(s.metadata_id) == "_r"))
+            .map(|e| {
+                let stats = e
+                    .stats
+                    .iter()
+                    .map(|s| (stat_name(s.metadata_id), s.value.clone().unwrap()))
+                    .collect();
+                let name = host.event_metadata[&e.metadata_id].name.as_str();
+                let offset_ps = match e.data {
+                    Some(crate::xplane::proto::x_event::Data::OffsetPs(o)) => o,
+                    _ => panic!("no offset"),
+                };
+                (name, offset_ps, e.duration_ps, stats)
+            })
+            .collect();
+        assert_eq!(
+            roots,
+            [
+                (
+                    "train",
+                    9_000,
+                    90_000,
+                    vec![
+                        ("_r", Value::Int64Value(1)),
+                        ("step_num", Value::Int64Value(3))
+                    ]
+                ),
+                (
+                    "ProfilerStep",
+                    39_000,
+                    20_000,
+                    vec![
+                        ("_r", Value::Int64Value(1)),
+                        ("step_num", Value::Int64Value(4))
+                    ]
+                ),
+            ]
+        );
+        // Nothing else on any line is a root.
+        let with_r = host
+            .lines
+            .iter()
+            .flat_map(|l| &l.events)
+            .filter(|e| e.stats.iter().any(|s| stat_name(s.metadata_id) == "_r"))
+            .count();
+        assert_eq!(with_r, 2);
+        let env = space
+            .planes
+            .iter()
+            .find(|p| p.name == crate::xplane::stats::TASK_ENV_PLANE)
+            .unwrap();
+        let overlapping = env
+            .stats
+            .iter()
+            .find(|s| env.stat_metadata[&s.metadata_id].name == "rocprof_xplane_steps_overlapping")
+            .and_then(|s| s.value.clone());
+        assert_eq!(
+            overlapping,
+            Some(Value::Uint64Value(0)),
+            "decode is no step"
+        );
+        // By a rule it is one, and it overlaps the TraceMe step without nesting in it.
+        let trace = Trace {
+            step_rule: Some(StepRule::parse("decode").unwrap()),
+            ..trace
+        };
+        let space = crate::xplane::build_xspace(&trace);
+        assert!(
+            space
+                .warnings
+                .iter()
+                .any(|w| w.contains("1 step ranges overlapped")),
+            "{:?}",
+            space.warnings
+        );
+    }
 }
