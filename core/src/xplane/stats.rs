@@ -111,7 +111,7 @@ pub const CLOCK_OFFSET_NS: &str = "rocprof_xplane_clock_offset_ns";
 
 /// Stats this writer sets itself; annotation keys with these names are not copied onto
 /// events, so a user's `roctx` label can never forge a correlation id, a kernel marker or a
-/// step root (a TraceMe step range's `_r` on every call inside it made each call a step).
+/// step root (a TraceMe step range's `_r` on every call inside it would make each call a step).
 pub const RESERVED_EVENT_STATS: &[&str] = &[
     CORRELATION_ID,
     ORPHAN_CORRELATION_ID,
