@@ -67,6 +67,11 @@ pub struct Args {
     /// With --window-range: cut after every N-th such range (ROCPROF_XPLANE_WINDOW_RANGE_EVERY).
     #[arg(long, value_name = "N")]
     window_range_every: Option<u64>,
+    /// roctx ranges that are the program's steps in xprof's step views: the range's text, or a
+    /// pattern where `*` is any text, e.g. 'decode step *' (ROCPROF_XPLANE_STEP_RANGE).
+    /// TraceMe steps (`_r`, `step_num`) and PyTorch's `ProfilerStep#N` need none.
+    #[arg(long, value_name = "PATTERN")]
+    step_range: Option<String>,
     /// The program and its arguments (after `--`).
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -150,6 +155,7 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
             a.window_range_every.map(|n| n.to_string()),
         ),
         ("OUTPUT_FILE", a.output_file.clone()),
+        ("STEP_RANGE", a.step_range.clone()),
     ] {
         if let Some(value) = value {
             v.push((var, value));
@@ -180,6 +186,17 @@ pub fn execute(args: Args) -> ExitCode {
         eprintln!(
             "rocprof-xplane run: -o {:?}: {e}",
             args.output_file.unwrap_or_default()
+        );
+        return ExitCode::from(2);
+    }
+    if let Some(Err(e)) = args
+        .step_range
+        .as_deref()
+        .map(rocprof_xplane::model::steps::StepRule::parse)
+    {
+        eprintln!(
+            "rocprof-xplane run: --step-range {:?}: {e}",
+            args.step_range.unwrap_or_default()
         );
         return ExitCode::from(2);
     }

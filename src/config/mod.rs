@@ -180,6 +180,9 @@ pub struct Config {
     /// [`crate::xplane::MAX_PLANE_THREADS`], as far as the memory they add stays under the
     /// process's peak).
     pub write_threads: Option<usize>,
+    /// `ROCPROF_XPLANE_STEP_RANGE`: the roctx ranges that are steps besides the frameworks'
+    /// own step marks (`xplane::steps`).
+    pub step_rule: Option<crate::model::steps::StepRule>,
 }
 
 /// The signals after which the profile is written before the process ends as the signal
@@ -271,6 +274,7 @@ struct Behaviour {
     ring: RingRule,
     term: TermRule,
     write_threads: Option<usize>,
+    step_rule: Option<crate::model::steps::StepRule>,
     disable: bool,
     log: LogLevel,
 }
@@ -353,6 +357,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         timeout_ms: r.value_or(&t::TERM_TIMEOUT, seconds_ms, TermRule::default().timeout_ms),
     };
     let write_threads = r.value(&t::WRITE_THREADS, count).map(|n| n as usize);
+    let step_rule = r.value(&t::STEP_RANGE, values::step_rule);
     let job_start_ns = r.value(&t::JOB_START, values::unix_time_ns);
     let clock_reference = r.value(&t::CLOCK_REFERENCE, values::peer);
     let disable = r.value_or(&t::DISABLE, flag, false);
@@ -372,6 +377,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         ring,
         term,
         write_threads,
+        step_rule,
         disable,
         log,
     }
@@ -508,6 +514,7 @@ impl Config {
             log: b.log,
             term: b.term,
             write_threads: b.write_threads,
+            step_rule: b.step_rule,
             job_start_ns: b.job_start_ns,
             clock_reference: b.clock_reference,
         };

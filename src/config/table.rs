@@ -50,6 +50,9 @@ pub enum Kind {
     UnixTime,
     /// Any UTF-8 text.
     Text,
+    /// A roctx range's text, or a pattern in which `*` stands for any text
+    /// (`model::steps::StepRule`); not only `*`s.
+    StepPattern,
 }
 
 /// What an unset variable means.
@@ -187,6 +190,12 @@ pub const WINDOW_RANGE: Setting = Setting {
     default: Default::Off("off"),
     doc: "Capture windows on the program's own structure: a window ends when a roctx range of this name ends.",
 };
+pub const STEP_RANGE: Setting = Setting {
+    name: "STEP_RANGE",
+    kind: Kind::StepPattern,
+    default: Default::Off("only TraceMe-encoded steps (`_r`, `step_num`) and PyTorch's `ProfilerStep#<n>`"),
+    doc: "roctx ranges that are the program's steps, for xprof's step views ([steps](xplane-output.md#steps-the-step-roots-xprof-groups-work-by)); `decode step *` numbers each by its `*`.",
+};
 pub const WINDOW_RANGE_EVERY: Setting = Setting {
     name: "WINDOW_RANGE_EVERY",
     kind: COUNT_ANY,
@@ -313,6 +322,7 @@ pub const SETTINGS: &[Setting] = &[
     WINDOW_RANGE,
     WINDOW_RANGE_EVERY,
     WINDOW_MERGE,
+    STEP_RANGE,
     START_DELAY,
     DURATION,
     SERVER,
@@ -396,6 +406,9 @@ impl Kind {
                 "Unix time in seconds, fractions allowed (e.g. `$(date +%s)`)".into()
             }
             Kind::Text => "any UTF-8 text".into(),
+            Kind::StepPattern => {
+                "a range's text, or a pattern where `*` stands for any text (not only `*`)".into()
+            }
         }
     }
 }

@@ -38,6 +38,8 @@ pub struct Sources<'a> {
     /// The clocks at the start of the window being collected; `None` = the session's start.
     /// A window's end is the next one's start.
     pub window_start: &'a mut Option<CutClock>,
+    /// Which roctx ranges are steps besides the frameworks' own (`STEP_RANGE`).
+    pub step_rule: Option<&'a crate::model::steps::StepRule>,
 }
 
 /// Everything held since the last cut: the records `flushed` took from the stores (with its
@@ -47,6 +49,7 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
         recorder,
         session: s,
         window_start,
+        step_rule,
     } = src;
     let Flushed {
         mut warnings,
@@ -68,6 +71,7 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
         hostname: crate::sdk::os::hostname(),
         pid: std::process::id(),
         sdk_version: s.sdk_version.clone(),
+        step_rule: step_rule.cloned(),
         start_boottime_ns: start.pair.boot_ns,
         stop_boottime_ns: stop.pair.boot_ns,
         start_walltime_ns: start.pair.wall_ns,

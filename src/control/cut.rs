@@ -98,6 +98,7 @@ impl Run {
             recorder: self.recorder,
             session: &self.session,
             window_start: &mut self.window_start,
+            step_rule: self.cfg.step_rule.as_ref(),
         };
         let c = collect(sources, flushed, kind.end());
         match kind {

@@ -68,6 +68,7 @@ pub(super) struct Header {
     pub hostname: String,
     pub pid: u32,
     pub sdk_version: String,
+    pub step_rule: Option<crate::model::steps::StepRule>,
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
     /// The wall clock at the start: without a job clock, the wall window is the boot window
@@ -119,6 +120,7 @@ impl Input {
             hostname,
             pid,
             sdk_version,
+            step_rule,
             start_boottime_ns,
             stop_boottime_ns,
             start_walltime_ns,
@@ -150,6 +152,7 @@ impl Input {
                 hostname,
                 pid,
                 sdk_version,
+                step_rule,
                 start_boottime_ns,
                 stop_boottime_ns,
                 start_walltime_ns,

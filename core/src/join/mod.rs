@@ -189,6 +189,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         hostname: header.hostname,
         pid: header.pid,
         sdk_version: header.sdk_version,
+        step_rule: header.step_rule,
         start_boottime_ns: window.start,
         stop_boottime_ns: window.stop,
         start_covers_events: true,

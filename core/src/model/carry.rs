@@ -198,6 +198,7 @@ fn empty_like(c: &Collected) -> Collected {
         hostname: c.hostname.clone(),
         pid: c.pid,
         sdk_version: c.sdk_version.clone(),
+        step_rule: c.step_rule.clone(),
         start_boottime_ns: u64::MAX,
         start_walltime_ns: u64::MAX,
         ..Collected::default()

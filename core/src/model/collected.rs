@@ -21,6 +21,9 @@ pub struct Collected {
     pub hostname: String,
     pub pid: u32,
     pub sdk_version: String,
+    /// The user's rule for the roctx ranges that are steps (`STEP_RANGE`); the frameworks'
+    /// own step marks need none (`xplane::steps`).
+    pub step_rule: Option<super::steps::StepRule>,
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
     pub start_walltime_ns: u64,
@@ -185,6 +188,7 @@ impl Collected {
             hostname: _,
             pid: _,
             sdk_version: _,
+            step_rule: _,
             start_boottime_ns,
             stop_boottime_ns,
             start_walltime_ns,

@@ -19,6 +19,8 @@ pub struct Trace {
     pub pid: u32,
     /// Runtime version string handed to `rocprofiler_configure` (e.g. "1.0.0").
     pub sdk_version: String,
+    /// The user's rule for the roctx ranges that are steps (`xplane::steps`).
+    pub step_rule: Option<super::steps::StepRule>,
     /// Profile window on `CLOCK_BOOTTIME`; line timestamps are written relative to `start_boottime_ns`.
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,

@@ -9,6 +9,7 @@ use super::Timebase;
 use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatValue};
 use crate::xplane::proto::{x_stat, XStat};
 use crate::xplane::stats as s;
+use crate::xplane::steps::StepRoots;
 
 /// `/host:__ScopeRangeCallStack__`: one plane stat per (child, parent), `metadata_id` = child,
 /// `int64_value` = parent. Like XLA's CUPTI collector, one empty-named stat metadata at the
@@ -32,7 +33,11 @@ pub(super) fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<BuiltPlane> {
 
 /// `Task Environment`: the absolute wall-clock window (uint64 ns, as `ProfilerSession` writes),
 /// which the relative line timestamps need to be placed in time, plus our record counters.
-pub(super) fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPlane {
+pub(super) fn task_environment_plane(
+    trace: &Trace,
+    base: &Timebase,
+    steps: &StepRoots,
+) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
     let start_wall = trace
         .start_walltime_ns
@@ -56,6 +61,11 @@ pub(super) fn task_environment_plane(trace: &Trace, base: &Timebase) -> BuiltPla
     for (name, value) in counter_fields(&trace.counters) {
         plane.add_plane_stat(&format!("rocprof_xplane_{name}"), StatValue::U64(value));
     }
+    // Counted by the writer, which decides the steps (`xplane::steps`).
+    plane.add_plane_stat(
+        "rocprof_xplane_steps_overlapping",
+        StatValue::U64(steps.overlapping),
+    );
     plane.finish()
 }
 
