@@ -86,7 +86,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         .unwrap_or_default();
     if files.is_empty() && std::env::var_os("ROCPROF_XPLANE_SERVER").is_some() {
         // The profiler service hands its profiles to the clients that asked for them.
-        println!("the profiler service was on: profiles went to the capturing clients, none was written here");
+        crate::out!("the profiler service was on: profiles went to the capturing clients, none was written here");
         return Ok(ExitCode::SUCCESS);
     }
     if files.is_empty() {
@@ -96,9 +96,9 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         ));
     }
     for f in &files {
-        println!("wrote {}", f.display());
+        crate::out!("wrote {}", f.display());
     }
-    println!(
+    crate::out!(
         "open it with:  xprof --logdir {} --port 6006",
         out_dir.display()
     );
