@@ -340,3 +340,116 @@ fn client_text_cannot_forge_fill_or_flood_the_programs_log() {
         stderr.len()
     );
 }
+
+/// Descriptors process `pid` has open now.
+fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, |d| d.count())
+}
+
+/// Stress, CI-sized: for four seconds, connections churn (opened, sent garbage or an HTTP/1
+/// request, closed, again) and 300 more sit idle, against a program limited to 1,024 open
+/// files whose flight recorder streams segments (continuous profiling). Meanwhile xprof's
+/// client takes snapshots, retrying as people do while the flood holds the places. The
+/// service never holds more than its 32 connections (the process's descriptors, sampled every
+/// 50 ms, stay within 32 + a few of where they started), the snapshots hold the recent
+/// kernels, and the program ends normally with its own output written.
+#[test]
+fn a_connection_flood_while_the_flight_recorder_streams_changes_nothing() {
+    allow_open_files(4096);
+    let tmp = tempfile::tempdir().unwrap();
+    let truth = tmp.path().join("truth.json");
+    let s = Served::start(
+        Direct::new(&live(tmp.path(), 100), "1.0.0")
+            .env("ROCPROF_XPLANE_CONTINUOUS", "1")
+            .env("ROCPROF_XPLANE_RING_SECONDS", "1")
+            .ground_truth(&truth)
+            .fd_limit(1024),
+    );
+    let pid = s.child.id();
+    let baseline = open_fds(pid);
+    let cpu0 = thread_cpu_ms(pid, rocprof_xplane::server::THREAD_NAME);
+    let t0 = Instant::now();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let addr: std::net::SocketAddr = s.addr.parse().unwrap();
+    let churn = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut n = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(mut c) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) {
+                    let junk: &[u8] = if n % 2 == 0 {
+                        b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+                    } else {
+                        b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03garbage"
+                    };
+                    let _ = c.write_all(junk);
+                    n += 1;
+                }
+            }
+            n
+        })
+    };
+    let idle = flood(&s.addr, 300);
+    let sampler = {
+        let stop = std::sync::Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let mut most = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(open_fds(pid));
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            most
+        })
+    };
+    let mut snapshots = 0;
+    if support::xprof::available() {
+        let logdir = tmp.path().join("snapshots");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while snapshots < 2 && Instant::now() < deadline {
+            let r =
+                support::xprof::capture_client(&["snapshot", &s.addr, logdir.to_str().unwrap()]);
+            if r["ok"] == true {
+                snapshots += 1;
+            } else {
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        }
+        assert_eq!(snapshots, 2, "snapshots during the flood");
+        for run in std::fs::read_dir(logdir.join("plugins/profile"))
+            .unwrap()
+            .flatten()
+        {
+            for f in std::fs::read_dir(run.path()).unwrap().flatten() {
+                let space = rocprof_xplane::xplane::read_xspace(f.path()).unwrap();
+                assert!(
+                    !support::xspace::kernels(&space).is_empty(),
+                    "{:?}",
+                    f.path()
+                );
+            }
+        }
+    }
+    std::thread::sleep(Duration::from_secs(4).saturating_sub(t0.elapsed()));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let churned = churn.join().unwrap();
+    let most = sampler.join().unwrap();
+    let cpu_ms = thread_cpu_ms(pid, rocprof_xplane::server::THREAD_NAME) - cpu0;
+    let wall_ms = t0.elapsed().as_millis() as u64;
+    eprintln!(
+        "stress: {churned} connections churned, {} idle, {snapshots} snapshots; descriptors {baseline} → at most {most}; service thread {cpu_ms} ms of CPU in {wall_ms} ms ({:.1} % of a core)",
+        idle.len(),
+        cpu_ms as f64 / wall_ms as f64 * 100.0
+    );
+    assert!(churned > 100, "the churn ran: {churned}");
+    assert!(
+        most <= baseline + rocprof_xplane::server::door::MAX_CONNECTIONS + 8,
+        "descriptors {baseline} → {most}"
+    );
+    let (ok, stderr) = s.finish();
+    drop(idle);
+    assert!(ok, "the program ends normally: {stderr}");
+    assert!(!stderr.contains("Too many open files"), "{stderr}");
+    let written = std::fs::read_to_string(&truth).expect("the program's own output");
+    assert!(serde_json::from_str::<serde_json::Value>(&written).is_ok());
+}
