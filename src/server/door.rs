@@ -56,19 +56,6 @@ pub fn in_reserve(fd: u64, limit: u64) -> bool {
     fd.saturating_add(fd_reserve(limit)) >= limit
 }
 
-/// The soft `RLIMIT_NOFILE` now (the program may change it while it runs).
-fn fd_limit() -> u64 {
-    let mut r = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes the struct we pass; it has no other effect.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
-        return u64::MAX;
-    }
-    r.rlim_cur
-}
-
 /// A growing pause: doubled after each failure in a row, up to `max`; back to the start after
 /// a success.
 #[derive(Debug, Clone)]
@@ -157,7 +144,7 @@ pub async fn admit(
         };
         use std::os::fd::AsRawFd;
         let fd = u64::try_from(stream.as_raw_fd()).unwrap_or(0);
-        if in_reserve(fd, fd_limit()) {
+        if in_reserve(fd, crate::sdk::os::open_files_limit()) {
             drop(stream);
             counts.refused_fds.fetch_add(1, Ordering::Relaxed);
             if !std::mem::replace(&mut warned, true) {
