@@ -145,8 +145,8 @@ pub async fn admit(
         use std::os::fd::AsRawFd;
         let fd = u64::try_from(stream.as_raw_fd()).unwrap_or(0);
         if in_reserve(fd, crate::sdk::os::open_files_limit()) {
-            drop(stream);
             counts.refused_fds.fetch_add(1, Ordering::Relaxed);
+            drop(stream);
             if !std::mem::replace(&mut warned, true) {
                 log_warn!("profiler service: the process's descriptor table is nearly full; refusing connections to leave the rest to the program");
             }
@@ -154,8 +154,8 @@ pub async fn admit(
             continue;
         }
         let Ok(place) = Arc::clone(&places).try_acquire_owned() else {
-            drop(stream);
             counts.refused_full.fetch_add(1, Ordering::Relaxed);
+            drop(stream);
             refused_in_a_row += 1;
             if refused_in_a_row % FULL_BURST == 0 {
                 tokio::time::sleep(FULL_PAUSE).await;
@@ -324,10 +324,14 @@ mod tests {
         // One more while all places are taken: closed by the door.
         let mut extra = std::net::TcpStream::connect(addr).unwrap();
         extra
-            .set_read_timeout(Some(Duration::from_secs(3)))
+            .set_read_timeout(Some(Duration::from_secs(4)))
             .unwrap();
         let mut b = [0u8; 1];
-        assert_eq!(extra.read(&mut b).unwrap_or(0), 0, "refused: EOF");
+        assert_eq!(
+            extra.read(&mut b).expect("closed, not silent"),
+            0,
+            "refused: EOF"
+        );
         assert_eq!(counts.refused_full.load(Ordering::Relaxed), 1);
         // After the silent one was cut, this one takes its place.
         std::thread::sleep(FIRST_BYTES + Duration::from_millis(500));
