@@ -46,6 +46,9 @@ pub fn check_regular(path: &Path) -> Result<u64, String> {
 
 /// As [`check_regular`], the reason naming the file.
 pub fn regular(path: &Path) -> Result<u64, String> {
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(format!("cannot read {}: {e}", path.display()));
+    }
     check_regular(path).map_err(|why| format!("{}: {why}", path.display()))
 }
 
