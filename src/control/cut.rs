@@ -19,7 +19,7 @@ use crate::output;
 use crate::recorder::{BufferSlot, Recorder, BUFFER_SLOTS};
 use crate::sdk::Session;
 use crate::store::EventStore;
-use crate::{log_debug, log_error, log_info};
+use crate::{log_debug, log_error, log_info, log_warn};
 
 /// What a cut is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,15 @@ pub enum CutKind {
 }
 
 impl CutKind {
+    /// Whether this process writes the cut's records into a profile of its own (the others
+    /// are dropped, or handed to the profiler service, whose profile carries its counts).
+    fn writes_here(self) -> bool {
+        matches!(
+            self,
+            CutKind::Window | CutKind::BoundedEnd | CutKind::Detach { .. } | CutKind::Final
+        )
+    }
+
     fn end(self) -> End {
         if self == CutKind::Final {
             End::Final
@@ -67,6 +76,9 @@ pub struct Run {
     numbers: StreamNumbers,
     /// The clocks at the start of the current window; `None`: the session's start.
     window_start: Option<crate::job_clock::CutClock>,
+    /// Records the runtime dropped (`drop_count`) in the cuts this process wrote profiles of:
+    /// said on stderr at exit, beside the line saying where the profile went.
+    runtime_dropped: u64,
 }
 
 impl Run {
@@ -85,6 +97,7 @@ impl Run {
             carry: None,
             numbers: StreamNumbers::default(),
             window_start: None,
+            runtime_dropped: 0,
         }
     }
 
@@ -101,6 +114,9 @@ impl Run {
             step_rule: self.cfg.step_rule.as_ref(),
         };
         let c = collect(sources, flushed, kind.end());
+        if kind.writes_here() {
+            self.runtime_dropped += c.counters.runtime_dropped;
+        }
         match kind {
             CutKind::Discard | CutKind::Snapshot | CutKind::StopRecording => return Some(c),
             CutKind::Window => self.write_window(c, false, began),
@@ -109,9 +125,23 @@ impl Run {
                 self.recorder.set_paused(true);
                 self.write_attach_session(c, session);
             }
-            CutKind::Final => self.write_final(c, began),
+            CutKind::Final => {
+                self.write_final(c, began);
+                self.say_runtime_drops();
+            }
         }
         None
+    }
+
+    /// At exit: the records the runtime dropped over the whole run, on stderr where the user
+    /// looks (the profile's warnings and `runtime_dropped` counter hold them per file).
+    fn say_runtime_drops(&self) {
+        if self.runtime_dropped > 0 {
+            log_warn!(
+                "the runtime dropped {} records of this run (its buffers were full and set to DISCARD): they are not in the profile; a larger ROCPROF_XPLANE_BUFFER_SIZE keeps more",
+                self.runtime_dropped
+            );
+        }
     }
 
     /// Stops what `kind` stops and waits for the HIP calls under way: the runtime picks the

@@ -309,6 +309,7 @@ struct Table {
 
 impl Table {
     fn read(path: &Path, kind: Kind) -> Result<Table, ConvertError> {
+        crate::files::check_regular(path).map_err(|why| err(path, why))?;
         let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
         let mut r = ::csv::ReaderBuilder::new()
             .flexible(false)
