@@ -35,6 +35,10 @@ traced() { # NAME SCENARIO: the tool in the simulator under callgrind, into $wor
     target/release/rocprof-sim "$2" --sdk 1.0.0 >"$work/$1.log" 2>&1
 }
 traced storm "$work/storm200k.toml" &
+# The tool's callbacks per HIP call through its extern "C" edges, in each subscription it can
+# make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread.
+HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
+  --callgrind-out-file="$work/calls.out" "$bench" >"$work/calls.log" 2>&1 &
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
   traced maxtext "$work/maxtext10.toml" &
@@ -59,6 +63,20 @@ events, records, bj, bb, sf, sj, sw, sc = map(int, sys.argv[1:])
 builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
 print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; build + encode {bb / builds / events:,.0f} instructions/event")
 print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f}); callbacks' work {sc / records:,.0f}")
+PY
+calls=200000
+for mode in table table_request table_stream; do
+  n=$(inclusive "$work/calls.out" "hot_path::calls_$mode")
+  echo "per HIP call, $mode: $((n / calls)) instructions (the tool's callbacks, hipLaunchKernel on a created stream)"
+done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/'
+# Per record collected: every edge the runtime calls on its threads (callbacks, external-id
+# requests, buffer deliveries), per delivered record of the storm.
+python3 - "$records" "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::external_id_request')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::buffer_callback')" <<'PY'
+import sys
+records, cb, req, buf = map(int, sys.argv[1:])
+print(f"storm per record collected: {(cb + req + buf) / records:,.0f} instructions (callbacks {cb / records:,.0f}, external-id requests {req / records:,.0f}, buffer deliveries {buf / records:,.0f})")
 PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
