@@ -142,6 +142,9 @@ pub struct Config {
     /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
     /// output needs (`crate::hip::traced_by_default`).
     pub hip_api_all: bool,
+    /// Subscribe to the runtime's `HIP_STREAM` callbacks where it has them
+    /// (`ROCPROF_XPLANE_HIP_STREAM`, `capture::hip_stream`).
+    pub hip_stream: bool,
     /// Memory ceiling for what the tool holds, in bytes (0 = none); see `budget`.
     pub max_memory: u64,
     /// The windows cut while the program runs ([`RunMode::window_rule`]).
@@ -262,6 +265,7 @@ struct Behaviour {
     job_start_ns: Option<u64>,
     clock_reference: Option<String>,
     hip_api_all: bool,
+    hip_stream: bool,
     buffer_size: usize,
     max_memory: u64,
     ring: RingRule,
@@ -310,6 +314,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         Domains::ALL,
     );
     let hip_api_all = r.value_or(&t::HIP_API, |k, v| word(k, v).map(|w| w == "all"), false);
+    let hip_stream = r.value_or(&t::HIP_STREAM, |k, v| word(k, v).map(|w| w == "on"), true);
     let buffer_size = r.value_or(&t::BUFFER_SIZE, bytes, DEFAULT_BUFFER_SIZE as u64) as usize;
     let max_memory = match r.get(&t::MAX_MEMORY, bytes) {
         Read::Set(n) => n,
@@ -358,6 +363,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         job_start_ns,
         clock_reference,
         hip_api_all,
+        hip_stream,
         buffer_size,
         max_memory,
         ring,
@@ -476,6 +482,7 @@ impl Config {
             domains: b.domains,
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
+            hip_stream: b.hip_stream,
             max_memory: b.max_memory,
             ring: b.ring,
             disable: b.disable,

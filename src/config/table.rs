@@ -137,6 +137,12 @@ pub const HIP_API: Setting = Setting {
     default: Default::Value("needed"),
     doc: "Which HIP calls are traced: those the output uses (`hip::traced_by_default`), or every call.",
 };
+pub const HIP_STREAM: Setting = Setting {
+    name: "HIP_STREAM",
+    kind: Kind::Word(&[w("on", &[]), w("off", &[])]),
+    default: Default::Value("on"),
+    doc: "Whether the runtime's `HIP_STREAM` callbacks (SDK 1.x) place the work of HIP calls whose stream the table of HIP operations cannot read; `off` saves two callbacks per HIP call with a stream, and that work goes to the current device's null stream ([performance](performance.md#the-application-thread-per-hip-call)).",
+};
 pub const BUFFER_SIZE: Setting = Setting {
     name: "BUFFER_SIZE",
     kind: Kind::Bytes {
@@ -298,6 +304,7 @@ pub const SETTINGS: &[Setting] = &[
     OUTPUT_FILE,
     DOMAINS,
     HIP_API,
+    HIP_STREAM,
     BUFFER_SIZE,
     MAX_MEMORY,
     WINDOW_SECONDS,
