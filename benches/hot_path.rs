@@ -786,7 +786,8 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
 /// * `table + HIP_STREAM`: and the runtime's `HIP_STREAM` SET ENTER/EXIT around the call.
 ///
 /// No runtime is involved: the runtime's own cost of dispatching each callback comes on top
-/// (more callbacks, more of it). Prints CPU-ns per call at 1 and 16 threads; under callgrind
+/// (more callbacks, more of it). Prints CPU-ns per call (the calling threads' own CPU time) at
+/// 1 and 16 threads; under callgrind
 /// (`HOT_PATH_CALLS=…`, one thread) the inclusive instructions of `calls_<mode>` divided by
 /// the calls are the instructions per HIP call (`ci/bench-instructions.sh`).
 fn bench_hip_calls() {
@@ -806,20 +807,39 @@ fn bench_hip_calls() {
         return;
     }
     let mut line = String::from("per HIP call through the tool's callbacks (CPU-ns):");
+    const TOTAL: u64 = 1_600_000;
     for mode in CallMode::ALL {
         line += &format!("  {}:", mode.name());
         for threads in [1u64, 16] {
             let tracer = call_tracer(mode);
-            let ns = cpu_ns_per_call(threads, 1_600_000, move |t, calls, start| {
+            // Each thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), summed: what the calls
+            // cost, whatever else the shared machine runs meanwhile.
+            let cpu = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let sum = Arc::clone(&cpu);
+            cpu_ns_per_call(threads, TOTAL, move |t, calls, start| {
                 // Warm the thread's slots (registration, first chunk) before timing.
                 run_calls(mode, tracer, 100 + t, 1_000);
                 start.wait();
+                let t0 = thread_cpu_ns();
                 run_calls(mode, tracer, 100 + t, calls);
+                sum.fetch_add(thread_cpu_ns() - t0, std::sync::atomic::Ordering::Relaxed);
             });
+            let ns = cpu.load(std::sync::atomic::Ordering::Relaxed) as f64 / TOTAL as f64;
             line += &format!(" {threads} thread(s) {ns:.1}");
         }
     }
     println!("{line}");
+}
+
+/// This thread's CPU time, in ns.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the valid pointer passed.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 /// Which callbacks the runtime makes per HIP call ([`bench_hip_calls`]).
