@@ -12,7 +12,9 @@
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
 # (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
 # third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
-# sync calls and event records a storm lacks): about 10 minutes more.
+# sync calls and event records a storm lacks): about 10 minutes more. BENCH_CUT=1 adds that run
+# cut into windows of 300,000 records while it runs: the instructions per record of each stage
+# of a cut on the tool's thread (collect, hand-off, join + write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -42,6 +44,11 @@ HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
   traced maxtext "$work/maxtext10.toml" &
+fi
+if [[ ${BENCH_CUT:-0} == 1 ]]; then
+  # The same run cut into windows of 300,000 records while it runs: the cut's stages.
+  sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/cut10.toml"
+  ROCPROF_XPLANE_WINDOW_EVENTS=300000 ROCPROF_XPLANE_WINDOW_MERGE=1 traced cut "$work/cut10.toml" &
 fi
 wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
@@ -89,5 +96,15 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
 import sys
 records, f, j, d, w, h, c = map(int, sys.argv[1:])
 print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f}); callbacks' work {c / records:,.0f}")
+PY
+fi
+if [[ ${BENCH_CUT:-0} == 1 ]]; then
+  cut=$(grep -oE 'window [0-9]+ cut: [0-9]+ records' "$work/cut.log" | awk '{s += $4} END {print s + 0}')
+  python3 - "$cut" "$(inclusive "$work/cut.out" 'rocprof_xplane::control::coordinator::Coordinator::tick')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane::control::cut::Run::write_window')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::model::carry::hand_off')" <<'PY'
+import sys
+records, tick, window, hand = map(int, sys.argv[1:])
+print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {tick / records:,.0f} instructions/record on the tool's thread (collect {(tick - window) / records:,.0f}, hand-off {hand / records:,.0f}, join + write {(window - hand) / records:,.0f})")
 PY
 fi
