@@ -145,6 +145,9 @@ pub struct Config {
     /// Hardware counters to collect per dispatch (`ROCPROF_XPLANE_PMC`), in the order given;
     /// empty: none.
     pub pmc: Vec<String>,
+    /// Subscribe to the runtime's `HIP_STREAM` callbacks where it has them
+    /// (`ROCPROF_XPLANE_HIP_STREAM`, `capture::hip_stream`).
+    pub hip_stream: bool,
     /// Memory ceiling for what the tool holds, in bytes (0 = none); see `budget`.
     pub max_memory: u64,
     /// The windows cut while the program runs ([`RunMode::window_rule`]).
@@ -269,6 +272,7 @@ struct Behaviour {
     clock_reference: Option<String>,
     hip_api_all: bool,
     pmc: Vec<String>,
+    hip_stream: bool,
     buffer_size: usize,
     max_memory: u64,
     ring: RingRule,
@@ -322,6 +326,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         .value(&t::PMC, values::text)
         .map(|v| counter_names(&v))
         .unwrap_or_default();
+    let hip_stream = r.value_or(&t::HIP_STREAM, |k, v| word(k, v).map(|w| w == "on"), true);
     let buffer_size = r.value_or(&t::BUFFER_SIZE, bytes, DEFAULT_BUFFER_SIZE as u64) as usize;
     let max_memory = match r.get(&t::MAX_MEMORY, bytes) {
         Read::Set(n) => n,
@@ -372,6 +377,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         clock_reference,
         hip_api_all,
         pmc,
+        hip_stream,
         buffer_size,
         max_memory,
         ring,
@@ -508,6 +514,7 @@ impl Config {
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
             pmc: b.pmc,
+            hip_stream: b.hip_stream,
             max_memory: b.max_memory,
             ring: b.ring,
             disable: b.disable,

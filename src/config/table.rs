@@ -146,6 +146,12 @@ pub const PMC: Setting = Setting {
     default: Default::Off("off: no hardware counters"),
     doc: "Hardware counters to collect per kernel dispatch, comma- or space-separated (`SQ_WAVES,GRBM_GUI_ACTIVE`); each kernel event carries their values ([counters.md](counters.md)). Counting serialises kernels on real hardware.",
 };
+pub const HIP_STREAM: Setting = Setting {
+    name: "HIP_STREAM",
+    kind: Kind::Word(&[w("on", &[]), w("off", &[])]),
+    default: Default::Value("on"),
+    doc: "Whether the runtime's `HIP_STREAM` callbacks (SDK 1.x) place the work of HIP calls whose stream the table of HIP operations cannot read; `off` saves two callbacks per HIP call with a stream, and that work goes to the current device's null stream ([performance](performance.md#the-application-thread-per-hip-call)).",
+};
 pub const BUFFER_SIZE: Setting = Setting {
     name: "BUFFER_SIZE",
     kind: Kind::Bytes {
@@ -314,6 +320,7 @@ pub const SETTINGS: &[Setting] = &[
     DOMAINS,
     HIP_API,
     PMC,
+    HIP_STREAM,
     BUFFER_SIZE,
     MAX_MEMORY,
     WINDOW_SECONDS,

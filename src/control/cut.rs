@@ -226,6 +226,7 @@ impl Run {
     /// (`always`) has no window after it.
     fn write_window(&mut self, c: Collected, always: bool, t0: Instant) {
         let cfg = self.cfg;
+        let mut stages = CutStages::begin(c.record_count(), t0);
         let (mut c, carried_in) = self.take_carried(c);
         if self.windows.active() && !always {
             let began = Instant::now();
@@ -249,12 +250,16 @@ impl Run {
         if !c.has_records() && c.markers.is_empty() && !always {
             return;
         }
+        stages.handed_on();
         let mut trace = self.join_window(c);
+        stages.joined();
         if let Some((held, _)) = self.carry.as_mut() {
             held.carried.anchors = std::mem::take(&mut trace.record_anchors);
         }
         let (run, n) = self.windows.next_window();
-        match output::write_window_as(&trace, cfg, &run, self.windows.run_ids()) {
+        let written = output::write_window_as(&trace, cfg, &run, self.windows.run_ids());
+        stages.written(n);
+        match written {
             Ok(path) => {
                 self.windows.wrote_window(n, &path);
                 log_debug!(
@@ -332,6 +337,65 @@ impl Run {
         drop(trace);
         self.windows.merge_at_exit(self.attach.used());
         log_finalize_done(t0);
+    }
+}
+
+/// When each stage of a window's cut ended, for its debug line: the records of the window
+/// (before the carry) per second of each stage, the rate the tool's thread sustains.
+struct CutStages {
+    records: u64,
+    marks: [Instant; 5],
+}
+
+impl CutStages {
+    /// A cut of `records` records that began at `t0`, collected now.
+    fn begin(records: u64, t0: Instant) -> CutStages {
+        let now = Instant::now();
+        CutStages {
+            records,
+            marks: [t0, now, now, now, now],
+        }
+    }
+
+    fn handed_on(&mut self) {
+        self.marks[2] = Instant::now();
+    }
+
+    fn joined(&mut self) {
+        self.marks[3] = Instant::now();
+    }
+
+    /// Window `n` is written: its debug line.
+    fn written(&mut self, n: u32) {
+        self.marks[4] = Instant::now();
+        if !crate::config::log_enabled(LogLevel::Debug) {
+            return;
+        }
+        let m = &self.marks;
+        let stage = |i: usize| {
+            let s = (m[i + 1] - m[i]).as_secs_f64();
+            format!(
+                "{:.1} ms ({:.2} M records/s)",
+                s * 1e3,
+                self.records as f64 / s.max(1e-9) / 1e6
+            )
+        };
+        log_debug!(
+            "window {n} cut: {} records; collect {}, hand-off {}, join {}, write {}; in all {}",
+            self.records,
+            stage(0),
+            stage(1),
+            stage(2),
+            stage(3),
+            {
+                let s = (m[4] - m[0]).as_secs_f64();
+                format!(
+                    "{:.1} ms ({:.2} M records/s)",
+                    s * 1e3,
+                    self.records as f64 / s.max(1e-9) / 1e6
+                )
+            }
+        );
     }
 }
 

@@ -548,8 +548,8 @@ impl Session {
             });
         }
         // SDK 1.x: the runtime's own stream of each call, for work the table cannot place.
-        let hip_stream =
-            kind(self, "HIP_STREAM").filter(|_| want_devices && (d.kernel || d.memcpy));
+        let hip_stream = kind(self, "HIP_STREAM")
+            .filter(|_| cfg.hip_stream && want_devices && (d.kernel || d.memcpy));
         if hip_stream.is_some() {
             services.push(Service {
                 name: "HIP_STREAM",
