@@ -8,7 +8,9 @@
 //! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's rows
 //! (the capture per HIP call at 1 to 32 threads, the capture at HIP entry, a roctx push + pop,
 //! the open-call marks), with `HOT_PATH_ONLY=carry` only a capture window's cut
-//! (`model::carry`).
+//! (`model::carry`), with `HOT_PATH_ONLY=calls` only the tool's callbacks per HIP call through
+//! its `extern "C"` edges, in each subscription it can make (`HOT_PATH_CALLS=N`: N calls per
+//! subscription on one thread, for instruction counts).
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -322,6 +324,7 @@ fn bench_decode(
         kernel_dispatch: Some(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
         memory_copy: Some(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
         hip_event: None,
+        counters: false,
     };
     let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
         headers.iter().map(|h| h as *const _).collect();
@@ -437,6 +440,10 @@ fn main() {
     }
     if only == "carry" {
         bench_carry();
+        return;
+    }
+    if only == "calls" {
+        bench_hip_calls();
         return;
     }
     if only == "annotations" {
@@ -766,4 +773,258 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
     c.kernels = kernels.into();
     let events = c.api.len() + c.kernels.len() + c.copies.len() + c.markers.len();
     (c, events)
+}
+
+/// The tool's own work per HIP call on the application thread, through its real `extern "C"`
+/// edges (the callback-tracing trampoline and the external-correlation-id request) called the
+/// way the SDK 1.x runtime calls them for one `hipLaunchKernel` on a created stream under an
+/// open roctx range, in each subscription the tool can make:
+///
+/// * `table`: HIP API ENTER and EXIT only; the stream is read from the call's arguments
+///   (the table of HIP operations).
+/// * `table + request`: and the external-correlation-id request for the kernel it creates
+///   (registered whenever `HIP_STREAM` or `HIP_GRAPH` is, SDK 1.3.0+).
+/// * `table + HIP_STREAM`: and the runtime's `HIP_STREAM` SET ENTER/EXIT around the call.
+///
+/// No runtime is involved: the runtime's own cost of dispatching each callback comes on top
+/// (more callbacks, more of it). Prints CPU-ns per call (the calling threads' own CPU time) at
+/// 1 and 16 threads; under callgrind
+/// (`HOT_PATH_CALLS=…`, one thread) the inclusive instructions of `calls_<mode>` divided by
+/// the calls are the instructions per HIP call (`ci/bench-instructions.sh`).
+fn bench_hip_calls() {
+    let calls: u64 = std::env::var("HOT_PATH_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if calls > 0 {
+        // Fixed work, each subscription on a thread of its own (a thread's first registry is
+        // its fast path): for instruction counts.
+        for mode in CallMode::ALL {
+            let tracer = call_tracer(mode);
+            std::thread::spawn(move || run_calls(mode, tracer, 7, calls))
+                .join()
+                .unwrap();
+        }
+        return;
+    }
+    let mut line = String::from("per HIP call through the tool's callbacks (CPU-ns):");
+    const TOTAL: u64 = 1_600_000;
+    for mode in CallMode::ALL {
+        line += &format!("  {}:", mode.name());
+        for threads in [1u64, 16] {
+            let tracer = call_tracer(mode);
+            // Each thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), summed: what the calls
+            // cost, whatever else the shared machine runs meanwhile.
+            let cpu = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let sum = Arc::clone(&cpu);
+            cpu_ns_per_call(threads, TOTAL, move |t, calls, start| {
+                // Warm the thread's slots (registration, first chunk) before timing.
+                run_calls(mode, tracer, 100 + t, 1_000);
+                start.wait();
+                let t0 = thread_cpu_ns();
+                run_calls(mode, tracer, 100 + t, calls);
+                sum.fetch_add(thread_cpu_ns() - t0, std::sync::atomic::Ordering::Relaxed);
+            });
+            let ns = cpu.load(std::sync::atomic::Ordering::Relaxed) as f64 / TOTAL as f64;
+            line += &format!(" {threads} thread(s) {ns:.1}");
+        }
+    }
+    println!("{line}");
+}
+
+/// This thread's CPU time, in ns.
+fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the valid pointer passed.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Which callbacks the runtime makes per HIP call ([`bench_hip_calls`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CallMode {
+    Table,
+    TableRequest,
+    TableStream,
+}
+
+impl CallMode {
+    const ALL: [CallMode; 3] = [
+        CallMode::Table,
+        CallMode::TableRequest,
+        CallMode::TableStream,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            CallMode::Table => "table",
+            CallMode::TableRequest => "table + request",
+            CallMode::TableStream => "table + HIP_STREAM",
+        }
+    }
+}
+
+/// The callback-tracing kind of `HIP_STREAM` under SDK 1.x.
+const HIP_STREAM_KIND_V1: u32 = 20;
+/// The operation id the bench gives `hipLaunchKernel`.
+const LAUNCH_OP: i32 = 3;
+
+/// A tracer armed as a session subscribing `mode` would arm it (leaked: callbacks take a
+/// `&'static Tracer`, as they do in the tool).
+fn call_tracer(mode: CallMode) -> &'static rocprof_xplane::sdk::Tracer {
+    use rocprof_xplane::decode::BufferKinds;
+    use rocprof_xplane::sdk::callbacks::{CallbackKinds, Dispatch};
+    let tracer: &'static _ = Box::leak(Box::default());
+    let mut hip_ops = vec![None; LAUNCH_OP as usize + 1];
+    hip_ops[LAUNCH_OP as usize] = rocprof_xplane::hip::lookup("hipLaunchKernel");
+    let mut kinds = CallbackKinds {
+        hip_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+        marker_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API),
+        ..Default::default()
+    };
+    if mode == CallMode::TableStream {
+        kinds.hip_stream = Some(HIP_STREAM_KIND_V1);
+    }
+    rocprof_xplane::sdk::Tracer::arm(
+        tracer,
+        Dispatch {
+            abi: Abi::V1,
+            buffer_kinds: BufferKinds::default(),
+            callback_kinds: kinds,
+            hip_ops,
+            buffers: Vec::new(),
+            clock: rocprof_xplane::sdk::Functions::from_process().clock(),
+        },
+    );
+    tracer
+}
+
+/// `calls` launches on thread `tid`'s own stream, the callbacks as `mode` has them.
+fn run_calls(mode: CallMode, tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    match mode {
+        CallMode::Table => calls_table(tracer, tid, calls),
+        CallMode::TableRequest => calls_table_request(tracer, tid, calls),
+        CallMode::TableStream => calls_table_stream(tracer, tid, calls),
+    }
+}
+
+#[inline(never)]
+fn calls_table(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, false, false);
+}
+
+#[inline(never)]
+fn calls_table_request(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, true, false);
+}
+
+#[inline(never)]
+fn calls_table_stream(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, true, true);
+}
+
+/// The callbacks of `calls` `hipLaunchKernel`s on thread `tid` (ids from `tid << 32`), one
+/// roctx range open around them; drains the capture every 64 k calls, as cuts would, so the
+/// state held stays bounded.
+#[inline(always)]
+fn hip_calls(
+    tracer: &'static rocprof_xplane::sdk::Tracer,
+    tid: u64,
+    calls: u64,
+    request: bool,
+    stream_brackets: bool,
+) {
+    use rocprof_xplane::sdk::callbacks::{external_id_request, tracing_callback_v1};
+    let data = tracer as *const _ as *mut std::ffi::c_void;
+    let stream = 0x7f00_0000_0000 + (tid << 12);
+    let record = |kind: u32, op: i32, phase: u32, corr: u64, payload: *mut std::ffi::c_void| {
+        // SAFETY: all-zero is a valid record; the fields the tool reads are set below.
+        let mut r: sys::rocprofiler_callback_tracing_record_v1_t = unsafe { zeroed() };
+        r.thread_id = tid;
+        r.correlation_id.internal = corr;
+        r.kind = kind;
+        r.operation = op;
+        r.phase = phase;
+        r.payload = payload;
+        r
+    };
+    // SAFETY: all-zero is a valid payload; size and the stream argument are set.
+    let mut api: sys::rocprofiler_callback_tracing_hip_api_data_t = unsafe { zeroed() };
+    api.size = size_of::<sys::rocprofiler_callback_tracing_hip_api_data_t>() as u64;
+    api.args.hipLaunchKernel.stream = stream as sys::hipStream_t;
+    let mut set = sys::rocprofiler_callback_tracing_hip_stream_data_t {
+        size: size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
+        stream_id: sys::rocprofiler_stream_id_t { handle: 1 },
+        stream_value: sys::rocprofiler_address_t { handle: stream },
+    };
+    let api_p = &mut api as *mut _ as *mut std::ffi::c_void;
+    let set_p = &mut set as *mut _ as *mut std::ffi::c_void;
+    let (enter, exit) = (
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+    );
+    let hip = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+    let set_op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
+    let base = tid << 32;
+    {
+        use rocprof_xplane::capture::markers::{MarkerCall, MarkerOp};
+        tracer.recorder.capture().on_marker(&MarkerCall {
+            op: MarkerOp::RangePush,
+            enter: true,
+            thread_id: tid,
+            correlation_id: base,
+            timestamp_ns: 1,
+            label: Some("Thunk:#hlo_op=fusion.1#"),
+            stop_id: 0,
+            start_retval: 0,
+        });
+    }
+    for i in 0..calls {
+        let corr = base | (i + 1);
+        // SAFETY: records and payloads as the runtime passes them, valid for each call; `data`
+        // is the armed tracer.
+        unsafe {
+            if stream_brackets {
+                tracing_callback_v1(
+                    record(HIP_STREAM_KIND_V1, set_op, enter, 0, set_p),
+                    std::ptr::null_mut(),
+                    data,
+                );
+            }
+            tracing_callback_v1(
+                record(hip, LAUNCH_OP, enter, corr, api_p),
+                std::ptr::null_mut(),
+                data,
+            );
+            if request {
+                external_id_request(
+                    tid,
+                    sys::rocprofiler_context_id_t { handle: 1 },
+                    sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+                    0,
+                    corr,
+                    std::ptr::null_mut(),
+                    data,
+                );
+            }
+            tracing_callback_v1(
+                record(hip, LAUNCH_OP, exit, corr, api_p),
+                std::ptr::null_mut(),
+                data,
+            );
+            if stream_brackets {
+                tracing_callback_v1(
+                    record(HIP_STREAM_KIND_V1, set_op, exit, 0, set_p),
+                    std::ptr::null_mut(),
+                    data,
+                );
+            }
+        }
+        if i % 65_536 == 65_535 {
+            let _ = tracer.recorder.capture().drain(0, true);
+        }
+    }
 }

@@ -77,7 +77,9 @@ rocprofiler_buffer_tracing_hip_api_ext_record_t rocprofiler_buffer_tracing_corre
 rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t \
 rocprofiler_callback_tracing_hip_stream_data_t rocprofiler_callback_tracing_hip_graph_data_t \
 rocprofiler_callback_tracing_hip_event_data_t \
-rocprofiler_buffer_tracing_hip_event_record_t"
+rocprofiler_buffer_tracing_hip_event_record_t \
+rocprofiler_counter_info_v0_t rocprofiler_dispatch_counting_service_data_t \
+rocprofiler_dispatch_counting_service_record_t"
 
 echo "== 1. our declarations vs real headers (expect pass)"
 out=$("$CHECK" --real-headers "$HDR" --family v1)

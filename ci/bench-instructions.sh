@@ -12,7 +12,9 @@
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
 # (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
 # third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
-# sync calls and event records a storm lacks): about 10 minutes more.
+# sync calls and event records a storm lacks): about 10 minutes more. BENCH_CUT=1 adds that run
+# cut into windows of 300,000 records while it runs: the instructions per record of each stage
+# of a cut on the tool's thread (collect, hand-off, join + write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -35,9 +37,18 @@ traced() { # NAME SCENARIO: the tool in the simulator under callgrind, into $wor
     target/release/rocprof-sim "$2" --sdk 1.0.0 >"$work/$1.log" 2>&1
 }
 traced storm "$work/storm200k.toml" &
+# The tool's callbacks per HIP call through its extern "C" edges, in each subscription it can
+# make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread.
+HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
+  --callgrind-out-file="$work/calls.out" "$bench" >"$work/calls.log" 2>&1 &
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
   traced maxtext "$work/maxtext10.toml" &
+fi
+if [[ ${BENCH_CUT:-0} == 1 ]]; then
+  # The same run cut into windows of 300,000 records while it runs: the cut's stages.
+  sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/cut10.toml"
+  ROCPROF_XPLANE_WINDOW_EVENTS=300000 ROCPROF_XPLANE_WINDOW_MERGE=1 traced cut "$work/cut10.toml" &
 fi
 wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
@@ -60,6 +71,20 @@ builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
 print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; build + encode {bb / builds / events:,.0f} instructions/event")
 print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f}); callbacks' work {sc / records:,.0f}")
 PY
+calls=200000
+for mode in table table_request table_stream; do
+  n=$(inclusive "$work/calls.out" "hot_path::calls_$mode")
+  echo "per HIP call, $mode: $((n / calls)) instructions (the tool's callbacks, hipLaunchKernel on a created stream)"
+done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/'
+# Per record collected: every edge the runtime calls on its threads (callbacks, external-id
+# requests, buffer deliveries), per delivered record of the storm.
+python3 - "$records" "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::external_id_request')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::buffer_callback')" <<'PY'
+import sys
+records, cb, req, buf = map(int, sys.argv[1:])
+print(f"storm per record collected: {(cb + req + buf) / records:,.0f} instructions (callbacks {cb / records:,.0f}, external-id requests {req / records:,.0f}, buffer deliveries {buf / records:,.0f})")
+PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
   python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
@@ -71,5 +96,15 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
 import sys
 records, f, j, d, w, h, c = map(int, sys.argv[1:])
 print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f}); callbacks' work {c / records:,.0f}")
+PY
+fi
+if [[ ${BENCH_CUT:-0} == 1 ]]; then
+  cut=$(grep -oE 'window [0-9]+ cut: [0-9]+ records' "$work/cut.log" | awk '{s += $4} END {print s + 0}')
+  python3 - "$cut" "$(inclusive "$work/cut.out" 'rocprof_xplane::control::coordinator::Coordinator::tick')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane::control::cut::Run::write_window')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::model::carry::hand_off')" <<'PY'
+import sys
+records, tick, window, hand = map(int, sys.argv[1:])
+print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {tick / records:,.0f} instructions/record on the tool's thread (collect {(tick - window) / records:,.0f}, hand-off {hand / records:,.0f}, join + write {(window - hand) / records:,.0f})")
 PY
 fi

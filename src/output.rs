@@ -9,22 +9,33 @@ use crate::xplane::{self, OutputLayout};
 /// The layout for this process: `<OUTPUT_DIR>/plugins/profile/<RUN_NAME>/<host>.<pid>.xplane.pb`,
 /// or the file name `ROCPROF_XPLANE_OUTPUT_FILE` makes (xprof names the host after it).
 pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
-    let host = match &cfg.file_template {
-        Some(t) => {
-            let name = crate::config::expand_file_name(
-                t,
-                &trace.hostname,
-                trace.pid,
-                crate::config::env_var,
-            );
-            xplane::sanitize_component(&name)
-        }
-        None => xplane::process_host_name(&trace.hostname, trace.pid),
-    };
     OutputLayout {
         log_dir: cfg.output_dir.clone(),
         run_name: cfg.run_name.clone(),
-        host,
+        host: file_host(
+            cfg.file_template.as_deref(),
+            &trace.hostname,
+            trace.pid,
+            crate::config::env_var,
+        ),
+    }
+}
+
+/// The file's host part for process `pid` on `hostname`: `<hostname>.<pid>`, or what
+/// `template` (`ROCPROF_XPLANE_OUTPUT_FILE`) makes with the process's environment `lookup`.
+/// The CLI uses it to tell the file of the process it started from others in the run.
+pub fn file_host(
+    template: Option<&str>,
+    hostname: &str,
+    pid: u32,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> String {
+    match template {
+        Some(t) => {
+            let name = crate::config::expand_file_name(t, hostname, pid, lookup);
+            xplane::sanitize_component(&name)
+        }
+        None => xplane::process_host_name(hostname, pid),
     }
 }
 

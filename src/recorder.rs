@@ -26,9 +26,11 @@ pub enum BufferSlot {
     KernelDispatch = 2,
     MemoryCopy = 3,
     HipEvent = 4,
+    /// The dispatch counting service's records (`ROCPROF_XPLANE_PMC`).
+    Counters = 5,
 }
 
-pub const BUFFER_SLOTS: usize = 5;
+pub const BUFFER_SLOTS: usize = 6;
 
 /// What one captured HIP call holds until its cut (its call or sync fact and annotation
 /// entry), charged against the memory ceiling: an estimate, the facts vary in size.

@@ -306,3 +306,104 @@ fn writing_dependency_anchors_allocates_nothing_per_anchor() {
         (large - small) as f64 / 56_000.0
     );
 }
+
+/// A HIP call through the tool's own `extern "C"` edges, as an SDK 1.x runtime makes it with
+/// every callback the tool subscribes to by default: `HIP_STREAM` SET ENTER, HIP API ENTER, the
+/// external-correlation-id request of its kernel, HIP API EXIT, SET EXIT. Nothing is allocated
+/// per call once the thread's chunks have room (a chunk per thousand calls).
+#[test]
+fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
+    use rocprof_xplane::capture::markers::{MarkerCall, MarkerOp};
+    use rocprof_xplane::sdk::callbacks::{
+        external_id_request, tracing_callback_v1, CallbackKinds, Dispatch, Tracer,
+    };
+    use std::ffi::c_void;
+    const HIP_STREAM_KIND_V1: u32 = 20;
+    const LAUNCH: i32 = 3;
+    let tracer: &'static Tracer = Box::leak(Box::default());
+    let mut hip_ops = vec![None; LAUNCH as usize + 1];
+    hip_ops[LAUNCH as usize] = rocprof_xplane::hip::lookup("hipLaunchKernel");
+    tracer.arm(Dispatch {
+        abi: Abi::V1,
+        buffer_kinds: BufferKinds::default(),
+        callback_kinds: CallbackKinds {
+            hip_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+            hip_stream: Some(HIP_STREAM_KIND_V1),
+            ..Default::default()
+        },
+        hip_ops,
+        buffers: Vec::new(),
+        clock: rocprof_xplane::sdk::Functions::from_process().clock(),
+    });
+    let tid = 77;
+    let stream = 0x7f00_0000_1000u64;
+    tracer.recorder.capture().on_marker(&MarkerCall {
+        op: MarkerOp::RangePush,
+        enter: true,
+        thread_id: tid,
+        correlation_id: 1,
+        timestamp_ns: 1,
+        label: Some("step"),
+        stop_id: 0,
+        start_retval: 0,
+    });
+    // SAFETY: plain C structs; all-zero is valid.
+    let mut api: sys::rocprofiler_callback_tracing_hip_api_data_t = unsafe { zeroed() };
+    api.size = size_of::<sys::rocprofiler_callback_tracing_hip_api_data_t>() as u64;
+    api.args.hipLaunchKernel.stream = stream as sys::hipStream_t;
+    let mut set = sys::rocprofiler_callback_tracing_hip_stream_data_t {
+        size: size_of::<sys::rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
+        stream_id: sys::rocprofiler_stream_id_t { handle: 1 },
+        stream_value: sys::rocprofiler_address_t { handle: stream },
+    };
+    let (api_p, set_p) = (
+        &mut api as *mut _ as *mut c_void,
+        &mut set as *mut _ as *mut c_void,
+    );
+    let data = tracer as *const Tracer as *mut c_void;
+    let callback = |kind: u32, op: i32, phase: u32, corr: u64, payload: *mut c_void| {
+        // SAFETY: all-zero is a valid record; the fields the tool reads are set.
+        let mut r: sys::rocprofiler_callback_tracing_record_v1_t = unsafe { zeroed() };
+        r.thread_id = tid;
+        r.correlation_id.internal = corr;
+        r.kind = kind;
+        r.operation = op;
+        r.phase = phase;
+        r.payload = payload;
+        // SAFETY: a record and payload as the runtime passes them, valid for the call; `data`
+        // is the armed tracer.
+        unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+    };
+    let (enter, exit) = (
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+    );
+    let hip = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+    let set_op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
+    let call = |corr: u64| {
+        callback(HIP_STREAM_KIND_V1, set_op, enter, 0, set_p);
+        callback(hip, LAUNCH, enter, corr, api_p);
+        // SAFETY: as the runtime calls it, with no out-parameter; `data` is the armed tracer.
+        unsafe {
+            external_id_request(
+                tid,
+                sys::rocprofiler_context_id_t { handle: 1 },
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+                0,
+                corr,
+                std::ptr::null_mut(),
+                data,
+            )
+        };
+        callback(hip, LAUNCH, exit, corr, api_p);
+        callback(HIP_STREAM_KIND_V1, set_op, exit, 0, set_p);
+    };
+    // The first calls register the thread and grow its first chunks.
+    let warm = allocations_in(|| (2..2050).for_each(call));
+    assert!(warm <= 64, "{warm} allocations for the first calls");
+    let hot = allocations_in(|| (2050..2050 + 1024).for_each(call));
+    assert!(
+        hot <= 4,
+        "{hot} allocations for 1,024 HIP calls through the callbacks: a chunk or two"
+    );
+}

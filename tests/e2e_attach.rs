@@ -7,6 +7,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use rocprof_xplane::xplane::read_xspace;
 use support::paths::{cli, profiles, tool_library};
@@ -299,4 +300,104 @@ fn a_call_under_way_at_the_detach_stays_in_the_session() {
     let s = read_xspace(&files[0]).unwrap();
     support::blocking::assert_every_emitted_call_kept(&s, &truth, &stderr);
     assert!(!stderr.contains("no further file: 1 API"), "{stderr}");
+}
+
+/// Two `rocprof-xplane attach` to one process: the second, while the first is attached, is
+/// refused with one line (exit 2) and never runs the driver; one made after the first has
+/// detached names where the tool in the process really writes it — the first attach's
+/// directory, as `<first run>_attach02` — whatever `--output-dir` and `--run-name` it was
+/// given, and says why. Before, both ran at once, and the second printed a path the tool never
+/// wrote. (A stand-in driver that stays attached 2 s; the tool's own naming of sessions is
+/// `a_reattach_is_a_second_profile_and_the_gap_is_in_neither`.)
+#[test]
+fn a_second_attach_is_refused_while_one_runs_and_later_says_where_it_goes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let fake = tmp.path().join("rocprof-attach");
+    let log = tmp.path().join("driver.log");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\necho \"$@ $ROCPROF_XPLANE_OUTPUT_DIR $ROCPROF_XPLANE_RUN_NAME\" >> {}\nsleep 2\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut target = Command::new("sleep")
+        .arg("60")
+        .env("ROCP_TOOL_ATTACH", "1")
+        .spawn()
+        .unwrap();
+    let pid = target.id().to_string();
+    let attach = |dir: &str, run: &str| {
+        let mut c = Command::new(cli());
+        c.args(["attach", &pid, "--duration", "1s", "--output-dir"])
+            .arg(tmp.path().join(dir))
+            .args(["--run-name", run, "--rocprof-attach"])
+            .arg(&fake)
+            .env("XDG_RUNTIME_DIR", &state)
+            .env("ROCPROF_XPLANE_TOOL_LIBRARY", tool_library());
+        c
+    };
+    let first = attach("a", "first")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !log.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the first attach never ran its driver"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = attach("b", "second").output().unwrap();
+    let e = support::stderr_of(&second);
+    assert_eq!(second.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains(&format!(
+            "process {pid} is being profiled by another `rocprof-xplane attach`"
+        )),
+        "{e}"
+    );
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let first = first.wait_with_output().unwrap();
+    let e = support::stderr_of(&first);
+    assert!(first.status.success(), "{e}");
+    assert!(
+        e.contains(&format!(
+            "profile into {}/",
+            tmp.path().join("a/plugins/profile/first").display()
+        )),
+        "{e}"
+    );
+    let third = attach("c", "third").output().unwrap();
+    let e = support::stderr_of(&third);
+    assert!(third.status.success(), "{e}");
+    let really = tmp.path().join("a/plugins/profile/first_attach02");
+    assert!(
+        e.contains(&format!("profile into {}/", really.display())),
+        "{e}"
+    );
+    assert!(e.contains("keeps those settings"), "{e}");
+    assert!(
+        !e.contains(&tmp.path().join("c").display().to_string()),
+        "no path the tool does not write: {e}"
+    );
+    target.kill().unwrap();
+    let _ = target.wait();
+    // The driver ran twice (the refused attach never started it), both times with the first
+    // attach's settings.
+    let runs = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = runs.lines().collect();
+    assert_eq!(lines.len(), 2, "{runs}");
+    let a = tmp.path().join("a").display().to_string();
+    assert!(
+        lines.iter().all(|l| l.ends_with(&format!("{a} first"))),
+        "{runs}"
+    );
 }

@@ -249,6 +249,14 @@ fn runtime_drops_are_counted_and_reported() {
             i["counters"]["runtime_dropped"], dropped,
             "{sdk}: inspect --json"
         );
+        // And on stderr at exit, where the user looks.
+        let stderr = stderr_of(&out);
+        assert!(
+            stderr.contains(&format!(
+                "rocprof-xplane: warning: the runtime dropped {dropped} records of this run"
+            )),
+            "{sdk}: the exit lines say nothing of the drops: {stderr}"
+        );
 
         // Nothing else went missing: what was delivered is what the tool counted, and
         // delivered + dropped is everything the scenario did.

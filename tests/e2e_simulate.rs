@@ -280,3 +280,59 @@ fn run_names_follow_one_rule_and_the_cli_reports_what_was_written() {
         .count();
     assert_eq!(runs, 1, "nothing written for the refused name");
 }
+
+/// The ranks of one job simulated at the same time into one run: each `simulate` lists only
+/// the file its own process wrote as "wrote" (named as the tool names it, by its pid or by an
+/// `OUTPUT_FILE` template with the rank), not the other ranks' files beside it. Before, it
+/// listed every file of the run written since it started.
+#[test]
+fn simulate_of_one_rank_lists_only_its_own_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (case, template) in [("pid", None), ("template", Some("%hostname%.rank%rank%"))] {
+        let logs = tmp.path().join(case);
+        let ranks: Vec<std::process::Child> = (0..2)
+            .map(|rank| {
+                let mut cmd = simulate_command(&builtin("tiny.toml"), "1.0.0", &logs);
+                cmd.args(["--run-name", "job"])
+                    .env("RANK", rank.to_string())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped());
+                if let Some(t) = template {
+                    cmd.env("ROCPROF_XPLANE_OUTPUT_FILE", t);
+                }
+                cmd.spawn().unwrap()
+            })
+            .collect();
+        let mut listed = Vec::new();
+        for child in ranks {
+            let out = child.wait_with_output().unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(
+                out.status.success(),
+                "{case}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let wrote: Vec<&str> = stdout
+                .lines()
+                .filter_map(|l| l.strip_prefix("wrote "))
+                .collect();
+            assert_eq!(wrote.len(), 1, "{case}: its own file only: {stdout}");
+            listed.push(wrote[0].to_string());
+        }
+        assert_ne!(listed[0], listed[1], "{case}");
+        let files = support::paths::profiles(&logs, "job");
+        assert_eq!(files.len(), 2, "{case}: {files:?}");
+        for l in &listed {
+            assert!(
+                files.iter().any(|f| f.display().to_string() == *l),
+                "{case}: {l} in {files:?}"
+            );
+        }
+        if template.is_some() {
+            assert!(
+                listed.iter().any(|l| l.ends_with(".rank1.xplane.pb")),
+                "{listed:?}"
+            );
+        }
+    }
+}

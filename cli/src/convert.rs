@@ -83,9 +83,9 @@ fn run(args: &Args) -> Result<(), String> {
             host: xplane::process_host_name(&host, pid),
         };
         let path = xplane::write_xspace(&trace, &layout).map_err(|e| e.to_string())?;
-        println!("wrote {}", path.display());
+        crate::out!("wrote {}", path.display());
     }
-    println!(
+    crate::out!(
         "open it with:  xprof --logdir {} --port 6006",
         log_dir.display()
     );

@@ -33,11 +33,8 @@ pub struct Args {
 
 pub fn execute(args: Args) -> ExitCode {
     let (file, as_json) = (args.file, args.json);
-    if std::fs::metadata(&file)
-        .map(|m| m.len() == 0)
-        .unwrap_or(false)
-    {
-        eprintln!("rocprof-xplane inspect: {file} is empty (0 bytes): not a profile");
+    if let Err(why) = crate::files::profile(Path::new(&file)) {
+        eprintln!("rocprof-xplane inspect: {why}");
         return ExitCode::FAILURE;
     }
     let space = match read_xspace(&file) {
@@ -63,14 +60,14 @@ pub fn execute(args: Args) -> ExitCode {
     let summary = summarize(Path::new(&file), &space);
     if as_json {
         match serde_json::to_string_pretty(&summary) {
-            Ok(s) => println!("{s}"),
+            Ok(s) => crate::out!("{s}"),
             Err(e) => {
                 eprintln!("rocprof-xplane inspect: {e}");
                 return ExitCode::FAILURE;
             }
         }
     } else {
-        print!("{}", render_text(&summary));
+        crate::files::out_text(&render_text(&summary));
     }
     ExitCode::SUCCESS
 }

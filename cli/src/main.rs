@@ -8,6 +8,7 @@
 
 mod attach;
 mod convert;
+mod files;
 mod inspect;
 mod launch;
 mod merge;

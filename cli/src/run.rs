@@ -41,6 +41,10 @@ pub struct Args {
     /// Trace memory copies (rocprofv3's flag).
     #[arg(long)]
     memory_copy_trace: bool,
+    /// Hardware counters per kernel dispatch, space- or comma-separated (rocprofv3's flag;
+    /// ROCPROF_XPLANE_PMC). Counting serialises kernels on real hardware.
+    #[arg(long, value_name = "COUNTER", num_args = 1.., value_delimiter = ',')]
+    pmc: Vec<String>,
     /// Start recording this many seconds after start-up (ROCPROF_XPLANE_START_DELAY).
     #[arg(long, value_name = "SECONDS")]
     start_delay: Option<f64>,
@@ -63,6 +67,11 @@ pub struct Args {
     /// With --window-range: cut after every N-th such range (ROCPROF_XPLANE_WINDOW_RANGE_EVERY).
     #[arg(long, value_name = "N")]
     window_range_every: Option<u64>,
+    /// roctx ranges that are the program's steps in xprof's step views: the range's text, or a
+    /// pattern where `*` is any text, e.g. 'decode step *' (ROCPROF_XPLANE_STEP_RANGE).
+    /// TraceMe steps (`_r`, `step_num`) and PyTorch's `ProfilerStep#N` need none.
+    #[arg(long, value_name = "PATTERN")]
+    step_range: Option<String>,
     /// The program and its arguments (after `--`).
     #[arg(last = true, required = true)]
     command: Vec<OsString>,
@@ -130,6 +139,9 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
     if !chosen.is_empty() {
         v.push(("DOMAINS", chosen.join(",")));
     }
+    if !a.pmc.is_empty() {
+        v.push(("PMC", a.pmc.join(",")));
+    }
     let secs = |x: Option<f64>| x.map(|t| t.to_string());
     for (var, value) in [
         ("START_DELAY", secs(a.start_delay)),
@@ -143,6 +155,7 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
             a.window_range_every.map(|n| n.to_string()),
         ),
         ("OUTPUT_FILE", a.output_file.clone()),
+        ("STEP_RANGE", a.step_range.clone()),
     ] {
         if let Some(value) = value {
             v.push((var, value));
@@ -173,6 +186,17 @@ pub fn execute(args: Args) -> ExitCode {
         eprintln!(
             "rocprof-xplane run: -o {:?}: {e}",
             args.output_file.unwrap_or_default()
+        );
+        return ExitCode::from(2);
+    }
+    if let Some(Err(e)) = args
+        .step_range
+        .as_deref()
+        .map(rocprof_xplane::model::steps::StepRule::parse)
+    {
+        eprintln!(
+            "rocprof-xplane run: --step-range {:?}: {e}",
+            args.step_range.unwrap_or_default()
         );
         return ExitCode::from(2);
     }
@@ -273,6 +297,17 @@ mod tests {
                 ("OUTPUT_FILE", "%hostname%.rank%rank%".to_string()),
             ]
         );
+        // rocprofv3's spelling: counters as separate words, or one comma list.
+        for argv in [
+            &["run", "--pmc", "SQ_WAVES", "GRBM_COUNT", "--", "p"][..],
+            &["run", "--pmc", "SQ_WAVES,GRBM_COUNT", "--", "p"][..],
+        ] {
+            let a = Args::try_parse_from(argv).unwrap();
+            assert_eq!(
+                capture_env(&a),
+                vec![("PMC", "SQ_WAVES,GRBM_COUNT".to_string())]
+            );
+        }
         let none = Args::try_parse_from(["run", "--output-directory", "/y", "--", "p"]).unwrap();
         assert!(
             capture_env(&none).is_empty(),

@@ -2,10 +2,13 @@
 //! this tool loaded, exactly as a real runtime would load it (a separate process, the tool
 //! given in `ROCP_TOOL_LIBRARIES`). The simulator is test infrastructure: no GPU is involved.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::Parser;
+
+use rocprof_xplane::config::Config;
+use rocprof_xplane::output;
 
 use super::launch::{absolute, find_driver, find_tool_library, resolve_run_name, set_tool_env};
 
@@ -62,9 +65,13 @@ fn run(args: &Args) -> Result<ExitCode, String> {
     set_tool_env(&mut cmd, &tool, &out_dir, &run_name);
 
     let started = std::time::SystemTime::now();
-    let status = cmd
-        .status()
+    let mut child = cmd
+        .spawn()
         .map_err(|e| format!("cannot run {}: {e}", driver.display()))?;
+    let pid = child.id();
+    let status = child
+        .wait()
+        .map_err(|e| format!("cannot wait for {}: {e}", driver.display()))?;
     if !status.success() {
         return Err(format!("simulator exited with {status}"));
     }
@@ -72,21 +79,19 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         .join("plugins")
         .join("profile")
         .join(rocprof_xplane_core::xplane::run_dir_name(&run_name));
-    let files: Vec<PathBuf> = std::fs::read_dir(&run_dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
-                // Only what this run wrote (the run directory may hold earlier runs' files).
-                .filter(|p| {
-                    let modified = std::fs::metadata(p).and_then(|m| m.modified());
-                    modified.is_ok_and(|t| t >= started - std::time::Duration::from_secs(1))
-                })
-                .collect()
+    // Only the file of the process started here: other ranks of the job (other processes, run
+    // at the same time into the same run) write theirs beside it.
+    let own = own_file(&out_dir, &run_name, pid);
+    // Written by this run, not left by an earlier process of the same number.
+    let files: Vec<PathBuf> = std::iter::once(own)
+        .filter(|p| {
+            let modified = std::fs::metadata(p).and_then(|m| m.modified());
+            modified.is_ok_and(|t| t >= started - std::time::Duration::from_secs(1))
         })
-        .unwrap_or_default();
+        .collect();
     if files.is_empty() && std::env::var_os("ROCPROF_XPLANE_SERVER").is_some() {
         // The profiler service hands its profiles to the clients that asked for them.
-        println!("the profiler service was on: profiles went to the capturing clients, none was written here");
+        crate::out!("the profiler service was on: profiles went to the capturing clients, none was written here");
         return Ok(ExitCode::SUCCESS);
     }
     if files.is_empty() {
@@ -96,11 +101,30 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         ));
     }
     for f in &files {
-        println!("wrote {}", f.display());
+        crate::out!("wrote {}", f.display());
     }
-    println!(
+    crate::out!(
         "open it with:  xprof --logdir {} --port 6006",
         out_dir.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The profile process `pid` writes into run `run_name` under `out_dir`, named as the tool
+/// names it (`output::file_host`) with the environment the process inherited from us.
+fn own_file(out_dir: &Path, run_name: &str, pid: u32) -> PathBuf {
+    let lookup = |k: &str| std::env::var(k).ok();
+    let (cfg, _) = Config::parse(lookup, 0);
+    let host = output::file_host(
+        cfg.file_template.as_deref(),
+        &rocprof_xplane::sdk::os::hostname(),
+        pid,
+        lookup,
+    );
+    let layout = rocprof_xplane_core::xplane::OutputLayout {
+        log_dir: out_dir.to_path_buf(),
+        run_name: run_name.to_string(),
+        host,
+    };
+    layout.file_path()
 }

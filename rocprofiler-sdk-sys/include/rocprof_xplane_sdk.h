@@ -1324,4 +1324,181 @@ typedef rocprofiler_status_t (*rocprofiler_pop_external_correlation_id_fn)(
     rocprofiler_context_id_t context, rocprofiler_thread_id_t tid,
     rocprofiler_user_data_t* external_correlation_id);
 
+/* ------------------------------------------------------------------------- */
+/* Hardware counters: per-dispatch and per-device counting services           */
+/* ------------------------------------------------------------------------- */
+/*
+ * Facts (docs/abi.md, "Hardware counters"): the SDK 0.x headers (0.4.0 of
+ * ROCm 6.2, 0.5.0) and 1.x headers (1.2.1, the newest development copy) lay
+ * these out identically except where a `_v0_t`/`_v1_t` pair says otherwise.
+ * The services' function NAMES changed (profile_config -> counter_config,
+ * buffered_dispatch_profile_counting -> buffer_dispatch_counting,
+ * agent_profile -> device_counting); signatures did not, except the sampling
+ * call (three arguments in 0.x, five in 1.x). A tool resolves each name it
+ * knows and uses what the running library has.
+ */
+
+/* Counter handles {uint64_t handle;}. The config id is spelled
+ * rocprofiler_profile_config_id_t in 0.x and rocprofiler_counter_config_id_t
+ * in 1.x: same layout. */
+typedef struct rocprofiler_counter_id_t {
+    uint64_t handle;
+} rocprofiler_counter_id_t;
+typedef struct rocprofiler_counter_config_id_t {
+    uint64_t handle;
+} rocprofiler_counter_config_id_t;
+
+/* One record's counter and dimension positions, encoded by the SDK (decode it
+ * with rocprofiler_query_record_counter_id, never by hand). */
+typedef uint64_t rocprofiler_counter_instance_id_t;
+typedef uint64_t rocprofiler_counter_dimension_id_t;
+
+/* Record kinds of ROCPROFILER_BUFFER_CATEGORY_COUNTERS (all versions). */
+typedef enum rocprofiler_counter_record_kind_t {
+    ROCPROFILER_COUNTER_RECORD_NONE = 0,
+    ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER = 1,
+    ROCPROFILER_COUNTER_RECORD_VALUE = 2,
+} rocprofiler_counter_record_kind_t;
+
+/* Version of the info struct rocprofiler_query_counter_info fills. VERSION_1
+ * (1.x only) is not declared: the tool asks for VERSION_0 in every family. */
+typedef enum rocprofiler_counter_info_version_id_t {
+    ROCPROFILER_COUNTER_INFO_VERSION_NONE = 0,
+    ROCPROFILER_COUNTER_INFO_VERSION_0 = 1,
+} rocprofiler_counter_info_version_id_t;
+
+/* Flags of the device sampling call. */
+typedef enum rocprofiler_counter_flag_t {
+    ROCPROFILER_COUNTER_FLAG_NONE = 0,
+    ROCPROFILER_COUNTER_FLAG_ASYNC = 1,
+} rocprofiler_counter_flag_t;
+
+/* 48 bytes. The two flags are one-bit fields of the byte at 40 (is_constant
+ * bit 0, is_derived bit 1); declared here as that byte. */
+typedef struct rocprofiler_counter_info_v0_t {
+    rocprofiler_counter_id_t id;
+    const char* name;
+    const char* description;
+    const char* block;      /* hardware block; NULL or "" for a derived counter */
+    const char* expression; /* derived counters only */
+    uint8_t flags;          /* bit 0 is_constant, bit 1 is_derived */
+} rocprofiler_counter_info_v0_t;
+
+/* 24 bytes; `rocprofiler_record_dimension_info_t` in 0.x,
+ * `rocprofiler_counter_record_dimension_info_t` in 1.x. */
+typedef struct rocprofiler_counter_record_dimension_info_t {
+    const char* name;
+    size_t instance_size;
+    rocprofiler_counter_dimension_id_t id;
+} rocprofiler_counter_record_dimension_info_t;
+
+/* One counter value of one instance. 0.x (`rocprofiler_record_counter_t`):
+ * 32 bytes; 1.x (`rocprofiler_counter_record_t`) appends the agent: 40 bytes.
+ * A buffered record is read through its header, one record per header, so
+ * the common 32-byte prefix is all a reader needs. */
+typedef struct rocprofiler_counter_record_v0_t {
+    rocprofiler_counter_instance_id_t id;
+    double counter_value;
+    rocprofiler_dispatch_id_t dispatch_id; /* 0 = not a dispatch's (device counting) */
+    rocprofiler_user_data_t user_data;
+} rocprofiler_counter_record_v0_t;
+typedef struct rocprofiler_counter_record_v1_t {
+    rocprofiler_counter_instance_id_t id;
+    double counter_value;
+    rocprofiler_dispatch_id_t dispatch_id; /* as in the 0.x record */
+    rocprofiler_user_data_t user_data;
+    rocprofiler_agent_id_t agent_id;
+} rocprofiler_counter_record_v1_t;
+
+/* The dispatch callback's argument, passed BY VALUE: 168 bytes. The
+ * correlation id is the 16-byte {internal, external} pair in every version
+ * (`rocprofiler_correlation_id_t` of 0.x, `rocprofiler_async_correlation_id_t`
+ * of 1.x). 0.x name: rocprofiler_profile_counting_dispatch_data_t. */
+typedef struct rocprofiler_dispatch_counting_service_data_t {
+    uint64_t size;
+    rocprofiler_async_correlation_id_t correlation_id;
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
+    rocprofiler_kernel_dispatch_info_t dispatch_info;
+} rocprofiler_dispatch_counting_service_data_t;
+
+/* Buffered header record (kind PROFILE_COUNTING_DISPATCH_HEADER), put before
+ * the dispatch's value records: 176 bytes. 0.x name:
+ * rocprofiler_profile_counting_dispatch_record_t. */
+typedef struct rocprofiler_dispatch_counting_service_record_t {
+    uint64_t size;
+    uint64_t num_records;
+    rocprofiler_async_correlation_id_t correlation_id;
+    rocprofiler_timestamp_t start_timestamp;
+    rocprofiler_timestamp_t end_timestamp;
+    rocprofiler_kernel_dispatch_info_t dispatch_info;
+} rocprofiler_dispatch_counting_service_record_t;
+
+/* Called before each dispatch is enqueued: the tool writes the config to
+ * collect (handle 0 = none) into `config`. */
+typedef void (*rocprofiler_dispatch_counting_service_cb_t)(
+    rocprofiler_dispatch_counting_service_data_t dispatch_data,
+    rocprofiler_counter_config_id_t* config, rocprofiler_user_data_t* user_data,
+    void* callback_data_args);
+
+/* 1.x rocprofiler_configure_buffer_dispatch_counting_service; 0.x
+ * rocprofiler_configure_buffered_dispatch_profile_counting_service. */
+typedef rocprofiler_status_t (*rocprofiler_configure_buffer_dispatch_counting_service_fn)(
+    rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
+    rocprofiler_dispatch_counting_service_cb_t callback, void* callback_data_args);
+
+/* 1.x rocprofiler_create_counter_config; 0.x rocprofiler_create_profile_config. */
+typedef rocprofiler_status_t (*rocprofiler_create_counter_config_fn)(
+    rocprofiler_agent_id_t agent_id, rocprofiler_counter_id_t* counters_list,
+    size_t counters_count, rocprofiler_counter_config_id_t* config_id);
+typedef rocprofiler_status_t (*rocprofiler_destroy_counter_config_fn)(
+    rocprofiler_counter_config_id_t config_id);
+
+/* The counters an agent supports. */
+typedef rocprofiler_status_t (*rocprofiler_available_counters_cb_t)(
+    rocprofiler_agent_id_t agent_id, rocprofiler_counter_id_t* counters, size_t num_counters,
+    void* user_data);
+typedef rocprofiler_status_t (*rocprofiler_iterate_agent_supported_counters_fn)(
+    rocprofiler_agent_id_t agent_id, rocprofiler_available_counters_cb_t cb, void* user_data);
+
+/* `info` points to the struct of `version`. */
+typedef rocprofiler_status_t (*rocprofiler_query_counter_info_fn)(
+    rocprofiler_counter_id_t counter_id, rocprofiler_counter_info_version_id_t version,
+    void* info);
+
+/* Dimensions of a counter (deprecated in 1.x, still exported). */
+typedef rocprofiler_status_t (*rocprofiler_available_dimensions_cb_t)(
+    rocprofiler_counter_id_t id, const rocprofiler_counter_record_dimension_info_t* dim_info,
+    size_t num_dims, void* user_data);
+typedef rocprofiler_status_t (*rocprofiler_iterate_counter_dimensions_fn)(
+    rocprofiler_counter_id_t id, rocprofiler_available_dimensions_cb_t info_cb, void* user_data);
+
+/* The counter of a record's instance id. */
+typedef rocprofiler_status_t (*rocprofiler_query_record_counter_id_fn)(
+    rocprofiler_counter_instance_id_t id, rocprofiler_counter_id_t* counter_id);
+
+/* Device (agent) counting: counters read on demand over the whole device.
+ * 1.x rocprofiler_configure_device_counting_service; 0.x
+ * rocprofiler_configure_agent_profile_counting_service. A context with it
+ * cannot also hold a dispatch counting service. */
+typedef rocprofiler_status_t (*rocprofiler_device_counting_agent_cb_t)(
+    rocprofiler_context_id_t context_id, rocprofiler_counter_config_id_t config_id);
+typedef void (*rocprofiler_device_counting_service_cb_t)(
+    rocprofiler_context_id_t context_id, rocprofiler_agent_id_t agent_id,
+    rocprofiler_device_counting_agent_cb_t set_config, void* user_data);
+typedef rocprofiler_status_t (*rocprofiler_configure_device_counting_service_fn)(
+    rocprofiler_context_id_t context_id, rocprofiler_buffer_id_t buffer_id,
+    rocprofiler_agent_id_t agent_id, rocprofiler_device_counting_service_cb_t cb,
+    void* user_data);
+/* 1.x rocprofiler_sample_device_counting_service (records to the buffer when
+ * `output_records` is NULL). */
+typedef rocprofiler_status_t (*rocprofiler_sample_device_counting_service_v1_fn)(
+    rocprofiler_context_id_t context_id, rocprofiler_user_data_t user_data,
+    rocprofiler_counter_flag_t flags, rocprofiler_counter_record_v1_t* output_records,
+    size_t* rec_count);
+/* 0.x rocprofiler_sample_agent_profile_counting_service. */
+typedef rocprofiler_status_t (*rocprofiler_sample_device_counting_service_v0_fn)(
+    rocprofiler_context_id_t context_id, rocprofiler_user_data_t user_data,
+    rocprofiler_counter_flag_t flags);
+
 #endif /* ROCPROF_XPLANE_SDK_H */

@@ -5553,3 +5553,433 @@ pub type rocprofiler_pop_external_correlation_id_fn = ::core::option::Option<
         external_correlation_id: *mut rocprofiler_user_data_t,
     ) -> rocprofiler_status_t,
 >;
+#[repr(C)]
+#[derive(Default, Copy, Clone)]
+pub struct rocprofiler_counter_id_t {
+    pub handle: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_counter_id_t",
+    ][::core::mem::size_of::<rocprofiler_counter_id_t>() - 8usize];
+    [
+        "Alignment of rocprofiler_counter_id_t",
+    ][::core::mem::align_of::<rocprofiler_counter_id_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_id_t::handle",
+    ][::core::mem::offset_of!(rocprofiler_counter_id_t, handle) - 0usize];
+};
+#[repr(C)]
+#[derive(Default, Copy, Clone)]
+pub struct rocprofiler_counter_config_id_t {
+    pub handle: u64,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_counter_config_id_t",
+    ][::core::mem::size_of::<rocprofiler_counter_config_id_t>() - 8usize];
+    [
+        "Alignment of rocprofiler_counter_config_id_t",
+    ][::core::mem::align_of::<rocprofiler_counter_config_id_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_config_id_t::handle",
+    ][::core::mem::offset_of!(rocprofiler_counter_config_id_t, handle) - 0usize];
+};
+pub type rocprofiler_counter_instance_id_t = u64;
+pub type rocprofiler_counter_dimension_id_t = u64;
+pub const ROCPROFILER_COUNTER_RECORD_NONE: rocprofiler_counter_record_kind_t = 0;
+pub const ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER: rocprofiler_counter_record_kind_t = 1;
+pub const ROCPROFILER_COUNTER_RECORD_VALUE: rocprofiler_counter_record_kind_t = 2;
+pub type rocprofiler_counter_record_kind_t = ::core::ffi::c_uint;
+pub const ROCPROFILER_COUNTER_INFO_VERSION_NONE: rocprofiler_counter_info_version_id_t = 0;
+pub const ROCPROFILER_COUNTER_INFO_VERSION_0: rocprofiler_counter_info_version_id_t = 1;
+pub type rocprofiler_counter_info_version_id_t = ::core::ffi::c_uint;
+pub const ROCPROFILER_COUNTER_FLAG_NONE: rocprofiler_counter_flag_t = 0;
+pub const ROCPROFILER_COUNTER_FLAG_ASYNC: rocprofiler_counter_flag_t = 1;
+pub type rocprofiler_counter_flag_t = ::core::ffi::c_uint;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_counter_info_v0_t {
+    pub id: rocprofiler_counter_id_t,
+    pub name: *const ::core::ffi::c_char,
+    pub description: *const ::core::ffi::c_char,
+    pub block: *const ::core::ffi::c_char,
+    pub expression: *const ::core::ffi::c_char,
+    pub flags: u8,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_counter_info_v0_t",
+    ][::core::mem::size_of::<rocprofiler_counter_info_v0_t>() - 48usize];
+    [
+        "Alignment of rocprofiler_counter_info_v0_t",
+    ][::core::mem::align_of::<rocprofiler_counter_info_v0_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_info_v0_t::id",
+    ][::core::mem::offset_of!(rocprofiler_counter_info_v0_t, id) - 0usize];
+    [
+        "Offset of field: rocprofiler_counter_info_v0_t::name",
+    ][::core::mem::offset_of!(rocprofiler_counter_info_v0_t, name) - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_info_v0_t::description",
+    ][::core::mem::offset_of!(rocprofiler_counter_info_v0_t, description) - 16usize];
+    [
+        "Offset of field: rocprofiler_counter_info_v0_t::block",
+    ][::core::mem::offset_of!(rocprofiler_counter_info_v0_t, block) - 24usize];
+    [
+        "Offset of field: rocprofiler_counter_info_v0_t::expression",
+    ][::core::mem::offset_of!(rocprofiler_counter_info_v0_t, expression) - 32usize];
+    [
+        "Offset of field: rocprofiler_counter_info_v0_t::flags",
+    ][::core::mem::offset_of!(rocprofiler_counter_info_v0_t, flags) - 40usize];
+};
+impl Default for rocprofiler_counter_info_v0_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_counter_record_dimension_info_t {
+    pub name: *const ::core::ffi::c_char,
+    pub instance_size: usize,
+    pub id: rocprofiler_counter_dimension_id_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_counter_record_dimension_info_t",
+    ][::core::mem::size_of::<rocprofiler_counter_record_dimension_info_t>() - 24usize];
+    [
+        "Alignment of rocprofiler_counter_record_dimension_info_t",
+    ][::core::mem::align_of::<rocprofiler_counter_record_dimension_info_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_record_dimension_info_t::name",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_dimension_info_t, name)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_counter_record_dimension_info_t::instance_size",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_dimension_info_t, instance_size)
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_record_dimension_info_t::id",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_dimension_info_t, id)
+        - 16usize];
+};
+impl Default for rocprofiler_counter_record_dimension_info_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_counter_record_v0_t {
+    pub id: rocprofiler_counter_instance_id_t,
+    pub counter_value: f64,
+    pub dispatch_id: rocprofiler_dispatch_id_t,
+    pub user_data: rocprofiler_user_data_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_counter_record_v0_t",
+    ][::core::mem::size_of::<rocprofiler_counter_record_v0_t>() - 32usize];
+    [
+        "Alignment of rocprofiler_counter_record_v0_t",
+    ][::core::mem::align_of::<rocprofiler_counter_record_v0_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v0_t::id",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v0_t, id) - 0usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v0_t::counter_value",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v0_t, counter_value) - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v0_t::dispatch_id",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v0_t, dispatch_id) - 16usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v0_t::user_data",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v0_t, user_data) - 24usize];
+};
+impl Default for rocprofiler_counter_record_v0_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_counter_record_v1_t {
+    pub id: rocprofiler_counter_instance_id_t,
+    pub counter_value: f64,
+    pub dispatch_id: rocprofiler_dispatch_id_t,
+    pub user_data: rocprofiler_user_data_t,
+    pub agent_id: rocprofiler_agent_id_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_counter_record_v1_t",
+    ][::core::mem::size_of::<rocprofiler_counter_record_v1_t>() - 40usize];
+    [
+        "Alignment of rocprofiler_counter_record_v1_t",
+    ][::core::mem::align_of::<rocprofiler_counter_record_v1_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v1_t::id",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v1_t, id) - 0usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v1_t::counter_value",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v1_t, counter_value) - 8usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v1_t::dispatch_id",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v1_t, dispatch_id) - 16usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v1_t::user_data",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v1_t, user_data) - 24usize];
+    [
+        "Offset of field: rocprofiler_counter_record_v1_t::agent_id",
+    ][::core::mem::offset_of!(rocprofiler_counter_record_v1_t, agent_id) - 32usize];
+};
+impl Default for rocprofiler_counter_record_v1_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_dispatch_counting_service_data_t {
+    pub size: u64,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub dispatch_info: rocprofiler_kernel_dispatch_info_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_dispatch_counting_service_data_t",
+    ][::core::mem::size_of::<rocprofiler_dispatch_counting_service_data_t>() - 168usize];
+    [
+        "Alignment of rocprofiler_dispatch_counting_service_data_t",
+    ][::core::mem::align_of::<rocprofiler_dispatch_counting_service_data_t>() - 8usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_data_t::size",
+    ][::core::mem::offset_of!(rocprofiler_dispatch_counting_service_data_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_data_t::correlation_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_data_t, correlation_id
+    ) - 8usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_data_t::start_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_data_t, start_timestamp
+    ) - 24usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_data_t::end_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_data_t, end_timestamp
+    ) - 32usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_data_t::dispatch_info",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_data_t, dispatch_info
+    ) - 40usize];
+};
+impl Default for rocprofiler_dispatch_counting_service_data_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_dispatch_counting_service_record_t {
+    pub size: u64,
+    pub num_records: u64,
+    pub correlation_id: rocprofiler_async_correlation_id_t,
+    pub start_timestamp: rocprofiler_timestamp_t,
+    pub end_timestamp: rocprofiler_timestamp_t,
+    pub dispatch_info: rocprofiler_kernel_dispatch_info_t,
+}
+#[allow(clippy::unnecessary_operation, clippy::identity_op)]
+const _: () = {
+    [
+        "Size of rocprofiler_dispatch_counting_service_record_t",
+    ][::core::mem::size_of::<rocprofiler_dispatch_counting_service_record_t>()
+        - 176usize];
+    [
+        "Alignment of rocprofiler_dispatch_counting_service_record_t",
+    ][::core::mem::align_of::<rocprofiler_dispatch_counting_service_record_t>()
+        - 8usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_record_t::size",
+    ][::core::mem::offset_of!(rocprofiler_dispatch_counting_service_record_t, size)
+        - 0usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_record_t::num_records",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_record_t, num_records
+    ) - 8usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_record_t::correlation_id",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_record_t, correlation_id
+    ) - 16usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_record_t::start_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_record_t, start_timestamp
+    ) - 32usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_record_t::end_timestamp",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_record_t, end_timestamp
+    ) - 40usize];
+    [
+        "Offset of field: rocprofiler_dispatch_counting_service_record_t::dispatch_info",
+    ][::core::mem::offset_of!(
+        rocprofiler_dispatch_counting_service_record_t, dispatch_info
+    ) - 48usize];
+};
+impl Default for rocprofiler_dispatch_counting_service_record_t {
+    fn default() -> Self {
+        let mut s = ::core::mem::MaybeUninit::<Self>::uninit();
+        unsafe {
+            ::core::ptr::write_bytes(s.as_mut_ptr(), 0, 1);
+            s.assume_init()
+        }
+    }
+}
+pub type rocprofiler_dispatch_counting_service_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        dispatch_data: rocprofiler_dispatch_counting_service_data_t,
+        config: *mut rocprofiler_counter_config_id_t,
+        user_data: *mut rocprofiler_user_data_t,
+        callback_data_args: *mut ::core::ffi::c_void,
+    ),
+>;
+pub type rocprofiler_configure_buffer_dispatch_counting_service_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        context_id: rocprofiler_context_id_t,
+        buffer_id: rocprofiler_buffer_id_t,
+        callback: rocprofiler_dispatch_counting_service_cb_t,
+        callback_data_args: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_create_counter_config_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        agent_id: rocprofiler_agent_id_t,
+        counters_list: *mut rocprofiler_counter_id_t,
+        counters_count: usize,
+        config_id: *mut rocprofiler_counter_config_id_t,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_destroy_counter_config_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        config_id: rocprofiler_counter_config_id_t,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_available_counters_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        agent_id: rocprofiler_agent_id_t,
+        counters: *mut rocprofiler_counter_id_t,
+        num_counters: usize,
+        user_data: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_iterate_agent_supported_counters_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        agent_id: rocprofiler_agent_id_t,
+        cb: rocprofiler_available_counters_cb_t,
+        user_data: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_query_counter_info_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        counter_id: rocprofiler_counter_id_t,
+        version: rocprofiler_counter_info_version_id_t,
+        info: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_available_dimensions_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        id: rocprofiler_counter_id_t,
+        dim_info: *const rocprofiler_counter_record_dimension_info_t,
+        num_dims: usize,
+        user_data: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_iterate_counter_dimensions_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        id: rocprofiler_counter_id_t,
+        info_cb: rocprofiler_available_dimensions_cb_t,
+        user_data: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_query_record_counter_id_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        id: rocprofiler_counter_instance_id_t,
+        counter_id: *mut rocprofiler_counter_id_t,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_device_counting_agent_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        context_id: rocprofiler_context_id_t,
+        config_id: rocprofiler_counter_config_id_t,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_device_counting_service_cb_t = ::core::option::Option<
+    unsafe extern "C" fn(
+        context_id: rocprofiler_context_id_t,
+        agent_id: rocprofiler_agent_id_t,
+        set_config: rocprofiler_device_counting_agent_cb_t,
+        user_data: *mut ::core::ffi::c_void,
+    ),
+>;
+pub type rocprofiler_configure_device_counting_service_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        context_id: rocprofiler_context_id_t,
+        buffer_id: rocprofiler_buffer_id_t,
+        agent_id: rocprofiler_agent_id_t,
+        cb: rocprofiler_device_counting_service_cb_t,
+        user_data: *mut ::core::ffi::c_void,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_sample_device_counting_service_v1_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        context_id: rocprofiler_context_id_t,
+        user_data: rocprofiler_user_data_t,
+        flags: rocprofiler_counter_flag_t,
+        output_records: *mut rocprofiler_counter_record_v1_t,
+        rec_count: *mut usize,
+    ) -> rocprofiler_status_t,
+>;
+pub type rocprofiler_sample_device_counting_service_v0_fn = ::core::option::Option<
+    unsafe extern "C" fn(
+        context_id: rocprofiler_context_id_t,
+        user_data: rocprofiler_user_data_t,
+        flags: rocprofiler_counter_flag_t,
+    ) -> rocprofiler_status_t,
+>;

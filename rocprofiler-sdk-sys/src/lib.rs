@@ -158,6 +158,24 @@ mod layout_asserts {
     size!(rocprofiler_callback_tracing_kernel_dispatch_data_t, 152);
     off!(rocprofiler_callback_tracing_kernel_dispatch_data_t, dispatch_info => 24);
 
+    // Hardware counters.
+    size!(rocprofiler_counter_id_t, 8);
+    size!(rocprofiler_counter_config_id_t, 8);
+    size!(rocprofiler_counter_record_dimension_info_t, 24);
+    off!(rocprofiler_counter_record_dimension_info_t, id => 16);
+    size!(rocprofiler_counter_record_v0_t, 32);
+    off!(rocprofiler_counter_record_v0_t, counter_value => 8);
+    off!(rocprofiler_counter_record_v0_t, dispatch_id => 16);
+    size!(rocprofiler_counter_record_v1_t, 40);
+    off!(rocprofiler_counter_record_v1_t, agent_id => 32);
+    size!(rocprofiler_counter_info_v0_t, 48);
+    off!(rocprofiler_counter_info_v0_t, flags => 40);
+    size!(rocprofiler_dispatch_counting_service_data_t, 168);
+    off!(rocprofiler_dispatch_counting_service_data_t, dispatch_info => 40);
+    size!(rocprofiler_dispatch_counting_service_record_t, 176);
+    off!(rocprofiler_dispatch_counting_service_record_t, correlation_id => 16);
+    off!(rocprofiler_dispatch_counting_service_record_t, dispatch_info => 48);
+
     // Memory copy.
     size!(rocprofiler_buffer_tracing_memory_copy_record_v0_t, 80);
     size!(rocprofiler_buffer_tracing_memory_copy_record_v1_t, 96);

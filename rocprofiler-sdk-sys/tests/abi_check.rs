@@ -173,6 +173,7 @@ const TWINS: &[&str] = &[
     "rocprofiler_buffer_tracing_marker_api_record",
     "rocprofiler_buffer_tracing_memory_copy_record",
     "rocprofiler_callback_tracing_memory_copy_data",
+    "rocprofiler_counter_record",
 ];
 
 /// Writes a stand-in SDK of `version` (major, minor, patch) into `dir`. Each
@@ -219,6 +220,14 @@ fn fake_sdk(dir: &Path, version: (u32, u32, u32), from_other: &[&str]) {
         u += &format!("typedef {ty}_{}_t {ty}_t;\n", pick(base));
     }
     u += "typedef rocprofiler_configure_any_fn rocprofiler_configure_func_t;\n";
+    if major == 0 {
+        // 0.x spellings of the counter types.
+        u += "typedef rocprofiler_counter_record_v0_t rocprofiler_record_counter_t;\n\
+              typedef rocprofiler_counter_config_id_t rocprofiler_profile_config_id_t;\n\
+              typedef rocprofiler_counter_record_dimension_info_t rocprofiler_record_dimension_info_t;\n\
+              typedef rocprofiler_dispatch_counting_service_data_t rocprofiler_profile_counting_dispatch_data_t;\n\
+              typedef rocprofiler_dispatch_counting_service_record_t rocprofiler_profile_counting_dispatch_record_t;\n";
+    }
     // A function for every `<name>_fn` typedef of ours (declared, not defined:
     // the probe only takes `decltype(&name)`).
     for line in ours.lines().filter(|l| l.starts_with("typedef")) {

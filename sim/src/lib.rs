@@ -6,6 +6,7 @@
 //! - [`runtime`]: the stand-in runtime — C entry points, lifecycle, buffers, replay.
 //! - [`scenario`]: TOML scenarios → [`plan::Plan`]; [`truth`]: what a plan should produce.
 
+pub mod counters;
 pub mod plan;
 mod prng;
 pub mod runtime;

@@ -78,6 +78,42 @@ pub struct KernelSymbol {
     /// Scratch bytes per work-item.
     pub private_segment_size: u32,
     pub kernarg_segment_size: u32,
+    /// The floating-point work and memory traffic of one dispatch (what its hardware counters
+    /// are derived from; zero when the scenario does not say).
+    pub work: KernelWork,
+}
+
+/// Floating-point precision of a kernel's math.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Precision {
+    F16,
+    Bf16,
+    #[default]
+    F32,
+    F64,
+}
+
+impl Precision {
+    pub fn parse(s: &str) -> Option<Precision> {
+        match s {
+            "f16" | "fp16" => Some(Precision::F16),
+            "bf16" => Some(Precision::Bf16),
+            "f32" | "fp32" => Some(Precision::F32),
+            "f64" | "fp64" => Some(Precision::F64),
+            _ => None,
+        }
+    }
+}
+
+/// What one dispatch of a kernel does, as the scenario states it: its FLOPs (done as VALU FMAs,
+/// or on the matrix cores with `mfma`) and the bytes it reads from and writes to memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelWork {
+    pub flops: u64,
+    pub precision: Precision,
+    pub mfma: bool,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -62,6 +62,28 @@ pub struct GroundTruth {
     pub external_ids: BTreeMap<u64, AttributedCounts>,
     /// Calls and activities made with no external id pushed.
     pub without_external_id: AttributedCounts,
+    /// Hardware counters per kernel name and GPU, as a profiler summing each counter's
+    /// instances must report them for every dispatch (`counters`). Empty for GPUs whose
+    /// architecture the simulator has no counters for.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub kernel_counters: BTreeMap<String, BTreeMap<u32, KernelCounterTruth>>,
+}
+
+/// One kernel's counters on one GPU (every dispatch of it there has the same).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct KernelCounterTruth {
+    pub arch: String,
+    pub dispatches: u64,
+    /// Counter name → value summed over its instances. The cycle counters (`GRBM_*`) are
+    /// left out: they depend on each dispatch's duration (cycles = duration × clock, per XCC).
+    pub values: BTreeMap<String, u64>,
+    /// The scenario's FLOPs and bytes of one dispatch, which the derived metrics must recover.
+    pub flops: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// False when dispatches of the kernel on this GPU had different launch shapes (then
+    /// `values` are the first dispatch's).
+    pub uniform: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -1032,6 +1054,7 @@ impl<'p> Builder<'p> {
                 ..
             } => {
                 let dur = end_ns - start_ns;
+                self.kernel_counters(act);
                 self.gt.totals.kernel_dispatches += 1;
                 let ks = self
                     .kernel_stats
@@ -1414,4 +1437,62 @@ pub fn plan_violations(plan: &Plan) -> Vec<String> {
         }
     }
     v
+}
+
+impl Builder<'_> {
+    /// The counters kernel activity `act` produces (`counters`), kept per kernel name and GPU.
+    fn kernel_counters(&mut self, act: &Activity) {
+        let Activity::Kernel {
+            gpu,
+            kernel,
+            grid_items,
+            block,
+            ..
+        } = act
+        else {
+            return;
+        };
+        let plan = self.plan;
+        let (Some(spec), Some(sym)) = (
+            plan.gpus.get(*gpu as usize),
+            plan.kernels.get(*kernel as usize),
+        ) else {
+            return;
+        };
+        let Some(arch) = crate::counters::Arch::of(spec) else {
+            return;
+        };
+        let d = crate::counters::Dispatch {
+            gpu: spec,
+            grid_items: *grid_items,
+            block: *block,
+            duration_ns: 0,
+            work: &sym.work,
+        };
+        let values: BTreeMap<String, u64> = crate::counters::catalogue(arch)
+            .iter()
+            .filter(|c| c.source != crate::counters::Source::Cycles)
+            .map(|c| (c.name.to_string(), d.summed(c)))
+            .collect();
+        let name = kernel_display_name(&sym.symbol_name).to_string();
+        let e = self
+            .gt
+            .kernel_counters
+            .entry(name)
+            .or_default()
+            .entry(*gpu)
+            .or_insert_with(|| KernelCounterTruth {
+                arch: spec.name.clone(),
+                values: values.clone(),
+                flops: sym.work.flops,
+                read_bytes: sym.work.read_bytes,
+                write_bytes: sym.work.write_bytes,
+                uniform: true,
+                ..Default::default()
+            });
+        e.dispatches += 1;
+        if e.values != values {
+            e.uniform = false;
+        }
+    }
 }

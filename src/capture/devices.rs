@@ -101,9 +101,17 @@ impl Streams {
         let generation = self.generation.load(Ordering::Acquire);
         if t.stream_generation != generation {
             t.stream_devices.clear();
+            t.last_stream = None;
             t.stream_generation = generation;
         }
+        // Consecutive calls of a thread mostly go to one stream: no hash for those.
+        if let Some((s, d)) = t.last_stream {
+            if s == stream {
+                return d;
+            }
+        }
         if let Some(&d) = t.stream_devices.get(&stream) {
+            t.last_stream = Some((stream, d));
             return d;
         }
         t.global_stream_lookups += 1;
@@ -114,6 +122,7 @@ impl Streams {
             // next stream creation anywhere, which clears every thread's cache.
             .unwrap_or((-1, 0));
         t.stream_devices.insert(stream, found);
+        t.last_stream = Some((stream, found));
         found
     }
 

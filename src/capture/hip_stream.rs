@@ -62,15 +62,20 @@ pub fn on_activity_request(
     thread_id: u64,
     correlation_id: u64,
 ) -> bool {
-    let placed = local::with(|l| l.placed.get());
-    if correlation_id == 0 || placed == Some(correlation_id) {
-        return false;
-    }
-    let Some(stream) = current() else {
+    // One access to the thread's slot: a dispatch of a call its arguments placed (nearly
+    // every one) returns here.
+    let found = local::with(|l| {
+        if correlation_id == 0 || l.placed.get() == correlation_id {
+            return None;
+        }
+        let stream = current_on(l)?;
+        let unplaced = l.unplaced.get() == correlation_id;
+        l.placed.set(correlation_id);
+        Some((stream, unplaced))
+    });
+    let Some((stream, unplaced)) = found.flatten() else {
         return false;
     };
-    let unplaced = local::with(|l| l.unplaced.get()) == Some(correlation_id);
-    local::with(|l| l.placed.set(correlation_id));
     threads
         .with_current(thread_id, |t| {
             if unplaced {

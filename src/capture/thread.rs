@@ -93,6 +93,8 @@ pub struct ThreadState {
     /// tool never saw created are cached too (as unknown), so a program that launches on
     /// them does not take the process-wide lock on every call.
     pub stream_generation: u64,
+    /// The last stream looked up and its entry, valid as `stream_devices` is.
+    pub last_stream: Option<(u64, (i32, u64))>,
     /// Lookups that went to the process-wide stream map (for tests and the debug line).
     pub global_stream_lookups: u64,
     /// Device and stream of each launch/copy this thread made.

@@ -142,6 +142,12 @@ pub struct Config {
     /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
     /// output needs (`crate::hip::traced_by_default`).
     pub hip_api_all: bool,
+    /// Hardware counters to collect per dispatch (`ROCPROF_XPLANE_PMC`), in the order given;
+    /// empty: none.
+    pub pmc: Vec<String>,
+    /// Subscribe to the runtime's `HIP_STREAM` callbacks where it has them
+    /// (`ROCPROF_XPLANE_HIP_STREAM`, `capture::hip_stream`).
+    pub hip_stream: bool,
     /// Memory ceiling for what the tool holds, in bytes (0 = none); see `budget`.
     pub max_memory: u64,
     /// The windows cut while the program runs ([`RunMode::window_rule`]).
@@ -177,6 +183,9 @@ pub struct Config {
     /// [`crate::xplane::MAX_PLANE_THREADS`], as far as the memory they add stays under the
     /// process's peak).
     pub write_threads: Option<usize>,
+    /// `ROCPROF_XPLANE_STEP_RANGE`: the roctx ranges that are steps besides the frameworks'
+    /// own step marks (`xplane::steps`).
+    pub step_rule: Option<crate::model::steps::StepRule>,
 }
 
 /// The signals after which the profile is written before the process ends as the signal
@@ -262,11 +271,14 @@ struct Behaviour {
     job_start_ns: Option<u64>,
     clock_reference: Option<String>,
     hip_api_all: bool,
+    pmc: Vec<String>,
+    hip_stream: bool,
     buffer_size: usize,
     max_memory: u64,
     ring: RingRule,
     term: TermRule,
     write_threads: Option<usize>,
+    step_rule: Option<crate::model::steps::StepRule>,
     disable: bool,
     log: LogLevel,
 }
@@ -310,6 +322,11 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         Domains::ALL,
     );
     let hip_api_all = r.value_or(&t::HIP_API, |k, v| word(k, v).map(|w| w == "all"), false);
+    let pmc = r
+        .value(&t::PMC, values::text)
+        .map(|v| counter_names(&v))
+        .unwrap_or_default();
+    let hip_stream = r.value_or(&t::HIP_STREAM, |k, v| word(k, v).map(|w| w == "on"), true);
     let buffer_size = r.value_or(&t::BUFFER_SIZE, bytes, DEFAULT_BUFFER_SIZE as u64) as usize;
     let max_memory = match r.get(&t::MAX_MEMORY, bytes) {
         Read::Set(n) => n,
@@ -345,6 +362,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         timeout_ms: r.value_or(&t::TERM_TIMEOUT, seconds_ms, TermRule::default().timeout_ms),
     };
     let write_threads = r.value(&t::WRITE_THREADS, count).map(|n| n as usize);
+    let step_rule = r.value(&t::STEP_RANGE, values::step_rule);
     let job_start_ns = r.value(&t::JOB_START, values::unix_time_ns);
     let clock_reference = r.value(&t::CLOCK_REFERENCE, values::peer);
     let disable = r.value_or(&t::DISABLE, flag, false);
@@ -358,14 +376,33 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         job_start_ns,
         clock_reference,
         hip_api_all,
+        pmc,
+        hip_stream,
         buffer_size,
         max_memory,
         ring,
         term,
         write_threads,
+        step_rule,
         disable,
         log,
     }
+}
+
+/// The counter names of `ROCPROF_XPLANE_PMC` (or `--pmc`): comma- or space-separated, each
+/// once, in the order given (names are the SDK's, case-sensitive).
+pub fn counter_names(v: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in v
+        .split([',', ' ', '\t'])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        if !out.iter().any(|o| o == n) {
+            out.push(n.to_string());
+        }
+    }
+    out
 }
 
 fn read_mode_inputs(
@@ -476,12 +513,15 @@ impl Config {
             domains: b.domains,
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
+            pmc: b.pmc,
+            hip_stream: b.hip_stream,
             max_memory: b.max_memory,
             ring: b.ring,
             disable: b.disable,
             log: b.log,
             term: b.term,
             write_threads: b.write_threads,
+            step_rule: b.step_rule,
             job_start_ns: b.job_start_ns,
             clock_reference: b.clock_reference,
         };

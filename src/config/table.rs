@@ -50,6 +50,9 @@ pub enum Kind {
     UnixTime,
     /// Any UTF-8 text.
     Text,
+    /// A roctx range's text, or a pattern in which `*` stands for any text
+    /// (`model::steps::StepRule`); not only `*`s.
+    StepPattern,
 }
 
 /// What an unset variable means.
@@ -137,6 +140,18 @@ pub const HIP_API: Setting = Setting {
     default: Default::Value("needed"),
     doc: "Which HIP calls are traced: those the output uses (`hip::traced_by_default`), or every call.",
 };
+pub const PMC: Setting = Setting {
+    name: "PMC",
+    kind: Kind::Text,
+    default: Default::Off("off: no hardware counters"),
+    doc: "Hardware counters to collect per kernel dispatch, comma- or space-separated (`SQ_WAVES,GRBM_GUI_ACTIVE`); each kernel event carries their values ([counters.md](counters.md)). Counting serialises kernels on real hardware.",
+};
+pub const HIP_STREAM: Setting = Setting {
+    name: "HIP_STREAM",
+    kind: Kind::Word(&[w("on", &[]), w("off", &[])]),
+    default: Default::Value("on"),
+    doc: "Whether the runtime's `HIP_STREAM` callbacks (SDK 1.x) place the work of HIP calls whose stream the table of HIP operations cannot read; `off` saves two callbacks per HIP call with a stream, and that work goes to the current device's null stream ([performance](performance.md#the-application-thread-per-hip-call)).",
+};
 pub const BUFFER_SIZE: Setting = Setting {
     name: "BUFFER_SIZE",
     kind: Kind::Bytes {
@@ -180,6 +195,12 @@ pub const WINDOW_RANGE: Setting = Setting {
     kind: Kind::Text,
     default: Default::Off("off"),
     doc: "Capture windows on the program's own structure: a window ends when a roctx range of this name ends.",
+};
+pub const STEP_RANGE: Setting = Setting {
+    name: "STEP_RANGE",
+    kind: Kind::StepPattern,
+    default: Default::Off("only TraceMe-encoded steps (`_r`, `step_num`) and PyTorch's `ProfilerStep#<n>`"),
+    doc: "roctx ranges that are the program's steps, for xprof's step views ([steps](xplane-output.md#steps-the-step-roots-xprof-groups-work-by)); `decode step *` numbers each by its `*`.",
 };
 pub const WINDOW_RANGE_EVERY: Setting = Setting {
     name: "WINDOW_RANGE_EVERY",
@@ -298,6 +319,8 @@ pub const SETTINGS: &[Setting] = &[
     OUTPUT_FILE,
     DOMAINS,
     HIP_API,
+    PMC,
+    HIP_STREAM,
     BUFFER_SIZE,
     MAX_MEMORY,
     WINDOW_SECONDS,
@@ -306,6 +329,7 @@ pub const SETTINGS: &[Setting] = &[
     WINDOW_RANGE,
     WINDOW_RANGE_EVERY,
     WINDOW_MERGE,
+    STEP_RANGE,
     START_DELAY,
     DURATION,
     SERVER,
@@ -389,6 +413,9 @@ impl Kind {
                 "Unix time in seconds, fractions allowed (e.g. `$(date +%s)`)".into()
             }
             Kind::Text => "any UTF-8 text".into(),
+            Kind::StepPattern => {
+                "a range's text, or a pattern where `*` stands for any text (not only `*`)".into()
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 pub use super::show::{shown, shown_str, SHOWN_CHARS};
 use super::table::{Default, Kind, Setting, Word};
 use super::{ConfigWarning, PREFIX};
+use crate::model::steps::StepRule;
 
 /// A refused value, before the line says what is used instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -320,6 +321,14 @@ pub fn peer(kind: &Kind, v: &str) -> Result<String, String> {
 /// Text exactly as given (a roctx range name is compared byte for byte).
 pub fn text(_: &Kind, v: &str) -> Result<String, String> {
     Ok(v.to_string())
+}
+
+/// A step rule (`STEP_RANGE`): the text, or a pattern with `*`s.
+pub fn step_rule(kind: &Kind, v: &str) -> Result<StepRule, String> {
+    let &Kind::StepPattern = kind else {
+        return Err(mismatch("a step pattern"));
+    };
+    StepRule::parse(v)
 }
 
 /// A parser asked of a setting of another kind: a defect of the table, which its tests catch;

@@ -17,10 +17,17 @@ use crate::config::Config;
 
 /// The run directory of attach session `n` (1-based).
 pub fn run_name_of(cfg: &Config, n: u32) -> String {
+    session_run_name(&cfg.run_name, n)
+}
+
+/// The run name of attach session `n` (1-based) of a process whose tool was configured with
+/// run name `run` at its first attach (later attaches do not configure it again): `run`, then
+/// `<run>_attach02`, … The CLI's `attach` says where a session goes by the same rule.
+pub fn session_run_name(run: &str, n: u32) -> String {
     if n <= 1 {
-        cfg.run_name.clone()
+        run.to_string()
     } else {
-        format!("{}_attach{n:02}", cfg.run_name)
+        format!("{run}_attach{n:02}")
     }
 }
 

@@ -38,6 +38,8 @@ pub struct Sources<'a> {
     /// The clocks at the start of the window being collected; `None` = the session's start.
     /// A window's end is the next one's start.
     pub window_start: &'a mut Option<CutClock>,
+    /// Which roctx ranges are steps besides the frameworks' own (`STEP_RANGE`).
+    pub step_rule: Option<&'a crate::model::steps::StepRule>,
 }
 
 /// Everything held since the last cut: the records `flushed` took from the stores (with its
@@ -47,6 +49,7 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
         recorder,
         session: s,
         window_start,
+        step_rule,
     } = src;
     let Flushed {
         mut warnings,
@@ -68,6 +71,7 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
         hostname: crate::sdk::os::hostname(),
         pid: std::process::id(),
         sdk_version: s.sdk_version.clone(),
+        step_rule: step_rule.cloned(),
         start_boottime_ns: start.pair.boot_ns,
         stop_boottime_ns: stop.pair.boot_ns,
         start_walltime_ns: start.pair.wall_ns,
@@ -157,6 +161,7 @@ fn drain(
             kernels: &mut c.kernels,
             copies: &mut c.copies,
             hip_events: &mut c.hip_events,
+            counter_values: &mut c.counter_values,
             counters: &mut c.counters,
         },
         |records| {
@@ -214,6 +219,7 @@ struct Records<'a> {
     kernels: &'a mut PackedVec<crate::model::events::KernelRecord>,
     copies: &'a mut Vec<CopyRecord>,
     hip_events: &'a mut Vec<(HipEventOp, HipEventRecord)>,
+    counter_values: &'a mut Vec<crate::model::events::CounterValue>,
     counters: &'a mut crate::model::Counters,
 }
 
@@ -224,7 +230,10 @@ impl Records<'_> {
         // (`chunked::room_toward`).
         let api = stores.iter().map(|st| st.api.len()).sum();
         let copies = stores.iter().map(|st| st.copies.len()).sum();
+        let (mut samples, mut dispatches) = (Vec::new(), Vec::new());
         for st in &mut stores {
+            st.pmc_samples.drain_into(&mut samples);
+            st.pmc_dispatches.drain_into(&mut dispatches);
             st.add_counters_to(self.counters);
             st.api.drain_into_toward(self.api, api);
             // The roctx records keep their chunks: the join reads them packed.
@@ -240,6 +249,11 @@ impl Records<'_> {
             st.hip_events.drain_into(&mut raw);
             self.hip_events
                 .extend(raw.into_iter().map(|r| (s.hip_event_op(r.operation), r)));
+        }
+        if let (Some(pmc), false) = (&s.pmc, samples.is_empty()) {
+            let (values, unnamed) = pmc.values(s.functions(), samples, &dispatches);
+            self.counter_values.extend(values);
+            self.counters.unknown_kind_records += unnamed;
         }
         // The room left by growing in steps (`room_for`) is not kept through the join.
         self.api.shrink_to_fit();

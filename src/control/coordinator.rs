@@ -15,8 +15,40 @@ use crate::recorder::Recorder;
 use crate::sdk::Session;
 use crate::{log_debug, log_info};
 
+/// Bytes held per record of a count window past which the window is cut by memory: a record
+/// held while tracing takes 16–40 B and a captured call's facts about 64 B (`recorder`), so a
+/// window holding more than this per record of its count holds unusually large records.
+const WINDOW_BYTES_PER_RECORD: u64 = 128;
+
+/// How count windows keep pace with the program: what a window's size is measured in, and
+/// whether the user has been told that records arrive faster than windows are cut.
+#[derive(Debug, Default)]
+struct Pace {
+    told: bool,
+}
+
+impl Pace {
+    /// The records a window holds for its count rule: those delivered, or what the bytes held
+    /// would be in records of the usual size, whichever is more.
+    fn count(delivered: u64, held_bytes: u64) -> u64 {
+        delivered.max(held_bytes / WINDOW_BYTES_PER_RECORD)
+    }
+
+    /// Whether to tell the user, after a cut of windows of `n` records, that `during` records
+    /// arrived while it ran: as many as a window holds means the program delivers faster than
+    /// the tool's thread cuts. True once a run.
+    fn outrun(&mut self, n: u64, during: u64) -> bool {
+        if self.told || during < n {
+            return false;
+        }
+        self.told = true;
+        true
+    }
+}
+
 pub struct Coordinator {
     run: Run,
+    pace: Pace,
     /// Whether the window timer runs (a thread to tick on, and windows or a schedule asked
     /// for).
     ticking: bool,
@@ -53,6 +85,7 @@ impl Coordinator {
             run: Run::new(recorder, session, cfg, windows),
             ticking,
             finalized: false,
+            pace: Pace::default(),
         }
     }
 
@@ -150,13 +183,38 @@ impl Coordinator {
                     }
                 }
                 let range_end = run.recorder.capture().take_range_end();
-                let delivered = run.recorder.delivered();
+                // A count window is cut by its records or by what they hold, whichever comes
+                // first.
+                let delivered = Pace::count(run.recorder.delivered(), run.recorder.budget().held());
                 if run.windows.cut_due(delivered, range_end, run.attach.used()) {
                     run.recorder.reset_delivered();
+                    let began = std::time::Instant::now();
                     let _ = run.cut(CutKind::Window);
+                    self.tell_if_outrun(delivered, began.elapsed());
                 }
             }
         }
+    }
+}
+
+impl Coordinator {
+    /// After a count window's cut of `records` records that took `took`: when as many records
+    /// as a window holds were delivered meanwhile, the program delivers faster than the tool's
+    /// thread cuts, and each window holds what arrived during the cut before it. Said once.
+    fn tell_if_outrun(&mut self, records: u64, took: std::time::Duration) {
+        let Some(n) = self.run.cfg.window.and_then(|r| r.events) else {
+            return;
+        };
+        let during = self.run.recorder.delivered();
+        if !self.pace.outrun(n, during) {
+            return;
+        }
+        let secs = took.as_secs_f64().max(1e-9);
+        crate::log_warn!(
+            "records arrive faster than capture windows of {n} records are cut: {during} came during the last cut ({records} records in {:.0} ms, {:.2} M records/s on the tool's thread); windows grow to what arrives during the cut before them, within ROCPROF_XPLANE_MAX_MEMORY",
+            secs * 1e3,
+            records as f64 / secs / 1e6
+        );
     }
 }
 
@@ -167,6 +225,25 @@ fn records(c: Option<crate::model::events::Collected>) -> Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A count window is cut by its records or by the bytes they hold, whichever says more.
+    #[test]
+    fn a_count_window_is_measured_in_records_or_their_bytes() {
+        assert_eq!(Pace::count(1000, 0), 1000);
+        assert_eq!(Pace::count(1000, 1000 * WINDOW_BYTES_PER_RECORD), 1000);
+        // Records bigger than usual: the bytes say more.
+        assert_eq!(Pace::count(10, 1000 * WINDOW_BYTES_PER_RECORD), 1000);
+    }
+
+    /// The user hears once that records arrive faster than windows are cut, and only when a
+    /// window's worth arrived during a cut.
+    #[test]
+    fn being_outrun_is_said_once() {
+        let mut p = Pace::default();
+        assert!(!p.outrun(1000, 999));
+        assert!(p.outrun(1000, 1000));
+        assert!(!p.outrun(1000, 5000));
+    }
     use crate::sdk::Functions;
 
     /// A coordinator over no SDK at all (every function absent), writing under `dir`.

@@ -19,7 +19,7 @@ use crate::output;
 use crate::recorder::{BufferSlot, Recorder, BUFFER_SLOTS};
 use crate::sdk::Session;
 use crate::store::EventStore;
-use crate::{log_debug, log_error, log_info};
+use crate::{log_debug, log_error, log_info, log_warn};
 
 /// What a cut is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,15 @@ pub enum CutKind {
 }
 
 impl CutKind {
+    /// Whether this process writes the cut's records into a profile of its own (the others
+    /// are dropped, or handed to the profiler service, whose profile carries its counts).
+    fn writes_here(self) -> bool {
+        matches!(
+            self,
+            CutKind::Window | CutKind::BoundedEnd | CutKind::Detach { .. } | CutKind::Final
+        )
+    }
+
     fn end(self) -> End {
         if self == CutKind::Final {
             End::Final
@@ -67,6 +76,9 @@ pub struct Run {
     numbers: StreamNumbers,
     /// The clocks at the start of the current window; `None`: the session's start.
     window_start: Option<crate::job_clock::CutClock>,
+    /// Records the runtime dropped (`drop_count`) in the cuts this process wrote profiles of:
+    /// said on stderr at exit, beside the line saying where the profile went.
+    runtime_dropped: u64,
 }
 
 impl Run {
@@ -85,6 +97,7 @@ impl Run {
             carry: None,
             numbers: StreamNumbers::default(),
             window_start: None,
+            runtime_dropped: 0,
         }
     }
 
@@ -103,8 +116,12 @@ impl Run {
             recorder: self.recorder,
             session: &self.session,
             window_start: &mut self.window_start,
+            step_rule: self.cfg.step_rule.as_ref(),
         };
         let c = collect(sources, flushed, kind.end());
+        if kind.writes_here() {
+            self.runtime_dropped += c.counters.runtime_dropped;
+        }
         match kind {
             CutKind::Discard | CutKind::Snapshot | CutKind::StopRecording => return Some(c),
             CutKind::Window => self.write_window(c, false, began),
@@ -113,9 +130,23 @@ impl Run {
                 self.recorder.set_paused(true);
                 self.write_attach_session(c, session);
             }
-            CutKind::Final => self.write_final(c, began),
+            CutKind::Final => {
+                self.write_final(c, began);
+                self.say_runtime_drops();
+            }
         }
         None
+    }
+
+    /// At exit: the records the runtime dropped over the whole run, on stderr where the user
+    /// looks (the profile's warnings and `runtime_dropped` counter hold them per file).
+    fn say_runtime_drops(&self) {
+        if self.runtime_dropped > 0 {
+            log_warn!(
+                "the runtime dropped {} records of this run (its buffers were full and set to DISCARD): they are not in the profile; a larger ROCPROF_XPLANE_BUFFER_SIZE keeps more",
+                self.runtime_dropped
+            );
+        }
     }
 
     /// Stops what `kind` stops and waits for the HIP calls under way: the runtime picks the
@@ -200,6 +231,7 @@ impl Run {
     /// (`always`) has no window after it.
     fn write_window(&mut self, c: Collected, always: bool, t0: Instant) {
         let cfg = self.cfg;
+        let mut stages = CutStages::begin(c.record_count(), t0);
         let (mut c, carried_in) = self.take_carried(c);
         if self.windows.active() && !always {
             let began = Instant::now();
@@ -223,14 +255,18 @@ impl Run {
         if !c.has_records() && c.markers.is_empty() && !always {
             return;
         }
+        stages.handed_on();
         let mut trace = self.join_window(c);
+        stages.joined();
         if let Some((held, _)) = self.carry.as_mut() {
             held.carried.anchors = std::mem::take(&mut trace.record_anchors);
         }
         let (run, n) = self.windows.next_window();
         // A window that could not be written before goes first, under its own number.
         self.windows.retry_held();
-        match self.windows.write(&trace, &run, n, false, true) {
+        let written = self.windows.write(&trace, &run, n, false, true);
+        stages.written(n);
+        match written {
             Ok(path) => {
                 self.windows.wrote_window(n, &path);
                 log_debug!(
@@ -327,6 +363,65 @@ impl Run {
         self.windows.say_losses_at_exit();
         self.windows.release_claim();
         log_finalize_done(t0);
+    }
+}
+
+/// When each stage of a window's cut ended, for its debug line: the records of the window
+/// (before the carry) per second of each stage, the rate the tool's thread sustains.
+struct CutStages {
+    records: u64,
+    marks: [Instant; 5],
+}
+
+impl CutStages {
+    /// A cut of `records` records that began at `t0`, collected now.
+    fn begin(records: u64, t0: Instant) -> CutStages {
+        let now = Instant::now();
+        CutStages {
+            records,
+            marks: [t0, now, now, now, now],
+        }
+    }
+
+    fn handed_on(&mut self) {
+        self.marks[2] = Instant::now();
+    }
+
+    fn joined(&mut self) {
+        self.marks[3] = Instant::now();
+    }
+
+    /// Window `n` is written: its debug line.
+    fn written(&mut self, n: u32) {
+        self.marks[4] = Instant::now();
+        if !crate::config::log_enabled(LogLevel::Debug) {
+            return;
+        }
+        let m = &self.marks;
+        let stage = |i: usize| {
+            let s = (m[i + 1] - m[i]).as_secs_f64();
+            format!(
+                "{:.1} ms ({:.2} M records/s)",
+                s * 1e3,
+                self.records as f64 / s.max(1e-9) / 1e6
+            )
+        };
+        log_debug!(
+            "window {n} cut: {} records; collect {}, hand-off {}, join {}, write {}; in all {}",
+            self.records,
+            stage(0),
+            stage(1),
+            stage(2),
+            stage(3),
+            {
+                let s = (m[4] - m[0]).as_secs_f64();
+                format!(
+                    "{:.1} ms ({:.2} M records/s)",
+                    s * 1e3,
+                    self.records as f64 / s.max(1e-9) / 1e6
+                )
+            }
+        );
     }
 }
 

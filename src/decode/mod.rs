@@ -10,6 +10,7 @@ pub mod api;
 pub mod hip_event;
 pub mod kernel;
 pub mod memcpy;
+pub mod pmc;
 mod record;
 
 use rocprofiler_sdk_sys as sys;
@@ -29,6 +30,8 @@ pub struct BufferKinds {
     pub memory_copy: Option<u32>,
     /// `HIP_EVENT` (SDK after 1.3.5 only; resolved by name, never assumed).
     pub hip_event: Option<u32>,
+    /// Whether a dispatch counting service delivers `COUNTERS` records into our buffers.
+    pub counters: bool,
 }
 
 /// Decodes one record into `out`.
@@ -50,6 +53,15 @@ pub unsafe fn decode_record(
     let (hash, payload) = unsafe { ((*header).__bindgen_anon_1.hash, (*header).payload) };
     let category = (hash & 0xffff_ffff) as u32;
     let kind = (hash >> 32) as u32;
+    if category == sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS && kinds.counters {
+        if payload.is_null() {
+            out.counters.bad_size_records += 1;
+        } else {
+            // SAFETY: a non-null payload of this category and kind, per the contract.
+            unsafe { pmc::decode(kind, payload as *const u8, out) };
+        }
+        return;
+    }
     if category != sys::ROCPROFILER_BUFFER_CATEGORY_TRACING {
         out.counters.unknown_kind_records += 1;
         return;

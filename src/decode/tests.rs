@@ -19,6 +19,7 @@ fn kinds() -> BufferKinds {
         kernel_dispatch: Some(KERNEL),
         memory_copy: Some(COPY),
         hip_event: Some(HIP_EVENT),
+        counters: true,
     }
 }
 
@@ -326,4 +327,74 @@ fn hip_event_barriers_keep_their_gpu_times() {
     assert_eq!(got[0].operation, sys::ROCPROFILER_HIP_EVENT_WAIT as i32);
     assert_eq!(out.counters.hip_event_records, 1);
     assert_eq!(out.counters.bad_size_records, 1);
+}
+
+fn counter_header<T>(kind: u32, payload: &mut T) -> sys::rocprofiler_record_header_t {
+    let mut h = header(kind, payload);
+    h.__bindgen_anon_1.hash =
+        u64::from(sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS) | (u64::from(kind) << 32);
+    h
+}
+
+/// The dispatch counting service's records: the header names the agent, each value record
+/// (32 bytes in 0.x, 40 in 1.x: only the common prefix is read) one instance's value; with no
+/// counting service configured they are unknown records, counted.
+#[test]
+fn counter_records_decode_in_both_layouts() {
+    let mut head = record!(sys::rocprofiler_dispatch_counting_service_record_t {
+        size = size_of::<sys::rocprofiler_dispatch_counting_service_record_t>() as u64,
+        num_records = 2,
+        dispatch_info.dispatch_id = 5,
+        dispatch_info.agent_id.handle = 0xa9e,
+    });
+    let mut v1 = record!(sys::rocprofiler_counter_record_v1_t {
+        id = (3 << 48) | 1,
+        counter_value = 2.5,
+        dispatch_id = 5,
+        agent_id.handle = 0xa9e,
+    });
+    let mut v0 = record!(sys::rocprofiler_counter_record_v0_t {
+        id = 3 << 48,
+        counter_value = 4.0,
+        dispatch_id = 5,
+    });
+    let headers = [
+        counter_header(
+            sys::ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER,
+            &mut head,
+        ),
+        counter_header(sys::ROCPROFILER_COUNTER_RECORD_VALUE, &mut v1),
+        counter_header(sys::ROCPROFILER_COUNTER_RECORD_VALUE, &mut v0),
+    ];
+    let out = decode_all(Abi::V1, &headers, 0);
+    let mut samples = Vec::new();
+    let mut st = out;
+    st.pmc_samples.drain_into(&mut samples);
+    let mut dispatches = Vec::new();
+    st.pmc_dispatches.drain_into(&mut dispatches);
+    assert_eq!(
+        dispatches,
+        [crate::model::events::CounterDispatch {
+            dispatch_id: 5,
+            agent: 0xa9e
+        }]
+    );
+    let got: Vec<(u64, u64, f64)> = samples
+        .iter()
+        .map(|s| (s.dispatch_id, s.instance, s.value))
+        .collect();
+    assert_eq!(got, [(5, (3 << 48) | 1, 2.5), (5, 3 << 48, 4.0)]);
+    assert_eq!(st.counters.unknown_kind_records, 0);
+
+    let ptrs: Vec<*const sys::rocprofiler_record_header_t> =
+        headers.iter().map(|h| h as *const _).collect();
+    let mut none = EventStore::default();
+    let kinds = BufferKinds {
+        counters: false,
+        ..kinds()
+    };
+    // SAFETY: every header points to a live record of its kind.
+    unsafe { decode_batch(Abi::V1, &kinds, ptrs.as_ptr(), ptrs.len(), 0, &mut none) };
+    assert_eq!(none.counters.unknown_kind_records, 3);
+    assert_eq!(none.pmc_samples.len(), 0);
 }

@@ -50,12 +50,8 @@ pub struct Dispatch {
 impl Dispatch {
     /// The table row of HIP operation `op`, when subscribed.
     #[inline]
-    fn hip_op(&self, op: i32) -> Option<HipOp> {
-        usize::try_from(op)
-            .ok()
-            .and_then(|i| self.hip_ops.get(i))
-            .copied()
-            .flatten()
+    fn hip_op(&self, op: i32) -> Option<&HipOp> {
+        self.hip_ops.get(op as u32 as usize)?.as_ref()
     }
 
     #[inline]
@@ -296,7 +292,7 @@ unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
             return;
         };
         let call = HipCall {
-            op,
+            op: *op,
             phase: r.hip_phase(),
             correlation_id: r.correlation_id,
             thread_id: r.thread_id,
@@ -304,14 +300,6 @@ unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
         // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
         let args = unsafe { HipApiArgs::new(r.payload, rec) };
         rec.on_hip_call(&call, &args, || d.clock.now());
-    } else if k == d.callback_kinds.marker_api {
-        // SAFETY: a MARKER_CORE_API payload (this function's contract).
-        unsafe { payload::with_marker_call(r, rec, || d.clock.now(), |call| c.on_marker(call)) };
-    } else if k == d.callback_kinds.code_object {
-        // SAFETY: a CODE_OBJECT payload (this function's contract).
-        if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(r, rec) } {
-            c.symbols().register(id, &name, symbol);
-        }
     } else if k == d.callback_kinds.hip_stream {
         // HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream.
         type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
@@ -322,6 +310,14 @@ unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
             unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, stream_value)) };
         if let Some((enter, stream)) = bracket {
             crate::capture::hip_stream::on_set(enter, stream);
+        }
+    } else if k == d.callback_kinds.marker_api {
+        // SAFETY: a MARKER_CORE_API payload (this function's contract).
+        unsafe { payload::with_marker_call(r, rec, || d.clock.now(), |call| c.on_marker(call)) };
+    } else if k == d.callback_kinds.code_object {
+        // SAFETY: a CODE_OBJECT payload (this function's contract).
+        if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(r, rec) } {
+            c.symbols().register(id, &name, symbol);
         }
     } else if k == d.callback_kinds.hip_graph {
         // HIP_GRAPH (SDK 1.3.0+): EXEC_LAUNCH brackets a graph launch's dispatches.

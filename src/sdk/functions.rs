@@ -129,6 +129,23 @@ functions! {
     iterate_callback_tracing_kind_operations:
         rocprofiler_iterate_callback_tracing_kind_operations_fn =
         c"rocprofiler_iterate_callback_tracing_kind_operations",
+    // Hardware counters (`sdk::pmc`); both families' spellings where they differ.
+    iterate_agent_supported_counters: rocprofiler_iterate_agent_supported_counters_fn =
+        c"rocprofiler_iterate_agent_supported_counters",
+    query_counter_info: rocprofiler_query_counter_info_fn = c"rocprofiler_query_counter_info",
+    iterate_counter_dimensions: rocprofiler_iterate_counter_dimensions_fn =
+        c"rocprofiler_iterate_counter_dimensions",
+    query_record_counter_id: rocprofiler_query_record_counter_id_fn =
+        c"rocprofiler_query_record_counter_id",
+    create_counter_config: rocprofiler_create_counter_config_fn =
+        c"rocprofiler_create_counter_config",
+    create_profile_config: rocprofiler_create_counter_config_fn =
+        c"rocprofiler_create_profile_config",
+    configure_buffer_dispatch_counting: rocprofiler_configure_buffer_dispatch_counting_service_fn =
+        c"rocprofiler_configure_buffer_dispatch_counting_service",
+    configure_buffered_dispatch_profile_counting:
+        rocprofiler_configure_buffer_dispatch_counting_service_fn =
+        c"rocprofiler_configure_buffered_dispatch_profile_counting_service",
 }
 
 impl Functions {

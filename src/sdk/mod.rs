@@ -14,6 +14,7 @@ pub mod functions;
 pub mod names;
 pub mod os;
 pub mod payload;
+pub mod pmc;
 pub mod session;
 pub mod status;
 pub mod tool;

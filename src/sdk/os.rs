@@ -147,6 +147,20 @@ pub fn try_lock_exclusive(file: &std::fs::File) -> bool {
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
+/// The soft `RLIMIT_NOFILE` now (the program may change it while it runs); `u64::MAX` when it
+/// cannot be read or is unlimited.
+pub fn open_files_limit() -> u64 {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct we pass; it has no other effect.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+        return u64::MAX;
+    }
+    r.rlim_cur
+}
+
 /// This machine's host name ("localhost" when it has none).
 pub fn hostname() -> String {
     let mut buf = [0u8; 256];

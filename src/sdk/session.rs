@@ -25,6 +25,9 @@ use crate::{log_debug, log_info, log_warn};
 
 pub use super::os::hostname;
 
+/// Said once when counting starts (stderr and the profile's warnings).
+pub const SERIALISES: &str = "ROCPROF_XPLANE_PMC: per-dispatch hardware counters serialise kernel dispatches on real hardware: kernels that would overlap run one after another, so the timeline shows each kernel alone and the program runs slower while counting";
+
 /// How often (2 ms apart) a flush is asked again when it reports BUFFER_BUSY.
 const FLUSH_BUSY_RETRIES: u64 = 1000;
 
@@ -54,6 +57,8 @@ pub struct Session {
     pub clock: std::sync::Arc<crate::job_clock::ProcessClock>,
     /// Problems met while setting up, carried into the trace's warnings.
     pub setup_warnings: Vec<String>,
+    /// The hardware counters collected per dispatch (`ROCPROF_XPLANE_PMC`), when any.
+    pub pmc: Option<super::pmc::PmcSetup>,
 }
 
 impl Session {
@@ -104,6 +109,9 @@ impl Session {
         if let Err(e) = s.setup_callbacks(tracer, cfg) {
             s.warn(format!("callback tracing unavailable: {e}"));
         }
+        if !cfg.pmc.is_empty() {
+            s.setup_counting(tracer, cfg);
+        }
         tracer.arm(Dispatch {
             abi,
             buffer_kinds: s.buffer_kinds,
@@ -134,6 +142,7 @@ impl Session {
             buffers: Vec::new(),
             clock: crate::job_clock::ProcessClock::begin(functions.clock(), None, None),
             setup_warnings: Vec::new(),
+            pmc: None,
         }
     }
 
@@ -143,6 +152,11 @@ impl Session {
         let mut s = Session::empty(Abi::V1, functions, "", NameMaps::default());
         s.buffers = buffers;
         s
+    }
+
+    /// The SDK's functions (for the counter records' names at collection).
+    pub fn functions(&self) -> &Functions {
+        &self.functions
     }
 
     fn warn(&mut self, msg: String) {
@@ -376,6 +390,7 @@ impl Session {
                 BufferSlot::KernelDispatch => kinds.kernel_dispatch = Some(kind),
                 BufferSlot::MemoryCopy => kinds.memory_copy = Some(kind),
                 BufferSlot::HipEvent => kinds.hip_event = Some(kind),
+                BufferSlot::Counters => {}
             }
             self.buffers.push((slot, buf));
             log_debug!(
@@ -391,6 +406,63 @@ impl Session {
             });
         }
         Ok(())
+    }
+
+    /// The dispatch counting service for `cfg.pmc`, in the buffer context (its records share
+    /// the kernel records' context, started and stopped with them), into a buffer of its own.
+    /// Everything that is not collected is said once, here, on stderr and in the profile.
+    fn setup_counting(&mut self, tracer: &'static Tracer, cfg: &Config) {
+        let f = self.functions;
+        let Some(ctx) = self.buffer_context else {
+            self.warn("ROCPROF_XPLANE_PMC: no buffer-tracing context to count in; no hardware counters collected".into());
+            return;
+        };
+        if !f.can_count_dispatches() {
+            self.warn("ROCPROF_XPLANE_PMC: this rocprofiler-sdk has no dispatch counting service; no hardware counters collected".into());
+            return;
+        }
+        let buf = match callbacks::create_buffer(
+            &f,
+            ctx,
+            cfg.buffer_size,
+            cfg.buffer_watermark(),
+            tracer,
+        ) {
+            Ok(b) => b,
+            Err(mut e) => {
+                e.call = "rocprofiler_create_buffer(COUNTERS)".into();
+                self.warn(format!(
+                    "ROCPROF_XPLANE_PMC: {e}; no hardware counters collected"
+                ));
+                return;
+            }
+        };
+        let setup = match super::pmc::PmcSetup::create(&f, ctx, buf, &self.agents, &cfg.pmc) {
+            Ok(s) => s,
+            Err(e) => {
+                self.warn(format!(
+                    "ROCPROF_XPLANE_PMC: {e}; no hardware counters collected"
+                ));
+                return;
+            }
+        };
+        for line in setup.lines() {
+            self.warn(line);
+        }
+        if setup.counts() {
+            self.buffer_kinds.counters = true;
+            self.buffers.push((BufferSlot::Counters, buf));
+            for s in setup.selections.iter().filter(|s| !s.collected.is_empty()) {
+                log_info!(
+                    "ROCPROF_XPLANE_PMC: GPU {} ({:#x}) collects {}",
+                    s.device,
+                    s.agent,
+                    s.collected.join(", ")
+                );
+            }
+            self.warn(SERIALISES.into());
+        }
+        self.pmc = Some(setup);
     }
 
     /// The operations to buffer-trace for `slot` (empty = all). HIP calls: by default only
@@ -476,8 +548,8 @@ impl Session {
             });
         }
         // SDK 1.x: the runtime's own stream of each call, for work the table cannot place.
-        let hip_stream =
-            kind(self, "HIP_STREAM").filter(|_| want_devices && (d.kernel || d.memcpy));
+        let hip_stream = kind(self, "HIP_STREAM")
+            .filter(|_| cfg.hip_stream && want_devices && (d.kernel || d.memcpy));
         if hip_stream.is_some() {
             services.push(Service {
                 name: "HIP_STREAM",

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::client_text::ClientText;
 use crate::control::Control;
 use crate::model::events::Collected;
 use crate::model::join::join_on;
@@ -295,7 +296,10 @@ pub fn run_window(
         if ahead > MAX_START_AHEAD {
             return Err(CaptureError::StartTooFar(ahead));
         }
-        log_debug!("capture {}: starting in {ahead:?}", req.session_id);
+        log_debug!(
+            "capture {}: starting in {ahead:?}",
+            ClientText(&req.session_id)
+        );
         if !sleep_until(Instant::now() + ahead, &stop) {
             return Err(if captures.shutting_down() {
                 CaptureError::ShuttingDown
@@ -318,7 +322,7 @@ pub fn run_window(
         .map(|o| o.for_capture(req.start_unix_ns, c.start_walltime_ns));
     log_info!(
         "capture {}: {:.0} ms, {} kernels, {} copies, {} API calls",
-        req.session_id,
+        ClientText(&req.session_id),
         t0.elapsed().as_secs_f64() * 1e3,
         c.kernels.len(),
         c.copies.len(),

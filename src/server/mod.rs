@@ -11,6 +11,8 @@
 //! facts: `shared/reference/xprof-capture-protocol.md`; what we answer: docs/capture.md.
 
 pub mod capture;
+pub mod client_text;
+pub mod door;
 pub mod proto;
 pub mod ring;
 mod service;
@@ -39,6 +41,14 @@ pub struct Server {
     ring: Arc<FlightRecorder>,
 }
 
+/// The largest request message accepted: every request of the protocol is a few hundred
+/// bytes; a larger one is refused (`OUT_OF_RANGE`) before it is decoded.
+pub const MAX_REQUEST_BYTES: usize = 64 << 10;
+/// The largest header list a request may carry.
+const MAX_HEADER_BYTES: u32 = 16 << 10;
+/// Requests one connection may have under way at once.
+const MAX_STREAMS_PER_CONNECTION: u32 = 16;
+
 /// Names of the service thread and of its capture threads (Linux keeps 15 bytes of a thread
 /// name; tests look for them).
 pub const THREAD_NAME: &str = "rocprof-xp-srv";
@@ -59,6 +69,7 @@ pub fn start(
         captures: Arc::default(),
         ring: Arc::default(),
         snapshot_host: Default::default(),
+        lines: client_text::LineBudget::for_service(),
     };
     let (captures, ring) = (Arc::clone(&service.captures), Arc::clone(&service.ring));
     let spawned = std::thread::Builder::new()
@@ -117,8 +128,8 @@ fn serve(
                 return;
             }
         };
-        let incoming = match tonic::transport::server::TcpIncoming::bind(sock) {
-            Ok(i) => i,
+        let listener = match tokio::net::TcpListener::bind(sock).await {
+            Ok(l) => l,
             Err(e) => {
                 log_error!(
                     "ROCPROF_XPLANE_SERVER: cannot listen on {sock}: {e}; {NO_SERVICE} (the program runs on)"
@@ -126,7 +137,7 @@ fn serve(
                 return;
             }
         };
-        let bound = incoming.local_addr().map_or(sock, |a| a);
+        let bound = listener.local_addr().map_or(sock, |a| a);
         match tokio::net::UdpSocket::bind(bound).await {
             Ok(udp) => {
                 tokio::spawn(answer_clock_requests(udp, clock));
@@ -147,16 +158,32 @@ fn serve(
             }
         }
         let svc = proto::profiler_service_server::ProfilerServiceServer::new(service)
-        // A profile can be large; the client accepts up to 2 GiB.
-        .max_encoding_message_size(usize::MAX);
+            // A profile can be large; the client accepts up to 2 GiB.
+            .max_encoding_message_size(usize::MAX)
+            // Every request of the protocol is a few hundred bytes.
+            .max_decoding_message_size(MAX_REQUEST_BYTES);
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        let counts = std::sync::Arc::new(door::DoorCounts::default());
+        tokio::spawn(door::admit(listener, tx, Arc::clone(&counts)));
         let served = tonic::transport::Server::builder()
+            .http2_max_header_list_size(MAX_HEADER_BYTES)
+            .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+            // A peer that stops answering is let go (its place freed).
+            .http2_keepalive_interval(Some(Duration::from_secs(30)))
+            .http2_keepalive_timeout(Some(Duration::from_secs(10)))
             .add_service(svc)
-            .serve_with_incoming_shutdown(incoming, async {
-                let _ = shutdown.await;
-            })
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::ReceiverStream::new(rx),
+                async {
+                    let _ = shutdown.await;
+                },
+            )
             .await;
         if let Err(e) = served {
             log_error!("profiler service stopped: {e}");
+        }
+        if let Some(d) = counts.describe() {
+            log_info!("{d}");
         }
     });
     log_info!("profiler service stopped");

@@ -9,10 +9,11 @@ use std::time::Duration;
 use tonic::{Request, Response, Status};
 
 use super::capture::{self, CaptureError, CaptureRequest, Captures, Owner, Profile};
+use super::client_text::{ClientText, LineBudget};
 use super::proto::profiler_service_server::ProfilerService;
 use super::proto::*;
 use super::ring::FlightRecorder;
-use crate::config::Config;
+use crate::config::{Config, LogLevel};
 use crate::control::Control;
 use crate::store::sinks::lock;
 use crate::xplane::proto::XSpace;
@@ -30,6 +31,8 @@ pub struct Service {
     /// file after the address it called (protocol note §4.2), so the one the start request
     /// named (`host_name`, as the user typed it) is kept; else the connection's local address.
     pub snapshot_host: std::sync::Mutex<Option<String>>,
+    /// The lines clients' requests cause on the program's stderr.
+    pub lines: LineBudget,
 }
 
 /// Sets its flag when dropped: tonic drops a handler's future when the client goes away, and
@@ -125,7 +128,7 @@ impl Service {
             return Err(Status::internal(e));
         }
         *lock(&self.snapshot_host) = Some(file_host(&r.host_name));
-        log_info!("continuous profiling started");
+        self.client_line(LogLevel::Info, format_args!("continuous profiling started"));
         Ok(())
     }
 
@@ -140,13 +143,30 @@ impl Service {
         match taken {
             None => Err(Status::not_found("No continuous profiling session found.")),
             Some((space, facts)) => {
-                log_info!(
-                    "snapshot: {} records from {} segments",
-                    facts.records,
-                    facts.segments
+                self.client_line(
+                    LogLevel::Info,
+                    format_args!(
+                        "snapshot: {} records from {} segments",
+                        facts.records, facts.segments
+                    ),
                 );
                 Ok(Response::new(snapshot_response(space)))
             }
+        }
+    }
+
+    /// A line a client's request causes: written at `level` when that level is on and the
+    /// budget lets it (client text in it goes through `ClientText`).
+    fn client_line(&self, level: LogLevel, line: std::fmt::Arguments<'_>) {
+        if level == LogLevel::Off || self.cfg.log < level {
+            return;
+        }
+        let Some(l) = self.lines.pass(line) else {
+            return;
+        };
+        match level {
+            LogLevel::Warn | LogLevel::Error => log_warn!("{l}"),
+            _ => log_info!("{l}"),
         }
     }
 
@@ -198,7 +218,10 @@ impl ProfilerService for Service {
             Ok(space) => Ok(Response::new(profile_response(space, r.emit_xspace))),
             Err(CaptureError::Cancelled) => Ok(Response::new(profile_response(None, false))),
             Err(e) => {
-                log_warn!("capture {}: {e}", r.session_id);
+                self.client_line(
+                    LogLevel::Warn,
+                    format_args!("capture {}: {e}", ClientText(&r.session_id)),
+                );
                 Err(status_of(&e))
             }
         }
@@ -256,7 +279,7 @@ impl ProfilerService for Service {
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))?;
-        log_info!("continuous profiling stopped");
+        self.client_line(LogLevel::Info, format_args!("continuous profiling stopped"));
         Ok(Response::new(StopContinuousProfilingResponse {}))
     }
 

@@ -182,6 +182,8 @@ pub struct Direct {
     pub cwd: Option<PathBuf>,
     /// Extra driver options (`--fork-child`, …).
     pub args: Vec<String>,
+    /// The program's `RLIMIT_NOFILE` (soft and hard), as `ulimit -n` would set it.
+    pub fd_limit: Option<u64>,
 }
 
 impl Direct {
@@ -193,7 +195,14 @@ impl Direct {
             ground_truth: None,
             cwd: None,
             args: Vec::new(),
+            fd_limit: None,
         }
+    }
+
+    /// Runs the program with at most `n` open files (`ulimit -n n`).
+    pub fn fd_limit(mut self, n: u64) -> Self {
+        self.fd_limit = Some(n);
+        self
     }
 
     pub fn arg(mut self, a: &str) -> Self {
@@ -345,6 +354,24 @@ impl Direct {
         }
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
+        }
+        if let Some(n) = self.fd_limit {
+            use std::os::unix::process::CommandExt;
+            let limit = libc::rlimit {
+                rlim_cur: n,
+                rlim_max: n,
+            };
+            // SAFETY: runs in the child between fork and exec; setrlimit is async-signal-safe
+            // and `limit` is a copy owned by the closure.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
         }
         cmd
     }

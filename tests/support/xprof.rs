@@ -180,6 +180,23 @@ pub fn capture_client(args: &[&str]) -> Value {
     run_script("capture_client.py", &args)
 }
 
+/// Runs `tests/xprof/grpc_call.py`: `request` (an encoded message) sent `count` times to gRPC
+/// `method` (`/tensorflow.ProfilerService/Profile`) at `addr`, one channel, with grpcio (xprof's
+/// dependency). Returns `{"codes": [...], "details": [...]}`, one per call.
+pub fn grpc_call(addr: &str, method: &str, request: &[u8], count: usize) -> Value {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    fs::write(file.path(), request).unwrap();
+    run_script(
+        "grpc_call.py",
+        &[
+            addr.as_ref(),
+            method.as_ref(),
+            file.path().as_os_str(),
+            count.to_string().as_ref(),
+        ],
+    )
+}
+
 fn run_script(name: &str, args: &[&std::ffi::OsStr]) -> Value {
     let py = python();
     let script = workspace().join("tests").join("xprof").join(name);

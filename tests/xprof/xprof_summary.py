@@ -103,7 +103,20 @@ def summarise_trace(data):
         "flows": dict(flows),
         "flow_count": len(flows),
         "complete_flows": sum(1 for f in flows.values() if f["out"] > 0 and f["in"] > 0),
+        # Counter tracks ("C" events): per process and counter, the points drawn.
+        "counter_tracks": counter_tracks(events, processes),
     }
+
+
+def counter_tracks(events, processes):
+    tracks = collections.defaultdict(dict)
+    for e in events:
+        if e.get("ph") != "C":
+            continue
+        pname = processes.get(e["pid"], str(e["pid"]))
+        points = e.get("entries")
+        tracks[pname][e.get("name", "")] = len(points) if isinstance(points, list) else 1
+    return dict(tracks)
 
 
 def summarise_kernel_stats(data):
@@ -245,6 +258,7 @@ def views(path):
         out[key] = fn(data)
     trace = out.pop("trace", None)
     if trace is not None:
+        out["counter_tracks"] = trace["counter_tracks"]
         # Rows per process with their event counts (stream rows and the rows xprof derives),
         # and the flows per category: the full event lists are left out.
         out["rows"] = {p: {t: sum(n.values()) for t, n in ts.items()}

@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use super::calls::Roctx;
 use super::{err, BadValue, Builder, ConvertError, Place, RowIssues};
 use rocprof_xplane_core::model::events::{
-    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
+    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, CounterValue, KernelRecord,
+    KernelSymbol,
 };
 
 /// The files of a run, by the suffix rocprofv3 gives them.
@@ -36,15 +37,18 @@ enum Kind {
     Copy,
     Marker,
     Agents,
+    /// `--pmc`'s per-dispatch counters: one row per counter and dispatch.
+    Counters,
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 6] = [
         Kind::Kernel,
         Kind::Hip,
         Kind::Copy,
         Kind::Marker,
         Kind::Agents,
+        Kind::Counters,
     ];
 
     fn suffix(self) -> &'static str {
@@ -54,6 +58,7 @@ impl Kind {
             Kind::Copy => "memory_copy_trace.csv",
             Kind::Marker => "marker_api_trace.csv",
             Kind::Agents => "agent_info.csv",
+            Kind::Counters => "counter_collection.csv",
         }
     }
 
@@ -64,6 +69,7 @@ impl Kind {
             Kind::Copy => "memory copy trace",
             Kind::Marker => "marker (roctx) trace",
             Kind::Agents => "agent info",
+            Kind::Counters => "counter collection",
         }
     }
 }
@@ -112,6 +118,8 @@ enum Col {
     Name,
     VendorName,
     ProductName,
+    CounterName,
+    CounterValue,
 }
 
 /// rocprofv3's spelling of each column; dialects differ from it in a few.
@@ -158,6 +166,8 @@ fn rocprofv3_name(c: Col) -> &'static str {
         Col::Name => "Name",
         Col::VendorName => "Vendor_Name",
         Col::ProductName => "Product_Name",
+        Col::CounterName => "Counter_Name",
+        Col::CounterValue => "Counter_Value",
     }
 }
 
@@ -223,6 +233,7 @@ fn columns(kind: Kind) -> &'static [Col] {
             VendorName,
             ProductName,
         ],
+        Kind::Counters => &[DispatchId, AgentId, CounterName, CounterValue],
     }
 }
 
@@ -298,6 +309,7 @@ struct Table {
 
 impl Table {
     fn read(path: &Path, kind: Kind) -> Result<Table, ConvertError> {
+        crate::files::check_regular(path).map_err(|why| err(path, why))?;
         let f = std::fs::File::open(path).map_err(|e| err(path, e.to_string()))?;
         let mut r = ::csv::ReaderBuilder::new()
             .flexible(false)
@@ -449,6 +461,16 @@ impl<'a> Row<'a> {
         })
     }
 
+    fn f64(&mut self, c: Col) -> f64 {
+        match self.text(c).parse::<f64>() {
+            Ok(v) if v.is_finite() => v,
+            _ => {
+                self.fail(c, "a number");
+                0.0
+            }
+        }
+    }
+
     /// `Agent 4` → 4.
     fn agent(&mut self, c: Col) -> u64 {
         match self
@@ -521,8 +543,11 @@ pub fn read(path: &Path) -> Result<Collected, ConvertError> {
     {
         return Err(err(
             path,
-            "an agent-info file without any trace beside it (no kernel, HIP, memory copy or \
-             marker trace of the same prefix)",
+            format!(
+                "a {} file without any trace beside it (no kernel, HIP, memory copy or marker \
+                 trace of the same prefix)",
+                given.what()
+            ),
         ));
     }
     let mut issues = RowIssues::default();
@@ -544,6 +569,9 @@ pub fn read(path: &Path) -> Result<Collected, ConvertError> {
     let mut textless = 0;
     if let Some(t) = tables.get(&Kind::Marker) {
         textless = markers(t, &mut b, &mut issues);
+    }
+    if let Some(t) = tables.get(&Kind::Counters) {
+        counter_values(t, &mut b, &mut issues);
     }
     let warning = issues.settle()?;
     b.c.agents = resolve_agents(agents, &agent_ids);
@@ -644,6 +672,39 @@ fn kernels(t: &Table, b: &mut Builder, issues: &mut RowIssues, agent_ids: &mut B
                 b.on_stream(k.rec.correlation_id, k.stream, -1);
             }
             b.c.push_kernel(k.rec);
+        },
+    );
+}
+
+/// `counter_collection.csv`: one value per counter and dispatch (rocprofv3 sums a counter's
+/// instances), kept as the tool keeps its per-instance values, which the join sums per dispatch.
+fn counter_values(t: &Table, b: &mut Builder, issues: &mut RowIssues) {
+    let mut names: HashMap<String, std::sync::Arc<str>> = HashMap::new();
+    good_rows(
+        t,
+        issues,
+        |r| {
+            (
+                r.u64(Col::DispatchId),
+                r.agent(Col::AgentId),
+                r.text(Col::CounterName).to_string(),
+                r.f64(Col::CounterValue),
+            )
+        },
+        |(dispatch_id, agent, name, value)| {
+            if name.is_empty() {
+                return;
+            }
+            let counter = names
+                .entry(name)
+                .or_insert_with_key(|n| std::sync::Arc::from(n.as_str()))
+                .clone();
+            b.c.counter_values.push(CounterValue {
+                dispatch_id,
+                agent,
+                counter,
+                value,
+            });
         },
     );
 }

@@ -229,6 +229,7 @@ pub(crate) fn open_maybe_gz(
 /// Reads `path` (any supported format) into the tool's collection: one per process (a rocpd
 /// database may hold several processes and runs; the JSON and CSV inputs hold one).
 pub fn read(path: &Path) -> Result<Vec<Collected>, ConvertError> {
+    crate::files::check_regular(path).map_err(|why| err(path, why))?;
     match detect(path)? {
         Format::Json => json::read(path).map(|c| vec![c]),
         Format::Csv => csv::read(path).map(|c| vec![c]),

@@ -25,7 +25,8 @@ use serde_json::Value;
 use super::calls::{CallArgs, Roctx};
 use super::{err, Builder, ConvertError};
 use rocprof_xplane_core::model::events::{
-    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, KernelRecord, KernelSymbol,
+    AgentInfo, AgentType, ApiDomain, ApiRecord, Collected, CopyRecord, CounterValue, KernelRecord,
+    KernelSymbol,
 };
 use rocprof_xplane_core::model::graph::GraphNode;
 
@@ -510,6 +511,8 @@ impl Run<'_> {
             }
         }
 
+        self.counter_values(p, &mut b.c)?;
+
         if self.has("memory_copy") {
             let copies = self.rows(
                 &format!(
@@ -553,6 +556,48 @@ impl Run<'_> {
             ));
         }
         Ok(b.finish())
+    }
+
+    /// The hardware-counter values of the process's dispatches (`rocpd_pmc_event`, linked to a
+    /// dispatch by its event id, named by `rocpd_info_pmc`'s `symbol`, else its `name`): one
+    /// value per row, as the tool's per-instance values, summed by the join.
+    fn counter_values(&self, p: &ProcessRow, c: &mut Collected) -> Result<(), String> {
+        if !(self.has("pmc_event") && self.has("info_pmc")) {
+            return Ok(());
+        }
+        let rows = self.rows(
+            "SELECT x.dispatch_id, x.agent_id, \
+             coalesce(nullif(i.symbol, ''), i.name, ''), p.value \
+             FROM {pmc_event} p JOIN {kernel_dispatch} x ON x.event_id = p.event_id \
+             JOIN {info_pmc} i ON i.id = p.pmc_id WHERE x.pid = ?1 ORDER BY p.id",
+            &["pmc_event", "kernel_dispatch", "info_pmc"],
+            [p.id],
+            |r| {
+                Ok((
+                    r.get::<_, Option<i64>>(0)?,
+                    r.get::<_, Option<i64>>(1)?,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, Option<f64>>(3)?,
+                ))
+            },
+        )?;
+        let mut names: HashMap<String, Arc<str>> = HashMap::new();
+        for (dispatch, agent, name, value) in rows {
+            if name.is_empty() {
+                continue;
+            }
+            let counter = names
+                .entry(name)
+                .or_insert_with_key(|n| Arc::from(n.as_str()))
+                .clone();
+            c.counter_values.push(CounterValue {
+                dispatch_id: num(dispatch),
+                agent: num(agent),
+                counter,
+                value: value.unwrap_or(0.0),
+            });
+        }
+        Ok(())
     }
 
     /// `stream` and `event` arguments of every call that has them, by event id.

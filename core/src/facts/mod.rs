@@ -8,6 +8,7 @@
 pub mod agents;
 pub mod calls;
 pub mod counters;
+pub mod pmc;
 pub mod records;
 
 pub use agents::{AgentInfo, AgentType, KernelSymbol};
@@ -15,6 +16,7 @@ pub use calls::{
     CallFact, CopyPtrs, MarkerSpan, MemAction, MemFact, MemKind, StreamCreation, SyncFact, SyncKind,
 };
 pub use counters::Counters;
+pub use pmc::{CounterDispatch, CounterSample, CounterValue};
 pub use records::{
     ApiDomain, ApiRecord, CopyDirection, CopyRecord, HipEventOp, HipEventRecord, KernelRecord,
 };

@@ -20,6 +20,12 @@
 //!   160 KiB on gfx950 (AMD CDNA4 ISA guide; LLVM `FeatureAddressableLocalMemorySize163840`),
 //!   64 KiB per CU on gfx1100/gfx1101 (AMD RDNA3 ISA guide: 128 KiB per work-group processor of
 //!   two CUs).
+//!
+//! The table also holds each architecture's dense 16-bit matrix rate, the peak xprof's roofline
+//! draws (`peak_teraflops`): FP16/BF16 matrix FLOPs per CU per clock, 1024 on gfx90a, 2048 on
+//! gfx942, 4096 on gfx950 (AMD's CDNA 2, CDNA 3 and CDNA 4 architecture white papers, the
+//! "FLOPS/clock/CU" table, dense, without sparsity). AMD publishes no such per-CU figure for
+//! gfx1100/gfx1101, so they have none.
 
 /// Limits of one GPU architecture.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +51,8 @@ pub struct ArchLimits {
     pub simds_per_cu: u32,
     /// Most work-groups (with barriers) resident on one CU.
     pub max_workgroups_per_cu: u32,
+    /// Dense FP16/BF16 matrix FLOPs one CU does per clock (0: no published figure).
+    pub matrix_f16_flops_per_cu_clock: u32,
 }
 
 const CDNA_GFX9: ArchLimits = ArchLimits {
@@ -59,6 +67,7 @@ const CDNA_GFX9: ArchLimits = ArchLimits {
     lds_bytes_per_cu: 64 << 10,
     simds_per_cu: 4,
     max_workgroups_per_cu: 16,
+    matrix_f16_flops_per_cu_clock: 0,
 };
 
 const RDNA3_1_5X: ArchLimits = ArchLimits {
@@ -73,6 +82,7 @@ const RDNA3_1_5X: ArchLimits = ArchLimits {
     lds_bytes_per_cu: 64 << 10,
     simds_per_cu: 2,
     max_workgroups_per_cu: 16,
+    matrix_f16_flops_per_cu_clock: 0,
 };
 
 /// The architectures with known limits.
@@ -80,17 +90,20 @@ pub static ARCHS: &[ArchLimits] = &[
     ArchLimits {
         name: "gfx90a",
         gfx_target_version: 90010,
+        matrix_f16_flops_per_cu_clock: 1024,
         ..CDNA_GFX9
     },
     ArchLimits {
         name: "gfx942",
         gfx_target_version: 90402,
+        matrix_f16_flops_per_cu_clock: 2048,
         ..CDNA_GFX9
     },
     ArchLimits {
         name: "gfx950",
         gfx_target_version: 90500,
         lds_bytes_per_cu: 160 << 10,
+        matrix_f16_flops_per_cu_clock: 4096,
         ..CDNA_GFX9
     },
     ArchLimits {
@@ -113,4 +126,45 @@ pub fn limits(gfx_target_version: u32, isa_name: &str) -> Option<&'static ArchLi
         (gfx_target_version != 0 && a.gfx_target_version == gfx_target_version)
             || (gfx_target_version == 0 && a.name == base)
     })
+}
+
+/// The dense FP16/BF16 matrix peak of `compute_units` CUs at `clock_khz`, in TFLOP/s, for an
+/// architecture with a published per-CU rate; `None` otherwise (never a guess). The roofline
+/// of xprof means this precision for AMD GPUs: without the figure it takes the largest of its
+/// own per-CU rates, on CDNA the FP16 matrix one.
+pub fn peak_teraflops(
+    gfx_target_version: u32,
+    isa_name: &str,
+    compute_units: u32,
+    clock_khz: u64,
+) -> Option<f64> {
+    let rate = limits(gfx_target_version, isa_name)?.matrix_f16_flops_per_cu_clock;
+    (rate > 0 && compute_units > 0 && clock_khz > 0)
+        .then(|| f64::from(rate) * f64::from(compute_units) * clock_khz as f64 * 1e3 / 1e12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// AMD's published dense FP16 peaks: MI250X (gfx90a, 220 CUs, 1.7 GHz) 383 TFLOP/s,
+    /// MI300X (gfx942, 304 CUs, 2.1 GHz) 1307.4, MI355X (gfx950, 256 CUs, 2.4 GHz) 2516.6.
+    #[test]
+    fn the_matrix_peak_is_amds_published_dense_fp16_figure() {
+        let close = |got: Option<f64>, want: f64| {
+            let got = got.expect("a peak");
+            assert!((got - want).abs() < 0.05, "{got} vs {want}");
+        };
+        close(peak_teraflops(90010, "", 220, 1_700_000), 382.98);
+        close(peak_teraflops(90402, "", 304, 2_100_000), 1307.4);
+        close(
+            peak_teraflops(0, "gfx950:sramecc+:xnack-", 256, 2_400_000),
+            2516.58,
+        );
+        // No published per-CU rate, no CUs or no clock: no figure.
+        assert_eq!(peak_teraflops(110000, "", 96, 2_500_000), None);
+        assert_eq!(peak_teraflops(90402, "", 0, 2_100_000), None);
+        assert_eq!(peak_teraflops(90402, "", 304, 0), None);
+        assert_eq!(peak_teraflops(0, "gfx1200", 64, 2_000_000), None);
+    }
 }

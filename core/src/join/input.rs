@@ -7,8 +7,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::facts::{
-    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, Counters, HipEventOp,
-    HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation, SyncFact,
+    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
+    HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation,
+    SyncFact,
 };
 use crate::model::collected::{Carried, Collected};
 use crate::model::corrmap::{id_range, CorrMap};
@@ -67,6 +68,7 @@ pub(super) struct Header {
     pub hostname: String,
     pub pid: u32,
     pub sdk_version: String,
+    pub step_rule: Option<crate::model::steps::StepRule>,
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
     /// The wall clock at the start: without a job clock, the wall window is the boot window
@@ -90,6 +92,8 @@ pub(super) struct HostRecords {
 pub(super) struct DeviceRecords {
     pub kernels: PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
+    /// Hardware-counter values of the dispatches (the counters stage).
+    pub counter_values: Vec<CounterValue>,
 }
 
 /// What the capture read of the calls beside their records.
@@ -116,6 +120,7 @@ impl Input {
             hostname,
             pid,
             sdk_version,
+            step_rule,
             start_boottime_ns,
             stop_boottime_ns,
             start_walltime_ns,
@@ -134,6 +139,7 @@ impl Input {
             memory,
             copy_ptrs,
             hip_events,
+            counter_values,
             symbols,
             op_names,
             thread_names,
@@ -146,6 +152,7 @@ impl Input {
                 hostname,
                 pid,
                 sdk_version,
+                step_rule,
                 start_boottime_ns,
                 stop_boottime_ns,
                 start_walltime_ns,
@@ -162,7 +169,11 @@ impl Input {
                 markers,
                 scopes,
             },
-            device: DeviceRecords { kernels, copies },
+            device: DeviceRecords {
+                kernels,
+                copies,
+                counter_values,
+            },
             facts: CallFacts {
                 calls,
                 syncs,

@@ -26,6 +26,7 @@ mod host_events;
 mod input;
 mod kernels;
 mod laps;
+mod pmc;
 mod schedule;
 mod stream_lines;
 mod time_window;
@@ -135,6 +136,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     );
     laps.lap_beside("kernels", Some(done.beside));
     copies::copy_events(done.placed, stage, &mut warnings);
+    let kernel_counters = pmc::kernel_counters(device.counter_values, &agents);
     // The device records are events now (the kernel records were freed as they became
     // events): free the rest before the host events are built.
     places.forget_issued_devices();
@@ -187,6 +189,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         hostname: header.hostname,
         pid: header.pid,
         sdk_version: header.sdk_version,
+        step_rule: header.step_rule,
         start_boottime_ns: window.start,
         stop_boottime_ns: window.stop,
         start_covers_events: true,
@@ -204,6 +207,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         names: host_side.names,
         annotations: annotations.table,
         shapes: done.shapes,
+        kernel_counters,
         counters,
         warnings,
     }

@@ -198,6 +198,7 @@ fn empty_like(c: &Collected) -> Collected {
         hostname: c.hostname.clone(),
         pid: c.pid,
         sdk_version: c.sdk_version.clone(),
+        step_rule: c.step_rule.clone(),
         start_boottime_ns: u64::MAX,
         start_walltime_ns: u64::MAX,
         ..Collected::default()
@@ -212,12 +213,13 @@ pub fn split_incomplete(
     carried_in: &HandedOn,
     windows: Windows,
 ) -> Option<(Collected, HandedOn)> {
-    let hip_ops = |f: fn(&str) -> bool| -> crate::fastmap::HashSet<i32> {
-        c.op_names
-            .iter()
-            .filter(|((domain, _), name)| *domain == ApiDomain::Hip && f(name))
-            .map(|(&(_, op), _)| op)
-            .collect()
+    let hip_ops = |f: fn(&str) -> bool| {
+        OpSet::new(
+            c.op_names
+                .iter()
+                .filter(|((domain, _), name)| *domain == ApiDomain::Hip && f(name))
+                .map(|(&(_, op), _)| op),
+        )
     };
     let launches = hip_ops(crate::hip::ops::expects_device_activity);
     let graphs = hip_ops(crate::hip::ops::makes_many_activities);
@@ -242,6 +244,7 @@ pub fn split_incomplete(
 
     let mut h = Holding {
         carried_in,
+        carried_max: carried_in.keys().copied().max().unwrap_or(0),
         held: HandedOn::default(),
         ids: IdSet::for_range(range, c.api.len()),
     };
@@ -250,12 +253,12 @@ pub fn split_incomplete(
     let mut graph_launches = Vec::new();
     for a in c.api.iter().filter(|a| hip(a.domain)) {
         let id = a.correlation_id;
-        if !launches.contains(&a.operation) || !h.open(id) {
+        if !launches.contains(a.operation) || !h.open(id) {
             continue;
         }
         if !active.contains(id) {
             h.hold(id);
-        } else if graphs.contains(&a.operation) {
+        } else if graphs.contains(a.operation) {
             graph_launches.push(id);
         }
     }
@@ -368,9 +371,47 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
     out
 }
 
+/// A set of HIP operation ids, read once per API record: a table for the small ids every
+/// runtime uses, a hash set for any other.
+struct OpSet {
+    small: Vec<bool>,
+    other: crate::fastmap::HashSet<i32>,
+}
+
+impl OpSet {
+    /// Operation ids below this are looked up in the table.
+    const SMALL: usize = 4096;
+
+    fn new(ops: impl Iterator<Item = i32>) -> OpSet {
+        let mut s = OpSet {
+            small: vec![false; Self::SMALL],
+            other: Default::default(),
+        };
+        for op in ops {
+            match usize::try_from(op).ok().filter(|&i| i < Self::SMALL) {
+                Some(i) => s.small[i] = true,
+                None => {
+                    s.other.insert(op);
+                }
+            }
+        }
+        s
+    }
+
+    #[inline]
+    fn contains(&self, op: i32) -> bool {
+        match usize::try_from(op).ok().and_then(|i| self.small.get(i)) {
+            Some(&b) => b,
+            None => self.other.contains(&op),
+        }
+    }
+}
+
 /// The ids a window keeps back, with how many times each was handed on before it.
 struct Holding<'a> {
     carried_in: &'a HandedOn,
+    /// The largest id handed in (0: none): a larger one was not handed on, without a lookup.
+    carried_max: u64,
     held: HandedOn,
     /// The held ids again, as bits for the tests that follow.
     ids: IdSet,
@@ -378,6 +419,9 @@ struct Holding<'a> {
 
 impl Holding<'_> {
     fn times(&self, id: u64) -> u32 {
+        if id > self.carried_max {
+            return 0;
+        }
         self.carried_in.get(&id).copied().unwrap_or(0)
     }
 
@@ -388,7 +432,8 @@ impl Holding<'_> {
 
     /// Keeps `id` back; whether it was not already.
     fn hold(&mut self, id: u64) -> bool {
-        if self.held.contains_key(&id) {
+        // `ids` holds the same ids as `held`, as bits.
+        if self.ids.contains(id) {
             return false;
         }
         self.held.insert(id, self.times(id) + 1);
@@ -637,6 +682,17 @@ fn scope_chains(c: &Collected, scopes: impl Iterator<Item = i64>) -> Vec<MarkerS
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_op_set_holds_small_negative_and_large_ids() {
+        let s = OpSet::new([3, 4095, 4096, -1, 70_000].into_iter());
+        for op in [3, 4095, 4096, -1, 70_000] {
+            assert!(s.contains(op), "{op}");
+        }
+        for op in [0, 4, 4094, 4097, -2, i32::MAX, i32::MIN] {
+            assert!(!s.contains(op), "{op}");
+        }
+    }
 
     /// Of the records handed on, each event keeps its latest, the ones a window took in
     /// included, at most `MAX_PRODUCERS` events (the latest).

@@ -9,8 +9,9 @@ use super::memory::LiveMemory;
 use super::trace::Anchor;
 use crate::clock::ClockFacts;
 use crate::facts::{
-    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, Counters, HipEventOp,
-    HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation, SyncFact,
+    AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
+    HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation,
+    SyncFact,
 };
 use crate::store::PackedVec;
 
@@ -20,6 +21,9 @@ pub struct Collected {
     pub hostname: String,
     pub pid: u32,
     pub sdk_version: String,
+    /// The user's rule for the roctx ranges that are steps (`STEP_RANGE`); the frameworks'
+    /// own step marks need none (`xplane::steps`).
+    pub step_rule: Option<super::steps::StepRule>,
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
     pub start_walltime_ns: u64,
@@ -52,6 +56,8 @@ pub struct Collected {
     pub copy_ptrs: Vec<CopyPtrs>,
     /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
     pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
+    /// Hardware-counter values of the dispatches, one per counter instance (`model::pmc`).
+    pub counter_values: Vec<CounterValue>,
     pub symbols: HashMap<u64, KernelSymbol>,
     /// `(domain, operation) → name` from the runtime's name queries.
     pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,
@@ -170,7 +176,8 @@ impl Collected {
             + size_of_val(self.memory.as_slice())
             + size_of_val(self.carried.memory.allocations.as_slice())
             + size_of_val(self.copy_ptrs.as_slice())
-            + size_of_val(self.hip_events.as_slice())) as u64
+            + size_of_val(self.hip_events.as_slice())
+            + size_of_val(self.counter_values.as_slice())) as u64
     }
 
     /// Appends `later`, the next cut of the same process, so that one join sees both (a launch
@@ -181,6 +188,7 @@ impl Collected {
             hostname: _,
             pid: _,
             sdk_version: _,
+            step_rule: _,
             start_boottime_ns,
             stop_boottime_ns,
             start_walltime_ns,
@@ -199,6 +207,7 @@ impl Collected {
             memory,
             copy_ptrs,
             hip_events,
+            counter_values,
             symbols,
             op_names,
             thread_names,
@@ -237,6 +246,7 @@ impl Collected {
         self.memory.extend(memory);
         self.copy_ptrs.extend(copy_ptrs);
         self.hip_events.extend(hip_events);
+        self.counter_values.extend(counter_values);
         self.symbols.extend(symbols);
         self.op_names.extend(op_names);
         self.thread_names.extend(thread_names);

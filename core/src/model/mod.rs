@@ -3,7 +3,8 @@
 //! handed to the XPlane writer (`trace`), and the domain rules the join's stages apply: roctx
 //! scopes (`annotations`), streams and their lines (`streams`), dependencies (`deps`), memory
 //! (`memory`), graph nodes (`graph`), what a capture window hands to the next (`carry`), the
-//! per-correlation-id tables (`corrmap`), bandwidth and occupancy (`hbm`, `occupancy`).
+//! per-correlation-id tables (`corrmap`), bandwidth and occupancy (`hbm`, `occupancy`), the
+//! user's rule for which ranges are steps (`steps`).
 //!
 //! The join itself is `crate::join`; `join` here is the path the tool and the CLI name it by.
 
@@ -18,6 +19,8 @@ pub mod hbm;
 pub mod join;
 pub mod memory;
 pub mod occupancy;
+pub mod pmc;
+pub mod steps;
 pub mod streams;
 pub mod trace;
 

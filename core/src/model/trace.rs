@@ -19,6 +19,8 @@ pub struct Trace {
     pub pid: u32,
     /// Runtime version string handed to `rocprofiler_configure` (e.g. "1.0.0").
     pub sdk_version: String,
+    /// The user's rule for the roctx ranges that are steps (`xplane::steps`).
+    pub step_rule: Option<super::steps::StepRule>,
     /// Profile window on `CLOCK_BOOTTIME`; line timestamps are written relative to `start_boottime_ns`.
     pub start_boottime_ns: u64,
     pub stop_boottime_ns: u64,
@@ -57,6 +59,8 @@ pub struct Trace {
     pub annotations: Table<Annotation>,
     /// The launch shapes the kernel events name by id, each stored once.
     pub shapes: Table<LaunchShape>,
+    /// Hardware counters of the kernel dispatches that have any, by dispatch id (`model::pmc`).
+    pub kernel_counters: crate::fastmap::HashMap<u64, super::pmc::KernelCounters>,
     /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
     pub counters: Counters,
     /// Human-readable problems, written to `XSpace.warnings`.

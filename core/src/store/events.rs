@@ -1,7 +1,9 @@
 //! The store one rocprofiler buffer decodes into.
 
 use super::{ChunkedVec, PackedVec};
-use crate::facts::{ApiRecord, CopyRecord, Counters, HipEventRecord, KernelRecord};
+use crate::facts::{
+    ApiRecord, CopyRecord, CounterDispatch, CounterSample, Counters, HipEventRecord, KernelRecord,
+};
 
 /// Events of one buffer plus the accounting of what was received, skipped and dropped.
 #[derive(Debug, Default)]
@@ -14,6 +16,10 @@ pub struct EventStore {
     pub kernels: PackedVec<KernelRecord>,
     pub copies: PackedVec<CopyRecord>,
     pub hip_events: ChunkedVec<HipEventRecord>,
+    /// Hardware-counter values as delivered (one per counter instance), and the header record
+    /// of each counted dispatch (`facts::pmc`).
+    pub pmc_samples: ChunkedVec<CounterSample>,
+    pub pmc_dispatches: ChunkedVec<CounterDispatch>,
     /// Only the record/skip/drop fields are filled here; join fills the rest.
     pub counters: Counters,
 }
@@ -26,7 +32,9 @@ impl EventStore {
             + self.marker_records.held_bytes()
             + self.kernels.held_bytes()
             + self.copies.held_bytes()
-            + self.hip_events.len() * size_of::<HipEventRecord>()) as u64
+            + self.hip_events.len() * size_of::<HipEventRecord>()
+            + self.pmc_samples.len() * size_of::<CounterSample>()
+            + self.pmc_dispatches.len() * size_of::<CounterDispatch>()) as u64
     }
 
     /// Adds this store's counters into `c` (only the record/skip/drop fields are non-zero).

@@ -52,6 +52,21 @@ pub const OPEN_AT_END: &str = "open_at_end";
 /// Ours: number of device activities a host API call produced (graph launches produce many).
 pub const ACTIVITY_COUNT: &str = "activity_count";
 
+// Steps (XLA's StatType names; `xplane::steps`). `_r` (int64) makes an event a step root of
+// that level; `step_num` (int64) numbers it. `_a` marks an async root, `step_name` names a
+// step and `group_id` is what xprof's own grouping writes: none of them may come from a label.
+pub const STEP_ROOT_LEVEL: &str = "_r";
+pub const STEP_NUM: &str = "step_num";
+pub const ASYNC_ROOT_LEVEL: &str = "_a";
+pub const STEP_NAME: &str = "step_name";
+pub const GROUP_ID: &str = "group_id";
+
+// Graphs in xprof's vocabulary (CUPTI's names, uint64): `cuda_graph_id` on every kernel and
+// copy a `hipGraphLaunch` ran and on the launch, `cuda_graph_exec_id` on the launch; on AMD
+// both are rocprofiler's executable-graph id (`GRAPH_EXEC_ID`'s value).
+pub const CUDA_GRAPH_ID: &str = "cuda_graph_id";
+pub const CUDA_GRAPH_EXEC_ID: &str = "cuda_graph_exec_id";
+
 // Device-capability plane stats.
 pub const DEVICE_VENDOR: &str = "device_vendor";
 pub const GPU_DEVICE_NAME: &str = "gpu_device_name";
@@ -59,6 +74,8 @@ pub const CORE_COUNT: &str = "core_count";
 pub const CLOCK_RATE: &str = "clock_rate";
 pub const MEMORY_BANDWIDTH: &str = "memory_bandwidth";
 pub const MEMORY_SIZE: &str = "memory_size";
+/// double: the dense 16-bit matrix peak (`hip::arch::peak_teraflops`), xprof's roofline.
+pub const PEAK_TERAFLOPS_PER_SECOND: &str = "peak_teraflops_per_second";
 pub const COMPUTE_CAP_MAJOR: &str = "compute_cap_major";
 pub const COMPUTE_CAP_MINOR: &str = "compute_cap_minor";
 /// Ours: marketing name, e.g. "AMD Instinct MI300X".
@@ -99,7 +116,8 @@ pub const WINDOW_PID: &str = "rocprof_xplane_window_pid";
 pub const WINDOW_RUN: &str = "rocprof_xplane_window_run";
 
 /// Stats this writer sets itself; annotation keys with these names are not copied onto
-/// events, so a user's `roctx` label can never forge a correlation id or a kernel marker.
+/// events, so a user's `roctx` label can never forge a correlation id, a kernel marker or a
+/// step root (a TraceMe step range's `_r` on every call inside it would make each call a step).
 pub const RESERVED_EVENT_STATS: &[&str] = &[
     CORRELATION_ID,
     ORPHAN_CORRELATION_ID,
@@ -114,7 +132,10 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     ACTIVITY_COUNT,
     OPEN_AT_END,
     "flow",
-    "group_id",
+    STEP_ROOT_LEVEL,
+    ASYNC_ROOT_LEVEL,
+    STEP_NAME,
+    GROUP_ID,
     "_pt",
     "_p",
     "_ct",
@@ -139,6 +160,8 @@ pub const RESERVED_EVENT_STATS: &[&str] = &[
     PIPE_ID,
     GRAPH_EXEC_ID,
     GRAPH_NODE_ID,
+    CUDA_GRAPH_ID,
+    CUDA_GRAPH_EXEC_ID,
 ];
 
 /// `kernel_details` in the token format xprof's `ParseKernelLaunchParams` reads (`regs:`,

@@ -60,6 +60,7 @@ pub fn install(gpus: &[GpuSpec]) {
     if slot.is_some() {
         return;
     }
+    super::counting::install(gpus);
     let size = state::personality().agent_size() as u64;
     let mut list = Vec::new();
     let mut cpu = blank(size);

@@ -178,6 +178,11 @@ impl Buffer {
 
     /// Copies `record` (a `#[repr(C)]` record struct) into the buffer under header `kind`.
     pub fn emplace(self: &Arc<Self>, kind: u32, record: &[u8]) -> Emplace {
+        self.emplace_in(ROCPROFILER_BUFFER_CATEGORY_TRACING, kind, record)
+    }
+
+    /// Copies `record` into the buffer under header (`category`, `kind`).
+    pub fn emplace_in(self: &Arc<Self>, category: u32, kind: u32, record: &[u8]) -> Emplace {
         let rec_words = record.len().div_ceil(8);
         let need = HEADER_BYTES + rec_words * 8;
         let mut st = lock(&self.state);
@@ -212,11 +217,8 @@ impl Buffer {
                 half.used_words += rec_words;
                 half.used_bytes += need;
                 let payload = half.words[start..].as_mut_ptr() as *mut std::ffi::c_void;
-                half.headers.push(rocprofiler_record_header_t::new(
-                    ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                    kind,
-                    payload,
-                ));
+                half.headers
+                    .push(rocprofiler_record_header_t::new(category, kind, payload));
                 st.stats.emplaced += 1;
                 if blocked {
                     st.stats.writer_blocked += 1;

@@ -63,6 +63,7 @@ impl Builder {
                 group_segment_size: 1024,
                 private_segment_size: 0,
                 kernarg_segment_size: 64,
+                work: Default::default(),
             });
         }
         co

@@ -37,6 +37,7 @@ mod agents;
 mod attach;
 mod buffer;
 mod cli;
+mod counting;
 mod emit;
 pub mod exports;
 pub mod fixtures;

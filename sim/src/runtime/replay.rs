@@ -45,6 +45,8 @@ struct PerCtx {
 struct Enq {
     tid: u64,
     per_ctx: Vec<PerCtx>,
+    /// What each context's dispatch counting callback answered (kernels only).
+    counting: Vec<super::counting::Counting>,
 }
 
 struct Deferred {
@@ -863,7 +865,20 @@ impl Replay {
         for (k, a) in activities.iter().enumerate() {
             let g = self.act_first[t][j] + k;
             let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
-            self.submit(g, Enq { tid, per_ctx });
+            let counting = match a {
+                Activity::Kernel { .. } => {
+                    super::counting::on_enqueue(&ctxs, self.counting_data(g))
+                }
+                _ => Vec::new(),
+            };
+            self.submit(
+                g,
+                Enq {
+                    tid,
+                    per_ctx,
+                    counting,
+                },
+            );
         }
         if let Some(h) = graph {
             self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_EXIT, h);
@@ -1107,7 +1122,14 @@ impl Replay {
                 user,
             });
         }
-        self.submit(self.acts.len() + bi, Enq { tid, per_ctx });
+        self.submit(
+            self.acts.len() + bi,
+            Enq {
+                tid,
+                per_ctx,
+                counting: Vec::new(),
+            },
+        );
     }
 
     /// Barrier `bi` completed on the GPU: PHASE_NONE callbacks and buffer records.
@@ -1190,6 +1212,34 @@ impl Replay {
                 z: grid_items[2],
             },
             reserved_padding: [0; 56],
+        }
+    }
+
+    /// The dispatch counting service's view of kernel activity `g`.
+    fn counting_data(&self, g: usize) -> rocprofiler_dispatch_counting_service_data_t {
+        let (s, e) = self.times(g);
+        rocprofiler_dispatch_counting_service_data_t {
+            size: std::mem::size_of::<rocprofiler_dispatch_counting_service_data_t>() as u64,
+            correlation_id: rocprofiler_async_correlation_id_t {
+                internal: self.acts[g].cid,
+                external: rocprofiler_user_data_t { value: 0 },
+            },
+            start_timestamp: s,
+            end_timestamp: e,
+            dispatch_info: self.dispatch_info(g),
+        }
+    }
+
+    /// The work of kernel activity `g` (what its counters are derived from).
+    fn kernel_work(&self, g: usize) -> crate::plan::KernelWork {
+        match self.activity(g) {
+            Activity::Kernel { kernel, .. } => self
+                .plan
+                .kernels
+                .get(*kernel as usize)
+                .map(|k| k.work)
+                .unwrap_or_default(),
+            _ => Default::default(),
         }
     }
 
@@ -1286,6 +1336,13 @@ impl Replay {
             let (s, e) = self.times(g);
             set_sim_now(e);
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                if !enq.counting.is_empty() {
+                    super::counting::on_complete(
+                        &enq.counting,
+                        &self.counting_data(g),
+                        &self.kernel_work(g),
+                    );
+                }
                 for pc in &enq.per_ctx {
                     if !pc.ctx.is_active() {
                         continue;

@@ -113,6 +113,8 @@ pub struct Services {
     pub buffer: HashMap<u32, BufferService>,
     pub callback: HashMap<u32, CallbackService>,
     pub request: Option<RequestService>,
+    /// The buffered dispatch counting service (`runtime::counting`).
+    pub dispatch_counting: Option<super::counting::DispatchCounting>,
 }
 
 pub struct Context {

@@ -57,6 +57,7 @@ pub(crate) struct KernelDef {
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub dur_ns: u64,
+    pub work: crate::plan::KernelWork,
 }
 
 pub(crate) struct GraphNode {

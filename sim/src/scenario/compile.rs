@@ -209,6 +209,7 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
                     group_segment_size: kd.lds,
                     private_segment_size: kd.scratch,
                     kernarg_segment_size: kd.kernarg,
+                    work: kd.work,
                 });
             }
         }
@@ -239,6 +240,7 @@ pub(crate) fn compile(sc: &Scenario) -> Result<Plan, ScenarioError> {
                 group_segment_size: 0,
                 private_segment_size: 0,
                 kernarg_segment_size: 40,
+                work: Default::default(),
             });
         }
     }

@@ -381,6 +381,11 @@ impl Parser {
             "grid",
             "block",
             "dur_us",
+            "flops",
+            "precision",
+            "mfma",
+            "read_bytes",
+            "write_bytes",
         ])?;
         let name_at = o.req("name")?;
         let name = strip_kd(name_at.str()?);
@@ -411,6 +416,7 @@ impl Parser {
             grid: o.opt_dim3("grid")?.unwrap_or([1024, 1, 1]),
             block: o.opt_dim3("block")?.unwrap_or([256, 1, 1]),
             dur_ns: o.opt_us("dur_us")?.unwrap_or(self.timing.kernel_ns).max(1),
+            work: kernel_work(&o)?,
         };
         check_grid(&o, k.grid, k.block)?;
         self.kernel_ix.insert(name, self.kernels.len() as u32);
@@ -533,6 +539,7 @@ impl Parser {
                                 grid,
                                 block,
                                 dur_ns: lo.max(1),
+                                work: Default::default(),
                             });
                             self.kernel_ix.insert(kname, k);
                             k
@@ -1259,5 +1266,28 @@ fn delivery_section(o: &Obj, seed: u64) -> Result<DeliveryModel, ScenarioError> 
         buffer_size_override: o.opt_bytes("buffer_size_override")?.map(|b| b as usize),
         force_policy,
         real_time,
+    })
+}
+
+/// A kernel's floating-point work and memory traffic per dispatch (`flops`, `precision`,
+/// `mfma`, `read_bytes`, `write_bytes`; all optional).
+fn kernel_work(o: &Obj<'_, '_>) -> Result<crate::plan::KernelWork, ScenarioError> {
+    let precision = match o.get("precision") {
+        None => crate::plan::Precision::default(),
+        Some(at) => {
+            let p = at.str()?;
+            crate::plan::Precision::parse(p).ok_or_else(|| {
+                at.err(format!(
+                    "precision `{p}`: expected one of f16, bf16, f32, f64"
+                ))
+            })?
+        }
+    };
+    Ok(crate::plan::KernelWork {
+        flops: o.opt_u64("flops")?.unwrap_or(0),
+        precision,
+        mfma: o.opt_bool("mfma")?.unwrap_or(false),
+        read_bytes: o.opt_bytes("read_bytes")?.unwrap_or(0),
+        write_bytes: o.opt_bytes("write_bytes")?.unwrap_or(0),
     })
 }

@@ -143,7 +143,7 @@ fn long_values_give_short_lines() {
     let total = value.len();
     for s in SETTINGS {
         let (_, w) = parse(&[(s.name, &value)]);
-        if matches!(s.kind, Kind::Dir | Kind::Text) {
+        if matches!(s.kind, Kind::Dir | Kind::Text | Kind::StepPattern) {
             assert!(w.is_empty(), "{}: {w:?}", s.name);
             continue;
         }
@@ -265,6 +265,25 @@ fn a_bad_service_address_records_nothing() {
     }
 }
 
+/// `STEP_RANGE` takes a range's text or a `*` pattern; one of only `*`s (every range a step)
+/// is refused on one line, and no rule is used.
+#[test]
+fn a_step_range_is_a_text_or_a_pattern_but_not_only_stars() {
+    let (c, w) = parse(&[("STEP_RANGE", "decode step *")]);
+    assert!(w.is_empty(), "{w:?}");
+    let rule = c.step_rule.expect("a rule");
+    assert_eq!(rule.matches("decode step 7"), Some(Some(7)));
+    let (c, w) = parse(&[]);
+    assert_eq!(c.step_rule, None);
+    assert!(w.is_empty(), "{w:?}");
+    for bad in ["*", "**"] {
+        let (c, w) = parse(&[("STEP_RANGE", bad)]);
+        assert_eq!(c.step_rule, None, "{bad:?}");
+        assert_eq!(w.len(), 1, "{bad:?}: {w:?}");
+        assert!(w[0].0.contains("ROCPROF_XPLANE_STEP_RANGE="), "{w:?}");
+    }
+}
+
 #[test]
 fn kinds_read_their_own_defaults() {
     for s in SETTINGS {
@@ -279,6 +298,7 @@ fn kinds_read_their_own_defaults() {
                 Kind::FileTemplate { .. } => check_file_template(text).is_ok(),
                 Kind::UnixTime => values::unix_time_ns(&s.kind, text).is_ok(),
                 Kind::Peer => values::peer(&s.kind, text).is_ok(),
+                Kind::StepPattern => values::step_rule(&s.kind, text).is_ok(),
                 Kind::Dir | Kind::Text | Kind::DirName { .. } | Kind::Address => true,
             };
             assert!(ok, "{}'s default {text:?}", s.name);

@@ -699,6 +699,74 @@ mod tests {
         }
     }
 
+    /// A step range's TraceMe keys that mark roots and groups (`_r`, `_a`, `step_name`,
+    /// `group_id`) stay off the HIP calls and kernels inside it: xprof makes every event with
+    /// `_r` a step root of its own (a step per call instead of one per range). Its other keys
+    /// (`step_num` included) still reach them.
+    #[test]
+    fn a_step_ranges_root_keys_stay_off_the_work_inside_it() {
+        use crate::model::{Annotation, HostEvent, HostEventKind, HostThread, Ordinal16};
+        let mut annotations = Table::default();
+        let annotation = annotations.push(Annotation {
+            stack: vec![
+                Arc::from("train#step_num=3,_r=1#"),
+                Arc::from("inner#_a=2,step_name=s,group_id=4,keep=1#"),
+            ]
+            .into(),
+            ..Annotation::default()
+        });
+        let mut names = Table::default();
+        let name = names.push(Arc::from("hipLaunchKernel"));
+        let mut shapes = Table::default();
+        let shape = shapes.push(LaunchShape::default());
+        let mut events = events_in_turn(1, |_| {
+            DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: 1,
+                shape,
+            })
+        });
+        events[0].correlation_id = 5;
+        events[0].annotation = Some(annotation);
+        let trace = Trace {
+            names,
+            annotations,
+            shapes,
+            start_boottime_ns: 1,
+            host_threads: vec![HostThread {
+                tid: 7,
+                name: String::new(),
+                events: vec![HostEvent {
+                    name,
+                    start_ns: 2,
+                    end_ns: 3,
+                    correlation_id: 5,
+                    kind: HostEventKind::HipApi,
+                    annotation: Some(annotation),
+                    device: Ordinal16::NONE,
+                    activity_count: 1,
+                    graph_exec_id: None,
+                }],
+            }],
+            devices: vec![one_line(events)],
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        for plane in [&space.planes[0], gpu_plane(&space)] {
+            let event = &plane.lines[0].events[0];
+            let names: Vec<&str> = event
+                .stats
+                .iter()
+                .map(|st| plane.stat_metadata[&st.metadata_id].name.as_str())
+                .collect();
+            for reserved in ["_r", "_a", "step_name", "group_id"] {
+                assert!(!names.contains(&reserved), "{}: {names:?}", plane.name);
+            }
+            for kept in ["step_num", "keep", s::TF_OP] {
+                assert!(names.contains(&kept), "{}: {names:?}", plane.name);
+            }
+        }
+    }
+
     /// Every line of a plane walks the run and meets each label list again: each list is
     /// encoded once for the plane (three times as many lists as the slots that lost them
     /// before the next line came back), to the bytes a fresh encoding gives, and the lists

@@ -30,6 +30,7 @@ pub(super) fn device_plane(
     );
     plane.spill_lines(spill.cloned());
     add_device_caps(&mut plane, d);
+    add_device_id_and_peak(&mut plane, d);
     let mut lines: Vec<_> = d.lines.iter().collect();
     lines.sort_by_key(|l| l.id);
     let mut cache = EventCache::new(trace);
@@ -56,13 +57,23 @@ pub(super) fn device_plane(
             }
             let id = match &e.kind {
                 DeviceEventKind::Kernel(info) => {
-                    match cache.kernel(&mut plane, &mut ids, info.shape, d) {
+                    let id = match cache.kernel(&mut plane, &mut ids, info.shape, d) {
                         Some((shape_stats, id)) => {
                             stats.extend(shape_stats);
                             id
                         }
                         None => plane.event_metadata_id(UNKNOWN_SHAPE),
+                    };
+                    let counted = (!trace.kernel_counters.is_empty())
+                        .then(|| trace.kernel_counters.get(&info.dispatch_id))
+                        .flatten();
+                    if let Some(kc) = counted {
+                        let duration = e.end_ns.saturating_sub(e.start_ns);
+                        super::pmc::kernel_counter_stats(
+                            &mut plane, &mut ids, kc, duration, &mut stats,
+                        );
                     }
+                    id
                 }
                 DeviceEventKind::Memcpy(m) => {
                     cache.memcpy_stats(&mut plane, m, &mut stats);
@@ -72,6 +83,10 @@ pub(super) fn device_plane(
             if let Some(g) = e.graph {
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
                 stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
+                // xprof reads a graph node's graph by this name; `cuda_graph_exec_id` on a
+                // device event would say it is a whole graph's run, which rocprofiler never
+                // reports (it reports each node).
+                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.exec_id());
             }
             cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
             let start = base.offset_ps(e.start_ns);
@@ -83,6 +98,9 @@ pub(super) fn device_plane(
         feed.finish(&mut plane, &mut ids, &mut line, |t| base.offset_ps(t));
         line.set_name(device_line_name(l, &types));
         plane.add_line(line.finish());
+    }
+    if let Some(line) = super::pmc::counter_line(trace, d, base, &mut plane, &mut ids) {
+        plane.add_line(line);
     }
     // Anchors on a stream with no work in this window.
     anchor_only_lines(&mut plane, &mut ids, base, anchors, |place| match *place {
@@ -122,6 +140,22 @@ fn add_device_caps(plane: &mut PlaneBuilder, d: &Device) {
     plane.add_plane_stat(s::COMPUTE_CAP_MINOR, StatValue::I64(minor));
     if !d.product_name.is_empty() {
         plane.add_plane_stat(s::PRODUCT_NAME, StatValue::Str(&d.product_name));
+    }
+}
+
+/// `device_id` (the GPU ordinal: xprof's perf_counters numbers a GPU plane's rows by it and
+/// skips a plane without it) and, where the architecture's rate is published,
+/// `peak_teraflops_per_second` (the dense 16-bit matrix peak xprof's roofline draws).
+fn add_device_id_and_peak(plane: &mut PlaneBuilder, d: &Device) {
+    plane.add_plane_stat(s::DEVICE_ID, StatValue::I64(i64::from(d.ordinal)));
+    let peak = crate::hip::arch::peak_teraflops(
+        d.gfx_target_version,
+        &d.name,
+        d.compute_units,
+        d.clock_rate_khz,
+    );
+    if let Some(t) = peak {
+        plane.add_plane_stat(s::PEAK_TERAFLOPS_PER_SECOND, StatValue::F64(t));
     }
 }
 
@@ -181,5 +215,42 @@ mod tests {
         // The other capabilities are still there.
         assert!(unknown.contains_key(s::MEMORY_SIZE));
         assert!(unknown.contains_key(s::CORE_COUNT));
+    }
+
+    /// Every GPU plane names its ordinal; an architecture with a published matrix rate gets
+    /// its peak (MI300X: 2048 FLOPs per CU per clock × 304 CUs × 2.1 GHz), one without gets
+    /// none.
+    #[test]
+    fn gpu_planes_carry_their_ordinal_and_a_peak_only_where_it_is_published() {
+        let mi300x = device_plane_stats(Device {
+            ordinal: 3,
+            name: "gfx942".into(),
+            gfx_target_version: 90402,
+            compute_units: 304,
+            clock_rate_khz: 2_100_000,
+            ..Default::default()
+        });
+        assert_eq!(
+            mi300x.get(s::DEVICE_ID),
+            Some(&Some(x_stat::Value::Int64Value(3)))
+        );
+        match mi300x.get(s::PEAK_TERAFLOPS_PER_SECOND) {
+            Some(Some(x_stat::Value::DoubleValue(t))) => {
+                assert!((t - 1307.4432).abs() < 1e-9, "{t}")
+            }
+            other => panic!("peak: {other:?}"),
+        }
+        let rdna = device_plane_stats(Device {
+            name: "gfx1100".into(),
+            gfx_target_version: 110000,
+            compute_units: 96,
+            clock_rate_khz: 2_500_000,
+            ..Default::default()
+        });
+        assert_eq!(
+            rdna.get(s::DEVICE_ID),
+            Some(&Some(x_stat::Value::Int64Value(0)))
+        );
+        assert!(!rdna.contains_key(s::PEAK_TERAFLOPS_PER_SECOND), "{rdna:?}");
     }
 }

@@ -8,12 +8,13 @@ use crate::model::{AnchorPlace, DeviceEventKind, HostEventKind, HostThread, Memc
 use super::cache::EventCache;
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
 use crate::xplane::builder::{
-    BuiltPlane, FinishedLine, PlaneBuilder, StatBytes, StatIds, StatValue,
+    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
 };
 use crate::xplane::lanes::{range_stats, RoctxLines};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
 use crate::xplane::spill::SpillPolicy;
 use crate::xplane::stats as s;
+use crate::xplane::steps::{StepRoot, StepRoots};
 
 /// The first copy of each correlation id, so the host copy API can carry `memcpy_details`
 /// like XLA's host events do. Only copies are kept: a table over every call's id (16 B each)
@@ -100,6 +101,7 @@ pub(super) fn host_plane(
     base: &Timebase,
     copies: &FirstCopies<'_>,
     anchors: &HashMap<AnchorPlace, Vec<AnchorEvent>>,
+    steps: &StepRoots,
     spill: Option<&SpillPolicy>,
     run: Option<&RunIds>,
 ) -> BuiltPlane {
@@ -115,12 +117,14 @@ pub(super) fn host_plane(
         let tid = t.tid as i64;
         let mut api = base.line(tid, format!("Host Threads/{}", t.tid));
         let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
+        let roots = steps.of_thread(t.tid);
         api.expect_events(
             t.events
                 .iter()
                 .filter(|e| e.kind == HostEventKind::HipApi)
                 .count()
-                + feed.count(),
+                + feed.count()
+                + roots.len(),
         );
         // XLA writes display_name = name on host lines; a known thread name is more useful.
         let display = if t.name.is_empty() {
@@ -172,6 +176,9 @@ pub(super) fn host_plane(
             }
             if let Some(g) = e.graph_exec_id {
                 stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
+                // xprof's names for the same id (`xplane::stats`).
+                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.id());
+                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_EXEC_ID), g.id());
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
@@ -192,6 +199,9 @@ pub(super) fn host_plane(
             }
         }
         feed.finish(&mut plane, &mut ids, &mut api, |t| base.offset_ps(t));
+        for root in roots {
+            step_root(&mut plane, &mut ids, &mut api, base, root, &mut stats);
+        }
         // A thread line is written even when empty: the thread made traced calls.
         plane.add_line(api.finish());
         for line in roctx.finish() {
@@ -209,6 +219,31 @@ pub(super) fn host_plane(
         plane.add_line(line);
     }
     finish_plane(run, plane)
+}
+
+/// A step's root on its thread's API line (`xplane::steps`): `_r`, `step_num` when known, and
+/// never `group_id` (xprof takes a file with `group_id` as grouped already, and then draws no
+/// launch arrows and derives no step rows).
+fn step_root(
+    plane: &mut PlaneBuilder,
+    ids: &mut StatIds,
+    api: &mut LineBuilder,
+    base: &Timebase,
+    root: &StepRoot,
+    stats: &mut StatBytes,
+) {
+    stats.clear();
+    stats.i64(ids.get(plane, s::STEP_ROOT_LEVEL), root.mark.root_level);
+    if let Some(n) = root.mark.step_num {
+        stats.i64(ids.get(plane, s::STEP_NUM), n);
+    }
+    if root.open_at_end {
+        stats.i64(ids.get(plane, s::OPEN_AT_END), 1);
+    }
+    let id = plane.event_metadata_id(&root.mark.name);
+    let start = base.offset_ps(root.span.start_ns);
+    let dur = duration_ps(root.span.start_ns, root.span.end_ns);
+    api.add_event(id, start, dur, stats);
 }
 
 /// A roctx event's group (start/stop ranges are process-wide) and span on its thread's lines;

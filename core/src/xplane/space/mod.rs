@@ -25,6 +25,7 @@ mod cache;
 mod device;
 mod host;
 mod line_names;
+mod pmc;
 mod summary;
 #[cfg(test)]
 mod testing;
@@ -95,12 +96,16 @@ pub fn build_window_planes<E>(
     let copies = host::FirstCopies::of(trace);
     let launched = host::host_calls_by_correlation(trace);
     let anchors = super::deps::anchors_by_place(trace);
+    let steps = super::steps::StepRoots::of(trace);
 
     // Each plane's place in the output: the host plane first, then the devices in order. A
     // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
     // another is sets its lines aside until then.
     let host_spill = spill.map(|s| s.for_plane(0));
-    let host = || host::host_plane(trace, &base, &copies, &anchors, host_spill.as_ref(), run);
+    let host = || {
+        let spill = host_spill.as_ref();
+        host::host_plane(trace, &base, &copies, &anchors, &steps, spill, run)
+    };
     let device = |(i, d): (usize, &Device)| {
         let spill = spill.map(|s| s.for_plane(1 + i));
         device::device_plane(trace, d, &base, &launched, &anchors, spill.as_ref(), run)
@@ -116,10 +121,11 @@ pub fn build_window_planes<E>(
     if let Some(p) = summary::scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
     }
-    sink(summary::task_environment_plane(trace, &base, run))?;
+    sink(summary::task_environment_plane(trace, &base, &steps, run))?;
 
     let mut warnings = trace.warnings.clone();
     warnings.extend(counter_warnings(&trace.counters));
+    warnings.extend(steps.warning());
     warnings.extend(base.off_clock.clone());
     if base.early_ns > 0 {
         warnings.push(format!(

@@ -9,6 +9,7 @@ use super::Timebase;
 use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatValue};
 use crate::xplane::proto::{x_stat, XStat};
 use crate::xplane::stats as s;
+use crate::xplane::steps::StepRoots;
 use crate::xplane::RunIds;
 
 /// `/host:__ScopeRangeCallStack__`: one plane stat per (child, parent), `metadata_id` = child,
@@ -36,6 +37,7 @@ pub(super) fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<BuiltPlane> {
 pub(super) fn task_environment_plane(
     trace: &Trace,
     base: &Timebase,
+    steps: &StepRoots,
     run: Option<&RunIds>,
 ) -> BuiltPlane {
     let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
@@ -65,6 +67,11 @@ pub(super) fn task_environment_plane(
     for (name, value) in counter_fields(&trace.counters) {
         plane.add_plane_stat(&format!("rocprof_xplane_{name}"), StatValue::U64(value));
     }
+    // Counted by the writer, which decides the steps (`xplane::steps`).
+    plane.add_plane_stat(
+        "rocprof_xplane_steps_overlapping",
+        StatValue::U64(steps.overlapping),
+    );
     plane.finish()
 }
 

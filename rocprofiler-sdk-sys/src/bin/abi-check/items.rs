@@ -149,6 +149,8 @@ macro_rules! enumerators {
 /// twin, i.e. what can be compared against the other family's headers.
 const CB_RECORD_SHARED: &[&str] = &["context_id", "thread_id"];
 const CORR_SHARED: &[&str] = &["internal", "external"];
+/// 1.x appended `agent_id` to the 0.x counter record.
+const COUNTER_RECORD_SHARED: &[&str] = &["id", "counter_value", "dispatch_id", "user_data"];
 /// API records embed the correlation id right after `operation`.
 const API_RECORD_SHARED: &[&str] = &["size", "kind", "operation"];
 /// 1.0.0 appended the addresses; everything before them is unchanged.
@@ -291,6 +293,30 @@ pub fn relation(ours: &'static str, version: u32) -> Option<Rel> {
     };
     match ours {
         "rocprofiler_agent_v0_t" => return fields(ours, FieldSel::Only(AGENT_SHARED)),
+        // Its real name carries the `_v0` (a version of the info struct, in every family).
+        "rocprofiler_counter_info_v0_t" => return Some(Rel::same(ours)),
+        // 0.x spellings of the counter types (renamed in 1.x, same layout).
+        "rocprofiler_counter_config_id_t" if version < 10000 => {
+            return Some(Rel::same("rocprofiler_profile_config_id_t"))
+        }
+        "rocprofiler_counter_record_dimension_info_t" if version < 10000 => {
+            return Some(Rel::same("rocprofiler_record_dimension_info_t"))
+        }
+        "rocprofiler_dispatch_counting_service_data_t" if version < 10000 => {
+            return Some(Rel::same("rocprofiler_profile_counting_dispatch_data_t"))
+        }
+        "rocprofiler_dispatch_counting_service_record_t" if version < 10000 => {
+            return Some(Rel::same("rocprofiler_profile_counting_dispatch_record_t"))
+        }
+        "rocprofiler_counter_record_v0_t" if version < 10000 => {
+            return Some(Rel::same("rocprofiler_record_counter_t"))
+        }
+        "rocprofiler_counter_record_v1_t" if version < 10000 => {
+            return fields(
+                "rocprofiler_record_counter_t",
+                FieldSel::Only(COUNTER_RECORD_SHARED),
+            )
+        }
         "rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t"
             if version < 600 =>
         {
@@ -337,6 +363,7 @@ pub fn relation(ours: &'static str, version: u32) -> Option<Rel> {
         | "rocprofiler_buffer_tracing_marker_api_record" => API_RECORD_SHARED,
         "rocprofiler_buffer_tracing_memory_copy_record" => MEMCPY_RECORD_SHARED,
         "rocprofiler_callback_tracing_memory_copy_data" => MEMCPY_DATA_SHARED,
+        "rocprofiler_counter_record" => COUNTER_RECORD_SHARED,
         _ => return None,
     };
     fields(&real, FieldSel::Only(shared))
@@ -887,11 +914,58 @@ pub fn items() -> Vec<Item> {
             rocprofiler_agent_mem_bank_t,
             [heap_type, flags, width, mem_clk_max, size_in_bytes]
         ),
+        // Hardware counters (docs/abi.md, "Hardware counters").
+        item!(rocprofiler_counter_id_t, [handle]),
+        item!(rocprofiler_counter_config_id_t, [handle]),
+        item!(
+            rocprofiler_counter_record_dimension_info_t,
+            [name, instance_size, id]
+        ),
+        item!(
+            rocprofiler_counter_record_v0_t,
+            [id, counter_value, dispatch_id, user_data]
+        ),
+        item!(
+            rocprofiler_counter_record_v1_t,
+            [id, counter_value, dispatch_id, user_data, agent_id]
+        ),
+        item!(
+            rocprofiler_counter_info_v0_t,
+            [id, name, description, block, expression]
+        ),
+        item!(
+            rocprofiler_dispatch_counting_service_data_t,
+            [
+                size,
+                correlation_id,
+                start_timestamp,
+                end_timestamp,
+                dispatch_info
+            ]
+        ),
+        item!(
+            rocprofiler_dispatch_counting_service_record_t,
+            [
+                size,
+                num_records,
+                correlation_id,
+                start_timestamp,
+                end_timestamp,
+                dispatch_info
+            ]
+        ),
     ]
 }
 
 pub fn enumerators() -> Vec<Enumerator> {
     enumerators![
+        ROCPROFILER_COUNTER_RECORD_NONE,
+        ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER,
+        ROCPROFILER_COUNTER_RECORD_VALUE,
+        ROCPROFILER_COUNTER_INFO_VERSION_NONE,
+        ROCPROFILER_COUNTER_INFO_VERSION_0,
+        ROCPROFILER_COUNTER_FLAG_NONE,
+        ROCPROFILER_COUNTER_FLAG_ASYNC,
         ROCPROFILER_STATUS_SUCCESS,
         ROCPROFILER_STATUS_ERROR,
         ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
@@ -1156,6 +1230,21 @@ pub fn signatures() -> Vec<Signature> {
         rocprofiler_callback_tracing_kind_operation_cb_t => ty(rocprofiler_callback_tracing_kind_operation_cb_t),
         rocprofiler_callback_tracing_operation_args_cb_t => ty(rocprofiler_callback_tracing_operation_args_cb_t),
         rocprofiler_buffer_tracing_operation_args_cb_t => ty(rocprofiler_buffer_tracing_operation_args_cb_t),
+        rocprofiler_dispatch_counting_service_cb_t => ty(rocprofiler_dispatch_counting_service_cb_t) [V1],
+        rocprofiler_configure_buffer_dispatch_counting_service_fn => fun(rocprofiler_configure_buffer_dispatch_counting_service) [V1],
+        rocprofiler_create_counter_config_fn => fun(rocprofiler_create_counter_config) [V1],
+        rocprofiler_destroy_counter_config_fn => fun(rocprofiler_destroy_counter_config) [V1],
+        rocprofiler_available_counters_cb_t => ty(rocprofiler_available_counters_cb_t),
+        rocprofiler_iterate_agent_supported_counters_fn => fun(rocprofiler_iterate_agent_supported_counters),
+        rocprofiler_query_counter_info_fn => fun(rocprofiler_query_counter_info),
+        rocprofiler_available_dimensions_cb_t => ty(rocprofiler_available_dimensions_cb_t),
+        rocprofiler_iterate_counter_dimensions_fn => fun(rocprofiler_iterate_counter_dimensions),
+        rocprofiler_query_record_counter_id_fn => fun(rocprofiler_query_record_counter_id),
+        rocprofiler_device_counting_agent_cb_t => ty(rocprofiler_device_counting_agent_cb_t) [V1],
+        rocprofiler_device_counting_service_cb_t => ty(rocprofiler_device_counting_service_cb_t) [V1],
+        rocprofiler_configure_device_counting_service_fn => fun(rocprofiler_configure_device_counting_service) [V1],
+        rocprofiler_sample_device_counting_service_v1_fn => fun(rocprofiler_sample_device_counting_service) [V1],
+        rocprofiler_sample_device_counting_service_v0_fn => fun(rocprofiler_sample_agent_profile_counting_service) [V0],
         // What rocprofiler-register calls inside the SDK; not in the SDK's
         // public headers.
         rocprofiler_set_api_table_fn => none,

@@ -1,0 +1,513 @@
+//! Steps: which roctx ranges mark a program's steps, and the step roots written for them.
+//!
+//! xprof groups a GPU profile into steps only from a *step root*: an event on `/host:CPU` with
+//! the int stat `_r` (its root level) that encloses, on its own line, the HIP calls that
+//! launched the step's work (XLA's `group_events.cc`: events nest line by line, launches join
+//! their device work by `correlation_id`). Our roctx ranges sit on lines of their own, so each
+//! range that is a step gets a root on its thread's API line. A range is a step when
+//!
+//! * its text is TraceMe-encoded (`train#step_num=3,_r=1#`, what `jax.profiler.
+//!   StepTraceAnnotation` produces) with a non-zero integer `_r` or an integer `step_num`;
+//! * it is PyTorch's profiler step, `ProfilerStep#<n>`;
+//! * or the user's rule (`model::steps::StepRule`, `STEP_RANGE`) matches its whole text.
+//!
+//! [`place`] fits one thread's steps to its API line so that nothing on that line overlaps
+//! partially (xprof's nesting walk would drop the rest of the line's steps).
+
+use crate::fastmap::HashMap;
+use crate::model::steps::StepRule;
+use crate::model::{HostEventKind, HostThread, Trace};
+
+use super::annotation::{parse_level, LevelForm, ParsedValue};
+
+/// The root level a step range gets when its text names none.
+pub const ROOT_LEVEL: i64 = 1;
+
+/// What a step range's root carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepMark {
+    /// The root event's name; xprof names the step `"<name> <step_num>"`.
+    pub name: String,
+    pub step_num: Option<i64>,
+    /// The root's `_r`: xprof groups the outermost of nested roots of one level.
+    pub root_level: i64,
+}
+
+/// Whether the range `text` is a step, and how its root is written.
+pub fn step_of(text: &str, rule: Option<&StepRule>) -> Option<StepMark> {
+    traceme_step(text)
+        .or_else(|| profiler_step(text))
+        .or_else(|| {
+            let rule = rule?;
+            rule.matches(text).map(|step_num| StepMark {
+                name: rule.root_name(text).to_owned(),
+                step_num,
+                root_level: ROOT_LEVEL,
+            })
+        })
+}
+
+/// `name#…,_r=<n>,step_num=<n>…#`: a step with a non-zero integer `_r` or an integer
+/// `step_num` (`_r=0` says "not a root", as xprof reads it).
+fn traceme_step(text: &str) -> Option<StepMark> {
+    let level = parse_level(text);
+    if level.form != LevelForm::TraceMe {
+        return None;
+    }
+    let int = |key: &str| {
+        level
+            .fields
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| match ParsedValue::parse(v) {
+                ParsedValue::I64(n) => Some(n),
+                _ => None,
+            })
+    };
+    let step_num = int("step_num").flatten();
+    let root_level = match int("_r") {
+        Some(Some(n)) if n != 0 => n,
+        Some(_) => return None,
+        None => {
+            step_num?;
+            ROOT_LEVEL
+        }
+    };
+    let name = if level.name.is_empty() {
+        text
+    } else {
+        level.name
+    };
+    Some(StepMark {
+        name: name.to_owned(),
+        step_num,
+        root_level,
+    })
+}
+
+/// PyTorch's profiler step, `ProfilerStep#<n>` (alone, or as the op of an `emit_nvtx` text).
+fn profiler_step(text: &str) -> Option<StepMark> {
+    const NAME: &str = "ProfilerStep";
+    let level = parse_level(text);
+    let n = level.name.strip_prefix(NAME)?.strip_prefix('#')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(StepMark {
+        name: NAME.to_owned(),
+        step_num: n.parse().ok(),
+        root_level: ROOT_LEVEL,
+    })
+}
+
+/// A span on one thread's API line, boot-clock ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+/// Fits one thread's steps (`steps`, in start order, an enclosing one before those it
+/// encloses) to the HIP calls on its API line (`calls`, in start order): a root whose start or
+/// end falls inside a call takes in the whole call (a range stopped by another thread while
+/// this one was in a call), and a root that would still overlap an earlier kept root partially
+/// is left out (`None`): one line cannot show two overlapping steps, and xprof's nesting walk
+/// would lose the steps after them.
+pub fn place(steps: &[Span], calls: &[Span]) -> Vec<Option<Span>> {
+    let mut open: Vec<Span> = Vec::new();
+    steps
+        .iter()
+        .map(|s| {
+            if s.end_ns < s.start_ns {
+                return None;
+            }
+            let span = take_in_calls(*s, calls);
+            open.retain(|o| o.end_ns > span.start_ns);
+            if open.iter().any(|o| o.end_ns < span.end_ns) {
+                return None;
+            }
+            open.push(span);
+            Some(span)
+        })
+        .collect()
+}
+
+/// `s` widened to the whole of any call it starts or ends inside of.
+fn take_in_calls(mut s: Span, calls: &[Span]) -> Span {
+    // The calls of one thread nest or follow each other, so a handful of rounds settles it;
+    // the bound keeps a malformed list from looping.
+    for _ in 0..8 {
+        let before = s;
+        let upto = |t: u64| calls.partition_point(|c| c.start_ns < t);
+        for c in &calls[..upto(s.end_ns)] {
+            if c.start_ns < s.start_ns && s.start_ns < c.end_ns {
+                s.start_ns = c.start_ns;
+            }
+            if c.start_ns < s.end_ns && s.end_ns < c.end_ns {
+                s.end_ns = c.end_ns;
+            }
+        }
+        if s == before {
+            break;
+        }
+    }
+    s
+}
+
+/// One step root to write on a thread's API line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepRoot {
+    pub span: Span,
+    pub mark: StepMark,
+    /// The range was still open when the profile ended (a window's merge keeps the window
+    /// where it ends, as for the range itself).
+    pub open_at_end: bool,
+}
+
+/// The step roots of a trace, by thread, and the step ranges left as ranges only.
+#[derive(Debug, Default)]
+pub struct StepRoots {
+    by_thread: HashMap<u64, Vec<StepRoot>>,
+    /// Step ranges that overlapped an earlier step of their thread without nesting in it.
+    pub overlapping: u64,
+}
+
+impl StepRoots {
+    pub fn of(trace: &Trace) -> StepRoots {
+        let mut roots = StepRoots::default();
+        // Names are interned: a text is classified once, however many ranges carry it.
+        let mut marks: HashMap<u32, Option<StepMark>> = HashMap::default();
+        for t in &trace.host_threads {
+            let mine = thread_roots(trace, t, &mut marks, &mut roots.overlapping);
+            if !mine.is_empty() {
+                roots.by_thread.insert(t.tid, mine);
+            }
+        }
+        roots
+    }
+
+    /// Thread `tid`'s roots (none when it marked no step).
+    pub fn of_thread(&self, tid: u64) -> &[StepRoot] {
+        self.by_thread.get(&tid).map_or(&[], Vec::as_slice)
+    }
+
+    /// The warning for the step ranges left as ranges, if any.
+    pub fn warning(&self) -> Option<String> {
+        (self.overlapping > 0).then(|| {
+            format!(
+                "rocprof-xplane: {} step ranges overlapped an earlier step of their thread without nesting in it; each is shown as a range only, not as a step",
+                self.overlapping
+            )
+        })
+    }
+}
+
+fn thread_roots(
+    trace: &Trace,
+    t: &HostThread,
+    marks: &mut HashMap<u32, Option<StepMark>>,
+    overlapping: &mut u64,
+) -> Vec<StepRoot> {
+    let mut steps: Vec<StepRoot> = t
+        .events
+        .iter()
+        .filter_map(|e| {
+            let HostEventKind::MarkerRange(r) = e.kind else {
+                return None;
+            };
+            let mark = marks
+                .entry(e.name.get())
+                .or_insert_with(|| step_of(trace.name(e), trace.step_rule.as_ref()))
+                .clone()?;
+            Some(StepRoot {
+                span: Span {
+                    start_ns: e.start_ns,
+                    end_ns: e.end_ns,
+                },
+                mark,
+                open_at_end: r.open_at_end,
+            })
+        })
+        .collect();
+    if steps.is_empty() {
+        return steps;
+    }
+    steps.sort_by_key(|s| (s.span.start_ns, std::cmp::Reverse(s.span.end_ns)));
+    let mut calls: Vec<Span> = t
+        .events
+        .iter()
+        .filter(|e| e.kind == HostEventKind::HipApi)
+        .map(|e| Span {
+            start_ns: e.start_ns,
+            end_ns: e.end_ns,
+        })
+        .collect();
+    calls.sort_by_key(|c| c.start_ns);
+    let spans: Vec<Span> = steps.iter().map(|s| s.span).collect();
+    let placed = place(&spans, &calls);
+    steps
+        .into_iter()
+        .zip(placed)
+        .filter_map(|(mut s, p)| match p {
+            Some(span) => {
+                s.span = span;
+                Some(s)
+            }
+            None => {
+                *overlapping += u64::from(s.span.end_ns >= s.span.start_ns);
+                None
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(name: &str, step_num: Option<i64>, root_level: i64) -> Option<StepMark> {
+        Some(StepMark {
+            name: name.into(),
+            step_num,
+            root_level,
+        })
+    }
+
+    #[test]
+    fn traceme_texts_with_a_root_level_or_a_step_number_are_steps() {
+        assert_eq!(
+            step_of("train#step_num=3,_r=1#", None),
+            mark("train", Some(3), 1)
+        );
+        assert_eq!(step_of("train#_r=2#", None), mark("train", None, 2));
+        assert_eq!(step_of("eval#step_num=7#", None), mark("eval", Some(7), 1));
+        // `_r=0` says "not a root"; a text `_r` is not a level; other keys alone are not steps.
+        assert_eq!(step_of("train#step_num=3,_r=0#", None), None);
+        assert_eq!(step_of("train#_r=yes#", None), None);
+        assert_eq!(step_of("XlaModule:#hlo_module=m,program_id=7#", None), None);
+        // A step number that is not an integer still leaves a step by `_r`.
+        assert_eq!(step_of("t#step_num=x,_r=1#", None), mark("t", None, 1));
+        assert_eq!(
+            step_of("#step_num=4#", None),
+            mark("#step_num=4#", Some(4), 1)
+        );
+    }
+
+    #[test]
+    fn pytorch_profiler_steps_are_steps() {
+        assert_eq!(
+            step_of("ProfilerStep#12", None),
+            mark("ProfilerStep", Some(12), 1)
+        );
+        assert_eq!(
+            step_of("ProfilerStep#3, sizes = []", None),
+            mark("ProfilerStep", Some(3), 1)
+        );
+        for not in [
+            "ProfilerStep#",
+            "ProfilerStep#x",
+            "ProfilerStep 3",
+            "aten::mm, seq = 4",
+        ] {
+            assert_eq!(step_of(not, None), None, "{not}");
+        }
+    }
+
+    #[test]
+    fn plain_ranges_are_steps_only_by_the_rule() {
+        assert_eq!(step_of("decode step 17", None), None);
+        let rule = StepRule::parse("decode step *").unwrap();
+        assert_eq!(
+            step_of("decode step 17", Some(&rule)),
+            mark("decode step", Some(17), 1)
+        );
+        assert_eq!(
+            step_of("decode step final", Some(&rule)),
+            mark("decode step", None, 1)
+        );
+        assert_eq!(step_of("decode", Some(&rule)), None);
+        assert_eq!(step_of("prefill step 2", Some(&rule)), None);
+        let exact = StepRule::parse("train_step").unwrap();
+        assert_eq!(
+            step_of("train_step", Some(&exact)),
+            mark("train_step", None, 1)
+        );
+        assert_eq!(step_of("train_step 2", Some(&exact)), None);
+        // The frameworks' own forms come first, whatever the rule says.
+        let all_train = StepRule::parse("train*").unwrap();
+        assert_eq!(
+            step_of("train#step_num=3,_r=2#", Some(&all_train)),
+            mark("train", Some(3), 2)
+        );
+    }
+
+    fn span(start_ns: u64, end_ns: u64) -> Span {
+        Span { start_ns, end_ns }
+    }
+
+    #[test]
+    fn steps_take_in_a_call_they_cut_and_overlapping_ones_are_left_out() {
+        let calls = [span(10, 20), span(30, 40), span(50, 60)];
+        let steps = [
+            // ends inside the call at 30..40 (stopped by another thread): ends with it
+            span(5, 35),
+            // nested in the first: kept
+            span(8, 12),
+            // starts inside the kept one and ends after it: left out
+            span(25, 55),
+            // after it: kept, taking in the call it starts inside of
+            span(55, 70),
+            // inverted times: not a step
+            span(90, 80),
+        ];
+        assert_eq!(
+            place(&steps, &calls),
+            [
+                Some(span(5, 40)),
+                Some(span(8, 20)),
+                None,
+                Some(span(50, 70)),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn nested_and_following_steps_are_all_kept() {
+        let steps = [span(0, 100), span(10, 20), span(20, 30), span(100, 200)];
+        assert_eq!(
+            place(&steps, &[]),
+            steps.iter().map(|s| Some(*s)).collect::<Vec<_>>()
+        );
+    }
+
+    /// One thread: a TraceMe step with a call inside, a ProfilerStep nested in it, and a
+    /// start/stop step that overlaps the first without nesting. The API line gets a root for
+    /// each of the first two (with `_r` and `step_num`, spanning the range), the third stays a
+    /// range, counted and warned of.
+    #[test]
+    fn the_api_line_gets_a_root_per_step_and_an_overlapping_one_is_counted() {
+        use crate::model::{
+            HostEvent, HostEventKind, HostThread, Ordinal16, RangeInfo, Table, Trace,
+        };
+        use crate::xplane::proto::x_stat::Value;
+        use std::sync::Arc;
+        let mut names = Table::default();
+        let mut event = |name: &str, start_ns: u64, end_ns: u64, kind: HostEventKind| HostEvent {
+            name: names.push(Arc::from(name)),
+            start_ns,
+            end_ns,
+            correlation_id: start_ns,
+            kind,
+            annotation: None,
+            device: Ordinal16::NONE,
+            activity_count: 0,
+            graph_exec_id: None,
+        };
+        let range = HostEventKind::MarkerRange(RangeInfo::default());
+        let start_stop = HostEventKind::MarkerRange(RangeInfo {
+            process_wide: true,
+            open_at_end: false,
+        });
+        let events = vec![
+            event("train#step_num=3,_r=1#", 10, 100, range),
+            event("hipLaunchKernel", 20, 30, HostEventKind::HipApi),
+            event("ProfilerStep#4", 40, 60, range),
+            event("decode", 50, 150, start_stop),
+        ];
+        let trace = Trace {
+            names,
+            start_boottime_ns: 1,
+            host_threads: vec![HostThread {
+                tid: 7,
+                name: String::new(),
+                events,
+            }],
+            ..Trace::default()
+        };
+        let space = crate::xplane::build_xspace(&trace);
+        let host = &space.planes[0];
+        let stat_name = |id: i64| host.stat_metadata[&id].name.as_str();
+        let api = host.lines.iter().find(|l| l.id == 7).expect("the API line");
+        // Name, offset, duration and stats of each root.
+        type Root<'a> = (&'a str, i64, i64, Vec<(&'a str, Value)>);
+        let roots: Vec<Root> = api
+            .events
+            .iter()
+            .filter(|e| e.stats.iter().any(|s| stat_name(s.metadata_id) == "_r"))
+            .map(|e| {
+                let stats = e
+                    .stats
+                    .iter()
+                    .map(|s| (stat_name(s.metadata_id), s.value.clone().unwrap()))
+                    .collect();
+                let name = host.event_metadata[&e.metadata_id].name.as_str();
+                let offset_ps = match e.data {
+                    Some(crate::xplane::proto::x_event::Data::OffsetPs(o)) => o,
+                    _ => panic!("no offset"),
+                };
+                (name, offset_ps, e.duration_ps, stats)
+            })
+            .collect();
+        assert_eq!(
+            roots,
+            [
+                (
+                    "train",
+                    9_000,
+                    90_000,
+                    vec![
+                        ("_r", Value::Int64Value(1)),
+                        ("step_num", Value::Int64Value(3))
+                    ]
+                ),
+                (
+                    "ProfilerStep",
+                    39_000,
+                    20_000,
+                    vec![
+                        ("_r", Value::Int64Value(1)),
+                        ("step_num", Value::Int64Value(4))
+                    ]
+                ),
+            ]
+        );
+        // Nothing else on any line is a root.
+        let with_r = host
+            .lines
+            .iter()
+            .flat_map(|l| &l.events)
+            .filter(|e| e.stats.iter().any(|s| stat_name(s.metadata_id) == "_r"))
+            .count();
+        assert_eq!(with_r, 2);
+        let env = space
+            .planes
+            .iter()
+            .find(|p| p.name == crate::xplane::stats::TASK_ENV_PLANE)
+            .unwrap();
+        let overlapping = env
+            .stats
+            .iter()
+            .find(|s| env.stat_metadata[&s.metadata_id].name == "rocprof_xplane_steps_overlapping")
+            .and_then(|s| s.value.clone());
+        assert_eq!(
+            overlapping,
+            Some(Value::Uint64Value(0)),
+            "decode is no step"
+        );
+        // By a rule it is one, and it overlaps the TraceMe step without nesting in it.
+        let trace = Trace {
+            step_rule: Some(StepRule::parse("decode").unwrap()),
+            ..trace
+        };
+        let space = crate::xplane::build_xspace(&trace);
+        assert!(
+            space
+                .warnings
+                .iter()
+                .any(|w| w.contains("1 step ranges overlapped")),
+            "{:?}",
+            space.warnings
+        );
+    }
+}
