@@ -510,6 +510,86 @@ impl Dispatch<'_> {
     }
 }
 
+/// One kernel dispatch on a GPU's timeline (absolute ns), for the device counting service.
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSpan {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub grid_items: [u32; 3],
+    pub block: [u32; 3],
+    pub work: KernelWork,
+}
+
+/// Busy time of a GPU within `[from, to)`: the union of its kernels' intervals clipped to it
+/// (overlapping kernels count once, as `GRBM_GUI_ACTIVE` does).
+pub fn busy_ns(kernels: &[KernelSpan], from: u64, to: u64) -> u64 {
+    let mut spans: Vec<(u64, u64)> = kernels
+        .iter()
+        .map(|k| (k.start_ns.max(from), k.end_ns.min(to)))
+        .filter(|(s, e)| s < e)
+        .collect();
+    spans.sort_unstable();
+    let (mut busy, mut reach) = (0, from);
+    for (s, e) in spans {
+        let s = s.max(reach);
+        if e > s {
+            busy += e - s;
+            reach = e;
+        }
+    }
+    busy
+}
+
+/// The total (summed over instances) a device-wide read of counter `def` on `gpu` returns at
+/// `now` for counters started at `start` (the device counting service reads counters that run
+/// from its context's start): `GRBM_COUNT` = elapsed cycles, `GRBM_GUI_ACTIVE` = busy cycles
+/// (each per XCC, summed over the XCCs); every other counter = the sum of its per-dispatch
+/// totals over the kernels that completed in `[start, now]`.
+pub fn device_total(
+    def: &CounterDef,
+    gpu: &GpuSpec,
+    kernels: &[KernelSpan],
+    start: u64,
+    now: u64,
+) -> u64 {
+    let per_xcc_cycles = |ns: u64| ns * u64::from(gpu.max_engine_clk_mhz) / 1000;
+    let xcc = instance_count(def, gpu).max(1);
+    match (def.source, def.name) {
+        (Cycles, "GRBM_COUNT") => xcc * per_xcc_cycles(now.saturating_sub(start)),
+        (Cycles, _) => xcc * per_xcc_cycles(busy_ns(kernels, start, now)),
+        _ => kernels
+            .iter()
+            .filter(|k| k.start_ns >= start && k.end_ns <= now)
+            .map(|k| {
+                Dispatch {
+                    gpu,
+                    grid_items: k.grid_items,
+                    block: k.block,
+                    duration_ns: k.end_ns - k.start_ns,
+                    work: &k.work,
+                }
+                .total(def)
+            })
+            .sum(),
+    }
+}
+
+/// [`device_total`] split over the counter's instances (evenly, the remainder on the first
+/// ones; cycle counters carry the same count on every XCC).
+pub fn device_instances(
+    def: &CounterDef,
+    gpu: &GpuSpec,
+    kernels: &[KernelSpan],
+    start: u64,
+    now: u64,
+) -> Vec<u64> {
+    let n = instance_count(def, gpu).max(1);
+    let total = device_total(def, gpu, kernels, start, now);
+    (0..n)
+        .map(|i| total / n + u64::from(i < total % n))
+        .collect()
+}
+
 /// The positions of instance `i` within `dims` (row-major, last dimension fastest).
 pub fn positions(dims: &[(u64, u64)], mut i: u64) -> Vec<u64> {
     let mut pos = vec![0; dims.len()];
@@ -553,6 +633,41 @@ mod tests {
             .unwrap();
         assert_eq!(d.instances(&sq).len(), 32);
         assert_eq!(d.summed(&sq), 22);
+    }
+
+    #[test]
+    fn device_reads_count_busy_cycles_once_and_elapsed_cycles() {
+        let gpu = mi300x();
+        let k = |s: u64, e: u64| KernelSpan {
+            start_ns: s,
+            end_ns: e,
+            grid_items: [128, 1, 1],
+            block: [64, 1, 1],
+            work: KernelWork::default(),
+        };
+        // Two overlapping kernels (1000..3000 busy) and one after a gap (5000..6000).
+        let ks = [k(1000, 2500), k(2000, 3000), k(5000, 6000)];
+        assert_eq!(busy_ns(&ks, 0, 10_000), 3000);
+        assert_eq!(busy_ns(&ks, 2500, 5500), 1000);
+        let def = |name| {
+            catalogue(Arch::Gfx942)
+                .into_iter()
+                .find(|c| c.name == name)
+                .unwrap()
+        };
+        // 8 XCCs at 2100 MHz: 2.1 cycles per ns each.
+        assert_eq!(
+            device_total(&def("GRBM_GUI_ACTIVE"), &gpu, &ks, 0, 10_000),
+            8 * 3000 * 2100 / 1000
+        );
+        assert_eq!(
+            device_total(&def("GRBM_COUNT"), &gpu, &ks, 0, 10_000),
+            8 * 10_000 * 2100 / 1000
+        );
+        // Waves of the kernels completed by then: 2 per kernel.
+        assert_eq!(device_total(&def("SQ_WAVES"), &gpu, &ks, 0, 5500), 4);
+        let inst = device_instances(&def("SQ_WAVES"), &gpu, &ks, 0, 10_000);
+        assert_eq!((inst.len(), inst.iter().sum::<u64>()), (32, 6));
     }
 
     #[test]

@@ -29,11 +29,11 @@ use super::state::{self, in_init_window, lock, status, Context, Opaque, REGISTRY
 use crate::counters::{self, Arch, CounterDef, Dispatch};
 use crate::plan::{GpuSpec, KernelWork};
 
-fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
+pub(super) fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or(on_panic)
 }
 
-fn ok() -> rocprofiler_status_t {
+pub(super) fn ok() -> rocprofiler_status_t {
     ROCPROFILER_STATUS_SUCCESS
 }
 
@@ -41,9 +41,9 @@ fn ok() -> rocprofiler_status_t {
 const IDS_PER_GPU: u64 = 1000;
 
 /// One GPU's counters.
-struct GpuCounters {
-    spec: GpuSpec,
-    defs: Vec<CounterDef>,
+pub(super) struct GpuCounters {
+    pub(super) spec: GpuSpec,
+    pub(super) defs: Vec<CounterDef>,
     /// The strings `rocprofiler_query_counter_info` hands out (owned here, never freed).
     names: Vec<CString>,
     descriptions: Vec<CString>,
@@ -75,12 +75,12 @@ pub fn install(gpus: &[GpuSpec]) {
     );
 }
 
-fn gpus() -> &'static [GpuCounters] {
+pub(super) fn gpus() -> &'static [GpuCounters] {
     GPUS.get().map_or(&[], Vec::as_slice)
 }
 
 /// The GPU index of an agent handle (agent 0 is the CPU).
-fn gpu_of_agent(handle: u64) -> Option<usize> {
+pub(super) fn gpu_of_agent(handle: u64) -> Option<usize> {
     let offset = REGISTRY.lock().agent_offset;
     let rel = handle.checked_sub(offset)?;
     (rel % 16 == 0 && rel >= 16)
@@ -95,17 +95,22 @@ fn counter(id: u64) -> Option<(usize, usize)> {
     (gpus().get(gpu)?.defs.len() > idx).then_some((gpu, idx))
 }
 
-fn counter_id(gpu: usize, idx: usize) -> u64 {
+pub(super) fn counter_id(gpu: usize, idx: usize) -> u64 {
     (gpu as u64 + 1) * IDS_PER_GPU + idx as u64 + 1
 }
 
 /// A counter config: the agent's GPU and the counters' catalogue indices.
-struct Config {
-    gpu: usize,
-    counters: Vec<usize>,
+pub(super) struct Config {
+    pub(super) gpu: usize,
+    pub(super) counters: Vec<usize>,
 }
 
 static CONFIGS: Mutex<Option<HashMap<u64, Arc<Config>>>> = Mutex::new(None);
+
+/// The config of handle `id`, if it exists.
+pub(super) fn config(id: u64) -> Option<Arc<Config>> {
+    lock(&CONFIGS).as_ref().and_then(|m| m.get(&id).cloned())
+}
 static NEXT_CONFIG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// The dispatch counting service of a context.
@@ -117,7 +122,7 @@ pub struct DispatchCounting {
 }
 
 /// `ERROR_NOT_IMPLEMENTED` unless the running personality has this spelling.
-fn spelled(v1_name: bool) -> Option<rocprofiler_status_t> {
+pub(super) fn spelled(v1_name: bool) -> Option<rocprofiler_status_t> {
     (state::personality().is_v1() != v1_name).then(|| status("ERROR_NOT_IMPLEMENTED"))
 }
 
@@ -393,6 +398,9 @@ fn configure_dispatch_counting(
     ctx.edit_services(|svc| {
         if svc.dispatch_counting.is_some() {
             return status("ERROR_SERVICE_ALREADY_CONFIGURED");
+        }
+        if svc.device_counting.is_some() {
+            return status("ERROR_AGENT_DISPATCH_CONFLICT");
         }
         svc.dispatch_counting = Some(DispatchCounting {
             buffer,

@@ -192,6 +192,7 @@ pub extern "C" fn rocprofiler_start_context(
             }
         }
         ctx.active.store(true, Ordering::Release);
+        super::device_counting::on_start(&ctx);
         ok()
     })
 }

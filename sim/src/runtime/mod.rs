@@ -38,6 +38,7 @@ mod attach;
 mod buffer;
 mod cli;
 mod counting;
+mod device_counting;
 mod emit;
 pub mod exports;
 pub mod fixtures;

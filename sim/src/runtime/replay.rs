@@ -428,6 +428,7 @@ impl Replay {
     /// when driven by `rocprof-sim`), the others on fresh threads.
     pub fn run(self: &Arc<Self>) -> ReplaySummary {
         install_code_objects(&self.plan);
+        super::device_counting::set_timeline(self.kernel_timeline());
         state::set_main_external_timeline(self.main_external_timeline());
         super::host_clock::wait_for_start();
         let started = *self.wall_start.get_or_init(std::time::Instant::now);
@@ -1264,6 +1265,33 @@ impl Replay {
             },
             _pad: 0,
         }
+    }
+
+    /// Per GPU, its kernels on the timeline (what the device counting service reads).
+    fn kernel_timeline(&self) -> Vec<Vec<crate::counters::KernelSpan>> {
+        let mut out = vec![Vec::new(); self.plan.gpus.len()];
+        for g in 0..self.acts.len() {
+            let Activity::Kernel {
+                gpu,
+                grid_items,
+                block,
+                ..
+            } = self.activity(g)
+            else {
+                continue;
+            };
+            let (start_ns, end_ns) = self.times(g);
+            if let Some(list) = out.get_mut(*gpu as usize) {
+                list.push(crate::counters::KernelSpan {
+                    start_ns,
+                    end_ns,
+                    grid_items: *grid_items,
+                    block: *block,
+                    work: self.kernel_work(g),
+                });
+            }
+        }
+        out
     }
 
     fn times(&self, g: usize) -> (u64, u64) {

@@ -115,6 +115,8 @@ pub struct Services {
     pub request: Option<RequestService>,
     /// The buffered dispatch counting service (`runtime::counting`).
     pub dispatch_counting: Option<super::counting::DispatchCounting>,
+    /// The device counting service (`runtime::device_counting`).
+    pub device_counting: Option<super::device_counting::DeviceCounting>,
 }
 
 pub struct Context {

@@ -533,6 +533,9 @@ fn init_body() {
         json!({"ev": "buffer_created", "handle": buf.handle, "size": size, "watermark": watermark}),
     );
     BUFFER.store(buf.handle, Ordering::Relaxed);
+    if cfg().has("device_counting") {
+        device_counting_init();
+    }
 
     if cfg().has("callback_thread") {
         let mut th = rocprofiler_callback_thread_t { handle: 0 };
@@ -649,6 +652,7 @@ unsafe extern "C" fn agents_cb(
         for i in 0..n {
             // SAFETY: the runtime passes `n` valid agent pointers.
             let a = unsafe { &*(*agents.add(i) as *const rocprofiler_agent_v0_t) };
+            remember_gpu(a);
             // The memory banks as rocprofv3 writes them in its agent records.
             let banks: Vec<Value> = (0..a.mem_banks_count as usize)
                 .filter(|_| !a.mem_banks.is_null())
@@ -1289,6 +1293,9 @@ unsafe extern "C" fn tool_fini(_data: *mut c_void) {
             LATE_DONE.store(false, Ordering::Release);
             late_create();
         }
+        if cfg().has("device_counting") {
+            device_counting_sample();
+        }
         check_kept("finalize");
         log(json!({"ev": "finalize_end"}));
     });
@@ -1337,3 +1344,250 @@ extern "C" fn after_exit() {
 #[used]
 #[unsafe(link_section = ".fini_array")]
 static AFTER_EXIT: extern "C" fn() = after_exit;
+
+// ---- the device counting service (mode `device_counting`) -----------------------------------
+//
+// A context of its own counts GRBM_GUI_ACTIVE, GRBM_COUNT and SQ_WAVES on every GPU; the tool
+// samples it once at finalize (user data 7) and logs each value record (`dc_value`).
+
+static GPU_AGENTS: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+static DC_CONTEXT: AtomicU64 = AtomicU64::new(0);
+static DC_BUFFER: AtomicU64 = AtomicU64::new(0);
+/// Counter id → name of the counters configured.
+static DC_NAMES: Mutex<Option<HashMap<u64, String>>> = Mutex::new(None);
+
+const DC_COUNTERS: [&str; 3] = ["GRBM_GUI_ACTIVE", "GRBM_COUNT", "SQ_WAVES"];
+
+fn remember_gpu(agent: &rocprofiler_agent_v0_t) {
+    if agent.type_ == ROCPROFILER_AGENT_TYPE_GPU {
+        GPU_AGENTS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(agent.id.handle);
+    }
+}
+
+unsafe extern "C" fn dc_counters_cb(
+    agent: rocprofiler_agent_id_t,
+    ids: *mut rocprofiler_counter_id_t,
+    n: usize,
+    data: *mut c_void,
+) -> rocprofiler_status_t {
+    let _ = agent;
+    let info: rocprofiler_query_counter_info_fn = sym(c"rocprofiler_query_counter_info");
+    // SAFETY: `data` is the `Vec<(u64, String)>` `dc_set_config` passed.
+    let out = unsafe { &mut *(data as *mut Vec<(u64, String)>) };
+    for i in 0..n {
+        // SAFETY: the runtime passes `n` ids.
+        let id = unsafe { *ids.add(i) };
+        let mut ci = std::mem::MaybeUninit::<rocprofiler_counter_info_v0_t>::zeroed();
+        let Some(info) = info else { break };
+        // SAFETY: writable version-0 struct.
+        let rc = unsafe {
+            info(
+                id,
+                ROCPROFILER_COUNTER_INFO_VERSION_0,
+                ci.as_mut_ptr().cast(),
+            )
+        };
+        if rc != 0 {
+            continue;
+        }
+        // SAFETY: filled on success.
+        let name = cstr(unsafe { ci.assume_init() }.name);
+        if let Some(name) = name.as_str().filter(|n| DC_COUNTERS.contains(n)) {
+            out.push((id.handle, name.to_string()));
+        }
+    }
+    0
+}
+
+unsafe extern "C" fn dc_set_config(
+    ctx: rocprofiler_context_id_t,
+    agent: rocprofiler_agent_id_t,
+    set_config: rocprofiler_device_counting_agent_cb_t,
+    _data: *mut c_void,
+) {
+    guard(|| {
+        let iterate: rocprofiler_iterate_agent_supported_counters_fn =
+            sym(c"rocprofiler_iterate_agent_supported_counters");
+        let mut found: Vec<(u64, String)> = Vec::new();
+        if let Some(it) = iterate {
+            // SAFETY: valid callback; `found` lives across the call.
+            unsafe {
+                it(
+                    agent,
+                    Some(dc_counters_cb),
+                    (&mut found as *mut Vec<_>).cast(),
+                )
+            };
+        }
+        let mut ids: Vec<rocprofiler_counter_id_t> = found
+            .iter()
+            .map(|(h, _)| rocprofiler_counter_id_t { handle: *h })
+            .collect();
+        let mut config = rocprofiler_counter_config_id_t { handle: 0 };
+        let mut rc = u32::MAX;
+        for name in [
+            c"rocprofiler_create_counter_config",
+            c"rocprofiler_create_profile_config",
+        ] {
+            let f: rocprofiler_create_counter_config_fn = sym(name);
+            if let Some(f) = f {
+                // SAFETY: `ids` holds `ids.len()` ids; `config` is writable.
+                rc = unsafe { f(agent, ids.as_mut_ptr(), ids.len(), &mut config) };
+                if rc == 0 {
+                    break;
+                }
+            }
+        }
+        log_status("dc_create_config", rc);
+        DC_NAMES
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .extend(found);
+        if let Some(set) = set_config {
+            // SAFETY: the runtime's `set_config`, called during its start callback.
+            log_status("dc_set_config", unsafe { set(ctx, config) });
+        }
+    });
+}
+
+unsafe extern "C" fn dc_buffer_cb(
+    _ctx: rocprofiler_context_id_t,
+    _buffer: rocprofiler_buffer_id_t,
+    headers: *mut *mut rocprofiler_record_header_t,
+    n: usize,
+    _data: *mut c_void,
+    _drops: u64,
+) {
+    guard(|| {
+        let query: rocprofiler_query_record_counter_id_fn =
+            sym(c"rocprofiler_query_record_counter_id");
+        let names = DC_NAMES.lock().unwrap_or_else(|e| e.into_inner());
+        let v1 = VERSION.load(Ordering::Relaxed) >= 10000;
+        for i in 0..n {
+            // SAFETY: the runtime passes `n` valid header pointers for this callback.
+            let h = unsafe { &**headers.add(i) };
+            if h.category() != ROCPROFILER_BUFFER_CATEGORY_COUNTERS
+                || h.kind() != ROCPROFILER_COUNTER_RECORD_VALUE
+            {
+                log(json!({"ev": "dc_other", "category": h.category(), "kind": h.kind()}));
+                continue;
+            }
+            // SAFETY: a value record: the 32-byte 0.x prefix is always there.
+            let r = unsafe { &*(h.payload as *const rocprofiler_counter_record_v0_t) };
+            let agent = v1.then(|| {
+                // SAFETY: 1.x value records are the 40-byte layout.
+                unsafe {
+                    (*(h.payload as *const rocprofiler_counter_record_v1_t))
+                        .agent_id
+                        .handle
+                }
+            });
+            let mut id = rocprofiler_counter_id_t { handle: 0 };
+            if let Some(q) = query {
+                // SAFETY: writable id.
+                unsafe { q(r.id, &mut id) };
+            }
+            let name = names.as_ref().and_then(|m| m.get(&id.handle)).cloned();
+            log(json!({
+                "ev": "dc_value", "counter": name, "counter_id": id.handle,
+                "value": r.counter_value, "dispatch_id": r.dispatch_id,
+                // SAFETY: plain 8-byte union.
+                "user": unsafe { r.user_data.value }, "agent": agent,
+            }));
+        }
+    });
+}
+
+/// At init: a context with the device counting service on every GPU, started.
+fn device_counting_init() {
+    let create = sdk!(rocprofiler_create_context).expect("create_context");
+    let mut ctx = rocprofiler_context_id_t { handle: 0 };
+    // SAFETY: writable id.
+    log_status("dc_create_context", unsafe { create(&mut ctx) });
+    let mut buf = rocprofiler_buffer_id_t { handle: 0 };
+    let create_buffer = sdk!(rocprofiler_create_buffer).expect("create_buffer");
+    // SAFETY: valid arguments; the callback has the documented signature.
+    let rc = unsafe {
+        create_buffer(
+            ctx,
+            1 << 20,
+            1 << 19,
+            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            Some(dc_buffer_cb),
+            std::ptr::null_mut(),
+            &mut buf,
+        )
+    };
+    log_status("dc_create_buffer", rc);
+    let agents = GPU_AGENTS.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for agent in agents {
+        let mut rc = u32::MAX;
+        for name in [
+            c"rocprofiler_configure_device_counting_service",
+            c"rocprofiler_configure_agent_profile_counting_service",
+        ] {
+            let f: rocprofiler_configure_device_counting_service_fn = sym(name);
+            if let Some(f) = f {
+                // SAFETY: valid ids; the callback has the documented signature.
+                rc = unsafe {
+                    f(
+                        ctx,
+                        buf,
+                        rocprofiler_agent_id_t { handle: agent },
+                        Some(dc_set_config),
+                        std::ptr::null_mut(),
+                    )
+                };
+                if rc == 0 {
+                    break;
+                }
+            }
+        }
+        log_status("dc_configure", rc);
+    }
+    DC_CONTEXT.store(ctx.handle, Ordering::Relaxed);
+    DC_BUFFER.store(buf.handle, Ordering::Relaxed);
+    let start = sdk!(rocprofiler_start_context).expect("start_context");
+    // SAFETY: valid context id.
+    log_status("dc_start_context", unsafe { start(ctx) });
+}
+
+/// At finalize: one sample (user data 7), then the buffer flushed.
+fn device_counting_sample() {
+    let ctx = rocprofiler_context_id_t {
+        handle: DC_CONTEXT.load(Ordering::Relaxed),
+    };
+    let ud = rocprofiler_user_data_t { value: 7 };
+    let v1: rocprofiler_sample_device_counting_service_v1_fn =
+        sym(c"rocprofiler_sample_device_counting_service");
+    let v0: rocprofiler_sample_device_counting_service_v0_fn =
+        sym(c"rocprofiler_sample_agent_profile_counting_service");
+    let mut rc = u32::MAX;
+    if let Some(f) = v1 {
+        // SAFETY: valid context; no output array.
+        rc = unsafe { f(ctx, ud, 0, std::ptr::null_mut(), std::ptr::null_mut()) };
+    }
+    if rc != 0 {
+        if let Some(f) = v0 {
+            // SAFETY: valid context.
+            rc = unsafe { f(ctx, ud, 0) };
+        }
+    }
+    log_status("dc_sample", rc);
+    let mut now = 0u64;
+    if let Some(f) = sdk!(rocprofiler_get_timestamp) {
+        // SAFETY: writable u64.
+        unsafe { f(&mut now) };
+    }
+    log(json!({"ev": "dc_sampled", "now": now}));
+    let flush = sdk!(rocprofiler_flush_buffer).expect("flush");
+    let b = rocprofiler_buffer_id_t {
+        handle: DC_BUFFER.load(Ordering::Relaxed),
+    };
+    // SAFETY: valid buffer id.
+    log_status("dc_flush", unsafe { flush(b) });
+}
