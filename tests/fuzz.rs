@@ -355,7 +355,7 @@ fn annotation_text(input: &[u8]) -> u64 {
         .take(16)
         .map(|l| Arc::from(String::from_utf8_lossy(l).as_ref()))
         .collect();
-    let p = parse_annotation(&levels);
+    let p = parse_annotation(&levels, None);
     let joined: Vec<&str> = levels.iter().map(|l| l.as_ref()).collect();
     assert_eq!(p.joined, joined.join("::"), "the stack is written whole");
     assert!(p.metadata.len() <= MAX_KEYS, "{} keys", p.metadata.len());

@@ -13,14 +13,19 @@
 //! * **plain**: anything else (`train step 3`, `don't`, an empty label).
 //!
 //! Only TraceMe and PyTorch levels give stats: `tf_op` is the name of the outermost such level
-//! (XLA takes the outermost level; plain labels are user text, not framework ops, and as
-//! `tf_op` they would split xprof's kernel_stats rows per label), and every `k=v` / field of
+//! that is not a step (XLA takes the outermost level; plain labels are user text, not
+//! framework ops, and as `tf_op` they would split xprof's kernel_stats rows per label; a step
+//! range, `xplane::steps::step_of`, is the loop around the ops, which XLA records as a TraceMe
+//! on the host, never as the op of device work), and every `k=v` / field of
 //! every such level, innermost first, first occurrence of a key wins, typed like XLA's
 //! `ParseAndAddStatValue` (int64, else uint64, else double, else string). All slicing is at
 //! ASCII delimiters, so no text — non-ASCII, unbalanced, empty or huge — can split a character
 //! or panic.
 
 use std::sync::Arc;
+
+use super::steps::step_of;
+use crate::model::steps::StepRule;
 
 /// At most this many keys per annotation become stats (a hostile 10 KB label of `k=v` pairs
 /// would otherwise add hundreds of stat names to the plane).
@@ -186,15 +191,16 @@ fn keep_piece<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
 pub struct ParsedAnnotation {
     /// The whole stack joined by `::` (stat `nvtx_range`).
     pub joined: String,
-    /// Name of the outermost TraceMe or PyTorch level (stat `tf_op`); empty when none.
+    /// Name of the outermost TraceMe or PyTorch level that is not a step (stat `tf_op`); empty
+    /// when none.
     pub tf_op: String,
     /// Every field of those levels, innermost level first, first occurrence of a key wins.
     pub metadata: Vec<(String, ParsedValue)>,
 }
 
-/// Parses the labels open at a call (outermost first); a function of the labels alone, so the
-/// writer can cache it per shared label list.
-pub fn parse_annotation(labels: &[Arc<str>]) -> ParsedAnnotation {
+/// Parses the labels open at a call (outermost first); a function of the labels and the run's
+/// step rule alone, so the writer can cache it per shared label list.
+pub fn parse_annotation(labels: &[Arc<str>], step_rule: Option<&StepRule>) -> ParsedAnnotation {
     let joined = labels
         .iter()
         .map(|s| s.as_ref())
@@ -203,8 +209,9 @@ pub fn parse_annotation(labels: &[Arc<str>]) -> ParsedAnnotation {
     let levels: Vec<Level<'_>> = labels.iter().map(|l| parse_level(l)).collect();
     let tf_op = levels
         .iter()
-        .find(|l| l.form != LevelForm::Plain)
-        .map(|l| l.name.to_owned())
+        .zip(labels)
+        .find(|(l, text)| l.form != LevelForm::Plain && step_of(text, step_rule).is_none())
+        .map(|(l, _)| l.name.to_owned())
         .unwrap_or_default();
     let mut metadata: Vec<(String, ParsedValue)> = Vec::new();
     'levels: for level in levels.iter().rev() {
@@ -243,10 +250,13 @@ mod tests {
 
     #[test]
     fn xla_levels_give_typed_values() {
-        let p = parse_annotation(&ann(&[
-            "XlaModule:#hlo_module=jit_f,program_id=7#",
-            "Thunk:#hlo_op=fusion.1,name=\"a,b\",x=1.5,big=18446744073709551615,neg=-3#",
-        ]));
+        let p = parse_annotation(
+            &ann(&[
+                "XlaModule:#hlo_module=jit_f,program_id=7#",
+                "Thunk:#hlo_op=fusion.1,name=\"a,b\",x=1.5,big=18446744073709551615,neg=-3#",
+            ]),
+            None,
+        );
         assert_eq!(p.tf_op, "XlaModule:");
         assert_eq!(
             p.joined,
@@ -270,7 +280,7 @@ mod tests {
     fn brackets_and_quotes_keep_their_commas_and_numbers_vs_strings() {
         let p = parse_annotation(&ann(&[
             "op#shape=[1,2,3],attrs={a:1,b:2},call=f(x, y),q='p,q',v=1e3,w=0x10,inf=inf,s= 12 #",
-        ]));
+        ]), None);
         assert_eq!(get(&p, "shape"), Some(&ParsedValue::Str("[1,2,3]".into())));
         assert_eq!(
             get(&p, "attrs"),
@@ -286,24 +296,30 @@ mod tests {
 
     #[test]
     fn inner_key_wins_and_plain_labels_give_nothing() {
-        let p = parse_annotation(&ann(&["train_step", "outer#k=1#", "inner#k=2#"]));
+        let p = parse_annotation(&ann(&["train_step", "outer#k=1#", "inner#k=2#"]), None);
         assert_eq!(p.tf_op, "outer");
         assert_eq!(p.metadata, vec![("k".into(), ParsedValue::I64(2))]);
-        let plain = parse_annotation(&ann(&["step 3", "forward", "C#", "#", "a#b#"]));
+        let plain = parse_annotation(&ann(&["step 3", "forward", "C#", "#", "a#b#"]), None);
         assert_eq!((plain.tf_op.as_str(), plain.metadata.len()), ("", 0));
-        assert_eq!(parse_annotation(&ann(&[])), ParsedAnnotation::default());
-        assert_eq!(parse_annotation(&ann(&[""])).joined, "");
+        assert_eq!(
+            parse_annotation(&ann(&[]), None),
+            ParsedAnnotation::default()
+        );
+        assert_eq!(parse_annotation(&ann(&[""]), None).joined, "");
     }
 
     /// An apostrophe in an outer plain label opens no "quote": the `::` to the XLA level is
     /// not swallowed into it (which would give `tf_op = "don't::XlaModule:"`).
     #[test]
     fn an_apostrophe_outside_does_not_swallow_the_xla_level() {
-        let p = parse_annotation(&ann(&[
-            "don't",
-            "XlaModule:#hlo_module=jit_f,program_id=7#",
-            "Thunk:#hlo_op=fusion.1#",
-        ]));
+        let p = parse_annotation(
+            &ann(&[
+                "don't",
+                "XlaModule:#hlo_module=jit_f,program_id=7#",
+                "Thunk:#hlo_op=fusion.1#",
+            ]),
+            None,
+        );
         assert_eq!(p.tf_op, "XlaModule:");
         assert_eq!(keys(&p), ["hlo_op", "hlo_module", "program_id"]);
         assert_eq!(get(&p, "program_id"), Some(&ParsedValue::I64(7)));
@@ -316,7 +332,7 @@ mod tests {
     #[test]
     fn unbalanced_text_inside_a_level_loses_nothing_after_it() {
         for outer in ["[warmup", "say \"hi", "(", "}{", "'"] {
-            let p = parse_annotation(&ann(&[outer, "Thunk:#hlo_op=fusion.2#"]));
+            let p = parse_annotation(&ann(&[outer, "Thunk:#hlo_op=fusion.2#"]), None);
             assert_eq!(p.tf_op, "Thunk:", "{outer}");
             assert_eq!(
                 get(&p, "hlo_op"),
@@ -324,7 +340,10 @@ mod tests {
             );
         }
         // Inside one level: an apostrophe in a value keeps the following keys.
-        let p = parse_annotation(&ann(&["Thunk:#name=don't stop,hlo_op=fusion.3,n=[1#"]));
+        let p = parse_annotation(
+            &ann(&["Thunk:#name=don't stop,hlo_op=fusion.3,n=[1#"]),
+            None,
+        );
         assert_eq!(
             get(&p, "name"),
             Some(&ParsedValue::Str("don't stop".into()))
@@ -338,11 +357,14 @@ mod tests {
 
     #[test]
     fn non_ascii_is_kept_intact() {
-        let p = parse_annotation(&ann(&[
-            "шаг – 3",
-            "模块#hlo_module=前向–模块,program_id=٣#",
-            "Thunk:#hlo_op=融合.1,note=ünïcödé 🚀#",
-        ]));
+        let p = parse_annotation(
+            &ann(&[
+                "шаг – 3",
+                "模块#hlo_module=前向–模块,program_id=٣#",
+                "Thunk:#hlo_op=融合.1,note=ünïcödé 🚀#",
+            ]),
+            None,
+        );
         assert_eq!(p.tf_op, "模块");
         assert_eq!(
             get(&p, "hlo_module"),
@@ -363,7 +385,7 @@ mod tests {
         let many_keys: String = (0..2000).map(|i| format!("k{i}={i},")).collect();
         let big_xla = format!("Thunk:#{many_keys}hlo_op=last#");
         let lossy = String::from_utf8_lossy(b"bad \xff\xfe utf8#hlo_op=\xc3#").into_owned();
-        let p = parse_annotation(&ann(&[&big_plain, &big_xla, &lossy]));
+        let p = parse_annotation(&ann(&[&big_plain, &big_xla, &lossy]), None);
         assert_eq!(p.metadata.len(), MAX_KEYS);
         assert_eq!(
             get(&p, "hlo_op"),
@@ -374,7 +396,7 @@ mod tests {
         // Every prefix of a multi-byte text, cut anywhere a `&str` can be cut.
         let text = "模块#hlo_module=前向–模块,k=[é,\"ü#";
         for (i, _) in text.char_indices() {
-            let _ = parse_annotation(&ann(&[&text[..i], &text[i..]]));
+            let _ = parse_annotation(&ann(&[&text[..i], &text[i..]]), None);
         }
     }
 
@@ -384,7 +406,7 @@ mod tests {
             "train step 3",
             "aten::linear, seq = 41, op_id = 7, sizes = [[8, 16], [32, 16], [32]], input_op_ids = [(5,0), (6,0)]",
             "aten::addmm, seq = 42, op_id = 9, sizes = [[32], [8, 16], [16, 32]]",
-        ]));
+        ]), None);
         assert_eq!(p.tf_op, "aten::linear");
         assert_eq!(
             p.metadata,
@@ -408,5 +430,37 @@ mod tests {
         // An op without sequence number or shapes is just its name: a plain label.
         assert_eq!(parse_level("aten::add").form, LevelForm::Plain);
         assert_eq!(parse_level(", seq = 3").form, LevelForm::Plain);
+    }
+
+    /// A step range (TraceMe `_r`/`step_num`, `ProfilerStep#<n>`, the user's rule) is the loop
+    /// around the ops, not their op: `tf_op` is the next level in, or none; its fields stay.
+    #[test]
+    fn a_step_level_is_never_the_op() {
+        let jax = parse_annotation(
+            &ann(&[
+                "train#step_num=3,_r=1#",
+                "XlaModule:#hlo_module=jit_f,program_id=7#",
+                "Thunk:#hlo_op=fusion.1#",
+            ]),
+            None,
+        );
+        assert_eq!(jax.tf_op, "XlaModule:");
+        assert_eq!(get(&jax, "step_num"), Some(&ParsedValue::I64(3)));
+        let alone = parse_annotation(&ann(&["train#step_num=3,_r=1#", "forward"]), None);
+        assert_eq!(alone.tf_op, "");
+        assert_eq!(get(&alone, "step_num"), Some(&ParsedValue::I64(3)));
+        let torch = parse_annotation(
+            &ann(&["ProfilerStep#4, seq = 1", "aten::mm, seq = 2"]),
+            None,
+        );
+        assert_eq!(torch.tf_op, "aten::mm");
+        // `_r=0` says "not a root": an op like any other.
+        let not_root = parse_annotation(&ann(&["train#_r=0#", "Thunk:#hlo_op=f#"]), None);
+        assert_eq!(not_root.tf_op, "train");
+        let rule = StepRule::parse("iter*").unwrap();
+        let ruled = parse_annotation(&ann(&["iter#n=5#", "Thunk:#hlo_op=f#"]), Some(&rule));
+        assert_eq!(ruled.tf_op, "Thunk:");
+        let unruled = parse_annotation(&ann(&["iter#n=5#", "Thunk:#hlo_op=f#"]), None);
+        assert_eq!(unruled.tf_op, "iter");
     }
 }

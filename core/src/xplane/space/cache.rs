@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use crate::fastmap::{HashMap, HashSet};
 use crate::model::annotations::Labels;
+use crate::model::steps::StepRule;
 use crate::model::{
     Annotation, CopyDirection, Device, Id, LaunchShape, MemcpyInfo, Name, Table, Trace,
 };
@@ -105,7 +106,7 @@ impl<'t> EventCache<'t> {
             annotations: AnnotationCache {
                 table: &trace.annotations,
                 annotations: IdSlots::default(),
-                label_lists: ListStats::default(),
+                label_lists: ListStats::new(trace.step_rule.as_ref()),
             },
             copies: SlotCache::default(),
         }
@@ -252,7 +253,7 @@ impl<'t> EventCache<'t> {
 struct AnnotationCache<'t> {
     table: &'t Table<Annotation>,
     annotations: IdSlots<StatBytes>,
-    label_lists: ListStats,
+    label_lists: ListStats<'t>,
 }
 
 /// The encoded stats of each label list a plane has met, by the list's address: every line of
@@ -262,25 +263,37 @@ struct AnnotationCache<'t> {
 /// map, since addresses a fixed stride apart share too few slots of a multiplicative spread.
 /// Bounded: past [`MAX_LISTS`] lists it starts over, as a run can name every range
 /// differently.
+/// The run's step rule goes with them: a step level is never a label's op.
 #[derive(Default)]
-struct ListStats(HashMap<usize, (Labels, StatBytes)>);
+struct ListStats<'t> {
+    lists: HashMap<usize, (Labels, StatBytes)>,
+    step_rule: Option<&'t StepRule>,
+}
 
 /// The label lists a plane keeps encoded at most: about 4 MB of entries, and their stats.
 const MAX_LISTS: usize = 1 << 16;
 
-impl ListStats {
+impl<'t> ListStats<'t> {
+    fn new(step_rule: Option<&'t StepRule>) -> Self {
+        ListStats {
+            lists: HashMap::default(),
+            step_rule,
+        }
+    }
+
     fn stats(&mut self, plane: &mut PlaneBuilder, list: &Labels) -> &StatBytes {
         let key = Arc::as_ptr(list).cast::<u8>() as usize;
-        if self.0.len() >= MAX_LISTS && !self.0.contains_key(&key) {
-            self.0.clear();
+        if self.lists.len() >= MAX_LISTS && !self.lists.contains_key(&key) {
+            self.lists.clear();
         }
+        let step_rule = self.step_rule;
         // The entry holds the list, so its address cannot be reused while it is a key.
         &self
-            .0
+            .lists
             .entry(key)
             .or_insert_with(|| {
                 let mut bytes = StatBytes::new();
-                add_label_stats(plane, list, &mut bytes);
+                add_label_stats(plane, list, step_rule, &mut bytes);
                 (list.clone(), bytes)
             })
             .1
@@ -393,11 +406,16 @@ fn add_id_stats(
 }
 
 /// The stats of the roctx labels open at the call (outermost first).
-fn add_label_stats(plane: &mut PlaneBuilder, labels: &[Arc<str>], stats: &mut StatBytes) {
+fn add_label_stats(
+    plane: &mut PlaneBuilder,
+    labels: &[Arc<str>],
+    step_rule: Option<&StepRule>,
+    stats: &mut StatBytes,
+) {
     if labels.is_empty() {
         return;
     }
-    let parsed = parse_annotation(labels);
+    let parsed = parse_annotation(labels, step_rule);
     plane.put(stats, s::NVTX_RANGE, StatValue::Ref(&parsed.joined));
     // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. `tf_op`
     // and field stats come only from levels in XLA's `name#k=v#` form or PyTorch's `emit_nvtx`
@@ -628,7 +646,7 @@ mod tests {
                 plane.put(stats, s::EXTERNAL_CORRELATION_IDS, StatValue::Ref(&all));
             }
         }
-        add_label_stats(plane, &a.stack, stats);
+        add_label_stats(plane, &a.stack, None, stats);
     }
 
     /// More distinct annotations than slots, each asked for twice in a row and again after a
@@ -785,16 +803,16 @@ mod tests {
         for line in 0..3 {
             for l in &run {
                 let key = Arc::as_ptr(l).cast::<u8>() as usize;
-                assert_eq!(cache.0.contains_key(&key), line > 0, "line {line}");
+                assert_eq!(cache.lists.contains_key(&key), line > 0, "line {line}");
                 let mut want = StatBytes::new();
-                add_label_stats(&mut plane, l, &mut want);
+                add_label_stats(&mut plane, l, None, &mut want);
                 assert_eq!(cache.stats(&mut plane, l), &want);
             }
         }
         let more = lists(MAX_LISTS + 10);
         for l in &more {
             cache.stats(&mut plane, l);
-            assert!(cache.0.len() <= MAX_LISTS);
+            assert!(cache.lists.len() <= MAX_LISTS);
         }
     }
 }
