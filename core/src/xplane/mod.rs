@@ -7,6 +7,7 @@ pub mod annotation;
 pub mod builder;
 pub mod deps;
 mod file;
+pub mod hlo;
 mod lanes;
 pub mod merge;
 mod run_ids;

@@ -214,6 +214,22 @@ impl PlaneBuilder {
         }
     }
 
+    /// Adds event metadata `id` named `name` whose id is a fact of its own, not an interned
+    /// name's (the program id of a `/host:metadata` module), with `stats`; later names are
+    /// numbered past it.
+    pub fn add_raw_event_metadata(&mut self, id: i64, name: &str, stats: Vec<XStat>) {
+        self.plane.event_metadata.insert(
+            id,
+            XEventMetadata {
+                id,
+                name: name.to_owned(),
+                stats,
+                ..Default::default()
+            },
+        );
+        self.names.last_event_id = self.names.last_event_id.max(id);
+    }
+
     /// Adds a plane-level stat (device capabilities, Task Environment times).
     pub fn add_plane_stat(&mut self, name: &str, value: StatValue<'_>) {
         let stat = self.stat(name, value);

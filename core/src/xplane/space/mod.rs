@@ -121,6 +121,9 @@ pub fn build_window_planes<E>(
     if let Some(p) = summary::scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
     }
+    if let Some(p) = summary::hlo_metadata_plane(trace) {
+        sink(p)?;
+    }
     sink(summary::task_environment_plane(trace, &base, &steps, run))?;
 
     let mut warnings = trace.warnings.clone();

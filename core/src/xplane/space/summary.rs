@@ -7,6 +7,7 @@ use crate::model::{Counters, Trace};
 
 use super::Timebase;
 use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatValue};
+use crate::xplane::hlo;
 use crate::xplane::proto::{x_stat, XStat};
 use crate::xplane::stats as s;
 use crate::xplane::steps::StepRoots;
@@ -29,6 +30,23 @@ pub(super) fn scope_tree_plane(tree: &[(i64, i64)]) -> Option<BuiltPlane> {
         });
     }
     plane.reserve_stat_ids_up_to(max_id);
+    Some(plane.finish())
+}
+
+/// `/host:metadata`: a placeholder HLO module per program the run's labels name
+/// (`xplane::hlo`), so xprof's op tools place the kernels labelled with its ops; no plane when
+/// the labels name none.
+pub(super) fn hlo_metadata_plane(trace: &Trace) -> Option<BuiltPlane> {
+    let programs = hlo::programs(trace);
+    if programs.is_empty() {
+        return None;
+    }
+    let mut plane = PlaneBuilder::new(0, hlo::METADATA_PLANE);
+    for (id, p) in &programs {
+        let proto = hlo::placeholder_module(&p.module, *id, p.ops.iter().map(String::as_str));
+        let stat = plane.stat(hlo::HLO_PROTO, StatValue::Bytes(&proto));
+        plane.add_raw_event_metadata(*id, &p.module, vec![stat]);
+    }
     Some(plane.finish())
 }
 
