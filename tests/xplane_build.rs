@@ -856,3 +856,90 @@ fn the_merge_refuses_windows_of_another_process_or_run() {
         .values()
         .any(|m| m.name == "rocprof_xplane_window_pid"));
 }
+
+/// Each of `trace`'s first kernels on its first GPU line labelled as XLA labels the work of
+/// program `program_id` (module `module`) op `op`, one label per kernel.
+fn label_xla_ops(trace: &mut rocprof_xplane::model::Trace, ops: &[(i64, &str, &str)]) {
+    for (i, (program_id, module, op)) in ops.iter().enumerate() {
+        let a = trace.annotations.push(rocprof_xplane::model::Annotation {
+            stack: vec![
+                Arc::from(format!(
+                    "XlaModule:#hlo_module={module},program_id={program_id}#"
+                )),
+                Arc::from(format!("Thunk:#hlo_op={op}#")),
+            ]
+            .into(),
+            scope_range_id: 0,
+            external_ids: Vec::new(),
+        });
+        trace.devices[0].lines[0].events[i].annotation = Some(a);
+    }
+}
+
+/// The programs of a profile's `/host:metadata` plane: id → (name, ops of its placeholder).
+fn programs(s: &rocprof_xplane::xplane::proto::XSpace) -> BTreeMap<i64, (String, Vec<String>)> {
+    let p = plane(s, rocprof_xplane::xplane::hlo::METADATA_PLANE);
+    let proto_stat = p
+        .stat_metadata
+        .values()
+        .find(|m| m.name == rocprof_xplane::xplane::hlo::HLO_PROTO)
+        .expect("an Hlo Proto stat")
+        .id;
+    p.event_metadata
+        .iter()
+        .map(|(&id, m)| {
+            assert_eq!(m.id, id);
+            let bytes = m
+                .stats
+                .iter()
+                .find_map(|st| match &st.value {
+                    Some(Value::BytesValue(b)) if st.metadata_id == proto_stat => Some(b),
+                    _ => None,
+                })
+                .expect("each program has its HLO proto");
+            let (module, ops) =
+                rocprof_xplane::xplane::hlo::placeholder_ops(bytes).expect("a placeholder module");
+            assert_eq!(module, m.name);
+            (id, (m.name.clone(), ops))
+        })
+        .collect()
+}
+
+/// Kernels labelled by XLA's TraceMe texts get a placeholder module per program in
+/// `/host:metadata`, its event-metadata id the program id (as xprof reads it), holding the
+/// ops seen. Merged windows keep each program under its own id, even two programs of one
+/// module name (a function compiled twice), and a program met in both windows holds the ops
+/// of both.
+#[test]
+fn program_modules_keep_their_ids_and_every_windows_ops_through_a_merge() {
+    use rocprof_xplane::xplane::merge::merge_files;
+    let mut a = common::launches(8);
+    label_xla_ops(&mut a, &[(9, "jit_f", "fusion.1"), (7, "jit_f", "copy.2")]);
+    let mut b = common::launches(8);
+    label_xla_ops(&mut b, &[(7, "jit_f", "fusion.3"), (7, "jit_f", "copy.2")]);
+    let whole = |ops: &[&str]| ops.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        programs(&build_xspace(&a)),
+        BTreeMap::from([
+            (7, ("jit_f".to_string(), whole(&["copy.2"]))),
+            (9, ("jit_f".to_string(), whole(&["fusion.1"]))),
+        ])
+    );
+    // No labelled op, no plane.
+    let plain = build_xspace(&common::launches(8));
+    assert!(plain
+        .planes
+        .iter()
+        .all(|p| p.name != rocprof_xplane::xplane::hlo::METADATA_PLANE));
+
+    let dir = tempfile::tempdir().unwrap();
+    let windows = write_windows(dir.path(), &[(&a, "w1"), (&b, "w2")], None);
+    let (merged, _) = merge_files(&windows, &layout_in(dir.path(), "m")).unwrap();
+    assert_eq!(
+        programs(&read_xspace(&merged).unwrap()),
+        BTreeMap::from([
+            (7, ("jit_f".to_string(), whole(&["copy.2", "fusion.3"]))),
+            (9, ("jit_f".to_string(), whole(&["fusion.1"]))),
+        ])
+    );
+}

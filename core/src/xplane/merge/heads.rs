@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use super::input::PlaneIn;
 use crate::fastmap::HashMap;
-use crate::xplane::proto::{x_stat, XPlane, XStat};
+use crate::xplane::hlo;
+use crate::xplane::proto::{x_stat, XEventMetadata, XPlane, XStat};
 use crate::xplane::stats as s;
 
 /// One input's plane of the name being merged.
@@ -94,7 +95,12 @@ pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
         map.stats_kept = map.stats.iter().all(|(from, to)| from == to);
         ids.push(map);
     }
-    for (part, map) in planes.iter().zip(&mut ids) {
+    let programs = first.name == hlo::METADATA_PLANE;
+    if programs {
+        keep_program_ids(planes, &mut ids, &mut out);
+    }
+    // Elsewhere event metadata are one by name.
+    for (part, map) in planes.iter().zip(&mut ids).filter(|_| !programs) {
         let p = part.plane;
         let mut event_ids: Vec<i64> = p.head.event_metadata.keys().copied().collect();
         event_ids.sort_unstable();
@@ -113,6 +119,65 @@ pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
     }
     out.stats = merge_plane_stats(planes, &ids, &out, scope_tree);
     (out, ids)
+}
+
+/// `/host:metadata`'s event metadata are programs and their ids the program ids xprof reads
+/// (`xplane::hlo`): each keeps its id, whatever its name (one module name can be compiled into
+/// several programs). A program met in several inputs keeps the first input's metadata, with
+/// the ops of every input's module where all are placeholders.
+fn keep_program_ids(planes: &[PlanePart], ids: &mut [Ids], out: &mut XPlane) {
+    let proto_stat = out
+        .stat_metadata
+        .values()
+        .find(|m| m.name == hlo::HLO_PROTO)
+        .map(|m| m.id);
+    for (part, map) in planes.iter().zip(ids.iter_mut()) {
+        for (&id, m) in &part.plane.head.event_metadata {
+            let mut m = m.clone();
+            m.id = id;
+            m.stats = m.stats.iter().map(|st| map.stat(st)).collect();
+            map.events.insert(id, id);
+            match out.event_metadata.entry(id) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(m);
+                }
+                std::collections::btree_map::Entry::Occupied(mut o) => {
+                    if let Some(stat) = proto_stat {
+                        union_placeholder_ops(o.get_mut(), &m, stat);
+                    }
+                }
+            }
+        }
+        map.all_kept = map.stats_kept;
+    }
+}
+
+/// `into`'s placeholder module with the ops of `from`'s added; left as it is unless both
+/// modules' stat `stat` holds a placeholder module.
+fn union_placeholder_ops(into: &mut XEventMetadata, from: &XEventMetadata, stat: i64) {
+    let bytes = |m: &XEventMetadata| {
+        m.stats.iter().find_map(|st| match &st.value {
+            Some(x_stat::Value::BytesValue(b)) if st.metadata_id == stat => Some(b.clone()),
+            _ => None,
+        })
+    };
+    let (Some(a), Some(b)) = (bytes(into), bytes(from)) else {
+        return;
+    };
+    let (Some((module, mut ops)), Some((_, more))) =
+        (hlo::placeholder_ops(&a), hlo::placeholder_ops(&b))
+    else {
+        return;
+    };
+    ops.extend(more);
+    ops.sort_unstable();
+    ops.dedup();
+    let merged = hlo::placeholder_module(&module, into.id, ops.iter().map(String::as_str));
+    for st in &mut into.stats {
+        if st.metadata_id == stat {
+            st.value = Some(x_stat::Value::BytesValue(merged.clone()));
+        }
+    }
 }
 
 /// The output's id for metadata `name`, id `id` in its input: the one the name already has,
