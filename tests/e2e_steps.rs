@@ -228,6 +228,190 @@ fn train_loop_steps_in_xprof_equal_the_ground_truth() {
     }
 }
 
+/// The truth's device work per XLA op of the JAX loop: each `Thunk:#hlo_op=<op>#` range's
+/// enclosed kernels and copies, summed per op.
+fn truth_xla_ops(plan: &Value) -> std::collections::BTreeMap<String, u64> {
+    let mut ops = std::collections::BTreeMap::new();
+    for i in plan["scope_instances"]
+        .as_array()
+        .expect("truth.scope_instances")
+    {
+        let label = i["label"].as_str().unwrap();
+        let Some(op) = label
+            .strip_prefix("Thunk:#hlo_op=")
+            .and_then(|r| r.strip_suffix('#'))
+        else {
+            continue;
+        };
+        let e = &i["enclosed"];
+        *ops.entry(op.to_string()).or_insert(0) +=
+            u(&e["kernel_dispatches"]) + u(&e["memory_copies"]);
+    }
+    ops
+}
+
+/// A step range is the loop around the ops, never their op: in xprof's kernel_stats each
+/// kernel is named by its op — the PyTorch loop's by their `aten::` op, the JAX loop's by the
+/// XLA op its `Thunk:` range names (through the placeholder HLO modules), the optimizer's
+/// (inside the plain `Optimizer.step#Adam.step`, no op) by none — and
+/// framework_op_stats names the host calls by the XLA level inside `train#step_num=N,_r=1#`,
+/// never by a step.
+#[test]
+fn kernel_stats_name_the_ops_inside_a_step_not_the_step() {
+    if !xprof::available() {
+        return;
+    }
+    for sdk in ["0.6.0", "1.4.0"] {
+        let r = cached(&builtin("train-loop.toml"), sdk, &[]);
+        let s = xprof::summary(&r.files[0], &host_of(&r.files[0]));
+        let ops: Vec<&str> = s["kernel_stats"]["op_names"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{sdk}: no kernel_stats in {s}"))
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "",
+                "aten::linear",
+                "aten::mse_loss",
+                "aten::relu",
+                "command_buffer.2",
+                "fusion.3",
+                "fusion.4"
+            ],
+            "{sdk}: kernel_stats op names"
+        );
+        let host: Vec<&String> = s["framework_op_stats"]["host_ops"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{sdk}: no framework_op_stats in {s}"))
+            .keys()
+            .collect();
+        assert_eq!(
+            host,
+            [
+                "XlaModule",
+                "aten::linear",
+                "aten::mse_loss",
+                "aten::relu",
+                "aten::to"
+            ],
+            "{sdk}: framework_op_stats host ops"
+        );
+    }
+}
+
+/// Kernels labelled by XLA's TraceMe texts reach xprof's op tools through the placeholder HLO
+/// modules of `/host:metadata` (`xplane::hlo`): op_profile lists the JAX loop's program as
+/// `jit_train_step(7)` with each `hlo_op` under `custom-call`, hlo_stats and
+/// framework_op_stats list each op with as many occurrences as the simulator ran kernels and
+/// copies under it — for the file written whole, for capture windows merged at exit
+/// (`WINDOW_MERGE`) and for windows written apart and merged by `rocprof-xplane merge`.
+#[test]
+fn op_tools_list_the_xla_ops_of_a_run_without_xlas_hlo() {
+    if !xprof::available() {
+        return;
+    }
+    let scenario = builtin("train-loop.toml");
+    let whole = cached(&scenario, "1.4.0", &[]);
+    let want = truth_xla_ops(whole.plan());
+    assert_eq!(want.len(), 5, "{want:?}");
+    // Paced in wall time (a cut follows its range's end within 10 ms: 0.2 ms of the run), so
+    // that a window ends where the program is: after each `copy.1` of the JAX loop, before
+    // the step's other ops ran on the GPU.
+    let tmp = tempfile::tempdir().unwrap();
+    let paced = tmp.path().join("train-loop-paced.toml");
+    let text = std::fs::read_to_string(&scenario).unwrap();
+    assert!(text.contains("[delivery]\n"));
+    std::fs::write(
+        &paced,
+        text.replace("[delivery]\n", "[delivery]\nreal_time = 50\n"),
+    )
+    .unwrap();
+    let windowed = |merge: &str| {
+        let dir = tmp.path().join(format!("merge{merge}"));
+        let out = support::sim::Direct::new(&paced, "1.4.0")
+            .env("ROCP_TOOL_LIBRARIES", support::paths::tool_library())
+            .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+            .env("ROCPROF_XPLANE_RUN_NAME", "w")
+            .env("ROCPROF_XPLANE_WINDOW_RANGE", "Thunk:#hlo_op=copy.1#")
+            .env("ROCPROF_XPLANE_WINDOW_MERGE", merge)
+            .output();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (dir, stderr)
+    };
+    let (at_exit, stderr) = windowed("1");
+    assert!(stderr.contains("rocprof-xplane: merged "), "{stderr}");
+    let (apart, _) = windowed("0");
+    // The windows cut the loop: the first holds only some of the program's ops, which the
+    // merge completes from the others.
+    let mut window_runs: Vec<String> = std::fs::read_dir(apart.join("plugins/profile"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("w_w"))
+        .collect();
+    window_runs.sort();
+    assert!(window_runs.len() > 1, "{window_runs:?}");
+    let first = support::paths::profiles(&apart, &window_runs[0]);
+    let first_ops = xprof::views(&first[0])["hlo_stats"]
+        .as_array()
+        .map_or(0, |rows| {
+            rows.iter().filter(|r| r["program_id"] == "7").count()
+        });
+    assert!(first_ops < want.len(), "first window holds {first_ops} ops");
+    support::cli::merge(&apart, "w");
+    let files = [
+        ("whole", whole.files[0].clone()),
+        (
+            "merged at exit",
+            support::paths::profiles(&at_exit, "w")[0].clone(),
+        ),
+        (
+            "merged apart",
+            support::paths::profiles(&apart, "w")[0].clone(),
+        ),
+    ];
+    for (what, file) in files {
+        let v = xprof::views(&file);
+        assert_eq!(v["errors"], serde_json::json!({}), "{what}: xprof errors");
+        let program = &v["op_profile"]["jit_train_step(7)"];
+        let listed: Vec<&String> = program["custom-call"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{what}: op_profile {}", v["op_profile"]))
+            .keys()
+            .collect();
+        assert_eq!(
+            listed,
+            want.keys().collect::<Vec<_>>(),
+            "{what}: op_profile"
+        );
+        let hlo: std::collections::BTreeMap<String, u64> = v["hlo_stats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["program_id"] == "7")
+            .map(|r| {
+                assert_eq!(r["category"], "custom-call", "{what}: {r}");
+                (
+                    r["name"].as_str().unwrap().to_string(),
+                    f(&r["occurrences"]) as u64,
+                )
+            })
+            .collect();
+        assert_eq!(hlo, want, "{what}: hlo_stats");
+        for (op, n) in &want {
+            assert_eq!(
+                v["framework_op_stats"]["device_ops"][op].as_u64(),
+                Some(*n),
+                "{what}: framework_op_stats {op}"
+            );
+        }
+    }
+}
+
 /// Plain ranges are steps when the user's rule names them: graph-launch's `decode step {i}`
 /// with `ROCPROF_XPLANE_STEP_RANGE='decode step *'`. Without a rule such ranges stay ranges:
 /// nothing is guessed. Either way its 20 `hipGraphLaunch`es are 20 command buffers.
