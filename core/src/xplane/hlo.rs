@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use prost::Message;
 
-use super::annotation::{parse_level, LevelForm};
+use super::level::{parse_level, LevelForm};
 use crate::model::Trace;
 
 /// `custom_call_target` of every placeholder instruction: where the op's name came from.

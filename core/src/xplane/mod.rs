@@ -9,6 +9,7 @@ pub mod deps;
 mod file;
 pub mod hlo;
 mod lanes;
+pub mod level;
 pub mod merge;
 mod run_ids;
 mod space;

@@ -18,7 +18,7 @@ use crate::fastmap::HashMap;
 use crate::model::steps::StepRule;
 use crate::model::{HostEventKind, HostThread, Trace};
 
-use super::annotation::{parse_level, LevelForm, ParsedValue};
+use super::level::{parse_level, LevelForm, ParsedValue};
 
 /// The root level a step range gets when its text names none.
 pub const ROOT_LEVEL: i64 = 1;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use prost::Message;
 
+use super::encoded::LINE_EVENTS;
 use super::MergeError;
 use crate::wire::{xplane as fields, FileFields, RawField};
 use crate::xplane::proto::{x_stat, XLine, XPlane, XSpace};
@@ -76,7 +77,6 @@ pub(super) struct LineIn {
 /// Field numbers of `proto/xplane.proto` the index reads.
 const SPACE_PLANES: u32 = fields::space::PLANES.number;
 const PLANE_LINES: u32 = fields::plane::LINES.number;
-pub(super) const LINE_EVENTS: u32 = fields::line::EVENTS.number;
 
 impl Input {
     /// The file, open (`Input::open`).

@@ -37,6 +37,7 @@ use prost::Message;
 use super::proto::XSpace;
 use crate::wire::{self, xplane as fields, PADDED_LEN};
 
+mod encoded;
 mod events;
 mod heads;
 mod input;

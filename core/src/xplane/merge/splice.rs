@@ -16,8 +16,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use super::events::event_times;
-use super::input::LINE_EVENTS;
+use super::encoded::{event_times, LINE_EVENTS};
 use super::Check;
 use crate::wire::{check, FileFields, RawField};
 

@@ -1,0 +1,172 @@
+//! One roctx annotation level: its shape (TraceMe, PyTorch `emit_nvtx`, plain), its name and its
+//! fields. The annotation parser (`annotation`), the step rule (`steps`) and the placeholder HLO
+//! modules (`hlo`) all read levels through [`parse_level`].
+//!
+//! Levels are never re-split on `::` (PyTorch op names such as `aten::mm` contain it, and a quote
+//! in one label must not reach into the next). A level is one of three shapes:
+//!
+//! * **TraceMe-encoded** `name#k=v,k=v#` (XLA's `XlaModule:#hlo_module=…,program_id=…#`,
+//!   `Thunk:#hlo_op=…#`): split as XLA's `ParseAnnotation` does — the text must end in `#`, the
+//!   name is what precedes the first `#`, pairs are separated by commas outside quotes and
+//!   brackets, `key=value` split at the first `=`, both trimmed and non-empty;
+//! * **PyTorch `emit_nvtx`**: `<op name>, seq = <n>[, op_id = <n>][, sizes = [[…], …]]
+//!   [, input_op_ids = [(id,nr), …]]` (PyTorch's `getNvtxStr`); the op name is kept whole;
+//! * **plain**: anything else (`train step 3`, `don't`, an empty label).
+//!
+//! All slicing is at ASCII delimiters, so no text — non-ASCII, unbalanced, empty or huge — can
+//! split a character or panic.
+
+/// Fields that open a PyTorch `emit_nvtx` range text after the op name.
+const PYTORCH_FIELDS: [&str; 4] = ["seq", "op_id", "sizes", "input_op_ids"];
+
+/// A value from a `k=v`, typed the way XLA's `ParseAndAddStatValue` types it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParsedValue {
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Str(String),
+}
+
+impl ParsedValue {
+    pub fn parse(s: &str) -> Self {
+        if let Ok(v) = s.parse::<i64>() {
+            ParsedValue::I64(v)
+        } else if let Ok(v) = s.parse::<u64>() {
+            ParsedValue::U64(v)
+        } else if let Some(v) = s.parse::<f64>().ok().filter(|v| v.is_finite()) {
+            ParsedValue::F64(v)
+        } else {
+            ParsedValue::Str(s.to_owned())
+        }
+    }
+}
+
+/// The shape of one level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LevelForm {
+    Plain,
+    TraceMe,
+    PyTorch,
+}
+
+/// One parsed level: its name and its `key`/`value` fields (empty for plain labels).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Level<'a> {
+    pub form: LevelForm,
+    pub name: &'a str,
+    pub fields: Vec<(&'a str, &'a str)>,
+}
+
+pub fn parse_level(label: &str) -> Level<'_> {
+    traceme_level(label)
+        .or_else(|| pytorch_level(label))
+        .unwrap_or(Level {
+            form: LevelForm::Plain,
+            name: label,
+            fields: Vec::new(),
+        })
+}
+
+fn traceme_level(label: &str) -> Option<Level<'_>> {
+    let body = label.strip_suffix('#')?;
+    let mut parts = body.split('#');
+    let name = parts.next().unwrap_or("").trim();
+    let fields = key_values(parts.next()?, '=');
+    (!fields.is_empty()).then_some(Level {
+        form: LevelForm::TraceMe,
+        name,
+        fields,
+    })
+}
+
+fn pytorch_level(label: &str) -> Option<Level<'_>> {
+    // Every field marker below contains " = ": most labels (plain roctx names) are rejected by
+    // one search instead of one formatted pattern and search per field.
+    if !label.contains(" = ") {
+        return None;
+    }
+    let (cut, _) = PYTORCH_FIELDS
+        .iter()
+        .filter_map(|f| label.find(&format!(", {f} = ")).map(|i| (i, f)))
+        .min()?;
+    let name = label[..cut].trim();
+    if name.is_empty() {
+        return None;
+    }
+    let fields = key_values(&label[cut + 1..], '=');
+    if fields.is_empty() {
+        return None;
+    }
+    Some(Level {
+        form: LevelForm::PyTorch,
+        name,
+        fields,
+    })
+}
+
+/// `k<sep>v` pairs of a comma-separated list (commas inside quotes or brackets kept), trimmed,
+/// empty keys or values dropped, as XLA's `ParseMetadata`.
+fn key_values(list: &str, sep: char) -> Vec<(&str, &str)> {
+    split_pairs(list)
+        .into_iter()
+        .filter_map(|kv| kv.split_once(sep))
+        .map(|(k, v)| (k.trim(), v.trim()))
+        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
+        .collect()
+}
+
+/// Splits on commas outside `"…"`, `'…'`, `(…)`, `[…]`, `{…}` like XLA's `SplitPairs` (pieces
+/// of one byte or less dropped). Unlike XLA, a quote or bracket still open at the end (an
+/// apostrophe as in `don't`) does not swallow the rest: the list is split again ignoring
+/// quotes, then ignoring brackets too.
+fn split_pairs(list: &str) -> Vec<&str> {
+    for (quotes, brackets) in [(true, true), (false, true), (false, false)] {
+        if let Some(pieces) = split_nested(list, quotes, brackets) {
+            return pieces;
+        }
+    }
+    unreachable!("splitting with nothing nested always balances")
+}
+
+fn split_nested(list: &str, quotes: bool, brackets: bool) -> Option<Vec<&str>> {
+    let mut open: Vec<char> = Vec::new();
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    // Safe slicing: `i` comes from `char_indices` and ',' is one byte.
+    for (i, ch) in list.char_indices() {
+        match ch {
+            '"' | '\'' if quotes => {
+                if open.last() == Some(&ch) {
+                    open.pop();
+                } else {
+                    open.push(ch);
+                }
+            }
+            '{' | '(' | '[' if brackets => open.push(ch),
+            '}' | ')' | ']' if brackets => {
+                let opener = match ch {
+                    '}' => '{',
+                    ')' => '(',
+                    _ => '[',
+                };
+                if open.last() == Some(&opener) {
+                    open.pop();
+                }
+            }
+            ',' if open.is_empty() => {
+                keep_piece(&mut pieces, &list[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    keep_piece(&mut pieces, &list[start..]);
+    open.is_empty().then_some(pieces)
+}
+
+fn keep_piece<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
+    if piece.len() > 1 {
+        pieces.push(piece);
+    }
+}
