@@ -139,7 +139,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
                 eprintln!(
                     "rocprof-xplane attach: note: the tool is already loaded in process {} by an \
                      attach not made with this command; it keeps that attach's output directory \
-                     and run name, and writes this session as <that run>_attachNN",
+                     and run name, and writes this attach session as <that run>_attachNN",
                     args.pid
                 );
             }
@@ -155,7 +155,7 @@ fn run(args: &Args) -> Result<ExitCode, String> {
         eprintln!(
             "rocprof-xplane attach: note: process {} was attached before, into {} as run {:?}; \
              its tool keeps those settings (--output-dir and --run-name apply to a process's \
-             first attach), so this session goes to {}",
+             first attach), so this attach session goes to {}",
             args.pid,
             session.out_dir.display(),
             session.run_name,
@@ -232,7 +232,7 @@ pub struct Session {
 }
 
 impl Session {
-    /// `<out_dir>/plugins/profile/<run dir of this session>`.
+    /// `<out_dir>/plugins/profile/<run dir of this attach session>`.
     fn destination(&self) -> PathBuf {
         let run = rocprof_xplane::control::attach::session_run_name(&self.run_name, self.number);
         self.out_dir
@@ -315,7 +315,7 @@ mod sessions {
             .map(|d| d.join(format!("attach-{}.json", target.pid)))
     }
 
-    /// The last session of `target` made with this command, if any.
+    /// The last attach session of `target` made with this command, if any.
     pub fn read(target: &Target) -> Option<Session> {
         let v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(record(target)?).ok()?).ok()?;
@@ -347,7 +347,7 @@ mod sessions {
             std::fs::write(&tmp, v.to_string()).and_then(|()| std::fs::rename(&tmp, &path));
         if let Err(e) = written {
             eprintln!(
-                "rocprof-xplane attach: warning: cannot remember this session in {} ({e}); a \
+                "rocprof-xplane attach: warning: cannot remember this attach session in {} ({e}); a \
                  later attach to the process cannot say where its profile goes",
                 path.display()
             );
