@@ -7,94 +7,19 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Child;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rocprof_xplane::xplane::proto::XSpace;
 use rocprof_xplane::xplane::read_xspace;
 use serde_json::Value;
 use support::paths::tool_library;
+use support::served::{live, wait_bounded, Served};
 use support::sim::Direct;
 use support::truth::read_truth;
 use support::u;
 use support::xspace::{count_by_name, device_counts_by_name, host_api_events};
-
-/// `scenarios/live-capture.toml` paced at wall-clock speed, cut to `blocks` blocks of 10 steps
-/// (about 105 ms each).
-fn live(dir: &Path, blocks: u32) -> PathBuf {
-    support::paths::scaled_scenario(dir, "live-capture.toml", 250, blocks)
-}
-
-/// A simulated process serving on an ephemeral port: the child, its address (from the one
-/// stderr line the service prints), and the rest of its stderr as it comes.
-struct Served {
-    child: Child,
-    addr: String,
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Served {
-    fn start(run: Direct) -> Served {
-        let mut child = run
-            .env("ROCP_TOOL_LIBRARIES", tool_library())
-            .env("ROCPROF_XPLANE_SERVER", "127.0.0.1:0")
-            .spawn();
-        let (tx, rx) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let mut seen = Vec::new();
-        let addr = loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .unwrap_or_else(|_| panic!("no service line; stderr so far: {seen:?}"));
-            if let Some(rest) = line.split("profiler service on ").nth(1) {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-            seen.push(line);
-        };
-        Served {
-            child,
-            addr,
-            stderr: rx,
-        }
-    }
-
-    /// Waits for the process to end; returns whether it succeeded and all it printed after the
-    /// service line.
-    fn finish(mut self) -> (bool, String) {
-        let status = wait_bounded(&mut self.child, Duration::from_secs(120));
-        let rest: Vec<String> = self.stderr.try_iter().collect();
-        (status, rest.join("\n"))
-    }
-
-    fn port(&self) -> &str {
-        self.addr.rsplit(':').next().unwrap()
-    }
-}
-
-fn wait_bounded(child: &mut Child, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(st) = child.try_wait().unwrap() {
-            return st.success();
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("the simulated process did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// Every `.xplane.pb` under `<logdir>/plugins/profile/`, by run directory.
 fn captured(logdir: &Path) -> BTreeMap<String, Vec<PathBuf>> {

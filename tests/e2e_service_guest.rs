@@ -6,87 +6,16 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::Child;
-use std::sync::mpsc;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use prost::Message;
 use rocprof_xplane::server::proto::{ProfileOptions, ProfileRequest};
-use support::paths::tool_library;
+use support::served::{live, Served};
 use support::sim::Direct;
 
 const PROFILE: &str = "/tensorflow.ProfilerService/Profile";
-
-fn live(dir: &Path, blocks: u32) -> PathBuf {
-    support::paths::scaled_scenario(dir, "live-capture.toml", 250, blocks)
-}
-
-/// A simulated process serving on an ephemeral port, its stderr collected as it comes.
-struct Served {
-    child: Child,
-    addr: String,
-    stderr: mpsc::Receiver<String>,
-}
-
-impl Served {
-    fn start(run: Direct) -> Served {
-        let mut child = run
-            .env("ROCP_TOOL_LIBRARIES", tool_library())
-            .env("ROCPROF_XPLANE_SERVER", "127.0.0.1:0")
-            .spawn();
-        let (tx, rx) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            // Bytes, not text: a raw escape or a stray newline must reach the assertions as is.
-            let mut r = BufReader::new(err);
-            let mut line = Vec::new();
-            while r.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
-                if tx
-                    .send(String::from_utf8_lossy(&line).into_owned())
-                    .is_err()
-                {
-                    break;
-                }
-                line.clear();
-            }
-        });
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let addr = loop {
-            let line = rx
-                .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .expect("no service line");
-            if let Some(rest) = line.split("profiler service on ").nth(1) {
-                break rest.split_whitespace().next().unwrap().to_string();
-            }
-        };
-        Served {
-            child,
-            addr,
-            stderr: rx,
-        }
-    }
-
-    /// Waits (bounded) for the end: whether it succeeded, and all it printed after the
-    /// service line, each line with its newline.
-    fn finish(mut self) -> (bool, String) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        let ok = loop {
-            if let Some(st) = self.child.try_wait().unwrap() {
-                break st.success();
-            }
-            if Instant::now() > deadline {
-                let _ = self.child.kill();
-                panic!("the simulated process did not end");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
-        std::thread::sleep(Duration::from_millis(100));
-        (ok, self.stderr.try_iter().collect())
-    }
-}
 
 /// CPU time (ms) the threads named `name` of process `pid` have used so far
 /// (`/proc/<pid>/task/*/stat`: user + system ticks).

@@ -21,7 +21,7 @@ use rocprof_xplane::xplane::proto::{x_stat, XEvent, XEventMetadata, XLine, XStat
 use serde_json::Value;
 use support::paths::{builtin, host_of, profiles};
 use support::sim::{cached, Run};
-use support::truth::{read_truth, truth_calls_with_activity};
+use support::truth::truth_calls_with_activity;
 use support::u;
 use support::xprof;
 use support::xspace::{device_planes, plane_stats, Stat};
@@ -581,32 +581,7 @@ fn four_ranks_of_train_loop_are_four_hosts_with_their_steps() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let logs = tmp.path().join("logs");
-    let children: Vec<_> = (0..4)
-        .map(|rank| {
-            let truth = tmp.path().join(format!("rank{rank}.json"));
-            let child = support::sim::Direct::new(&builtin("train-loop.toml"), "1.0.0")
-                .env("ROCP_TOOL_LIBRARIES", support::paths::tool_library())
-                .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
-                .env("TORCHELASTIC_RUN_ID", "steps4")
-                .env("ROCPROF_XPLANE_OUTPUT_FILE", "%hostname%.rank%rank%")
-                .env("RANK", rank.to_string())
-                .env("LOCAL_RANK", rank.to_string())
-                .env("WORLD_SIZE", "4")
-                .ground_truth(&truth)
-                .spawn();
-            (child, truth)
-        })
-        .collect();
-    let mut truths = Vec::new();
-    for (child, truth) in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        truths.push(read_truth(&truth));
-    }
+    let truths = support::sim::torchrun_ranks(&builtin("train-loop.toml"), "steps4", &logs, 4);
     let files = profiles(&logs, "torchrun_steps4");
     assert_eq!(files.len(), 4, "{files:?}");
     let pod = xprof::pod(&files);

@@ -249,32 +249,7 @@ fn processes_of_one_run_are_separate_hosts_in_xprof() {
 fn a_four_process_torchrun_job_is_one_run_of_four_hosts() {
     let tmp = tempfile::tempdir().unwrap();
     let logs = tmp.path().join("logs");
-    let children: Vec<_> = (0..4)
-        .map(|rank| {
-            let truth = tmp.path().join(format!("rank{rank}.json"));
-            let child = support::sim::Direct::new(&builtin("multi-gpu.toml"), "1.0.0")
-                .env("ROCP_TOOL_LIBRARIES", support::paths::tool_library())
-                .env("ROCPROF_XPLANE_OUTPUT_DIR", &logs)
-                .env("TORCHELASTIC_RUN_ID", "job42")
-                .env("ROCPROF_XPLANE_OUTPUT_FILE", "%hostname%.rank%rank%")
-                .env("RANK", rank.to_string())
-                .env("LOCAL_RANK", rank.to_string())
-                .env("WORLD_SIZE", "4")
-                .ground_truth(&truth)
-                .spawn();
-            (child, truth)
-        })
-        .collect();
-    let mut truths = Vec::new();
-    for (child, truth) in children {
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        truths.push(read_truth(&truth));
-    }
+    let truths = support::sim::torchrun_ranks(&builtin("multi-gpu.toml"), "job42", &logs, 4);
     let files = profiles(&logs, "torchrun_job42");
     assert_eq!(files.len(), 4, "one file per process in one run: {files:?}");
     let hosts: std::collections::BTreeSet<String> = files.iter().map(|f| host_of(f)).collect();

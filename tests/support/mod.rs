@@ -30,6 +30,7 @@ pub mod records;
 pub mod rocpd;
 pub mod rocprofv3_csv;
 pub mod rocprofv3_json;
+pub mod served;
 pub mod sim;
 pub mod synthetic;
 pub mod truth;

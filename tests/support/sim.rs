@@ -376,3 +376,50 @@ impl Direct {
         cmd
     }
 }
+
+/// Runs `ranks` processes of `scenario` at once as `torchrun` starts them: one job
+/// (`TORCHELASTIC_RUN_ID=job`), each with its `RANK` / `LOCAL_RANK`, all writing into `logs`
+/// (run directory `torchrun_<job>`), one file per rank named after it; returns each rank's
+/// ground truth (written beside `logs`), in rank order, after every process succeeded.
+///
+/// The ranks share one job start (`ROCPROF_XPLANE_JOB_START`, as a batch script exports it)
+/// and one true instant for their simulated time 0 (`ROCPROF_SIM_START_AT`), so they run side
+/// by side on the job clock as a real job's ranks do, however late this machine starts each.
+pub fn torchrun_ranks(scenario: &Path, job: &str, logs: &Path, ranks: usize) -> Vec<Value> {
+    let dir = logs.parent().unwrap_or(logs);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let start_at = (now.as_nanos() + 1_500_000_000).to_string();
+    let job_start = now.as_secs().to_string();
+    let children: Vec<_> = (0..ranks)
+        .map(|rank| {
+            let truth = dir.join(format!("rank{rank}.json"));
+            let child = Direct::new(scenario, "1.0.0")
+                .env("ROCP_TOOL_LIBRARIES", tool_library())
+                .env("ROCPROF_XPLANE_OUTPUT_DIR", logs)
+                .env("TORCHELASTIC_RUN_ID", job)
+                .env("ROCPROF_XPLANE_OUTPUT_FILE", "%hostname%.rank%rank%")
+                .env("RANK", rank.to_string())
+                .env("LOCAL_RANK", rank.to_string())
+                .env("WORLD_SIZE", ranks.to_string())
+                .env("ROCPROF_XPLANE_JOB_START", &job_start)
+                .env("ROCPROF_SIM_START_AT", &start_at)
+                .ground_truth(&truth)
+                .spawn();
+            (child, truth)
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|(child, truth)| {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            super::truth::read_truth(&truth)
+        })
+        .collect()
+}
