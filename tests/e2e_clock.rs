@@ -91,13 +91,8 @@ fn first_ts(events: &[Value]) -> f64 {
 /// A rank of a `torchrun`-like job (no run name given: the launcher's id names the run), its
 /// file named after its rank.
 fn rank(scenario: &Path, logs: &Path, truth: &Path, r: usize, job: &str) -> Direct {
-    Direct::new(scenario, "1.0.0")
-        .env("ROCP_TOOL_LIBRARIES", tool_library())
-        .env("ROCPROF_XPLANE_OUTPUT_DIR", logs)
-        .env("TORCHELASTIC_RUN_ID", job)
+    support::sim::torchrun_rank(scenario, logs, job, r)
         .env("ROCPROF_XPLANE_OUTPUT_FILE", "rank%rank%")
-        .env("RANK", r.to_string())
-        .env("LOCAL_RANK", r.to_string())
         .ground_truth(truth)
 }
 

@@ -377,6 +377,17 @@ impl Direct {
     }
 }
 
+/// Rank `rank` of a `torchrun` job `job` (`TORCHELASTIC_RUN_ID`, `RANK`, `LOCAL_RANK`) with the
+/// tool loaded, writing into `logs` (run directory `torchrun_<job>`), on SDK 1.0.0.
+pub fn torchrun_rank(scenario: &Path, logs: &Path, job: &str, rank: usize) -> Direct {
+    Direct::new(scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", logs)
+        .env("TORCHELASTIC_RUN_ID", job)
+        .env("RANK", rank.to_string())
+        .env("LOCAL_RANK", rank.to_string())
+}
+
 /// Runs `ranks` processes of `scenario` at once as `torchrun` starts them: one job
 /// (`TORCHELASTIC_RUN_ID=job`), each with its `RANK` / `LOCAL_RANK`, all writing into `logs`
 /// (run directory `torchrun_<job>`), one file per rank named after it; returns each rank's
@@ -395,13 +406,8 @@ pub fn torchrun_ranks(scenario: &Path, job: &str, logs: &Path, ranks: usize) -> 
     let children: Vec<_> = (0..ranks)
         .map(|rank| {
             let truth = dir.join(format!("rank{rank}.json"));
-            let child = Direct::new(scenario, "1.0.0")
-                .env("ROCP_TOOL_LIBRARIES", tool_library())
-                .env("ROCPROF_XPLANE_OUTPUT_DIR", logs)
-                .env("TORCHELASTIC_RUN_ID", job)
+            let child = torchrun_rank(scenario, logs, job, rank)
                 .env("ROCPROF_XPLANE_OUTPUT_FILE", "%hostname%.rank%rank%")
-                .env("RANK", rank.to_string())
-                .env("LOCAL_RANK", rank.to_string())
                 .env("WORLD_SIZE", ranks.to_string())
                 .env("ROCPROF_XPLANE_JOB_START", &job_start)
                 .env("ROCPROF_SIM_START_AT", &start_at)
