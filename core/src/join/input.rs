@@ -204,6 +204,8 @@ impl CarriedIn {
             spans_shown,
             launched,
             memory,
+            // Read by the carry only: the values are among the window's own.
+            counters_awaited: _,
         } = c;
         CarriedIn {
             labels: CarriedLabels {

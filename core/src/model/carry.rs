@@ -53,7 +53,7 @@ use crate::util::buffers::move_where;
 
 use super::collected::Collected;
 use super::corrmap::{id_range, IdSet};
-use crate::facts::{ApiDomain, CallFact, HipEventOp, MarkerSpan, SyncFact, SyncKind};
+use crate::facts::{ApiDomain, CallFact, CounterValue, HipEventOp, MarkerSpan, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
 /// windows behind its host is not the common case: past it, the pieces are written as they
@@ -101,12 +101,20 @@ pub fn hand_off(
     let shown = spans_awaiting_records(c, carried_in);
     // The memory facts of the calls handed on went with them: the next window applies them.
     let memory = super::memory::live_after(&c.carried.memory, &c.memory);
-    if split.is_none() && producers.is_empty() && shown.is_empty() && memory.is_empty() {
+    let counted = counter_values_to_hand_on(c, split.as_ref().map(|(held, _)| held));
+    if split.is_none()
+        && producers.is_empty()
+        && shown.is_empty()
+        && memory.is_empty()
+        && counted.values.is_empty()
+    {
         return None;
     }
     let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
     held.carried.producers = producers;
     held.carried.memory = memory;
+    held.counter_values.extend(counted.values);
+    held.carried.counters_awaited = counted.awaited;
     if windows == Windows::Merged {
         // Every record handed on, those with their calls too (they stay producers here, so
         // they are among these): the next window finds such a record's anchor itself when
@@ -123,6 +131,51 @@ pub fn hand_off(
     held.carried.spans_shown.sort_unstable();
     ids.extend(shown);
     Some((held, ids))
+}
+
+/// Hardware-counter values a window hands on (`hand_off`), and of them the dispatches whose
+/// kernel record has not come.
+#[derive(Default)]
+struct CountedHandOff {
+    values: Vec<CounterValue>,
+    awaited: Vec<u64>,
+}
+
+/// Takes out of `c` the counter values (`ROCPROF_XPLANE_PMC`) whose dispatch has no kernel
+/// record left in `c`: those of a kernel handed on in `held` go along with it, and those whose
+/// kernel record has not come go along once, to meet it in the next window. A cut flushes
+/// the counting service's buffer after the kernel records' (`BufferSlot::Counters` is the
+/// last), so a dispatch that completes between the two flushes has its counter records in
+/// this window and its kernel record in the next. Values already handed on once for a kernel
+/// that has still not come stay here, matching nothing, as they did before: a window must not
+/// carry them for ever.
+fn counter_values_to_hand_on(c: &mut Collected, held: Option<&Collected>) -> CountedHandOff {
+    if c.counter_values.is_empty() {
+        return CountedHandOff::default();
+    }
+    let dispatches = |c: &Collected| -> crate::fastmap::HashSet<u64> {
+        c.kernels.iter().map(|k| k.dispatch_id).collect()
+    };
+    let here = dispatches(c);
+    let with_held = held.map(dispatches).unwrap_or_default();
+    let awaited_before: crate::fastmap::HashSet<u64> =
+        c.carried.counters_awaited.iter().copied().collect();
+    let (values, stay): (Vec<CounterValue>, Vec<CounterValue>) =
+        std::mem::take(&mut c.counter_values)
+            .into_iter()
+            .partition(|v| {
+                let d = v.dispatch_id;
+                !here.contains(&d) && (with_held.contains(&d) || !awaited_before.contains(&d))
+            });
+    c.counter_values = stay;
+    let mut awaited: Vec<u64> = values
+        .iter()
+        .map(|v| v.dispatch_id)
+        .filter(|d| !with_held.contains(d))
+        .collect();
+    awaited.sort_unstable();
+    awaited.dedup();
+    CountedHandOff { values, awaited }
 }
 
 /// The roctx calls whose spans `c` shows (or an earlier window showed) before their buffered

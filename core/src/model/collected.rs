@@ -106,6 +106,10 @@ pub struct Carried {
     /// What the run's earlier capture windows left allocated: this window's memory timeline
     /// and copies' kinds go on from it.
     pub memory: LiveMemory,
+    /// Dispatch ids whose hardware-counter values an earlier window handed on (among this
+    /// window's `counter_values`) because their kernel record had not come: values still
+    /// without their kernel here are not handed on again (`carry::hand_off`).
+    pub counters_awaited: Vec<u64>,
 }
 
 impl Carried {
@@ -119,6 +123,7 @@ impl Carried {
             spans_shown,
             launched,
             memory,
+            counters_awaited,
         } = later;
         self.scope_context.extend(scope_context);
         self.producers.extend(producers);
@@ -126,6 +131,7 @@ impl Carried {
         self.anchors_wanted.extend(anchors_wanted);
         self.spans_shown.extend(spans_shown);
         self.launched.extend(launched);
+        self.counters_awaited.extend(counters_awaited);
         // What the earlier windows left: the carry holds it, the cut after it has none.
         if self.memory.is_empty() {
             self.memory = memory;

@@ -495,3 +495,90 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
         crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("again"), &[]).unwrap();
     assert!(std::fs::read(&again).unwrap() == std::fs::read(&each).unwrap());
 }
+
+/// Hardware-counter values (`ROCPROF_XPLANE_PMC`) of a dispatch whose kernel record a cut
+/// sends to the next window (the counting service's buffer is flushed after the kernel
+/// records'): they go along (`model::carry::hand_off`) and the next window's kernel event
+/// carries them, as in the run written whole; so do the values of a kernel handed on for
+/// its call. Values whose kernel record still has not come a window later are not handed on
+/// again. Before, the values stayed in the first window, which had no kernel for them, and
+/// the kernel showed without counters in the next.
+#[test]
+fn counter_values_meet_their_kernel_in_the_next_window() {
+    use crate::facts::CounterValue;
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    let value = |dispatch: u64, v: f64| CounterValue {
+        dispatch_id: dispatch,
+        agent: GPU0,
+        counter: Arc::from("SQ_WAVES"),
+        value: v,
+    };
+    // Dispatch 1 (call 5) is whole here; dispatch 2 (call 6) has its values here and its
+    // kernel record in the next window; dispatch 3's kernel (call 7) is here but its call
+    // returned after the cut; dispatch 4's kernel record never comes.
+    let whole = || {
+        let mut c = base();
+        c.api.push(api(LAUNCH, 5, 10, 20, 7));
+        c.api.push(api(LAUNCH, 6, 21, 24, 7));
+        c.api.push(api(LAUNCH, 7, 25, 60, 7));
+        c.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        c.kernels.push(kernel(6, 41, 50, 1, 2, q()));
+        c.kernels.push(kernel(7, 51, 55, 1, 3, q()));
+        for d in [1, 2, 3, 4] {
+            // Two instances each (two XCCs): summed.
+            c.counter_values.push(value(d, 8.0 * d as f64));
+            c.counter_values.push(value(d, 1.0));
+        }
+        c
+    };
+    let whole = join(whole());
+    let counted = |t: &Trace, d: u64| {
+        let kernel_here = kernels_of(t).iter().any(|e| match &e.kind {
+            crate::model::trace::DeviceEventKind::Kernel(k) => k.dispatch_id == d,
+            _ => false,
+        });
+        (kernel_here, t.kernel_counters.get(&d).cloned())
+    };
+    for d in [1, 2, 3] {
+        assert!(counted(&whole, d).1.is_some(), "dispatch {d}");
+    }
+
+    for windows in [Windows::Apart, Windows::Merged] {
+        let mut first = base();
+        first.api.push(api(LAUNCH, 5, 10, 20, 7));
+        first.api.push(api(LAUNCH, 6, 21, 24, 7));
+        first.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        first.kernels.push(kernel(7, 51, 55, 1, 3, q()));
+        for d in [1, 2, 3, 4] {
+            first.counter_values.push(value(d, 8.0 * d as f64));
+            first.counter_values.push(value(d, 1.0));
+        }
+        let (mut carried, handed) =
+            hand_off(&mut first, &HandedOn::default(), windows).expect("calls 6 and 7");
+        let mut kept: Vec<u64> = first.counter_values.iter().map(|v| v.dispatch_id).collect();
+        kept.dedup();
+        assert_eq!(kept, [1], "{windows:?}");
+        assert_eq!(carried.carried.counters_awaited, [2, 4], "{windows:?}");
+        let first = join(first);
+        assert_eq!(counted(&first, 1), counted(&whole, 1), "{windows:?}");
+
+        let mut next = base();
+        next.api.push(api(LAUNCH, 7, 25, 60, 7));
+        next.kernels.push(kernel(6, 41, 50, 1, 2, q()));
+        carried.absorb(next);
+        // Dispatch 4's values waited one window: they go no further.
+        let mut again = carried.clone();
+        if let Some((later, _)) = hand_off(&mut again, &handed, windows) {
+            assert!(later.counter_values.is_empty(), "{windows:?}");
+        }
+        let next = join(carried);
+        for d in [2, 3] {
+            assert_eq!(
+                counted(&next, d),
+                counted(&whole, d),
+                "{windows:?}: dispatch {d}"
+            );
+            assert!(counted(&next, d).0, "{windows:?}: kernel of dispatch {d}");
+        }
+    }
+}
