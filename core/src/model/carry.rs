@@ -22,7 +22,9 @@
 //! is written; its scope and launch facts still go along, copied, so that a dispatch
 //! delivered after its stream's later work, and after the cut, is placed on its stream and
 //! labelled in the next window (counted there as an activity without a call: the call is in
-//! the earlier file).
+//! the earlier file). A window that shows none of that stream's work (one cut right after
+//! another) hands those copies on again, up to `MAX_HANDED_ON` windows: the dispatches may
+//! still come after its cut.
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
 //! buffered records have not come: those records, when they come, are dropped in the next
@@ -62,6 +64,11 @@ pub const MAX_HANDED_ON: u32 = 16;
 
 /// Correlation ids handed on, and how many times each was.
 pub type HandedOn = HashMap<u64, u32>;
+
+/// How `HandedOn` marks a graph launch written in the window before whose scope and launch
+/// facts were handed on, copied, for its late dispatches (one more for each window after that
+/// it went along again): past `MAX_HANDED_ON`, never held.
+pub const CONTEXT: u32 = MAX_HANDED_ON + 1;
 
 /// The most event records handed on: a program that makes a new event per step and never
 /// destroys it must not make every window carry them all. The latest records are kept.
@@ -331,15 +338,18 @@ pub fn split_incomplete(
             h.hold(id);
         }
     }
-    hold_in_stream_order(c, &active, &graph_launches, windows, &mut h);
+    let arrived = latest_work(c, &active);
+    hold_in_stream_order(c, &active, &arrived, &graph_launches, windows, &mut h);
     // A graph launch written here may still have dispatches to come (its stream's later work
     // can be delivered before them, or its stream is not known): its scope and launch facts
     // go along, copied, for those to be placed and labelled in the next window (marked as
-    // handed on the most times: never held there).
+    // handed on more than the most times: never held there, and told apart from an id held
+    // `MAX_HANDED_ON` times).
     let mut context = HandedOn::default();
     for &id in graph_launches.iter().filter(|&&id| !h.holds(id)) {
-        context.insert(id, MAX_HANDED_ON);
+        context.insert(id, CONTEXT);
     }
+    context.extend(contexts_handed_on_again(c, carried_in, &recorded, &arrived));
     let (mut held, held_ids) = (h.held, h.ids);
     if held.is_empty() && context.is_empty() {
         return None;
@@ -348,6 +358,43 @@ pub fn split_incomplete(
     let out = take_held(c, &held_ids, &context, windows);
     held.extend(context);
     Some((out, held))
+}
+
+/// The graph-launch contexts `c` took in (marked [`CONTEXT`] and more in `carried_in`, their
+/// calls in an earlier window) that go along again, each with one more window counted: those
+/// whose stream had no device work at all in `c`. A stream's later work was delivered before
+/// the launch's last dispatches (that is why the context exists), but a window that shows none
+/// of the stream's work, as a window cut right after another may, says nothing of them: they
+/// may still come after its cut, and without the context they would be written unplaced and
+/// unlabelled. Once the stream's work comes, the context is not handed on again; nor after
+/// `MAX_HANDED_ON` windows.
+fn contexts_handed_on_again(
+    c: &Collected,
+    carried_in: &HandedOn,
+    recorded: &IdSet,
+    arrived: &Arrived,
+) -> Vec<(u64, u32)> {
+    let taken_in: HashMap<u64, u32> = carried_in
+        .iter()
+        .filter(|&(&id, &n)| {
+            (CONTEXT..CONTEXT + MAX_HANDED_ON - 1).contains(&n) && !recorded.contains(id)
+        })
+        .map(|(&id, &n)| (id, n))
+        .collect();
+    if taken_in.is_empty() {
+        return Vec::new();
+    }
+    // A bit test per call (most lie outside the contexts' id range), not a lookup.
+    let mut ids = IdSet::for_range(id_range(taken_in.keys().copied()), taken_in.len());
+    for &id in taken_in.keys() {
+        ids.insert(id);
+    }
+    c.calls
+        .iter()
+        .filter(|f| ids.contains(f.correlation_id))
+        .filter(|f| !arrived.contains_key(&stream_of(f.device, f.stream)))
+        .filter_map(|f| Some((f.correlation_id, taken_in.get(&f.correlation_id)? + 1)))
+        .collect()
 }
 
 /// Moves out of `c` everything it holds for the ids `held` (and copies what it holds for the
@@ -508,6 +555,18 @@ impl Holding<'_> {
 /// creation order: a fact written on a racing thread may not know the creation yet.
 type StreamOf = (i32, u64);
 
+/// The latest call on each stream whose device work has come.
+type Arrived = HashMap<StreamOf, u64>;
+
+fn latest_work(c: &Collected, active: &IdSet) -> Arrived {
+    let mut arrived = Arrived::default();
+    for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
+        let last = arrived.entry(stream_of(f.device, f.stream)).or_insert(0);
+        *last = (*last).max(f.correlation_id);
+    }
+    arrived
+}
+
 fn stream_of(device: i32, stream: u64) -> StreamOf {
     if stream == 0 {
         (device, 0)
@@ -543,6 +602,7 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 fn hold_in_stream_order(
     c: &Collected,
     active: &IdSet,
+    arrived: &Arrived,
     graph_launches: &[u64],
     windows: Windows,
     h: &mut Holding<'_>,
@@ -553,12 +613,6 @@ fn hold_in_stream_order(
             .names_a_stream()
             .then(|| stream_of(s.device, s.stream))
     };
-    // The latest call on each stream whose device work has come.
-    let mut arrived: HashMap<StreamOf, u64> = HashMap::default();
-    for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
-        let last = arrived.entry(call_stream(f)).or_insert(0);
-        *last = (*last).max(f.correlation_id);
-    }
     let later_work = |s: StreamOf, id: u64| arrived.get(&s).is_some_and(|&last| last > id);
     let graphs: crate::fastmap::HashSet<u64> = graph_launches.iter().copied().collect();
     for f in &c.calls {
