@@ -343,3 +343,69 @@ fn xprof_draws_the_device_counter_tracks() {
         }
     }
 }
+
+/// Attached, detached and attached again (SDK 1.2.1 process attachment, a paced
+/// `live-capture` run): the sampling thread stops at the detach and starts again at the
+/// reattach, the program ends on time, and each session's profile holds exactly the intervals
+/// between the reads of its own session — none spans the gap, where the counters restarted.
+#[test]
+fn a_reattach_reads_afresh_and_the_thread_stops_at_each_detach() {
+    use support::paths::{profiles, tool_library};
+    let tmp = tempfile::tempdir().unwrap();
+    let reads_log = tmp.path().join("reads.jsonl");
+    let scenario = support::paths::scaled_scenario(tmp.path(), "live-capture.toml", 250, 30);
+    let began = std::time::Instant::now();
+    let out = support::sim::Direct::new(&scenario, "1.2.1")
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", tmp.path().join("logs"))
+        .env("ROCPROF_XPLANE_RUN_NAME", "att")
+        .env("ROCPROF_XPLANE_PMC_INTERVAL", "0.02")
+        .env("ROCPROF_SIM_DEVICE_READS", &reads_log)
+        .env("ROCP_TOOL_ATTACH", "1")
+        .arg("--attach")
+        .arg(tool_library().to_str().unwrap())
+        .arg("--attach-window")
+        .arg("500:1200")
+        .arg("--attach-window")
+        .arg("1800:2400")
+        .output();
+    let stderr = support::stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        began.elapsed() < std::time::Duration::from_secs(60),
+        "{:?}",
+        began.elapsed()
+    );
+    // The simulator's reads of GRBM_COUNT, split into sessions where the reads pause.
+    let mut sessions: Vec<Vec<Read>> = Vec::new();
+    let mut last = 0u64;
+    for line in std::fs::read_to_string(&reads_log).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["counter"] != "GRBM_COUNT" {
+            continue;
+        }
+        let r = Read {
+            now: support::u(&v["now"]),
+            total: support::u(&v["total"]),
+        };
+        if sessions.is_empty() || r.now - last > 200_000_000 {
+            sessions.push(Vec::new());
+        }
+        last = r.now;
+        sessions.last_mut().unwrap().push(r);
+    }
+    assert_eq!(sessions.len(), 2, "{stderr}");
+    let logs = tmp.path().join("logs");
+    for (reads, run) in sessions.iter().zip(["att", "att_attach02"]) {
+        let files = profiles(&logs, run);
+        assert_eq!(files.len(), 1, "{run}: {stderr}");
+        let space = rocprof_xplane::xplane::read_xspace(&files[0]).unwrap();
+        let got = points(std::slice::from_ref(&space));
+        let pts = &got[&(0, "GRBM_COUNT".to_string())];
+        assert!(reads.len() >= 10, "{run}: {} reads", reads.len());
+        assert_eq!(pts.len(), reads.len() - 1, "{run}");
+        for (k, p) in pts.iter().enumerate() {
+            assert_eq!(p.value, reads[k + 1].total - reads[k].total, "{run} {k}");
+        }
+        assert_eq!(got[&(0, "GPU_UTIL".to_string())].len(), pts.len(), "{run}");
+    }
+}
