@@ -57,8 +57,14 @@ impl Sampler {
             .spawn(move || {
                 let taken = crate::store::sinks::lock(&theirs).take();
                 if let Some(dc) = taken {
-                    let back = read_every(dc, recorder, every, stop_rx);
-                    let _ = done_tx.send(back);
+                    // A panic ends the reads (counted among the profile's caught errors); the
+                    // stop then finds the thread gone.
+                    let back = crate::guard::ffi_guard("the device counter sampling", None, || {
+                        Some(read_every(dc, recorder, every, stop_rx))
+                    });
+                    if let Some(back) = back {
+                        let _ = done_tx.send(back);
+                    }
                 }
             });
         match spawned {
@@ -91,13 +97,15 @@ impl Sampler {
                 }
                 Some(dc)
             }
-            Err(_) => {
+            Err(mpsc::RecvTimeoutError::Timeout) => {
                 log_warn!(
                     "ROCPROF_XPLANE_PMC_INTERVAL: a read of the device counters did not return within {} s; the sampling thread is left behind and later reads are not in the profile",
                     STOP_WAIT.as_secs()
                 );
                 None
             }
+            // The thread ended early (an internal error, said where it was caught).
+            Err(mpsc::RecvTimeoutError::Disconnected) => None,
         }
     }
 }
@@ -137,5 +145,49 @@ fn read_every(
                 return (dc, cost);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sdk::device_counting::stand_in;
+
+    /// The thread reads at once and every interval, and a stop takes its last read and gives
+    /// the device counting back for a later start.
+    #[test]
+    fn a_stop_takes_the_last_read_and_gives_the_counting_back() {
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let s = Sampler::start(
+            Box::new(stand_in::counting(false)),
+            recorder,
+            Duration::from_millis(5),
+        )
+        .ok()
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let began = Instant::now();
+        let back = s.stop();
+        assert!(back.is_some());
+        assert!(began.elapsed() < STOP_WAIT);
+        assert_eq!(back.unwrap().failed_reads(), 0);
+    }
+
+    /// A read stuck in the SDK never holds the stop past `STOP_WAIT`: the thread is left
+    /// behind, and nothing comes back to restart.
+    #[test]
+    fn a_stuck_read_never_holds_the_stop() {
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let s = Sampler::start(
+            Box::new(stand_in::counting(true)),
+            recorder,
+            Duration::from_millis(5),
+        )
+        .ok()
+        .unwrap();
+        let began = Instant::now();
+        assert!(s.stop().is_none());
+        let took = began.elapsed();
+        assert!(took >= STOP_WAIT && took < stand_in::READ_STUCK, "{took:?}");
     }
 }

@@ -370,3 +370,64 @@ impl DeviceCounting {
         self.failed.iter().sum()
     }
 }
+
+/// Stand-in SDK functions for the sampling thread's tests: a read that succeeds at once, or one
+/// that takes `READ_STUCK` (a read stuck in the SDK).
+#[cfg(test)]
+pub mod stand_in {
+    use super::*;
+
+    pub const READ_STUCK: std::time::Duration = std::time::Duration::from_secs(6);
+
+    extern "C" fn quick(
+        _: sys::rocprofiler_context_id_t,
+        _: sys::rocprofiler_user_data_t,
+        _: sys::rocprofiler_counter_flag_t,
+        _: *mut sys::rocprofiler_counter_record_v1_t,
+        _: *mut usize,
+    ) -> sys::rocprofiler_status_t {
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    extern "C" fn stuck(
+        c: sys::rocprofiler_context_id_t,
+        u: sys::rocprofiler_user_data_t,
+        f: sys::rocprofiler_counter_flag_t,
+        o: *mut sys::rocprofiler_counter_record_v1_t,
+        n: *mut usize,
+    ) -> sys::rocprofiler_status_t {
+        std::thread::sleep(READ_STUCK);
+        quick(c, u, f, o, n)
+    }
+
+    extern "C" fn flush(_: sys::rocprofiler_buffer_id_t) -> sys::rocprofiler_status_t {
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    /// Device counting of one GPU over stand-in functions; `stuck`: its reads never return in
+    /// time.
+    pub fn counting(stuck_reads: bool) -> DeviceCounting {
+        let sample: *const () = if stuck_reads {
+            stuck as *const ()
+        } else {
+            quick as *const ()
+        };
+        let functions = Functions::resolve(|name| match name.to_bytes() {
+            b"rocprofiler_sample_device_counting_service" => sample as *mut c_void,
+            b"rocprofiler_flush_buffer" => flush as *const () as *mut c_void,
+            _ => std::ptr::null_mut(),
+        });
+        DeviceCounting {
+            functions,
+            gpus: vec![Gpu {
+                agent: 0x10,
+                ctx: Context::from_raw(sys::rocprofiler_context_id_t { handle: 1 }),
+                buffer: Buffer::for_test(2),
+                sink: Box::leak(Box::default()),
+            }],
+            setup: PmcSetup::empty("ROCPROF_XPLANE_PMC_INTERVAL"),
+            failed: vec![0],
+            instance_names: HashMap::new(),
+        }
+    }
+}

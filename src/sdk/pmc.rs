@@ -431,6 +431,17 @@ impl PmcSetup {
             .and_then(|id| self.names.get(&id).cloned())
     }
 
+    /// A setup that collects nothing, for tests of what reads through it.
+    #[cfg(test)]
+    pub fn empty(setting: &'static str) -> PmcSetup {
+        PmcSetup {
+            selections: Vec::new(),
+            unknown: Vec::new(),
+            names: HashMap::new(),
+            setting,
+        }
+    }
+
     /// Whether any GPU collects anything.
     pub fn counts(&self) -> bool {
         self.selections.iter().any(|s| !s.collected.is_empty())
