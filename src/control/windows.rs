@@ -137,10 +137,10 @@ pub const TICK: Duration = Duration::from_millis(10);
 /// tool only when a buffer passes its watermark or is flushed, and the count must follow the
 /// program.
 const EVENT_FLUSH_TICKS: u64 = 10;
-/// Past this share of a count window's records (in tenths), its buffers are flushed at every
+/// Within this share of its count (`1 / N`), a count window's buffers are flushed at every
 /// tick: the cut then starts within a tick of the count, not within 100 ms of deliveries and
 /// the buffers' contents on top of it (at 0.8 M records a second, 8 % of a 1 M window).
-const EVENT_FLUSH_NEAR_TENTHS: u64 = 9;
+const EVENT_FLUSH_NEAR: u64 = 10;
 
 /// The run directory of window `n` (1-based).
 pub fn run_name_of(cfg: &Config, n: u32) -> String {
@@ -297,8 +297,7 @@ impl Windows {
         match cfg.window.filter(|_| self.active) {
             Some(rule) => Step::Rules {
                 flush: rule.events.is_some_and(|n| {
-                    self.ticks % EVENT_FLUSH_TICKS == 0
-                        || delivered >= n / 10 * EVENT_FLUSH_NEAR_TENTHS
+                    self.ticks % EVENT_FLUSH_TICKS == 0 || delivered >= n - n / EVENT_FLUSH_NEAR
                 }),
             },
             None => Step::Nothing,
@@ -765,5 +764,9 @@ mod tests {
         assert_eq!(flushing_ticks(&mut w, 100, 899_999), 10);
         assert_eq!(flushing_ticks(&mut w, 100, 900_000), 100);
         assert_eq!(flushing_ticks(&mut w, 100, 1_000_000), 100);
+        // A window of a few records is flushed every 100 ms until it is full.
+        let mut w = windows_of(5);
+        assert_eq!(flushing_ticks(&mut w, 100, 4), 10);
+        assert_eq!(flushing_ticks(&mut w, 100, 5), 100);
     }
 }
