@@ -220,7 +220,8 @@ impl Coordinator {
             return;
         }
         let run = &mut self.run;
-        match run.windows.tick() {
+        let held = || Pace::count(run.recorder.delivered(), run.recorder.budget().held());
+        match run.windows.tick(held()) {
             Step::Nothing => {}
             Step::Start => {
                 // What the callbacks captured during the delay has no records: dropped.
@@ -244,7 +245,7 @@ impl Coordinator {
                 let range_end = run.recorder.capture().take_range_end();
                 // A count window is cut by its records or by what they hold, whichever comes
                 // first.
-                let delivered = Pace::count(run.recorder.delivered(), run.recorder.budget().held());
+                let delivered = held();
                 if run.windows.cut_due(delivered, range_end, run.attach.used()) {
                     run.recorder.reset_delivered();
                     let began = std::time::Instant::now();

@@ -137,6 +137,10 @@ pub const TICK: Duration = Duration::from_millis(10);
 /// tool only when a buffer passes its watermark or is flushed, and the count must follow the
 /// program.
 const EVENT_FLUSH_TICKS: u64 = 10;
+/// Within this share of its count (`1 / N`), a count window's buffers are flushed at every
+/// tick: the cut then starts within a tick of the count, not within 100 ms of deliveries and
+/// the buffers' contents on top of it (at 0.8 M records a second, 8 % of a 1 M window).
+const EVENT_FLUSH_NEAR: u64 = 10;
 
 /// The run directory of window `n` (1-based).
 pub fn run_name_of(cfg: &Config, n: u32) -> String {
@@ -268,8 +272,9 @@ impl Windows {
         self.signal_pending = true;
     }
 
-    /// What is due at this tick.
-    pub fn tick(&mut self) -> Step {
+    /// What is due at this tick; `delivered`: the records the current window holds for its
+    /// count rule so far.
+    pub fn tick(&mut self, delivered: u64) -> Step {
         self.ticks += 1;
         let cfg = self.cfg;
         let Some(t0) = self.capture_start else {
@@ -291,7 +296,9 @@ impl Windows {
         }
         match cfg.window.filter(|_| self.active) {
             Some(rule) => Step::Rules {
-                flush: rule.events.is_some() && self.ticks % EVENT_FLUSH_TICKS == 0,
+                flush: rule.events.is_some_and(|n| {
+                    self.ticks % EVENT_FLUSH_TICKS == 0 || delivered >= n - n / EVENT_FLUSH_NEAR
+                }),
             },
             None => Step::Nothing,
         }
@@ -716,4 +723,50 @@ fn claim_exclusive(base: &OutputLayout, began: SystemTime) -> HostClaim {
         ".xplane.pb"
     );
     HostClaim { host, lock: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::WindowRule;
+
+    /// Windows of `events` records on a coordinator that ticks, the capture started.
+    fn windows_of(events: u64) -> Windows {
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.window = Some(WindowRule {
+            period_ms: None,
+            events: Some(events),
+            signal: None,
+            range_every: None,
+            merge: true,
+            by_default: false,
+        });
+        cfg.start_delay_ms = None;
+        cfg.duration_ms = None;
+        Windows::new(Box::leak(Box::new(cfg)), true)
+    }
+
+    /// Which of `ticks` ticks flush the buffers while the window holds `delivered` records.
+    fn flushing_ticks(w: &mut Windows, ticks: u64, delivered: u64) -> u64 {
+        (0..ticks)
+            .filter(|_| matches!(w.tick(delivered), Step::Rules { flush: true }))
+            .count() as u64
+    }
+
+    /// A count window's buffers are flushed every 100 ms while it fills, and at every tick
+    /// once it is near its count: the records still in the runtime's buffers, and those of a
+    /// 100 ms wait, would otherwise all land in the window past its count.
+    #[test]
+    fn a_count_window_near_its_count_is_flushed_at_every_tick() {
+        let mut w = windows_of(1_000_000);
+        assert!(w.active());
+        assert_eq!(flushing_ticks(&mut w, 100, 0), 10);
+        assert_eq!(flushing_ticks(&mut w, 100, 899_999), 10);
+        assert_eq!(flushing_ticks(&mut w, 100, 900_000), 100);
+        assert_eq!(flushing_ticks(&mut w, 100, 1_000_000), 100);
+        // A window of a few records is flushed every 100 ms until it is full.
+        let mut w = windows_of(5);
+        assert_eq!(flushing_ticks(&mut w, 100, 4), 10);
+        assert_eq!(flushing_ticks(&mut w, 100, 5), 100);
+    }
 }

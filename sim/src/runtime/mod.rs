@@ -113,8 +113,18 @@ pub fn run_plan_then(
     lifecycle::ensure_initialized();
     let replay = Arc::new(replay::Replay::new(plan)?);
     started();
-    Ok(replay.run())
+    let summary = replay.run();
+    if std::env::var_os(KEEP_REPLAY).is_some() {
+        // The process exits after the tools' finalize: the replay's memory stays to the end.
+        std::mem::forget(replay);
+    }
+    Ok(summary)
 }
+
+/// For memory benchmarks: the replay's memory (plan, schedule, queues) is kept until the
+/// process exits, as by a program that holds its memory to the end, instead of being freed
+/// before the tools' finalize runs at exit.
+pub const KEEP_REPLAY: &str = "ROCPROF_SIM_KEEP_REPLAY";
 
 /// Runs finalization now (normally done at exit): code-object unload, each tool's finalize,
 /// delivery threads joined. No buffer is flushed automatically.
