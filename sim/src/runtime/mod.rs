@@ -128,6 +128,7 @@ pub fn live_hip_launch(stream: u64) -> Result<(), String> {
             gpus: vec![fixtures::mi300x()],
             ..Plan::default()
         };
+        // Fixed now (from ROCPROF_SIM_SDK), before the tools see the runtime.
         state::personality();
         agents::install(&plan.gpus);
         exports::set_buffer_model(&plan.delivery);
