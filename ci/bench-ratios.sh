@@ -77,3 +77,7 @@ print("per HIP call, with − without, the tool's callbacks on a runtime that co
 for mode, one, sixteen in re.findall(r"  ([a-zA-Z_ +]+): 1 thread\(s\) ([\d.]+) 16 thread\(s\) ([\d.]+)", calls):
     print(f"  {mode:<20} {float(one):6.1f} ns at 1 thread, {float(sixteen):6.1f} CPU-ns at 16")
 PY
+# per call through a runtime: the C driver's HIP-call storm through the simulated runtime,
+# the runtime's dispatch of each callback included (ci/bench-c-driver.sh).
+echo "per HIP call, with − without, through a runtime (the C driver):"
+ci/bench-c-driver.sh 200000 3 | sed 's/^/  /'

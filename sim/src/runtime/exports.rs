@@ -1189,6 +1189,22 @@ pub unsafe extern "C" fn rocprof_sim_main(argc: c_int, argv: *const *const c_cha
     })
 }
 
+/// Test infrastructure for drivers written as applications: the calling thread makes one
+/// `hipLaunchKernel` on `stream` now, with everything the replay does for such a call (the
+/// runtime starts on the first call). 0, or -1 if the runtime could not start (one line on
+/// stderr, once).
+#[no_mangle]
+pub extern "C" fn rocprof_sim_hip_call(stream: u64) -> c_int {
+    guard(-1, || match super::live_hip_launch(stream) {
+        Ok(()) => 0,
+        Err(e) => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            SAID.call_once(|| eprintln!("rocprof-sim: rocprof_sim_hip_call: {e}"));
+            -1
+        }
+    })
+}
+
 /// The driver's first call after loading the runtime: sets up the simulated host's clocks from
 /// the environment (`host_clock`). NULL, or a message saying which variable is wrong (static).
 #[no_mangle]

@@ -126,6 +126,34 @@ pub fn run_plan_then(
 /// before the tools' finalize runs at exit.
 pub const KEEP_REPLAY: &str = "ROCPROF_SIM_KEEP_REPLAY";
 
+/// `hipLaunchKernel` of kernel 0 on `stream`, made now by the calling thread, as the replay
+/// makes it (`replay::Live::launch`). The first call starts the runtime as a replay does:
+/// personality from `ROCPROF_SIM_SDK` (default 1.0.0), one MI300X agent, the tools loaded and
+/// initialized. Fails if the runtime cannot start (the reason is returned every time).
+pub fn live_hip_launch(stream: u64) -> Result<(), String> {
+    // One live runtime per process, reached from a C entry point that carries no handle.
+    static LIVE: std::sync::OnceLock<Result<replay::Live, String>> = std::sync::OnceLock::new();
+    let live = LIVE.get_or_init(|| {
+        let plan = Plan {
+            gpus: vec![fixtures::mi300x()],
+            ..Plan::default()
+        };
+        // Fixed now (from ROCPROF_SIM_SDK), before the tools see the runtime.
+        state::personality();
+        agents::install(&plan.gpus);
+        exports::set_buffer_model(&plan.delivery);
+        lifecycle::ensure_initialized();
+        replay::Live::new(plan)
+    });
+    match live {
+        Ok(l) => {
+            l.launch(0, stream);
+            Ok(())
+        }
+        Err(e) => Err(e.clone()),
+    }
+}
+
 /// Runs finalization now (normally done at exit): code-object unload, each tool's finalize,
 /// delivery threads joined. No buffer is flushed automatically.
 pub fn finalize() {

@@ -232,6 +232,18 @@ struct KernelPayload {
 const _: () = assert!(std::mem::size_of::<KernelPayload>() == 160);
 const _: () = assert!(std::mem::offset_of!(KernelPayload, pipe_id) == 152);
 
+/// Where a HIP call sits in the replay: its plan position (thread, op), correlation id,
+/// global call order, the index of its first activity, its span (sim-time ns since the
+/// replay's start) and the barrier packet it enqueues.
+struct CallSite<'a> {
+    at: (usize, usize),
+    cid: u64,
+    key: usize,
+    act_first: usize,
+    span_ns: (u64, u64),
+    barrier: Option<&'a Barrier>,
+}
+
 fn queue_handle(gpu: u32, queue: u32) -> u64 {
     0x7f3a_0000_0000 + gpu as u64 * 0x10_0000 + queue as u64 * 0x1000
 }
@@ -589,7 +601,17 @@ impl Replay {
                     api,
                     args,
                     activities,
-                } => self.hip_call(t, j, tid, op, api, args, activities),
+                } => {
+                    let site = CallSite {
+                        at: (t, j),
+                        cid: self.cid[t][j],
+                        key: self.call_key[t][j],
+                        act_first: self.act_first[t][j],
+                        span_ns: (op.start_ns, op.end_ns),
+                        barrier: op.barrier.as_ref(),
+                    };
+                    self.hip_call(&site, tid, api, args, activities)
+                }
                 HostCall::Marker(m) => self.marker_call(t, j, tid, op, m),
                 HostCall::ExternalPush(v) => {
                     for ctx in state::all_contexts() {
@@ -749,21 +771,17 @@ impl Replay {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn hip_call(
         &self,
-        t: usize,
-        j: usize,
+        site: &CallSite,
         tid: u64,
-        op: &HostOp,
         api: &str,
         args: &HipArgs,
         activities: &[Activity],
     ) {
         let p = state::personality();
         let op_id = p.hip_op(api).unwrap_or(-1);
-        let cid = self.cid[t][j];
-        let key = self.call_key[t][j];
+        let (cid, key) = (site.cid, site.key);
         let ctxs: Vec<(Arc<Context>, Arc<state::Services>)> = state::active_contexts()
             .into_iter()
             .map(|c| {
@@ -775,7 +793,7 @@ impl Replay {
         let api_kind = ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
         let ext_kind = p.buffer_kind("HIP_RUNTIME_API_EXT");
         let stream = stream_of(args);
-        let (start, end) = (self.base + op.start_ns, self.base + op.end_ns);
+        let (start, end) = (self.base + site.span_ns.0, self.base + site.span_ns.1);
 
         if let (true, Some(s)) = (v1, stream) {
             self.announce_stream(&ctxs, tid, s);
@@ -864,7 +882,7 @@ impl Replay {
             self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_ENTER, h);
         }
         for (k, a) in activities.iter().enumerate() {
-            let g = self.act_first[t][j] + k;
+            let g = site.act_first + k;
             let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
             let counting = match a {
                 Activity::Kernel { .. } => {
@@ -884,8 +902,8 @@ impl Replay {
         if let Some(h) = graph {
             self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_EXIT, h);
         }
-        if let Some(b) = &op.barrier {
-            self.enqueue_barrier(&ctxs, tid, (t, j), cid, &externals, b);
+        if let Some(b) = site.barrier {
+            self.enqueue_barrier(&ctxs, tid, site.at, cid, &externals, b);
         }
         if let (true, HipArgs::StreamCreate { stream: s, .. }) = (v1, args) {
             self.announce_stream(&ctxs, tid, *s);
@@ -899,7 +917,7 @@ impl Replay {
         // close while a call is under way, as it does in a real program.
         let pace = self.plan.delivery.real_time;
         if pace > 0.0 {
-            self.wait_for_wall_time(op.end_ns, pace);
+            self.wait_for_wall_time(site.span_ns.1, pace);
         }
         set_sim_now(end);
         if let HipArgs::Malloc { ptr, .. } = args {
@@ -2050,5 +2068,54 @@ pub fn unload_all_code_objects() {
     let tid = state::gettid();
     for co in 0..n {
         unload_code_object(co as u32, tid);
+    }
+}
+
+/// A runtime an application drives one HIP call at a time (`rocprof_sim_hip_call`): the
+/// replay of a plan without ops, whose calls take correlation ids in arrival order and their
+/// times from the host clock. Each call is what the replay does for the same call in a plan.
+pub struct Live {
+    replay: Replay,
+    next_cid: std::sync::atomic::AtomicU64,
+}
+
+impl Live {
+    pub fn new(plan: Plan) -> Result<Live, String> {
+        if plan.threads.iter().any(|t| !t.ops.is_empty()) {
+            return Err("a live runtime takes its calls from the application, not a plan".into());
+        }
+        Ok(Live {
+            replay: Replay::new(plan)?,
+            next_cid: std::sync::atomic::AtomicU64::new(1),
+        })
+    }
+
+    /// `hipLaunchKernel` of `kernel` on `stream`, made now by the calling thread, without
+    /// the kernel's dispatch: the stream brackets (1.x; the first call on a stream announces
+    /// it), the external-correlation request, ENTER/EXIT and the API records.
+    pub fn launch(&self, kernel: u32, stream: u64) {
+        let tid = state::gettid();
+        let cid = self
+            .next_cid
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let now = state::boottime_ns().saturating_sub(self.replay.base);
+        let args = HipArgs::Launch {
+            kernel,
+            grid_blocks: [1, 1, 1],
+            block: [64, 1, 1],
+            dynamic_shared: 0,
+            stream,
+        };
+        let site = CallSite {
+            at: (0, 0),
+            cid,
+            key: cid as usize,
+            act_first: 0,
+            span_ns: (now, now + 1),
+            barrier: None,
+        };
+        self.replay
+            .hip_call(&site, tid, "hipLaunchKernel", &args, &[]);
+        state::clear_sim_now();
     }
 }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# What a HIP call costs an application with the tool loaded, minus without, measured as the
+# application sees it: a C program (benches/c-driver/storm.c) whose threads each make CALLS
+# hipLaunchKernel calls on a created stream through the SIMULATED rocprofiler-sdk runtime
+# (test infrastructure, not a GPU runtime), which dispatches each call's callbacks to the tool
+# (HIP_STREAM brackets under SDK 1.x, the external-correlation request, ENTER/EXIT, the API
+# record) as its replay does. Unlike the hot_path bench it includes the runtime's own dispatch
+# of each callback and the tool's threads.
+# Three runs alternate, ROUNDS rounds, at 1 and 16 threads: without the tool; with it; with it
+# loaded but ROCPROF_SIM_TOOL_CALLS=skip (the runtime traces, builds and buffers every record
+# but calls no tool callback), which splits with − without into the simulated runtime's own
+# tracing work (skip − without) and the tool's (with − skip). Prints the medians:
+#   app CPU-ns        the calling threads' own CPU time / calls (the application thread's cost)
+#   CPU-ns per call   the process's CPU time over the storm / calls (the runtime's and the
+#                     tool's threads too)
+#   wall-ns per call  the storm's wall time / calls (2 cores here: 16 threads share them)
+#   peak B per call   the process's peak RSS with − without / calls
+# Timings on a shared VM move with its load (printed): run it on a quiet machine.
+# Usage: ci/bench-c-driver.sh [CALLS] [ROUNDS] [SDK]   (default 200000 5 1.0.0)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+calls=${1:-200000}
+rounds=${2:-5}
+sdk=${3:-1.0.0}
+cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
+tool=$PWD/target/release/librocprof_xplane.so
+libsim=$PWD/target/release/librocprofiler_sdk_sim.so
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -Wall -Wextra -Werror -o "$work/storm" benches/c-driver/storm.c -ldl -lpthread
+
+run() { # WITH(0|1|skip) THREADS: one storm, its line appended to $work/runs
+  local env=(ROCPROF_SIM_SDK="$sdk")
+  [ "$1" != 0 ] && env+=(ROCP_TOOL_LIBRARIES="$tool")
+  [ "$1" = skip ] && env+=(ROCPROF_SIM_TOOL_CALLS=skip)
+  rm -rf "$work/out"
+  local line
+  line=$(env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" "$work/storm" "$libsim" "$2" "$calls" \
+    2>"$work/err") || {
+    cat "$work/err" >&2
+    exit 1
+  }
+  echo "with=$1 $line" >>"$work/runs"
+}
+for _ in $(seq "$rounds"); do
+  for threads in 1 16; do
+    run 0 "$threads"
+    run 1 "$threads"
+    run skip "$threads"
+  done
+done
+
+python3 - "$work/runs" "$calls" "$rounds" "$sdk" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
+import statistics, sys
+path, calls, rounds, sdk, load = sys.argv[1:]
+runs = [dict(kv.split("=") for kv in line.split()) for line in open(path)]
+print(f"HIP-call storm through the SIMULATED runtime (SDK {sdk}), C driver, {calls} calls per "
+      f"thread, {rounds} rounds alternated, medians; load average {load}")
+for threads in ("1", "16"):
+    pick = lambda w, k: statistics.median(float(r[k]) for r in runs
+                                          if r["with"] == w and r["threads"] == threads)
+    app = pick("1", "app_cpu_ns_per_call") - pick("0", "app_cpu_ns_per_call")
+    cpu = pick("1", "cpu_ns_per_call") - pick("0", "cpu_ns_per_call")
+    wall = pick("1", "wall_ns_per_call") - pick("0", "wall_ns_per_call")
+    peak = (pick("1", "maxrss_kib") - pick("0", "maxrss_kib")) * 1024 / (int(calls) * int(threads))
+    print(f"  {threads:>2} threads: with − without {app:6.1f} app CPU-ns, {cpu:6.1f} CPU-ns, "
+          f"{wall:6.1f} wall-ns per call (without: {pick('0', 'app_cpu_ns_per_call'):.1f} app "
+          f"CPU-ns); peak {peak:+.1f} B per call")
+    own = pick("1", "app_cpu_ns_per_call") - pick("skip", "app_cpu_ns_per_call")
+    print(f"      of the app CPU-ns: the tool's callbacks (with − skip) {own:6.1f}, the runtime's "
+          f"tracing (skip − without) {app - own:6.1f}")
+PY
