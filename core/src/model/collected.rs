@@ -244,31 +244,33 @@ impl Collected {
         if self.agents.is_empty() {
             self.agents = agents;
         }
-        self.api.extend(api);
+        concat(&mut self.api, api);
         self.counters.memory_limit_dropped += self.marker_records.append(marker_records);
         self.counters.memory_limit_dropped += self.kernels.append(kernels);
-        self.copies.extend(copies);
-        let reopened: std::collections::HashSet<(u64, u64)> = markers
-            .iter()
-            .map(|m| (m.thread_id, m.open_correlation_id))
-            .collect();
-        self.markers.retain(|m| {
-            !(m.open_at_end && reopened.contains(&(m.thread_id, m.open_correlation_id)))
-        });
-        self.markers.extend(markers);
-        self.scopes.extend(scopes);
-        self.calls.extend(calls);
-        self.syncs.extend(syncs);
+        concat(&mut self.copies, copies);
+        if self.markers.iter().any(|m| m.open_at_end) {
+            let reopened: crate::fastmap::HashSet<(u64, u64)> = markers
+                .iter()
+                .map(|m| (m.thread_id, m.open_correlation_id))
+                .collect();
+            self.markers.retain(|m| {
+                !(m.open_at_end && reopened.contains(&(m.thread_id, m.open_correlation_id)))
+            });
+        }
+        concat(&mut self.markers, markers);
+        concat(&mut self.scopes, scopes);
+        concat(&mut self.calls, calls);
+        concat(&mut self.syncs, syncs);
         for sc in stream_creations {
             if !self.stream_creations.contains(&sc) {
                 self.stream_creations.push(sc);
             }
         }
-        self.memory.extend(memory);
-        self.copy_ptrs.extend(copy_ptrs);
-        self.hip_events.extend(hip_events);
-        self.counter_values.extend(counter_values);
-        self.device_samples.extend(device_samples);
+        concat(&mut self.memory, memory);
+        concat(&mut self.copy_ptrs, copy_ptrs);
+        concat(&mut self.hip_events, hip_events);
+        concat(&mut self.counter_values, counter_values);
+        concat(&mut self.device_samples, device_samples);
         self.symbols.extend(symbols);
         self.op_names.extend(op_names);
         self.thread_names.extend(thread_names);
@@ -279,5 +281,55 @@ impl Collected {
             }
         }
         self.carried.absorb(carried);
+    }
+}
+
+/// `earlier` followed by `later`, in `earlier`: the shorter of the two is moved into the
+/// longer (what a window takes in from the one before it is a few items beside its own
+/// million, and is put before them in place, not the million copied after it).
+fn concat<T>(earlier: &mut Vec<T>, mut later: Vec<T>) {
+    if later.len() > earlier.len() {
+        later.splice(0..0, earlier.drain(..));
+        *earlier = later;
+    } else {
+        earlier.extend(later);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(corr: u64) -> CallFact {
+        CallFact {
+            correlation_id: corr,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 0,
+        }
+    }
+
+    /// A collection absorbs the next cut after its own items whichever of the two is the
+    /// longer (the shorter is moved into the longer): a carry of a few calls taking in a
+    /// window, and a window taking in a few calls.
+    #[test]
+    fn absorbing_puts_the_later_cut_after_whichever_is_longer() {
+        for (n_earlier, n_later) in [(2u64, 7u64), (7, 2), (0, 3), (3, 0)] {
+            let earlier: Vec<CallFact> = (0..n_earlier).map(call).collect();
+            let later: Vec<CallFact> = (100..100 + n_later).map(call).collect();
+            let mut c = Collected {
+                calls: earlier.clone(),
+                ..Collected::default()
+            };
+            c.absorb(Collected {
+                calls: later.clone(),
+                ..Collected::default()
+            });
+            assert_eq!(
+                c.calls,
+                [earlier, later].concat(),
+                "{n_earlier} then {n_later}"
+            );
+        }
     }
 }

@@ -141,9 +141,26 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
             .extend(other.chunks.into_iter().filter(|c| !c.is_empty()));
     }
 
+    /// Moves every chunk of `earlier` before this one's.
+    pub fn prepend(&mut self, earlier: ChunkedVec<T, MAX>) {
+        self.len += earlier.len;
+        self.chunks
+            .splice(0..0, earlier.chunks.into_iter().filter(|c| !c.is_empty()));
+    }
+
     pub fn clear(&mut self) {
         self.chunks.clear();
         self.len = 0;
+    }
+
+    /// Keeps the values `keep` picks, in order, each chunk in place (a chunk left empty is
+    /// freed): the values after a removed one are not copied into chunks anew.
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        for c in &mut self.chunks {
+            c.retain(&mut keep);
+        }
+        self.chunks.retain(|c| !c.is_empty());
+        self.len = self.chunks.iter().map(Vec::len).sum();
     }
 
     /// Every value with its position, `chunk * MAX + offset`: unique and in order, though

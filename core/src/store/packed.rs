@@ -163,15 +163,33 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.records.get(position).map(|p| self.unpack(p))
     }
 
-    /// Moves every record of `other` to the end of this one: its chunks move as they are, its
-    /// indexes are shifted past this table's entries. Returns the records refused (only when
-    /// the tables together would pass 2^32 − 1 entries; then `other` is pushed record by record).
+    /// Moves every record of `other` to the end of this one: the chunks move as they are, and
+    /// the indexes of the shorter of the two are shifted past the other's table entries.
+    /// Returns the records refused (only when the tables together would pass 2^32 − 1
+    /// entries; then `other` is pushed record by record).
     pub fn append(&mut self, mut other: PackedVec<T, MAX>) -> u64 {
         let base = self.table.len();
         let fits = u32::try_from(base + other.table.len()).is_ok_and(|n| n < NONE);
         if !fits {
             let refused = other.iter().filter(|&r| !self.push(r)).count();
             return refused as u64;
+        }
+        if other.len() > self.len() {
+            // The shorter is rebased: this one's records go past the other's table, and the
+            // other's chunks, lookup map and last entry stay as they are.
+            let before = other.table.len() as u32;
+            if before > 0 {
+                for p in self.records.iter_mut() {
+                    p.shared += before;
+                }
+            }
+            other.table.append(&mut self.table);
+            let mine = std::mem::replace(&mut self.records, other.records);
+            self.records.prepend(mine);
+            self.table = other.table;
+            self.index = other.index;
+            self.last = other.last;
+            return 0;
         }
         if base > 0 {
             for p in other.records.iter_mut() {
@@ -205,19 +223,22 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
     }
 
     /// Moves the records `take` picks into a new vector and keeps the others, both in their
-    /// order. Both are packed anew, a record at a time: for the few records a capture window
-    /// hands to the next (`model::carry`), not for whole stores.
+    /// order. The kept ones stay where they are, with the table (an entry only the moved ones
+    /// used stays in it); the moved ones are packed anew, a record at a time: for the few
+    /// records a capture window hands to the next (`model::carry`).
     pub fn split_where(&mut self, mut take: impl FnMut(&T) -> bool) -> PackedVec<T, MAX> {
-        let (mut kept, mut taken) = (PackedVec::new(), PackedVec::new());
-        for r in self.iter() {
-            // A subset of this vector's records fits in a table as large as this one's.
-            let _ = if take(&r) {
-                taken.push(r)
+        let mut taken = PackedVec::new();
+        let PackedVec { records, table, .. } = self;
+        records.retain(|p| {
+            let r = T::join(p.each, &table[p.shared as usize]);
+            if take(&r) {
+                // A subset of this vector's records fits in a table as large as this one's.
+                let _ = taken.push(r);
+                false
             } else {
-                kept.push(r)
-            };
-        }
-        *self = kept;
+                true
+            }
+        });
         taken
     }
 
@@ -347,17 +368,72 @@ mod tests {
         assert_eq!(v.iter().last(), Some(R(7, 1)));
     }
 
+    /// A split keeps the records left in place, in order, with the table as it was (no
+    /// record repacked), and gives the ones taken in order; both read back whole, by
+    /// position too, and pushing after it goes on where the vector ended.
+    #[test]
+    fn a_split_keeps_the_rest_in_place_and_in_order() {
+        let n = CHUNK as u64 * 2 + 5;
+        let rs: Vec<R> = (0..n).map(|i| R(i, (i % 5) as u16)).collect();
+        let mut v: PackedVec<R> = rs.clone().into();
+        let table = v.table.clone();
+        // Every record of the first chunk, and a few of the others.
+        let take = |r: &R| r.0 < CHUNK as u64 || r.0 % 1000 == 7;
+        let taken = v.split_where(take);
+        assert!(taken.iter().eq(rs.iter().copied().filter(take)));
+        assert!(v.iter().eq(rs.iter().copied().filter(|r| !take(r))));
+        assert_eq!(v.len(), rs.iter().filter(|r| !take(r)).count());
+        assert_eq!(v.table, table, "the table is kept as it was");
+        for (p, r) in v.positions() {
+            assert_eq!(v.get(p), Some(r));
+        }
+        assert!(v.push(R(n, 9)));
+        assert_eq!(v.iter().last(), Some(R(n, 9)));
+        let left = v.len();
+        assert_eq!(v.split_where(|_| true).len(), left);
+        assert!(v.is_empty());
+    }
+
+    /// Appended to a longer vector, a shorter one's records are rebased past its table; a
+    /// longer one keeps its own entries, and the shorter one before it is rebased instead.
+    /// Either way the records read back in order, by position too, and pushes go on.
+    #[test]
+    fn append_rebases_the_shorter_table() {
+        let long = |from: u64| -> Vec<R> {
+            (from..from + 9)
+                .map(|i| R(i, (i % 4) as u16 + 20))
+                .collect()
+        };
+        let short = vec![R(100, 7), R(101, 20)];
+        for (first, second) in [(long(0), short.clone()), (short.clone(), long(0))] {
+            let mut a: PackedVec<R> = first.clone().into();
+            let b: PackedVec<R> = second.clone().into();
+            assert_eq!(a.append(b), 0);
+            let want = [first, second].concat();
+            assert!(a.iter().eq(want.iter().copied()));
+            for (p, r) in a.positions() {
+                assert_eq!(a.get(p), Some(r));
+            }
+            assert!(a.push(R(7, 21)) && a.push(R(8, 7)));
+            assert_eq!(a.len(), want.len() + 2);
+            assert_eq!(a.iter().last(), Some(R(8, 7)));
+        }
+    }
+
     #[test]
     fn append_rebases_the_other_table() {
-        let mut a: PackedVec<R> = vec![R(1, 10), R(2, 11)].into();
+        let mut a: PackedVec<R> = vec![R(1, 10), R(2, 11), R(0, 10)].into();
         let b: PackedVec<R> = vec![R(3, 11), R(4, 12), R(5, 10)].into();
         assert_eq!(a.append(b), 0);
         let got: Vec<R> = a.iter().collect();
-        assert_eq!(got, [R(1, 10), R(2, 11), R(3, 11), R(4, 12), R(5, 10)]);
+        assert_eq!(
+            got,
+            [R(1, 10), R(2, 11), R(0, 10), R(3, 11), R(4, 12), R(5, 10)]
+        );
         // Pushing after an append interns against this vector's own entries.
         assert!(a.push(R(6, 11)));
         assert_eq!(a.iter().last(), Some(R(6, 11)));
-        let (at, r) = a.positions().nth(3).unwrap();
+        let (at, r) = a.positions().nth(4).unwrap();
         assert_eq!(r, R(4, 12));
         let mut t = a.into_taker();
         assert_eq!(

@@ -16,7 +16,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
 
-use super::encoded::{event_times, LINE_EVENTS};
+use super::encoded::{event_times, event_times_and_stat, LINE_EVENTS};
 use super::Check;
 use crate::wire::{check, FileFields, RawField};
 
@@ -80,12 +80,9 @@ impl EventIndexer {
         if check == Check::Fields {
             check::check_event(bytes)?;
         }
-        let (offset, duration) = event_times(bytes, None, Check::Bounds)?.unwrap_or((0, 0));
+        let (offset, duration, held_open) = event_times_and_stat(bytes, open)?;
         let e = offset.saturating_add(duration);
-        let closed = match open {
-            Some(_) => event_times(bytes, open, Check::Bounds)?.is_some(),
-            None => true,
-        };
+        let closed = !held_open;
         if closed {
             let c = &mut self.index.max_end_closed_ps;
             *c = Some(c.map_or(e, |m| m.max(e)));
