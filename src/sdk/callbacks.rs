@@ -294,7 +294,7 @@ macro_rules! tracing_trampoline {
                     payload: record.payload,
                 };
                 // SAFETY: the runtime's record of this callback, its payload valid for it.
-                unsafe { on_callback(t, &r) }
+                unsafe { on_callback(t, r) }
             });
             t.recorder.selftime().callback_done(timer);
         }
@@ -333,12 +333,14 @@ fn tracing_callback_for(abi: Abi) -> sys::rocprofiler_callback_tracing_cb_any_t 
     }
 }
 
-/// One callback-tracing callback, by kind: one gate load, one route read.
+/// One callback-tracing callback, by kind: one gate load, one route read. The record comes by
+/// value, its fields kept in registers on the inline paths (HIP API, HIP stream); the
+/// out-of-line kinds take their own copy.
 ///
 /// # Safety
 /// `r` is the runtime's record of this callback, its payload valid for the callback.
 #[inline(always)]
-unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
+unsafe fn on_callback(t: &Tracer, r: CallbackRecord) {
     let rec = &t.recorder;
     let gate = rec.gate();
     if gate.forked() {
@@ -350,9 +352,9 @@ unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
     };
     match a.route(r.kind) {
         // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
-        Route::HipApi => unsafe { on_hip_api(&a.dispatch, rec, gate, r) },
+        Route::HipApi => unsafe { on_hip_api(&a.dispatch, rec, gate, &r) },
         // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
-        Route::HipStream => unsafe { on_hip_stream(rec, r) },
+        Route::HipStream => unsafe { on_hip_stream(rec, &r) },
         // SAFETY: a MARKER_CORE_API record (routed by its kind), payload valid (contract).
         Route::Marker => unsafe { on_marker(&a.dispatch, rec, r) },
         // SAFETY: a CODE_OBJECT record (routed by its kind), payload valid (contract).
@@ -406,10 +408,10 @@ unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord) {
 /// # Safety
 /// `r` is a MARKER_CORE_API record, its payload valid for the callback.
 #[inline(never)]
-unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: &CallbackRecord) {
+unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: CallbackRecord) {
     let c = rec.capture();
     // SAFETY: a MARKER_CORE_API payload (this function's contract).
-    unsafe { payload::with_marker_call(r, rec, || d.clock.now(), |call| c.on_marker(call)) };
+    unsafe { payload::with_marker_call(&r, rec, || d.clock.now(), |call| c.on_marker(call)) };
 }
 
 /// A code-object callback: kernel symbols.
@@ -417,9 +419,9 @@ unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: &CallbackRecord) {
 /// # Safety
 /// `r` is a CODE_OBJECT record, its payload valid for the callback.
 #[inline(never)]
-unsafe fn on_code_object(rec: &Recorder, r: &CallbackRecord) {
+unsafe fn on_code_object(rec: &Recorder, r: CallbackRecord) {
     // SAFETY: a CODE_OBJECT payload (this function's contract).
-    if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(r, rec) } {
+    if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(&r, rec) } {
         rec.capture().symbols().register(id, &name, symbol);
     }
 }
@@ -429,13 +431,13 @@ unsafe fn on_code_object(rec: &Recorder, r: &CallbackRecord) {
 /// # Safety
 /// `r` is a HIP_GRAPH record, its payload valid for the callback.
 #[inline(never)]
-unsafe fn on_hip_graph(rec: &Recorder, r: &CallbackRecord) {
+unsafe fn on_hip_graph(rec: &Recorder, r: CallbackRecord) {
     type Data = sys::rocprofiler_callback_tracing_hip_graph_data_t;
     let op = sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32;
     // SAFETY: a HIP_GRAPH payload is a `Data` that starts with its u64 size (the SDK's
     // contract for this kind); `graph_exec_id` is a one-u64 handle inside it.
     let bracket =
-        unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, graph_exec_id)) };
+        unsafe { payload::bracket_u64::<Data>(&r, rec, op, offset_of!(Data, graph_exec_id)) };
     if let Some((enter, exec_id)) = bracket {
         crate::capture::graph::on_launch(enter, exec_id);
     }
