@@ -99,9 +99,15 @@ impl Armed {
             (k.hip_stream, Route::HipStream),
             (k.hip_api, Route::HipApi),
         ] {
-            let Some(kind) = kind.filter(|&k| k < MAX_ROUTED_KIND) else {
+            let Some(kind) = kind else {
                 continue;
             };
+            if kind >= MAX_ROUTED_KIND {
+                crate::log_warn!(
+                    "callback-tracing kind {kind} is past the {MAX_ROUTED_KIND} the tool routes: its callbacks ({route:?}) are ignored"
+                );
+                continue;
+            }
             let i = kind as usize;
             if routes.len() <= i {
                 routes.resize(i + 1, Route::Ignore);
