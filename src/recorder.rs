@@ -85,6 +85,9 @@ pub struct Recorder {
     /// Records delivered since the last reset, counted only while count windows are on.
     delivered: AtomicU64,
     count_deliveries: AtomicBool,
+    /// Reads of the GPUs' device counters (`ROCPROF_XPLANE_PMC_INTERVAL`), from the
+    /// coordinator's sampling thread.
+    device_samples: Mutex<Vec<crate::model::events::DeviceSample>>,
 }
 
 impl Default for Recorder {
@@ -99,6 +102,7 @@ impl Default for Recorder {
             bad_payloads: AtomicU64::new(0),
             delivered: AtomicU64::new(0),
             count_deliveries: AtomicBool::new(false),
+            device_samples: Mutex::new(Vec::new()),
         }
     }
 }
@@ -259,6 +263,26 @@ impl Recorder {
         c.threads().with_current_on(l, call.thread_id, |t| {
             hip_call::at_exit(c.streams(), call, args, t, now);
         });
+    }
+
+    /// One read of the GPUs' device counters, kept whole (a cut takes all of it or none),
+    /// unless the memory ceiling is reached (then its samples are counted as dropped).
+    pub fn record_device_samples(&self, samples: Vec<crate::model::events::DeviceSample>) {
+        if samples.is_empty() || self.gate().forked() {
+            return;
+        }
+        if self.gate().full() {
+            self.budget.drop_records(samples.len() as u64);
+            return;
+        }
+        let bytes = std::mem::size_of_val(samples.as_slice()) as u64;
+        lock(&self.device_samples).extend(samples);
+        self.charge(bytes);
+    }
+
+    /// The device counter reads kept since the last take.
+    pub fn take_device_samples(&self) -> Vec<crate::model::events::DeviceSample> {
+        std::mem::take(&mut *lock(&self.device_samples))
     }
 
     /// What `slot`'s store holds, taken (the store is left empty).

@@ -275,6 +275,60 @@ fn two_processes_of_one_name_never_share_a_file() {
     assert!(hidden.is_empty(), "{hidden:?}");
 }
 
+/// A process SIGKILLed while it holds the run's file name leaves its lock file
+/// (`.<host>.xplane.pb.lock`) behind, but not its lock: the lock is an `flock`, which the kernel
+/// releases when the process dies. The next run of that name reuses the file silently, takes
+/// the name (no "another process's" line, no `_<pid>` file) and writes a complete profile.
+#[test]
+fn a_lock_left_by_a_killed_process_never_blocks_the_next_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("logs");
+    let run_dir = support::paths::run_dir(&dir, "r");
+    let lock = run_dir.join(".node.xplane.pb.lock");
+    let scenario = support::paths::scaled_scenario(tmp.path(), "thread-storm.toml", 25000, 25000);
+    let mut killed = Direct::new(&scenario, "1.0.0")
+        .env("ROCP_TOOL_LIBRARIES", tool_library())
+        .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
+        .env("ROCPROF_XPLANE_RUN_NAME", "r")
+        .env("ROCPROF_XPLANE_OUTPUT_FILE", "node")
+        .env("ROCPROF_XPLANE_WINDOW_EVENTS", "3000")
+        .env("ROCPROF_XPLANE_WINDOW_MERGE", "1")
+        .spawn();
+    // The name is claimed with the process's first window.
+    let began = Instant::now();
+    while !lock.exists() {
+        assert!(
+            began.elapsed() < Duration::from_secs(60),
+            "no lock after 60 s"
+        );
+        if let Some(status) = killed.try_wait().unwrap() {
+            panic!("the storm ended ({status}) before its first window");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    killed.kill().unwrap();
+    let status = killed.wait().unwrap();
+    assert_eq!(status.signal(), Some(libc::SIGKILL), "{status:?}");
+    assert!(lock.exists(), "the killed process's lock file stays");
+    assert!(support::paths::profiles(&dir, "r").is_empty());
+
+    let truth = tmp.path().join("truth.json");
+    let out = storm_windows(tmp.path(), &dir, "r", &truth)
+        .env("ROCPROF_XPLANE_OUTPUT_FILE", "node")
+        .output();
+    let stderr = support::stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("another process's"), "{stderr}");
+    let files = support::paths::profiles(&dir, "r");
+    assert_eq!(files, [run_dir.join("node.xplane.pb")], "{stderr}");
+    assert_eq!(
+        held_records(&read_xspace(&files[0]).unwrap()),
+        emitted_records(&truth),
+        "{stderr}"
+    );
+    assert!(!lock.exists(), "removed at exit");
+}
+
 /// A second SIGTERM while the windows are being written and merged at exit ends the process
 /// at once, as documented, and it leaves no hidden temporary file (the file being written has
 /// no name until it is complete) and says where the windows are kept and the command that

@@ -45,6 +45,11 @@ pub struct Args {
     /// ROCPROF_XPLANE_PMC). Counting serialises kernels on real hardware.
     #[arg(long, value_name = "COUNTER", num_args = 1.., value_delimiter = ',')]
     pmc: Vec<String>,
+    /// Read each GPU's counters every this many seconds instead of per dispatch: busy share
+    /// (GPU_UTIL) and the --pmc counters over time (ROCPROF_XPLANE_PMC_INTERVAL; rocprofv3 has
+    /// no option for the SDK's device counting service).
+    #[arg(long, value_name = "SECONDS")]
+    pmc_interval: Option<f64>,
     /// Start recording this many seconds after start-up (ROCPROF_XPLANE_START_DELAY).
     #[arg(long, value_name = "SECONDS")]
     start_delay: Option<f64>,
@@ -144,6 +149,7 @@ fn capture_env(a: &Args) -> Vec<(&'static str, String)> {
     }
     let secs = |x: Option<f64>| x.map(|t| t.to_string());
     for (var, value) in [
+        ("PMC_INTERVAL", secs(a.pmc_interval)),
         ("START_DELAY", secs(a.start_delay)),
         ("DURATION", secs(a.duration)),
         ("WINDOW_SECONDS", secs(a.window_seconds)),
@@ -308,6 +314,23 @@ mod tests {
                 vec![("PMC", "SQ_WAVES,GRBM_COUNT".to_string())]
             );
         }
+        let a = Args::try_parse_from([
+            "run",
+            "--pmc",
+            "SQ_WAVES",
+            "--pmc-interval",
+            "0.01",
+            "--",
+            "p",
+        ])
+        .unwrap();
+        assert_eq!(
+            capture_env(&a),
+            vec![
+                ("PMC", "SQ_WAVES".to_string()),
+                ("PMC_INTERVAL", "0.01".to_string())
+            ]
+        );
         let none = Args::try_parse_from(["run", "--output-directory", "/y", "--", "p"]).unwrap();
         assert!(
             capture_env(&none).is_empty(),

@@ -145,6 +145,9 @@ pub struct Config {
     /// Hardware counters to collect per dispatch (`ROCPROF_XPLANE_PMC`), in the order given;
     /// empty: none.
     pub pmc: Vec<String>,
+    /// Read the GPUs' counters every this many ms instead of per dispatch
+    /// (`ROCPROF_XPLANE_PMC_INTERVAL`, `sdk::device_counting`).
+    pub pmc_interval_ms: Option<u64>,
     /// Subscribe to the runtime's `HIP_STREAM` callbacks where it has them
     /// (`ROCPROF_XPLANE_HIP_STREAM`, `capture::hip_stream`).
     pub hip_stream: bool,
@@ -272,6 +275,7 @@ struct Behaviour {
     clock_reference: Option<String>,
     hip_api_all: bool,
     pmc: Vec<String>,
+    pmc_interval_ms: Option<u64>,
     hip_stream: bool,
     buffer_size: usize,
     max_memory: u64,
@@ -326,6 +330,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         .value(&t::PMC, values::text)
         .map(|v| counter_names(&v))
         .unwrap_or_default();
+    let pmc_interval_ms = r.value(&t::PMC_INTERVAL, seconds_ms);
     let hip_stream = r.value_or(&t::HIP_STREAM, |k, v| word(k, v).map(|w| w == "on"), true);
     let buffer_size = r.value_or(&t::BUFFER_SIZE, bytes, DEFAULT_BUFFER_SIZE as u64) as usize;
     let max_memory = match r.get(&t::MAX_MEMORY, bytes) {
@@ -377,6 +382,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         clock_reference,
         hip_api_all,
         pmc,
+        pmc_interval_ms,
         hip_stream,
         buffer_size,
         max_memory,
@@ -514,6 +520,7 @@ impl Config {
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
             pmc: b.pmc,
+            pmc_interval_ms: b.pmc_interval_ms,
             hip_stream: b.hip_stream,
             max_memory: b.max_memory,
             ring: b.ring,

@@ -146,6 +146,12 @@ pub const PMC: Setting = Setting {
     default: Default::Off("off: no hardware counters"),
     doc: "Hardware counters to collect per kernel dispatch, comma- or space-separated (`SQ_WAVES,GRBM_GUI_ACTIVE`); each kernel event carries their values ([counters.md](counters.md)). Counting serialises kernels on real hardware.",
 };
+pub const PMC_INTERVAL: Setting = Setting {
+    name: "PMC_INTERVAL",
+    kind: Kind::Seconds { min: 0.001 },
+    default: Default::Off("off: counters per dispatch, if `PMC` names any"),
+    doc: "Read each GPU's counters every this many seconds (`0.01` = 10 ms) instead of per dispatch: `GRBM_GUI_ACTIVE`, `GRBM_COUNT` and the `PMC` counters, drawn over time on each GPU with the busy share `GPU_UTIL` ([counters.md](counters.md#periodic-device-counters)); kernels are not serialised.",
+};
 pub const HIP_STREAM: Setting = Setting {
     name: "HIP_STREAM",
     kind: Kind::Word(&[w("on", &[]), w("off", &[])]),
@@ -320,6 +326,7 @@ pub const SETTINGS: &[Setting] = &[
     DOMAINS,
     HIP_API,
     PMC,
+    PMC_INTERVAL,
     HIP_STREAM,
     BUFFER_SIZE,
     MAX_MEMORY,

@@ -89,6 +89,7 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
         );
     }
     let (unmatched_pops, ranges_left_open) = drain(recorder, s, stores, &mut c, end);
+    c.device_samples = recorder.take_device_samples();
     if unmatched_pops > 0 {
         warnings.push(format!(
             "{unmatched_pops} roctx pops/stops had no matching push/start"

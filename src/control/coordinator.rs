@@ -9,9 +9,11 @@
 
 use super::command::{Command, Reply};
 use super::cut::{CutKind, Run};
+use super::sampler::Sampler;
 use super::windows::{Step, Windows};
 use crate::config::{Config, LogLevel};
 use crate::recorder::Recorder;
+use crate::sdk::device_counting::DeviceCounting;
 use crate::sdk::Session;
 use crate::{log_debug, log_info};
 
@@ -46,8 +48,37 @@ impl Pace {
     }
 }
 
+/// The periodic device counters' sampling thread, when `ROCPROF_XPLANE_PMC_INTERVAL` is set:
+/// running, or the device counting it reads while it is stopped.
+struct Sampling {
+    running: Option<Sampler>,
+    idle: Option<Box<DeviceCounting>>,
+    every: std::time::Duration,
+    recorder: &'static Recorder,
+}
+
+impl Sampling {
+    fn start(&mut self) {
+        if let Some(dc) = self.idle.take() {
+            match Sampler::start(dc, self.recorder, self.every) {
+                Ok(s) => self.running = Some(s),
+                Err(dc) => self.idle = Some(dc),
+            }
+        }
+    }
+
+    /// Stops the thread after its last read (at most `sampler::STOP_WAIT`).
+    fn stop(&mut self) {
+        if let Some(s) = self.running.take() {
+            self.idle = s.stop();
+        }
+    }
+}
+
 pub struct Coordinator {
     run: Run,
+    /// The device counters' sampling thread (none without `ROCPROF_XPLANE_PMC_INTERVAL`).
+    sampling: Option<Sampling>,
     pace: Pace,
     /// Whether the window timer runs (a thread to tick on, and windows or a schedule asked
     /// for).
@@ -81,8 +112,23 @@ impl Coordinator {
             session.start_buffers();
             recorder.set_paused(cfg.server.is_some());
         }
+        let mut session = session;
+        let sampling = match (session.device_counting.take(), cfg.pmc_interval_ms) {
+            (Some(dc), Some(ms)) => {
+                let mut s = Sampling {
+                    running: None,
+                    idle: Some(Box::new(dc)),
+                    every: std::time::Duration::from_millis(ms.max(1)),
+                    recorder,
+                };
+                s.start();
+                Some(s)
+            }
+            _ => None,
+        };
         Coordinator {
             run: Run::new(recorder, session, cfg, windows),
+            sampling,
             ticking,
             finalized: false,
             pace: Pace::default(),
@@ -126,12 +172,21 @@ impl Coordinator {
                 }
                 let started = run.session.start_inactive(&contexts);
                 run.recorder.set_paused(false);
+                // The contexts started afresh count from zero: no interval spans the gap.
+                run.forget_device_reads();
+                if let Some(s) = self.sampling.as_mut() {
+                    s.stop();
+                    s.start();
+                }
                 log_info!(
                     "attached (session {n}): {} contexts handed over, {started} started",
                     contexts.len()
                 );
             }
             Command::Detach => {
+                if let Some(s) = self.sampling.as_mut() {
+                    s.stop();
+                }
                 if let Some(session) = run.attach.end() {
                     let _ = run.cut(CutKind::Detach { session });
                 }
@@ -146,6 +201,10 @@ impl Coordinator {
     #[inline(never)]
     fn finalize(&mut self) {
         self.finalized = true;
+        // The last read before the contexts stop: the interval up to the end.
+        if let Some(s) = self.sampling.as_mut() {
+            s.stop();
+        }
         // Phase times and memory at `debug` level: finalize is where the process waits on us
         // at exit, and where memory peaks.
         if crate::config::log_enabled(LogLevel::Debug) {

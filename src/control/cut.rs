@@ -76,6 +76,9 @@ pub struct Run {
     numbers: StreamNumbers,
     /// The clocks at the start of the current window; `None`: the session's start.
     window_start: Option<crate::job_clock::CutClock>,
+    /// The last device counter read of each counter of each GPU: where the next window's
+    /// first interval starts (`model::device_counters`).
+    device_reads: Vec<crate::model::events::DeviceSample>,
     /// Records the runtime dropped (`drop_count`) in the cuts this process wrote profiles of:
     /// said on stderr at exit, beside the line saying where the profile went.
     runtime_dropped: u64,
@@ -97,8 +100,27 @@ impl Run {
             carry: None,
             numbers: StreamNumbers::default(),
             window_start: None,
+            device_reads: Vec::new(),
             runtime_dropped: 0,
         }
+    }
+
+    /// The device counters restarted (a reattach): the next read starts a new series.
+    pub fn forget_device_reads(&mut self) {
+        self.device_reads.clear();
+    }
+
+    /// Puts the last reads of the cut before in front of `c`'s device counter reads, and keeps
+    /// `c`'s last ones for the next cut: each interval ends in exactly one cut, whatever kind
+    /// of cut takes it (a discarded one too: the next interval starts at its last read).
+    fn hand_on_device_reads(&mut self, c: &mut Collected) {
+        if c.device_samples.is_empty() {
+            return;
+        }
+        let mut reads = std::mem::take(&mut self.device_reads);
+        reads.append(&mut c.device_samples);
+        self.device_reads = crate::model::device_counters::last_reads(&reads);
+        c.device_samples = reads;
     }
 
     /// Cuts: returns the records for the kinds that hand them back (`Discard`, `Snapshot`,
@@ -118,7 +140,8 @@ impl Run {
             window_start: &mut self.window_start,
             step_rule: self.cfg.step_rule.as_ref(),
         };
-        let c = collect(sources, flushed, kind.end());
+        let mut c = collect(sources, flushed, kind.end());
+        self.hand_on_device_reads(&mut c);
         if kind.writes_here() {
             self.runtime_dropped += c.counters.runtime_dropped;
         }

@@ -18,6 +18,7 @@ pub mod collect;
 pub mod command;
 pub mod coordinator;
 pub mod cut;
+pub mod sampler;
 pub mod signal;
 pub mod windows;
 

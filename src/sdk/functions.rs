@@ -146,6 +146,15 @@ functions! {
     configure_buffered_dispatch_profile_counting:
         rocprofiler_configure_buffer_dispatch_counting_service_fn =
         c"rocprofiler_configure_buffered_dispatch_profile_counting_service",
+    // The device counting service (`sdk::device_counting`).
+    configure_device_counting: rocprofiler_configure_device_counting_service_fn =
+        c"rocprofiler_configure_device_counting_service",
+    configure_agent_profile_counting: rocprofiler_configure_device_counting_service_fn =
+        c"rocprofiler_configure_agent_profile_counting_service",
+    sample_device_counting: rocprofiler_sample_device_counting_service_v1_fn =
+        c"rocprofiler_sample_device_counting_service",
+    sample_agent_profile_counting: rocprofiler_sample_device_counting_service_v0_fn =
+        c"rocprofiler_sample_agent_profile_counting_service",
 }
 
 impl Functions {

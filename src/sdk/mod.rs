@@ -10,6 +10,7 @@
 
 pub mod agents;
 pub mod callbacks;
+pub mod device_counting;
 pub mod functions;
 pub mod names;
 pub mod os;

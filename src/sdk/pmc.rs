@@ -56,6 +56,8 @@ pub struct PmcSetup {
     pub unknown: Vec<String>,
     /// Counter id → name, for every counter collected.
     names: HashMap<u64, Arc<str>>,
+    /// The setting the lines name (`ROCPROF_XPLANE_PMC`, `ROCPROF_XPLANE_PMC_INTERVAL`).
+    setting: &'static str,
 }
 
 impl Functions {
@@ -265,7 +267,7 @@ impl Functions {
     }
 
     /// The counter of a delivered record's instance id.
-    fn record_counter_id(&self, instance: u64) -> Option<u64> {
+    pub(super) fn record_counter_id(&self, instance: u64) -> Option<u64> {
         let query = self.query_record_counter_id?;
         let mut id = sys::rocprofiler_counter_id_t { handle: 0 };
         // SAFETY: `id` is writable.
@@ -354,6 +356,23 @@ impl PmcSetup {
         agents: &[AgentInfo],
         requested: &[String],
     ) -> Result<PmcSetup, SdkError> {
+        let (setup, configs) = PmcSetup::choose(f, agents, requested, "ROCPROF_XPLANE_PMC");
+        if !configs.is_empty() {
+            let plan: &'static CountingPlan = Box::leak(Box::new(CountingPlan { configs }));
+            f.configure_dispatch_counting(ctx, buffer, plan)?;
+        }
+        Ok(setup)
+    }
+
+    /// Which of `requested` every GPU of `agents` can count in one pass, and its config
+    /// (`(agent, config)` for each GPU that counts anything); `setting` names the setting in
+    /// the lines said about the rest.
+    pub fn choose(
+        f: &Functions,
+        agents: &[AgentInfo],
+        requested: &[String],
+        setting: &'static str,
+    ) -> (PmcSetup, Vec<(u64, u64)>) {
         let mut selections = Vec::new();
         let mut configs = Vec::new();
         let mut names = HashMap::new();
@@ -396,15 +415,31 @@ impl PmcSetup {
             .filter(|n| !offered_anywhere.contains(n))
             .cloned()
             .collect();
-        if !configs.is_empty() {
-            let plan: &'static CountingPlan = Box::leak(Box::new(CountingPlan { configs }));
-            f.configure_dispatch_counting(ctx, buffer, plan)?;
-        }
-        Ok(PmcSetup {
+        let setup = PmcSetup {
             selections,
             unknown,
             names,
-        })
+            setting,
+        };
+        (setup, configs)
+    }
+
+    /// The name of a counter this setup collects, by the counter id of a delivered record's
+    /// instance (`None`: not one of ours, or the SDK cannot say).
+    pub fn counter_name(&self, f: &Functions, instance: u64) -> Option<Arc<str>> {
+        f.record_counter_id(instance)
+            .and_then(|id| self.names.get(&id).cloned())
+    }
+
+    /// A setup that collects nothing, for tests of what reads through it.
+    #[cfg(test)]
+    pub fn empty(setting: &'static str) -> PmcSetup {
+        PmcSetup {
+            selections: Vec::new(),
+            unknown: Vec::new(),
+            names: HashMap::new(),
+            setting,
+        }
     }
 
     /// Whether any GPU collects anything.
@@ -418,7 +453,8 @@ impl PmcSetup {
         let mut out = Vec::new();
         if !self.unknown.is_empty() {
             out.push(format!(
-                "ROCPROF_XPLANE_PMC: no GPU offers {}: not collected",
+                "{}: no GPU offers {}: not collected",
+                self.setting,
                 self.unknown.join(", ")
             ));
         }
@@ -431,19 +467,21 @@ impl PmcSetup {
                 .collect();
             if !unsupported.is_empty() {
                 out.push(format!(
-                    "ROCPROF_XPLANE_PMC: {gpu} does not offer {}: not collected there",
+                    "{}: {gpu} does not offer {}: not collected there",
+                    self.setting,
                     join(&unsupported)
                 ));
             }
             if !s.another_pass.is_empty() {
                 out.push(format!(
-                    "ROCPROF_XPLANE_PMC: {gpu}: {} do not fit the same hardware pass as {}: not collected; collect them in another run",
+                    "{}: {gpu}: {} do not fit the same hardware pass as {}: not collected; collect them in another run",
+                    self.setting,
                     s.another_pass.join(", "),
                     s.collected.join(", ")
                 ));
             }
             for (n, why) in &s.refused {
-                out.push(format!("ROCPROF_XPLANE_PMC: {gpu}: {n} refused: {why}"));
+                out.push(format!("{}: {gpu}: {n} refused: {why}", self.setting));
             }
         }
         out
@@ -561,6 +599,7 @@ mod tests {
             selections: vec![sel],
             unknown: vec!["GL2C_HIT".into()],
             names: HashMap::new(),
+            setting: "ROCPROF_XPLANE_PMC",
         };
         let lines = setup.lines();
         assert_eq!(lines.len(), 2, "{lines:?}");

@@ -59,6 +59,9 @@ pub struct Session {
     pub setup_warnings: Vec<String>,
     /// The hardware counters collected per dispatch (`ROCPROF_XPLANE_PMC`), when any.
     pub pmc: Option<super::pmc::PmcSetup>,
+    /// The GPUs' counters read every interval (`ROCPROF_XPLANE_PMC_INTERVAL`), until the
+    /// coordinator hands them to its sampling thread.
+    pub device_counting: Option<super::device_counting::DeviceCounting>,
 }
 
 impl Session {
@@ -109,7 +112,9 @@ impl Session {
         if let Err(e) = s.setup_callbacks(tracer, cfg) {
             s.warn(format!("callback tracing unavailable: {e}"));
         }
-        if !cfg.pmc.is_empty() {
+        if cfg.pmc_interval_ms.is_some() {
+            s.setup_device_counting(cfg);
+        } else if !cfg.pmc.is_empty() {
             s.setup_counting(tracer, cfg);
         }
         tracer.arm(Dispatch {
@@ -143,6 +148,7 @@ impl Session {
             clock: crate::job_clock::ProcessClock::begin(functions.clock(), None, None),
             setup_warnings: Vec::new(),
             pmc: None,
+            device_counting: None,
         }
     }
 
@@ -463,6 +469,50 @@ impl Session {
             self.warn(SERIALISES.into());
         }
         self.pmc = Some(setup);
+    }
+
+    /// The device counting service on every GPU, each in a context of its own started and
+    /// stopped with the others (`sdk::device_counting`). Per-dispatch counting is off: the
+    /// SDK counts a GPU one way at a time, so the `ROCPROF_XPLANE_PMC` counters are read per
+    /// device instead, which is said once. Everything that is not read is said once, here.
+    fn setup_device_counting(&mut self, cfg: &Config) {
+        use super::device_counting::{DeviceCounting, INTERVAL_WINS};
+        let f = self.functions;
+        if !cfg.pmc.is_empty() {
+            self.warn(INTERVAL_WINS.into());
+        }
+        if !f.can_count_devices() {
+            self.warn("ROCPROF_XPLANE_PMC_INTERVAL: this rocprofiler-sdk has no device counting service; no device counters read".into());
+            return;
+        }
+        match DeviceCounting::create(&f, &self.agents, &cfg.pmc) {
+            Ok((dc, contexts)) => {
+                for line in dc.setup.lines() {
+                    self.warn(line);
+                }
+                for s in dc
+                    .setup
+                    .selections
+                    .iter()
+                    .filter(|s| !s.collected.is_empty())
+                {
+                    log_info!(
+                        "ROCPROF_XPLANE_PMC_INTERVAL: GPU {} ({:#x}) reads {} every {} ms",
+                        s.device,
+                        s.agent,
+                        s.collected.join(", "),
+                        cfg.pmc_interval_ms.unwrap_or(0)
+                    );
+                }
+                self.contexts.extend(contexts);
+                if dc.counts() {
+                    self.device_counting = Some(dc);
+                }
+            }
+            Err(e) => self.warn(format!(
+                "ROCPROF_XPLANE_PMC_INTERVAL: {e}; no device counters read"
+            )),
+        }
     }
 
     /// The operations to buffer-trace for `slot` (empty = all). HIP calls: by default only

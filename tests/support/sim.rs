@@ -166,8 +166,32 @@ pub fn cached(scenario: &Path, sdk: &str, env: &[(&str, &str)]) -> Arc<Run> {
         .entry(key)
         .or_default()
         .clone();
-    slot.get_or_init(|| Arc::new(simulate(scenario, sdk, env)))
-        .clone()
+    slot.get_or_init(|| {
+        let run = simulate(scenario, sdk, env);
+        remove_at_exit(run.tmp.path());
+        Arc::new(run)
+    })
+    .clone()
+}
+
+/// Removes `dir` when the test binary exits: a cached run lives in a static, which is never
+/// dropped, so its temporary directory would otherwise stay behind after every test run.
+fn remove_at_exit(dir: &Path) {
+    static DIRS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    extern "C" fn remove_all() {
+        if let Ok(dirs) = DIRS.lock() {
+            for d in dirs.iter() {
+                let _ = std::fs::remove_dir_all(d);
+            }
+        }
+    }
+    DIRS.lock().unwrap().push(dir.to_path_buf());
+    // SAFETY: `remove_all` is a plain `extern "C"` function that neither unwinds nor calls
+    // `exit`; registering it once has no other precondition.
+    REGISTER.call_once(|| unsafe {
+        libc::atexit(remove_all);
+    });
 }
 
 /// The application run directly, the tool given through `ROCP_TOOL_LIBRARIES` by the caller's

@@ -16,7 +16,7 @@ pub use calls::{
     CallFact, CopyPtrs, MarkerSpan, MemAction, MemFact, MemKind, StreamCreation, SyncFact, SyncKind,
 };
 pub use counters::Counters;
-pub use pmc::{CounterDispatch, CounterSample, CounterValue};
+pub use pmc::{CounterDispatch, CounterSample, CounterValue, DeviceSample};
 pub use records::{
     ApiDomain, ApiRecord, CopyDirection, CopyRecord, HipEventOp, HipEventRecord, KernelRecord,
 };

@@ -31,3 +31,16 @@ pub struct CounterValue {
     pub counter: Arc<str>,
     pub value: f64,
 }
+
+/// One read of one GPU's device counters (the device counting service, `ROCPROF_XPLANE_PMC_INTERVAL`):
+/// a counter's value **accumulated since the counters started**, its instances summed, and when
+/// the read returned (SDK clock, ns). A sample of a GPU has one of these per counter, all with
+/// the same `time_ns`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceSample {
+    /// Agent handle of the GPU read.
+    pub agent: u64,
+    pub time_ns: u64,
+    pub counter: Arc<str>,
+    pub value: f64,
+}

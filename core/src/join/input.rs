@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
-    HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation,
-    SyncFact,
+    DeviceSample, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact,
+    StreamCreation, SyncFact,
 };
 use crate::model::collected::{Carried, Collected};
 use crate::model::corrmap::{id_range, CorrMap};
@@ -94,6 +94,8 @@ pub(super) struct DeviceRecords {
     pub copies: Vec<CopyRecord>,
     /// Hardware-counter values of the dispatches (the counters stage).
     pub counter_values: Vec<CounterValue>,
+    /// Reads of the GPUs' device counters (the device counters stage).
+    pub device_samples: Vec<DeviceSample>,
 }
 
 /// What the capture read of the calls beside their records.
@@ -140,6 +142,7 @@ impl Input {
             copy_ptrs,
             hip_events,
             counter_values,
+            device_samples,
             symbols,
             op_names,
             thread_names,
@@ -173,6 +176,7 @@ impl Input {
                 kernels,
                 copies,
                 counter_values,
+                device_samples,
             },
             facts: CallFacts {
                 calls,
@@ -204,6 +208,8 @@ impl CarriedIn {
             spans_shown,
             launched,
             memory,
+            // Read by the carry only: the values are among the window's own.
+            counters_awaited: _,
         } = c;
         CarriedIn {
             labels: CarriedLabels {

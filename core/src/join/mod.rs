@@ -137,6 +137,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     laps.lap_beside("kernels", Some(done.beside));
     copies::copy_events(done.placed, stage, &mut warnings);
     let kernel_counters = pmc::kernel_counters(device.counter_values, &agents);
+    let device_counters = pmc::device_counters(&device.device_samples, &mut warnings);
     // The device records are events now (the kernel records were freed as they became
     // events): free the rest before the host events are built.
     places.forget_issued_devices();
@@ -180,7 +181,8 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     };
     laps.lap_beside("host events", Some(beside));
 
-    let window = time_window::time_window(&header, &host_side.threads, &places.devices);
+    let sampled = &device_counters;
+    let window = time_window::time_window(&header, &host_side.threads, &places.devices, sampled);
     crate::log_debug!("join passes: {laps}");
     let (memory, frees_unmatched) = crate::model::memory::timeline(&carried.memory, &facts.memory);
     counters.memory_frees_unmatched += frees_unmatched;
@@ -208,6 +210,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         annotations: annotations.table,
         shapes: done.shapes,
         kernel_counters,
+        device_counters,
         counters,
         warnings,
     }

@@ -1,6 +1,7 @@
 //! The time window stage: the profile covers the session and every event, on the boot clock
 //! and the wall clock.
 
+use crate::model::device_counters::DeviceInterval;
 use crate::model::trace::{Device, HostThread};
 
 use super::input::Header;
@@ -17,7 +18,12 @@ pub(super) struct Window {
 /// The wall-clock window is the same two instants on the job clock (`clock::JobClock`), or,
 /// without one, the boottime window shifted by the offset between the two clocks measured at
 /// the start: either way the Task Environment times and the event offsets agree.
-pub(super) fn time_window(c: &Header, host_threads: &[HostThread], devices: &[Device]) -> Window {
+pub(super) fn time_window(
+    c: &Header,
+    host_threads: &[HostThread],
+    devices: &[Device],
+    sampled: &[DeviceInterval],
+) -> Window {
     // None until known: a start of 0 is "not recorded" only as the collection's, never as an
     // event's. An event at 0 (a record the runtime stamped 0) sets the start to 0, and the
     // next event must not take that 0 for "unset" and set the start past the first.
@@ -31,7 +37,10 @@ pub(super) fn time_window(c: &Header, host_threads: &[HostThread], devices: &[De
                 .iter()
                 .flat_map(|d| d.lines.iter())
                 .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns))),
-        );
+        )
+        // A device counter interval is drawn from its start, which may be in the window
+        // before (its end is in this one).
+        .chain(sampled.iter().map(|i| (i.start_ns, i.end_ns)));
     for (s, e) in all_times {
         start = Some(start.map_or(s, |start| start.min(s)));
         stop = stop.max(e);

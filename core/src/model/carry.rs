@@ -22,7 +22,9 @@
 //! is written; its scope and launch facts still go along, copied, so that a dispatch
 //! delivered after its stream's later work, and after the cut, is placed on its stream and
 //! labelled in the next window (counted there as an activity without a call: the call is in
-//! the earlier file).
+//! the earlier file). A window that shows none of that stream's work (one cut right after
+//! another) hands those copies on again, up to `MAX_HANDED_ON` windows: the dispatches may
+//! still come after its cut.
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
 //! buffered records have not come: those records, when they come, are dropped in the next
@@ -53,7 +55,7 @@ use crate::util::buffers::move_where;
 
 use super::collected::Collected;
 use super::corrmap::{id_range, IdSet};
-use crate::facts::{ApiDomain, CallFact, HipEventOp, MarkerSpan, SyncFact, SyncKind};
+use crate::facts::{ApiDomain, CallFact, CounterValue, HipEventOp, MarkerSpan, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
 /// windows behind its host is not the common case: past it, the pieces are written as they
@@ -62,6 +64,11 @@ pub const MAX_HANDED_ON: u32 = 16;
 
 /// Correlation ids handed on, and how many times each was.
 pub type HandedOn = HashMap<u64, u32>;
+
+/// How `HandedOn` marks a graph launch written in the window before whose scope and launch
+/// facts were handed on, copied, for its late dispatches (one more for each window after that
+/// it went along again): past `MAX_HANDED_ON`, never held.
+pub const CONTEXT: u32 = MAX_HANDED_ON + 1;
 
 /// The most event records handed on: a program that makes a new event per step and never
 /// destroys it must not make every window carry them all. The latest records are kept.
@@ -101,12 +108,20 @@ pub fn hand_off(
     let shown = spans_awaiting_records(c, carried_in);
     // The memory facts of the calls handed on went with them: the next window applies them.
     let memory = super::memory::live_after(&c.carried.memory, &c.memory);
-    if split.is_none() && producers.is_empty() && shown.is_empty() && memory.is_empty() {
+    let counted = counter_values_to_hand_on(c, split.as_ref().map(|(held, _)| held));
+    if split.is_none()
+        && producers.is_empty()
+        && shown.is_empty()
+        && memory.is_empty()
+        && counted.values.is_empty()
+    {
         return None;
     }
     let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
     held.carried.producers = producers;
     held.carried.memory = memory;
+    held.counter_values.extend(counted.values);
+    held.carried.counters_awaited = counted.awaited;
     if windows == Windows::Merged {
         // Every record handed on, those with their calls too (they stay producers here, so
         // they are among these): the next window finds such a record's anchor itself when
@@ -123,6 +138,51 @@ pub fn hand_off(
     held.carried.spans_shown.sort_unstable();
     ids.extend(shown);
     Some((held, ids))
+}
+
+/// Hardware-counter values a window hands on (`hand_off`), and of them the dispatches whose
+/// kernel record has not come.
+#[derive(Default)]
+struct CountedHandOff {
+    values: Vec<CounterValue>,
+    awaited: Vec<u64>,
+}
+
+/// Takes out of `c` the counter values (`ROCPROF_XPLANE_PMC`) whose dispatch has no kernel
+/// record left in `c`: those of a kernel handed on in `held` go along with it, and those whose
+/// kernel record has not come go along once, to meet it in the next window. A cut flushes
+/// the counting service's buffer after the kernel records' (`BufferSlot::Counters` is the
+/// last), so a dispatch that completes between the two flushes has its counter records in
+/// this window and its kernel record in the next. Values already handed on once for a kernel
+/// that has still not come stay here, matching nothing, as they did before: a window must not
+/// carry them for ever.
+fn counter_values_to_hand_on(c: &mut Collected, held: Option<&Collected>) -> CountedHandOff {
+    if c.counter_values.is_empty() {
+        return CountedHandOff::default();
+    }
+    let dispatches = |c: &Collected| -> crate::fastmap::HashSet<u64> {
+        c.kernels.iter().map(|k| k.dispatch_id).collect()
+    };
+    let here = dispatches(c);
+    let with_held = held.map(dispatches).unwrap_or_default();
+    let awaited_before: crate::fastmap::HashSet<u64> =
+        c.carried.counters_awaited.iter().copied().collect();
+    let (values, stay): (Vec<CounterValue>, Vec<CounterValue>) =
+        std::mem::take(&mut c.counter_values)
+            .into_iter()
+            .partition(|v| {
+                let d = v.dispatch_id;
+                !here.contains(&d) && (with_held.contains(&d) || !awaited_before.contains(&d))
+            });
+    c.counter_values = stay;
+    let mut awaited: Vec<u64> = values
+        .iter()
+        .map(|v| v.dispatch_id)
+        .filter(|d| !with_held.contains(d))
+        .collect();
+    awaited.sort_unstable();
+    awaited.dedup();
+    CountedHandOff { values, awaited }
 }
 
 /// The roctx calls whose spans `c` shows (or an earlier window showed) before their buffered
@@ -278,15 +338,18 @@ pub fn split_incomplete(
             h.hold(id);
         }
     }
-    hold_in_stream_order(c, &active, &graph_launches, windows, &mut h);
+    let arrived = latest_work(c, &active);
+    hold_in_stream_order(c, &active, &arrived, &graph_launches, windows, &mut h);
     // A graph launch written here may still have dispatches to come (its stream's later work
     // can be delivered before them, or its stream is not known): its scope and launch facts
     // go along, copied, for those to be placed and labelled in the next window (marked as
-    // handed on the most times: never held there).
+    // handed on more than the most times: never held there, and told apart from an id held
+    // `MAX_HANDED_ON` times).
     let mut context = HandedOn::default();
     for &id in graph_launches.iter().filter(|&&id| !h.holds(id)) {
-        context.insert(id, MAX_HANDED_ON);
+        context.insert(id, CONTEXT);
     }
+    context.extend(contexts_handed_on_again(c, carried_in, &recorded, &arrived));
     let (mut held, held_ids) = (h.held, h.ids);
     if held.is_empty() && context.is_empty() {
         return None;
@@ -295,6 +358,43 @@ pub fn split_incomplete(
     let out = take_held(c, &held_ids, &context, windows);
     held.extend(context);
     Some((out, held))
+}
+
+/// The graph-launch contexts `c` took in (marked [`CONTEXT`] and more in `carried_in`, their
+/// calls in an earlier window) that go along again, each with one more window counted: those
+/// whose stream had no device work at all in `c`. A stream's later work was delivered before
+/// the launch's last dispatches (that is why the context exists), but a window that shows none
+/// of the stream's work, as a window cut right after another may, says nothing of them: they
+/// may still come after its cut, and without the context they would be written unplaced and
+/// unlabelled. Once the stream's work comes, the context is not handed on again; nor after
+/// `MAX_HANDED_ON` windows.
+fn contexts_handed_on_again(
+    c: &Collected,
+    carried_in: &HandedOn,
+    recorded: &IdSet,
+    arrived: &Arrived,
+) -> Vec<(u64, u32)> {
+    let taken_in: HashMap<u64, u32> = carried_in
+        .iter()
+        .filter(|&(&id, &n)| {
+            (CONTEXT..CONTEXT + MAX_HANDED_ON - 1).contains(&n) && !recorded.contains(id)
+        })
+        .map(|(&id, &n)| (id, n))
+        .collect();
+    if taken_in.is_empty() {
+        return Vec::new();
+    }
+    // A bit test per call (most lie outside the contexts' id range), not a lookup.
+    let mut ids = IdSet::for_range(id_range(taken_in.keys().copied()), taken_in.len());
+    for &id in taken_in.keys() {
+        ids.insert(id);
+    }
+    c.calls
+        .iter()
+        .filter(|f| ids.contains(f.correlation_id))
+        .filter(|f| !arrived.contains_key(&stream_of(f.device, f.stream)))
+        .filter_map(|f| Some((f.correlation_id, taken_in.get(&f.correlation_id)? + 1)))
+        .collect()
 }
 
 /// Moves out of `c` everything it holds for the ids `held` (and copies what it holds for the
@@ -455,6 +555,18 @@ impl Holding<'_> {
 /// creation order: a fact written on a racing thread may not know the creation yet.
 type StreamOf = (i32, u64);
 
+/// The latest call on each stream whose device work has come.
+type Arrived = HashMap<StreamOf, u64>;
+
+fn latest_work(c: &Collected, active: &IdSet) -> Arrived {
+    let mut arrived = Arrived::default();
+    for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
+        let last = arrived.entry(stream_of(f.device, f.stream)).or_insert(0);
+        *last = (*last).max(f.correlation_id);
+    }
+    arrived
+}
+
 fn stream_of(device: i32, stream: u64) -> StreamOf {
     if stream == 0 {
         (device, 0)
@@ -490,6 +602,7 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 fn hold_in_stream_order(
     c: &Collected,
     active: &IdSet,
+    arrived: &Arrived,
     graph_launches: &[u64],
     windows: Windows,
     h: &mut Holding<'_>,
@@ -500,12 +613,6 @@ fn hold_in_stream_order(
             .names_a_stream()
             .then(|| stream_of(s.device, s.stream))
     };
-    // The latest call on each stream whose device work has come.
-    let mut arrived: HashMap<StreamOf, u64> = HashMap::default();
-    for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
-        let last = arrived.entry(call_stream(f)).or_insert(0);
-        *last = (*last).max(f.correlation_id);
-    }
     let later_work = |s: StreamOf, id: u64| arrived.get(&s).is_some_and(|&last| last > id);
     let graphs: crate::fastmap::HashSet<u64> = graph_launches.iter().copied().collect();
     for f in &c.calls {

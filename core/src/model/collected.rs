@@ -10,8 +10,8 @@ use super::trace::Anchor;
 use crate::clock::ClockFacts;
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
-    HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact, StreamCreation,
-    SyncFact,
+    DeviceSample, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact,
+    StreamCreation, SyncFact,
 };
 use crate::store::PackedVec;
 
@@ -58,6 +58,9 @@ pub struct Collected {
     pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
     /// Hardware-counter values of the dispatches, one per counter instance (`model::pmc`).
     pub counter_values: Vec<CounterValue>,
+    /// Reads of the GPUs' device counters (`model::device_counters`), the last reads of the
+    /// window before first.
+    pub device_samples: Vec<DeviceSample>,
     pub symbols: HashMap<u64, KernelSymbol>,
     /// `(domain, operation) → name` from the runtime's name queries.
     pub op_names: HashMap<(ApiDomain, i32), Arc<str>>,
@@ -106,6 +109,10 @@ pub struct Carried {
     /// What the run's earlier capture windows left allocated: this window's memory timeline
     /// and copies' kinds go on from it.
     pub memory: LiveMemory,
+    /// Dispatch ids whose hardware-counter values an earlier window handed on (among this
+    /// window's `counter_values`) because their kernel record had not come: values still
+    /// without their kernel here are not handed on again (`carry::hand_off`).
+    pub counters_awaited: Vec<u64>,
 }
 
 impl Carried {
@@ -119,6 +126,7 @@ impl Carried {
             spans_shown,
             launched,
             memory,
+            counters_awaited,
         } = later;
         self.scope_context.extend(scope_context);
         self.producers.extend(producers);
@@ -126,6 +134,7 @@ impl Carried {
         self.anchors_wanted.extend(anchors_wanted);
         self.spans_shown.extend(spans_shown);
         self.launched.extend(launched);
+        self.counters_awaited.extend(counters_awaited);
         // What the earlier windows left: the carry holds it, the cut after it has none.
         if self.memory.is_empty() {
             self.memory = memory;
@@ -141,6 +150,16 @@ impl Collected {
             && self.marker_records.is_empty()
             && self.kernels.is_empty()
             && self.copies.is_empty())
+            || self.has_device_intervals()
+    }
+
+    /// Whether the device counter reads end an interval here: two reads of a counter of a GPU
+    /// at different times (the first may be the last read of the window before).
+    pub fn has_device_intervals(&self) -> bool {
+        let mut first: HashMap<(u64, &str), u64> = HashMap::default();
+        self.device_samples
+            .iter()
+            .any(|s| *first.entry((s.agent, &s.counter)).or_insert(s.time_ns) != s.time_ns)
     }
 
     /// Keeps a kernel record; one refused by its store (past 2^32 − 1 distinct launch shapes,
@@ -177,7 +196,8 @@ impl Collected {
             + size_of_val(self.carried.memory.allocations.as_slice())
             + size_of_val(self.copy_ptrs.as_slice())
             + size_of_val(self.hip_events.as_slice())
-            + size_of_val(self.counter_values.as_slice())) as u64
+            + size_of_val(self.counter_values.as_slice())
+            + size_of_val(self.device_samples.as_slice())) as u64
     }
 
     /// Appends `later`, the next cut of the same process, so that one join sees both (a launch
@@ -208,6 +228,7 @@ impl Collected {
             copy_ptrs,
             hip_events,
             counter_values,
+            device_samples,
             symbols,
             op_names,
             thread_names,
@@ -247,6 +268,7 @@ impl Collected {
         self.copy_ptrs.extend(copy_ptrs);
         self.hip_events.extend(hip_events);
         self.counter_values.extend(counter_values);
+        self.device_samples.extend(device_samples);
         self.symbols.extend(symbols);
         self.op_names.extend(op_names);
         self.thread_names.extend(thread_names);

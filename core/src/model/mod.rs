@@ -13,6 +13,7 @@ pub mod carry;
 pub mod collected;
 pub mod corrmap;
 pub mod deps;
+pub mod device_counters;
 pub mod events;
 pub mod graph;
 pub mod hbm;

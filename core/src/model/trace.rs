@@ -61,6 +61,9 @@ pub struct Trace {
     pub shapes: Table<LaunchShape>,
     /// Hardware counters of the kernel dispatches that have any, by dispatch id (`model::pmc`).
     pub kernel_counters: crate::fastmap::HashMap<u64, super::pmc::KernelCounters>,
+    /// Device counters per interval between reads, every GPU (`model::device_counters`),
+    /// sorted by agent, counter, start.
+    pub device_counters: Vec<super::device_counters::DeviceInterval>,
     /// What was received, skipped, dropped or left unmatched: nothing is lost silently.
     pub counters: Counters,
     /// Human-readable problems, written to `XSpace.warnings`.

@@ -229,6 +229,15 @@ fn read(
             let def = &g.defs[idx];
             let dims = counters::dimensions(def, &g.spec);
             let values = counters::device_instances(def, &g.spec, kernels, st.start_ns, now);
+            log_read(ReadTruth {
+                ctx,
+                user: user_data,
+                now,
+                gpu: cfg.gpu,
+                agent,
+                counter: def.name,
+                total: values.iter().sum(),
+            });
             for (i, v) in values.into_iter().enumerate() {
                 let pos = counters::positions(&dims, i as u64);
                 out.push(rocprofiler_counter_record_v1_t {
@@ -242,6 +251,44 @@ fn read(
         }
     }
     Some(out)
+}
+
+/// With `ROCPROF_SIM_DEVICE_READS=<file>`, each read's truth is appended to the file, one
+/// JSON line per counter of each GPU read: the context, the read's user data, the simulated
+/// time of the read, the GPU (its index, the profile's GPU ordinal) and agent, the counter and
+/// its value summed over its instances. Tests
+/// compare a tool's per-interval values with the differences of these.
+struct ReadTruth<'a> {
+    ctx: u64,
+    user: rocprofiler_user_data_t,
+    now: u64,
+    gpu: usize,
+    agent: u64,
+    counter: &'a str,
+    total: u64,
+}
+
+fn log_read(r: ReadTruth<'_>) {
+    use std::io::Write;
+    static FILE: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
+    let file = FILE.get_or_init(|| {
+        let path = std::env::var_os("ROCPROF_SIM_DEVICE_READS")?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()?;
+        Some(Mutex::new(f))
+    });
+    if let Some(f) = file {
+        // SAFETY: the user data is a plain 8-byte union; its value member covers it.
+        let user = unsafe { r.user.value };
+        let line = serde_json::json!({
+            "ctx": r.ctx, "user": user, "now": r.now, "gpu": r.gpu, "agent": r.agent,
+            "counter": r.counter, "total": r.total,
+        });
+        let _ = writeln!(lock(f), "{line}");
+    }
 }
 
 fn sample(

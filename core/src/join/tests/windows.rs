@@ -242,13 +242,13 @@ fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
 /// The context is not handed on again.
 #[test]
 fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT};
     let graph = |late: bool| graph_on_a_stream(late, true);
     let whole = join(graph(true));
     for windows in [Windows::Apart, Windows::Merged] {
         let mut first = graph(false);
         let (held, handed) = split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
-        assert_eq!(handed.get(&10), Some(&MAX_HANDED_ON));
+        assert_eq!(handed.get(&10), Some(&CONTEXT));
         assert!(held.api.is_empty() && held.kernels.is_empty());
         assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
         assert_eq!(
@@ -261,7 +261,7 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
         next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
         let mut carried = held;
         carried.absorb(next);
-        // Marked as handed on the most times: the context is never handed on again.
+        // Its stream's work came here: the context is not handed on again.
         assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
         let t = join(carried);
         let (device, _, labels) = kernel_place(&t, 10);
@@ -285,6 +285,83 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
         );
         assert_eq!(t.launched_earlier, earlier, "{windows:?}");
     }
+}
+
+/// A window cut right after another can show none of a stream's work: a graph launch whose
+/// context (scope and launch facts, copied) it took in for dispatches still to come hands it
+/// on again, so that a dispatch delivered two windows after its call is placed and labelled
+/// as in the run written whole (and, windows merged, shown as launched). Before, the context
+/// went one window only: that dispatch lost its stream and its roctx labels (an XLA op's
+/// `hlo_op`: xprof's hlo_stats counted one kernel fewer), as an activity without a call.
+/// Each window that shows none of the stream's work counts one more, up to `MAX_HANDED_ON`.
+#[test]
+fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, MAX_HANDED_ON};
+    let whole = join(graph_on_a_stream(true, true));
+    let whole_late = kernel_place(&whole, 10);
+    assert!(whole_late.2.is_some());
+    for windows in [Windows::Apart, Windows::Merged] {
+        let mut first = graph_on_a_stream(false, true);
+        let (mut carried, mut handed) =
+            split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+        assert_eq!(handed.get(&10), Some(&CONTEXT));
+        // Windows with no work of stream 0xa: a launch on another stream, then nothing.
+        for (n, other) in [(1, true), (2, false)] {
+            let mut quiet = base();
+            if other {
+                quiet.calls.push(crate::model::events::CallFact {
+                    correlation_id: 12,
+                    stream: 0xb,
+                    device: 0,
+                    stream_seq: 0,
+                });
+                quiet.api.push(api(LAUNCH, 12, 230, 240, 7));
+                quiet.kernels.push(kernel(12, 250, 260, 1, 4, q()));
+            }
+            carried.absorb(quiet);
+            let (again, next) = split_incomplete(&mut carried, &handed, windows)
+                .unwrap_or_else(|| panic!("{windows:?}: the context after {n} quiet windows"));
+            assert_eq!(next.get(&10), Some(&(CONTEXT + n)), "{windows:?}");
+            assert_eq!(join(carried).counters.activities_without_api, 0);
+            (carried, handed) = (again, next);
+        }
+        let mut last = base();
+        last.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        carried.absorb(last);
+        assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
+        let t = join(carried);
+        let (device, line, labels) = kernel_place(&t, 10);
+        assert_eq!(
+            (device, labels),
+            (whole_late.0, whole_late.2.clone()),
+            "{windows:?}"
+        );
+        assert_eq!(
+            line,
+            kernel_place(&whole, 11).1,
+            "{windows:?}: on its stream's line"
+        );
+        let (without_call, earlier) = match windows {
+            Windows::Apart => (1, vec![]),
+            Windows::Merged => (0, vec![10]),
+        };
+        assert_eq!(
+            t.counters.activities_without_api, without_call,
+            "{windows:?}"
+        );
+        assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+    }
+    // Bounded: a context goes along `MAX_HANDED_ON` windows at most.
+    let mut c = base();
+    c.calls.push(crate::model::events::CallFact {
+        correlation_id: 10,
+        stream: 0xa,
+        device: 0,
+        stream_seq: 0,
+    });
+    c.scopes.push((10, 3));
+    let last: HandedOn = [(10, CONTEXT + MAX_HANDED_ON - 1)].into_iter().collect();
+    assert!(split_incomplete(&mut c, &last, Windows::Merged).is_none());
 }
 
 /// A roctx range shown in one window whose push and pop records are delivered after the
@@ -494,4 +571,91 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
     let (again, _) =
         crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("again"), &[]).unwrap();
     assert!(std::fs::read(&again).unwrap() == std::fs::read(&each).unwrap());
+}
+
+/// Hardware-counter values (`ROCPROF_XPLANE_PMC`) of a dispatch whose kernel record a cut
+/// sends to the next window (the counting service's buffer is flushed after the kernel
+/// records'): they go along (`model::carry::hand_off`) and the next window's kernel event
+/// carries them, as in the run written whole; so do the values of a kernel handed on for
+/// its call. Values whose kernel record still has not come a window later are not handed on
+/// again. Before, the values stayed in the first window, which had no kernel for them, and
+/// the kernel showed without counters in the next.
+#[test]
+fn counter_values_meet_their_kernel_in_the_next_window() {
+    use crate::facts::CounterValue;
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    let value = |dispatch: u64, v: f64| CounterValue {
+        dispatch_id: dispatch,
+        agent: GPU0,
+        counter: Arc::from("SQ_WAVES"),
+        value: v,
+    };
+    // Dispatch 1 (call 5) is whole here; dispatch 2 (call 6) has its values here and its
+    // kernel record in the next window; dispatch 3's kernel (call 7) is here but its call
+    // returned after the cut; dispatch 4's kernel record never comes.
+    let whole = || {
+        let mut c = base();
+        c.api.push(api(LAUNCH, 5, 10, 20, 7));
+        c.api.push(api(LAUNCH, 6, 21, 24, 7));
+        c.api.push(api(LAUNCH, 7, 25, 60, 7));
+        c.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        c.kernels.push(kernel(6, 41, 50, 1, 2, q()));
+        c.kernels.push(kernel(7, 51, 55, 1, 3, q()));
+        for d in [1, 2, 3, 4] {
+            // Two instances each (two XCCs): summed.
+            c.counter_values.push(value(d, 8.0 * d as f64));
+            c.counter_values.push(value(d, 1.0));
+        }
+        c
+    };
+    let whole = join(whole());
+    let counted = |t: &Trace, d: u64| {
+        let kernel_here = kernels_of(t).iter().any(|e| match &e.kind {
+            crate::model::trace::DeviceEventKind::Kernel(k) => k.dispatch_id == d,
+            _ => false,
+        });
+        (kernel_here, t.kernel_counters.get(&d).cloned())
+    };
+    for d in [1, 2, 3] {
+        assert!(counted(&whole, d).1.is_some(), "dispatch {d}");
+    }
+
+    for windows in [Windows::Apart, Windows::Merged] {
+        let mut first = base();
+        first.api.push(api(LAUNCH, 5, 10, 20, 7));
+        first.api.push(api(LAUNCH, 6, 21, 24, 7));
+        first.kernels.push(kernel(5, 30, 40, 1, 1, q()));
+        first.kernels.push(kernel(7, 51, 55, 1, 3, q()));
+        for d in [1, 2, 3, 4] {
+            first.counter_values.push(value(d, 8.0 * d as f64));
+            first.counter_values.push(value(d, 1.0));
+        }
+        let (mut carried, handed) =
+            hand_off(&mut first, &HandedOn::default(), windows).expect("calls 6 and 7");
+        let mut kept: Vec<u64> = first.counter_values.iter().map(|v| v.dispatch_id).collect();
+        kept.dedup();
+        assert_eq!(kept, [1], "{windows:?}");
+        assert_eq!(carried.carried.counters_awaited, [2, 4], "{windows:?}");
+        let first = join(first);
+        assert_eq!(counted(&first, 1), counted(&whole, 1), "{windows:?}");
+
+        let mut next = base();
+        next.api.push(api(LAUNCH, 7, 25, 60, 7));
+        next.kernels.push(kernel(6, 41, 50, 1, 2, q()));
+        carried.absorb(next);
+        // Dispatch 4's values waited one window: they go no further.
+        let mut again = carried.clone();
+        if let Some((later, _)) = hand_off(&mut again, &handed, windows) {
+            assert!(later.counter_values.is_empty(), "{windows:?}");
+        }
+        let next = join(carried);
+        for d in [2, 3] {
+            assert_eq!(
+                counted(&next, d),
+                counted(&whole, d),
+                "{windows:?}: dispatch {d}"
+            );
+            assert!(counted(&next, d).0, "{windows:?}: kernel of dispatch {d}");
+        }
+    }
 }

@@ -287,8 +287,15 @@ impl LineCursor<'_> {
     /// Reads the next event kept; `false` at the line's end.
     fn advance(&mut self) -> io::Result<bool> {
         while let Some((number, value)) = self.reader.field()? {
-            let RawField::Len(n) = value else {
-                continue;
+            // A field the line's head holds, or one unknown here: stepped over. `field` read a
+            // varint's value, not a fixed-width one's.
+            let n = match value {
+                RawField::Len(n) => n,
+                RawField::Fixed(n) => {
+                    self.reader.skip(n as u64)?;
+                    continue;
+                }
+                RawField::Varint(_) => continue,
             };
             if number != LINE_EVENTS {
                 self.reader.skip(n)?;

@@ -475,3 +475,116 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod unknown_line_fields {
+    use prost::Message;
+
+    use crate::xplane::proto::{XEvent, XEventMetadata, XLine, XPlane, XSpace};
+
+    /// Unknown fields of every fixed wire type (fixed64, fixed32) and of the others in an
+    /// `XLine`, before its first event and between its events, as a newer writer may put
+    /// them: every event of the line reaches the merged profile as it was, in time order
+    /// beside the other input's, and the unknown fields are left out (the merged line is
+    /// written anew). A field after the first event makes the line unfit to splice: its
+    /// events are then read one by one, and a fixed-width value must be stepped over there.
+    #[test]
+    fn unknown_fixed_width_fields_of_a_line_are_stepped_over() {
+        use prost::encoding::{encode_key, encode_varint, WireType};
+        let unknown = |out: &mut Vec<u8>| {
+            encode_key(20, WireType::SixtyFourBit, out);
+            out.extend_from_slice(&0x0a0b_0c0d_0e0f_1011u64.to_le_bytes());
+            encode_key(21, WireType::ThirtyTwoBit, out);
+            out.extend_from_slice(&0x2204_0a08u32.to_le_bytes());
+            encode_key(22, WireType::Varint, out);
+            encode_varint(300, out);
+            encode_key(23, WireType::LengthDelimited, out);
+            encode_varint(2, out);
+            out.extend_from_slice(&[0x22, 0x04]);
+        };
+        let event = |offset_ps: i64| XEvent {
+            metadata_id: 1,
+            data: Some(crate::xplane::proto::x_event::Data::OffsetPs(offset_ps)),
+            duration_ps: 1000,
+            ..XEvent::default()
+        };
+        // The line's head, then its events with unknown fields before and among them.
+        let line_bytes = |offsets: &[i64], among: bool| {
+            let head = XLine {
+                id: 7,
+                name: "line".into(),
+                timestamp_ns: 1000,
+                ..XLine::default()
+            };
+            let mut b = head.encode_to_vec();
+            unknown(&mut b);
+            for (i, &o) in offsets.iter().enumerate() {
+                if among && i > 0 {
+                    unknown(&mut b);
+                }
+                prost::encoding::message::encode(4, &event(o), &mut b);
+            }
+            if among {
+                unknown(&mut b);
+            }
+            b
+        };
+        let space_bytes = |offsets: &[i64], among: bool| {
+            let plane = XPlane {
+                id: 1,
+                name: "/device:GPU:0".into(),
+                event_metadata: [(
+                    1,
+                    XEventMetadata {
+                        id: 1,
+                        name: "k".into(),
+                        ..XEventMetadata::default()
+                    },
+                )]
+                .into(),
+                ..XPlane::default()
+            };
+            let mut p = plane.encode_to_vec();
+            let line = line_bytes(offsets, among);
+            encode_key(3, WireType::LengthDelimited, &mut p);
+            encode_varint(line.len() as u64, &mut p);
+            p.extend_from_slice(&line);
+            let mut s = Vec::new();
+            encode_key(1, WireType::LengthDelimited, &mut s);
+            encode_varint(p.len() as u64, &mut s);
+            s.extend_from_slice(&p);
+            s
+        };
+        for among in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let strange = dir.path().join("a.xplane.pb");
+            let plain = dir.path().join("b.xplane.pb");
+            std::fs::write(&strange, space_bytes(&[0, 5000, 20_000], among)).unwrap();
+            std::fs::write(&plain, space_bytes(&[10_000, 30_000], false)).unwrap();
+            // The files decode as written: the unknown fields are well formed.
+            let read = crate::xplane::read_xspace(&strange).unwrap();
+            assert_eq!(read.planes[0].lines[0].events.len(), 3);
+            let layout = crate::xplane::OutputLayout {
+                log_dir: dir.path().into(),
+                run_name: "one".into(),
+                host: "h".into(),
+            };
+            let (path, m) = super::merge_files(&[strange.clone(), plain.clone()], &layout).unwrap();
+            assert_eq!(m.events, 5, "among: {among}");
+            let merged: XSpace = crate::xplane::read_xspace(&path).unwrap();
+            let lines = &merged.planes[0].lines;
+            assert_eq!(lines.len(), 1, "among: {among}");
+            let offsets: Vec<i64> = lines[0]
+                .events
+                .iter()
+                .map(|e| match e.data {
+                    Some(crate::xplane::proto::x_event::Data::OffsetPs(o)) => o,
+                    _ => -1,
+                })
+                .collect();
+            assert_eq!(offsets, [0, 5000, 10_000, 20_000, 30_000], "among: {among}");
+            assert!(lines[0].events.iter().all(|e| e.duration_ps == 1000));
+            assert_eq!((lines[0].id, lines[0].timestamp_ns), (7, 1000));
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! `bytes_accessed` are the names xprof's op metrics read, but only for XLA ops with an HLO
 //! instruction (docs/counters.md says which views use what).
 
+use crate::model::device_counters::{DeviceInterval, GPU_UTIL};
 use crate::model::pmc::KernelCounters;
 use crate::xplane::builder::{PlaneBuilder, StatBytes, StatIds};
 use crate::xplane::proto::{x_stat, XStat};
@@ -58,7 +59,10 @@ pub(super) fn kernel_counter_stats(
 /// XLA's counter line of a GPU plane (`_counters_`, id `INT64_MAX`), holding the counter values
 /// of its dispatches: one zero-length event per counter and dispatch, at the dispatch's start,
 /// named after the counter, with its value as `counter_value` (uint64, rounded) and the kernel
-/// it belongs to as `performance_counter_description`. xprof's trace viewer draws the line as
+/// it belongs to as `performance_counter_description`; and the periodic device counters: one
+/// such event per counter and interval between two reads, at the interval's start (a counter
+/// track holds each value until the next point), with `GPU_UTIL` beside them. perf_counters
+/// reads `counter_value` as an integer only, hence uint64 for both. xprof's trace viewer draws the line as
 /// one counter track per counter (each point labelled with its kernel); its perf_counters
 /// lists every such event of a GPU plane that has a `device_id`.
 pub const COUNTER_LINE_ID: i64 = i64::MAX;
@@ -74,12 +78,27 @@ pub(super) fn counter_line(
     ids: &mut StatIds,
 ) -> Option<crate::xplane::builder::FinishedLine> {
     use crate::model::DeviceEventKind;
-    if trace.kernel_counters.is_empty() {
+    let sampled = device_intervals(trace, d.agent_handle);
+    if trace.kernel_counters.is_empty() && sampled.is_empty() {
         return None;
     }
     let mut line = base.line(COUNTER_LINE_ID, COUNTER_LINE_NAME);
     let mut stats = StatBytes::new();
     let mut any = false;
+    for i in sampled {
+        stats.clear();
+        stats.u64(
+            ids.get(plane, COUNTER_VALUE),
+            i.value.max(0.0).round() as u64,
+        );
+        stats.push(&XStat {
+            metadata_id: ids.get(plane, COUNTER_DESCRIPTION),
+            value: Some(x_stat::Value::StrValue(interval_description(i))),
+        });
+        let id = plane.event_metadata_id(&i.counter);
+        line.add_event(id, base.offset_ps(i.start_ns), 0, &stats);
+        any = true;
+    }
     for e in d.lines.iter().flat_map(|l| &l.events) {
         let DeviceEventKind::Kernel(info) = &e.kind else {
             continue;
@@ -103,4 +122,28 @@ pub(super) fn counter_line(
         }
     }
     any.then(|| line.finish())
+}
+
+/// The device counters of GPU `agent` per interval (`model::device_counters`), in the trace's
+/// order: by counter, then time.
+fn device_intervals(trace: &crate::model::Trace, agent: u64) -> &[DeviceInterval] {
+    let all = &trace.device_counters;
+    let from = all.partition_point(|i| i.agent < agent);
+    let to = all.partition_point(|i| i.agent <= agent);
+    &all[from..to]
+}
+
+/// What perf_counters' Description column and the trace viewer's details say of one interval's
+/// point: the interval it holds for, and `GPU_UTIL`'s exact share (its `counter_value` is the
+/// share in whole percent).
+fn interval_description(i: &DeviceInterval) -> String {
+    let ms = i.end_ns.saturating_sub(i.start_ns) as f64 / 1e6;
+    if &*i.counter == GPU_UTIL {
+        format!(
+            "device counters over {ms:.3} ms: busy {:.2} % (100 * GRBM_GUI_ACTIVE / GRBM_COUNT)",
+            i.value
+        )
+    } else {
+        format!("device counters over {ms:.3} ms: {}", i.value)
+    }
 }

@@ -1,0 +1,433 @@
+//! Periodic device counters through the SDK's device counting service
+//! (`ROCPROF_XPLANE_PMC_INTERVAL`, docs/counters.md "Periodic device counters"): per GPU a
+//! context of its own with the service configured for that GPU, a buffer its reads are
+//! delivered to, and the counter config the service asks for when the context starts; and one
+//! read of every GPU ([`DeviceCounting::read`]), which the coordinator's sampling thread
+//! (`control::sampler`) makes every interval.
+//!
+//! **One context per GPU.** A read of a context reads every GPU configured in it, and the
+//! 0.x value record does not say which GPU a value is from (1.x appends the agent). With one
+//! GPU per context, the context read says it, in both families. The SDK allows this: only one
+//! active context may count on an agent, and contexts counting on different agents may run
+//! at once.
+//!
+//! **A read.** `sample` (synchronous) puts one value record per counter instance into the
+//! context's buffer; the flush that follows delivers them to [`sink_callback`] before it
+//! returns; their instances are summed per counter and the read becomes one
+//! [`DeviceSample`] per counter, all at the time the read returned.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex};
+
+use rocprofiler_sdk_sys as sys;
+
+use super::functions::{Buffer, Context, Functions};
+use super::pmc::PmcSetup;
+use super::status::SdkError;
+use crate::guard::ffi_guard;
+use crate::model::device_counters::{GRBM_COUNT, GUI_ACTIVE};
+use crate::model::events::{AgentInfo, DeviceSample};
+use crate::store::sinks::lock;
+
+/// Said when both counting services are asked for: the SDK cannot run both on one GPU.
+pub const INTERVAL_WINS: &str = "ROCPROF_XPLANE_PMC_INTERVAL is set: the ROCPROF_XPLANE_PMC counters are read per device every interval, not per dispatch (the SDK counts a GPU one way at a time)";
+
+/// Bytes of each GPU's read buffer: a read of a few counters of a few hundred instances, 32–40 B
+/// a record.
+const READ_BUFFER_BYTES: usize = 256 << 10;
+
+/// The value records a flush delivered: `(instance id, value)`. Written by the SDK's delivery
+/// thread inside the flush, taken by the sampling thread after it.
+#[derive(Default)]
+struct Sink {
+    values: Mutex<Vec<(u64, f64)>>,
+    /// Records of another category or kind (none expected).
+    other: std::sync::atomic::AtomicU64,
+}
+
+/// What the service's start callback answers for one GPU; leaked: the SDK may call it
+/// whenever the context starts.
+struct AgentConfig {
+    config: u64,
+}
+
+/// One GPU's counting: its context, read buffer and where the buffer delivers.
+#[derive(Clone, Copy)]
+struct Gpu {
+    agent: u64,
+    ctx: Context,
+    buffer: Buffer,
+    sink: &'static Sink,
+}
+
+/// The device counting set up for a run.
+pub struct DeviceCounting {
+    functions: Functions,
+    gpus: Vec<Gpu>,
+    /// What each GPU counts, the names of the counters, and what is said about the rest.
+    pub setup: PmcSetup,
+    /// Failed reads per GPU; each GPU's first failure is said once.
+    failed: Vec<u64>,
+    /// The counter of each instance id met so far (`None`: not one of ours): the ids are the
+    /// same in every read, and naming one is a call into the SDK.
+    instance_names: HashMap<u64, Option<Arc<str>>>,
+}
+
+impl Functions {
+    /// Whether this SDK has the device counting service (either family's spelling) and
+    /// counter configs.
+    pub fn can_count_devices(&self) -> bool {
+        self.iterate_agent_supported_counters.is_some()
+            && self.query_counter_info.is_some()
+            && self.query_record_counter_id.is_some()
+            && (self.create_counter_config.is_some() || self.create_profile_config.is_some())
+            && (self.configure_device_counting.is_some()
+                || self.configure_agent_profile_counting.is_some())
+            && (self.sample_device_counting.is_some()
+                || self.sample_agent_profile_counting.is_some())
+    }
+
+    /// Configures the device counting service of `ctx` for `agent` into `buffer`; its start
+    /// callback answers with `config`.
+    fn configure_device_counting(
+        &self,
+        ctx: Context,
+        buffer: Buffer,
+        agent: u64,
+        config: &'static AgentConfig,
+    ) -> Result<(), SdkError> {
+        let mut last = Err(super::status::absent(
+            "rocprofiler_configure_device_counting_service",
+        ));
+        for (f, name) in [
+            (
+                self.configure_device_counting,
+                "rocprofiler_configure_device_counting_service",
+            ),
+            (
+                self.configure_agent_profile_counting,
+                "rocprofiler_configure_agent_profile_counting_service",
+            ),
+        ] {
+            let Some(f) = f else { continue };
+            // SAFETY: `set_agent_config` has the service callback's signature and reads its
+            // user data as the `&'static AgentConfig` passed here.
+            let code = unsafe {
+                f(
+                    sys::rocprofiler_context_id_t {
+                        handle: ctx.handle(),
+                    },
+                    sys::rocprofiler_buffer_id_t {
+                        handle: buffer.handle(),
+                    },
+                    sys::rocprofiler_agent_id_t { handle: agent },
+                    Some(set_agent_config),
+                    config as *const AgentConfig as *mut c_void,
+                )
+            };
+            match self.check(code, || format!("{name}({agent:#x})")) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.is("NOT_IMPLEMENTED") => last = Err(e),
+                Err(e) => return Err(e),
+            }
+        }
+        last
+    }
+
+    /// One synchronous read of `ctx`'s counters into its buffer (1.x: no output array).
+    fn sample_device_counting(&self, ctx: Context, seq: u64) -> Result<(), SdkError> {
+        let ctx_id = sys::rocprofiler_context_id_t {
+            handle: ctx.handle(),
+        };
+        let user = sys::rocprofiler_user_data_t { value: seq };
+        let flags = sys::ROCPROFILER_COUNTER_FLAG_NONE;
+        let mut last = Err(super::status::absent(
+            "rocprofiler_sample_device_counting_service",
+        ));
+        if let Some(f) = self.sample_device_counting {
+            // SAFETY: a context of ours; no output array (null, null): records go to the
+            // context's buffer.
+            let code = unsafe {
+                f(
+                    ctx_id,
+                    user,
+                    flags,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            };
+            match self.check(code, || "rocprofiler_sample_device_counting_service".into()) {
+                Err(e) if e.is("NOT_IMPLEMENTED") => last = Err(e),
+                done => return done,
+            }
+        }
+        if let Some(f) = self.sample_agent_profile_counting {
+            // SAFETY: a context of ours; plain values.
+            let code = unsafe { f(ctx_id, user, flags) };
+            return self.check(code, || {
+                "rocprofiler_sample_agent_profile_counting_service".into()
+            });
+        }
+        last
+    }
+}
+
+/// At the start of a GPU's context: its counter config.
+unsafe extern "C" fn set_agent_config(
+    ctx: sys::rocprofiler_context_id_t,
+    _agent: sys::rocprofiler_agent_id_t,
+    set_config: sys::rocprofiler_device_counting_agent_cb_t,
+    data: *mut c_void,
+) {
+    ffi_guard("device counting start callback", (), || {
+        let Some(set_config) = set_config else { return };
+        if data.is_null() {
+            return;
+        }
+        // SAFETY: `data` is the `&'static AgentConfig` registered with this callback.
+        let config = unsafe { &*(data as *const AgentConfig) };
+        // SAFETY: the SDK's function, called during its callback as documented.
+        let code = unsafe {
+            set_config(
+                ctx,
+                sys::rocprofiler_counter_config_id_t {
+                    handle: config.config,
+                },
+            )
+        };
+        if code != sys::ROCPROFILER_STATUS_SUCCESS {
+            crate::log_warn!(
+                "ROCPROF_XPLANE_PMC_INTERVAL: the SDK refused a GPU's counter config (status {code}): that GPU's counters are not read"
+            );
+        }
+    })
+}
+
+/// A GPU's read buffer delivering: the value records' instance ids and values, kept for the
+/// sampling thread.
+unsafe extern "C" fn sink_callback(
+    _context: sys::rocprofiler_context_id_t,
+    _buffer: sys::rocprofiler_buffer_id_t,
+    headers: *mut *mut sys::rocprofiler_record_header_t,
+    num_headers: usize,
+    data: *mut c_void,
+    _drop_count: u64,
+) {
+    ffi_guard("device counting buffer", (), || {
+        if data.is_null() || headers.is_null() {
+            return;
+        }
+        // SAFETY: `data` is the `&'static Sink` registered with this buffer.
+        let sink = unsafe { &*(data as *const Sink) };
+        // SAFETY: the SDK passes `num_headers` header pointers, valid during the callback.
+        let headers = unsafe { std::slice::from_raw_parts(headers, num_headers) };
+        let mut values = lock(&sink.values);
+        for &h in headers {
+            if h.is_null() {
+                continue;
+            }
+            // SAFETY: a valid header; the hash member covers category and kind.
+            let (hash, payload) = unsafe { ((*h).__bindgen_anon_1.hash, (*h).payload) };
+            let (category, kind) = ((hash & 0xffff_ffff) as u32, (hash >> 32) as u32);
+            if category != sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS
+                || kind != sys::ROCPROFILER_COUNTER_RECORD_VALUE
+                || payload.is_null()
+            {
+                sink.other
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                continue;
+            }
+            // SAFETY: a value record of either family holds at least the 0.x record.
+            let r = unsafe {
+                (payload as *const sys::rocprofiler_counter_record_v0_t).read_unaligned()
+            };
+            values.push((r.id, r.counter_value));
+        }
+    })
+}
+
+/// The counters asked of every GPU: the two `GPU_UTIL` is made of, then the user's.
+pub fn requested(user: &[String]) -> Vec<String> {
+    let mut all: Vec<String> = vec![GUI_ACTIVE.into(), GRBM_COUNT.into()];
+    for n in user {
+        if !all.contains(n) {
+            all.push(n.clone());
+        }
+    }
+    all
+}
+
+impl DeviceCounting {
+    /// Sets up device counting of `user`'s counters (and the two GRBM counters) on every GPU
+    /// of `agents`: per GPU a context, a read buffer and a config. Returns the contexts to
+    /// start with the others. Inside `initialize` only (contexts and services are configured
+    /// there).
+    pub fn create(
+        f: &Functions,
+        agents: &[AgentInfo],
+        user: &[String],
+    ) -> Result<(DeviceCounting, Vec<Context>), SdkError> {
+        let asked = requested(user);
+        let (setup, configs) = PmcSetup::choose(f, agents, &asked, "ROCPROF_XPLANE_PMC_INTERVAL");
+        let mut gpus = Vec::new();
+        for (agent, config) in configs {
+            let ctx = f.create_context()?;
+            let sink: &'static Sink = Box::leak(Box::default());
+            // SAFETY: `sink_callback` has the buffer-callback signature and reads its user
+            // data as the `&'static Sink` passed here, alive for the process.
+            let buffer = unsafe {
+                f.create_buffer(
+                    ctx,
+                    READ_BUFFER_BYTES,
+                    READ_BUFFER_BYTES - 64,
+                    Some(sink_callback),
+                    sink as *const Sink as *mut c_void,
+                )
+            }?;
+            let answer: &'static AgentConfig = Box::leak(Box::new(AgentConfig { config }));
+            f.configure_device_counting(ctx, buffer, agent, answer)?;
+            gpus.push(Gpu {
+                agent,
+                ctx,
+                buffer,
+                sink,
+            });
+        }
+        let contexts = gpus.iter().map(|g| g.ctx).collect();
+        let n = gpus.len();
+        Ok((
+            DeviceCounting {
+                functions: *f,
+                gpus,
+                setup,
+                failed: vec![0; n],
+                instance_names: HashMap::new(),
+            },
+            contexts,
+        ))
+    }
+
+    /// Whether any GPU is read.
+    pub fn counts(&self) -> bool {
+        !self.gpus.is_empty()
+    }
+
+    /// Reads every GPU once (`seq` numbers the read): one sample per counter of each GPU read,
+    /// its instances summed, at the time its read returned. A GPU whose read fails (its
+    /// context not started, or stopped by a detach) gives none; its first failure is said.
+    pub fn read(&mut self, seq: u64) -> Vec<DeviceSample> {
+        let f = self.functions;
+        let mut out = Vec::new();
+        for i in 0..self.gpus.len() {
+            let g = self.gpus[i];
+            lock(&g.sink.values).clear();
+            let read = f
+                .sample_device_counting(g.ctx, seq)
+                .and_then(|()| f.flush_buffer(g.buffer));
+            let time_ns = f.timestamp();
+            if let Err(e) = read {
+                self.failed[i] += 1;
+                if self.failed[i] == 1 {
+                    crate::log_info!(
+                        "ROCPROF_XPLANE_PMC_INTERVAL: a read of GPU {:#x} failed ({e}); reads of it are skipped until it counts",
+                        g.agent
+                    );
+                }
+                continue;
+            }
+            let values = std::mem::take(&mut *lock(&g.sink.values));
+            out.extend(self.sum(g.agent, time_ns, values));
+        }
+        out
+    }
+
+    /// The values of one read of `agent`, named and their instances summed, one per counter.
+    fn sum(&mut self, agent: u64, time_ns: u64, values: Vec<(u64, f64)>) -> Vec<DeviceSample> {
+        let (setup, f) = (&self.setup, &self.functions);
+        let mut sums: Vec<DeviceSample> = Vec::new();
+        for (instance, value) in values {
+            let name = self
+                .instance_names
+                .entry(instance)
+                .or_insert_with(|| setup.counter_name(f, instance));
+            let Some(name) = name else { continue };
+            match sums.iter_mut().find(|s| Arc::ptr_eq(&s.counter, name)) {
+                Some(s) => s.value += value,
+                None => sums.push(DeviceSample {
+                    agent,
+                    time_ns,
+                    counter: name.clone(),
+                    value,
+                }),
+            }
+        }
+        sums
+    }
+
+    /// Reads that failed, over every GPU.
+    pub fn failed_reads(&self) -> u64 {
+        self.failed.iter().sum()
+    }
+}
+
+/// Stand-in SDK functions for the sampling thread's tests: a read that succeeds at once, or one
+/// that takes `READ_STUCK` (a read stuck in the SDK).
+#[cfg(test)]
+pub mod stand_in {
+    use super::*;
+
+    pub const READ_STUCK: std::time::Duration = std::time::Duration::from_secs(6);
+
+    extern "C" fn quick(
+        _: sys::rocprofiler_context_id_t,
+        _: sys::rocprofiler_user_data_t,
+        _: sys::rocprofiler_counter_flag_t,
+        _: *mut sys::rocprofiler_counter_record_v1_t,
+        _: *mut usize,
+    ) -> sys::rocprofiler_status_t {
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    extern "C" fn stuck(
+        c: sys::rocprofiler_context_id_t,
+        u: sys::rocprofiler_user_data_t,
+        f: sys::rocprofiler_counter_flag_t,
+        o: *mut sys::rocprofiler_counter_record_v1_t,
+        n: *mut usize,
+    ) -> sys::rocprofiler_status_t {
+        std::thread::sleep(READ_STUCK);
+        quick(c, u, f, o, n)
+    }
+
+    extern "C" fn flush(_: sys::rocprofiler_buffer_id_t) -> sys::rocprofiler_status_t {
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    /// Device counting of one GPU over stand-in functions; `stuck`: its reads never return in
+    /// time.
+    pub fn counting(stuck_reads: bool) -> DeviceCounting {
+        let sample: *const () = if stuck_reads {
+            stuck as *const ()
+        } else {
+            quick as *const ()
+        };
+        let functions = Functions::resolve(|name| match name.to_bytes() {
+            b"rocprofiler_sample_device_counting_service" => sample as *mut c_void,
+            b"rocprofiler_flush_buffer" => flush as *const () as *mut c_void,
+            _ => std::ptr::null_mut(),
+        });
+        DeviceCounting {
+            functions,
+            gpus: vec![Gpu {
+                agent: 0x10,
+                ctx: Context::from_raw(sys::rocprofiler_context_id_t { handle: 1 }),
+                buffer: Buffer::for_test(2),
+                sink: Box::leak(Box::default()),
+            }],
+            setup: PmcSetup::empty("ROCPROF_XPLANE_PMC_INTERVAL"),
+            failed: vec![0],
+            instance_names: HashMap::new(),
+        }
+    }
+}
