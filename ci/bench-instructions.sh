@@ -6,9 +6,10 @@
 # and the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats) in the SIMULATED
 # runtime (test infrastructure, not hardware). Prints instructions per event / per delivered
 # record for the join, the export and finalize as a whole, and for the callbacks' own work on
-# the application threads (`on_callback`: what they do, without the trampolines' panic guard
-# and the debug timing, which the runs have on). Cache misses are not in these
-# counts: a change that only cuts memory traffic reads flat here. Takes about 2 minutes.
+# the application threads (`tracing_callback_v1`, the callback-tracing edge whole: its panic
+# guard, dispatch and capture, and the debug self-timing the runs have on). Cache misses are
+# not in these counts: a change that only cuts memory traffic reads flat here. Takes about 2
+# minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
 # (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
 # third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
@@ -64,7 +65,7 @@ python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane(_c
   "$(inclusive "$work/storm.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
+  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" <<'PY'
 import sys
 events, records, bj, bb, sf, sj, sw, sc = map(int, sys.argv[1:])
 builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
@@ -92,7 +93,7 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model|join)::(deps::)?resolve_dependencies')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::space::(host::)?host_plane')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::sdk::callbacks::on_callback')" <<'PY'
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" <<'PY'
 import sys
 records, f, j, d, w, h, c = map(int, sys.argv[1:])
 print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f}); callbacks' work {c / records:,.0f}")

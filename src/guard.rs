@@ -22,22 +22,15 @@ static GUARD: Guard = Guard {
     panics: AtomicU64::new(0),
 };
 
-/// What the guard keeps per thread: the panic hook runs on the panicking thread and must know
-/// whether a guard there will catch the panic.
-struct Inside {
-    /// How many guards are active on this thread (a guarded call can reach another edge).
-    depth: Cell<u32>,
-    /// Where the last guarded panic on this thread happened, for the guard's one line.
-    location: RefCell<Option<String>>,
-}
-
 thread_local! {
-    static INSIDE: Inside = const {
-        Inside {
-            depth: Cell::new(0),
-            location: RefCell::new(None),
-        }
-    };
+    /// How many guards are active on this thread (a guarded call can reach another edge): the
+    /// panic hook runs on the panicking thread and must know whether a guard there will catch
+    /// the panic. A `Cell<u32>` has no destructor, so each guard's access is a thread-local
+    /// address, no registration check: every callback pays it twice.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// Where the last guarded panic on this thread happened, for the guard's one line (touched
+    /// only when a panic is caught).
+    static LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// Installs, once, a panic hook that keeps a panic the guard will catch quiet: Rust's default
@@ -57,11 +50,11 @@ type Hook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
 /// The hook: quiet inside a guard, `previous` outside.
 fn quiet_hook(previous: Hook) -> Hook {
     Box::new(move |info| {
-        if INSIDE.try_with(|i| i.depth.get()).unwrap_or(0) > 0 {
+        if DEPTH.try_with(Cell::get).unwrap_or(0) > 0 {
             let at = info
                 .location()
                 .map(|l| format!("{}:{}", l.file(), l.line()));
-            let _ = INSIDE.try_with(|i| *i.location.borrow_mut() = at);
+            let _ = LOCATION.try_with(|l| *l.borrow_mut() = at);
         } else {
             previous(info);
         }
@@ -72,20 +65,22 @@ fn quiet_hook(previous: Hook) -> Hook {
 struct Guarded;
 
 impl Guarded {
+    #[inline(always)]
     fn enter() -> Guarded {
-        let _ = INSIDE.try_with(|i| i.depth.set(i.depth.get() + 1));
+        let _ = DEPTH.try_with(|d| d.set(d.get() + 1));
         Guarded
     }
 }
 
 impl Drop for Guarded {
+    #[inline(always)]
     fn drop(&mut self) {
-        let _ = INSIDE.try_with(|i| i.depth.set(i.depth.get().saturating_sub(1)));
+        let _ = DEPTH.try_with(|d| d.set(d.get().saturating_sub(1)));
     }
 }
 
 /// Runs `f`; on panic returns `fallback` and reports `edge`.
-#[inline]
+#[inline(always)]
 pub fn ffi_guard<R>(edge: &'static str, fallback: R, f: impl FnOnce() -> R) -> R {
     let result = {
         let _inside = Guarded::enter();
@@ -94,33 +89,41 @@ pub fn ffi_guard<R>(edge: &'static str, fallback: R, f: impl FnOnce() -> R) -> R
     match result {
         Ok(r) => r,
         Err(payload) => {
-            let n = GUARD.panics.fetch_add(1, Ordering::Relaxed);
-            if n < 16 {
-                let msg = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic".into());
-                let at = INSIDE
-                    .try_with(|i| i.location.borrow_mut().take())
-                    .ok()
-                    .flatten()
-                    .map(|l| format!(" at {l}"))
-                    .unwrap_or_default();
-                // The raw line writer, not the level-filtered logger, which might be what
-                // panicked; and never `eprintln!`, which panics when stderr is unwritable and
-                // would unwind from here into the runtime.
-                crate::log::stderr_line(format_args!(
-                    "rocprof-xplane: error: internal error in {edge}: {msg}{at} (ignored)"
-                ));
-            }
-            // Dropping a payload runs its destructor, which could panic again outside the
-            // guard; only string payloads (everything `panic!` makes) are known safe to drop.
-            if !(payload.is::<&str>() || payload.is::<String>()) {
-                std::mem::forget(payload);
-            }
+            report(edge, payload);
             fallback
         }
+    }
+}
+
+/// The one line for a panic caught at `edge` (the first 16 of the process), and the payload
+/// disposed of safely. Out of the guard's inline path: a callback never gets here.
+#[cold]
+#[inline(never)]
+fn report(edge: &'static str, payload: Box<dyn std::any::Any + Send>) {
+    let n = GUARD.panics.fetch_add(1, Ordering::Relaxed);
+    if n < 16 {
+        let msg = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "non-string panic".into());
+        let at = LOCATION
+            .try_with(|l| l.borrow_mut().take())
+            .ok()
+            .flatten()
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
+        // The raw line writer, not the level-filtered logger, which might be what
+        // panicked; and never `eprintln!`, which panics when stderr is unwritable and
+        // would unwind from here into the runtime.
+        crate::log::stderr_line(format_args!(
+            "rocprof-xplane: error: internal error in {edge}: {msg}{at} (ignored)"
+        ));
+    }
+    // Dropping a payload runs its destructor, which could panic again outside the
+    // guard; only string payloads (everything `panic!` makes) are known safe to drop.
+    if !(payload.is::<&str>() || payload.is::<String>()) {
+        std::mem::forget(payload);
     }
 }
 
@@ -157,7 +160,7 @@ mod tests {
             !seen.load(Ordering::SeqCst),
             "a guarded panic reached the default report"
         );
-        assert_eq!(INSIDE.with(|i| i.depth.get()), 0, "the guard count unwinds");
+        assert_eq!(DEPTH.with(Cell::get), 0, "the guard count unwinds");
         let _ = std::panic::catch_unwind(|| panic!("not ours to silence"));
         assert!(
             seen.load(Ordering::SeqCst),

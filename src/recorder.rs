@@ -194,56 +194,75 @@ impl Recorder {
         self.charge(store.held_bytes().saturating_sub(before));
     }
 
-    /// A HIP API callback: at entry, the annotation context and the device, stream and sync
-    /// arguments of the call (unless capture is paused or the ceiling reached); at exit, the
-    /// device and stream state the call changed and the memory it allocated or freed
-    /// (`capture::hip_call`). `now` reads the clock for a memory fact.
-    #[inline]
-    pub fn on_hip_call(&self, call: &HipCall, args: &impl CallArgs, now: impl FnOnce() -> u64) {
-        // One access to the thread's slot for everything below; none once the thread's
-        // locals are gone (a call made while the thread exits): nothing is captured.
-        local::with(|l| self.on_hip_call_on(l, call, args, now));
-    }
-
-    #[inline]
-    fn on_hip_call_on(
+    /// A HIP API callback, `gate` read once for it: at entry, the annotation context and the
+    /// device, stream and sync arguments of the call (unless capture is paused or the ceiling
+    /// reached); at exit, the device and stream state the call changed and the memory it
+    /// allocated or freed (`capture::hip_call`). `now` reads the clock for a memory fact.
+    #[inline(always)]
+    pub fn on_hip_call(
         &self,
-        l: &Local,
+        gate: Gate,
         call: &HipCall,
         args: &impl CallArgs,
         now: impl FnOnce() -> u64,
     ) {
-        let gate = self.gate();
-        let mut enter = call.phase == Phase::Enter;
-        let open = self.capture.open_calls();
-        if enter {
-            open.enter_on(l);
-            // Past the memory ceiling the call's record is dropped too: capture nothing for it.
-            // (Current device and new streams, read at EXIT, are state and still followed.)
-            if gate.capturing() {
-                if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
-                    self.set(Gate::FULL, true);
-                }
-            } else {
-                enter = false;
-            }
+        // One access to the thread's slot for everything below; none once the thread's
+        // locals are gone (a call made while the thread exits): nothing is captured.
+        local::with(move |l| match call.phase {
+            Phase::Enter => self.on_hip_enter(l, gate, call, args),
+            Phase::Exit => self.on_hip_exit(l, gate, call, args, now),
+            Phase::Other => {}
+        });
+    }
+
+    #[inline(always)]
+    fn on_hip_enter(&self, l: &Local, gate: Gate, call: &HipCall, args: &impl CallArgs) {
+        self.capture.open_calls().enter_on(l);
+        // Past the memory ceiling the call's record is dropped too: capture nothing for it.
+        // (Current device and new streams, read at EXIT, are state and still followed.)
+        if !gate.capturing() {
+            return;
         }
-        let exit = call.phase == Phase::Exit;
-        if exit {
-            open.exit_on(l);
+        if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
+            self.set(Gate::FULL, true);
         }
+        let c = &self.capture;
+        c.threads().with_current_on(l, call.thread_id, move |t| {
+            hip_call::at_entry(c.streams(), l, call, args, t);
+        });
+    }
+
+    /// The exit of a call: its open-call mark, and only for the calls whose exit tells
+    /// something (a device set, a stream created, memory allocated or freed) the thread's
+    /// state.
+    #[inline(always)]
+    fn on_hip_exit(
+        &self,
+        l: &Local,
+        gate: Gate,
+        call: &HipCall,
+        args: &impl CallArgs,
+        now: impl FnOnce() -> u64,
+    ) {
+        self.capture.open_calls().exit_on(l);
         let op = call.op;
-        let exit_matters = exit && matches!(op.role, Role::SetDevice | Role::StreamCreate);
+        let state = matches!(op.role, Role::SetDevice | Role::StreamCreate);
         // Allocations and frees are read at EXIT (the pointer an allocation returns is written
         // by the call), unless capture is paused or the ceiling reached.
-        let memory = exit && op.mem.is_some() && gate.capturing();
-        if enter || exit_matters || memory {
-            let now = if memory { now() } else { 0 };
-            let c = &self.capture;
-            c.threads().with_current_on(l, call.thread_id, |t| {
-                hip_call::apply(c.streams(), l, enter, call, args, t, now);
-            });
+        let memory = op.mem.is_some() && gate.capturing();
+        if state || memory {
+            self.on_hip_exit_state(l, call, args, if memory { now() } else { 0 });
         }
+    }
+
+    /// [`Self::on_hip_exit`] for a call whose exit changes the thread's state: out of line,
+    /// as most calls' exits do not.
+    #[inline(never)]
+    fn on_hip_exit_state(&self, l: &Local, call: &HipCall, args: &impl CallArgs, now: u64) {
+        let c = &self.capture;
+        c.threads().with_current_on(l, call.thread_id, |t| {
+            hip_call::at_exit(c.streams(), call, args, t, now);
+        });
     }
 
     /// One read of the GPUs' device counters, kept whole (a cut takes all of it or none),

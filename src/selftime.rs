@@ -34,30 +34,39 @@ impl SelfTime {
     }
 
     /// The start of an edge's work, when timing is on.
-    #[inline]
+    #[inline(always)]
     pub fn start(&self) -> Option<Instant> {
         self.on.load(Ordering::Relaxed).then(Instant::now)
     }
 
-    #[inline]
+    /// The end of a callback's work: one branch when timing is off.
+    #[inline(always)]
     pub fn callback_done(&self, t: Option<Instant>) {
         if let Some(t) = t {
-            let ns = t.elapsed().as_nanos() as u64;
-            let owner = local::address_of(&self.callbacks);
-            local::with(|l| {
-                local::with_registered(
-                    &l.times,
-                    owner,
-                    || self.callbacks.register(Default::default()),
-                    |m: &CallbackTimes| {
-                        // Written by this thread only: a load and a store, no locked add.
-                        let [calls, sum] = &m.0;
-                        calls.store(calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-                        sum.store(sum.load(Ordering::Relaxed) + ns, Ordering::Relaxed);
-                    },
-                )
-            });
+            self.callback_timed(t);
         }
+    }
+
+    /// [`Self::callback_done`] with timing on (`ROCPROF_XPLANE_LOG=debug`): out of line, so
+    /// the callbacks' inline path holds only the branch.
+    #[cold]
+    #[inline(never)]
+    fn callback_timed(&self, t: Instant) {
+        let ns = t.elapsed().as_nanos() as u64;
+        let owner = local::address_of(&self.callbacks);
+        local::with(|l| {
+            local::with_registered(
+                &l.times,
+                owner,
+                || self.callbacks.register(Default::default()),
+                |m: &CallbackTimes| {
+                    // Written by this thread only: a load and a store, no locked add.
+                    let [calls, sum] = &m.0;
+                    calls.store(calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+                    sum.store(sum.load(Ordering::Relaxed) + ns, Ordering::Relaxed);
+                },
+            )
+        });
     }
 
     #[inline]

@@ -94,17 +94,29 @@ impl Streams {
 
     /// Device and creation order of `stream` (null stream: current device, 0; a stream created
     /// before the tool: -1, 0).
+    #[inline(always)]
     pub fn stream_of(&self, t: &mut ThreadState, stream: u64) -> (i32, u64) {
         if stream == 0 {
             return (t.current_device, 0);
         }
+        // Consecutive calls of a thread mostly go to one stream: no hash for those.
+        if let Some((s, d)) = t.last_stream {
+            if s == stream && t.stream_generation == self.generation.load(Ordering::Acquire) {
+                return d;
+            }
+        }
+        self.stream_of_looked_up(t, stream)
+    }
+
+    /// [`Self::stream_of`] for a stream other than the thread's last, or after a creation.
+    #[inline(never)]
+    fn stream_of_looked_up(&self, t: &mut ThreadState, stream: u64) -> (i32, u64) {
         let generation = self.generation.load(Ordering::Acquire);
         if t.stream_generation != generation {
             t.stream_devices.clear();
             t.last_stream = None;
             t.stream_generation = generation;
         }
-        // Consecutive calls of a thread mostly go to one stream: no hash for those.
         if let Some((s, d)) = t.last_stream {
             if s == stream {
                 return d;
@@ -148,6 +160,7 @@ impl Streams {
 
     /// Records the device/stream of a launch or copy at its entry. (A push is refused only
     /// past 2^32 − 1 distinct streams on one thread, which no program reaches.)
+    #[inline]
     pub fn on_work_enter(&self, t: &mut ThreadState, correlation_id: u64, stream: u64) {
         let (device, stream_seq) = self.stream_of(t, stream);
         t.calls.push(CallFact {

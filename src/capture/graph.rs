@@ -34,14 +34,17 @@ pub fn on_launch(enter: bool, exec_id: u64) {
 /// The external id to give the next dispatch or copy the runtime creates on this thread:
 /// `Some` inside a graph launch (the node counter advances), `None` outside one.
 pub fn next_external() -> Option<u64> {
-    local::with(|l| {
-        let mut l = l.launches.borrow_mut();
-        let (exec_id, next) = l.last_mut()?;
-        let node = u32::try_from(*next).ok();
-        *next += 1;
-        Some(GraphNode::new(*exec_id, node?)?.tagged_word())
-    })
-    .flatten()
+    local::with(next_external_on).flatten()
+}
+
+/// [`next_external`], given this thread's slot.
+#[inline]
+pub(crate) fn next_external_on(l: &local::Local) -> Option<u64> {
+    let mut l = l.launches.borrow_mut();
+    let (exec_id, next) = l.last_mut()?;
+    let node = u32::try_from(*next).ok();
+    *next += 1;
+    Some(GraphNode::new(*exec_id, node?)?.tagged_word())
 }
 
 #[cfg(test)]

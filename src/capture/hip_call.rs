@@ -40,14 +40,15 @@ pub enum Phase {
 
 /// One HIP API callback: the call's table row and identity.
 #[derive(Debug, Clone, Copy)]
-pub struct HipCall {
-    pub op: HipOp,
+pub struct HipCall<'a> {
+    pub op: &'a HipOp,
     pub phase: Phase,
     pub correlation_id: u64,
     pub thread_id: u64,
 }
 
 /// The `hipStream_t` a call works on, read as its table row says (0 = null stream).
+#[inline(always)]
 fn stream_arg(args: &impl CallArgs, at: StreamArg) -> Option<u64> {
     match at {
         StreamArg::None | StreamArg::Null | StreamArg::Current => Some(0),
@@ -67,8 +68,8 @@ fn stream_arg(args: &impl CallArgs, at: StreamArg) -> Option<u64> {
 /// for an entry that captures nothing) the facts of the work the call starts; at exit, the
 /// device and stream bindings and memory facts, only when the call succeeded (HIP leaves the
 /// current device alone when `hipSetDevice` fails, and a failed `hipStreamCreate` writes no
-/// stream). `now_ns` times a memory fact.
-#[inline]
+/// stream). `now_ns` times a memory fact. (The recorder calls each side directly.)
+#[cfg(test)]
 pub(crate) fn apply(
     streams: &Streams,
     local: &Local,
@@ -78,11 +79,22 @@ pub(crate) fn apply(
     t: &mut ThreadState,
     now_ns: u64,
 ) {
-    let (op, correlation_id) = (call.op, call.correlation_id);
     if enter {
-        at_entry(streams, local, op, correlation_id, args, t);
-        return;
+        at_entry(streams, local, call, args, t);
+    } else {
+        at_exit(streams, call, args, t, now_ns);
     }
+}
+
+/// The device and stream bindings and memory facts of a call, at its exit ([`apply`]).
+pub(crate) fn at_exit(
+    streams: &Streams,
+    call: &HipCall,
+    args: &impl CallArgs,
+    t: &mut ThreadState,
+    now_ns: u64,
+) {
+    let (op, correlation_id) = (call.op, call.correlation_id);
     if args.retval() != Some(0) {
         return;
     }
@@ -105,14 +117,15 @@ pub(crate) fn apply(
 }
 
 /// The facts of the work a call starts, at its entry.
-fn at_entry(
+#[inline(always)]
+pub(crate) fn at_entry(
     streams: &Streams,
     local: &Local,
-    op: HipOp,
-    correlation_id: u64,
+    call: &HipCall,
     args: &impl CallArgs,
     t: &mut ThreadState,
 ) {
+    let (op, correlation_id) = (call.op, call.correlation_id);
     t.capture_at_api_enter(correlation_id);
     let stream = stream_arg(args, op.stream);
     match op.role {
@@ -153,7 +166,7 @@ fn at_entry(
 /// An allocation or free at its successful exit: what it allocated or released, where.
 fn at_memory_exit(
     streams: &Streams,
-    op: HipOp,
+    op: &HipOp,
     correlation_id: u64,
     args: &impl CallArgs,
     t: &mut ThreadState,

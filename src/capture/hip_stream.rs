@@ -19,15 +19,30 @@ use super::threads::Threads;
 
 /// `HIP_STREAM` SET callback: ENTER pushes, EXIT pops. An EXIT with nothing pushed (a callback
 /// lost at thread start-up) is ignored.
+#[inline]
 pub fn on_set(enter: bool, stream: u64) {
-    local::with(|l| {
-        let mut s = l.hip_streams.borrow_mut();
-        if enter {
-            s.push(stream);
-        } else {
-            s.pop();
+    local::with(|l| on_set_on(l, enter, stream));
+}
+
+/// [`on_set`], given this thread's slot. The stack's top lives in a cell of its own: a SET
+/// bracket around a call nested in no other is a compare and two stores at ENTER, a compare
+/// and a store at EXIT; only brackets nested inside another touch the stack below.
+#[inline]
+pub(crate) fn on_set_on(l: &local::Local, enter: bool, stream: u64) {
+    let depth = l.stream_depth.get();
+    if enter {
+        if depth > 0 {
+            l.streams_below.borrow_mut().push(l.stream_top.get());
         }
-    });
+        l.stream_top.set(stream);
+        l.stream_depth.set(depth + 1);
+    } else if depth > 0 {
+        if depth > 1 {
+            let below = l.streams_below.borrow_mut().pop();
+            l.stream_top.set(below.unwrap_or(0));
+        }
+        l.stream_depth.set(depth - 1);
+    }
 }
 
 /// The stream of the HIP call in progress on this thread, if the runtime reported one.
@@ -38,7 +53,7 @@ pub fn current() -> Option<u64> {
 /// [`current`], given this thread's slot.
 #[inline]
 pub(crate) fn current_on(l: &local::Local) -> Option<u64> {
-    l.hip_streams.borrow().last().copied()
+    (l.stream_depth.get() > 0).then(|| l.stream_top.get())
 }
 
 /// Notes, at a call's entry, whether its fact already names the right stream.
@@ -62,29 +77,36 @@ pub fn on_activity_request(
     thread_id: u64,
     correlation_id: u64,
 ) -> bool {
-    // One access to the thread's slot: a dispatch of a call its arguments placed (nearly
-    // every one) returns here.
-    let found = local::with(|l| {
-        if correlation_id == 0 || l.placed.get() == correlation_id {
-            return None;
-        }
-        let stream = current_on(l)?;
-        let unplaced = l.unplaced.get() == correlation_id;
-        l.placed.set(correlation_id);
-        Some((stream, unplaced))
-    });
-    let Some((stream, unplaced)) = found.flatten() else {
+    local::with(|l| on_activity_request_on(l, threads, streams, thread_id, correlation_id))
+        .unwrap_or(false)
+}
+
+/// [`on_activity_request`], given this thread's slot: a dispatch of a call its arguments
+/// placed (nearly every one) returns after one compare.
+#[inline]
+pub(crate) fn on_activity_request_on(
+    l: &local::Local,
+    threads: &Threads,
+    streams: &Streams,
+    thread_id: u64,
+    correlation_id: u64,
+) -> bool {
+    if correlation_id == 0 || l.placed.get() == correlation_id {
+        return false;
+    }
+    let Some(stream) = current_on(l) else {
         return false;
     };
-    threads
-        .with_current(thread_id, |t| {
-            if unplaced {
-                streams.restream_last(t, correlation_id, stream);
-            } else {
-                streams.on_work_enter(t, correlation_id, stream);
-            }
-        })
-        .is_some()
+    let unplaced = l.unplaced.get() == correlation_id;
+    l.placed.set(correlation_id);
+    threads.with_current_on(l, thread_id, |t| {
+        if unplaced {
+            streams.restream_last(t, correlation_id, stream);
+        } else {
+            streams.on_work_enter(t, correlation_id, stream);
+        }
+    });
+    true
 }
 
 #[cfg(test)]
@@ -107,6 +129,20 @@ mod tests {
             assert_eq!(current(), Some(0xa));
             on_set(false, 0xa);
             on_set(false, 0xa); // unbalanced EXIT: ignored
+            assert_eq!(current(), None);
+            // The null stream is a reported stream, not "none".
+            on_set(true, 0);
+            assert_eq!(current(), Some(0));
+            // Nested deeper than the stack keeps inline: each EXIT uncovers the one around it.
+            for s in 1..=9 {
+                on_set(true, 0x100 * s);
+            }
+            for s in (1..=9).rev() {
+                assert_eq!(current(), Some(0x100 * s));
+                on_set(false, 0x100 * s);
+            }
+            assert_eq!(current(), Some(0));
+            on_set(false, 0);
             assert_eq!(current(), None);
         });
     }

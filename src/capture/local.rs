@@ -53,8 +53,12 @@ pub(crate) struct Local {
     pub(super) open_depth: Cell<u32>,
     /// … and the epoch it opened in (`inflight::OpenCalls::forget_open_calls`).
     pub(super) open_epoch: Cell<u32>,
-    /// Streams of the HIP calls in progress on this thread, innermost last (`hip_stream`).
-    pub(super) hip_streams: RefCell<SmallVec<[u64; 4]>>,
+    /// How many `HIP_STREAM` SET brackets are open on this thread (`hip_stream`) …
+    pub(super) stream_depth: Cell<u32>,
+    /// … the stream of the innermost, when one is open …
+    pub(super) stream_top: Cell<u64>,
+    /// … and those of the brackets around it, innermost last (nested HIP calls only).
+    pub(super) streams_below: RefCell<SmallVec<[u64; 4]>>,
     /// Correlation id of this thread's latest call whose entry could not tell its stream; 0 =
     /// none (`hip_stream`).
     pub(super) unplaced: Cell<u64>,
@@ -75,7 +79,9 @@ impl Local {
             open_slot: Entries::new(),
             open_depth: Cell::new(0),
             open_epoch: Cell::new(0),
-            hip_streams: RefCell::new(SmallVec::new_const()),
+            stream_depth: Cell::new(0),
+            stream_top: Cell::new(0),
+            streams_below: RefCell::new(SmallVec::new_const()),
             unplaced: Cell::new(0),
             placed: Cell::new(0),
             launches: RefCell::new(SmallVec::new_const()),

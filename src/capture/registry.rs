@@ -68,6 +68,25 @@ impl Capture {
         )
     }
 
+    /// The runtime asks, on the creating thread, for the external correlation id of a dispatch
+    /// or copy of call `correlation_id`: its stream is bound when the call's entry could not
+    /// (`hip_stream::on_activity_request`), and inside a graph launch the node's attribution is
+    /// the answer (`graph::next_external`); `None` outside one. One access to the thread's slot.
+    #[inline]
+    pub fn on_external_id_request(&self, thread_id: u64, correlation_id: u64) -> Option<u64> {
+        super::local::with(|l| {
+            super::hip_stream::on_activity_request_on(
+                l,
+                &self.threads,
+                &self.streams,
+                thread_id,
+                correlation_id,
+            );
+            super::graph::next_external_on(l)
+        })
+        .flatten()
+    }
+
     /// Cuts a window at every `every`-th closing of the roctx range `name`.
     pub fn set_range_rule(&self, name: &str, every: u64) {
         self.markers.set_range_rule(name, every);

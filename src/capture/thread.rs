@@ -209,6 +209,7 @@ impl ThreadState {
 
     /// Records the annotation context of an API call at its entry: the innermost open
     /// range, if any.
+    #[inline]
     pub fn capture_at_api_enter(&mut self, correlation_id: u64) {
         if let Some(top) = self.stack.last() {
             self.scopes.push((correlation_id, top.scope_id));

@@ -21,7 +21,7 @@ use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::guard::ffi_guard;
 use crate::hip::HipOp;
-use crate::recorder::{BufferSlot, Recorder};
+use crate::recorder::{BufferSlot, Gate, Recorder};
 
 /// Runtime values of the callback-tracing kinds configured.
 #[derive(Debug, Clone, Copy, Default)]
@@ -49,7 +49,7 @@ pub struct Dispatch {
 
 impl Dispatch {
     /// The table row of HIP operation `op`, when subscribed.
-    #[inline]
+    #[inline(always)]
     fn hip_op(&self, op: i32) -> Option<&HipOp> {
         self.hip_ops.get(op as u32 as usize)?.as_ref()
     }
@@ -63,18 +63,82 @@ impl Dispatch {
     }
 }
 
+/// Where a callback of one callback-tracing kind goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Ignore,
+    HipApi,
+    HipStream,
+    Marker,
+    CodeObject,
+    HipGraph,
+}
+
+/// Kinds at or above this are never routed: the SDK's kind enums are a few dozen values, and
+/// the route table stays a few hundred bytes whatever a registration says.
+const MAX_ROUTED_KIND: u32 = 1 << 10;
+
+/// What the callbacks dispatch on once the session is set up: the session's [`Dispatch`] and
+/// the route of each callback-tracing kind, indexed by kind, so a callback makes one decision
+/// (one table read) whatever its kind.
+struct Armed {
+    dispatch: Dispatch,
+    routes: Vec<Route>,
+}
+
+impl Armed {
+    fn new(dispatch: Dispatch) -> Armed {
+        let k = &dispatch.callback_kinds;
+        let mut routes = Vec::new();
+        // Lowest priority first: a kind configured for two services goes where the first of
+        // HIP API, HIP stream, marker, code object, HIP graph says.
+        for (kind, route) in [
+            (k.hip_graph, Route::HipGraph),
+            (k.code_object, Route::CodeObject),
+            (k.marker_api, Route::Marker),
+            (k.hip_stream, Route::HipStream),
+            (k.hip_api, Route::HipApi),
+        ] {
+            let Some(kind) = kind else {
+                continue;
+            };
+            if kind >= MAX_ROUTED_KIND {
+                crate::log_warn!(
+                    "callback-tracing kind {kind} is past the {MAX_ROUTED_KIND} the tool routes: its callbacks ({route:?}) are ignored"
+                );
+                continue;
+            }
+            let i = kind as usize;
+            if routes.len() <= i {
+                routes.resize(i + 1, Route::Ignore);
+            }
+            routes[i] = route;
+        }
+        Armed { dispatch, routes }
+    }
+
+    /// Where a callback of `kind` goes.
+    #[inline(always)]
+    fn route(&self, kind: u32) -> Route {
+        self.routes
+            .get(kind as usize)
+            .copied()
+            .unwrap_or(Route::Ignore)
+    }
+}
+
 /// What every callback's user data points to: the recorder, and what to dispatch on once the
 /// session is set up (until then a callback counts its records as early and returns).
 #[derive(Default)]
 pub struct Tracer {
     pub recorder: Recorder,
-    dispatch: OnceLock<Dispatch>,
+    armed: OnceLock<Armed>,
 }
 
 impl Tracer {
     /// Callbacks start dispatching.
     pub fn arm(&self, dispatch: Dispatch) {
-        let _ = self.dispatch.set(dispatch);
+        let _ = self.armed.set(Armed::new(dispatch));
     }
 
     /// The user data the SDK passes back to our callbacks.
@@ -180,7 +244,7 @@ pub unsafe extern "C" fn buffer_callback(
         if r.gate().forked() {
             return;
         }
-        let Some(d) = t.dispatch.get() else {
+        let Some(Armed { dispatch: d, .. }) = t.armed.get() else {
             r.early(num_headers as u64);
             return;
         };
@@ -223,7 +287,10 @@ macro_rules! tracing_trampoline {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
             let timer = t.recorder.selftime().start();
-            ffi_guard($what, (), || {
+            // Read where it lies (the runtime passed it on the stack), through one reference:
+            // the guarded closure captures that alone (`move`), not one pointer per field.
+            let record = &record;
+            ffi_guard($what, (), move || {
                 let r = CallbackRecord {
                     thread_id: record.thread_id,
                     correlation_id: record.correlation_id.internal,
@@ -233,7 +300,7 @@ macro_rules! tracing_trampoline {
                     payload: record.payload,
                 };
                 // SAFETY: the runtime's record of this callback, its payload valid for it.
-                unsafe { on_callback(t, &r) }
+                unsafe { on_callback(t, r) }
             });
             t.recorder.selftime().callback_done(timer);
         }
@@ -272,64 +339,113 @@ fn tracing_callback_for(abi: Abi) -> sys::rocprofiler_callback_tracing_cb_any_t 
     }
 }
 
-/// One callback-tracing callback, by kind.
+/// One callback-tracing callback, by kind: one gate load, one route read. The record comes by
+/// value, its fields kept in registers on the inline paths (HIP API, HIP stream); the
+/// out-of-line kinds take their own copy.
 ///
 /// # Safety
 /// `r` is the runtime's record of this callback, its payload valid for the callback.
-unsafe fn on_callback(t: &Tracer, r: &CallbackRecord) {
+#[inline(always)]
+unsafe fn on_callback(t: &Tracer, r: CallbackRecord) {
     let rec = &t.recorder;
-    if rec.gate().forked() {
+    let gate = rec.gate();
+    if gate.forked() {
         return;
     }
-    let Some(d) = t.dispatch.get() else {
+    let Some(a) = t.armed.get() else {
         rec.early(1);
         return;
     };
-    let k = Some(r.kind);
+    match a.route(r.kind) {
+        // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
+        Route::HipApi => unsafe { on_hip_api(&a.dispatch, rec, gate, &r) },
+        // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
+        Route::HipStream => unsafe { on_hip_stream(rec, &r) },
+        // SAFETY: a MARKER_CORE_API record (routed by its kind), payload valid (contract).
+        Route::Marker => unsafe { on_marker(&a.dispatch, rec, r) },
+        // SAFETY: a CODE_OBJECT record (routed by its kind), payload valid (contract).
+        Route::CodeObject => unsafe { on_code_object(rec, r) },
+        // SAFETY: a HIP_GRAPH record (routed by its kind), payload valid (contract).
+        Route::HipGraph => unsafe { on_hip_graph(rec, r) },
+        Route::Ignore => {}
+    }
+}
+
+/// A HIP API callback: the operation's table row, when subscribed, and the call's arguments to
+/// the recorder.
+///
+/// # Safety
+/// `r` is a HIP_RUNTIME_API record, its payload valid for the callback.
+#[inline(always)]
+unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecord) {
+    let Some(op) = d.hip_op(r.operation) else {
+        return;
+    };
+    let call = HipCall {
+        op,
+        phase: r.hip_phase(),
+        correlation_id: r.correlation_id,
+        thread_id: r.thread_id,
+    };
+    // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
+    let args = unsafe { HipApiArgs::new(r.payload, rec) };
+    rec.on_hip_call(gate, &call, &args, || d.clock.now());
+}
+
+/// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream.
+///
+/// # Safety
+/// `r` is a HIP_STREAM record, its payload valid for the callback.
+#[inline(always)]
+unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord) {
+    type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
+    let op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
+    // SAFETY: a HIP_STREAM payload is a `Data` that starts with its u64 size (the SDK's
+    // contract for this kind); `stream_value` (the raw `hipStream_t`) is a u64 inside it.
+    let bracket =
+        unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, stream_value)) };
+    if let Some((enter, stream)) = bracket {
+        crate::capture::hip_stream::on_set(enter, stream);
+    }
+}
+
+/// A roctx callback (MARKER_CORE_API).
+///
+/// # Safety
+/// `r` is a MARKER_CORE_API record, its payload valid for the callback.
+#[inline(never)]
+unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: CallbackRecord) {
     let c = rec.capture();
-    if k == d.callback_kinds.hip_api {
-        let Some(op) = d.hip_op(r.operation) else {
-            return;
-        };
-        let call = HipCall {
-            op: *op,
-            phase: r.hip_phase(),
-            correlation_id: r.correlation_id,
-            thread_id: r.thread_id,
-        };
-        // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
-        let args = unsafe { HipApiArgs::new(r.payload, rec) };
-        rec.on_hip_call(&call, &args, || d.clock.now());
-    } else if k == d.callback_kinds.hip_stream {
-        // HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream.
-        type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
-        let op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
-        // SAFETY: a HIP_STREAM payload is a `Data` that starts with its u64 size (the SDK's
-        // contract for this kind); `stream_value` (the raw `hipStream_t`) is a u64 inside it.
-        let bracket =
-            unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, stream_value)) };
-        if let Some((enter, stream)) = bracket {
-            crate::capture::hip_stream::on_set(enter, stream);
-        }
-    } else if k == d.callback_kinds.marker_api {
-        // SAFETY: a MARKER_CORE_API payload (this function's contract).
-        unsafe { payload::with_marker_call(r, rec, || d.clock.now(), |call| c.on_marker(call)) };
-    } else if k == d.callback_kinds.code_object {
-        // SAFETY: a CODE_OBJECT payload (this function's contract).
-        if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(r, rec) } {
-            c.symbols().register(id, &name, symbol);
-        }
-    } else if k == d.callback_kinds.hip_graph {
-        // HIP_GRAPH (SDK 1.3.0+): EXEC_LAUNCH brackets a graph launch's dispatches.
-        type Data = sys::rocprofiler_callback_tracing_hip_graph_data_t;
-        let op = sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32;
-        // SAFETY: a HIP_GRAPH payload is a `Data` that starts with its u64 size (the SDK's
-        // contract for this kind); `graph_exec_id` is a one-u64 handle inside it.
-        let bracket =
-            unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, graph_exec_id)) };
-        if let Some((enter, exec_id)) = bracket {
-            crate::capture::graph::on_launch(enter, exec_id);
-        }
+    // SAFETY: a MARKER_CORE_API payload (this function's contract).
+    unsafe { payload::with_marker_call(&r, rec, || d.clock.now(), |call| c.on_marker(call)) };
+}
+
+/// A code-object callback: kernel symbols.
+///
+/// # Safety
+/// `r` is a CODE_OBJECT record, its payload valid for the callback.
+#[inline(never)]
+unsafe fn on_code_object(rec: &Recorder, r: CallbackRecord) {
+    // SAFETY: a CODE_OBJECT payload (this function's contract).
+    if let Some((id, name, symbol)) = unsafe { payload::kernel_symbol(&r, rec) } {
+        rec.capture().symbols().register(id, &name, symbol);
+    }
+}
+
+/// HIP_GRAPH (SDK 1.3.0+): EXEC_LAUNCH brackets a graph launch's dispatches.
+///
+/// # Safety
+/// `r` is a HIP_GRAPH record, its payload valid for the callback.
+#[inline(never)]
+unsafe fn on_hip_graph(rec: &Recorder, r: CallbackRecord) {
+    type Data = sys::rocprofiler_callback_tracing_hip_graph_data_t;
+    let op = sys::ROCPROFILER_HIP_GRAPH_OPERATION_EXEC_LAUNCH as i32;
+    // SAFETY: a HIP_GRAPH payload is a `Data` that starts with its u64 size (the SDK's
+    // contract for this kind); `graph_exec_id` is a one-u64 handle inside it.
+    let bracket =
+        unsafe { payload::bracket_u64::<Data>(&r, rec, op, offset_of!(Data, graph_exec_id)) };
+    if let Some((enter, exec_id)) = bracket {
+        crate::capture::graph::on_launch(enter, exec_id);
     }
 }
 
@@ -360,8 +476,7 @@ pub unsafe extern "C" fn external_id_request(
             return 1;
         }
         let c = t.recorder.capture();
-        c.on_activity_request(thread_id, internal_corr_id_value);
-        match crate::capture::graph::next_external() {
+        match c.on_external_id_request(thread_id, internal_corr_id_value) {
             Some(v) if !external.is_null() => {
                 // SAFETY: non-null out-parameter the runtime passed for this request.
                 unsafe { (*external).value = v };
@@ -377,6 +492,55 @@ pub unsafe extern "C" fn external_id_request(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn armed(kinds: CallbackKinds) -> Armed {
+        Armed::new(Dispatch {
+            abi: Abi::V1,
+            buffer_kinds: BufferKinds::default(),
+            callback_kinds: kinds,
+            hip_ops: Vec::new(),
+            buffers: Vec::new(),
+            clock: Functions::from_process().clock(),
+        })
+    }
+
+    #[test]
+    fn each_kind_routes_to_its_service_and_others_are_ignored() {
+        let a = armed(CallbackKinds {
+            hip_api: Some(2),
+            marker_api: Some(4),
+            code_object: Some(1),
+            hip_stream: Some(20),
+            hip_graph: Some(30),
+        });
+        assert_eq!(a.route(2), Route::HipApi);
+        assert_eq!(a.route(4), Route::Marker);
+        assert_eq!(a.route(1), Route::CodeObject);
+        assert_eq!(a.route(20), Route::HipStream);
+        assert_eq!(a.route(30), Route::HipGraph);
+        for other in [0, 3, 19, 21, 31, u32::MAX] {
+            assert_eq!(a.route(other), Route::Ignore, "kind {other}");
+        }
+        // Nothing configured: every kind is ignored.
+        let none = armed(CallbackKinds::default());
+        assert!((0..64).all(|k| none.route(k) == Route::Ignore));
+    }
+
+    #[test]
+    fn a_kind_named_for_two_services_goes_to_the_first_and_huge_kinds_nowhere() {
+        // The order a chain of checks had: HIP API, HIP stream, marker, code object, graph.
+        let a = armed(CallbackKinds {
+            hip_api: Some(5),
+            hip_stream: Some(5),
+            marker_api: Some(6),
+            hip_graph: Some(6),
+            code_object: Some(MAX_ROUTED_KIND),
+        });
+        assert_eq!(a.route(5), Route::HipApi);
+        assert_eq!(a.route(6), Route::Marker);
+        assert_eq!(a.route(MAX_ROUTED_KIND), Route::Ignore);
+        assert!(a.routes.len() <= 7, "the table spans the kinds configured");
+    }
 
     #[test]
     fn each_abi_gets_the_trampoline_of_its_own_layout() {

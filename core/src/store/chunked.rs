@@ -68,18 +68,29 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         Self::default()
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
             // At most MAX in a chunk whatever room it was given: positions count on it.
-            Some(c) if c.len() < c.capacity().min(MAX) => c.push(value),
-            last => {
-                let room = last.map_or(FIRST_CHUNK, |c| c.capacity() * 2).min(MAX);
-                let mut c = Vec::with_capacity(room.max(1));
+            Some(c) if c.len() < c.capacity().min(MAX) => {
                 c.push(value);
-                self.chunks.push(c);
+                self.len += 1;
             }
+            _ => self.push_to_new_chunk(value),
         }
+    }
+
+    /// [`Self::push`] when the last chunk is full (or there is none): once per chunk.
+    #[inline(never)]
+    fn push_to_new_chunk(&mut self, value: T) {
+        let room = self
+            .chunks
+            .last()
+            .map_or(FIRST_CHUNK, |c| c.capacity() * 2)
+            .min(MAX);
+        let mut c = Vec::with_capacity(room.max(1));
+        c.push(value);
+        self.chunks.push(c);
         self.len += 1;
     }
 

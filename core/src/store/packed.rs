@@ -71,7 +71,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
 
     /// Appends `value`; `false` (nothing stored) only when the table already has 2^32 − 1
     /// entries, which the memory ceiling stops long before (callers count it as a drop).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, value: T) -> bool {
         let (each, shared) = value.split();
         let Some(at) = self.intern(shared) else {
@@ -90,11 +90,17 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn intern(&mut self, shared: T::Shared) -> Option<u32> {
         if self.table.get(self.last as usize) == Some(&shared) {
             return Some(self.last);
         }
+        self.intern_new(shared)
+    }
+
+    /// [`Self::intern`] for a record that does not repeat the previous one's entry.
+    #[inline(never)]
+    fn intern_new(&mut self, shared: T::Shared) -> Option<u32> {
         let at = match self.index.get(&shared) {
             Some(&at) => at,
             None => {

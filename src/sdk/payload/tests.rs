@@ -22,7 +22,7 @@ unsafe fn apply_hip_call(
 ) {
     let recorder = Recorder::default();
     let call = HipCall {
-        op,
+        op: &op,
         phase: if enter { Phase::Enter } else { Phase::Exit },
         correlation_id: corr,
         thread_id: 1,
