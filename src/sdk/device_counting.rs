@@ -97,10 +97,7 @@ impl Functions {
         agent: u64,
         config: &'static AgentConfig,
     ) -> Result<(), SdkError> {
-        let mut last = Err(super::status::absent(
-            "rocprofiler_configure_device_counting_service",
-        ));
-        for (f, name) in [
+        let spellings = [
             (
                 self.configure_device_counting,
                 "rocprofiler_configure_device_counting_service",
@@ -109,30 +106,28 @@ impl Functions {
                 self.configure_agent_profile_counting,
                 "rocprofiler_configure_agent_profile_counting_service",
             ),
-        ] {
-            let Some(f) = f else { continue };
-            // SAFETY: `set_agent_config` has the service callback's signature and reads its
-            // user data as the `&'static AgentConfig` passed here.
-            let code = unsafe {
-                f(
-                    sys::rocprofiler_context_id_t {
-                        handle: ctx.handle(),
-                    },
-                    sys::rocprofiler_buffer_id_t {
-                        handle: buffer.handle(),
-                    },
-                    sys::rocprofiler_agent_id_t { handle: agent },
-                    Some(set_agent_config),
-                    config as *const AgentConfig as *mut c_void,
-                )
-            };
-            match self.check(code, || format!("{name}({agent:#x})")) {
-                Ok(()) => return Ok(()),
-                Err(e) if e.is("NOT_IMPLEMENTED") => last = Err(e),
-                Err(e) => return Err(e),
-            }
-        }
-        last
+        ];
+        self.first_spelling(
+            spellings,
+            |name| format!("{name}({agent:#x})"),
+            |f| {
+                // SAFETY: `set_agent_config` has the service callback's signature and reads
+                // its user data as the `&'static AgentConfig` passed here.
+                unsafe {
+                    f(
+                        sys::rocprofiler_context_id_t {
+                            handle: ctx.handle(),
+                        },
+                        sys::rocprofiler_buffer_id_t {
+                            handle: buffer.handle(),
+                        },
+                        sys::rocprofiler_agent_id_t { handle: agent },
+                        Some(set_agent_config),
+                        config as *const AgentConfig as *mut c_void,
+                    )
+                }
+            },
+        )
     }
 
     /// One synchronous read of `ctx`'s counters into its buffer (1.x: no output array).

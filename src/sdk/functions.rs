@@ -235,6 +235,28 @@ impl Functions {
         check_with(code, call, |c| self.status_name(c))
     }
 
+    /// Calls the first of a function's two spellings (1.x, then 0.x) that this library has
+    /// and implements: `call` makes the C call with it and returns its status; a spelling
+    /// answering NOT_IMPLEMENTED passes to the next, as does one the library lacks. A failure
+    /// is named by `describe(spelling)`.
+    pub(super) fn first_spelling<F: Copy>(
+        &self,
+        spellings: [(Option<F>, &'static str); 2],
+        describe: impl Fn(&str) -> String,
+        mut call: impl FnMut(F) -> sys::rocprofiler_status_t,
+    ) -> Result<(), SdkError> {
+        let mut last = Err(absent(spellings[0].1));
+        for (f, name) in spellings {
+            let Some(f) = f else { continue };
+            match self.check(call(f), || describe(name)) {
+                Ok(()) => return Ok(()),
+                Err(e) if e.is("NOT_IMPLEMENTED") => last = Err(e),
+                Err(e) => return Err(e),
+            }
+        }
+        last
+    }
+
     /// A new context (only inside `initialize`, the window the SDK allows it in).
     pub fn create_context(&self) -> Result<Context, SdkError> {
         let create = self

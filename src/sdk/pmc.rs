@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys as sys;
 
 use super::functions::{Buffer, Context, Functions};
-use super::status::SdkError;
+use super::status::{absent, SdkError};
 use crate::guard::ffi_guard;
 use crate::model::events::{AgentInfo, AgentType, CounterDispatch, CounterSample, CounterValue};
 
@@ -76,7 +76,7 @@ impl Functions {
     pub fn agent_counters(&self, agent: u64) -> Result<Vec<CounterInfo>, SdkError> {
         let iterate = self
             .iterate_agent_supported_counters
-            .ok_or_else(|| missing("rocprofiler_iterate_agent_supported_counters"))?;
+            .ok_or_else(|| absent("rocprofiler_iterate_agent_supported_counters"))?;
         unsafe extern "C" fn collect(
             _agent: sys::rocprofiler_agent_id_t,
             counters: *mut sys::rocprofiler_counter_id_t,
@@ -190,8 +190,8 @@ impl Functions {
             .iter()
             .map(|&handle| sys::rocprofiler_counter_id_t { handle })
             .collect();
-        let mut last = Err(missing("rocprofiler_create_counter_config"));
-        for (f, name) in [
+        let mut config = sys::rocprofiler_counter_config_id_t { handle: 0 };
+        let spellings = [
             (
                 self.create_counter_config,
                 "rocprofiler_create_counter_config",
@@ -200,25 +200,23 @@ impl Functions {
                 self.create_profile_config,
                 "rocprofiler_create_profile_config",
             ),
-        ] {
-            let Some(f) = f else { continue };
-            let mut config = sys::rocprofiler_counter_config_id_t { handle: 0 };
-            // SAFETY: `ids` holds `ids.len()` counter ids; `config` is writable.
-            let code = unsafe {
-                f(
-                    sys::rocprofiler_agent_id_t { handle: agent },
-                    ids.as_mut_ptr(),
-                    ids.len(),
-                    &mut config,
-                )
-            };
-            match self.check(code, || format!("{name}({agent:#x})")) {
-                Ok(()) => return Ok(config.handle),
-                Err(e) if e.is("NOT_IMPLEMENTED") => last = Err(e),
-                Err(e) => return Err(e),
-            }
-        }
-        last
+        ];
+        self.first_spelling(
+            spellings,
+            |name| format!("{name}({agent:#x})"),
+            |f| {
+                // SAFETY: `ids` holds `ids.len()` counter ids; `config` is writable.
+                unsafe {
+                    f(
+                        sys::rocprofiler_agent_id_t { handle: agent },
+                        ids.as_mut_ptr(),
+                        ids.len(),
+                        &mut config,
+                    )
+                }
+            },
+        )?;
+        Ok(config.handle)
     }
 
     /// Configures the buffered dispatch counting service of `ctx` into `buffer`, the dispatch
@@ -229,10 +227,7 @@ impl Functions {
         buffer: Buffer,
         plan: &'static CountingPlan,
     ) -> Result<(), SdkError> {
-        let mut last = Err(missing(
-            "rocprofiler_configure_buffer_dispatch_counting_service",
-        ));
-        for (f, name) in [
+        let spellings = [
             (
                 self.configure_buffer_dispatch_counting,
                 "rocprofiler_configure_buffer_dispatch_counting_service",
@@ -241,11 +236,11 @@ impl Functions {
                 self.configure_buffered_dispatch_profile_counting,
                 "rocprofiler_configure_buffered_dispatch_profile_counting_service",
             ),
-        ] {
-            let Some(f) = f else { continue };
+        ];
+        self.first_spelling(spellings, str::to_string, |f| {
             // SAFETY: `dispatch_counting_cb` has the dispatch callback's signature and reads
             // its argument as the `&'static CountingPlan` passed here.
-            let code = unsafe {
+            unsafe {
                 f(
                     sys::rocprofiler_context_id_t {
                         handle: ctx.handle(),
@@ -256,14 +251,8 @@ impl Functions {
                     Some(dispatch_counting_cb),
                     plan as *const CountingPlan as *mut c_void,
                 )
-            };
-            match self.check(code, || name.to_string()) {
-                Ok(()) => return Ok(()),
-                Err(e) if e.is("NOT_IMPLEMENTED") => last = Err(e),
-                Err(e) => return Err(e),
             }
-        }
-        last
+        })
     }
 
     /// The counter of a delivered record's instance id.
@@ -273,14 +262,6 @@ impl Functions {
         // SAFETY: `id` is writable.
         let code = unsafe { query(instance, &mut id) };
         (code == sys::ROCPROFILER_STATUS_SUCCESS).then_some(id.handle)
-    }
-}
-
-fn missing(name: &str) -> SdkError {
-    SdkError {
-        call: name.to_string(),
-        code: u32::MAX,
-        name: Some("not in this SDK".into()),
     }
 }
 
