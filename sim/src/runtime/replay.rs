@@ -443,6 +443,7 @@ impl Replay {
         super::device_counting::set_timeline(self.kernel_timeline());
         state::set_main_external_timeline(self.main_external_timeline());
         super::host_clock::wait_for_start();
+        super::cli::attach_before_the_clock();
         let started = *self.wall_start.get_or_init(std::time::Instant::now);
         let _ = REPLAY_STARTED.set(started);
         let device = {
