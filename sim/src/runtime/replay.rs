@@ -590,7 +590,14 @@ impl Replay {
             load_code_object(co, tid);
         }
         let pace = self.plan.delivery.real_time;
-        for (j, op) in self.plan.threads[t].ops.iter().enumerate() {
+        let ops = &self.plan.threads[t].ops;
+        for (j, op) in ops.iter().enumerate() {
+            if end_requested() {
+                // The calls left are never made: whatever waits on them goes on.
+                lock(&self.progress)[t] = ops.len();
+                self.progress_cv.notify_all();
+                break;
+            }
             if pace > 0.0 {
                 self.wait_for_wall_time(op.start_ns, pace);
             }
@@ -1376,6 +1383,11 @@ impl Replay {
                 next_barrier += 1;
             }
             let Some(enq) = self.submitted(g) else {
+                if ENDED_EARLY.load(std::sync::atomic::Ordering::Acquire) {
+                    // The replay ended early (`ROCPROF_SIM_END_FILE`): nothing later was
+                    // launched.
+                    break;
+                }
                 eprintln!("rocprof-sim: activity {g} was never submitted (skipped)");
                 continue;
             };
@@ -1789,6 +1801,35 @@ impl CopyPayload {
             &mut self.v0 as *mut _ as *mut c_void
         }
     }
+}
+
+/// `ROCPROF_SIM_END_FILE`: once this file exists, every application thread ends its replay
+/// before its next call (the calls left are never made), so a test can end a long paced run
+/// when it has seen what it needs, however slowly a loaded machine let it get there.
+const END_FILE: &str = "ROCPROF_SIM_END_FILE";
+
+/// The replay was ended early through `END_FILE`.
+static ENDED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether `END_FILE` asks the replay to end now (said once on stderr).
+fn end_requested() -> bool {
+    static PATH: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let Some(path) = PATH.get_or_init(|| std::env::var_os(END_FILE).map(Into::into)) else {
+        return false;
+    };
+    if ENDED_EARLY.load(std::sync::atomic::Ordering::Acquire) {
+        return true;
+    }
+    if !path.exists() {
+        return false;
+    }
+    if !ENDED_EARLY.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        eprintln!(
+            "rocprof-sim: {} exists: the replay ends before its remaining calls",
+            path.display()
+        );
+    }
+    true
 }
 
 /// When the (first) replay of this process began: the origin of `--attach-window` times.
