@@ -197,15 +197,21 @@ calls = [
 /// (`ROCPROF_XPLANE_RING_SECONDS=1`, plus at most a segment), and within it nothing is
 /// missing (the steady 10.5 ms step leaves no gap longer than a step on the compute stream,
 /// where a lost segment would leave 100 ms). Launch arrows still meet across segment cuts. A
-/// second start, and snapshot or stop with no session, answer as the protocol says.
+/// second start, and snapshot or stop with no session, answer as the protocol says. The run
+/// (26 s at most) goes on until the test is done with it (`ROCPROF_SIM_END_FILE`): each call of
+/// xprof's client starts a Python process, which on a loaded machine took long enough that a
+/// run of fixed length had ended before the first snapshot.
 #[test]
 fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
     if !support::xprof::available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
+    let end = tmp.path().join("end");
     let served = Served::start(
-        Direct::new(&live(tmp.path(), 60), "1.0.0").env("ROCPROF_XPLANE_RING_SECONDS", "1"),
+        Direct::new(&live(tmp.path(), 250), "1.0.0")
+            .env("ROCPROF_XPLANE_RING_SECONDS", "1")
+            .env("ROCPROF_SIM_END_FILE", &end),
     );
     let addr = served.addr.clone();
     let logdir = tmp.path().join("logdir");
@@ -237,6 +243,7 @@ fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
         r["error"].as_str().unwrap_or("").contains("NOT_FOUND"),
         "{r}"
     );
+    std::fs::write(&end, "").unwrap();
     let (ok, stderr) = served.finish();
     assert!(ok, "{stderr}");
 
@@ -265,10 +272,31 @@ fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
         assert!(worst < 60_000_000, "{f:?}: a {worst} ns hole");
         assert!(starts[0].0 > last_end - 1_600_000_000);
         last_end = starts.last().unwrap().1;
-        let flows = support::xspace::counter(&s, "activities_without_api");
+        // A kernel shown without its launch lies at an edge of the ring: launched before the
+        // kept time (its call's segment let go), or at the snapshot's cut, where the kernel
+        // buffer's flush came after the API buffer's and took kernels whose calls' records
+        // were not delivered yet. How many depends on how long the machine delays those
+        // flushes; between segments none is parted from its launch. One thread launches onto
+        // one stream in order, so the edge ones are a run at either end of the kernels by time.
+        let mut by_time = support::xspace::kernels(&s);
+        by_time.sort_by_key(|e| e.start_ps());
+        let orphan: Vec<bool> = by_time
+            .iter()
+            .map(|e| e.stat("orphan_correlation_id").is_some())
+            .collect();
+        let head = orphan.iter().take_while(|&&o| o).count();
+        let tail = orphan[head..].iter().rev().take_while(|&&o| o).count();
+        let parted = orphan[head..orphan.len() - tail]
+            .iter()
+            .filter(|&&o| o)
+            .count();
+        assert_eq!(
+            parted, 0,
+            "{f:?}: {parted} kernels lost their launch across segments ({head} at the start and {tail} at the end without theirs)"
+        );
         assert!(
-            flows <= 2,
-            "{f:?}: {flows} kernels lost their launch across segments"
+            support::xspace::counter(&s, "activities_without_api") >= (head + tail) as u64,
+            "{f:?}"
         );
         let x = support::xprof::summary(f, &support::paths::host_of(f));
         assert_eq!(x["errors"], serde_json::json!({}), "{x}");
