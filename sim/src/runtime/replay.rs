@@ -591,7 +591,11 @@ impl Replay {
         }
         let pace = self.plan.delivery.real_time;
         let ops = &self.plan.threads[t].ops;
+        let hold_at = hold_file().map(|_| ops.len() / 2);
         for (j, op) in ops.iter().enumerate() {
+            if hold_at == Some(j) {
+                wait_for_hold_file();
+            }
             if end_requested() {
                 // The calls left are never made: whatever waits on them goes on.
                 lock(&self.progress)[t] = ops.len();
@@ -1830,6 +1834,27 @@ fn end_requested() -> bool {
         );
     }
     true
+}
+
+/// `ROCPROF_SIM_HOLD_FILE`: every application thread waits before its middle call until this
+/// file exists, so a test can see what a tool did with the first half of a run (a capture
+/// window written, say) before the second half begins, however slowly a loaded machine runs
+/// the tool's own thread.
+const HOLD_FILE: &str = "ROCPROF_SIM_HOLD_FILE";
+
+fn hold_file() -> Option<&'static std::path::Path> {
+    static PATH: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| std::env::var_os(HOLD_FILE).map(Into::into))
+        .as_deref()
+}
+
+fn wait_for_hold_file() {
+    let Some(path) = hold_file() else {
+        return;
+    };
+    while !path.exists() && !end_requested() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
 }
 
 /// When the (first) replay of this process began: the origin of `--attach-window` times.
