@@ -656,6 +656,17 @@ impl Replay {
     fn wait_for_wall_time(&self, start_ns: u64, pace: f64) {
         let base = *self.wall_start.get_or_init(std::time::Instant::now);
         let target = base + std::time::Duration::from_nanos((start_ns as f64 * pace) as u64);
+        if end_file_set() {
+            // Ended early (`END_FILE`) in the middle of a long wait too.
+            while !end_requested() {
+                let now = std::time::Instant::now();
+                if target <= now {
+                    break;
+                }
+                std::thread::sleep((target - now).min(std::time::Duration::from_millis(10)));
+            }
+            return;
+        }
         let now = std::time::Instant::now();
         if target > now {
             std::thread::sleep(target - now);
@@ -1815,10 +1826,19 @@ const END_FILE: &str = "ROCPROF_SIM_END_FILE";
 /// The replay was ended early through `END_FILE`.
 static ENDED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+fn end_file() -> Option<&'static std::path::Path> {
+    static PATH: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| std::env::var_os(END_FILE).map(Into::into))
+        .as_deref()
+}
+
+fn end_file_set() -> bool {
+    end_file().is_some()
+}
+
 /// Whether `END_FILE` asks the replay to end now (said once on stderr).
 fn end_requested() -> bool {
-    static PATH: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
-    let Some(path) = PATH.get_or_init(|| std::env::var_os(END_FILE).map(Into::into)) else {
+    let Some(path) = end_file() else {
         return false;
     };
     if ENDED_EARLY.load(std::sync::atomic::Ordering::Acquire) {
