@@ -126,7 +126,12 @@ fn tracer_levels_and_an_empty_window() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let served = Served::start(Direct::new(&live(tmp.path(), 40), "1.0.0"));
+    // Each run goes on until the test is done with it (`ROCPROF_SIM_END_FILE`): a call of
+    // xprof's client starts a Python process, slow on a loaded machine.
+    let end = tmp.path().join("end");
+    let served = Served::start(
+        Direct::new(&live(tmp.path(), 250), "1.0.0").env("ROCPROF_SIM_END_FILE", &end),
+    );
     let logdir = tmp.path().join("logdir");
     let opts = r#"{"session_id": "device_only", "host_tracer_level": 0}"#;
     let r = client(&[
@@ -148,6 +153,7 @@ fn tracer_levels_and_an_empty_window() {
         opts,
     ]);
     assert_eq!(r["ok"], true, "{r}");
+    std::fs::write(&end, "").unwrap();
     let (ok, stderr) = served.finish();
     assert!(ok, "{stderr}");
     let runs = captured(&logdir);
@@ -158,10 +164,13 @@ fn tracer_levels_and_an_empty_window() {
     assert_eq!(kernels_of(&host_only), 0);
     assert!(!host_api_events(&host_only).is_empty());
 
-    // A process idle during the window (one kernel, 3 s of host time, one kernel).
+    // A process idle during the window (one kernel, up to 60 s of host time until the test
+    // ends it, one kernel).
     let idle_toml = tmp.path().join("idle.toml");
     std::fs::write(&idle_toml, IDLE).unwrap();
-    let idle = Served::start(Direct::new(&idle_toml, "1.0.0"));
+    let idle_end = tmp.path().join("idle_end");
+    let idle =
+        Served::start(Direct::new(&idle_toml, "1.0.0").env("ROCPROF_SIM_END_FILE", &idle_end));
     std::thread::sleep(Duration::from_millis(300));
     let r = client(&["trace", &idle.addr, logdir.to_str().unwrap(), "300", "2"]);
     assert_eq!(r["ok"], false, "{r}");
@@ -169,6 +178,7 @@ fn tracer_levels_and_an_empty_window() {
         r["error"].as_str().unwrap().contains("No trace event"),
         "{r}"
     );
+    std::fs::write(&idle_end, "").unwrap();
     let (ok, stderr) = idle.finish();
     assert!(ok, "{stderr}");
 }
@@ -187,7 +197,7 @@ dur_us = 100
 name = "t"
 calls = [
   { op = "launch", kernel = "k" },
-  { op = "sleep", us = 3000000 },
+  { repeat = 6, calls = [{ op = "sleep", us = 10000000 }] },
   { op = "launch", kernel = "k" },
 ]
 "#;
@@ -313,8 +323,11 @@ fn the_flight_recorder_stays_within_its_memory_bound() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
+    // The run goes on until the test is done with it (`ROCPROF_SIM_END_FILE`).
+    let end = tmp.path().join("end");
     let served = Served::start(
-        Direct::new(&live(tmp.path(), 45), "1.0.0")
+        Direct::new(&live(tmp.path(), 250), "1.0.0")
+            .env("ROCPROF_SIM_END_FILE", &end)
             .env("ROCPROF_XPLANE_CONTINUOUS", "1")
             .env("ROCPROF_XPLANE_RING_SECONDS", "60")
             .env("ROCPROF_XPLANE_RING_MEMORY", "64k"),
@@ -323,6 +336,7 @@ fn the_flight_recorder_stays_within_its_memory_bound() {
     let logdir = tmp.path().join("logdir");
     let r = client(&["snapshot", &served.addr, logdir.to_str().unwrap()]);
     assert_eq!(r["ok"], true, "{r}");
+    std::fs::write(&end, "").unwrap();
     let (ok, stderr) = served.finish();
     assert!(ok, "{stderr}");
     let runs = captured(&logdir);
