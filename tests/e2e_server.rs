@@ -126,7 +126,12 @@ fn tracer_levels_and_an_empty_window() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let served = Served::start(Direct::new(&live(tmp.path(), 40), "1.0.0"));
+    // Each run goes on until the test is done with it (`ROCPROF_SIM_END_FILE`): a call of
+    // xprof's client starts a Python process, slow on a loaded machine.
+    let end = tmp.path().join("end");
+    let served = Served::start(
+        Direct::new(&live(tmp.path(), 250), "1.0.0").env("ROCPROF_SIM_END_FILE", &end),
+    );
     let logdir = tmp.path().join("logdir");
     let opts = r#"{"session_id": "device_only", "host_tracer_level": 0}"#;
     let r = client(&[
@@ -148,6 +153,7 @@ fn tracer_levels_and_an_empty_window() {
         opts,
     ]);
     assert_eq!(r["ok"], true, "{r}");
+    std::fs::write(&end, "").unwrap();
     let (ok, stderr) = served.finish();
     assert!(ok, "{stderr}");
     let runs = captured(&logdir);
@@ -158,10 +164,13 @@ fn tracer_levels_and_an_empty_window() {
     assert_eq!(kernels_of(&host_only), 0);
     assert!(!host_api_events(&host_only).is_empty());
 
-    // A process idle during the window (one kernel, 3 s of host time, one kernel).
+    // A process idle during the window (one kernel, up to 60 s of host time until the test
+    // ends it, one kernel).
     let idle_toml = tmp.path().join("idle.toml");
     std::fs::write(&idle_toml, IDLE).unwrap();
-    let idle = Served::start(Direct::new(&idle_toml, "1.0.0"));
+    let idle_end = tmp.path().join("idle_end");
+    let idle =
+        Served::start(Direct::new(&idle_toml, "1.0.0").env("ROCPROF_SIM_END_FILE", &idle_end));
     std::thread::sleep(Duration::from_millis(300));
     let r = client(&["trace", &idle.addr, logdir.to_str().unwrap(), "300", "2"]);
     assert_eq!(r["ok"], false, "{r}");
@@ -169,6 +178,7 @@ fn tracer_levels_and_an_empty_window() {
         r["error"].as_str().unwrap().contains("No trace event"),
         "{r}"
     );
+    std::fs::write(&idle_end, "").unwrap();
     let (ok, stderr) = idle.finish();
     assert!(ok, "{stderr}");
 }
@@ -187,7 +197,7 @@ dur_us = 100
 name = "t"
 calls = [
   { op = "launch", kernel = "k" },
-  { op = "sleep", us = 3000000 },
+  { repeat = 6, calls = [{ op = "sleep", us = 10000000 }] },
   { op = "launch", kernel = "k" },
 ]
 "#;
@@ -197,15 +207,21 @@ calls = [
 /// (`ROCPROF_XPLANE_RING_SECONDS=1`, plus at most a segment), and within it nothing is
 /// missing (the steady 10.5 ms step leaves no gap longer than a step on the compute stream,
 /// where a lost segment would leave 100 ms). Launch arrows still meet across segment cuts. A
-/// second start, and snapshot or stop with no session, answer as the protocol says.
+/// second start, and snapshot or stop with no session, answer as the protocol says. The run
+/// (26 s at most) goes on until the test is done with it (`ROCPROF_SIM_END_FILE`): each call of
+/// xprof's client starts a Python process, which on a loaded machine took long enough that a
+/// run of fixed length had ended before the first snapshot.
 #[test]
 fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
     if !support::xprof::available() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
+    let end = tmp.path().join("end");
     let served = Served::start(
-        Direct::new(&live(tmp.path(), 60), "1.0.0").env("ROCPROF_XPLANE_RING_SECONDS", "1"),
+        Direct::new(&live(tmp.path(), 250), "1.0.0")
+            .env("ROCPROF_XPLANE_RING_SECONDS", "1")
+            .env("ROCPROF_SIM_END_FILE", &end),
     );
     let addr = served.addr.clone();
     let logdir = tmp.path().join("logdir");
@@ -237,6 +253,7 @@ fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
         r["error"].as_str().unwrap_or("").contains("NOT_FOUND"),
         "{r}"
     );
+    std::fs::write(&end, "").unwrap();
     let (ok, stderr) = served.finish();
     assert!(ok, "{stderr}");
 
@@ -265,10 +282,31 @@ fn continuous_profiling_snapshots_hold_the_recent_past_while_the_run_goes_on() {
         assert!(worst < 60_000_000, "{f:?}: a {worst} ns hole");
         assert!(starts[0].0 > last_end - 1_600_000_000);
         last_end = starts.last().unwrap().1;
-        let flows = support::xspace::counter(&s, "activities_without_api");
+        // A kernel shown without its launch lies at an edge of the ring: launched before the
+        // kept time (its call's segment let go), or at the snapshot's cut, where the kernel
+        // buffer's flush came after the API buffer's and took kernels whose calls' records
+        // were not delivered yet. How many depends on how long the machine delays those
+        // flushes; between segments none is parted from its launch. One thread launches onto
+        // one stream in order, so the edge ones are a run at either end of the kernels by time.
+        let mut by_time = support::xspace::kernels(&s);
+        by_time.sort_by_key(|e| e.start_ps());
+        let orphan: Vec<bool> = by_time
+            .iter()
+            .map(|e| e.stat("orphan_correlation_id").is_some())
+            .collect();
+        let head = orphan.iter().take_while(|&&o| o).count();
+        let tail = orphan[head..].iter().rev().take_while(|&&o| o).count();
+        let parted = orphan[head..orphan.len() - tail]
+            .iter()
+            .filter(|&&o| o)
+            .count();
+        assert_eq!(
+            parted, 0,
+            "{f:?}: {parted} kernels lost their launch across segments ({head} at the start and {tail} at the end without theirs)"
+        );
         assert!(
-            flows <= 2,
-            "{f:?}: {flows} kernels lost their launch across segments"
+            support::xspace::counter(&s, "activities_without_api") >= (head + tail) as u64,
+            "{f:?}"
         );
         let x = support::xprof::summary(f, &support::paths::host_of(f));
         assert_eq!(x["errors"], serde_json::json!({}), "{x}");
@@ -285,8 +323,11 @@ fn the_flight_recorder_stays_within_its_memory_bound() {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
+    // The run goes on until the test is done with it (`ROCPROF_SIM_END_FILE`).
+    let end = tmp.path().join("end");
     let served = Served::start(
-        Direct::new(&live(tmp.path(), 45), "1.0.0")
+        Direct::new(&live(tmp.path(), 250), "1.0.0")
+            .env("ROCPROF_SIM_END_FILE", &end)
             .env("ROCPROF_XPLANE_CONTINUOUS", "1")
             .env("ROCPROF_XPLANE_RING_SECONDS", "60")
             .env("ROCPROF_XPLANE_RING_MEMORY", "64k"),
@@ -295,6 +336,7 @@ fn the_flight_recorder_stays_within_its_memory_bound() {
     let logdir = tmp.path().join("logdir");
     let r = client(&["snapshot", &served.addr, logdir.to_str().unwrap()]);
     assert_eq!(r["ok"], true, "{r}");
+    std::fs::write(&end, "").unwrap();
     let (ok, stderr) = served.finish();
     assert!(ok, "{stderr}");
     let runs = captured(&logdir);

@@ -57,6 +57,11 @@ fn windows(log_dir: &Path, run: &str) -> BTreeMap<String, Vec<PathBuf>> {
 /// runtime delivered, each exactly once (per-kind counters and kernel events summed over the
 /// windows equal the runtime's emitted records), and no launch is shown apart from its
 /// kernel. Both SDK families.
+///
+/// How many windows a run gives depends on the machine: the tool's thread cuts at its ticks,
+/// and a window grows by what arrives while the cut before it runs, so on a loaded machine a
+/// run can end before its first cut. The storm's second half therefore starts only once the
+/// first window is written (`ROCPROF_SIM_HOLD_FILE`): at least two windows, whatever the load.
 #[test]
 fn count_windows_hold_every_record_exactly_once() {
     let tmp = tempfile::tempdir().unwrap();
@@ -65,10 +70,16 @@ fn count_windows_hold_every_record_exactly_once() {
         let dir = tmp.path().join(sdk);
         let truth_path = dir.join("truth.json");
         std::fs::create_dir_all(&dir).unwrap();
+        let first_written = || {
+            windows(&dir, "win")
+                .values()
+                .flatten()
+                .any(|f| f.to_string_lossy().ends_with(".xplane.pb"))
+        };
         let out = traced(&scenario, sdk, &dir, "win")
             .env("ROCPROF_XPLANE_WINDOW_EVENTS", "3000")
             .ground_truth(&truth_path)
-            .output();
+            .output_held_until(&tmp.path().join(format!("hold-{sdk}")), first_written);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{sdk}: {stderr}");
         let w = windows(&dir, "win");
@@ -134,9 +145,17 @@ fn count_windows_hold_every_record_exactly_once() {
 fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let tmp = tempfile::tempdir().unwrap();
     let scenario = support::paths::scaled_scenario(tmp.path(), "maxtext-scale.toml", 36500, 365);
+    // The run's second half starts once the first window is written: several windows on a
+    // loaded machine too (`count_windows_hold_every_record_exactly_once`).
+    let first_written = || {
+        windows(tmp.path(), "mt")
+            .values()
+            .flatten()
+            .any(|f| f.to_string_lossy().ends_with(".xplane.pb"))
+    };
     let out = traced(&scenario, "1.0.0", tmp.path(), "mt")
         .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
-        .output();
+        .output_held_until(&tmp.path().join("hold"), first_written);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let w = windows(tmp.path(), "mt");

@@ -278,6 +278,34 @@ impl Direct {
         out
     }
 
+    /// Runs the driver to the end as [`Direct::output`] does, with its application threads
+    /// held before their middle call (`ROCPROF_SIM_HOLD_FILE`, the file `hold`) until `ready`
+    /// says what the test waits for has happened (checked every 10 ms, for 120 s at most, or
+    /// until the process ends), so the second half of the run begins after it.
+    pub fn output_held_until(&self, hold: &Path, ready: impl Fn() -> bool) -> Output {
+        let mut child = self
+            .command()
+            .env("ROCPROF_SIM_HOLD_FILE", hold)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start rocprof-sim");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        while !ready()
+            && std::time::Instant::now() < deadline
+            && matches!(child.try_wait(), Ok(None))
+        {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::fs::write(hold, "").expect("write the hold file");
+        let pid = child.id();
+        let out = child.wait_with_output().expect("run rocprof-sim");
+        if let (true, Some(truth)) = (out.status.success(), &self.ground_truth) {
+            self.check_accounting(pid, truth, &out);
+        }
+        out
+    }
+
     /// The accounting and nesting checks on the file process `pid` wrote, if it wrote one.
     fn check_accounting(&self, pid: u32, truth: &Path, out: &Output) {
         let var = |k: &str| {

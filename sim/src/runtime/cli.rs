@@ -33,7 +33,9 @@ usage: rocprof-sim <SCENARIO.toml> [--sdk 0.6.0|1.0.0|1.2.1|1.4.0] [--ground-tru
                          (rocprof-attach) on this process, loading TOOL while it runs (SDK
                          1.2.1 and later; the process must be started with ROCP_TOOL_ATTACH=1)
   --attach-window A:B    attach at A ms and detach at B ms after the replay began (repeatable: later
-                         windows reattach the same tool)
+                         windows reattach the same tool); A = 0 attaches before the replay's clock
+                         starts, so the replay runs attached from its start however long the
+                         attach takes
 ";
 
 struct Args {
@@ -242,6 +244,10 @@ fn run(
 /// set-up take a variable time, longer on a loaded machine, and the windows are meant to fall
 /// into the workload); it prints when each step really ended.
 fn schedule_attach(tool: String, windows: Vec<(u64, u64)>) {
+    let at_start = windows.first().is_some_and(|w| w.0 == 0);
+    if at_start {
+        *lock_attach_at_start() = Some(tool.clone());
+    }
     std::thread::spawn(move || {
         let t0 = loop {
             if let Some(t) = super::replay::REPLAY_STARTED.get() {
@@ -254,16 +260,24 @@ fn schedule_attach(tool: String, windows: Vec<(u64, u64)>) {
             std::thread::sleep(at.saturating_duration_since(std::time::Instant::now()));
         };
         let now_ms = || t0.elapsed().as_millis();
-        for (start, end) in windows {
+        for (i, (start, end)) in windows.into_iter().enumerate() {
             until(start);
-            if let Err(e) = super::attach::attach(&tool) {
-                eprintln!("rocprof-sim: attach at {start} ms: {e}");
-                continue;
+            if i == 0 && at_start {
+                // Attached before the clock started (`attach_before_the_clock`), which said
+                // how that went; the replay's start came after it.
+                if ATTACHED_AT_START.get() != Some(&true) {
+                    continue;
+                }
+            } else {
+                if let Err(e) = super::attach::attach(&tool) {
+                    eprintln!("rocprof-sim: attach at {start} ms: {e}");
+                    continue;
+                }
+                eprintln!(
+                    "rocprof-sim: attached {tool} at {start} ms (done at {} ms)",
+                    now_ms()
+                );
             }
-            eprintln!(
-                "rocprof-sim: attached {tool} at {start} ms (done at {} ms)",
-                now_ms()
-            );
             until(end);
             match super::attach::detach() {
                 Ok(()) => eprintln!(
@@ -274,6 +288,39 @@ fn schedule_attach(tool: String, windows: Vec<(u64, u64)>) {
             }
         }
     });
+}
+
+/// The tool of an `--attach-window 0:B`, attached by the replay before its clock starts.
+static ATTACH_AT_START: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+fn lock_attach_at_start() -> std::sync::MutexGuard<'static, Option<String>> {
+    ATTACH_AT_START
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether that attach succeeded (set before the replay's clock starts).
+static ATTACHED_AT_START: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+
+/// Called by the (first) replay just before its clock starts: attaches the tool of an
+/// `--attach-window 0:B` there, so the replay's first call already reports to the tool's
+/// contexts however long loading and attaching the tool take (hundreds of ms for a debug
+/// build on a loaded machine: an attach due at a time before a call can end after it).
+pub fn attach_before_the_clock() {
+    let Some(tool) = lock_attach_at_start().take() else {
+        return;
+    };
+    let ok = match super::attach::attach(&tool) {
+        Ok(()) => {
+            eprintln!("rocprof-sim: attached {tool} at 0 ms (before the replay's clock started)");
+            true
+        }
+        Err(e) => {
+            eprintln!("rocprof-sim: attach at 0 ms: {e}");
+            false
+        }
+    };
+    let _ = ATTACHED_AT_START.set(ok);
 }
 
 /// A launcher that forks and execs a worker: the child becomes a new program (this one, on the

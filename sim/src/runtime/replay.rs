@@ -443,6 +443,7 @@ impl Replay {
         super::device_counting::set_timeline(self.kernel_timeline());
         state::set_main_external_timeline(self.main_external_timeline());
         super::host_clock::wait_for_start();
+        super::cli::attach_before_the_clock();
         let started = *self.wall_start.get_or_init(std::time::Instant::now);
         let _ = REPLAY_STARTED.set(started);
         let device = {
@@ -589,7 +590,18 @@ impl Replay {
             load_code_object(co, tid);
         }
         let pace = self.plan.delivery.real_time;
-        for (j, op) in self.plan.threads[t].ops.iter().enumerate() {
+        let ops = &self.plan.threads[t].ops;
+        let hold_at = hold_file().map(|_| ops.len() / 2);
+        for (j, op) in ops.iter().enumerate() {
+            if hold_at == Some(j) {
+                wait_for_hold_file();
+            }
+            if end_requested() {
+                // The calls left are never made: whatever waits on them goes on.
+                lock(&self.progress)[t] = ops.len();
+                self.progress_cv.notify_all();
+                break;
+            }
             if pace > 0.0 {
                 self.wait_for_wall_time(op.start_ns, pace);
             }
@@ -644,6 +656,17 @@ impl Replay {
     fn wait_for_wall_time(&self, start_ns: u64, pace: f64) {
         let base = *self.wall_start.get_or_init(std::time::Instant::now);
         let target = base + std::time::Duration::from_nanos((start_ns as f64 * pace) as u64);
+        if end_file_set() {
+            // Ended early (`END_FILE`) in the middle of a long wait too.
+            while !end_requested() {
+                let now = std::time::Instant::now();
+                if target <= now {
+                    break;
+                }
+                std::thread::sleep((target - now).min(std::time::Duration::from_millis(10)));
+            }
+            return;
+        }
         let now = std::time::Instant::now();
         if target > now {
             std::thread::sleep(target - now);
@@ -1375,6 +1398,11 @@ impl Replay {
                 next_barrier += 1;
             }
             let Some(enq) = self.submitted(g) else {
+                if ENDED_EARLY.load(std::sync::atomic::Ordering::Acquire) {
+                    // The replay ended early (`ROCPROF_SIM_END_FILE`): nothing later was
+                    // launched.
+                    break;
+                }
                 eprintln!("rocprof-sim: activity {g} was never submitted (skipped)");
                 continue;
             };
@@ -1787,6 +1815,65 @@ impl CopyPayload {
         } else {
             &mut self.v0 as *mut _ as *mut c_void
         }
+    }
+}
+
+/// `ROCPROF_SIM_END_FILE`: once this file exists, every application thread ends its replay
+/// before its next call (the calls left are never made), so a test can end a long paced run
+/// when it has seen what it needs, however slowly a loaded machine let it get there.
+const END_FILE: &str = "ROCPROF_SIM_END_FILE";
+
+/// The replay was ended early through `END_FILE`.
+static ENDED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn end_file() -> Option<&'static std::path::Path> {
+    static PATH: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| std::env::var_os(END_FILE).map(Into::into))
+        .as_deref()
+}
+
+fn end_file_set() -> bool {
+    end_file().is_some()
+}
+
+/// Whether `END_FILE` asks the replay to end now (said once on stderr).
+fn end_requested() -> bool {
+    let Some(path) = end_file() else {
+        return false;
+    };
+    if ENDED_EARLY.load(std::sync::atomic::Ordering::Acquire) {
+        return true;
+    }
+    if !path.exists() {
+        return false;
+    }
+    if !ENDED_EARLY.swap(true, std::sync::atomic::Ordering::AcqRel) {
+        eprintln!(
+            "rocprof-sim: {} exists: the replay ends before its remaining calls",
+            path.display()
+        );
+    }
+    true
+}
+
+/// `ROCPROF_SIM_HOLD_FILE`: every application thread waits before its middle call until this
+/// file exists, so a test can see what a tool did with the first half of a run (a capture
+/// window written, say) before the second half begins, however slowly a loaded machine runs
+/// the tool's own thread.
+const HOLD_FILE: &str = "ROCPROF_SIM_HOLD_FILE";
+
+fn hold_file() -> Option<&'static std::path::Path> {
+    static PATH: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    PATH.get_or_init(|| std::env::var_os(HOLD_FILE).map(Into::into))
+        .as_deref()
+}
+
+fn wait_for_hold_file() {
+    let Some(path) = hold_file() else {
+        return;
+    };
+    while !path.exists() && !end_requested() {
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 
