@@ -307,16 +307,8 @@ pub(super) fn line_sizes(
         },
         None => *by_key.entry((dev, key)).or_default() += 1,
     };
-    let mut last_agent = None;
-    for k in kernels.iter() {
-        let dev = match last_agent {
-            Some((agent, dev)) if agent == k.agent => dev,
-            _ => {
-                let dev = places.kernel_plane(k.agent);
-                last_agent = Some((k.agent, dev));
-                dev
-            }
-        };
+    for (k, entry) in kernels.iter_with_entry() {
+        let dev = places.entry_plane(entry);
         count(dev, work.place(k.correlation_id, LineKey::Queue(k.queue)));
     }
     let gpu_count = places.ordinal_of.len();

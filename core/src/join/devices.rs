@@ -8,7 +8,6 @@ use crate::fastmap::HashMap;
 use crate::model::corrmap::CorrMap;
 use crate::model::trace::Device;
 use crate::store::PackedVec;
-use std::collections::BTreeMap;
 
 use super::input::Ids;
 
@@ -19,6 +18,11 @@ pub(super) struct Places {
     pub ordinal_of: HashMap<u64, u32>,
     /// Agent handle → plane for kernels (also agents that are not enumerated GPUs).
     kernel_plane_of: HashMap<u64, u32>,
+    /// The kernels' plane by the index of their store entry (`PackedVec::iter_with_entry`),
+    /// and whether their agent is an enumerated GPU (in `ordinal_of`): an entry is one
+    /// agent's, so the stages that place every dispatch look its agent up once per entry (a
+    /// few hundred), not once per dispatch (millions).
+    entry_plane: Vec<(u32, bool)>,
     /// HIP device index → plane, learned from kernel launches (`hip_device_planes`).
     pub hip_plane: HashMap<i32, u32>,
     /// The HIP device each launch or copy call was issued to (emptied after the copies).
@@ -30,6 +34,20 @@ impl Places {
     /// and the line sizes counted before it place them alike.
     pub(super) fn kernel_plane(&self, agent: u64) -> u32 {
         self.kernel_plane_of.get(&agent).copied().unwrap_or(0)
+    }
+
+    /// The plane of the kernels of store entry `entry`, as `kernel_plane` gives it for their
+    /// agent.
+    pub(super) fn entry_plane(&self, entry: usize) -> u32 {
+        self.entry_plane.get(entry).map_or(0, |&(p, _)| p)
+    }
+
+    /// The plane of the kernels of store entry `entry` when their agent is an enumerated GPU
+    /// (`ordinal_of`).
+    fn entry_gpu(&self, entry: usize) -> Option<u32> {
+        self.entry_plane
+            .get(entry)
+            .and_then(|&(p, gpu)| gpu.then_some(p))
     }
 
     /// The plane of HIP device `d` (sync calls and copies name HIP devices).
@@ -50,7 +68,7 @@ impl Places {
         ids: Ids,
     ) {
         self.issued_on = issued_devices(calls, ids);
-        self.hip_plane = hip_device_planes(&self.issued_on, kernels, &self.ordinal_of);
+        self.hip_plane = hip_device_planes(&self.issued_on, kernels, self);
     }
 
     /// Lets go of the device each call was issued to: the copies are the last to ask.
@@ -74,9 +92,17 @@ pub(super) fn place_devices(
         devices.push(device_from_agent(i as u32, a));
     }
     let mut kernel_plane_of = ordinal_of.clone();
-    let mut other_agents: Vec<u64> = kernels
+    // Each store entry's agent, read once per entry.
+    let mut entry_agent: Vec<Option<u64>> = vec![None; kernels.entries()];
+    for (k, e) in kernels.iter_with_entry() {
+        if let Some(slot) = entry_agent.get_mut(e).filter(|a| a.is_none()) {
+            *slot = Some(k.agent);
+        }
+    }
+    let mut other_agents: Vec<u64> = entry_agent
         .iter()
-        .map(|k| k.agent)
+        .flatten()
+        .copied()
         .filter(|h| !ordinal_of.contains_key(h))
         .collect();
     other_agents.sort_unstable();
@@ -99,10 +125,21 @@ pub(super) fn place_devices(
             ..Device::default()
         });
     }
+    let entry_plane = entry_agent
+        .iter()
+        .map(|a| match a {
+            Some(a) => (
+                kernel_plane_of.get(a).copied().unwrap_or(0),
+                ordinal_of.contains_key(a),
+            ),
+            None => (0, false),
+        })
+        .collect();
     Places {
         devices,
         ordinal_of,
         kernel_plane_of,
+        entry_plane,
         hip_plane: HashMap::default(),
         issued_on: CorrMap::default(),
     }
@@ -147,15 +184,24 @@ pub(super) fn device_from_agent(ordinal: u32, a: &AgentInfo) -> Device {
 fn hip_device_planes(
     issued_on: &CorrMap<u16>,
     kernels: &PackedVec<KernelRecord>,
-    ordinal_of: &HashMap<u64, u32>,
+    places: &Places,
 ) -> HashMap<i32, u32> {
-    let mut votes: BTreeMap<(i32, u32), u64> = BTreeMap::new();
-    // Consecutive dispatches mostly vote alike: a run is counted, then added to its tally once
-    // (not a tree probe per dispatch).
-    let mut run: Option<((i32, u32), u64)> = None;
-    for k in kernels.iter().filter(|k| k.correlation_id != 0) {
-        if let (Some(&d), Some(&p)) = (issued_on.get(&k.correlation_id), ordinal_of.get(&k.agent)) {
-            let vote = (i32::from(d), p);
+    // Hashed by (device, plane), sorted once at the end: the GPUs' dispatches interleave, so
+    // runs of one vote (below) are short, and a tree probe per run costs more than the rest
+    // of the pass. Consecutive dispatches of one GPU vote alike: a run is counted, then added
+    // to its tally once.
+    let mut votes: HashMap<(u16, u32), u64> = HashMap::default();
+    let mut run: Option<((u16, u32), u64)> = None;
+    for (k, e) in kernels.iter_with_entry() {
+        if k.correlation_id == 0 {
+            continue;
+        }
+        // Only the dispatches on enumerated GPUs vote.
+        let Some(p) = places.entry_gpu(e) else {
+            continue;
+        };
+        if let Some(&d) = issued_on.get(&k.correlation_id) {
+            let vote = (d, p);
             match &mut run {
                 Some((v, n)) if *v == vote => *n += 1,
                 _ => {
@@ -169,9 +215,12 @@ fn hip_device_planes(
     if let Some((v, n)) = run {
         *votes.entry(v).or_default() += n;
     }
+    // In (device, plane) order, so that of a tie the lower plane wins.
+    let mut votes: Vec<((u16, u32), u64)> = votes.into_iter().collect();
+    votes.sort_unstable();
     let mut best: HashMap<i32, (u64, u32)> = HashMap::default();
     for ((d, p), n) in votes {
-        let e = best.entry(d).or_insert((n, p));
+        let e = best.entry(i32::from(d)).or_insert((n, p));
         if n > e.0 {
             *e = (n, p);
         }

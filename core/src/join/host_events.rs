@@ -10,7 +10,7 @@ use crate::model::trace::{
     HostEvent, HostEventKind, HostThread, Name, Ordinal16, RangeInfo, Table,
 };
 use crate::util::buffers::{Backwards, FromTheEnd};
-use crate::util::sort::{sort_by_positions, sort_two_runs};
+use crate::util::sort::{apply_order, sort_two_runs};
 use std::sync::Arc;
 
 use super::annotations::{AnnotationIndex, HostCalls};
@@ -38,19 +38,15 @@ pub(super) fn host_events(
         api,
         markers: mut spans,
     } = calls;
-    // Moved once each: a stable sort of the spans themselves would take a scratch copy.
-    sort_by_positions(&mut spans, span_order);
+    sort_spans(&mut spans);
     // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
     // records the spans stand for are gone already (the annotations stage dropped them):
     // every record left is an event.
-    let mut sizes: HashMap<u64, usize> = HashMap::default();
-    for t in spans.iter().map(|m| m.thread_id) {
-        *sizes.entry(t).or_default() += 1;
-    }
-    for a in &api {
-        *sizes.entry(a.thread_id).or_default() += 1;
-    }
-    let mut threads = ThreadEvents::new(sizes);
+    let threads_of = spans
+        .iter()
+        .map(|m| m.thread_id)
+        .chain(api.iter().map(|a| a.thread_id));
+    let mut threads = ThreadEvents::new(count_runs(threads_of));
     call_events(
         api,
         &mut threads,
@@ -84,11 +80,74 @@ pub(super) fn host_events(
     }
 }
 
+/// How many of `threads` are each thread's. A thread's records come in runs: each run is
+/// counted, then added to its thread's tally once (not a hash probe per record).
+fn count_runs(threads: impl Iterator<Item = u64>) -> HashMap<u64, usize> {
+    let mut sizes: HashMap<u64, usize> = HashMap::default();
+    let mut run: Option<(u64, usize)> = None;
+    for t in threads {
+        match &mut run {
+            Some((r, n)) if *r == t => *n += 1,
+            _ => {
+                if let Some((r, n)) = run.replace((t, 1)) {
+                    *sizes.entry(r).or_default() += n;
+                }
+            }
+        }
+    }
+    if let Some((r, n)) = run {
+        *sizes.entry(r).or_default() += n;
+    }
+    sizes
+}
+
 /// The order spans are made in: by thread, the opening call, start, then label.
 fn span_order(a: &MarkerSpan, b: &MarkerSpan) -> std::cmp::Ordering {
-    (a.thread_id, a.open_correlation_id, a.start_ns)
-        .cmp(&(b.thread_id, b.open_correlation_id, b.start_ns))
+    span_key(a)
+        .cmp(&span_key(b))
         .then_with(|| a.label.cmp(&b.label))
+}
+
+/// A span's place in `span_order` but for its label.
+fn span_key(m: &MarkerSpan) -> (u64, u64, u64) {
+    (m.thread_id, m.open_correlation_id, m.start_ns)
+}
+
+/// Sorts the spans by `span_order`, stably, moving each once (`apply_order`): their keys
+/// (without the label) and positions are sorted by value, so that a comparison reads no span,
+/// and only spans whose keys tie are compared by label. A sort by a comparator reading the
+/// spans (about 100 B each, at their positions) misses the cache at each comparison, and a
+/// stable sort of the spans themselves would take a scratch copy.
+fn sort_spans(spans: &mut [MarkerSpan]) {
+    if spans.is_sorted_by(|a, b| span_order(a, b).is_le()) {
+        return;
+    }
+    let Ok(n) = u32::try_from(spans.len()) else {
+        spans.sort_by(span_order);
+        return;
+    };
+    let mut keys: Vec<((u64, u64, u64), u32)> = spans
+        .iter()
+        .zip(0..n)
+        .map(|(m, i)| (span_key(m), i))
+        .collect();
+    // Distinct (positions differ): an unstable sort gives ties in position order.
+    keys.sort_unstable();
+    let mut from = 0;
+    while from < keys.len() {
+        let mut to = from + 1;
+        while to < keys.len() && keys[to].0 == keys[from].0 {
+            to += 1;
+        }
+        if to - from > 1 {
+            // Stable: equal labels keep their positions' order.
+            keys[from..to]
+                .sort_by(|a, b| spans[a.1 as usize].label.cmp(&spans[b.1 as usize].label));
+        }
+        from = to;
+    }
+    let mut order: Vec<u32> = keys.into_iter().map(|(_, i)| i).collect();
+    apply_order(spans, &mut order);
 }
 
 /// Every API record as its thread's event. The records are taken from the end, and the
@@ -370,6 +429,37 @@ fn host_order(names: &Table<Arc<str>>, x: &HostEvent, y: &HostEvent) -> std::cmp
 mod tests {
     use super::*;
     use crate::model::next_random;
+
+    /// The spans' sort is a stable sort by `span_order`: spans tying on thread, opening call
+    /// and start go by label, and spans tying on all four keep their input order (told apart
+    /// here by their ends).
+    #[test]
+    fn spans_sort_as_a_stable_sort_by_span_order() {
+        let mut x = 0x5eed_u64;
+        let mut next = |m: u64| next_random(&mut x) % m;
+        let labels: Vec<Arc<str>> = ["b", "a", "c"].into_iter().map(Arc::from).collect();
+        for case in 0..200 {
+            let n = 1 + next(60) as usize;
+            let mut spans: Vec<MarkerSpan> = (0..n)
+                .map(|i| MarkerSpan {
+                    label: labels[next(3) as usize].clone(),
+                    thread_id: next(3),
+                    open_correlation_id: next(4),
+                    start_ns: next(3),
+                    end_ns: i as u64,
+                    ..MarkerSpan::default()
+                })
+                .collect();
+            if case % 5 == 0 {
+                spans.sort_by(span_order);
+            }
+            let mut want = spans.clone();
+            want.sort_by(span_order);
+            sort_spans(&mut spans);
+            let ends = |v: &[MarkerSpan]| v.iter().map(|m| m.end_ns).collect::<Vec<_>>();
+            assert_eq!(ends(&spans), ends(&want), "case {case}");
+        }
+    }
 
     /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
     /// settled and merged; a settling given up half way; anything else sorted) gives what a

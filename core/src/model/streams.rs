@@ -61,21 +61,45 @@ impl Creations {
     /// Device and creation order of `stream` as used by call `correlation_id`: the latest
     /// creation of that handle before the call (a destroyed stream's handle can be reused).
     pub fn at(&self, stream: u64, correlation_id: u64) -> Option<(i32, u64)> {
-        let v = self.0.get(&stream)?;
-        let i = v.partition_point(|c| c.correlation_id < correlation_id);
-        v[..i].last().map(|c| (c.device, c.stream_seq))
+        latest_before(self.of(stream), correlation_id)
+    }
+
+    /// The creations of `stream`, in correlation order (none: empty).
+    fn of(&self, stream: u64) -> &[StreamCreation] {
+        self.0.get(&stream).map_or(&[], Vec::as_slice)
     }
 }
 
-/// Re-reads the device and creation order of every call's stream from the creations.
+/// Device and creation order of the latest of `creations` (one handle's, in correlation order)
+/// before call `correlation_id`.
+fn latest_before(creations: &[StreamCreation], correlation_id: u64) -> Option<(i32, u64)> {
+    let i = creations.partition_point(|c| c.correlation_id < correlation_id);
+    creations[..i].last().map(|c| (c.device, c.stream_seq))
+}
+
+/// Re-reads the device and creation order of every call's stream from the creations. A
+/// thread's consecutive calls mostly name one stream: its creations are kept from the call
+/// before (no hash probe per call).
 pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncFact]) {
+    let mut last: Option<(u64, &[StreamCreation])> = None;
+    let mut at = |stream: u64, correlation_id: u64| {
+        let of = match last {
+            Some((s, of)) if s == stream => of,
+            _ => {
+                let of = creations.of(stream);
+                last = Some((stream, of));
+                of
+            }
+        };
+        latest_before(of, correlation_id)
+    };
     for f in calls.iter_mut().filter(|f| f.stream != 0) {
-        if let Some((d, seq)) = creations.at(f.stream, f.correlation_id) {
+        if let Some((d, seq)) = at(f.stream, f.correlation_id) {
             (f.device, f.stream_seq) = (d, seq);
         }
     }
     for f in syncs.iter_mut().filter(|f| f.stream != 0) {
-        if let Some((d, seq)) = creations.at(f.stream, f.correlation_id) {
+        if let Some((d, seq)) = at(f.stream, f.correlation_id) {
             (f.device, f.stream_seq) = (d, seq);
         }
     }

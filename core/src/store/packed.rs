@@ -164,6 +164,19 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.records.positions().map(|(i, p)| (i, self.unpack(p)))
     }
 
+    /// Every record with the index of its shared entry (below [`Self::entries`]), so that a
+    /// reader derives what depends on the shared facts alone once per entry, not per record.
+    pub fn iter_with_entry(&self) -> impl Iterator<Item = (T, usize)> + '_ {
+        self.records
+            .iter()
+            .map(|p| (self.unpack(p), p.shared as usize))
+    }
+
+    /// How many shared entries there are.
+    pub fn entries(&self) -> usize {
+        self.table.len()
+    }
+
     /// The record at `position`.
     pub fn get(&self, position: usize) -> Option<T> {
         self.records.get(position).map(|p| self.unpack(p))
