@@ -58,11 +58,16 @@ inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when 
   callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -v '=>' | grep -E "[:]$2( |$)" \
     | awk '{gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0} END {printf "%.0f\n", max}'
 }
+finalize() { # FILE -> finalize's inclusive instructions: the coordinator's last cut and the
+  # window writer's last window (its join, write and the merge), on the writer's thread
+  echo $(( $(inclusive "$1" 'rocprof_xplane::control::coordinator::Coordinator::finalize') \
+    + $(inclusive "$1" 'rocprof_xplane::control::writer::Writer::last') ))
+}
 events=$(grep -oE '^join +[0-9]+ events' "$work/bench.log" | awk '{print $2}')
 records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/storm.log" | awk '{print $1}')
 python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
   "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::xplane::space::build_(planes(_spilling)?|window_planes)')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
+  "$(finalize "$work/storm.out")" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" <<'PY'
@@ -88,7 +93,7 @@ print(f"storm per record collected: {(cb + req + buf) / records:,.0f} instructio
 PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
-  python3 - "$mt" "$(inclusive "$work/maxtext.out" 'rocprof_xplane::control::coordinator::Coordinator::finalize')" \
+  python3 - "$mt" "$(finalize "$work/maxtext.out")" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model|join)::(deps::)?resolve_dependencies')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
@@ -102,10 +107,10 @@ fi
 if [[ ${BENCH_CUT:-0} == 1 ]]; then
   cut=$(grep -oE 'window [0-9]+ cut: [0-9]+ records' "$work/cut.log" | awk '{s += $4} END {print s + 0}')
   python3 - "$cut" "$(inclusive "$work/cut.out" 'rocprof_xplane::control::coordinator::Coordinator::tick')" \
-    "$(inclusive "$work/cut.out" 'rocprof_xplane::control::cut::Run::write_window')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane::control::writer::Writer::window')" \
     "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::model::carry::hand_off')" <<'PY'
 import sys
 records, tick, window, hand = map(int, sys.argv[1:])
-print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {tick / records:,.0f} instructions/record on the tool's thread (collect {(tick - window) / records:,.0f}, hand-off {hand / records:,.0f}, join + write {(window - hand) / records:,.0f})")
+print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {(tick + window) / records:,.0f} instructions/record on the tool's threads (collect {tick / records:,.0f}, hand-off {hand / records:,.0f}, join + write {(window - hand) / records:,.0f})")
 PY
 fi

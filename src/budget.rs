@@ -22,6 +22,9 @@ pub struct Budget {
     limit: AtomicU64,
     /// Records dropped because of the ceiling.
     dropped: AtomicU64,
+    /// Bytes of windows cut and waiting to be joined and written (`control::writer`): held
+    /// until the writer takes them, whatever the cuts reset.
+    queued: AtomicU64,
 }
 
 impl Default for Budget {
@@ -30,6 +33,7 @@ impl Default for Budget {
             held: AtomicU64::new(0),
             limit: AtomicU64::new(u64::MAX),
             dropped: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
         }
     }
 }
@@ -56,7 +60,22 @@ impl Budget {
     #[inline]
     pub fn charge(&self, bytes: u64) -> bool {
         let held = self.held.fetch_add(bytes, Ordering::Relaxed) + bytes;
-        held >= self.limit.load(Ordering::Relaxed)
+        held.saturating_add(self.queued.load(Ordering::Relaxed))
+            >= self.limit.load(Ordering::Relaxed)
+    }
+
+    /// A cut window of `bytes` waits for the writer: charged until [`Self::unqueue`].
+    pub fn queue(&self, bytes: u64) {
+        self.queued.fetch_add(bytes, Ordering::Relaxed);
+    }
+
+    /// The writer took a waiting window of `bytes`.
+    pub fn unqueue(&self, bytes: u64) {
+        let _ = self
+            .queued
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |q| {
+                Some(q.saturating_sub(bytes))
+            });
     }
 
     /// Charges one captured call's `bytes` from an application thread: kept on the thread, and

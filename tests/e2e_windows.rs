@@ -960,3 +960,56 @@ fn windows_go_on_from_the_memory_earlier_windows_left_allocated() {
         "{eq:?}"
     );
 }
+
+/// A window is cut at its count even while the tool is still joining and writing the one
+/// before it (`control::writer`: the coordinator hands each window to the window writer's
+/// thread and goes back to the count). With the writer held 1 s before each window
+/// (`ROCPROF_XPLANE_TEST_WRITE_DELAY_MS`, as a writer slower than the program would be), every
+/// window cut while the program runs holds about its count of records rather than what
+/// arrived during the write before it (at the simulator's rate, several counts), the windows
+/// together hold every record once, and the user is told once that windows wait.
+#[test]
+fn windows_are_cut_at_their_count_while_the_writer_is_behind() {
+    const COUNT: u64 = 40_000;
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = storm(tmp.path(), 1000);
+    let dir = tmp.path().join("out");
+    let truth_path = dir.join("truth.json");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = traced(&scenario, "1.0.0", &dir, "slow")
+        .env("ROCPROF_XPLANE_WINDOW_EVENTS", COUNT.to_string())
+        .env("ROCPROF_XPLANE_TEST_WRITE_DELAY_MS", "1000")
+        .ground_truth(&truth_path)
+        .output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let w = windows(&dir, "slow");
+    assert!(w.len() >= 4, "windows {:?}\n{stderr}", w.keys());
+    let truth = read_truth(&truth_path);
+    let emitted = &truth["delivery"]["emitted_per_kind"];
+    let mut sizes = Vec::new();
+    let (mut kernels, mut api) = (0, 0);
+    for (name, files) in &w {
+        let s = read_xspace(&files[0]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let c = counters(&s);
+        kernels += c["kernel_records"];
+        api += c["api_records"];
+        sizes.push(c["kernel_records"] + c["api_records"] + c["marker_records"]);
+    }
+    // Every window but the last (written at exit with what came after the last cut) holds
+    // about its count: the count plus what the runtime delivers within a tick of reaching
+    // it, never the second of deliveries a cut waiting on the write would add.
+    let cut = &sizes[..sizes.len() - 1];
+    eprintln!("window sizes for a count of {COUNT}: {sizes:?}");
+    assert!(
+        cut.iter().all(|&n| n <= 2 * COUNT),
+        "window sizes {sizes:?} for a count of {COUNT}\n{stderr}"
+    );
+    assert_eq!(kernels, u(&emitted["KERNEL_DISPATCH"]), "kernel records");
+    assert_eq!(api, u(&emitted["HIP_RUNTIME_API"]), "API records");
+    assert_eq!(
+        stderr.matches("wait for the tool's writer").count(),
+        1,
+        "told once that windows wait\n{stderr}"
+    );
+}

@@ -1,6 +1,6 @@
-//! The coordinator: the one owner of a run's control. It holds the SDK session, the carry
-//! between windows, the stream numbering and run ids, the window policy and the attach state,
-//! and acts on one command at a time — so a detach, a window's end, a service capture and the
+//! The coordinator: the one owner of a run's control. It holds the SDK session, the window
+//! policy, the attach state and the window writer (`writer`: the carry between windows, the
+//! stream numbering and run ids), and acts on one command at a time — so a detach, a window's end, a service capture and the
 //! finalize never overlap, and each runs every step of the cut it needs (`cut`).
 //!
 //! It runs on a thread of the tool (`Control::start`), between commands looking at the window

@@ -1,6 +1,7 @@
 //! The one cut: stop what the kind of cut stops → wait for HIP calls under way → flush our
 //! buffers → take each buffer's records as its flush returns → collect with the callbacks'
-//! facts → join → write (or hand the records back). Every trigger's cut — a window rule, the
+//! facts → hand the window to the window writer (`writer`: hand-off, join, write), or hand the
+//! records back. Every trigger's cut — a window rule, the
 //! user's signal, a range end, the end of a bounded capture, the profiler service, a detach,
 //! the program's end — runs through [`Run::cut`], on the coordinator's thread, one at a time.
 
@@ -8,18 +9,17 @@ use std::time::Instant;
 
 use super::attach::{self, Attach};
 use super::collect::{collect, End, Flushed, Sources};
-use super::windows::{self, Windows};
-use crate::config::{Config, LogLevel};
-use crate::model::carry::{self, HandedOn};
+use super::window_files::WindowFiles;
+use super::windows::Windows;
+use super::writer::{AttachAtExit, CutWindow, LastWindow, Sink};
+use crate::config::Config;
 use crate::model::events::Collected;
-use crate::model::join::{join, join_numbered};
-use crate::model::streams::StreamNumbers;
-use crate::model::Trace;
+use crate::model::join::join;
 use crate::output;
 use crate::recorder::{BufferSlot, Recorder, BUFFER_SLOTS};
 use crate::sdk::Session;
 use crate::store::EventStore;
-use crate::{log_debug, log_error, log_info, log_warn};
+use crate::{log_error, log_warn};
 
 /// What a cut is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,10 +70,8 @@ pub struct Run {
     pub cfg: &'static Config,
     pub windows: Windows,
     pub attach: Attach,
-    /// What the last window handed on to the next (`model::carry`), with its correlation ids.
-    carry: Option<(Collected, HandedOn)>,
-    /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
-    numbers: StreamNumbers,
+    /// Joins and writes the windows, in the order they were cut (`writer`).
+    sink: Sink,
     /// The clocks at the start of the current window; `None`: the session's start.
     window_start: Option<crate::job_clock::CutClock>,
     /// The last device counter read of each counter of each GPU: where the next window's
@@ -91,14 +89,15 @@ impl Run {
         cfg: &'static Config,
         windows: Windows,
     ) -> Run {
+        let files = WindowFiles::new(cfg, windows.active());
+        let sink = Sink::start(recorder, cfg, files, windows.active());
         Run {
             recorder,
             session,
             cfg,
             windows,
             attach: Attach::default(),
-            carry: None,
-            numbers: StreamNumbers::default(),
+            sink,
             window_start: None,
             device_reads: Vec::new(),
             runtime_dropped: 0,
@@ -127,11 +126,6 @@ impl Run {
     /// `StopRecording`), `None` for the kinds that write a profile.
     pub fn cut(&mut self, kind: CutKind) -> Option<Collected> {
         let began = Instant::now();
-        if kind == CutKind::Final {
-            // What a second signal or the deadline says if it cuts the exit short: the windows
-            // written so far are kept, and how to merge them.
-            super::signal::note_kept_windows(&self.windows.kept_note());
-        }
         self.stop_for(kind);
         let flushed = self.flush_and_take(kind);
         let sources = Sources {
@@ -147,14 +141,29 @@ impl Run {
         }
         match kind {
             CutKind::Discard | CutKind::Snapshot | CutKind::StopRecording => return Some(c),
-            CutKind::Window => self.write_window(c, false, began),
-            CutKind::BoundedEnd => self.write_window(c, true, began),
+            CutKind::Window | CutKind::BoundedEnd => self.sink.window(CutWindow {
+                c,
+                always: kind == CutKind::BoundedEnd,
+                began,
+                collected: Instant::now(),
+            }),
             CutKind::Detach { session } => {
                 self.recorder.set_paused(true);
+                // The session's profile follows the windows cut before it.
+                self.sink.barrier();
                 self.write_attach_session(c, session);
             }
             CutKind::Final => {
-                self.write_final(c, began);
+                self.sink.last(LastWindow {
+                    c,
+                    began,
+                    attach: AttachAtExit {
+                        state: self.attach.state(),
+                        run: self.attach.current_run(self.cfg),
+                        used: self.attach.used(),
+                    },
+                    ended: self.windows.ended(),
+                });
                 self.say_runtime_drops();
             }
         }
@@ -230,81 +239,6 @@ impl Run {
         flushed
     }
 
-    /// `c` with what the last window handed on taken in first (their calls came first), and
-    /// how many times each of those ids was handed on.
-    fn take_carried(&mut self, c: Collected) -> (Collected, HandedOn) {
-        match self.carry.take() {
-            Some((mut held, ids)) => {
-                held.absorb(c);
-                (held, ids)
-            }
-            None => (c, HandedOn::default()),
-        }
-    }
-
-    /// Joins a window (or the one profile of a run without windows) with the stream numbers
-    /// the run's earlier windows gave, keeping its new ones for the next.
-    fn join_window(&mut self, c: Collected) -> Trace {
-        let threads = output::join_threads(self.cfg, &c);
-        join_numbered(c, threads, &mut self.numbers)
-    }
-
-    /// Ends a window: hands on what straddles the cut, joins, writes `<run>_wNNNN`. An empty
-    /// window writes nothing unless `always`; the window that ends a bounded capture
-    /// (`always`) has no window after it.
-    fn write_window(&mut self, c: Collected, always: bool, t0: Instant) {
-        let cfg = self.cfg;
-        let mut stages = CutStages::begin(c.record_count(), t0);
-        let (mut c, carried_in) = self.take_carried(c);
-        if self.windows.active() && !always {
-            let began = Instant::now();
-            let apart = if self.windows.run_ids().is_some() {
-                carry::Windows::Merged
-            } else {
-                carry::Windows::Apart
-            };
-            if let Some((held, ids)) = carry::hand_off(&mut c, &carried_in, apart) {
-                log_debug!(
-                    "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
-                    held.api.len(),
-                    held.kernels.len(),
-                    held.copies.len(),
-                    held.carried.producers.len(),
-                    began.elapsed().as_secs_f64() * 1e3
-                );
-                self.carry = Some((held, ids));
-            }
-        }
-        if !c.has_records() && c.markers.is_empty() && !always {
-            return;
-        }
-        stages.handed_on();
-        let mut trace = self.join_window(c);
-        stages.joined();
-        if let Some((held, _)) = self.carry.as_mut() {
-            held.carried.anchors = std::mem::take(&mut trace.record_anchors);
-        }
-        let (run, n) = self.windows.next_window();
-        // A window that could not be written before goes first, under its own number.
-        self.windows.retry_held();
-        let written = self.windows.write(&trace, &run, n, false, true);
-        stages.written(n);
-        match written {
-            Ok(path) => {
-                self.windows.wrote_window(n, &path);
-                log_debug!(
-                    "window {n} written to {} in {:.1} ms",
-                    path.display(),
-                    t0.elapsed().as_secs_f64() * 1e3
-                );
-                if !windows::working_files(cfg) {
-                    output::report_written(&format!("window {n}: "), &path, &trace, cfg);
-                }
-            }
-            Err(e) => self.windows.failed(n, run, trace, e),
-        }
-    }
-
     /// An attach session's profile: the first into the run directory itself, later ones into
     /// `<run>_attachNN`.
     fn write_attach_session(&self, mut c: Collected, n: u32) {
@@ -321,131 +255,6 @@ impl Run {
             Err(e) => log_error!("cannot write the profile of attach session {n}: {e}"),
         }
     }
-
-    /// The last window (or the run's one profile), then the merge of the windows at exit.
-    fn write_final(&mut self, c: Collected, t0: Instant) {
-        let cfg = self.cfg;
-        let (collected, _) = self.take_carried(c);
-        self.windows.retry_held();
-        if self.windows.skip_final(&collected, self.attach.state()) {
-            log_info!(
-                "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
-                collected.api_record_count(),
-                collected.kernels.len(),
-                collected.copies.len()
-            );
-            self.end_windows(t0);
-            return;
-        }
-        let t1 = Instant::now();
-        let mut trace = self.join_window(collected);
-        let t2 = Instant::now();
-        if crate::config::log_enabled(LogLevel::Debug) {
-            log_debug!("finalize: joined, memory {}", process_memory());
-        }
-        let (run, n, merged) = self.windows.final_output(self.attach.current_run(cfg));
-        // The streaming pipeline's last window: the merge below reports the profile.
-        let report = !merged || !windows::working_files(cfg);
-        self.windows.say_losses_in(&mut trace);
-        let written = self.windows.write(&trace, &run, n, true, merged);
-        if crate::config::log_enabled(LogLevel::Debug) {
-            log_debug!(
-                "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
-                (t1 - t0).as_secs_f64() * 1e3,
-                (t2 - t1).as_secs_f64() * 1e3,
-                t2.elapsed().as_secs_f64() * 1e3,
-                process_memory()
-            );
-            let finalize_ns = t0.elapsed().as_nanos() as u64;
-            log_debug!(
-                "{}",
-                self.recorder.selftime().totals().describe(finalize_ns)
-            );
-        }
-        match written {
-            Ok(path) => {
-                if report {
-                    output::report_written("", &path, &trace, cfg);
-                }
-                self.windows.note_written(&path);
-            }
-            Err(e) => {
-                log_error!("cannot write the profile: {e}");
-                if run != cfg.run_name {
-                    self.windows.lose_last(n, &trace, e);
-                }
-            }
-        }
-        drop(trace);
-        self.end_windows(t0);
-    }
-
-    /// The windows made one profile, what the profile lacks said, the run's name let go.
-    fn end_windows(&mut self, t0: Instant) {
-        self.windows.merge_at_exit(self.attach.used());
-        self.windows.say_losses_at_exit();
-        self.windows.release_claim();
-        log_finalize_done(t0);
-    }
-}
-
-/// When each stage of a window's cut ended, for its debug line: the records of the window
-/// (before the carry) per second of each stage, the rate the tool's thread sustains.
-struct CutStages {
-    records: u64,
-    marks: [Instant; 5],
-}
-
-impl CutStages {
-    /// A cut of `records` records that began at `t0`, collected now.
-    fn begin(records: u64, t0: Instant) -> CutStages {
-        let now = Instant::now();
-        CutStages {
-            records,
-            marks: [t0, now, now, now, now],
-        }
-    }
-
-    fn handed_on(&mut self) {
-        self.marks[2] = Instant::now();
-    }
-
-    fn joined(&mut self) {
-        self.marks[3] = Instant::now();
-    }
-
-    /// Window `n` is written: its debug line.
-    fn written(&mut self, n: u32) {
-        self.marks[4] = Instant::now();
-        if !crate::config::log_enabled(LogLevel::Debug) {
-            return;
-        }
-        let m = &self.marks;
-        let stage = |i: usize| {
-            let s = (m[i + 1] - m[i]).as_secs_f64();
-            format!(
-                "{:.1} ms ({:.2} M records/s)",
-                s * 1e3,
-                self.records as f64 / s.max(1e-9) / 1e6
-            )
-        };
-        log_debug!(
-            "window {n} cut: {} records; collect {}, hand-off {}, join {}, write {}; in all {}",
-            self.records,
-            stage(0),
-            stage(1),
-            stage(2),
-            stage(3),
-            {
-                let s = (m[4] - m[0]).as_secs_f64();
-                format!(
-                    "{:.1} ms ({:.2} M records/s)",
-                    s * 1e3,
-                    self.records as f64 / s.max(1e-9) / 1e6
-                )
-            }
-        );
-    }
 }
 
 /// Each buffer slot's records, taken from `recorder` as soon as `flush` reports the slot's flush
@@ -457,17 +266,6 @@ fn take_at_flush(
     let mut stores: [EventStore; BUFFER_SLOTS] = Default::default();
     let warnings = flush(&mut |slot| stores[slot as usize] = recorder.take_store(slot as usize));
     Flushed { warnings, stores }
-}
-
-/// How long the program waited on finalize, and the memory after it (debug).
-fn log_finalize_done(t0: Instant) {
-    if crate::config::log_enabled(LogLevel::Debug) {
-        log_debug!(
-            "finalize: done in {:.1} ms; memory {}",
-            t0.elapsed().as_secs_f64() * 1e3,
-            process_memory()
-        );
-    }
 }
 
 /// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`

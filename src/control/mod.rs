@@ -1,13 +1,16 @@
 //! The control plane: one owner of a run's control, and the triggers that ask it for cuts.
 //!
 //! ```text
-//!  triggers ──Command──▶ coordinator (its own thread)       owns: the SDK session, the carry
-//!    window timer, range end (looked at between commands)    between windows, stream numbers,
-//!    user's window signal, SIGTERM (signal: self-pipe)       run ids, window policy, attach
-//!    profiler service (server)                               state
+//!  triggers ──Command──▶ coordinator (its own thread)       owns: the SDK session, window
+//!    window timer, range end (looked at between commands)    policy, attach state, and the
+//!    user's window signal, SIGTERM (signal: self-pipe)       window writer
+//!    profiler service (server)
 //!    attach / detach, finalize (entry)
 //!                          │ cut(kind): stop → wait for calls under way → flush → take the
-//!                          ▼ stores → collect → join → write (or hand the records back)
+//!                          ▼ stores → collect (or hand the records back)
+//!                    writer (its own thread while window rules are on; owns the carry between
+//!                          │ windows, stream numbers, run ids, the windows' files)
+//!                          ▼ hand-off → join → write, one window at a time in cut order
 //! ```
 //!
 //! The callbacks only record (`recorder`); everything that decides when to cut and what to
@@ -20,7 +23,9 @@ pub mod coordinator;
 pub mod cut;
 pub mod sampler;
 pub mod signal;
+pub mod window_files;
 pub mod windows;
+pub mod writer;
 
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
