@@ -290,8 +290,9 @@ impl Run {
         let written = self.windows.write(&trace, &run, n, false, true);
         stages.written(n);
         match written {
-            Ok(path) => {
-                self.windows.wrote_window(n, &path);
+            Ok(window) => {
+                self.windows.wrote_window(n, &window);
+                let path = window.path;
                 log_debug!(
                     "window {n} written to {} in {:.1} ms",
                     path.display(),
@@ -362,7 +363,7 @@ impl Run {
                 self.recorder.selftime().totals().describe(finalize_ns)
             );
         }
-        match written {
+        match written.map(|w| w.path) {
             Ok(path) => {
                 if report {
                     output::report_written("", &path, &trace, cfg);
