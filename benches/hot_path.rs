@@ -559,6 +559,87 @@ fn bench_carry() {
         dt.as_secs_f64() * 1e3
     );
     black_box((c, held));
+    // Streams that wait on each other in a chain, at two sizes: the cost per record stays
+    // flat (the stream-order rule settles each fact once, in correlation order).
+    for launches in [25_000, 100_000] {
+        let mut c = chained_window(launches);
+        let records = c.api.len() + c.kernels.len() + c.calls.len() + c.syncs.len();
+        let t = Instant::now();
+        let held = hand_off(&mut c, &HandedOn::default(), Windows::Merged);
+        let dt = t.elapsed();
+        let handed = held.as_ref().map_or(0, |(h, _)| h.api.len());
+        println!(
+            "carry chain {records:>9} records in a window, {handed} calls handed on {:>7.1} ns/record   total {:>7.1} ms",
+            dt.as_nanos() as f64 / records as f64,
+            dt.as_secs_f64() * 1e3
+        );
+        black_box((c, held));
+    }
+}
+
+/// A window whose streams wait on each other in a chain: a new stream every 64 launches, the
+/// last launch on each followed by an event record that the next stream waits on, and one
+/// launch halfway whose kernel has not come. The stream-order rule then holds everything
+/// after that launch, stream by stream along the chain: as many streams as it crosses.
+fn chained_window(launches: u64) -> Collected {
+    use rocprof_xplane::model::events::{CallFact, SyncFact, SyncKind};
+    let (mut c, _) = synthetic_collection(0);
+    let stream = |corr: u64| 0x100 + corr / 64;
+    let mut kernels = Vec::new();
+    for corr in 1..=launches {
+        // Room between launches' ids for the records and waits after them.
+        let id = 4 * corr;
+        let t_ns = corr * 1_000;
+        c.api.push(ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: 214,
+            correlation_id: id,
+            external_id: 0,
+            start_ns: t_ns,
+            end_ns: t_ns + 500,
+            thread_id: 7,
+        });
+        c.calls.push(CallFact {
+            correlation_id: id,
+            stream: stream(corr),
+            device: 0,
+            stream_seq: 0,
+        });
+        if corr != launches / 2 {
+            kernels.push(KernelRecord {
+                correlation_id: id,
+                external_id: 0,
+                start_ns: t_ns + 600,
+                end_ns: t_ns + 900,
+                thread_id: 7,
+                agent: 1,
+                queue: stream(corr),
+                kernel_id: corr % 64,
+                dispatch_id: corr,
+                private_segment_size: 0,
+                group_segment_size: 0,
+                workgroup: [256, 1, 1],
+                grid: [65536, 1, 1],
+                pipe_id: None,
+            });
+        }
+        if corr % 64 == 63 {
+            let sync = |id, kind, stream| SyncFact {
+                correlation_id: id,
+                kind,
+                event: corr,
+                stream,
+                device: 0,
+                stream_seq: 0,
+            };
+            c.syncs
+                .push(sync(id + 1, SyncKind::EventRecord, stream(corr)));
+            c.syncs
+                .push(sync(id + 2, SyncKind::StreamWaitEvent, stream(corr + 1)));
+        }
+    }
+    c.kernels = kernels.into();
+    c
 }
 
 /// Decoding synthetic records of each kind in batches, as the buffer callback does.

@@ -55,7 +55,7 @@ wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
   # A function can be listed once per source file its inlined code came from: its own entry,
   # which includes the others, is the largest.
-  callgrind_annotate --inclusive=yes "$1" 2>/dev/null | grep -v '=>' | grep -E "[:]$2( |$)" \
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | grep -v '=>' | grep -E "[:]$2( |$)" \
     | awk '{gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0} END {printf "%.0f\n", max}'
 }
 finalize() { # FILE -> finalize's inclusive instructions: the coordinator's last cut and the
@@ -108,9 +108,10 @@ if [[ ${BENCH_CUT:-0} == 1 ]]; then
   cut=$(grep -oE 'window [0-9]+ cut: [0-9]+ records' "$work/cut.log" | awk '{s += $4} END {print s + 0}')
   python3 - "$cut" "$(inclusive "$work/cut.out" 'rocprof_xplane::control::coordinator::Coordinator::tick')" \
     "$(inclusive "$work/cut.out" 'rocprof_xplane::control::writer::Writer::window')" \
-    "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::model::carry::hand_off')" <<'PY'
+    "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::model::carry::hand_off')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::xplane::merge::Indexed::(own|written)')" <<'PY'
 import sys
-records, tick, window, hand = map(int, sys.argv[1:])
-print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {(tick + window) / records:,.0f} instructions/record on the tool's threads (collect {tick / records:,.0f}, hand-off {hand / records:,.0f}, join + write {(window - hand) / records:,.0f})")
+records, tick, window, hand, index = map(int, sys.argv[1:])
+print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {(tick + window) / records:,.0f} instructions/record on the tool's threads (collect {tick / records:,.0f}, hand-off {hand / records:,.0f}, join + write {(window - hand) / records:,.0f}, of which indexing each window for the exit's splice {index / records:,.0f})")
 PY
 fi

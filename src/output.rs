@@ -80,7 +80,19 @@ pub fn write_trace_at(
     layout: &OutputLayout,
     run: Option<&xplane::RunIds>,
 ) -> Result<PathBuf, String> {
-    xplane::write_window(trace, layout, plane_threads(trace, cfg), run).map_err(|e| e.to_string())
+    write_window_at(trace, cfg, layout, run).map(|w| w.path)
+}
+
+/// As [`write_trace_at`], with where the lines' events lie in the file (what the merge at exit
+/// indexes a window by, `xplane::merge::Indexed::written`).
+pub fn write_window_at(
+    trace: &Trace,
+    cfg: &Config,
+    layout: &OutputLayout,
+    run: Option<&xplane::RunIds>,
+) -> Result<xplane::WrittenWindow, String> {
+    xplane::write_window_placed(trace, layout, plane_threads(trace, cfg), run)
+        .map_err(|e| e.to_string())
 }
 
 /// Threads the join of `c` uses (`model::join::join_on`): the count the user set for the

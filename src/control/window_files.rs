@@ -229,18 +229,19 @@ impl WindowFiles {
 
     /// Window `n` was written to `path` while the program runs: it is indexed for the merge
     /// at exit now, off the exit's path.
-    pub fn wrote_window(&mut self, n: u32, path: &std::path::Path) {
+    pub fn wrote_window(&mut self, n: u32, window: &crate::xplane::WrittenWindow) {
         self.written = self.written.max(n);
-        self.note_written(path);
-        self.index_for_merge(path);
+        self.note_written(&window.path);
+        self.index_for_merge(window);
     }
 
-    fn index_for_merge(&mut self, path: &std::path::Path) {
+    /// Indexes `window` from where its writer placed its events: its events are not read.
+    fn index_for_merge(&mut self, window: &crate::xplane::WrittenWindow) {
         if self.run_ids().is_none() {
             return;
         }
         let t0 = Instant::now();
-        match crate::xplane::merge::Indexed::own(path) {
+        match crate::xplane::merge::Indexed::written(window) {
             Ok(i) => {
                 crate::log_debug!(
                     "window indexed for the merge in {:.1} ms",
@@ -272,14 +273,14 @@ impl WindowFiles {
             return;
         };
         match self.write(&h.trace, &h.run, h.n, false, true) {
-            Ok(path) => {
+            Ok(window) => {
                 log_info!(
                     "capture window {} written on a second attempt to {}",
                     h.n,
-                    path.display()
+                    window.path.display()
                 );
-                self.note_written(&path);
-                self.index_for_merge(&path);
+                self.note_written(&window.path);
+                self.index_for_merge(&window);
             }
             Err(why) => self.lose(h.n, &h.trace, why),
         }
@@ -346,7 +347,7 @@ impl WindowFiles {
         n: u32,
         last: bool,
         merged: bool,
-    ) -> Result<PathBuf, String> {
+    ) -> Result<crate::xplane::WrittenWindow, String> {
         let start = trace.start_walltime_ns;
         self.run_start_wall_ns = Some(self.run_start_wall_ns.map_or(start, |s| s.min(start)));
         let layout = self.layout(trace, run);
@@ -358,7 +359,7 @@ impl WindowFiles {
             ));
         }
         let ids = if merged { self.run_ids() } else { None };
-        output::write_trace_at(trace, self.cfg, &layout, ids)
+        output::write_window_at(trace, self.cfg, &layout, ids)
     }
 
     /// Where `trace` goes in run directory `run`: the run's own profile under this process's

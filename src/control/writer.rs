@@ -402,8 +402,9 @@ impl Writer {
         let written = self.files.write(&trace, &run, n, false, true);
         stages.written(n);
         match written {
-            Ok(path) => {
-                self.files.wrote_window(n, &path);
+            Ok(window) => {
+                self.files.wrote_window(n, &window);
+                let path = window.path;
                 log_debug!(
                     "window {n} written to {} in {:.1} ms",
                     path.display(),
@@ -469,7 +470,7 @@ impl Writer {
                 self.recorder.selftime().totals().describe(finalize_ns)
             );
         }
-        match written {
+        match written.map(|w| w.path) {
             Ok(path) => {
                 if report {
                     output::report_written("", &path, &trace, cfg);

@@ -204,7 +204,27 @@ pub fn write_window(
     threads: usize,
     run: Option<&super::RunIds>,
 ) -> Result<PathBuf, WriteError> {
-    write_atomically(layout, |f| {
+    write_window_placed(trace, layout, threads, run).map(|w| w.path)
+}
+
+/// A window written, with where its lines' events lie in the file: what the merge at exit
+/// indexes it by (`merge::Indexed::written`) instead of reading its events back.
+#[derive(Debug)]
+pub struct WrittenWindow {
+    pub path: PathBuf,
+    /// Plane by plane, in the file's order.
+    pub places: Vec<super::builder::PlanePlaces>,
+}
+
+/// As [`write_window`], with where the lines' events lie ([`WrittenWindow`]).
+pub fn write_window_placed(
+    trace: &Trace,
+    layout: &OutputLayout,
+    threads: usize,
+    run: Option<&super::RunIds>,
+) -> Result<WrittenWindow, WriteError> {
+    let mut places = Vec::new();
+    let path = write_atomically(layout, |f| {
         // The largest planes' lines go into the output as they are built while it is their
         // plane's turn there (`spill::OutputTurn`: the host plane's from the start; on one
         // thread every plane's), else into a file beside it until it is.
@@ -216,12 +236,14 @@ pub fn write_window(
             spill = spill.with_output(std::sync::Arc::clone(turn));
         }
         let mut rest =
-            super::space::build_window_planes(trace, Some(&spill), threads, run, |plane| {
+            super::space::build_window_planes(trace, Some(&spill), threads, run, |mut plane| {
+                places.push(plane.take_places());
                 write_plane(&plane, f, turn.as_deref())
             })?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
-    })
+    })?;
+    Ok(WrittenWindow { path, places })
 }
 
 /// Writes a built plane as the output's next `XSpace.planes` entry, in its turn (`turn`, when

@@ -37,7 +37,7 @@ pub fn range_stats(
         stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), scope_id);
     }
     if r.open_at_end {
-        stats.i64(ids.get(plane, s::OPEN_AT_END), 1);
+        stats.open_at_end(ids.get(plane, s::OPEN_AT_END));
     }
 }
 
@@ -48,6 +48,8 @@ struct Pending {
     duration_ps: i64,
     /// Where its stats lie in `Group::Held::stats`.
     stats: std::ops::Range<usize>,
+    /// They hold `open_at_end` (`StatBytes::holds_open_at_end`).
+    open_at_end: bool,
 }
 
 /// The roctx lines of one host thread: push/pop ranges and marks on `Host Threads/<tid>/ROCTX`,
@@ -152,7 +154,7 @@ impl RoctxLines {
                     }
                     lines.push(line);
                 }
-                lines[k].add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes());
+                lines[k].add_event(metadata_id, offset_ps, duration_ps, stats);
             }
             Group::Held {
                 events,
@@ -166,6 +168,7 @@ impl RoctxLines {
                     offset_ps,
                     duration_ps,
                     stats: start..held.len(),
+                    open_at_end: stats.holds_open_at_end(),
                 });
             }
         }
@@ -229,6 +232,7 @@ fn held_lines(
             e.offset_ps,
             e.duration_ps,
             &stats[e.stats],
+            e.open_at_end,
         );
     }
     lines
@@ -391,6 +395,7 @@ mod tests {
                     offset_ps: span.0 as i64,
                     duration_ps: span.1.saturating_sub(span.0) as i64,
                     stats: start..stats.len(),
+                    open_at_end: false,
                 });
             }
             held_lines(7, Some("worker"), 0, process_wide, events, &stats)

@@ -25,8 +25,9 @@ pub mod proto {
 
 pub use file::{
     host_of_file_name, is_window_of, plane_threads, process_host_name, read_xspace, run_dir_name,
-    sanitize_component, threads_within, write_window, write_xspace, write_xspace_on,
-    write_xspace_proto, OutputLayout, ReadError, WriteError, MAX_PLANE_THREADS,
+    sanitize_component, threads_within, write_window, write_window_placed, write_xspace,
+    write_xspace_on, write_xspace_proto, OutputLayout, ReadError, WriteError, WrittenWindow,
+    MAX_PLANE_THREADS,
 };
 pub use lanes::MARKER_LINE_BIT;
 pub use run_ids::{RunIds, WindowIdentity};

@@ -563,7 +563,8 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
         std::fs::read(&spliced).unwrap() == std::fs::read(&each).unwrap(),
         "the spliced file differs from the event-by-event merge's"
     );
-    // Indexed as written, the windows merge the same.
+    // Indexed as written, the windows merge the same: read back, or from where their writer
+    // placed their events (none read).
     let indexed = files
         .iter()
         .map(|f| crate::xplane::merge::Indexed::own(f).unwrap())
@@ -571,6 +572,21 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
     let (again, _) =
         crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("again"), &[]).unwrap();
     assert!(std::fs::read(&again).unwrap() == std::fs::read(&each).unwrap());
+    let written = [
+        crate::xplane::write_window_placed(&first, &layout("p1"), 1, Some(&run)).unwrap(),
+        crate::xplane::write_window_placed(&second, &layout("p2"), 1, Some(&run)).unwrap(),
+    ];
+    for (w, f) in written.iter().zip(&files) {
+        assert_eq!(std::fs::read(&w.path).unwrap(), std::fs::read(f).unwrap());
+        assert!(w.places.iter().all(|p| p.lines.iter().all(Option::is_some)));
+    }
+    let indexed = written
+        .iter()
+        .map(|w| crate::xplane::merge::Indexed::written(w).unwrap())
+        .collect();
+    let (placed, _) =
+        crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("placed"), &[]).unwrap();
+    assert!(std::fs::read(&placed).unwrap() == std::fs::read(&each).unwrap());
 }
 
 /// Hardware-counter values (`ROCPROF_XPLANE_PMC`) of a dispatch whose kernel record a cut

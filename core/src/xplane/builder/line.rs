@@ -24,9 +24,68 @@ pub struct LineBuilder {
     /// Number of events and the sort key of the last one.
     count: usize,
     last_key: SortKey,
+    /// Where the last event's entry begins in the arena.
+    last_start: usize,
     max_end_ps: i64,
     /// Events announced by [`Self::expect_events`].
     expected: usize,
+    /// Where the events lie as they are encoded, for the merge's index of a window
+    /// ([`EventPlaces`]); `None` once an event came whose stats the builder cannot tell apart
+    /// (`add_encoded_event`, `add_unplaced_event_bytes`).
+    places: Option<Placing>,
+}
+
+/// Every this many events of a line, its [`EventPlaces`] note the event's time and place.
+pub const SAMPLE_EVERY: u64 = 64;
+
+/// Where a line's events lie in its encoding and in what order, as the merge at exit indexes a
+/// window (`xplane::merge`): noted while each event is encoded, so that a window written to be
+/// merged is never read back to be indexed. Places count from the line's first event entry.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventPlaces {
+    /// The line's id.
+    pub line_id: i64,
+    /// Bytes of the line's encoding before its first event entry.
+    pub lead: u64,
+    /// Bytes of its event entries, which lie together in the line's order (start, the longer
+    /// first).
+    pub len: u64,
+    pub count: u64,
+    /// Every [`SAMPLE_EVERY`]-th event, from the first.
+    pub samples: Vec<EventSample>,
+    /// The largest end (offset + duration) among the events, ps from the line's timestamp.
+    pub max_end_ps: Option<i64>,
+    /// The same among those that do not hold `open_at_end`.
+    pub max_end_closed_ps: Option<i64>,
+    /// The entries of the events that hold `open_at_end`, in order.
+    pub open_at_end: Vec<(u64, u64)>,
+}
+
+/// One event an [`EventPlaces`] notes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventSample {
+    pub offset_ps: i64,
+    pub duration_ps: i64,
+    /// Where its entry begins.
+    pub pos: u64,
+    /// Its number in the line.
+    pub n: u64,
+}
+
+/// What a [`LineBuilder`] notes for its [`EventPlaces`] while events come in order; once one
+/// comes out of order, the samples and open entries are taken again from the sorted slots in
+/// `finish`.
+#[derive(Debug, Default)]
+struct Placing {
+    samples: Vec<EventSample>,
+    max_end_ps: Option<i64>,
+    max_end_closed_ps: Option<i64>,
+    /// The arena's entries of the events that hold `open_at_end`, in arena order.
+    open_at_end: Vec<(u64, u64)>,
+}
+
+fn max_of(m: &mut Option<i64>, v: i64) {
+    *m = Some(m.map_or(v, |m| m.max(v)));
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -60,8 +119,10 @@ impl LineBuilder {
             count: 0,
             // The smallest key: no first event is out of order.
             last_key: (i64::MIN, std::cmp::Reverse(i64::MAX)),
+            last_start: 0,
             max_end_ps: 0,
             expected: 0,
+            places: Some(Placing::default()),
         }
     }
 
@@ -90,17 +151,38 @@ impl LineBuilder {
         duration_ps: i64,
         stats: &StatBytes,
     ) {
-        self.add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes());
+        let open = stats.holds_open_at_end();
+        self.add_event_bytes(metadata_id, offset_ps, duration_ps, stats.as_bytes(), open);
     }
 
-    /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`).
+    /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`), of
+    /// which `open_at_end` says whether they hold the `open_at_end` stat.
     pub fn add_event_bytes(
         &mut self,
         metadata_id: i64,
         offset_ps: i64,
         duration_ps: i64,
         stats: &[u8],
+        open_at_end: bool,
     ) {
+        self.encode_event(metadata_id, offset_ps, duration_ps, stats);
+        self.note_place(offset_ps, duration_ps, open_at_end);
+    }
+
+    /// As [`Self::add_event_bytes`], for stats the caller has not read (a merge copying
+    /// another profile's): the line's [`EventPlaces`] are then not known.
+    pub fn add_unplaced_event_bytes(
+        &mut self,
+        metadata_id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: &[u8],
+    ) {
+        self.places = None;
+        self.encode_event(metadata_id, offset_ps, duration_ps, stats);
+    }
+
+    fn encode_event(&mut self, metadata_id: i64, offset_ps: i64, duration_ps: i64, stats: &[u8]) {
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let head = fields::EventHead::new(metadata_id, offset_ps, duration_ps, stats.len());
         let start = self.arena.len();
@@ -114,6 +196,7 @@ impl LineBuilder {
     /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
     /// whose ids and clock are the line's), whose `offset_ps` and `duration_ps` are given.
     pub fn add_encoded_event(&mut self, offset_ps: i64, duration_ps: i64, event: &[u8]) {
+        self.places = None;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let start = self.arena.len();
         self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
@@ -143,6 +226,7 @@ impl LineBuilder {
             index.push(slot);
         }
         self.last_key = slot.key();
+        self.last_start = start;
         self.count += 1;
         if self.count == 1 && self.expected > 1 {
             // One eighth over the first event's size, which may be unusually large (a kernel
@@ -172,6 +256,77 @@ impl LineBuilder {
         let _ = self.arena.try_reserve_exact(rest.max(need));
     }
 
+    /// Notes the place of the event just encoded (the arena's last entry, `self.count` - 1).
+    #[inline]
+    fn note_place(&mut self, offset_ps: i64, duration_ps: i64, open_at_end: bool) {
+        let Some(p) = &mut self.places else {
+            return;
+        };
+        let n = (self.count - 1) as u64;
+        let end = offset_ps.saturating_add(duration_ps);
+        max_of(&mut p.max_end_ps, end);
+        if !open_at_end && self.index.is_none() && n % SAMPLE_EVERY != 0 {
+            // The common event: in order, closed, not sampled.
+            max_of(&mut p.max_end_closed_ps, end);
+            return;
+        }
+        let last = self.last_start as u64;
+        if open_at_end {
+            p.open_at_end.push((last, self.arena.len() as u64));
+        } else {
+            max_of(&mut p.max_end_closed_ps, end);
+        }
+        if self.index.is_none() && n % SAMPLE_EVERY == 0 {
+            p.samples.push(EventSample {
+                offset_ps,
+                duration_ps,
+                pos: last,
+                n,
+            });
+        }
+    }
+
+    /// The line's [`EventPlaces`] in the order `events` holds them (`slots`: the sorted slots,
+    /// when an event came out of order), `lead` bytes of the line before them.
+    fn places(&mut self, slots: Option<&[EventSlot]>, lead: usize) -> Option<EventPlaces> {
+        let mut p = self.places.take()?;
+        if let Some(slots) = slots {
+            let arena_open = std::mem::take(&mut p.open_at_end);
+            p.samples.clear();
+            let mut pos = 0u64;
+            for (n, e) in slots.iter().enumerate() {
+                let n = n as u64;
+                if n % SAMPLE_EVERY == 0 {
+                    p.samples.push(EventSample {
+                        offset_ps: e.offset_ps,
+                        duration_ps: e.duration_ps,
+                        pos,
+                        n,
+                    });
+                }
+                let len = e.len as u64;
+                if !arena_open.is_empty()
+                    && arena_open
+                        .binary_search_by_key(&(e.start as u64), |o| o.0)
+                        .is_ok()
+                {
+                    p.open_at_end.push((pos, pos + len));
+                }
+                pos += len;
+            }
+        }
+        Some(EventPlaces {
+            line_id: self.header.id,
+            lead: lead as u64,
+            len: 0,
+            count: self.count as u64,
+            samples: p.samples,
+            max_end_ps: p.max_end_ps,
+            max_end_closed_ps: p.max_end_closed_ps,
+            open_at_end: p.open_at_end,
+        })
+    }
+
     /// The slots of the events encoded before byte `end` of the arena, read back from it (only
     /// when the first event out of order arrives).
     fn slots_before(&self, end: usize) -> Vec<EventSlot> {
@@ -199,10 +354,11 @@ impl LineBuilder {
     /// leaves them in: an enclosing event comes before the events nested in it, which the
     /// trace viewer's nesting relies on. The sort is stable, so ties keep insertion order.
     pub fn finish(mut self) -> FinishedLine {
-        let events = match self.index.take() {
+        let (events, mut places) = match self.index.take() {
             None => {
+                let places = self.places(None, 0);
                 self.arena.shrink_to_fit();
-                self.arena
+                (std::mem::take(&mut self.arena), places)
             }
             Some(mut index) => {
                 index.sort_by_key(EventSlot::key);
@@ -210,7 +366,7 @@ impl LineBuilder {
                 for e in &index {
                     sorted.extend_from_slice(&self.arena[e.start..e.start + e.len]);
                 }
-                sorted
+                (sorted, self.places(Some(&index), 0))
             }
         };
         self.header.duration_ps = self.max_end_ps;
@@ -222,10 +378,15 @@ impl LineBuilder {
             ..Default::default()
         };
         let (head, split) = wire::around_repeated(&leading, self.header);
+        if let Some(p) = &mut places {
+            p.lead = split as u64;
+            p.len = events.len() as u64;
+        }
         FinishedLine {
             head,
             split,
             events,
+            places: places.map(Box::new),
         }
     }
 }
@@ -241,6 +402,9 @@ pub struct FinishedLine {
     split: usize,
     /// The `events` entries, sorted.
     events: Vec<u8>,
+    /// Where they lie (`None`: not known, see [`LineBuilder::add_unplaced_event_bytes`]);
+    /// boxed, as a finished line is moved about whole.
+    places: Option<Box<EventPlaces>>,
 }
 
 impl FinishedLine {
@@ -253,6 +417,11 @@ impl FinishedLine {
     /// elsewhere is these around them.
     pub fn around_events(&self) -> (&[u8], &[u8]) {
         (&self.head[..self.split], &self.head[self.split..])
+    }
+
+    /// Where the line's events lie, as the merge's index of a window reads them; taken once.
+    pub fn take_places(&mut self) -> Option<EventPlaces> {
+        self.places.take().map(|p| *p)
     }
 
     /// Length of the line as an `XPlane.lines` entry (key and length included).

@@ -20,7 +20,7 @@ use super::spill::{CountedFile, LineSpill, PlaneInOutput, SpillPolicy, SpilledLi
 mod line;
 mod stats;
 
-pub use line::{FinishedLine, LineBuilder};
+pub use line::{EventPlaces, EventSample, FinishedLine, LineBuilder, SAMPLE_EVERY};
 pub(crate) use stats::fibonacci_slot;
 pub use stats::{StatBytes, StatIds};
 
@@ -54,6 +54,8 @@ pub struct PlaneBuilder {
     spill: Option<LinesOut>,
     spill_error: Option<std::io::Error>,
     names: PlaneNames,
+    /// Where each line's events lie, in the order the lines were added.
+    places: Vec<Option<EventPlaces>>,
 }
 
 /// A plane's names and the ids they were given, with their metadata: what a run's windows
@@ -103,6 +105,7 @@ impl PlaneBuilder {
             spill: None,
             spill_error: None,
             names,
+            places: Vec::new(),
         }
     }
 
@@ -259,10 +262,11 @@ impl PlaneBuilder {
 
     /// Adds a finished line (see [`LineBuilder::finish`]); its bytes are not copied again
     /// until they are written.
-    pub fn add_line(&mut self, line: FinishedLine) {
+    pub fn add_line(&mut self, mut line: FinishedLine) {
         if self.spill_error.is_some() {
             return;
         }
+        self.places.push(line.take_places());
         if let Some(spill) = &mut self.spill {
             if let Err(e) = line.write_entry(spill.lines()) {
                 self.spill_error = Some(e);
@@ -377,6 +381,10 @@ impl PlaneBuilder {
     }
 
     pub fn finish(mut self) -> BuiltPlane {
+        let places = PlanePlaces {
+            name: self.plane.name.clone(),
+            lines: std::mem::take(&mut self.places),
+        };
         // Fields 1–2 (id, name) come before the lines (field 3) on the wire.
         let leading = XPlane {
             id: std::mem::take(&mut self.plane.id),
@@ -410,8 +418,17 @@ impl PlaneBuilder {
             lines: self.lines,
             spilled,
             padded_len,
+            places,
         }
     }
+}
+
+/// Where the events of a plane's lines lie ([`EventPlaces`]), line by line in the plane's
+/// order (`None` for a line whose places are not known).
+#[derive(Debug, Clone, Default)]
+pub struct PlanePlaces {
+    pub name: String,
+    pub lines: Vec<Option<EventPlaces>>,
 }
 
 /// Where a plane's lines go once past the spill size.
@@ -452,6 +469,7 @@ pub struct BuiltPlane {
     /// Its entry's length is written padded, as a plane that went straight into the output
     /// has it (`spill::PADDED_LEN`).
     padded_len: bool,
+    places: PlanePlaces,
 }
 
 impl BuiltPlane {
@@ -464,6 +482,11 @@ impl BuiltPlane {
                 .iter()
                 .map(FinishedLine::entry_len)
                 .sum::<usize>()
+    }
+
+    /// Where its lines' events lie, for the merge's index of the file it goes to; taken once.
+    pub fn take_places(&mut self) -> PlanePlaces {
+        std::mem::take(&mut self.places)
     }
 
     /// Bytes of lines not held in memory (`xplane::spill`: in a file of their own, or already

@@ -55,6 +55,8 @@ impl StatIds {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct StatBytes {
     bytes: Vec<u8>,
+    /// They hold the `open_at_end` stat ([`Self::open_at_end`]).
+    open_at_end: bool,
 }
 
 impl StatBytes {
@@ -64,6 +66,20 @@ impl StatBytes {
 
     pub fn clear(&mut self) {
         self.bytes.clear();
+        self.open_at_end = false;
+    }
+
+    /// The `open_at_end` stat (`metadata_id`: its id in the plane), value 1: the event is a
+    /// range open at the end of its window. A line notes where such events lie for the merge
+    /// at exit ([`super::EventPlaces`]), which leaves them out of every window but the last.
+    pub fn open_at_end(&mut self, metadata_id: i64) {
+        self.i64(metadata_id, 1);
+        self.open_at_end = true;
+    }
+
+    /// Whether they hold the `open_at_end` stat.
+    pub fn holds_open_at_end(&self) -> bool {
+        self.open_at_end
     }
 
     pub fn is_empty(&self) -> bool {
@@ -77,6 +93,7 @@ impl StatBytes {
     /// Appends every stat of `other`.
     pub fn extend(&mut self, other: &StatBytes) {
         self.bytes.extend_from_slice(&other.bytes);
+        self.open_at_end |= other.open_at_end;
     }
 
     /// Appends any stat (strings, bytes, doubles) through prost.

@@ -159,7 +159,12 @@ impl PlaneMerge<'_> {
                 line.add_encoded_event(e.offset_ps, e.duration_ps, &cur.stats);
                 merged.copied += 1;
             } else {
-                line.add_event_bytes(e.metadata_id, e.offset_ps, e.duration_ps, &cur.stats);
+                line.add_unplaced_event_bytes(
+                    e.metadata_id,
+                    e.offset_ps,
+                    e.duration_ps,
+                    &cur.stats,
+                );
             }
             merged.events += 1;
             if cur.advance()? {

@@ -11,6 +11,7 @@ use prost::Message;
 use super::encoded::LINE_EVENTS;
 use super::MergeError;
 use crate::wire::{xplane as fields, FileFields, RawField};
+use crate::xplane::builder::{EventPlaces, PlanePlaces};
 use crate::xplane::proto::{x_stat, XLine, XPlane, XSpace};
 use crate::xplane::stats as s;
 
@@ -109,6 +110,17 @@ impl Input {
     /// Reads `path`'s heads and indexes its lines' events, each checked as `check` says
     /// before it may be copied as it is.
     pub(super) fn index(path: &Path, check: super::Check) -> Result<Self, MergeError> {
+        Input::index_placed(path, check, &[])
+    }
+
+    /// As [`Input::index`], each line whose events' places its writer handed over (`placed`,
+    /// `builder::PlanePlaces` by plane name) indexed from them: its events are stepped over,
+    /// not read. A line they do not match (another id, or its events elsewhere) is read.
+    pub(super) fn index_placed(
+        path: &Path,
+        check: super::Check,
+        placed: &[PlanePlaces],
+    ) -> Result<Self, MergeError> {
         let read = |source| MergeError::Read {
             path: path.to_path_buf(),
             source,
@@ -127,7 +139,7 @@ impl Input {
                 match (number, value) {
                     (SPACE_PLANES, RawField::Len(n)) => {
                         let end = r.end_of(n)?;
-                        planes.push(index_plane(&file, &mut r, end, check)?);
+                        planes.push(index_plane(&file, &mut r, end, check, placed)?);
                     }
                     (number, value) => r.copy_field(number, value, &mut rest)?,
                 }
@@ -151,12 +163,14 @@ impl Input {
 }
 
 /// One plane: its head first (its lines skipped: the head's fields follow them on the wire, and
-/// the `open_at_end` stat's id is there), then each line's head and events.
+/// the `open_at_end` stat's id is there), then each line's head and events (from `placed`
+/// where it has the plane).
 fn index_plane(
     file: &Arc<File>,
     r: &mut FileFields,
     end: u64,
     check: super::Check,
+    placed: &[PlanePlaces],
 ) -> io::Result<PlaneIn> {
     let mut head = Vec::new();
     let mut spans = Vec::new();
@@ -174,21 +188,34 @@ fn index_plane(
     }
     let head = XPlane::decode(head.as_slice())?;
     let open = stat_id_named(&head, s::OPEN_AT_END);
+    let placed = placed
+        .iter()
+        .find(|p| p.name == head.name)
+        .map_or(&[][..], |p| &p.lines[..]);
     let lines = spans
         .into_iter()
-        .map(|(start, end)| index_line(file, start, end, check, open))
+        .enumerate()
+        .map(|(k, (start, end))| {
+            let places = placed.get(k).and_then(Option::as_ref);
+            index_line(file, start, end, check, open, places)
+        })
         .collect::<io::Result<Vec<_>>>()?;
     Ok(PlaneIn { head, lines })
 }
 
-/// One line's head and its events' index (`open`: the plane's `open_at_end` stat id).
+/// One line's head and its events' index (`open`: the plane's `open_at_end` stat id), from
+/// `placed` when they match the line (its events are then stepped over), else read.
 fn index_line(
     file: &Arc<File>,
     start: u64,
     end: u64,
     check: super::Check,
     open: Option<i64>,
+    placed: Option<&EventPlaces>,
 ) -> io::Result<LineIn> {
+    if let Some(line) = placed.and_then(|p| index_placed_line(file, start, end, p).transpose()) {
+        return line;
+    }
     let mut r = FileFields::new(file.clone(), start, end);
     let mut line_head = Vec::new();
     let mut events = super::splice::EventIndexer::default();
@@ -214,6 +241,45 @@ fn index_line(
         end,
         events: events.finish(),
     })
+}
+
+/// One line indexed from where its writer placed its events (`p`): its fields before and after
+/// them read, the events stepped over. `None` when the line is not as `p` says (another id,
+/// its events not all where `p` has them): it is then read.
+fn index_placed_line(
+    file: &Arc<File>,
+    start: u64,
+    end: u64,
+    p: &EventPlaces,
+) -> io::Result<Option<LineIn>> {
+    let events_at = start.saturating_add(p.lead);
+    let events_end = events_at.saturating_add(p.len);
+    if events_end > end {
+        return Ok(None);
+    }
+    let mut line_head = Vec::new();
+    for (from, to) in [(start, events_at), (events_end, end)] {
+        let mut r = FileFields::new(file.clone(), from, to);
+        while r.position() < to {
+            let Some((number, value)) = r.field()? else {
+                break;
+            };
+            if number == LINE_EVENTS {
+                return Ok(None);
+            }
+            r.copy_field(number, value, &mut line_head)?;
+        }
+    }
+    let head = XLine::decode(line_head.as_slice())?;
+    if head.id != p.line_id {
+        return Ok(None);
+    }
+    Ok(Some(LineIn {
+        head,
+        start,
+        end,
+        events: super::splice::EventIndex::placed(p, events_at),
+    }))
 }
 
 /// A Task Environment stat of the input's, as an unsigned number.
@@ -311,6 +377,74 @@ mod tests {
             ..Origin::default()
         };
         assert!(no_boot(1).order_key(false) < no_boot(2).order_key(false));
+    }
+
+    /// A line indexed from where its writer placed its events (`builder::EventPlaces`) has
+    /// the index reading it gives: events in order and out of order (sorted when the line is
+    /// finished), ties, negative offsets, every `SAMPLE`-th sampled, ranges open at the end
+    /// among them, an empty line. Places that do not match a line (another id) leave it to
+    /// be read.
+    #[test]
+    fn a_line_indexed_from_its_places_is_indexed_as_read() {
+        use crate::xplane::builder::{LineBuilder, PlaneBuilder, StatBytes};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("w.xplane.pb");
+        let mut plane = PlaneBuilder::new(1, "/host:CPU");
+        let open = plane.stat_metadata_id(s::OPEN_AT_END);
+        let other = plane.stat_metadata_id("x");
+        for (id, shuffled) in [(1, false), (2, true)] {
+            let mut line = LineBuilder::new(id, format!("line {id}"), 100);
+            let mut st = StatBytes::new();
+            for i in 0..300i64 {
+                let at = if shuffled { (i * 7919) % 300 } else { i } / 2 * 1000 - 5000;
+                st.clear();
+                st.u64(other, i as u64);
+                if i % 37 == 0 {
+                    st.open_at_end(open);
+                }
+                line.add_event(1 + i % 3, at, (i % 5) * 10, &st);
+            }
+            plane.add_line(line.finish());
+        }
+        plane.add_line(LineBuilder::new(3, "empty", 0).finish());
+        let mut built = plane.finish();
+        let places = vec![built.take_places()];
+        let mut bytes = Vec::new();
+        built.write_entry(&mut bytes).unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let check = crate::xplane::merge::Check::Bounds;
+        let read = Input::index(&path, check).unwrap();
+        let placed = Input::index_placed(&path, check, &places).unwrap();
+        let lines =
+            |i: &Input| -> Vec<(XLine, u64, u64, crate::xplane::merge::splice::EventIndex)> {
+                i.planes[0]
+                    .lines
+                    .iter()
+                    .map(|l| (l.head.clone(), l.start, l.end, l.events.clone()))
+                    .collect()
+            };
+        assert_eq!(lines(&read).len(), 3);
+        assert_eq!(lines(&read), lines(&placed));
+        // Each line was indexed from its places, not read.
+        let file = read.file();
+        for (l, p) in read.planes[0].lines.iter().zip(&places[0].lines) {
+            let p = p.as_ref().expect("our writer places every line's events");
+            let from_places = index_placed_line(&file, l.start, l.end, p).unwrap();
+            assert_eq!(from_places.map(|f| f.events), Some(l.events.clone()));
+            let other = EventPlaces {
+                line_id: p.line_id + 1,
+                ..p.clone()
+            };
+            assert!(index_placed_line(&file, l.start, l.end, &other)
+                .unwrap()
+                .is_none());
+        }
+        let n = |i: &crate::xplane::merge::splice::EventIndex| i.open_at_end.len();
+        assert_eq!(
+            n(&read.planes[0].lines[1].events),
+            9,
+            "300 / 37, rounded up"
+        );
     }
 
     /// A length that overflows the file's offsets is refused as damage, not a panic.

@@ -174,7 +174,8 @@ pub(crate) fn merge_own_files_event_by_event(
     merge_inputs(indexed, layout, Check::Bounds, &[], false)
 }
 
-/// A window of this process indexed as soon as it is written ([`Indexed::own`]): the merge at
+/// A window of this process indexed as soon as it is written: from where its writer placed
+/// its events ([`Indexed::written`], none read), or read back ([`Indexed::own`]). The merge at
 /// exit then reads none of the earlier windows' events again, only the last window's, and
 /// copies theirs as byte ranges of their files.
 pub struct Indexed(Input);
@@ -184,6 +185,15 @@ impl Indexed {
     /// The file is closed until the merge.
     pub fn own(path: &std::path::Path) -> Result<Indexed, MergeError> {
         let mut input = Input::index(path, Check::Bounds)?;
+        input.file = None;
+        Ok(Indexed(input))
+    }
+
+    /// Indexes a window this process has just written from where its writer placed its
+    /// lines' events (`xplane::WrittenWindow`): only its planes' and lines' heads are read.
+    /// A line the places do not match is read as [`Indexed::own`] reads it.
+    pub fn written(window: &super::WrittenWindow) -> Result<Indexed, MergeError> {
+        let mut input = Input::index_placed(&window.path, Check::Bounds, &window.places)?;
         input.file = None;
         Ok(Indexed(input))
     }

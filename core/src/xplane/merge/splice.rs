@@ -23,11 +23,12 @@ use crate::wire::{check, FileFields, RawField};
 /// An event's place in the writer's line order: start, the longer first.
 pub(super) type Key = (i64, Reverse<i64>);
 
-/// Every this many events of a line, the index notes the event's time and place.
-pub(super) const SAMPLE: u64 = 64;
+/// Every this many events of a line, the index notes the event's time and place (as the
+/// writer does where it hands them over, `builder::EventPlaces`).
+pub(super) const SAMPLE: u64 = crate::xplane::builder::SAMPLE_EVERY;
 
 /// One event noted by the index.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Sample {
     key: Key,
     /// Where its `events` entry begins in the file.
@@ -37,7 +38,7 @@ struct Sample {
 }
 
 /// Where one input line's events lie, and in what order.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct EventIndex {
     /// From the first event's entry to the end of the last's.
     start: u64,
@@ -51,8 +52,38 @@ pub(super) struct EventIndex {
     max_end_ps: Option<i64>,
     /// The events that hold `open_at_end` (their entries' ranges), and the largest end among
     /// the others.
-    open_at_end: Vec<(u64, u64)>,
+    pub(super) open_at_end: Vec<(u64, u64)>,
     max_end_closed_ps: Option<i64>,
+}
+
+impl EventIndex {
+    /// The index of a line whose writer noted where its events lie (`p`), its first event's
+    /// entry at `at` in the file: what reading them gives ([`EventIndexer`]), for the events
+    /// as our writer lays them (together, in the line's order).
+    pub(super) fn placed(p: &crate::xplane::builder::EventPlaces, at: u64) -> EventIndex {
+        EventIndex {
+            start: if p.count == 0 { 0 } else { at },
+            end: if p.count == 0 { 0 } else { at + p.len },
+            count: p.count,
+            samples: p
+                .samples
+                .iter()
+                .map(|s| Sample {
+                    key: (s.offset_ps, Reverse(s.duration_ps)),
+                    pos: at + s.pos,
+                    n: s.n,
+                })
+                .collect(),
+            spliceable: true,
+            max_end_ps: p.max_end_ps,
+            open_at_end: p
+                .open_at_end
+                .iter()
+                .map(|&(a, b)| (at + a, at + b))
+                .collect(),
+            max_end_closed_ps: p.max_end_closed_ps,
+        }
+    }
 }
 
 /// Builds an [`EventIndex`] as a line's fields are read in order.

@@ -238,7 +238,7 @@ fn step_root(
         stats.i64(ids.get(plane, s::STEP_NUM), n);
     }
     if root.open_at_end {
-        stats.i64(ids.get(plane, s::OPEN_AT_END), 1);
+        stats.open_at_end(ids.get(plane, s::OPEN_AT_END));
     }
     let id = plane.event_metadata_id(&root.mark.name);
     let start = base.offset_ps(root.span.start_ns);
