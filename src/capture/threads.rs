@@ -152,3 +152,47 @@ impl Threads {
         d
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::devices::Streams;
+
+    /// Threads record launch facts while cuts drain them, some threads ending before a drain
+    /// and some between two: every fact is drained exactly once, each thread's in its order.
+    #[test]
+    fn cuts_concurrent_with_callbacks_and_ended_threads_take_each_fact_once() {
+        const THREADS: u64 = 6;
+        const CALLS: u64 = 20_000;
+        let (threads, streams) = (Threads::default(), Streams::default());
+        let (threads, streams) = (&threads, &streams);
+        let mut calls: Vec<CallFact> = Vec::new();
+        std::thread::scope(|sc| {
+            let workers: Vec<_> = (1..=THREADS)
+                .map(|tid| {
+                    sc.spawn(move || {
+                        // Threads end after different numbers of calls.
+                        for i in 0..CALLS / tid {
+                            threads.with_current(tid, |t| {
+                                streams.on_work_enter(t, (tid << 32) | (i + 1), 0)
+                            });
+                        }
+                    })
+                })
+                .collect();
+            while workers.iter().any(|w| !w.is_finished()) {
+                calls.extend(threads.drain(0, true).calls);
+            }
+        });
+        calls.extend(threads.drain(0, true).calls);
+        assert!(threads.drain(0, true).calls.is_empty(), "nothing twice");
+        for tid in 1..=THREADS {
+            let mine: Vec<u64> = calls
+                .iter()
+                .filter(|c| c.correlation_id >> 32 == tid)
+                .map(|c| c.correlation_id & 0xffff_ffff)
+                .collect();
+            assert!(mine.iter().copied().eq(1..=CALLS / tid), "thread {tid}");
+        }
+    }
+}
