@@ -59,7 +59,7 @@ impl SelfTime {
                 &l.times,
                 owner,
                 || self.callbacks.register(Default::default()),
-                |m: &CallbackTimes| {
+                |m: &std::sync::Arc<CallbackTimes>| {
                     // Written by this thread only: a load and a store, no locked add.
                     let [calls, sum] = &m.0;
                     calls.store(calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);

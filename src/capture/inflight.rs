@@ -49,7 +49,7 @@ impl OpenCalls {
             &l.open_slot,
             owner,
             || self.slots.register(AtomicU64::new(0)),
-            f,
+            |slot| f(slot),
         )
     }
 

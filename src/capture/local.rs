@@ -11,17 +11,19 @@
 
 use std::cell::{Cell, OnceCell, RefCell};
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+use super::owned::Owner;
 use super::thread::ThreadState;
 use crate::store::sinks::OwnLine;
 
-/// A thread's entry in a registry: the registry's address and the shared entry.
+/// A thread's entry in a registry: the registry's address and the thread's handle of its
+/// entry there (an `Arc` of a shared slot, or the owner's handle of its capture state).
 pub(crate) struct Registered<T> {
     owner: usize,
-    value: Arc<T>,
+    value: T,
 }
 
 /// A thread's entries in registries of one kind: the first registry it was used with (the
@@ -45,10 +47,10 @@ pub(crate) type CallbackTimes = OwnLine<[AtomicU64; 2]>;
 
 /// Everything a thread keeps for the tool.
 pub(crate) struct Local {
-    /// This thread's capture state (`ThreadState`), shared with the drain.
-    pub(super) state: Entries<Mutex<ThreadState>>,
+    /// This thread's capture state (`ThreadState`), lent to the drain (`owned`).
+    pub(super) state: Entries<Owner<ThreadState>>,
     /// The open-call slot of this thread (`inflight`).
-    pub(super) open_slot: Entries<OwnLine<AtomicU64>>,
+    pub(super) open_slot: Entries<Arc<OwnLine<AtomicU64>>>,
     /// Depth of the HIP call in progress (nested calls count once) …
     pub(super) open_depth: Cell<u32>,
     /// … and the epoch it opened in (`inflight::OpenCalls::forget_open_calls`).
@@ -69,7 +71,7 @@ pub(crate) struct Local {
     /// Bytes of captured calls not yet charged to the shared memory count (`budget`).
     pub(crate) pending_charge: Cell<u64>,
     /// This thread's callback counts (`selftime`).
-    pub(crate) times: Entries<CallbackTimes>,
+    pub(crate) times: Entries<Arc<CallbackTimes>>,
 }
 
 impl Local {
@@ -110,17 +112,18 @@ pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> Option<R> {
 pub(crate) fn with_registered<T, R>(
     entries: &Entries<T>,
     owner: usize,
-    register: impl FnOnce() -> Arc<T>,
+    register: impl FnOnce() -> T,
     f: impl FnOnce(&T) -> R,
 ) -> R {
     match entries.first.get() {
         Some(r) if r.owner == owner => f(&r.value),
         Some(_) => with_other(entries, owner, register, f),
         None => {
-            let value = register();
-            let r = f(&value);
-            let _ = entries.first.set(Registered { owner, value });
-            r
+            let value = entries.first.get_or_init(|| Registered {
+                owner,
+                value: register(),
+            });
+            f(&value.value)
         }
     }
 }
@@ -130,25 +133,21 @@ pub(crate) fn with_registered<T, R>(
 fn with_other<T, R>(
     entries: &Entries<T>,
     owner: usize,
-    register: impl FnOnce() -> Arc<T>,
+    register: impl FnOnce() -> T,
     f: impl FnOnce(&T) -> R,
 ) -> R {
     let known = entries
         .others
         .borrow()
         .iter()
-        .find(|r| r.owner == owner)
-        .map(|r| Arc::clone(&r.value));
-    let value = known.unwrap_or_else(|| {
+        .position(|r| r.owner == owner);
+    let at = known.unwrap_or_else(|| {
         let value = register();
-        let entry = Registered {
-            owner,
-            value: Arc::clone(&value),
-        };
-        entries.others.borrow_mut().push(entry);
-        value
+        let mut others = entries.others.borrow_mut();
+        others.push(Registered { owner, value });
+        others.len() - 1
     });
-    f(&value)
+    f(&entries.others.borrow()[at].value)
 }
 
 /// The address that names a registry in [`Registered`].

@@ -2,8 +2,9 @@
 //! here: the SDK layer hands in safe views).
 //!
 //! Each application thread registers one `ThreadState` the first time a callback runs on it and
-//! afterwards only locks its own (uncontended) mutex: the roctx stack, the annotation snapshot
-//! cache, and the facts handed to the join (annotations keyed by correlation id, marker spans).
+//! afterwards works on it without a locked instruction (`owned`, which lends it to the drain):
+//! the roctx stack, the stream lookups, and the facts handed to the join (annotations keyed by
+//! correlation id, launch and sync facts, marker spans).
 //! A cut drains every registered state, including ranges still open. The few facts that are
 //! process-wide (streams and their devices, start/stop ranges, kernel symbols) change rarely
 //! and sit behind locks of their own; [`Capture`] holds all of it.
@@ -16,6 +17,7 @@ pub mod hip_stream;
 pub mod inflight;
 pub(crate) mod local;
 pub mod markers;
+pub(crate) mod owned;
 pub mod registry;
 pub mod symbols;
 pub mod thread;

@@ -1,21 +1,34 @@
 //! Every application thread's capture state: registered the first time a callback runs on the
-//! thread, locked by that thread alone afterwards (uncontended), drained together at a cut.
+//! thread, worked on by that thread alone without a locked instruction (`owned`), lent to the
+//! drain at a cut.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::local;
+use super::owned::{self, Barrier, Owner, ThreadCell};
 use super::thread::{OpenRange, ThreadState};
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::store::sinks::lock;
-use crate::store::Sinks;
 
 /// The registry of thread states.
-#[derive(Default)]
 pub struct Threads {
-    all: Sinks<ThreadState>,
+    /// Every thread's state, in registration order (kept after its thread ends).
+    all: Mutex<Vec<Arc<ThreadCell<ThreadState>>>>,
     /// Threads registered so far (each gets its own block of fallback scope ids).
     registered: AtomicU64,
+    /// How a thread and the drain keep apart (`owned`).
+    barrier: Barrier,
+}
+
+impl Default for Threads {
+    fn default() -> Self {
+        Threads {
+            all: Mutex::new(Vec::new()),
+            registered: AtomicU64::new(0),
+            barrier: Barrier::for_this_process(),
+        }
+    }
 }
 
 impl Threads {
@@ -44,21 +57,31 @@ impl Threads {
             &l.state,
             owner,
             || self.register(),
-            |m| {
-                let mut s = lock(m);
-                if s.thread_id == 0 {
-                    s.thread_id = thread_id;
-                }
-                f(&mut s)
+            |o| {
+                o.with(|s| {
+                    if s.thread_id == 0 {
+                        s.thread_id = thread_id;
+                    }
+                    f(s)
+                })
             },
         )
     }
 
-    fn register(&self) -> Arc<Mutex<ThreadState>> {
-        let state = self.all.register();
-        let n = self.registered.fetch_add(1, Ordering::Relaxed);
-        lock(&state).set_fallback_block(n);
-        state
+    fn register(&self) -> Owner<ThreadState> {
+        let mut state = ThreadState::default();
+        state.set_fallback_block(self.registered.fetch_add(1, Ordering::Relaxed));
+        let (owner, cell) = owned::new_cell(state, self.barrier);
+        lock(&self.all).push(cell);
+        owner
+    }
+
+    /// Visits every registered thread's state, in registration order, each lent in turn.
+    fn for_each(&self, mut f: impl FnMut(&mut ThreadState)) {
+        let all: Vec<Arc<ThreadCell<ThreadState>>> = lock(&self.all).clone();
+        for s in all {
+            s.lend(&mut f);
+        }
     }
 }
 
@@ -79,7 +102,7 @@ impl Threads {
     /// Drains every registered thread's state: ranges still open are closed at `end_ns`, or with
     /// `keep_open` shown up to it and kept open for the next window.
     pub fn drain(&self, end_ns: u64, keep_open: bool) -> Drained {
-        let threads = &self.all;
+        let threads = self;
         let mut d = Drained::default();
         // How many of each there are, so that each output grows in two steps toward it
         // (`chunked::room_toward`); a thread still running may add more before its turn.
@@ -127,5 +150,49 @@ impl Threads {
             }
         });
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::devices::Streams;
+
+    /// Threads record launch facts while cuts drain them, some threads ending before a drain
+    /// and some between two: every fact is drained exactly once, each thread's in its order.
+    #[test]
+    fn cuts_concurrent_with_callbacks_and_ended_threads_take_each_fact_once() {
+        const THREADS: u64 = 6;
+        const CALLS: u64 = 20_000;
+        let (threads, streams) = (Threads::default(), Streams::default());
+        let (threads, streams) = (&threads, &streams);
+        let mut calls: Vec<CallFact> = Vec::new();
+        std::thread::scope(|sc| {
+            let workers: Vec<_> = (1..=THREADS)
+                .map(|tid| {
+                    sc.spawn(move || {
+                        // Threads end after different numbers of calls.
+                        for i in 0..CALLS / tid {
+                            threads.with_current(tid, |t| {
+                                streams.on_work_enter(t, (tid << 32) | (i + 1), 0)
+                            });
+                        }
+                    })
+                })
+                .collect();
+            while workers.iter().any(|w| !w.is_finished()) {
+                calls.extend(threads.drain(0, true).calls);
+            }
+        });
+        calls.extend(threads.drain(0, true).calls);
+        assert!(threads.drain(0, true).calls.is_empty(), "nothing twice");
+        for tid in 1..=THREADS {
+            let mine: Vec<u64> = calls
+                .iter()
+                .filter(|c| c.correlation_id >> 32 == tid)
+                .map(|c| c.correlation_id & 0xffff_ffff)
+                .collect();
+            assert!(mine.iter().copied().eq(1..=CALLS / tid), "thread {tid}");
+        }
     }
 }

@@ -277,6 +277,33 @@ pub fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// `membarrier(2)` commands (the kernel's ABI, `linux/membarrier.h`).
+const MEMBARRIER_CMD_GLOBAL: c_int = 1;
+const MEMBARRIER_CMD_PRIVATE_EXPEDITED: c_int = 8;
+const MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED: c_int = 16;
+
+/// `membarrier(cmd)`: 0 on success.
+fn membarrier(cmd: c_int) -> libc::c_long {
+    // SAFETY: membarrier takes two integer arguments and touches no memory of ours.
+    unsafe { libc::syscall(libc::SYS_membarrier, cmd, 0 as c_int, 0 as c_int) }
+}
+
+/// Registers this process for [`heavy_barrier`]'s expedited barrier (idempotent); `false`
+/// when the kernel (before 4.14) or a sandbox (a seccomp filter, valgrind) refuses it.
+pub fn register_heavy_barrier() -> bool {
+    membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0
+}
+
+/// Makes every running thread of this process pass a full memory barrier before returning
+/// (the others pass one when they are next scheduled): the heavy side of an asymmetric fence
+/// whose light side is a compiler fence. Only after [`register_heavy_barrier`] succeeded;
+/// should the expedited command fail, the slower global one has the same effect.
+pub fn heavy_barrier() {
+    if membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0 {
+        membarrier(MEMBARRIER_CMD_GLOBAL);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
