@@ -152,6 +152,21 @@ macro_rules! log_info { ($($t:tt)*) => { ::tracing::info!("{}", format_args!($($
 #[macro_export]
 macro_rules! log_debug { ($($t:tt)*) => { ::tracing::debug!("{}", format_args!($($t)*)) } }
 
+/// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`
+/// build), for debug lines.
+pub fn process_memory() -> String {
+    let (rss, peak) = process_memory_kb();
+    let kb = |v: Option<u64>| v.map_or("?".to_string(), |v| format!("{v} kB"));
+    let heap = crate::heap::stats().map_or(String::new(), |(live, peak)| {
+        format!(
+            "; tool heap {:.1} MB, peak {:.1} MB",
+            live as f64 / 1e6,
+            peak as f64 / 1e6
+        )
+    });
+    format!("rss {}, peak {}{heap}", kb(rss), kb(peak))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

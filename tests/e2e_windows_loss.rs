@@ -95,10 +95,9 @@ fn a_window_that_cannot_be_written_is_written_again_at_the_next_cut() {
         .output();
     let stderr = support::stderr_of(&out);
     assert!(out.status.success(), "{stderr}");
-    assert!(
-        stderr.contains("cannot write capture window 2:"),
-        "{stderr}"
-    );
+    // Which windows fit depends on where the cuts fall (a window holds what was delivered
+    // when its count was seen): at least one does not.
+    assert!(stderr.contains("cannot write capture window "), "{stderr}");
     assert!(!stderr.contains("the profile is partial"), "{stderr}");
     let merged = support::xspace::read_one(&dir, "r");
     assert_eq!(held_records(&merged), emitted_records(&truth), "{stderr}");
@@ -188,8 +187,8 @@ fn a_run_whose_windows_all_failed_says_so_in_its_one_profile() {
     );
 }
 
-/// A real full disk (a 64 KiB tmpfs, where the machine lets a test mount one): the first
-/// small window fits, the next ones do not. No hidden temporary is left, and stderr names
+/// A real full disk (a 64 KiB tmpfs, where the machine lets a test mount one): a small
+/// window may fit, larger ones do not. No hidden temporary is left, and stderr names
 /// each window lost (a profile under the run's own name, if the small last window and the
 /// merge fit, names them too: `a_window_lost_for_good_is_said_in_the_profile_and_at_exit`).
 #[test]
@@ -215,10 +214,9 @@ fn on_a_full_disk_nothing_looks_complete_and_no_temporary_is_left() {
             "{f} left on the full disk\n{stderr}"
         );
     }
-    assert!(
-        stderr.contains("cannot write capture window 2:"),
-        "{stderr}"
-    );
+    // Which windows fit depends on where the cuts fall (a window holds what was delivered
+    // when its count was seen): at least one does not.
+    assert!(stderr.contains("cannot write capture window "), "{stderr}");
     assert!(stderr.contains("No space left on device"), "{stderr}");
     assert!(
         stderr.contains("rocprof-xplane: the profile is partial: capture window "),

@@ -208,7 +208,7 @@ impl Coordinator {
         // Phase times and memory at `debug` level: finalize is where the process waits on us
         // at exit, and where memory peaks.
         if crate::config::log_enabled(LogLevel::Debug) {
-            log_debug!("finalize: start, memory {}", super::cut::process_memory());
+            log_debug!("finalize: start, memory {}", crate::log::process_memory());
         }
         let _ = self.run.cut(CutKind::Final);
     }
@@ -261,7 +261,12 @@ impl Coordinator {
     /// After a count window's cut of `records` records that took `took`: when as many records
     /// as a window holds were delivered meanwhile, the program delivers faster than the tool's
     /// thread cuts, and each window holds what arrived during the cut before it. Said once.
+    /// With the window writer on its own thread a cut only collects, and the writer says when
+    /// windows wait for it (`writer::Sink`).
     fn tell_if_outrun(&mut self, records: u64, took: std::time::Duration) {
+        if self.run.writer_threaded() {
+            return;
+        }
         let Some(n) = self.run.cfg.window.and_then(|r| r.events) else {
             return;
         };

@@ -104,6 +104,12 @@ impl Run {
         }
     }
 
+    /// Whether windows are joined and written on the window writer's thread, not within
+    /// their cut.
+    pub fn writer_threaded(&self) -> bool {
+        self.sink.threaded()
+    }
+
     /// The device counters restarted (a reattach): the next read starts a new series.
     pub fn forget_device_reads(&mut self) {
         self.device_reads.clear();
@@ -268,21 +274,6 @@ fn take_at_flush(
     Flushed { warnings, stores }
 }
 
-/// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`
-/// build), for debug lines.
-pub fn process_memory() -> String {
-    let (rss, peak) = crate::log::process_memory_kb();
-    let kb = |v: Option<u64>| v.map_or("?".to_string(), |v| format!("{v} kB"));
-    let heap = crate::heap::stats().map_or(String::new(), |(live, peak)| {
-        format!(
-            "; tool heap {:.1} MB, peak {:.1} MB",
-            live as f64 / 1e6,
-            peak as f64 / 1e6
-        )
-    });
-    format!("rss {}, peak {}{heap}", kb(rss), kb(peak))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,7 +327,7 @@ mod tests {
 
     #[test]
     fn process_memory_names_current_and_peak() {
-        let m = process_memory();
+        let m = crate::log::process_memory();
         assert!(m.starts_with("rss ") && m.contains(", peak "), "{m}");
         assert!(m.contains("kB"), "Linux reports kB: {m}");
     }

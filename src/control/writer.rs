@@ -122,6 +122,12 @@ impl Sink {
         }
     }
 
+    /// Whether the writer runs on a thread of its own (else each window is joined and written
+    /// within its cut).
+    pub fn threaded(&self) -> bool {
+        matches!(self.mode, Mode::Thread { .. })
+    }
+
     /// Hands a window cut now to the writer (written at once when inline).
     pub fn window(&mut self, w: CutWindow) {
         match &mut self.mode {
@@ -449,7 +455,7 @@ impl Writer {
         let mut trace = self.join_window(collected);
         let t2 = Instant::now();
         if crate::config::log_enabled(LogLevel::Debug) {
-            log_debug!("finalize: joined, memory {}", super::cut::process_memory());
+            log_debug!("finalize: joined, memory {}", crate::log::process_memory());
         }
         let (run, n, merged) = self.files.final_output(attach.run);
         // The streaming pipeline's last window: the merge below reports the profile.
@@ -462,7 +468,7 @@ impl Writer {
                 (t1 - t0).as_secs_f64() * 1e3,
                 (t2 - t1).as_secs_f64() * 1e3,
                 t2.elapsed().as_secs_f64() * 1e3,
-                super::cut::process_memory()
+                crate::log::process_memory()
             );
             let finalize_ns = t0.elapsed().as_nanos() as u64;
             log_debug!(
@@ -503,7 +509,7 @@ fn log_finalize_done(t0: Instant) {
         log_debug!(
             "finalize: done in {:.1} ms; memory {}",
             t0.elapsed().as_secs_f64() * 1e3,
-            super::cut::process_memory()
+            crate::log::process_memory()
         );
     }
 }
