@@ -79,6 +79,26 @@ struct Waiting {
     bytes: AtomicU64,
 }
 
+impl Waiting {
+    /// `c` waits for the writer, charged against `budget`; how many windows waited before it.
+    fn add(&self, c: &Collected, budget: &crate::budget::Budget) -> u64 {
+        let bytes = c.approx_bytes();
+        self.records.fetch_add(c.record_count(), Ordering::Relaxed);
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
+        budget.queue(bytes);
+        self.windows.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// `c` no longer waits (the writer took it, or it was never sent).
+    fn remove(&self, c: &Collected, budget: &crate::budget::Budget) {
+        let bytes = c.approx_bytes();
+        self.windows.fetch_sub(1, Ordering::Relaxed);
+        self.records.fetch_sub(c.record_count(), Ordering::Relaxed);
+        self.bytes.fetch_sub(bytes, Ordering::Relaxed);
+        budget.unqueue(bytes);
+    }
+}
+
 /// The coordinator's handle on the window writer.
 pub struct Sink {
     mode: Mode,
@@ -133,15 +153,10 @@ impl Sink {
         match &mut self.mode {
             Mode::Inline(writer) => writer.window(w),
             Mode::Thread { tx, .. } => {
-                let records = w.c.record_count();
-                let bytes = w.c.approx_bytes();
-                let before = self.waiting.windows.fetch_add(1, Ordering::Relaxed);
-                self.waiting.records.fetch_add(records, Ordering::Relaxed);
-                self.waiting.bytes.fetch_add(bytes, Ordering::Relaxed);
-                self.recorder.budget().queue(bytes);
+                let before = self.waiting.add(&w.c, self.recorder.budget());
                 if let Err(mpsc::SendError(Job::Window(w))) = tx.send(Job::Window(w)) {
                     // The writer's thread is gone (it cannot be, short of a crash): inline.
-                    self.unqueue(&w.c);
+                    self.waiting.remove(&w.c, self.recorder.budget());
                     log_error!("the window writer stopped; this window is written on the coordinator's thread");
                     self.inline_now().window(w);
                     return;
@@ -151,16 +166,6 @@ impl Sink {
                 }
             }
         }
-    }
-
-    fn unqueue(&self, c: &Collected) {
-        self.waiting.windows.fetch_sub(1, Ordering::Relaxed);
-        self.waiting
-            .records
-            .fetch_sub(c.record_count(), Ordering::Relaxed);
-        let bytes = c.approx_bytes();
-        self.waiting.bytes.fetch_sub(bytes, Ordering::Relaxed);
-        self.recorder.budget().unqueue(bytes);
     }
 
     /// Once a run: windows wait behind the one being written.
@@ -323,17 +328,11 @@ impl Writer {
     }
 
     /// A window taken off the queue: no longer waiting, no longer charged as waiting.
+    /// (Inline, no window ever waits: nothing to take off.)
     fn taken(&self, c: &Collected) {
-        if self.waiting.windows.load(Ordering::Relaxed) == 0 {
-            return;
+        if self.waiting.windows.load(Ordering::Relaxed) > 0 {
+            self.waiting.remove(c, self.recorder.budget());
         }
-        let bytes = c.approx_bytes();
-        self.waiting.windows.fetch_sub(1, Ordering::Relaxed);
-        self.waiting
-            .records
-            .fetch_sub(c.record_count(), Ordering::Relaxed);
-        self.waiting.bytes.fetch_sub(bytes, Ordering::Relaxed);
-        self.recorder.budget().unqueue(bytes);
     }
 
     /// `c` with what the last window handed on taken in first (their calls came first), and
