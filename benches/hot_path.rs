@@ -397,6 +397,7 @@ fn bench_export(trace: &Trace, events: usize) {
             log_dir: dir.path().to_path_buf(),
             run_name: format!("bench{run}"),
             host: "bench".into(),
+            durable: true,
         };
         let t = Instant::now();
         let written = write_xspace_on(trace, &layout, threads).expect("write");

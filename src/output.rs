@@ -18,6 +18,7 @@ pub fn layout_for(trace: &Trace, cfg: &Config) -> OutputLayout {
             trace.pid,
             crate::config::env_var,
         ),
+        durable: cfg.fsync,
     }
 }
 

@@ -17,6 +17,7 @@ fn layout_in(dir: &std::path::Path, run: &str) -> OutputLayout {
         log_dir: dir.into(),
         run_name: run.into(),
         host: "h.1".into(),
+        durable: false,
     }
 }
 

@@ -298,6 +298,61 @@ fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     assert!(eq.matched > 1_000_000, "{} events matched", eq.matched);
 }
 
+/// By default no file is fsynced: the windows written while the program runs, the profile
+/// merged from them at exit, and neither has its writeback started (the program does not wait
+/// for the disk; windows removed after the merge need never reach it). `FSYNC=1` fsyncs every
+/// file before its rename, and the run directory after: as many file fsyncs as files written.
+/// The same profile either way.
+#[test]
+fn files_are_fsynced_only_when_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scenario = storm(tmp.path(), 400);
+    let run = |name: &str, env: &[(&str, &str)]| {
+        let dir = tmp.path().join(name);
+        let log = tmp.path().join(format!("{name}.strace"));
+        let mut d = traced(&scenario, "1.0.0", &dir, "s")
+            .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
+            .env("ROCPROF_XPLANE_WINDOW_MERGE", "1");
+        for (k, v) in env {
+            d = d.env(k, v);
+        }
+        let out = d.output_under_strace("fsync,fdatasync,sync_file_range,rename", &log);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let trace = std::fs::read_to_string(&log).unwrap();
+        let calls = |name: &str| trace.matches(&format!(" {name}(")).count();
+        let renamed = trace
+            .lines()
+            .filter(|l| l.contains(" rename(") && l.contains(".xplane.pb\") = 0"))
+            .count();
+        let profile = support::xspace::read_one(&dir, "s");
+        (
+            calls("fsync") + calls("fdatasync"),
+            calls("sync_file_range"),
+            renamed,
+            profile,
+            stderr,
+        )
+    };
+    let (fsyncs, writebacks, renamed, default, stderr) = run("default", &[]);
+    assert!(stderr.contains("merged "), "{stderr}");
+    assert!(renamed >= 3, "{renamed} files renamed into place: {stderr}");
+    assert_eq!((fsyncs, writebacks), (0, 0), "{stderr}");
+    let (fsyncs, writebacks, renamed, durable, _) =
+        run("durable", &[("ROCPROF_XPLANE_FSYNC", "1")]);
+    assert!(renamed >= 3, "{renamed} files renamed into place");
+    // Each file, and its directory after the rename.
+    assert_eq!(fsyncs, 2 * renamed, "{renamed} files renamed");
+    assert!(
+        writebacks >= renamed,
+        "{writebacks} writebacks started for {renamed} files"
+    );
+    assert_eq!(
+        device_counts_by_name(&default),
+        device_counts_by_name(&durable)
+    );
+}
+
 /// The windows of a run against the run written whole, event by event (`listing`): what
 /// each shows only, what only the whole run shows, and how many matched.
 #[derive(Debug, Default)]

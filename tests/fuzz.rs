@@ -433,6 +433,7 @@ fn merge_damaged(input: &[u8]) -> u64 {
         log_dir: dir.path().into(),
         run_name: "merged".into(),
         host: "h.1".into(),
+        durable: false,
     };
     match merge_files(&[damaged, intact.clone()], &layout) {
         Err(e) => {

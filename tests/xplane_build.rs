@@ -291,6 +291,7 @@ fn files_are_written_atomically_per_host() {
         log_dir: dir.path().join("logs"),
         run_name: "2026_11_22_01_00_00".into(),
         host: host.into(),
+        durable: false,
     };
     // Several processes of one job: distinct hosts, plus racing rewrites of one host.
     std::thread::scope(|sc| {
@@ -370,6 +371,7 @@ fn streamed_file_equals_the_whole_xspace_encoded() {
         log_dir: dir.path().into(),
         run_name: "r".into(),
         host: "h.1".into(),
+        durable: false,
     };
     let path = rocprof_xplane::xplane::write_xspace(&trace, &layout).unwrap();
     let mut whole = rocprof_xplane::xplane::build_xspace(&trace);
@@ -403,6 +405,7 @@ fn planes_written_as_they_are_built_decode_as_the_whole_xspace() {
             log_dir: dir.path().join("répertoire 日本"),
             run_name: format!("t{threads} ü"),
             host: "h.1".into(),
+            durable: false,
         };
         let path = rocprof_xplane::xplane::write_xspace_on(&trace, &layout, threads).unwrap();
         let bytes = std::fs::read(&path).unwrap();
@@ -617,6 +620,7 @@ fn layout_in(dir: &std::path::Path, run: &str) -> OutputLayout {
         log_dir: dir.into(),
         run_name: run.into(),
         host: "h.1".into(),
+        durable: false,
     }
 }
 

@@ -14,6 +14,7 @@ fn our_file(dir: &tempfile::TempDir) -> (std::path::PathBuf, common::Expected) {
         log_dir: dir.path().into(),
         run_name: "r".into(),
         host: "h.1".into(),
+        durable: false,
     };
     (write_xspace(&trace, &layout).unwrap(), expected)
 }
@@ -160,6 +161,7 @@ fn events_listing_holds_every_event_with_its_stats() {
         log_dir: hostile_dir.path().into(),
         run_name: "r".into(),
         host: "h.1".into(),
+        durable: false,
     };
     let hostile_path = write_xspace(&trace, &layout).unwrap();
     let (ok, hostile_text, err) = inspect(&[hostile_path.to_str().unwrap(), "--events"]);

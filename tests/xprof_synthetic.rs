@@ -18,6 +18,7 @@ fn xprof_view() -> (common::Expected, Value, String) {
         log_dir: dir.path().into(),
         run_name: "2026_11_22_00_00_00".into(),
         host: process_host_name(&trace.hostname, trace.pid),
+        durable: false,
     };
     let path = write_xspace(&trace, &layout).unwrap();
     let host = layout.file_host();
@@ -216,6 +217,7 @@ fn processes_of_one_job_are_hosts_of_one_run() {
             log_dir: dir.path().into(),
             run_name: "job".into(),
             host: process_host_name("node-7", pid),
+            durable: false,
         };
         files.push(write_xspace(&trace, &layout).unwrap());
         hosts.push(layout.file_host());
@@ -264,6 +266,7 @@ fn xprof_reads_planes_whose_lines_were_set_aside() {
         log_dir: dir.path().into(),
         run_name: "2026_11_26_00_00_00".into(),
         host: process_host_name("spillhost", 7),
+        durable: false,
     };
     let planes_past_the_size = {
         let mut big = 0;

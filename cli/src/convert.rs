@@ -81,6 +81,7 @@ fn run(args: &Args) -> Result<(), String> {
             log_dir: log_dir.clone(),
             run_name: run_name.clone(),
             host: xplane::process_host_name(&host, pid),
+            durable: true,
         };
         let path = xplane::write_xspace(&trace, &layout).map_err(|e| e.to_string())?;
         crate::out!("wrote {}", path.display());

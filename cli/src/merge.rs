@@ -106,6 +106,7 @@ pub fn execute(args: Args) -> ExitCode {
             log_dir: args.log_dir.clone(),
             run_name: into.clone(),
             host: host.clone(),
+            durable: true,
         };
         match merge_files(&files, &layout) {
             Ok((path, m)) => out!(

@@ -125,6 +125,7 @@ fn own_file(out_dir: &Path, run_name: &str, pid: u32) -> PathBuf {
         log_dir: out_dir.to_path_buf(),
         run_name: run_name.to_string(),
         host,
+        durable: true,
     };
     layout.file_path()
 }

@@ -186,6 +186,9 @@ pub struct Config {
     /// [`crate::xplane::MAX_PLANE_THREADS`], as far as the memory they add stays under the
     /// process's peak).
     pub write_threads: Option<usize>,
+    /// `ROCPROF_XPLANE_FSYNC`: each file is fsynced before its rename
+    /// (`xplane::OutputLayout::durable`).
+    pub fsync: bool,
     /// `ROCPROF_XPLANE_STEP_RANGE`: the roctx ranges that are steps besides the frameworks'
     /// own step marks (`xplane::steps`).
     pub step_rule: Option<crate::model::steps::StepRule>,
@@ -282,6 +285,7 @@ struct Behaviour {
     ring: RingRule,
     term: TermRule,
     write_threads: Option<usize>,
+    fsync: bool,
     step_rule: Option<crate::model::steps::StepRule>,
     disable: bool,
     log: LogLevel,
@@ -367,6 +371,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         timeout_ms: r.value_or(&t::TERM_TIMEOUT, seconds_ms, TermRule::default().timeout_ms),
     };
     let write_threads = r.value(&t::WRITE_THREADS, count).map(|n| n as usize);
+    let fsync = r.value_or(&t::FSYNC, flag, false);
     let step_rule = r.value(&t::STEP_RANGE, values::step_rule);
     let job_start_ns = r.value(&t::JOB_START, values::unix_time_ns);
     let clock_reference = r.value(&t::CLOCK_REFERENCE, values::peer);
@@ -389,6 +394,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         ring,
         term,
         write_threads,
+        fsync,
         step_rule,
         disable,
         log,
@@ -528,6 +534,7 @@ impl Config {
             log: b.log,
             term: b.term,
             write_threads: b.write_threads,
+            fsync: b.fsync,
             step_rule: b.step_rule,
             job_start_ns: b.job_start_ns,
             clock_reference: b.clock_reference,

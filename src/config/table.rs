@@ -299,6 +299,12 @@ pub const WRITE_THREADS: Setting = Setting {
     default: Default::Off("the cores this process may use, at most 4, as far as its peak memory allows"),
     doc: "Threads that join and write a profile; the file is the same on any number ([writing](#writing)).",
 };
+pub const FSYNC: Setting = Setting {
+    name: "FSYNC",
+    kind: Kind::Flag,
+    default: Default::Value("0"),
+    doc: "`1`: each file is made durable (`fsync`) before it takes its name, so a power loss right after it cannot empty it; the program then waits for the disk at exit ([writing](#writing)).",
+};
 pub const DISABLE: Setting = Setting {
     name: "DISABLE",
     kind: Kind::Flag,
@@ -348,6 +354,7 @@ pub const SETTINGS: &[Setting] = &[
     TERM_SIGNALS,
     TERM_TIMEOUT,
     WRITE_THREADS,
+    FSYNC,
     DISABLE,
     LOG,
 ];

@@ -480,6 +480,7 @@ impl WindowFiles {
             log_dir: cfg.output_dir.clone(),
             run_name: cfg.run_name.clone(),
             host,
+            durable: cfg.fsync,
         };
         let t0 = Instant::now();
         let unsaid = self.unsaid_losses();

@@ -392,6 +392,28 @@ impl Direct {
         .then_some(out)
     }
 
+    /// Runs the driver under `strace -f`, tracing `syscalls` (`strace -e trace=`) into `log`.
+    /// Needs `strace` (ci/setup.sh installs it).
+    pub fn output_under_strace(&self, syscalls: &str, log: &Path) -> Output {
+        let inner = self.command();
+        let mut cmd = Command::new("strace");
+        cmd.args(["-f", "-qq", "-e"])
+            .arg(format!("trace={syscalls}"))
+            .arg("-o")
+            .arg(log)
+            .arg(inner.get_program())
+            .args(inner.get_args());
+        scrub(&mut cmd);
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => cmd.env(k, v),
+                None => cmd.env_remove(k),
+            };
+        }
+        cmd.output()
+            .unwrap_or_else(|e| panic!("strace: {e} (ci/setup.sh installs it)"))
+    }
+
     fn command(&self) -> Command {
         let mut cmd = Command::new(driver());
         scrub(&mut cmd);

@@ -24,6 +24,12 @@ pub struct OutputLayout {
     pub run_name: String,
     /// Host part of the file name; distinct per process (e.g. `<hostname>.<pid>`).
     pub host: String,
+    /// Each file is fsynced before it takes its name (and its directory after), so a power loss
+    /// right after cannot empty it; its pages are handed to the writeback as it is written, so
+    /// that fsync waits for the last ones only. Otherwise the file is left to the page cache,
+    /// as XLA's and rocprofv3's own writers leave theirs, and a write the disk refuses is still
+    /// reported: by the write, or by the close (`close_checked`).
+    pub durable: bool,
 }
 
 impl OutputLayout {
@@ -229,7 +235,7 @@ pub fn write_window_placed(
         // plane's turn there (`spill::OutputTurn`: the host plane's from the start; on one
         // thread every plane's), else into a file beside it until it is.
         let mut spill = super::spill::SpillPolicy::in_dir(layout.run_dir());
-        let turn = super::spill::OutputTurn::of(f.get_ref())
+        let turn = super::spill::OutputTurn::of(f.get_ref(), layout.durable)
             .map_err(|e| crate::log_debug!("the planes' lines go to files of their own: {e}"))
             .ok();
         if let Some(turn) = &turn {
@@ -238,7 +244,7 @@ pub fn write_window_placed(
         let mut rest =
             super::space::build_window_planes(trace, Some(&spill), threads, run, |mut plane| {
                 places.push(plane.take_places());
-                write_plane(&plane, f, turn.as_deref())
+                write_plane(&plane, f, turn.as_deref(), layout.durable)
             })?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
@@ -249,18 +255,22 @@ pub fn write_window_placed(
 /// Writes a built plane as the output's next `XSpace.planes` entry, in its turn (`turn`, when
 /// planes may write into the output themselves): bytes a plane left there without finishing
 /// are taken out first (`OutputTurn::rewind`), nothing is written for a plane already in the
-/// output, the output is flushed and its writeback started, and the next plane's turn begins.
+/// output, the output is flushed (and its writeback started: `writeback`), and the next
+/// plane's turn begins.
 pub(super) fn write_plane(
     plane: &super::builder::BuiltPlane,
     f: &mut io::BufWriter<fs::File>,
     turn: Option<&super::spill::OutputTurn>,
+    writeback: bool,
 ) -> io::Result<()> {
     if let Some(turn) = turn.filter(|_| !plane.is_written()) {
         turn.rewind()?;
     }
     plane.write_entry(f)?;
     f.flush()?;
-    super::spill::start_writeback(f.get_ref());
+    if writeback {
+        super::spill::start_writeback(f.get_ref());
+    }
     turn.map_or(Ok(()), super::spill::OutputTurn::plane_written)
 }
 
@@ -316,8 +326,8 @@ pub(crate) fn write_with(
 }
 
 /// Creates the run directory, writes the file through `write` into a fresh temporary file
-/// (unnamed while it is written, where the filesystem allows: `create_temp`), fsyncs and
-/// renames it into place.
+/// (unnamed while it is written, where the filesystem allows: `create_temp`), fsyncs it when
+/// `layout.durable`, closes it and renames it into place.
 fn write_atomically(
     layout: &OutputLayout,
     write: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
@@ -342,12 +352,14 @@ fn write_atomically(
         let mut w = io::BufWriter::with_capacity(1 << 20, f);
         write(&mut w)?;
         let f = w.into_inner().map_err(|e| e.into_error())?;
-        f.sync_all()?;
+        if layout.durable {
+            f.sync_all()?;
+        }
         if !named {
             link_temp(&f, &tmp)?;
             named = true;
         }
-        Ok(())
+        close_checked(f)
     })();
     if let Err(source) = written {
         if named {
@@ -364,8 +376,10 @@ fn write_atomically(
         });
     }
     // Make the rename itself durable; best effort (some filesystems refuse fsync on a dir).
-    if let Ok(d) = fs::File::open(&dir) {
-        let _ = d.sync_all();
+    if layout.durable {
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
     }
     remove_stale_xprof_caches(&dir, &layout.file_host());
     Ok(path)
@@ -404,6 +418,25 @@ fn create_temp(dir: &Path, tmp: &Path, named: &mut bool) -> io::Result<fs::File>
 }
 
 /// Gives the unnamed file `f` (`create_temp`) the name `tmp`, which must not exist.
+/// Closes `f` and says what the close reports: a network filesystem (NFS) may report there a
+/// write the server refused (its quota, its disk), which dropping the file would not say.
+fn close_checked(f: fs::File) -> io::Result<()> {
+    use std::os::fd::IntoRawFd;
+    let fd = f.into_raw_fd();
+    // SAFETY: `fd` was just released by its `File`, which no longer closes it: this is its
+    // only close.
+    if unsafe { libc::close(fd) } == 0 {
+        return Ok(());
+    }
+    let e = io::Error::last_os_error();
+    // Linux has released the descriptor even then (it must not be closed again); what the
+    // interrupted close would have said is not known.
+    match e.raw_os_error() {
+        Some(libc::EINTR) => Ok(()),
+        _ => Err(e),
+    }
+}
+
 fn link_temp(f: &fs::File, tmp: &Path) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
@@ -489,6 +522,7 @@ mod tests {
                 log_dir: "/l".into(),
                 run_name: "r".into(),
                 host: host.into(),
+                durable: false,
             };
             let path = layout.file_path();
             let name = path.file_name().unwrap().to_str().unwrap();
@@ -520,6 +554,7 @@ mod tests {
             log_dir: "/logs".into(),
             run_name: "2026_01_02_03_04_05".into(),
             host: "node:1/x".into(),
+            durable: false,
         };
         assert_eq!(
             l.file_path(),
@@ -538,6 +573,7 @@ mod tests {
             log_dir: blocker.clone(),
             run_name: "r".into(),
             host: "h".into(),
+            durable: false,
         };
         let err = write_xspace(&Trace::default(), &l).unwrap_err();
         assert!(matches!(err, WriteError::CreateDir { .. }), "{err}");
@@ -557,6 +593,7 @@ mod tests {
             log_dir: dir.path().join("logs"),
             run_name: "r".into(),
             host: "h".into(),
+            durable: false,
         };
         fs::create_dir_all(l.run_dir().parent().unwrap()).unwrap();
         symlink(&victim, l.run_dir()).unwrap();

@@ -95,10 +95,11 @@ pub struct OutputTurn {
 }
 
 impl OutputTurn {
-    /// The output (a duplicate of its descriptor), no plane written yet.
-    pub fn of(output: &File) -> io::Result<Arc<Self>> {
-        let file = OutputFile::of(output)?;
-        let start = (&file.0).stream_position()?;
+    /// The output (a duplicate of its descriptor), no plane written yet; `writeback`: see
+    /// [`OutputFile::of`].
+    pub fn of(output: &File, writeback: bool) -> io::Result<Arc<Self>> {
+        let file = OutputFile::of(output, writeback)?;
+        let start = (&file.file).stream_position()?;
         Ok(Arc::new(OutputTurn {
             file,
             written: std::sync::atomic::AtomicUsize::new(0),
@@ -109,7 +110,7 @@ impl OutputTurn {
     /// One more plane is in the output, written and flushed: the next one may write there,
     /// from where the output ends now.
     pub fn plane_written(&self) -> io::Result<()> {
-        let end = (&self.file.0).stream_position()?;
+        let end = (&self.file.file).stream_position()?;
         self.turn_start
             .store(end, std::sync::atomic::Ordering::Relaxed);
         // Release: the next plane's thread reads the output's offset after this plane's writes
@@ -124,7 +125,7 @@ impl OutputTurn {
     /// output (its plane is then built again, by the writing thread, and written from here).
     pub fn rewind(&self) -> io::Result<()> {
         let start = self.turn_start.load(std::sync::atomic::Ordering::Relaxed);
-        let mut f = &self.file.0;
+        let mut f = &self.file.file;
         let at = f.stream_position()?;
         if at != start {
             crate::log_debug!(
@@ -169,12 +170,18 @@ impl OutputSlot {
 /// wire and is known last, so it is written as a varint padded to `wire::PADDED_LEN` bytes
 /// and filled in at the end (`wire::padded_varint`).
 #[derive(Debug)]
-pub struct OutputFile(File);
+pub struct OutputFile {
+    file: File,
+    writeback: bool,
+}
 
 impl OutputFile {
-    /// The output's descriptor, duplicated.
-    pub fn of(output: &File) -> io::Result<Self> {
-        output.try_clone().map(OutputFile)
+    /// The output's descriptor, duplicated; `writeback`: the pages of lines written into it
+    /// are handed to the kernel's writeback as they are written (for an output fsynced at its
+    /// end, `OutputLayout::durable`, whose fsync then waits for the last pages only).
+    pub fn of(output: &File, writeback: bool) -> io::Result<Self> {
+        let file = output.try_clone()?;
+        Ok(OutputFile { file, writeback })
     }
 }
 
@@ -192,7 +199,7 @@ impl PlaneInOutput {
     /// Starts an entry of `field` at the output's offset: its key, the length's place, then
     /// `leading` (the plane's first fields).
     pub fn start(output: &OutputFile, field: Field, leading: &[u8]) -> io::Result<Self> {
-        let mut f = output.0.try_clone()?;
+        let mut f = output.file.try_clone()?;
         let key_and_len = wire::padded_entry_head(field);
         let len_at = f.stream_position()? + (key_and_len.len() - PADDED_LEN) as u64;
         // Nothing reaches the file before the first 64 KiB: a failure above leaves it as it was.
@@ -201,7 +208,7 @@ impl PlaneInOutput {
         let mut out = CountedFile {
             out: head,
             bytes: 0,
-            next_writeback: Some(WRITEBACK_EVERY),
+            next_writeback: output.writeback.then_some(WRITEBACK_EVERY),
         };
         out.write_all(leading)?;
         Ok(PlaneInOutput { out, len_at })
@@ -414,7 +421,7 @@ mod tests {
         let output = std::fs::File::create(dir.path().join("out.pb")).unwrap();
         let planes = wire::xplane::space::PLANES;
         let mut plane =
-            PlaneInOutput::start(&OutputFile::of(&output).unwrap(), planes, &[]).unwrap();
+            PlaneInOutput::start(&OutputFile::of(&output, true).unwrap(), planes, &[]).unwrap();
         assert_eq!(write(plane.lines()), (2, total));
         plane.finish(&[], 0).unwrap();
         assert_eq!(

@@ -440,6 +440,7 @@ fn hostile_labels_go_along_with_the_calls_handed_on() {
             log_dir: dir.path().into(),
             run_name: run.into(),
             host: "h.1".into(),
+            durable: false,
         };
         let first = join(first);
         for shared in [false, true] {
@@ -539,6 +540,7 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
         log_dir: dir.path().into(),
         run_name: run.into(),
         host: "h.1".into(),
+        durable: false,
     };
     let run = crate::xplane::RunIds::new();
     let files = [

@@ -655,14 +655,15 @@ mod tests {
         // Its turn comes after the first three lines.
         let path = dir.path().join("out.pb");
         let output = std::fs::File::create(&path).unwrap();
-        let turn = OutputTurn::of(&output).unwrap();
+        let turn = OutputTurn::of(&output, true).unwrap();
         let policy = SpillPolicy::past(dir.path(), 0).with_output(turn.clone());
         let built = plane_with(Some(policy.for_plane(1)), Some(&turn));
         assert!(built.is_written(), "the plane took the output");
         assert_eq!(std::fs::read(&path).unwrap(), entry(&want));
         // Its turn never comes while it is built: set aside to its end, then written whole.
         let output = std::fs::File::create(dir.path().join("other.pb")).unwrap();
-        let policy = SpillPolicy::past(dir.path(), 0).with_output(OutputTurn::of(&output).unwrap());
+        let policy =
+            SpillPolicy::past(dir.path(), 0).with_output(OutputTurn::of(&output, true).unwrap());
         let built = plane_with(Some(policy.for_plane(1)), None);
         assert!(!built.is_written() && built.spilled_bytes() > 0);
         let mut bytes = Vec::new();

@@ -135,6 +135,9 @@ pub fn merge_own_files(
 struct How {
     check: Check,
     splice: bool,
+    /// The output's pages go to the writeback as large lines are copied
+    /// (`OutputLayout::durable`).
+    writeback: bool,
 }
 
 /// How much of an event copied as it is the merge checks.
@@ -245,7 +248,11 @@ fn merge_inputs(
         ..Merged::default()
     };
     let path = super::file::write_with(layout, |w| {
-        let how = How { check, splice };
+        let how = How {
+            check,
+            splice,
+            writeback: layout.durable,
+        };
         write_merged(&indexed, w, how, warnings, &mut merged)
     })
     .map_err(MergeError::Write)?;
@@ -283,8 +290,14 @@ enum Out {
 }
 
 impl Out {
-    /// Writes it; `len_at` is where the length of the plane under way goes.
-    fn apply(self, w: &mut io::BufWriter<File>, len_at: &mut u64) -> io::Result<()> {
+    /// Writes it; `len_at` is where the length of the plane under way goes; `writeback`: a
+    /// large spliced line's pages start to the disk.
+    fn apply(
+        self,
+        w: &mut io::BufWriter<File>,
+        len_at: &mut u64,
+        writeback: bool,
+    ) -> io::Result<()> {
         match self {
             Out::PlaneStart(head) => {
                 let key_and_len = wire::padded_entry_head(fields::space::PLANES);
@@ -297,7 +310,7 @@ impl Out {
                 line.write_entry(w)?;
                 // A large spliced line went to the file in the kernel: its pages start to
                 // the disk now, so the fsync at the end waits for the last ones only.
-                if line.spliced_bytes() >= WRITEBACK_BYTES {
+                if writeback && line.spliced_bytes() >= WRITEBACK_BYTES {
                     super::spill::start_writeback(w.get_ref());
                 }
                 Ok(())
@@ -333,7 +346,7 @@ fn write_merged(
             .spawn_scoped(scope, move || {
                 let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
                 for out in rx {
-                    out.apply(&mut w, &mut len_at)?;
+                    out.apply(&mut w, &mut len_at, how.writeback)?;
                 }
                 Ok(())
             });
@@ -343,7 +356,7 @@ fn write_merged(
                 crate::log_debug!("the merge writes on the thread that merges: {e}");
                 let (mut w, mut len_at) = (crate::store::sinks::lock(w), 0);
                 return merge_to(inputs, how, warnings, merged, &mut |out| {
-                    out.apply(&mut w, &mut len_at)
+                    out.apply(&mut w, &mut len_at, how.writeback)
                 });
             }
         };
@@ -578,6 +591,7 @@ mod unknown_line_fields {
                 log_dir: dir.path().into(),
                 run_name: "one".into(),
                 host: "h".into(),
+                durable: false,
             };
             let (path, m) = super::merge_files(&[strange.clone(), plain.clone()], &layout).unwrap();
             assert_eq!(m.events, 5, "among: {among}");

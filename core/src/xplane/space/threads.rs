@@ -191,7 +191,7 @@ mod tests {
         let write = |name: &str, panic_once: bool| {
             let path = dir.path().join(name);
             let file = std::fs::File::create(&path).unwrap();
-            let turn = OutputTurn::of(&file).unwrap();
+            let turn = OutputTurn::of(&file, true).unwrap();
             let policy = SpillPolicy::past(dir.path(), 0).with_output(turn.clone());
             let (claimed, panicked) = (AtomicBool::new(false), AtomicBool::new(!panic_once));
             let waited = |what: &dyn Fn() -> bool| {
@@ -233,7 +233,7 @@ mod tests {
                         waited(&|| claimed.load(SeqCst));
                         PlaneBuilder::new(-1, "host").finish()
                     },
-                    &mut |p: BuiltPlane| write(&p, &mut out, Some(&turn)),
+                    &mut |p: BuiltPlane| write(&p, &mut out, Some(&turn), true),
                 )
                 .unwrap();
             assert!(panicked.load(SeqCst));
