@@ -375,18 +375,8 @@ impl Direct {
              echo '--- left:'; find \"$0\" -type f; exit $rc"
         );
         let mut cmd = Command::new("unshare");
-        cmd.args(["-m", "sh", "-c", &script])
-            .arg(dir)
-            .arg(inner.get_program())
-            .args(inner.get_args());
-        scrub(&mut cmd);
-        for (k, v) in inner.get_envs() {
-            match v {
-                Some(v) => cmd.env(k, v),
-                None => cmd.env_remove(k),
-            };
-        }
-        let out = cmd.output().ok()?;
+        cmd.args(["-m", "sh", "-c", &script]).arg(dir);
+        let out = wrapping(cmd, &inner).output().ok()?;
         (out.status.code() != Some(97)
             && !String::from_utf8_lossy(&out.stderr).contains("unshare:"))
         .then_some(out)
@@ -400,17 +390,9 @@ impl Direct {
         cmd.args(["-f", "-qq", "-e"])
             .arg(format!("trace={syscalls}"))
             .arg("-o")
-            .arg(log)
-            .arg(inner.get_program())
-            .args(inner.get_args());
-        scrub(&mut cmd);
-        for (k, v) in inner.get_envs() {
-            match v {
-                Some(v) => cmd.env(k, v),
-                None => cmd.env_remove(k),
-            };
-        }
-        cmd.output()
+            .arg(log);
+        wrapping(cmd, &inner)
+            .output()
             .unwrap_or_else(|e| panic!("strace: {e} (ci/setup.sh installs it)"))
     }
 
@@ -449,6 +431,20 @@ impl Direct {
         }
         cmd
     }
+}
+
+/// `wrapper` (a program and its first arguments) made to run `inner` with `inner`'s
+/// environment.
+fn wrapping(mut wrapper: Command, inner: &Command) -> Command {
+    wrapper.arg(inner.get_program()).args(inner.get_args());
+    scrub(&mut wrapper);
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => wrapper.env(k, v),
+            None => wrapper.env_remove(k),
+        };
+    }
+    wrapper
 }
 
 /// Rank `rank` of a `torchrun` job `job` (`TORCHELASTIC_RUN_ID`, `RANK`, `LOCAL_RANK`) with the
