@@ -402,6 +402,29 @@ fn the_last_write_frees_each_threads_events_once_written() {
     );
 }
 
+/// A stream a sync call names gets an index of its events for the arrows' anchors (16 B per
+/// event), sorted in place with the times read from the events: sorted as a copy of every
+/// event's id, times and place (32 B per event) and then copied, both were held at once, on
+/// both threads' streams (the join's top on a run of a few long streams).
+#[test]
+fn a_named_streams_index_holds_no_copy_of_its_times() {
+    use rocprof_xplane::model::streams::{prepare_line, StreamKey};
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let mut trace = support::synthetic::launches(n);
+    let events = std::mem::take(&mut trace.devices[0].lines[0].events);
+    drop(trace);
+    let (line, before, peak, _) =
+        measured(move || prepare_line(((0, StreamKey::Null), events, true)));
+    let over = peak - before;
+    drop(line);
+    println!("a named stream of {n} events: its index took {over} B at the top");
+    assert!(
+        over < 24 * n as usize,
+        "{over} B for the index of {n} events: a copy of their times was held beside it"
+    );
+}
+
 /// One allocation among a hundred thousand launches: the memory line (xprof's memory profile)
 /// looks up the allocating calls only: a table of every HIP call made to find them would raise
 /// the writer's peak by about 10 B per call, which fails this; one allocation leaves the peak
