@@ -53,7 +53,7 @@ for l in lines:
     if l.startswith(' LINE') or l.startswith('PLANE'):
         l = line_re.sub(line_id, l)
         l = re.sub(r'ts \d+', 'ts X', l)
-        l = re.sub(r'(profile_st\w+_time|rocprof_xplane_origin_boottime_ns)=\d+', r'\1=X', l)
+        l = re.sub(r'(profile_st\w+_time|rocprof_xplane_origin_boottime_ns|rocprof_xplane_clock_\w+_ns)=\d+', r'\1=X', l)
         if tid_re:
             l = tid_re.sub(lambda m: names[m.group(1)], l)
     out.append(l)

@@ -81,18 +81,20 @@ pub fn write_trace_at(
     layout: &OutputLayout,
     run: Option<&xplane::RunIds>,
 ) -> Result<PathBuf, String> {
-    write_window_at(trace, cfg, layout, run).map(|w| w.path)
+    write_window_at(trace, xplane::HostEvents::of(trace), cfg, layout, run).map(|w| w.path)
 }
 
 /// As [`write_trace_at`], with where the lines' events lie in the file (what the merge at exit
-/// indexes a window by, `xplane::merge::Indexed::written`).
+/// indexes a window by, `xplane::merge::Indexed::written`), the host threads' events read from
+/// `host` (taken out of the trace, they are freed as they are written).
 pub fn write_window_at(
     trace: &Trace,
+    host: xplane::HostEvents<'_>,
     cfg: &Config,
     layout: &OutputLayout,
     run: Option<&xplane::RunIds>,
 ) -> Result<xplane::WrittenWindow, String> {
-    xplane::write_window_placed(trace, layout, plane_threads(trace, cfg), run)
+    xplane::write_window_placed(trace, host, layout, plane_threads(trace, cfg), run)
         .map_err(|e| e.to_string())
 }
 

@@ -332,6 +332,99 @@ fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
     assert!(over < held / 2, "set aside {over} B, held {held} B");
 }
 
+/// The last write of a trace takes its host events out of it (`xplane::HostEvents::take`) and
+/// frees each thread's once its lines are encoded: the writer's peak then holds the events not
+/// yet written, not all of them beside the planes being built. Sixteen threads of 12,500 calls
+/// and their kernels, the lines set aside past 1 MiB as the file writer does: when the host
+/// plane is done, its calls are gone; kept to the end, they are still held there.
+#[test]
+fn the_last_write_frees_each_threads_events_once_written() {
+    use rocprof_xplane::model::HostThread;
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    use rocprof_xplane::xplane::HostEvents;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let mut trace = support::synthetic::launches(n);
+    let thread = std::mem::take(&mut trace.host_threads).remove(0);
+    let per = thread.events.len().div_ceil(16);
+    trace.host_threads = thread
+        .events
+        .chunks(per)
+        .enumerate()
+        .map(|(i, e)| HostThread {
+            tid: thread.tid + i as u64,
+            name: String::new(),
+            events: e.to_vec(),
+        })
+        .collect();
+    let calls: usize = trace
+        .host_threads
+        .iter()
+        .map(|t| std::mem::size_of_val(t.events.as_slice()))
+        .sum();
+    let dir = tempfile::tempdir().unwrap();
+    let spill = SpillPolicy::past(dir.path(), 1 << 20);
+    // The live bytes when the host plane (the first) is handed over, and the write's peak.
+    let build = |trace: &Trace, host: HostEvents<'_>| {
+        let mut at_host_plane = None;
+        let (_, before, peak, _) = measured(|| {
+            rocprof_xplane::xplane::build_window_planes(trace, host, Some(&spill), 1, None, |_| {
+                at_host_plane.get_or_insert(LIVE.load(Ordering::Relaxed));
+                Ok::<(), std::convert::Infallible>(())
+            })
+            .unwrap()
+        });
+        (
+            at_host_plane.unwrap() as isize - before as isize,
+            peak - before,
+        )
+    };
+    let (kept_at_host, kept_peak) = build(&trace, HostEvents::of(&trace));
+    let taken = HostEvents::take(&mut trace);
+    let (freed_at_host, freed_peak) = build(&trace, taken);
+    println!(
+        "writing {n} launches from 16 threads ({calls} B of calls): at the host plane's end \
+         {kept_at_host} B over the trace with the calls kept, {freed_at_host} B with them freed \
+         as written; peak {kept_peak} B and {freed_peak} B over it"
+    );
+    assert!(
+        freed_at_host < -(calls as isize) / 2,
+        "the host plane is done, and {freed_at_host} B over the trace are held: the calls \
+         ({calls} B) were not freed as they were written"
+    );
+    assert!(
+        kept_at_host > -(calls as isize) / 2,
+        "kept, the calls are held"
+    );
+    assert!(
+        freed_peak <= kept_peak,
+        "{freed_peak} B against {kept_peak} B"
+    );
+}
+
+/// A stream a sync call names gets an index of its events for the arrows' anchors (16 B per
+/// event), sorted in place with the times read from the events: sorted as a copy of every
+/// event's id, times and place (32 B per event) and then copied, both were held at once, on
+/// both threads' streams (the join's top on a run of a few long streams).
+#[test]
+fn a_named_streams_index_holds_no_copy_of_its_times() {
+    use rocprof_xplane::model::streams::{prepare_line, StreamKey};
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let mut trace = support::synthetic::launches(n);
+    let events = std::mem::take(&mut trace.devices[0].lines[0].events);
+    drop(trace);
+    let (line, before, peak, _) =
+        measured(move || prepare_line(((0, StreamKey::Null), events, true)));
+    let over = peak - before;
+    drop(line);
+    println!("a named stream of {n} events: its index took {over} B at the top");
+    assert!(
+        over < 24 * n as usize,
+        "{over} B for the index of {n} events: a copy of their times was held beside it"
+    );
+}
+
 /// One allocation among a hundred thousand launches: the memory line (xprof's memory profile)
 /// looks up the allocating calls only: a table of every HIP call made to find them would raise
 /// the writer's peak by about 10 B per call, which fails this; one allocation leaves the peak

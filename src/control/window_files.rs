@@ -272,7 +272,8 @@ impl WindowFiles {
         let Some(h) = self.held.take() else {
             return;
         };
-        match self.write(&h.trace, &h.run, h.n, false, true) {
+        let host = crate::xplane::HostEvents::of(&h.trace);
+        match self.write(&h.trace, host, &h.run, h.n, false, true) {
             Ok(window) => {
                 log_info!(
                     "capture window {} written on a second attempt to {}",
@@ -339,10 +340,12 @@ impl WindowFiles {
 
     /// Writes `trace` as window `n` in run directory `run` (`last`: the profile written at
     /// exit; `merged`: on the run's names and clock, as a window to be merged), under this
-    /// process's name for it (`layout`).
+    /// process's name for it (`layout`), its host threads' events read from `host`
+    /// (`xplane::HostEvents`).
     pub fn write(
         &mut self,
         trace: &Trace,
+        host: crate::xplane::HostEvents<'_>,
         run: &str,
         n: u32,
         last: bool,
@@ -359,7 +362,7 @@ impl WindowFiles {
             ));
         }
         let ids = if merged { self.run_ids() } else { None };
-        output::write_window_at(trace, self.cfg, &layout, ids)
+        output::write_window_at(trace, host, self.cfg, &layout, ids)
     }
 
     /// Where `trace` goes in run directory `run`: the run's own profile under this process's

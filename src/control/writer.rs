@@ -404,7 +404,9 @@ impl Writer {
         let (run, n) = self.files.next_window();
         // A window that could not be written before goes first, under its own number.
         self.files.retry_held();
-        let written = self.files.write(&trace, &run, n, false, true);
+        // Kept whole: a window that cannot be written now is written again later.
+        let host = crate::xplane::HostEvents::of(&trace);
+        let written = self.files.write(&trace, host, &run, n, false, true);
         stages.written(n);
         match written {
             Ok(window) => {
@@ -460,10 +462,18 @@ impl Writer {
         // The streaming pipeline's last window: the merge below reports the profile.
         let report = !merged || !windows::working_files(cfg);
         self.files.say_losses_in(&mut trace);
-        let written = self.files.write(&trace, &run, n, true, merged);
+        // Nothing writes this trace again: its host events are freed as they are written, so
+        // the writer's peak does not hold them all beside the planes being built.
+        let host = crate::xplane::HostEvents::take(&mut trace);
+        // The write's own top of the tool's heap starts here (`heap-stats` builds).
+        let _ = crate::heap::interval_peak();
+        let written = self.files.write(&trace, host, &run, n, true, merged);
         if crate::config::log_enabled(LogLevel::Debug) {
+            let top = crate::heap::interval_peak().map_or(String::new(), |top| {
+                format!(" (tool heap top {:.1} MB)", top as f64 / 1e6)
+            });
             log_debug!(
-                "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms; memory {}",
+                "finalize: flush + drain {:.1} ms, join {:.1} ms, write {:.1} ms{top}; memory {}",
                 (t1 - t0).as_secs_f64() * 1e3,
                 (t2 - t1).as_secs_f64() * 1e3,
                 t2.elapsed().as_secs_f64() * 1e3,

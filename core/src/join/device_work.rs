@@ -50,6 +50,9 @@ const LINE_SMALL_BELOW: usize = 1 << 16;
 /// kernel records not yet taken), so the step stays a small share.
 const LINE_GROWS_PER: usize = 8;
 
+/// The steps a counted line's room is made in (`DeviceWork::reserve_lines`).
+const LINE_ROOM_STEPS: usize = 4;
+
 /// What the kernels and copies stages read (the planes, the API index) and add to (the
 /// annotations, the lines, the accounting).
 pub(super) struct DeviceStage<'a> {
@@ -235,9 +238,9 @@ impl DeviceWork {
         let at = self.line_at(dev, place);
         let line = &mut self.lines[at].1;
         match self.sizes.get(at) {
-            // Its second half (`reserve_lines`).
+            // Its next quarter (`reserve_lines`).
             Some(&n) if line.len() == line.capacity() && n > line.len() => {
-                line.reserve_exact(n - line.len());
+                line.reserve_exact((n - line.len()).min(n.div_ceil(LINE_ROOM_STEPS)));
             }
             _ => grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER),
         }
@@ -264,10 +267,12 @@ impl DeviceWork {
         }
     }
 
-    /// Room on each line of `sizes` (`line_sizes`) for its events, in two steps: half now, the
-    /// rest when that is full (`push`). Made whole at once, every line's room would be held
-    /// beside all the kernel records, which are given back only as they are taken: the top of
-    /// the kernels stage's peak. In halves each line is copied once, half of it.
+    /// Room on each line of `sizes` (`line_sizes`) for its events, in steps of a quarter
+    /// (`LINE_ROOM_STEPS`): one now, the next when that is full (`push`). Made whole at once,
+    /// or in halves, a line's room would be held beside the kernel records not yet given back
+    /// (they are given back as they are taken): the top of the kernels stage's peak, which is
+    /// the join's on a run of one long stream. In quarters each line is copied at most three
+    /// times, one and a half of its size in all.
     pub(super) fn reserve_lines(&mut self, sizes: Vec<LineSize>) {
         for LineSize {
             plane,
@@ -277,7 +282,7 @@ impl DeviceWork {
         {
             let at = self.line_at(plane, place);
             let line = &mut self.lines[at].1;
-            line.reserve_exact(events.div_ceil(2));
+            line.reserve_exact(events.div_ceil(LINE_ROOM_STEPS));
             self.sizes[at] = line.len() + events;
         }
     }

@@ -210,7 +210,8 @@ pub fn write_window(
     threads: usize,
     run: Option<&super::RunIds>,
 ) -> Result<PathBuf, WriteError> {
-    write_window_placed(trace, layout, threads, run).map(|w| w.path)
+    let host = super::HostEvents::of(trace);
+    write_window_placed(trace, host, layout, threads, run).map(|w| w.path)
 }
 
 /// A window written, with where its lines' events lie in the file: what the merge at exit
@@ -222,9 +223,12 @@ pub struct WrittenWindow {
     pub places: Vec<super::builder::PlanePlaces>,
 }
 
-/// As [`write_window`], with where the lines' events lie ([`WrittenWindow`]).
+/// As [`write_window`], with where the lines' events lie ([`WrittenWindow`]), the host
+/// threads' events read from `host` (`build_window_planes`: taken out of the trace, they are
+/// freed as they are encoded).
 pub fn write_window_placed(
     trace: &Trace,
+    host: super::HostEvents<'_>,
     layout: &OutputLayout,
     threads: usize,
     run: Option<&super::RunIds>,
@@ -241,11 +245,17 @@ pub fn write_window_placed(
         if let Some(turn) = &turn {
             spill = spill.with_output(std::sync::Arc::clone(turn));
         }
-        let mut rest =
-            super::space::build_window_planes(trace, Some(&spill), threads, run, |mut plane| {
+        let mut rest = super::space::build_window_planes(
+            trace,
+            host,
+            Some(&spill),
+            threads,
+            run,
+            |mut plane| {
                 places.push(plane.take_places());
                 write_plane(&plane, f, turn.as_deref(), layout.durable)
-            })?;
+            },
+        )?;
         rest.hostnames = vec![layout.file_host()];
         f.write_all(&rest.encode_to_vec())
     })?;

@@ -33,5 +33,5 @@ pub use lanes::MARKER_LINE_BIT;
 pub use run_ids::{RunIds, WindowIdentity};
 pub use space::{
     build_planes, build_planes_spilling, build_window_planes, build_xspace, compute_capability,
-    counter_warnings, parallel_planes_bytes,
+    counter_warnings, parallel_planes_bytes, HostEvents,
 };

@@ -16,7 +16,7 @@
 
 use crate::fastmap::HashMap;
 use crate::model::steps::StepRule;
-use crate::model::{HostEventKind, HostThread, Trace};
+use crate::model::{HostEvent, HostEventKind, Trace};
 
 use super::level::{parse_level, LevelForm, ParsedValue};
 
@@ -173,14 +173,19 @@ pub struct StepRoots {
 }
 
 impl StepRoots {
-    pub fn of(trace: &Trace) -> StepRoots {
+    /// The roots of `trace`'s threads, each given with its events (`threads`: its id and
+    /// events; the trace's own may have been taken out for the write).
+    pub fn of<'a>(
+        trace: &Trace,
+        threads: impl Iterator<Item = (u64, &'a [HostEvent])>,
+    ) -> StepRoots {
         let mut roots = StepRoots::default();
         // Names are interned: a text is classified once, however many ranges carry it.
         let mut marks: HashMap<u32, Option<StepMark>> = HashMap::default();
-        for t in &trace.host_threads {
-            let mine = thread_roots(trace, t, &mut marks, &mut roots.overlapping);
+        for (tid, events) in threads {
+            let mine = thread_roots(trace, events, &mut marks, &mut roots.overlapping);
             if !mine.is_empty() {
-                roots.by_thread.insert(t.tid, mine);
+                roots.by_thread.insert(tid, mine);
             }
         }
         roots
@@ -204,12 +209,11 @@ impl StepRoots {
 
 fn thread_roots(
     trace: &Trace,
-    t: &HostThread,
+    events: &[HostEvent],
     marks: &mut HashMap<u32, Option<StepMark>>,
     overlapping: &mut u64,
 ) -> Vec<StepRoot> {
-    let mut steps: Vec<StepRoot> = t
-        .events
+    let mut steps: Vec<StepRoot> = events
         .iter()
         .filter_map(|e| {
             let HostEventKind::MarkerRange(r) = e.kind else {
@@ -233,8 +237,7 @@ fn thread_roots(
         return steps;
     }
     steps.sort_by_key(|s| (s.span.start_ns, std::cmp::Reverse(s.span.end_ns)));
-    let mut calls: Vec<Span> = t
-        .events
+    let mut calls: Vec<Span> = events
         .iter()
         .filter(|e| e.kind == HostEventKind::HipApi)
         .map(|e| Span {

@@ -575,8 +575,22 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
         crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("again"), &[]).unwrap();
     assert!(std::fs::read(&again).unwrap() == std::fs::read(&each).unwrap());
     let written = [
-        crate::xplane::write_window_placed(&first, &layout("p1"), 1, Some(&run)).unwrap(),
-        crate::xplane::write_window_placed(&second, &layout("p2"), 1, Some(&run)).unwrap(),
+        crate::xplane::write_window_placed(
+            &first,
+            crate::xplane::HostEvents::of(&first),
+            &layout("p1"),
+            1,
+            Some(&run),
+        )
+        .unwrap(),
+        crate::xplane::write_window_placed(
+            &second,
+            crate::xplane::HostEvents::of(&second),
+            &layout("p2"),
+            1,
+            Some(&run),
+        )
+        .unwrap(),
     ];
     for (w, f) in written.iter().zip(&files) {
         assert_eq!(std::fs::read(&w.path).unwrap(), std::fs::read(f).unwrap());

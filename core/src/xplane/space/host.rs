@@ -3,7 +3,11 @@
 
 use crate::fastmap::{HashMap, HashSet};
 use crate::model::corrmap::{id_range, CorrMap, IdSet};
-use crate::model::{AnchorPlace, DeviceEventKind, HostEventKind, HostThread, MemcpyInfo, Trace};
+use std::borrow::Cow;
+
+use crate::model::{
+    AnchorPlace, DeviceEventKind, HostEvent, HostEventKind, HostThread, MemcpyInfo, Trace,
+};
 
 use super::cache::EventCache;
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
@@ -15,6 +19,57 @@ use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
 use crate::xplane::spill::SpillPolicy;
 use crate::xplane::stats as s;
 use crate::xplane::steps::{StepRoot, StepRoots};
+
+/// The host threads' events as the planes read them, thread by thread in the trace's order:
+/// borrowed from a trace that stays whole ([`HostEvents::of`]: a window that may be written
+/// again), or taken out of it ([`HostEvents::take`]: the trace's last write), and then the
+/// host plane frees each thread's once its lines are encoded. The joined trace is held whole
+/// beside the planes being built otherwise: its host events are most of it on a call-heavy run.
+pub struct HostEvents<'t> {
+    threads: Vec<Cow<'t, [HostEvent]>>,
+}
+
+impl<'t> HostEvents<'t> {
+    /// The events of `trace`'s threads, left in it.
+    pub fn of(trace: &'t Trace) -> Self {
+        HostEvents {
+            threads: trace
+                .host_threads
+                .iter()
+                .map(|t| Cow::Borrowed(t.events.as_slice()))
+                .collect(),
+        }
+    }
+
+    /// The events of `trace`'s threads, taken out of it (its threads are left without events).
+    pub fn take(trace: &mut Trace) -> HostEvents<'static> {
+        HostEvents {
+            threads: trace
+                .host_threads
+                .iter_mut()
+                .map(|t| Cow::Owned(std::mem::take(&mut t.events)))
+                .collect(),
+        }
+    }
+
+    /// Thread `i`'s events (`Trace::host_threads` order).
+    pub(super) fn of_thread(&self, i: usize) -> &[HostEvent] {
+        self.threads.get(i).map_or(&[], |e| e)
+    }
+
+    /// Every thread's events, in `Trace::host_threads` order.
+    pub(super) fn threads(&self) -> impl Iterator<Item = &[HostEvent]> {
+        self.threads.iter().map(|e| &**e)
+    }
+
+    /// Thread `i`'s events, handed over: owned ones are freed when the caller drops them.
+    fn hand_over(&mut self, i: usize) -> Cow<'t, [HostEvent]> {
+        self.threads
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+}
 
 /// The first copy of each correlation id, so the host copy API can carry `memcpy_details`
 /// like XLA's host events do. Only copies are kept: a table over every call's id (16 B each)
@@ -67,10 +122,10 @@ impl<'t> FirstCopies<'t> {
 /// carry `correlation_id` (a launch-flow end needs its start). A bit per id of their range,
 /// its bounds and their count found in one walk: the device planes' threads wait for this
 /// set, so it is built with as few walks over the calls as can be.
-pub(super) fn host_calls_by_correlation(trace: &Trace) -> IdSet {
+pub(super) fn host_calls_by_correlation(trace: &Trace, host: &HostEvents) -> IdSet {
     let mut count = 0usize;
     let ids = || {
-        host_api_events(trace)
+        host_api_events(host)
             .map(|e| e.correlation_id)
             .chain(trace.launched_earlier.iter().copied())
     };
@@ -83,11 +138,9 @@ pub(super) fn host_calls_by_correlation(trace: &Trace) -> IdSet {
 }
 
 /// The HIP calls with a correlation id on the host plane.
-fn host_api_events(trace: &Trace) -> impl Iterator<Item = &crate::model::HostEvent> {
-    trace
-        .host_threads
-        .iter()
-        .flat_map(|t| &t.events)
+fn host_api_events<'a>(host: &'a HostEvents) -> impl Iterator<Item = &'a HostEvent> {
+    host.threads()
+        .flatten()
         .filter(|e| e.correlation_id != 0 && e.kind == HostEventKind::HipApi)
 }
 
@@ -96,30 +149,42 @@ fn host_api_events(trace: &Trace) -> impl Iterator<Item = &crate::model::HostEve
 /// takes longer to write than a miss to arrive.
 const SYNC_PREFETCH_AHEAD: usize = 4;
 
+/// What the host plane alone looks up beside its threads' events, made from them before any
+/// plane is built: the first copy of each call, and each thread's step roots.
+pub(super) struct HostLookups<'a, 't> {
+    pub copies: &'a FirstCopies<'t>,
+    pub steps: &'a StepRoots,
+}
+
+/// The host plane, each thread's events (`host`) dropped once its lines are encoded.
 pub(super) fn host_plane(
     trace: &Trace,
+    mut host: HostEvents,
     base: &Timebase,
-    copies: &FirstCopies<'_>,
+    lookups: HostLookups<'_, '_>,
     anchors: &HashMap<AnchorPlace, Vec<AnchorEvent>>,
-    steps: &StepRoots,
     spill: Option<&SpillPolicy>,
     run: Option<&RunIds>,
 ) -> BuiltPlane {
+    let HostLookups { copies, steps } = lookups;
     let syncs = crate::xplane::deps::SyncIndex::new(trace);
     let mut plane = new_plane(run, 0, s::HOST_PLANE.to_string());
     plane.spill_lines(spill.cloned());
     let mut cache = EventCache::new(trace);
     let mut ids = StatIds::default();
-    let mut threads: Vec<&HostThread> = trace.host_threads.iter().collect();
-    threads.sort_by_key(|t| t.tid);
+    // The memory line comes last, after the threads' events are gone: its calls first.
+    let memory_calls = memory_calls(trace, &host);
+    let mut threads: Vec<(usize, &HostThread)> = trace.host_threads.iter().enumerate().collect();
+    threads.sort_by_key(|(_, t)| t.tid);
     let mut stats = StatBytes::new();
-    for t in threads {
+    for (i, t) in threads {
+        let events = host.hand_over(i);
         let tid = t.tid as i64;
         let mut api = base.line(tid, format!("Host Threads/{}", t.tid));
         let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
         let roots = steps.of_thread(t.tid);
         api.expect_events(
-            t.events
+            events
                 .iter()
                 .filter(|e| e.kind == HostEventKind::HipApi)
                 .count()
@@ -143,10 +208,10 @@ pub(super) fn host_plane(
             t.tid,
             display,
             base.line_ts_ns,
-            t.events.iter().filter_map(roctx_span),
+            events.iter().filter_map(roctx_span),
         );
-        for (i, e) in t.events.iter().enumerate() {
-            if let Some(ahead) = t.events.get(i + SYNC_PREFETCH_AHEAD) {
+        for (i, e) in events.iter().enumerate() {
+            if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {
                 syncs.prefetch(ahead.correlation_id);
             }
             stats.clear();
@@ -215,7 +280,7 @@ pub(super) fn host_plane(
         }
         _ => None,
     });
-    if let Some(line) = memory_line(trace, base, &mut plane) {
+    if let Some(line) = memory_line(trace, &memory_calls, base, &mut plane) {
         plane.add_line(line);
     }
     finish_plane(run, plane)
@@ -256,20 +321,32 @@ fn roctx_span(e: &crate::model::HostEvent) -> Option<(bool, (u64, u64))> {
     }
 }
 
+/// The allocation calls of the memory timeline, by correlation id. Only those: a program
+/// that allocates now and then has millions of other calls, and a table of them all sat at the
+/// writer's peak (`peak_guard`).
+fn memory_calls(trace: &Trace, host: &HostEvents) -> HashMap<u64, HostEvent> {
+    if trace.memory.is_empty() {
+        return HashMap::default();
+    }
+    let wanted: HashSet<u64> = trace.memory.iter().map(|m| m.correlation_id).collect();
+    host_api_events(host)
+        .filter(|e| wanted.contains(&e.correlation_id))
+        .map(|e| (e.correlation_id, *e))
+        .collect()
+}
+
 /// The allocation timeline as xprof's memory profile reads it: one zero-length
 /// `MemoryAllocation` / `MemoryDeallocation` event per call, with the allocator's totals after
 /// it. `tf_op` names what allocated: the innermost roctx range of the call, else the HIP call.
-fn memory_line(trace: &Trace, base: &Timebase, plane: &mut PlaneBuilder) -> Option<FinishedLine> {
+fn memory_line(
+    trace: &Trace,
+    calls: &HashMap<u64, HostEvent>,
+    base: &Timebase,
+    plane: &mut PlaneBuilder,
+) -> Option<FinishedLine> {
     if trace.memory.is_empty() {
         return None;
     }
-    // Only the allocation calls: a program that allocates now and then has millions of other
-    // calls, and a table of them all sat at the writer's peak (`peak_guard`).
-    let wanted: HashSet<u64> = trace.memory.iter().map(|m| m.correlation_id).collect();
-    let calls: HashMap<u64, &crate::model::HostEvent> = host_api_events(trace)
-        .filter(|e| wanted.contains(&e.correlation_id))
-        .map(|e| (e.correlation_id, e))
-        .collect();
     let capacity: HashMap<String, u64> = trace
         .devices
         .iter()

@@ -32,6 +32,7 @@ mod testing;
 mod threads;
 
 pub use device::compute_capability;
+pub use host::HostEvents;
 pub use line_names::merged_line_name;
 pub use summary::counter_warnings;
 
@@ -79,24 +80,29 @@ pub fn build_planes_spilling<E>(
     threads: usize,
     sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
-    build_window_planes(trace, spill, threads, None, sink)
+    build_window_planes(trace, HostEvents::of(trace), spill, threads, None, sink)
 }
 
 /// As [`build_planes_spilling`], for a window of a run whose windows are to be merged (`run`):
 /// the host and device planes number their names as the run's earlier windows did, and times
-/// start at the run's origin (`xplane::RunIds`).
+/// start at the run's origin (`xplane::RunIds`). The host threads' events are read from
+/// `host_events` ([`HostEvents`]: the trace's own, or taken out of it to be freed as they are
+/// encoded).
 pub fn build_window_planes<E>(
     trace: &Trace,
+    host_events: HostEvents<'_>,
     spill: Option<&SpillPolicy>,
     threads: usize,
     run: Option<&RunIds>,
     mut sink: impl FnMut(BuiltPlane) -> Result<(), E>,
 ) -> Result<XSpace, E> {
-    let base = Timebase::new(trace, run);
+    let base = Timebase::new(trace, &host_events, run);
     let copies = host::FirstCopies::of(trace);
-    let launched = host::host_calls_by_correlation(trace);
+    let launched = host::host_calls_by_correlation(trace, &host_events);
     let anchors = super::deps::anchors_by_place(trace);
-    let steps = super::steps::StepRoots::of(trace);
+    let thread_events =
+        (trace.host_threads.iter().enumerate()).map(|(i, t)| (t.tid, host_events.of_thread(i)));
+    let steps = super::steps::StepRoots::of(trace, thread_events);
 
     // Each plane's place in the output: the host plane first, then the devices in order. A
     // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
@@ -104,7 +110,11 @@ pub fn build_window_planes<E>(
     let host_spill = spill.map(|s| s.for_plane(0));
     let host = || {
         let spill = host_spill.as_ref();
-        host::host_plane(trace, &base, &copies, &anchors, &steps, spill, run)
+        let lookups = host::HostLookups {
+            copies: &copies,
+            steps: &steps,
+        };
+        host::host_plane(trace, host_events, &base, lookups, &anchors, spill, run)
     };
     let device = |(i, d): (usize, &Device)| {
         let spill = spill.map(|s| s.for_plane(1 + i));
@@ -196,8 +206,8 @@ struct Timebase<'t> {
 impl<'t> Timebase<'t> {
     /// The trace's own origin or, for a window of a run to be merged, the run's (at or before
     /// the window's own), on the job clock when the trace has one that holds its events.
-    fn new(trace: &'t Trace, run: Option<&RunIds>) -> Self {
-        let (origin_ns, early_ns) = Self::own(trace);
+    fn new(trace: &'t Trace, host: &HostEvents, run: Option<&RunIds>) -> Self {
+        let (origin_ns, early_ns) = Self::own(trace, host);
         let mut off_clock = None;
         let clock = trace.clock.as_ref().filter(|c| {
             let last = trace.stop_boottime_ns.max(origin_ns);
@@ -247,17 +257,17 @@ impl<'t> Timebase<'t> {
     }
 
     /// The trace's own origin on the boot clock and how far events began before its start.
-    fn own(trace: &Trace) -> (u64, u64) {
+    fn own(trace: &Trace, host: &HostEvents) -> (u64, u64) {
         if trace.start_covers_events {
             // The join walked every event for this answer: no walk again here, before any
             // plane can start.
             debug_assert!(
-                Self::earliest(trace).is_none_or(|e| e >= trace.start_boottime_ns),
+                Self::earliest(trace, host).is_none_or(|e| e >= trace.start_boottime_ns),
                 "an event starts before the trace's start"
             );
             return (trace.start_boottime_ns, 0);
         }
-        match Self::earliest(trace) {
+        match Self::earliest(trace, host) {
             // No profile start recorded (e.g. a converter that knows only the events): start
             // at the first event, never at boot, whose offsets could overflow int64 ps.
             Some(e) if trace.start_boottime_ns == 0 => (e, 0),
@@ -267,7 +277,7 @@ impl<'t> Timebase<'t> {
     }
 
     /// The earliest event's start, walking every event.
-    fn earliest(trace: &Trace) -> Option<u64> {
+    fn earliest(trace: &Trace, host: &HostEvents) -> Option<u64> {
         trace
             .devices
             .iter()
@@ -276,12 +286,7 @@ impl<'t> Timebase<'t> {
                     .iter()
                     .flat_map(|l| l.events.iter().map(|e| e.start_ns))
             })
-            .chain(
-                trace
-                    .host_threads
-                    .iter()
-                    .flat_map(|t| t.events.iter().map(|e| e.start_ns)),
-            )
+            .chain(host.threads().flatten().map(|e| e.start_ns))
             .min()
     }
 
