@@ -738,7 +738,7 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
         read_xspace(&b).unwrap(),
         read_xspace(&c).unwrap(),
     );
-    let tids = support::xspace::host_tids(&b);
+    let tids = support::xspace::host_tids([&b]);
     let sorted = |s| {
         let mut l = support::xspace::listing(s, &tids);
         l.sort();

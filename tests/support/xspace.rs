@@ -481,23 +481,45 @@ pub fn plane_length_widths(file: &[u8]) -> Vec<usize> {
     widths
 }
 
-/// The thread ids of the host lines (`Host Threads/<tid>`), sorted: what `listing` numbers
-/// threads by, so that two runs of one program list the same threads alike.
-pub fn host_tids(s: &XSpace) -> Vec<u64> {
-    let mut v: Vec<u64> = s
-        .planes
-        .iter()
-        .filter(|p| p.name == HOST_PLANE)
-        .flat_map(|p| p.lines.iter())
-        .filter_map(|l| tid_in(&l.name).map(|(_, tid, _)| tid))
-        .collect();
+/// The thread ids of the host lines (`Host Threads/<tid>`) of `spaces` (one profile, or the
+/// windows of one run), in the order of each thread's first HIP call (its smallest
+/// `correlation_id` in any of them; a thread with none after those, by id): what `listing`
+/// numbers threads by, so that two runs of one simulated program list the same threads alike.
+/// The simulator fixes every correlation id from its plan; thread ids are the OS's, and their
+/// order is not the threads' when the kernel's pid counter wraps (at `pid_max`) between the
+/// creation of one process's threads, which a busy machine makes happen now and then.
+pub fn host_tids<'a>(spaces: impl IntoIterator<Item = &'a XSpace>) -> Vec<u64> {
+    let mut first: BTreeMap<u64, u64> = BTreeMap::new();
+    for p in spaces.into_iter().flat_map(|s| &s.planes) {
+        if p.name != HOST_PLANE {
+            continue;
+        }
+        let corr = p
+            .stat_metadata
+            .iter()
+            .find(|(_, m)| m.name == "correlation_id")
+            .map(|(&id, _)| id);
+        for l in &p.lines {
+            let Some((_, tid, _)) = tid_in(&l.name) else {
+                continue;
+            };
+            let ids = l.events.iter().flat_map(|e| &e.stats).filter_map(|st| {
+                match (Some(st.metadata_id) == corr, &st.value) {
+                    (true, Some(x_stat::Value::Uint64Value(v))) => Some(*v),
+                    _ => None,
+                }
+            });
+            let at = first.entry(tid).or_insert(u64::MAX);
+            *at = ids.fold(*at, u64::min);
+        }
+    }
+    let mut v: Vec<(u64, u64)> = first.into_iter().map(|(tid, at)| (at, tid)).collect();
     v.sort_unstable();
-    v.dedup();
-    v
+    v.into_iter().map(|(_, tid)| tid).collect()
 }
 
 /// `(before, tid, after)` of a name holding `Host Threads/<tid>`.
-fn tid_in(name: &str) -> Option<(&str, u64, &str)> {
+pub fn tid_in(name: &str) -> Option<(&str, u64, &str)> {
     const AT: &str = "Host Threads/";
     let i = name.find(AT)? + AT.len();
     let digits = name[i..].bytes().take_while(u8::is_ascii_digit).count();
@@ -507,14 +529,14 @@ fn tid_in(name: &str) -> Option<(&str, u64, &str)> {
 
 /// Every event of every line as two profiles of one simulated run are compared by: `plane |
 /// line | name | duration | stats` (stats by name, sorted; a thread id in a line's name as its
-/// rank in `tids`; a flow's id, salted with the process, left out), with its start in ps.
+/// position in `tids`, `host_tids`; a flow's id, salted with the process, left out), with its start in ps.
 pub fn listing(s: &XSpace, tids: &[u64]) -> Vec<(String, i64)> {
     let mut out = Vec::new();
     for p in &s.planes {
         for l in &p.lines {
             let line = match tid_in(&l.name) {
                 Some((before, tid, after)) => {
-                    let rank = tids.binary_search(&tid).map_or(-1, |r| r as i64);
+                    let rank = tids.iter().position(|&t| t == tid).map_or(-1, |r| r as i64);
                     format!("{before}T{rank}{after}")
                 }
                 None => l.name.clone(),

@@ -575,3 +575,197 @@ fn hip_event_barriers_give_the_anchor_times() {
         }
     );
 }
+
+/// One thread's last step and its syncs, with the times each piece reaches the tool: a
+/// launch on stream A (3), a record of `e` on A (4), B waits for `e` (5), a launch on B
+/// (6), the host waits for `e` (7), for B (8), then for the device (9). The sync calls
+/// return once the GPU work they wait for has ended, as the runtime's do.
+fn last_step_with_syncs() -> crate::model::events::Collected {
+    use crate::model::events::{ApiDomain, SyncFact};
+    let mut c = two_streams_collected(false);
+    for (op, n) in [(5, "hipStreamSynchronize"), (6, "hipDeviceSynchronize")] {
+        c.op_names
+            .insert((ApiDomain::Hip, op), std::sync::Arc::from(n));
+    }
+    let ends = [(7, 305), (8, 455)];
+    for a in c.api.iter_mut() {
+        if let Some(&(_, end)) = ends.iter().find(|(id, _)| *id == a.correlation_id) {
+            a.end_ns = end;
+        }
+    }
+    let mut call = c.api[0];
+    (call.operation, call.correlation_id) = (5, 8);
+    (call.start_ns, call.end_ns) = (310, 455);
+    c.api.push(call);
+    (call.operation, call.correlation_id) = (6, 9);
+    (call.start_ns, call.end_ns) = (460, 470);
+    c.api.push(call);
+    // The capture's facts name the thread's device.
+    for f in c.calls.iter_mut() {
+        f.device = 0;
+    }
+    for s in c.syncs.iter_mut() {
+        s.device = 0;
+    }
+    let sync = |corr, kind, stream| SyncFact {
+        correlation_id: corr,
+        kind,
+        event: 0,
+        stream,
+        device: 0,
+        stream_seq: 0,
+    };
+    c.syncs.push(sync(8, SyncKind::StreamSynchronize, 0xb));
+    c.syncs.push(sync(9, SyncKind::DeviceSynchronize, 0));
+    c
+}
+
+/// What a window delivered by a cut: the API records of the calls returned by `api`, the
+/// kernels ended by `kernels`, and the capture's facts of the calls entered by `facts`.
+#[derive(Debug, Clone, Copy)]
+struct CutAt {
+    api: u64,
+    kernels: u64,
+    facts: u64,
+}
+
+/// `c`'s pieces delivered by `cut` (`before`), or after it.
+fn delivered(
+    mut c: crate::model::events::Collected,
+    cut: CutAt,
+    before: bool,
+) -> crate::model::events::Collected {
+    let entered: std::collections::HashMap<u64, u64> = c
+        .api
+        .iter()
+        .map(|a| (a.correlation_id, a.start_ns))
+        .collect();
+    let by = |at: u64, t: u64| (at <= t) == before;
+    let fact = |id: &u64| by(entered[id], cut.facts);
+    c.api.retain(|a| by(a.end_ns, cut.api));
+    let _ = c.kernels.split_where(|k| !by(k.end_ns, cut.kernels));
+    c.calls.retain(|f| fact(&f.correlation_id));
+    c.syncs.retain(|s| fact(&s.correlation_id));
+    c.counters.api_records = c.api.len() as u64;
+    c.counters.kernel_records = c.kernels.len() as u64;
+    c
+}
+
+/// What the tests compare of a trace: each sync call's stats, each arrow with its anchors,
+/// each HIP call's host event (thread, times, device work) and each kernel's line.
+#[derive(Debug, Default, PartialEq)]
+struct Shown {
+    syncs: Vec<crate::model::trace::SyncCall>,
+    flows: Vec<(u64, u64, Anchor, Anchor)>,
+    calls: Vec<(u64, u64, u64, u64, u32)>,
+    kernels: Vec<(u64, u32, i64, u64)>,
+}
+
+impl Shown {
+    fn add(&mut self, t: &crate::model::Trace) {
+        self.syncs.extend(t.sync_calls.iter().cloned());
+        let flows = t.dependency_flows.iter();
+        self.flows
+            .extend(flows.map(|f| (f.wait_correlation_id, f.record_correlation_id, f.from, f.to)));
+        for th in &t.host_threads {
+            self.calls.extend(th.events.iter().map(|e| {
+                (
+                    e.correlation_id,
+                    th.tid,
+                    e.start_ns,
+                    e.end_ns,
+                    e.activity_count,
+                )
+            }));
+        }
+        for d in &t.devices {
+            for l in &d.lines {
+                let events = l.events.iter();
+                self.kernels
+                    .extend(events.map(|e| (e.correlation_id, d.ordinal, l.id, e.start_ns)));
+            }
+        }
+    }
+
+    fn sorted(mut self) -> Self {
+        self.syncs.sort_by_key(|s| s.correlation_id);
+        self.flows.sort_by_key(|f| f.0);
+        self.calls.sort_unstable();
+        self.kernels.sort_unstable();
+        self
+    }
+}
+
+/// Windows merged into one profile (`WINDOW_MERGE`, the default when a run outgrows a
+/// window) show what the run held whole shows, wherever the cut falls around a step's
+/// syncs: a cut at every time of the step, the API records, the kernel records and the
+/// capture's facts each taken at a time of their own (the buffers are flushed one after
+/// the other, and the facts are drained after them), the first window handing on what it
+/// cannot join yet (`model::carry::hand_off`) and the second taking it in. Each
+/// `hipEventSynchronize`, `hipStreamSynchronize` and `hipDeviceSynchronize` keeps its stats
+/// (its stream, its resolved record), each arrow its anchors, each call its thread and
+/// times, each kernel its line, and neither window counts a piece without the other.
+#[test]
+fn merged_windows_show_a_step_s_syncs_as_the_whole_run_wherever_the_cut_falls() {
+    use crate::model::carry::{hand_off, HandedOn, Windows};
+    use crate::model::join::join_numbered;
+    use crate::model::streams::StreamNumbers;
+    let run = last_step_with_syncs();
+    let mut want = Shown::default();
+    want.add(&crate::model::join::join(run.clone()));
+    let want = want.sorted();
+    assert_eq!(want.syncs.len(), 5);
+    assert_eq!(want.flows.len(), 2);
+    let mut times: Vec<u64> = run
+        .api
+        .iter()
+        .flat_map(|a| [a.start_ns, a.end_ns])
+        .chain(run.kernels.iter().flat_map(|k| [k.start_ns, k.end_ns]))
+        .collect();
+    times.push(0);
+    times.sort_unstable();
+    times.dedup();
+    let mut cuts = 0;
+    for &api in &times {
+        for &kernels in &times {
+            for &facts in times.iter().filter(|&&t| t >= api.max(kernels)) {
+                let cut = CutAt {
+                    api,
+                    kernels,
+                    facts,
+                };
+                let mut numbers = StreamNumbers::default();
+                let mut first = delivered(run.clone(), cut, true);
+                let mut next = delivered(run.clone(), cut, false);
+                next.carried.producers.clear();
+                let carried = hand_off(&mut first, &HandedOn::default(), Windows::Merged);
+                let first = join_numbered(first, 1, &mut numbers);
+                if let Some((mut held, _)) = carried {
+                    held.carried.anchors = first.record_anchors.clone();
+                    held.absorb(next);
+                    next = held;
+                }
+                let next = join_numbered(next, 1, &mut numbers);
+                let mut got = Shown::default();
+                got.add(&first);
+                got.add(&next);
+                assert_eq!(got.sorted(), want, "{cut:?}");
+                for t in [&first, &next] {
+                    let c = &t.counters;
+                    assert_eq!(
+                        (
+                            c.launches_without_activity,
+                            c.activities_without_api,
+                            c.waits_unresolved,
+                            c.waits_without_arrow
+                        ),
+                        (0, 0, 0, 0),
+                        "{cut:?}"
+                    );
+                }
+                cuts += 1;
+            }
+        }
+    }
+    assert!(cuts > 500, "{cuts} cuts");
+}
