@@ -106,6 +106,13 @@ pub(crate) fn note_entry_on(l: &local::Local, correlation_id: u64, placed: bool)
     l.unplaced.set(u);
 }
 
+/// Whether the activities of call `correlation_id` need no stream from a request: the call's
+/// fact already names the right one (or the activity belongs to no call).
+#[inline(always)]
+pub(crate) fn already_placed_on(l: &local::Local, correlation_id: u64) -> bool {
+    correlation_id == 0 || l.placed.get() == correlation_id
+}
+
 /// External-correlation-id request for a dispatch or copy of call `correlation_id` on thread
 /// `thread_id`: records the runtime-reported stream when the call's entry could not (or the
 /// call was never seen at entry). Returns whether a fact was written or corrected.
@@ -129,7 +136,7 @@ pub(crate) fn on_activity_request_on(
     thread_id: u64,
     correlation_id: u64,
 ) -> bool {
-    if correlation_id == 0 || l.placed.get() == correlation_id {
+    if already_placed_on(l, correlation_id) {
         return false;
     }
     let Some(stream) = current_on(l) else {
