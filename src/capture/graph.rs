@@ -37,6 +37,13 @@ pub fn next_external() -> Option<u64> {
     local::with(next_external_on).flatten()
 }
 
+/// Whether no graph launch is under way on this thread (then [`next_external_on`] is `None`).
+/// A load and a compare, no panic: a borrow in progress reads as a launch.
+#[inline(always)]
+pub(crate) fn no_launch_on(l: &local::Local) -> bool {
+    l.launches.try_borrow().is_ok_and(|v| v.is_empty())
+}
+
 /// [`next_external`], given this thread's slot.
 #[inline]
 pub(crate) fn next_external_on(l: &local::Local) -> Option<u64> {

@@ -19,30 +19,68 @@ use super::threads::Threads;
 
 /// `HIP_STREAM` SET callback: ENTER pushes, EXIT pops. An EXIT with nothing pushed (a callback
 /// lost at thread start-up) is ignored.
-#[inline]
+#[inline(always)]
 pub fn on_set(enter: bool, stream: u64) {
     local::with(|l| on_set_on(l, enter, stream));
+}
+
+/// [`on_set`] for a bracket nested in no other (an ENTER with none open, the EXIT of the only
+/// one open) or an unbalanced EXIT: a compare and one or two stores. Returns false, having
+/// done nothing, for a nested bracket: [`on_set`] takes it.
+#[inline(always)]
+pub fn on_set_outermost(enter: bool, stream: u64) -> bool {
+    local::with(|l| {
+        let depth = l.stream_depth.get();
+        match (enter, depth) {
+            (true, 0) => {
+                l.stream_top.set(stream);
+                l.stream_depth.set(1);
+                true
+            }
+            (false, 0 | 1) => {
+                l.stream_depth.set(0);
+                true
+            }
+            _ => false,
+        }
+    })
+    // A thread whose locals are gone keeps nothing ([`on_set`] neither).
+    .unwrap_or(true)
 }
 
 /// [`on_set`], given this thread's slot. The stack's top lives in a cell of its own: a SET
 /// bracket around a call nested in no other is a compare and two stores at ENTER, a compare
 /// and a store at EXIT; only brackets nested inside another touch the stack below.
-#[inline]
+#[inline(always)]
 pub(crate) fn on_set_on(l: &local::Local, enter: bool, stream: u64) {
     let depth = l.stream_depth.get();
     if enter {
         if depth > 0 {
-            l.streams_below.borrow_mut().push(l.stream_top.get());
+            push_below(l);
         }
         l.stream_top.set(stream);
         l.stream_depth.set(depth + 1);
     } else if depth > 0 {
         if depth > 1 {
-            let below = l.streams_below.borrow_mut().pop();
-            l.stream_top.set(below.unwrap_or(0));
+            pop_below(l);
         }
         l.stream_depth.set(depth - 1);
     }
+}
+
+/// A bracket opens inside another (a HIP call nested in one): the outer stream goes below.
+#[cold]
+#[inline(never)]
+fn push_below(l: &local::Local) {
+    l.streams_below.borrow_mut().push(l.stream_top.get());
+}
+
+/// A nested bracket closes: the stream below it is the top again.
+#[cold]
+#[inline(never)]
+fn pop_below(l: &local::Local) {
+    let below = l.streams_below.borrow_mut().pop();
+    l.stream_top.set(below.unwrap_or(0));
 }
 
 /// The stream of the HIP call in progress on this thread, if the runtime reported one.
@@ -68,6 +106,13 @@ pub(crate) fn note_entry_on(l: &local::Local, correlation_id: u64, placed: bool)
     l.unplaced.set(u);
 }
 
+/// Whether the activities of call `correlation_id` need no stream from a request: the call's
+/// fact already names the right one (or the activity belongs to no call).
+#[inline(always)]
+pub(crate) fn already_placed_on(l: &local::Local, correlation_id: u64) -> bool {
+    correlation_id == 0 || l.placed.get() == correlation_id
+}
+
 /// External-correlation-id request for a dispatch or copy of call `correlation_id` on thread
 /// `thread_id`: records the runtime-reported stream when the call's entry could not (or the
 /// call was never seen at entry). Returns whether a fact was written or corrected.
@@ -91,7 +136,7 @@ pub(crate) fn on_activity_request_on(
     thread_id: u64,
     correlation_id: u64,
 ) -> bool {
-    if correlation_id == 0 || l.placed.get() == correlation_id {
+    if already_placed_on(l, correlation_id) {
         return false;
     }
     let Some(stream) = current_on(l) else {
@@ -143,6 +188,44 @@ mod tests {
             }
             assert_eq!(current(), Some(0));
             on_set(false, 0);
+            assert_eq!(current(), None);
+        });
+    }
+
+    /// The callback's way: the outermost path first, [`on_set`] for what it declines.
+    fn set(enter: bool, stream: u64) {
+        if !on_set_outermost(enter, stream) {
+            on_set(enter, stream);
+        }
+    }
+
+    #[test]
+    fn the_outermost_path_keeps_the_stack_the_nested_one_does() {
+        on_fresh_thread(|| {
+            // Only the outermost path: a bracket at a time.
+            assert!(on_set_outermost(true, 0xa));
+            assert_eq!(current(), Some(0xa));
+            assert!(!on_set_outermost(true, 0xb), "nested: declined");
+            assert_eq!(current(), Some(0xa), "a declined bracket changes nothing");
+            assert!(on_set_outermost(false, 0xa));
+            assert_eq!(current(), None);
+            assert!(on_set_outermost(false, 0xa), "unbalanced EXIT: ignored");
+            assert_eq!(current(), None);
+            // Both paths, as the callback takes them: the same stack as `on_set` alone.
+            set(true, 0xa);
+            set(true, 0xb);
+            set(true, 0xc);
+            assert_eq!(current(), Some(0xc));
+            set(false, 0xc);
+            assert_eq!(current(), Some(0xb));
+            set(false, 0xb);
+            assert_eq!(current(), Some(0xa));
+            set(false, 0xa);
+            assert_eq!(current(), None);
+            set(true, 0);
+            assert_eq!(current(), Some(0), "the null stream is a reported stream");
+            set(false, 0);
+            set(false, 0);
             assert_eq!(current(), None);
         });
     }

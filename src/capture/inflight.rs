@@ -42,7 +42,7 @@ pub struct OpenCalls {
 
 impl OpenCalls {
     /// Runs `f` on this thread's slot in this registry.
-    #[inline]
+    #[inline(always)]
     fn with_slot(&self, l: &local::Local, f: impl FnOnce(&Slot)) {
         let owner = local::address_of(&self.slots);
         local::with_registered(
@@ -60,7 +60,7 @@ impl OpenCalls {
     }
 
     /// [`Self::enter`], given this thread's slot.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn enter_on(&self, l: &local::Local) {
         let epoch = self.epoch.load(Ordering::Relaxed);
         if l.open_depth.get() > 0 && l.open_epoch.get() != epoch {
@@ -82,7 +82,7 @@ impl OpenCalls {
     }
 
     /// [`Self::exit`], given this thread's slot.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn exit_on(&self, l: &local::Local) {
         let d = l.open_depth.get();
         if d == 0 {

@@ -27,17 +27,17 @@ pub(crate) struct Registered<T> {
 }
 
 /// A thread's entries in registries of one kind: the first registry it was used with (the
-/// tool has one of each), and any other (tests make several).
+/// tool has one of each), then a chain for any other (tests make several).
 pub(crate) struct Entries<T> {
     first: OnceCell<Registered<T>>,
-    others: RefCell<Vec<Registered<T>>>,
+    others: OnceCell<Box<Entries<T>>>,
 }
 
 impl<T> Entries<T> {
     const fn new() -> Self {
         Entries {
             first: OnceCell::new(),
-            others: RefCell::new(Vec::new()),
+            others: OnceCell::new(),
         }
     }
 }
@@ -101,53 +101,52 @@ thread_local! {
 
 /// Runs `f` on this thread's slot; `None` once thread-local storage is gone (a callback during
 /// thread teardown), when nothing is kept.
-#[inline]
+#[inline(always)]
 pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> Option<R> {
     LOCAL.try_with(f).ok()
 }
 
 /// Runs `f` on the entry `entries` holds for the registry at `owner`, registering one first
 /// with `register` when it holds none for that registry.
-#[inline]
+#[inline(always)]
 pub(crate) fn with_registered<T, R>(
     entries: &Entries<T>,
     owner: usize,
     register: impl FnOnce() -> T,
     f: impl FnOnce(&T) -> R,
 ) -> R {
+    f(entry(entries, owner, register))
+}
+
+/// The entry `entries` holds for the registry at `owner`: on a callback's path, one load and
+/// one compare.
+#[inline(always)]
+pub(crate) fn entry<T>(entries: &Entries<T>, owner: usize, register: impl FnOnce() -> T) -> &T {
     match entries.first.get() {
-        Some(r) if r.owner == owner => f(&r.value),
-        Some(_) => with_other(entries, owner, register, f),
-        None => {
-            let value = entries.first.get_or_init(|| Registered {
-                owner,
-                value: register(),
-            });
-            f(&value.value)
-        }
+        Some(r) if r.owner == owner => &r.value,
+        _ => entry_registering(entries, owner, register),
     }
 }
 
-/// [`with_registered`] for a registry other than the thread's first (tests only, in practice).
+/// [`entry`] for a thread's first callback with a registry, or a registry other than its
+/// first (tests, in practice): walks the chain, registering at its end.
 #[cold]
-fn with_other<T, R>(
-    entries: &Entries<T>,
-    owner: usize,
-    register: impl FnOnce() -> T,
-    f: impl FnOnce(&T) -> R,
-) -> R {
-    let known = entries
-        .others
-        .borrow()
-        .iter()
-        .position(|r| r.owner == owner);
-    let at = known.unwrap_or_else(|| {
-        let value = register();
-        let mut others = entries.others.borrow_mut();
-        others.push(Registered { owner, value });
-        others.len() - 1
-    });
-    f(&entries.others.borrow()[at].value)
+#[inline(never)]
+fn entry_registering<T>(entries: &Entries<T>, owner: usize, register: impl FnOnce() -> T) -> &T {
+    let mut e = entries;
+    loop {
+        match e.first.get() {
+            Some(r) if r.owner == owner => return &r.value,
+            Some(_) => e = e.others.get_or_init(|| Box::new(Entries::new())),
+            None => {
+                let r = e.first.get_or_init(|| Registered {
+                    owner,
+                    value: register(),
+                });
+                return &r.value;
+            }
+        }
+    }
 }
 
 /// The address that names a registry in [`Registered`].

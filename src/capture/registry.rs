@@ -87,6 +87,19 @@ impl Capture {
         .flatten()
     }
 
+    /// Whether an external-correlation-id request of call `correlation_id` has nothing to do on
+    /// this thread: the call's stream already placed and no graph launch under way, nearly every
+    /// request ([`Self::on_external_id_request`] would return `None` and change nothing). Loads
+    /// and compares that cannot panic: the request answers these outside the panic guard.
+    #[inline(always)]
+    pub fn external_id_request_idle(&self, correlation_id: u64) -> bool {
+        super::local::with(|l| {
+            super::hip_stream::already_placed_on(l, correlation_id) && super::graph::no_launch_on(l)
+        })
+        // Without the thread's locals the request keeps nothing either.
+        .unwrap_or(true)
+    }
+
     /// Cuts a window at every `every`-th closing of the roctx range `name`.
     pub fn set_range_rule(&self, name: &str, every: u64) {
         self.markers.set_range_rule(name, every);
@@ -229,5 +242,31 @@ mod tests {
         let a = &stacks.table()[id];
         let stack: Vec<&str> = a.stack.iter().map(|s| &**s).collect();
         assert_eq!((a.scope_range_id, stack), (2, vec!["outer", "inner"]));
+    }
+
+    /// A request is idle exactly when the full request would change nothing and answer
+    /// nothing: the call already placed, no graph launch under way.
+    #[test]
+    fn an_idle_request_is_one_the_full_request_would_ignore() {
+        std::thread::spawn(|| {
+            let c = Capture::default();
+            assert!(c.external_id_request_idle(0), "no call: nothing to place");
+            // Call 5's entry placed it by its arguments.
+            c.threads
+                .with_current(1, |t| c.streams.on_work_enter(t, 5, 0x10));
+            super::super::local::with(|l| super::super::hip_stream::note_entry_on(l, 5, true));
+            assert!(c.external_id_request_idle(5));
+            assert_eq!(c.on_external_id_request(1, 5), None);
+            // Call 6 was not seen at entry: the request has work (with a stream reported).
+            assert!(!c.external_id_request_idle(6));
+            // Inside a graph launch every request is answered.
+            super::super::graph::on_launch(true, 3);
+            assert!(!c.external_id_request_idle(5));
+            assert!(c.on_external_id_request(1, 5).is_some());
+            super::super::graph::on_launch(false, 3);
+            assert!(c.external_id_request_idle(5));
+        })
+        .join()
+        .unwrap();
     }
 }

@@ -45,7 +45,7 @@ impl Threads {
     }
 
     /// [`Self::with_current`], given this thread's slot.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn with_current_on<R>(
         &self,
         l: &local::Local,

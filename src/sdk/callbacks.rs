@@ -287,21 +287,16 @@ macro_rules! tracing_trampoline {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
             let timer = t.recorder.selftime().start();
-            // Read where it lies (the runtime passed it on the stack), through one reference:
-            // the guarded closure captures that alone (`move`), not one pointer per field.
-            let record = &record;
-            ffi_guard($what, (), move || {
-                let r = CallbackRecord {
-                    thread_id: record.thread_id,
-                    correlation_id: record.correlation_id.internal,
-                    kind: record.kind,
-                    operation: record.operation,
-                    phase: record.phase,
-                    payload: record.payload,
-                };
-                // SAFETY: the runtime's record of this callback, its payload valid for it.
-                unsafe { on_callback(t, r) }
-            });
+            let r = CallbackRecord {
+                thread_id: record.thread_id,
+                correlation_id: record.correlation_id.internal,
+                kind: record.kind,
+                operation: record.operation,
+                phase: record.phase,
+                payload: record.payload,
+            };
+            // SAFETY: the runtime's record of this callback, its payload valid for it.
+            unsafe { on_callback(t, r, $what) };
             t.recorder.selftime().callback_done(timer);
         }
     };
@@ -339,14 +334,15 @@ fn tracing_callback_for(abi: Abi) -> sys::rocprofiler_callback_tracing_cb_any_t 
     }
 }
 
-/// One callback-tracing callback, by kind: one gate load, one route read. The record comes by
-/// value, its fields kept in registers on the inline paths (HIP API, HIP stream); the
-/// out-of-line kinds take their own copy.
+/// One callback-tracing callback, by kind: one gate load, one route read, then the kind's work
+/// inside the panic guard (reported as `edge`). The decision itself runs outside the guard: a
+/// load of the gate, of the armed dispatch and of one table entry by a checked index, none of
+/// which can panic; so does the outermost `HIP_STREAM` SET bracket ([`on_hip_stream`]).
 ///
 /// # Safety
 /// `r` is the runtime's record of this callback, its payload valid for the callback.
 #[inline(always)]
-unsafe fn on_callback(t: &Tracer, r: CallbackRecord) {
+unsafe fn on_callback(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     let rec = &t.recorder;
     let gate = rec.gate();
     if gate.forked() {
@@ -356,18 +352,38 @@ unsafe fn on_callback(t: &Tracer, r: CallbackRecord) {
         rec.early(1);
         return;
     };
+    // The guarded closures capture the record by reference: one pointer, not one per field.
+    let r = &r;
     match a.route(r.kind) {
-        // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
-        Route::HipApi => unsafe { on_hip_api(&a.dispatch, rec, gate, &r) },
+        Route::HipApi => ffi_guard(edge, (), move || {
+            // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
+            unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
+        }),
         // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
-        Route::HipStream => unsafe { on_hip_stream(rec, &r) },
+        Route::HipStream => unsafe { on_hip_stream(rec, r, edge) },
+        Route::Ignore => {}
+        route => ffi_guard(edge, (), move || {
+            // SAFETY: a record of the kind its route was configured for, payload valid
+            // (contract).
+            unsafe { on_other(a, rec, route, *r) }
+        }),
+    }
+}
+
+/// The callbacks of kinds other than HIP API and HIP stream: out of line.
+///
+/// # Safety
+/// `r` is a record of the kind `route` was configured for, its payload valid for the callback.
+#[inline(never)]
+unsafe fn on_other(a: &Armed, rec: &Recorder, route: Route, r: CallbackRecord) {
+    match route {
         // SAFETY: a MARKER_CORE_API record (routed by its kind), payload valid (contract).
         Route::Marker => unsafe { on_marker(&a.dispatch, rec, r) },
         // SAFETY: a CODE_OBJECT record (routed by its kind), payload valid (contract).
         Route::CodeObject => unsafe { on_code_object(rec, r) },
         // SAFETY: a HIP_GRAPH record (routed by its kind), payload valid (contract).
         Route::HipGraph => unsafe { on_hip_graph(rec, r) },
-        Route::Ignore => {}
+        Route::HipApi | Route::HipStream | Route::Ignore => {}
     }
 }
 
@@ -392,12 +408,16 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     rec.on_hip_call(gate, &call, &args, || d.clock.now());
 }
 
-/// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream.
+/// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream. The
+/// bracket around a call nested in no other, nearly every one, is read and kept outside the
+/// panic guard: checked reads of the payload, a thread-local access that cannot fail (it reports
+/// a thread in teardown), a compare and `Cell` stores, nothing that can panic. A nested one
+/// (whose stack may grow) goes through the guard (reported as `edge`).
 ///
 /// # Safety
 /// `r` is a HIP_STREAM record, its payload valid for the callback.
 #[inline(always)]
-unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord) {
+unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord, edge: &'static str) {
     type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
     let op = sys::ROCPROFILER_HIP_STREAM_SET as i32;
     // SAFETY: a HIP_STREAM payload is a `Data` that starts with its u64 size (the SDK's
@@ -405,7 +425,10 @@ unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord) {
     let bracket =
         unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, stream_value)) };
     if let Some((enter, stream)) = bracket {
-        crate::capture::hip_stream::on_set(enter, stream);
+        use crate::capture::hip_stream;
+        if !hip_stream::on_set_outermost(enter, stream) {
+            ffi_guard(edge, (), || hip_stream::on_set(enter, stream));
+        }
     }
 }
 
@@ -471,6 +494,15 @@ pub unsafe extern "C" fn external_id_request(
     // SAFETY: the user data of this service's registration (`request_external_ids`).
     let t = unsafe { tracer(data) };
     let timer = t.recorder.selftime().start();
+    // A dispatch of a call already placed, outside a graph launch (nearly every one), is
+    // answered without the guard: the check is loads and compares that cannot panic.
+    if t.recorder
+        .capture()
+        .external_id_request_idle(internal_corr_id_value)
+    {
+        t.recorder.selftime().callback_done(timer);
+        return 1;
+    }
     let answer = ffi_guard("external correlation id request", 1, || {
         if t.recorder.gate().forked() {
             return 1;
