@@ -558,6 +558,11 @@ fn claim_exclusive(base: &OutputLayout, began: SystemTime) -> HostClaim {
             lock: Some((file, path)),
         };
     }
+    if locked {
+        // Ours (no other process holds it), perhaps made by the open above after the process
+        // that wrote the file removed its own at exit: left behind, nothing would remove it.
+        let _ = std::fs::remove_file(&path);
+    }
     let host = format!("{}_{}", base.host, std::process::id());
     log_warn!(
         "{} is another process's: it {} (ROCPROF_XPLANE_OUTPUT_FILE has no %pid%); this process writes {}{} instead",
@@ -567,4 +572,34 @@ fn claim_exclusive(base: &OutputLayout, began: SystemTime) -> HostClaim {
         ".xplane.pb"
     );
     HostClaim { host, lock: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name written since this process began, by a process that has ended and removed its
+    /// lock: this one writes under a name of its own and leaves no lock file behind (the open
+    /// that tried the lock made one anew).
+    #[test]
+    fn a_name_written_since_start_leaves_no_lock_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = OutputLayout {
+            log_dir: dir.path().into(),
+            run_name: "r".into(),
+            host: "h".into(),
+            durable: false,
+        };
+        let began = SystemTime::now() - std::time::Duration::from_secs(60);
+        std::fs::create_dir_all(base.run_dir()).unwrap();
+        std::fs::write(base.file_path(), b"").unwrap();
+        let claim = claim_exclusive(&base, began);
+        assert_eq!(claim.host, format!("h_{}", std::process::id()));
+        assert!(claim.lock.is_none());
+        let left: Vec<_> = std::fs::read_dir(base.run_dir())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("h.xplane.pb")]);
+    }
 }
