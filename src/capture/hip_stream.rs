@@ -29,23 +29,26 @@ pub fn on_set(enter: bool, stream: u64) {
 /// done nothing, for a nested bracket: [`on_set`] takes it.
 #[inline(always)]
 pub fn on_set_outermost(enter: bool, stream: u64) -> bool {
-    local::with(|l| {
-        let depth = l.stream_depth.get();
-        match (enter, depth) {
-            (true, 0) => {
-                l.stream_top.set(stream);
-                l.stream_depth.set(1);
-                true
-            }
-            (false, 0 | 1) => {
-                l.stream_depth.set(0);
-                true
-            }
-            _ => false,
+    local::with(|l| set_outermost_on(l, enter, stream))
+        // A thread whose locals are gone keeps nothing ([`on_set`] neither).
+        .unwrap_or(true)
+}
+
+/// [`on_set_outermost`], given this thread's slot.
+#[inline(always)]
+fn set_outermost_on(l: &local::Local, enter: bool, stream: u64) -> bool {
+    match (enter, l.stream_depth.get()) {
+        (true, 0) => {
+            l.stream_top.set(stream);
+            l.stream_depth.set(1);
+            true
         }
-    })
-    // A thread whose locals are gone keeps nothing ([`on_set`] neither).
-    .unwrap_or(true)
+        (false, 0 | 1) => {
+            l.stream_depth.set(0);
+            true
+        }
+        _ => false,
+    }
 }
 
 /// [`on_set`], given this thread's slot. The stack's top lives in a cell of its own: a SET
@@ -53,17 +56,16 @@ pub fn on_set_outermost(enter: bool, stream: u64) -> bool {
 /// and a store at EXIT; only brackets nested inside another touch the stack below.
 #[inline(always)]
 pub(crate) fn on_set_on(l: &local::Local, enter: bool, stream: u64) {
+    if set_outermost_on(l, enter, stream) {
+        return;
+    }
     let depth = l.stream_depth.get();
     if enter {
-        if depth > 0 {
-            push_below(l);
-        }
+        push_below(l);
         l.stream_top.set(stream);
         l.stream_depth.set(depth + 1);
-    } else if depth > 0 {
-        if depth > 1 {
-            pop_below(l);
-        }
+    } else {
+        pop_below(l);
         l.stream_depth.set(depth - 1);
     }
 }
