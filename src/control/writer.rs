@@ -3,8 +3,11 @@
 //! straddles the cut (`model::carry`), the stream numbers, and the windows' files
 //! (`window_files`). It runs on a thread of its own while window rules are on, so the
 //! coordinator hands it each window's records and goes back to the window timer: a window is
-//! cut at its count even while the one before it is still being joined and written. Where
-//! windows are off, or no thread could be started, it runs inline on the coordinator's thread.
+//! cut at its count even while the one before it is still being joined and written. The thread
+//! starts with the first window cut: a run that ends before any cut writes its one profile on
+//! the coordinator's thread, as a run held whole does (no thread, and no allocator arena of its
+//! own holding the join's memory beside what the collection freed). Where windows are off, or
+//! no thread could be started, it runs inline on the coordinator's thread.
 //!
 //! Windows waiting for the writer are charged against the memory ceiling
 //! (`ROCPROF_XPLANE_MAX_MEMORY`) until they are joined, and the user is told once when one
@@ -110,6 +113,9 @@ pub struct Sink {
 }
 
 enum Mode {
+    /// Window rules are on but no window was cut yet: the thread starts with the first. (The
+    /// slot is empty only while that start takes the writer out of it.)
+    Unstarted(Option<Box<Writer>>),
     Thread {
         tx: Sender<Job>,
         thread: Option<std::thread::JoinHandle<()>>,
@@ -129,7 +135,7 @@ impl Sink {
         let waiting = Arc::new(Waiting::default());
         let writer = Box::new(Writer::new(recorder, cfg, files, Arc::clone(&waiting)));
         let mode = if threaded {
-            spawn(writer)
+            Mode::Unstarted(Some(writer))
         } else {
             Mode::Inline(writer)
         };
@@ -145,13 +151,19 @@ impl Sink {
     /// Whether the writer runs on a thread of its own (else each window is joined and written
     /// within its cut).
     pub fn threaded(&self) -> bool {
-        matches!(self.mode, Mode::Thread { .. })
+        matches!(self.mode, Mode::Unstarted(_) | Mode::Thread { .. })
     }
 
     /// Hands a window cut now to the writer (written at once when inline).
     pub fn window(&mut self, w: CutWindow) {
+        if let Mode::Unstarted(slot) = &mut self.mode {
+            if let Some(writer) = slot.take() {
+                self.mode = spawn(writer);
+            }
+        }
         match &mut self.mode {
-            Mode::Inline(writer) => writer.window(w),
+            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.window(w),
+            Mode::Unstarted(None) => unreachable!("started above"),
             Mode::Thread { tx, .. } => {
                 let before = self.waiting.add(&w.c, self.recorder.budget());
                 if let Err(mpsc::SendError(Job::Window(w))) = tx.send(Job::Window(w)) {
@@ -195,7 +207,9 @@ impl Sink {
     /// exit). Returns once all of it is done; the writer's thread ends.
     pub fn last(&mut self, last: LastWindow) {
         match &mut self.mode {
-            Mode::Inline(writer) => writer.last(last),
+            // No window was cut: the run's one profile, on this thread.
+            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.last(last),
+            Mode::Unstarted(None) => unreachable!("a start never leaves the slot empty"),
             Mode::Thread { tx, thread } => {
                 let (done, wait) = mpsc::sync_channel(1);
                 match tx.send(Job::Last(last, done)) {
@@ -228,8 +242,8 @@ impl Sink {
             self.mode = Mode::Inline(Box::new(writer));
         }
         match &mut self.mode {
-            Mode::Inline(w) => w,
-            Mode::Thread { .. } => unreachable!("made inline above"),
+            Mode::Inline(w) | Mode::Unstarted(Some(w)) => w,
+            Mode::Thread { .. } | Mode::Unstarted(None) => unreachable!("made inline above"),
         }
     }
 }
@@ -579,5 +593,62 @@ impl CutStages {
             rate(work.as_secs_f64()),
             (m[2] - m[1]).as_secs_f64() * 1e3
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sink(dir: &std::path::Path) -> Sink {
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.output_dir = dir.to_path_buf();
+        cfg.run_name = "run".into();
+        let cfg: &'static Config = Box::leak(Box::new(cfg));
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        Sink::start(recorder, cfg, WindowFiles::new(cfg, true), true)
+    }
+
+    fn last() -> LastWindow {
+        LastWindow {
+            c: Collected::default(),
+            began: Instant::now(),
+            attach: AttachAtExit::default(),
+            ended: false,
+        }
+    }
+
+    /// A run that ends before its first cut writes its one profile on the thread that ends it,
+    /// as a run held whole does: the writer's thread (and an allocator arena of its own) is
+    /// never started.
+    #[test]
+    fn a_run_without_a_cut_starts_no_writer_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = sink(dir.path());
+        assert!(s.threaded(), "windows still go to a thread once cut");
+        s.barrier();
+        s.last(last());
+        assert!(
+            matches!(s.mode, Mode::Unstarted(Some(_))),
+            "the last window went to a thread"
+        );
+    }
+
+    /// The first window cut starts the writer's thread, which then takes every window.
+    #[test]
+    fn the_first_cut_starts_the_writer_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = sink(dir.path());
+        let now = Instant::now();
+        s.window(CutWindow {
+            c: Collected::default(),
+            always: false,
+            began: now,
+            collected: now,
+        });
+        assert!(matches!(s.mode, Mode::Thread { .. }));
+        s.barrier();
+        s.last(last());
+        assert!(matches!(s.mode, Mode::Thread { thread: None, .. }));
     }
 }
