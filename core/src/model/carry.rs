@@ -43,7 +43,7 @@
 //! read, and its memory timeline goes on from the run's totals.
 //!
 //! Event records go along too (`Carried::producers`, producers only): each event
-//! handle's latest, and every one from the first wait handed on, so that a wait in a later
+//! handle's latest, and the one each wait handed on resolves to, so that a wait in a later
 //! window still resolves to the record it waited for. Its stats name the record's call,
 //! though no arrow is drawn (the record's anchor is in an earlier file), unless the windows are
 //! merged into one profile (`Carried::anchors`). A record handed on
@@ -70,8 +70,10 @@ pub type HandedOn = HashMap<u64, u32>;
 /// it went along again): past `MAX_HANDED_ON`, never held.
 pub const CONTEXT: u32 = MAX_HANDED_ON + 1;
 
-/// The most event records handed on: a program that makes a new event per step and never
-/// destroys it must not make every window carry them all. The latest records are kept.
+/// The most event handles whose latest record is handed on: a program that makes a new event
+/// per step and never destroys it must not make every window carry them all. The latest
+/// records are kept. The records the waits handed on resolve to go along beside them, one per
+/// wait: a bound on them would lose the arrows of the waits a long window hands on.
 pub const MAX_PRODUCERS: usize = 65_536;
 
 /// What becomes of a run's windows: each a profile of its own, or merged into one profile
@@ -94,17 +96,8 @@ pub fn hand_off(
     windows: Windows,
 ) -> Option<(Collected, HandedOn)> {
     let split = split_incomplete(c, carried_in, windows);
-    // A wait handed on resolves in the next window to the latest record before it, which a
-    // later record of the same event must not hide: every record from the first such wait
-    // on goes along.
-    let since = split.as_ref().and_then(|(held, _)| {
-        held.syncs
-            .iter()
-            .filter(|s| s.kind.waits_on_event())
-            .map(|s| s.correlation_id)
-            .min()
-    });
-    let producers = latest_producers(c, since);
+    let waits_handed_on = split.as_ref().map_or(&[][..], |(held, _)| &held.syncs[..]);
+    let producers = latest_producers(c, waits_handed_on);
     let shown = spans_awaiting_records(c, carried_in);
     // The memory facts of the calls handed on went with them: the next window applies them.
     let memory = super::memory::live_after(&c.carried.memory, &c.memory);
@@ -220,34 +213,53 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
 }
 
 /// The `hipEventRecord`s a later window's waits may resolve to, among `c`'s sync facts and
-/// the records it took in or keeps as producers: each event handle's latest before `since`
-/// (before any, when `None`) and every one from `since` on; at most [`MAX_PRODUCERS`] of them
-/// (the latest), in correlation order.
-pub fn latest_producers(c: &Collected, since: Option<u64>) -> Vec<SyncFact> {
-    let since = since.unwrap_or(u64::MAX);
+/// the records it took in or keeps as producers, in correlation order:
+///
+/// - each event handle's latest, for the waits the next windows make: at most
+///   [`MAX_PRODUCERS`] of them (the latest);
+/// - for each wait among `waits` (those handed on with their calls; other facts are passed
+///   over), the latest record of its event before it: the one it resolves to in the next
+///   window, where a later record of the same event must not hide it. These are never left
+///   out: there is one per wait handed on, and the waits go along whole.
+pub fn latest_producers(c: &Collected, waits: &[SyncFact]) -> Vec<SyncFact> {
+    let records = || {
+        c.carried
+            .producers
+            .iter()
+            .chain(&c.syncs)
+            .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
+    };
     let mut latest: HashMap<u64, SyncFact> = HashMap::default();
-    let mut out = Vec::new();
-    let records = c
-        .carried
-        .producers
-        .iter()
-        .chain(&c.syncs)
-        .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0);
-    for s in records {
-        if s.correlation_id >= since {
-            out.push(*s);
-            continue;
-        }
+    for s in records() {
         let e = latest.entry(s.event).or_insert(*s);
         if s.correlation_id > e.correlation_id {
             *e = *s;
         }
     }
-    out.extend(latest.into_values());
-    out.sort_unstable_by_key(|s| std::cmp::Reverse(s.correlation_id));
+    let mut out: Vec<SyncFact> = latest.into_values().collect();
+    if out.len() > MAX_PRODUCERS {
+        out.sort_unstable_by_key(|s| std::cmp::Reverse(s.correlation_id));
+        out.truncate(MAX_PRODUCERS);
+    }
+    let mut waits = waits
+        .iter()
+        .filter(|s| s.kind.waits_on_event())
+        .map(|s| (s.event, s.correlation_id))
+        .peekable();
+    if waits.peek().is_some() {
+        let mut by_event: Vec<(u64, u64, &SyncFact)> =
+            records().map(|s| (s.event, s.correlation_id, s)).collect();
+        by_event.sort_unstable_by_key(|&(e, id, _)| (e, id));
+        for (event, id) in waits {
+            let i = by_event.partition_point(|&(e, r, _)| (e, r) < (event, id));
+            let before = i.checked_sub(1).map(|i| by_event[i]);
+            if let Some((_, _, s)) = before.filter(|&(e, _, _)| e == event) {
+                out.push(*s);
+            }
+        }
+    }
+    out.sort_unstable_by_key(|s| s.correlation_id);
     out.dedup_by_key(|s| s.correlation_id);
-    out.truncate(MAX_PRODUCERS);
-    out.reverse();
     out
 }
 
@@ -1045,7 +1057,7 @@ mod tests {
             ],
             ..Collected::default()
         };
-        let latest: Vec<(u64, u64)> = latest_producers(&c, None)
+        let latest: Vec<(u64, u64)> = latest_producers(&c, &[])
             .iter()
             .map(|s| (s.event, s.correlation_id))
             .collect();
@@ -1053,7 +1065,7 @@ mod tests {
         let n = crate::model::carry::MAX_PRODUCERS as u64;
         c.syncs = (1..=n + 2).map(|i| record(i, i)).collect();
         c.carried.producers.clear();
-        let latest = latest_producers(&c, None);
+        let latest = latest_producers(&c, &[]);
         assert_eq!(latest.len() as u64, n);
         assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");
     }

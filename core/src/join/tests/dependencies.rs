@@ -204,7 +204,7 @@ fn windows_cut_after(
     next.syncs.retain(|s| s.correlation_id > cut);
     next.calls.retain(|f| f.correlation_id > cut);
     let _ = next.kernels.split_where(|k| k.correlation_id <= cut);
-    next.carried.producers = crate::model::carry::latest_producers(&first, None);
+    next.carried.producers = crate::model::carry::latest_producers(&first, &[]);
     (first, next)
 }
 
@@ -455,8 +455,8 @@ fn a_record_handed_on_with_its_call_still_resolves_the_waits_before_the_cut() {
 }
 
 /// A wait handed on to the next window resolves there to the record before it, though a
-/// later record of the same event came before the cut: every record from the first wait
-/// handed on goes along (`model::carry::hand_off`), not only each event's latest.
+/// later record of the same event came before the cut: the record each wait handed on
+/// resolves to goes along (`model::carry::hand_off`), not only each event's latest.
 #[test]
 fn a_wait_handed_on_resolves_to_the_record_before_it() {
     use crate::model::carry::{hand_off, HandedOn, Windows};
@@ -508,6 +508,82 @@ fn a_wait_handed_on_resolves_to_the_record_before_it() {
         })
         .collect();
     assert_eq!(resolved, [(5, Some(4))]);
+}
+
+/// Windows merged on one clock: a wait handed on for the work after it resolves in the next
+/// window to the record it waited for, and draws the arrow the run held whole draws, however
+/// many records of other events follow it in its window. Here more than
+/// `carry::MAX_PRODUCERS` do (a window of a million records has about that many on the
+/// MaxText-shaped scenario, and a wait handed on again holds the next window's too): when every
+/// record from the first wait handed on went along, at most that many of them (the latest),
+/// the record that wait resolves to was left out, and its arrow was lost without a word.
+#[test]
+fn a_wait_handed_on_resolves_to_its_record_however_many_records_follow_it() {
+    use crate::model::carry::{hand_off, HandedOn, Windows, MAX_PRODUCERS};
+    use crate::model::events::{ApiRecord, SyncFact};
+    let flow_of_wait = |t: &crate::model::Trace| {
+        t.dependency_flows
+            .iter()
+            .find(|f| f.wait_correlation_id == 5)
+            .map(|f| (f.record_correlation_id, f.from, f.to))
+    };
+    let whole = crate::model::join::join(two_streams_collected(false));
+    assert!(flow_of_wait(&whole).is_some());
+    // The wait (5) is in the first window, the launch after it on its stream (6) in the next.
+    let mut first = two_streams_collected(false);
+    let late_kernel = first.kernels.split_where(|k| k.correlation_id == 6);
+    let late_api = first.api.iter().position(|a| a.correlation_id == 6);
+    let late_api = first.api.remove(late_api.unwrap());
+    first.calls.retain(|f| f.correlation_id != 6);
+    // After the wait, the thread records another event on stream A, again and again: every
+    // record's call has returned and the work before it has come.
+    let n = MAX_PRODUCERS as u64 + 1;
+    for i in 0..n {
+        let id = 100 + i;
+        first.api.push(ApiRecord {
+            correlation_id: id,
+            start_ns: 1_000 + 10 * i,
+            end_ns: 1_005 + 10 * i,
+            ..first.api[1]
+        });
+        first.syncs.push(SyncFact {
+            correlation_id: id,
+            event: 0xf,
+            ..first.syncs[0]
+        });
+    }
+    let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Merged).unwrap();
+    assert!(
+        held.syncs.iter().any(|s| s.correlation_id == 5),
+        "the wait is held"
+    );
+    // The records go along as producers: each event's latest, and the one the wait needs.
+    let mut producers: Vec<u64> = held
+        .carried
+        .producers
+        .iter()
+        .map(|s| s.correlation_id)
+        .collect();
+    producers.sort_unstable();
+    assert_eq!(
+        (producers.len(), producers.first(), producers.last()),
+        (2, Some(&4), Some(&(100 + n - 1))),
+        "the records handed on"
+    );
+    let first = crate::model::join::join(first);
+    held.carried.anchors = first.record_anchors.clone();
+    let mut next = two_streams_collected(false);
+    next.api = vec![late_api];
+    next.calls.retain(|f| f.correlation_id == 6);
+    next.syncs.clear();
+    next.kernels = late_kernel;
+    held.absorb(next);
+    let next = crate::model::join::join(held);
+    assert_eq!(
+        (next.counters.waits_resolved, next.counters.waits_unresolved),
+        (1, 0)
+    );
+    assert_eq!(flow_of_wait(&next), flow_of_wait(&whole));
 }
 
 #[test]
