@@ -395,6 +395,76 @@ fn write_atomically(
     Ok(path)
 }
 
+/// A file assembled over time under the hidden name a file of ours is written under
+/// (`.<host>.xplane.pb.tmp.<pid>.<n>` in `layout`'s run directory), open to read and write:
+/// named from the start, so a process killed while it grows leaves it to be found. It takes
+/// its name through [`put_in_place`].
+pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<(fs::File, PathBuf), WriteError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = layout.run_dir();
+    fs::create_dir_all(&dir)
+        .and_then(|()| refuse_foreign_symlink(&dir))
+        .map_err(|source| WriteError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
+    let tmp = dir.join(format!(
+        ".{}.xplane.pb.tmp.{}.{}",
+        layout.file_host(),
+        std::process::id(),
+        super::spill::unique_suffix()
+    ));
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&tmp)
+        .map_err(|source| WriteError::Write {
+            path: tmp.clone(),
+            source,
+        })?;
+    Ok((f, tmp))
+}
+
+/// Gives the file assembled at `tmp` ([`create_hidden`]) `layout`'s name, as every file of
+/// ours takes it: fsynced first when `layout.durable`, closed, renamed, the directory fsynced.
+pub(crate) fn put_in_place(
+    f: fs::File,
+    tmp: &Path,
+    layout: &OutputLayout,
+) -> Result<PathBuf, WriteError> {
+    let closed = (|| {
+        if layout.durable {
+            f.sync_all()?;
+        }
+        close_checked(f)
+    })();
+    if let Err(source) = closed {
+        return Err(WriteError::Write {
+            path: tmp.to_path_buf(),
+            source,
+        });
+    }
+    let path = layout.file_path();
+    if let Err(source) = fs::rename(tmp, &path) {
+        return Err(WriteError::Rename {
+            from: tmp.to_path_buf(),
+            to: path,
+            source,
+        });
+    }
+    let dir = layout.run_dir();
+    if layout.durable {
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+    }
+    remove_stale_xprof_caches(&dir, &layout.file_host());
+    Ok(path)
+}
+
 /// A fresh file for a write into `dir`: unnamed where the filesystem allows it (`O_TMPFILE`: a
 /// process that ends while writing, a second signal or a deadline at exit, leaves nothing
 /// behind, and the file gets its name `tmp` only once complete), else created at `tmp`
