@@ -176,7 +176,7 @@ fn a_profile_assembled_in_place_is_the_merge_of_its_windows() {
     }
     let (path, mq) = q
         .finish(None, &[], &run.layout("q"))
-        .map_err(|e| e.1)
+        .map_err(|e| e.why)
         .unwrap();
     assert_eq!(crate::xplane::read_xspace(&path).unwrap(), whole3);
     assert_eq!((mq.events, mq.lines), (m3.events, m3.lines));
@@ -185,7 +185,7 @@ fn a_profile_assembled_in_place_is_the_merge_of_its_windows() {
     let last = Indexed::written(&written[3]).unwrap();
     let (path, mp) = p
         .finish(Some(last), &[], &run.layout("p"))
-        .map_err(|e| e.1)
+        .map_err(|e| e.why)
         .unwrap();
     let assembled = crate::xplane::read_xspace(&path).unwrap();
     assert_eq!(assembled, whole);

@@ -50,6 +50,11 @@ use crate::xplane::proto::XPlane;
 /// and its padded length.
 const ENTRY_HEAD: u64 = 1 + PADDED_LEN as u64;
 
+/// Room a plane's head is given beyond what it holds when it grows (a quarter more, up to
+/// 1 MiB): its metadata grow with the windows, and each growth makes the filesystem write out
+/// what follows first.
+const PLANE_SLACK: u64 = 1 << 20;
+
 /// Events of one window's line that sort before P's last event: more than this, and the
 /// window is merged at exit instead (each costs a block).
 const MAX_EARLY: usize = 4096;
@@ -75,6 +80,15 @@ impl std::fmt::Display for NotAdded {
             }
         }
     }
+}
+
+/// A profile [`Assembly::finish`] could not give its name: where it is, the windows it holds
+/// (whole, but for the ranges the newest shows open at its end), and why.
+#[derive(Debug)]
+pub struct Unfinished {
+    pub path: PathBuf,
+    pub held: Vec<PathBuf>,
+    pub why: NotAdded,
 }
 
 /// Failures injected by tests: the filesystem refuses INSERT_RANGE; the n-th change of P
@@ -177,6 +191,8 @@ pub struct Assembly {
     merged: Merged,
     /// The newest window showed ranges open at its end, left out of P.
     open_left_out: bool,
+    /// P is fsynced before it takes its name (`OutputLayout::durable`).
+    durable: bool,
     faults: Faults,
 }
 
@@ -224,6 +240,7 @@ impl Assembly {
             planes: Vec::new(),
             merged: Merged::default(),
             open_left_out: false,
+            durable: layout.durable,
             faults,
         }))
     }
@@ -237,6 +254,11 @@ impl Assembly {
     /// Where P is.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The files of the windows P holds.
+    pub fn window_paths(&self) -> impl Iterator<Item = &Path> {
+        self.inputs.iter().map(|i| i.path.as_path())
     }
 
     /// How many windows P holds.
@@ -392,6 +414,11 @@ impl Assembly {
         let mut j = Journal::default();
         let applied = self.apply(plan, take, &mut j);
         let Err(step) = applied else {
+            // A durable profile's pages start to the disk now (`OutputLayout::durable`): the
+            // fsync at exit waits for the last ones only.
+            if self.durable {
+                super::super::spill::start_writeback(&self.file);
+            }
             return Ok(());
         };
         let undone = self.undo(j);
@@ -407,25 +434,52 @@ impl Assembly {
         let file = self.inputs[newest].file();
         let mut events = 0u64;
         let mut left_out = 0u64;
+        // Room is made from P's start on: inserting blocks makes the filesystem write out what
+        // follows the place first (ext4), and what this window copies lies before every later
+        // place, so it is not written out within the step.
         for pp in plan {
             let p = match self.planes.iter().position(|p| p.name == pp.name) {
                 Some(p) => p,
                 None => self.new_plane(j, &pp.name)?,
             };
+            let head = pp.head.encode_to_vec();
+            let at = self.plane_at(p);
+            let slack = (head.len() as u64 / 4).min(PLANE_SLACK);
+            let size = self.grow(j, at, self.planes[p].head, head.len(), slack)?;
+            self.planes[p].head = size;
             for lp in &pp.lines {
                 let l = match self.planes[p].lines.iter().position(|l| l.id == lp.id) {
                     Some(l) => l,
                     None => self.new_line(j, p, lp.id)?,
                 };
-                if let Some((k, line)) = lp.piece {
-                    let piece = self.inputs[newest].planes[k].lines[line].events.clone();
-                    let (put, out) = self.put_piece(j, p, l, &file, &piece, take)?;
+                let piece = lp
+                    .piece
+                    .map(|(k, line)| self.inputs[newest].planes[k].lines[line].events.clone());
+                let end_ps = piece
+                    .as_ref()
+                    .and_then(|idx| idx.max_end_ps(take == Take::Window { drop_open: true }));
+                let line = &mut self.planes[p].lines[l];
+                if let Some(e) = end_ps {
+                    line.max_end_ps = Some(line.max_end_ps.map_or(e, |m| m.max(e)));
+                }
+                let head = line_head(lp, line.max_end_ps);
+                let at = self.line_at(p, l);
+                let size = self.grow(j, at, self.planes[p].lines[l].head, head.len(), 0)?;
+                self.planes[p].lines[l].head = size;
+                if let Some(idx) = piece {
+                    let (put, out) = self.put_piece(j, p, l, &file, &idx, take)?;
                     events += put;
                     left_out += out;
                 }
-                self.write_line_head(j, p, l, lp)?;
+                let (at, line) = (self.line_at(p, l), &self.planes[p].lines[l]);
+                let (size, body) = (line.head, line.body);
+                let key = fields::plane::LINES.key_byte();
+                self.write_region(j, at, size, key, |h| h + body - ENTRY_HEAD, &head)?;
             }
-            self.write_plane_head(j, p, &pp.head)?;
+            let (at, plane) = (self.plane_at(p), &self.planes[p]);
+            let (size, lines) = (plane.head, plane.len() - plane.head);
+            let key = fields::space::PLANES.key_byte();
+            self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, &head)?;
         }
         self.write_rest(j, None)?;
         self.merged.events += events;
@@ -559,10 +613,27 @@ impl Assembly {
         Ok(self.planes[p].lines.len() - 1)
     }
 
-    /// Writes a region of `size` bytes at `at` (grown to `need` first when smaller, by blocks
-    /// inserted at its end): `key`, the padded `len`, `body`, padding to its end. Returns its
-    /// size.
-    #[allow(clippy::too_many_arguments)]
+    /// The size of the region of `size` bytes at `at` once it holds `body` bytes (and
+    /// `slack` more, when it must grow): grown by blocks inserted at its end.
+    fn grow(
+        &mut self,
+        j: &mut Journal,
+        at: u64,
+        size: u64,
+        body: usize,
+        slack: u64,
+    ) -> io::Result<u64> {
+        let fits = ENTRY_HEAD + body as u64 + MIN_PAD;
+        if fits <= size {
+            return Ok(size);
+        }
+        let need = self.round_up(fits + slack);
+        self.gap(j, at + size, need - size)?;
+        Ok(need)
+    }
+
+    /// Writes the region of `size` bytes at `at` (grown to hold it by [`Assembly::grow`]):
+    /// `key`, the padded length `len_after_head` gives for its size, `body`, padding.
     fn write_region(
         &mut self,
         j: &mut Journal,
@@ -571,57 +642,15 @@ impl Assembly {
         key: u8,
         len_after_head: impl Fn(u64) -> u64,
         body: &[u8],
-    ) -> io::Result<u64> {
-        let need = self.round_up(ENTRY_HEAD + body.len() as u64 + MIN_PAD);
-        if need > size {
-            self.gap(j, at + size, need - size)?;
-        }
-        let size = size.max(need);
+    ) -> io::Result<()> {
         let mut region = Vec::with_capacity(size as usize);
         region.push(key);
         region.extend_from_slice(&crate::wire::padded_varint(len_after_head(size))?);
         region.extend_from_slice(body);
-        region.extend_from_slice(&blocks::padding(size - ENTRY_HEAD - body.len() as u64)?);
-        self.write(j, at, &region, true)?;
-        Ok(size)
-    }
-
-    /// Line `l`'s head region, with its fields as the merge gives them.
-    fn write_line_head(
-        &mut self,
-        j: &mut Journal,
-        p: usize,
-        l: usize,
-        lp: &LinePlan,
-    ) -> io::Result<()> {
-        let line = &self.planes[p].lines[l];
-        let mut b = LineBuilder::new(lp.id, lp.name.clone(), lp.timestamp_ns);
-        if let Some(d) = &lp.display_name {
-            b.set_display_name(d.clone());
-        }
-        if let Some(e) = line.max_end_ps {
-            b.note_end_ps(e);
-        }
-        let finished = b.finish();
-        let (before, after) = finished.around_events();
-        let body = [before, after].concat();
-        let (at, size, rest) = (self.line_at(p, l), line.head, line.body);
-        let key = fields::plane::LINES.key_byte();
-        let head = self.write_region(j, at, size, key, |h| h + rest - ENTRY_HEAD, &body)?;
-        self.planes[p].lines[l].head = head;
-        Ok(())
-    }
-
-    /// Plane `p`'s head region: `head` (its lines left out), and the plane's length.
-    fn write_plane_head(&mut self, j: &mut Journal, p: usize, head: &XPlane) -> io::Result<()> {
-        let body = head.encode_to_vec();
-        let plane = &self.planes[p];
-        let lines = plane.len() - plane.head;
-        let (at, size) = (self.plane_at(p), plane.head);
-        let key = fields::space::PLANES.key_byte();
-        let size = self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, &body)?;
-        self.planes[p].head = size;
-        Ok(())
+        let pad = size.checked_sub(ENTRY_HEAD + body.len() as u64);
+        let pad = pad.ok_or_else(|| io::Error::other("a region outgrew its room"))?;
+        region.extend_from_slice(&blocks::padding(pad)?);
+        self.write(j, at, &region, true)
     }
 
     /// The `XSpace`'s other fields at P's end (`last`: the input no window follows).
@@ -691,11 +720,6 @@ impl Assembly {
             .map(|&(a, b)| (a.max(split), b))
             .collect();
         self.append(j, p, l, file, idx, &tail, count - early_n)?;
-        let line = &mut self.planes[p].lines[l];
-        let end_ps = idx.max_end_ps(take == Take::Window { drop_open: true });
-        if let Some(e) = end_ps {
-            line.max_end_ps = Some(line.max_end_ps.map_or(e, |m| m.max(e)));
-        }
         Ok((count, left_out))
     }
 
@@ -883,13 +907,13 @@ impl Assembly {
     /// Puts the last window into P (its ranges open at its end kept), or, without one, the
     /// ranges the newest window left out; writes the `XSpace`'s other fields as the merge
     /// gives them (`warnings` added); gives P `layout`'s name. On `Err` P is left where it
-    /// is (the path returned) for the caller to merge with what was not put in.
+    /// is ([`Unfinished`]) for the caller to merge with the windows it does not hold.
     pub fn finish(
         mut self,
         last: Option<Indexed>,
         warnings: &[String],
         layout: &super::super::OutputLayout,
-    ) -> Result<(PathBuf, Merged), (PathBuf, NotAdded)> {
+    ) -> Result<(PathBuf, Merged), Box<Unfinished>> {
         let put = match last {
             Some(w) => match w.0.open(Check::Bounds) {
                 Ok(input) => self.put(input, Take::Window { drop_open: false }),
@@ -899,14 +923,14 @@ impl Assembly {
             None => Ok(()),
         };
         if let Err(e) = put {
-            return Err((self.path, e));
+            return Err(self.unfinished(e));
         }
         let mut j = Journal::default();
         let newest = self.inputs.len().checked_sub(1);
         if let Err(e) = self.write_rest(&mut j, newest.map(|n| (n, warnings))) {
             return Err(match self.undo(j) {
-                Ok(()) => (self.path, NotAdded::Undone(e)),
-                Err(undo) => (self.path, NotAdded::Broken { step: e, undo }),
+                Ok(()) => self.unfinished(NotAdded::Undone(e)),
+                Err(undo) => self.unfinished(NotAdded::Broken { step: e, undo }),
             });
         }
         let mut merged = self.merged.clone();
@@ -915,12 +939,21 @@ impl Assembly {
         merged.lines = self.planes.iter().map(|p| p.lines.len()).sum();
         let file = match self.file.try_clone() {
             Ok(f) => f,
-            Err(e) => return Err((self.path, NotAdded::Undone(e))),
+            Err(e) => return Err(self.unfinished(NotAdded::Undone(e))),
         };
         match super::super::file::put_in_place(file, &self.path, layout) {
             Ok(path) => Ok((path, merged)),
-            Err(e) => Err((self.path, NotAdded::Undone(io::Error::other(e.to_string())))),
+            Err(e) => Err(self.unfinished(NotAdded::Undone(io::Error::other(e.to_string())))),
         }
+    }
+
+    /// P given up on, for the caller to merge with the windows it does not hold.
+    pub fn unfinished(self, why: NotAdded) -> Box<Unfinished> {
+        Box::new(Unfinished {
+            held: self.window_paths().map(Path::to_path_buf).collect(),
+            path: self.path,
+            why,
+        })
     }
 
     /// The newest window's ranges open at its end, left out when it was put in: it turned
@@ -938,6 +971,20 @@ impl Assembly {
         }
         put
     }
+}
+
+/// A line's fields but its events, as the merge writes them.
+fn line_head(lp: &LinePlan, max_end_ps: Option<i64>) -> Vec<u8> {
+    let mut b = LineBuilder::new(lp.id, lp.name.clone(), lp.timestamp_ns);
+    if let Some(d) = &lp.display_name {
+        b.set_display_name(d.clone());
+    }
+    if let Some(e) = max_end_ps {
+        b.note_end_ps(e);
+    }
+    let finished = b.finish();
+    let (before, after) = finished.around_events();
+    [before, after].concat()
 }
 
 fn changed() -> io::Error {

@@ -49,7 +49,7 @@ use events::{MergedLine, PlaneMerge};
 use heads::{merge_heads, PlanePart};
 #[cfg(test)]
 pub(crate) use inplace::Faults;
-pub use inplace::{Assembly, NotAdded};
+pub use inplace::{Assembly, NotAdded, Unfinished};
 use input::{shifts, Input};
 
 /// Why a merge failed; the output is then not written (or not renamed into place).
