@@ -164,9 +164,11 @@ enum InPlace {
     Off(Option<Assembled>),
 }
 
-/// A profile assembled in place no further: where it is, and the windows it holds.
+/// A profile assembled in place no further: where it is (open at `path` while `_file` is
+/// held), and the windows it holds.
 struct Assembled {
     path: PathBuf,
+    _file: std::sync::Arc<std::fs::File>,
     held: Vec<PathBuf>,
 }
 
@@ -352,19 +354,19 @@ impl WindowFiles {
         let InPlace::On(a) = std::mem::replace(&mut self.in_place, InPlace::Off(None)) else {
             return;
         };
-        let path = a.path().to_path_buf();
+        let path = a.path();
         if sound {
             log_info!(
                 "the run's profile is no longer assembled in place ({why}); the windows from here on are merged with it at exit"
             );
             let held = a.window_paths().map(|p| p.to_path_buf()).collect();
-            self.in_place = InPlace::Off(Some(Assembled { path, held }));
+            let _file = a.file();
+            self.in_place = InPlace::Off(Some(Assembled { path, _file, held }));
         } else {
             log_warn!(
-                "the run's profile assembled in place at {} could not be kept whole ({why}); every capture window is merged at exit from its file instead",
-                path.display()
+                "the run's profile assembled in place could not be kept whole ({why}); every capture window is merged at exit from its file instead"
             );
-            let _ = std::fs::remove_file(&path);
+            remove_assembled(&path);
         }
     }
 
@@ -619,6 +621,7 @@ impl WindowFiles {
                 }
                 Err(u) => Some(Assembled {
                     path: u.path,
+                    _file: u.file,
                     held: u.held,
                 }),
             },
@@ -637,9 +640,11 @@ impl WindowFiles {
         );
         match crate::xplane::merge::merge_own_indexed(indexed, &rest, &layout, &unsaid) {
             Ok((path, m)) => {
-                let mut gone = files.clone();
-                gone.extend(assembled.map(|a| a.path));
-                self.merged(&gone, &path, &m, t0, "");
+                // The profile assembled in place goes with its descriptor (or its name).
+                if let Some(a) = assembled {
+                    remove_assembled(&a.path);
+                }
+                self.merged(&files, &path, &m, t0, "");
             }
             Err(e) => {
                 log_error!("cannot merge the capture windows ({e}); each is kept as written")
@@ -650,12 +655,8 @@ impl WindowFiles {
     /// The profile assembled in place, not to be used: removed (the windows are kept).
     fn drop_in_place(&mut self) {
         match std::mem::replace(&mut self.in_place, InPlace::Off(None)) {
-            InPlace::On(a) => {
-                let _ = std::fs::remove_file(a.path());
-            }
-            InPlace::Off(Some(a)) => {
-                let _ = std::fs::remove_file(&a.path);
-            }
+            InPlace::On(a) => remove_assembled(&a.path()),
+            InPlace::Off(Some(a)) => remove_assembled(&a.path),
             _ => {}
         }
     }
@@ -745,6 +746,14 @@ impl WindowFiles {
                 m.spliced
             ));
         }
+    }
+}
+
+/// A profile assembled in place, not to be used: its name goes (one without a name goes with
+/// its descriptor).
+fn remove_assembled(path: &std::path::Path) {
+    if !path.starts_with("/proc") {
+        let _ = std::fs::remove_file(path);
     }
 }
 

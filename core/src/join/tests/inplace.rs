@@ -249,8 +249,7 @@ fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
             .iter()
             .map(|w| Indexed::written(w).unwrap())
             .collect();
-        let (path, _) =
-            merge::merge_own_indexed(rest, &[p.path().to_path_buf()], &layout, &[]).unwrap();
+        let (path, _) = merge::merge_own_indexed(rest, &[p.path()], &layout, &[]).unwrap();
         assert_eq!(
             crate::xplane::read_xspace(&path).unwrap(),
             whole,
@@ -272,5 +271,5 @@ fn without_insert_range_nothing_is_assembled() {
     let a = Assembly::start_with(&run.layout("p"), faults).unwrap();
     assert!(a.is_none());
     let dir = run.layout("p").run_dir();
-    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "P is removed");
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "no P is left");
 }

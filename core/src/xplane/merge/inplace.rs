@@ -86,7 +86,9 @@ impl std::fmt::Display for NotAdded {
 /// (whole, but for the ranges the newest shows open at its end), and why.
 #[derive(Debug)]
 pub struct Unfinished {
+    /// Where it can be opened while `file` is held.
     pub path: PathBuf,
+    pub file: Arc<File>,
     pub held: Vec<PathBuf>,
     pub why: NotAdded,
 }
@@ -181,7 +183,9 @@ struct LinePlan {
 /// The profile P being assembled (see the module's documentation).
 pub struct Assembly {
     file: Arc<File>,
-    path: PathBuf,
+    /// The name it takes before its own (unnamed until then where the filesystem allows).
+    tmp: PathBuf,
+    named: bool,
     block: u64,
     /// P's length.
     len: u64,
@@ -207,7 +211,13 @@ impl Assembly {
         layout: &super::super::OutputLayout,
         faults: Faults,
     ) -> Result<Option<Assembly>, MergeError> {
-        let (file, path) = super::super::file::create_hidden(layout).map_err(MergeError::Write)?;
+        let hidden = super::super::file::create_hidden(layout).map_err(MergeError::Write)?;
+        let (file, path, named) = (hidden.file, hidden.tmp, hidden.named);
+        let gone = |path: &Path| {
+            if named {
+                let _ = std::fs::remove_file(path);
+            }
+        };
         let read = |source| MergeError::Read {
             path: path.clone(),
             source,
@@ -219,21 +229,22 @@ impl Assembly {
         let block = match probe {
             Ok(Some(block)) => block,
             Ok(None) => {
-                let _ = std::fs::remove_file(&path);
+                gone(&path);
                 return Ok(None);
             }
             Err(e) if blocks::unsupported(&e) || e.kind() == io::ErrorKind::Unsupported => {
-                let _ = std::fs::remove_file(&path);
+                gone(&path);
                 return Ok(None);
             }
             Err(e) => {
-                let _ = std::fs::remove_file(&path);
+                gone(&path);
                 return Err(read(e));
             }
         };
         Ok(Some(Assembly {
             file: Arc::new(file),
-            path,
+            tmp: path,
+            named,
             block,
             len: 0,
             inputs: Vec::new(),
@@ -251,9 +262,20 @@ impl Assembly {
         self.faults = faults;
     }
 
-    /// Where P is.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// A path P can be opened at while it is open here (`/proc/self/fd/<n>` while it has no
+    /// name).
+    pub fn path(&self) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        if self.named {
+            self.tmp.clone()
+        } else {
+            PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
+        }
+    }
+
+    /// P itself: while it is held, [`Assembly::path`] opens it.
+    pub fn file(&self) -> Arc<File> {
+        self.file.clone()
     }
 
     /// The files of the windows P holds.
@@ -941,7 +963,12 @@ impl Assembly {
             Ok(f) => f,
             Err(e) => return Err(self.unfinished(NotAdded::Undone(e))),
         };
-        match super::super::file::put_in_place(file, &self.path, layout) {
+        let hidden = super::super::file::Hidden {
+            file,
+            tmp: self.tmp.clone(),
+            named: self.named,
+        };
+        match super::super::file::put_in_place(hidden, layout) {
             Ok(path) => Ok((path, merged)),
             Err(e) => Err(self.unfinished(NotAdded::Undone(io::Error::other(e.to_string())))),
         }
@@ -951,7 +978,8 @@ impl Assembly {
     pub fn unfinished(self, why: NotAdded) -> Box<Unfinished> {
         Box::new(Unfinished {
             held: self.window_paths().map(Path::to_path_buf).collect(),
-            path: self.path,
+            path: self.path(),
+            file: self.file,
             why,
         })
     }
