@@ -284,18 +284,52 @@ fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     assert!(windows(&streamed_dir, "mt").is_empty(), "windows left");
     let streamed = support::xspace::read_one(&streamed_dir, "mt");
     support::xspace::assert_lines_nest(&streamed, "the streamed profile");
+    // Assembled in place as the windows were written (`xplane::merge::Assembly`), where the
+    // filesystem inserts ranges; where it cannot, merged at exit: either shows what the run
+    // held whole shows.
+    let in_place = merged_line[0].contains("in place as they were written");
+    if !in_place {
+        eprintln!(
+            "SKIPPED: {} cannot insert ranges: the profile was merged at exit",
+            tmp.path().display()
+        );
+    }
+    let fallback_dir = tmp.path().join("fallback");
+    let stderr = run(
+        &fallback_dir,
+        &[("ROCPROF_XPLANE_TEST_NO_INSERT_RANGE", "1")],
+    );
+    assert!(
+        !stderr.contains("in place as they were written"),
+        "{stderr}"
+    );
+    assert!(windows(&fallback_dir, "mt").is_empty(), "windows left");
+    let fallback = support::xspace::read_one(&fallback_dir, "mt");
 
     let stderr = run(&whole_dir, &[("ROCPROF_XPLANE_WINDOW_MERGE", "0")]);
     assert!(!stderr.contains("merged "), "{stderr}");
     let whole = support::xspace::read_one(&whole_dir, "mt");
-    let eq = compare_windows(&whole, std::slice::from_ref(&streamed));
-    let cut = cut_differences(&eq, &whole);
-    assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
-    assert_eq!(counters(&streamed)["waits_without_arrow"], 0);
-    assert_eq!(counters(&streamed)["activities_without_api"], 0);
-    // Nor does it warn of what it shows whole (a range open at the cut).
-    assert_eq!(streamed.warnings, whole.warnings);
-    assert!(eq.matched > 1_000_000, "{} events matched", eq.matched);
+    for streamed in [&streamed, &fallback] {
+        let eq = compare_windows(&whole, std::slice::from_ref(streamed));
+        let cut = cut_differences(&eq, &whole);
+        assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
+        assert_eq!(counters(streamed)["waits_without_arrow"], 0);
+        assert_eq!(counters(streamed)["activities_without_api"], 0);
+        // Nor does it warn of what it shows whole (a range open at the cut).
+        assert_eq!(streamed.warnings, whole.warnings);
+        assert!(eq.matched > 1_000_000, "{} events matched", eq.matched);
+    }
+    // Real xprof opens the profile assembled in place.
+    if in_place && support::xprof::available() {
+        let file = support::paths::profiles(&streamed_dir, "mt").remove(0);
+        let host = support::paths::host_of(&file);
+        let s = support::xprof::summary(&file, &host);
+        assert_eq!(s["errors"], serde_json::json!({}), "xprof errors");
+        assert!(
+            s["trace"]["complete_events"].as_u64().unwrap_or(0) > 0,
+            "{s}"
+        );
+    }
 }
 
 /// By default no file is fsynced: the windows written while the program runs, the profile

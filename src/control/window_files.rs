@@ -141,6 +141,35 @@ pub struct WindowFiles {
     /// With `WINDOW_MERGE`: the names and clock the windows share, so the merge copies their
     /// events as they are.
     run_ids: RunIds,
+    /// The run's profile assembled in place as windows are written (`xplane::merge::Assembly`).
+    in_place: InPlace,
+    /// The last window, as written, for the merge at exit.
+    last_written: Option<crate::xplane::WrittenWindow>,
+}
+
+/// Test-only (docs/reliability.md): `1` makes the run's directory as one whose filesystem
+/// cannot insert ranges (`fallocate` INSERT_RANGE): the windows are merged at exit.
+pub const TEST_NO_INSERT_RANGE: &str = "ROCPROF_XPLANE_TEST_NO_INSERT_RANGE";
+
+/// Where the run's profile assembled in place stands. The windows' files are kept until the
+/// profile has its name (as when they are merged at exit): a process killed before exit leaves
+/// them for `rocprof-xplane merge`, and a profile that could not be kept whole loses nothing.
+enum InPlace {
+    /// No window was written yet.
+    NotYet,
+    /// Each window written is put into it.
+    On(crate::xplane::merge::Assembly),
+    /// Windows are merged at exit, with this profile of the windows before them if one was
+    /// assembled (`None`: the filesystem cannot insert ranges, or no merge at exit).
+    Off(Option<Assembled>),
+}
+
+/// A profile assembled in place no further: where it is (open at `path` while `_file` is
+/// held), and the windows it holds.
+struct Assembled {
+    path: PathBuf,
+    _file: std::sync::Arc<std::fs::File>,
+    held: Vec<PathBuf>,
 }
 
 impl WindowFiles {
@@ -167,6 +196,8 @@ impl WindowFiles {
                     .duration_since(SystemTime::UNIX_EPOCH)
                     .map_or(0, |d| d.as_nanos() as u64),
             }),
+            in_place: InPlace::NotYet,
+            last_written: None,
         }
     }
 
@@ -235,7 +266,8 @@ impl WindowFiles {
         self.index_for_merge(window);
     }
 
-    /// Indexes `window` from where its writer placed its events: its events are not read.
+    /// Indexes `window` from where its writer placed its events (its events are not read),
+    /// and puts it into the run's profile assembled in place where that goes on.
     fn index_for_merge(&mut self, window: &crate::xplane::WrittenWindow) {
         if self.run_ids().is_none() {
             return;
@@ -247,10 +279,94 @@ impl WindowFiles {
                     "window indexed for the merge in {:.1} ms",
                     t0.elapsed().as_secs_f64() * 1e3
                 );
-                self.indexed.push(i);
+                if let Some(not_put) = self.put_in_place(window, i) {
+                    self.indexed.push(not_put);
+                }
             }
             // Indexed again at exit.
-            Err(e) => crate::log_debug!("{e}; indexed at exit instead"),
+            Err(e) => {
+                crate::log_debug!("{e}; indexed at exit instead");
+                self.stop_in_place(&format!("{e}"), true);
+            }
+        }
+    }
+
+    /// The layout of the run's own profile, which the windows are merged into.
+    fn merged_layout(&self) -> Option<OutputLayout> {
+        Some(OutputLayout {
+            log_dir: self.cfg.output_dir.clone(),
+            run_name: self.cfg.run_name.clone(),
+            host: self.own_host()?,
+            durable: self.cfg.fsync,
+        })
+    }
+
+    /// Puts window `w` into the profile assembled in place (begun at the first window);
+    /// gives it back where it is to be merged at exit instead.
+    fn put_in_place(
+        &mut self,
+        window: &crate::xplane::WrittenWindow,
+        w: crate::xplane::merge::Indexed,
+    ) -> Option<crate::xplane::merge::Indexed> {
+        if let InPlace::NotYet = self.in_place {
+            self.in_place = InPlace::Off(None);
+            let no_insert = std::env::var_os(TEST_NO_INSERT_RANGE).is_some_and(|v| v == "1");
+            match self.merged_layout().filter(|_| !no_insert) {
+                Some(layout) => match crate::xplane::merge::Assembly::start(&layout) {
+                    Ok(Some(a)) => self.in_place = InPlace::On(a),
+                    Ok(None) => crate::log_debug!(
+                        "{}: the filesystem cannot insert ranges (fallocate INSERT_RANGE); the windows are merged at exit",
+                        layout.run_dir().display()
+                    ),
+                    Err(e) => crate::log_debug!(
+                        "cannot begin the run's profile in place ({e}); the windows are merged at exit"
+                    ),
+                },
+                None => crate::log_debug!("the windows are merged at exit"),
+            }
+        }
+        let InPlace::On(a) = &mut self.in_place else {
+            return Some(w);
+        };
+        let t0 = Instant::now();
+        let path = w.path().to_path_buf();
+        match a.add(w) {
+            Ok(()) => {
+                crate::log_debug!(
+                    "window put into the run's profile in place in {:.1} ms",
+                    t0.elapsed().as_secs_f64() * 1e3
+                );
+                None
+            }
+            Err(e) => {
+                let sound = !matches!(e, crate::xplane::merge::NotAdded::Broken { .. });
+                self.stop_in_place(&format!("{}: {e}", path.display()), sound);
+                // Indexed again (the index was handed over); else at exit.
+                crate::xplane::merge::Indexed::written(window).ok()
+            }
+        }
+    }
+
+    /// The profile assembled in place takes no further window: those written from now on are
+    /// merged with it at exit (`sound`), or, if it could not be kept whole, every window is
+    /// merged at exit from its file. Said once.
+    fn stop_in_place(&mut self, why: &str, sound: bool) {
+        let InPlace::On(a) = std::mem::replace(&mut self.in_place, InPlace::Off(None)) else {
+            return;
+        };
+        let path = a.path();
+        if sound {
+            log_info!(
+                "the run's profile is no longer assembled in place ({why}); the windows from here on are merged with it at exit"
+            );
+            let held = a.window_paths().map(|p| p.to_path_buf()).collect();
+            let _file = a.file();
+            self.in_place = InPlace::Off(Some(Assembled { path, _file, held }));
+        } else {
+            log_warn!(
+                "the run's profile assembled in place could not be kept whole ({why}); every capture window is merged at exit from its file instead"
+            );
+            remove_assembled(&path);
         }
     }
 
@@ -454,6 +570,12 @@ impl WindowFiles {
             && self.lost_said == self.lost.len()
     }
 
+    /// Notes the last window, as written (finalize), for the merge at exit.
+    pub fn note_last_written(&mut self, window: crate::xplane::WrittenWindow) {
+        self.note_written(&window.path);
+        self.last_written = Some(window);
+    }
+
     /// Notes a window file this process wrote (the one finalize writes included).
     pub fn note_written(&mut self, path: &std::path::Path) {
         if self.active {
@@ -470,6 +592,8 @@ impl WindowFiles {
     pub fn merge_at_exit(&mut self, attach_used: bool) {
         let cfg = self.cfg;
         if self.run_ids().is_none() || self.merge_without_cut() || attach_used {
+            // Not merged: the windows stay as written, the profile assembled from them goes.
+            self.drop_in_place();
             return;
         }
         let files = std::mem::take(&mut self.files);
@@ -479,6 +603,7 @@ impl WindowFiles {
         let Some(host) = self.own_host() else {
             return;
         };
+        let in_place = std::mem::replace(&mut self.in_place, InPlace::Off(None));
         let layout = crate::xplane::OutputLayout {
             log_dir: cfg.output_dir.clone(),
             run_name: cfg.run_name.clone(),
@@ -487,38 +612,148 @@ impl WindowFiles {
         };
         let t0 = Instant::now();
         let unsaid = self.unsaid_losses();
+        // The profile assembled in place, with the windows it holds.
+        let assembled = match in_place {
+            InPlace::On(a) => match self.finish_in_place(a, &files, &layout, &unsaid) {
+                Ok((path, m)) => {
+                    self.merged(&files, &path, &m, t0, ", in place as they were written");
+                    return;
+                }
+                Err(u) => Some(Assembled {
+                    path: u.path,
+                    _file: u.file,
+                    held: u.held,
+                }),
+            },
+            InPlace::Off(a) => a,
+            InPlace::NotYet => None,
+        };
         let indexed = std::mem::take(&mut self.indexed);
-        let rest: Vec<PathBuf> = files
-            .iter()
-            .filter(|f| !indexed.iter().any(|i| i.path() == f.as_path()))
-            .cloned()
-            .collect();
+        let held = assembled.as_ref().map_or(&[][..], |a| &a.held[..]);
+        let mut rest: Vec<PathBuf> = assembled.iter().map(|a| a.path.clone()).collect();
+        rest.extend(
+            files
+                .iter()
+                .filter(|f| !held.contains(f))
+                .filter(|f| !indexed.iter().any(|i| i.path() == f.as_path()))
+                .cloned(),
+        );
         match crate::xplane::merge::merge_own_indexed(indexed, &rest, &layout, &unsaid) {
             Ok((path, m)) => {
-                for f in &files {
-                    let _ = std::fs::remove_file(f);
-                    // The window's directory, once no process has a file left there.
-                    if let Some(dir) = f.parent() {
-                        let _ = std::fs::remove_dir(dir);
-                    }
+                // The profile assembled in place goes with its descriptor (or its name).
+                if let Some(a) = assembled {
+                    remove_assembled(&a.path);
                 }
-                if cfg.log > crate::config::LogLevel::Off {
-                    crate::log::stderr_line(format_args!(
-                        "rocprof-xplane: merged {} windows into {} ({} events on {} lines, {:.0} ms; {} copied as they were written, {} of them as byte ranges)",
-                        m.inputs,
-                        path.display(),
-                        m.events,
-                        m.lines,
-                        t0.elapsed().as_secs_f64() * 1e3,
-                        m.copied,
-                        m.spliced
-                    ));
-                }
+                self.merged(&files, &path, &m, t0, "");
             }
             Err(e) => {
                 log_error!("cannot merge the capture windows ({e}); each is kept as written")
             }
         }
+    }
+
+    /// The profile assembled in place, not to be used: removed (the windows are kept).
+    fn drop_in_place(&mut self) {
+        match std::mem::replace(&mut self.in_place, InPlace::Off(None)) {
+            InPlace::On(a) => remove_assembled(&a.path()),
+            InPlace::Off(Some(a)) => remove_assembled(&a.path),
+            _ => {}
+        }
+    }
+
+    /// Puts what is left (the last window, a window written again at exit) into the profile
+    /// assembled in place and gives it the run's name; on `Err`, the profile's path, to be
+    /// merged with `files` as before.
+    fn finish_in_place(
+        &mut self,
+        mut a: crate::xplane::merge::Assembly,
+        files: &[PathBuf],
+        layout: &OutputLayout,
+        unsaid: &[String],
+    ) -> Result<(PathBuf, crate::xplane::merge::Merged), Box<crate::xplane::merge::Unfinished>>
+    {
+        let t0 = Instant::now();
+        let held: Vec<PathBuf> = a.window_paths().map(|p| p.to_path_buf()).collect();
+        let mut left: Vec<&PathBuf> = files.iter().filter(|f| !held.contains(f)).collect();
+        let last = left.pop();
+        for f in left {
+            let put = crate::xplane::merge::Indexed::own(f)
+                .map_err(|e| e.to_string())
+                .and_then(|w| a.add(w).map_err(|e| e.to_string()));
+            if let Err(e) = put {
+                log_info!("the run's profile is merged at exit: {e}");
+                return Err(a.unfinished(crate::xplane::merge::NotAdded::Refused(e)));
+            }
+        }
+        let last = match last {
+            Some(f) => {
+                let placed = self.last_written.take().filter(|w| &w.path == f);
+                let indexed = match placed {
+                    Some(w) => crate::xplane::merge::Indexed::written(&w),
+                    None => crate::xplane::merge::Indexed::own(f),
+                };
+                match indexed {
+                    Ok(i) => Some(i),
+                    Err(e) => {
+                        log_info!("the run's profile is merged at exit: {e}");
+                        let why = crate::xplane::merge::NotAdded::Refused(e.to_string());
+                        return Err(a.unfinished(why));
+                    }
+                }
+            }
+            None => None,
+        };
+        match a.finish(last, unsaid, layout) {
+            Ok(done) => {
+                crate::log_debug!(
+                    "the last window put into the run's profile in place in {:.1} ms",
+                    t0.elapsed().as_secs_f64() * 1e3
+                );
+                Ok(done)
+            }
+            Err(u) => {
+                log_info!("the run's profile is merged at exit: {}", u.why);
+                Err(u)
+            }
+        }
+    }
+
+    /// The windows were made one profile at `path`: their files go, and it is said.
+    fn merged(
+        &self,
+        files: &[PathBuf],
+        path: &std::path::Path,
+        m: &crate::xplane::merge::Merged,
+        t0: Instant,
+        how: &str,
+    ) {
+        for f in files {
+            let _ = std::fs::remove_file(f);
+            // The window's directory, once no process has a file left there.
+            if let Some(dir) = f.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+        if self.cfg.log > crate::config::LogLevel::Off {
+            crate::log::stderr_line(format_args!(
+                "rocprof-xplane: merged {} windows into {} ({} events on {} lines, {:.0} ms; {} copied as they were written, {} of them as byte ranges{how})",
+                m.inputs,
+                path.display(),
+                m.events,
+                m.lines,
+                t0.elapsed().as_secs_f64() * 1e3,
+                m.copied,
+                m.spliced
+            ));
+        }
+    }
+}
+
+/// A profile assembled in place, not to be used: its name goes (one without a name goes with
+/// its descriptor).
+fn remove_assembled(path: &std::path::Path) {
+    if !path.starts_with("/proc") {
+        let _ = std::fs::remove_file(path);
     }
 }
 

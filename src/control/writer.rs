@@ -499,12 +499,12 @@ impl Writer {
                 self.recorder.selftime().totals().describe(finalize_ns)
             );
         }
-        match written.map(|w| w.path) {
-            Ok(path) => {
+        match written {
+            Ok(window) => {
                 if report {
-                    output::report_written("", &path, &trace, cfg);
+                    output::report_written("", &window.path, &trace, cfg);
                 }
-                self.files.note_written(&path);
+                self.files.note_last_written(window);
             }
             Err(e) => {
                 log_error!("cannot write the profile: {e}");

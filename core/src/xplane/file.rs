@@ -395,6 +395,105 @@ fn write_atomically(
     Ok(path)
 }
 
+/// A file assembled over time in `layout`'s run directory, open to read and write: unnamed
+/// where the filesystem allows (`O_TMPFILE`: a process killed while it grows leaves nothing
+/// behind), else under `tmp`, the hidden name a file of ours is written under
+/// (`.<host>.xplane.pb.tmp.<pid>.<n>`). It takes its name through [`put_in_place`].
+pub(crate) struct Hidden {
+    pub(crate) file: fs::File,
+    pub(crate) tmp: PathBuf,
+    /// It is at `tmp` already.
+    pub(crate) named: bool,
+}
+
+pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<Hidden, WriteError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = layout.run_dir();
+    fs::create_dir_all(&dir)
+        .and_then(|()| refuse_foreign_symlink(&dir))
+        .map_err(|source| WriteError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
+    let tmp = dir.join(format!(
+        ".{}.xplane.pb.tmp.{}.{}",
+        layout.file_host(),
+        std::process::id(),
+        super::spill::unique_suffix()
+    ));
+    if Path::new("/proc/self/fd").is_dir() {
+        let unnamed = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .mode(0o644)
+            .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+            .open(&dir);
+        if let Ok(file) = unnamed {
+            return Ok(Hidden {
+                file,
+                tmp,
+                named: false,
+            });
+        }
+    }
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&tmp)
+        .map_err(|source| WriteError::Write {
+            path: tmp.clone(),
+            source,
+        })?;
+    Ok(Hidden {
+        file,
+        tmp,
+        named: true,
+    })
+}
+
+/// Gives the file assembled in `h` ([`create_hidden`]) `layout`'s name, as every file of ours
+/// takes it: fsynced first when `layout.durable`, named `tmp` if it is not, closed, renamed, the
+/// directory fsynced.
+pub(crate) fn put_in_place(h: Hidden, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
+    let Hidden {
+        file: f,
+        tmp,
+        named,
+    } = h;
+    let closed = (|| {
+        if layout.durable {
+            f.sync_all()?;
+        }
+        if !named {
+            link_temp(&f, &tmp)?;
+        }
+        close_checked(f)
+    })();
+    if let Err(source) = closed {
+        return Err(WriteError::Write { path: tmp, source });
+    }
+    let path = layout.file_path();
+    if let Err(source) = fs::rename(&tmp, &path) {
+        let _ = fs::remove_file(&tmp);
+        return Err(WriteError::Rename {
+            from: tmp,
+            to: path,
+            source,
+        });
+    }
+    let dir = layout.run_dir();
+    if layout.durable {
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+    }
+    remove_stale_xprof_caches(&dir, &layout.file_host());
+    Ok(path)
+}
+
 /// A fresh file for a write into `dir`: unnamed where the filesystem allows it (`O_TMPFILE`: a
 /// process that ends while writing, a second signal or a deadline at exit, leaves nothing
 /// behind, and the file gets its name `tmp` only once complete), else created at `tmp`

@@ -4,6 +4,7 @@
 mod annotations;
 mod dependencies;
 mod devices;
+mod inplace;
 mod memory;
 mod time_window;
 mod windows;

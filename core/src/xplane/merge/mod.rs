@@ -37,14 +37,19 @@ use prost::Message;
 use super::proto::XSpace;
 use crate::wire::{self, xplane as fields, PADDED_LEN};
 
+mod blocks;
 mod encoded;
 mod events;
 mod heads;
+mod inplace;
 mod input;
 mod splice;
 
 use events::{MergedLine, PlaneMerge};
 use heads::{merge_heads, PlanePart};
+#[cfg(test)]
+pub(crate) use inplace::Faults;
+pub use inplace::{Assembly, NotAdded, Unfinished};
 use input::{shifts, Input};
 
 /// Why a merge failed; the output is then not written (or not renamed into place).
@@ -435,8 +440,12 @@ fn plane_names(inputs: &[Input]) -> Vec<&str> {
 /// The XSpace's fields but its planes: every input's host names, errors and warnings, each
 /// once, in order.
 fn merge_rest(inputs: &[Input]) -> XSpace {
+    merge_rest_up_to(inputs, inputs.len().checked_sub(1))
+}
+
+/// As [`merge_rest`], `last` the input no window follows (`None`: a later one will).
+fn merge_rest_up_to(inputs: &[Input], last: Option<usize>) -> XSpace {
     let mut rest = XSpace::default();
-    let last = inputs.len().saturating_sub(1);
     for (k, i) in inputs.iter().enumerate() {
         for h in &i.rest.hostnames {
             if !rest.hostnames.contains(h) {
@@ -451,7 +460,7 @@ fn merge_rest(inputs: &[Input]) -> XSpace {
         for e in &i.rest.warnings {
             // A range open at a window's cut is shown whole in the merged profile (its
             // `open_at_end` part is left out): that window's warning is not the profile's.
-            let obsolete = k != last && e.contains(RANGES_OPEN_AT_CUT);
+            let obsolete = Some(k) != last && e.contains(RANGES_OPEN_AT_CUT);
             // The last input's ranges open at its end go on in no window of this profile.
             let e = ranges_open_with_no_next(e).unwrap_or_else(|| e.clone());
             if !obsolete && !rest.warnings.contains(&e) {

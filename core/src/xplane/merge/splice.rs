@@ -86,6 +86,32 @@ impl EventIndex {
     }
 }
 
+impl EventIndex {
+    /// From its first event's entry to the end of its last's.
+    pub(super) fn span(&self) -> (u64, u64) {
+        (self.start, self.end)
+    }
+
+    pub(super) fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The events noted (every [`SAMPLE`]-th): their keys and where their entries begin.
+    pub(super) fn samples(&self) -> impl Iterator<Item = (Key, u64)> + '_ {
+        self.samples.iter().map(|s| (s.key, s.pos))
+    }
+
+    /// The largest end among its events, ps from the line's timestamp: all of them, or those
+    /// not open at the end (`closed`).
+    pub(super) fn max_end_ps(&self, closed: bool) -> Option<i64> {
+        if closed {
+            self.max_end_closed_ps
+        } else {
+            self.max_end_ps
+        }
+    }
+}
+
 /// Builds an [`EventIndex`] as a line's fields are read in order.
 #[derive(Debug, Default)]
 pub(super) struct EventIndexer {

@@ -1,0 +1,275 @@
+//! The run's profile assembled in place window by window (`xplane::merge::Assembly`): the same
+//! profile, decoded, as the merge of the same windows at exit (`merge_own_files`).
+
+use super::*;
+use crate::join::join;
+use crate::xplane::merge::{self, Assembly, Indexed, NotAdded};
+use crate::xplane::proto::XSpace;
+use crate::xplane::{OutputLayout, RunIds, WrittenWindow};
+
+/// Four windows of one run: launches and their kernels on thread 7 and GPU 0; roctx ranges
+/// open across each cut (left out of the earlier window, shown whole by the later); a call
+/// and its kernel handed on to the next window, earlier than the last of the window before;
+/// a new thread line, a new device (plane) and a new kernel name (metadata) in the third.
+fn windows() -> Vec<Trace> {
+    let mut w: Vec<Collected> = (0..4).map(|_| base_with_roctx_names()).collect();
+    w[2].symbols.insert(
+        2,
+        crate::model::events::KernelSymbol {
+            name: Arc::from("attention(half*)"),
+            sgpr_count: 16,
+            arch_vgpr_count: 32,
+            accum_vgpr_count: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+        },
+    );
+    for i in 0..1000u64 {
+        let (k, at) = match i {
+            0..300 => (0, 1_000 + i * 100),
+            300..600 => (1, 40_000 + i * 100),
+            600..900 => (2, 40_000 + i * 100),
+            _ => (3, 40_000 + i * 100),
+        };
+        let c = &mut w[k];
+        c.api.push(api(LAUNCH, 100 + i, at, at + 50, 7));
+        c.kernels
+            .push(kernel(100 + i, at + 60, at + 90, 1, 100 + i, q()));
+        if k == 2 && i % 3 == 0 {
+            // A thread and a device first met in the third window, a kernel name too.
+            c.api.push(api(LAUNCH, 5_000 + i, at + 10, at + 40, 8));
+            let mut kr = kernel(5_000 + i, at + 20, at + 80, 2, 5_000 + i, q() + 1);
+            kr.agent = GPU1;
+            kr.thread_id = 8;
+            c.kernels.push(kr);
+        }
+    }
+    // Handed on across the first cut: earlier than the first window's last call.
+    w[1].api.push(api(LAUNCH, 9_000, 29_000, 29_020, 7));
+    w[1].kernels
+        .push(kernel(9_000, 29_030, 29_040, 1, 9_000, q()));
+    w[1].api.push(api(LAUNCH, 9_001, 2_005, 2_010, 7));
+    w[1].kernels
+        .push(kernel(9_001, 2_015, 2_017, 1, 9_001, q()));
+    let range =
+        |label: &str, scope, start_ns, end_ns, open_at_end| crate::facts::calls::MarkerSpan {
+            start_ns,
+            end_ns,
+            open_at_end,
+            ..range_span(label, scope, 10, 0)
+        };
+    w[0].markers.push(range("step", 9, 15_010, 31_000, true));
+    // Ranges closed within a window after one open across its cut began: the later window's
+    // whole range goes before them.
+    w[0].markers.push(range("inner", 13, 20_000, 25_000, false));
+    w[1].markers.push(range("tail", 14, 96_000, 97_000, false));
+    w[1].markers.push(range("step", 9, 15_010, 90_000, false));
+    w[1].markers.push(range("fwd", 11, 95_000, 100_000, true));
+    w[2].markers.push(range("fwd", 11, 95_000, 125_000, false));
+    w[2].markers.push(range("bwd", 12, 128_000, 130_000, true));
+    w[3].markers.push(range("bwd", 12, 128_000, 135_000, false));
+    w.into_iter().map(join).collect()
+}
+
+struct Run {
+    dir: tempfile::TempDir,
+    ids: RunIds,
+    traces: Vec<Trace>,
+}
+
+impl Run {
+    fn new() -> Run {
+        Run {
+            dir: tempfile::tempdir().unwrap(),
+            ids: RunIds::new(),
+            traces: windows(),
+        }
+    }
+
+    fn layout(&self, run: &str) -> OutputLayout {
+        OutputLayout {
+            log_dir: self.dir.path().into(),
+            run_name: run.into(),
+            host: "h.1".into(),
+            durable: false,
+        }
+    }
+
+    /// The windows written as the writer writes them, in run directories named `tag`k.
+    fn write(&self, tag: &str) -> Vec<WrittenWindow> {
+        self.traces
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                crate::xplane::write_window_placed(
+                    t,
+                    crate::xplane::HostEvents::of(t),
+                    &self.layout(&format!("{tag}{k}")),
+                    1,
+                    Some(&self.ids),
+                )
+                .unwrap()
+            })
+            .collect()
+    }
+
+    /// What the merge at exit makes of `windows`, decoded.
+    fn merged(&self, windows: &[WrittenWindow], run: &str) -> (XSpace, merge::Merged) {
+        let files: Vec<_> = windows.iter().map(|w| w.path.clone()).collect();
+        let (path, m) = merge::merge_own_files(&files, &self.layout(run), &[]).unwrap();
+        (crate::xplane::read_xspace(path).unwrap(), m)
+    }
+
+    /// P begun in run directory `run`; `None`, said, where the filesystem cannot insert
+    /// ranges.
+    fn start(&self, run: &str) -> Option<Assembly> {
+        let a = Assembly::start(&self.layout(run)).unwrap();
+        if a.is_none() {
+            eprintln!(
+                "SKIPPED: {} cannot insert ranges (fallocate INSERT_RANGE): the in-place assembly is not tried there",
+                self.dir.path().display()
+            );
+        }
+        a
+    }
+}
+
+fn events(s: &XSpace) -> usize {
+    s.planes
+        .iter()
+        .flat_map(|p| &p.lines)
+        .map(|l| l.events.len())
+        .sum()
+}
+
+/// Windows put into P one after another decode, after each, to a profile of the windows so
+/// far; with the last put in at exit, P decodes to what the merge at exit gives for the same
+/// windows: every plane, line, event, metadata and stat. The ranges a window shows open at
+/// its end are left out of P until a later window shows them whole, or until it turns out to
+/// be the last (finished without a later one: the merge of the windows so far).
+#[test]
+fn a_profile_assembled_in_place_is_the_merge_of_its_windows() {
+    let run = Run::new();
+    let written = run.write("w");
+    let Some(mut p) = run.start("p") else {
+        return;
+    };
+    for (k, w) in written[..3].iter().enumerate() {
+        p.add(Indexed::written(w).unwrap()).unwrap();
+        let now = crate::xplane::read_xspace(p.path()).unwrap();
+        let (so_far, m) = run.merged(&written[..=k], &format!("m{k}"));
+        // P leaves out the newest window's ranges open at its end; the merge of the windows
+        // so far keeps them (its last input's).
+        assert_eq!(
+            events(&now) as u64 + 1,
+            m.events,
+            "window {k}: P holds every event so far but the newest window's open range"
+        );
+        assert_eq!(now.planes.len(), so_far.planes.len(), "window {k}");
+    }
+    // The third window's ranges open at its end go in when no window follows.
+    let (whole3, m3) = run.merged(&written[..3], "m3");
+    let copy = run.write("c");
+    let mut q = run.start("q").unwrap();
+    for w in &copy[..3] {
+        q.add(Indexed::written(w).unwrap()).unwrap();
+    }
+    let (path, mq) = q
+        .finish(None, &[], &run.layout("q"))
+        .map_err(|e| e.why)
+        .unwrap();
+    assert_eq!(crate::xplane::read_xspace(&path).unwrap(), whole3);
+    assert_eq!((mq.events, mq.lines), (m3.events, m3.lines));
+    // The last window put in at exit: the merge of all four.
+    let (whole, m) = run.merged(&written, "all");
+    let last = Indexed::written(&written[3]).unwrap();
+    let (path, mp) = p
+        .finish(Some(last), &[], &run.layout("p"))
+        .map_err(|e| e.why)
+        .unwrap();
+    let assembled = crate::xplane::read_xspace(&path).unwrap();
+    assert_eq!(assembled, whole);
+    assert_eq!(
+        (
+            mp.inputs,
+            mp.planes,
+            mp.lines,
+            mp.events,
+            mp.open_ranges_left_out
+        ),
+        (
+            m.inputs,
+            m.planes,
+            m.lines,
+            m.events,
+            m.open_ranges_left_out
+        )
+    );
+    assert_eq!(m.open_ranges_left_out, 3);
+    assert!(
+        whole.planes.len() >= 4,
+        "a plane first met in the third window"
+    );
+    assert_eq!(path, run.layout("p").file_path());
+}
+
+/// A step that fails part way (the disk full at each change in turn) is undone: P is byte
+/// for byte as before it, and P with the windows not put in merges at exit into the profile
+/// the merge of every window gives.
+#[test]
+fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
+    let run = Run::new();
+    let written = run.write("w");
+    let (whole, _) = run.merged(&written, "all");
+    let Some(probe) = run.start("probe") else {
+        return;
+    };
+    drop(probe);
+    let mut failed_at = 0;
+    for fail_at in 1.. {
+        let copy = run.write(&format!("f{fail_at}_"));
+        let layout = run.layout(&format!("f{fail_at}"));
+        let mut p = Assembly::start(&layout).unwrap().unwrap();
+        p.add(Indexed::written(&copy[0]).unwrap()).unwrap();
+        let before = std::fs::read(p.path()).unwrap();
+        p.set_faults(crate::xplane::merge::Faults {
+            no_insert: false,
+            fail_at: Some(fail_at),
+        });
+        match p.add(Indexed::written(&copy[1]).unwrap()) {
+            Ok(()) => break,
+            Err(NotAdded::Undone(_)) => failed_at += 1,
+            Err(e) => panic!("change {fail_at}: {e}"),
+        }
+        assert!(
+            std::fs::read(p.path()).unwrap() == before,
+            "change {fail_at}: P is as it was"
+        );
+        let rest: Vec<_> = copy[1..]
+            .iter()
+            .map(|w| Indexed::written(w).unwrap())
+            .collect();
+        let (path, _) = merge::merge_own_indexed(rest, &[p.path()], &layout, &[]).unwrap();
+        assert_eq!(
+            crate::xplane::read_xspace(&path).unwrap(),
+            whole,
+            "change {fail_at}"
+        );
+    }
+    assert!(failed_at > 5, "a step of several changes: {failed_at}");
+}
+
+/// Where the filesystem cannot insert ranges, no profile is begun: the windows are merged at
+/// exit as before.
+#[test]
+fn without_insert_range_nothing_is_assembled() {
+    let run = Run::new();
+    let faults = crate::xplane::merge::Faults {
+        no_insert: true,
+        fail_at: None,
+    };
+    let a = Assembly::start_with(&run.layout("p"), faults).unwrap();
+    assert!(a.is_none());
+    let dir = run.layout("p").run_dir();
+    assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "no P is left");
+}

@@ -1,0 +1,1115 @@
+//! The run's profile assembled in place while the program runs: each window, once written and
+//! indexed, is put into one growing file P (under the hidden name our files are written
+//! under), its line pieces copied into P in the kernel (`copy_file_range`), and its file is
+//! then no longer needed. At exit only the last window is put in, and P takes its name: the
+//! exit copies one window, not the run.
+//!
+//! P is an `XSpace` after every window. Each region that grows ends on a block boundary of
+//! P's filesystem, filled up by a padding field (`blocks::padding`): a plane's entry head and
+//! metadata; each line's entry head and fields; each line's events. A region grows by whole
+//! blocks inserted where it ends (`blocks::insert_range`: no byte after it is copied), and
+//! lengths are padded varints patched in place. The `XSpace`'s other fields (host names,
+//! warnings, errors) stay at the file's end and are written again as they change.
+//!
+//! P holds what [`super::merge_own_files`] writes for the same windows, event for event: the
+//! plane heads and line heads merged as `heads` and `events` merge them, the events in the
+//! same order (start, the longer first, then the window's order). A window's piece of a line
+//! goes after P's events of the line but for its events that sort before P's last one (a
+//! roctx range open across the cut, shown whole by the later window; a call handed on across
+//! it): each is put between the two events it falls between, by inserting blocks at the
+//! block that holds the place and writing that block's bytes around it, so the cost is a
+//! block however far back it goes. The ranges a window shows open at its end are left out of
+//! P unless it is the last (the window where they end shows them whole).
+//!
+//! Where a window cannot be put in place (ids or clocks that are not the run's, too many
+//! events out of order, an error writing P), the step is undone (the blocks inserted taken
+//! out again, the bytes overwritten written back), P stays a valid profile of the windows
+//! before it, and the caller merges P and the windows after it at exit as before
+//! (`merge_own_indexed`: P is on the run's ids and clock).
+
+use std::cmp::Reverse;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use prost::Message;
+
+use super::blocks::{self, MIN_PAD};
+use super::encoded::{event_times, LINE_EVENTS};
+use super::heads::{merge_heads, PlanePart};
+use super::input::{shifts, Input, LineIn};
+use super::splice::Key;
+use super::{plane_names, refuse_foreign, Check, Indexed, MergeError, Merged};
+use crate::wire::{xplane as fields, FileFields, RawField, PADDED_LEN};
+use crate::xplane::builder::LineBuilder;
+use crate::xplane::proto::XPlane;
+
+/// Bytes an entry's region begins with: its key (one byte: `XSpace.planes`, `XPlane.lines`)
+/// and its padded length.
+const ENTRY_HEAD: u64 = 1 + PADDED_LEN as u64;
+
+/// Room a plane's head is given beyond what it holds when it grows (a quarter more, up to
+/// 1 MiB): its metadata grow with the windows, and each growth makes the filesystem write out
+/// what follows first.
+const PLANE_SLACK: u64 = 1 << 20;
+
+/// Events of one window's line that sort before P's last event: more than this, and the
+/// window is merged at exit instead (each costs a block).
+const MAX_EARLY: usize = 4096;
+
+/// Why a window was not put into P.
+#[derive(Debug)]
+pub enum NotAdded {
+    /// P is as it was and valid: the window is to be merged at exit with P.
+    Refused(String),
+    /// A step failed and was undone: P is as it was and valid.
+    Undone(io::Error),
+    /// A step failed and could not be undone: P is no profile.
+    Broken { step: io::Error, undo: io::Error },
+}
+
+impl std::fmt::Display for NotAdded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotAdded::Refused(why) => write!(f, "{why}"),
+            NotAdded::Undone(e) => write!(f, "{e} (undone)"),
+            NotAdded::Broken { step, undo } => {
+                write!(f, "{step}, and undoing it failed too: {undo}")
+            }
+        }
+    }
+}
+
+/// A profile [`Assembly::finish`] could not give its name: where it is, the windows it holds
+/// (whole, but for the ranges the newest shows open at its end), and why.
+#[derive(Debug)]
+pub struct Unfinished {
+    /// Where it can be opened while `file` is held.
+    pub path: PathBuf,
+    pub file: Arc<File>,
+    pub held: Vec<PathBuf>,
+    pub why: NotAdded,
+}
+
+/// Failures injected by tests: the filesystem refuses INSERT_RANGE; the n-th change of P
+/// in a step fails.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Faults {
+    pub(crate) no_insert: bool,
+    pub(crate) fail_at: Option<u32>,
+}
+
+/// One change of P, undone in reverse order.
+enum Undo {
+    /// Blocks inserted at `at` (at the file's end: the file was lengthened).
+    Gap { at: u64, len: u64, at_end: bool },
+    /// Bytes that were at `at`.
+    Bytes { at: u64, old: Vec<u8> },
+    /// The file was cut at `at`; `old` followed.
+    Tail { at: u64, old: Vec<u8> },
+}
+
+#[derive(Default)]
+struct Journal {
+    steps: Vec<Undo>,
+    changes: u32,
+}
+
+/// An event of a window that sorts before P's last of its line: its key and entry.
+struct Early {
+    key: Key,
+    at: u64,
+    end: u64,
+}
+
+/// A plane of P: its head region's bytes, then its lines'.
+#[derive(Debug, Clone)]
+struct PlaneAt {
+    name: String,
+    head: u64,
+    lines: Vec<LineAt>,
+}
+
+/// A line of P: its head region (entry head, fields, padding), then its body (events, then
+/// padding to the body's end), both whole blocks.
+#[derive(Debug, Clone)]
+struct LineAt {
+    id: i64,
+    head: u64,
+    body: u64,
+    /// The events' bytes in the body (padding between them included).
+    events: u64,
+    count: u64,
+    /// Its last event's key.
+    last: Option<Key>,
+    /// Keys of some events and where their entries begin in the body, in order.
+    samples: Vec<(Key, u64)>,
+    max_end_ps: Option<i64>,
+}
+
+impl PlaneAt {
+    fn len(&self) -> u64 {
+        self.head + self.lines.iter().map(|l| l.head + l.body).sum::<u64>()
+    }
+}
+
+/// Which events of the newest window's line pieces go into P.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Take {
+    /// All but those open at the window's end (`drop_open`), or all.
+    Window { drop_open: bool },
+    /// Only those open at its end: the window turned out to be the last.
+    OpenOnly,
+}
+
+/// What the newest window adds to one plane of P.
+struct PlanePlan {
+    name: String,
+    head: XPlane,
+    lines: Vec<LinePlan>,
+}
+
+struct LinePlan {
+    id: i64,
+    name: String,
+    display_name: Option<String>,
+    timestamp_ns: i64,
+    /// The newest window's piece: its plane's and line's places in that input.
+    piece: Option<(usize, usize)>,
+}
+
+/// The profile P being assembled (see the module's documentation).
+pub struct Assembly {
+    file: Arc<File>,
+    /// The name it takes before its own (unnamed until then where the filesystem allows).
+    tmp: PathBuf,
+    named: bool,
+    block: u64,
+    /// P's length.
+    len: u64,
+    /// The windows put into P, in time order (files closed).
+    inputs: Vec<Input>,
+    planes: Vec<PlaneAt>,
+    merged: Merged,
+    /// The newest window showed ranges open at its end, left out of P.
+    open_left_out: bool,
+    /// P is fsynced before it takes its name (`OutputLayout::durable`).
+    durable: bool,
+    faults: Faults,
+}
+
+impl Assembly {
+    /// P, begun empty in `layout`'s run directory; `None` where its filesystem cannot insert
+    /// ranges (the windows are then merged at exit).
+    pub fn start(layout: &super::super::OutputLayout) -> Result<Option<Assembly>, MergeError> {
+        Assembly::start_with(layout, Faults::default())
+    }
+
+    pub(crate) fn start_with(
+        layout: &super::super::OutputLayout,
+        faults: Faults,
+    ) -> Result<Option<Assembly>, MergeError> {
+        let hidden = super::super::file::create_hidden(layout).map_err(MergeError::Write)?;
+        let (file, path, named) = (hidden.file, hidden.tmp, hidden.named);
+        let gone = |path: &Path| {
+            if named {
+                let _ = std::fs::remove_file(path);
+            }
+        };
+        let read = |source| MergeError::Read {
+            path: path.clone(),
+            source,
+        };
+        let probe = blocks::block_size(&file).and_then(|block| {
+            let inserts = !faults.no_insert && blocks::inserts_ranges(&file, block)?;
+            Ok(inserts.then_some(block))
+        });
+        let block = match probe {
+            Ok(Some(block)) => block,
+            Ok(None) => {
+                gone(&path);
+                return Ok(None);
+            }
+            Err(e) if blocks::unsupported(&e) || e.kind() == io::ErrorKind::Unsupported => {
+                gone(&path);
+                return Ok(None);
+            }
+            Err(e) => {
+                gone(&path);
+                return Err(read(e));
+            }
+        };
+        Ok(Some(Assembly {
+            file: Arc::new(file),
+            tmp: path,
+            named,
+            block,
+            len: 0,
+            inputs: Vec::new(),
+            planes: Vec::new(),
+            merged: Merged::default(),
+            open_left_out: false,
+            durable: layout.durable,
+            faults,
+        }))
+    }
+
+    /// Makes later steps fail as `faults` says.
+    #[cfg(test)]
+    pub(crate) fn set_faults(&mut self, faults: Faults) {
+        self.faults = faults;
+    }
+
+    /// A path P can be opened at while it is open here (`/proc/self/fd/<n>` while it has no
+    /// name).
+    pub fn path(&self) -> PathBuf {
+        use std::os::fd::AsRawFd;
+        if self.named {
+            self.tmp.clone()
+        } else {
+            PathBuf::from(format!("/proc/self/fd/{}", self.file.as_raw_fd()))
+        }
+    }
+
+    /// P itself: while it is held, [`Assembly::path`] opens it.
+    pub fn file(&self) -> Arc<File> {
+        self.file.clone()
+    }
+
+    /// The files of the windows P holds.
+    pub fn window_paths(&self) -> impl Iterator<Item = &Path> {
+        self.inputs.iter().map(|i| i.path.as_path())
+    }
+
+    /// How many windows P holds.
+    pub fn windows(&self) -> usize {
+        self.inputs.len()
+    }
+
+    /// The file of the newest window P holds (kept until the next is put in: should it turn
+    /// out to be the last, its ranges open at its end go into P at [`Assembly::finish`]).
+    pub fn newest_window(&self) -> Option<&Path> {
+        self.inputs.last().map(|i| i.path.as_path())
+    }
+
+    /// Puts window `w` (the next in time) into P, its ranges open at its end left out. On
+    /// `Err`, P is as it was (but for [`NotAdded::Broken`]).
+    pub fn add(&mut self, w: Indexed) -> Result<(), NotAdded> {
+        let input =
+            w.0.open(Check::Bounds)
+                .map_err(|e| NotAdded::Refused(e.to_string()))?;
+        self.put(input, Take::Window { drop_open: true })
+    }
+
+    fn put(&mut self, input: Input, take: Take) -> Result<(), NotAdded> {
+        if let Some(prev) = self.inputs.last() {
+            let boot = prev.origin.boot.is_some() && input.origin.boot.is_some();
+            if input.origin.order_key(boot) < prev.origin.order_key(boot) {
+                return Err(NotAdded::Refused(format!(
+                    "{} is earlier than the window before it",
+                    input.path.display()
+                )));
+            }
+        }
+        self.inputs.push(input);
+        if let Err(e) = refuse_foreign(&self.inputs) {
+            self.inputs.pop();
+            return Err(NotAdded::Refused(e.to_string()));
+        }
+        self.put_newest(take).inspect_err(|_| {
+            self.inputs.pop();
+        })?;
+        if let Some(i) = self.inputs.last_mut() {
+            i.file = None;
+        }
+        Ok(())
+    }
+
+    /// Puts what `take` names of the newest input (open) into P.
+    fn put_newest(&mut self, take: Take) -> Result<(), NotAdded> {
+        let plan = self.plan().map_err(NotAdded::Refused)?;
+        self.apply_undoably(&plan, take)
+    }
+
+    /// The newest input's part in every plane of P, or why it cannot be put in place.
+    fn plan(&self) -> Result<Vec<PlanePlan>, String> {
+        let inputs = &self.inputs[..];
+        let newest = inputs.len() - 1;
+        if shifts(inputs).iter().any(|&s| s != 0) {
+            return Err("a window on another clock than the run's".into());
+        }
+        let mut plans = Vec::new();
+        for name in plane_names(inputs) {
+            let parts: Vec<PlanePart> = inputs
+                .iter()
+                .enumerate()
+                .flat_map(|(input, i)| {
+                    i.planes
+                        .iter()
+                        .filter(|p| p.head.name == name)
+                        .map(move |plane| PlanePart { input, plane })
+                })
+                .collect();
+            let (head, ids) = merge_heads(&parts);
+            if !ids.iter().all(|i| i.all_kept) {
+                return Err(format!(
+                    "plane {name}: a window on other ids than the run's"
+                ));
+            }
+            let newest_planes: Vec<usize> = inputs[newest]
+                .planes
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.head.name == name)
+                .map(|(k, _)| k)
+                .collect();
+            if newest_planes.len() > 1 {
+                return Err(format!("plane {name} twice in one window"));
+            }
+            let mut line_ids: Vec<i64> = Vec::new();
+            for part in &parts {
+                for l in &part.plane.lines {
+                    if !line_ids.contains(&l.head.id) {
+                        line_ids.push(l.head.id);
+                    }
+                }
+            }
+            let mut lines = Vec::new();
+            for id in line_ids {
+                let pieces: Vec<(usize, &LineIn)> = parts
+                    .iter()
+                    .flat_map(|p| {
+                        p.plane
+                            .lines
+                            .iter()
+                            .filter(move |l| l.head.id == id)
+                            .map(move |l| (p.input, l))
+                    })
+                    .collect();
+                let timestamp_ns = pieces.iter().map(|(_, l)| l.head.timestamp_ns).min();
+                let timestamp_ns = timestamp_ns.unwrap_or(0);
+                if pieces
+                    .iter()
+                    .any(|(_, l)| l.head.timestamp_ns != timestamp_ns || !l.events.spliceable)
+                {
+                    return Err(format!(
+                        "line {id} of plane {name}: its windows' events are not on one clock or not in order"
+                    ));
+                }
+                let names: Vec<&str> = pieces.iter().map(|(_, l)| l.head.name.as_str()).collect();
+                let piece = newest_planes.first().and_then(|&k| {
+                    let lines = &inputs[newest].planes[k].lines;
+                    lines.iter().position(|l| l.head.id == id).map(|j| (k, j))
+                });
+                if let Some(&k) = newest_planes.first() {
+                    let same = inputs[newest].planes[k].lines.iter();
+                    if same.filter(|l| l.head.id == id).count() > 1 {
+                        return Err(format!("line {id} of plane {name} twice in one window"));
+                    }
+                }
+                lines.push(LinePlan {
+                    id,
+                    name: crate::xplane::space::merged_line_name(&names),
+                    display_name: pieces
+                        .iter()
+                        .map(|(_, l)| &l.head.display_name)
+                        .find(|d| !d.is_empty())
+                        .cloned(),
+                    timestamp_ns,
+                    piece,
+                });
+            }
+            plans.push(PlanePlan {
+                name: name.to_string(),
+                head,
+                lines,
+            });
+        }
+        Ok(plans)
+    }
+
+    /// Applies `plan`; on failure, undoes every change it made.
+    fn apply_undoably(&mut self, plan: &[PlanePlan], take: Take) -> Result<(), NotAdded> {
+        let before = (self.planes.clone(), self.merged.clone(), self.len);
+        let mut j = Journal::default();
+        let applied = self.apply(plan, take, &mut j);
+        let Err(step) = applied else {
+            // A durable profile's pages start to the disk now (`OutputLayout::durable`): the
+            // fsync at exit waits for the last ones only.
+            if self.durable {
+                super::super::spill::start_writeback(&self.file);
+            }
+            return Ok(());
+        };
+        let undone = self.undo(j);
+        (self.planes, self.merged, self.len) = before;
+        match undone {
+            Ok(()) => Err(NotAdded::Undone(step)),
+            Err(undo) => Err(NotAdded::Broken { step, undo }),
+        }
+    }
+
+    fn apply(&mut self, plan: &[PlanePlan], take: Take, j: &mut Journal) -> io::Result<()> {
+        let newest = self.inputs.len() - 1;
+        let file = self.inputs[newest].file();
+        let mut events = 0u64;
+        let mut left_out = 0u64;
+        // Room is made from P's start on: inserting blocks makes the filesystem write out what
+        // follows the place first (ext4), and what this window copies lies before every later
+        // place, so it is not written out within the step.
+        for pp in plan {
+            let p = match self.planes.iter().position(|p| p.name == pp.name) {
+                Some(p) => p,
+                None => self.new_plane(j, &pp.name)?,
+            };
+            let head = pp.head.encode_to_vec();
+            let at = self.plane_at(p);
+            let slack = (head.len() as u64 / 4).min(PLANE_SLACK);
+            let size = self.grow(j, at, self.planes[p].head, head.len(), slack)?;
+            self.planes[p].head = size;
+            for lp in &pp.lines {
+                let l = match self.planes[p].lines.iter().position(|l| l.id == lp.id) {
+                    Some(l) => l,
+                    None => self.new_line(j, p, lp.id)?,
+                };
+                let piece = lp
+                    .piece
+                    .map(|(k, line)| self.inputs[newest].planes[k].lines[line].events.clone());
+                let end_ps = piece
+                    .as_ref()
+                    .and_then(|idx| idx.max_end_ps(take == Take::Window { drop_open: true }));
+                let line = &mut self.planes[p].lines[l];
+                if let Some(e) = end_ps {
+                    line.max_end_ps = Some(line.max_end_ps.map_or(e, |m| m.max(e)));
+                }
+                let head = line_head(lp, line.max_end_ps);
+                let at = self.line_at(p, l);
+                let size = self.grow(j, at, self.planes[p].lines[l].head, head.len(), 0)?;
+                self.planes[p].lines[l].head = size;
+                if let Some(idx) = piece {
+                    let (put, out) = self.put_piece(j, p, l, &file, &idx, take)?;
+                    events += put;
+                    left_out += out;
+                }
+                let (at, line) = (self.line_at(p, l), &self.planes[p].lines[l]);
+                let (size, body) = (line.head, line.body);
+                let key = fields::plane::LINES.key_byte();
+                self.write_region(j, at, size, key, |h| h + body - ENTRY_HEAD, &head)?;
+            }
+            let (at, plane) = (self.plane_at(p), &self.planes[p]);
+            let (size, lines) = (plane.head, plane.len() - plane.head);
+            let key = fields::space::PLANES.key_byte();
+            self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, &head)?;
+        }
+        self.write_rest(j, None)?;
+        self.merged.events += events;
+        self.merged.copied += events;
+        self.merged.spliced += events;
+        match take {
+            Take::Window { .. } => {
+                self.merged.open_ranges_left_out += left_out;
+                self.open_left_out = left_out > 0;
+            }
+            Take::OpenOnly => {
+                self.merged.open_ranges_left_out -= events;
+                self.open_left_out = false;
+            }
+        }
+        Ok(())
+    }
+
+    /// Where plane `p` begins in P.
+    fn plane_at(&self, p: usize) -> u64 {
+        self.planes[..p].iter().map(PlaneAt::len).sum()
+    }
+
+    /// Where line `l` of plane `p` begins.
+    fn line_at(&self, p: usize, l: usize) -> u64 {
+        let plane = &self.planes[p];
+        self.plane_at(p)
+            + plane.head
+            + plane.lines[..l]
+                .iter()
+                .map(|l| l.head + l.body)
+                .sum::<u64>()
+    }
+
+    fn planes_end(&self) -> u64 {
+        self.planes.iter().map(PlaneAt::len).sum()
+    }
+
+    fn round_up(&self, n: u64) -> u64 {
+        n.div_ceil(self.block) * self.block
+    }
+
+    /// One change of P is about to be made (a test may make it fail).
+    fn change(&self, j: &mut Journal) -> io::Result<()> {
+        j.changes += 1;
+        if self.faults.fail_at == Some(j.changes) {
+            return Err(io::Error::from_raw_os_error(libc::ENOSPC));
+        }
+        Ok(())
+    }
+
+    /// `len` bytes of room at `at` (a block boundary), what follows moved up.
+    fn gap(&mut self, j: &mut Journal, at: u64, len: u64) -> io::Result<()> {
+        self.change(j)?;
+        let at_end = at >= self.len;
+        if at_end {
+            self.file.set_len(at + len)?;
+            self.len = at + len;
+        } else {
+            blocks::insert_range(&self.file, at, len)?;
+            self.len += len;
+        }
+        j.steps.push(Undo::Gap { at, len, at_end });
+        Ok(())
+    }
+
+    /// Writes `bytes` at `at`, what was there kept for the undo when `save` (not for room
+    /// just made).
+    fn write(&mut self, j: &mut Journal, at: u64, bytes: &[u8], save: bool) -> io::Result<()> {
+        self.change(j)?;
+        if save {
+            let keep = (self.len.min(at + bytes.len() as u64)).saturating_sub(at);
+            let mut old = vec![0u8; keep as usize];
+            self.file.read_exact_at(&mut old, at)?;
+            j.steps.push(Undo::Bytes { at, old });
+        }
+        self.file.write_all_at(bytes, at)?;
+        self.len = self.len.max(at + bytes.len() as u64);
+        Ok(())
+    }
+
+    fn undo(&mut self, j: Journal) -> io::Result<()> {
+        for step in j.steps.into_iter().rev() {
+            match step {
+                Undo::Gap { at, len, at_end } => {
+                    if at_end {
+                        self.file.set_len(at)?;
+                    } else {
+                        blocks::collapse_range(&self.file, at, len)?;
+                    }
+                }
+                Undo::Bytes { at, old } => self.file.write_all_at(&old, at)?,
+                Undo::Tail { at, old } => {
+                    self.file.set_len(at)?;
+                    self.file.write_all_at(&old, at)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A plane at the planes' end: one block of head, written by `write_plane_head`.
+    fn new_plane(&mut self, j: &mut Journal, name: &str) -> io::Result<usize> {
+        let at = self.planes_end();
+        self.gap(j, at, self.block)?;
+        self.planes.push(PlaneAt {
+            name: name.to_string(),
+            head: self.block,
+            lines: Vec::new(),
+        });
+        Ok(self.planes.len() - 1)
+    }
+
+    /// A line at its plane's end: a block of head (written by `write_line_head`) and an
+    /// empty body.
+    fn new_line(&mut self, j: &mut Journal, p: usize, id: i64) -> io::Result<usize> {
+        let at = self.plane_at(p) + self.planes[p].len();
+        let b = self.block;
+        self.gap(j, at, 2 * b)?;
+        self.write(j, at + b, &blocks::padding(b)?, false)?;
+        self.planes[p].lines.push(LineAt {
+            id,
+            head: b,
+            body: b,
+            events: 0,
+            count: 0,
+            last: None,
+            samples: Vec::new(),
+            max_end_ps: None,
+        });
+        Ok(self.planes[p].lines.len() - 1)
+    }
+
+    /// The size of the region of `size` bytes at `at` once it holds `body` bytes (and
+    /// `slack` more, when it must grow): grown by blocks inserted at its end.
+    fn grow(
+        &mut self,
+        j: &mut Journal,
+        at: u64,
+        size: u64,
+        body: usize,
+        slack: u64,
+    ) -> io::Result<u64> {
+        let fits = ENTRY_HEAD + body as u64 + MIN_PAD;
+        if fits <= size {
+            return Ok(size);
+        }
+        let need = self.round_up(fits + slack);
+        self.gap(j, at + size, need - size)?;
+        Ok(need)
+    }
+
+    /// Writes the region of `size` bytes at `at` (grown to hold it by [`Assembly::grow`]):
+    /// `key`, the padded length `len_after_head` gives for its size, `body`, padding.
+    fn write_region(
+        &mut self,
+        j: &mut Journal,
+        at: u64,
+        size: u64,
+        key: u8,
+        len_after_head: impl Fn(u64) -> u64,
+        body: &[u8],
+    ) -> io::Result<()> {
+        let mut region = Vec::with_capacity(size as usize);
+        region.push(key);
+        region.extend_from_slice(&crate::wire::padded_varint(len_after_head(size))?);
+        region.extend_from_slice(body);
+        let pad = size.checked_sub(ENTRY_HEAD + body.len() as u64);
+        let pad = pad.ok_or_else(|| io::Error::other("a region outgrew its room"))?;
+        region.extend_from_slice(&blocks::padding(pad)?);
+        self.write(j, at, &region, true)
+    }
+
+    /// The `XSpace`'s other fields at P's end (`last`: the input no window follows).
+    fn write_rest(&mut self, j: &mut Journal, last: Option<(usize, &[String])>) -> io::Result<()> {
+        let mut rest = super::merge_rest_up_to(&self.inputs, last.map(|l| l.0));
+        if let Some((_, warnings)) = last {
+            rest.warnings.extend(warnings.iter().cloned());
+        }
+        let bytes = rest.encode_to_vec();
+        let at = self.planes_end();
+        self.change(j)?;
+        let mut old = vec![0u8; (self.len - at) as usize];
+        self.file.read_exact_at(&mut old, at)?;
+        j.steps.push(Undo::Tail { at, old });
+        self.file.set_len(at)?;
+        self.file.write_all_at(&bytes, at)?;
+        self.len = at + bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Puts the events `take` names of one window's line piece (indexed by `idx` in `file`)
+    /// into line `l` of plane `p`; returns how many went in and how many were left out.
+    fn put_piece(
+        &mut self,
+        j: &mut Journal,
+        p: usize,
+        l: usize,
+        file: &Arc<File>,
+        idx: &super::splice::EventIndex,
+        take: Take,
+    ) -> io::Result<(u64, u64)> {
+        let (start, end) = idx.span();
+        if idx.count() == 0 {
+            return Ok((0, 0));
+        }
+        // The byte ranges of the piece that go into P: each whole events.
+        let open = &idx.open_at_end;
+        let (spans, count, left_out) = match take {
+            Take::Window { drop_open: false } => (vec![(start, end)], idx.count(), 0),
+            Take::Window { drop_open: true } => {
+                let mut spans = Vec::new();
+                let mut at = start;
+                for &(a, b) in open {
+                    if a > at {
+                        spans.push((at, a));
+                    }
+                    at = b;
+                }
+                if end > at {
+                    spans.push((at, end));
+                }
+                let n = open.len() as u64;
+                (spans, idx.count() - n, n)
+            }
+            Take::OpenOnly => (open.clone(), open.len() as u64, 0),
+        };
+        if count == 0 {
+            return Ok((0, left_out));
+        }
+        // Its events that sort before P's last go between P's events; the rest after them.
+        let (early, split) = self.early_events(file, &spans, self.planes[p].lines[l].last)?;
+        let early_n = early.len() as u64;
+        self.put_early(j, p, l, file, early)?;
+        let tail: Vec<(u64, u64)> = spans
+            .iter()
+            .filter(|s| s.1 > split)
+            .map(|&(a, b)| (a.max(split), b))
+            .collect();
+        self.append(j, p, l, file, idx, &tail, count - early_n)?;
+        Ok((count, left_out))
+    }
+
+    /// The events of `spans` (in `file`) that sort before `last` (a prefix: the piece is in
+    /// order), each with its key and entry, and where the others begin.
+    fn early_events(
+        &self,
+        file: &Arc<File>,
+        spans: &[(u64, u64)],
+        last: Option<Key>,
+    ) -> io::Result<(Vec<Early>, u64)> {
+        let mut early = Vec::new();
+        let Some(last) = last else {
+            return Ok((early, spans[0].0));
+        };
+        for &(a, b) in spans {
+            let mut r = FileFields::new(file.clone(), a, b);
+            loop {
+                let at = r.position();
+                let Some((n, RawField::Len(len))) = r.field()? else {
+                    break;
+                };
+                if n != LINE_EVENTS {
+                    return Err(changed());
+                }
+                let key = event_key(r.bytes(len)?)?;
+                if key >= last {
+                    return Ok((early, at));
+                }
+                let end = r.position();
+                early.push(Early { key, at, end });
+                if early.len() > MAX_EARLY {
+                    return Err(io::Error::other(format!(
+                        "more than {MAX_EARLY} events of a window's line sort before the events before it"
+                    )));
+                }
+            }
+        }
+        Ok((early, u64::MAX))
+    }
+
+    /// Puts each of `early` (events of `file`, in order) between the events of line `l` it
+    /// falls between: blocks inserted at the block holding that place, that block's bytes
+    /// written around the events and a padding field.
+    fn put_early(
+        &mut self,
+        j: &mut Journal,
+        p: usize,
+        l: usize,
+        file: &Arc<File>,
+        early: Vec<Early>,
+    ) -> io::Result<()> {
+        if early.is_empty() {
+            return Ok(());
+        }
+        // Places in the body, then groups of events that go to one place.
+        let mut groups: Vec<(u64, Vec<u8>, u64)> = Vec::new();
+        for e in early {
+            let q = self.place_after(p, l, e.key)?;
+            let mut bytes = vec![0u8; (e.end - e.at) as usize];
+            file.read_exact_at(&mut bytes, e.at)?;
+            match groups.last_mut() {
+                Some(g) if g.0 == q => {
+                    g.1.extend_from_slice(&bytes);
+                    g.2 += 1;
+                }
+                _ => groups.push((q, bytes, 1)),
+            }
+        }
+        let block = self.block;
+        // From the last place back: a place before one already filled does not move.
+        for (q, bytes, n) in groups.into_iter().rev() {
+            let body_at = self.line_at(p, l) + self.planes[p].lines[l].head;
+            let pos = body_at + q;
+            let b = pos / block * block;
+            let room = self.round_up(bytes.len() as u64 + MIN_PAD);
+            let mut old = vec![0u8; block as usize];
+            self.file.read_exact_at(&mut old, b)?;
+            self.gap(j, b, room)?;
+            j.steps.push(Undo::Bytes {
+                at: b + room,
+                old: old.clone(),
+            });
+            let cut = (pos - b) as usize;
+            let mut new = Vec::with_capacity((room + block) as usize);
+            new.extend_from_slice(&old[..cut]);
+            new.extend_from_slice(&bytes);
+            new.extend_from_slice(&blocks::padding(room - bytes.len() as u64)?);
+            new.extend_from_slice(&old[cut..]);
+            self.write(j, b, &new, false)?;
+            let line = &mut self.planes[p].lines[l];
+            for s in line.samples.iter_mut().filter(|s| s.1 >= q) {
+                s.1 += room;
+            }
+            line.body += room;
+            line.events += room;
+            line.count += n;
+        }
+        Ok(())
+    }
+
+    /// Where in line `l`'s body the first event that sorts after `key` begins (its events'
+    /// end if none does): from the last sample not after it, read forward.
+    fn place_after(&self, p: usize, l: usize, key: Key) -> io::Result<u64> {
+        let line = &self.planes[p].lines[l];
+        let body_at = self.line_at(p, l) + line.head;
+        let k = line.samples.partition_point(|s| s.0 <= key);
+        let from = k.checked_sub(1).map_or(0, |k| line.samples[k].1);
+        let mut r = FileFields::new(self.file.clone(), body_at + from, body_at + line.events);
+        loop {
+            let at = r.position();
+            match r.field()? {
+                None => return Ok(line.events),
+                Some((LINE_EVENTS, RawField::Len(len))) => {
+                    if event_key(r.bytes(len)?)? > key {
+                        return Ok(at - body_at);
+                    }
+                }
+                Some((_, RawField::Len(len))) => r.skip(len)?,
+                Some(_) => return Err(changed()),
+            }
+        }
+    }
+
+    /// Copies `spans` of `file` (`count` whole events, in order, none before line `l`'s last)
+    /// after line `l`'s events, growing its body by blocks at its end as needed.
+    #[allow(clippy::too_many_arguments)]
+    fn append(
+        &mut self,
+        j: &mut Journal,
+        p: usize,
+        l: usize,
+        file: &Arc<File>,
+        idx: &super::splice::EventIndex,
+        spans: &[(u64, u64)],
+        count: u64,
+    ) -> io::Result<()> {
+        let bytes: u64 = spans.iter().map(|s| s.1 - s.0).sum();
+        if bytes == 0 {
+            return Ok(());
+        }
+        let line = &self.planes[p].lines[l];
+        let body_at = self.line_at(p, l) + line.head;
+        let (events, body) = (line.events, line.body);
+        let new_body = self.round_up(events + bytes + MIN_PAD).max(body);
+        // The padding that was after the events, kept for the undo.
+        let mut old = vec![0u8; (body - events) as usize];
+        self.file.read_exact_at(&mut old, body_at + events)?;
+        j.steps.push(Undo::Bytes {
+            at: body_at + events,
+            old,
+        });
+        if new_body > body {
+            self.gap(j, body_at + body, new_body - body)?;
+        }
+        let mut to = body_at + events;
+        for &(a, b) in spans {
+            self.change(j)?;
+            copy_within(file, a, &self.file, to, b - a)?;
+            to += b - a;
+        }
+        let pad = blocks::padding(new_body - events - bytes)?;
+        self.write(j, to, &pad, false)?;
+        // The piece's samples, where they now lie; its last event's key.
+        let mut placed = Vec::new();
+        let mut dst = events;
+        for &(a, b) in spans {
+            placed.extend(
+                idx.samples()
+                    .filter(|s| s.1 >= a && s.1 < b)
+                    .map(|(k, pos)| (k, dst + pos - a)),
+            );
+            dst += b - a;
+        }
+        let last = last_key(file, spans, placed.last().copied(), events)?;
+        let line = &mut self.planes[p].lines[l];
+        line.samples.extend(placed);
+        line.events += bytes;
+        line.body = new_body;
+        line.count += count;
+        line.last = Some(last);
+        Ok(())
+    }
+
+    /// Puts the last window into P (its ranges open at its end kept), or, without one, the
+    /// ranges the newest window left out; writes the `XSpace`'s other fields as the merge
+    /// gives them (`warnings` added); gives P `layout`'s name. On `Err` P is left where it
+    /// is ([`Unfinished`]) for the caller to merge with the windows it does not hold.
+    pub fn finish(
+        mut self,
+        last: Option<Indexed>,
+        warnings: &[String],
+        layout: &super::super::OutputLayout,
+    ) -> Result<(PathBuf, Merged), Box<Unfinished>> {
+        let put = match last {
+            Some(w) => match w.0.open(Check::Bounds) {
+                Ok(input) => self.put(input, Take::Window { drop_open: false }),
+                Err(e) => Err(NotAdded::Refused(e.to_string())),
+            },
+            None if self.open_left_out => self.put_open_of_newest(),
+            None => Ok(()),
+        };
+        if let Err(e) = put {
+            return Err(self.unfinished(e));
+        }
+        let mut j = Journal::default();
+        let newest = self.inputs.len().checked_sub(1);
+        if let Err(e) = self.write_rest(&mut j, newest.map(|n| (n, warnings))) {
+            return Err(match self.undo(j) {
+                Ok(()) => self.unfinished(NotAdded::Undone(e)),
+                Err(undo) => self.unfinished(NotAdded::Broken { step: e, undo }),
+            });
+        }
+        let mut merged = self.merged.clone();
+        merged.inputs = self.inputs.len();
+        merged.planes = self.planes.len();
+        merged.lines = self.planes.iter().map(|p| p.lines.len()).sum();
+        let file = match self.file.try_clone() {
+            Ok(f) => f,
+            Err(e) => return Err(self.unfinished(NotAdded::Undone(e))),
+        };
+        let hidden = super::super::file::Hidden {
+            file,
+            tmp: self.tmp.clone(),
+            named: self.named,
+        };
+        match super::super::file::put_in_place(hidden, layout) {
+            Ok(path) => Ok((path, merged)),
+            Err(e) => Err(self.unfinished(NotAdded::Undone(io::Error::other(e.to_string())))),
+        }
+    }
+
+    /// P given up on, for the caller to merge with the windows it does not hold.
+    pub fn unfinished(self, why: NotAdded) -> Box<Unfinished> {
+        Box::new(Unfinished {
+            held: self.window_paths().map(Path::to_path_buf).collect(),
+            path: self.path(),
+            file: self.file,
+            why,
+        })
+    }
+
+    /// The newest window's ranges open at its end, left out when it was put in: it turned
+    /// out to be the last.
+    fn put_open_of_newest(&mut self) -> Result<(), NotAdded> {
+        let Some(input) = self.inputs.last_mut() else {
+            return Ok(());
+        };
+        let opened = File::open(&input.path)
+            .map_err(|e| NotAdded::Refused(format!("{}: {e}", input.path.display())))?;
+        input.file = Some(Arc::new(opened));
+        let put = self.put_newest(Take::OpenOnly);
+        if let Some(i) = self.inputs.last_mut() {
+            i.file = None;
+        }
+        put
+    }
+}
+
+/// A line's fields but its events, as the merge writes them.
+fn line_head(lp: &LinePlan, max_end_ps: Option<i64>) -> Vec<u8> {
+    let mut b = LineBuilder::new(lp.id, lp.name.clone(), lp.timestamp_ns);
+    if let Some(d) = &lp.display_name {
+        b.set_display_name(d.clone());
+    }
+    if let Some(e) = max_end_ps {
+        b.note_end_ps(e);
+    }
+    let finished = b.finish();
+    let (before, after) = finished.around_events();
+    [before, after].concat()
+}
+
+fn changed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "a line's events changed since they were indexed",
+    )
+}
+
+/// An encoded event's place in the line's order.
+fn event_key(b: &[u8]) -> io::Result<Key> {
+    let (offset, duration) = event_times(b, None, Check::Bounds)?.unwrap_or((0, 0));
+    Ok((offset, Reverse(duration)))
+}
+
+/// The key of the last event of `spans`, read from the last sample among them (`sample`:
+/// its key and place in the body, whose events began at `base`) or the first span's start.
+fn last_key(
+    file: &Arc<File>,
+    spans: &[(u64, u64)],
+    sample: Option<(Key, u64)>,
+    base: u64,
+) -> io::Result<Key> {
+    // The sample's place in the file.
+    let mut from = None;
+    if let Some((_, at)) = sample {
+        let mut dst = base;
+        for (k, &(a, b)) in spans.iter().enumerate() {
+            if at >= dst && at < dst + (b - a) {
+                from = Some((k, a + (at - dst)));
+            }
+            dst += b - a;
+        }
+    }
+    let (first, start) = from.unwrap_or((0, spans[0].0));
+    let mut key = None;
+    for (k, &(a, b)) in spans.iter().enumerate().skip(first) {
+        let a = if k == first { start } else { a };
+        let mut r = FileFields::new(file.clone(), a, b);
+        while let Some((n, value)) = r.field()? {
+            let (LINE_EVENTS, RawField::Len(len)) = (n, value) else {
+                return Err(changed());
+            };
+            key = Some(event_key(r.bytes(len)?)?);
+        }
+    }
+    key.ok_or_else(changed)
+}
+
+/// Copies `len` bytes of `from` at `at` into `to` at `dst`: in the kernel where it can
+/// (`copy_file_range`), else through a buffer.
+fn copy_within(from: &File, at: u64, to: &File, dst: u64, len: u64) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let off = |v: u64| i64::try_from(v).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput));
+    let (mut src, mut out, mut left) = (off(at)?, off(dst)?, len);
+    while left > 0 {
+        let chunk = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
+        // SAFETY: both descriptors are open for the call (borrowed from `from` and `to`);
+        // `src` and `out` are live locals the call reads and advances.
+        let n = unsafe {
+            libc::copy_file_range(
+                from.as_raw_fd(),
+                &mut src,
+                to.as_raw_fd(),
+                &mut out,
+                chunk,
+                0,
+            )
+        };
+        if n > 0 {
+            left -= n as u64;
+            continue;
+        }
+        if n == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a window ended before its indexed events",
+            ));
+        }
+        let e = io::Error::last_os_error();
+        match e.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::ENOSYS | libc::EXDEV | libc::EINVAL | libc::EOPNOTSUPP | libc::EBADF) => {
+                let mut buf = vec![0u8; left.min(1 << 20) as usize];
+                let (mut s, mut o) = (src as u64, out as u64);
+                while left > 0 {
+                    let want = left.min(buf.len() as u64) as usize;
+                    from.read_exact_at(&mut buf[..want], s)?;
+                    to.write_all_at(&buf[..want], o)?;
+                    s += want as u64;
+                    o += want as u64;
+                    left -= want as u64;
+                }
+                return Ok(());
+            }
+            _ => return Err(e),
+        }
+    }
+    Ok(())
+}
