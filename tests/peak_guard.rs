@@ -464,3 +464,139 @@ fn the_memory_line_looks_up_only_the_allocating_calls() {
         "one allocation took the writer's peak from {without} B to {with} B"
     );
 }
+
+/// `n` kernel launches on one thread and one stream, each with its call's record, its facts
+/// read at entry and its kernel's record; the ids two apart (a roctx range's push and pop
+/// around every two launches take the others, as in the launch storm).
+fn launches_with_kernels(n: u64) -> Collected {
+    use rocprof_xplane::model::events::{AgentInfo, AgentType, CallFact, KernelRecord};
+    const GPU: u64 = 0x1000;
+    let corr = |i: u64| 2 * i + 1 + i / 2 * 2;
+    Collected {
+        start_boottime_ns: 1,
+        stop_boottime_ns: 100 * n + 100,
+        agents: vec![AgentInfo::for_test(GPU, AgentType::Gpu, 0)],
+        api: (0..n)
+            .map(|i| ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: 214,
+                correlation_id: corr(i),
+                external_id: 0,
+                start_ns: 100 * i + 10,
+                end_ns: 100 * i + 15,
+                thread_id: 7,
+            })
+            .collect(),
+        calls: (0..n)
+            .map(|i| CallFact {
+                correlation_id: corr(i),
+                stream: 0x5000,
+                device: 0,
+                stream_seq: 0,
+            })
+            .collect(),
+        kernels: (0..n)
+            .map(|i| KernelRecord {
+                correlation_id: corr(i),
+                external_id: 0,
+                start_ns: 100 * i + 20,
+                end_ns: 100 * i + 90,
+                thread_id: 7,
+                agent: GPU,
+                queue: 0x9000,
+                kernel_id: 1,
+                dispatch_id: i + 1,
+                private_segment_size: 0,
+                group_segment_size: 0,
+                workgroup: [256, 1, 1],
+                grid: [65536, 1, 1],
+                pipe_id: None,
+            })
+            .collect(),
+        op_names: [((ApiDomain::Hip, 214), Arc::from("hipLaunchKernel"))]
+            .into_iter()
+            .collect(),
+        ..Default::default()
+    }
+}
+
+/// The kernels stage is the join's top on a run of launches: its input's records not yet
+/// events beside the events made, and the tables the stages before it made. Of those, it reads
+/// only the stream each call named, whether a call has its record and the calls' annotations:
+/// the records' positions (4 B per id, for the few calls the dependency stage reads) and the
+/// device each call was issued to (4 B per id, for the copies) are not held to it.
+#[test]
+fn the_kernels_stage_holds_no_table_it_does_not_read() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let c = launches_with_kernels(n);
+    let (trace, before, peak, after) = measured(move || rocprof_xplane::model::join::join_on(c, 1));
+    let events: usize = trace
+        .devices
+        .iter()
+        .flat_map(|d| &d.lines)
+        .map(|l| l.events.len())
+        .sum();
+    assert_eq!(events, n as usize, "every kernel is an event");
+    let over = peak.saturating_sub(before.max(after));
+    println!(
+        "join of {n} launches: input {before} B, trace {after} B, peak {over} B over the larger \
+         ({:.1} B per launch)",
+        over as f64 / n as f64
+    );
+    // With the two tables held to the kernels stage the peak is over 66 B per launch (two ids
+    // per launch, 4 B each per table, and what they hold beside the kernel records).
+    assert!(
+        over < 50 * n as usize,
+        "the join's peak is {over} B over its input or output for {n} launches: a table over \
+         every call's id the kernels stage does not read was held to it"
+    );
+}
+
+/// Finalize's drain gathers every application thread's facts into one vector per kind, each
+/// grown in two steps toward its count: made one kind after another, what it holds beyond the
+/// facts is one vector's room at a time. Filled thread by thread, every kind's room was held
+/// at once (the launch storm's finalize top, above the join's), which fails this.
+#[test]
+fn the_drain_holds_one_kinds_room_at_a_time() {
+    use rocprof_xplane::capture::threads::Threads;
+    use rocprof_xplane::model::events::CallFact;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (threads, per) = (16u64, 12_500u64);
+    let registry = Threads::default();
+    std::thread::scope(|sc| {
+        for tid in 1..=threads {
+            let registry = &registry;
+            sc.spawn(move || {
+                registry.with_current(tid, |t| {
+                    for i in 0..per {
+                        let corr = tid * 1_000_000 + i;
+                        t.calls.push(CallFact {
+                            correlation_id: corr,
+                            stream: 0x5000 + tid,
+                            device: 0,
+                            stream_seq: 0,
+                        });
+                        t.scopes.push((corr, i as i64));
+                    }
+                });
+            });
+        }
+    });
+    let (drained, before, peak, after) = measured(|| registry.drain(0, false));
+    let n = (threads * per) as usize;
+    assert_eq!((drained.calls.len(), drained.scopes.len()), (n, n));
+    let over = peak.saturating_sub(before.max(after));
+    let calls = std::mem::size_of_val(drained.calls.as_slice());
+    println!(
+        "drain of {n} calls and scopes from {threads} threads: facts {before} B, drained \
+         {after} B, peak {over} B over the larger ({calls} B of calls)"
+    );
+    // One kind's room at a time stays under a third of the calls' bytes; both kinds' at once
+    // reach half of them.
+    assert!(
+        over * 3 < calls,
+        "the drain held {over} B over its facts or its output, with {calls} B of calls: \
+         every kind's room was held at once"
+    );
+}

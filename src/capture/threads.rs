@@ -7,9 +7,11 @@ use std::sync::{Arc, Mutex};
 
 use super::local;
 use super::owned::{self, Barrier, Owner, ThreadCell};
-use super::thread::{OpenRange, ThreadState};
+use super::thread::{OpenRange, ThreadSpan, ThreadState};
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
+use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
 use crate::store::sinks::lock;
+use crate::store::PackedVec;
 
 /// The registry of thread states.
 pub struct Threads {
@@ -101,30 +103,21 @@ pub struct Drained {
 impl Threads {
     /// Drains every registered thread's state: ranges still open are closed at `end_ns`, or with
     /// `keep_open` shown up to it and kept open for the next window.
+    ///
+    /// Each thread's vectors are taken whole in one visit (a thread still running adds to new
+    /// ones), then made into the outputs one kind after another: each output grows in two
+    /// steps toward its count (`chunked::room_toward`), the taken chunks freed as they move, so
+    /// what is held beyond the records is one output's room at a time. Filled side by side,
+    /// thread by thread, every output's room was held at once: the top of finalize's heap on
+    /// the launch storm, above the join's.
     pub fn drain(&self, end_ns: u64, keep_open: bool) -> Drained {
-        let threads = self;
         let mut d = Drained::default();
-        // How many of each there are, so that each output grows in two steps toward it
-        // (`chunked::room_toward`); a thread still running may add more before its turn.
-        let mut n = [0usize; 5];
-        threads.for_each(|s| {
-            n[0] += s.scopes.len();
-            n[1] += s.calls.len();
-            n[2] += s.syncs.len();
-            n[3] += s.copy_ptrs.len();
-            n[4] += s.spans.len() + s.other_spans.len();
-        });
-        threads.for_each(|s| {
-            s.scopes.drain_into_toward(&mut d.scopes, n[0]);
-            s.calls.drain_into_toward(&mut d.calls, n[1]);
-            s.syncs.drain_into_toward(&mut d.syncs, n[2]);
-            d.memory.append(&mut s.memory);
-            s.copy_ptrs.drain_into_toward(&mut d.copy_ptrs, n[3]);
+        let mut taken: Vec<TakenThread> = Vec::new();
+        self.for_each(|s| {
             let tid = s.thread_id;
-            s.spans
-                .drain_map_into(&mut d.markers, n[4], |m| m.into_span(tid));
-            d.markers.append(&mut s.other_spans);
+            d.memory.append(&mut s.memory);
             d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
+            let mut after_spans = std::mem::take(&mut s.other_spans);
             // At a window's end open ranges are shown up to the cut and stay on the stack (their
             // pop comes in a later window); at finalize they are closed.
             let open: Vec<OpenRange> = if keep_open {
@@ -134,7 +127,7 @@ impl Threads {
             };
             for r in open {
                 d.ranges_left_open += 1;
-                d.markers.push(MarkerSpan {
+                after_spans.push(MarkerSpan {
                     label: r.label,
                     thread_id: tid,
                     open_correlation_id: r.correlation_id,
@@ -148,9 +141,61 @@ impl Threads {
                     open_at_end: true,
                 });
             }
+            taken.push(TakenThread {
+                tid,
+                scopes: std::mem::take(&mut s.scopes),
+                calls: std::mem::take(&mut s.calls),
+                syncs: std::mem::take(&mut s.syncs),
+                copy_ptrs: std::mem::take(&mut s.copy_ptrs),
+                spans: std::mem::take(&mut s.spans),
+                after_spans,
+            });
         });
+        let n = taken.iter().map(|t| t.scopes.len()).sum();
+        for t in &mut taken {
+            t.scopes.drain_into_toward(&mut d.scopes, n);
+        }
+        let n = taken.iter().map(|t| t.calls.len()).sum();
+        for t in &mut taken {
+            t.calls.drain_into_toward(&mut d.calls, n);
+        }
+        let n = taken.iter().map(|t| t.syncs.len()).sum();
+        for t in &mut taken {
+            t.syncs.drain_into_toward(&mut d.syncs, n);
+        }
+        let n = taken.iter().map(|t| t.copy_ptrs.len()).sum();
+        for t in &mut taken {
+            t.copy_ptrs.drain_into_toward(&mut d.copy_ptrs, n);
+        }
+        // Each thread's closed ranges and marks, then its others and its open ranges.
+        let n = taken
+            .iter()
+            .map(|t| t.spans.len() + t.after_spans.len())
+            .sum();
+        for t in taken {
+            let TakenThread {
+                tid,
+                mut spans,
+                mut after_spans,
+                ..
+            } = t;
+            spans.drain_map_into(&mut d.markers, n, |m| m.into_span(tid));
+            d.markers.append(&mut after_spans);
+        }
         d
     }
+}
+
+/// A thread's vectors as the drain took them (`Threads::drain`).
+struct TakenThread {
+    tid: u64,
+    scopes: ChunkedVec<(u64, i64), THREAD_CHUNK>,
+    calls: PackedVec<CallFact, THREAD_CHUNK>,
+    syncs: PackedVec<SyncFact, THREAD_CHUNK>,
+    copy_ptrs: ChunkedVec<CopyPtrs, THREAD_CHUNK>,
+    spans: ChunkedVec<ThreadSpan, THREAD_CHUNK>,
+    /// Spans that do not fit a `ThreadSpan`, and the ranges still open.
+    after_spans: Vec<MarkerSpan>,
 }
 
 #[cfg(test)]

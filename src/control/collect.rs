@@ -153,6 +153,8 @@ fn drain(
         .write_threads
         .unwrap_or_else(crate::model::join::cores);
     let began = Instant::now();
+    // The drain's own top of the tool's heap starts here (`heap-stats` builds).
+    let _ = crate::heap::interval_peak();
     let stop_ns = c.stop_boottime_ns;
     let ((drained, facts_took), stores_took) = crate::model::join::side_by_side(
         threads,
@@ -176,8 +178,11 @@ fn drain(
             (drained, began.elapsed())
         },
     );
+    let top = crate::heap::interval_peak().map_or(String::new(), |top| {
+        format!(" (tool heap top {:.1} MB)", top as f64 / 1e6)
+    });
     log_debug!(
-        "drain on {threads} threads: {:.1} ms (per-thread facts {:.1} ms, stores {:.1} ms)",
+        "drain on {threads} threads: {:.1} ms (per-thread facts {:.1} ms, stores {:.1} ms){top}",
         began.elapsed().as_secs_f64() * 1e3,
         facts_took.as_secs_f64() * 1e3,
         stores_took.as_secs_f64() * 1e3

@@ -1,36 +1,57 @@
-//! The API index stage: where each correlation id's HIP record is, for the device stages
-//! (whether an activity's call is in the collection) and the dependency stage (the ends of the
-//! calls an arrow may start or end at).
+//! The API index stage: which correlation ids have a HIP record, for the device stages
+//! (whether an activity's call is in the collection), and the ends of the calls an arrow may
+//! start or end at, for the dependency stage.
 
-use crate::facts::{ApiDomain, ApiRecord};
-use crate::model::corrmap::{CorrMap, Slot};
+use crate::facts::{ApiDomain, ApiRecord, SyncFact};
+use crate::model::corrmap::{CorrMap, IdSet, Slot};
+use crate::model::deps::CallEnds;
 
 use super::input::Ids;
 
-/// Where each correlation id's HIP record is. The records stay in delivery order: a sort by id
+/// Which correlation ids have a HIP record. The records stay in delivery order: a sort by id
 /// would move each 48-byte record along a permutation walked in cycles, a cache miss per
 /// record waiting on the one before, and the stages after find records by id, never in order
 /// (the host events stage settles each thread's own order, `host_events::sort_host_events`).
+/// A bit per id: it is held through the kernels stage, the join's top, where the records'
+/// positions (4 B per id) would be held for the few calls the dependency stage reads, whose
+/// ends are copied out (`ApiIndexed::call_ends`) before.
 pub(super) struct ApiIndex {
-    /// Positions in the API records (fewer than 2^32 records of 48 B are ever held; a
-    /// `Slot` is 4 B per id of the table).
-    pub hip: CorrMap<Slot>,
+    hip: IdSet,
     /// Calls an earlier window of the same profile wrote (`Carried::launched`).
     earlier: Vec<u64>,
 }
 
+/// What the API index stage makes.
+pub(super) struct ApiIndexed {
+    pub index: ApiIndex,
+    /// The ends of the sync calls' and event records' calls (`deps::CallEnds`).
+    pub call_ends: CallEnds,
+}
+
 impl ApiIndex {
-    pub fn build(api: &[ApiRecord], ids: Ids, earlier: &[u64]) -> Self {
-        ApiIndex {
-            hip: positions(api, ids, ApiDomain::Hip),
-            earlier: earlier.to_vec(),
+    /// The index of `api`, and the ends of the calls `syncs` name.
+    pub fn build(api: &[ApiRecord], ids: Ids, earlier: &[u64], syncs: &[SyncFact]) -> ApiIndexed {
+        let at = positions(api, ids, ApiDomain::Hip);
+        let call_ends = CallEnds::of(syncs, |corr| at.get(&corr).map(|&i| &api[i.index()]));
+        drop(at);
+        let calls = api.iter().filter(|a| a.domain == ApiDomain::Hip);
+        let mut hip = IdSet::for_range(ids.range, calls.clone().count());
+        for a in calls.filter(|a| a.correlation_id != 0) {
+            hip.insert(a.correlation_id);
+        }
+        ApiIndexed {
+            index: ApiIndex {
+                hip,
+                earlier: earlier.to_vec(),
+            },
+            call_ends,
         }
     }
 
     /// Whether an activity with this id has its launching call in the collection (counted
     /// when not).
     pub fn launched(&self, corr: u64) -> bool {
-        corr != 0 && (self.hip.contains_key(&corr) || self.earlier.binary_search(&corr).is_ok())
+        corr != 0 && (self.hip.contains(corr) || self.earlier.binary_search(&corr).is_ok())
     }
 }
 

@@ -2,17 +2,16 @@
 //! resolved wait drawn as an arrow between two anchors (`model::deps`). It needs no host
 //! event, and the host events stage needs nothing of it, so the two run side by side: what it
 //! reads is taken out of the collection first (`DependencyWork::take`, beside the kernels
-//! stage), the API records' part of it copied (`deps::CallEnds`), since the host events stage
-//! consumes them.
+//! stage), the API records' part of it copied by the API index stage (`deps::CallEnds`),
+//! since the host events stage consumes them.
 
-use crate::facts::{ApiRecord, Counters, HipEventOp, HipEventRecord, SyncFact};
+use crate::facts::{Counters, HipEventOp, HipEventRecord, SyncFact};
 use crate::fastmap::{HashMap, HashSet};
 use crate::model::deps::{self, CallEnds, DepInputs, ProducerIndex};
 use crate::model::streams::StreamIndex;
 use crate::model::trace::{Anchor, DependencyFlow, SyncCall};
 use std::time::{Duration, Instant};
 
-use super::api_index::ApiIndex;
 use super::devices::Places;
 use super::input::CarriedDeps;
 
@@ -38,19 +37,15 @@ pub(super) struct Dependencies {
 }
 
 impl DependencyWork {
-    /// Only the call ends are made here (beside the kernels stage); the rest of the stage's
-    /// inputs are moved, and made ready beside the host events.
+    /// The stage's inputs, made ready beside the host events (the call ends were copied out
+    /// of the API records by the API index stage).
     pub fn take(
         syncs: Vec<SyncFact>,
         carried: CarriedDeps,
         hip_events: Vec<(HipEventOp, HipEventRecord)>,
-        api_records: &[ApiRecord],
-        api: &ApiIndex,
+        call_ends: CallEnds,
         host_salt: u64,
     ) -> Self {
-        let call_ends = CallEnds::of(&syncs, |corr| {
-            api.hip.get(&corr).map(|&i| &api_records[i.index()])
-        });
         DependencyWork {
             syncs,
             carried,

@@ -18,7 +18,7 @@ use std::num::NonZeroU32;
 use super::annotations::AnnotationIndex;
 use super::api_index::ApiIndex;
 use super::devices::{copy_plane, Places};
-use super::input::Ids;
+use super::input::{DeviceRecords, Ids};
 
 /// The call tables stage: the stream of each launch and copy (`DeviceWork`) and the HIP device
 /// it was issued to (`Places::learn_hip_devices`), from the facts read at entry and the
@@ -30,7 +30,7 @@ pub(super) fn call_tables(
     syncs: &mut [SyncFact],
     carried_producers: &mut [SyncFact],
     creations: &[StreamCreation],
-    kernels: &PackedVec<KernelRecord>,
+    device: &DeviceRecords,
     places: &mut Places,
     ids: Ids,
 ) -> DeviceWork {
@@ -38,7 +38,7 @@ pub(super) fn call_tables(
     streams::restamp(&creations, &mut calls, syncs);
     streams::restamp(&creations, &mut [], carried_producers);
     let work = DeviceWork::new(&calls, ids);
-    places.learn_hip_devices(&calls, kernels, ids);
+    places.learn_hip_devices(&calls, &device.kernels, &device.copies, ids);
     drop(calls);
     work
 }
@@ -485,13 +485,13 @@ mod tests {
             &mut facts.syncs,
             &mut [],
             creations,
-            &device.kernels,
+            &device,
             &mut places,
             ids,
         );
         let annotated = annotate(Spanned::new(host, no_labels()), ids);
         let mut annotations = annotated.index;
-        let api = ApiIndex::build(&annotated.calls.api, ids, &[]);
+        let api = ApiIndex::build(&annotated.calls.api, ids, &[], &[]).index;
         let sizes = line_sizes(&device.kernels, &device.copies, &places, &work);
         let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.plane).collect();
         assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");

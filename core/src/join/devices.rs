@@ -25,7 +25,7 @@ pub(super) struct Places {
     entry_plane: Vec<(u32, bool)>,
     /// HIP device index → plane, learned from kernel launches (`hip_device_planes`).
     pub hip_plane: HashMap<i32, u32>,
-    /// The HIP device each launch or copy call was issued to (emptied after the copies).
+    /// The HIP device each copy's call was issued to (emptied after the copies).
     pub issued_on: CorrMap<u16>,
 }
 
@@ -61,14 +61,25 @@ impl Places {
 
     /// Learns which HIP device each launch or copy call was issued to (`calls`, the facts read
     /// at entry) and, from the kernels those launches made, which plane each HIP device is.
+    /// Past this only the copies ask (`copy_plane`): their calls' devices alone are kept, not
+    /// a table over every call held to the end of the kernels stage (the join's top).
     pub(super) fn learn_hip_devices(
         &mut self,
         calls: &[CallFact],
         kernels: &PackedVec<KernelRecord>,
+        copies: &[CopyRecord],
         ids: Ids,
     ) {
-        self.issued_on = issued_devices(calls, ids);
-        self.hip_plane = hip_device_planes(&self.issued_on, kernels, self);
+        let issued = issued_devices(calls, ids);
+        self.hip_plane = hip_device_planes(&issued, kernels, self);
+        let mut of_copies = CorrMap::for_range(ids.range, copies.len());
+        of_copies.reserve(copies.len());
+        for m in copies.iter().filter(|m| m.correlation_id != 0) {
+            if let Some(&d) = issued.get(&m.correlation_id) {
+                of_copies.insert(m.correlation_id, d);
+            }
+        }
+        self.issued_on = of_copies;
     }
 
     /// Lets go of the device each call was issued to: the copies are the last to ask.

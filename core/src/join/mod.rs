@@ -46,7 +46,7 @@ use annotations::Spanned;
 use device_work::DeviceStage;
 use input::{Ids, Input};
 use laps::{Beside, Laps};
-use schedule::{BesideKernels, CallTablesIn, HostEventsIn};
+use schedule::{ApiIndexIn, BesideKernels, CallTablesIn, HostEventsIn};
 
 /// The join, on as many threads as this process may use (two at most: `schedule`).
 pub fn join(c: Collected) -> Trace {
@@ -82,7 +82,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         syncs: &mut facts.syncs,
         carried_producers: &mut carried.deps.producers,
         creations: &facts.stream_creations,
-        kernels: &device.kernels,
+        device: &device,
     };
     let spanned = Spanned::new(host, carried.labels);
     let indexed =
@@ -91,16 +91,20 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     let (mut work, host_calls) = (indexed.work, indexed.annotated.calls);
     let mut annotations = indexed.annotated.index;
 
-    let (api, beside) = schedule::api_index_beside_line_sizes(
+    let (indexed_api, beside) = schedule::api_index_beside_line_sizes(
         threads,
-        &host_calls.api,
-        &carried.launched,
+        ApiIndexIn {
+            records: &host_calls.api,
+            launched_earlier: &carried.launched,
+            syncs: &facts.syncs,
+        },
         &device,
         &places,
         &mut work,
         ids,
     );
     laps.lap_beside("api index", Some(beside));
+    let api = indexed_api.index;
 
     // At most one activity entry per dispatch or copy (a graph launch's share one): room
     // once, as for the issued devices.
@@ -114,7 +118,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         syncs: facts.syncs,
         carried: carried.deps,
         hip_events: facts.hip_events,
-        api_records: &host_calls.api,
+        call_ends: indexed_api.call_ends,
         host_salt: crate::model::deps::host_salt(&header.hostname, header.pid),
     };
     let mut stage = DeviceStage {
@@ -143,6 +147,8 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     places.forget_issued_devices();
     work.forget_call_streams();
     drop(facts.copy_ptrs);
+    // The HIP records' index has served its last stage.
+    drop(api);
     laps.lap("copies");
 
     // The streams the sync calls name get numbers too, and those of the records carried in
@@ -156,8 +162,6 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         &mut counters,
     );
     laps.lap("stream lines");
-    // The HIP records' index has served its last stage.
-    drop(api);
 
     let host = HostEventsIn {
         calls: host_calls,

@@ -4,6 +4,7 @@
 
 use crate::facts::{ApiRecord, CallFact, Counters, KernelRecord, KernelSymbol, StreamCreation};
 use crate::facts::{CopyPtrs, CopyRecord, HipEventOp, HipEventRecord, MemFact, SyncFact};
+use crate::model::deps::CallEnds;
 use crate::model::memory::LiveMemory;
 use crate::model::streams::StreamIndex;
 use crate::model::trace::{LaunchShape, Table};
@@ -13,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use super::annotations::{annotate, Annotated, AnnotationIndex, HostCalls, Spanned};
-use super::api_index::ApiIndex;
+use super::api_index::{ApiIndex, ApiIndexed};
 use super::copies::{place_copies, PlacedCopies};
 use super::dependencies::{Dependencies, DependencyWork};
 use super::device_work::{call_tables, line_sizes, DeviceStage, DeviceWork};
@@ -23,15 +24,16 @@ use super::input::{CarriedDeps, DeviceRecords, Ids, Names};
 use super::kernels::{kernel_events, kernel_order};
 use super::laps::Beside;
 
-/// What the call tables stage reads: the facts read at the calls' entry, and the kernels (from
-/// which the HIP devices' planes are learned).
+/// What the call tables stage reads: the facts read at the calls' entry, and the device records
+/// (the kernels, from which the HIP devices' planes are learned, and the copies, whose calls'
+/// devices are kept).
 pub(super) struct CallTablesIn<'a> {
     pub calls: Vec<CallFact>,
     pub syncs: &'a mut [SyncFact],
     /// `Carried::producers`, restamped with the stream creations too.
     pub carried_producers: &'a mut [SyncFact],
     pub creations: &'a [StreamCreation],
-    pub kernels: &'a PackedVec<KernelRecord>,
+    pub device: &'a DeviceRecords,
 }
 
 /// What the first pair makes.
@@ -55,7 +57,7 @@ pub(super) fn annotations_beside_call_tables(
     places: &mut Places,
     ids: Ids,
 ) -> Indexed {
-    let kernels = tables.kernels;
+    let kernels = &tables.device.kernels;
     let order_claimed = AtomicBool::new(false);
     let claim_order = || {
         let first = !order_claimed.swap(true, Ordering::Relaxed);
@@ -73,7 +75,7 @@ pub(super) fn annotations_beside_call_tables(
                     t.syncs,
                     t.carried_producers,
                     t.creations,
-                    t.kernels,
+                    t.device,
                     places,
                     ids,
                 );
@@ -100,17 +102,24 @@ pub(super) fn annotations_beside_call_tables(
     }
 }
 
+/// What the API index reads: the calls' records, the calls earlier windows wrote
+/// (`Carried::launched`) and the sync facts (whose calls' ends it copies out).
+pub(super) struct ApiIndexIn<'a> {
+    pub records: &'a [ApiRecord],
+    pub launched_earlier: &'a [u64],
+    pub syncs: &'a [SyncFact],
+}
+
 /// The HIP records' index beside each line's size (they read different records), so that the
 /// kernels and copies fill lines made once at their size.
 pub(super) fn api_index_beside_line_sizes(
     threads: usize,
-    api_records: &[ApiRecord],
-    launched_earlier: &[u64],
+    calls: ApiIndexIn<'_>,
     device: &DeviceRecords,
     places: &Places,
     work: &mut DeviceWork,
     ids: Ids,
-) -> (ApiIndex, Beside) {
+) -> (ApiIndexed, Beside) {
     let (api, (sizes, beside)) = side_by_side(
         threads,
         (),
@@ -122,7 +131,7 @@ pub(super) fn api_index_beside_line_sizes(
                 (sizes, began.elapsed())
             }
         },
-        || ApiIndex::build(api_records, ids, launched_earlier),
+        || ApiIndex::build(calls.records, ids, calls.launched_earlier, calls.syncs),
     );
     work.reserve_lines(sizes);
     let beside = Beside {
@@ -142,8 +151,7 @@ pub(super) struct BesideKernels<'a> {
     pub syncs: Vec<SyncFact>,
     pub carried: CarriedDeps,
     pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
-    /// The API records, for the calls' ends.
-    pub api_records: &'a [ApiRecord],
+    pub call_ends: CallEnds,
     pub host_salt: u64,
 }
 
@@ -165,21 +173,15 @@ pub(super) fn kernels_beside_copies(
     to: DeviceStage<'_>,
     input: BesideKernels<'_>,
 ) -> KernelsDone {
-    let (places, api) = (to.places, to.api);
+    let places = to.places;
     let (shapes, (placed, dependency_work, beside)) = side_by_side(
         threads,
         input,
         move |b: BesideKernels<'_>| {
             let began = Instant::now();
             let placed = place_copies(b.copies, b.earlier_memory, b.memory, b.copy_ptrs, places);
-            let work = DependencyWork::take(
-                b.syncs,
-                b.carried,
-                b.hip_events,
-                b.api_records,
-                api,
-                b.host_salt,
-            );
+            let work =
+                DependencyWork::take(b.syncs, b.carried, b.hip_events, b.call_ends, b.host_salt);
             (placed, work, began.elapsed())
         },
         || kernel_events(kernels, order, symbols, to),
