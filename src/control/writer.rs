@@ -542,7 +542,7 @@ impl Writer {
             return;
         }
         crate::log::stderr_line(format_args!(
-            "rocprof-xplane: {} device activities came without their call's launch facts (delivered more than {} s after their launch's capture window was written, or their call was not recorded): kept, without their stream and roctx labels (activities_unplaced)",
+            "rocprof-xplane: {} device activities came without their call's launch facts (delivered after their launch's capture window and the {} s its labels go along, or their call was not recorded): kept, without their stream and roctx labels (activities_unplaced)",
             self.unplaced,
             carry::CONTEXT_NS / 1_000_000_000
         ));
