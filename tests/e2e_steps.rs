@@ -340,6 +340,11 @@ fn op_tools_list_the_xla_ops_of_a_run_without_xlas_hlo() {
             .output();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(out.status.success(), "{stderr}");
+        // A graph's dispatches delivered behind later work, windows after their call's, keep
+        // their labels (`model::carry::CONTEXT_NS`, seconds of the tool's clock however many
+        // windows, so a loaded machine that delays delivery does not lose them): none is
+        // written without its call's launch facts.
+        assert!(!stderr.contains("launch facts"), "merge {merge}: {stderr}");
         (dir, stderr)
     };
     let (at_exit, stderr) = windowed("1");

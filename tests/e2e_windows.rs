@@ -1155,3 +1155,67 @@ fn windows_are_cut_at_their_count_while_the_writer_is_behind() {
         "told once that windows wait\n{stderr}"
     );
 }
+
+/// A graph's dispatches delivered behind later work, many short windows after their launch's
+/// window: `train-loop.toml` paced 50× (`[delivery] real_time = 50`; the simulator delivers
+/// completion records shuffled in chunks of 32, in order, so a chunk spans about two steps)
+/// cut every 50 ms. Every `fwd_fusion` dispatch keeps its call's roctx labels (XLA's
+/// `hlo_op=command_buffer.2`); merged at exit none is counted without its call, and apart none
+/// is without its call's launch facts (`activities_unplaced`), and no line at exit says any
+/// came so. Before, the launch facts went along only while the windows showed none of the
+/// stream's work, work handed on from an earlier window included: 380 of the 384 dispatches
+/// had their labels.
+#[test]
+fn late_graph_dispatches_keep_their_labels_across_short_windows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(support::paths::builtin("train-loop.toml")).unwrap();
+    assert!(
+        text.contains("[delivery]\n"),
+        "train-loop.toml changed shape"
+    );
+    let scenario = tmp.path().join("train-loop-paced.toml");
+    std::fs::write(
+        &scenario,
+        text.replace("[delivery]\n", "[delivery]\nreal_time = 50\n"),
+    )
+    .unwrap();
+    let labelled = |s: &XSpace| -> (usize, usize) {
+        let events: Vec<String> = listing(s, &host_tids([s]))
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.contains("fwd_fusion_"))
+            .collect();
+        let with = events
+            .iter()
+            .filter(|k| k.contains("command_buffer.2"))
+            .count();
+        (events.len(), with)
+    };
+    for merge in ["1", "0"] {
+        let dir = tmp.path().join(format!("merge{merge}"));
+        let out = traced(&scenario, "1.4.0", &dir, "late")
+            .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.05")
+            .env("ROCPROF_XPLANE_WINDOW_MERGE", merge)
+            .output();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{stderr}");
+        assert!(!stderr.contains("launch facts"), "merge {merge}: {stderr}");
+        let (mut events, mut with, mut unplaced) = (0, 0, 0);
+        if merge == "1" {
+            let s = support::xspace::read_one(&dir, "late");
+            assert_eq!(counters(&s)["activities_without_api"], 0);
+            (events, with) = labelled(&s);
+            unplaced = counters(&s)["activities_unplaced"];
+        } else {
+            let w = windows(&dir, "late");
+            assert!(w.len() > 10, "windows {w:?}");
+            for files in w.values() {
+                let s = read_xspace(&files[0]).unwrap();
+                let (e, l) = labelled(&s);
+                (events, with) = (events + e, with + l);
+                unplaced += counters(&s)["activities_unplaced"];
+            }
+        }
+        assert_eq!((events, with, unplaced), (384, 384, 0), "merge {merge}");
+    }
+}

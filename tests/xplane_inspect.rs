@@ -62,7 +62,7 @@ fn json_summary_of_our_file() {
     assert_eq!(s["counters"]["runtime_dropped"], 12);
     // Every counter the tool keeps, and not the clock origin (a time, not a count).
     let counters = s["counters"].as_object().unwrap();
-    assert_eq!(counters.len(), 21, "{counters:?}");
+    assert_eq!(counters.len(), 22, "{counters:?}");
     assert_eq!(s["counters"]["steps_overlapping"], 0);
     assert!(!counters.contains_key("origin_boottime_ns"));
     let warnings: Vec<&str> = s["warnings"]

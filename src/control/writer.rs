@@ -318,6 +318,9 @@ pub struct Writer {
     waiting: Arc<Waiting>,
     /// `TEST_WRITE_DELAY`.
     delay: Option<std::time::Duration>,
+    /// Device activities the run's profiles wrote without their call's launch facts
+    /// (`Counters::activities_unplaced`): said once at exit.
+    unplaced: u64,
 }
 
 impl Writer {
@@ -338,6 +341,7 @@ impl Writer {
                 .ok()
                 .and_then(|v| v.trim().parse().ok())
                 .map(std::time::Duration::from_millis),
+            unplaced: 0,
         }
     }
 
@@ -411,6 +415,7 @@ impl Writer {
         }
         stages.handed_on();
         let mut trace = self.join_window(c);
+        self.unplaced += trace.counters.activities_unplaced;
         stages.joined();
         if let Some((held, _)) = self.carry.as_mut() {
             held.carried.anchors = std::mem::take(&mut trace.record_anchors);
@@ -468,6 +473,7 @@ impl Writer {
         }
         let t1 = Instant::now();
         let mut trace = self.join_window(collected);
+        self.unplaced += trace.counters.activities_unplaced;
         let t2 = Instant::now();
         if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!("finalize: joined, memory {}", crate::log::process_memory());
@@ -521,8 +527,25 @@ impl Writer {
     fn end_windows(&mut self, t0: Instant, attach_used: bool) {
         self.files.merge_at_exit(attach_used);
         self.files.say_losses_at_exit();
+        self.say_unplaced_at_exit();
         self.files.release_claim();
         log_finalize_done(t0);
+    }
+}
+
+impl Writer {
+    /// The one line for the device activities written without their call's stream and roctx
+    /// labels: in a run cut into windows, mostly a graph's dispatches delivered after their
+    /// launch's window and past the time its launch facts go along (`carry::CONTEXT_NS`).
+    fn say_unplaced_at_exit(&self) {
+        if self.unplaced == 0 || self.cfg.log == LogLevel::Off {
+            return;
+        }
+        crate::log::stderr_line(format_args!(
+            "rocprof-xplane: {} device activities came without their call's launch facts (delivered after their launch's capture window and the {} s its labels go along, or their call was not recorded): kept, without their stream and roctx labels (activities_unplaced)",
+            self.unplaced,
+            carry::CONTEXT_NS / 1_000_000_000
+        ));
     }
 }
 

@@ -17,6 +17,10 @@ pub struct Counters {
     pub runtime_dropped: u64,
     /// Device activities whose correlation id matched no API record (kept, without a flow).
     pub activities_without_api: u64,
+    /// Of those, the ones with no launch facts of their call either (`CallFact`): shown without
+    /// its stream and roctx labels. In a run cut into capture windows, a dispatch delivered
+    /// after its launch's window and after what went along with it (`model::carry`).
+    pub activities_unplaced: u64,
     /// Launch/copy API records that produced no device activity (kept on the host).
     pub launches_without_activity: u64,
     /// Kernel dispatches whose kernel id had no symbol (named by id).
@@ -59,6 +63,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
             bad_size_records,
             runtime_dropped,
             activities_without_api,
+            activities_unplaced,
             launches_without_activity,
             kernels_without_symbol,
             bad_timestamp_records,
@@ -80,6 +85,7 @@ impl std::ops::AddAssign<&Counters> for Counters {
         self.bad_size_records += bad_size_records;
         self.runtime_dropped += runtime_dropped;
         self.activities_without_api += activities_without_api;
+        self.activities_unplaced += activities_unplaced;
         self.launches_without_activity += launches_without_activity;
         self.kernels_without_symbol += kernels_without_symbol;
         self.bad_timestamp_records += bad_timestamp_records;

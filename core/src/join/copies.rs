@@ -116,10 +116,11 @@ pub(super) fn copy_events(placed: PlacedCopies, to: DeviceStage<'_>, warnings: &
         event: mut e,
     } in placed.copies
     {
+        let key = work.place(e.correlation_id, LineKey::Copies);
         if !api.launched(e.correlation_id) {
             counters.activities_without_api += 1;
+            counters.activities_unplaced += u64::from(key.slot.is_none());
         }
-        let key = work.place(e.correlation_id, LineKey::Copies);
         e.annotation = annotations.get(e.correlation_id, external);
         work.push(dev, key, e);
     }

@@ -210,6 +210,8 @@ impl CarriedIn {
             memory,
             // Read by the carry only: the values are among the window's own.
             counters_awaited: _,
+            // Read by the carry only: `launched` names them for the join.
+            contexts: _,
         } = c;
         CarriedIn {
             labels: CarriedLabels {

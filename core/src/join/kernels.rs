@@ -45,8 +45,10 @@ pub(super) fn kernel_events(
         let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
             continue;
         };
+        let key = work.place(k.correlation_id, LineKey::Queue(k.queue));
         if !api.launched(k.correlation_id) {
             counters.activities_without_api += 1;
+            counters.activities_unplaced += u64::from(key.slot.is_none());
         }
         // Per store entry (one agent, one kernel): its plane and whether its symbol came are
         // looked up once, not per dispatch.
@@ -69,7 +71,6 @@ pub(super) fn kernel_events(
             dispatch_id: k.dispatch_id,
             shape,
         };
-        let key = work.place(k.correlation_id, LineKey::Queue(k.queue));
         let (graph, external) = graph::split(k.external_id);
         let e = DeviceEvent {
             start_ns,

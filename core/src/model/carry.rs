@@ -21,10 +21,14 @@
 //! A graph launch's dispatch count is not in its records. Once its stream has moved on, it
 //! is written; its scope and launch facts still go along, copied, so that a dispatch
 //! delivered after its stream's later work, and after the cut, is placed on its stream and
-//! labelled in the next window (counted there as an activity without a call: the call is in
-//! the earlier file). A window that shows none of that stream's work (one cut right after
-//! another) hands those copies on again, up to `MAX_HANDED_ON` windows: the dispatches may
-//! still come after its cut.
+//! labelled in a later window (counted there as an activity without a call: the call is in
+//! the earlier file). Delivery of later work says nothing of when the rest comes: a runtime
+//! that hands its completion records on in batches can deliver a finished dispatch behind
+//! later work, and behind work carried from window to window, many short windows later. So
+//! the context goes along for [`CONTEXT_NS`] of the tool's clock after the cut that wrote the
+//! call, whatever the windows show, at most [`MAX_CONTEXTS`] of them (the latest). A dispatch
+//! that comes later still is written without its call's stream and labels, counted
+//! (`activities_unplaced`) and said at exit.
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
 //! buffered records have not come: those records, when they come, are dropped in the next
@@ -65,10 +69,25 @@ pub const MAX_HANDED_ON: u32 = 16;
 /// Correlation ids handed on, and how many times each was.
 pub type HandedOn = HashMap<u64, u32>;
 
-/// How `HandedOn` marks a graph launch written in the window before whose scope and launch
-/// facts were handed on, copied, for its late dispatches (one more for each window after that
-/// it went along again): past `MAX_HANDED_ON`, never held.
+/// How `HandedOn` marks a graph launch written in an earlier window whose scope and launch
+/// facts go along, copied, for its late dispatches (`Carried::contexts`): past
+/// `MAX_HANDED_ON`, never held.
 pub const CONTEXT: u32 = MAX_HANDED_ON + 1;
+
+/// How long, on the tool's clock, a graph launch's scope and launch facts go along after the
+/// cut that wrote its call (its stream's later work had come by then). Run time, not a
+/// number of windows: 50 ms windows make a hundred of them, and a dispatch delivered behind
+/// later work waits as long in a short window as in a long one.
+pub const CONTEXT_NS: u64 = 5_000_000_000;
+
+/// The most graph-launch contexts that go along at once, the latest kept: a program that
+/// launches more graphs than this in `CONTEXT_NS` keeps the latest. Each is its launch fact
+/// (32 B), its scope (16 B), its entry here and its `HandedOn` mark (about 35 B), windows
+/// merged its `Carried::launched` id (8 B), and the roctx spans around its scope when no other
+/// context shares them (about 80 B each; their labels are shared, not copied). With one range
+/// around each launch, as on MaxText-shaped runs (`scenarios/maxtext-scale.toml`), about 170 B:
+/// at most about 6 MB.
+pub const MAX_CONTEXTS: usize = 32_768;
 
 /// The most event handles whose latest record is handed on: a program that makes a new event
 /// per step and never destroys it must not make every window carry them all. The latest
@@ -354,44 +373,41 @@ pub fn split_incomplete(
     hold_in_stream_order(c, &active, &arrived, &graph_launches, windows, &mut h);
     // A graph launch written here may still have dispatches to come (its stream's later work
     // can be delivered before them, or its stream is not known): its scope and launch facts
-    // go along, copied, for those to be placed and labelled in the next window (marked as
+    // go along, copied, for those to be placed and labelled in a later window (marked as
     // handed on more than the most times: never held there, and told apart from an id held
-    // `MAX_HANDED_ON` times).
-    let mut context = HandedOn::default();
-    for &id in graph_launches.iter().filter(|&&id| !h.holds(id)) {
-        context.insert(id, CONTEXT);
-    }
-    context.extend(contexts_handed_on_again(c, carried_in, &recorded, &arrived));
+    // `MAX_HANDED_ON` times), with those taken in whose time has not run out.
+    let now = c.stop_boottime_ns;
+    let mut contexts: Vec<(u64, u64)> = graph_launches
+        .iter()
+        .filter(|&&id| !h.holds(id))
+        .map(|&id| (id, now))
+        .collect();
+    contexts.extend(contexts_handed_on_again(c, &recorded, now));
+    let contexts = latest_contexts(contexts);
+    let context: HandedOn = contexts.iter().map(|&(id, _)| (id, CONTEXT)).collect();
     let (mut held, held_ids) = (h.held, h.ids);
     if held.is_empty() && context.is_empty() {
         return None;
     }
 
-    let out = take_held(c, &held_ids, &context, windows);
+    let mut out = take_held(c, &held_ids, &context, windows);
+    out.carried.contexts = contexts;
     held.extend(context);
     Some((out, held))
 }
 
-/// The graph-launch contexts `c` took in (marked [`CONTEXT`] and more in `carried_in`, their
-/// calls in an earlier window) that go along again, each with one more window counted: those
-/// whose stream had no device work at all in `c`. A stream's later work was delivered before
-/// the launch's last dispatches (that is why the context exists), but a window that shows none
-/// of the stream's work, as a window cut right after another may, says nothing of them: they
-/// may still come after its cut, and without the context they would be written unplaced and
-/// unlabelled. Once the stream's work comes, the context is not handed on again; nor after
-/// `MAX_HANDED_ON` windows.
-fn contexts_handed_on_again(
-    c: &Collected,
-    carried_in: &HandedOn,
-    recorded: &IdSet,
-    arrived: &Arrived,
-) -> Vec<(u64, u32)> {
-    let taken_in: HashMap<u64, u32> = carried_in
+/// The graph-launch contexts `c` took in (`Carried::contexts`, their calls in an earlier
+/// window) that go along again: those written less than [`CONTEXT_NS`] before `now`, the cut
+/// of `c`, on the tool's clock. What `c` shows of their streams says nothing of their
+/// dispatches still to come: a stream's later work (that is why the context exists) and the
+/// work carried in with it can be delivered before them, window after window.
+fn contexts_handed_on_again(c: &Collected, recorded: &IdSet, now: u64) -> Vec<(u64, u64)> {
+    let taken_in: HashMap<u64, u64> = c
+        .carried
+        .contexts
         .iter()
-        .filter(|&(&id, &n)| {
-            (CONTEXT..CONTEXT + MAX_HANDED_ON - 1).contains(&n) && !recorded.contains(id)
-        })
-        .map(|(&id, &n)| (id, n))
+        .filter(|&&(id, since)| now.saturating_sub(since) < CONTEXT_NS && !recorded.contains(id))
+        .copied()
         .collect();
     if taken_in.is_empty() {
         return Vec::new();
@@ -404,9 +420,17 @@ fn contexts_handed_on_again(
     c.calls
         .iter()
         .filter(|f| ids.contains(f.correlation_id))
-        .filter(|f| !arrived.contains_key(&stream_of(f.device, f.stream)))
-        .filter_map(|f| Some((f.correlation_id, taken_in.get(&f.correlation_id)? + 1)))
+        .filter_map(|f| Some((f.correlation_id, *taken_in.get(&f.correlation_id)?)))
         .collect()
+}
+
+/// `contexts` once each, sorted, at most [`MAX_CONTEXTS`] of them: the latest calls'.
+fn latest_contexts(mut contexts: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    contexts.sort_unstable();
+    contexts.dedup_by_key(|&mut (id, _)| id);
+    let extra = contexts.len().saturating_sub(MAX_CONTEXTS);
+    contexts.drain(..extra);
+    contexts
 }
 
 /// Moves out of `c` everything it holds for the ids `held` (and copies what it holds for the

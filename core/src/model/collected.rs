@@ -106,6 +106,10 @@ pub struct Carried {
     /// (`correlation_id`), as the run written whole labels it, not as an activity without a
     /// call.
     pub launched: Vec<u64>,
+    /// The graph launches whose scope and launch facts go along, copied, for dispatches still
+    /// to come (`carry::CONTEXT_NS`): each with the tool's clock at the cut that wrote its call
+    /// (`stop_boottime_ns`, on the clock the next cuts read), sorted.
+    pub contexts: Vec<(u64, u64)>,
     /// What the run's earlier capture windows left allocated: this window's memory timeline
     /// and copies' kinds go on from it.
     pub memory: LiveMemory,
@@ -125,6 +129,7 @@ impl Carried {
             anchors_wanted,
             spans_shown,
             launched,
+            contexts,
             memory,
             counters_awaited,
         } = later;
@@ -134,6 +139,7 @@ impl Carried {
         self.anchors_wanted.extend(anchors_wanted);
         self.spans_shown.extend(spans_shown);
         self.launched.extend(launched);
+        self.contexts.extend(contexts);
         self.counters_awaited.extend(counters_awaited);
         // What the earlier windows left: the carry holds it, the cut after it has none.
         if self.memory.is_empty() {

@@ -239,10 +239,10 @@ fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
 /// the earlier file), windows merged into one profile as launched (its call is in that
 /// profile, `Trace::launched_earlier`, so that the merged profile warns of no activity
 /// without a call that the run written whole does not have).
-/// The context is not handed on again.
+/// The context goes along again while its time has not run out (`CONTEXT_NS`).
 #[test]
 fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT};
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, CONTEXT_NS};
     let graph = |late: bool| graph_on_a_stream(late, true);
     let whole = join(graph(true));
     for windows in [Windows::Apart, Windows::Merged] {
@@ -259,10 +259,16 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
 
         let mut next = base();
         next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        next.stop_boottime_ns = 50_000_000;
         let mut carried = held;
         carried.absorb(next);
-        // Its stream's work came here: the context is not handed on again.
-        assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
+        // More of its dispatches may follow: the context goes along again, until
+        // `CONTEXT_NS` has passed since the cut that wrote its call.
+        let (_, again) = split_incomplete(&mut carried.clone(), &handed, windows).unwrap();
+        assert_eq!(again.get(&10), Some(&CONTEXT));
+        let mut later = carried.clone();
+        later.stop_boottime_ns = CONTEXT_NS;
+        assert!(split_incomplete(&mut later, &handed, windows).is_none());
         let t = join(carried);
         let (device, _, labels) = kernel_place(&t, 10);
         let whole_late = whole
@@ -293,10 +299,10 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
 /// as in the run written whole (and, windows merged, shown as launched). Before, the context
 /// went one window only: that dispatch lost its stream and its roctx labels (an XLA op's
 /// `hlo_op`: xprof's hlo_stats counted one kernel fewer), as an activity without a call.
-/// Each window that shows none of the stream's work counts one more, up to `MAX_HANDED_ON`.
+/// It goes along for `CONTEXT_NS` of the tool's clock after the cut that wrote the call.
 #[test]
 fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, MAX_HANDED_ON};
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, CONTEXT_NS};
     let whole = join(graph_on_a_stream(true, true));
     let whole_late = kernel_place(&whole, 10);
     assert!(whole_late.2.is_some());
@@ -321,12 +327,14 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
             carried.absorb(quiet);
             let (again, next) = split_incomplete(&mut carried, &handed, windows)
                 .unwrap_or_else(|| panic!("{windows:?}: the context after {n} quiet windows"));
-            assert_eq!(next.get(&10), Some(&(CONTEXT + n)), "{windows:?}");
+            assert_eq!(next.get(&10), Some(&CONTEXT), "{windows:?} {n}");
             assert_eq!(join(carried).counters.activities_without_api, 0);
             (carried, handed) = (again, next);
         }
         let mut last = base();
         last.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        // Its time ran out at this cut: the context goes no further.
+        last.stop_boottime_ns = CONTEXT_NS;
         carried.absorb(last);
         assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
         let t = join(carried);
@@ -351,7 +359,7 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
         );
         assert_eq!(t.launched_earlier, earlier, "{windows:?}");
     }
-    // Bounded: a context goes along `MAX_HANDED_ON` windows at most.
+    // Bounded: a context goes along `CONTEXT_NS` after the cut that wrote its call.
     let mut c = base();
     c.calls.push(crate::model::events::CallFact {
         correlation_id: 10,
@@ -360,8 +368,112 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
         stream_seq: 0,
     });
     c.scopes.push((10, 3));
-    let last: HandedOn = [(10, CONTEXT + MAX_HANDED_ON - 1)].into_iter().collect();
-    assert!(split_incomplete(&mut c, &last, Windows::Merged).is_none());
+    c.carried.contexts = vec![(10, 7)];
+    let handed: HandedOn = [(10, CONTEXT)].into_iter().collect();
+    c.stop_boottime_ns = 7 + CONTEXT_NS - 1;
+    let (again, _) = split_incomplete(&mut c.clone(), &handed, Windows::Merged).unwrap();
+    assert_eq!(again.carried.contexts, [(10, 7)], "the time of its own cut");
+    c.stop_boottime_ns = 7 + CONTEXT_NS;
+    assert!(split_incomplete(&mut c, &handed, Windows::Merged).is_none());
+}
+
+/// The reproduction of a paced training loop cut every 50 ms: a graph launch (10) has two of
+/// its dispatches in a window with the kernel of the launch after it on its stream (11), whose
+/// call has not returned (held, handed on with its kernel). The graph is written there, its
+/// stream having moved on, and its context goes along. The next window takes in launch 11
+/// with its kernel; every window after it shows new work of the stream; the graph's last
+/// dispatch comes a second after its call's window. It keeps its stream and labels as the
+/// run written whole gives them, and nothing is counted unplaced. Before, the work carried in
+/// counted as the stream's own later work, and the context was not handed on again: the late
+/// dispatch came without call and labels (an XLA op's `hlo_op`: 380 of 384 `fwd_fusion`
+/// dispatches had theirs). A dispatch that comes after `CONTEXT_NS` is written without them,
+/// and counted (`activities_unplaced`), not dropped.
+#[test]
+fn a_graph_launch_s_context_outlasts_its_stream_s_later_work_carried_in() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, CONTEXT_NS};
+    use crate::model::events::CallFact;
+    const WINDOW_NS: u64 = 50_000_000;
+    const T0: u64 = 1_000_000_000;
+    let whole = join(graph_on_a_stream(true, true));
+    let whole_late = kernel_place(&whole, 10);
+    assert!(whole_late.2.is_some());
+    let launch = |c: &mut Collected, id: u64, at: u64| {
+        c.calls.push(CallFact {
+            correlation_id: id,
+            stream: 0xa,
+            device: 0,
+            stream_seq: 0,
+        });
+        c.api.push(api(LAUNCH, id, at, at + 5, 7));
+        c.kernels.push(kernel(id, at + 10, at + 15, 1, id, q()));
+    };
+    for windows in [Windows::Apart, Windows::Merged] {
+        let mut first = graph_on_a_stream(false, true);
+        first.api.retain(|a| a.correlation_id != 11);
+        first.stop_boottime_ns = T0;
+        let (mut carried, mut handed) =
+            split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+        assert_eq!(handed.get(&10), Some(&CONTEXT), "{windows:?}");
+        assert_eq!(handed.get(&11), Some(&1), "{windows:?}: launch 11 held");
+        assert_eq!(first.api.len(), 1, "{windows:?}: the graph written");
+        // Window 2: launch 11's call returns (its kernel carried in); windows 3 to 20: new
+        // work on the stream each.
+        for n in 2..=20u64 {
+            let mut next = base();
+            next.stop_boottime_ns = T0 + (n - 1) * WINDOW_NS;
+            if n == 2 {
+                next.api.push(api(LAUNCH, 11, 210, 220, 7));
+            } else {
+                launch(&mut next, 100 + n, 1000 * n);
+            }
+            carried.absorb(next);
+            let (again, ids) = split_incomplete(&mut carried, &handed, windows)
+                .unwrap_or_else(|| panic!("{windows:?}: no context after window {n}"));
+            assert_eq!(ids.get(&10), Some(&CONTEXT), "{windows:?}: window {n}");
+            let t = join(carried);
+            assert_eq!(t.counters.activities_without_api, 0, "{windows:?} {n}");
+            (carried, handed) = (again, ids);
+        }
+        let mut late = base();
+        late.stop_boottime_ns = T0 + 20 * WINDOW_NS;
+        late.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        let mut past = carried.clone();
+        carried.absorb(late.clone());
+        let t = join(carried);
+        let (device, line, labels) = kernel_place(&t, 10);
+        assert_eq!((device, labels), (whole_late.0, whole_late.2.clone()));
+        assert_eq!(
+            line,
+            kernel_place(&whole, 11).1,
+            "{windows:?}: its stream's line"
+        );
+        assert_eq!(t.counters.activities_unplaced, 0, "{windows:?}");
+        let (without_call, earlier) = match windows {
+            Windows::Apart => (1, vec![]),
+            Windows::Merged => (0, vec![10]),
+        };
+        assert_eq!(
+            t.counters.activities_without_api, without_call,
+            "{windows:?}"
+        );
+        assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+
+        // Past the bound the context is not handed on; a dispatch after it is kept and
+        // counted, without its call's labels.
+        past.stop_boottime_ns = T0 + CONTEXT_NS;
+        assert!(split_incomplete(&mut past.clone(), &handed, windows).is_none());
+        let mut alone = base();
+        alone.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        let t = join(alone);
+        assert_eq!(kernel_place(&t, 10).2, None);
+        assert_eq!(
+            (
+                t.counters.activities_without_api,
+                t.counters.activities_unplaced
+            ),
+            (1, 1)
+        );
+    }
 }
 
 /// A roctx range shown in one window whose push and pop records are delivered after the

@@ -122,7 +122,7 @@ fn clock_stats(plane: &mut PlaneBuilder, c: &JobClock) {
 }
 
 /// Every counter with its field name, in declaration order.
-fn counter_fields(c: &Counters) -> [(&'static str, u64); 20] {
+fn counter_fields(c: &Counters) -> [(&'static str, u64); 21] {
     [
         ("api_records", c.api_records),
         ("kernel_records", c.kernel_records),
@@ -132,6 +132,7 @@ fn counter_fields(c: &Counters) -> [(&'static str, u64); 20] {
         ("bad_size_records", c.bad_size_records),
         ("runtime_dropped", c.runtime_dropped),
         ("activities_without_api", c.activities_without_api),
+        ("activities_unplaced", c.activities_unplaced),
         ("launches_without_activity", c.launches_without_activity),
         ("kernels_without_symbol", c.kernels_without_symbol),
         ("bad_timestamp_records", c.bad_timestamp_records),
@@ -170,6 +171,10 @@ pub fn counter_warnings(c: &Counters) -> Vec<String> {
         (
             c.activities_without_api,
             "device activities without a matching API call (kept, no launch arrow)",
+        ),
+        (
+            c.activities_unplaced,
+            "device activities without their call's launch facts either (kept, without its stream and roctx labels)",
         ),
         (
             c.launches_without_activity,
