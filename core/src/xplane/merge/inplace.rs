@@ -38,10 +38,10 @@ use prost::Message;
 
 use super::blocks::{self, MIN_PAD};
 use super::encoded::{event_times, LINE_EVENTS};
-use super::heads::{merge_heads, PlanePart};
+use super::heads::merge_heads;
 use super::input::{shifts, Input, LineIn};
 use super::splice::Key;
-use super::{plane_names, refuse_foreign, Check, Indexed, MergeError, Merged};
+use super::{plane_names, plane_parts, refuse_foreign, Check, Indexed, MergeError, Merged};
 use crate::wire::{xplane as fields, FileFields, RawField, PADDED_LEN};
 use crate::xplane::builder::LineBuilder;
 use crate::xplane::proto::XPlane;
@@ -342,16 +342,7 @@ impl Assembly {
         }
         let mut plans = Vec::new();
         for name in plane_names(inputs) {
-            let parts: Vec<PlanePart> = inputs
-                .iter()
-                .enumerate()
-                .flat_map(|(input, i)| {
-                    i.planes
-                        .iter()
-                        .filter(|p| p.head.name == name)
-                        .map(move |plane| PlanePart { input, plane })
-                })
-                .collect();
+            let parts = plane_parts(inputs, name);
             let (head, ids) = merge_heads(&parts);
             if !ids.iter().all(|i| i.all_kept) {
                 return Err(format!(

@@ -389,16 +389,7 @@ fn merge_to(
 ) -> io::Result<()> {
     let shift = shifts(inputs);
     for name in plane_names(inputs) {
-        let planes: Vec<PlanePart> = inputs
-            .iter()
-            .enumerate()
-            .flat_map(|(input, i)| {
-                i.planes
-                    .iter()
-                    .filter(|p| p.head.name == name)
-                    .map(move |plane| PlanePart { input, plane })
-            })
-            .collect();
+        let planes = plane_parts(inputs, name);
         let (head, ids) = merge_heads(&planes);
         let mut len = head.encoded_len() as u64;
         out(Out::PlaneStart(head.encode_to_vec()))?;
@@ -422,6 +413,20 @@ fn merge_to(
     let mut rest = merge_rest(inputs);
     rest.warnings.extend(warnings.iter().cloned());
     out(Out::Bytes(rest.encode_to_vec()))
+}
+
+/// The planes named `name`, one part per input that has it, in the inputs' order.
+fn plane_parts<'a>(inputs: &'a [Input], name: &str) -> Vec<PlanePart<'a>> {
+    inputs
+        .iter()
+        .enumerate()
+        .flat_map(|(input, i)| {
+            i.planes
+                .iter()
+                .filter(move |p| p.head.name == name)
+                .map(move |plane| PlanePart { input, plane })
+        })
+        .collect()
 }
 
 /// The inputs' plane names, in the order they first appear.
