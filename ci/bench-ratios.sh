@@ -54,7 +54,7 @@ log = lambda m: open(f"{work}/{m}.log").read()
 rss = lambda m: int(open(f"{work}/{m}.time").read().split()[-1]) * 1024
 records = int(re.search(r"(\d+) records in \d+ deliveries", log("whole")).group(1))
 print(f"MaxText-shaped run, {steps} steps: {records:,} delivered records (SIMULATED runtime)")
-cuts = re.findall(r"window \d+ cut: (\d+) records; collect ([\d.]+) ms .*?, hand-off ([\d.]+) ms .*?, "
+cuts = re.findall(r"window \d+ cut: (\d+) records \(and \d+ roctx spans\); collect ([\d.]+) ms .*?, hand-off ([\d.]+) ms .*?, "
                   r"join ([\d.]+) ms .*?, write ([\d.]+) ms .*?; in all ([\d.]+) ms", log("streamed"))
 if cuts:
     rows = [tuple(map(float, c)) for c in cuts]

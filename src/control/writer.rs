@@ -389,7 +389,7 @@ impl Writer {
         }
         self.taken(&c);
         let cfg = self.cfg;
-        let mut stages = CutStages::begin(c.record_count(), began, collected);
+        let mut stages = CutStages::begin(c.delivered_count(), c.markers.len(), began, collected);
         let (mut c, carried_in) = self.take_carried(c);
         if self.files.active() && !always {
             let began = Instant::now();
@@ -565,19 +565,23 @@ fn log_finalize_done(t0: Instant) {
 /// collect is the coordinator's; the hand-off, join and write the writer's, from when it took
 /// the window (the wait before is said apart).
 struct CutStages {
+    /// The records delivered by the runtime (the count rule's unit), and the roctx spans the
+    /// callbacks made beside them.
     records: u64,
+    spans: usize,
     /// The cut's start, its records collected, the writer took them, handed on, joined,
     /// written.
     marks: [Instant; 6],
 }
 
 impl CutStages {
-    /// A cut of `records` records that began at `began`, collected at `collected`, taken by
-    /// the writer now.
-    fn begin(records: u64, began: Instant, collected: Instant) -> CutStages {
+    /// A cut of `records` delivered records and `spans` roctx spans that began at `began`,
+    /// collected at `collected`, taken by the writer now.
+    fn begin(records: u64, spans: usize, began: Instant, collected: Instant) -> CutStages {
         let now = Instant::now();
         CutStages {
             records,
+            spans,
             marks: [began, collected, now, now, now, now],
         }
     }
@@ -607,8 +611,9 @@ impl CutStages {
         let stage = |a: usize, b: usize| rate((m[b] - m[a]).as_secs_f64());
         let work = (m[1] - m[0]) + (m[5] - m[2]);
         log_debug!(
-            "window {n} cut: {} records; collect {}, hand-off {}, join {}, write {}; in all {}; waited {:.1} ms for the writer",
+            "window {n} cut: {} records (and {} roctx spans); collect {}, hand-off {}, join {}, write {}; in all {}; waited {:.1} ms for the writer",
             self.records,
+            self.spans,
             stage(0, 1),
             stage(2, 3),
             stage(3, 4),

@@ -175,6 +175,13 @@ impl Collected {
             .push_or_count(k, &mut self.counters.memory_limit_dropped);
     }
 
+    /// The records the runtime delivered (HIP and roctx API, kernel and copy records): what a
+    /// count window (`ROCPROF_XPLANE_WINDOW_EVENTS`) counts. The roctx spans the tool's own
+    /// callbacks made are not among them.
+    pub fn delivered_count(&self) -> u64 {
+        (self.api_record_count() + self.kernels.len() + self.copies.len()) as u64
+    }
+
     /// Records held (runtime records and roctx spans), for the flight recorder's accounting.
     pub fn record_count(&self) -> u64 {
         (self.api_record_count() + self.kernels.len() + self.copies.len() + self.markers.len())
@@ -313,6 +320,35 @@ mod tests {
             device: 0,
             stream_seq: 0,
         }
+    }
+
+    /// A count window counts what the runtime delivered: a roctx range's buffered records
+    /// count, the span the tool's callbacks made of them does not (it would count the range
+    /// twice, and a window of roctx-heavy calls would look larger than its count).
+    #[test]
+    fn a_window_counts_the_runtime_s_records_not_the_spans_made_beside_them() {
+        let record = |domain, corr| ApiRecord {
+            domain,
+            operation: 0,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr,
+            end_ns: corr + 1,
+            thread_id: 1,
+        };
+        let mut c = Collected {
+            api: vec![record(ApiDomain::Hip, 1)],
+            markers: vec![MarkerSpan {
+                open_correlation_id: 2,
+                close_correlation_id: 3,
+                ..MarkerSpan::default()
+            }],
+            ..Collected::default()
+        };
+        c.marker_records.push(record(ApiDomain::Marker, 2));
+        c.marker_records.push(record(ApiDomain::Marker, 3));
+        assert_eq!(c.delivered_count(), 3);
+        assert_eq!(c.record_count(), 4);
     }
 
     /// A collection absorbs the next cut after its own items whichever of the two is the
