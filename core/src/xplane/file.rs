@@ -336,12 +336,37 @@ pub(crate) fn write_with(
 }
 
 /// Creates the run directory, writes the file through `write` into a fresh temporary file
-/// (unnamed while it is written, where the filesystem allows: `create_temp`), fsyncs it when
-/// `layout.durable`, closes it and renames it into place.
+/// ([`create_hidden`]) and gives it its name ([`put_in_place`]).
 fn write_atomically(
     layout: &OutputLayout,
     write: impl FnOnce(&mut io::BufWriter<fs::File>) -> io::Result<()>,
 ) -> Result<PathBuf, WriteError> {
+    let Hidden { file, tmp, named } = create_hidden(layout)?;
+    let mut w = io::BufWriter::with_capacity(1 << 20, file);
+    match write(&mut w).and_then(|()| w.into_inner().map_err(|e| e.into_error())) {
+        Ok(file) => put_in_place(Hidden { file, tmp, named }, layout),
+        Err(source) => {
+            if named {
+                let _ = fs::remove_file(&tmp);
+            }
+            Err(WriteError::Write { path: tmp, source })
+        }
+    }
+}
+
+/// A file written or assembled over time in `layout`'s run directory, open to read and
+/// write: unnamed where the filesystem allows (`O_TMPFILE`: a process killed while it grows
+/// leaves nothing behind), else under `tmp`, the hidden name a file of ours is written under
+/// (`.<host>.xplane.pb.tmp.<pid>.<n>`). It takes its name through [`put_in_place`].
+pub(crate) struct Hidden {
+    pub(crate) file: fs::File,
+    pub(crate) tmp: PathBuf,
+    /// It is at `tmp` already.
+    pub(crate) named: bool,
+}
+
+/// Creates the run directory and a fresh hidden file in it ([`Hidden`]).
+pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<Hidden, WriteError> {
     let dir = layout.run_dir();
     fs::create_dir_all(&dir)
         .and_then(|()| refuse_foreign_symlink(&dir))
@@ -349,7 +374,6 @@ fn write_atomically(
             path: dir.clone(),
             source,
         })?;
-    let path = layout.file_path();
     let tmp = dir.join(format!(
         ".{}.xplane.pb.tmp.{}.{}",
         layout.file_host(),
@@ -357,11 +381,22 @@ fn write_atomically(
         super::spill::unique_suffix()
     ));
     let mut named = false;
-    let written = (|| -> io::Result<()> {
-        let f = create_temp(&dir, &tmp, &mut named)?;
-        let mut w = io::BufWriter::with_capacity(1 << 20, f);
-        write(&mut w)?;
-        let f = w.into_inner().map_err(|e| e.into_error())?;
+    match create_temp(&dir, &tmp, &mut named) {
+        Ok(file) => Ok(Hidden { file, tmp, named }),
+        Err(source) => Err(WriteError::Write { path: tmp, source }),
+    }
+}
+
+/// Gives the file in `h` ([`create_hidden`]) `layout`'s name, as every file of ours takes
+/// it: fsynced first when `layout.durable`, named `tmp` if it is not, closed (the hidden name
+/// removed if any of these fails), renamed, the directory fsynced.
+pub(crate) fn put_in_place(h: Hidden, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
+    let Hidden {
+        file: f,
+        tmp,
+        mut named,
+    } = h;
+    let closed = (|| {
         if layout.durable {
             f.sync_all()?;
         }
@@ -371,12 +406,13 @@ fn write_atomically(
         }
         close_checked(f)
     })();
-    if let Err(source) = written {
+    if let Err(source) = closed {
         if named {
             let _ = fs::remove_file(&tmp);
         }
         return Err(WriteError::Write { path: tmp, source });
     }
+    let path = layout.file_path();
     if let Err(source) = fs::rename(&tmp, &path) {
         let _ = fs::remove_file(&tmp);
         return Err(WriteError::Rename {
@@ -385,6 +421,7 @@ fn write_atomically(
             source,
         });
     }
+    let dir = layout.run_dir();
     // Make the rename itself durable; best effort (some filesystems refuse fsync on a dir).
     if layout.durable {
         if let Ok(d) = fs::File::open(&dir) {
@@ -395,115 +432,17 @@ fn write_atomically(
     Ok(path)
 }
 
-/// A file assembled over time in `layout`'s run directory, open to read and write: unnamed
-/// where the filesystem allows (`O_TMPFILE`: a process killed while it grows leaves nothing
-/// behind), else under `tmp`, the hidden name a file of ours is written under
-/// (`.<host>.xplane.pb.tmp.<pid>.<n>`). It takes its name through [`put_in_place`].
-pub(crate) struct Hidden {
-    pub(crate) file: fs::File,
-    pub(crate) tmp: PathBuf,
-    /// It is at `tmp` already.
-    pub(crate) named: bool,
-}
-
-pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<Hidden, WriteError> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = layout.run_dir();
-    fs::create_dir_all(&dir)
-        .and_then(|()| refuse_foreign_symlink(&dir))
-        .map_err(|source| WriteError::CreateDir {
-            path: dir.clone(),
-            source,
-        })?;
-    let tmp = dir.join(format!(
-        ".{}.xplane.pb.tmp.{}.{}",
-        layout.file_host(),
-        std::process::id(),
-        super::spill::unique_suffix()
-    ));
-    if Path::new("/proc/self/fd").is_dir() {
-        let unnamed = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .mode(0o644)
-            .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
-            .open(&dir);
-        if let Ok(file) = unnamed {
-            return Ok(Hidden {
-                file,
-                tmp,
-                named: false,
-            });
-        }
-    }
-    let file = fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&tmp)
-        .map_err(|source| WriteError::Write {
-            path: tmp.clone(),
-            source,
-        })?;
-    Ok(Hidden {
-        file,
-        tmp,
-        named: true,
-    })
-}
-
-/// Gives the file assembled in `h` ([`create_hidden`]) `layout`'s name, as every file of ours
-/// takes it: fsynced first when `layout.durable`, named `tmp` if it is not, closed, renamed, the
-/// directory fsynced.
-pub(crate) fn put_in_place(h: Hidden, layout: &OutputLayout) -> Result<PathBuf, WriteError> {
-    let Hidden {
-        file: f,
-        tmp,
-        named,
-    } = h;
-    let closed = (|| {
-        if layout.durable {
-            f.sync_all()?;
-        }
-        if !named {
-            link_temp(&f, &tmp)?;
-        }
-        close_checked(f)
-    })();
-    if let Err(source) = closed {
-        return Err(WriteError::Write { path: tmp, source });
-    }
-    let path = layout.file_path();
-    if let Err(source) = fs::rename(&tmp, &path) {
-        let _ = fs::remove_file(&tmp);
-        return Err(WriteError::Rename {
-            from: tmp,
-            to: path,
-            source,
-        });
-    }
-    let dir = layout.run_dir();
-    if layout.durable {
-        if let Ok(d) = fs::File::open(&dir) {
-            let _ = d.sync_all();
-        }
-    }
-    remove_stale_xprof_caches(&dir, &layout.file_host());
-    Ok(path)
-}
-
-/// A fresh file for a write into `dir`: unnamed where the filesystem allows it (`O_TMPFILE`: a
-/// process that ends while writing, a second signal or a deadline at exit, leaves nothing
-/// behind, and the file gets its name `tmp` only once complete), else created at `tmp`
-/// (`named` is then set). O_EXCL refuses anything already at that name, a symlink planted
+/// A fresh file, open to read and write, for a write into `dir`: unnamed where the
+/// filesystem allows it (`O_TMPFILE`: a process that ends while writing, a second signal or a
+/// deadline at exit, leaves nothing behind, and the file gets its name `tmp` only once
+/// complete), else created at `tmp` (`named` is then set). O_EXCL refuses anything already at that name, a symlink planted
 /// there included, so the write can never land in a file someone else chose.
 fn create_temp(dir: &Path, tmp: &Path, named: &mut bool) -> io::Result<fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     // The name is given through /proc (`link_temp`): without it, a named file.
     if Path::new("/proc/self/fd").is_dir() {
         let unnamed = fs::OpenOptions::new()
+            .read(true)
             .write(true)
             .mode(0o644)
             .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
@@ -517,6 +456,7 @@ fn create_temp(dir: &Path, tmp: &Path, named: &mut bool) -> io::Result<fs::File>
         }
     }
     let f = fs::OpenOptions::new()
+        .read(true)
         .write(true)
         .create_new(true)
         .mode(0o644)
@@ -526,7 +466,6 @@ fn create_temp(dir: &Path, tmp: &Path, named: &mut bool) -> io::Result<fs::File>
     Ok(f)
 }
 
-/// Gives the unnamed file `f` (`create_temp`) the name `tmp`, which must not exist.
 /// Closes `f` and says what the close reports: a network filesystem (NFS) may report there a
 /// write the server refused (its quota, its disk), which dropping the file would not say.
 fn close_checked(f: fs::File) -> io::Result<()> {
@@ -546,6 +485,7 @@ fn close_checked(f: fs::File) -> io::Result<()> {
     }
 }
 
+/// Gives the unnamed file `f` (`create_temp`) the name `tmp`, which must not exist.
 fn link_temp(f: &fs::File, tmp: &Path) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
