@@ -129,6 +129,10 @@ struct Early {
 struct PlaneAt {
     name: String,
     head: u64,
+    /// What its head region holds now (its first bytes; zeros follow up to `head`): the
+    /// undo of its next rewrite, kept here because a range inserted before it drops it from
+    /// the page cache (ext4), and reading it back would wait for the disk.
+    head_bytes: Vec<u8>,
     lines: Vec<LineAt>,
 }
 
@@ -138,6 +142,8 @@ struct PlaneAt {
 struct LineAt {
     id: i64,
     head: u64,
+    /// What its head region holds now, as `PlaneAt::head_bytes`.
+    head_bytes: Vec<u8>,
     body: u64,
     /// The events' bytes in the body (padding between them included).
     events: u64,
@@ -192,6 +198,8 @@ pub struct Assembly {
     /// The windows put into P, in time order (files closed).
     inputs: Vec<Input>,
     planes: Vec<PlaneAt>,
+    /// The `XSpace`'s other fields at P's end, as written (`write_rest`).
+    rest: Vec<u8>,
     merged: Merged,
     /// The newest window showed ranges open at its end, left out of P.
     open_left_out: bool,
@@ -249,6 +257,7 @@ impl Assembly {
             len: 0,
             inputs: Vec::new(),
             planes: Vec::new(),
+            rest: Vec::new(),
             merged: Merged::default(),
             open_left_out: false,
             durable: layout.durable,
@@ -423,7 +432,12 @@ impl Assembly {
 
     /// Applies `plan`; on failure, undoes every change it made.
     fn apply_undoably(&mut self, plan: &[PlanePlan], take: Take) -> Result<(), NotAdded> {
-        let before = (self.planes.clone(), self.merged.clone(), self.len);
+        let before = (
+            self.planes.clone(),
+            self.rest.clone(),
+            self.merged.clone(),
+            self.len,
+        );
         let mut j = Journal::default();
         let applied = self.apply(plan, take, &mut j);
         let Err(step) = applied else {
@@ -435,7 +449,7 @@ impl Assembly {
             return Ok(());
         };
         let undone = self.undo(j);
-        (self.planes, self.merged, self.len) = before;
+        (self.planes, self.rest, self.merged, self.len) = before;
         match undone {
             Ok(()) => Err(NotAdded::Undone(step)),
             Err(undo) => Err(NotAdded::Broken { step, undo }),
@@ -487,12 +501,18 @@ impl Assembly {
                 let (at, line) = (self.line_at(p, l), &self.planes[p].lines[l]);
                 let (size, body) = (line.head, line.body);
                 let key = fields::plane::LINES.key_byte();
-                self.write_region(j, at, size, key, |h| h + body - ENTRY_HEAD, &head)?;
+                let was = std::mem::take(&mut self.planes[p].lines[l].head_bytes);
+                let region =
+                    self.write_region(j, at, size, key, |h| h + body - ENTRY_HEAD, &head, was)?;
+                self.planes[p].lines[l].head_bytes = region;
             }
             let (at, plane) = (self.plane_at(p), &self.planes[p]);
             let (size, lines) = (plane.head, plane.len() - plane.head);
             let key = fields::space::PLANES.key_byte();
-            self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, &head)?;
+            let was = std::mem::take(&mut self.planes[p].head_bytes);
+            let region =
+                self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, &head, was)?;
+            self.planes[p].head_bytes = region;
         }
         self.write_rest(j, None)?;
         self.merged.events += events;
@@ -559,16 +579,10 @@ impl Assembly {
         Ok(())
     }
 
-    /// Writes `bytes` at `at`, what was there kept for the undo when `save` (not for room
-    /// just made).
-    fn write(&mut self, j: &mut Journal, at: u64, bytes: &[u8], save: bool) -> io::Result<()> {
+    /// Writes `bytes` at `at`, into room just made (nothing to keep for the undo: the room's
+    /// own undo takes it away).
+    fn write(&mut self, j: &mut Journal, at: u64, bytes: &[u8]) -> io::Result<()> {
         self.change(j)?;
-        if save {
-            let keep = (self.len.min(at + bytes.len() as u64)).saturating_sub(at);
-            let mut old = vec![0u8; keep as usize];
-            self.file.read_exact_at(&mut old, at)?;
-            j.steps.push(Undo::Bytes { at, old });
-        }
         self.file.write_all_at(bytes, at)?;
         self.len = self.len.max(at + bytes.len() as u64);
         Ok(())
@@ -601,6 +615,7 @@ impl Assembly {
         self.planes.push(PlaneAt {
             name: name.to_string(),
             head: self.block,
+            head_bytes: Vec::new(),
             lines: Vec::new(),
         });
         Ok(self.planes.len() - 1)
@@ -612,10 +627,11 @@ impl Assembly {
         let at = self.plane_at(p) + self.planes[p].len();
         let b = self.block;
         self.gap(j, at, 2 * b)?;
-        self.write(j, at + b, &blocks::padding(b)?, false)?;
+        self.write(j, at + b, &blocks::padding(b)?)?;
         self.planes[p].lines.push(LineAt {
             id,
             head: b,
+            head_bytes: Vec::new(),
             body: b,
             events: 0,
             count: 0,
@@ -646,7 +662,10 @@ impl Assembly {
     }
 
     /// Writes the region of `size` bytes at `at` (grown to hold it by [`Assembly::grow`]):
-    /// `key`, the padded length `len_after_head` gives for its size, `body`, padding.
+    /// `key`, the padded length `len_after_head` gives for its size, `body`, padding. `was`:
+    /// what the region held (zeros follow it: room made since), kept for the undo. Returns
+    /// what it holds now.
+    #[allow(clippy::too_many_arguments)]
     fn write_region(
         &mut self,
         j: &mut Journal,
@@ -655,7 +674,8 @@ impl Assembly {
         key: u8,
         len_after_head: impl Fn(u64) -> u64,
         body: &[u8],
-    ) -> io::Result<()> {
+        mut was: Vec<u8>,
+    ) -> io::Result<Vec<u8>> {
         let mut region = Vec::with_capacity(size as usize);
         region.push(key);
         region.extend_from_slice(&crate::wire::padded_varint(len_after_head(size))?);
@@ -663,7 +683,26 @@ impl Assembly {
         let pad = size.checked_sub(ENTRY_HEAD + body.len() as u64);
         let pad = pad.ok_or_else(|| io::Error::other("a region outgrew its room"))?;
         region.extend_from_slice(&blocks::padding(pad)?);
-        self.write(j, at, &region, true)
+        was.resize(region.len(), 0);
+        self.debug_check_holds(at, &was);
+        self.change(j)?;
+        j.steps.push(Undo::Bytes { at, old: was });
+        self.file.write_all_at(&region, at)?;
+        self.len = self.len.max(at + size);
+        Ok(region)
+    }
+
+    /// In test builds: P holds `bytes` at `at` (what the caller knows P holds, not read back
+    /// in release builds).
+    fn debug_check_holds(&self, at: u64, bytes: &[u8]) {
+        if cfg!(debug_assertions) {
+            let mut got = vec![0u8; bytes.len()];
+            let read = self.file.read_exact_at(&mut got, at);
+            assert!(
+                read.is_ok() && got == bytes,
+                "P does not hold at {at} what the assembly noted"
+            );
+        }
     }
 
     /// The `XSpace`'s other fields at P's end (`last`: the input no window follows).
@@ -675,12 +714,13 @@ impl Assembly {
         let bytes = rest.encode_to_vec();
         let at = self.planes_end();
         self.change(j)?;
-        let mut old = vec![0u8; (self.len - at) as usize];
-        self.file.read_exact_at(&mut old, at)?;
+        let old = std::mem::replace(&mut self.rest, bytes);
+        self.debug_check_holds(at, &old);
+        debug_assert_eq!(at + old.len() as u64, self.len);
         j.steps.push(Undo::Tail { at, old });
         self.file.set_len(at)?;
-        self.file.write_all_at(&bytes, at)?;
-        self.len = at + bytes.len() as u64;
+        self.file.write_all_at(&self.rest, at)?;
+        self.len = at + self.rest.len() as u64;
         Ok(())
     }
 
@@ -822,7 +862,7 @@ impl Assembly {
             new.extend_from_slice(&bytes);
             new.extend_from_slice(&blocks::padding(room - bytes.len() as u64)?);
             new.extend_from_slice(&old[cut..]);
-            self.write(j, b, &new, false)?;
+            self.write(j, b, &new)?;
             let line = &mut self.planes[p].lines[l];
             for s in line.samples.iter_mut().filter(|s| s.1 >= q) {
                 s.1 += room;
@@ -878,9 +918,10 @@ impl Assembly {
         let body_at = self.line_at(p, l) + line.head;
         let (events, body) = (line.events, line.body);
         let new_body = self.round_up(events + bytes + MIN_PAD).max(body);
-        // The padding that was after the events, kept for the undo.
-        let mut old = vec![0u8; (body - events) as usize];
-        self.file.read_exact_at(&mut old, body_at + events)?;
+        // The padding that was after the events (a line's body ends in one padding field),
+        // kept for the undo.
+        let old = blocks::padding(body - events)?;
+        self.debug_check_holds(body_at + events, &old);
         j.steps.push(Undo::Bytes {
             at: body_at + events,
             old,
@@ -895,7 +936,7 @@ impl Assembly {
             to += b - a;
         }
         let pad = blocks::padding(new_body - events - bytes)?;
-        self.write(j, to, &pad, false)?;
+        self.write(j, to, &pad)?;
         // The piece's samples, where they now lie; its last event's key.
         let mut placed = Vec::new();
         let mut dst = events;
