@@ -600,3 +600,65 @@ fn the_drain_holds_one_kinds_room_at_a_time() {
          every kind's room was held at once"
     );
 }
+
+/// With the host events freed as written, a device plane built on a second thread starts once
+/// the host plane has freed what it will hold (`xplane::space::threads::HostProgress`): the
+/// write on two threads then holds no more than on one. A launch storm's shape: sixteen
+/// threads of 12,500 calls and their 200,000 kernels on one stream, whose one line is about as
+/// large as the host events. Built side by side from the start, that line was held beside the
+/// host events not yet written (the writer's top, above the join's), which fails this.
+#[test]
+fn a_second_plane_thread_holds_no_more_than_one() {
+    use rocprof_xplane::model::HostThread;
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    use rocprof_xplane::xplane::HostEvents;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let mut trace = support::synthetic::launches(n);
+    let thread = std::mem::take(&mut trace.host_threads).remove(0);
+    let per = thread.events.len().div_ceil(16);
+    trace.host_threads = thread
+        .events
+        .chunks(per)
+        .enumerate()
+        .map(|(i, e)| HostThread {
+            tid: thread.tid + i as u64,
+            name: String::new(),
+            events: e.to_vec(),
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let spill = SpillPolicy::past(dir.path(), 1 << 20);
+    let peak_on = |threads: usize| {
+        let mut trace = trace.clone();
+        let host = HostEvents::take(&mut trace);
+        let (_, before, peak, _) = measured(|| {
+            rocprof_xplane::xplane::build_window_planes(
+                &trace,
+                host,
+                Some(&spill),
+                threads,
+                None,
+                |_| Ok::<(), std::convert::Infallible>(()),
+            )
+            .unwrap()
+        });
+        peak - before
+    };
+    let (one, two) = (peak_on(1), peak_on(2));
+    let line: usize = trace.devices[0]
+        .lines
+        .iter()
+        .map(|l| l.events.len())
+        .sum::<usize>()
+        * 40;
+    println!(
+        "writing {n} launches from 16 threads on one stream: peak {one} B over the trace on one \
+         thread, {two} B on two (the device line about {line} B)"
+    );
+    assert!(
+        two < one + line / 4,
+        "on two threads the write held {two} B over the trace, on one {one} B: the device \
+         plane was built beside the host events not yet written"
+    );
+}

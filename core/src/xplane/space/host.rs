@@ -62,6 +62,11 @@ impl<'t> HostEvents<'t> {
         self.threads.iter().map(|e| &**e)
     }
 
+    /// Whether the host plane frees these events as it writes them (taken out of the trace).
+    pub(super) fn freed_as_written(&self) -> bool {
+        self.threads.iter().any(|e| matches!(e, Cow::Owned(_)))
+    }
+
     /// Thread `i`'s events, handed over: owned ones are freed when the caller drops them.
     fn hand_over(&mut self, i: usize) -> Cow<'t, [HostEvent]> {
         self.threads
@@ -154,6 +159,8 @@ const SYNC_PREFETCH_AHEAD: usize = 4;
 pub(super) struct HostLookups<'a, 't> {
     pub copies: &'a FirstCopies<'t>,
     pub steps: &'a StepRoots,
+    /// Told of each thread's events freed (the device planes built beside this one wait on it).
+    pub freed: &'a super::threads::HostProgress,
 }
 
 /// The host plane, each thread's events (`host`) dropped once its lines are encoded.
@@ -166,7 +173,11 @@ pub(super) fn host_plane(
     spill: Option<&SpillPolicy>,
     run: Option<&RunIds>,
 ) -> BuiltPlane {
-    let HostLookups { copies, steps } = lookups;
+    let HostLookups {
+        copies,
+        steps,
+        freed,
+    } = lookups;
     let syncs = crate::xplane::deps::SyncIndex::new(trace);
     let mut plane = new_plane(run, 0, s::HOST_PLANE.to_string());
     plane.spill_lines(spill.cloned());
@@ -271,6 +282,11 @@ pub(super) fn host_plane(
         plane.add_line(api.finish());
         for line in roctx.finish() {
             plane.add_line(line);
+        }
+        if let Cow::Owned(events) = events {
+            let bytes = std::mem::size_of_val(events.as_slice());
+            drop(events);
+            freed.freed(bytes as u64);
         }
     }
     // Anchors on a thread with no call in this window.

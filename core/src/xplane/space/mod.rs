@@ -73,7 +73,9 @@ pub fn build_planes<E>(
 /// are built while it is), so a device plane's length is then unpadded. A device plane
 /// finished before its turn waits with at most the spill size of its lines in memory (the rest
 /// in its file): the memory held grows by a plane being built per thread and by up to the
-/// spill size per waiting plane.
+/// spill size per waiting plane. With the host events taken out of the trace
+/// (`HostEvents::take`), a device plane starts only once the host plane has freed what it will
+/// hold (`threads::HostProgress`): it is not held beside the events not yet written.
 pub fn build_planes_spilling<E>(
     trace: &Trace,
     spill: Option<&SpillPolicy>,
@@ -108,11 +110,13 @@ pub fn build_window_planes<E>(
     // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
     // another is sets its lines aside until then.
     let host_spill = spill.map(|s| s.for_plane(0));
+    let progress = threads::HostProgress::new(host_events.freed_as_written());
     let host = || {
         let spill = host_spill.as_ref();
         let lookups = host::HostLookups {
             copies: &copies,
             steps: &steps,
+            freed: &progress,
         };
         host::host_plane(trace, host_events, &base, lookups, &anchors, spill, run)
     };
@@ -126,7 +130,14 @@ pub fn build_window_planes<E>(
             sink(device(d))?;
         }
     } else {
-        threads::DevicePlanes::new(&trace.devices).build(threads - 1, &device, host, &mut sink)?;
+        threads::DevicePlanes::new(&trace.devices).build(
+            threads - 1,
+            &device,
+            &building_bytes,
+            &progress,
+            host,
+            &mut sink,
+        )?;
     }
     if let Some(p) = summary::scope_tree_plane(&trace.scope_tree) {
         sink(p)?;
@@ -168,17 +179,27 @@ const LINE_BYTES_PER_EVENT: u64 = 96;
 /// line whole, and up to the spill size of its finished lines), and every device plane finished
 /// before its turn (up to the spill size of its lines each).
 pub fn parallel_planes_bytes(trace: &Trace, workers: usize) -> u64 {
-    let spill = super::spill::SPILL_PAST as u64;
-    let line = |l: &DeviceLine| l.events.len() as u64 * LINE_BYTES_PER_EVENT;
-    let plane = |d: &Device| d.lines.iter().map(line).sum::<u64>();
-    let building = trace
-        .devices
-        .iter()
-        .map(|d| d.lines.iter().map(line).max().unwrap_or(0) + plane(d).min(spill))
-        .max()
-        .unwrap_or(0);
-    let waiting: u64 = trace.devices.iter().map(|d| plane(d).min(spill)).sum();
+    let building = trace.devices.iter().map(building_bytes).max().unwrap_or(0);
+    let waiting: u64 = trace.devices.iter().map(waiting_bytes).sum();
     building * workers.min(trace.devices.len()) as u64 + waiting
+}
+
+/// What device plane `d` holds while it is built, at most: its largest line whole, and up to
+/// the spill size of its finished lines.
+fn building_bytes(d: &Device) -> u64 {
+    let largest = d.lines.iter().map(line_bytes).max().unwrap_or(0);
+    largest + waiting_bytes(d)
+}
+
+/// What device plane `d` holds once built, before its turn, at most: up to the spill size of
+/// its lines.
+fn waiting_bytes(d: &Device) -> u64 {
+    let plane: u64 = d.lines.iter().map(line_bytes).sum();
+    plane.min(super::spill::SPILL_PAST as u64)
+}
+
+fn line_bytes(l: &DeviceLine) -> u64 {
+    l.events.len() as u64 * LINE_BYTES_PER_EVENT
 }
 
 /// Converts `CLOCK_BOOTTIME` ns to the times written in lines: every line's `timestamp_ns` is

@@ -1,7 +1,80 @@
 //! The device planes built on threads of their own while the writing thread builds the host
 //! plane, reaching the sink in the order one thread gives them.
 
+use std::sync::{Condvar, Mutex, PoisonError};
+
 use super::{BuiltPlane, Device};
+
+/// How far the host plane has freed the host events it writes (`HostEvents::take`: the trace's
+/// last write), for the device planes built beside it. A device plane built while the host
+/// plane still holds the events it has not written adds its whole size on top of them: on a
+/// run of one long stream (a launch storm) its one line is as large as the host events, and
+/// the two together were the writer's top, above the join's. So a device plane starts only
+/// once the host plane has freed as many bytes as it will hold (`plane_bytes`), or has ended;
+/// with the events borrowed (a window written again) nothing is freed and nothing waits.
+pub(super) struct HostProgress {
+    state: Mutex<Freed>,
+    changed: Condvar,
+}
+
+#[derive(Clone, Copy)]
+struct Freed {
+    bytes: u64,
+    /// The host plane has ended (built, failed or panicked): nothing is waited for any more.
+    done: bool,
+}
+
+impl HostProgress {
+    /// `gated`: the host plane frees its events as it writes them.
+    pub(super) fn new(gated: bool) -> Self {
+        HostProgress {
+            state: Mutex::new(Freed {
+                bytes: 0,
+                done: !gated,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// The host plane freed `bytes` more of its events.
+    pub(super) fn freed(&self, bytes: u64) {
+        self.update(|f| f.bytes += bytes);
+    }
+
+    /// The host plane has ended.
+    fn done(&self) {
+        self.update(|f| f.done = true);
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Freed)) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let was = *state;
+        f(&mut state);
+        if !was.done {
+            self.changed.notify_all();
+        }
+    }
+
+    /// Waits until the host plane has freed `bytes`, or has ended.
+    fn wait_for(&self, bytes: u64) {
+        let state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let state = self
+            .changed
+            .wait_while(state, |f| !f.done && f.bytes < bytes)
+            .unwrap_or_else(PoisonError::into_inner);
+        drop(state);
+    }
+}
+
+/// Marks the host plane ended when dropped: a worker waiting on it is let go however the host
+/// plane ends (its sink failing, a panic).
+struct HostEnded<'p>(&'p HostProgress);
+
+impl Drop for HostEnded<'_> {
+    fn drop(&mut self) {
+        self.0.done();
+    }
+}
 
 /// The device planes handed out to the threads that build them, by a counter: a plane is
 /// claimed once, by the first thread to ask, and the planes reach the sink in ordinal order.
@@ -34,10 +107,14 @@ impl<'t> DevicePlanes<'t> {
     /// sinks it, and then builds the planes still unclaimed, sinking each in order as soon as
     /// the planes before it are in. A worker that cannot be started, or that ends without
     /// handing in its plane (a panic), leaves its planes to this thread.
+    /// A worker starts a device plane once `progress` says the host plane has freed what that
+    /// plane will hold (`plane_bytes`, by device index).
     pub(super) fn build<E>(
         &self,
         workers: usize,
         device: &(impl Fn((usize, &Device)) -> BuiltPlane + Sync),
+        plane_bytes: &(impl Fn(&Device) -> u64 + Sync),
+        progress: &HostProgress,
         host: impl FnOnce() -> BuiltPlane,
         sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -51,6 +128,7 @@ impl<'t> DevicePlanes<'t> {
                     .spawn_scoped(scope, move || {
                         let timer = crate::measure::helper_start();
                         while let Some(i) = self.claim() {
+                            progress.wait_for(plane_bytes(&self.devices[i]));
                             if tx.send((i, device((i, &self.devices[i])))).is_err() {
                                 break;
                             }
@@ -66,7 +144,7 @@ impl<'t> DevicePlanes<'t> {
                 }
             }
             drop(tx);
-            let sunk = self.sink_in_order(device, host, &rx, sink);
+            let sunk = self.sink_in_order(device, progress, host, &rx, sink);
             if sunk.is_err() {
                 self.close();
             }
@@ -87,11 +165,15 @@ impl<'t> DevicePlanes<'t> {
     fn sink_in_order<E>(
         &self,
         device: &impl Fn((usize, &Device)) -> BuiltPlane,
+        progress: &HostProgress,
         host: impl FnOnce() -> BuiltPlane,
         rx: &std::sync::mpsc::Receiver<(usize, BuiltPlane)>,
         sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
     ) -> Result<(), E> {
-        sink(host())?;
+        {
+            let _ended = HostEnded(progress);
+            sink(host())?;
+        }
         let mut waiting: Vec<Option<BuiltPlane>> = Vec::new();
         waiting.resize_with(self.devices.len(), || None);
         for want in 0..self.devices.len() {
@@ -162,6 +244,8 @@ mod tests {
             .build(
                 2,
                 &device,
+                &|_| 0,
+                &HostProgress::new(false),
                 // The host plane takes a while: the workers claim planes first.
                 || {
                     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -228,6 +312,8 @@ mod tests {
                 .build(
                     1,
                     &device,
+                    &|_| 0,
+                    &HostProgress::new(false),
                     // The worker claims device plane 0 before the host plane is written.
                     || {
                         waited(&|| claimed.load(SeqCst));
@@ -247,5 +333,59 @@ mod tests {
         let names: Vec<&str> = space.planes.iter().map(|p| p.name.as_str()).collect();
         assert_eq!(names, ["host", "plane 0", "plane 1", "plane 2"]);
         assert!(space.planes[1..].iter().all(|p| p.lines.len() == 6));
+    }
+
+    /// With the host events freed as written, a worker starts a device plane only once the
+    /// host plane has freed what that plane will hold: the host plane here frees its events in
+    /// four steps, a device plane holds two steps' worth, and the host plane waits a while for
+    /// the worker to start before each step (without the gate it starts at once). With the
+    /// events borrowed, the worker starts at once.
+    #[test]
+    fn a_device_plane_starts_once_the_host_plane_freed_what_it_will_hold() {
+        use std::sync::atomic::{AtomicU64, Ordering::SeqCst};
+        use std::time::{Duration, Instant};
+        const STEP: u64 = 1000;
+        let devices = numbered_devices(1);
+        let run = |gated: bool| {
+            let progress = HostProgress::new(gated);
+            // Bytes freed when the device plane started (`u64::MAX`: not yet).
+            let started_at = AtomicU64::new(u64::MAX);
+            let freed = AtomicU64::new(0);
+            let device = |(_, d): (usize, &Device)| {
+                started_at.store(freed.load(SeqCst), SeqCst);
+                PlaneBuilder::new(i64::from(d.ordinal), "device").finish()
+            };
+            let host = || {
+                for _ in 0..4 {
+                    let t = Instant::now();
+                    while started_at.load(SeqCst) == u64::MAX
+                        && t.elapsed() < Duration::from_millis(1000)
+                    {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    freed.fetch_add(STEP, SeqCst);
+                    progress.freed(STEP);
+                }
+                PlaneBuilder::new(-1, "host").finish()
+            };
+            let mut sunk = Vec::new();
+            DevicePlanes::new(&devices)
+                .build(
+                    1,
+                    &device,
+                    &|_| 2 * STEP,
+                    &progress,
+                    host,
+                    &mut |p: BuiltPlane| {
+                        sunk.push(p.into_xplane().id);
+                        Ok::<(), std::convert::Infallible>(())
+                    },
+                )
+                .unwrap();
+            assert_eq!(sunk, [-1, 0]);
+            started_at.load(SeqCst)
+        };
+        assert_eq!(run(true), 2 * STEP, "started once two steps were freed");
+        assert_eq!(run(false), 0, "nothing freed, nothing waited for");
     }
 }
