@@ -204,26 +204,33 @@ fn counter_values_to_hand_on(c: &mut Collected, held: Option<&Collected>) -> Cou
 /// whose roctx records are not traced: nothing is awaited.
 fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
     let mut out = HandedOn::default();
-    let packed = c.marker_records.iter();
-    let unpacked = c
-        .api
-        .iter()
-        .filter(|a| a.domain == ApiDomain::Marker)
-        .copied();
-    let mut came = crate::fastmap::HashSet::default();
-    came.extend(packed.chain(unpacked).map(|a| a.correlation_id));
-    if came.is_empty() && c.carried.spans_shown.is_empty() {
+    let ids = || {
+        let packed = c.marker_records.iter();
+        let unpacked = c
+            .api
+            .iter()
+            .filter(|a| a.domain == ApiDomain::Marker)
+            .copied();
+        packed.chain(unpacked).map(|a| a.correlation_id)
+    };
+    if ids().next().is_none() && c.carried.spans_shown.is_empty() {
         return out;
+    }
+    // A bit per id of the records' range: a test per span, not a hash lookup.
+    let expected = c.marker_records.len() + c.markers.len();
+    let mut came = IdSet::for_range(id_range(ids()), expected);
+    for id in ids() {
+        came.insert(id);
     }
     let times = |id: u64| carried_in.get(&id).copied().unwrap_or(0);
     for &id in &c.carried.spans_shown {
-        if !came.contains(&id) && times(id) < MAX_HANDED_ON {
+        if !came.contains(id) && times(id) < MAX_HANDED_ON {
             out.insert(id, times(id) + 1);
         }
     }
     for m in c.markers.iter().filter(|m| !m.open_at_end) {
         for id in [m.open_correlation_id, m.close_correlation_id] {
-            if id != 0 && !came.contains(&id) {
+            if id != 0 && !came.contains(id) {
                 out.entry(id).or_insert(1);
             }
         }
@@ -241,40 +248,37 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
 ///   window, where a later record of the same event must not hide it. These are never left
 ///   out: there is one per wait handed on, and the waits go along whole.
 pub fn latest_producers(c: &Collected, waits: &[SyncFact]) -> Vec<SyncFact> {
-    let records = || {
-        c.carried
-            .producers
-            .iter()
-            .chain(&c.syncs)
-            .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
-    };
-    let mut latest: HashMap<u64, SyncFact> = HashMap::default();
-    for s in records() {
-        let e = latest.entry(s.event).or_insert(*s);
-        if s.correlation_id > e.correlation_id {
-            *e = *s;
-        }
-    }
-    let mut out: Vec<SyncFact> = latest.into_values().collect();
+    // Each event's records in correlation order, those taken in before this window's own
+    // (a stable sort): one sort serves both the latest of each event and the waits' lookups.
+    let mut by_event: Vec<&SyncFact> = c
+        .carried
+        .producers
+        .iter()
+        .chain(&c.syncs)
+        .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
+        .collect();
+    by_event.sort_by_key(|s| (s.event, s.correlation_id));
+    let mut out: Vec<SyncFact> = by_event
+        .chunk_by(|a, b| a.event == b.event)
+        .map(|records| {
+            // The first of the event's latest id: the one taken in, when it is there too.
+            let latest = records[records.len() - 1].correlation_id;
+            *records[records.partition_point(|s| s.correlation_id < latest)]
+        })
+        .collect();
     if out.len() > MAX_PRODUCERS {
         out.sort_unstable_by_key(|s| std::cmp::Reverse(s.correlation_id));
         out.truncate(MAX_PRODUCERS);
     }
-    let mut waits = waits
+    let waits = waits
         .iter()
         .filter(|s| s.kind.waits_on_event())
-        .map(|s| (s.event, s.correlation_id))
-        .peekable();
-    if waits.peek().is_some() {
-        let mut by_event: Vec<(u64, u64, &SyncFact)> =
-            records().map(|s| (s.event, s.correlation_id, s)).collect();
-        by_event.sort_unstable_by_key(|&(e, id, _)| (e, id));
-        for (event, id) in waits {
-            let i = by_event.partition_point(|&(e, r, _)| (e, r) < (event, id));
-            let before = i.checked_sub(1).map(|i| by_event[i]);
-            if let Some((_, _, s)) = before.filter(|&(e, _, _)| e == event) {
-                out.push(*s);
-            }
+        .map(|s| (s.event, s.correlation_id));
+    for (event, id) in waits {
+        let i = by_event.partition_point(|s| (s.event, s.correlation_id) < (event, id));
+        let before = i.checked_sub(1).map(|i| by_event[i]);
+        if let Some(s) = before.filter(|s| s.event == event) {
+            out.push(*s);
         }
     }
     out.sort_unstable_by_key(|s| s.correlation_id);
@@ -321,10 +325,6 @@ pub fn split_incomplete(
             .filter(|a| hip(a.domain))
             .map(|a| a.correlation_id),
     );
-    let mut recorded = IdSet::for_range(range, c.api.len());
-    for a in c.api.iter().filter(|a| hip(a.domain)) {
-        recorded.insert(a.correlation_id);
-    }
     let mut active = IdSet::for_range(range, c.api.len());
     for id in c.kernels.iter().map(|k| k.correlation_id) {
         active.insert(id);
@@ -339,11 +339,12 @@ pub fn split_incomplete(
         held: HandedOn::default(),
         ids: IdSet::for_range(range, c.api.len()),
     };
-    let unrecorded = |h: &Holding, id: u64| !recorded.contains(id) && h.open(id);
     // Graph launches with device work here: complete or not by their stream (below).
     let mut graph_launches = Vec::new();
+    let mut recorded = IdSet::for_range(range, c.api.len());
     for a in c.api.iter().filter(|a| hip(a.domain)) {
         let id = a.correlation_id;
+        recorded.insert(id);
         if !launches.contains(a.operation) || !h.open(id) {
             continue;
         }
@@ -364,13 +365,14 @@ pub fn split_incomplete(
         .chain(c.copy_ptrs.iter().map(|f| f.correlation_id))
         .chain(c.memory.iter().map(|f| f.correlation_id))
         .chain(c.hip_events.iter().map(|(_, r)| r.correlation_id));
+    let unrecorded = |h: &Holding, id: u64| !recorded.contains(id) && h.open(id);
     for id in facts {
         if unrecorded(&h, id) {
             h.hold(id);
         }
     }
     let arrived = latest_work(c, &active);
-    hold_in_stream_order(c, &active, &arrived, &graph_launches, windows, &mut h);
+    hold_in_stream_order(c, &arrived, &graph_launches, windows, &mut h);
     // A graph launch written here may still have dispatches to come (its stream's later work
     // can be delivered before them, or its stream is not known): its scope and launch facts
     // go along, copied, for those to be placed and labelled in a later window (marked as
@@ -591,13 +593,45 @@ impl Holding<'_> {
 /// creation order: a fact written on a racing thread may not know the creation yet.
 type StreamOf = (i32, u64);
 
-/// The latest call on each stream whose device work has come.
-type Arrived = HashMap<StreamOf, u64>;
+/// The calls whose device work has come, by stream: grouped once per window (a hash lookup
+/// per call), then read by the stream-order rules round after round without hashing again.
+struct Arrived {
+    /// Each stream's slot in `calls`.
+    slot: HashMap<StreamOf, usize>,
+    /// Each stream's calls with device work here, in delivery order, and the latest of them.
+    calls: Vec<(StreamOf, Vec<u64>, u64)>,
+}
+
+impl Arrived {
+    /// The latest call on stream `s` whose device work has come.
+    fn latest(&self, s: StreamOf) -> Option<u64> {
+        self.slot.get(&s).map(|&i| self.calls[i].2)
+    }
+
+    /// The latest call on each stream whose device work has come and that `h` does not hold.
+    fn latest_kept(&self, h: &Holding<'_>) -> HashMap<StreamOf, u64> {
+        let kept = |ids: &Vec<u64>| ids.iter().copied().filter(|&id| !h.holds(id)).max();
+        self.calls
+            .iter()
+            .filter_map(|(s, ids, _)| Some((*s, kept(ids)?)))
+            .collect()
+    }
+}
 
 fn latest_work(c: &Collected, active: &IdSet) -> Arrived {
-    let mut arrived = Arrived::default();
+    let mut arrived = Arrived {
+        slot: HashMap::default(),
+        calls: Vec::new(),
+    };
     for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
-        let last = arrived.entry(stream_of(f.device, f.stream)).or_insert(0);
+        let s = stream_of(f.device, f.stream);
+        let calls = &mut arrived.calls;
+        let i = *arrived.slot.entry(s).or_insert_with(|| {
+            calls.push((s, Vec::new(), 0));
+            calls.len() - 1
+        });
+        let (_, ids, last) = &mut arrived.calls[i];
+        ids.push(f.correlation_id);
         *last = (*last).max(f.correlation_id);
     }
     arrived
@@ -637,7 +671,6 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 /// A graph launch whose stream is not known (no entry fact) is written with what it has.
 fn hold_in_stream_order(
     c: &Collected,
-    active: &IdSet,
     arrived: &Arrived,
     graph_launches: &[u64],
     windows: Windows,
@@ -658,10 +691,11 @@ fn hold_in_stream_order(
     // what holds them: one pass in correlation order holds them all. A wait held before its
     // work (windows merged) may come before the calls that hold it: the pass is made again
     // after such waits are held (they are few, and so are the rounds).
+    let mut order = InOrder::default();
     loop {
-        hold_after_held(c, &records, h);
+        hold_after_held(c, &records, &mut order, h);
         let changed = windows == Windows::Merged
-            && hold_waits_before_their_work(c, active, &wait_barriers, h);
+            && hold_waits_before_their_work(c, arrived, &wait_barriers, h);
         if !changed {
             break;
         }
@@ -680,7 +714,7 @@ fn hold_graph_launches_before_their_stream_moved_on(
     if graph_launches.is_empty() {
         return;
     }
-    let later_work = |s: StreamOf, id: u64| arrived.get(&s).is_some_and(|&last| last > id);
+    let later_work = |s: StreamOf, id: u64| arrived.latest(s).is_some_and(|last| last > id);
     let graphs: crate::fastmap::HashSet<u64> = graph_launches.iter().copied().collect();
     for f in &c.calls {
         let id = f.correlation_id;
@@ -726,12 +760,33 @@ struct Ordered {
     waits_on: Option<u64>,
 }
 
+/// The calls and syncs from id `from` on, in correlation order: sorted once, and read again by
+/// each later round of the stream-order rules whose first held call is not earlier.
+struct InOrder {
+    from: u64,
+    facts: Vec<Ordered>,
+}
+
+impl Default for InOrder {
+    fn default() -> Self {
+        InOrder {
+            from: u64::MAX,
+            facts: Vec::new(),
+        }
+    }
+}
+
 /// Holds, in one pass in correlation order from the first held call, every call and sync
 /// that follows a held one on its stream, and every wait whose latest record before it is
 /// held for the work before it (a record held after a held call on its stream; one held only
 /// for its own call has its work here, and stays a producer here). What a hold makes held
 /// comes after it, so when a fact is reached, what may hold it has been settled.
-fn hold_after_held(c: &Collected, records: &EventRecords, h: &mut Holding<'_>) {
+fn hold_after_held(
+    c: &Collected,
+    records: &EventRecords,
+    order: &mut InOrder,
+    h: &mut Holding<'_>,
+) {
     let call = |f: &CallFact| Ordered {
         id: f.correlation_id,
         stream: Some(stream_of(f.device, f.stream)),
@@ -755,13 +810,18 @@ fn hold_after_held(c: &Collected, records: &EventRecords, h: &mut Holding<'_>) {
     else {
         return;
     };
-    let mut order: Vec<Ordered> = facts().filter(|f| f.id >= floor).collect();
-    order.sort_unstable_by_key(|f| f.id);
+    if floor < order.from {
+        order.facts = facts().filter(|f| f.id >= floor).collect();
+        // Stable: facts of one id (a call's and its sync's) come calls first in every round.
+        order.facts.sort_by_key(|f| f.id);
+        order.from = floor;
+    }
+    let start = order.facts.partition_point(|f| f.id < floor);
     let mut first_held: HashMap<StreamOf, u64> = HashMap::default();
     let after_held = |first: &HashMap<StreamOf, u64>, s: StreamOf, id: u64| {
         first.get(&s).is_some_and(|&f| f < id)
     };
-    for f in order {
+    for &f in &order.facts[start..] {
         let follows = f.stream.is_some_and(|s| after_held(&first_held, s, f.id));
         let waits_on_held = || {
             f.waits_on
@@ -822,16 +882,11 @@ fn hold_device_syncs_after_held(c: &Collected, h: &mut Holding<'_>) {
 /// after each round of the stream-order rules, which may hold that work.
 fn hold_waits_before_their_work(
     c: &Collected,
-    active: &IdSet,
+    arrived: &Arrived,
     barriers: &crate::fastmap::HashSet<u64>,
     h: &mut Holding<'_>,
 ) -> bool {
-    let mut kept_work: HashMap<StreamOf, u64> = HashMap::default();
-    let kept = |id: u64| active.contains(id) && !h.holds(id);
-    for f in c.calls.iter().filter(|f| kept(f.correlation_id)) {
-        let last = kept_work.entry(stream_of(f.device, f.stream)).or_insert(0);
-        *last = (*last).max(f.correlation_id);
-    }
+    let kept_work = arrived.latest_kept(h);
     let ends_later = |s: &&SyncFact| {
         s.kind == SyncKind::StreamWaitEvent
             && !barriers.contains(&s.correlation_id)
@@ -895,7 +950,6 @@ mod tests {
     /// `hold_in_stream_order`'s one pass in correlation order must hold.
     fn hold_round_by_round(
         c: &Collected,
-        active: &IdSet,
         arrived: &Arrived,
         graph_launches: &[u64],
         windows: Windows,
@@ -905,8 +959,8 @@ mod tests {
         let records = EventRecords::of(c);
         let barriers = Default::default();
         loop {
-            let mut changed =
-                windows == Windows::Merged && hold_waits_before_their_work(c, active, &barriers, h);
+            let mut changed = windows == Windows::Merged
+                && hold_waits_before_their_work(c, arrived, &barriers, h);
             let mut first_held: HashMap<StreamOf, u64> = HashMap::default();
             let mut note = |s: StreamOf, id: u64| {
                 let first = first_held.entry(s).or_insert(id);
@@ -1035,8 +1089,8 @@ mod tests {
                     h
                 };
                 let (mut pass, mut rounds) = (holding(), holding());
-                hold_in_stream_order(&c, &active, &arrived, &graph_launches, windows, &mut pass);
-                hold_round_by_round(&c, &active, &arrived, &graph_launches, windows, &mut rounds);
+                hold_in_stream_order(&c, &arrived, &graph_launches, windows, &mut pass);
+                hold_round_by_round(&c, &arrived, &graph_launches, windows, &mut rounds);
                 let sorted = |h: &Holding| {
                     let mut v: Vec<(u64, u32)> = h.held.iter().map(|(&k, &v)| (k, v)).collect();
                     v.sort_unstable();
