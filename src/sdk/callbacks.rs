@@ -445,7 +445,8 @@ unsafe fn on_callback_out_of_line(t: &Tracer, r: CallbackRecord, edge: &'static 
 /// One callback-tracing callback, by kind: one gate load, one route read, then the kind's work
 /// inside the panic guard (reported as `edge`). The decision itself runs outside the guard: a
 /// load of the gate, of the armed dispatch and of one table entry by a checked index, none of
-/// which can panic; so does the outermost `HIP_STREAM` SET bracket ([`on_hip_stream`]).
+/// which can panic; so do a HIP call's EXIT that tells nothing ([`hip_exit_unguarded`]) and the
+/// outermost `HIP_STREAM` SET bracket ([`on_hip_stream`]).
 ///
 /// # Safety
 /// `r` is the runtime's record of this callback, its payload valid for the callback.
@@ -463,10 +464,16 @@ unsafe fn on_callback(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     // The guarded closures capture the record by reference: one pointer, not one per field.
     let r = &r;
     match a.route(r.kind) {
-        Route::HipApi => ffi_guard(edge, (), move || {
-            // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
-            unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
-        }),
+        Route::HipApi => {
+            if hip_exit_unguarded(&a.dispatch, rec, gate, r) {
+                return;
+            }
+            ffi_guard(edge, (), move || {
+                // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid
+                // (contract).
+                unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
+            })
+        }
         // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
         Route::HipStream => unsafe { on_hip_stream(rec, r, edge) },
         Route::Ignore => {}
@@ -492,6 +499,22 @@ unsafe fn on_other(a: &Armed, rec: &Recorder, route: Route, r: CallbackRecord) {
         // SAFETY: a HIP_GRAPH record (routed by its kind), payload valid (contract).
         Route::HipGraph => unsafe { on_hip_graph(rec, r) },
         Route::HipApi | Route::HipStream | Route::Ignore => {}
+    }
+}
+
+/// A HIP API EXIT that tells nothing (nearly every call's: [`Recorder::on_hip_exit_unguarded`]),
+/// done before the panic guard: the phase, a checked read of the operation's row, then the
+/// recorder's loads, compares and stores, none of which can panic; the payload is not read.
+/// Returns false, having done nothing, for any other callback: [`on_hip_api`] takes it, guarded.
+#[inline(always)]
+fn hip_exit_unguarded(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecord) -> bool {
+    if r.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
+        return false;
+    }
+    match d.hip_op(r.operation) {
+        Some(op) => rec.on_hip_exit_unguarded(gate, op),
+        // Not subscribed: [`on_hip_api`] does nothing with it either.
+        None => true,
     }
 }
 
