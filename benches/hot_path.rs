@@ -866,7 +866,8 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
 ///   (the table of HIP operations).
 /// * `table + request`: and the external-correlation-id request for the kernel it creates
 ///   (registered whenever `HIP_STREAM` or `HIP_GRAPH` is, SDK 1.3.0+).
-/// * `table + HIP_STREAM`: and the runtime's `HIP_STREAM` SET ENTER/EXIT around the call.
+/// * `table + HIP_STREAM`: and the runtime's `HIP_STREAM` SET ENTER/EXIT around the call,
+///   through the trampoline the session registers for that kind (`hip_stream_callback_v1`).
 ///
 /// No runtime is involved: the runtime's own cost of dispatching each callback comes on top
 /// (more callbacks, more of it). Prints CPU-ns per call (the calling threads' own CPU time) at
@@ -1019,7 +1020,9 @@ fn hip_calls(
     request: bool,
     stream_brackets: bool,
 ) {
-    use rocprof_xplane::sdk::callbacks::{external_id_request, tracing_callback_v1};
+    use rocprof_xplane::sdk::callbacks::{
+        external_id_request, hip_stream_callback_v1, tracing_callback_v1,
+    };
     let data = tracer as *const _ as *mut std::ffi::c_void;
     let stream = 0x7f00_0000_0000 + (tid << 12);
     let record = |kind: u32, op: i32, phase: u32, corr: u64, payload: *mut std::ffi::c_void| {
@@ -1070,7 +1073,7 @@ fn hip_calls(
         // is the armed tracer.
         unsafe {
             if stream_brackets {
-                tracing_callback_v1(
+                hip_stream_callback_v1(
                     record(HIP_STREAM_KIND_V1, set_op, enter, 0, set_p),
                     std::ptr::null_mut(),
                     data,
@@ -1098,7 +1101,7 @@ fn hip_calls(
                 data,
             );
             if stream_brackets {
-                tracing_callback_v1(
+                hip_stream_callback_v1(
                     record(HIP_STREAM_KIND_V1, set_op, exit, 0, set_p),
                     std::ptr::null_mut(),
                     data,

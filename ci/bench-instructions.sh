@@ -6,8 +6,9 @@
 # and the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats) in the SIMULATED
 # runtime (test infrastructure, not hardware). Prints instructions per event / per delivered
 # record for the join, the export and finalize as a whole, and for the callbacks' own work on
-# the application threads (`tracing_callback_v1`, the callback-tracing edge whole: its panic
-# guard, dispatch and capture, and the debug self-timing the runs have on). Cache misses are
+# the application threads (`tracing_callback_v1` and `hip_stream_callback_v1`, the callback-
+# tracing edges whole: their panic guard, dispatch and capture, and the debug self-timing the
+# runs have on). Cache misses are
 # not in these counts: a change that only cuts memory traffic reads flat here. Takes about 2
 # minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
@@ -58,6 +59,11 @@ inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when 
   callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | grep -v '=>' | grep -E "[:]$2( |$)" \
     | awk '{gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0} END {printf "%.0f\n", max}'
 }
+callbacks() { # FILE -> the callback-tracing edges' inclusive instructions: the general
+  # trampoline and the HIP_STREAM one (neither calls the other)
+  echo $(( $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1') \
+    + $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::hip_stream_callback_v1') ))
+}
 finalize() { # FILE -> finalize's inclusive instructions: the coordinator's last cut and the
   # window writer's last window (its join, write and the merge), on the writer's thread
   echo $(( $(inclusive "$1" 'rocprof_xplane::control::coordinator::Coordinator::finalize') \
@@ -70,7 +76,7 @@ python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane(_c
   "$(finalize "$work/storm.out")" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" <<'PY'
+  "$(callbacks "$work/storm.out")" <<'PY'
 import sys
 events, records, bj, bb, sf, sj, sw, sc = map(int, sys.argv[1:])
 builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
@@ -84,7 +90,7 @@ for mode in table table_request table_stream; do
 done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/'
 # Per record collected: every edge the runtime calls on its threads (callbacks, external-id
 # requests, buffer deliveries), per delivered record of the storm.
-python3 - "$records" "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" \
+python3 - "$records" "$(callbacks "$work/storm.out")" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::external_id_request')" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane::sdk::callbacks::buffer_callback')" <<'PY'
 import sys
@@ -98,7 +104,7 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model|join)::(deps::)?resolve_dependencies')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::space::(host::)?host_plane')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1')" <<'PY'
+    "$(callbacks "$work/maxtext.out")" <<'PY'
 import sys
 records, f, j, d, w, h, c = map(int, sys.argv[1:])
 print(f"maxtext/10 {records:,} records: finalize {f / records:,.0f} instructions/record (join {j / records:,.0f}, of which dependencies {d / records:,.0f}; write {w / records:,.0f}, of which the host plane {h / records:,.0f}); callbacks' work {c / records:,.0f}")

@@ -13,7 +13,7 @@ use crate::budget::Budget;
 use crate::capture::hip_call::{self, CallArgs, HipCall, Phase};
 use crate::capture::local::{self, Local};
 use crate::capture::Capture;
-use crate::hip::Role;
+use crate::hip::{HipOp, Role};
 use crate::selftime::SelfTime;
 use crate::store::sinks::lock;
 use crate::store::EventStore;
@@ -69,6 +69,21 @@ impl Gate {
     pub fn full(self) -> bool {
         self.0 & Gate::FULL != 0
     }
+}
+
+/// Whether the EXIT of a call of row `op` changes the thread's state: a device set, a stream
+/// created, or memory allocated or freed (read at EXIT: the pointer an allocation returns is
+/// written by the call) while capture is on.
+#[inline(always)]
+fn exit_tells(op: &HipOp, gate: Gate) -> bool {
+    matches!(op.role, Role::SetDevice | Role::StreamCreate) || reads_memory_at_exit(op, gate)
+}
+
+/// Whether the EXIT of a call of row `op` reads the memory it allocated or freed: unless
+/// capture is paused or the ceiling reached.
+#[inline(always)]
+fn reads_memory_at_exit(op: &HipOp, gate: Gate) -> bool {
+    op.mem.is_some() && gate.capturing()
 }
 
 /// Where the callbacks record.
@@ -246,13 +261,26 @@ impl Recorder {
     ) {
         self.capture.open_calls().exit_on(l);
         let op = call.op;
-        let state = matches!(op.role, Role::SetDevice | Role::StreamCreate);
-        // Allocations and frees are read at EXIT (the pointer an allocation returns is written
-        // by the call), unless capture is paused or the ceiling reached.
-        let memory = op.mem.is_some() && gate.capturing();
-        if state || memory {
+        if exit_tells(op, gate) {
+            let memory = reads_memory_at_exit(op, gate);
             self.on_hip_exit_state(l, call, args, if memory { now() } else { 0 });
         }
+    }
+
+    /// [`Self::on_hip_call`] for the EXIT of a call of row `op` whose exit tells nothing
+    /// ([`exit_tells`]: nearly every call's), when its open-call mark needs no registration:
+    /// a thread-local access that cannot fail (it reports a thread in teardown), loads,
+    /// compares and stores; no allocation, no lock, no index, nothing that can panic, so a
+    /// callback runs it before its panic guard. Returns false, having done nothing, for any
+    /// other EXIT: [`Self::on_hip_call`] takes it, inside the guard.
+    #[inline(always)]
+    pub fn on_hip_exit_unguarded(&self, gate: Gate, op: &HipOp) -> bool {
+        if exit_tells(op, gate) {
+            return false;
+        }
+        let open_calls = self.capture.open_calls();
+        // A thread whose locals are gone keeps nothing ([`Self::on_hip_call`] neither).
+        local::with(|l| open_calls.exit_registered_on(l)).unwrap_or(true)
     }
 
     /// [`Self::on_hip_exit`] for a call whose exit changes the thread's state: out of line,

@@ -33,6 +33,12 @@ impl SelfTime {
         rocprof_xplane_core::measure::enable_helper_timing();
     }
 
+    /// Whether timing is on: an edge that takes its timed path out of line checks this first.
+    #[inline(always)]
+    pub fn is_on(&self) -> bool {
+        self.on.load(Ordering::Relaxed)
+    }
+
     /// The start of an edge's work, when timing is on.
     #[inline(always)]
     pub fn start(&self) -> Option<Instant> {

@@ -315,7 +315,8 @@ fn writing_dependency_anchors_allocates_nothing_per_anchor() {
 fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
     use rocprof_xplane::capture::markers::{MarkerCall, MarkerOp};
     use rocprof_xplane::sdk::callbacks::{
-        external_id_request, tracing_callback_v1, CallbackKinds, Dispatch, Tracer,
+        external_id_request, hip_stream_callback_v1, tracing_callback_v1, CallbackKinds, Dispatch,
+        Tracer,
     };
     use std::ffi::c_void;
     const HIP_STREAM_KIND_V1: u32 = 20;
@@ -371,8 +372,14 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         r.phase = phase;
         r.payload = payload;
         // SAFETY: a record and payload as the runtime passes them, valid for the call; `data`
-        // is the armed tracer.
-        unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+        // is the armed tracer. Each kind through the trampoline the session registers for it.
+        unsafe {
+            if kind == HIP_STREAM_KIND_V1 {
+                hip_stream_callback_v1(r, std::ptr::null_mut(), data)
+            } else {
+                tracing_callback_v1(r, std::ptr::null_mut(), data)
+            }
+        };
     };
     let (enter, exit) = (
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER,

@@ -95,6 +95,34 @@ impl OpenCalls {
         }
     }
 
+    /// [`Self::exit_on`] when it needs no registration of this thread's slot (the call's ENTER
+    /// made it): a load, a compare and a store or two, no allocation, no lock, nothing that can
+    /// panic, so a callback may run it before its panic guard. Returns false, having changed
+    /// nothing, when the outermost EXIT finds no slot of this registry first in the thread's
+    /// entries (an ENTER never seen, a thread used with several registries): [`Self::exit_on`]
+    /// takes it.
+    #[inline(always)]
+    pub(crate) fn exit_registered_on(&self, l: &local::Local) -> bool {
+        let d = l.open_depth.get();
+        match d {
+            // An EXIT whose ENTER we did not see (callbacks enabled mid-call).
+            0 => true,
+            1 => {
+                let owner = local::address_of(&self.slots);
+                let Some(slot) = local::registered(&l.open_slot, owner) else {
+                    return false;
+                };
+                l.open_depth.set(0);
+                publish(l, slot, false);
+                true
+            }
+            _ => {
+                l.open_depth.set(d - 1);
+                true
+            }
+        }
+    }
+
     /// Calls open now are not waited for any more: their EXIT may never reach us (after a
     /// detach the SDK's callbacks to our contexts may stop).
     pub fn forget_open_calls(&self) {
@@ -242,6 +270,36 @@ mod tests {
             0,
             "and its EXIT closes it"
         );
+    }
+
+    /// The EXIT the callbacks take before their guard keeps the slot as [`OpenCalls::exit_on`]
+    /// does, and declines, changing nothing, where only the chain walk finds the slot (a thread
+    /// used with a second registry).
+    #[test]
+    fn the_unguarded_exit_closes_calls_as_the_guarded_one_does() {
+        let (calls, second) = (OpenCalls::default(), OpenCalls::default());
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                local::with(|l| {
+                    assert!(calls.exit_registered_on(l), "an EXIT never entered");
+                    calls.enter_on(l);
+                    calls.enter_on(l); // nested: one open call
+                    assert!(calls.exit_registered_on(l));
+                    assert_eq!(calls.settle(Duration::from_millis(5)), 1, "still open");
+                    assert!(calls.exit_registered_on(l));
+                    assert_eq!(l.open_depth.get(), 0);
+                    assert_eq!(calls.settle(Duration::from_secs(5)), 0, "closed");
+                    // The thread's first registry is `calls`: `second`'s slot is in the chain.
+                    second.enter_on(l);
+                    assert!(!second.exit_registered_on(l), "declined");
+                    assert_eq!(l.open_depth.get(), 1, "and nothing changed");
+                    assert_eq!(second.settle(Duration::from_millis(5)), 1);
+                    second.exit_on(l);
+                    assert_eq!(second.settle(Duration::from_secs(5)), 0);
+                })
+                .unwrap();
+            });
+        });
     }
 
     #[test]

@@ -122,9 +122,20 @@ pub(crate) fn with_registered<T, R>(
 /// one compare.
 #[inline(always)]
 pub(crate) fn entry<T>(entries: &Entries<T>, owner: usize, register: impl FnOnce() -> T) -> &T {
+    match registered(entries, owner) {
+        Some(v) => v,
+        None => entry_registering(entries, owner, register),
+    }
+}
+
+/// The entry `entries` holds for the registry at `owner` when it is the thread's first one, without
+/// registering: one load and one compare, nothing that can panic. `None` when it would take a
+/// registration or the chain walk ([`entry`] does those).
+#[inline(always)]
+pub(crate) fn registered<T>(entries: &Entries<T>, owner: usize) -> Option<&T> {
     match entries.first.get() {
-        Some(r) if r.owner == owner => &r.value,
-        _ => entry_registering(entries, owner, register),
+        Some(r) if r.owner == owner => Some(&r.value),
+        _ => None,
     }
 }
 

@@ -178,14 +178,25 @@ pub fn create_buffer(
     }
 }
 
-/// Routes callback-tracing kind `kind` (operations `ops`) of `ctx` to the trampoline of the
-/// running ABI, recording into `tracer`.
+/// Which trampoline a callback-tracing service is routed to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edge {
+    /// The general trampoline: any kind, dispatched by its route.
+    General,
+    /// `HIP_STREAM` (SDK 1.x): a trampoline whose path for SET brackets is its own (twice per
+    /// HIP call), any other record handed to the general path.
+    HipStream,
+}
+
+/// Routes callback-tracing kind `kind` (operations `ops`) of `ctx` to the trampoline `edge` of
+/// the running ABI, recording into `tracer`.
 pub fn trace_callbacks(
     f: &Functions,
     ctx: Context,
     kind: u32,
     ops: &[i32],
     abi: Abi,
+    edge: Edge,
     tracer: &'static Tracer,
 ) -> Result<(), SdkError> {
     // SAFETY: the trampoline takes the record layout of `abi`, the running SDK's, and reads
@@ -195,7 +206,7 @@ pub fn trace_callbacks(
             ctx,
             kind,
             ops,
-            tracing_callback_for(abi),
+            tracing_callback_for(abi, edge),
             tracer.user_data(),
         )
     }
@@ -286,7 +297,6 @@ macro_rules! tracing_trampoline {
         ) {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
-            let timer = t.recorder.selftime().start();
             let r = CallbackRecord {
                 thread_id: record.thread_id,
                 correlation_id: record.correlation_id.internal,
@@ -295,9 +305,13 @@ macro_rules! tracing_trampoline {
                 phase: record.phase,
                 payload: record.payload,
             };
+            if t.recorder.selftime().is_on() {
+                // SAFETY: as below.
+                unsafe { on_callback_timed(t, r, $what) };
+                return;
+            }
             // SAFETY: the runtime's record of this callback, its payload valid for it.
             unsafe { on_callback(t, r, $what) };
-            t.recorder.selftime().callback_done(timer);
         }
     };
 }
@@ -326,18 +340,113 @@ fn erase<R>(f: Trampoline<R>) -> sys::rocprofiler_callback_tracing_cb_any_t {
     Some(unsafe { std::mem::transmute::<Trampoline<R>, unsafe extern "C" fn()>(f) })
 }
 
-/// The trampoline matching the running ABI, as the type-erased pointer the SDK takes.
-fn tracing_callback_for(abi: Abi) -> sys::rocprofiler_callback_tracing_cb_any_t {
-    match abi {
-        Abi::V0 => erase(tracing_callback_v0 as Trampoline<_>),
-        Abi::V1 => erase(tracing_callback_v1 as Trampoline<_>),
+/// The trampoline `edge` of the running ABI, as the type-erased pointer the SDK takes. SDK 0.x
+/// has no `HIP_STREAM`: a kind of that name there gets the general trampoline of its layout.
+fn tracing_callback_for(abi: Abi, edge: Edge) -> sys::rocprofiler_callback_tracing_cb_any_t {
+    match (abi, edge) {
+        (Abi::V0, _) => erase(tracing_callback_v0 as Trampoline<_>),
+        (Abi::V1, Edge::General) => erase(tracing_callback_v1 as Trampoline<_>),
+        (Abi::V1, Edge::HipStream) => erase(hip_stream_callback_v1 as Trampoline<_>),
     }
+}
+
+/// The `HIP_STREAM` trampoline (SDK 1.x): the runtime brackets every HIP call, dispatch and
+/// copy with a SET ENTER and EXIT, so this runs twice per HIP call. Its path for them is the
+/// general trampoline's for a `HIP_STREAM` record, without its route switch and guarded paths
+/// in the frame, and with the self-timed run out of line: the gate, the armed dispatch, the
+/// kind's route (so a kind configured for two services goes where the general trampoline sends
+/// it), then [`on_hip_stream`]. A record of any other route takes the general path, out of
+/// line.
+///
+/// # Safety
+/// Called by the runtime with a record whose payload matches its kind and operation, and the
+/// tracer registered with the service as `data`.
+pub unsafe extern "C" fn hip_stream_callback_v1(
+    record: sys::rocprofiler_callback_tracing_record_v1_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    data: *mut c_void,
+) {
+    // SAFETY: the user data of this service's registration (`trace_callbacks`).
+    let t = unsafe { tracer(data) };
+    if t.recorder.selftime().is_on() {
+        // SAFETY: as below.
+        unsafe { hip_stream_timed(t, &record) };
+        return;
+    }
+    // SAFETY: the runtime's record of this callback, its payload valid for it.
+    unsafe { hip_stream_edge(t, &record) };
+}
+
+/// [`hip_stream_callback_v1`] with self-timing on.
+///
+/// # Safety
+/// As [`hip_stream_edge`].
+#[cold]
+#[inline(never)]
+unsafe fn hip_stream_timed(t: &Tracer, record: &sys::rocprofiler_callback_tracing_record_v1_t) {
+    let timer = t.recorder.selftime().start();
+    // SAFETY: this function's contract.
+    unsafe { hip_stream_edge(t, record) };
+    t.recorder.selftime().callback_done(timer);
+}
+
+/// The work of [`hip_stream_callback_v1`].
+///
+/// # Safety
+/// `record` is the runtime's record of this callback, its payload valid for it.
+#[inline(always)]
+unsafe fn hip_stream_edge(t: &Tracer, record: &sys::rocprofiler_callback_tracing_record_v1_t) {
+    const EDGE: &str = "callback tracing (1.x)";
+    let r = CallbackRecord {
+        thread_id: record.thread_id,
+        correlation_id: record.correlation_id.internal,
+        kind: record.kind,
+        operation: record.operation,
+        phase: record.phase,
+        payload: record.payload,
+    };
+    let rec = &t.recorder;
+    match t.armed.get() {
+        Some(a) if !rec.gate().forked() && a.route(r.kind) == Route::HipStream => {
+            // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
+            unsafe { on_hip_stream(rec, &r, EDGE) }
+        }
+        // SAFETY: the runtime's record of this callback, its payload valid for it.
+        _ => unsafe { on_callback_out_of_line(t, r, EDGE) },
+    }
+}
+
+/// [`on_callback`] with self-timing on: out of line, so a trampoline's untimed path keeps no
+/// clock value through its frame.
+///
+/// # Safety
+/// As [`on_callback`].
+#[cold]
+#[inline(never)]
+unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
+    let timer = t.recorder.selftime().start();
+    // SAFETY: this function's contract.
+    unsafe { on_callback(t, r, edge) };
+    t.recorder.selftime().callback_done(timer);
+}
+
+/// [`on_callback`] out of line: what the `HIP_STREAM` trampoline does not take itself (a fork's
+/// child, a callback before the session is armed, a record of another route).
+///
+/// # Safety
+/// As [`on_callback`].
+#[cold]
+#[inline(never)]
+unsafe fn on_callback_out_of_line(t: &Tracer, r: CallbackRecord, edge: &'static str) {
+    // SAFETY: this function's contract.
+    unsafe { on_callback(t, r, edge) }
 }
 
 /// One callback-tracing callback, by kind: one gate load, one route read, then the kind's work
 /// inside the panic guard (reported as `edge`). The decision itself runs outside the guard: a
 /// load of the gate, of the armed dispatch and of one table entry by a checked index, none of
-/// which can panic; so does the outermost `HIP_STREAM` SET bracket ([`on_hip_stream`]).
+/// which can panic; so do a HIP call's EXIT that tells nothing ([`hip_exit_unguarded`]) and the
+/// outermost `HIP_STREAM` SET bracket ([`on_hip_stream`]).
 ///
 /// # Safety
 /// `r` is the runtime's record of this callback, its payload valid for the callback.
@@ -355,10 +464,16 @@ unsafe fn on_callback(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     // The guarded closures capture the record by reference: one pointer, not one per field.
     let r = &r;
     match a.route(r.kind) {
-        Route::HipApi => ffi_guard(edge, (), move || {
-            // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
-            unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
-        }),
+        Route::HipApi => {
+            if hip_exit_unguarded(&a.dispatch, rec, gate, r) {
+                return;
+            }
+            ffi_guard(edge, (), move || {
+                // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid
+                // (contract).
+                unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
+            })
+        }
         // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
         Route::HipStream => unsafe { on_hip_stream(rec, r, edge) },
         Route::Ignore => {}
@@ -384,6 +499,22 @@ unsafe fn on_other(a: &Armed, rec: &Recorder, route: Route, r: CallbackRecord) {
         // SAFETY: a HIP_GRAPH record (routed by its kind), payload valid (contract).
         Route::HipGraph => unsafe { on_hip_graph(rec, r) },
         Route::HipApi | Route::HipStream | Route::Ignore => {}
+    }
+}
+
+/// A HIP API EXIT that tells nothing (nearly every call's: [`Recorder::on_hip_exit_unguarded`]),
+/// done before the panic guard: the phase, a checked read of the operation's row, then the
+/// recorder's loads, compares and stores, none of which can panic; the payload is not read.
+/// Returns false, having done nothing, for any other callback: [`on_hip_api`] takes it, guarded.
+#[inline(always)]
+fn hip_exit_unguarded(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecord) -> bool {
+    if r.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
+        return false;
+    }
+    match d.hip_op(r.operation) {
+        Some(op) => rec.on_hip_exit_unguarded(gate, op),
+        // Not subscribed: [`on_hip_api`] does nothing with it either.
+        None => true,
     }
 }
 
@@ -427,9 +558,19 @@ unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord, edge: &'static str) 
     if let Some((enter, stream)) = bracket {
         use crate::capture::hip_stream;
         if !hip_stream::on_set_outermost(enter, stream) {
-            ffi_guard(edge, (), || hip_stream::on_set(enter, stream));
+            on_nested_set(enter, stream, edge);
         }
     }
+}
+
+/// A `HIP_STREAM` SET bracket nested inside another, through the guard: out of line, as few
+/// are.
+#[cold]
+#[inline(never)]
+fn on_nested_set(enter: bool, stream: u64, edge: &'static str) {
+    ffi_guard(edge, (), || {
+        crate::capture::hip_stream::on_set(enter, stream)
+    });
 }
 
 /// A roctx callback (MARKER_CORE_API).
@@ -493,9 +634,35 @@ pub unsafe extern "C" fn external_id_request(
 ) -> i32 {
     // SAFETY: the user data of this service's registration (`request_external_ids`).
     let t = unsafe { tracer(data) };
-    let timer = t.recorder.selftime().start();
     // A dispatch of a call already placed, outside a graph launch (nearly every one), is
     // answered without the guard: the check is loads and compares that cannot panic.
+    if !t.recorder.selftime().is_on()
+        && t.recorder
+            .capture()
+            .external_id_request_idle(internal_corr_id_value)
+    {
+        return 1;
+    }
+    // SAFETY: the runtime's request; `external` null or its out-parameter (this function's
+    // contract).
+    unsafe { external_id_request_rest(t, thread_id, internal_corr_id_value, external) }
+}
+
+/// [`external_id_request`] past its untimed idle answer, out of line: the request that binds a
+/// stream or answers inside a graph launch, through the guard, and every request while
+/// self-timing is on.
+///
+/// # Safety
+/// `external` is null or the out-parameter the runtime passed for this request.
+#[cold]
+#[inline(never)]
+unsafe fn external_id_request_rest(
+    t: &Tracer,
+    thread_id: sys::rocprofiler_thread_id_t,
+    internal_corr_id_value: u64,
+    external: *mut sys::rocprofiler_user_data_t,
+) -> i32 {
+    let timer = t.recorder.selftime().start();
     if t.recorder
         .capture()
         .external_id_request_idle(internal_corr_id_value)
@@ -577,10 +744,17 @@ mod tests {
     #[test]
     fn each_abi_gets_the_trampoline_of_its_own_layout() {
         let addr = |f: sys::rocprofiler_callback_tracing_cb_any_t| f.map(|f| f as usize);
-        let v0 = addr(tracing_callback_for(Abi::V0));
-        let v1 = addr(tracing_callback_for(Abi::V1));
+        let v0 = addr(tracing_callback_for(Abi::V0, Edge::General));
+        let v1 = addr(tracing_callback_for(Abi::V1, Edge::General));
         assert_eq!(v0, Some(tracing_callback_v0 as *const () as usize));
         assert_eq!(v1, Some(tracing_callback_v1 as *const () as usize));
         assert_ne!(v0, v1);
+        // HIP_STREAM has its own trampoline under 1.x; 0.x has no such kind.
+        let stream_v1 = addr(tracing_callback_for(Abi::V1, Edge::HipStream));
+        assert_eq!(
+            stream_v1,
+            Some(hip_stream_callback_v1 as *const () as usize)
+        );
+        assert_eq!(addr(tracing_callback_for(Abi::V0, Edge::HipStream)), v0);
     }
 }

@@ -652,7 +652,13 @@ impl Session {
                 self.warn(format!("callback kind {name} not offered by this SDK"));
                 continue;
             };
-            if let Err(mut e) = callbacks::trace_callbacks(&f, ctx, kind, &ops, self.abi, tracer) {
+            let edge = match name {
+                "HIP_STREAM" => callbacks::Edge::HipStream,
+                _ => callbacks::Edge::General,
+            };
+            if let Err(mut e) =
+                callbacks::trace_callbacks(&f, ctx, kind, &ops, self.abi, edge, tracer)
+            {
                 e.call = format!("rocprofiler_configure_callback_tracing_service({name})");
                 self.warn(e.to_string());
                 continue;
