@@ -65,9 +65,13 @@ callbacks() { # FILE -> the callback-tracing edges' inclusive instructions: the 
     + $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::hip_stream_callback_v1') ))
 }
 finalize() { # FILE -> finalize's inclusive instructions: the coordinator's last cut and the
-  # window writer's last window (its join, write and the merge), on the writer's thread
-  echo $(( $(inclusive "$1" 'rocprof_xplane::control::coordinator::Coordinator::finalize') \
-    + $(inclusive "$1" 'rocprof_xplane::control::writer::Writer::last') ))
+  # window writer's last window (its join, write and the merge). A run that never cut a window
+  # has no writer's thread: the last window is written within the coordinator's finalize (which
+  # then counts it, and is the larger); else on the writer's thread, apart.
+  local f l
+  f=$(inclusive "$1" 'rocprof_xplane::control::coordinator::Coordinator::finalize')
+  l=$(inclusive "$1" 'rocprof_xplane::control::writer::Writer::last')
+  if ((f >= l)); then echo "$f"; else echo $((f + l)); fi
 }
 events=$(grep -oE '^join +[0-9]+ events' "$work/bench.log" | awk '{print $2}')
 records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/storm.log" | awk '{print $1}')
@@ -75,7 +79,7 @@ python3 - "$events" "$records" "$(inclusive "$work/bench.out" 'rocprof_xplane(_c
   "$(inclusive "$work/bench.out" 'rocprof_xplane(_core)?::xplane::space::build_(planes(_spilling)?|window_planes)')" \
   "$(finalize "$work/storm.out")" \
   "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
-  "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
+  "$(inclusive "$work/storm.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window(_placed)?)')" \
   "$(callbacks "$work/storm.out")" <<'PY'
 import sys
 events, records, bj, bb, sf, sj, sw, sc = map(int, sys.argv[1:])
@@ -102,7 +106,7 @@ if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   python3 - "$mt" "$(finalize "$work/maxtext.out")" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model::)?join::join(_on|_numbered)?')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::(model|join)::(deps::)?resolve_dependencies')" \
-    "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window)')" \
+    "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window(_placed)?)')" \
     "$(inclusive "$work/maxtext.out" 'rocprof_xplane(_core)?::xplane::space::(host::)?host_plane')" \
     "$(callbacks "$work/maxtext.out")" <<'PY'
 import sys
