@@ -297,14 +297,7 @@ macro_rules! tracing_trampoline {
         ) {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
-            let r = CallbackRecord {
-                thread_id: record.thread_id,
-                correlation_id: record.correlation_id.internal,
-                kind: record.kind,
-                operation: record.operation,
-                phase: record.phase,
-                payload: record.payload,
-            };
+            let r = CallbackRecord::from(&record);
             if t.recorder.selftime().is_on() {
                 // SAFETY: as below.
                 unsafe { on_callback_timed(t, r, $what) };
@@ -397,14 +390,7 @@ unsafe fn hip_stream_timed(t: &Tracer, record: &sys::rocprofiler_callback_tracin
 #[inline(always)]
 unsafe fn hip_stream_edge(t: &Tracer, record: &sys::rocprofiler_callback_tracing_record_v1_t) {
     const EDGE: &str = "callback tracing (1.x)";
-    let r = CallbackRecord {
-        thread_id: record.thread_id,
-        correlation_id: record.correlation_id.internal,
-        kind: record.kind,
-        operation: record.operation,
-        phase: record.phase,
-        payload: record.payload,
-    };
+    let r = CallbackRecord::from(record);
     let rec = &t.recorder;
     match t.armed.get() {
         Some(a) if !rec.gate().forked() && a.route(r.kind) == Route::HipStream => {

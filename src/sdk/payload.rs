@@ -26,6 +26,29 @@ pub struct CallbackRecord {
     pub payload: *mut c_void,
 }
 
+/// A callback-tracing record of either SDK family, read into its version-independent part.
+macro_rules! callback_record_from {
+    ($($record:ty),*) => {$(
+        impl From<&$record> for CallbackRecord {
+            #[inline(always)]
+            fn from(record: &$record) -> CallbackRecord {
+                CallbackRecord {
+                    thread_id: record.thread_id,
+                    correlation_id: record.correlation_id.internal,
+                    kind: record.kind,
+                    operation: record.operation,
+                    phase: record.phase,
+                    payload: record.payload,
+                }
+            }
+        }
+    )*};
+}
+callback_record_from!(
+    sys::rocprofiler_callback_tracing_record_v0_t,
+    sys::rocprofiler_callback_tracing_record_v1_t
+);
+
 impl CallbackRecord {
     /// The phase of a HIP API callback.
     pub fn hip_phase(&self) -> Phase {
