@@ -37,6 +37,7 @@ use std::sync::Arc;
 use prost::Message;
 
 use super::blocks::{self, MIN_PAD};
+use super::copy;
 use super::encoded::{event_times, LINE_EVENTS};
 use super::heads::merge_heads;
 use super::input::{shifts, Input, LineIn};
@@ -932,7 +933,7 @@ impl Assembly {
         let mut to = body_at + events;
         for &(a, b) in spans {
             self.change(j)?;
-            copy_within(file, a, &self.file, to, b - a)?;
+            copy::copy_range(file, a, b - a, copy::Dest::At(&self.file, to))?;
             to += b - a;
         }
         let pad = blocks::padding(new_body - events - bytes)?;
@@ -1092,56 +1093,4 @@ fn last_key(
         }
     }
     key.ok_or_else(changed)
-}
-
-/// Copies `len` bytes of `from` at `at` into `to` at `dst`: in the kernel where it can
-/// (`copy_file_range`), else through a buffer.
-fn copy_within(from: &File, at: u64, to: &File, dst: u64, len: u64) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let off = |v: u64| i64::try_from(v).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput));
-    let (mut src, mut out, mut left) = (off(at)?, off(dst)?, len);
-    while left > 0 {
-        let chunk = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
-        // SAFETY: both descriptors are open for the call (borrowed from `from` and `to`);
-        // `src` and `out` are live locals the call reads and advances.
-        let n = unsafe {
-            libc::copy_file_range(
-                from.as_raw_fd(),
-                &mut src,
-                to.as_raw_fd(),
-                &mut out,
-                chunk,
-                0,
-            )
-        };
-        if n > 0 {
-            left -= n as u64;
-            continue;
-        }
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a window ended before its indexed events",
-            ));
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::ENOSYS | libc::EXDEV | libc::EINVAL | libc::EOPNOTSUPP | libc::EBADF) => {
-                let mut buf = vec![0u8; left.min(1 << 20) as usize];
-                let (mut s, mut o) = (src as u64, out as u64);
-                while left > 0 {
-                    let want = left.min(buf.len() as u64) as usize;
-                    from.read_exact_at(&mut buf[..want], s)?;
-                    to.write_all_at(&buf[..want], o)?;
-                    s += want as u64;
-                    o += want as u64;
-                    left -= want as u64;
-                }
-                return Ok(());
-            }
-            _ => return Err(e),
-        }
-    }
-    Ok(())
 }

@@ -38,6 +38,7 @@ use super::proto::XSpace;
 use crate::wire::{self, xplane as fields, PADDED_LEN};
 
 mod blocks;
+mod copy;
 mod encoded;
 mod events;
 mod heads;

@@ -405,66 +405,13 @@ pub(super) fn splice(pieces: &[Piece]) -> io::Result<Spliced> {
     Ok(out)
 }
 
-/// Copies `len` bytes of `from` at `at` to the end of `w`: in the kernel where it can
-/// (`copy_file_range`), else through a buffer.
+/// Copies `len` bytes of `from` at `at` to the end of `w` (flushed first).
 pub(super) fn copy_range(
     from: &File,
     at: u64,
     len: u64,
     w: &mut io::BufWriter<File>,
 ) -> io::Result<()> {
-    use std::os::fd::AsRawFd;
     w.flush()?;
-    let (mut at, mut left) = (at, len);
-    while left > 0 {
-        let mut off =
-            i64::try_from(at).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-        let chunk = usize::try_from(left.min(1 << 30)).unwrap_or(1 << 30);
-        // SAFETY: both descriptors are open for the call (`from` and the writer's file);
-        // `off` is a live local the call reads and advances; a null output offset writes at
-        // (and advances) the output's file offset, where the flushed writer left it.
-        let n = unsafe {
-            libc::copy_file_range(
-                from.as_raw_fd(),
-                &mut off,
-                w.get_ref().as_raw_fd(),
-                std::ptr::null_mut(),
-                chunk,
-                0,
-            )
-        };
-        if n > 0 {
-            at += n as u64;
-            left -= n as u64;
-            continue;
-        }
-        if n == 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "an input ended before its indexed events",
-            ));
-        }
-        let e = io::Error::last_os_error();
-        match e.raw_os_error() {
-            Some(libc::EINTR) => continue,
-            Some(libc::ENOSYS | libc::EXDEV | libc::EINVAL | libc::EOPNOTSUPP | libc::EBADF) => {
-                return copy_by_reading(from, at, left, w)
-            }
-            _ => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-fn copy_by_reading(from: &File, mut at: u64, mut left: u64, w: &mut impl Write) -> io::Result<()> {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; (left.min(1 << 20)) as usize];
-    while left > 0 {
-        let want = left.min(buf.len() as u64) as usize;
-        from.read_exact_at(&mut buf[..want], at)?;
-        w.write_all(&buf[..want])?;
-        at += want as u64;
-        left -= want as u64;
-    }
-    Ok(())
+    super::copy::copy_range(from, at, len, super::copy::Dest::End(w.get_ref()))
 }
