@@ -267,11 +267,11 @@ fn a_capture_reply_holds_its_bytes_not_the_messages() {
 /// 12,500 kernels and sixteen threads of 12,500 calls: each plane is sixteen lines.
 #[test]
 fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
-    use rocprof_xplane::model::{DeviceLine, HostThread};
+    use rocprof_xplane::model::DeviceLine;
     use rocprof_xplane::xplane::spill::SpillPolicy;
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let n = 200_000;
-    let mut trace = support::synthetic::launches(n);
+    let mut trace = launches_from_sixteen_threads(n);
     let all = std::mem::take(&mut trace.devices[0].lines);
     let events: Vec<_> = all.into_iter().flat_map(|l| l.events).collect();
     let per = events.len().div_ceil(16);
@@ -281,18 +281,6 @@ fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
         .map(|(i, e)| DeviceLine {
             id: i as i64,
             name: format!("Stream {i}"),
-            events: e.to_vec(),
-        })
-        .collect();
-    // And the calls on sixteen threads (a thread is one line of the host plane).
-    let thread = std::mem::take(&mut trace.host_threads).remove(0);
-    trace.host_threads = thread
-        .events
-        .chunks(per)
-        .enumerate()
-        .map(|(i, e)| HostThread {
-            tid: thread.tid + i as u64,
-            name: String::new(),
             events: e.to_vec(),
         })
         .collect();
@@ -332,18 +320,9 @@ fn the_writer_holds_about_one_line_when_lines_are_set_aside() {
     assert!(over < held / 2, "set aside {over} B, held {held} B");
 }
 
-/// The last write of a trace takes its host events out of it (`xplane::HostEvents::take`) and
-/// frees each thread's once its lines are encoded: the writer's peak then holds the events not
-/// yet written, not all of them beside the planes being built. Sixteen threads of 12,500 calls
-/// and their kernels, the lines set aside past 1 MiB as the file writer does: when the host
-/// plane is done, its calls are gone; kept to the end, they are still held there.
-#[test]
-fn the_last_write_frees_each_threads_events_once_written() {
-    use rocprof_xplane::model::HostThread;
-    use rocprof_xplane::xplane::spill::SpillPolicy;
-    use rocprof_xplane::xplane::HostEvents;
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let n = 200_000;
+/// A launch storm's shape: `n` launches and their kernels on one stream, the calls made from
+/// sixteen threads.
+fn launches_from_sixteen_threads(n: u64) -> Trace {
     let mut trace = support::synthetic::launches(n);
     let thread = std::mem::take(&mut trace.host_threads).remove(0);
     let per = thread.events.len().div_ceil(16);
@@ -351,12 +330,27 @@ fn the_last_write_frees_each_threads_events_once_written() {
         .events
         .chunks(per)
         .enumerate()
-        .map(|(i, e)| HostThread {
+        .map(|(i, e)| rocprof_xplane::model::HostThread {
             tid: thread.tid + i as u64,
             name: String::new(),
             events: e.to_vec(),
         })
         .collect();
+    trace
+}
+
+/// The last write of a trace takes its host events out of it (`xplane::HostEvents::take`) and
+/// frees each thread's once its lines are encoded: the writer's peak then holds the events not
+/// yet written, not all of them beside the planes being built. Sixteen threads of 12,500 calls
+/// and their kernels, the lines set aside past 1 MiB as the file writer does: when the host
+/// plane is done, its calls are gone; kept to the end, they are still held there.
+#[test]
+fn the_last_write_frees_each_threads_events_once_written() {
+    use rocprof_xplane::xplane::spill::SpillPolicy;
+    use rocprof_xplane::xplane::HostEvents;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000;
+    let mut trace = launches_from_sixteen_threads(n);
     let calls: usize = trace
         .host_threads
         .iter()
@@ -609,24 +603,11 @@ fn the_drain_holds_one_kinds_room_at_a_time() {
 /// host events not yet written (the writer's top, above the join's), which fails this.
 #[test]
 fn a_second_plane_thread_holds_no_more_than_one() {
-    use rocprof_xplane::model::HostThread;
     use rocprof_xplane::xplane::spill::SpillPolicy;
     use rocprof_xplane::xplane::HostEvents;
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let n = 200_000;
-    let mut trace = support::synthetic::launches(n);
-    let thread = std::mem::take(&mut trace.host_threads).remove(0);
-    let per = thread.events.len().div_ceil(16);
-    trace.host_threads = thread
-        .events
-        .chunks(per)
-        .enumerate()
-        .map(|(i, e)| HostThread {
-            tid: thread.tid + i as u64,
-            name: String::new(),
-            events: e.to_vec(),
-        })
-        .collect();
+    let trace = launches_from_sixteen_threads(n);
     let dir = tempfile::tempdir().unwrap();
     let spill = SpillPolicy::past(dir.path(), 1 << 20);
     let peak_on = |threads: usize| {
