@@ -851,7 +851,7 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
     if let Some(step) = open.take() {
         close(&mut c, step, t_ns);
     }
-    c.api.reverse();
+    c.api = c.api.iter().collect::<Vec<_>>().into_iter().rev().collect();
     c.kernels = kernels.into();
     let events = c.api.len() + c.kernels.len() + c.copies.len() + c.markers.len();
     (c, events)

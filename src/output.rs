@@ -187,7 +187,7 @@ mod tests {
             end_ns: 2,
             thread_id: 1,
         };
-        c.api = vec![call; 100_000];
+        c.api = vec![call; 100_000].into();
         assert!(crate::model::join::beside_bytes(&c) >= 100_000 * 12);
         // Copies: placed beside the kernels, and on the lines prepared beside each other.
         let copy = crate::model::events::CopyRecord {

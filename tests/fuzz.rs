@@ -181,11 +181,11 @@ fn decode_pipeline(input: &[u8]) -> u64 {
         ..Collected::default()
     };
     store.add_counters_to(&mut col.counters);
-    store.api.drain_into(&mut col.api);
+    col.api.append(std::mem::take(&mut store.api));
     // The roctx records as the tool collects them (packed apart), or among the calls as a
     // converted file has them: the join reads both.
     if input.first().is_some_and(|b| b & 1 == 1) {
-        store.marker_records.drain_into(&mut col.api);
+        col.api.append(std::mem::take(&mut store.marker_records));
     } else {
         col.marker_records
             .append(std::mem::take(&mut store.marker_records));

@@ -107,7 +107,7 @@ fn the_join_holds_its_records_or_their_events_not_both() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let n = 200_000;
     let c = calls(n);
-    let records = std::mem::size_of_val(c.api.as_slice());
+    let records = c.api.held_bytes();
     let (trace, _, peak, after) = measured(move || rocprof_xplane::model::join::join(c));
     let events: usize = trace.host_threads.iter().map(|t| t.events.len()).sum();
     assert_eq!(events, n as usize, "every call is an event");
@@ -117,8 +117,8 @@ fn the_join_holds_its_records_or_their_events_not_both() {
          ({:.1} B per call)",
         over as f64 / n as f64
     );
-    // The events are 64 B per call, the records 48 B: with the two whole side by side the
-    // peak is the records' size (and the tables) over the trace.
+    // The events are 48 B per call, the records 32 B packed: with the two whole side by side
+    // the peak is the records' size (and the tables) over the trace.
     assert!(
         over * 4 < records * 3,
         "the join's peak is {over} B over its output, with {records} B of records: the \
@@ -544,6 +544,31 @@ fn the_kernels_stage_holds_no_table_it_does_not_read() {
         over < 50 * n as usize,
         "the join's peak is {over} B over its input or output for {n} launches: a table over \
          every call's id the kernels stage does not read was held to it"
+    );
+}
+
+/// The join reads the calls' records packed, as the stores hold them (32 B a call), to the
+/// host events, each chunk freed once its calls are events: unpacked to 48 B each, they were
+/// held through the kernels stage beside the device events being made (16 B a call more at
+/// the join's top), which fails this. The top counts the collection made and joined.
+#[test]
+fn the_join_holds_the_calls_records_packed() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000u64;
+    let (trace, before, peak, _) = measured(move || {
+        let c = launches_with_kernels(n);
+        rocprof_xplane::model::join::join_on(c, 1)
+    });
+    let calls: usize = trace.host_threads.iter().map(|t| t.events.len()).sum();
+    assert_eq!(calls, n as usize, "every call is an event");
+    let top = peak - before;
+    println!(
+        "a collection of {n} launches made and joined: top {top} B ({:.1} B per launch)",
+        top as f64 / n as f64
+    );
+    assert!(
+        top < 155 * n as usize,
+        "the join's top is {top} B for {n} launches: the calls' records were unpacked"
     );
 }
 

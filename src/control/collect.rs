@@ -220,7 +220,7 @@ fn drain(
 
 /// Where the stores' records go in the collection.
 struct Records<'a> {
-    api: &'a mut Vec<ApiRecord>,
+    api: &'a mut PackedVec<ApiRecord>,
     marker_records: &'a mut PackedVec<ApiRecord>,
     kernels: &'a mut PackedVec<crate::model::events::KernelRecord>,
     copies: &'a mut Vec<CopyRecord>,
@@ -234,15 +234,14 @@ impl Records<'_> {
     fn drain_stores(self, s: &Session, mut stores: Vec<EventStore>) {
         // How many records there are, so that the outputs grow in two steps toward it
         // (`chunked::room_toward`).
-        let api = stores.iter().map(|st| st.api.len()).sum();
         let copies = stores.iter().map(|st| st.copies.len()).sum();
         let (mut samples, mut dispatches) = (Vec::new(), Vec::new());
         for st in &mut stores {
             st.pmc_samples.drain_into(&mut samples);
             st.pmc_dispatches.drain_into(&mut dispatches);
             st.add_counters_to(self.counters);
-            st.api.drain_into_toward(self.api, api);
-            // The roctx records keep their chunks: the join reads them packed.
+            // The API records keep their chunks: the join reads them packed.
+            self.counters.memory_limit_dropped += self.api.append(std::mem::take(&mut st.api));
             self.counters.memory_limit_dropped += self
                 .marker_records
                 .append(std::mem::take(&mut st.marker_records));
@@ -262,7 +261,6 @@ impl Records<'_> {
             self.counters.unknown_kind_records += unnamed;
         }
         // The room left by growing in steps (`room_for`) is not kept through the join.
-        self.api.shrink_to_fit();
         self.copies.shrink_to_fit();
     }
 }

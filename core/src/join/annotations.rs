@@ -66,7 +66,7 @@ impl AnnotationIndex {
 /// stand for are dropped, the spans given their times, the scopes consumed) and, for labels
 /// and the scope tree only, the spans earlier windows carried in.
 pub(super) struct Spanned {
-    api: Vec<ApiRecord>,
+    api: PackedVec<ApiRecord>,
     /// Consumed by the stage: the ones no span stands for are moved into `api`.
     marker_records: PackedVec<ApiRecord>,
     markers: Vec<MarkerSpan>,
@@ -103,7 +103,7 @@ impl Spanned {
 /// The host's calls once annotated: the API records no span stands for, and the spans with
 /// their records' times.
 pub(super) struct HostCalls {
-    pub api: Vec<ApiRecord>,
+    pub api: PackedVec<ApiRecord>,
     pub markers: Vec<MarkerSpan>,
 }
 
@@ -182,7 +182,7 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
     );
     annotations.table = stacks.into_table();
     let scope_tree = scope_tree(c.scope_context.iter().chain(&c.markers));
-    for a in &c.api {
+    for a in c.api.iter() {
         if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
             continue;
         }
@@ -220,24 +220,23 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
     let packed = std::mem::take(&mut c.marker_records);
     let mut in_packed: CorrMap<Slot> = ids.map();
     in_packed.reserve(packed.len());
-    let mut others = Vec::new();
+    let mut others = PackedVec::new();
     for (i, a) in packed.positions() {
         if !is_span_record(&a) {
+            // (Past 2^32 − 1 shapes a record is refused: not within the memory ceiling.)
             others.push(a);
             continue;
         }
         keep_first(&mut in_packed, i, &a, |j| packed.get(j));
     }
-    // (Room for them alone: the calls' vector is as long as the calls.)
-    c.api.reserve_exact(others.len());
-    c.api.append(&mut others);
+    c.api.append(others);
     for m in &mut c.markers {
         let record = |corr: u64| {
             if corr == 0 {
                 return None;
             }
             let unpacked = roctx_in_api
-                .then(|| in_api.get(&corr).map(|s| c.api[s.index()]))
+                .then(|| in_api.get(&corr).and_then(|s| c.api.get(s.index())))
                 .flatten();
             let packed = in_packed.get(&corr).and_then(|s| packed.get(s.index()));
             match (unpacked, packed) {
@@ -259,7 +258,6 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
     if roctx_in_api {
         c.api.retain(|a| !is_span_record(a));
     }
-    c.api.shrink_to_fit();
 }
 
 #[cfg(test)]

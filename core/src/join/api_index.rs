@@ -5,11 +5,12 @@
 use crate::facts::{ApiDomain, ApiRecord, SyncFact};
 use crate::model::corrmap::{CorrMap, IdSet, Slot};
 use crate::model::deps::CallEnds;
+use crate::store::PackedVec;
 
 use super::input::Ids;
 
-/// Which correlation ids have a HIP record. The records stay in delivery order: a sort by id
-/// would move each 48-byte record along a permutation walked in cycles, a cache miss per
+/// Which correlation ids have a HIP record. The records stay packed, in delivery order: a sort
+/// by id would move each record along a permutation walked in cycles, a cache miss per
 /// record waiting on the one before, and the stages after find records by id, never in order
 /// (the host events stage settles each thread's own order, `host_events::sort_host_events`).
 /// A bit per id: it is held through the kernels stage, the join's top, where the records'
@@ -30,13 +31,18 @@ pub(super) struct ApiIndexed {
 
 impl ApiIndex {
     /// The index of `api`, and the ends of the calls `syncs` name.
-    pub fn build(api: &[ApiRecord], ids: Ids, earlier: &[u64], syncs: &[SyncFact]) -> ApiIndexed {
+    pub fn build(
+        api: &PackedVec<ApiRecord>,
+        ids: Ids,
+        earlier: &[u64],
+        syncs: &[SyncFact],
+    ) -> ApiIndexed {
         let at = positions(api, ids, ApiDomain::Hip);
-        let call_ends = CallEnds::of(syncs, |corr| at.get(&corr).map(|&i| &api[i.index()]));
+        let call_ends = CallEnds::of(syncs, |corr| api.get(at.get(&corr)?.index()));
         drop(at);
-        let calls = api.iter().filter(|a| a.domain == ApiDomain::Hip);
-        let mut hip = IdSet::for_range(ids.range, calls.clone().count());
-        for a in calls.filter(|a| a.correlation_id != 0) {
+        let calls = || api.iter().filter(|a| a.domain == ApiDomain::Hip);
+        let mut hip = IdSet::for_range(ids.range, calls().count());
+        for a in calls().filter(|a| a.correlation_id != 0) {
             hip.insert(a.correlation_id);
         }
         ApiIndexed {
@@ -68,16 +74,17 @@ pub(super) fn api_key(a: &ApiRecord) -> (u64, u64, u64, u64, i32, ApiDomain, u64
     )
 }
 
-/// Where each correlation id's record of `domain` is in `api`: of an id's repeats, the first
-/// in the records' order (`api_key`), whatever order they were delivered in.
-pub(super) fn positions(api: &[ApiRecord], ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
+/// Where each correlation id's record of `domain` is in `api` (its position, `positions`): of
+/// an id's repeats, the first in the records' order (`api_key`), whatever order they were
+/// delivered in.
+pub(super) fn positions(api: &PackedVec<ApiRecord>, ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
     let mut map: CorrMap<Slot> = ids.map();
     map.reserve(api.iter().filter(|a| a.domain == domain).count());
-    for (i, a) in api.iter().enumerate() {
+    for (i, a) in api.positions() {
         if a.domain != domain || a.correlation_id == 0 {
             continue;
         }
-        keep_first(&mut map, i, a, |j| Some(api[j]));
+        keep_first(&mut map, i, &a, |j| api.get(j));
     }
     map
 }

@@ -9,6 +9,7 @@ use crate::hip::ops::expects_device_activity;
 use crate::model::trace::{
     HostEvent, HostEventKind, HostThread, Name, Ordinal16, RangeInfo, Table,
 };
+use crate::store::PackedVec;
 use crate::util::buffers::{Backwards, FromTheEnd};
 use crate::util::sort::{apply_order, sort_two_runs};
 use std::sync::Arc;
@@ -150,12 +151,12 @@ fn sort_spans(spans: &mut [MarkerSpan]) {
     apply_order(spans, &mut order);
 }
 
-/// Every API record as its thread's event. The records are taken from the end, and the
-/// vector shrunk as they go, so its memory is given back while the host events (48 B each, as
-/// the records are) grow. Each thread's events come out last first, and are turned round at
-/// the end (`Backwards::into_vec`).
+/// Every API record as its thread's event. The records are taken from the end, each chunk of
+/// them freed once read, so their memory is given back while the host events (48 B each, the
+/// records 32) grow. Each thread's events come out last first, and are turned round at the end
+/// (`Backwards::into_vec`).
 fn call_events(
-    api: Vec<ApiRecord>,
+    api: PackedVec<ApiRecord>,
     threads: &mut ThreadEvents,
     operations: &mut OpNames,
     names: &mut NameTable,
@@ -163,10 +164,9 @@ fn call_events(
     annotations: &mut AnnotationIndex,
     counters: &mut Counters,
 ) {
-    let mut records = FromTheEnd::new(api);
-    while let Some(a) = records.next() {
+    for a in api.into_iter_from_the_end() {
         let annotation = annotations.get(a.correlation_id, a.external_id);
-        let (name, launches) = operations.name(names, a);
+        let (name, launches) = operations.name(names, &a);
         let (count, device) = work
             .activity_of
             .get(&a.correlation_id)

@@ -82,7 +82,7 @@ pub(super) struct Header {
 /// and the scope each call was made in. The annotations stage consumes the scopes and the
 /// records the spans stand for (`annotations::HostCalls` is what it leaves).
 pub(super) struct HostRecords {
-    pub api: Vec<ApiRecord>,
+    pub api: PackedVec<ApiRecord>,
     pub marker_records: PackedVec<ApiRecord>,
     pub markers: Vec<MarkerSpan>,
     pub scopes: Vec<(u64, i64)>,

@@ -105,7 +105,7 @@ pub(super) fn annotations_beside_call_tables(
 /// What the API index reads: the calls' records, the calls earlier windows wrote
 /// (`Carried::launched`) and the sync facts (whose calls' ends it copies out).
 pub(super) struct ApiIndexIn<'a> {
-    pub records: &'a [ApiRecord],
+    pub records: &'a PackedVec<ApiRecord>,
     pub launched_earlier: &'a [u64],
     pub syncs: &'a [SyncFact],
 }

@@ -206,11 +206,7 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
     let mut out = HandedOn::default();
     let ids = || {
         let packed = c.marker_records.iter();
-        let unpacked = c
-            .api
-            .iter()
-            .filter(|a| a.domain == ApiDomain::Marker)
-            .copied();
+        let unpacked = c.api.iter().filter(|a| a.domain == ApiDomain::Marker);
         packed.chain(unpacked).map(|a| a.correlation_id)
     };
     if ids().next().is_none() && c.carried.spans_shown.is_empty() {
@@ -441,9 +437,14 @@ fn latest_contexts(mut contexts: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windows) -> Collected {
     let mut out = empty_like(c);
     let is_held = |id: u64| id != 0 && held.contains(id);
-    move_where(&mut c.api, &mut out.api, |a| {
-        a.domain == ApiDomain::Hip && is_held(a.correlation_id)
-    });
+    if c.api
+        .iter()
+        .any(|a| a.domain == ApiDomain::Hip && is_held(a.correlation_id))
+    {
+        out.api = c
+            .api
+            .split_where(|a| a.domain == ApiDomain::Hip && is_held(a.correlation_id));
+    }
     if c.kernels.iter().any(|k| is_held(k.correlation_id)) {
         out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
     }

@@ -32,7 +32,10 @@ pub struct Collected {
     /// offset to the job's clock reference then (`clock`).
     pub clock: ClockFacts,
     pub agents: Vec<AgentInfo>,
-    pub api: Vec<ApiRecord>,
+    /// HIP API records (and, in a collection made otherwise than by the tool, roctx ones) as
+    /// the stores packed them (`store::packed`, 32 B a call): the join reads them packed to
+    /// the host events, never unpacked whole.
+    pub api: PackedVec<ApiRecord>,
     /// roctx API records as the stores packed them (the tool's own collection; a collection
     /// made otherwise may hold its roctx records in `api`). Most stand for a span of `markers`
     /// and only give it its times: the join reads them here, packed, and moves only the others
@@ -197,7 +200,7 @@ impl Collected {
     /// with every other window, symbols and names, are not counted).
     pub fn approx_bytes(&self) -> u64 {
         use std::mem::size_of_val;
-        (size_of_val(self.api.as_slice())
+        (self.api.held_bytes()
             + self.marker_records.held_bytes()
             + self.kernels.held_bytes()
             + size_of_val(self.copies.as_slice())
@@ -257,7 +260,7 @@ impl Collected {
         if self.agents.is_empty() {
             self.agents = agents;
         }
-        concat(&mut self.api, api);
+        self.counters.memory_limit_dropped += self.api.append(api);
         self.counters.memory_limit_dropped += self.marker_records.append(marker_records);
         self.counters.memory_limit_dropped += self.kernels.append(kernels);
         concat(&mut self.copies, copies);
@@ -337,7 +340,7 @@ mod tests {
             thread_id: 1,
         };
         let mut c = Collected {
-            api: vec![record(ApiDomain::Hip, 1)],
+            api: [record(ApiDomain::Hip, 1)].into_iter().collect(),
             markers: vec![MarkerSpan {
                 open_correlation_id: 2,
                 close_correlation_id: 3,

@@ -106,7 +106,7 @@ pub struct CallEnds {
 impl CallEnds {
     /// The ends of `syncs`' waits and records (the producers), from the API record of each id
     /// (`api`).
-    pub fn of<'a>(syncs: &[SyncFact], api: impl Fn(u64) -> Option<&'a ApiRecord>) -> Self {
+    pub fn of(syncs: &[SyncFact], api: impl Fn(u64) -> Option<ApiRecord>) -> Self {
         let mut ids: Vec<u64> = syncs
             .iter()
             .filter(|s| s.kind == SyncKind::EventRecord || s.kind.draws_arrow())
@@ -541,7 +541,7 @@ mod tests {
         ];
         let records: Vec<ApiRecord> = [10, 20, 30, 40, 50, 60].map(record).into();
         let ends = CallEnds::of(&syncs, |corr| {
-            records.iter().find(|a| a.correlation_id == corr)
+            records.iter().find(|a| a.correlation_id == corr).copied()
         });
         let end = |tid, end_ns| {
             Some(CallEnd {

@@ -261,6 +261,24 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         taken
     }
 
+    /// Keeps the records `keep` picks, in order, each in place with its table entry (an
+    /// entry only removed records used stays in the table).
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        let PackedVec { records, table, .. } = self;
+        records.retain(|p| keep(&T::join(p.each, &table[p.shared as usize])));
+    }
+
+    /// Every record, last first, each chunk freed once its records are read: a reader that
+    /// makes something of each record (the host events of the calls) never holds both forms
+    /// whole.
+    pub fn into_iter_from_the_end(self) -> FromTheEnd<T, MAX> {
+        let PackedVec { records, table, .. } = self;
+        FromTheEnd {
+            chunks: records.into_chunks().collect(),
+            table,
+        }
+    }
+
     pub fn clear(&mut self) {
         self.records.clear();
         self.table.clear();
@@ -295,6 +313,37 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
 /// Bytes one record occupies in a [`PackedVec`], beside its share of the table.
 pub const fn packed_size<T: Pack>() -> usize {
     std::mem::size_of::<Packed<T::Each>>()
+}
+
+/// Records read last first, each chunk freed once read (`PackedVec::into_iter_from_the_end`).
+pub struct FromTheEnd<T: Pack, const MAX: usize = CHUNK> {
+    chunks: Vec<Vec<Packed<T::Each>>>,
+    table: Vec<T::Shared>,
+}
+
+impl<T: Pack, const MAX: usize> FromTheEnd<T, MAX> {
+    /// Bytes of record storage still held.
+    pub fn capacity_bytes(&self) -> usize {
+        self.chunks
+            .iter()
+            .map(|c| c.capacity() * std::mem::size_of::<Packed<T::Each>>())
+            .sum()
+    }
+}
+
+impl<T: Pack, const MAX: usize> Iterator for FromTheEnd<T, MAX> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        loop {
+            let chunk = self.chunks.last_mut()?;
+            match chunk.pop() {
+                Some(p) => return Some(T::join(p.each, &self.table[p.shared as usize])),
+                None => drop(self.chunks.pop()),
+            }
+        }
+    }
 }
 
 /// Records taken once each, by position (see [`TakeOnce`]).
@@ -465,5 +514,37 @@ mod tests {
         c.drain_into(&mut out);
         assert_eq!(out, [R(9, 9)]);
         assert!(c.is_empty() && c.table.is_empty());
+    }
+
+    /// Read from the end, the records come last first, whole, and each chunk is freed once
+    /// its records are read; kept by a filter, the others stay in order.
+    #[test]
+    fn records_read_from_the_end_free_their_chunks_as_they_go() {
+        // Chunks of 16, 32, … up to CHUNK (8,176 records in all), two more of CHUNK, and 11.
+        let n = 8_176 + CHUNK as u64 * 2 + 11;
+        let rs: Vec<R> = (0..n).map(|i| R(i, (i % 3) as u16)).collect();
+        let v: PackedVec<R> = rs.clone().into();
+        let mut from_end = v.clone().into_iter_from_the_end();
+        let first: Vec<R> = from_end.by_ref().take(CHUNK + 12).collect();
+        assert!(first
+            .iter()
+            .copied()
+            .eq(rs.iter().rev().copied().take(CHUNK + 12)));
+        drop(from_end);
+        let all: Vec<R> = v.clone().into_iter_from_the_end().collect();
+        assert!(all.into_iter().eq(rs.iter().rev().copied()));
+        // A chunk is freed once its records are read: after the last chunk's 11 and one
+        // more, the storage held is the chunks before it, full.
+        let mut it = v.clone().into_iter_from_the_end();
+        let before_last = (n as usize - 11) * packed_size::<R>();
+        assert!(it.capacity_bytes() > before_last);
+        assert_eq!(it.by_ref().take(12).count(), 12);
+        assert_eq!(it.capacity_bytes(), before_last);
+        assert_eq!(it.by_ref().count(), n as usize - 12);
+        assert_eq!(it.capacity_bytes(), 0);
+        let mut kept = v;
+        kept.retain(|r| r.0 % 5 != 0);
+        assert!(kept.iter().eq(rs.iter().copied().filter(|r| r.0 % 5 != 0)));
+        assert_eq!(kept.len(), rs.iter().filter(|r| r.0 % 5 != 0).count());
     }
 }

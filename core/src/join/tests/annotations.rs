@@ -134,7 +134,9 @@ fn roctx_records_read_packed_give_what_unpacked_ones_give() {
         (events, bytes)
     };
     let mut unpacked = c.clone();
-    unpacked.api.extend(records);
+    for r in records {
+        unpacked.api.push(r);
+    }
     let mut packed = c.clone();
     let mut dropped = 0;
     for r in records {
@@ -212,7 +214,7 @@ fn join_fills_calls_marks_ranges_and_the_tree() {
     ];
     let t = join(Collected {
         markers,
-        api: vec![api(3, 7), api(5, 7), api(7, 8), api(21, 7)],
+        api: vec![api(3, 7), api(5, 7), api(7, 8), api(21, 7)].into(),
         ..Collected::default()
     });
     assert_eq!(t.scope_tree, vec![(2, 1)]);

@@ -40,13 +40,15 @@ fn two_streams_collected(barriers: bool) -> crate::model::events::Collected {
         thread_id: 7,
     };
     // corr 3: kernel on A; 4: record e on A; 5: wait B on e; 6: kernel on B; 7: event sync.
-    c.api = vec![
+    c.api = [
         api(1, 3, 100),
         api(2, 4, 110),
         api(3, 5, 120),
         api(1, 6, 130),
         api(4, 7, 140),
-    ];
+    ]
+    .into_iter()
+    .collect();
     let k = |corr, s, e| KernelRecord {
         correlation_id: corr,
         external_id: 0,
@@ -323,8 +325,8 @@ fn merged_windows_draw_the_arrows_a_cut_between_a_wait_and_its_work_separates() 
             let _ = first.kernels.split_where(|k| k.correlation_id > cut);
         }
         // The record's call returns after the cut.
-        let record = first.api.iter().position(|a| a.correlation_id == 4);
-        next.api.push(first.api.remove(record.unwrap()));
+        next.api
+            .append(first.api.split_where(|a| a.correlation_id == 4));
         let (mut held, _) = hand_off(&mut first, &HandedOn::default(), windows).unwrap();
         let first = crate::model::join::join(first);
         held.carried.anchors = first.record_anchors.clone();
@@ -468,17 +470,13 @@ fn a_wait_handed_on_resolves_to_the_record_before_it() {
         correlation_id: 8,
         ..first.syncs[0]
     });
-    let wait = first
-        .api
-        .iter()
-        .position(|a| a.correlation_id == 5)
-        .unwrap();
-    let record = first.api.remove(wait);
+    let record = first.api.split_where(|a| a.correlation_id == 5);
+    let second = first.api.iter().nth(1).unwrap();
     first.api.push(ApiRecord {
         correlation_id: 8,
         start_ns: 150,
         end_ns: 155,
-        ..first.api[1]
+        ..second
     });
     let (mut held, _) = hand_off(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
     let mut ids: Vec<u64> = held
@@ -490,8 +488,8 @@ fn a_wait_handed_on_resolves_to_the_record_before_it() {
     ids.sort_unstable();
     assert_eq!(ids, [4, 8]);
     let mut next = two_streams_collected(false);
-    next.api = vec![record];
-    assert_eq!(next.api[0].domain, ApiDomain::Hip);
+    next.api = record;
+    assert_eq!(next.api.iter().next().unwrap().domain, ApiDomain::Hip);
     next.syncs.clear();
     next.calls.clear();
     let _ = next.kernels.split_where(|_| true);
@@ -532,19 +530,19 @@ fn a_wait_handed_on_resolves_to_its_record_however_many_records_follow_it() {
     // The wait (5) is in the first window, the launch after it on its stream (6) in the next.
     let mut first = two_streams_collected(false);
     let late_kernel = first.kernels.split_where(|k| k.correlation_id == 6);
-    let late_api = first.api.iter().position(|a| a.correlation_id == 6);
-    let late_api = first.api.remove(late_api.unwrap());
+    let late_api = first.api.split_where(|a| a.correlation_id == 6);
     first.calls.retain(|f| f.correlation_id != 6);
     // After the wait, the thread records another event on stream A, again and again: every
     // record's call has returned and the work before it has come.
     let n = MAX_PRODUCERS as u64 + 1;
+    let second = first.api.iter().nth(1).unwrap();
     for i in 0..n {
         let id = 100 + i;
         first.api.push(ApiRecord {
             correlation_id: id,
             start_ns: 1_000 + 10 * i,
             end_ns: 1_005 + 10 * i,
-            ..first.api[1]
+            ..second
         });
         first.syncs.push(SyncFact {
             correlation_id: id,
@@ -573,7 +571,7 @@ fn a_wait_handed_on_resolves_to_its_record_however_many_records_follow_it() {
     let first = crate::model::join::join(first);
     held.carried.anchors = first.record_anchors.clone();
     let mut next = two_streams_collected(false);
-    next.api = vec![late_api];
+    next.api = late_api;
     next.calls.retain(|f| f.correlation_id == 6);
     next.syncs.clear();
     next.kernels = late_kernel;
@@ -664,12 +662,17 @@ fn last_step_with_syncs() -> crate::model::events::Collected {
             .insert((ApiDomain::Hip, op), std::sync::Arc::from(n));
     }
     let ends = [(7, 305), (8, 455)];
-    for a in c.api.iter_mut() {
-        if let Some(&(_, end)) = ends.iter().find(|(id, _)| *id == a.correlation_id) {
-            a.end_ns = end;
-        }
-    }
-    let mut call = c.api[0];
+    c.api = c
+        .api
+        .iter()
+        .map(|mut a| {
+            if let Some(&(_, end)) = ends.iter().find(|(id, _)| *id == a.correlation_id) {
+                a.end_ns = end;
+            }
+            a
+        })
+        .collect();
+    let mut call = c.api.iter().next().unwrap();
     (call.operation, call.correlation_id) = (5, 8);
     (call.start_ns, call.end_ns) = (310, 455);
     c.api.push(call);

@@ -303,7 +303,7 @@ fn output_is_deterministic_whatever_the_input_order() {
         ));
     }
     let mut b = a.clone();
-    b.api.reverse();
+    b.api = b.api.iter().collect::<Vec<_>>().into_iter().rev().collect();
     let mut shuffled: Vec<_> = b.kernels.iter().collect();
     shuffled.reverse();
     shuffled.rotate_left(17);

@@ -54,7 +54,9 @@ fn a_window_hands_on_the_calls_it_cannot_join_yet() {
     assert_eq!(handed.get(&5), Some(&1));
     assert_eq!(handed.get(&6), Some(&1));
     assert_eq!(handed.len(), 2);
-    let ids = |a: &[ApiRecord]| a.iter().map(|a| a.correlation_id).collect::<Vec<_>>();
+    let ids = |a: &crate::store::PackedVec<ApiRecord>| {
+        a.iter().map(|a| a.correlation_id).collect::<Vec<_>>()
+    };
     assert_eq!(ids(&held.api), [5]);
     assert_eq!(ids(&first.api), [4]);
     assert_eq!(first.kernels.len(), 1);
