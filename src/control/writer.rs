@@ -429,16 +429,18 @@ impl Writer {
         stages.written(n);
         match written {
             Ok(window) => {
+                if !windows::working_files(cfg) {
+                    output::report_written(&format!("window {n}: "), &window.path, &trace, cfg);
+                }
+                // Written: the window's events are freed before the window is put into the
+                // run's profile, which holds none of them.
+                drop(trace);
                 self.files.wrote_window(n, &window);
-                let path = window.path;
                 log_debug!(
                     "window {n} written to {} in {:.1} ms",
-                    path.display(),
+                    window.path.display(),
                     began.elapsed().as_secs_f64() * 1e3
                 );
-                if !windows::working_files(cfg) {
-                    output::report_written(&format!("window {n}: "), &path, &trace, cfg);
-                }
             }
             Err(e) => self.files.failed(n, run, trace, e),
         }
