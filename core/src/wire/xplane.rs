@@ -75,6 +75,27 @@ pub mod stat {
 #[inline]
 pub fn put_varint_stat(out: &mut Vec<u8>, metadata_id: i64, value: Field, v: u64) {
     let id = metadata_id as u64;
+    if id.wrapping_sub(1) >= 0x7f {
+        return put_varint_stat_of_any_id(out, id, value, v);
+    }
+    // The usual stat, its id one byte: key, length, the id's key and byte and the value's key
+    // are five bytes known at once; the stat (at most 3 + 10 bytes) has a one-byte length.
+    let len = 3 + encoded_len_varint(v) as u8;
+    let mut run = WireRun::on(out);
+    run.bytes([
+        event::STATS.key_byte(),
+        len,
+        stat::METADATA_ID.key_byte(),
+        id as u8,
+        value.key_byte(),
+    ]);
+    run.varint(v);
+    run.done();
+}
+
+/// [`put_varint_stat`] for an id of 0 (left out) or of more than one byte.
+#[inline(never)]
+fn put_varint_stat_of_any_id(out: &mut Vec<u8>, id: u64, value: Field, v: u64) {
     let id_len = if id == 0 {
         0
     } else {
@@ -387,7 +408,7 @@ mod tests {
     fn events_and_stats_written_without_structs_are_prost_s() {
         let values = [0u64, 1, 127, 128, 300, u64::MAX >> 1, u64::MAX];
         for &v in &values {
-            for id in [0i64, 1, 200, -1] {
+            for id in [0i64, 1, 127, 128, 200, -1] {
                 let mut got = Vec::new();
                 put_varint_stat(&mut got, id, stat::UINT64_VALUE, v);
                 put_varint_stat(&mut got, id, stat::INT64_VALUE, v);
