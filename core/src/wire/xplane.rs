@@ -72,7 +72,7 @@ pub mod stat {
 /// value (`value`: `UINT64_VALUE`, `INT64_VALUE` as its two's-complement bits, or `REF_VALUE`),
 /// as prost writes it: the id left out when 0 (proto3's default), the value never (a oneof
 /// member).
-#[inline]
+#[inline(always)]
 pub fn put_varint_stat(out: &mut Vec<u8>, metadata_id: i64, value: Field, v: u64) {
     let id = metadata_id as u64;
     if id.wrapping_sub(1) >= 0x7f {
