@@ -161,7 +161,7 @@ fn lengthen_entry(out: &mut Vec<u8>, start: usize, body: usize) {
     out[start + 1..start + 1 + len.len()].copy_from_slice(&len);
 }
 
-/// Bytes an [`put_event`] run may take beyond the stats: key, length and fields 1–3 (keys
+/// Bytes a [`put_event`] run may take beyond the stats: key, length and fields 1–3 (keys
 /// and varints of up to 10 bytes).
 pub const EVENT_HEAD_BYTES: usize = super::WIRE_RUN_BYTES;
 
