@@ -34,6 +34,16 @@ impl<'v> WireRun<'v> {
         self.n += 1;
     }
 
+    /// `N` bytes, checked against the room once: keys and lengths of one byte each.
+    #[inline]
+    pub fn bytes<const N: usize>(&mut self, b: [u8; N]) {
+        let room = &mut self.out.spare_capacity_mut()[self.n..self.n + N];
+        for (slot, byte) in room.iter_mut().zip(b) {
+            slot.write(byte);
+        }
+        self.n += N;
+    }
+
     /// Base-128, least significant group first, the high bit marking "more": protobuf's varint.
     /// The ten bytes a varint may take are one slice, checked once: the loop's bound is the
     /// slice's, so its bytes are written without a check each.

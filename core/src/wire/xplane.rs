@@ -72,9 +72,30 @@ pub mod stat {
 /// value (`value`: `UINT64_VALUE`, `INT64_VALUE` as its two's-complement bits, or `REF_VALUE`),
 /// as prost writes it: the id left out when 0 (proto3's default), the value never (a oneof
 /// member).
-#[inline]
+#[inline(always)]
 pub fn put_varint_stat(out: &mut Vec<u8>, metadata_id: i64, value: Field, v: u64) {
     let id = metadata_id as u64;
+    if id.wrapping_sub(1) >= 0x7f {
+        return put_varint_stat_of_any_id(out, id, value, v);
+    }
+    // The usual stat, its id one byte: key, length, the id's key and byte and the value's key
+    // are five bytes known at once; the stat (at most 3 + 10 bytes) has a one-byte length.
+    let len = 3 + encoded_len_varint(v) as u8;
+    let mut run = WireRun::on(out);
+    run.bytes([
+        event::STATS.key_byte(),
+        len,
+        stat::METADATA_ID.key_byte(),
+        id as u8,
+        value.key_byte(),
+    ]);
+    run.varint(v);
+    run.done();
+}
+
+/// [`put_varint_stat`] for an id of 0 (left out) or of more than one byte.
+#[inline(never)]
+fn put_varint_stat_of_any_id(out: &mut Vec<u8>, id: u64, value: Field, v: u64) {
     let id_len = if id == 0 {
         0
     } else {
@@ -93,66 +114,56 @@ pub fn put_varint_stat(out: &mut Vec<u8>, metadata_id: i64, value: Field, v: u64
     run.done();
 }
 
-/// An `XLine.events` entry about to be written: the event's fields 1–3, and the length of the
-/// whole event, its stats (which follow those fields) included.
-#[derive(Debug, Clone, Copy)]
-pub struct EventHead {
+/// Appends an `XLine.events` entry holding the event with fields 1–3 and `stats` (its
+/// `XEvent.stats` entries, encoded), as prost writes it: `metadata_id` and `duration_ps` left
+/// out when 0, `offset_ps` (a oneof member) never. The entry's length is written as one byte
+/// and set once the event is (an event of 128 bytes or more, rare, moves its bytes along for
+/// the longer length), so no field's length is worked out before it is written.
+#[inline]
+pub fn put_event(
+    out: &mut Vec<u8>,
     metadata_id: i64,
     offset_ps: i64,
     duration_ps: i64,
-    body_len: usize,
-}
-
-impl EventHead {
-    /// The head of an event whose stats take `stats_len` bytes.
-    #[inline]
-    pub fn new(metadata_id: i64, offset_ps: i64, duration_ps: i64, stats_len: usize) -> Self {
-        let field = |present: bool, v: i64| {
-            if present {
-                1 + encoded_len_varint(v as u64)
-            } else {
-                0
-            }
-        };
-        let body_len = field(metadata_id != 0, metadata_id)
-            + field(true, offset_ps)
-            + field(duration_ps != 0, duration_ps)
-            + stats_len;
-        EventHead {
-            metadata_id,
-            offset_ps,
-            duration_ps,
-            body_len,
-        }
+    stats: &[u8],
+) {
+    let start = out.len();
+    let mut run = WireRun::on(out);
+    run.bytes([line::EVENTS.key_byte(), 0]);
+    if metadata_id != 0 {
+        run.byte(event::METADATA_ID.key_byte());
+        run.varint(metadata_id as u64);
     }
-
-    /// Bytes of the whole entry (key, length, event).
-    #[inline]
-    pub fn entry_len(&self) -> usize {
-        1 + encoded_len_varint(self.body_len as u64) + self.body_len
+    run.byte(event::OFFSET_PS.key_byte());
+    run.varint(offset_ps as u64);
+    if duration_ps != 0 {
+        run.byte(event::DURATION_PS.key_byte());
+        run.varint(duration_ps as u64);
     }
-
-    /// Appends the entry's key and length and the event's fields 1–3 as prost writes them
-    /// (`metadata_id` and `duration_ps` left out when 0; `offset_ps`, a oneof member, never):
-    /// the stats' bytes are to follow.
-    #[inline]
-    pub fn put(&self, out: &mut Vec<u8>) {
-        let mut run = WireRun::on(out);
-        run.byte(line::EVENTS.key_byte());
-        run.varint(self.body_len as u64);
-        if self.metadata_id != 0 {
-            run.byte(event::METADATA_ID.key_byte());
-            run.varint(self.metadata_id as u64);
-        }
-        run.byte(event::OFFSET_PS.key_byte());
-        run.varint(self.offset_ps as u64);
-        if self.duration_ps != 0 {
-            run.byte(event::DURATION_PS.key_byte());
-            run.varint(self.duration_ps as u64);
-        }
-        run.done();
+    run.done();
+    out.extend_from_slice(stats);
+    let body = out.len() - start - 2;
+    match u8::try_from(body) {
+        Ok(len) if len < 0x80 => out[start + 1] = len,
+        _ => lengthen_entry(out, start, body),
     }
 }
+
+/// Gives the entry at `start` (key, a one-byte placeholder, then `body` bytes) the length's
+/// varint in full, moving the body along by the bytes it adds.
+#[cold]
+fn lengthen_entry(out: &mut Vec<u8>, start: usize, body: usize) {
+    let len = super::varints(&[body as u64]);
+    let from = start + 2;
+    let end = out.len();
+    out.resize(end + len.len() - 1, 0);
+    out.copy_within(from..end, start + 1 + len.len());
+    out[start + 1..start + 1 + len.len()].copy_from_slice(&len);
+}
+
+/// Bytes a [`put_event`] run may take beyond the stats: key, length and fields 1–3 (keys
+/// and varints of up to 10 bytes).
+pub const EVENT_HEAD_BYTES: usize = super::WIRE_RUN_BYTES;
 
 /// Appends an `XLine.events` entry holding `event`, an encoded `XEvent`.
 pub fn put_event_entry(out: &mut Vec<u8>, event: &[u8]) {
@@ -172,7 +183,7 @@ pub fn put_varint(out: &mut Vec<u8>, field: Field, v: u64) {
     prost::encoding::encode_varint(v, out);
 }
 
-/// The `XLine.events` entry at the front of `entries` (as [`EventHead::put`] and
+/// The `XLine.events` entry at the front of `entries` (as [`put_event`] and
 /// [`put_event_entry`] write them): its length, its `offset_ps` and `duration_ps`. Reads only
 /// the fields that come before the stats (fields 1–3 are written first); entries this crate
 /// wrote are whole, so a damaged one reads as what it holds, never an error.
@@ -397,7 +408,7 @@ mod tests {
     fn events_and_stats_written_without_structs_are_prost_s() {
         let values = [0u64, 1, 127, 128, 300, u64::MAX >> 1, u64::MAX];
         for &v in &values {
-            for id in [0i64, 1, 200, -1] {
+            for id in [0i64, 1, 127, 128, 200, -1] {
                 let mut got = Vec::new();
                 put_varint_stat(&mut got, id, stat::UINT64_VALUE, v);
                 put_varint_stat(&mut got, id, stat::INT64_VALUE, v);
@@ -415,11 +426,8 @@ mod tests {
                     prost::encoding::message::encode(event::STATS.number, &s, &mut want);
                 }
                 assert_eq!(got, want, "{id} {v}");
-                let head = EventHead::new(id, v as i64, -id, got.len());
                 let mut entry = Vec::new();
-                head.put(&mut entry);
-                entry.extend_from_slice(&got);
-                assert_eq!(head.entry_len(), entry.len());
+                put_event(&mut entry, id, v as i64, -id, &got);
                 let event = XEvent {
                     metadata_id: id,
                     duration_ps: -id,
@@ -431,6 +439,32 @@ mod tests {
                 assert_eq!(entry, want, "{id} {v}");
                 assert_eq!(event_entry_times(&entry), (entry.len(), v as i64, -id));
             }
+        }
+    }
+
+    /// An event of 128 bytes or more moves its bytes along for its longer length: the entry
+    /// is prost's at every length the length's varint changes size, after what the vector held.
+    #[test]
+    fn long_events_are_written_as_prost_writes_them() {
+        for stats_len in [100, 108, 115, 116, 117, 200, 16_370, 16_371, 16_400, 70_000] {
+            let value = "x".repeat(stats_len);
+            let s = XStat {
+                metadata_id: 1,
+                value: Some(x_stat::Value::StrValue(value)),
+            };
+            let mut stats = Vec::new();
+            prost::encoding::message::encode(event::STATS.number, &s, &mut stats);
+            let event = XEvent {
+                metadata_id: 3,
+                duration_ps: 1 << 40,
+                stats: vec![s],
+                data: Some(x_event::Data::OffsetPs(1 << 50)),
+            };
+            let mut want = vec![9, 9];
+            prost::encoding::message::encode(line::EVENTS.number, &event, &mut want);
+            let mut got = vec![9, 9];
+            put_event(&mut got, 3, 1 << 50, 1 << 40, &stats);
+            assert_eq!(got, want, "{stats_len}");
         }
     }
 

@@ -75,17 +75,28 @@ pub struct EventSample {
 /// What a [`LineBuilder`] notes for its [`EventPlaces`] while events come in order; once one
 /// comes out of order, the samples and open entries are taken again from the sorted slots in
 /// `finish`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Placing {
     samples: Vec<EventSample>,
-    max_end_ps: Option<i64>,
-    max_end_closed_ps: Option<i64>,
+    /// The largest end among the events (`i64::MIN` before the first: the line's count says
+    /// whether there is one).
+    max_end_ps: i64,
+    /// The same among those that do not hold `open_at_end` (there is one when fewer events
+    /// hold it than the line has).
+    max_end_closed_ps: i64,
     /// The arena's entries of the events that hold `open_at_end`, in arena order.
     open_at_end: Vec<(u64, u64)>,
 }
 
-fn max_of(m: &mut Option<i64>, v: i64) {
-    *m = Some(m.map_or(v, |m| m.max(v)));
+impl Default for Placing {
+    fn default() -> Self {
+        Placing {
+            samples: Vec::new(),
+            max_end_ps: i64::MIN,
+            max_end_closed_ps: i64::MIN,
+            open_at_end: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -165,8 +176,8 @@ impl LineBuilder {
         stats: &[u8],
         open_at_end: bool,
     ) {
-        self.encode_event(metadata_id, offset_ps, duration_ps, stats);
-        self.note_place(offset_ps, duration_ps, open_at_end);
+        let end = self.encode_event(metadata_id, offset_ps, duration_ps, stats);
+        self.note_place(end, offset_ps, duration_ps, open_at_end);
     }
 
     /// As [`Self::add_event_bytes`], for stats the caller has not read (a merge copying
@@ -182,15 +193,26 @@ impl LineBuilder {
         self.encode_event(metadata_id, offset_ps, duration_ps, stats);
     }
 
-    fn encode_event(&mut self, metadata_id: i64, offset_ps: i64, duration_ps: i64, stats: &[u8]) {
-        self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
-        let head = fields::EventHead::new(metadata_id, offset_ps, duration_ps, stats.len());
+    /// Encodes an event into the arena and notes its place in the line's order; gives its end
+    /// (offset + duration).
+    #[inline]
+    fn encode_event(
+        &mut self,
+        metadata_id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: &[u8],
+    ) -> i64 {
+        let end = offset_ps.saturating_add(duration_ps);
+        self.max_end_ps = self.max_end_ps.max(end);
         let start = self.arena.len();
-        // (With the room a `WireRun` asks for beyond the head's bytes.)
-        self.room_for(head.entry_len() + wire::WIRE_RUN_BYTES);
-        head.put(&mut self.arena);
-        self.arena.extend_from_slice(stats);
+        let need = fields::EVENT_HEAD_BYTES + stats.len();
+        if self.arena.capacity() - start < need {
+            self.make_room(need);
+        }
+        fields::put_event(&mut self.arena, metadata_id, offset_ps, duration_ps, stats);
         self.placed(start, offset_ps, duration_ps);
+        end
     }
 
     /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
@@ -199,7 +221,10 @@ impl LineBuilder {
         self.places = None;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let start = self.arena.len();
-        self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
+        let need = wire::entry_len(fields::line::EVENTS, event.len());
+        if self.arena.capacity() - start < need {
+            self.make_room(need);
+        }
         fields::put_event_entry(&mut self.arena, event);
         self.placed(start, offset_ps, duration_ps);
     }
@@ -212,71 +237,84 @@ impl LineBuilder {
 
     /// Notes the event just encoded from byte `start` of the arena: its place in the line's
     /// order, and the arena's reservation once the first event shows their size.
+    #[inline]
     fn placed(&mut self, start: usize, offset_ps: i64, duration_ps: i64) {
+        let key = (offset_ps, std::cmp::Reverse(duration_ps));
+        if self.index.is_some() || key < self.last_key {
+            self.index_event(start, offset_ps, duration_ps);
+        }
+        self.last_key = key;
+        self.last_start = start;
+        self.count += 1;
+        if self.count == 1 && self.expected > 1 {
+            self.reserve_expected(self.arena.len() - start);
+        }
+    }
+
+    /// Puts the event just encoded from byte `start` into the sort index, made first from the
+    /// events before it when this is the first one out of order.
+    #[inline(never)]
+    fn index_event(&mut self, start: usize, offset_ps: i64, duration_ps: i64) {
         let slot = EventSlot {
             offset_ps,
             duration_ps,
             start,
             len: self.arena.len() - start,
         };
-        if self.index.is_none() && slot.key() < self.last_key {
-            self.index = Some(self.slots_before(start));
-        }
-        if let Some(index) = &mut self.index {
-            index.push(slot);
-        }
-        self.last_key = slot.key();
-        self.last_start = start;
-        self.count += 1;
-        if self.count == 1 && self.expected > 1 {
-            // One eighth over the first event's size, which may be unusually large (a kernel
-            // with many stats first): capped, and a reservation the allocator refuses is only
-            // a missed shortcut (`try_reserve`, never an abort); `finish` gives back the rest.
-            let each = (slot.len + slot.len / 8).min(MAX_EXPECTED_EVENT_BYTES);
-            let _ = self
-                .arena
-                .try_reserve((self.expected - 1).saturating_mul(each));
+        match &mut self.index {
+            Some(index) => index.push(slot),
+            None => {
+                let mut index = self.slots_before(start);
+                index.push(slot);
+                self.index = Some(index);
+            }
         }
     }
 
-    /// Before `need` more bytes go to the arena of a line whose count was announced and
-    /// outgrew its reservation (later events larger than the first): room for the events
-    /// still to come at the average size so far, not a doubling of the whole arena (for a
-    /// host thread's line, tens of MB left unused at the writer's peak).
-    fn room_for(&mut self, need: usize) {
-        if self.count == 0
-            || self.count >= self.expected
-            || self.arena.capacity() - self.arena.len() >= need
-        {
+    /// Reserves the arena for the events announced, the first one's size (`first` bytes) shown.
+    #[cold]
+    fn reserve_expected(&mut self, first: usize) {
+        // One eighth over the first event's size, which may be unusually large (a kernel
+        // with many stats first): capped, and a reservation the allocator refuses is only
+        // a missed shortcut (`try_reserve`, never an abort); `finish` gives back the rest.
+        let each = (first + first / 8).min(MAX_EXPECTED_EVENT_BYTES);
+        let _ = self
+            .arena
+            .try_reserve((self.expected - 1).saturating_mul(each));
+    }
+
+    /// Before `need` more bytes go to an arena without the room: for a line whose count was
+    /// announced and outgrew its reservation (later events larger than the first), room for
+    /// the events still to come at the average size so far, not a doubling of the whole arena
+    /// (for a host thread's line, tens of MB left unused at the writer's peak); otherwise the
+    /// push grows it as usual.
+    #[cold]
+    fn make_room(&mut self, need: usize) {
+        if self.count == 0 || self.count >= self.expected {
             return;
         }
         let each = self.arena.len() / self.count;
         let rest = (self.expected - self.count).saturating_mul(each + each / 16);
-        // A refused reservation is only a missed shortcut: the push below then grows as usual.
+        // A refused reservation is only a missed shortcut: the push then grows as usual.
         let _ = self.arena.try_reserve_exact(rest.max(need));
     }
 
-    /// Notes the place of the event just encoded (the arena's last entry, `self.count` - 1).
+    /// Notes the place of the event just encoded (the arena's last entry, `self.count` - 1),
+    /// which ends at `end`.
     #[inline]
-    fn note_place(&mut self, offset_ps: i64, duration_ps: i64, open_at_end: bool) {
+    fn note_place(&mut self, end: i64, offset_ps: i64, duration_ps: i64, open_at_end: bool) {
         let Some(p) = &mut self.places else {
             return;
         };
-        let n = (self.count - 1) as u64;
-        let end = offset_ps.saturating_add(duration_ps);
-        max_of(&mut p.max_end_ps, end);
-        if !open_at_end && self.index.is_none() && n % SAMPLE_EVERY != 0 {
-            // The common event: in order, closed, not sampled.
-            max_of(&mut p.max_end_closed_ps, end);
-            return;
-        }
+        p.max_end_ps = p.max_end_ps.max(end);
         let last = self.last_start as u64;
         if open_at_end {
             p.open_at_end.push((last, self.arena.len() as u64));
         } else {
-            max_of(&mut p.max_end_closed_ps, end);
+            p.max_end_closed_ps = p.max_end_closed_ps.max(end);
         }
-        if self.index.is_none() && n % SAMPLE_EVERY == 0 {
+        let n = (self.count - 1) as u64;
+        if n % SAMPLE_EVERY == 0 && self.index.is_none() {
             p.samples.push(EventSample {
                 offset_ps,
                 duration_ps,
@@ -290,6 +328,7 @@ impl LineBuilder {
     /// when an event came out of order), `lead` bytes of the line before them.
     fn places(&mut self, slots: Option<&[EventSlot]>, lead: usize) -> Option<EventPlaces> {
         let mut p = self.places.take()?;
+        let open = p.open_at_end.len();
         if let Some(slots) = slots {
             let arena_open = std::mem::take(&mut p.open_at_end);
             p.samples.clear();
@@ -321,8 +360,8 @@ impl LineBuilder {
             len: 0,
             count: self.count as u64,
             samples: p.samples,
-            max_end_ps: p.max_end_ps,
-            max_end_closed_ps: p.max_end_closed_ps,
+            max_end_ps: (self.count > 0).then_some(p.max_end_ps),
+            max_end_closed_ps: (self.count > open).then_some(p.max_end_closed_ps),
             open_at_end: p.open_at_end,
         })
     }

@@ -101,10 +101,12 @@ impl StatBytes {
         prost::encoding::message::encode(fields::event::STATS.number, stat, &mut self.bytes);
     }
 
+    #[inline]
     pub fn u64(&mut self, metadata_id: i64, v: u64) {
         fields::put_varint_stat(&mut self.bytes, metadata_id, fields::stat::UINT64_VALUE, v);
     }
 
+    #[inline]
     pub fn i64(&mut self, metadata_id: i64, v: i64) {
         // int64 is written as the varint of its two's-complement bits, as prost does.
         fields::put_varint_stat(
@@ -116,6 +118,7 @@ impl StatBytes {
     }
 
     /// A `ref_value` stat: `target` is the stat metadata id of the interned string.
+    #[inline]
     pub fn reference(&mut self, metadata_id: i64, target: i64) {
         fields::put_varint_stat(
             &mut self.bytes,

@@ -328,9 +328,16 @@ impl<'t> Timebase<'t> {
     }
 }
 
+/// `ns` in ps, or `i64::MAX` past what an i64 holds (106 days): a product checked by its
+/// factor, not worked out in 128 bits.
 #[inline]
 fn ps(ns: u64) -> i64 {
-    i64::try_from(u128::from(ns) * 1000).unwrap_or(i64::MAX)
+    const MAX_NS: u64 = i64::MAX as u64 / 1000;
+    if ns <= MAX_NS {
+        (ns * 1000) as i64
+    } else {
+        i64::MAX
+    }
 }
 
 #[inline]
@@ -358,5 +365,29 @@ fn anchor_only_lines(
         let mut line = base.line(id, name);
         AnchorFeed::new(Some(a)).finish(plane, ids, &mut line, |t| base.offset_ps(t));
         plane.add_line(line.finish());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// ns → ps is the exact product while an i64 holds it and `i64::MAX` from there on, at
+    /// and around the edge.
+    #[test]
+    fn ps_saturates_where_the_product_leaves_an_i64() {
+        let edge = i64::MAX as u64 / 1000;
+        for ns in [
+            0,
+            1,
+            999,
+            edge - 1,
+            edge,
+            edge + 1,
+            u64::MAX / 1000,
+            u64::MAX,
+        ] {
+            let exact = i64::try_from(u128::from(ns) * 1000).unwrap_or(i64::MAX);
+            assert_eq!(super::ps(ns), exact, "{ns}");
+        }
+        assert_eq!(super::duration_ps(5, 3), 0);
     }
 }
