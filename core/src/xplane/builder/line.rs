@@ -206,10 +206,7 @@ impl LineBuilder {
         let end = offset_ps.saturating_add(duration_ps);
         self.max_end_ps = self.max_end_ps.max(end);
         let start = self.arena.len();
-        let need = fields::EVENT_HEAD_BYTES + stats.len();
-        if self.arena.capacity() - start < need {
-            self.make_room(need);
-        }
+        self.room_for(fields::EVENT_HEAD_BYTES + stats.len());
         fields::put_event(&mut self.arena, metadata_id, offset_ps, duration_ps, stats);
         self.placed(start, offset_ps, duration_ps);
         end
@@ -221,10 +218,7 @@ impl LineBuilder {
         self.places = None;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
         let start = self.arena.len();
-        let need = wire::entry_len(fields::line::EVENTS, event.len());
-        if self.arena.capacity() - start < need {
-            self.make_room(need);
-        }
+        self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
         fields::put_event_entry(&mut self.arena, event);
         self.placed(start, offset_ps, duration_ps);
     }
@@ -281,6 +275,15 @@ impl LineBuilder {
         let _ = self
             .arena
             .try_reserve((self.expected - 1).saturating_mul(each));
+    }
+
+    /// Room for `need` more bytes in the arena: one compare while there is ([`Self::make_room`]
+    /// where there is not).
+    #[inline]
+    fn room_for(&mut self, need: usize) {
+        if self.arena.capacity() - self.arena.len() < need {
+            self.make_room(need);
+        }
     }
 
     /// Before `need` more bytes go to an arena without the room: for a line whose count was
