@@ -606,10 +606,17 @@ fn the_drain_holds_one_kinds_room_at_a_time() {
     let n = (threads * per) as usize;
     assert_eq!((drained.calls.len(), drained.scopes.len()), (n, n));
     let over = peak.saturating_sub(before.max(after));
-    let calls = std::mem::size_of_val(drained.calls.as_slice());
+    // The calls' bytes unpacked (the drain keeps them packed).
+    let calls = n * std::mem::size_of::<CallFact>();
     println!(
         "drain of {n} calls and scopes from {threads} threads: facts {before} B, drained \
-         {after} B, peak {over} B over the larger ({calls} B of calls)"
+         {after} B, peak {over} B over the larger ({calls} B of calls unpacked)"
+    );
+    // The calls' chunks move packed and the scopes' room is trimmed: the drained facts hold
+    // no more than the threads' did. Unpacked, the calls alone held 16 B a call more.
+    assert!(
+        after <= before,
+        "the drained facts hold {after} B, the threads' {before} B: the calls were unpacked"
     );
     // One kind's room at a time stays under a third of the calls' bytes; both kinds' at once
     // reach half of them.

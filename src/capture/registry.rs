@@ -120,7 +120,6 @@ impl Capture {
         d.ranges_left_open += open;
         // The room left by growing in steps (`room_for`) is not kept through the join.
         d.scopes.shrink_to_fit();
-        d.calls.shrink_to_fit();
         d.syncs.shrink_to_fit();
         d.copy_ptrs.shrink_to_fit();
         d.markers.shrink_to_fit();

@@ -91,13 +91,16 @@ impl Threads {
 #[derive(Debug, Default)]
 pub struct Drained {
     pub scopes: Vec<(u64, i64)>,
-    pub calls: Vec<CallFact>,
+    /// Kept packed as the threads kept them (16 B a call, their streams' facts shared).
+    pub calls: PackedVec<CallFact>,
     pub syncs: Vec<SyncFact>,
     pub memory: Vec<MemFact>,
     pub copy_ptrs: Vec<CopyPtrs>,
     pub markers: Vec<MarkerSpan>,
     pub unmatched_pops: u64,
     pub ranges_left_open: u64,
+    /// Call facts refused by `PackedVec::append` (past 2^32 − 1 shared entries in all).
+    pub refused: u64,
 }
 
 impl Threads {
@@ -105,7 +108,8 @@ impl Threads {
     /// `keep_open` shown up to it and kept open for the next window.
     ///
     /// Each thread's vectors are taken whole in one visit (a thread still running adds to new
-    /// ones), then made into the outputs one kind after another: each output grows in two
+    /// ones), then made into the outputs one kind after another (the calls' chunks are moved
+    /// as they are, still packed): each output grows in two
     /// steps toward its count (`chunked::room_toward`), the taken chunks freed as they move, so
     /// what is held beyond the records is one output's room at a time. Filled side by side,
     /// thread by thread, every output's room was held at once: the top of finalize's heap on
@@ -155,9 +159,9 @@ impl Threads {
         for t in &mut taken {
             t.scopes.drain_into_toward(&mut d.scopes, n);
         }
-        let n = taken.iter().map(|t| t.calls.len()).sum();
+        // The calls' chunks move as they are: packed, nothing is copied.
         for t in &mut taken {
-            t.calls.drain_into_toward(&mut d.calls, n);
+            d.refused += d.calls.append(std::mem::take(&mut t.calls).rechunked());
         }
         let n = taken.iter().map(|t| t.syncs.len()).sum();
         for t in &mut taken {
@@ -226,10 +230,10 @@ mod tests {
                 })
                 .collect();
             while workers.iter().any(|w| !w.is_finished()) {
-                calls.extend(threads.drain(0, true).calls);
+                calls.extend(threads.drain(0, true).calls.iter());
             }
         });
-        calls.extend(threads.drain(0, true).calls);
+        calls.extend(threads.drain(0, true).calls.iter());
         assert!(threads.drain(0, true).calls.is_empty(), "nothing twice");
         for tid in 1..=THREADS {
             let mine: Vec<u64> = calls

@@ -198,6 +198,7 @@ fn drain(
     );
     c.scopes = drained.scopes;
     c.calls = drained.calls;
+    c.counters.memory_limit_dropped += drained.refused;
     c.syncs = drained.syncs;
     c.memory = drained.memory;
     c.copy_ptrs = drained.copy_ptrs;

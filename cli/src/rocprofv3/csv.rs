@@ -595,13 +595,18 @@ pub fn read(path: &Path) -> Result<Collected, ConvertError> {
                 (m.correlation_id, gpu)
             }))
             .collect();
-    for f in &mut b.c.calls {
-        f.device = kernel_agent
-            .get(&f.correlation_id)
-            .and_then(|a| ordinal.get(a))
-            .copied()
-            .unwrap_or(-1);
-    }
+    b.c.calls =
+        b.c.calls
+            .iter()
+            .map(|mut f| {
+                f.device = kernel_agent
+                    .get(&f.correlation_id)
+                    .and_then(|a| ordinal.get(a))
+                    .copied()
+                    .unwrap_or(-1);
+                f
+            })
+            .collect();
     if textless > 0 {
         b.c.warnings.push(format!(
             "{textless} roctx API rows without a message (push, pop, stop) were not converted: \

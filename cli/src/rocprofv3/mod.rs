@@ -336,11 +336,17 @@ impl Builder {
             .iter()
             .filter_map(|h| Some((h.correlation_id, h.args?.stream?)))
             .collect();
-        for f in &mut self.c.calls {
-            if let Some(&s) = named.get(&f.correlation_id) {
-                f.stream = s;
-            }
-        }
+        self.c.calls = self
+            .c
+            .calls
+            .iter()
+            .map(|mut f| {
+                if let Some(&s) = named.get(&f.correlation_id) {
+                    f.stream = s;
+                }
+                f
+            })
+            .collect();
         let unknown = calls::sync_facts(&mut self.c, &mut self.hip_calls);
         if unknown > 0 {
             self.c.warnings.push(format!(
@@ -354,10 +360,10 @@ impl Builder {
     /// Numbers the streams by their first call (see the type's doc).
     fn number_streams(&mut self) {
         let c = &mut self.c;
-        c.calls.sort_by_key(|f| f.correlation_id);
-        c.calls.dedup_by_key(|f| f.correlation_id);
-        let mut uses: Vec<(u64, u64)> = c
-            .calls
+        let mut calls: Vec<CallFact> = c.calls.iter().collect();
+        calls.sort_by_key(|f| f.correlation_id);
+        calls.dedup_by_key(|f| f.correlation_id);
+        let mut uses: Vec<(u64, u64)> = calls
             .iter()
             .map(|f| (f.correlation_id, f.stream))
             .chain(c.syncs.iter().map(|s| (s.correlation_id, s.stream)))
@@ -370,9 +376,10 @@ impl Builder {
             seq.entry(s).or_insert(n);
         }
         let of = |s: u64| if s == 0 { 0 } else { seq[&s] };
-        for f in &mut c.calls {
+        for f in &mut calls {
             f.stream_seq = of(f.stream);
         }
+        c.calls = calls.into();
         for s in &mut c.syncs {
             s.stream_seq = of(s.stream);
         }

@@ -24,9 +24,10 @@ use super::input::{DeviceRecords, Ids};
 /// it was issued to (`Places::learn_hip_devices`), from the facts read at entry and the
 /// streams' creations. The sync facts, this window's and the producers carried in, are
 /// restamped with the creations too, so the producers made of them need no second look. The
-/// call facts are freed here, before the device events are made.
+/// call facts stay packed as the threads kept them (16 B a call, not 32): each read restamps
+/// them (`streams::Restamp`), and they are freed here, before the device events are made.
 pub(super) fn call_tables(
-    mut calls: Vec<CallFact>,
+    calls: PackedVec<CallFact>,
     syncs: &mut [SyncFact],
     carried_producers: &mut [SyncFact],
     creations: &[StreamCreation],
@@ -35,10 +36,20 @@ pub(super) fn call_tables(
     ids: Ids,
 ) -> DeviceWork {
     let creations = streams::Creations::new(creations);
-    streams::restamp(&creations, &mut calls, syncs);
+    streams::restamp(&creations, &mut [], syncs);
     streams::restamp(&creations, &mut [], carried_producers);
-    let work = DeviceWork::new(&calls, ids);
-    places.learn_hip_devices(&calls, &device.kernels, &device.copies, ids);
+    let restamped = || {
+        let mut r = streams::Restamp::new(&creations);
+        calls.iter().map(move |f| r.call(f))
+    };
+    let work = DeviceWork::new(restamped(), calls.len(), ids);
+    places.learn_hip_devices(
+        restamped(),
+        calls.len(),
+        &device.kernels,
+        &device.copies,
+        ids,
+    );
     drop(calls);
     work
 }
@@ -120,14 +131,15 @@ pub(super) struct DeviceWork {
 }
 
 impl DeviceWork {
-    fn new(calls: &[CallFact], ids: Ids) -> Self {
+    /// The table of `calls` (`n` of them).
+    fn new(calls: impl Iterator<Item = CallFact>, n: usize, ids: Ids) -> Self {
         let mut stream_of = ids.map();
-        stream_of.reserve(calls.len());
+        stream_of.reserve(n);
         let mut streams = Vec::new();
         let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
         // A thread's consecutive calls mostly name one stream: the last answer is kept.
         let mut last: Option<(LineKey, Slot)> = None;
-        for f in calls.iter().filter(|f| f.correlation_id != 0) {
+        for f in calls.filter(|f| f.correlation_id != 0) {
             let key = stream_key(f.stream, f.stream_seq);
             let slot = match last {
                 Some((k, slot)) if k == key => Some(slot),
@@ -394,7 +406,7 @@ mod tests {
             range: Some((1, 60)),
             count: 60,
         };
-        let mut work = DeviceWork::new(&calls, ids);
+        let mut work = DeviceWork::new(calls.into_iter(), 40, ids);
         let mut want: BTreeMap<(u32, LineKey), Vec<u64>> = BTreeMap::new();
         for corr in 1..=60u64 {
             // Calls 41..=60 named no stream: their work goes by queue.

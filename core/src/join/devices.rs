@@ -65,12 +65,13 @@ impl Places {
     /// a table over every call held to the end of the kernels stage (the join's top).
     pub(super) fn learn_hip_devices(
         &mut self,
-        calls: &[CallFact],
+        calls: impl Iterator<Item = CallFact>,
+        n: usize,
         kernels: &PackedVec<KernelRecord>,
         copies: &[CopyRecord],
         ids: Ids,
     ) {
-        let issued = issued_devices(calls, ids);
+        let issued = issued_devices(calls, n, ids);
         self.hip_plane = hip_device_planes(&issued, kernels, self);
         let mut of_copies = CorrMap::for_range(ids.range, copies.len());
         of_copies.reserve(copies.len());
@@ -241,12 +242,12 @@ fn hip_device_planes(
 
 /// The HIP device each launch or copy call was issued to. 16 bits (`Option<u16>` is 4 B per id
 /// of the table, `Option<i32>` 8): a HIP device number past 65,535 is no device of any node.
-fn issued_devices(calls: &[CallFact], ids: Ids) -> CorrMap<u16> {
+fn issued_devices(calls: impl Iterator<Item = CallFact>, n: usize, ids: Ids) -> CorrMap<u16> {
     let mut map = ids.map();
     // Room once: entry by entry the table would fill a hash map until dense enough for its
     // vector.
-    map.reserve(calls.len());
-    for f in calls.iter().filter(|f| f.correlation_id != 0) {
+    map.reserve(n);
+    for f in calls.filter(|f| f.correlation_id != 0) {
         if let Ok(d) = u16::try_from(f.device) {
             map.insert(f.correlation_id, d);
         }

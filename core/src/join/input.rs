@@ -101,7 +101,7 @@ pub(super) struct DeviceRecords {
 /// What the capture read of the calls beside their records.
 pub(super) struct CallFacts {
     /// Stream and device of each launch and copy, read at entry.
-    pub calls: Vec<CallFact>,
+    pub calls: PackedVec<CallFact>,
     pub syncs: Vec<SyncFact>,
     pub stream_creations: Vec<StreamCreation>,
     pub memory: Vec<MemFact>,

@@ -28,7 +28,7 @@ use super::laps::Beside;
 /// (the kernels, from which the HIP devices' planes are learned, and the copies, whose calls'
 /// devices are kept).
 pub(super) struct CallTablesIn<'a> {
-    pub calls: Vec<CallFact>,
+    pub calls: PackedVec<CallFact>,
     pub syncs: &'a mut [SyncFact],
     /// `Carried::producers`, restamped with the stream creations too.
     pub carried_producers: &'a mut [SyncFact],

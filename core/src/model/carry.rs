@@ -452,7 +452,9 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
         is_held(k.correlation_id)
     });
     move_where(&mut c.scopes, &mut out.scopes, |&(id, _)| is_held(id));
-    move_where(&mut c.calls, &mut out.calls, |f| is_held(f.correlation_id));
+    if c.calls.iter().any(|f| is_held(f.correlation_id)) {
+        out.calls = c.calls.split_where(|f| is_held(f.correlation_id));
+    }
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
     // A record handed on may be what a wait of this window waited for: it stays here as a
     // producer only (its call is shown in the next window).
@@ -476,8 +478,10 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
         let copied = |id: u64| context.contains_key(&id);
         out.scopes
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
-        out.calls
-            .extend(c.calls.iter().filter(|f| copied(f.correlation_id)));
+        for f in c.calls.iter().filter(|f| copied(f.correlation_id)) {
+            out.calls
+                .push_or_count(f, &mut out.counters.memory_limit_dropped);
+        }
     }
     out.carried.scope_context = scope_chains(c, out.scopes.iter().map(|&(_, scope)| scope));
     // The records' counts go with them: a window's counts are of the records it shows.
@@ -717,7 +721,7 @@ fn hold_graph_launches_before_their_stream_moved_on(
     }
     let later_work = |s: StreamOf, id: u64| arrived.latest(s).is_some_and(|last| last > id);
     let graphs: crate::fastmap::HashSet<u64> = graph_launches.iter().copied().collect();
-    for f in &c.calls {
+    for f in c.calls.iter() {
         let id = f.correlation_id;
         if graphs.contains(&id) && !later_work(stream_of(f.device, f.stream), id) {
             h.hold_open(id);
@@ -788,7 +792,7 @@ fn hold_after_held(
     order: &mut InOrder,
     h: &mut Holding<'_>,
 ) {
-    let call = |f: &CallFact| Ordered {
+    let call = |f: CallFact| Ordered {
         id: f.correlation_id,
         stream: Some(stream_of(f.device, f.stream)),
         waits_on: None,
@@ -976,7 +980,7 @@ mod tests {
                 }
             }
             let after = |s: StreamOf, id: u64| first_held.get(&s).is_some_and(|&f| f < id);
-            for f in &c.calls {
+            for f in c.calls.iter() {
                 if after(stream_of(f.device, f.stream), f.correlation_id) {
                     changed |= h.hold_open(f.correlation_id);
                 }
@@ -1060,9 +1064,11 @@ mod tests {
                 }
             }
             // Delivery order is not correlation order.
-            for i in (1..c.calls.len()).rev() {
-                c.calls.swap(i, next(i as u64 + 1) as usize);
+            let mut calls: Vec<CallFact> = c.calls.iter().collect();
+            for i in (1..calls.len()).rev() {
+                calls.swap(i, next(i as u64 + 1) as usize);
             }
+            c.calls = calls.into();
             for i in (1..c.syncs.len()).rev() {
                 c.syncs.swap(i, next(i as u64 + 1) as usize);
             }

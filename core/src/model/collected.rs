@@ -47,8 +47,10 @@ pub struct Collected {
     /// The innermost roctx scope open at each API entry, keyed by internal correlation id
     /// (the stack is that scope's chain of parents in `markers`).
     pub scopes: Vec<(u64, i64)>,
-    /// Device and stream of launch/copy calls, keyed by internal correlation id.
-    pub calls: Vec<CallFact>,
+    /// Device and stream of launch/copy calls, keyed by internal correlation id: kept packed
+    /// (16 B a call, its stream's facts shared) from the threads' stores to the join's call
+    /// tables, which read them once.
+    pub calls: PackedVec<CallFact>,
     /// Arguments of synchronization calls, keyed by internal correlation id.
     pub syncs: Vec<SyncFact>,
     /// Streams created in this capture window.
@@ -206,7 +208,7 @@ impl Collected {
             + size_of_val(self.copies.as_slice())
             + size_of_val(self.markers.as_slice())
             + size_of_val(self.scopes.as_slice())
-            + size_of_val(self.calls.as_slice())
+            + self.calls.held_bytes()
             + size_of_val(self.syncs.as_slice())
             + size_of_val(self.memory.as_slice())
             + size_of_val(self.carried.memory.allocations.as_slice())
@@ -275,7 +277,7 @@ impl Collected {
         }
         concat(&mut self.markers, markers);
         concat(&mut self.scopes, scopes);
-        concat(&mut self.calls, calls);
+        self.counters.memory_limit_dropped += self.calls.append(calls);
         concat(&mut self.syncs, syncs);
         for sc in stream_creations {
             if !self.stream_creations.contains(&sc) {
@@ -362,19 +364,23 @@ mod tests {
         for (n_earlier, n_later) in [(2u64, 7u64), (7, 2), (0, 3), (3, 0)] {
             let earlier: Vec<CallFact> = (0..n_earlier).map(call).collect();
             let later: Vec<CallFact> = (100..100 + n_later).map(call).collect();
+            let scopes = |calls: &[CallFact]| -> Vec<(u64, i64)> {
+                calls.iter().map(|f| (f.correlation_id, 1)).collect()
+            };
             let mut c = Collected {
-                calls: earlier.clone(),
+                calls: earlier.clone().into(),
+                scopes: scopes(&earlier),
                 ..Collected::default()
             };
             c.absorb(Collected {
-                calls: later.clone(),
+                calls: later.clone().into(),
+                scopes: scopes(&later),
                 ..Collected::default()
             });
-            assert_eq!(
-                c.calls,
-                [earlier, later].concat(),
-                "{n_earlier} then {n_later}"
-            );
+            let both = [earlier, later].concat();
+            let calls: Vec<CallFact> = c.calls.iter().collect();
+            assert_eq!(calls, both, "{n_earlier} then {n_later}");
+            assert_eq!(c.scopes, scopes(&both), "{n_earlier} then {n_later}");
         }
     }
 }

@@ -77,31 +77,57 @@ fn latest_before(creations: &[StreamCreation], correlation_id: u64) -> Option<(i
     creations[..i].last().map(|c| (c.device, c.stream_seq))
 }
 
-/// Re-reads the device and creation order of every call's stream from the creations. A
-/// thread's consecutive calls mostly name one stream: its creations are kept from the call
-/// before (no hash probe per call).
+/// Re-reads the device and creation order of every call's stream from the creations
+/// (`Restamp`).
 pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncFact]) {
-    let mut last: Option<(u64, &[StreamCreation])> = None;
-    let mut at = |stream: u64, correlation_id: u64| {
-        let of = match last {
+    let mut r = Restamp::new(creations);
+    for f in calls.iter_mut() {
+        *f = r.call(*f);
+    }
+    for f in syncs.iter_mut().filter(|f| f.stream != 0) {
+        if let Some((d, seq)) = r.at(f.stream, f.correlation_id) {
+            (f.device, f.stream_seq) = (d, seq);
+        }
+    }
+}
+
+/// The device and creation order of a call's stream, re-read from the creations one call at a
+/// time: for calls read where they are kept (packed, their stream's facts shared by many
+/// calls, so not restamped in place). A thread's consecutive calls mostly name one stream: its
+/// creations are kept from the call before (no hash probe per call).
+pub struct Restamp<'a> {
+    creations: &'a Creations,
+    last: Option<(u64, &'a [StreamCreation])>,
+}
+
+impl<'a> Restamp<'a> {
+    pub fn new(creations: &'a Creations) -> Self {
+        Restamp {
+            creations,
+            last: None,
+        }
+    }
+
+    /// `f` with its stream's device and creation order as of its call.
+    pub fn call(&mut self, mut f: CallFact) -> CallFact {
+        if f.stream != 0 {
+            if let Some((d, seq)) = self.at(f.stream, f.correlation_id) {
+                (f.device, f.stream_seq) = (d, seq);
+            }
+        }
+        f
+    }
+
+    fn at(&mut self, stream: u64, correlation_id: u64) -> Option<(i32, u64)> {
+        let of = match self.last {
             Some((s, of)) if s == stream => of,
             _ => {
-                let of = creations.of(stream);
-                last = Some((stream, of));
+                let of = self.creations.of(stream);
+                self.last = Some((stream, of));
                 of
             }
         };
         latest_before(of, correlation_id)
-    };
-    for f in calls.iter_mut().filter(|f| f.stream != 0) {
-        if let Some((d, seq)) = at(f.stream, f.correlation_id) {
-            (f.device, f.stream_seq) = (d, seq);
-        }
-    }
-    for f in syncs.iter_mut().filter(|f| f.stream != 0) {
-        if let Some((d, seq)) = at(f.stream, f.correlation_id) {
-            (f.device, f.stream_seq) = (d, seq);
-        }
     }
 }
 

@@ -145,6 +145,16 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         self.chunks.into_iter()
     }
 
+    /// The same values with chunks of at most `M` (`M` at least `MAX`: every chunk fits, and
+    /// moves as it is).
+    pub(super) fn rechunked<const M: usize>(self) -> ChunkedVec<T, M> {
+        assert!(MAX <= M, "chunks of {MAX} do not fit chunks of {M}");
+        ChunkedVec {
+            chunks: self.chunks,
+            len: self.len,
+        }
+    }
+
     /// Moves every chunk of `other` to the end of this one.
     pub fn append(&mut self, other: ChunkedVec<T, MAX>) {
         self.len += other.len;

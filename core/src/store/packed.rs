@@ -220,6 +220,26 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         0
     }
 
+    /// The same records in a vector of chunks of at most `M` records (the chunks moved as they
+    /// are when they fit: `M` at least `MAX`; else repacked a record at a time).
+    pub fn rechunked<const M: usize>(self) -> PackedVec<T, M> {
+        if MAX > M {
+            return self.iter().collect();
+        }
+        let PackedVec {
+            records,
+            table,
+            index,
+            last,
+        } = self;
+        PackedVec {
+            records: records.rechunked(),
+            table,
+            index,
+            last,
+        }
+    }
+
     /// Moves every record out unpacked, leaving this empty. Each chunk is freed once
     /// unpacked: the packed and unpacked forms of a store are never both held whole.
     pub fn drain_into(&mut self, out: &mut Vec<T>) {

@@ -122,7 +122,7 @@ fn a_host_to_host_2d_copy_on_a_gpu1_stream_is_drawn_on_gpu1() {
             src_agent: 0x99,
             bytes: 64,
         }],
-        calls,
+        calls: calls.into(),
         ..Collected::default()
     };
     let trace = crate::model::join::join(c);

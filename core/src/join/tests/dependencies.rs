@@ -87,7 +87,7 @@ fn two_streams_collected(barriers: bool) -> crate::model::events::Collected {
         device: -1,
         stream_seq: 0,
     };
-    c.calls = vec![fact(3, 0xa), fact(6, 0xb)];
+    c.calls = vec![fact(3, 0xa), fact(6, 0xb)].into();
     let sync = |corr, kind, stream| SyncFact {
         correlation_id: corr,
         kind,
@@ -680,9 +680,11 @@ fn last_step_with_syncs() -> crate::model::events::Collected {
     (call.start_ns, call.end_ns) = (460, 470);
     c.api.push(call);
     // The capture's facts name the thread's device.
-    for f in c.calls.iter_mut() {
-        f.device = 0;
-    }
+    c.calls = c
+        .calls
+        .iter()
+        .map(|f| crate::model::events::CallFact { device: 0, ..f })
+        .collect();
     for s in c.syncs.iter_mut() {
         s.device = 0;
     }

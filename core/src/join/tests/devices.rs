@@ -173,7 +173,8 @@ fn copies_go_to_the_device_they_were_issued_to() {
             device: -1,
             stream_seq: 0,
         },
-    ];
+    ]
+    .into();
     let t = join(c);
     let on = |d: usize| -> Vec<u64> {
         t.devices[d]
