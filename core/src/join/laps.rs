@@ -80,9 +80,9 @@ impl std::fmt::Display for Laps {
                 Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb / 1000)?,
                 Some(LapMemory::Heap(live, peak)) => write!(
                     f,
-                    " (heap {} MB, top {} MB)",
-                    live / 1_000_000,
-                    peak / 1_000_000
+                    " (heap {:.1} MB, top {:.1} MB)",
+                    live as f64 / 1e6,
+                    peak as f64 / 1e6
                 )?,
                 None => {}
             }
