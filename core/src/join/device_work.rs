@@ -95,6 +95,77 @@ pub(super) struct LinePlace {
     pub slot: Option<Slot>,
 }
 
+/// What each call's device work was, made by the device stages for the calls' host events,
+/// which take it (`DeviceWork::take_call_activity`) and free it once the calls are events.
+#[derive(Default)]
+pub(super) struct CallActivity {
+    /// Per correlation id: how many activities, and the lowest device they ran on.
+    pub activity_of: Activities,
+    /// The executable graph of each graph launch, from the nodes of its work.
+    pub graph_exec_of: CorrMap<GraphExec>,
+}
+
+/// How many activities each call had and the lowest device they ran on, 4 B per id of the
+/// table (it spans every call's id, and is held through the kernels and host events stages):
+/// the count in the low 24 bits, the device in the high 8. A call past either (a graph launch
+/// of 16 M nodes, a device past 254) is kept whole apart (`large`).
+#[derive(Default)]
+pub(super) struct Activities {
+    of: CorrMap<NonZeroU32>,
+    large: HashMap<u64, (NonZeroU32, u32)>,
+}
+
+/// An entry of `Activities::of` kept in `Activities::large`.
+const LARGE: u32 = u32::MAX;
+const COUNT_BITS: u32 = 24;
+const COUNT_MASK: u32 = (1 << COUNT_BITS) - 1;
+
+impl Activities {
+    /// Room for about `n` calls with activities.
+    pub(super) fn reserve(&mut self, n: usize) {
+        self.of.reserve(n);
+    }
+
+    /// One more activity of call `corr`, on device `dev`.
+    fn add(&mut self, corr: u64, dev: u32) {
+        let mut first = false;
+        let e = self.of.get_or_insert_with(corr, || {
+            first = true;
+            NonZeroU32::MIN
+        });
+        let (n, low) = if first {
+            (NonZeroU32::MIN, dev)
+        } else if e.get() == LARGE {
+            // (Every `LARGE` entry has its counts in `large`.)
+            if let Some(n) = self.large.get_mut(&corr) {
+                n.0 = n.0.saturating_add(1);
+                n.1 = n.1.min(dev);
+            }
+            return;
+        } else {
+            let n = NonZeroU32::MIN.saturating_add((e.get() & COUNT_MASK) - 1);
+            (n.saturating_add(1), (e.get() >> COUNT_BITS).min(dev))
+        };
+        let packs = n.get() < COUNT_MASK && low < (LARGE >> COUNT_BITS);
+        *e = if packs {
+            NonZeroU32::new(n.get() | low << COUNT_BITS).unwrap_or(NonZeroU32::MIN)
+        } else {
+            self.large.insert(corr, (n, low));
+            NonZeroU32::MAX
+        };
+    }
+
+    /// How many activities call `corr` had (none: `None`) and the lowest device they ran on.
+    pub(super) fn get(&self, corr: u64) -> Option<(NonZeroU32, u32)> {
+        let e = self.of.get(&corr)?.get();
+        if e == LARGE {
+            return self.large.get(&corr).copied();
+        }
+        let n = NonZeroU32::new(e & COUNT_MASK)?;
+        Some((n, e >> COUNT_BITS))
+    }
+}
+
 /// How many events a line will hold (`line_sizes`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct LineSize {
@@ -110,11 +181,8 @@ pub(super) struct DeviceWork {
     /// `LineKey`).
     stream_of: CorrMap<Slot>,
     streams: Vec<LineKey>,
-    /// Per correlation id: how many activities (an entry has one at least: 8 B per id, not
-    /// 12), and the lowest device they ran on.
-    pub activity_of: CorrMap<(NonZeroU32, u32)>,
-    /// The executable graph of each graph launch, from the nodes of its work.
-    pub graph_exec_of: CorrMap<GraphExec>,
+    /// What each call's device work was, for its host event (`CallActivity`).
+    pub calls: CallActivity,
     /// Events per (plane, stream), in the order the lines were first seen; `line_of` finds a
     /// line and `last` remembers the previous event's, since consecutive events mostly share
     /// one (no ordered-map probe per event).
@@ -161,8 +229,13 @@ impl DeviceWork {
         DeviceWork {
             stream_of,
             streams,
-            activity_of: ids.map(),
-            graph_exec_of: ids.map(),
+            calls: CallActivity {
+                activity_of: Activities {
+                    of: ids.map(),
+                    large: HashMap::default(),
+                },
+                graph_exec_of: ids.map(),
+            },
             lines: Vec::new(),
             line_of: HashMap::default(),
             last: None,
@@ -186,6 +259,11 @@ impl DeviceWork {
                 key: otherwise,
                 slot: None,
             })
+    }
+
+    /// What each call's device work was: the device stages are done.
+    pub(super) fn take_call_activity(&mut self) -> CallActivity {
+        std::mem::take(&mut self.calls)
     }
 
     /// Lets go of the stream each call named: the copies are the last to ask.
@@ -234,17 +312,9 @@ impl DeviceWork {
     pub(super) fn push(&mut self, dev: u32, place: LinePlace, e: DeviceEvent) {
         let corr = e.correlation_id;
         if corr != 0 {
-            let mut first = false;
-            let n = self.activity_of.get_or_insert_with(corr, || {
-                first = true;
-                (NonZeroU32::MIN, dev)
-            });
-            if !first {
-                n.0 = n.0.saturating_add(1);
-                n.1 = n.1.min(dev);
-            }
+            self.calls.activity_of.add(corr, dev);
             if let Some(g) = e.graph {
-                self.graph_exec_of.insert(corr, g.exec());
+                self.calls.graph_exec_of.insert(corr, g.exec());
             }
         }
         let at = self.line_at(dev, place);
@@ -393,6 +463,50 @@ mod tests {
     /// Every event reaches the line of its plane and stream, in the order pushed, whether its
     /// line is found by the stream's slot (one stream's work on two planes, two streams taking
     /// turns) or by key (work whose call named no stream, or no call at all).
+    /// Each call's count and lowest device read back as counted, whether packed in the 4 B
+    /// entry or kept apart: a count past 24 bits, a device past 254, and a call that passes
+    /// from one to the other.
+    #[test]
+    fn activities_count_and_keep_the_lowest_device_packed_or_apart() {
+        let ids = Ids {
+            range: Some((1, 100)),
+            count: 100,
+        };
+        let mut a = Activities {
+            of: ids.map(),
+            large: HashMap::default(),
+        };
+        a.reserve(100);
+        let mut want: std::collections::HashMap<u64, (u32, u32)> = Default::default();
+        let mut add = |a: &mut Activities, corr: u64, dev: u32| {
+            a.add(corr, dev);
+            let w = want.entry(corr).or_insert((0, u32::MAX));
+            *w = (w.0 + 1, w.1.min(dev));
+        };
+        for corr in 1..=100u64 {
+            for k in 0..corr % 4 + 1 {
+                add(
+                    &mut a,
+                    corr,
+                    [3, 0, 7, 254, 255, 70_000][((corr + k) % 6) as usize],
+                );
+            }
+        }
+        // Past 24 bits of count: kept apart from there on.
+        for _ in 0..COUNT_MASK + 2 {
+            add(&mut a, 5, 9);
+        }
+        for (&corr, &(n, dev)) in &want {
+            let got = a.get(corr).map(|(n, d)| (n.get(), d));
+            assert_eq!(got, Some((n, dev)), "call {corr}");
+        }
+        assert!(
+            a.large.contains_key(&5),
+            "a count past 24 bits is kept apart"
+        );
+        assert_eq!(a.get(101), None);
+    }
+
     #[test]
     fn device_events_reach_their_line_by_slot_or_by_key() {
         let call = |correlation_id, stream| crate::model::events::CallFact {

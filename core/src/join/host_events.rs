@@ -15,7 +15,7 @@ use crate::util::sort::{apply_order, sort_two_runs};
 use std::sync::Arc;
 
 use super::annotations::{AnnotationIndex, HostCalls};
-use super::device_work::DeviceWork;
+use super::device_work::CallActivity;
 use super::input::Names;
 
 /// What the host events stage makes: the threads, sorted by id, and the names their events
@@ -29,7 +29,7 @@ pub(super) struct HostSide {
 pub(super) fn host_events(
     calls: HostCalls,
     names: &Names,
-    work: &DeviceWork,
+    activity: CallActivity,
     annotations: &mut AnnotationIndex,
     counters: &mut Counters,
 ) -> HostSide {
@@ -53,7 +53,7 @@ pub(super) fn host_events(
         &mut threads,
         &mut operations,
         &mut interned,
-        work,
+        activity,
         annotations,
         counters,
     );
@@ -114,11 +114,14 @@ fn span_key(m: &MarkerSpan) -> (u64, u64, u64) {
     (m.thread_id, m.open_correlation_id, m.start_ns)
 }
 
-/// Sorts the spans by `span_order`, stably, moving each once (`apply_order`): their keys
-/// (without the label) and positions are sorted by value, so that a comparison reads no span,
-/// and only spans whose keys tie are compared by label. A sort by a comparator reading the
-/// spans (about 100 B each, at their positions) misses the cache at each comparison, and a
-/// stable sort of the spans themselves would take a scratch copy.
+/// Sorts the spans by `span_order`, stably, moving each once (`apply_order`): their positions
+/// are put in thread order first (a program has a few threads), then each thread's are sorted
+/// by their keys (without the thread and the label) by value, so that a comparison reads no
+/// span, and only spans whose keys tie are compared by label. A sort by a comparator reading
+/// the spans (about 100 B each, at their positions) misses the cache at each comparison, and a
+/// stable sort of the spans themselves would take a scratch copy. The keys are made a thread
+/// at a time: made for every span at once they were held beside all the records at the host
+/// events stage's start (32 B a span), the top of the join on a run of many roctx ranges.
 fn sort_spans(spans: &mut [MarkerSpan]) {
     if spans.is_sorted_by(|a, b| span_order(a, b).is_le()) {
         return;
@@ -127,40 +130,69 @@ fn sort_spans(spans: &mut [MarkerSpan]) {
         spans.sort_by(span_order);
         return;
     };
-    let mut keys: Vec<((u64, u64, u64), u32)> = spans
-        .iter()
-        .zip(0..n)
-        .map(|(m, i)| (span_key(m), i))
+    // Each thread's first position in `order`, by thread id.
+    let mut threads: Vec<(u64, usize)> = count_runs(spans.iter().map(|m| m.thread_id))
+        .into_iter()
         .collect();
-    // Distinct (positions differ): an unstable sort gives ties in position order.
-    keys.sort_unstable();
-    let mut from = 0;
-    while from < keys.len() {
-        let mut to = from + 1;
-        while to < keys.len() && keys[to].0 == keys[from].0 {
-            to += 1;
-        }
-        if to - from > 1 {
-            // Stable: equal labels keep their positions' order.
-            keys[from..to]
-                .sort_by(|a, b| spans[a.1 as usize].label.cmp(&spans[b.1 as usize].label));
-        }
-        from = to;
+    threads.sort_unstable();
+    let mut next = 0;
+    let mut from: HashMap<u64, usize> = HashMap::default();
+    let mut bounds = Vec::with_capacity(threads.len());
+    for &(tid, count) in &threads {
+        from.insert(tid, next);
+        bounds.push(next..next + count);
+        next += count;
     }
-    let mut order: Vec<u32> = keys.into_iter().map(|(_, i)| i).collect();
+    let mut order = vec![0u32; spans.len()];
+    for (m, i) in spans.iter().zip(0..n) {
+        if let Some(at) = from.get_mut(&m.thread_id) {
+            order[*at] = i;
+            *at += 1;
+        }
+    }
+    drop(from);
+    let mut keys: Vec<((u64, u64), u32)> = Vec::new();
+    for range in bounds {
+        let mine = &mut order[range];
+        keys.clear();
+        keys.extend(mine.iter().map(|&i| {
+            let m = &spans[i as usize];
+            ((m.open_correlation_id, m.start_ns), i)
+        }));
+        // Distinct (positions differ): an unstable sort gives ties in position order.
+        keys.sort_unstable();
+        let mut from = 0;
+        while from < keys.len() {
+            let mut to = from + 1;
+            while to < keys.len() && keys[to].0 == keys[from].0 {
+                to += 1;
+            }
+            if to - from > 1 {
+                // Stable: equal labels keep their positions' order.
+                keys[from..to]
+                    .sort_by(|a, b| spans[a.1 as usize].label.cmp(&spans[b.1 as usize].label));
+            }
+            from = to;
+        }
+        for (o, (_, i)) in mine.iter_mut().zip(&keys) {
+            *o = *i;
+        }
+    }
+    drop(keys);
     apply_order(spans, &mut order);
 }
 
 /// Every API record as its thread's event. The records are taken from the end, each chunk of
 /// them freed once read, so their memory is given back while the host events (48 B each, the
 /// records 32) grow. Each thread's events come out last first, and are turned round at the end
-/// (`Backwards::into_vec`).
+/// (`Backwards::into_vec`). What the device stages made of each call (`CallActivity`) is
+/// freed here too, before the spans become events.
 fn call_events(
     api: PackedVec<ApiRecord>,
     threads: &mut ThreadEvents,
     operations: &mut OpNames,
     names: &mut NameTable,
-    work: &DeviceWork,
+    work: CallActivity,
     annotations: &mut AnnotationIndex,
     counters: &mut Counters,
 ) {
@@ -169,9 +201,9 @@ fn call_events(
         let (name, launches) = operations.name(names, &a);
         let (count, device) = work
             .activity_of
-            .get(&a.correlation_id)
+            .get(a.correlation_id)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
-            .map_or((0, None), |&(n, d)| (n.get(), u16::try_from(d).ok()));
+            .map_or((0, None), |(n, d)| (n.get(), u16::try_from(d).ok()));
         if launches && count == 0 {
             counters.launches_without_activity += 1;
         }

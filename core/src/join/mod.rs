@@ -108,7 +108,8 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
 
     // At most one activity entry per dispatch or copy (a graph launch's share one): room
     // once, as for the issued devices.
-    work.activity_of
+    work.calls
+        .activity_of
         .reserve(device.kernels.len() + device.copies.len());
     let beside_kernels = BesideKernels {
         copies: device.copies,
@@ -166,7 +167,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     let host = HostEventsIn {
         calls: host_calls,
         names: &names,
-        work: &work,
+        activity: work.take_call_activity(),
         annotations: &mut annotations,
         counters: &mut counters,
     };

@@ -17,7 +17,7 @@ use super::annotations::{annotate, Annotated, AnnotationIndex, HostCalls, Spanne
 use super::api_index::{ApiIndex, ApiIndexed};
 use super::copies::{place_copies, PlacedCopies};
 use super::dependencies::{Dependencies, DependencyWork};
-use super::device_work::{call_tables, line_sizes, DeviceStage, DeviceWork};
+use super::device_work::{call_tables, line_sizes, CallActivity, DeviceStage, DeviceWork};
 use super::devices::Places;
 use super::host_events::{host_events, HostSide};
 use super::input::{CarriedDeps, DeviceRecords, Ids, Names};
@@ -201,7 +201,8 @@ pub(super) fn kernels_beside_copies(
 pub(super) struct HostEventsIn<'a> {
     pub calls: HostCalls,
     pub names: &'a Names,
-    pub work: &'a DeviceWork,
+    /// Freed once the calls are events (the spans read none of it).
+    pub activity: CallActivity,
     pub annotations: &'a mut AnnotationIndex,
     pub counters: &'a mut Counters,
 }
@@ -229,7 +230,7 @@ pub(super) fn host_events_beside_dependencies(
             host_events(
                 host.calls,
                 host.names,
-                host.work,
+                host.activity,
                 host.annotations,
                 host.counters,
             )
