@@ -162,12 +162,26 @@ pub struct AnchorEvent {
     pub wait_correlation_id: u64,
 }
 
-/// Anchors per line, each line's in time order (ties in flow order).
+/// Anchors per line, each line's in time order (ties in flow order). A flow's two ends lie
+/// on the lines of its record and its wait, which the flows before it mostly used too: each
+/// end's line is found from the last one that end used, and looked up by place only when it
+/// changed; a line whose anchors came in time order is not sorted.
 pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>> {
-    let mut m: HashMap<AnchorPlace, Vec<AnchorEvent>> = HashMap::default();
+    let mut lines: Vec<(AnchorPlace, Vec<AnchorEvent>)> = Vec::new();
+    let mut slot: HashMap<AnchorPlace, usize> = HashMap::default();
+    // The line each end (record, wait) went to last.
+    let mut last: [Option<usize>; 2] = [None; 2];
     for f in &trace.dependency_flows {
-        for (a, out) in [(f.from, true), (f.to, false)] {
-            m.entry(a.place).or_default().push(AnchorEvent {
+        for (end, a, out) in [(0, f.from, true), (1, f.to, false)] {
+            let i = match last[end] {
+                Some(i) if lines[i].0 == a.place => i,
+                _ => *slot.entry(a.place).or_insert_with(|| {
+                    lines.push((a.place, Vec::new()));
+                    lines.len() - 1
+                }),
+            };
+            last[end] = Some(i);
+            lines[i].1.push(AnchorEvent {
                 time_ns: a.time_ns,
                 flow: flow_value(f.id, out),
                 out,
@@ -175,10 +189,15 @@ pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>>
             });
         }
     }
-    for anchors in m.values_mut() {
-        anchors.sort_by_key(|a| a.time_ns);
-    }
-    m
+    lines
+        .into_iter()
+        .map(|(place, mut anchors)| {
+            if !anchors.is_sorted_by_key(|a| a.time_ns) {
+                anchors.sort_by_key(|a| a.time_ns);
+            }
+            (place, anchors)
+        })
+        .collect()
 }
 
 /// The anchors of one line, written among its events in time order: appended after the
