@@ -12,7 +12,7 @@ use crate::model::{
 use super::cache::EventCache;
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
 use crate::xplane::builder::{
-    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+    BuiltPlane, FinishedLine, Hot, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
 };
 use crate::xplane::lanes::{range_stats, RoctxLines};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
@@ -243,7 +243,7 @@ pub(super) fn host_plane(
             // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
             if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
-                stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
+                stats.u64(ids.hot(&mut plane, Hot::CorrelationId), e.correlation_id);
                 crate::xplane::deps::add_sync_stats(
                     &mut plane,
                     &mut ids,
@@ -252,22 +252,22 @@ pub(super) fn host_plane(
                 );
             }
             if let Some(dev) = e.device.get() {
-                stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
+                stats.u64(ids.hot(&mut plane, Hot::DeviceId), u64::from(dev));
             }
             if let Some(m) = copies.get(e.correlation_id) {
                 cache.memcpy_stats(&mut plane, m, &mut stats);
             }
             if e.activity_count > 1 {
                 stats.u64(
-                    ids.get(&mut plane, s::ACTIVITY_COUNT),
+                    ids.hot(&mut plane, Hot::ActivityCount),
                     u64::from(e.activity_count),
                 );
             }
             if let Some(g) = e.graph_exec_id {
-                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
+                stats.u64(ids.hot(&mut plane, Hot::GraphExecId), g.id());
                 // xprof's names for the same id (`xplane::stats`).
-                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.id());
-                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_EXEC_ID), g.id());
+                stats.u64(ids.hot(&mut plane, Hot::CudaGraphId), g.id());
+                stats.u64(ids.hot(&mut plane, Hot::CudaGraphExecId), g.id());
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
