@@ -437,17 +437,12 @@ fn latest_contexts(mut contexts: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windows) -> Collected {
     let mut out = empty_like(c);
     let is_held = |id: u64| id != 0 && held.contains(id);
-    if c.api
-        .iter()
-        .any(|a| a.domain == ApiDomain::Hip && is_held(a.correlation_id))
-    {
-        out.api = c
-            .api
-            .split_where(|a| a.domain == ApiDomain::Hip && is_held(a.correlation_id));
-    }
-    if c.kernels.iter().any(|k| is_held(k.correlation_id)) {
-        out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
-    }
+    // One walk each: the held calls are a window's latest, so a test for any held record
+    // first walks nearly the whole store before the split walks it again.
+    out.api = c
+        .api
+        .split_where(|a| a.domain == ApiDomain::Hip && is_held(a.correlation_id));
+    out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
     move_where(&mut c.copies, &mut out.copies, |k| {
         is_held(k.correlation_id)
     });

@@ -9,7 +9,7 @@
 
 use crate::fastmap::HashMap;
 
-use super::builder::{LineBuilder, PlaneBuilder, StatBytes, StatIds};
+use super::builder::{Hot, LineBuilder, PlaneBuilder, StatBytes, StatIds};
 use crate::model::corrmap::{id_range, CorrMap, Slot};
 use crate::model::events::SyncKind;
 use crate::model::{AnchorPlace, SyncCall, Trace};
@@ -75,6 +75,7 @@ impl<'a> SyncIndex<'a> {
         SyncIndex { calls, by_id }
     }
 
+    #[inline]
     pub fn get(&self, correlation_id: u64) -> Option<&'a SyncCall> {
         let calls = self.calls;
         self.by_id.get(&correlation_id).map(|s| &calls[s.index()])
@@ -104,37 +105,45 @@ impl<'a> SyncIndex<'a> {
 /// The stats of a synchronization call's host event. The names' ids come from `ids` (no
 /// hashing of the name per call: a program that synchronizes every step has a million of
 /// these), interned in the order `PlaneBuilder::put` would, so the bytes are the same.
+/// Asked for every HIP call, most of which are no sync call: that answer costs no call.
+#[inline]
 pub fn add_sync_stats(
     plane: &mut PlaneBuilder,
     ids: &mut StatIds,
     call: Option<&SyncCall>,
     stats: &mut StatBytes,
 ) {
-    let Some(c) = call else { return };
+    if let Some(c) = call {
+        sync_stats(plane, ids, c, stats);
+    }
+}
+
+#[inline(never)]
+fn sync_stats(plane: &mut PlaneBuilder, ids: &mut StatIds, c: &SyncCall, stats: &mut StatBytes) {
     let stream = |plane: &mut PlaneBuilder, ids: &mut StatIds, stats: &mut StatBytes| {
         if let Some(n) = c.stream {
-            stats.i64(ids.get(plane, HIP_STREAM), i64::from(n));
+            stats.i64(ids.hot(plane, Hot::HipStream), i64::from(n));
         }
     };
     let sync_type = |plane: &mut PlaneBuilder, ids: &mut StatIds, stats: &mut StatBytes| {
-        let id = ids.get(plane, SYNC_TYPE);
+        let id = ids.hot(plane, Hot::SyncType);
         stats.reference(id, ids.get(plane, sync_type(c.kind)));
     };
     match c.kind {
         SyncKind::EventRecord => {
-            stats.u64(ids.get(plane, HIP_EVENT), c.event);
+            stats.u64(ids.hot(plane, Hot::HipEvent), c.event);
             stream(plane, ids, stats);
         }
         SyncKind::StreamWaitEvent | SyncKind::EventSynchronize | SyncKind::EventQuery => {
             sync_type(plane, ids, stats);
             stream(plane, ids, stats);
-            stats.u64(ids.get(plane, WAIT_ON_HIP_EVENT_ID), c.event);
+            stats.u64(ids.hot(plane, Hot::WaitOnHipEventId), c.event);
             if let Some(r) = c.resolved {
                 if let Some(n) = r.stream {
-                    stats.i64(ids.get(plane, WAIT_ON_STREAM), i64::from(n));
+                    stats.i64(ids.hot(plane, Hot::WaitOnStream), i64::from(n));
                 }
                 stats.u64(
-                    ids.get(plane, WAIT_ON_HIP_EVENT_RECORD_CORR_ID),
+                    ids.hot(plane, Hot::WaitOnHipEventRecordCorrId),
                     r.record_correlation_id.get(),
                 );
             }
@@ -148,7 +157,7 @@ pub fn add_sync_stats(
         // and Kineto writes, so tools reading CUPTI-parity fields see "no stream", not stream 0.
         SyncKind::DeviceSynchronize => {
             sync_type(plane, ids, stats);
-            stats.i64(ids.get(plane, HIP_STREAM), NO_STREAM);
+            stats.i64(ids.hot(plane, Hot::HipStream), NO_STREAM);
         }
     }
 }
@@ -162,12 +171,26 @@ pub struct AnchorEvent {
     pub wait_correlation_id: u64,
 }
 
-/// Anchors per line, each line's in time order (ties in flow order).
+/// Anchors per line, each line's in time order (ties in flow order). A flow's two ends lie
+/// on the lines of its record and its wait, which the flows before it mostly used too: each
+/// end's line is found from the last one that end used, and looked up by place only when it
+/// changed; a line whose anchors came in time order is not sorted.
 pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>> {
-    let mut m: HashMap<AnchorPlace, Vec<AnchorEvent>> = HashMap::default();
+    let mut lines: Vec<(AnchorPlace, Vec<AnchorEvent>)> = Vec::new();
+    let mut slot: HashMap<AnchorPlace, usize> = HashMap::default();
+    // The line each end (record, wait) went to last.
+    let mut last: [Option<usize>; 2] = [None; 2];
     for f in &trace.dependency_flows {
-        for (a, out) in [(f.from, true), (f.to, false)] {
-            m.entry(a.place).or_default().push(AnchorEvent {
+        for (end, a, out) in [(0, f.from, true), (1, f.to, false)] {
+            let i = match last[end] {
+                Some(i) if lines[i].0 == a.place => i,
+                _ => *slot.entry(a.place).or_insert_with(|| {
+                    lines.push((a.place, Vec::new()));
+                    lines.len() - 1
+                }),
+            };
+            last[end] = Some(i);
+            lines[i].1.push(AnchorEvent {
                 time_ns: a.time_ns,
                 flow: flow_value(f.id, out),
                 out,
@@ -175,10 +198,15 @@ pub fn anchors_by_place(trace: &Trace) -> HashMap<AnchorPlace, Vec<AnchorEvent>>
             });
         }
     }
-    for anchors in m.values_mut() {
-        anchors.sort_by_key(|a| a.time_ns);
-    }
-    m
+    lines
+        .into_iter()
+        .map(|(place, mut anchors)| {
+            if !anchors.is_sorted_by_key(|a| a.time_ns) {
+                anchors.sort_by_key(|a| a.time_ns);
+            }
+            (place, anchors)
+        })
+        .collect()
 }
 
 /// The anchors of one line, written among its events in time order: appended after the
@@ -196,6 +224,8 @@ pub struct AnchorFeed<'a> {
     stats: StatBytes,
     /// Event metadata ids of `RECORD_ANCHOR` and `WAIT_ANCHOR` (0 until first used).
     names: [i64; 2],
+    /// The first of `rest`'s time on the line, once asked for.
+    next_ps: Option<i64>,
 }
 
 impl<'a> AnchorFeed<'a> {
@@ -204,6 +234,7 @@ impl<'a> AnchorFeed<'a> {
             rest: anchors.map_or(&[], Vec::as_slice),
             stats: StatBytes::new(),
             names: [0; 2],
+            next_ps: None,
         }
     }
 
@@ -212,7 +243,10 @@ impl<'a> AnchorFeed<'a> {
         self.rest.len()
     }
 
-    /// Writes the anchors that come before an event at `offset_ps` of `line`.
+    /// Writes the anchors that come before an event at `offset_ps` of `line` (`to_ps`: the
+    /// line's times, the same at every call). Asked before every event of the line, and most
+    /// have none before them: the next anchor's time is kept, a compare per event.
+    #[inline]
     pub fn before(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -221,9 +255,29 @@ impl<'a> AnchorFeed<'a> {
         offset_ps: i64,
         to_ps: impl Fn(u64) -> i64,
     ) {
+        let Some(first) = self.rest.first() else {
+            return;
+        };
+        let next = *self.next_ps.get_or_insert_with(|| to_ps(first.time_ns));
+        if next < offset_ps {
+            self.write_before(plane, ids, line, offset_ps, to_ps);
+        }
+    }
+
+    #[inline(never)]
+    fn write_before(
+        &mut self,
+        plane: &mut PlaneBuilder,
+        ids: &mut StatIds,
+        line: &mut LineBuilder,
+        offset_ps: i64,
+        to_ps: impl Fn(u64) -> i64,
+    ) {
+        self.next_ps = None;
         while let Some((a, rest)) = self.rest.split_first() {
             let at = to_ps(a.time_ns);
             if at >= offset_ps {
+                self.next_ps = Some(at);
                 break;
             }
             self.write(plane, ids, line, a, at);
@@ -262,8 +316,8 @@ impl<'a> AnchorFeed<'a> {
         }
         let s = &mut self.stats;
         s.clear();
-        s.u64(ids.get(plane, FLOW), a.flow);
-        s.u64(ids.get(plane, DEPENDENCY_OF), a.wait_correlation_id);
+        s.u64(ids.hot(plane, Hot::Flow), a.flow);
+        s.u64(ids.hot(plane, Hot::DependencyOf), a.wait_correlation_id);
         line.add_event(self.names[slot], at, 0, s);
     }
 }

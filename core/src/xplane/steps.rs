@@ -14,11 +14,13 @@
 //! [`place`] fits one thread's steps to its API line so that nothing on that line overlaps
 //! partially (xprof's nesting walk would drop the rest of the line's steps).
 
+use std::sync::Arc;
+
 use crate::fastmap::HashMap;
 use crate::model::steps::StepRule;
 use crate::model::{HostEvent, HostEventKind, Trace};
 
-use super::level::{parse_level, LevelForm, ParsedValue};
+use super::level::{parse_level, Level, LevelForm, ParsedValue};
 
 /// The root level a step range gets when its text names none.
 pub const ROOT_LEVEL: i64 = 1;
@@ -35,8 +37,14 @@ pub struct StepMark {
 
 /// Whether the range `text` is a step, and how its root is written.
 pub fn step_of(text: &str, rule: Option<&StepRule>) -> Option<StepMark> {
-    traceme_step(text)
-        .or_else(|| profiler_step(text))
+    // Both forms hold a `#` (a TraceMe text ends with one, PyTorch's step is `ProfilerStep#`):
+    // a text without one is parsed by neither (a range per step, each its own text, is
+    // classified per step).
+    let level = text.as_bytes().contains(&b'#').then(|| parse_level(text));
+    let level = level.as_ref();
+    level
+        .and_then(|l| traceme_step(text, l))
+        .or_else(|| level.and_then(profiler_step))
         .or_else(|| {
             let rule = rule?;
             rule.matches(text).map(|step_num| StepMark {
@@ -49,8 +57,7 @@ pub fn step_of(text: &str, rule: Option<&StepRule>) -> Option<StepMark> {
 
 /// `name#…,_r=<n>,step_num=<n>…#`: a step with a non-zero integer `_r` or an integer
 /// `step_num` (`_r=0` says "not a root", as xprof reads it).
-fn traceme_step(text: &str) -> Option<StepMark> {
-    let level = parse_level(text);
+fn traceme_step<'t>(text: &'t str, level: &Level<'t>) -> Option<StepMark> {
     if level.form != LevelForm::TraceMe {
         return None;
     }
@@ -86,9 +93,8 @@ fn traceme_step(text: &str) -> Option<StepMark> {
 }
 
 /// PyTorch's profiler step, `ProfilerStep#<n>` (alone, or as the op of an `emit_nvtx` text).
-fn profiler_step(text: &str) -> Option<StepMark> {
+fn profiler_step(level: &Level<'_>) -> Option<StepMark> {
     const NAME: &str = "ProfilerStep";
-    let level = parse_level(text);
     let n = level.name.strip_prefix(NAME)?.strip_prefix('#')?;
     if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -114,6 +120,7 @@ pub struct Span {
 /// is left out (`None`): one line cannot show two overlapping steps, and xprof's nesting walk
 /// would lose the steps after them.
 pub fn place(steps: &[Span], calls: &[Span]) -> Vec<Option<Span>> {
+    let reach = Reach::of(calls);
     let mut open: Vec<Span> = Vec::new();
     steps
         .iter()
@@ -121,7 +128,7 @@ pub fn place(steps: &[Span], calls: &[Span]) -> Vec<Option<Span>> {
             if s.end_ns < s.start_ns {
                 return None;
             }
-            let span = take_in_calls(*s, calls);
+            let span = take_in_calls(*s, calls, &reach);
             open.retain(|o| o.end_ns > span.start_ns);
             if open.iter().any(|o| o.end_ns < span.end_ns) {
                 return None;
@@ -132,14 +139,43 @@ pub fn place(steps: &[Span], calls: &[Span]) -> Vec<Option<Span>> {
         .collect()
 }
 
-/// `s` widened to the whole of any call it starts or ends inside of.
-fn take_in_calls(mut s: Span, calls: &[Span]) -> Span {
+/// The latest end among each prefix of a thread's calls (in start order): the calls before
+/// the first prefix that reaches past a time all end by it, so no step starting then can start
+/// or end inside them, and a step's walk over the calls starts there instead of at the
+/// thread's first call (a walk from the first for each step is steps × calls).
+struct Reach(Vec<u64>);
+
+impl Reach {
+    fn of(calls: &[Span]) -> Self {
+        let mut latest = 0;
+        Reach(
+            calls
+                .iter()
+                .map(|c| {
+                    latest = latest.max(c.end_ns);
+                    latest
+                })
+                .collect(),
+        )
+    }
+
+    /// The first call that may end after `t`.
+    fn past(&self, t: u64) -> usize {
+        self.0.partition_point(|&end| end <= t)
+    }
+}
+
+/// `s` widened to the whole of any call it starts or ends inside of (`s` ends at or after its
+/// start).
+fn take_in_calls(mut s: Span, calls: &[Span], reach: &Reach) -> Span {
     // The calls of one thread nest or follow each other, so a handful of rounds settles it;
-    // the bound keeps a malformed list from looping.
+    // the bound keeps a malformed list from looping. A call before `reach.past(s.start_ns)`
+    // ends by the span's start (and so by its end): it widens nothing.
     for _ in 0..8 {
         let before = s;
         let upto = |t: u64| calls.partition_point(|c| c.start_ns < t);
-        for c in &calls[..upto(s.end_ns)] {
+        let from = reach.past(s.start_ns);
+        for c in calls.get(from..upto(s.end_ns)).unwrap_or_default() {
             if c.start_ns < s.start_ns && s.start_ns < c.end_ns {
                 s.start_ns = c.start_ns;
             }
@@ -158,7 +194,8 @@ fn take_in_calls(mut s: Span, calls: &[Span]) -> Span {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StepRoot {
     pub span: Span,
-    pub mark: StepMark,
+    /// Shared by every root of its text (a step range per step names a few texts).
+    pub mark: Arc<StepMark>,
     /// The range was still open when the profile ended (a window's merge keeps the window
     /// where it ends, as for the range itself).
     pub open_at_end: bool,
@@ -181,7 +218,7 @@ impl StepRoots {
     ) -> StepRoots {
         let mut roots = StepRoots::default();
         // Names are interned: a text is classified once, however many ranges carry it.
-        let mut marks: HashMap<u32, Option<StepMark>> = HashMap::default();
+        let mut marks = Marks::default();
         for (tid, events) in threads {
             let mine = thread_roots(trace, events, &mut marks, &mut roots.overlapping);
             if !mine.is_empty() {
@@ -207,32 +244,56 @@ impl StepRoots {
     }
 }
 
+/// What each range text is as a step (`None`: not a step), by its name's id: classified once
+/// per text, and the last text asked for answered without a lookup (a thread's ranges mostly
+/// repeat one text).
+#[derive(Default)]
+struct Marks {
+    by_name: HashMap<u32, Option<Arc<StepMark>>>,
+    last: Option<(u32, Option<Arc<StepMark>>)>,
+}
+
+impl Marks {
+    fn of(&mut self, trace: &Trace, e: &HostEvent) -> Option<Arc<StepMark>> {
+        let name = e.name.get();
+        if let Some((last, mark)) = &self.last {
+            if *last == name {
+                return mark.clone();
+            }
+        }
+        let mark = self
+            .by_name
+            .entry(name)
+            .or_insert_with(|| step_of(trace.name(e), trace.step_rule.as_ref()).map(Arc::new))
+            .clone();
+        self.last = Some((name, mark.clone()));
+        mark
+    }
+}
+
 fn thread_roots(
     trace: &Trace,
     events: &[HostEvent],
-    marks: &mut HashMap<u32, Option<StepMark>>,
+    marks: &mut Marks,
     overlapping: &mut u64,
 ) -> Vec<StepRoot> {
-    let mut steps: Vec<StepRoot> = events
-        .iter()
-        .filter_map(|e| {
-            let HostEventKind::MarkerRange(r) = e.kind else {
-                return None;
-            };
-            let mark = marks
-                .entry(e.name.get())
-                .or_insert_with(|| step_of(trace.name(e), trace.step_rule.as_ref()))
-                .clone()?;
-            Some(StepRoot {
-                span: Span {
-                    start_ns: e.start_ns,
-                    end_ns: e.end_ns,
-                },
-                mark,
-                open_at_end: r.open_at_end,
-            })
-        })
-        .collect();
+    let mut steps: Vec<StepRoot> = Vec::new();
+    for e in events {
+        let HostEventKind::MarkerRange(r) = e.kind else {
+            continue;
+        };
+        let Some(mark) = marks.of(trace, e) else {
+            continue;
+        };
+        steps.push(StepRoot {
+            span: Span {
+                start_ns: e.start_ns,
+                end_ns: e.end_ns,
+            },
+            mark,
+            open_at_end: r.open_at_end,
+        });
+    }
     if steps.is_empty() {
         return steps;
     }
@@ -373,6 +434,68 @@ mod tests {
                 None
             ]
         );
+    }
+
+    /// The walk that starts at the first call reaching past a step's start widens every step
+    /// as the walk over all the calls before it does: nested and following calls, calls that
+    /// end before their start (malformed), steps starting and ending inside calls.
+    #[test]
+    fn steps_take_in_the_calls_a_walk_from_the_first_call_would() {
+        fn from_the_first(mut s: Span, calls: &[Span]) -> Span {
+            for _ in 0..8 {
+                let before = s;
+                let upto = calls.partition_point(|c| c.start_ns < s.end_ns);
+                for c in &calls[..upto] {
+                    if c.start_ns < s.start_ns && s.start_ns < c.end_ns {
+                        s.start_ns = c.start_ns;
+                    }
+                    if c.start_ns < s.end_ns && s.end_ns < c.end_ns {
+                        s.end_ns = c.end_ns;
+                    }
+                }
+                if s == before {
+                    break;
+                }
+            }
+            s
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..200 {
+            let mut calls: Vec<Span> = (0..next(40))
+                .map(|_| {
+                    let start = next(1000);
+                    // One in eight malformed: ending before it starts.
+                    let end = if next(8) == 0 {
+                        start.saturating_sub(next(50))
+                    } else {
+                        start + next(120)
+                    };
+                    span(start, end)
+                })
+                .collect();
+            calls.sort_by_key(|c| c.start_ns);
+            let mut steps: Vec<Span> = (0..next(12))
+                .map(|_| {
+                    let start = next(1000);
+                    span(start, start + next(300))
+                })
+                .collect();
+            steps.sort_by_key(|s| (s.start_ns, std::cmp::Reverse(s.end_ns)));
+            let reach = Reach::of(&calls);
+            for s in &steps {
+                assert_eq!(
+                    take_in_calls(*s, &calls, &reach),
+                    from_the_first(*s, &calls),
+                    "{s:?} in {calls:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -22,7 +22,7 @@ mod stats;
 
 pub use line::{EventPlaces, EventSample, FinishedLine, LineBuilder, SAMPLE_EVERY};
 pub(crate) use stats::fibonacci_slot;
-pub use stats::{StatBytes, StatIds};
+pub use stats::{Hot, StatBytes, StatIds};
 
 /// A typed stat value. The variant is part of the contract with xprof (e.g. `correlation_id`
 /// must be `U64`, `scope_range_id` must be `I64`).

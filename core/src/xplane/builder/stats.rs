@@ -14,6 +14,79 @@ pub struct StatIds {
     /// at 1). Two names in one slot take turns: the one asked for is looked up by name again,
     /// to the same id.
     slots: [(usize, usize, i64); STAT_ID_SLOTS],
+    /// The id of each [`Hot`] name, 0 until first used.
+    hot: [i64; Hot::COUNT],
+}
+
+/// The stat names nearly every event of a plane carries (a HIP call's, a dispatch's, a sync
+/// call's, an anchor's), each with a place of its own in [`StatIds`]: read with a load and a
+/// test, where a name by address is hashed and compared. Interned on first use, as by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hot {
+    CorrelationId,
+    OrphanCorrelationId,
+    DeviceId,
+    ActivityCount,
+    GraphExecId,
+    GraphNodeId,
+    CudaGraphId,
+    CudaGraphExecId,
+    HipStream,
+    SyncType,
+    HipEvent,
+    WaitOnHipEventId,
+    WaitOnStream,
+    WaitOnHipEventRecordCorrId,
+    Flow,
+    DependencyOf,
+}
+
+impl Hot {
+    const COUNT: usize = 16;
+
+    /// Every hot name, in their order.
+    pub const ALL: [Hot; Hot::COUNT] = [
+        Hot::CorrelationId,
+        Hot::OrphanCorrelationId,
+        Hot::DeviceId,
+        Hot::ActivityCount,
+        Hot::GraphExecId,
+        Hot::GraphNodeId,
+        Hot::CudaGraphId,
+        Hot::CudaGraphExecId,
+        Hot::HipStream,
+        Hot::SyncType,
+        Hot::HipEvent,
+        Hot::WaitOnHipEventId,
+        Hot::WaitOnStream,
+        Hot::WaitOnHipEventRecordCorrId,
+        Hot::Flow,
+        Hot::DependencyOf,
+    ];
+
+    /// The stat's name.
+    pub const fn name(self) -> &'static str {
+        use crate::xplane::deps as d;
+        use crate::xplane::stats as s;
+        match self {
+            Hot::CorrelationId => s::CORRELATION_ID,
+            Hot::OrphanCorrelationId => s::ORPHAN_CORRELATION_ID,
+            Hot::DeviceId => s::DEVICE_ID,
+            Hot::ActivityCount => s::ACTIVITY_COUNT,
+            Hot::GraphExecId => s::GRAPH_EXEC_ID,
+            Hot::GraphNodeId => s::GRAPH_NODE_ID,
+            Hot::CudaGraphId => s::CUDA_GRAPH_ID,
+            Hot::CudaGraphExecId => s::CUDA_GRAPH_EXEC_ID,
+            Hot::HipStream => d::HIP_STREAM,
+            Hot::SyncType => d::SYNC_TYPE,
+            Hot::HipEvent => d::HIP_EVENT,
+            Hot::WaitOnHipEventId => d::WAIT_ON_HIP_EVENT_ID,
+            Hot::WaitOnStream => d::WAIT_ON_STREAM,
+            Hot::WaitOnHipEventRecordCorrId => d::WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
+            Hot::Flow => d::FLOW,
+            Hot::DependencyOf => d::DEPENDENCY_OF,
+        }
+    }
 }
 
 /// Slots of a `StatIds` (a power of two): the stat names are a few dozen constants.
@@ -31,11 +104,22 @@ impl Default for StatIds {
     fn default() -> Self {
         StatIds {
             slots: [(0, 0, 0); STAT_ID_SLOTS],
+            hot: [0; Hot::COUNT],
         }
     }
 }
 
 impl StatIds {
+    /// The id of the hot stat `h`, interned on its first use.
+    #[inline]
+    pub fn hot(&mut self, plane: &mut PlaneBuilder, h: Hot) -> i64 {
+        let id = &mut self.hot[h as usize];
+        if *id == 0 {
+            *id = plane.stat_metadata_id(h.name());
+        }
+        *id
+    }
+
     pub fn get(&mut self, plane: &mut PlaneBuilder, name: &'static str) -> i64 {
         let (at, len) = (name.as_ptr() as usize, name.len());
         // The constants lie a few bytes apart: spread, not by their low bits.
@@ -101,12 +185,14 @@ impl StatBytes {
         prost::encoding::message::encode(fields::event::STATS.number, stat, &mut self.bytes);
     }
 
-    #[inline]
+    // Always: a call costs about as much as the stat's bytes (an event writes several).
+    #[inline(always)]
     pub fn u64(&mut self, metadata_id: i64, v: u64) {
         fields::put_varint_stat(&mut self.bytes, metadata_id, fields::stat::UINT64_VALUE, v);
     }
 
-    #[inline]
+    // Always: a call costs about as much as the stat's bytes (an event writes several).
+    #[inline(always)]
     pub fn i64(&mut self, metadata_id: i64, v: i64) {
         // int64 is written as the varint of its two's-complement bits, as prost does.
         fields::put_varint_stat(
@@ -118,7 +204,8 @@ impl StatBytes {
     }
 
     /// A `ref_value` stat: `target` is the stat metadata id of the interned string.
-    #[inline]
+    // Always: a call costs about as much as the stat's bytes (an event writes several).
+    #[inline(always)]
     pub fn reference(&mut self, metadata_id: i64, target: i64) {
         fields::put_varint_stat(
             &mut self.bytes,
@@ -168,6 +255,27 @@ mod tests {
                     "{name:?} in round {round}"
                 );
             }
+        }
+        assert_eq!(plane.plane.stat_metadata, by_name.plane.stat_metadata);
+    }
+
+    /// A hot stat's id is its name's id, by either way of asking, in first-use order.
+    #[test]
+    fn hot_ids_are_the_ids_by_name() {
+        let mut plane = PlaneBuilder::new(1, "p");
+        let mut by_name = PlaneBuilder::new(1, "p");
+        let mut ids = StatIds::default();
+        let names: Vec<&str> = Hot::ALL.iter().map(|h| h.name()).collect();
+        let unique: std::collections::HashSet<&str> = names.iter().copied().collect();
+        assert_eq!(unique.len(), names.len(), "two hot stats share a name");
+        for (i, &h) in Hot::ALL.iter().rev().enumerate() {
+            let got = if i % 2 == 0 {
+                ids.hot(&mut plane, h)
+            } else {
+                ids.get(&mut plane, h.name())
+            };
+            assert_eq!(got, by_name.stat_metadata_id(h.name()), "{h:?}");
+            assert_eq!(ids.hot(&mut plane, h), got, "{h:?} again");
         }
         assert_eq!(plane.plane.stat_metadata, by_name.plane.stat_metadata);
     }

@@ -9,7 +9,7 @@ use crate::model::{AnchorPlace, Device, DeviceEventKind, Trace};
 use super::cache::{EventCache, UNKNOWN_SHAPE};
 use super::line_names::{device_line_name, LineTypes};
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
-use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatBytes, StatIds, StatValue};
+use crate::xplane::builder::{BuiltPlane, Hot, PlaneBuilder, StatBytes, StatIds, StatValue};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
 use crate::xplane::spill::SpillPolicy;
 use crate::xplane::stats as s;
@@ -49,9 +49,9 @@ pub(super) fn device_plane(
             types.add(&e.kind);
             if e.correlation_id != 0 {
                 let id = if launched.contains(e.correlation_id) {
-                    ids.get(&mut plane, s::CORRELATION_ID)
+                    ids.hot(&mut plane, Hot::CorrelationId)
                 } else {
-                    ids.get(&mut plane, s::ORPHAN_CORRELATION_ID)
+                    ids.hot(&mut plane, Hot::OrphanCorrelationId)
                 };
                 stats.u64(id, e.correlation_id);
             }
@@ -81,12 +81,12 @@ pub(super) fn device_plane(
                 }
             };
             if let Some(g) = e.graph {
-                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.exec_id());
-                stats.u64(ids.get(&mut plane, s::GRAPH_NODE_ID), u64::from(g.node()));
+                stats.u64(ids.hot(&mut plane, Hot::GraphExecId), g.exec_id());
+                stats.u64(ids.hot(&mut plane, Hot::GraphNodeId), u64::from(g.node()));
                 // xprof reads a graph node's graph by this name; `cuda_graph_exec_id` on a
                 // device event would say it is a whole graph's run, which rocprofiler never
                 // reports (it reports each node).
-                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.exec_id());
+                stats.u64(ids.hot(&mut plane, Hot::CudaGraphId), g.exec_id());
             }
             cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
             let start = base.offset_ps(e.start_ns);

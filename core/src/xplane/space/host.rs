@@ -12,7 +12,7 @@ use crate::model::{
 use super::cache::EventCache;
 use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
 use crate::xplane::builder::{
-    BuiltPlane, FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
+    BuiltPlane, FinishedLine, Hot, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
 };
 use crate::xplane::lanes::{range_stats, RoctxLines};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
@@ -92,18 +92,18 @@ pub(super) struct FirstCopies<'t> {
 
 impl<'t> FirstCopies<'t> {
     pub(super) fn of(trace: &'t Trace) -> Self {
-        // One walk over every device event; the copies, few, are walked again for the range.
-        let copies: Vec<(u64, &MemcpyInfo)> = trace
-            .devices
-            .iter()
-            .flat_map(|d| &d.lines)
-            .flat_map(|l| &l.events)
-            .filter(|e| e.correlation_id != 0)
-            .filter_map(|e| match &e.kind {
-                DeviceEventKind::Memcpy(m) => Some((e.correlation_id, &**m)),
-                _ => None,
-            })
-            .collect();
+        // One walk over every device event, in plain loops (it is the one pass over them all
+        // before the planes); the copies, few, are walked again for the range.
+        let mut copies: Vec<(u64, &MemcpyInfo)> = Vec::new();
+        for line in trace.devices.iter().flat_map(|d| &d.lines) {
+            for e in &line.events {
+                if let DeviceEventKind::Memcpy(m) = &e.kind {
+                    if e.correlation_id != 0 {
+                        copies.push((e.correlation_id, &**m));
+                    }
+                }
+            }
+        }
         let range = id_range(copies.iter().map(|&(id, _)| id));
         let mut ids = IdSet::for_range(range, copies.len());
         let mut by_id = CorrMap::for_range(range, copies.len());
@@ -126,17 +126,30 @@ impl<'t> FirstCopies<'t> {
 /// same profile (`Trace::launched_earlier`): only a device event whose call is among them may
 /// carry `correlation_id` (a launch-flow end needs its start). A bit per id of their range,
 /// its bounds and their count found in one walk: the device planes' threads wait for this
-/// set, so it is built with as few walks over the calls as can be.
+/// set, so it is built with as few walks over the calls as can be, each a plain loop.
 pub(super) fn host_calls_by_correlation(trace: &Trace, host: &HostEvents) -> IdSet {
-    let mut count = 0usize;
-    let ids = || {
-        host_api_events(host)
-            .map(|e| e.correlation_id)
-            .chain(trace.launched_earlier.iter().copied())
-    };
-    let range = id_range(ids().inspect(|_| count += 1));
-    let mut set = IdSet::for_range(range, count);
-    for id in ids() {
+    let earlier = &trace.launched_earlier;
+    let (mut lo, mut hi, mut count) = (u64::MAX, 0u64, earlier.len());
+    for &id in earlier.iter().filter(|&&id| id != 0) {
+        (lo, hi) = (lo.min(id), hi.max(id));
+    }
+    for events in host.threads() {
+        for e in events {
+            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
+                (lo, hi) = (lo.min(e.correlation_id), hi.max(e.correlation_id));
+                count += 1;
+            }
+        }
+    }
+    let mut set = IdSet::for_range((lo <= hi).then_some((lo, hi)), count);
+    for events in host.threads() {
+        for e in events {
+            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
+                set.insert(e.correlation_id);
+            }
+        }
+    }
+    for &id in earlier {
         set.insert(id);
     }
     set
@@ -230,7 +243,7 @@ pub(super) fn host_plane(
             // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
             if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
-                stats.u64(ids.get(&mut plane, s::CORRELATION_ID), e.correlation_id);
+                stats.u64(ids.hot(&mut plane, Hot::CorrelationId), e.correlation_id);
                 crate::xplane::deps::add_sync_stats(
                     &mut plane,
                     &mut ids,
@@ -239,22 +252,22 @@ pub(super) fn host_plane(
                 );
             }
             if let Some(dev) = e.device.get() {
-                stats.u64(ids.get(&mut plane, s::DEVICE_ID), u64::from(dev));
+                stats.u64(ids.hot(&mut plane, Hot::DeviceId), u64::from(dev));
             }
             if let Some(m) = copies.get(e.correlation_id) {
                 cache.memcpy_stats(&mut plane, m, &mut stats);
             }
             if e.activity_count > 1 {
                 stats.u64(
-                    ids.get(&mut plane, s::ACTIVITY_COUNT),
+                    ids.hot(&mut plane, Hot::ActivityCount),
                     u64::from(e.activity_count),
                 );
             }
             if let Some(g) = e.graph_exec_id {
-                stats.u64(ids.get(&mut plane, s::GRAPH_EXEC_ID), g.id());
+                stats.u64(ids.hot(&mut plane, Hot::GraphExecId), g.id());
                 // xprof's names for the same id (`xplane::stats`).
-                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_ID), g.id());
-                stats.u64(ids.get(&mut plane, s::CUDA_GRAPH_EXEC_ID), g.id());
+                stats.u64(ids.hot(&mut plane, Hot::CudaGraphId), g.id());
+                stats.u64(ids.hot(&mut plane, Hot::CudaGraphExecId), g.id());
             }
             if let HostEventKind::MarkerRange(r) = e.kind {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
