@@ -435,6 +435,84 @@ impl Recorder {
 mod tests {
     use super::*;
 
+    /// A launch's arguments: its stream at every offset.
+    struct Launch(u64);
+
+    impl CallArgs for Launch {
+        fn arg(&self, _offset: usize) -> Option<u64> {
+            Some(self.0)
+        }
+        fn pointee(&self, _offset: usize, _field: usize) -> Option<u64> {
+            None
+        }
+        fn retval(&self) -> Option<i32> {
+            Some(0)
+        }
+        fn note_bad(&self) {}
+    }
+
+    /// The cost guard of a launch's ENTER: once the thread is registered, a launch on the
+    /// stream of the one before takes the unguarded path (no panic guard, no table look-up
+    /// of its row, no allocation); one on another stream, while capture is paused, or into a
+    /// full chunk declines, changing nothing, and the guarded path records it. The facts are
+    /// those the guarded path alone writes.
+    #[test]
+    fn a_launch_on_the_last_stream_enters_unguarded_and_others_decline() {
+        std::thread::spawn(|| {
+            let r = Recorder::default();
+            let op = crate::hip::lookup("hipLaunchKernel").expect("a launch row");
+            assert!(hip_call::work_stream_at(&op).is_some());
+            let (tid, s1, s2) = (7, 0x5000, 0x6000);
+            let guarded = |corr: u64, stream: u64| {
+                let call = |phase| HipCall {
+                    op: &op,
+                    phase,
+                    correlation_id: corr,
+                    thread_id: tid,
+                };
+                r.on_hip_call(r.gate(), &call(Phase::Enter), &Launch(stream), || 0);
+                r.on_hip_call(r.gate(), &call(Phase::Exit), &Launch(stream), || 0);
+            };
+            assert!(
+                !r.on_work_enter_unguarded(r.gate(), 1, tid, s1),
+                "an unregistered thread declines"
+            );
+            guarded(1, s1);
+            let mut corr = 1;
+            let mut unguarded = 0;
+            // The first chunk holds 16: the 16th launch needs a new one.
+            for _ in 0..20 {
+                corr += 1;
+                if r.on_work_enter_unguarded(r.gate(), corr, tid, s1) {
+                    unguarded += 1;
+                    assert!(r.on_hip_exit_unguarded(r.gate(), ExitReads::of(&op)));
+                } else {
+                    guarded(corr, s1);
+                }
+            }
+            assert_eq!(unguarded, 19, "every launch but the one into a new chunk");
+            assert!(
+                !r.on_work_enter_unguarded(r.gate(), 22, tid, s2),
+                "another stream"
+            );
+            guarded(22, s2);
+            r.set_paused(true);
+            assert!(!r.on_work_enter_unguarded(r.gate(), 23, tid, s2), "paused");
+            r.set_paused(false);
+            let calls: Vec<(u64, u64)> = r
+                .capture()
+                .drain(0, true)
+                .calls
+                .iter()
+                .map(|c| (c.correlation_id, c.stream))
+                .collect();
+            let expected: Vec<(u64, u64)> = (1..=21).map(|c| (c, s1)).chain([(22, s2)]).collect();
+            assert_eq!(calls, expected);
+        })
+        .join()
+        .unwrap();
+    }
+
     #[test]
     fn the_gate_is_one_load_of_three_facts() {
         let r = Recorder::default();
