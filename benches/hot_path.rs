@@ -873,16 +873,23 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
 /// (more callbacks, more of it). Prints CPU-ns per call (the calling threads' own CPU time) at
 /// 1 and 16 threads; under callgrind
 /// (`HOT_PATH_CALLS=…`, one thread) the inclusive instructions of `calls_<mode>` divided by
-/// the calls are the instructions per HIP call (`ci/bench-instructions.sh`).
+/// the calls are the instructions per HIP call (`ci/bench-instructions.sh`), the records the
+/// bench makes and the drains every 64 k calls included; with `HOT_PATH_CALL_MODE=<mode>`
+/// (`table`, `table_request`, `table_stream`) only that subscription runs, so the tool's
+/// `extern "C"` edges' inclusive instructions are that subscription's alone.
 fn bench_hip_calls() {
     let calls: u64 = std::env::var("HOT_PATH_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(0);
     if calls > 0 {
+        let only = std::env::var("HOT_PATH_CALL_MODE").unwrap_or_default();
         // Fixed work, each subscription on a thread of its own (a thread's first registry is
         // its fast path): for instruction counts.
-        for mode in CallMode::ALL {
+        for mode in CallMode::ALL
+            .into_iter()
+            .filter(|m| only.is_empty() || m.id() == only)
+        {
             let tracer = call_tracer(mode);
             std::thread::spawn(move || run_calls(mode, tracer, 7, calls))
                 .join()
@@ -940,6 +947,15 @@ impl CallMode {
         CallMode::TableRequest,
         CallMode::TableStream,
     ];
+
+    /// The name `HOT_PATH_CALL_MODE` and the `calls_<mode>` functions give it.
+    fn id(self) -> &'static str {
+        match self {
+            CallMode::Table => "table",
+            CallMode::TableRequest => "table_request",
+            CallMode::TableStream => "table_stream",
+        }
+    }
 
     fn name(self) -> &'static str {
         match self {

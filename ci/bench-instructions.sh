@@ -43,6 +43,12 @@ traced storm "$work/storm200k.toml" &
 # make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread.
 HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
   --callgrind-out-file="$work/calls.out" "$bench" >"$work/calls.log" 2>&1 &
+# The same, one subscription per run: the tool's `extern "C"` edges alone (without the records
+# the bench makes and the drains every 64 k calls, which run on the tool's thread in a run).
+for mode in table table_request table_stream; do
+  HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 HOT_PATH_CALL_MODE=$mode valgrind --tool=callgrind \
+    --callgrind-out-file="$work/calls-$mode.out" "$bench" >"$work/calls-$mode.log" 2>&1
+done &
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
   traced maxtext "$work/maxtext10.toml" &
@@ -56,7 +62,7 @@ wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
   # A function can be listed once per source file its inlined code came from: its own entry,
   # which includes the others, is the largest.
-  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | grep -v '=>' | grep -E "[:]$2( |$)" \
+  callgrind_annotate --inclusive=yes --threshold=100 "$1" 2>/dev/null | grep -v '=>' | { grep -E "[:]$2( |$)" || true; } \
     | awk '{gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0} END {printf "%.0f\n", max}'
 }
 callbacks() { # FILE -> the callback-tracing edges' inclusive instructions: the general
@@ -90,7 +96,11 @@ PY
 calls=200000
 for mode in table table_request table_stream; do
   n=$(inclusive "$work/calls.out" "hot_path::calls_$mode")
-  echo "per HIP call, $mode: $((n / calls)) instructions (the tool's callbacks, hipLaunchKernel on a created stream)"
+  f="$work/calls-$mode.out"
+  edges=$(($(inclusive "$f" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1') \
+    + $(inclusive "$f" 'rocprof_xplane::sdk::callbacks::hip_stream_callback_v1') \
+    + $(inclusive "$f" 'rocprof_xplane::sdk::callbacks::external_id_request')))
+  echo "per HIP call, $mode: $((n / calls)) instructions (the tool's callbacks, hipLaunchKernel on a created stream), of which the tool's edges $((edges / calls))"
 done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/'
 # Per record collected: every edge the runtime calls on its threads (callbacks, external-id
 # requests, buffer deliveries), per delivered record of the storm.

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use crate::budget::Budget;
 use crate::capture::hip_call::{self, CallArgs, HipCall, Phase};
+use crate::capture::hip_stream;
 use crate::capture::local::{self, Local};
 use crate::capture::Capture;
 use crate::hip::{HipOp, Role};
@@ -76,7 +77,41 @@ impl Gate {
 /// written by the call) while capture is on.
 #[inline(always)]
 fn exit_tells(op: &HipOp, gate: Gate) -> bool {
-    matches!(op.role, Role::SetDevice | Role::StreamCreate) || reads_memory_at_exit(op, gate)
+    ExitReads::of(op).tells(gate)
+}
+
+/// What the EXIT of a call of one row reads ([`exit_tells`] before the gate), fixed by the
+/// row: the callbacks keep it per operation, so an EXIT does not look into the row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitReads {
+    /// Nothing: the open-call mark only.
+    Nothing,
+    /// The memory the call allocated or freed, while capture is on.
+    Memory,
+    /// The device set or the stream created.
+    State,
+}
+
+impl ExitReads {
+    pub fn of(op: &HipOp) -> ExitReads {
+        if matches!(op.role, Role::SetDevice | Role::StreamCreate) {
+            ExitReads::State
+        } else if op.mem.is_some() {
+            ExitReads::Memory
+        } else {
+            ExitReads::Nothing
+        }
+    }
+
+    /// Whether the EXIT changes the thread's state under `gate`.
+    #[inline(always)]
+    fn tells(self, gate: Gate) -> bool {
+        match self {
+            ExitReads::Nothing => false,
+            ExitReads::Memory => gate.capturing(),
+            ExitReads::State => true,
+        }
+    }
 }
 
 /// Whether the EXIT of a call of row `op` reads the memory it allocated or freed: unless
@@ -267,20 +302,62 @@ impl Recorder {
         }
     }
 
-    /// [`Self::on_hip_call`] for the EXIT of a call of row `op` whose exit tells nothing
-    /// ([`exit_tells`]: nearly every call's), when its open-call mark needs no registration:
+    /// [`Self::on_hip_call`] for the EXIT of a call whose row's exit reads `reads` and tells
+    /// nothing ([`exit_tells`]: nearly every call's), when its open-call mark needs no registration:
     /// a thread-local access that cannot fail (it reports a thread in teardown), loads,
     /// compares and stores; no allocation, no lock, no index, nothing that can panic, so a
     /// callback runs it before its panic guard. Returns false, having done nothing, for any
     /// other EXIT: [`Self::on_hip_call`] takes it, inside the guard.
     #[inline(always)]
-    pub fn on_hip_exit_unguarded(&self, gate: Gate, op: &HipOp) -> bool {
-        if exit_tells(op, gate) {
+    pub fn on_hip_exit_unguarded(&self, gate: Gate, reads: ExitReads) -> bool {
+        if reads.tells(gate) {
             return false;
         }
         let open_calls = self.capture.open_calls();
         // A thread whose locals are gone keeps nothing ([`Self::on_hip_call`] neither).
         local::with(|l| open_calls.exit_registered_on(l)).unwrap_or(true)
+    }
+
+    /// [`Self::on_hip_call`] for the ENTER of a call of a row `hip_call::work_stream_at`
+    /// takes (nearly every launch), its stream argument read (`stream`), when its facts go
+    /// into the thread's store without an allocation, a lookup or a wait
+    /// (`hip_call::try_work_entry`) and its open-call mark needs no registration: a
+    /// thread-local access that cannot fail, loads, compares and stores; nothing that can
+    /// panic, so a callback runs it before its panic guard. Returns false, having done
+    /// nothing, for any other ENTER (capture paused, a new chunk, another stream, a drain
+    /// under way): [`Self::on_hip_call`] takes it, inside the guard.
+    #[inline(always)]
+    pub fn on_work_enter_unguarded(
+        &self,
+        gate: Gate,
+        correlation_id: u64,
+        thread_id: u64,
+        stream: u64,
+    ) -> bool {
+        if !gate.capturing() {
+            return false;
+        }
+        let c = &self.capture;
+        local::with(|l| {
+            if !c.open_calls().slot_registered_on(l) {
+                return false;
+            }
+            let entered = c.threads().try_with_current_on(l, thread_id, |t| {
+                hip_call::try_work_entry(c.streams(), t, correlation_id, stream)
+            });
+            if entered != Some(true) {
+                return false;
+            }
+            // The rest of [`Self::on_hip_enter`] and `hip_call::at_entry` for this call.
+            c.open_calls().enter_on(l);
+            if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
+                self.set(Gate::FULL, true);
+            }
+            hip_stream::note_entry_on(l, correlation_id, true);
+            true
+        })
+        // A thread whose locals are gone keeps nothing ([`Self::on_hip_call`] neither).
+        .unwrap_or(true)
     }
 
     /// [`Self::on_hip_exit`] for a call whose exit changes the thread's state: out of line,
@@ -357,6 +434,84 @@ impl Recorder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A launch's arguments: its stream at every offset.
+    struct Launch(u64);
+
+    impl CallArgs for Launch {
+        fn arg(&self, _offset: usize) -> Option<u64> {
+            Some(self.0)
+        }
+        fn pointee(&self, _offset: usize, _field: usize) -> Option<u64> {
+            None
+        }
+        fn retval(&self) -> Option<i32> {
+            Some(0)
+        }
+        fn note_bad(&self) {}
+    }
+
+    /// The cost guard of a launch's ENTER: once the thread is registered, a launch on the
+    /// stream of the one before takes the unguarded path (no panic guard, no table look-up
+    /// of its row, no allocation); one on another stream, while capture is paused, or into a
+    /// full chunk declines, changing nothing, and the guarded path records it. The facts are
+    /// those the guarded path alone writes.
+    #[test]
+    fn a_launch_on_the_last_stream_enters_unguarded_and_others_decline() {
+        std::thread::spawn(|| {
+            let r = Recorder::default();
+            let op = crate::hip::lookup("hipLaunchKernel").expect("a launch row");
+            assert!(hip_call::work_stream_at(&op).is_some());
+            let (tid, s1, s2) = (7, 0x5000, 0x6000);
+            let guarded = |corr: u64, stream: u64| {
+                let call = |phase| HipCall {
+                    op: &op,
+                    phase,
+                    correlation_id: corr,
+                    thread_id: tid,
+                };
+                r.on_hip_call(r.gate(), &call(Phase::Enter), &Launch(stream), || 0);
+                r.on_hip_call(r.gate(), &call(Phase::Exit), &Launch(stream), || 0);
+            };
+            assert!(
+                !r.on_work_enter_unguarded(r.gate(), 1, tid, s1),
+                "an unregistered thread declines"
+            );
+            guarded(1, s1);
+            let mut corr = 1;
+            let mut unguarded = 0;
+            // The first chunk holds 16: the 16th launch needs a new one.
+            for _ in 0..20 {
+                corr += 1;
+                if r.on_work_enter_unguarded(r.gate(), corr, tid, s1) {
+                    unguarded += 1;
+                    assert!(r.on_hip_exit_unguarded(r.gate(), ExitReads::of(&op)));
+                } else {
+                    guarded(corr, s1);
+                }
+            }
+            assert_eq!(unguarded, 19, "every launch but the one into a new chunk");
+            assert!(
+                !r.on_work_enter_unguarded(r.gate(), 22, tid, s2),
+                "another stream"
+            );
+            guarded(22, s2);
+            r.set_paused(true);
+            assert!(!r.on_work_enter_unguarded(r.gate(), 23, tid, s2), "paused");
+            r.set_paused(false);
+            let calls: Vec<(u64, u64)> = r
+                .capture()
+                .drain(0, true)
+                .calls
+                .iter()
+                .map(|c| (c.correlation_id, c.stream))
+                .collect();
+            let expected: Vec<(u64, u64)> = (1..=21).map(|c| (c, s1)).chain([(22, s2)]).collect();
+            assert_eq!(calls, expected);
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn the_gate_is_one_load_of_three_facts() {

@@ -108,6 +108,24 @@ impl Streams {
         self.stream_of_looked_up(t, stream)
     }
 
+    /// [`Self::stream_of`] when it takes no lookup: the null stream, or the thread's last
+    /// stream with no creation since (else `None`: [`Self::stream_of`] looks it up).
+    #[inline(always)]
+    pub fn stream_of_cached(&self, t: &ThreadState, stream: u64) -> Option<(i32, u64)> {
+        if stream == 0 {
+            return Some((t.current_device, 0));
+        }
+        match t.last_stream {
+            Some((s, d))
+                if s == stream
+                    && t.stream_generation == self.generation.load(Ordering::Acquire) =>
+            {
+                Some(d)
+            }
+            _ => None,
+        }
+    }
+
     /// [`Self::stream_of`] for a stream other than the thread's last, or after a creation.
     #[inline(never)]
     fn stream_of_looked_up(&self, t: &mut ThreadState, stream: u64) -> (i32, u64) {

@@ -12,7 +12,7 @@ use super::hip_stream;
 use super::local::Local;
 use super::thread::ThreadState;
 use crate::hip::{HipOp, Role, StreamArg};
-use crate::model::events::{CopyPtrs, MemFact};
+use crate::model::events::{CallFact, CopyPtrs, MemFact};
 
 /// The arguments and return value of one HIP call, as its callback payload holds them.
 pub trait CallArgs {
@@ -161,6 +161,50 @@ pub(crate) fn at_entry(
         | Role::SetDevice
         | Role::StreamCreate => {}
     }
+}
+
+/// Where the stream argument is, for a call whose entry only places its work by that argument
+/// (a launch, or a copy or memset with no pointers to read, whose row names the `hipStream_t`
+/// at an offset of the arguments): what [`try_work_entry`] takes. `None` for every other row.
+pub fn work_stream_at(op: &HipOp) -> Option<u8> {
+    match (op.role, op.stream, op.copy_ptrs) {
+        (Role::Launch | Role::Copy | Role::Memset, StreamArg::At(o), None) => Some(o),
+        _ => None,
+    }
+}
+
+/// [`at_entry`] for a call of a row [`work_stream_at`] takes, its stream argument read
+/// (`stream`), when that takes no allocation and no lookup: the annotation context into a
+/// chunk with room, the stream the thread looked up last (no creation since), the launch fact
+/// repeating the previous one's stream. Loads, compares and stores, nothing that can panic.
+/// Returns false, having changed nothing, otherwise: [`at_entry`] takes it.
+#[inline(always)]
+pub(crate) fn try_work_entry(
+    streams: &Streams,
+    t: &mut ThreadState,
+    correlation_id: u64,
+    stream: u64,
+) -> bool {
+    let scope = t.top_scope();
+    if scope.is_some() && !t.scopes.has_room() {
+        return false;
+    }
+    let Some((device, stream_seq)) = streams.stream_of_cached(t, stream) else {
+        return false;
+    };
+    let fact = CallFact {
+        correlation_id,
+        stream,
+        device,
+        stream_seq,
+    };
+    if !t.calls.push_repeating(fact) {
+        return false;
+    }
+    if let Some(scope) = scope {
+        t.scopes.push((correlation_id, scope));
+    }
+    true
 }
 
 /// An allocation or free at its successful exit: what it allocated or released, where.

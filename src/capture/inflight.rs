@@ -75,6 +75,13 @@ impl OpenCalls {
         }
     }
 
+    /// Whether [`Self::enter_on`] would take no registration: this thread's slot of this
+    /// registry is first in its entries (a load and a compare, no change).
+    #[inline(always)]
+    pub(crate) fn slot_registered_on(&self, l: &local::Local) -> bool {
+        local::registered(&l.open_slot, local::address_of(&self.slots)).is_some()
+    }
+
     /// A HIP call exited on this thread.
     #[inline]
     pub fn exit(&self) {

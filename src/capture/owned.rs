@@ -141,6 +141,28 @@ impl<T> Owner<T> {
         // starts now sees the mark and waits until `_done` clears it.
         f(unsafe { &mut *c.value.get() })
     }
+
+    /// [`Self::with`] when it takes no wait and cannot panic: `None`, having run nothing, when a
+    /// drain wants the value or it is already lent to an outer call (`with` waits, or panics).
+    /// A plain load, two plain stores and a plain load around `f`.
+    #[inline(always)]
+    pub fn try_with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+        let c = &*self.cell;
+        // Only this thread writes `busy`: set here means a call from inside `f`.
+        if c.busy.load(Ordering::Relaxed) {
+            return None;
+        }
+        c.busy.store(true, Ordering::Relaxed);
+        c.barrier.light();
+        if c.wanted.load(Ordering::Acquire) {
+            c.busy.store(false, Ordering::Release);
+            return None;
+        }
+        let _done = Clear(&c.busy);
+        // SAFETY: as in `with`: this thread holds the cell's one owner and is not inside
+        // another use (checked above); its mark is set and no drain wanted the value after it.
+        Some(f(unsafe { &mut *c.value.get() }))
+    }
 }
 
 impl<T> ThreadCell<T> {

@@ -107,8 +107,12 @@ pub struct ThreadState {
     pub copy_ptrs: ChunkedVec<CopyPtrs, THREAD_CHUNK>,
     /// Thread id as reported by the runtime (set on first use).
     pub thread_id: u64,
-    /// Open push/pop ranges, outermost first: this is the annotation stack.
-    pub stack: SmallVec<[OpenRange; INLINE_DEPTH]>,
+    /// Open push/pop ranges, outermost first: this is the annotation stack. Changed only by
+    /// [`Self::push_range`] and [`Self::pop_range`], which keep `top_scope`.
+    pub(crate) stack: SmallVec<[OpenRange; INLINE_DEPTH]>,
+    /// The innermost open range's scope id, 0 when none is open (scope ids are never 0): what
+    /// a call's entry reads, without the stack's inline-or-heap choice.
+    top_scope: i64,
     /// Labels this thread pushed lately, so that a label pushed again is the same `Arc`
     /// (no allocation per push; the join then shares label lists by pointer).
     recent_labels: SmallVec<[Arc<str>; RECENT_LABELS]>,
@@ -160,11 +164,20 @@ impl ThreadState {
     pub fn push_range(&mut self, mut r: OpenRange) {
         r.scope_id = self.scope_id_for(r.correlation_id);
         r.parent_scope_id = self.stack.last().map_or(0, |p| p.scope_id);
+        self.top_scope = r.scope_id;
         self.stack.push(r);
     }
 
     pub fn pop_range(&mut self) -> Option<OpenRange> {
-        self.stack.pop()
+        let r = self.stack.pop();
+        self.top_scope = self.stack.last().map_or(0, |p| p.scope_id);
+        r
+    }
+
+    /// The innermost open range's scope id, if a range is open.
+    #[inline(always)]
+    pub fn top_scope(&self) -> Option<i64> {
+        (self.top_scope != 0).then_some(self.top_scope)
     }
 
     /// `label` (empty when absent) as an `Arc` this thread already holds for the same text,
@@ -211,8 +224,8 @@ impl ThreadState {
     /// range, if any.
     #[inline]
     pub fn capture_at_api_enter(&mut self, correlation_id: u64) {
-        if let Some(top) = self.stack.last() {
-            self.scopes.push((correlation_id, top.scope_id));
+        if let Some(scope) = self.top_scope() {
+            self.scopes.push((correlation_id, scope));
         }
     }
 }
@@ -276,6 +289,9 @@ mod tests {
             (2, 0),
             "outermost push has no parent"
         );
+        s.pop_range();
+        s.capture_at_api_enter(7);
+        assert_eq!(s.scopes.len(), 3, "nothing open at 7: nothing captured");
     }
 
     /// Every span kept comes back whole at the drain, compact or not; the compact form is

@@ -70,6 +70,25 @@ impl Threads {
         )
     }
 
+    /// [`Self::with_current_on`] when it takes no registration, no wait and cannot panic: the
+    /// thread's state is registered first in its entries and no drain holds it (else `None`,
+    /// having run nothing: [`Self::with_current_on`] takes it).
+    #[inline(always)]
+    pub(crate) fn try_with_current_on<R>(
+        &self,
+        l: &local::Local,
+        thread_id: u64,
+        f: impl FnOnce(&mut ThreadState) -> R,
+    ) -> Option<R> {
+        let o = local::registered(&l.state, local::address_of(self))?;
+        o.try_with(|s| {
+            if s.thread_id == 0 {
+                s.thread_id = thread_id;
+            }
+            f(s)
+        })
+    }
+
     fn register(&self) -> Owner<ThreadState> {
         let mut state = ThreadState::default();
         state.set_fallback_block(self.registered.fetch_add(1, Ordering::Relaxed));

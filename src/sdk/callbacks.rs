@@ -16,12 +16,12 @@ use super::functions::Functions;
 use super::functions::{Buffer, Clock, Context};
 use super::payload::{self, CallbackRecord, HipApiArgs};
 use super::status::SdkError;
-use crate::capture::hip_call::HipCall;
+use crate::capture::hip_call::{self, HipCall};
 use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::guard::ffi_guard;
 use crate::hip::HipOp;
-use crate::recorder::{BufferSlot, Gate, Recorder};
+use crate::recorder::{BufferSlot, ExitReads, Gate, Recorder};
 
 /// Runtime values of the callback-tracing kinds configured.
 #[derive(Debug, Clone, Copy, Default)]
@@ -84,6 +84,18 @@ const MAX_ROUTED_KIND: u32 = 1 << 10;
 struct Armed {
     dispatch: Dispatch,
     routes: Vec<Route>,
+    /// For each operation id, what its unguarded paths need of its row, read once here.
+    rows: Vec<Option<RowPlan>>,
+}
+
+/// What the unguarded ENTER and EXIT of a subscribed HIP operation need of its row.
+#[derive(Debug, Clone, Copy)]
+struct RowPlan {
+    /// Where the stream argument is, when the call's entry only places its work by it
+    /// (`hip_call::work_stream_at`).
+    work_at: Option<u8>,
+    /// What its EXIT reads.
+    exit: ExitReads,
 }
 
 impl Armed {
@@ -114,7 +126,27 @@ impl Armed {
             }
             routes[i] = route;
         }
-        Armed { dispatch, routes }
+        let rows = dispatch
+            .hip_ops
+            .iter()
+            .map(|op| {
+                op.as_ref().map(|op| RowPlan {
+                    work_at: hip_call::work_stream_at(op),
+                    exit: ExitReads::of(op),
+                })
+            })
+            .collect();
+        Armed {
+            dispatch,
+            routes,
+            rows,
+        }
+    }
+
+    /// The plan of HIP operation `op`, when subscribed.
+    #[inline(always)]
+    fn row(&self, op: i32) -> Option<&RowPlan> {
+        self.rows.get(op as u32 as usize)?.as_ref()
     }
 
     /// Where a callback of `kind` goes.
@@ -451,7 +483,11 @@ unsafe fn on_callback(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     let r = &r;
     match a.route(r.kind) {
         Route::HipApi => {
-            if hip_exit_unguarded(&a.dispatch, rec, gate, r) {
+            if hip_exit_unguarded(a, rec, gate, r) {
+                return;
+            }
+            // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
+            if unsafe { hip_work_enter_unguarded(a, rec, gate, r) } {
                 return;
             }
             ffi_guard(edge, (), move || {
@@ -489,19 +525,47 @@ unsafe fn on_other(a: &Armed, rec: &Recorder, route: Route, r: CallbackRecord) {
 }
 
 /// A HIP API EXIT that tells nothing (nearly every call's: [`Recorder::on_hip_exit_unguarded`]),
-/// done before the panic guard: the phase, a checked read of the operation's row, then the
+/// done before the panic guard: the phase, a checked read of the operation's plan, then the
 /// recorder's loads, compares and stores, none of which can panic; the payload is not read.
 /// Returns false, having done nothing, for any other callback: [`on_hip_api`] takes it, guarded.
 #[inline(always)]
-fn hip_exit_unguarded(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecord) -> bool {
+fn hip_exit_unguarded(a: &Armed, rec: &Recorder, gate: Gate, r: &CallbackRecord) -> bool {
     if r.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
         return false;
     }
-    match d.hip_op(r.operation) {
-        Some(op) => rec.on_hip_exit_unguarded(gate, op),
+    match a.row(r.operation) {
+        Some(row) => rec.on_hip_exit_unguarded(gate, row.exit),
         // Not subscribed: [`on_hip_api`] does nothing with it either.
         None => true,
     }
+}
+
+/// A HIP API ENTER of an operation whose entry only places its work by its stream argument
+/// (nearly every launch: [`Recorder::on_work_enter_unguarded`]), done before the panic guard:
+/// the phase, a checked read of the operation's entry, a checked read of the stream argument,
+/// then the recorder's loads, compares and stores, none of which can panic. Returns false,
+/// having done nothing, for any other callback: [`on_hip_api`] takes it, guarded.
+///
+/// # Safety
+/// `r` is a HIP_RUNTIME_API record, its payload valid for the callback.
+#[inline(always)]
+unsafe fn hip_work_enter_unguarded(
+    a: &Armed,
+    rec: &Recorder,
+    gate: Gate,
+    r: &CallbackRecord,
+) -> bool {
+    if r.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
+        return false;
+    }
+    let Some(at) = a.row(r.operation).and_then(|row| row.work_at) else {
+        return false;
+    };
+    // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
+    let Some(stream) = (unsafe { payload::hip_api_arg(r.payload, usize::from(at)) }) else {
+        return false;
+    };
+    rec.on_work_enter_unguarded(gate, r.correlation_id, r.thread_id, stream)
 }
 
 /// A HIP API callback: the operation's table row, when subscribed, and the call's arguments to

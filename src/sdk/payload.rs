@@ -91,21 +91,41 @@ impl<'a> HipApiArgs<'a> {
     }
 }
 
+/// The u64 at `offset` bytes into a HIP call's arguments, as [`HipApiArgs`] reads it: `None`
+/// for a null payload or one too short to hold it (not counted here: the caller's fallback,
+/// [`HipApiArgs`], counts it). Checked reads, nothing that can panic.
+///
+/// # Safety
+/// As [`HipApiArgs::new`]'s `payload`, for the duration of the call.
+#[inline(always)]
+pub unsafe fn hip_api_arg(payload: *const c_void, offset: usize) -> Option<u64> {
+    type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
+    if payload.is_null() {
+        return None;
+    }
+    let at = offset_of!(Data, args) + offset;
+    // SAFETY: a non-null payload starts with its u64 size (this function's contract).
+    let size = unsafe { std::ptr::addr_of!((*payload.cast::<Data>()).size).read_unaligned() };
+    if (size as usize) < at + size_of::<u64>()
+        || offset + size_of::<u64>() > size_of::<sys::rocprofiler_hip_api_args_t>()
+    {
+        return None;
+    }
+    // SAFETY: the payload's `size` covers the 8 bytes at `at`.
+    Some(unsafe { (payload.cast::<u8>().add(at) as *const u64).read_unaligned() })
+}
+
 impl CallArgs for HipApiArgs<'_> {
     fn arg(&self, offset: usize) -> Option<u64> {
-        type Data = sys::rocprofiler_callback_tracing_hip_api_data_t;
         if self.payload.is_null() {
             return None;
         }
-        let at = offset_of!(Data, args) + offset;
-        if self.size() < at + size_of::<u64>()
-            || offset + size_of::<u64>() > size_of::<sys::rocprofiler_hip_api_args_t>()
-        {
+        // SAFETY: the payload of this view (`new`'s contract).
+        let v = unsafe { hip_api_arg(self.payload.cast(), offset) };
+        if v.is_none() {
             self.note_bad();
-            return None;
         }
-        // SAFETY: the payload's `size` covers the 8 bytes at `at`.
-        Some(unsafe { (self.payload.cast::<u8>().add(at) as *const u64).read_unaligned() })
+        v
     }
 
     fn pointee(&self, offset: usize, field: usize) -> Option<u64> {

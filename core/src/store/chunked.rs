@@ -80,6 +80,13 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         }
     }
 
+    /// Whether the next [`Self::push`] lands in the last chunk's room: no allocation, nothing
+    /// that can panic.
+    #[inline(always)]
+    pub fn has_room(&self) -> bool {
+        matches!(self.chunks.last(), Some(c) if c.len() < c.capacity().min(MAX))
+    }
+
     /// [`Self::push`] when the last chunk is full (or there is none): once per chunk.
     #[inline(never)]
     fn push_to_new_chunk(&mut self, value: T) {

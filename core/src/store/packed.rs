@@ -81,6 +81,23 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         true
     }
 
+    /// [`Self::push`] for a record that takes neither an allocation nor a table lookup: the
+    /// last chunk has room and the record repeats the previous one's shared entry (consecutive
+    /// records of one stream). Loads, compares and stores, nothing that can panic. Returns
+    /// false, having changed nothing, for any other record: [`Self::push`] takes it.
+    #[inline(always)]
+    pub fn push_repeating(&mut self, value: T) -> bool {
+        let (each, shared) = value.split();
+        if !self.records.has_room() || self.table.get(self.last as usize) != Some(&shared) {
+            return false;
+        }
+        self.records.push(Packed {
+            each,
+            shared: self.last,
+        });
+        true
+    }
+
     /// [`Self::push`], counting a refused record into `dropped` (its owner's count of records
     /// lost to memory), as every owner does.
     #[inline]
@@ -441,6 +458,26 @@ mod tests {
         for (p, r) in v.positions() {
             assert_eq!(v.get(p), Some(r));
         }
+    }
+
+    /// The allocation-free append takes only a record repeating the last one's entry into
+    /// a chunk with room, and declines everything else without a change.
+    #[test]
+    fn push_repeating_takes_only_what_needs_no_room_nor_lookup() {
+        let mut v: PackedVec<R, 16> = PackedVec::new();
+        assert!(!v.push_repeating(R(1, 5)), "no chunk yet");
+        assert!(v.push(R(1, 5)));
+        assert!(!v.push_repeating(R(2, 6)), "another entry");
+        assert_eq!(v.len(), 1);
+        let mut n = 1;
+        while v.push_repeating(R(n + 1, 5)) {
+            n += 1;
+        }
+        // The first chunk's room (16) is filled, then it declines.
+        assert_eq!((n, v.len()), (16, 16));
+        assert!(v.push(R(17, 5)), "the full path grows a chunk");
+        assert!(v.push_repeating(R(18, 5)));
+        assert!(v.iter().eq((1..=18).map(|i| R(i, 5))));
     }
 
     /// When the lookup map is cleared at its cap, indexes handed out before stay valid.
