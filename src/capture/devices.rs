@@ -96,16 +96,9 @@ impl Streams {
     /// before the tool: -1, 0).
     #[inline(always)]
     pub fn stream_of(&self, t: &mut ThreadState, stream: u64) -> (i32, u64) {
-        if stream == 0 {
-            return (t.current_device, 0);
-        }
         // Consecutive calls of a thread mostly go to one stream: no hash for those.
-        if let Some((s, d)) = t.last_stream {
-            if s == stream && t.stream_generation == self.generation.load(Ordering::Acquire) {
-                return d;
-            }
-        }
-        self.stream_of_looked_up(t, stream)
+        self.stream_of_cached(t, stream)
+            .unwrap_or_else(|| self.stream_of_looked_up(t, stream))
     }
 
     /// [`Self::stream_of`] when it takes no lookup: the null stream, or the thread's last

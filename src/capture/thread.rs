@@ -174,6 +174,16 @@ impl ThreadState {
         r
     }
 
+    /// This state, its thread id set to `thread_id` at its first use (the runtime's id for
+    /// the thread, the same for every call of it).
+    #[inline(always)]
+    pub(crate) fn adopting(&mut self, thread_id: u64) -> &mut Self {
+        if self.thread_id == 0 {
+            self.thread_id = thread_id;
+        }
+        self
+    }
+
     /// The innermost open range's scope id, if a range is open.
     #[inline(always)]
     pub fn top_scope(&self) -> Option<i64> {

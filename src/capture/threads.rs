@@ -59,14 +59,7 @@ impl Threads {
             &l.state,
             owner,
             || self.register(),
-            |o| {
-                o.with(|s| {
-                    if s.thread_id == 0 {
-                        s.thread_id = thread_id;
-                    }
-                    f(s)
-                })
-            },
+            |o| o.with(|s| f(s.adopting(thread_id))),
         )
     }
 
@@ -81,12 +74,7 @@ impl Threads {
         f: impl FnOnce(&mut ThreadState) -> R,
     ) -> Option<R> {
         let o = local::registered(&l.state, local::address_of(self))?;
-        o.try_with(|s| {
-            if s.thread_id == 0 {
-                s.thread_id = thread_id;
-            }
-            f(s)
-        })
+        o.try_with(|s| f(s.adopting(thread_id)))
     }
 
     fn register(&self) -> Owner<ThreadState> {
