@@ -321,13 +321,13 @@ pub fn split_incomplete(
             .filter(|a| hip(a.domain))
             .map(|a| a.correlation_id),
     );
+    // The walks over the stores go by `for_each`: a packed store's chunks are walked as
+    // nested loops, not an iterator asked for each record in turn.
     let mut active = IdSet::for_range(range, c.api.len());
-    for id in c.kernels.iter().map(|k| k.correlation_id) {
-        active.insert(id);
-    }
-    for id in c.copies.iter().map(|k| k.correlation_id) {
-        active.insert(id);
-    }
+    c.kernels.ids().for_each(|id| active.insert(id));
+    c.copies
+        .iter()
+        .for_each(|k| active.insert(k.correlation_id));
 
     let mut h = Holding {
         carried_in,
@@ -338,35 +338,34 @@ pub fn split_incomplete(
     // Graph launches with device work here: complete or not by their stream (below).
     let mut graph_launches = Vec::new();
     let mut recorded = IdSet::for_range(range, c.api.len());
-    for a in c.api.iter().filter(|a| hip(a.domain)) {
+    c.api.iter().filter(|a| hip(a.domain)).for_each(|a| {
         let id = a.correlation_id;
         recorded.insert(id);
         if !launches.contains(a.operation) || !h.open(id) {
-            continue;
+            return;
         }
         if !active.contains(id) {
             h.hold(id);
         } else if graphs.contains(a.operation) {
             graph_launches.push(id);
         }
-    }
+    });
     let facts = c
         .kernels
-        .iter()
-        .map(|k| k.correlation_id)
+        .ids()
         .chain(c.copies.iter().map(|k| k.correlation_id))
         .chain(c.scopes.iter().map(|&(id, _)| id))
-        .chain(c.calls.iter().map(|f| f.correlation_id))
+        .chain(c.calls.ids())
         .chain(c.syncs.iter().map(|f| f.correlation_id))
         .chain(c.copy_ptrs.iter().map(|f| f.correlation_id))
         .chain(c.memory.iter().map(|f| f.correlation_id))
         .chain(c.hip_events.iter().map(|(_, r)| r.correlation_id));
     let unrecorded = |h: &Holding, id: u64| !recorded.contains(id) && h.open(id);
-    for id in facts {
+    facts.for_each(|id| {
         if unrecorded(&h, id) {
             h.hold(id);
         }
-    }
+    });
     let arrived = latest_work(c, &active);
     hold_in_stream_order(c, &arrived, &graph_launches, windows, &mut h);
     // A graph launch written here may still have dispatches to come (its stream's later work
@@ -416,9 +415,9 @@ fn contexts_handed_on_again(c: &Collected, recorded: &IdSet, now: u64) -> Vec<(u
         ids.insert(id);
     }
     c.calls
-        .iter()
-        .filter(|f| ids.contains(f.correlation_id))
-        .filter_map(|f| Some((f.correlation_id, *taken_in.get(&f.correlation_id)?)))
+        .ids()
+        .filter(|&id| ids.contains(id))
+        .filter_map(|id| Some((id, *taken_in.get(&id)?)))
         .collect()
 }
 
@@ -437,19 +436,17 @@ fn latest_contexts(mut contexts: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windows) -> Collected {
     let mut out = empty_like(c);
     let is_held = |id: u64| id != 0 && held.contains(id);
-    // One walk each: the held calls are a window's latest, so a test for any held record
-    // first walks nearly the whole store before the split walks it again.
+    // One walk each, reading the packed records' ids: the held calls are a window's latest,
+    // so most records are not held, and most chunks hold none.
     out.api = c
         .api
-        .split_where(|a| a.domain == ApiDomain::Hip && is_held(a.correlation_id));
-    out.kernels = c.kernels.split_where(|k| is_held(k.correlation_id));
+        .split_ids_where(is_held, |a| a.domain == ApiDomain::Hip);
+    out.kernels = c.kernels.split_ids_where(is_held, |_| true);
     move_where(&mut c.copies, &mut out.copies, |k| {
         is_held(k.correlation_id)
     });
     move_where(&mut c.scopes, &mut out.scopes, |&(id, _)| is_held(id));
-    if c.calls.iter().any(|f| is_held(f.correlation_id)) {
-        out.calls = c.calls.split_where(|f| is_held(f.correlation_id));
-    }
+    out.calls = c.calls.split_ids_where(is_held, |_| true);
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
     // A record handed on may be what a wait of this window waited for: it stays here as a
     // producer only (its call is shown in the next window).
@@ -470,10 +467,16 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
             out.carried.launched = context.keys().copied().collect();
             out.carried.launched.sort_unstable();
         }
-        let copied = |id: u64| context.contains_key(&id);
+        // A bit test per call and scope (most lie outside the contexts' id range).
+        let mut copied = IdSet::for_range(id_range(context.keys().copied()), context.len());
+        for &id in context.keys() {
+            copied.insert(id);
+        }
+        let copied = |id: u64| id != 0 && copied.contains(id);
         out.scopes
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
-        for f in c.calls.iter().filter(|f| copied(f.correlation_id)) {
+        let calls = c.calls.iter().filter(|f| copied(f.correlation_id));
+        for f in calls {
             out.calls
                 .push_or_count(f, &mut out.counters.memory_limit_dropped);
         }
@@ -623,17 +626,26 @@ fn latest_work(c: &Collected, active: &IdSet) -> Arrived {
         slot: HashMap::default(),
         calls: Vec::new(),
     };
-    for f in c.calls.iter().filter(|f| active.contains(f.correlation_id)) {
-        let s = stream_of(f.device, f.stream);
-        let calls = &mut arrived.calls;
-        let i = *arrived.slot.entry(s).or_insert_with(|| {
-            calls.push((s, Vec::new(), 0));
-            calls.len() - 1
+    // A call's stream is in its shared entry: looked up once per entry, not per call.
+    let mut slot_of_entry = vec![usize::MAX; c.calls.entries()];
+    let calls = c.calls.iter_with_entry();
+    calls
+        .filter(|(f, _)| active.contains(f.correlation_id))
+        .for_each(|(f, entry)| {
+            let mut i = slot_of_entry[entry];
+            if i == usize::MAX {
+                let s = stream_of(f.device, f.stream);
+                let calls = &mut arrived.calls;
+                i = *arrived.slot.entry(s).or_insert_with(|| {
+                    calls.push((s, Vec::new(), 0));
+                    calls.len() - 1
+                });
+                slot_of_entry[entry] = i;
+            }
+            let (_, ids, last) = &mut arrived.calls[i];
+            ids.push(f.correlation_id);
+            *last = (*last).max(f.correlation_id);
         });
-        let (_, ids, last) = &mut arrived.calls[i];
-        ids.push(f.correlation_id);
-        *last = (*last).max(f.correlation_id);
-    }
     arrived
 }
 
@@ -677,7 +689,6 @@ fn hold_in_stream_order(
     h: &mut Holding<'_>,
 ) {
     hold_graph_launches_before_their_stream_moved_on(c, arrived, graph_launches, h);
-    let records = EventRecords::of(c);
     let wait_barriers: crate::fastmap::HashSet<u64> = match windows {
         Windows::Apart => Default::default(),
         Windows::Merged => c
@@ -693,7 +704,7 @@ fn hold_in_stream_order(
     // after such waits are held (they are few, and so are the rounds).
     let mut order = InOrder::default();
     loop {
-        hold_after_held(c, &records, &mut order, h);
+        hold_after_held(c, &mut order, h);
         let changed = windows == Windows::Merged
             && hold_waits_before_their_work(c, arrived, &wait_barriers, h);
         if !changed {
@@ -715,24 +726,31 @@ fn hold_graph_launches_before_their_stream_moved_on(
         return;
     }
     let later_work = |s: StreamOf, id: u64| arrived.latest(s).is_some_and(|last| last > id);
-    let graphs: crate::fastmap::HashSet<u64> = graph_launches.iter().copied().collect();
-    for f in c.calls.iter() {
+    // A bit test per call, not a hash lookup.
+    let range = id_range(graph_launches.iter().copied());
+    let mut graphs = IdSet::for_range(range, graph_launches.len());
+    for &id in graph_launches {
+        graphs.insert(id);
+    }
+    c.calls.iter().for_each(|f| {
         let id = f.correlation_id;
-        if graphs.contains(&id) && !later_work(stream_of(f.device, f.stream), id) {
+        if id != 0 && graphs.contains(id) && !later_work(stream_of(f.device, f.stream), id) {
             h.hold_open(id);
         }
-    }
+    });
 }
 
 /// Each event's `hipEventRecord`s in correlation order, for the waits on them.
+#[derive(Default)]
 struct EventRecords(Vec<(u64, u64, StreamOf)>);
 
 impl EventRecords {
-    fn of(c: &Collected) -> Self {
+    /// The records from id `from` on.
+    fn from_id(c: &Collected, from: u64) -> Self {
         let mut records: Vec<(u64, u64, StreamOf)> = c
             .syncs
             .iter()
-            .filter(|s| s.kind == SyncKind::EventRecord)
+            .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id >= from)
             .map(|s| (s.event, s.correlation_id, stream_of(s.device, s.stream)))
             .collect();
         records.sort_unstable();
@@ -760,11 +778,13 @@ struct Ordered {
     waits_on: Option<u64>,
 }
 
-/// The calls and syncs from id `from` on, in correlation order: sorted once, and read again by
-/// each later round of the stream-order rules whose first held call is not earlier.
+/// The calls and syncs from id `from` on, in correlation order, and the event records among
+/// them: sorted once, and read again by each later round of the stream-order rules whose first
+/// held call is not earlier.
 struct InOrder {
     from: u64,
     facts: Vec<Ordered>,
+    records: EventRecords,
 }
 
 impl Default for InOrder {
@@ -772,6 +792,7 @@ impl Default for InOrder {
         InOrder {
             from: u64::MAX,
             facts: Vec::new(),
+            records: EventRecords::default(),
         }
     }
 }
@@ -781,12 +802,10 @@ impl Default for InOrder {
 /// held for the work before it (a record held after a held call on its stream; one held only
 /// for its own call has its work here, and stays a producer here). What a hold makes held
 /// comes after it, so when a fact is reached, what may hold it has been settled.
-fn hold_after_held(
-    c: &Collected,
-    records: &EventRecords,
-    order: &mut InOrder,
-    h: &mut Holding<'_>,
-) {
+///
+/// A wait's record matters only from the first held call on: one before it is after no held
+/// call on its stream. So only the records from there on are sorted for the waits.
+fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
     let call = |f: CallFact| Ordered {
         id: f.correlation_id,
         stream: Some(stream_of(f.device, f.stream)),
@@ -811,11 +830,16 @@ fn hold_after_held(
         return;
     };
     if floor < order.from {
-        order.facts = facts().filter(|f| f.id >= floor).collect();
+        order.facts.clear();
+        facts()
+            .filter(|f| f.id >= floor)
+            .for_each(|f| order.facts.push(f));
         // Stable: facts of one id (a call's and its sync's) come calls first in every round.
         order.facts.sort_by_key(|f| f.id);
+        order.records = EventRecords::from_id(c, floor);
         order.from = floor;
     }
+    let records = &order.records;
     let start = order.facts.partition_point(|f| f.id < floor);
     let mut first_held: HashMap<StreamOf, u64> = HashMap::default();
     let after_held = |first: &HashMap<StreamOf, u64>, s: StreamOf, id: u64| {
@@ -851,10 +875,10 @@ fn hold_device_syncs_after_held(c: &Collected, h: &mut Holding<'_>) {
         .iter()
         .filter(|s| h.holds(s.correlation_id))
         .map(|s| (s.device, s.correlation_id));
-    for (device, id) in held_calls.chain(held_syncs) {
+    held_calls.chain(held_syncs).for_each(|(device, id)| {
         let first = first_on.entry(device.max(-1)).or_insert(id);
         *first = (*first).min(id);
-    }
+    });
     let unknown = first_on.get(&-1).copied().unwrap_or(u64::MAX);
     let device_syncs = c
         .syncs
@@ -956,7 +980,7 @@ mod tests {
         h: &mut Holding<'_>,
     ) {
         hold_graph_launches_before_their_stream_moved_on(c, arrived, graph_launches, h);
-        let records = EventRecords::of(c);
+        let records = EventRecords::from_id(c, 0);
         let barriers = Default::default();
         loop {
             let mut changed = windows == Windows::Merged

@@ -191,6 +191,39 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         self.len = self.chunks.iter().map(Vec::len).sum();
     }
 
+    /// [`Self::retain`] over only the chunks where `touches` passes a value: a chunk whose
+    /// every value it fails is left as it is, unwritten. `keep` must keep each value
+    /// `touches` fails.
+    pub fn retain_in_chunks(
+        &mut self,
+        mut touches: impl FnMut(&T) -> bool,
+        mut keep: impl FnMut(&T) -> bool,
+    ) {
+        let mut emptied = false;
+        for c in &mut self.chunks {
+            let Some(first) = c.iter().position(&mut touches) else {
+                continue;
+            };
+            let before = c.len();
+            let mut at = 0;
+            c.retain(|v| {
+                at += 1;
+                at <= first || keep(v)
+            });
+            self.len -= before - c.len();
+            emptied |= c.is_empty();
+        }
+        if emptied {
+            self.chunks.retain(|c| !c.is_empty());
+        }
+    }
+
+    /// The values of chunk `i`.
+    #[cfg(test)]
+    pub(crate) fn chunk(&self, i: usize) -> &[T] {
+        &self.chunks[i]
+    }
+
     /// Every value with its position, `chunk * MAX + offset`: unique and in order, though
     /// not dense where a chunk is not full (the first, smaller chunks; the last chunk of a store
     /// moved in whole by `append`).

@@ -47,6 +47,11 @@ impl Pack for ApiRecord {
     type Shared = ApiSource;
 
     #[inline]
+    fn id(e: &ApiEach) -> u64 {
+        e.correlation_id
+    }
+
+    #[inline]
     fn split(self) -> (ApiEach, ApiSource) {
         let ApiRecord {
             domain,
@@ -132,6 +137,11 @@ impl std::hash::Hash for KernelLaunch {
 impl Pack for KernelRecord {
     type Each = KernelEach;
     type Shared = KernelLaunch;
+
+    #[inline]
+    fn id(e: &KernelEach) -> u64 {
+        e.correlation_id
+    }
 
     #[inline]
     fn split(self) -> (KernelEach, KernelLaunch) {
@@ -223,6 +233,11 @@ impl Pack for CopyRecord {
     type Shared = CopyRoute;
 
     #[inline]
+    fn id(e: &CopyEach) -> u64 {
+        e.correlation_id
+    }
+
+    #[inline]
     fn split(self) -> (CopyEach, CopyRoute) {
         let CopyRecord {
             correlation_id,
@@ -284,6 +299,11 @@ impl Pack for CallFact {
     type Shared = CallTarget;
 
     #[inline]
+    fn id(e: &u64) -> u64 {
+        *e
+    }
+
+    #[inline]
     fn split(self) -> (u64, CallTarget) {
         let CallFact {
             correlation_id,
@@ -333,6 +353,11 @@ pub struct SyncTarget {
 impl Pack for SyncFact {
     type Each = SyncEach;
     type Shared = SyncTarget;
+
+    #[inline]
+    fn id(e: &SyncEach) -> u64 {
+        e.correlation_id
+    }
 
     #[inline]
     fn split(self) -> (SyncEach, SyncTarget) {

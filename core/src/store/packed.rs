@@ -27,6 +27,8 @@ pub trait Pack: Copy {
     type Shared: Copy + Eq + Hash;
     fn split(self) -> (Self::Each, Self::Shared);
     fn join(each: Self::Each, shared: &Self::Shared) -> Self;
+    /// The record's correlation id, read from its own facts without unpacking it.
+    fn id(each: &Self::Each) -> u64;
 }
 
 /// Lookup entries kept before the map is cleared (the table keeps every entry, so indexes stay
@@ -176,6 +178,11 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.records.iter().map(|p| self.unpack(p))
     }
 
+    /// Every record's correlation id ([`Pack::id`]), in order, none unpacked.
+    pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.records.iter().map(|p| T::id(&p.each))
+    }
+
     /// Every record with its position (see [`ChunkedVec::positions`]).
     pub fn positions(&self) -> impl Iterator<Item = (usize, T)> + '_ {
         self.records.positions().map(|(i, p)| (i, self.unpack(p)))
@@ -280,21 +287,51 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
 
     /// Moves the records `take` picks into a new vector and keeps the others, both in their
     /// order. The kept ones stay where they are, with the table (an entry only the moved ones
-    /// used stays in it); the moved ones are packed anew, a record at a time: for the few
-    /// records a capture window hands to the next (`model::carry`).
-    pub fn split_where(&mut self, mut take: impl FnMut(&T) -> bool) -> PackedVec<T, MAX> {
+    /// used stays in it); the moved ones keep their own facts and take their shared entries
+    /// along, each once: for the records a capture window hands to the next (`model::carry`).
+    pub fn split_where(&mut self, take: impl FnMut(&T) -> bool) -> PackedVec<T, MAX> {
+        self.split_ids_where(|_| true, take)
+    }
+
+    /// [`Self::split_where`] for a `take` that picks only records whose id `may_take` passes:
+    /// a record's id is read packed, and a record is unpacked for `take` only when it passes.
+    /// A chunk none of whose ids passes is left as it is, unwritten (a capture window hands on
+    /// its latest calls: most chunks hold none of them).
+    pub fn split_ids_where(
+        &mut self,
+        may_take: impl Fn(u64) -> bool,
+        mut take: impl FnMut(&T) -> bool,
+    ) -> PackedVec<T, MAX> {
         let mut taken = PackedVec::new();
+        // Each entry of this table the moved records use, at its index in `taken`'s table.
+        let mut moved_entry: Vec<u32> = Vec::new();
         let PackedVec { records, table, .. } = self;
-        records.retain(|p| {
-            let r = T::join(p.each, &table[p.shared as usize]);
-            if take(&r) {
-                // A subset of this vector's records fits in a table as large as this one's.
-                let _ = taken.push(r);
+        records.retain_in_chunks(
+            |p| may_take(T::id(&p.each)),
+            |p| {
+                if !may_take(T::id(&p.each)) || !take(&T::join(p.each, &table[p.shared as usize])) {
+                    return true;
+                }
+                if moved_entry.is_empty() {
+                    moved_entry = vec![NONE; table.len()];
+                }
+                let entry = &mut moved_entry[p.shared as usize];
+                if *entry == NONE {
+                    // A subset of this table's entries fits in a table as large as it.
+                    *entry = taken.table.len() as u32;
+                    let shared = table[p.shared as usize];
+                    taken.table.push(shared);
+                    if taken.index.len() < INDEX_CAP {
+                        taken.index.insert(shared, *entry);
+                    }
+                }
+                taken.records.push(Packed {
+                    each: p.each,
+                    shared: *entry,
+                });
                 false
-            } else {
-                true
-            }
-        });
+            },
+        );
         taken
     }
 
@@ -444,6 +481,9 @@ mod tests {
         fn join(each: u64, shared: &u16) -> R {
             R(each, *shared)
         }
+        fn id(each: &u64) -> u64 {
+            *each
+        }
     }
 
     #[test]
@@ -517,6 +557,66 @@ mod tests {
         let left = v.len();
         assert_eq!(v.split_where(|_| true).len(), left);
         assert!(v.is_empty());
+    }
+
+    /// A split by ids takes what the split by records takes, in order, with each shared entry
+    /// once, unpacking only the records whose ids it may take; it leaves the chunks none of
+    /// whose ids it may take as they were, and the rest in order; the records taken and kept
+    /// read back whole, and pushing goes on after both.
+    #[test]
+    fn a_split_by_ids_takes_what_a_split_takes_and_leaves_other_chunks_alone() {
+        let n = CHUNK as u64 * 3 + 5;
+        let rs: Vec<R> = (0..n).map(|i| R(i, (i % 5) as u16)).collect();
+        // The latest records, with gaps, and one of the first chunk's.
+        let from = CHUNK as u64 * 2 + 100;
+        let may = |id: u64| id >= from || id == 3;
+        let take = |r: &R| (r.0 >= from && r.0 % 3 != 0) || r.0 == 3;
+        let mut by_ids: PackedVec<R> = rs.clone().into();
+        let mut whole = by_ids.clone();
+        let second: Vec<*const Packed<u64>> = by_ids
+            .records
+            .chunk(1)
+            .iter()
+            .map(|p| p as *const _)
+            .collect();
+        // Counted: a record is unpacked for `take` only when its id passes.
+        let unpacked = std::cell::Cell::new(0);
+        let taken = by_ids.split_ids_where(may, |r| {
+            unpacked.set(unpacked.get() + 1);
+            take(r)
+        });
+        assert_eq!(unpacked.get(), rs.iter().filter(|r| may(r.0)).count());
+        let want = whole.split_where(take);
+        assert!(taken.iter().eq(want.iter()));
+        assert!(taken.iter().eq(rs.iter().copied().filter(take)));
+        assert_eq!(taken.table.len(), 5, "each entry once");
+        assert!(by_ids.iter().eq(rs.iter().copied().filter(|r| !take(r))));
+        assert_eq!(by_ids.len(), rs.iter().filter(|r| !take(r)).count());
+        let second_after: Vec<*const Packed<u64>> = by_ids
+            .records
+            .chunk(1)
+            .iter()
+            .map(|p| p as *const _)
+            .collect();
+        assert_eq!(
+            second, second_after,
+            "a chunk with no id to take is not moved"
+        );
+        for (p, r) in by_ids.positions() {
+            assert_eq!(by_ids.get(p), Some(r));
+        }
+        let mut taken = taken;
+        assert!(taken.push(R(n, 2)) && taken.push(R(n + 1, 9)));
+        assert_eq!(
+            taken.table.len(),
+            6,
+            "a pushed shape seen before reuses its entry"
+        );
+        assert!(by_ids.push(R(n + 2, 1)));
+        assert_eq!(by_ids.iter().last(), Some(R(n + 2, 1)));
+        let left = by_ids.len();
+        assert_eq!(by_ids.split_ids_where(|_| true, |_| true).len(), left);
+        assert!(by_ids.is_empty());
     }
 
     /// Appended to a longer vector, a shorter one's records are rebased past its table; a

@@ -146,15 +146,24 @@ impl<T> FromTheEnd<T> {
 }
 
 /// Moves the items `take` picks from `from` to the end of `to`, keeping both in order; in
-/// place (a capture window's vectors are not copied whole for the few items handed on).
+/// place (a capture window's vectors are not copied whole for the few items handed on). The
+/// items before the first taken are only read: a window hands on its latest.
 pub fn move_where<T: Copy>(from: &mut Vec<T>, to: &mut Vec<T>, mut take: impl FnMut(&T) -> bool) {
-    from.retain(|x| {
-        let taken = take(x);
-        if taken {
-            to.push(*x);
+    let Some(first) = from.iter().position(&mut take) else {
+        return;
+    };
+    to.push(from[first]);
+    let mut kept = first;
+    for i in first + 1..from.len() {
+        let x = from[i];
+        if take(&x) {
+            to.push(x);
+        } else {
+            from[kept] = x;
+            kept += 1;
         }
-        !taken
-    });
+    }
+    from.truncate(kept);
 }
 
 #[cfg(test)]
@@ -254,5 +263,13 @@ mod tests {
         assert_eq!(to, [100, 0, 3, 6, 9, 12, 15, 18]);
         assert!(from.iter().all(|x| x % 3 != 0) && from.windows(2).all(|w| w[0] < w[1]));
         assert_eq!(from.len(), 13);
+        // The latest taken, with gaps; then none.
+        let mut from: Vec<u32> = (0..20).collect();
+        let mut to = Vec::new();
+        move_where(&mut from, &mut to, |&x| x >= 15 && x != 17);
+        assert_eq!((&to[..], from.len()), (&[15, 16, 18, 19][..], 16));
+        assert_eq!(&from[14..], [14, 17]);
+        move_where(&mut from, &mut to, |_| false);
+        assert_eq!(from.len(), 16);
     }
 }
