@@ -344,7 +344,7 @@ macro_rules! tracing_trampoline {
                 return;
             }
             // SAFETY: as above.
-            unsafe { callback_rest(t, CallbackRecord::from(&record), $what) };
+            unsafe { callback_rest(t, &record, $what) };
         }
     };
 }
@@ -404,12 +404,17 @@ unsafe fn hip_api_fast(t: &Tracer, c: &FastCall) -> bool {
 
 /// A callback the trampoline's fast path did not take: timed or not, by kind, through the
 /// panic guard where it may panic (reported as `edge`). Out of line, so the trampoline's fast
-/// path keeps no guard or clock in its frame.
+/// path keeps no guard, clock or copy of the record in its frame (it passes on where the
+/// runtime put the record).
 ///
 /// # Safety
-/// `r` is the runtime's record of this callback, its payload valid for the callback.
+/// `record` is the runtime's record of this callback, its payload valid for the callback.
 #[inline(never)]
-unsafe fn callback_rest(t: &Tracer, r: CallbackRecord, edge: &'static str) {
+unsafe fn callback_rest<R>(t: &Tracer, record: &R, edge: &'static str)
+where
+    for<'r> CallbackRecord: From<&'r R>,
+{
+    let r = CallbackRecord::from(record);
     if t.recorder.gate().timed() {
         // SAFETY: this function's contract.
         unsafe { on_callback_timed(t, r, edge) };
@@ -482,7 +487,7 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
         return;
     }
     // SAFETY: as above.
-    unsafe { callback_rest(t, CallbackRecord::from(&record), "callback tracing (1.x)") };
+    unsafe { callback_rest(t, &record, "callback tracing (1.x)") };
 }
 
 /// The outermost `HIP_STREAM` SET bracket (nearly every one), before the panic guard: one gate
@@ -839,6 +844,25 @@ mod tests {
         t
     }
 
+    /// An SDK 1.x record of thread 9, as the runtime passes it.
+    fn record_v1(
+        kind: u32,
+        operation: i32,
+        phase: u32,
+        correlation_id: u64,
+        payload: *mut c_void,
+    ) -> sys::rocprofiler_callback_tracing_record_v1_t {
+        // SAFETY: all-zero is a valid record; the fields the tool reads are set below.
+        let mut r: sys::rocprofiler_callback_tracing_record_v1_t = unsafe { std::mem::zeroed() };
+        r.thread_id = 9;
+        r.correlation_id.internal = correlation_id;
+        r.kind = kind;
+        r.operation = operation;
+        r.phase = phase;
+        r.payload = payload;
+        r
+    }
+
     /// The facts a drain of `t` gives: each call's (id, stream), the scopes, open calls.
     type Facts = (Vec<(u64, u64)>, Vec<(u64, i64)>);
 
@@ -894,16 +918,9 @@ mod tests {
                     taken += 1;
                     continue;
                 }
-                let r = CallbackRecord {
-                    thread_id: c.thread_id,
-                    correlation_id: c.correlation_id,
-                    kind: c.kind,
-                    operation: c.operation,
-                    phase: c.phase,
-                    payload: c.payload,
-                };
+                let r = record_v1(c.kind, c.operation, c.phase, c.correlation_id, c.payload);
                 // SAFETY: as above.
-                unsafe { callback_rest(t, r, "test") };
+                unsafe { callback_rest(t, &r, "test") };
             }
         }
         (facts(t), taken)
@@ -965,16 +982,9 @@ mod tests {
                 // SAFETY: a HIP_STREAM SET record's fields, its payload valid meanwhile.
                 let taken = unsafe { hip_stream_fast(t, STREAM_KIND, set, phase, p) };
                 if !taken {
-                    let r = CallbackRecord {
-                        thread_id: 9,
-                        correlation_id: 0,
-                        kind: STREAM_KIND,
-                        operation: set,
-                        phase,
-                        payload: p,
-                    };
+                    let r = record_v1(STREAM_KIND, set, phase, 0, p);
                     // SAFETY: as above.
-                    unsafe { callback_rest(t, r, "test") };
+                    unsafe { callback_rest(t, &r, "test") };
                 }
                 (taken, crate::capture::hip_stream::current())
             };
