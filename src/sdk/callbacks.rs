@@ -340,7 +340,7 @@ macro_rules! tracing_trampoline {
                 payload: record.payload,
             };
             // SAFETY: the runtime's record of this callback, its payload valid for it.
-            if unsafe { hip_api_fast(t, &call) } {
+            if unsafe { hip_api_fast::<false>(t, &call) } {
                 return;
             }
             // SAFETY: as above.
@@ -369,10 +369,10 @@ struct FastCall {
 /// # Safety
 /// `c` holds the fields of the runtime's record of this callback, its payload valid for it.
 #[inline(always)]
-unsafe fn hip_api_fast(t: &Tracer, c: &FastCall) -> bool {
+unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, c: &FastCall) -> bool {
     let rec = &t.recorder;
     let gate = rec.gate();
-    if !gate.untimed_unforked() {
+    if !untimed_unforked::<TIMED>(gate) {
         return false;
     }
     let Some(a) = t.armed.get() else {
@@ -399,6 +399,17 @@ unsafe fn hip_api_fast(t: &Tracer, c: &FastCall) -> bool {
             rec.on_work_enter_unguarded(gate, c.correlation_id, c.thread_id, stream)
         }
         _ => false,
+    }
+}
+
+/// Whether `gate` lets a fast path run: not a fork's child, and (unless `TIMED`, the timed
+/// path's own use) not self-timed.
+#[inline(always)]
+fn untimed_unforked<const TIMED: bool>(gate: Gate) -> bool {
+    if TIMED {
+        !gate.forked()
+    } else {
+        gate.untimed_unforked()
     }
 }
 
@@ -476,7 +487,7 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
     let t = unsafe { tracer(data) };
     // SAFETY: the runtime's record of this callback, its payload valid for it.
     if unsafe {
-        hip_stream_fast(
+        hip_stream_fast::<false>(
             t,
             record.kind,
             record.operation,
@@ -500,7 +511,7 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
 /// # Safety
 /// `payload` is the payload of the runtime's record of this callback, valid for it.
 #[inline(always)]
-unsafe fn hip_stream_fast(
+unsafe fn hip_stream_fast<const TIMED: bool>(
     t: &Tracer,
     kind: u32,
     operation: i32,
@@ -509,7 +520,7 @@ unsafe fn hip_stream_fast(
 ) -> bool {
     type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
     const AT: usize = offset_of!(Data, stream_value);
-    if !t.recorder.gate().untimed_unforked() {
+    if !untimed_unforked::<TIMED>(t.recorder.gate()) {
         return false;
     }
     match t.armed.get() {
@@ -535,17 +546,33 @@ unsafe fn hip_stream_fast(
     crate::capture::hip_stream::on_set_outermost(enter, stream)
 }
 
-/// [`on_callback`] with self-timing on: out of line, so a trampoline's untimed path keeps no
-/// clock value through its frame.
+/// A callback with self-timing on, timed whole: the fast paths the trampolines take untimed,
+/// then [`on_callback`] for what they decline. Part of [`callback_rest`], out of line, so a
+/// trampoline's untimed path keeps no clock value through its frame.
 ///
 /// # Safety
 /// As [`on_callback`].
-#[cold]
-#[inline(never)]
+#[inline(always)]
 unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     let timer = t.recorder.selftime().start();
-    // SAFETY: this function's contract.
-    unsafe { on_callback(t, r, edge) };
+    let c = FastCall {
+        kind: r.kind,
+        operation: r.operation,
+        phase: r.phase,
+        correlation_id: r.correlation_id,
+        thread_id: r.thread_id,
+        payload: r.payload,
+    };
+    // SAFETY: the runtime's record of this callback, its payload valid for it (this
+    // function's contract).
+    let done = unsafe {
+        hip_api_fast::<true>(t, &c)
+            || hip_stream_fast::<true>(t, c.kind, c.operation, c.phase, c.payload)
+    };
+    if !done {
+        // SAFETY: this function's contract.
+        unsafe { on_callback(t, r, edge) };
+    }
     t.recorder.selftime().callback_done(timer);
 }
 
@@ -914,7 +941,7 @@ mod tests {
                     payload: &mut api as *mut Api as *mut c_void,
                 };
                 // SAFETY: a HIP_RUNTIME_API record of a launch, its payload valid meanwhile.
-                if fast && unsafe { hip_api_fast(t, &c) } {
+                if fast && unsafe { hip_api_fast::<false>(t, &c) } {
                     taken += 1;
                     continue;
                 }
@@ -980,7 +1007,7 @@ mod tests {
                 let mut d = data(stream);
                 let p = &mut d as *mut Data as *mut c_void;
                 // SAFETY: a HIP_STREAM SET record's fields, its payload valid meanwhile.
-                let taken = unsafe { hip_stream_fast(t, STREAM_KIND, set, phase, p) };
+                let taken = unsafe { hip_stream_fast::<false>(t, STREAM_KIND, set, phase, p) };
                 if !taken {
                     let r = record_v1(STREAM_KIND, set, phase, 0, p);
                     // SAFETY: as above.
@@ -997,7 +1024,7 @@ mod tests {
             let mut d = data(0xc);
             let p = &mut d as *mut Data as *mut c_void;
             // SAFETY: as above.
-            assert!(!unsafe { hip_stream_fast(t, STREAM_KIND + 1, set, enter, p) });
+            assert!(!unsafe { hip_stream_fast::<false>(t, STREAM_KIND + 1, set, enter, p) });
         })
         .join()
         .unwrap();
