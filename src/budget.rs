@@ -84,12 +84,7 @@ impl Budget {
     /// most `CALL_BATCH` per thread.)
     #[inline]
     pub fn charge_call(&self, bytes: u64) -> bool {
-        match local::with(|l| self.charge_call_on(l, bytes)) {
-            Some(full) => full,
-            // The thread's locals are gone (a call made while the thread exits): charged at
-            // once.
-            None => self.charge(bytes),
-        }
+        local::with(|l| self.charge_call_on(l, bytes))
     }
 
     /// [`Self::charge_call`], given this thread's slot.

@@ -121,7 +121,7 @@ pub fn initialize(tool: &'static Tool) -> bool {
     // At debug level the edges time themselves (two clock reads per callback), for the
     // finalize line that gives the tool's whole cost per record.
     if crate::config::log_enabled(LogLevel::Debug) {
-        recorder.selftime().enable();
+        recorder.time_callbacks();
     }
     // A delayed capture, or the profiler service (which records only when asked), starts with
     // capture paused and the buffers stopped.

@@ -54,10 +54,25 @@ impl Gate {
     /// the parent's. Every callback does nothing in the child. (A child that execs a HIP
     /// program starts a new process, which loads the tool afresh.)
     const FORKED: u8 = 4;
+    /// The callbacks time themselves (`selftime`): every callback takes its timed path.
+    const TIMED: u8 = 8;
 
     #[inline]
     pub fn forked(self) -> bool {
         self.0 & Gate::FORKED != 0
+    }
+
+    /// Whether a callback may take an untimed path before its panic guard: not a fork's
+    /// child, self-timing off (one test for both).
+    #[inline(always)]
+    pub fn untimed_unforked(self) -> bool {
+        self.0 & (Gate::FORKED | Gate::TIMED) == 0
+    }
+
+    /// Whether the callbacks time themselves.
+    #[inline]
+    pub fn timed(self) -> bool {
+        self.0 & Gate::TIMED != 0
     }
 
     /// Whether a callback captures for the profile (not paused, ceiling not reached).
@@ -196,6 +211,13 @@ impl Recorder {
         &self.selftime
     }
 
+    /// The callbacks time themselves from now on: self-timing on, and the gate sends every
+    /// callback down its timed path.
+    pub fn time_callbacks(&self) {
+        self.selftime.enable();
+        self.set(Gate::TIMED, true);
+    }
+
     /// Counts records delivered before the tool was ready.
     #[inline]
     pub fn early(&self, n: u64) {
@@ -256,8 +278,7 @@ impl Recorder {
         args: &impl CallArgs,
         now: impl FnOnce() -> u64,
     ) {
-        // One access to the thread's slot for everything below; none once the thread's
-        // locals are gone (a call made while the thread exits): nothing is captured.
+        // One access to the thread's slot for everything below.
         local::with(move |l| match call.phase {
             Phase::Enter => self.on_hip_enter(l, gate, call, args),
             Phase::Exit => self.on_hip_exit(l, gate, call, args, now),
@@ -304,7 +325,7 @@ impl Recorder {
 
     /// [`Self::on_hip_call`] for the EXIT of a call whose row's exit reads `reads` and tells
     /// nothing ([`exit_tells`]: nearly every call's), when its open-call mark needs no registration:
-    /// a thread-local access that cannot fail (it reports a thread in teardown), loads,
+    /// one thread-local access (a TLS address, no check), loads,
     /// compares and stores; no allocation, no lock, no index, nothing that can panic, so a
     /// callback runs it before its panic guard. Returns false, having done nothing, for any
     /// other EXIT: [`Self::on_hip_call`] takes it, inside the guard.
@@ -314,15 +335,14 @@ impl Recorder {
             return false;
         }
         let open_calls = self.capture.open_calls();
-        // A thread whose locals are gone keeps nothing ([`Self::on_hip_call`] neither).
-        local::with(|l| open_calls.exit_registered_on(l)).unwrap_or(true)
+        local::with(|l| open_calls.exit_registered_on(l))
     }
 
     /// [`Self::on_hip_call`] for the ENTER of a call of a row `hip_call::work_stream_at`
     /// takes (nearly every launch), its stream argument read (`stream`), when its facts go
     /// into the thread's store without an allocation, a lookup or a wait
     /// (`hip_call::try_work_entry`) and its open-call mark needs no registration: a
-    /// thread-local access that cannot fail, loads, compares and stores; nothing that can
+    /// thread-local access, loads, compares and stores; nothing that can
     /// panic, so a callback runs it before its panic guard. Returns false, having done
     /// nothing, for any other ENTER (capture paused, a new chunk, another stream, a drain
     /// under way): [`Self::on_hip_call`] takes it, inside the guard.
@@ -339,9 +359,9 @@ impl Recorder {
         }
         let c = &self.capture;
         local::with(|l| {
-            if !c.open_calls().slot_registered_on(l) {
+            let Some(slot) = c.open_calls().registered_slot_on(l) else {
                 return false;
-            }
+            };
             let entered = c.threads().try_with_current_on(l, thread_id, |t| {
                 hip_call::try_work_entry(c.streams(), t, correlation_id, stream)
             });
@@ -349,15 +369,13 @@ impl Recorder {
                 return false;
             }
             // The rest of [`Self::on_hip_enter`] and `hip_call::at_entry` for this call.
-            c.open_calls().enter_on(l);
+            c.open_calls().enter_on_slot(l, slot);
             if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
                 self.set(Gate::FULL, true);
             }
             hip_stream::note_entry_on(l, correlation_id, true);
             true
         })
-        // A thread whose locals are gone keeps nothing ([`Self::on_hip_call`] neither).
-        .unwrap_or(true)
     }
 
     /// [`Self::on_hip_exit`] for a call whose exit changes the thread's state: out of line,
@@ -514,7 +532,7 @@ mod tests {
     }
 
     #[test]
-    fn the_gate_is_one_load_of_three_facts() {
+    fn the_gate_is_one_load_of_four_facts() {
         let r = Recorder::default();
         assert!(r.gate().capturing() && !r.gate().forked());
         r.set_paused(true);
@@ -556,6 +574,10 @@ mod tests {
                 .runtime_dropped,
             2
         );
+        assert!(r.gate().untimed_unforked() && !r.gate().timed());
+        r.time_callbacks();
+        assert!(r.gate().timed() && !r.gate().untimed_unforked());
+        assert!(r.gate().capturing(), "timing changes nothing captured");
         r.mark_forked();
         assert!(r.gate().forked());
     }

@@ -34,7 +34,7 @@ pub fn on_launch(enter: bool, exec_id: u64) {
 /// The external id to give the next dispatch or copy the runtime creates on this thread:
 /// `Some` inside a graph launch (the node counter advances), `None` outside one.
 pub fn next_external() -> Option<u64> {
-    local::with(next_external_on).flatten()
+    local::with(next_external_on)
 }
 
 /// Whether no graph launch is under way on this thread (then [`next_external_on`] is `None`).

@@ -185,13 +185,18 @@ pub(crate) fn try_work_entry(
     correlation_id: u64,
     stream: u64,
 ) -> bool {
-    let scope = t.top_scope();
-    if scope.is_some() && !t.scopes.has_room() {
-        return false;
-    }
     let Some((device, stream_seq)) = streams.stream_of_cached(t, stream) else {
         return false;
     };
+    // The scope first, its room checked and used at once; taken back if the call's fact does
+    // not go in.
+    let scope = t.top_scope();
+    if let Some(scope) = scope {
+        if !t.scopes.has_room() {
+            return false;
+        }
+        t.scopes.push((correlation_id, scope));
+    }
     let fact = CallFact {
         correlation_id,
         stream,
@@ -199,10 +204,10 @@ pub(crate) fn try_work_entry(
         stream_seq,
     };
     if !t.calls.push_repeating(fact) {
+        if scope.is_some() {
+            t.scopes.pop();
+        }
         return false;
-    }
-    if let Some(scope) = scope {
-        t.scopes.push((correlation_id, scope));
     }
     true
 }

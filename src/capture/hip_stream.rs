@@ -30,8 +30,6 @@ pub fn on_set(enter: bool, stream: u64) {
 #[inline(always)]
 pub fn on_set_outermost(enter: bool, stream: u64) -> bool {
     local::with(|l| set_outermost_on(l, enter, stream))
-        // A thread whose locals are gone keeps nothing ([`on_set`] neither).
-        .unwrap_or(true)
 }
 
 /// [`on_set_outermost`], given this thread's slot.
@@ -87,7 +85,7 @@ fn pop_below(l: &local::Local) {
 
 /// The stream of the HIP call in progress on this thread, if the runtime reported one.
 pub fn current() -> Option<u64> {
-    local::with(current_on).flatten()
+    local::with(current_on)
 }
 
 /// [`current`], given this thread's slot.
@@ -125,7 +123,6 @@ pub fn on_activity_request(
     correlation_id: u64,
 ) -> bool {
     local::with(|l| on_activity_request_on(l, threads, streams, thread_id, correlation_id))
-        .unwrap_or(false)
 }
 
 /// [`on_activity_request`], given this thread's slot: a dispatch of a call its arguments
@@ -257,14 +254,12 @@ mod tests {
             on_set(false, 0x5000);
             // No stream reported: nothing to add.
             assert!(!on_activity_request(threads, streams, 1, 10));
-            threads
-                .with_current(1, |t| {
-                    t.calls
-                        .iter()
-                        .map(|c| (c.correlation_id, c.stream))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap()
+            threads.with_current(1, |t| {
+                t.calls
+                    .iter()
+                    .map(|c| (c.correlation_id, c.stream))
+                    .collect::<Vec<_>>()
+            })
         });
         assert_eq!(calls, vec![(7, 0x5000), (8, 0x5000), (9, 0x6000)]);
     }

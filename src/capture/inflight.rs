@@ -21,7 +21,7 @@ use crate::store::sinks::{OwnLine, ThreadSlots};
 /// A thread's slot, on a cache line of its own: the epoch of its open call above, a sequence
 /// number below that is odd while a call is open, bumped at the outermost ENTER and EXIT,
 /// written only by its own thread.
-type Slot = OwnLine<AtomicU64>;
+pub(crate) type Slot = OwnLine<AtomicU64>;
 
 /// How long the end of a window waits for calls that began before it.
 pub const SETTLE_LIMIT: Duration = Duration::from_millis(500);
@@ -62,6 +62,23 @@ impl OpenCalls {
     /// [`Self::enter`], given this thread's slot.
     #[inline(always)]
     pub(crate) fn enter_on(&self, l: &local::Local) {
+        if self.deepen(l) {
+            self.with_slot(l, |slot| publish(l, slot, true));
+        }
+    }
+
+    /// [`Self::enter_on`] with this thread's open-call slot of this registry already found
+    /// ([`Self::registered_slot_on`]): no second look-up.
+    #[inline(always)]
+    pub(crate) fn enter_on_slot(&self, l: &local::Local, slot: &Slot) {
+        if self.deepen(l) {
+            publish(l, slot, true);
+        }
+    }
+
+    /// One call deeper on this thread; true for the outermost call, which the slot shows.
+    #[inline(always)]
+    fn deepen(&self, l: &local::Local) -> bool {
         let epoch = self.epoch.load(Ordering::Relaxed);
         if l.open_depth.get() > 0 && l.open_epoch.get() != epoch {
             // The EXIT of the call open across an epoch change never came.
@@ -71,15 +88,16 @@ impl OpenCalls {
         l.open_depth.set(d + 1);
         if d == 0 {
             l.open_epoch.set(epoch);
-            self.with_slot(l, |slot| publish(l, slot, true));
         }
+        d == 0
     }
 
-    /// Whether [`Self::enter_on`] would take no registration: this thread's slot of this
-    /// registry is first in its entries (a load and a compare, no change).
+    /// This thread's open-call slot of this registry when it is first in its entries (a load
+    /// and a compare, no change): [`Self::enter_on_slot`] takes it. `None` when the ENTER
+    /// would take a registration or the chain walk ([`Self::enter_on`] does those).
     #[inline(always)]
-    pub(crate) fn slot_registered_on(&self, l: &local::Local) -> bool {
-        local::registered(&l.open_slot, local::address_of(&self.slots)).is_some()
+    pub(crate) fn registered_slot_on<'l>(&self, l: &'l local::Local) -> Option<&'l Slot> {
+        local::registered(&l.open_slot, local::address_of(&self.slots)).map(|s| &**s)
     }
 
     /// A HIP call exited on this thread.
@@ -303,8 +321,7 @@ mod tests {
                     assert_eq!(second.settle(Duration::from_millis(5)), 1);
                     second.exit_on(l);
                     assert_eq!(second.settle(Duration::from_secs(5)), 0);
-                })
-                .unwrap();
+                });
             });
         });
     }

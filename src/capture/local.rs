@@ -10,6 +10,7 @@
 //! used with a second registry (tests make several) registers with that one too.
 
 use std::cell::{Cell, OnceCell, RefCell};
+use std::mem::ManuallyDrop;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
@@ -94,16 +95,18 @@ impl Local {
 }
 
 thread_local! {
-    // Initialised without code (`const`): an access is a TLS address and a check that the
-    // destructor is registered, no lazy-init branch.
-    static LOCAL: Local = const { Local::new() };
+    // Initialised without code (`const`) and never destroyed (`ManuallyDrop`): an access is a
+    // TLS address, with no lazy-init branch, no destructor registration and no state check,
+    // and it never fails, also for a callback made while the thread exits. What the slot
+    // holds outlives the thread in the registries, which hold their own handles: not dropping
+    // the thread's handles leaves a reference count up, and frees no memory the tool reads.
+    static LOCAL: ManuallyDrop<Local> = const { ManuallyDrop::new(Local::new()) };
 }
 
-/// Runs `f` on this thread's slot; `None` once thread-local storage is gone (a callback during
-/// thread teardown), when nothing is kept.
+/// Runs `f` on this thread's slot.
 #[inline(always)]
-pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> Option<R> {
-    LOCAL.try_with(f).ok()
+pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> R {
+    LOCAL.with(|l| f(l))
 }
 
 /// Runs `f` on the entry `entries` holds for the registry at `owner`, registering one first

@@ -20,14 +20,9 @@ pub struct Capture {
 }
 
 impl Capture {
-    /// Runs `f` on the calling thread's state, registering it on first use (`None` during
-    /// thread teardown: nothing is captured).
+    /// Runs `f` on the calling thread's state, registering it on first use.
     #[inline]
-    pub fn with_current<R>(
-        &self,
-        thread_id: u64,
-        f: impl FnOnce(&mut ThreadState) -> R,
-    ) -> Option<R> {
+    pub fn with_current<R>(&self, thread_id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> R {
         self.threads.with_current(thread_id, f)
     }
 
@@ -84,7 +79,6 @@ impl Capture {
             );
             super::graph::next_external_on(l)
         })
-        .flatten()
     }
 
     /// Whether an external-correlation-id request of call `correlation_id` has nothing to do on
@@ -96,8 +90,6 @@ impl Capture {
         super::local::with(|l| {
             super::hip_stream::already_placed_on(l, correlation_id) && super::graph::no_launch_on(l)
         })
-        // Without the thread's locals the request keeps nothing either.
-        .unwrap_or(true)
     }
 
     /// Cuts a window at every `every`-th closing of the roctx range `name`.

@@ -34,15 +34,9 @@ impl Default for Threads {
 }
 
 impl Threads {
-    /// Runs `f` on the calling thread's state, registering it on first use. Returns `None` if
-    /// thread-local storage is already gone (a callback during thread teardown): the event is
-    /// then not captured.
+    /// Runs `f` on the calling thread's state, registering it on first use.
     #[inline]
-    pub fn with_current<R>(
-        &self,
-        thread_id: u64,
-        f: impl FnOnce(&mut ThreadState) -> R,
-    ) -> Option<R> {
+    pub fn with_current<R>(&self, thread_id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> R {
         local::with(|l| self.with_current_on(l, thread_id, f))
     }
 

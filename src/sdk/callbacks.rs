@@ -314,7 +314,9 @@ pub unsafe extern "C" fn buffer_callback(
 
 /// Declares the callback-tracing trampoline for one ABI family: the runtime passes the record
 /// **by value**, so each family needs a function declared with its own record layout; the body
-/// is the same.
+/// is the same. The common callbacks (a launch's ENTER, a call's EXIT) take [`hip_api_fast`],
+/// which reads the record's fields where the runtime put them; any other, or one it declines,
+/// [`callback_rest`].
 macro_rules! tracing_trampoline {
     ($(#[$doc:meta])* $name:ident, $record:ty, $what:literal) => {
         $(#[$doc])*
@@ -329,16 +331,108 @@ macro_rules! tracing_trampoline {
         ) {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
-            let r = CallbackRecord::from(&record);
-            if t.recorder.selftime().is_on() {
-                // SAFETY: as below.
-                unsafe { on_callback_timed(t, r, $what) };
+            let call = FastCall {
+                kind: record.kind,
+                operation: record.operation,
+                phase: record.phase,
+                correlation_id: record.correlation_id.internal,
+                thread_id: record.thread_id,
+                payload: record.payload,
+            };
+            // SAFETY: the runtime's record of this callback, its payload valid for it.
+            if unsafe { hip_api_fast::<false>(t, &call) } {
                 return;
             }
-            // SAFETY: the runtime's record of this callback, its payload valid for it.
-            unsafe { on_callback(t, r, $what) };
+            // SAFETY: as above.
+            unsafe { callback_rest(t, &record, $what) };
         }
     };
+}
+
+/// The fields of a callback-tracing record the fast paths read, whatever the ABI family.
+struct FastCall {
+    kind: u32,
+    operation: i32,
+    phase: u32,
+    correlation_id: u64,
+    thread_id: u64,
+    payload: *mut c_void,
+}
+
+/// A HIP API callback the unguarded paths take (nearly every launch's ENTER and every EXIT
+/// that tells nothing), straight from the trampoline: one gate test (not a fork's child, not
+/// self-timed), the armed dispatch, one route read, one plan read, the phase, then
+/// [`Recorder::on_work_enter_unguarded`] or [`Recorder::on_hip_exit_unguarded`]. Loads, compares and stores
+/// by checked indexes, nothing that can panic. Returns false, having done nothing, for any
+/// other callback: [`callback_rest`] takes it.
+///
+/// # Safety
+/// `c` holds the fields of the runtime's record of this callback, its payload valid for it.
+#[inline(always)]
+unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, c: &FastCall) -> bool {
+    let rec = &t.recorder;
+    let gate = rec.gate();
+    if !untimed_unforked::<TIMED>(gate) {
+        return false;
+    }
+    let Some(a) = t.armed.get() else {
+        return false;
+    };
+    if a.route(c.kind) != Route::HipApi {
+        return false;
+    }
+    let Some(row) = a.row(c.operation) else {
+        // Not subscribed: [`on_hip_api`] does nothing with it either.
+        return true;
+    };
+    match c.phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => rec.on_hip_exit_unguarded(gate, row.exit),
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
+            let Some(at) = row.work_at else {
+                return false;
+            };
+            // SAFETY: a HIP_RUNTIME_API payload of the call in progress (routed by its kind;
+            // this function's contract).
+            let Some(stream) = (unsafe { payload::hip_api_arg(c.payload, usize::from(at)) }) else {
+                return false;
+            };
+            rec.on_work_enter_unguarded(gate, c.correlation_id, c.thread_id, stream)
+        }
+        _ => false,
+    }
+}
+
+/// Whether `gate` lets a fast path run: not a fork's child, and (unless `TIMED`, the timed
+/// path's own use) not self-timed.
+#[inline(always)]
+fn untimed_unforked<const TIMED: bool>(gate: Gate) -> bool {
+    if TIMED {
+        !gate.forked()
+    } else {
+        gate.untimed_unforked()
+    }
+}
+
+/// A callback the trampoline's fast path did not take: timed or not, by kind, through the
+/// panic guard where it may panic (reported as `edge`). Out of line, so the trampoline's fast
+/// path keeps no guard, clock or copy of the record in its frame (it passes on where the
+/// runtime put the record).
+///
+/// # Safety
+/// `record` is the runtime's record of this callback, its payload valid for the callback.
+#[inline(never)]
+unsafe fn callback_rest<R>(t: &Tracer, record: &R, edge: &'static str)
+where
+    for<'r> CallbackRecord: From<&'r R>,
+{
+    let r = CallbackRecord::from(record);
+    if t.recorder.gate().timed() {
+        // SAFETY: this function's contract.
+        unsafe { on_callback_timed(t, r, edge) };
+        return;
+    }
+    // SAFETY: this function's contract.
+    unsafe { on_callback(t, r, edge) };
 }
 
 tracing_trampoline!(
@@ -376,12 +470,10 @@ fn tracing_callback_for(abi: Abi, edge: Edge) -> sys::rocprofiler_callback_traci
 }
 
 /// The `HIP_STREAM` trampoline (SDK 1.x): the runtime brackets every HIP call, dispatch and
-/// copy with a SET ENTER and EXIT, so this runs twice per HIP call. Its path for them is the
-/// general trampoline's for a `HIP_STREAM` record, without its route switch and guarded paths
-/// in the frame, and with the self-timed run out of line: the gate, the armed dispatch, the
-/// kind's route (so a kind configured for two services goes where the general trampoline sends
-/// it), then [`on_hip_stream`]. A record of any other route takes the general path, out of
-/// line.
+/// copy with a SET ENTER and EXIT, so this runs twice per HIP call. Its path for the bracket
+/// around a call nested in no other is [`hip_stream_fast`], from the record's fields where the
+/// runtime put them; any other record, or one it declines, takes the general path
+/// ([`callback_rest`]), out of line.
 ///
 /// # Safety
 /// Called by the runtime with a record whose payload matches its kind and operation, and the
@@ -393,78 +485,101 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
 ) {
     // SAFETY: the user data of this service's registration (`trace_callbacks`).
     let t = unsafe { tracer(data) };
-    if t.recorder.selftime().is_on() {
-        // SAFETY: as below.
-        unsafe { hip_stream_timed(t, &record) };
+    // SAFETY: the runtime's record of this callback, its payload valid for it.
+    if unsafe {
+        hip_stream_fast::<false>(
+            t,
+            record.kind,
+            record.operation,
+            record.phase,
+            record.payload,
+        )
+    } {
         return;
     }
-    // SAFETY: the runtime's record of this callback, its payload valid for it.
-    unsafe { hip_stream_edge(t, &record) };
+    // SAFETY: as above.
+    unsafe { callback_rest(t, &record, "callback tracing (1.x)") };
 }
 
-/// [`hip_stream_callback_v1`] with self-timing on.
+/// The outermost `HIP_STREAM` SET bracket (nearly every one), before the panic guard: one gate
+/// test (not a fork's child, not self-timed), the armed dispatch, the kind's route (so a kind
+/// configured for two services goes where the general trampoline sends it), the operation,
+/// phase and payload checked, then `hip_stream::on_set_outermost`'s compare and stores. Returns
+/// false, having done nothing, for any other record (a nested bracket, a short payload, another
+/// route): [`callback_rest`] takes it.
 ///
 /// # Safety
-/// As [`hip_stream_edge`].
-#[cold]
-#[inline(never)]
-unsafe fn hip_stream_timed(t: &Tracer, record: &sys::rocprofiler_callback_tracing_record_v1_t) {
-    let timer = t.recorder.selftime().start();
-    // SAFETY: this function's contract.
-    unsafe { hip_stream_edge(t, record) };
-    t.recorder.selftime().callback_done(timer);
-}
-
-/// The work of [`hip_stream_callback_v1`].
-///
-/// # Safety
-/// `record` is the runtime's record of this callback, its payload valid for it.
+/// `payload` is the payload of the runtime's record of this callback, valid for it.
 #[inline(always)]
-unsafe fn hip_stream_edge(t: &Tracer, record: &sys::rocprofiler_callback_tracing_record_v1_t) {
-    const EDGE: &str = "callback tracing (1.x)";
-    let r = CallbackRecord::from(record);
-    let rec = &t.recorder;
-    match t.armed.get() {
-        Some(a) if !rec.gate().forked() && a.route(r.kind) == Route::HipStream => {
-            // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
-            unsafe { on_hip_stream(rec, &r, EDGE) }
-        }
-        // SAFETY: the runtime's record of this callback, its payload valid for it.
-        _ => unsafe { on_callback_out_of_line(t, r, EDGE) },
+unsafe fn hip_stream_fast<const TIMED: bool>(
+    t: &Tracer,
+    kind: u32,
+    operation: i32,
+    phase: u32,
+    payload: *mut c_void,
+) -> bool {
+    type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
+    const AT: usize = offset_of!(Data, stream_value);
+    if !untimed_unforked::<TIMED>(t.recorder.gate()) {
+        return false;
     }
+    match t.armed.get() {
+        Some(a) if a.route(kind) == Route::HipStream => {}
+        _ => return false,
+    }
+    if operation != sys::ROCPROFILER_HIP_STREAM_SET as i32 || payload.is_null() {
+        return false;
+    }
+    let enter = match phase {
+        sys::ROCPROFILER_CALLBACK_PHASE_ENTER => true,
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => false,
+        _ => return false,
+    };
+    // SAFETY: a HIP_STREAM payload (routed by its kind) starts with its u64 size (the SDK's
+    // contract for this kind).
+    let size = unsafe { (payload as *const u64).read_unaligned() } as usize;
+    if size < AT + size_of::<u64>() {
+        return false;
+    }
+    // SAFETY: `size` covers the u64 at `AT` (`stream_value`, the raw `hipStream_t`).
+    let stream = unsafe { (payload.cast::<u8>().add(AT) as *const u64).read_unaligned() };
+    crate::capture::hip_stream::on_set_outermost(enter, stream)
 }
 
-/// [`on_callback`] with self-timing on: out of line, so a trampoline's untimed path keeps no
-/// clock value through its frame.
+/// A callback with self-timing on, timed whole: the fast paths the trampolines take untimed,
+/// then [`on_callback`] for what they decline. Part of [`callback_rest`], out of line, so a
+/// trampoline's untimed path keeps no clock value through its frame.
 ///
 /// # Safety
 /// As [`on_callback`].
-#[cold]
-#[inline(never)]
+#[inline(always)]
 unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     let timer = t.recorder.selftime().start();
-    // SAFETY: this function's contract.
-    unsafe { on_callback(t, r, edge) };
+    let c = FastCall {
+        kind: r.kind,
+        operation: r.operation,
+        phase: r.phase,
+        correlation_id: r.correlation_id,
+        thread_id: r.thread_id,
+        payload: r.payload,
+    };
+    // SAFETY: the runtime's record of this callback, its payload valid for it (this
+    // function's contract).
+    let done = unsafe {
+        hip_api_fast::<true>(t, &c)
+            || hip_stream_fast::<true>(t, c.kind, c.operation, c.phase, c.payload)
+    };
+    if !done {
+        // SAFETY: this function's contract.
+        unsafe { on_callback(t, r, edge) };
+    }
     t.recorder.selftime().callback_done(timer);
 }
 
-/// [`on_callback`] out of line: what the `HIP_STREAM` trampoline does not take itself (a fork's
-/// child, a callback before the session is armed, a record of another route).
-///
-/// # Safety
-/// As [`on_callback`].
-#[cold]
-#[inline(never)]
-unsafe fn on_callback_out_of_line(t: &Tracer, r: CallbackRecord, edge: &'static str) {
-    // SAFETY: this function's contract.
-    unsafe { on_callback(t, r, edge) }
-}
-
-/// One callback-tracing callback, by kind: one gate load, one route read, then the kind's work
-/// inside the panic guard (reported as `edge`). The decision itself runs outside the guard: a
-/// load of the gate, of the armed dispatch and of one table entry by a checked index, none of
-/// which can panic; so do a HIP call's EXIT that tells nothing ([`hip_exit_unguarded`]) and the
-/// outermost `HIP_STREAM` SET bracket ([`on_hip_stream`]).
+/// One callback-tracing callback, by kind, that the trampoline's fast path did not take: one
+/// gate load, one route read, then the kind's work inside the panic guard (reported as
+/// `edge`). The decision itself runs outside the guard: a load of the gate, of the armed
+/// dispatch and of one table entry by a checked index, none of which can panic.
 ///
 /// # Safety
 /// `r` is the runtime's record of this callback, its payload valid for the callback.
@@ -482,20 +597,10 @@ unsafe fn on_callback(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     // The guarded closures capture the record by reference: one pointer, not one per field.
     let r = &r;
     match a.route(r.kind) {
-        Route::HipApi => {
-            if hip_exit_unguarded(a, rec, gate, r) {
-                return;
-            }
+        Route::HipApi => ffi_guard(edge, (), move || {
             // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid (contract).
-            if unsafe { hip_work_enter_unguarded(a, rec, gate, r) } {
-                return;
-            }
-            ffi_guard(edge, (), move || {
-                // SAFETY: a HIP_RUNTIME_API record (routed by its kind), payload valid
-                // (contract).
-                unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
-            })
-        }
+            unsafe { on_hip_api(&a.dispatch, rec, gate, r) }
+        }),
         // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
         Route::HipStream => unsafe { on_hip_stream(rec, r, edge) },
         Route::Ignore => {}
@@ -524,50 +629,6 @@ unsafe fn on_other(a: &Armed, rec: &Recorder, route: Route, r: CallbackRecord) {
     }
 }
 
-/// A HIP API EXIT that tells nothing (nearly every call's: [`Recorder::on_hip_exit_unguarded`]),
-/// done before the panic guard: the phase, a checked read of the operation's plan, then the
-/// recorder's loads, compares and stores, none of which can panic; the payload is not read.
-/// Returns false, having done nothing, for any other callback: [`on_hip_api`] takes it, guarded.
-#[inline(always)]
-fn hip_exit_unguarded(a: &Armed, rec: &Recorder, gate: Gate, r: &CallbackRecord) -> bool {
-    if r.phase != sys::ROCPROFILER_CALLBACK_PHASE_EXIT {
-        return false;
-    }
-    match a.row(r.operation) {
-        Some(row) => rec.on_hip_exit_unguarded(gate, row.exit),
-        // Not subscribed: [`on_hip_api`] does nothing with it either.
-        None => true,
-    }
-}
-
-/// A HIP API ENTER of an operation whose entry only places its work by its stream argument
-/// (nearly every launch: [`Recorder::on_work_enter_unguarded`]), done before the panic guard:
-/// the phase, a checked read of the operation's entry, a checked read of the stream argument,
-/// then the recorder's loads, compares and stores, none of which can panic. Returns false,
-/// having done nothing, for any other callback: [`on_hip_api`] takes it, guarded.
-///
-/// # Safety
-/// `r` is a HIP_RUNTIME_API record, its payload valid for the callback.
-#[inline(always)]
-unsafe fn hip_work_enter_unguarded(
-    a: &Armed,
-    rec: &Recorder,
-    gate: Gate,
-    r: &CallbackRecord,
-) -> bool {
-    if r.phase != sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
-        return false;
-    }
-    let Some(at) = a.row(r.operation).and_then(|row| row.work_at) else {
-        return false;
-    };
-    // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
-    let Some(stream) = (unsafe { payload::hip_api_arg(r.payload, usize::from(at)) }) else {
-        return false;
-    };
-    rec.on_work_enter_unguarded(gate, r.correlation_id, r.thread_id, stream)
-}
-
 /// A HIP API callback: the operation's table row, when subscribed, and the call's arguments to
 /// the recorder.
 ///
@@ -589,11 +650,10 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     rec.on_hip_call(gate, &call, &args, || d.clock.now());
 }
 
-/// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream. The
-/// bracket around a call nested in no other, nearly every one, is read and kept outside the
-/// panic guard: checked reads of the payload, a thread-local access that cannot fail (it reports
-/// a thread in teardown), a compare and `Cell` stores, nothing that can panic. A nested one
-/// (whose stack may grow) goes through the guard (reported as `edge`).
+/// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream; here
+/// those the trampoline's fast path ([`hip_stream_fast`]) did not take (a nested bracket, a
+/// self-timed run), through the guard (reported as `edge`): the stack of a nested one may
+/// grow.
 ///
 /// # Safety
 /// `r` is a HIP_STREAM record, its payload valid for the callback.
@@ -606,18 +666,13 @@ unsafe fn on_hip_stream(rec: &Recorder, r: &CallbackRecord, edge: &'static str) 
     let bracket =
         unsafe { payload::bracket_u64::<Data>(r, rec, op, offset_of!(Data, stream_value)) };
     if let Some((enter, stream)) = bracket {
-        use crate::capture::hip_stream;
-        if !hip_stream::on_set_outermost(enter, stream) {
-            on_nested_set(enter, stream, edge);
-        }
+        on_set_guarded(enter, stream, edge);
     }
 }
 
-/// A `HIP_STREAM` SET bracket nested inside another, through the guard: out of line, as few
-/// are.
-#[cold]
+/// A `HIP_STREAM` SET bracket through the guard: out of line.
 #[inline(never)]
-fn on_nested_set(enter: bool, stream: u64, edge: &'static str) {
+fn on_set_guarded(enter: bool, stream: u64, edge: &'static str) {
     ffi_guard(edge, (), || {
         crate::capture::hip_stream::on_set(enter, stream)
     });
@@ -789,6 +844,190 @@ mod tests {
         assert_eq!(a.route(6), Route::Marker);
         assert_eq!(a.route(MAX_ROUTED_KIND), Route::Ignore);
         assert!(a.routes.len() <= 7, "the table spans the kinds configured");
+    }
+
+    /// The operation id and HIP_STREAM kind the fast-path tests arm.
+    const LAUNCH_OP: i32 = 3;
+    const STREAM_KIND: u32 = 20;
+
+    /// A tracer armed for `hipLaunchKernel` (operation [`LAUNCH_OP`]) and `HIP_STREAM`
+    /// ([`STREAM_KIND`]), leaked as the tool's is.
+    fn launch_tracer() -> &'static Tracer {
+        let t: &'static Tracer = Box::leak(Box::default());
+        let mut hip_ops = vec![None; LAUNCH_OP as usize + 1];
+        hip_ops[LAUNCH_OP as usize] = crate::hip::lookup("hipLaunchKernel");
+        t.arm(Dispatch {
+            abi: Abi::V1,
+            buffer_kinds: BufferKinds::default(),
+            callback_kinds: CallbackKinds {
+                hip_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+                hip_stream: Some(STREAM_KIND),
+                ..Default::default()
+            },
+            hip_ops,
+            buffers: Vec::new(),
+            clock: Functions::from_process().clock(),
+        });
+        t
+    }
+
+    /// An SDK 1.x record of thread 9, as the runtime passes it.
+    fn record_v1(
+        kind: u32,
+        operation: i32,
+        phase: u32,
+        correlation_id: u64,
+        payload: *mut c_void,
+    ) -> sys::rocprofiler_callback_tracing_record_v1_t {
+        // SAFETY: all-zero is a valid record; the fields the tool reads are set below.
+        let mut r: sys::rocprofiler_callback_tracing_record_v1_t = unsafe { std::mem::zeroed() };
+        r.thread_id = 9;
+        r.correlation_id.internal = correlation_id;
+        r.kind = kind;
+        r.operation = operation;
+        r.phase = phase;
+        r.payload = payload;
+        r
+    }
+
+    /// The facts a drain of `t` gives: each call's (id, stream), the scopes, open calls.
+    type Facts = (Vec<(u64, u64)>, Vec<(u64, i64)>);
+
+    fn facts(t: &Tracer) -> Facts {
+        let d = t.recorder.capture().drain(0, true);
+        let calls = d
+            .calls
+            .iter()
+            .map(|c| (c.correlation_id, c.stream))
+            .collect();
+        (calls, d.scopes)
+    }
+
+    /// 40 launches under a roctx range, the last 20 on a second stream, each ENTER and
+    /// EXIT offered to the trampoline's fast path first (`fast`) or straight to the guarded
+    /// path, as the trampoline would pass them on. Returns the facts and how many callbacks
+    /// the fast path took.
+    fn launches(t: &'static Tracer, fast: bool) -> (Facts, u32) {
+        type Api = sys::rocprofiler_callback_tracing_hip_api_data_t;
+        // SAFETY: all-zero is a valid payload; its size and the stream argument are set below.
+        let mut api: Api = unsafe { std::mem::zeroed() };
+        api.size = std::mem::size_of::<Api>() as u64;
+        t.recorder
+            .capture()
+            .on_marker(&crate::capture::markers::MarkerCall {
+                op: crate::capture::markers::MarkerOp::RangePush,
+                enter: true,
+                thread_id: 9,
+                correlation_id: 1,
+                timestamp_ns: 1,
+                label: Some("step"),
+                stop_id: 0,
+                start_retval: 0,
+            });
+        let mut taken = 0;
+        for corr in 2..42u64 {
+            let stream = if corr < 22 { 0x5000 } else { 0x6000 };
+            api.args.hipLaunchKernel.stream = stream as sys::hipStream_t;
+            for phase in [
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+            ] {
+                let c = FastCall {
+                    kind: sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    operation: LAUNCH_OP,
+                    phase,
+                    correlation_id: corr,
+                    thread_id: 9,
+                    payload: &mut api as *mut Api as *mut c_void,
+                };
+                // SAFETY: a HIP_RUNTIME_API record of a launch, its payload valid meanwhile.
+                if fast && unsafe { hip_api_fast::<false>(t, &c) } {
+                    taken += 1;
+                    continue;
+                }
+                let r = record_v1(c.kind, c.operation, c.phase, c.correlation_id, c.payload);
+                // SAFETY: as above.
+                unsafe { callback_rest(t, &r, "test") };
+            }
+        }
+        (facts(t), taken)
+    }
+
+    /// The trampoline's fast path takes nearly every launch's ENTER and EXIT and writes the
+    /// facts the guarded path alone writes; with self-timing on it takes none.
+    #[test]
+    fn the_fast_path_takes_launches_and_writes_what_the_guarded_path_does() {
+        let on_thread = |fast: bool, timed: bool| {
+            std::thread::spawn(move || {
+                let t = launch_tracer();
+                if timed {
+                    t.recorder.time_callbacks();
+                }
+                launches(t, fast)
+            })
+            .join()
+            .unwrap()
+        };
+        let (guarded, none) = on_thread(false, false);
+        let (fast, taken) = on_thread(true, false);
+        assert_eq!(none, 0);
+        assert_eq!(fast, guarded);
+        assert_eq!(guarded.0.len(), 40);
+        assert_eq!(
+            guarded.1.len(),
+            40,
+            "each launch under the range has its scope"
+        );
+        // Every EXIT; every ENTER but the first (registration), the one that changes stream
+        // (a look-up) and those into a new chunk.
+        assert!(taken >= 40 + 30, "the fast path took {taken} of 80");
+        let (timed, taken) = on_thread(true, true);
+        assert_eq!(taken, 0, "self-timed callbacks take the timed path");
+        assert_eq!(timed, guarded);
+    }
+
+    /// The `HIP_STREAM` fast path takes the bracket nested in no other and declines a nested
+    /// one, changing nothing; the general path then keeps the same stack.
+    #[test]
+    fn the_stream_fast_path_takes_outermost_brackets_only() {
+        std::thread::spawn(|| {
+            type Data = sys::rocprofiler_callback_tracing_hip_stream_data_t;
+            let t = launch_tracer();
+            let set = sys::ROCPROFILER_HIP_STREAM_SET as i32;
+            let data = |stream: u64| Data {
+                size: std::mem::size_of::<Data>() as u64,
+                stream_id: sys::rocprofiler_stream_id_t { handle: 1 },
+                stream_value: sys::rocprofiler_address_t { handle: stream },
+            };
+            let (enter, exit) = (
+                sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+            );
+            let bracket = |phase: u32, stream: u64| {
+                let mut d = data(stream);
+                let p = &mut d as *mut Data as *mut c_void;
+                // SAFETY: a HIP_STREAM SET record's fields, its payload valid meanwhile.
+                let taken = unsafe { hip_stream_fast::<false>(t, STREAM_KIND, set, phase, p) };
+                if !taken {
+                    let r = record_v1(STREAM_KIND, set, phase, 0, p);
+                    // SAFETY: as above.
+                    unsafe { callback_rest(t, &r, "test") };
+                }
+                (taken, crate::capture::hip_stream::current())
+            };
+            assert_eq!(bracket(enter, 0xa), (true, Some(0xa)));
+            assert_eq!(bracket(enter, 0xb), (false, Some(0xb)), "nested: guarded");
+            assert_eq!(bracket(exit, 0xb), (false, Some(0xa)));
+            assert_eq!(bracket(exit, 0xa), (true, None));
+            assert_eq!(bracket(exit, 0xa), (true, None), "unbalanced EXIT: ignored");
+            // A kind routed elsewhere is not a bracket.
+            let mut d = data(0xc);
+            let p = &mut d as *mut Data as *mut c_void;
+            // SAFETY: as above.
+            assert!(!unsafe { hip_stream_fast::<false>(t, STREAM_KIND + 1, set, enter, p) });
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]

@@ -119,6 +119,16 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         self.chunks.last_mut().and_then(|c| c.last_mut())
     }
 
+    /// Takes back the value a [`Self::push`] just made (it is in the last chunk), leaving the
+    /// chunks as they were before it: no allocation, no free, nothing that can panic. `None`
+    /// when the last chunk holds nothing.
+    #[inline(always)]
+    pub fn pop(&mut self) -> Option<T> {
+        let v = self.chunks.last_mut()?.pop()?;
+        self.len -= 1;
+        Some(v)
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = &T> {
         self.chunks.iter().flat_map(|c| c.iter())
     }
@@ -311,6 +321,21 @@ mod tests {
 
     fn rooms<T, const MAX: usize>(v: &ChunkedVec<T, MAX>) -> Vec<usize> {
         v.chunks.iter().map(|c| c.capacity()).collect()
+    }
+
+    /// A push taken back leaves the vector as it was, its rooms too.
+    #[test]
+    fn a_pop_takes_back_the_push_before_it() {
+        let mut v: ChunkedVec<usize, 16> = ChunkedVec::new();
+        assert_eq!(v.pop(), None);
+        for i in 0..FIRST_CHUNK + 1 {
+            v.push(i);
+        }
+        let (len, room) = (v.len(), rooms(&v));
+        v.push(99);
+        assert_eq!(v.pop(), Some(99));
+        assert_eq!((v.len(), rooms(&v)), (len, room));
+        assert!(v.iter().copied().eq(0..FIRST_CHUNK + 1));
     }
 
     #[test]
