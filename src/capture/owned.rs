@@ -213,8 +213,17 @@ mod tests {
             const N: u64 = 200_000;
             let started = Arc::new(AtomicU64::new(0));
             let seen = Arc::clone(&started);
+            // Drains made so far: halfway, the owner waits for two, so that some drain
+            // surely falls while it runs, however the threads are scheduled.
+            let drained = Arc::new(AtomicU64::new(0));
+            let drained_seen = Arc::clone(&drained);
             let t = std::thread::spawn(move || {
                 for i in 0..N {
+                    if i == N / 2 {
+                        while drained_seen.load(Ordering::Relaxed) < 2 {
+                            std::thread::yield_now();
+                        }
+                    }
                     owner.with(|(v, sum)| {
                         v.push(i);
                         *sum += i;
@@ -232,6 +241,7 @@ mod tests {
                     got.append(v);
                 });
                 drains += 1;
+                drained.store(drains, Ordering::Relaxed);
             }
             t.join().unwrap();
             cell.lend(|(v, s)| {
