@@ -6,10 +6,11 @@
 use crate::facts::{ApiDomain, ApiRecord, MarkerSpan};
 use crate::fastmap::HashMap;
 use crate::model::annotations::{annotate_from_ranges, scope_tree, ScopeStacks};
-use crate::model::corrmap::{CorrMap, IdSet, Slot};
+use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Slot};
 use crate::model::trace::{Annotation, Id, Table};
 use crate::store::PackedVec;
 use std::num::NonZeroU64;
+use std::sync::Arc;
 
 use super::api_index::{api_key, keep_first, positions};
 use super::input::{CarriedLabels, HostRecords, Ids};
@@ -49,6 +50,12 @@ impl AnnotationIndex {
             }
             table.push(a)
         }))
+    }
+
+    /// Whether the events of `corr` whose records carry no external id make an annotation of
+    /// their own (`get` merges an external id the call's record named).
+    pub(super) fn merges(&self, corr: u64) -> bool {
+        self.external_of(corr, 0) != 0
     }
 
     /// The external correlation id an event of `corr` carries: the one the runtime answered
@@ -116,7 +123,7 @@ pub(super) struct Annotated {
 }
 
 /// The annotations stage (see the module's comment).
-pub(super) fn annotate(mut spanned: Spanned, ids: Ids) -> Annotated {
+pub(super) fn annotate(mut spanned: Spanned, ids: &Ids) -> Annotated {
     let (index, scope_tree) = index_annotations(&mut spanned, ids);
     debug_assert!(spanned.marker_records.is_empty());
     Annotated {
@@ -130,10 +137,10 @@ pub(super) fn annotate(mut spanned: Spanned, ids: Ids) -> Annotated {
 }
 
 /// The annotation of each correlation id and the scope-range tree (`annotate`).
-fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
+fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
     let mut annotations = AnnotationIndex {
-        captured: ids.map(),
-        external: ids.map(),
+        captured: ids.per_call(),
+        external: ids.per_call(),
         merged: HashMap::default(),
         table: Table::default(),
     };
@@ -203,7 +210,7 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
 /// records' order (`api_key`) gives the times, whether it is in `api` (a collection made by
 /// hand or converted) or still packed in `marker_records` (the tool's own), which are read
 /// there: the roctx records no span stands for are the only ones unpacked, into `api`.
-fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
+fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
     let is_span_record = |a: &ApiRecord| {
         a.domain == ApiDomain::Marker
             && a.correlation_id != 0
@@ -218,7 +225,8 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
     // The packed ones, read once: where each span's record is, and the others moved among
     // the calls (after them: the positions above stay as they are).
     let packed = std::mem::take(&mut c.marker_records);
-    let mut in_packed: CorrMap<Slot> = ids.map();
+    // By the spans' records alone (a slot per record, not per id of the range).
+    let mut in_packed: CorrMap<Slot> = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
     in_packed.reserve(packed.len());
     let mut others = PackedVec::new();
     for (i, a) in packed.positions() {
@@ -289,7 +297,7 @@ mod tests {
         });
         let host = Input::split(c).host;
         let ids = Ids::of(&host);
-        let Annotated { index, calls, .. } = annotate(Spanned::new(host, no_labels()), ids);
+        let Annotated { index, calls, .. } = annotate(Spanned::new(host, no_labels()), &ids);
         let placed = |corr| {
             index
                 .captured

@@ -33,7 +33,7 @@ pub(super) fn call_tables(
     creations: &[StreamCreation],
     device: &DeviceRecords,
     places: &mut Places,
-    ids: Ids,
+    ids: &Ids,
 ) -> DeviceWork {
     let creations = streams::Creations::new(creations);
     streams::restamp(&creations, &mut [], syncs);
@@ -42,7 +42,9 @@ pub(super) fn call_tables(
         let mut r = streams::Restamp::new(&creations);
         calls.iter().map(move |f| r.call(f))
     };
-    let work = DeviceWork::new(restamped(), calls.len(), ids);
+    // The HIP devices first: the table of each call's device they are learned from is freed
+    // before the streams' is made (this stage runs beside the annotations', whose top is
+    // the join's on a run of many roctx ranges).
     places.learn_hip_devices(
         restamped(),
         calls.len(),
@@ -50,6 +52,7 @@ pub(super) fn call_tables(
         &device.copies,
         ids,
     );
+    let work = DeviceWork::new(restamped(), calls.len(), ids);
     drop(calls);
     work
 }
@@ -62,7 +65,7 @@ const LINE_SMALL_BELOW: usize = 1 << 16;
 const LINE_GROWS_PER: usize = 8;
 
 /// The steps a counted line's room is made in (`DeviceWork::reserve_lines`).
-const LINE_ROOM_STEPS: usize = 4;
+const LINE_ROOM_STEPS: usize = 8;
 
 /// What the kernels and copies stages read (the planes, the API index) and add to (the
 /// annotations, the lines, the accounting).
@@ -200,8 +203,8 @@ pub(super) struct DeviceWork {
 
 impl DeviceWork {
     /// The table of `calls` (`n` of them).
-    fn new(calls: impl Iterator<Item = CallFact>, n: usize, ids: Ids) -> Self {
-        let mut stream_of = ids.map();
+    fn new(calls: impl Iterator<Item = CallFact>, n: usize, ids: &Ids) -> Self {
+        let mut stream_of = ids.per_call();
         stream_of.reserve(n);
         let mut streams = Vec::new();
         let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
@@ -231,10 +234,10 @@ impl DeviceWork {
             streams,
             calls: CallActivity {
                 activity_of: Activities {
-                    of: ids.map(),
+                    of: ids.per_call(),
                     large: HashMap::default(),
                 },
-                graph_exec_of: ids.map(),
+                graph_exec_of: ids.per_call(),
             },
             lines: Vec::new(),
             line_of: HashMap::default(),
@@ -320,7 +323,7 @@ impl DeviceWork {
         let at = self.line_at(dev, place);
         let line = &mut self.lines[at].1;
         match self.sizes.get(at) {
-            // Its next quarter (`reserve_lines`).
+            // Its next eighth (`reserve_lines`).
             Some(&n) if line.len() == line.capacity() && n > line.len() => {
                 line.reserve_exact((n - line.len()).min(n.div_ceil(LINE_ROOM_STEPS)));
             }
@@ -349,12 +352,13 @@ impl DeviceWork {
         }
     }
 
-    /// Room on each line of `sizes` (`line_sizes`) for its events, in steps of a quarter
+    /// Room on each line of `sizes` (`line_sizes`) for its events, in steps of an eighth
     /// (`LINE_ROOM_STEPS`): one now, the next when that is full (`push`). Made whole at once,
-    /// or in halves, a line's room would be held beside the kernel records not yet given back
-    /// (they are given back as they are taken): the top of the kernels stage's peak, which is
-    /// the join's on a run of one long stream. In quarters each line is copied at most three
-    /// times, one and a half of its size in all.
+    /// or in larger steps, a line's room would be held beside the kernel records not yet given
+    /// back (they are given back as they are taken): the top of the kernels stage's peak, which
+    /// is the join's on a run of one long stream (the last step's room beside the last step's
+    /// records). In eighths each line is copied at most seven times, three and a half of its
+    /// size in all, where glibc did not map it (a mapped one grows in place).
     pub(super) fn reserve_lines(&mut self, sizes: Vec<LineSize>) {
         for LineSize {
             plane,
@@ -371,7 +375,7 @@ impl DeviceWork {
 }
 
 /// How many events each line will get from the kernels and the copies: counted before the
-/// kernels stage so that each line is allocated at its size, in two steps
+/// kernels stage so that each line is allocated at its size, in steps
 /// (`DeviceWork::reserve_lines`), where a line grown step by step would be copied whole at each
 /// step (`grow`). Records the stages will skip (no usable span, no GPU for a copy) are counted
 /// too: room for a few events more, never a copy.
@@ -468,12 +472,9 @@ mod tests {
     /// from one to the other.
     #[test]
     fn activities_count_and_keep_the_lowest_device_packed_or_apart() {
-        let ids = Ids {
-            range: Some((1, 100)),
-            count: 100,
-        };
+        let ids = Ids::every(1, 100);
         let mut a = Activities {
-            of: ids.map(),
+            of: ids.per_call(),
             large: HashMap::default(),
         };
         a.reserve(100);
@@ -516,11 +517,8 @@ mod tests {
             stream_seq: 100 + stream,
         };
         let calls: Vec<_> = (1..=40).map(|i| call(i, 1 + i % 2)).collect();
-        let ids = Ids {
-            range: Some((1, 60)),
-            count: 60,
-        };
-        let mut work = DeviceWork::new(calls.into_iter(), 40, ids);
+        let ids = Ids::every(1, 60);
+        let mut work = DeviceWork::new(calls.into_iter(), 40, &ids);
         let mut want: BTreeMap<(u32, LineKey), Vec<u64>> = BTreeMap::new();
         for corr in 1..=60u64 {
             // Calls 41..=60 named no stream: their work goes by queue.
@@ -613,11 +611,11 @@ mod tests {
             creations,
             &device,
             &mut places,
-            ids,
+            &ids,
         );
-        let annotated = annotate(Spanned::new(host, no_labels()), ids);
+        let annotated = annotate(Spanned::new(host, no_labels()), &ids);
         let mut annotations = annotated.index;
-        let api = ApiIndex::build(&annotated.calls.api, ids, &[], &[]).index;
+        let api = ApiIndex::build(&annotated.calls.api, &ids, &[], &[]).index;
         let sizes = line_sizes(&device.kernels, &device.copies, &places, &work);
         let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.plane).collect();
         assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");

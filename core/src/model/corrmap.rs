@@ -6,9 +6,11 @@
 //! almost sequential walk: the join's time went mostly to cache misses in its per-id hash maps.
 
 use crate::fastmap::HashMap;
+use std::sync::Arc;
 
-/// A map from correlation id to `V`: dense over a chosen id range, a hash map for ids outside
-/// it (or for everything, when the ids are too sparse for a vector to pay).
+/// A map from correlation id to `V`: dense over a chosen id range, or over a chosen set of ids
+/// (`IdRanks`: a slot per member, not per id of its range), a hash map for the other ids (or
+/// for everything, when the ids are too sparse for a vector to pay).
 ///
 /// The vector is made only once the range fills: the join creates a table per call-level fact
 /// over the whole id range (8-16 B per id, a million ids in a large run), and in a given run
@@ -17,8 +19,10 @@ use crate::fastmap::HashMap;
 #[derive(Debug, Clone)]
 pub struct CorrMap<V> {
     base: u64,
-    /// Ids `base..base + span` may go to `dense` …
+    /// Ids `base..base + span` (or the members of `ranks`, `span` of them) may go to `dense` …
     span: u64,
+    /// The set whose members the slots are, by rank (`None`: the range's ids are).
+    ranks: Option<Arc<IdRanks>>,
     /// … made when `in_range` fills enough of the span (`vector_pays`; empty before).
     dense: Vec<Option<V>>,
     /// Entries of the range held in `spill` while `dense` is not made.
@@ -31,6 +35,7 @@ impl<V> Default for CorrMap<V> {
         CorrMap {
             base: 0,
             span: 0,
+            ranks: None,
             dense: Vec::new(),
             in_range: 0,
             spill: HashMap::default(),
@@ -54,13 +59,31 @@ impl<V> CorrMap<V> {
         CorrMap {
             base: lo,
             span: n,
+            ranks: None,
             dense: Vec::new(),
             in_range: 0,
             spill: HashMap::default(),
         }
     }
 
+    /// A map dense over the members of `ranks` (their ranks are the slots), a hash map for
+    /// other ids.
+    pub fn over(ranks: &Arc<IdRanks>) -> Self {
+        CorrMap {
+            base: 0,
+            span: ranks.len() as u64,
+            ranks: Some(ranks.clone()),
+            dense: Vec::new(),
+            in_range: 0,
+            spill: HashMap::default(),
+        }
+    }
+
+    #[inline]
     fn slot(&self, k: u64) -> Option<usize> {
+        if let Some(r) = &self.ranks {
+            return r.rank(k);
+        }
         let i = k.checked_sub(self.base)?;
         (i < self.span).then_some(i as usize)
     }
@@ -171,11 +194,101 @@ impl<V> CorrMap<V> {
     /// Every entry, dense ones in id order first.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
         let base = self.base;
-        self.dense
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, v)| v.as_ref().map(|v| (base + i as u64, v)))
+        let ids: Box<dyn Iterator<Item = u64> + '_> = match &self.ranks {
+            Some(r) => Box::new(r.members()),
+            None => Box::new((0..).map(move |i| base + i)),
+        };
+        ids.zip(&self.dense)
+            .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
             .chain(self.spill.iter().map(|(k, v)| (*k, v)))
+    }
+}
+
+/// A set of correlation ids, each numbered by its rank (how many members are smaller): the
+/// slots of the tables over it (`CorrMap::over`). The join's per-call tables are keyed by the
+/// calls' ids, and a run's ids are not all calls': a roctx range's push and pop take two ids
+/// each, and their records are spans, not calls, by the time the tables are read. Over the
+/// calls a table takes a slot per call, where over the id range it takes one per id (twice as
+/// many on a run of ranges around every two launches). A bit per id of the range and a count
+/// per 64 of them, 12 B per 64 ids; a rank is a word's population count.
+#[derive(Debug, Default)]
+pub struct IdRanks {
+    base: u64,
+    bits: Vec<u64>,
+    /// The members before each word of `bits`.
+    before: Vec<u32>,
+    len: usize,
+}
+
+impl IdRanks {
+    /// The set of `ids` (0 is none, a repeat counts once) in `range`, about `expected` of
+    /// them; ids outside the range, or all when it is too sparse for bits to pay
+    /// (`IdSet::for_range`'s bound), are no members.
+    pub fn of(
+        range: Option<(u64, u64)>,
+        expected: usize,
+        ids: impl IntoIterator<Item = u64>,
+    ) -> Self {
+        let mut set = IdSet::for_range(range, expected);
+        if set.bits.is_empty() {
+            return Self::default();
+        }
+        for id in ids {
+            if let Some((w, b)) = set.at(id) {
+                set.bits[w] |= b;
+            }
+        }
+        Self::ranked(set.base, set.bits)
+    }
+
+    /// The members of `set` in its range (those it hashes are no members).
+    pub fn of_set(set: &IdSet) -> Self {
+        Self::ranked(set.base, set.bits.clone())
+    }
+
+    fn ranked(base: u64, bits: Vec<u64>) -> Self {
+        let mut before = Vec::with_capacity(bits.len());
+        let mut len = 0usize;
+        for w in &bits {
+            // (At most `MAX_DENSE` ids: the count fits.)
+            before.push(len as u32);
+            len += w.count_ones() as usize;
+        }
+        IdRanks {
+            base,
+            bits,
+            before,
+            len,
+        }
+    }
+
+    /// How many members.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The rank of `k` when it is a member.
+    #[inline]
+    pub fn rank(&self, k: u64) -> Option<usize> {
+        let i = k.checked_sub(self.base)?;
+        let w = usize::try_from(i / 64).ok()?;
+        let word = *self.bits.get(w)?;
+        let b = 1u64 << (i % 64);
+        (word & b != 0).then(|| self.before[w] as usize + (word & (b - 1)).count_ones() as usize)
+    }
+
+    /// The members, in id order (rank order).
+    pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
+        self.bits.iter().enumerate().flat_map(move |(w, &word)| {
+            let at = self.base + 64 * w as u64;
+            (0..64u64)
+                .filter(move |b| word & (1 << b) != 0)
+                .map(move |b| at + b)
+        })
     }
 }
 
@@ -359,6 +472,60 @@ mod tests {
         }
         assert_eq!(Slot::new(u32::MAX as usize), None);
         assert_eq!(std::mem::size_of::<Option<Slot>>(), 4);
+    }
+
+    /// A map over a ranked set takes a slot per member: members are found by rank, other ids
+    /// (inside the range or out of it) are hashed, and every entry reads back, members in id
+    /// order first.
+    #[test]
+    fn a_map_over_ranked_ids_takes_a_slot_per_member() {
+        let members: Vec<u64> = (100..1_100).filter(|k| k % 4 < 2).collect();
+        let ranks = Arc::new(IdRanks::of(
+            Some((100, 1_099)),
+            members.len(),
+            members.clone(),
+        ));
+        assert_eq!(ranks.len(), 500);
+        for (r, &k) in members.iter().enumerate() {
+            assert_eq!(ranks.rank(k), Some(r), "{k}");
+        }
+        assert_eq!(
+            (ranks.rank(102), ranks.rank(99), ranks.rank(5_000)),
+            (None, None, None)
+        );
+        assert_eq!(ranks.members().collect::<Vec<_>>(), members);
+        let mut m: CorrMap<u32> = CorrMap::over(&ranks);
+        m.reserve(500);
+        assert_eq!(
+            m.dense.len(),
+            500,
+            "a slot per member, not per id of the range"
+        );
+        for &k in &members {
+            m.insert(k, k as u32);
+        }
+        m.insert(102, 7); // in the range, no member
+        m.insert(7, 8); // out of the range
+        assert_eq!(m.spill.len(), 2);
+        assert_eq!(
+            (m.get(&101), m.get(&102), m.get(&7)),
+            (Some(&101), Some(&7), Some(&8))
+        );
+        assert_eq!(m.remove(&101), Some(101));
+        assert_eq!(m.get(&101), None);
+        let all: Vec<u64> = m.iter().map(|(k, _)| k).collect();
+        assert_eq!(all.len(), 501);
+        assert!(
+            all[..499].windows(2).all(|w| w[0] < w[1]),
+            "members in id order first"
+        );
+        // Too sparse for bits: no members, everything hashed.
+        let none = Arc::new(IdRanks::of(Some((1, 1 << 40)), 2, [1, 1 << 40]));
+        assert!(none.is_empty());
+        let mut h: CorrMap<u32> = CorrMap::over(&none);
+        h.insert(1, 1);
+        assert_eq!(h.get(&1), Some(&1));
+        assert!(h.dense.is_empty());
     }
 
     #[test]
