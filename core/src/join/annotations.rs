@@ -23,7 +23,7 @@ pub(super) struct AnnotationIndex {
     captured: CorrMap<Id<Annotation>>,
     /// External id of each API call (from its record).
     /// Nonzero, so an entry is 8 B (an `Option<u64>` is 16): frameworks (PyTorch, XLA) stamp
-    /// one on every call, and the table spans every call's id.
+    /// one on every call, and the table has a slot per call.
     external: CorrMap<NonZeroU64>,
     merged: HashMap<(u64, u64), Id<Annotation>>,
     /// Every annotation the ids name: the scopes' and the merged ones, for the trace.

@@ -108,8 +108,8 @@ pub(super) struct CallActivity {
     pub graph_exec_of: CorrMap<GraphExec>,
 }
 
-/// How many activities each call had and the lowest device they ran on, 4 B per id of the
-/// table (it spans every call's id, and is held through the kernels and host events stages):
+/// How many activities each call had and the lowest device they ran on, 4 B per call (the
+/// table has a slot per call, and is held through the kernels and host events stages):
 /// the count in the low 24 bits, the device in the high 8. A call past either (a graph launch
 /// of 16 M nodes, a device past 254) is kept whole apart (`large`).
 #[derive(Default)]
@@ -180,8 +180,7 @@ pub(super) struct LineSize {
 /// What the device stages produce and the host stage reads.
 pub(super) struct DeviceWork {
     /// The stream of each launch/copy, from its arguments at entry: a slot of `streams` (a
-    /// run has a few streams and millions of calls: 4 B per id of the table, not the 16 of a
-    /// `LineKey`).
+    /// run has a few streams and millions of calls: 4 B per call, not the 16 of a `LineKey`).
     stream_of: CorrMap<Slot>,
     streams: Vec<LineKey>,
     /// What each call's device work was, for its host event (`CallActivity`).

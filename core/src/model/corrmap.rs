@@ -388,8 +388,8 @@ impl CorrMap<Slot> {
 
 /// A position in a vector of fewer than 2^32 − 1 items, kept as position + 1 so that an
 /// absent one costs nothing: a table of `Option<Slot>` is 4 B per id where `Option<u32>` is 8.
-/// The join's per-call tables span every correlation id of the run (millions), so their
-/// entries' size is a large share of its peak.
+/// The join's per-call tables have a slot per call of the run (millions), so their entries'
+/// size is a large share of its peak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Slot(std::num::NonZeroU32);
 
