@@ -6,7 +6,7 @@
 use crate::facts::{ApiDomain, ApiRecord, MarkerSpan};
 use crate::fastmap::HashMap;
 use crate::model::annotations::{annotate_from_ranges, scope_tree, ScopeStacks};
-use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Slot};
+use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Ranked, Slot};
 use crate::model::trace::{Annotation, Id, Table};
 use crate::store::PackedVec;
 use std::num::NonZeroU64;
@@ -33,12 +33,22 @@ pub(super) struct AnnotationIndex {
 impl AnnotationIndex {
     /// The annotation of the events of call `corr` whose record carries `record_external`.
     pub(super) fn get(&mut self, corr: u64, record_external: u64) -> Option<Id<Annotation>> {
+        self.get_ranked(self.captured.key(corr), record_external)
+    }
+
+    /// `get` of a call ranked already (`CorrMap::key` of a table over the calls).
+    pub(super) fn get_ranked(
+        &mut self,
+        call: Ranked,
+        record_external: u64,
+    ) -> Option<Id<Annotation>> {
+        let corr = call.id;
         let base = if corr == 0 {
             None
         } else {
-            self.captured.get(&corr).copied()
+            self.captured.get_ranked(call).copied()
         };
-        let ext = self.external_of(corr, record_external);
+        let ext = self.external_of(call, record_external);
         if ext == 0 {
             return base;
         }
@@ -55,16 +65,16 @@ impl AnnotationIndex {
     /// Whether the events of `corr` whose records carry no external id make an annotation of
     /// their own (`get` merges an external id the call's record named).
     pub(super) fn merges(&self, corr: u64) -> bool {
-        self.external_of(corr, 0) != 0
+        self.external_of(self.external.key(corr), 0) != 0
     }
 
     /// The external correlation id an event of `corr` carries: the one the runtime answered
     /// for the call, else the record's own.
-    fn external_of(&self, corr: u64, record_external: u64) -> u64 {
+    fn external_of(&self, call: Ranked, record_external: u64) -> u64 {
         self.external
-            .get(&corr)
+            .get_ranked(call)
             .map(|e| e.get())
-            .filter(|_| corr != 0)
+            .filter(|_| call.id != 0)
             .unwrap_or(record_external)
     }
 }

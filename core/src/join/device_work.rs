@@ -5,7 +5,7 @@
 
 use crate::facts::{CallFact, CopyRecord, Counters, KernelRecord, StreamCreation, SyncFact};
 use crate::fastmap::HashMap;
-use crate::model::corrmap::{CorrMap, Slot};
+use crate::model::corrmap::{CorrMap, Ranked, Slot};
 use crate::model::graph::GraphExec;
 use crate::model::streams::{self, stream_key, StreamKey as LineKey};
 use crate::model::trace::DeviceEvent;
@@ -130,10 +130,17 @@ impl Activities {
         self.of.reserve(n);
     }
 
-    /// One more activity of call `corr`, on device `dev`.
-    fn add(&mut self, corr: u64, dev: u32) {
+    /// Call `corr` ranked for this table and the others over the calls (`CorrMap::key`).
+    #[inline]
+    pub(super) fn key(&self, corr: u64) -> Ranked {
+        self.of.key(corr)
+    }
+
+    /// One more activity of call `call`, on device `dev`.
+    fn add(&mut self, call: Ranked, dev: u32) {
+        let corr = call.id;
         let mut first = false;
-        let e = self.of.get_or_insert_with(corr, || {
+        let e = self.of.get_or_insert_with_ranked(call, || {
             first = true;
             NonZeroU32::MIN
         });
@@ -160,10 +167,10 @@ impl Activities {
     }
 
     /// How many activities call `corr` had (none: `None`) and the lowest device they ran on.
-    pub(super) fn get(&self, corr: u64) -> Option<(NonZeroU32, u32)> {
-        let e = self.of.get(&corr)?.get();
+    pub(super) fn get(&self, call: Ranked) -> Option<(NonZeroU32, u32)> {
+        let e = self.of.get_ranked(call)?.get();
         if e == LARGE {
-            return self.large.get(&corr).copied();
+            return self.large.get(&call.id).copied();
         }
         let n = NonZeroU32::new(e & COUNT_MASK)?;
         Some((n, e >> COUNT_BITS))
@@ -250,8 +257,20 @@ impl DeviceWork {
     /// The line of call `corr`'s work: the stream it named at its entry (with its slot), else
     /// `otherwise`.
     pub(super) fn place(&self, corr: u64, otherwise: LineKey) -> LinePlace {
+        self.place_ranked(self.key(corr), otherwise)
+    }
+
+    /// Call `corr` ranked for the tables over the calls (`CorrMap::key`): ranked once, read in
+    /// each of them (`place_ranked`, `push`, `AnnotationIndex::get_ranked`).
+    #[inline]
+    pub(super) fn key(&self, corr: u64) -> Ranked {
+        self.calls.activity_of.key(corr)
+    }
+
+    /// `place` of a ranked call.
+    pub(super) fn place_ranked(&self, call: Ranked, otherwise: LineKey) -> LinePlace {
         self.stream_of
-            .get(&corr)
+            .get_ranked(call)
             .and_then(|&s| {
                 Some(LinePlace {
                     key: *self.streams.get(s.index())?,
@@ -312,10 +331,12 @@ impl DeviceWork {
     }
 
     /// Adds device event `e` on plane `dev`, at `place`, and counts it for its launching call.
-    pub(super) fn push(&mut self, dev: u32, place: LinePlace, e: DeviceEvent) {
+    /// (`call`: its correlation id ranked, `key`.)
+    pub(super) fn push(&mut self, dev: u32, place: LinePlace, call: Ranked, e: DeviceEvent) {
         let corr = e.correlation_id;
+        debug_assert_eq!(call.id, corr, "the event's call");
         if corr != 0 {
-            self.calls.activity_of.add(corr, dev);
+            self.calls.activity_of.add(call, dev);
             if let Some(g) = e.graph {
                 self.calls.graph_exec_of.insert(corr, g.exec());
             }
@@ -489,7 +510,7 @@ mod tests {
         a.reserve(100);
         let mut want: std::collections::HashMap<u64, (u32, u32)> = Default::default();
         let mut add = |a: &mut Activities, corr: u64, dev: u32| {
-            a.add(corr, dev);
+            a.add(a.key(corr), dev);
             let w = want.entry(corr).or_insert((0, u32::MAX));
             *w = (w.0 + 1, w.1.min(dev));
         };
@@ -507,14 +528,14 @@ mod tests {
             add(&mut a, 5, 9);
         }
         for (&corr, &(n, dev)) in &want {
-            let got = a.get(corr).map(|(n, d)| (n.get(), d));
+            let got = a.get(a.key(corr)).map(|(n, d)| (n.get(), d));
             assert_eq!(got, Some((n, dev)), "call {corr}");
         }
         assert!(
             a.large.contains_key(&5),
             "a count past 24 bits is kept apart"
         );
-        assert_eq!(a.get(101), None);
+        assert_eq!(a.get(a.key(101)), None);
     }
 
     #[test]
@@ -546,7 +567,7 @@ mod tests {
                 annotation: None,
                 graph: None,
             };
-            work.push(dev, at, e);
+            work.push(dev, at, work.key(corr), e);
         }
         let got: BTreeMap<(u32, LineKey), Vec<u64>> = work
             .take_lines()

@@ -227,11 +227,13 @@ fn call_events(
         counters,
     } = calls;
     for a in api.into_iter_from_the_end() {
-        let annotation = annotations.get(a.correlation_id, a.external_id);
+        // Ranked once for the tables over the calls it reads.
+        let call = work.activity_of.key(a.correlation_id);
+        let annotation = annotations.get_ranked(call, a.external_id);
         let (name, launches) = operations.name(names, &a);
         let (count, device) = work
             .activity_of
-            .get(a.correlation_id)
+            .get(call)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
             .map_or((0, None), |(n, d)| (n.get(), u16::try_from(d).ok()));
         if launches && count == 0 {
@@ -249,7 +251,7 @@ fn call_events(
             annotation,
             device: device.into(),
             activity_count: count,
-            graph_exec_id: work.graph_exec_of.get(&a.correlation_id).copied(),
+            graph_exec_id: work.graph_exec_of.get_ranked(call).copied(),
         });
     }
 }

@@ -88,9 +88,30 @@ impl<V> CorrMap<V> {
         (i < self.span).then_some(i as usize)
     }
 
-    /// The slot of `k` in the vector, when the vector is made.
+    /// The slot of `k` in the vector, when the vector is made (not ranked before: a table
+    /// left empty is read without it).
+    #[inline]
     fn dense_slot(&self, k: u64) -> Option<usize> {
-        self.slot(k).filter(|_| !self.dense.is_empty())
+        if self.dense.is_empty() {
+            return None;
+        }
+        self.slot(k)
+    }
+
+    /// The slot of `k` in the vector, when the vector is made: its rank when the map is over
+    /// a set (`k` ranked by that set, `IdRanks::key`).
+    #[inline]
+    fn ranked_slot(&self, k: Ranked) -> Option<usize> {
+        if self.dense.is_empty() {
+            return None;
+        }
+        match &self.ranks {
+            Some(_) => {
+                debug_assert_eq!(k.slot, self.slot(k.id), "ranked by another set");
+                k.slot
+            }
+            None => self.slot(k.id),
+        }
     }
 
     /// Before `k` is stored: a new entry of the range while the vector is not made is counted,
@@ -162,6 +183,25 @@ impl<V> CorrMap<V> {
         }
     }
 
+    /// `k` ranked by the set the map is over (`IdRanks::key`): a key for every table over
+    /// that set, ranked once.
+    #[inline]
+    pub fn key(&self, k: u64) -> Ranked {
+        match &self.ranks {
+            Some(r) => r.key(k),
+            None => Ranked { id: k, slot: None },
+        }
+    }
+
+    /// `get` of an id ranked already (`IdRanks::key`, by the set the map is over).
+    #[inline]
+    pub fn get_ranked(&self, k: Ranked) -> Option<&V> {
+        match self.ranked_slot(k) {
+            Some(i) => self.dense[i].as_ref(),
+            None => self.spill.get(&k.id),
+        }
+    }
+
     pub fn contains_key(&self, k: &u64) -> bool {
         self.get(k).is_some()
     }
@@ -191,6 +231,15 @@ impl<V> CorrMap<V> {
         }
     }
 
+    /// `get_or_insert_with` of an id ranked already (`get_ranked`).
+    pub fn get_or_insert_with_ranked(&mut self, k: Ranked, f: impl FnOnce() -> V) -> &mut V {
+        self.about_to_store(k.id);
+        match self.ranked_slot(k) {
+            Some(i) => self.dense[i].get_or_insert_with(f),
+            None => self.spill.entry(k.id).or_insert_with(f),
+        }
+    }
+
     /// Every entry, dense ones in id order first.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
         let base = self.base;
@@ -209,18 +258,23 @@ impl<V> CorrMap<V> {
 /// calls' ids, and a run's ids are not all calls': a roctx range's push and pop take two ids
 /// each, and their records are spans, not calls, by the time the tables are read. Over the
 /// calls a table takes a slot per call, where over the id range it takes one per id (twice as
-/// many on a run of ranges around every two launches). A bit per id of the range and a count
-/// per 8 of them (5 B per 8 ids): a rank is a count and a byte's population from a table, a
-/// few instructions (the tables are read per event; a word's population count is a dozen
-/// instructions where the processor has no instruction for it, the build's baseline).
+/// many on a run of ranges around every two launches). A word per 16 ids of the range (4 bits
+/// per id): their members' bits and the members before them. A rank is one word read and two
+/// bytes' populations from a table, a few instructions (the tables are read per event; a
+/// population count is a dozen instructions where the processor has no instruction for it,
+/// the build's baseline). A stage that reads several tables for one id ranks it once (`key`)
+/// and reads each table by that key.
 #[derive(Debug, Default)]
 pub struct IdRanks {
     base: u64,
-    bits: Vec<u8>,
-    /// The members before each byte of `bits`.
-    before: Vec<u32>,
+    /// Per 16 ids from `base`: the members among them in the low `GROUP` bits (a bit per id),
+    /// the members before them above.
+    words: Vec<u64>,
     len: usize,
 }
+
+/// Ids per word of `IdRanks::words`.
+const GROUP: u64 = 16;
 
 /// The members of each byte.
 const POPULATION: [u8; 256] = {
@@ -232,6 +286,14 @@ const POPULATION: [u8; 256] = {
     }
     t
 };
+
+/// A correlation id and its rank among the members of one `IdRanks` (`IdRanks::key`): what
+/// the tables over that set are read by, ranked once for all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranked {
+    pub id: u64,
+    slot: Option<usize>,
+}
 
 impl IdRanks {
     /// The set of `ids` (0 is none, a repeat counts once) in `range`, about `expected` of
@@ -259,20 +321,23 @@ impl IdRanks {
         Self::ranked(set.base, &set.bits)
     }
 
-    fn ranked(base: u64, words: &[u64]) -> Self {
-        let bits: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let mut before = Vec::with_capacity(bits.len());
-        let mut len = 0usize;
-        for &b in &bits {
-            // (At most `MAX_DENSE` ids: the count fits.)
-            before.push(len as u32);
-            len += POPULATION[b as usize] as usize;
+    fn ranked(base: u64, bits: &[u64]) -> Self {
+        let per_bit_word = (64 / GROUP) as usize;
+        let mut words = Vec::with_capacity(bits.len() * per_bit_word);
+        let mut len = 0u64;
+        for &w in bits {
+            for g in 0..per_bit_word as u64 {
+                let members = (w >> (g * GROUP)) & ((1 << GROUP) - 1);
+                // (At most `MAX_DENSE` ids: the count fits above the bits.)
+                words.push(members | len << GROUP);
+                len += u64::from(POPULATION[(members & 0xff) as usize])
+                    + u64::from(POPULATION[(members >> 8) as usize]);
+            }
         }
         IdRanks {
             base,
-            bits,
-            before,
-            len,
+            words,
+            len: len as usize,
         }
     }
 
@@ -289,22 +354,34 @@ impl IdRanks {
     #[inline]
     pub fn rank(&self, k: u64) -> Option<usize> {
         let i = k.checked_sub(self.base)?;
-        let at = usize::try_from(i / 8).ok()?;
-        let byte = *self.bits.get(at)?;
-        let b = (i % 8) as u32;
-        if byte >> b & 1 == 0 {
+        let w = *self.words.get(usize::try_from(i / GROUP).ok()?)?;
+        let b = i % GROUP;
+        if w >> b & 1 == 0 {
             return None;
         }
-        let below = byte & ((1u16 << b) - 1) as u8;
-        Some(self.before[at] as usize + POPULATION[below as usize] as usize)
+        let below = w & ((1 << b) - 1);
+        Some(
+            (w >> GROUP) as usize
+                + POPULATION[(below & 0xff) as usize] as usize
+                + POPULATION[(below >> 8 & 0xff) as usize] as usize,
+        )
+    }
+
+    /// `k` with its rank, for the tables over this set (`CorrMap::get_ranked`).
+    #[inline]
+    pub fn key(&self, k: u64) -> Ranked {
+        Ranked {
+            id: k,
+            slot: self.rank(k),
+        }
     }
 
     /// The members, in id order (rank order).
     pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
-        self.bits.iter().enumerate().flat_map(move |(at, &byte)| {
-            let from = self.base + 8 * at as u64;
-            (0..8u64)
-                .filter(move |b| byte >> b & 1 != 0)
+        self.words.iter().enumerate().flat_map(move |(at, &w)| {
+            let from = self.base + GROUP * at as u64;
+            (0..GROUP)
+                .filter(move |b| w >> b & 1 != 0)
                 .map(move |b| from + b)
         })
     }
@@ -529,6 +606,15 @@ mod tests {
             (m.get(&101), m.get(&102), m.get(&7)),
             (Some(&101), Some(&7), Some(&8))
         );
+        // Read by a key ranked once: the same answers, members and others.
+        for k in 0..1_200 {
+            assert_eq!(m.get_ranked(m.key(k)), m.get(&k), "{k}");
+            assert_eq!(m.key(k), ranks.key(k));
+        }
+        assert_eq!(*m.get_or_insert_with_ranked(ranks.key(104), || 9), 104);
+        assert_eq!(*m.get_or_insert_with_ranked(ranks.key(106), || 9), 9);
+        assert_eq!(m.get(&106), Some(&9));
+        assert_eq!(m.remove(&106), Some(9));
         assert_eq!(m.remove(&101), Some(101));
         assert_eq!(m.get(&101), None);
         let all: Vec<u64> = m.iter().map(|(k, _)| k).collect();
