@@ -117,8 +117,17 @@ impl<V> CorrMap<V> {
     /// Before `k` is stored: a new entry of the range while the vector is not made is counted,
     /// and once the range's entries are dense enough for a vector to pay, it is made and they
     /// move into it (so `k` then goes there too).
+    #[inline]
     fn about_to_store(&mut self, k: u64) {
-        if !self.dense.is_empty() || self.slot(k).is_none() || self.spill.contains_key(&k) {
+        if self.dense.is_empty() {
+            self.count_spilled(k);
+        }
+    }
+
+    /// `about_to_store` while the vector is not made.
+    #[inline(never)]
+    fn count_spilled(&mut self, k: u64) {
+        if self.slot(k).is_none() || self.spill.contains_key(&k) {
             return;
         }
         self.in_range += 1;
@@ -179,8 +188,15 @@ impl<V> CorrMap<V> {
     pub fn get(&self, k: &u64) -> Option<&V> {
         match self.dense_slot(*k) {
             Some(i) => self.dense[i].as_ref(),
-            None => self.spill.get(k),
+            None => self.spilled(*k),
         }
+    }
+
+    /// The entry of `k` in the hash map: apart, so that the vector's read is small enough
+    /// to be inlined where the tables are read per record.
+    #[inline(never)]
+    fn spilled(&self, k: u64) -> Option<&V> {
+        self.spill.get(&k)
     }
 
     /// `k` ranked by the set the map is over (`IdRanks::key`): a key for every table over
@@ -198,7 +214,7 @@ impl<V> CorrMap<V> {
     pub fn get_ranked(&self, k: Ranked) -> Option<&V> {
         match self.ranked_slot(k) {
             Some(i) => self.dense[i].as_ref(),
-            None => self.spill.get(&k.id),
+            None => self.spilled(k.id),
         }
     }
 
@@ -206,12 +222,19 @@ impl<V> CorrMap<V> {
         self.get(k).is_some()
     }
 
+    #[inline]
     pub fn insert(&mut self, k: u64, v: V) -> Option<V> {
         self.about_to_store(k);
         match self.dense_slot(k) {
             Some(i) => self.dense[i].replace(v),
-            None => self.spill.insert(k, v),
+            None => self.spill_insert(k, v),
         }
+    }
+
+    /// `insert` into the hash map (apart, as `spilled`).
+    #[inline(never)]
+    fn spill_insert(&mut self, k: u64, v: V) -> Option<V> {
+        self.spill.insert(k, v)
     }
 
     /// Takes the value of `k` out (a dense slot is left empty, not shrunk).
@@ -223,6 +246,7 @@ impl<V> CorrMap<V> {
     }
 
     /// The value of `k`, inserted by `f` when absent.
+    #[inline]
     pub fn get_or_insert_with(&mut self, k: u64, f: impl FnOnce() -> V) -> &mut V {
         self.about_to_store(k);
         match self.dense_slot(k) {
@@ -232,6 +256,7 @@ impl<V> CorrMap<V> {
     }
 
     /// `get_or_insert_with` of an id ranked already (`get_ranked`).
+    #[inline]
     pub fn get_or_insert_with_ranked(&mut self, k: Ranked, f: impl FnOnce() -> V) -> &mut V {
         self.about_to_store(k.id);
         match self.ranked_slot(k) {
