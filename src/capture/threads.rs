@@ -10,6 +10,9 @@ use super::owned::{self, Barrier, Owner, ThreadCell};
 use super::thread::{OpenRange, ThreadSpan, ThreadState};
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
+
+/// The steps the drained scopes' and spans' room is made in (`Threads::drain`).
+const ROOM_STEPS: usize = 8;
 use crate::store::sinks::lock;
 use crate::store::PackedVec;
 
@@ -110,9 +113,11 @@ impl Threads {
     ///
     /// Each thread's vectors are taken whole in one visit (a thread still running adds to new
     /// ones), then made into the outputs one kind after another (the calls' chunks are moved
-    /// as they are, still packed): each output grows in two
-    /// steps toward its count (`chunked::room_toward`), the taken chunks freed as they move, so
-    /// what is held beyond the records is one output's room at a time. Filled side by side,
+    /// as they are, still packed): each output grows in steps toward its count (two,
+    /// `chunked::room_toward`; eighths for the scopes and the spans, the largest, whose room
+    /// beside what is not yet moved is the drain's top: a thread's span also grows as it
+    /// moves, from 64 B to 80), the taken chunks freed as they move, so what is held beyond the
+    /// records is one output's room at a time. Filled side by side,
     /// thread by thread, every output's room was held at once: the top of finalize's heap on
     /// the launch storm, above the join's.
     pub fn drain(&self, end_ns: u64, keep_open: bool) -> Drained {
@@ -158,7 +163,8 @@ impl Threads {
         });
         let n = taken.iter().map(|t| t.scopes.len()).sum();
         for t in &mut taken {
-            t.scopes.drain_into_toward(&mut d.scopes, n);
+            t.scopes
+                .drain_map_in_steps(&mut d.scopes, n, ROOM_STEPS, |s| s);
         }
         // The calls' chunks move as they are: packed, nothing is copied.
         for t in &mut taken {
@@ -184,7 +190,7 @@ impl Threads {
                 mut after_spans,
                 ..
             } = t;
-            spans.drain_map_into(&mut d.markers, n, |m| m.into_span(tid));
+            spans.drain_map_in_steps(&mut d.markers, n, ROOM_STEPS, |m| m.into_span(tid));
             d.markers.append(&mut after_spans);
         }
         d

@@ -6,10 +6,11 @@
 use crate::facts::{ApiDomain, ApiRecord, MarkerSpan};
 use crate::fastmap::HashMap;
 use crate::model::annotations::{annotate_from_ranges, scope_tree, ScopeStacks};
-use crate::model::corrmap::{CorrMap, IdSet, Slot};
+use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Ranked, Slot};
 use crate::model::trace::{Annotation, Id, Table};
 use crate::store::PackedVec;
 use std::num::NonZeroU64;
+use std::sync::Arc;
 
 use super::api_index::{api_key, keep_first, positions};
 use super::input::{CarriedLabels, HostRecords, Ids};
@@ -22,7 +23,7 @@ pub(super) struct AnnotationIndex {
     captured: CorrMap<Id<Annotation>>,
     /// External id of each API call (from its record).
     /// Nonzero, so an entry is 8 B (an `Option<u64>` is 16): frameworks (PyTorch, XLA) stamp
-    /// one on every call, and the table spans every call's id.
+    /// one on every call, and the table has a slot per call.
     external: CorrMap<NonZeroU64>,
     merged: HashMap<(u64, u64), Id<Annotation>>,
     /// Every annotation the ids name: the scopes' and the merged ones, for the trace.
@@ -32,12 +33,22 @@ pub(super) struct AnnotationIndex {
 impl AnnotationIndex {
     /// The annotation of the events of call `corr` whose record carries `record_external`.
     pub(super) fn get(&mut self, corr: u64, record_external: u64) -> Option<Id<Annotation>> {
+        self.get_ranked(self.captured.key(corr), record_external)
+    }
+
+    /// `get` of a call ranked already (`CorrMap::key` of a table over the calls).
+    pub(super) fn get_ranked(
+        &mut self,
+        call: Ranked,
+        record_external: u64,
+    ) -> Option<Id<Annotation>> {
+        let corr = call.id;
         let base = if corr == 0 {
             None
         } else {
-            self.captured.get(&corr).copied()
+            self.captured.get_ranked(call).copied()
         };
-        let ext = self.external_of(corr, record_external);
+        let ext = self.external_of(call, record_external);
         if ext == 0 {
             return base;
         }
@@ -51,13 +62,19 @@ impl AnnotationIndex {
         }))
     }
 
+    /// Whether the events of `corr` whose records carry no external id make an annotation of
+    /// their own (`get` merges an external id the call's record named).
+    pub(super) fn merges(&self, corr: u64) -> bool {
+        self.external_of(self.external.key(corr), 0) != 0
+    }
+
     /// The external correlation id an event of `corr` carries: the one the runtime answered
     /// for the call, else the record's own.
-    fn external_of(&self, corr: u64, record_external: u64) -> u64 {
+    fn external_of(&self, call: Ranked, record_external: u64) -> u64 {
         self.external
-            .get(&corr)
+            .get_ranked(call)
             .map(|e| e.get())
-            .filter(|_| corr != 0)
+            .filter(|_| call.id != 0)
             .unwrap_or(record_external)
     }
 }
@@ -116,7 +133,7 @@ pub(super) struct Annotated {
 }
 
 /// The annotations stage (see the module's comment).
-pub(super) fn annotate(mut spanned: Spanned, ids: Ids) -> Annotated {
+pub(super) fn annotate(mut spanned: Spanned, ids: &Ids) -> Annotated {
     let (index, scope_tree) = index_annotations(&mut spanned, ids);
     debug_assert!(spanned.marker_records.is_empty());
     Annotated {
@@ -130,10 +147,10 @@ pub(super) fn annotate(mut spanned: Spanned, ids: Ids) -> Annotated {
 }
 
 /// The annotation of each correlation id and the scope-range tree (`annotate`).
-fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
+fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, i64)>) {
     let mut annotations = AnnotationIndex {
-        captured: ids.map(),
-        external: ids.map(),
+        captured: ids.per_call(),
+        external: ids.per_call(),
         merged: HashMap::default(),
         table: Table::default(),
     };
@@ -203,7 +220,7 @@ fn index_annotations(c: &mut Spanned, ids: Ids) -> (AnnotationIndex, Vec<(i64, i
 /// records' order (`api_key`) gives the times, whether it is in `api` (a collection made by
 /// hand or converted) or still packed in `marker_records` (the tool's own), which are read
 /// there: the roctx records no span stands for are the only ones unpacked, into `api`.
-fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
+fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
     let is_span_record = |a: &ApiRecord| {
         a.domain == ApiDomain::Marker
             && a.correlation_id != 0
@@ -218,7 +235,8 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: Ids) {
     // The packed ones, read once: where each span's record is, and the others moved among
     // the calls (after them: the positions above stay as they are).
     let packed = std::mem::take(&mut c.marker_records);
-    let mut in_packed: CorrMap<Slot> = ids.map();
+    // By the spans' records alone (a slot per record, not per id of the range).
+    let mut in_packed: CorrMap<Slot> = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
     in_packed.reserve(packed.len());
     let mut others = PackedVec::new();
     for (i, a) in packed.positions() {
@@ -289,7 +307,7 @@ mod tests {
         });
         let host = Input::split(c).host;
         let ids = Ids::of(&host);
-        let Annotated { index, calls, .. } = annotate(Spanned::new(host, no_labels()), ids);
+        let Annotated { index, calls, .. } = annotate(Spanned::new(host, no_labels()), &ids);
         let placed = |corr| {
             index
                 .captured

@@ -33,7 +33,7 @@ impl ApiIndex {
     /// The index of `api`, and the ends of the calls `syncs` name.
     pub fn build(
         api: &PackedVec<ApiRecord>,
-        ids: Ids,
+        ids: &Ids,
         earlier: &[u64],
         syncs: &[SyncFact],
     ) -> ApiIndexed {
@@ -77,8 +77,8 @@ pub(super) fn api_key(a: &ApiRecord) -> (u64, u64, u64, u64, i32, ApiDomain, u64
 /// Where each correlation id's record of `domain` is in `api` (its position, `positions`): of
 /// an id's repeats, the first in the records' order (`api_key`), whatever order they were
 /// delivered in.
-pub(super) fn positions(api: &PackedVec<ApiRecord>, ids: Ids, domain: ApiDomain) -> CorrMap<Slot> {
-    let mut map: CorrMap<Slot> = ids.map();
+pub(super) fn positions(api: &PackedVec<ApiRecord>, ids: &Ids, domain: ApiDomain) -> CorrMap<Slot> {
+    let mut map: CorrMap<Slot> = ids.per_call();
     map.reserve(api.iter().filter(|a| a.domain == domain).count());
     for (i, a) in api.positions() {
         if a.domain != domain || a.correlation_id == 0 {

@@ -116,13 +116,14 @@ pub(super) fn copy_events(placed: PlacedCopies, to: DeviceStage<'_>, warnings: &
         event: mut e,
     } in placed.copies
     {
-        let key = work.place(e.correlation_id, LineKey::Copies);
+        let call = work.key(e.correlation_id);
+        let key = work.place_ranked(call, LineKey::Copies);
         if !api.launched(e.correlation_id) {
             counters.activities_without_api += 1;
             counters.activities_unplaced += u64::from(key.slot.is_none());
         }
-        e.annotation = annotations.get(e.correlation_id, external);
-        work.push(dev, key, e);
+        e.annotation = annotations.get_ranked(call, external);
+        work.push(dev, key, call, e);
     }
     let copies_without_gpu = placed.without_gpu;
     if copies_without_gpu > 0 {

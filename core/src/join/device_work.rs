@@ -5,7 +5,7 @@
 
 use crate::facts::{CallFact, CopyRecord, Counters, KernelRecord, StreamCreation, SyncFact};
 use crate::fastmap::HashMap;
-use crate::model::corrmap::{CorrMap, Slot};
+use crate::model::corrmap::{CorrMap, Ranked, Slot};
 use crate::model::graph::GraphExec;
 use crate::model::streams::{self, stream_key, StreamKey as LineKey};
 use crate::model::trace::DeviceEvent;
@@ -33,7 +33,7 @@ pub(super) fn call_tables(
     creations: &[StreamCreation],
     device: &DeviceRecords,
     places: &mut Places,
-    ids: Ids,
+    ids: &Ids,
 ) -> DeviceWork {
     let creations = streams::Creations::new(creations);
     streams::restamp(&creations, &mut [], syncs);
@@ -42,7 +42,9 @@ pub(super) fn call_tables(
         let mut r = streams::Restamp::new(&creations);
         calls.iter().map(move |f| r.call(f))
     };
-    let work = DeviceWork::new(restamped(), calls.len(), ids);
+    // The HIP devices first: the table of each call's device they are learned from is freed
+    // before the streams' is made (this stage runs beside the annotations', whose top is
+    // the join's on a run of many roctx ranges).
     places.learn_hip_devices(
         restamped(),
         calls.len(),
@@ -50,6 +52,7 @@ pub(super) fn call_tables(
         &device.copies,
         ids,
     );
+    let work = DeviceWork::new(restamped(), calls.len(), ids);
     drop(calls);
     work
 }
@@ -61,7 +64,8 @@ const LINE_SMALL_BELOW: usize = 1 << 16;
 /// kernel records not yet taken), so the step stays a small share.
 const LINE_GROWS_PER: usize = 8;
 
-/// The steps a counted line's room is made in (`DeviceWork::reserve_lines`).
+/// The steps a counted line's room is made in (`DeviceWork::reserve_lines`): quarters, the
+/// last one in two eighths.
 const LINE_ROOM_STEPS: usize = 4;
 
 /// What the kernels and copies stages read (the planes, the API index) and add to (the
@@ -105,8 +109,8 @@ pub(super) struct CallActivity {
     pub graph_exec_of: CorrMap<GraphExec>,
 }
 
-/// How many activities each call had and the lowest device they ran on, 4 B per id of the
-/// table (it spans every call's id, and is held through the kernels and host events stages):
+/// How many activities each call had and the lowest device they ran on, 4 B per call (the
+/// table has a slot per call, and is held through the kernels and host events stages):
 /// the count in the low 24 bits, the device in the high 8. A call past either (a graph launch
 /// of 16 M nodes, a device past 254) is kept whole apart (`large`).
 #[derive(Default)]
@@ -126,10 +130,17 @@ impl Activities {
         self.of.reserve(n);
     }
 
-    /// One more activity of call `corr`, on device `dev`.
-    fn add(&mut self, corr: u64, dev: u32) {
+    /// Call `corr` ranked for this table and the others over the calls (`CorrMap::key`).
+    #[inline]
+    pub(super) fn key(&self, corr: u64) -> Ranked {
+        self.of.key(corr)
+    }
+
+    /// One more activity of call `call`, on device `dev`.
+    fn add(&mut self, call: Ranked, dev: u32) {
+        let corr = call.id;
         let mut first = false;
-        let e = self.of.get_or_insert_with(corr, || {
+        let e = self.of.get_or_insert_with_ranked(call, || {
             first = true;
             NonZeroU32::MIN
         });
@@ -156,10 +167,10 @@ impl Activities {
     }
 
     /// How many activities call `corr` had (none: `None`) and the lowest device they ran on.
-    pub(super) fn get(&self, corr: u64) -> Option<(NonZeroU32, u32)> {
-        let e = self.of.get(&corr)?.get();
+    pub(super) fn get(&self, call: Ranked) -> Option<(NonZeroU32, u32)> {
+        let e = self.of.get_ranked(call)?.get();
         if e == LARGE {
-            return self.large.get(&corr).copied();
+            return self.large.get(&call.id).copied();
         }
         let n = NonZeroU32::new(e & COUNT_MASK)?;
         Some((n, e >> COUNT_BITS))
@@ -177,8 +188,7 @@ pub(super) struct LineSize {
 /// What the device stages produce and the host stage reads.
 pub(super) struct DeviceWork {
     /// The stream of each launch/copy, from its arguments at entry: a slot of `streams` (a
-    /// run has a few streams and millions of calls: 4 B per id of the table, not the 16 of a
-    /// `LineKey`).
+    /// run has a few streams and millions of calls: 4 B per call, not the 16 of a `LineKey`).
     stream_of: CorrMap<Slot>,
     streams: Vec<LineKey>,
     /// What each call's device work was, for its host event (`CallActivity`).
@@ -200,8 +210,8 @@ pub(super) struct DeviceWork {
 
 impl DeviceWork {
     /// The table of `calls` (`n` of them).
-    fn new(calls: impl Iterator<Item = CallFact>, n: usize, ids: Ids) -> Self {
-        let mut stream_of = ids.map();
+    fn new(calls: impl Iterator<Item = CallFact>, n: usize, ids: &Ids) -> Self {
+        let mut stream_of = ids.per_call();
         stream_of.reserve(n);
         let mut streams = Vec::new();
         let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
@@ -231,10 +241,10 @@ impl DeviceWork {
             streams,
             calls: CallActivity {
                 activity_of: Activities {
-                    of: ids.map(),
+                    of: ids.per_call(),
                     large: HashMap::default(),
                 },
-                graph_exec_of: ids.map(),
+                graph_exec_of: ids.per_call(),
             },
             lines: Vec::new(),
             line_of: HashMap::default(),
@@ -247,8 +257,20 @@ impl DeviceWork {
     /// The line of call `corr`'s work: the stream it named at its entry (with its slot), else
     /// `otherwise`.
     pub(super) fn place(&self, corr: u64, otherwise: LineKey) -> LinePlace {
+        self.place_ranked(self.key(corr), otherwise)
+    }
+
+    /// Call `corr` ranked for the tables over the calls (`CorrMap::key`): ranked once, read in
+    /// each of them (`place_ranked`, `push`, `AnnotationIndex::get_ranked`).
+    #[inline]
+    pub(super) fn key(&self, corr: u64) -> Ranked {
+        self.calls.activity_of.key(corr)
+    }
+
+    /// `place` of a ranked call.
+    pub(super) fn place_ranked(&self, call: Ranked, otherwise: LineKey) -> LinePlace {
         self.stream_of
-            .get(&corr)
+            .get_ranked(call)
             .and_then(|&s| {
                 Some(LinePlace {
                     key: *self.streams.get(s.index())?,
@@ -309,10 +331,12 @@ impl DeviceWork {
     }
 
     /// Adds device event `e` on plane `dev`, at `place`, and counts it for its launching call.
-    pub(super) fn push(&mut self, dev: u32, place: LinePlace, e: DeviceEvent) {
+    /// (`call`: its correlation id ranked, `key`.)
+    pub(super) fn push(&mut self, dev: u32, place: LinePlace, call: Ranked, e: DeviceEvent) {
         let corr = e.correlation_id;
+        debug_assert_eq!(call.id, corr, "the event's call");
         if corr != 0 {
-            self.calls.activity_of.add(corr, dev);
+            self.calls.activity_of.add(call, dev);
             if let Some(g) = e.graph {
                 self.calls.graph_exec_of.insert(corr, g.exec());
             }
@@ -320,9 +344,16 @@ impl DeviceWork {
         let at = self.line_at(dev, place);
         let line = &mut self.lines[at].1;
         match self.sizes.get(at) {
-            // Its next quarter (`reserve_lines`).
+            // Its next quarter, or eighth in the last quarter (`reserve_lines`).
             Some(&n) if line.len() == line.capacity() && n > line.len() => {
-                line.reserve_exact((n - line.len()).min(n.div_ceil(LINE_ROOM_STEPS)));
+                let quarter = n.div_ceil(LINE_ROOM_STEPS);
+                let left = n - line.len();
+                let step = if left <= quarter {
+                    quarter.div_ceil(2)
+                } else {
+                    quarter
+                };
+                line.reserve_exact(left.min(step));
             }
             _ => grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER),
         }
@@ -349,12 +380,15 @@ impl DeviceWork {
         }
     }
 
-    /// Room on each line of `sizes` (`line_sizes`) for its events, in steps of a quarter
-    /// (`LINE_ROOM_STEPS`): one now, the next when that is full (`push`). Made whole at once,
-    /// or in halves, a line's room would be held beside the kernel records not yet given back
-    /// (they are given back as they are taken): the top of the kernels stage's peak, which is
-    /// the join's on a run of one long stream. In quarters each line is copied at most three
-    /// times, one and a half of its size in all.
+    /// Room on each line of `sizes` (`line_sizes`) for its events, in steps of a quarter, the
+    /// last quarter in two eighths (`LINE_ROOM_STEPS`): one now, the next when that is full
+    /// (`push`). Made whole at once, or in halves, a line's room would be held beside the
+    /// kernel records not yet given back (they are given back as they are taken): the top of
+    /// the kernels stage's peak, which is the join's on a run of one long stream. The last
+    /// step's room beside the last step's records is that top, so the last step is an eighth;
+    /// the earlier ones, whose records are more but whose room is less, stay quarters: each
+    /// line is copied at most four times, 2.4 of its size in all (where glibc did not map it:
+    /// a mapped one grows in place), where eighths throughout copy it 3.5 times over.
     pub(super) fn reserve_lines(&mut self, sizes: Vec<LineSize>) {
         for LineSize {
             plane,
@@ -371,7 +405,7 @@ impl DeviceWork {
 }
 
 /// How many events each line will get from the kernels and the copies: counted before the
-/// kernels stage so that each line is allocated at its size, in two steps
+/// kernels stage so that each line is allocated at its size, in steps
 /// (`DeviceWork::reserve_lines`), where a line grown step by step would be copied whole at each
 /// step (`grow`). Records the stages will skip (no usable span, no GPU for a copy) are counted
 /// too: room for a few events more, never a copy.
@@ -468,18 +502,15 @@ mod tests {
     /// from one to the other.
     #[test]
     fn activities_count_and_keep_the_lowest_device_packed_or_apart() {
-        let ids = Ids {
-            range: Some((1, 100)),
-            count: 100,
-        };
+        let ids = Ids::every(1, 100);
         let mut a = Activities {
-            of: ids.map(),
+            of: ids.per_call(),
             large: HashMap::default(),
         };
         a.reserve(100);
         let mut want: std::collections::HashMap<u64, (u32, u32)> = Default::default();
         let mut add = |a: &mut Activities, corr: u64, dev: u32| {
-            a.add(corr, dev);
+            a.add(a.key(corr), dev);
             let w = want.entry(corr).or_insert((0, u32::MAX));
             *w = (w.0 + 1, w.1.min(dev));
         };
@@ -497,14 +528,14 @@ mod tests {
             add(&mut a, 5, 9);
         }
         for (&corr, &(n, dev)) in &want {
-            let got = a.get(corr).map(|(n, d)| (n.get(), d));
+            let got = a.get(a.key(corr)).map(|(n, d)| (n.get(), d));
             assert_eq!(got, Some((n, dev)), "call {corr}");
         }
         assert!(
             a.large.contains_key(&5),
             "a count past 24 bits is kept apart"
         );
-        assert_eq!(a.get(101), None);
+        assert_eq!(a.get(a.key(101)), None);
     }
 
     #[test]
@@ -516,11 +547,8 @@ mod tests {
             stream_seq: 100 + stream,
         };
         let calls: Vec<_> = (1..=40).map(|i| call(i, 1 + i % 2)).collect();
-        let ids = Ids {
-            range: Some((1, 60)),
-            count: 60,
-        };
-        let mut work = DeviceWork::new(calls.into_iter(), 40, ids);
+        let ids = Ids::every(1, 60);
+        let mut work = DeviceWork::new(calls.into_iter(), 40, &ids);
         let mut want: BTreeMap<(u32, LineKey), Vec<u64>> = BTreeMap::new();
         for corr in 1..=60u64 {
             // Calls 41..=60 named no stream: their work goes by queue.
@@ -539,7 +567,7 @@ mod tests {
                 annotation: None,
                 graph: None,
             };
-            work.push(dev, at, e);
+            work.push(dev, at, work.key(corr), e);
         }
         let got: BTreeMap<(u32, LineKey), Vec<u64>> = work
             .take_lines()
@@ -613,11 +641,11 @@ mod tests {
             creations,
             &device,
             &mut places,
-            ids,
+            &ids,
         );
-        let annotated = annotate(Spanned::new(host, no_labels()), ids);
+        let annotated = annotate(Spanned::new(host, no_labels()), &ids);
         let mut annotations = annotated.index;
-        let api = ApiIndex::build(&annotated.calls.api, ids, &[], &[]).index;
+        let api = ApiIndex::build(&annotated.calls.api, &ids, &[], &[]).index;
         let sizes = line_sizes(&device.kernels, &device.copies, &places, &work);
         let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.plane).collect();
         assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");

@@ -69,7 +69,7 @@ impl Places {
         n: usize,
         kernels: &PackedVec<KernelRecord>,
         copies: &[CopyRecord],
-        ids: Ids,
+        ids: &Ids,
     ) {
         let issued = issued_devices(calls, n, ids);
         self.hip_plane = hip_device_planes(&issued, kernels, self);
@@ -242,8 +242,8 @@ fn hip_device_planes(
 
 /// The HIP device each launch or copy call was issued to. 16 bits (`Option<u16>` is 4 B per id
 /// of the table, `Option<i32>` 8): a HIP device number past 65,535 is no device of any node.
-fn issued_devices(calls: impl Iterator<Item = CallFact>, n: usize, ids: Ids) -> CorrMap<u16> {
-    let mut map = ids.map();
+fn issued_devices(calls: impl Iterator<Item = CallFact>, n: usize, ids: &Ids) -> CorrMap<u16> {
+    let mut map = ids.per_call();
     // Room once: entry by entry the table would fill a hash map until dense enough for its
     // vector.
     map.reserve(n);

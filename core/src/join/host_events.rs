@@ -48,16 +48,30 @@ pub(super) fn host_events(
         .map(|m| m.thread_id)
         .chain(api.iter().map(|a| a.thread_id));
     let mut threads = ThreadEvents::new(count_runs(threads_of));
-    call_events(
+    // The spans first where that gives the same events: then their events (48 B each) are
+    // what the calls' events grow beside, not the spans (80 B each). A mark's annotation is
+    // its captured one unless an external id names its id (in a collection made by hand), and
+    // then merging it makes an annotation, whose number depends on the order: the calls first.
+    let spans_first = !spans.is_empty()
+        && !spans
+            .iter()
+            .any(|m| m.instant && annotations.merges(m.open_correlation_id));
+    if spans_first {
+        operations.name_unnamed(&mut interned, &api);
+    }
+    let calls = CallsIn {
         api,
-        &mut threads,
-        &mut operations,
-        &mut interned,
-        activity,
-        annotations,
+        operations: &mut operations,
+        work: activity,
         counters,
-    );
-    span_events(spans, &mut threads, &mut interned, annotations);
+    };
+    if spans_first {
+        span_events(spans, &mut threads, &mut interned, annotations);
+        call_events(calls, &mut threads, &mut interned, annotations);
+    } else {
+        call_events(calls, &mut threads, &mut interned, annotations);
+        span_events(spans, &mut threads, &mut interned, annotations);
+    }
     let names_table = interned.table;
     let threads = threads
         .list
@@ -66,7 +80,11 @@ pub(super) fn host_events(
             let spans = grown.spans;
             // Spans first, in their order, then the calls as delivered (`sort_host_events`
             // settles and merges the two runs).
-            let mut events = grown.events.into_vec();
+            let mut events = if spans_first {
+                grown.events.into_vec_runs(spans)
+            } else {
+                grown.events.into_vec()
+            };
             sort_host_events(&mut events, spans, &names_table);
             HostThread {
                 tid,
@@ -182,26 +200,40 @@ fn sort_spans(spans: &mut [MarkerSpan]) {
     apply_order(spans, &mut order);
 }
 
+/// What the calls' events are made of and counted in (`call_events`).
+struct CallsIn<'a> {
+    api: PackedVec<ApiRecord>,
+    operations: &'a mut OpNames,
+    /// Freed once the calls are events.
+    work: CallActivity,
+    counters: &'a mut Counters,
+}
+
 /// Every API record as its thread's event. The records are taken from the end, each chunk of
 /// them freed once read, so their memory is given back while the host events (48 B each, the
 /// records 32) grow. Each thread's events come out last first, and are turned round at the end
-/// (`Backwards::into_vec`). What the device stages made of each call (`CallActivity`) is
-/// freed here too, before the spans become events.
+/// (`Backwards::into_vec_runs`). What the device stages made of each call (`CallActivity`) is
+/// freed here too.
 fn call_events(
-    api: PackedVec<ApiRecord>,
+    calls: CallsIn<'_>,
     threads: &mut ThreadEvents,
-    operations: &mut OpNames,
     names: &mut NameTable,
-    work: CallActivity,
     annotations: &mut AnnotationIndex,
-    counters: &mut Counters,
 ) {
+    let CallsIn {
+        api,
+        operations,
+        work,
+        counters,
+    } = calls;
     for a in api.into_iter_from_the_end() {
-        let annotation = annotations.get(a.correlation_id, a.external_id);
+        // Ranked once for the tables over the calls it reads.
+        let call = work.activity_of.key(a.correlation_id);
+        let annotation = annotations.get_ranked(call, a.external_id);
         let (name, launches) = operations.name(names, &a);
         let (count, device) = work
             .activity_of
-            .get(a.correlation_id)
+            .get(call)
             .filter(|_| a.correlation_id != 0 && a.domain == ApiDomain::Hip)
             .map_or((0, None), |(n, d)| (n.get(), u16::try_from(d).ok()));
         if launches && count == 0 {
@@ -219,13 +251,14 @@ fn call_events(
             annotation,
             device: device.into(),
             activity_count: count,
-            graph_exec_id: work.graph_exec_of.get(&a.correlation_id).copied(),
+            graph_exec_id: work.graph_exec_of.get_ranked(call).copied(),
         });
     }
 }
 
-/// Every span as its thread's event, taken from the end as the records were (`call_events`):
-/// each thread's events are then its calls and its spans, both last first.
+/// Every span as its thread's event, taken from the end as the records are (`call_events`):
+/// each thread's events are then its spans and its calls (or its calls and its spans, in
+/// the order `host_events` made them), both last first.
 fn span_events(
     spans: Vec<MarkerSpan>,
     threads: &mut ThreadEvents,
@@ -275,7 +308,7 @@ fn span_events(
 struct Growing {
     /// Made last first: the records are taken from the end.
     events: Backwards<HostEvent>,
-    /// How many of the events are roctx spans (pushed after the calls).
+    /// How many of the events are roctx spans (one run of them, before or after the calls').
     spans: usize,
 }
 
@@ -439,6 +472,24 @@ impl OpNames {
                 });
             (id, false)
         })
+    }
+
+    /// Names the operations of `api` the runtime did not name, in the order `call_events`
+    /// meets them (the records from the end): names made before the calls' events (the
+    /// spans' labels) then follow them in the table, as when made after. (Rare: one pass
+    /// that finds none.)
+    fn name_unnamed(&mut self, names: &mut NameTable, api: &PackedVec<ApiRecord>) {
+        let mut last: HashMap<(ApiDomain, i32), (usize, ApiRecord)> = HashMap::default();
+        for (i, a) in api.iter().enumerate() {
+            if self.get(a.domain, a.operation).is_none() {
+                last.insert((a.domain, a.operation), (i, a));
+            }
+        }
+        let mut met: Vec<(usize, ApiRecord)> = last.into_values().collect();
+        met.sort_unstable_by_key(|&(i, _)| std::cmp::Reverse(i));
+        for (_, a) in met {
+            self.name(names, &a);
+        }
     }
 }
 

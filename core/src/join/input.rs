@@ -12,7 +12,7 @@ use crate::facts::{
     StreamCreation, SyncFact,
 };
 use crate::model::collected::{Carried, Collected};
-use crate::model::corrmap::{id_range, CorrMap};
+use crate::model::corrmap::{id_range, CorrMap, IdRanks};
 use crate::model::memory::LiveMemory;
 use crate::model::trace::Anchor;
 use crate::store::PackedVec;
@@ -229,30 +229,54 @@ impl CarriedIn {
     }
 }
 
-/// The correlation-id range of a collection's calls, for its per-call tables.
-#[derive(Debug, Clone, Copy)]
+/// The correlation ids of a collection's calls, for its per-call tables.
+#[derive(Debug, Clone)]
 pub(super) struct Ids {
+    /// The range of every id the host's records name (the calls' and the spans').
     pub range: Option<(u64, u64)>,
-    pub count: usize,
+    /// The calls' ids, ranked: the slots of the tables read by call (`per_call`).
+    pub calls: Arc<IdRanks>,
 }
 
 impl Ids {
     /// The roctx records still packed are not read for it: their ids are their spans' (or
-    /// lie among the calls'), and the range only sizes the tables (an id outside it is kept
-    /// all the same).
+    /// lie among the calls'), and the range only bounds the tables' slots (an id outside it is
+    /// kept all the same, hashed). The calls are the API records and the marks: the roctx
+    /// records of a range's push and pop are its span's, never read by call (a roctx record no
+    /// span stands for is rare, and its entries, found all the same, are hashed).
     pub fn of(c: &HostRecords) -> Self {
-        let calls = c.api.iter().map(|a| a.correlation_id);
+        let calls = || c.api.iter().map(|a| a.correlation_id);
+        let marks = || {
+            c.markers
+                .iter()
+                .filter(|m| m.instant)
+                .map(|m| m.open_correlation_id)
+        };
         let spans = c
             .markers
             .iter()
             .flat_map(|m| [m.open_correlation_id, m.close_correlation_id]);
+        let range = id_range(calls().chain(spans));
+        let expected = c.api.len() + c.markers.len();
+        let ranked = IdRanks::of(range, expected, calls().chain(marks()));
         Ids {
-            range: id_range(calls.chain(spans)),
-            count: c.api.len() + c.marker_records.len(),
+            range,
+            calls: Arc::new(ranked),
         }
     }
 
-    pub fn map<V>(self) -> CorrMap<V> {
-        CorrMap::for_range(self.range, self.count)
+    /// Every id of `lo..=hi` a call's (for tests).
+    #[cfg(test)]
+    pub fn every(lo: u64, hi: u64) -> Self {
+        let n = (hi - lo + 1) as usize;
+        Ids {
+            range: Some((lo, hi)),
+            calls: Arc::new(IdRanks::of(Some((lo, hi)), n, lo..=hi)),
+        }
+    }
+
+    /// A table read by call: a slot per call.
+    pub fn per_call<V>(&self) -> CorrMap<V> {
+        CorrMap::over(&self.calls)
     }
 }

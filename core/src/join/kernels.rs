@@ -45,7 +45,9 @@ pub(super) fn kernel_events(
         let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
             continue;
         };
-        let key = work.place(k.correlation_id, LineKey::Queue(k.queue));
+        // Ranked once for the tables over the calls it reads.
+        let call = work.key(k.correlation_id);
+        let key = work.place_ranked(call, LineKey::Queue(k.queue));
         if !api.launched(k.correlation_id) {
             counters.activities_without_api += 1;
             counters.activities_unplaced += u64::from(key.slot.is_none());
@@ -78,10 +80,10 @@ pub(super) fn kernel_events(
             correlation_id: k.correlation_id,
             thread_id: k.thread_id,
             kind: DeviceEventKind::Kernel(info),
-            annotation: annotations.get(k.correlation_id, external),
+            annotation: annotations.get_ranked(call, external),
             graph,
         };
-        work.push(dev, key, e);
+        work.push(dev, key, call, e);
     }
     table
 }

@@ -74,7 +74,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         mut warnings,
     } = Input::split(c);
     let mut places = devices::place_devices(&agents, &device.kernels, &mut warnings);
-    // The correlation ids of the calls: every per-call table is a vector over their range.
+    // The correlation ids of the calls: the per-call tables are vectors over them.
     let ids = Ids::of(&host);
 
     let tables = CallTablesIn {
@@ -86,7 +86,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     };
     let spanned = Spanned::new(host, carried.labels);
     let indexed =
-        schedule::annotations_beside_call_tables(threads, spanned, tables, &mut places, ids);
+        schedule::annotations_beside_call_tables(threads, spanned, tables, &mut places, &ids);
     laps.lap_beside("annotations", Some(indexed.beside));
     let (mut work, host_calls) = (indexed.work, indexed.annotated.calls);
     let mut annotations = indexed.annotated.index;
@@ -101,7 +101,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         &device,
         &places,
         &mut work,
-        ids,
+        &ids,
     );
     laps.lap_beside("api index", Some(beside));
     let api = indexed_api.index;

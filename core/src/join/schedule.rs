@@ -55,7 +55,7 @@ pub(super) fn annotations_beside_call_tables(
     spanned: Spanned,
     tables: CallTablesIn<'_>,
     places: &mut Places,
-    ids: Ids,
+    ids: &Ids,
 ) -> Indexed {
     let kernels = &tables.device.kernels;
     let order_claimed = AtomicBool::new(false);
@@ -118,7 +118,7 @@ pub(super) fn api_index_beside_line_sizes(
     device: &DeviceRecords,
     places: &Places,
     work: &mut DeviceWork,
-    ids: Ids,
+    ids: &Ids,
 ) -> (ApiIndexed, Beside) {
     let (api, (sizes, beside)) = side_by_side(
         threads,

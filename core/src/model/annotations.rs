@@ -14,7 +14,7 @@ use crate::fastmap::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::corrmap::{CorrMap, Slot};
+use super::corrmap::{CorrMap, IdRanks, Slot};
 use super::trace::{Annotation, Id, Table};
 use crate::facts::MarkerSpan;
 
@@ -41,8 +41,8 @@ pub struct ScopeStacks<'a> {
     context: &'a [MarkerSpan],
     spans: &'a [MarkerSpan],
     /// Scope id → its span (the last one: a range open at a window's cut is shown again, and
-    /// the later copy wins). Scope ids are their pushes' correlation ids: a table over the
-    /// run's id range, not a hash map (a lookup per call and per parent).
+    /// the later copy wins). Scope ids are their pushes' correlation ids: a table over them
+    /// (ranked within the run's id range), not a hash map (a lookup per call and per parent).
     index: CorrMap<Slot>,
     /// Per span: its annotation and its true depth (more than the labels kept when bounded).
     made: Vec<Option<(Id<Annotation>, u32)>>,
@@ -81,11 +81,22 @@ impl<'a> ScopeStacks<'a> {
                 .enumerate()
                 .filter(|(_, m)| is_scope(m))
         };
-        let index = CorrMap::positions_of(
+        // A slot per scope (ranked), not per id of the run's range: a run's scopes are a
+        // share of its ids (a push and a pop take two, the calls inside them more).
+        let n = scopes().count();
+        let ranks = Arc::new(IdRanks::of(
             ids,
-            scopes().count(),
-            scopes().map(|(i, m)| (i, m.scope_id as u64)),
-        );
+            n,
+            scopes().map(|(_, m)| m.scope_id as u64),
+        ));
+        let mut index = CorrMap::over(&ranks);
+        index.reserve(n);
+        for (i, m) in scopes() {
+            // (A position past what a `Slot` holds is left out.)
+            if let Some(slot) = Slot::new(i) {
+                index.insert(m.scope_id as u64, slot);
+            }
+        }
         let all = context.len() + spans.len();
         ScopeStacks {
             context,

@@ -6,9 +6,11 @@
 //! almost sequential walk: the join's time went mostly to cache misses in its per-id hash maps.
 
 use crate::fastmap::HashMap;
+use std::sync::Arc;
 
-/// A map from correlation id to `V`: dense over a chosen id range, a hash map for ids outside
-/// it (or for everything, when the ids are too sparse for a vector to pay).
+/// A map from correlation id to `V`: dense over a chosen id range, or over a chosen set of ids
+/// (`IdRanks`: a slot per member, not per id of its range), a hash map for the other ids (or
+/// for everything, when the ids are too sparse for a vector to pay).
 ///
 /// The vector is made only once the range fills: the join creates a table per call-level fact
 /// over the whole id range (8-16 B per id, a million ids in a large run), and in a given run
@@ -17,8 +19,10 @@ use crate::fastmap::HashMap;
 #[derive(Debug, Clone)]
 pub struct CorrMap<V> {
     base: u64,
-    /// Ids `base..base + span` may go to `dense` …
+    /// Ids `base..base + span` (or the members of `ranks`, `span` of them) may go to `dense` …
     span: u64,
+    /// The set whose members the slots are, by rank (`None`: the range's ids are).
+    ranks: Option<Arc<IdRanks>>,
     /// … made when `in_range` fills enough of the span (`vector_pays`; empty before).
     dense: Vec<Option<V>>,
     /// Entries of the range held in `spill` while `dense` is not made.
@@ -31,6 +35,7 @@ impl<V> Default for CorrMap<V> {
         CorrMap {
             base: 0,
             span: 0,
+            ranks: None,
             dense: Vec::new(),
             in_range: 0,
             spill: HashMap::default(),
@@ -54,27 +59,75 @@ impl<V> CorrMap<V> {
         CorrMap {
             base: lo,
             span: n,
+            ranks: None,
             dense: Vec::new(),
             in_range: 0,
             spill: HashMap::default(),
         }
     }
 
+    /// A map dense over the members of `ranks` (their ranks are the slots), a hash map for
+    /// other ids.
+    pub fn over(ranks: &Arc<IdRanks>) -> Self {
+        CorrMap {
+            base: 0,
+            span: ranks.len() as u64,
+            ranks: Some(ranks.clone()),
+            dense: Vec::new(),
+            in_range: 0,
+            spill: HashMap::default(),
+        }
+    }
+
+    #[inline]
     fn slot(&self, k: u64) -> Option<usize> {
+        if let Some(r) = &self.ranks {
+            return r.rank(k);
+        }
         let i = k.checked_sub(self.base)?;
         (i < self.span).then_some(i as usize)
     }
 
-    /// The slot of `k` in the vector, when the vector is made.
+    /// The slot of `k` in the vector, when the vector is made (not ranked before: a table
+    /// left empty is read without it).
+    #[inline]
     fn dense_slot(&self, k: u64) -> Option<usize> {
-        self.slot(k).filter(|_| !self.dense.is_empty())
+        if self.dense.is_empty() {
+            return None;
+        }
+        self.slot(k)
+    }
+
+    /// The slot of `k` in the vector, when the vector is made: its rank when the map is over
+    /// a set (`k` ranked by that set, `IdRanks::key`).
+    #[inline]
+    fn ranked_slot(&self, k: Ranked) -> Option<usize> {
+        if self.dense.is_empty() {
+            return None;
+        }
+        match &self.ranks {
+            Some(_) => {
+                debug_assert_eq!(k.slot, self.slot(k.id), "ranked by another set");
+                k.slot
+            }
+            None => self.slot(k.id),
+        }
     }
 
     /// Before `k` is stored: a new entry of the range while the vector is not made is counted,
     /// and once the range's entries are dense enough for a vector to pay, it is made and they
     /// move into it (so `k` then goes there too).
+    #[inline]
     fn about_to_store(&mut self, k: u64) {
-        if !self.dense.is_empty() || self.slot(k).is_none() || self.spill.contains_key(&k) {
+        if self.dense.is_empty() {
+            self.count_spilled(k);
+        }
+    }
+
+    /// `about_to_store` while the vector is not made.
+    #[inline(never)]
+    fn count_spilled(&mut self, k: u64) {
+        if self.slot(k).is_none() || self.spill.contains_key(&k) {
             return;
         }
         self.in_range += 1;
@@ -135,7 +188,33 @@ impl<V> CorrMap<V> {
     pub fn get(&self, k: &u64) -> Option<&V> {
         match self.dense_slot(*k) {
             Some(i) => self.dense[i].as_ref(),
-            None => self.spill.get(k),
+            None => self.spilled(*k),
+        }
+    }
+
+    /// The entry of `k` in the hash map: apart, so that the vector's read is small enough
+    /// to be inlined where the tables are read per record.
+    #[inline(never)]
+    fn spilled(&self, k: u64) -> Option<&V> {
+        self.spill.get(&k)
+    }
+
+    /// `k` ranked by the set the map is over (`IdRanks::key`): a key for every table over
+    /// that set, ranked once.
+    #[inline]
+    pub fn key(&self, k: u64) -> Ranked {
+        match &self.ranks {
+            Some(r) => r.key(k),
+            None => Ranked { id: k, slot: None },
+        }
+    }
+
+    /// `get` of an id ranked already (`IdRanks::key`, by the set the map is over).
+    #[inline]
+    pub fn get_ranked(&self, k: Ranked) -> Option<&V> {
+        match self.ranked_slot(k) {
+            Some(i) => self.dense[i].as_ref(),
+            None => self.spilled(k.id),
         }
     }
 
@@ -143,12 +222,19 @@ impl<V> CorrMap<V> {
         self.get(k).is_some()
     }
 
+    #[inline]
     pub fn insert(&mut self, k: u64, v: V) -> Option<V> {
         self.about_to_store(k);
         match self.dense_slot(k) {
             Some(i) => self.dense[i].replace(v),
-            None => self.spill.insert(k, v),
+            None => self.spill_insert(k, v),
         }
+    }
+
+    /// `insert` into the hash map (apart, as `spilled`).
+    #[inline(never)]
+    fn spill_insert(&mut self, k: u64, v: V) -> Option<V> {
+        self.spill.insert(k, v)
     }
 
     /// Takes the value of `k` out (a dense slot is left empty, not shrunk).
@@ -160,6 +246,7 @@ impl<V> CorrMap<V> {
     }
 
     /// The value of `k`, inserted by `f` when absent.
+    #[inline]
     pub fn get_or_insert_with(&mut self, k: u64, f: impl FnOnce() -> V) -> &mut V {
         self.about_to_store(k);
         match self.dense_slot(k) {
@@ -168,14 +255,160 @@ impl<V> CorrMap<V> {
         }
     }
 
+    /// `get_or_insert_with` of an id ranked already (`get_ranked`).
+    #[inline]
+    pub fn get_or_insert_with_ranked(&mut self, k: Ranked, f: impl FnOnce() -> V) -> &mut V {
+        self.about_to_store(k.id);
+        match self.ranked_slot(k) {
+            Some(i) => self.dense[i].get_or_insert_with(f),
+            None => self.spill.entry(k.id).or_insert_with(f),
+        }
+    }
+
     /// Every entry, dense ones in id order first.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &V)> {
         let base = self.base;
-        self.dense
-            .iter()
-            .enumerate()
-            .filter_map(move |(i, v)| v.as_ref().map(|v| (base + i as u64, v)))
+        let ids: Box<dyn Iterator<Item = u64> + '_> = match &self.ranks {
+            Some(r) => Box::new(r.members()),
+            None => Box::new((0..).map(move |i| base + i)),
+        };
+        ids.zip(&self.dense)
+            .filter_map(|(k, v)| v.as_ref().map(|v| (k, v)))
             .chain(self.spill.iter().map(|(k, v)| (*k, v)))
+    }
+}
+
+/// A set of correlation ids, each numbered by its rank (how many members are smaller): the
+/// slots of the tables over it (`CorrMap::over`). The join's per-call tables are keyed by the
+/// calls' ids, and a run's ids are not all calls': a roctx range's push and pop take two ids
+/// each, and their records are spans, not calls, by the time the tables are read. Over the
+/// calls a table takes a slot per call, where over the id range it takes one per id (twice as
+/// many on a run of ranges around every two launches). A word per 16 ids of the range (4 bits
+/// per id): their members' bits and the members before them. A rank is one word read and two
+/// bytes' populations from a table, a few instructions (the tables are read per event; a
+/// population count is a dozen instructions where the processor has no instruction for it,
+/// the build's baseline). A stage that reads several tables for one id ranks it once (`key`)
+/// and reads each table by that key.
+#[derive(Debug, Default)]
+pub struct IdRanks {
+    base: u64,
+    /// Per 16 ids from `base`: the members among them in the low `GROUP` bits (a bit per id),
+    /// the members before them above.
+    words: Vec<u64>,
+    len: usize,
+}
+
+/// Ids per word of `IdRanks::words`.
+const GROUP: u64 = 16;
+
+/// The members of each byte.
+const POPULATION: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = (i as u8).count_ones() as u8;
+        i += 1;
+    }
+    t
+};
+
+/// A correlation id and its rank among the members of one `IdRanks` (`IdRanks::key`): what
+/// the tables over that set are read by, ranked once for all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ranked {
+    pub id: u64,
+    slot: Option<usize>,
+}
+
+impl IdRanks {
+    /// The set of `ids` (0 is none, a repeat counts once) in `range`, about `expected` of
+    /// them; ids outside the range, or all when it is too sparse for bits to pay
+    /// (`IdSet::for_range`'s bound), are no members.
+    pub fn of(
+        range: Option<(u64, u64)>,
+        expected: usize,
+        ids: impl IntoIterator<Item = u64>,
+    ) -> Self {
+        let mut set = IdSet::for_range(range, expected);
+        if set.bits.is_empty() {
+            return Self::default();
+        }
+        for id in ids {
+            if let Some((w, b)) = set.at(id) {
+                set.bits[w] |= b;
+            }
+        }
+        Self::ranked(set.base, &set.bits)
+    }
+
+    /// The members of `set` in its range (those it hashes are no members).
+    pub fn of_set(set: &IdSet) -> Self {
+        Self::ranked(set.base, &set.bits)
+    }
+
+    fn ranked(base: u64, bits: &[u64]) -> Self {
+        let per_bit_word = (64 / GROUP) as usize;
+        let mut words = Vec::with_capacity(bits.len() * per_bit_word);
+        let mut len = 0u64;
+        for &w in bits {
+            for g in 0..per_bit_word as u64 {
+                let members = (w >> (g * GROUP)) & ((1 << GROUP) - 1);
+                // (At most `MAX_DENSE` ids: the count fits above the bits.)
+                words.push(members | len << GROUP);
+                len += u64::from(POPULATION[(members & 0xff) as usize])
+                    + u64::from(POPULATION[(members >> 8) as usize]);
+            }
+        }
+        IdRanks {
+            base,
+            words,
+            len: len as usize,
+        }
+    }
+
+    /// How many members.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The rank of `k` when it is a member.
+    #[inline]
+    pub fn rank(&self, k: u64) -> Option<usize> {
+        let i = k.checked_sub(self.base)?;
+        let w = *self.words.get(usize::try_from(i / GROUP).ok()?)?;
+        let b = i % GROUP;
+        if w >> b & 1 == 0 {
+            return None;
+        }
+        let below = w & ((1 << b) - 1);
+        Some(
+            (w >> GROUP) as usize
+                + POPULATION[(below & 0xff) as usize] as usize
+                + POPULATION[(below >> 8 & 0xff) as usize] as usize,
+        )
+    }
+
+    /// `k` with its rank, for the tables over this set (`CorrMap::get_ranked`).
+    #[inline]
+    pub fn key(&self, k: u64) -> Ranked {
+        Ranked {
+            id: k,
+            slot: self.rank(k),
+        }
+    }
+
+    /// The members, in id order (rank order).
+    pub fn members(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().enumerate().flat_map(move |(at, &w)| {
+            let from = self.base + GROUP * at as u64;
+            (0..GROUP)
+                .filter(move |b| w >> b & 1 != 0)
+                .map(move |b| from + b)
+        })
     }
 }
 
@@ -275,8 +508,8 @@ impl CorrMap<Slot> {
 
 /// A position in a vector of fewer than 2^32 − 1 items, kept as position + 1 so that an
 /// absent one costs nothing: a table of `Option<Slot>` is 4 B per id where `Option<u32>` is 8.
-/// The join's per-call tables span every correlation id of the run (millions), so their
-/// entries' size is a large share of its peak.
+/// The join's per-call tables have a slot per call of the run (millions), so their entries'
+/// size is a large share of its peak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Slot(std::num::NonZeroU32);
 
@@ -359,6 +592,69 @@ mod tests {
         }
         assert_eq!(Slot::new(u32::MAX as usize), None);
         assert_eq!(std::mem::size_of::<Option<Slot>>(), 4);
+    }
+
+    /// A map over a ranked set takes a slot per member: members are found by rank, other ids
+    /// (inside the range or out of it) are hashed, and every entry reads back, members in id
+    /// order first.
+    #[test]
+    fn a_map_over_ranked_ids_takes_a_slot_per_member() {
+        let members: Vec<u64> = (100..1_100).filter(|k| k % 4 < 2).collect();
+        let ranks = Arc::new(IdRanks::of(
+            Some((100, 1_099)),
+            members.len(),
+            members.clone(),
+        ));
+        assert_eq!(ranks.len(), 500);
+        for (r, &k) in members.iter().enumerate() {
+            assert_eq!(ranks.rank(k), Some(r), "{k}");
+        }
+        assert_eq!(
+            (ranks.rank(102), ranks.rank(99), ranks.rank(5_000)),
+            (None, None, None)
+        );
+        assert_eq!(ranks.members().collect::<Vec<_>>(), members);
+        let mut m: CorrMap<u32> = CorrMap::over(&ranks);
+        m.reserve(500);
+        assert_eq!(
+            m.dense.len(),
+            500,
+            "a slot per member, not per id of the range"
+        );
+        for &k in &members {
+            m.insert(k, k as u32);
+        }
+        m.insert(102, 7); // in the range, no member
+        m.insert(7, 8); // out of the range
+        assert_eq!(m.spill.len(), 2);
+        assert_eq!(
+            (m.get(&101), m.get(&102), m.get(&7)),
+            (Some(&101), Some(&7), Some(&8))
+        );
+        // Read by a key ranked once: the same answers, members and others.
+        for k in 0..1_200 {
+            assert_eq!(m.get_ranked(m.key(k)), m.get(&k), "{k}");
+            assert_eq!(m.key(k), ranks.key(k));
+        }
+        assert_eq!(*m.get_or_insert_with_ranked(ranks.key(104), || 9), 104);
+        assert_eq!(*m.get_or_insert_with_ranked(ranks.key(106), || 9), 9);
+        assert_eq!(m.get(&106), Some(&9));
+        assert_eq!(m.remove(&106), Some(9));
+        assert_eq!(m.remove(&101), Some(101));
+        assert_eq!(m.get(&101), None);
+        let all: Vec<u64> = m.iter().map(|(k, _)| k).collect();
+        assert_eq!(all.len(), 501);
+        assert!(
+            all[..499].windows(2).all(|w| w[0] < w[1]),
+            "members in id order first"
+        );
+        // Too sparse for bits: no members, everything hashed.
+        let none = Arc::new(IdRanks::of(Some((1, 1 << 40)), 2, [1, 1 << 40]));
+        assert!(none.is_empty());
+        let mut h: CorrMap<u32> = CorrMap::over(&none);
+        h.insert(1, 1);
+        assert_eq!(h.get(&1), Some(&1));
+        assert!(h.dense.is_empty());
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub fn room_for<T>(out: &mut Vec<T>, n: usize) {
 /// once the program has freed a mapped block that large) is copied whole at each step, so a
 /// vector grown in small steps is copied many times over. In halves the output is copied
 /// once, half of it, and only half of it is held beside the whole input. (The join's lines
-/// are made in the same two steps, `join::device_work::line_sizes`.)
+/// are made in steps too, `join::device_work::line_sizes`.)
 pub fn room_toward<T>(out: &mut Vec<T>, n: usize, total: usize) {
     if out.capacity() - out.len() < n {
         let len = out.len();
@@ -44,6 +44,21 @@ pub fn room_toward<T>(out: &mut Vec<T>, n: usize, total: usize) {
             total - len
         };
         out.reserve_exact(n.max(step));
+    }
+}
+
+/// As [`room_toward`], in `steps` equal steps toward `total`: the room reaches the next
+/// multiple of `total / steps` past what the values need (at most `total`).
+pub fn room_in_steps<T>(out: &mut Vec<T>, n: usize, total: usize, steps: usize) {
+    if out.capacity() - out.len() < n {
+        let len = out.len();
+        if len >= total {
+            out.reserve_exact(n.max(len / 4));
+            return;
+        }
+        let unit = total.div_ceil(steps.max(1));
+        let to = (len + n).div_ceil(unit).saturating_mul(unit).min(total);
+        out.reserve_exact(n.max(to - len));
     }
 }
 
@@ -152,6 +167,23 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     pub fn drain_map_into<U>(&mut self, out: &mut Vec<U>, total: usize, mut f: impl FnMut(T) -> U) {
         for c in self.chunks.drain(..) {
             room_toward(out, c.len(), total);
+            out.extend(c.into_iter().map(&mut f));
+        }
+        self.len = 0;
+    }
+
+    /// As `drain_map_into`, the output grown in `steps` steps of `total` (`room_in_steps`):
+    /// where a value grows as it moves, the output's room beside the input not yet moved is
+    /// the top, and smaller steps lower it (each step may copy what is in, though).
+    pub fn drain_map_in_steps<U>(
+        &mut self,
+        out: &mut Vec<U>,
+        total: usize,
+        steps: usize,
+        mut f: impl FnMut(T) -> U,
+    ) {
+        for c in self.chunks.drain(..) {
+            room_in_steps(out, c.len(), total, steps);
             out.extend(c.into_iter().map(&mut f));
         }
         self.len = 0;
@@ -318,6 +350,27 @@ impl<T, const MAX: usize> FromIterator<T> for ChunkedVec<T, MAX> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// In steps the room reaches each step's multiple of the total in turn, never past the
+    /// total, and a chunk larger than a step gets its room all the same.
+    #[test]
+    fn room_in_steps_grows_by_a_step_of_the_total() {
+        let mut out: Vec<u32> = Vec::new();
+        let mut rooms = Vec::new();
+        for _ in 0..100 {
+            room_in_steps(&mut out, 10, 1_000, 8);
+            out.extend([0; 10]);
+            if rooms.last() != Some(&out.capacity()) {
+                rooms.push(out.capacity());
+            }
+        }
+        assert_eq!(rooms, [125, 250, 375, 500, 625, 750, 875, 1_000]);
+        room_in_steps(&mut out, 10, 1_000, 8);
+        assert!(out.capacity() >= 1_010, "past the total: room all the same");
+        let mut big: Vec<u32> = Vec::new();
+        room_in_steps(&mut big, 300, 1_000, 8);
+        assert!(big.capacity() >= 300 && big.capacity() <= 375);
+    }
 
     fn rooms<T, const MAX: usize>(v: &ChunkedVec<T, MAX>) -> Vec<usize> {
         v.chunks.iter().map(|c| c.capacity()).collect()

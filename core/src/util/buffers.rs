@@ -99,6 +99,42 @@ impl<T> Backwards<T> {
         }
         items
     }
+
+    /// As `into_vec`, the first `first` items pushed turned round apart from the others and
+    /// put first: two runs made one after the other, each last first, come out each first
+    /// first, in the order they were made (`into_vec` is this with `first` 0).
+    pub fn into_vec_runs(mut self, first: usize) -> Vec<T> {
+        if first == 0 {
+            return self.into_vec();
+        }
+        if self.chunks.len() == 1 {
+            let mut items = self.chunks.pop().unwrap_or_default();
+            let (a, b) = items.split_at_mut(first.min(self.len));
+            a.reverse();
+            b.reverse();
+            return items;
+        }
+        // The chunk where the first run ends is split: no chunk holds both.
+        let (mut firsts, mut rest) = (Vec::new(), Vec::new());
+        let mut left = first;
+        for mut c in self.chunks {
+            if left >= c.len() {
+                left -= c.len();
+                firsts.push(c);
+            } else if left > 0 {
+                rest.push(c.split_off(left));
+                left = 0;
+                firsts.push(c);
+            } else {
+                rest.push(c);
+            }
+        }
+        let mut items = Vec::with_capacity(self.len);
+        for c in firsts.into_iter().rev().chain(rest.into_iter().rev()) {
+            items.extend(c.into_iter().rev());
+        }
+        items
+    }
 }
 
 /// A vector taken from its end, its room given back every [`SHRINK_EVERY`] items: what the
@@ -169,6 +205,37 @@ pub fn move_where<T: Copy>(from: &mut Vec<T>, to: &mut Vec<T>, mut take: impl Fn
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two runs made one after the other, each last first, come out each first first in the
+    /// order they were made, whether their boundary falls inside a chunk, on one, or in a
+    /// vector grown in place; with no first run it is `into_vec`.
+    #[test]
+    fn two_runs_made_last_first_come_out_each_turned_round() {
+        for (total, first, second, in_place) in [
+            (20_000, 7_321, 12_679, false),
+            (20_000, 1_024, 18_976, false),
+            (20_000, 0, 20_000, false),
+            (20_000, 20_000, 0, false),
+            (9_000, 4_000, 5_000, true),
+            (0, 10, 3_000, false),
+        ] {
+            let mut b = if in_place {
+                Backwards::in_place(total)
+            } else {
+                Backwards::towards(total)
+            };
+            for i in (0..first).rev() {
+                b.push(i);
+            }
+            for i in (0..second).rev() {
+                b.push(first + i);
+            }
+            let got = b.into_vec_runs(first);
+            let want: Vec<usize> = (0..first + second).collect();
+            assert_eq!(got, want, "{total} {first} {second}");
+            assert_eq!(got.capacity(), got.len(), "one vector of their number");
+        }
+    }
 
     /// Items made last first come out first first, in one vector of their number, from
     /// chunks of an eighth of what was made before each (at least 1,024, at most what is left
