@@ -1114,20 +1114,10 @@ fn windows_go_on_from_the_memory_earlier_windows_left_allocated() {
 fn windows_are_cut_at_their_count_while_the_writer_is_behind() {
     const COUNT: u64 = 40_000;
     let tmp = tempfile::tempdir().unwrap();
-    let scenario = storm(tmp.path(), 1000);
     // Paced (about 13 s of wall time): unpaced, a machine with nothing else running replays the
     // storm so fast that the program can end before a fourth window, or a window passes twice
     // its count. Paced, windows still wait for the held writer.
-    let text = std::fs::read_to_string(&scenario).unwrap();
-    assert!(
-        text.contains("[delivery]\n"),
-        "thread-storm.toml changed shape"
-    );
-    std::fs::write(
-        &scenario,
-        text.replace("[delivery]\n", "[delivery]\nreal_time = 60\n"),
-    )
-    .unwrap();
+    let scenario = support::paths::paced_scenario(tmp.path(), "thread-storm.toml", 25000, 1000, 60);
     let dir = tmp.path().join("out");
     let truth_path = dir.join("truth.json");
     std::fs::create_dir_all(&dir).unwrap();

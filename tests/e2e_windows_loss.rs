@@ -23,24 +23,8 @@ use support::xspace::counters;
 /// driver: these runs lose records on purpose).
 fn storm_windows(tmp: &Path, dir: &Path, run: &str, truth: &Path) -> Direct {
     // Paced: unpaced, a machine with nothing else running can deliver the whole storm before
-    // the first cut, and a test of what happens to a window at a later cut has none. Written
-    // once under a name of its own (renamed into place): two runs may start from one `tmp`.
-    let scenario = tmp.join("thread-storm-paced.toml");
-    if !scenario.is_file() {
-        let scaled = support::paths::scaled_scenario(tmp, "thread-storm.toml", 25000, 250);
-        let text = std::fs::read_to_string(&scaled).unwrap();
-        assert!(
-            text.contains("[delivery]\n"),
-            "thread-storm.toml changed shape"
-        );
-        let part = tmp.join("thread-storm-paced.toml.part");
-        std::fs::write(
-            &part,
-            text.replace("[delivery]\n", "[delivery]\nreal_time = 20\n"),
-        )
-        .unwrap();
-        std::fs::rename(&part, &scenario).unwrap();
-    }
+    // the first cut, and a test of what happens to a window at a later cut has none.
+    let scenario = support::paths::paced_scenario(tmp, "thread-storm.toml", 25000, 250, 200);
     Direct::new(&scenario, "1.0.0")
         .env("ROCP_TOOL_LIBRARIES", tool_library())
         .env("ROCPROF_XPLANE_OUTPUT_DIR", dir)

@@ -115,6 +115,28 @@ pub fn scaled_scenario(dir: &Path, name: &str, from: u32, to: u32) -> PathBuf {
     p
 }
 
+/// [`scaled_scenario`], paced (`[delivery] real_time`): the program takes about that many
+/// times its simulated time, so a fast machine with nothing else running cannot deliver it all
+/// before the tool's first tick. Written once under a name of its own, renamed into place, so
+/// runs started together from one `dir` read it whole.
+#[allow(dead_code)]
+pub fn paced_scenario(dir: &Path, name: &str, from: u32, to: u32, real_time: u32) -> PathBuf {
+    let p = dir.join(format!("paced-{real_time}-{to}-{name}"));
+    if p.is_file() {
+        return p;
+    }
+    let text = std::fs::read_to_string(scaled_scenario(dir, name, from, to)).unwrap();
+    assert!(
+        text.contains("[delivery]\n"),
+        "{name} changed shape: no `[delivery]`"
+    );
+    let part = p.with_extension("part");
+    let paced = format!("[delivery]\nreal_time = {real_time}\n");
+    std::fs::write(&part, text.replace("[delivery]\n", &paced)).unwrap();
+    std::fs::rename(&part, &p).unwrap();
+    p
+}
+
 /// One file of the real test data, which must be there.
 pub fn real_data(rel: &str) -> PathBuf {
     let p = real_testdata().join(rel);
