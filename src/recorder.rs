@@ -324,31 +324,35 @@ impl Recorder {
     }
 
     /// [`Self::on_hip_call`] for the EXIT of a call whose row's exit reads `reads` and tells
-    /// nothing ([`exit_tells`]: nearly every call's), when its open-call mark needs no registration:
-    /// one thread-local access (a TLS address, no check), loads,
-    /// compares and stores; no allocation, no lock, no index, nothing that can panic, so a
+    /// nothing ([`exit_tells`]: nearly every call's), when its open-call mark needs no
+    /// registration: loads, compares and stores on this thread's slot `l` (`local::slot`, which
+    /// the callback reads first); no allocation, no lock, no index, nothing that can panic, so a
     /// callback runs it before its panic guard. Returns false, having done nothing, for any
     /// other EXIT: [`Self::on_hip_call`] takes it, inside the guard.
     #[inline(always)]
-    pub fn on_hip_exit_unguarded(&self, gate: Gate, reads: ExitReads) -> bool {
+    pub(crate) fn on_hip_exit_unguarded(&self, l: &Local, gate: Gate, reads: ExitReads) -> bool {
         if reads.tells(gate) {
             return false;
         }
-        let open_calls = self.capture.open_calls();
-        local::with(|l| open_calls.exit_registered_on(l))
+        self.capture.open_calls().exit_registered_on(l)
     }
 
     /// [`Self::on_hip_call`] for the ENTER of a call of a row `hip_call::work_stream_at`
     /// takes (nearly every launch), its stream argument read (`stream`), when its facts go
     /// into the thread's store without an allocation, a lookup or a wait
-    /// (`hip_call::try_work_entry`) and its open-call mark needs no registration: a
-    /// thread-local access, loads, compares and stores; nothing that can
+    /// (`hip_call::try_work_entry`) and its open-call mark needs no registration: loads,
+    /// compares and stores on this thread's slot and state; nothing that can
     /// panic, so a callback runs it before its panic guard. Returns false, having done
     /// nothing, for any other ENTER (capture paused, a new chunk, another stream, a drain
     /// under way): [`Self::on_hip_call`] takes it, inside the guard.
-    #[inline(always)]
-    pub fn on_work_enter_unguarded(
+    /// `l` is this thread's slot (`local::slot`), which the callback reads first. Out of line:
+    /// a leaf whose arguments are registers (no thread-local look-up of its own), so the
+    /// registers its work takes are saved on this path only, not by the trampoline on every
+    /// callback.
+    #[inline(never)]
+    pub(crate) fn on_work_enter_unguarded(
         &self,
+        l: &Local,
         gate: Gate,
         correlation_id: u64,
         thread_id: u64,
@@ -357,25 +361,25 @@ impl Recorder {
         if !gate.capturing() {
             return false;
         }
+        // Written without closures, so the whole path is this one function.
         let c = &self.capture;
-        local::with(|l| {
-            let Some(slot) = c.open_calls().registered_slot_on(l) else {
-                return false;
-            };
-            let entered = c.threads().try_with_current_on(l, thread_id, |t| {
-                hip_call::try_work_entry(c.streams(), t, correlation_id, stream)
-            });
-            if entered != Some(true) {
-                return false;
-            }
-            // The rest of [`Self::on_hip_enter`] and `hip_call::at_entry` for this call.
-            c.open_calls().enter_on_slot(l, slot);
-            if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
-                self.set(Gate::FULL, true);
-            }
-            hip_stream::note_entry_on(l, correlation_id, true);
-            true
-        })
+        let Some(slot) = c.open_calls().registered_slot_on(l) else {
+            return false;
+        };
+        let Some(mut t) = c.threads().try_borrow_current_on(l, thread_id) else {
+            return false;
+        };
+        if !hip_call::try_work_entry(c.streams(), &mut t, correlation_id, stream) {
+            return false;
+        }
+        drop(t);
+        // The rest of [`Self::on_hip_enter`] and `hip_call::at_entry` for this call.
+        c.open_calls().enter_on_slot(l, slot);
+        if self.budget.charge_call_on(l, CAPTURE_BYTES_PER_CALL) {
+            self.set(Gate::FULL, true);
+        }
+        hip_stream::note_entry_on(l, correlation_id, true);
+        true
     }
 
     /// [`Self::on_hip_exit`] for a call whose exit changes the thread's state: out of line,
@@ -492,7 +496,7 @@ mod tests {
                 r.on_hip_call(r.gate(), &call(Phase::Exit), &Launch(stream), || 0);
             };
             assert!(
-                !r.on_work_enter_unguarded(r.gate(), 1, tid, s1),
+                !r.on_work_enter_unguarded(local::slot(), r.gate(), 1, tid, s1),
                 "an unregistered thread declines"
             );
             guarded(1, s1);
@@ -501,21 +505,24 @@ mod tests {
             // The first chunk holds 16: the 16th launch needs a new one.
             for _ in 0..20 {
                 corr += 1;
-                if r.on_work_enter_unguarded(r.gate(), corr, tid, s1) {
+                if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1) {
                     unguarded += 1;
-                    assert!(r.on_hip_exit_unguarded(r.gate(), ExitReads::of(&op)));
+                    assert!(r.on_hip_exit_unguarded(local::slot(), r.gate(), ExitReads::of(&op)));
                 } else {
                     guarded(corr, s1);
                 }
             }
             assert_eq!(unguarded, 19, "every launch but the one into a new chunk");
             assert!(
-                !r.on_work_enter_unguarded(r.gate(), 22, tid, s2),
+                !r.on_work_enter_unguarded(local::slot(), r.gate(), 22, tid, s2),
                 "another stream"
             );
             guarded(22, s2);
             r.set_paused(true);
-            assert!(!r.on_work_enter_unguarded(r.gate(), 23, tid, s2), "paused");
+            assert!(
+                !r.on_work_enter_unguarded(local::slot(), r.gate(), 23, tid, s2),
+                "paused"
+            );
             r.set_paused(false);
             let calls: Vec<(u64, u64)> = r
                 .capture()

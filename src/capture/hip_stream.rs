@@ -34,7 +34,7 @@ pub fn on_set_outermost(enter: bool, stream: u64) -> bool {
 
 /// [`on_set_outermost`], given this thread's slot.
 #[inline(always)]
-fn set_outermost_on(l: &local::Local, enter: bool, stream: u64) -> bool {
+pub(crate) fn set_outermost_on(l: &local::Local, enter: bool, stream: u64) -> bool {
     match (enter, l.stream_depth.get()) {
         (true, 0) => {
             l.stream_top.set(stream);

@@ -103,10 +103,27 @@ thread_local! {
     static LOCAL: ManuallyDrop<Local> = const { ManuallyDrop::new(Local::new()) };
 }
 
+/// This thread's slot.
+///
+/// A plain reference, so a callback's path reads the slot without a closure: the path stays
+/// one function the compiler inlines where it is written, not a call into an outlined
+/// `LocalKey::with` with its captures passed through memory. `'static` is sound here: the
+/// slot is initialised without code and never destroyed (`LOCAL`), so its storage lasts as
+/// long as the thread, and a `&Local` cannot leave the thread (`Local` is not `Sync`).
+#[inline(always)]
+pub(crate) fn slot() -> &'static Local {
+    let l: *const Local = LOCAL.with(|l| &**l as *const Local);
+    // SAFETY: the storage of `LOCAL` is valid for as long as this thread runs and is never
+    // dropped (`ManuallyDrop`, no destructor registered); the reference cannot reach another
+    // thread (`&Local` is not `Send`), and the slot is only ever reached through shared
+    // references (its mutable parts are cells).
+    unsafe { &*l }
+}
+
 /// Runs `f` on this thread's slot.
 #[inline(always)]
 pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> R {
-    LOCAL.with(|l| f(l))
+    f(slot())
 }
 
 /// Runs `f` on the entry `entries` holds for the registry at `owner`, registering one first

@@ -142,13 +142,15 @@ impl<T> Owner<T> {
         f(unsafe { &mut *c.value.get() })
     }
 
-    /// [`Self::with`] when it takes no wait and cannot panic: `None`, having run nothing, when a
-    /// drain wants the value or it is already lent to an outer call (`with` waits, or panics).
-    /// A plain load, two plain stores and a plain load around `f`.
+    /// [`Self::with`] when it takes no wait and cannot panic, as a guard (for a path written
+    /// without closures): the value, marked busy until the guard drops (a plain load, a plain
+    /// store and a plain load here, a release store at the drop); `None`, having changed
+    /// nothing, when a drain wants the value or it is already lent to an outer use (`with`
+    /// waits, or panics).
     #[inline(always)]
-    pub fn try_with<R>(&self, f: impl FnOnce(&mut T) -> R) -> Option<R> {
+    pub fn try_borrow(&self) -> Option<Busy<'_, T>> {
         let c = &*self.cell;
-        // Only this thread writes `busy`: set here means a call from inside `f`.
+        // Only this thread writes `busy`: set here means a use inside another.
         if c.busy.load(Ordering::Relaxed) {
             return None;
         }
@@ -158,10 +160,34 @@ impl<T> Owner<T> {
             c.busy.store(false, Ordering::Release);
             return None;
         }
-        let _done = Clear(&c.busy);
-        // SAFETY: as in `with`: this thread holds the cell's one owner and is not inside
-        // another use (checked above); its mark is set and no drain wanted the value after it.
-        Some(f(unsafe { &mut *c.value.get() }))
+        Some(Busy {
+            // SAFETY: as in `with`: this thread holds the cell's one owner (not `Sync`) and is
+            // not inside another use (checked above); its mark is set and no drain wanted the
+            // value after it, so any drain that starts now waits until the guard clears it.
+            value: unsafe { &mut *c.value.get() },
+            _done: Clear(&c.busy),
+        })
+    }
+}
+
+/// The owner's use of its value ([`Owner::try_borrow`]): the mark clears when it drops.
+pub struct Busy<'a, T> {
+    value: &'a mut T,
+    _done: Clear<'a>,
+}
+
+impl<T> std::ops::Deref for Busy<'_, T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        self.value
+    }
+}
+
+impl<T> std::ops::DerefMut for Busy<'_, T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut T {
+        self.value
     }
 }
 

@@ -60,18 +60,20 @@ impl Threads {
         )
     }
 
-    /// [`Self::with_current_on`] when it takes no registration, no wait and cannot panic: the
-    /// thread's state is registered first in its entries and no drain holds it (else `None`,
-    /// having run nothing: [`Self::with_current_on`] takes it).
+    /// [`Self::with_current_on`] when it takes no registration, no wait and cannot panic, as a
+    /// guard ([`owned::Busy`], for a path written without closures): the thread's state is
+    /// registered first in its entries and no drain holds it (else `None`, having changed
+    /// nothing: [`Self::with_current_on`] takes it).
     #[inline(always)]
-    pub(crate) fn try_with_current_on<R>(
+    pub(crate) fn try_borrow_current_on<'l>(
         &self,
-        l: &local::Local,
+        l: &'l local::Local,
         thread_id: u64,
-        f: impl FnOnce(&mut ThreadState) -> R,
-    ) -> Option<R> {
+    ) -> Option<owned::Busy<'l, ThreadState>> {
         let o = local::registered(&l.state, local::address_of(self))?;
-        o.try_with(|s| f(s.adopting(thread_id)))
+        let mut s = o.try_borrow()?;
+        s.adopting(thread_id);
+        Some(s)
     }
 
     fn register(&self) -> Owner<ThreadState> {

@@ -17,6 +17,7 @@ use super::functions::{Buffer, Clock, Context};
 use super::payload::{self, CallbackRecord, HipApiArgs};
 use super::status::SdkError;
 use crate::capture::hip_call::{self, HipCall};
+use crate::capture::local::{self, Local};
 use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::guard::ffi_guard;
@@ -74,6 +75,13 @@ enum Route {
     HipGraph,
 }
 
+/// The routes the trampolines' fast paths take ([`Armed::routes_to`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FastRoute {
+    HipApi,
+    HipStream,
+}
+
 /// Kinds at or above this are never routed: the SDK's kind enums are a few dozen values, and
 /// the route table stays a few hundred bytes whatever a registration says.
 const MAX_ROUTED_KIND: u32 = 1 << 10;
@@ -86,7 +94,15 @@ struct Armed {
     routes: Vec<Route>,
     /// For each operation id, what its unguarded paths need of its row, read once here.
     rows: Vec<Option<RowPlan>>,
+    /// The kind routed to [`Route::HipApi`] and the one routed to [`Route::HipStream`], widened
+    /// (`NO_KIND` when none): a fast path compares its record's kind once instead of reading
+    /// the route table.
+    hip_api_kind: u64,
+    hip_stream_kind: u64,
 }
+
+/// No callback-tracing kind: wider than any `u32` kind, so no record's kind equals it.
+const NO_KIND: u64 = u64::MAX;
 
 /// What the unguarded ENTER and EXIT of a subscribed HIP operation need of its row.
 #[derive(Debug, Clone, Copy)]
@@ -136,11 +152,31 @@ impl Armed {
                 })
             })
             .collect();
+        let kind_of = |route: Route| {
+            routes
+                .iter()
+                .position(|r| *r == route)
+                .map_or(NO_KIND, |k| k as u64)
+        };
+        let (hip_api_kind, hip_stream_kind) = (kind_of(Route::HipApi), kind_of(Route::HipStream));
         Armed {
             dispatch,
             routes,
             rows,
+            hip_api_kind,
+            hip_stream_kind,
         }
+    }
+
+    /// Whether a callback of `kind` goes to `route`, for the fast paths' two routes: one
+    /// compare ([`Self::route`] agrees).
+    #[inline(always)]
+    fn routes_to(&self, kind: u32, route: FastRoute) -> bool {
+        let k = match route {
+            FastRoute::HipApi => self.hip_api_kind,
+            FastRoute::HipStream => self.hip_stream_kind,
+        };
+        u64::from(kind) == k
     }
 
     /// The plan of HIP operation `op`, when subscribed.
@@ -316,9 +352,9 @@ pub unsafe extern "C" fn buffer_callback(
 /// **by value**, so each family needs a function declared with its own record layout; the body
 /// is the same. The common callbacks (a launch's ENTER, a call's EXIT) take [`hip_api_fast`],
 /// which reads the record's fields where the runtime put them; any other, or one it declines,
-/// [`callback_rest`].
+/// the edge's rest ([`rest_edge`]).
 macro_rules! tracing_trampoline {
-    ($(#[$doc:meta])* $name:ident, $record:ty, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident, $record:ty, $rest:ident) => {
         $(#[$doc])*
         ///
         /// # Safety
@@ -329,6 +365,9 @@ macro_rules! tracing_trampoline {
             _user_data: *mut sys::rocprofiler_user_data_t,
             data: *mut c_void,
         ) {
+            // This thread's slot first: its address is a call in a shared library
+            // (`__tls_get_addr`), with only the tracer live across it.
+            let l = local::slot();
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
             let call = FastCall {
@@ -340,14 +379,51 @@ macro_rules! tracing_trampoline {
                 payload: record.payload,
             };
             // SAFETY: the runtime's record of this callback, its payload valid for it.
-            if unsafe { hip_api_fast::<false>(t, &call) } {
+            if unsafe { hip_api_fast::<false>(t, l, &call) } {
                 return;
             }
-            // SAFETY: as above.
+            // SAFETY: the runtime's arguments, passed on unchanged.
+            unsafe { $rest(record, _user_data, data) };
+        }
+    };
+}
+
+/// Declares the rest of an edge's callbacks (reported as `$what` by the panic guard): what its
+/// trampolines' fast paths decline, out of line ([`callback_rest`]). It takes the trampoline's
+/// own arguments (`extern "C"`, the record by value), so a trampoline passes them on as it got
+/// them: a jump, with no frame, copy or landing pad in the trampoline (an `extern "C"`
+/// function cannot unwind into its caller).
+macro_rules! rest_edge {
+    ($name:ident, $record:ty, $what:literal) => {
+        /// The callbacks of this edge its trampolines' fast paths did not take.
+        ///
+        /// # Safety
+        /// As the edge's trampolines: the runtime's record of this callback, its payload valid
+        /// for it, and the tracer registered with the service as `data`.
+        #[inline(never)]
+        unsafe extern "C" fn $name(
+            record: $record,
+            _user_data: *mut sys::rocprofiler_user_data_t,
+            data: *mut c_void,
+        ) {
+            // SAFETY: the user data of this service's registration (`trace_callbacks`).
+            let t = unsafe { tracer(data) };
+            // SAFETY: this function's contract.
             unsafe { callback_rest(t, &record, $what) };
         }
     };
 }
+
+rest_edge!(
+    rest_v0,
+    sys::rocprofiler_callback_tracing_record_v0_t,
+    "callback tracing (0.x)"
+);
+rest_edge!(
+    rest_v1,
+    sys::rocprofiler_callback_tracing_record_v1_t,
+    "callback tracing (1.x)"
+);
 
 /// The fields of a callback-tracing record the fast paths read, whatever the ABI family.
 struct FastCall {
@@ -361,15 +437,15 @@ struct FastCall {
 
 /// A HIP API callback the unguarded paths take (nearly every launch's ENTER and every EXIT
 /// that tells nothing), straight from the trampoline: one gate test (not a fork's child, not
-/// self-timed), the armed dispatch, one route read, one plan read, the phase, then
-/// [`Recorder::on_work_enter_unguarded`] or [`Recorder::on_hip_exit_unguarded`]. Loads, compares and stores
-/// by checked indexes, nothing that can panic. Returns false, having done nothing, for any
-/// other callback: [`callback_rest`] takes it.
+/// self-timed), the armed dispatch, one compare of the kind, one plan read, the phase, then
+/// [`Recorder::on_work_enter_unguarded`] or [`Recorder::on_hip_exit_unguarded`] on this
+/// thread's slot `l`. Loads, compares and stores by checked indexes, nothing that can panic.
+/// Returns false, having done nothing, for any other callback: [`callback_rest`] takes it.
 ///
 /// # Safety
 /// `c` holds the fields of the runtime's record of this callback, its payload valid for it.
 #[inline(always)]
-unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, c: &FastCall) -> bool {
+unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, c: &FastCall) -> bool {
     let rec = &t.recorder;
     let gate = rec.gate();
     if !untimed_unforked::<TIMED>(gate) {
@@ -378,7 +454,7 @@ unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, c: &FastCall) -> bool {
     let Some(a) = t.armed.get() else {
         return false;
     };
-    if a.route(c.kind) != Route::HipApi {
+    if !a.routes_to(c.kind, FastRoute::HipApi) {
         return false;
     }
     let Some(row) = a.row(c.operation) else {
@@ -386,7 +462,7 @@ unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, c: &FastCall) -> bool {
         return true;
     };
     match c.phase {
-        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => rec.on_hip_exit_unguarded(gate, row.exit),
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => rec.on_hip_exit_unguarded(l, gate, row.exit),
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
             let Some(at) = row.work_at else {
                 return false;
@@ -396,7 +472,7 @@ unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, c: &FastCall) -> bool {
             let Some(stream) = (unsafe { payload::hip_api_arg(c.payload, usize::from(at)) }) else {
                 return false;
             };
-            rec.on_work_enter_unguarded(gate, c.correlation_id, c.thread_id, stream)
+            rec.on_work_enter_unguarded(l, gate, c.correlation_id, c.thread_id, stream)
         }
         _ => false,
     }
@@ -415,8 +491,7 @@ fn untimed_unforked<const TIMED: bool>(gate: Gate) -> bool {
 
 /// A callback the trampoline's fast path did not take: timed or not, by kind, through the
 /// panic guard where it may panic (reported as `edge`). Out of line, so the trampoline's fast
-/// path keeps no guard, clock or copy of the record in its frame (it passes on where the
-/// runtime put the record).
+/// path keeps no guard, clock or copy of the record in its frame.
 ///
 /// # Safety
 /// `record` is the runtime's record of this callback, its payload valid for the callback.
@@ -439,13 +514,13 @@ tracing_trampoline!(
     /// Callback tracing under SDK 0.x (56-byte record by value).
     tracing_callback_v0,
     sys::rocprofiler_callback_tracing_record_v0_t,
-    "callback tracing (0.x)"
+    rest_v0
 );
 tracing_trampoline!(
     /// Callback tracing under SDK 1.x (64-byte record by value).
     tracing_callback_v1,
     sys::rocprofiler_callback_tracing_record_v1_t,
-    "callback tracing (1.x)"
+    rest_v1
 );
 
 /// A trampoline taking record type `R` by value.
@@ -473,7 +548,7 @@ fn tracing_callback_for(abi: Abi, edge: Edge) -> sys::rocprofiler_callback_traci
 /// copy with a SET ENTER and EXIT, so this runs twice per HIP call. Its path for the bracket
 /// around a call nested in no other is [`hip_stream_fast`], from the record's fields where the
 /// runtime put them; any other record, or one it declines, takes the general path
-/// ([`callback_rest`]), out of line.
+/// ([`rest_v1`]), out of line.
 ///
 /// # Safety
 /// Called by the runtime with a record whose payload matches its kind and operation, and the
@@ -483,12 +558,15 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
     _user_data: *mut sys::rocprofiler_user_data_t,
     data: *mut c_void,
 ) {
+    // This thread's slot first, as in the general trampoline.
+    let l = local::slot();
     // SAFETY: the user data of this service's registration (`trace_callbacks`).
     let t = unsafe { tracer(data) };
     // SAFETY: the runtime's record of this callback, its payload valid for it.
     if unsafe {
         hip_stream_fast::<false>(
             t,
+            l,
             record.kind,
             record.operation,
             record.phase,
@@ -497,14 +575,15 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
     } {
         return;
     }
-    // SAFETY: as above.
-    unsafe { callback_rest(t, &record, "callback tracing (1.x)") };
+    // SAFETY: the runtime's arguments, passed on unchanged.
+    unsafe { rest_v1(record, _user_data, data) };
 }
 
 /// The outermost `HIP_STREAM` SET bracket (nearly every one), before the panic guard: one gate
 /// test (not a fork's child, not self-timed), the armed dispatch, the kind's route (so a kind
 /// configured for two services goes where the general trampoline sends it), the operation,
-/// phase and payload checked, then `hip_stream::on_set_outermost`'s compare and stores. Returns
+/// phase and payload checked, then `hip_stream::set_outermost_on`'s compare and stores on this
+/// thread's slot `l`. Returns
 /// false, having done nothing, for any other record (a nested bracket, a short payload, another
 /// route): [`callback_rest`] takes it.
 ///
@@ -513,6 +592,7 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
 #[inline(always)]
 unsafe fn hip_stream_fast<const TIMED: bool>(
     t: &Tracer,
+    l: &Local,
     kind: u32,
     operation: i32,
     phase: u32,
@@ -524,7 +604,7 @@ unsafe fn hip_stream_fast<const TIMED: bool>(
         return false;
     }
     match t.armed.get() {
-        Some(a) if a.route(kind) == Route::HipStream => {}
+        Some(a) if a.routes_to(kind, FastRoute::HipStream) => {}
         _ => return false,
     }
     if operation != sys::ROCPROFILER_HIP_STREAM_SET as i32 || payload.is_null() {
@@ -543,7 +623,7 @@ unsafe fn hip_stream_fast<const TIMED: bool>(
     }
     // SAFETY: `size` covers the u64 at `AT` (`stream_value`, the raw `hipStream_t`).
     let stream = unsafe { (payload.cast::<u8>().add(AT) as *const u64).read_unaligned() };
-    crate::capture::hip_stream::on_set_outermost(enter, stream)
+    crate::capture::hip_stream::set_outermost_on(l, enter, stream)
 }
 
 /// A callback with self-timing on, timed whole: the fast paths the trampolines take untimed,
@@ -563,11 +643,12 @@ unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
         thread_id: r.thread_id,
         payload: r.payload,
     };
+    let l = local::slot();
     // SAFETY: the runtime's record of this callback, its payload valid for it (this
     // function's contract).
     let done = unsafe {
-        hip_api_fast::<true>(t, &c)
-            || hip_stream_fast::<true>(t, c.kind, c.operation, c.phase, c.payload)
+        hip_api_fast::<true>(t, l, &c)
+            || hip_stream_fast::<true>(t, l, c.kind, c.operation, c.phase, c.payload)
     };
     if !done {
         // SAFETY: this function's contract.
@@ -808,6 +889,18 @@ mod tests {
         })
     }
 
+    /// The fast paths' one-compare routes agree with the route table for every kind.
+    fn fast_routes_agree(a: &Armed) {
+        for k in (0..64).chain([MAX_ROUTED_KIND, u32::MAX]) {
+            for (fast, route) in [
+                (FastRoute::HipApi, Route::HipApi),
+                (FastRoute::HipStream, Route::HipStream),
+            ] {
+                assert_eq!(a.routes_to(k, fast), a.route(k) == route, "kind {k}");
+            }
+        }
+    }
+
     #[test]
     fn each_kind_routes_to_its_service_and_others_are_ignored() {
         let a = armed(CallbackKinds {
@@ -825,9 +918,11 @@ mod tests {
         for other in [0, 3, 19, 21, 31, u32::MAX] {
             assert_eq!(a.route(other), Route::Ignore, "kind {other}");
         }
+        fast_routes_agree(&a);
         // Nothing configured: every kind is ignored.
         let none = armed(CallbackKinds::default());
         assert!((0..64).all(|k| none.route(k) == Route::Ignore));
+        fast_routes_agree(&none);
     }
 
     #[test]
@@ -844,6 +939,9 @@ mod tests {
         assert_eq!(a.route(6), Route::Marker);
         assert_eq!(a.route(MAX_ROUTED_KIND), Route::Ignore);
         assert!(a.routes.len() <= 7, "the table spans the kinds configured");
+        fast_routes_agree(&a);
+        // HIP stream named for the HIP API's kind: no kind is its fast route.
+        assert!(!(0..64).any(|k| a.routes_to(k, FastRoute::HipStream)));
     }
 
     /// The operation id and HIP_STREAM kind the fast-path tests arm.
@@ -941,7 +1039,7 @@ mod tests {
                     payload: &mut api as *mut Api as *mut c_void,
                 };
                 // SAFETY: a HIP_RUNTIME_API record of a launch, its payload valid meanwhile.
-                if fast && unsafe { hip_api_fast::<false>(t, &c) } {
+                if fast && unsafe { hip_api_fast::<false>(t, local::slot(), &c) } {
                     taken += 1;
                     continue;
                 }
@@ -1006,8 +1104,9 @@ mod tests {
             let bracket = |phase: u32, stream: u64| {
                 let mut d = data(stream);
                 let p = &mut d as *mut Data as *mut c_void;
+                let l = local::slot();
                 // SAFETY: a HIP_STREAM SET record's fields, its payload valid meanwhile.
-                let taken = unsafe { hip_stream_fast::<false>(t, STREAM_KIND, set, phase, p) };
+                let taken = unsafe { hip_stream_fast::<false>(t, l, STREAM_KIND, set, phase, p) };
                 if !taken {
                     let r = record_v1(STREAM_KIND, set, phase, 0, p);
                     // SAFETY: as above.
@@ -1023,8 +1122,9 @@ mod tests {
             // A kind routed elsewhere is not a bracket.
             let mut d = data(0xc);
             let p = &mut d as *mut Data as *mut c_void;
+            let l = local::slot();
             // SAFETY: as above.
-            assert!(!unsafe { hip_stream_fast::<false>(t, STREAM_KIND + 1, set, enter, p) });
+            assert!(!unsafe { hip_stream_fast::<false>(t, l, STREAM_KIND + 1, set, enter, p) });
         })
         .join()
         .unwrap();

@@ -1,0 +1,153 @@
+//! The callback edges the runtime calls on every HIP call keep their fast paths in few
+//! instructions, checked on the tool `.so` itself with binutils' `objdump` (release builds
+//! only: a debug build inlines nothing):
+//!
+//! * a trampoline or request calls nothing but the C runtime's thread-local address look-up,
+//!   once, its out-of-line rest (taken only when its fast path declines) and, for a launch's
+//!   ENTER, the launch's fact ([`ENTER`]); a fast path left behind a call (an outlined
+//!   `LocalKey::with`, a closure not inlined) passes its captures through memory;
+//! * a trampoline reaches its rest by a jump: no landing pad, frame or copy of the record kept
+//!   for it on the fast path;
+//! * the ENTER's work is a leaf given the thread's slot: it saves the registers it uses on its
+//!   own path, and looks up no thread-local.
+
+mod support;
+
+use std::process::Command;
+
+const CALLBACKS: &str = "rocprof_xplane::sdk::callbacks::";
+/// A launch's ENTER, out of line from the general trampolines.
+const ENTER: &str = "rocprof_xplane::recorder::Recorder::on_work_enter_unguarded";
+/// The C runtime's look-up of a thread-local's address in a shared library.
+const TLS_LOOKUP: &str = "__tls_get_addr";
+
+/// An edge: its name, the functions it may call, the rest it must jump to (if any), and the
+/// thread-local look-ups it may make.
+struct Edge {
+    name: &'static str,
+    calls: &'static [&'static str],
+    jumps_to: Option<&'static str>,
+    tls: usize,
+}
+
+const EDGES: &[Edge] = &[
+    Edge {
+        name: "rocprof_xplane::sdk::callbacks::tracing_callback_v0",
+        calls: &[ENTER],
+        jumps_to: Some("rest_v0"),
+        tls: 1,
+    },
+    Edge {
+        name: "rocprof_xplane::sdk::callbacks::tracing_callback_v1",
+        calls: &[ENTER],
+        jumps_to: Some("rest_v1"),
+        tls: 1,
+    },
+    Edge {
+        name: "rocprof_xplane::sdk::callbacks::hip_stream_callback_v1",
+        calls: &[],
+        jumps_to: Some("rest_v1"),
+        tls: 1,
+    },
+    Edge {
+        name: "rocprof_xplane::sdk::callbacks::external_id_request",
+        calls: &["rocprof_xplane::sdk::callbacks::external_id_request_rest"],
+        jumps_to: None,
+        tls: 1,
+    },
+    Edge {
+        name: ENTER,
+        calls: &[],
+        jumps_to: None,
+        tls: 0,
+    },
+];
+
+/// A call or jump through a pointer (the GOT), which names no function.
+const INDIRECT: &str = "(indirect)";
+
+/// The branches out of `function`'s body in `disassembly`: (`call` or `jmp`, target name).
+fn branches_out(disassembly: &str, function: &str) -> Option<Vec<(&'static str, String)>> {
+    let header = format!("<{function}>:");
+    let start = disassembly.lines().position(|l| l.ends_with(&header))?;
+    let mut out = Vec::new();
+    for line in disassembly.lines().skip(start + 1) {
+        if line.trim().is_empty() {
+            break;
+        }
+        let kind = if line.contains("call ") {
+            "call"
+        } else if line.contains("jmp ") {
+            "jmp"
+        } else {
+            continue;
+        };
+        if line.contains('*') {
+            out.push((kind, INDIRECT.to_string()));
+            continue;
+        }
+        // `addr <name>`: the name runs to the line's last `>` (it may hold `<T>`).
+        let Some(target) = line
+            .split_once(" <")
+            .and_then(|(_, t)| t.rsplit_once('>'))
+            .map(|(t, _)| t)
+        else {
+            continue;
+        };
+        if !target.starts_with(&format!("{function}+")) {
+            out.push((kind, target.trim_end_matches("@plt").to_string()));
+        }
+    }
+    Some(out)
+}
+
+#[test]
+fn the_edges_fast_paths_stay_short() {
+    if cfg!(debug_assertions) {
+        eprintln!("skipped: a debug build inlines nothing");
+        return;
+    }
+    let so = support::paths::tool_library();
+    let out = Command::new("objdump")
+        .args(["-d", "--no-show-raw-insn", "-C"])
+        .arg(&so)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run objdump (binutils): {e}"));
+    assert!(out.status.success(), "objdump failed on {}", so.display());
+    let disassembly = String::from_utf8_lossy(&out.stdout);
+    for edge in EDGES {
+        let name = edge.name;
+        let out = branches_out(&disassembly, name)
+            .unwrap_or_else(|| panic!("{name} not found in {}", so.display()));
+        let tls = out.iter().filter(|(_, t)| t == TLS_LOOKUP).count();
+        assert!(
+            tls <= edge.tls,
+            "{name} looks up thread-locals {tls} times (at most {}): {out:?}",
+            edge.tls
+        );
+        let indirect = out.iter().filter(|(_, t)| t == INDIRECT).count();
+        assert!(
+            indirect <= 1,
+            "{name} makes {indirect} calls through pointers: {out:?}"
+        );
+        for (kind, target) in &out {
+            let rest = edge.jumps_to.map(|r| format!("{CALLBACKS}{r}"));
+            let ok = match *kind {
+                _ if target == TLS_LOOKUP || target == INDIRECT => true,
+                "jmp" => rest.as_deref() == Some(target.as_str()),
+                _ => edge.calls.contains(&target.as_str()),
+            };
+            assert!(
+                ok,
+                "{name}: {kind} {target} is not one of its fast path's branches out: {out:?}"
+            );
+        }
+        if let Some(rest) = edge.jumps_to {
+            assert!(
+                out.iter()
+                    .any(|(k, t)| *k == "jmp" && *t == format!("{CALLBACKS}{rest}")),
+                "{name} does not jump to {rest}: {out:?}"
+            );
+        }
+    }
+}
