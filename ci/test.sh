@@ -19,5 +19,7 @@ echo "== the heap-stats measurement build"
 cargo clippy -p rocprof-xplane -p rocprof-xplane-core --features heap-stats --lib -- -D warnings
 # (one test at a time: the count is the whole process's)
 cargo test -p rocprof-xplane-core --lib --features heap-stats heap -- --test-threads=1
+echo "== the callback edges' machine code (a release build: a debug build inlines nothing)"
+cargo test --release -p rocprof-xplane --test edge_code
 echo "== bindings are fresh"; cargo test -p rocprofiler-sdk-sys --features regen
 echo "== ABI conformance against real headers"; ci/abi-check.sh
