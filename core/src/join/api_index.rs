@@ -43,12 +43,16 @@ impl ApiIndex {
         // tested per record, where a table of every call's position would be filled for the
         // few calls the dependency stage reads.
         let mut wanted = IdSet::for_range(ids.range, api.len());
-        let mut any_wanted = false;
+        let mut n_wanted = 0;
         for corr in CallEnds::wanted(syncs).filter(|&c| c != 0) {
             wanted.insert(corr);
-            any_wanted = true;
+            n_wanted += 1;
         }
-        let mut at: CorrMap<Slot> = CorrMap::default();
+        let any_wanted = n_wanted > 0;
+        // Their positions: a slot per call when they are many (a program that synchronizes
+        // most launches), else hashed (`CorrMap::reserve` chooses).
+        let mut at: CorrMap<Slot> = ids.per_call();
+        at.reserve(n_wanted);
         // About one member per call (`Ids::calls`: the HIP calls' ids and the marks').
         let mut hip = IdSet::for_range(ids.range, ids.calls.len());
         for (i, a) in api.positions() {
