@@ -30,21 +30,42 @@ pub(super) struct ApiIndexed {
 }
 
 impl ApiIndex {
-    /// The index of `api`, and the ends of the calls `syncs` name.
+    /// The index of `api`, and the ends of the calls `syncs` name: one pass over the records,
+    /// which notes each HIP record's id and the position of each record `syncs` name (of an
+    /// id's repeats, the first in the records' order: `keep_first`).
     pub fn build(
         api: &PackedVec<ApiRecord>,
         ids: &Ids,
         earlier: &[u64],
         syncs: &[SyncFact],
     ) -> ApiIndexed {
-        let at = positions(api, ids, ApiDomain::Hip);
-        let call_ends = CallEnds::of(syncs, |corr| api.get(at.get(&corr)?.index()));
-        drop(at);
-        let calls = || api.iter().filter(|a| a.domain == ApiDomain::Hip);
-        let mut hip = IdSet::for_range(ids.range, calls().count());
-        for a in calls().filter(|a| a.correlation_id != 0) {
-            hip.insert(a.correlation_id);
+        // Bits over the records' ids (at most one per record; the HIP ones are most): an id
+        // tested per record, where a table of every call's position would be filled for the
+        // few calls the dependency stage reads.
+        let mut wanted = IdSet::for_range(ids.range, api.len());
+        let mut n_wanted = 0;
+        for corr in CallEnds::wanted(syncs).filter(|&c| c != 0) {
+            wanted.insert(corr);
+            n_wanted += 1;
         }
+        let any_wanted = n_wanted > 0;
+        // Their positions: a slot per call when they are many (a program that synchronizes
+        // most launches), else hashed (`CorrMap::reserve` chooses).
+        let mut at: CorrMap<Slot> = ids.per_call();
+        at.reserve(n_wanted);
+        // About one member per call (`Ids::calls`: the HIP calls' ids and the marks').
+        let mut hip = IdSet::for_range(ids.range, ids.calls.len());
+        for (i, a) in api.positions() {
+            if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
+                continue;
+            }
+            hip.insert(a.correlation_id);
+            if any_wanted && wanted.contains(a.correlation_id) {
+                keep_first(&mut at, i, &a, |j| api.get(j));
+            }
+        }
+        drop(wanted);
+        let call_ends = CallEnds::of(syncs, |corr| api.get(at.get(&corr)?.index()));
         ApiIndexed {
             index: ApiIndex {
                 hip,

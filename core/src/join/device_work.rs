@@ -17,15 +17,17 @@ use std::num::NonZeroU32;
 
 use super::annotations::AnnotationIndex;
 use super::api_index::ApiIndex;
-use super::devices::{copy_plane, Places};
+use super::devices::{copy_plane, HipVotes, IssuedDevices, Places};
 use super::input::{DeviceRecords, Ids};
 
 /// The call tables stage: the stream of each launch and copy (`DeviceWork`) and the HIP device
 /// it was issued to (`Places::learn_hip_devices`), from the facts read at entry and the
-/// streams' creations. The sync facts, this window's and the producers carried in, are
-/// restamped with the creations too, so the producers made of them need no second look. The
-/// call facts stay packed as the threads kept them (16 B a call, not 32): each read restamps
-/// them (`streams::Restamp`), and they are freed here, before the device events are made.
+/// streams' creations, and how many kernel events each line will hold (`line_sizes`). The sync
+/// facts, this window's and the producers carried in, are restamped with the creations too, so
+/// the producers made of them need no second look. The call facts stay packed as the threads
+/// kept them (16 B a call, not 32): each is restamped once (`streams::Restamp`) and ranked once
+/// for both tables over the calls, and they are freed here, before the device events are made.
+/// Each kernel record is ranked once too, for its vote and its line.
 pub(super) fn call_tables(
     calls: PackedVec<CallFact>,
     syncs: &mut [SyncFact],
@@ -38,22 +40,13 @@ pub(super) fn call_tables(
     let creations = streams::Creations::new(creations);
     streams::restamp(&creations, &mut [], syncs);
     streams::restamp(&creations, &mut [], carried_producers);
-    let restamped = || {
-        let mut r = streams::Restamp::new(&creations);
-        calls.iter().map(move |f| r.call(f))
-    };
-    // The HIP devices first: the table of each call's device they are learned from is freed
-    // before the streams' is made (this stage runs beside the annotations', whose top is
-    // the join's on a run of many roctx ranges).
-    places.learn_hip_devices(
-        restamped(),
-        calls.len(),
-        &device.kernels,
-        &device.copies,
-        ids,
-    );
-    let work = DeviceWork::new(restamped(), calls.len(), ids);
+    let mut r = streams::Restamp::new(&creations);
+    let (mut work, issued) =
+        DeviceWork::of_calls(calls.iter().map(|f| r.call(f)), calls.len(), ids);
     drop(calls);
+    let votes = work.count_kernels(&device.kernels, places, &issued);
+    let issued_to = |corr| issued.get(corr, work.stream_slot(work.key(corr)));
+    places.learn_hip_devices(votes, issued_to, &device.copies, ids);
     work
 }
 
@@ -206,18 +199,28 @@ pub(super) struct DeviceWork {
     slot_lines: Vec<SmallVec<[(u32, u32); 1]>>,
     /// The events each line of `lines` will hold, when counted (`reserve_lines`; 0 when not).
     sizes: Vec<usize>,
+    /// The kernel events each line will hold (`count_kernels`), for `line_sizes`.
+    kernel_lines: LineCounts,
 }
 
 impl DeviceWork {
-    /// The table of `calls` (`n` of them).
-    fn new(calls: impl Iterator<Item = CallFact>, n: usize, ids: &Ids) -> Self {
-        let mut stream_of = ids.per_call();
+    /// The table of `calls` (`n` of them): the stream each named (kept), and the HIP device
+    /// each was issued to (returned: `IssuedDevices`, by the stream's slot), each call ranked
+    /// once for both.
+    fn of_calls(
+        calls: impl Iterator<Item = CallFact>,
+        n: usize,
+        ids: &Ids,
+    ) -> (Self, IssuedDevices) {
+        let mut stream_of: CorrMap<Slot> = ids.per_call();
         stream_of.reserve(n);
+        let mut issued = IssuedDevices::default();
         let mut streams = Vec::new();
         let mut slot_of: HashMap<LineKey, Slot> = HashMap::default();
         // A thread's consecutive calls mostly name one stream: the last answer is kept.
         let mut last: Option<(LineKey, Slot)> = None;
         for f in calls.filter(|f| f.correlation_id != 0) {
+            let call = stream_of.key(f.correlation_id);
             let key = stream_key(f.stream, f.stream_seq);
             let slot = match last {
                 Some((k, slot)) if k == key => Some(slot),
@@ -230,13 +233,16 @@ impl DeviceWork {
                 },
             };
             last = slot.map(|s| (key, s));
+            let before = || stream_of.get_ranked(call).copied();
+            issued.note(f.correlation_id, f.device, before, slot);
             // (Past 2^32 − 1 streams a call's work goes by its queue.)
             if let Some(slot) = slot {
-                stream_of.insert(f.correlation_id, slot);
+                stream_of.insert_ranked(call, slot);
             }
         }
         let slot_lines = vec![SmallVec::new(); streams.len()];
-        DeviceWork {
+        let kernel_lines = LineCounts::new(streams.len());
+        let work = DeviceWork {
             stream_of,
             streams,
             calls: CallActivity {
@@ -251,7 +257,36 @@ impl DeviceWork {
             last: None,
             slot_lines,
             sizes: Vec::new(),
+            kernel_lines,
+        };
+        (work, issued)
+    }
+
+    /// Each kernel record, ranked once: its call's HIP device (`issued`) votes for its
+    /// plane when it ran on an enumerated GPU, and it is counted on its line
+    /// (`kernel_lines`, for `line_sizes`). In the store's order, as the votes are counted.
+    fn count_kernels(
+        &mut self,
+        kernels: &PackedVec<KernelRecord>,
+        places: &Places,
+        issued: &IssuedDevices,
+    ) -> HipVotes {
+        let mut votes = HipVotes::default();
+        let mut counts = std::mem::take(&mut self.kernel_lines);
+        for (k, entry) in kernels.iter_with_entry() {
+            let call = self.key(k.correlation_id);
+            let slot = self.stream_slot(call);
+            if k.correlation_id != 0 {
+                let d = places.entry_gpu(entry).zip(issued.get(call.id, slot));
+                if let Some((p, d)) = d {
+                    votes.vote(d, p);
+                }
+            }
+            let dev = places.entry_plane(entry);
+            counts.count(dev, self.place_of_slot(slot, LineKey::Queue(k.queue)));
         }
+        self.kernel_lines = counts;
+        votes
     }
 
     /// The line of call `corr`'s work: the stream it named at its entry (with its slot), else
@@ -269,18 +304,29 @@ impl DeviceWork {
 
     /// `place` of a ranked call.
     pub(super) fn place_ranked(&self, call: Ranked, otherwise: LineKey) -> LinePlace {
-        self.stream_of
-            .get_ranked(call)
-            .and_then(|&s| {
-                Some(LinePlace {
-                    key: *self.streams.get(s.index())?,
-                    slot: Some(s),
-                })
+        self.place_of_slot(self.stream_slot(call), otherwise)
+    }
+
+    /// The slot of the stream call `call` named at its entry.
+    #[inline]
+    fn stream_slot(&self, call: Ranked) -> Option<Slot> {
+        self.stream_of.get_ranked(call).copied()
+    }
+
+    /// The line of the work of a call whose stream is at `slot` (`stream_slot`), else
+    /// `otherwise`.
+    #[inline]
+    fn place_of_slot(&self, slot: Option<Slot>, otherwise: LineKey) -> LinePlace {
+        slot.and_then(|s| {
+            Some(LinePlace {
+                key: *self.streams.get(s.index())?,
+                slot: Some(s),
             })
-            .unwrap_or(LinePlace {
-                key: otherwise,
-                slot: None,
-            })
+        })
+        .unwrap_or(LinePlace {
+            key: otherwise,
+            slot: None,
+        })
     }
 
     /// What each call's device work was: the device stages are done.
@@ -401,64 +447,91 @@ impl DeviceWork {
             line.reserve_exact(events.div_ceil(LINE_ROOM_STEPS));
             self.sizes[at] = line.len() + events;
         }
+        // The kernels' counts have served.
+        self.kernel_lines = LineCounts::default();
     }
 }
 
-/// How many events each line will get from the kernels and the copies: counted before the
-/// kernels stage so that each line is allocated at its size, in steps
-/// (`DeviceWork::reserve_lines`), where a line grown step by step would be copied whole at each
-/// step (`grow`). Records the stages will skip (no usable span, no GPU for a copy) are counted
-/// too: room for a few events more, never a copy.
+/// Events counted per line: by stream slot and plane (a run has a few of each), no hashing
+/// per record; lines of no stream (a queue's, the copies' own) by key.
+#[derive(Debug, Clone, Default)]
+struct LineCounts {
+    by_slot: Vec<SmallVec<[(u32, usize); 1]>>,
+    by_key: HashMap<(u32, LineKey), usize>,
+}
+
+impl LineCounts {
+    /// Counts for the lines of `slots` streams and of no stream.
+    fn new(slots: usize) -> Self {
+        LineCounts {
+            by_slot: vec![SmallVec::new(); slots],
+            by_key: HashMap::default(),
+        }
+    }
+
+    /// One event more on plane `dev`'s line at `place`.
+    #[inline]
+    fn count(&mut self, dev: u32, LinePlace { key, slot }: LinePlace) {
+        match slot.and_then(|s| self.by_slot.get_mut(s.index())) {
+            Some(planes) => match planes.iter_mut().find(|(d, _)| *d == dev) {
+                Some((_, n)) => *n += 1,
+                None => planes.push((dev, 1)),
+            },
+            None => *self.by_key.entry((dev, key)).or_default() += 1,
+        }
+    }
+
+    /// Each line's count, by (plane, key): the order lines are made in, the same every run.
+    fn sizes(self, streams: &[LineKey]) -> Vec<LineSize> {
+        let slotted =
+            self.by_slot
+                .into_iter()
+                .zip(streams)
+                .enumerate()
+                .flat_map(|(i, (planes, &key))| {
+                    planes.into_iter().map(move |(plane, events)| LineSize {
+                        plane,
+                        place: LinePlace {
+                            key,
+                            slot: Slot::new(i),
+                        },
+                        events,
+                    })
+                });
+        let mut sizes: Vec<LineSize> = slotted
+            .chain(
+                self.by_key
+                    .into_iter()
+                    .map(|((plane, key), events)| LineSize {
+                        plane,
+                        place: LinePlace { key, slot: None },
+                        events,
+                    }),
+            )
+            .collect();
+        sizes.sort_unstable_by_key(|s| (s.plane, s.place.key));
+        sizes
+    }
+}
+
+/// How many events each line will get from the kernels (counted by the call tables stage,
+/// `DeviceWork::count_kernels`) and the copies: counted before the kernels stage so that each
+/// line is allocated at its size, in steps (`DeviceWork::reserve_lines`), where a line grown
+/// step by step would be copied whole at each step (`grow`). Records the stages will skip (no
+/// usable span, no GPU for a copy) are counted too: room for a few events more, never a copy.
 pub(super) fn line_sizes(
-    kernels: &PackedVec<KernelRecord>,
     copies: &[CopyRecord],
     places: &Places,
     work: &DeviceWork,
 ) -> Vec<LineSize> {
-    // By stream slot and plane (a run has a few of each): no hashing per record. Lines of
-    // no stream (a queue's, the copies' own) by key, the previous one remembered.
-    let mut by_slot: Vec<SmallVec<[(u32, usize); 1]>> = vec![SmallVec::new(); work.streams.len()];
-    let mut by_key: HashMap<(u32, LineKey), usize> = HashMap::default();
-    let mut count = |dev: u32, LinePlace { key, slot }: LinePlace| match slot
-        .and_then(|s| by_slot.get_mut(s.index()))
-    {
-        Some(planes) => match planes.iter_mut().find(|(d, _)| *d == dev) {
-            Some((_, n)) => *n += 1,
-            None => planes.push((dev, 1)),
-        },
-        None => *by_key.entry((dev, key)).or_default() += 1,
-    };
-    for (k, entry) in kernels.iter_with_entry() {
-        let dev = places.entry_plane(entry);
-        count(dev, work.place(k.correlation_id, LineKey::Queue(k.queue)));
-    }
+    let mut counts = work.kernel_lines.clone();
     let gpu_count = places.ordinal_of.len();
     for m in copies {
         if let Some(dev) = copy_plane(m, places, gpu_count) {
-            count(dev, work.place(m.correlation_id, LineKey::Copies));
+            counts.count(dev, work.place(m.correlation_id, LineKey::Copies));
         }
     }
-    let slotted = by_slot.into_iter().enumerate().flat_map(|(i, planes)| {
-        let key = work.streams[i];
-        planes.into_iter().map(move |(plane, events)| LineSize {
-            plane,
-            place: LinePlace {
-                key,
-                slot: Slot::new(i),
-            },
-            events,
-        })
-    });
-    let mut sizes: Vec<LineSize> = slotted
-        .chain(by_key.into_iter().map(|((plane, key), events)| LineSize {
-            plane,
-            place: LinePlace { key, slot: None },
-            events,
-        }))
-        .collect();
-    // Lines are made in this order: the same every run.
-    sizes.sort_unstable_by_key(|s| (s.plane, s.place.key));
-    sizes
+    counts.sizes(&work.streams)
 }
 
 /// The span to show for a device activity. A zero start would drag the profile origin to boot
@@ -548,7 +621,7 @@ mod tests {
         };
         let calls: Vec<_> = (1..=40).map(|i| call(i, 1 + i % 2)).collect();
         let ids = Ids::every(1, 60);
-        let mut work = DeviceWork::new(calls.into_iter(), 40, &ids);
+        let (mut work, _) = DeviceWork::of_calls(calls.into_iter(), 40, &ids);
         let mut want: BTreeMap<(u32, LineKey), Vec<u64>> = BTreeMap::new();
         for corr in 1..=60u64 {
             // Calls 41..=60 named no stream: their work goes by queue.
@@ -580,6 +653,91 @@ mod tests {
             6,
             "two streams and the queue, each on two planes"
         );
+    }
+
+    /// The device each call was issued to, kept by stream slot and apart only where a call's
+    /// differs, reads back as a table over every call would: the last of an id's repeats
+    /// wins unless its device is past 16 bits (then the earlier one stays), calls of one
+    /// stream on several devices, and devices past 16 bits.
+    #[test]
+    fn issued_devices_read_back_as_a_table_over_every_call() {
+        let mut x = 0x5eed_1234u64;
+        let mut next = |m: u64| next_random(&mut x) % m;
+        let mut calls = Vec::new();
+        let mut want: std::collections::HashMap<u64, u16> = Default::default();
+        for _ in 0..3_000 {
+            let correlation_id = 1 + next(1_000);
+            let stream = next(4);
+            // Mostly the stream's own device; now and then another, or one past 16 bits.
+            let device = match next(20) {
+                0 => 70_000,
+                1 => next(3) as i32,
+                _ => stream as i32,
+            };
+            calls.push(CallFact {
+                correlation_id,
+                stream,
+                device,
+                stream_seq: 0,
+            });
+            if let Ok(d) = u16::try_from(device) {
+                want.insert(correlation_id, d);
+            }
+        }
+        let ids = Ids::every(1, 1_000);
+        let (work, issued) = DeviceWork::of_calls(calls.into_iter(), 3_000, &ids);
+        for corr in 0..=1_001u64 {
+            let got = issued.get(corr, work.stream_slot(work.key(corr)));
+            assert_eq!(got, want.get(&corr).copied(), "call {corr}");
+        }
+    }
+
+    /// Before the kernels stage each call fact is ranked once, for both tables over the calls
+    /// (its stream, its HIP device), and each kernel record once, for its vote on its HIP
+    /// device's plane and for its line's size; the kernels stage ranks each record once more
+    /// (for every table it reads). The HIP devices are learned all the same.
+    #[test]
+    fn each_call_and_kernel_is_ranked_once_before_the_kernels_stage() {
+        use crate::model::corrmap::RANKINGS;
+        let mut c = base();
+        let n = 2_000u64;
+        for corr in 1..=n {
+            c.api.push(api(LAUNCH, corr, corr * 10, corr * 10 + 3, 7));
+            c.calls.push(CallFact {
+                correlation_id: corr,
+                stream: 1 + corr % 3,
+                device: 0,
+                stream_seq: 0,
+            });
+            let mut k = kernel(corr, corr * 10 + 1, corr * 10 + 2, 1, corr, q());
+            k.agent = GPU1;
+            c.kernels.push(k);
+        }
+        let Input {
+            agents,
+            host,
+            device,
+            mut facts,
+            ..
+        } = Input::split(c);
+        let mut places = place_devices(&agents, &device.kernels, &mut Vec::new());
+        let ids = Ids::of(&host);
+        let calls = std::mem::take(&mut facts.calls);
+        let before = RANKINGS.with(|r| r.get());
+        let work = call_tables(
+            calls,
+            &mut facts.syncs,
+            &mut [],
+            &facts.stream_creations,
+            &device,
+            &mut places,
+            &ids,
+        );
+        let sizes = line_sizes(&device.copies, &places, &work);
+        let ranked = RANKINGS.with(|r| r.get()) - before;
+        assert_eq!(ranked, 2 * n, "one ranking per call fact and per kernel");
+        assert_eq!(places.of_hip(0), Some(1), "HIP device 0 is GPU1's plane");
+        assert_eq!(sizes.iter().map(|s| s.events).sum::<usize>(), n as usize);
     }
 
     /// The line sizes counted before the kernels stage are what the kernels and copies put on
@@ -646,7 +804,7 @@ mod tests {
         let annotated = annotate(Spanned::new(host, no_labels()), &ids);
         let mut annotations = annotated.index;
         let api = ApiIndex::build(&annotated.calls.api, &ids, &[], &[]).index;
-        let sizes = line_sizes(&device.kernels, &device.copies, &places, &work);
+        let sizes = line_sizes(&device.copies, &places, &work);
         let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.plane).collect();
         assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");
         work.reserve_lines(sizes);

@@ -3,9 +3,9 @@
 //! are mapped to planes from what the kernel launches show (HIP may see fewer GPUs than the
 //! runtime enumerates).
 
-use crate::facts::{AgentInfo, AgentType, CallFact, CopyRecord, KernelRecord};
+use crate::facts::{AgentInfo, AgentType, CopyRecord, KernelRecord};
 use crate::fastmap::HashMap;
-use crate::model::corrmap::CorrMap;
+use crate::model::corrmap::{CorrMap, Slot};
 use crate::model::trace::Device;
 use crate::store::PackedVec;
 
@@ -43,8 +43,8 @@ impl Places {
     }
 
     /// The plane of the kernels of store entry `entry` when their agent is an enumerated GPU
-    /// (`ordinal_of`).
-    fn entry_gpu(&self, entry: usize) -> Option<u32> {
+    /// (`ordinal_of`): only those dispatches vote for their HIP device's plane (`HipVotes`).
+    pub(super) fn entry_gpu(&self, entry: usize) -> Option<u32> {
         self.entry_plane
             .get(entry)
             .and_then(|&(p, gpu)| gpu.then_some(p))
@@ -59,24 +59,22 @@ impl Places {
         })
     }
 
-    /// Learns which HIP device each launch or copy call was issued to (`calls`, the facts read
-    /// at entry) and, from the kernels those launches made, which plane each HIP device is.
-    /// Past this only the copies ask (`copy_plane`): their calls' devices alone are kept, not
-    /// a table over every call held to the end of the kernels stage (the join's top).
+    /// The HIP devices' planes from the kernels' votes (`HipVotes`), and the HIP device each
+    /// copy's call was issued to (`issued`: the device of call `corr`, made with the streams'
+    /// table, `DeviceWork::of_calls`). Past this only the copies ask (`copy_plane`): their
+    /// calls' devices alone are kept.
     pub(super) fn learn_hip_devices(
         &mut self,
-        calls: impl Iterator<Item = CallFact>,
-        n: usize,
-        kernels: &PackedVec<KernelRecord>,
+        votes: HipVotes,
+        issued: impl Fn(u64) -> Option<u16>,
         copies: &[CopyRecord],
         ids: &Ids,
     ) {
-        let issued = issued_devices(calls, n, ids);
-        self.hip_plane = hip_device_planes(&issued, kernels, self);
+        self.hip_plane = votes.planes();
         let mut of_copies = CorrMap::for_range(ids.range, copies.len());
         of_copies.reserve(copies.len());
         for m in copies.iter().filter(|m| m.correlation_id != 0) {
-            if let Some(&d) = issued.get(&m.correlation_id) {
+            if let Some(d) = issued(m.correlation_id) {
                 of_copies.insert(m.correlation_id, d);
             }
         }
@@ -189,70 +187,110 @@ pub(super) fn device_from_agent(ordinal: u32, a: &AgentInfo) -> Device {
     }
 }
 
-/// HIP device index → our GPU plane, learned from kernel launches (the device a launch was
-/// issued to, and the agent its dispatch ran on). The two numberings differ whenever HIP sees
-/// fewer GPUs than the runtime enumerates (`HIP_VISIBLE_DEVICES=2`: HIP's device 0 is the
-/// third GPU agent). Most-seen plane per device; ties go to the lower plane.
-fn hip_device_planes(
-    issued_on: &CorrMap<u16>,
-    kernels: &PackedVec<KernelRecord>,
-    places: &Places,
-) -> HashMap<i32, u32> {
-    // Hashed by (device, plane), sorted once at the end: the GPUs' dispatches interleave, so
-    // runs of one vote (below) are short, and a tree probe per run costs more than the rest
-    // of the pass. Consecutive dispatches of one GPU vote alike: a run is counted, then added
-    // to its tally once.
-    let mut votes: HashMap<(u16, u32), u64> = HashMap::default();
-    let mut run: Option<((u16, u32), u64)> = None;
-    for (k, e) in kernels.iter_with_entry() {
-        if k.correlation_id == 0 {
-            continue;
+/// The HIP device each launch or copy call was issued to, by the stream slot its call named
+/// (`DeviceWork::of_calls`): a stream's calls go to its device, so the device is kept once per
+/// slot (its first call's), and per call only where a call's differs (the null stream's calls
+/// on several devices, a repeated id), hashed. No table over every call: it would be held
+/// beside the streams' table and the call facts, the call tables stage's top. 16 bits: a HIP
+/// device number past 65,535 is no device of any node (its call has none).
+#[derive(Debug, Default)]
+pub(super) struct IssuedDevices {
+    of_slot: Vec<Option<u16>>,
+    apart: HashMap<u64, Option<u16>>,
+}
+
+impl IssuedDevices {
+    /// The device of call `corr`, whose stream is at `slot` (the streams' table's answer).
+    #[inline]
+    pub(super) fn get(&self, corr: u64, slot: Option<Slot>) -> Option<u16> {
+        if !self.apart.is_empty() {
+            if let Some(&d) = self.apart.get(&corr) {
+                return d;
+            }
         }
-        // Only the dispatches on enumerated GPUs vote.
-        let Some(p) = places.entry_gpu(e) else {
-            continue;
+        slot.and_then(|s| self.of_slot.get(s.index()).copied().flatten())
+    }
+
+    /// Call `corr` was issued to `device`; its stream's table, which had `before` for it,
+    /// now has `slot` (`None`: unchanged). A device past 16 bits leaves the call's device as
+    /// it was (a repeated id keeps its earlier call's).
+    #[inline]
+    pub(super) fn note(
+        &mut self,
+        corr: u64,
+        device: i32,
+        before: impl FnOnce() -> Option<Slot>,
+        slot: Option<Slot>,
+    ) {
+        let device = match u16::try_from(device) {
+            Ok(d) => Some(d),
+            Err(_) => self.get(corr, before()),
         };
-        if let Some(&d) = issued_on.get(&k.correlation_id) {
-            let vote = (d, p);
-            match &mut run {
-                Some((v, n)) if *v == vote => *n += 1,
-                _ => {
-                    if let Some((v, n)) = run.replace((vote, 1)) {
-                        *votes.entry(v).or_default() += n;
-                    }
+        let Some(s) = slot else {
+            self.apart.insert(corr, device);
+            return;
+        };
+        if s.index() == self.of_slot.len() {
+            self.of_slot.push(device);
+        }
+        if self.of_slot.get(s.index()) == Some(&device) {
+            if !self.apart.is_empty() {
+                self.apart.remove(&corr);
+            }
+        } else {
+            self.apart.insert(corr, device);
+        }
+    }
+}
+
+/// HIP device index → our GPU plane, learned from kernel launches (the device a launch was
+/// issued to, and the agent its dispatch ran on): each dispatch on an enumerated GPU votes
+/// (`vote`, in the kernels' store order). The two numberings differ whenever HIP sees fewer
+/// GPUs than the runtime enumerates (`HIP_VISIBLE_DEVICES=2`: HIP's device 0 is the third GPU
+/// agent). Most-seen plane per device; ties go to the lower plane.
+///
+/// Hashed by (device, plane), sorted once at the end: the GPUs' dispatches interleave, so runs
+/// of one vote are short, and a tree probe per run costs more than the rest of the pass.
+/// Consecutive dispatches of one GPU vote alike: a run is counted, then added to its tally
+/// once.
+#[derive(Default)]
+pub(super) struct HipVotes {
+    votes: HashMap<(u16, u32), u64>,
+    run: Option<((u16, u32), u64)>,
+}
+
+impl HipVotes {
+    /// A dispatch on plane `plane` whose call was issued to HIP device `device`.
+    #[inline]
+    pub(super) fn vote(&mut self, device: u16, plane: u32) {
+        let vote = (device, plane);
+        match &mut self.run {
+            Some((v, n)) if *v == vote => *n += 1,
+            _ => {
+                if let Some((v, n)) = self.run.replace((vote, 1)) {
+                    *self.votes.entry(v).or_default() += n;
                 }
             }
         }
     }
-    if let Some((v, n)) = run {
-        *votes.entry(v).or_default() += n;
-    }
-    // In (device, plane) order, so that of a tie the lower plane wins.
-    let mut votes: Vec<((u16, u32), u64)> = votes.into_iter().collect();
-    votes.sort_unstable();
-    let mut best: HashMap<i32, (u64, u32)> = HashMap::default();
-    for ((d, p), n) in votes {
-        let e = best.entry(i32::from(d)).or_insert((n, p));
-        if n > e.0 {
-            *e = (n, p);
-        }
-    }
-    best.into_iter().map(|(d, (_, p))| (d, p)).collect()
-}
 
-/// The HIP device each launch or copy call was issued to. 16 bits (`Option<u16>` is 4 B per id
-/// of the table, `Option<i32>` 8): a HIP device number past 65,535 is no device of any node.
-fn issued_devices(calls: impl Iterator<Item = CallFact>, n: usize, ids: &Ids) -> CorrMap<u16> {
-    let mut map = ids.per_call();
-    // Room once: entry by entry the table would fill a hash map until dense enough for its
-    // vector.
-    map.reserve(n);
-    for f in calls.filter(|f| f.correlation_id != 0) {
-        if let Ok(d) = u16::try_from(f.device) {
-            map.insert(f.correlation_id, d);
+    /// Each HIP device's plane.
+    fn planes(mut self) -> HashMap<i32, u32> {
+        if let Some((v, n)) = self.run {
+            *self.votes.entry(v).or_default() += n;
         }
+        // In (device, plane) order, so that of a tie the lower plane wins.
+        let mut votes: Vec<((u16, u32), u64)> = self.votes.into_iter().collect();
+        votes.sort_unstable();
+        let mut best: HashMap<i32, (u64, u32)> = HashMap::default();
+        for ((d, p), n) in votes {
+            let e = best.entry(i32::from(d)).or_insert((n, p));
+            if n > e.0 {
+                *e = (n, p);
+            }
+        }
+        best.into_iter().map(|(d, (_, p))| (d, p)).collect()
     }
-    map
 }
 
 /// The GPU plane of HIP device `device` for copy `m`: the plane learned from kernel launches;

@@ -245,7 +245,7 @@ impl Ids {
     /// records of a range's push and pop are its span's, never read by call (a roctx record no
     /// span stands for is rare, and its entries, found all the same, are hashed).
     pub fn of(c: &HostRecords) -> Self {
-        let calls = || c.api.iter().map(|a| a.correlation_id);
+        let calls = || c.api.ids();
         let marks = || {
             c.markers
                 .iter()

@@ -127,7 +127,7 @@ pub(super) fn api_index_beside_line_sizes(
             let work = &*work;
             move |()| {
                 let began = Instant::now();
-                let sizes = line_sizes(&device.kernels, &device.copies, places, work);
+                let sizes = line_sizes(&device.copies, places, work);
                 (sizes, began.elapsed())
             }
         },

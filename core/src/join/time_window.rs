@@ -24,29 +24,31 @@ pub(super) fn time_window(
     devices: &[Device],
     sampled: &[DeviceInterval],
 ) -> Window {
-    // None until known: a start of 0 is "not recorded" only as the collection's, never as an
-    // event's. An event at 0 (a record the runtime stamped 0) sets the start to 0, and the
-    // next event must not take that 0 for "unset" and set the start past the first.
-    let mut start = (c.start_boottime_ns != 0).then_some(c.start_boottime_ns);
-    let mut stop = c.stop_boottime_ns;
-    let all_times = host_threads
-        .iter()
-        .flat_map(|t| t.events.iter().map(|e| (e.start_ns, e.end_ns)))
-        .chain(
-            devices
-                .iter()
-                .flat_map(|d| d.lines.iter())
-                .flat_map(|l| l.events.iter().map(|e| (e.start_ns, e.end_ns))),
-        )
-        // A device counter interval is drawn from its start, which may be in the window
-        // before (its end is in this one).
-        .chain(sampled.iter().map(|i| (i.start_ns, i.end_ns)));
-    for (s, e) in all_times {
-        start = Some(start.map_or(s, |start| start.min(s)));
-        stop = stop.max(e);
+    // The events' earliest start and latest end, each list walked as a plain loop.
+    let mut times = Times {
+        first: u64::MAX,
+        last: c.stop_boottime_ns,
+        any: false,
+    };
+    for t in host_threads {
+        times.cover(&t.events, |e| (e.start_ns, e.end_ns));
     }
-    let start = start.unwrap_or(0);
-    let stop = stop.max(start);
+    for l in devices.iter().flat_map(|d| d.lines.iter()) {
+        times.cover(&l.events, |e| (e.start_ns, e.end_ns));
+    }
+    // A device counter interval is drawn from its start, which may be in the window before
+    // (its end is in this one).
+    times.cover(sampled, |i| (i.start_ns, i.end_ns));
+    // A start of 0 is "not recorded" only as the collection's, never as an event's: an event
+    // at 0 (a record the runtime stamped 0) sets the start to 0.
+    let start = if c.start_boottime_ns != 0 {
+        c.start_boottime_ns.min(times.first)
+    } else if times.any {
+        times.first
+    } else {
+        0
+    };
+    let stop = times.last.max(start);
     let (start_wall, stop_wall) = if let Some(clock) = &c.clock {
         let wall =
             |t: u64| u64::try_from(i128::from(clock.origin.unix_ns) + clock.job_ns(t)).unwrap_or(0);
@@ -63,5 +65,26 @@ pub(super) fn time_window(
         stop,
         start_wall,
         stop_wall: stop_wall.max(start_wall),
+    }
+}
+
+/// The earliest start and the latest end of the events covered so far (`first` is `u64::MAX`
+/// while `any` is false).
+struct Times {
+    first: u64,
+    last: u64,
+    any: bool,
+}
+
+impl Times {
+    fn cover<T>(&mut self, events: &[T], span: impl Fn(&T) -> (u64, u64)) {
+        let (mut first, mut last) = (self.first, self.last);
+        for e in events {
+            let (s, e) = span(e);
+            first = first.min(s);
+            last = last.max(e);
+        }
+        (self.first, self.last) = (first, last);
+        self.any |= !events.is_empty();
     }
 }

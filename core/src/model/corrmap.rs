@@ -193,9 +193,18 @@ impl<V> CorrMap<V> {
     }
 
     /// The entry of `k` in the hash map: apart, so that the vector's read is small enough
-    /// to be inlined where the tables are read per record.
-    #[inline(never)]
+    /// to be inlined where the tables are read per record (a table with nothing hashed, most
+    /// of them, answers without the call).
+    #[inline]
     fn spilled(&self, k: u64) -> Option<&V> {
+        if self.spill.is_empty() {
+            return None;
+        }
+        self.spilled_hashed(k)
+    }
+
+    #[inline(never)]
+    fn spilled_hashed(&self, k: u64) -> Option<&V> {
         self.spill.get(&k)
     }
 
@@ -228,6 +237,16 @@ impl<V> CorrMap<V> {
         match self.dense_slot(k) {
             Some(i) => self.dense[i].replace(v),
             None => self.spill_insert(k, v),
+        }
+    }
+
+    /// `insert` of an id ranked already (`get_ranked`).
+    #[inline]
+    pub fn insert_ranked(&mut self, k: Ranked, v: V) -> Option<V> {
+        self.about_to_store(k.id);
+        match self.ranked_slot(k) {
+            Some(i) => self.dense[i].replace(v),
+            None => self.spill_insert(k.id, v),
         }
     }
 
@@ -296,6 +315,13 @@ pub struct IdRanks {
     /// the members before them above.
     words: Vec<u64>,
     len: usize,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many ids this thread ranked (`IdRanks::rank`): the tests that guard how often a
+    /// stage ranks a record read it.
+    pub static RANKINGS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Ids per word of `IdRanks::words`.
@@ -378,6 +404,8 @@ impl IdRanks {
     /// The rank of `k` when it is a member.
     #[inline]
     pub fn rank(&self, k: u64) -> Option<usize> {
+        #[cfg(test)]
+        RANKINGS.with(|n| n.set(n.get() + 1));
         let i = k.checked_sub(self.base)?;
         let w = *self.words.get(usize::try_from(i / GROUP).ok()?)?;
         let b = i % GROUP;

@@ -107,11 +107,7 @@ impl CallEnds {
     /// The ends of `syncs`' waits and records (the producers), from the API record of each id
     /// (`api`).
     pub fn of(syncs: &[SyncFact], api: impl Fn(u64) -> Option<ApiRecord>) -> Self {
-        let mut ids: Vec<u64> = syncs
-            .iter()
-            .filter(|s| s.kind == SyncKind::EventRecord || s.kind.draws_arrow())
-            .map(|s| s.correlation_id)
-            .collect();
+        let mut ids: Vec<u64> = Self::wanted(syncs).collect();
         ids.sort_unstable();
         ids.dedup();
         let mut ends = Vec::with_capacity(ids.len());
@@ -127,6 +123,14 @@ impl CallEnds {
         });
         ids.shrink_to_fit();
         CallEnds { ids, ends }
+    }
+
+    /// The ids of `syncs` whose calls' ends are kept (`of`): the waits' and the records'.
+    pub fn wanted(syncs: &[SyncFact]) -> impl Iterator<Item = u64> + '_ {
+        syncs
+            .iter()
+            .filter(|s| s.kind == SyncKind::EventRecord || s.kind.draws_arrow())
+            .map(|s| s.correlation_id)
     }
 
     pub fn get(&self, correlation_id: u64) -> Option<CallEnd> {
