@@ -2,10 +2,13 @@
 # The ratios the tool is judged by, in one command, in the SIMULATED runtime (test
 # infrastructure, not hardware) and on synthetic callbacks, on this machine:
 #   cut        the MaxText-shaped scenario at STEPS steps, streamed (the default: windows of
-#              1,000,000 records): each window cut's records per second of each stage on the
-#              tool's thread (collect: flush and drain; hand-off: what straddles the cut; join;
-#              write) and in all, from the debug line `window N cut: …`; the median over the
-#              windows, and the windows' sizes against the 1,000,000 configured;
+#              1,000,000 records): each window cut's records per second of each stage (collect:
+#              flush and drain; hand-off: what straddles the cut; join; write), in all (the
+#              stages' times summed), and sustained: of the busiest tool thread (each thread's
+#              wall time on the cut's stages summed; stages on different threads overlap other
+#              windows' stages), from the debug line `window N cut: …`; the median over the
+#              windows, the thread each window's busiest was (by the stages it ran), and the
+#              windows' sizes against the 1,000,000 configured;
 #   exit       the time the program waits at exit (finalize) per delivered record, held whole
 #              (ROCPROF_XPLANE_WINDOW_MERGE=0) and streamed;
 #   peak       the process's peak RSS over the untraced run's, per delivered record, both modes;
@@ -55,14 +58,17 @@ rss = lambda m: int(open(f"{work}/{m}.time").read().split()[-1]) * 1024
 records = int(re.search(r"(\d+) records in \d+ deliveries", log("whole")).group(1))
 print(f"MaxText-shaped run, {steps} steps: {records:,} delivered records (SIMULATED runtime)")
 cuts = re.findall(r"window \d+ cut: (\d+) records \(and \d+ roctx spans\); collect ([\d.]+) ms .*?, hand-off ([\d.]+) ms .*?, "
-                  r"join ([\d.]+) ms .*?, write ([\d.]+) ms .*?; in all ([\d.]+) ms", log("streamed"))
+                  r"join ([\d.]+) ms .*?, write ([\d.]+) ms .*?; in all ([\d.]+) ms .*?; "
+                  r"busiest thread ([\d.]+) ms \([\d.]+ M records/s\) \(([^)]*)\)", log("streamed"))
 if cuts:
-    rows = [tuple(map(float, c)) for c in cuts]
+    rows = [tuple(map(float, c[:7])) for c in cuts]
+    busiest = sorted(set(c[7] for c in cuts))
     sizes = ", ".join(f"{int(r[0]):,}" for r in rows)
     print(f"  cut: {len(rows)} window cuts of {sizes} records (configured 1,000,000)")
-    for i, stage in enumerate(["collect", "hand-off", "join", "write", "in all"], start=1):
+    for i, stage in enumerate(["collect", "hand-off", "join", "write", "in all", "sustained"], start=1):
         rate = statistics.median(r[0] / r[i] / 1e3 for r in rows)
         print(f"    {stage:<10} median {rate:5.2f} M records/s   ({statistics.median(r[i] for r in rows):7.1f} ms)")
+    print(f"    (sustained: the busiest tool thread's stages per window; that thread ran: {'; '.join(busiest)})")
 else:
     print("  cut: no window was cut (fewer records than one window)")
 if "arrive faster" in log("streamed"):

@@ -11,8 +11,8 @@
 # per delivered record, the merge's own time, and the events written, the dependency arrows
 # drawn and the waits drawn without one (a record in another window), and the sizes of the
 # windows cut while the program runs (thousands of records, smallest-largest; the last window,
-# written at exit, holds what is left), and the time each window took on the writer's thread to
-# be put into the profile assembled in place (ms, median/largest; `-` where the windows are
+# written at exit, holds what is left), and the time each window took on the writer's file
+# thread to be put into the profile assembled in place (ms, median/largest; `-` where the windows are
 # merged at exit instead: docs/streaming.md). With ROCPROF_SIM_KEEP_REPLAY=1 in the environment the
 # simulator keeps its replay's memory until exit, as a program that holds its memory to the end
 # (docs/simulator.md). With PACE=F the simulator replays at F × the scenario's simulated time

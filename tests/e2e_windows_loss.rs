@@ -381,6 +381,11 @@ fn a_second_sigterm_during_the_exit_merge_keeps_the_windows_and_says_so() {
         return;
     }
     assert_eq!(status.signal(), Some(libc::SIGTERM), "{stderr}");
+    if stderr.contains("the capture windows were merged into") {
+        // The merge was done (its windows removed) before the second signal landed.
+        eprintln!("skipped: the merge ended before the second signal");
+        return;
+    }
     let hidden: Vec<PathBuf> = files_under(&dir)
         .into_iter()
         .filter(|f| f.file_name().unwrap().to_string_lossy().starts_with('.'))

@@ -45,7 +45,7 @@ static PIPE: Pipe = Pipe {
 };
 
 /// The line a process cut short while it writes at exit says of what it keeps (the capture
-/// windows not yet merged: `note_kept_windows`). Global because the signal handler reads it; set
+/// windows not yet merged, or the profile they were merged into: `note_kept_windows`). Global because the signal handler reads it; set
 /// once at exit (its bytes are never freed, so the handler may read them at any time).
 static KEPT: AtomicPtr<&'static [u8]> = AtomicPtr::new(std::ptr::null_mut());
 

@@ -727,6 +727,12 @@ impl WindowFiles {
         t0: Instant,
         how: &str,
     ) {
+        // The windows go now: a second signal from here on says where their profile is, not
+        // where they were kept.
+        super::signal::note_kept_windows(&format!(
+            "the capture windows were merged into {}",
+            path.display()
+        ));
         for f in files {
             let _ = std::fs::remove_file(f);
             // The window's directory, once no process has a file left there.

@@ -1,13 +1,22 @@
 //! The window writer: joins and writes the windows the coordinator cuts, one after another in
-//! the order they were cut. It owns everything a window's join and write hand to the next: what
-//! straddles the cut (`model::carry`), the stream numbers, and the windows' files
-//! (`window_files`). It runs on a thread of its own while window rules are on, so the
-//! coordinator hands it each window's records and goes back to the window timer: a window is
-//! cut at its count even while the one before it is still being joined and written. The thread
+//! the order they were cut. A window's cut goes through three stages after its collect, each
+//! owned by one thread:
+//!
+//! - the hand-off (`HandOff`, `model::carry`), on the coordinator's thread as the cut ends: what
+//!   straddles the cut goes to the next window, which takes it in before its hand-off;
+//! - the join, on the window writer's thread, which owns the stream numbers and the record
+//!   anchors a join finds for the window after it (`Carried::anchors`: the hand-off never reads
+//!   them, so they travel from join to join, beside the windows);
+//! - the write, on a thread of the writer's own (`FileStage`), which owns the windows' files
+//!   (`window_files`): a window is written while the next is joined. The join waits for the
+//!   write before it, so at most one joined window waits beside the one being joined.
+//!
+//! So the coordinator goes back to the window timer after the hand-off: a window is cut at its
+//! count even while the ones before it are still being joined and written. The writer's thread
 //! starts with the first window cut: a run that ends before any cut writes its one profile on
 //! the coordinator's thread, as a run held whole does (no thread, and no allocator arena of its
 //! own holding the join's memory beside what the collection freed). Where windows are off, or
-//! no thread could be started, it runs inline on the coordinator's thread.
+//! no thread could be started, the join and the write run inline on the coordinator's thread.
 //!
 //! Windows waiting for the writer are charged against the memory ceiling
 //! (`ROCPROF_XPLANE_MAX_MEMORY`) until they are joined, and the user is told once when one
@@ -16,6 +25,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
+use std::thread::ThreadId;
 use std::time::Instant;
 
 use super::window_files::WindowFiles;
@@ -25,6 +35,7 @@ use crate::model::carry::{self, HandedOn};
 use crate::model::events::Collected;
 use crate::model::join::join_numbered;
 use crate::model::streams::StreamNumbers;
+use crate::model::trace::Anchor;
 use crate::model::Trace;
 use crate::output;
 use crate::recorder::Recorder;
@@ -34,8 +45,11 @@ use crate::{log_debug, log_error, log_info, log_warn};
 /// as a writer slower than the program would: the cuts must go on at their count meanwhile.
 pub const TEST_WRITE_DELAY: &str = "ROCPROF_XPLANE_TEST_WRITE_DELAY_MS";
 
-/// The writer's thread (Linux keeps the first 15 bytes of a name).
+/// The writer's thread, which joins (Linux keeps the first 15 bytes of a name).
 const THREAD_NAME: &str = "rocprof-xplane-writer";
+
+/// The writer's file thread, which writes the joined windows.
+const FILES_THREAD_NAME: &str = "rocprof-xp-file";
 
 /// What the attach state says at exit, for the last window.
 #[derive(Debug, Clone, Default)]
@@ -67,11 +81,30 @@ pub struct LastWindow {
     pub ended: bool,
 }
 
+/// A window after its hand-off, for its join.
+struct HandedOff {
+    /// The window's records, with what the window before handed on taken in first.
+    c: Collected,
+    always: bool,
+    /// `c` took in what the window before handed on: that window's join's record anchors go
+    /// into `c`'s carried facts before its join.
+    took_carry: bool,
+    /// This window handed something on: its join's record anchors go to the next window.
+    hands_on: bool,
+    stages: CutStages,
+}
+
+/// The last window after it took in what the window before handed on.
+struct LastTaken {
+    last: LastWindow,
+    took_carry: bool,
+}
+
 enum Job {
-    Window(CutWindow),
+    Window(HandedOff),
     /// Answered once every window sent before it is written.
     Barrier(SyncSender<()>),
-    Last(LastWindow, SyncSender<()>),
+    Last(LastTaken, SyncSender<()>),
 }
 
 /// Windows sent to the writer and not yet joined: their count, records and bytes.
@@ -105,6 +138,9 @@ impl Waiting {
 /// The coordinator's handle on the window writer.
 pub struct Sink {
     mode: Mode,
+    /// What the last window handed on, taken in by the next (on this, the coordinator's,
+    /// thread).
+    hand_off: HandOff,
     waiting: Arc<Waiting>,
     recorder: &'static Recorder,
     cfg: &'static Config,
@@ -133,6 +169,7 @@ impl Sink {
         threaded: bool,
     ) -> Sink {
         let waiting = Arc::new(Waiting::default());
+        let hand_off = HandOff::of(&files);
         let writer = Box::new(Writer::new(recorder, cfg, files, Arc::clone(&waiting)));
         let mode = if threaded {
             Mode::Unstarted(Some(writer))
@@ -141,6 +178,7 @@ impl Sink {
         };
         Sink {
             mode,
+            hand_off,
             waiting,
             recorder,
             cfg,
@@ -154,8 +192,10 @@ impl Sink {
         matches!(self.mode, Mode::Unstarted(_) | Mode::Thread { .. })
     }
 
-    /// Hands a window cut now to the writer (written at once when inline).
+    /// Hands on what straddles the cut of a window cut now, and hands the window to the writer
+    /// (joined and written at once when inline).
     pub fn window(&mut self, w: CutWindow) {
+        let w = self.hand_off.window(w);
         if let Mode::Unstarted(slot) = &mut self.mode {
             if let Some(writer) = slot.take() {
                 self.mode = spawn(writer);
@@ -206,6 +246,7 @@ impl Sink {
     /// The last window: written after every window before it, then the windows merged (at
     /// exit). Returns once all of it is done; the writer's thread ends.
     pub fn last(&mut self, last: LastWindow) {
+        let last = self.hand_off.last(last);
         match &mut self.mode {
             // No window was cut: the run's one profile, on this thread.
             Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.last(last),
@@ -248,6 +289,102 @@ impl Sink {
     }
 }
 
+/// What straddles each window's cut, handed on to the next window (`model::carry`), on the
+/// coordinator's thread: the hand-off reads the window's records and what the window before
+/// handed on, never what a join found, so it need not wait for the joins before it.
+struct HandOff {
+    /// How the run's windows are kept; `None` where window rules are off (a bounded capture's
+    /// one profile hands nothing on).
+    windows: Option<carry::Windows>,
+    /// What the last window handed on to the next, with its correlation ids.
+    carry: Option<(Collected, HandedOn)>,
+}
+
+impl HandOff {
+    fn of(files: &WindowFiles) -> HandOff {
+        let windows = files.active().then(|| {
+            if files.run_ids().is_some() {
+                carry::Windows::Merged
+            } else {
+                carry::Windows::Apart
+            }
+        });
+        HandOff {
+            windows,
+            carry: None,
+        }
+    }
+
+    /// `c` with what the last window handed on taken in first (their calls came first), how
+    /// many times each of those ids was handed on, and whether anything was taken in.
+    fn take_carried(&mut self, c: Collected) -> (Collected, HandedOn, bool) {
+        match self.carry.take() {
+            Some((mut held, ids)) => {
+                held.absorb(c);
+                (held, ids, true)
+            }
+            None => (c, HandedOn::default(), false),
+        }
+    }
+
+    /// Window `w` hands on what straddles its cut, unless it ends a bounded capture
+    /// (`always`: no window comes after it). (Out of line: `ci/bench-instructions.sh` names
+    /// it.)
+    #[inline(never)]
+    fn window(&mut self, w: CutWindow) -> HandedOff {
+        let CutWindow {
+            c,
+            always,
+            began,
+            collected,
+        } = w;
+        let mut stages = CutStages::begin(c.delivered_count(), c.markers.len(), began, collected);
+        let (mut c, carried_in, took_carry) = self.take_carried(c);
+        if let (Some(windows), false) = (self.windows, always) {
+            let began = Instant::now();
+            if let Some((held, ids)) = carry::hand_off(&mut c, &carried_in, windows) {
+                log_debug!(
+                    "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
+                    held.api.len(),
+                    held.kernels.len(),
+                    held.copies.len(),
+                    held.carried.producers.len(),
+                    began.elapsed().as_secs_f64() * 1e3
+                );
+                self.carry = Some((held, ids));
+            }
+        }
+        stages.handed_on();
+        HandedOff {
+            c,
+            always,
+            took_carry,
+            hands_on: self.carry.is_some(),
+            stages,
+        }
+    }
+
+    /// The last window takes in what the window before handed on: it hands nothing on.
+    fn last(&mut self, last: LastWindow) -> LastTaken {
+        let LastWindow {
+            c,
+            began,
+            attach,
+            ended,
+        } = last;
+        let (c, _, took_carry) = self.take_carried(c);
+        LastTaken {
+            last: LastWindow {
+                c,
+                began,
+                attach,
+                ended,
+            },
+            took_carry,
+        }
+    }
+}
+
 /// Starts the writer's thread; inline when it cannot start.
 fn spawn(writer: Box<Writer>) -> Mode {
     let (tx, rx) = mpsc::channel();
@@ -260,7 +397,7 @@ fn spawn(writer: Box<Writer>) -> Mode {
         .spawn(move || {
             let taken = crate::store::sinks::lock(&theirs).take();
             if let Some(w) = taken {
-                serve(w, rx);
+                serve(*w, rx);
             }
         });
     match spawned {
@@ -282,13 +419,15 @@ fn spawn(writer: Box<Writer>) -> Mode {
 
 /// The writer's thread: one job at a time, in the order sent, until the last window. A panic
 /// in a job loses that job's window (said), never the thread.
-fn serve(mut w: Box<Writer>, rx: Receiver<Job>) {
+fn serve(mut w: Writer, rx: Receiver<Job>) {
+    w.out.beside = true;
     while let Ok(job) = rx.recv() {
         match job {
             Job::Window(cut) => {
                 guarded("a capture window's join and write", || w.window(cut));
             }
             Job::Barrier(done) => {
+                w.out.files();
                 let _ = done.send(());
             }
             Job::Last(last, done) => {
@@ -306,13 +445,16 @@ fn guarded(what: &str, f: impl FnOnce()) {
     }
 }
 
-/// What the windows' join and write carry from one window to the next.
+/// What the windows' join carries from one window to the next, and the windows' write.
 pub struct Writer {
     recorder: &'static Recorder,
     cfg: &'static Config,
-    files: WindowFiles,
-    /// What the last window handed on to the next (`model::carry`), with its correlation ids.
-    carry: Option<(Collected, HandedOn)>,
+    /// Writes the joined windows (on a thread of its own beside the join when this writer has
+    /// one).
+    out: FileStage,
+    /// The record anchors the last window's join found for the window after it
+    /// (`Trace::record_anchors`), when it handed something on.
+    anchors: Option<Vec<(u64, Anchor)>>,
     /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
     numbers: StreamNumbers,
     waiting: Arc<Waiting>,
@@ -333,8 +475,12 @@ impl Writer {
         Writer {
             recorder,
             cfg,
-            files,
-            carry: None,
+            out: FileStage {
+                state: Files::Here(Box::new(files)),
+                beside: false,
+                cfg,
+            },
+            anchors: None,
             numbers: StreamNumbers::default(),
             waiting,
             delay: std::env::var(TEST_WRITE_DELAY)
@@ -353,15 +499,16 @@ impl Writer {
         }
     }
 
-    /// `c` with what the last window handed on taken in first (their calls came first), and
-    /// how many times each of those ids was handed on.
-    fn take_carried(&mut self, c: Collected) -> (Collected, HandedOn) {
-        match self.carry.take() {
-            Some((mut held, ids)) => {
-                held.absorb(c);
-                (held, ids)
+    /// The record anchors the window before found go into `c`, which took in what that window
+    /// handed on (`took_carry`), in front of any `c` had: as they would had they been handed
+    /// on with it. Else they are dropped: no window wants them.
+    fn take_anchors(&mut self, c: &mut Collected, took_carry: bool) {
+        match self.anchors.take() {
+            Some(mut anchors) if took_carry => {
+                anchors.append(&mut c.carried.anchors);
+                c.carried.anchors = anchors;
             }
-            None => (c, HandedOn::default()),
+            _ => {}
         }
     }
 
@@ -372,98 +519,59 @@ impl Writer {
         join_numbered(c, threads, &mut self.numbers)
     }
 
-    /// Ends a window: hands on what straddles the cut, joins, writes `<run>_wNNNN`. An empty
-    /// window writes nothing unless `always`; the window that ends a bounded capture
-    /// (`always`) has no window after it. (Out of line: the instruction counts of
-    /// `ci/bench-instructions.sh` name it.)
+    /// Joins a window handed off on the coordinator's thread and hands it to the write
+    /// (`<run>_wNNNN`). An empty window is neither joined nor written unless `always`.
+    /// (Out of line: the instruction counts of `ci/bench-instructions.sh` name it.)
     #[inline(never)]
-    fn window(&mut self, w: CutWindow) {
-        let CutWindow {
-            c,
+    fn window(&mut self, w: HandedOff) {
+        let HandedOff {
+            mut c,
             always,
-            began,
-            collected,
+            took_carry,
+            hands_on,
+            mut stages,
         } = w;
         if let Some(d) = self.delay {
             std::thread::sleep(d);
         }
         self.taken(&c);
-        let cfg = self.cfg;
-        let mut stages = CutStages::begin(c.delivered_count(), c.markers.len(), began, collected);
-        let (mut c, carried_in) = self.take_carried(c);
-        if self.files.active() && !always {
-            let began = Instant::now();
-            let apart = if self.files.run_ids().is_some() {
-                carry::Windows::Merged
-            } else {
-                carry::Windows::Apart
-            };
-            if let Some((held, ids)) = carry::hand_off(&mut c, &carried_in, apart) {
-                log_debug!(
-                    "window: {} calls, {} kernels and {} copies handed on to the next window, their pieces not all here yet, and {} event records ({:.1} ms)",
-                    held.api.len(),
-                    held.kernels.len(),
-                    held.copies.len(),
-                    held.carried.producers.len(),
-                    began.elapsed().as_secs_f64() * 1e3
-                );
-                self.carry = Some((held, ids));
-            }
-        }
+        stages.taken();
+        self.take_anchors(&mut c, took_carry);
         if !c.has_records() && c.markers.is_empty() && !always {
             return;
         }
-        stages.handed_on();
         let mut trace = self.join_window(c);
         self.unplaced += trace.counters.activities_unplaced;
         stages.joined();
-        if let Some((held, _)) = self.carry.as_mut() {
-            held.carried.anchors = std::mem::take(&mut trace.record_anchors);
+        #[cfg(test)]
+        tests::note_join(self.cfg);
+        if hands_on {
+            self.anchors = Some(std::mem::take(&mut trace.record_anchors));
         }
-        let (run, n) = self.files.next_window();
-        // A window that could not be written before goes first, under its own number.
-        self.files.retry_held();
-        // Kept whole: a window that cannot be written now is written again later.
-        let host = crate::xplane::HostEvents::of(&trace);
-        let written = self.files.write(&trace, host, &run, n, false, true);
-        stages.written(n);
-        match written {
-            Ok(window) => {
-                if !windows::working_files(cfg) {
-                    output::report_written(&format!("window {n}: "), &window.path, &trace, cfg);
-                }
-                // Written: the window's events are freed before the window is put into the
-                // run's profile, which holds none of them.
-                drop(trace);
-                self.files.wrote_window(n, &window);
-                log_debug!(
-                    "window {n} written to {} in {:.1} ms",
-                    window.path.display(),
-                    began.elapsed().as_secs_f64() * 1e3
-                );
-            }
-            Err(e) => self.files.failed(n, run, trace, e),
-        }
-        // What a second signal or the deadline says if it cuts the exit short: the windows
-        // written so far are kept, and how to merge them.
-        super::signal::note_kept_windows(&self.files.kept_note());
+        self.out.write(Joined { trace, stages });
     }
 
     /// The last window (or the run's one profile), then the merge of the windows at exit.
     /// (Out of line: `ci/bench-instructions.sh` names it.)
     #[inline(never)]
-    fn last(&mut self, last: LastWindow) {
-        let LastWindow {
-            c,
-            began: t0,
-            attach,
-            ended,
+    fn last(&mut self, last: LastTaken) {
+        let LastTaken {
+            last:
+                LastWindow {
+                    c,
+                    began: t0,
+                    attach,
+                    ended,
+                },
+            took_carry,
         } = last;
         let cfg = self.cfg;
-        super::signal::note_kept_windows(&self.files.kept_note());
-        let (collected, _) = self.take_carried(c);
-        self.files.retry_held();
-        if self.files.skip_final(&collected, attach.state, ended) {
+        let mut collected = c;
+        self.take_anchors(&mut collected, took_carry);
+        let files = self.out.files();
+        super::signal::note_kept_windows(&files.kept_note());
+        files.retry_held();
+        if files.skip_final(&collected, attach.state, ended) {
             log_info!(
                 "no further file: {} API, {} kernel and {} copy records came after the last capture window or attach session",
                 collected.api_record_count(),
@@ -480,16 +588,17 @@ impl Writer {
         if crate::config::log_enabled(LogLevel::Debug) {
             log_debug!("finalize: joined, memory {}", crate::log::process_memory());
         }
-        let (run, n, merged) = self.files.final_output(attach.run);
+        let files = self.out.files();
+        let (run, n, merged) = files.final_output(attach.run);
         // The streaming pipeline's last window: the merge below reports the profile.
         let report = !merged || !windows::working_files(cfg);
-        self.files.say_losses_in(&mut trace);
+        files.say_losses_in(&mut trace);
         // Nothing writes this trace again: its host events are freed as they are written, so
         // the writer's peak does not hold them all beside the planes being built.
         let host = crate::xplane::HostEvents::take(&mut trace);
         // The write's own top of the tool's heap starts here (`heap-stats` builds).
         let _ = crate::heap::interval_peak();
-        let written = self.files.write(&trace, host, &run, n, true, merged);
+        let written = files.write(&trace, host, &run, n, true, merged);
         if crate::config::log_enabled(LogLevel::Debug) {
             let top = crate::heap::interval_peak().map_or(String::new(), |top| {
                 format!(" (tool heap top {:.1} MB)", top as f64 / 1e6)
@@ -512,12 +621,12 @@ impl Writer {
                 if report {
                     output::report_written("", &window.path, &trace, cfg);
                 }
-                self.files.note_last_written(window);
+                files.note_last_written(window);
             }
             Err(e) => {
                 log_error!("cannot write the profile: {e}");
                 if run != cfg.run_name {
-                    self.files.lose_last(n, &trace, e);
+                    files.lose_last(n, &trace, e);
                 }
             }
         }
@@ -527,12 +636,164 @@ impl Writer {
 
     /// The windows made one profile, what the profile lacks said, the run's name let go.
     fn end_windows(&mut self, t0: Instant, attach_used: bool) {
-        self.files.merge_at_exit(attach_used);
-        self.files.say_losses_at_exit();
+        let files = self.out.files();
+        files.merge_at_exit(attach_used);
+        files.say_losses_at_exit();
         self.say_unplaced_at_exit();
-        self.files.release_claim();
+        self.out.files().release_claim();
         log_finalize_done(t0);
     }
+}
+
+/// A joined window on its way to its file.
+struct Joined {
+    trace: Trace,
+    stages: CutStages,
+}
+
+/// The windows' write, in the order they were joined: on a thread of its own beside the join
+/// when the writer runs on one (`beside`), else on the join's thread. The thread starts with
+/// the first window written and gives the files back whenever the join needs them (a barrier,
+/// the last window): every window sent to it is then written.
+struct FileStage {
+    state: Files,
+    /// The writer runs on a thread of its own: the write goes beside it.
+    beside: bool,
+    cfg: &'static Config,
+}
+
+enum Files {
+    Here(Box<WindowFiles>),
+    /// The file thread takes each joined window from `tx` (one at a time: a joined window waits
+    /// there only while the one before is written) and gives the files back when `tx` closes.
+    Thread {
+        tx: SyncSender<Joined>,
+        thread: std::thread::JoinHandle<Box<WindowFiles>>,
+    },
+    /// Only while the files move between the two.
+    Moving,
+}
+
+impl FileStage {
+    /// Writes `j`: on the file thread when it runs (started here for the first window), else
+    /// here.
+    fn write(&mut self, j: Joined) {
+        if self.beside {
+            if let Files::Here(_) = self.state {
+                self.start_thread();
+            }
+        }
+        let j = match &self.state {
+            Files::Thread { tx, .. } => match tx.send(j) {
+                Ok(()) => return,
+                Err(mpsc::SendError(j)) => {
+                    // The file thread is gone (it cannot be, short of a crash): here.
+                    log_error!("the window file writer stopped; windows are written on the writer's thread");
+                    self.beside = false;
+                    j
+                }
+            },
+            Files::Here(_) | Files::Moving => j,
+        };
+        let cfg = self.cfg;
+        write_window(self.files(), cfg, j);
+    }
+
+    /// The windows' files once every window sent to the file thread is written (its thread
+    /// ended).
+    fn files(&mut self) -> &mut WindowFiles {
+        if let Files::Thread { .. } = self.state {
+            if let Files::Thread { tx, thread } = std::mem::replace(&mut self.state, Files::Moving)
+            {
+                drop(tx);
+                let files = thread.join().unwrap_or_else(|_| {
+                    log_error!("internal error in the window file writer: the windows it held are not merged at exit");
+                    Box::new(WindowFiles::new(self.cfg, true))
+                });
+                self.state = Files::Here(files);
+            }
+        }
+        match &mut self.state {
+            Files::Here(files) => files,
+            Files::Thread { .. } | Files::Moving => unreachable!("the files came back above"),
+        }
+    }
+
+    /// Moves the files onto a thread of their own; they stay here if it cannot start.
+    fn start_thread(&mut self) {
+        let Files::Here(files) = std::mem::replace(&mut self.state, Files::Moving) else {
+            unreachable!("started from here only");
+        };
+        let cfg = self.cfg;
+        // Nothing waits beyond the hand-over: the join waits for the write before it.
+        let (tx, rx) = mpsc::sync_channel::<Joined>(0);
+        // The thread takes the files out of this slot; if it cannot start, the slot still
+        // holds them.
+        let slot = Arc::new(std::sync::Mutex::new(Some(files)));
+        let theirs = Arc::clone(&slot);
+        let spawned = std::thread::Builder::new()
+            .name(FILES_THREAD_NAME.into())
+            .spawn(move || {
+                let mut files = crate::store::sinks::lock(&theirs)
+                    .take()
+                    .expect("given to this thread");
+                while let Ok(j) = rx.recv() {
+                    guarded("a capture window's write", || {
+                        write_window(&mut files, cfg, j)
+                    });
+                }
+                files
+            });
+        self.state = match spawned {
+            Ok(thread) => Files::Thread { tx, thread },
+            Err(e) => {
+                log_error!("cannot start the tool's window file writer thread: {e}; windows are written on the writer's thread");
+                self.beside = false;
+                Files::Here(
+                    crate::store::sinks::lock(&slot)
+                        .take()
+                        .expect("the thread never ran"),
+                )
+            }
+        };
+    }
+}
+
+/// Writes joined window `j` as the run's next window (`<run>_wNNNN`), after a window that
+/// could not be written before. (Out of line: `ci/bench-instructions.sh` names it.)
+#[inline(never)]
+fn write_window(files: &mut WindowFiles, cfg: &'static Config, j: Joined) {
+    let Joined { trace, mut stages } = j;
+    stages.write_taken();
+    let (run, n) = files.next_window();
+    #[cfg(test)]
+    tests::note_write(cfg, n);
+    // A window that could not be written before goes first, under its own number.
+    files.retry_held();
+    // Kept whole: a window that cannot be written now is written again later.
+    let host = crate::xplane::HostEvents::of(&trace);
+    let written = files.write(&trace, host, &run, n, false, true);
+    stages.written(n);
+    match written {
+        Ok(window) => {
+            if !windows::working_files(cfg) {
+                output::report_written(&format!("window {n}: "), &window.path, &trace, cfg);
+            }
+            // Written: the window's events are freed before the window is put into the
+            // run's profile, which holds none of them.
+            drop(trace);
+            files.wrote_window(n, &window);
+            log_debug!(
+                "window {n} written to {} in {:.1} ms",
+                window.path.display(),
+                stages.began().elapsed().as_secs_f64() * 1e3
+            );
+        }
+        Err(e) => files.failed(n, run, trace, e),
+    }
+    // What a second signal or the deadline says if it cuts the exit short: the windows
+    // written so far are kept, and how to merge them.
+    super::signal::note_kept_windows(&files.kept_note());
 }
 
 impl Writer {
@@ -562,47 +823,121 @@ fn log_finalize_done(t0: Instant) {
     }
 }
 
-/// When each stage of a window's cut ended, for its debug line: the records of the window
-/// (before the carry) per second of each stage, the rate the tool's threads sustain. The
-/// collect is the coordinator's; the hand-off, join and write the writer's, from when it took
-/// the window (the wait before is said apart).
+/// One stage of a window's cut: when it began and ended, and on which thread.
+#[derive(Clone, Copy)]
+struct Stage {
+    from: Instant,
+    to: Instant,
+    thread: ThreadId,
+}
+
+impl Stage {
+    fn secs(&self) -> f64 {
+        (self.to - self.from).as_secs_f64()
+    }
+}
+
+/// The stages of a window's cut, for its debug line: the records of the window (before the
+/// carry) per second of each stage, in all (their sum), and of the busiest thread (each
+/// thread's stages summed: the rate the tool sustains, stages on different threads
+/// overlapping other windows' stages). The collect and the hand-off are the coordinator's,
+/// the join the writer's, the write the file thread's (or the writer's, inline all of them the
+/// coordinator's); the waits between them are said apart.
 struct CutStages {
     /// The records delivered by the runtime (the count rule's unit), and the roctx spans the
     /// callbacks made beside them.
     records: u64,
     spans: usize,
-    /// The cut's start, its records collected, the writer took them, handed on, joined,
-    /// written.
-    marks: [Instant; 6],
+    /// Collect, hand-off, join, write.
+    stages: [Stage; 4],
 }
+
+const STAGE_NAMES: [&str; 4] = ["collect", "hand-off", "join", "write"];
 
 impl CutStages {
     /// A cut of `records` delivered records and `spans` roctx spans that began at `began`,
-    /// collected at `collected`, taken by the writer now.
+    /// collected at `collected`, on this thread; its hand-off begins now.
     fn begin(records: u64, spans: usize, began: Instant, collected: Instant) -> CutStages {
         let now = Instant::now();
+        let thread = std::thread::current().id();
+        let stage = Stage {
+            from: now,
+            to: now,
+            thread,
+        };
+        let mut stages = [stage; 4];
+        stages[0] = Stage {
+            from: began,
+            to: collected,
+            thread,
+        };
         CutStages {
             records,
             spans,
-            marks: [began, collected, now, now, now, now],
+            stages,
         }
     }
 
+    fn began(&self) -> Instant {
+        self.stages[0].from
+    }
+
+    /// Marks stage `i` begun now on this thread.
+    fn start(&mut self, i: usize) {
+        let now = Instant::now();
+        self.stages[i] = Stage {
+            from: now,
+            to: now,
+            thread: std::thread::current().id(),
+        };
+    }
+
+    fn end(&mut self, i: usize) {
+        self.stages[i].to = Instant::now();
+    }
+
     fn handed_on(&mut self) {
-        self.marks[3] = Instant::now();
+        self.end(1);
+    }
+
+    /// The writer took the window: its join begins.
+    fn taken(&mut self) {
+        self.start(2);
     }
 
     fn joined(&mut self) {
-        self.marks[4] = Instant::now();
+        self.end(2);
+    }
+
+    fn write_taken(&mut self) {
+        self.start(3);
+    }
+
+    /// The busiest thread's time on this cut's stages, and the stages it ran.
+    fn busiest(&self) -> (f64, String) {
+        let mut threads: Vec<(ThreadId, f64, Vec<&str>)> = Vec::new();
+        for (stage, name) in self.stages.iter().zip(STAGE_NAMES) {
+            match threads.iter_mut().find(|(t, ..)| *t == stage.thread) {
+                Some((_, secs, names)) => {
+                    *secs += stage.secs();
+                    names.push(name);
+                }
+                None => threads.push((stage.thread, stage.secs(), vec![name])),
+            }
+        }
+        threads
+            .into_iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(_, secs, names)| (secs, names.join(" + ")))
+            .unwrap_or_default()
     }
 
     /// Window `n` is written: its debug line.
     fn written(&mut self, n: u32) {
-        self.marks[5] = Instant::now();
+        self.end(3);
         if !crate::config::log_enabled(LogLevel::Debug) {
             return;
         }
-        let m = &self.marks;
         let rate = |s: f64| {
             format!(
                 "{:.1} ms ({:.2} M records/s)",
@@ -610,18 +945,22 @@ impl CutStages {
                 self.records as f64 / s.max(1e-9) / 1e6
             )
         };
-        let stage = |a: usize, b: usize| rate((m[b] - m[a]).as_secs_f64());
-        let work = (m[1] - m[0]) + (m[5] - m[2]);
+        let s = &self.stages;
+        let work: f64 = s.iter().map(Stage::secs).sum();
+        let (busiest, on) = self.busiest();
+        let wait = |a: usize, b: usize| (s[b].from.max(s[a].to) - s[a].to).as_secs_f64() * 1e3;
         log_debug!(
-            "window {n} cut: {} records (and {} roctx spans); collect {}, hand-off {}, join {}, write {}; in all {}; waited {:.1} ms for the writer",
+            "window {n} cut: {} records (and {} roctx spans); collect {}, hand-off {}, join {}, write {}; in all {}; busiest thread {} ({on}); waited {:.1} ms for the writer, {:.1} ms for its write",
             self.records,
             self.spans,
-            stage(0, 1),
-            stage(2, 3),
-            stage(3, 4),
-            stage(4, 5),
-            rate(work.as_secs_f64()),
-            (m[2] - m[1]).as_secs_f64() * 1e3
+            rate(s[0].secs()),
+            rate(s[1].secs()),
+            rate(s[2].secs()),
+            rate(s[3].secs()),
+            rate(work),
+            rate(busiest),
+            wait(1, 2),
+            wait(2, 3)
         );
     }
 }
@@ -662,6 +1001,113 @@ mod tests {
             matches!(s.mode, Mode::Unstarted(Some(_))),
             "the last window went to a thread"
         );
+    }
+
+    /// The threads that joined and wrote the windows of each output directory, in order.
+    static DONE: std::sync::Mutex<Vec<(std::path::PathBuf, &'static str, u32, String)>> =
+        std::sync::Mutex::new(Vec::new());
+
+    fn note(cfg: &Config, what: &'static str, n: u32) {
+        let thread = std::thread::current().name().unwrap_or("").to_string();
+        let mut done = DONE.lock().unwrap();
+        done.push((cfg.output_dir.clone(), what, n, thread));
+    }
+
+    pub(super) fn note_join(cfg: &Config) {
+        note(cfg, "join", 0);
+    }
+
+    pub(super) fn note_write(cfg: &Config, n: u32) {
+        note(cfg, "write", n);
+    }
+
+    fn done(dir: &std::path::Path) -> Vec<(&'static str, u32, String)> {
+        let done = DONE.lock().unwrap();
+        done.iter()
+            .filter(|(d, ..)| d == dir)
+            .map(|(_, what, n, thread)| (*what, *n, thread.clone()))
+            .collect()
+    }
+
+    fn cut(always: bool) -> CutWindow {
+        let now = Instant::now();
+        CutWindow {
+            c: Collected::default(),
+            always,
+            began: now,
+            collected: now,
+        }
+    }
+
+    /// Windows are joined on the writer's thread and written on a thread of their own (a
+    /// window is written while the next is joined), in the order they were cut, under the
+    /// numbers of that order.
+    #[test]
+    fn windows_are_written_beside_their_joins_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = sink(dir.path());
+        for _ in 0..3 {
+            s.window(cut(true));
+        }
+        s.barrier();
+        let done = done(dir.path());
+        let joins: Vec<_> = done.iter().filter(|d| d.0 == "join").collect();
+        let writes: Vec<_> = done.iter().filter(|d| d.0 == "write").collect();
+        assert_eq!(joins.len(), 3, "{done:?}");
+        assert!(joins.iter().all(|j| j.2 == THREAD_NAME), "{done:?}");
+        let numbers: Vec<u32> = writes.iter().map(|w| w.1).collect();
+        assert_eq!(numbers, [1, 2, 3], "{done:?}");
+        assert!(writes.iter().all(|w| w.2 == FILES_THREAD_NAME), "{done:?}");
+        // After the barrier every window is on disk, numbered as cut.
+        let mut runs: Vec<String> = std::fs::read_dir(dir.path().join("plugins/profile"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("run_w"))
+            .collect();
+        runs.sort();
+        assert_eq!(runs, ["run_w0001", "run_w0002", "run_w0003"]);
+        s.last(last());
+    }
+
+    /// Inline (window rules off), the join and the write run on the thread that cuts.
+    #[test]
+    fn an_inline_writer_writes_on_the_cutting_thread() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.output_dir = dir.path().to_path_buf();
+        cfg.run_name = "run".into();
+        let cfg: &'static Config = Box::leak(Box::new(cfg));
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let mut s = Sink::start(recorder, cfg, WindowFiles::new(cfg, false), false);
+        s.window(cut(true));
+        let here = std::thread::current().name().unwrap_or("").to_string();
+        let done = done(dir.path());
+        assert_eq!(done.len(), 2, "{done:?}");
+        assert!(done.iter().all(|d| d.2 == here), "{done:?}");
+    }
+
+    /// The record anchors a window's join found go to the window after it, in front of what
+    /// it carried in, only when that window took in what the first handed on.
+    #[test]
+    fn record_anchors_go_to_the_window_that_took_the_carry() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.output_dir = dir.path().to_path_buf();
+        let cfg: &'static Config = Box::leak(Box::new(cfg));
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let files = WindowFiles::new(cfg, true);
+        let mut w = Writer::new(recorder, cfg, files, Arc::default());
+        let (a, b) = (Anchor::on_device(0, 1, 10), Anchor::on_device(0, 2, 20));
+        let mut c = Collected::default();
+        c.carried.anchors = vec![(2, b)];
+        w.anchors = Some(vec![(1, a)]);
+        w.take_anchors(&mut c, true);
+        assert_eq!(c.carried.anchors, [(1, a), (2, b)]);
+        assert!(w.anchors.is_none());
+        let mut c = Collected::default();
+        w.anchors = Some(vec![(1, a)]);
+        w.take_anchors(&mut c, false);
+        assert!(c.carried.anchors.is_empty() && w.anchors.is_none());
     }
 
     /// The first window cut starts the writer's thread, which then takes every window.
