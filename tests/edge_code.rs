@@ -6,8 +6,8 @@
 //!   once, its out-of-line rest (taken only when its fast path declines) and, for a launch's
 //!   ENTER, the launch's fact ([`ENTER`]); a fast path left behind a call (an outlined
 //!   `LocalKey::with`, a closure not inlined) passes its captures through memory;
-//! * a trampoline reaches its rest by a jump: no landing pad, frame or copy of the record kept
-//!   for it on the fast path;
+//! * a trampoline or request reaches its rest by a jump: no landing pad kept for it on the fast
+//!   path (nor, in a trampoline, a frame or a copy of the record);
 //! * the ENTER's work is a leaf given the thread's slot: it saves the registers it uses on its
 //!   own path, and looks up no thread-local.
 
@@ -51,8 +51,8 @@ const EDGES: &[Edge] = &[
     },
     Edge {
         name: "rocprof_xplane::sdk::callbacks::external_id_request",
-        calls: &["rocprof_xplane::sdk::callbacks::external_id_request_rest"],
-        jumps_to: None,
+        calls: &[],
+        jumps_to: Some("external_id_request_rest"),
         tls: 1,
     },
     Edge {

@@ -22,12 +22,13 @@ use crate::model::graph::{MAX_EXEC_ID, NODE_MASK};
 pub fn on_launch(enter: bool, exec_id: u64) {
     // Graph launches under way on this thread (nested only if the runtime nests them).
     local::with(|l| {
-        let mut l = l.launches.borrow_mut();
+        let mut launches = l.launches.borrow_mut();
         if enter {
-            l.push((exec_id, 0));
-        } else if l.last().is_some_and(|(e, _)| *e == exec_id) {
-            l.pop();
+            launches.push((exec_id, 0));
+        } else if launches.last().is_some_and(|(e, _)| *e == exec_id) {
+            launches.pop();
         }
+        l.launching.set(!launches.is_empty());
     });
 }
 
@@ -38,10 +39,11 @@ pub fn next_external() -> Option<u64> {
 }
 
 /// Whether no graph launch is under way on this thread (then [`next_external_on`] is `None`).
-/// A load and a compare, no panic: a borrow in progress reads as a launch.
+/// One load, no borrow, no panic: [`on_launch`] keeps the flag equal to the stack's being
+/// non-empty.
 #[inline(always)]
 pub(crate) fn no_launch_on(l: &local::Local) -> bool {
-    l.launches.try_borrow().is_ok_and(|v| v.is_empty())
+    !l.launching.get()
 }
 
 /// [`next_external`], given this thread's slot.
@@ -74,6 +76,22 @@ mod tests {
         on_launch(true, 7);
         assert_eq!(split(next_external().unwrap()).0.unwrap().node(), 0);
         on_launch(false, 7);
+    }
+
+    #[test]
+    fn the_launch_flag_follows_the_stack() {
+        let idle = || local::with(no_launch_on);
+        assert!(idle());
+        on_launch(true, 3);
+        on_launch(true, 4);
+        assert!(!idle(), "inside a launch");
+        on_launch(false, 9);
+        assert!(!idle(), "an EXIT of another graph pops nothing");
+        on_launch(false, 4);
+        assert!(!idle(), "the outer launch is still under way");
+        on_launch(false, 3);
+        assert!(idle());
+        assert_eq!(next_external(), None);
     }
 
     #[test]

@@ -67,8 +67,11 @@ pub(crate) struct Local {
     pub(super) unplaced: Cell<u64>,
     /// Correlation id of this thread's latest call that already has its fact (`hip_stream`).
     pub(super) placed: Cell<u64>,
-    /// Graph launches under way on this thread: (exec id, next node) (`graph`).
+    /// Graph launches under way on this thread: (exec id, next node) (`graph`) …
     pub(super) launches: RefCell<SmallVec<[(u64, u64); 2]>>,
+    /// … and whether there is any (`launches` not empty), in a cell of its own: the check
+    /// every external-id request makes is one load.
+    pub(super) launching: Cell<bool>,
     /// Bytes of captured calls not yet charged to the shared memory count (`budget`).
     pub(crate) pending_charge: Cell<u64>,
     /// This thread's callback counts (`selftime`).
@@ -88,6 +91,7 @@ impl Local {
             unplaced: Cell::new(0),
             placed: Cell::new(0),
             launches: RefCell::new(SmallVec::new_const()),
+            launching: Cell::new(false),
             pending_charge: Cell::new(0),
             times: Entries::new(),
         }

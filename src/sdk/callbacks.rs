@@ -829,25 +829,41 @@ pub unsafe extern "C" fn external_id_request(
     {
         return 1;
     }
-    // SAFETY: the runtime's request; `external` null or its out-parameter (this function's
-    // contract).
-    unsafe { external_id_request_rest(t, thread_id, internal_corr_id_value, external) }
+    // SAFETY: the runtime's arguments, passed on unchanged.
+    unsafe {
+        external_id_request_rest(
+            thread_id,
+            _context,
+            _kind,
+            _operation,
+            internal_corr_id_value,
+            external,
+            data,
+        )
+    }
 }
 
 /// [`external_id_request`] past its untimed idle answer, out of line: the request that binds a
 /// stream or answers inside a graph launch, through the guard, and every request while
-/// self-timing is on.
+/// self-timing is on. It takes the request's own arguments and is `extern "C"` (it cannot
+/// unwind into its caller), so the request reaches it by a jump: no landing pad kept for it.
 ///
 /// # Safety
-/// `external` is null or the out-parameter the runtime passed for this request.
+/// As [`external_id_request`]: the runtime's request, `external` null or its out-parameter,
+/// `data` the tracer registered with the service.
 #[cold]
 #[inline(never)]
-unsafe fn external_id_request_rest(
-    t: &Tracer,
+unsafe extern "C" fn external_id_request_rest(
     thread_id: sys::rocprofiler_thread_id_t,
+    _context: sys::rocprofiler_context_id_t,
+    _kind: sys::rocprofiler_external_correlation_id_request_kind_t,
+    _operation: sys::rocprofiler_tracing_operation_t,
     internal_corr_id_value: u64,
     external: *mut sys::rocprofiler_user_data_t,
+    data: *mut c_void,
 ) -> i32 {
+    // SAFETY: the user data of this service's registration (`request_external_ids`).
+    let t = unsafe { tracer(data) };
     let timer = t.recorder.selftime().start();
     if t.recorder
         .capture()
