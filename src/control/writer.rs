@@ -2,8 +2,10 @@
 //! the order they were cut. A window's cut goes through three stages after its collect, each
 //! owned by one thread:
 //!
-//! - the hand-off (`HandOff`, `model::carry`), on the coordinator's thread as the cut ends: what
-//!   straddles the cut goes to the next window, which takes it in before its hand-off;
+//! - the hand-off (`HandOff`, `model::carry`), on the window writer's thread: what straddles
+//!   the cut goes to the next window, which takes it in before its hand-off. (Not on the
+//!   coordinator's: a hand-off there holds back the coordinator's buffer flushes and count
+//!   checks for its length, so later windows pass their count.)
 //! - the join, on the window writer's thread, which owns the stream numbers and the record
 //!   anchors a join finds for the window after it (`Carried::anchors`: the hand-off never reads
 //!   them, so they travel from join to join, beside the windows);
@@ -11,7 +13,7 @@
 //!   (`window_files`): a window is written while the next is joined. The join waits for the
 //!   write before it, so at most one joined window waits beside the one being joined.
 //!
-//! So the coordinator goes back to the window timer after the hand-off: a window is cut at its
+//! So the coordinator goes back to the window timer after the collect: a window is cut at its
 //! count even while the ones before it are still being joined and written. The writer's thread
 //! starts with the first window cut: a run that ends before any cut writes its one profile on
 //! the coordinator's thread, as a run held whole does (no thread, and no allocator arena of its
@@ -100,11 +102,17 @@ struct LastTaken {
     took_carry: bool,
 }
 
+/// A window as cut, with its stages begun on the coordinator's thread.
+struct Cut {
+    w: CutWindow,
+    stages: CutStages,
+}
+
 enum Job {
-    Window(HandedOff),
+    Window(Cut),
     /// Answered once every window sent before it is written.
     Barrier(SyncSender<()>),
-    Last(LastTaken, SyncSender<()>),
+    Last(LastWindow, SyncSender<()>),
 }
 
 /// Windows sent to the writer and not yet joined: their count, records and bytes.
@@ -138,9 +146,6 @@ impl Waiting {
 /// The coordinator's handle on the window writer.
 pub struct Sink {
     mode: Mode,
-    /// What the last window handed on, taken in by the next (on this, the coordinator's,
-    /// thread).
-    hand_off: HandOff,
     waiting: Arc<Waiting>,
     recorder: &'static Recorder,
     cfg: &'static Config,
@@ -169,7 +174,6 @@ impl Sink {
         threaded: bool,
     ) -> Sink {
         let waiting = Arc::new(Waiting::default());
-        let hand_off = HandOff::of(&files);
         let writer = Box::new(Writer::new(recorder, cfg, files, Arc::clone(&waiting)));
         let mode = if threaded {
             Mode::Unstarted(Some(writer))
@@ -178,7 +182,6 @@ impl Sink {
         };
         Sink {
             mode,
-            hand_off,
             waiting,
             recorder,
             cfg,
@@ -195,22 +198,28 @@ impl Sink {
     /// Hands on what straddles the cut of a window cut now, and hands the window to the writer
     /// (joined and written at once when inline).
     pub fn window(&mut self, w: CutWindow) {
-        let w = self.hand_off.window(w);
+        let stages = CutStages::begin(
+            w.c.delivered_count(),
+            w.c.markers.len(),
+            w.began,
+            w.collected,
+        );
+        let w = Cut { w, stages };
         if let Mode::Unstarted(slot) = &mut self.mode {
             if let Some(writer) = slot.take() {
                 self.mode = spawn(writer);
             }
         }
         match &mut self.mode {
-            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.window(w),
+            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.cut(w),
             Mode::Unstarted(None) => unreachable!("started above"),
             Mode::Thread { tx, .. } => {
-                let before = self.waiting.add(&w.c, self.recorder.budget());
+                let before = self.waiting.add(&w.w.c, self.recorder.budget());
                 if let Err(mpsc::SendError(Job::Window(w))) = tx.send(Job::Window(w)) {
                     // The writer's thread is gone (it cannot be, short of a crash): inline.
-                    self.waiting.remove(&w.c, self.recorder.budget());
+                    self.waiting.remove(&w.w.c, self.recorder.budget());
                     log_error!("the window writer stopped; this window is written on the coordinator's thread");
-                    self.inline_now().window(w);
+                    self.inline_now().cut(w);
                     return;
                 }
                 if before >= 1 {
@@ -246,10 +255,9 @@ impl Sink {
     /// The last window: written after every window before it, then the windows merged (at
     /// exit). Returns once all of it is done; the writer's thread ends.
     pub fn last(&mut self, last: LastWindow) {
-        let last = self.hand_off.last(last);
         match &mut self.mode {
             // No window was cut: the run's one profile, on this thread.
-            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.last(last),
+            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.last_window(last),
             Mode::Unstarted(None) => unreachable!("a start never leaves the slot empty"),
             Mode::Thread { tx, thread } => {
                 let (done, wait) = mpsc::sync_channel(1);
@@ -262,7 +270,7 @@ impl Sink {
                     }
                     Err(mpsc::SendError(Job::Last(last, _))) => {
                         log_error!("the window writer stopped; the last window is written on the coordinator's thread");
-                        self.inline_now().last(last);
+                        self.inline_now().last_window(last);
                     }
                     Err(_) => {}
                 }
@@ -290,8 +298,8 @@ impl Sink {
 }
 
 /// What straddles each window's cut, handed on to the next window (`model::carry`), on the
-/// coordinator's thread: the hand-off reads the window's records and what the window before
-/// handed on, never what a join found, so it need not wait for the joins before it.
+/// writer's thread before the window's join: the hand-off reads the window's records and what
+/// the window before handed on, never what a join found.
 struct HandOff {
     /// How the run's windows are kept; `None` where window rules are off (a bounded capture's
     /// one profile hands nothing on).
@@ -331,14 +339,9 @@ impl HandOff {
     /// (`always`: no window comes after it). (Out of line: `ci/bench-instructions.sh` names
     /// it.)
     #[inline(never)]
-    fn window(&mut self, w: CutWindow) -> HandedOff {
-        let CutWindow {
-            c,
-            always,
-            began,
-            collected,
-        } = w;
-        let mut stages = CutStages::begin(c.delivered_count(), c.markers.len(), began, collected);
+    fn window(&mut self, w: CutWindow, mut stages: CutStages) -> HandedOff {
+        let CutWindow { c, always, .. } = w;
+        stages.start(1);
         let (mut c, carried_in, took_carry) = self.take_carried(c);
         if let (Some(windows), false) = (self.windows, always) {
             let began = Instant::now();
@@ -424,14 +427,14 @@ fn serve(mut w: Writer, rx: Receiver<Job>) {
     while let Ok(job) = rx.recv() {
         match job {
             Job::Window(cut) => {
-                guarded("a capture window's join and write", || w.window(cut));
+                guarded("a capture window's hand-off, join and write", || w.cut(cut));
             }
             Job::Barrier(done) => {
                 w.out.files();
                 let _ = done.send(());
             }
             Job::Last(last, done) => {
-                guarded("the last window's join and write", || w.last(last));
+                guarded("the last window's join and write", || w.last_window(last));
                 let _ = done.send(());
                 return;
             }
@@ -449,6 +452,8 @@ fn guarded(what: &str, f: impl FnOnce()) {
 pub struct Writer {
     recorder: &'static Recorder,
     cfg: &'static Config,
+    /// What the last window handed on, taken in by the next.
+    hand_off: HandOff,
     /// Writes the joined windows (on a thread of its own beside the join when this writer has
     /// one).
     out: FileStage,
@@ -475,6 +480,7 @@ impl Writer {
         Writer {
             recorder,
             cfg,
+            hand_off: HandOff::of(&files),
             out: FileStage {
                 state: Files::Here(Box::new(files)),
                 beside: false,
@@ -519,7 +525,25 @@ impl Writer {
         join_numbered(c, threads, &mut self.numbers)
     }
 
-    /// Joins a window handed off on the coordinator's thread and hands it to the write
+    /// A window as the coordinator cut it: taken off the queue, handed off, joined and
+    /// written.
+    fn cut(&mut self, cut: Cut) {
+        let Cut { w, stages } = cut;
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+        self.taken(&w.c);
+        let handed = self.hand_off.window(w, stages);
+        self.window(handed);
+    }
+
+    /// The last window: takes in what the window before handed on, then [`Writer::last`].
+    fn last_window(&mut self, last: LastWindow) {
+        let taken = self.hand_off.last(last);
+        self.last(taken);
+    }
+
+    /// Joins a window after its hand-off and hands it to the write
     /// (`<run>_wNNNN`). An empty window is neither joined nor written unless `always`.
     /// (Out of line: the instruction counts of `ci/bench-instructions.sh` name it.)
     #[inline(never)]
@@ -531,10 +555,6 @@ impl Writer {
             hands_on,
             mut stages,
         } = w;
-        if let Some(d) = self.delay {
-            std::thread::sleep(d);
-        }
-        self.taken(&c);
         stages.taken();
         self.take_anchors(&mut c, took_carry);
         if !c.has_records() && c.markers.is_empty() && !always {
@@ -840,7 +860,7 @@ impl Stage {
 /// The stages of a window's cut, for its debug line: the records of the window (before the
 /// carry) per second of each stage, in all (their sum), and of the busiest thread (each
 /// thread's stages summed: the rate the tool sustains, stages on different threads
-/// overlapping other windows' stages). The collect and the hand-off are the coordinator's,
+/// overlapping other windows' stages). The collect is the coordinator's, the hand-off and
 /// the join the writer's, the write the file thread's (or the writer's, inline all of them the
 /// coordinator's); the waits between them are said apart.
 struct CutStages {
@@ -959,7 +979,7 @@ impl CutStages {
             rate(s[3].secs()),
             rate(work),
             rate(busiest),
-            wait(1, 2),
+            wait(0, 1) + wait(1, 2),
             wait(2, 3)
         );
     }
