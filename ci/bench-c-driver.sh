@@ -16,9 +16,23 @@
 #   wall-ns per call  the storm's wall time / calls (2 cores here: 16 threads share them)
 #   peak B per call   the process's peak RSS with − without / calls
 # Timings on a shared VM move with its load (printed): run it on a quiet machine.
+# `callgrind` instead: instructions per HIP call of the tool's callbacks in the tool's .so
+# (not the hot_path bench, which links the tool into its executable, where a thread-local is a
+# plain %fs load), the driver on one thread under callgrind at CALLS and 2 × CALLS calls, the
+# difference over CALLS taking out start-up and exit: each tool edge the runtime called,
+# inclusive (the .so's thread-local look-ups, `__tls_get_addr`, one per edge, included), and
+# their sum. The driver makes no dispatch, so the runtime asks for no external correlation id:
+# the request is not counted. Needs valgrind.
 # Usage: ci/bench-c-driver.sh [CALLS] [ROUNDS] [SDK]   (default 200000 5 1.0.0)
+#        ci/bench-c-driver.sh callgrind [CALLS] [SDK]  (default 20000 1.0.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mode=timed
+if [ "${1:-}" = callgrind ]; then
+  mode=callgrind
+  shift
+  set -- "${1:-20000}" 1 "${2:-1.0.0}"
+fi
 calls=${1:-200000}
 rounds=${2:-5}
 sdk=${3:-1.0.0}
@@ -28,6 +42,40 @@ libsim=$PWD/target/release/librocprofiler_sdk_sim.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cc -O2 -Wall -Wextra -Werror -o "$work/storm" benches/c-driver/storm.c -ldl -lpthread
+
+if [ "$mode" = callgrind ]; then
+  for c in "$calls" $((2 * calls)); do
+    ROCPROF_SIM_SDK="$sdk" ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
+      valgrind --tool=callgrind --callgrind-out-file="$work/cg.$c" \
+      "$work/storm" "$libsim" 1 "$c" >/dev/null 2>"$work/err.$c" || {
+      cat "$work/err.$c" >&2
+      exit 1
+    }
+    callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$c" 2>/dev/null >"$work/in.$c"
+  done
+python3 - "$work" "$calls" "$sdk" <<'PY'
+import re, sys
+work, n, sdk = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+EDGES = ["tracing_callback_v0", "tracing_callback_v1", "hip_stream_callback_v1", "external_id_request"]
+def edges(calls):
+    got = {}
+    for line in open(f"{work}/in.{calls}"):
+        m = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*rocprof_xplane::sdk::callbacks::(\w+)\b", line)
+        if m and m.group(2) in EDGES:
+            # An edge is listed once per source file it holds code of: its own line is the
+            # largest (inclusive of the rest).
+            got[m.group(2)] = max(got.get(m.group(2), 0), int(m.group(1).replace(",", "")))
+    return got
+a, b = edges(n), edges(2 * n)
+print(f"the tool's .so, per HIP call (callgrind, C driver through the SIMULATED runtime, SDK {sdk}, "
+      f"{2 * n} minus {n} calls, one thread):")
+for e in EDGES:
+    if e in a or e in b:
+        print(f"  {e:<24} {(b.get(e, 0) - a.get(e, 0)) / n:7.1f} instructions")
+print(f"  {'all edges':<24} {(sum(b.values()) - sum(a.values())) / n:7.1f} instructions")
+PY
+exit 0
+fi
 
 run() { # WITH(0|1|skip) THREADS: one storm, its line appended to $work/runs
   local env=(ROCPROF_SIM_SDK="$sdk")
