@@ -6,9 +6,8 @@
 //!   the cut goes to the next window, which takes it in before its hand-off. (Not on the
 //!   coordinator's: a hand-off there holds back the coordinator's buffer flushes and count
 //!   checks for its length, so later windows pass their count.)
-//! - the join, on the window writer's thread, which owns the stream numbers and the record
-//!   anchors a join finds for the window after it (`Carried::anchors`: the hand-off never reads
-//!   them, so they travel from join to join, beside the windows);
+//! - the join, on the window writer's thread, which owns the stream numbers; the record anchors
+//!   a join finds for the window after it (`Carried::anchors`) go with what it handed on;
 //! - the write, on a thread of the writer's own (`FileStage`), which owns the windows' files
 //!   (`window_files`): a window is written while the next is joined. The join waits for the
 //!   write before it, so at most one joined window waits beside the one being joined.
@@ -88,18 +87,7 @@ struct HandedOff {
     /// The window's records, with what the window before handed on taken in first.
     c: Collected,
     always: bool,
-    /// `c` took in what the window before handed on: that window's join's record anchors go
-    /// into `c`'s carried facts before its join.
-    took_carry: bool,
-    /// This window handed something on: its join's record anchors go to the next window.
-    hands_on: bool,
     stages: CutStages,
-}
-
-/// The last window after it took in what the window before handed on.
-struct LastTaken {
-    last: LastWindow,
-    took_carry: bool,
 }
 
 /// A window as cut, with its stages begun on the coordinator's thread.
@@ -323,15 +311,15 @@ impl HandOff {
         }
     }
 
-    /// `c` with what the last window handed on taken in first (their calls came first), how
-    /// many times each of those ids was handed on, and whether anything was taken in.
-    fn take_carried(&mut self, c: Collected) -> (Collected, HandedOn, bool) {
+    /// `c` with what the last window handed on taken in first (their calls came first), and how
+    /// many times each of those ids was handed on.
+    fn take_carried(&mut self, c: Collected) -> (Collected, HandedOn) {
         match self.carry.take() {
             Some((mut held, ids)) => {
                 held.absorb(c);
-                (held, ids, true)
+                (held, ids)
             }
-            None => (c, HandedOn::default(), false),
+            None => (c, HandedOn::default()),
         }
     }
 
@@ -342,7 +330,7 @@ impl HandOff {
     fn window(&mut self, w: CutWindow, mut stages: CutStages) -> HandedOff {
         let CutWindow { c, always, .. } = w;
         stages.start(1);
-        let (mut c, carried_in, took_carry) = self.take_carried(c);
+        let (mut c, carried_in) = self.take_carried(c);
         if let (Some(windows), false) = (self.windows, always) {
             let began = Instant::now();
             if let Some((held, ids)) = carry::hand_off(&mut c, &carried_in, windows) {
@@ -358,32 +346,21 @@ impl HandOff {
             }
         }
         stages.handed_on();
-        HandedOff {
-            c,
-            always,
-            took_carry,
-            hands_on: self.carry.is_some(),
-            stages,
-        }
+        HandedOff { c, always, stages }
     }
 
     /// The last window takes in what the window before handed on: it hands nothing on.
-    fn last(&mut self, last: LastWindow) -> LastTaken {
-        let LastWindow {
-            c,
-            began,
-            attach,
-            ended,
-        } = last;
-        let (c, _, took_carry) = self.take_carried(c);
-        LastTaken {
-            last: LastWindow {
-                c,
-                began,
-                attach,
-                ended,
-            },
-            took_carry,
+    fn last(&mut self, mut last: LastWindow) -> LastWindow {
+        (last.c, _) = self.take_carried(std::mem::take(&mut last.c));
+        last
+    }
+
+    /// The record anchors the join of the window that handed on what is held found, for the
+    /// next window's waits on them: they go to it with what is held. (No window is held: no
+    /// window wants them.)
+    fn keep_anchors(&mut self, anchors: Vec<(u64, Anchor)>) {
+        if let Some((held, _)) = self.carry.as_mut() {
+            held.carried.anchors = anchors;
         }
     }
 }
@@ -457,9 +434,6 @@ pub struct Writer {
     /// Writes the joined windows (on a thread of its own beside the join when this writer has
     /// one).
     out: FileStage,
-    /// The record anchors the last window's join found for the window after it
-    /// (`Trace::record_anchors`), when it handed something on.
-    anchors: Option<Vec<(u64, Anchor)>>,
     /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
     numbers: StreamNumbers,
     waiting: Arc<Waiting>,
@@ -486,7 +460,6 @@ impl Writer {
                 beside: false,
                 cfg,
             },
-            anchors: None,
             numbers: StreamNumbers::default(),
             waiting,
             delay: std::env::var(TEST_WRITE_DELAY)
@@ -502,19 +475,6 @@ impl Writer {
     fn taken(&self, c: &Collected) {
         if self.waiting.windows.load(Ordering::Relaxed) > 0 {
             self.waiting.remove(c, self.recorder.budget());
-        }
-    }
-
-    /// The record anchors the window before found go into `c`, which took in what that window
-    /// handed on (`took_carry`), in front of any `c` had: as they would had they been handed
-    /// on with it. Else they are dropped: no window wants them.
-    fn take_anchors(&mut self, c: &mut Collected, took_carry: bool) {
-        match self.anchors.take() {
-            Some(mut anchors) if took_carry => {
-                anchors.append(&mut c.carried.anchors);
-                c.carried.anchors = anchors;
-            }
-            _ => {}
         }
     }
 
@@ -539,8 +499,8 @@ impl Writer {
 
     /// The last window: takes in what the window before handed on, then [`Writer::last`].
     fn last_window(&mut self, last: LastWindow) {
-        let taken = self.hand_off.last(last);
-        self.last(taken);
+        let last = self.hand_off.last(last);
+        self.last(last);
     }
 
     /// Joins a window after its hand-off and hands it to the write
@@ -549,14 +509,11 @@ impl Writer {
     #[inline(never)]
     fn window(&mut self, w: HandedOff) {
         let HandedOff {
-            mut c,
+            c,
             always,
-            took_carry,
-            hands_on,
             mut stages,
         } = w;
         stages.taken();
-        self.take_anchors(&mut c, took_carry);
         if !c.has_records() && c.markers.is_empty() && !always {
             return;
         }
@@ -565,29 +522,22 @@ impl Writer {
         stages.joined();
         #[cfg(test)]
         tests::note_join(self.cfg);
-        if hands_on {
-            self.anchors = Some(std::mem::take(&mut trace.record_anchors));
-        }
+        self.hand_off
+            .keep_anchors(std::mem::take(&mut trace.record_anchors));
         self.out.write(Joined { trace, stages });
     }
 
     /// The last window (or the run's one profile), then the merge of the windows at exit.
     /// (Out of line: `ci/bench-instructions.sh` names it.)
     #[inline(never)]
-    fn last(&mut self, last: LastTaken) {
-        let LastTaken {
-            last:
-                LastWindow {
-                    c,
-                    began: t0,
-                    attach,
-                    ended,
-                },
-            took_carry,
+    fn last(&mut self, last: LastWindow) {
+        let LastWindow {
+            c: collected,
+            began: t0,
+            attach,
+            ended,
         } = last;
         let cfg = self.cfg;
-        let mut collected = c;
-        self.take_anchors(&mut collected, took_carry);
         let files = self.out.files();
         super::signal::note_kept_windows(&files.kept_note());
         files.retry_held();
@@ -1110,24 +1060,21 @@ mod tests {
     /// it carried in, only when that window took in what the first handed on.
     #[test]
     fn record_anchors_go_to_the_window_that_took_the_carry() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut cfg, _) = Config::parse(|_| None, 0);
-        cfg.output_dir = dir.path().to_path_buf();
-        let cfg: &'static Config = Box::leak(Box::new(cfg));
-        let recorder: &'static Recorder = Box::leak(Box::default());
-        let files = WindowFiles::new(cfg, true);
-        let mut w = Writer::new(recorder, cfg, files, Arc::default());
+        let mut h = HandOff {
+            windows: None,
+            carry: None,
+        };
         let (a, b) = (Anchor::on_device(0, 1, 10), Anchor::on_device(0, 2, 20));
+        h.carry = Some((Collected::default(), HandedOn::default()));
+        h.keep_anchors(vec![(1, a)]);
         let mut c = Collected::default();
         c.carried.anchors = vec![(2, b)];
-        w.anchors = Some(vec![(1, a)]);
-        w.take_anchors(&mut c, true);
+        let (c, _) = h.take_carried(c);
         assert_eq!(c.carried.anchors, [(1, a), (2, b)]);
-        assert!(w.anchors.is_none());
-        let mut c = Collected::default();
-        w.anchors = Some(vec![(1, a)]);
-        w.take_anchors(&mut c, false);
-        assert!(c.carried.anchors.is_empty() && w.anchors.is_none());
+        assert!(h.carry.is_none());
+        h.keep_anchors(vec![(1, a)]);
+        let (c, _) = h.take_carried(Collected::default());
+        assert!(c.carried.anchors.is_empty() && h.carry.is_none());
     }
 
     /// The first window cut starts the writer's thread, which then takes every window.
