@@ -7,28 +7,98 @@
 //! The times are wall time from entering an edge to leaving it: with more runnable threads
 //! than cores, a thread descheduled inside a callback counts the wait too, so the figure is
 //! the tool's cost only where the application's threads do not outnumber the cores.
+//!
+//! An edge reads the processor's time-stamp counter ([`Stamp`]): one instruction, where a
+//! clock read is a call into the vDSO that costs about as much as the fast paths it would
+//! measure. The counts are in ticks; [`SelfTime::totals`] turns them into nanoseconds by the
+//! ticks and the monotonic clock's nanoseconds elapsed since timing was enabled.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
 use std::time::Instant;
 
-use crate::capture::local::{self, CallbackTimes};
+use crate::capture::local::{self, CallbackTimes, Local};
 use crate::store::sinks::{OwnLine, ThreadSlots};
+
+/// A reading of the edges' clock: the time-stamp counter on x86_64 (constant-rate on the
+/// processors ROCm runs on), nanoseconds of the monotonic clock elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp(u64);
+
+impl Stamp {
+    #[inline(always)]
+    pub fn now() -> Stamp {
+        Stamp(ticks())
+    }
+
+    /// Ticks from `self` to now (0 if the counter read earlier on another core is ahead).
+    #[inline(always)]
+    fn elapsed(self) -> u64 {
+        ticks().saturating_sub(self.0)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn ticks() -> u64 {
+    // SAFETY: `rdtsc` reads a counter every x86_64 processor has; it touches no memory.
+    unsafe { std::arch::x86_64::_rdtsc() }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn ticks() -> u64 {
+    static BASE: OnceLock<Instant> = OnceLock::new();
+    BASE.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Where the tick count and the monotonic clock were when timing was enabled: the two ends
+/// of the span [`SelfTime::totals`] converts ticks to nanoseconds by.
+#[derive(Debug, Clone, Copy)]
+struct Calibration {
+    at: Instant,
+    ticks: u64,
+}
+
+impl Calibration {
+    fn now() -> Calibration {
+        Calibration {
+            at: Instant::now(),
+            ticks: ticks(),
+        }
+    }
+
+    /// Nanoseconds per tick from this reading to now: 1 until the span is long enough to tell
+    /// (a thousand ticks).
+    fn ns_per_tick(&self) -> f64 {
+        let ns = self.at.elapsed().as_nanos() as f64;
+        let ticks = ticks().saturating_sub(self.ticks);
+        if ticks < 1000 {
+            1.0
+        } else {
+            ns / ticks as f64
+        }
+    }
+}
 
 /// The tool's own time at its edges.
 #[derive(Default)]
 pub struct SelfTime {
     on: AtomicBool,
+    /// Set when timing is enabled.
+    calibration: OnceLock<Calibration>,
     /// Callbacks (HIP API, roctx, code objects, streams, graphs, external-id requests): calls
-    /// and ns, counted per thread (a thread's stay after it ends). One pair shared by all
+    /// and ticks, counted per thread (a thread's stay after it ends). One pair shared by all
     /// threads would be two locked adds on one cache line per callback: the measurement
     /// slowing what it measures.
     callbacks: ThreadSlots<[AtomicU64; 2]>,
-    /// Buffer callbacks: deliveries, records, ns.
+    /// Buffer callbacks: deliveries, records, ticks.
     buffers: [AtomicU64; 3],
 }
 
 impl SelfTime {
     pub fn enable(&self) {
+        let _ = self.calibration.set(Calibration::now());
         self.on.store(true, Ordering::Relaxed);
         rocprof_xplane_core::measure::enable_helper_timing();
     }
@@ -41,54 +111,43 @@ impl SelfTime {
 
     /// The start of an edge's work, when timing is on.
     #[inline(always)]
-    pub fn start(&self) -> Option<Instant> {
-        self.on.load(Ordering::Relaxed).then(Instant::now)
+    pub fn start(&self) -> Option<Stamp> {
+        self.on.load(Ordering::Relaxed).then(Stamp::now)
     }
 
-    /// The end of a callback's work: one branch when timing is off.
+    /// The end of a callback's work on the thread whose slot is `l`: one branch when timing
+    /// is off; on, the ticks and a load and a store to each of the thread's two counters.
     #[inline(always)]
-    pub fn callback_done(&self, t: Option<Instant>) {
+    pub(crate) fn callback_done(&self, l: &Local, t: Option<Stamp>) {
         if let Some(t) = t {
-            self.callback_timed(t);
+            let ticks = t.elapsed();
+            let owner = local::address_of(&self.callbacks);
+            let m: &std::sync::Arc<CallbackTimes> = local::entry(&l.times, owner, || {
+                self.callbacks.register(Default::default())
+            });
+            // Written by this thread only: a load and a store, no locked add.
+            let [calls, sum] = &m.0;
+            calls.store(calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+            sum.store(sum.load(Ordering::Relaxed) + ticks, Ordering::Relaxed);
         }
     }
 
-    /// [`Self::callback_done`] with timing on (`ROCPROF_XPLANE_LOG=debug`): out of line, so
-    /// the callbacks' inline path holds only the branch.
-    #[cold]
-    #[inline(never)]
-    fn callback_timed(&self, t: Instant) {
-        let ns = t.elapsed().as_nanos() as u64;
-        let owner = local::address_of(&self.callbacks);
-        local::with(|l| {
-            local::with_registered(
-                &l.times,
-                owner,
-                || self.callbacks.register(Default::default()),
-                |m: &std::sync::Arc<CallbackTimes>| {
-                    // Written by this thread only: a load and a store, no locked add.
-                    let [calls, sum] = &m.0;
-                    calls.store(calls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
-                    sum.store(sum.load(Ordering::Relaxed) + ns, Ordering::Relaxed);
-                },
-            )
-        });
-    }
-
     #[inline]
-    pub fn buffer_done(&self, t: Option<Instant>, records: usize) {
+    pub fn buffer_done(&self, t: Option<Stamp>, records: usize) {
         if let Some(t) = t {
-            let ns = t.elapsed().as_nanos() as u64;
+            let ticks = t.elapsed();
             self.buffers[0].fetch_add(1, Ordering::Relaxed);
             self.buffers[1].fetch_add(records as u64, Ordering::Relaxed);
-            self.buffers[2].fetch_add(ns, Ordering::Relaxed);
+            self.buffers[2].fetch_add(ticks, Ordering::Relaxed);
         }
     }
 
     /// What was measured so far.
     pub fn totals(&self) -> Totals {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        let (callbacks, callback_ns) = self.callbacks.all().iter().fold(
+        let per_tick = self.calibration.get().map_or(1.0, Calibration::ns_per_tick);
+        let ns = |ticks: u64| (ticks as f64 * per_tick) as u64;
+        let (callbacks, callback_ticks) = self.callbacks.all().iter().fold(
             (0, 0),
             |(n, ns), t: &std::sync::Arc<OwnLine<[AtomicU64; 2]>>| {
                 (n + get(&t.0[0]), ns + get(&t.0[1]))
@@ -96,10 +155,10 @@ impl SelfTime {
         );
         Totals {
             callbacks,
-            callback_ns,
+            callback_ns: ns(callback_ticks),
             deliveries: get(&self.buffers[0]),
             records: get(&self.buffers[1]),
-            buffer_ns: get(&self.buffers[2]),
+            buffer_ns: ns(get(&self.buffers[2])),
             helper_ns: rocprof_xplane_core::measure::helper_ns(),
         }
     }
@@ -162,15 +221,15 @@ mod tests {
         // Off (the default): no start time, nothing added.
         assert_eq!(st.start(), None);
         let before = st.totals();
-        st.callback_done(None);
+        st.callback_done(local::slot(), None);
         st.buffer_done(None, 5);
         assert_eq!(st.totals(), before);
         st.enable();
         let t = st.start();
         assert!(t.is_some());
-        st.callback_done(t);
+        st.callback_done(local::slot(), t);
         st.buffer_done(st.start(), 7);
-        helper_done(st.start());
+        helper_done(Some(Instant::now()));
         let after = st.totals();
         assert_eq!(after.callbacks, before.callbacks + 1);
         assert_eq!(after.records, before.records + 7);
@@ -182,8 +241,8 @@ mod tests {
         // Another thread's callbacks are counted too, after it has ended.
         std::thread::scope(|s| {
             s.spawn(|| {
-                st.callback_done(st.start());
-                st.callback_done(st.start());
+                st.callback_done(local::slot(), st.start());
+                st.callback_done(local::slot(), st.start());
             });
         });
         assert_eq!(st.totals().callbacks, after.callbacks + 2);

@@ -9,10 +9,14 @@
 //! * a trampoline or request reaches its rest by a jump: no landing pad kept for it on the fast
 //!   path (nor, in a trampoline, a frame or a copy of the record);
 //! * the ENTER's work is a leaf given the thread's slot: it saves the registers it uses on its
-//!   own path, and looks up no thread-local.
+//!   own path, and looks up no thread-local;
+//! * the paths a self-timed run takes (`ROCPROF_XPLANE_LOG=debug`) read the time-stamp counter
+//!   in line: no call, direct or through the GOT, to a clock ([`CLOCKS`]), each of which costs
+//!   about as much as the fast path it would time.
 
 mod support;
 
+use std::collections::HashMap;
 use std::process::Command;
 
 const CALLBACKS: &str = "rocprof_xplane::sdk::callbacks::";
@@ -63,6 +67,16 @@ const EDGES: &[Edge] = &[
     },
 ];
 
+/// The timed paths: every callback and request of a self-timed run goes through one of these.
+const TIMED: &[&str] = &[
+    "rocprof_xplane::sdk::callbacks::callback_rest",
+    "rocprof_xplane::sdk::callbacks::external_id_request_rest",
+    "rocprof_xplane::sdk::callbacks::buffer_callback",
+];
+
+/// Clock reads the timed paths must not call (names as `objdump -C` prints them).
+const CLOCKS: &[&str] = &["<std::time::Instant>::now", "clock_gettime"];
+
 /// A call or jump through a pointer (the GOT), which names no function.
 const INDIRECT: &str = "(indirect)";
 
@@ -101,6 +115,127 @@ fn branches_out(disassembly: &str, function: &str) -> Option<Vec<(&'static str, 
     Some(out)
 }
 
+/// `objdump ARGS` on the tool library: its output.
+fn objdump(args: &[&str]) -> String {
+    let so = support::paths::tool_library();
+    let out = Command::new("objdump")
+        .args(args)
+        .arg(&so)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run objdump (binutils): {e}"));
+    assert!(out.status.success(), "objdump failed on {}", so.display());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// What each GOT slot of the library holds, by the slot's address: a function of the library
+/// (a relative relocation, named by `functions`) or an imported symbol.
+fn got_slots(relocations: &str, functions: &HashMap<u64, &str>) -> HashMap<u64, String> {
+    let mut slots = HashMap::new();
+    for line in relocations.lines() {
+        let mut fields = line.split_whitespace();
+        let (Some(slot), Some(kind), Some(value)) = (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        let Ok(slot) = u64::from_str_radix(slot, 16) else {
+            continue;
+        };
+        let target = match kind {
+            "R_X86_64_RELATIVE" => value
+                .strip_prefix("*ABS*+0x")
+                .and_then(|a| u64::from_str_radix(a, 16).ok())
+                .and_then(|a| functions.get(&a))
+                .map(|f| f.to_string()),
+            "R_X86_64_GLOB_DAT" | "R_X86_64_JUMP_SLOT" => {
+                Some(value.split('@').next().unwrap_or(value).to_string())
+            }
+            _ => None,
+        };
+        if let Some(target) = target {
+            slots.insert(slot, target);
+        }
+    }
+    slots
+}
+
+/// The functions of `disassembly` by start address.
+fn functions_by_address(disassembly: &str) -> HashMap<u64, &str> {
+    disassembly
+        .lines()
+        .filter_map(|l| {
+            let (address, rest) = l.split_once(" <")?;
+            let name = rest.strip_suffix(">:")?;
+            Some((u64::from_str_radix(address, 16).ok()?, name))
+        })
+        .collect()
+}
+
+/// The targets of `function`'s calls and jumps through the GOT, named by `slots`.
+fn calls_through_got(
+    disassembly: &str,
+    function: &str,
+    slots: &HashMap<u64, String>,
+) -> Option<Vec<String>> {
+    let header = format!("<{function}>:");
+    let start = disassembly.lines().position(|l| l.ends_with(&header))?;
+    let mut out = Vec::new();
+    for line in disassembly.lines().skip(start + 1) {
+        if line.trim().is_empty() {
+            break;
+        }
+        // `call *0x…(%rip)        # 54c068 <_DYNAMIC+0xc48>`: the slot's address after `#`.
+        if !(line.contains("call ") || line.contains("jmp ")) || !line.contains("(%rip)") {
+            continue;
+        }
+        let Some(slot) = line
+            .split_once("# ")
+            .and_then(|(_, t)| t.split_whitespace().next())
+            .and_then(|a| u64::from_str_radix(a, 16).ok())
+        else {
+            continue;
+        };
+        out.push(
+            slots
+                .get(&slot)
+                .cloned()
+                .unwrap_or_else(|| format!("{slot:#x}")),
+        );
+    }
+    Some(out)
+}
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a debug build inlines nothing: ci/test.sh runs it with --release"
+)]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "elsewhere the timed paths read the monotonic clock"
+)]
+fn the_timed_paths_call_no_clock() {
+    let disassembly = objdump(&["-d", "--no-show-raw-insn", "-C"]);
+    let relocations = objdump(&["-R", "-C"]);
+    let functions = functions_by_address(&disassembly);
+    let slots = got_slots(&relocations, &functions);
+    for name in TIMED {
+        let direct = branches_out(&disassembly, name)
+            .unwrap_or_else(|| panic!("{name} not found in the tool library"));
+        let through_got = calls_through_got(&disassembly, name, &slots).unwrap_or_default();
+        let targets: Vec<&str> = direct
+            .iter()
+            .map(|(_, t)| t.as_str())
+            .chain(through_got.iter().map(String::as_str))
+            .collect();
+        for clock in CLOCKS {
+            assert!(
+                !targets.contains(clock),
+                "{name} calls {clock}: {targets:?}"
+            );
+        }
+    }
+}
+
 #[test]
 #[cfg_attr(
     debug_assertions,
@@ -108,13 +243,7 @@ fn branches_out(disassembly: &str, function: &str) -> Option<Vec<(&'static str, 
 )]
 fn the_edges_fast_paths_stay_short() {
     let so = support::paths::tool_library();
-    let out = Command::new("objdump")
-        .args(["-d", "--no-show-raw-insn", "-C"])
-        .arg(&so)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run objdump (binutils): {e}"));
-    assert!(out.status.success(), "objdump failed on {}", so.display());
-    let disassembly = String::from_utf8_lossy(&out.stdout);
+    let disassembly = objdump(&["-d", "--no-show-raw-insn", "-C"]);
     for edge in EDGES {
         let name = edge.name;
         let out = branches_out(&disassembly, name)

@@ -654,7 +654,7 @@ unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
         // SAFETY: this function's contract.
         unsafe { on_callback(t, r, edge) };
     }
-    t.recorder.selftime().callback_done(timer);
+    t.recorder.selftime().callback_done(l, timer);
 }
 
 /// One callback-tracing callback, by kind, that the trampoline's fast path did not take: one
@@ -869,7 +869,7 @@ unsafe extern "C" fn external_id_request_rest(
         .capture()
         .external_id_request_idle(internal_corr_id_value)
     {
-        t.recorder.selftime().callback_done(timer);
+        t.recorder.selftime().callback_done(local::slot(), timer);
         return 1;
     }
     let answer = ffi_guard("external correlation id request", 1, || {
@@ -886,7 +886,7 @@ unsafe extern "C" fn external_id_request_rest(
             _ => 1,
         }
     });
-    t.recorder.selftime().callback_done(timer);
+    t.recorder.selftime().callback_done(local::slot(), timer);
     answer
 }
 
