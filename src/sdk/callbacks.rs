@@ -684,6 +684,9 @@ unsafe fn on_callback(t: &Tracer, r: CallbackRecord, edge: &'static str) {
         }),
         // SAFETY: a HIP_STREAM record (routed by its kind), payload valid (contract).
         Route::HipStream => unsafe { on_hip_stream(rec, r, edge) },
+        // Half of the roctx callbacks (a push's EXIT, a pop's ENTER) carry nothing kept:
+        // declined from the record's fields, before the guard.
+        Route::Marker if !payload::marker_acts(r) => {}
         Route::Ignore => {}
         route => ffi_guard(edge, (), move || {
             // SAFETY: a record of the kind its route was configured for, payload valid
@@ -1002,6 +1005,42 @@ mod tests {
         r.phase = phase;
         r.payload = payload;
         r
+    }
+
+    /// A roctx callback at the phase its operation does not act in (a push's EXIT, a pop's
+    /// ENTER) is declined from the record: its payload is not read, so even a null one is not
+    /// counted as bad; at the phase it acts in, the same null payload is.
+    #[test]
+    fn a_marker_callback_at_its_other_phase_reads_no_payload() {
+        const MARKER_KIND: u32 = 4;
+        let t: &'static Tracer = Box::leak(Box::default());
+        t.arm(Dispatch {
+            abi: Abi::V1,
+            buffer_kinds: BufferKinds::default(),
+            callback_kinds: CallbackKinds {
+                marker_api: Some(MARKER_KIND),
+                ..Default::default()
+            },
+            hip_ops: Vec::new(),
+            buffers: Vec::new(),
+            clock: Functions::from_process().clock(),
+        });
+        let data = t as *const Tracer as *mut c_void;
+        let (push, pop) = (1, 2);
+        let (enter, exit) = (
+            sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+            sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+        );
+        for (op, phase) in [(push, exit), (pop, enter)] {
+            let r = record_v1(MARKER_KIND, op, phase, 1, std::ptr::null_mut());
+            // SAFETY: a record of the configured marker kind; its payload is never read.
+            unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+        }
+        assert_eq!(t.recorder.take_bad_payloads(), 0);
+        let r = record_v1(MARKER_KIND, push, enter, 1, std::ptr::null_mut());
+        // SAFETY: a null payload, which the tool checks before reading.
+        unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+        assert_eq!(t.recorder.take_bad_payloads(), 1);
     }
 
     /// The facts a drain of `t` gives: each call's (id, stream), the scopes, open calls.

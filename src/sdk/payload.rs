@@ -160,9 +160,8 @@ impl CallArgs for HipApiArgs<'_> {
 }
 
 /// Hands a roctx callback (`MARKER_CORE_API`) to `f` as `capture::markers` takes it; nothing
-/// for a payload too short (counted) or a phase its operation does not act in
-/// (`MarkerOp::acts_at_enter`: then its label is not read and no time taken). `now` reads the
-/// clock.
+/// for a phase its operation does not act in ([`marker_acts`]: then its payload is not read
+/// and no time taken) or a payload too short (counted). `now` reads the clock.
 ///
 /// # Safety
 /// `r.payload` must be null or the runtime's marker payload for `r`, valid for the callback,
@@ -176,6 +175,9 @@ pub unsafe fn with_marker_call(
     f: impl FnOnce(&MarkerCall<'_>),
 ) {
     type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
+    if !marker_acts(r) {
+        return;
+    }
     if r.payload.is_null() {
         recorder.bad_payload();
         return;
@@ -196,9 +198,6 @@ pub unsafe fn with_marker_call(
     };
     let op = MarkerOp::from_id(r.operation);
     let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
-    if op.acts_at_enter() != Some(enter) {
-        return;
-    }
     let label_ptr = match op {
         MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStart => arg0 as *const c_char,
         _ => std::ptr::null(),
@@ -216,6 +215,14 @@ pub unsafe fn with_marker_call(
         stop_id: arg0,
         start_retval: retval,
     });
+}
+
+/// Whether a roctx callback is one its operation acts at ([`MarkerOp::acts_at_enter`]): the
+/// other phase carries nothing kept, so its payload is not read (nor checked).
+#[inline(always)]
+pub fn marker_acts(r: &CallbackRecord) -> bool {
+    let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    MarkerOp::from_id(r.operation).acts_at_enter() == Some(enter)
 }
 
 /// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
