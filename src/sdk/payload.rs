@@ -235,7 +235,13 @@ unsafe fn roctx_label<'a>(ptr: *const c_char) -> Option<Cow<'a, str>> {
         return None;
     }
     // SAFETY: guaranteed by the caller.
-    Some(unsafe { CStr::from_ptr(ptr) }.to_string_lossy())
+    let c = unsafe { CStr::from_ptr(ptr) };
+    // Valid UTF-8 (nearly every message) borrowed after one check; the lossy conversion, a
+    // walk by chunks, only for the rest.
+    Some(match std::str::from_utf8(c.to_bytes()) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => c.to_string_lossy(),
+    })
 }
 
 /// Bytes of the kernel-symbol payload read (through `accum_vgpr_count`): present in every
