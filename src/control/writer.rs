@@ -1,32 +1,37 @@
-//! The window writer: joins and writes the windows the coordinator cuts, one after another in
-//! the order they were cut. A window's cut goes through three stages after its collect, each
-//! owned by one thread:
+//! The window writer: hands off, joins and writes the windows the coordinator cuts, one after
+//! another in the order they were cut. A window's cut goes through three stages after its
+//! collect, each on a thread of the writer's own, a pipeline:
 //!
-//! - the hand-off (`HandOff`, `model::carry`), on the window writer's thread: what straddles
-//!   the cut goes to the next window, which takes it in before its hand-off. (Not on the
-//!   coordinator's: a hand-off there holds back the coordinator's buffer flushes and count
-//!   checks for its length, so later windows pass their count.)
-//! - the join, on the window writer's thread, which owns the stream numbers; the record anchors
-//!   a join finds for the window after it (`Carried::anchors`) go with what it handed on;
+//! - the hand-off (`HandOff`, `model::carry`), on the hand-off's thread (`HAND_OFF_THREAD_NAME`),
+//!   which takes the windows off the coordinator's queue: what straddles the cut goes to the
+//!   next window, which takes it in before its hand-off. The hand-off reads records only, never
+//!   what a join found, so a window is handed off while the one before it is joined. (Not on
+//!   the coordinator's thread: a hand-off there holds back the coordinator's buffer flushes and
+//!   count checks for its length, so later windows pass their count.)
+//! - the join (`Writer`), on the writer's thread, which owns the stream numbers and the record
+//!   anchors a join finds for the window after it (`RecordAnchors`);
 //! - the write, on a thread of the writer's own (`FileStage`), which owns the windows' files
-//!   (`window_files`): a window is written while the next is joined. The join waits for the
-//!   write before it, so at most one joined window waits beside the one being joined.
+//!   (`window_files`).
 //!
-//! So the coordinator goes back to the window timer after the collect: a window is cut at its
-//! count even while the ones before it are still being joined and written. The writer's thread
-//! starts with the first window cut: a run that ends before any cut writes its one profile on
-//! the coordinator's thread, as a run held whole does (no thread, and no allocator arena of its
-//! own holding the join's memory beside what the collection freed). Where windows are off, or
-//! no thread could be started, the join and the write run inline on the coordinator's thread.
+//! Each stage passes its window to the next through a rendezvous: a stage that is ahead waits
+//! with its window until the next takes it, so at most one window waits between two stages
+//! beside the ones being handed off, joined and written. The coordinator's queue to the hand-off
+//! is not bounded: the coordinator goes back to the window timer as soon as it has sent the
+//! window, and a window is cut at its count even while the ones before it are still handed off,
+//! joined and written. The writer's threads start with the first window cut: a run that ends
+//! before any cut writes its one profile on the coordinator's thread, as a run held whole does
+//! (no thread, and no allocator arena of its own holding the join's memory beside what the
+//! collection freed). Where windows are off, or no thread could be started, the stages run
+//! inline on the coordinator's thread (`Stages`).
 //!
-//! Windows waiting for the writer are charged against the memory ceiling
-//! (`ROCPROF_XPLANE_MAX_MEMORY`) until they are joined, and the user is told once when one
-//! waits behind another (the program delivers faster than the tool joins and writes).
+//! Windows waiting in the coordinator's queue are charged against the memory ceiling
+//! (`ROCPROF_XPLANE_MAX_MEMORY`) until the hand-off takes them, and the user is told once when
+//! one waits behind another (the program delivers faster than the tool joins and writes).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
 use std::sync::Arc;
-use std::thread::ThreadId;
+use std::thread::{JoinHandle, ThreadId};
 use std::time::Instant;
 
 use super::window_files::WindowFiles;
@@ -48,6 +53,10 @@ pub const TEST_WRITE_DELAY: &str = "ROCPROF_XPLANE_TEST_WRITE_DELAY_MS";
 
 /// The writer's thread, which joins (Linux keeps the first 15 bytes of a name).
 const THREAD_NAME: &str = "rocprof-xplane-writer";
+
+/// The writer's hand-off thread, which takes the windows off the queue and hands on what
+/// straddles each cut.
+const HAND_OFF_THREAD_NAME: &str = "rocprof-xp-hand";
 
 /// The writer's file thread, which writes the joined windows.
 const FILES_THREAD_NAME: &str = "rocprof-xp-file";
@@ -87,6 +96,9 @@ struct HandedOff {
     /// The window's records, with what the window before handed on taken in first.
     c: Collected,
     always: bool,
+    /// The window handed something on to the next, which took it in: the record anchors its
+    /// join finds go to that window's join (`RecordAnchors`).
+    hands_on: bool,
     stages: CutStages,
 }
 
@@ -96,14 +108,17 @@ struct Cut {
     stages: CutStages,
 }
 
-enum Job {
-    Window(Cut),
+/// What a stage's thread takes, in the order sent: windows (`W`: as cut for the hand-off,
+/// handed off for the join), a barrier, the last window.
+enum Job<W> {
+    Window(W),
     /// Answered once every window sent before it is written.
     Barrier(SyncSender<()>),
-    Last(LastWindow, SyncSender<()>),
+    Last(Box<LastWindow>, SyncSender<()>),
 }
 
-/// Windows sent to the writer and not yet joined: their count, records and bytes.
+/// Windows sent to the writer and not yet taken by its hand-off: their count, records and
+/// bytes.
 #[derive(Debug, Default)]
 struct Waiting {
     windows: AtomicU64,
@@ -142,18 +157,20 @@ pub struct Sink {
 }
 
 enum Mode {
-    /// Window rules are on but no window was cut yet: the thread starts with the first. (The
-    /// slot is empty only while that start takes the writer out of it.)
-    Unstarted(Option<Box<Writer>>),
+    /// Window rules are on but no window was cut yet: the threads start with the first. (The
+    /// slot is empty only while that start takes the stages out of it.)
+    Unstarted(Option<Box<Stages>>),
+    /// The hand-off's thread takes the windows from `tx`; the join's thread takes them from it.
     Thread {
-        tx: Sender<Job>,
-        thread: Option<std::thread::JoinHandle<()>>,
+        tx: Sender<Job<Cut>>,
+        hand_offs: Option<JoinHandle<()>>,
+        joins: Option<JoinHandle<Option<Box<Writer>>>>,
     },
-    Inline(Box<Writer>),
+    Inline(Box<Stages>),
 }
 
 impl Sink {
-    /// The writer of `cfg`'s windows: on a thread of its own when `threaded` (window rules on),
+    /// The writer of `cfg`'s windows: on threads of its own when `threaded` (window rules on),
     /// else inline.
     pub fn start(
         recorder: &'static Recorder,
@@ -162,11 +179,11 @@ impl Sink {
         threaded: bool,
     ) -> Sink {
         let waiting = Arc::new(Waiting::default());
-        let writer = Box::new(Writer::new(recorder, cfg, files, Arc::clone(&waiting)));
+        let stages = Box::new(Stages::new(recorder, cfg, files, Arc::clone(&waiting)));
         let mode = if threaded {
-            Mode::Unstarted(Some(writer))
+            Mode::Unstarted(Some(stages))
         } else {
-            Mode::Inline(writer)
+            Mode::Inline(stages)
         };
         Sink {
             mode,
@@ -177,14 +194,14 @@ impl Sink {
         }
     }
 
-    /// Whether the writer runs on a thread of its own (else each window is joined and written
-    /// within its cut).
+    /// Whether the writer runs on threads of its own (else each window is handed off, joined
+    /// and written within its cut).
     pub fn threaded(&self) -> bool {
         matches!(self.mode, Mode::Unstarted(_) | Mode::Thread { .. })
     }
 
-    /// Hands on what straddles the cut of a window cut now, and hands the window to the writer
-    /// (joined and written at once when inline).
+    /// Hands a window cut now to the writer, which hands on what straddles its cut, joins it
+    /// and writes it (at once when inline; else on its threads, and this returns at once).
     pub fn window(&mut self, w: CutWindow) {
         let stages = CutStages::begin(
             w.c.delivered_count(),
@@ -194,17 +211,17 @@ impl Sink {
         );
         let w = Cut { w, stages };
         if let Mode::Unstarted(slot) = &mut self.mode {
-            if let Some(writer) = slot.take() {
-                self.mode = spawn(writer);
+            if let Some(stages) = slot.take() {
+                self.mode = spawn(stages);
             }
         }
         match &mut self.mode {
-            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.cut(w),
+            Mode::Inline(stages) | Mode::Unstarted(Some(stages)) => stages.cut(w),
             Mode::Unstarted(None) => unreachable!("started above"),
             Mode::Thread { tx, .. } => {
                 let before = self.waiting.add(&w.w.c, self.recorder.budget());
                 if let Err(mpsc::SendError(Job::Window(w))) = tx.send(Job::Window(w)) {
-                    // The writer's thread is gone (it cannot be, short of a crash): inline.
+                    // The hand-off's thread is gone (it cannot be, short of a crash): inline.
                     self.waiting.remove(&w.w.c, self.recorder.budget());
                     log_error!("the window writer stopped; this window is written on the coordinator's thread");
                     self.inline_now().cut(w);
@@ -217,7 +234,7 @@ impl Sink {
         }
     }
 
-    /// Once a run: windows wait behind the one being written.
+    /// Once a run: windows wait behind the one being handed off.
     fn tell_waiting(&mut self, windows: u64) {
         if self.told {
             return;
@@ -241,24 +258,31 @@ impl Sink {
     }
 
     /// The last window: written after every window before it, then the windows merged (at
-    /// exit). Returns once all of it is done; the writer's thread ends.
+    /// exit). Returns once all of it is done; the writer's threads end.
     pub fn last(&mut self, last: LastWindow) {
         match &mut self.mode {
             // No window was cut: the run's one profile, on this thread.
-            Mode::Inline(writer) | Mode::Unstarted(Some(writer)) => writer.last_window(last),
+            Mode::Inline(stages) | Mode::Unstarted(Some(stages)) => stages.last_window(last),
             Mode::Unstarted(None) => unreachable!("a start never leaves the slot empty"),
-            Mode::Thread { tx, thread } => {
+            Mode::Thread {
+                tx,
+                hand_offs,
+                joins,
+            } => {
                 let (done, wait) = mpsc::sync_channel(1);
-                match tx.send(Job::Last(last, done)) {
+                match tx.send(Job::Last(Box::new(last), done)) {
                     Ok(()) => {
                         let _ = wait.recv();
-                        if let Some(t) = thread.take() {
+                        if let Some(t) = hand_offs.take() {
+                            let _ = t.join();
+                        }
+                        if let Some(t) = joins.take() {
                             let _ = t.join();
                         }
                     }
                     Err(mpsc::SendError(Job::Last(last, _))) => {
                         log_error!("the window writer stopped; the last window is written on the coordinator's thread");
-                        self.inline_now().last_window(last);
+                        self.inline_now().last_window(*last);
                     }
                     Err(_) => {}
                 }
@@ -266,28 +290,98 @@ impl Sink {
         }
     }
 
-    /// A writer on this thread in place of one whose thread is gone: what it held is lost
-    /// with it (the error said so), the run's files start afresh.
-    fn inline_now(&mut self) -> &mut Writer {
+    /// The stages on this thread in place of threads that are gone: what they held is lost
+    /// with them (the error said so), the run's files start afresh.
+    fn inline_now(&mut self) -> &mut Stages {
         if let Mode::Thread { .. } = self.mode {
-            let writer = Writer::new(
+            let stages = Stages::new(
                 self.recorder,
                 self.cfg,
                 WindowFiles::new(self.cfg, true),
                 Arc::clone(&self.waiting),
             );
-            self.mode = Mode::Inline(Box::new(writer));
+            self.mode = Mode::Inline(Box::new(stages));
         }
         match &mut self.mode {
-            Mode::Inline(w) | Mode::Unstarted(Some(w)) => w,
+            Mode::Inline(s) | Mode::Unstarted(Some(s)) => s,
             Mode::Thread { .. } | Mode::Unstarted(None) => unreachable!("made inline above"),
         }
     }
 }
 
-/// What straddles each window's cut, handed on to the next window (`model::carry`), on the
-/// writer's thread before the window's join: the hand-off reads the window's records and what
-/// the window before handed on, never what a join found.
+/// The writer's two stages in one place: before its threads start, and inline (each window
+/// handed off, joined and written on the thread that cut it).
+pub struct Stages {
+    hand_off: HandOffStage,
+    writer: Writer,
+}
+
+impl Stages {
+    fn new(
+        recorder: &'static Recorder,
+        cfg: &'static Config,
+        files: WindowFiles,
+        waiting: Arc<Waiting>,
+    ) -> Stages {
+        Stages {
+            hand_off: HandOffStage {
+                hand_off: HandOff::of(&files),
+                recorder,
+                cfg,
+                waiting,
+                delay: std::env::var(TEST_WRITE_DELAY)
+                    .ok()
+                    .and_then(|v| v.trim().parse().ok())
+                    .map(std::time::Duration::from_millis),
+            },
+            writer: Writer::new(recorder, cfg, files),
+        }
+    }
+
+    /// A window as the coordinator cut it: handed off, joined and written.
+    fn cut(&mut self, cut: Cut) {
+        let handed = self.hand_off.cut(cut);
+        self.writer.window(handed);
+    }
+
+    /// The last window: takes in what the window before handed on, then [`Writer::last`].
+    fn last_window(&mut self, last: LastWindow) {
+        let last = self.hand_off.hand_off.last(last);
+        self.writer.last(last);
+    }
+}
+
+/// The hand-off stage: takes each window off the queue and hands on what straddles its cut.
+struct HandOffStage {
+    hand_off: HandOff,
+    recorder: &'static Recorder,
+    cfg: &'static Config,
+    waiting: Arc<Waiting>,
+    /// `TEST_WRITE_DELAY`.
+    delay: Option<std::time::Duration>,
+}
+
+impl HandOffStage {
+    /// A window as the coordinator cut it: taken off the queue (no longer charged as waiting;
+    /// inline, no window ever waits) and handed off.
+    fn cut(&mut self, cut: Cut) -> HandedOff {
+        let Cut { w, stages } = cut;
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+        if self.waiting.windows.load(Ordering::Relaxed) > 0 {
+            self.waiting.remove(&w.c, self.recorder.budget());
+        }
+        #[cfg(test)]
+        tests::note_hand_off(self.cfg);
+        self.hand_off.window(w, stages)
+    }
+}
+
+/// What straddles each window's cut, handed on to the next window (`model::carry`), before
+/// the window's join: the hand-off reads the window's records and what the window before
+/// handed on, never what a join found (the record anchors go from join to join:
+/// `RecordAnchors`), so a window is handed off while the one before it is joined.
 struct HandOff {
     /// How the run's windows are kept; `None` where window rules are off (a bounded capture's
     /// one profile hands nothing on).
@@ -346,7 +440,12 @@ impl HandOff {
             }
         }
         stages.handed_on();
-        HandedOff { c, always, stages }
+        HandedOff {
+            c,
+            always,
+            hands_on: self.carry.is_some(),
+            stages,
+        }
     }
 
     /// The last window takes in what the window before handed on: it hands nothing on.
@@ -354,127 +453,232 @@ impl HandOff {
         (last.c, _) = self.take_carried(std::mem::take(&mut last.c));
         last
     }
+}
 
-    /// The record anchors the join of the window that handed on what is held found, for the
-    /// next window's waits on them: they go to it with what is held. (No window is held: no
-    /// window wants them.)
-    fn keep_anchors(&mut self, anchors: Vec<(u64, Anchor)>) {
-        if let Some((held, _)) = self.carry.as_mut() {
-            held.carried.anchors = anchors;
+/// The record anchors a window's join found for the window after it (`Trace::record_anchors`,
+/// asked for by `Carried::anchors_wanted`): they go to the next join, in front of what that
+/// window carried in, when the window that found them handed something on (which the next
+/// window took in). The join's own: a window's hand-off never waits for the join before it.
+#[derive(Default)]
+struct RecordAnchors {
+    next: Option<Vec<(u64, Anchor)>>,
+}
+
+impl RecordAnchors {
+    /// What the join of a window that `handed_on` (or not) found.
+    fn keep(&mut self, handed_on: bool, anchors: Vec<(u64, Anchor)>) {
+        self.next = handed_on.then_some(anchors);
+    }
+
+    /// The next window, `c`, takes what the window before found.
+    fn give(&mut self, c: &mut Collected) {
+        if let Some(mut anchors) = self.next.take() {
+            anchors.append(&mut c.carried.anchors);
+            c.carried.anchors = anchors;
         }
     }
 }
 
-/// Starts the writer's thread; inline when it cannot start.
-fn spawn(writer: Box<Writer>) -> Mode {
-    let (tx, rx) = mpsc::channel();
-    // The thread takes the writer out of this slot; if it cannot start, the slot still holds
-    // it for the inline mode.
-    let slot = Arc::new(std::sync::Mutex::new(Some(writer)));
+/// Starts the writer's threads (the join's, then the hand-off's, which sends to it); inline
+/// when either cannot start.
+fn spawn(stages: Box<Stages>) -> Mode {
+    let Stages { hand_off, writer } = *stages;
+    // At most one handed-off window waits for the join (memory stays bounded by the windows
+    // queued for the hand-off, charged, and one window per stage).
+    let (to_join, joins_rx) = mpsc::sync_channel::<Job<HandedOff>>(0);
+    // Each thread takes its stage out of its slot; if it cannot start, the slot still holds it
+    // for the inline mode.
+    let slot = Arc::new(std::sync::Mutex::new(Some(Box::new(writer))));
     let theirs = Arc::clone(&slot);
-    let spawned = std::thread::Builder::new()
+    let joins = std::thread::Builder::new()
         .name(THREAD_NAME.into())
         .spawn(move || {
             let taken = crate::store::sinks::lock(&theirs).take();
-            if let Some(w) = taken {
-                serve(*w, rx);
-            }
+            taken.and_then(|w| serve_joins(*w, joins_rx))
         });
-    match spawned {
-        Ok(thread) => Mode::Thread {
-            tx,
-            thread: Some(thread),
-        },
+    let joins = match joins {
+        Ok(t) => t,
         Err(e) => {
             log_error!(
                 "cannot start the tool's window writer thread: {e}; windows are joined and written on the control thread"
             );
-            let w = crate::store::sinks::lock(&slot)
+            let writer = *crate::store::sinks::lock(&slot)
                 .take()
                 .expect("the thread never ran");
-            Mode::Inline(w)
+            return Mode::Inline(Box::new(Stages { hand_off, writer }));
+        }
+    };
+    let (tx, rx) = mpsc::channel();
+    let slot = Arc::new(std::sync::Mutex::new(Some((hand_off, to_join))));
+    let theirs = Arc::clone(&slot);
+    let hand_offs = std::thread::Builder::new()
+        .name(HAND_OFF_THREAD_NAME.into())
+        .spawn(move || {
+            let taken = crate::store::sinks::lock(&theirs).take();
+            if let Some((h, to_join)) = taken {
+                serve_hand_offs(h, rx, to_join);
+            }
+        });
+    match hand_offs {
+        Ok(t) => Mode::Thread {
+            tx,
+            hand_offs: Some(t),
+            joins: Some(joins),
+        },
+        Err(e) => {
+            log_error!(
+                "cannot start the tool's window hand-off thread: {e}; windows are handed off, joined and written on the control thread"
+            );
+            let (hand_off, to_join) = crate::store::sinks::lock(&slot)
+                .take()
+                .expect("the thread never ran");
+            // The join's thread ends with its channel and gives the writer back.
+            drop(to_join);
+            let mut writer = match joins.join() {
+                Ok(Some(w)) => *w,
+                _ => Writer::new(
+                    hand_off.recorder,
+                    hand_off.cfg,
+                    WindowFiles::new(hand_off.cfg, true),
+                ),
+            };
+            writer.out.beside = false;
+            Mode::Inline(Box::new(Stages { hand_off, writer }))
         }
     }
 }
 
-/// The writer's thread: one job at a time, in the order sent, until the last window. A panic
-/// in a job loses that job's window (said), never the thread.
-fn serve(mut w: Writer, rx: Receiver<Job>) {
-    w.out.beside = true;
+/// The hand-off's thread: one job at a time, in the order sent, until the last window, each
+/// passed on to the join's thread. A panic in a hand-off loses that window (said), never the
+/// thread.
+fn serve_hand_offs(
+    mut h: HandOffStage,
+    rx: Receiver<Job<Cut>>,
+    to_join: SyncSender<Job<HandedOff>>,
+) {
+    let mut join = ToJoin::Thread(to_join);
     while let Ok(job) = rx.recv() {
         match job {
             Job::Window(cut) => {
-                guarded("a capture window's hand-off, join and write", || w.cut(cut));
+                let handed = guarded("a capture window's hand-off", || h.cut(cut));
+                if let Some(handed) = handed {
+                    join.send(&h, Job::Window(handed));
+                }
             }
-            Job::Barrier(done) => {
-                w.out.files();
-                let _ = done.send(());
-            }
+            Job::Barrier(done) => join.send(&h, Job::Barrier(done)),
             Job::Last(last, done) => {
-                guarded("the last window's join and write", || w.last_window(last));
-                let _ = done.send(());
+                let last = Box::new(h.hand_off.last(*last));
+                join.send(&h, Job::Last(last, done));
                 return;
             }
         }
     }
 }
 
-fn guarded(what: &str, f: impl FnOnce()) {
-    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
-        log_error!("internal error in {what}: that window is not written");
+/// Where the hand-off's thread sends its windows: the join's thread, or (once that thread is
+/// gone, which it cannot be short of a crash) a writer on the hand-off's thread.
+enum ToJoin {
+    Thread(SyncSender<Job<HandedOff>>),
+    Here(Box<Writer>),
+}
+
+impl ToJoin {
+    fn send(&mut self, h: &HandOffStage, job: Job<HandedOff>) {
+        let job = match self {
+            ToJoin::Thread(tx) => match tx.send(job) {
+                Ok(()) => return,
+                Err(mpsc::SendError(job)) => {
+                    // What the join's thread held is lost with it; the run's files start afresh.
+                    log_error!("the window writer's join stopped; windows are joined and written on the hand-off's thread");
+                    *self = ToJoin::Here(Box::new(Writer::new(
+                        h.recorder,
+                        h.cfg,
+                        WindowFiles::new(h.cfg, true),
+                    )));
+                    job
+                }
+            },
+            ToJoin::Here(_) => job,
+        };
+        let ToJoin::Here(w) = self else {
+            unreachable!("made here above")
+        };
+        w.serve(job);
     }
 }
 
-/// What the windows' join carries from one window to the next, and the windows' write.
+/// The join's thread: one job at a time, in the order sent, until the last window. A panic in
+/// a job loses that job's window (said), never the thread. Gives the writer back when its
+/// channel closes before the last window.
+fn serve_joins(mut w: Writer, rx: Receiver<Job<HandedOff>>) -> Option<Box<Writer>> {
+    w.out.beside = true;
+    while let Ok(job) = rx.recv() {
+        if !w.serve(job) {
+            return None;
+        }
+    }
+    Some(Box::new(w))
+}
+
+/// Runs `f`, or says that its window is lost when it panics.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Option<T> {
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    if done.is_err() {
+        log_error!("internal error in {what}: that window is not written");
+    }
+    done.ok()
+}
+
+/// The windows' join and write: what the join carries from one window to the next (stream
+/// numbers, record anchors), and the write.
 pub struct Writer {
     recorder: &'static Recorder,
     cfg: &'static Config,
-    /// What the last window handed on, taken in by the next.
-    hand_off: HandOff,
     /// Writes the joined windows (on a thread of its own beside the join when this writer has
     /// one).
     out: FileStage,
     /// The stream numbers the windows gave so far: a stream is `Stream #N` in every window.
     numbers: StreamNumbers,
-    waiting: Arc<Waiting>,
-    /// `TEST_WRITE_DELAY`.
-    delay: Option<std::time::Duration>,
+    /// What the last join found for the next window.
+    anchors: RecordAnchors,
     /// Device activities the run's profiles wrote without their call's launch facts
     /// (`Counters::activities_unplaced`): said once at exit.
     unplaced: u64,
 }
 
 impl Writer {
-    fn new(
-        recorder: &'static Recorder,
-        cfg: &'static Config,
-        files: WindowFiles,
-        waiting: Arc<Waiting>,
-    ) -> Writer {
+    fn new(recorder: &'static Recorder, cfg: &'static Config, files: WindowFiles) -> Writer {
         Writer {
             recorder,
             cfg,
-            hand_off: HandOff::of(&files),
             out: FileStage {
                 state: Files::Here(Box::new(files)),
                 beside: false,
                 cfg,
             },
             numbers: StreamNumbers::default(),
-            waiting,
-            delay: std::env::var(TEST_WRITE_DELAY)
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .map(std::time::Duration::from_millis),
+            anchors: RecordAnchors::default(),
             unplaced: 0,
         }
     }
 
-    /// A window taken off the queue: no longer waiting, no longer charged as waiting.
-    /// (Inline, no window ever waits: nothing to take off.)
-    fn taken(&self, c: &Collected) {
-        if self.waiting.windows.load(Ordering::Relaxed) > 0 {
-            self.waiting.remove(c, self.recorder.budget());
+    /// One job of the join's thread; `false` after the last window.
+    fn serve(&mut self, job: Job<HandedOff>) -> bool {
+        match job {
+            Job::Window(h) => {
+                guarded("a capture window's join and write", || self.window(h));
+                true
+            }
+            Job::Barrier(done) => {
+                self.out.files();
+                let _ = done.send(());
+                true
+            }
+            Job::Last(last, done) => {
+                guarded("the last window's join and write", || self.last(*last));
+                let _ = done.send(());
+                false
+            }
         }
     }
 
@@ -485,35 +689,19 @@ impl Writer {
         join_numbered(c, threads, &mut self.numbers)
     }
 
-    /// A window as the coordinator cut it: taken off the queue, handed off, joined and
-    /// written.
-    fn cut(&mut self, cut: Cut) {
-        let Cut { w, stages } = cut;
-        if let Some(d) = self.delay {
-            std::thread::sleep(d);
-        }
-        self.taken(&w.c);
-        let handed = self.hand_off.window(w, stages);
-        self.window(handed);
-    }
-
-    /// The last window: takes in what the window before handed on, then [`Writer::last`].
-    fn last_window(&mut self, last: LastWindow) {
-        let last = self.hand_off.last(last);
-        self.last(last);
-    }
-
     /// Joins a window after its hand-off and hands it to the write
     /// (`<run>_wNNNN`). An empty window is neither joined nor written unless `always`.
     /// (Out of line: the instruction counts of `ci/bench-instructions.sh` name it.)
     #[inline(never)]
     fn window(&mut self, w: HandedOff) {
         let HandedOff {
-            c,
+            mut c,
             always,
+            hands_on,
             mut stages,
         } = w;
         stages.taken();
+        self.anchors.give(&mut c);
         if !c.has_records() && c.markers.is_empty() && !always {
             return;
         }
@@ -522,21 +710,21 @@ impl Writer {
         stages.joined();
         #[cfg(test)]
         tests::note_join(self.cfg);
-        self.hand_off
-            .keep_anchors(std::mem::take(&mut trace.record_anchors));
+        self.anchors
+            .keep(hands_on, std::mem::take(&mut trace.record_anchors));
         self.out.write(Joined { trace, stages });
     }
-
     /// The last window (or the run's one profile), then the merge of the windows at exit.
     /// (Out of line: `ci/bench-instructions.sh` names it.)
     #[inline(never)]
     fn last(&mut self, last: LastWindow) {
         let LastWindow {
-            c: collected,
+            c: mut collected,
             began: t0,
             attach,
             ended,
         } = last;
+        self.anchors.give(&mut collected);
         let cfg = self.cfg;
         let files = self.out.files();
         super::signal::note_kept_windows(&files.kept_note());
@@ -983,6 +1171,10 @@ mod tests {
         done.push((cfg.output_dir.clone(), what, n, thread));
     }
 
+    pub(super) fn note_hand_off(cfg: &Config) {
+        note(cfg, "hand-off", 0);
+    }
+
     pub(super) fn note_join(cfg: &Config) {
         note(cfg, "join", 0);
     }
@@ -1009,9 +1201,9 @@ mod tests {
         }
     }
 
-    /// Windows are joined on the writer's thread and written on a thread of their own (a
-    /// window is written while the next is joined), in the order they were cut, under the
-    /// numbers of that order.
+    /// Windows are handed off, joined and written on three threads of the writer's (a window
+    /// is handed off while the one before is joined, and written while the next is joined), in
+    /// the order they were cut, under the numbers of that order.
     #[test]
     fn windows_are_written_beside_their_joins_in_order() {
         let dir = tempfile::tempdir().unwrap();
@@ -1021,6 +1213,12 @@ mod tests {
         }
         s.barrier();
         let done = done(dir.path());
+        let hand_offs: Vec<_> = done.iter().filter(|d| d.0 == "hand-off").collect();
+        assert_eq!(hand_offs.len(), 3, "{done:?}");
+        assert!(
+            hand_offs.iter().all(|h| h.2 == HAND_OFF_THREAD_NAME),
+            "{done:?}"
+        );
         let joins: Vec<_> = done.iter().filter(|d| d.0 == "join").collect();
         let writes: Vec<_> = done.iter().filter(|d| d.0 == "write").collect();
         assert_eq!(joins.len(), 3, "{done:?}");
@@ -1039,7 +1237,8 @@ mod tests {
         s.last(last());
     }
 
-    /// Inline (window rules off), the join and the write run on the thread that cuts.
+    /// Inline (window rules off), the hand-off, the join and the write run on the thread that
+    /// cuts.
     #[test]
     fn an_inline_writer_writes_on_the_cutting_thread() {
         let dir = tempfile::tempdir().unwrap();
@@ -1052,7 +1251,7 @@ mod tests {
         s.window(cut(true));
         let here = std::thread::current().name().unwrap_or("").to_string();
         let done = done(dir.path());
-        assert_eq!(done.len(), 2, "{done:?}");
+        assert_eq!(done.len(), 3, "{done:?}");
         assert!(done.iter().all(|d| d.2 == here), "{done:?}");
     }
 
@@ -1060,21 +1259,44 @@ mod tests {
     /// it carried in, only when that window took in what the first handed on.
     #[test]
     fn record_anchors_go_to_the_window_that_took_the_carry() {
+        let (a, b) = (Anchor::on_device(0, 1, 10), Anchor::on_device(0, 2, 20));
+        let mut r = RecordAnchors::default();
+        r.keep(true, vec![(1, a)]);
+        let mut c = Collected::default();
+        c.carried.anchors = vec![(2, b)];
+        r.give(&mut c);
+        assert_eq!(c.carried.anchors, [(1, a), (2, b)]);
+        // Given once.
+        let mut c = Collected::default();
+        r.give(&mut c);
+        assert!(c.carried.anchors.is_empty());
+        // A window that handed nothing on: the next window took no carry, so no anchors.
+        r.keep(false, vec![(1, a)]);
+        let mut c = Collected::default();
+        r.give(&mut c);
+        assert!(c.carried.anchors.is_empty());
+    }
+
+    /// A hand-off tells its join whether the window handed something on (which the next
+    /// window takes in): the record anchors follow what the hand-off held.
+    #[test]
+    fn a_hand_off_tells_its_join_whether_it_handed_on() {
         let mut h = HandOff {
             windows: None,
             carry: None,
         };
-        let (a, b) = (Anchor::on_device(0, 1, 10), Anchor::on_device(0, 2, 20));
+        let now = Instant::now();
+        let stages = || CutStages::begin(0, 0, now, now);
+        let handed = h.window(cut(false), stages());
+        assert!(!handed.hands_on);
         h.carry = Some((Collected::default(), HandedOn::default()));
-        h.keep_anchors(vec![(1, a)]);
-        let mut c = Collected::default();
-        c.carried.anchors = vec![(2, b)];
-        let (c, _) = h.take_carried(c);
-        assert_eq!(c.carried.anchors, [(1, a), (2, b)]);
-        assert!(h.carry.is_none());
-        h.keep_anchors(vec![(1, a)]);
-        let (c, _) = h.take_carried(Collected::default());
-        assert!(c.carried.anchors.is_empty() && h.carry.is_none());
+        // Window rules off: the carry is taken in, nothing is handed on.
+        let handed = h.window(cut(false), stages());
+        assert!(!handed.hands_on && h.carry.is_none());
+        h.windows = Some(carry::Windows::Apart);
+        h.carry = Some((Collected::default(), HandedOn::default()));
+        let handed = h.window(cut(true), stages());
+        assert!(!handed.hands_on, "a bounded capture's end hands nothing on");
     }
 
     /// The first window cut starts the writer's thread, which then takes every window.
@@ -1092,6 +1314,13 @@ mod tests {
         assert!(matches!(s.mode, Mode::Thread { .. }));
         s.barrier();
         s.last(last());
-        assert!(matches!(s.mode, Mode::Thread { thread: None, .. }));
+        assert!(matches!(
+            s.mode,
+            Mode::Thread {
+                hand_offs: None,
+                joins: None,
+                ..
+            }
+        ));
     }
 }
