@@ -16,8 +16,8 @@
 # third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
 # sync calls and event records a storm lacks): about 10 minutes more. BENCH_CUT=1 adds that run
 # cut into windows of 300,000 records while it runs: the instructions per record of each stage
-# of a cut on the tool's threads (collect and hand-off on the coordinator's, join on the
-# writer's, write on its file thread).
+# of a cut on the tool's threads (collect on the coordinator's, then the window writer's three:
+# hand-off, join, write).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
@@ -127,15 +127,15 @@ PY
 fi
 if [[ ${BENCH_CUT:-0} == 1 ]]; then
   cut=$(grep -oE 'window [0-9]+ cut: [0-9]+ records' "$work/cut.log" | awk '{s += $4} END {print s + 0}')
-  # The coordinator's tick collects and hands off; the writer's thread joins (`Writer::window`);
-  # the file thread writes (`write_window`).
+  # The coordinator's tick collects; the writer's hand-off thread hands off (`HandOff::window`),
+  # its join thread joins (`Writer::window`), its file thread writes (`write_window`).
   python3 - "$cut" "$(inclusive "$work/cut.out" 'rocprof_xplane::control::coordinator::Coordinator::tick')" \
     "$(inclusive "$work/cut.out" 'rocprof_xplane::control::writer::Writer::window')" \
     "$(inclusive "$work/cut.out" 'rocprof_xplane::control::writer::write_window')" \
-    "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::model::carry::hand_off')" \
+    "$(inclusive "$work/cut.out" 'rocprof_xplane::control::writer::HandOff::window')" \
     "$(inclusive "$work/cut.out" 'rocprof_xplane(_core)?::xplane::merge::Indexed::(own|written)')" <<'PY'
 import sys
 records, tick, join, write, hand, index = map(int, sys.argv[1:])
-print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {(tick + join + write) / records:,.0f} instructions/record on the tool's threads (collect {(tick - hand) / records:,.0f}, hand-off {hand / records:,.0f}, join {join / records:,.0f}, write {write / records:,.0f}, of which indexing each window for the exit's splice {index / records:,.0f})")
+print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {(tick + hand + join + write) / records:,.0f} instructions/record on the tool's threads (collect {tick / records:,.0f}, hand-off {hand / records:,.0f}, join {join / records:,.0f}, write {write / records:,.0f}, of which indexing each window for the exit's splice {index / records:,.0f})")
 PY
 fi

@@ -261,8 +261,8 @@ impl Coordinator {
     /// After a count window's cut of `records` records that took `took`: when as many records
     /// as a window holds were delivered meanwhile, the program delivers faster than the tool's
     /// thread cuts, and each window holds what arrived during the cut before it. Said once.
-    /// With the window writer on its own thread a cut only collects and hands off, and the
-    /// writer says when windows wait for it (`writer::Sink`).
+    /// With the window writer on threads of its own a cut only collects, and the writer says
+    /// when windows wait for it (`writer::Sink`).
     fn tell_if_outrun(&mut self, records: u64, took: std::time::Duration) {
         if self.run.writer_threaded() {
             return;

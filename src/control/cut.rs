@@ -1,10 +1,10 @@
 //! The one cut: stop what the kind of cut stops → wait for HIP calls under way → flush our
 //! buffers → take each buffer's records as its flush returns → collect with the callbacks'
-//! facts → hand on what straddles the cut and hand the window to the window writer (`writer`:
-//! hand-off here, then join and write), or hand the records back. Every trigger's cut — a
-//! window rule, the user's signal, a range end, the end of a bounded capture, the profiler
-//! service, a detach, the program's end — runs through [`Run::cut`], on the coordinator's
-//! thread, one at a time.
+//! facts → hand the window to the window writer (`writer`: the hand-off of what straddles the
+//! cut, the join and the write, each on a thread of the writer's), or hand the records back.
+//! Every trigger's cut — a window rule, the user's signal, a range end, the end of a bounded
+//! capture, the profiler service, a detach, the program's end — runs through [`Run::cut`], on
+//! the coordinator's thread, one at a time.
 
 use std::time::Instant;
 
