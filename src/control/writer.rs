@@ -701,6 +701,8 @@ impl Writer {
             mut stages,
         } = w;
         stages.taken();
+        #[cfg(test)]
+        tests::hold_join(self.cfg);
         self.anchors.give(&mut c);
         if !c.has_records() && c.markers.is_empty() && !always {
             return;
@@ -1171,6 +1173,16 @@ mod tests {
         done.push((cfg.output_dir.clone(), what, n, thread));
     }
 
+    /// Output directories whose joins take a while (a slow join, for the pipeline's test).
+    static SLOW_JOINS: std::sync::Mutex<Vec<std::path::PathBuf>> =
+        std::sync::Mutex::new(Vec::new());
+
+    pub(super) fn hold_join(cfg: &Config) {
+        if SLOW_JOINS.lock().unwrap().contains(&cfg.output_dir) {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+        }
+    }
+
     pub(super) fn note_hand_off(cfg: &Config) {
         note(cfg, "hand-off", 0);
     }
@@ -1234,6 +1246,30 @@ mod tests {
             .collect();
         runs.sort();
         assert_eq!(runs, ["run_w0001", "run_w0002", "run_w0003"]);
+        s.last(last());
+    }
+
+    /// A window is handed off while the one before it is joined: the hand-off does not wait
+    /// for the join before it (a slow join holds only the windows after the next).
+    #[test]
+    fn a_window_is_handed_off_while_the_one_before_is_joined() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = sink(dir.path());
+        SLOW_JOINS.lock().unwrap().push(dir.path().to_path_buf());
+        for _ in 0..3 {
+            s.window(cut(true));
+        }
+        s.barrier();
+        let done = done(dir.path());
+        let at = |what: &str, nth: usize| {
+            done.iter()
+                .enumerate()
+                .filter(|(_, d)| d.0 == what)
+                .nth(nth)
+                .map(|(i, _)| i)
+                .unwrap()
+        };
+        assert!(at("hand-off", 1) < at("join", 0), "{done:?}");
         s.last(last());
     }
 
