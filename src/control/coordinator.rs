@@ -58,6 +58,7 @@ struct Sampling {
 }
 
 impl Sampling {
+    /// Starts the thread, unless it runs.
     fn start(&mut self) {
         if let Some(dc) = self.idle.take() {
             match Sampler::start(dc, self.recorder, self.every) {
@@ -166,16 +167,20 @@ impl Coordinator {
             Command::Stop => return records(run.cut(CutKind::StopRecording)),
             Command::Attach(contexts) => {
                 let n = run.attach.begin();
-                // A reattach first drops what the callbacks kept while detached.
+                // A reattach first drops what the callbacks kept while detached, and the
+                // device counters' series of the session before: its contexts start afresh and
+                // count from zero, so no interval spans the gap.
                 if n > 1 {
                     let _ = run.cut(CutKind::Discard);
+                    run.forget_device_reads();
                 }
                 let started = run.session.start_inactive(&contexts);
                 run.recorder.set_paused(false);
-                // The contexts started afresh count from zero: no interval spans the gap.
-                run.forget_device_reads();
+                // A reattach restarts the sampling thread the detach stopped; its first read,
+                // at once, starts the session's series. At the first attach the thread runs
+                // since initialize, as the contexts do, and reads on: a restart there would
+                // read twice in a row (its last read, then its first), an interval of no time.
                 if let Some(s) = self.sampling.as_mut() {
-                    s.stop();
                     s.start();
                 }
                 log_info!(
@@ -362,6 +367,49 @@ mod tests {
         co.handle(Command::Attach(Vec::new()));
         co.handle(Command::Detach);
         assert_eq!(profiles(dir.path()), written);
+    }
+
+    /// The first attach finds the sampling thread reading since initialize and leaves it
+    /// reading: no read of its own, which would come a moment after the thread's last one (an
+    /// interval of almost no time; on a clock that reads the same twice, two reads at one
+    /// time). A reattach restarts the thread the detach stopped, with a read at once.
+    #[test]
+    fn an_attach_never_reads_twice_in_a_row() {
+        use crate::sdk::device_counting::stand_in;
+        use crate::sdk::functions::Context;
+        let dir = tempfile::tempdir().unwrap();
+        let (mut cfg, _) = Config::parse(|_| None, 0);
+        cfg.output_dir = dir.path().to_path_buf();
+        cfg.run_name = "run".into();
+        // No read falls due on the interval: only the reads at starts and stops.
+        cfg.pmc_interval_ms = Some(3_600_000);
+        let cfg: &'static Config = Box::leak(Box::new(cfg));
+        let recorder: &'static Recorder = Box::leak(Box::default());
+        let (functions, dc) = stand_in::counting_once_started();
+        let ctx = Context::from_raw(rocprofiler_sdk_sys::rocprofiler_context_id_t {
+            handle: stand_in::STARTED_CTX,
+        });
+        let mut session = Session::for_test(functions, Vec::new()).with_contexts(vec![ctx]);
+        session.device_counting = Some(dc);
+        // As initialize does: the contexts start, then the coordinator and its thread, which
+        // reads at once.
+        session.start(false).unwrap();
+        let mut co = Coordinator::new(recorder, session, cfg, false);
+        co.handle(Command::Attach(vec![ctx]));
+        co.handle(Command::Detach);
+        assert_eq!(
+            stand_in::counted_reads(),
+            2,
+            "the read at initialize and the one at the detach"
+        );
+        co.handle(Command::Attach(vec![ctx]));
+        co.handle(Command::Detach);
+        assert_eq!(
+            stand_in::counted_reads(),
+            4,
+            "a reattach reads at once, its detach once more"
+        );
+        co.handle(Command::Finalize);
     }
 
     /// A process that ends while attached writes the session under way at finalize, once.

@@ -367,10 +367,12 @@ impl DeviceCounting {
 }
 
 /// Stand-in SDK functions for the sampling thread's tests: a read that succeeds at once, or one
-/// that takes `READ_STUCK` (a read stuck in the SDK).
+/// that takes `READ_STUCK` (a read stuck in the SDK); and, for the coordinator's tests, a GPU
+/// whose reads count only once its context started, as the SDK's do.
 #[cfg(test)]
 pub mod stand_in {
     use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
     pub const READ_STUCK: std::time::Duration = std::time::Duration::from_secs(6);
 
@@ -412,11 +414,15 @@ pub mod stand_in {
             b"rocprofiler_flush_buffer" => flush as *const () as *mut c_void,
             _ => std::ptr::null_mut(),
         });
+        over(functions, 1)
+    }
+
+    fn over(functions: Functions, ctx: u64) -> DeviceCounting {
         DeviceCounting {
             functions,
             gpus: vec![Gpu {
                 agent: 0x10,
-                ctx: Context::from_raw(sys::rocprofiler_context_id_t { handle: 1 }),
+                ctx: Context::from_raw(sys::rocprofiler_context_id_t { handle: ctx }),
                 buffer: Buffer::for_test(2),
                 sink: Box::leak(Box::default()),
             }],
@@ -424,5 +430,63 @@ pub mod stand_in {
             failed: vec![0],
             instance_names: HashMap::new(),
         }
+    }
+
+    /// The context of [`counting_once_started`]'s GPU.
+    pub const STARTED_CTX: u64 = 0x51;
+    /// Whether [`STARTED_CTX`] runs; the reads of it that counted. One test owns them.
+    static RUNNING: AtomicBool = AtomicBool::new(false);
+    static COUNTED: AtomicU64 = AtomicU64::new(0);
+
+    extern "C" fn start(ctx: sys::rocprofiler_context_id_t) -> sys::rocprofiler_status_t {
+        if ctx.handle != STARTED_CTX {
+            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_INVALID;
+        }
+        RUNNING.store(true, Ordering::SeqCst);
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    extern "C" fn is_active(
+        _: sys::rocprofiler_context_id_t,
+        status: *mut std::ffi::c_int,
+    ) -> sys::rocprofiler_status_t {
+        // SAFETY: the caller passes a writable status.
+        unsafe { status.write(RUNNING.load(Ordering::SeqCst).into()) };
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    extern "C" fn sample_once_started(
+        _: sys::rocprofiler_context_id_t,
+        _: sys::rocprofiler_user_data_t,
+        _: sys::rocprofiler_counter_flag_t,
+        _: *mut sys::rocprofiler_counter_record_v1_t,
+        _: *mut usize,
+    ) -> sys::rocprofiler_status_t {
+        if !RUNNING.load(Ordering::SeqCst) {
+            return sys::ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED;
+        }
+        COUNTED.fetch_add(1, Ordering::SeqCst);
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    /// The SDK functions of a GPU whose counters count once its context ([`STARTED_CTX`])
+    /// started: a read before fails, as the SDK's does. With the device counting of that GPU
+    /// over them.
+    pub fn counting_once_started() -> (Functions, DeviceCounting) {
+        let functions = Functions::resolve(|name| match name.to_bytes() {
+            b"rocprofiler_sample_device_counting_service" => {
+                sample_once_started as *const () as *mut c_void
+            }
+            b"rocprofiler_flush_buffer" => flush as *const () as *mut c_void,
+            b"rocprofiler_start_context" => start as *const () as *mut c_void,
+            b"rocprofiler_context_is_active" => is_active as *const () as *mut c_void,
+            _ => std::ptr::null_mut(),
+        });
+        (functions, over(functions, STARTED_CTX))
+    }
+
+    /// The reads of [`counting_once_started`]'s GPU that counted (its context was started).
+    pub fn counted_reads() -> u64 {
+        COUNTED.load(Ordering::SeqCst)
     }
 }

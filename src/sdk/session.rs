@@ -160,6 +160,13 @@ impl Session {
         s
     }
 
+    /// [`Session::for_test`] owning `contexts` (an attach starts those it is handed).
+    #[cfg(test)]
+    pub fn with_contexts(mut self, contexts: Vec<Context>) -> Session {
+        self.contexts = contexts;
+        self
+    }
+
     /// The SDK's functions (for the counter records' names at collection).
     pub fn functions(&self) -> &Functions {
         &self.functions
