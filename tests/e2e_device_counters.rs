@@ -406,6 +406,9 @@ fn a_reattach_reads_afresh_and_the_thread_stops_at_each_detach() {
         for (k, p) in pts.iter().enumerate() {
             assert_eq!(p.value, reads[k + 1].total - reads[k].total, "{run} {k}");
         }
-        assert_eq!(got[&(0, "GPU_UTIL".to_string())].len(), pts.len(), "{run}");
+        // GPU_UTIL over every interval in which cycles elapsed: two reads the simulator's
+        // clock gave one instant (it stands still while its replay is ahead) have none.
+        let timed = pts.iter().filter(|p| p.value > 0).count();
+        assert_eq!(got[&(0, "GPU_UTIL".to_string())].len(), timed, "{run}");
     }
 }

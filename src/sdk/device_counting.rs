@@ -69,6 +69,8 @@ pub struct DeviceCounting {
     pub setup: PmcSetup,
     /// Failed reads per GPU; each GPU's first failure is said once.
     failed: Vec<u64>,
+    /// Reads made so far: the next read's number (`DeviceSample::read`).
+    reads: u64,
     /// The counter of each instance id met so far (`None`: not one of ours): the ids are the
     /// same in every read, and naming one is a call into the SDK.
     instance_names: HashMap<u64, Option<Arc<str>>>,
@@ -297,6 +299,7 @@ impl DeviceCounting {
                 gpus,
                 setup,
                 failed: vec![0; n],
+                reads: 0,
                 instance_names: HashMap::new(),
             },
             contexts,
@@ -308,12 +311,15 @@ impl DeviceCounting {
         !self.gpus.is_empty()
     }
 
-    /// Reads every GPU once (`seq` numbers the read): one sample per counter of each GPU read,
-    /// its instances summed, at the time its read returned. A GPU whose read fails (its
+    /// Reads every GPU once (`seq`: the read's user data for the SDK): one sample per counter
+    /// of each GPU read, its instances summed, at the time its read returned, with the read's
+    /// number in the run. A GPU whose read fails (its
     /// context not started, or stopped by a detach) gives none; its first failure is said.
     pub fn read(&mut self, seq: u64) -> Vec<DeviceSample> {
         let f = self.functions;
         let mut out = Vec::new();
+        let number = self.reads;
+        self.reads += 1;
         for i in 0..self.gpus.len() {
             let g = self.gpus[i];
             lock(&g.sink.values).clear();
@@ -332,13 +338,18 @@ impl DeviceCounting {
                 continue;
             }
             let values = std::mem::take(&mut *lock(&g.sink.values));
-            out.extend(self.sum(g.agent, time_ns, values));
+            out.extend(self.sum(g.agent, (number, time_ns), values));
         }
         out
     }
 
     /// The values of one read of `agent`, named and their instances summed, one per counter.
-    fn sum(&mut self, agent: u64, time_ns: u64, values: Vec<(u64, f64)>) -> Vec<DeviceSample> {
+    fn sum(
+        &mut self,
+        agent: u64,
+        (read, time_ns): (u64, u64),
+        values: Vec<(u64, f64)>,
+    ) -> Vec<DeviceSample> {
         let (setup, f) = (&self.setup, &self.functions);
         let mut sums: Vec<DeviceSample> = Vec::new();
         for (instance, value) in values {
@@ -351,6 +362,7 @@ impl DeviceCounting {
                 Some(s) => s.value += value,
                 None => sums.push(DeviceSample {
                     agent,
+                    read,
                     time_ns,
                     counter: name.clone(),
                     value,
@@ -428,6 +440,7 @@ pub mod stand_in {
             }],
             setup: PmcSetup::empty("ROCPROF_XPLANE_PMC_INTERVAL"),
             failed: vec![0],
+            reads: 0,
             instance_names: HashMap::new(),
         }
     }

@@ -35,11 +35,14 @@ pub struct CounterValue {
 /// One read of one GPU's device counters (the device counting service, `ROCPROF_XPLANE_PMC_INTERVAL`):
 /// a counter's value **accumulated since the counters started**, its instances summed, and when
 /// the read returned (SDK clock, ns). A sample of a GPU has one of these per counter, all with
-/// the same `time_ns`.
+/// the same `time_ns` and `read`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeviceSample {
     /// Agent handle of the GPU read.
     pub agent: u64,
+    /// The read's number, one per read and never reused in a run: two reads the clock gave one
+    /// time are two reads, and the copy of a read a cut hands on to the next is that read.
+    pub read: u64,
     pub time_ns: u64,
     pub counter: Arc<str>,
     pub value: f64,

@@ -165,12 +165,12 @@ impl Collected {
     }
 
     /// Whether the device counter reads end an interval here: two reads of a counter of a GPU
-    /// at different times (the first may be the last read of the window before).
+    /// (the first may be the last read of the window before).
     pub fn has_device_intervals(&self) -> bool {
         let mut first: HashMap<(u64, &str), u64> = HashMap::default();
         self.device_samples
             .iter()
-            .any(|s| *first.entry((s.agent, &s.counter)).or_insert(s.time_ns) != s.time_ns)
+            .any(|s| *first.entry((s.agent, &s.counter)).or_insert(s.read) != s.read)
     }
 
     /// Keeps a kernel record; one refused by its store (past 2^32 − 1 distinct launch shapes,

@@ -43,15 +43,14 @@ pub struct DeviceCounters {
     pub restarts: u64,
 }
 
-/// The reads of one counter of one GPU, in time order, each time once.
+/// The reads of one counter of one GPU, in time order, each read once: a read handed on across
+/// a cut comes twice, as the same read; two reads the clock gave one time stay two.
 fn series(samples: &[DeviceSample]) -> Vec<Vec<&DeviceSample>> {
     let mut all: Vec<&DeviceSample> = samples.iter().collect();
     all.sort_by(|a, b| {
-        (a.agent, &*a.counter, a.time_ns)
-            .partial_cmp(&(b.agent, &*b.counter, b.time_ns))
-            .unwrap_or(std::cmp::Ordering::Equal)
+        (a.agent, &*a.counter, a.time_ns, a.read).cmp(&(b.agent, &*b.counter, b.time_ns, b.read))
     });
-    all.dedup_by(|b, a| a.agent == b.agent && a.counter == b.counter && a.time_ns == b.time_ns);
+    all.dedup_by(|b, a| a.agent == b.agent && a.counter == b.counter && a.read == b.read);
     let mut out: Vec<Vec<&DeviceSample>> = Vec::new();
     for s in all {
         match out.last_mut() {
@@ -129,9 +128,11 @@ pub fn last_reads(samples: &[DeviceSample]) -> Vec<DeviceSample> {
 mod tests {
     use super::*;
 
+    /// A read at `t`, numbered by its time (the clock never reads the same twice here).
     fn read(agent: u64, t: u64, counter: &str, value: f64) -> DeviceSample {
         DeviceSample {
             agent,
+            read: t,
             time_ns: t,
             counter: Arc::from(counter),
             value,
@@ -196,6 +197,30 @@ mod tests {
             both.extend(second.intervals.clone());
             assert_eq!(both, whole.intervals, "cut after read {cut}");
         }
+    }
+
+    /// Two reads the clock gave one time are two reads: the interval between them is there
+    /// (of no time), none is merged into the next, and the last read of a series is never
+    /// dropped for the time of the one before.
+    #[test]
+    fn two_reads_at_one_time_are_two_reads() {
+        let at = |n: u64, t: u64, value: f64| DeviceSample {
+            read: n,
+            ..read(1, t, GRBM_COUNT, value)
+        };
+        let s = [at(0, 100, 0.0), at(1, 200, 40.0), at(2, 200, 40.0)];
+        let d = intervals(&s);
+        assert_eq!(
+            values(&d, 1, GRBM_COUNT),
+            [(100, 200, 40.0), (200, 200, 0.0)]
+        );
+        // Handed on across a cut, a read comes twice: it counts once.
+        let handed = [at(1, 200, 40.0), at(1, 200, 40.0), at(2, 200, 50.0)];
+        assert_eq!(
+            values(&intervals(&handed), 1, GRBM_COUNT),
+            [(200, 200, 10.0)]
+        );
+        assert_eq!(last_reads(&s), [at(2, 200, 40.0)]);
     }
 
     /// A read lower than the one before (counters restarted) ends no interval.
