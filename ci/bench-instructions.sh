@@ -8,7 +8,8 @@
 # record for the join, the export and finalize as a whole, and for the callbacks' own work on
 # the application threads (`tracing_callback_v1` and `hip_stream_callback_v1`, the callback-
 # tracing edges whole: their panic guard, dispatch and capture, and the debug self-timing the
-# runs have on). Cache misses are
+# runs have on; the storm's callbacks are also counted at the default log level, without
+# it). Cache misses are
 # not in these counts: a change that only cuts memory traffic reads flat here. Takes about 2
 # minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
@@ -36,10 +37,12 @@ HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
   --callgrind-out-file="$work/bench.out" "$bench" >"$work/bench.log" 2>&1 &
 traced() { # NAME SCENARIO: the tool in the simulator under callgrind, into $work/NAME.{out,log}
   ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs-$1" \
-    ROCPROF_XPLANE_LOG=debug valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" \
+    ROCPROF_XPLANE_LOG=${LOG:-debug} valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" \
     target/release/rocprof-sim "$2" --sdk 1.0.0 >"$work/$1.log" 2>&1
 }
 traced storm "$work/storm200k.toml" &
+# The storm again at the default log level: the callbacks without the debug self-timing.
+LOG=info traced storm-info "$work/storm200k.toml" &
 # The tool's callbacks per HIP call through its extern "C" edges, in each subscription it can
 # make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread.
 HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
@@ -111,6 +114,13 @@ python3 - "$records" "$(callbacks "$work/storm.out")" \
 import sys
 records, cb, req, buf = map(int, sys.argv[1:])
 print(f"storm per record collected: {(cb + req + buf) / records:,.0f} instructions (callbacks {cb / records:,.0f}, external-id requests {req / records:,.0f}, buffer deliveries {buf / records:,.0f})")
+PY
+python3 - "$records" "$(callbacks "$work/storm-info.out")" \
+  "$(inclusive "$work/storm-info.out" 'rocprof_xplane::sdk::callbacks::external_id_request')" \
+  "$(inclusive "$work/storm-info.out" 'rocprof_xplane::sdk::callbacks::buffer_callback')" <<'PY'
+import sys
+records, cb, req, buf = map(int, sys.argv[1:])
+print(f"storm per record collected, default log (no self-timing): {(cb + req + buf) / records:,.0f} instructions (callbacks {cb / records:,.0f}, external-id requests {req / records:,.0f}, buffer deliveries {buf / records:,.0f})")
 PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
