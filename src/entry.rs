@@ -118,7 +118,7 @@ pub fn initialize(tool: &'static Tool) -> bool {
     let cfg = config::get();
     let recorder = &tool.tracer.recorder;
     recorder.budget().set_limit(cfg.max_memory);
-    // At debug level the edges time themselves (two clock reads per callback), for the
+    // At debug level the edges time themselves (two time-stamp counter reads per callback), for the
     // finalize line that gives the tool's whole cost per record.
     if crate::config::log_enabled(LogLevel::Debug) {
         recorder.time_callbacks();
