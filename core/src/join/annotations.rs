@@ -36,14 +36,17 @@ impl AnnotationIndex {
         self.get_ranked(self.captured.key(corr), record_external)
     }
 
-    /// `get` of a call ranked already (`CorrMap::key` of a table over the calls).
+    /// `get` of a call ranked already (`CorrMap::key` of a table over the calls). Inlined
+    /// where events are made, a read per table; an event with an external id takes the call
+    /// apart (`merged_with`), which hashes. (Always: left to the compiler, it stays a call,
+    /// whose entry and exit cost as much as its reads.)
+    #[inline(always)]
     pub(super) fn get_ranked(
         &mut self,
         call: Ranked,
         record_external: u64,
     ) -> Option<Id<Annotation>> {
-        let corr = call.id;
-        let base = if corr == 0 {
+        let base = if call.id == 0 {
             None
         } else {
             self.captured.get_ranked(call).copied()
@@ -52,6 +55,18 @@ impl AnnotationIndex {
         if ext == 0 {
             return base;
         }
+        self.merged_with(call.id, base, ext)
+    }
+
+    /// The annotation of call `corr`'s events carrying external id `ext`: the call's own
+    /// (`base`) with `ext` appended, made once per (call, external id).
+    #[inline(never)]
+    fn merged_with(
+        &mut self,
+        corr: u64,
+        base: Option<Id<Annotation>>,
+        ext: u64,
+    ) -> Option<Id<Annotation>> {
         let table = &mut self.table;
         Some(*self.merged.entry((corr, ext)).or_insert_with(|| {
             let mut a = base.map(|b| table[b].clone()).unwrap_or_default();
@@ -70,6 +85,7 @@ impl AnnotationIndex {
 
     /// The external correlation id an event of `corr` carries: the one the runtime answered
     /// for the call, else the record's own.
+    #[inline]
     fn external_of(&self, call: Ranked, record_external: u64) -> u64 {
         self.external
             .get_ranked(call)

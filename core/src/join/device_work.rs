@@ -160,13 +160,20 @@ impl Activities {
     }
 
     /// How many activities call `corr` had (none: `None`) and the lowest device they ran on.
+    #[inline]
     pub(super) fn get(&self, call: Ranked) -> Option<(NonZeroU32, u32)> {
         let e = self.of.get_ranked(call)?.get();
         if e == LARGE {
-            return self.large.get(&call.id).copied();
+            return self.large_of(call.id);
         }
         let n = NonZeroU32::new(e & COUNT_MASK)?;
         Some((n, e >> COUNT_BITS))
+    }
+
+    /// The counts of a call kept whole apart (`large`): rare, and hashed, so not inlined.
+    #[inline(never)]
+    fn large_of(&self, corr: u64) -> Option<(NonZeroU32, u32)> {
+        self.large.get(&corr).copied()
     }
 }
 

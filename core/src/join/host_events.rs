@@ -333,17 +333,26 @@ impl ThreadEvents {
     }
 
     /// Thread `tid`'s events; a thread not counted in the sizes gets an entry of its own.
+    /// Inlined: the thread answered last is one compare; another one is searched apart.
+    #[inline]
     fn of(&mut self, tid: u64) -> &mut Growing {
-        if self.list.get(self.last).is_none_or(|(t, _)| *t != tid) {
-            self.last = match self.list.binary_search_by_key(&tid, |(t, _)| *t) {
-                Ok(i) => i,
-                Err(i) => {
-                    self.list.insert(i, (tid, Growing::default()));
-                    i
-                }
-            };
+        match self.list.get_mut(self.last) {
+            Some((t, _)) if *t == tid => {}
+            _ => self.find(tid),
         }
         &mut self.list[self.last].1
+    }
+
+    /// Points `last` at thread `tid`'s entry, made when the thread has none.
+    #[inline(never)]
+    fn find(&mut self, tid: u64) {
+        self.last = match self.list.binary_search_by_key(&tid, |(t, _)| *t) {
+            Ok(i) => i,
+            Err(i) => {
+                self.list.insert(i, (tid, Growing::default()));
+                i
+            }
+        };
     }
 }
 
@@ -446,6 +455,7 @@ impl OpNames {
         }
     }
 
+    #[inline]
     fn get(&self, domain: ApiDomain, op: i32) -> Option<(Name, bool)> {
         let table = match domain {
             ApiDomain::Hip => &self.hip,
@@ -456,21 +466,31 @@ impl OpNames {
 
     /// The name of record `a`'s operation and whether it launches device work; an operation
     /// the runtime did not name is named by its number (`names` gets it on first use).
+    /// Inlined: a named operation is an index; an unnamed one is hashed apart (`name_unnamed_op`).
+    #[inline]
     fn name(&mut self, names: &mut NameTable, a: &ApiRecord) -> (Name, bool) {
-        self.get(a.domain, a.operation).unwrap_or_else(|| {
-            let id = *self
-                .unnamed
-                .entry((a.domain, a.operation))
-                .or_insert_with(|| {
-                    let d = match a.domain {
-                        ApiDomain::Hip => "hip",
-                        ApiDomain::Marker => "roctx",
-                    };
-                    names
-                        .table
-                        .push(Arc::from(format!("<{d} operation {}>", a.operation)))
-                });
-            (id, false)
+        match self.get(a.domain, a.operation) {
+            Some(named) => named,
+            None => (self.name_unnamed_op(names, a.domain, a.operation), false),
+        }
+    }
+
+    /// The name of an operation the runtime did not name, made on first use.
+    #[inline(never)]
+    fn name_unnamed_op(
+        &mut self,
+        names: &mut NameTable,
+        domain: ApiDomain,
+        operation: i32,
+    ) -> Name {
+        *self.unnamed.entry((domain, operation)).or_insert_with(|| {
+            let d = match domain {
+                ApiDomain::Hip => "hip",
+                ApiDomain::Marker => "roctx",
+            };
+            names
+                .table
+                .push(Arc::from(format!("<{d} operation {operation}>")))
         })
     }
 
