@@ -65,7 +65,22 @@ impl<T> Backwards<T> {
         }
     }
 
+    /// A push into room the last chunk has is inlined where it is made (once per event of
+    /// the join's largest outputs); a new chunk or a step of growth is apart.
+    #[inline]
     pub fn push(&mut self, item: T) {
+        if let Some(c) = self.chunks.last_mut() {
+            if c.len() < c.capacity() {
+                c.push(item);
+                self.len += 1;
+                return;
+            }
+        }
+        self.push_growing(item);
+    }
+
+    #[inline(never)]
+    fn push_growing(&mut self, item: T) {
         match self.chunks.last_mut() {
             Some(c) if self.in_place => {
                 grow(c, self.total, 0, 8);
@@ -168,16 +183,22 @@ impl<T> FromTheEnd<T> {
     /// stall per item.
     // A lending iterator: `Iterator::next` cannot lend from `self`.
     #[allow(clippy::should_implement_trait)]
+    #[inline]
     pub fn next(&mut self) -> Option<&T> {
         if std::mem::take(&mut self.lent) {
             self.items.truncate(self.items.len() - 1);
             if self.items.len() + SHRINK_EVERY <= self.freed_at {
-                self.items.shrink_to_fit();
-                self.freed_at = self.items.len();
+                self.give_back();
             }
         }
         self.lent = !self.items.is_empty();
         self.items.last()
+    }
+
+    #[inline(never)]
+    fn give_back(&mut self) {
+        self.items.shrink_to_fit();
+        self.freed_at = self.items.len();
     }
 }
 
