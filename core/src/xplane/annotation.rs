@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 pub use super::level::ParsedValue;
 use super::level::{parse_level, Level, LevelForm};
-use super::steps::step_of;
+use super::steps::step_of_level;
 use crate::model::steps::StepRule;
 
 /// At most this many keys per annotation become stats (a hostile 10 KB label of `k=v` pairs
@@ -44,7 +44,7 @@ pub fn parse_annotation(labels: &[Arc<str>], step_rule: Option<&StepRule>) -> Pa
     let tf_op = levels
         .iter()
         .zip(labels)
-        .find(|(l, text)| l.form != LevelForm::Plain && step_of(text, step_rule).is_none())
+        .find(|(l, text)| l.form != LevelForm::Plain && step_of_level(text, l, step_rule).is_none())
         .map(|(l, _)| l.name.to_owned())
         .unwrap_or_default();
     let mut metadata: Vec<(String, ParsedValue)> = Vec::new();
@@ -80,6 +80,21 @@ mod tests {
 
     fn get<'p>(p: &'p ParsedAnnotation, k: &str) -> Option<&'p ParsedValue> {
         p.metadata.iter().find(|(n, _)| n == k).map(|(_, v)| v)
+    }
+
+    /// Each label is parsed once, the step test of the `tf_op` candidate included.
+    #[test]
+    fn each_level_is_parsed_once() {
+        let labels = ann(&[
+            "plain",
+            "XlaModule:#hlo_module=jit_f,program_id=7#",
+            "Thunk:#hlo_op=fusion.1#",
+        ]);
+        let before = crate::xplane::level::PARSES.with(|n| n.get());
+        let p = parse_annotation(&labels, None);
+        let parses = crate::xplane::level::PARSES.with(|n| n.get()) - before;
+        assert_eq!(p.tf_op, "XlaModule:");
+        assert_eq!(parses, labels.len());
     }
 
     #[test]

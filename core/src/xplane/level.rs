@@ -59,6 +59,8 @@ pub struct Level<'a> {
 }
 
 pub fn parse_level(label: &str) -> Level<'_> {
+    #[cfg(test)]
+    PARSES.with(|n| n.set(n.get() + 1));
     traceme_level(label)
         .or_else(|| pytorch_level(label))
         .unwrap_or(Level {
@@ -66,6 +68,12 @@ pub fn parse_level(label: &str) -> Level<'_> {
             name: label,
             fields: Vec::new(),
         })
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Levels parsed on this thread: what the tests count parses by.
+    pub(crate) static PARSES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 fn traceme_level(label: &str) -> Option<Level<'_>> {

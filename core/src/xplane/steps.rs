@@ -41,7 +41,22 @@ pub fn step_of(text: &str, rule: Option<&StepRule>) -> Option<StepMark> {
     // a text without one is parsed by neither (a range per step, each its own text, is
     // classified per step).
     let level = text.as_bytes().contains(&b'#').then(|| parse_level(text));
-    let level = level.as_ref();
+    step_of_parsed(text, level.as_ref(), rule)
+}
+
+/// [`step_of`] for a text whose level is parsed already (`level`: `parse_level(text)`), as
+/// the annotation parser has it: the text is not parsed again.
+pub fn step_of_level(text: &str, level: &Level<'_>, rule: Option<&StepRule>) -> Option<StepMark> {
+    let level = text.as_bytes().contains(&b'#').then_some(level);
+    step_of_parsed(text, level, rule)
+}
+
+/// [`step_of`] given the text's level when the text holds a `#`, `None` otherwise.
+fn step_of_parsed(
+    text: &str,
+    level: Option<&Level<'_>>,
+    rule: Option<&StepRule>,
+) -> Option<StepMark> {
     level
         .and_then(|l| traceme_step(text, l))
         .or_else(|| level.and_then(profiler_step))
