@@ -80,15 +80,22 @@ const CLOCKS: &[&str] = &["<std::time::Instant>::now", "clock_gettime"];
 /// A call or jump through a pointer (the GOT), which names no function.
 const INDIRECT: &str = "(indirect)";
 
-/// The branches out of `function`'s body in `disassembly`: (`call` or `jmp`, target name).
-fn branches_out(disassembly: &str, function: &str) -> Option<Vec<(&'static str, String)>> {
+/// The lines of `function`'s body in `disassembly`: from its header to the blank line after it.
+fn body<'a>(disassembly: &'a str, function: &str) -> Option<impl Iterator<Item = &'a str>> {
     let header = format!("<{function}>:");
     let start = disassembly.lines().position(|l| l.ends_with(&header))?;
+    Some(
+        disassembly
+            .lines()
+            .skip(start + 1)
+            .take_while(|l| !l.trim().is_empty()),
+    )
+}
+
+/// The branches out of `function`'s body in `disassembly`: (`call` or `jmp`, target name).
+fn branches_out(disassembly: &str, function: &str) -> Option<Vec<(&'static str, String)>> {
     let mut out = Vec::new();
-    for line in disassembly.lines().skip(start + 1) {
-        if line.trim().is_empty() {
-            break;
-        }
+    for line in body(disassembly, function)? {
         let kind = if line.contains("call ") {
             "call"
         } else if line.contains("jmp ") {
@@ -176,13 +183,8 @@ fn calls_through_got(
     function: &str,
     slots: &HashMap<u64, String>,
 ) -> Option<Vec<String>> {
-    let header = format!("<{function}>:");
-    let start = disassembly.lines().position(|l| l.ends_with(&header))?;
     let mut out = Vec::new();
-    for line in disassembly.lines().skip(start + 1) {
-        if line.trim().is_empty() {
-            break;
-        }
+    for line in body(disassembly, function)? {
         // `call *0x…(%rip)        # 54c068 <_DYNAMIC+0xc48>`: the slot's address after `#`.
         if !(line.contains("call ") || line.contains("jmp ")) || !line.contains("(%rip)") {
             continue;
