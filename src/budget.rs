@@ -90,7 +90,9 @@ impl Budget {
     /// [`Self::charge_call`], given this thread's slot.
     #[inline]
     pub(crate) fn charge_call_on(&self, l: &local::Local, bytes: u64) -> bool {
-        let n = l.pending_charge.get().saturating_add(bytes);
+        // What is pending is below `CALL_BATCH` (it is kept only then): with `bytes` held below
+        // `u64::MAX - CALL_BATCH` (a constant's compare folds away) the sum cannot overflow.
+        let n = l.pending_charge.get() + bytes.min(u64::MAX - CALL_BATCH);
         if n < CALL_BATCH {
             l.pending_charge.set(n);
             false

@@ -282,3 +282,30 @@ fn the_edges_fast_paths_stay_short() {
         }
     }
 }
+
+/// Callee-saved registers the ENTER may save: its chunk pushes compare a chunk's length with
+/// its capacity alone and the launch fact's repeat with the copy of the last entry the packed
+/// store keeps, which leaves it this few registers to save beyond the caller-saved ones.
+const ENTER_SAVES: usize = 4;
+
+#[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "a debug build inlines nothing: ci/test.sh runs it with --release"
+)]
+#[cfg_attr(
+    not(target_arch = "x86_64"),
+    ignore = "counts x86-64 pushes of callee-saved registers"
+)]
+fn the_enter_saves_few_registers() {
+    let disassembly = objdump(&["-d", "--no-show-raw-insn", "-C"]);
+    let saves: Vec<&str> = body(&disassembly, ENTER)
+        .unwrap_or_else(|| panic!("{ENTER} not found in the tool library"))
+        .filter(|l| l.contains("\tpush "))
+        .collect();
+    assert!(
+        saves.len() <= ENTER_SAVES,
+        "{ENTER} saves {} registers (at most {ENTER_SAVES}): {saves:?}",
+        saves.len()
+    );
+}

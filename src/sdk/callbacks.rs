@@ -8,6 +8,7 @@
 
 use std::ffi::c_void;
 use std::mem::offset_of;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use rocprofiler_sdk_sys as sys;
@@ -75,11 +76,12 @@ enum Route {
     HipGraph,
 }
 
-/// The routes the trampolines' fast paths take ([`Armed::routes_to`]).
+/// The routes the trampolines' fast paths take ([`Tracer::armed_for`]), each an index of
+/// [`Tracer`]'s `fast_kinds`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FastRoute {
-    HipApi,
-    HipStream,
+    HipApi = 0,
+    HipStream = 1,
 }
 
 /// Kinds at or above this are never routed: the SDK's kind enums are a few dozen values, and
@@ -170,13 +172,17 @@ impl Armed {
 
     /// Whether a callback of `kind` goes to `route`, for the fast paths' two routes: one
     /// compare ([`Self::route`] agrees).
-    #[inline(always)]
+    #[cfg(test)]
     fn routes_to(&self, kind: u32, route: FastRoute) -> bool {
-        let k = match route {
+        u64::from(kind) == self.fast_kind(route)
+    }
+
+    /// The kind routed to the fast route `route`, widened (`NO_KIND` when none).
+    fn fast_kind(&self, route: FastRoute) -> u64 {
+        match route {
             FastRoute::HipApi => self.hip_api_kind,
             FastRoute::HipStream => self.hip_stream_kind,
-        };
-        u64::from(kind) == k
+        }
     }
 
     /// The plan of HIP operation `op`, when subscribed.
@@ -197,16 +203,58 @@ impl Armed {
 
 /// What every callback's user data points to: the recorder, and what to dispatch on once the
 /// session is set up (until then a callback counts its records as early and returns).
-#[derive(Default)]
 pub struct Tracer {
     pub recorder: Recorder,
     armed: OnceLock<Armed>,
+    /// The kind each fast route takes ([`Armed::fast_kind`]), widened, indexed by
+    /// [`FastRoute`]: `NO_KIND` until `armed` is set, stored (release) only after it, so a
+    /// fast path that finds its record's kind here has found the dispatch armed, with one
+    /// compare for both ([`Self::armed_for`]).
+    fast_kinds: [AtomicU64; 2],
+}
+
+impl Default for Tracer {
+    fn default() -> Self {
+        Tracer {
+            recorder: Recorder::default(),
+            armed: OnceLock::new(),
+            fast_kinds: [AtomicU64::new(NO_KIND), AtomicU64::new(NO_KIND)],
+        }
+    }
 }
 
 impl Tracer {
     /// Callbacks start dispatching.
     pub fn arm(&self, dispatch: Dispatch) {
-        let _ = self.armed.set(Armed::new(dispatch));
+        if self.armed.set(Armed::new(dispatch)).is_err() {
+            return;
+        }
+        let Some(a) = self.armed.get() else {
+            return;
+        };
+        for route in [FastRoute::HipApi, FastRoute::HipStream] {
+            self.fast_kinds[route as usize].store(a.fast_kind(route), Ordering::Release);
+        }
+    }
+
+    /// Whether the dispatch is armed and a callback of `kind` goes to the fast route `route`:
+    /// one load and compare ([`Armed::fast_kind`]).
+    #[inline(always)]
+    fn takes(&self, kind: u32, route: FastRoute) -> bool {
+        u64::from(kind) == self.fast_kinds[route as usize].load(Ordering::Acquire)
+    }
+
+    /// The armed dispatch, when a callback of `kind` goes to the fast route `route`
+    /// ([`Self::takes`]).
+    #[inline(always)]
+    fn armed_for(&self, kind: u32, route: FastRoute) -> Option<&Armed> {
+        if !self.takes(kind, route) {
+            return None;
+        }
+        // SAFETY: a kind other than `NO_KIND` (which no `u32` equals) is stored only after
+        // `armed` was set, with release ordering, and loaded here with acquire ordering: the
+        // cell is set, and never unset.
+        Some(unsafe { self.armed.get().unwrap_unchecked() })
     }
 
     /// The user data the SDK passes back to our callbacks.
@@ -451,12 +499,9 @@ unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, c: &FastCall) -
     if !untimed_unforked::<TIMED>(gate) {
         return false;
     }
-    let Some(a) = t.armed.get() else {
+    let Some(a) = t.armed_for(c.kind, FastRoute::HipApi) else {
         return false;
     };
-    if !a.routes_to(c.kind, FastRoute::HipApi) {
-        return false;
-    }
     let Some(row) = a.row(c.operation) else {
         // Not subscribed: [`on_hip_api`] does nothing with it either.
         return true;
@@ -603,9 +648,8 @@ unsafe fn hip_stream_fast<const TIMED: bool>(
     if !untimed_unforked::<TIMED>(t.recorder.gate()) {
         return false;
     }
-    match t.armed.get() {
-        Some(a) if a.routes_to(kind, FastRoute::HipStream) => {}
-        _ => return false,
+    if !t.takes(kind, FastRoute::HipStream) {
+        return false;
     }
     if operation != sys::ROCPROFILER_HIP_STREAM_SET as i32 || payload.is_null() {
         return false;

@@ -62,7 +62,9 @@ pub fn room_in_steps<T>(out: &mut Vec<T>, n: usize, total: usize, steps: usize) 
     }
 }
 
-/// Values kept in chunks of at most `MAX` (each chunk allocated once, never moved).
+/// Values kept in chunks of at most `MAX` (each chunk allocated once, never moved). A chunk's
+/// capacity is its room, never more than `MAX` (`Vec::with_capacity` gives exactly the room
+/// asked for), so whether the last chunk has room is one compare of its length and capacity.
 #[derive(Debug, Clone)]
 pub struct ChunkedVec<T, const MAX: usize = CHUNK> {
     chunks: Vec<Vec<T>>,
@@ -86,8 +88,8 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     #[inline(always)]
     pub fn push(&mut self, value: T) {
         match self.chunks.last_mut() {
-            // At most MAX in a chunk whatever room it was given: positions count on it.
-            Some(c) if c.len() < c.capacity().min(MAX) => {
+            // At most MAX in a chunk (its capacity): positions count on it.
+            Some(c) if c.len() < c.capacity() => {
                 c.push(value);
                 self.len += 1;
             }
@@ -99,7 +101,7 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     /// that can panic.
     #[inline(always)]
     pub fn has_room(&self) -> bool {
-        matches!(self.chunks.last(), Some(c) if c.len() < c.capacity().min(MAX))
+        matches!(self.chunks.last(), Some(c) if c.len() < c.capacity())
     }
 
     /// [`Self::push`] when the last chunk is full (or there is none): once per chunk.
@@ -111,6 +113,11 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
             .map_or(FIRST_CHUNK, |c| c.capacity() * 2)
             .min(MAX);
         let mut c = Vec::with_capacity(room.max(1));
+        assert!(
+            c.capacity() <= MAX,
+            "a chunk's capacity is its room: {} for {MAX}",
+            c.capacity()
+        );
         c.push(value);
         self.chunks.push(c);
         self.len += 1;

@@ -51,8 +51,11 @@ pub struct PackedVec<T: Pack, const MAX: usize = CHUNK> {
     table: Vec<T::Shared>,
     index: HashMap<T::Shared, u32>,
     /// The entry the previous push used: consecutive records of one queue nearly always
-    /// repeat it, so most pushes compare once and skip the hash.
+    /// repeat it, so most pushes compare once and skip the hash …
     last: u32,
+    /// … and a copy of it (`table[last]`, `None` when `last` is `NONE`), so that compare reads
+    /// this struct alone: no bounds check, no load through the table.
+    last_shared: Option<T::Shared>,
 }
 
 impl<T: Pack, const MAX: usize> Default for PackedVec<T, MAX> {
@@ -62,6 +65,7 @@ impl<T: Pack, const MAX: usize> Default for PackedVec<T, MAX> {
             table: Vec::new(),
             index: HashMap::default(),
             last: NONE,
+            last_shared: None,
         }
     }
 }
@@ -90,7 +94,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
     #[inline(always)]
     pub fn push_repeating(&mut self, value: T) -> bool {
         let (each, shared) = value.split();
-        if !self.records.has_room() || self.table.get(self.last as usize) != Some(&shared) {
+        if !self.records.has_room() || self.last_shared != Some(shared) {
             return false;
         }
         self.records.push(Packed {
@@ -111,7 +115,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
 
     #[inline(always)]
     fn intern(&mut self, shared: T::Shared) -> Option<u32> {
-        if self.table.get(self.last as usize) == Some(&shared) {
+        if self.last_shared == Some(shared) {
             return Some(self.last);
         }
         self.intern_new(shared)
@@ -135,6 +139,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             }
         };
         self.last = at;
+        self.last_shared = Some(shared);
         Some(at)
     }
 
@@ -232,6 +237,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             self.table = other.table;
             self.index = other.index;
             self.last = other.last;
+            self.last_shared = other.last_shared;
             return 0;
         }
         if base > 0 {
@@ -255,12 +261,14 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             table,
             index,
             last,
+            last_shared,
         } = self;
         PackedVec {
             records: records.rechunked(),
             table,
             index,
             last,
+            last_shared,
         }
     }
 
@@ -358,6 +366,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.table.clear();
         self.index.clear();
         self.last = NONE;
+        self.last_shared = None;
     }
 
     /// A reader that takes each record once, by position, freeing chunks as they are used up.
