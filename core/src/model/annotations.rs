@@ -259,11 +259,14 @@ pub fn annotate_from_ranges(
     let is_range = |m: &MarkerSpan| {
         !(m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0)
     };
-    let threads: HashSet<u64> = markers
-        .iter()
-        .filter(|m| is_range(m))
-        .map(|m| m.thread_id)
-        .collect();
+    // A thread's ranges come in runs: each run's thread is added once, not hashed per range.
+    let mut threads: HashSet<u64> = HashSet::default();
+    let mut last = None;
+    for m in markers.iter().filter(|m| is_range(m)) {
+        if last.replace(m.thread_id) != Some(m.thread_id) {
+            threads.insert(m.thread_id);
+        }
+    }
     if threads.is_empty() {
         return;
     }

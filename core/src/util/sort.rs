@@ -22,13 +22,21 @@ pub const SETTLE_MOVES_PER_ITEM: usize = 8;
 pub fn sort_two_runs<T: Copy>(items: &mut [T], split: usize, order: impl Fn(&T, &T) -> Ordering) {
     let less = |x: &T, y: &T| order(x, y).is_lt();
     let n = items.len();
-    if items.is_sorted_by(|x, y| !less(y, x)) {
+    let split = split.min(n);
+    // One read of the neighbours tells both whether the slice is in order already and how
+    // far each run is from it: a run in order is not settled (its settling would move
+    // nothing).
+    let descents = |run: &[T]| run.windows(2).filter(|w| less(&w[1], &w[0])).count();
+    let (in_first, in_second) = (descents(&items[..split]), descents(&items[split..]));
+    let joined = split == 0 || split == n || !less(&items[split], &items[split - 1]);
+    if in_first == 0 && in_second == 0 && joined {
         return;
     }
-    let split = split.min(n);
     let mut moves = SETTLE_MOVES_PER_ITEM * n + 1024;
     let (first, second) = items.split_at_mut(split);
-    if settle(first, less, &mut moves) && settle(second, less, &mut moves) {
+    if settle_counted(first, in_first, less, &mut moves)
+        && settle_counted(second, in_second, less, &mut moves)
+    {
         merge_runs(items, split, less);
         return;
     }
@@ -69,6 +77,20 @@ pub fn sort_by_positions<T>(items: &mut [T], order: impl Fn(&T, &T) -> Ordering)
 /// gives what a stable sort of the input gives.
 pub fn settle<T: Copy>(items: &mut [T], less: impl Fn(&T, &T) -> bool, moves: &mut usize) -> bool {
     let descents = items.windows(2).filter(|w| less(&w[1], &w[0])).count();
+    settle_counted(items, descents, less, moves)
+}
+
+/// [`settle`] of a run whose `descents` (neighbours out of order) are counted already: a run
+/// without any is in order, and is left as it is.
+fn settle_counted<T: Copy>(
+    items: &mut [T],
+    descents: usize,
+    less: impl Fn(&T, &T) -> bool,
+    moves: &mut usize,
+) -> bool {
+    if descents == 0 {
+        return true;
+    }
     if descents > items.len() / 4 {
         return false;
     }
@@ -161,14 +183,20 @@ pub fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 /// time since the first and its position fit together in 64 bits
 /// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
 /// `(time, position)` pair while they are sorted, compared as plain integers. The positions
-/// are kept as `u32` (4 bytes per record while the join runs).
+/// are kept as `u32` (4 bytes per record while the join runs). Many keys given in position
+/// order are sorted by their times' digits (`sort_by_time`), a few passes over them, rather
+/// than compared: a comparison sort takes a comparison and a move per key for each of the
+/// log2(n) levels of its partitions.
 pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     times: impl Fn() -> I,
     rest_at: impl Fn(usize) -> K,
 ) -> Vec<u32> {
     let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
+    let (mut count, mut in_position_order) = (0usize, true);
     for (i, t) in times() {
+        in_position_order &= count == 0 || i > top;
         (first, last, top) = (first.min(t), last.max(t), top.max(i));
+        count += 1;
     }
     let position_bits = usize::BITS - top.leading_zeros();
     let span = last.saturating_sub(first);
@@ -189,7 +217,11 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     let mut keys: Vec<u64> = times()
         .map(|(i, t)| ((t - first) << position_bits) | i as u64)
         .collect();
-    keys.sort_unstable();
+    if in_position_order && count >= RADIX_FROM {
+        sort_by_time(&mut keys, position_bits, u64::BITS - span.leading_zeros());
+    } else {
+        keys.sort_unstable();
+    }
     // Equal times are in position order now: ordered by the rest, then position.
     let mut from = 0;
     while from < keys.len() {
@@ -204,6 +236,53 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
         from = to;
     }
     keys.into_iter().map(|k| (k & mask) as u32).collect()
+}
+
+/// Bits of a key's time each pass of `sort_by_time` sorts by: 2^11 counters (16 KB) per pass.
+const RADIX_BITS: u32 = 11;
+/// Keys from which `stable_order` sorts by digits: below, the counters' passes outweigh a
+/// comparison sort's levels.
+const RADIX_FROM: usize = 1 << 12;
+
+/// Sorts `keys`, each a time (`time_bits` wide) above `position_bits` bits of position, given
+/// in position order, as `sort_unstable` would: by time, ties in position order. Least
+/// significant digit first, `RADIX_BITS` of the time per pass, each pass stable (so a tie
+/// keeps the position order the keys came in, and the positions' bits need no pass); every
+/// digit counted in one read of the keys, and a pass skipped where all keys share its digit.
+/// Each pass moves every key once into a scratch of as many keys (8 bytes each, freed on
+/// return).
+fn sort_by_time(keys: &mut Vec<u64>, position_bits: u32, time_bits: u32) {
+    const BUCKETS: usize = 1 << RADIX_BITS;
+    const DIGIT: u64 = BUCKETS as u64 - 1;
+    let passes = time_bits.div_ceil(RADIX_BITS) as usize;
+    let mut counts = vec![[0u32; BUCKETS]; passes];
+    for &k in keys.iter() {
+        let mut t = k >> position_bits;
+        for c in counts.iter_mut() {
+            c[(t & DIGIT) as usize] += 1;
+            t >>= RADIX_BITS;
+        }
+    }
+    // (Fewer than 2^32 keys: `stable_order` keeps positions as `u32`.)
+    let n = keys.len() as u32;
+    let mut scratch: Vec<u64> = Vec::new();
+    for (pass, c) in counts.iter_mut().enumerate() {
+        if c.contains(&n) {
+            continue;
+        }
+        let mut at = 0;
+        for slot in c.iter_mut() {
+            (*slot, at) = (at, at + *slot);
+        }
+        scratch.resize(keys.len(), 0);
+        let shift = position_bits + pass as u32 * RADIX_BITS;
+        for &k in keys.iter() {
+            let d = &mut c[((k >> shift) & DIGIT) as usize];
+            scratch[*d as usize] = k;
+            *d += 1;
+        }
+        std::mem::swap(keys, &mut scratch);
+    }
 }
 
 #[cfg(test)]
@@ -373,6 +452,64 @@ mod tests {
                 .map(|i| items[i as usize])
                 .collect();
             assert_eq!(ordered, stable, "far apart: {far}");
+        }
+    }
+
+    /// Two runs each in order are read once for their order and then merged: no run is
+    /// settled, nor the slice read again to see whether it is in order (about `2n`
+    /// comparisons in all, where reading the slice, then each run for its disorder, then each
+    /// again to settle it takes over `3n`). A slice in order is one read.
+    #[test]
+    fn runs_in_order_are_compared_once_then_merged() {
+        let compared = std::cell::Cell::new(0usize);
+        let order = |a: &u64, b: &u64| {
+            compared.set(compared.get() + 1);
+            a.cmp(b)
+        };
+        let n = 3_000u64;
+        // Evens then odds: each run in order, the two interleaved.
+        let mut items: Vec<u64> = (0..n)
+            .map(|i| 2 * i)
+            .chain((0..n).map(|i| 2 * i + 1))
+            .collect();
+        let len = items.len();
+        sort_two_runs(&mut items, n as usize, order);
+        assert!(items.iter().copied().eq(0..2 * n));
+        assert!(compared.get() <= 2 * len, "{} comparisons", compared.get());
+        compared.set(0);
+        sort_two_runs(&mut items, n as usize, order);
+        assert_eq!(compared.get(), len - 1);
+    }
+
+    /// Past `RADIX_FROM` keys in position order the keys are sorted by their times' digits:
+    /// the same order as the stable sort, whatever the times' width (one digit, several, a
+    /// digit every key shares), with ties in every width and positions with gaps (a chunked
+    /// store's).
+    #[test]
+    fn stable_order_by_digits_is_the_stable_sort() {
+        let mut x = 0x0dd_ba11_cafe_f00du64;
+        for (case, width) in [3u32, 11, 12, 23, 40, 47].into_iter().enumerate() {
+            let n = RADIX_FROM + 1_000 * case;
+            // Times share their low bits in one case: a pass whose digit all keys share.
+            let low = if width == 23 { 1 << 11 } else { 1 };
+            let items: Vec<(usize, u64, u8)> = (0..n)
+                .map(|i| {
+                    let r = next_random(&mut x);
+                    let t = 1_000_000 + (r % (1u64 << width)) / low * low;
+                    (i * 3 + i / 100, t, (r >> 50) as u8 % 3)
+                })
+                .collect();
+            let mut stable = items.clone();
+            stable.sort_by_key(|x| (x.1, x.2));
+            let by_position: std::collections::HashMap<usize, u8> =
+                items.iter().map(|x| (x.0, x.2)).collect();
+            let times = || items.iter().map(|x| (x.0, x.1));
+            let ordered: Vec<usize> = stable_order(times, |p| by_position[&p])
+                .into_iter()
+                .map(|p| p as usize)
+                .collect();
+            let want: Vec<usize> = stable.iter().map(|x| x.0).collect();
+            assert_eq!(ordered, want, "times {width} bits wide");
         }
     }
 }
