@@ -39,10 +39,12 @@ pub enum Hot {
     WaitOnHipEventRecordCorrId,
     Flow,
     DependencyOf,
+    ScopeRangeId,
+    ExternalCorrelationId,
 }
 
 impl Hot {
-    const COUNT: usize = 16;
+    const COUNT: usize = 18;
 
     /// Every hot name, in their order.
     pub const ALL: [Hot; Hot::COUNT] = [
@@ -62,6 +64,8 @@ impl Hot {
         Hot::WaitOnHipEventRecordCorrId,
         Hot::Flow,
         Hot::DependencyOf,
+        Hot::ScopeRangeId,
+        Hot::ExternalCorrelationId,
     ];
 
     /// The stat's name.
@@ -85,6 +89,8 @@ impl Hot {
             Hot::WaitOnHipEventRecordCorrId => d::WAIT_ON_HIP_EVENT_RECORD_CORR_ID,
             Hot::Flow => d::FLOW,
             Hot::DependencyOf => d::DEPENDENCY_OF,
+            Hot::ScopeRangeId => s::SCOPE_RANGE_ID,
+            Hot::ExternalCorrelationId => s::EXTERNAL_CORRELATION_ID,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::model::{
 
 use super::line_names::{copy_order, COPY_ORDER};
 use crate::xplane::annotation::{parse_annotation, ParsedValue};
-use crate::xplane::builder::{fibonacci_slot, PlaneBuilder, StatBytes, StatIds, StatValue};
+use crate::xplane::builder::{fibonacci_slot, Hot, PlaneBuilder, StatBytes, StatIds, StatValue};
 use crate::xplane::stats as s;
 
 /// The launch parameters that make up `kernel_details`.
@@ -264,9 +264,18 @@ struct AnnotationCache<'t> {
 /// Bounded: past [`MAX_LISTS`] lists it starts over, as a run can name every range
 /// differently.
 /// The run's step rule goes with them: a step level is never a label's op.
+/// The list met last is kept aside (`last`, an index into `kept`): the ranges of one thread
+/// come in runs that share a list, so a run costs one map probe, not one per range.
 #[derive(Default)]
 struct ListStats<'t> {
-    lists: HashMap<usize, (Labels, StatBytes)>,
+    /// Each list's place in `kept`, by the list's address.
+    lists: HashMap<usize, usize>,
+    /// The lists (held, so an address cannot be reused while it is a key) and their stats.
+    kept: Vec<(Labels, StatBytes)>,
+    /// The address of the list met last and its place in `kept`; address 0 for none.
+    last: (usize, usize),
+    /// Probes of `lists` so far (a test counts them).
+    probes: usize,
     step_rule: Option<&'t StepRule>,
 }
 
@@ -276,27 +285,34 @@ const MAX_LISTS: usize = 1 << 16;
 impl<'t> ListStats<'t> {
     fn new(step_rule: Option<&'t StepRule>) -> Self {
         ListStats {
-            lists: HashMap::default(),
             step_rule,
+            ..ListStats::default()
         }
     }
 
     fn stats(&mut self, plane: &mut PlaneBuilder, list: &Labels) -> &StatBytes {
         let key = Arc::as_ptr(list).cast::<u8>() as usize;
-        if self.lists.len() >= MAX_LISTS && !self.lists.contains_key(&key) {
-            self.lists.clear();
+        if self.last.0 != key {
+            self.last = (key, self.place(plane, list, key));
         }
-        let step_rule = self.step_rule;
-        // The entry holds the list, so its address cannot be reused while it is a key.
-        &self
-            .lists
-            .entry(key)
-            .or_insert_with(|| {
-                let mut bytes = StatBytes::new();
-                add_label_stats(plane, list, step_rule, &mut bytes);
-                (list.clone(), bytes)
-            })
-            .1
+        &self.kept[self.last.1].1
+    }
+
+    /// The place in `kept` of the list at address `key`, encoded there on its first meeting.
+    fn place(&mut self, plane: &mut PlaneBuilder, list: &Labels, key: usize) -> usize {
+        self.probes += 1;
+        if let Some(&at) = self.lists.get(&key) {
+            return at;
+        }
+        if self.lists.len() >= MAX_LISTS {
+            self.lists.clear();
+            self.kept.clear();
+        }
+        let mut bytes = StatBytes::new();
+        add_label_stats(plane, list, self.step_rule, &mut bytes);
+        self.kept.push((list.clone(), bytes));
+        self.lists.insert(key, self.kept.len() - 1);
+        self.kept.len() - 1
     }
 }
 
@@ -390,10 +406,10 @@ fn add_id_stats(
     stats: &mut StatBytes,
 ) {
     if a.scope_range_id != 0 {
-        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), a.scope_range_id);
+        stats.i64(ids.hot(plane, Hot::ScopeRangeId), a.scope_range_id);
     }
     if let Some(&inner) = a.external_ids.last() {
-        stats.u64(ids.get(plane, s::EXTERNAL_CORRELATION_ID), inner);
+        stats.u64(ids.hot(plane, Hot::ExternalCorrelationId), inner);
         if a.external_ids.len() > 1 {
             let all: Vec<String> = a.external_ids.iter().map(u64::to_string).collect();
             plane.put(
@@ -783,6 +799,27 @@ mod tests {
                 assert!(names.contains(&kept), "{}: {names:?}", plane.name);
             }
         }
+    }
+
+    /// A run of ranges pushed with the same labels shares one list: the run costs one probe of
+    /// the plane's lists, each range's stats still the list's own, and a list met again after
+    /// another one costs one probe more (not an encoding more).
+    #[test]
+    fn a_run_of_one_label_list_probes_the_lists_once() {
+        let one: Labels = vec![Arc::from("step#step_num=1#")].into();
+        let other: Labels = vec![Arc::from("eval")].into();
+        let mut plane = PlaneBuilder::new(0, "p");
+        let mut cache = ListStats::default();
+        let mut want = StatBytes::new();
+        add_label_stats(&mut plane, &one, None, &mut want);
+        for _ in 0..1000 {
+            assert_eq!(cache.stats(&mut plane, &one), &want);
+        }
+        assert_eq!(cache.probes, 1);
+        cache.stats(&mut plane, &other);
+        assert_eq!(cache.stats(&mut plane, &one), &want);
+        assert_eq!(cache.probes, 3);
+        assert_eq!(cache.kept.len(), 2);
     }
 
     /// Every line of a plane walks the run and meets each label list again: each list is
