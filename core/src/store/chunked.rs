@@ -186,18 +186,20 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         self.tail.pop()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.chunks
-            .iter()
-            .flat_map(|c| c.iter())
-            .chain(self.tail.iter())
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            cur: [].iter(),
+            chunks: self.chunks.iter(),
+            tail: &self.tail,
+        }
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
         self.chunks
             .iter_mut()
-            .flat_map(|c| c.iter_mut())
-            .chain(self.tail.iter_mut())
+            .map(Vec::as_mut_slice)
+            .chain(std::iter::once(self.tail.as_mut_slice()))
+            .flatten()
     }
 
     /// Moves every event out, leaving the store empty (used once, at finalize).
@@ -330,10 +332,12 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     /// Every value with its position, `chunk * MAX + offset`: unique and in order, though
     /// not dense where a chunk is not full (the first, smaller chunks; the last chunk of a store
     /// moved in whole by `append`).
-    pub fn positions(&self) -> impl Iterator<Item = (usize, &T)> {
-        self.all_chunks()
-            .enumerate()
-            .flat_map(|(c, chunk)| chunk.iter().enumerate().map(move |(o, r)| (c * MAX + o, r)))
+    pub fn positions(&self) -> Positions<'_, T, MAX> {
+        Positions::<T, MAX> {
+            values: self.iter(),
+            next: 0,
+            chunk_start: 0usize.wrapping_sub(MAX),
+        }
     }
 
     /// The value at `position` (see [`Self::positions`]).
@@ -365,6 +369,137 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
             .sum()
     }
 }
+
+/// The values of a [`ChunkedVec`], in order: a step within a chunk is a step of a slice
+/// iterator, and the next chunk (from the list, then the last chunk) is fetched once per chunk.
+pub struct Iter<'a, T> {
+    /// The chunk being read.
+    cur: std::slice::Iter<'a, T>,
+    /// The chunks of the list not yet read.
+    chunks: std::slice::Iter<'a, Vec<T>>,
+    /// The last chunk; empty once it is being read (or if it holds nothing).
+    tail: &'a [T],
+}
+
+impl<'a, T> Iter<'a, T> {
+    /// Moves to the next chunk that holds a value and returns its first; `None` at the end.
+    #[inline(never)]
+    fn next_chunk(&mut self) -> Option<&'a T> {
+        loop {
+            self.cur = match self.chunks.next() {
+                Some(c) => c.iter(),
+                None if self.tail.is_empty() => return None,
+                None => std::mem::take(&mut self.tail).iter(),
+            };
+            if let Some(v) = self.cur.next() {
+                return Some(v);
+            }
+        }
+    }
+
+    /// [`Self::next_chunk`] for [`Positions`]: also says how many chunks were started.
+    fn next_chunk_counted(&mut self, started: &mut usize) -> Option<&'a T> {
+        loop {
+            self.cur = match self.chunks.next() {
+                Some(c) => c.iter(),
+                None if self.tail.is_empty() => return None,
+                None => std::mem::take(&mut self.tail).iter(),
+            };
+            *started += 1;
+            if let Some(v) = self.cur.next() {
+                return Some(v);
+            }
+        }
+    }
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = &'a T;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<&'a T> {
+        match self.cur.next() {
+            Some(v) => Some(v),
+            None => self.next_chunk(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let known = self.cur.len() + self.tail.len();
+        (known, self.chunks.as_slice().is_empty().then_some(known))
+    }
+
+    fn fold<B, F: FnMut(B, &'a T) -> B>(self, init: B, mut f: F) -> B {
+        let acc = self.cur.fold(init, &mut f);
+        let acc = self.chunks.fold(acc, |acc, c| c.iter().fold(acc, &mut f));
+        self.tail.iter().fold(acc, f)
+    }
+}
+
+impl<T> std::iter::FusedIterator for Iter<'_, T> {}
+
+/// [`ChunkedVec::positions`]: each value with its position, `chunk * MAX + offset`.
+pub struct Positions<'a, T, const MAX: usize> {
+    values: Iter<'a, T>,
+    /// The position of the next value of the chunk being read.
+    next: usize,
+    /// The position of the chunk being read's first value (`0 - MAX` before the first).
+    chunk_start: usize,
+}
+
+impl<'a, T, const MAX: usize> Iterator for Positions<'a, T, MAX> {
+    type Item = (usize, &'a T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, &'a T)> {
+        match self.values.cur.next() {
+            Some(v) => {
+                let at = self.next;
+                self.next += 1;
+                Some((at, v))
+            }
+            None => self.next_chunk(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+
+    fn fold<B, F: FnMut(B, (usize, &'a T)) -> B>(self, init: B, mut f: F) -> B {
+        let Positions {
+            values,
+            next,
+            mut chunk_start,
+        } = self;
+        let mut acc = values
+            .cur
+            .enumerate()
+            .fold(init, |acc, (o, v)| f(acc, (next + o, v)));
+        for c in values.chunks.map(Vec::as_slice).chain([values.tail]) {
+            chunk_start = chunk_start.wrapping_add(MAX);
+            acc = c
+                .iter()
+                .enumerate()
+                .fold(acc, |acc, (o, v)| f(acc, (chunk_start + o, v)));
+        }
+        acc
+    }
+}
+
+impl<'a, T, const MAX: usize> Positions<'a, T, MAX> {
+    /// [`Iterator::next`] at the end of a chunk: once per chunk.
+    #[inline(never)]
+    fn next_chunk(&mut self) -> Option<(usize, &'a T)> {
+        let mut started = 0;
+        let v = self.values.next_chunk_counted(&mut started)?;
+        self.chunk_start = self.chunk_start.wrapping_add(started * MAX);
+        self.next = self.chunk_start + 1;
+        Some((self.chunk_start, v))
+    }
+}
+
+impl<T, const MAX: usize> std::iter::FusedIterator for Positions<'_, T, MAX> {}
 
 /// Values read once each, in any order, and freed a chunk at a time as the chunk is used up:
 /// the join reads the kernel records in time order and turns each into an event, so a million
@@ -589,6 +724,56 @@ mod tests {
         assert_eq!(s.len(), 2 + CHUNK + 3 + 2 + CHUNK + 1 + 1);
         s.clear();
         assert!(s.is_empty() && s.iter().next().is_none());
+    }
+
+    /// `iter` and `positions` give the same values stepped one by one (`next`) as folded,
+    /// started anywhere: within a chunk, at a chunk's end, in the last chunk, with an empty
+    /// last chunk, with no chunk at all.
+    #[test]
+    fn stepping_and_folding_give_the_same_values_and_positions() {
+        let mut emptied: ChunkedVec<usize, 64> = (0..FIRST_CHUNK + 1).collect();
+        assert_eq!(emptied.pop(), Some(FIRST_CHUNK));
+        let mut appended: ChunkedVec<usize, 64> = (0..70).collect();
+        appended.append((200..203).collect());
+        appended.push(300);
+        for v in [
+            ChunkedVec::new(),
+            (0..5).collect(),
+            (0..FIRST_CHUNK).collect(),
+            (0..200).collect(),
+            emptied,
+            appended,
+        ] {
+            let values: Vec<usize> = v.all_chunks().flatten().copied().collect();
+            let positions: Vec<(usize, usize)> = v
+                .all_chunks()
+                .enumerate()
+                .flat_map(|(c, chunk)| chunk.iter().enumerate().map(move |(o, &x)| (c * 64 + o, x)))
+                .collect();
+            for skip in 0..=values.len() {
+                let mut it = v.iter();
+                let mut stepped: Vec<usize> = it.by_ref().take(skip).copied().collect();
+                let (low, high) = it.size_hint();
+                let rest: Vec<usize> = it.fold(Vec::new(), |mut acc, &x| {
+                    acc.push(x);
+                    acc
+                });
+                assert!(low <= rest.len() && high.is_none_or(|h| h >= rest.len()));
+                stepped.extend(rest);
+                assert_eq!(stepped, values, "iter, {skip} stepped");
+                let mut it = v.positions();
+                let mut stepped: Vec<(usize, usize)> =
+                    it.by_ref().take(skip).map(|(p, &x)| (p, x)).collect();
+                stepped.extend(it.fold(Vec::new(), |mut acc, (p, &x)| {
+                    acc.push((p, x));
+                    acc
+                }));
+                assert_eq!(stepped, positions, "positions, {skip} stepped");
+                let mut it = v.iter();
+                it.by_ref().take(skip).for_each(drop);
+                assert!(it.copied().eq(values[skip..].iter().copied()));
+            }
+        }
     }
 
     /// Every record comes back once, whatever the order, and a chunk is freed with its last.
