@@ -283,10 +283,12 @@ fn the_edges_fast_paths_stay_short() {
     }
 }
 
-/// Callee-saved registers the ENTER may save: its chunk pushes compare a chunk's length with
-/// its capacity alone and the launch fact's repeat with the copy of the last entry the packed
-/// store keeps, which leaves it this few registers to save beyond the caller-saved ones.
-const ENTER_SAVES: usize = 4;
+/// Callee-saved registers the ENTER may save: its chunk pushes read the last chunk where the
+/// chunked vector keeps it (a field of its own, not through its list of chunks) and compare
+/// its length with its capacity alone, and the launch fact's repeat is compared with the copy
+/// of the last entry the packed store keeps, which leaves it this few registers to save beyond
+/// the caller-saved ones.
+const ENTER_SAVES: usize = 3;
 
 #[test]
 #[cfg_attr(

@@ -6,10 +6,11 @@
 //! process. They stay thin: they turn the runtime's record into a safe view (`payload`) and
 //! hand it to the recorder (`recorder`, `capture`), which only records and returns.
 
+use std::cell::UnsafeCell;
 use std::ffi::c_void;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::OnceLock;
+use std::sync::Once;
 
 use rocprofiler_sdk_sys as sys;
 
@@ -201,11 +202,70 @@ impl Armed {
     }
 }
 
+/// The armed dispatch: set once, then read by every callback. Unlike `OnceLock`, whose every
+/// read loads its state, a reader that already knows the value is set (a fast path that found
+/// its kind in [`Tracer`]'s `fast_kinds`) reads it with no atomic load of its own
+/// ([`Self::get_known_set`]).
+struct ArmedCell {
+    /// Completed once `value` is written; written only inside its `call_once`.
+    set: Once,
+    value: UnsafeCell<Option<Armed>>,
+}
+
+// SAFETY: `value` is written once, inside `set.call_once`, before `set` completes, and read
+// only after `set` is seen complete (acquire, `Once::is_completed`) or after an acquire load of
+// a value stored (release) after that completion ([`Tracer::armed_for`]): no read overlaps the
+// write, and every read sees it. `Armed` is `Sync` and `Send`.
+unsafe impl Sync for ArmedCell {}
+
+impl ArmedCell {
+    const fn new() -> ArmedCell {
+        ArmedCell {
+            set: Once::new(),
+            value: UnsafeCell::new(None),
+        }
+    }
+
+    /// Sets the value, unless it was set before (then `armed` is dropped). Whether it set it.
+    fn set(&self, armed: Armed) -> bool {
+        let mut armed = Some(armed);
+        self.set.call_once(|| {
+            // SAFETY: inside the one `call_once`: no reader reads `value` before `set`
+            // completes, and no other writer exists (the cell's contract).
+            unsafe { *self.value.get() = armed.take() };
+        });
+        armed.is_none()
+    }
+
+    /// The value, once set.
+    #[inline]
+    fn get(&self) -> Option<&Armed> {
+        if !self.set.is_completed() {
+            return None;
+        }
+        // SAFETY: `set` is complete (acquire): the value was written before and is never
+        // written again.
+        unsafe { (*self.value.get()).as_ref() }
+    }
+
+    /// The value, known to be set: no load of the cell's state.
+    ///
+    /// # Safety
+    /// The caller has seen, with acquire ordering, a store made with release ordering after
+    /// [`Self::set`] returned true.
+    #[inline(always)]
+    unsafe fn get_known_set(&self) -> &Armed {
+        // SAFETY: per the contract, the write in `set` happens before this read, and no write
+        // follows it; `set` returned true, so the value is `Some`.
+        unsafe { (*self.value.get()).as_ref().unwrap_unchecked() }
+    }
+}
+
 /// What every callback's user data points to: the recorder, and what to dispatch on once the
 /// session is set up (until then a callback counts its records as early and returns).
 pub struct Tracer {
     pub recorder: Recorder,
-    armed: OnceLock<Armed>,
+    armed: ArmedCell,
     /// The kind each fast route takes ([`Armed::fast_kind`]), widened, indexed by
     /// [`FastRoute`]: `NO_KIND` until `armed` is set, stored (release) only after it, so a
     /// fast path that finds its record's kind here has found the dispatch armed, with one
@@ -217,7 +277,7 @@ impl Default for Tracer {
     fn default() -> Self {
         Tracer {
             recorder: Recorder::default(),
-            armed: OnceLock::new(),
+            armed: ArmedCell::new(),
             fast_kinds: [AtomicU64::new(NO_KIND), AtomicU64::new(NO_KIND)],
         }
     }
@@ -226,7 +286,7 @@ impl Default for Tracer {
 impl Tracer {
     /// Callbacks start dispatching.
     pub fn arm(&self, dispatch: Dispatch) {
-        if self.armed.set(Armed::new(dispatch)).is_err() {
+        if !self.armed.set(Armed::new(dispatch)) {
             return;
         }
         let Some(a) = self.armed.get() else {
@@ -245,16 +305,16 @@ impl Tracer {
     }
 
     /// The armed dispatch, when a callback of `kind` goes to the fast route `route`
-    /// ([`Self::takes`]).
+    /// ([`Self::takes`]): no further load of the cell's state.
     #[inline(always)]
     fn armed_for(&self, kind: u32, route: FastRoute) -> Option<&Armed> {
         if !self.takes(kind, route) {
             return None;
         }
-        // SAFETY: a kind other than `NO_KIND` (which no `u32` equals) is stored only after
-        // `armed` was set, with release ordering, and loaded here with acquire ordering: the
-        // cell is set, and never unset.
-        Some(unsafe { self.armed.get().unwrap_unchecked() })
+        // SAFETY: a kind other than `NO_KIND` (which no `u32` equals) is stored, with release
+        // ordering, only after `armed.set` returned true (`arm`), and was loaded here with
+        // acquire ordering.
+        Some(unsafe { self.armed.get_known_set() })
     }
 
     /// The user data the SDK passes back to our callbacks.

@@ -65,17 +65,25 @@ pub fn room_in_steps<T>(out: &mut Vec<T>, n: usize, total: usize, steps: usize) 
 /// Values kept in chunks of at most `MAX` (each chunk allocated once, never moved). A chunk's
 /// capacity is its room, never more than `MAX` (`Vec::with_capacity` gives exactly the room
 /// asked for), so whether the last chunk has room is one compare of its length and capacity.
+/// The last chunk, where pushes go, is a field of its own (`tail`): a push reads it in place,
+/// not through the list of chunks.
 #[derive(Debug, Clone)]
 pub struct ChunkedVec<T, const MAX: usize = CHUNK> {
+    /// Every chunk before the last.
     chunks: Vec<Vec<T>>,
-    len: usize,
+    /// The last chunk; no room at all (never allocated) only when there is no chunk, so that
+    /// `chunks` is empty then.
+    tail: Vec<T>,
+    /// Values in `chunks` (a push into `tail` leaves it as it is).
+    before: usize,
 }
 
 impl<T, const MAX: usize> Default for ChunkedVec<T, MAX> {
     fn default() -> Self {
         ChunkedVec {
             chunks: Vec::new(),
-            len: 0,
+            tail: Vec::new(),
+            before: 0,
         }
     }
 }
@@ -87,13 +95,11 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
 
     #[inline(always)]
     pub fn push(&mut self, value: T) {
-        match self.chunks.last_mut() {
-            // At most MAX in a chunk (its capacity): positions count on it.
-            Some(c) if c.len() < c.capacity() => {
-                c.push(value);
-                self.len += 1;
-            }
-            _ => self.push_to_new_chunk(value),
+        // At most MAX in a chunk (its capacity): positions count on it.
+        if self.has_room() {
+            self.tail.push(value);
+        } else {
+            self.push_to_new_chunk(value);
         }
     }
 
@@ -101,15 +107,14 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     /// that can panic.
     #[inline(always)]
     pub fn has_room(&self) -> bool {
-        matches!(self.chunks.last(), Some(c) if c.len() < c.capacity())
+        self.tail.len() < self.tail.capacity()
     }
 
     /// [`Self::push`] when the last chunk is full (or there is none): once per chunk.
     #[inline(never)]
     fn push_to_new_chunk(&mut self, value: T) {
         let room = self
-            .chunks
-            .last()
+            .last_chunk()
             .map_or(FIRST_CHUNK, |c| c.capacity() * 2)
             .min(MAX);
         let mut c = Vec::with_capacity(room.max(1));
@@ -119,26 +124,58 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
             c.capacity()
         );
         c.push(value);
-        self.chunks.push(c);
-        self.len += 1;
+        let full = std::mem::replace(&mut self.tail, c);
+        if full.capacity() > 0 {
+            self.before += full.len();
+            self.chunks.push(full);
+        }
+    }
+
+    /// The last chunk, if there is any.
+    fn last_chunk(&self) -> Option<&Vec<T>> {
+        (self.tail.capacity() > 0).then_some(&self.tail)
+    }
+
+    /// Every chunk, in order, the last included.
+    fn all_chunks(&self) -> impl Iterator<Item = &Vec<T>> {
+        self.chunks.iter().chain(self.last_chunk())
+    }
+
+    /// Moves the last chunk to the end of `chunks`, so that `chunks` holds every chunk, for the
+    /// changes that work on the list of chunks ([`Self::unseal`] undoes it).
+    fn seal(&mut self) {
+        if self.tail.capacity() > 0 {
+            self.before += self.tail.len();
+            self.chunks.push(std::mem::take(&mut self.tail));
+        }
+    }
+
+    /// The last of `chunks` back as the last chunk, where pushes go ([`Self::seal`]).
+    fn unseal(&mut self) {
+        if self.tail.capacity() == 0 {
+            if let Some(c) = self.chunks.pop() {
+                self.before -= c.len();
+                self.tail = c;
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        self.before + self.tail.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The most recently pushed value.
     pub fn last(&self) -> Option<&T> {
-        self.chunks.last().and_then(|c| c.last())
+        self.tail.last()
     }
 
     /// The most recently pushed value.
     pub fn last_mut(&mut self) -> Option<&mut T> {
-        self.chunks.last_mut().and_then(|c| c.last_mut())
+        self.tail.last_mut()
     }
 
     /// Takes back the value a [`Self::push`] just made (it is in the last chunk), leaving the
@@ -146,17 +183,23 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     /// when the last chunk holds nothing.
     #[inline(always)]
     pub fn pop(&mut self) -> Option<T> {
-        let v = self.chunks.last_mut()?.pop()?;
-        self.len -= 1;
-        Some(v)
+        self.tail.pop()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &T> {
-        self.chunks.iter().flat_map(|c| c.iter())
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            cur: [].iter(),
+            chunks: self.chunks.iter(),
+            tail: &self.tail,
+        }
     }
 
     pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.chunks.iter_mut().flat_map(|c| c.iter_mut())
+        self.chunks
+            .iter_mut()
+            .map(Vec::as_mut_slice)
+            .chain(std::iter::once(self.tail.as_mut_slice()))
+            .flatten()
     }
 
     /// Moves every event out, leaving the store empty (used once, at finalize).
@@ -172,11 +215,12 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     /// As `drain_into_toward`, each value made into the output's form as it moves (a chunk
     /// freed once moved).
     pub fn drain_map_into<U>(&mut self, out: &mut Vec<U>, total: usize, mut f: impl FnMut(T) -> U) {
+        self.seal();
         for c in self.chunks.drain(..) {
             room_toward(out, c.len(), total);
             out.extend(c.into_iter().map(&mut f));
         }
-        self.len = 0;
+        self.before = 0;
     }
 
     /// As `drain_map_into`, the output grown in `steps` steps of `total` (`room_in_steps`):
@@ -189,15 +233,17 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         steps: usize,
         mut f: impl FnMut(T) -> U,
     ) {
+        self.seal();
         for c in self.chunks.drain(..) {
             room_in_steps(out, c.len(), total, steps);
             out.extend(c.into_iter().map(&mut f));
         }
-        self.len = 0;
+        self.before = 0;
     }
 
     /// The chunks, in order, each to be dropped by the caller once used.
-    pub fn into_chunks(self) -> impl Iterator<Item = Vec<T>> {
+    pub fn into_chunks(mut self) -> impl Iterator<Item = Vec<T>> {
+        self.seal();
         self.chunks.into_iter()
     }
 
@@ -207,37 +253,45 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         assert!(MAX <= M, "chunks of {MAX} do not fit chunks of {M}");
         ChunkedVec {
             chunks: self.chunks,
-            len: self.len,
+            tail: self.tail,
+            before: self.before,
         }
     }
 
     /// Moves every chunk of `other` to the end of this one.
     pub fn append(&mut self, other: ChunkedVec<T, MAX>) {
-        self.len += other.len;
+        self.seal();
+        self.before += other.len();
         self.chunks
-            .extend(other.chunks.into_iter().filter(|c| !c.is_empty()));
+            .extend(other.into_chunks().filter(|c| !c.is_empty()));
+        self.unseal();
     }
 
     /// Moves every chunk of `earlier` before this one's.
     pub fn prepend(&mut self, earlier: ChunkedVec<T, MAX>) {
-        self.len += earlier.len;
+        self.seal();
+        self.before += earlier.len();
         self.chunks
-            .splice(0..0, earlier.chunks.into_iter().filter(|c| !c.is_empty()));
+            .splice(0..0, earlier.into_chunks().filter(|c| !c.is_empty()));
+        self.unseal();
     }
 
     pub fn clear(&mut self) {
         self.chunks.clear();
-        self.len = 0;
+        self.tail = Vec::new();
+        self.before = 0;
     }
 
     /// Keeps the values `keep` picks, in order, each chunk in place (a chunk left empty is
     /// freed): the values after a removed one are not copied into chunks anew.
     pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) {
+        self.seal();
         for c in &mut self.chunks {
             c.retain(&mut keep);
         }
         self.chunks.retain(|c| !c.is_empty());
-        self.len = self.chunks.iter().map(Vec::len).sum();
+        self.before = self.chunks.iter().map(Vec::len).sum();
+        self.unseal();
     }
 
     /// [`Self::retain`] over only the chunks where `touches` passes a value: a chunk whose
@@ -248,6 +302,7 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         mut touches: impl FnMut(&T) -> bool,
         mut keep: impl FnMut(&T) -> bool,
     ) {
+        self.seal();
         let mut emptied = false;
         for c in &mut self.chunks {
             let Some(first) = c.iter().position(&mut touches) else {
@@ -259,38 +314,47 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
                 at += 1;
                 at <= first || keep(v)
             });
-            self.len -= before - c.len();
+            self.before -= before - c.len();
             emptied |= c.is_empty();
         }
         if emptied {
             self.chunks.retain(|c| !c.is_empty());
         }
+        self.unseal();
     }
 
     /// The values of chunk `i`.
     #[cfg(test)]
     pub(crate) fn chunk(&self, i: usize) -> &[T] {
-        &self.chunks[i]
+        self.all_chunks().nth(i).expect("no such chunk")
     }
 
     /// Every value with its position, `chunk * MAX + offset`: unique and in order, though
     /// not dense where a chunk is not full (the first, smaller chunks; the last chunk of a store
     /// moved in whole by `append`).
-    pub fn positions(&self) -> impl Iterator<Item = (usize, &T)> {
-        self.chunks
-            .iter()
-            .enumerate()
-            .flat_map(|(c, chunk)| chunk.iter().enumerate().map(move |(o, r)| (c * MAX + o, r)))
+    pub fn positions(&self) -> Positions<'_, T, MAX> {
+        Positions::<T, MAX> {
+            values: self.iter(),
+            next: 0,
+            chunk_start: 0usize.wrapping_sub(MAX),
+        }
     }
 
     /// The value at `position` (see [`Self::positions`]).
     pub fn get(&self, position: usize) -> Option<&T> {
-        self.chunks.get(position / MAX)?.get(position % MAX)
+        let c = position / MAX;
+        let chunk = match self.chunks.get(c) {
+            Some(chunk) => chunk,
+            None if c == self.chunks.len() => &self.tail,
+            None => return None,
+        };
+        chunk.get(position % MAX)
     }
 
     /// A reader that takes each value once, by position, and frees a chunk with its last
     /// value.
-    pub fn into_taker(self) -> TakeOnce<T, MAX> {
+    pub fn into_taker(mut self) -> TakeOnce<T, MAX> {
+        self.seal();
         let left = self.chunks.iter().map(|c| c.len() as u32).collect();
         TakeOnce {
             chunks: self.chunks,
@@ -300,12 +364,142 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
 
     /// Bytes held by chunk storage (for diagnostics).
     pub fn capacity_bytes(&self) -> usize {
-        self.chunks
-            .iter()
+        self.all_chunks()
             .map(|c| c.capacity() * std::mem::size_of::<T>())
             .sum()
     }
 }
+
+/// The values of a [`ChunkedVec`], in order: a step within a chunk is a step of a slice
+/// iterator, and the next chunk (from the list, then the last chunk) is fetched once per chunk.
+pub struct Iter<'a, T> {
+    /// The chunk being read.
+    cur: std::slice::Iter<'a, T>,
+    /// The chunks of the list not yet read.
+    chunks: std::slice::Iter<'a, Vec<T>>,
+    /// The last chunk; empty once it is being read (or if it holds nothing).
+    tail: &'a [T],
+}
+
+impl<'a, T> Iter<'a, T> {
+    /// Moves to the next chunk that holds a value and returns its first; `None` at the end.
+    #[inline(never)]
+    fn next_chunk(&mut self) -> Option<&'a T> {
+        loop {
+            self.cur = match self.chunks.next() {
+                Some(c) => c.iter(),
+                None if self.tail.is_empty() => return None,
+                None => std::mem::take(&mut self.tail).iter(),
+            };
+            if let Some(v) = self.cur.next() {
+                return Some(v);
+            }
+        }
+    }
+
+    /// [`Self::next_chunk`] for [`Positions`]: also says how many chunks were started.
+    fn next_chunk_counted(&mut self, started: &mut usize) -> Option<&'a T> {
+        loop {
+            self.cur = match self.chunks.next() {
+                Some(c) => c.iter(),
+                None if self.tail.is_empty() => return None,
+                None => std::mem::take(&mut self.tail).iter(),
+            };
+            *started += 1;
+            if let Some(v) = self.cur.next() {
+                return Some(v);
+            }
+        }
+    }
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = &'a T;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<&'a T> {
+        match self.cur.next() {
+            Some(v) => Some(v),
+            None => self.next_chunk(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let known = self.cur.len() + self.tail.len();
+        (known, self.chunks.as_slice().is_empty().then_some(known))
+    }
+
+    fn fold<B, F: FnMut(B, &'a T) -> B>(self, init: B, mut f: F) -> B {
+        let acc = self.cur.fold(init, &mut f);
+        let acc = self.chunks.fold(acc, |acc, c| c.iter().fold(acc, &mut f));
+        self.tail.iter().fold(acc, f)
+    }
+}
+
+impl<T> std::iter::FusedIterator for Iter<'_, T> {}
+
+/// [`ChunkedVec::positions`]: each value with its position, `chunk * MAX + offset`.
+pub struct Positions<'a, T, const MAX: usize> {
+    values: Iter<'a, T>,
+    /// The position of the next value of the chunk being read.
+    next: usize,
+    /// The position of the chunk being read's first value (`0 - MAX` before the first).
+    chunk_start: usize,
+}
+
+impl<'a, T, const MAX: usize> Iterator for Positions<'a, T, MAX> {
+    type Item = (usize, &'a T);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, &'a T)> {
+        match self.values.cur.next() {
+            Some(v) => {
+                let at = self.next;
+                self.next += 1;
+                Some((at, v))
+            }
+            None => self.next_chunk(),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+
+    fn fold<B, F: FnMut(B, (usize, &'a T)) -> B>(self, init: B, mut f: F) -> B {
+        let Positions {
+            values,
+            next,
+            mut chunk_start,
+        } = self;
+        let mut acc = values
+            .cur
+            .enumerate()
+            .fold(init, |acc, (o, v)| f(acc, (next + o, v)));
+        for c in values.chunks.map(Vec::as_slice).chain([values.tail]) {
+            chunk_start = chunk_start.wrapping_add(MAX);
+            acc = c
+                .iter()
+                .enumerate()
+                .fold(acc, |acc, (o, v)| f(acc, (chunk_start + o, v)));
+        }
+        acc
+    }
+}
+
+impl<'a, T, const MAX: usize> Positions<'a, T, MAX> {
+    /// [`Iterator::next`] at the end of a chunk: once per chunk.
+    #[inline(never)]
+    fn next_chunk(&mut self) -> Option<(usize, &'a T)> {
+        let mut started = 0;
+        let v = self.values.next_chunk_counted(&mut started)?;
+        self.chunk_start = self.chunk_start.wrapping_add(started * MAX);
+        self.next = self.chunk_start + 1;
+        Some((self.chunk_start, v))
+    }
+}
+
+impl<T, const MAX: usize> std::iter::FusedIterator for Positions<'_, T, MAX> {}
 
 /// Values read once each, in any order, and freed a chunk at a time as the chunk is used up:
 /// the join reads the kernel records in time order and turns each into an event, so a million
@@ -380,7 +574,7 @@ mod tests {
     }
 
     fn rooms<T, const MAX: usize>(v: &ChunkedVec<T, MAX>) -> Vec<usize> {
-        v.chunks.iter().map(|c| c.capacity()).collect()
+        v.all_chunks().map(|c| c.capacity()).collect()
     }
 
     /// A push taken back leaves the vector as it was, its rooms too.
@@ -396,6 +590,41 @@ mod tests {
         assert_eq!(v.pop(), Some(99));
         assert_eq!((v.len(), rooms(&v)), (len, room));
         assert!(v.iter().copied().eq(0..FIRST_CHUNK + 1));
+    }
+
+    /// The last chunk keeps taking pushes into its room through the changes that work on the
+    /// list of chunks (retain, append, prepend), and positions reach into it.
+    #[test]
+    fn the_last_chunk_takes_pushes_across_changes_to_the_list() {
+        let mut v: ChunkedVec<usize, 64> = (0..FIRST_CHUNK + 4).collect();
+        assert_eq!(rooms(&v), [16, 32]);
+        v.retain(|x| x % 2 == 0);
+        v.push(100);
+        assert_eq!(rooms(&v), [16, 32], "into the last chunk's room");
+        v.append((0..3).collect());
+        v.push(101);
+        assert_eq!(rooms(&v), [16, 32, 16], "into the appended chunk's room");
+        v.prepend((0..2).collect());
+        v.push(102);
+        assert_eq!(rooms(&v), [16, 16, 32, 16]);
+        let want: Vec<usize> = [0, 1]
+            .into_iter()
+            .chain((0..FIRST_CHUNK + 4).filter(|x| x % 2 == 0))
+            .chain([100, 0, 1, 2, 101, 102])
+            .collect();
+        assert!(v.iter().copied().eq(want.iter().copied()));
+        assert_eq!(v.len(), want.len());
+        assert_eq!(v.last(), Some(&102));
+        for (p, x) in v.positions() {
+            assert_eq!(v.get(p), Some(x));
+        }
+        assert_eq!(
+            v.get(3 * 64 + 4),
+            Some(&102),
+            "a position in the last chunk"
+        );
+        assert_eq!(v.pop(), Some(102));
+        assert_eq!(v.len(), want.len() - 1);
     }
 
     #[test]
@@ -489,12 +718,62 @@ mod tests {
             None,
             "a hole after the first, small chunk"
         );
-        assert!(r.chunks.iter().all(|c| !c.is_empty() && c.len() <= CHUNK));
+        assert!(r.all_chunks().all(|c| !c.is_empty() && c.len() <= CHUNK));
         let mut s = ChunkedVec::from(vec![1, 2]);
         s.append(r);
         assert_eq!(s.len(), 2 + CHUNK + 3 + 2 + CHUNK + 1 + 1);
         s.clear();
         assert!(s.is_empty() && s.iter().next().is_none());
+    }
+
+    /// `iter` and `positions` give the same values stepped one by one (`next`) as folded,
+    /// started anywhere: within a chunk, at a chunk's end, in the last chunk, with an empty
+    /// last chunk, with no chunk at all.
+    #[test]
+    fn stepping_and_folding_give_the_same_values_and_positions() {
+        let mut emptied: ChunkedVec<usize, 64> = (0..FIRST_CHUNK + 1).collect();
+        assert_eq!(emptied.pop(), Some(FIRST_CHUNK));
+        let mut appended: ChunkedVec<usize, 64> = (0..70).collect();
+        appended.append((200..203).collect());
+        appended.push(300);
+        for v in [
+            ChunkedVec::new(),
+            (0..5).collect(),
+            (0..FIRST_CHUNK).collect(),
+            (0..200).collect(),
+            emptied,
+            appended,
+        ] {
+            let values: Vec<usize> = v.all_chunks().flatten().copied().collect();
+            let positions: Vec<(usize, usize)> = v
+                .all_chunks()
+                .enumerate()
+                .flat_map(|(c, chunk)| chunk.iter().enumerate().map(move |(o, &x)| (c * 64 + o, x)))
+                .collect();
+            for skip in 0..=values.len() {
+                let mut it = v.iter();
+                let mut stepped: Vec<usize> = it.by_ref().take(skip).copied().collect();
+                let (low, high) = it.size_hint();
+                let rest: Vec<usize> = it.fold(Vec::new(), |mut acc, &x| {
+                    acc.push(x);
+                    acc
+                });
+                assert!(low <= rest.len() && high.is_none_or(|h| h >= rest.len()));
+                stepped.extend(rest);
+                assert_eq!(stepped, values, "iter, {skip} stepped");
+                let mut it = v.positions();
+                let mut stepped: Vec<(usize, usize)> =
+                    it.by_ref().take(skip).map(|(p, &x)| (p, x)).collect();
+                stepped.extend(it.fold(Vec::new(), |mut acc, (p, &x)| {
+                    acc.push((p, x));
+                    acc
+                }));
+                assert_eq!(stepped, positions, "positions, {skip} stepped");
+                let mut it = v.iter();
+                it.by_ref().take(skip).for_each(drop);
+                assert!(it.copied().eq(values[skip..].iter().copied()));
+            }
+        }
     }
 
     /// Every record comes back once, whatever the order, and a chunk is freed with its last.
