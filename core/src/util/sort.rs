@@ -183,18 +183,16 @@ pub fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 /// time since the first and its position fit together in 64 bits
 /// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
 /// `(time, position)` pair while they are sorted, compared as plain integers. The positions
-/// are kept as `u32` (4 bytes per record while the join runs). Many keys given in position
-/// order are sorted by their times' digits (`sort_by_time`), a few passes over them, rather
-/// than compared: a comparison sort takes a comparison and a move per key for each of the
-/// log2(n) levels of its partitions.
+/// are kept as `u32` (4 bytes per record while the join runs). Many keys are first put in
+/// buckets by their times' top digit (`sort_by_top_digit`, in place), so the comparison sort
+/// that follows takes the log2 of a bucket's keys in levels, not of all of them.
 pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     times: impl Fn() -> I,
     rest_at: impl Fn(usize) -> K,
 ) -> Vec<u32> {
     let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
-    let (mut count, mut in_position_order) = (0usize, true);
+    let mut count = 0usize;
     for (i, t) in times() {
-        in_position_order &= count == 0 || i > top;
         (first, last, top) = (first.min(t), last.max(t), top.max(i));
         count += 1;
     }
@@ -217,8 +215,8 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     let mut keys: Vec<u64> = times()
         .map(|(i, t)| ((t - first) << position_bits) | i as u64)
         .collect();
-    if in_position_order && count >= RADIX_FROM {
-        sort_by_time(&mut keys, position_bits, u64::BITS - span.leading_zeros());
+    if count >= RADIX_FROM {
+        sort_by_top_digit(&mut keys, position_bits, u64::BITS - span.leading_zeros());
     } else {
         keys.sort_unstable();
     }
@@ -238,50 +236,56 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     keys.into_iter().map(|k| (k & mask) as u32).collect()
 }
 
-/// Bits of a key's time each pass of `sort_by_time` sorts by: 2^11 counters (16 KB) per pass.
+/// Bits of a key's time `sort_by_top_digit` sorts by first: 2^11 buckets.
 const RADIX_BITS: u32 = 11;
-/// Keys from which `stable_order` sorts by digits: below, the counters' passes outweigh a
-/// comparison sort's levels.
+/// Keys from which `stable_order` sorts by digits first: below, the counting pass outweighs
+/// the comparison sort's levels it saves.
 const RADIX_FROM: usize = 1 << 12;
 
-/// Sorts `keys`, each a time (`time_bits` wide) above `position_bits` bits of position, given
-/// in position order, as `sort_unstable` would: by time, ties in position order. Least
-/// significant digit first, `RADIX_BITS` of the time per pass, each pass stable (so a tie
-/// keeps the position order the keys came in, and the positions' bits need no pass); every
-/// digit counted in one read of the keys, and a pass skipped where all keys share its digit.
-/// Each pass moves every key once into a scratch of as many keys (8 bytes each, freed on
-/// return).
-fn sort_by_time(keys: &mut Vec<u64>, position_bits: u32, time_bits: u32) {
+/// Sorts `keys`, unique, each a time (`time_bits` wide) above `position_bits` bits of
+/// position, as `sort_unstable` would: in place by the time's top `RADIX_BITS` (the keys
+/// counted per digit, then each moved once into its digit's bucket), then each bucket by a
+/// comparison sort. A key's top digit rises with the key, so the buckets come in key order;
+/// the keys are unique, so any sort of them gives one order. No scratch: the keys are the
+/// join's largest table at the time, beside the annotations' pass.
+fn sort_by_top_digit(keys: &mut [u64], position_bits: u32, time_bits: u32) {
     const BUCKETS: usize = 1 << RADIX_BITS;
-    const DIGIT: u64 = BUCKETS as u64 - 1;
-    let passes = time_bits.div_ceil(RADIX_BITS) as usize;
-    let mut counts = vec![[0u32; BUCKETS]; passes];
+    let shift = position_bits + time_bits.saturating_sub(RADIX_BITS);
+    let digit = |k: u64| (k >> shift) as usize & (BUCKETS - 1);
+    let mut ends = vec![0usize; BUCKETS];
     for &k in keys.iter() {
-        let mut t = k >> position_bits;
-        for c in counts.iter_mut() {
-            c[(t & DIGIT) as usize] += 1;
-            t >>= RADIX_BITS;
+        ends[digit(k)] += 1;
+    }
+    let mut at = 0;
+    let mut next = vec![0usize; BUCKETS];
+    for (b, end) in ends.iter_mut().enumerate() {
+        next[b] = at;
+        at += *end;
+        *end = at;
+    }
+    // Each bucket is filled from its start: a key out of place is swapped into the next free
+    // slot of its own bucket until the key in hand belongs where it was taken from.
+    for b in 0..BUCKETS {
+        while next[b] < ends[b] {
+            let mut k = keys[next[b]];
+            loop {
+                let d = digit(k);
+                if d == b {
+                    break;
+                }
+                std::mem::swap(&mut k, &mut keys[next[d]]);
+                next[d] += 1;
+            }
+            keys[next[b]] = k;
+            next[b] += 1;
         }
     }
-    // (Fewer than 2^32 keys: `stable_order` keeps positions as `u32`.)
-    let n = keys.len() as u32;
-    let mut scratch: Vec<u64> = Vec::new();
-    for (pass, c) in counts.iter_mut().enumerate() {
-        if c.contains(&n) {
-            continue;
+    let mut from = 0;
+    for &end in &ends {
+        if end - from > 1 {
+            keys[from..end].sort_unstable();
         }
-        let mut at = 0;
-        for slot in c.iter_mut() {
-            (*slot, at) = (at, at + *slot);
-        }
-        scratch.resize(keys.len(), 0);
-        let shift = position_bits + pass as u32 * RADIX_BITS;
-        for &k in keys.iter() {
-            let d = &mut c[((k >> shift) & DIGIT) as usize];
-            scratch[*d as usize] = k;
-            *d += 1;
-        }
-        std::mem::swap(keys, &mut scratch);
+        from = end;
     }
 }
 
@@ -481,10 +485,10 @@ mod tests {
         assert_eq!(compared.get(), len - 1);
     }
 
-    /// Past `RADIX_FROM` keys in position order the keys are sorted by their times' digits:
-    /// the same order as the stable sort, whatever the times' width (one digit, several, a
-    /// digit every key shares), with ties in every width and positions with gaps (a chunked
-    /// store's).
+    /// Past `RADIX_FROM` keys the keys are bucketed by their times' top digit first: the same
+    /// order as the stable sort, whatever the times' width (under a digit, one, several, low
+    /// bits every key shares), with ties in every width and positions with gaps (a chunked
+    /// store's), given in position order or not.
     #[test]
     fn stable_order_by_digits_is_the_stable_sort() {
         let mut x = 0x0dd_ba11_cafe_f00du64;
@@ -503,8 +507,13 @@ mod tests {
             stable.sort_by_key(|x| (x.1, x.2));
             let by_position: std::collections::HashMap<usize, u8> =
                 items.iter().map(|x| (x.0, x.2)).collect();
-            let times = || items.iter().map(|x| (x.0, x.1));
-            let ordered: Vec<usize> = stable_order(times, |p| by_position[&p])
+            // Odd cases give the times last position first.
+            let given: Vec<(usize, u64)> = if case % 2 == 1 {
+                items.iter().rev().map(|x| (x.0, x.1)).collect()
+            } else {
+                items.iter().map(|x| (x.0, x.1)).collect()
+            };
+            let ordered: Vec<usize> = stable_order(|| given.iter().copied(), |p| by_position[&p])
                 .into_iter()
                 .map(|p| p as usize)
                 .collect();
