@@ -385,19 +385,12 @@ impl<'a, T> Iter<'a, T> {
     /// Moves to the next chunk that holds a value and returns its first; `None` at the end.
     #[inline(never)]
     fn next_chunk(&mut self) -> Option<&'a T> {
-        loop {
-            self.cur = match self.chunks.next() {
-                Some(c) => c.iter(),
-                None if self.tail.is_empty() => return None,
-                None => std::mem::take(&mut self.tail).iter(),
-            };
-            if let Some(v) = self.cur.next() {
-                return Some(v);
-            }
-        }
+        // (The count, never read here, compiles away.)
+        self.next_chunk_counted(&mut 0)
     }
 
-    /// [`Self::next_chunk`] for [`Positions`]: also says how many chunks were started.
+    /// [`Self::next_chunk`], also saying how many chunks were started ([`Positions`] needs it).
+    #[inline(always)]
     fn next_chunk_counted(&mut self, started: &mut usize) -> Option<&'a T> {
         loop {
             self.cur = match self.chunks.next() {

@@ -26,8 +26,10 @@ pub fn sort_two_runs<T: Copy>(items: &mut [T], split: usize, order: impl Fn(&T, 
     // One read of the neighbours tells both whether the slice is in order already and how
     // far each run is from it: a run in order is not settled (its settling would move
     // nothing).
-    let descents = |run: &[T]| run.windows(2).filter(|w| less(&w[1], &w[0])).count();
-    let (in_first, in_second) = (descents(&items[..split]), descents(&items[split..]));
+    let (in_first, in_second) = (
+        descents(&items[..split], less),
+        descents(&items[split..], less),
+    );
     let joined = split == 0 || split == n || !less(&items[split], &items[split - 1]);
     if in_first == 0 && in_second == 0 && joined {
         return;
@@ -76,8 +78,12 @@ pub fn sort_by_positions<T>(items: &mut [T], order: impl Fn(&T, &T) -> Ordering)
 /// of its input either way, and items that tie keep their order, so a stable sort after it
 /// gives what a stable sort of the input gives.
 pub fn settle<T: Copy>(items: &mut [T], less: impl Fn(&T, &T) -> bool, moves: &mut usize) -> bool {
-    let descents = items.windows(2).filter(|w| less(&w[1], &w[0])).count();
-    settle_counted(items, descents, less, moves)
+    settle_counted(items, descents(items, &less), less, moves)
+}
+
+/// How many neighbours of `run` are out of order.
+fn descents<T>(run: &[T], less: impl Fn(&T, &T) -> bool) -> usize {
+    run.windows(2).filter(|w| less(&w[1], &w[0])).count()
 }
 
 /// [`settle`] of a run whose `descents` (neighbours out of order) are counted already: a run
@@ -191,10 +197,8 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     rest_at: impl Fn(usize) -> K,
 ) -> Vec<u32> {
     let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
-    let mut count = 0usize;
     for (i, t) in times() {
         (first, last, top) = (first.min(t), last.max(t), top.max(i));
-        count += 1;
     }
     let position_bits = usize::BITS - top.leading_zeros();
     let span = last.saturating_sub(first);
@@ -215,7 +219,7 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     let mut keys: Vec<u64> = times()
         .map(|(i, t)| ((t - first) << position_bits) | i as u64)
         .collect();
-    if count >= RADIX_FROM {
+    if keys.len() >= RADIX_FROM {
         sort_by_top_digit(&mut keys, position_bits, u64::BITS - span.leading_zeros());
     } else {
         keys.sort_unstable();
