@@ -868,14 +868,22 @@ fn synthetic_collection(launches: u64) -> (Collected, usize) {
 ///   (registered whenever `HIP_STREAM` or `HIP_GRAPH` is, SDK 1.3.0+).
 /// * `table + HIP_STREAM`: and the runtime's `HIP_STREAM` SET ENTER/EXIT around the call,
 ///   through the trampoline the session registers for that kind (`hip_stream_callback_v1`).
+/// * `…, no tool`: each of those, its records and calls made to callbacks that do nothing: the
+///   bench's own cost per call (what a runtime pays to call any tool), which the row with the
+///   tool includes; that row less this one is the tool's own part.
 ///
-/// No runtime is involved: the runtime's own cost of dispatching each callback comes on top
-/// (more callbacks, more of it). Prints CPU-ns per call (the calling threads' own CPU time) at
-/// 1 and 16 threads; under callgrind
-/// (`HOT_PATH_CALLS=…`, one thread) the inclusive instructions of `calls_<mode>` divided by
-/// the calls are the instructions per HIP call (`ci/bench-instructions.sh`), the records the
-/// bench makes and the drains every 64 k calls included; with `HOT_PATH_CALL_MODE=<mode>`
-/// (`table`, `table_request`, `table_stream`) only that subscription runs, so the tool's
+/// Each edge is called through a pointer, with records built once (only the correlation id
+/// changes per call), as a runtime calls it; the capture is drained every 64 k calls on a
+/// thread of its own, as a cut drains it on the tool's thread, so the calling thread reuses
+/// the chunks freed there as it would in a run. No runtime is involved: the runtime's own
+/// cost of dispatching each callback comes on top (more callbacks, more of it). Prints CPU-ns
+/// per call (the calling threads' own CPU time) and the calling threads' minor page faults
+/// per 1,000 calls (first touches of fresh memory, each a trap into the kernel and a page
+/// zeroed: a fresh chunk's pages), at 1 and 16 threads; `HOT_PATH_CALL_MODE=<mode>` runs one row only. Under
+/// callgrind (`HOT_PATH_CALLS=…`, one thread) the inclusive instructions of `calls_<mode>`
+/// divided by the calls are the instructions per HIP call (`ci/bench-instructions.sh`), the
+/// records the bench makes included; with `HOT_PATH_CALL_MODE=<mode>` (`table`,
+/// `table_request`, `table_stream`, each with `_no_tool`) only that subscription runs, so the tool's
 /// `extern "C"` edges' inclusive instructions are that subscription's alone.
 fn bench_hip_calls() {
     let calls: u64 = std::env::var("HOT_PATH_CALLS")
@@ -897,29 +905,51 @@ fn bench_hip_calls() {
         }
         return;
     }
-    let mut line = String::from("per HIP call through the tool's callbacks (CPU-ns):");
+    let mut line = String::from(
+        "per HIP call through the tool's callbacks (CPU-ns; minor page faults per 1,000 calls):",
+    );
     const TOTAL: u64 = 1_600_000;
-    for mode in CallMode::ALL {
+    let only = std::env::var("HOT_PATH_CALL_MODE").unwrap_or_default();
+    for mode in CallMode::ALL
+        .into_iter()
+        .filter(|m| only.is_empty() || m.id() == only)
+    {
         line += &format!("  {}:", mode.name());
         for threads in [1u64, 16] {
             let tracer = call_tracer(mode);
             // Each thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), summed: what the calls
             // cost, whatever else the shared machine runs meanwhile.
-            let cpu = Arc::new(std::sync::atomic::AtomicU64::new(0));
+            let cpu = Arc::new([(); 2].map(|_| std::sync::atomic::AtomicU64::new(0)));
             let sum = Arc::clone(&cpu);
             cpu_ns_per_call(threads, TOTAL, move |t, calls, start| {
-                // Warm the thread's slots (registration, first chunk) before timing.
-                run_calls(mode, tracer, 100 + t, 1_000);
+                // Warm the thread's slots (registration, first chunk) and its memory before
+                // timing: a drain's worth of calls, whose chunks the drain frees for the timed
+                // calls to reuse, as a run's calls reuse those of the windows before. (A run's
+                // first windows touch fresh pages instead: the faults column shows them.)
+                run_calls(mode, tracer, 100 + t, DRAIN_EVERY);
                 start.wait();
-                let t0 = thread_cpu_ns();
+                let (t0, f0) = (thread_cpu_ns(), thread_minor_faults());
                 run_calls(mode, tracer, 100 + t, calls);
-                sum.fetch_add(thread_cpu_ns() - t0, std::sync::atomic::Ordering::Relaxed);
+                let (t1, f1) = (thread_cpu_ns(), thread_minor_faults());
+                sum[0].fetch_add(t1 - t0, std::sync::atomic::Ordering::Relaxed);
+                sum[1].fetch_add(f1 - f0, std::sync::atomic::Ordering::Relaxed);
             });
-            let ns = cpu.load(std::sync::atomic::Ordering::Relaxed) as f64 / TOTAL as f64;
-            line += &format!(" {threads} thread(s) {ns:.1}");
+            let [ns, faults] =
+                [0, 1].map(|i| cpu[i].load(std::sync::atomic::Ordering::Relaxed) as f64);
+            let (ns, faults) = (ns / TOTAL as f64, faults * 1000.0 / TOTAL as f64);
+            line += &format!(" {threads} thread(s) {ns:.1} ({faults:.2})");
         }
     }
     println!("{line}");
+}
+
+/// This thread's minor page faults so far (first touches of fresh pages, counted by the kernel).
+fn thread_minor_faults() -> u64 {
+    // SAFETY: all-zero is a valid `rusage`.
+    let mut ru: libc::rusage = unsafe { zeroed() };
+    // SAFETY: getrusage writes one `rusage` through the valid pointer passed.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    ru.ru_minflt as u64
 }
 
 /// This thread's CPU time, in ns.
@@ -939,13 +969,22 @@ enum CallMode {
     Table,
     TableRequest,
     TableStream,
+    /// Each of the above, its records and calls made to callbacks that do nothing: what the
+    /// bench itself costs per call (the records it builds, the calls it makes), which a
+    /// runtime pays too.
+    TableNoTool,
+    TableRequestNoTool,
+    TableStreamNoTool,
 }
 
 impl CallMode {
-    const ALL: [CallMode; 3] = [
+    const ALL: [CallMode; 6] = [
         CallMode::Table,
+        CallMode::TableNoTool,
         CallMode::TableRequest,
+        CallMode::TableRequestNoTool,
         CallMode::TableStream,
+        CallMode::TableStreamNoTool,
     ];
 
     /// The name `HOT_PATH_CALL_MODE` and the `calls_<mode>` functions give it.
@@ -954,6 +993,9 @@ impl CallMode {
             CallMode::Table => "table",
             CallMode::TableRequest => "table_request",
             CallMode::TableStream => "table_stream",
+            CallMode::TableNoTool => "table_no_tool",
+            CallMode::TableRequestNoTool => "table_request_no_tool",
+            CallMode::TableStreamNoTool => "table_stream_no_tool",
         }
     }
 
@@ -962,6 +1004,9 @@ impl CallMode {
             CallMode::Table => "table",
             CallMode::TableRequest => "table + request",
             CallMode::TableStream => "table + HIP_STREAM",
+            CallMode::TableNoTool => "table, no tool",
+            CallMode::TableRequestNoTool => "table + request, no tool",
+            CallMode::TableStreamNoTool => "table + HIP_STREAM, no tool",
         }
     }
 }
@@ -1007,27 +1052,127 @@ fn run_calls(mode: CallMode, tracer: &'static rocprof_xplane::sdk::Tracer, tid: 
         CallMode::Table => calls_table(tracer, tid, calls),
         CallMode::TableRequest => calls_table_request(tracer, tid, calls),
         CallMode::TableStream => calls_table_stream(tracer, tid, calls),
+        CallMode::TableNoTool => calls_table_no_tool(tracer, tid, calls),
+        CallMode::TableRequestNoTool => calls_table_request_no_tool(tracer, tid, calls),
+        CallMode::TableStreamNoTool => calls_table_stream_no_tool(tracer, tid, calls),
     }
 }
 
 #[inline(never)]
 fn calls_table(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, false, false);
+    hip_calls(tracer, tid, calls, false, false, TOOL_EDGES);
 }
 
 #[inline(never)]
 fn calls_table_request(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, true, false);
+    hip_calls(tracer, tid, calls, true, false, TOOL_EDGES);
 }
 
 #[inline(never)]
 fn calls_table_stream(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, true, true);
+    hip_calls(tracer, tid, calls, true, true, TOOL_EDGES);
+}
+
+#[inline(never)]
+fn calls_table_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, false, false, NO_EDGES);
+}
+
+#[inline(never)]
+fn calls_table_request_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, true, false, NO_EDGES);
+}
+
+#[inline(never)]
+fn calls_table_stream_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, true, true, NO_EDGES);
+}
+
+/// A callback-tracing callback under SDK 1.x.
+type TracingEdge = unsafe extern "C" fn(
+    sys::rocprofiler_callback_tracing_record_v1_t,
+    *mut sys::rocprofiler_user_data_t,
+    *mut std::ffi::c_void,
+);
+/// An external-correlation-id request callback.
+type RequestEdge = unsafe extern "C" fn(
+    sys::rocprofiler_thread_id_t,
+    sys::rocprofiler_context_id_t,
+    sys::rocprofiler_external_correlation_id_request_kind_t,
+    sys::rocprofiler_tracing_operation_t,
+    u64,
+    *mut sys::rocprofiler_user_data_t,
+    *mut std::ffi::c_void,
+) -> i32;
+
+/// The callbacks [`hip_calls`] makes, called through pointers as a runtime calls them.
+#[derive(Clone, Copy)]
+struct Edges {
+    tracing: TracingEdge,
+    hip_stream: TracingEdge,
+    request: RequestEdge,
+}
+
+/// The tool's edges.
+const TOOL_EDGES: Edges = Edges {
+    tracing: rocprof_xplane::sdk::callbacks::tracing_callback_v1,
+    hip_stream: rocprof_xplane::sdk::callbacks::hip_stream_callback_v1,
+    request: rocprof_xplane::sdk::callbacks::external_id_request,
+};
+
+/// Callbacks that do nothing (the `…NoTool` modes of [`CallMode`]).
+const NO_EDGES: Edges = Edges {
+    tracing: no_tracing,
+    hip_stream: no_tracing,
+    request: no_request,
+};
+
+unsafe extern "C" fn no_tracing(
+    _: sys::rocprofiler_callback_tracing_record_v1_t,
+    _: *mut sys::rocprofiler_user_data_t,
+    _: *mut std::ffi::c_void,
+) {
+}
+
+unsafe extern "C" fn no_request(
+    _: sys::rocprofiler_thread_id_t,
+    _: sys::rocprofiler_context_id_t,
+    _: sys::rocprofiler_external_correlation_id_request_kind_t,
+    _: sys::rocprofiler_tracing_operation_t,
+    _: u64,
+    _: *mut sys::rocprofiler_user_data_t,
+    _: *mut std::ffi::c_void,
+) -> i32 {
+    1
+}
+
+/// Calls between two drains of [`hip_calls`].
+const DRAIN_EVERY: u64 = 65_536;
+
+/// Drains a tracer's capture on a thread of its own, as the tool's cuts do, so that neither the
+/// drain's work nor its page faults are counted on the calling threads ([`hip_calls`]): one
+/// drain per request, the requests in order.
+fn request_drain(tracer: &'static rocprof_xplane::sdk::Tracer) {
+    use std::sync::mpsc::{channel, Sender};
+    use std::sync::OnceLock;
+    static DRAINER: OnceLock<Sender<&'static rocprof_xplane::sdk::Tracer>> = OnceLock::new();
+    let tx = DRAINER.get_or_init(|| {
+        let (tx, rx) = channel::<&'static rocprof_xplane::sdk::Tracer>();
+        std::thread::spawn(move || {
+            for tracer in rx {
+                drop(tracer.recorder.capture().drain(0, true));
+            }
+        });
+        tx
+    });
+    tx.send(tracer)
+        .expect("the drainer runs as long as the bench");
 }
 
 /// The callbacks of `calls` `hipLaunchKernel`s on thread `tid` (ids from `tid << 32`), one
-/// roctx range open around them; drains the capture every 64 k calls, as cuts would, so the
-/// state held stays bounded.
+/// roctx range open around them; asks for a drain of the capture every 64 k calls, as cuts
+/// would, so the state held stays bounded: made on another thread ([`request_drain`]), it
+/// frees the chunks the calling thread filled there, as a cut's join does.
 #[inline(always)]
 fn hip_calls(
     tracer: &'static rocprof_xplane::sdk::Tracer,
@@ -1035,10 +1180,15 @@ fn hip_calls(
     calls: u64,
     request: bool,
     stream_brackets: bool,
+    edges: Edges,
 ) {
-    use rocprof_xplane::sdk::callbacks::{
-        external_id_request, hip_stream_callback_v1, tracing_callback_v1,
-    };
+    // Through pointers the compiler cannot see: each edge is called as the runtime calls it,
+    // its record built and passed whatever the callee does with it.
+    let Edges {
+        tracing: tracing_callback_v1,
+        hip_stream: hip_stream_callback_v1,
+        request: external_id_request,
+    } = black_box(edges);
     let data = tracer as *const _ as *mut std::ffi::c_void;
     let stream = 0x7f00_0000_0000 + (tid << 12);
     let record = |kind: u32, op: i32, phase: u32, corr: u64, payload: *mut std::ffi::c_void| {
@@ -1083,23 +1233,28 @@ fn hip_calls(
             start_retval: 0,
         });
     }
+    // The records built once: per call only the API records' correlation id changes (a
+    // runtime fills its records as it goes; building them whole here would be the bench's
+    // cost counted as the tool's).
+    let (set_enter, set_exit) = (
+        record(HIP_STREAM_KIND_V1, set_op, enter, 0, set_p),
+        record(HIP_STREAM_KIND_V1, set_op, exit, 0, set_p),
+    );
+    let (mut api_enter, mut api_exit) = (
+        record(hip, LAUNCH_OP, enter, 0, api_p),
+        record(hip, LAUNCH_OP, exit, 0, api_p),
+    );
     for i in 0..calls {
         let corr = base | (i + 1);
+        api_enter.correlation_id.internal = corr;
+        api_exit.correlation_id.internal = corr;
         // SAFETY: records and payloads as the runtime passes them, valid for each call; `data`
         // is the armed tracer.
         unsafe {
             if stream_brackets {
-                hip_stream_callback_v1(
-                    record(HIP_STREAM_KIND_V1, set_op, enter, 0, set_p),
-                    std::ptr::null_mut(),
-                    data,
-                );
+                hip_stream_callback_v1(set_enter, std::ptr::null_mut(), data);
             }
-            tracing_callback_v1(
-                record(hip, LAUNCH_OP, enter, corr, api_p),
-                std::ptr::null_mut(),
-                data,
-            );
+            tracing_callback_v1(api_enter, std::ptr::null_mut(), data);
             if request {
                 external_id_request(
                     tid,
@@ -1111,21 +1266,13 @@ fn hip_calls(
                     data,
                 );
             }
-            tracing_callback_v1(
-                record(hip, LAUNCH_OP, exit, corr, api_p),
-                std::ptr::null_mut(),
-                data,
-            );
+            tracing_callback_v1(api_exit, std::ptr::null_mut(), data);
             if stream_brackets {
-                hip_stream_callback_v1(
-                    record(HIP_STREAM_KIND_V1, set_op, exit, 0, set_p),
-                    std::ptr::null_mut(),
-                    data,
-                );
+                hip_stream_callback_v1(set_exit, std::ptr::null_mut(), data);
             }
         }
-        if i % 65_536 == 65_535 {
-            let _ = tracer.recorder.capture().drain(0, true);
+        if i % DRAIN_EVERY == DRAIN_EVERY - 1 {
+            request_drain(tracer);
         }
     }
 }

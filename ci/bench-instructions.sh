@@ -44,11 +44,13 @@ traced storm "$work/storm200k.toml" &
 # The storm again at the default log level: the callbacks without the debug self-timing.
 LOG=info traced storm-info "$work/storm200k.toml" &
 # The tool's callbacks per HIP call through its extern "C" edges, in each subscription it can
-# make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread.
+# make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread, the bench's own
+# records and calls included (its `…, no tool` rows: those alone); the drains every 64 k calls run
+# on a thread of the bench's own, as on the tool's thread in a run, and are not counted.
 HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
   --callgrind-out-file="$work/calls.out" "$bench" >"$work/calls.log" 2>&1 &
 # The same, one subscription per run: the tool's `extern "C"` edges alone (without the records
-# the bench makes and the drains every 64 k calls, which run on the tool's thread in a run).
+# and calls the bench makes).
 for mode in table table_request table_stream; do
   HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 HOT_PATH_CALL_MODE=$mode valgrind --tool=callgrind \
     --callgrind-out-file="$work/calls-$mode.out" "$bench" >"$work/calls-$mode.log" 2>&1
@@ -106,6 +108,7 @@ for mode in table table_request table_stream; do
     + $(inclusive "$f" 'rocprof_xplane::sdk::callbacks::external_id_request')))
   echo "per HIP call, $mode: $((n / calls)) instructions (the tool's callbacks, hipLaunchKernel on a created stream), of which the tool's edges $((edges / calls))"
 done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/'
+echo "per HIP call, table + HIP_STREAM, no tool: $(($(inclusive "$work/calls.out" "hot_path::calls_table_stream_no_tool") / calls)) instructions (the bench's own records and calls, to callbacks that do nothing)"
 # Per record collected: every edge the runtime calls on its threads (callbacks, external-id
 # requests, buffer deliveries), per delivered record of the storm.
 python3 - "$records" "$(callbacks "$work/storm.out")" \

@@ -12,11 +12,14 @@
 #   exit       the time the program waits at exit (finalize) per delivered record, held whole
 #              (ROCPROF_XPLANE_WINDOW_MERGE=0) and streamed;
 #   peak       the process's peak RSS over the untraced run's, per delivered record, both modes;
-#   per call   the tool's callbacks per HIP call, with − without on a runtime that costs nothing
-#              (the hot_path bench's HOT_PATH_ONLY=calls: hipLaunchKernel on a created stream
-#              through the tool's extern "C" edges), at 1 and 16 threads, for each subscription
-#              (HIP API only; with the external-id request; with the HIP_STREAM brackets, the
-#              default under SDK 1.x). The runtime's own cost of each callback comes on top.
+#   per call   the tool's callbacks per HIP call on a runtime that costs nothing (the hot_path
+#              bench's HOT_PATH_ONLY=calls: hipLaunchKernel on a created stream through the
+#              tool's extern "C" edges), at 1 and 16 threads, for each subscription (HIP API
+#              only; with the external-id request; with the HIP_STREAM brackets, the default
+#              under SDK 1.x): the calling threads' CPU-ns, their minor page faults per 1,000
+#              calls, and with − without: less the bench's own records and calls to callbacks
+#              that do nothing (its `…, no tool` rows), the tool's own part. The runtime's own cost
+#              of each callback comes on top.
 # Timings on a shared VM move with its load: run it on a quiet machine, and read instruction
 # counts (ci/bench-instructions.sh) for comparisons across builds.
 # Not a test: figures for docs/performance.md.
@@ -79,9 +82,17 @@ for mode in ["whole", "streamed"]:
     print(f"  {mode:<9} exit {exit_ms * 1e6 / records:6.0f} ns per record ({exit_ms:7.0f} ms);"
           f" peak RSS over untraced {peak:5.0f} B per record")
 calls = open(f"{work}/calls.log").read().strip()
-print("per HIP call, with − without, the tool's callbacks on a runtime that costs nothing:")
-for mode, one, sixteen in re.findall(r"  ([a-zA-Z_ +]+): 1 thread\(s\) ([\d.]+) 16 thread\(s\) ([\d.]+)", calls):
-    print(f"  {mode:<20} {float(one):6.1f} ns at 1 thread, {float(sixteen):6.1f} CPU-ns at 16")
+print("per HIP call, the tool's callbacks on a runtime that costs nothing (CPU-ns at 1 and 16"
+      " threads, page faults per 1,000 calls; with − without: less the same calls to callbacks"
+      " that do nothing, the bench's own cost):")
+rows = {mode: (float(one), f1, float(sixteen), f16) for mode, one, f1, sixteen, f16 in re.findall(
+    r"  ([a-zA-Z_ +,]+): 1 thread\(s\) ([\d.]+) \(([\d.]+)\) 16 thread\(s\) ([\d.]+) \(([\d.]+)\)", calls)}
+for mode, (one, f1, sixteen, f16) in rows.items():
+    base = rows.get(mode + ", no tool")
+    if base is None:
+        continue
+    print(f"  {mode:<20} {one:6.1f} ns ({f1}) at 1, {sixteen:6.1f} CPU-ns ({f16}) at 16;"
+          f"  with − without {one - base[0]:5.1f} at 1, {sixteen - base[2]:5.1f} at 16")
 PY
 # per call through a runtime: the C driver's HIP-call storm through the simulated runtime,
 # the runtime's dispatch of each callback included (ci/bench-c-driver.sh).
