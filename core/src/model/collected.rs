@@ -304,9 +304,15 @@ impl Collected {
 
 /// `earlier` followed by `later`, in `earlier`: the shorter of the two is moved into the
 /// longer (what a window takes in from the one before it is a few items beside its own
-/// million, and is put before them in place, not the million copied after it).
+/// million, and is put before them in place, not the million copied after it). Put before
+/// them, the few grow the million's vector by their room only: grown the way a vector grows
+/// (doubling), a window's million items could take the room of two million from its hand-off
+/// through its join. Appended (the longer first: the flight recorder's segments, one after
+/// another), the vector grows as vectors do, so a run of appends copies each item a few
+/// times, not once per append.
 fn concat<T>(earlier: &mut Vec<T>, mut later: Vec<T>) {
     if later.len() > earlier.len() {
+        later.reserve_exact(earlier.len());
         later.splice(0..0, earlier.drain(..));
         *earlier = later;
     } else {
@@ -317,6 +323,27 @@ fn concat<T>(earlier: &mut Vec<T>, mut later: Vec<T>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A vector filled to its capacity, as a window's store may be when it is cut.
+    fn full(items: std::ops::Range<u64>) -> Vec<u64> {
+        let mut v = Vec::with_capacity(items.clone().count());
+        v.extend(items);
+        assert_eq!(v.len(), v.capacity());
+        v
+    }
+
+    #[test]
+    fn a_few_items_put_before_a_full_window_grow_it_by_their_room() {
+        let mut earlier = vec![7, 8, 9];
+        concat(&mut earlier, full(0..1000));
+        assert_eq!(earlier[..4], [7, 8, 9, 0]);
+        assert_eq!(earlier.len(), 1003);
+        assert!(earlier.capacity() < 1100, "{}", earlier.capacity());
+        // The longer first: the shorter after it.
+        let mut earlier = full(0..1000);
+        concat(&mut earlier, vec![7, 8, 9]);
+        assert_eq!(earlier[998..], [998, 999, 7, 8, 9]);
+    }
 
     fn call(corr: u64) -> CallFact {
         CallFact {
