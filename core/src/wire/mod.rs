@@ -24,8 +24,8 @@
 //! `WireType`, `message::encode` for the stats prost encodes from structs. Two loops of our
 //! own remain, each where prost's costs more instructions per event: [`WireRun`], the
 //! writer's encoder (prost's `encode_varint` appends through `BufMut`, a capacity check and a
-//! length update per byte, where a run reserves once and writes an event's keys and varints
-//! into the vector's spare room), and [`varint_at`], which the checks of copied bytes and the
+//! length update per byte, where a run reserves once and writes an event's keys, varints and
+//! stats into the vector's spare room), and [`varint_at`], which the checks of copied bytes and the
 //! file reader use (prost's `decode_varint` first checks the slice's last byte, then calls
 //! its unrolled decoder: more than the one to three bytes of a typical key, id or time
 //! take). Both follow prost's rules, and their tests check them against prost.

@@ -1,6 +1,7 @@
 //! Varints: written in runs into a vector's spare room, read from slices by prost's rules.
 
 use std::io;
+use std::mem::MaybeUninit;
 
 /// A few keys and varints written straight into the spare room of the vector they belong to,
 /// whose length is set once at the end. prost's `encode_varint` appends a byte at a time
@@ -25,6 +26,38 @@ impl<'v> WireRun<'v> {
     pub fn on(out: &'v mut Vec<u8>) -> Self {
         out.reserve(WIRE_RUN_BYTES);
         WireRun { out, n: 0 }
+    }
+
+    /// A run appended to `out`, with room for the longest run made and `extra` bytes more
+    /// (bytes the run copies in whole: [`Self::slice`]).
+    #[inline]
+    pub fn with_room(out: &'v mut Vec<u8>, extra: usize) -> Self {
+        out.reserve(WIRE_RUN_BYTES + extra);
+        WireRun { out, n: 0 }
+    }
+
+    /// Bytes already encoded (an event's stats), copied in without a call for the usual few
+    /// dozen ([`copy_small`]). The room for them is the caller's: [`Self::with_room`].
+    // Always: an event writes one, and a call would save registers around it as `memcpy`'s.
+    #[inline(always)]
+    pub fn slice(&mut self, b: &[u8]) {
+        let at = self.n;
+        copy_small(&mut self.out.spare_capacity_mut()[at..at + b.len()], b);
+        self.n += b.len();
+    }
+
+    /// Overwrites byte `i` of the run (counted from its first), one it wrote: a length left
+    /// as a placeholder until the bytes after it were written.
+    #[inline]
+    pub fn set(&mut self, i: usize, b: u8) {
+        assert!(i < self.n, "a byte the run did not write");
+        self.out.spare_capacity_mut()[i].write(b);
+    }
+
+    /// Bytes written so far.
+    #[inline]
+    pub fn written(&self) -> usize {
+        self.n
     }
 
     /// One byte: a key of a field numbered below 16.
@@ -66,11 +99,71 @@ impl<'v> WireRun<'v> {
     #[inline]
     pub fn done(self) {
         let len = self.out.len() + self.n;
-        // SAFETY: the `n` bytes past the length are initialized: `byte` and `varint` wrote
-        // each of them, in order, through the spare room's bounds-checked slots, and the
-        // vector was not touched otherwise while the run held it.
+        // SAFETY: the `n` bytes past the length are initialized: `byte`, `bytes`, `varint`
+        // and `slice` wrote each of them, in order, through the spare room's bounds-checked
+        // slots (`set` only overwrites one of them), and the vector was not touched otherwise
+        // while the run held it.
         unsafe { self.out.set_len(len) };
     }
+}
+
+/// The most bytes [`copy_small`] copies in pieces; it copies longer ones by a loop (a `memcpy`).
+const SMALL_COPY_BYTES: usize = 64;
+
+/// Copies `src` into `dst` (of the same length). A few dozen bytes (an event's stats) are
+/// copied as two to five pieces of 16, 8, 4, 2 or 1 bytes, the last one overlapping the one
+/// before it, with no call: `copy_from_slice` (and a loop over the bytes, which the compiler
+/// makes one) calls `memcpy`, whose call and the registers saved around it cost more than
+/// the copy of such a run.
+#[inline(always)]
+fn copy_small(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    let len = src.len();
+    assert_eq!(dst.len(), len, "a copy between slices of different lengths");
+    // The usual stats first: one compare of the length's range.
+    if len.wrapping_sub(16) <= SMALL_COPY_BYTES - 16 {
+        let mut i = 0;
+        while i + 16 <= len {
+            piece::<16>(&mut dst[i..i + 16], &src[i..i + 16]);
+            i += 16;
+        }
+        if i < len {
+            piece::<16>(&mut dst[len - 16..], &src[len - 16..]);
+        }
+        return;
+    }
+    match len {
+        0 => {}
+        1 => piece::<1>(dst, src),
+        2..4 => {
+            piece::<2>(&mut dst[..2], &src[..2]);
+            piece::<2>(&mut dst[len - 2..], &src[len - 2..]);
+        }
+        4..8 => {
+            piece::<4>(&mut dst[..4], &src[..4]);
+            piece::<4>(&mut dst[len - 4..], &src[len - 4..]);
+        }
+        8..16 => {
+            piece::<8>(&mut dst[..8], &src[..8]);
+            piece::<8>(&mut dst[len - 8..], &src[len - 8..]);
+        }
+        _ => {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                d.write(s);
+            }
+        }
+    }
+}
+
+/// `N` bytes of `src` into `dst` (both `N` long) as one load and one store.
+#[inline(always)]
+fn piece<const N: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    let (Ok(d), Ok(s)) = (
+        <&mut [MaybeUninit<u8>; N]>::try_from(dst),
+        <&[u8; N]>::try_from(src),
+    ) else {
+        unreachable!("pieces are cut to their length")
+    };
+    *d = s.map(MaybeUninit::new);
 }
 
 /// `values` as varints, one after the other: the runs written once per plane or line rather
@@ -176,6 +269,47 @@ mod tests {
                 "{v}"
             );
         }
+    }
+
+    /// A run's copied bytes are the bytes given, at every length of every way it copies
+    /// (single bytes, the overlapping 2-, 4-, 8- and 16-byte pieces, and past
+    /// `SMALL_COPY_BYTES`), after other bytes of the run, into a vector with no room to spare
+    /// and one with room beyond.
+    #[test]
+    fn runs_copy_slices_of_every_length_as_they_are() {
+        for len in 0..=SMALL_COPY_BYTES * 2 + 3 {
+            let src: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            for spare in [0usize, 40] {
+                let mut got = Vec::with_capacity(2 + spare);
+                got.push(0xaa);
+                let mut run = WireRun::with_room(&mut got, len);
+                run.byte(0x22);
+                run.slice(&src);
+                run.varint(300);
+                assert_eq!(run.written(), 1 + len + 2);
+                run.done();
+                let mut want = vec![0xaa, 0x22];
+                want.extend_from_slice(&src);
+                prost::encoding::encode_varint(300, &mut want);
+                assert_eq!(got, want, "{len} bytes");
+            }
+        }
+        // A byte set in place after it was written, and the run's bytes around it.
+        let mut got = vec![5];
+        let mut run = WireRun::on(&mut got);
+        run.bytes([1, 0, 3]);
+        run.set(1, 2);
+        run.done();
+        assert_eq!(got, [5, 1, 2, 3]);
+    }
+
+    #[test]
+    #[should_panic(expected = "a byte the run did not write")]
+    fn a_run_sets_only_bytes_it_wrote() {
+        let mut v = Vec::new();
+        let mut run = WireRun::on(&mut v);
+        run.byte(1);
+        run.set(1, 0);
     }
 
     /// What prost reads, this reads, and it refuses what prost refuses: bytes that end inside

@@ -128,7 +128,7 @@ pub fn put_event(
     stats: &[u8],
 ) {
     let start = out.len();
-    let mut run = WireRun::on(out);
+    let mut run = WireRun::with_room(out, stats.len());
     run.bytes([line::EVENTS.key_byte(), 0]);
     if metadata_id != 0 {
         run.byte(event::METADATA_ID.key_byte());
@@ -140,12 +140,17 @@ pub fn put_event(
         run.byte(event::DURATION_PS.key_byte());
         run.varint(duration_ps as u64);
     }
-    run.done();
-    out.extend_from_slice(stats);
-    let body = out.len() - start - 2;
+    run.slice(stats);
+    let body = run.written() - 2;
     match u8::try_from(body) {
-        Ok(len) if len < 0x80 => out[start + 1] = len,
-        _ => lengthen_entry(out, start, body),
+        Ok(len) if len < 0x80 => {
+            run.set(1, len);
+            run.done();
+        }
+        _ => {
+            run.done();
+            lengthen_entry(out, start, body);
+        }
     }
 }
 
@@ -438,6 +443,37 @@ mod tests {
                 prost::encoding::message::encode(line::EVENTS.number, &event, &mut want);
                 assert_eq!(entry, want, "{id} {v}");
                 assert_eq!(event_entry_times(&entry), (entry.len(), v as i64, -id));
+            }
+        }
+    }
+
+    /// Events with stats of every length the writer copies in pieces and past it (the entry's
+    /// length one byte, then two) are prost's, after what the vector held.
+    #[test]
+    fn events_with_stats_of_every_length_are_prost_s() {
+        for n in 0..40 {
+            let stats: Vec<XStat> = (0..n)
+                .map(|i| XStat {
+                    metadata_id: i + 1,
+                    value: Some(x_stat::Value::Uint64Value(1 << (i * 3 % 64))),
+                })
+                .collect();
+            let mut bytes = Vec::new();
+            for s in &stats {
+                prost::encoding::message::encode(event::STATS.number, s, &mut bytes);
+            }
+            for (id, offset, duration) in [(0, 0, 0), (7, 1 << 40, 3_000_000), (300, -1, -5)] {
+                let event = XEvent {
+                    metadata_id: id,
+                    duration_ps: duration,
+                    stats: stats.clone(),
+                    data: Some(x_event::Data::OffsetPs(offset)),
+                };
+                let mut want = vec![9];
+                prost::encoding::message::encode(line::EVENTS.number, &event, &mut want);
+                let mut got = vec![9];
+                put_event(&mut got, id, offset, duration, &bytes);
+                assert_eq!(got, want, "{n} stats, {} bytes", bytes.len());
             }
         }
     }
