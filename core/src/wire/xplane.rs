@@ -135,7 +135,7 @@ pub fn put_event(
         run.varint(metadata_id as u64);
     }
     run.byte(event::OFFSET_PS.key_byte());
-    run.varint(offset_ps as u64);
+    run.long_varint(offset_ps as u64);
     if duration_ps != 0 {
         run.byte(event::DURATION_PS.key_byte());
         run.varint(duration_ps as u64);
