@@ -24,8 +24,7 @@ impl<'v> WireRun<'v> {
     /// A run appended to `out`, with room for the longest run made.
     #[inline]
     pub fn on(out: &'v mut Vec<u8>) -> Self {
-        out.reserve(WIRE_RUN_BYTES);
-        WireRun { out, n: 0 }
+        Self::with_room(out, 0)
     }
 
     /// A run appended to `out`, with room for the longest run made and `extra` bytes more
@@ -110,8 +109,7 @@ impl<'v> WireRun<'v> {
         ) else {
             unreachable!("the room is cut to its length")
         };
-        // prost's `encoded_len_varint`: 7 bits a byte.
-        let len = ((v.leading_zeros() ^ 63) * 9 + 73) / 64;
+        let len = prost::encoding::encoded_len_varint(v);
         match len {
             2 => sized::<2>(room, v),
             3 => sized::<3>(room, v),
@@ -123,7 +121,7 @@ impl<'v> WireRun<'v> {
             9 => sized::<9>(room, v),
             _ => sized::<10>(room, v),
         }
-        self.n = at + len as usize;
+        self.n = at + len;
     }
 
     /// Makes the run's bytes part of the vector.
