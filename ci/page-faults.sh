@@ -5,6 +5,8 @@
 # function) or in the simulator's, and prints the counts (samples × 50). A fault in libc's
 # `memmove` or the allocator counts for the tool function that called it; one in the standard
 # library's code inlined into the tool (a vector's growth) names the tool's function under it.
+# The tool's faults are also counted by the thread that took them (its name, digits folded:
+# the application's threads, the delivery thread, the tool's coordinator and writer threads).
 # Not a test: figures for docs/performance.md. Needs `perf` allowed to sample
 # (`kernel.perf_event_paranoid` <= 1 or root). Writes a few hundred MB of perf data (removed).
 # Usage: ci/page-faults.sh SCENARIO [TOOL.so]   (default tool: target/release's)
@@ -21,7 +23,7 @@ ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
 perf script -i "$work/perf.data" -F comm,tid,ip,sym,dso 2>/dev/null | python3 -c '
 import collections, re, sys
 tool_dso = sys.argv[1]
-counts, total, stack = collections.Counter(), 0, []
+counts, threads, total, stack, thread = collections.Counter(), collections.Counter(), 0, [], "?"
 generic = re.compile(r"^<?(alloc|core|std|hashbrown)::")
 def name(sym):
     return re.sub(r"::h[0-9a-f]{16}$", "", sym)
@@ -44,9 +46,12 @@ def flush():
             key = "simulator"
             break
     counts[key] += 1
+    if key.startswith("tool"):
+        threads[thread] += 1
 for line in sys.stdin:
     if not line.startswith(("\t", " ")):
         flush(); stack = []
+        thread = re.sub(r"\d+", "N", line.split()[0]) if line.strip() else "?"
         continue
     parts = line.strip().split(None, 1)
     m = re.match(r"(.*) \((.*)\)$", parts[1]) if len(parts) > 1 else None
@@ -59,4 +64,7 @@ print(f"{total * 50} faults sampled: simulator {sim * 50}, tool {tool * 50}, oth
 for k, n in counts.most_common(25):
     if k.startswith("tool"):
         print(f"{n * 50:9d}  {k}")
+print("faults of the tool by thread:")
+for k, n in threads.most_common():
+    print(f"{n * 50:9d}  {k}")
 ' "$(basename "$tool")"
