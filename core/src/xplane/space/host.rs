@@ -67,6 +67,15 @@ impl<'t> HostEvents<'t> {
         self.threads.iter().any(|e| matches!(e, Cow::Owned(_)))
     }
 
+    /// Bytes of the events the host plane frees as it writes them (the owned ones).
+    pub(super) fn owned_bytes(&self) -> u64 {
+        self.threads
+            .iter()
+            .filter(|e| matches!(e, Cow::Owned(_)))
+            .map(|e| std::mem::size_of_val(&**e) as u64)
+            .sum()
+    }
+
     /// Thread `i`'s events, handed over: owned ones are freed when the caller drops them.
     fn hand_over(&mut self, i: usize) -> Cow<'t, [HostEvent]> {
         self.threads

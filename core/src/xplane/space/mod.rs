@@ -110,7 +110,8 @@ pub fn build_window_planes<E>(
     // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
     // another is sets its lines aside until then.
     let host_spill = spill.map(|s| s.for_plane(0));
-    let progress = threads::HostProgress::new(host_events.freed_as_written());
+    let progress =
+        threads::HostProgress::new(host_events.freed_as_written(), host_events.owned_bytes());
     let host = || {
         let spill = host_spill.as_ref();
         let lookups = host::HostLookups {

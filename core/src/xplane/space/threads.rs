@@ -1,5 +1,7 @@
 //! The device planes built on threads of their own while the writing thread builds the host
-//! plane, reaching the sink in the order one thread gives them.
+//! plane, reaching the sink in the order one thread gives them. A device plane that could
+//! start only at the host plane's end is left to the writing thread, whose heap the host
+//! events are freed into.
 
 use std::sync::{Condvar, Mutex, PoisonError};
 
@@ -15,6 +17,8 @@ use super::{BuiltPlane, Device};
 pub(super) struct HostProgress {
     state: Mutex<Freed>,
     changed: Condvar,
+    /// Bytes of events the host plane frees in all (0 when they are borrowed).
+    total: u64,
 }
 
 #[derive(Clone, Copy)]
@@ -25,15 +29,27 @@ struct Freed {
 }
 
 impl HostProgress {
-    /// `gated`: the host plane frees its events as it writes them.
-    pub(super) fn new(gated: bool) -> Self {
+    /// `gated`: the host plane frees its events as it writes them, `total` bytes in all.
+    pub(super) fn new(gated: bool, total: u64) -> Self {
         HostProgress {
             state: Mutex::new(Freed {
                 bytes: 0,
                 done: !gated,
             }),
             changed: Condvar::new(),
+            total: if gated { total } else { 0 },
         }
+    }
+
+    /// Whether a device plane that holds `bytes` starts only once the host plane has ended:
+    /// the host plane frees less than that in all.
+    fn holds_back_to_the_end(&self, bytes: u64) -> bool {
+        let gated = !self
+            .state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .done;
+        gated && self.total < bytes
     }
 
     /// The host plane freed `bytes` more of its events.
@@ -91,10 +107,30 @@ impl<'t> DevicePlanes<'t> {
         }
     }
 
-    /// The next unclaimed device, as its index.
-    fn claim(&self) -> Option<usize> {
-        let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        (i < self.devices.len()).then_some(i)
+    /// The next unclaimed device, as its index; `kept`, the writing thread's own, is passed
+    /// over.
+    fn claim(&self, kept: Option<usize>) -> Option<usize> {
+        loop {
+            let i = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if Some(i) != kept {
+                return (i < self.devices.len()).then_some(i);
+            }
+        }
+    }
+
+    /// The first device plane that would start only once the host plane has ended
+    /// (`HostProgress::holds_back_to_the_end`), kept for the writing thread: it is free by
+    /// then, and its heap holds the host events just freed (they were made on it), which the
+    /// plane's lines then reuse; a worker's heap has none of them to give, and every page of
+    /// the lines would be new to the process.
+    fn kept_for_the_writer(
+        &self,
+        plane_bytes: &impl Fn(&Device) -> u64,
+        progress: &HostProgress,
+    ) -> Option<usize> {
+        self.devices
+            .iter()
+            .position(|d| progress.holds_back_to_the_end(plane_bytes(d)))
     }
 
     /// No device is handed out after this (the sink failed: what is built is not written).
@@ -108,7 +144,8 @@ impl<'t> DevicePlanes<'t> {
     /// the planes before it are in. A worker that cannot be started, or that ends without
     /// handing in its plane (a panic), leaves its planes to this thread.
     /// A worker starts a device plane once `progress` says the host plane has freed what that
-    /// plane will hold (`plane_bytes`, by device index).
+    /// plane will hold (`plane_bytes`, by device index); the first plane that would wait for
+    /// the host plane's end is this thread's (`kept_for_the_writer`), built in its turn.
     pub(super) fn build<E>(
         &self,
         workers: usize,
@@ -118,16 +155,18 @@ impl<'t> DevicePlanes<'t> {
         host: impl FnOnce() -> BuiltPlane,
         sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
     ) -> Result<(), E> {
+        let kept = self.kept_for_the_writer(plane_bytes, progress);
         std::thread::scope(|scope| {
             let (tx, rx) = std::sync::mpsc::channel::<(usize, BuiltPlane)>();
             let mut started = Vec::new();
-            for _ in 0..workers.min(self.devices.len()) {
+            let claimable = self.devices.len() - usize::from(kept.is_some());
+            for _ in 0..workers.min(claimable) {
                 let tx = tx.clone();
                 let spawned = std::thread::Builder::new()
                     .name("rocprof-xplane-planes".into())
                     .spawn_scoped(scope, move || {
                         let timer = crate::measure::helper_start();
-                        while let Some(i) = self.claim() {
+                        while let Some(i) = self.claim(kept) {
                             progress.wait_for(plane_bytes(&self.devices[i]));
                             if tx.send((i, device((i, &self.devices[i])))).is_err() {
                                 break;
@@ -144,7 +183,7 @@ impl<'t> DevicePlanes<'t> {
                 }
             }
             drop(tx);
-            let sunk = self.sink_in_order(device, progress, host, &rx, sink);
+            let sunk = self.sink_in_order(device, progress, host, kept, &rx, sink);
             if sunk.is_err() {
                 self.close();
             }
@@ -167,6 +206,7 @@ impl<'t> DevicePlanes<'t> {
         device: &impl Fn((usize, &Device)) -> BuiltPlane,
         progress: &HostProgress,
         host: impl FnOnce() -> BuiltPlane,
+        kept: Option<usize>,
         rx: &std::sync::mpsc::Receiver<(usize, BuiltPlane)>,
         sink: &mut impl FnMut(BuiltPlane) -> Result<(), E>,
     ) -> Result<(), E> {
@@ -188,8 +228,12 @@ impl<'t> DevicePlanes<'t> {
                 if let Some(p) = waiting[want].take() {
                     break p;
                 }
-                // Work first, wait only when nothing is left to claim.
-                let (i, p) = match self.claim() {
+                // This thread's own plane in its turn; work first, wait only when nothing is
+                // left to claim.
+                if kept == Some(want) {
+                    break device((want, &self.devices[want]));
+                }
+                let (i, p) = match self.claim(kept) {
                     Some(i) => (i, device((i, &self.devices[i]))),
                     None => match rx.recv() {
                         Ok(got) => got,
@@ -245,7 +289,7 @@ mod tests {
                 2,
                 &device,
                 &|_| 0,
-                &HostProgress::new(false),
+                &HostProgress::new(false, 0),
                 // The host plane takes a while: the workers claim planes first.
                 || {
                     std::thread::sleep(std::time::Duration::from_millis(50));
@@ -313,7 +357,7 @@ mod tests {
                     1,
                     &device,
                     &|_| 0,
-                    &HostProgress::new(false),
+                    &HostProgress::new(false, 0),
                     // The worker claims device plane 0 before the host plane is written.
                     || {
                         waited(&|| claimed.load(SeqCst));
@@ -347,7 +391,7 @@ mod tests {
         const STEP: u64 = 1000;
         let devices = numbered_devices(1);
         let run = |gated: bool| {
-            let progress = HostProgress::new(gated);
+            let progress = HostProgress::new(gated, 4 * STEP);
             // Bytes freed when the device plane started (`u64::MAX`: not yet).
             let started_at = AtomicU64::new(u64::MAX);
             let freed = AtomicU64::new(0);
@@ -387,5 +431,52 @@ mod tests {
         };
         assert_eq!(run(true), 2 * STEP, "started once two steps were freed");
         assert_eq!(run(false), 0, "nothing freed, nothing waited for");
+    }
+
+    /// A device plane larger than all the host events freed as they are written would start
+    /// only at the host plane's end: the writing thread builds it then (its heap holds what
+    /// the host plane freed), never a worker; a smaller one goes to a worker as before. The
+    /// host plane here ends only once the worker has taken its first claim.
+    #[test]
+    fn a_plane_that_waits_for_the_host_planes_end_is_the_writing_threads() {
+        use std::sync::atomic::Ordering::SeqCst;
+        let devices = numbered_devices(2);
+        let writer = std::thread::current().id();
+        let on_writer = Mutex::new(Vec::new());
+        let device = |(_, d): (usize, &Device)| {
+            if std::thread::current().id() == writer {
+                on_writer.lock().unwrap().push(d.ordinal);
+            }
+            PlaneBuilder::new(i64::from(d.ordinal), "device").finish()
+        };
+        let progress = HostProgress::new(true, 1000);
+        let planes = DevicePlanes::new(&devices);
+        let mut sunk = Vec::new();
+        planes
+            .build(
+                1,
+                &device,
+                &|d: &Device| if d.ordinal == 0 { 2000 } else { 500 },
+                &progress,
+                || {
+                    let t = std::time::Instant::now();
+                    while planes.next.load(SeqCst) == 0 {
+                        assert!(t.elapsed().as_secs() < 20, "the worker never claimed");
+                        std::thread::yield_now();
+                    }
+                    progress.freed(1000);
+                    PlaneBuilder::new(-1, "host").finish()
+                },
+                &mut |p: BuiltPlane| {
+                    sunk.push(p.into_xplane().id);
+                    Ok::<(), std::convert::Infallible>(())
+                },
+            )
+            .unwrap();
+        assert_eq!(sunk, [-1, 0, 1]);
+        assert!(
+            on_writer.into_inner().unwrap().contains(&0),
+            "plane 0 built by the writing thread"
+        );
     }
 }
