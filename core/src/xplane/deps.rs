@@ -83,6 +83,7 @@ impl<'a> SyncIndex<'a> {
 
     /// Starts bringing `correlation_id`'s call into the cache, if it is one, and does not wait
     /// for it (where a read ahead stalled on each miss in turn, as the calls read in blocks did).
+    #[inline]
     pub fn prefetch(&self, correlation_id: u64) {
         #[cfg(target_arch = "x86_64")]
         if let Some(c) = self.get(correlation_id) {
