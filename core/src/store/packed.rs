@@ -12,9 +12,11 @@
 //! The table is per store (one writer: the delivery thread of one buffer), so interning takes
 //! no lock. Its lookup map is capped and cleared when full: a workload whose every dispatch has
 //! a new shape costs one table entry per record (no worse than the unpacked record), never an
-//! unbounded map.
+//! unbounded map. A store that sees many shapes also keeps a small memo of entries by hash: one
+//! read and one compare find a shape that consecutive records do not repeat (many threads'
+//! records interleaved in one buffer), before the map is probed.
 
-use std::hash::Hash;
+use std::hash::{BuildHasher, Hash};
 
 use super::chunked::{ChunkedVec, TakeOnce, CHUNK};
 use crate::fastmap::HashMap;
@@ -38,6 +40,22 @@ const INDEX_CAP: usize = 1 << 14;
 /// No memoized entry.
 const NONE: u32 = u32::MAX;
 
+/// Slots of the memo of entries by hash (`PackedVec::memo`): a power of two.
+const MEMO_BITS: u32 = 8;
+const MEMO_SLOTS: usize = 1 << MEMO_BITS;
+
+/// The memo's slot of a map hash: its bits mixed once more, so that every bit counts toward
+/// the top ones taken (a hash of one word keeps what a bit far up adds out of some of its bits:
+/// launches told apart by their thread alone would share a slot).
+#[inline(always)]
+fn memo_slot(hash: u64) -> usize {
+    (hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (u64::BITS - MEMO_BITS)) as usize
+}
+
+/// Table entries a store holds before it keeps the memo: one with fewer (a thread's own
+/// vectors, a buffer of a few shapes) probes the map alone and allocates no memo.
+const MEMO_FROM: usize = 16;
+
 #[derive(Debug, Clone, Copy)]
 struct Packed<E> {
     each: E,
@@ -56,6 +74,11 @@ pub struct PackedVec<T: Pack, const MAX: usize = CHUNK> {
     /// … and a copy of it (`table[last]`, `None` when `last` is `NONE`), so that compare reads
     /// this struct alone: no bounds check, no load through the table.
     last_shared: Option<T::Shared>,
+    /// A table index per slot of the shared facts' hash (its top `MEMO_BITS` bits), the entry
+    /// last found there: empty until the table holds `MEMO_FROM` entries, then `MEMO_SLOTS`.
+    /// A hint only: an index is used once the table's entry there equals the facts sought, so a
+    /// stale one (the table cleared, rebased or moved) is a miss, never a wrong entry.
+    memo: Box<[u32]>,
 }
 
 impl<T: Pack, const MAX: usize> Default for PackedVec<T, MAX> {
@@ -66,6 +89,7 @@ impl<T: Pack, const MAX: usize> Default for PackedVec<T, MAX> {
             index: HashMap::default(),
             last: NONE,
             last_shared: None,
+            memo: Box::default(),
         }
     }
 }
@@ -121,9 +145,28 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.intern_new(shared)
     }
 
-    /// [`Self::intern`] for a record that does not repeat the previous one's entry.
+    /// [`Self::intern`] for a record that does not repeat the previous one's entry: the memo's
+    /// slot of its hash, then (out of line) the map.
     #[inline(never)]
     fn intern_new(&mut self, shared: T::Shared) -> Option<u32> {
+        if self.memo.is_empty() {
+            return self.intern_by_map(shared, None);
+        }
+        let slot = memo_slot(self.index.hasher().hash_one(shared));
+        let at = self.memo.get(slot).copied().unwrap_or(NONE);
+        if self.table.get(at as usize) != Some(&shared) {
+            return self.intern_by_map(shared, Some(slot));
+        }
+        self.last = at;
+        self.last_shared = Some(shared);
+        Some(at)
+    }
+
+    /// [`Self::intern_new`] past the memo: the entry of `shared` by the map, added when absent
+    /// (`None` only when the table already has 2^32 − 1 entries), then memoized in `slot`; the
+    /// memo is made once the table holds `MEMO_FROM` entries.
+    #[inline(never)]
+    fn intern_by_map(&mut self, shared: T::Shared, slot: Option<usize>) -> Option<u32> {
         let at = match self.index.get(&shared) {
             Some(&at) => at,
             None => {
@@ -138,6 +181,11 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
                 at
             }
         };
+        if let Some(m) = slot.and_then(|s| self.memo.get_mut(s)) {
+            *m = at;
+        } else if self.memo.is_empty() && self.table.len() >= MEMO_FROM {
+            self.memo = vec![NONE; MEMO_SLOTS].into_boxed_slice();
+        }
         self.last = at;
         self.last_shared = Some(shared);
         Some(at)
@@ -238,6 +286,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             self.index = other.index;
             self.last = other.last;
             self.last_shared = other.last_shared;
+            self.memo = other.memo;
             return 0;
         }
         if base > 0 {
@@ -262,6 +311,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             index,
             last,
             last_shared,
+            memo,
         } = self;
         PackedVec {
             records: records.rechunked(),
@@ -269,6 +319,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             index,
             last,
             last_shared,
+            memo,
         }
     }
 
@@ -390,6 +441,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.records.capacity_bytes()
             + self.table.capacity() * size_of::<T::Shared>()
             + self.index.capacity() * (size_of::<T::Shared>() + size_of::<u32>() + 1)
+            + self.memo.len() * size_of::<u32>()
     }
 }
 
@@ -626,6 +678,53 @@ mod tests {
         let left = by_ids.len();
         assert_eq!(by_ids.split_ids_where(|_| true, |_| true).len(), left);
         assert!(by_ids.is_empty());
+    }
+
+    /// Shapes interleaved (no record repeats the one before): a store of few shapes keeps no
+    /// memo; past `MEMO_FROM` it does, and finds each shape's one entry by it.
+    #[test]
+    fn interleaved_shapes_are_found_once_each_with_the_memo_past_its_threshold() {
+        let few: PackedVec<R> = (0..100u64).map(|i| R(i, (i % 3) as u16)).collect();
+        assert!(few.memo.is_empty(), "few shapes: no memo");
+        let shapes = MEMO_FROM as u64 * 4;
+        let rs: Vec<R> = (0..shapes * 50)
+            .map(|i| R(i, (i * 7 % shapes) as u16))
+            .collect();
+        let v: PackedVec<R> = rs.clone().into();
+        assert_eq!(v.memo.len(), MEMO_SLOTS);
+        assert_eq!(v.table.len(), shapes as usize, "each shape stored once");
+        assert!(v.iter().eq(rs.iter().copied()));
+    }
+
+    /// The memo is a hint: after the table is rebased by an append, moved by a split or
+    /// cleared, its stale indexes never give a record another shape's entry.
+    #[test]
+    fn a_stale_memo_never_gives_a_wrong_entry() {
+        let shapes = MEMO_FROM as u64 * 2;
+        let rs = |from: u64, shift: u64| -> Vec<R> {
+            (from..from + shapes * 3)
+                .map(|i| R(i, ((i + shift) % shapes) as u16))
+                .collect()
+        };
+        let (short, long) = (rs(0, 0), [rs(1000, 5), rs(2000, 5)].concat());
+        let mut a: PackedVec<R> = short.clone().into();
+        assert!(!a.memo.is_empty());
+        // The longer is appended: this one's entries are rebased past its table.
+        assert_eq!(a.append(long.clone().into()), 0);
+        let more = rs(5000, 11);
+        for &r in &more {
+            assert!(a.push(r));
+        }
+        assert!(a.iter().eq([short, long, more].concat().into_iter()));
+        let taken = a.split_where(|r| r.0 % 2 == 0);
+        assert!(taken.iter().all(|r| r.0 % 2 == 0));
+        a.clear();
+        let again = rs(9000, 3);
+        for &r in &again {
+            assert!(a.push(r));
+        }
+        assert!(a.iter().eq(again.iter().copied()));
+        assert_eq!(a.table.len(), shapes as usize);
     }
 
     /// Appended to a longer vector, a shorter one's records are rebased past its table; a
