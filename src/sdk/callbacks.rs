@@ -77,12 +77,17 @@ enum Route {
     HipGraph,
 }
 
-/// The routes the trampolines' fast paths take ([`Tracer::armed_for`]), each an index of
-/// [`Tracer`]'s `fast_kinds`.
+/// The routes the trampolines' fast paths take ([`Tracer::armed_for`], [`marker_declined`]),
+/// each an index of [`Tracer`]'s `fast_kinds`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FastRoute {
     HipApi = 0,
     HipStream = 1,
+    Marker = 2,
+}
+
+impl FastRoute {
+    const ALL: [FastRoute; 3] = [FastRoute::HipApi, FastRoute::HipStream, FastRoute::Marker];
 }
 
 /// Kinds at or above this are never routed: the SDK's kind enums are a few dozen values, and
@@ -97,11 +102,12 @@ struct Armed {
     routes: Vec<Route>,
     /// For each operation id, what its unguarded paths need of its row, read once here.
     rows: Vec<Option<RowPlan>>,
-    /// The kind routed to [`Route::HipApi`] and the one routed to [`Route::HipStream`], widened
-    /// (`NO_KIND` when none): a fast path compares its record's kind once instead of reading
-    /// the route table.
+    /// The kind routed to [`Route::HipApi`], the one routed to [`Route::HipStream`] and the one
+    /// routed to [`Route::Marker`], widened (`NO_KIND` when none): a fast path compares its
+    /// record's kind once instead of reading the route table.
     hip_api_kind: u64,
     hip_stream_kind: u64,
+    marker_kind: u64,
 }
 
 /// No callback-tracing kind: wider than any `u32` kind, so no record's kind equals it.
@@ -162,12 +168,14 @@ impl Armed {
                 .map_or(NO_KIND, |k| k as u64)
         };
         let (hip_api_kind, hip_stream_kind) = (kind_of(Route::HipApi), kind_of(Route::HipStream));
+        let marker_kind = kind_of(Route::Marker);
         Armed {
             dispatch,
             routes,
             rows,
             hip_api_kind,
             hip_stream_kind,
+            marker_kind,
         }
     }
 
@@ -183,6 +191,7 @@ impl Armed {
         match route {
             FastRoute::HipApi => self.hip_api_kind,
             FastRoute::HipStream => self.hip_stream_kind,
+            FastRoute::Marker => self.marker_kind,
         }
     }
 
@@ -270,7 +279,7 @@ pub struct Tracer {
     /// [`FastRoute`]: `NO_KIND` until `armed` is set, stored (release) only after it, so a
     /// fast path that finds its record's kind here has found the dispatch armed, with one
     /// compare for both ([`Self::armed_for`]).
-    fast_kinds: [AtomicU64; 2],
+    fast_kinds: [AtomicU64; 3],
 }
 
 impl Default for Tracer {
@@ -278,7 +287,11 @@ impl Default for Tracer {
         Tracer {
             recorder: Recorder::default(),
             armed: ArmedCell::new(),
-            fast_kinds: [AtomicU64::new(NO_KIND), AtomicU64::new(NO_KIND)],
+            fast_kinds: [
+                AtomicU64::new(NO_KIND),
+                AtomicU64::new(NO_KIND),
+                AtomicU64::new(NO_KIND),
+            ],
         }
     }
 }
@@ -292,7 +305,7 @@ impl Tracer {
         let Some(a) = self.armed.get() else {
             return;
         };
-        for route in [FastRoute::HipApi, FastRoute::HipStream] {
+        for route in FastRoute::ALL {
             self.fast_kinds[route as usize].store(a.fast_kind(route), Ordering::Release);
         }
     }
@@ -497,7 +510,8 @@ macro_rules! tracing_trampoline {
 }
 
 /// Declares the rest of an edge's callbacks (reported as `$what` by the panic guard): what its
-/// trampolines' fast paths decline, out of line ([`callback_rest`]). It takes the trampoline's
+/// trampolines' fast paths decline, out of line: a roctx callback that keeps nothing ends at
+/// [`marker_declined`], any other goes on to [`callback_rest`]. It takes the trampoline's
 /// own arguments (`extern "C"`, the record by value), so a trampoline passes them on as it got
 /// them: a jump, with no frame, copy or landing pad in the trampoline (an `extern "C"`
 /// function cannot unwind into its caller).
@@ -516,6 +530,9 @@ macro_rules! rest_edge {
         ) {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
+            if marker_declined(t, record.kind, record.operation, record.phase) {
+                return;
+            }
             // SAFETY: this function's contract.
             unsafe { callback_rest(t, &record, $what) };
         }
@@ -581,6 +598,20 @@ unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, c: &FastCall) -
         }
         _ => false,
     }
+}
+
+/// Whether a callback is a roctx one at the phase its operation does not act at (a push's
+/// EXIT, a pop's ENTER: half of them), which [`on_callback`] declines from the record's fields
+/// too: declined before [`callback_rest`]'s frame, copy of the record and route read. Not when
+/// self-timed (the rest times it) nor in a fork's child (the rest ignores every callback
+/// there). One gate test and one compare of the kind ([`Tracer::takes`]: the dispatch armed
+/// and the kind routed to markers), then the operation and phase; loads and compares, nothing
+/// that can panic.
+#[inline(always)]
+fn marker_declined(t: &Tracer, kind: u32, operation: i32, phase: u32) -> bool {
+    untimed_unforked::<false>(t.recorder.gate())
+        && t.takes(kind, FastRoute::Marker)
+        && !payload::marker_acts_at(operation, phase)
 }
 
 /// Whether `gate` lets a fast path run: not a fork's child, and (unless `TIMED`, the timed
@@ -1018,6 +1049,7 @@ mod tests {
             for (fast, route) in [
                 (FastRoute::HipApi, Route::HipApi),
                 (FastRoute::HipStream, Route::HipStream),
+                (FastRoute::Marker, Route::Marker),
             ] {
                 assert_eq!(a.routes_to(k, fast), a.route(k) == route, "kind {k}");
             }

@@ -221,8 +221,14 @@ pub unsafe fn with_marker_call(
 /// other phase carries nothing kept, so its payload is not read (nor checked).
 #[inline(always)]
 pub fn marker_acts(r: &CallbackRecord) -> bool {
-    let enter = r.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
-    MarkerOp::from_id(r.operation).acts_at_enter() == Some(enter)
+    marker_acts_at(r.operation, r.phase)
+}
+
+/// [`marker_acts`] from the record's operation and phase.
+#[inline(always)]
+pub fn marker_acts_at(operation: i32, phase: u32) -> bool {
+    let enter = phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
+    MarkerOp::from_id(operation).acts_at_enter() == Some(enter)
 }
 
 /// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
