@@ -76,8 +76,10 @@ pub struct PackedVec<T: Pack, const MAX: usize = CHUNK> {
     last_shared: Option<T::Shared>,
     /// A table index per slot of the shared facts' hash (its top `MEMO_BITS` bits), the entry
     /// last found there: empty until the table holds `MEMO_FROM` entries, then `MEMO_SLOTS`.
-    /// A hint only: an index is used once the table's entry there equals the facts sought, so a
-    /// stale one (the table cleared, rebased or moved) is a miss, never a wrong entry.
+    /// Only indexes the map gave since it was last cleared (so a hit is the entry the map would
+    /// give: the same records, the same entries), and a hint only: an index is used once the
+    /// table's entry there equals the facts sought, so a stale one (the table rebased or
+    /// moved) is a miss, never a wrong entry.
     memo: Box<[u32]>,
 }
 
@@ -175,6 +177,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
                     .filter(|&i| i != NONE)?;
                 if self.index.len() >= INDEX_CAP {
                     self.index.clear();
+                    self.memo.fill(NONE);
                 }
                 self.table.push(shared);
                 self.index.insert(shared, at);
@@ -416,6 +419,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.records.clear();
         self.table.clear();
         self.index.clear();
+        self.memo.fill(NONE);
         self.last = NONE;
         self.last_shared = None;
     }
@@ -694,6 +698,24 @@ mod tests {
         assert_eq!(v.memo.len(), MEMO_SLOTS);
         assert_eq!(v.table.len(), shapes as usize, "each shape stored once");
         assert!(v.iter().eq(rs.iter().copied()));
+    }
+
+    /// When the map is cleared at its cap the memo is too: a shape seen before the clear gets
+    /// a new entry, as from the map alone, never the older one (the same entries either way).
+    #[test]
+    fn the_memo_forgets_what_the_map_forgets() {
+        let mut v: PackedVec<R> = (0..INDEX_CAP as u64).map(|i| R(i, i as u16)).collect();
+        assert!(!v.memo.is_empty());
+        assert!(v.push(R(1, 5)), "found by the memo or the map");
+        assert_eq!(v.table.len(), INDEX_CAP);
+        assert!(v.push(R(2, INDEX_CAP as u16)), "clears the map");
+        assert!(v.push(R(3, 5)));
+        assert_eq!(
+            v.table.len(),
+            INDEX_CAP + 2,
+            "a new entry, as the map alone gives"
+        );
+        assert_eq!(v.iter().last(), Some(R(3, 5)));
     }
 
     /// The memo is a hint: after the table is rebased by an append, moved by a split or
