@@ -16,7 +16,8 @@
 # three runs of a round are back to back, so a slow period of the shared VM hits all three),
 # with the rounds' range. Records delivered come from one extra traced run with the debug log.
 # Not a test: figures for docs/performance.md.
-# Usage: ci/bench-e2e.sh [ROUNDS] [SCENARIO.toml ...]
+# Usage: ci/bench-e2e.sh [ROUNDS] [SCENARIO.toml ...]; TOOL=path/librocprof_xplane.so measures
+# another build of the tool (e.g. the one before a change) against the same simulator.
 #   default: 5 rounds of the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ if [[ $# -eq 0 ]]; then
   set -- "$work/storm200k.toml"
 fi
 cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
-tool=$PWD/target/release/librocprof_xplane.so
+tool=${TOOL:-$PWD/target/release/librocprof_xplane.so}
 sim=$PWD/target/release/rocprof-sim
 
 run() { # MODE SCENARIO -> "wall user sys maxrss_kb minor_faults"

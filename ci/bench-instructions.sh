@@ -18,11 +18,13 @@
 # sync calls and event records a storm lacks): about 10 minutes more. BENCH_CUT=1 adds that run
 # cut into windows of 300,000 records while it runs: the instructions per record of each stage
 # of a cut on the tool's threads (collect on the coordinator's, then the window writer's three:
-# hand-off, join, write).
+# hand-off, join, write). TOOL=path/librocprof_xplane.so counts another build of the tool in the
+# storm and MaxText-shaped runs (the bench rows are always this tree's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 cargo build --release --workspace --quiet
+tool=${TOOL:-$PWD/target/release/librocprof_xplane.so}
 bench=$(ci/hot-path-bench.sh)
 if [[ $# -ge 1 ]]; then
   work=$1; mkdir -p "$work"
@@ -36,7 +38,7 @@ export ROCPROF_XPLANE_WRITE_THREADS=1
 HOT_PATH_ONLY=finalize HOT_PATH_REPEAT=1 valgrind --tool=callgrind \
   --callgrind-out-file="$work/bench.out" "$bench" >"$work/bench.log" 2>&1 &
 traced() { # NAME SCENARIO: the tool in the simulator under callgrind, into $work/NAME.{out,log}
-  ROCP_TOOL_LIBRARIES="$PWD/target/release/librocprof_xplane.so" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs-$1" \
+  ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs-$1" \
     ROCPROF_XPLANE_LOG=${LOG:-debug} valgrind --tool=callgrind --callgrind-out-file="$work/$1.out" \
     target/release/rocprof-sim "$2" --sdk 1.0.0 >"$work/$1.log" 2>&1
 }
