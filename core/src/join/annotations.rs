@@ -9,7 +9,7 @@ use crate::model::annotations::{annotate_from_ranges, scope_tree, ScopeStacks};
 use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Ranked, Slot};
 use crate::model::trace::{Annotation, Id, Table};
 use crate::store::PackedVec;
-use std::num::NonZeroU64;
+use std::num::{NonZeroU32, NonZeroU64};
 use std::sync::Arc;
 
 use super::api_index::{api_key, keep_first, positions};
@@ -236,13 +236,28 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
 /// records' order (`api_key`) gives the times, whether it is in `api` (a collection made by
 /// hand or converted) or still packed in `marker_records` (the tool's own), which are read
 /// there: the roctx records no span stands for are the only ones unpacked, into `api`.
+/// The tool's collections keep every roctx record packed: their spans' times are read in one
+/// pass (`times_from_packed`), else as `span_records_by_id` reads them.
 fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
+    let roctx_in_api = c.api.iter().any(|a| a.domain == ApiDomain::Marker);
+    if !roctx_in_api {
+        if let Some(others) = times_from_packed(&mut c.markers, &c.marker_records, span_ids) {
+            c.marker_records = PackedVec::new();
+            c.api.append(others);
+            return;
+        }
+    }
+    span_records_by_id(c, span_ids, ids, roctx_in_api);
+}
+
+/// `take_span_records` of any collection: where each span's record is, by id, in `api` (when
+/// `roctx_in_api`) and among the packed ones, then each span's records read there.
+fn span_records_by_id(c: &mut Spanned, span_ids: &IdSet, ids: &Ids, roctx_in_api: bool) {
     let is_span_record = |a: &ApiRecord| {
         a.domain == ApiDomain::Marker
             && a.correlation_id != 0
             && span_ids.contains(a.correlation_id)
     };
-    let roctx_in_api = c.api.iter().any(|a| a.domain == ApiDomain::Marker);
     let in_api = if roctx_in_api {
         positions(&c.api, ids, ApiDomain::Marker)
     } else {
@@ -294,12 +309,198 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
     }
 }
 
+/// `take_span_records` of the tool's collections (every roctx record packed), in one pass
+/// over the records: each span record gives its times to the span whose push or pop it is,
+/// found by id. `None` when an id is the push or pop of two spans, or a span's record repeats
+/// an id (of repeats, the first in the records' order gives the times, which this pass does
+/// not keep): the caller then reads them the general way, which sets the times of every span
+/// this pass set (each had a record). Else the records no span stands for, in their order.
+fn times_from_packed(
+    markers: &mut [MarkerSpan],
+    packed: &PackedVec<ApiRecord>,
+    span_ids: &IdSet,
+) -> Option<PackedVec<ApiRecord>> {
+    // Per span id: its span's position + 1, and whether a record of it came.
+    const CAME: u32 = 1 << 31;
+    if u32::try_from(markers.len()).map_or(true, |n| n >= CAME - 1) {
+        return None;
+    }
+    let mut span_of: CorrMap<NonZeroU32> = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
+    span_of.reserve(2 * markers.len());
+    for (j, m) in (1u32..).zip(markers.iter()) {
+        let j = NonZeroU32::new(j)?;
+        for id in [m.open_correlation_id, m.close_correlation_id] {
+            if id != 0 && *span_of.get_or_insert_with(id, || j) != j {
+                return None;
+            }
+        }
+    }
+    let mut others = PackedVec::new();
+    for a in packed.iter() {
+        let corr = a.correlation_id;
+        if a.domain != ApiDomain::Marker || corr == 0 || !span_ids.contains(corr) {
+            // (Past 2^32 − 1 shapes a record is refused: not within the memory ceiling.)
+            others.push(a);
+            continue;
+        }
+        // An id of no span here: a span an earlier window showed (`spans_shown`).
+        let Some(e) = span_of.get_mut(corr) else {
+            continue;
+        };
+        if e.get() & CAME != 0 {
+            return None;
+        }
+        *e |= CAME;
+        let m = &mut markers[(e.get() & !CAME) as usize - 1];
+        if corr == m.open_correlation_id {
+            m.start_ns = a.start_ns;
+            if m.instant {
+                m.end_ns = a.end_ns;
+            }
+        }
+        if corr == m.close_correlation_id && !m.instant {
+            m.end_ns = a.end_ns;
+        }
+    }
+    Some(others)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::join::input::Input;
     use crate::join::tests::{api, base, no_labels, roctx};
     use std::sync::Arc;
+
+    /// Spans and their packed records, shuffled: ranges and marks (some with no record), roctx
+    /// records no span stands for, records of spans an earlier window showed; with `repeat`
+    /// a span's id recorded twice, with `shared` an id that closes one span and opens the
+    /// next.
+    fn packed_spans(seed: u64, repeat: bool, shared: bool) -> Spanned {
+        let mut x = seed;
+        let mut next = move |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut markers = Vec::new();
+        let mut records = Vec::new();
+        let record = |corr: u64, next: &mut dyn FnMut(u64) -> u64| {
+            let start = 1_000 + next(1_000_000);
+            roctx(1, corr, start, start + next(500))
+        };
+        for r in 0..200u64 {
+            let open = 100 + 4 * r;
+            let instant = r % 7 == 0;
+            let close = if instant { open } else { open + 3 };
+            markers.push(MarkerSpan {
+                label: Arc::from("step"),
+                thread_id: 7,
+                open_correlation_id: open,
+                close_correlation_id: close,
+                start_ns: 5,
+                end_ns: 6,
+                scope_id: if instant { 0 } else { open as i64 },
+                instant,
+                ..MarkerSpan::default()
+            });
+            for id in if instant {
+                vec![open]
+            } else {
+                vec![open, close]
+            } {
+                if next(5) != 0 {
+                    records.push(record(id, &mut next));
+                }
+            }
+            // A roctx call no span stands for.
+            records.push(record(open + 1, &mut next));
+        }
+        let spans_shown: Vec<u64> = (5_000..5_010).collect();
+        for &id in &spans_shown {
+            records.push(record(id, &mut next));
+        }
+        if repeat {
+            // A push's record (their ids are 100 + 4r).
+            let again = records[17..]
+                .iter()
+                .find(|a| a.correlation_id % 4 == 0 && a.correlation_id < 5_000)
+                .copied()
+                .expect("a push's record");
+            records.push(ApiRecord {
+                start_ns: again.start_ns - 1,
+                ..again
+            });
+        }
+        if shared {
+            markers[3].close_correlation_id = markers[4].open_correlation_id;
+        }
+        for i in (1..records.len()).rev() {
+            records.swap(i, next(i as u64 + 1) as usize);
+        }
+        Spanned {
+            api: PackedVec::new(),
+            marker_records: records.into_iter().collect(),
+            markers,
+            scopes: Vec::new(),
+            scope_context: Vec::new(),
+            spans_shown,
+        }
+    }
+
+    /// The one pass over the packed records gives every span the times, and leaves the
+    /// calls, that reading each span's records by id gives; where it cannot (an id repeated,
+    /// or shared by two spans) it declines and the spans come out the same all the same.
+    #[test]
+    fn span_times_read_in_one_pass_are_those_read_by_id() {
+        let ids = Ids::every(1, 6_000);
+        for (seed, repeat, shared) in [(1, false, false), (2, false, false), (3, true, false)]
+            .into_iter()
+            .chain([(4, false, true), (5, true, true)])
+        {
+            let span_ids = |c: &Spanned| {
+                let mut set = IdSet::for_range(ids.range, 2 * c.markers.len());
+                for m in &c.markers {
+                    set.insert(m.open_correlation_id);
+                    set.insert(m.close_correlation_id);
+                }
+                for &id in &c.spans_shown {
+                    set.insert(id);
+                }
+                set
+            };
+            let (mut one_pass, mut by_id) = (
+                packed_spans(seed, repeat, shared),
+                packed_spans(seed, repeat, shared),
+            );
+            let set = span_ids(&one_pass);
+            let mut probe = packed_spans(seed, repeat, shared);
+            let declined =
+                times_from_packed(&mut probe.markers, &probe.marker_records, &set).is_none();
+            assert_eq!(declined, repeat || shared, "seed {seed}");
+            take_span_records(&mut one_pass, &set, &ids);
+            span_records_by_id(&mut by_id, &set, &ids, false);
+            let times = |c: &Spanned| -> Vec<(u64, u64)> {
+                c.markers.iter().map(|m| (m.start_ns, m.end_ns)).collect()
+            };
+            assert_eq!(times(&one_pass), times(&by_id), "seed {seed}");
+            assert!(
+                times(&by_id).iter().filter(|t| **t != (5, 6)).count() > 100,
+                "most spans take their records' times"
+            );
+            let calls = |c: &Spanned| -> Vec<ApiRecord> { c.api.iter().collect() };
+            assert_eq!(calls(&one_pass), calls(&by_id), "seed {seed}");
+            // (Sharing, a span's pop left its own record to no span.)
+            let no_span = 200 + usize::from(shared);
+            assert_eq!(
+                calls(&by_id).len(),
+                no_span,
+                "the roctx calls no span stands for"
+            );
+            assert!(one_pass.marker_records.is_empty() && by_id.marker_records.is_empty());
+        }
+    }
 
     #[test]
     fn records_a_span_stands_for_are_not_placed_in_ranges() {

@@ -231,6 +231,16 @@ impl<V> CorrMap<V> {
         }
     }
 
+    /// The value of `k`, to change in place.
+    #[inline]
+    pub fn get_mut(&mut self, k: u64) -> Option<&mut V> {
+        match self.dense_slot(k) {
+            Some(i) => self.dense[i].as_mut(),
+            None if self.spill.is_empty() => None,
+            None => self.spill.get_mut(&k),
+        }
+    }
+
     pub fn contains_key(&self, k: &u64) -> bool {
         self.get(k).is_some()
     }
