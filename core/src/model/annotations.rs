@@ -146,6 +146,12 @@ impl<'a> ScopeStacks<'a> {
         if let Some((a, _)) = self.made[at] {
             return Some(a);
         }
+        // Mostly the parent is made already, or there is none (an outermost range): one step.
+        match self.span_of(self.span(at).parent_scope_id) {
+            None => return Some(self.make(at, None)),
+            Some(p) if p != at && self.made[p].is_some() => return Some(self.make(at, Some(p))),
+            _ => {}
+        }
         // The spans not made yet, innermost first, up to a made one or the outermost. A chain
         // longer than the spans is a cycle (only malformed input makes one): cut there.
         let mut chain = std::mem::take(&mut self.chain);
@@ -158,43 +164,50 @@ impl<'a> ScopeStacks<'a> {
             next = self.span_of(self.span(i).parent_scope_id);
         }
         for &i in chain.iter().rev() {
-            let m = self.span(i);
             let parent = self
-                .span_of(m.parent_scope_id)
-                .filter(|&p| p != i)
-                .and_then(|p| self.made[p].as_ref());
-            let (parent, depth) = match parent {
-                Some((a, d)) => (&self.table[*a].stack, *d),
-                None => (&self.empty, 0),
-            };
-            let key = (
-                Arc::as_ptr(parent) as *const () as usize,
-                Arc::as_ptr(&m.label) as *const () as usize,
-            );
-            // Consecutive scopes are mostly one thread's ranges pushed again: the list
-            // before is the one asked for.
-            let list = match &self.last_list {
-                Some((k, l)) if *k == key => l.clone(),
-                _ => {
-                    let l = self
-                        .lists
-                        .entry(key)
-                        .or_insert_with(|| extend_stack(parent, depth as usize, &m.label))
-                        .clone();
-                    self.last_list = Some((key, l.clone()));
-                    l
-                }
-            };
-            let a = self.table.push(Annotation {
-                stack: list,
-                scope_range_id: m.scope_id,
-                external_ids: Vec::new(),
-            });
-            self.made[i] = Some((a, depth.saturating_add(1)));
+                .span_of(self.span(i).parent_scope_id)
+                .filter(|&p| p != i);
+            self.make(i, parent);
         }
         chain.clear();
         self.chain = chain;
         self.made[at].map(|(a, _)| a)
+    }
+
+    /// Makes the annotation of the span at `i`, whose parent's span (`parent`, not itself) is
+    /// made or missing.
+    fn make(&mut self, i: usize, parent: Option<usize>) -> Id<Annotation> {
+        let m = self.span(i);
+        let parent = parent.and_then(|p| self.made[p].as_ref());
+        let (parent, depth) = match parent {
+            Some((a, d)) => (&self.table[*a].stack, *d),
+            None => (&self.empty, 0),
+        };
+        let key = (
+            Arc::as_ptr(parent) as *const () as usize,
+            Arc::as_ptr(&m.label) as *const () as usize,
+        );
+        // Consecutive scopes are mostly one thread's ranges pushed again: the list
+        // before is the one asked for.
+        let list = match &self.last_list {
+            Some((k, l)) if *k == key => l.clone(),
+            _ => {
+                let l = self
+                    .lists
+                    .entry(key)
+                    .or_insert_with(|| extend_stack(parent, depth as usize, &m.label))
+                    .clone();
+                self.last_list = Some((key, l.clone()));
+                l
+            }
+        };
+        let a = self.table.push(Annotation {
+            stack: list,
+            scope_range_id: m.scope_id,
+            external_ids: Vec::new(),
+        });
+        self.made[i] = Some((a, depth.saturating_add(1)));
+        a
     }
 
     /// The annotations made so far.
