@@ -396,41 +396,38 @@ impl DeviceWork {
         }
         let at = self.line_at(dev, place);
         let line = &mut self.lines[at].1;
-        match self.sizes.get(at) {
-            // Its next quarter, or eighth in the last quarter (`reserve_lines`).
-            Some(&n) if line.len() == line.capacity() && n > line.len() => {
-                let quarter = n.div_ceil(LINE_ROOM_STEPS);
-                let left = n - line.len();
-                let step = if left <= quarter {
-                    quarter.div_ceil(2)
-                } else {
-                    quarter
-                };
-                line.reserve_exact(left.min(step));
-            }
-            _ => grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER),
+        if line.len() == line.capacity() {
+            make_room(line, self.sizes.get(at).copied());
         }
         line.push(e);
     }
 
     /// The position in `lines` of the line at `place` on plane `dev`: by its stream's slot
-    /// when it has one, else by key; added when new.
-    fn line_at(&mut self, dev: u32, LinePlace { key, slot }: LinePlace) -> usize {
-        let known = slot
+    /// when it has one, else by key; added when new. (Inlined where events are pushed: the
+    /// slot's line is found in a few reads, and only a new line or one of no stream takes
+    /// the call.)
+    #[inline]
+    fn line_at(&mut self, dev: u32, place: LinePlace) -> usize {
+        let known = place
+            .slot
             .and_then(|s| self.slot_lines.get(s.index()))
             .and_then(|l| l.iter().find(|(d, _)| *d == dev));
         match known {
             Some(&(_, i)) => i as usize,
-            None => {
-                let i = self.line_index(dev, key);
-                if let (Some(s), Ok(at)) = (slot, u32::try_from(i)) {
-                    if let Some(l) = self.slot_lines.get_mut(s.index()) {
-                        l.push((dev, at));
-                    }
-                }
-                i
+            None => self.new_line_at(dev, place),
+        }
+    }
+
+    /// `line_at` of a line not found by its stream's slot.
+    #[inline(never)]
+    fn new_line_at(&mut self, dev: u32, LinePlace { key, slot }: LinePlace) -> usize {
+        let i = self.line_index(dev, key);
+        if let (Some(s), Ok(at)) = (slot, u32::try_from(i)) {
+            if let Some(l) = self.slot_lines.get_mut(s.index()) {
+                l.push((dev, at));
             }
         }
+        i
     }
 
     /// Room on each line of `sizes` (`line_sizes`) for its events, in steps of a quarter, the
@@ -456,6 +453,26 @@ impl DeviceWork {
         }
         // The kernels' counts have served.
         self.kernel_lines = LineCounts::default();
+    }
+}
+
+/// Room for the next events of a full line (`DeviceWork::push`) that will hold `size` events
+/// (`reserve_lines`; `None` or 0 when not counted): its next quarter, or eighth in the last
+/// quarter, else a step of `grow`.
+#[inline(never)]
+fn make_room(line: &mut Vec<DeviceEvent>, size: Option<usize>) {
+    match size {
+        Some(n) if n > line.len() => {
+            let quarter = n.div_ceil(LINE_ROOM_STEPS);
+            let left = n - line.len();
+            let step = if left <= quarter {
+                quarter.div_ceil(2)
+            } else {
+                quarter
+            };
+            line.reserve_exact(left.min(step));
+        }
+        _ => grow(line, usize::MAX, LINE_SMALL_BELOW, LINE_GROWS_PER),
     }
 }
 
