@@ -239,7 +239,13 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
 /// The tool's collections keep every roctx record packed: their spans' times are read in one
 /// pass (`times_from_packed`), else as `span_records_by_id` reads them.
 fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
-    let roctx_in_api = c.api.iter().any(|a| a.domain == ApiDomain::Marker);
+    // Asked of the table's entries, not of every record (an entry no record names any more
+    // only sends the spans the general way).
+    let roctx_in_api = c
+        .api
+        .shared()
+        .iter()
+        .any(|s| s.domain() == ApiDomain::Marker);
     if !roctx_in_api {
         if let Some(others) = times_from_packed(&mut c.markers, &c.marker_records, span_ids) {
             c.marker_records = PackedVec::new();

@@ -42,6 +42,13 @@ pub struct ApiSource {
     duration_high: DurationHigh,
 }
 
+impl ApiSource {
+    /// The domain of the calls of this entry.
+    pub fn domain(&self) -> ApiDomain {
+        self.domain
+    }
+}
+
 impl Pack for ApiRecord {
     type Each = ApiEach;
     type Shared = ApiSource;

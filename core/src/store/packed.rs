@@ -239,6 +239,13 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         self.records.iter().map(|p| T::id(&p.each))
     }
 
+    /// The shared facts of every entry of the table: each record's are among them (and
+    /// perhaps some no record names any more, after `retain` or a split). A question of the
+    /// shared facts alone is asked here once per entry, not per record.
+    pub fn shared(&self) -> &[T::Shared] {
+        &self.table
+    }
+
     /// Every record with its position (see [`ChunkedVec::positions`]).
     pub fn positions(&self) -> impl Iterator<Item = (usize, T)> + '_ {
         self.records.positions().map(|(i, p)| (i, self.unpack(p)))
