@@ -264,23 +264,51 @@ struct AnnotationCache<'t> {
 /// Bounded: past [`MAX_LISTS`] lists it starts over, as a run can name every range
 /// differently.
 /// The run's step rule goes with them: a step level is never a label's op.
-/// The list met last is kept aside (`last`, an index into `kept`): the ranges of one thread
-/// come in runs that share a list, so a run costs one map probe, not one per range.
-#[derive(Default)]
+/// The lists met recently are kept aside in a few slots by address (`recent`, each an index
+/// into `kept`), in front of the map: the ranges of one thread come in runs that share a list,
+/// and a device line interleaves the runs of every thread that launches onto it (each thread
+/// keeps a list of its own), so a list met again costs one slot compare, not a map probe.
 struct ListStats<'t> {
     /// Each list's place in `kept`, by the list's address.
     lists: HashMap<usize, usize>,
     /// The lists (held, so an address cannot be reused while it is a key) and their stats.
     kept: Vec<(Labels, StatBytes)>,
-    /// The address of the list met last and its place in `kept`; address 0 for none.
-    last: (usize, usize),
+    /// Per slot of an address ([`recent_slot`]): the address of the list met last there and
+    /// its place in `kept`; address 0 for none. Emptied whenever `kept` is.
+    recent: [(usize, usize); RECENT_SLOTS],
     /// Probes of `lists` so far (a test counts them).
     probes: usize,
     step_rule: Option<&'t StepRule>,
 }
 
+impl Default for ListStats<'_> {
+    fn default() -> Self {
+        ListStats {
+            lists: HashMap::default(),
+            kept: Vec::new(),
+            recent: [(0, 0); RECENT_SLOTS],
+            probes: 0,
+            step_rule: None,
+        }
+    }
+}
+
 /// The label lists a plane keeps encoded at most: about 4 MB of entries, and their stats.
 const MAX_LISTS: usize = 1 << 16;
+
+/// Slots of [`ListStats::recent`] (a power of two): far more than the threads a run commonly
+/// has, so that the lists of the threads sharing a device line seldom share a slot (their
+/// addresses often lie a fixed stride apart, which a multiplicative spread into fewer slots
+/// folds onto each other).
+const RECENT_BITS: u32 = 10;
+
+const RECENT_SLOTS: usize = 1 << RECENT_BITS;
+
+/// The slot of [`ListStats::recent`] of the list at address `key`.
+#[inline]
+fn recent_slot(key: usize) -> usize {
+    fibonacci_slot(key as u64, RECENT_BITS)
+}
 
 impl<'t> ListStats<'t> {
     fn new(step_rule: Option<&'t StepRule>) -> Self {
@@ -290,15 +318,17 @@ impl<'t> ListStats<'t> {
         }
     }
 
-    // Inline: asked on every annotation miss, and mostly answered by `last` in a few
+    // Inline: asked on every annotation miss, and mostly answered by `recent` in a few
     // instructions, fewer than a call's saved registers.
     #[inline]
     fn stats(&mut self, plane: &mut PlaneBuilder, list: &Labels) -> &StatBytes {
         let key = Arc::as_ptr(list).cast::<u8>() as usize;
-        if self.last.0 != key {
-            self.last = (key, self.place(plane, list, key));
+        let slot = recent_slot(key);
+        if self.recent[slot].0 != key {
+            let at = self.place(plane, list, key);
+            self.recent[slot] = (key, at);
         }
-        &self.kept[self.last.1].1
+        &self.kept[self.recent[slot].1].1
     }
 
     /// The place in `kept` of the list at address `key`, encoded there on its first meeting.
@@ -311,6 +341,8 @@ impl<'t> ListStats<'t> {
         if self.lists.len() >= MAX_LISTS {
             self.lists.clear();
             self.kept.clear();
+            // Their places are gone, and a list dropped with `kept` frees its address.
+            self.recent = [(0, 0); RECENT_SLOTS];
         }
         let mut bytes = StatBytes::new();
         add_label_stats(plane, list, self.step_rule, &mut bytes);
@@ -821,12 +853,10 @@ mod tests {
     }
 
     /// A run of ranges pushed with the same labels shares one list: the run costs one probe of
-    /// the plane's lists, each range's stats still the list's own, and a list met again after
-    /// another one costs one probe more (not an encoding more).
+    /// the plane's lists, each range's stats still the list's own.
     #[test]
     fn a_run_of_one_label_list_probes_the_lists_once() {
         let one: Labels = vec![Arc::from("step#step_num=1#")].into();
-        let other: Labels = vec![Arc::from("eval")].into();
         let mut plane = PlaneBuilder::new(0, "p");
         let mut cache = ListStats::default();
         let mut want = StatBytes::new();
@@ -835,10 +865,75 @@ mod tests {
             assert_eq!(cache.stats(&mut plane, &one), &want);
         }
         assert_eq!(cache.probes, 1);
-        cache.stats(&mut plane, &other);
-        assert_eq!(cache.stats(&mut plane, &one), &want);
-        assert_eq!(cache.probes, 3);
-        assert_eq!(cache.kept.len(), 2);
+        assert_eq!(cache.kept.len(), 1);
+    }
+
+    /// The ranges of many threads interleave on a device line, each thread's list its own:
+    /// every list costs one probe of the plane's lists for the whole line (not one each time
+    /// the line turns to another thread's), each range's stats still its list's own.
+    #[test]
+    fn interleaved_label_lists_probe_the_lists_once_each() {
+        // 32 threads' lists, each in a slot of its own (as most are: the slots outnumber them).
+        let mut lists: Vec<Labels> = Vec::new();
+        let mut spare = Vec::new();
+        while lists.len() < 32 {
+            let l: Labels = vec![Arc::from(format!("step {}#step_num=1#", lists.len()))].into();
+            let slot = recent_slot(Arc::as_ptr(&l).cast::<u8>() as usize);
+            if lists
+                .iter()
+                .any(|o| recent_slot(Arc::as_ptr(o).cast::<u8>() as usize) == slot)
+            {
+                spare.push(l);
+            } else {
+                lists.push(l);
+            }
+        }
+        let mut plane = PlaneBuilder::new(0, "p");
+        let want: Vec<StatBytes> = lists
+            .iter()
+            .map(|l| {
+                let mut b = StatBytes::new();
+                add_label_stats(&mut plane, l, None, &mut b);
+                b
+            })
+            .collect();
+        let mut cache = ListStats::default();
+        for _ in 0..100 {
+            for (l, want) in lists.iter().zip(&want) {
+                assert_eq!(cache.stats(&mut plane, l), want);
+            }
+        }
+        assert_eq!(cache.probes, lists.len());
+    }
+
+    /// When the plane's lists start over past their bound, the lists met recently are
+    /// forgotten with them: a list met before and again after gets its own stats (its old
+    /// place is gone).
+    #[test]
+    fn label_lists_met_again_after_a_start_over_get_their_own_stats() {
+        let name: Arc<str> = Arc::from("fill");
+        let filler: Vec<Labels> = (1..MAX_LISTS).map(|_| vec![name.clone()].into()).collect();
+        let last: Labels = vec![Arc::from("last#step_num=2#")].into();
+        let key = |l: &Labels| Arc::as_ptr(l).cast::<u8>() as usize;
+        // The list that starts over, in another slot than `last`'s.
+        let over = loop {
+            let l: Labels = vec![Arc::from("over")].into();
+            if recent_slot(key(&l)) != recent_slot(key(&last)) {
+                break l;
+            }
+        };
+        let mut plane = PlaneBuilder::new(0, "p");
+        let mut want = StatBytes::new();
+        add_label_stats(&mut plane, &last, None, &mut want);
+        let mut cache = ListStats::default();
+        for l in &filler {
+            cache.stats(&mut plane, l);
+        }
+        assert_eq!(cache.stats(&mut plane, &last), &want);
+        assert_eq!(cache.kept.len(), MAX_LISTS);
+        cache.stats(&mut plane, &over);
+        assert_eq!(cache.kept.len(), 1, "started over");
+        assert_eq!(cache.stats(&mut plane, &last), &want);
     }
 
     /// Every line of a plane walks the run and meets each label list again: each list is
