@@ -199,7 +199,12 @@ fn a_range_around_every_call_allocates_nothing_per_range() {
                     start_retval: 0,
                 };
                 corr += 4;
-                c.on_marker(&call(MarkerOp::RangePush, true, corr, Some("step")));
+                c.on_marker(&call(
+                    MarkerOp::RangePush,
+                    true,
+                    corr,
+                    Some(b"step".as_slice()),
+                ));
                 c.with_current(tid, |t| {
                     t.capture_at_api_enter(corr + 1);
                     t.capture_at_api_enter(corr + 2);
@@ -344,7 +349,7 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         thread_id: tid,
         correlation_id: 1,
         timestamp_ns: 1,
-        label: Some("step"),
+        label: Some(b"step"),
         stop_id: 0,
         start_retval: 0,
     });

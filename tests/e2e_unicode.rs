@@ -5,7 +5,8 @@
 //! xprof opens without error. Positions: roctx push (nested), mark, start/stop messages, and
 //! kernel names, around kernels, graph launches and copies. Invalid UTF-8 cannot be written in a
 //! scenario (TOML is UTF-8); the C boundary's handling of it is unit-tested
-//! (`sdk::callbacks::tests::roctx_labels_with_invalid_utf8_or_none_are_safe`).
+//! (`sdk::payload::tests::roctx_labels_with_invalid_utf8_or_none_are_safe`,
+//! `capture::thread::tests::invalid_utf8_labels_are_converted_every_time`).
 
 mod support;
 

@@ -4,6 +4,7 @@
 //! thread (they are the annotation stack); start/stop ranges are process-wide and may end on
 //! another thread, so they live in one map keyed by range id (rare calls: a lock is fine).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -58,8 +59,9 @@ pub struct MarkerCall<'a> {
     pub thread_id: u64,
     pub correlation_id: u64,
     pub timestamp_ns: u64,
-    /// Message argument (mark, push, start).
-    pub label: Option<&'a str>,
+    /// Message argument (mark, push, start): its bytes as the caller passed them (without the
+    /// NUL), not checked as UTF-8 yet ([`label_text`] makes them text).
+    pub label: Option<&'a [u8]>,
     /// `roctxRangeStop` argument.
     pub stop_id: u64,
     /// `roctxRangeStartA` return value (EXIT only).
@@ -128,8 +130,19 @@ impl Markers {
     }
 }
 
-fn label_of(l: Option<&str>) -> Arc<str> {
-    Arc::from(l.unwrap_or(""))
+fn label_of(l: Option<&[u8]>) -> Arc<str> {
+    Arc::from(label_text(l.unwrap_or(b"")))
+}
+
+/// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
+/// (never an error, never a panic), everything else is kept as is. Valid UTF-8 (nearly every
+/// message) is borrowed after one check; the lossy conversion, a walk by chunks, only for the
+/// rest.
+pub fn label_text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// Records the span of a range closed by `call` on the calling thread's state, or counts an

@@ -138,7 +138,7 @@ mod tests {
             thread_id: tid,
             correlation_id: corr,
             timestamp_ns: ts,
-            label,
+            label: label.map(str::as_bytes),
             stop_id: 0,
             start_retval: 0,
         }

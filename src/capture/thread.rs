@@ -6,6 +6,7 @@ use crate::fastmap::HashMap;
 
 use smallvec::SmallVec;
 
+use super::markers::label_text;
 use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
 use crate::store::chunked::THREAD_CHUNK;
 use crate::store::{ChunkedVec, PackedVec};
@@ -72,7 +73,7 @@ impl ThreadSpan {
 /// Stack depth kept inline: deeper stacks (rare) spill to the heap.
 const INLINE_DEPTH: usize = 8;
 
-/// Labels remembered per thread: a loop's few range names. Searched by comparing text, so it
+/// Labels remembered per thread: a loop's few range names. Searched by comparing bytes, so it
 /// stays short.
 const RECENT_LABELS: usize = 16;
 
@@ -190,14 +191,19 @@ impl ThreadState {
         (self.top_scope != 0).then_some(self.top_scope)
     }
 
-    /// `label` (empty when absent) as an `Arc` this thread already holds for the same text,
-    /// else a new one, remembered.
-    pub fn intern_label(&mut self, label: Option<&str>) -> Arc<str> {
-        let text = label.unwrap_or("");
-        if let Some(l) = self.recent_labels.iter().find(|l| ***l == *text) {
+    /// The text of `label`, a roctx message's bytes (empty when absent), as an `Arc` this
+    /// thread already holds for the same bytes, else a new one ([`label_text`]), remembered.
+    /// Compared by bytes, before any UTF-8 check: every label remembered is valid UTF-8, so
+    /// bytes equal to one are valid and are its text; bytes that are not valid UTF-8 equal
+    /// none (their remembered text has U+FFFD where they have invalid bytes), so they are
+    /// converted again each time.
+    #[inline]
+    pub fn intern_label(&mut self, label: Option<&[u8]>) -> Arc<str> {
+        let bytes = label.unwrap_or(b"");
+        if let Some(l) = self.recent_labels.iter().find(|l| l.as_bytes() == bytes) {
             return l.clone();
         }
-        let l: Arc<str> = Arc::from(text);
+        let l: Arc<str> = Arc::from(label_text(bytes));
         if self.recent_labels.len() < RECENT_LABELS {
             self.recent_labels.push(l.clone());
         } else {
@@ -209,6 +215,7 @@ impl ThreadState {
 
     /// Keeps a closed range or a mark: compact when it is this thread's push/pop range (its
     /// scope id its push's correlation id) or a mark.
+    #[inline]
     pub fn keep_span(&mut self, m: MarkerSpan) {
         let scope_implied = if m.instant {
             m.scope_id == 0 && m.parent_scope_id == 0
@@ -259,24 +266,56 @@ mod tests {
     #[test]
     fn repeated_labels_are_one_arc() {
         let mut s = ThreadState::default();
-        let a = s.intern_label(Some("step"));
-        let b = s.intern_label(Some("step"));
-        let c = s.intern_label(Some("eval"));
+        let a = s.intern_label(Some(b"step"));
+        let b = s.intern_label(Some(b"step"));
+        let c = s.intern_label(Some(b"eval"));
         assert!(Arc::ptr_eq(&a, &b));
         assert!(!Arc::ptr_eq(&b, &c));
         assert!(Arc::ptr_eq(
             &s.intern_label(None),
-            &s.intern_label(Some(""))
+            &s.intern_label(Some(b""))
         ));
         // More labels than remembered: old ones are replaced, texts still right.
         let many: Vec<Arc<str>> = (0..40)
-            .map(|i| s.intern_label(Some(&format!("l{i}"))))
+            .map(|i| s.intern_label(Some(format!("l{i}").as_bytes())))
             .collect();
         assert!(many
             .iter()
             .enumerate()
             .all(|(i, l)| **l == *format!("l{i}")));
         assert_eq!(s.recent_labels.len(), RECENT_LABELS);
+    }
+
+    /// A label is known by its bytes, never by where they lie: a buffer the application
+    /// rewrites between two pushes gives each push its own text.
+    #[test]
+    fn a_label_rewritten_in_place_is_read_again() {
+        let mut s = ThreadState::default();
+        let mut buf = *b"step";
+        let a = s.intern_label(Some(&buf));
+        buf[0] = b'S';
+        let b = s.intern_label(Some(&buf));
+        assert_eq!((&*a, &*b), ("step", "Step"));
+        buf[0] = 0xff;
+        assert_eq!(&*s.intern_label(Some(&buf)), "\u{fffd}tep");
+    }
+
+    /// Bytes that are not UTF-8 become text with U+FFFD each time they come (they never equal
+    /// a remembered label's bytes); valid bytes equal to that text are that text.
+    #[test]
+    fn invalid_utf8_labels_are_converted_every_time() {
+        let mut s = ThreadState::default();
+        let bad: &[u8] = &[b'a', 0xff, 0xfe, b'#', 0xc3, b'z'];
+        let want = "a\u{fffd}\u{fffd}#\u{fffd}z";
+        let first = s.intern_label(Some(bad));
+        assert_eq!(&*first, want);
+        assert_eq!(&*s.intern_label(Some(bad)), want);
+        let same_text = s.intern_label(Some(want.as_bytes()));
+        assert!(
+            Arc::ptr_eq(&first, &same_text),
+            "the text's own bytes find it"
+        );
+        assert_eq!(&*s.intern_label(Some(&bad[..2])), "a\u{fffd}");
     }
 
     /// A call captures the innermost open range's scope id (the push's correlation id), and

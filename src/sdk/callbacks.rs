@@ -1209,7 +1209,7 @@ mod tests {
                 thread_id: 9,
                 correlation_id: 1,
                 timestamp_ns: 1,
-                label: Some("step"),
+                label: Some(b"step"),
                 stop_id: 0,
                 start_retval: 0,
             });

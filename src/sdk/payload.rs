@@ -4,7 +4,6 @@
 //! bracket. Each checks the payload's own `size` before any field it reads, and copies what
 //! is kept: the payload lives only for the callback.
 
-use std::borrow::Cow;
 use std::ffi::{c_char, c_void, CStr};
 use std::mem::{offset_of, size_of};
 
@@ -211,7 +210,7 @@ pub unsafe fn with_marker_call(
         thread_id: r.thread_id,
         correlation_id: r.correlation_id,
         timestamp_ns: now(),
-        label: label.as_deref(),
+        label,
         stop_id: arg0,
         start_retval: retval,
     });
@@ -231,23 +230,18 @@ pub fn marker_acts_at(operation: i32, phase: u32) -> bool {
     MarkerOp::from_id(operation).acts_at_enter() == Some(enter)
 }
 
-/// A roctx message as text. Applications pass arbitrary bytes: invalid UTF-8 becomes U+FFFD
-/// (never an error, never a panic), everything else is kept as is.
+/// A roctx message's bytes (without the NUL), as the application passed them: arbitrary
+/// bytes, made text by the capture ([`crate::capture::markers::label_text`]), which checks
+/// them as UTF-8 only when they are not a label the thread already holds.
 ///
 /// # Safety
 /// `ptr` is null or points to a NUL-terminated string valid for the returned lifetime.
-unsafe fn roctx_label<'a>(ptr: *const c_char) -> Option<Cow<'a, str>> {
+unsafe fn roctx_label<'a>(ptr: *const c_char) -> Option<&'a [u8]> {
     if ptr.is_null() {
         return None;
     }
     // SAFETY: guaranteed by the caller.
-    let c = unsafe { CStr::from_ptr(ptr) };
-    // Valid UTF-8 (nearly every message) borrowed after one check; the lossy conversion, a
-    // walk by chunks, only for the rest.
-    Some(match std::str::from_utf8(c.to_bytes()) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => c.to_string_lossy(),
-    })
+    Some(unsafe { CStr::from_ptr(ptr) }.to_bytes())
 }
 
 /// Bytes of the kernel-symbol payload read (through `accum_vgpr_count`): present in every
