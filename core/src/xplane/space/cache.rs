@@ -264,10 +264,11 @@ struct AnnotationCache<'t> {
 /// Bounded: past [`MAX_LISTS`] lists it starts over, as a run can name every range
 /// differently.
 /// The run's step rule goes with them: a step level is never a label's op.
-/// The lists met recently are kept aside in a few slots by address (`recent`, each an index
-/// into `kept`), in front of the map: the ranges of one thread come in runs that share a list,
-/// and a device line interleaves the runs of every thread that launches onto it (each thread
-/// keeps a list of its own), so a list met again costs one slot compare, not a map probe.
+/// The lists met recently are kept aside in slots by address (`recent`, each an index into
+/// `kept`), in front of the map, and the list met last before them (`last`): the ranges of one
+/// thread come in runs that share a list (a host thread's line: one compare per range), and a
+/// device line interleaves the runs of every thread that launches onto it (each thread keeps a
+/// list of its own), so a list met again costs a slot compare, not a map probe.
 struct ListStats<'t> {
     /// Each list's place in `kept`, by the list's address.
     lists: HashMap<usize, usize>,
@@ -276,6 +277,8 @@ struct ListStats<'t> {
     /// Per slot of an address ([`recent_slot`]): the address of the list met last there and
     /// its place in `kept`; address 0 for none. Emptied whenever `kept` is.
     recent: [(usize, usize); RECENT_SLOTS],
+    /// The list met last, as its slot in `recent` holds it.
+    last: (usize, usize),
     /// Probes of `lists` so far (a test counts them).
     probes: usize,
     step_rule: Option<&'t StepRule>,
@@ -287,6 +290,7 @@ impl Default for ListStats<'_> {
             lists: HashMap::default(),
             kept: Vec::new(),
             recent: [(0, 0); RECENT_SLOTS],
+            last: (0, 0),
             probes: 0,
             step_rule: None,
         }
@@ -323,12 +327,15 @@ impl<'t> ListStats<'t> {
     #[inline]
     fn stats(&mut self, plane: &mut PlaneBuilder, list: &Labels) -> &StatBytes {
         let key = Arc::as_ptr(list).cast::<u8>() as usize;
-        let slot = recent_slot(key);
-        if self.recent[slot].0 != key {
-            let at = self.place(plane, list, key);
-            self.recent[slot] = (key, at);
+        if self.last.0 != key {
+            let slot = recent_slot(key);
+            if self.recent[slot].0 != key {
+                let at = self.place(plane, list, key);
+                self.recent[slot] = (key, at);
+            }
+            self.last = self.recent[slot];
         }
-        &self.kept[self.recent[slot].1].1
+        &self.kept[self.last.1].1
     }
 
     /// The place in `kept` of the list at address `key`, encoded there on its first meeting.
