@@ -3,6 +3,7 @@
 
 use prost::Message;
 
+use super::segments::Segments;
 use super::StatBytes;
 use crate::wire::{self, xplane as fields};
 use crate::xplane::proto::XLine;
@@ -12,13 +13,19 @@ use crate::xplane::proto::XLine;
 /// (about 250 B with its stats): a stream line of a million dispatches is the exit path's
 /// largest single object. Events that arrive in their sorted order (nearly every line: the
 /// join sorts them) need nothing more, and the line's bytes are the arena itself; a sort index
-/// is built only when one arrives out of order.
+/// is built only when one arrives out of order. The arena is held in segments
+/// ([`Segments`]), so that a long line's bytes fit in the room the lines and events freed
+/// before it left: the one being written, and those filled before it.
 #[derive(Debug)]
 pub struct LineBuilder {
     /// Everything but the events.
     header: XLine,
-    /// The `events` entries (field 4: key, length, `XEvent`), in insertion order.
+    /// The `events` entries (field 4: key, length, `XEvent`), in insertion order: the arena's
+    /// segment being written, after those in `filled`. Positions in the arena count from its
+    /// first byte across its segments.
     arena: Vec<u8>,
+    /// The arena's segments filled before the one being written.
+    filled: Segments,
     /// Sort key and place of every event, once one came out of order (`None` until then).
     index: Option<Vec<EventSlot>>,
     /// Number of events and the sort key of the last one.
@@ -103,8 +110,10 @@ impl Default for Placing {
 struct EventSlot {
     offset_ps: i64,
     duration_ps: i64,
+    /// Where its entry begins in the arena, the arena segment that holds it, and its length.
     start: usize,
-    len: usize,
+    segment: u32,
+    len: u32,
 }
 
 /// Start ascending, then longest first: an enclosing event before those nested in it.
@@ -126,6 +135,7 @@ impl LineBuilder {
                 ..Default::default()
             },
             arena: Vec::new(),
+            filled: Segments::default(),
             index: None,
             count: 0,
             // The smallest key: no first event is out of order.
@@ -205,7 +215,8 @@ impl LineBuilder {
     ) -> i64 {
         let end = offset_ps.saturating_add(duration_ps);
         self.max_end_ps = self.max_end_ps.max(end);
-        let start = self.arena.len();
+        // Where the entry begins: opening a segment for it (`room_for`) moves no byte.
+        let start = self.arena_len();
         self.room_for(fields::EVENT_HEAD_BYTES + stats.len());
         fields::put_event(&mut self.arena, metadata_id, offset_ps, duration_ps, stats);
         self.placed(start, offset_ps, duration_ps);
@@ -217,10 +228,16 @@ impl LineBuilder {
     pub fn add_encoded_event(&mut self, offset_ps: i64, duration_ps: i64, event: &[u8]) {
         self.places = None;
         self.max_end_ps = self.max_end_ps.max(offset_ps.saturating_add(duration_ps));
-        let start = self.arena.len();
+        let start = self.arena_len();
         self.room_for(wire::entry_len(fields::line::EVENTS, event.len()));
         fields::put_event_entry(&mut self.arena, event);
         self.placed(start, offset_ps, duration_ps);
+    }
+
+    /// Bytes in the arena, over all its segments.
+    #[inline]
+    fn arena_len(&self) -> usize {
+        self.filled.len() + self.arena.len()
     }
 
     /// Notes events the line holds but the builder does not (a merge that copies them from
@@ -241,7 +258,7 @@ impl LineBuilder {
         self.last_start = start;
         self.count += 1;
         if self.count == 1 && self.expected > 1 {
-            self.reserve_expected(self.arena.len() - start);
+            self.reserve_expected(self.arena_len() - start);
         }
     }
 
@@ -253,7 +270,8 @@ impl LineBuilder {
             offset_ps,
             duration_ps,
             start,
-            len: self.arena.len() - start,
+            segment: self.filled.count() as u32,
+            len: (self.arena_len() - start) as u32,
         };
         match &mut self.index {
             Some(index) => index.push(slot),
@@ -269,16 +287,17 @@ impl LineBuilder {
     #[cold]
     fn reserve_expected(&mut self, first: usize) {
         // One eighth over the first event's size, which may be unusually large (a kernel
-        // with many stats first): capped, and a reservation the allocator refuses is only
-        // a missed shortcut (`try_reserve`, never an abort); `finish` gives back the rest.
+        // with many stats first): capped; the arena's segment takes what it can of it, the
+        // next segments are sized as they open (`make_room`), and `finish` gives back the
+        // last one's rest.
         let each = (first + first / 8).min(MAX_EXPECTED_EVENT_BYTES);
-        let _ = self
-            .arena
-            .try_reserve((self.expected - 1).saturating_mul(each));
+        let len = self.arena.len();
+        let to = (len + (self.expected - 1).saturating_mul(each)).max(self.arena.capacity() * 2);
+        self.filled.make_room(&mut self.arena, 0, to - len);
     }
 
-    /// Room for `need` more bytes in the arena: one compare while there is ([`Self::make_room`]
-    /// where there is not).
+    /// Room for `need` more bytes in the arena's segment: one compare while there is
+    /// ([`Self::make_room`] where there is not).
     #[inline]
     fn room_for(&mut self, need: usize) {
         if self.arena.capacity() - self.arena.len() < need {
@@ -286,33 +305,39 @@ impl LineBuilder {
         }
     }
 
-    /// Before `need` more bytes go to an arena without the room: for a line whose count was
-    /// announced and outgrew its reservation (later events larger than the first), room for
-    /// the events still to come at the average size so far, not a doubling of the whole arena
-    /// (for a host thread's line, tens of MB left unused at the writer's peak); otherwise the
-    /// push grows it as usual.
+    /// Before `need` more bytes go to an arena segment without the room: for a line whose
+    /// count was announced and outgrew its reservation (later events larger than the first),
+    /// room for the events still to come at the average size so far, not a doubling of the
+    /// whole arena (for a host thread's line, tens of MB left unused at the writer's peak);
+    /// otherwise as a vector's push grows: to twice the arena's capacity (at least 8 bytes).
+    /// The segment takes what it can of that ([`Segments::reserve`]).
     #[cold]
     fn make_room(&mut self, need: usize) {
-        if self.count == 0 || self.count >= self.expected {
-            return;
-        }
-        let each = self.arena.len() / self.count;
-        let rest = (self.expected - self.count).saturating_mul(each + each / 16);
-        // A refused reservation is only a missed shortcut: the push then grows as usual.
-        let _ = self.arena.try_reserve_exact(rest.max(need));
+        let len = self.arena_len();
+        let want = if self.count > 0 && self.count < self.expected {
+            let each = len / self.count;
+            (self.expected - self.count)
+                .saturating_mul(each + each / 16)
+                .max(need)
+        } else {
+            let capacity = self.filled.len() + self.arena.capacity();
+            capacity.saturating_mul(2).max(len + need).max(8) - len
+        };
+        self.filled.make_room(&mut self.arena, need, want);
     }
 
     /// Notes the place of the event just encoded (the arena's last entry, `self.count` - 1),
     /// which ends at `end`.
     #[inline]
     fn note_place(&mut self, end: i64, offset_ps: i64, duration_ps: i64, open_at_end: bool) {
+        let len = self.arena_len() as u64;
         let Some(p) = &mut self.places else {
             return;
         };
         p.max_end_ps = p.max_end_ps.max(end);
         let last = self.last_start as u64;
         if open_at_end {
-            p.open_at_end.push((last, self.arena.len() as u64));
+            p.open_at_end.push((last, len));
         } else {
             p.max_end_closed_ps = p.max_end_closed_ps.max(end);
         }
@@ -346,7 +371,7 @@ impl LineBuilder {
                         n,
                     });
                 }
-                let len = e.len as u64;
+                let len = u64::from(e.len);
                 if !arena_open.is_empty()
                     && arena_open
                         .binary_search_by_key(&(e.start as u64), |o| o.0)
@@ -373,17 +398,23 @@ impl LineBuilder {
     /// when the first event out of order arrives).
     fn slots_before(&self, end: usize) -> Vec<EventSlot> {
         let mut out = Vec::with_capacity(self.count + 1);
-        let mut at = 0;
-        while at < end {
-            let (len, offset_ps, duration_ps) = fields::event_entry_times(&self.arena[at..end]);
-            out.push(EventSlot {
-                offset_ps,
-                duration_ps,
-                start: at,
-                len,
-            });
-            // Our own encoding: every entry is whole (a length of 0 would be a bug, not data).
-            at += len.max(1);
+        let open = (self.filled.len(), self.arena.as_slice());
+        for (segment, (start, bytes)) in self.filled.iter().chain([open]).enumerate() {
+            let bytes = &bytes[..bytes.len().min(end.saturating_sub(start))];
+            let mut at = 0;
+            while at < bytes.len() {
+                let (len, offset_ps, duration_ps) = fields::event_entry_times(&bytes[at..]);
+                out.push(EventSlot {
+                    offset_ps,
+                    duration_ps,
+                    start: start + at,
+                    segment: segment as u32,
+                    len: len as u32,
+                });
+                // Our own encoding: every entry is whole, in one segment (a length of 0 would
+                // be a bug, not data).
+                at += len.max(1);
+            }
         }
         out
     }
@@ -400,14 +431,24 @@ impl LineBuilder {
             None => {
                 let places = self.places(None, 0);
                 self.arena.shrink_to_fit();
-                (std::mem::take(&mut self.arena), places)
+                let mut events = std::mem::take(&mut self.filled);
+                events.fill(std::mem::take(&mut self.arena));
+                (events, places)
             }
             Some(mut index) => {
                 index.sort_by_key(EventSlot::key);
-                let mut sorted = Vec::with_capacity(self.arena.len());
+                let mut rest = self.arena_len();
+                self.filled.fill(std::mem::take(&mut self.arena));
+                let starts = self.filled.starts();
+                let (mut sorted, mut open) = (Segments::default(), Vec::new());
                 for e in &index {
-                    sorted.extend_from_slice(&self.arena[e.start..e.start + e.len]);
+                    let segment = e.segment as usize;
+                    let at = e.start - starts[segment];
+                    let len = e.len as usize;
+                    sorted.push(&mut open, &self.filled.segment(segment)[at..at + len], rest);
+                    rest -= len;
                 }
+                sorted.fill(open);
                 (sorted, self.places(Some(&index), 0))
             }
         };
@@ -443,7 +484,7 @@ pub struct FinishedLine {
     head: Vec<u8>,
     split: usize,
     /// The `events` entries, sorted.
-    events: Vec<u8>,
+    events: Segments,
     /// Where they lie (`None`: not known, see [`LineBuilder::add_unplaced_event_bytes`]);
     /// boxed, as a finished line is moved about whole.
     places: Option<Box<EventPlaces>>,
@@ -480,7 +521,7 @@ impl FinishedLine {
 
     fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
         w.write_all(&self.head[..self.split])?;
-        w.write_all(&self.events)?;
+        self.events.write_to(w)?;
         w.write_all(&self.head[self.split..])
     }
 
@@ -536,8 +577,155 @@ mod tests {
         assert!(ordered.index.is_none(), "in order: no index");
         assert!(late.index.is_some());
         let (a, b) = (ordered.finish(), late.finish());
-        assert_eq!(a.events, b.events);
+        assert_eq!(a.events.to_vec(), b.events.to_vec());
         let ids: Vec<i64> = b.to_xline().events.iter().map(|e| e.metadata_id).collect();
         assert_eq!(ids, [5, 1, 2, 6, 3, 7, 4]);
+    }
+
+    /// One event of a long line: its id, times, stats (0 to 16 of them, one event's more
+    /// than a segment holds) and whether it holds `open_at_end`.
+    struct Ev {
+        id: i64,
+        offset_ps: i64,
+        duration_ps: i64,
+        stats: Vec<u8>,
+        open: bool,
+    }
+
+    /// Events enough for several arena segments, in their sorted order, of sizes that make
+    /// entries end just short of and across where a segment would end.
+    fn long_line_events() -> Vec<Ev> {
+        let big = super::super::segments::SEGMENT_BYTES / 8;
+        (0..20_000i64)
+            .map(|i| {
+                let n = if i == 7_001 {
+                    big
+                } else {
+                    (i * 37 % 17) as usize
+                };
+                let mut stats = StatBytes::new();
+                for k in 0..n {
+                    stats.u64(k as i64 % 9 + 1, (i as u64) << (k % 40));
+                }
+                Ev {
+                    id: i % 50 + 1,
+                    offset_ps: i / 3 * 1_000,
+                    duration_ps: 5_000 - i % 3 * 10 - i % 7,
+                    stats: stats.as_bytes().to_vec(),
+                    open: i % 997 == 0,
+                }
+            })
+            .collect()
+    }
+
+    /// The events' entries encoded one after the other into a single vector, in the order
+    /// given: the bytes a line of them holds.
+    fn single_arena(events: &[&Ev]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for e in events {
+            fields::put_event(&mut out, e.id, e.offset_ps, e.duration_ps, &e.stats);
+        }
+        out
+    }
+
+    fn build(events: &[&Ev], announced: bool) -> (usize, FinishedLine) {
+        let mut l = LineBuilder::new(3, "long", 0);
+        if announced {
+            l.expect_events(events.len());
+        }
+        for e in events {
+            l.add_event_bytes(e.id, e.offset_ps, e.duration_ps, &e.stats, e.open);
+        }
+        (l.filled.count() + 1, l.finish())
+    }
+
+    /// The line's places point at its entries as they lie in its bytes: every sample at an
+    /// entry of its times, every open entry at one of the events that hold it.
+    fn check_places(line: &mut FinishedLine, sorted: &[&Ev]) {
+        let bytes = line.events.to_vec();
+        let p = line.take_places().expect("places known");
+        assert_eq!(p.len as usize, bytes.len());
+        assert_eq!(p.count as usize, sorted.len());
+        assert_eq!(
+            p.samples.len(),
+            sorted.len().div_ceil(SAMPLE_EVERY as usize)
+        );
+        for s in &p.samples {
+            let e = sorted[s.n as usize];
+            let (_, offset, duration) = fields::event_entry_times(&bytes[s.pos as usize..]);
+            assert_eq!(
+                (offset, duration),
+                (e.offset_ps, e.duration_ps),
+                "sample {}",
+                s.n
+            );
+            assert_eq!((s.offset_ps, s.duration_ps), (offset, duration));
+        }
+        let open: Vec<Vec<u8>> = p
+            .open_at_end
+            .iter()
+            .map(|&(a, b)| bytes[a as usize..b as usize].to_vec())
+            .collect();
+        let want: Vec<Vec<u8>> = sorted
+            .iter()
+            .filter(|e| e.open)
+            .map(|e| single_arena(&[e]))
+            .collect();
+        assert_eq!(open, want);
+    }
+
+    /// A line longer than several arena segments, its events in order, announced or not: its
+    /// bytes are those of the entries encoded one after the other into one vector, as prost
+    /// encodes the line, and its places point at its entries.
+    #[test]
+    fn a_line_across_segments_is_its_entries_in_one_run() {
+        let events = long_line_events();
+        let sorted: Vec<&Ev> = events.iter().collect();
+        let whole = single_arena(&sorted);
+        assert!(whole.len() > 4 * super::super::segments::SEGMENT_BYTES);
+        for announced in [true, false] {
+            let (segments, mut line) = build(&sorted, announced);
+            assert!(segments > 4, "{segments} segments (announced: {announced})");
+            assert!(line.events.to_vec() == whole, "announced: {announced}");
+            let mut encoded = Vec::new();
+            line.encode_into(&mut encoded);
+            assert!(encoded == line.to_xline().encode_to_vec());
+            let mut entry = Vec::new();
+            line.write_entry(&mut entry).unwrap();
+            assert_eq!(entry.len(), line.entry_len());
+            assert!(entry.ends_with(&encoded));
+            check_places(&mut line, &sorted);
+        }
+    }
+
+    /// The same events out of order, the first late one after several segments are full: the
+    /// sort index read back from every segment puts them in the sorted line's order, and the
+    /// bytes are the sorted entries in one run.
+    #[test]
+    fn a_line_across_segments_sorts_events_that_came_out_of_order() {
+        let events = long_line_events();
+        let sorted: Vec<&Ev> = events.iter().collect();
+        let whole = single_arena(&sorted);
+        // Events 12,000 to 12,999 first, then the rest in order, then every 5th one again
+        // reversed (the sort is stable: those repeats come after their twins).
+        let mut shuffled: Vec<&Ev> = sorted[..12_000].to_vec();
+        shuffled.extend(&sorted[13_000..]);
+        let late = shuffled.len();
+        shuffled.extend(&sorted[12_000..13_000]);
+        let (segments, mut line) = build(&shuffled, true);
+        assert!(segments > 4, "{segments} segments");
+        assert!(line.events.to_vec() == whole);
+        check_places(&mut line, &sorted);
+        let line = line.to_xline();
+        assert_eq!(line.events.len(), late + 1_000);
+        let end = sorted.iter().map(|e| e.offset_ps + e.duration_ps).max();
+        assert_eq!(Some(line.duration_ps), end);
+
+        let mut twice: Vec<&Ev> = sorted.clone();
+        twice.extend(sorted.iter().step_by(5).rev());
+        let mut want: Vec<&Ev> = twice.clone();
+        want.sort_by_key(|e| (e.offset_ps, std::cmp::Reverse(e.duration_ps)));
+        let (_, line) = build(&twice, false);
+        assert!(line.events.to_vec() == single_arena(&want));
     }
 }

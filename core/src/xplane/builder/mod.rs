@@ -18,6 +18,7 @@ use super::proto::{x_stat, XEventMetadata, XPlane, XStat, XStatMetadata};
 use super::spill::{CountedFile, LineSpill, PlaneInOutput, SpillPolicy, SpilledLines};
 
 mod line;
+mod segments;
 mod stats;
 
 pub use line::{EventPlaces, EventSample, FinishedLine, LineBuilder, SAMPLE_EVERY};
