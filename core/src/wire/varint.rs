@@ -8,10 +8,18 @@ use std::mem::MaybeUninit;
 /// through `BufMut`: a capacity check and a length store per byte, on every event and stat the
 /// writer encodes. A run writes its bytes in place, in order, and never reads them back: a
 /// run staged elsewhere and copied in reads bytes just stored one at a time, which makes the
-/// load wait for the stores to reach the cache.
+/// load wait for the stores to reach the cache. The run holds the spare room as a slice taken
+/// once, not through the vector: its bounds and the count written stay in registers, where a
+/// vector's length and capacity, read through the vector, may be loaded again after each byte
+/// stored (a byte store may alias them, wherever the vector lies).
 pub struct WireRun<'v> {
-    out: &'v mut Vec<u8>,
-    /// Bytes written past `out`'s length.
+    /// The vector, held for the run's lifetime (its length is set by [`Self::done`]).
+    out: *mut Vec<u8>,
+    /// Its spare room, where the run writes.
+    room: &'v mut [MaybeUninit<u8>],
+    /// The vector's length when the run began.
+    len: usize,
+    /// Bytes written from `room`'s first.
     n: usize,
 }
 
@@ -32,7 +40,18 @@ impl<'v> WireRun<'v> {
     #[inline]
     pub fn with_room(out: &'v mut Vec<u8>, extra: usize) -> Self {
         out.reserve(WIRE_RUN_BYTES + extra);
-        WireRun { out, n: 0 }
+        let len = out.len();
+        let out: *mut Vec<u8> = out;
+        // SAFETY: `out` comes from a `&'v mut Vec<u8>`, so it is valid and unaliased for 'v;
+        // the slice borrows the vector's heap buffer (past its length), not the `Vec` itself,
+        // which the run touches again only in `done`, through `out`, to set its length.
+        let room = unsafe { (*out).spare_capacity_mut() };
+        WireRun {
+            out,
+            room,
+            len,
+            n: 0,
+        }
     }
 
     /// Bytes already encoded (an event's stats), copied in without a call for the usual few
@@ -41,7 +60,7 @@ impl<'v> WireRun<'v> {
     #[inline(always)]
     pub fn slice(&mut self, b: &[u8]) {
         let at = self.n;
-        copy_small(&mut self.out.spare_capacity_mut()[at..at + b.len()], b);
+        copy_small(&mut self.room[at..at + b.len()], b);
         self.n += b.len();
     }
 
@@ -50,7 +69,7 @@ impl<'v> WireRun<'v> {
     #[inline]
     pub fn set(&mut self, i: usize, b: u8) {
         assert!(i < self.n, "a byte the run did not write");
-        self.out.spare_capacity_mut()[i].write(b);
+        self.room[i].write(b);
     }
 
     /// Bytes written so far.
@@ -62,14 +81,14 @@ impl<'v> WireRun<'v> {
     /// One byte: a key of a field numbered below 16.
     #[inline]
     pub fn byte(&mut self, b: u8) {
-        self.out.spare_capacity_mut()[self.n].write(b);
+        self.room[self.n].write(b);
         self.n += 1;
     }
 
     /// `N` bytes, checked against the room once: keys and lengths of one byte each.
     #[inline]
     pub fn bytes<const N: usize>(&mut self, b: [u8; N]) {
-        let room = &mut self.out.spare_capacity_mut()[self.n..self.n + N];
+        let room = &mut self.room[self.n..self.n + N];
         for (slot, byte) in room.iter_mut().zip(b) {
             slot.write(byte);
         }
@@ -82,7 +101,7 @@ impl<'v> WireRun<'v> {
     #[inline]
     pub fn varint(&mut self, mut v: u64) {
         let at = self.n;
-        let room = &mut self.out.spare_capacity_mut()[at..at + MAX_VARINT_BYTES];
+        let room = &mut self.room[at..at + MAX_VARINT_BYTES];
         for (i, byte) in room.iter_mut().enumerate() {
             if v < 0x80 {
                 byte.write(v as u8);
@@ -105,7 +124,7 @@ impl<'v> WireRun<'v> {
         }
         let at = self.n;
         let Ok(room) = <&mut [MaybeUninit<u8>; MAX_VARINT_BYTES]>::try_from(
-            &mut self.out.spare_capacity_mut()[at..at + MAX_VARINT_BYTES],
+            &mut self.room[at..at + MAX_VARINT_BYTES],
         ) else {
             unreachable!("the room is cut to its length")
         };
@@ -127,12 +146,12 @@ impl<'v> WireRun<'v> {
     /// Makes the run's bytes part of the vector.
     #[inline]
     pub fn done(self) {
-        let len = self.out.len() + self.n;
-        // SAFETY: the `n` bytes past the length are initialized: `byte`, `bytes`, `varint`,
-        // `long_varint` and `slice` wrote each of them, in order, through the spare room's bounds-checked
-        // slots (`set` only overwrites one of them), and the vector was not touched otherwise
-        // while the run held it.
-        unsafe { self.out.set_len(len) };
+        // SAFETY: `out` is the run's vector, borrowed for 'v and not touched otherwise while
+        // the run held it (the run's `room` is its spare buffer, not the `Vec`); the `n` bytes
+        // past its length are initialized: `byte`, `bytes`, `varint`, `long_varint` and
+        // `slice` wrote each of them, in order, through `room`'s bounds-checked slots (`set`
+        // only overwrites one of them), so `len + n` is within its capacity.
+        unsafe { (*self.out).set_len(self.len + self.n) };
     }
 }
 

@@ -215,11 +215,11 @@ impl LineBuilder {
     ) -> i64 {
         let end = offset_ps.saturating_add(duration_ps);
         self.max_end_ps = self.max_end_ps.max(end);
-        // Where the entry begins: opening a segment for it (`room_for`) moves no byte.
-        let start = self.arena_len();
         self.room_for(fields::EVENT_HEAD_BYTES + stats.len());
+        // Where the entry begins, taken once its segment has the room.
+        let at = self.arena.len();
         fields::put_event(&mut self.arena, metadata_id, offset_ps, duration_ps, stats);
-        self.placed(start, offset_ps, duration_ps);
+        self.placed(self.filled.len() + at, offset_ps, duration_ps);
         end
     }
 
@@ -330,14 +330,14 @@ impl LineBuilder {
     /// which ends at `end`.
     #[inline]
     fn note_place(&mut self, end: i64, offset_ps: i64, duration_ps: i64, open_at_end: bool) {
-        let len = self.arena_len() as u64;
         let Some(p) = &mut self.places else {
             return;
         };
         p.max_end_ps = p.max_end_ps.max(end);
         let last = self.last_start as u64;
         if open_at_end {
-            p.open_at_end.push((last, len));
+            let len = self.filled.len() + self.arena.len();
+            p.open_at_end.push((last, len as u64));
         } else {
             p.max_end_closed_ps = p.max_end_closed_ps.max(end);
         }
