@@ -8,6 +8,10 @@
 /// never from a mapping of its own.
 pub(super) const SEGMENT_BYTES: usize = 120 << 10;
 
+/// Segments given to one vectored write (`Segments::write_to`): their bytes (up to 7.5 MiB)
+/// are more than an output's buffer holds, and they are within every system's `IOV_MAX`.
+const SEGMENTS_PER_WRITE: usize = 64;
+
 /// Bytes written one entry at a time, in segments: those filled, held here, and the one
 /// being written, held by the writer (a vector of its own, so that the per-entry path is a
 /// vector's). Every entry lies whole in one segment, and the segments in order are the run's
@@ -84,9 +88,26 @@ impl Segments {
     }
 
     /// Writes the bytes in order.
+    ///
+    /// Written [`SEGMENTS_PER_WRITE`] segments at a time, as one vectored write: a buffered
+    /// writer hands a write larger than its buffer straight to the file, where segment by
+    /// segment each would be copied into its buffer first.
     pub(super) fn write_to(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        for s in &self.full {
-            w.write_all(s)?;
+        use std::io::{ErrorKind, IoSlice};
+        for group in self.full.chunks(SEGMENTS_PER_WRITE) {
+            let mut slices = [IoSlice::new(&[]); SEGMENTS_PER_WRITE];
+            for (slice, s) in slices.iter_mut().zip(group) {
+                *slice = IoSlice::new(s);
+            }
+            let mut rest = &mut slices[..group.len()];
+            while rest.iter().any(|s| !s.is_empty()) {
+                match w.write_vectored(rest) {
+                    Ok(0) => return Err(ErrorKind::WriteZero.into()),
+                    Ok(n) => IoSlice::advance_slices(&mut rest, n),
+                    Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
         }
         Ok(())
     }
@@ -149,6 +170,72 @@ mod tests {
         let mut written = Vec::new();
         s.write_to(&mut written).unwrap();
         assert_eq!(written, whole);
+    }
+
+    /// A writer that takes a few bytes of each call, and is interrupted now and then, still
+    /// gets every segment's bytes once, in order, across more segments than one vectored
+    /// write gives.
+    #[test]
+    fn segments_written_in_vectored_parts_arrive_whole_and_in_order() {
+        struct Stingy {
+            got: Vec<u8>,
+            calls: usize,
+        }
+        impl Stingy {
+            /// Interrupted before anything is taken (every fifth call), else a few bytes.
+            fn interrupted(&mut self) -> bool {
+                self.calls += 1;
+                self.calls % 5 == 0
+            }
+            fn take(&mut self, b: &[u8]) -> usize {
+                let n = b.len().min(1 + self.calls % 97);
+                self.got.extend_from_slice(&b[..n]);
+                n
+            }
+        }
+        impl std::io::Write for Stingy {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                if self.interrupted() {
+                    return Err(std::io::ErrorKind::Interrupted.into());
+                }
+                Ok(self.take(b))
+            }
+            fn write_vectored(&mut self, bufs: &[std::io::IoSlice<'_>]) -> std::io::Result<usize> {
+                if self.interrupted() {
+                    return Err(std::io::ErrorKind::Interrupted.into());
+                }
+                // Takes from the first two non-empty slices at most, partly.
+                let mut n = 0;
+                for b in bufs.iter().filter(|b| !b.is_empty()).take(2) {
+                    let k = self.take(b);
+                    n += k;
+                    if k < b.len() {
+                        break;
+                    }
+                }
+                Ok(n)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut s = Segments::default();
+        let mut whole = Vec::new();
+        for i in 0..(SEGMENTS_PER_WRITE + 3) {
+            // Small segments (each `fill`ed whole), one empty among them.
+            let seg: Vec<u8> = (0..(i % 4) * 50).map(|j| (i * 7 + j) as u8).collect();
+            whole.extend_from_slice(&seg);
+            s.fill(seg);
+        }
+        let mut w = Stingy {
+            got: Vec::new(),
+            calls: 0,
+        };
+        s.write_to(&mut w).unwrap();
+        assert_eq!(w.got, whole);
+        let mut through_buffer = std::io::BufWriter::with_capacity(64, Vec::new());
+        s.write_to(&mut through_buffer).unwrap();
+        assert_eq!(through_buffer.into_inner().unwrap(), whole);
     }
 
     /// A reservation is capped at the segment's size; the next entry that does not fit in
