@@ -259,11 +259,7 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
 /// `take_span_records` of any collection: where each span's record is, by id, in `api` (when
 /// `roctx_in_api`) and among the packed ones, then each span's records read there.
 fn span_records_by_id(c: &mut Spanned, span_ids: &IdSet, ids: &Ids, roctx_in_api: bool) {
-    let is_span_record = |a: &ApiRecord| {
-        a.domain == ApiDomain::Marker
-            && a.correlation_id != 0
-            && span_ids.contains(a.correlation_id)
-    };
+    let is_span_record = |a: &ApiRecord| is_span_record(a, span_ids);
     let in_api = if roctx_in_api {
         positions(&c.api, ids, ApiDomain::Marker)
     } else {
@@ -315,6 +311,13 @@ fn span_records_by_id(c: &mut Spanned, span_ids: &IdSet, ids: &Ids, roctx_in_api
     }
 }
 
+/// Whether `a` is the record of a span's push or pop (or mark): a roctx call whose id is
+/// among `span_ids`.
+#[inline]
+fn is_span_record(a: &ApiRecord, span_ids: &IdSet) -> bool {
+    a.domain == ApiDomain::Marker && a.correlation_id != 0 && span_ids.contains(a.correlation_id)
+}
+
 /// `take_span_records` of the tool's collections (every roctx record packed), in one pass
 /// over the records: each span record gives its times to the span whose push or pop it is,
 /// found by id. `None` when an id is the push or pop of two spans, or a span's record repeats
@@ -344,7 +347,7 @@ fn times_from_packed(
     let mut others = PackedVec::new();
     for a in packed.iter() {
         let corr = a.correlation_id;
-        if a.domain != ApiDomain::Marker || corr == 0 || !span_ids.contains(corr) {
+        if !is_span_record(&a, span_ids) {
             // (Past 2^32 − 1 shapes a record is refused: not within the memory ceiling.)
             others.push(a);
             continue;
