@@ -6,9 +6,11 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::num::NonZeroU64;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::local::Local;
 use super::thread::{OpenRange, ThreadState};
 use super::threads::Threads;
 use crate::model::events::MarkerSpan;
@@ -85,7 +87,7 @@ struct ProcessRange {
 /// The roctx range whose N-th closing cuts a window (`ROCPROF_XPLANE_WINDOW_RANGE`).
 struct RangeRule {
     name: Box<str>,
-    every: u64,
+    every: NonZeroU64,
 }
 
 /// What roctx callbacks keep process-wide: the start/stop ranges open now (by range id), and
@@ -105,20 +107,20 @@ impl Markers {
     pub fn set_range_rule(&self, name: &str, every: u64) {
         let _ = self.rule.set(RangeRule {
             name: name.into(),
-            every: every.max(1),
+            every: NonZeroU64::new(every).unwrap_or(NonZeroU64::MIN),
         });
     }
 
     /// A roctx range named `label` closed on an application thread: with a range rule, every
     /// N-th such closing raises the range-end flag (one string compare and, on a match, one
-    /// atomic add; the cut itself runs on the coordinator's thread).
+    /// atomic add; the cut itself runs on the coordinator's thread). Nothing that can panic.
     #[inline]
     fn on_range_closed(&self, label: &str) {
         let Some(rule) = self.rule.get() else {
             return;
         };
         if label == &*rule.name
-            && (self.closed.fetch_add(1, Ordering::Relaxed) + 1) % rule.every == 0
+            && self.closed.fetch_add(1, Ordering::Relaxed).wrapping_add(1) % rule.every == 0
         {
             self.range_end.store(true, Ordering::Relaxed);
         }
@@ -180,13 +182,60 @@ impl Markers {
     /// Applies one marker callback to the calling thread's state in `threads` (only in the phase
     /// its operation acts at, `MarkerOp::acts_at_enter`).
     pub fn on_marker(&self, threads: &Threads, call: &MarkerCall<'_>) {
+        self.on_marker_on(threads, super::local::slot(), call);
+    }
+
+    /// [`Self::on_marker`] for a push, a pop or a mark that takes no allocation, no lock and no
+    /// wait (nearly every one: a label the thread already holds, room on its stack or in its
+    /// spans' chunk, its state not held by a drain): loads, compares and stores on this
+    /// thread's slot `l` and state, nothing that can panic, so a callback runs it before its
+    /// panic guard. False, having changed nothing, for any other call: [`Self::on_marker_on`]
+    /// takes it. `call` is one its operation acts at ([`MarkerOp::acts_at_enter`]).
+    #[inline(always)]
+    pub(crate) fn on_marker_unguarded(
+        &self,
+        threads: &Threads,
+        l: &Local,
+        call: &MarkerCall<'_>,
+    ) -> bool {
+        let op = call.op;
+        if !matches!(
+            op,
+            MarkerOp::RangePush | MarkerOp::RangePop | MarkerOp::Mark
+        ) {
+            return false;
+        }
+        let Some(mut s) = threads.try_borrow_current_on(l, call.thread_id) else {
+            return false;
+        };
+        match op {
+            MarkerOp::RangePush => {
+                s.try_push_known(call.label, call.correlation_id, call.timestamp_ns)
+            }
+            MarkerOp::RangePop => s.try_pop_compact(
+                call.thread_id,
+                call.correlation_id,
+                call.timestamp_ns,
+                |label| self.on_range_closed(label),
+            ),
+            _ => s.try_mark_known(
+                call.label,
+                call.thread_id,
+                call.correlation_id,
+                call.timestamp_ns,
+            ),
+        }
+    }
+
+    /// [`Self::on_marker`], given this thread's slot.
+    pub(crate) fn on_marker_on(&self, threads: &Threads, l: &Local, call: &MarkerCall<'_>) {
         let (m, c) = (self, threads);
         if call.op.acts_at_enter() != Some(call.enter) {
             return;
         }
         match call.op {
             MarkerOp::Mark => {
-                c.with_current(call.thread_id, |s| {
+                c.with_current_on(l, call.thread_id, |s| {
                     let label = s.intern_label(call.label);
                     s.keep_span(MarkerSpan {
                         label,
@@ -204,7 +253,7 @@ impl Markers {
                 });
             }
             MarkerOp::RangePush => {
-                c.with_current(call.thread_id, |s| {
+                c.with_current_on(l, call.thread_id, |s| {
                     let label = s.intern_label(call.label);
                     s.push_range(OpenRange {
                         label,
@@ -216,7 +265,7 @@ impl Markers {
                 });
             }
             MarkerOp::RangePop => {
-                c.with_current(call.thread_id, |s| {
+                c.with_current_on(l, call.thread_id, |s| {
                     let span = s.pop_range().map(|r| ProcessRange {
                         label: r.label,
                         thread_id: call.thread_id,
@@ -245,7 +294,7 @@ impl Markers {
             }
             MarkerOp::RangeStop => {
                 let r = lock(&m.ranges).remove(&call.stop_id);
-                c.with_current(call.thread_id, |s| close_range(m, s, r, call));
+                c.with_current_on(l, call.thread_id, |s| close_range(m, s, r, call));
             }
             MarkerOp::Other => {}
         }

@@ -52,6 +52,24 @@ impl Capture {
         self.markers.on_marker(&self.threads, call);
     }
 
+    /// [`Self::on_marker`] for a push, a pop or a mark that takes no allocation, lock or wait,
+    /// before the panic guard (`Markers::on_marker_unguarded`): false, having changed nothing,
+    /// for any other. `l` is this thread's slot.
+    #[inline(always)]
+    pub(crate) fn on_marker_unguarded(
+        &self,
+        l: &super::local::Local,
+        call: &MarkerCall<'_>,
+    ) -> bool {
+        self.markers.on_marker_unguarded(&self.threads, l, call)
+    }
+
+    /// [`Self::on_marker`], given this thread's slot `l`.
+    #[inline]
+    pub(crate) fn on_marker_on(&self, l: &super::local::Local, call: &MarkerCall<'_>) {
+        self.markers.on_marker_on(&self.threads, l, call);
+    }
+
     /// A dispatch or copy of call `correlation_id` is being created on thread `thread_id`
     /// (`hip_stream::on_activity_request`).
     pub fn on_activity_request(&self, thread_id: u64, correlation_id: u64) -> bool {
@@ -233,6 +251,91 @@ mod tests {
         let a = &stacks.table()[id];
         let stack: Vec<&str> = a.stack.iter().map(|s| &**s).collect();
         assert_eq!((a.scope_range_id, stack), (2, vec!["outer", "inner"]));
+    }
+
+    /// The unguarded roctx path records what the guarded one does: each call offered to it
+    /// first, the guarded path taking what it declines, gives the same spans and counts as the
+    /// guarded path alone. It takes nearly every push, pop and mark, and declines, having
+    /// changed nothing, what needs an allocation (a label new to the thread, a stack past its
+    /// room, a new chunk of spans), a span kept whole (another thread id), a lock (start/stop)
+    /// or an unregistered thread.
+    #[test]
+    fn the_unguarded_marker_path_records_what_the_guarded_one_does() {
+        let run = |fast: bool| {
+            std::thread::spawn(move || {
+                let c = Capture::default();
+                let l = super::super::local::slot();
+                let (mut taken, mut declined) = (0u32, Vec::new());
+                let mut offer = |i: u64, m: MarkerCall<'_>| {
+                    if fast && c.on_marker_unguarded(l, &m) {
+                        taken += 1;
+                    } else {
+                        if fast {
+                            declined.push(i);
+                        }
+                        c.on_marker(&m);
+                    }
+                };
+                let mut corr = 0u64;
+                let mut next = || {
+                    corr += 1;
+                    corr
+                };
+                use MarkerOp::{Mark, RangePop as Pop, RangePush as Push};
+                // 0: unregistered; 1: a label new to the thread.
+                offer(0, call(Push, true, 7, next(), 10, Some("step")));
+                offer(1, call(Push, true, 7, next(), 11, Some("fwd")));
+                offer(2, call(Pop, false, 7, next(), 12, None));
+                // Past the stack's inline room (8 open), and back.
+                for i in 0..12 {
+                    offer(10 + i, call(Push, true, 7, next(), 20 + i, Some("step")));
+                }
+                for i in 0..12 {
+                    offer(30 + i, call(Pop, false, 7, next(), 40 + i, None));
+                }
+                // Marks, an empty label, another thread id (kept whole), unmatched pops.
+                offer(50, call(Mark, true, 7, next(), 50, Some("step")));
+                offer(51, call(Mark, true, 7, next(), 51, None));
+                offer(52, call(Mark, true, 7, next(), 52, None));
+                offer(53, call(Mark, true, 8, next(), 53, Some("step")));
+                offer(54, call(Pop, false, 7, next(), 54, None));
+                offer(55, call(Pop, false, 7, next(), 55, None));
+                // Many ranges: the spans take new chunks.
+                for i in 0..300 {
+                    offer(100, call(Push, true, 7, next(), 100 + 2 * i, Some("step")));
+                    offer(101, call(Pop, false, 7, next(), 101 + 2 * i, None));
+                }
+                // A start/stop range takes the lock.
+                let mut start = call(MarkerOp::RangeStart, false, 7, next(), 900, Some("job"));
+                start.start_retval = 5;
+                offer(60, start);
+                let mut stop = call(MarkerOp::RangeStop, true, 7, next(), 901, None);
+                stop.stop_id = 5;
+                offer(61, stop);
+                let d = c.drain(1000, false);
+                (
+                    d.markers,
+                    d.unmatched_pops,
+                    d.ranges_left_open,
+                    taken,
+                    declined,
+                )
+            })
+            .join()
+            .unwrap()
+        };
+        let (guarded, pops, open, _, _) = run(false);
+        let (fast, fast_pops, fast_open, taken, declined) = run(true);
+        assert_eq!(fast, guarded);
+        assert_eq!((fast_pops, fast_open), (pops, open));
+        assert_eq!((pops, open), (1, 0));
+        assert_eq!(guarded.len(), 1 + 12 + 4 + 1 + 300 + 1);
+        // Declined: unregistered (0), a new label (1), the first span (2: no chunk yet), the
+        // push past the stack's inline room (17: its heap room takes the rest), the empty
+        // label new (51), the span kept whole (53), each new chunk of spans (54, then 101 as
+        // the chunks double), start and stop (60, 61).
+        assert_eq!(declined, [0, 1, 2, 17, 51, 53, 54, 101, 101, 101, 60, 61]);
+        assert_eq!(taken as usize + declined.len(), 3 + 24 + 6 + 600 + 2);
     }
 
     /// A request is idle exactly when the full request would change nothing and answer

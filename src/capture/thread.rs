@@ -199,11 +199,10 @@ impl ThreadState {
     /// converted again each time.
     #[inline]
     pub fn intern_label(&mut self, label: Option<&[u8]>) -> Arc<str> {
-        let bytes = label.unwrap_or(b"");
-        if let Some(l) = self.recent_labels.iter().find(|l| l.as_bytes() == bytes) {
+        if let Some(l) = self.known_label(label) {
             return l.clone();
         }
-        let l: Arc<str> = Arc::from(label_text(bytes));
+        let l: Arc<str> = Arc::from(label_text(label.unwrap_or(b"")));
         if self.recent_labels.len() < RECENT_LABELS {
             self.recent_labels.push(l.clone());
         } else {
@@ -211,6 +210,111 @@ impl ThreadState {
             self.next_label = (self.next_label + 1) % RECENT_LABELS;
         }
         l
+    }
+
+    /// The `Arc` this thread already holds for the text of `label` ([`Self::intern_label`]),
+    /// when it holds one: byte compares, no allocation.
+    #[inline(always)]
+    pub(crate) fn known_label(&self, label: Option<&[u8]>) -> Option<&Arc<str>> {
+        let bytes = label.unwrap_or(b"");
+        self.recent_labels.iter().find(|l| l.as_bytes() == bytes)
+    }
+
+    /// [`Self::intern_label`] and [`Self::push_range`] of a push when its label is one the
+    /// thread holds and the stack has room: no allocation, nothing that can panic. False,
+    /// having changed nothing, otherwise.
+    #[inline(always)]
+    pub(crate) fn try_push_known(
+        &mut self,
+        label: Option<&[u8]>,
+        correlation_id: u64,
+        start_ns: u64,
+    ) -> bool {
+        if self.stack.len() >= self.stack.capacity() {
+            return false;
+        }
+        let Some(label) = self.known_label(label) else {
+            return false;
+        };
+        let label = label.clone();
+        self.push_range(OpenRange {
+            label,
+            correlation_id,
+            start_ns,
+            scope_id: 0,
+            parent_scope_id: 0,
+        });
+        true
+    }
+
+    /// A pop on thread `thread_id` at `end_ns` (correlation id `close_correlation_id`):
+    /// [`Self::pop_range`] and [`Self::keep_span`] of the range it closes (its label first to
+    /// `closed`), or an unmatched pop counted, when the span is kept compact in the room its
+    /// chunk has: no allocation, nothing that can panic. False, having changed nothing,
+    /// otherwise.
+    #[inline(always)]
+    pub(crate) fn try_pop_compact(
+        &mut self,
+        thread_id: u64,
+        close_correlation_id: u64,
+        end_ns: u64,
+        closed: impl FnOnce(&str),
+    ) -> bool {
+        let Some(top) = self.stack.last() else {
+            self.unmatched_pops += 1;
+            return true;
+        };
+        // `keep_span`'s compact form: this thread's range, its scope id its push's id.
+        let compact = thread_id == self.thread_id
+            && top.scope_id > 0
+            && top.scope_id as u64 == top.correlation_id;
+        if !compact || !self.spans.has_room() {
+            return false;
+        }
+        let Some(r) = self.pop_range() else {
+            return false;
+        };
+        closed(&r.label);
+        self.spans.push(ThreadSpan {
+            label: r.label,
+            open_correlation_id: r.correlation_id,
+            close_correlation_id,
+            start_ns: r.start_ns,
+            end_ns,
+            parent_scope_id: r.parent_scope_id,
+            instant: false,
+        });
+        true
+    }
+
+    /// A mark on thread `thread_id` at `ns`, kept compact ([`Self::keep_span`]) when its label
+    /// is one the thread holds and the spans' chunk has room: no allocation, nothing that can
+    /// panic. False, having changed nothing, otherwise.
+    #[inline(always)]
+    pub(crate) fn try_mark_known(
+        &mut self,
+        label: Option<&[u8]>,
+        thread_id: u64,
+        correlation_id: u64,
+        ns: u64,
+    ) -> bool {
+        if thread_id != self.thread_id || !self.spans.has_room() {
+            return false;
+        }
+        let Some(label) = self.known_label(label) else {
+            return false;
+        };
+        let label = label.clone();
+        self.spans.push(ThreadSpan {
+            label,
+            open_correlation_id: correlation_id,
+            close_correlation_id: correlation_id,
+            start_ns: ns,
+            end_ns: ns,
+            parent_scope_id: 0,
+            instant: true,
+        });
+        true
     }
 
     /// Keeps a closed range or a mark: compact when it is this thread's push/pop range (its

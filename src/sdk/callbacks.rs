@@ -20,6 +20,8 @@ use super::payload::{self, CallbackRecord, HipApiArgs};
 use super::status::SdkError;
 use crate::capture::hip_call::{self, HipCall};
 use crate::capture::local::{self, Local};
+use crate::capture::markers::MarkerCall;
+use crate::capture::Capture;
 use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::guard::ffi_guard;
@@ -77,7 +79,7 @@ enum Route {
     HipGraph,
 }
 
-/// The routes the trampolines' fast paths take ([`Tracer::armed_for`], [`marker_declined`]),
+/// The routes the trampolines' fast paths take ([`Tracer::armed_for`], [`marker_route`]),
 /// each an index of [`Tracer`]'s `fast_kinds`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FastRoute {
@@ -473,7 +475,7 @@ pub unsafe extern "C" fn buffer_callback(
 /// **by value**, so each family needs a function declared with its own record layout; the body
 /// is the same. The common callbacks (a launch's ENTER, a call's EXIT) take [`hip_api_fast`],
 /// which reads the record's fields where the runtime put them; any other, or one it declines,
-/// the edge's rest ([`rest_edge`]).
+/// the edge's rest ([`rest_edge`]), with this thread's slot.
 macro_rules! tracing_trampoline {
     ($(#[$doc:meta])* $name:ident, $record:ty, $rest:ident) => {
         $(#[$doc])*
@@ -500,37 +502,48 @@ macro_rules! tracing_trampoline {
                 payload: record.payload,
             };
             // SAFETY: the runtime's record of this callback, its payload valid for it.
-            if unsafe { hip_api_fast::<false>(t, l, &call) } {
+            let Err(l) = (unsafe { hip_api_try::<false>(t, l, &call) }) else {
                 return;
-            }
-            // SAFETY: the runtime's arguments, passed on unchanged.
-            unsafe { $rest(record, _user_data, data) };
+            };
+            // SAFETY: the runtime's arguments, passed on unchanged, and this thread's slot.
+            unsafe { $rest(record, _user_data, data, l) };
         }
     };
 }
 
 /// Declares the rest of an edge's callbacks (reported as `$what` by the panic guard): what its
-/// trampolines' fast paths decline, out of line: a roctx callback that keeps nothing ends at
-/// [`marker_declined`], any other goes on to [`callback_rest`]. It takes the trampoline's
-/// own arguments (`extern "C"`, the record by value), so a trampoline passes them on as it got
-/// them: a jump, with no frame, copy or landing pad in the trampoline (an `extern "C"`
-/// function cannot unwind into its caller).
+/// trampolines' fast paths decline, out of line: a roctx callback (untimed, not in a fork's
+/// child) goes to [`marker_callback`], or ends here at the phase its operation does not act
+/// at; any other goes on to [`callback_rest`]. It takes the trampoline's own arguments
+/// (`extern "C"`, the record by value) and the thread's slot the trampoline read, so a
+/// trampoline passes them on as it got them: a jump, with no frame, copy or landing pad in the
+/// trampoline (an `extern "C"` function cannot unwind into its caller), and no second
+/// thread-local look-up here.
 macro_rules! rest_edge {
     ($name:ident, $record:ty, $what:literal) => {
         /// The callbacks of this edge its trampolines' fast paths did not take.
         ///
         /// # Safety
         /// As the edge's trampolines: the runtime's record of this callback, its payload valid
-        /// for it, and the tracer registered with the service as `data`.
+        /// for it, and the tracer registered with the service as `data`; `l` is this thread's
+        /// slot (`local::slot`).
         #[inline(never)]
         unsafe extern "C" fn $name(
             record: $record,
             _user_data: *mut sys::rocprofiler_user_data_t,
             data: *mut c_void,
+            l: &'static Local,
         ) {
             // SAFETY: the user data of this service's registration (`trace_callbacks`).
             let t = unsafe { tracer(data) };
-            if marker_declined(t, record.kind, record.operation, record.phase) {
+            if let Some(a) = marker_route(t, record.kind) {
+                // Half of the roctx callbacks (a push's EXIT, a pop's ENTER) carry nothing
+                // kept: declined from the record's fields, before any call.
+                if payload::marker_acts_at(record.operation, record.phase) {
+                    // SAFETY: a MARKER_CORE_API record (routed by its kind), its payload
+                    // valid for it (this function's contract).
+                    unsafe { marker_callback(a, &t.recorder, l, &record, $what) };
+                }
                 return;
             }
             // SAFETY: this function's contract.
@@ -571,47 +584,107 @@ struct FastCall {
 /// `c` holds the fields of the runtime's record of this callback, its payload valid for it.
 #[inline(always)]
 unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, c: &FastCall) -> bool {
+    // SAFETY: this function's contract.
+    unsafe { hip_api_try::<TIMED>(t, l, c) }.is_ok()
+}
+
+/// [`hip_api_fast`], handing this thread's slot `l` back when it declines (`Err`): a
+/// trampoline passes it on to its rest without keeping it through the call it may make.
+///
+/// # Safety
+/// As [`hip_api_fast`].
+#[inline(always)]
+unsafe fn hip_api_try<'l, const TIMED: bool>(
+    t: &Tracer,
+    l: &'l Local,
+    c: &FastCall,
+) -> Result<(), &'l Local> {
     let rec = &t.recorder;
     let gate = rec.gate();
     if !untimed_unforked::<TIMED>(gate) {
-        return false;
+        return Err(l);
     }
     let Some(a) = t.armed_for(c.kind, FastRoute::HipApi) else {
-        return false;
+        return Err(l);
     };
     let Some(row) = a.row(c.operation) else {
         // Not subscribed: [`on_hip_api`] does nothing with it either.
-        return true;
+        return Ok(());
     };
     match c.phase {
-        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => rec.on_hip_exit_unguarded(l, gate, row.exit),
+        sys::ROCPROFILER_CALLBACK_PHASE_EXIT => {
+            if rec.on_hip_exit_unguarded(l, gate, row.exit) {
+                Ok(())
+            } else {
+                Err(l)
+            }
+        }
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
             let Some(at) = row.work_at else {
-                return false;
+                return Err(l);
             };
             // SAFETY: a HIP_RUNTIME_API payload of the call in progress (routed by its kind;
             // this function's contract).
             let Some(stream) = (unsafe { payload::hip_api_arg(c.payload, usize::from(at)) }) else {
-                return false;
+                return Err(l);
             };
             rec.on_work_enter_unguarded(l, gate, c.correlation_id, c.thread_id, stream)
         }
-        _ => false,
+        _ => Err(l),
     }
 }
 
-/// Whether a callback is a roctx one at the phase its operation does not act at (a push's
-/// EXIT, a pop's ENTER: half of them), which [`on_callback`] declines from the record's fields
-/// too: declined before [`callback_rest`]'s frame, copy of the record and route read. Not when
-/// self-timed (the rest times it) nor in a fork's child (the rest ignores every callback
-/// there). One gate test and one compare of the kind ([`Tracer::takes`]: the dispatch armed
-/// and the kind routed to markers), then the operation and phase; loads and compares, nothing
-/// that can panic.
+/// The armed dispatch, when a callback of `kind` is a roctx one the rest edges take
+/// themselves ([`marker_callback`]): not self-timed (then [`callback_rest`] times it), not in a
+/// fork's child (where [`callback_rest`] ignores every callback), the dispatch armed and the
+/// kind routed to markers. One gate test and one compare of the kind ([`Tracer::armed_for`]);
+/// nothing that can panic.
 #[inline(always)]
-fn marker_declined(t: &Tracer, kind: u32, operation: i32, phase: u32) -> bool {
-    untimed_unforked::<false>(t.recorder.gate())
-        && t.takes(kind, FastRoute::Marker)
-        && !payload::marker_acts_at(operation, phase)
+fn marker_route(t: &Tracer, kind: u32) -> Option<&Armed> {
+    if !untimed_unforked::<false>(t.recorder.gate()) {
+        return None;
+    }
+    t.armed_for(kind, FastRoute::Marker)
+}
+
+/// A roctx callback at the phase its operation acts at ([`marker_route`]): read from its
+/// payload ([`payload::with_marker_call`], which counts a short one) and its time taken,
+/// outside the panic guard (reads, a string's length and the SDK's clock, nothing that can
+/// panic), then recorded before the guard when it takes no allocation, lock or wait
+/// (`Capture::on_marker_unguarded`: a push of a label the thread holds, a pop, a mark), else
+/// inside it ([`on_marker_guarded`], reported as `edge`). `l` is this thread's slot.
+///
+/// # Safety
+/// `record` is the runtime's MARKER_CORE_API record of this callback, its payload valid for it.
+#[inline(never)]
+unsafe fn marker_callback<R>(a: &Armed, rec: &Recorder, l: &Local, record: &R, edge: &'static str)
+where
+    for<'r> CallbackRecord: From<&'r R>,
+{
+    let r = CallbackRecord::from(record);
+    let c = rec.capture();
+    let clock = a.dispatch.clock;
+    // SAFETY: a MARKER_CORE_API payload of this callback (this function's contract).
+    unsafe {
+        payload::with_marker_call(
+            &r,
+            rec,
+            || clock.now(),
+            |call| {
+                if !c.on_marker_unguarded(l, call) {
+                    on_marker_guarded(c, l, call, edge);
+                }
+            },
+        )
+    };
+}
+
+/// A roctx callback [`marker_callback`] read but could not record before the guard: through
+/// the guard (reported as `edge`), out of line.
+#[cold]
+#[inline(never)]
+fn on_marker_guarded(c: &Capture, l: &Local, call: &MarkerCall<'_>, edge: &'static str) {
+    ffi_guard(edge, (), || c.on_marker_on(l, call));
 }
 
 /// Whether `gate` lets a fast path run: not a fork's child, and (unless `TIMED`, the timed
@@ -711,8 +784,8 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
     } {
         return;
     }
-    // SAFETY: the runtime's arguments, passed on unchanged.
-    unsafe { rest_v1(record, _user_data, data) };
+    // SAFETY: the runtime's arguments, passed on unchanged, and this thread's slot.
+    unsafe { rest_v1(record, _user_data, data, l) };
 }
 
 /// The outermost `HIP_STREAM` SET bracket (nearly every one), before the panic guard: one gate
@@ -1177,6 +1250,88 @@ mod tests {
         // SAFETY: a null payload, which the tool checks before reading.
         unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
         assert_eq!(t.recorder.take_bad_payloads(), 1);
+    }
+
+    /// roctx callbacks through the trampoline, untimed (the rest's own marker path, mostly
+    /// before the guard) and self-timed (the guarded path), record the same ranges and marks:
+    /// labels, ids and scopes (the times are the process clock's, taken per call).
+    #[test]
+    fn roctx_callbacks_record_the_same_untimed_and_timed() {
+        type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
+        const MARKER_KIND: u32 = 4;
+        let run = |timed: bool| {
+            std::thread::spawn(move || {
+                let t: &'static Tracer = Box::leak(Box::default());
+                t.arm(Dispatch {
+                    abi: Abi::V1,
+                    buffer_kinds: BufferKinds::default(),
+                    callback_kinds: CallbackKinds {
+                        marker_api: Some(MARKER_KIND),
+                        ..Default::default()
+                    },
+                    hip_ops: Vec::new(),
+                    buffers: Vec::new(),
+                    clock: Functions::from_process().clock(),
+                });
+                if timed {
+                    t.recorder.time_callbacks();
+                }
+                let data = t as *const Tracer as *mut c_void;
+                let (mark, push, pop) = (0, 1, 2);
+                let labels = [c"step", c"fwd", c"step", c"", c"step"];
+                let mut corr = 0;
+                let mut callback = |op: i32, label: Option<&std::ffi::CStr>| {
+                    corr += 1;
+                    for phase in [
+                        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+                        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+                    ] {
+                        // SAFETY: all-zero is a valid payload; its size and message are set.
+                        let mut d: Data = unsafe { std::mem::zeroed() };
+                        d.size = std::mem::size_of::<Data>() as u64;
+                        d.args.roctxRangePushA.message =
+                            label.map_or(std::ptr::null(), |l| l.as_ptr());
+                        let p = &mut d as *mut Data as *mut c_void;
+                        let r = record_v1(MARKER_KIND, op, phase, corr, p);
+                        // SAFETY: a marker record, its payload and message valid meanwhile.
+                        unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+                    }
+                };
+                for round in 0..40 {
+                    callback(push, Some(labels[round % labels.len()]));
+                    callback(push, Some(c"inner"));
+                    callback(mark, Some(labels[(round + 1) % labels.len()]));
+                    callback(pop, None);
+                    callback(pop, None);
+                    if round % 7 == 0 {
+                        callback(pop, None);
+                    }
+                }
+                callback(push, None);
+                let d = t.recorder.capture().drain(0, false);
+                let spans: Vec<_> = d
+                    .markers
+                    .iter()
+                    .map(|m| {
+                        (
+                            m.label.to_string(),
+                            m.open_correlation_id,
+                            m.close_correlation_id,
+                            m.scope_id,
+                            m.parent_scope_id,
+                            m.instant,
+                        )
+                    })
+                    .collect();
+                (spans, d.unmatched_pops, t.recorder.take_bad_payloads())
+            })
+            .join()
+            .unwrap()
+        };
+        let untimed = run(false);
+        assert_eq!(untimed, run(true));
+        assert_eq!(untimed.0.len(), 40 * 3 + 1);
+        assert_eq!((untimed.1, untimed.2), (6, 0));
     }
 
     /// The facts a drain of `t` gives: each call's (id, stream), the scopes, open calls.
