@@ -146,6 +146,7 @@ impl ThreadState {
     /// (a repeated invocation gets a new one), needs no counter of ours on the application
     /// thread, names the `roctxRangePushA` call it came from, and is the same run after run
     /// for the same call sequence.
+    #[inline(always)]
     pub fn scope_id_for(&mut self, correlation_id: u64) -> i64 {
         match i64::try_from(correlation_id) {
             Ok(id) if id > 0 => id,
@@ -162,6 +163,7 @@ impl ThreadState {
 
     /// Pushes a range, giving it its scope id and its parent's (the child→parent pair is
     /// recorded once, with the range's span when it closes or at the end).
+    #[inline(always)]
     pub fn push_range(&mut self, mut r: OpenRange) {
         r.scope_id = self.scope_id_for(r.correlation_id);
         r.parent_scope_id = self.stack.last().map_or(0, |p| p.scope_id);
@@ -169,6 +171,7 @@ impl ThreadState {
         self.stack.push(r);
     }
 
+    #[inline(always)]
     pub fn pop_range(&mut self) -> Option<OpenRange> {
         let r = self.stack.pop();
         self.top_scope = self.stack.last().map_or(0, |p| p.scope_id);

@@ -648,9 +648,9 @@ fn marker_route(t: &Tracer, kind: u32) -> Option<&Armed> {
 }
 
 /// A roctx callback at the phase its operation acts at ([`marker_route`]): read from its
-/// payload ([`payload::with_marker_call`], which counts a short one) and its time taken,
-/// outside the panic guard (reads, a string's length and the SDK's clock, nothing that can
-/// panic), then recorded before the guard when it takes no allocation, lock or wait
+/// payload ([`payload::marker_call`], which counts a short one) and its time taken, outside
+/// the panic guard (reads, a string's length and the SDK's clock, nothing that can panic),
+/// then recorded before the guard when it takes no allocation, lock or wait
 /// (`Capture::on_marker_unguarded`: a push of a label the thread holds, a pop, a mark), else
 /// inside it ([`on_marker_guarded`], reported as `edge`). `l` is this thread's slot.
 ///
@@ -662,29 +662,25 @@ where
     for<'r> CallbackRecord: From<&'r R>,
 {
     let r = CallbackRecord::from(record);
-    let c = rec.capture();
     let clock = a.dispatch.clock;
-    // SAFETY: a MARKER_CORE_API payload of this callback (this function's contract).
-    unsafe {
-        payload::with_marker_call(
-            &r,
-            rec,
-            || clock.now(),
-            |call| {
-                if !c.on_marker_unguarded(l, call) {
-                    on_marker_guarded(c, l, call, edge);
-                }
-            },
-        )
+    // SAFETY: a MARKER_CORE_API payload of this callback (this function's contract); the call
+    // is used only here.
+    let Some(call) = (unsafe { payload::marker_call(&r, rec, || clock.now()) }) else {
+        return;
     };
+    let c = rec.capture();
+    if !c.on_marker_unguarded(l, &call) {
+        on_marker_guarded(c, l, call, edge);
+    }
 }
 
 /// A roctx callback [`marker_callback`] read but could not record before the guard: through
-/// the guard (reported as `edge`), out of line.
+/// the guard (reported as `edge`), out of line. The call comes by value: its caller keeps it
+/// in registers, not in memory for this path's sake.
 #[cold]
 #[inline(never)]
-fn on_marker_guarded(c: &Capture, l: &Local, call: &MarkerCall<'_>, edge: &'static str) {
-    ffi_guard(edge, (), || c.on_marker_on(l, call));
+fn on_marker_guarded(c: &Capture, l: &Local, call: MarkerCall<'_>, edge: &'static str) {
+    ffi_guard(edge, (), || c.on_marker_on(l, &call));
 }
 
 /// Whether `gate` lets a fast path run: not a fork's child, and (unless `TIMED`, the timed

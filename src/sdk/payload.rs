@@ -163,9 +163,7 @@ impl CallArgs for HipApiArgs<'_> {
 /// and no time taken) or a payload too short (counted). `now` reads the clock.
 ///
 /// # Safety
-/// `r.payload` must be null or the runtime's marker payload for `r`, valid for the callback,
-/// whose message argument (mark, push, start) is null or a NUL-terminated string alive for
-/// the callback.
+/// As [`marker_call`].
 #[inline]
 pub unsafe fn with_marker_call(
     r: &CallbackRecord,
@@ -173,20 +171,41 @@ pub unsafe fn with_marker_call(
     now: impl FnOnce() -> u64,
     f: impl FnOnce(&MarkerCall<'_>),
 ) {
+    // SAFETY: this function's contract.
+    if let Some(call) = unsafe { marker_call(r, recorder, now) } {
+        f(&call);
+    }
+}
+
+/// A roctx callback (`MARKER_CORE_API`) as `capture::markers` takes it, its label borrowed from
+/// the caller's string; `None` for a phase its operation does not act in ([`marker_acts`]: then
+/// its payload is not read and no time taken) or a payload too short (counted). `now` reads the
+/// clock. Reads, a string's length and `now`: nothing that can panic.
+///
+/// # Safety
+/// `r.payload` must be null or the runtime's marker payload for `r`, valid for the callback,
+/// whose message argument (mark, push, start) is null or a NUL-terminated string alive for
+/// the callback; the call returned is used only during the callback.
+#[inline(always)]
+pub unsafe fn marker_call<'a>(
+    r: &CallbackRecord,
+    recorder: &Recorder,
+    now: impl FnOnce() -> u64,
+) -> Option<MarkerCall<'a>> {
     type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
     if !marker_acts(r) {
-        return;
+        return None;
     }
     if r.payload.is_null() {
         recorder.bad_payload();
-        return;
+        return None;
     }
     let p = r.payload as *const Data;
     // SAFETY: a marker payload starts with its u64 size.
     let size = unsafe { std::ptr::addr_of!((*p).size).read_unaligned() } as usize;
     if size < size_of::<Data>() {
         recorder.bad_payload();
-        return;
+        return None;
     }
     // SAFETY: `size` covers the args and retval unions; both are plain 8-byte reads.
     let (arg0, retval) = unsafe {
@@ -204,7 +223,7 @@ pub unsafe fn with_marker_call(
     // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
     // NUL-terminated string (or null), alive for the duration of the call (it is copied).
     let label = unsafe { roctx_label(label_ptr) };
-    f(&MarkerCall {
+    Some(MarkerCall {
         op,
         enter,
         thread_id: r.thread_id,
@@ -213,7 +232,7 @@ pub unsafe fn with_marker_call(
         label,
         stop_id: arg0,
         start_retval: retval,
-    });
+    })
 }
 
 /// Whether a roctx callback is one its operation acts at ([`MarkerOp::acts_at_enter`]): the
