@@ -34,6 +34,77 @@ pub struct BufferKinds {
     pub counters: bool,
 }
 
+/// Which decoder a tracing record goes to, by its buffer-tracing kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decoder {
+    Unknown,
+    Kernel,
+    Copy,
+    HipApi,
+    Marker,
+    HipEvent,
+}
+
+impl BufferKinds {
+    /// The decoder of a tracing record of `kind`: the first of kernel dispatch, memory copy, HIP
+    /// API, marker API and HIP event configured for it.
+    fn decoder(&self, kind: u32) -> Decoder {
+        let k = Some(kind);
+        if k == self.kernel_dispatch {
+            Decoder::Kernel
+        } else if k == self.memory_copy {
+            Decoder::Copy
+        } else if k == self.hip_api {
+            Decoder::HipApi
+        } else if k == self.marker_api {
+            Decoder::Marker
+        } else if k == self.hip_event {
+            Decoder::HipEvent
+        } else {
+            Decoder::Unknown
+        }
+    }
+}
+
+/// Kinds below this are routed by [`Routes`]' table; the SDK's buffer-tracing kinds are a few
+/// dozen values, and any other asks [`BufferKinds::decoder`].
+const ROUTED_KINDS: usize = 64;
+
+/// The decoder of each buffer-tracing kind, made once per delivery from its [`BufferKinds`]:
+/// a record reads one table entry instead of comparing its kind with each kind configured.
+struct Routes<'k> {
+    by_kind: [Decoder; ROUTED_KINDS],
+    kinds: &'k BufferKinds,
+}
+
+impl<'k> Routes<'k> {
+    fn of(kinds: &'k BufferKinds) -> Routes<'k> {
+        let mut by_kind = [Decoder::Unknown; ROUTED_KINDS];
+        // Lowest priority first: a kind configured twice goes where `BufferKinds::decoder`
+        // sends it.
+        for (kind, d) in [
+            (kinds.hip_event, Decoder::HipEvent),
+            (kinds.marker_api, Decoder::Marker),
+            (kinds.hip_api, Decoder::HipApi),
+            (kinds.memory_copy, Decoder::Copy),
+            (kinds.kernel_dispatch, Decoder::Kernel),
+        ] {
+            if let Some(slot) = kind.and_then(|k| by_kind.get_mut(k as usize)) {
+                *slot = d;
+            }
+        }
+        Routes { by_kind, kinds }
+    }
+
+    #[inline(always)]
+    fn decoder(&self, kind: u32) -> Decoder {
+        match self.by_kind.get(kind as usize) {
+            Some(&d) => d,
+            None => self.kinds.decoder(kind),
+        }
+    }
+}
+
 /// Decodes one record into `out`.
 ///
 /// # Safety
@@ -45,6 +116,21 @@ pub unsafe fn decode_record(
     header: *const sys::rocprofiler_record_header_t,
     out: &mut EventStore,
 ) {
+    // SAFETY: this function's contract.
+    unsafe { decode_routed(abi, &Routes::of(kinds), header, out) };
+}
+
+/// [`decode_record`] by the delivery's [`Routes`].
+///
+/// # Safety
+/// As [`decode_record`].
+#[inline(always)]
+unsafe fn decode_routed(
+    abi: Abi,
+    routes: &Routes<'_>,
+    header: *const sys::rocprofiler_record_header_t,
+    out: &mut EventStore,
+) {
     if header.is_null() {
         out.counters.bad_size_records += 1;
         return;
@@ -53,17 +139,17 @@ pub unsafe fn decode_record(
     let (hash, payload) = unsafe { ((*header).__bindgen_anon_1.hash, (*header).payload) };
     let category = (hash & 0xffff_ffff) as u32;
     let kind = (hash >> 32) as u32;
-    if category == sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS && kinds.counters {
-        if payload.is_null() {
-            out.counters.bad_size_records += 1;
-        } else {
-            // SAFETY: a non-null payload of this category and kind, per the contract.
-            unsafe { pmc::decode(kind, payload as *const u8, out) };
-        }
-        return;
-    }
     if category != sys::ROCPROFILER_BUFFER_CATEGORY_TRACING {
-        out.counters.unknown_kind_records += 1;
+        if category == sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS && routes.kinds.counters {
+            if payload.is_null() {
+                out.counters.bad_size_records += 1;
+            } else {
+                // SAFETY: a non-null payload of this category and kind, per the contract.
+                unsafe { pmc::decode(kind, payload as *const u8, out) };
+            }
+        } else {
+            out.counters.unknown_kind_records += 1;
+        }
         return;
     }
     if payload.is_null() {
@@ -73,22 +159,16 @@ pub unsafe fn decode_record(
     let payload = payload as *const u8;
     // SAFETY: a non-null tracing payload starts with its 8-byte size.
     let size = unsafe { record_size(payload) };
-    let k = Some(kind);
     // SAFETY: `payload` holds `size` bytes (the record states its own size); each decoder
     // checks `size` against the layout it reads before reading.
     unsafe {
-        if k == kinds.kernel_dispatch {
-            kernel::decode(payload, size, out)
-        } else if k == kinds.memory_copy {
-            memcpy::decode(payload, size, out)
-        } else if k == kinds.hip_api {
-            api::decode(abi, ApiDomain::Hip, payload, size, out)
-        } else if k == kinds.marker_api {
-            api::decode(abi, ApiDomain::Marker, payload, size, out)
-        } else if kinds.hip_event.is_some() && k == kinds.hip_event {
-            hip_event::decode(payload, size, out)
-        } else {
-            out.counters.unknown_kind_records += 1;
+        match routes.decoder(kind) {
+            Decoder::Kernel => kernel::decode(payload, size, out),
+            Decoder::Copy => memcpy::decode(payload, size, out),
+            Decoder::HipApi => api::decode(abi, ApiDomain::Hip, payload, size, out),
+            Decoder::Marker => api::decode(abi, ApiDomain::Marker, payload, size, out),
+            Decoder::HipEvent => hip_event::decode(payload, size, out),
+            Decoder::Unknown => out.counters.unknown_kind_records += 1,
         }
     }
 }
@@ -109,11 +189,12 @@ pub unsafe fn decode_batch(
     if headers.is_null() {
         return;
     }
+    let routes = Routes::of(kinds);
     for i in 0..n {
         // SAFETY: `headers` has `n` entries per the contract.
         let h = unsafe { *headers.add(i) };
         // SAFETY: each entry is valid per the contract.
-        unsafe { decode_record(abi, kinds, h, out) };
+        unsafe { decode_routed(abi, &routes, h, out) };
     }
 }
 

@@ -398,3 +398,45 @@ fn counter_records_decode_in_both_layouts() {
     assert_eq!(none.counters.unknown_kind_records, 3);
     assert_eq!(none.pmc_samples.len(), 0);
 }
+
+/// A delivery's table of decoders sends every kind where the chain of compares does, for kinds
+/// configured once, twice (the first in the chain's order wins), not at all, and past the
+/// table.
+#[test]
+fn the_route_table_agrees_with_the_kinds_for_every_kind() {
+    let configs = [
+        kinds(),
+        BufferKinds::default(),
+        BufferKinds {
+            hip_api: Some(7),
+            marker_api: Some(7),
+            kernel_dispatch: Some(3),
+            memory_copy: Some(3),
+            hip_event: Some(200),
+            counters: false,
+        },
+        BufferKinds {
+            hip_api: Some(ROUTED_KINDS as u32),
+            marker_api: Some(ROUTED_KINDS as u32 - 1),
+            hip_event: Some(0),
+            memory_copy: Some(0),
+            ..BufferKinds::default()
+        },
+    ];
+    for k in &configs {
+        let routes = Routes::of(k);
+        for kind in (0..300).chain([u32::MAX]) {
+            assert_eq!(
+                routes.decoder(kind),
+                k.decoder(kind),
+                "kind {kind} of {k:?}"
+            );
+        }
+    }
+    let dup = Routes::of(&configs[2]);
+    assert_eq!(
+        (dup.decoder(7), dup.decoder(3)),
+        (Decoder::HipApi, Decoder::Kernel)
+    );
+    assert_eq!(dup.decoder(200), Decoder::HipEvent);
+}
