@@ -342,36 +342,35 @@ impl Recorder {
     /// into the thread's store without an allocation, a lookup or a wait
     /// (`hip_call::try_work_entry`) and its open-call mark needs no registration: loads,
     /// compares and stores on this thread's slot and state; nothing that can
-    /// panic, so a callback runs it before its panic guard. Returns `Err` with the slot `l`
-    /// handed back (so the caller keeps nothing through this call), having done nothing, for
-    /// any other ENTER (capture paused, a new chunk, another stream, a drain under way):
-    /// [`Self::on_hip_call`] takes it, inside the guard.
+    /// panic, so a callback runs it before its panic guard. Returns false, having done
+    /// nothing, for any other ENTER (capture paused, a new chunk, another stream, a drain
+    /// under way): [`Self::on_hip_call`] takes it, inside the guard.
     /// `l` is this thread's slot (`local::slot`), which the callback reads first. Out of line:
     /// a leaf whose arguments are registers (no thread-local look-up of its own), so the
     /// registers its work takes are saved on this path only, not by the trampoline on every
     /// callback.
     #[inline(never)]
-    pub(crate) fn on_work_enter_unguarded<'l>(
+    pub(crate) fn on_work_enter_unguarded(
         &self,
-        l: &'l Local,
+        l: &Local,
         gate: Gate,
         correlation_id: u64,
         thread_id: u64,
         stream: u64,
-    ) -> Result<(), &'l Local> {
+    ) -> bool {
         if !gate.capturing() {
-            return Err(l);
+            return false;
         }
         // Written without closures, so the whole path is this one function.
         let c = &self.capture;
         let Some(slot) = c.open_calls().registered_slot_on(l) else {
-            return Err(l);
+            return false;
         };
         let Some(mut t) = c.threads().try_borrow_current_on(l, thread_id) else {
-            return Err(l);
+            return false;
         };
         if !hip_call::try_work_entry(c.streams(), &mut t, correlation_id, stream) {
-            return Err(l);
+            return false;
         }
         drop(t);
         // The rest of [`Self::on_hip_enter`] and `hip_call::at_entry` for this call.
@@ -380,7 +379,7 @@ impl Recorder {
             self.set(Gate::FULL, true);
         }
         hip_stream::note_entry_on(l, correlation_id, true);
-        Ok(())
+        true
     }
 
     /// [`Self::on_hip_exit`] for a call whose exit changes the thread's state: out of line,
@@ -497,8 +496,7 @@ mod tests {
                 r.on_hip_call(r.gate(), &call(Phase::Exit), &Launch(stream), || 0);
             };
             assert!(
-                r.on_work_enter_unguarded(local::slot(), r.gate(), 1, tid, s1)
-                    .is_err(),
+                !r.on_work_enter_unguarded(local::slot(), r.gate(), 1, tid, s1),
                 "an unregistered thread declines"
             );
             guarded(1, s1);
@@ -507,9 +505,7 @@ mod tests {
             // The first chunk holds 16: the 16th launch needs a new one.
             for _ in 0..20 {
                 corr += 1;
-                if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1)
-                    .is_ok()
-                {
+                if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1) {
                     unguarded += 1;
                     assert!(r.on_hip_exit_unguarded(local::slot(), r.gate(), ExitReads::of(&op)));
                 } else {
@@ -518,15 +514,13 @@ mod tests {
             }
             assert_eq!(unguarded, 19, "every launch but the one into a new chunk");
             assert!(
-                r.on_work_enter_unguarded(local::slot(), r.gate(), 22, tid, s2)
-                    .is_err(),
+                !r.on_work_enter_unguarded(local::slot(), r.gate(), 22, tid, s2),
                 "another stream"
             );
             guarded(22, s2);
             r.set_paused(true);
             assert!(
-                r.on_work_enter_unguarded(local::slot(), r.gate(), 23, tid, s2)
-                    .is_err(),
+                !r.on_work_enter_unguarded(local::slot(), r.gate(), 23, tid, s2),
                 "paused"
             );
             r.set_paused(false);

@@ -4,7 +4,8 @@
 //!
 //! * a trampoline or request calls nothing but the C runtime's thread-local address look-up,
 //!   once, its out-of-line rest (taken only when its fast path declines) and, for a launch's
-//!   ENTER, the launch's fact ([`ENTER`]); a fast path left behind a call (an outlined
+//!   ENTER, the launch's fact ([`ENTER`]) and, when that declines, the slot read again for the
+//!   rest ([`SLOT_AGAIN`]); a fast path left behind a call (an outlined
 //!   `LocalKey::with`, a closure not inlined) passes its captures through memory;
 //! * a trampoline or request reaches its rest by a jump: no landing pad kept for it on the fast
 //!   path (nor, in a trampoline, a frame or a copy of the record);
@@ -22,6 +23,9 @@ use std::process::Command;
 const CALLBACKS: &str = "rocprof_xplane::sdk::callbacks::";
 /// A launch's ENTER, out of line from the general trampolines.
 const ENTER: &str = "rocprof_xplane::recorder::Recorder::on_work_enter_unguarded";
+/// The thread's slot read again, out of line, after a declined ENTER: the trampoline keeps no
+/// slot through the ENTER's call.
+const SLOT_AGAIN: &str = "rocprof_xplane::capture::local::slot_again";
 /// The C runtime's look-up of a thread-local's address in a shared library.
 const TLS_LOOKUP: &str = "__tls_get_addr";
 
@@ -37,13 +41,13 @@ struct Edge {
 const EDGES: &[Edge] = &[
     Edge {
         name: "rocprof_xplane::sdk::callbacks::tracing_callback_v0",
-        calls: &[ENTER],
+        calls: &[ENTER, SLOT_AGAIN],
         jumps_to: Some("rest_v0"),
         tls: 1,
     },
     Edge {
         name: "rocprof_xplane::sdk::callbacks::tracing_callback_v1",
-        calls: &[ENTER],
+        calls: &[ENTER, SLOT_AGAIN],
         jumps_to: Some("rest_v1"),
         tls: 1,
     },

@@ -124,6 +124,14 @@ pub(crate) fn slot() -> &'static Local {
     unsafe { &*l }
 }
 
+/// [`slot`], out of line: for a rare path after a call, so that its caller keeps no slot
+/// through the call (the compiler would reuse the address [`slot`] gave before it).
+#[cold]
+#[inline(never)]
+pub(crate) fn slot_again() -> &'static Local {
+    slot()
+}
+
 /// Runs `f` on this thread's slot.
 #[inline(always)]
 pub(crate) fn with<R>(f: impl FnOnce(&Local) -> R) -> R {

@@ -588,8 +588,8 @@ unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, c: &FastCall) -
     unsafe { hip_api_try::<TIMED>(t, l, c) }.is_ok()
 }
 
-/// [`hip_api_fast`], handing this thread's slot `l` back when it declines (`Err`): a
-/// trampoline passes it on to its rest without keeping it through the call it may make.
+/// [`hip_api_fast`], handing this thread's slot back when it declines (`Err`): a trampoline
+/// passes it on to its rest without keeping it through the call it may make.
 ///
 /// # Safety
 /// As [`hip_api_fast`].
@@ -628,7 +628,13 @@ unsafe fn hip_api_try<'l, const TIMED: bool>(
             let Some(stream) = (unsafe { payload::hip_api_arg(c.payload, usize::from(at)) }) else {
                 return Err(l);
             };
-            rec.on_work_enter_unguarded(l, gate, c.correlation_id, c.thread_id, stream)
+            if rec.on_work_enter_unguarded(l, gate, c.correlation_id, c.thread_id, stream) {
+                Ok(())
+            } else {
+                // Rare (a new chunk, another stream): the slot read again, so that the
+                // trampoline keeps nothing through the call above.
+                Err(local::slot_again())
+            }
         }
         _ => Err(l),
     }
