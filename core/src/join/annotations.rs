@@ -5,7 +5,9 @@
 
 use crate::facts::{ApiDomain, ApiRecord, MarkerSpan};
 use crate::fastmap::HashMap;
-use crate::model::annotations::{annotate_from_ranges, scope_tree, ScopeStacks};
+use crate::model::annotations::{
+    place_in_ranges, scope_tree, CallsToPlace, RangeThreads, ScopeStacks,
+};
 use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Ranked, Slot};
 use crate::model::trace::{Annotation, Id, Table};
 use crate::store::PackedVec;
@@ -188,12 +190,27 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
     take_span_records(c, &span_ids, ids);
     drop(span_ids);
     annotations.captured.reserve(c.scopes.len());
+    let scopes = std::mem::take(&mut c.scopes);
+    let c = &*c;
     let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
-    // In the order captured (the table takes them in any order): where an id was captured
-    // twice the later one wins. A thread's calls come in order, so consecutive ones mostly
-    // share their scope.
+    capture_scopes(&mut annotations, scopes, &mut stacks);
+    annotate_calls(&mut annotations, c, &mut stacks);
+    annotations.table = stacks.into_table();
+    let scope_tree = scope_tree(c.scope_context.iter().chain(&c.markers));
+    (annotations, scope_tree)
+}
+
+/// The annotation of each call the capture saw in a scope (`scopes`: call, scope), in the
+/// order captured (the table takes them in any order): where an id was captured twice the
+/// later one wins. A thread's calls come in order, so consecutive ones mostly share their
+/// scope.
+fn capture_scopes(
+    annotations: &mut AnnotationIndex,
+    scopes: Vec<(u64, i64)>,
+    stacks: &mut ScopeStacks<'_>,
+) {
     let mut last: Option<(i64, Id<Annotation>)> = None;
-    for (corr, scope) in std::mem::take(&mut c.scopes) {
+    for (corr, scope) in scopes {
         let a = match last {
             Some((s, a)) if s == scope => Some(a),
             _ => stacks.annotation(scope),
@@ -203,29 +220,58 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
             annotations.captured.insert(corr, a);
         }
     }
-    let marks = c.markers.iter().filter(|m| m.instant);
-    annotate_from_ranges(
-        &mut annotations.captured,
-        c.api
-            .iter()
-            .map(|a| (a.thread_id, a.correlation_id))
-            .chain(marks.map(|m| (m.thread_id, m.open_correlation_id))),
-        &c.markers,
-        &mut stacks,
-    );
-    annotations.table = stacks.into_table();
-    let scope_tree = scope_tree(c.scope_context.iter().chain(&c.markers));
+}
+
+/// What the calls' records add to the captured scopes: the external id of each HIP call, and
+/// the annotation of the range around each call the capture did not see (`walk_calls`, then
+/// `place_in_ranges`).
+fn annotate_calls(annotations: &mut AnnotationIndex, c: &Spanned, stacks: &mut ScopeStacks<'_>) {
+    let to_place = walk_calls(annotations, c);
+    place_in_ranges(&mut annotations.captured, to_place, &c.markers, stacks);
+}
+
+/// One walk over the calls (the API records, then the marks), each ranked at most once for
+/// both tables over the calls it is asked of: the external id each HIP call's record carries
+/// (the first of an id's records names it), and whether it is a call to place in the ranges
+/// around it (`RangeThreads::places`: not captured, on a thread that pushed ranges). A run
+/// with neither ranges nor external ids walks its calls without a lookup.
+fn walk_calls(annotations: &mut AnnotationIndex, c: &Spanned) -> CallsToPlace {
+    let threads = RangeThreads::of(&c.markers);
+    let mut to_place = CallsToPlace::default();
     for a in c.api.iter() {
-        if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
+        let corr = a.correlation_id;
+        let external = NonZeroU64::new(a.external_id).filter(|_| a.domain == ApiDomain::Hip);
+        if corr == 0 || (external.is_none() && threads.is_empty()) {
             continue;
         }
-        if let Some(e) = NonZeroU64::new(a.external_id) {
-            annotations
-                .external
-                .get_or_insert_with(a.correlation_id, || e);
+        let to_be_placed = match external {
+            Some(e) => {
+                let call = annotations.captured.key(corr);
+                annotations.external.get_or_insert_with_ranked(call, || e);
+                let captured = &annotations.captured;
+                threads.places(a.thread_id, corr, || captured.get_ranked(call).is_some())
+            }
+            // (Ranked only when the table is a vector: an empty one answers without.)
+            None => threads.places(a.thread_id, corr, || {
+                annotations.captured.contains_key(&corr)
+            }),
+        };
+        if to_be_placed {
+            to_place.add(a.thread_id, corr);
         }
     }
-    (annotations, scope_tree)
+    if threads.is_empty() {
+        return to_place;
+    }
+    for m in c.markers.iter().filter(|m| m.instant) {
+        let corr = m.open_correlation_id;
+        if threads.places(m.thread_id, corr, || {
+            annotations.captured.contains_key(&corr)
+        }) {
+            to_place.add(m.thread_id, corr);
+        }
+    }
+    to_place
 }
 
 /// A span takes the times of the buffered records of the calls that opened and closed it (the
@@ -508,6 +554,164 @@ mod tests {
                 "the roctx calls no span stands for"
             );
             assert!(one_pass.marker_records.is_empty() && by_id.marker_records.is_empty());
+        }
+    }
+
+    /// Calls for the walk over the calls (`annotate_calls`) on threads 7, 8 and 9 (ids below
+    /// 2,000): with `ranges` nested ranges on 7 and ranges on 8 (none on 9), and marks on 7
+    /// (in a range) and 9; with `externals` external ids on HIP and roctx calls, on calls of
+    /// id 0, and on ids recorded twice with two external ids; some calls captured in a scope
+    /// (a range's, or one with no span), some twice.
+    fn calls_in_ranges(seed: u64, ranges: bool, externals: bool) -> Spanned {
+        let mut x = seed;
+        let mut next = move |m: u64| crate::model::next_random(&mut x) % m;
+        let span = |thread_id, open, close, scope_id, parent_scope_id, instant| MarkerSpan {
+            label: Arc::from(if instant { "mark" } else { "range" }),
+            thread_id,
+            open_correlation_id: open,
+            close_correlation_id: close,
+            scope_id,
+            parent_scope_id,
+            instant,
+            ..MarkerSpan::default()
+        };
+        let mut markers = vec![
+            span(7, 333, 333, 0, 0, true),
+            span(9, 1_201, 1_201, 0, 0, true),
+        ];
+        if ranges {
+            markers.push(span(7, 50, 1_500, 50, 0, false));
+            for r in 0..20u64 {
+                let open = 100 + 50 * r;
+                markers.push(span(7, open, open + 30, open as i64, 50, false));
+                markers.push(span(8, open + 2, open + 25, open as i64 + 2, 0, false));
+            }
+        }
+        let scope_ids: Vec<i64> = markers
+            .iter()
+            .filter(|m| !m.instant)
+            .map(|m| m.scope_id)
+            .chain([9_999])
+            .collect();
+        let mut api = PackedVec::new();
+        let mut scopes = Vec::new();
+        for corr in 1..1_600u64 {
+            if next(4) == 0 {
+                continue;
+            }
+            let thread = [7, 8, 9][next(3) as usize];
+            let external = if externals && next(3) != 0 {
+                1 + next(40)
+            } else {
+                0
+            };
+            let mut a = crate::join::tests::api(1, corr, corr * 10, corr * 10 + 5, thread);
+            a.external_id = external;
+            if next(8) == 0 {
+                a.domain = ApiDomain::Marker;
+            }
+            api.push(a);
+            if next(10) == 0 {
+                // The same id again, another external id (or none).
+                api.push(ApiRecord {
+                    external_id: if externals { next(3) } else { 0 },
+                    ..a
+                });
+            }
+            if next(20) == 0 {
+                api.push(ApiRecord {
+                    correlation_id: 0,
+                    ..a
+                });
+            }
+            for _ in 0..next(3).saturating_sub(next(2)) {
+                scopes.push((corr, scope_ids[next(scope_ids.len() as u64) as usize]));
+            }
+        }
+        Spanned {
+            api,
+            marker_records: PackedVec::new(),
+            markers,
+            scopes,
+            scope_context: Vec::new(),
+            spans_shown: Vec::new(),
+        }
+    }
+
+    /// The one walk over the calls (`annotate_calls`) annotates them as the two passes it
+    /// stands for: the calls the capture did not see placed in the ranges around them
+    /// (`annotate_from_ranges` over the calls and the marks), then the external id of each
+    /// HIP call's record (the first of an id's records names it). Calls captured or not, in
+    /// ranges of their own thread or another's, ids recorded twice, id 0, roctx calls; with
+    /// and without ranges, with and without external ids.
+    #[test]
+    fn one_walk_over_the_calls_annotates_as_the_passes_it_stands_for() {
+        let ids = Ids::every(1, 2_000);
+        let index = || AnnotationIndex {
+            captured: ids.per_call(),
+            external: ids.per_call(),
+            merged: HashMap::default(),
+            table: Table::default(),
+        };
+        let cases = [
+            (1, true, true),
+            (2, true, false),
+            (3, false, true),
+            (4, false, false),
+        ];
+        for (seed, ranges, externals) in cases.into_iter().chain([(5, true, true)]) {
+            let c = calls_in_ranges(seed, ranges, externals);
+            let mut walked = index();
+            let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
+            capture_scopes(&mut walked, c.scopes.clone(), &mut stacks);
+            let scoped = walked.captured.iter().count();
+            annotate_calls(&mut walked, &c, &mut stacks);
+            walked.table = stacks.into_table();
+
+            let mut passes = index();
+            let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
+            capture_scopes(&mut passes, c.scopes.clone(), &mut stacks);
+            let marks = c.markers.iter().filter(|m| m.instant);
+            let calls = c.api.iter().map(|a| (a.thread_id, a.correlation_id));
+            let marks = marks.map(|m| (m.thread_id, m.open_correlation_id));
+            crate::model::annotations::annotate_from_ranges(
+                &mut passes.captured,
+                calls.chain(marks),
+                &c.markers,
+                &mut stacks,
+            );
+            for a in c.api.iter() {
+                if a.domain != ApiDomain::Hip || a.correlation_id == 0 {
+                    continue;
+                }
+                if let Some(e) = NonZeroU64::new(a.external_id) {
+                    passes.external.get_or_insert_with(a.correlation_id, || e);
+                }
+            }
+            passes.table = stacks.into_table();
+
+            let captured = |i: &AnnotationIndex| {
+                let mut v: Vec<(u64, Id<Annotation>, Annotation)> = i
+                    .captured
+                    .iter()
+                    .map(|(corr, &a)| (corr, a, i.table[a].clone()))
+                    .collect();
+                v.sort_unstable_by_key(|e| e.0);
+                v
+            };
+            let external = |i: &AnnotationIndex| {
+                let mut v: Vec<(u64, u64)> =
+                    i.external.iter().map(|(corr, e)| (corr, e.get())).collect();
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(captured(&walked), captured(&passes), "seed {seed}");
+            assert_eq!(external(&walked), external(&passes), "seed {seed}");
+            assert_eq!(walked.table.len(), passes.table.len(), "seed {seed}");
+            // Neither half is empty where the case has it.
+            let placed = captured(&walked).len() - scoped;
+            assert_eq!(placed > 0, ranges, "seed {seed}: calls placed in ranges");
+            assert_eq!(external(&walked).len() > 100, externals, "seed {seed}");
         }
     }
 

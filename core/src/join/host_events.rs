@@ -148,25 +148,37 @@ fn sort_spans(spans: &mut [MarkerSpan]) {
         spans.sort_by(span_order);
         return;
     };
-    // Each thread's first position in `order`, by thread id.
+    // Each thread's spans, by thread id.
     let mut threads: Vec<(u64, usize)> = count_runs(spans.iter().map(|m| m.thread_id))
         .into_iter()
         .collect();
     threads.sort_unstable();
+    // Each thread's next position in `order`, in `threads`' order: a span's thread is found
+    // once per run of its thread's spans (they come in runs), by a search of the few threads.
     let mut next = 0;
-    let mut from: HashMap<u64, usize> = HashMap::default();
+    let mut from = Vec::with_capacity(threads.len());
     let mut bounds = Vec::with_capacity(threads.len());
-    for &(tid, count) in &threads {
-        from.insert(tid, next);
+    for &(_, count) in &threads {
+        from.push(next);
         bounds.push(next..next + count);
         next += count;
     }
     let mut order = vec![0u32; spans.len()];
+    let mut run: Option<(u64, usize)> = None;
     for (m, i) in spans.iter().zip(0..n) {
-        if let Some(at) = from.get_mut(&m.thread_id) {
-            order[*at] = i;
-            *at += 1;
-        }
+        let t = match run {
+            Some((tid, t)) if tid == m.thread_id => t,
+            _ => {
+                // (Every span's thread is counted in `threads`.)
+                let Ok(t) = threads.binary_search_by_key(&m.thread_id, |&(tid, _)| tid) else {
+                    continue;
+                };
+                run = Some((m.thread_id, t));
+                t
+            }
+        };
+        order[from[t]] = i;
+        from[t] += 1;
     }
     drop(from);
     let mut keys: Vec<((u64, u64), u32)> = Vec::new();
@@ -496,9 +508,17 @@ impl OpNames {
 
     /// Names the operations of `api` the runtime did not name, in the order `call_events`
     /// meets them (the records from the end): names made before the calls' events (the
-    /// spans' labels) then follow them in the table, as when made after. (Rare: one pass
-    /// that finds none.)
+    /// spans' labels) then follow them in the table, as when made after. (Rare: asked of the
+    /// records' shared entries first, every record's operation among them, the records are
+    /// read only when an entry's operation has no name.)
     fn name_unnamed(&mut self, names: &mut NameTable, api: &PackedVec<ApiRecord>) {
+        if api
+            .shared()
+            .iter()
+            .all(|s| self.get(s.domain(), s.operation()).is_some())
+        {
+            return;
+        }
         let mut last: HashMap<(ApiDomain, i32), (usize, ApiRecord)> = HashMap::default();
         for (i, a) in api.iter().enumerate() {
             if self.get(a.domain, a.operation).is_none() {
@@ -562,6 +582,46 @@ mod tests {
             let ends = |v: &[MarkerSpan]| v.iter().map(|m| m.end_ns).collect::<Vec<_>>();
             assert_eq!(ends(&spans), ends(&want), "case {case}");
         }
+    }
+
+    /// The operations the runtime did not name are named before the spans' labels in the
+    /// order the calls' events meet them (the records from the end), once each; a collection
+    /// whose every operation is named (asked of its shared entries) makes no name, and so
+    /// does one whose unnamed operation only an entry no record names any more has.
+    #[test]
+    fn unnamed_operations_are_named_in_the_order_the_calls_meet_them() {
+        let names: std::collections::HashMap<(ApiDomain, i32), Arc<str>> =
+            [((ApiDomain::Hip, 1), Arc::from("hipLaunchKernel"))].into();
+        let call = |op: i32, corr: u64| ApiRecord {
+            domain: ApiDomain::Hip,
+            operation: op,
+            correlation_id: corr,
+            external_id: 0,
+            start_ns: corr,
+            end_ns: corr + 1,
+            thread_id: 7,
+        };
+        let made = |api: &PackedVec<ApiRecord>| {
+            let mut interned = NameTable::default();
+            let mut ops = OpNames::new(&names, &mut interned);
+            ops.name_unnamed(&mut interned, api);
+            let mut made: Vec<Name> = ops.unnamed.values().copied().collect();
+            made.sort_unstable_by_key(|n| n.get());
+            made.iter()
+                .map(|&n| interned.table[n].to_string())
+                .collect::<Vec<_>>()
+        };
+        let mixed: PackedVec<ApiRecord> =
+            [call(1, 1), call(5, 2), call(9, 3), call(5, 4), call(1, 5)]
+                .into_iter()
+                .collect();
+        assert_eq!(made(&mixed), ["<hip operation 5>", "<hip operation 9>"]);
+        let named: PackedVec<ApiRecord> = [call(1, 1), call(1, 2)].into_iter().collect();
+        assert!(made(&named).is_empty());
+        let mut left = mixed.clone();
+        left.retain(|a| a.operation == 1);
+        assert!(left.shared().iter().any(|s| s.operation() == 9));
+        assert!(made(&left).is_empty());
     }
 
     /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,

@@ -260,38 +260,89 @@ struct Range<'a> {
     span: &'a MarkerSpan,
 }
 
+/// Whether `m` is a push/pop range calls can be placed in (by correlation id, on its thread).
+fn is_range(m: &MarkerSpan) -> bool {
+    !(m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0)
+}
+
+/// The threads that pushed ranges: only their calls can be placed in one.
+#[derive(Debug, Default)]
+pub struct RangeThreads(HashSet<u64>);
+
+impl RangeThreads {
+    pub fn of(markers: &[MarkerSpan]) -> Self {
+        // A thread's ranges come in runs: each run's thread is added once, not hashed per
+        // range.
+        let mut threads: HashSet<u64> = HashSet::default();
+        let mut last = None;
+        for m in markers.iter().filter(|m| is_range(m)) {
+            if last.replace(m.thread_id) != Some(m.thread_id) {
+                threads.insert(m.thread_id);
+            }
+        }
+        RangeThreads(threads)
+    }
+
+    /// No range: no call is placed, and none need be asked about.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether call `corr` of `thread` is one to place: a call (id 0 is none) the capture
+    /// did not see (`captured`, asked only of a call) on a thread that pushed ranges. The
+    /// captured table first: a vector over the ids, where the thread set is a hash probe.
+    #[inline]
+    pub fn places(&self, thread: u64, corr: u64, captured: impl FnOnce() -> bool) -> bool {
+        corr != 0 && !captured() && self.0.contains(&thread)
+    }
+}
+
+/// The calls the capture did not see on the threads that pushed ranges, by thread: what
+/// [`place_in_ranges`] places (those [`RangeThreads::places`] answers for).
+#[derive(Debug, Default)]
+pub struct CallsToPlace(BTreeMap<u64, Vec<u64>>);
+
+impl CallsToPlace {
+    pub fn add(&mut self, thread: u64, corr: u64) {
+        self.0.entry(thread).or_default().push(corr);
+    }
+}
+
 /// Gives each call `(thread, correlation id)` that has no captured annotation the annotation of
 /// the innermost push/pop range of its thread that contains it by correlation id. One
 /// annotation per range, shared by all calls inside it; calls outside every range stay without.
+/// (A caller that walks its calls for more than this asks [`RangeThreads::places`] in its own
+/// walk, then calls [`place_in_ranges`].)
 pub fn annotate_from_ranges(
     captured: &mut super::corrmap::CorrMap<Id<Annotation>>,
     calls: impl IntoIterator<Item = (u64, u64)>,
     markers: &[MarkerSpan],
     stacks: &mut ScopeStacks<'_>,
 ) {
-    let is_range = |m: &MarkerSpan| {
-        !(m.instant || m.process_wide || m.scope_id == 0 || m.open_correlation_id == 0)
-    };
-    // A thread's ranges come in runs: each run's thread is added once, not hashed per range.
-    let mut threads: HashSet<u64> = HashSet::default();
-    let mut last = None;
-    for m in markers.iter().filter(|m| is_range(m)) {
-        if last.replace(m.thread_id) != Some(m.thread_id) {
-            threads.insert(m.thread_id);
-        }
-    }
+    let threads = RangeThreads::of(markers);
     if threads.is_empty() {
         return;
     }
     // The calls the capture did not see, before the ranges: when every call was captured (a
     // program whose roctx ranges enclose only launches, copies and syncs) no range is indexed.
-    // The captured table first: a vector over the ids, where the thread set is a hash probe.
-    let mut queries: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    let mut queries = CallsToPlace::default();
     for (thread, corr) in calls {
-        if corr != 0 && !captured.contains_key(&corr) && threads.contains(&thread) {
-            queries.entry(thread).or_default().push(corr);
+        if threads.places(thread, corr, || captured.contains_key(&corr)) {
+            queries.add(thread, corr);
         }
     }
+    place_in_ranges(captured, queries, markers, stacks);
+}
+
+/// `annotate_from_ranges` of the calls to place, found: each is given the annotation of the
+/// innermost range of its thread that contains it.
+pub fn place_in_ranges(
+    captured: &mut super::corrmap::CorrMap<Id<Annotation>>,
+    queries: CallsToPlace,
+    markers: &[MarkerSpan],
+    stacks: &mut ScopeStacks<'_>,
+) {
+    let queries = queries.0;
     if queries.is_empty() {
         return;
     }
@@ -309,11 +360,21 @@ pub fn annotate_from_ranges(
         })
         .collect();
     let mut ranges: BTreeMap<u64, Vec<Range<'_>>> = BTreeMap::new();
+    // A thread's ranges come in runs: its bounds are looked up once per run.
+    let mut run: Option<(u64, Option<(u64, u64)>)> = None;
     for m in markers {
         if !is_range(m) {
             continue;
         }
-        let Some(&(first, last)) = bounds.get(&m.thread_id) else {
+        let of_thread = match run {
+            Some((t, b)) if t == m.thread_id => b,
+            _ => {
+                let b = bounds.get(&m.thread_id).copied();
+                run = Some((m.thread_id, b));
+                b
+            }
+        };
+        let Some((first, last)) = of_thread else {
             continue;
         };
         let close = match m.close_correlation_id {

@@ -47,6 +47,11 @@ impl ApiSource {
     pub fn domain(&self) -> ApiDomain {
         self.domain
     }
+
+    /// The operation of the calls of this entry.
+    pub fn operation(&self) -> i32 {
+        self.operation
+    }
 }
 
 impl Pack for ApiRecord {
