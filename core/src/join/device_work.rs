@@ -50,6 +50,9 @@ pub(super) fn call_tables(
     work
 }
 
+/// Lines of no stream found by a search of a few before a hash probe (`DeviceWork::few`).
+const FEW_LINES: usize = 8;
+
 /// Where a line's events stop doubling (`grow`) …
 const LINE_SMALL_BELOW: usize = 1 << 16;
 /// … and the share of its length it grows by after: an eighth. The kernels stage's last step
@@ -199,6 +202,11 @@ pub(super) struct DeviceWork {
     lines: Vec<((u32, LineKey), Vec<DeviceEvent>)>,
     line_of: HashMap<(u32, LineKey), usize>,
     last: Option<((u32, LineKey), usize)>,
+    /// The first `FEW_LINES` lines of no stream asked for, searched in order before
+    /// `line_of`: a run's work without a stream is on a few queues (and the copies' own
+    /// line), each dispatch mostly on another queue than the one before, where `last` misses
+    /// and a hash probe would be made per event.
+    few: SmallVec<[((u32, LineKey), usize); FEW_LINES]>,
     /// The lines of each stream slot (one entry per stream of `streams`), by plane, found by
     /// index: consecutive events mostly change line (the kernels stage walks every GPU's
     /// dispatches in time order), so remembering the last line rarely helps, and a slot's
@@ -262,6 +270,7 @@ impl DeviceWork {
             lines: Vec::new(),
             line_of: HashMap::default(),
             last: None,
+            few: SmallVec::new(),
             slot_lines,
             sizes: Vec::new(),
             kernel_lines,
@@ -346,22 +355,34 @@ impl DeviceWork {
         drop(std::mem::take(&mut self.stream_of));
     }
 
-    /// The position in `lines` of line (`dev`, `key`), added when new.
-    fn line_index(&mut self, dev: u32, key: LineKey) -> usize {
-        match self.last {
-            Some((k, i)) if k == (dev, key) => i,
-            _ => {
+    /// The position in `lines` of line (`dev`, `key`), added when new; `of_no_stream`: the
+    /// line is found by its key each time (not by a stream's slot), so it is kept among the
+    /// `few` while there is room.
+    fn line_index(&mut self, dev: u32, key: LineKey, of_no_stream: bool) -> usize {
+        let at = (dev, key);
+        if let Some((k, i)) = self.last {
+            if k == at {
+                return i;
+            }
+        }
+        let i = match self.few.iter().find(|(k, _)| *k == at) {
+            Some(&(_, i)) => i,
+            None => {
                 let lines = &mut self.lines;
                 let sizes = &mut self.sizes;
-                let i = *self.line_of.entry((dev, key)).or_insert_with(|| {
-                    lines.push(((dev, key), Vec::new()));
+                let i = *self.line_of.entry(at).or_insert_with(|| {
+                    lines.push((at, Vec::new()));
                     sizes.push(0);
                     lines.len() - 1
                 });
-                self.last = Some(((dev, key), i));
+                if of_no_stream && self.few.len() < FEW_LINES {
+                    self.few.push((at, i));
+                }
                 i
             }
-        }
+        };
+        self.last = Some((at, i));
+        i
     }
 
     /// The events of every line, by (plane, stream).
@@ -370,6 +391,7 @@ impl DeviceWork {
         self.slot_lines.clear();
         self.sizes.clear();
         self.last = None;
+        self.few.clear();
         // Trimmed to their events: a grown vector keeps up to twice its events' room for as
         // long as the trace lives (shrinking a large block moves nothing).
         std::mem::take(&mut self.lines)
@@ -421,7 +443,7 @@ impl DeviceWork {
     /// `line_at` of a line not found by its stream's slot.
     #[inline(never)]
     fn new_line_at(&mut self, dev: u32, LinePlace { key, slot }: LinePlace) -> usize {
-        let i = self.line_index(dev, key);
+        let i = self.line_index(dev, key, slot.is_none());
         if let (Some(s), Ok(at)) = (slot, u32::try_from(i)) {
             if let Some(l) = self.slot_lines.get_mut(s.index()) {
                 l.push((dev, at));
@@ -591,9 +613,6 @@ mod tests {
     use crate::model::next_random;
     use crate::model::trace::{DeviceEventKind, KernelInfo, LaunchShape, Table};
 
-    /// Every event reaches the line of its plane and stream, in the order pushed, whether its
-    /// line is found by the stream's slot (one stream's work on two planes, two streams taking
-    /// turns) or by key (work whose call named no stream, or no call at all).
     /// Each call's count and lowest device read back as counted, whether packed in the 4 B
     /// entry or kept apart: a count past 24 bits, a device past 254, and a call that passes
     /// from one to the other.
@@ -635,6 +654,10 @@ mod tests {
         assert_eq!(a.get(a.key(101)), None);
     }
 
+    /// Every event reaches the line of its plane and stream, in the order pushed, whether its
+    /// line is found by the stream's slot (one stream's work on two planes, two streams taking
+    /// turns) or by key (work whose call named no stream, or no call at all: on more queues
+    /// than `FEW_LINES`, taking turns, so found among the few and by the map).
     #[test]
     fn device_events_reach_their_line_by_slot_or_by_key() {
         let call = |correlation_id, stream| crate::model::events::CallFact {
@@ -644,12 +667,12 @@ mod tests {
             stream_seq: 100 + stream,
         };
         let calls: Vec<_> = (1..=40).map(|i| call(i, 1 + i % 2)).collect();
-        let ids = Ids::every(1, 60);
+        let ids = Ids::every(1, 200);
         let (mut work, _) = DeviceWork::of_calls(calls.into_iter(), 40, &ids);
         let mut want: BTreeMap<(u32, LineKey), Vec<u64>> = BTreeMap::new();
-        for corr in 1..=60u64 {
-            // Calls 41..=60 named no stream: their work goes by queue.
-            let at = work.place(corr, LineKey::Queue(7));
+        for corr in 1..=200u64 {
+            // Calls 41..=200 named no stream: their work goes by queue.
+            let at = work.place(corr, LineKey::Queue(7 + corr % 7));
             let dev = (corr % 3 == 0) as u32;
             want.entry((dev, at.key)).or_default().push(corr);
             let e = DeviceEvent {
@@ -674,8 +697,13 @@ mod tests {
         assert_eq!(got, want);
         assert_eq!(
             got.len(),
-            6,
-            "two streams and the queue, each on two planes"
+            2 * (2 + 7),
+            "two streams and seven queues, each on two planes"
+        );
+        let queues = got.keys().filter(|(_, k)| matches!(k, LineKey::Queue(_)));
+        assert!(
+            queues.count() > FEW_LINES,
+            "lines of no stream beyond the few"
         );
     }
 
