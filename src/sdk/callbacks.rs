@@ -1199,6 +1199,26 @@ mod tests {
         t
     }
 
+    /// The roctx callback kind the marker tests arm.
+    const MARKER_KIND: u32 = 4;
+
+    /// A tracer armed for roctx callbacks ([`MARKER_KIND`]) only, leaked as the tool's is.
+    fn marker_tracer() -> &'static Tracer {
+        let t: &'static Tracer = Box::leak(Box::default());
+        t.arm(Dispatch {
+            abi: Abi::V1,
+            buffer_kinds: BufferKinds::default(),
+            callback_kinds: CallbackKinds {
+                marker_api: Some(MARKER_KIND),
+                ..Default::default()
+            },
+            hip_ops: Vec::new(),
+            buffers: Vec::new(),
+            clock: Functions::from_process().clock(),
+        });
+        t
+    }
+
     /// An SDK 1.x record of thread 9, as the runtime passes it.
     fn record_v1(
         kind: u32,
@@ -1223,19 +1243,7 @@ mod tests {
     /// counted as bad; at the phase it acts in, the same null payload is.
     #[test]
     fn a_marker_callback_at_its_other_phase_reads_no_payload() {
-        const MARKER_KIND: u32 = 4;
-        let t: &'static Tracer = Box::leak(Box::default());
-        t.arm(Dispatch {
-            abi: Abi::V1,
-            buffer_kinds: BufferKinds::default(),
-            callback_kinds: CallbackKinds {
-                marker_api: Some(MARKER_KIND),
-                ..Default::default()
-            },
-            hip_ops: Vec::new(),
-            buffers: Vec::new(),
-            clock: Functions::from_process().clock(),
-        });
+        let t = marker_tracer();
         let data = t as *const Tracer as *mut c_void;
         let (push, pop) = (1, 2);
         let (enter, exit) = (
@@ -1260,21 +1268,9 @@ mod tests {
     #[test]
     fn roctx_callbacks_record_the_same_untimed_and_timed() {
         type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
-        const MARKER_KIND: u32 = 4;
         let run = |timed: bool| {
             std::thread::spawn(move || {
-                let t: &'static Tracer = Box::leak(Box::default());
-                t.arm(Dispatch {
-                    abi: Abi::V1,
-                    buffer_kinds: BufferKinds::default(),
-                    callback_kinds: CallbackKinds {
-                        marker_api: Some(MARKER_KIND),
-                        ..Default::default()
-                    },
-                    hip_ops: Vec::new(),
-                    buffers: Vec::new(),
-                    clock: Functions::from_process().clock(),
-                });
+                let t = marker_tracer();
                 if timed {
                     t.recorder.time_callbacks();
                 }
