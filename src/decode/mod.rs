@@ -46,23 +46,25 @@ enum Decoder {
 }
 
 impl BufferKinds {
+    /// Each decoder and the kind configured for it, first in priority: a kind configured for
+    /// two goes to the first.
+    fn by_priority(&self) -> [(Option<u32>, Decoder); 5] {
+        [
+            (self.kernel_dispatch, Decoder::Kernel),
+            (self.memory_copy, Decoder::Copy),
+            (self.hip_api, Decoder::HipApi),
+            (self.marker_api, Decoder::Marker),
+            (self.hip_event, Decoder::HipEvent),
+        ]
+    }
+
     /// The decoder of a tracing record of `kind`: the first of kernel dispatch, memory copy, HIP
-    /// API, marker API and HIP event configured for it.
+    /// API, marker API and HIP event configured for it ([`Self::by_priority`]).
     fn decoder(&self, kind: u32) -> Decoder {
-        let k = Some(kind);
-        if k == self.kernel_dispatch {
-            Decoder::Kernel
-        } else if k == self.memory_copy {
-            Decoder::Copy
-        } else if k == self.hip_api {
-            Decoder::HipApi
-        } else if k == self.marker_api {
-            Decoder::Marker
-        } else if k == self.hip_event {
-            Decoder::HipEvent
-        } else {
-            Decoder::Unknown
-        }
+        self.by_priority()
+            .into_iter()
+            .find(|&(k, _)| k == Some(kind))
+            .map_or(Decoder::Unknown, |(_, d)| d)
     }
 }
 
@@ -82,13 +84,7 @@ impl<'k> Routes<'k> {
         let mut by_kind = [Decoder::Unknown; ROUTED_KINDS];
         // Lowest priority first: a kind configured twice goes where `BufferKinds::decoder`
         // sends it.
-        for (kind, d) in [
-            (kinds.hip_event, Decoder::HipEvent),
-            (kinds.marker_api, Decoder::Marker),
-            (kinds.hip_api, Decoder::HipApi),
-            (kinds.memory_copy, Decoder::Copy),
-            (kinds.kernel_dispatch, Decoder::Kernel),
-        ] {
+        for (kind, d) in kinds.by_priority().into_iter().rev() {
             if let Some(slot) = kind.and_then(|k| by_kind.get_mut(k as usize)) {
                 *slot = d;
             }
@@ -105,25 +101,11 @@ impl<'k> Routes<'k> {
     }
 }
 
-/// Decodes one record into `out`.
+/// Decodes one record into `out`, by the delivery's [`Routes`].
 ///
 /// # Safety
 /// `header` must be null or point to a valid record header whose `payload` (if non-null)
 /// points to a record of at least the size its own `size` field states.
-pub unsafe fn decode_record(
-    abi: Abi,
-    kinds: &BufferKinds,
-    header: *const sys::rocprofiler_record_header_t,
-    out: &mut EventStore,
-) {
-    // SAFETY: this function's contract.
-    unsafe { decode_routed(abi, &Routes::of(kinds), header, out) };
-}
-
-/// [`decode_record`] by the delivery's [`Routes`].
-///
-/// # Safety
-/// As [`decode_record`].
 #[inline(always)]
 unsafe fn decode_routed(
     abi: Abi,
@@ -176,7 +158,7 @@ unsafe fn decode_routed(
 /// Decodes a whole delivery and adds the runtime's `drop_count`.
 ///
 /// # Safety
-/// `headers` must be null or point to `n` header pointers, each valid per `decode_record`.
+/// `headers` must be null or point to `n` header pointers, each valid per `decode_routed`.
 pub unsafe fn decode_batch(
     abi: Abi,
     kinds: &BufferKinds,
