@@ -267,10 +267,13 @@ impl ThreadState {
             self.unmatched_pops += 1;
             return true;
         };
-        // `keep_span`'s compact form: this thread's range, its scope id its push's id.
-        let compact = thread_id == self.thread_id
-            && top.scope_id > 0
-            && top.scope_id as u64 == top.correlation_id;
+        let compact = self.kept_compact(
+            thread_id,
+            false,
+            top.scope_id,
+            top.parent_scope_id,
+            top.correlation_id,
+        );
         if !compact || !self.spans.has_room() {
             return false;
         }
@@ -301,7 +304,7 @@ impl ThreadState {
         correlation_id: u64,
         ns: u64,
     ) -> bool {
-        if thread_id != self.thread_id || !self.spans.has_room() {
+        if !self.kept_compact(thread_id, true, 0, 0, correlation_id) || !self.spans.has_room() {
             return false;
         }
         let Some(label) = self.known_label(label) else {
@@ -320,16 +323,41 @@ impl ThreadState {
         true
     }
 
+    /// Whether a span of thread `thread_id`, neither process-wide nor open at the end, is kept
+    /// compact ([`Self::keep_span`]): this thread's, its scope implied by its ids (a range's
+    /// scope id is its push's correlation id; a mark has no scope and no parent). The one rule
+    /// for the guarded path and the ones before the guard.
+    #[inline(always)]
+    fn kept_compact(
+        &self,
+        thread_id: u64,
+        instant: bool,
+        scope_id: i64,
+        parent_scope_id: i64,
+        open_correlation_id: u64,
+    ) -> bool {
+        let scope_implied = if instant {
+            scope_id == 0 && parent_scope_id == 0
+        } else {
+            scope_id > 0 && scope_id as u64 == open_correlation_id
+        };
+        thread_id == self.thread_id && scope_implied
+    }
+
     /// Keeps a closed range or a mark: compact when it is this thread's push/pop range (its
     /// scope id its push's correlation id) or a mark.
     #[inline]
     pub fn keep_span(&mut self, m: MarkerSpan) {
-        let scope_implied = if m.instant {
-            m.scope_id == 0 && m.parent_scope_id == 0
-        } else {
-            m.scope_id > 0 && m.scope_id as u64 == m.open_correlation_id
-        };
-        if m.thread_id != self.thread_id || m.process_wide || m.open_at_end || !scope_implied {
+        let compact = !m.process_wide
+            && !m.open_at_end
+            && self.kept_compact(
+                m.thread_id,
+                m.instant,
+                m.scope_id,
+                m.parent_scope_id,
+                m.open_correlation_id,
+            );
+        if !compact {
             self.other_spans.push(m);
             return;
         }

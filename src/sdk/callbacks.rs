@@ -978,9 +978,10 @@ fn on_set_guarded(enter: bool, stream: u64, edge: &'static str) {
 /// `r` is a MARKER_CORE_API record, its payload valid for the callback.
 #[inline(never)]
 unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: CallbackRecord) {
-    let c = rec.capture();
-    // SAFETY: a MARKER_CORE_API payload (this function's contract).
-    unsafe { payload::with_marker_call(&r, rec, || d.clock.now(), |call| c.on_marker(call)) };
+    // SAFETY: a MARKER_CORE_API payload (this function's contract); the call is used only here.
+    if let Some(call) = unsafe { payload::marker_call(&r, rec, || d.clock.now()) } {
+        rec.capture().on_marker(&call);
+    }
 }
 
 /// A code-object callback: kernel symbols.

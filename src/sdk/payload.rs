@@ -158,25 +158,6 @@ impl CallArgs for HipApiArgs<'_> {
     }
 }
 
-/// Hands a roctx callback (`MARKER_CORE_API`) to `f` as `capture::markers` takes it; nothing
-/// for a phase its operation does not act in ([`marker_acts`]: then its payload is not read
-/// and no time taken) or a payload too short (counted). `now` reads the clock.
-///
-/// # Safety
-/// As [`marker_call`].
-#[inline]
-pub unsafe fn with_marker_call(
-    r: &CallbackRecord,
-    recorder: &Recorder,
-    now: impl FnOnce() -> u64,
-    f: impl FnOnce(&MarkerCall<'_>),
-) {
-    // SAFETY: this function's contract.
-    if let Some(call) = unsafe { marker_call(r, recorder, now) } {
-        f(&call);
-    }
-}
-
 /// A roctx callback (`MARKER_CORE_API`) as `capture::markers` takes it, its label borrowed from
 /// the caller's string; `None` for a phase its operation does not act in ([`marker_acts`]: then
 /// its payload is not read and no time taken) or a payload too short (counted). `now` reads the
