@@ -127,6 +127,10 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
     // pushed under the same labels share one list.
     let mut met = vec![false; trace.annotations.len()];
     let mut lists = crate::fastmap::HashSet::default();
+    // The lists met last, by address, in front of the set: the annotations of a line come
+    // from the few threads that launch onto it, each keeping one list while its labels stay
+    // the same, so most are the list met a few annotations before (a compare, not a probe).
+    let mut recent = [0usize; RECENT_LISTS];
     let mut out: BTreeMap<i64, Program> = BTreeMap::new();
     let annotations = trace
         .devices
@@ -142,9 +146,13 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
         let Some(a) = trace.annotations.get(id) else {
             continue;
         };
-        if !lists.insert(std::sync::Arc::as_ptr(&a.stack).cast::<u8>() as usize) {
+        let key = std::sync::Arc::as_ptr(&a.stack).cast::<u8>() as usize;
+        let slot = &mut recent[crate::xplane::builder::fibonacci_slot(key as u64, RECENT_BITS)];
+        if *slot == key || !lists.insert(key) {
+            *slot = key;
             continue;
         }
+        *slot = key;
         if let Some((program_id, module, op)) = labelled_op(&a.stack) {
             out.entry(program_id)
                 .or_insert_with(|| Program {
@@ -157,6 +165,11 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
     }
     out
 }
+
+/// Slots of [`programs`]' lists met last (a power of two: more than the threads a run
+/// commonly has).
+const RECENT_BITS: u32 = 8;
+const RECENT_LISTS: usize = 1 << RECENT_BITS;
 
 /// `(program_id, hlo_module, hlo_op)` of a label stack, each from its innermost TraceMe level
 /// (as the stats `xplane::annotation` writes): `None` unless all three are there and the
@@ -268,6 +281,80 @@ mod tests {
 
     fn stack(levels: &[&str]) -> Vec<Arc<str>> {
         levels.iter().map(|s| Arc::from(*s)).collect()
+    }
+
+    /// More label lists than the slots of lists met last, their annotations interleaved so
+    /// that lists take turns in the slots and each comes back after others took its slot:
+    /// every list's op is found, and an annotation no kernel names is not read.
+    #[test]
+    fn every_kernel_s_list_gives_its_op_whatever_the_slots_hold() {
+        use crate::model::{Annotation, Device, DeviceEvent, DeviceEventKind, DeviceLine};
+        use crate::model::{KernelInfo, Table};
+        let n = RECENT_LISTS * 3 + 5;
+        let lists: Vec<Arc<[Arc<str>]>> = (0..n)
+            .map(|i| {
+                stack(&[
+                    &format!("M#hlo_module=m{},program_id={}#", i % 3, i % 3),
+                    &format!("T#hlo_op=op.{i}#"),
+                ])
+                .into()
+            })
+            .collect();
+        let mut shapes = Table::default();
+        let shape = shapes.push(crate::model::LaunchShape::default());
+        let mut annotations = Table::default();
+        let mut ids = Vec::new();
+        for k in 0..n * 3 {
+            ids.push(annotations.push(Annotation {
+                stack: lists[k * 7919 % n].clone(),
+                scope_range_id: k as i64 + 1,
+                external_ids: Vec::new(),
+            }));
+        }
+        // Named by no kernel: its op is not the programs'.
+        annotations.push(Annotation {
+            stack: stack(&["M#hlo_module=m0,program_id=0#", "T#hlo_op=unused#"]).into(),
+            ..Default::default()
+        });
+        let events = ids
+            .iter()
+            .enumerate()
+            .map(|(k, &a)| DeviceEvent {
+                start_ns: k as u64,
+                end_ns: k as u64 + 1,
+                correlation_id: 0,
+                thread_id: 1,
+                kind: DeviceEventKind::Kernel(KernelInfo {
+                    dispatch_id: k as u64,
+                    shape,
+                }),
+                annotation: Some(a),
+                graph: None,
+            })
+            .collect();
+        let trace = Trace {
+            devices: vec![Device {
+                lines: vec![DeviceLine {
+                    id: 0,
+                    name: String::new(),
+                    events,
+                }],
+                ..Default::default()
+            }],
+            annotations,
+            shapes,
+            ..Default::default()
+        };
+        let found = programs(&trace);
+        assert_eq!(found.len(), 3);
+        for (id, p) in &found {
+            assert_eq!(p.module, format!("m{id}"));
+            let want: BTreeSet<String> = (0..n)
+                .filter(|i| i % 3 == *id as usize)
+                .map(|i| format!("op.{i}"))
+                .collect();
+            assert_eq!(p.ops, want, "program {id}");
+        }
     }
 
     #[test]

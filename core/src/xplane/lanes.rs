@@ -26,6 +26,9 @@ const MAX_LANE: usize = 127;
 
 /// Stats of a roctx range event itself: its own scope id (push/pop), so ids in the scope tree
 /// and on kernels can be mapped to labels, and a mark when the range never closed.
+// Inline (as `RoctxLines::new` and `add`): asked for by the host plane's walk over every
+// event, which is in another module, and so perhaps in another codegen unit.
+#[inline]
 pub fn range_stats(
     plane: &mut PlaneBuilder,
     ids: &mut StatIds,
@@ -87,6 +90,7 @@ enum Group {
 impl RoctxLines {
     /// `spans`: the thread's roctx events in the order they will be added, as `(process_wide,
     /// span)` (what `add` takes), to tell which groups can be dealt as they come.
+    #[inline]
     pub fn new(
         tid: u64,
         display: Option<String>,
@@ -125,6 +129,7 @@ impl RoctxLines {
         }
     }
 
+    #[inline]
     pub fn add(
         &mut self,
         process_wide: bool,
@@ -280,6 +285,8 @@ struct Lanes(Vec<Vec<u64>>);
 
 impl Lanes {
     /// The first lane where `span` nests, opened on it; spans must come in [`LaneKey`] order.
+    // Always: asked for by every roctx span, mostly answered by lane 0 in a compare or two.
+    #[inline(always)]
     fn deal(&mut self, span: (u64, u64)) -> usize {
         let (start, end) = (span.0, span.1.max(span.0));
         let mut chosen = None;

@@ -221,7 +221,9 @@ impl<'t> EventCache<'t> {
         id
     }
 
-    #[inline]
+    // Always (as `AnnotationCache::stats`): every event asks, and a call of its own costs more
+    // than the slot compare that mostly answers; the planes' walks are in other modules.
+    #[inline(always)]
     pub(super) fn annotation_stats(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -367,7 +369,7 @@ const SLOTS: usize = 1 << SLOT_BITS;
 impl AnnotationCache<'_> {
     /// The stats of `id`, encoded on a miss into the slot's buffer (a miss allocates nothing
     /// once the slots are warm); `None` for an id the trace's table does not hold.
-    #[inline]
+    #[inline(always)]
     fn stats(
         &mut self,
         plane: &mut PlaneBuilder,
@@ -444,7 +446,7 @@ impl<K: std::hash::Hash + Eq + Clone, V> SlotCache<K, V> {
 /// The annotation's own ids: its scope range and external correlation ids.
 // Inline: every annotation miss writes these two stats, fewer instructions than a call's
 // saved registers; the rare list of external ids is a call of its own.
-#[inline]
+#[inline(always)]
 fn add_id_stats(
     plane: &mut PlaneBuilder,
     ids: &mut StatIds,

@@ -133,22 +133,29 @@ impl<'t> FirstCopies<'t> {
 
 /// Correlation ids of the HIP calls written on the host plane, or by an earlier window of the
 /// same profile (`Trace::launched_earlier`): only a device event whose call is among them may
-/// carry `correlation_id` (a launch-flow end needs its start). A bit per id of their range,
-/// its bounds and their count found in one walk: the device planes' threads wait for this
-/// set, so it is built with as few walks over the calls as can be, each a plain loop.
+/// carry `correlation_id` (a launch-flow end needs its start). A bit per id of their range: the
+/// device planes' threads wait for this set, so it is built in one walk over the calls, a plain
+/// loop. The range is read off each thread's first and last call (a thread's calls, in their
+/// order, have rising ids: it makes them one after the other); an id outside it, were a thread's
+/// ids ever out of order, goes to the set's hash part, still a member.
 pub(super) fn host_calls_by_correlation(trace: &Trace, host: &HostEvents) -> IdSet {
     let earlier = &trace.launched_earlier;
     let (mut lo, mut hi, mut count) = (u64::MAX, 0u64, earlier.len());
     for &id in earlier.iter().filter(|&&id| id != 0) {
         (lo, hi) = (lo.min(id), hi.max(id));
     }
+    let is_call = |e: &&HostEvent| e.correlation_id != 0 && e.kind == HostEventKind::HipApi;
     for events in host.threads() {
-        for e in events {
-            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
-                (lo, hi) = (lo.min(e.correlation_id), hi.max(e.correlation_id));
-                count += 1;
-            }
+        let ends = [
+            events.iter().find(is_call),
+            events.iter().rev().find(is_call),
+        ];
+        for e in ends.into_iter().flatten() {
+            (lo, hi) = (lo.min(e.correlation_id), hi.max(e.correlation_id));
         }
+        // At most this many calls: the set's bits are sized by the range, held to what the
+        // calls pay for.
+        count += events.len();
     }
     let mut set = IdSet::for_range((lo <= hi).then_some((lo, hi)), count);
     for events in host.threads() {
@@ -176,6 +183,10 @@ fn host_api_events<'a>(host: &'a HostEvents) -> impl Iterator<Item = &'a HostEve
 /// takes longer to write than a miss to arrive.
 const SYNC_PREFETCH_AHEAD: usize = 4;
 
+/// The sync calls a run has at most for the host plane not to ask for them ahead: their
+/// records (56 B each) and their index fit in a core's own caches.
+const SYNC_PREFETCH_PAST: usize = 1024;
+
 /// What the host plane alone looks up beside its threads' events, made from them before any
 /// plane is built: the first copy of each call, and each thread's step roots.
 pub(super) struct HostLookups<'a, 't> {
@@ -201,6 +212,8 @@ pub(super) fn host_plane(
         freed,
     } = lookups;
     let syncs = crate::xplane::deps::SyncIndex::new(trace);
+    // A few sync calls stay in the cache once read: asked for ahead only when there are more.
+    let prefetch_syncs = trace.sync_calls.len() > SYNC_PREFETCH_PAST;
     let mut plane = new_plane(run, 0, s::HOST_PLANE.to_string());
     plane.spill_lines(spill.cloned());
     let mut cache = EventCache::new(trace);
@@ -244,8 +257,10 @@ pub(super) fn host_plane(
             events.iter().filter_map(roctx_span),
         );
         for (i, e) in events.iter().enumerate() {
-            if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {
-                syncs.prefetch(ahead.correlation_id);
+            if prefetch_syncs {
+                if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {
+                    syncs.prefetch(ahead.correlation_id);
+                }
             }
             stats.clear();
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
@@ -433,4 +448,67 @@ fn memory_line(
         line.add_event(id, base.offset_ps(m.time_ns), 0, &stats);
     }
     Some(line.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Ordinal16, RangeInfo, Table};
+    use std::sync::Arc;
+
+    /// The set holds every HIP call's id, read off each thread's first and last call for its
+    /// range, even where a thread's ids do not rise (a call whose id lies outside the range
+    /// read), and the earlier windows' ids; it holds no roctx span's id.
+    #[test]
+    fn every_call_is_launched_whatever_the_order_of_its_thread_s_ids() {
+        let mut names = Table::default();
+        let name = names.push(Arc::from("hipLaunchKernel"));
+        let event = |correlation_id: u64, kind: HostEventKind| HostEvent {
+            name,
+            start_ns: correlation_id,
+            end_ns: correlation_id + 1,
+            correlation_id,
+            kind,
+            annotation: None,
+            device: Ordinal16::NONE,
+            activity_count: 1,
+            graph_exec_id: None,
+        };
+        let span = HostEventKind::MarkerRange(RangeInfo::default());
+        let thread = |tid: u64, events: Vec<HostEvent>| HostThread {
+            tid,
+            name: String::new(),
+            events,
+        };
+        let trace = Trace {
+            names,
+            host_threads: vec![
+                // Ids out of order: 2 and 900 lie outside the first and last calls' 10..=50.
+                thread(
+                    1,
+                    vec![
+                        event(7, span),
+                        event(10, HostEventKind::HipApi),
+                        event(900, HostEventKind::HipApi),
+                        event(2, HostEventKind::HipApi),
+                        event(0, HostEventKind::HipApi),
+                        event(50, HostEventKind::HipApi),
+                        event(60, span),
+                    ],
+                ),
+                thread(2, vec![event(30, HostEventKind::HipApi)]),
+                thread(3, vec![event(40, span)]),
+                thread(4, Vec::new()),
+            ],
+            launched_earlier: vec![1, 5_000],
+            ..Default::default()
+        };
+        let set = host_calls_by_correlation(&trace, &HostEvents::of(&trace));
+        for id in [1, 2, 10, 30, 50, 900, 5_000] {
+            assert!(set.contains(id), "{id}");
+        }
+        for id in [0, 3, 7, 40, 60, 899] {
+            assert!(!set.contains(id), "{id}");
+        }
+    }
 }
