@@ -78,14 +78,27 @@ pub(super) fn host_events(
         .into_iter()
         .map(|(tid, grown)| {
             let spans = grown.spans;
-            // Spans first, in their order, then the calls as delivered (`sort_host_events`
-            // settles and merges the two runs).
-            let mut events = if spans_first {
-                grown.events.into_vec_runs(spans)
+            // Spans first, in their order, then the calls as delivered: merged as they are
+            // joined when each run is in order, else joined and then sorted
+            // (`sort_host_events` settles and merges the two runs).
+            let less = |x: &HostEvent, y: &HostEvent| host_order(&names_table, x, y).is_lt();
+            let pushed_first = if spans_first {
+                spans
             } else {
-                grown.events.into_vec()
+                grown.events.len() - spans
             };
-            sort_host_events(&mut events, spans, &names_table);
+            let events = match grown.events.into_merged(pushed_first, spans_first, less) {
+                Ok(events) => events,
+                Err(grown) => {
+                    let mut events = if spans_first {
+                        grown.into_vec_runs(spans)
+                    } else {
+                        grown.into_vec()
+                    };
+                    sort_host_events(&mut events, spans, &names_table);
+                    events
+                }
+            };
             HostThread {
                 tid,
                 name: names.threads.get(&tid).cloned().unwrap_or_default(),
@@ -223,8 +236,8 @@ struct CallsIn<'a> {
 
 /// Every API record as its thread's event. The records are taken from the end, each chunk of
 /// them freed once read, so their memory is given back while the host events (48 B each, the
-/// records 32) grow. Each thread's events come out last first, and are turned round at the end
-/// (`Backwards::into_vec_runs`). What the device stages made of each call (`CallActivity`) is
+/// records 32) grow. Each thread's events come out last first, and are turned round at the end,
+/// merged as they are when each of its two runs is in order (`Backwards::into_merged`). What the device stages made of each call (`CallActivity`) is
 /// freed here too.
 fn call_events(
     calls: CallsIn<'_>,

@@ -65,6 +65,15 @@ impl<T> Backwards<T> {
         }
     }
 
+    /// How many items were pushed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// A push into room the last chunk has is inlined where it is made (once per event of
     /// the join's largest outputs); a new chunk or a step of growth is apart.
     #[inline]
@@ -149,6 +158,92 @@ impl<T> Backwards<T> {
             items.extend(c.into_iter().rev());
         }
         items
+    }
+}
+
+impl<T: Copy> Backwards<T> {
+    /// The items in one vector of their number, as two runs merged by `less` into one in
+    /// order: the `split` items pushed first make one run, the rest the other, each turned
+    /// round (made last first); `pushed_first_leads` tells which run wins a tie (on a tie the
+    /// leading run's item comes first). When the items are in chunks and each run comes out
+    /// in order, each item is copied once, to its place: where joining the chunks turned round
+    /// (`into_vec_runs`) and then merging the runs (`util::sort::merge_runs`) moves each twice
+    /// and copies the shorter run once more. Else (one vector, grown in place or never past
+    /// its first chunk, whose runs are turned round where they lie; or a run out of order)
+    /// the items are given back as they were (`Err`).
+    pub fn into_merged(
+        self,
+        split: usize,
+        pushed_first_leads: bool,
+        less: impl Fn(&T, &T) -> bool,
+    ) -> Result<Vec<T>, Self> {
+        if self.in_place || self.chunks.len() < 2 || split > self.len {
+            return Err(self);
+        }
+        let (early, late) = (self.run(0, split), self.run(split, self.len));
+        let (lead, follow) = if pushed_first_leads {
+            (early, late)
+        } else {
+            (late, early)
+        };
+        if !lead.in_order(&less) || !follow.in_order(&less) {
+            return Err(self);
+        }
+        let mut items = Vec::with_capacity(self.len);
+        let (mut lead, mut follow) = (lead.items(), follow.items());
+        let (mut a, mut b) = (lead.next(), follow.next());
+        while let (Some(x), Some(y)) = (a, b) {
+            if less(y, x) {
+                items.push(*y);
+                b = follow.next();
+            } else {
+                items.push(*x);
+                a = lead.next();
+            }
+        }
+        items.extend(a.into_iter().chain(lead).copied());
+        items.extend(b.into_iter().chain(follow).copied());
+        Ok(items)
+    }
+
+    /// The items pushed `from..to` (counted in push order), as they come out: last first.
+    fn run(&self, from: usize, to: usize) -> Run<'_, T> {
+        let mut slices = Vec::new();
+        let mut at = 0;
+        for c in &self.chunks {
+            let (lo, hi) = (from.max(at), to.min(at + c.len()));
+            if lo < hi {
+                slices.push(&c[lo - at..hi - at]);
+            }
+            at += c.len();
+        }
+        slices.reverse();
+        Run(slices)
+    }
+}
+
+/// Items pushed into a `Backwards`, as slices of its chunks in the order they come out, each
+/// read from its end.
+struct Run<'a, T>(Vec<&'a [T]>);
+
+impl<'a, T> Run<'a, T> {
+    fn items(&self) -> impl Iterator<Item = &'a T> + '_ {
+        self.0.iter().flat_map(|s| s.iter().rev())
+    }
+
+    /// Whether no item comes out before one `less` than it.
+    fn in_order(&self, less: impl Fn(&T, &T) -> bool) -> bool {
+        let mut items = self.items();
+        let Some(mut last) = items.next() else {
+            return true;
+        };
+        for x in items {
+            if less(x, last) {
+                return false;
+            }
+            last = x;
+        }
+        true
     }
 }
 
@@ -255,6 +350,83 @@ mod tests {
             let want: Vec<usize> = (0..first + second).collect();
             assert_eq!(got, want, "{total} {first} {second}");
             assert_eq!(got.capacity(), got.len(), "one vector of their number");
+        }
+    }
+
+    /// Two runs made last first, each in order once turned round, come out merged as a
+    /// stable sort of the two one after the other gives them (the leading run's items first
+    /// on a tie), whichever run was pushed first and wherever their boundary falls among the
+    /// chunks; a run out of order, or items grown in place or in one chunk, are given back
+    /// untouched (turned round and joined, they are what `into_vec_runs` gives).
+    #[test]
+    fn two_runs_in_order_come_out_merged() {
+        let mut x = 0x3c6e_f372_fe94_f82bu64;
+        for case in 0..60usize {
+            let r = crate::util::next_random(&mut x) as usize;
+            let (a, b) = match case % 6 {
+                0 => (0, 5_000),
+                1 => (5_000, 0),
+                2 => (1_024, 9_000),
+                3 => (3, 2_000),
+                _ => (1 + r % 4_000, 1 + (r >> 20) % 6_000),
+            };
+            // (key, run, position): keys from a small range, so ties across runs are common.
+            let mut run = |n: usize, tag: usize| -> Vec<(u64, usize, usize)> {
+                let mut v: Vec<u64> = (0..n)
+                    .map(|_| crate::util::next_random(&mut x) % 500)
+                    .collect();
+                v.sort_unstable();
+                v.into_iter()
+                    .enumerate()
+                    .map(|(i, k)| (k, tag, i))
+                    .collect()
+            };
+            let (lead, follow) = (run(a, 0), run(b, 1));
+            let unsorted = case % 5 == 4 && b > 2;
+            let mut follow = follow;
+            if unsorted {
+                follow.swap(0, b - 1);
+            }
+            let pushed_first_leads = case % 2 == 0;
+            let in_place = case % 7 == 6;
+            let make = || {
+                let mut bw = if in_place {
+                    Backwards::in_place(a + b)
+                } else {
+                    Backwards::towards(a + b)
+                };
+                let (first, second) = if pushed_first_leads {
+                    (&lead, &follow)
+                } else {
+                    (&follow, &lead)
+                };
+                for &item in first.iter().rev().chain(second.iter().rev()) {
+                    bw.push(item);
+                }
+                bw
+            };
+            let split = if pushed_first_leads { a } else { b };
+            let less = |p: &(u64, usize, usize), q: &(u64, usize, usize)| p.0 < q.0;
+            let joined: Vec<_> = lead.iter().chain(&follow).copied().collect();
+            let chunked = make().chunks.len() > 1;
+            match make().into_merged(split, pushed_first_leads, less) {
+                Ok(got) => {
+                    assert!(chunked && !in_place && !unsorted, "case {case}");
+                    let mut want = joined.clone();
+                    want.sort_by_key(|p| p.0);
+                    assert_eq!(got, want, "case {case}");
+                    assert_eq!(got.capacity(), got.len());
+                }
+                Err(back) => {
+                    assert!(!chunked || in_place || unsorted, "case {case}");
+                    let got = if pushed_first_leads {
+                        back.into_vec_runs(split)
+                    } else {
+                        back.into_vec()
+                    };
+                    assert_eq!(got, joined, "case {case}");
+                }
+            }
         }
     }
 
