@@ -233,17 +233,7 @@ impl<'a, T> Run<'a, T> {
 
     /// Whether no item comes out before one `less` than it.
     fn in_order(&self, less: impl Fn(&T, &T) -> bool) -> bool {
-        let mut items = self.items();
-        let Some(mut last) = items.next() else {
-            return true;
-        };
-        for x in items {
-            if less(x, last) {
-                return false;
-            }
-            last = x;
-        }
-        true
+        self.items().is_sorted_by(|a, b| !less(b, a))
     }
 }
 
