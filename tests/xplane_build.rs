@@ -245,7 +245,6 @@ fn task_environment_warnings_and_early_events() {
         start_ns: common::START_BOOT_NS - 1_000,
         end_ns: common::START_BOOT_NS + 500,
         correlation_id: 0,
-        thread_id: 1,
         kind: DeviceEventKind::Kernel(KernelInfo {
             dispatch_id: 0,
             shape,
@@ -696,7 +695,6 @@ fn windows_on_one_run_s_ids_and_clock_are_merged_by_copying_their_events() {
         start_ns: at,
         end_ns: at + 10,
         correlation_id: 0,
-        thread_id: 0,
         kind: DeviceEventKind::Kernel(KernelInfo {
             dispatch_id: 9_999,
             shape,

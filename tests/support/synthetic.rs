@@ -158,7 +158,6 @@ impl Builder {
                     start_ns: gpu_t,
                     end_ns: gpu_t + dur,
                     correlation_id: corr,
-                    thread_id: tid,
                     kind,
                     annotation,
                     graph: None,
@@ -182,8 +181,7 @@ impl Builder {
             kind: HostEventKind::HipApi,
             annotation,
             device: target.into(),
-            activity_count: n as u32,
-            graph_exec_id: None,
+            launched: rocprof_xplane::model::Launched::count(n as u32),
         });
         corr
     }
@@ -306,8 +304,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         kind: HostEventKind::MarkerRange(Default::default()),
         annotation: None,
         device: Ordinal16::NONE,
-        activity_count: 0,
-        graph_exec_id: None,
+        launched: rocprof_xplane::model::Launched::count(0),
     });
     t.events.push(HostEvent {
         name: checkpoint,
@@ -317,8 +314,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         kind: HostEventKind::Marker,
         annotation: None,
         device: Ordinal16::NONE,
-        activity_count: 0,
-        graph_exec_id: None,
+        launched: rocprof_xplane::model::Launched::count(0),
     });
     // A call that caused no device work: it must not start a launch arrow.
     t.events.push(HostEvent {
@@ -329,8 +325,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         kind: HostEventKind::HipApi,
         annotation: None,
         device: Some(0).into(),
-        activity_count: 0,
-        graph_exec_id: None,
+        launched: rocprof_xplane::model::Launched::count(0),
     });
     b.expected.markers = 2;
     b.expected.host_api_calls += 1;
@@ -379,7 +374,6 @@ pub fn launches(n: u64) -> Trace {
             start_ns: 1_000 + i * 100,
             end_ns: 1_000 + i * 100 + 90,
             correlation_id: i,
-            thread_id: 7,
             kind: DeviceEventKind::Kernel(KernelInfo {
                 dispatch_id: i,
                 shape,
@@ -397,8 +391,7 @@ pub fn launches(n: u64) -> Trace {
             kind: HostEventKind::HipApi,
             annotation: Some(annotation),
             device: Some(0).into(),
-            activity_count: 1,
-            graph_exec_id: None,
+            launched: rocprof_xplane::model::Launched::count(1),
         })
         .collect();
     Trace {

@@ -63,7 +63,6 @@ pub(super) fn place_copies(
             start_ns,
             end_ns,
             correlation_id: m.correlation_id,
-            thread_id: m.thread_id,
             kind: DeviceEventKind::Memcpy(Box::new(MemcpyInfo {
                 direction: copy_direction(m.operation),
                 bytes: m.bytes,
@@ -72,11 +71,12 @@ pub(super) fn place_copies(
                 kinds: copy_kinds.get(&m.correlation_id).copied(),
             })),
             annotation: None,
-            graph,
+            graph: None,
         };
         placed.copies.push(PlacedCopy {
             plane: dev,
             external_id: external,
+            graph,
             event: e,
         });
     }
@@ -92,10 +92,12 @@ pub(super) struct PlacedCopies {
     without_gpu: u64,
 }
 
-/// A copy's event, its plane and its record's external correlation id (for its annotation).
+/// A copy's event, its plane, its record's external correlation id (for its annotation) and
+/// the graph node it was (named by id once on its line).
 struct PlacedCopy {
     plane: u32,
     external_id: u64,
+    graph: Option<graph::GraphNode>,
     event: DeviceEvent,
 }
 
@@ -113,6 +115,7 @@ pub(super) fn copy_events(placed: PlacedCopies, to: DeviceStage<'_>, warnings: &
     for PlacedCopy {
         plane: dev,
         external_id: external,
+        graph,
         event: mut e,
     } in placed.copies
     {
@@ -123,7 +126,7 @@ pub(super) fn copy_events(placed: PlacedCopies, to: DeviceStage<'_>, warnings: &
             counters.activities_unplaced += u64::from(key.slot.is_none());
         }
         e.annotation = annotations.get_ranked(call, external);
-        work.push(dev, key, call, e);
+        work.push(dev, key, call, e, graph);
     }
     let copies_without_gpu = placed.without_gpu;
     if copies_without_gpu > 0 {

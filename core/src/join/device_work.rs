@@ -6,9 +6,9 @@
 use crate::facts::{CallFact, CopyRecord, Counters, KernelRecord, StreamCreation, SyncFact};
 use crate::fastmap::HashMap;
 use crate::model::corrmap::{CorrMap, Ranked, Slot};
-use crate::model::graph::GraphExec;
+use crate::model::graph::{GraphExec, GraphNode};
 use crate::model::streams::{self, stream_key, StreamKey as LineKey};
-use crate::model::trace::DeviceEvent;
+use crate::model::trace::{DeviceEvent, Id, Table};
 use crate::store::PackedVec;
 use crate::util::buffers::grow;
 use smallvec::SmallVec;
@@ -103,6 +103,34 @@ pub(super) struct CallActivity {
     pub activity_of: Activities,
     /// The executable graph of each graph launch, from the nodes of its work.
     pub graph_exec_of: CorrMap<GraphExec>,
+}
+
+/// A table of values each stored once (graph nodes, graph launches: the events name them by
+/// id), with the id of each value stored.
+pub(super) struct Interned<T> {
+    table: Table<T>,
+    ids: HashMap<T, Id<T>>,
+}
+
+impl<T> Default for Interned<T> {
+    fn default() -> Self {
+        Interned {
+            table: Table::default(),
+            ids: HashMap::default(),
+        }
+    }
+}
+
+impl<T: Copy + Eq + std::hash::Hash> Interned<T> {
+    /// The id of `v`, stored when new.
+    pub fn id(&mut self, v: T) -> Id<T> {
+        let table = &mut self.table;
+        *self.ids.entry(v).or_insert_with(|| table.push(v))
+    }
+
+    pub fn into_table(self) -> Table<T> {
+        self.table
+    }
 }
 
 /// How many activities each call had and the lowest device they ran on, 4 B per call (the
@@ -212,6 +240,8 @@ pub(super) struct DeviceWork {
     /// dispatches in time order), so remembering the last line rarely helps, and a slot's
     /// few planes are found without hashing the line's key.
     slot_lines: Vec<SmallVec<[(u32, u32); 1]>>,
+    /// The graph nodes the events name (`DeviceEvent::graph`).
+    graph_nodes: Interned<GraphNode>,
     /// The events each line of `lines` will hold, when counted (`reserve_lines`; 0 when not).
     sizes: Vec<usize>,
     /// The kernel events each line will hold (`count_kernels`), for `line_sizes`.
@@ -272,6 +302,7 @@ impl DeviceWork {
             last: None,
             few: SmallVec::new(),
             slot_lines,
+            graph_nodes: Interned::default(),
             sizes: Vec::new(),
             kernel_lines,
         };
@@ -350,6 +381,11 @@ impl DeviceWork {
         std::mem::take(&mut self.calls)
     }
 
+    /// The graph nodes the events name: the device stages are done.
+    pub(super) fn take_graph_nodes(&mut self) -> Table<GraphNode> {
+        std::mem::take(&mut self.graph_nodes).into_table()
+    }
+
     /// Lets go of the stream each call named: the copies are the last to ask.
     pub(super) fn forget_call_streams(&mut self) {
         drop(std::mem::take(&mut self.stream_of));
@@ -405,17 +441,25 @@ impl DeviceWork {
             .collect()
     }
 
-    /// Adds device event `e` on plane `dev`, at `place`, and counts it for its launching call.
-    /// (`call`: its correlation id ranked, `key`.)
-    pub(super) fn push(&mut self, dev: u32, place: LinePlace, call: Ranked, e: DeviceEvent) {
+    /// Adds device event `e`, graph node `graph` when it was one, on plane `dev`, at `place`,
+    /// and counts it for its launching call. (`call`: its correlation id ranked, `key`.)
+    pub(super) fn push(
+        &mut self,
+        dev: u32,
+        place: LinePlace,
+        call: Ranked,
+        mut e: DeviceEvent,
+        graph: Option<GraphNode>,
+    ) {
         let corr = e.correlation_id;
         debug_assert_eq!(call.id, corr, "the event's call");
         if corr != 0 {
             self.calls.activity_of.add(call, dev);
-            if let Some(g) = e.graph {
+            if let Some(g) = graph {
                 self.calls.graph_exec_of.insert(corr, g.exec());
             }
         }
+        e.graph = graph.map(|g| self.graph_nodes.id(g));
         let at = self.line_at(dev, place);
         let line = &mut self.lines[at].1;
         if line.len() == line.capacity() {
@@ -679,7 +723,6 @@ mod tests {
                 start_ns: corr,
                 end_ns: corr + 1,
                 correlation_id: corr,
-                thread_id: 1,
                 kind: DeviceEventKind::Kernel(KernelInfo {
                     dispatch_id: corr,
                     shape: Table::default().push(LaunchShape::default()),
@@ -687,7 +730,7 @@ mod tests {
                 annotation: None,
                 graph: None,
             };
-            work.push(dev, at, work.key(corr), e);
+            work.push(dev, at, work.key(corr), e, None);
         }
         let got: BTreeMap<(u32, LineKey), Vec<u64>> = work
             .take_lines()

@@ -7,7 +7,7 @@ use crate::facts::{ApiDomain, ApiRecord, Counters, MarkerSpan};
 use crate::fastmap::HashMap;
 use crate::hip::ops::expects_device_activity;
 use crate::model::trace::{
-    HostEvent, HostEventKind, HostThread, Name, Ordinal16, RangeInfo, Table,
+    GraphLaunch, HostEvent, HostEventKind, HostThread, Launched, Name, Ordinal16, RangeInfo, Table,
 };
 use crate::store::PackedVec;
 use crate::util::buffers::{Backwards, FromTheEnd};
@@ -15,14 +15,15 @@ use crate::util::sort::{apply_order, sort_two_runs};
 use std::sync::Arc;
 
 use super::annotations::{AnnotationIndex, HostCalls};
-use super::device_work::CallActivity;
+use super::device_work::{CallActivity, Interned};
 use super::input::Names;
 
-/// What the host events stage makes: the threads, sorted by id, and the names their events
-/// name by id.
+/// What the host events stage makes: the threads, sorted by id, and the names and graph
+/// launches their events name by id.
 pub(super) struct HostSide {
     pub threads: Vec<HostThread>,
     pub names: Table<Arc<str>>,
+    pub graph_launches: Table<GraphLaunch>,
 }
 
 /// The host events stage (see the module's comment).
@@ -48,7 +49,7 @@ pub(super) fn host_events(
         .map(|m| m.thread_id)
         .chain(api.iter().map(|a| a.thread_id));
     let mut threads = ThreadEvents::new(count_runs(threads_of));
-    // The spans first where that gives the same events: then their events (48 B each) are
+    // The spans first where that gives the same events: then their events (40 B each) are
     // what the calls' events grow beside, not the spans (80 B each). A mark's annotation is
     // its captured one unless an external id names its id (in a collection made by hand), and
     // then merging it makes an annotation, whose number depends on the order: the calls first.
@@ -65,13 +66,14 @@ pub(super) fn host_events(
         work: activity,
         counters,
     };
-    if spans_first {
+    let graph_launches = if spans_first {
         span_events(spans, &mut threads, &mut interned, annotations);
-        call_events(calls, &mut threads, &mut interned, annotations);
+        call_events(calls, &mut threads, &mut interned, annotations)
     } else {
-        call_events(calls, &mut threads, &mut interned, annotations);
+        let launches = call_events(calls, &mut threads, &mut interned, annotations);
         span_events(spans, &mut threads, &mut interned, annotations);
-    }
+        launches
+    };
     let names_table = interned.table;
     let threads = threads
         .list
@@ -109,6 +111,7 @@ pub(super) fn host_events(
     HostSide {
         threads,
         names: names_table,
+        graph_launches,
     }
 }
 
@@ -235,7 +238,7 @@ struct CallsIn<'a> {
 }
 
 /// Every API record as its thread's event. The records are taken from the end, each chunk of
-/// them freed once read, so their memory is given back while the host events (48 B each, the
+/// them freed once read, so their memory is given back while the host events (40 B each, the
 /// records 32) grow. Each thread's events come out last first, and are turned round at the end,
 /// merged as they are when each of its two runs is in order (`Backwards::into_merged`). What the device stages made of each call (`CallActivity`) is
 /// freed here too.
@@ -244,13 +247,14 @@ fn call_events(
     threads: &mut ThreadEvents,
     names: &mut NameTable,
     annotations: &mut AnnotationIndex,
-) {
+) -> Table<GraphLaunch> {
     let CallsIn {
         api,
         operations,
         work,
         counters,
     } = calls;
+    let mut graph_launches = Interned::default();
     for a in api.into_iter_from_the_end() {
         // Ranked once for the tables over the calls it reads.
         let call = work.activity_of.key(a.correlation_id);
@@ -264,6 +268,13 @@ fn call_events(
         if launches && count == 0 {
             counters.launches_without_activity += 1;
         }
+        let launched = match work.graph_exec_of.get_ranked(call) {
+            Some(&exec) => Launched::graph(graph_launches.id(GraphLaunch {
+                exec,
+                activity_count: count,
+            })),
+            None => None,
+        };
         threads.of(a.thread_id).push(HostEvent {
             name,
             start_ns: a.start_ns,
@@ -275,10 +286,10 @@ fn call_events(
             },
             annotation,
             device: device.into(),
-            activity_count: count,
-            graph_exec_id: work.graph_exec_of.get_ranked(call).copied(),
+            launched: launched.unwrap_or(Launched::count(count)),
         });
     }
+    graph_launches.into_table()
 }
 
 /// Every span as its thread's event, taken from the end as the records are (`call_events`):
@@ -320,8 +331,7 @@ fn span_events(
                 None
             },
             device: Ordinal16::NONE,
-            activity_count: 0,
-            graph_exec_id: None,
+            launched: Launched::NOTHING,
         });
     }
 }
@@ -666,8 +676,7 @@ mod tests {
                     kind: HostEventKind::HipApi,
                     annotation: None,
                     device: Ordinal16::NONE,
-                    activity_count: i as u32,
-                    graph_exec_id: None,
+                    launched: Launched::count(i as u32),
                 })
                 .collect();
             // Two runs, as a thread's spans then its calls.
@@ -693,7 +702,7 @@ mod tests {
             let mut want = events.clone();
             want.sort_by(host_order);
             sort_host_events(&mut events, spans, &table);
-            let ids = |v: &[HostEvent]| v.iter().map(|e| e.activity_count).collect::<Vec<_>>();
+            let ids = |v: &[HostEvent]| v.iter().map(|e| e.launched).collect::<Vec<_>>();
             assert_eq!(ids(&events), ids(&want), "case {case}");
         }
     }
@@ -709,8 +718,7 @@ mod tests {
             kind: HostEventKind::HipApi,
             annotation: None,
             device: Ordinal16::NONE,
-            activity_count,
-            graph_exec_id: None,
+            launched: Launched::count(activity_count),
         };
         // The spans first, then the calls, as `host_events` fills a thread.
         let mut events = vec![
@@ -724,9 +732,9 @@ mod tests {
             ev("long", 10, 100, 0, 0),
         ];
         sort_host_events(&mut events, 2, &table);
-        let got: Vec<(&str, u32)> = events
+        let got: Vec<(&str, Launched)> = events
             .iter()
-            .map(|e| (&*table[e.name], e.activity_count))
+            .map(|e| (&*table[e.name], e.launched))
             .collect();
         assert_eq!(
             got,
@@ -740,6 +748,7 @@ mod tests {
                 ("b", 1),
                 ("b", 2),
             ]
+            .map(|(name, n)| (name, Launched::count(n)))
         );
     }
 }

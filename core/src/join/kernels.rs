@@ -78,12 +78,11 @@ pub(super) fn kernel_events(
             start_ns,
             end_ns,
             correlation_id: k.correlation_id,
-            thread_id: k.thread_id,
             kind: DeviceEventKind::Kernel(info),
             annotation: annotations.get_ranked(call, external),
-            graph,
+            graph: None,
         };
-        work.push(dev, key, call, e);
+        work.push(dev, key, call, e, graph);
     }
     table
 }

@@ -154,6 +154,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
 
     // The streams the sync calls name get numbers too, and those of the records carried in
     // (a wait may resolve to them).
+    let graph_nodes = work.take_graph_nodes();
     let stream_index = stream_lines::stream_lines(
         done.dependency_work.all_syncs(),
         &mut places,
@@ -214,6 +215,8 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         names: host_side.names,
         annotations: annotations.table,
         shapes: done.shapes,
+        graph_nodes,
+        graph_launches: host_side.graph_launches,
         kernel_counters,
         device_counters,
         counters,

@@ -517,7 +517,6 @@ pub(crate) mod tests {
             start_ns: s,
             end_ns: e,
             correlation_id: corr,
-            thread_id: 1,
             kind: DeviceEventKind::Kernel(KernelInfo {
                 dispatch_id: 0,
                 shape: Table::default().push(LaunchShape::default()),

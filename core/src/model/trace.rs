@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 pub use crate::facts::{CopyDirection, Counters};
+use crate::model::graph::{GraphExec, GraphNode};
 
 /// One process's profile, ready to be written.
 #[derive(Debug, Clone, Default)]
@@ -59,6 +60,10 @@ pub struct Trace {
     pub annotations: Table<Annotation>,
     /// The launch shapes the kernel events name by id, each stored once.
     pub shapes: Table<LaunchShape>,
+    /// The graph nodes the device events name by id, each stored once.
+    pub graph_nodes: Table<GraphNode>,
+    /// The graph launches the host events name (`Launched`), each (graph, count) stored once.
+    pub graph_launches: Table<GraphLaunch>,
     /// Hardware counters of the kernel dispatches that have any, by dispatch id (`model::pmc`).
     pub kernel_counters: crate::fastmap::HashMap<u64, super::pmc::KernelCounters>,
     /// Device counters per interval between reads, every GPU (`model::device_counters`),
@@ -84,6 +89,23 @@ impl Trace {
     /// A kernel event's launch shape (if the table holds it).
     pub fn shape(&self, k: &KernelInfo) -> Option<&LaunchShape> {
         self.shapes.get(k.shape)
+    }
+
+    /// The graph node a device event was (if any, and if the table holds it).
+    pub fn graph_node(&self, e: &DeviceEvent) -> Option<GraphNode> {
+        e.graph.and_then(|g| self.graph_nodes.get(g)).copied()
+    }
+
+    /// What a host event's call launched: how many device events, and the executable graph
+    /// of a graph launch whose work was numbered (none if the table does not hold it).
+    pub fn launched(&self, e: &HostEvent) -> (u32, Option<GraphExec>) {
+        match e.launched.get() {
+            Launches::Count(n) => (n, None),
+            Launches::Graph(g) => self
+                .graph_launches
+                .get(g)
+                .map_or((0, None), |g| (g.activity_count, Some(g.exec))),
+        }
     }
 }
 
@@ -133,22 +155,22 @@ pub struct DeviceEvent {
     pub start_ns: u64,
     pub end_ns: u64,
     /// Internal correlation id of the launching API call (0 = none). Shared by every
-    /// dispatch of one `hipGraphLaunch`.
+    /// dispatch of one `hipGraphLaunch`. (The launching thread is its call's host event's.)
     pub correlation_id: u64,
-    /// Thread that launched the work.
-    pub thread_id: u64,
     pub kind: DeviceEventKind,
     /// Annotation context captured when the launching API call was entered.
     pub annotation: Option<Id<Annotation>>,
-    /// The HIP graph node this was, for work of a graph launch the runtime let us number.
-    pub graph: Option<crate::model::graph::GraphNode>,
+    /// The HIP graph node this was, for work of a graph launch the runtime let us number:
+    /// its place in [`Trace::graph_nodes`] (4 bytes where the node is 8; a graph's nodes run
+    /// again at every launch of it).
+    pub graph: Option<Id<GraphNode>>,
 }
 
 #[derive(Debug, Clone)]
 pub enum DeviceEventKind {
     Kernel(KernelInfo),
     /// Boxed: copies are few beside kernel dispatches, and the kernel variant is 16 bytes
-    /// (a joined event is 64 B instead of 80 B).
+    /// (a joined event is 48 B instead of 64 B).
     Memcpy(Box<MemcpyInfo>),
 }
 
@@ -175,8 +197,8 @@ pub struct KernelCode {
 #[derive(Debug, Clone)]
 pub struct KernelInfo {
     pub dispatch_id: u64,
-    /// Shared by every dispatch of the same launch shape (a joined kernel event is 64 B
-    /// instead of 112 B with these facts copied into it).
+    /// Shared by every dispatch of the same launch shape (a joined kernel event is 48 B
+    /// instead of 96 B with these facts copied into it).
     pub shape: Id<LaunchShape>,
 }
 
@@ -333,10 +355,10 @@ pub struct HostEvent {
     pub annotation: Option<Id<Annotation>>,
     /// GPU ordinal the call targeted, when known (launches and copies).
     pub device: Ordinal16,
-    /// Number of device events this call produced (graph launches produce many).
-    pub activity_count: u32,
-    /// The executable graph a `hipGraphLaunch` launched, when its work was numbered.
-    pub graph_exec_id: Option<crate::model::graph::GraphExec>,
+    /// The number of device events this call produced (graph launches produce many), and the
+    /// executable graph a `hipGraphLaunch` launched when its work was numbered
+    /// ([`Trace::launched`]).
+    pub launched: Launched,
 }
 
 impl HostEvent {
@@ -353,8 +375,64 @@ impl HostEvent {
 /// A host event's name: its place in [`Trace::names`].
 pub type Name = Id<Arc<str>>;
 
+/// What a call launched, in 4 bytes (the count and the graph apart would make a host event 48
+/// bytes, not 40): the number of device events it produced, or for a graph launch whose work
+/// was numbered, its entry in [`Trace::graph_launches`], which holds that number beside the
+/// executable graph. Few calls are graph launches, and the launches of one graph mostly share
+/// one entry.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Launched(u32);
+
+/// A [`Launched`] read back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launches {
+    Count(u32),
+    Graph(Id<GraphLaunch>),
+}
+
+impl Launched {
+    /// The high bit marks a graph launch's entry; below it, a count or the entry's position.
+    const GRAPH: u32 = 1 << 31;
+    pub const NOTHING: Launched = Launched(0);
+
+    /// `n` device events; a count past 2^31 − 1 (more events than a trace can hold) reads as
+    /// that.
+    pub fn count(n: u32) -> Self {
+        Launched(n.min(Self::GRAPH - 1))
+    }
+
+    /// A graph launch's entry; `None` for an entry past 2^31 (more graph launches than a trace
+    /// can hold), which the caller writes as a plain count.
+    pub fn graph(g: Id<GraphLaunch>) -> Option<Self> {
+        (g.get() < Self::GRAPH).then(|| Launched(Self::GRAPH | g.get()))
+    }
+
+    pub fn get(self) -> Launches {
+        match std::num::NonZeroU32::new(self.0 & !Self::GRAPH) {
+            Some(id) if self.0 & Self::GRAPH != 0 => {
+                Launches::Graph(Id(id, std::marker::PhantomData))
+            }
+            _ => Launches::Count(self.0 & !Self::GRAPH),
+        }
+    }
+}
+
+impl std::fmt::Debug for Launched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.get().fmt(f)
+    }
+}
+
+/// A graph launch as its host event shows it: the executable graph and how many device events
+/// (its nodes' work) it produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct GraphLaunch {
+    pub exec: GraphExec,
+    pub activity_count: u32,
+}
+
 /// A GPU ordinal in 16 bits, `u16::MAX` for none (no node has 65,535 GPUs): 2 bytes where an
-/// `Option<u16>` is 4, so that with the kind beside it a host event is 48 bytes (a program's
+/// `Option<u16>` is 4, so that with the kind beside it a host event is 40 bytes (a program's
 /// host events are the largest part of its trace).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Ordinal16(u16);
@@ -473,14 +551,51 @@ mod tests {
     /// that makes them grow should be a decision, not an accident.
     #[test]
     fn joined_events_stay_at_their_size() {
-        // Four bytes to spare: the annotation and the launch shape are ids.
-        assert_eq!(std::mem::size_of::<DeviceEvent>(), 64);
+        // The annotation, the launch shape and the graph node are ids; the launching thread
+        // is the call's.
+        assert_eq!(std::mem::size_of::<DeviceEvent>(), 48);
         // A range's scope id is its correlation id, the ordinal 2 bytes, the name and the
-        // annotation ids of 4 bytes each.
-        assert_eq!(std::mem::size_of::<HostEvent>(), 48);
+        // annotation ids and what the call launched 4 bytes each.
+        assert_eq!(std::mem::size_of::<HostEvent>(), 40);
         assert_eq!(std::mem::size_of::<SyncCall>(), 56);
         assert_eq!(Ordinal16::from(Some(3)).get(), Some(3));
         assert_eq!(Ordinal16::from(None).get(), None);
         assert_eq!(Ordinal16::NONE.get(), None);
+    }
+
+    #[test]
+    fn launched_reads_back_a_count_or_a_graph_launch() {
+        assert_eq!(Launched::NOTHING.get(), Launches::Count(0));
+        assert_eq!(Launched::count(7).get(), Launches::Count(7));
+        assert_eq!(
+            Launched::count(u32::MAX).get(),
+            Launches::Count((1 << 31) - 1)
+        );
+        let exec = crate::model::graph::GraphNode::new(5, 0).unwrap().exec();
+        let mut t = Trace::default();
+        let first = t.graph_launches.push(GraphLaunch {
+            exec,
+            activity_count: 3,
+        });
+        let g = t.graph_launches.push(GraphLaunch {
+            exec,
+            activity_count: 1 << 24,
+        });
+        assert_ne!(first, g);
+        let l = Launched::graph(g).unwrap();
+        assert_eq!(l.get(), Launches::Graph(g));
+        let mut e = HostEvent {
+            name: t.names.push(Arc::from("hipGraphLaunch")),
+            start_ns: 1,
+            end_ns: 2,
+            correlation_id: 9,
+            kind: HostEventKind::HipApi,
+            annotation: None,
+            device: Ordinal16::NONE,
+            launched: l,
+        };
+        assert_eq!(t.launched(&e), (1 << 24, Some(exec)));
+        e.launched = Launched::count(2);
+        assert_eq!(t.launched(&e), (2, None));
     }
 }

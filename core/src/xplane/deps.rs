@@ -355,8 +355,7 @@ mod tests {
                     kind: HostEventKind::HipApi,
                     annotation: Some(annotation),
                     device: crate::model::Ordinal16::NONE,
-                    activity_count: 0,
-                    graph_exec_id: None,
+                    launched: crate::model::Launched::count(0),
                 }],
             }],
             sync_calls: vec![SyncCall {

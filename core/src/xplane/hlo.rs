@@ -323,7 +323,6 @@ mod tests {
                 start_ns: k as u64,
                 end_ns: k as u64 + 1,
                 correlation_id: 0,
-                thread_id: 1,
                 kind: DeviceEventKind::Kernel(KernelInfo {
                     dispatch_id: k as u64,
                     shape,

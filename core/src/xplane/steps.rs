@@ -542,8 +542,7 @@ mod tests {
             kind,
             annotation: None,
             device: Ordinal16::NONE,
-            activity_count: 0,
-            graph_exec_id: None,
+            launched: crate::model::Launched::count(0),
         };
         let range = HostEventKind::MarkerRange(RangeInfo::default());
         let start_stop = HostEventKind::MarkerRange(RangeInfo {

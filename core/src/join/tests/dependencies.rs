@@ -755,7 +755,7 @@ impl Shown {
                     th.tid,
                     e.start_ns,
                     e.end_ns,
-                    e.activity_count,
+                    t.launched(e).0,
                 )
             }));
         }

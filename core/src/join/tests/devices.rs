@@ -26,10 +26,77 @@ fn graph_launch_keeps_every_dispatch() {
     assert_eq!(dispatches, vec![100, 101, 102, 103, 104]);
     let host = &t.host_threads[0].events[0];
     assert_eq!(t.name(host), "hipGraphLaunch");
-    assert_eq!(host.activity_count, 5);
+    assert_eq!(t.launched(host).0, 5);
     assert_eq!(host.device.get(), Some(0));
     assert_eq!(t.counters.activities_without_api, 0);
     assert_eq!(t.counters.launches_without_activity, 0);
+}
+
+/// Numbered graph work (external ids tagged by the tool): each dispatch and copy names its
+/// node, each launch its executable graph and its count, each node and each (graph, count)
+/// stored once however often the graph is launched; a direct launch names neither.
+#[test]
+fn numbered_graph_work_names_its_node_and_its_launch_its_graph() {
+    use crate::model::graph::GraphNode;
+    let node = |n| GraphNode::new(3, n).unwrap();
+    let mut c = base();
+    // Launches 10 and 12 ran nodes 0 and 1, launch 11 those and a copy node 2.
+    for (corr, start) in [(10, 100), (11, 1_000), (12, 2_000)] {
+        c.api.push(api(GRAPH, corr, start, start + 50, 7));
+        for n in 0..2u32 {
+            let at = start + 100 + u64::from(n) * 100;
+            c.kernels.push(KernelRecord {
+                external_id: node(n).tagged_word(),
+                ..kernel(corr, at, at + 50, 1, corr * 10 + u64::from(n), q())
+            });
+        }
+    }
+    c.copies.push(CopyRecord {
+        external_id: node(2).tagged_word(),
+        ..copy(11, 4, GPU0, GPU0)
+    });
+    c.api.push(api(LAUNCH, 13, 3_000, 3_050, 7));
+    c.kernels.push(kernel(13, 3_100, 3_150, 1, 999, q()));
+    let t = join(c);
+    let events: Vec<&DeviceEvent> = t
+        .devices
+        .iter()
+        .flat_map(|d| &d.lines)
+        .flat_map(|l| &l.events)
+        .collect();
+    let mut nodes: Vec<(u64, Option<GraphNode>)> = events
+        .iter()
+        .map(|e| (e.correlation_id, t.graph_node(e)))
+        .collect();
+    nodes.sort_by_key(|&(corr, n)| (corr, n.map(GraphNode::node)));
+    let want = [
+        (10, Some(node(0))),
+        (10, Some(node(1))),
+        (11, Some(node(0))),
+        (11, Some(node(1))),
+        (11, Some(node(2))),
+        (12, Some(node(0))),
+        (12, Some(node(1))),
+        (13, None),
+    ];
+    assert_eq!(nodes, want);
+    assert_eq!(t.graph_nodes.len(), 3, "one entry per node");
+    let exec = node(0).exec();
+    let launched: Vec<(u64, (u32, _))> = t.host_threads[0]
+        .events
+        .iter()
+        .map(|e| (e.correlation_id, t.launched(e)))
+        .collect();
+    assert_eq!(
+        launched,
+        [
+            (10, (2, Some(exec))),
+            (11, (3, Some(exec))),
+            (12, (2, Some(exec))),
+            (13, (1, None)),
+        ]
+    );
+    assert_eq!(t.graph_launches.len(), 2, "one entry per graph and count");
 }
 
 #[test]

@@ -657,7 +657,6 @@ mod tests {
                         start_ns: 10,
                         end_ns: 20,
                         correlation_id: 1,
-                        thread_id: 1,
                         kind: DeviceEventKind::Kernel(KernelInfo {
                             dispatch_id: 1,
                             shape,
@@ -679,8 +678,7 @@ mod tests {
                     kind: HostEventKind::HipApi,
                     annotation,
                     device: Ordinal16::NONE,
-                    activity_count: 1,
-                    graph_exec_id: None,
+                    launched: crate::model::Launched::count(1),
                 }],
             }],
             ..Default::default()
@@ -837,8 +835,7 @@ mod tests {
                     kind: HostEventKind::HipApi,
                     annotation: Some(annotation),
                     device: Ordinal16::NONE,
-                    activity_count: 1,
-                    graph_exec_id: None,
+                    launched: crate::model::Launched::count(1),
                 }],
             }],
             devices: vec![one_line(events)],

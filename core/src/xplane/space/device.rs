@@ -80,7 +80,7 @@ pub(super) fn device_plane(
                     cache.copy_name_id(&mut plane, m.direction)
                 }
             };
-            if let Some(g) = e.graph {
+            if let Some(g) = trace.graph_node(e) {
                 stats.u64(ids.hot(&mut plane, Hot::GraphExecId), g.exec_id());
                 stats.u64(ids.hot(&mut plane, Hot::GraphNodeId), u64::from(g.node()));
                 // xprof reads a graph node's graph by this name; `cuda_graph_exec_id` on a

@@ -88,7 +88,7 @@ impl<'t> HostEvents<'t> {
 /// The first copy of each correlation id, so the host copy API can carry `memcpy_details`
 /// like XLA's host events do. Only copies are kept: a table over every call's id (16 B each)
 /// would be the largest thing the writer adds to the joined trace, and a call's device work
-/// is already on its event (`activity_count`).
+/// is already on its event (`HostEvent::launched`).
 ///
 /// Every host event asks for its id. The copies are few and their ids spread over the whole
 /// range, so a probe of their map per event would miss the cache. A bit per id of their
@@ -281,13 +281,14 @@ pub(super) fn host_plane(
             if let Some(m) = copies.get(e.correlation_id) {
                 cache.memcpy_stats(&mut plane, m, &mut stats);
             }
-            if e.activity_count > 1 {
+            let (activity_count, graph) = trace.launched(e);
+            if activity_count > 1 {
                 stats.u64(
                     ids.hot(&mut plane, Hot::ActivityCount),
-                    u64::from(e.activity_count),
+                    u64::from(activity_count),
                 );
             }
-            if let Some(g) = e.graph_exec_id {
+            if let Some(g) = graph {
                 stats.u64(ids.hot(&mut plane, Hot::GraphExecId), g.id());
                 // xprof's names for the same id (`xplane::stats`).
                 stats.u64(ids.hot(&mut plane, Hot::CudaGraphId), g.id());
@@ -471,8 +472,7 @@ mod tests {
             kind,
             annotation: None,
             device: Ordinal16::NONE,
-            activity_count: 1,
-            graph_exec_id: None,
+            launched: crate::model::Launched::count(1),
         };
         let span = HostEventKind::MarkerRange(RangeInfo::default());
         let thread = |tid: u64, events: Vec<HostEvent>| HostThread {

@@ -26,7 +26,6 @@ pub(super) fn events_in_turn(
             start_ns: k as u64 * 10,
             end_ns: k as u64 * 10 + 5,
             correlation_id: 0,
-            thread_id: 1,
             kind: kind(k),
             annotation: None,
             graph: None,
