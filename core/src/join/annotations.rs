@@ -193,8 +193,8 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
     let scopes = std::mem::take(&mut c.scopes);
     let c = &*c;
     let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
-    capture_scopes(&mut annotations, scopes, &mut stacks);
-    annotate_calls(&mut annotations, c, &mut stacks);
+    let captured = capture_scopes(&mut annotations, scopes, &mut stacks, ids);
+    annotate_calls(&mut annotations, c, &mut stacks, &captured);
     annotations.table = stacks.into_table();
     let scope_tree = scope_tree(c.scope_context.iter().chain(&c.markers));
     (annotations, scope_tree)
@@ -203,12 +203,14 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
 /// The annotation of each call the capture saw in a scope (`scopes`: call, scope), in the
 /// order captured (the table takes them in any order): where an id was captured twice the
 /// later one wins. A thread's calls come in order, so consecutive ones mostly share their
-/// scope.
+/// scope. Returns the calls captured (`Captured`), for the walk over the calls.
 fn capture_scopes(
     annotations: &mut AnnotationIndex,
     scopes: Vec<(u64, i64)>,
     stacks: &mut ScopeStacks<'_>,
-) {
+    ids: &Ids,
+) -> Captured {
+    let mut captured = Captured::for_calls(ids, scopes.len());
     let mut last: Option<(i64, Id<Annotation>)> = None;
     for (corr, scope) in scopes {
         let a = match last {
@@ -218,24 +220,55 @@ fn capture_scopes(
         if let Some(a) = a {
             last = Some((scope, a));
             annotations.captured.insert(corr, a);
+            captured.insert(corr);
         }
+    }
+    captured
+}
+
+/// The calls the capture saw in a scope (`capture_scopes`), a bit per id of the run's range:
+/// the walk over the calls asks it of each call, a bit test where the captured table (a slot
+/// per call) ranks the id first.
+struct Captured(Option<IdSet>);
+
+impl Captured {
+    /// Room for about `n` calls (none: nothing is held, and every call answers no).
+    fn for_calls(ids: &Ids, n: usize) -> Self {
+        Captured((n > 0).then(|| IdSet::for_range(ids.range, n)))
+    }
+
+    #[inline]
+    fn insert(&mut self, corr: u64) {
+        if let Some(set) = &mut self.0 {
+            set.insert(corr);
+        }
+    }
+
+    #[inline]
+    fn contains(&self, corr: u64) -> bool {
+        self.0.as_ref().is_some_and(|set| set.contains(corr))
     }
 }
 
 /// What the calls' records add to the captured scopes: the external id of each HIP call, and
 /// the annotation of the range around each call the capture did not see (`walk_calls`, then
 /// `place_in_ranges`).
-fn annotate_calls(annotations: &mut AnnotationIndex, c: &Spanned, stacks: &mut ScopeStacks<'_>) {
-    let to_place = walk_calls(annotations, c);
+fn annotate_calls(
+    annotations: &mut AnnotationIndex,
+    c: &Spanned,
+    stacks: &mut ScopeStacks<'_>,
+    captured: &Captured,
+) {
+    let to_place = walk_calls(annotations, c, captured);
     place_in_ranges(&mut annotations.captured, to_place, &c.markers, stacks);
 }
 
-/// One walk over the calls (the API records, then the marks), each ranked at most once for
-/// both tables over the calls it is asked of: the external id each HIP call's record carries
-/// (the first of an id's records names it), and whether it is a call to place in the ranges
-/// around it (`RangeThreads::places`: not captured, on a thread that pushed ranges). A run
+/// One walk over the calls (the API records, then the marks), each ranked at most once, for
+/// the table of external ids: the external id each HIP call's record carries (the first of an
+/// id's records names it), and whether it is a call to place in the ranges around it
+/// (`RangeThreads::places`: not captured, `captured`, on a thread that pushed ranges). A run
 /// with neither ranges nor external ids walks its calls without a lookup.
-fn walk_calls(annotations: &mut AnnotationIndex, c: &Spanned) -> CallsToPlace {
+fn walk_calls(annotations: &mut AnnotationIndex, c: &Spanned, captured: &Captured) -> CallsToPlace {
     let threads = RangeThreads::of(&c.markers);
     let mut to_place = CallsToPlace::default();
     for a in c.api.iter() {
@@ -244,19 +277,10 @@ fn walk_calls(annotations: &mut AnnotationIndex, c: &Spanned) -> CallsToPlace {
         if corr == 0 || (external.is_none() && threads.is_empty()) {
             continue;
         }
-        let to_be_placed = match external {
-            Some(e) => {
-                let call = annotations.captured.key(corr);
-                annotations.external.get_or_insert_with_ranked(call, || e);
-                let captured = &annotations.captured;
-                threads.places(a.thread_id, corr, || captured.get_ranked(call).is_some())
-            }
-            // (Ranked only when the table is a vector: an empty one answers without.)
-            None => threads.places(a.thread_id, corr, || {
-                annotations.captured.contains_key(&corr)
-            }),
-        };
-        if to_be_placed {
+        if let Some(e) = external {
+            annotations.external.get_or_insert_with(corr, || e);
+        }
+        if threads.places(a.thread_id, corr, || captured.contains(corr)) {
             to_place.add(a.thread_id, corr);
         }
     }
@@ -265,9 +289,7 @@ fn walk_calls(annotations: &mut AnnotationIndex, c: &Spanned) -> CallsToPlace {
     }
     for m in c.markers.iter().filter(|m| m.instant) {
         let corr = m.open_correlation_id;
-        if threads.places(m.thread_id, corr, || {
-            annotations.captured.contains_key(&corr)
-        }) {
+        if threads.places(m.thread_id, corr, || captured.contains(corr)) {
             to_place.add(m.thread_id, corr);
         }
     }
@@ -293,7 +315,9 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
         .iter()
         .any(|s| s.domain() == ApiDomain::Marker);
     if !roctx_in_api {
-        if let Some(others) = times_from_packed(&mut c.markers, &c.marker_records, span_ids) {
+        if let Some(others) =
+            times_from_packed(&mut c.markers, &c.marker_records, span_ids, &c.spans_shown)
+        {
             c.marker_records = PackedVec::new();
             c.api.append(others);
             return;
@@ -374,14 +398,18 @@ fn times_from_packed(
     markers: &mut [MarkerSpan],
     packed: &PackedVec<ApiRecord>,
     span_ids: &IdSet,
+    spans_shown: &[u64],
 ) -> Option<PackedVec<ApiRecord>> {
-    // Per span id: its span's position + 1, and whether a record of it came.
+    // Per span id: its span's position + 1, and whether a record of it came; `SHOWN` for
+    // the id of no span here, a span an earlier window showed (`spans_shown`). The ids of the
+    // map are those of `span_ids`: a record is a span's when the map names its id, one lookup.
     const CAME: u32 = 1 << 31;
-    if u32::try_from(markers.len()).map_or(true, |n| n >= CAME - 1) {
+    const SHOWN: u32 = CAME - 1;
+    if u32::try_from(markers.len()).map_or(true, |n| n >= SHOWN) {
         return None;
     }
     let mut span_of: CorrMap<NonZeroU32> = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
-    span_of.reserve(2 * markers.len());
+    span_of.reserve(2 * markers.len() + spans_shown.len());
     for (j, m) in (1u32..).zip(markers.iter()) {
         let j = NonZeroU32::new(j)?;
         for id in [m.open_correlation_id, m.close_correlation_id] {
@@ -390,18 +418,27 @@ fn times_from_packed(
             }
         }
     }
+    let shown = NonZeroU32::new(SHOWN)?;
+    for &id in spans_shown {
+        if id != 0 {
+            span_of.get_or_insert_with(id, || shown);
+        }
+    }
     let mut others = PackedVec::new();
     for a in packed.iter() {
         let corr = a.correlation_id;
-        if !is_span_record(&a, span_ids) {
+        let span = match a.domain == ApiDomain::Marker && corr != 0 {
+            true => span_of.get_mut(corr),
+            false => None,
+        };
+        let Some(e) = span else {
             // (Past 2^32 − 1 shapes a record is refused: not within the memory ceiling.)
             others.push(a);
             continue;
-        }
-        // An id of no span here: a span an earlier window showed (`spans_shown`).
-        let Some(e) = span_of.get_mut(corr) else {
-            continue;
         };
+        if *e == shown {
+            continue;
+        }
         if e.get() & CAME != 0 {
             return None;
         }
@@ -531,8 +568,13 @@ mod tests {
             );
             let set = span_ids(&one_pass);
             let mut probe = packed_spans(seed, repeat, shared);
-            let declined =
-                times_from_packed(&mut probe.markers, &probe.marker_records, &set).is_none();
+            let declined = times_from_packed(
+                &mut probe.markers,
+                &probe.marker_records,
+                &set,
+                &probe.spans_shown,
+            )
+            .is_none();
             assert_eq!(declined, repeat || shared, "seed {seed}");
             take_span_records(&mut one_pass, &set, &ids);
             span_records_by_id(&mut by_id, &set, &ids, false);
@@ -663,14 +705,14 @@ mod tests {
             let c = calls_in_ranges(seed, ranges, externals);
             let mut walked = index();
             let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
-            capture_scopes(&mut walked, c.scopes.clone(), &mut stacks);
+            let captured = capture_scopes(&mut walked, c.scopes.clone(), &mut stacks, &ids);
             let scoped = walked.captured.iter().count();
-            annotate_calls(&mut walked, &c, &mut stacks);
+            annotate_calls(&mut walked, &c, &mut stacks, &captured);
             walked.table = stacks.into_table();
 
             let mut passes = index();
             let mut stacks = ScopeStacks::with_context(&c.markers, &c.scope_context, ids.range);
-            capture_scopes(&mut passes, c.scopes.clone(), &mut stacks);
+            capture_scopes(&mut passes, c.scopes.clone(), &mut stacks, &ids);
             let marks = c.markers.iter().filter(|m| m.instant);
             let calls = c.api.iter().map(|a| (a.thread_id, a.correlation_id));
             let marks = marks.map(|m| (m.thread_id, m.open_correlation_id));
