@@ -14,7 +14,7 @@ use crate::fastmap::{HashMap, HashSet};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::corrmap::{CorrMap, IdRanks, Slot};
+use super::corrmap::{CorrMap, IdRanks, IdSet, Slot};
 use super::trace::{Annotation, Id, Table};
 use crate::facts::MarkerSpan;
 
@@ -43,7 +43,15 @@ pub struct ScopeStacks<'a> {
     /// Scope id → its span (the last one: a range open at a window's cut is shown again, and
     /// the later copy wins). Scope ids are their pushes' correlation ids: a table over them
     /// (ranked within the run's id range), not a hash map (a lookup per call and per parent).
-    index: CorrMap<Slot>,
+    /// Made when first needed (`span_of`): while every scope asked is the span after the one
+    /// asked before (`next_in_order`), none is.
+    index: Option<CorrMap<Slot>>,
+    /// The run's correlation id range, for `index`.
+    ids: Option<(u64, u64)>,
+    /// Whether no two scope spans share a scope id: then a scope span is its id's span.
+    unique: bool,
+    /// The position of the span asked for last (`annotation`).
+    last: Option<usize>,
     /// Per span: its annotation and its true depth (more than the labels kept when bounded).
     made: Vec<Option<(Id<Annotation>, u32)>>,
     /// Scopes asked for that have no span (never from the capture).
@@ -73,35 +81,28 @@ impl<'a> ScopeStacks<'a> {
         context: &'a [MarkerSpan],
         ids: Option<(u64, u64)>,
     ) -> Self {
-        let is_scope = |m: &MarkerSpan| m.scope_id > 0 && !m.instant && !m.process_wide;
-        let scopes = || {
-            context
-                .iter()
-                .chain(spans)
-                .enumerate()
-                .filter(|(_, m)| is_scope(m))
-        };
-        // A slot per scope (ranked), not per id of the run's range: a run's scopes are a
-        // share of its ids (a push and a pop take two, the calls inside them more).
-        let n = scopes().count();
-        let ranks = Arc::new(IdRanks::of(
-            ids,
-            n,
-            scopes().map(|(_, m)| m.scope_id as u64),
-        ));
-        let mut index = CorrMap::over(&ranks);
-        index.reserve(n);
-        for (i, m) in scopes() {
-            // (A position past what a `Slot` holds is left out.)
-            if let Some(slot) = Slot::new(i) {
-                index.insert(m.scope_id as u64, slot);
-            }
-        }
+        // Whether each scope id names one span: a bit per id of the range (or hashed), set once
+        // per scope.
         let all = context.len() + spans.len();
+        let mut seen = IdSet::for_range(ids, all);
+        let unique = context
+            .iter()
+            .chain(spans)
+            .filter(|m| is_scope(m))
+            .all(|m| {
+                let id = m.scope_id as u64;
+                let new = !seen.contains(id);
+                seen.insert(id);
+                new
+            });
+        drop(seen);
         ScopeStacks {
             context,
             spans,
-            index,
+            index: None,
+            ids,
+            unique,
+            last: None,
             made: std::iter::repeat_with(|| None).take(all).collect(),
             unknown: HashMap::default(),
             table: Table::default(),
@@ -120,10 +121,49 @@ impl<'a> ScopeStacks<'a> {
         }
     }
 
-    fn span_of(&self, scope: i64) -> Option<usize> {
+    #[inline]
+    fn span_of(&mut self, scope: i64) -> Option<usize> {
         // 0 is "no parent": every outermost range asks.
         let id = u64::try_from(scope).ok().filter(|&id| id != 0)?;
-        self.index.get(&id).map(|s| s.index())
+        self.indexed(id)
+    }
+
+    /// `span_of` a scope id (not 0), by the index, made the first time.
+    fn indexed(&mut self, id: u64) -> Option<usize> {
+        let (context, spans, ids) = (self.context, self.spans, self.ids);
+        let index = self
+            .index
+            .get_or_insert_with(|| scope_index(context, spans, ids));
+        index.get(&id).map(|s| s.index())
+    }
+
+    /// The span of `scope` when it is the span asked for last or the one after it (the first,
+    /// before any): a thread's ranges are asked for in the order their spans were made, so
+    /// mostly it is, and no index need be made or read. Only where each scope id names one
+    /// span (`unique`): then a scope span with the id is the span `span_of` finds.
+    #[inline]
+    fn next_in_order(&self, scope: i64) -> Option<usize> {
+        if !self.unique {
+            return None;
+        }
+        let is = |i: usize| {
+            self.span_checked(i)
+                .is_some_and(|m| is_scope(m) && m.scope_id == scope && Slot::new(i).is_some())
+        };
+        let next = self.last.map_or(0, |l| l + 1);
+        if is(next) {
+            return Some(next);
+        }
+        self.last.filter(|&l| is(l))
+    }
+
+    /// The span at position `i`, if there is one.
+    #[inline]
+    fn span_checked(&self, i: usize) -> Option<&'a MarkerSpan> {
+        match i.checked_sub(self.context.len()) {
+            Some(j) => self.spans.get(j),
+            None => self.context.get(i),
+        }
     }
 
     /// The annotation of `scope` (`None` for 0). A scope whose span is missing (never seen
@@ -133,7 +173,7 @@ impl<'a> ScopeStacks<'a> {
         if scope == 0 {
             return None;
         }
-        let Some(at) = self.span_of(scope) else {
+        let Some(at) = self.next_in_order(scope).or_else(|| self.span_of(scope)) else {
             let (empty, table) = (&self.empty, &mut self.table);
             return Some(*self.unknown.entry(scope).or_insert_with(|| {
                 table.push(Annotation {
@@ -143,6 +183,7 @@ impl<'a> ScopeStacks<'a> {
                 })
             }));
         };
+        self.last = Some(at);
         if let Some((a, _)) = self.made[at] {
             return Some(a);
         }
@@ -219,6 +260,43 @@ impl<'a> ScopeStacks<'a> {
     pub fn into_table(self) -> Table<Annotation> {
         self.table
     }
+}
+
+/// Whether `m` is a push/pop range that names a scope (`ScopeStacks`).
+fn is_scope(m: &MarkerSpan) -> bool {
+    m.scope_id > 0 && !m.instant && !m.process_wide
+}
+
+/// Scope id → the position of its span among `context` then `spans` (the last one), for
+/// `ScopeStacks::index`. A slot per scope (ranked), not per id of the run's range: a run's
+/// scopes are a share of its ids (a push and a pop take two, the calls inside them more).
+fn scope_index(
+    context: &[MarkerSpan],
+    spans: &[MarkerSpan],
+    ids: Option<(u64, u64)>,
+) -> CorrMap<Slot> {
+    let scopes = || {
+        context
+            .iter()
+            .chain(spans)
+            .enumerate()
+            .filter(|(_, m)| is_scope(m))
+    };
+    let n = scopes().count();
+    let ranks = Arc::new(IdRanks::of(
+        ids,
+        n,
+        scopes().map(|(_, m)| m.scope_id as u64),
+    ));
+    let mut index = CorrMap::over(&ranks);
+    index.reserve(n);
+    for (i, m) in scopes() {
+        // (A position past what a `Slot` holds is left out.)
+        if let Some(slot) = Slot::new(i) {
+            index.insert(m.scope_id as u64, slot);
+        }
+    }
+    index
 }
 
 /// The bounded label list of a stack `depth + 1` deep whose first `depth` levels bound to
@@ -509,6 +587,81 @@ mod tests {
         assert_eq!(labels_of(a[3]), ["eval", "step"]);
         assert!(!Arc::ptr_eq(&a[0].stack, &a[3].stack));
         assert_eq!(stacks.table().len(), 4);
+    }
+
+    /// Scopes asked for in the order their spans were made are found without the index
+    /// (`next_in_order`), others by it, made the first time one is: either way each scope gets
+    /// the annotation the index alone gives it, whatever the order asked, with context spans,
+    /// nested ranges, and a scope id shown twice (the later span wins; no span is found by
+    /// order then).
+    #[test]
+    fn scopes_found_in_order_or_by_the_index_alike() {
+        let mut x = 7u64;
+        let mut next = move |m: u64| crate::model::next_random(&mut x) % m;
+        let context = vec![span("ctx", 1, 0, 1, 0), span("ctx2", 2, 0, 2, 1)];
+        let mut spans = Vec::new();
+        for r in 0..300i64 {
+            let open = 10 + 3 * r;
+            // Every fifth range inside the one before it (or a context span).
+            let parent = match r % 5 {
+                4 => open - 3,
+                3 => 2,
+                _ => 0,
+            };
+            spans.push(span(
+                ["a", "b", "c"][r as usize % 3],
+                open as u64,
+                0,
+                open,
+                parent,
+            ));
+        }
+        spans.push(span("mark", 5, 5, 0, 0));
+        for repeat in [false, true] {
+            let mut spans = spans.clone();
+            if repeat {
+                spans.push(span("again", 40, 0, 40, 0));
+            }
+            let scopes: Vec<i64> = context
+                .iter()
+                .chain(&spans)
+                .map(|m| m.scope_id)
+                .chain([0, 9_999])
+                .collect();
+            let mut asks: Vec<i64> = scopes.clone();
+            for _ in 0..400 {
+                asks.push(scopes[next(scopes.len() as u64) as usize]);
+            }
+            let mut in_order = ScopeStacks::with_context(&spans, &context, Some((1, 2_000)));
+            let mut by_index = ScopeStacks::with_context(&spans, &context, Some((1, 2_000)));
+            assert_eq!(in_order.unique, !repeat);
+            by_index.unique = false;
+            for &s in &asks {
+                let (a, b) = (in_order.annotation(s), by_index.annotation(s));
+                let got = a.map(|a| in_order.table()[a].clone());
+                let want = b.map(|b| by_index.table()[b].clone());
+                assert_eq!(
+                    got.as_ref().map(|a| (a.scope_range_id, labels_of(a))),
+                    want.as_ref().map(|a| (a.scope_range_id, labels_of(a))),
+                    "scope {s}, repeat {repeat}"
+                );
+            }
+            if repeat {
+                assert_eq!(labels_of(&made(&mut in_order, 40)), ["again"]);
+            }
+        }
+        // Outermost ranges asked in the order made, each perhaps twice: no index is made.
+        let flat: Vec<MarkerSpan> = (1..100).map(|r| span("step", r, 0, r as i64, 0)).collect();
+        let mut stacks = ScopeStacks::new(&flat, Some((1, 2_000)));
+        for m in &flat {
+            let a = stacks.annotation(m.scope_id);
+            assert_eq!(a, stacks.annotation(m.scope_id));
+            assert_eq!(
+                a.map(|a| stacks.table()[a].scope_range_id),
+                Some(m.scope_id)
+            );
+        }
+        assert!(stacks.index.is_none());
     }
 
     /// Input the capture never makes still ends: a scope without a span keeps its id, a
