@@ -128,7 +128,9 @@ impl<'a> ScopeStacks<'a> {
         self.indexed(id)
     }
 
-    /// `span_of` a scope id (not 0), by the index, made the first time.
+    /// `span_of` a scope id (not 0), by the index, made the first time. (Apart: `span_of` is
+    /// asked for every scope's parent, mostly none, and is inlined there.)
+    #[inline(never)]
     fn indexed(&mut self, id: u64) -> Option<usize> {
         let (context, spans, ids) = (self.context, self.spans, self.ids);
         let index = self
