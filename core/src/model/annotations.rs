@@ -145,7 +145,8 @@ impl<'a> ScopeStacks<'a> {
     /// span (`unique`): then a scope span with the id is the span `span_of` finds.
     #[inline]
     fn next_in_order(&self, scope: i64) -> Option<usize> {
-        if !self.unique {
+        // Once a scope was not (the index is made), the index answers.
+        if !self.unique || self.index.is_some() {
             return None;
         }
         let is = |i: usize| {
@@ -471,6 +472,7 @@ pub fn place_in_ranges(
             span: m,
         });
     }
+    let mut last: Option<(i64, Id<Annotation>)> = None;
     for (thread, mut qs) in queries {
         let Some(rs) = ranges.get_mut(&thread) else {
             continue;
@@ -493,7 +495,14 @@ pub fn place_in_ranges(
                 open.pop();
             }
             let Some(top) = open.last() else { continue };
-            if let Some(a) = stacks.annotation(top.span.scope_id) {
+            // Consecutive calls are mostly in one range: its annotation is asked once.
+            let scope = top.span.scope_id;
+            let a = match last {
+                Some((s, a)) if s == scope => Some(a),
+                _ => stacks.annotation(scope),
+            };
+            if let Some(a) = a {
+                last = Some((scope, a));
                 captured.insert(q, a);
             }
         }
