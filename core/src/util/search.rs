@@ -5,6 +5,7 @@
 /// `v.partition_point(pred)` (`pred` true on a prefix of `v`), found by steps doubling outward
 /// from `hint`, then a binary search between the last two: a few reads next to `hint` when the
 /// answer is near it, twice a binary search's when it is far.
+#[inline]
 pub fn partition_point_near<T>(v: &[T], hint: usize, pred: impl Fn(&T) -> bool) -> usize {
     let n = v.len();
     let h = hint.min(n);
