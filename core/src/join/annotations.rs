@@ -202,8 +202,7 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
 
 /// The annotation of each call the capture saw in a scope (`scopes`: call, scope), in the
 /// order captured (the table takes them in any order): where an id was captured twice the
-/// later one wins. A thread's calls come in order, so consecutive ones mostly share their
-/// scope. Returns the calls captured (`Captured`), for the walk over the calls.
+/// later one wins. Returns the calls captured (`Captured`), for the walk over the calls.
 fn capture_scopes(
     annotations: &mut AnnotationIndex,
     scopes: Vec<(u64, i64)>,
@@ -211,14 +210,8 @@ fn capture_scopes(
     ids: &Ids,
 ) -> Captured {
     let mut captured = Captured::for_calls(ids, scopes.len());
-    let mut last: Option<(i64, Id<Annotation>)> = None;
     for (corr, scope) in scopes {
-        let a = match last {
-            Some((s, a)) if s == scope => Some(a),
-            _ => stacks.annotation(scope),
-        };
-        if let Some(a) = a {
-            last = Some((scope, a));
+        if let Some(a) = stacks.annotation(scope) {
             annotations.captured.insert(corr, a);
             captured.insert(corr);
         }

@@ -52,6 +52,9 @@ pub struct ScopeStacks<'a> {
     unique: bool,
     /// The position of the span asked for last (`annotation`).
     last: Option<usize>,
+    /// The scope asked for last and its answer: consecutive calls are mostly in one range, so
+    /// its annotation is asked again at once.
+    answered: Option<(i64, Id<Annotation>)>,
     /// Per span: its annotation and its true depth (more than the labels kept when bounded).
     made: Vec<Option<(Id<Annotation>, u32)>>,
     /// Scopes asked for that have no span (never from the capture).
@@ -103,6 +106,7 @@ impl<'a> ScopeStacks<'a> {
             ids,
             unique,
             last: None,
+            answered: None,
             made: std::iter::repeat_with(|| None).take(all).collect(),
             unknown: HashMap::default(),
             table: Table::default(),
@@ -171,11 +175,28 @@ impl<'a> ScopeStacks<'a> {
 
     /// The annotation of `scope` (`None` for 0). A scope whose span is missing (never seen
     /// from the capture, which keeps a span for every range it hands out an id for) gets its
-    /// id and no labels; a missing parent ends the chain.
+    /// id and no labels; a missing parent ends the chain. A scope's answer never changes once
+    /// given, so the one asked again at once is answered from `answered`, inlined where asked.
+    #[inline]
     pub fn annotation(&mut self, scope: i64) -> Option<Id<Annotation>> {
         if scope == 0 {
             return None;
         }
+        if let Some((s, a)) = self.answered {
+            if s == scope {
+                return Some(a);
+            }
+        }
+        let a = self.annotation_of(scope);
+        if let Some(a) = a {
+            self.answered = Some((scope, a));
+        }
+        a
+    }
+
+    /// `annotation` of a scope not asked for just before (not 0).
+    #[inline(never)]
+    fn annotation_of(&mut self, scope: i64) -> Option<Id<Annotation>> {
         let Some(at) = self.next_in_order(scope).or_else(|| self.span_of(scope)) else {
             let (empty, table) = (&self.empty, &mut self.table);
             return Some(*self.unknown.entry(scope).or_insert_with(|| {
@@ -472,7 +493,6 @@ pub fn place_in_ranges(
             span: m,
         });
     }
-    let mut last: Option<(i64, Id<Annotation>)> = None;
     for (thread, mut qs) in queries {
         let Some(rs) = ranges.get_mut(&thread) else {
             continue;
@@ -495,14 +515,7 @@ pub fn place_in_ranges(
                 open.pop();
             }
             let Some(top) = open.last() else { continue };
-            // Consecutive calls are mostly in one range: its annotation is asked once.
-            let scope = top.span.scope_id;
-            let a = match last {
-                Some((s, a)) if s == scope => Some(a),
-                _ => stacks.annotation(scope),
-            };
-            if let Some(a) = a {
-                last = Some((scope, a));
+            if let Some(a) = stacks.annotation(top.span.scope_id) {
                 captured.insert(q, a);
             }
         }
