@@ -14,8 +14,11 @@ echo "== fmt"; cargo fmt --all -- --check
 echo "== clippy"; cargo clippy --workspace --all-targets -- -D warnings
 echo "== build"; cargo build --workspace --all-targets
 echo "== tests"; cargo test --workspace
+echo "== the allocation guards (counting allocators of their own: the system-heap build)"
+cargo clippy -p rocprof-xplane --features system-heap --test alloc_guard --test peak_guard -- -D warnings
+cargo test -p rocprof-xplane --features system-heap --test alloc_guard --test peak_guard
 echo "== the heap-stats measurement build"
-# (the libraries only: `tests/alloc_guard.rs` has a counting allocator of its own)
+# (the libraries only: the guards above have counting allocators of their own)
 cargo clippy -p rocprof-xplane -p rocprof-xplane-core --features heap-stats --lib -- -D warnings
 # (one test at a time: the count is the whole process's)
 cargo test -p rocprof-xplane-core --lib --features heap-stats heap -- --test-threads=1

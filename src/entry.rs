@@ -102,9 +102,13 @@ pub fn configured() -> Option<&'static Tool> {
     TOOL.get()
 }
 
-/// The `fork` child handler: the child is not profiled (`recorder::Gate`). Async-signal-safe:
-/// an atomic load and an atomic or.
+/// The `fork` child handler: the child is not profiled (`recorder::Gate`), and its large
+/// blocks bypass the shared free list (`heap::pool`). Async-signal-safe: atomic stores, an
+/// atomic load and an atomic or.
 extern "C" fn forked_child() {
+    if let Some(heap) = crate::tool_heap() {
+        heap.forked();
+    }
     if let Some(tool) = TOOL.get() {
         tool.tracer.recorder.mark_forked();
     }

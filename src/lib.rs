@@ -8,6 +8,31 @@
 //! the writer are the core crate (`rocprof_xplane_core`), re-exported here under their own
 //! names.
 
+/// The tool's global allocator: large blocks from page ranges all the tool's threads share,
+/// the rest from the system allocator (`heap::pool`). A static because the language makes a
+/// global allocator one. The `heap-stats` build has the core crate's counting allocator
+/// instead, which wraps a pool of its own; the `system-heap` build has none.
+#[cfg(not(any(feature = "heap-stats", feature = "system-heap")))]
+#[global_allocator]
+static TOOL_HEAP: heap::BlockPool = heap::BlockPool::new();
+
+/// The pool under the tool's global allocator, for the fork child handler (none in the
+/// `system-heap` build).
+pub fn tool_heap() -> Option<&'static heap::BlockPool> {
+    #[cfg(not(any(feature = "heap-stats", feature = "system-heap")))]
+    {
+        Some(&TOOL_HEAP)
+    }
+    #[cfg(feature = "heap-stats")]
+    {
+        Some(heap::counted_pool())
+    }
+    #[cfg(all(feature = "system-heap", not(feature = "heap-stats")))]
+    {
+        None
+    }
+}
+
 pub mod budget;
 pub mod capture;
 pub mod config;

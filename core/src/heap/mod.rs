@@ -5,6 +5,13 @@
 //! ours. A cdylib carries its own Rust global allocator, so counting it gives exactly the bytes
 //! the tool holds — its stores, the join, the writer — and their peak. Off by default: every
 //! allocation would pay a shared atomic add.
+//!
+//! Underneath, the tool's allocator is a [`BlockPool`]: large blocks from page ranges all of
+//! the tool's threads share (`pool`), the rest from the system allocator.
+
+pub mod pool;
+
+pub use pool::BlockPool;
 
 /// `(live, peak)` bytes of the tool's heap, when counted.
 pub fn stats() -> Option<(usize, usize)> {
@@ -32,9 +39,17 @@ pub fn interval_peak() -> Option<usize> {
     }
 }
 
+/// The pool under the counting allocator of the `heap-stats` build.
+#[cfg(feature = "heap-stats")]
+pub fn counted_pool() -> &'static BlockPool {
+    counting::COUNTING.pool()
+}
+
 #[cfg(feature = "heap-stats")]
 mod counting {
-    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::alloc::{GlobalAlloc, Layout};
+
+    use super::BlockPool;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -65,14 +80,20 @@ mod counting {
         LIVE.fetch_sub(n, Ordering::Relaxed);
     }
 
-    struct Counting;
+    pub struct Counting(BlockPool);
 
-    // SAFETY: every method forwards to `System` with the caller's arguments unchanged and only
-    // adds bookkeeping, so `System`'s guarantees are the caller's.
+    impl Counting {
+        pub fn pool(&self) -> &BlockPool {
+            &self.0
+        }
+    }
+
+    // SAFETY: every method forwards to the pool with the caller's arguments unchanged and only
+    // adds bookkeeping, so the pool's guarantees are the caller's.
     unsafe impl GlobalAlloc for Counting {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
-            let p = unsafe { System.alloc(layout) };
+            // SAFETY: the caller's contract for `alloc` is `self.0.alloc`'s.
+            let p = unsafe { self.0.alloc(layout) };
             if !p.is_null() {
                 grew(layout.size());
             }
@@ -81,7 +102,7 @@ mod counting {
 
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
             // SAFETY: as `alloc`.
-            let p = unsafe { System.alloc_zeroed(layout) };
+            let p = unsafe { self.0.alloc_zeroed(layout) };
             if !p.is_null() {
                 grew(layout.size());
             }
@@ -89,14 +110,14 @@ mod counting {
         }
 
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-            // SAFETY: `ptr` came from this allocator (so from `System`) with `layout`.
-            unsafe { System.dealloc(ptr, layout) };
+            // SAFETY: `ptr` came from this allocator (so from the pool) with `layout`.
+            unsafe { self.0.dealloc(ptr, layout) };
             shrank(layout.size());
         }
 
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            // SAFETY: `ptr` came from `System` with `layout`; the caller's contract holds.
-            let p = unsafe { System.realloc(ptr, layout, new_size) };
+            // SAFETY: `ptr` came from the pool with `layout`; the caller's contract holds.
+            let p = unsafe { self.0.realloc(ptr, layout, new_size) };
             if !p.is_null() {
                 if new_size >= layout.size() {
                     grew(new_size - layout.size());
@@ -109,7 +130,7 @@ mod counting {
     }
 
     #[global_allocator]
-    static COUNTING: Counting = Counting;
+    pub static COUNTING: Counting = Counting(BlockPool::new());
 
     #[cfg(test)]
     mod tests {

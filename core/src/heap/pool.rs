@@ -1,0 +1,708 @@
+//! The tool's large blocks, shared by all its threads (`BlockPool`, the tool's global
+//! allocator).
+//!
+//! The tool's big buffers (the stores' chunks, the join's event vectors, the writer's encode
+//! buffers) are made on one thread and freed on another: the stores' chunks on the runtime's
+//! delivery thread and the application threads, freed by the join on a tool thread that then
+//! makes its own outputs. glibc keeps freed memory in the arena of the thread that made it, so
+//! the join's outputs cannot reuse the stores' pages: they take new pages, each a page fault,
+//! and a streamed window's peak adds the arenas' leftovers to its own.
+//!
+//! So blocks of [`LARGE`] bytes and more are page ranges the pool maps itself. A freed block
+//! goes back to the pool, whichever thread frees it, merged with its free neighbours, and the
+//! next large allocation of any thread takes the smallest free range that holds it (split when
+//! much larger). When none holds it, the new block is made of free ranges' pages, moved into
+//! one place by the kernel (`mremap`: no copy and no fault), and fresh pages for the rest; a
+//! block that grows past the free range after it is moved the same way, its own pages first.
+//! Smaller allocations go to the system allocator, which is fast for them.
+//!
+//! Bounds: the pool maps new pages only when its free ranges cannot supply them, so what it
+//! holds mapped is at most the peak of what the tool has held in large blocks at once; at
+//! most [`SLOTS`] free ranges are kept (the smallest goes back to the kernel).
+//!
+//! After a `fork`, the child (not profiled) stops using the free list: another thread may have
+//! held its lock at the fork. [`BlockPool::forked`] is called from the child handler; from
+//! then on a block is mapped and unmapped on its own.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::UnsafeCell;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Allocations of this size and more are the pool's; smaller ones the system allocator's.
+pub const LARGE: usize = 64 << 10;
+
+/// Free ranges kept at most.
+pub const SLOTS: usize = 512;
+
+/// Bytes before each block's payload: the length of its page range. Payloads are aligned to
+/// it, so larger alignments go to the system allocator.
+const HEADER: usize = 16;
+
+/// A page range: start address and length in bytes, both multiples of the page size.
+#[derive(Clone, Copy)]
+struct Range {
+    start: usize,
+    len: usize,
+}
+
+impl Range {
+    fn end(self) -> usize {
+        self.start + self.len
+    }
+}
+
+struct FreeList {
+    ranges: [Range; SLOTS],
+    len: usize,
+    /// Sum of the free ranges' lengths.
+    bytes: usize,
+}
+
+/// What the free list hands back for the caller to unmap outside the lock.
+#[derive(Default)]
+struct Unmap {
+    ranges: [Option<Range>; 8],
+}
+
+impl Unmap {
+    fn push(&mut self, r: Range) -> bool {
+        match self.ranges.iter_mut().find(|s| s.is_none()) {
+            Some(slot) => {
+                *slot = Some(r);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn run(self) {
+        for r in self.ranges.into_iter().flatten() {
+            unmap(r);
+        }
+    }
+}
+
+impl FreeList {
+    const fn new() -> Self {
+        Self {
+            ranges: [Range { start: 0, len: 0 }; SLOTS],
+            len: 0,
+            bytes: 0,
+        }
+    }
+
+    fn live(&self) -> &[Range] {
+        &self.ranges[..self.len]
+    }
+
+    fn remove(&mut self, i: usize) -> Range {
+        let r = self.ranges[i];
+        self.len -= 1;
+        self.ranges[i] = self.ranges[self.len];
+        self.bytes -= r.len;
+        r
+    }
+
+    /// The smallest free range of at least `len` bytes, split so that what is left stays
+    /// free when it is at least `LARGE`.
+    fn take(&mut self, len: usize) -> Option<Range> {
+        let i = (0..self.len)
+            .filter(|&i| self.ranges[i].len >= len)
+            .min_by_key(|&i| self.ranges[i].len)?;
+        let r = self.remove(i);
+        Some(self.keep_rest(r, len))
+    }
+
+    /// `len` bytes at `start`, when a free range begins there and holds them.
+    fn take_at(&mut self, start: usize, len: usize) -> Option<Range> {
+        let i = self
+            .live()
+            .iter()
+            .position(|r| r.start == start && r.len >= len)?;
+        let r = self.remove(i);
+        Some(self.keep_rest(r, len))
+    }
+
+    /// The first `len` bytes of `r`, the rest kept free when it is at least `LARGE`.
+    fn keep_rest(&mut self, r: Range, len: usize) -> Range {
+        if r.len - len >= LARGE {
+            self.split(r, len)
+        } else {
+            r
+        }
+    }
+
+    /// The first `len` bytes of `r` (just removed, so a slot is free); the rest stays free.
+    fn split(&mut self, r: Range, len: usize) -> Range {
+        let rest = Range {
+            start: r.start + len,
+            len: r.len - len,
+        };
+        if rest.len > 0 {
+            self.ranges[self.len] = rest;
+            self.len += 1;
+            self.bytes += rest.len;
+        }
+        Range {
+            start: r.start,
+            len,
+        }
+    }
+
+    /// Puts `r` back, merged with the free ranges on either side. When every slot is taken,
+    /// the smallest range (perhaps `r`) is handed back to be unmapped.
+    fn give(&mut self, mut r: Range, unmap: &mut Unmap) {
+        while let Some(i) = self
+            .live()
+            .iter()
+            .position(|f| f.end() == r.start || r.end() == f.start)
+        {
+            let f = self.remove(i);
+            r = Range {
+                start: r.start.min(f.start),
+                len: r.len + f.len,
+            };
+        }
+        if self.len == SLOTS {
+            let (i, smallest) = (0..self.len)
+                .map(|i| (i, self.ranges[i].len))
+                .min_by_key(|&(_, len)| len)
+                .expect("SLOTS > 0");
+            if smallest >= r.len {
+                unmap.push(r);
+                return;
+            }
+            unmap.push(self.remove(i));
+        }
+        self.ranges[self.len] = r;
+        self.len += 1;
+        self.bytes += r.len;
+    }
+
+    /// Free ranges of `len` bytes at most in all, the largest first (the last one split),
+    /// as many as `into` holds.
+    fn gather(&mut self, len: usize, into: &mut Pieces) {
+        let mut left = len;
+        while left > 0 && self.len > 0 && into.len < PIECES {
+            let (i, _) = (0..self.len)
+                .map(|i| (i, self.ranges[i].len))
+                .max_by_key(|&(_, len)| len)
+                .expect("len > 0");
+            let r = self.remove(i);
+            let r = if r.len > left { self.split(r, left) } else { r };
+            into.ranges[into.len] = r;
+            into.len += 1;
+            left -= r.len;
+        }
+    }
+}
+
+/// Free ranges gathered into one new block.
+const PIECES: usize = 64;
+
+struct Pieces {
+    ranges: [Range; PIECES],
+    len: usize,
+}
+
+/// The tool's global allocator: large blocks from shared page ranges, the rest from the
+/// system allocator (see the module's comment).
+pub struct BlockPool {
+    lock: AtomicBool,
+    forked: AtomicBool,
+    free: UnsafeCell<FreeList>,
+    /// Bytes mapped by the pool and not unmapped: blocks in use and free ranges.
+    mapped: AtomicUsize,
+    /// The system's page size, read at the first large allocation.
+    page: AtomicUsize,
+}
+
+// SAFETY: `free` is only touched with `lock` held (`with_free`); the rest are atomics.
+unsafe impl Sync for BlockPool {}
+
+impl Default for BlockPool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BlockPool {
+    pub const fn new() -> Self {
+        Self {
+            lock: AtomicBool::new(false),
+            forked: AtomicBool::new(false),
+            free: UnsafeCell::new(FreeList::new()),
+            mapped: AtomicUsize::new(0),
+            page: AtomicUsize::new(0),
+        }
+    }
+
+    /// For the `fork` child handler (async-signal-safe: one atomic store): the free list is
+    /// left as it is, and every block is mapped and unmapped on its own from now on.
+    pub fn forked(&self) {
+        self.forked.store(true, Ordering::SeqCst);
+    }
+
+    /// Bytes mapped (in use or free) and bytes free.
+    pub fn footprint(&self) -> (usize, usize) {
+        let free = self.with_free(|f| f.bytes).unwrap_or(0);
+        (self.mapped.load(Ordering::Relaxed), free)
+    }
+
+    /// Runs `f` on the free list under the lock; `None` in a forked child.
+    fn with_free<R>(&self, f: impl FnOnce(&mut FreeList) -> R) -> Option<R> {
+        if self.forked.load(Ordering::Relaxed) {
+            return None;
+        }
+        let mut spins = 0u32;
+        while self
+            .lock
+            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            spins += 1;
+            if spins < 64 {
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        // SAFETY: the lock is held, so this is the only reference to the free list.
+        let r = f(unsafe { &mut *self.free.get() });
+        self.lock.store(false, Ordering::Release);
+        Some(r)
+    }
+
+    fn release(&self, r: Range) {
+        let mut unmap = Unmap::default();
+        if self.with_free(|f| f.give(r, &mut unmap)).is_none() {
+            unmap.push(r);
+        }
+        self.unmapped(unmap);
+    }
+
+    fn unmapped(&self, unmap: Unmap) {
+        let bytes: usize = unmap.ranges.iter().flatten().map(|r| r.len).sum();
+        self.mapped.fetch_sub(bytes, Ordering::Relaxed);
+        unmap.run();
+    }
+
+    /// A range of `len` bytes, and whether it is fresh from the kernel (so zeroed).
+    fn obtain(&self, len: usize) -> Option<(Range, bool)> {
+        if let Some(Some(r)) = self.with_free(|f| f.take(len)) {
+            return Some((r, false));
+        }
+        self.compose(len, None)
+    }
+
+    /// A new block of `len` bytes made of the pages of free ranges, moved into one place (no
+    /// copy, no fault), the rest fresh; `keep`'s pages (a block being grown) first. Whether
+    /// the block is all fresh (so zeroed).
+    fn compose(&self, len: usize, keep: Option<Range>) -> Option<(Range, bool)> {
+        let area = map(len)?;
+        self.mapped.fetch_add(len, Ordering::Relaxed);
+        let mut at = area.start;
+        if let Some(k) = keep {
+            if !move_to(k, at) {
+                // SAFETY: `k` is a live block of `k.len` bytes, `area` a distinct new mapping
+                // of more.
+                unsafe { ptr::copy_nonoverlapping(k.start as *const u8, at as *mut u8, k.len) };
+                unmap(k);
+            }
+            self.mapped.fetch_sub(k.len, Ordering::Relaxed);
+            at += k.len;
+        }
+        let mut pieces = Pieces {
+            ranges: [Range { start: 0, len: 0 }; PIECES],
+            len: 0,
+        };
+        self.with_free(|f| f.gather(area.end() - at, &mut pieces));
+        let mut fresh = true;
+        for &p in &pieces.ranges[..pieces.len] {
+            if move_to(p, at) {
+                self.mapped.fetch_sub(p.len, Ordering::Relaxed);
+                fresh = false;
+            } else {
+                self.release(p);
+            }
+            at += p.len;
+        }
+        Some((area, fresh))
+    }
+
+    fn block(&self, r: Range) -> *mut u8 {
+        let p = r.start as *mut u8;
+        // SAFETY: `r` is a mapped, writable range of at least a page; its first word is the
+        // header, aligned to 16 as every page is.
+        unsafe { p.cast::<usize>().write(r.len) };
+        // SAFETY: HEADER < one page ≤ r.len.
+        unsafe { p.add(HEADER) }
+    }
+
+    /// The page range of a block the pool handed out.
+    ///
+    /// # Safety
+    /// `p` came from `self.block`.
+    unsafe fn range_of(p: *mut u8) -> Range {
+        // SAFETY: per the contract, the header sits `HEADER` bytes before `p`.
+        let start = unsafe { p.sub(HEADER) };
+        // SAFETY: `block` wrote the range's length there.
+        let len = unsafe { start.cast::<usize>().read() };
+        Range {
+            start: start as usize,
+            len,
+        }
+    }
+
+    fn pooled(layout: Layout) -> bool {
+        layout.size() >= LARGE && layout.align() <= HEADER
+    }
+
+    /// The page size, read once.
+    fn page(&self) -> usize {
+        match self.page.load(Ordering::Relaxed) {
+            0 => {
+                // SAFETY: sysconf reads a constant of the system.
+                let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+                let p = usize::try_from(p)
+                    .ok()
+                    .filter(|p| p.is_power_of_two() && *p > HEADER)
+                    .unwrap_or(4096);
+                self.page.store(p, Ordering::Relaxed);
+                p
+            }
+            p => p,
+        }
+    }
+
+    /// Bytes of pages for a payload of `size`, or `None` on overflow.
+    fn pages_for(&self, size: usize) -> Option<usize> {
+        let page = self.page();
+        size.checked_add(HEADER + page - 1).map(|n| n & !(page - 1))
+    }
+
+    fn alloc_large(&self, size: usize, zeroed: bool) -> *mut u8 {
+        let Some(len) = self.pages_for(size) else {
+            return ptr::null_mut();
+        };
+        let Some((r, fresh)) = self.obtain(len) else {
+            return ptr::null_mut();
+        };
+        let p = self.block(r);
+        if zeroed && !fresh {
+            // SAFETY: the payload spans `size` bytes inside `r`.
+            unsafe { p.write_bytes(0, size) };
+        }
+        p
+    }
+
+    /// Grows the pooled block at `p` to hold `new` bytes.
+    ///
+    /// # Safety
+    /// `p` came from `self.block`.
+    unsafe fn grow(&self, p: *mut u8, new: usize) -> *mut u8 {
+        // SAFETY: per the contract.
+        let r = unsafe { Self::range_of(p) };
+        let Some(len) = self.pages_for(new) else {
+            return ptr::null_mut();
+        };
+        if len <= r.len {
+            return p;
+        }
+        // Into the free range right after it.
+        if let Some(Some(next)) = self.with_free(|f| f.take_at(r.end(), len - r.len)) {
+            return self.block(Range {
+                start: r.start,
+                len: r.len + next.len,
+            });
+        }
+        match self.compose(len, Some(r)) {
+            Some((moved, _)) => self.block(moved),
+            None => ptr::null_mut(),
+        }
+    }
+}
+
+// SAFETY: large blocks are page ranges of their own (mapped here, never handed out twice: a
+// range is either in one block or in the free list), each payload 16-aligned and at least
+// its layout's size; `dealloc` and `realloc` route by the same test on the layout as `alloc`,
+// so a pointer returns to the allocator that made it. Everything else is `System`'s.
+unsafe impl GlobalAlloc for BlockPool {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if Self::pooled(layout) {
+            self.alloc_large(layout.size(), false)
+        } else {
+            // SAFETY: the caller's contract for `alloc` is `System.alloc`'s.
+            unsafe { System.alloc(layout) }
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if Self::pooled(layout) {
+            self.alloc_large(layout.size(), true)
+        } else {
+            // SAFETY: as `alloc`.
+            unsafe { System.alloc_zeroed(layout) }
+        }
+    }
+
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        if Self::pooled(layout) {
+            // SAFETY: a pooled layout's pointer came from `block`.
+            self.release(unsafe { Self::range_of(p) });
+        } else {
+            // SAFETY: `p` came from `System` with `layout`.
+            unsafe { System.dealloc(p, layout) }
+        }
+    }
+
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller guarantees `new_size`, rounded to the alignment, does not
+        // overflow, and the alignment is the layout's, already valid.
+        let new = unsafe { Layout::from_size_align_unchecked(new_size, layout.align()) };
+        match (Self::pooled(layout), Self::pooled(new)) {
+            // SAFETY: `p` came from `System` with `layout`.
+            (false, false) => unsafe { System.realloc(p, layout, new_size) },
+            (true, true) if new_size <= layout.size() => p,
+            // SAFETY: `p` came from `block` and holds `layout.size()` bytes.
+            (true, true) => unsafe { self.grow(p, new_size) },
+            _ => {
+                // SAFETY: `new` is a valid layout (see above), of non-zero size.
+                let q = unsafe { self.alloc(new) };
+                if !q.is_null() {
+                    // SAFETY: both hold at least the smaller size; distinct allocations.
+                    unsafe { ptr::copy_nonoverlapping(p, q, layout.size().min(new_size)) };
+                    // SAFETY: `p` was allocated here with `layout`.
+                    unsafe { self.dealloc(p, layout) };
+                }
+                q
+            }
+        }
+    }
+}
+
+fn map(len: usize) -> Option<Range> {
+    // SAFETY: a new private anonymous mapping; no memory of ours is touched.
+    let p = unsafe {
+        libc::mmap(
+            ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
+    };
+    (p != libc::MAP_FAILED).then_some(Range {
+        start: p as usize,
+        len,
+    })
+}
+
+/// Moves the pages of `r` to `to` (mapped, `r.len` bytes, replaced); false when the kernel
+/// refuses (a range merged from two mappings may span two of its areas).
+fn move_to(r: Range, to: usize) -> bool {
+    // SAFETY: `r` is a range this pool owns and no one else uses; `to` starts `r.len` bytes
+    // of a mapping of the pool's that nothing uses yet, which the move replaces.
+    let p = unsafe {
+        libc::mremap(
+            r.start as *mut libc::c_void,
+            r.len,
+            r.len,
+            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+            to as *mut libc::c_void,
+        )
+    };
+    p as usize == to
+}
+
+fn unmap(r: Range) {
+    // SAFETY: `r` is a range this pool mapped and no block or free range holds any more.
+    unsafe { libc::munmap(r.start as *mut libc::c_void, r.len) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MB: usize = 1 << 20;
+
+    fn layout(size: usize) -> Layout {
+        Layout::from_size_align(size, 8).unwrap()
+    }
+
+    fn fill(p: *mut u8, size: usize, seed: u8) {
+        for i in (0..size).step_by(4093) {
+            // SAFETY: `p` holds `size` bytes.
+            unsafe { p.add(i).write(seed.wrapping_add(i as u8)) };
+        }
+    }
+
+    fn holds(p: *mut u8, size: usize, seed: u8) -> bool {
+        // SAFETY: `p` holds `size` bytes.
+        (0..size)
+            .step_by(4093)
+            .all(|i| unsafe { p.add(i).read() } == seed.wrapping_add(i as u8))
+    }
+
+    /// Pages of `[p, p + len)` resident now, read without touching them (`mincore`).
+    fn resident(p: *mut u8, len: usize) -> usize {
+        let page = 4096;
+        let start = p as usize & !(page - 1);
+        let pages = (p as usize + len - start).div_ceil(page);
+        let mut v = vec![0u8; pages];
+        // SAFETY: the range is mapped (a live block); `v` has a byte per page.
+        let rc = unsafe { libc::mincore(start as *mut libc::c_void, pages * page, v.as_mut_ptr()) };
+        assert_eq!(rc, 0);
+        v.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    #[test]
+    fn a_block_freed_on_one_thread_is_reused_on_another_without_new_pages() {
+        let pool: &'static BlockPool = Box::leak(Box::new(BlockPool::new()));
+        // Thread A: eight 1 MB blocks, written (resident), then freed.
+        std::thread::spawn(move || {
+            let blocks: Vec<_> = (0..8)
+                .map(|i| {
+                    // SAFETY: a valid non-zero layout.
+                    let p = unsafe { pool.alloc(layout(MB)) };
+                    fill(p, MB, i);
+                    // SAFETY: every page of the payload.
+                    unsafe { p.write_bytes(1, MB) };
+                    p as usize
+                })
+                .collect();
+            for p in blocks {
+                // SAFETY: allocated above with this layout.
+                unsafe { pool.dealloc(p as *mut u8, layout(MB)) };
+            }
+        })
+        .join()
+        .unwrap();
+        let (mapped, free) = pool.footprint();
+        assert_eq!(mapped, free, "all freed");
+        // Thread B: one block of 6 MB and a vector grown to 7 MB, both made of those pages.
+        std::thread::spawn(move || {
+            // SAFETY: a valid non-zero layout.
+            let p = unsafe { pool.alloc(layout(6 * MB)) };
+            assert_eq!(
+                resident(p, 6 * MB),
+                (6 * MB).div_ceil(4096) + 1,
+                "moved, not fresh"
+            );
+            assert_eq!(pool.footprint().0, mapped, "no new pages mapped");
+            // SAFETY: freed once.
+            unsafe { pool.dealloc(p, layout(6 * MB)) };
+        })
+        .join()
+        .unwrap();
+        assert_eq!(pool.footprint(), (mapped, mapped));
+    }
+
+    #[test]
+    fn blocks_keep_their_bytes_however_they_grow() {
+        let pool = BlockPool::new();
+        let mut live: Vec<(usize, usize, u8)> = Vec::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for round in 0..2000u32 {
+            let seed = round as u8;
+            match next(4) {
+                0 | 1 => {
+                    let size = LARGE + next(3 * MB as u64) as usize;
+                    // SAFETY: a valid non-zero layout.
+                    let p = unsafe { pool.alloc(layout(size)) };
+                    fill(p, size, seed);
+                    live.push((p as usize, size, seed));
+                }
+                2 if !live.is_empty() => {
+                    let i = next(live.len() as u64) as usize;
+                    let (p, size, s) = live[i];
+                    let new = size + next(4 * MB as u64) as usize;
+                    // SAFETY: `p` is live with that layout.
+                    let q = unsafe { pool.realloc(p as *mut u8, layout(size), new) };
+                    assert!(holds(q, size, s), "round {round}: bytes lost growing");
+                    fill(q, new, seed);
+                    live[i] = (q as usize, new, seed);
+                }
+                _ if !live.is_empty() => {
+                    let (p, size, s) = live.swap_remove(next(live.len() as u64) as usize);
+                    assert!(holds(p as *mut u8, size, s), "round {round}: bytes changed");
+                    // SAFETY: `p` is live with that layout.
+                    unsafe { pool.dealloc(p as *mut u8, layout(size)) };
+                }
+                _ => {}
+            }
+            let (mapped, free) = pool.footprint();
+            let held: usize = live.iter().map(|&(_, size, _)| size).sum();
+            assert!(
+                mapped >= free + held,
+                "round {round}: {mapped} < {free} + {held}"
+            );
+        }
+        for (p, size, s) in live {
+            assert!(holds(p as *mut u8, size, s));
+            // SAFETY: live with that layout.
+            unsafe { pool.dealloc(p as *mut u8, layout(size)) };
+        }
+        let (mapped, free) = pool.footprint();
+        assert_eq!(mapped, free);
+    }
+
+    #[test]
+    fn zeroed_blocks_are_zero_on_reused_pages() {
+        let pool = BlockPool::new();
+        // SAFETY: valid layouts; each block freed once.
+        unsafe {
+            let p = pool.alloc(layout(2 * MB));
+            p.write_bytes(0xab, 2 * MB);
+            pool.dealloc(p, layout(2 * MB));
+            let q = pool.alloc_zeroed(layout(MB + 4096));
+            assert!((0..MB + 4096).all(|i| q.add(i).read() == 0));
+            pool.dealloc(q, layout(MB + 4096));
+        }
+    }
+
+    #[test]
+    fn small_and_overaligned_allocations_are_the_systems() {
+        let pool = BlockPool::new();
+        // SAFETY: valid layouts; each freed once with its own.
+        unsafe {
+            let small = pool.alloc(layout(LARGE - 1));
+            let aligned = Layout::from_size_align(MB, 4096).unwrap();
+            let big = pool.alloc(aligned);
+            assert_eq!(big as usize % 4096, 0);
+            assert_eq!(pool.footprint(), (0, 0));
+            // Across the line and back: the bytes follow.
+            fill(small, LARGE - 1, 7);
+            let grown = pool.realloc(small, layout(LARGE - 1), 2 * LARGE);
+            assert!(holds(grown, LARGE - 1, 7));
+            assert!(pool.footprint().0 > 0);
+            let shrunk = pool.realloc(grown, layout(2 * LARGE), 100);
+            assert!(holds(shrunk, 100, 7));
+            pool.dealloc(shrunk, layout(100));
+            pool.dealloc(big, aligned);
+        }
+    }
+
+    #[test]
+    fn a_forked_child_keeps_no_free_ranges() {
+        let pool = BlockPool::new();
+        pool.forked();
+        // SAFETY: a valid layout; freed once.
+        unsafe {
+            let p = pool.alloc(layout(MB));
+            fill(p, MB, 3);
+            let q = pool.realloc(p, layout(MB), 3 * MB);
+            assert!(holds(q, MB, 3));
+            pool.dealloc(q, layout(3 * MB));
+        }
+        assert_eq!(pool.footprint(), (0, 0));
+    }
+}
