@@ -30,14 +30,13 @@ use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Allocations of this size and more are the pool's; smaller ones the system allocator's.
-pub const LARGE: usize = 64 << 10;
+pub const LARGE: usize = 16 << 10;
 
 /// Free ranges kept at most.
 pub const SLOTS: usize = 512;
 
-/// Bytes before each block's payload: the length of its page range. Payloads are aligned to
-/// it, so larger alignments go to the system allocator.
-const HEADER: usize = 16;
+/// The largest alignment a block has: it starts a page, and pages are at least this.
+const ALIGN: usize = 4096;
 
 /// A page range: start address and length in bytes, both multiples of the page size.
 #[derive(Clone, Copy)]
@@ -105,13 +104,13 @@ impl FreeList {
     }
 
     /// The smallest free range of at least `len` bytes, split so that what is left stays
-    /// free when it is at least `LARGE`.
+    /// free.
     fn take(&mut self, len: usize) -> Option<Range> {
         let i = (0..self.len)
             .filter(|&i| self.ranges[i].len >= len)
             .min_by_key(|&i| self.ranges[i].len)?;
         let r = self.remove(i);
-        Some(self.keep_rest(r, len))
+        Some(self.split(r, len))
     }
 
     /// `len` bytes at `start`, when a free range begins there and holds them.
@@ -121,16 +120,7 @@ impl FreeList {
             .iter()
             .position(|r| r.start == start && r.len >= len)?;
         let r = self.remove(i);
-        Some(self.keep_rest(r, len))
-    }
-
-    /// The first `len` bytes of `r`, the rest kept free when it is at least `LARGE`.
-    fn keep_rest(&mut self, r: Range, len: usize) -> Range {
-        if r.len - len >= LARGE {
-            self.split(r, len)
-        } else {
-            r
-        }
+        Some(self.split(r, len))
     }
 
     /// The first `len` bytes of `r` (just removed, so a slot is free); the rest stays free.
@@ -331,32 +321,17 @@ impl BlockPool {
         Some((area, fresh))
     }
 
-    fn block(&self, r: Range) -> *mut u8 {
-        let p = r.start as *mut u8;
-        // SAFETY: `r` is a mapped, writable range of at least a page; its first word is the
-        // header, aligned to 16 as every page is.
-        unsafe { p.cast::<usize>().write(r.len) };
-        // SAFETY: HEADER < one page ≤ r.len.
-        unsafe { p.add(HEADER) }
-    }
-
-    /// The page range of a block the pool handed out.
-    ///
-    /// # Safety
-    /// `p` came from `self.block`.
-    unsafe fn range_of(p: *mut u8) -> Range {
-        // SAFETY: per the contract, the header sits `HEADER` bytes before `p`.
-        let start = unsafe { p.sub(HEADER) };
-        // SAFETY: `block` wrote the range's length there.
-        let len = unsafe { start.cast::<usize>().read() };
+    /// The pooled block of `size` bytes at `p`: its page range, whose length follows from
+    /// the size (a block is always given exactly the pages its size needs).
+    fn range_of(&self, p: *mut u8, size: usize) -> Range {
         Range {
-            start: start as usize,
-            len,
+            start: p as usize,
+            len: self.pages_for(size).unwrap_or(usize::MAX),
         }
     }
 
     fn pooled(layout: Layout) -> bool {
-        layout.size() >= LARGE && layout.align() <= HEADER
+        layout.size() >= LARGE && layout.align() <= ALIGN
     }
 
     /// The page size, read once.
@@ -367,7 +342,7 @@ impl BlockPool {
                 let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
                 let p = usize::try_from(p)
                     .ok()
-                    .filter(|p| p.is_power_of_two() && *p > HEADER)
+                    .filter(|p| p.is_power_of_two() && *p >= ALIGN)
                     .unwrap_or(4096);
                 self.page.store(p, Ordering::Relaxed);
                 p
@@ -379,7 +354,7 @@ impl BlockPool {
     /// Bytes of pages for a payload of `size`, or `None` on overflow.
     fn pages_for(&self, size: usize) -> Option<usize> {
         let page = self.page();
-        size.checked_add(HEADER + page - 1).map(|n| n & !(page - 1))
+        size.checked_add(page - 1).map(|n| n & !(page - 1))
     }
 
     fn alloc_large(&self, size: usize, zeroed: bool) -> *mut u8 {
@@ -389,7 +364,7 @@ impl BlockPool {
         let Some((r, fresh)) = self.obtain(len) else {
             return ptr::null_mut();
         };
-        let p = self.block(r);
+        let p = r.start as *mut u8;
         if zeroed && !fresh {
             // SAFETY: the payload spans `size` bytes inside `r`.
             unsafe { p.write_bytes(0, size) };
@@ -397,13 +372,9 @@ impl BlockPool {
         p
     }
 
-    /// Grows the pooled block at `p` to hold `new` bytes.
-    ///
-    /// # Safety
-    /// `p` came from `self.block`.
-    unsafe fn grow(&self, p: *mut u8, new: usize) -> *mut u8 {
-        // SAFETY: per the contract.
-        let r = unsafe { Self::range_of(p) };
+    /// Grows the pooled block of `old` bytes at `p` to hold `new` bytes.
+    fn grow(&self, p: *mut u8, old: usize, new: usize) -> *mut u8 {
+        let r = self.range_of(p, old);
         let Some(len) = self.pages_for(new) else {
             return ptr::null_mut();
         };
@@ -411,22 +382,32 @@ impl BlockPool {
             return p;
         }
         // Into the free range right after it.
-        if let Some(Some(next)) = self.with_free(|f| f.take_at(r.end(), len - r.len)) {
-            return self.block(Range {
-                start: r.start,
-                len: r.len + next.len,
-            });
+        if let Some(Some(_)) = self.with_free(|f| f.take_at(r.end(), len - r.len)) {
+            return p;
         }
         match self.compose(len, Some(r)) {
-            Some((moved, _)) => self.block(moved),
+            Some((moved, _)) => moved.start as *mut u8,
             None => ptr::null_mut(),
         }
+    }
+
+    /// Shrinks the pooled block of `old` bytes at `p` to `new` (still pooled): the pages it
+    /// no longer needs go back.
+    fn shrink(&self, p: *mut u8, old: usize, new: usize) -> *mut u8 {
+        let (r, keep) = (self.range_of(p, old), self.range_of(p, new));
+        if keep.len < r.len {
+            self.release(Range {
+                start: keep.end(),
+                len: r.len - keep.len,
+            });
+        }
+        p
     }
 }
 
 // SAFETY: large blocks are page ranges of their own (mapped here, never handed out twice: a
-// range is either in one block or in the free list), each payload 16-aligned and at least
-// its layout's size; `dealloc` and `realloc` route by the same test on the layout as `alloc`,
+// range is either in one block or in the free list), page-aligned and exactly the pages their
+// layout's size needs, so the size given back names the range; `dealloc` and `realloc` route by the same test on the layout as `alloc`,
 // so a pointer returns to the allocator that made it. Everything else is `System`'s.
 unsafe impl GlobalAlloc for BlockPool {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
@@ -449,8 +430,8 @@ unsafe impl GlobalAlloc for BlockPool {
 
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         if Self::pooled(layout) {
-            // SAFETY: a pooled layout's pointer came from `block`.
-            self.release(unsafe { Self::range_of(p) });
+            // A pooled layout's block: `p` starts the pages its size needs.
+            self.release(self.range_of(p, layout.size()));
         } else {
             // SAFETY: `p` came from `System` with `layout`.
             unsafe { System.dealloc(p, layout) }
@@ -464,9 +445,8 @@ unsafe impl GlobalAlloc for BlockPool {
         match (Self::pooled(layout), Self::pooled(new)) {
             // SAFETY: `p` came from `System` with `layout`.
             (false, false) => unsafe { System.realloc(p, layout, new_size) },
-            (true, true) if new_size <= layout.size() => p,
-            // SAFETY: `p` came from `block` and holds `layout.size()` bytes.
-            (true, true) => unsafe { self.grow(p, new_size) },
+            (true, true) if new_size <= layout.size() => self.shrink(p, layout.size(), new_size),
+            (true, true) => self.grow(p, layout.size(), new_size),
             _ => {
                 // SAFETY: `new` is a valid layout (see above), of non-zero size.
                 let q = unsafe { self.alloc(new) };
@@ -586,11 +566,7 @@ mod tests {
         std::thread::spawn(move || {
             // SAFETY: a valid non-zero layout.
             let p = unsafe { pool.alloc(layout(6 * MB)) };
-            assert_eq!(
-                resident(p, 6 * MB),
-                (6 * MB).div_ceil(4096) + 1,
-                "moved, not fresh"
-            );
+            assert_eq!(resident(p, 6 * MB), 6 * MB / 4096, "moved, not fresh");
             assert_eq!(pool.footprint().0, mapped, "no new pages mapped");
             // SAFETY: freed once.
             unsafe { pool.dealloc(p, layout(6 * MB)) };
@@ -624,10 +600,14 @@ mod tests {
                 2 if !live.is_empty() => {
                     let i = next(live.len() as u64) as usize;
                     let (p, size, s) = live[i];
-                    let new = size + next(4 * MB as u64) as usize;
+                    let new = if next(3) == 0 {
+                        LARGE + next((size - LARGE + 1) as u64) as usize
+                    } else {
+                        size + next(4 * MB as u64) as usize
+                    };
                     // SAFETY: `p` is live with that layout.
                     let q = unsafe { pool.realloc(p as *mut u8, layout(size), new) };
-                    assert!(holds(q, size, s), "round {round}: bytes lost growing");
+                    assert!(holds(q, size.min(new), s), "round {round}: bytes lost");
                     fill(q, new, seed);
                     live[i] = (q as usize, new, seed);
                 }
@@ -675,9 +655,9 @@ mod tests {
         // SAFETY: valid layouts; each freed once with its own.
         unsafe {
             let small = pool.alloc(layout(LARGE - 1));
-            let aligned = Layout::from_size_align(MB, 4096).unwrap();
+            let aligned = Layout::from_size_align(MB, 2 * ALIGN).unwrap();
             let big = pool.alloc(aligned);
-            assert_eq!(big as usize % 4096, 0);
+            assert_eq!(big as usize % (2 * ALIGN), 0);
             assert_eq!(pool.footprint(), (0, 0));
             // Across the line and back: the bytes follow.
             fill(small, LARGE - 1, 7);
