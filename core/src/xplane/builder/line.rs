@@ -165,6 +165,9 @@ impl LineBuilder {
 
     /// Adds an event, encoded now as `XEvent::encode` would: `metadata_id` (1), `offset_ps`
     /// (2, a oneof member: always written), `duration_ps` (3), then the stats (4).
+    // Always (as `add_event_bytes`): the place noted is a few instructions beside the call
+    // to the encoding, which the planes' walks make once per event.
+    #[inline(always)]
     pub fn add_event(
         &mut self,
         metadata_id: i64,
@@ -178,6 +181,7 @@ impl LineBuilder {
 
     /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`), of
     /// which `open_at_end` says whether they hold the `open_at_end` stat.
+    #[inline(always)]
     pub fn add_event_bytes(
         &mut self,
         metadata_id: i64,
@@ -186,8 +190,7 @@ impl LineBuilder {
         stats: &[u8],
         open_at_end: bool,
     ) {
-        let end = self.encode_event(metadata_id, offset_ps, duration_ps, stats);
-        self.note_place(end, offset_ps, duration_ps, open_at_end);
+        self.encode_event(metadata_id, offset_ps, duration_ps, stats, open_at_end);
     }
 
     /// As [`Self::add_event_bytes`], for stats the caller has not read (a merge copying
@@ -200,19 +203,22 @@ impl LineBuilder {
         stats: &[u8],
     ) {
         self.places = None;
-        self.encode_event(metadata_id, offset_ps, duration_ps, stats);
+        self.encode_event(metadata_id, offset_ps, duration_ps, stats, false);
     }
 
-    /// Encodes an event into the arena and notes its place in the line's order; gives its end
-    /// (offset + duration).
-    #[inline]
+    /// Encodes an event into the arena and notes its place in the line's order and for its
+    /// [`EventPlaces`] (`open_at_end`: its stats hold that stat).
+    // Never: one copy of it for the three walks that add events (a thread's calls, its roctx
+    // lines, a stream's work), where inlined it crowds their registers.
+    #[inline(never)]
     fn encode_event(
         &mut self,
         metadata_id: i64,
         offset_ps: i64,
         duration_ps: i64,
         stats: &[u8],
-    ) -> i64 {
+        open_at_end: bool,
+    ) {
         let end = offset_ps.saturating_add(duration_ps);
         self.max_end_ps = self.max_end_ps.max(end);
         self.room_for(fields::EVENT_HEAD_BYTES + stats.len());
@@ -220,7 +226,7 @@ impl LineBuilder {
         let at = self.arena.len();
         fields::put_event(&mut self.arena, metadata_id, offset_ps, duration_ps, stats);
         self.placed(self.filled.len() + at, offset_ps, duration_ps);
-        end
+        self.note_place(end, offset_ps, duration_ps, open_at_end);
     }
 
     /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
