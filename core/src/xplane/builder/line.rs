@@ -147,6 +147,12 @@ impl LineBuilder {
         }
     }
 
+    /// Notes no [`EventPlaces`] (a profile no merge indexes: they would be dropped unread).
+    pub fn without_places(mut self) -> Self {
+        self.places = None;
+        self
+    }
+
     /// The line will hold about `n` events (a device line knows its count): the arena is sized
     /// once, after the first event shows their size, instead of doubling (each doubling of a
     /// heap block copies everything so far).
