@@ -6,7 +6,7 @@
 //! each other or with anything, and clocks of buffered and callback timestamps may disagree by a
 //! few ns. Each group is therefore dealt onto lanes: a span goes to the first lane where it nests.
 
-use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds};
+use super::builder::{FinishedLine, Hot, LineBuilder, PlaneBuilder, StatBytes, StatIds};
 use super::stats as s;
 use crate::model::RangeInfo;
 
@@ -37,7 +37,7 @@ pub fn range_stats(
     stats: &mut StatBytes,
 ) {
     if scope_id != 0 {
-        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), scope_id);
+        stats.i64(ids.hot(plane, Hot::ScopeRangeId), scope_id);
     }
     if r.open_at_end {
         stats.open_at_end(ids.get(plane, s::OPEN_AT_END));
