@@ -36,6 +36,10 @@ pub struct LineBuilder {
     max_end_ps: i64,
     /// Events announced by [`Self::expect_events`].
     expected: usize,
+    /// The count of events after which the arena is reserved for those announced: 1 when
+    /// more than one is, else never (`usize::MAX`). One compare per event, where the count
+    /// and the announcement were two.
+    reserve_after: usize,
     /// Where the events lie as they are encoded, for the merge's index of a window
     /// ([`EventPlaces`]); `None` once an event came whose stats the builder cannot tell apart
     /// (`add_encoded_event`, `add_unplaced_event_bytes`).
@@ -143,6 +147,7 @@ impl LineBuilder {
             last_start: 0,
             max_end_ps: 0,
             expected: 0,
+            reserve_after: usize::MAX,
             places: Some(Placing::default()),
         }
     }
@@ -158,6 +163,7 @@ impl LineBuilder {
     /// heap block copies everything so far).
     pub fn expect_events(&mut self, n: usize) {
         self.expected = n;
+        self.reserve_after = if n > 1 { 1 } else { usize::MAX };
     }
 
     /// Names the line after its events are known (a device line's name lists its kinds).
@@ -269,7 +275,7 @@ impl LineBuilder {
         self.last_key = key;
         self.last_start = start;
         self.count += 1;
-        if self.count == 1 && self.expected > 1 {
+        if self.count == self.reserve_after {
             self.reserve_expected(self.arena_len() - start);
         }
     }
