@@ -144,11 +144,13 @@ pub fn put_event(
             at.add(n).write(event::METADATA_ID.key_byte());
             n += 1 + raw_varint(at.add(n + 1), metadata_id as u64);
         }
+        // The offset and the duration in ps take several bytes (a µs is 3), written by their
+        // length rather than a loop that tests every byte.
         at.add(n).write(event::OFFSET_PS.key_byte());
         n += 1 + raw_long_varint(at.add(n + 1), offset_ps as u64);
         if duration_ps != 0 {
             at.add(n).write(event::DURATION_PS.key_byte());
-            n += 1 + raw_varint(at.add(n + 1), duration_ps as u64);
+            n += 1 + raw_long_varint(at.add(n + 1), duration_ps as u64);
         }
         copy_small(
             std::slice::from_raw_parts_mut(at.add(n).cast(), stats.len()),
