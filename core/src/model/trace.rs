@@ -279,6 +279,11 @@ impl<T> Table<T> {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
+
+    /// Every value, in id order.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.0.iter()
+    }
 }
 
 impl<T> std::ops::Index<Id<T>> for Table<T> {

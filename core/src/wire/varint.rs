@@ -164,7 +164,7 @@ const SMALL_COPY_BYTES: usize = 64;
 /// makes one) calls `memcpy`, whose call and the registers saved around it cost more than
 /// the copy of such a run.
 #[inline(always)]
-fn copy_small(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+pub(crate) fn copy_small(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
     let len = src.len();
     assert_eq!(dst.len(), len, "a copy between slices of different lengths");
     // The usual stats first: one compare of the length's range.
@@ -200,6 +200,53 @@ fn copy_small(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
             }
         }
     }
+}
+
+/// Writes the varint of `v` from `at`, as [`WireRun::varint`]; gives its length (1 to 10).
+///
+/// # Safety
+/// `at` is valid for writes of [`MAX_VARINT_BYTES`] bytes.
+#[inline(always)]
+pub(crate) unsafe fn raw_varint(at: *mut u8, mut v: u64) -> usize {
+    let mut i = 0;
+    while v >= 0x80 {
+        // SAFETY: `i` < 9 here (each turn takes 7 of the 64 bits), within the caller's room.
+        unsafe { at.add(i).write(v as u8 | 0x80) };
+        v >>= 7;
+        i += 1;
+    }
+    // SAFETY: `i` <= 9, as above.
+    unsafe { at.add(i).write(v as u8) };
+    i + 1
+}
+
+/// Writes the varint of `v` from `at`, as [`WireRun::long_varint`]; gives its length.
+///
+/// # Safety
+/// `at` is valid for writes of [`MAX_VARINT_BYTES`] bytes.
+#[inline(always)]
+pub(crate) unsafe fn raw_long_varint(at: *mut u8, v: u64) -> usize {
+    if v < 0x80 {
+        // SAFETY: the first byte of the caller's room.
+        unsafe { at.write(v as u8) };
+        return 1;
+    }
+    // SAFETY: the caller's room is `MAX_VARINT_BYTES` bytes from `at`, and nothing else
+    // refers to it while the array does.
+    let room = unsafe { &mut *at.cast::<[MaybeUninit<u8>; MAX_VARINT_BYTES]>() };
+    let len = prost::encoding::encoded_len_varint(v);
+    match len {
+        2 => sized::<2>(room, v),
+        3 => sized::<3>(room, v),
+        4 => sized::<4>(room, v),
+        5 => sized::<5>(room, v),
+        6 => sized::<6>(room, v),
+        7 => sized::<7>(room, v),
+        8 => sized::<8>(room, v),
+        9 => sized::<9>(room, v),
+        _ => sized::<10>(room, v),
+    }
+    len
 }
 
 /// `N` bytes of `src` into `dst` (both `N` long) as one load and one store.

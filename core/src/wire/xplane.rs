@@ -6,7 +6,7 @@
 use prost::encoding::encoded_len_varint;
 
 use super::frame::Field;
-use super::varint::WireRun;
+use super::varint::{copy_small, raw_long_varint, raw_varint, WireRun};
 
 /// `XSpace`.
 pub mod space {
@@ -128,27 +128,50 @@ pub fn put_event(
     stats: &[u8],
 ) {
     let start = out.len();
-    let mut run = WireRun::with_room(out, stats.len());
-    run.bytes([line::EVENTS.key_byte(), 0]);
-    if metadata_id != 0 {
-        run.byte(event::METADATA_ID.key_byte());
-        run.varint(metadata_id as u64);
-    }
-    run.byte(event::OFFSET_PS.key_byte());
-    run.long_varint(offset_ps as u64);
-    if duration_ps != 0 {
-        run.byte(event::DURATION_PS.key_byte());
-        run.varint(duration_ps as u64);
-    }
-    run.slice(stats);
-    let body = run.written() - 2;
+    // The room is checked once, for the longest head and the stats: the fields are then
+    // written without a check each (a compare and a branch per field, as many as the rest of
+    // a field's writing on a short varint).
+    out.reserve(EVENT_HEAD_BYTES + stats.len());
+    let at = out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
+    // SAFETY: the vector's spare room (from `at`) holds `EVENT_HEAD_BYTES + stats.len()` bytes from `at`. The head takes
+    // at most 35 of them (the key, the length's byte, three keys and three varints of up to
+    // 10 bytes: `EVENT_HEAD_BYTES` is 48), the stats the rest; every byte written is one of
+    // them, and `body + 2` bytes from `at` are written, in order, before the length is set.
+    let body = unsafe {
+        at.write(line::EVENTS.key_byte());
+        let mut n = 2;
+        if metadata_id != 0 {
+            at.add(n).write(event::METADATA_ID.key_byte());
+            n += 1 + raw_varint(at.add(n + 1), metadata_id as u64);
+        }
+        // The offset and the duration in ps take several bytes (a µs is 3), written by their
+        // length rather than a loop that tests every byte.
+        at.add(n).write(event::OFFSET_PS.key_byte());
+        n += 1 + raw_long_varint(at.add(n + 1), offset_ps as u64);
+        if duration_ps != 0 {
+            at.add(n).write(event::DURATION_PS.key_byte());
+            n += 1 + raw_long_varint(at.add(n + 1), duration_ps as u64);
+        }
+        copy_small(
+            std::slice::from_raw_parts_mut(at.add(n).cast(), stats.len()),
+            stats,
+        );
+        n + stats.len() - 2
+    };
     match u8::try_from(body) {
         Ok(len) if len < 0x80 => {
-            run.set(1, len);
-            run.done();
+            // SAFETY: byte 1 of the room, within it (above); `body + 2` bytes were written.
+            unsafe {
+                at.add(1).write(len);
+                out.set_len(start + body + 2);
+            }
         }
         _ => {
-            run.done();
+            // SAFETY: as above; the length's byte is set by `lengthen_entry`.
+            unsafe {
+                at.add(1).write(0);
+                out.set_len(start + body + 2);
+            }
             lengthen_entry(out, start, body);
         }
     }

@@ -123,6 +123,9 @@ pub struct Program {
 /// `hlo_op`, innermost level first as the kernels' stats take them. A program named by two
 /// modules keeps the first name met.
 pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
+    if !any_traceme_label(trace) {
+        return BTreeMap::new();
+    }
     // Each annotation once (a kernel's, in the order met), each label list once: ranges
     // pushed under the same labels share one list.
     let mut met = vec![false; trace.annotations.len()];
@@ -164,6 +167,23 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
         }
     }
     out
+}
+
+/// Whether any annotation of the run has a label of TraceMe form (`name#k=v#`: it ends in `#`),
+/// the only form that names an op ([`labelled_op`]). Most runs have none, and are then known to
+/// name no program from the annotations (each label list once, as [`programs`] meets them),
+/// without a walk over every device event.
+fn any_traceme_label(trace: &Trace) -> bool {
+    let mut recent = [0usize; RECENT_LISTS];
+    trace.annotations.iter().any(|a| {
+        let key = std::sync::Arc::as_ptr(&a.stack).cast::<u8>() as usize;
+        let slot = &mut recent[crate::xplane::builder::fibonacci_slot(key as u64, RECENT_BITS)];
+        if *slot == key {
+            return false;
+        }
+        *slot = key;
+        a.stack.iter().any(|label| label.ends_with('#'))
+    })
 }
 
 /// Slots of [`programs`]' lists met last (a power of two: more than the threads a run
@@ -354,6 +374,53 @@ mod tests {
                 .collect();
             assert_eq!(p.ops, want, "program {id}");
         }
+    }
+
+    /// A run whose labels are all plain names no program, and no label of it is parsed; a
+    /// TraceMe op on an annotation no kernel names is still not the programs'.
+    #[test]
+    fn plain_labels_are_not_parsed_for_programs() {
+        use crate::model::{Annotation, Device, DeviceEvent, DeviceEventKind, DeviceLine};
+        use crate::model::{KernelInfo, Table};
+        let mut shapes = Table::default();
+        let shape = shapes.push(crate::model::LaunchShape::default());
+        let mut annotations = Table::default();
+        let plain = annotations.push(Annotation {
+            stack: stack(&["step", "layer 3"]).into(),
+            ..Default::default()
+        });
+        let kernel = |k: u64| DeviceEvent {
+            start_ns: k,
+            end_ns: k + 1,
+            correlation_id: 0,
+            kind: DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: k,
+                shape,
+            }),
+            annotation: Some(plain),
+            graph: None,
+        };
+        let mut trace = Trace {
+            devices: vec![Device {
+                lines: vec![DeviceLine {
+                    id: 0,
+                    name: String::new(),
+                    events: (0..4).map(kernel).collect(),
+                }],
+                ..Default::default()
+            }],
+            annotations,
+            shapes,
+            ..Default::default()
+        };
+        let parses = crate::xplane::level::PARSES.with(|n| n.get());
+        assert!(programs(&trace).is_empty());
+        assert_eq!(crate::xplane::level::PARSES.with(|n| n.get()), parses);
+        trace.annotations.push(Annotation {
+            stack: stack(&["M#hlo_module=m,program_id=1#", "T#hlo_op=a#"]).into(),
+            ..Default::default()
+        });
+        assert!(programs(&trace).is_empty());
     }
 
     #[test]

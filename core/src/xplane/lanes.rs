@@ -6,7 +6,7 @@
 //! each other or with anything, and clocks of buffered and callback timestamps may disagree by a
 //! few ns. Each group is therefore dealt onto lanes: a span goes to the first lane where it nests.
 
-use super::builder::{FinishedLine, LineBuilder, PlaneBuilder, StatBytes, StatIds};
+use super::builder::{FinishedLine, Hot, LineBuilder, PlaneBuilder, StatBytes, StatIds};
 use super::stats as s;
 use crate::model::RangeInfo;
 
@@ -37,7 +37,7 @@ pub fn range_stats(
     stats: &mut StatBytes,
 ) {
     if scope_id != 0 {
-        stats.i64(ids.get(plane, s::SCOPE_RANGE_ID), scope_id);
+        stats.i64(ids.hot(plane, Hot::ScopeRangeId), scope_id);
     }
     if r.open_at_end {
         stats.open_at_end(ids.get(plane, s::OPEN_AT_END));
@@ -63,6 +63,8 @@ pub struct RoctxLines {
     display: Option<String>,
     /// Every line's `timestamp_ns` (the plane's).
     line_ts_ns: i64,
+    /// Whether the lines note where their events lie (`LineBuilder::without_places`).
+    placed: bool,
     /// Push/pop ranges and marks, then start/stop ranges (`process_wide`).
     groups: [Group; 2],
 }
@@ -125,8 +127,15 @@ impl RoctxLines {
             tid,
             display,
             line_ts_ns,
+            placed: true,
             groups: [group(0), group(1)],
         }
+    }
+
+    /// The lines note no places (`LineBuilder::without_places`).
+    pub fn without_places(mut self) -> Self {
+        self.placed = false;
+        self
     }
 
     #[inline]
@@ -154,6 +163,9 @@ impl RoctxLines {
                         process_wide,
                         k,
                     );
+                    if !self.placed {
+                        line = line.without_places();
+                    }
                     if k == 0 {
                         line.expect_events(*expected);
                     }
@@ -188,6 +200,7 @@ impl RoctxLines {
                     self.tid,
                     self.display.as_deref(),
                     self.line_ts_ns,
+                    self.placed,
                     process_wide,
                     events,
                     &stats,
@@ -205,6 +218,7 @@ fn held_lines(
     tid: u64,
     display: Option<&str>,
     line_ts_ns: i64,
+    placed: bool,
     process_wide: bool,
     group: Vec<Pending>,
     stats: &[u8],
@@ -227,6 +241,9 @@ fn held_lines(
         .enumerate()
         .map(|(k, &n)| {
             let mut line = roctx_line(tid, display, line_ts_ns, process_wide, k);
+            if !placed {
+                line = line.without_places();
+            }
             line.expect_events(n);
             line
         })
@@ -405,7 +422,7 @@ mod tests {
                     open_at_end: false,
                 });
             }
-            held_lines(7, Some("worker"), 0, process_wide, events, &stats)
+            held_lines(7, Some("worker"), 0, true, process_wide, events, &stats)
         };
         let expected: Vec<Vec<u8>> = held(false)
             .into_iter()

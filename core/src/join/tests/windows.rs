@@ -717,6 +717,19 @@ fn spliced_windows_are_the_event_by_event_merge_byte_for_byte() {
     let (placed, _) =
         crate::xplane::merge::merge_own_indexed(indexed, &[], &layout("placed"), &[]).unwrap();
     assert!(std::fs::read(&placed).unwrap() == std::fs::read(&each).unwrap());
+    // A window of no run to be merged is indexed by no merge: its lines note no places (the
+    // roctx lines among them).
+    let alone = crate::xplane::write_window_placed(
+        &first,
+        crate::xplane::HostEvents::of(&first),
+        &layout("alone"),
+        1,
+        None,
+    )
+    .unwrap();
+    let lines: Vec<&Option<_>> = alone.places.iter().flat_map(|p| &p.lines).collect();
+    assert!(lines.len() >= 3, "{} lines", lines.len());
+    assert!(lines.iter().all(|l| l.is_none()));
 }
 
 /// Hardware-counter values (`ROCPROF_XPLANE_PMC`) of a dispatch whose kernel record a cut

@@ -36,6 +36,10 @@ pub struct LineBuilder {
     max_end_ps: i64,
     /// Events announced by [`Self::expect_events`].
     expected: usize,
+    /// The count of events after which the arena is reserved for those announced: 1 when
+    /// more than one is, else never (`usize::MAX`). One compare per event, where the count
+    /// and the announcement were two.
+    reserve_after: usize,
     /// Where the events lie as they are encoded, for the merge's index of a window
     /// ([`EventPlaces`]); `None` once an event came whose stats the builder cannot tell apart
     /// (`add_encoded_event`, `add_unplaced_event_bytes`).
@@ -143,8 +147,15 @@ impl LineBuilder {
             last_start: 0,
             max_end_ps: 0,
             expected: 0,
+            reserve_after: usize::MAX,
             places: Some(Placing::default()),
         }
+    }
+
+    /// Notes no [`EventPlaces`] (a profile no merge indexes: they would be dropped unread).
+    pub fn without_places(mut self) -> Self {
+        self.places = None;
+        self
     }
 
     /// The line will hold about `n` events (a device line knows its count): the arena is sized
@@ -152,6 +163,7 @@ impl LineBuilder {
     /// heap block copies everything so far).
     pub fn expect_events(&mut self, n: usize) {
         self.expected = n;
+        self.reserve_after = if n > 1 { 1 } else { usize::MAX };
     }
 
     /// Names the line after its events are known (a device line's name lists its kinds).
@@ -165,6 +177,9 @@ impl LineBuilder {
 
     /// Adds an event, encoded now as `XEvent::encode` would: `metadata_id` (1), `offset_ps`
     /// (2, a oneof member: always written), `duration_ps` (3), then the stats (4).
+    // Always (as `add_event_bytes`): the place noted is a few instructions beside the call
+    // to the encoding, which the planes' walks make once per event.
+    #[inline(always)]
     pub fn add_event(
         &mut self,
         metadata_id: i64,
@@ -178,6 +193,7 @@ impl LineBuilder {
 
     /// As [`Self::add_event`], the stats given as their wire bytes (`StatBytes::as_bytes`), of
     /// which `open_at_end` says whether they hold the `open_at_end` stat.
+    #[inline(always)]
     pub fn add_event_bytes(
         &mut self,
         metadata_id: i64,
@@ -186,8 +202,7 @@ impl LineBuilder {
         stats: &[u8],
         open_at_end: bool,
     ) {
-        let end = self.encode_event(metadata_id, offset_ps, duration_ps, stats);
-        self.note_place(end, offset_ps, duration_ps, open_at_end);
+        self.encode_event(metadata_id, offset_ps, duration_ps, stats, open_at_end);
     }
 
     /// As [`Self::add_event_bytes`], for stats the caller has not read (a merge copying
@@ -200,19 +215,22 @@ impl LineBuilder {
         stats: &[u8],
     ) {
         self.places = None;
-        self.encode_event(metadata_id, offset_ps, duration_ps, stats);
+        self.encode_event(metadata_id, offset_ps, duration_ps, stats, false);
     }
 
-    /// Encodes an event into the arena and notes its place in the line's order; gives its end
-    /// (offset + duration).
-    #[inline]
+    /// Encodes an event into the arena and notes its place in the line's order and for its
+    /// [`EventPlaces`] (`open_at_end`: its stats hold that stat).
+    // Never: one copy of it for the three walks that add events (a thread's calls, its roctx
+    // lines, a stream's work), where inlined it crowds their registers.
+    #[inline(never)]
     fn encode_event(
         &mut self,
         metadata_id: i64,
         offset_ps: i64,
         duration_ps: i64,
         stats: &[u8],
-    ) -> i64 {
+        open_at_end: bool,
+    ) {
         let end = offset_ps.saturating_add(duration_ps);
         self.max_end_ps = self.max_end_ps.max(end);
         self.room_for(fields::EVENT_HEAD_BYTES + stats.len());
@@ -220,7 +238,7 @@ impl LineBuilder {
         let at = self.arena.len();
         fields::put_event(&mut self.arena, metadata_id, offset_ps, duration_ps, stats);
         self.placed(self.filled.len() + at, offset_ps, duration_ps);
-        end
+        self.note_place(end, offset_ps, duration_ps, open_at_end);
     }
 
     /// Adds an event already encoded (an `XEvent`'s bytes, e.g. copied from another profile
@@ -257,7 +275,7 @@ impl LineBuilder {
         self.last_key = key;
         self.last_start = start;
         self.count += 1;
-        if self.count == 1 && self.expected > 1 {
+        if self.count == self.reserve_after {
             self.reserve_expected(self.arena_len() - start);
         }
     }

@@ -256,6 +256,9 @@ pub(super) fn host_plane(
             base.line_ts_ns,
             events.iter().filter_map(roctx_span),
         );
+        if !base.placed {
+            roctx = roctx.without_places();
+        }
         for (i, e) in events.iter().enumerate() {
             if prefetch_syncs {
                 if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {

@@ -223,6 +223,9 @@ struct Timebase<'t> {
     clock: Option<&'t JobClock>,
     /// Why the times could not go on the job clock (warned of).
     off_clock: Option<String>,
+    /// Whether the lines note where their events lie ([`crate::xplane::builder::EventPlaces`]):
+    /// only a window of a run to be merged is indexed by them.
+    placed: bool,
 }
 
 impl<'t> Timebase<'t> {
@@ -269,6 +272,7 @@ impl<'t> Timebase<'t> {
             drift,
             clock,
             off_clock,
+            placed: run.is_some(),
         }
     }
 
@@ -314,7 +318,12 @@ impl<'t> Timebase<'t> {
 
     /// A line of this profile, its timestamp set.
     fn line(&self, id: i64, name: impl Into<String>) -> LineBuilder {
-        LineBuilder::new(id, name, self.line_ts_ns)
+        let line = LineBuilder::new(id, name, self.line_ts_ns);
+        if self.placed {
+            line
+        } else {
+            line.without_places()
+        }
     }
 
     #[inline]
