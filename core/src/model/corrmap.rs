@@ -266,6 +266,14 @@ impl<V> CorrMap<V> {
         }
     }
 
+    /// Whether the map holds nothing, neither a vector (which `reserve` may make before any
+    /// entry) nor a hashed entry: a reader of a table a run leaves empty (the external ids of
+    /// a run without, the graph executables of one without graph launches) then skips it.
+    #[inline]
+    pub fn is_unused(&self) -> bool {
+        self.dense.is_empty() && self.spill.is_empty()
+    }
+
     pub fn contains_key(&self, k: &u64) -> bool {
         self.get(k).is_some()
     }
