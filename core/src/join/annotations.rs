@@ -89,6 +89,9 @@ impl AnnotationIndex {
     /// for the call, else the record's own.
     #[inline]
     fn external_of(&self, call: Ranked, record_external: u64) -> u64 {
+        if self.external.is_unused() {
+            return record_external;
+        }
         self.external
             .get_ranked(call)
             .map(|e| e.get())

@@ -255,6 +255,8 @@ fn call_events(
         counters,
     } = calls;
     let mut graph_launches = Interned::default();
+    // A run without graph launches reads no table of their executables.
+    let graphs = !work.graph_exec_of.is_unused();
     for a in api.into_iter_from_the_end() {
         // Ranked once for the tables over the calls it reads.
         let call = work.activity_of.key(a.correlation_id);
@@ -268,7 +270,10 @@ fn call_events(
         if launches && count == 0 {
             counters.launches_without_activity += 1;
         }
-        let launched = match work.graph_exec_of.get_ranked(call) {
+        let exec = graphs
+            .then(|| work.graph_exec_of.get_ranked(call))
+            .flatten();
+        let launched = match exec {
             Some(&exec) => Launched::graph(graph_launches.id(GraphLaunch {
                 exec,
                 activity_count: count,

@@ -98,24 +98,43 @@ impl<V> CorrMap<V> {
         self.slot(k)
     }
 
-    /// The slot of `k` in the vector, when the vector is made: its rank when the map is over
-    /// a set (`k` ranked by that set, `IdRanks::key`).
+    /// The entry of `k`'s slot in the vector, when `k` is a member of the set the map is over
+    /// and the vector is made: one comparison, as a non-member's slot (`NO_SLOT`) is past any
+    /// vector (`MAX_DENSE`), and every slot past an empty one. `None` for every key of a map
+    /// over a range (its keys carry no slot: `CorrMap::key`), which `unranked_slot` answers.
     #[inline]
-    fn ranked_slot(&self, k: Ranked) -> Option<usize> {
-        if self.dense.is_empty() {
+    fn member_entry(&self, k: Ranked) -> Option<&Option<V>> {
+        self.check_ranked(k);
+        self.dense.get(k.slot as usize)
+    }
+
+    /// `member_entry`, to change in place.
+    #[inline]
+    fn member_entry_mut(&mut self, k: Ranked) -> Option<&mut Option<V>> {
+        self.check_ranked(k);
+        self.dense.get_mut(k.slot as usize)
+    }
+
+    /// Debug builds: `k` was ranked by the set the map is over (a map over a range takes keys
+    /// without a slot).
+    #[inline]
+    fn check_ranked(&self, k: Ranked) {
+        debug_assert_eq!(
+            (k.slot != NO_SLOT).then_some(k.slot as usize),
+            self.ranks.as_ref().and_then(|r| r.rank_uncounted(k.id)),
+            "ranked by another set"
+        );
+    }
+
+    /// The slot of `k` in the vector when `member_entry` found none: in a map over a range, its
+    /// id's slot once the vector is made; in a map over a set, none (a non-member, or no
+    /// vector yet: the hash map holds it).
+    #[inline]
+    fn unranked_slot(&self, k: Ranked) -> Option<usize> {
+        if self.ranks.is_some() {
             return None;
         }
-        match &self.ranks {
-            Some(_) => {
-                debug_assert_eq!(
-                    k.slot,
-                    self.ranks.as_ref().and_then(|r| r.rank_uncounted(k.id)),
-                    "ranked by another set"
-                );
-                k.slot
-            }
-            None => self.slot(k.id),
-        }
+        self.dense_slot(k.id)
     }
 
     /// Before `k` is stored: a new entry of the range while the vector is not made is counted,
@@ -218,14 +237,20 @@ impl<V> CorrMap<V> {
     pub fn key(&self, k: u64) -> Ranked {
         match &self.ranks {
             Some(r) => r.key(k),
-            None => Ranked { id: k, slot: None },
+            None => Ranked {
+                id: k,
+                slot: NO_SLOT,
+            },
         }
     }
 
     /// `get` of an id ranked already (`IdRanks::key`, by the set the map is over).
     #[inline]
     pub fn get_ranked(&self, k: Ranked) -> Option<&V> {
-        match self.ranked_slot(k) {
+        if let Some(e) = self.member_entry(k) {
+            return e.as_ref();
+        }
+        match self.unranked_slot(k) {
             Some(i) => self.dense[i].as_ref(),
             None => self.spilled(k.id),
         }
@@ -239,6 +264,14 @@ impl<V> CorrMap<V> {
             None if self.spill.is_empty() => None,
             None => self.spill.get_mut(&k),
         }
+    }
+
+    /// Whether the map holds nothing, neither a vector (which `reserve` may make before any
+    /// entry) nor a hashed entry: a reader of a table a run leaves empty (the external ids of
+    /// a run without, the graph executables of one without graph launches) then skips it.
+    #[inline]
+    pub fn is_unused(&self) -> bool {
+        self.dense.is_empty() && self.spill.is_empty()
     }
 
     pub fn contains_key(&self, k: &u64) -> bool {
@@ -257,8 +290,15 @@ impl<V> CorrMap<V> {
     /// `insert` of an id ranked already (`get_ranked`).
     #[inline]
     pub fn insert_ranked(&mut self, k: Ranked, v: V) -> Option<V> {
+        if let Some(e) = self.member_entry_mut(k) {
+            return e.replace(v);
+        }
         self.about_to_store(k.id);
-        match self.ranked_slot(k) {
+        // (The vector may be made by now, with `k`'s slot.)
+        if let Some(e) = self.member_entry_mut(k) {
+            return e.replace(v);
+        }
+        match self.unranked_slot(k) {
             Some(i) => self.dense[i].replace(v),
             None => self.spill_insert(k.id, v),
         }
@@ -291,8 +331,17 @@ impl<V> CorrMap<V> {
     /// `get_or_insert_with` of an id ranked already (`get_ranked`).
     #[inline]
     pub fn get_or_insert_with_ranked(&mut self, k: Ranked, f: impl FnOnce() -> V) -> &mut V {
+        let i = k.slot as usize;
+        if i < self.dense.len() {
+            self.check_ranked(k);
+            return self.dense[i].get_or_insert_with(f);
+        }
         self.about_to_store(k.id);
-        match self.ranked_slot(k) {
+        // (The vector may be made by now, with `k`'s slot.)
+        if i < self.dense.len() {
+            return self.dense[i].get_or_insert_with(f);
+        }
+        match self.unranked_slot(k) {
             Some(i) => self.dense[i].get_or_insert_with(f),
             None => self.spill.entry(k.id).or_insert_with(f),
         }
@@ -357,8 +406,12 @@ const POPULATION: [u8; 256] = {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Ranked {
     pub id: u64,
-    slot: Option<usize>,
+    /// The rank, `NO_SLOT` for a non-member (or for a key of a map over a range).
+    slot: u32,
 }
+
+/// The slot of a key without one (`Ranked`): past every vector (at most `MAX_DENSE` slots).
+const NO_SLOT: u32 = u32::MAX;
 
 impl IdRanks {
     /// The set of `ids` (0 is none, a repeat counts once) in `range`, about `expected` of
@@ -446,7 +499,8 @@ impl IdRanks {
     pub fn key(&self, k: u64) -> Ranked {
         Ranked {
             id: k,
-            slot: self.rank(k),
+            // (A rank is below `MAX_DENSE`, so below `NO_SLOT`.)
+            slot: self.rank(k).map_or(NO_SLOT, |r| r as u32),
         }
     }
 
