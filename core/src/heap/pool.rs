@@ -10,15 +10,15 @@
 //!
 //! So blocks of [`LARGE`] bytes and more are page ranges the pool maps itself. A freed block
 //! goes back to the pool, whichever thread frees it, merged with its free neighbours, and the
-//! next large allocation of any thread takes the smallest free range that holds it (split when
-//! much larger). When none holds it, the new block is made of free ranges' pages, moved into
-//! one place by the kernel (`mremap`: no copy and no fault), and fresh pages for the rest; a
-//! block that grows past the free range after it is moved the same way, its own pages first.
-//! Smaller allocations go to the system allocator, which is fast for them.
+//! next large allocation of any thread takes the smallest free range that holds it (the rest
+//! stays free). A growing block extends into the free range after it, or moves into a free
+//! range that holds it (a copy of resident pages is cheaper than faulting new ones in), and
+//! only then is remapped (`mremap`, as glibc grows its large blocks). Pages are never moved
+//! between ranges, which would cut the process's mappings into many kernel areas. Smaller
+//! allocations go to the system allocator, which is fast for them.
 //!
-//! Bounds: the pool maps new pages only when its free ranges cannot supply them, so what it
-//! holds mapped is at most the peak of what the tool has held in large blocks at once; at
-//! most [`SLOTS`] free ranges are kept (the smallest goes back to the kernel).
+//! Bounds: the pool maps new pages only when no free range holds a block; at most [`SLOTS`]
+//! free ranges are kept (the smallest goes back to the kernel).
 //!
 //! After a `fork`, the child (not profiled) stops using the free list: another thread may have
 //! held its lock at the fork. [`BlockPool::forked`] is called from the child handler; from
@@ -169,31 +169,6 @@ impl FreeList {
         self.len += 1;
         self.bytes += r.len;
     }
-
-    /// Free ranges of `len` bytes at most in all, the largest first (the last one split),
-    /// as many as `into` holds.
-    fn gather(&mut self, len: usize, into: &mut Pieces) {
-        let mut left = len;
-        while left > 0 && self.len > 0 && into.len < PIECES {
-            let (i, _) = (0..self.len)
-                .map(|i| (i, self.ranges[i].len))
-                .max_by_key(|&(_, len)| len)
-                .expect("len > 0");
-            let r = self.remove(i);
-            let r = if r.len > left { self.split(r, left) } else { r };
-            into.ranges[into.len] = r;
-            into.len += 1;
-            left -= r.len;
-        }
-    }
-}
-
-/// Free ranges gathered into one new block.
-const PIECES: usize = 64;
-
-struct Pieces {
-    ranges: [Range; PIECES],
-    len: usize,
 }
 
 /// The tool's global allocator: large blocks from shared page ranges, the rest from the
@@ -283,42 +258,9 @@ impl BlockPool {
         if let Some(Some(r)) = self.with_free(|f| f.take(len)) {
             return Some((r, false));
         }
-        self.compose(len, None)
-    }
-
-    /// A new block of `len` bytes made of the pages of free ranges, moved into one place (no
-    /// copy, no fault), the rest fresh; `keep`'s pages (a block being grown) first. Whether
-    /// the block is all fresh (so zeroed).
-    fn compose(&self, len: usize, keep: Option<Range>) -> Option<(Range, bool)> {
-        let area = map(len)?;
+        let r = map(len)?;
         self.mapped.fetch_add(len, Ordering::Relaxed);
-        let mut at = area.start;
-        if let Some(k) = keep {
-            if !move_to(k, at) {
-                // SAFETY: `k` is a live block of `k.len` bytes, `area` a distinct new mapping
-                // of more.
-                unsafe { ptr::copy_nonoverlapping(k.start as *const u8, at as *mut u8, k.len) };
-                unmap(k);
-            }
-            self.mapped.fetch_sub(k.len, Ordering::Relaxed);
-            at += k.len;
-        }
-        let mut pieces = Pieces {
-            ranges: [Range { start: 0, len: 0 }; PIECES],
-            len: 0,
-        };
-        self.with_free(|f| f.gather(area.end() - at, &mut pieces));
-        let mut fresh = true;
-        for &p in &pieces.ranges[..pieces.len] {
-            if move_to(p, at) {
-                self.mapped.fetch_sub(p.len, Ordering::Relaxed);
-                fresh = false;
-            } else {
-                self.release(p);
-            }
-            at += p.len;
-        }
-        Some((area, fresh))
+        Some((r, true))
     }
 
     /// The pooled block of `size` bytes at `p`: its page range, whose length follows from
@@ -385,8 +327,19 @@ impl BlockPool {
         if let Some(Some(_)) = self.with_free(|f| f.take_at(r.end(), len - r.len)) {
             return p;
         }
-        match self.compose(len, Some(r)) {
-            Some((moved, _)) => moved.start as *mut u8,
+        // Into a free range that holds it: a copy of resident pages, no faults.
+        if let Some(Some(to)) = self.with_free(|f| f.take(len)) {
+            // SAFETY: both hold `old` bytes; distinct ranges (the block is not free).
+            unsafe { ptr::copy_nonoverlapping(p, to.start as *mut u8, old) };
+            self.release(r);
+            return to.start as *mut u8;
+        }
+        // Remapped: its pages move, the new ones come fresh.
+        match remap(r, len) {
+            Some(moved) => {
+                self.mapped.fetch_add(len - r.len, Ordering::Relaxed);
+                moved.start as *mut u8
+            }
             None => ptr::null_mut(),
         }
     }
@@ -480,21 +433,30 @@ fn map(len: usize) -> Option<Range> {
     })
 }
 
-/// Moves the pages of `r` to `to` (mapped, `r.len` bytes, replaced); false when the kernel
-/// refuses (a range merged from two mappings may span two of its areas).
-fn move_to(r: Range, to: usize) -> bool {
-    // SAFETY: `r` is a range this pool owns and no one else uses; `to` starts `r.len` bytes
-    // of a mapping of the pool's that nothing uses yet, which the move replaces.
+fn remap(r: Range, len: usize) -> Option<Range> {
+    // SAFETY: `r` is a block this pool mapped and hands to no one else; the kernel moves its
+    // pages (keeping them) or fails.
     let p = unsafe {
         libc::mremap(
             r.start as *mut libc::c_void,
             r.len,
-            r.len,
-            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
-            to as *mut libc::c_void,
+            len,
+            libc::MREMAP_MAYMOVE,
         )
     };
-    p as usize == to
+    if p != libc::MAP_FAILED {
+        return Some(Range {
+            start: p as usize,
+            len,
+        });
+    }
+    // A block grown into the free range after it may span two of the kernel's areas, which
+    // mremap refuses: map anew and copy.
+    let to = map(len)?;
+    // SAFETY: distinct mappings; `r.len` bytes are readable in `r` and writable in `to`.
+    unsafe { ptr::copy_nonoverlapping(r.start as *const u8, to.start as *mut u8, r.len) };
+    unmap(r);
+    Some(to)
 }
 
 fn unmap(r: Range) {
@@ -562,14 +524,16 @@ mod tests {
         .unwrap();
         let (mapped, free) = pool.footprint();
         assert_eq!(mapped, free, "all freed");
-        // Thread B: one block of 6 MB and a vector grown to 7 MB, both made of those pages.
+        // Thread B: six blocks of 1 MB, made of those pages.
         std::thread::spawn(move || {
-            // SAFETY: a valid non-zero layout.
-            let p = unsafe { pool.alloc(layout(6 * MB)) };
-            assert_eq!(resident(p, 6 * MB), 6 * MB / 4096, "moved, not fresh");
-            assert_eq!(pool.footprint().0, mapped, "no new pages mapped");
-            // SAFETY: freed once.
-            unsafe { pool.dealloc(p, layout(6 * MB)) };
+            for _ in 0..6 {
+                // SAFETY: a valid non-zero layout; freed once below.
+                let p = unsafe { pool.alloc(layout(MB)) };
+                assert_eq!(resident(p, MB), MB / 4096, "reused, not fresh");
+                assert_eq!(pool.footprint().0, mapped, "no new pages mapped");
+                // SAFETY: freed once.
+                unsafe { pool.dealloc(p, layout(MB)) };
+            }
         })
         .join()
         .unwrap();
