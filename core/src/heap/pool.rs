@@ -545,12 +545,7 @@ mod tests {
         let pool = BlockPool::new();
         let mut live: Vec<(usize, usize, u8)> = Vec::new();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = |n: u64| crate::util::next_random(&mut x) % n;
         for round in 0..2000u32 {
             let seed = round as u8;
             match next(4) {

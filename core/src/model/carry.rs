@@ -1029,12 +1029,7 @@ mod tests {
     #[test]
     fn one_pass_in_correlation_order_holds_what_rounds_do() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = |n: u64| crate::util::next_random(&mut x) % n;
         let mut held_somewhere = 0;
         for round in 0..300 {
             let n = 20 + next(200);

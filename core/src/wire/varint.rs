@@ -128,19 +128,7 @@ impl<'v> WireRun<'v> {
         ) else {
             unreachable!("the room is cut to its length")
         };
-        let len = prost::encoding::encoded_len_varint(v);
-        match len {
-            2 => sized::<2>(room, v),
-            3 => sized::<3>(room, v),
-            4 => sized::<4>(room, v),
-            5 => sized::<5>(room, v),
-            6 => sized::<6>(room, v),
-            7 => sized::<7>(room, v),
-            8 => sized::<8>(room, v),
-            9 => sized::<9>(room, v),
-            _ => sized::<10>(room, v),
-        }
-        self.n = at + len;
+        self.n = at + by_length(room, v);
     }
 
     /// Makes the run's bytes part of the vector.
@@ -234,6 +222,25 @@ pub(crate) unsafe fn raw_long_varint(at: *mut u8, v: u64) -> usize {
     // SAFETY: the caller's room is `MAX_VARINT_BYTES` bytes from `at`, and nothing else
     // refers to it while the array does.
     let room = unsafe { &mut *at.cast::<[MaybeUninit<u8>; MAX_VARINT_BYTES]>() };
+    by_length(room, v)
+}
+
+/// `N` bytes of `src` into `dst` (both `N` long) as one load and one store.
+#[inline(always)]
+fn piece<const N: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    let (Ok(d), Ok(s)) = (
+        <&mut [MaybeUninit<u8>; N]>::try_from(dst),
+        <&[u8; N]>::try_from(src),
+    ) else {
+        unreachable!("pieces are cut to their length")
+    };
+    *d = s.map(MaybeUninit::new);
+}
+
+/// The varint of `v` (two bytes or more) at the start of `room`, written by its length (no
+/// test of each byte); the bytes it took.
+#[inline(always)]
+fn by_length(room: &mut [MaybeUninit<u8>; MAX_VARINT_BYTES], v: u64) -> usize {
     let len = prost::encoding::encoded_len_varint(v);
     match len {
         2 => sized::<2>(room, v),
@@ -247,18 +254,6 @@ pub(crate) unsafe fn raw_long_varint(at: *mut u8, v: u64) -> usize {
         _ => sized::<10>(room, v),
     }
     len
-}
-
-/// `N` bytes of `src` into `dst` (both `N` long) as one load and one store.
-#[inline(always)]
-fn piece<const N: usize>(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
-    let (Ok(d), Ok(s)) = (
-        <&mut [MaybeUninit<u8>; N]>::try_from(dst),
-        <&[u8; N]>::try_from(src),
-    ) else {
-        unreachable!("pieces are cut to their length")
-    };
-    *d = s.map(MaybeUninit::new);
 }
 
 /// The varint of `v` in the first `N` bytes of `room`, `N` the bytes it takes (at least 2).
