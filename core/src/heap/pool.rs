@@ -58,30 +58,6 @@ struct FreeList {
     bytes: usize,
 }
 
-/// What the free list hands back for the caller to unmap outside the lock.
-#[derive(Default)]
-struct Unmap {
-    ranges: [Option<Range>; 8],
-}
-
-impl Unmap {
-    fn push(&mut self, r: Range) -> bool {
-        match self.ranges.iter_mut().find(|s| s.is_none()) {
-            Some(slot) => {
-                *slot = Some(r);
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn run(self) {
-        for r in self.ranges.into_iter().flatten() {
-            unmap(r);
-        }
-    }
-}
-
 impl FreeList {
     const fn new() -> Self {
         Self {
@@ -130,9 +106,7 @@ impl FreeList {
             len: r.len - len,
         };
         if rest.len > 0 {
-            self.ranges[self.len] = rest;
-            self.len += 1;
-            self.bytes += rest.len;
+            self.push(rest);
         }
         Range {
             start: r.start,
@@ -141,8 +115,9 @@ impl FreeList {
     }
 
     /// Puts `r` back, merged with the free ranges on either side. When every slot is taken,
-    /// the smallest range (perhaps `r`) is handed back to be unmapped.
-    fn give(&mut self, mut r: Range, unmap: &mut Unmap) {
+    /// the smallest range (perhaps `r`) is handed back, to be unmapped outside the lock.
+    #[must_use]
+    fn give(&mut self, mut r: Range) -> Option<Range> {
         while let Some(i) = self
             .live()
             .iter()
@@ -160,11 +135,18 @@ impl FreeList {
                 .min_by_key(|&(_, len)| len)
                 .expect("SLOTS > 0");
             if smallest >= r.len {
-                unmap.push(r);
-                return;
+                return Some(r);
             }
-            unmap.push(self.remove(i));
+            let out = self.remove(i);
+            self.push(r);
+            return Some(out);
         }
+        self.push(r);
+        None
+    }
+
+    /// Adds `r` (a slot is free).
+    fn push(&mut self, r: Range) {
         self.ranges[self.len] = r;
         self.len += 1;
         self.bytes += r.len;
@@ -239,18 +221,13 @@ impl BlockPool {
         Some(r)
     }
 
+    /// Gives `r` back to the free list, or to the kernel when the list has no slot for it
+    /// (or in a forked child).
     fn release(&self, r: Range) {
-        let mut unmap = Unmap::default();
-        if self.with_free(|f| f.give(r, &mut unmap)).is_none() {
-            unmap.push(r);
+        if let Some(out) = self.with_free(|f| f.give(r)).unwrap_or(Some(r)) {
+            self.mapped.fetch_sub(out.len, Ordering::Relaxed);
+            unmap(out);
         }
-        self.unmapped(unmap);
-    }
-
-    fn unmapped(&self, unmap: Unmap) {
-        let bytes: usize = unmap.ranges.iter().flatten().map(|r| r.len).sum();
-        self.mapped.fetch_sub(bytes, Ordering::Relaxed);
-        unmap.run();
     }
 
     /// A range of `len` bytes, and whether it is fresh from the kernel (so zeroed).
@@ -360,8 +337,9 @@ impl BlockPool {
 
 // SAFETY: large blocks are page ranges of their own (mapped here, never handed out twice: a
 // range is either in one block or in the free list), page-aligned and exactly the pages their
-// layout's size needs, so the size given back names the range; `dealloc` and `realloc` route by the same test on the layout as `alloc`,
-// so a pointer returns to the allocator that made it. Everything else is `System`'s.
+// layout's size needs, so the size given back names the range; `dealloc` and `realloc` route
+// by the same test on the layout as `alloc`, so a pointer returns to the allocator that made
+// it. Everything else is `System`'s.
 unsafe impl GlobalAlloc for BlockPool {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if Self::pooled(layout) {
@@ -592,6 +570,38 @@ mod tests {
         }
         let (mapped, free) = pool.footprint();
         assert_eq!(mapped, free);
+    }
+
+    #[test]
+    fn a_full_free_list_hands_back_its_smallest_range() {
+        let mut f = FreeList::new();
+        // Ranges apart from each other (never merged), of growing lengths.
+        let range = |i: usize| Range {
+            start: (i + 1) << 32,
+            len: (i + 2) * 4096,
+        };
+        for i in 0..SLOTS {
+            assert!(f.give(range(i)).is_none());
+        }
+        let out = f.give(range(SLOTS)).expect("the list is full");
+        assert_eq!((out.start, out.len), (range(0).start, range(0).len));
+        let small = Range {
+            start: 1 << 20,
+            len: 4096,
+        };
+        let out = f.give(small).expect("still full");
+        assert_eq!((out.start, out.len), (small.start, small.len));
+        // Merged with a neighbour, a range takes no slot of its own.
+        let next = range(SLOTS);
+        assert!(f
+            .give(Range {
+                start: next.end(),
+                len: 4096,
+            })
+            .is_none());
+        assert_eq!(f.len, SLOTS);
+        let total: usize = (1..=SLOTS).map(|i| range(i).len).sum::<usize>() + 4096;
+        assert_eq!(f.bytes, total);
     }
 
     #[test]
