@@ -133,10 +133,11 @@ pub fn put_event(
     // a field's writing on a short varint).
     out.reserve(EVENT_HEAD_BYTES + stats.len());
     let at = out.spare_capacity_mut().as_mut_ptr().cast::<u8>();
-    // SAFETY: the vector's spare room (from `at`) holds `EVENT_HEAD_BYTES + stats.len()` bytes from `at`. The head takes
-    // at most 35 of them (the key, the length's byte, three keys and three varints of up to
-    // 10 bytes: `EVENT_HEAD_BYTES` is 48), the stats the rest; every byte written is one of
-    // them, and `body + 2` bytes from `at` are written, in order, before the length is set.
+    // SAFETY: the vector's spare room from `at` holds `EVENT_HEAD_BYTES + stats.len()` bytes.
+    // The head takes at most 35 of them (the key, the length's byte, three keys and three
+    // varints of up to 10 bytes: `EVENT_HEAD_BYTES` is 48), the stats the rest; every byte
+    // written is one of them, and `body + 2` bytes from `at` are written, in order, before the
+    // length is set.
     let body = unsafe {
         at.write(line::EVENTS.key_byte());
         let mut n = 2;

@@ -130,10 +130,8 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
     // pushed under the same labels share one list.
     let mut met = vec![false; trace.annotations.len()];
     let mut lists = crate::fastmap::HashSet::default();
-    // The lists met last, by address, in front of the set: the annotations of a line come
-    // from the few threads that launch onto it, each keeping one list while its labels stay
-    // the same, so most are the list met a few annotations before (a compare, not a probe).
-    let mut recent = [0usize; RECENT_LISTS];
+    // The lists met last in front of the set (`RecentLists`).
+    let mut recent = RecentLists::default();
     let mut out: BTreeMap<i64, Program> = BTreeMap::new();
     let annotations = trace
         .devices
@@ -149,13 +147,9 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
         let Some(a) = trace.annotations.get(id) else {
             continue;
         };
-        let key = std::sync::Arc::as_ptr(&a.stack).cast::<u8>() as usize;
-        let slot = &mut recent[crate::xplane::builder::fibonacci_slot(key as u64, RECENT_BITS)];
-        if *slot == key || !lists.insert(key) {
-            *slot = key;
+        if recent.met_last(&a.stack) || !lists.insert(RecentLists::key(&a.stack)) {
             continue;
         }
-        *slot = key;
         if let Some((program_id, module, op)) = labelled_op(&a.stack) {
             out.entry(program_id)
                 .or_insert_with(|| Program {
@@ -174,16 +168,39 @@ pub fn programs(trace: &Trace) -> BTreeMap<i64, Program> {
 /// name no program from the annotations (each label list once, as [`programs`] meets them),
 /// without a walk over every device event.
 fn any_traceme_label(trace: &Trace) -> bool {
-    let mut recent = [0usize; RECENT_LISTS];
-    trace.annotations.iter().any(|a| {
-        let key = std::sync::Arc::as_ptr(&a.stack).cast::<u8>() as usize;
-        let slot = &mut recent[crate::xplane::builder::fibonacci_slot(key as u64, RECENT_BITS)];
-        if *slot == key {
-            return false;
-        }
+    let mut recent = RecentLists::default();
+    trace
+        .annotations
+        .iter()
+        .any(|a| !recent.met_last(&a.stack) && a.stack.iter().any(|label| label.ends_with('#')))
+}
+
+/// The label lists met last, by address, in front of a set of every list met: the
+/// annotations of a line come from the few threads that launch onto it, each keeping one list
+/// while its labels stay the same, so most are the list met a few annotations before (a
+/// compare, not a probe).
+struct RecentLists([usize; RECENT_LISTS]);
+
+impl Default for RecentLists {
+    fn default() -> Self {
+        Self([0; RECENT_LISTS])
+    }
+}
+
+impl RecentLists {
+    /// A list's key: its address (lists are shared, not copied).
+    fn key(stack: &std::sync::Arc<[std::sync::Arc<str>]>) -> usize {
+        std::sync::Arc::as_ptr(stack).cast::<u8>() as usize
+    }
+
+    /// Whether `stack` is the list met last in its slot; it is the slot's list from now on.
+    fn met_last(&mut self, stack: &std::sync::Arc<[std::sync::Arc<str>]>) -> bool {
+        let key = Self::key(stack);
+        let slot = &mut self.0[crate::xplane::builder::fibonacci_slot(key as u64, RECENT_BITS)];
+        let met = *slot == key;
         *slot = key;
-        a.stack.iter().any(|label| label.ends_with('#'))
-    })
+        met
+    }
 }
 
 /// Slots of [`programs`]' lists met last (a power of two: more than the threads a run

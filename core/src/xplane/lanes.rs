@@ -63,7 +63,7 @@ pub struct RoctxLines {
     display: Option<String>,
     /// Every line's `timestamp_ns` (the plane's).
     line_ts_ns: i64,
-    /// Whether the lines note where their events lie (`LineBuilder::without_places`).
+    /// Whether the lines note where their events lie (`LineBuilder::noting_places`).
     placed: bool,
     /// Push/pop ranges and marks, then start/stop ranges (`process_wide`).
     groups: [Group; 2],
@@ -132,9 +132,9 @@ impl RoctxLines {
         }
     }
 
-    /// The lines note no places (`LineBuilder::without_places`).
-    pub fn without_places(mut self) -> Self {
-        self.placed = false;
+    /// Whether the lines note where their events lie (`LineBuilder::noting_places`).
+    pub fn noting_places(mut self, noting: bool) -> Self {
+        self.placed = noting;
         self
     }
 
@@ -160,12 +160,10 @@ impl RoctxLines {
                         self.tid,
                         self.display.as_deref(),
                         self.line_ts_ns,
+                        self.placed,
                         process_wide,
                         k,
                     );
-                    if !self.placed {
-                        line = line.without_places();
-                    }
                     if k == 0 {
                         line.expect_events(*expected);
                     }
@@ -240,10 +238,7 @@ fn held_lines(
         .iter()
         .enumerate()
         .map(|(k, &n)| {
-            let mut line = roctx_line(tid, display, line_ts_ns, process_wide, k);
-            if !placed {
-                line = line.without_places();
-            }
+            let mut line = roctx_line(tid, display, line_ts_ns, placed, process_wide, k);
             line.expect_events(n);
             line
         })
@@ -264,6 +259,7 @@ fn roctx_line(
     tid: u64,
     display: Option<&str>,
     line_ts_ns: i64,
+    placed: bool,
     process_wide: bool,
     lane: usize,
 ) -> LineBuilder {
@@ -281,7 +277,8 @@ fn roctx_line(
         | MARKER_LINE_BIT
         | if process_wide { RANGE_LINE_BIT } else { 0 }
         | ((lane as i64) << LANE_SHIFT);
-    let mut l = LineBuilder::new(id, format!("Host Threads/{tid}/{kind}{suffix}"), line_ts_ns);
+    let mut l = LineBuilder::new(id, format!("Host Threads/{tid}/{kind}{suffix}"), line_ts_ns)
+        .noting_places(placed);
     if let Some(d) = display {
         l.set_display_name(format!("{d}/{kind}{suffix}"));
     }

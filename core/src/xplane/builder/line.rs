@@ -152,9 +152,12 @@ impl LineBuilder {
         }
     }
 
-    /// Notes no [`EventPlaces`] (a profile no merge indexes: they would be dropped unread).
-    pub fn without_places(mut self) -> Self {
-        self.places = None;
+    /// Whether the line notes its [`EventPlaces`]: not in a profile no merge indexes (they
+    /// would be dropped unread).
+    pub fn noting_places(mut self, noting: bool) -> Self {
+        if !noting {
+            self.places = None;
+        }
         self
     }
 

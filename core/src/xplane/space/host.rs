@@ -255,10 +255,8 @@ pub(super) fn host_plane(
             display,
             base.line_ts_ns,
             events.iter().filter_map(roctx_span),
-        );
-        if !base.placed {
-            roctx = roctx.without_places();
-        }
+        )
+        .noting_places(base.placed);
         for (i, e) in events.iter().enumerate() {
             if prefetch_syncs {
                 if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {

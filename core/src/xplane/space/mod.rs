@@ -318,12 +318,7 @@ impl<'t> Timebase<'t> {
 
     /// A line of this profile, its timestamp set.
     fn line(&self, id: i64, name: impl Into<String>) -> LineBuilder {
-        let line = LineBuilder::new(id, name, self.line_ts_ns);
-        if self.placed {
-            line
-        } else {
-            line.without_places()
-        }
+        LineBuilder::new(id, name, self.line_ts_ns).noting_places(self.placed)
     }
 
     #[inline]
