@@ -1158,9 +1158,9 @@ fn windows_are_cut_at_their_count_while_the_writer_is_behind() {
     // would add; and no less than 90 % of it.
     let cut = &sizes[..sizes.len() - 1];
     eprintln!("window sizes for a count of {COUNT}: {sizes:?}");
+    let bounds = COUNT * 9 / 10..=COUNT * 5 / 4;
     assert!(
-        cut.iter()
-            .all(|&n| n >= COUNT * 9 / 10 && n <= COUNT * 5 / 4),
+        cut.iter().all(|n| bounds.contains(n)),
         "window sizes {sizes:?} for a count of {COUNT}\n{stderr}"
     );
     assert_eq!(kernels, u(&emitted["KERNEL_DISPATCH"]), "kernel records");
