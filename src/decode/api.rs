@@ -3,7 +3,6 @@
 
 use rocprofiler_sdk_sys as sys;
 
-use super::abi::Abi;
 use super::record::read_record;
 use crate::model::events::{ApiDomain, ApiRecord};
 use crate::store::EventStore;
@@ -25,26 +24,31 @@ macro_rules! api_record {
     }};
 }
 
+/// A record of either ABI family, read when its own `size` covers the layout of the family
+/// `V1` names (1.x when true): the family is fixed per delivery, so the decode loop is made once
+/// per family and a record tests no family.
+///
 /// # Safety
 /// `payload` must point to `size` readable bytes.
-pub unsafe fn decode(
-    abi: Abi,
+#[inline(always)]
+pub unsafe fn decode<const V1: bool>(
     domain: ApiDomain,
     payload: *const u8,
     size: usize,
     out: &mut EventStore,
 ) {
-    let rec = match abi {
+    let rec = if V1 {
         // SAFETY: `payload` holds `size` bytes; `read_record` checks `size`.
-        Abi::V0 => unsafe {
-            read_record::<sys::rocprofiler_buffer_tracing_hip_api_record_v0_t>(payload, size, out)
-        }
-        .map(|r| api_record!(r, domain)),
-        // SAFETY: as above.
-        Abi::V1 => unsafe {
+        unsafe {
             read_record::<sys::rocprofiler_buffer_tracing_hip_api_record_v1_t>(payload, size, out)
         }
-        .map(|r| api_record!(r, domain)),
+        .map(|r| api_record!(r, domain))
+    } else {
+        // SAFETY: as above.
+        unsafe {
+            read_record::<sys::rocprofiler_buffer_tracing_hip_api_record_v0_t>(payload, size, out)
+        }
+        .map(|r| api_record!(r, domain))
     };
     let Some(rec) = rec else {
         return;

@@ -21,6 +21,7 @@ const PIPE_ID_OFFSET: usize = std::mem::size_of::<Record>();
 
 /// # Safety
 /// `payload` must point to `size` readable bytes.
+#[inline(always)]
 pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
     // SAFETY: `payload` holds `size` bytes; `read_record` checks `size` and copies the record
     // out of the runtime's buffer, which is only valid during the callback.

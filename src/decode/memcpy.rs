@@ -11,6 +11,7 @@ type Record = sys::rocprofiler_buffer_tracing_memory_copy_record_v0_t;
 
 /// # Safety
 /// `payload` must point to `size` readable bytes.
+#[inline(always)]
 pub unsafe fn decode(payload: *const u8, size: usize, out: &mut EventStore) {
     // SAFETY: `payload` holds `size` bytes; `read_record` checks that `size` covers the 80-byte
     // prefix we copy.

@@ -101,14 +101,14 @@ impl<'k> Routes<'k> {
     }
 }
 
-/// Decodes one record into `out`, by the delivery's [`Routes`].
+/// Decodes one record into `out`, by the delivery's [`Routes`], under the ABI family `V1`
+/// names (1.x when true).
 ///
 /// # Safety
 /// `header` must be null or point to a valid record header whose `payload` (if non-null)
 /// points to a record of at least the size its own `size` field states.
 #[inline(always)]
-unsafe fn decode_routed(
-    abi: Abi,
+unsafe fn decode_routed<const V1: bool>(
     routes: &Routes<'_>,
     header: *const sys::rocprofiler_record_header_t,
     out: &mut EventStore,
@@ -147,8 +147,8 @@ unsafe fn decode_routed(
         match routes.decoder(kind) {
             Decoder::Kernel => kernel::decode(payload, size, out),
             Decoder::Copy => memcpy::decode(payload, size, out),
-            Decoder::HipApi => api::decode(abi, ApiDomain::Hip, payload, size, out),
-            Decoder::Marker => api::decode(abi, ApiDomain::Marker, payload, size, out),
+            Decoder::HipApi => api::decode::<V1>(ApiDomain::Hip, payload, size, out),
+            Decoder::Marker => api::decode::<V1>(ApiDomain::Marker, payload, size, out),
             Decoder::HipEvent => hip_event::decode(payload, size, out),
             Decoder::Unknown => out.counters.unknown_kind_records += 1,
         }
@@ -172,11 +172,33 @@ pub unsafe fn decode_batch(
         return;
     }
     let routes = Routes::of(kinds);
+    // SAFETY: this function's contract.
+    unsafe {
+        match abi {
+            Abi::V0 => decode_all::<false>(&routes, headers, n, out),
+            Abi::V1 => decode_all::<true>(&routes, headers, n, out),
+        }
+    }
+}
+
+/// [`decode_batch`]'s loop under the ABI family `V1` names (1.x when true): the family is the
+/// delivery's, tested once for it, and the common decoders (kernel dispatch, memory copy, API)
+/// are made part of the loop, with no call per record.
+///
+/// # Safety
+/// As [`decode_batch`], `headers` not null.
+#[inline(never)]
+unsafe fn decode_all<const V1: bool>(
+    routes: &Routes<'_>,
+    headers: *const *const sys::rocprofiler_record_header_t,
+    n: usize,
+    out: &mut EventStore,
+) {
     for i in 0..n {
         // SAFETY: `headers` has `n` entries per the contract.
         let h = unsafe { *headers.add(i) };
         // SAFETY: each entry is valid per the contract.
-        unsafe { decode_routed(abi, &routes, h, out) };
+        unsafe { decode_routed::<V1>(routes, h, out) };
     }
 }
 
