@@ -56,7 +56,8 @@ if [ "$mode" = callgrind ]; then
 python3 - "$work" "$calls" "$sdk" <<'PY'
 import re, sys
 work, n, sdk = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-EDGES = ["tracing_callback_v0", "tracing_callback_v1", "hip_stream_callback_v1", "external_id_request"]
+EDGES = ["tracing_callback_v0", "tracing_callback_v1", "hip_stream_callback_v1", "marker_callback_v1",
+         "external_id_request"]
 def edges(calls):
     got = {}
     for line in open(f"{work}/in.{calls}"):

@@ -6,8 +6,8 @@
 # and the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats) in the SIMULATED
 # runtime (test infrastructure, not hardware). Prints instructions per event / per delivered
 # record for the join, the export and finalize as a whole, and for the callbacks' own work on
-# the application threads (`tracing_callback_v1` and `hip_stream_callback_v1`, the callback-
-# tracing edges whole: their panic guard, dispatch and capture, and the debug self-timing the
+# the application threads (`tracing_callback_v1`, `hip_stream_callback_v1` and
+# `marker_callback_v1`, the callback-tracing edges whole: their panic guard, dispatch and capture, and the debug self-timing the
 # runs have on; the storm's callbacks are also counted at the default log level, without
 # it). Cache misses are
 # not in these counts: a change that only cuts memory traffic reads flat here. Takes about 2
@@ -74,9 +74,10 @@ inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when 
     | awk '{gsub(",", "", $1); if ($1 + 0 > max) max = $1 + 0} END {printf "%.0f\n", max}'
 }
 callbacks() { # FILE -> the callback-tracing edges' inclusive instructions: the general
-  # trampoline and the HIP_STREAM one (neither calls the other)
+  # trampoline, the HIP_STREAM one and the roctx one (none calls another)
   echo $(( $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1') \
-    + $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::hip_stream_callback_v1') ))
+    + $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::hip_stream_callback_v1') \
+    + $(inclusive "$1" 'rocprof_xplane::sdk::callbacks::marker_callback_v1') ))
 }
 finalize() { # FILE -> finalize's inclusive instructions: the coordinator's last cut and the
   # window writer's last window (its join, write and the merge). A run that never cut a window

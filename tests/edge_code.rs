@@ -3,9 +3,10 @@
 //! only: a debug build inlines nothing):
 //!
 //! * a trampoline or request calls nothing but the C runtime's thread-local address look-up,
-//!   once, its out-of-line rest (taken only when its fast path declines) and, for a launch's
-//!   ENTER, the launch's fact ([`ENTER`]) and, when that declines, the slot read again for the
-//!   rest ([`SLOT_AGAIN`]); a fast path left behind a call (an outlined
+//!   once on any path, its out-of-line rest (taken only when its fast path declines) and, for a
+//!   launch's ENTER, the launch's fact ([`ENTER`]) and, when that declines, the slot read again
+//!   for the rest ([`SLOT_AGAIN`]); for a roctx callback at the phase its operation acts at, the
+//!   marker path ([`MARKER`]); a fast path left behind a call (an outlined
 //!   `LocalKey::with`, a closure not inlined) passes its captures through memory;
 //! * a trampoline or request reaches its rest by a jump: no landing pad kept for it on the fast
 //!   path (nor, in a trampoline, a frame or a copy of the record);
@@ -26,11 +27,14 @@ const ENTER: &str = "rocprof_xplane::recorder::Recorder::on_work_enter_unguarded
 /// The thread's slot read again, out of line, after a declined ENTER: the trampoline keeps no
 /// slot through the ENTER's call.
 const SLOT_AGAIN: &str = "rocprof_xplane::capture::local::slot_again";
+/// A roctx callback at the phase its operation acts at, out of line from its trampoline.
+const MARKER: &str = "rocprof_xplane::sdk::callbacks::marker_callback";
 /// The C runtime's look-up of a thread-local's address in a shared library.
 const TLS_LOOKUP: &str = "__tls_get_addr";
 
 /// An edge: its name, the functions it may call, the rest it must jump to (if any), and the
-/// thread-local look-ups it may make.
+/// thread-local look-ups it may make (call sites: the roctx trampoline has one on each of its
+/// two paths).
 struct Edge {
     name: &'static str,
     calls: &'static [&'static str],
@@ -56,6 +60,12 @@ const EDGES: &[Edge] = &[
         calls: &[],
         jumps_to: Some("rest_v1"),
         tls: 1,
+    },
+    Edge {
+        name: "rocprof_xplane::sdk::callbacks::marker_callback_v1",
+        calls: &[MARKER],
+        jumps_to: Some("rest_v1"),
+        tls: 2,
     },
     Edge {
         name: "rocprof_xplane::sdk::callbacks::external_id_request",

@@ -377,6 +377,9 @@ pub enum Edge {
     /// `HIP_STREAM` (SDK 1.x): a trampoline whose path for SET brackets is its own (twice per
     /// HIP call), any other record handed to the general path.
     HipStream,
+    /// `MARKER_CORE_API` (SDK 1.x): a trampoline whose path for roctx callbacks is its own
+    /// (four per push/pop range), any other record handed to the general path.
+    Marker,
 }
 
 /// Routes callback-tracing kind `kind` (operations `ops`) of `ctx` to the trampoline `edge` of
@@ -746,12 +749,14 @@ fn erase<R>(f: Trampoline<R>) -> sys::rocprofiler_callback_tracing_cb_any_t {
 }
 
 /// The trampoline `edge` of the running ABI, as the type-erased pointer the SDK takes. SDK 0.x
-/// has no `HIP_STREAM`: a kind of that name there gets the general trampoline of its layout.
+/// has no `HIP_STREAM`: a kind of that name there gets the general trampoline of its layout, and
+/// so do its roctx callbacks.
 fn tracing_callback_for(abi: Abi, edge: Edge) -> sys::rocprofiler_callback_tracing_cb_any_t {
     match (abi, edge) {
         (Abi::V0, _) => erase(tracing_callback_v0 as Trampoline<_>),
         (Abi::V1, Edge::General) => erase(tracing_callback_v1 as Trampoline<_>),
         (Abi::V1, Edge::HipStream) => erase(hip_stream_callback_v1 as Trampoline<_>),
+        (Abi::V1, Edge::Marker) => erase(marker_callback_v1 as Trampoline<_>),
     }
 }
 
@@ -788,6 +793,45 @@ pub unsafe extern "C" fn hip_stream_callback_v1(
     }
     // SAFETY: the runtime's arguments, passed on unchanged, and this thread's slot.
     unsafe { rest_v1(record, _user_data, data, l) };
+}
+
+/// The `MARKER_CORE_API` trampoline (SDK 1.x): the runtime calls it at the ENTER and the EXIT of
+/// every roctx call, and half of those carry nothing kept (a push's EXIT, a pop's ENTER). With
+/// the dispatch armed and untimed, a roctx callback ([`marker_route`]: one gate test and one
+/// compare of the kind) is declined from the record's operation and phase before any
+/// thread-local look-up, or goes to [`marker_callback`] with this thread's slot, without the
+/// general trampoline's test for a HIP API callback first; any other record (self-timed, a
+/// fork's child, the dispatch not armed, a kind routed elsewhere) takes the general path's rest
+/// ([`rest_v1`]), out of line.
+///
+/// # Safety
+/// Called by the runtime with a record whose payload matches its kind and operation, and the
+/// tracer registered with the service as `data`.
+pub unsafe extern "C" fn marker_callback_v1(
+    record: sys::rocprofiler_callback_tracing_record_v1_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    data: *mut c_void,
+) {
+    // SAFETY: the user data of this service's registration (`trace_callbacks`).
+    let t = unsafe { tracer(data) };
+    let Some(a) = marker_route(t, record.kind) else {
+        // SAFETY: the runtime's arguments, passed on unchanged, and this thread's slot.
+        unsafe { rest_v1(record, _user_data, data, local::slot()) };
+        return;
+    };
+    if payload::marker_acts_at(record.operation, record.phase) {
+        // SAFETY: a MARKER_CORE_API record (routed by its kind), its payload valid for it (this
+        // function's contract).
+        unsafe {
+            marker_callback(
+                a,
+                &t.recorder,
+                local::slot(),
+                &record,
+                "callback tracing (1.x)",
+            )
+        };
+    }
 }
 
 /// The outermost `HIP_STREAM` SET bracket (nearly every one), before the panic guard: one gate

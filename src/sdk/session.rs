@@ -661,6 +661,7 @@ impl Session {
             };
             let edge = match name {
                 "HIP_STREAM" => callbacks::Edge::HipStream,
+                "MARKER_CORE_API" => callbacks::Edge::Marker,
                 _ => callbacks::Edge::General,
             };
             if let Err(mut e) =

@@ -136,32 +136,43 @@ fn record_v1(
 /// counted as bad; at the phase it acts in, the same null payload is.
 #[test]
 fn a_marker_callback_at_its_other_phase_reads_no_payload() {
-    let t = marker_tracer();
-    let data = t as *const Tracer as *mut c_void;
-    let (push, pop) = (1, 2);
-    let (enter, exit) = (
-        sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
-        sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
-    );
-    for (op, phase) in [(push, exit), (pop, enter)] {
-        let r = record_v1(MARKER_KIND, op, phase, 1, std::ptr::null_mut());
-        // SAFETY: a record of the configured marker kind; its payload is never read.
-        unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+    for edge in [Edge::General, Edge::Marker] {
+        let t = marker_tracer();
+        let data = t as *const Tracer as *mut c_void;
+        let (push, pop) = (1, 2);
+        let (enter, exit) = (
+            sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+            sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+        );
+        for (op, phase) in [(push, exit), (pop, enter)] {
+            let r = record_v1(MARKER_KIND, op, phase, 1, std::ptr::null_mut());
+            // SAFETY: a record of the configured marker kind; its payload is never read.
+            unsafe { trampoline_v1(edge)(r, std::ptr::null_mut(), data) };
+        }
+        assert_eq!(t.recorder.take_bad_payloads(), 0, "{edge:?}");
+        let r = record_v1(MARKER_KIND, push, enter, 1, std::ptr::null_mut());
+        // SAFETY: a null payload, which the tool checks before reading.
+        unsafe { trampoline_v1(edge)(r, std::ptr::null_mut(), data) };
+        assert_eq!(t.recorder.take_bad_payloads(), 1, "{edge:?}");
     }
-    assert_eq!(t.recorder.take_bad_payloads(), 0);
-    let r = record_v1(MARKER_KIND, push, enter, 1, std::ptr::null_mut());
-    // SAFETY: a null payload, which the tool checks before reading.
-    unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
-    assert_eq!(t.recorder.take_bad_payloads(), 1);
 }
 
-/// roctx callbacks through the trampoline, untimed (the rest's own marker path, mostly
-/// before the guard) and self-timed (the guarded path), record the same ranges and marks:
-/// labels, ids and scopes (the times are the process clock's, taken per call).
+/// The SDK 1.x trampoline `edge` registers.
+fn trampoline_v1(edge: Edge) -> Trampoline<sys::rocprofiler_callback_tracing_record_v1_t> {
+    match edge {
+        Edge::General => tracing_callback_v1,
+        Edge::HipStream => hip_stream_callback_v1,
+        Edge::Marker => marker_callback_v1,
+    }
+}
+
+/// roctx callbacks through the general trampoline and the roctx one, untimed (the marker
+/// path, mostly before the guard) and self-timed (the guarded path), record the same ranges and
+/// marks: labels, ids and scopes (the times are the process clock's, taken per call).
 #[test]
 fn roctx_callbacks_record_the_same_untimed_and_timed() {
     type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
-    let run = |timed: bool| {
+    let run = |timed: bool, edge: Edge| {
         std::thread::spawn(move || {
             let t = marker_tracer();
             if timed {
@@ -184,7 +195,7 @@ fn roctx_callbacks_record_the_same_untimed_and_timed() {
                     let p = &mut d as *mut Data as *mut c_void;
                     let r = record_v1(MARKER_KIND, op, phase, corr, p);
                     // SAFETY: a marker record, its payload and message valid meanwhile.
-                    unsafe { tracing_callback_v1(r, std::ptr::null_mut(), data) };
+                    unsafe { trampoline_v1(edge)(r, std::ptr::null_mut(), data) };
                 }
             };
             for round in 0..40 {
@@ -218,10 +229,41 @@ fn roctx_callbacks_record_the_same_untimed_and_timed() {
         .join()
         .unwrap()
     };
-    let untimed = run(false);
-    assert_eq!(untimed, run(true));
+    let untimed = run(false, Edge::General);
+    assert_eq!(untimed, run(true, Edge::General));
+    assert_eq!(untimed, run(false, Edge::Marker));
+    assert_eq!(untimed, run(true, Edge::Marker));
     assert_eq!(untimed.0.len(), 40 * 3 + 1);
     assert_eq!((untimed.1, untimed.2), (6, 0));
+}
+
+/// A record of another kind reaching the roctx trampoline (a kind the SDK named for two
+/// services) goes where its route says, as through the general trampoline: a launch's ENTER and
+/// EXIT there write the launch's fact.
+#[test]
+fn the_roctx_trampoline_hands_other_kinds_to_the_general_path() {
+    std::thread::spawn(|| {
+        type Api = sys::rocprofiler_callback_tracing_hip_api_data_t;
+        let t = launch_tracer();
+        let data = t as *const Tracer as *mut c_void;
+        // SAFETY: all-zero is a valid payload; its size and the stream argument are set below.
+        let mut api: Api = unsafe { std::mem::zeroed() };
+        api.size = std::mem::size_of::<Api>() as u64;
+        api.args.hipLaunchKernel.stream = 0x5000 as sys::hipStream_t;
+        for phase in [
+            sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+            sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+        ] {
+            let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+            let p = &mut api as *mut Api as *mut c_void;
+            let r = record_v1(kind, LAUNCH_OP, phase, 2, p);
+            // SAFETY: a HIP_RUNTIME_API record of a launch, its payload valid meanwhile.
+            unsafe { marker_callback_v1(r, std::ptr::null_mut(), data) };
+        }
+        assert_eq!(facts(t).0, [(2, 0x5000)]);
+    })
+    .join()
+    .unwrap();
 }
 
 /// The facts a drain of `t` gives: each call's (id, stream), the scopes, open calls.
@@ -381,4 +423,8 @@ fn each_abi_gets_the_trampoline_of_its_own_layout() {
         Some(hip_stream_callback_v1 as *const () as usize)
     );
     assert_eq!(addr(tracing_callback_for(Abi::V0, Edge::HipStream)), v0);
+    // So has MARKER_CORE_API under 1.x; 0.x's roctx callbacks take the general one.
+    let marker_v1 = addr(tracing_callback_for(Abi::V1, Edge::Marker));
+    assert_eq!(marker_v1, Some(marker_callback_v1 as *const () as usize));
+    assert_eq!(addr(tracing_callback_for(Abi::V0, Edge::Marker)), v0);
 }
