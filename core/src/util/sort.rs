@@ -196,9 +196,10 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     times: impl Fn() -> I,
     rest_at: impl Fn(usize) -> K,
 ) -> Vec<u32> {
-    let (mut first, mut last, mut top) = (u64::MAX, 0, 0);
+    let (mut first, mut last, mut top, mut n) = (u64::MAX, 0, 0, 0usize);
     for (i, t) in times() {
         (first, last, top) = (first.min(t), last.max(t), top.max(i));
+        n += 1;
     }
     let position_bits = usize::BITS - top.leading_zeros();
     let span = last.saturating_sub(first);
@@ -216,10 +217,12 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
         return order.into_iter().map(|(_, i)| i as u32).collect();
     }
     let mask = (1u64 << position_bits) - 1;
-    let mut keys: Vec<u64> = times()
-        .map(|(i, t)| ((t - first) << position_bits) | i as u64)
-        .collect();
-    if keys.len() >= RADIX_FROM {
+    // Room once for the keys counted above (the times' iterator tells no length).
+    let mut keys: Vec<u64> = Vec::with_capacity(n);
+    for (i, t) in times() {
+        keys.push(((t - first) << position_bits) | i as u64);
+    }
+    if keys.len() >= RADIX_FROM && u32::try_from(keys.len()).is_ok() {
         sort_by_top_digit(&mut keys, position_bits, u64::BITS - span.leading_zeros());
     } else {
         keys.sort_unstable();
@@ -237,31 +240,45 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
         }
         from = to;
     }
-    keys.into_iter().map(|k| (k & mask) as u32).collect()
+    let mut order = Vec::with_capacity(keys.len());
+    order.extend(keys.iter().map(|&k| (k & mask) as u32));
+    order
 }
 
-/// Bits of a key's time `sort_by_top_digit` sorts by first: 2^11 buckets.
+/// Bits of a key's time `sort_by_top_digit` sorts by first: at least 2^11 buckets …
 const RADIX_BITS: u32 = 11;
+/// … and more as the keys are more, about `KEYS_PER_BUCKET` keys per bucket, up to 2^16
+/// buckets (a bucket's counts take 8 B: an eighth of its keys' bytes at most past the least).
+const RADIX_MAX_BITS: u32 = 16;
+const KEYS_PER_BUCKET: usize = 8;
 /// Keys from which `stable_order` sorts by digits first: below, the counting pass outweighs
 /// the comparison sort's levels it saves.
 const RADIX_FROM: usize = 1 << 12;
+/// Buckets of at most this many keys are sorted by insertion: a few keys each, where the
+/// comparison sort's setup is most of its cost.
+const INSERTION_UP_TO: usize = 24;
 
 /// Sorts `keys`, unique, each a time (`time_bits` wide) above `position_bits` bits of
-/// position, as `sort_unstable` would: in place by the time's top `RADIX_BITS` (the keys
-/// counted per digit, then each moved once into its digit's bucket), then each bucket by a
-/// comparison sort. A key's top digit rises with the key, so the buckets come in key order;
-/// the keys are unique, so any sort of them gives one order. No scratch: the keys are the
-/// join's largest table at the time, beside the annotations' pass.
+/// position, as `sort_unstable` would: in place by the time's top digit (the keys counted per
+/// digit, then each moved once into its digit's bucket), then each bucket by a comparison
+/// sort. A key's top digit rises with the key, so the buckets come in key order; the keys are
+/// unique, so any sort of them gives one order. The digit is wide enough that a bucket holds a
+/// few keys when the times are spread (`KEYS_PER_BUCKET`), so that most are sorted by a few
+/// moves. No scratch beyond the buckets' counts: the keys are the join's largest table at the
+/// time, beside the annotations' pass.
 fn sort_by_top_digit(keys: &mut [u64], position_bits: u32, time_bits: u32) {
-    const BUCKETS: usize = 1 << RADIX_BITS;
-    let shift = position_bits + time_bits.saturating_sub(RADIX_BITS);
-    let digit = |k: u64| (k >> shift) as usize & (BUCKETS - 1);
-    let mut ends = vec![0usize; BUCKETS];
+    let wanted = (keys.len() / KEYS_PER_BUCKET).max(1).ilog2();
+    let bits = wanted.clamp(RADIX_BITS, RADIX_MAX_BITS);
+    let buckets = 1usize << bits;
+    let shift = position_bits + time_bits.saturating_sub(bits);
+    let digit = |k: u64| (k >> shift) as usize & (buckets - 1);
+    // (Fewer than 2^32 keys: positions are `u32`.)
+    let mut ends = vec![0u32; buckets];
     for &k in keys.iter() {
         ends[digit(k)] += 1;
     }
-    let mut at = 0;
-    let mut next = vec![0usize; BUCKETS];
+    let mut at = 0u32;
+    let mut next = vec![0u32; buckets];
     for (b, end) in ends.iter_mut().enumerate() {
         next[b] = at;
         at += *end;
@@ -269,27 +286,45 @@ fn sort_by_top_digit(keys: &mut [u64], position_bits: u32, time_bits: u32) {
     }
     // Each bucket is filled from its start: a key out of place is swapped into the next free
     // slot of its own bucket until the key in hand belongs where it was taken from.
-    for b in 0..BUCKETS {
+    for b in 0..buckets {
         while next[b] < ends[b] {
-            let mut k = keys[next[b]];
+            let mut k = keys[next[b] as usize];
             loop {
                 let d = digit(k);
                 if d == b {
                     break;
                 }
-                std::mem::swap(&mut k, &mut keys[next[d]]);
+                std::mem::swap(&mut k, &mut keys[next[d] as usize]);
                 next[d] += 1;
             }
-            keys[next[b]] = k;
+            keys[next[b] as usize] = k;
             next[b] += 1;
         }
     }
+    drop(next);
     let mut from = 0;
     for &end in &ends {
-        if end - from > 1 {
-            keys[from..end].sort_unstable();
+        let bucket = &mut keys[from..end as usize];
+        if bucket.len() <= INSERTION_UP_TO {
+            insertion_sort(bucket);
+        } else {
+            bucket.sort_unstable();
         }
-        from = end;
+        from = end as usize;
+    }
+}
+
+/// Sorts a few keys by insertion.
+#[inline]
+fn insertion_sort(keys: &mut [u64]) {
+    for i in 1..keys.len() {
+        let k = keys[i];
+        let mut at = i;
+        while at > 0 && k < keys[at - 1] {
+            keys[at] = keys[at - 1];
+            at -= 1;
+        }
+        keys[at] = k;
     }
 }
 
@@ -496,8 +531,12 @@ mod tests {
     #[test]
     fn stable_order_by_digits_is_the_stable_sort() {
         let mut x = 0x0dd_ba11_cafe_f00du64;
-        for (case, width) in [3u32, 11, 12, 23, 40, 47].into_iter().enumerate() {
-            let n = RADIX_FROM + 1_000 * case;
+        for (case, width) in [3u32, 11, 12, 23, 40, 47, 30].into_iter().enumerate() {
+            // The last case has enough keys for a digit wider than the least.
+            let n = match case {
+                6 => KEYS_PER_BUCKET << (RADIX_BITS + 3),
+                _ => RADIX_FROM + 1_000 * case,
+            };
             // Times share their low bits in one case: a pass whose digit all keys share.
             let low = if width == 23 { 1 << 11 } else { 1 };
             let items: Vec<(usize, u64, u8)> = (0..n)
