@@ -443,6 +443,10 @@ impl DeviceWork {
 
     /// Adds device event `e`, graph node `graph` when it was one, on plane `dev`, at `place`,
     /// and counts it for its launching call. (`call`: its correlation id ranked, `key`.)
+    /// Inlined where the events are made (a call per dispatch and copy): the event is then
+    /// built in place, not copied through the call. (Always: left to the compiler, it stays a
+    /// call.)
+    #[inline(always)]
     pub(super) fn push(
         &mut self,
         dev: u32,
