@@ -259,6 +259,7 @@ impl<T> Table<T> {
     /// Stores `v` and returns its id. A table never holds 2^32 - 1 values (a memory ceiling
     /// stops the records long before); past that the last value's id is returned rather than
     /// the program stopped.
+    #[inline]
     pub fn push(&mut self, v: T) -> Id<T> {
         if self.0.len() < u32::MAX as usize {
             self.0.push(v);
