@@ -430,11 +430,20 @@ struct NameTable {
 }
 
 impl NameTable {
+    /// The id of `name`. The name asked for last is answered inlined (a span's label mostly
+    /// is: a call per span otherwise), any other by `intern_new`.
+    #[inline]
     fn intern(&mut self, name: &Arc<str>) -> Name {
         let addr = Arc::as_ptr(name).cast::<u8>() as usize;
         if let Some((_, id)) = self.last.filter(|&(a, _)| a == addr) {
             return id;
         }
+        self.intern_new(name, addr)
+    }
+
+    /// `intern` of a name other than the one asked for last (at `addr`).
+    #[inline(never)]
+    fn intern_new(&mut self, name: &Arc<str>, addr: usize) -> Name {
         let table = &mut self.table;
         let id = *self
             .by_addr

@@ -581,12 +581,12 @@ fn dense_span(range: Option<(u64, u64)>, limit: u64) -> Option<(u64, u64)> {
 
 /// The smallest and largest non-zero id of `ids` (`None` when there is none).
 pub fn id_range(ids: impl IntoIterator<Item = u64>) -> Option<(u64, u64)> {
-    ids.into_iter()
-        .filter(|&id| id != 0)
-        .fold(None, |r, id| match r {
-            None => Some((id, id)),
-            Some((lo, hi)) => Some((lo.min(id), hi.max(id))),
-        })
+    // Folded as plain bounds (0 is no id: it lowers no bound, and is never the highest
+    // when there is one), not an `Option` per id.
+    let (lo, hi) = ids.into_iter().fold((u64::MAX, 0u64), |(lo, hi), id| {
+        (if id == 0 { lo } else { lo.min(id) }, hi.max(id))
+    });
+    (hi != 0).then_some((lo, hi))
 }
 
 impl CorrMap<Slot> {
@@ -834,5 +834,8 @@ mod tests {
         assert!(m.dense.is_empty());
         assert_eq!(id_range([0, 5, 3, 9, 0]), Some((3, 9)));
         assert_eq!(id_range([0, 0]), None);
+        assert_eq!(id_range([]), None);
+        assert_eq!(id_range([0, u64::MAX, 0]), Some((u64::MAX, u64::MAX)));
+        assert_eq!(id_range([7]), Some((7, 7)));
     }
 }
