@@ -678,9 +678,6 @@ mod tests {
         assert!(made(&left).is_empty());
     }
 
-    /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
-    /// settled and merged; a settling given up half way; anything else sorted) gives what a
-    /// stable sort by the same order gives: ties in input order.
     /// `host_less`, field by field, is `host_order`'s `Less`: events tying on any prefix of the
     /// key (start, end, id, then a name, one of them not in the table).
     #[test]
@@ -717,6 +714,9 @@ mod tests {
         }
     }
 
+    /// Every path of `sort_host_events` (in order already; two runs, each in order or nearly,
+    /// settled and merged; a settling given up half way; anything else sorted) gives what a
+    /// stable sort by the same order gives: ties in input order.
     #[test]
     fn host_events_sort_as_a_stable_sort_on_every_path() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
