@@ -678,6 +678,27 @@ mod tests {
         assert!(made(&left).is_empty());
     }
 
+    /// A HIP call's host event named `name`, from `start_ns` to `end_ns`, of call
+    /// `correlation_id`, whose launches number `launched`.
+    fn call_event(
+        name: Name,
+        start_ns: u64,
+        end_ns: u64,
+        correlation_id: u64,
+        launched: u32,
+    ) -> HostEvent {
+        HostEvent {
+            name,
+            start_ns,
+            end_ns,
+            correlation_id,
+            kind: HostEventKind::HipApi,
+            annotation: None,
+            device: Ordinal16::NONE,
+            launched: Launched::count(launched),
+        }
+    }
+
     /// `host_less`, field by field, is `host_order`'s `Less`: events tying on any prefix of the
     /// key (start, end, id, then a name, one of them not in the table).
     #[test]
@@ -694,16 +715,7 @@ mod tests {
         let past = ["x", "y", "z", "w"].map(|s| other.push(Arc::<str>::from(s)))[3];
         assert!(table.get(past).is_none());
         names.push(past);
-        let mut event = || HostEvent {
-            name: names[next(4) as usize],
-            start_ns: next(3),
-            end_ns: 3 + next(3),
-            correlation_id: next(3),
-            kind: HostEventKind::HipApi,
-            annotation: None,
-            device: Ordinal16::NONE,
-            launched: Launched::count(0),
-        };
+        let mut event = || call_event(names[next(4) as usize], next(3), 3 + next(3), next(3), 0);
         for _ in 0..5_000 {
             let (a, b) = (event(), event());
             assert_eq!(
@@ -735,15 +747,14 @@ mod tests {
             };
             // Few distinct values, so ties in every key (and whole ties) are common.
             let mut events: Vec<HostEvent> = (0..n)
-                .map(|i| HostEvent {
-                    name: names[next(3) as usize],
-                    start_ns: next(6),
-                    end_ns: 6 + next(4),
-                    correlation_id: next(3),
-                    kind: HostEventKind::HipApi,
-                    annotation: None,
-                    device: Ordinal16::NONE,
-                    launched: Launched::count(i as u32),
+                .map(|i| {
+                    call_event(
+                        names[next(3) as usize],
+                        next(6),
+                        6 + next(4),
+                        next(3),
+                        i as u32,
+                    )
                 })
                 .collect();
             // Two runs, as a thread's spans then its calls.
@@ -777,15 +788,14 @@ mod tests {
     #[test]
     fn host_events_sort_by_start_longest_first_then_id_and_name_ties_in_input_order() {
         let mut table = Table::default();
-        let mut ev = |name: &str, start, end, corr, activity_count| HostEvent {
-            name: table.push(Arc::from(name)),
-            start_ns: start,
-            end_ns: end,
-            correlation_id: corr,
-            kind: HostEventKind::HipApi,
-            annotation: None,
-            device: Ordinal16::NONE,
-            launched: Launched::count(activity_count),
+        let mut ev = |name: &str, start, end, corr, activity_count| {
+            call_event(
+                table.push(Arc::from(name)),
+                start,
+                end,
+                corr,
+                activity_count,
+            )
         };
         // The spans first, then the calls, as `host_events` fills a thread.
         let mut events = vec![
