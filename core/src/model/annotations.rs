@@ -92,12 +92,7 @@ impl<'a> ScopeStacks<'a> {
             .iter()
             .chain(spans)
             .filter(|m| is_scope(m))
-            .all(|m| {
-                let id = m.scope_id as u64;
-                let new = !seen.contains(id);
-                seen.insert(id);
-                new
-            });
+            .all(|m| seen.insert(m.scope_id as u64));
         drop(seen);
         ScopeStacks {
             context,
@@ -148,20 +143,18 @@ impl<'a> ScopeStacks<'a> {
     /// mostly it is, and no index need be made or read. Only where each scope id names one
     /// span (`unique`): then a scope span with the id is the span `span_of` finds.
     #[inline]
-    fn next_in_order(&self, scope: i64) -> Option<usize> {
+    fn next_in_order(&self, scope: i64) -> Option<(usize, &'a MarkerSpan)> {
         // Once a scope was not (the index is made), the index answers.
         if !self.unique || self.index.is_some() {
             return None;
         }
         let is = |i: usize| {
             self.span_checked(i)
-                .is_some_and(|m| is_scope(m) && m.scope_id == scope && Slot::new(i).is_some())
+                .filter(|m| is_scope(m) && m.scope_id == scope && Slot::new(i).is_some())
+                .map(|m| (i, m))
         };
         let next = self.last.map_or(0, |l| l + 1);
-        if is(next) {
-            return Some(next);
-        }
-        self.last.filter(|&l| is(l))
+        is(next).or_else(|| self.last.and_then(is))
     }
 
     /// The span at position `i`, if there is one.
@@ -197,7 +190,11 @@ impl<'a> ScopeStacks<'a> {
     /// `annotation` of a scope not asked for just before (not 0).
     #[inline(never)]
     fn annotation_of(&mut self, scope: i64) -> Option<Id<Annotation>> {
-        let Some(at) = self.next_in_order(scope).or_else(|| self.span_of(scope)) else {
+        let found = self.next_in_order(scope).or_else(|| {
+            let at = self.span_of(scope)?;
+            Some((at, self.span(at)))
+        });
+        let Some((at, m)) = found else {
             let (empty, table) = (&self.empty, &mut self.table);
             return Some(*self.unknown.entry(scope).or_insert_with(|| {
                 table.push(Annotation {
@@ -212,10 +209,9 @@ impl<'a> ScopeStacks<'a> {
             return Some(a);
         }
         // Mostly the parent is made already, or there is none (an outermost range): one step.
-        match self.span_of(self.span(at).parent_scope_id) {
-            None => return Some(self.make(at, None)),
-            Some(p) if p != at && self.made[p].is_some() => return Some(self.make(at, Some(p))),
-            _ => {}
+        let parent = self.span_of(m.parent_scope_id);
+        if parent.is_none_or(|p| p != at && self.made[p].is_some()) {
+            return Some(self.make(at, m, parent));
         }
         // The spans not made yet, innermost first, up to a made one or the outermost. A chain
         // longer than the spans is a cycle (only malformed input makes one): cut there.
@@ -232,17 +228,19 @@ impl<'a> ScopeStacks<'a> {
             let parent = self
                 .span_of(self.span(i).parent_scope_id)
                 .filter(|&p| p != i);
-            self.make(i, parent);
+            self.make_apart(i, parent);
         }
         chain.clear();
         self.chain = chain;
         self.made[at].map(|(a, _)| a)
     }
 
-    /// Makes the annotation of the span at `i`, whose parent's span (`parent`, not itself) is
-    /// made or missing.
-    fn make(&mut self, i: usize, parent: Option<usize>) -> Id<Annotation> {
-        let m = self.span(i);
+    /// Makes the annotation of the span `m` at `i`, whose parent's span (`parent`, not itself) is
+    /// made or missing. Inlined where one step makes a scope: mostly the label list is the one
+    /// made last (`last_list`), and only the annotation is pushed; a list looked up or made
+    /// is apart (`list_of`).
+    #[inline(always)]
+    fn make(&mut self, i: usize, m: &MarkerSpan, parent: Option<usize>) -> Id<Annotation> {
         let parent = parent.and_then(|p| self.made[p].as_ref());
         let (parent, depth) = match parent {
             Some((a, d)) => (&self.table[*a].stack, *d),
@@ -256,15 +254,7 @@ impl<'a> ScopeStacks<'a> {
         // before is the one asked for.
         let list = match &self.last_list {
             Some((k, l)) if *k == key => l.clone(),
-            _ => {
-                let l = self
-                    .lists
-                    .entry(key)
-                    .or_insert_with(|| extend_stack(parent, depth as usize, &m.label))
-                    .clone();
-                self.last_list = Some((key, l.clone()));
-                l
-            }
+            _ => self.list_of(key, parent.clone(), depth, &m.label),
         };
         let a = self.table.push(Annotation {
             stack: list,
@@ -273,6 +263,25 @@ impl<'a> ScopeStacks<'a> {
         });
         self.made[i] = Some((a, depth.saturating_add(1)));
         a
+    }
+
+    /// `make`, not inlined: a chain of scopes made at once.
+    #[inline(never)]
+    fn make_apart(&mut self, i: usize, parent: Option<usize>) -> Id<Annotation> {
+        self.make(i, self.span(i), parent)
+    }
+
+    /// The label list of `key` (`parent`'s list `depth` deep, then `label`), made the first
+    /// time, and kept as the list used last.
+    #[inline(never)]
+    fn list_of(&mut self, key: ListKey, parent: Labels, depth: u32, label: &Arc<str>) -> Labels {
+        let l = self
+            .lists
+            .entry(key)
+            .or_insert_with(|| extend_stack(&parent, depth as usize, label))
+            .clone();
+        self.last_list = Some((key, l.clone()));
+        l
     }
 
     /// The annotations made so far.

@@ -324,10 +324,12 @@ pub fn split_incomplete(
     // The walks over the stores go by `for_each`: a packed store's chunks are walked as
     // nested loops, not an iterator asked for each record in turn.
     let mut active = IdSet::for_range(range, c.api.len());
-    c.kernels.ids().for_each(|id| active.insert(id));
-    c.copies
-        .iter()
-        .for_each(|k| active.insert(k.correlation_id));
+    c.kernels.ids().for_each(|id| {
+        active.insert(id);
+    });
+    c.copies.iter().for_each(|k| {
+        active.insert(k.correlation_id);
+    });
 
     let mut h = Holding {
         carried_in,

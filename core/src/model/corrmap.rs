@@ -553,12 +553,15 @@ impl IdSet {
         (w < self.bits.len()).then_some((w, 1 << (i % 64)))
     }
 
-    pub fn insert(&mut self, k: u64) {
+    /// Adds `k`; whether it was not a member (as `HashSet::insert`).
+    pub fn insert(&mut self, k: u64) -> bool {
         match self.at(k) {
-            Some((w, b)) => self.bits[w] |= b,
-            None => {
-                self.spill.insert(k);
+            Some((w, b)) => {
+                let new = self.bits[w] & b == 0;
+                self.bits[w] |= b;
+                new
             }
+            None => self.spill.insert(k),
         }
     }
 
