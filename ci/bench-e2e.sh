@@ -17,7 +17,11 @@
 # with the rounds' range. Records delivered come from one extra traced run with the debug log.
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-e2e.sh [ROUNDS] [SCENARIO.toml ...]; TOOL=path/librocprof_xplane.so measures
-# another build of the tool (e.g. the one before a change) against the same simulator.
+# another build of the tool (e.g. the one before a change) against the same simulator;
+# PIN=CPU runs every run on that one CPU (`taskset -c CPU`): the storm's 32 threads then take
+# turns instead of spinning against each other on two cores, which makes the baseline's CPU
+# time repeat within about 2 % (against 50 % and more unpinned), at the price of the context
+# switches of one core.
 #   default: 5 rounds of the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,13 +45,25 @@ run() { # MODE SCENARIO -> "wall user sys maxrss_kb minor_faults"
     traced) env=(ROCP_TOOL_LIBRARIES="$tool") ;;
   esac
   rm -rf "$work/out"
-  env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" /usr/bin/time -f '%e %U %S %M %R' \
-    -o "$work/time" "$sim" "$2" >/dev/null 2>"$work/err" || {
+  env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" ${PIN:+taskset -c "$PIN"} python3 "$work/rusage.py" \
+    "$sim" "$2" 2>"$work/err" || {
     cat "$work/err" >&2
     exit 1
   }
-  cat "$work/time"
 }
+
+# The child's resources from wait4: CPU times to the microsecond (GNU time prints them to
+# 10 ms, about 17 ns per record of the default storm).
+cat >"$work/rusage.py" <<'EOF'
+import os, subprocess, sys, time
+t0 = time.monotonic()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL)
+_, status, ru = os.wait4(p.pid, 0)
+wall = time.monotonic() - t0
+if os.waitstatus_to_exitcode(status) != 0:
+    sys.exit(f"{sys.argv[1]} failed: status {status}")
+print(f"{wall:.6f} {ru.ru_utime:.6f} {ru.ru_stime:.6f} {ru.ru_maxrss} {ru.ru_minflt}")
+EOF
 
 for sc in "$@"; do
   rm -rf "$work/out"
@@ -58,7 +74,7 @@ for sc in "$@"; do
     echo "$r $(run untraced "$sc") $(run baseline "$sc") $(run traced "$sc")" >>"$work/rows"
   done
   python3 - "$(basename "$sc")" "$records" "$work/rows" <<'EOF'
-import statistics, sys
+import os, statistics, sys
 name, records, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = [list(map(float, l.split()[1:])) for l in open(path)]
 # per run: wall, user, sys, rss (KB), minor faults; untraced 0..4, baseline 5..9, traced 10..14
@@ -67,7 +83,9 @@ def cpu(r, at): return r[at + 1] + r[at + 2]
 def show(label, values, unit, scale, digits=0):
     v = sorted(x * scale for x in values)
     print(f"  {label:<46} median {statistics.median(v):8.{digits}f} {unit}   range {v[0]:.{digits}f}–{v[-1]:.{digits}f}")
-print(f"{name}: {records} delivered records, {len(rows)} rounds (SIMULATED runtime)")
+pin = os.environ.get("PIN")
+print(f"{name}: {records} delivered records, {len(rows)} rounds (SIMULATED runtime)"
+      + (f", every run on CPU {pin}" if pin else ""))
 show("wall, untraced", [r[U] for r in rows], "ms", 1e3)
 show("wall, baseline (runtime traces, tool skipped)", [r[B] for r in rows], "ms", 1e3)
 show("wall, traced", [r[T] for r in rows], "ms", 1e3)
