@@ -17,8 +17,17 @@
 //! between ranges, which would cut the process's mappings into many kernel areas. Smaller
 //! allocations go to the system allocator, which is fast for them.
 //!
-//! Bounds: the pool maps new pages only when no free range holds a block; at most [`SLOTS`]
-//! free ranges are kept (the smallest goes back to the kernel).
+//! So what is freed together should lie together: a free range holds an output only as far as
+//! its neighbours are free too. Fresh blocks under [`NEAR`] bytes (the application threads'
+//! capture chunks, which the drain at a cut frees all at once) are cut one after another from
+//! regions of their own; larger ones (the stores' chunks, made meanwhile on the delivery
+//! thread and freed by the join stage by stage) are mapped each on its own. Mapped in turn,
+//! every store chunk would lie between two threads' chunks and cut what the drain frees into
+//! pieces too small for the join's outputs, which would then take fresh pages beside them.
+//!
+//! Bounds: the pool maps new pages only when no free range (or, for a block under [`NEAR`],
+//! the region's rest) holds a block; at most [`SLOTS`] free ranges are kept (the smallest goes
+//! back to the kernel); a region's pages are touched only as blocks cut from it are used.
 //!
 //! After a `fork`, the child (not profiled) stops using the free list: another thread may have
 //! held its lock at the fork. [`BlockPool::forked`] is called from the child handler; from
@@ -31,6 +40,14 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// Allocations of this size and more are the pool's; smaller ones the system allocator's.
 pub const LARGE: usize = 16 << 10;
+
+/// Fresh blocks under this many bytes are cut from a region (see the module's comment): a
+/// thread's capture chunks are at most 64 KiB, the stores' full chunks 128 KiB and more.
+pub const NEAR: usize = 128 << 10;
+
+/// Bytes of a region blocks under [`NEAR`] are cut from: mapped at once (one kernel area, its
+/// pages untouched until used), large enough to hold many threads' capture chunks together.
+const REGION: usize = 8 << 20;
 
 /// Free ranges kept at most.
 pub const SLOTS: usize = 512;
@@ -54,8 +71,11 @@ impl Range {
 struct FreeList {
     ranges: [Range; SLOTS],
     len: usize,
-    /// Sum of the free ranges' lengths.
+    /// Sum of the free ranges' lengths, `region`'s included.
     bytes: usize,
+    /// What is left of the region blocks under [`NEAR`] are cut from when no free range
+    /// holds them (never touched: its pages are fresh).
+    region: Range,
 }
 
 impl FreeList {
@@ -64,7 +84,49 @@ impl FreeList {
             ranges: [Range { start: 0, len: 0 }; SLOTS],
             len: 0,
             bytes: 0,
+            region: Range { start: 0, len: 0 },
         }
+    }
+
+    /// The next `len` bytes of the region, if it holds them.
+    fn cut(&mut self, len: usize) -> Option<Range> {
+        if self.region.len < len {
+            return None;
+        }
+        let r = Range {
+            start: self.region.start,
+            len,
+        };
+        self.region = Range {
+            start: r.end(),
+            len: self.region.len - len,
+        };
+        self.bytes -= len;
+        Some(r)
+    }
+
+    /// `region`, just mapped, becomes the one blocks under [`NEAR`] are cut from, and its first
+    /// `len` bytes (at most its length) are returned; what was left of the one before becomes
+    /// a free range (and perhaps a range to unmap, as [`Self::give`] says).
+    #[must_use]
+    fn new_region(&mut self, region: Range, len: usize) -> (Range, Option<Range>) {
+        debug_assert!(len <= region.len);
+        let r = Range {
+            start: region.start,
+            len,
+        };
+        let rest = Range {
+            start: r.end(),
+            len: region.len - len,
+        };
+        let before = std::mem::replace(&mut self.region, rest);
+        self.bytes = self.bytes - before.len + rest.len;
+        let out = if before.len > 0 {
+            self.give(before)
+        } else {
+            None
+        };
+        (r, out)
     }
 
     fn live(&self) -> &[Range] {
@@ -232,8 +294,39 @@ impl BlockPool {
 
     /// A range of `len` bytes, and whether it is fresh from the kernel (so zeroed).
     fn obtain(&self, len: usize) -> Option<(Range, bool)> {
-        if let Some(Some(r)) = self.with_free(|f| f.take(len)) {
-            return Some((r, false));
+        let near = len < NEAR;
+        let got = self.with_free(|f| match f.take(len) {
+            Some(r) => Some((r, false)),
+            None if near => f.cut(len).map(|r| (r, true)),
+            None => None,
+        });
+        match got {
+            Some(Some(got)) => return Some(got),
+            Some(None) if near => {
+                if let Some(region) = map(REGION) {
+                    self.mapped.fetch_add(REGION, Ordering::Relaxed);
+                    // `None` only in a forked child, which keeps no region: the rest goes back.
+                    let (r, out) = self
+                        .with_free(|f| f.new_region(region, len))
+                        .unwrap_or_else(|| {
+                            let r = Range {
+                                start: region.start,
+                                len,
+                            };
+                            let rest = Range {
+                                start: r.end(),
+                                len: REGION - len,
+                            };
+                            (r, Some(rest))
+                        });
+                    if let Some(out) = out {
+                        self.mapped.fetch_sub(out.len, Ordering::Relaxed);
+                        unmap(out);
+                    }
+                    return Some((r, true));
+                }
+            }
+            _ => {}
         }
         let r = map(len)?;
         self.mapped.fetch_add(len, Ordering::Relaxed);
@@ -651,7 +744,51 @@ mod tests {
             let q = pool.realloc(p, layout(MB), 3 * MB);
             assert!(holds(q, MB, 3));
             pool.dealloc(q, layout(3 * MB));
+            // A block under NEAR is mapped on its own too, not cut from a region.
+            let small = pool.alloc(layout(LARGE));
+            fill(small, LARGE, 4);
+            pool.dealloc(small, layout(LARGE));
         }
         assert_eq!(pool.footprint(), (0, 0));
+    }
+
+    /// The application threads' chunks (small) and the stores' (large) are made in turn, and
+    /// the small ones freed together (a cut's drain): they lie together, so one free range
+    /// holds a block of their size, made of their pages, and nothing new is mapped.
+    #[test]
+    fn small_blocks_freed_together_hold_a_block_of_their_size() {
+        let pool = BlockPool::new();
+        let (small, large, n) = (64 << 10, 160 << 10, 32);
+        assert!(small < NEAR && large >= NEAR);
+        // SAFETY: valid layouts; each block freed once with its own.
+        unsafe {
+            let mut smalls = Vec::new();
+            let mut larges = Vec::new();
+            for _ in 0..n {
+                let p = pool.alloc(layout(small));
+                p.write_bytes(1, small);
+                smalls.push(p);
+                let q = pool.alloc(layout(large));
+                q.write_bytes(2, large);
+                larges.push(q);
+            }
+            for p in smalls {
+                pool.dealloc(p, layout(small));
+            }
+            let mapped = pool.footprint().0;
+            let out = pool.alloc(layout(n * small));
+            assert_eq!(pool.footprint().0, mapped, "nothing new mapped");
+            assert_eq!(
+                resident(out, n * small),
+                n * small / 4096,
+                "the freed pages"
+            );
+            pool.dealloc(out, layout(n * small));
+            for q in larges {
+                pool.dealloc(q, layout(large));
+            }
+        }
+        let (mapped, free) = pool.footprint();
+        assert_eq!(mapped, free, "all freed");
     }
 }
