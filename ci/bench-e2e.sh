@@ -19,9 +19,9 @@
 # Usage: ci/bench-e2e.sh [ROUNDS] [SCENARIO.toml ...]; TOOL=path/librocprof_xplane.so measures
 # another build of the tool (e.g. the one before a change) against the same simulator;
 # PIN=CPU runs every run on that one CPU (`taskset -c CPU`): the storm's 32 threads then take
-# turns instead of spinning against each other on two cores, which makes the baseline's CPU
-# time repeat within about 2 % (against 50 % and more unpinned), at the price of the context
-# switches of one core.
+# turns instead of spinning against each other on two cores, which keeps the baseline's CPU
+# time steady when other processes load the machine, at the price of one core's context
+# switches (which the tool's figure then includes).
 #   default: 5 rounds of the 200 k-launch storm (scenarios/thread-storm.toml at 3,125 repeats)
 set -euo pipefail
 cd "$(dirname "$0")/.."
