@@ -25,6 +25,8 @@
 # the request is not counted. Needs valgrind.
 # Usage: ci/bench-c-driver.sh [CALLS] [ROUNDS] [SDK]   (default 200000 5 1.0.0)
 #        ci/bench-c-driver.sh callgrind [CALLS] [SDK]  (default 20000 1.0.0)
+# TOOL=path/librocprof_xplane.so measures another build of the tool (e.g. the one before a
+# change) against the same simulator and driver.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=timed
@@ -37,7 +39,7 @@ calls=${1:-200000}
 rounds=${2:-5}
 sdk=${3:-1.0.0}
 cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
-tool=$PWD/target/release/librocprof_xplane.so
+tool=${TOOL:-$PWD/target/release/librocprof_xplane.so}
 libsim=$PWD/target/release/librocprofiler_sdk_sim.so
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
