@@ -365,25 +365,39 @@ pub(crate) struct Hidden {
     pub(crate) named: bool,
 }
 
+/// How many times a write makes its directory again when it vanished under it: another
+/// process of the run removes a window's directory once it sees it empty, and an unnamed file
+/// (`O_TMPFILE`) has no entry there to keep it.
+const DIRECTORY_VANISHED_TRIES: usize = 3;
+
+/// Makes `dir` (and its parents), refusing a foreign symlink.
+fn make_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir).and_then(|()| refuse_foreign_symlink(dir))
+}
+
 /// Creates the run directory and a fresh hidden file in it ([`Hidden`]).
 pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<Hidden, WriteError> {
     let dir = layout.run_dir();
-    fs::create_dir_all(&dir)
-        .and_then(|()| refuse_foreign_symlink(&dir))
-        .map_err(|source| WriteError::CreateDir {
-            path: dir.clone(),
-            source,
-        })?;
     let tmp = dir.join(format!(
         ".{}.xplane.pb.tmp.{}.{}",
         layout.file_host(),
         std::process::id(),
         super::spill::unique_suffix()
     ));
-    let mut named = false;
-    match create_temp(&dir, &tmp, &mut named) {
-        Ok(file) => Ok(Hidden { file, tmp, named }),
-        Err(source) => Err(WriteError::Write { path: tmp, source }),
+    let mut tries = 0;
+    loop {
+        make_dir(&dir).map_err(|source| WriteError::CreateDir {
+            path: dir.clone(),
+            source,
+        })?;
+        let mut named = false;
+        match create_temp(&dir, &tmp, &mut named) {
+            Ok(file) => return Ok(Hidden { file, tmp, named }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < DIRECTORY_VANISHED_TRIES => {
+                tries += 1;
+            }
+            Err(source) => return Err(WriteError::Write { path: tmp, source }),
+        }
     }
 }
 
@@ -401,7 +415,7 @@ pub(crate) fn put_in_place(h: Hidden, layout: &OutputLayout) -> Result<PathBuf, 
             f.sync_all()?;
         }
         if !named {
-            link_temp(&f, &tmp)?;
+            link_temp_made_again(&f, &tmp)?;
             named = true;
         }
         close_checked(f)
@@ -486,6 +500,21 @@ fn close_checked(f: fs::File) -> io::Result<()> {
 }
 
 /// Gives the unnamed file `f` (`create_temp`) the name `tmp`, which must not exist.
+/// [`link_temp`], the directory made again if it vanished since the file was made (see
+/// [`DIRECTORY_VANISHED_TRIES`]); once named, the file keeps the directory from going.
+fn link_temp_made_again(f: &fs::File, tmp: &Path) -> io::Result<()> {
+    let mut tries = 0;
+    loop {
+        match link_temp(f, tmp) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < DIRECTORY_VANISHED_TRIES => {
+                tries += 1;
+                make_dir(tmp.parent().unwrap_or(Path::new(".")))?;
+            }
+            linked => return linked,
+        }
+    }
+}
+
 fn link_temp(f: &fs::File, tmp: &Path) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
@@ -611,6 +640,29 @@ mod tests {
         );
         assert_eq!(process_host_name("gpu-node-3", 4242), "gpu-node-3.4242");
         assert_eq!(sanitize_component(".."), "_");
+    }
+
+    /// Another process of the run removes a window's directory once it sees it empty, and an
+    /// unnamed file being written there has no entry: the file still takes its name, in the
+    /// directory made again.
+    #[test]
+    fn a_directory_removed_while_its_file_is_written_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = OutputLayout {
+            log_dir: dir.path().join("logs"),
+            run_name: "r_w0006".into(),
+            host: "h".into(),
+            durable: false,
+        };
+        let mut h = create_hidden(&l).unwrap();
+        if h.named {
+            // No unnamed files on this filesystem: the hidden name keeps the directory.
+            return;
+        }
+        std::io::Write::write_all(&mut h.file, b"window").unwrap();
+        fs::remove_dir(l.run_dir()).unwrap();
+        let path = put_in_place(h, &l).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"window");
     }
 
     #[test]
