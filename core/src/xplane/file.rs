@@ -375,6 +375,21 @@ fn make_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir).and_then(|()| refuse_foreign_symlink(dir))
 }
 
+/// `op` on an entry of `dir`, `dir` made again and `op` tried again while it finds `dir` gone
+/// (see [`DIRECTORY_VANISHED_TRIES`]).
+fn in_dir_made_again<T>(dir: &Path, mut op: impl FnMut() -> io::Result<T>) -> io::Result<T> {
+    let mut tries = 0;
+    loop {
+        match op() {
+            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < DIRECTORY_VANISHED_TRIES => {
+                tries += 1;
+                make_dir(dir)?;
+            }
+            done => return done,
+        }
+    }
+}
+
 /// Creates the run directory and a fresh hidden file in it ([`Hidden`]).
 pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<Hidden, WriteError> {
     let dir = layout.run_dir();
@@ -384,20 +399,14 @@ pub(crate) fn create_hidden(layout: &OutputLayout) -> Result<Hidden, WriteError>
         std::process::id(),
         super::spill::unique_suffix()
     ));
-    let mut tries = 0;
-    loop {
-        make_dir(&dir).map_err(|source| WriteError::CreateDir {
-            path: dir.clone(),
-            source,
-        })?;
-        let mut named = false;
-        match create_temp(&dir, &tmp, &mut named) {
-            Ok(file) => return Ok(Hidden { file, tmp, named }),
-            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < DIRECTORY_VANISHED_TRIES => {
-                tries += 1;
-            }
-            Err(source) => return Err(WriteError::Write { path: tmp, source }),
-        }
+    make_dir(&dir).map_err(|source| WriteError::CreateDir {
+        path: dir.clone(),
+        source,
+    })?;
+    let mut named = false;
+    match in_dir_made_again(&dir, || create_temp(&dir, &tmp, &mut named)) {
+        Ok(file) => Ok(Hidden { file, tmp, named }),
+        Err(source) => Err(WriteError::Write { path: tmp, source }),
     }
 }
 
@@ -415,7 +424,9 @@ pub(crate) fn put_in_place(h: Hidden, layout: &OutputLayout) -> Result<PathBuf, 
             f.sync_all()?;
         }
         if !named {
-            link_temp_made_again(&f, &tmp)?;
+            // Once named, the file keeps its directory from going.
+            let dir = tmp.parent().unwrap_or(Path::new("."));
+            in_dir_made_again(dir, || link_temp(&f, &tmp))?;
             named = true;
         }
         close_checked(f)
@@ -500,21 +511,6 @@ fn close_checked(f: fs::File) -> io::Result<()> {
 }
 
 /// Gives the unnamed file `f` (`create_temp`) the name `tmp`, which must not exist.
-/// [`link_temp`], the directory made again if it vanished since the file was made (see
-/// [`DIRECTORY_VANISHED_TRIES`]); once named, the file keeps the directory from going.
-fn link_temp_made_again(f: &fs::File, tmp: &Path) -> io::Result<()> {
-    let mut tries = 0;
-    loop {
-        match link_temp(f, tmp) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound && tries < DIRECTORY_VANISHED_TRIES => {
-                tries += 1;
-                make_dir(tmp.parent().unwrap_or(Path::new(".")))?;
-            }
-            linked => return linked,
-        }
-    }
-}
-
 fn link_temp(f: &fs::File, tmp: &Path) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     use std::os::unix::ffi::OsStrExt;
