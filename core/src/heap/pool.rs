@@ -66,6 +66,21 @@ impl Range {
     fn end(self) -> usize {
         self.start + self.len
     }
+
+    /// Its first `len` bytes (at most its length) and the rest.
+    fn split_at(self, len: usize) -> (Range, Range) {
+        debug_assert!(len <= self.len);
+        (
+            Range {
+                start: self.start,
+                len,
+            },
+            Range {
+                start: self.start + len,
+                len: self.len - len,
+            },
+        )
+    }
 }
 
 struct FreeList {
@@ -93,14 +108,8 @@ impl FreeList {
         if self.region.len < len {
             return None;
         }
-        let r = Range {
-            start: self.region.start,
-            len,
-        };
-        self.region = Range {
-            start: r.end(),
-            len: self.region.len - len,
-        };
+        let (r, rest) = self.region.split_at(len);
+        self.region = rest;
         self.bytes -= len;
         Some(r)
     }
@@ -110,15 +119,7 @@ impl FreeList {
     /// a free range (and perhaps a range to unmap, as [`Self::give`] says).
     #[must_use]
     fn new_region(&mut self, region: Range, len: usize) -> (Range, Option<Range>) {
-        debug_assert!(len <= region.len);
-        let r = Range {
-            start: region.start,
-            len,
-        };
-        let rest = Range {
-            start: r.end(),
-            len: region.len - len,
-        };
+        let (r, rest) = region.split_at(len);
         let before = std::mem::replace(&mut self.region, rest);
         self.bytes = self.bytes - before.len + rest.len;
         let out = if before.len > 0 {
@@ -309,14 +310,7 @@ impl BlockPool {
                     let (r, out) = self
                         .with_free(|f| f.new_region(region, len))
                         .unwrap_or_else(|| {
-                            let r = Range {
-                                start: region.start,
-                                len,
-                            };
-                            let rest = Range {
-                                start: r.end(),
-                                len: REGION - len,
-                            };
+                            let (r, rest) = region.split_at(len);
                             (r, Some(rest))
                         });
                     if let Some(out) = out {
