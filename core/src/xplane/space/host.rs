@@ -95,6 +95,8 @@ impl<'t> HostEvents<'t> {
 /// range answers first (a thread's ids rise, so its bits are read nearly in order); the map
 /// is probed for the copies alone.
 pub(super) struct FirstCopies<'t> {
+    /// There are no copies.
+    none: bool,
     ids: IdSet,
     by_id: CorrMap<&'t MemcpyInfo>,
 }
@@ -113,6 +115,7 @@ impl<'t> FirstCopies<'t> {
                 }
             }
         }
+        let none = copies.is_empty();
         let range = id_range(copies.iter().map(|&(id, _)| id));
         let mut ids = IdSet::for_range(range, copies.len());
         let mut by_id = CorrMap::for_range(range, copies.len());
@@ -120,7 +123,12 @@ impl<'t> FirstCopies<'t> {
             ids.insert(id);
             by_id.get_or_insert_with(id, || m);
         }
-        FirstCopies { ids, by_id }
+        FirstCopies { none, ids, by_id }
+    }
+
+    /// Whether there are no copies.
+    fn is_empty(&self) -> bool {
+        self.none
     }
 
     fn get(&self, correlation_id: u64) -> Option<&'t MemcpyInfo> {
@@ -223,20 +231,14 @@ pub(super) fn host_plane(
     let mut threads: Vec<(usize, &HostThread)> = trace.host_threads.iter().enumerate().collect();
     threads.sort_by_key(|(_, t)| t.tid);
     let mut stats = StatBytes::new();
+    // A run without copies asks for none per event.
+    let any_copies = !copies.is_empty();
     for (i, t) in threads {
         let events = host.hand_over(i);
         let tid = t.tid as i64;
         let mut api = base.line(tid, format!("Host Threads/{}", t.tid));
         let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
         let roots = steps.of_thread(t.tid);
-        api.expect_events(
-            events
-                .iter()
-                .filter(|e| e.kind == HostEventKind::HipApi)
-                .count()
-                + feed.count()
-                + roots.len(),
-        );
         // XLA writes display_name = name on host lines; a known thread name is more useful.
         let display = if t.name.is_empty() {
             None
@@ -250,13 +252,21 @@ pub(super) fn host_plane(
                 .clone()
                 .unwrap_or_else(|| format!("Host Threads/{}", t.tid)),
         );
+        // The calls are counted in the same walk as the roctx events are looked over: every
+        // event is one or the other.
+        let mut calls = 0;
         let mut roctx = RoctxLines::new(
             t.tid,
             display,
             base.line_ts_ns,
-            events.iter().filter_map(roctx_span),
+            events.iter().filter_map(|e| {
+                let span = roctx_span(e);
+                calls += usize::from(span.is_none());
+                span
+            }),
         )
         .noting_places(base.placed);
+        api.expect_events(calls + feed.count() + roots.len());
         for (i, e) in events.iter().enumerate() {
             if prefetch_syncs {
                 if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {
@@ -264,10 +274,19 @@ pub(super) fn host_plane(
                 }
             }
             stats.clear();
+            // The event's kind, read once: a roctx event's group and span (`roctx_span`), and
+            // a range's flags.
+            let (span, range) = match e.kind {
+                HostEventKind::HipApi => (None, None),
+                HostEventKind::Marker => (Some((false, (e.start_ns, e.start_ns))), None),
+                HostEventKind::MarkerRange(r) => {
+                    (Some((r.process_wide, (e.start_ns, e.end_ns))), Some(r))
+                }
+            };
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
             // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
-            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
+            if span.is_none() && e.correlation_id != 0 {
                 stats.u64(ids.hot(&mut plane, Hot::CorrelationId), e.correlation_id);
                 crate::xplane::deps::add_sync_stats(
                     &mut plane,
@@ -279,8 +298,10 @@ pub(super) fn host_plane(
             if let Some(dev) = e.device.get() {
                 stats.u64(ids.hot(&mut plane, Hot::DeviceId), u64::from(dev));
             }
-            if let Some(m) = copies.get(e.correlation_id) {
-                cache.memcpy_stats(&mut plane, m, &mut stats);
+            if any_copies {
+                if let Some(m) = copies.get(e.correlation_id) {
+                    cache.memcpy_stats(&mut plane, m, &mut stats);
+                }
             }
             let (activity_count, graph) = trace.launched(e);
             if activity_count > 1 {
@@ -295,22 +316,23 @@ pub(super) fn host_plane(
                 stats.u64(ids.hot(&mut plane, Hot::CudaGraphId), g.id());
                 stats.u64(ids.hot(&mut plane, Hot::CudaGraphExecId), g.id());
             }
-            if let HostEventKind::MarkerRange(r) = e.kind {
+            if let Some(r) = range {
                 range_stats(&mut plane, &mut ids, e.scope_id(), &r, &mut stats);
             }
             cache.annotation_stats(&mut plane, &mut ids, e.annotation, &mut stats);
             let id = cache.host_name_id(&mut plane, e.name);
             let start = base.offset_ps(e.start_ns);
-            let dur = match e.kind {
-                HostEventKind::Marker => 0,
-                _ => duration_ps(e.start_ns, e.end_ns),
-            };
-            match roctx_span(e) {
+            match span {
                 None => {
+                    let dur = duration_ps(e.start_ns, e.end_ns);
                     feed.before(&mut plane, &mut ids, &mut api, start, |t| base.offset_ps(t));
                     api.add_event(id, start, dur, &stats)
                 }
-                Some((process_wide, span)) => roctx.add(process_wide, span, id, start, dur, &stats),
+                // A mark's span ends where it starts: its duration is 0.
+                Some((process_wide, span)) => {
+                    let dur = duration_ps(span.0, span.1);
+                    roctx.add(process_wide, span, id, start, dur, &stats)
+                }
             }
         }
         feed.finish(&mut plane, &mut ids, &mut api, |t| base.offset_ps(t));
