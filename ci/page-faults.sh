@@ -9,6 +9,12 @@
 # the application's threads, the delivery thread, the tool's coordinator and writer threads).
 # Not a test: figures for docs/performance.md. Needs `perf` allowed to sample
 # (`kernel.perf_event_paranoid` <= 1 or root). Writes a few hundred MB of perf data (removed).
+# EXACT=N instead records every fault without its stack (`-c 1`), N runs, and prints each
+# thread name's median and range over the runs: exact for the threads only the tool runs (its
+# coordinator and writer threads: finalize and the windows); the application's and the
+# delivery threads' counts hold the simulator's faults too. The counts move between runs of
+# one build by up to a fifth (where freed blocks land depends on the threads' timing), so
+# compare medians.
 # Usage: ci/page-faults.sh SCENARIO [TOOL.so]   (default tool: target/release's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +23,26 @@ tool=$(realpath "${2:-target/release/librocprof_xplane.so}")
 command -v perf >/dev/null || { echo "needs perf (apt-get install linux-tools-generic)" >&2; exit 1; }
 cargo build --release --quiet --workspace
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+if [ -n "${EXACT:-}" ]; then
+  for run in $(seq "$EXACT"); do
+    ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
+      perf record -q -e page-faults -c 1 -o "$work/perf.data" \
+      target/release/rocprof-sim "$scenario" >/dev/null 2>"$work/log"
+    perf script -i "$work/perf.data" -F comm 2>/dev/null >"$work/comm.$run"
+    rm -rf "$work/out" "$work/perf.data"
+  done
+  python3 - "$work" "$EXACT" <<'PY'
+import collections, re, statistics, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+counts = [collections.Counter(re.sub(r"\d+", "N", l.strip()) for l in open(f"{work}/comm.{run}")
+                              if l.strip()) for run in range(1, runs + 1)]
+per = {k: [c.get(k, 0) for c in counts] for k in set().union(*counts)}
+print(f"faults, every one counted, {runs} runs, by thread name: median (range)")
+for k, v in sorted(per.items(), key=lambda kv: -statistics.median(kv[1])):
+    print(f"{statistics.median(v):9.0f}  ({min(v)}–{max(v)})  {k}")
+PY
+  exit 0
+fi
 ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
   perf record -q -e page-faults -c 50 --call-graph dwarf,16384 -o "$work/perf.data" \
   target/release/rocprof-sim "$scenario" >/dev/null 2>"$work/log"
