@@ -95,7 +95,7 @@ impl<'t> HostEvents<'t> {
 /// range answers first (a thread's ids rise, so its bits are read nearly in order); the map
 /// is probed for the copies alone.
 pub(super) struct FirstCopies<'t> {
-    /// There are no copies.
+    /// There are no copies: no event asks the set.
     none: bool,
     ids: IdSet,
     by_id: CorrMap<&'t MemcpyInfo>,
@@ -126,13 +126,8 @@ impl<'t> FirstCopies<'t> {
         FirstCopies { none, ids, by_id }
     }
 
-    /// Whether there are no copies.
-    fn is_empty(&self) -> bool {
-        self.none
-    }
-
     fn get(&self, correlation_id: u64) -> Option<&'t MemcpyInfo> {
-        if correlation_id == 0 || !self.ids.contains(correlation_id) {
+        if self.none || correlation_id == 0 || !self.ids.contains(correlation_id) {
             return None;
         }
         self.by_id.get(&correlation_id).copied()
@@ -231,8 +226,6 @@ pub(super) fn host_plane(
     let mut threads: Vec<(usize, &HostThread)> = trace.host_threads.iter().enumerate().collect();
     threads.sort_by_key(|(_, t)| t.tid);
     let mut stats = StatBytes::new();
-    // A run without copies asks for none per event.
-    let any_copies = !copies.is_empty();
     for (i, t) in threads {
         let events = host.hand_over(i);
         let tid = t.tid as i64;
@@ -298,10 +291,8 @@ pub(super) fn host_plane(
             if let Some(dev) = e.device.get() {
                 stats.u64(ids.hot(&mut plane, Hot::DeviceId), u64::from(dev));
             }
-            if any_copies {
-                if let Some(m) = copies.get(e.correlation_id) {
-                    cache.memcpy_stats(&mut plane, m, &mut stats);
-                }
+            if let Some(m) = copies.get(e.correlation_id) {
+                cache.memcpy_stats(&mut plane, m, &mut stats);
             }
             let (activity_count, graph) = trace.launched(e);
             if activity_count > 1 {
