@@ -267,15 +267,7 @@ pub(super) fn host_plane(
                 }
             }
             stats.clear();
-            // The event's kind, read once: a roctx event's group and span (`roctx_span`), and
-            // a range's flags.
-            let (span, range) = match e.kind {
-                HostEventKind::HipApi => (None, None),
-                HostEventKind::Marker => (Some((false, (e.start_ns, e.start_ns))), None),
-                HostEventKind::MarkerRange(r) => {
-                    (Some((r.process_wide, (e.start_ns, e.end_ns))), Some(r))
-                }
-            };
+            let (span, range) = roctx_parts(e);
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a
             // launch-flow start; one without device work has no end, and xprof 2.24.2 keeps it
             // as a lone start that draws nothing (checked in tests/e2e_deps.rs).
@@ -379,13 +371,24 @@ fn step_root(
     api.add_event(id, start, dur, stats);
 }
 
-/// A roctx event's group (start/stop ranges are process-wide) and span on its thread's lines;
-/// `None` for a HIP call.
-fn roctx_span(e: &crate::model::HostEvent) -> Option<(bool, (u64, u64))> {
+/// A roctx event's group (start/stop ranges are process-wide) and span (start, end) on its
+/// thread's lines.
+type RoctxSpan = (bool, (u64, u64));
+
+/// The event's [`RoctxSpan`]; `None` for a HIP call.
+fn roctx_span(e: &crate::model::HostEvent) -> Option<RoctxSpan> {
+    roctx_parts(e).0
+}
+
+/// [`roctx_span`] and, for a range, its flags: the event's kind read once.
+#[inline]
+fn roctx_parts(
+    e: &crate::model::HostEvent,
+) -> (Option<RoctxSpan>, Option<crate::model::RangeInfo>) {
     match e.kind {
-        HostEventKind::HipApi => None,
-        HostEventKind::Marker => Some((false, (e.start_ns, e.start_ns))),
-        HostEventKind::MarkerRange(r) => Some((r.process_wide, (e.start_ns, e.end_ns))),
+        HostEventKind::HipApi => (None, None),
+        HostEventKind::Marker => (Some((false, (e.start_ns, e.start_ns))), None),
+        HostEventKind::MarkerRange(r) => (Some((r.process_wide, (e.start_ns, e.end_ns))), Some(r)),
     }
 }
 
