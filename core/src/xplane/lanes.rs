@@ -89,26 +89,54 @@ enum Group {
     },
 }
 
-impl RoctxLines {
-    /// `spans`: the thread's roctx events in the order they will be added, as `(process_wide,
-    /// span)` (what `add` takes), to tell which groups can be dealt as they come.
-    #[inline]
-    pub fn new(
-        tid: u64,
-        display: Option<String>,
-        line_ts_ns: i64,
-        spans: impl Iterator<Item = (bool, (u64, u64))>,
-    ) -> Self {
-        let mut last: [Option<LaneKey>; 2] = [None, None];
-        let mut in_order = [true; 2];
-        let mut counts = [0usize; 2];
-        for (process_wide, span) in spans {
-            let g = usize::from(process_wide);
-            let key = lane_key(span);
-            in_order[g] &= last[g].is_none_or(|l| l <= key);
-            last[g] = Some(key);
-            counts[g] += 1;
+/// What `RoctxLines` must know of a thread's roctx events before the first is added: how many
+/// each group holds, and whether it holds them in the order lanes are dealt in. Told each
+/// event's `(process_wide, span)` (what `RoctxLines::add` takes) in the order they will be
+/// added.
+#[derive(Debug, Clone)]
+pub struct RoctxShape {
+    /// Each group's last key told (at first the least key there is).
+    last: [LaneKey; 2],
+    in_order: [bool; 2],
+    counts: [usize; 2],
+}
+
+impl Default for RoctxShape {
+    fn default() -> Self {
+        let least = (0, std::cmp::Reverse(u64::MAX));
+        RoctxShape {
+            last: [least; 2],
+            in_order: [true; 2],
+            counts: [0; 2],
         }
+    }
+}
+
+impl RoctxShape {
+    // Inline: told by the host plane's walk over every event, in another module.
+    #[inline]
+    pub fn add(&mut self, process_wide: bool, span: (u64, u64)) {
+        let g = usize::from(process_wide);
+        let key = lane_key(span);
+        self.in_order[g] &= self.last[g] <= key;
+        self.last[g] = key;
+        self.counts[g] += 1;
+    }
+
+    /// How many events were told.
+    pub fn len(&self) -> usize {
+        self.counts[0] + self.counts[1]
+    }
+}
+
+impl RoctxLines {
+    /// `shape`: the thread's roctx events as they will be added, to tell which groups can be
+    /// dealt as they come.
+    #[inline]
+    pub fn new(tid: u64, display: Option<String>, line_ts_ns: i64, shape: &RoctxShape) -> Self {
+        let RoctxShape {
+            in_order, counts, ..
+        } = *shape;
         let group = |g: usize| {
             if in_order[g] {
                 Group::Dealing {
@@ -343,7 +371,11 @@ mod tests {
     /// its metadata id its position among equal spans, so lines that differ in anything
     /// differ in bytes.
     fn lines_of(spans: &[(bool, (u64, u64))]) -> Vec<Vec<u8>> {
-        let mut lines = RoctxLines::new(7, Some("worker".into()), 0, spans.iter().copied());
+        let mut shape = RoctxShape::default();
+        for &(process_wide, span) in spans {
+            shape.add(process_wide, span);
+        }
+        let mut lines = RoctxLines::new(7, Some("worker".into()), 0, &shape);
         for (i, &(process_wide, span)) in spans.iter().enumerate() {
             let mut stats = StatBytes::new();
             stats.i64(1, (span.0 * 1000 + span.1) as i64);

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use crate::fastmap::HashMap;
 use crate::model::steps::StepRule;
-use crate::model::{HostEvent, HostEventKind, Trace};
+use crate::model::{HostEvent, HostEventKind, RangeInfo, Trace};
 
 use super::level::{parse_level, Level, LevelForm, ParsedValue};
 
@@ -225,24 +225,6 @@ pub struct StepRoots {
 }
 
 impl StepRoots {
-    /// The roots of `trace`'s threads, each given with its events (`threads`: its id and
-    /// events; the trace's own may have been taken out for the write).
-    pub fn of<'a>(
-        trace: &Trace,
-        threads: impl Iterator<Item = (u64, &'a [HostEvent])>,
-    ) -> StepRoots {
-        let mut roots = StepRoots::default();
-        // Names are interned: a text is classified once, however many ranges carry it.
-        let mut marks = Marks::default();
-        for (tid, events) in threads {
-            let mine = thread_roots(trace, events, &mut marks, &mut roots.overlapping);
-            if !mine.is_empty() {
-                roots.by_thread.insert(tid, mine);
-            }
-        }
-        roots
-    }
-
     /// Thread `tid`'s roots (none when it marked no step).
     pub fn of_thread(&self, tid: u64) -> &[StepRoot] {
         self.by_thread.get(&tid).map_or(&[], Vec::as_slice)
@@ -269,13 +251,19 @@ struct Marks {
 }
 
 impl Marks {
+    /// Inline: asked for by every range, and mostly answered by the last text.
+    #[inline]
     fn of(&mut self, trace: &Trace, e: &HostEvent) -> Option<Arc<StepMark>> {
-        let name = e.name.get();
-        if let Some((last, mark)) = &self.last {
-            if *last == name {
-                return mark.clone();
-            }
+        match &self.last {
+            Some((last, mark)) if *last == e.name.get() => mark.clone(),
+            _ => self.classify(trace, e),
         }
+    }
+
+    /// [`Marks::of`] for a text other than the last one.
+    #[inline(never)]
+    fn classify(&mut self, trace: &Trace, e: &HostEvent) -> Option<Arc<StepMark>> {
+        let name = e.name.get();
         let mark = self
             .by_name
             .entry(name)
@@ -286,21 +274,35 @@ impl Marks {
     }
 }
 
-fn thread_roots(
-    trace: &Trace,
-    events: &[HostEvent],
-    marks: &mut Marks,
-    overlapping: &mut u64,
-) -> Vec<StepRoot> {
-    let mut steps: Vec<StepRoot> = Vec::new();
-    for e in events {
-        let HostEventKind::MarkerRange(r) = e.kind else {
-            continue;
+/// Finds the step roots of a trace's threads as their events are walked, one thread after
+/// another: each of a thread's ranges is told ([`StepFinder::range`]), then the thread's end
+/// ([`StepFinder::end_thread`]), which fits its steps to its calls.
+pub struct StepFinder<'t> {
+    trace: &'t Trace,
+    /// Names are interned: a text is classified once, however many ranges carry it.
+    marks: Marks,
+    /// The steps of the thread being walked, as they came.
+    steps: Vec<StepRoot>,
+    roots: StepRoots,
+}
+
+impl<'t> StepFinder<'t> {
+    pub fn new(trace: &'t Trace) -> Self {
+        StepFinder {
+            trace,
+            marks: Marks::default(),
+            steps: Vec::new(),
+            roots: StepRoots::default(),
+        }
+    }
+
+    /// A roctx range `e` (its flags `r`) of the thread being walked.
+    #[inline]
+    pub fn range(&mut self, e: &HostEvent, r: RangeInfo) {
+        let Some(mark) = self.marks.of(self.trace, e) else {
+            return;
         };
-        let Some(mark) = marks.of(trace, e) else {
-            continue;
-        };
-        steps.push(StepRoot {
+        self.steps.push(StepRoot {
             span: Span {
                 start_ns: e.start_ns,
                 end_ns: e.end_ns,
@@ -309,9 +311,30 @@ fn thread_roots(
             open_at_end: r.open_at_end,
         });
     }
-    if steps.is_empty() {
-        return steps;
+
+    /// The end of thread `tid`, whose ranges were told: `events` are all of its events.
+    pub fn end_thread(&mut self, tid: u64, events: &[HostEvent]) {
+        if self.steps.is_empty() {
+            return;
+        }
+        let steps = std::mem::take(&mut self.steps);
+        let mine = thread_roots(steps, events, &mut self.roots.overlapping);
+        if !mine.is_empty() {
+            self.roots.by_thread.insert(tid, mine);
+        }
     }
+
+    pub fn finish(self) -> StepRoots {
+        self.roots
+    }
+}
+
+/// A thread's `steps` (its step ranges, as they came) fitted to its calls (among `events`).
+fn thread_roots(
+    mut steps: Vec<StepRoot>,
+    events: &[HostEvent],
+    overlapping: &mut u64,
+) -> Vec<StepRoot> {
     steps.sort_by_key(|s| (s.span.start_ns, std::cmp::Reverse(s.span.end_ns)));
     let mut calls: Vec<Span> = events
         .iter()

@@ -14,11 +14,11 @@ use super::{anchor_only_lines, duration_ps, AnchorEvent, AnchorFeed, Timebase};
 use crate::xplane::builder::{
     BuiltPlane, FinishedLine, Hot, LineBuilder, PlaneBuilder, StatBytes, StatIds, StatValue,
 };
-use crate::xplane::lanes::{range_stats, RoctxLines};
+use crate::xplane::lanes::{range_stats, RoctxLines, RoctxShape};
 use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
 use crate::xplane::spill::SpillPolicy;
 use crate::xplane::stats as s;
-use crate::xplane::steps::{StepRoot, StepRoots};
+use crate::xplane::steps::{StepFinder, StepRoot, StepRoots};
 
 /// The host threads' events as the planes read them, thread by thread in the trace's order:
 /// borrowed from a trace that stays whole ([`HostEvents::of`]: a window that may be written
@@ -134,44 +134,93 @@ impl<'t> FirstCopies<'t> {
     }
 }
 
-/// Correlation ids of the HIP calls written on the host plane, or by an earlier window of the
-/// same profile (`Trace::launched_earlier`): only a device event whose call is among them may
-/// carry `correlation_id` (a launch-flow end needs its start). A bit per id of their range: the
-/// device planes' threads wait for this set, so it is built in one walk over the calls, a plain
-/// loop. The range is read off each thread's first and last call (a thread's calls, in their
-/// order, have rising ids: it makes them one after the other); an id outside it, were a thread's
-/// ids ever out of order, goes to the set's hash part, still a member.
-pub(super) fn host_calls_by_correlation(trace: &Trace, host: &HostEvents) -> IdSet {
-    let earlier = &trace.launched_earlier;
-    let (mut lo, mut hi, mut count) = (u64::MAX, 0u64, earlier.len());
-    for &id in earlier.iter().filter(|&&id| id != 0) {
-        (lo, hi) = (lo.min(id), hi.max(id));
-    }
-    let is_call = |e: &&HostEvent| e.correlation_id != 0 && e.kind == HostEventKind::HipApi;
-    for events in host.threads() {
-        let ends = [
-            events.iter().find(is_call),
-            events.iter().rev().find(is_call),
-        ];
-        for e in ends.into_iter().flatten() {
-            (lo, hi) = (lo.min(e.correlation_id), hi.max(e.correlation_id));
+/// What the planes read off the host threads' events before any plane is built, in one walk
+/// over them (a plain loop, every event's kind read once):
+/// * `launched`: the correlation ids of the HIP calls written on the host plane, or by an
+///   earlier window of the same profile (`Trace::launched_earlier`): only a device event whose
+///   call is among them may carry `correlation_id` (a launch-flow end needs its start). The
+///   device planes' threads wait for this set;
+/// * `steps`: each thread's step roots (`xplane::steps`);
+/// * each thread's calls and roctx events, which its lines are sized and dealt by.
+pub(super) struct HostSurvey {
+    pub launched: IdSet,
+    pub steps: StepRoots,
+    /// By `Trace::host_threads` index.
+    threads: Vec<ThreadShape>,
+}
+
+/// What a thread's lines are sized and dealt by: how many HIP calls it made (its API line's
+/// events), and its roctx events (`RoctxLines`).
+#[derive(Default)]
+struct ThreadShape {
+    calls: usize,
+    roctx: RoctxShape,
+}
+
+impl HostSurvey {
+    /// `launched` is a bit per id of its range. The range is read off each thread's first
+    /// and last call (a thread's calls, in their order, have rising ids: it makes them one
+    /// after the other); an id outside it, were a thread's ids ever out of order, goes to the
+    /// set's hash part, still a member.
+    pub(super) fn of(trace: &Trace, host: &HostEvents) -> Self {
+        let earlier = &trace.launched_earlier;
+        let (mut lo, mut hi, mut count) = (u64::MAX, 0u64, earlier.len());
+        for &id in earlier.iter().filter(|&&id| id != 0) {
+            (lo, hi) = (lo.min(id), hi.max(id));
         }
-        // At most this many calls: the set's bits are sized by the range, held to what the
-        // calls pay for.
-        count += events.len();
-    }
-    let mut set = IdSet::for_range((lo <= hi).then_some((lo, hi)), count);
-    for events in host.threads() {
-        for e in events {
-            if e.correlation_id != 0 && e.kind == HostEventKind::HipApi {
-                set.insert(e.correlation_id);
+        let is_call = |e: &&HostEvent| e.correlation_id != 0 && e.kind == HostEventKind::HipApi;
+        for events in host.threads() {
+            let ends = [
+                events.iter().find(is_call),
+                events.iter().rev().find(is_call),
+            ];
+            for e in ends.into_iter().flatten() {
+                (lo, hi) = (lo.min(e.correlation_id), hi.max(e.correlation_id));
             }
+            // At most this many calls: the set's bits are sized by the range, held to what
+            // the calls pay for.
+            count += events.len();
+        }
+        let mut launched = IdSet::for_range((lo <= hi).then_some((lo, hi)), count);
+        let mut steps = StepFinder::new(trace);
+        let mut threads = Vec::with_capacity(trace.host_threads.len());
+        for (i, t) in trace.host_threads.iter().enumerate() {
+            let events = host.of_thread(i);
+            let mut roctx = RoctxShape::default();
+            for e in events {
+                match roctx_parts(e) {
+                    (None, _) => {
+                        if e.correlation_id != 0 {
+                            launched.insert(e.correlation_id);
+                        }
+                    }
+                    (Some((process_wide, span)), range) => {
+                        roctx.add(process_wide, span);
+                        if let Some(r) = range {
+                            steps.range(e, r);
+                        }
+                    }
+                }
+            }
+            steps.end_thread(t.tid, events);
+            // Every event is a call or a roctx event.
+            let calls = events.len() - roctx.len();
+            threads.push(ThreadShape { calls, roctx });
+        }
+        for &id in earlier {
+            launched.insert(id);
+        }
+        HostSurvey {
+            launched,
+            steps: steps.finish(),
+            threads,
         }
     }
-    for &id in earlier {
-        set.insert(id);
+
+    /// Thread `i`'s shape (`Trace::host_threads` order).
+    fn thread(&self, i: usize) -> Option<&ThreadShape> {
+        self.threads.get(i)
     }
-    set
 }
 
 /// The HIP calls with a correlation id on the host plane.
@@ -191,10 +240,10 @@ const SYNC_PREFETCH_AHEAD: usize = 4;
 const SYNC_PREFETCH_PAST: usize = 1024;
 
 /// What the host plane alone looks up beside its threads' events, made from them before any
-/// plane is built: the first copy of each call, and each thread's step roots.
+/// plane is built: the first copy of each call, and each thread's step roots and shape.
 pub(super) struct HostLookups<'a, 't> {
     pub copies: &'a FirstCopies<'t>,
-    pub steps: &'a StepRoots,
+    pub survey: &'a HostSurvey,
     /// Told of each thread's events freed (the device planes built beside this one wait on it).
     pub freed: &'a super::threads::HostProgress,
 }
@@ -211,7 +260,7 @@ pub(super) fn host_plane(
 ) -> BuiltPlane {
     let HostLookups {
         copies,
-        steps,
+        survey,
         freed,
     } = lookups;
     let syncs = crate::xplane::deps::SyncIndex::new(trace);
@@ -231,7 +280,9 @@ pub(super) fn host_plane(
         let tid = t.tid as i64;
         let mut api = base.line(tid, format!("Host Threads/{}", t.tid));
         let mut feed = AnchorFeed::new(anchors.get(&AnchorPlace::Host { tid: t.tid }));
-        let roots = steps.of_thread(t.tid);
+        let roots = survey.steps.of_thread(t.tid);
+        let no_shape = ThreadShape::default();
+        let shape = survey.thread(i).unwrap_or(&no_shape);
         // XLA writes display_name = name on host lines; a known thread name is more useful.
         let display = if t.name.is_empty() {
             None
@@ -245,21 +296,9 @@ pub(super) fn host_plane(
                 .clone()
                 .unwrap_or_else(|| format!("Host Threads/{}", t.tid)),
         );
-        // The calls are counted in the same walk as the roctx events are looked over: every
-        // event is one or the other.
-        let mut calls = 0;
-        let mut roctx = RoctxLines::new(
-            t.tid,
-            display,
-            base.line_ts_ns,
-            events.iter().filter_map(|e| {
-                let span = roctx_span(e);
-                calls += usize::from(span.is_none());
-                span
-            }),
-        )
-        .noting_places(base.placed);
-        api.expect_events(calls + feed.count() + roots.len());
+        let mut roctx = RoctxLines::new(t.tid, display, base.line_ts_ns, &shape.roctx)
+            .noting_places(base.placed);
+        api.expect_events(shape.calls + feed.count() + roots.len());
         for (i, e) in events.iter().enumerate() {
             if prefetch_syncs {
                 if let Some(ahead) = events.get(i + SYNC_PREFETCH_AHEAD) {
@@ -375,12 +414,8 @@ fn step_root(
 /// thread's lines.
 type RoctxSpan = (bool, (u64, u64));
 
-/// The event's [`RoctxSpan`]; `None` for a HIP call.
-fn roctx_span(e: &crate::model::HostEvent) -> Option<RoctxSpan> {
-    roctx_parts(e).0
-}
-
-/// [`roctx_span`] and, for a range, its flags: the event's kind read once.
+/// The event's [`RoctxSpan`] (`None` for a HIP call) and, for a range, its flags: the
+/// event's kind read once.
 #[inline]
 fn roctx_parts(
     e: &crate::model::HostEvent,
@@ -520,7 +555,7 @@ mod tests {
             launched_earlier: vec![1, 5_000],
             ..Default::default()
         };
-        let set = host_calls_by_correlation(&trace, &HostEvents::of(&trace));
+        let set = HostSurvey::of(&trace, &HostEvents::of(&trace)).launched;
         for id in [1, 2, 10, 30, 50, 900, 5_000] {
             assert!(set.contains(id), "{id}");
         }

@@ -100,11 +100,8 @@ pub fn build_window_planes<E>(
 ) -> Result<XSpace, E> {
     let base = Timebase::new(trace, &host_events, run);
     let copies = host::FirstCopies::of(trace);
-    let launched = host::host_calls_by_correlation(trace, &host_events);
+    let survey = host::HostSurvey::of(trace, &host_events);
     let anchors = super::deps::anchors_by_place(trace);
-    let thread_events =
-        (trace.host_threads.iter().enumerate()).map(|(i, t)| (t.tid, host_events.of_thread(i)));
-    let steps = super::steps::StepRoots::of(trace, thread_events);
 
     // Each plane's place in the output: the host plane first, then the devices in order. A
     // plane writes into the output only in its turn (`spill::OutputTurn`), so one built while
@@ -116,14 +113,22 @@ pub fn build_window_planes<E>(
         let spill = host_spill.as_ref();
         let lookups = host::HostLookups {
             copies: &copies,
-            steps: &steps,
+            survey: &survey,
             freed: &progress,
         };
         host::host_plane(trace, host_events, &base, lookups, &anchors, spill, run)
     };
     let device = |(i, d): (usize, &Device)| {
         let spill = spill.map(|s| s.for_plane(1 + i));
-        device::device_plane(trace, d, &base, &launched, &anchors, spill.as_ref(), run)
+        device::device_plane(
+            trace,
+            d,
+            &base,
+            &survey.launched,
+            &anchors,
+            spill.as_ref(),
+            run,
+        )
     };
     if threads <= 1 || trace.devices.is_empty() {
         sink(host())?;
@@ -146,11 +151,16 @@ pub fn build_window_planes<E>(
     if let Some(p) = summary::hlo_metadata_plane(trace) {
         sink(p)?;
     }
-    sink(summary::task_environment_plane(trace, &base, &steps, run))?;
+    sink(summary::task_environment_plane(
+        trace,
+        &base,
+        &survey.steps,
+        run,
+    ))?;
 
     let mut warnings = trace.warnings.clone();
     warnings.extend(counter_warnings(&trace.counters));
-    warnings.extend(steps.warning());
+    warnings.extend(survey.steps.warning());
     warnings.extend(base.off_clock.clone());
     if base.early_ns > 0 {
         warnings.push(format!(
