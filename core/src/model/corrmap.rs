@@ -328,14 +328,23 @@ impl<V> CorrMap<V> {
         }
     }
 
-    /// `get_or_insert_with` of an id ranked already (`get_ranked`).
-    #[inline]
+    /// `get_or_insert_with` of an id ranked already (`get_ranked`). Always inlined: asked once
+    /// per device event (`CallActivity::add`), where, left to the compiler, it may stay a call;
+    /// a slot in the vector is answered in place, anything else apart.
+    #[inline(always)]
     pub fn get_or_insert_with_ranked(&mut self, k: Ranked, f: impl FnOnce() -> V) -> &mut V {
         let i = k.slot as usize;
         if i < self.dense.len() {
             self.check_ranked(k);
             return self.dense[i].get_or_insert_with(f);
         }
+        self.insert_ranked_apart(k, f)
+    }
+
+    /// `get_or_insert_with_ranked` of an id whose slot is not in the vector (yet).
+    #[inline(never)]
+    fn insert_ranked_apart(&mut self, k: Ranked, f: impl FnOnce() -> V) -> &mut V {
+        let i = k.slot as usize;
         self.about_to_store(k.id);
         // (The vector may be made by now, with `k`'s slot.)
         if i < self.dense.len() {
