@@ -61,7 +61,10 @@ impl ApiIndex {
             }
             hip.insert(a.correlation_id);
             if any_wanted && wanted.contains(a.correlation_id) {
-                keep_first(&mut at, i, &a, |j| api.get(j));
+                // Read again (few are wanted): the walk reads a record's id and domain alone.
+                if let Some(a) = api.get(i) {
+                    keep_first(&mut at, i, &a, |j| api.get(j));
+                }
             }
         }
         drop(wanted);
