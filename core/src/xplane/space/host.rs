@@ -509,9 +509,10 @@ mod tests {
     use crate::model::{Ordinal16, RangeInfo, Table};
     use std::sync::Arc;
 
-    /// The set holds every HIP call's id, read off each thread's first and last call for its
-    /// range, even where a thread's ids do not rise (a call whose id lies outside the range
-    /// read), and the earlier windows' ids; it holds no roctx span's id.
+    /// The launched set holds every HIP call's id, read off each thread's first and last call
+    /// for its range, even where a thread's ids do not rise (a call whose id lies outside the
+    /// range read), and the earlier windows' ids; it holds no roctx span's id. Each thread's
+    /// calls and roctx events are counted in the same walk.
     #[test]
     fn every_call_is_launched_whatever_the_order_of_its_thread_s_ids() {
         let mut names = Table::default();
@@ -555,12 +556,23 @@ mod tests {
             launched_earlier: vec![1, 5_000],
             ..Default::default()
         };
-        let set = HostSurvey::of(&trace, &HostEvents::of(&trace)).launched;
+        let survey = HostSurvey::of(&trace, &HostEvents::of(&trace));
+        let set = &survey.launched;
         for id in [1, 2, 10, 30, 50, 900, 5_000] {
             assert!(set.contains(id), "{id}");
         }
         for id in [0, 3, 7, 40, 60, 899] {
             assert!(!set.contains(id), "{id}");
         }
+        // Each thread's API line is sized for its calls (one without an id too) and its roctx
+        // lines for its spans, by the thread's place in the trace.
+        let shapes: Vec<(usize, usize)> = (0..4)
+            .map(|i| {
+                let t = survey.thread(i).expect("a shape per thread");
+                (t.calls, t.roctx.len())
+            })
+            .collect();
+        assert_eq!(shapes, [(5, 2), (1, 0), (0, 1), (0, 0)]);
+        assert!(survey.thread(4).is_none());
     }
 }
