@@ -22,6 +22,8 @@ use super::input::Names;
 /// launches their events name by id.
 pub(super) struct HostSide {
     pub threads: Vec<HostThread>,
+    /// The earliest start and the latest end of the threads' events (`None`: no event).
+    pub span: Option<(u64, u64)>,
     pub names: Table<Arc<str>>,
     pub graph_launches: Table<GraphLaunch>,
 }
@@ -75,11 +77,13 @@ pub(super) fn host_events(
         launches
     };
     let names_table = interned.table;
+    let mut span: Option<(u64, u64)> = None;
     let threads = threads
         .list
         .into_iter()
         .map(|(tid, grown)| {
             let spans = grown.spans;
+            let last_end = grown.last_end;
             // Spans first, in their order, then the calls as delivered: merged as they are
             // joined when each run is in order, else joined and then sorted
             // (`sort_host_events` settles and merges the two runs).
@@ -101,6 +105,12 @@ pub(super) fn host_events(
                     events
                 }
             };
+            // In host order (by start first): the first starts first.
+            if let Some(first) = events.first() {
+                debug_assert!(events.iter().all(|e| e.start_ns >= first.start_ns));
+                let (s, e) = span.unwrap_or((u64::MAX, 0));
+                span = Some((s.min(first.start_ns), e.max(last_end)));
+            }
             HostThread {
                 tid,
                 name: names.threads.get(&tid).cloned().unwrap_or_default(),
@@ -110,6 +120,7 @@ pub(super) fn host_events(
         .collect();
     HostSide {
         threads,
+        span,
         names: names_table,
         graph_launches,
     }
@@ -355,6 +366,9 @@ struct Growing {
     events: Backwards<HostEvent>,
     /// How many of the events are roctx spans (one run of them, before or after the calls').
     spans: usize,
+    /// The latest end among the events (0 for none): noted as they come, for the time window
+    /// (`HostSide::span`), where a walk over every event would read them again.
+    last_end: u64,
 }
 
 /// Each thread's host events as they grow, in thread id order. `of` tries the thread it
@@ -414,10 +428,13 @@ impl Growing {
                 Backwards::towards(total)
             },
             spans: 0,
+            last_end: 0,
         }
     }
 
+    #[inline]
     fn push(&mut self, e: HostEvent) {
+        self.last_end = self.last_end.max(e.end_ns);
         self.events.push(e);
     }
 }

@@ -188,7 +188,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     laps.lap_beside("host events", Some(beside));
 
     let sampled = &device_counters;
-    let window = time_window::time_window(&header, &host_side.threads, &places.devices, sampled);
+    let window = time_window::time_window(&header, host_side.span, &places.devices, sampled);
     crate::log_debug!("join passes: {laps}");
     let (memory, frees_unmatched) = crate::model::memory::timeline(&carried.memory, &facts.memory);
     counters.memory_frees_unmatched += frees_unmatched;

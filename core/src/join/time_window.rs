@@ -2,7 +2,7 @@
 //! and the wall clock.
 
 use crate::model::device_counters::DeviceInterval;
-use crate::model::trace::{Device, HostThread};
+use crate::model::trace::Device;
 
 use super::input::Header;
 
@@ -20,21 +20,30 @@ pub(super) struct Window {
 /// the start: either way the Task Environment times and the event offsets agree.
 pub(super) fn time_window(
     c: &Header,
-    host_threads: &[HostThread],
+    host: Option<(u64, u64)>,
     devices: &[Device],
     sampled: &[DeviceInterval],
 ) -> Window {
-    // The events' earliest start and latest end, each list walked as a plain loop.
+    // The events' earliest start and latest end: the host threads' from the host events stage,
+    // which made them, and each device line's from its ends.
     let mut times = Times {
         first: u64::MAX,
         last: c.stop_boottime_ns,
         any: false,
     };
-    for t in host_threads {
-        times.cover(&t.events, |e| (e.start_ns, e.end_ns));
-    }
+    times.cover(host.as_slice(), |&span| span);
+    // A line's events follow one another (`model::streams`: sorted by start, split where they
+    // overlap, each ending at or after its start, `device_work::usable_span`): its first
+    // starts first and its last ends last.
     for l in devices.iter().flat_map(|d| d.lines.iter()) {
-        times.cover(&l.events, |e| (e.start_ns, e.end_ns));
+        debug_assert!(
+            l.events.windows(2).all(|w| w[0].end_ns <= w[1].start_ns)
+                && l.events.iter().all(|e| e.start_ns <= e.end_ns),
+            "a device line's events overlap"
+        );
+        if let (Some(first), Some(last)) = (l.events.first(), l.events.last()) {
+            times.cover(&[(first.start_ns, last.end_ns)], |&span| span);
+        }
     }
     // A device counter interval is drawn from its start, which may be in the window before
     // (its end is in this one).

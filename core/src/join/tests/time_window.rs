@@ -81,3 +81,36 @@ fn wall_window_follows_the_boottime_window_when_clocks_drift() {
     );
     assert_eq!(t.start_walltime_ns, 5_000_000);
 }
+
+/// The latest end is not always the last event's: a call that ends after the calls that start
+/// later on its thread, and a kernel that ends after a later one of its queue (which the
+/// stream lines split off onto a line of its own). The window reaches both ends.
+#[test]
+fn window_reaches_an_end_that_is_not_the_last_event_s() {
+    let mut c = base();
+    c.start_boottime_ns = 500;
+    c.stop_boottime_ns = 1_500;
+    c.api.push(api(LAUNCH, 1, 600, 3_000, 7));
+    c.api.push(api(LAUNCH, 2, 700, 800, 7));
+    c.kernels.push(kernel(1, 900, 4_000, 1, 1, q()));
+    c.kernels.push(kernel(2, 1_000, 1_100, 1, 2, q()));
+    let t = join(c);
+    let line_ends: Vec<Vec<u64>> = t.devices[0]
+        .lines
+        .iter()
+        .map(|l| l.events.iter().map(|e| e.end_ns).collect())
+        .collect();
+    assert_eq!(
+        line_ends,
+        [vec![4_000], vec![1_100]],
+        "split where it overlaps"
+    );
+    assert_eq!((t.start_boottime_ns, t.stop_boottime_ns), (500, 4_000));
+    let mut c = base();
+    c.start_boottime_ns = 500;
+    c.stop_boottime_ns = 1_500;
+    c.api.push(api(LAUNCH, 1, 600, 3_000, 7));
+    c.api.push(api(LAUNCH, 2, 700, 800, 7));
+    let t = join(c);
+    assert_eq!((t.start_boottime_ns, t.stop_boottime_ns), (500, 3_000));
+}
