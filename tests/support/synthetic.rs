@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rocprof_xplane::model::{
     Annotation, CopyDirection, Counters, Device, DeviceEvent, DeviceEventKind, DeviceLine,
     HostEvent, HostEventKind, HostThread, Id, KernelCode, KernelInfo, LaunchShape, MemcpyInfo,
-    Ordinal16, Table, Trace,
+    Ordinal16, Table, Trace, WrittenCalls,
 };
 
 pub const START_BOOT_NS: u64 = 5_000_000_000_000;
@@ -338,6 +338,7 @@ pub fn synthetic_trace() -> (Trace, Expected) {
         ..Default::default()
     };
     b.trace.warnings.push("synthetic warning".into());
+    b.trace.written_calls = WrittenCalls::of_host(&b.trace.host_threads, Vec::new());
     (b.trace, b.expected)
 }
 
@@ -394,7 +395,13 @@ pub fn launches(n: u64) -> Trace {
             launched: rocprof_xplane::model::Launched::count(1),
         })
         .collect();
+    let host_threads = vec![HostThread {
+        tid: 7,
+        name: String::new(),
+        events: calls,
+    }];
     Trace {
+        written_calls: WrittenCalls::of_host(&host_threads, Vec::new()),
         start_boottime_ns: 500,
         stop_boottime_ns: 1_000 + (n + 1) * 100,
         devices: vec![Device {
@@ -411,11 +418,7 @@ pub fn launches(n: u64) -> Trace {
             }],
             ..Default::default()
         }],
-        host_threads: vec![HostThread {
-            tid: 7,
-            name: String::new(),
-            events: calls,
-        }],
+        host_threads,
         names,
         annotations,
         shapes,

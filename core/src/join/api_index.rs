@@ -5,6 +5,7 @@
 use crate::facts::{ApiDomain, ApiRecord, SyncFact};
 use crate::model::corrmap::{CorrMap, IdSet, Slot};
 use crate::model::deps::CallEnds;
+use crate::model::WrittenCalls;
 use crate::store::PackedVec;
 
 use super::input::Ids;
@@ -17,9 +18,10 @@ use super::input::Ids;
 /// positions (4 B per id) would be held for the few calls the dependency stage reads, whose
 /// ends are copied out (`ApiIndexed::call_ends`) before.
 pub(super) struct ApiIndex {
-    hip: IdSet,
-    /// Calls an earlier window of the same profile wrote (`Carried::launched`).
-    earlier: Vec<u64>,
+    /// The HIP records' ids and the calls an earlier window of the same profile wrote
+    /// (`Carried::launched`): every HIP record is a call on the host plane
+    /// (`host_events::call_events`), so the trace takes this set as its `written_calls`.
+    written: WrittenCalls,
 }
 
 /// What the API index stage makes.
@@ -36,7 +38,7 @@ impl ApiIndex {
     pub fn build(
         api: &PackedVec<ApiRecord>,
         ids: &Ids,
-        earlier: &[u64],
+        earlier: Vec<u64>,
         syncs: &[SyncFact],
     ) -> ApiIndexed {
         // Bits over the records' ids (at most one per record; the HIP ones are most): an id
@@ -71,8 +73,7 @@ impl ApiIndex {
         let call_ends = CallEnds::of(syncs, |corr| api.get(at.get(&corr)?.index()));
         ApiIndexed {
             index: ApiIndex {
-                hip,
-                earlier: earlier.to_vec(),
+                written: WrittenCalls::new(hip, earlier),
             },
             call_ends,
         }
@@ -82,7 +83,12 @@ impl ApiIndex {
     /// when not). (Asked per activity: inlined, a bit test.)
     #[inline]
     pub fn launched(&self, corr: u64) -> bool {
-        corr != 0 && (self.hip.contains(corr) || self.earlier.binary_search(&corr).is_ok())
+        self.written.contains(corr)
+    }
+
+    /// The calls written, for the trace, once the device stages have asked them.
+    pub fn into_written(self) -> WrittenCalls {
+        self.written
     }
 }
 

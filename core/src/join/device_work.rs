@@ -904,7 +904,7 @@ mod tests {
         );
         let annotated = annotate(Spanned::new(host, no_labels()), &ids);
         let mut annotations = annotated.index;
-        let api = ApiIndex::build(&annotated.calls.api, &ids, &[], &[]).index;
+        let api = ApiIndex::build(&annotated.calls.api, &ids, Vec::new(), &[]).index;
         let sizes = line_sizes(&device.copies, &places, &work);
         let planes: std::collections::BTreeSet<u32> = sizes.iter().map(|s| s.plane).collect();
         assert_eq!(planes.len(), 2, "lines on both planes: {sizes:?}");

@@ -95,7 +95,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         threads,
         ApiIndexIn {
             records: &host_calls.api,
-            launched_earlier: &carried.launched,
+            launched_earlier: std::mem::take(&mut carried.launched),
             syncs: &facts.syncs,
         },
         &device,
@@ -148,8 +148,8 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     places.forget_issued_devices();
     work.forget_call_streams();
     drop(facts.copy_ptrs);
-    // The HIP records' index has served its last stage.
-    drop(api);
+    // The HIP records' index has served its last stage: its set of calls is the trace's.
+    let written_calls = api.into_written();
     laps.lap("copies");
 
     // The streams the sync calls name get numbers too, and those of the records carried in
@@ -210,7 +210,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         sync_calls: dependencies.sync_calls,
         dependency_flows: dependencies.flows,
         record_anchors: dependencies.record_anchors,
-        launched_earlier: carried.launched,
+        written_calls,
         memory,
         names: host_side.names,
         annotations: annotations.table,

@@ -106,7 +106,7 @@ pub(super) fn annotations_beside_call_tables(
 /// (`Carried::launched`) and the sync facts (whose calls' ends it copies out).
 pub(super) struct ApiIndexIn<'a> {
     pub records: &'a PackedVec<ApiRecord>,
-    pub launched_earlier: &'a [u64],
+    pub launched_earlier: Vec<u64>,
     pub syncs: &'a [SyncFact],
 }
 

@@ -528,7 +528,7 @@ impl IdRanks {
 /// it (or for all of them when the range is too sparse for bits to pay). The join asks it once
 /// per API record which records a roctx span stands for: a bit test, where a search of the
 /// spans' sorted ids would cost a binary search per record.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct IdSet {
     base: u64,
     bits: Vec<u64>,

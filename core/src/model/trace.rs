@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 pub use crate::facts::{CopyDirection, Counters};
+use crate::model::corrmap::IdSet;
 use crate::model::graph::{GraphExec, GraphNode};
 
 /// One process's profile, ready to be written.
@@ -49,9 +50,10 @@ pub struct Trace {
     /// Where the arrows from the records the next window was handed start
     /// (`Carried::anchors_wanted`), by record correlation id: for that window's join.
     pub record_anchors: Vec<(u64, Anchor)>,
-    /// Calls an earlier window of the same profile wrote (`Carried::launched`),
-    /// sorted: activities of theirs here are labelled as launched.
-    pub launched_earlier: Vec<u64>,
+    /// The calls a device event's `correlation_id` may name as written: only their work
+    /// carries `correlation_id`, other work `orphan_correlation_id` (a launch flow's end
+    /// needs its start). The join notes them as it reads the calls.
+    pub written_calls: WrittenCalls,
     /// Allocations and frees with each allocator's totals (xprof's memory profile).
     pub memory: Vec<super::memory::MemoryEvent>,
     /// The host events' names (API names, roctx labels), each stored once.
@@ -106,6 +108,51 @@ impl Trace {
                 .get(g)
                 .map_or((0, None), |g| (g.activity_count, Some(g.exec))),
         }
+    }
+}
+
+/// The HIP calls whose device work is labelled as launched: those written on this trace's
+/// host plane, and those an earlier window of the same profile wrote (`Carried::launched`).
+/// Empty for a trace made without them (`WrittenCalls::of_host` notes a trace's own).
+#[derive(Debug, Clone, Default)]
+pub struct WrittenCalls {
+    here: IdSet,
+    /// Sorted.
+    earlier: Vec<u64>,
+}
+
+impl WrittenCalls {
+    /// `here`, the ids of the HIP calls on the host plane, and `earlier`, sorted, those earlier
+    /// windows wrote.
+    pub fn new(here: IdSet, earlier: Vec<u64>) -> Self {
+        debug_assert!(earlier.is_sorted());
+        WrittenCalls { here, earlier }
+    }
+
+    /// The HIP calls with an id among `threads`' events, and `earlier`, sorted.
+    pub fn of_host(threads: &[HostThread], earlier: Vec<u64>) -> Self {
+        let ids = threads
+            .iter()
+            .flat_map(|t| &t.events)
+            .filter(|e| e.kind == HostEventKind::HipApi && e.correlation_id != 0)
+            .map(|e| e.correlation_id);
+        let mut here = IdSet::for_range(super::corrmap::id_range(ids.clone()), ids.clone().count());
+        for id in ids {
+            here.insert(id);
+        }
+        Self::new(here, earlier)
+    }
+
+    /// Whether the call `corr` names was written (0 names none). (Asked per activity:
+    /// inlined, a bit test.)
+    #[inline]
+    pub fn contains(&self, corr: u64) -> bool {
+        corr != 0 && (self.here.contains(corr) || self.earlier.binary_search(&corr).is_ok())
+    }
+
+    /// The calls earlier windows of the same profile wrote, sorted.
+    pub fn earlier(&self) -> &[u64] {
+        &self.earlier
     }
 }
 

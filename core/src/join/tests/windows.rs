@@ -239,7 +239,7 @@ fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
 /// the next as context. The late dispatch there has the labels and device the whole run
 /// gives it; windows written apart count it as an activity without a call (its call is in
 /// the earlier file), windows merged into one profile as launched (its call is in that
-/// profile, `Trace::launched_earlier`, so that the merged profile warns of no activity
+/// profile, `Trace::written_calls`, so that the merged profile warns of no activity
 /// without a call that the run written whole does not have).
 /// The context goes along again while its time has not run out (`CONTEXT_NS`).
 #[test]
@@ -291,7 +291,13 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
             t.counters.activities_without_api, without_call,
             "{windows:?}"
         );
-        assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+        assert_eq!(t.written_calls.earlier(), earlier, "{windows:?}");
+        // The writer labels the dispatch's id as its call's where that call was written.
+        assert_eq!(
+            t.written_calls.contains(10),
+            without_call == 0,
+            "{windows:?}"
+        );
     }
 }
 
@@ -359,7 +365,7 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
             t.counters.activities_without_api, without_call,
             "{windows:?}"
         );
-        assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+        assert_eq!(t.written_calls.earlier(), earlier, "{windows:?}");
     }
     // Bounded: a context goes along `CONTEXT_NS` after the cut that wrote its call.
     let mut c = base();
@@ -458,7 +464,7 @@ fn a_graph_launch_s_context_outlasts_its_stream_s_later_work_carried_in() {
             t.counters.activities_without_api, without_call,
             "{windows:?}"
         );
-        assert_eq!(t.launched_earlier, earlier, "{windows:?}");
+        assert_eq!(t.written_calls.earlier(), earlier, "{windows:?}");
 
         // Past the bound the context is not handed on; a dispatch after it is kept and
         // counted, without its call's labels.

@@ -3,7 +3,6 @@
 //! that start or end there.
 
 use crate::fastmap::HashMap;
-use crate::model::corrmap::IdSet;
 use crate::model::{AnchorPlace, Device, DeviceEventKind, Trace};
 
 use super::cache::{EventCache, UNKNOWN_SHAPE};
@@ -18,7 +17,6 @@ pub(super) fn device_plane(
     trace: &Trace,
     d: &Device,
     base: &Timebase,
-    launched: &IdSet,
     anchors: &HashMap<AnchorPlace, Vec<AnchorEvent>>,
     spill: Option<&SpillPolicy>,
     run: Option<&RunIds>,
@@ -48,7 +46,7 @@ pub(super) fn device_plane(
             stats.clear();
             types.add(&e.kind);
             if e.correlation_id != 0 {
-                let id = if launched.contains(e.correlation_id) {
+                let id = if trace.written_calls.contains(e.correlation_id) {
                     ids.hot(&mut plane, Hot::CorrelationId)
                 } else {
                     ids.hot(&mut plane, Hot::OrphanCorrelationId)
@@ -215,6 +213,66 @@ mod tests {
         // The other capabilities are still there.
         assert!(unknown.contains_key(s::MEMORY_SIZE));
         assert!(unknown.contains_key(s::CORE_COUNT));
+    }
+
+    /// A device event's id is its call's (`correlation_id`) where the trace says that call is
+    /// written, on its host plane or by an earlier window (`Trace::written_calls`), whatever
+    /// its host threads hold; else `orphan_correlation_id`; an event of no call has neither.
+    #[test]
+    fn an_event_s_id_is_its_call_s_where_the_trace_says_that_call_is_written() {
+        use crate::model::corrmap::IdSet;
+        use crate::model::{KernelInfo, LaunchShape, Table, WrittenCalls};
+        use crate::xplane::space::testing::{events_in_turn, one_line};
+        let mut shapes = Table::default();
+        let shape = shapes.push(LaunchShape::default());
+        let mut events = events_in_turn(4, |k| {
+            DeviceEventKind::Kernel(KernelInfo {
+                dispatch_id: k as u64,
+                shape,
+            })
+        });
+        for (e, id) in events.iter_mut().zip([1, 2, 3, 0]) {
+            e.correlation_id = id;
+        }
+        let mut here = IdSet::for_range(Some((1, 1)), 1);
+        here.insert(1);
+        let trace = Trace {
+            devices: vec![one_line(events)],
+            shapes,
+            written_calls: WrittenCalls::new(here, vec![2]),
+            ..Default::default()
+        };
+        let space = build_xspace(&trace);
+        let plane = gpu_plane(&space);
+        let ids: Vec<Vec<(&str, u64)>> = plane.lines[0]
+            .events
+            .iter()
+            .map(|e| {
+                e.stats
+                    .iter()
+                    .filter_map(|st| {
+                        let name = plane.stat_metadata[&st.metadata_id].name.as_str();
+                        match st.value {
+                            Some(x_stat::Value::Uint64Value(v))
+                                if name.ends_with("correlation_id") =>
+                            {
+                                Some((name, v))
+                            }
+                            _ => None,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                vec![(s::CORRELATION_ID, 1)],
+                vec![(s::CORRELATION_ID, 2)],
+                vec![(s::ORPHAN_CORRELATION_ID, 3)],
+                vec![],
+            ]
+        );
     }
 
     /// Every GPU plane names its ordinal; an architecture with a published matrix rate gets

@@ -136,14 +136,9 @@ impl<'t> FirstCopies<'t> {
 
 /// What the planes read off the host threads' events before any plane is built, in one walk
 /// over them (a plain loop, every event's kind read once):
-/// * `launched`: the correlation ids of the HIP calls written on the host plane, or by an
-///   earlier window of the same profile (`Trace::launched_earlier`): only a device event whose
-///   call is among them may carry `correlation_id` (a launch-flow end needs its start). The
-///   device planes' threads wait for this set;
 /// * `steps`: each thread's step roots (`xplane::steps`);
 /// * each thread's calls and roctx events, which its lines are sized and dealt by.
 pub(super) struct HostSurvey {
-    pub launched: IdSet,
     pub steps: StepRoots,
     /// By `Trace::host_threads` index.
     threads: Vec<ThreadShape>,
@@ -158,47 +153,17 @@ struct ThreadShape {
 }
 
 impl HostSurvey {
-    /// `launched` is a bit per id of its range. The range is read off each thread's first
-    /// and last call (a thread's calls, in their order, have rising ids: it makes them one
-    /// after the other); an id outside it, were a thread's ids ever out of order, goes to the
-    /// set's hash part, still a member.
     pub(super) fn of(trace: &Trace, host: &HostEvents) -> Self {
-        let earlier = &trace.launched_earlier;
-        let (mut lo, mut hi, mut count) = (u64::MAX, 0u64, earlier.len());
-        for &id in earlier.iter().filter(|&&id| id != 0) {
-            (lo, hi) = (lo.min(id), hi.max(id));
-        }
-        let is_call = |e: &&HostEvent| e.correlation_id != 0 && e.kind == HostEventKind::HipApi;
-        for events in host.threads() {
-            let ends = [
-                events.iter().find(is_call),
-                events.iter().rev().find(is_call),
-            ];
-            for e in ends.into_iter().flatten() {
-                (lo, hi) = (lo.min(e.correlation_id), hi.max(e.correlation_id));
-            }
-            // At most this many calls: the set's bits are sized by the range, held to what
-            // the calls pay for.
-            count += events.len();
-        }
-        let mut launched = IdSet::for_range((lo <= hi).then_some((lo, hi)), count);
         let mut steps = StepFinder::new(trace);
         let mut threads = Vec::with_capacity(trace.host_threads.len());
         for (i, t) in trace.host_threads.iter().enumerate() {
             let events = host.of_thread(i);
             let mut roctx = RoctxShape::default();
             for e in events {
-                match roctx_parts(e) {
-                    (None, _) => {
-                        if e.correlation_id != 0 {
-                            launched.insert(e.correlation_id);
-                        }
-                    }
-                    (Some((process_wide, span)), range) => {
-                        roctx.add(process_wide, span);
-                        if let Some(r) = range {
-                            steps.range(e, r);
-                        }
+                if let (Some((process_wide, span)), range) = roctx_parts(e) {
+                    roctx.add(process_wide, span);
+                    if let Some(r) = range {
+                        steps.range(e, r);
                     }
                 }
             }
@@ -207,11 +172,7 @@ impl HostSurvey {
             let calls = events.len() - roctx.len();
             threads.push(ThreadShape { calls, roctx });
         }
-        for &id in earlier {
-            launched.insert(id);
-        }
         HostSurvey {
-            launched,
             steps: steps.finish(),
             threads,
         }
@@ -506,15 +467,14 @@ fn memory_line(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Ordinal16, RangeInfo, Table};
+    use crate::model::{Ordinal16, RangeInfo, Table, WrittenCalls};
     use std::sync::Arc;
 
-    /// The launched set holds every HIP call's id, read off each thread's first and last call
-    /// for its range, even where a thread's ids do not rise (a call whose id lies outside the
-    /// range read), and the earlier windows' ids; it holds no roctx span's id. Each thread's
-    /// calls and roctx events are counted in the same walk.
+    /// A trace's own written calls (`WrittenCalls::of_host`) are every HIP call's id, whatever
+    /// the order of a thread's ids, and the earlier windows' ids; no roctx span's id. The
+    /// survey counts each thread's calls and roctx events.
     #[test]
-    fn every_call_is_launched_whatever_the_order_of_its_thread_s_ids() {
+    fn every_call_is_written_whatever_the_order_of_its_thread_s_ids() {
         let mut names = Table::default();
         let name = names.push(Arc::from("hipLaunchKernel"));
         let event = |correlation_id: u64, kind: HostEventKind| HostEvent {
@@ -553,11 +513,10 @@ mod tests {
                 thread(3, vec![event(40, span)]),
                 thread(4, Vec::new()),
             ],
-            launched_earlier: vec![1, 5_000],
             ..Default::default()
         };
         let survey = HostSurvey::of(&trace, &HostEvents::of(&trace));
-        let set = &survey.launched;
+        let set = WrittenCalls::of_host(&trace.host_threads, vec![1, 5_000]);
         for id in [1, 2, 10, 30, 50, 900, 5_000] {
             assert!(set.contains(id), "{id}");
         }

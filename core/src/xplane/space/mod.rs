@@ -120,15 +120,7 @@ pub fn build_window_planes<E>(
     };
     let device = |(i, d): (usize, &Device)| {
         let spill = spill.map(|s| s.for_plane(1 + i));
-        device::device_plane(
-            trace,
-            d,
-            &base,
-            &survey.launched,
-            &anchors,
-            spill.as_ref(),
-            run,
-        )
+        device::device_plane(trace, d, &base, &anchors, spill.as_ref(), run)
     };
     if threads <= 1 || trace.devices.is_empty() {
         sink(host())?;
