@@ -31,7 +31,9 @@ pub(super) fn time_window(
         last: c.stop_boottime_ns,
         any: false,
     };
-    times.cover(host.as_slice(), |&span| span);
+    if let Some(span) = host {
+        times.include(span);
+    }
     // A line's events follow one another (`model::streams`: sorted by start, split where they
     // overlap, each ending at or after its start, `device_work::usable_span`): its first
     // starts first and its last ends last.
@@ -42,7 +44,7 @@ pub(super) fn time_window(
             "a device line's events overlap"
         );
         if let (Some(first), Some(last)) = (l.events.first(), l.events.last()) {
-            times.cover(&[(first.start_ns, last.end_ns)], |&span| span);
+            times.include((first.start_ns, last.end_ns));
         }
     }
     // A device counter interval is drawn from its start, which may be in the window before
@@ -95,5 +97,11 @@ impl Times {
         }
         (self.first, self.last) = (first, last);
         self.any |= !events.is_empty();
+    }
+
+    /// One span covered.
+    fn include(&mut self, (start, end): (u64, u64)) {
+        (self.first, self.last) = (self.first.min(start), self.last.max(end));
+        self.any = true;
     }
 }
