@@ -88,8 +88,8 @@ impl Gate {
 }
 
 /// Whether the EXIT of a call of row `op` changes the thread's state: a device set, a stream
-/// created, or memory allocated or freed (read at EXIT: the pointer an allocation returns is
-/// written by the call) while capture is on.
+/// created, a graph launch's count of work, or memory allocated or freed (read at EXIT: the
+/// pointer an allocation returns is written by the call) while capture is on.
 #[inline(always)]
 fn exit_tells(op: &HipOp, gate: Gate) -> bool {
     ExitReads::of(op).tells(gate)
@@ -103,13 +103,13 @@ pub enum ExitReads {
     Nothing,
     /// The memory the call allocated or freed, while capture is on.
     Memory,
-    /// The device set or the stream created.
+    /// The device set, the stream created, or a graph launch's count of work.
     State,
 }
 
 impl ExitReads {
     pub fn of(op: &HipOp) -> ExitReads {
-        if matches!(op.role, Role::SetDevice | Role::StreamCreate) {
+        if matches!(op.role, Role::SetDevice | Role::StreamCreate) || op.many_activities {
             ExitReads::State
         } else if op.mem.is_some() {
             ExitReads::Memory
@@ -388,7 +388,7 @@ impl Recorder {
     fn on_hip_exit_state(&self, l: &Local, call: &HipCall, args: &impl CallArgs, now: u64) {
         let c = &self.capture;
         c.threads().with_current_on(l, call.thread_id, |t| {
-            hip_call::at_exit(c.streams(), call, args, t, now);
+            hip_call::at_exit(c.streams(), l, call, args, t, now);
         });
     }
 

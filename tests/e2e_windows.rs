@@ -191,9 +191,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     assert!(resolved > 0 && kernels > 0);
 
     // Against the run written whole, event by event: the windows differ only where a
-    // boundary must show (docs/configuration.md): a graph launch's dispatch delivered after
-    // its stream's later work and after the cut (`orphan_correlation_id` in the next window,
-    // with its call's `activity_count` the dispatches before the cut), the arrow of a wait
+    // boundary must show (docs/configuration.md): the arrow of a wait
     // whose record is in an earlier window (neither anchor is drawn), and an arrow whose wait
     // or record is in another window than the work it anchors to: a wait whose stream's next
     // work came after the cut, a record returning after the cut with the work before it
@@ -205,6 +203,9 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     let spaces: Vec<XSpace> = w.values().map(|f| read_xspace(&f[0]).unwrap()).collect();
     let eq = compare_windows(&whole, &spaces);
     let cut = cut_differences(&eq, &whole);
+    // Each graph launch's work was counted (`GraphLaunchFact`): none is written before all of
+    // it came, though SDK 1.0.0 has no `HIP_GRAPH` callbacks.
+    assert_eq!(cut.late, 0, "{cut:?}");
     // Each arrow not drawn is counted where its wait is, both its anchors missing.
     assert_eq!(
         cut.missing_anchors as u64,
@@ -226,8 +227,7 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     // Windows merged at exit (`WINDOW_MERGE`) draw every arrow as the run written whole
     // does, anchor for anchor: a wait whose stream's next work came after the cut goes on
     // to the window of that work, and a record returning after the cut starts its arrows
-    // where its window found the work before it. Only a late graph dispatch's call may
-    // differ (its `activity_count`).
+    // where its window found the work before it.
     let merged_dir = tmp.path().join("merged");
     let out = traced(&scenario, "1.0.0", &merged_dir, "mt")
         .env("ROCPROF_XPLANE_WINDOW_EVENTS", "10000")
@@ -244,7 +244,11 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
     support::xspace::assert_lines_nest(&merged, "the WINDOW_MERGE profile");
     let eq = compare_windows(&whole, std::slice::from_ref(&merged));
     let cut = cut_differences(&eq, &whole);
-    assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
+    assert_eq!(
+        (cut.late, cut.moved, cut.missing_anchors),
+        (0, 0, 0),
+        "{cut:?}"
+    );
     assert_eq!(counters(&merged)["waits_without_arrow"], 0);
     // A late graph dispatch is shown as launched: its call is in the merged profile.
     assert_eq!(counters(&merged)["activities_without_api"], 0);
@@ -254,9 +258,8 @@ fn windows_keep_launches_with_their_kernels_and_waits_with_their_records() {
 /// 1,000,000 records) is joined and written window by window while it runs, and the windows
 /// are one profile at exit in the run's own directory: no window directory is left, the user
 /// reads one line about it (no line per window), and it shows what the run held whole until
-/// exit (`ROCPROF_XPLANE_WINDOW_MERGE=0`) shows, arrow for arrow; only the `activity_count`
-/// of a graph launch with a dispatch delivered after its stream's later work and after a
-/// cut may differ (`cut_differences`).
+/// exit (`ROCPROF_XPLANE_WINDOW_MERGE=0`) shows, arrow for arrow, each graph launch's
+/// `activity_count` included (`cut_differences`).
 #[test]
 fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     let tmp = tempfile::tempdir().unwrap();
@@ -312,7 +315,11 @@ fn a_run_longer_than_one_window_is_streamed_into_one_profile_by_default() {
     for streamed in [&streamed, &fallback] {
         let eq = compare_windows(&whole, std::slice::from_ref(streamed));
         let cut = cut_differences(&eq, &whole);
-        assert_eq!((cut.moved, cut.missing_anchors), (0, 0), "{cut:?}");
+        assert_eq!(
+            (cut.late, cut.moved, cut.missing_anchors),
+            (0, 0, 0),
+            "{cut:?}"
+        );
         assert_eq!(counters(streamed)["waits_without_arrow"], 0);
         assert_eq!(counters(streamed)["activities_without_api"], 0);
         // Nor does it warn of what it shows whole (a range open at the cut).
@@ -517,7 +524,8 @@ struct CutDifferences {
     /// Graph launches with a dispatch delivered after their stream's later work and after
     /// the cut: their call's `activity_count` the dispatches before the cut, and, in windows
     /// written apart, the late dispatch shown in the next window under
-    /// `orphan_correlation_id`.
+    /// `orphan_correlation_id`. None where the capture counted each launch's work, as it
+    /// does in the simulator (`GraphLaunchFact`).
     late: usize,
     /// Arrow anchors at a call because the work they anchor to is in another window (a wait
     /// whose stream's next work came after the cut, a record returning after the cut).
@@ -1176,11 +1184,14 @@ fn windows_are_cut_at_their_count_while_the_writer_is_behind() {
 /// window: `train-loop.toml` paced 50× (`[delivery] real_time = 50`; the simulator delivers
 /// completion records shuffled in chunks of 32, in order, so a chunk spans about two steps)
 /// cut every 50 ms. Every `fwd_fusion` dispatch keeps its call's roctx labels (XLA's
-/// `hlo_op=command_buffer.2`); merged at exit none is counted without its call, and apart none
-/// is without its call's launch facts (`activities_unplaced`), and no line at exit says any
-/// came so. Before, the launch facts went along only while the windows showed none of the
-/// stream's work, work handed on from an earlier window included: 380 of the 384 dispatches
-/// had their labels.
+/// `hlo_op=command_buffer.2`); none is counted without its call or without its call's launch
+/// facts (`activities_unplaced`), and no line at exit says any came so; each launch's
+/// `activity_count` is the run written whole's: the capture counts each launch's work (the
+/// runtime's requests for its dispatches), with `HIP_GRAPH` callbacks (SDK 1.4.0) or without
+/// (1.0.0), and a launch is held until all of it came. Before, the launch facts went along
+/// only while the windows showed none of the stream's work, work handed on from an earlier
+/// window included: 380 of the 384 dispatches had their labels; and a launch was written once
+/// its stream moved on, with the dispatches that came before the cut.
 #[test]
 fn late_graph_dispatches_keep_their_labels_across_short_windows() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1207,21 +1218,51 @@ fn late_graph_dispatches_keep_their_labels_across_short_windows() {
             .count();
         (events.len(), with)
     };
-    for merge in ["1", "0"] {
-        let dir = tmp.path().join(format!("merge{merge}"));
-        let out = traced(&scenario, "1.4.0", &dir, "late")
+    // Each graph launch's `activity_count`, sorted.
+    let launch_counts = |s: &XSpace| -> Vec<u64> {
+        let mut v: Vec<u64> = listing(s, &host_tids([s]))
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.contains("| hipGraphLaunch |"))
+            .map(|k| {
+                let at = k.find("activity_count=").expect("a launch's count") + 15;
+                let digits = k[at..].chars().skip_while(|c| !c.is_ascii_digit());
+                digits
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+                    .parse()
+                    .unwrap()
+            })
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    let whole_dir = tmp.path().join("whole");
+    let out = traced(&scenario, "1.4.0", &whole_dir, "late").output();
+    assert!(out.status.success());
+    let whole = launch_counts(&support::xspace::read_one(&whole_dir, "late"));
+    assert!(!whole.is_empty());
+    // SDK 1.0.0 has no `HIP_GRAPH` callbacks: a launch's count comes from the requests alone.
+    for (sdk, merge) in [("1.4.0", "1"), ("1.4.0", "0"), ("1.0.0", "0")] {
+        let dir = tmp.path().join(format!("{sdk}-merge{merge}"));
+        let out = traced(&scenario, sdk, &dir, "late")
             .env("ROCPROF_XPLANE_WINDOW_SECONDS", "0.05")
             .env("ROCPROF_XPLANE_WINDOW_MERGE", merge)
             .output();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stderr}");
-        assert!(!stderr.contains("launch facts"), "merge {merge}: {stderr}");
-        let (mut events, mut with, mut unplaced) = (0, 0, 0);
+        assert!(
+            !stderr.contains("launch facts"),
+            "{sdk} merge {merge}: {stderr}"
+        );
+        let (mut events, mut with, mut unplaced, mut without_call) = (0, 0, 0, 0);
+        let mut counts = Vec::new();
         if merge == "1" {
             let s = support::xspace::read_one(&dir, "late");
-            assert_eq!(counters(&s)["activities_without_api"], 0);
+            without_call = counters(&s)["activities_without_api"];
             (events, with) = labelled(&s);
             unplaced = counters(&s)["activities_unplaced"];
+            counts = launch_counts(&s);
         } else {
             let w = windows(&dir, "late");
             assert!(w.len() > 10, "windows {w:?}");
@@ -1230,8 +1271,20 @@ fn late_graph_dispatches_keep_their_labels_across_short_windows() {
                 let (e, l) = labelled(&s);
                 (events, with) = (events + e, with + l);
                 unplaced += counters(&s)["activities_unplaced"];
+                without_call += counters(&s)["activities_without_api"];
+                counts.extend(launch_counts(&s));
             }
+            counts.sort_unstable();
         }
-        assert_eq!((events, with, unplaced), (384, 384, 0), "merge {merge}");
+        assert_eq!(
+            (events, with, unplaced, without_call),
+            (384, 384, 0, 0),
+            "{sdk} merge {merge}"
+        );
+        // Each launch's count was counted: a launch is written whole.
+        assert_eq!(
+            counts, whole,
+            "{sdk} merge {merge}: each launch's activity_count"
+        );
     }
 }

@@ -7,6 +7,10 @@
 //! each dispatch or copy it creates, in node order, on the launching thread, in between; answer
 //! with the exec id and the counter, and read them back from the record's external id.
 //!
+//! Every request is counted by the call it is for ([`note_request_on`]), so a graph launch's
+//! EXIT knows how many dispatches and copies it made, with or without `HIP_GRAPH`
+//! ([`launched_on`]): the hand-off between windows holds a launch until all of them came.
+//!
 //! Our answer is tagged (bit 63) so it is never mistaken for an id the application pushed;
 //! inside a graph launch it replaces such an id on the dispatch records, but the launch's own
 //! API record keeps it and the join gives it back to them. Exact only as the SDK states:
@@ -14,6 +18,7 @@
 
 use super::local;
 
+pub use crate::model::events::GraphLaunchFact;
 pub use crate::model::graph::{split, GraphExec, GraphNode};
 #[cfg(test)]
 use crate::model::graph::{MAX_EXEC_ID, NODE_MASK};
@@ -36,6 +41,31 @@ pub fn on_launch(enter: bool, exec_id: u64) {
 /// `Some` inside a graph launch (the node counter advances), `None` outside one.
 pub fn next_external() -> Option<u64> {
     local::with(next_external_on)
+}
+
+/// One external-id request of call `correlation_id` on this thread (slot `l`), counted: a
+/// graph launch's requests come on its thread while it runs, one per dispatch or copy, so at
+/// its EXIT the count is how many it made ([`launched_on`]). Loads, compares and stores: the
+/// request's unguarded path runs it.
+#[inline(always)]
+pub(crate) fn note_request_on(l: &local::Local, correlation_id: u64) {
+    let (call, n) = l.requests.get();
+    l.requests.set(if call == correlation_id {
+        (call, n.saturating_add(1))
+    } else {
+        (correlation_id, 1)
+    });
+}
+
+/// At the EXIT of graph launch `correlation_id` on this thread (slot `l`): how many dispatches
+/// and copies it made, the requests counted since its first. `None` when none came on this
+/// thread (the runtime created its work elsewhere): the hand-off then goes by its stream.
+pub(crate) fn launched_on(l: &local::Local, correlation_id: u64) -> Option<GraphLaunchFact> {
+    let (call, n) = l.requests.get();
+    (call == correlation_id && correlation_id != 0).then_some(GraphLaunchFact {
+        correlation_id,
+        activities: n,
+    })
 }
 
 /// Whether no graph launch is under way on this thread (then [`next_external_on`] is `None`).

@@ -82,13 +82,15 @@ pub(crate) fn apply(
     if enter {
         at_entry(streams, local, call, args, t);
     } else {
-        at_exit(streams, call, args, t, now_ns);
+        at_exit(streams, local, call, args, t, now_ns);
     }
 }
 
-/// The device and stream bindings and memory facts of a call, at its exit ([`apply`]).
+/// The device and stream bindings, memory facts and a graph launch's count of work
+/// (`graph::launched_on`, from this thread's slot `local`) of a call, at its exit ([`apply`]).
 pub(crate) fn at_exit(
     streams: &Streams,
+    local: &Local,
     call: &HipCall,
     args: &impl CallArgs,
     t: &mut ThreadState,
@@ -112,6 +114,10 @@ pub(crate) fn at_exit(
             streams.on_created(t, stream, correlation_id);
         }
         _ => {}
+    }
+    if op.many_activities {
+        t.graph_launches
+            .extend(super::graph::launched_on(local, correlation_id));
     }
     at_memory_exit(streams, op, correlation_id, args, t, now_ns);
 }

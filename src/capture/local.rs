@@ -72,6 +72,9 @@ pub(crate) struct Local {
     /// … and whether there is any (`launches` not empty), in a cell of its own: the check
     /// every external-id request makes is one load.
     pub(super) launching: Cell<bool>,
+    /// The call the latest external-id requests on this thread were for, and how many in a
+    /// row (`graph::note_request_on`).
+    pub(super) requests: Cell<(u64, u32)>,
     /// Bytes of captured calls not yet charged to the shared memory count (`budget`).
     pub(crate) pending_charge: Cell<u64>,
     /// This thread's callback counts (`selftime`).
@@ -92,6 +95,7 @@ impl Local {
             placed: Cell::new(0),
             launches: RefCell::new(SmallVec::new_const()),
             launching: Cell::new(false),
+            requests: Cell::new((0, 0)),
             pending_charge: Cell::new(0),
             times: Entries::new(),
         }

@@ -99,6 +99,18 @@ impl Capture {
         })
     }
 
+    /// One external-correlation-id request of call `correlation_id` on this thread, counted
+    /// (`graph::note_request_on`: a graph launch's count of dispatches and copies), and whether
+    /// it has nothing more to do ([`Self::external_id_request_idle`]). Called once per request;
+    /// loads, compares and stores that cannot panic, as that check.
+    #[inline(always)]
+    pub fn note_external_id_request(&self, correlation_id: u64) -> bool {
+        super::local::with(|l| {
+            super::graph::note_request_on(l, correlation_id);
+            super::hip_stream::already_placed_on(l, correlation_id) && super::graph::no_launch_on(l)
+        })
+    }
+
     /// Whether an external-correlation-id request of call `correlation_id` has nothing to do on
     /// this thread: the call's stream already placed and no graph launch under way, nearly every
     /// request ([`Self::on_external_id_request`] would return `None` and change nothing). Loads
@@ -336,6 +348,42 @@ mod tests {
         // the chunks double), start and stop (60, 61).
         assert_eq!(declined, [0, 1, 2, 17, 51, 53, 54, 101, 101, 101, 60, 61]);
         assert_eq!(taken as usize + declined.len(), 3 + 24 + 6 + 600 + 2);
+    }
+
+    /// A graph launch's count of work is the requests made for it on its thread since its
+    /// first, whether or not `HIP_GRAPH` brackets it; another call's request starts a count of
+    /// its own, and a launch none of whose requests came here has no count.
+    #[test]
+    fn a_graph_launch_s_count_is_its_requests_on_its_thread() {
+        use super::super::graph::launched_on;
+        use crate::model::events::GraphLaunchFact;
+        std::thread::spawn(|| {
+            let c = Capture::default();
+            let count = |id| super::super::local::with(|l| launched_on(l, id));
+            let fact = |correlation_id, activities| {
+                Some(GraphLaunchFact {
+                    correlation_id,
+                    activities,
+                })
+            };
+            for _ in 0..3 {
+                c.note_external_id_request(9);
+            }
+            assert_eq!(count(9), fact(9, 3));
+            c.note_external_id_request(10);
+            assert_eq!((count(9), count(10)), (None, fact(10, 1)));
+            // Inside a HIP_GRAPH bracket, counted the same.
+            super::super::graph::on_launch(true, 3);
+            for _ in 0..2 {
+                c.note_external_id_request(11);
+                assert!(c.on_external_id_request(1, 11).is_some());
+            }
+            super::super::graph::on_launch(false, 3);
+            assert_eq!(count(11), fact(11, 2));
+            assert_eq!(count(12), None, "no request of its own");
+        })
+        .join()
+        .unwrap();
     }
 
     /// A request is idle exactly when the full request would change nothing and answer

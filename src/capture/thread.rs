@@ -7,7 +7,7 @@ use crate::fastmap::HashMap;
 use smallvec::SmallVec;
 
 use super::markers::label_text;
-use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
+use crate::model::events::{CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact};
 use crate::store::chunked::THREAD_CHUNK;
 use crate::store::{ChunkedVec, PackedVec};
 
@@ -104,6 +104,8 @@ pub struct ThreadState {
     pub syncs: PackedVec<SyncFact, THREAD_CHUNK>,
     /// Allocations and frees this thread made.
     pub memory: Vec<MemFact>,
+    /// The device work each graph launch this thread made promised.
+    pub graph_launches: Vec<GraphLaunchFact>,
     /// The pointers of each copy this thread made.
     pub copy_ptrs: ChunkedVec<CopyPtrs, THREAD_CHUNK>,
     /// Thread id as reported by the runtime (set on first use).

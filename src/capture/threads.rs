@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use super::local;
 use super::owned::{self, Barrier, Owner, ThreadCell};
 use super::thread::{OpenRange, ThreadSpan, ThreadState};
-use crate::model::events::{CallFact, CopyPtrs, MarkerSpan, MemFact, SyncFact};
+use crate::model::events::{CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact};
 use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
 
 /// The steps the drained scopes' and spans' room is made in (`Threads::drain`).
@@ -101,6 +101,7 @@ pub struct Drained {
     pub calls: PackedVec<CallFact>,
     pub syncs: Vec<SyncFact>,
     pub memory: Vec<MemFact>,
+    pub graph_launches: Vec<GraphLaunchFact>,
     pub copy_ptrs: Vec<CopyPtrs>,
     pub markers: Vec<MarkerSpan>,
     pub unmatched_pops: u64,
@@ -128,6 +129,7 @@ impl Threads {
         self.for_each(|s| {
             let tid = s.thread_id;
             d.memory.append(&mut s.memory);
+            d.graph_launches.append(&mut s.graph_launches);
             d.unmatched_pops += std::mem::take(&mut s.unmatched_pops);
             let mut after_spans = std::mem::take(&mut s.other_spans);
             // At a window's end open ranges are shown up to the cut and stay on the stack (their

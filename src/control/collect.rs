@@ -201,6 +201,7 @@ fn drain(
     c.counters.memory_limit_dropped += drained.refused;
     c.syncs = drained.syncs;
     c.memory = drained.memory;
+    c.graph_launches = drained.graph_launches;
     c.copy_ptrs = drained.copy_ptrs;
     // Stream creations stay known to later windows (their calls use streams made earlier).
     let streams = recorder.capture().streams();

@@ -406,22 +406,20 @@ pub fn trace_callbacks(
     }
 }
 
-/// Asks the runtime to call us when a dispatch or copy of `ctx` is created.
+/// Asks the runtime to call us when a record of one of `kinds` (dispatches, copies) of `ctx`
+/// is created.
 pub fn request_external_ids(
     f: &Functions,
     ctx: Context,
     tracer: &'static Tracer,
+    kinds: &[sys::rocprofiler_external_correlation_id_request_kind_t],
 ) -> Result<(), SdkError> {
-    let kinds = [
-        sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
-        sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
-    ];
     // SAFETY: `external_id_request` has the request-callback signature, writes the id only
     // inside a graph launch, and reads its user data as the `&'static Tracer` passed here.
     unsafe {
         f.configure_external_correlation_id_request(
             ctx,
-            &kinds,
+            kinds,
             Some(external_id_request),
             tracer.user_data(),
         )
@@ -1078,13 +1076,14 @@ pub unsafe extern "C" fn external_id_request(
 ) -> i32 {
     // SAFETY: the user data of this service's registration (`request_external_ids`).
     let t = unsafe { tracer(data) };
-    // A dispatch of a call already placed, outside a graph launch (nearly every one), is
-    // answered without the guard: the check is loads and compares that cannot panic.
-    if !t.recorder.selftime().is_on()
-        && t.recorder
-            .capture()
-            .external_id_request_idle(internal_corr_id_value)
-    {
+    // Every request is counted here, once (a graph launch's count of work). A dispatch of a
+    // call already placed, outside a graph launch (nearly every one), is answered without the
+    // guard: the count and the check are loads, compares and stores that cannot panic.
+    let idle = t
+        .recorder
+        .capture()
+        .note_external_id_request(internal_corr_id_value);
+    if idle && !t.recorder.selftime().is_on() {
         return 1;
     }
     // SAFETY: the runtime's arguments, passed on unchanged.

@@ -685,7 +685,7 @@ impl Session {
             );
         }
         if self.callback_kinds.hip_stream.is_some() || self.callback_kinds.hip_graph.is_some() {
-            self.request_activity_ids(tracer);
+            self.request_activity_ids(tracer, &cfg.domains);
         }
         if cfg.domains.kernel && self.callback_kinds.code_object.is_none() {
             self.setup_warnings
@@ -699,14 +699,34 @@ impl Session {
     /// copy is created, so `capture::hip_stream` can bind the stream HIP_STREAM reported to it
     /// and `capture::graph` can number the nodes of a graph launch. Without the service the
     /// argument path still places every operation the table knows; graph nodes stay unnumbered.
-    fn request_activity_ids(&mut self, tracer: &'static Tracer) {
+    ///
+    /// Only the kinds whose records are traced are asked for: the requests also count a graph
+    /// launch's work (`capture::graph::note_request_on`), which the hand-off between windows
+    /// waits for, so a request must stand for a record that comes.
+    fn request_activity_ids(&mut self, tracer: &'static Tracer, domains: &crate::config::Domains) {
         let Some(ctx) = self.buffer_context else {
             return;
         };
         if !self.functions.can_request_external_ids() {
             return;
         }
-        if let Err(e) = callbacks::request_external_ids(&self.functions, ctx, tracer) {
+        let kinds: Vec<_> = [
+            (
+                domains.kernel,
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH,
+            ),
+            (
+                domains.memcpy,
+                sys::ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_MEMORY_COPY,
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(traced, kind)| traced.then_some(kind))
+        .collect();
+        if kinds.is_empty() {
+            return;
+        }
+        if let Err(e) = callbacks::request_external_ids(&self.functions, ctx, tracer, &kinds) {
             self.warn(format!(
                 "{e}: work of HIP operations the tool does not know goes to the null stream, and graph nodes are not numbered"
             ));

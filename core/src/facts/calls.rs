@@ -49,6 +49,15 @@ pub struct CallFact {
     pub stream_seq: u64,
 }
 
+/// How many dispatches and copies one graph launch made: the runtime's external-id requests
+/// for it on its thread while it ran (SDK 1.x), keyed by the correlation id its records carry.
+/// A launch's records carry no count: this is how a window knows whether all of them came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GraphLaunchFact {
+    pub correlation_id: u64,
+    pub activities: u32,
+}
+
 /// A `hipStream*Create*` that succeeded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamCreation {

@@ -13,7 +13,8 @@ pub mod records;
 
 pub use agents::{AgentInfo, AgentType, KernelSymbol};
 pub use calls::{
-    CallFact, CopyPtrs, MarkerSpan, MemAction, MemFact, MemKind, StreamCreation, SyncFact, SyncKind,
+    CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemAction, MemFact, MemKind, StreamCreation,
+    SyncFact, SyncKind,
 };
 pub use counters::Counters;
 pub use pmc::{CounterDispatch, CounterSample, CounterValue, DeviceSample};

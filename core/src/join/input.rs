@@ -140,6 +140,8 @@ impl Input {
             stream_creations,
             memory,
             copy_ptrs,
+            // The hand-off's (`model::carry`): the join counts the activities that came.
+            graph_launches: _,
             hip_events,
             counter_values,
             device_samples,

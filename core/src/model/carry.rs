@@ -14,20 +14,24 @@
 //! - device work, or capture facts, whose call has no record yet;
 //! - what a stream's order makes incomplete (`hold_in_stream_order`): every later call on
 //!   the stream of a held call (an event record's arrow starts at the work before it), the
-//!   waits on a record so held, and a graph launch whose stream has no later work here yet;
+//!   waits on a record so held, and a graph launch whose dispatches are not all here (where
+//!   their count is not known: whose stream has no later work here yet);
 //!   with windows merged on one clock (`Windows::Merged`), also a `hipStreamWaitEvent` whose
 //!   stream has no device work after it here (its arrow ends at that work).
 //!
-//! A graph launch's dispatch count is not in its records. Once its stream has moved on, it
-//! is written; its scope and launch facts still go along, copied, so that a dispatch
-//! delivered after its stream's later work, and after the cut, is placed on its stream and
-//! labelled in a later window (counted there as an activity without a call: the call is in
-//! the earlier file). Delivery of later work says nothing of when the rest comes: a runtime
-//! that hands its completion records on in batches can deliver a finished dispatch behind
-//! later work, and behind work carried from window to window, many short windows later. So
-//! the context goes along for [`CONTEXT_NS`] of the tool's clock after the cut that wrote the
-//! call, whatever the windows show, at most [`MAX_CONTEXTS`] of them (the latest). A dispatch
-//! that comes later still is written without its call's stream and labels, counted
+//! A graph launch's dispatch count is not in its records. Where the capture counted it (the
+//! runtime's external-id requests made on the launching thread during the call, one per dispatch
+//! or copy: `Collected::graph_launches`), the launch is held until all of them came, and written
+//! whole. Where it did not, the launch is written once its stream has moved on. Either way its
+//! scope and launch facts still go along, copied, so that a dispatch still to come (one the count
+//! missed; uncounted, one delivered after its stream's later work and after the cut) is placed on
+//! its stream and labelled in a later window (counted there as an activity without a call: the
+//! call is in the earlier file). Delivery of later work says nothing of when the rest comes: a
+//! runtime that hands its completion records on in batches can deliver a finished dispatch behind
+//! later work, and behind work carried from window to window, many short windows later. So the
+//! context goes along for [`CONTEXT_NS`] of the tool's clock after the cut that wrote the call,
+//! whatever the windows show, at most [`MAX_CONTEXTS`] of them (the latest). A dispatch that
+//! comes later still is written without its call's stream and labels, counted
 //! (`activities_unplaced`) and said at exit.
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
@@ -324,11 +328,14 @@ pub fn split_incomplete(
     // The walks over the stores go by `for_each`: a packed store's chunks are walked as
     // nested loops, not an iterator asked for each record in turn.
     let mut active = IdSet::for_range(range, c.api.len());
+    let mut promised = Promised::told(c);
     c.kernels.ids().for_each(|id| {
         active.insert(id);
+        promised.count(id);
     });
     c.copies.iter().for_each(|k| {
         active.insert(k.correlation_id);
+        promised.count(k.correlation_id);
     });
 
     let mut h = Holding {
@@ -361,6 +368,7 @@ pub fn split_incomplete(
         .chain(c.syncs.iter().map(|f| f.correlation_id))
         .chain(c.copy_ptrs.iter().map(|f| f.correlation_id))
         .chain(c.memory.iter().map(|f| f.correlation_id))
+        .chain(c.graph_launches.iter().map(|f| f.correlation_id))
         .chain(c.hip_events.iter().map(|(_, r)| r.correlation_id));
     let unrecorded = |h: &Holding, id: u64| !recorded.contains(id) && h.open(id);
     facts.for_each(|id| {
@@ -369,12 +377,15 @@ pub fn split_incomplete(
         }
     });
     let arrived = latest_work(c, &active);
-    hold_in_stream_order(c, &arrived, &graph_launches, windows, &mut h);
-    // A graph launch written here may still have dispatches to come (its stream's later work
-    // can be delivered before them, or its stream is not known): its scope and launch facts
-    // go along, copied, for those to be placed and labelled in a later window (marked as
-    // handed on more than the most times: never held there, and told apart from an id held
-    // `MAX_HANDED_ON` times), with those taken in whose time has not run out.
+    hold_in_stream_order(c, &arrived, (&graph_launches, &promised), windows, &mut h);
+    // A graph launch written here may still have dispatches to come: its count is not known
+    // (its stream's later work can be delivered before them, or its stream is not known), or
+    // not all of it is here (held the most times), or the count is short (the runtime created
+    // some of its work on another thread, or a call nested in it made work between its
+    // requests). Its scope and launch facts go along, copied, for those to be placed and
+    // labelled in a later window (marked as handed on more than the most times: never held
+    // there, and told apart from an id held `MAX_HANDED_ON` times), with those taken in whose
+    // time has not run out.
     let now = c.stop_boottime_ns;
     let mut contexts: Vec<(u64, u64)> = graph_launches
         .iter()
@@ -459,6 +470,9 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
         is_held(f.correlation_id)
     });
     move_where(&mut c.memory, &mut out.memory, |f| {
+        is_held(f.correlation_id)
+    });
+    move_where(&mut c.graph_launches, &mut out.graph_launches, |f| {
         is_held(f.correlation_id)
     });
     move_where(&mut c.hip_events, &mut out.hip_events, |(_, r)| {
@@ -686,11 +700,11 @@ fn stream_of(device: i32, stream: u64) -> StreamOf {
 fn hold_in_stream_order(
     c: &Collected,
     arrived: &Arrived,
-    graph_launches: &[u64],
+    (graph_launches, promised): (&[u64], &Promised),
     windows: Windows,
     h: &mut Holding<'_>,
 ) {
-    hold_graph_launches_before_their_stream_moved_on(c, arrived, graph_launches, h);
+    hold_graph_launches_still_to_complete(c, arrived, graph_launches, promised, h);
     let wait_barriers: crate::fastmap::HashSet<u64> = match windows {
         Windows::Apart => Default::default(),
         Windows::Merged => c
@@ -716,30 +730,96 @@ fn hold_in_stream_order(
     hold_device_syncs_after_held(c, h);
 }
 
-/// A graph launch with some of its dispatches here whose stream has no later device work
-/// here: its last dispatches may be still to come.
-fn hold_graph_launches_before_their_stream_moved_on(
+/// Holds a graph launch with some of its dispatches here whose others may be still to come:
+/// one whose count the runtime told (`Promised`) until all of it came, any other while its
+/// stream has no later device work here.
+fn hold_graph_launches_still_to_complete(
     c: &Collected,
     arrived: &Arrived,
     graph_launches: &[u64],
+    promised: &Promised,
     h: &mut Holding<'_>,
 ) {
-    if graph_launches.is_empty() {
+    let mut untold = Vec::new();
+    for &id in graph_launches {
+        match promised.complete(id) {
+            Some(false) => {
+                h.hold_open(id);
+            }
+            Some(true) => {}
+            None => untold.push(id),
+        }
+    }
+    if untold.is_empty() {
         return;
     }
     let later_work = |s: StreamOf, id: u64| arrived.latest(s).is_some_and(|last| last > id);
     // A bit test per call, not a hash lookup.
-    let range = id_range(graph_launches.iter().copied());
-    let mut graphs = IdSet::for_range(range, graph_launches.len());
-    for &id in graph_launches {
-        graphs.insert(id);
-    }
+    let graphs = id_set(&untold);
     c.calls.iter().for_each(|f| {
         let id = f.correlation_id;
         if id != 0 && graphs.contains(id) && !later_work(stream_of(f.device, f.stream), id) {
             h.hold_open(id);
         }
     });
+}
+
+/// `ids` as bits.
+fn id_set(ids: &[u64]) -> IdSet {
+    let mut set = IdSet::for_range(id_range(ids.iter().copied()), ids.len());
+    for &id in ids {
+        set.insert(id);
+    }
+    set
+}
+
+/// The graph launches whose count of dispatches and copies the runtime told
+/// (`Collected::graph_launches`): that count, and how many of them are here (those carried in
+/// with the launch included: a held launch goes along with all it has).
+struct Promised {
+    /// The told launches' ids as bits: most records are of other calls.
+    ids: IdSet,
+    counts: HashMap<u64, (u32, u32)>,
+}
+
+impl Promised {
+    /// The counts `c` was told, none here yet (`count` each dispatch and copy).
+    fn told(c: &Collected) -> Self {
+        let told = c.graph_launches.iter().filter(|f| f.correlation_id != 0);
+        let ids: Vec<u64> = told.clone().map(|f| f.correlation_id).collect();
+        Promised {
+            ids: id_set(&ids),
+            counts: told
+                .map(|f| (f.correlation_id, (f.activities, 0)))
+                .collect(),
+        }
+    }
+
+    /// The counts `c` was told, with its dispatches and copies counted.
+    #[cfg(test)]
+    fn of_here(c: &Collected) -> Self {
+        let mut p = Self::told(c);
+        c.kernels.ids().for_each(|id| p.count(id));
+        c.copies.iter().for_each(|k| p.count(k.correlation_id));
+        p
+    }
+
+    /// One dispatch or copy of call `id` is here.
+    #[inline(always)]
+    fn count(&mut self, id: u64) {
+        if !self.counts.is_empty() && self.ids.contains(id) {
+            if let Some((_, here)) = self.counts.get_mut(&id) {
+                *here += 1;
+            }
+        }
+    }
+
+    /// Whether all the work launch `id` promised is here; `None` when its count is not known.
+    fn complete(&self, id: u64) -> Option<bool> {
+        self.counts
+            .get(&id)
+            .map(|&(promised, here)| here >= promised)
+    }
 }
 
 /// Each event's `hipEventRecord`s in correlation order, for the waits on them.
@@ -981,7 +1061,8 @@ mod tests {
         windows: Windows,
         h: &mut Holding<'_>,
     ) {
-        hold_graph_launches_before_their_stream_moved_on(c, arrived, graph_launches, h);
+        let promised = Promised::of_here(c);
+        hold_graph_launches_still_to_complete(c, arrived, graph_launches, &promised, h);
         let records = EventRecords::from_id(c, 0);
         let barriers = Default::default();
         loop {
@@ -1112,7 +1193,9 @@ mod tests {
                     h
                 };
                 let (mut pass, mut rounds) = (holding(), holding());
-                hold_in_stream_order(&c, &arrived, &graph_launches, windows, &mut pass);
+                let promised = Promised::of_here(&c);
+                let launches = (&graph_launches[..], &promised);
+                hold_in_stream_order(&c, &arrived, launches, windows, &mut pass);
                 hold_round_by_round(&c, &arrived, &graph_launches, windows, &mut rounds);
                 let sorted = |h: &Holding| {
                     let mut v: Vec<(u64, u32)> = h.held.iter().map(|(&k, &v)| (k, v)).collect();

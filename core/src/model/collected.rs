@@ -10,8 +10,8 @@ use super::trace::Anchor;
 use crate::clock::ClockFacts;
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
-    DeviceSample, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact,
-    StreamCreation, SyncFact,
+    DeviceSample, GraphLaunchFact, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol,
+    MarkerSpan, MemFact, StreamCreation, SyncFact,
 };
 use crate::store::PackedVec;
 
@@ -59,6 +59,9 @@ pub struct Collected {
     pub memory: Vec<MemFact>,
     /// The pointers each copy call named.
     pub copy_ptrs: Vec<CopyPtrs>,
+    /// How many dispatches and copies each graph launch made, where the runtime tells it
+    /// (`model::carry` holds a launch until they all came).
+    pub graph_launches: Vec<GraphLaunchFact>,
     /// HIP event barriers (GPU-side record/wait times), when the runtime offers them.
     pub hip_events: Vec<(HipEventOp, HipEventRecord)>,
     /// Hardware-counter values of the dispatches, one per counter instance (`model::pmc`).
@@ -244,6 +247,7 @@ impl Collected {
             stream_creations,
             memory,
             copy_ptrs,
+            graph_launches,
             hip_events,
             counter_values,
             device_samples,
@@ -286,6 +290,7 @@ impl Collected {
         }
         concat(&mut self.memory, memory);
         concat(&mut self.copy_ptrs, copy_ptrs);
+        concat(&mut self.graph_launches, graph_launches);
         concat(&mut self.hip_events, hip_events);
         concat(&mut self.counter_values, counter_values);
         concat(&mut self.device_samples, device_samples);

@@ -233,6 +233,76 @@ fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
     assert_eq!(dispatches(&t), dispatches(&whole));
 }
 
+/// Each HIP call's id and how many device events it launched, sorted.
+fn launch_counts(t: &Trace) -> Vec<(u64, u32)> {
+    let mut v: Vec<(u64, u32)> = t
+        .host_threads
+        .iter()
+        .flat_map(|th| th.events.iter())
+        .filter(|e| e.kind == HostEventKind::HipApi)
+        .map(|e| (e.correlation_id, t.launched(e).0))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// Where the capture counted a graph launch's dispatches (`Collected::graph_launches`), a
+/// launch split by a cut is held until all of them came, though
+/// its stream has moved on (a later launch's kernel was delivered before its last dispatch):
+/// the next window writes it whole, with the count, labels and stream the run written whole
+/// gives it, and no activity without a call. Written once its stream moved on, the launch
+/// showed two of its three dispatches, and the third went to the next window as an activity
+/// without a call. A launch all of whose dispatches are here is written, though its stream
+/// has not moved on.
+#[test]
+fn a_counted_graph_launch_is_held_until_all_of_it_came() {
+    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT};
+    use crate::model::events::GraphLaunchFact;
+    let counted = |mut c: Collected| {
+        c.graph_launches.push(GraphLaunchFact {
+            correlation_id: 10,
+            activities: 3,
+        });
+        c
+    };
+    let whole = join(counted(graph_on_a_stream(true, true)));
+    assert_eq!(launch_counts(&whole), [(10, 3), (11, 1)]);
+    for windows in [Windows::Apart, Windows::Merged] {
+        let mut first = counted(graph_on_a_stream(false, true));
+        let (mut held, handed) =
+            split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+        assert_eq!(
+            (handed.get(&10), handed.get(&11)),
+            (Some(&1), Some(&1)),
+            "{windows:?}: held, not written with a context"
+        );
+        assert_eq!((held.api.len(), held.kernels.len()), (2, 3));
+        assert_eq!(held.graph_launches.len(), 1, "its fact goes with it");
+        assert!(first.api.is_empty() && first.kernels.is_empty());
+        let mut next = base();
+        next.kernels.push(kernel(10, 400, 405, 1, 2, q()));
+        held.absorb(next);
+        // All of it came: nothing is held, only its context goes along.
+        let (_, again) = split_incomplete(&mut held.clone(), &handed, windows).unwrap();
+        assert_eq!(again.into_iter().collect::<Vec<_>>(), [(10, CONTEXT)]);
+        let t = join(held);
+        assert_eq!(launch_counts(&t), launch_counts(&whole), "{windows:?}");
+        assert_eq!(t.counters.activities_without_api, 0);
+        assert_eq!(t.counters.launches_without_activity, 0);
+        assert_eq!(kernel_place(&t, 10), kernel_place(&whole, 10));
+    }
+    // All three came before the cut, the stream not moved on (launch 11's kernel is still
+    // to come): the graph launch is written (its context goes along, in case the count was
+    // short), launch 11 is handed on.
+    let mut complete = counted(graph_on_a_stream(true, false));
+    let (_, handed) =
+        split_incomplete(&mut complete, &HandedOn::default(), Windows::Apart).unwrap();
+    let mut handed: Vec<(u64, u32)> = handed.into_iter().collect();
+    handed.sort_unstable();
+    assert_eq!(handed, [(10, CONTEXT), (11, 1)]);
+    assert_eq!(launch_counts(&join(complete)), [(10, 3)]);
+}
+
 /// A graph launch whose dispatches a cut splits though its stream has moved on (a later
 /// launch's kernel was delivered before its last dispatch): the call and its first
 /// dispatches are written in the first window, and its scope and launch facts go along to
