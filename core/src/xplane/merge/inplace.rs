@@ -148,6 +148,10 @@ struct LineAt {
     body: u64,
     /// The events' bytes in the body (padding between them included).
     events: u64,
+    /// The events' bytes in the body's block where they end (`events % block` of them): an
+    /// append writes that block whole from here, as `PlaneAt::head_bytes` for the same
+    /// reason (a write of part of a block that is not in the page cache reads it first).
+    tail: Vec<u8>,
     count: u64,
     /// Its last event's key.
     last: Option<Key>,
@@ -635,6 +639,7 @@ impl Assembly {
             head_bytes: Vec::new(),
             body: b,
             events: 0,
+            tail: Vec::new(),
             count: 0,
             last: None,
             samples: Vec::new(),
@@ -871,6 +876,14 @@ impl Assembly {
             line.body += room;
             line.events += room;
             line.count += n;
+            // The block the events end in, if it was written here (else it moved up by
+            // `room` as it was).
+            let end = body_at + line.events;
+            let t = end / block * block;
+            if t < b + new.len() as u64 {
+                let from = (t - b) as usize;
+                line.tail = new[from..from + (end - t) as usize].to_vec();
+            }
         }
         Ok(())
     }
@@ -930,14 +943,46 @@ impl Assembly {
         if new_body > body {
             self.gap(j, body_at + body, new_body - body)?;
         }
-        let mut to = body_at + events;
-        for &(a, b) in spans {
-            self.change(j)?;
-            copy::copy_range(file, a, b - a, copy::Dest::At(&self.file, to))?;
-            to += b - a;
-        }
+        // From the block the events end in to the body's new end: the events there
+        // (`tail`), the spans, a padding field. Its first and last blocks are written whole
+        // from memory and the whole blocks between copied in the kernel: a range inserted
+        // before them dropped P's blocks from the page cache (ext4), and a write of part of
+        // one would wait for the disk to read it back.
+        let block = self.block;
+        let base = body_at + events / block * block;
+        let tail = std::mem::take(&mut self.planes[p].lines[l].tail);
+        let s = tail.len() as u64;
+        debug_assert_eq!(s, events % block);
+        self.debug_check_holds(base, &tail);
         let pad = blocks::padding(new_body - events - bytes)?;
-        self.write(j, to, &pad)?;
+        let total = s + bytes + pad.len() as u64;
+        let piece = Piece {
+            tail: &tail,
+            file,
+            spans,
+            pad: &pad,
+        };
+        // The blocks copied in the kernel: from the first block boundary after the tail to
+        // the last within the spans.
+        let (from, to) = (s.next_multiple_of(block), (s + bytes) / block * block);
+        let to = to.max(from);
+        let first_block = piece.read(0, from)?;
+        let last_blocks = piece.read(to, total)?;
+        if !first_block.is_empty() {
+            self.write(j, base, &first_block)?;
+        }
+        for (a, len, at) in piece.source_ranges(from, to) {
+            self.change(j)?;
+            copy::copy_range(file, a, len, copy::Dest::At(&self.file, base + at))?;
+        }
+        self.write(j, base + to, &last_blocks)?;
+        // The events' new last block, from what was written of it.
+        let (t, e) = ((s + bytes) / block * block, s + bytes);
+        let new_tail = if t >= to {
+            last_blocks[(t - to) as usize..(e - to) as usize].to_vec()
+        } else {
+            first_block[t as usize..e as usize].to_vec()
+        };
         // The piece's samples, where they now lie; its last event's key.
         let mut placed = Vec::new();
         let mut dst = events;
@@ -952,6 +997,7 @@ impl Assembly {
         let last = last_key(file, spans, placed.last().copied(), events)?;
         let line = &mut self.planes[p].lines[l];
         line.samples.extend(placed);
+        line.tail = new_tail;
         line.events += bytes;
         line.body = new_body;
         line.count += count;
@@ -1034,6 +1080,54 @@ impl Assembly {
     }
 }
 
+/// What an append writes from the block a line's events end in: the events already there,
+/// the window's spans (of `file`), a padding field, read as one run of bytes.
+struct Piece<'a> {
+    tail: &'a [u8],
+    file: &'a File,
+    spans: &'a [(u64, u64)],
+    pad: &'a [u8],
+}
+
+impl Piece<'_> {
+    /// Its bytes from `x` to `y`.
+    fn read(&self, x: u64, y: u64) -> io::Result<Vec<u8>> {
+        let mut out = Vec::with_capacity(y.saturating_sub(x) as usize);
+        let mut at = 0u64;
+        let mut take = |bytes: &[u8], at: u64| {
+            let (a, b) = (x.max(at), y.min(at + bytes.len() as u64));
+            if a < b {
+                out.extend_from_slice(&bytes[(a - at) as usize..(b - at) as usize]);
+            }
+        };
+        take(self.tail, at);
+        at += self.tail.len() as u64;
+        for (a, len, from) in self.source_ranges(x, y) {
+            let mut buf = vec![0u8; len as usize];
+            self.file.read_exact_at(&mut buf, a)?;
+            take(&buf, from);
+        }
+        at += self.spans.iter().map(|s| s.1 - s.0).sum::<u64>();
+        take(self.pad, at);
+        Ok(out)
+    }
+
+    /// The parts of the spans within its bytes `x` to `y`: where each begins in the file, its
+    /// length and where it lies in the run, in order.
+    fn source_ranges(&self, x: u64, y: u64) -> Vec<(u64, u64, u64)> {
+        let mut out = Vec::new();
+        let mut at = self.tail.len() as u64;
+        for &(a, b) in self.spans {
+            let (lo, hi) = (x.max(at), y.min(at + b - a));
+            if lo < hi {
+                out.push((a + lo - at, hi - lo, lo));
+            }
+            at += b - a;
+        }
+        out
+    }
+}
+
 /// A line's fields but its events, as the merge writes them.
 fn line_head(lp: &LinePlan, max_end_ps: Option<i64>) -> Vec<u8> {
     let mut b = LineBuilder::new(lp.id, lp.name.clone(), lp.timestamp_ns);
@@ -1093,4 +1187,51 @@ fn last_key(
         }
     }
     key.ok_or_else(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    /// An append's run of bytes (the events already in the block, the spans of the window's
+    /// file, the padding) reads the same between any two places, and the spans' parts between
+    /// two places are where the run holds them.
+    #[test]
+    fn a_piece_reads_as_its_tail_spans_and_padding_in_order() {
+        let src: Vec<u8> = (0..200u8).collect();
+        let mut f = tempfile::tempfile().unwrap();
+        f.write_all(&src).unwrap();
+        let spans = [(10, 50), (70, 71), (100, 180)];
+        let tail = [201u8, 202, 203];
+        let pad = blocks::padding(9).unwrap();
+        let piece = Piece {
+            tail: &tail,
+            file: &f,
+            spans: &spans,
+            pad: &pad,
+        };
+        let mut run = tail.to_vec();
+        for &(a, b) in &spans {
+            run.extend_from_slice(&src[a as usize..b as usize]);
+        }
+        let spans_end = run.len() as u64;
+        run.extend_from_slice(&pad);
+        let n = run.len() as u64;
+        for x in 0..=n {
+            for y in x..=n {
+                let got = piece.read(x, y).unwrap();
+                assert_eq!(got, run[x as usize..y as usize], "{x}..{y}");
+                let parts = piece.source_ranges(x, y);
+                for &(a, len, at) in &parts {
+                    assert_eq!(
+                        src[a as usize..(a + len) as usize],
+                        run[at as usize..(at + len) as usize]
+                    );
+                }
+                let within = y.min(spans_end).saturating_sub(x.max(tail.len() as u64));
+                assert_eq!(parts.iter().map(|p| p.1).sum::<u64>(), within, "{x}..{y}");
+            }
+        }
+    }
 }
