@@ -22,17 +22,18 @@
 //! A graph launch's dispatch count is not in its records. Where the capture counted it (the
 //! runtime's external-id requests made on the launching thread during the call, one per dispatch
 //! or copy: `Collected::graph_launches`), the launch is held until all of them came, and written
-//! whole. Where it did not, the launch is written once its stream has moved on. Either way its
-//! scope and launch facts still go along, copied, so that a dispatch still to come (one the count
-//! missed; uncounted, one delivered after its stream's later work and after the cut) is placed on
-//! its stream and labelled in a later window (counted there as an activity without a call: the
-//! call is in the earlier file). Delivery of later work says nothing of when the rest comes: a
-//! runtime that hands its completion records on in batches can deliver a finished dispatch behind
-//! later work, and behind work carried from window to window, many short windows later. So the
-//! context goes along for [`CONTEXT_NS`] of the tool's clock after the cut that wrote the call,
-//! whatever the windows show, at most [`MAX_CONTEXTS`] of them (the latest). A dispatch that
-//! comes later still is written without its call's stream and labels, counted
-//! (`activities_unplaced`) and said at exit.
+//! whole; a count short of the work (the runtime created some of it on another thread) leaves the
+//! rest to come later without its call's stream and labels, counted (`activities_unplaced`) and
+//! said at exit. Where it did not count it, the launch is written once its stream has moved on,
+//! and its scope and launch facts still go along, copied, so that a dispatch delivered after its
+//! stream's later work, and after the cut, is placed on its stream and labelled in a later window
+//! (counted there as an activity without a call: the call is in the earlier file). Delivery of
+//! later work says nothing of when the rest comes: a runtime that hands its completion records on
+//! in batches can deliver a finished dispatch behind later work, and behind work carried from
+//! window to window, many short windows later. So the context goes along for [`CONTEXT_NS`] of
+//! the tool's clock after the cut that wrote the call, whatever the windows show, at most
+//! [`MAX_CONTEXTS`] of them (the latest). A dispatch that comes later still is written without
+//! its call's stream and labels, counted (`activities_unplaced`) and said at exit.
 //!
 //! A roctx range is shown in the window where it ends, with its callbacks' times if its
 //! buffered records have not come: those records, when they come, are dropped in the next
@@ -378,18 +379,17 @@ pub fn split_incomplete(
     });
     let arrived = latest_work(c, &active);
     hold_in_stream_order(c, &arrived, (&graph_launches, &promised), windows, &mut h);
-    // A graph launch written here may still have dispatches to come: its count is not known
-    // (its stream's later work can be delivered before them, or its stream is not known), or
-    // not all of it is here (held the most times), or the count is short (the runtime created
-    // some of its work on another thread, or a call nested in it made work between its
-    // requests). Its scope and launch facts go along, copied, for those to be placed and
-    // labelled in a later window (marked as handed on more than the most times: never held
-    // there, and told apart from an id held `MAX_HANDED_ON` times), with those taken in whose
-    // time has not run out.
+    // A graph launch written here whose count is not known may still have dispatches to come
+    // (its stream's later work can be delivered before them, or its stream is not known), as
+    // may one not all of whose counted work is here (held the most times): its scope and
+    // launch facts go along, copied, for those to be placed and labelled in a later window
+    // (marked as handed on more than the most times: never held there, and told apart from an
+    // id held `MAX_HANDED_ON` times), with those taken in whose time has not run out. One all
+    // of whose counted work is here has none to come: nothing goes along for it.
     let now = c.stop_boottime_ns;
     let mut contexts: Vec<(u64, u64)> = graph_launches
         .iter()
-        .filter(|&&id| !h.holds(id))
+        .filter(|&&id| !h.holds(id) && promised.complete(id) != Some(true))
         .map(|&id| (id, now))
         .collect();
     contexts.extend(contexts_handed_on_again(c, &recorded, now));
