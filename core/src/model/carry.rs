@@ -329,7 +329,7 @@ pub fn split_incomplete(
     // The walks over the stores go by `for_each`: a packed store's chunks are walked as
     // nested loops, not an iterator asked for each record in turn.
     let mut active = IdSet::for_range(range, c.api.len());
-    let mut promised = Promised::told(c);
+    let mut promised = Promised::of(c);
     c.kernels.ids().for_each(|id| {
         active.insert(id);
         promised.count(id);
@@ -731,7 +731,7 @@ fn hold_in_stream_order(
 }
 
 /// Holds a graph launch with some of its dispatches here whose others may be still to come:
-/// one whose count the runtime told (`Promised`) until all of it came, any other while its
+/// one whose work the capture counted (`Promised`) until all of it came, any other while its
 /// stream has no later device work here.
 fn hold_graph_launches_still_to_complete(
     c: &Collected,
@@ -740,22 +740,22 @@ fn hold_graph_launches_still_to_complete(
     promised: &Promised,
     h: &mut Holding<'_>,
 ) {
-    let mut untold = Vec::new();
+    let mut uncounted = Vec::new();
     for &id in graph_launches {
         match promised.complete(id) {
             Some(false) => {
                 h.hold_open(id);
             }
             Some(true) => {}
-            None => untold.push(id),
+            None => uncounted.push(id),
         }
     }
-    if untold.is_empty() {
+    if uncounted.is_empty() {
         return;
     }
     let later_work = |s: StreamOf, id: u64| arrived.latest(s).is_some_and(|last| last > id);
     // A bit test per call, not a hash lookup.
-    let graphs = id_set(&untold);
+    let graphs = id_set(&uncounted);
     c.calls.iter().for_each(|f| {
         let id = f.correlation_id;
         if id != 0 && graphs.contains(id) && !later_work(stream_of(f.device, f.stream), id) {
@@ -773,32 +773,32 @@ fn id_set(ids: &[u64]) -> IdSet {
     set
 }
 
-/// The graph launches whose count of dispatches and copies the runtime told
+/// The graph launches whose dispatches and copies the capture counted
 /// (`Collected::graph_launches`): that count, and how many of them are here (those carried in
 /// with the launch included: a held launch goes along with all it has).
 struct Promised {
-    /// The told launches' ids as bits: most records are of other calls.
+    /// The counted launches' ids as bits: most records are of other calls.
     ids: IdSet,
     counts: HashMap<u64, (u32, u32)>,
 }
 
 impl Promised {
-    /// The counts `c` was told, none here yet (`count` each dispatch and copy).
-    fn told(c: &Collected) -> Self {
-        let told = c.graph_launches.iter().filter(|f| f.correlation_id != 0);
-        let ids: Vec<u64> = told.clone().map(|f| f.correlation_id).collect();
+    /// The counts `c` holds, none of the work here yet (`count` each dispatch and copy).
+    fn of(c: &Collected) -> Self {
+        let counted = c.graph_launches.iter().filter(|f| f.correlation_id != 0);
+        let ids: Vec<u64> = counted.clone().map(|f| f.correlation_id).collect();
         Promised {
             ids: id_set(&ids),
-            counts: told
+            counts: counted
                 .map(|f| (f.correlation_id, (f.activities, 0)))
                 .collect(),
         }
     }
 
-    /// The counts `c` was told, with its dispatches and copies counted.
+    /// The counts `c` holds, with its dispatches and copies counted.
     #[cfg(test)]
     fn of_here(c: &Collected) -> Self {
-        let mut p = Self::told(c);
+        let mut p = Self::of(c);
         c.kernels.ids().for_each(|id| p.count(id));
         c.copies.iter().for_each(|k| p.count(k.correlation_id));
         p
