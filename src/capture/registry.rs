@@ -107,7 +107,7 @@ impl Capture {
     pub fn note_external_id_request(&self, correlation_id: u64) -> bool {
         super::local::with(|l| {
             super::graph::note_request_on(l, correlation_id);
-            super::hip_stream::already_placed_on(l, correlation_id) && super::graph::no_launch_on(l)
+            request_idle_on(l, correlation_id)
         })
     }
 
@@ -117,9 +117,7 @@ impl Capture {
     /// and compares that cannot panic: the request answers these outside the panic guard.
     #[inline(always)]
     pub fn external_id_request_idle(&self, correlation_id: u64) -> bool {
-        super::local::with(|l| {
-            super::hip_stream::already_placed_on(l, correlation_id) && super::graph::no_launch_on(l)
-        })
+        super::local::with(|l| request_idle_on(l, correlation_id))
     }
 
     /// Cuts a window at every `every`-th closing of the roctx range `name`.
@@ -147,6 +145,12 @@ impl Capture {
         d.markers.shrink_to_fit();
         d
     }
+}
+
+/// [`Capture::external_id_request_idle`], given this thread's slot `l`.
+#[inline(always)]
+fn request_idle_on(l: &super::local::Local, correlation_id: u64) -> bool {
+    super::hip_stream::already_placed_on(l, correlation_id) && super::graph::no_launch_on(l)
 }
 
 #[cfg(test)]

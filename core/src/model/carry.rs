@@ -423,10 +423,7 @@ fn contexts_handed_on_again(c: &Collected, recorded: &IdSet, now: u64) -> Vec<(u
         return Vec::new();
     }
     // A bit test per call (most lie outside the contexts' id range), not a lookup.
-    let mut ids = IdSet::for_range(id_range(taken_in.keys().copied()), taken_in.len());
-    for &id in taken_in.keys() {
-        ids.insert(id);
-    }
+    let ids = IdSet::of(taken_in.keys().copied(), taken_in.len());
     c.calls
         .ids()
         .filter(|&id| ids.contains(id))
@@ -484,10 +481,7 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
             out.carried.launched.sort_unstable();
         }
         // A bit test per call and scope (most lie outside the contexts' id range).
-        let mut copied = IdSet::for_range(id_range(context.keys().copied()), context.len());
-        for &id in context.keys() {
-            copied.insert(id);
-        }
+        let copied = IdSet::of(context.keys().copied(), context.len());
         let copied = |id: u64| id != 0 && copied.contains(id);
         out.scopes
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
@@ -755,22 +749,13 @@ fn hold_graph_launches_still_to_complete(
     }
     let later_work = |s: StreamOf, id: u64| arrived.latest(s).is_some_and(|last| last > id);
     // A bit test per call, not a hash lookup.
-    let graphs = id_set(&uncounted);
+    let graphs = IdSet::of(uncounted.iter().copied(), uncounted.len());
     c.calls.iter().for_each(|f| {
         let id = f.correlation_id;
         if id != 0 && graphs.contains(id) && !later_work(stream_of(f.device, f.stream), id) {
             h.hold_open(id);
         }
     });
-}
-
-/// `ids` as bits.
-fn id_set(ids: &[u64]) -> IdSet {
-    let mut set = IdSet::for_range(id_range(ids.iter().copied()), ids.len());
-    for &id in ids {
-        set.insert(id);
-    }
-    set
 }
 
 /// The graph launches whose dispatches and copies the capture counted
@@ -786,9 +771,11 @@ impl Promised {
     /// The counts `c` holds, none of the work here yet (`count` each dispatch and copy).
     fn of(c: &Collected) -> Self {
         let counted = c.graph_launches.iter().filter(|f| f.correlation_id != 0);
-        let ids: Vec<u64> = counted.clone().map(|f| f.correlation_id).collect();
         Promised {
-            ids: id_set(&ids),
+            ids: IdSet::of(
+                counted.clone().map(|f| f.correlation_id),
+                c.graph_launches.len(),
+            ),
             counts: counted
                 .map(|f| (f.correlation_id, (f.activities, 0)))
                 .collect(),

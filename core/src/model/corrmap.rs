@@ -555,6 +555,21 @@ impl IdSet {
         }
     }
 
+    /// The set of `ids`, about `expected` of them: dense over their range where that pays
+    /// (`for_range`). `ids` is read twice, for the range and for the members.
+    pub fn of<I>(ids: I, expected: usize) -> Self
+    where
+        I: IntoIterator<Item = u64>,
+        I::IntoIter: Clone,
+    {
+        let ids = ids.into_iter();
+        let mut set = Self::for_range(id_range(ids.clone()), expected);
+        for id in ids {
+            set.insert(id);
+        }
+        set
+    }
+
     /// The word and bit of `k`, when it is in the dense range.
     fn at(&self, k: u64) -> Option<(usize, u64)> {
         let i = k.checked_sub(self.base)?;
@@ -836,6 +851,12 @@ mod tests {
         sparse.insert(1 << 39);
         assert!(sparse.contains(1 << 39) && !sparse.contains(1));
         assert!(!IdSet::for_range(None, 0).contains(0));
+        // A set of given ids: bits over their range, or hashed when too sparse.
+        let of = IdSet::of([40, 7, 90], 3);
+        assert_eq!((of.base, of.spill.len()), (7, 0));
+        assert!([7, 40, 90].iter().all(|&k| of.contains(k)) && !of.contains(41));
+        let of = IdSet::of([3, 1 << 40], 2);
+        assert!(of.bits.is_empty() && of.contains(3) && of.contains(1 << 40) && !of.contains(4));
     }
 
     #[test]

@@ -136,11 +136,7 @@ impl WrittenCalls {
             .flat_map(|t| &t.events)
             .filter(|e| e.kind == HostEventKind::HipApi && e.correlation_id != 0)
             .map(|e| e.correlation_id);
-        let mut here = IdSet::for_range(super::corrmap::id_range(ids.clone()), ids.clone().count());
-        for id in ids {
-            here.insert(id);
-        }
-        Self::new(here, earlier)
+        Self::new(IdSet::of(ids.clone(), ids.count()), earlier)
     }
 
     /// Whether the call `corr` names was written (0 names none). (Asked per activity:
