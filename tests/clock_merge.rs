@@ -167,3 +167,79 @@ fn windows_on_the_job_clock_keep_their_times_when_merged() {
         );
     }
 }
+
+/// A run's windows merged by the CLI are put in the order they were collected, though a
+/// window that took in a call from windows back (`model::carry`) starts before the window
+/// before it: the range the earlier window shows open at its end (it goes on in the later
+/// one) is left out, as it is from any window but the last.
+#[test]
+fn windows_are_merged_in_the_order_they_were_collected() {
+    use rocprof_xplane::model::{HostEvent, HostEventKind, Launched, Ordinal16, RangeInfo};
+    let wall_minus_boot = common::START_WALL_NS - common::START_BOOT_NS;
+    let origin = Origin::own(common::START_WALL_NS);
+    let mut first = moved(
+        common::launches(40),
+        common::START_BOOT_NS,
+        common::START_BOOT_NS,
+    );
+    let range = first.names.push(std::sync::Arc::from("train_step"));
+    let open = HostEvent {
+        name: range,
+        start_ns: common::START_BOOT_NS + 2_000,
+        end_ns: first.stop_boottime_ns,
+        correlation_id: 0,
+        kind: HostEventKind::MarkerRange(RangeInfo {
+            process_wide: false,
+            open_at_end: true,
+        }),
+        annotation: None,
+        device: Ordinal16::NONE,
+        launched: Launched::count(0),
+    };
+    first.host_threads[0].events.push(open);
+    let first = on_the_job_clock(first, origin, wall_minus_boot);
+    let (second, _) = common::synthetic_trace();
+    let at = first.stop_boottime_ns;
+    let mut second = moved(second, at, at);
+    // A call handed on from before the first window's start: the second window's own origin
+    // is earlier than the first's.
+    let mut taken_in = second.host_threads[0].events[0];
+    taken_in.start_ns = common::START_BOOT_NS - 5_000;
+    taken_in.end_ns = common::START_BOOT_NS - 4_000;
+    second.host_threads[0].events.insert(0, taken_in);
+    let second = on_the_job_clock(second, origin, wall_minus_boot);
+
+    let dir = tempfile::tempdir().unwrap();
+    let layout = |run: &str| layout_in(dir.path(), run);
+    let windows = [(&first, "o_w0001"), (&second, "o_w0002")]
+        .map(|(t, name)| rocprof_xplane::xplane::write_window(t, &layout(name), 2, None).unwrap());
+    let origin_of = |p: &std::path::Path| {
+        let s = read_xspace(p).unwrap();
+        plane_stats(support::xspace::plane(&s, TASK_ENV))["rocprof_xplane_origin_boottime_ns"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(
+        origin_of(&windows[1]) < origin_of(&windows[0]),
+        "the second window starts first"
+    );
+    let (merged, m) = merge_files(&windows, &layout("o")).unwrap();
+    let merged = read_xspace(&merged).unwrap();
+    let opens = support::xspace::listing(&merged, &[])
+        .into_iter()
+        .filter(|(k, _)| k.contains("open_at_end="))
+        .count();
+    assert_eq!(opens, 0, "the first window's open range is left out");
+    let each: usize = windows
+        .iter()
+        .map(|p| placed(&read_xspace(p).unwrap()).len())
+        .sum();
+    assert_eq!(placed(&merged).len(), each - 1);
+    assert_eq!(m.events as usize, each - 1);
+    assert_eq!(
+        plane_stats(support::xspace::plane(&merged, TASK_ENV))["rocprof_xplane_clock_stop_boot_ns"]
+            .as_u64(),
+        Some(second.stop_boottime_ns),
+        "the last window's end pair"
+    );
+}

@@ -319,8 +319,8 @@ impl Assembly {
 
     fn put(&mut self, input: Input, take: Take) -> Result<(), NotAdded> {
         if let Some(prev) = self.inputs.last() {
-            let boot = prev.origin.boot.is_some() && input.origin.boot.is_some();
-            if input.origin.order_key(boot) < prev.origin.order_key(boot) {
+            let order = super::input::Order::of([&prev.origin, &input.origin].into_iter());
+            if input.origin.order_key(order) < prev.origin.order_key(order) {
                 return Err(NotAdded::Refused(format!(
                     "{} is earlier than the window before it",
                     input.path.display()

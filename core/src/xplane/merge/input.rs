@@ -25,15 +25,51 @@ pub(super) struct Origin {
     pub(super) wall: Option<u64>,
     /// `profile_stop_time`: where the input ended.
     pub(super) stop: Option<u64>,
+    /// `rocprof_xplane_clock_boot_ns`: the boot-clock instant its collection began (ours, on a
+    /// job clock). A window's is the cut that ended the window before it.
+    pub(super) began: Option<u64>,
+}
+
+/// What inputs are put in time order by (`Origin::order_key`), the first every input has:
+///
+/// - `Began`: where each one's collection began. A run's windows follow one another by it
+///   exactly, whatever they show: a window's origin covers its events, and one that took in
+///   a call from a few windows back (`model::carry`) starts before the window before it.
+/// - `Boot`: its origin on the boot clock (exact), then where it ended: windows on their run's
+///   clock share an origin;
+/// - `Wall`: its origin on the wall clock, then where it ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Order {
+    Began,
+    Boot,
+    Wall,
+}
+
+impl Order {
+    /// The order `origins` can all be put in.
+    pub(super) fn of<'a>(origins: impl Iterator<Item = &'a Origin> + Clone) -> Order {
+        if origins.clone().all(|o| o.began.is_some()) {
+            Order::Began
+        } else if origins.into_iter().all(|o| o.boot.is_some()) {
+            Order::Boot
+        } else {
+            Order::Wall
+        }
+    }
 }
 
 impl Origin {
-    /// Where the input lies in time among inputs that all have the boot clock's origin
-    /// (`boot`) or not. Windows on their run's clock share an origin and tell their order by
-    /// their ends: their wall-clock starts, moved back to that origin, differ only by the
-    /// microseconds between reading the two clocks, either way.
-    pub(super) fn order_key(&self, boot: bool) -> (Option<u64>, Option<u64>) {
-        (if boot { self.boot } else { self.wall }, self.stop)
+    /// Where the input lies in time among inputs that can all be put in `order`. Windows on
+    /// their run's clock that share an origin tell their order by their ends: their wall-clock
+    /// starts, moved back to that origin, differ only by the microseconds between reading the
+    /// two clocks, either way.
+    pub(super) fn order_key(&self, order: Order) -> (Option<u64>, Option<u64>) {
+        let first = match order {
+            Order::Began => self.began,
+            Order::Boot => self.boot,
+            Order::Wall => self.wall,
+        };
+        (first, self.stop)
     }
 }
 
@@ -313,6 +349,7 @@ fn origin_of(planes: &[PlaneIn]) -> Origin {
         boot: stat(s::ORIGIN_BOOTTIME_NS),
         wall: stat(s::PROFILE_START_TIME),
         stop: stat(s::PROFILE_STOP_TIME),
+        began: stat(s::CLOCK_BOOT_NS),
     }
 }
 
@@ -354,29 +391,52 @@ mod tests {
     use super::*;
 
     /// Windows on one run's clock (one boot origin, wall starts a few µs apart either way)
-    /// are ordered by their ends; inputs on their own clocks by their origins.
+    /// are ordered by their ends; inputs on their own clocks by their origins; inputs that
+    /// say where their collection began by that, whatever their origins.
     #[test]
     fn windows_on_their_run_s_clock_are_ordered_by_their_ends() {
         let window = |wall, stop| Origin {
-            job: None,
             boot: Some(500),
             wall: Some(wall),
             stop: Some(stop),
+            ..Origin::default()
         };
         let (first, second) = (window(1_000_003, 2_000), window(1_000_000, 3_000));
-        assert!(first.order_key(true) < second.order_key(true));
+        assert_eq!(Order::of([&first, &second].into_iter()), Order::Boot);
+        assert!(first.order_key(Order::Boot) < second.order_key(Order::Boot));
         let own = |boot, wall| Origin {
-            job: None,
             boot: Some(boot),
             wall: Some(wall),
             stop: Some(9),
+            ..Origin::default()
         };
-        assert!(own(10, 2).order_key(true) < own(20, 1).order_key(true));
+        assert!(own(10, 2).order_key(Order::Boot) < own(20, 1).order_key(Order::Boot));
         let no_boot = |wall| Origin {
             wall: Some(wall),
             ..Origin::default()
         };
-        assert!(no_boot(1).order_key(false) < no_boot(2).order_key(false));
+        assert_eq!(Order::of([no_boot(1), own(1, 1)].iter()), Order::Wall);
+        assert!(no_boot(1).order_key(Order::Wall) < no_boot(2).order_key(Order::Wall));
+        // A window that took in a call from windows back starts before the window before
+        // it, and ends before it when that one's events ran on past its cut.
+        let began = |began, boot, stop| {
+            Origin {
+                began: Some(began),
+                ..own(boot, 0)
+            }
+            .with_stop(stop)
+        };
+        let (before, after) = (began(100, 90, 300), began(200, 80, 250));
+        assert_eq!(Order::of([&before, &after].into_iter()), Order::Began);
+        assert!(before.order_key(Order::Began) < after.order_key(Order::Began));
+        assert_eq!(Order::of([&before, &own(1, 1)].into_iter()), Order::Boot);
+    }
+
+    impl Origin {
+        fn with_stop(mut self, stop: u64) -> Self {
+            self.stop = Some(stop);
+            self
+        }
     }
 
     /// A line indexed from where its writer placed its events (`builder::EventPlaces`) has

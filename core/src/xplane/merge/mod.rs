@@ -244,11 +244,9 @@ fn merge_inputs(
         return Err(MergeError::NoInput);
     }
     refuse_foreign(&indexed)?;
-    // Time order, by origin (the inputs' names need not sort): the boot clock's when every
-    // input has it (exact), else the wall clock's; windows on their run's clock (one origin)
-    // by where each ended.
-    let boot = indexed.iter().all(|i| i.origin.boot.is_some());
-    indexed.sort_by_key(|i| i.origin.order_key(boot));
+    // Time order (the inputs' names need not sort), as `input::Order` says.
+    let order = input::Order::of(indexed.iter().map(|i| &i.origin));
+    indexed.sort_by_key(|i| i.origin.order_key(order));
     let mut merged = Merged {
         inputs: indexed.len(),
         ..Merged::default()
