@@ -8,8 +8,8 @@
 use crate::facts::{Counters, HipEventOp, HipEventRecord, SyncFact};
 use crate::fastmap::{HashMap, HashSet};
 use crate::model::deps::{self, CallEnds, DepInputs, ProducerIndex};
-use crate::model::streams::StreamIndex;
-use crate::model::trace::{Anchor, DependencyFlow, SyncCall};
+use crate::model::streams::{StreamIndex, StreamKey};
+use crate::model::trace::{Anchor, DependencyFlow, StreamTail, SyncCall};
 use std::time::{Duration, Instant};
 
 use super::devices::Places;
@@ -32,6 +32,8 @@ pub(super) struct Dependencies {
     pub flows: Vec<DependencyFlow>,
     /// Where the arrows from the records the next window wants start.
     pub record_anchors: Vec<(u64, Anchor)>,
+    /// Where each stream's last work ended, when the next window wants it.
+    pub stream_tails: Vec<StreamTail>,
     pub counters: Counters,
     pub took: Duration,
 }
@@ -70,8 +72,14 @@ impl DependencyWork {
             producers: carried_producers,
             anchors: carried_anchors,
             anchors_wanted: wanted,
+            stream_tails: carried_tails,
+            tails_wanted,
         } = self.carried;
         let earlier_anchors: HashMap<u64, Anchor> = carried_anchors.into_iter().collect();
+        let earlier_tails: HashMap<(u32, StreamKey), StreamTail> = carried_tails
+            .iter()
+            .map(|t| ((t.plane, t.key), *t))
+            .collect();
         let mut barriers: HashMap<(u64, HipEventOp), u64> = HashMap::default();
         for (op, r) in self
             .hip_events
@@ -92,6 +100,7 @@ impl DependencyWork {
             call_ends: &self.call_ends,
             barriers: &barriers,
             earlier_anchors: &earlier_anchors,
+            earlier_tails: &earlier_tails,
             host_salt: self.host_salt,
         };
         let record_anchors = if wanted.is_empty() {
@@ -108,10 +117,16 @@ impl DependencyWork {
         };
         drop(carried_producers);
         let (sync_calls, flows) = deps::resolve_dependencies(self.syncs, &inputs, &mut counters);
+        let stream_tails = if tails_wanted {
+            deps::stream_tails(carried_tails, stream_index, &lines_of)
+        } else {
+            Vec::new()
+        };
         Dependencies {
             sync_calls,
             flows,
             record_anchors,
+            stream_tails,
             counters,
             took: began.elapsed(),
         }

@@ -14,7 +14,7 @@ use crate::facts::{
 use crate::model::collected::{Carried, Collected};
 use crate::model::corrmap::{id_range, CorrMap, IdRanks};
 use crate::model::memory::LiveMemory;
-use crate::model::trace::Anchor;
+use crate::model::trace::{Anchor, StreamTail};
 use crate::store::PackedVec;
 
 /// A collection in the parts the stages read.
@@ -61,6 +61,10 @@ pub(super) struct CarriedDeps {
     pub anchors: Vec<(u64, Anchor)>,
     /// The records whose arrows' starts the next window needs (`Carried::anchors_wanted`).
     pub anchors_wanted: Vec<u64>,
+    /// The last work on each stream in earlier windows (`Carried::stream_tails`).
+    pub stream_tails: Vec<StreamTail>,
+    /// Whether the next window wants this one's (`Carried::tails_wanted`).
+    pub tails_wanted: bool,
 }
 
 /// The process and the capture's clock readings: the trace's header and time window.
@@ -207,6 +211,8 @@ impl CarriedIn {
             producers,
             anchors,
             anchors_wanted,
+            stream_tails,
+            tails_wanted,
             spans_shown,
             launched,
             memory,
@@ -224,6 +230,8 @@ impl CarriedIn {
                 producers,
                 anchors,
                 anchors_wanted,
+                stream_tails,
+                tails_wanted,
             },
             launched,
             memory,

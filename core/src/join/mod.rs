@@ -210,6 +210,7 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         sync_calls: dependencies.sync_calls,
         dependency_flows: dependencies.flows,
         record_anchors: dependencies.record_anchors,
+        stream_tails: dependencies.stream_tails,
         written_calls,
         memory,
         names: host_side.names,

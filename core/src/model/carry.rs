@@ -113,12 +113,16 @@ pub enum Windows {
 /// `c`) and the event records a later wait may resolve to (`latest_producers`), with how
 /// many times each handed-on id was; `None` when there is neither. With `Windows::Merged`,
 /// `c`'s join is also asked where the arrows of every record handed on start
-/// (`Carried::anchors_wanted`), for the next window's waits on them.
+/// (`Carried::anchors_wanted`), for the next window's waits on them, and where each stream's
+/// last work ended (`Carried::tails_wanted`), for the next window's records.
 pub fn hand_off(
     c: &mut Collected,
     carried_in: &HandedOn,
     windows: Windows,
 ) -> Option<(Collected, HandedOn)> {
+    // Windows merged: whatever is handed on, the next window's records may find the work
+    // before them on their streams only here or earlier (`Trace::stream_tails`).
+    c.carried.tails_wanted = windows == Windows::Merged;
     let split = split_incomplete(c, carried_in, windows);
     let waits_handed_on = split.as_ref().map_or(&[][..], |(held, _)| &held.syncs[..]);
     let producers = latest_producers(c, waits_handed_on);

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::memory::LiveMemory;
-use super::trace::Anchor;
+use super::trace::{Anchor, StreamTail};
 use crate::clock::ClockFacts;
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
@@ -104,6 +104,13 @@ pub struct Carried {
     /// needs (those handed on to it), when the run's windows are merged: this window's join
     /// finds them (`Trace::record_anchors`).
     pub anchors_wanted: Vec<u64>,
+    /// The last work on each stream in the run's earlier windows (`Trace::stream_tails`),
+    /// when the run's windows are merged: a record here with no work before it on its stream
+    /// starts its arrows there.
+    pub stream_tails: Vec<StreamTail>,
+    /// Whether the next window wants this one's stream tails (windows merged): this window's
+    /// join gives them (`Trace::stream_tails`).
+    pub tails_wanted: bool,
     /// Correlation ids of roctx calls whose spans an earlier capture window showed before
     /// their buffered records came: those records stand for a span already shown, so they
     /// are dropped, not shown as calls of their own.
@@ -135,6 +142,8 @@ impl Carried {
             producers,
             anchors,
             anchors_wanted,
+            stream_tails,
+            tails_wanted,
             spans_shown,
             launched,
             contexts,
@@ -145,6 +154,8 @@ impl Carried {
         self.producers.extend(producers);
         self.anchors.extend(anchors);
         self.anchors_wanted.extend(anchors_wanted);
+        self.stream_tails.extend(stream_tails);
+        self.tails_wanted |= tails_wanted;
         self.spans_shown.extend(spans_shown);
         self.launched.extend(launched);
         self.contexts.extend(contexts);

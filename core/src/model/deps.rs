@@ -14,8 +14,8 @@
 
 use crate::fastmap::HashMap;
 
-use super::streams::{stream_key, StreamIndex};
-use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, SyncCall};
+use super::streams::{stream_key, StreamIndex, StreamKey};
+use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, StreamTail, SyncCall};
 use crate::facts::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 
 /// One `hipEventRecord`.
@@ -172,12 +172,17 @@ pub struct DepInputs<'a> {
     /// Where the arrows from records of earlier windows start (`Carried::anchors`):
     /// only when the run's windows are merged into one profile.
     pub earlier_anchors: &'a HashMap<u64, Anchor>,
+    /// Where each stream's last work in earlier windows ended (`Carried::stream_tails`):
+    /// only when the run's windows are merged into one profile.
+    pub earlier_tails: &'a HashMap<(u32, StreamKey), StreamTail>,
     pub host_salt: u64,
 }
 
 /// Where an arrow from record `p` starts: the GPU-side completion of its barrier, else the
 /// last activity on its stream before it, else where an earlier window found it
-/// (`DepInputs::earlier_anchors`), else the end of the record call. The window's own work
+/// (`DepInputs::earlier_anchors`), else where its stream's last work in earlier windows
+/// ended (`DepInputs::earlier_tails`: the record came after a cut that had all the work
+/// before it), else the end of the record call. The window's own work
 /// comes before the earlier window's finding: a record handed on with the work before it
 /// (not delivered at the cut) finds that work here, where the earlier window could only find
 /// older work; a record handed on without it (it returned after the cut, or went on as a
@@ -197,7 +202,63 @@ fn producer_anchor(
             })
         })
         .or_else(|| i.earlier_anchors.get(&p.correlation_id).copied())
+        .or_else(|| {
+            let plane = (i.plane_of)(p.device)?;
+            let tail = i.earlier_tails.get(&(plane, pkey))?;
+            (tail.correlation_id < p.correlation_id).then_some(tail.anchor)
+        })
         .or_else(|| host_anchor(i, p.correlation_id))
+}
+
+/// The most streams whose last work a window hands on (`stream_tails`), those of the latest
+/// work kept: a program that makes a stream per step and never destroys it must not make
+/// every window carry them all.
+pub const MAX_STREAM_TAILS: usize = 4096;
+
+/// Where the last work on each stream ended, this window's (from its lines) over `earlier`
+/// (the windows' before it), for the next window of a run merged into one profile: at most
+/// [`MAX_STREAM_TAILS`], sorted by stream.
+pub fn stream_tails(
+    earlier: Vec<StreamTail>,
+    streams: &StreamIndex,
+    lines_of: super::streams::LinesOf<'_>,
+) -> Vec<StreamTail> {
+    let mut tails: HashMap<(u32, StreamKey), StreamTail> =
+        earlier.into_iter().map(|t| ((t.plane, t.key), t)).collect();
+    for (plane, key, line) in streams.stream_lines() {
+        let Some(lines) = lines_of(plane) else {
+            continue;
+        };
+        let Ok(k) = lines.binary_search_by_key(&line, |l| l.id) else {
+            continue;
+        };
+        let events = &lines[k].events;
+        let Some(last) = events.last() else {
+            continue;
+        };
+        // A graph launch's dispatches share its id: the one ending last.
+        let end = events
+            .iter()
+            .rev()
+            .take_while(|e| e.correlation_id == last.correlation_id)
+            .map(|e| e.end_ns)
+            .max()
+            .unwrap_or(last.end_ns);
+        let tail = StreamTail {
+            plane,
+            key,
+            correlation_id: last.correlation_id,
+            anchor: Anchor::on_device(plane, line, end),
+        };
+        tails.insert((plane, key), tail);
+    }
+    let mut tails: Vec<StreamTail> = tails.into_values().collect();
+    if tails.len() > MAX_STREAM_TAILS {
+        tails.sort_unstable_by_key(|t| std::cmp::Reverse(t.correlation_id));
+        tails.truncate(MAX_STREAM_TAILS);
+    }
+    tails.sort_unstable_by_key(|t| (t.plane, t.key));
+    tails
 }
 
 /// Where the arrows from `records` start (each that has a start), by correlation id: for the

@@ -170,6 +170,16 @@ impl StreamIndex {
         self.numbers.get(&(plane, key)).copied()
     }
 
+    /// The streams with device work and a line of their own: each one's plane, key and
+    /// line (`Stream #N`). Work whose call was not seen (`StreamKey::Queue`, `Copies`) runs on
+    /// no stream a call names, and is left out.
+    pub fn stream_lines(&self) -> impl Iterator<Item = (u32, StreamKey, i64)> + '_ {
+        self.with_line
+            .iter()
+            .filter(|(_, k)| !matches!(k, StreamKey::Queue(_) | StreamKey::Copies))
+            .filter_map(|&(plane, key)| Some((plane, key, self.number(plane, key)?)))
+    }
+
     /// The stream's own line (`Stream #N`), when it has device work.
     pub fn line_of(&self, plane: u32, key: StreamKey) -> Option<i64> {
         self.with_line

@@ -50,6 +50,10 @@ pub struct Trace {
     /// Where the arrows from the records the next window was handed start
     /// (`Carried::anchors_wanted`), by record correlation id: for that window's join.
     pub record_anchors: Vec<(u64, Anchor)>,
+    /// The last work on each stream in this window and the run's windows before it
+    /// (`Carried::tails_wanted`): for the next window's records with no work before them on
+    /// their stream there.
+    pub stream_tails: Vec<StreamTail>,
     /// The calls a device event's `correlation_id` may name as written: only their work
     /// carries `correlation_id`, other work `orphan_correlation_id` (a launch flow's end
     /// needs its start). The join notes them as it reads the calls.
@@ -578,6 +582,19 @@ pub enum AnchorPlace {
     Device { ordinal: u32, line: i64 },
     /// A host thread's API line.
     Host { tid: u64 },
+}
+
+/// Where the last work of a stream in a run's windows so far ended, when the windows are
+/// merged into one profile: a record of a later window with no work before it on its stream
+/// there starts its arrows here, where the run written whole starts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamTail {
+    pub plane: u32,
+    pub key: super::streams::StreamKey,
+    /// The call of that work: a record before it (its fact came after the cut) does not
+    /// start there.
+    pub correlation_id: u64,
+    pub anchor: Anchor,
 }
 
 /// A resolved dependency, drawn as an arrow from `from` (producer) to `to` (consumer).

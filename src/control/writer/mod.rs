@@ -41,7 +41,7 @@ use crate::model::carry::{self, HandedOn};
 use crate::model::events::Collected;
 use crate::model::join::join_numbered;
 use crate::model::streams::StreamNumbers;
-use crate::model::trace::Anchor;
+use crate::model::trace::{Anchor, StreamTail};
 use crate::model::Trace;
 use crate::output;
 use crate::recorder::Recorder;
@@ -461,16 +461,21 @@ impl HandOff {
 /// The record anchors a window's join found for the window after it (`Trace::record_anchors`,
 /// asked for by `Carried::anchors_wanted`): they go to the next join, in front of what that
 /// window carried in, when the window that found them handed something on (which the next
-/// window took in). The join's own: a window's hand-off never waits for the join before it.
+/// window took in). With them, where each stream's last work so far ended
+/// (`Trace::stream_tails`, asked for by `Carried::tails_wanted`), which goes to the next
+/// join whatever was handed on. The join's own: a window's hand-off never waits for the join
+/// before it.
 #[derive(Default)]
 struct RecordAnchors {
     next: Option<Vec<(u64, Anchor)>>,
+    tails: Vec<StreamTail>,
 }
 
 impl RecordAnchors {
     /// What the join of a window that `handed_on` (or not) found.
-    fn keep(&mut self, handed_on: bool, anchors: Vec<(u64, Anchor)>) {
-        self.next = handed_on.then_some(anchors);
+    fn keep(&mut self, handed_on: bool, trace: &mut Trace) {
+        self.next = handed_on.then(|| std::mem::take(&mut trace.record_anchors));
+        self.tails = std::mem::take(&mut trace.stream_tails);
     }
 
     /// The next window, `c`, takes what the window before found.
@@ -479,6 +484,13 @@ impl RecordAnchors {
             anchors.append(&mut c.carried.anchors);
             c.carried.anchors = anchors;
         }
+        c.carried.stream_tails = std::mem::take(&mut self.tails);
+    }
+
+    /// `c`, given what the window before found, is not joined: the stream tails wait for
+    /// the window after it.
+    fn not_joined(&mut self, c: &mut Collected) {
+        self.tails = std::mem::take(&mut c.carried.stream_tails);
     }
 }
 
@@ -708,6 +720,7 @@ impl Writer {
         tests::hold_join(self.cfg);
         self.anchors.give(&mut c);
         if !c.has_records() && c.markers.is_empty() && !always {
+            self.anchors.not_joined(&mut c);
             return;
         }
         let mut trace = self.join_window(c);
@@ -715,8 +728,7 @@ impl Writer {
         stages.joined();
         #[cfg(test)]
         tests::note_join(self.cfg);
-        self.anchors
-            .keep(hands_on, std::mem::take(&mut trace.record_anchors));
+        self.anchors.keep(hands_on, &mut trace);
         self.out.write(Joined { trace, stages });
     }
     /// The last window (or the run's one profile), then the merge of the windows at exit.

@@ -162,25 +162,46 @@ fn an_inline_writer_writes_on_the_cutting_thread() {
 }
 
 /// The record anchors a window's join found go to the window after it, in front of what
-/// it carried in, only when that window took in what the first handed on.
+/// it carried in, only when that window took in what the first handed on; the stream tails
+/// go to the next window joined, whatever was handed on.
 #[test]
 fn record_anchors_go_to_the_window_that_took_the_carry() {
+    use crate::model::streams::StreamKey;
+    use crate::model::trace::StreamTail;
     let (a, b) = (Anchor::on_device(0, 1, 10), Anchor::on_device(0, 2, 20));
+    let tail = StreamTail {
+        plane: 0,
+        key: StreamKey::Created(1),
+        correlation_id: 3,
+        anchor: b,
+    };
+    let joined = |anchors: Vec<(u64, Anchor)>| Trace {
+        record_anchors: anchors,
+        stream_tails: vec![tail],
+        ..Trace::default()
+    };
     let mut r = RecordAnchors::default();
-    r.keep(true, vec![(1, a)]);
+    r.keep(true, &mut joined(vec![(1, a)]));
     let mut c = Collected::default();
     c.carried.anchors = vec![(2, b)];
     r.give(&mut c);
     assert_eq!(c.carried.anchors, [(1, a), (2, b)]);
+    assert_eq!(c.carried.stream_tails, [tail]);
     // Given once.
     let mut c = Collected::default();
     r.give(&mut c);
     assert!(c.carried.anchors.is_empty());
+    assert!(c.carried.stream_tails.is_empty());
     // A window that handed nothing on: the next window took no carry, so no anchors.
-    r.keep(false, vec![(1, a)]);
+    r.keep(false, &mut joined(vec![(1, a)]));
     let mut c = Collected::default();
     r.give(&mut c);
     assert!(c.carried.anchors.is_empty());
+    // A window not joined leaves the tails to the window after it.
+    r.not_joined(&mut c);
+    let mut c = Collected::default();
+    r.give(&mut c);
+    assert_eq!(c.carried.stream_tails, [tail]);
 }
 
 /// A hand-off tells its join whether the window handed something on (which the next

@@ -788,10 +788,31 @@ impl Shown {
 /// times, each kernel its line, and neither window counts a piece without the other.
 #[test]
 fn merged_windows_show_a_step_s_syncs_as_the_whole_run_wherever_the_cut_falls() {
+    // The GPU behind the host, and the host behind the GPU: kernel 3 has ended before the
+    // record after it is called, so a cut can fall between them, the kernel in the first
+    // window and the record in the next.
+    for host_behind in [false, true] {
+        let mut run = last_step_with_syncs();
+        if host_behind {
+            let early = |k: crate::model::events::KernelRecord| match k.correlation_id {
+                3 => crate::model::events::KernelRecord {
+                    start_ns: 101,
+                    end_ns: 107,
+                    ..k
+                },
+                _ => k,
+            };
+            let kernels: Vec<_> = run.kernels.iter().map(early).collect();
+            run.kernels = kernels.into();
+        }
+        every_cut_shows_the_whole_run(run);
+    }
+}
+
+fn every_cut_shows_the_whole_run(run: crate::model::events::Collected) {
     use crate::model::carry::{hand_off, HandedOn, Windows};
     use crate::model::join::join_numbered;
     use crate::model::streams::StreamNumbers;
-    let run = last_step_with_syncs();
     let mut want = Shown::default();
     want.add(&crate::model::join::join(run.clone()));
     let want = want.sorted();
@@ -826,6 +847,7 @@ fn merged_windows_show_a_step_s_syncs_as_the_whole_run_wherever_the_cut_falls() 
                     held.absorb(next);
                     next = held;
                 }
+                next.carried.stream_tails = first.stream_tails.clone();
                 let next = join_numbered(next, 1, &mut numbers);
                 let mut got = Shown::default();
                 got.add(&first);
