@@ -259,6 +259,53 @@ fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
     assert!(failed_at > 5, "a step of several changes: {failed_at}");
 }
 
+/// A step that fails part way leaves the assembly as it was, the windows' heads it keeps
+/// too: the same window put in again, then the rest, make the profile the merge of every
+/// window gives (a window's heads merged in twice would count its Task Environment's
+/// counters twice).
+#[test]
+fn a_window_put_in_again_after_a_failed_step_counts_once() {
+    let run = Run::new();
+    let written = run.write("w");
+    let (whole, _) = run.merged(&written, "all");
+    let Some(probe) = run.start("probe") else {
+        return;
+    };
+    drop(probe);
+    let mut failed = 0;
+    for fail_at in 1.. {
+        let copy = run.write(&format!("f{fail_at}_"));
+        let layout = run.layout(&format!("f{fail_at}"));
+        let mut p = Assembly::start(&layout).unwrap().unwrap();
+        p.add(Indexed::written(&copy[0]).unwrap()).unwrap();
+        p.set_faults(crate::xplane::merge::Faults {
+            no_insert: false,
+            fail_at: Some(fail_at),
+        });
+        match p.add(Indexed::written(&copy[1]).unwrap()) {
+            Ok(()) => break,
+            Err(NotAdded::Undone(_)) => failed += 1,
+            Err(e) => panic!("change {fail_at}: {e}"),
+        }
+        p.set_faults(crate::xplane::merge::Faults::default());
+        for w in &copy[1..3] {
+            p.add(Indexed::written(w).unwrap()).unwrap();
+        }
+        let last = Indexed::written(&copy[3]).unwrap();
+        let (path, m) = p
+            .finish(Some(last), &[], &layout)
+            .map_err(|e| e.why)
+            .unwrap();
+        assert_eq!(m.inputs, 4);
+        assert_eq!(
+            crate::xplane::read_xspace(&path).unwrap(),
+            whole,
+            "change {fail_at}"
+        );
+    }
+    assert!(failed > 5, "a step of several changes: {failed}");
+}
+
 /// Where the filesystem cannot insert ranges, no profile is begun: the windows are merged at
 /// exit as before.
 #[test]

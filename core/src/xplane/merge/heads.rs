@@ -55,35 +55,108 @@ impl Ids {
 }
 
 /// One plane's inputs made one: the output's head (lines left out) and each input's ids in it.
+/// Pass by pass: every input's stat metadata, then every input's event metadata, then every
+/// input's plane stats (read by the names all the inputs give their ids).
 pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
-    let first = &planes[0].plane.head;
-    let mut out = XPlane {
-        id: first.id,
-        name: first.name.clone(),
-        ..XPlane::default()
-    };
-    let scope_tree = first.name == s::SCOPE_TREE_PLANE;
-    let task_env = first.name == s::TASK_ENV_PLANE;
-    let mut ids = Vec::with_capacity(planes.len());
-    let mut stat_by_name: HashMap<String, i64> = HashMap::default();
-    let mut event_by_name: HashMap<String, i64> = HashMap::default();
-    for part in planes {
-        let p = part.plane;
+    let mut m = HeadMerge::new(&planes[0].plane.head);
+    let mut ids: Vec<Ids> = planes
+        .iter()
+        .map(|part| m.add_stat_metadata(part.plane))
+        .collect();
+    for (part, map) in planes.iter().zip(&mut ids) {
+        m.add_event_metadata(part.plane, map);
+    }
+    for (part, map) in planes.iter().zip(&ids) {
+        m.add_plane_stats(part.plane, map);
+    }
+    (m.out, ids)
+}
+
+/// A plane's heads merged so far, inputs added in time order: the output's head and the names
+/// it gives its ids. [`merge_heads`] adds its inputs to one pass by pass; the run's profile
+/// assembled in place (`inplace`) keeps one and adds each window's plane whole
+/// ([`HeadMerge::add`]) as the window comes.
+#[derive(Clone)]
+pub(super) struct HeadMerge {
+    out: XPlane,
+    scope_tree: bool,
+    task_env: bool,
+    /// `/host:metadata`: event metadata are programs (`keep_program_ids`).
+    programs: bool,
+    stat_by_name: HashMap<String, i64>,
+    event_by_name: HashMap<String, i64>,
+    /// Where each plane stat of the output (by its output id) is in `out.stats`.
+    stat_at: HashMap<i64, usize>,
+}
+
+impl HeadMerge {
+    /// The merge of a plane named as `first` (its first input's) is, with its id.
+    pub(super) fn new(first: &XPlane) -> HeadMerge {
+        HeadMerge {
+            out: XPlane {
+                id: first.id,
+                name: first.name.clone(),
+                ..XPlane::default()
+            },
+            scope_tree: first.name == s::SCOPE_TREE_PLANE,
+            task_env: first.name == s::TASK_ENV_PLANE,
+            programs: first.name == hlo::METADATA_PLANE,
+            stat_by_name: HashMap::default(),
+            event_by_name: HashMap::default(),
+            stat_at: HashMap::default(),
+        }
+    }
+
+    /// The output's head so far (lines left out).
+    pub(super) fn head(&self) -> &XPlane {
+        &self.out
+    }
+
+    /// Adds input plane `p` whole, the next in time: its stat metadata, event metadata and
+    /// plane stats, and returns its ids in the output's. The head is then the one
+    /// [`merge_heads`] gives for the inputs added so far, provided every input added
+    /// [`HeadMerge::adds_alone`].
+    pub(super) fn add(&mut self, p: &PlaneIn) -> Ids {
+        let mut map = self.add_stat_metadata(p);
+        self.add_event_metadata(p, &mut map);
+        self.add_plane_stats(p, &map);
+        map
+    }
+
+    /// Whether [`HeadMerge::add`] reads `p` as [`merge_heads`] does, whatever inputs follow:
+    /// where the merge reads a stat by its name (a program's HLO proto among its event
+    /// metadata's stats; the Task Environment's plane stats, summed or widened by name), `p`
+    /// names every stat it refers to. Else the name an id has after later inputs (which
+    /// [`merge_heads`] reads) need not be the one it has when `p` is added.
+    pub(super) fn adds_alone(&self, p: &PlaneIn) -> bool {
+        let named = |st: &XStat| p.head.stat_metadata.contains_key(&st.metadata_id);
+        let programs = || {
+            p.head
+                .event_metadata
+                .values()
+                .all(|m| m.stats.iter().all(named))
+        };
+        (!self.programs || programs()) && (!self.task_env || p.head.stats.iter().all(named))
+    }
+
+    /// Adds `p`'s stat metadata: its stats' ids in the output's.
+    fn add_stat_metadata(&mut self, p: &PlaneIn) -> Ids {
+        let out = &mut self.out;
         let mut map = Ids::default();
         let mut stat_ids: Vec<i64> = p.head.stat_metadata.keys().copied().collect();
         stat_ids.sort_unstable();
         for id in stat_ids {
             let m = &p.head.stat_metadata[&id];
             // Whose window it was: checked by the merge, not part of the profile it writes.
-            if task_env && [s::WINDOW_PID, s::WINDOW_RUN].contains(&m.name.as_str()) {
+            if self.task_env && [s::WINDOW_PID, s::WINDOW_RUN].contains(&m.name.as_str()) {
                 map.dropped_stats.push(id);
                 continue;
             }
             // The scope tree's stat ids are the scopes themselves.
-            let to = if scope_tree {
+            let to = if self.scope_tree {
                 id
             } else {
-                output_id(&mut stat_by_name, &out.stat_metadata, &m.name, id)
+                output_id(&mut self.stat_by_name, &out.stat_metadata, &m.name, id)
             };
             out.stat_metadata.entry(to).or_insert_with(|| {
                 let mut m = m.clone();
@@ -93,20 +166,22 @@ pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
             map.stats.insert(id, to);
         }
         map.stats_kept = map.stats.iter().all(|(from, to)| from == to);
-        ids.push(map);
+        map
     }
-    let programs = first.name == hlo::METADATA_PLANE;
-    if programs {
-        keep_program_ids(planes, &mut ids, &mut out);
-    }
-    // Elsewhere event metadata are one by name.
-    for (part, map) in planes.iter().zip(&mut ids).filter(|_| !programs) {
-        let p = part.plane;
+
+    /// Adds `p`'s event metadata (its stat metadata added: `map`), its events' ids to `map`.
+    fn add_event_metadata(&mut self, p: &PlaneIn, map: &mut Ids) {
+        if self.programs {
+            self.keep_program_ids(p, map);
+            return;
+        }
+        // Elsewhere event metadata are one by name.
+        let out = &mut self.out;
         let mut event_ids: Vec<i64> = p.head.event_metadata.keys().copied().collect();
         event_ids.sort_unstable();
         for id in event_ids {
             let m = &p.head.event_metadata[&id];
-            let to = output_id(&mut event_by_name, &out.event_metadata, &m.name, id);
+            let to = output_id(&mut self.event_by_name, &out.event_metadata, &m.name, id);
             out.event_metadata.entry(to).or_insert_with(|| {
                 let mut m = m.clone();
                 m.id = to;
@@ -117,22 +192,19 @@ pub(super) fn merge_heads(planes: &[PlanePart]) -> (XPlane, Vec<Ids>) {
         }
         map.all_kept = map.stats_kept && map.events.iter().all(|(from, to)| from == to);
     }
-    out.stats = merge_plane_stats(planes, &ids, &out, scope_tree);
-    (out, ids)
-}
 
-/// `/host:metadata`'s event metadata are programs and their ids the program ids xprof reads
-/// (`xplane::hlo`): each keeps its id, whatever its name (one module name can be compiled into
-/// several programs). A program met in several inputs keeps the first input's metadata, with
-/// the ops of every input's module where all are placeholders.
-fn keep_program_ids(planes: &[PlanePart], ids: &mut [Ids], out: &mut XPlane) {
-    let proto_stat = out
-        .stat_metadata
-        .values()
-        .find(|m| m.name == hlo::HLO_PROTO)
-        .map(|m| m.id);
-    for (part, map) in planes.iter().zip(ids.iter_mut()) {
-        for (&id, m) in &part.plane.head.event_metadata {
+    /// `/host:metadata`'s event metadata are programs and their ids the program ids xprof
+    /// reads (`xplane::hlo`): each keeps its id, whatever its name (one module name can be
+    /// compiled into several programs). A program met in several inputs keeps the first
+    /// input's metadata, with the ops of every input's module where all are placeholders.
+    fn keep_program_ids(&mut self, p: &PlaneIn, map: &mut Ids) {
+        let out = &mut self.out;
+        let proto_stat = out
+            .stat_metadata
+            .values()
+            .find(|m| m.name == hlo::HLO_PROTO)
+            .map(|m| m.id);
+        for (&id, m) in &p.head.event_metadata {
             let mut m = m.clone();
             m.id = id;
             m.stats = m.stats.iter().map(|st| map.stat(st)).collect();
@@ -149,6 +221,61 @@ fn keep_program_ids(planes: &[PlanePart], ids: &mut [Ids], out: &mut XPlane) {
             }
         }
         map.all_kept = map.stats_kept;
+    }
+
+    /// Adds `p`'s own stats (ids in the output's: `map`): the Task Environment's counters
+    /// summed and times widened; the scope tree's every edge once; elsewhere the first
+    /// input's, and any name it lacks.
+    fn add_plane_stats(&mut self, p: &PlaneIn, map: &Ids) {
+        let out = &mut self.out;
+        for st in &p.head.stats {
+            if map.dropped_stats.contains(&st.metadata_id) {
+                continue;
+            }
+            let st = map.stat(st);
+            let Some(&i) = self.stat_at.get(&st.metadata_id) else {
+                self.stat_at.insert(st.metadata_id, out.stats.len());
+                out.stats.push(st);
+                continue;
+            };
+            if self.scope_tree || !self.task_env {
+                continue;
+            }
+            let n = out
+                .stat_metadata
+                .get(&st.metadata_id)
+                .map_or("", |m| m.name.as_str());
+            let (Some(x_stat::Value::Uint64Value(old)), Some(x_stat::Value::Uint64Value(new))) =
+                (&out.stats[i].value, &st.value)
+            else {
+                continue;
+            };
+            let v = if [
+                s::PROFILE_START_TIME,
+                s::ORIGIN_BOOTTIME_NS,
+                s::CLOCK_ORIGIN_UNIX_NS,
+                s::CLOCK_BOOT_NS,
+                s::CLOCK_WALL_NS,
+            ]
+            .contains(&n)
+            {
+                (*old).min(*new)
+            } else if [
+                s::PROFILE_STOP_TIME,
+                s::CLOCK_STOP_BOOT_NS,
+                s::CLOCK_STOP_WALL_NS,
+                s::CLOCK_ERROR_NS,
+            ]
+            .contains(&n)
+            {
+                (*old).max(*new)
+            } else if n.starts_with("rocprof_xplane_") {
+                old.saturating_add(*new)
+            } else {
+                *old
+            };
+            out.stats[i].value = Some(x_stat::Value::Uint64Value(v));
+        }
     }
 }
 
@@ -199,70 +326,4 @@ fn output_id<V>(
     };
     by_name.insert(name.to_string(), to);
     to
-}
-
-/// The plane's own stats: the Task Environment's counters summed and times widened; the
-/// scope tree's every edge once; elsewhere the first input's, and any name it lacks.
-fn merge_plane_stats(
-    planes: &[PlanePart],
-    ids: &[Ids],
-    out: &XPlane,
-    scope_tree: bool,
-) -> Vec<XStat> {
-    let task_env = out.name == s::TASK_ENV_PLANE;
-    let name = |st: &XStat| {
-        out.stat_metadata
-            .get(&st.metadata_id)
-            .map_or("", |m| m.name.as_str())
-    };
-    let mut stats: Vec<XStat> = Vec::new();
-    let mut at: HashMap<i64, usize> = HashMap::default();
-    for (part, map) in planes.iter().zip(ids) {
-        for st in &part.plane.head.stats {
-            if map.dropped_stats.contains(&st.metadata_id) {
-                continue;
-            }
-            let st = map.stat(st);
-            let Some(&i) = at.get(&st.metadata_id) else {
-                at.insert(st.metadata_id, stats.len());
-                stats.push(st);
-                continue;
-            };
-            if scope_tree || !task_env {
-                continue;
-            }
-            let n = name(&st);
-            let (Some(x_stat::Value::Uint64Value(old)), Some(x_stat::Value::Uint64Value(new))) =
-                (&stats[i].value, &st.value)
-            else {
-                continue;
-            };
-            let v = if [
-                s::PROFILE_START_TIME,
-                s::ORIGIN_BOOTTIME_NS,
-                s::CLOCK_ORIGIN_UNIX_NS,
-                s::CLOCK_BOOT_NS,
-                s::CLOCK_WALL_NS,
-            ]
-            .contains(&n)
-            {
-                (*old).min(*new)
-            } else if [
-                s::PROFILE_STOP_TIME,
-                s::CLOCK_STOP_BOOT_NS,
-                s::CLOCK_STOP_WALL_NS,
-                s::CLOCK_ERROR_NS,
-            ]
-            .contains(&n)
-            {
-                (*old).max(*new)
-            } else if n.starts_with("rocprof_xplane_") {
-                old.saturating_add(*new)
-            } else {
-                *old
-            };
-            stats[i].value = Some(x_stat::Value::Uint64Value(v));
-        }
-    }
-    stats
 }

@@ -12,7 +12,8 @@
 //! warnings, errors) stay at the file's end and are written again as they change.
 //!
 //! P holds what [`super::merge_own_files`] writes for the same windows, event for event: the
-//! plane heads and line heads merged as `heads` and `events` merge them, the events in the
+//! plane heads and line heads merged as `heads` and `events` merge them (kept merged from
+//! window to window, so a put merges the newest window's heads alone), the events in the
 //! same order (start, the longer first, then the window's order). A window's piece of a line
 //! goes after P's events of the line but for its events that sort before P's last one (a
 //! roctx range open across the cut, shown whole by the later window; a call handed on across
@@ -39,13 +40,14 @@ use prost::Message;
 use super::blocks::{self, MIN_PAD};
 use super::copy;
 use super::encoded::{event_times, LINE_EVENTS};
-use super::heads::merge_heads;
-use super::input::{shifts, Input, LineIn};
+use super::heads::{merge_heads, HeadMerge};
+use super::input::{Input, Origin, PlaneIn};
 use super::splice::Key;
-use super::{plane_names, plane_parts, refuse_foreign, Check, Indexed, MergeError, Merged};
+use super::{add_rest, plane_parts, Check, Indexed, MergeError, Merged};
+use crate::fastmap::HashMap;
 use crate::wire::{xplane as fields, FileFields, RawField, PADDED_LEN};
 use crate::xplane::builder::LineBuilder;
-use crate::xplane::proto::XPlane;
+use crate::xplane::proto::{XPlane, XSpace};
 
 /// Bytes an entry's region begins with: its key (one byte: `XSpace.planes`, `XPlane.lines`)
 /// and its padded length.
@@ -178,7 +180,8 @@ enum Take {
 /// What the newest window adds to one plane of P.
 struct PlanePlan {
     name: String,
-    head: XPlane,
+    /// The plane's merged head, encoded.
+    head: Vec<u8>,
     lines: Vec<LinePlan>,
 }
 
@@ -189,6 +192,209 @@ struct LinePlan {
     timestamp_ns: i64,
     /// The newest window's piece: its plane's and line's places in that input.
     piece: Option<(usize, usize)>,
+}
+
+/// What the windows in P make of its planes' and lines' heads and the `XSpace`'s other
+/// fields, kept from window to window: a window put in is merged into them alone
+/// ([`Heads::with`]), not every window again. They are what [`super::merge_own_files`] makes
+/// of the same windows.
+#[derive(Clone, Default)]
+struct Heads {
+    /// In the order their names first appear in the windows (`plane_names`).
+    planes: Vec<PlaneHeads>,
+    clocks: Clocks,
+    /// The `XSpace`'s other fields of the windows before the newest (`add_rest`).
+    rest_before_newest: XSpace,
+}
+
+#[derive(Clone)]
+struct PlaneHeads {
+    name: String,
+    merged: MergedHead,
+    /// In the order their ids first appear in the windows (`events::PlaneMerge::line_ids`).
+    lines: Vec<LineHeads>,
+    /// Where each line's id is in `lines`.
+    line_at: HashMap<i64, usize>,
+}
+
+/// A plane's head merged from its windows'.
+#[derive(Clone)]
+enum MergedHead {
+    /// Each window's plane added as it comes (`HeadMerge::add`).
+    Added(HeadMerge),
+    /// Merged from every window's plane at each put (`merge_heads`): a window's plane refers
+    /// to a stat it does not name where the merge reads stats by name, which only the merge
+    /// of every window reads as the merge at exit does (`HeadMerge::adds_alone`).
+    Whole(XPlane),
+}
+
+/// A line's head fields merged from its windows' pieces.
+#[derive(Clone)]
+struct LineHeads {
+    id: i64,
+    /// The pieces' names, each once, in the order first met (`merged_line_name` makes of
+    /// them what it makes of every piece's).
+    names: Vec<String>,
+    /// The first piece's that has one.
+    display_name: Option<String>,
+    /// Every piece's: pieces on other clocks are not put in place.
+    timestamp_ns: i64,
+    /// The windows P held when a piece of the line was last put in (a window holding the
+    /// line twice is not put in place).
+    met_at: usize,
+}
+
+/// The windows' origins, each clock's, to tell whether they are all on one (`input::shifts`
+/// all zero) from the newest window's alone.
+#[derive(Clone, Copy, Default)]
+struct Clocks {
+    job: Clock,
+    boot: Clock,
+    wall: Clock,
+}
+
+/// One clock's origins of the windows: whether every window has one, and whether those
+/// that have one have the same.
+#[derive(Clone, Copy)]
+struct Clock {
+    every: bool,
+    first: Option<u64>,
+    one: bool,
+}
+
+impl Default for Clock {
+    fn default() -> Clock {
+        Clock {
+            every: true,
+            first: None,
+            one: true,
+        }
+    }
+}
+
+impl Clock {
+    fn add(&mut self, origin: Option<u64>) {
+        self.every &= origin.is_some();
+        if let Some(o) = origin {
+            self.one &= *self.first.get_or_insert(o) == o;
+        }
+    }
+}
+
+impl Clocks {
+    fn add(&mut self, origin: &Origin) {
+        self.job.add(origin.job);
+        self.boot.add(origin.boot);
+        self.wall.add(origin.wall);
+    }
+
+    /// No window's times move (`input::shifts`): on the job's clock where every window has
+    /// it, else the boot clock's where every window has it, else the wall clock's, every
+    /// window that has an origin has the same (one without moves by none).
+    fn one_origin(&self) -> bool {
+        if self.job.every {
+            self.job.one
+        } else if self.boot.every {
+            self.boot.one
+        } else {
+            self.wall.one
+        }
+    }
+}
+
+impl Heads {
+    /// The heads with the newest of `inputs` (the windows in P and the one being put in)
+    /// merged in, or why it cannot be put in place.
+    fn with(&self, inputs: &[Input]) -> Result<Heads, String> {
+        let newest = inputs.last().expect("the window being put in");
+        let mut heads = self.clone();
+        // The window that was the newest is followed by this one.
+        if let [.., before, _] = inputs {
+            add_rest(&mut heads.rest_before_newest, before, false);
+        }
+        heads.clocks.add(&newest.origin);
+        if !heads.clocks.one_origin() {
+            return Err("a window on another clock than the run's".into());
+        }
+        for (k, plane) in newest.planes.iter().enumerate() {
+            let name = plane.head.name.as_str();
+            if newest.planes[..k].iter().any(|p| p.head.name == name) {
+                return Err(format!("plane {name} twice in one window"));
+            }
+            let p = match heads.planes.iter().position(|h| h.name == name) {
+                Some(p) => p,
+                None => {
+                    heads.planes.push(PlaneHeads {
+                        name: name.to_string(),
+                        merged: MergedHead::Added(HeadMerge::new(&plane.head)),
+                        lines: Vec::new(),
+                        line_at: HashMap::default(),
+                    });
+                    heads.planes.len() - 1
+                }
+            };
+            heads.planes[p].add(inputs, plane)?;
+        }
+        Ok(heads)
+    }
+}
+
+impl PlaneHeads {
+    fn head(&self) -> &XPlane {
+        match &self.merged {
+            MergedHead::Added(m) => m.head(),
+            MergedHead::Whole(head) => head,
+        }
+    }
+
+    /// Merges `plane`, the newest of `inputs`' plane of this name, in.
+    fn add(&mut self, inputs: &[Input], plane: &PlaneIn) -> Result<(), String> {
+        let name = &self.name;
+        let kept = match &mut self.merged {
+            MergedHead::Added(m) if m.adds_alone(plane) => m.add(plane).all_kept,
+            _ => {
+                let (head, ids) = merge_heads(&plane_parts(inputs, name));
+                self.merged = MergedHead::Whole(head);
+                ids.iter().all(|i| i.all_kept)
+            }
+        };
+        if !kept {
+            return Err(format!(
+                "plane {name}: a window on other ids than the run's"
+            ));
+        }
+        let window = inputs.len();
+        for l in &plane.lines {
+            let id = l.head.id;
+            let at = *self.line_at.entry(id).or_insert_with(|| {
+                self.lines.push(LineHeads {
+                    id,
+                    names: Vec::new(),
+                    display_name: None,
+                    timestamp_ns: l.head.timestamp_ns,
+                    met_at: 0,
+                });
+                self.lines.len() - 1
+            });
+            let line = &mut self.lines[at];
+            if line.met_at == window {
+                return Err(format!("line {id} of plane {name} twice in one window"));
+            }
+            line.met_at = window;
+            if l.head.timestamp_ns != line.timestamp_ns || !l.events.spliceable {
+                return Err(format!(
+                    "line {id} of plane {name}: its windows' events are not on one clock or not in order"
+                ));
+            }
+            if !line.names.contains(&l.head.name) {
+                line.names.push(l.head.name.clone());
+            }
+            if line.display_name.is_none() && !l.head.display_name.is_empty() {
+                line.display_name = Some(l.head.display_name.clone());
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The profile P being assembled (see the module's documentation).
@@ -202,6 +408,8 @@ pub struct Assembly {
     len: u64,
     /// The windows put into P, in time order (files closed).
     inputs: Vec<Input>,
+    /// What they make of P's heads.
+    heads: Box<Heads>,
     planes: Vec<PlaneAt>,
     /// The `XSpace`'s other fields at P's end, as written (`write_rest`).
     rest: Vec<u8>,
@@ -261,6 +469,7 @@ impl Assembly {
             block,
             len: 0,
             inputs: Vec::new(),
+            heads: Box::default(),
             planes: Vec::new(),
             rest: Vec::new(),
             merged: Merged::default(),
@@ -327,112 +536,80 @@ impl Assembly {
                 )));
             }
         }
-        self.inputs.push(input);
-        if let Err(e) = refuse_foreign(&self.inputs) {
-            self.inputs.pop();
-            return Err(NotAdded::Refused(e.to_string()));
+        // The windows in P name one process and run (`refuse_foreign`): the window must name
+        // the first's.
+        let named = self.inputs.iter().find(|i| i.identity.is_some());
+        if let (Some(first), Some(id)) = (named, input.identity) {
+            if first.identity != Some(id) {
+                let foreign = MergeError::Foreign {
+                    path: input.path.clone(),
+                    other: first.path.clone(),
+                };
+                return Err(NotAdded::Refused(foreign.to_string()));
+            }
         }
-        self.put_newest(take).inspect_err(|_| {
+        self.inputs.push(input);
+        let heads = match self.heads.with(&self.inputs) {
+            Ok(heads) => heads,
+            Err(why) => {
+                self.inputs.pop();
+                return Err(NotAdded::Refused(why));
+            }
+        };
+        let was = std::mem::replace(&mut *self.heads, heads);
+        if let Err(e) = self.put_newest(take) {
+            *self.heads = was;
             self.inputs.pop();
-        })?;
+            return Err(e);
+        }
         if let Some(i) = self.inputs.last_mut() {
             i.file = None;
         }
         Ok(())
     }
 
-    /// Puts what `take` names of the newest input (open) into P.
+    /// Puts what `take` names of the newest input (open, its heads merged into `heads`) into
+    /// P.
     fn put_newest(&mut self, take: Take) -> Result<(), NotAdded> {
-        let plan = self.plan().map_err(NotAdded::Refused)?;
+        let plan = self.plan();
         self.apply_undoably(&plan, take)
     }
 
-    /// The newest input's part in every plane of P, or why it cannot be put in place.
-    fn plan(&self) -> Result<Vec<PlanePlan>, String> {
-        let inputs = &self.inputs[..];
-        let newest = inputs.len() - 1;
-        if shifts(inputs).iter().any(|&s| s != 0) {
-            return Err("a window on another clock than the run's".into());
-        }
-        let mut plans = Vec::new();
-        for name in plane_names(inputs) {
-            let parts = plane_parts(inputs, name);
-            let (head, ids) = merge_heads(&parts);
-            if !ids.iter().all(|i| i.all_kept) {
-                return Err(format!(
-                    "plane {name}: a window on other ids than the run's"
-                ));
+    /// The newest input's part in every plane of P.
+    fn plan(&self) -> Vec<PlanePlan> {
+        let newest = self.inputs.last().expect("the window being put in");
+        let mut plans = Vec::with_capacity(self.heads.planes.len());
+        for ph in &self.heads.planes {
+            // The newest window's plane of this name and the places of its lines (each
+            // once: `Heads::with`).
+            let k = newest.planes.iter().position(|p| p.head.name == ph.name);
+            let mut at: HashMap<i64, usize> = HashMap::default();
+            if let Some(k) = k {
+                for (j, l) in newest.planes[k].lines.iter().enumerate() {
+                    at.entry(l.head.id).or_insert(j);
+                }
             }
-            let newest_planes: Vec<usize> = inputs[newest]
-                .planes
+            let lines = ph
+                .lines
                 .iter()
-                .enumerate()
-                .filter(|(_, p)| p.head.name == name)
-                .map(|(k, _)| k)
+                .map(|lh| {
+                    let names: Vec<&str> = lh.names.iter().map(String::as_str).collect();
+                    LinePlan {
+                        id: lh.id,
+                        name: crate::xplane::space::merged_line_name(&names),
+                        display_name: lh.display_name.clone(),
+                        timestamp_ns: lh.timestamp_ns,
+                        piece: k.zip(at.get(&lh.id).copied()),
+                    }
+                })
                 .collect();
-            if newest_planes.len() > 1 {
-                return Err(format!("plane {name} twice in one window"));
-            }
-            let mut line_ids: Vec<i64> = Vec::new();
-            for part in &parts {
-                for l in &part.plane.lines {
-                    if !line_ids.contains(&l.head.id) {
-                        line_ids.push(l.head.id);
-                    }
-                }
-            }
-            let mut lines = Vec::new();
-            for id in line_ids {
-                let pieces: Vec<(usize, &LineIn)> = parts
-                    .iter()
-                    .flat_map(|p| {
-                        p.plane
-                            .lines
-                            .iter()
-                            .filter(move |l| l.head.id == id)
-                            .map(move |l| (p.input, l))
-                    })
-                    .collect();
-                let timestamp_ns = pieces.iter().map(|(_, l)| l.head.timestamp_ns).min();
-                let timestamp_ns = timestamp_ns.unwrap_or(0);
-                if pieces
-                    .iter()
-                    .any(|(_, l)| l.head.timestamp_ns != timestamp_ns || !l.events.spliceable)
-                {
-                    return Err(format!(
-                        "line {id} of plane {name}: its windows' events are not on one clock or not in order"
-                    ));
-                }
-                let names: Vec<&str> = pieces.iter().map(|(_, l)| l.head.name.as_str()).collect();
-                let piece = newest_planes.first().and_then(|&k| {
-                    let lines = &inputs[newest].planes[k].lines;
-                    lines.iter().position(|l| l.head.id == id).map(|j| (k, j))
-                });
-                if let Some(&k) = newest_planes.first() {
-                    let same = inputs[newest].planes[k].lines.iter();
-                    if same.filter(|l| l.head.id == id).count() > 1 {
-                        return Err(format!("line {id} of plane {name} twice in one window"));
-                    }
-                }
-                lines.push(LinePlan {
-                    id,
-                    name: crate::xplane::space::merged_line_name(&names),
-                    display_name: pieces
-                        .iter()
-                        .map(|(_, l)| &l.head.display_name)
-                        .find(|d| !d.is_empty())
-                        .cloned(),
-                    timestamp_ns,
-                    piece,
-                });
-            }
             plans.push(PlanePlan {
-                name: name.to_string(),
-                head,
+                name: ph.name.clone(),
+                head: ph.head().encode_to_vec(),
                 lines,
             });
         }
-        Ok(plans)
+        plans
     }
 
     /// Applies `plan`; on failure, undoes every change it made.
@@ -474,7 +651,7 @@ impl Assembly {
                 Some(p) => p,
                 None => self.new_plane(j, &pp.name)?,
             };
-            let head = pp.head.encode_to_vec();
+            let head = &pp.head;
             let at = self.plane_at(p);
             let slack = (head.len() as u64 / 4).min(PLANE_SLACK);
             let size = self.grow(j, at, self.planes[p].head, head.len(), slack)?;
@@ -516,7 +693,7 @@ impl Assembly {
             let key = fields::space::PLANES.key_byte();
             let was = std::mem::take(&mut self.planes[p].head_bytes);
             let region =
-                self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, &head, was)?;
+                self.write_region(j, at, size, key, |h| h + lines - ENTRY_HEAD, head, was)?;
             self.planes[p].head_bytes = region;
         }
         self.write_rest(j, None)?;
@@ -711,10 +888,14 @@ impl Assembly {
         }
     }
 
-    /// The `XSpace`'s other fields at P's end (`last`: the input no window follows).
-    fn write_rest(&mut self, j: &mut Journal, last: Option<(usize, &[String])>) -> io::Result<()> {
-        let mut rest = super::merge_rest_up_to(&self.inputs, last.map(|l| l.0));
-        if let Some((_, warnings)) = last {
+    /// The `XSpace`'s other fields at P's end (`last`: no window follows the newest, and
+    /// the warnings to add).
+    fn write_rest(&mut self, j: &mut Journal, last: Option<&[String]>) -> io::Result<()> {
+        let mut rest = self.heads.rest_before_newest.clone();
+        if let Some(newest) = self.inputs.last() {
+            add_rest(&mut rest, newest, last.is_some());
+        }
+        if let Some(warnings) = last {
             rest.warnings.extend(warnings.iter().cloned());
         }
         let bytes = rest.encode_to_vec();
@@ -1027,8 +1208,8 @@ impl Assembly {
             return Err(self.unfinished(e));
         }
         let mut j = Journal::default();
-        let newest = self.inputs.len().checked_sub(1);
-        if let Err(e) = self.write_rest(&mut j, newest.map(|n| (n, warnings))) {
+        let last = (!self.inputs.is_empty()).then_some(warnings);
+        if let Err(e) = self.write_rest(&mut j, last) {
             return Err(match self.undo(j) {
                 Ok(()) => self.unfinished(NotAdded::Undone(e)),
                 Err(undo) => self.unfinished(NotAdded::Broken { step: e, undo }),
@@ -1193,6 +1374,399 @@ fn last_key(
 mod tests {
     use super::*;
     use std::io::Write;
+
+    use crate::xplane::hlo;
+    use crate::xplane::proto::XStatMetadata;
+    use crate::xplane::proto::{x_event, x_stat, XEvent, XEventMetadata, XLine, XStat};
+    use crate::xplane::stats as s;
+
+    fn stat_md(id: i64, name: &str) -> (i64, XStatMetadata) {
+        let m = XStatMetadata {
+            id,
+            name: name.into(),
+            ..XStatMetadata::default()
+        };
+        (id, m)
+    }
+
+    fn uint(metadata_id: i64, v: u64) -> XStat {
+        XStat {
+            metadata_id,
+            value: Some(x_stat::Value::Uint64Value(v)),
+        }
+    }
+
+    fn event_md(id: i64, name: &str, stats: Vec<XStat>) -> (i64, XEventMetadata) {
+        let m = XEventMetadata {
+            id,
+            name: name.into(),
+            stats,
+            ..XEventMetadata::default()
+        };
+        (id, m)
+    }
+
+    /// A line with an event of `metadata_id` at each of `offsets` (ps, in order).
+    fn line(id: i64, name: &str, display_name: &str, metadata_id: i64, offsets: &[i64]) -> XLine {
+        XLine {
+            id,
+            name: name.into(),
+            display_name: display_name.into(),
+            timestamp_ns: 1_000 * id,
+            events: offsets
+                .iter()
+                .map(|&o| XEvent {
+                    metadata_id,
+                    data: Some(x_event::Data::OffsetPs(o)),
+                    duration_ps: 5,
+                    ..XEvent::default()
+                })
+                .collect(),
+            ..XLine::default()
+        }
+    }
+
+    fn plane(id: i64, name: &str) -> XPlane {
+        XPlane {
+            id,
+            name: name.into(),
+            ..XPlane::default()
+        }
+    }
+
+    /// Window `k` of a run's six, on the run's ids (a name has one id in every window that
+    /// has it) and clock, each window's tables differing: the Task Environment's counters,
+    /// times and a stat the first window gives; `/host:metadata`'s programs, the HLO proto's
+    /// stat first named in the second window, a program's ops differing from window to
+    /// window, two programs of one module name; a host plane's event and stat metadata and
+    /// plane stats met in some windows only, a line first met in the third, a display name
+    /// in the fourth; a device line's kinds of work differing; a device first met in the
+    /// fifth; the scope tree growing. `late`: the Task Environment's first two windows refer
+    /// to a stat they do not name, which the third names (a counter).
+    fn window(k: usize, late: bool) -> XSpace {
+        let k64 = k as u64;
+        let mut env = plane(1, s::TASK_ENV_PLANE);
+        env.stat_metadata = [
+            stat_md(1, s::PROFILE_START_TIME),
+            stat_md(2, s::PROFILE_STOP_TIME),
+            stat_md(3, s::ORIGIN_BOOTTIME_NS),
+            stat_md(4, s::WINDOW_PID),
+            stat_md(5, s::WINDOW_RUN),
+            stat_md(7, "first_wins"),
+        ]
+        .into();
+        env.stats = vec![
+            uint(1, [1_000, 990, 1_010, 980, 1_020, 1_000][k]),
+            uint(2, [3_000, 2_500, 4_000, 3_500, 4_200, 100][k]),
+            uint(3, 500),
+            uint(4, 42),
+            uint(5, 7),
+            uint(7, k64),
+        ];
+        if [1, 3, 4].contains(&k) {
+            env.stat_metadata
+                .extend([stat_md(6, "rocprof_xplane_dropped")]);
+            env.stats.push(uint(6, k64 + 1));
+        }
+        if late {
+            if k >= 2 {
+                env.stat_metadata
+                    .extend([stat_md(99, "rocprof_xplane_late")]);
+            }
+            env.stats.push(uint(99, 10 + k64));
+        }
+
+        let mut programs = plane(2, hlo::METADATA_PLANE);
+        let module = |id: i64, module: &str, ops: &[&str]| {
+            let bytes = hlo::placeholder_module(module, id, ops.iter().copied());
+            let proto = XStat {
+                metadata_id: 10,
+                value: Some(x_stat::Value::BytesValue(bytes)),
+            };
+            event_md(id, module, vec![proto])
+        };
+        programs.event_metadata = [event_md(100, "jit_f", vec![])].into();
+        if k >= 1 {
+            programs.stat_metadata = [stat_md(10, hlo::HLO_PROTO)].into();
+            let ops: &[&[&str]] = &[&[], &["fusion.1"], &["copy.2"], &["fusion.1", "add.3"]];
+            if k % 2 == 1 {
+                programs
+                    .event_metadata
+                    .extend([module(101, "jit_g", ops[k % 4])]);
+            }
+            if k % 2 == 0 {
+                programs
+                    .event_metadata
+                    .extend([module(102, "jit_g", ops[k / 2 + 1])]);
+            }
+        }
+
+        const NAMES: [&str; 8] = [
+            "hipLaunchKernel",
+            "hipMemcpy",
+            "hipMalloc",
+            "hipFree",
+            "step",
+            "fwd",
+            "bwd",
+            "sync",
+        ];
+        let mut host = plane(3, "/host:CPU");
+        host.stat_metadata = [stat_md(20, "a"), stat_md(22, "c")].into();
+        for (i, name) in NAMES.iter().enumerate() {
+            if (i + k) % 3 != 0 {
+                let stats = if i % 2 == 0 {
+                    vec![XStat {
+                        metadata_id: 22,
+                        value: Some(x_stat::Value::StrValue(format!("w{k}"))),
+                    }]
+                } else {
+                    vec![]
+                };
+                host.event_metadata
+                    .extend([event_md(30 + i as i64, name, stats)]);
+            }
+        }
+        host.stats = vec![uint(20, k64)];
+        if k >= 2 {
+            host.stat_metadata.extend([stat_md(21, "b")]);
+            host.stats.push(uint(21, k64));
+        }
+        let display = if k == 3 { "main" } else { "" };
+        host.lines = vec![line(
+            7,
+            "Host Threads/7",
+            display,
+            30 + k as i64 % 2 + 1,
+            &[10, 20],
+        )];
+        if k >= 2 {
+            host.lines
+                .push(line(8, "Host Threads/8", "", 31, &[k as i64 * 100]));
+        }
+
+        let kinds = [
+            "Stream #1(Compute)",
+            "Stream #1(MemcpyDToH)",
+            "Stream #1(Compute,MemcpyDToD)",
+            "Stream #1",
+        ];
+        let mut gpu0 = plane(4, "/device:GPU:0");
+        gpu0.event_metadata = [
+            event_md(1, "attention", vec![]),
+            event_md(2 + k64 as i64 % 2, ["mlp", "copy"][k % 2], vec![]),
+        ]
+        .into();
+        gpu0.lines = vec![line(1, kinds[k % 4], "", 1, &[0, 5, 9])];
+        if k >= 1 {
+            gpu0.lines
+                .insert(0, line(2, "Stream #2(Compute)", "", 1, &[3]));
+        }
+        let mut space = XSpace {
+            planes: vec![env, programs, host, gpu0],
+            hostnames: vec!["h".into()],
+            ..XSpace::default()
+        };
+        if k >= 4 {
+            let mut gpu1 = plane(5, "/device:GPU:1");
+            gpu1.event_metadata = [event_md(1, "attention", vec![])].into();
+            gpu1.lines = vec![line(1, "Stream #1(Compute)", "", 1, &[1])];
+            space.planes.insert(3, gpu1);
+        }
+        let mut scopes = plane(6, s::SCOPE_TREE_PLANE);
+        for i in 1..=k as i64 + 1 {
+            scopes
+                .stat_metadata
+                .extend([stat_md(i, &format!("scope{i}"))]);
+            scopes.stats.push(uint(i, i as u64 - 1));
+        }
+        space.planes.push(scopes);
+        space
+    }
+
+    /// The six windows written and indexed.
+    fn inputs(dir: &Path, late: bool) -> Vec<Input> {
+        (0..6)
+            .map(|k| {
+                let path = dir.join(format!("w{k}.xplane.pb"));
+                std::fs::write(&path, window(k, late).encode_to_vec()).unwrap();
+                Input::index(&path, Check::Bounds).unwrap()
+            })
+            .collect()
+    }
+
+    /// A plane's lines' heads as the merge of every window gives them (`events::PlaneMerge::line_ids`,
+    /// `merge_to`'s lines): id, name, display name, timestamp.
+    fn merged_lines(inputs: &[Input], name: &str) -> Vec<(i64, String, Option<String>, i64)> {
+        let parts = plane_parts(inputs, name);
+        let mut ids: Vec<i64> = Vec::new();
+        for l in parts.iter().flat_map(|p| &p.plane.lines) {
+            if !ids.contains(&l.head.id) {
+                ids.push(l.head.id);
+            }
+        }
+        ids.into_iter()
+            .map(|id| {
+                let pieces: Vec<&XLine> = parts
+                    .iter()
+                    .flat_map(|p| &p.plane.lines)
+                    .filter(|l| l.head.id == id)
+                    .map(|l| &l.head)
+                    .collect();
+                let names: Vec<&str> = pieces.iter().map(|l| l.name.as_str()).collect();
+                let display = pieces
+                    .iter()
+                    .map(|l| &l.display_name)
+                    .find(|d| !d.is_empty())
+                    .cloned();
+                let ts = pieces.iter().map(|l| l.timestamp_ns).min().unwrap();
+                (
+                    id,
+                    crate::xplane::space::merged_line_name(&names),
+                    display,
+                    ts,
+                )
+            })
+            .collect()
+    }
+
+    /// The heads of windows merged in one at a time, after each, are what the merge of every
+    /// window so far gives (`merge_heads` of all their planes, the lines' heads as the merge
+    /// writes them, the planes in the order their names first appear): every rule of which
+    /// metadata and stats win, with a window's heads merged alone. `late`: the Task
+    /// Environment refers to a stat it names only from the third window on; the counter's
+    /// sum then depends on the name the merge of every window reads, so that plane is merged
+    /// from every window (`MergedHead::Whole`), and only it.
+    #[test]
+    fn heads_merged_window_by_window_are_the_merge_of_every_window() {
+        for late in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let inputs = inputs(dir.path(), late);
+            let mut heads = Heads::default();
+            for k in 0..inputs.len() {
+                let so_far = &inputs[..=k];
+                heads = heads.with(so_far).unwrap();
+                let names: Vec<&str> = heads.planes.iter().map(|p| p.name.as_str()).collect();
+                assert_eq!(names, super::super::plane_names(so_far), "window {k}");
+                for ph in &heads.planes {
+                    let (whole, ids) = merge_heads(&plane_parts(so_far, &ph.name));
+                    assert!(ids.iter().all(|i| i.all_kept));
+                    assert_eq!(ph.head(), &whole, "plane {} after window {k}", ph.name);
+                    let lines: Vec<_> = ph
+                        .lines
+                        .iter()
+                        .map(|l| {
+                            let names: Vec<&str> = l.names.iter().map(String::as_str).collect();
+                            let name = crate::xplane::space::merged_line_name(&names);
+                            (l.id, name, l.display_name.clone(), l.timestamp_ns)
+                        })
+                        .collect();
+                    assert_eq!(lines, merged_lines(so_far, &ph.name), "plane {}", ph.name);
+                    let whole_merged = matches!(ph.merged, MergedHead::Whole(_));
+                    assert_eq!(whole_merged, late && ph.name == s::TASK_ENV_PLANE);
+                }
+            }
+            // What the windows' tables make, as the rules say.
+            let find = |name: &str| heads.planes.iter().find(|p| p.name == name).unwrap();
+            let env = find(s::TASK_ENV_PLANE).head();
+            let stat = |id: i64| {
+                env.stats
+                    .iter()
+                    .find(|st| st.metadata_id == id)
+                    .and_then(|st| st.value.clone())
+            };
+            let v = |x| Some(x_stat::Value::Uint64Value(x));
+            assert_eq!(
+                (stat(1), stat(2), stat(6), stat(7)),
+                (v(980), v(4_200), v(2 + 4 + 5), v(0))
+            );
+            assert_eq!(
+                (stat(4), stat(5)),
+                (None, None),
+                "whose window it was is left out"
+            );
+            if late {
+                assert_eq!(stat(99), v(10 + 11 + 12 + 13 + 14 + 15));
+            }
+            let programs = find(hlo::METADATA_PLANE).head();
+            let ops = |id: i64| {
+                let m = &programs.event_metadata[&id];
+                m.stats.iter().find_map(|st| match &st.value {
+                    Some(x_stat::Value::BytesValue(b)) => hlo::placeholder_ops(b),
+                    _ => None,
+                })
+            };
+            assert!(programs.event_metadata[&100].stats.is_empty());
+            let module = |ops: &[&str]| {
+                Some((
+                    "jit_g".to_string(),
+                    ops.iter().map(|o| o.to_string()).collect(),
+                ))
+            };
+            assert_eq!(ops(101), module(&["add.3", "fusion.1"]));
+            assert_eq!(ops(102), module(&["add.3", "copy.2", "fusion.1"]));
+            let host = find("/host:CPU").head();
+            assert_eq!(host.stats, [uint(20, 0), uint(21, 2)]);
+            assert_eq!(host.event_metadata.len(), 8);
+        }
+    }
+
+    /// In the case `HeadMerge::adds_alone` refuses, adding each window alone would not give
+    /// what the merge of every window gives: the Task Environment's counter, referred to
+    /// before its name is given, would keep the first window's value for the second.
+    #[test]
+    fn a_stat_named_after_it_is_referred_to_is_merged_from_every_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let inputs = inputs(dir.path(), true);
+        fn env(i: &Input) -> &PlaneIn {
+            let p = i.planes.iter().find(|p| p.head.name == s::TASK_ENV_PLANE);
+            p.unwrap()
+        }
+        let mut alone = HeadMerge::new(&env(&inputs[0]).head);
+        assert!(!alone.adds_alone(env(&inputs[0])));
+        for i in &inputs {
+            alone.add(env(i));
+        }
+        let (whole, _) = merge_heads(&plane_parts(&inputs, s::TASK_ENV_PLANE));
+        assert_ne!(alone.head(), &whole);
+    }
+
+    /// Whether no window's times move, told from each window's origins as they come, is what
+    /// `input::shifts` tells from every window's: every sequence of up to three windows, each
+    /// with or without an origin on each clock, of two values.
+    #[test]
+    fn clocks_told_window_by_window_are_the_shifts_of_every_window() {
+        let values = [None, Some(1_000u64), Some(2_000)];
+        let origins: Vec<Origin> = (0..27)
+            .map(|n| Origin {
+                job: values[n % 3],
+                boot: values[n / 3 % 3],
+                wall: values[n / 9],
+                ..Origin::default()
+            })
+            .collect();
+        let input = |origin: Origin| Input {
+            path: PathBuf::new(),
+            file: None,
+            len: 0,
+            planes: Vec::new(),
+            rest: XSpace::default(),
+            origin,
+            identity: None,
+        };
+        for len in 1..=3u32 {
+            for n in 0..27usize.pow(len) {
+                let seq: Vec<usize> = (0..len).map(|d| n / 27usize.pow(d) % 27).collect();
+                let inputs: Vec<Input> = seq.iter().map(|&o| input(origins[o])).collect();
+                let mut clocks = Clocks::default();
+                for i in &inputs {
+                    clocks.add(&i.origin);
+                }
+                let none_move = super::super::input::shifts(&inputs).iter().all(|&s| s == 0);
+                assert_eq!(clocks.one_origin(), none_move, "{seq:?}");
+            }
+        }
+    }
 
     /// An append's run of bytes (the events already in the block, the spans of the window's
     /// file, the padding) reads the same between any two places, and the spans' parts between

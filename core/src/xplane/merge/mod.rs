@@ -444,35 +444,36 @@ fn plane_names(inputs: &[Input]) -> Vec<&str> {
 /// The XSpace's fields but its planes: every input's host names, errors and warnings, each
 /// once, in order.
 fn merge_rest(inputs: &[Input]) -> XSpace {
-    merge_rest_up_to(inputs, inputs.len().checked_sub(1))
-}
-
-/// As [`merge_rest`], `last` the input no window follows (`None`: a later one will).
-fn merge_rest_up_to(inputs: &[Input], last: Option<usize>) -> XSpace {
     let mut rest = XSpace::default();
     for (k, i) in inputs.iter().enumerate() {
-        for h in &i.rest.hostnames {
-            if !rest.hostnames.contains(h) {
-                rest.hostnames.push(h.clone());
-            }
-        }
-        for e in &i.rest.errors {
-            if !rest.errors.contains(e) {
-                rest.errors.push(e.clone());
-            }
-        }
-        for e in &i.rest.warnings {
-            // A range open at a window's cut is shown whole in the merged profile (its
-            // `open_at_end` part is left out): that window's warning is not the profile's.
-            let obsolete = Some(k) != last && e.contains(RANGES_OPEN_AT_CUT);
-            // The last input's ranges open at its end go on in no window of this profile.
-            let e = ranges_open_with_no_next(e).unwrap_or_else(|| e.clone());
-            if !obsolete && !rest.warnings.contains(&e) {
-                rest.warnings.push(e);
-            }
-        }
+        add_rest(&mut rest, i, k + 1 == inputs.len());
     }
     rest
+}
+
+/// Adds input `i`'s host names, errors and warnings to `rest` (the inputs' before it), those
+/// it has not yet; `last`: no window follows `i`.
+fn add_rest(rest: &mut XSpace, i: &Input, last: bool) {
+    for h in &i.rest.hostnames {
+        if !rest.hostnames.contains(h) {
+            rest.hostnames.push(h.clone());
+        }
+    }
+    for e in &i.rest.errors {
+        if !rest.errors.contains(e) {
+            rest.errors.push(e.clone());
+        }
+    }
+    for e in &i.rest.warnings {
+        // A range open at a window's cut is shown whole in the merged profile (its
+        // `open_at_end` part is left out): that window's warning is not the profile's.
+        let obsolete = !last && e.contains(RANGES_OPEN_AT_CUT);
+        // The last input's ranges open at its end go on in no window of this profile.
+        let e = ranges_open_with_no_next(e).unwrap_or_else(|| e.clone());
+        if !obsolete && !rest.warnings.contains(&e) {
+            rest.warnings.push(e);
+        }
+    }
 }
 
 /// The words of the warning a capture window gives for the roctx ranges open at its cut
