@@ -213,19 +213,21 @@ fn a_profile_assembled_in_place_is_the_merge_of_its_windows() {
     assert_eq!(path, run.layout("p").file_path());
 }
 
-/// A step that fails part way (the disk full at each change in turn) is undone: P is byte
-/// for byte as before it, and P with the windows not put in merges at exit into the profile
-/// the merge of every window gives.
-#[test]
-fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
-    let run = Run::new();
-    let written = run.write("w");
-    let (whole, _) = run.merged(&written, "all");
-    let Some(probe) = run.start("probe") else {
-        return;
-    };
-    drop(probe);
-    let mut failed_at = 0;
+/// The merge of `run`'s windows, where its filesystem lets a profile be assembled in place.
+fn merged_where_assembled(run: &Run) -> Option<XSpace> {
+    let (whole, _) = run.merged(&run.write("w"), "all");
+    run.start("probe").map(|_| whole)
+}
+
+/// A window put into P after the first, failing at each of its changes in turn (the disk
+/// full there) until one succeeds: `undone` gets each failed put's change number, P with the
+/// first window in, P's bytes before the failed put, the windows' files and P's layout. How
+/// many puts failed.
+fn each_undone_put(
+    run: &Run,
+    mut undone: impl FnMut(u32, Assembly, Vec<u8>, &[WrittenWindow], &OutputLayout),
+) -> u32 {
+    let mut failed = 0;
     for fail_at in 1.. {
         let copy = run.write(&format!("f{fail_at}_"));
         let layout = run.layout(&format!("f{fail_at}"));
@@ -238,9 +240,24 @@ fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
         });
         match p.add(Indexed::written(&copy[1]).unwrap()) {
             Ok(()) => break,
-            Err(NotAdded::Undone(_)) => failed_at += 1,
+            Err(NotAdded::Undone(_)) => failed += 1,
             Err(e) => panic!("change {fail_at}: {e}"),
         }
+        undone(fail_at, p, before, &copy, &layout);
+    }
+    failed
+}
+
+/// A step that fails part way (the disk full at each change in turn) is undone: P is byte
+/// for byte as before it, and P with the windows not put in merges at exit into the profile
+/// the merge of every window gives.
+#[test]
+fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
+    let run = Run::new();
+    let Some(whole) = merged_where_assembled(&run) else {
+        return;
+    };
+    let failed = each_undone_put(&run, |fail_at, p, before, copy, layout| {
         assert!(
             std::fs::read(p.path()).unwrap() == before,
             "change {fail_at}: P is as it was"
@@ -249,14 +266,14 @@ fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
             .iter()
             .map(|w| Indexed::written(w).unwrap())
             .collect();
-        let (path, _) = merge::merge_own_indexed(rest, &[p.path()], &layout, &[]).unwrap();
+        let (path, _) = merge::merge_own_indexed(rest, &[p.path()], layout, &[]).unwrap();
         assert_eq!(
             crate::xplane::read_xspace(&path).unwrap(),
             whole,
             "change {fail_at}"
         );
-    }
-    assert!(failed_at > 5, "a step of several changes: {failed_at}");
+    });
+    assert!(failed > 5, "a step of several changes: {failed}");
 }
 
 /// A step that fails part way leaves the assembly as it was, the windows' heads it keeps
@@ -266,34 +283,17 @@ fn a_failed_step_is_undone_and_the_rest_is_merged_at_exit() {
 #[test]
 fn a_window_put_in_again_after_a_failed_step_counts_once() {
     let run = Run::new();
-    let written = run.write("w");
-    let (whole, _) = run.merged(&written, "all");
-    let Some(probe) = run.start("probe") else {
+    let Some(whole) = merged_where_assembled(&run) else {
         return;
     };
-    drop(probe);
-    let mut failed = 0;
-    for fail_at in 1.. {
-        let copy = run.write(&format!("f{fail_at}_"));
-        let layout = run.layout(&format!("f{fail_at}"));
-        let mut p = Assembly::start(&layout).unwrap().unwrap();
-        p.add(Indexed::written(&copy[0]).unwrap()).unwrap();
-        p.set_faults(crate::xplane::merge::Faults {
-            no_insert: false,
-            fail_at: Some(fail_at),
-        });
-        match p.add(Indexed::written(&copy[1]).unwrap()) {
-            Ok(()) => break,
-            Err(NotAdded::Undone(_)) => failed += 1,
-            Err(e) => panic!("change {fail_at}: {e}"),
-        }
+    let failed = each_undone_put(&run, |fail_at, mut p, _, copy, layout| {
         p.set_faults(crate::xplane::merge::Faults::default());
         for w in &copy[1..3] {
             p.add(Indexed::written(w).unwrap()).unwrap();
         }
         let last = Indexed::written(&copy[3]).unwrap();
         let (path, m) = p
-            .finish(Some(last), &[], &layout)
+            .finish(Some(last), &[], layout)
             .map_err(|e| e.why)
             .unwrap();
         assert_eq!(m.inputs, 4);
@@ -302,7 +302,7 @@ fn a_window_put_in_again_after_a_failed_step_counts_once() {
             whole,
             "change {fail_at}"
         );
-    }
+    });
     assert!(failed > 5, "a step of several changes: {failed}");
 }
 
