@@ -77,8 +77,8 @@ impl DependencyWork {
         } = self.carried;
         let earlier_anchors: HashMap<u64, Anchor> = carried_anchors.into_iter().collect();
         let earlier_tails: HashMap<(u32, StreamKey), StreamTail> = carried_tails
-            .iter()
-            .map(|t| ((t.plane, t.key), *t))
+            .into_iter()
+            .map(|t| ((t.plane, t.key), t))
             .collect();
         let mut barriers: HashMap<(u64, HipEventOp), u64> = HashMap::default();
         for (op, r) in self
@@ -117,8 +117,10 @@ impl DependencyWork {
         };
         drop(carried_producers);
         let (sync_calls, flows) = deps::resolve_dependencies(self.syncs, &inputs, &mut counters);
+        // The tails go on from the map the inputs read (`lines_of` is borrowed as long as it).
         let stream_tails = if tails_wanted {
-            deps::stream_tails(carried_tails, stream_index, &lines_of)
+            let lines = |p: u32| places.devices.get(p as usize).map(|d| d.lines.as_slice());
+            deps::stream_tails(earlier_tails, stream_index, &lines)
         } else {
             Vec::new()
         };

@@ -215,16 +215,14 @@ fn producer_anchor(
 /// every window carry them all.
 pub const MAX_STREAM_TAILS: usize = 4096;
 
-/// Where the last work on each stream ended, this window's (from its lines) over `earlier`
-/// (the windows' before it), for the next window of a run merged into one profile: at most
+/// Where the last work on each stream ended, this window's (from its lines) over `tails`
+/// (the windows' before it, by stream: `DepInputs::earlier_tails`), for the next window of a run merged into one profile: at most
 /// [`MAX_STREAM_TAILS`], sorted by stream.
 pub fn stream_tails(
-    earlier: Vec<StreamTail>,
+    mut tails: HashMap<(u32, StreamKey), StreamTail>,
     streams: &StreamIndex,
     lines_of: super::streams::LinesOf<'_>,
 ) -> Vec<StreamTail> {
-    let mut tails: HashMap<(u32, StreamKey), StreamTail> =
-        earlier.into_iter().map(|t| ((t.plane, t.key), t)).collect();
     for (plane, key, line) in streams.stream_lines() {
         let Some(lines) = lines_of(plane) else {
             continue;

@@ -47,10 +47,10 @@ pub(super) enum Order {
 
 impl Order {
     /// The order `origins` can all be put in.
-    pub(super) fn of<'a>(origins: impl Iterator<Item = &'a Origin> + Clone) -> Order {
+    pub(super) fn of<'a>(mut origins: impl Iterator<Item = &'a Origin> + Clone) -> Order {
         if origins.clone().all(|o| o.began.is_some()) {
             Order::Began
-        } else if origins.into_iter().all(|o| o.boot.is_some()) {
+        } else if origins.all(|o| o.boot.is_some()) {
             Order::Boot
         } else {
             Order::Wall
