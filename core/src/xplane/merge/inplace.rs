@@ -43,7 +43,7 @@ use super::encoded::{event_times, LINE_EVENTS};
 use super::heads::{merge_heads, HeadMerge};
 use super::input::{Input, Origin, PlaneIn};
 use super::splice::Key;
-use super::{add_rest, plane_parts, Check, Indexed, MergeError, Merged};
+use super::{add_rest, plane_parts, refuse_foreign, Check, Indexed, MergeError, Merged};
 use crate::fastmap::HashMap;
 use crate::wire::{xplane as fields, FileFields, RawField, PADDED_LEN};
 use crate::xplane::builder::LineBuilder;
@@ -536,18 +536,10 @@ impl Assembly {
                 )));
             }
         }
-        // The windows in P name one process and run (`refuse_foreign`): the window must name
-        // the first's.
+        // The windows in P name one process and run: the window must name the first's.
         let named = self.inputs.iter().find(|i| i.identity.is_some());
-        if let (Some(first), Some(id)) = (named, input.identity) {
-            if first.identity != Some(id) {
-                let foreign = MergeError::Foreign {
-                    path: input.path.clone(),
-                    other: first.path.clone(),
-                };
-                return Err(NotAdded::Refused(foreign.to_string()));
-            }
-        }
+        refuse_foreign(named.into_iter().chain([&input]))
+            .map_err(|e| NotAdded::Refused(e.to_string()))?;
         self.inputs.push(input);
         let heads = match self.heads.with(&self.inputs) {
             Ok(heads) => heads,

@@ -266,8 +266,10 @@ fn merge_inputs(
 /// Windows that name their process and run (`xplane::WindowIdentity`) must all name the same:
 /// a window of another process that took the same run name, or of an earlier run of the same
 /// process id, is refused rather than mixed in.
-fn refuse_foreign(inputs: &[Input]) -> Result<(), MergeError> {
-    let mut named = inputs.iter().filter_map(|i| Some((&i.path, i.identity?)));
+fn refuse_foreign<'a>(inputs: impl IntoIterator<Item = &'a Input>) -> Result<(), MergeError> {
+    let mut named = inputs
+        .into_iter()
+        .filter_map(|i| Some((&i.path, i.identity?)));
     let Some((first_path, first)) = named.next() else {
         return Ok(());
     };
