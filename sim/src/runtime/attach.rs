@@ -105,7 +105,7 @@ pub fn detach() -> Result<(), String> {
     let (client, result) = (a.client, a.result);
     drop(slot);
     for ctx in contexts_of(client) {
-        ctx.active.store(false, Ordering::Release);
+        ctx.set_active(false);
     }
     let before = state::FINI_STATUS.swap(-1, Ordering::AcqRel);
     if let Some(d) = result.tool_detach {
@@ -114,7 +114,7 @@ pub fn detach() -> Result<(), String> {
     }
     state::FINI_STATUS.store(before, Ordering::Release);
     for ctx in contexts_of(client) {
-        ctx.active.store(false, Ordering::Release);
+        ctx.set_active(false);
     }
     Ok(())
 }

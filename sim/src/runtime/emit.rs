@@ -47,15 +47,20 @@ fn passes(ops: &Option<Vec<i32>>, op: i32) -> bool {
 }
 
 /// The buffer configured for `kind` on `ctx`, if the operation passes the service's filter.
-pub fn buffer_for(ctx: &Context, services: &Services, kind: u32, op: i32) -> Option<Arc<Buffer>> {
+pub fn buffer_for<'s>(
+    ctx: &Context,
+    services: &'s Services,
+    kind: u32,
+    op: i32,
+) -> Option<&'s Arc<Buffer>> {
     let svc = services.buffer.get(&kind)?;
     // A buffer only receives records of the context it belongs to (reference §10).
-    (passes(&svc.ops, op) && svc.buffer.context == ctx.handle).then(|| Arc::clone(&svc.buffer))
+    (passes(&svc.ops, op) && svc.buffer.context == ctx.handle).then_some(&svc.buffer)
 }
 
-pub fn callback_for(services: &Services, kind: u32, op: i32) -> Option<CallbackService> {
+pub fn callback_for(services: &Services, kind: u32, op: i32) -> Option<&CallbackService> {
     let svc = services.callback.get(&kind)?;
-    passes(&svc.ops, op).then(|| svc.clone())
+    passes(&svc.ops, op).then_some(svc)
 }
 
 /// Correlation ids as the tool sees them in one callback.
@@ -110,7 +115,7 @@ pub fn callback(
     user_data: *mut rocprofiler_user_data_t,
 ) {
     if let Some(cb) = callback_for(services, kind, op) {
-        invoke(ctx, &cb, tid, corr, kind, op, phase, payload, user_data);
+        invoke(ctx, cb, tid, corr, kind, op, phase, payload, user_data);
     }
 }
 
@@ -219,9 +224,27 @@ pub fn traces(services: &Services, buffer_kind: Option<u32>, callback_kind: Opti
         || callback_kind.is_some_and(|k| services.callback.contains_key(&k))
 }
 
-pub fn api_record_bytes(kind: u32, op: i32, corr: Corr, start: u64, end: u64, tid: u64) -> Vec<u8> {
+/// A HIP API buffer record in the layout of the running personality (`_EXT`: 1.x only).
+#[derive(Clone, Copy)]
+pub enum ApiRecord {
+    V0(rocprofiler_buffer_tracing_hip_api_record_v0_t),
+    V1(rocprofiler_buffer_tracing_hip_api_record_v1_t),
+    Ext(rocprofiler_buffer_tracing_hip_api_ext_record_t),
+}
+
+impl ApiRecord {
+    pub fn bytes(&self) -> &[u8] {
+        match self {
+            ApiRecord::V0(r) => as_bytes(r),
+            ApiRecord::V1(r) => as_bytes(r),
+            ApiRecord::Ext(r) => as_bytes(r),
+        }
+    }
+}
+
+pub fn api_record(kind: u32, op: i32, corr: Corr, start: u64, end: u64, tid: u64) -> ApiRecord {
     if state::personality().is_v1() {
-        let r = rocprofiler_buffer_tracing_hip_api_record_v1_t {
+        ApiRecord::V1(rocprofiler_buffer_tracing_hip_api_record_v1_t {
             size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_v1_t>() as u64,
             kind,
             operation: op,
@@ -229,10 +252,9 @@ pub fn api_record_bytes(kind: u32, op: i32, corr: Corr, start: u64, end: u64, ti
             start_timestamp: start,
             end_timestamp: end,
             thread_id: tid,
-        };
-        as_bytes(&r).to_vec()
+        })
     } else {
-        let r = rocprofiler_buffer_tracing_hip_api_record_v0_t {
+        ApiRecord::V0(rocprofiler_buffer_tracing_hip_api_record_v0_t {
             size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_v0_t>() as u64,
             kind,
             operation: op,
@@ -240,13 +262,12 @@ pub fn api_record_bytes(kind: u32, op: i32, corr: Corr, start: u64, end: u64, ti
             start_timestamp: start,
             end_timestamp: end,
             thread_id: tid,
-        };
-        as_bytes(&r).to_vec()
+        })
     }
 }
 
 #[allow(clippy::too_many_arguments)]
-pub fn api_ext_record_bytes(
+pub fn api_ext_record(
     kind: u32,
     op: i32,
     corr: Corr,
@@ -255,8 +276,8 @@ pub fn api_ext_record_bytes(
     tid: u64,
     args: rocprofiler_hip_api_args_t,
     retval: rocprofiler_hip_api_retval_t,
-) -> Vec<u8> {
-    let r = rocprofiler_buffer_tracing_hip_api_ext_record_t {
+) -> ApiRecord {
+    ApiRecord::Ext(rocprofiler_buffer_tracing_hip_api_ext_record_t {
         size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_ext_record_t>() as u64,
         kind,
         operation: op,
@@ -266,6 +287,5 @@ pub fn api_ext_record_bytes(
         thread_id: tid,
         args,
         retval,
-    };
-    as_bytes(&r).to_vec()
+    })
 }

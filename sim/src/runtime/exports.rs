@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 
 use super::abi::*;
 use super::agents;
@@ -157,13 +157,8 @@ pub unsafe extern "C" fn rocprofiler_create_context(
         }
         let handle = reg.context_offset + reg.contexts.len() as u64;
         let client = reg.current_client;
-        reg.contexts.push(Arc::new(state::Context {
-            handle,
-            client,
-            active: false.into(),
-            services: RwLock::new(Default::default()),
-            ext_stacks: Mutex::new(Default::default()),
-        }));
+        reg.contexts
+            .push(Arc::new(state::Context::new(handle, client)));
         // SAFETY: non-null, caller-owned.
         unsafe { (*context_id).handle = handle };
         ok()
@@ -191,7 +186,7 @@ pub extern "C" fn rocprofiler_start_context(
                 return status("ERROR_CONTEXT_INVALID");
             }
         }
-        ctx.active.store(true, Ordering::Release);
+        ctx.set_active(true);
         super::device_counting::on_start(&ctx);
         ok()
     })
@@ -206,7 +201,7 @@ pub extern "C" fn rocprofiler_stop_context(
         let Some(ctx) = REGISTRY.lock().context(context_id.handle) else {
             return status("ERROR_CONTEXT_NOT_FOUND");
         };
-        ctx.active.store(false, Ordering::Release);
+        ctx.set_active(false);
         ok()
     })
 }
@@ -1070,7 +1065,7 @@ pub extern "C" fn rocprofiler_push_external_correlation_id(
         }
         // SAFETY: plain 8-byte union.
         let v = unsafe { external_correlation_id.value };
-        lock(&ctx.ext_stacks).entry(tid).or_default().push(v);
+        ctx.push_external(tid, v);
         ok()
     })
 }
@@ -1092,10 +1087,7 @@ pub unsafe extern "C" fn rocprofiler_pop_external_correlation_id(
         if tid < state::pid() {
             return status("ERROR_INVALID_ARGUMENT");
         }
-        let v = lock(&ctx.ext_stacks)
-            .get_mut(&tid)
-            .and_then(|s| s.pop())
-            .unwrap_or(0);
+        let v = ctx.pop_external(tid).unwrap_or(0);
         if !external_correlation_id.is_null() {
             // SAFETY: non-null, caller-owned.
             unsafe { (*external_correlation_id).value = v };

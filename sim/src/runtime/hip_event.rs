@@ -126,7 +126,7 @@ pub fn complete(
             hip_event_handle: data.hip_event_handle,
             source_queue_id: data.source_queue_id,
         };
-        emit::emplace(&buf, k.buffer, as_bytes(&rec));
+        emit::emplace(buf, k.buffer, as_bytes(&rec));
     }
     let mut ud = rocprofiler_user_data_t { value: user };
     emit::callback(

@@ -144,7 +144,7 @@ fn finalize_client(i: usize) {
             return;
         }
         for ctx in reg.contexts.iter().filter(|x| x.client == Some(i)) {
-            ctx.active.store(false, Ordering::Release);
+            ctx.set_active(false);
         }
         match c.result {
             Some(r) => (r.finalize, r.tool_data as usize),
@@ -256,7 +256,7 @@ pub(super) fn configure_client(lib: String, f: usize, priority: u32) -> usize {
     if result.is_null() {
         // Opt-out: the client's contexts are deactivated and deregistered.
         for ctx in reg.contexts.iter().filter(|c| c.client == Some(idx)) {
-            ctx.active.store(false, Ordering::Release);
+            ctx.set_active(false);
         }
     } else {
         // SAFETY: non-null pointer to the tool's configure result; copied, as the real
@@ -320,7 +320,7 @@ pub fn finalize() {
         finalize_client(i);
     }
     for ctx in state::all_contexts() {
-        ctx.active.store(false, Ordering::Release);
+        ctx.set_active(false);
     }
     threads::join_all();
     state::FINI_STATUS.store(1, Ordering::Release);

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ffi::{c_void, CString};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
 
 use super::abi::*;
 use super::agents::agent_handle;
@@ -15,7 +15,7 @@ use super::buffer::Buffer;
 use super::emit::{self, as_bytes, Corr};
 use super::hip_event;
 use super::hipargs;
-use super::state::{self, lock, set_sim_now, Context};
+use super::state::{self, lock, set_sim_now, Context, IntMap, IntSet};
 use crate::plan::*;
 
 struct Act {
@@ -128,6 +128,9 @@ pub struct Replay {
     /// Wall-clock start of the replay, for `[delivery] real_time` pacing.
     wall_start: std::sync::OnceLock<std::time::Instant>,
     cid: Vec<Vec<u64>>,
+    /// The personality's operation id of each HIP call (thread, op).
+    hip_op: Vec<Vec<i32>>,
+    kinds: CallKinds,
     call_key: Vec<Vec<usize>>,
     act_first: Vec<Vec<usize>>,
     acts: Vec<Act>,
@@ -149,8 +152,8 @@ pub struct Replay {
     range_ids: HashMap<u32, u64>,
     /// HIP_STREAM `stream_id` of each live `hipStream_t`, and the next index to hand out: the
     /// SDK numbers streams in creation order and gives a re-created handle a new index.
-    stream_index: Mutex<(HashMap<u64, u64>, u64)>,
-    streams_announced: Mutex<HashSet<u64>>,
+    stream_index: RwLock<(IntMap<u64, u64>, u64)>,
+    streams_announced: RwLock<IntSet<u64>>,
     /// HIP_GRAPH exec id of each `hipGraphExec_t` launched so far.
     graph_exec_ids: Mutex<HashMap<u64, u64>>,
     push_depth: Mutex<HashMap<u64, i32>>,
@@ -238,6 +241,8 @@ const _: () = assert!(std::mem::offset_of!(KernelPayload, pipe_id) == 152);
 struct CallSite<'a> {
     at: (usize, usize),
     cid: u64,
+    /// The API's operation id in the running personality.
+    op: i32,
     key: usize,
     act_first: usize,
     span_ns: (u64, u64),
@@ -291,6 +296,8 @@ impl Replay {
         }
         global.sort_unstable();
         let mut cid: Vec<Vec<u64>> = plan.threads.iter().map(|t| vec![0; t.ops.len()]).collect();
+        let mut hip_op: Vec<Vec<i32>> =
+            plan.threads.iter().map(|t| vec![-1; t.ops.len()]).collect();
         let mut call_key: Vec<Vec<usize>> =
             plan.threads.iter().map(|t| vec![0; t.ops.len()]).collect();
         let mut act_first: Vec<Vec<usize>> =
@@ -303,10 +310,13 @@ impl Replay {
             let op = &plan.threads[t].ops[j];
             match &op.call {
                 HostCall::Hip {
-                    activities, args, ..
+                    api,
+                    activities,
+                    args,
                 } => {
                     cid[t][j] = next_cid;
                     next_cid += 1;
+                    hip_op[t][j] = p.hip_op(api).unwrap_or(-1);
                     act_first[t][j] = acts.len();
                     let addrs = match args {
                         HipArgs::Memcpy { dst, src, .. } => (*dst, *src),
@@ -401,6 +411,8 @@ impl Replay {
             base_unix,
             wall_start: std::sync::OnceLock::new(),
             cid,
+            hip_op,
+            kinds: CallKinds::of(p),
             call_key,
             act_first,
             acts,
@@ -414,8 +426,8 @@ impl Replay {
             pending: Mutex::new(HashMap::new()),
             api_last: Mutex::new(Vec::new()),
             range_ids,
-            stream_index: Mutex::new((HashMap::new(), 1)),
-            streams_announced: Mutex::new(HashSet::new()),
+            stream_index: RwLock::new((IntMap::default(), 1)),
+            streams_announced: RwLock::new(IntSet::default()),
             graph_exec_ids: Mutex::new(HashMap::new()),
             push_depth: Mutex::new(HashMap::new()),
             thread_ranges: Mutex::new(HashMap::new()),
@@ -617,6 +629,7 @@ impl Replay {
                     let site = CallSite {
                         at: (t, j),
                         cid: self.cid[t][j],
+                        op: self.hip_op[t][j],
                         key: self.call_key[t][j],
                         act_first: self.act_first[t][j],
                         span_ns: (op.start_ns, op.end_ns),
@@ -627,14 +640,12 @@ impl Replay {
                 HostCall::Marker(m) => self.marker_call(t, j, tid, op, m),
                 HostCall::ExternalPush(v) => {
                     for ctx in state::all_contexts() {
-                        lock(&ctx.ext_stacks).entry(tid).or_default().push(*v);
+                        ctx.push_external(tid, *v);
                     }
                 }
                 HostCall::ExternalPop => {
                     for ctx in state::all_contexts() {
-                        if let Some(s) = lock(&ctx.ext_stacks).get_mut(&tid) {
-                            s.pop();
-                        }
+                        ctx.pop_external(tid);
                     }
                 }
                 HostCall::CodeObjectLoad(i) => load_code_object(*i, tid),
@@ -711,7 +722,10 @@ impl Replay {
         if handle == 0 {
             return 0;
         }
-        let mut guard = lock(&self.stream_index);
+        if let Some(&id) = read(&self.stream_index).0.get(&handle) {
+            return id;
+        }
+        let mut guard = write(&self.stream_index);
         let (ids, next) = &mut *guard;
         *ids.entry(handle).or_insert_with(|| {
             *next += 1;
@@ -722,8 +736,8 @@ impl Replay {
     /// After `hipStreamDestroy`: the handle's index is retired and a later stream with the same
     /// `hipStream_t` value is created (announced) anew.
     fn retire_stream(&self, handle: u64) {
-        lock(&self.stream_index).0.remove(&handle);
-        lock(&self.streams_announced).remove(&handle);
+        write(&self.stream_index).0.remove(&handle);
+        write(&self.streams_announced).remove(&handle);
     }
 
     /// HIP_STREAM callbacks (1.x only).
@@ -735,8 +749,7 @@ impl Replay {
         phase: u32,
         stream: u64,
     ) {
-        let p = state::personality();
-        let Some(kind) = p.callback_kind("HIP_STREAM") else {
+        let Some(kind) = self.kinds.hip_stream else {
             return;
         };
         let mut data = rocprofiler_callback_tracing_hip_stream_data_t {
@@ -767,8 +780,7 @@ impl Replay {
         phase: u32,
         (exec_id, graph_exec): (u64, u64),
     ) {
-        let p = state::personality();
-        let Some(kind) = p.callback_kind("HIP_GRAPH") else {
+        let Some(kind) = self.kinds.hip_graph else {
             return;
         };
         let mut data = rocprofiler_callback_tracing_hip_graph_data_t {
@@ -786,10 +798,10 @@ impl Replay {
         tid: u64,
         stream: u64,
     ) {
-        if stream == 0 || !state::personality().is_v1() {
+        if stream == 0 || !self.kinds.v1 || read(&self.streams_announced).contains(&stream) {
             return;
         }
-        if lock(&self.streams_announced).insert(stream) {
+        if write(&self.streams_announced).insert(stream) {
             self.stream_cb(ctxs, tid, 1, ROCPROFILER_CALLBACK_PHASE_NONE, stream);
         }
     }
@@ -802,53 +814,44 @@ impl Replay {
         args: &HipArgs,
         activities: &[Activity],
     ) {
-        let p = state::personality();
-        let op_id = p.hip_op(api).unwrap_or(-1);
-        let (cid, key) = (site.cid, site.key);
-        let ctxs: Vec<(Arc<Context>, Arc<state::Services>)> = state::active_contexts()
-            .into_iter()
-            .map(|c| {
-                let s = c.services();
-                (c, s)
-            })
-            .collect();
-        let v1 = p.is_v1();
+        let (op_id, cid, key) = (site.op, site.cid, site.key);
+        let active = state::REGISTRY.active();
+        let ctxs: &[(Arc<Context>, Arc<state::Services>)] = &active;
+        let v1 = self.kinds.v1;
         let api_kind = ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
-        let ext_kind = p.buffer_kind("HIP_RUNTIME_API_EXT");
+        let ext_kind = self.kinds.hip_api_ext;
         let stream = stream_of(args);
         let (start, end) = (self.base + site.span_ns.0, self.base + site.span_ns.1);
 
         if let (true, Some(s)) = (v1, stream) {
-            self.announce_stream(&ctxs, tid, s);
-            self.stream_cb(&ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_ENTER, s);
+            self.announce_stream(ctxs, tid, s);
+            self.stream_cb(ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_ENTER, s);
         }
-        let mut externals: Vec<u64> = ctxs
-            .iter()
-            .map(|(ctx, svc)| {
-                if emit::traces(
-                    svc,
-                    Some(api_kind),
-                    Some(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
-                ) || ext_kind.is_some_and(|k| svc.buffer.contains_key(&k))
-                {
-                    emit::external_id(ctx, svc, tid, "HIP_RUNTIME_API", op_id, cid)
-                } else {
-                    0
-                }
-            })
-            .collect();
-        // Out-pointer target of hipStreamCreate's `hipStream_t*` (written before EXIT).
-        let out_slot: *mut u64 = Box::into_raw(Box::new(0u64));
-        let out_addr = out_slot as u64;
+        let mut externals = PerCall::from_fn(ctxs.len(), 0, |i| {
+            let (ctx, svc) = &ctxs[i];
+            if emit::traces(
+                svc,
+                Some(api_kind),
+                Some(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+            ) || ext_kind.is_some_and(|k| svc.buffer.contains_key(&k))
+            {
+                emit::external_id(ctx, svc, tid, "HIP_RUNTIME_API", op_id, cid)
+            } else {
+                0
+            }
+        });
+        // Out-pointer target of hipStreamCreate's `hipStream_t*` and hipMalloc's `void**`
+        // (written before EXIT): a slot of this call, alive until it returns.
+        let mut out_slot = 0u64;
+        let out_ptr: *mut u64 = &mut out_slot;
         let mut data = rocprofiler_callback_tracing_hip_api_data_t {
             size: std::mem::size_of::<rocprofiler_callback_tracing_hip_api_data_t>() as u64,
-            args: hipargs::write_args(api, args, out_addr),
+            args: hipargs::write_args(api, args, out_ptr as u64),
             retval: zeroed(),
         };
-        let mut users: Vec<rocprofiler_user_data_t> = ctxs
-            .iter()
-            .map(|_| rocprofiler_user_data_t { value: 0 })
-            .collect();
+        let mut users = PerCall::from_fn(ctxs.len(), rocprofiler_user_data_t { value: 0 }, |_| {
+            rocprofiler_user_data_t { value: 0 }
+        });
         // ENTER and EXIT reach every context with the same payload and its own user_data slot.
         let api_callbacks = |phase: u32,
                              data: &mut rocprofiler_callback_tracing_hip_api_data_t,
@@ -869,7 +872,7 @@ impl Replay {
             }
         };
         set_sim_now(start);
-        let depths: Vec<usize> = ctxs.iter().map(|(c, _)| c.external_depth(tid)).collect();
+        let depths = PerCall::from_fn(ctxs.len(), 0, |i| ctxs[i].0.external_depth(tid));
         api_callbacks(
             ROCPROFILER_CALLBACK_PHASE_ENTER,
             &mut data,
@@ -902,15 +905,13 @@ impl Replay {
             _ => None,
         };
         if let Some(h) = graph {
-            self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_ENTER, h);
+            self.graph_cb(ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_ENTER, h);
         }
         for (k, a) in activities.iter().enumerate() {
             let g = site.act_first + k;
-            let per_ctx = self.enqueue_activity(&ctxs, tid, g, a);
+            let per_ctx = self.enqueue_activity(ctxs, tid, g, a);
             let counting = match a {
-                Activity::Kernel { .. } => {
-                    super::counting::on_enqueue(&ctxs, self.counting_data(g))
-                }
+                Activity::Kernel { .. } => super::counting::on_enqueue(ctxs, self.counting_data(g)),
                 _ => Vec::new(),
             };
             self.submit(
@@ -923,16 +924,16 @@ impl Replay {
             );
         }
         if let Some(h) = graph {
-            self.graph_cb(&ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_EXIT, h);
+            self.graph_cb(ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_EXIT, h);
         }
         if let Some(b) = site.barrier {
-            self.enqueue_barrier(&ctxs, tid, site.at, cid, &externals, b);
+            self.enqueue_barrier(ctxs, tid, site.at, cid, &externals, b);
         }
         if let (true, HipArgs::StreamCreate { stream: s, .. }) = (v1, args) {
-            self.announce_stream(&ctxs, tid, *s);
+            self.announce_stream(ctxs, tid, *s);
         }
         if let (true, HipArgs::StreamDestroy { stream: s }) = (v1, args) {
-            self.stream_cb(&ctxs, tid, 2, ROCPROFILER_CALLBACK_PHASE_NONE, *s);
+            self.stream_cb(ctxs, tid, 2, ROCPROFILER_CALLBACK_PHASE_NONE, *s);
             self.retire_stream(*s);
         }
         // Paced replay: a call takes its simulated time in wall-clock time too (a
@@ -943,14 +944,11 @@ impl Replay {
             self.wait_for_wall_time(site.span_ns.1, pace);
         }
         set_sim_now(end);
-        if let HipArgs::Malloc { ptr, .. } = args {
-            // The allocation's result, written through its out-pointer before EXIT.
-            // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
-            unsafe { std::ptr::write_volatile(out_slot, *ptr) };
-        }
-        if let HipArgs::StreamCreate { stream: s, .. } = args {
-            // SAFETY: out_slot is a live heap allocation we own; the args union points at it.
-            unsafe { std::ptr::write_volatile(out_slot, *s) };
+        if let HipArgs::Malloc { ptr, .. } | HipArgs::StreamCreate { stream: ptr, .. } = args {
+            // The call's result, written through its out-pointer before EXIT (volatile: the
+            // tool reads it through the address in the args union).
+            // SAFETY: out_ptr points at out_slot, a local of this call alive until it returns.
+            unsafe { std::ptr::write_volatile(out_ptr, *ptr) };
         }
         api_callbacks(
             ROCPROFILER_CALLBACK_PHASE_EXIT,
@@ -958,54 +956,52 @@ impl Replay {
             &mut users,
             &externals,
         );
-        // SAFETY: reclaiming the allocation made above; no callback runs after this point
-        // for this call, so nobody reads through the pointer legitimately anymore.
-        drop(unsafe { Box::from_raw(out_slot) });
-        let mut recs = Vec::new();
+        // The API records, per context in context order: emplaced now (natural order), or
+        // held for the order the plan asks for.
+        let order = self.plan.delivery.api_order;
+        let mut held = Vec::new();
+        let mut record = |buffer: &Arc<Buffer>, kind: u32, rec: emit::ApiRecord| {
+            if order == ApiOrder::Natural {
+                emit::emplace(buffer, kind, rec.bytes());
+            } else {
+                held.push(Deferred {
+                    buffer: Arc::clone(buffer),
+                    kind,
+                    bytes: rec.bytes().to_vec(),
+                });
+            }
+        };
         for (i, (ctx, svc)) in ctxs.iter().enumerate() {
             let corr = Corr::new(cid, externals[i]);
             if let Some(buf) = emit::buffer_for(ctx, svc, api_kind, op_id) {
-                let bytes = emit::api_record_bytes(api_kind, op_id, corr, start, end, tid);
-                recs.push(Deferred {
-                    buffer: buf,
-                    kind: api_kind,
-                    bytes,
-                });
+                record(
+                    buf,
+                    api_kind,
+                    emit::api_record(api_kind, op_id, corr, start, end, tid),
+                );
             }
             if let Some(k) = ext_kind {
                 if let Some(buf) = emit::buffer_for(ctx, svc, k, op_id) {
-                    let bytes = emit::api_ext_record_bytes(
-                        k,
-                        op_id,
-                        corr,
-                        start,
-                        end,
-                        tid,
-                        data.args,
-                        zeroed(),
-                    );
-                    recs.push(Deferred {
-                        buffer: buf,
-                        kind: k,
-                        bytes,
-                    });
+                    let rec =
+                        emit::api_ext_record(k, op_id, corr, start, end, tid, data.args, zeroed());
+                    record(buf, k, rec);
                 }
             }
         }
-        match self.plan.delivery.api_order {
-            ApiOrder::Natural => emit_all(recs),
-            ApiOrder::ApiLast => lock(&self.api_last).extend(recs),
+        match order {
+            ApiOrder::Natural => {}
+            ApiOrder::ApiLast => lock(&self.api_last).extend(held),
             ApiOrder::ActivitiesFirst => {
                 let now = {
                     let mut pend = lock(&self.pending);
                     match pend.get_mut(&key) {
                         Some(pe) if pe.remaining > 0 => {
-                            pe.deferred = Some(recs);
+                            pe.deferred = Some(held);
                             None
                         }
                         _ => {
                             pend.remove(&key);
-                            Some(recs)
+                            Some(held)
                         }
                     }
                 };
@@ -1015,7 +1011,7 @@ impl Replay {
             }
         }
         if let (true, Some(s)) = (v1, stream) {
-            self.stream_cb(&ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_EXIT, s);
+            self.stream_cb(ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_EXIT, s);
         }
     }
 
@@ -1458,9 +1454,9 @@ impl Replay {
                                         &(self.queue_of(g) as i32).to_ne_bytes(),
                                     );
                                     bytes.resize(DISPATCH_RECORD_WITH_PIPE_ID, 0);
-                                    emit::emplace(&buf, kind, &bytes);
+                                    emit::emplace(buf, kind, &bytes);
                                 } else {
-                                    emit::emplace(&buf, kind, as_bytes(&rec));
+                                    emit::emplace(buf, kind, as_bytes(&rec));
                                 }
                             }
                             if let Some(cb) = emit::callback_for(
@@ -1471,7 +1467,7 @@ impl Replay {
                                 let mut data = self.kernel_payload(g, true);
                                 emit::invoke(
                                     pc.ctx.handle,
-                                    &cb,
+                                    cb,
                                     enq.tid,
                                     corr,
                                     ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH,
@@ -1521,7 +1517,7 @@ impl Replay {
                                     size: len as u64,
                                     ..rec
                                 };
-                                emit::emplace(&buf, kind, &as_bytes(&rec)[..len]);
+                                emit::emplace(buf, kind, &as_bytes(&rec)[..len]);
                             }
                             let mut payload = self.copy_payload(g, true);
                             emit::callback(
@@ -1674,8 +1670,8 @@ impl Replay {
         for (i, (ctx, svc)) in ctxs.iter().enumerate() {
             if let Some(buf) = emit::buffer_for(ctx, svc, kind_buf, op_id) {
                 let corr = Corr::new(cid, externals[i]);
-                let bytes = emit::api_record_bytes(kind_buf, op_id, corr, start, end, tid);
-                emit::emplace(&buf, kind_buf, &bytes);
+                let rec = emit::api_record(kind_buf, op_id, corr, start, end, tid);
+                emit::emplace(buf, kind_buf, rec.bytes());
             }
         }
     }
@@ -1795,8 +1791,8 @@ fn range_record(r: &OpenRange, tid: u64, kind: u32, end: u64) {
         let svc = ctx.services();
         if let Some(buf) = emit::buffer_for(ctx, &svc, kind, r.op) {
             let corr = Corr::new(r.cid, *ext);
-            let bytes = emit::api_record_bytes(kind, r.op, corr, r.start, end, tid);
-            emit::emplace(&buf, kind, &bytes);
+            let rec = emit::api_record(kind, r.op, corr, r.start, end, tid);
+            emit::emplace(buf, kind, rec.bytes());
         }
     }
 }
@@ -1905,6 +1901,83 @@ fn callback_each<T>(
             &mut ud,
         );
     }
+}
+
+/// The personality's kind values a HIP call uses, resolved once per replay.
+struct CallKinds {
+    v1: bool,
+    hip_api_ext: Option<u32>,
+    hip_stream: Option<u32>,
+    hip_graph: Option<u32>,
+}
+
+impl CallKinds {
+    fn of(p: super::Personality) -> CallKinds {
+        CallKinds {
+            v1: p.is_v1(),
+            hip_api_ext: p.buffer_kind("HIP_RUNTIME_API_EXT"),
+            hip_stream: p.callback_kind("HIP_STREAM"),
+            hip_graph: p.callback_kind("HIP_GRAPH"),
+        }
+    }
+}
+
+/// Per-context values of one call: on the stack for up to `PER_CALL_INLINE` contexts, on the
+/// heap beyond (the number of active contexts has no bound).
+struct PerCall<T> {
+    inline: [T; PER_CALL_INLINE],
+    heap: Vec<T>,
+    len: usize,
+}
+
+const PER_CALL_INLINE: usize = 4;
+
+impl<T: Copy> PerCall<T> {
+    /// `f(i)` for each of `n` contexts; `zero` fills the unused inline slots.
+    fn from_fn(n: usize, zero: T, mut f: impl FnMut(usize) -> T) -> PerCall<T> {
+        let mut p = PerCall {
+            inline: [zero; PER_CALL_INLINE],
+            heap: Vec::new(),
+            len: n,
+        };
+        if n <= PER_CALL_INLINE {
+            for (i, slot) in p.inline[..n].iter_mut().enumerate() {
+                *slot = f(i);
+            }
+        } else {
+            p.heap = (0..n).map(f).collect();
+        }
+        p
+    }
+}
+
+impl<T> std::ops::Deref for PerCall<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        if self.len <= PER_CALL_INLINE {
+            &self.inline[..self.len]
+        } else {
+            &self.heap
+        }
+    }
+}
+
+impl<T> std::ops::DerefMut for PerCall<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        if self.len <= PER_CALL_INLINE {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.heap
+        }
+    }
+}
+
+fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
 }
 
 fn emit_all(recs: Vec<Deferred>) {
@@ -2039,7 +2112,7 @@ fn code_object_callbacks(co: u32, tid: u64, phase: u32, contexts: &[Arc<Context>
                 let mut ud = rocprofiler_user_data_t { value: 0 };
                 emit::invoke(
                     ctx.handle,
-                    &cb,
+                    cb,
                     tid,
                     Corr::default(),
                     kind,
@@ -2161,9 +2234,14 @@ pub fn unload_all_code_objects() {
 /// A runtime an application drives one HIP call at a time (`rocprof_sim_hip_call`): the
 /// replay of a plan without ops, whose calls take correlation ids in arrival order and their
 /// times from the host clock. Each call is what the replay does for the same call in a plan.
+/// The API a live call makes.
+const LIVE_API: &str = "hipLaunchKernel";
+
 pub struct Live {
     replay: Replay,
     next_cid: std::sync::atomic::AtomicU64,
+    /// `hipLaunchKernel`'s operation id in the running personality.
+    launch_op: i32,
 }
 
 impl Live {
@@ -2174,6 +2252,7 @@ impl Live {
         Ok(Live {
             replay: Replay::new(plan)?,
             next_cid: std::sync::atomic::AtomicU64::new(1),
+            launch_op: state::personality().hip_op(LIVE_API).unwrap_or(-1),
         })
     }
 
@@ -2196,13 +2275,13 @@ impl Live {
         let site = CallSite {
             at: (0, 0),
             cid,
+            op: self.launch_op,
             key: cid as usize,
             act_first: 0,
             span_ns: (now, now + 1),
             barrier: None,
         };
-        self.replay
-            .hip_call(&site, tid, "hipLaunchKernel", &args, &[]);
+        self.replay.hip_call(&site, tid, LIVE_API, &args, &[]);
         state::clear_sim_now();
     }
 }

@@ -5,9 +5,10 @@
 //! that the hot path only reads it, so short mutex sections suffice and no lock is ever held
 //! while tool code runs (a tool may call back into the runtime from any callback).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use super::abi::*;
@@ -108,10 +109,66 @@ pub struct RequestService {
     pub data: Opaque,
 }
 
+/// A service per tracing kind, indexed by the kind's value (a few dozen at most): every traced
+/// call looks its kinds up here.
+#[derive(Clone)]
+pub struct KindMap<T>(Vec<Option<T>>);
+
+impl<T> Default for KindMap<T> {
+    fn default() -> Self {
+        KindMap(Vec::new())
+    }
+}
+
+impl<T> KindMap<T> {
+    pub fn get(&self, kind: &u32) -> Option<&T> {
+        self.0.get(*kind as usize)?.as_ref()
+    }
+    pub fn contains_key(&self, kind: &u32) -> bool {
+        self.get(kind).is_some()
+    }
+    pub fn insert(&mut self, kind: u32, v: T) {
+        let i = kind as usize;
+        if self.0.len() <= i {
+            self.0.resize_with(i + 1, || None);
+        }
+        self.0[i] = Some(v);
+    }
+}
+
+/// Hasher for integer keys (thread ids, stream handles, call keys) of the maps the traced
+/// calls consult: a multiply per word (FxHash), with the high bits rotated down because the
+/// table indexes by the low bits and handles often differ only above bit 12.
+#[derive(Default, Clone, Copy)]
+pub struct IntHasher(u64);
+
+impl Hasher for IntHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(b as u64);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0xf135_7aea_2e62_a9c5);
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(n as u64);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0.rotate_left(26)
+    }
+}
+
+pub type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
+pub type IntSet<K> = std::collections::HashSet<K, BuildHasherDefault<IntHasher>>;
+
 #[derive(Default, Clone)]
 pub struct Services {
-    pub buffer: HashMap<u32, BufferService>,
-    pub callback: HashMap<u32, CallbackService>,
+    pub buffer: KindMap<BufferService>,
+    pub callback: KindMap<CallbackService>,
     pub request: Option<RequestService>,
     /// The buffered dispatch counting service (`runtime::counting`).
     pub dispatch_counting: Option<super::counting::DispatchCounting>,
@@ -122,14 +179,27 @@ pub struct Services {
 pub struct Context {
     pub handle: u64,
     pub client: Option<usize>,
-    pub active: AtomicBool,
+    /// Set through [`Context::set_active`], which tells the active-set snapshots.
+    active: AtomicBool,
     /// Frozen after the init window; readers take a cheap `Arc` snapshot.
-    pub services: RwLock<Arc<Services>>,
+    services: RwLock<Arc<Services>>,
     /// Per-thread external correlation id stacks (`push/pop_external_correlation_id`).
-    pub ext_stacks: Mutex<HashMap<u64, Vec<u64>>>,
+    ext_stacks: Mutex<IntMap<u64, Vec<u64>>>,
+    /// Ids on all of `ext_stacks` together: while 0, a look-up needs no lock.
+    ext_held: AtomicUsize,
 }
 
 impl Context {
+    pub fn new(handle: u64, client: Option<usize>) -> Context {
+        Context {
+            handle,
+            client,
+            active: AtomicBool::new(false),
+            services: RwLock::new(Default::default()),
+            ext_stacks: Mutex::new(Default::default()),
+            ext_held: AtomicUsize::new(0),
+        }
+    }
     pub fn services(&self) -> Arc<Services> {
         self.services
             .read()
@@ -139,22 +209,50 @@ impl Context {
     /// Mutable access during configuration (copy-on-write of the snapshot).
     pub fn edit_services<R>(&self, f: impl FnOnce(&mut Services) -> R) -> R {
         let mut guard = self.services.write().unwrap_or_else(|e| e.into_inner());
-        f(Arc::make_mut(&mut guard))
+        let r = f(Arc::make_mut(&mut guard));
+        drop(guard);
+        REGISTRY.contexts_changed();
+        r
     }
     pub fn is_active(&self) -> bool {
         self.active.load(Ordering::Acquire)
     }
+    pub fn set_active(&self, on: bool) {
+        self.active.store(on, Ordering::Release);
+        REGISTRY.contexts_changed();
+    }
+    /// `push_external_correlation_id` on `tid`'s stack.
+    pub fn push_external(&self, tid: u64, v: u64) {
+        let mut stacks = lock(&self.ext_stacks);
+        stacks.entry(tid).or_default().push(v);
+        self.ext_held.fetch_add(1, Ordering::Release);
+    }
+    /// `pop_external_correlation_id` from `tid`'s stack, if it holds an id.
+    pub fn pop_external(&self, tid: u64) -> Option<u64> {
+        let mut stacks = lock(&self.ext_stacks);
+        let v = stacks.get_mut(&tid).and_then(|s| s.pop());
+        if v.is_some() {
+            self.ext_held.fetch_sub(1, Ordering::Release);
+        }
+        v
+    }
+    /// The stacks, unless no thread holds an id (then nothing needs reading).
+    fn held_stacks(&self) -> Option<MutexGuard<'_, IntMap<u64, Vec<u64>>>> {
+        (self.ext_held.load(Ordering::Acquire) != 0).then(|| lock(&self.ext_stacks))
+    }
     /// Depth of this thread's push/pop stack (to see whether a callback pushed).
     pub fn external_depth(&self, tid: u64) -> usize {
-        lock(&self.ext_stacks).get(&tid).map_or(0, Vec::len)
+        self.held_stacks()
+            .and_then(|s| s.get(&tid).map(Vec::len))
+            .unwrap_or(0)
     }
     /// Top of this thread's stack, else (like the real SDK) the main thread's top, else 0.
     /// During a replay the main thread's top is taken from the plan at the caller's simulated
     /// time ([`set_main_external_timeline`]), not from how far the main thread has got in wall
     /// time: the same on every run.
     pub fn external_top(&self, tid: u64) -> u64 {
-        let stacks = lock(&self.ext_stacks);
-        if let Some(v) = stacks.get(&tid).and_then(|s| s.last()) {
+        let stacks = self.held_stacks();
+        if let Some(v) = stacks.as_ref().and_then(|s| s.get(&tid)?.last()) {
             return *v;
         }
         let now = SIM_NOW.with(|c| c.get());
@@ -166,12 +264,13 @@ impl Context {
         }
         let main = pid();
         stacks
-            .get(&main)
-            .and_then(|s| s.last())
-            .copied()
+            .and_then(|s| s.get(&main)?.last().copied())
             .unwrap_or(0)
     }
 }
+
+/// The active contexts with their services, as the traced calls iterate them.
+pub type ActiveContexts = Arc<[(Arc<Context>, Arc<Services>)]>;
 
 pub struct Registry {
     pub context_offset: u64,
@@ -186,13 +285,60 @@ pub struct Registry {
     pub current_client: Option<usize>,
 }
 
-pub static REGISTRY: LazyRegistry = LazyRegistry(OnceLock::new());
+pub static REGISTRY: LazyRegistry = LazyRegistry {
+    registry: OnceLock::new(),
+    contexts_version: AtomicU64::new(0),
+};
 
-pub struct LazyRegistry(OnceLock<Mutex<Registry>>);
+pub struct LazyRegistry {
+    registry: OnceLock<Mutex<Registry>>,
+    /// Bumped after any context is created, started or stopped or has its services edited:
+    /// a snapshot of the active set taken at version `v` is current while it stays `v`.
+    contexts_version: AtomicU64,
+}
 
 impl LazyRegistry {
+    pub fn contexts_changed(&self) {
+        self.contexts_version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The active contexts and their services, as of now. Each thread keeps the last snapshot
+    /// it took and reuses it while no context changed, so a traced call neither takes the
+    /// registry's lock nor clones each context's `Arc`s.
+    pub fn active(&self) -> ActiveContexts {
+        thread_local! {
+            static SNAPSHOT: RefCell<Option<(u64, ActiveContexts)>> = const { RefCell::new(None) };
+        }
+        // Read before the snapshot is built: a change made meanwhile bumps it past `version`,
+        // so the next call rebuilds.
+        let version = self.contexts_version.load(Ordering::Acquire);
+        let build = || -> ActiveContexts {
+            active_contexts()
+                .into_iter()
+                .map(|c| {
+                    let s = c.services();
+                    (c, s)
+                })
+                .collect()
+        };
+        SNAPSHOT
+            .try_with(|cell| {
+                let mut cell = cell.borrow_mut();
+                match &*cell {
+                    Some((v, snap)) if *v == version => Arc::clone(snap),
+                    _ => {
+                        let snap = build();
+                        *cell = Some((version, Arc::clone(&snap)));
+                        snap
+                    }
+                }
+            })
+            // The thread is exiting (its snapshot already dropped): build one for this call.
+            .unwrap_or_else(|_| build())
+    }
+
     pub fn lock(&self) -> MutexGuard<'_, Registry> {
-        let m = self.0.get_or_init(|| {
+        let m = self.registry.get_or_init(|| {
             let mut rng = SplitMix64::new(seed_from_env_and_time());
             Mutex::new(Registry {
                 // Real handles are a random per-process offset in 255..65535 plus an index.
