@@ -221,63 +221,63 @@ enum Val {
     D([u32; 3]),
 }
 
-fn value(name: &str, args: &HipArgs, out_slot: u64) -> Option<Val> {
+fn value(name: &[u8], args: &HipArgs, out_slot: u64) -> Option<Val> {
     use HipArgs::*;
-    let axis = match name.as_bytes().last() {
+    let axis = match name.last() {
         Some(b'Y') => 1,
         Some(b'Z') => 2,
         _ => 0,
     };
     let v = match (name, args) {
-        ("function_address" | "f", Launch { kernel, .. }) => Val::U(kernel_host_address(*kernel)),
-        ("numBlocks" | "gridDim", Launch { grid_blocks, .. }) => Val::D(*grid_blocks),
-        ("dimBlocks" | "blockDimX3", Launch { block, .. }) => Val::D(*block),
+        (b"function_address" | b"f", Launch { kernel, .. }) => Val::U(kernel_host_address(*kernel)),
+        (b"numBlocks" | b"gridDim", Launch { grid_blocks, .. }) => Val::D(*grid_blocks),
+        (b"dimBlocks" | b"blockDimX3", Launch { block, .. }) => Val::D(*block),
         // Per-axis scalars of the module launches: the name's last letter is the axis.
-        ("gridDimX" | "gridDimY" | "gridDimZ", Launch { grid_blocks, .. }) => {
+        (b"gridDimX" | b"gridDimY" | b"gridDimZ", Launch { grid_blocks, .. }) => {
             Val::U(grid_blocks[axis] as u64)
         }
         (
-            "blockDimX" | "blockDimY" | "blockDimZ" | "localWorkSizeX" | "localWorkSizeY"
-            | "localWorkSizeZ",
+            b"blockDimX" | b"blockDimY" | b"blockDimZ" | b"localWorkSizeX" | b"localWorkSizeY"
+            | b"localWorkSizeZ",
             Launch { block, .. },
         ) => Val::U(block[axis] as u64),
         (
-            "globalWorkSizeX" | "globalWorkSizeY" | "globalWorkSizeZ",
+            b"globalWorkSizeX" | b"globalWorkSizeY" | b"globalWorkSizeZ",
             Launch {
                 grid_blocks, block, ..
             },
         ) => Val::U(grid_blocks[axis] as u64 * block[axis] as u64),
-        ("sharedMemBytes", Launch { dynamic_shared, .. }) => Val::U(*dynamic_shared as u64),
-        ("stream", Launch { stream, .. }) => Val::U(*stream),
-        ("graphExec", GraphLaunch { graph_exec, .. }) => Val::U(*graph_exec),
-        ("stream", GraphLaunch { stream, .. }) => Val::U(*stream),
-        ("dst", Memcpy { dst, .. }) => Val::U(*dst),
-        ("src", Memcpy { src, .. }) => Val::U(*src),
-        ("sizeBytes", Memcpy { bytes, .. }) => Val::U(*bytes),
-        ("kind", Memcpy { kind, .. }) => Val::U(*kind as u64),
-        ("stream", Memcpy { stream, .. }) => Val::U(stream.unwrap_or(0)),
-        ("dst", Memset { dst, .. }) => Val::U(*dst),
-        ("value", Memset { value, .. }) => Val::U(*value as u32 as u64),
-        ("sizeBytes", Memset { bytes, .. }) => Val::U(*bytes),
-        ("stream", Memset { stream, .. }) => Val::U(stream.unwrap_or(0)),
-        ("event", EventRecord { event, .. }) => Val::U(*event),
-        ("stream", EventRecord { stream, .. }) => Val::U(*stream),
-        ("stream", StreamWaitEvent { stream, .. }) => Val::U(*stream),
-        ("event", StreamWaitEvent { event, .. }) => Val::U(*event),
-        ("flags", StreamWaitEvent { flags, .. }) => Val::U(*flags as u64),
-        ("event", EventSynchronize { event }) => Val::U(*event),
-        ("stream", StreamSynchronize { stream }) => Val::U(*stream),
-        ("stream", StreamCreate { .. }) => Val::U(out_slot),
-        ("flags", StreamCreate { flags, .. }) => Val::U(*flags as u64),
-        ("stream", StreamDestroy { stream }) => Val::U(*stream),
-        ("deviceId", SetDevice { device }) => Val::U(*device as u64),
-        ("ptr" | "dev_ptr", Malloc { .. }) => Val::U(out_slot),
-        ("hostPtr", Malloc { ptr, .. }) => Val::U(*ptr),
-        ("size" | "sizeBytes", Malloc { bytes, .. }) => Val::U(*bytes),
-        ("flags", Malloc { flags, .. }) => Val::U(*flags as u64),
-        ("stream", Malloc { stream, .. }) => Val::U(*stream),
-        ("ptr" | "hostPtr" | "dev_ptr", Free { ptr, .. }) => Val::U(*ptr),
-        ("stream", Free { stream, .. }) => Val::U(*stream),
+        (b"sharedMemBytes", Launch { dynamic_shared, .. }) => Val::U(*dynamic_shared as u64),
+        (b"stream", Launch { stream, .. }) => Val::U(*stream),
+        (b"graphExec", GraphLaunch { graph_exec, .. }) => Val::U(*graph_exec),
+        (b"stream", GraphLaunch { stream, .. }) => Val::U(*stream),
+        (b"dst", Memcpy { dst, .. }) => Val::U(*dst),
+        (b"src", Memcpy { src, .. }) => Val::U(*src),
+        (b"sizeBytes", Memcpy { bytes, .. }) => Val::U(*bytes),
+        (b"kind", Memcpy { kind, .. }) => Val::U(*kind as u64),
+        (b"stream", Memcpy { stream, .. }) => Val::U(stream.unwrap_or(0)),
+        (b"dst", Memset { dst, .. }) => Val::U(*dst),
+        (b"value", Memset { value, .. }) => Val::U(*value as u32 as u64),
+        (b"sizeBytes", Memset { bytes, .. }) => Val::U(*bytes),
+        (b"stream", Memset { stream, .. }) => Val::U(stream.unwrap_or(0)),
+        (b"event", EventRecord { event, .. }) => Val::U(*event),
+        (b"stream", EventRecord { stream, .. }) => Val::U(*stream),
+        (b"stream", StreamWaitEvent { stream, .. }) => Val::U(*stream),
+        (b"event", StreamWaitEvent { event, .. }) => Val::U(*event),
+        (b"flags", StreamWaitEvent { flags, .. }) => Val::U(*flags as u64),
+        (b"event", EventSynchronize { event }) => Val::U(*event),
+        (b"stream", StreamSynchronize { stream }) => Val::U(*stream),
+        (b"stream", StreamCreate { .. }) => Val::U(out_slot),
+        (b"flags", StreamCreate { flags, .. }) => Val::U(*flags as u64),
+        (b"stream", StreamDestroy { stream }) => Val::U(*stream),
+        (b"deviceId", SetDevice { device }) => Val::U(*device as u64),
+        (b"ptr" | b"dev_ptr", Malloc { .. }) => Val::U(out_slot),
+        (b"hostPtr", Malloc { ptr, .. }) => Val::U(*ptr),
+        (b"size" | b"sizeBytes", Malloc { bytes, .. }) => Val::U(*bytes),
+        (b"flags", Malloc { flags, .. }) => Val::U(*flags as u64),
+        (b"stream", Malloc { stream, .. }) => Val::U(*stream),
+        (b"ptr" | b"hostPtr" | b"dev_ptr", Free { ptr, .. }) => Val::U(*ptr),
+        (b"stream", Free { stream, .. }) => Val::U(*stream),
         _ => return Option::None,
     };
     Some(v)
@@ -288,10 +288,10 @@ fn value(name: &str, args: &HipArgs, out_slot: u64) -> Option<Val> {
 pub fn write_args(api: &str, args: &HipArgs, out_slot: u64) -> rocprofiler_hip_api_args_t {
     let mut bytes = [0u8; 88];
     for spec in schema(api) {
-        let mut name = spec.name.to_str().unwrap_or("");
-        if name == "blockDimX" && spec.ty == ArgType::Dim3 {
+        let mut name = spec.name.to_bytes();
+        if name == b"blockDimX" && spec.ty == ArgType::Dim3 {
             // hipLaunchCooperativeKernel really names its dim3 block argument "blockDimX".
-            name = "blockDimX3";
+            name = b"blockDimX3";
         }
         let Some(v) = value(name, args, out_slot) else {
             continue;
