@@ -42,8 +42,8 @@ pub fn emitted_per_kind() -> BTreeMap<String, u64> {
 }
 
 /// Whether a service's operation filter (`None` = all operations) lets `op` through.
-fn passes(ops: &Option<Vec<i32>>, op: i32) -> bool {
-    ops.as_ref().is_none_or(|ops| ops.contains(&op))
+fn passes(ops: &Option<state::OpSet>, op: i32) -> bool {
+    ops.as_ref().is_none_or(|ops| ops.contains(op))
 }
 
 /// The buffer configured for `kind` on `ctx`, if the operation passes the service's filter.

@@ -357,7 +357,7 @@ fn service_operations(
     kind: u32,
     operations: *const rocprofiler_tracing_operation_t,
     count: usize,
-) -> Result<Option<Vec<i32>>, rocprofiler_status_t> {
+) -> Result<Option<state::OpSet>, rocprofiler_status_t> {
     if !in_init_window() {
         return Err(status("ERROR_CONFIGURATION_LOCKED"));
     }
@@ -368,13 +368,13 @@ fn service_operations(
         return Ok(None);
     }
     // SAFETY: caller passes `count` readable operation ids.
-    let ops = unsafe { std::slice::from_raw_parts(operations, count) }.to_vec();
+    let ops = unsafe { std::slice::from_raw_parts(operations, count) };
     if let Some(table) = state::personality().operations(kind_name) {
         if !ops.iter().all(|o| table.iter().any(|(id, _)| id == o)) {
             return Err(status("ERROR_OPERATION_NOT_FOUND"));
         }
     }
-    Ok(Some(ops))
+    Ok(Some(state::OpSet::new(ops)))
 }
 
 /// # Safety

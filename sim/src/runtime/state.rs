@@ -93,13 +93,55 @@ pub struct CallbackService {
     /// Tool callback, version-erased (`rocprofiler_callback_tracing_cb_v0_t`/`_v1_t`).
     pub callback: Opaque,
     pub data: Opaque,
-    pub ops: Option<Vec<i32>>,
+    pub ops: Option<OpSet>,
 }
 
 #[derive(Clone)]
 pub struct BufferService {
     pub buffer: Arc<Buffer>,
-    pub ops: Option<Vec<i32>>,
+    pub ops: Option<OpSet>,
+}
+
+/// The operations a service was configured for, tested on every traced call: a bit per
+/// operation id (ids are small and dense), any id outside the bits' range kept in a list.
+#[derive(Clone, Debug)]
+pub struct OpSet {
+    bits: Vec<u64>,
+    others: Vec<i32>,
+}
+
+impl OpSet {
+    /// Ids below this are kept as bits.
+    const BITS_BELOW: i32 = 1 << 12;
+
+    pub fn new(ops: &[i32]) -> OpSet {
+        let mut set = OpSet {
+            bits: Vec::new(),
+            others: Vec::new(),
+        };
+        for &op in ops {
+            if (0..Self::BITS_BELOW).contains(&op) {
+                let word = op as usize / 64;
+                if set.bits.len() <= word {
+                    set.bits.resize(word + 1, 0);
+                }
+                set.bits[word] |= 1 << (op % 64);
+            } else {
+                set.others.push(op);
+            }
+        }
+        set
+    }
+
+    pub fn contains(&self, op: i32) -> bool {
+        if (0..Self::BITS_BELOW).contains(&op) {
+            self.bits
+                .get(op as usize / 64)
+                .is_some_and(|w| w & (1 << (op % 64)) != 0)
+        } else {
+            self.others.contains(&op)
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -473,4 +515,21 @@ fn seed_from_env_and_time() -> u64 {
         return s;
     }
     boottime_ns() ^ ((std::process::id() as u64) << 32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OpSet;
+
+    #[test]
+    fn op_set_holds_exactly_its_ids() {
+        let set = OpSet::new(&[0, 5, 63, 64, 214, 4095, 4096, -1, i32::MAX]);
+        for op in [0, 5, 63, 64, 214, 4095, 4096, -1, i32::MAX] {
+            assert!(set.contains(op), "{op} missing");
+        }
+        for op in [1, 62, 65, 213, 215, 4094, 4097, -2, i32::MIN, 100_000] {
+            assert!(!set.contains(op), "{op} present");
+        }
+        assert!(!OpSet::new(&[]).contains(0));
+    }
 }
