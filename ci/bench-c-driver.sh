@@ -22,11 +22,16 @@
 # difference over CALLS taking out start-up and exit: each tool edge the runtime called,
 # inclusive (the .so's thread-local look-ups, `__tls_get_addr`, one per edge, included), and
 # their sum. The driver makes no dispatch, so the runtime asks for no external correlation id:
-# the request is not counted. Needs valgrind.
+# the request is not counted. Then the whole process's instructions per HIP call (the same
+# difference) without the tool, with it skipped (ROCPROF_SIM_TOOL_CALLS=skip) and with it:
+# skip − without is the simulated runtime's own tracing, with − skip the tool's work (its
+# callbacks and its processing of the delivered buffers) and the runtime's calls into it.
+# Needs valgrind.
 # Usage: ci/bench-c-driver.sh [CALLS] [ROUNDS] [SDK]   (default 200000 5 1.0.0)
 #        ci/bench-c-driver.sh callgrind [CALLS] [SDK]  (default 20000 1.0.0)
 # TOOL=path/librocprof_xplane.so measures another build of the tool (e.g. the one before a
-# change) against the same simulator and driver.
+# change) against the same simulator and driver; SIM=path/librocprofiler_sdk_sim.so another
+# build of the simulator (its own tracing is in every figure but with − skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=timed
@@ -40,20 +45,27 @@ rounds=${2:-5}
 sdk=${3:-1.0.0}
 cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
 tool=${TOOL:-$PWD/target/release/librocprof_xplane.so}
-libsim=$PWD/target/release/librocprofiler_sdk_sim.so
+libsim=${SIM:-$PWD/target/release/librocprofiler_sdk_sim.so}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cc -O2 -Wall -Wextra -Werror -o "$work/storm" benches/c-driver/storm.c -ldl -lpthread
 
 if [ "$mode" = callgrind ]; then
   for c in "$calls" $((2 * calls)); do
-    ROCPROF_SIM_SDK="$sdk" ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
-      valgrind --tool=callgrind --callgrind-out-file="$work/cg.$c" \
-      "$work/storm" "$libsim" 1 "$c" >/dev/null 2>"$work/err.$c" || {
-      cat "$work/err.$c" >&2
-      exit 1
-    }
-    callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$c" 2>/dev/null >"$work/in.$c"
+    for with in 0 skip 1; do
+      env=(ROCPROF_SIM_SDK="$sdk")
+      [ "$with" != 0 ] && env+=(ROCP_TOOL_LIBRARIES="$tool")
+      [ "$with" = skip ] && env+=(ROCPROF_SIM_TOOL_CALLS=skip)
+      rm -rf "$work/out"
+      env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
+        valgrind --tool=callgrind --callgrind-out-file="$work/cg.$with.$c" \
+        "$work/storm" "$libsim" 1 "$c" >/dev/null 2>"$work/err.$c" || {
+        cat "$work/err.$c" >&2
+        exit 1
+      }
+      callgrind_annotate --inclusive=yes --threshold=100 "$work/cg.$with.$c" 2>/dev/null \
+        >"$work/in.$with.$c"
+    done
   done
 python3 - "$work" "$calls" "$sdk" <<'PY'
 import re, sys
@@ -62,7 +74,7 @@ EDGES = ["tracing_callback_v0", "tracing_callback_v1", "hip_stream_callback_v1",
          "external_id_request"]
 def edges(calls):
     got = {}
-    for line in open(f"{work}/in.{calls}"):
+    for line in open(f"{work}/in.1.{calls}"):
         m = re.match(r"\s*([\d,]+) \([^)]*\)\s+\S*rocprof_xplane::sdk::callbacks::(\w+)\b", line)
         if m and m.group(2) in EDGES:
             # An edge is listed once per source file it holds code of: its own line is the
@@ -76,6 +88,17 @@ for e in EDGES:
     if e in a or e in b:
         print(f"  {e:<24} {(b.get(e, 0) - a.get(e, 0)) / n:7.1f} instructions")
 print(f"  {'all edges':<24} {(sum(b.values()) - sum(a.values())) / n:7.1f} instructions")
+def total(with_, calls):
+    for line in open(f"{work}/in.{with_}.{calls}"):
+        m = re.match(r"\s*([\d,]+) .*PROGRAM TOTALS", line)
+        if m:
+            return int(m.group(1).replace(",", ""))
+    raise SystemExit(f"no PROGRAM TOTALS in in.{with_}.{calls}")
+per = {w: (total(w, 2 * n) - total(w, n)) / n for w in ("0", "skip", "1")}
+print(f"the whole process, per HIP call: without the tool {per['0']:.0f}, skip {per['skip']:.0f}, "
+      f"with {per['1']:.0f} instructions")
+print(f"  the runtime's tracing (skip − without) {per['skip'] - per['0']:7.1f}")
+print(f"  the tool's work (with − skip)          {per['1'] - per['skip']:7.1f}")
 PY
 exit 0
 fi
