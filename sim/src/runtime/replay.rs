@@ -2285,3 +2285,28 @@ impl Live {
         state::clear_sim_now();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{PerCall, PER_CALL_INLINE};
+
+    #[test]
+    fn per_call_holds_one_value_per_context_inline_or_not() {
+        for n in [
+            0,
+            1,
+            PER_CALL_INLINE,
+            PER_CALL_INLINE + 1,
+            3 * PER_CALL_INLINE,
+        ] {
+            let mut p = PerCall::from_fn(n, 0u64, |i| 10 * i as u64);
+            let want: Vec<u64> = (0..n as u64).map(|i| 10 * i).collect();
+            assert_eq!(&p[..], &want[..], "{n} contexts");
+            for v in p.iter_mut() {
+                *v += 1;
+            }
+            let bumped: Vec<u64> = want.iter().map(|v| v + 1).collect();
+            assert_eq!(&p[..], &bumped[..], "{n} contexts, written through");
+        }
+    }
+}
