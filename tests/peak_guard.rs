@@ -583,7 +583,9 @@ fn the_join_holds_the_calls_records_packed() {
 /// Finalize's drain gathers every application thread's facts into one vector per kind, each
 /// grown in two steps toward its count: made one kind after another, what it holds beyond the
 /// facts is one vector's room at a time. Filled thread by thread, every kind's room was held
-/// at once (the launch storm's finalize top, above the join's), which fails this.
+/// at once (the launch storm's finalize top, above the join's), which fails this. The calls'
+/// and the scopes' chunks move as they are: copied, the scopes' output room (grown in eighths,
+/// 2 B a scope) was held beside the chunks not yet moved, which fails this too.
 #[test]
 fn the_drain_holds_one_kinds_room_at_a_time() {
     use rocprof_xplane::capture::threads::Threads;
@@ -620,18 +622,24 @@ fn the_drain_holds_one_kinds_room_at_a_time() {
         "drain of {n} calls and scopes from {threads} threads: facts {before} B, drained \
          {after} B, peak {over} B over the larger ({calls} B of calls unpacked)"
     );
-    // The calls' chunks move packed and the scopes' room is trimmed: the drained facts hold
-    // no more than the threads' did. Unpacked, the calls alone held 16 B a call more.
+    // The calls' chunks move packed and the scopes' with their last chunks' room given back:
+    // the drained facts hold no more than the threads' did. Unpacked, the calls alone held 16 B
+    // a call more.
     assert!(
         after <= before,
         "the drained facts hold {after} B, the threads' {before} B: the calls were unpacked"
     );
-    // One kind's room at a time, the scopes' in eighths, stays under a tenth of the calls'
-    // bytes; in halves it reaches a quarter of them, both kinds' at once half.
+    // Filled side by side, every kind's room held at once reached half the calls' bytes.
     assert!(
         over * 10 < calls,
         "the drain held {over} B over its facts or its output, with {calls} B of calls: \
          every kind's room was held at once"
+    );
+    // Moved, the calls and the scopes add only the lists of their chunks (a few hundred,
+    // 24 B each); copied, the scopes' room in eighths is 2 B a scope.
+    assert!(
+        over < 64 << 10,
+        "the drain held {over} B over its facts or its output for {n} scopes: were they copied?"
     );
 }
 

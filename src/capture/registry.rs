@@ -139,7 +139,6 @@ impl Capture {
         d.markers.extend(m);
         d.ranges_left_open += open;
         // The room left by growing in steps (`room_for`) is not kept through the join.
-        d.scopes.shrink_to_fit();
         d.syncs.shrink_to_fit();
         d.copy_ptrs.shrink_to_fit();
         d.markers.shrink_to_fit();
@@ -260,7 +259,7 @@ mod tests {
         assert_eq!(ids("inner"), (2, 1, false, false));
         assert_eq!(ids("job"), (0, 0, true, false));
         assert_eq!(ids("tick"), (0, 0, false, false));
-        assert_eq!(d.scopes, [(3, 2)], "innermost at the HIP call");
+        assert!(d.scopes.iter().eq(&[(3, 2)]), "innermost at the HIP call");
         // The whole stack at the call is that scope's chain in the spans.
         let mut stacks = crate::model::annotations::ScopeStacks::new(&d.markers, None);
         let id = stacks.annotation(2).unwrap();

@@ -11,7 +11,7 @@ use super::thread::{OpenRange, ThreadSpan, ThreadState};
 use crate::model::events::{CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact};
 use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
 
-/// The steps the drained scopes' and spans' room is made in (`Threads::drain`).
+/// The steps the drained spans' room is made in (`Threads::drain`).
 const ROOM_STEPS: usize = 8;
 use crate::store::sinks::lock;
 use crate::store::PackedVec;
@@ -96,7 +96,8 @@ impl Threads {
 /// Everything captured on all threads. Ranges still open are closed at `end_ns`.
 #[derive(Debug, Default)]
 pub struct Drained {
-    pub scopes: Vec<(u64, i64)>,
+    /// Moved as the threads captured them, in their chunks: nothing is copied.
+    pub scopes: crate::model::collected::Scopes,
     /// Kept packed as the threads kept them (16 B a call, their streams' facts shared).
     pub calls: PackedVec<CallFact>,
     pub syncs: Vec<SyncFact>,
@@ -115,9 +116,11 @@ impl Threads {
     /// `keep_open` shown up to it and kept open for the next window.
     ///
     /// Each thread's vectors are taken whole in one visit (a thread still running adds to new
-    /// ones), then made into the outputs one kind after another (the calls' chunks are moved
-    /// as they are, still packed): each output grows in steps toward its count (two,
-    /// `chunked::room_toward`; eighths for the scopes and the spans, the largest, whose room
+    /// ones), then made into the outputs one kind after another (the scopes' and the calls'
+    /// chunks are moved as they are, the calls still packed: no output is made for them, nor
+    /// their chunks freed here, where the freed pieces would be too small for the outputs,
+    /// which take fresh pages): each output grows in steps toward its count (two,
+    /// `chunked::room_toward`; eighths for the spans, the largest, whose room
     /// beside what is not yet moved is the drain's top: a thread's span also grows as it
     /// moves, from 64 B to 80), the taken chunks freed as they move, so what is held beyond the
     /// records is one output's room at a time. Filled side by side,
@@ -165,13 +168,10 @@ impl Threads {
                 after_spans,
             });
         });
-        let n = taken.iter().map(|t| t.scopes.len()).sum();
+        // The scopes' and the calls' chunks move as they are: nothing is copied.
         for t in &mut taken {
-            t.scopes
-                .drain_map_in_steps(&mut d.scopes, n, ROOM_STEPS, |s| s);
-        }
-        // The calls' chunks move as they are: packed, nothing is copied.
-        for t in &mut taken {
+            t.scopes.shrink_to_fit();
+            d.scopes.append(std::mem::take(&mut t.scopes));
             d.refused += d.calls.append(std::mem::take(&mut t.calls).rechunked());
         }
         let n = taken.iter().map(|t| t.syncs.len()).sum();

@@ -8,6 +8,7 @@ use crate::fastmap::HashMap;
 use crate::model::annotations::{
     place_in_ranges, scope_tree, CallsToPlace, RangeThreads, ScopeStacks,
 };
+use crate::model::collected::Scopes;
 use crate::model::corrmap::{CorrMap, IdRanks, IdSet, Ranked, Slot};
 use crate::model::trace::{Annotation, Id, Table};
 use crate::store::PackedVec;
@@ -108,7 +109,8 @@ pub(super) struct Spanned {
     /// Consumed by the stage: the ones no span stands for are moved into `api`.
     marker_records: PackedVec<ApiRecord>,
     markers: Vec<MarkerSpan>,
-    scopes: Vec<(u64, i64)>,
+    /// Consumed by the stage, each chunk freed once read.
+    scopes: Scopes,
     /// Read for labels and the scope tree only, then dropped (`Carried::scope_context`).
     scope_context: Vec<MarkerSpan>,
     /// Records of spans an earlier window showed: dropped too (`Carried::spans_shown`).
@@ -205,18 +207,21 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
 
 /// The annotation of each call the capture saw in a scope (`scopes`: call, scope), in the
 /// order captured (the table takes them in any order): where an id was captured twice the
-/// later one wins. Returns the calls captured (`Captured`), for the walk over the calls.
+/// later one wins. Each chunk of the scopes is freed once read. Returns the calls captured
+/// (`Captured`), for the walk over the calls.
 fn capture_scopes(
     annotations: &mut AnnotationIndex,
-    scopes: Vec<(u64, i64)>,
+    scopes: Scopes,
     stacks: &mut ScopeStacks<'_>,
     ids: &Ids,
 ) -> Captured {
     let mut captured = Captured::for_calls(ids, scopes.len());
-    for (corr, scope) in scopes {
-        if let Some(a) = stacks.annotation(scope) {
-            annotations.captured.insert(corr, a);
-            captured.insert(corr);
+    for chunk in scopes.into_chunks() {
+        for (corr, scope) in chunk {
+            if let Some(a) = stacks.annotation(scope) {
+                annotations.captured.insert(corr, a);
+                captured.insert(corr);
+            }
         }
     }
     captured
@@ -531,7 +536,7 @@ mod tests {
             api: PackedVec::new(),
             marker_records: records.into_iter().collect(),
             markers,
-            scopes: Vec::new(),
+            scopes: Scopes::new(),
             scope_context: Vec::new(),
             spans_shown,
         }
@@ -670,7 +675,7 @@ mod tests {
             api,
             marker_records: PackedVec::new(),
             markers,
-            scopes,
+            scopes: scopes.into(),
             scope_context: Vec::new(),
             spans_shown: Vec::new(),
         }

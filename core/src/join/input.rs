@@ -89,7 +89,7 @@ pub(super) struct HostRecords {
     pub api: PackedVec<ApiRecord>,
     pub marker_records: PackedVec<ApiRecord>,
     pub markers: Vec<MarkerSpan>,
-    pub scopes: Vec<(u64, i64)>,
+    pub scopes: crate::model::collected::Scopes,
 }
 
 /// The devices' records: kernel dispatches and memory copies.

@@ -459,7 +459,15 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
     move_where(&mut c.copies, &mut out.copies, |k| {
         is_held(k.correlation_id)
     });
-    move_where(&mut c.scopes, &mut out.scopes, |&(id, _)| is_held(id));
+    // In place, chunk by chunk: a chunk with no scope held is only read.
+    let held_scope = |&(id, _): &(u64, i64)| is_held(id);
+    let to = &mut out.scopes;
+    c.scopes.retain_in_chunks(held_scope, |&s| {
+        if held_scope(&s) {
+            to.push(s);
+        }
+        !held_scope(&s)
+    });
     out.calls = c.calls.split_ids_where(is_held, |_| true);
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
     // A record handed on may be what a wait of this window waited for: it stays here as a
@@ -488,7 +496,7 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
         let copied = IdSet::of(context.keys().copied(), context.len());
         let copied = |id: u64| id != 0 && copied.contains(id);
         out.scopes
-            .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)));
+            .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)).copied());
         let calls = c.calls.iter().filter(|f| copied(f.correlation_id));
         for f in calls {
             out.calls

@@ -13,7 +13,12 @@ use crate::facts::{
     DeviceSample, GraphLaunchFact, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol,
     MarkerSpan, MemFact, StreamCreation, SyncFact,
 };
+use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
 use crate::store::PackedVec;
+
+/// The scopes of the calls (`Collected::scopes`): (correlation id, scope) in the chunks the
+/// threads captured them in.
+pub type Scopes = ChunkedVec<(u64, i64), THREAD_CHUNK>;
 
 /// Everything collected in one process, ready for `join`.
 #[derive(Debug, Clone, Default)]
@@ -45,8 +50,10 @@ pub struct Collected {
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
     /// The innermost roctx scope open at each API entry, keyed by internal correlation id
-    /// (the stack is that scope's chain of parents in `markers`).
-    pub scopes: Vec<(u64, i64)>,
+    /// (the stack is that scope's chain of parents in `markers`): in the chunks the threads
+    /// captured them in, moved as they are from the threads to the annotations stage, which
+    /// frees each once read.
+    pub scopes: Scopes,
     /// Device and stream of launch/copy calls, keyed by internal correlation id: kept packed
     /// (16 B a call, its stream's facts shared) from the threads' stores to the join's call
     /// tables, which read them once.
@@ -221,7 +228,7 @@ impl Collected {
             + self.kernels.held_bytes()
             + size_of_val(self.copies.as_slice())
             + size_of_val(self.markers.as_slice())
-            + size_of_val(self.scopes.as_slice())
+            + self.scopes.capacity_bytes()
             + self.calls.held_bytes()
             + size_of_val(self.syncs.as_slice())
             + size_of_val(self.memory.as_slice())
@@ -291,7 +298,7 @@ impl Collected {
             });
         }
         concat(&mut self.markers, markers);
-        concat(&mut self.scopes, scopes);
+        self.scopes.append(scopes);
         self.counters.memory_limit_dropped += self.calls.append(calls);
         concat(&mut self.syncs, syncs);
         for sc in stream_creations {
@@ -412,18 +419,19 @@ mod tests {
             };
             let mut c = Collected {
                 calls: earlier.clone().into(),
-                scopes: scopes(&earlier),
+                scopes: scopes(&earlier).into(),
                 ..Collected::default()
             };
             c.absorb(Collected {
                 calls: later.clone().into(),
-                scopes: scopes(&later),
+                scopes: scopes(&later).into(),
                 ..Collected::default()
             });
             let both = [earlier, later].concat();
             let calls: Vec<CallFact> = c.calls.iter().collect();
             assert_eq!(calls, both, "{n_earlier} then {n_later}");
-            assert_eq!(c.scopes, scopes(&both), "{n_earlier} then {n_later}");
+            let got: Vec<(u64, i64)> = c.scopes.iter().copied().collect();
+            assert_eq!(got, scopes(&both), "{n_earlier} then {n_later}");
         }
     }
 }

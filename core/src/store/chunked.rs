@@ -210,6 +210,12 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
             .flatten()
     }
 
+    /// Gives back the room the last chunk has left: values moved on whole (`append`) hold no
+    /// more than their bytes beyond each chunk's but the last.
+    pub fn shrink_to_fit(&mut self) {
+        self.tail.shrink_to_fit();
+    }
+
     /// Moves every event out, leaving the store empty (used once, at finalize).
     pub fn drain_into(&mut self, out: &mut Vec<T>) {
         self.drain_map_into(out, 0, |v| v);

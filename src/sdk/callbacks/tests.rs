@@ -276,7 +276,7 @@ fn facts(t: &Tracer) -> Facts {
         .iter()
         .map(|c| (c.correlation_id, c.stream))
         .collect();
-    (calls, d.scopes)
+    (calls, d.scopes.iter().copied().collect())
 }
 
 /// 40 launches under a roctx range, the last 20 on a second stream, each ENTER and

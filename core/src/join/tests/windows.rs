@@ -61,7 +61,7 @@ fn a_window_hands_on_the_calls_it_cannot_join_yet() {
     assert_eq!(ids(&first.api), [4]);
     assert_eq!(first.kernels.len(), 1);
     assert_eq!(held.kernels.len(), 1);
-    let mut scopes = held.scopes.clone();
+    let mut scopes: Vec<(u64, i64)> = held.scopes.iter().copied().collect();
     scopes.sort_unstable();
     assert_eq!(scopes, [(5, 3), (6, 3)]);
     assert_eq!(held.calls.len(), 2);
