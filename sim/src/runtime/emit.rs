@@ -187,12 +187,29 @@ pub fn external_id(
     op: i32,
     internal: u64,
 ) -> u64 {
+    let kind = services
+        .request
+        .as_ref()
+        .and_then(|_| state::personality().request_kind(request_kind_name));
+    external_id_of_kind(ctx, services, tid, kind, op, internal)
+}
+
+/// [`external_id`] with the request kind already resolved in the running personality
+/// (`None`: the release has no such request kind).
+pub fn external_id_of_kind(
+    ctx: &Context,
+    services: &Services,
+    tid: u64,
+    request_kind: Option<u32>,
+    op: i32,
+    internal: u64,
+) -> u64 {
     if let Some(req) = services
         .request
         .as_ref()
         .filter(|_| !state::tool_calls_skipped())
     {
-        if let Some(kind) = state::personality().request_kind(request_kind_name) {
+        if let Some(kind) = request_kind {
             let wanted = req.kinds.as_ref().is_none_or(|k| k.contains(&kind));
             if let (true, Some(cb)) = (wanted, req.callback) {
                 let mut value = rocprofiler_user_data_t { value: 0 };

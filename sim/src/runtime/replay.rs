@@ -823,23 +823,69 @@ impl Replay {
         let stream = stream_of(args);
         let (start, end) = (self.base + site.span_ns.0, self.base + site.span_ns.1);
 
+        // Each context's services for this call, looked up once (the snapshot's services do
+        // not change while it is current).
+        let stream_kind = self.kinds.hip_stream.filter(|_| v1 && stream.is_some());
+        let resolved = PerCall::from_fn(ctxs.len(), HipServices::default(), |i| {
+            let (ctx, svc) = &ctxs[i];
+            HipServices {
+                api_cb: emit::callback_for(
+                    svc,
+                    ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                    op_id,
+                ),
+                stream_cb: stream_kind.and_then(|k| emit::callback_for(svc, k, 3)),
+                api_buf: emit::buffer_for(ctx, svc, api_kind, op_id),
+                ext_buf: ext_kind.and_then(|k| emit::buffer_for(ctx, svc, k, op_id)),
+                external: emit::traces(
+                    svc,
+                    Some(api_kind),
+                    Some(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
+                ) || ext_kind.is_some_and(|k| svc.buffer.contains_key(&k)),
+            }
+        });
+        let resolved: &[HipServices] = &resolved;
+        // The stream's id, assigned on the first HIP_STREAM payload that names it.
+        let stream_id = stream_kind.and(stream).map(|s| self.stream_id(s));
+        let stream_brackets = |phase: u32| {
+            let (Some(kind), Some(s), Some(id)) = (stream_kind, stream, stream_id) else {
+                return;
+            };
+            let mut data = rocprofiler_callback_tracing_hip_stream_data_t {
+                size: std::mem::size_of::<rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
+                stream_id: rocprofiler_stream_id_t { handle: id },
+                stream_value: rocprofiler_address_t { handle: s },
+            };
+            for (i, (ctx, _)) in ctxs.iter().enumerate() {
+                if let Some(cb) = resolved[i].stream_cb {
+                    let mut ud = rocprofiler_user_data_t { value: 0 };
+                    emit::invoke(
+                        ctx.handle,
+                        cb,
+                        tid,
+                        Corr::default(),
+                        kind,
+                        3,
+                        phase,
+                        &mut data as *mut _ as *mut c_void,
+                        &mut ud,
+                    );
+                }
+            }
+        };
         if let (true, Some(s)) = (v1, stream) {
             self.announce_stream(ctxs, tid, s);
-            self.stream_cb(ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_ENTER, s);
         }
+        stream_brackets(ROCPROFILER_CALLBACK_PHASE_ENTER);
         let mut externals = PerCall::from_fn(ctxs.len(), 0, |i| {
             let (ctx, svc) = &ctxs[i];
-            if emit::traces(
-                svc,
-                Some(api_kind),
-                Some(ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
-            ) || ext_kind.is_some_and(|k| svc.buffer.contains_key(&k))
-            {
-                emit::external_id(ctx, svc, tid, "HIP_RUNTIME_API", op_id, cid)
+            if resolved[i].external {
+                emit::external_id_of_kind(ctx, svc, tid, self.kinds.hip_request, op_id, cid)
             } else {
                 0
             }
         });
+        let externals: &mut [u64] = &mut externals;
         // Out-pointer target of hipStreamCreate's `hipStream_t*` and hipMalloc's `void**`
         // (written before EXIT): a slot of this call, alive until it returns.
         let mut out_slot = 0u64;
@@ -852,23 +898,26 @@ impl Replay {
         let mut users = PerCall::from_fn(ctxs.len(), rocprofiler_user_data_t { value: 0 }, |_| {
             rocprofiler_user_data_t { value: 0 }
         });
+        let users: &mut [rocprofiler_user_data_t] = &mut users;
         // ENTER and EXIT reach every context with the same payload and its own user_data slot.
         let api_callbacks = |phase: u32,
                              data: &mut rocprofiler_callback_tracing_hip_api_data_t,
                              users: &mut [rocprofiler_user_data_t],
                              externals: &[u64]| {
-            for (i, (ctx, svc)) in ctxs.iter().enumerate() {
-                emit::callback(
-                    ctx.handle,
-                    svc,
-                    tid,
-                    Corr::new(cid, externals[i]),
-                    ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                    op_id,
-                    phase,
-                    data as *mut _ as *mut c_void,
-                    &mut users[i],
-                );
+            for (i, (ctx, _)) in ctxs.iter().enumerate() {
+                if let Some(cb) = resolved[i].api_cb {
+                    emit::invoke(
+                        ctx.handle,
+                        cb,
+                        tid,
+                        Corr::new(cid, externals[i]),
+                        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                        op_id,
+                        phase,
+                        data as *mut _ as *mut c_void,
+                        &mut users[i],
+                    );
+                }
             }
         };
         set_sim_now(start);
@@ -876,8 +925,8 @@ impl Replay {
         api_callbacks(
             ROCPROFILER_CALLBACK_PHASE_ENTER,
             &mut data,
-            &mut users,
-            &externals,
+            users,
+            externals,
         );
         // An id the tool pushed during ENTER is this call's external id from then on: the
         // async work it starts, its EXIT callback and its record (reference §2.10).
@@ -927,7 +976,7 @@ impl Replay {
             self.graph_cb(ctxs, tid, cid, ROCPROFILER_CALLBACK_PHASE_EXIT, h);
         }
         if let Some(b) = site.barrier {
-            self.enqueue_barrier(ctxs, tid, site.at, cid, &externals, b);
+            self.enqueue_barrier(ctxs, tid, site.at, cid, externals, b);
         }
         if let (true, HipArgs::StreamCreate { stream: s, .. }) = (v1, args) {
             self.announce_stream(ctxs, tid, *s);
@@ -950,12 +999,7 @@ impl Replay {
             // SAFETY: out_ptr points at out_slot, a local of this call alive until it returns.
             unsafe { std::ptr::write_volatile(out_ptr, *ptr) };
         }
-        api_callbacks(
-            ROCPROFILER_CALLBACK_PHASE_EXIT,
-            &mut data,
-            &mut users,
-            &externals,
-        );
+        api_callbacks(ROCPROFILER_CALLBACK_PHASE_EXIT, &mut data, users, externals);
         // The API records, per context in context order: emplaced now (natural order), or
         // held for the order the plan asks for.
         let order = self.plan.delivery.api_order;
@@ -971,21 +1015,19 @@ impl Replay {
                 });
             }
         };
-        for (i, (ctx, svc)) in ctxs.iter().enumerate() {
+        for (i, r) in resolved.iter().enumerate() {
             let corr = Corr::new(cid, externals[i]);
-            if let Some(buf) = emit::buffer_for(ctx, svc, api_kind, op_id) {
+            if let Some(buf) = r.api_buf {
                 record(
                     buf,
                     api_kind,
                     emit::api_record(api_kind, op_id, corr, start, end, tid),
                 );
             }
-            if let Some(k) = ext_kind {
-                if let Some(buf) = emit::buffer_for(ctx, svc, k, op_id) {
-                    let rec =
-                        emit::api_ext_record(k, op_id, corr, start, end, tid, data.args, zeroed());
-                    record(buf, k, rec);
-                }
+            if let (Some(k), Some(buf)) = (ext_kind, r.ext_buf) {
+                let rec =
+                    emit::api_ext_record(k, op_id, corr, start, end, tid, data.args, zeroed());
+                record(buf, k, rec);
             }
         }
         match order {
@@ -1010,9 +1052,7 @@ impl Replay {
                 }
             }
         }
-        if let (true, Some(s)) = (v1, stream) {
-            self.stream_cb(ctxs, tid, 3, ROCPROFILER_CALLBACK_PHASE_EXIT, s);
-        }
+        stream_brackets(ROCPROFILER_CALLBACK_PHASE_EXIT);
     }
 
     /// Submission side of one activity: external-id requests and the ENQUEUE / copy ENTER
@@ -1903,9 +1943,23 @@ fn callback_each<T>(
     }
 }
 
+/// One context's services a HIP call of one operation uses (`None`: not traced there).
+#[derive(Clone, Copy, Default)]
+struct HipServices<'s> {
+    api_cb: Option<&'s state::CallbackService>,
+    /// HIP_STREAM's stream-use operation (1.x, a call on a stream).
+    stream_cb: Option<&'s state::CallbackService>,
+    api_buf: Option<&'s Arc<Buffer>>,
+    ext_buf: Option<&'s Arc<Buffer>>,
+    /// Whether the call's records there carry an external correlation id.
+    external: bool,
+}
+
 /// The personality's kind values a HIP call uses, resolved once per replay.
 struct CallKinds {
     v1: bool,
+    /// The external-correlation request kind of HIP runtime calls.
+    hip_request: Option<u32>,
     hip_api_ext: Option<u32>,
     hip_stream: Option<u32>,
     hip_graph: Option<u32>,
@@ -1915,6 +1969,7 @@ impl CallKinds {
     fn of(p: super::Personality) -> CallKinds {
         CallKinds {
             v1: p.is_v1(),
+            hip_request: p.request_kind("HIP_RUNTIME_API"),
             hip_api_ext: p.buffer_kind("HIP_RUNTIME_API_EXT"),
             hip_stream: p.callback_kind("HIP_STREAM"),
             hip_graph: p.callback_kind("HIP_GRAPH"),
@@ -1934,6 +1989,7 @@ const PER_CALL_INLINE: usize = 4;
 
 impl<T: Copy> PerCall<T> {
     /// `f(i)` for each of `n` contexts; `zero` fills the unused inline slots.
+    #[inline(always)]
     fn from_fn(n: usize, zero: T, mut f: impl FnMut(usize) -> T) -> PerCall<T> {
         let mut p = PerCall {
             inline: [zero; PER_CALL_INLINE],

@@ -294,15 +294,18 @@ impl Context {
     /// time: the same on every run.
     pub fn external_top(&self, tid: u64) -> u64 {
         let stacks = self.held_stacks();
+        let timeline = MAIN_EXTERNAL_TIMELINE.get().filter(|tl| !tl.is_empty());
+        if stacks.is_none() && timeline.is_none() {
+            // No stack holds an id and no replayed main thread pushes one.
+            return 0;
+        }
         if let Some(v) = stacks.as_ref().and_then(|s| s.get(&tid)?.last()) {
             return *v;
         }
         let now = SIM_NOW.with(|c| c.get());
-        if let (Some(tl), true) = (MAIN_EXTERNAL_TIMELINE.get(), now != 0) {
-            if !tl.is_empty() {
-                let i = tl.partition_point(|&(at, _)| at <= now);
-                return if i == 0 { 0 } else { tl[i - 1].1 };
-            }
+        if let (Some(tl), true) = (timeline, now != 0) {
+            let i = tl.partition_point(|&(at, _)| at <= now);
+            return if i == 0 { 0 } else { tl[i - 1].1 };
         }
         let main = pid();
         stacks
