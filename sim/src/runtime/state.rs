@@ -283,6 +283,7 @@ impl Context {
         (self.ext_held.load(Ordering::Acquire) != 0).then(|| lock(&self.ext_stacks))
     }
     /// Depth of this thread's push/pop stack (to see whether a callback pushed).
+    #[inline]
     pub fn external_depth(&self, tid: u64) -> usize {
         self.held_stacks()
             .and_then(|s| s.get(&tid).map(Vec::len))
@@ -292,13 +293,21 @@ impl Context {
     /// During a replay the main thread's top is taken from the plan at the caller's simulated
     /// time ([`set_main_external_timeline`]), not from how far the main thread has got in wall
     /// time: the same on every run.
+    #[inline]
     pub fn external_top(&self, tid: u64) -> u64 {
-        let stacks = self.held_stacks();
-        let timeline = MAIN_EXTERNAL_TIMELINE.get().filter(|tl| !tl.is_empty());
-        if stacks.is_none() && timeline.is_none() {
+        if self.ext_held.load(Ordering::Acquire) == 0
+            && MAIN_EXTERNAL_TIMELINE.get().is_none_or(|tl| tl.is_empty())
+        {
             // No stack holds an id and no replayed main thread pushes one.
             return 0;
         }
+        self.external_top_held(tid)
+    }
+
+    #[cold]
+    fn external_top_held(&self, tid: u64) -> u64 {
+        let stacks = self.held_stacks();
+        let timeline = MAIN_EXTERNAL_TIMELINE.get().filter(|tl| !tl.is_empty());
         if let Some(v) = stacks.as_ref().and_then(|s| s.get(&tid)?.last()) {
             return *v;
         }
