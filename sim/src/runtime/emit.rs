@@ -196,6 +196,7 @@ pub fn external_id(
 
 /// [`external_id`] with the request kind already resolved in the running personality
 /// (`None`: the release has no such request kind).
+#[inline]
 pub fn external_id_of_kind(
     ctx: &Context,
     services: &Services,
