@@ -752,13 +752,7 @@ impl Replay {
         let Some(kind) = self.kinds.hip_stream else {
             return;
         };
-        let mut data = rocprofiler_callback_tracing_hip_stream_data_t {
-            size: std::mem::size_of::<rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
-            stream_id: rocprofiler_stream_id_t {
-                handle: self.stream_id(stream),
-            },
-            stream_value: rocprofiler_address_t { handle: stream },
-        };
+        let mut data = stream_payload(self.stream_id(stream), stream);
         callback_each(ctxs, tid, Corr::default(), kind, op, phase, &mut data);
     }
 
@@ -851,11 +845,7 @@ impl Replay {
             let (Some(kind), Some(s), Some(id)) = (stream_kind, stream, stream_id) else {
                 return;
             };
-            let mut data = rocprofiler_callback_tracing_hip_stream_data_t {
-                size: std::mem::size_of::<rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
-                stream_id: rocprofiler_stream_id_t { handle: id },
-                stream_value: rocprofiler_address_t { handle: s },
-            };
+            let mut data = stream_payload(id, s);
             for (i, (ctx, _)) in ctxs.iter().enumerate() {
                 if let Some(cb) = resolved[i].stream_cb {
                     let mut ud = rocprofiler_user_data_t { value: 0 };
@@ -1943,6 +1933,15 @@ fn callback_each<T>(
     }
 }
 
+/// The HIP_STREAM payload naming `stream` (a `hipStream_t`) by its index `id`.
+fn stream_payload(id: u64, stream: u64) -> rocprofiler_callback_tracing_hip_stream_data_t {
+    rocprofiler_callback_tracing_hip_stream_data_t {
+        size: std::mem::size_of::<rocprofiler_callback_tracing_hip_stream_data_t>() as u64,
+        stream_id: rocprofiler_stream_id_t { handle: id },
+        stream_value: rocprofiler_address_t { handle: stream },
+    }
+}
+
 /// One context's services a HIP call of one operation uses (`None`: not traced there).
 #[derive(Clone, Copy, Default)]
 struct HipServices<'s> {
@@ -2287,12 +2286,12 @@ pub fn unload_all_code_objects() {
     }
 }
 
-/// A runtime an application drives one HIP call at a time (`rocprof_sim_hip_call`): the
-/// replay of a plan without ops, whose calls take correlation ids in arrival order and their
-/// times from the host clock. Each call is what the replay does for the same call in a plan.
 /// The API a live call makes.
 const LIVE_API: &str = "hipLaunchKernel";
 
+/// A runtime an application drives one HIP call at a time (`rocprof_sim_hip_call`): the
+/// replay of a plan without ops, whose calls take correlation ids in arrival order and their
+/// times from the host clock. Each call is what the replay does for the same call in a plan.
 pub struct Live {
     replay: Replay,
     next_cid: std::sync::atomic::AtomicU64,

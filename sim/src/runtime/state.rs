@@ -346,8 +346,9 @@ pub static REGISTRY: LazyRegistry = LazyRegistry {
 
 pub struct LazyRegistry {
     registry: OnceLock<Mutex<Registry>>,
-    /// Bumped after any context is created, started or stopped or has its services edited:
-    /// a snapshot of the active set taken at version `v` is current while it stays `v`.
+    /// Bumped after any context is started or stopped or has its services edited (a context
+    /// is created inactive): a snapshot of the active set taken at version `v` is current
+    /// while it stays `v`.
     contexts_version: AtomicU64,
 }
 
