@@ -52,6 +52,11 @@ impl ApiSource {
     pub fn operation(&self) -> i32 {
         self.operation
     }
+
+    /// The thread of the calls of this entry.
+    pub fn thread_id(&self) -> u64 {
+        self.thread_id
+    }
 }
 
 impl Pack for ApiRecord {

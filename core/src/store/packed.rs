@@ -259,6 +259,16 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             .map(|p| (self.unpack(p), p.shared as usize))
     }
 
+    /// How many records name each shared entry, by the entry's index: a question of the
+    /// shared facts alone asked of every record costs a count per record, nothing unpacked.
+    pub fn entry_counts(&self) -> Vec<usize> {
+        let mut counts = vec![0; self.table.len()];
+        for p in self.records.iter() {
+            counts[p.shared as usize] += 1;
+        }
+        counts
+    }
+
     /// How many shared entries there are.
     pub fn entries(&self) -> usize {
         self.table.len()
@@ -556,6 +566,26 @@ mod tests {
         fn id(each: &u64) -> u64 {
             *each
         }
+    }
+
+    /// Each entry's count is how many records name it, over chunks; an entry whose records
+    /// were all dropped counts none.
+    #[test]
+    fn entry_counts_count_the_records_naming_each_entry() {
+        let rs: Vec<R> = (0..CHUNK as u64 * 2 + 5)
+            .map(|i| R(i, (i % 7) as u16))
+            .collect();
+        let mut v: PackedVec<R> = rs.clone().into();
+        let counts = v.entry_counts();
+        for (entry, &n) in v.shared().iter().zip(&counts) {
+            assert_eq!(n, rs.iter().filter(|r| r.1 == *entry).count());
+        }
+        v.retain(|r| r.1 != 3);
+        let counts = v.entry_counts();
+        assert_eq!(counts.len(), 7);
+        let three = v.shared().iter().position(|&e| e == 3).unwrap();
+        assert_eq!(counts[three], 0);
+        assert_eq!(counts.iter().sum::<usize>(), v.len());
     }
 
     #[test]
