@@ -36,7 +36,7 @@ impl LogLevel {
     }
 }
 
-pub use rocprof_xplane_core::measure::{peak_headroom_bytes, process_memory_kb};
+pub use rocprof_xplane_core::measure::{minor_faults, peak_headroom_bytes, process_memory_kb};
 
 fn tracing_level(level: LogLevel) -> Option<Level> {
     match level {
@@ -152,8 +152,8 @@ macro_rules! log_info { ($($t:tt)*) => { ::tracing::info!("{}", format_args!($($
 #[macro_export]
 macro_rules! log_debug { ($($t:tt)*) => { ::tracing::debug!("{}", format_args!($($t)*)) } }
 
-/// Resident memory and its peak of this process (and the tool's own heap, in a `heap-stats`
-/// build), for debug lines.
+/// Resident memory and its peak of this process, its minor page faults so far (and the tool's
+/// own heap, in a `heap-stats` build), for debug lines.
 pub fn process_memory() -> String {
     let (rss, peak) = process_memory_kb();
     let kb = |v: Option<u64>| v.map_or("?".to_string(), |v| format!("{v} kB"));
@@ -164,7 +164,8 @@ pub fn process_memory() -> String {
             peak as f64 / 1e6
         )
     });
-    format!("rss {}, peak {}{heap}", kb(rss), kb(peak))
+    let faults = minor_faults().map_or(String::new(), |n| format!(", minor faults {n}"));
+    format!("rss {}, peak {}{faults}{heap}", kb(rss), kb(peak))
 }
 
 #[cfg(test)]

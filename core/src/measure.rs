@@ -51,11 +51,47 @@ pub fn process_memory_kb() -> (Option<u64>, Option<u64>) {
     (kb("VmRSS:"), kb("VmHWM:"))
 }
 
+/// The minor page faults this process has taken so far (`/proc/self/stat`), for debug lines:
+/// a page touched for the first time is one, so where a stage's count grows beyond what its
+/// peak adds, it took fresh pages where memory freed before it could have served.
+pub fn minor_faults() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    minflt_of_stat(&stat)
+}
+
+/// `minflt` of a `/proc/PID/stat` line: the 10th field, the 8th after the command, which is
+/// in parentheses and may hold spaces and parentheses itself.
+fn minflt_of_stat(stat: &str) -> Option<u64> {
+    let after_comm = &stat[stat.rfind(')')? + 1..];
+    after_comm.split_whitespace().nth(7)?.parse().ok()
+}
+
 /// Bytes between this process's resident memory and its peak so far (0 when unknown): what
 /// extra threads may hold without raising a peak that a memory limit has already let through.
 pub fn peak_headroom_bytes() -> u64 {
     match process_memory_kb() {
         (Some(rss), Some(peak)) => peak.saturating_sub(rss).saturating_mul(1024),
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minflt_is_read_past_a_command_holding_spaces_and_parentheses() {
+        let line = "4242 (a (b) c) S 1 4242 4242 0 -1 4194560 1234 0 5 0 7 3 0 0 20 0 1";
+        assert_eq!(minflt_of_stat(line), Some(1234));
+        assert_eq!(minflt_of_stat("4242 (x) S 1"), None);
+        assert_eq!(minflt_of_stat("no command"), None);
+    }
+
+    #[test]
+    fn this_process_has_taken_minor_faults() {
+        // Loading and starting a process touches pages: the count of a real `stat` is positive.
+        let n = minor_faults().expect("/proc/self/stat readable on Linux");
+        assert!(n > 0);
+        assert!(minor_faults().unwrap() >= n);
     }
 }

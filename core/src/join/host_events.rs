@@ -46,11 +46,7 @@ pub(super) fn host_events(
     // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
     // records the spans stand for are gone already (the annotations stage dropped them):
     // every record left is an event.
-    let threads_of = spans
-        .iter()
-        .map(|m| m.thread_id)
-        .chain(api.iter().map(|a| a.thread_id));
-    let mut threads = ThreadEvents::new(count_runs(threads_of));
+    let mut threads = ThreadEvents::new(thread_sizes(&spans, &api));
     // The spans first where that gives the same events: then their events (40 B each) are
     // what the calls' events grow beside, not the spans (80 B each). A mark's annotation is
     // its captured one unless an external id names its id (in a collection made by hand), and
@@ -124,6 +120,19 @@ pub(super) fn host_events(
         names: names_table,
         graph_launches,
     }
+}
+
+/// How many events each thread has: its spans, counted by their runs, and its calls, counted
+/// by their shared entries (each names its thread), so that no record is unpacked.
+fn thread_sizes(spans: &[MarkerSpan], api: &PackedVec<ApiRecord>) -> HashMap<u64, usize> {
+    let mut sizes = count_runs(spans.iter().map(|m| m.thread_id));
+    for (entry, n) in api.shared().iter().zip(api.entry_counts()) {
+        // An entry no record names any more makes no thread.
+        if n > 0 {
+            *sizes.entry(entry.thread_id()).or_default() += n;
+        }
+    }
+    sizes
 }
 
 /// How many of `threads` are each thread's. A thread's records come in runs: each run is

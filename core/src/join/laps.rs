@@ -1,5 +1,6 @@
 //! The time of each stage, for the debug line (where a slow join spends its time), and at
-//! debug level the memory after it (which stage grows the join's peak).
+//! debug level the memory after it (which stage grows the join's peak) and the minor page
+//! faults during it (which stage takes fresh pages).
 
 use std::time::{Duration, Instant};
 
@@ -8,12 +9,16 @@ pub(super) struct Laps {
     last: Instant,
     laps: Vec<Lap>,
     with_memory: bool,
+    /// The process's minor faults at the end of the last stage (at debug level).
+    faults: Option<u64>,
 }
 
 struct Lap {
     pass: &'static str,
     time: Duration,
     memory: Option<LapMemory>,
+    /// Minor page faults during the stage (the whole process's, at debug level).
+    faults: Option<u64>,
     /// A stage that ran beside this one on a helper thread, and its own time.
     beside: Option<Beside>,
 }
@@ -37,10 +42,12 @@ impl Laps {
     pub fn start() -> Self {
         // Each stage's top counts from the join's start.
         let _ = crate::heap::interval_peak();
+        let with_memory = crate::measure::debug_enabled();
         Laps {
             last: Instant::now(),
             laps: Vec::new(),
-            with_memory: crate::measure::debug_enabled(),
+            with_memory,
+            faults: with_memory.then(crate::measure::minor_faults).flatten(),
         }
     }
 
@@ -58,10 +65,17 @@ impl Laps {
             )),
             None => crate::measure::process_memory_kb().0.map(LapMemory::Rss),
         };
+        let before = self.faults;
+        self.faults = self
+            .with_memory
+            .then(crate::measure::minor_faults)
+            .flatten();
+        let faults = before.zip(self.faults).map(|(b, a)| a.saturating_sub(b));
         self.laps.push(Lap {
             pass,
             time: now - self.last,
             memory,
+            faults,
             beside,
         });
         self.last = now;
@@ -76,11 +90,14 @@ impl std::fmt::Display for Laps {
             if let Some(Beside { stage, time }) = l.beside {
                 write!(f, " [{stage} {:.1} ms beside it]", time.as_secs_f64() * 1e3)?;
             }
+            let faults = l
+                .faults
+                .map_or(String::new(), |n| format!(", {n} minor faults"));
             match l.memory {
-                Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB)", kb / 1000)?,
+                Some(LapMemory::Rss(kb)) => write!(f, " (rss {} MB{faults})", kb / 1000)?,
                 Some(LapMemory::Heap(live, peak)) => write!(
                     f,
-                    " (heap {:.1} MB, top {:.1} MB)",
+                    " (heap {:.1} MB, top {:.1} MB{faults})",
                     live as f64 / 1e6,
                     peak as f64 / 1e6
                 )?,
