@@ -24,6 +24,11 @@
 //! thread and freed by the join stage by stage) are mapped each on its own. Mapped in turn,
 //! every store chunk would lie between two threads' chunks and cut what the drain frees into
 //! pieces too small for the join's outputs, which would then take fresh pages beside them.
+//! Blocks of the least size ([`LARGE`]) are cut from a region of their own: a thread's scopes
+//! (the calls' annotation scopes, 16 KiB chunks) are held until the join's annotations stage,
+//! while the drain frees the thread's calls (64 KiB chunks); cut from one region, the scopes'
+//! chunks would keep what the drain frees in pieces of a chunk or two, too small for the
+//! annotations stage's tables, which would take fresh pages while those pieces lie unused.
 //!
 //! Bounds: the pool maps new pages only when no free range (or, for a block under [`NEAR`],
 //! the region's rest) holds a block; at most [`SLOTS`] free ranges are kept (the smallest goes
@@ -88,9 +93,16 @@ struct FreeList {
     len: usize,
     /// Sum of the free ranges' lengths, `region`'s included.
     bytes: usize,
-    /// What is left of the region blocks under [`NEAR`] are cut from when no free range
-    /// holds them (never touched: its pages are fresh).
-    region: Range,
+    /// What is left of the regions blocks under [`NEAR`] are cut from when no free range
+    /// holds them (never touched: its pages are fresh): blocks of [`LARGE`] bytes, and the
+    /// others (`class`).
+    region: [Range; 2],
+}
+
+/// The region a fresh block of `len` bytes (a multiple of the page) is cut from: blocks of
+/// the least size lie apart (see the module's comment).
+fn class(len: usize) -> usize {
+    usize::from(len > LARGE)
 }
 
 impl FreeList {
@@ -99,28 +111,29 @@ impl FreeList {
             ranges: [Range { start: 0, len: 0 }; SLOTS],
             len: 0,
             bytes: 0,
-            region: Range { start: 0, len: 0 },
+            region: [Range { start: 0, len: 0 }; 2],
         }
     }
 
-    /// The next `len` bytes of the region, if it holds them.
+    /// The next `len` bytes of the block's region (`class`), if it holds them.
     fn cut(&mut self, len: usize) -> Option<Range> {
-        if self.region.len < len {
+        let region = &mut self.region[class(len)];
+        if region.len < len {
             return None;
         }
-        let (r, rest) = self.region.split_at(len);
-        self.region = rest;
+        let (r, rest) = region.split_at(len);
+        *region = rest;
         self.bytes -= len;
         Some(r)
     }
 
-    /// `region`, just mapped, becomes the one blocks under [`NEAR`] are cut from, and its first
+    /// `region`, just mapped, becomes the one blocks of `len`'s class are cut from, and its first
     /// `len` bytes (at most its length) are returned; what was left of the one before becomes
     /// a free range (and perhaps a range to unmap, as [`Self::give`] says).
     #[must_use]
     fn new_region(&mut self, region: Range, len: usize) -> (Range, Option<Range>) {
         let (r, rest) = region.split_at(len);
-        let before = std::mem::replace(&mut self.region, rest);
+        let before = std::mem::replace(&mut self.region[class(len)], rest);
         self.bytes = self.bytes - before.len + rest.len;
         let out = if before.len > 0 {
             self.give(before)
@@ -780,6 +793,46 @@ mod tests {
             pool.dealloc(out, layout(n * small));
             for q in larges {
                 pool.dealloc(q, layout(large));
+            }
+        }
+        let (mapped, free) = pool.footprint();
+        assert_eq!(mapped, free, "all freed");
+    }
+
+    /// Threads' chunks of the least size (held longer) and of 64 KiB (freed together) made in
+    /// turn: the 64 KiB ones lie together, apart from the others, so once they are freed one
+    /// free range holds a block of their size, made of their pages.
+    #[test]
+    fn blocks_of_the_least_size_lie_apart_from_larger_ones() {
+        let pool = BlockPool::new();
+        let (least, chunk, n) = (LARGE, 64 << 10, 32);
+        assert!(chunk < NEAR && pool.pages_for(least) == Some(LARGE));
+        // SAFETY: valid layouts; each block freed once with its own.
+        unsafe {
+            let mut held = Vec::new();
+            let mut freed = Vec::new();
+            for _ in 0..n {
+                let p = pool.alloc(layout(least));
+                p.write_bytes(1, least);
+                held.push(p);
+                let q = pool.alloc(layout(chunk));
+                q.write_bytes(2, chunk);
+                freed.push(q);
+            }
+            for q in freed {
+                pool.dealloc(q, layout(chunk));
+            }
+            let mapped = pool.footprint().0;
+            let out = pool.alloc(layout(n * chunk));
+            assert_eq!(pool.footprint().0, mapped, "nothing new mapped");
+            assert_eq!(
+                resident(out, n * chunk),
+                n * chunk / 4096,
+                "the freed pages"
+            );
+            pool.dealloc(out, layout(n * chunk));
+            for p in held {
+                pool.dealloc(p, layout(least));
             }
         }
         let (mapped, free) = pool.footprint();

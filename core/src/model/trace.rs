@@ -293,44 +293,111 @@ impl<T: ?Sized> std::fmt::Debug for Id<T> {
 
 /// Values shared by many events, each stored once and named by its [`Id`]; ids are handed out
 /// in order, so the events of one stretch of the run name nearby ids.
+///
+/// Kept in chunks of [`TABLE_CHUNK_BYTES`] at most (a power of two of values), each allocated
+/// once and never moved: a table of a value per range pushed (the annotations) grows while
+/// the join frees its inputs in pieces of that size, between blocks still in use, and chunks
+/// can be made of those pieces' pages where one growing vector would take fresh pages for
+/// every step past the largest piece (`heap::pool`). The first chunk grows as a vector up to
+/// the chunk's room, so a table of a few values holds no whole chunk.
 #[derive(Debug, Clone)]
-pub struct Table<T>(Vec<T>);
+pub struct Table<T> {
+    /// Chunk `k` holds the values of positions `k << shift` to `((k + 1) << shift) - 1`.
+    chunks: Vec<Vec<T>>,
+    /// Values in all the chunks.
+    len: usize,
+}
+
+/// Bytes of a table's chunk at most: as large as the pieces the join frees (the application
+/// threads' capture chunks, 64 KiB, `store::chunked::THREAD_CHUNK`), at least as large as
+/// the blocks the pool makes of freed pages (`heap::pool::LARGE`) for values of up to 2 KiB.
+pub const TABLE_CHUNK_BYTES: usize = 64 << 10;
 
 impl<T> Default for Table<T> {
     fn default() -> Self {
-        Table(Vec::new())
+        Table {
+            chunks: Vec::new(),
+            len: 0,
+        }
     }
 }
 
 impl<T> Table<T> {
+    /// Log2 of the values a chunk holds: the most a power of two of them in
+    /// [`TABLE_CHUNK_BYTES`] (values of zero bytes count as one).
+    const SHIFT: u32 = {
+        let n = TABLE_CHUNK_BYTES
+            / if std::mem::size_of::<T>() == 0 {
+                1
+            } else {
+                std::mem::size_of::<T>()
+            };
+        if n == 0 {
+            0
+        } else {
+            usize::BITS - 1 - n.leading_zeros()
+        }
+    };
+    const ROOM: usize = 1 << Self::SHIFT;
+
     /// Stores `v` and returns its id. A table never holds 2^32 - 1 values (a memory ceiling
     /// stops the records long before); past that the last value's id is returned rather than
     /// the program stopped.
     #[inline]
     pub fn push(&mut self, v: T) -> Id<T> {
-        if self.0.len() < u32::MAX as usize {
-            self.0.push(v);
+        if self.len < u32::MAX as usize {
+            match self.chunks.last_mut() {
+                Some(last) if last.len() < Self::ROOM => last.push(v),
+                _ => self.push_to_new_chunk(v),
+            }
+            self.len += 1;
         }
-        let n =
-            std::num::NonZeroU32::new(self.0.len() as u32).expect("a pushed table is not empty");
+        let n = std::num::NonZeroU32::new(self.len as u32).expect("a pushed table is not empty");
         Id(n, std::marker::PhantomData)
     }
 
+    /// A new chunk for `v`: the first grows as a vector (by doubling, so up to the chunk's
+    /// room exactly), the others have their room at once.
+    #[inline(never)]
+    fn push_to_new_chunk(&mut self, v: T) {
+        let mut chunk = match self.chunks.is_empty() {
+            true => Vec::new(),
+            false => Vec::with_capacity(Self::ROOM),
+        };
+        chunk.push(v);
+        self.chunks.push(chunk);
+    }
+
+    #[inline]
     pub fn get(&self, id: Id<T>) -> Option<&T> {
-        self.0.get(id.index())
+        let i = id.index();
+        // SAFETY: every position below `len` is a value of its chunk (chunks fill in order,
+        // each to its room before the next is made).
+        (i < self.len).then(|| unsafe { self.at(i) })
+    }
+
+    /// The value at position `i`, which must be below `len`.
+    #[inline(always)]
+    unsafe fn at(&self, i: usize) -> &T {
+        // SAFETY: the caller's: `i` is below `len`, so its chunk and place in it exist.
+        unsafe {
+            self.chunks
+                .get_unchecked(i >> Self::SHIFT)
+                .get_unchecked(i & (Self::ROOM - 1))
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.chunks.is_empty()
     }
 
     /// Every value, in id order.
-    pub fn iter(&self) -> std::slice::Iter<'_, T> {
-        self.0.iter()
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        self.chunks.iter().flatten()
     }
 }
 
@@ -338,8 +405,12 @@ impl<T> std::ops::Index<Id<T>> for Table<T> {
     type Output = T;
 
     /// Panics for an id of another table (a bug); ids reach the writer only from their own.
+    #[inline]
     fn index(&self, id: Id<T>) -> &T {
-        &self.0[id.index()]
+        let i = id.index();
+        assert!(i < self.len, "an id of another table");
+        // SAFETY: `i` is below `len`.
+        unsafe { self.at(i) }
     }
 }
 
@@ -611,6 +682,51 @@ pub struct DependencyFlow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Values pushed across many chunks read back by id, in order, and every chunk past the
+    /// first is allocated at its room once (a value never moves); the first grows up to it.
+    #[test]
+    fn a_table_reads_back_its_values_across_chunks() {
+        let mut t: Table<[u64; 6]> = Table::default();
+        assert!(t.is_empty());
+        assert_eq!(t.len(), 0);
+        let room = Table::<[u64; 6]>::ROOM;
+        assert!(room * 48 <= TABLE_CHUNK_BYTES && room * 96 > TABLE_CHUNK_BYTES);
+        let n = 5 * room + 7;
+        let mut ids = Vec::new();
+        let mut second = None;
+        for i in 0..n as u64 {
+            ids.push(t.push([i; 6]));
+            if i as usize == room {
+                second = Some(&t[ids[room]] as *const [u64; 6]);
+            }
+        }
+        assert_eq!(t.len(), n);
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(id.index(), i);
+            assert_eq!(t[id], [i as u64; 6]);
+            assert_eq!(t.get(id), Some(&[i as u64; 6]));
+        }
+        assert!(t.iter().copied().eq((0..n as u64).map(|i| [i; 6])));
+        assert_eq!(
+            second,
+            Some(&t[ids[room]] as *const [u64; 6]),
+            "never moved"
+        );
+        assert!(t.chunks[1..].iter().all(|c| c.capacity() == room));
+        assert_eq!(t.chunks[0].capacity(), room);
+        // An id past the values (another table's) is none of them.
+        let mut other = Table::default();
+        for i in 0..=n as u64 {
+            other.push([i; 6]);
+        }
+        let past = other.push([0; 6]);
+        assert_eq!(t.get(past), None);
+        // A table of a few values holds no whole chunk.
+        let mut few: Table<u64> = Table::default();
+        few.push(1);
+        assert!(few.chunks[0].capacity() < Table::<u64>::ROOM);
+    }
 
     /// A joined trace holds one of these per event until it is written (a million dispatches
     /// is a common run): each byte here is a megabyte or more of the join's peak, so a field
