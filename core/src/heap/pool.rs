@@ -13,9 +13,15 @@
 //! next large allocation of any thread takes the smallest free range that holds it (the rest
 //! stays free). A growing block extends into the free range after it, or moves into a free
 //! range that holds it (a copy of resident pages is cheaper than faulting new ones in), and
-//! only then is remapped (`mremap`, as glibc grows its large blocks). Pages are never moved
-//! between ranges, which would cut the process's mappings into many kernel areas. Smaller
-//! allocations go to the system allocator, which is fast for them.
+//! only then is remapped (`mremap`, as glibc grows its large blocks). A block larger than
+//! every free range (mapped, or the new part of one remapped) is made of free ranges' pages,
+//! moved into place by the kernel (`mremap` to a fixed address: no copy, no fault), the
+//! largest ranges first and only ranges of at least [`MOVED`] bytes, as each moved range is
+//! one more of the kernel's areas (so at most [`MOVES`] ranges over the process's life); the
+//! rest comes fresh. Without this, a block outgrowing what is free (the join's lines,
+//! millions of events, while the records they are made from are freed in pieces) would take
+//! fresh pages for all of it beside free pages already in memory. Smaller allocations go to
+//! the system allocator, which is fast for them.
 //!
 //! So what is freed together should lie together: a free range holds an output only as far as
 //! its neighbours are free too. Fresh blocks under [`NEAR`] bytes (the application threads'
@@ -53,6 +59,16 @@ pub const NEAR: usize = 128 << 10;
 /// Bytes of a region blocks under [`NEAR`] are cut from: mapped at once (one kernel area, its
 /// pages untouched until used), large enough to hold many threads' capture chunks together.
 const REGION: usize = 8 << 20;
+
+/// Free ranges of this many bytes and more are moved into a block grown past every free
+/// range (their pages kept); each moved range is one more of the kernel's areas.
+const MOVED: usize = 256 << 10;
+
+/// Free ranges moved into blocks at most over the process's life. A moved range stays an area
+/// of its own (the kernel does not merge it with its neighbours), and a long run that cuts
+/// many windows would otherwise keep adding areas towards the kernel's limit
+/// (`vm.max_map_count`, 65,530 by default), past which mapping fails.
+const MOVES: usize = 8192;
 
 /// Free ranges kept at most.
 pub const SLOTS: usize = 512;
@@ -165,6 +181,16 @@ impl FreeList {
         Some(self.split(r, len))
     }
 
+    /// The first bytes (at most `len`) of the largest free range, when it has at least
+    /// [`MOVED`] bytes.
+    fn take_largest(&mut self, len: usize) -> Option<Range> {
+        let i = (0..self.len)
+            .filter(|&i| self.ranges[i].len >= MOVED)
+            .max_by_key(|&i| self.ranges[i].len)?;
+        let r = self.remove(i);
+        Some(self.split(r, len.min(r.len)))
+    }
+
     /// `len` bytes at `start`, when a free range begins there and holds them.
     fn take_at(&mut self, start: usize, len: usize) -> Option<Range> {
         let i = self
@@ -237,6 +263,8 @@ pub struct BlockPool {
     free: UnsafeCell<FreeList>,
     /// Bytes mapped by the pool and not unmapped: blocks in use and free ranges.
     mapped: AtomicUsize,
+    /// Free ranges moved into blocks so far (at most [`MOVES`]).
+    moves: AtomicUsize,
     /// The system's page size, read at the first large allocation.
     page: AtomicUsize,
 }
@@ -257,6 +285,7 @@ impl BlockPool {
             forked: AtomicBool::new(false),
             free: UnsafeCell::new(FreeList::new()),
             mapped: AtomicUsize::new(0),
+            moves: AtomicUsize::new(0),
             page: AtomicUsize::new(0),
         }
     }
@@ -306,12 +335,13 @@ impl BlockPool {
         }
     }
 
-    /// A range of `len` bytes, and whether it is fresh from the kernel (so zeroed).
-    fn obtain(&self, len: usize) -> Option<(Range, bool)> {
+    /// A range of `len` bytes, and how many of its first bytes are not fresh from the kernel
+    /// (the rest is zeroed).
+    fn obtain(&self, len: usize) -> Option<(Range, usize)> {
         let near = len < NEAR;
         let got = self.with_free(|f| match f.take(len) {
-            Some(r) => Some((r, false)),
-            None if near => f.cut(len).map(|r| (r, true)),
+            Some(r) => Some((r, len)),
+            None if near => f.cut(len).map(|r| (r, 0)),
             None => None,
         });
         match got {
@@ -330,14 +360,15 @@ impl BlockPool {
                         self.mapped.fetch_sub(out.len, Ordering::Relaxed);
                         unmap(out);
                     }
-                    return Some((r, true));
+                    return Some((r, 0));
                 }
             }
             _ => {}
         }
+        // Mapped, made of free ranges' pages where possible.
         let r = map(len)?;
         self.mapped.fetch_add(len, Ordering::Relaxed);
-        Some((r, true))
+        Some((r, self.fill(r)))
     }
 
     /// The pooled block of `size` bytes at `p`: its page range, whose length follows from
@@ -380,13 +411,13 @@ impl BlockPool {
         let Some(len) = self.pages_for(size) else {
             return ptr::null_mut();
         };
-        let Some((r, fresh)) = self.obtain(len) else {
+        let Some((r, used)) = self.obtain(len) else {
             return ptr::null_mut();
         };
         let p = r.start as *mut u8;
-        if zeroed && !fresh {
+        if zeroed && used > 0 {
             // SAFETY: the payload spans `size` bytes inside `r`.
-            unsafe { p.write_bytes(0, size) };
+            unsafe { p.write_bytes(0, size.min(used)) };
         }
         p
     }
@@ -411,14 +442,53 @@ impl BlockPool {
             self.release(r);
             return to.start as *mut u8;
         }
-        // Remapped: its pages move, the new ones come fresh.
-        match remap(r, len) {
-            Some(moved) => {
-                self.mapped.fetch_add(len - r.len, Ordering::Relaxed);
-                moved.start as *mut u8
-            }
-            None => ptr::null_mut(),
+        // Remapped: its pages move; the new ones are free ranges' pages moved in where
+        // possible, else fresh.
+        if let Some(moved) = remap(r, len) {
+            self.mapped.fetch_add(len - r.len, Ordering::Relaxed);
+            self.fill(Range {
+                start: moved.start + r.len,
+                len: len - r.len,
+            });
+            return moved.start as *mut u8;
         }
+        // A block grown into the free range after it, or filled with moved pages, may span
+        // several of the kernel's areas, which mremap refuses as a whole: moved into a new
+        // mapping area by area, the rest made of free ranges' pages where possible.
+        let Some(to) = map(len) else {
+            return ptr::null_mut();
+        };
+        self.mapped.fetch_add(len - r.len, Ordering::Relaxed);
+        move_block(r, to.start, self.page());
+        self.fill(Range {
+            start: to.start + r.len,
+            len: len - r.len,
+        });
+        to.start as *mut u8
+    }
+
+    /// Moves the pages of free ranges (of at least [`MOVED`] bytes, the largest first, while
+    /// fewer than [`MOVES`] have been) into
+    /// `to`, a fresh mapping of the pool's whose pages are untouched, from its start: pages
+    /// already in memory, where fresh ones would each be a page fault. Stops at the first
+    /// range it cannot move (one that spans two of the kernel's areas goes back free).
+    /// Returns the bytes moved.
+    fn fill(&self, to: Range) -> usize {
+        let mut at = to.start;
+        while at < to.end() && self.moves.load(Ordering::Relaxed) < MOVES {
+            let want = to.end() - at;
+            let Some(Some(from)) = self.with_free(|f| f.take_largest(want)) else {
+                break;
+            };
+            if !move_pages(from, at) {
+                self.release(from);
+                break;
+            }
+            self.mapped.fetch_sub(from.len, Ordering::Relaxed);
+            self.moves.fetch_add(1, Ordering::Relaxed);
+            at += from.len;
+        }
+        at - to.start
     }
 
     /// Shrinks the pooled block of `old` bytes at `p` to `new` (still pooled): the pages it
@@ -511,6 +581,44 @@ fn map(len: usize) -> Option<Range> {
     })
 }
 
+/// Moves the pages of `from` (a free range of the pool's) to `to` (the start of as many
+/// bytes of a mapping of the pool's), replacing what was mapped there; `from` is no longer
+/// mapped. False when the kernel refuses (`from` spans two of its areas): nothing moved.
+fn move_pages(from: Range, to: usize) -> bool {
+    // SAFETY: `from` is a range no block holds; `to..to + from.len` lies in a mapping of the
+    // pool's no block holds but the one being grown, whose untouched pages it replaces.
+    let p = unsafe {
+        libc::mremap(
+            from.start as *mut libc::c_void,
+            from.len,
+            from.len,
+            libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+            to as *mut libc::c_void,
+        )
+    };
+    p != libc::MAP_FAILED
+}
+
+/// Moves the pages of `from` (a block or free range of the pool's) to `to` (as
+/// [`move_pages`]), part by part where it spans several of the kernel's areas; a page the
+/// kernel will not move (it has too many areas) is copied, and unmapped.
+fn move_block(from: Range, to: usize, page: usize) {
+    if move_pages(from, to) {
+        return;
+    }
+    if from.len > page {
+        let (a, b) = from.split_at((from.len / 2) & !(page - 1));
+        move_block(a, to, page);
+        move_block(b, to + a.len, page);
+        return;
+    }
+    // SAFETY: distinct mappings; `from.len` bytes readable in `from` and writable at `to`.
+    unsafe { ptr::copy_nonoverlapping(from.start as *const u8, to as *mut u8, from.len) };
+    unmap(from);
+}
+
+/// The block `r` moved by the kernel to hold `len` bytes (its pages kept), or `None` when it
+/// refuses (a block spanning two of its areas).
 fn remap(r: Range, len: usize) -> Option<Range> {
     // SAFETY: `r` is a block this pool mapped and hands to no one else; the kernel moves its
     // pages (keeping them) or fails.
@@ -522,19 +630,10 @@ fn remap(r: Range, len: usize) -> Option<Range> {
             libc::MREMAP_MAYMOVE,
         )
     };
-    if p != libc::MAP_FAILED {
-        return Some(Range {
-            start: p as usize,
-            len,
-        });
-    }
-    // A block grown into the free range after it may span two of the kernel's areas, which
-    // mremap refuses: map anew and copy.
-    let to = map(len)?;
-    // SAFETY: distinct mappings; `r.len` bytes are readable in `r` and writable in `to`.
-    unsafe { ptr::copy_nonoverlapping(r.start as *const u8, to.start as *mut u8, r.len) };
-    unmap(r);
-    Some(to)
+    (p != libc::MAP_FAILED).then_some(Range {
+        start: p as usize,
+        len,
+    })
 }
 
 fn unmap(r: Range) {
@@ -616,6 +715,57 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(pool.footprint(), (mapped, mapped));
+    }
+
+    /// Eight 1 MiB blocks written, every other one freed: four free ranges of 1 MiB in memory,
+    /// none adjacent. A block larger than each (made, made zeroed, grown) takes their pages
+    /// rather than fresh ones, and keeps its bytes.
+    #[test]
+    fn a_block_larger_than_every_free_range_is_made_of_free_pages() {
+        let pool = BlockPool::new();
+        let page = 4096;
+        // SAFETY: valid layouts; each block freed once with its own.
+        unsafe {
+            let mut held = Vec::new();
+            let mut freed = Vec::new();
+            for i in 0..8 {
+                let p = pool.alloc(layout(MB));
+                p.write_bytes(0xa5, MB);
+                if i % 2 == 0 {
+                    held.push(p)
+                } else {
+                    freed.push(p)
+                }
+            }
+            for q in freed {
+                pool.dealloc(q, layout(MB));
+            }
+            let mapped = pool.footprint().0;
+            let out = pool.alloc(layout(2 * MB));
+            assert_eq!(resident(out, 2 * MB), 2 * MB / page, "free pages moved in");
+            assert_eq!(pool.footprint().0, mapped, "nothing new in memory");
+            let zeroed = pool.alloc_zeroed(layout(2 * MB));
+            assert_eq!(resident(zeroed, 2 * MB), 2 * MB / page);
+            assert!((0..2 * MB).all(|i| *zeroed.add(i) == 0), "zeroed");
+            pool.dealloc(zeroed, layout(2 * MB));
+            pool.dealloc(out, layout(2 * MB));
+            // Grown: its bytes kept, the new part made of free pages again.
+            let g = held.pop().unwrap();
+            fill(g, MB, 7);
+            for p in held.drain(..) {
+                pool.dealloc(p, layout(MB));
+            }
+            let grown = pool.realloc(g, layout(MB), 3 * MB);
+            assert!(holds(grown, MB, 7), "bytes kept");
+            assert_eq!(
+                resident(grown, 3 * MB),
+                3 * MB / page,
+                "free pages moved in"
+            );
+            pool.dealloc(grown, layout(3 * MB));
+        }
+        let (mapped, free) = pool.footprint();
+        assert_eq!(mapped, free, "all freed");
     }
 
     #[test]
