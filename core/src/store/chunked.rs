@@ -4,13 +4,10 @@
 //! the `Collected` as they are, and the join frees each once its records have become events:
 //! a million kernel records (40 MB packed, see `packed`) are never copied into one vector.
 //!
-//! A chunk's block belongs to the allocator's arena of the thread that filled it (glibc gives
-//! each thread its own, up to eight per core): freed by finalize, on another thread, the
-//! block goes back to that arena, where finalize's own allocations never look. What the join
-//! makes of the records is larger than they are and in another order, so it cannot be made
-//! in their blocks: finalize touches fresh pages about the size of what it makes, however much
-//! it frees meanwhile. Fewer faults there need smaller outputs, or chunks allocated on
-//! finalize's thread.
+//! A chunk's block comes from the tool's allocator (`heap::pool`), whose free list every thread
+//! shares: what the join frees on its thread holds its own outputs next. Those are larger than
+//! the records and made in another order, so they are not made in the records' blocks but in
+//! free ranges, or of their pages moved into place where no free range holds an output.
 
 /// Events per chunk: 4096 kernel records are ~160 KiB, small enough to allocate on the delivery
 /// thread without a noticeable pause, large enough that chunk bookkeeping is negligible.
