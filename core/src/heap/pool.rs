@@ -909,44 +909,52 @@ mod tests {
         assert_eq!(pool.footprint(), (0, 0));
     }
 
-    /// The application threads' chunks (small) and the stores' (large) are made in turn, and
-    /// the small ones freed together (a cut's drain): they lie together, so one free range
-    /// holds a block of their size, made of their pages, and nothing new is mapped.
-    #[test]
-    fn small_blocks_freed_together_hold_a_block_of_their_size() {
+    /// Blocks of `kept` and `freed` bytes made in turn, `n` of each, then the `freed` ones
+    /// freed: one block of their size together is made of their pages, nothing new mapped.
+    fn freed_in_turn_hold_a_block(kept: usize, freed: usize, n: usize) {
+        assert!(freed < MOVED, "too small to be moved into a block");
         let pool = BlockPool::new();
-        let (small, large, n) = (64 << 10, 160 << 10, 32);
-        assert!(small < NEAR && large >= NEAR);
         // SAFETY: valid layouts; each block freed once with its own.
         unsafe {
-            let mut smalls = Vec::new();
-            let mut larges = Vec::new();
+            let mut held = Vec::new();
+            let mut gone = Vec::new();
             for _ in 0..n {
-                let p = pool.alloc(layout(small));
-                p.write_bytes(1, small);
-                smalls.push(p);
-                let q = pool.alloc(layout(large));
-                q.write_bytes(2, large);
-                larges.push(q);
+                let p = pool.alloc(layout(kept));
+                p.write_bytes(1, kept);
+                held.push(p);
+                let q = pool.alloc(layout(freed));
+                q.write_bytes(2, freed);
+                gone.push(q);
             }
-            for p in smalls {
-                pool.dealloc(p, layout(small));
+            for q in gone {
+                pool.dealloc(q, layout(freed));
             }
             let mapped = pool.footprint().0;
-            let out = pool.alloc(layout(n * small));
+            let out = pool.alloc(layout(n * freed));
             assert_eq!(pool.footprint().0, mapped, "nothing new mapped");
             assert_eq!(
-                resident(out, n * small),
-                n * small / 4096,
+                resident(out, n * freed),
+                n * freed / 4096,
                 "the freed pages"
             );
-            pool.dealloc(out, layout(n * small));
-            for q in larges {
-                pool.dealloc(q, layout(large));
+            pool.dealloc(out, layout(n * freed));
+            for p in held {
+                pool.dealloc(p, layout(kept));
             }
         }
         let (mapped, free) = pool.footprint();
         assert_eq!(mapped, free, "all freed");
+    }
+
+    /// The application threads' chunks (small) and the stores' (large) are made in turn, and
+    /// the small ones freed together (a cut's drain): they lie together, so one free range
+    /// holds a block of their size, made of their pages (each is too small to be moved into
+    /// a block), and nothing new is mapped.
+    #[test]
+    fn small_blocks_freed_together_hold_a_block_of_their_size() {
+        let (small, large) = (64 << 10, 160 << 10);
+        assert!(small < NEAR && large >= NEAR);
+        freed_in_turn_hold_a_block(large, small, 32);
     }
 
     /// Threads' chunks of the least size (held longer) and of 64 KiB (freed together) made in
@@ -954,38 +962,8 @@ mod tests {
     /// free range holds a block of their size, made of their pages.
     #[test]
     fn blocks_of_the_least_size_lie_apart_from_larger_ones() {
-        let pool = BlockPool::new();
-        let (least, chunk, n) = (LARGE, 64 << 10, 32);
-        assert!(chunk < NEAR && pool.pages_for(least) == Some(LARGE));
-        // SAFETY: valid layouts; each block freed once with its own.
-        unsafe {
-            let mut held = Vec::new();
-            let mut freed = Vec::new();
-            for _ in 0..n {
-                let p = pool.alloc(layout(least));
-                p.write_bytes(1, least);
-                held.push(p);
-                let q = pool.alloc(layout(chunk));
-                q.write_bytes(2, chunk);
-                freed.push(q);
-            }
-            for q in freed {
-                pool.dealloc(q, layout(chunk));
-            }
-            let mapped = pool.footprint().0;
-            let out = pool.alloc(layout(n * chunk));
-            assert_eq!(pool.footprint().0, mapped, "nothing new mapped");
-            assert_eq!(
-                resident(out, n * chunk),
-                n * chunk / 4096,
-                "the freed pages"
-            );
-            pool.dealloc(out, layout(n * chunk));
-            for p in held {
-                pool.dealloc(p, layout(least));
-            }
-        }
-        let (mapped, free) = pool.footprint();
-        assert_eq!(mapped, free, "all freed");
+        let chunk = 64 << 10;
+        assert!(chunk < NEAR && BlockPool::new().pages_for(LARGE) == Some(LARGE));
+        freed_in_turn_hold_a_block(LARGE, chunk, 32);
     }
 }
