@@ -371,20 +371,9 @@ impl<T> Table<T> {
     #[inline]
     pub fn get(&self, id: Id<T>) -> Option<&T> {
         let i = id.index();
-        // SAFETY: every position below `len` is a value of its chunk (chunks fill in order,
-        // each to its room before the next is made).
-        (i < self.len).then(|| unsafe { self.at(i) })
-    }
-
-    /// The value at position `i`, which must be below `len`.
-    #[inline(always)]
-    unsafe fn at(&self, i: usize) -> &T {
-        // SAFETY: the caller's: `i` is below `len`, so its chunk and place in it exist.
-        unsafe {
-            self.chunks
-                .get_unchecked(i >> Self::SHIFT)
-                .get_unchecked(i & (Self::ROOM - 1))
-        }
+        // Chunks fill in order, each to its room before the next is made: position `i` is in
+        // chunk `i >> SHIFT`, at `i` modulo the room.
+        self.chunks.get(i >> Self::SHIFT)?.get(i & (Self::ROOM - 1))
     }
 
     pub fn len(&self) -> usize {
@@ -407,10 +396,7 @@ impl<T> std::ops::Index<Id<T>> for Table<T> {
     /// Panics for an id of another table (a bug); ids reach the writer only from their own.
     #[inline]
     fn index(&self, id: Id<T>) -> &T {
-        let i = id.index();
-        assert!(i < self.len, "an id of another table");
-        // SAFETY: `i` is below `len`.
-        unsafe { self.at(i) }
+        self.get(id).expect("an id of another table")
     }
 }
 
