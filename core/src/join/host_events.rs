@@ -42,11 +42,6 @@ pub(super) fn host_events(
         api,
         markers: mut spans,
     } = calls;
-    sort_spans(&mut spans);
-    // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
-    // records the spans stand for are gone already (the annotations stage dropped them):
-    // every record left is an event.
-    let mut threads = ThreadEvents::new(thread_sizes(&spans, &api));
     // The spans first where that gives the same events: then their events (40 B each) are
     // what the calls' events grow beside, not the spans (80 B each). A mark's annotation is
     // its captured one unless an external id names its id (in a collection made by hand), and
@@ -55,6 +50,15 @@ pub(super) fn host_events(
         && !spans
             .iter()
             .any(|m| m.instant && annotations.merges(m.open_correlation_id));
+    // `span_events` deals each span to its thread: only each thread's spans need be in
+    // `span_order`, unless merging a mark's annotation numbers it by the spans' order.
+    if !(spans_first && each_thread_in_span_order(&spans)) {
+        sort_spans(&mut spans);
+    }
+    // Each thread's events grow in chunks towards its known count (`Growing`). The roctx
+    // records the spans stand for are gone already (the annotations stage dropped them):
+    // every record left is an event.
+    let mut threads = ThreadEvents::new(thread_sizes(&spans, &api));
     if spans_first {
         operations.name_unnamed(&mut interned, &api);
     }
@@ -166,6 +170,31 @@ fn span_order(a: &MarkerSpan, b: &MarkerSpan) -> std::cmp::Ordering {
 /// A span's place in `span_order` but for its label.
 fn span_key(m: &MarkerSpan) -> (u64, u64, u64) {
     (m.thread_id, m.open_correlation_id, m.start_ns)
+}
+
+/// Whether each thread's spans, read in their order, come in `span_order`: a stable sort by
+/// it would then leave each thread's spans in the order they are (the threads' may
+/// interleave). A thread's spans come in runs: the last span of each other thread is looked
+/// up once per run.
+fn each_thread_in_span_order(spans: &[MarkerSpan]) -> bool {
+    let mut last_of: HashMap<u64, &MarkerSpan> = HashMap::default();
+    let mut last: Option<&MarkerSpan> = None;
+    for m in spans {
+        let before = match last {
+            Some(l) if l.thread_id == m.thread_id => Some(l),
+            _ => {
+                if let Some(l) = last {
+                    last_of.insert(l.thread_id, l);
+                }
+                last_of.get(&m.thread_id).copied()
+            }
+        };
+        if before.is_some_and(|b| span_order(b, m).is_gt()) {
+            return false;
+        }
+        last = Some(m);
+    }
+    true
 }
 
 /// Sorts the spans by `span_order`, stably, moving each once (`apply_order`): their positions
@@ -674,6 +703,61 @@ mod tests {
             let ends = |v: &[MarkerSpan]| v.iter().map(|m| m.end_ns).collect::<Vec<_>>();
             assert_eq!(ends(&spans), ends(&want), "case {case}");
         }
+    }
+
+    /// `each_thread_in_span_order` answers whether the stable sort by `span_order` leaves
+    /// each thread's spans in the order they are: threads interleaved in runs, each thread's
+    /// spans in order or not, ties on thread, opening call and start told apart by label.
+    #[test]
+    fn each_thread_in_span_order_is_whether_the_sort_leaves_each_threads_order() {
+        let mut x = 0x51ce_u64;
+        let mut next = |m: u64| next_random(&mut x) % m;
+        let labels: Vec<Arc<str>> = ["b", "a", "c"].into_iter().map(Arc::from).collect();
+        let (mut in_order, mut out_of_order) = (0, 0);
+        for case in 0..400 {
+            let n = 1 + next(40) as usize;
+            let mut spans: Vec<MarkerSpan> = (0..n)
+                .map(|i| MarkerSpan {
+                    label: labels[next(3) as usize].clone(),
+                    thread_id: next(3),
+                    open_correlation_id: next(4),
+                    start_ns: next(3),
+                    end_ns: i as u64,
+                    ..MarkerSpan::default()
+                })
+                .collect();
+            if case % 2 == 0 {
+                // Each thread's spans in order, the threads' dealt out in runs.
+                let mut sorted = spans.clone();
+                sorted.sort_by(span_order);
+                let mut by_thread: Vec<Vec<MarkerSpan>> = vec![Vec::new(); 3];
+                for m in sorted {
+                    by_thread[m.thread_id as usize].push(m);
+                }
+                spans.clear();
+                while by_thread.iter().any(|t| !t.is_empty()) {
+                    let t = &mut by_thread[next(3) as usize];
+                    let run = (1 + next(4) as usize).min(t.len());
+                    spans.extend(t.drain(..run));
+                }
+            }
+            let mut sorted = spans.clone();
+            sorted.sort_by(span_order);
+            let of_thread = |v: &[MarkerSpan], t: u64| -> Vec<u64> {
+                v.iter()
+                    .filter(|m| m.thread_id == t)
+                    .map(|m| m.end_ns)
+                    .collect()
+            };
+            let left = (0..3).all(|t| of_thread(&spans, t) == of_thread(&sorted, t));
+            assert_eq!(each_thread_in_span_order(&spans), left, "case {case}");
+            if left {
+                in_order += 1;
+            } else {
+                out_of_order += 1;
+            }
+        }
+        assert!(in_order > 100 && out_of_order > 100);
     }
 
     /// The operations the runtime did not name are named before the spans' labels in the
