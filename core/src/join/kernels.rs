@@ -10,6 +10,7 @@ use crate::model::streams::StreamKey as LineKey;
 use crate::model::trace::{
     DeviceEvent, DeviceEventKind, Id, KernelCode, KernelInfo, LaunchShape, Table,
 };
+use crate::store::packed::Pack;
 use crate::store::PackedVec;
 use crate::util::sort::stable_order;
 use std::sync::Arc;
@@ -39,22 +40,29 @@ pub(super) fn kernel_events(
     let mut table = Table::default();
     let mut shapes: Vec<Option<(Id<LaunchShape>, u32, bool)>> = vec![None; records.entries()];
     for &i in &order {
-        let Some((k, entry)) = records.take_with_entry(i as usize) else {
+        // The dispatch's own facts, and its launch's (read whole once per entry, below).
+        let Some((each, entry)) = records.take_each(i as usize) else {
             continue;
         };
-        let Some((start_ns, end_ns)) = usable_span(k.start_ns, k.end_ns, counters) else {
+        let Some(launch) = records.shared(entry) else {
             continue;
         };
+        let span = usable_span(each.start_ns(), each.end_ns(launch), counters);
+        let Some((start_ns, end_ns)) = span else {
+            continue;
+        };
+        let correlation_id = each.correlation_id();
         // Ranked once for the tables over the calls it reads.
-        let call = work.key(k.correlation_id);
-        let key = work.place_ranked(call, LineKey::Queue(k.queue));
-        if !api.launched(k.correlation_id) {
+        let call = work.key(correlation_id);
+        let key = work.place_ranked(call, LineKey::Queue(launch.queue()));
+        if !api.launched(correlation_id) {
             counters.activities_without_api += 1;
             counters.activities_unplaced += u64::from(key.slot.is_none());
         }
         // Per store entry (one agent, one kernel): its plane and whether its symbol came are
         // looked up once, not per dispatch.
         let (shape, dev, has_symbol) = shapes[entry].get_or_insert_with(|| {
+            let k = KernelRecord::join(each, launch);
             let code = codes
                 .entry(k.kernel_id)
                 .or_insert_with(|| Arc::new(kernel_code(k.kernel_id, symbols.get(&k.kernel_id))))
@@ -70,14 +78,14 @@ pub(super) fn kernel_events(
         }
         let (shape, dev) = (*shape, *dev);
         let info = KernelInfo {
-            dispatch_id: k.dispatch_id,
+            dispatch_id: each.dispatch_id(),
             shape,
         };
-        let (graph, external) = graph::split(k.external_id);
+        let (graph, external) = graph::split(each.external_id());
         let e = DeviceEvent {
             start_ns,
             end_ns,
-            correlation_id: k.correlation_id,
+            correlation_id,
             kind: DeviceEventKind::Kernel(info),
             annotation: annotations.get_ranked(call, external),
             graph: None,

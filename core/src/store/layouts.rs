@@ -122,6 +122,36 @@ pub struct KernelEach {
     duration_low: u32,
 }
 
+/// A dispatch's own facts, read without assembling its whole record (`PackedTaker::take_each`):
+/// the kernels stage reads its launch's once per store entry.
+impl KernelEach {
+    #[inline]
+    pub fn correlation_id(&self) -> u64 {
+        self.correlation_id
+    }
+
+    #[inline]
+    pub fn external_id(&self) -> u64 {
+        self.external_id
+    }
+
+    #[inline]
+    pub fn start_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    #[inline]
+    pub fn dispatch_id(&self) -> u64 {
+        self.dispatch_id
+    }
+
+    /// Its end, from its duration's low bits and its launch's high ones.
+    #[inline]
+    pub fn end_ns(&self, launch: &KernelLaunch) -> u64 {
+        end_of(self.start_ns, self.duration_low, launch.duration_high)
+    }
+}
+
 /// What the dispatches of one kernel shape from one thread on one queue share: stored once per
 /// store (see `store::packed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +166,14 @@ pub struct KernelLaunch {
     grid: [u32; 3],
     pipe_id: Option<i32>,
     duration_high: DurationHigh,
+}
+
+impl KernelLaunch {
+    /// The queue its dispatches ran on.
+    #[inline]
+    pub fn queue(&self) -> u64 {
+        self.queue
+    }
 }
 
 /// One word of the fields that tell launches apart in practice (kernel, queue, thread, grid),

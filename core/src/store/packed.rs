@@ -522,6 +522,22 @@ impl<T: Pack, const MAX: usize> PackedTaker<T, MAX> {
         Some((T::join(p.each, &self.table[at]), at))
     }
 
+    /// The record at `position` as its own facts (`Pack::Each`) and the index of its shared
+    /// entry, for a reader that derives what it needs of an entry once (`shared`): the record
+    /// is not assembled whole per record (its fields copied through the reader's stack), only
+    /// the few facts read are loaded.
+    #[inline]
+    pub fn take_each(&mut self, position: usize) -> Option<(T::Each, usize)> {
+        let p = self.records.take(position)?;
+        Some((p.each, p.shared as usize))
+    }
+
+    /// The facts the records of entry `entry` share (`take_each`).
+    #[inline]
+    pub fn shared(&self, entry: usize) -> Option<&T::Shared> {
+        self.table.get(entry)
+    }
+
     /// How many shared entries there are (indexes from `take_with_entry` are below this).
     pub fn entries(&self) -> usize {
         self.table.len()
