@@ -105,6 +105,7 @@ pub(super) fn kernel_order(kernels: &PackedVec<KernelRecord>) -> Vec<u32> {
                 .get(i)
                 .map(|k| (k.end_ns, k.correlation_id, k.dispatch_id, k.agent, k.queue))
         },
+        kernels.len(),
     )
 }
 

@@ -182,31 +182,34 @@ pub fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
 }
 
 /// Positions of records in the order a stable sort by `(time, rest)` would leave them, from
-/// each record's `(position, time)` and `rest_at(position)`; `rest` is read only when two
-/// times tie. Small keys are sorted instead of the records (delivered interleaved across
-/// queues, so without long sorted runs, and each many times larger than its key), and each
-/// record is read once more, in order, by whoever follows the positions. When a record's
-/// time since the first and its position fit together in 64 bits
-/// (a run shorter than days), each key is one `u64`, time above position: half the bytes of a
+/// each record's `(position, time)` (about `expected` of them) and `rest_at(position)`; `rest`
+/// is read only when two times tie. Small keys are sorted instead of the records (delivered
+/// interleaved across queues, so without long sorted runs, and each many times larger than
+/// its key), and each record is read once more, in order, by whoever follows the positions.
+/// When a record's time since the first and its position fit together in 64 bits (a run
+/// shorter than days), each key is one `u64`, time above position: half the bytes of a
 /// `(time, position)` pair while they are sorted, compared as plain integers. The positions
-/// are kept as `u32` (4 bytes per record while the join runs). Many keys are first put in
-/// buckets by their times' top digit (`sort_by_top_digit`, in place), so the comparison sort
-/// that follows takes the log2 of a bucket's keys in levels, not of all of them.
+/// are kept as `u32` (4 bytes per record while the join runs).
+///
+/// The records are read once (`RecordTimes`): their times are kept in the keys' vector and
+/// packed with their positions there. Many keys are first put in buckets by their times' top
+/// digit (`sort_by_top_digit`, in place), so the comparison sort that follows takes the log2
+/// of a bucket's keys in levels, not of all of them. Ties of time are looked for in one pass
+/// over the sorted keys, which needs no branch per key, and ordered by the rest only when
+/// there are any (`order_ties`).
 pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
     times: impl Fn() -> I,
     rest_at: impl Fn(usize) -> K,
+    expected: usize,
 ) -> Vec<u32> {
-    let (mut first, mut last, mut top, mut n) = (u64::MAX, 0, 0, 0usize);
-    for (i, t) in times() {
-        (first, last, top) = (first.min(t), last.max(t), top.max(i));
-        n += 1;
-    }
-    let position_bits = usize::BITS - top.leading_zeros();
-    let span = last.saturating_sub(first);
+    let read = RecordTimes::read(times(), expected);
+    let position_bits = usize::BITS - read.top.leading_zeros();
+    let span = read.last.saturating_sub(read.first);
     // (Positions are below 2^32: the order is kept as `u32`.)
     let packs =
         position_bits <= 32 && u64::BITS - span.leading_zeros() + position_bits <= u64::BITS;
     if !packs {
+        drop(read);
         let mut order: Vec<(u64, usize)> = times().map(|(i, t)| (t, i)).collect();
         order.sort_unstable_by(|a, b| {
             a.0.cmp(&b.0)
@@ -216,18 +219,31 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
         // Fewer than 2^32 records: each is at least 40 bytes held in memory.
         return order.into_iter().map(|(_, i)| i as u32).collect();
     }
-    let mask = (1u64 << position_bits) - 1;
-    // Room once for the keys counted above (the times' iterator tells no length).
-    let mut keys: Vec<u64> = Vec::with_capacity(n);
-    for (i, t) in times() {
-        keys.push(((t - first) << position_bits) | i as u64);
-    }
+    let keys = &mut read.packed(position_bits, &times);
     if keys.len() >= RADIX_FROM && u32::try_from(keys.len()).is_ok() {
-        sort_by_top_digit(&mut keys, position_bits, u64::BITS - span.leading_zeros());
+        sort_by_top_digit(keys, position_bits, u64::BITS - span.leading_zeros());
     } else {
         keys.sort_unstable();
     }
     // Equal times are in position order now: ordered by the rest, then position.
+    let ties = keys
+        .iter()
+        .zip(keys.iter().skip(1))
+        .fold(0u64, |n, (a, b)| {
+            n + u64::from((a ^ b) >> position_bits == 0)
+        });
+    if ties > 0 {
+        order_ties(keys, position_bits, rest_at);
+    }
+    let mask = (1u64 << position_bits) - 1;
+    keys.iter().map(|&k| (k & mask) as u32).collect()
+}
+
+/// The runs of keys of one time among sorted `keys` (time above `position_bits` of position),
+/// each ordered by the rest of its records (`rest_at` their positions), then position.
+#[inline(never)]
+fn order_ties<K: Ord>(keys: &mut [u64], position_bits: u32, rest_at: impl Fn(usize) -> K) {
+    let mask = (1u64 << position_bits) - 1;
     let mut from = 0;
     while from < keys.len() {
         let time = keys[from] >> position_bits;
@@ -240,9 +256,91 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
         }
         from = to;
     }
-    let mut order = Vec::with_capacity(keys.len());
-    order.extend(keys.iter().map(|&k| (k & mask) as u32));
-    order
+}
+
+/// The records' times as `stable_order` reads them, once: in the order given, with their
+/// bounds and the highest position, and where a position does not follow on from the one
+/// before (a chunked store's partly filled chunks: a few per store), so that the positions
+/// need not be kept beside the times. Records given in no such runs (more jumps than
+/// `MAX_JUMPS_PER` per record) are read again, with their positions, when packed.
+struct RecordTimes {
+    /// Each record's time, in the order given.
+    times: Vec<u64>,
+    /// `(index in times, position)` of each record whose position is not one past the one
+    /// before's (the first's, when it is not 0).
+    jumps: Vec<(usize, usize)>,
+    /// Too many jumps to keep: the positions are read again.
+    reread: bool,
+    first: u64,
+    last: u64,
+    top: usize,
+}
+
+/// Jumps of position kept at most, per record (`RecordTimes`), past a few.
+const MAX_JUMPS_PER: usize = 8;
+
+impl RecordTimes {
+    fn read(records: impl Iterator<Item = (usize, u64)>, expected: usize) -> Self {
+        let mut r = RecordTimes {
+            times: Vec::with_capacity(expected),
+            jumps: Vec::new(),
+            reread: false,
+            first: u64::MAX,
+            last: 0,
+            top: 0,
+        };
+        // The position after the last one read: within a run of consecutive positions the
+        // highest is the run's last.
+        let mut next = 0usize;
+        for (i, t) in records {
+            if i != next {
+                r.jump(i, next);
+            }
+            next = i.wrapping_add(1);
+            (r.first, r.last) = (r.first.min(t), r.last.max(t));
+            r.times.push(t);
+        }
+        r.top = r.top.max(next.saturating_sub(1));
+        r
+    }
+
+    /// Record `self.times.len()` is at position `i`, where the one before it ended a run at
+    /// `next - 1`.
+    #[cold]
+    fn jump(&mut self, i: usize, next: usize) {
+        self.top = self.top.max(next.saturating_sub(1));
+        if !self.reread {
+            self.jumps.push((self.times.len(), i));
+            self.reread = self.jumps.len() > 64 + self.times.len() / MAX_JUMPS_PER;
+        }
+    }
+
+    /// The keys: each record's time since the first above its position (`position_bits`
+    /// wide), in place of the times (`records` gives the positions again when the jumps were
+    /// too many to keep).
+    fn packed<I: Iterator<Item = (usize, u64)>>(
+        self,
+        position_bits: u32,
+        records: impl Fn() -> I,
+    ) -> Vec<u64> {
+        let (first, mut keys) = (self.first, self.times);
+        if self.reread {
+            for (k, (i, t)) in keys.iter_mut().zip(records()) {
+                *k = ((t - first) << position_bits) | i as u64;
+            }
+            return keys;
+        }
+        // Runs of consecutive positions, each from a jump (the first from position 0).
+        let mut from = (0, 0);
+        for (to, position) in self.jumps.into_iter().chain([(keys.len(), 0)]) {
+            let (at, start) = from;
+            for (k, i) in keys[at..to].iter_mut().zip(start..) {
+                *k = ((*k - first) << position_bits) | i as u64;
+            }
+            from = (to, position);
+        }
+        keys
+    }
 }
 
 /// Bits of a key's time `sort_by_top_digit` sorts by first: at least 2^11 buckets …
@@ -467,7 +565,7 @@ mod tests {
         stable.sort_by_key(|x| (x.0, x.1));
         let records = items.clone();
         let times = || records.iter().enumerate().map(|(i, x)| (i, x.0));
-        let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1))
+        let ordered: Vec<_> = stable_order(times, |i| records.get(i).map(|x| x.1), records.len())
             .into_iter()
             .map(|i| *records.get(i as usize).unwrap())
             .collect();
@@ -490,7 +588,7 @@ mod tests {
             let mut stable = items.clone();
             stable.sort_by_key(|x| (x.0, x.1));
             let times = || items.iter().enumerate().map(|(i, x)| (i, x.0));
-            let ordered: Vec<_> = stable_order(times, |i| items[i].1)
+            let ordered: Vec<_> = stable_order(times, |i| items[i].1, items.len())
                 .into_iter()
                 .map(|i| items[i as usize])
                 .collect();
@@ -522,6 +620,38 @@ mod tests {
         compared.set(0);
         sort_two_runs(&mut items, n as usize, order);
         assert_eq!(compared.get(), len - 1);
+    }
+
+    /// Positions in runs with a few gaps between them (a chunked store's partly filled
+    /// chunks) are packed from where they jump, the records read once; with a first position
+    /// past 0, and with gaps on every record (read again): the stable sort's order each time.
+    #[test]
+    fn positions_in_runs_with_gaps_give_the_stable_order() {
+        let mut x = 0x5eed_0bad_c0de_1234u64;
+        for (gap_every, first) in [(1_000usize, 0usize), (333, 40), (1, 3)] {
+            let n = RADIX_FROM + 777;
+            let items: Vec<(usize, u64, u8)> = (0..n)
+                .map(|i| {
+                    let r = next_random(&mut x);
+                    let position = first + i + (i / gap_every) * 5;
+                    (position, 7_000 + r % 3_000, (r >> 40) as u8 % 4)
+                })
+                .collect();
+            let mut stable = items.clone();
+            stable.sort_by_key(|x| (x.1, x.2));
+            let rest: std::collections::HashMap<usize, u8> =
+                items.iter().map(|x| (x.0, x.2)).collect();
+            let read = RecordTimes::read(items.iter().map(|x| (x.0, x.1)), n);
+            assert_eq!(read.reread, gap_every == 1, "every {gap_every}");
+            assert_eq!(read.top, items[n - 1].0);
+            let ordered: Vec<usize> =
+                stable_order(|| items.iter().map(|x| (x.0, x.1)), |p| rest[&p], n)
+                    .into_iter()
+                    .map(|p| p as usize)
+                    .collect();
+            let want: Vec<usize> = stable.iter().map(|x| x.0).collect();
+            assert_eq!(ordered, want, "a gap every {gap_every}");
+        }
     }
 
     /// Past `RADIX_FROM` keys the keys are bucketed by their times' top digit first: the same
@@ -556,10 +686,11 @@ mod tests {
             } else {
                 items.iter().map(|x| (x.0, x.1)).collect()
             };
-            let ordered: Vec<usize> = stable_order(|| given.iter().copied(), |p| by_position[&p])
-                .into_iter()
-                .map(|p| p as usize)
-                .collect();
+            let ordered: Vec<usize> =
+                stable_order(|| given.iter().copied(), |p| by_position[&p], n)
+                    .into_iter()
+                    .map(|p| p as usize)
+                    .collect();
             let want: Vec<usize> = stable.iter().map(|x| x.0).collect();
             assert_eq!(ordered, want, "times {width} bits wide");
         }
