@@ -185,7 +185,9 @@ fn decode_pipeline(input: &[u8]) -> u64 {
     // The roctx records as the tool collects them (packed apart), or among the calls as a
     // converted file has them: the join reads both.
     if input.first().is_some_and(|b| b & 1 == 1) {
-        col.api.append(std::mem::take(&mut store.marker_records));
+        for m in std::mem::take(&mut store.marker_records).iter() {
+            col.api.push(m.0);
+        }
     } else {
         col.marker_records
             .append(std::mem::take(&mut store.marker_records));

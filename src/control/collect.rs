@@ -8,7 +8,9 @@ use std::time::Instant;
 use crate::job_clock::CutClock;
 use crate::log_debug;
 use crate::log_warn;
-use crate::model::events::{ApiRecord, Collected, CopyRecord, HipEventOp, HipEventRecord};
+use crate::model::events::{
+    ApiRecord, Collected, CopyRecord, HipEventOp, HipEventRecord, MarkerRecord,
+};
 use crate::recorder::{Recorder, BUFFER_SLOTS};
 use crate::sdk::Session;
 use crate::store::{EventStore, PackedVec};
@@ -223,7 +225,7 @@ fn drain(
 /// Where the stores' records go in the collection.
 struct Records<'a> {
     api: &'a mut PackedVec<ApiRecord>,
-    marker_records: &'a mut PackedVec<ApiRecord>,
+    marker_records: &'a mut PackedVec<MarkerRecord>,
     kernels: &'a mut PackedVec<crate::model::events::KernelRecord>,
     copies: &'a mut Vec<CopyRecord>,
     hip_events: &'a mut Vec<(HipEventOp, HipEventRecord)>,

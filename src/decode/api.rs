@@ -4,7 +4,7 @@
 use rocprofiler_sdk_sys as sys;
 
 use super::record::read_record;
-use crate::model::events::{ApiDomain, ApiRecord};
+use crate::model::events::{ApiDomain, ApiRecord, MarkerRecord};
 use crate::store::EventStore;
 
 /// The fields we keep, from either version's record (same names, different offsets).
@@ -53,10 +53,15 @@ pub unsafe fn decode<const V1: bool>(
     let Some(rec) = rec else {
         return;
     };
-    let (count, store) = match domain {
-        ApiDomain::Hip => (&mut out.counters.api_records, &mut out.api),
-        ApiDomain::Marker => (&mut out.counters.marker_records, &mut out.marker_records),
-    };
-    *count += 1;
-    store.push_or_count(rec, &mut out.counters.memory_limit_dropped);
+    let dropped = &mut out.counters.memory_limit_dropped;
+    match domain {
+        ApiDomain::Hip => {
+            out.counters.api_records += 1;
+            out.api.push_or_count(rec, dropped);
+        }
+        ApiDomain::Marker => {
+            out.counters.marker_records += 1;
+            out.marker_records.push_or_count(MarkerRecord(rec), dropped);
+        }
+    }
 }

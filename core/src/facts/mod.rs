@@ -20,4 +20,5 @@ pub use counters::Counters;
 pub use pmc::{CounterDispatch, CounterSample, CounterValue, DeviceSample};
 pub use records::{
     ApiDomain, ApiRecord, CopyDirection, CopyRecord, HipEventOp, HipEventRecord, KernelRecord,
+    MarkerRecord,
 };

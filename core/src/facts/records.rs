@@ -24,6 +24,12 @@ pub struct ApiRecord {
     pub thread_id: u64,
 }
 
+/// A roctx API record, kept apart from the HIP ones by the tool's stores
+/// (`Collected::marker_records`): the same facts, packed in fewer bytes (`store::layouts`),
+/// since most only give a roctx span its times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkerRecord(pub ApiRecord);
+
 /// A completed kernel dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelRecord {

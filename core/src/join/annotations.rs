@@ -3,7 +3,7 @@
 //! the runtime stamped on its record) and the scope-range tree. The roctx records a span
 //! stands for give the span its times and are dropped here: they become no event of their own.
 
-use crate::facts::{ApiDomain, ApiRecord, MarkerSpan};
+use crate::facts::{ApiDomain, ApiRecord, MarkerRecord, MarkerSpan};
 use crate::fastmap::HashMap;
 use crate::model::annotations::{
     place_in_ranges, scope_tree, CallsToPlace, RangeThreads, ScopeStacks,
@@ -107,7 +107,7 @@ impl AnnotationIndex {
 pub(super) struct Spanned {
     api: PackedVec<ApiRecord>,
     /// Consumed by the stage: the ones no span stands for are moved into `api`.
-    marker_records: PackedVec<ApiRecord>,
+    marker_records: PackedVec<MarkerRecord>,
     markers: Vec<MarkerSpan>,
     /// Consumed by the stage, each chunk freed once read.
     scopes: Scopes,
@@ -343,13 +343,13 @@ fn span_records_by_id(c: &mut Spanned, span_ids: &IdSet, ids: &Ids, roctx_in_api
     let mut in_packed: CorrMap<Slot> = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
     in_packed.reserve(packed.len());
     let mut others = PackedVec::new();
-    for (i, a) in packed.positions() {
+    for (i, MarkerRecord(a)) in packed.positions() {
         if !is_span_record(&a) {
             // (Past 2^32 − 1 shapes a record is refused: not within the memory ceiling.)
             others.push(a);
             continue;
         }
-        keep_first(&mut in_packed, i, &a, |j| packed.get(j));
+        keep_first(&mut in_packed, i, &a, |j| packed.get(j).map(|m| m.0));
     }
     c.api.append(others);
     for m in &mut c.markers {
@@ -360,7 +360,10 @@ fn span_records_by_id(c: &mut Spanned, span_ids: &IdSet, ids: &Ids, roctx_in_api
             let unpacked = roctx_in_api
                 .then(|| in_api.get(&corr).and_then(|s| c.api.get(s.index())))
                 .flatten();
-            let packed = in_packed.get(&corr).and_then(|s| packed.get(s.index()));
+            let packed = in_packed
+                .get(&corr)
+                .and_then(|s| packed.get(s.index()))
+                .map(|m| m.0);
             match (unpacked, packed) {
                 (Some(a), Some(b)) => Some(if api_key(&b) < api_key(&a) { b } else { a }),
                 (a, b) => a.or(b),
@@ -397,7 +400,7 @@ fn is_span_record(a: &ApiRecord, span_ids: &IdSet) -> bool {
 /// this pass set (each had a record). Else the records no span stands for, in their order.
 fn times_from_packed(
     markers: &mut [MarkerSpan],
-    packed: &PackedVec<ApiRecord>,
+    packed: &PackedVec<MarkerRecord>,
     span_ids: &IdSet,
     spans_shown: &[u64],
 ) -> Option<PackedVec<ApiRecord>> {
@@ -426,7 +429,7 @@ fn times_from_packed(
         }
     }
     let mut others = PackedVec::new();
-    for a in packed.iter() {
+    for MarkerRecord(a) in packed.iter() {
         let corr = a.correlation_id;
         let span = match a.domain == ApiDomain::Marker && corr != 0 {
             true => span_of.get_mut(corr),
@@ -534,7 +537,7 @@ mod tests {
         }
         Spanned {
             api: PackedVec::new(),
-            marker_records: records.into_iter().collect(),
+            marker_records: records.into_iter().map(MarkerRecord).collect(),
             markers,
             scopes: Scopes::new(),
             scope_context: Vec::new(),

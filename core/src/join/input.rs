@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
-    DeviceSample, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerSpan, MemFact,
-    StreamCreation, SyncFact,
+    DeviceSample, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol, MarkerRecord, MarkerSpan,
+    MemFact, StreamCreation, SyncFact,
 };
 use crate::model::collected::{Carried, Collected};
 use crate::model::corrmap::{id_range, CorrMap, IdRanks};
@@ -87,7 +87,7 @@ pub(super) struct Header {
 /// records the spans stand for (`annotations::HostCalls` is what it leaves).
 pub(super) struct HostRecords {
     pub api: PackedVec<ApiRecord>,
-    pub marker_records: PackedVec<ApiRecord>,
+    pub marker_records: PackedVec<MarkerRecord>,
     pub markers: Vec<MarkerSpan>,
     pub scopes: crate::model::collected::Scopes,
 }

@@ -214,9 +214,9 @@ fn counter_values_to_hand_on(c: &mut Collected, held: Option<&Collected>) -> Cou
 fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
     let mut out = HandedOn::default();
     let ids = || {
-        let packed = c.marker_records.iter();
+        let packed = c.marker_records.ids();
         let unpacked = c.api.iter().filter(|a| a.domain == ApiDomain::Marker);
-        packed.chain(unpacked).map(|a| a.correlation_id)
+        packed.chain(unpacked.map(|a| a.correlation_id))
     };
     if ids().next().is_none() && c.carried.spans_shown.is_empty() {
         return out;

@@ -11,7 +11,7 @@ use crate::clock::ClockFacts;
 use crate::facts::{
     AgentInfo, ApiDomain, ApiRecord, CallFact, CopyPtrs, CopyRecord, CounterValue, Counters,
     DeviceSample, GraphLaunchFact, HipEventOp, HipEventRecord, KernelRecord, KernelSymbol,
-    MarkerSpan, MemFact, StreamCreation, SyncFact,
+    MarkerRecord, MarkerSpan, MemFact, StreamCreation, SyncFact,
 };
 use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
 use crate::store::PackedVec;
@@ -41,11 +41,11 @@ pub struct Collected {
     /// the stores packed them (`store::packed`, 32 B a call): the join reads them packed to
     /// the host events, never unpacked whole.
     pub api: PackedVec<ApiRecord>,
-    /// roctx API records as the stores packed them (the tool's own collection; a collection
-    /// made otherwise may hold its roctx records in `api`). Most stand for a span of `markers`
-    /// and only give it its times: the join reads them here, packed, and moves only the others
-    /// into `api`.
-    pub marker_records: PackedVec<ApiRecord>,
+    /// roctx API records as the stores packed them (16 B a call; the tool's own collection: a
+    /// collection made otherwise may hold its roctx records in `api`). Most stand for a span of
+    /// `markers` and only give it its times: the join reads them here, packed, and moves only
+    /// the others into `api`.
+    pub marker_records: PackedVec<MarkerRecord>,
     pub kernels: PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
@@ -400,8 +400,10 @@ mod tests {
             }],
             ..Collected::default()
         };
-        c.marker_records.push(record(ApiDomain::Marker, 2));
-        c.marker_records.push(record(ApiDomain::Marker, 3));
+        c.marker_records
+            .push(MarkerRecord(record(ApiDomain::Marker, 2)));
+        c.marker_records
+            .push(MarkerRecord(record(ApiDomain::Marker, 3)));
         assert_eq!(c.delivered_count(), 3);
         assert_eq!(c.record_count(), 4);
     }

@@ -3,6 +3,7 @@
 use super::{ChunkedVec, PackedVec};
 use crate::facts::{
     ApiRecord, CopyRecord, CounterDispatch, CounterSample, Counters, HipEventRecord, KernelRecord,
+    MarkerRecord,
 };
 
 /// Events of one buffer plus the accounting of what was received, skipped and dropped.
@@ -12,7 +13,7 @@ pub struct EventStore {
     pub api: PackedVec<ApiRecord>,
     /// roctx API records, kept apart: most stand for a roctx range the callbacks followed and
     /// only give it its times, so the join reads them packed instead of unpacking them.
-    pub marker_records: PackedVec<ApiRecord>,
+    pub marker_records: PackedVec<MarkerRecord>,
     pub kernels: PackedVec<KernelRecord>,
     pub copies: PackedVec<CopyRecord>,
     pub hip_events: ChunkedVec<HipEventRecord>,

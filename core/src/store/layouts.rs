@@ -2,7 +2,9 @@
 //! the records of the same thread, queue or stream, kept once per store.
 
 use super::packed::Pack;
-use crate::facts::{ApiDomain, ApiRecord, CallFact, CopyRecord, KernelRecord, SyncFact, SyncKind};
+use crate::facts::{
+    ApiDomain, ApiRecord, CallFact, CopyRecord, KernelRecord, MarkerRecord, SyncFact, SyncKind,
+};
 
 /// A record's duration split in two for its packed form (`store::packed`): the low 32 bits stay
 /// with the record, the high ones (zero below 4.29 s) go with the facts it shares with others,
@@ -64,7 +66,7 @@ impl Pack for ApiRecord {
     type Shared = ApiSource;
 
     #[inline]
-    fn id(e: &ApiEach) -> u64 {
+    fn id(e: &ApiEach, _: impl FnOnce() -> Self::Shared) -> u64 {
         e.correlation_id
     }
 
@@ -107,6 +109,112 @@ impl Pack for ApiRecord {
             end_ns: end_of(e.start_ns, e.duration_low, s.duration_high),
             thread_id: s.thread_id,
         }
+    }
+}
+
+/// What differs per roctx call; the rest of [`MarkerRecord`] is its [`MarkerSource`]: the low
+/// halves of its correlation id, start and duration, so that a stored call with its table index
+/// is 16 bytes. The high halves go with the shared facts: they change every 2^32 calls or
+/// nanoseconds (4.29 s), so a thread's calls of one operation share an entry that long.
+#[derive(Debug, Clone, Copy)]
+pub struct MarkerEach {
+    correlation_low: u32,
+    start_low: u32,
+    duration_low: u32,
+}
+
+/// The thread, operation and high halves many roctx calls share. The external id goes here
+/// too: the tool asks for external ids for dispatches and copies only, so a roctx record
+/// carries the same one (none) as the calls before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkerSource {
+    thread_id: u64,
+    external_id: u64,
+    operation: i32,
+    domain: ApiDomain,
+    correlation_high: u32,
+    start_high: u32,
+    duration_high: DurationHigh,
+}
+
+/// One word of the fields that tell entries apart in practice (thread, operation, the high
+/// halves), instead of hashing all seven: equal entries still hash equally, and push and pop
+/// alternate, so the delivery thread looks an entry up for nearly every roctx record.
+impl std::hash::Hash for MarkerSource {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        let op_start = (u64::from(self.operation as u32) << 32) | u64::from(self.start_high);
+        state.write_u64(
+            self.thread_id
+                ^ op_start.rotate_left(7)
+                ^ u64::from(self.correlation_high).rotate_left(40)
+                ^ self.external_id.rotate_left(23),
+        );
+    }
+}
+
+#[inline]
+fn halves(v: u64) -> (u32, u32) {
+    (v as u32, (v >> 32) as u32)
+}
+
+#[inline]
+fn whole(low: u32, high: u32) -> u64 {
+    u64::from(low) | (u64::from(high) << 32)
+}
+
+impl Pack for MarkerRecord {
+    type Each = MarkerEach;
+    type Shared = MarkerSource;
+
+    #[inline]
+    fn id(e: &MarkerEach, shared: impl FnOnce() -> MarkerSource) -> u64 {
+        whole(e.correlation_low, shared().correlation_high)
+    }
+
+    #[inline]
+    fn split(self) -> (MarkerEach, MarkerSource) {
+        let ApiRecord {
+            domain,
+            operation,
+            correlation_id,
+            external_id,
+            start_ns,
+            end_ns,
+            thread_id,
+        } = self.0;
+        let (duration_low, duration_high) = split_duration(start_ns, end_ns);
+        let (correlation_low, correlation_high) = halves(correlation_id);
+        let (start_low, start_high) = halves(start_ns);
+        (
+            MarkerEach {
+                correlation_low,
+                start_low,
+                duration_low,
+            },
+            MarkerSource {
+                thread_id,
+                external_id,
+                operation,
+                domain,
+                correlation_high,
+                start_high,
+                duration_high,
+            },
+        )
+    }
+
+    #[inline]
+    fn join(e: MarkerEach, s: &MarkerSource) -> MarkerRecord {
+        let start_ns = whole(e.start_low, s.start_high);
+        MarkerRecord(ApiRecord {
+            domain: s.domain,
+            operation: s.operation,
+            correlation_id: whole(e.correlation_low, s.correlation_high),
+            external_id: s.external_id,
+            start_ns,
+            end_ns: end_of(start_ns, e.duration_low, s.duration_high),
+            thread_id: s.thread_id,
+        })
     }
 }
 
@@ -194,7 +302,7 @@ impl Pack for KernelRecord {
     type Shared = KernelLaunch;
 
     #[inline]
-    fn id(e: &KernelEach) -> u64 {
+    fn id(e: &KernelEach, _: impl FnOnce() -> Self::Shared) -> u64 {
         e.correlation_id
     }
 
@@ -288,7 +396,7 @@ impl Pack for CopyRecord {
     type Shared = CopyRoute;
 
     #[inline]
-    fn id(e: &CopyEach) -> u64 {
+    fn id(e: &CopyEach, _: impl FnOnce() -> Self::Shared) -> u64 {
         e.correlation_id
     }
 
@@ -354,7 +462,7 @@ impl Pack for CallFact {
     type Shared = CallTarget;
 
     #[inline]
-    fn id(e: &u64) -> u64 {
+    fn id(e: &u64, _: impl FnOnce() -> Self::Shared) -> u64 {
         *e
     }
 
@@ -410,7 +518,7 @@ impl Pack for SyncFact {
     type Shared = SyncTarget;
 
     #[inline]
-    fn id(e: &SyncEach) -> u64 {
+    fn id(e: &SyncEach, _: impl FnOnce() -> Self::Shared) -> u64 {
         e.correlation_id
     }
 
@@ -524,10 +632,13 @@ mod tests {
                 bytes: 1 << 20,
             })
             .collect();
+        let markers: Vec<MarkerRecord> = api.iter().map(|&r| MarkerRecord(r)).collect();
         let a: PackedVec<ApiRecord> = api.clone().into();
+        let m: PackedVec<MarkerRecord> = markers.clone().into();
         let k: PackedVec<KernelRecord> = kernels.clone().into();
         let c: PackedVec<CopyRecord> = copies.clone().into();
         assert_eq!(a.iter().collect::<Vec<_>>(), api);
+        assert_eq!(m.iter().collect::<Vec<_>>(), markers);
         assert_eq!(k.iter().collect::<Vec<_>>(), kernels);
         assert_eq!(c.iter().collect::<Vec<_>>(), copies);
         // Short calls of one thread and operation share one entry.
@@ -542,6 +653,51 @@ mod tests {
             short.held_bytes(),
             2 * 32 + std::mem::size_of::<ApiSource>()
         );
+    }
+
+    /// roctx records keep the low halves of their ids and times: records whose ids and starts
+    /// cross a 2^32 boundary, and every field at its extremes, come back whole, by record, by
+    /// id and through a split by id; records of one thread and operation within one stretch of
+    /// 2^32 ids and nanoseconds share one entry.
+    #[test]
+    fn marker_records_come_back_whole_across_the_halves() {
+        let edge = 1u64 << 32;
+        let mut records: Vec<MarkerRecord> = (0..40u64)
+            .map(|i| {
+                MarkerRecord(ApiRecord {
+                    domain: ApiDomain::Marker,
+                    operation: (i % 2) as i32,
+                    correlation_id: edge - 20 + i,
+                    external_id: 0,
+                    start_ns: 3 * edge - 7 * 20 + 7 * i,
+                    end_ns: 3 * edge - 7 * 20 + 7 * i + 5,
+                    thread_id: 9 + i % 3,
+                })
+            })
+            .collect();
+        for (i, &(start_ns, end_ns)) in TIMES.iter().enumerate() {
+            records.push(MarkerRecord(ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: i32::MIN + i as i32,
+                correlation_id: u64::MAX - i as u64,
+                external_id: u64::MAX - 3 * i as u64,
+                start_ns,
+                end_ns,
+                thread_id: u64::MAX,
+            }));
+        }
+        let mut m: PackedVec<MarkerRecord> = records.clone().into();
+        assert_eq!(m.iter().collect::<Vec<_>>(), records);
+        assert!(m.ids().eq(records.iter().map(|r| r.0.correlation_id)));
+        let entries = m.entries();
+        let one_stretch: PackedVec<MarkerRecord> = records[..20].iter().copied().collect();
+        assert_eq!(one_stretch.entries(), 6, "three threads, two operations");
+        let high = |id: u64| id >= edge;
+        let taken = m.split_ids_where(high, |r| r.0.thread_id != 10);
+        let want = |r: &&MarkerRecord| high(r.0.correlation_id) && r.0.thread_id != 10;
+        assert!(taken.iter().eq(records.iter().filter(want).copied()));
+        assert!(m.iter().eq(records.iter().filter(|r| !want(r)).copied()));
+        assert_eq!(m.entries(), entries, "the kept ones keep the table");
     }
 
     /// A thread's call and sync facts come back whole from their packed form, whatever
@@ -582,6 +738,7 @@ mod tests {
     #[test]
     fn stored_records_are_small() {
         assert_eq!(packed_size::<ApiRecord>(), 32);
+        assert_eq!(packed_size::<MarkerRecord>(), 16);
         assert_eq!(packed_size::<KernelRecord>(), 40);
         assert_eq!(packed_size::<CopyRecord>(), 40);
         assert_eq!(packed_size::<CallFact>(), 16);

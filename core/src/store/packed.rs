@@ -29,8 +29,10 @@ pub trait Pack: Copy {
     type Shared: Copy + Eq + Hash;
     fn split(self) -> (Self::Each, Self::Shared);
     fn join(each: Self::Each, shared: &Self::Shared) -> Self;
-    /// The record's correlation id, read from its own facts without unpacking it.
-    fn id(each: &Self::Each) -> u64;
+    /// The record's correlation id, read from its own facts without unpacking it; `shared`
+    /// gives its shared facts, for a layout that keeps part of the id with them (a layout
+    /// that does not never calls it, so the table is not read).
+    fn id(each: &Self::Each, shared: impl FnOnce() -> Self::Shared) -> u64;
 }
 
 /// Lookup entries kept before the map is cleared (the table keeps every entry, so indexes stay
@@ -236,7 +238,9 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
 
     /// Every record's correlation id ([`Pack::id`]), in order, none unpacked.
     pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.records.iter().map(|p| T::id(&p.each))
+        self.records
+            .iter()
+            .map(|p| T::id(&p.each, || self.table[p.shared as usize]))
     }
 
     /// The shared facts of every entry of the table: each record's are among them (and
@@ -386,9 +390,10 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         let mut moved_entry: Vec<u32> = Vec::new();
         let PackedVec { records, table, .. } = self;
         records.retain_in_chunks(
-            |p| may_take(T::id(&p.each)),
+            |p| may_take(T::id(&p.each, || table[p.shared as usize])),
             |p| {
-                if !may_take(T::id(&p.each)) || !take(&T::join(p.each, &table[p.shared as usize])) {
+                let shared = || table[p.shared as usize];
+                if !may_take(T::id(&p.each, shared)) || !take(&T::join(p.each, &shared())) {
                     return true;
                 }
                 if moved_entry.is_empty() {
@@ -579,7 +584,7 @@ mod tests {
         fn join(each: u64, shared: &u16) -> R {
             R(each, *shared)
         }
-        fn id(each: &u64) -> u64 {
+        fn id(each: &u64, _: impl FnOnce() -> u16) -> u64 {
             *each
         }
     }

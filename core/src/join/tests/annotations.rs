@@ -140,13 +140,17 @@ fn roctx_records_read_packed_give_what_unpacked_ones_give() {
     let mut packed = c.clone();
     let mut dropped = 0;
     for r in records {
-        packed.marker_records.push_or_count(r, &mut dropped);
+        packed
+            .marker_records
+            .push_or_count(crate::facts::MarkerRecord(r), &mut dropped);
     }
     // One repeat in each place: the earlier still wins.
     let mut split = c;
     split.api.push(records[1]);
     for r in [records[0], records[2], records[3]] {
-        split.marker_records.push_or_count(r, &mut dropped);
+        split
+            .marker_records
+            .push_or_count(crate::facts::MarkerRecord(r), &mut dropped);
     }
     let (events, bytes) = profile(unpacked);
     assert_eq!(
