@@ -186,7 +186,7 @@ fn decode_pipeline(input: &[u8]) -> u64 {
     // converted file has them: the join reads both.
     if input.first().is_some_and(|b| b & 1 == 1) {
         for m in std::mem::take(&mut store.marker_records).iter() {
-            col.api.push(m.0);
+            col.api.push(m.api());
         }
     } else {
         col.marker_records

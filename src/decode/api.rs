@@ -61,7 +61,8 @@ pub unsafe fn decode<const V1: bool>(
         }
         ApiDomain::Marker => {
             out.counters.marker_records += 1;
-            out.marker_records.push_or_count(MarkerRecord(rec), dropped);
+            out.marker_records
+                .push_or_count(MarkerRecord::of(rec), dropped);
         }
     }
 }

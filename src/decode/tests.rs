@@ -179,7 +179,7 @@ fn marker_record_goes_to_marker_domain() {
     let out = decode_all(Abi::V1, &[header(MARKER, &mut m)], 0);
     // Kept apart from the HIP records, packed (the join reads them there).
     assert!(out.api.is_empty());
-    let a: Vec<_> = out.marker_records.iter().map(|m| m.0).collect();
+    let a: Vec<_> = out.marker_records.iter().map(|m| m.api()).collect();
     assert_eq!(
         (a[0].domain, a[0].operation, a[0].correlation_id),
         (ApiDomain::Marker, 1, 11)

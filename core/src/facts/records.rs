@@ -24,11 +24,26 @@ pub struct ApiRecord {
     pub thread_id: u64,
 }
 
-/// A roctx API record, kept apart from the HIP ones by the tool's stores
+/// A roctx API record (its domain `Marker`), kept apart from the HIP ones by the tool's stores
 /// (`Collected::marker_records`): the same facts, packed in fewer bytes (`store::layouts`),
 /// since most only give a roctx span its times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MarkerRecord(pub ApiRecord);
+pub struct MarkerRecord(pub(crate) ApiRecord);
+
+impl MarkerRecord {
+    /// The record of a roctx call: its domain is `Marker`, whatever `a` names.
+    pub fn of(a: ApiRecord) -> Self {
+        MarkerRecord(ApiRecord {
+            domain: ApiDomain::Marker,
+            ..a
+        })
+    }
+
+    /// The record, as the API records are read.
+    pub fn api(self) -> ApiRecord {
+        self.0
+    }
+}
 
 /// A completed kernel dispatch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -537,7 +537,7 @@ mod tests {
         }
         Spanned {
             api: PackedVec::new(),
-            marker_records: records.into_iter().map(MarkerRecord).collect(),
+            marker_records: records.into_iter().map(MarkerRecord::of).collect(),
             markers,
             scopes: Scopes::new(),
             scope_context: Vec::new(),

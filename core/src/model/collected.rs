@@ -401,9 +401,9 @@ mod tests {
             ..Collected::default()
         };
         c.marker_records
-            .push(MarkerRecord(record(ApiDomain::Marker, 2)));
+            .push(MarkerRecord::of(record(ApiDomain::Marker, 2)));
         c.marker_records
-            .push(MarkerRecord(record(ApiDomain::Marker, 3)));
+            .push(MarkerRecord::of(record(ApiDomain::Marker, 3)));
         assert_eq!(c.delivered_count(), 3);
         assert_eq!(c.record_count(), 4);
     }

@@ -123,31 +123,28 @@ pub struct MarkerEach {
     duration_low: u32,
 }
 
-/// The thread, operation and high halves many roctx calls share. The external id goes here
-/// too: the tool asks for external ids for dispatches and copies only, so a roctx record
-/// carries the same one (none) as the calls before it.
+/// The thread, operation and high halves many roctx calls share, in four words (compared and
+/// hashed a word at a time: push and pop alternate, so the delivery thread looks an entry up
+/// for nearly every roctx record). The external id goes here too: the tool asks for external
+/// ids for dispatches and copies only, so a roctx record carries the same one (none) as the
+/// calls before it. The domain is the type's (`Marker`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MarkerSource {
     thread_id: u64,
     external_id: u64,
-    operation: i32,
-    domain: ApiDomain,
-    correlation_high: u32,
-    start_high: u32,
-    duration_high: DurationHigh,
+    /// The operation (low half, as `u32`) and the correlation id's high half.
+    operation_id_high: u64,
+    /// The start's high half (low half) and the duration's.
+    times_high: u64,
 }
 
-/// One word of the fields that tell entries apart in practice (thread, operation, the high
-/// halves), instead of hashing all seven: equal entries still hash equally, and push and pop
-/// alternate, so the delivery thread looks an entry up for nearly every roctx record.
 impl std::hash::Hash for MarkerSource {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let op_start = (u64::from(self.operation as u32) << 32) | u64::from(self.start_high);
         state.write_u64(
             self.thread_id
-                ^ op_start.rotate_left(7)
-                ^ u64::from(self.correlation_high).rotate_left(40)
-                ^ self.external_id.rotate_left(23),
+                ^ self.operation_id_high.rotate_left(7)
+                ^ self.times_high.rotate_left(29)
+                ^ self.external_id.rotate_left(43),
         );
     }
 }
@@ -168,13 +165,13 @@ impl Pack for MarkerRecord {
 
     #[inline]
     fn id(e: &MarkerEach, shared: impl FnOnce() -> MarkerSource) -> u64 {
-        whole(e.correlation_low, shared().correlation_high)
+        whole(e.correlation_low, (shared().operation_id_high >> 32) as u32)
     }
 
     #[inline]
     fn split(self) -> (MarkerEach, MarkerSource) {
         let ApiRecord {
-            domain,
+            domain: _,
             operation,
             correlation_id,
             external_id,
@@ -194,25 +191,24 @@ impl Pack for MarkerRecord {
             MarkerSource {
                 thread_id,
                 external_id,
-                operation,
-                domain,
-                correlation_high,
-                start_high,
-                duration_high,
+                operation_id_high: whole(operation as u32, correlation_high),
+                times_high: whole(start_high, duration_high.0),
             },
         )
     }
 
     #[inline]
     fn join(e: MarkerEach, s: &MarkerSource) -> MarkerRecord {
-        let start_ns = whole(e.start_low, s.start_high);
+        let (operation, correlation_high) = halves(s.operation_id_high);
+        let (start_high, duration_high) = halves(s.times_high);
+        let start_ns = whole(e.start_low, start_high);
         MarkerRecord(ApiRecord {
-            domain: s.domain,
-            operation: s.operation,
-            correlation_id: whole(e.correlation_low, s.correlation_high),
+            domain: ApiDomain::Marker,
+            operation: operation as i32,
+            correlation_id: whole(e.correlation_low, correlation_high),
             external_id: s.external_id,
             start_ns,
-            end_ns: end_of(start_ns, e.duration_low, s.duration_high),
+            end_ns: end_of(start_ns, e.duration_low, DurationHigh(duration_high)),
             thread_id: s.thread_id,
         })
     }
@@ -632,7 +628,7 @@ mod tests {
                 bytes: 1 << 20,
             })
             .collect();
-        let markers: Vec<MarkerRecord> = api.iter().map(|&r| MarkerRecord(r)).collect();
+        let markers: Vec<MarkerRecord> = api.iter().map(|&r| MarkerRecord::of(r)).collect();
         let a: PackedVec<ApiRecord> = api.clone().into();
         let m: PackedVec<MarkerRecord> = markers.clone().into();
         let k: PackedVec<KernelRecord> = kernels.clone().into();
@@ -677,7 +673,7 @@ mod tests {
             .collect();
         for (i, &(start_ns, end_ns)) in TIMES.iter().enumerate() {
             records.push(MarkerRecord(ApiRecord {
-                domain: ApiDomain::Hip,
+                domain: ApiDomain::Marker,
                 operation: i32::MIN + i as i32,
                 correlation_id: u64::MAX - i as u64,
                 external_id: u64::MAX - 3 * i as u64,
@@ -739,6 +735,7 @@ mod tests {
     fn stored_records_are_small() {
         assert_eq!(packed_size::<ApiRecord>(), 32);
         assert_eq!(packed_size::<MarkerRecord>(), 16);
+        assert_eq!(std::mem::size_of::<MarkerSource>(), 32);
         assert_eq!(packed_size::<KernelRecord>(), 40);
         assert_eq!(packed_size::<CopyRecord>(), 40);
         assert_eq!(packed_size::<CallFact>(), 16);

@@ -142,7 +142,7 @@ fn roctx_records_read_packed_give_what_unpacked_ones_give() {
     for r in records {
         packed
             .marker_records
-            .push_or_count(crate::facts::MarkerRecord(r), &mut dropped);
+            .push_or_count(crate::facts::MarkerRecord::of(r), &mut dropped);
     }
     // One repeat in each place: the earlier still wins.
     let mut split = c;
@@ -150,7 +150,7 @@ fn roctx_records_read_packed_give_what_unpacked_ones_give() {
     for r in [records[0], records[2], records[3]] {
         split
             .marker_records
-            .push_or_count(crate::facts::MarkerRecord(r), &mut dropped);
+            .push_or_count(crate::facts::MarkerRecord::of(r), &mut dropped);
     }
     let (events, bytes) = profile(unpacked);
     assert_eq!(

@@ -580,7 +580,7 @@ fn roctx_records_that_come_after_their_span_s_window_are_not_shown_again() {
     let mut dropped = 0;
     for r in [roctx(1, 20, 100, 110), roctx(2, 21, 500, 510)] {
         next.marker_records
-            .push_or_count(crate::facts::MarkerRecord(r), &mut dropped);
+            .push_or_count(crate::facts::MarkerRecord::of(r), &mut dropped);
     }
     next.api.push(api(LAUNCH, 40, 700, 710, 7));
     next.kernels.push(kernel(40, 720, 730, 1, 1, q()));
