@@ -316,9 +316,13 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
         .iter()
         .any(|s| s.domain() == ApiDomain::Marker);
     if !roctx_in_api {
-        if let Some(others) =
-            times_from_packed(&mut c.markers, &c.marker_records, span_ids, &c.spans_shown)
-        {
+        if let Some(others) = times_from_packed(
+            &mut c.markers,
+            &c.marker_records,
+            span_ids,
+            ids,
+            &c.spans_shown,
+        ) {
             c.marker_records = PackedVec::new();
             c.api.append(others);
             return;
@@ -392,6 +396,21 @@ fn is_span_record(a: &ApiRecord, span_ids: &IdSet) -> bool {
     a.domain == ApiDomain::Marker && a.correlation_id != 0 && span_ids.contains(a.correlation_id)
 }
 
+/// The table of `times_from_packed`, for about `n` span ids (`span_ids`): over the run's id
+/// range where a vector over it pays (`CorrMap::reserve`: a run of ranges around a few calls
+/// each), each record's id read by an index; else over the span ids alone, each id ranked
+/// first (a few dozen instructions, for every span id and span record).
+fn span_table(span_ids: &IdSet, ids: &Ids, n: usize) -> CorrMap<NonZeroU32> {
+    let mut by_id = CorrMap::for_range(ids.range, n);
+    by_id.reserve(n);
+    if !by_id.is_unused() {
+        return by_id;
+    }
+    let mut ranked = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
+    ranked.reserve(n);
+    ranked
+}
+
 /// `take_span_records` of the tool's collections (every roctx record packed), in one pass
 /// over the records: each span record gives its times to the span whose push or pop it is,
 /// found by id. `None` when an id is the push or pop of two spans, or a span's record repeats
@@ -402,6 +421,7 @@ fn times_from_packed(
     markers: &mut [MarkerSpan],
     packed: &PackedVec<MarkerRecord>,
     span_ids: &IdSet,
+    ids: &Ids,
     spans_shown: &[u64],
 ) -> Option<PackedVec<ApiRecord>> {
     // Per span id: its span's position + 1, and whether a record of it came; `SHOWN` for
@@ -412,8 +432,7 @@ fn times_from_packed(
     if u32::try_from(markers.len()).map_or(true, |n| n >= SHOWN) {
         return None;
     }
-    let mut span_of: CorrMap<NonZeroU32> = CorrMap::over(&Arc::new(IdRanks::of_set(span_ids)));
-    span_of.reserve(2 * markers.len() + spans_shown.len());
+    let mut span_of = span_table(span_ids, ids, 2 * markers.len() + spans_shown.len());
     for (j, m) in (1u32..).zip(markers.iter()) {
         let j = NonZeroU32::new(j)?;
         for id in [m.open_correlation_id, m.close_correlation_id] {
@@ -547,14 +566,17 @@ mod tests {
 
     /// The one pass over the packed records gives every span the times, and leaves the
     /// calls, that reading each span's records by id gives; where it cannot (an id repeated,
-    /// or shared by two spans) it declines and the spans come out the same all the same.
+    /// or shared by two spans) it declines and the spans come out the same all the same. Its
+    /// table over a run's wide id range (the span ids ranked) and over a narrow one (the ids
+    /// of the range read by index, those of the spans shown outside it hashed) alike.
     #[test]
     fn span_times_read_in_one_pass_are_those_read_by_id() {
-        let ids = Ids::every(1, 6_000);
-        for (seed, repeat, shared) in [(1, false, false), (2, false, false), (3, true, false)]
+        let cases = [(1, false, false), (2, false, false), (3, true, false)]
             .into_iter()
-            .chain([(4, false, true), (5, true, true)])
-        {
+            .chain([(4, false, true), (5, true, true)]);
+        let ranges = [(1, 6_000), (100, 900)];
+        for ((seed, repeat, shared), (lo, hi)) in cases.flat_map(|c| ranges.map(|r| (c, r))) {
+            let ids = Ids::every(lo, hi);
             let span_ids = |c: &Spanned| {
                 let mut set = IdSet::for_range(ids.range, 2 * c.markers.len());
                 for m in &c.markers {
@@ -576,6 +598,7 @@ mod tests {
                 &mut probe.markers,
                 &probe.marker_records,
                 &set,
+                &ids,
                 &probe.spans_shown,
             )
             .is_none();
