@@ -114,7 +114,7 @@ impl Markers {
     /// A roctx range named `label` closed on an application thread: with a range rule, every
     /// N-th such closing raises the range-end flag (one string compare and, on a match, one
     /// atomic add; the cut itself runs on the coordinator's thread). Nothing that can panic.
-    #[inline]
+    #[inline(always)]
     fn on_range_closed(&self, label: &str) {
         let Some(rule) = self.rule.get() else {
             return;
@@ -208,23 +208,32 @@ impl Markers {
         let Some(mut s) = threads.try_borrow_current_on(l, call.thread_id) else {
             return false;
         };
-        match op {
+        let span = match op {
             MarkerOp::RangePush => {
-                s.try_push_known(call.label, call.correlation_id, call.timestamp_ns)
+                return s.try_push_known(call.label, call.correlation_id, call.timestamp_ns)
             }
-            MarkerOp::RangePop => s.try_pop_compact(
-                call.thread_id,
-                call.correlation_id,
-                call.timestamp_ns,
-                |label| self.on_range_closed(label),
-            ),
-            _ => s.try_mark_known(
+            MarkerOp::RangePop => {
+                match s.try_pop_compact(call.thread_id, call.correlation_id, call.timestamp_ns) {
+                    Ok(Some(span)) => {
+                        self.on_range_closed(&span.label);
+                        span
+                    }
+                    Ok(None) => return true,
+                    Err(()) => return false,
+                }
+            }
+            _ => match s.try_mark_known(
                 call.label,
                 call.thread_id,
                 call.correlation_id,
                 call.timestamp_ns,
-            ),
-        }
+            ) {
+                Some(span) => span,
+                None => return false,
+            },
+        };
+        s.keep_in_room(span);
+        true
     }
 
     /// [`Self::on_marker`], given this thread's slot.

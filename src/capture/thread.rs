@@ -252,22 +252,21 @@ impl ThreadState {
         true
     }
 
-    /// A pop on thread `thread_id` at `end_ns` (correlation id `close_correlation_id`):
-    /// [`Self::pop_range`] and [`Self::keep_span`] of the range it closes (its label first to
-    /// `closed`), or an unmatched pop counted, when the span is kept compact in the room its
-    /// chunk has: no allocation, nothing that can panic. False, having changed nothing,
-    /// otherwise.
+    /// A pop on thread `thread_id` at `end_ns` (correlation id `close_correlation_id`), when
+    /// the span of the range it closes is kept compact in the room its chunk has:
+    /// [`Self::pop_range`] and that span returned (`Ok(Some)`), for the caller to
+    /// [`Self::keep_in_room`] next; or an unmatched pop counted (`Ok(None)`). No allocation,
+    /// nothing that can panic. `Err`, having changed nothing, otherwise.
     #[inline(always)]
     pub(crate) fn try_pop_compact(
         &mut self,
         thread_id: u64,
         close_correlation_id: u64,
         end_ns: u64,
-        closed: impl FnOnce(&str),
-    ) -> bool {
+    ) -> Result<Option<ThreadSpan>, ()> {
         let Some(top) = self.stack.last() else {
             self.unmatched_pops += 1;
-            return true;
+            return Ok(None);
         };
         let compact = self.kept_compact(
             thread_id,
@@ -277,13 +276,12 @@ impl ThreadState {
             top.correlation_id,
         );
         if !compact || !self.spans.has_room() {
-            return false;
+            return Err(());
         }
         let Some(r) = self.pop_range() else {
-            return false;
+            return Err(());
         };
-        closed(&r.label);
-        self.spans.push(ThreadSpan {
+        Ok(Some(ThreadSpan {
             label: r.label,
             open_correlation_id: r.correlation_id,
             close_correlation_id,
@@ -291,13 +289,12 @@ impl ThreadState {
             end_ns,
             parent_scope_id: r.parent_scope_id,
             instant: false,
-        });
-        true
+        }))
     }
 
-    /// A mark on thread `thread_id` at `ns`, kept compact ([`Self::keep_span`]) when its label
-    /// is one the thread holds and the spans' chunk has room: no allocation, nothing that can
-    /// panic. False, having changed nothing, otherwise.
+    /// A mark on thread `thread_id` at `ns` as its compact span, for the caller to
+    /// [`Self::keep_in_room`], when its label is one the thread holds and the spans' chunk has
+    /// room: no allocation, nothing that can panic. `None`, having changed nothing, otherwise.
     #[inline(always)]
     pub(crate) fn try_mark_known(
         &mut self,
@@ -305,15 +302,12 @@ impl ThreadState {
         thread_id: u64,
         correlation_id: u64,
         ns: u64,
-    ) -> bool {
+    ) -> Option<ThreadSpan> {
         if !self.kept_compact(thread_id, true, 0, 0, correlation_id) || !self.spans.has_room() {
-            return false;
+            return None;
         }
-        let Some(label) = self.known_label(label) else {
-            return false;
-        };
-        let label = label.clone();
-        self.spans.push(ThreadSpan {
+        let label = self.known_label(label)?.clone();
+        Some(ThreadSpan {
             label,
             open_correlation_id: correlation_id,
             close_correlation_id: correlation_id,
@@ -321,8 +315,14 @@ impl ThreadState {
             end_ns: ns,
             parent_scope_id: 0,
             instant: true,
-        });
-        true
+        })
+    }
+
+    /// Keeps a span [`Self::try_pop_compact`] or [`Self::try_mark_known`] returned, in the
+    /// room they found: one push site for both, so the push is written in line once.
+    #[inline(always)]
+    pub(crate) fn keep_in_room(&mut self, span: ThreadSpan) {
+        self.spans.push(span);
     }
 
     /// Whether a span of thread `thread_id`, neither process-wide nor open at the end, is kept
