@@ -48,7 +48,9 @@ fn bench_annotation_capture() {
         thread_id: 42,
         correlation_id: corr,
         timestamp_ns: corr,
-        label: Some(b"Thunk:#hlo_op=fusion.1#"),
+        label: Some(rocprof_xplane::sdk::payload::Message::new(
+            c"Thunk:#hlo_op=fusion.1#",
+        )),
         stop_id: 0,
         start_retval: 0,
     };
@@ -1228,7 +1230,9 @@ fn hip_calls(
             thread_id: tid,
             correlation_id: base,
             timestamp_ns: 1,
-            label: Some(b"Thunk:#hlo_op=fusion.1#"),
+            label: Some(rocprof_xplane::sdk::payload::Message::new(
+                c"Thunk:#hlo_op=fusion.1#",
+            )),
             stop_id: 0,
             start_retval: 0,
         });

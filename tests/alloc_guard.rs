@@ -182,6 +182,7 @@ fn capturing_at_hip_entry_allocates_nothing_per_call() {
 fn a_range_around_every_call_allocates_nothing_per_range() {
     use rocprof_xplane::capture::markers::MarkerCall;
     use rocprof_xplane::capture::{Capture, MarkerOp};
+    use rocprof_xplane::sdk::payload::Message;
     std::thread::spawn(|| {
         let c = Capture::default();
         let tid = 4242;
@@ -203,7 +204,7 @@ fn a_range_around_every_call_allocates_nothing_per_range() {
                     MarkerOp::RangePush,
                     true,
                     corr,
-                    Some(b"step".as_slice()),
+                    Some(Message::new(c"step")),
                 ));
                 c.with_current(tid, |t| {
                     t.capture_at_api_enter(corr + 1);
@@ -323,6 +324,7 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         external_id_request, hip_stream_callback_v1, tracing_callback_v1, CallbackKinds, Dispatch,
         Tracer,
     };
+    use rocprof_xplane::sdk::payload::Message;
     use std::ffi::c_void;
     const HIP_STREAM_KIND_V1: u32 = 20;
     const LAUNCH: i32 = 3;
@@ -349,7 +351,7 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         thread_id: tid,
         correlation_id: 1,
         timestamp_ns: 1,
-        label: Some(b"step"),
+        label: Some(Message::new(c"step")),
         stop_id: 0,
         start_retval: 0,
     });

@@ -14,6 +14,7 @@ use super::local::Local;
 use super::thread::{OpenRange, ThreadState};
 use super::threads::Threads;
 use crate::model::events::MarkerSpan;
+use crate::sdk::payload::Message;
 use crate::store::sinks::lock;
 
 /// `MARKER_CORE_API` operation ids (stable in every SDK version).
@@ -61,9 +62,9 @@ pub struct MarkerCall<'a> {
     pub thread_id: u64,
     pub correlation_id: u64,
     pub timestamp_ns: u64,
-    /// Message argument (mark, push, start): its bytes as the caller passed them (without the
-    /// NUL), not checked as UTF-8 yet ([`label_text`] makes them text).
-    pub label: Option<&'a [u8]>,
+    /// Message argument (mark, push, start), read in place: its bytes as the caller passed
+    /// them, not checked as UTF-8 yet ([`label_text`] makes them text).
+    pub label: Option<Message<'a>>,
     /// `roctxRangeStop` argument.
     pub stop_id: u64,
     /// `roctxRangeStartA` return value (EXIT only).
@@ -245,7 +246,7 @@ impl Markers {
         match call.op {
             MarkerOp::Mark => {
                 c.with_current_on(l, call.thread_id, |s| {
-                    let label = s.intern_label(call.label);
+                    let label = s.intern_label(call.label.map(Message::bytes));
                     s.keep_span(MarkerSpan {
                         label,
                         thread_id: call.thread_id,
@@ -263,7 +264,7 @@ impl Markers {
             }
             MarkerOp::RangePush => {
                 c.with_current_on(l, call.thread_id, |s| {
-                    let label = s.intern_label(call.label);
+                    let label = s.intern_label(call.label.map(Message::bytes));
                     s.push_range(OpenRange {
                         label,
                         correlation_id: call.correlation_id,
@@ -291,7 +292,7 @@ impl Markers {
                 lock(&m.ranges).insert(
                     call.start_retval,
                     ProcessRange {
-                        label: label_of(call.label),
+                        label: label_of(call.label.map(Message::bytes)),
                         thread_id: call.thread_id,
                         correlation_id: call.correlation_id,
                         start_ns: call.timestamp_ns,

@@ -163,15 +163,15 @@ mod tests {
         tid: u64,
         corr: u64,
         ts: u64,
-        label: Option<&str>,
-    ) -> MarkerCall<'_> {
+        label: Option<&'static std::ffi::CStr>,
+    ) -> MarkerCall<'static> {
         MarkerCall {
             op,
             enter,
             thread_id: tid,
             correlation_id: corr,
             timestamp_ns: ts,
-            label: label.map(str::as_bytes),
+            label: label.map(crate::sdk::payload::Message::new),
             stop_id: 0,
             start_retval: 0,
         }
@@ -194,17 +194,17 @@ mod tests {
                     (MarkerOp::Other, true),
                     (MarkerOp::Other, false),
                 ] {
-                    let mut m = call(op, enter, 11, 90, 90, Some("other phase"));
+                    let mut m = call(op, enter, 11, 90, 90, Some(c"other phase"));
                     (m.start_retval, m.stop_id) = (42, 42);
                     c.on_marker(&m);
                 }
-                c.on_marker(&call(MarkerOp::RangePush, true, 11, 1, 100, Some("outer")));
-                c.on_marker(&call(MarkerOp::RangePush, true, 11, 2, 110, Some("inner")));
+                c.on_marker(&call(MarkerOp::RangePush, true, 11, 1, 100, Some(c"outer")));
+                c.on_marker(&call(MarkerOp::RangePush, true, 11, 2, 110, Some(c"inner")));
                 // The annotation at a HIP call now is the whole stack.
                 c.with_current(11, |t| t.capture_at_api_enter(3));
                 c.on_marker(&call(MarkerOp::RangePop, false, 11, 4, 150, None));
-                c.on_marker(&call(MarkerOp::Mark, true, 11, 5, 160, Some("tick")));
-                let mut start = call(MarkerOp::RangeStart, false, 11, 6, 170, Some("job"));
+                c.on_marker(&call(MarkerOp::Mark, true, 11, 5, 160, Some(c"tick")));
+                let mut start = call(MarkerOp::RangeStart, false, 11, 6, 170, Some(c"job"));
                 start.start_retval = 42;
                 c.on_marker(&start);
                 // `outer` stays open until the end.
@@ -298,30 +298,30 @@ mod tests {
                 };
                 use MarkerOp::{Mark, RangePop as Pop, RangePush as Push};
                 // 0: unregistered; 1: a label new to the thread.
-                offer(0, call(Push, true, 7, next(), 10, Some("step")));
-                offer(1, call(Push, true, 7, next(), 11, Some("fwd")));
+                offer(0, call(Push, true, 7, next(), 10, Some(c"step")));
+                offer(1, call(Push, true, 7, next(), 11, Some(c"fwd")));
                 offer(2, call(Pop, false, 7, next(), 12, None));
                 // Past the stack's inline room (8 open), and back.
                 for i in 0..12 {
-                    offer(10 + i, call(Push, true, 7, next(), 20 + i, Some("step")));
+                    offer(10 + i, call(Push, true, 7, next(), 20 + i, Some(c"step")));
                 }
                 for i in 0..12 {
                     offer(30 + i, call(Pop, false, 7, next(), 40 + i, None));
                 }
                 // Marks, an empty label, another thread id (kept whole), unmatched pops.
-                offer(50, call(Mark, true, 7, next(), 50, Some("step")));
+                offer(50, call(Mark, true, 7, next(), 50, Some(c"step")));
                 offer(51, call(Mark, true, 7, next(), 51, None));
                 offer(52, call(Mark, true, 7, next(), 52, None));
-                offer(53, call(Mark, true, 8, next(), 53, Some("step")));
+                offer(53, call(Mark, true, 8, next(), 53, Some(c"step")));
                 offer(54, call(Pop, false, 7, next(), 54, None));
                 offer(55, call(Pop, false, 7, next(), 55, None));
                 // Many ranges: the spans take new chunks.
                 for i in 0..300 {
-                    offer(100, call(Push, true, 7, next(), 100 + 2 * i, Some("step")));
+                    offer(100, call(Push, true, 7, next(), 100 + 2 * i, Some(c"step")));
                     offer(101, call(Pop, false, 7, next(), 101 + 2 * i, None));
                 }
                 // A start/stop range takes the lock.
-                let mut start = call(MarkerOp::RangeStart, false, 7, next(), 900, Some("job"));
+                let mut start = call(MarkerOp::RangeStart, false, 7, next(), 900, Some(c"job"));
                 start.start_retval = 5;
                 offer(60, start);
                 let mut stop = call(MarkerOp::RangeStop, true, 7, next(), 901, None);

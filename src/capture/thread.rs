@@ -8,6 +8,7 @@ use smallvec::SmallVec;
 
 use super::markers::label_text;
 use crate::model::events::{CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact};
+use crate::sdk::payload::Message;
 use crate::store::chunked::THREAD_CHUNK;
 use crate::store::{ChunkedVec, PackedVec};
 
@@ -225,20 +226,31 @@ impl ThreadState {
         self.recent_labels.iter().find(|l| l.as_bytes() == bytes)
     }
 
+    /// The `Arc` this thread already holds for the text of `label`, a roctx message read in
+    /// place ([`Message::is`]: no `strlen`, no allocation), when it holds one; an absent message
+    /// is the empty label ([`Self::intern_label`]).
+    #[inline(always)]
+    fn known_message(&self, label: Option<Message<'_>>) -> Option<&Arc<str>> {
+        match label {
+            Some(m) => self.recent_labels.iter().find(|l| m.is(l.as_bytes())),
+            None => self.recent_labels.iter().find(|l| l.is_empty()),
+        }
+    }
+
     /// [`Self::intern_label`] and [`Self::push_range`] of a push when its label is one the
     /// thread holds and the stack has room: no allocation, nothing that can panic. False,
     /// having changed nothing, otherwise.
     #[inline(always)]
     pub(crate) fn try_push_known(
         &mut self,
-        label: Option<&[u8]>,
+        label: Option<Message<'_>>,
         correlation_id: u64,
         start_ns: u64,
     ) -> bool {
         if self.stack.len() >= self.stack.capacity() {
             return false;
         }
-        let Some(label) = self.known_label(label) else {
+        let Some(label) = self.known_message(label) else {
             return false;
         };
         let label = label.clone();
@@ -298,7 +310,7 @@ impl ThreadState {
     #[inline(always)]
     pub(crate) fn try_mark_known(
         &mut self,
-        label: Option<&[u8]>,
+        label: Option<Message<'_>>,
         thread_id: u64,
         correlation_id: u64,
         ns: u64,
@@ -306,7 +318,7 @@ impl ThreadState {
         if !self.kept_compact(thread_id, true, 0, 0, correlation_id) || !self.spans.has_room() {
             return None;
         }
-        let label = self.known_label(label)?.clone();
+        let label = self.known_message(label)?.clone();
         Some(ThreadSpan {
             label,
             open_correlation_id: correlation_id,

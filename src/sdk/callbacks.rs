@@ -656,7 +656,8 @@ fn marker_route(t: &Tracer, kind: u32) -> Option<&Armed> {
 
 /// A roctx callback at the phase its operation acts at ([`marker_route`]): read from its
 /// payload ([`payload::marker_call`], which counts a short one) and its time taken, outside
-/// the panic guard (reads, a string's length and the SDK's clock, nothing that can panic),
+/// the panic guard (reads and the SDK's clock, nothing that can panic; the message is read in
+/// place, its length measured only for a label new to the thread),
 /// then recorded before the guard when it takes no allocation, lock or wait
 /// (`Capture::on_marker_unguarded`: a push of a label the thread holds, a pop, a mark), else
 /// inside it ([`on_marker_guarded`], reported as `edge`). `l` is this thread's slot.

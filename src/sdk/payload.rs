@@ -5,7 +5,9 @@
 //! is kept: the payload lives only for the callback.
 
 use std::ffi::{c_char, c_void, CStr};
+use std::marker::PhantomData;
 use std::mem::{offset_of, size_of};
+use std::ptr::NonNull;
 
 use rocprofiler_sdk_sys as sys;
 
@@ -203,7 +205,7 @@ pub unsafe fn marker_call<'a>(
     };
     // SAFETY: the message argument of roctxMarkA/RangePushA/RangeStartA is the caller's
     // NUL-terminated string (or null), alive for the duration of the call (it is copied).
-    let label = unsafe { roctx_label(label_ptr) };
+    let label = unsafe { Message::at(label_ptr) };
     Some(MarkerCall {
         op,
         enter,
@@ -230,18 +232,67 @@ pub fn marker_acts_at(operation: i32, phase: u32) -> bool {
     MarkerOp::from_id(operation).acts_at_enter() == Some(enter)
 }
 
-/// A roctx message's bytes (without the NUL), as the application passed them: arbitrary
-/// bytes, made text by the capture ([`crate::capture::markers::label_text`]), which checks
-/// them as UTF-8 only when they are not a label the thread already holds.
-///
-/// # Safety
-/// `ptr` is null or points to a NUL-terminated string valid for the returned lifetime.
-unsafe fn roctx_label<'a>(ptr: *const c_char) -> Option<&'a [u8]> {
-    if ptr.is_null() {
-        return None;
+/// A roctx message as the application passed it: a NUL-terminated string, alive for the
+/// callback, read in place. A push compares it with the labels its thread holds byte by byte
+/// up to the first difference ([`Self::is`]), without measuring it first; its bytes (arbitrary,
+/// made text by the capture, [`crate::capture::markers::label_text`]) are measured
+/// ([`Self::bytes`], a `strlen`) only where they are needed: a label new to the thread.
+#[derive(Clone, Copy)]
+pub struct Message<'a> {
+    /// The first byte of a NUL-terminated string alive and unchanged for `'a`.
+    ptr: NonNull<u8>,
+    text: PhantomData<&'a CStr>,
+}
+
+impl<'a> Message<'a> {
+    /// The message of `text`.
+    pub fn new(text: &'a CStr) -> Message<'a> {
+        Message {
+            ptr: NonNull::from(text.to_bytes_with_nul()).cast(),
+            text: PhantomData,
+        }
     }
-    // SAFETY: guaranteed by the caller.
-    Some(unsafe { CStr::from_ptr(ptr) }.to_bytes())
+
+    /// The message at `ptr`, if not null.
+    ///
+    /// # Safety
+    /// `ptr` is null or points to a NUL-terminated string alive and unchanged for `'a`.
+    unsafe fn at(ptr: *const c_char) -> Option<Message<'a>> {
+        NonNull::new(ptr.cast_mut().cast()).map(|ptr| Message {
+            ptr,
+            text: PhantomData,
+        })
+    }
+
+    /// The message's bytes, without its NUL.
+    pub fn bytes(self) -> &'a [u8] {
+        // SAFETY: a NUL-terminated string alive for `'a` (the type's invariant).
+        unsafe { CStr::from_ptr(self.ptr.as_ptr().cast()) }.to_bytes()
+    }
+
+    /// Whether the message's bytes (without its NUL) are `bytes`: read up to the first
+    /// difference, never past the message's NUL.
+    #[inline(always)]
+    pub fn is(self, bytes: &[u8]) -> bool {
+        let p = self.ptr.as_ptr().cast_const();
+        for (i, &b) in bytes.iter().enumerate() {
+            // SAFETY: the message's bytes before `i` equal `bytes[..i]` and none is its NUL
+            // (checked below as each was read), so its NUL is at `i` or after: `i` is within
+            // the string (the type's invariant).
+            let c = unsafe { p.add(i).read() };
+            if c != b || c == 0 {
+                return false;
+            }
+        }
+        // SAFETY: as above, at `i = bytes.len()`.
+        unsafe { p.add(bytes.len()).read() == 0 }
+    }
+}
+
+impl std::fmt::Debug for Message<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.bytes().escape_ascii().to_string())
+    }
 }
 
 /// Bytes of the kernel-symbol payload read (through `accum_vgpr_count`): present in every

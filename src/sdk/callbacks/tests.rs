@@ -296,7 +296,7 @@ fn launches(t: &'static Tracer, fast: bool) -> (Facts, u32) {
             thread_id: 9,
             correlation_id: 1,
             timestamp_ns: 1,
-            label: Some(b"step"),
+            label: Some(crate::sdk::payload::Message::new(c"step")),
             stop_id: 0,
             start_retval: 0,
         });

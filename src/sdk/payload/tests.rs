@@ -210,13 +210,29 @@ fn roctx_labels_with_invalid_utf8_or_none_are_safe() {
     use crate::capture::markers::label_text;
     let bad = std::ffi::CString::new(vec![b'a', 0xff, 0xfe, b'#', 0xc3, b'z']).unwrap();
     // SAFETY: `bad` is NUL-terminated and outlives the call's result.
-    let got = unsafe { roctx_label(bad.as_ptr()) }.unwrap();
+    let got = unsafe { Message::at(bad.as_ptr()) }.unwrap().bytes();
     assert_eq!(got, bad.as_bytes());
     assert_eq!(label_text(got), "a\u{fffd}\u{fffd}#\u{fffd}z");
     let cjk = std::ffi::CString::new("评估 – eval").unwrap();
     // SAFETY: `cjk` is NUL-terminated and outlives the call's result.
-    let got = unsafe { roctx_label(cjk.as_ptr()) };
+    let got = unsafe { Message::at(cjk.as_ptr()) }.map(Message::bytes);
     assert_eq!(got.map(label_text).as_deref(), Some("评估 – eval"));
     // SAFETY: null is allowed.
-    assert!(unsafe { roctx_label(std::ptr::null()) }.is_none());
+    assert!(unsafe { Message::at(std::ptr::null()) }.is_none());
+}
+
+/// A message is compared in place up to its NUL: equal bytes only, neither a prefix nor a
+/// longer text, and bytes holding a NUL equal no message (the compare stops at the message's).
+#[test]
+fn a_message_is_its_bytes_only() {
+    let m = Message::new(c"step");
+    assert!(m.is(b"step"));
+    for other in [&b"ste"[..], b"steps", b"stop", b"", b"step\0", b"step\0x"] {
+        assert!(!m.is(other), "{:?}", other.escape_ascii().to_string());
+    }
+    let empty = Message::new(c"");
+    assert!(empty.is(b""));
+    assert!(!empty.is(b"\0"));
+    assert!(!empty.is(b"a"));
+    assert_eq!(m.bytes(), b"step");
 }
