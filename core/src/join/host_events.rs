@@ -667,6 +667,25 @@ mod tests {
     use super::*;
     use crate::model::next_random;
 
+    /// `n` spans of three threads with few distinct keys (opening call, start, label), so
+    /// that many tie; each span's end is its position, telling the ties apart.
+    fn random_spans(
+        n: usize,
+        labels: &[Arc<str>],
+        next: &mut impl FnMut(u64) -> u64,
+    ) -> Vec<MarkerSpan> {
+        (0..n)
+            .map(|i| MarkerSpan {
+                label: labels[next(3) as usize].clone(),
+                thread_id: next(3),
+                open_correlation_id: next(4),
+                start_ns: next(3),
+                end_ns: i as u64,
+                ..MarkerSpan::default()
+            })
+            .collect()
+    }
+
     /// The spans' sort is a stable sort by `span_order`: spans tying on thread, opening call
     /// and start go by label, and spans tying on all four keep their input order (told apart
     /// here by their ends); each thread's spans in order already stay so.
@@ -677,16 +696,7 @@ mod tests {
         let labels: Vec<Arc<str>> = ["b", "a", "c"].into_iter().map(Arc::from).collect();
         for case in 0..200 {
             let n = 1 + next(60) as usize;
-            let mut spans: Vec<MarkerSpan> = (0..n)
-                .map(|i| MarkerSpan {
-                    label: labels[next(3) as usize].clone(),
-                    thread_id: next(3),
-                    open_correlation_id: next(4),
-                    start_ns: next(3),
-                    end_ns: i as u64,
-                    ..MarkerSpan::default()
-                })
-                .collect();
+            let mut spans = random_spans(n, &labels, &mut next);
             if case % 5 == 0 {
                 spans.sort_by(span_order);
             }
@@ -716,16 +726,7 @@ mod tests {
         let (mut in_order, mut out_of_order) = (0, 0);
         for case in 0..400 {
             let n = 1 + next(40) as usize;
-            let mut spans: Vec<MarkerSpan> = (0..n)
-                .map(|i| MarkerSpan {
-                    label: labels[next(3) as usize].clone(),
-                    thread_id: next(3),
-                    open_correlation_id: next(4),
-                    start_ns: next(3),
-                    end_ns: i as u64,
-                    ..MarkerSpan::default()
-                })
-                .collect();
+            let mut spans = random_spans(n, &labels, &mut next);
             if case % 2 == 0 {
                 // Each thread's spans in order, the threads' dealt out in runs.
                 let mut sorted = spans.clone();
