@@ -360,9 +360,10 @@ impl<T> Table<T> {
     /// room exactly), the others have their room at once.
     #[inline(never)]
     fn push_to_new_chunk(&mut self, v: T) {
-        let mut chunk = match self.chunks.is_empty() {
-            true => Vec::new(),
-            false => Vec::with_capacity(Self::ROOM),
+        let mut chunk = if self.chunks.is_empty() {
+            Vec::new()
+        } else {
+            Vec::with_capacity(Self::ROOM)
         };
         chunk.push(v);
         self.chunks.push(chunk);

@@ -15,13 +15,25 @@ pub struct DurationHigh(u32);
 
 #[inline]
 fn split_duration(start_ns: u64, end_ns: u64) -> (u32, DurationHigh) {
-    let d = end_ns.wrapping_sub(start_ns);
-    (d as u32, DurationHigh((d >> 32) as u32))
+    let (low, high) = halves(end_ns.wrapping_sub(start_ns));
+    (low, DurationHigh(high))
 }
 
 #[inline]
 fn end_of(start_ns: u64, low: u32, high: DurationHigh) -> u64 {
-    start_ns.wrapping_add(u64::from(low) | (u64::from(high.0) << 32))
+    start_ns.wrapping_add(whole(low, high.0))
+}
+
+/// A word's low and high 32 bits.
+#[inline]
+fn halves(v: u64) -> (u32, u32) {
+    (v as u32, (v >> 32) as u32)
+}
+
+/// The word of `low` and `high` 32 bits.
+#[inline]
+fn whole(low: u32, high: u32) -> u64 {
+    u64::from(low) | (u64::from(high) << 32)
 }
 
 /// What differs per API call; the rest of [`ApiRecord`] is its [`ApiSource`]. Packed to 4-byte
@@ -147,16 +159,6 @@ impl std::hash::Hash for MarkerSource {
                 ^ self.external_id.rotate_left(43),
         );
     }
-}
-
-#[inline]
-fn halves(v: u64) -> (u32, u32) {
-    (v as u32, (v >> 32) as u32)
-}
-
-#[inline]
-fn whole(low: u32, high: u32) -> u64 {
-    u64::from(low) | (u64::from(high) << 32)
 }
 
 impl Pack for MarkerRecord {

@@ -514,19 +514,6 @@ pub struct PackedTaker<T: Pack, const MAX: usize = CHUNK> {
 }
 
 impl<T: Pack, const MAX: usize> PackedTaker<T, MAX> {
-    /// The record at `position` and the index of its shared entry, so that a reader can
-    /// derive something once per entry (`entries()` of them) instead of once per record.
-    /// Inlined: a call would return the record through the caller's stack, assembled from its
-    /// pieces in stores of their own sizes, and the caller's wider copy of it would wait for
-    /// them to reach the cache (a store-forwarding stall, once per record of the kernels
-    /// stage).
-    #[inline]
-    pub fn take_with_entry(&mut self, position: usize) -> Option<(T, usize)> {
-        let p = self.records.take(position)?;
-        let at = p.shared as usize;
-        Some((T::join(p.each, &self.table[at]), at))
-    }
-
     /// The record at `position` as its own facts (`Pack::Each`) and the index of its shared
     /// entry, for a reader that derives what it needs of an entry once (`shared`): the record
     /// is not assembled whole per record (its fields copied through the reader's stack), only
@@ -543,7 +530,7 @@ impl<T: Pack, const MAX: usize> PackedTaker<T, MAX> {
         self.table.get(entry)
     }
 
-    /// How many shared entries there are (indexes from `take_with_entry` are below this).
+    /// How many shared entries there are (indexes from `take_each` are below this).
     pub fn entries(&self) -> usize {
         self.table.len()
     }
@@ -849,11 +836,9 @@ mod tests {
         let (at, r) = a.positions().nth(4).unwrap();
         assert_eq!(r, R(4, 12));
         let mut t = a.into_taker();
-        assert_eq!(
-            t.take_with_entry(at),
-            Some((R(4, 12), 3)),
-            "b's entry 1, past a's 2"
-        );
+        let (each, entry) = t.take_each(at).unwrap();
+        assert_eq!(entry, 3, "b's entry 1, past a's 2");
+        assert_eq!(R::join(each, t.shared(entry).unwrap()), R(4, 12));
         let mut out = Vec::new();
         let mut c: PackedVec<R> = vec![R(9, 9)].into();
         c.drain_into(&mut out);
