@@ -219,9 +219,10 @@ impl ThreadState {
     }
 
     /// The `Arc` this thread already holds for the text of `label` ([`Self::intern_label`]),
-    /// when it holds one: byte compares, no allocation.
-    #[inline(always)]
-    pub(crate) fn known_label(&self, label: Option<&[u8]>) -> Option<&Arc<str>> {
+    /// when it holds one: byte compares, no allocation. (The fast paths, which have the
+    /// message unmeasured, use [`Self::known_message`].)
+    #[inline]
+    fn known_label(&self, label: Option<&[u8]>) -> Option<&Arc<str>> {
         let bytes = label.unwrap_or(b"");
         self.recent_labels.iter().find(|l| l.as_bytes() == bytes)
     }
