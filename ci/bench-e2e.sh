@@ -14,7 +14,9 @@
 # the tool itself costs the program, finalize and write included. Baseline minus untraced is
 # the simulator's tracing, which says nothing about the real runtime's. Figures are medians over the rounds of the per-round difference (the
 # three runs of a round are back to back, so a slow period of the shared VM hits all three),
-# with the rounds' range. Records delivered come from one extra traced run with the debug log.
+# with the rounds' range. Records delivered come from one extra traced run with the debug log,
+# and so does finalize's share: the process's CPU time from its start to its end (the program's
+# threads wait then), every thread it uses.
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-e2e.sh [ROUNDS] [SCENARIO.toml ...]; TOOL=path/librocprof_xplane.so measures
 # another build of the tool (e.g. the one before a change) against the same simulator;
@@ -67,15 +69,20 @@ EOF
 
 for sc in "$@"; do
   rm -rf "$work/out"
-  records=$(ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_LOG=debug ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
-    "$sim" "$sc" 2>&1 | grep -oE '[0-9]+ records in [0-9]+ deliveries' | awk '{print $1}')
+  ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_LOG=debug ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
+    ${PIN:+taskset -c "$PIN"} "$sim" "$sc" >/dev/null 2>"$work/debug.log"
+  records=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/debug.log" | awk '{print $1}')
+  # The process's CPU time at finalize's start and end (the program's threads wait then):
+  # finalize's own CPU, on every thread it uses.
+  finalize_ms=$(grep -E 'finalize: (start|done)' "$work/debug.log" |
+    grep -oE 'process CPU [0-9.]+ ms' | awk '{v[NR] = $3} END {if (NR == 2) print v[2] - v[1]}')
   : >"$work/rows"
   for r in $(seq 1 "$rounds"); do
     echo "$r $(run untraced "$sc") $(run baseline "$sc") $(run traced "$sc")" >>"$work/rows"
   done
-  python3 - "$(basename "$sc")" "$records" "$work/rows" <<'EOF'
+  python3 - "$(basename "$sc")" "$records" "$work/rows" "${finalize_ms:-}" <<'EOF'
 import os, statistics, sys
-name, records, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+name, records, path, finalize_ms = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 rows = [list(map(float, l.split()[1:])) for l in open(path)]
 # per run: wall, user, sys, rss (KB), minor faults; untraced 0..4, baseline 5..9, traced 10..14
 U, B, T = 0, 5, 10
@@ -98,6 +105,9 @@ show("CPU", [cpu(r, T) - cpu(r, B) for r in rows], "ns", per)
 # The kernel's share: mostly first touches of new memory (ci/page-faults.sh says whose).
 show("  of which system CPU", [r[T + 2] - r[B + 2] for r in rows], "ns", per)
 show("  minor page faults, per 1,000 records", [r[T + 4] - r[B + 4] for r in rows], "", 1e3 / records, 1)
+if finalize_ms:
+    label = "  of which finalize (the debug-log run)"
+    print(f"  {label:<46} one run {float(finalize_ms) * 1e6 / records:6.0f} ns")
 show("wall", [r[T] - r[B] for r in rows], "ns", per)
 show("peak RSS", [(r[T + 3] - r[B + 3]) * 1024 for r in rows], "B", 1 / records)
 print("per delivered record, baseline minus untraced (the simulator's tracing, not the tool's):")

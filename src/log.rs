@@ -152,8 +152,8 @@ macro_rules! log_info { ($($t:tt)*) => { ::tracing::info!("{}", format_args!($($
 #[macro_export]
 macro_rules! log_debug { ($($t:tt)*) => { ::tracing::debug!("{}", format_args!($($t)*)) } }
 
-/// Resident memory and its peak of this process, its minor page faults so far (and the tool's
-/// own heap, in a `heap-stats` build), for debug lines.
+/// Resident memory and its peak of this process, its minor page faults and CPU time so far (and
+/// the tool's own heap, in a `heap-stats` build), for debug lines.
 pub fn process_memory() -> String {
     let (rss, peak) = process_memory_kb();
     let kb = |v: Option<u64>| v.map_or("?".to_string(), |v| format!("{v} kB"));
@@ -165,7 +165,10 @@ pub fn process_memory() -> String {
         )
     });
     let faults = minor_faults().map_or(String::new(), |n| format!(", minor faults {n}"));
-    format!("rss {}, peak {}{faults}{heap}", kb(rss), kb(peak))
+    let cpu = crate::sdk::os::process_cpu_ns().map_or(String::new(), |ns| {
+        format!(", process CPU {:.1} ms", ns as f64 / 1e6)
+    });
+    format!("rss {}, peak {}{faults}{cpu}{heap}", kb(rss), kb(peak))
 }
 
 #[cfg(test)]

@@ -277,6 +277,19 @@ pub fn thread_cpu_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time (user and system) the whole process has used so far, every thread's, those ended
+/// included, in ns (`None` if it cannot be read).
+pub fn process_cpu_ns() -> Option<u64> {
+    // SAFETY: `rusage` is plain data, for which all zeroes is a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `ru` is a valid out-pointer for the call's whole duration.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) } != 0 {
+        return None;
+    }
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1_000;
+    Some(ns(ru.ru_utime) + ns(ru.ru_stime))
+}
+
 /// `membarrier(2)` commands (the kernel's ABI, `linux/membarrier.h`).
 const MEMBARRIER_CMD_GLOBAL: c_int = 1;
 const MEMBARRIER_CMD_PRIVATE_EXPEDITED: c_int = 8;
