@@ -187,6 +187,25 @@ mod tests {
         }
     }
 
+    /// `ci/bench-e2e.sh` reads finalize's CPU from the memory part of the finalize lines as
+    /// `process CPU N ms`; the count includes this thread's own CPU time.
+    #[test]
+    fn the_memory_part_carries_the_process_cpu_in_ms() {
+        let own_ns = crate::sdk::os::thread_cpu_ns();
+        let line = process_memory();
+        let ms: f64 = line
+            .split(", process CPU ")
+            .nth(1)
+            .and_then(|rest| rest.split(" ms").next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no process CPU in {line:?}"));
+        // The line rounds to 0.1 ms.
+        assert!(
+            ms * 1e6 + 1e5 >= own_ns as f64,
+            "{ms} ms < this thread's {own_ns} ns"
+        );
+    }
+
     #[test]
     fn a_line_that_cannot_be_written_is_dropped_not_a_panic() {
         let r = std::panic::catch_unwind(|| write_line(&mut Broken, format_args!("x {}", 1)));
