@@ -107,10 +107,55 @@ fn same_seed_same_completion_order(sdk: &str) {
     assert_ne!(order(&a), order(&c), "--seed changes the shuffle");
 }
 
+/// `ROCPROF_SIM_DEVICE_IN_STEP=1` paces the application threads by the device thread: when
+/// records come, never what they are. Every record of a run with several threads, GPUs and
+/// a shuffled completion order is the same with it as without (times from the first record:
+/// each run has a clock base of its own), and the run ends (no thread waits for ever).
+fn device_in_step_changes_when_records_come_not_what_they_are(sdk: &str) {
+    fn records(s: &Sim) -> Vec<(String, String, u64, u64, u64)> {
+        let recs = s.ev("rec");
+        let base = recs
+            .iter()
+            .filter_map(|r| r["start"].as_u64())
+            .min()
+            .unwrap_or(0);
+        let mut out: Vec<_> = recs
+            .iter()
+            .map(|r| {
+                let at = |k: &str| r[k].as_u64().map_or(u64::MAX, |t| t - base);
+                (
+                    r["kind_name"].to_string(),
+                    r["op_name"].to_string(),
+                    r["corr"].as_u64().unwrap_or(0),
+                    at("start"),
+                    at("end"),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    }
+    for name in ["multi-gpu", "concurrent-streams", "sync-deps"] {
+        let plan = scenario(name);
+        let free = run(sdk, &plan, "no_callbacks");
+        let mut o = Opts::new(sdk, &plan, "no_callbacks");
+        o.env = vec![("ROCPROF_SIM_DEVICE_IN_STEP", "1")];
+        let paced = run_opts(o);
+        for (s, how) in [(&free, "free"), (&paced, "in step")] {
+            assert_eq!(s.code, Some(0), "{name}, {how}: {}", s.stderr);
+            assert_eq!(s.ev("rec").len() as u64, s.emitted_total(), "{name}, {how}");
+        }
+        let (a, b) = (records(&free), records(&paced));
+        assert!(a.len() > 10, "{name}: {} records", a.len());
+        assert_eq!(a, b, "{name}: the same records either way");
+    }
+}
+
 both_sdks!(
     small_scenarios_deliver_everything,
     graph_launch_scenario_keeps_every_dispatch,
     same_seed_same_completion_order,
+    device_in_step_changes_when_records_come_not_what_they_are,
 );
 
 /// tiny.toml with an extra `[delivery]` table.

@@ -126,6 +126,12 @@ pub fn run_plan_then(
 /// before the tools' finalize runs at exit.
 pub const KEEP_REPLAY: &str = "ROCPROF_SIM_KEEP_REPLAY";
 
+/// For streaming benchmarks: the application threads do not run ahead of the simulated device
+/// in simulated time (`replay::InStep`), as they cannot of a real GPU, which completes its
+/// work whatever the host's CPU load; unset, the device thread may fall behind on a busy
+/// machine.
+pub const DEVICE_IN_STEP: &str = "ROCPROF_SIM_DEVICE_IN_STEP";
+
 /// `hipLaunchKernel` of kernel 0 on `stream`, made now by the calling thread, as the replay
 /// makes it (`replay::Live::launch`). The first call starts the runtime as a replay does:
 /// personality from `ROCPROF_SIM_SDK` (default 1.0.0), one MI300X agent, the tools loaded and

@@ -147,6 +147,10 @@ pub struct Replay {
     /// Activity the device thread is blocked on (usize::MAX = none), so submitters only wake
     /// it when it waits for exactly what they submitted.
     device_waits: std::sync::atomic::AtomicUsize,
+    /// `DEVICE_IN_STEP`: the application threads wait, before each call, for the device thread
+    /// to have completed every activity that ends before the call starts (`None`: they run
+    /// freely).
+    in_step: Option<InStep>,
     pending: Mutex<HashMap<usize, Pending>>,
     api_last: Mutex<Vec<Deferred>>,
     range_ids: HashMap<u32, u64>,
@@ -378,6 +382,9 @@ impl Replay {
                 }
             }
         }
+        let in_step = std::env::var_os(super::DEVICE_IN_STEP)
+            .filter(|v| v == "1")
+            .map(|_| InStep::new(order.iter().map(|&g| span(activity(&acts[g])).0)));
         // HIP-event barriers complete in end-time order (ties: global call order).
         let mut barriers: Vec<(u64, usize, BarrierAct)> = Vec::new();
         if hip_event::kinds().is_some() {
@@ -423,6 +430,7 @@ impl Replay {
             enq_cv: Condvar::new(),
             apps_done: std::sync::atomic::AtomicBool::new(false),
             device_waits: std::sync::atomic::AtomicUsize::new(usize::MAX),
+            in_step,
             pending: Mutex::new(HashMap::new()),
             api_last: Mutex::new(Vec::new()),
             range_ids,
@@ -618,6 +626,9 @@ impl Replay {
                 self.wait_for_wall_time(op.start_ns, pace);
             }
             self.wait_for_gates(t, j);
+            if let Some(step) = &self.in_step {
+                step.wait_for_device(op.start_ns, &self.device_waits);
+            }
             self.unload_due(t, Some(op.start_ns), tid);
             set_sim_now(self.base + op.start_ns);
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &op.call {
@@ -1416,7 +1427,10 @@ impl Replay {
     fn device_thread(&self) {
         let p = state::personality();
         let mut next_barrier = 0;
-        for &g in &self.order {
+        for (done, &g) in self.order.iter().enumerate() {
+            if let Some(step) = &self.in_step {
+                step.device_at(done);
+            }
             // Barriers that completed before this activity ends come first.
             let (_, act_end) = self.times(g);
             while next_barrier < self.barriers.len() && self.barrier_end(next_barrier) <= act_end {
@@ -1587,6 +1601,9 @@ impl Replay {
                     emit_all(recs);
                 }
             }
+        }
+        if let Some(step) = &self.in_step {
+            step.device_at(self.order.len());
         }
         for bi in next_barrier..self.barriers.len() {
             self.complete_barrier(bi);
@@ -1850,6 +1867,70 @@ impl CopyPayload {
 const END_FILE: &str = "ROCPROF_SIM_END_FILE";
 
 /// The replay was ended early through `END_FILE`.
+/// `ROCPROF_SIM_DEVICE_IN_STEP`: a GPU completes its work at its own pace, whatever the host's
+/// CPU does, so on a real machine the completion of work that ended before a call has happened
+/// by the time the call is made. The replay's device thread shares the machine's cores with the
+/// application threads and the tool, and left free it falls behind them in simulated time
+/// without bound (a 2-core machine under a tool's window writer: by a million records). With
+/// this, an application thread waits before each call until the device thread has completed
+/// every activity ending before the call's start. It never waits while the device thread
+/// itself waits for a submission (some application thread must make it, and the completion
+/// order may be shuffled), nor longer than `MAX_WAIT` for one call.
+struct InStep {
+    /// `floor[i]`: the earliest end (plan ns) among the activities from completion position
+    /// `i` on; `u64::MAX` past the last.
+    floor: Vec<u64>,
+    /// Completion positions the device thread has passed (every activity before it done).
+    done: std::sync::atomic::AtomicUsize,
+}
+
+impl InStep {
+    const MAX_WAIT: std::time::Duration = std::time::Duration::from_millis(50);
+
+    /// From the activities' end times in completion order.
+    fn new(ends: impl DoubleEndedIterator<Item = u64> + ExactSizeIterator) -> Self {
+        let mut floor = vec![u64::MAX; ends.len() + 1];
+        for (i, end) in ends.enumerate().rev() {
+            floor[i] = end.min(floor[i + 1]);
+        }
+        InStep {
+            floor,
+            done: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    fn device_at(&self, done: usize) {
+        self.done.store(done, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Whether every activity ending before `start_ns` (plan ns) is complete.
+    fn caught_up(&self, start_ns: u64) -> bool {
+        let done = self.done.load(std::sync::atomic::Ordering::Acquire);
+        self.floor.get(done).is_none_or(|&f| f >= start_ns)
+    }
+
+    /// Waits until the device thread completed the activities ending before `start_ns`, it
+    /// waits for a submission (`device_waits` names one), or `MAX_WAIT` passed.
+    fn wait_for_device(&self, start_ns: u64, device_waits: &std::sync::atomic::AtomicUsize) {
+        if self.caught_up(start_ns) {
+            return;
+        }
+        let began = std::time::Instant::now();
+        let mut spins = 0u32;
+        while !self.caught_up(start_ns)
+            && device_waits.load(std::sync::atomic::Ordering::Acquire) == usize::MAX
+            && began.elapsed() < Self::MAX_WAIT
+        {
+            if spins < 64 {
+                spins += 1;
+                std::thread::yield_now();
+            } else {
+                std::thread::sleep(std::time::Duration::from_micros(20));
+            }
+        }
+    }
+}
+
 static ENDED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn end_file() -> Option<&'static std::path::Path> {
@@ -2343,7 +2424,63 @@ impl Live {
 
 #[cfg(test)]
 mod tests {
-    use super::{PerCall, PER_CALL_INLINE};
+    use super::{InStep, PerCall, PER_CALL_INLINE};
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn in_step_floor_is_the_earliest_end_from_each_completion_position() {
+        // Completion order shuffled: a later position may end earlier.
+        let step = InStep::new([30u64, 10, 40, 20].into_iter());
+        assert_eq!(step.floor, vec![10, 10, 20, 20, u64::MAX]);
+        // Nothing completed: a call at 10 needs nothing (no activity ends before it), one at
+        // 11 needs the activity ending at 10, which completes third in order.
+        assert!(step.caught_up(10));
+        assert!(!step.caught_up(11));
+        step.device_at(2);
+        assert!(!step.caught_up(21), "the activity ending at 20 is not done");
+        assert!(step.caught_up(20));
+        step.device_at(4);
+        assert!(step.caught_up(u64::MAX), "everything done");
+    }
+
+    #[test]
+    fn in_step_waits_for_the_device_thread_then_goes_on() {
+        let step = Arc::new(InStep::new([10u64, 20].into_iter()));
+        let free = AtomicUsize::new(usize::MAX);
+        // Behind: the call waits until the device thread passes the activity ending at 20.
+        let device = {
+            let step = Arc::clone(&step);
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(5));
+                step.device_at(2);
+            })
+        };
+        step.wait_for_device(25, &free);
+        assert!(
+            step.caught_up(25),
+            "returned only once the device caught up"
+        );
+        device.join().unwrap();
+    }
+
+    #[test]
+    fn in_step_never_waits_on_a_device_thread_that_waits_for_a_submission() {
+        let step = InStep::new([10u64].into_iter());
+        // The device thread waits for activity 0's submission: the call that makes it may be
+        // this one, so it goes on at once.
+        let waiting = AtomicUsize::new(0);
+        let began = Instant::now();
+        step.wait_for_device(11, &waiting);
+        assert!(began.elapsed() < InStep::MAX_WAIT);
+        assert!(!step.caught_up(11));
+        // A device thread that never moves is waited for at most `MAX_WAIT`.
+        let free = AtomicUsize::new(usize::MAX);
+        let began = Instant::now();
+        step.wait_for_device(11, &free);
+        assert!(began.elapsed() >= InStep::MAX_WAIT);
+    }
 
     #[test]
     fn per_call_holds_one_value_per_context_inline_or_not() {
