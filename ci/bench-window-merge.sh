@@ -17,11 +17,18 @@
 # simulator keeps its replay's memory until exit, as a program that holds its memory to the end
 # (docs/simulator.md). With PACE=F the simulator replays at F × the scenario's simulated time
 # (`[delivery] real_time`), delivering slower than it can.
+# The simulated device keeps in step with the application threads (ROCPROF_SIM_DEVICE_IN_STEP=1,
+# docs/simulator.md), as a GPU does whatever the host's CPU load: left free, the simulator's
+# device thread, sharing two cores with the program's threads and the tool's, falls behind them
+# by up to a million records, which no GPU run shows. ROCPROF_SIM_DEVICE_IN_STEP=0 in the
+# environment measures the free-running replay instead.
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS|default...]] (default 3650 steps;
 # windows of 100000 and 400000 records)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export ROCPROF_SIM_DEVICE_IN_STEP=${ROCPROF_SIM_DEVICE_IN_STEP:-1}
+echo "device in step with the application threads: ROCPROF_SIM_DEVICE_IN_STEP=$ROCPROF_SIM_DEVICE_IN_STEP"
 steps=${1:-3650}
 sizes=("${@:2}"); ((${#sizes[@]})) || sizes=(100000 400000)
 cargo build --release --workspace --quiet
