@@ -20,12 +20,15 @@
 #              calls, and with − without: less the bench's own records and calls to callbacks
 #              that do nothing (its `…, no tool` rows), the tool's own part. The runtime's own cost
 #              of each callback comes on top.
+# The simulated device keeps in step with the program's threads, as a GPU does
+# (ROCPROF_SIM_DEVICE_IN_STEP=1 unless the environment says otherwise: docs/simulator.md).
 # Timings on a shared VM move with its load: run it on a quiet machine, and read instruction
 # counts (ci/bench-instructions.sh) for comparisons across builds.
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-ratios.sh [STEPS]   (default 4200: about 1 M records, one cut)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export ROCPROF_SIM_DEVICE_IN_STEP=${ROCPROF_SIM_DEVICE_IN_STEP:-1}
 steps=${1:-4200}
 cargo build --release -p rocprof-xplane -p rocprof-sim --quiet
 bench=$(ci/hot-path-bench.sh)
