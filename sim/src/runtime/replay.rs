@@ -1866,7 +1866,6 @@ impl CopyPayload {
 /// when it has seen what it needs, however slowly a loaded machine let it get there.
 const END_FILE: &str = "ROCPROF_SIM_END_FILE";
 
-/// The replay was ended early through `END_FILE`.
 /// `ROCPROF_SIM_DEVICE_IN_STEP`: a GPU completes its work at its own pace, whatever the host's
 /// CPU does, so on a real machine the completion of work that ended before a call has happened
 /// by the time the call is made. The replay's device thread shares the machine's cores with the
@@ -1931,6 +1930,7 @@ impl InStep {
     }
 }
 
+/// The replay was ended early through `END_FILE`.
 static ENDED_EARLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn end_file() -> Option<&'static std::path::Path> {
@@ -2435,7 +2435,7 @@ mod tests {
         let step = InStep::new([30u64, 10, 40, 20].into_iter());
         assert_eq!(step.floor, vec![10, 10, 20, 20, u64::MAX]);
         // Nothing completed: a call at 10 needs nothing (no activity ends before it), one at
-        // 11 needs the activity ending at 10, which completes third in order.
+        // 11 needs the activity ending at 10, which completes second.
         assert!(step.caught_up(10));
         assert!(!step.caught_up(11));
         step.device_at(2);
