@@ -13,15 +13,16 @@
 # windows cut while the program runs (thousands of records, smallest-largest; the last window,
 # written at exit, holds what is left), and the time each window took on the writer's file
 # thread to be put into the profile assembled in place (ms, median/largest; `-` where the windows are
-# merged at exit instead: docs/streaming.md). With ROCPROF_SIM_KEEP_REPLAY=1 in the environment the
+# merged at exit instead: docs/streaming.md), and the most calls a window handed on to the next
+# (`held_k`, thousands: calls whose device work had not come, `model::carry`). With ROCPROF_SIM_KEEP_REPLAY=1 in the environment the
 # simulator keeps its replay's memory until exit, as a program that holds its memory to the end
 # (docs/simulator.md). With PACE=F the simulator replays at F × the scenario's simulated time
 # (`[delivery] real_time`), delivering slower than it can.
 # The simulated device keeps in step with the application threads (ROCPROF_SIM_DEVICE_IN_STEP=1,
 # docs/simulator.md), as a GPU does whatever the host's CPU load: left free, the simulator's
-# device thread, sharing two cores with the program's threads and the tool's, falls behind them
-# by up to a million records, which no GPU run shows. ROCPROF_SIM_DEVICE_IN_STEP=0 in the
-# environment measures the free-running replay instead.
+# device thread, sharing two cores with the program's threads and the tool's, falls far behind
+# them (held_k: the calls waiting for their kernels), which no GPU run shows.
+# ROCPROF_SIM_DEVICE_IN_STEP=0 in the environment measures the free-running replay instead.
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS|default...]] (default 3650 steps;
 # windows of 100000 and 400000 records)
@@ -37,7 +38,7 @@ tool="$PWD/target/heap-stats/release/librocprof_xplane.so"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 sed -e "s/repeat = 36500/repeat = $steps/" -e "s/^\[delivery\]/[delivery]\nreal_time = ${PACE:-0}/" \
   scenarios/maxtext-scale.toml >"$work/mt.toml"
-printf '%-14s %8s %9s %10s %11s %8s %9s %8s %9s %9s %10s %8s %8s %12s %12s\n' mode windows records heap_MB heap_B/rec rss_MB rss_B/rec exit_ms exit_ns/r merge_ms events arrows no_arrow cut_k put_ms
+printf '%-14s %8s %9s %10s %11s %8s %9s %8s %9s %9s %10s %8s %8s %12s %12s %8s\n' mode windows records heap_MB heap_B/rec rss_MB rss_B/rec exit_ms exit_ns/r merge_ms events arrows no_arrow cut_k put_ms held_k
 for size in whole "${sizes[@]}"; do
   rm -rf "$work/logs"
   # `whole` holds the run until exit (WINDOW_MERGE=0); `default` sets nothing (the streaming
@@ -72,6 +73,8 @@ cut_k = f"{min(cut)}-{max(cut)}" if cut else "-"
 rss = rss_kb * 1024 / 1e6
 put = sorted(float(x) for x in re.findall(r"window put into the run's profile in place in ([\d.]+) ms", log))
 put_ms = f"{put[len(put)//2]:.0f}/{put[-1]:.0f}" if put else "-"
-print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>11.0f} {rss:>8.0f} {rss*1e6/max(n,1):>9.0f} {exit_ms:>8.0f} {exit_ms*1e6/max(n,1):>9.0f} {merge:>9} {events:>10} {arrows:>8} {no_arrow:>8} {cut_k:>12} {put_ms:>12}")
+held = [int(x) // 1000 for x in re.findall(r"window: (\d+) calls, \d+ kernels and \d+ copies handed on", log)]
+held_k = str(max(held)) if held else "-"
+print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>11.0f} {rss:>8.0f} {rss*1e6/max(n,1):>9.0f} {exit_ms:>8.0f} {exit_ms*1e6/max(n,1):>9.0f} {merge:>9} {events:>10} {arrows:>8} {no_arrow:>8} {cut_k:>12} {put_ms:>12} {held_k:>8}")
 PY
 done

@@ -1869,10 +1869,9 @@ const END_FILE: &str = "ROCPROF_SIM_END_FILE";
 /// `ROCPROF_SIM_DEVICE_IN_STEP`: a GPU completes its work at its own pace, whatever the host's
 /// CPU does, so on a real machine the completion of work that ended before a call has happened
 /// by the time the call is made. The replay's device thread shares the machine's cores with the
-/// application threads and the tool, and left free it falls behind them in simulated time
-/// without bound (a 2-core machine under a tool's window writer: by a million records). With
-/// this, an application thread waits before each call until the device thread has completed
-/// every activity ending before the call's start. It never waits while the device thread
+/// application threads and the tool, and left free it can fall behind them in simulated time
+/// without bound, which no GPU does. With this, an application thread waits before each call
+/// until the device thread has completed every activity ending before the call's start. It never waits while the device thread
 /// itself waits for a submission (some application thread must make it, and the completion
 /// order may be shuffled), nor longer than `MAX_WAIT` for one call.
 struct InStep {
