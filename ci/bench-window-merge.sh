@@ -14,9 +14,9 @@
 # written at exit, holds what is left), and the time each window took on the writer's file
 # thread to be put into the profile assembled in place (ms, median/largest; `-` where the windows are
 # merged at exit instead: docs/streaming.md), and the most calls a window handed on to the next
-# (`held_k`, thousands: calls whose device work had not come, `model::carry`). With ROCPROF_SIM_KEEP_REPLAY=1 in the environment the
-# simulator keeps its replay's memory until exit, as a program that holds its memory to the end
-# (docs/simulator.md). With PACE=F the simulator replays at F × the scenario's simulated time
+# (`held_k`, thousands: calls whose device work had not come, `model::carry`).
+# With ROCPROF_SIM_KEEP_REPLAY=1 in the environment the simulator keeps its replay's memory until
+# exit, as a program that holds its memory to the end (docs/simulator.md). With PACE=F the simulator replays at F × the scenario's simulated time
 # (`[delivery] real_time`), delivering slower than it can.
 # The simulated device keeps in step with the application threads (ROCPROF_SIM_DEVICE_IN_STEP=1,
 # docs/simulator.md), as a GPU does whatever the host's CPU load: left free, the simulator's

@@ -139,7 +139,7 @@ fn device_in_step_changes_when_records_come_not_what_they_are(sdk: &str) {
         let plan = scenario(name);
         let free = run(sdk, &plan, "no_callbacks");
         let mut o = Opts::new(sdk, &plan, "no_callbacks");
-        o.env = vec![("ROCPROF_SIM_DEVICE_IN_STEP", "1")];
+        o.env = vec![(rocprofiler_sdk_sim::runtime::DEVICE_IN_STEP, "1")];
         let paced = run_opts(o);
         for (s, how) in [(&free, "free"), (&paced, "in step")] {
             assert_eq!(s.code, Some(0), "{name}, {how}: {}", s.stderr);
