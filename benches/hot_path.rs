@@ -1043,6 +1043,9 @@ fn call_tracer(mode: CallMode) -> &'static rocprof_xplane::sdk::Tracer {
             hip_ops,
             buffers: Vec::new(),
             clock: rocprof_xplane::sdk::Functions::from_process().clock(),
+            // As the tool's default: each call's record built from its ENTER and EXIT, timed
+            // by the process's clock here (no SDK), two `clock_gettime` reads per call.
+            api_from_callbacks: true,
         },
     );
     tracer
@@ -1248,17 +1251,22 @@ fn hip_calls(
         record(hip, LAUNCH_OP, enter, 0, api_p),
         record(hip, LAUNCH_OP, exit, 0, api_p),
     );
+    // The call's user-data slot, which the runtime passes to its ENTER and its EXIT.
+    let mut user = sys::rocprofiler_user_data_t { value: 0 };
+    let user_p: *mut sys::rocprofiler_user_data_t = &mut user;
     for i in 0..calls {
         let corr = base | (i + 1);
         api_enter.correlation_id.internal = corr;
         api_exit.correlation_id.internal = corr;
+        // SAFETY: a u64 written into a plain 8-byte union (a runtime zeroes it per call).
+        unsafe { (*user_p).value = 0 };
         // SAFETY: records and payloads as the runtime passes them, valid for each call; `data`
         // is the armed tracer.
         unsafe {
             if stream_brackets {
                 hip_stream_callback_v1(set_enter, std::ptr::null_mut(), data);
             }
-            tracing_callback_v1(api_enter, std::ptr::null_mut(), data);
+            tracing_callback_v1(api_enter, user_p, data);
             if request {
                 external_id_request(
                     tid,
@@ -1270,7 +1278,7 @@ fn hip_calls(
                     data,
                 );
             }
-            tracing_callback_v1(api_exit, std::ptr::null_mut(), data);
+            tracing_callback_v1(api_exit, user_p, data);
             if stream_brackets {
                 hip_stream_callback_v1(set_exit, std::ptr::null_mut(), data);
             }

@@ -15,6 +15,7 @@ use crate::capture::hip_stream;
 use crate::capture::local::{self, Local};
 use crate::capture::Capture;
 use crate::hip::{HipOp, Role};
+use crate::model::events::ApiRecord;
 use crate::selftime::SelfTime;
 use crate::store::sinks::lock;
 use crate::store::EventStore;
@@ -36,6 +37,15 @@ pub const BUFFER_SLOTS: usize = 6;
 /// What one captured HIP call holds until its cut (its call or sync fact and annotation
 /// entry), charged against the memory ceiling: an estimate, the facts vary in size.
 const CAPTURE_BYTES_PER_CALL: u64 = 64;
+
+/// What the record of a HIP call the callbacks built holds until its cut: a packed
+/// `ApiRecord` with its table index (`store::layouts`).
+const API_RECORD_BYTES: u64 = 32;
+
+/// Records a thread builds before it adds them to the shared count of records delivered: one
+/// shared add per this many calls, not one per call from every thread. A count window is cut
+/// up to this many records per thread late.
+const DELIVERED_BATCH: u64 = 64;
 
 /// Whether callbacks record, read in one load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +94,11 @@ impl Gate {
     #[inline]
     pub fn full(self) -> bool {
         self.0 & Gate::FULL != 0
+    }
+
+    #[inline]
+    pub fn paused(self) -> bool {
+        self.0 & Gate::PAUSED != 0
     }
 }
 
@@ -264,6 +279,87 @@ impl Recorder {
         let before = store.held_bytes();
         decode(&mut store);
         self.charge(store.held_bytes().saturating_sub(before));
+    }
+
+    /// The start of a HIP call whose record the callbacks build, at its ENTER: the SDK's clock
+    /// (`now`, never 0) while capture is on, else 0: the call gets no record, as the runtime
+    /// gives none to a context stopped when the call entered. Past the memory ceiling (and
+    /// not paused) the call's record is counted as dropped, as a delivered one would be.
+    #[inline(always)]
+    pub fn api_start(&self, gate: Gate, now: impl FnOnce() -> u64) -> u64 {
+        if gate.capturing() {
+            return now().max(1);
+        }
+        if !gate.paused() {
+            self.budget.drop_records(1);
+        }
+        0
+    }
+
+    /// Keeps `record`, a HIP call's record its callbacks built (its ENTER gave it a start), in
+    /// this thread's store, when that takes no registration, allocation, lookup or wait
+    /// (`PackedVec::push_repeating`): loads, compares and stores, nothing that can panic.
+    /// Returns false, having done nothing, otherwise: [`Self::keep_api_record`] takes it.
+    #[inline(always)]
+    pub(crate) fn keep_api_record_unguarded(
+        &self,
+        l: &Local,
+        gate: Gate,
+        record: ApiRecord,
+    ) -> bool {
+        if gate.full() {
+            return false;
+        }
+        let Some(mut t) = self
+            .capture
+            .threads()
+            .try_borrow_current_on(l, record.thread_id)
+        else {
+            return false;
+        };
+        if !t.api.push_repeating(record) {
+            return false;
+        }
+        drop(t);
+        self.count_built_on(l);
+        true
+    }
+
+    /// [`Self::keep_api_record_unguarded`] for any record (a new chunk, another operation, the
+    /// thread's first): past the memory ceiling it is counted as dropped. Out of line.
+    #[inline(never)]
+    pub(crate) fn keep_api_record(&self, l: &Local, gate: Gate, record: ApiRecord) {
+        if gate.full() {
+            self.budget.drop_records(1);
+            return;
+        }
+        let kept = self
+            .capture
+            .threads()
+            .with_current_on(l, record.thread_id, |t| t.api.push(record));
+        if kept {
+            self.count_built_on(l);
+        } else {
+            self.budget.drop_records(1);
+        }
+    }
+
+    /// A record built on this thread: charged against the memory ceiling and counted for the
+    /// count windows, each in batches.
+    #[inline(always)]
+    fn count_built_on(&self, l: &Local) {
+        if self.budget.charge_call_on(l, API_RECORD_BYTES) {
+            self.set(Gate::FULL, true);
+        }
+        if self.count_deliveries.load(Ordering::Relaxed) {
+            let n = l.pending_delivered.get() + 1;
+            if n < DELIVERED_BATCH {
+                l.pending_delivered.set(n);
+            } else {
+                l.pending_delivered.set(0);
+                self.delivered.fetch_add(n, Ordering::Relaxed);
+            }
+        }
     }
 
     /// A HIP API callback, `gate` read once for it: at entry, the annotation context and the

@@ -94,6 +94,9 @@ pub struct SelfTime {
     callbacks: ThreadSlots<[AtomicU64; 2]>,
     /// Buffer callbacks: deliveries, records, ticks.
     buffers: [AtomicU64; 3],
+    /// Records the callbacks built (HIP calls' records from their ENTER and EXIT), counted at
+    /// each cut: delivered records too, timed within the callbacks.
+    built: AtomicU64,
 }
 
 impl SelfTime {
@@ -142,6 +145,12 @@ impl SelfTime {
         }
     }
 
+    /// `n` records the callbacks built were taken at a cut (counted whether timing is on or
+    /// not: the coordinator's thread, once per cut).
+    pub fn records_built(&self, n: u64) {
+        self.built.fetch_add(n, Ordering::Relaxed);
+    }
+
     /// What was measured so far.
     pub fn totals(&self) -> Totals {
         let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
@@ -158,6 +167,7 @@ impl SelfTime {
             callback_ns: ns(callback_ticks),
             deliveries: get(&self.buffers[0]),
             records: get(&self.buffers[1]),
+            built: get(&self.built),
             buffer_ns: ns(get(&self.buffers[2])),
             helper_ns: rocprof_xplane_core::measure::helper_ns(),
         }
@@ -172,7 +182,10 @@ pub struct Totals {
     pub callbacks: u64,
     pub callback_ns: u64,
     pub deliveries: u64,
+    /// Records delivered in buffers …
     pub records: u64,
+    /// … and built by the callbacks.
+    pub built: u64,
     pub buffer_ns: u64,
     pub helper_ns: u64,
 }
@@ -195,19 +208,21 @@ impl Totals {
     pub fn describe(&self, finalize_ns: u64) -> String {
         let per = |ns: u64, n: u64| if n == 0 { 0.0 } else { ns as f64 / n as f64 };
         let total = self.callback_ns + self.buffer_ns + finalize_ns + self.helper_ns;
+        let records = self.records + self.built;
         format!(
-            "tool time: {} callbacks {:.1} ms ({:.0} ns each), {} records in {} deliveries {:.1} ms ({:.0} ns per record), finalize {:.1} ms and {:.1} ms on its helper threads; {:.0} ns of tool time per delivered record",
+            "tool time: {} callbacks {:.1} ms ({:.0} ns each), {} records in {} deliveries and the callbacks ({} built there), deliveries {:.1} ms ({:.0} ns per delivered record), finalize {:.1} ms and {:.1} ms on its helper threads; {:.0} ns of tool time per delivered record",
             self.callbacks,
             self.callback_ns as f64 / 1e6,
             per(self.callback_ns, self.callbacks),
-            self.records,
+            records,
             self.deliveries,
+            self.built,
             self.buffer_ns as f64 / 1e6,
             per(self.buffer_ns, self.records),
             finalize_ns as f64 / 1e6,
             self.helper_ns as f64 / 1e6,
-            per(total, self.records),
-        ) + &heap_line(self.records)
+            per(total, records),
+        ) + &heap_line(records)
     }
 }
 
@@ -246,7 +261,14 @@ mod tests {
             });
         });
         assert_eq!(st.totals().callbacks, after.callbacks + 2);
-        let line = after.describe(1_000_000);
+        st.records_built(3);
+        assert_eq!(
+            st.totals().built,
+            3,
+            "built records are counted with timing on or off"
+        );
+        let line = st.totals().describe(1_000_000);
+        assert!(line.contains("10 records in 1 deliveries"), "{line}");
         assert!(line.contains("finalize 1.0 ms and "), "{line}");
         assert!(
             line.contains("ns of tool time per delivered record"),

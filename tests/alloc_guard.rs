@@ -315,8 +315,9 @@ fn writing_dependency_anchors_allocates_nothing_per_anchor() {
 
 /// A HIP call through the tool's own `extern "C"` edges, as an SDK 1.x runtime makes it with
 /// every callback the tool subscribes to by default: `HIP_STREAM` SET ENTER, HIP API ENTER, the
-/// external-correlation-id request of its kernel, HIP API EXIT, SET EXIT. Nothing is allocated
-/// per call once the thread's chunks have room (a chunk per thousand calls).
+/// external-correlation-id request of its kernel, HIP API EXIT (which builds the call's record),
+/// SET EXIT. Nothing is allocated per call once the thread's chunks have room (a chunk per
+/// thousand calls).
 #[test]
 fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
     use rocprof_xplane::capture::markers::{MarkerCall, MarkerOp};
@@ -342,6 +343,8 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         hip_ops,
         buffers: Vec::new(),
         clock: rocprof_xplane::sdk::Functions::from_process().clock(),
+        // The default: each call's record built from its ENTER and EXIT.
+        api_from_callbacks: true,
     });
     let tid = 77;
     let stream = 0x7f00_0000_1000u64;
@@ -369,6 +372,9 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         &mut set as *mut _ as *mut c_void,
     );
     let data = tracer as *const Tracer as *mut c_void;
+    // The call's user-data slot, which the runtime passes to its ENTER and its EXIT.
+    let user: *mut sys::rocprofiler_user_data_t =
+        Box::leak(Box::new(sys::rocprofiler_user_data_t { value: 0 }));
     let callback = |kind: u32, op: i32, phase: u32, corr: u64, payload: *mut c_void| {
         // SAFETY: all-zero is a valid record; the fields the tool reads are set.
         let mut r: sys::rocprofiler_callback_tracing_record_v1_t = unsafe { zeroed() };
@@ -384,7 +390,7 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
             if kind == HIP_STREAM_KIND_V1 {
                 hip_stream_callback_v1(r, std::ptr::null_mut(), data)
             } else {
-                tracing_callback_v1(r, std::ptr::null_mut(), data)
+                tracing_callback_v1(r, user, data)
             }
         };
     };
@@ -419,5 +425,11 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
     assert!(
         hot <= 4,
         "{hot} allocations for 1,024 HIP calls through the callbacks: a chunk or two"
+    );
+    let drained = tracer.recorder.capture().drain(0, true);
+    assert_eq!(
+        (drained.calls.len(), drained.api.len()),
+        (2048 + 1024, 2048 + 1024),
+        "each call's fact and record kept"
     );
 }

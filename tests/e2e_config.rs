@@ -250,12 +250,72 @@ fn only_needed_hip_calls_are_traced_unless_all_is_asked() {
             "{sdk}: only the unneeded calls differ"
         );
         let emitted = |r: &support::sim::Run| {
-            support::u(&r.delivery()["emitted_per_kind"]["HIP_RUNTIME_API"])
+            r.delivery()["emitted_per_kind"]["HIP_RUNTIME_API"]
+                .as_u64()
+                .unwrap_or(0)
         };
         assert!(
             emitted(&default) < emitted(&all),
             "{sdk}: the runtime still emitted them"
         );
+    }
+}
+
+/// By default the records of the HIP calls the tool subscribes callbacks to are built from their
+/// ENTER and EXIT callbacks, so the runtime buffers none for them (its per-call buffered record
+/// is the larger part of what a call costs through the runtime, `ci/bench-c-driver.sh`): only
+/// the calls outside the table of HIP operations are buffer-traced. The profile's HIP calls are
+/// those of `ROCPROF_XPLANE_HIP_API_RECORDS=buffer`, with the same names, ids, times and
+/// durations. Both SDK families; each run also through the accounting check.
+#[test]
+fn hip_call_records_come_from_callbacks_and_match_the_buffered_ones() {
+    let calls = |r: &support::sim::Run| -> Vec<(String, u64, i64, i64)> {
+        let evs = support::xspace::host_api_events(&r.space);
+        let first = evs.iter().map(|e| e.start_ps()).min().unwrap_or(0);
+        let mut v: Vec<_> = evs
+            .iter()
+            .map(|e| {
+                (
+                    e.name().to_string(),
+                    e.correlation_id().unwrap_or(0),
+                    e.start_ps() - first,
+                    e.event.duration_ps,
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    for sdk in ["0.6.0", "1.0.0"] {
+        for scenario in ["memory.toml", "sync-deps.toml", "markers.toml"] {
+            let what = format!("{scenario} --sdk {sdk}");
+            let built = support::sim::simulate(&builtin(scenario), sdk, &[]);
+            let buffered = support::sim::simulate(
+                &builtin(scenario),
+                sdk,
+                &[("ROCPROF_XPLANE_HIP_API_RECORDS", "buffer")],
+            );
+            let emitted = |r: &support::sim::Run| {
+                r.delivery()["emitted_per_kind"]["HIP_RUNTIME_API"]
+                    .as_u64()
+                    .unwrap_or(0)
+            };
+            let by_callbacks = |r: &support::sim::Run| u(&r.delivery()["hip_calls_by_callbacks"]);
+            assert!(by_callbacks(&built) > 0, "{what}: no record built");
+            assert_eq!(by_callbacks(&buffered), 0, "{what}");
+            assert!(
+                emitted(&built) < emitted(&buffered),
+                "{what}: the runtime still buffered every call"
+            );
+            assert_eq!(
+                emitted(&built) + by_callbacks(&built),
+                emitted(&buffered),
+                "{what}: each call recorded once, one way or the other"
+            );
+            let (b, f) = (calls(&built), calls(&buffered));
+            assert!(!b.is_empty(), "{what}");
+            assert_eq!(b, f, "{what}: the same calls, ids, times and durations");
+        }
     }
 }
 
@@ -288,7 +348,8 @@ fn the_memory_ceiling_drops_and_counts_instead_of_growing() {
             .unwrap()
             .values()
             .map(u)
-            .sum();
+            .sum::<u64>()
+            + u(&r.delivery()["hip_calls_by_callbacks"]);
         assert_eq!(kept + dropped, emitted, "{sdk}: kept + dropped = delivered");
         assert!(
             r.stderr.contains("memory ceiling") && r.stderr.contains(&dropped.to_string()),

@@ -35,7 +35,8 @@ fn storm_windows(tmp: &Path, dir: &Path, run: &str, truth: &Path) -> Direct {
         .arg(truth.to_str().unwrap())
 }
 
-/// The records of the kinds a window counts, as the runtime emitted them.
+/// The records of the kinds a window counts, as the runtime emitted them, with the HIP calls
+/// whose records the tool built from their callbacks.
 fn emitted_records(truth: &Path) -> u64 {
     let truth = read_truth(truth);
     let e = &truth["delivery"]["emitted_per_kind"];
@@ -47,7 +48,10 @@ fn emitted_records(truth: &Path) -> u64 {
     ]
     .iter()
     .map(|k| e[*k].as_u64().unwrap_or(0))
-    .sum()
+    .sum::<u64>()
+        + truth["delivery"]["hip_calls_by_callbacks"]
+            .as_u64()
+            .unwrap_or(0)
 }
 
 /// The records of those kinds a profile holds.

@@ -77,6 +77,9 @@ pub(crate) struct Local {
     pub(super) requests: Cell<(u64, u32)>,
     /// Bytes of captured calls not yet charged to the shared memory count (`budget`).
     pub(crate) pending_charge: Cell<u64>,
+    /// Records this thread's callbacks built not yet added to the shared count of records
+    /// delivered (`recorder`, count windows).
+    pub(crate) pending_delivered: Cell<u64>,
     /// This thread's callback counts (`selftime`).
     pub(crate) times: Entries<Arc<CallbackTimes>>,
 }
@@ -97,6 +100,7 @@ impl Local {
             launching: Cell::new(false),
             requests: Cell::new((0, 0)),
             pending_charge: Cell::new(0),
+            pending_delivered: Cell::new(0),
             times: Entries::new(),
         }
     }

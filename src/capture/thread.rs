@@ -7,7 +7,9 @@ use crate::fastmap::HashMap;
 use smallvec::SmallVec;
 
 use super::markers::label_text;
-use crate::model::events::{CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact};
+use crate::model::events::{
+    ApiRecord, CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact,
+};
 use crate::sdk::payload::Message;
 use crate::store::chunked::THREAD_CHUNK;
 use crate::store::{ChunkedVec, PackedVec};
@@ -101,6 +103,9 @@ pub struct ThreadState {
     pub global_stream_lookups: u64,
     /// Device and stream of each launch/copy this thread made.
     pub calls: PackedVec<CallFact, THREAD_CHUNK>,
+    /// The records of this thread's HIP calls the callbacks built (`ROCPROF_XPLANE_HIP_API_RECORDS`):
+    /// packed as the buffer's are, a loop's calls sharing their thread and operation.
+    pub api: PackedVec<ApiRecord, THREAD_CHUNK>,
     /// Arguments of each synchronization call this thread made.
     pub syncs: PackedVec<SyncFact, THREAD_CHUNK>,
     /// Allocations and frees this thread made.

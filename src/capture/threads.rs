@@ -8,7 +8,9 @@ use std::sync::{Arc, Mutex};
 use super::local;
 use super::owned::{self, Barrier, Owner, ThreadCell};
 use super::thread::{OpenRange, ThreadSpan, ThreadState};
-use crate::model::events::{CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact};
+use crate::model::events::{
+    ApiRecord, CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact,
+};
 use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
 
 /// The steps the drained spans' room is made in (`Threads::drain`).
@@ -100,6 +102,8 @@ pub struct Drained {
     pub scopes: crate::model::collected::Scopes,
     /// Kept packed as the threads kept them (16 B a call, their streams' facts shared).
     pub calls: PackedVec<CallFact>,
+    /// The HIP calls' records the callbacks built, kept packed in their chunks.
+    pub api: PackedVec<ApiRecord>,
     pub syncs: Vec<SyncFact>,
     pub memory: Vec<MemFact>,
     pub graph_launches: Vec<GraphLaunchFact>,
@@ -107,7 +111,8 @@ pub struct Drained {
     pub markers: Vec<MarkerSpan>,
     pub unmatched_pops: u64,
     pub ranges_left_open: u64,
-    /// Call facts refused by `PackedVec::append` (past 2^32 − 1 shared entries in all).
+    /// Call facts and records refused by `PackedVec::append` (past 2^32 − 1 shared entries in
+    /// all).
     pub refused: u64,
 }
 
@@ -162,6 +167,7 @@ impl Threads {
                 tid,
                 scopes: std::mem::take(&mut s.scopes),
                 calls: std::mem::take(&mut s.calls),
+                api: std::mem::take(&mut s.api),
                 syncs: std::mem::take(&mut s.syncs),
                 copy_ptrs: std::mem::take(&mut s.copy_ptrs),
                 spans: std::mem::take(&mut s.spans),
@@ -173,6 +179,7 @@ impl Threads {
             t.scopes.shrink_to_fit();
             d.scopes.append(std::mem::take(&mut t.scopes));
             d.refused += d.calls.append(std::mem::take(&mut t.calls).rechunked());
+            d.refused += d.api.append(std::mem::take(&mut t.api).rechunked());
         }
         let n = taken.iter().map(|t| t.syncs.len()).sum();
         for t in &mut taken {
@@ -206,6 +213,7 @@ struct TakenThread {
     tid: u64,
     scopes: ChunkedVec<(u64, i64), THREAD_CHUNK>,
     calls: PackedVec<CallFact, THREAD_CHUNK>,
+    api: PackedVec<ApiRecord, THREAD_CHUNK>,
     syncs: PackedVec<SyncFact, THREAD_CHUNK>,
     copy_ptrs: ChunkedVec<CopyPtrs, THREAD_CHUNK>,
     spans: ChunkedVec<ThreadSpan, THREAD_CHUNK>,

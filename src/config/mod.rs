@@ -142,6 +142,9 @@ pub struct Config {
     /// Buffer-trace every HIP call (`ROCPROF_XPLANE_HIP_API=all`) rather than the ones the
     /// output needs (`crate::hip::traced_by_default`).
     pub hip_api_all: bool,
+    /// Build the records of the HIP calls callback tracing subscribes to from their ENTER and
+    /// EXIT callbacks instead of buffer-tracing them (`ROCPROF_XPLANE_HIP_API_RECORDS`).
+    pub hip_api_from_callbacks: bool,
     /// Hardware counters to collect per dispatch (`ROCPROF_XPLANE_PMC`), in the order given;
     /// empty: none.
     pub pmc: Vec<String>,
@@ -277,6 +280,7 @@ struct Behaviour {
     job_start_ns: Option<u64>,
     clock_reference: Option<String>,
     hip_api_all: bool,
+    hip_api_from_callbacks: bool,
     pmc: Vec<String>,
     pmc_interval_ms: Option<u64>,
     hip_stream: bool,
@@ -330,6 +334,11 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         Domains::ALL,
     );
     let hip_api_all = r.value_or(&t::HIP_API, |k, v| word(k, v).map(|w| w == "all"), false);
+    let hip_api_from_callbacks = r.value_or(
+        &t::HIP_API_RECORDS,
+        |k, v| word(k, v).map(|w| w == "callbacks"),
+        true,
+    );
     let pmc = r
         .value(&t::PMC, values::text)
         .map(|v| counter_names(&v))
@@ -386,6 +395,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         job_start_ns,
         clock_reference,
         hip_api_all,
+        hip_api_from_callbacks,
         pmc,
         pmc_interval_ms,
         hip_stream,
@@ -525,6 +535,7 @@ impl Config {
             domains: b.domains,
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
+            hip_api_from_callbacks: b.hip_api_from_callbacks,
             pmc: b.pmc,
             pmc_interval_ms: b.pmc_interval_ms,
             hip_stream: b.hip_stream,

@@ -140,6 +140,12 @@ pub const HIP_API: Setting = Setting {
     default: Default::Value("needed"),
     doc: "Which HIP calls are traced: those the output uses (`hip::traced_by_default`), or every call.",
 };
+pub const HIP_API_RECORDS: Setting = Setting {
+    name: "HIP_API_RECORDS",
+    kind: Kind::Word(&[w("callbacks", &[]), w("buffer", &[])]),
+    default: Default::Value("callbacks"),
+    doc: "Where the records of HIP calls in the table of HIP operations come from: the ENTER and EXIT callbacks the tool receives anyway, each call timed by two `rocprofiler_get_timestamp` reads, so the runtime buffers no record for it; or `buffer`: the runtime's buffer tracing, one buffered record per call. Other HIP calls are buffer-traced either way ([performance](performance.md#the-application-thread-per-hip-call)).",
+};
 pub const PMC: Setting = Setting {
     name: "PMC",
     kind: Kind::Text,
@@ -331,6 +337,7 @@ pub const SETTINGS: &[Setting] = &[
     OUTPUT_FILE,
     DOMAINS,
     HIP_API,
+    HIP_API_RECORDS,
     PMC,
     PMC_INTERVAL,
     HIP_STREAM,

@@ -158,7 +158,7 @@ fn drain(
     // The drain's own top of the tool's heap starts here (`heap-stats` builds).
     let _ = crate::heap::interval_peak();
     let stop_ns = c.stop_boottime_ns;
-    let ((drained, facts_took), stores_took) = crate::model::join::side_by_side(
+    let ((mut drained, facts_took), stores_took) = crate::model::join::side_by_side(
         threads,
         Records {
             api: &mut c.api,
@@ -180,6 +180,12 @@ fn drain(
             (drained, began.elapsed())
         },
     );
+    // The HIP calls' records the callbacks built join those the buffer delivered (the join
+    // finds records by id, never by order).
+    let built = std::mem::take(&mut drained.api);
+    recorder.selftime().records_built(built.len() as u64);
+    c.counters.api_records += built.len() as u64;
+    c.counters.memory_limit_dropped += c.api.append(built);
     let top = crate::heap::interval_peak().map_or(String::new(), |top| {
         format!(" (tool heap top {:.1} MB)", top as f64 / 1e6)
     });

@@ -195,11 +195,10 @@ impl Run {
         let open = self.recorder.capture().open_calls();
         match kind {
             CutKind::Discard | CutKind::Window | CutKind::Snapshot => {}
-            CutKind::BoundedEnd => {
-                self.stop_buffers();
-                self.recorder.set_paused(true);
-            }
-            CutKind::StopRecording => {
+            // Capture pauses before the buffers stop: a call that enters while the calls under
+            // way are waited for gets neither a buffered record nor one built from its
+            // callbacks (`Recorder::api_start`).
+            CutKind::BoundedEnd | CutKind::StopRecording => {
                 self.recorder.set_paused(true);
                 self.stop_buffers();
             }

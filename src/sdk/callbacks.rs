@@ -26,6 +26,7 @@ use crate::decode::abi::Abi;
 use crate::decode::BufferKinds;
 use crate::guard::ffi_guard;
 use crate::hip::HipOp;
+use crate::model::events::{ApiDomain, ApiRecord};
 use crate::recorder::{BufferSlot, ExitReads, Gate, Recorder};
 
 /// Runtime values of the callback-tracing kinds configured.
@@ -50,6 +51,9 @@ pub struct Dispatch {
     /// Each buffer's handle and the store slot its records go to.
     pub buffers: Vec<(u64, BufferSlot)>,
     pub clock: Clock,
+    /// The records of the subscribed HIP operations come from their ENTER and EXIT callbacks
+    /// (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`; the runtime buffers none for them).
+    pub api_from_callbacks: bool,
 }
 
 impl Dispatch {
@@ -503,11 +507,15 @@ macro_rules! tracing_trampoline {
                 payload: record.payload,
             };
             // SAFETY: the runtime's record of this callback, its payload valid for it.
-            let Err(l) = (unsafe { hip_api_try::<false>(t, l, &call) }) else {
-                return;
-            };
-            // SAFETY: the runtime's arguments, passed on unchanged, and this thread's slot.
-            unsafe { $rest(record, _user_data, data, l) };
+            match unsafe { hip_api_try::<false>(t, l, &call) } {
+                Ok(Took::Done) => {}
+                // SAFETY: the runtime's user-data slot of this call, and its record.
+                Ok(Took::Start) => unsafe { api_start_unguarded(t, _user_data) },
+                // SAFETY: as above.
+                Ok(Took::Record) => unsafe { api_record_unguarded(t, l, &record, _user_data) },
+                // SAFETY: the runtime's arguments, passed on unchanged, and this thread's slot.
+                Err(l) => unsafe { $rest(record, _user_data, data, l) },
+            }
         }
     };
 }
@@ -548,7 +556,7 @@ macro_rules! rest_edge {
                 return;
             }
             // SAFETY: this function's contract.
-            unsafe { callback_rest(t, &record, $what) };
+            unsafe { callback_rest(t, &record, _user_data, $what) };
         }
     };
 }
@@ -574,23 +582,61 @@ struct FastCall {
     payload: *mut c_void,
 }
 
+/// What the unguarded path did with a HIP API callback it took, and what is left for the
+/// call's record (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`), out of line: calls through the
+/// SDK's clock, which the trampoline's registers are not kept for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Took {
+    /// Everything.
+    Done,
+    /// A call's ENTER: its start is still to be stamped ([`api_start_unguarded`]).
+    Start,
+    /// A call's EXIT: its record is still to be built and kept ([`api_record_unguarded`]).
+    Record,
+}
+
 /// A HIP API callback the unguarded paths take (nearly every launch's ENTER and every EXIT
 /// that tells nothing), straight from the trampoline: one gate test (not a fork's child, not
 /// self-timed), the armed dispatch, one compare of the kind, one plan read, the phase, then
 /// [`Recorder::on_work_enter_unguarded`] or [`Recorder::on_hip_exit_unguarded`] on this
-/// thread's slot `l`. Loads, compares and stores by checked indexes, nothing that can panic.
-/// Returns false, having done nothing, for any other callback: [`callback_rest`] takes it.
+/// thread's slot `l`, and the call's start or record ([`Took`]). Loads, compares and stores by
+/// checked indexes and the SDK's clock, nothing that can panic. Returns false, having done
+/// nothing, for any other callback: [`callback_rest`] takes it.
 ///
 /// # Safety
-/// `c` holds the fields of the runtime's record of this callback, its payload valid for it.
+/// `r` holds the fields of the runtime's record of this callback, its payload valid for it,
+/// its `user_data` null or the runtime's user-data slot of the call.
 #[inline(always)]
-unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, c: &FastCall) -> bool {
-    // SAFETY: this function's contract.
-    unsafe { hip_api_try::<TIMED>(t, l, c) }.is_ok()
+unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, r: &CallbackRecord) -> bool {
+    let c = FastCall {
+        kind: r.kind,
+        operation: r.operation,
+        phase: r.phase,
+        correlation_id: r.correlation_id,
+        thread_id: r.thread_id,
+        payload: r.payload,
+    };
+    // SAFETY: this function's contract (`r.user_data` included).
+    match unsafe { hip_api_try::<TIMED>(t, l, &c) } {
+        Ok(Took::Done) => true,
+        Ok(Took::Start) => {
+            // SAFETY: armed for HIP API callbacks (`hip_api_try` took the ENTER); the call's
+            // user-data slot (this function's contract).
+            unsafe { api_start_unguarded(t, r.user_data) };
+            true
+        }
+        Ok(Took::Record) => {
+            // SAFETY: as above, for the call's EXIT and its record.
+            unsafe { api_record_unguarded(t, l, r, r.user_data) };
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 /// [`hip_api_fast`], handing this thread's slot back when it declines (`Err`): a trampoline
-/// passes it on to its rest without keeping it through the call it may make.
+/// passes it on to its rest without keeping it through the call it may make. A call's start
+/// or record is left to the caller ([`Took`]).
 ///
 /// # Safety
 /// As [`hip_api_fast`].
@@ -599,7 +645,7 @@ unsafe fn hip_api_try<'l, const TIMED: bool>(
     t: &Tracer,
     l: &'l Local,
     c: &FastCall,
-) -> Result<(), &'l Local> {
+) -> Result<Took, &'l Local> {
     let rec = &t.recorder;
     let gate = rec.gate();
     if !untimed_unforked::<TIMED>(gate) {
@@ -610,15 +656,15 @@ unsafe fn hip_api_try<'l, const TIMED: bool>(
     };
     let Some(row) = a.row(c.operation) else {
         // Not subscribed: [`on_hip_api`] does nothing with it either.
-        return Ok(());
+        return Ok(Took::Done);
     };
+    let builds = a.dispatch.api_from_callbacks;
     match c.phase {
         sys::ROCPROFILER_CALLBACK_PHASE_EXIT => {
-            if rec.on_hip_exit_unguarded(l, gate, row.exit) {
-                Ok(())
-            } else {
-                Err(l)
+            if !rec.on_hip_exit_unguarded(l, gate, row.exit) {
+                return Err(l);
             }
+            Ok(if builds { Took::Record } else { Took::Done })
         }
         sys::ROCPROFILER_CALLBACK_PHASE_ENTER => {
             let Some(at) = row.work_at else {
@@ -630,7 +676,9 @@ unsafe fn hip_api_try<'l, const TIMED: bool>(
                 return Err(l);
             };
             if rec.on_work_enter_unguarded(l, gate, c.correlation_id, c.thread_id, stream) {
-                Ok(())
+                // The call's start, for the record its EXIT builds, is stamped by whichever
+                // path takes the ENTER: the caller here, [`on_hip_api`] for the others.
+                Ok(if builds { Took::Start } else { Took::Done })
             } else {
                 // Rare (a new chunk, another stream): the slot read again, so that the
                 // trampoline keeps nothing through the call above.
@@ -639,6 +687,104 @@ unsafe fn hip_api_try<'l, const TIMED: bool>(
         }
         _ => Err(l),
     }
+}
+
+/// The start the ENTER of a call stamped into its user data (0: none, no record).
+///
+/// # Safety
+/// `user_data` is null or the runtime's user-data slot of the call for our context, which
+/// the runtime passes to its ENTER and its EXIT alike.
+#[inline(always)]
+unsafe fn stamped(user_data: *mut sys::rocprofiler_user_data_t) -> u64 {
+    if user_data.is_null() {
+        return 0;
+    }
+    // SAFETY: a valid slot (contract); a u64 read from a plain 8-byte union.
+    unsafe { (*user_data).value }
+}
+
+/// Stamps a call's start (0: no record) into its user data, for its EXIT.
+///
+/// # Safety
+/// As [`stamped`].
+#[inline(always)]
+unsafe fn stamp(user_data: *mut sys::rocprofiler_user_data_t, start: u64) {
+    if !user_data.is_null() {
+        // SAFETY: a valid slot, ours for this call (contract).
+        unsafe { (*user_data).value = start };
+    }
+}
+
+/// The record of a HIP call its EXIT `c` builds: from its ENTER's stamp `start_ns` to
+/// `end_ns`, as the runtime's buffered record of it would read.
+#[inline(always)]
+fn built_record(c: &CallbackRecord, start_ns: u64, end_ns: u64) -> ApiRecord {
+    ApiRecord {
+        domain: ApiDomain::Hip,
+        operation: c.operation,
+        correlation_id: c.correlation_id,
+        external_id: c.external_id,
+        start_ns,
+        end_ns: end_ns.max(start_ns),
+        thread_id: c.thread_id,
+    }
+}
+
+/// The start of a call whose ENTER the unguarded path took ([`Took::Start`]), stamped into its
+/// user data while capture is on. Out of line from the trampolines: the SDK's clock is a call
+/// through a pointer. Reads, a call and a store; nothing that can panic.
+///
+/// # Safety
+/// `t`'s dispatch is armed for HIP API callbacks ([`hip_api_try`] took the ENTER);
+/// `user_data` as [`stamped`].
+#[inline(never)]
+unsafe fn api_start_unguarded(t: &Tracer, user_data: *mut sys::rocprofiler_user_data_t) {
+    // SAFETY: armed (this function's contract: `hip_api_try` found the kind armed, acquire).
+    let clock = unsafe { t.armed.get_known_set() }.dispatch.clock;
+    let rec = &t.recorder;
+    let start = rec.api_start(rec.gate(), || clock.now());
+    // SAFETY: this function's contract.
+    unsafe { stamp(user_data, start) };
+}
+
+/// The record of a call whose EXIT the unguarded path took ([`Took::Record`]), from its
+/// `record` and the start its ENTER stamped into `user_data` (none: no record), kept in this
+/// thread's store `l`: before the guard when that takes no allocation or lookup, else through
+/// it. Out of line from the trampolines, as [`api_start_unguarded`].
+///
+/// # Safety
+/// As [`api_start_unguarded`]; `record` is the runtime's record of this EXIT.
+#[inline(never)]
+unsafe fn api_record_unguarded<R>(
+    t: &Tracer,
+    l: &Local,
+    record: &R,
+    user_data: *mut sys::rocprofiler_user_data_t,
+) where
+    for<'r> CallbackRecord: From<&'r R>,
+{
+    // SAFETY: this function's contract.
+    let start = unsafe { stamped(user_data) };
+    if start == 0 {
+        return;
+    }
+    // SAFETY: armed (this function's contract).
+    let clock = unsafe { t.armed.get_known_set() }.dispatch.clock;
+    let record = built_record(&CallbackRecord::from(record), start, clock.now());
+    let rec = &t.recorder;
+    let gate = rec.gate();
+    if !rec.keep_api_record_unguarded(l, gate, record) {
+        keep_api_record_guarded(rec, l, gate, record);
+    }
+}
+
+/// A built record the unguarded path could not keep: through the guard, out of line.
+#[cold]
+#[inline(never)]
+fn keep_api_record_guarded(rec: &Recorder, l: &Local, gate: Gate, record: ApiRecord) {
+    ffi_guard("HIP API record", (), || {
+        rec.keep_api_record(l, gate, record)
+    });
 }
 
 /// The armed dispatch, when a callback of `kind` is a roctx one the rest edges take
@@ -707,13 +853,19 @@ fn untimed_unforked<const TIMED: bool>(gate: Gate) -> bool {
 /// path keeps no guard, clock or copy of the record in its frame.
 ///
 /// # Safety
-/// `record` is the runtime's record of this callback, its payload valid for the callback.
+/// `record` is the runtime's record of this callback, its payload valid for the callback;
+/// `user_data` is null or the runtime's user-data slot of the callback's call.
 #[inline(never)]
-unsafe fn callback_rest<R>(t: &Tracer, record: &R, edge: &'static str)
-where
+unsafe fn callback_rest<R>(
+    t: &Tracer,
+    record: &R,
+    user_data: *mut sys::rocprofiler_user_data_t,
+    edge: &'static str,
+) where
     for<'r> CallbackRecord: From<&'r R>,
 {
-    let r = CallbackRecord::from(record);
+    let mut r = CallbackRecord::from(record);
+    r.user_data = user_data;
     if t.recorder.gate().timed() {
         // SAFETY: this function's contract.
         unsafe { on_callback_timed(t, r, edge) };
@@ -900,7 +1052,7 @@ unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     // SAFETY: the runtime's record of this callback, its payload valid for it (this
     // function's contract).
     let done = unsafe {
-        hip_api_fast::<true>(t, l, &c)
+        hip_api_fast::<true>(t, l, &r)
             || hip_stream_fast::<true>(t, l, c.kind, c.operation, c.phase, c.payload)
     };
     if !done {
@@ -967,10 +1119,11 @@ unsafe fn on_other(a: &Armed, rec: &Recorder, route: Route, r: CallbackRecord) {
 }
 
 /// A HIP API callback: the operation's table row, when subscribed, and the call's arguments to
-/// the recorder.
+/// the recorder; with `api_from_callbacks`, the call's start at ENTER and its record at EXIT.
 ///
 /// # Safety
-/// `r` is a HIP_RUNTIME_API record, its payload valid for the callback.
+/// `r` is a HIP_RUNTIME_API record, its payload valid for the callback, its `user_data` null or
+/// the runtime's user-data slot of the call.
 #[inline(always)]
 unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecord) {
     let Some(op) = d.hip_op(r.operation) else {
@@ -985,6 +1138,23 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
     let args = unsafe { HipApiArgs::new(r.payload, rec) };
     rec.on_hip_call(gate, &call, &args, || d.clock.now());
+    if !d.api_from_callbacks {
+        return;
+    }
+    // The call's start at its ENTER, and its record at its EXIT, for the callbacks the
+    // unguarded path (`hip_api_try`) did not take.
+    if call.phase == hip_call::Phase::Enter {
+        let start = rec.api_start(gate, || d.clock.now());
+        // SAFETY: the runtime's user-data slot of this call (this function's contract).
+        unsafe { stamp(r.user_data, start) };
+    } else if call.phase == hip_call::Phase::Exit {
+        // SAFETY: the runtime's user-data slot of this call (this function's contract).
+        let start = unsafe { stamped(r.user_data) };
+        if start != 0 {
+            let record = built_record(r, start, d.clock.now());
+            local::with(|l| rec.keep_api_record(l, gate, record));
+        }
+    }
 }
 
 /// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream; here

@@ -25,6 +25,11 @@ pub struct CallbackRecord {
     pub operation: i32,
     pub phase: u32,
     pub payload: *mut c_void,
+    /// The external correlation id the runtime gave the call.
+    pub external_id: u64,
+    /// The runtime's user-data slot of this callback's call for our context (null until the
+    /// edge sets it: it comes beside the record, not in it).
+    pub user_data: *mut sys::rocprofiler_user_data_t,
 }
 
 /// A callback-tracing record of either SDK family, read into its version-independent part.
@@ -40,6 +45,9 @@ macro_rules! callback_record_from {
                     operation: record.operation,
                     phase: record.phase,
                     payload: record.payload,
+                    // SAFETY: reading a u64 from a plain 8-byte union.
+                    external_id: unsafe { record.correlation_id.external.value },
+                    user_data: std::ptr::null_mut(),
                 }
             }
         }
@@ -49,6 +57,13 @@ callback_record_from!(
     sys::rocprofiler_callback_tracing_record_v0_t,
     sys::rocprofiler_callback_tracing_record_v1_t
 );
+
+impl From<&CallbackRecord> for CallbackRecord {
+    #[inline(always)]
+    fn from(record: &CallbackRecord) -> CallbackRecord {
+        *record
+    }
+}
 
 impl CallbackRecord {
     /// The phase of a HIP API callback.

@@ -57,6 +57,9 @@ pub struct Session {
     pub clock: std::sync::Arc<crate::job_clock::ProcessClock>,
     /// Problems met while setting up, carried into the trace's warnings.
     pub setup_warnings: Vec<String>,
+    /// The records of the HIP operations callback tracing subscribes to are built from their
+    /// callbacks, and not buffer-traced (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`).
+    api_from_callbacks: bool,
     /// The hardware counters collected per dispatch (`ROCPROF_XPLANE_PMC`), when any.
     pub pmc: Option<super::pmc::PmcSetup>,
     /// The GPUs' counters read every interval (`ROCPROF_XPLANE_PMC_INTERVAL`), until the
@@ -108,9 +111,20 @@ impl Session {
             }
             Err(e) => s.warn(format!("no agent information: {e}")),
         }
-        s.setup_buffers(tracer, cfg).map_err(|e| e.to_string())?;
+        // Callbacks first: which HIP calls they build records of decides which the buffer
+        // traces.
         if let Err(e) = s.setup_callbacks(tracer, cfg) {
             s.warn(format!("callback tracing unavailable: {e}"));
+        }
+        s.api_from_callbacks = cfg.hip_api_from_callbacks
+            && cfg.domains.hip
+            && s.callback_kinds.hip_api.is_some()
+            && s.names
+                .buffer_kind("HIP_RUNTIME_API")
+                .is_some_and(|k| s.names.buffer_ops.contains_key(&k));
+        s.setup_buffers(tracer, cfg).map_err(|e| e.to_string())?;
+        if s.callback_kinds.hip_stream.is_some() || s.callback_kinds.hip_graph.is_some() {
+            s.request_activity_ids(tracer, &cfg.domains);
         }
         if cfg.pmc_interval_ms.is_some() {
             s.setup_device_counting(cfg);
@@ -128,6 +142,7 @@ impl Session {
                 .map(|(slot, b)| (b.handle(), *slot))
                 .collect(),
             clock: s.functions.clock(),
+            api_from_callbacks: s.api_from_callbacks,
         });
         Ok(s)
     }
@@ -147,6 +162,7 @@ impl Session {
             buffers: Vec::new(),
             clock: crate::job_clock::ProcessClock::begin(functions.clock(), None, None),
             setup_warnings: Vec::new(),
+            api_from_callbacks: false,
             pmc: None,
             device_counting: None,
         }
@@ -315,7 +331,14 @@ impl Session {
     pub fn op_names(&self) -> Vec<(ApiDomain, i32, Arc<str>)> {
         let mut v = Vec::new();
         for (domain, kind) in [
-            (ApiDomain::Hip, self.buffer_kinds.hip_api),
+            (
+                ApiDomain::Hip,
+                // The records the callbacks build name their operations as the buffer would.
+                self.buffer_kinds.hip_api.or(self
+                    .names
+                    .buffer_kind("HIP_RUNTIME_API")
+                    .filter(|_| self.api_from_callbacks)),
+            ),
             (ApiDomain::Marker, self.buffer_kinds.marker_api),
         ] {
             let Some(ops) = kind.and_then(|k| self.names.buffer_ops.get(&k)) else {
@@ -380,6 +403,10 @@ impl Session {
         self.buffer_context = Some(ctx);
         let f = self.functions;
         for (slot, name, kind) in wanted {
+            let Some(ops) = self.buffer_operations(slot, kind, cfg) else {
+                log_debug!("no buffer tracing of {name}: the callbacks build its records");
+                continue;
+            };
             let size = cfg.buffer_size;
             let buf = match callbacks::create_buffer(&f, ctx, size, cfg.buffer_watermark(), tracer)
             {
@@ -390,7 +417,6 @@ impl Session {
                     continue;
                 }
             };
-            let ops = self.buffer_operations(slot, kind, cfg);
             if let Err(mut e) = f.configure_buffer_tracing(ctx, kind, &ops, buf) {
                 e.call = format!("rocprofiler_configure_buffer_tracing_service({name})");
                 self.warn(e.to_string());
@@ -411,7 +437,7 @@ impl Session {
                 buf.handle()
             );
         }
-        if self.buffers.is_empty() {
+        if self.buffers.is_empty() && !self.api_from_callbacks {
             return Err(SdkError {
                 call: "buffer tracing setup".into(),
                 code: u32::MAX,
@@ -522,28 +548,55 @@ impl Session {
         }
     }
 
-    /// The operations to buffer-trace for `slot` (empty = all). HIP calls: by default only
-    /// those the output needs (`hip::traced_by_default`), unless `ROCPROF_XPLANE_HIP_API=all`
-    /// or the runtime did not name its operations.
-    fn buffer_operations(&self, slot: BufferSlot, kind: u32, cfg: &Config) -> Vec<i32> {
-        if slot != BufferSlot::HipApi || cfg.hip_api_all {
-            return Vec::new();
+    /// The operations to buffer-trace for `slot` (empty = all; `None`: none, the kind is not
+    /// buffer-traced). HIP calls: by default only those the output needs
+    /// (`hip::traced_by_default`), unless `ROCPROF_XPLANE_HIP_API=all` or the runtime did not
+    /// name its operations; of those, not the ones whose records the callbacks build.
+    fn buffer_operations(&self, slot: BufferSlot, kind: u32, cfg: &Config) -> Option<Vec<i32>> {
+        if slot != BufferSlot::HipApi || (cfg.hip_api_all && !self.api_from_callbacks) {
+            return Some(Vec::new());
         }
         let Some(names) = self.names.buffer_ops.get(&kind) else {
             log_info!("HIP operation names unavailable: tracing every HIP call");
-            return Vec::new();
+            return Some(Vec::new());
         };
+        let built = self.ops_built_by_callbacks();
         let ops: Vec<i32> = names
             .iter()
-            .filter(|(_, n)| crate::hip::traced_by_default(n))
+            .filter(|(_, n)| cfg.hip_api_all || crate::hip::traced_by_default(n))
+            .filter(|(_, n)| !built.contains(n.as_str()))
             .map(|(id, _)| *id)
             .collect();
         log_debug!(
-            "buffer tracing {} of {} HIP operations (ROCPROF_XPLANE_HIP_API=all for every one)",
+            "buffer tracing {} of {} HIP operations (ROCPROF_XPLANE_HIP_API=all for every one); the callbacks build the records of {}",
             ops.len(),
-            names.len()
+            names.len(),
+            built.len()
         );
-        ops
+        // An empty list would mean every operation.
+        (!ops.is_empty()).then_some(ops)
+    }
+
+    /// The names of the HIP operations whose records the callbacks build: every one callback
+    /// tracing subscribes to, when `api_from_callbacks`.
+    fn ops_built_by_callbacks(&self) -> std::collections::HashSet<&str> {
+        if !self.api_from_callbacks {
+            return Default::default();
+        }
+        let subscribed = |id: i32| {
+            usize::try_from(id)
+                .ok()
+                .and_then(|i| self.hip_ops.get(i))
+                .is_some_and(|row| row.is_some())
+        };
+        self.callback_kinds
+            .hip_api
+            .and_then(|k| self.names.callback_ops.get(&k))
+            .into_iter()
+            .flatten()
+            .filter(|(id, _)| subscribed(*id))
+            .map(|(_, n)| n.as_str())
+            .collect()
     }
 
     /// The HIP operations callback tracing subscribes to, each with its table row kept by id.
@@ -683,9 +736,6 @@ impl Session {
                 "callback tracing of {name} (kind {kind}, {} ops)",
                 ops.len()
             );
-        }
-        if self.callback_kinds.hip_stream.is_some() || self.callback_kinds.hip_graph.is_some() {
-            self.request_activity_ids(tracer, &cfg.domains);
         }
         if cfg.domains.kernel && self.callback_kinds.code_object.is_none() {
             self.setup_warnings

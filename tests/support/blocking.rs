@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use rocprof_xplane::xplane::proto::XSpace;
 
 use super::truth::read_truth;
-use super::u;
 use super::xspace::{count_by_name, host_api_events};
 
 /// Writes `blocking.toml` in `dir`: one thread starting `start_us` in (paced at wall-clock
@@ -65,10 +64,9 @@ pub fn assert_every_emitted_call_kept(
         Some(&1),
         "{api:?}\n{stderr}"
     );
-    let emitted = &read_truth(truth)["delivery"]["emitted_per_kind"];
     assert_eq!(
         api.values().sum::<u64>(),
-        u(&emitted["HIP_RUNTIME_API"]),
+        super::truth::hip_calls_recorded(&read_truth(truth), true),
         "{api:?}\n{stderr}"
     );
     api

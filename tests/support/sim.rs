@@ -132,7 +132,12 @@ pub fn run_simulate(
     let truth = load_truth(&truth_path, &stderr);
     // Every simulated run through the CLI: nothing lost silently, and no line mis-nests.
     let what = format!("{} --sdk {sdk}", scenario.display());
-    super::xspace::assert_accounting(&space, &truth, &what);
+    let builds = super::truth::builds_hip_records(|k| {
+        env.iter()
+            .find(|(n, _)| *n == k)
+            .map(|(_, v)| v.to_string())
+    });
+    super::xspace::assert_accounting(&space, &truth, builds, &what);
     super::xspace::assert_lines_nest(&space, &what);
     Run {
         tmp,
@@ -360,7 +365,9 @@ impl Direct {
         }
         let space = read_xspace(file).unwrap_or_else(|e| panic!("read {file:?}: {e}"));
         let what = format!("{} --sdk {} (direct)", self.scenario.display(), self.sdk);
-        super::xspace::assert_accounting(&space, &truth, &what);
+        let builds =
+            super::truth::builds_hip_records(|k| var(k).map(|v| v.to_string_lossy().into_owned()));
+        super::xspace::assert_accounting(&space, &truth, builds, &what);
         super::xspace::assert_lines_nest(&space, &what);
     }
 

@@ -95,3 +95,40 @@ pub fn truth_traced_hip_calls(plan: &Value) -> u64 {
         .map(|(_, n)| super::u(n))
         .sum()
 }
+
+/// Whether the tool, run with the environment `var` reads, builds the records of the HIP calls
+/// it subscribes callbacks to from those callbacks (`ROCPROF_XPLANE_HIP_API_RECORDS`, default
+/// `callbacks`; only while it traces HIP calls, `ROCPROF_XPLANE_DOMAINS`).
+pub fn builds_hip_records(var: impl Fn(&str) -> Option<String>) -> bool {
+    // A value with a word the tool does not know is refused whole: the default (all) is used.
+    const KNOWN: [&str; 10] = [
+        "hip", "kernel", "kernels", "memcpy", "copy", "marker", "markers", "roctx", "all", "none",
+    ];
+    let traces_hip = var("ROCPROF_XPLANE_DOMAINS").is_none_or(|d| {
+        let d = d.to_ascii_lowercase();
+        let words: Vec<&str> = d
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|w| !w.is_empty())
+            .collect();
+        !words.iter().all(|w| KNOWN.contains(w)) || words.iter().any(|w| *w == "hip" || *w == "all")
+    });
+    traces_hip && var("ROCPROF_XPLANE_HIP_API_RECORDS").as_deref() != Some("buffer")
+}
+
+/// The HIP calls the tool has a record of: those the runtime emitted a buffered record of,
+/// and, when the tool builds records from callbacks (`builds`, [`builds_hip_records`]), those
+/// it learned of through their callbacks alone while recording (the ground truth's
+/// `delivery.hip_calls_by_callbacks`).
+pub fn hip_calls_recorded(truth: &Value, builds: bool) -> u64 {
+    let d = &truth["delivery"];
+    // A kind the runtime emitted nothing of is absent.
+    let buffered = d["emitted_per_kind"]["HIP_RUNTIME_API"]
+        .as_u64()
+        .unwrap_or(0);
+    buffered
+        + if builds {
+            u(&d["hip_calls_by_callbacks"])
+        } else {
+            0
+        }
+}

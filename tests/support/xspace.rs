@@ -375,7 +375,8 @@ pub fn assert_lines_nest(s: &XSpace, what: &str) {
 }
 
 /// Nothing lost silently: every record the simulated runtime emitted to the tool's buffers
-/// (the ground truth's `delivery.emitted_per_kind`) is an event in the file, dropped by the
+/// (the ground truth's `delivery.emitted_per_kind`), and every HIP call whose record the tool
+/// builds from its callbacks (`builds`: `truth::hip_calls_recorded`), is an event in the file, dropped by the
 /// runtime (`runtime_dropped`, its `drop_count`), or skipped and counted by the tool
 /// (`unknown_kind_records`, `bad_size_records`, `bad_timestamp_records`). Per kind when nothing
 /// was lost (the runtime's drop count does not say which buffer's records it was), over all
@@ -384,13 +385,13 @@ pub fn assert_lines_nest(s: &XSpace, what: &str) {
 /// Kinds: kernel dispatches (memset fill kernels included) and copies are device events (the
 /// dependency anchors are not); every HIP call is one host event with a `correlation_id`; roctx
 /// calls become one event per push/pop pair, start/stop pair or mark on the roctx lines.
-pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, what: &str) {
+pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, builds: bool, what: &str) {
     let n = |v: &serde_json::Value| v.as_u64().unwrap_or(0);
     let emitted = &truth["delivery"]["emitted_per_kind"];
     let (want_k, want_m, want_api, want_marker_records) = (
         n(&emitted["KERNEL_DISPATCH"]),
         n(&emitted["MEMORY_COPY"]),
-        n(&emitted["HIP_RUNTIME_API"]),
+        super::truth::hip_calls_recorded(truth, builds),
         n(&emitted["MARKER_CORE_API"]),
     );
     let m = &truth["plan"]["markers"];
@@ -435,7 +436,9 @@ pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, what: &str) {
         let produced: u64 = emitted
             .as_object()
             .map(|o| o.values().map(n).sum())
-            .unwrap_or(0);
+            .unwrap_or(0)
+            - n(&emitted["HIP_RUNTIME_API"])
+            + want_api;
         let decoded = c["kernel_records"]
             + c["memcpy_records"]
             + c["api_records"]

@@ -27,6 +27,20 @@ pub fn emplace(buffer: &Arc<Buffer>, kind: u32, bytes: &[u8]) -> Emplace {
     buffer.emplace(kind, bytes)
 }
 
+/// HIP calls a tool learned of through their ENTER and EXIT callbacks alone (no buffered record
+/// of the call went anywhere) while recording: at the call's entry the tool had a context with a
+/// buffer-tracing service active. A tool can build the call's record from its callbacks, so
+/// these are the calls beside the emitted HIP API records that such a tool's profile holds.
+static CALLBACK_ONLY_CALLS: AtomicU64 = AtomicU64::new(0);
+
+pub fn count_callback_only_call() {
+    CALLBACK_ONLY_CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub fn callback_only_calls() -> u64 {
+    CALLBACK_ONLY_CALLS.load(Ordering::Relaxed)
+}
+
 /// Emitted records per buffer-kind name of the running personality.
 pub fn emitted_per_kind() -> BTreeMap<String, u64> {
     let p = state::personality();

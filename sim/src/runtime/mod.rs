@@ -81,6 +81,8 @@ pub struct DeliveryReport {
     /// asked for (`null` = the tools' own choice).
     pub forced_policy: Option<&'static str>,
     pub emitted_per_kind: BTreeMap<String, u64>,
+    /// HIP calls a recording tool saw only through their callbacks (`emit::callback_only_calls`).
+    pub hip_calls_by_callbacks: u64,
     pub buffers: Vec<BufferStats>,
     pub clients: Vec<ClientReport>,
     pub total_dropped: u64,
@@ -187,6 +189,7 @@ pub fn delivery_report() -> DeliveryReport {
         personality: state::personality().to_string(),
         forced_policy: exports::forced_policy().map(|p| p.name()),
         emitted_per_kind: emit::emitted_per_kind(),
+        hip_calls_by_callbacks: emit::callback_only_calls(),
         total_dropped: buffers
             .iter()
             .map(|b| b.dropped + b.rejected_too_large)

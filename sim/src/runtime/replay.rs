@@ -1016,6 +1016,23 @@ impl Replay {
                 });
             }
         };
+        // A call no context buffers a record of, whose callbacks reached a tool recording
+        // records (one of its contexts of this call has a buffer-tracing service).
+        let buffered = resolved
+            .iter()
+            .any(|r| r.api_buf.is_some() || r.ext_buf.is_some());
+        let recording = |client: Option<usize>| {
+            ctxs.iter()
+                .any(|(c, svc)| c.client == client && !svc.buffer.is_empty())
+        };
+        if !buffered
+            && ctxs
+                .iter()
+                .zip(resolved.iter())
+                .any(|((c, _), r)| r.api_cb.is_some() && recording(c.client))
+        {
+            emit::count_callback_only_call();
+        }
         for (i, r) in resolved.iter().enumerate() {
             let corr = Corr::new(cid, externals[i]);
             if let Some(buf) = r.api_buf {

@@ -169,6 +169,9 @@ impl<T> KindMap<T> {
     pub fn contains_key(&self, kind: &u32) -> bool {
         self.get(kind).is_some()
     }
+    pub fn is_empty(&self) -> bool {
+        !self.0.iter().any(Option::is_some)
+    }
     pub fn insert(&mut self, kind: u32, v: T) {
         let i = kind as usize;
         if self.0.len() <= i {

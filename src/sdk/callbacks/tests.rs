@@ -8,6 +8,7 @@ fn armed(kinds: CallbackKinds) -> Armed {
         hip_ops: Vec::new(),
         buffers: Vec::new(),
         clock: Functions::from_process().clock(),
+        api_from_callbacks: false,
     })
 }
 
@@ -88,6 +89,7 @@ fn launch_tracer() -> &'static Tracer {
         hip_ops,
         buffers: Vec::new(),
         clock: Functions::from_process().clock(),
+        api_from_callbacks: true,
     });
     t
 }
@@ -108,6 +110,7 @@ fn marker_tracer() -> &'static Tracer {
         hip_ops: Vec::new(),
         buffers: Vec::new(),
         clock: Functions::from_process().clock(),
+        api_from_callbacks: false,
     });
     t
 }
@@ -266,8 +269,9 @@ fn the_roctx_trampoline_hands_other_kinds_to_the_general_path() {
     .unwrap();
 }
 
-/// The facts a drain of `t` gives: each call's (id, stream), the scopes, open calls.
-type Facts = (Vec<(u64, u64)>, Vec<(u64, i64)>);
+/// The facts a drain of `t` gives: each call's (id, stream), the scopes, and the records the
+/// callbacks built: (id, external id, operation, thread), each checked to be timed.
+type Facts = (Vec<(u64, u64)>, Vec<(u64, i64)>, Vec<(u64, u64, i32, u64)>);
 
 fn facts(t: &Tracer) -> Facts {
     let d = t.recorder.capture().drain(0, true);
@@ -276,7 +280,16 @@ fn facts(t: &Tracer) -> Facts {
         .iter()
         .map(|c| (c.correlation_id, c.stream))
         .collect();
-    (calls, d.scopes.iter().copied().collect())
+    let records = d
+        .api
+        .iter()
+        .map(|r| {
+            assert!(r.start_ns > 0 && r.end_ns >= r.start_ns, "{r:?}");
+            assert_eq!(r.domain, ApiDomain::Hip);
+            (r.correlation_id, r.external_id, r.operation, r.thread_id)
+        })
+        .collect();
+    (calls, d.scopes.iter().copied().collect(), records)
 }
 
 /// 40 launches under a roctx range, the last 20 on a second stream, each ENTER and
@@ -304,26 +317,25 @@ fn launches(t: &'static Tracer, fast: bool) -> (Facts, u32) {
     for corr in 2..42u64 {
         let stream = if corr < 22 { 0x5000 } else { 0x6000 };
         api.args.hipLaunchKernel.stream = stream as sys::hipStream_t;
+        // The call's user-data slot, which the runtime passes to its ENTER and its EXIT.
+        let mut user = sys::rocprofiler_user_data_t { value: 0 };
         for phase in [
             sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
             sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
         ] {
-            let c = FastCall {
-                kind: sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-                operation: LAUNCH_OP,
-                phase,
-                correlation_id: corr,
-                thread_id: 9,
-                payload: &mut api as *mut Api as *mut c_void,
-            };
+            let payload = &mut api as *mut Api as *mut c_void;
+            let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+            let mut r = record_v1(kind, LAUNCH_OP, phase, corr, payload);
+            r.correlation_id.external.value = 100 + corr;
+            let mut c = CallbackRecord::from(&r);
+            c.user_data = &mut user;
             // SAFETY: a HIP_RUNTIME_API record of a launch, its payload valid meanwhile.
             if fast && unsafe { hip_api_fast::<false>(t, local::slot(), &c) } {
                 taken += 1;
                 continue;
             }
-            let r = record_v1(c.kind, c.operation, c.phase, c.correlation_id, c.payload);
             // SAFETY: as above.
-            unsafe { callback_rest(t, &r, "test") };
+            unsafe { callback_rest(t, &r, c.user_data, "test") };
         }
     }
     (facts(t), taken)
@@ -349,6 +361,13 @@ fn the_fast_path_takes_launches_and_writes_what_the_guarded_path_does() {
     assert_eq!(none, 0);
     assert_eq!(fast, guarded);
     assert_eq!(guarded.0.len(), 40);
+    // Each launch's record, built from its ENTER and EXIT, with its ids.
+    assert_eq!(
+        guarded.2,
+        (2..42u64)
+            .map(|c| (c, 100 + c, LAUNCH_OP, 9))
+            .collect::<Vec<_>>()
+    );
     assert_eq!(
         guarded.1.len(),
         40,
@@ -388,7 +407,7 @@ fn the_stream_fast_path_takes_outermost_brackets_only() {
             if !taken {
                 let r = record_v1(STREAM_KIND, set, phase, 0, p);
                 // SAFETY: as above.
-                unsafe { callback_rest(t, &r, "test") };
+                unsafe { callback_rest(t, &r, std::ptr::null_mut(), "test") };
             }
             (taken, crate::capture::hip_stream::current())
         };
