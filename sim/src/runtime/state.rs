@@ -154,30 +154,39 @@ pub struct RequestService {
 /// A service per tracing kind, indexed by the kind's value (a few dozen at most): every traced
 /// call looks its kinds up here.
 #[derive(Clone)]
-pub struct KindMap<T>(Vec<Option<T>>);
+pub struct KindMap<T> {
+    by_kind: Vec<Option<T>>,
+    /// Kinds set: whether the map is empty is one compare (asked per HIP call).
+    set: usize,
+}
 
 impl<T> Default for KindMap<T> {
     fn default() -> Self {
-        KindMap(Vec::new())
+        KindMap {
+            by_kind: Vec::new(),
+            set: 0,
+        }
     }
 }
 
 impl<T> KindMap<T> {
     pub fn get(&self, kind: &u32) -> Option<&T> {
-        self.0.get(*kind as usize)?.as_ref()
+        self.by_kind.get(*kind as usize)?.as_ref()
     }
     pub fn contains_key(&self, kind: &u32) -> bool {
         self.get(kind).is_some()
     }
     pub fn is_empty(&self) -> bool {
-        !self.0.iter().any(Option::is_some)
+        self.set == 0
     }
     pub fn insert(&mut self, kind: u32, v: T) {
         let i = kind as usize;
-        if self.0.len() <= i {
-            self.0.resize_with(i + 1, || None);
+        if self.by_kind.len() <= i {
+            self.by_kind.resize_with(i + 1, || None);
         }
-        self.0[i] = Some(v);
+        if self.by_kind[i].replace(v).is_none() {
+            self.set += 1;
+        }
     }
 }
 
