@@ -582,6 +582,20 @@ struct FastCall {
     payload: *mut c_void,
 }
 
+impl FastCall {
+    #[inline(always)]
+    fn of(r: &CallbackRecord) -> FastCall {
+        FastCall {
+            kind: r.kind,
+            operation: r.operation,
+            phase: r.phase,
+            correlation_id: r.correlation_id,
+            thread_id: r.thread_id,
+            payload: r.payload,
+        }
+    }
+}
+
 /// What the unguarded path did with a HIP API callback it took, and what is left for the
 /// call's record (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`), out of line: calls through the
 /// SDK's clock, which the trampoline's registers are not kept for.
@@ -608,16 +622,8 @@ enum Took {
 /// its `user_data` null or the runtime's user-data slot of the call.
 #[inline(always)]
 unsafe fn hip_api_fast<const TIMED: bool>(t: &Tracer, l: &Local, r: &CallbackRecord) -> bool {
-    let c = FastCall {
-        kind: r.kind,
-        operation: r.operation,
-        phase: r.phase,
-        correlation_id: r.correlation_id,
-        thread_id: r.thread_id,
-        payload: r.payload,
-    };
     // SAFETY: this function's contract (`r.user_data` included).
-    match unsafe { hip_api_try::<TIMED>(t, l, &c) } {
+    match unsafe { hip_api_try::<TIMED>(t, l, &FastCall::of(r)) } {
         Ok(Took::Done) => true,
         Ok(Took::Start) => {
             // SAFETY: armed for HIP API callbacks (`hip_api_try` took the ENTER); the call's
@@ -1040,14 +1046,7 @@ unsafe fn hip_stream_fast<const TIMED: bool>(
 #[inline(always)]
 unsafe fn on_callback_timed(t: &Tracer, r: CallbackRecord, edge: &'static str) {
     let timer = t.recorder.selftime().start();
-    let c = FastCall {
-        kind: r.kind,
-        operation: r.operation,
-        phase: r.phase,
-        correlation_id: r.correlation_id,
-        thread_id: r.thread_id,
-        payload: r.payload,
-    };
+    let c = FastCall::of(&r);
     let l = local::slot();
     // SAFETY: the runtime's record of this callback, its payload valid for it (this
     // function's contract).
