@@ -9,7 +9,9 @@
 # Three runs alternate, ROUNDS rounds, at 1 and 16 threads: without the tool; with it; with it
 # loaded but ROCPROF_SIM_TOOL_CALLS=skip (the runtime traces, builds and buffers every record
 # but calls no tool callback), which splits with − without into the simulated runtime's own
-# tracing work (skip − without) and the tool's (with − skip). Prints the medians:
+# tracing work (skip − without) and the tool's (with − skip); and with it loaded but each HIP
+# call's record buffered by the runtime (ROCPROF_XPLANE_HIP_API_RECORDS=buffer) instead of built
+# from the call's callbacks (the default). Prints the medians:
 #   app CPU-ns        the calling threads' own CPU time / calls (the application thread's cost)
 #   CPU-ns per call   the process's CPU time over the storm / calls (the runtime's and the
 #                     tool's threads too)
@@ -103,10 +105,11 @@ PY
 exit 0
 fi
 
-run() { # WITH(0|1|skip) THREADS: one storm, its line appended to $work/runs
+run() { # WITH(0|1|skip|buffer) THREADS: one storm, its line appended to $work/runs
   local env=(ROCPROF_SIM_SDK="$sdk")
   [ "$1" != 0 ] && env+=(ROCP_TOOL_LIBRARIES="$tool")
   [ "$1" = skip ] && env+=(ROCPROF_SIM_TOOL_CALLS=skip)
+  [ "$1" = buffer ] && env+=(ROCPROF_XPLANE_HIP_API_RECORDS=buffer)
   rm -rf "$work/out"
   local line
   line=$(env "${env[@]}" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" "$work/storm" "$libsim" "$2" "$calls" \
@@ -121,6 +124,7 @@ for _ in $(seq "$rounds"); do
     run 0 "$threads"
     run 1 "$threads"
     run skip "$threads"
+    run buffer "$threads"
   done
 done
 
@@ -143,4 +147,8 @@ for threads in ("1", "16"):
     own = pick("1", "app_cpu_ns_per_call") - pick("skip", "app_cpu_ns_per_call")
     print(f"      of the app CPU-ns: the tool's callbacks (with − skip) {own:6.1f}, the runtime's "
           f"tracing (skip − without) {app - own:6.1f}")
+    print(f"      records buffered instead (HIP_API_RECORDS=buffer): with − without "
+          f"{pick('buffer', 'app_cpu_ns_per_call') - pick('0', 'app_cpu_ns_per_call'):6.1f} app CPU-ns, "
+          f"{pick('buffer', 'cpu_ns_per_call') - pick('0', 'cpu_ns_per_call'):6.1f} CPU-ns, "
+          f"{pick('buffer', 'wall_ns_per_call') - pick('0', 'wall_ns_per_call'):6.1f} wall-ns per call")
 PY
