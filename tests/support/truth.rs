@@ -98,21 +98,11 @@ pub fn truth_traced_hip_calls(plan: &Value) -> u64 {
 
 /// Whether the tool, run with the environment `var` reads, builds the records of the HIP calls
 /// it subscribes callbacks to from those callbacks (`ROCPROF_XPLANE_HIP_API_RECORDS`, default
-/// `callbacks`; only while it traces HIP calls, `ROCPROF_XPLANE_DOMAINS`).
+/// `callbacks`; only while it traces HIP calls, `ROCPROF_XPLANE_DOMAINS`): as the tool's own
+/// configuration reads them.
 pub fn builds_hip_records(var: impl Fn(&str) -> Option<String>) -> bool {
-    // A value with a word the tool does not know is refused whole: the default (all) is used.
-    const KNOWN: [&str; 10] = [
-        "hip", "kernel", "kernels", "memcpy", "copy", "marker", "markers", "roctx", "all", "none",
-    ];
-    let traces_hip = var("ROCPROF_XPLANE_DOMAINS").is_none_or(|d| {
-        let d = d.to_ascii_lowercase();
-        let words: Vec<&str> = d
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|w| !w.is_empty())
-            .collect();
-        !words.iter().all(|w| KNOWN.contains(w)) || words.iter().any(|w| *w == "hip" || *w == "all")
-    });
-    traces_hip && var("ROCPROF_XPLANE_HIP_API_RECORDS").as_deref() != Some("buffer")
+    let (cfg, _) = rocprof_xplane::config::Config::parse(var, 0);
+    cfg.domains.hip && cfg.hip_api_from_callbacks
 }
 
 /// The HIP calls the tool has a record of: those the runtime emitted a buffered record of,
