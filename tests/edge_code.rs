@@ -31,8 +31,8 @@ const SLOT_AGAIN: &str = "rocprof_xplane::capture::local::slot_again";
 /// A HIP call's start stamped at its ENTER, and its record built at its EXIT, out of line from
 /// the general trampolines (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`): each reads the SDK's
 /// clock through a pointer.
-const API_START: &str = "rocprof_xplane::sdk::callbacks::api_start_unguarded";
-const API_RECORD: &str = "rocprof_xplane::sdk::callbacks::api_record_unguarded";
+const API_START: &str = "rocprof_xplane::sdk::callbacks::api_record::api_start_unguarded";
+const API_RECORD: &str = "rocprof_xplane::sdk::callbacks::api_record::api_record_unguarded";
 /// A roctx callback at the phase its operation acts at, out of line from its trampoline.
 const MARKER: &str = "rocprof_xplane::sdk::callbacks::marker_callback";
 /// The C runtime's look-up of a thread-local's address in a shared library.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::model::events::ApiDomain;
 
 fn armed(kinds: CallbackKinds) -> Armed {
     Armed::new(Dispatch {
