@@ -29,7 +29,7 @@ use crate::hip::HipOp;
 use crate::recorder::{BufferSlot, ExitReads, Gate, Recorder};
 
 mod api_record;
-use api_record::{api_record_unguarded, api_start_unguarded, built_record, stamp, stamped, Took};
+use api_record::{api_record_unguarded, api_start_unguarded, end_call, start_call, Took};
 
 /// Runtime values of the callback-tracing kinds configured.
 #[derive(Debug, Clone, Copy, Default)]
@@ -1033,17 +1033,12 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     }
     // The call's start at its ENTER, and its record at its EXIT, for the callbacks the
     // unguarded path (`hip_api_try`) did not take.
-    if call.phase == hip_call::Phase::Enter {
-        let start = rec.api_start(gate, || d.clock.now());
+    match call.phase {
         // SAFETY: the runtime's user-data slot of this call (this function's contract).
-        unsafe { stamp(r.user_data, start) };
-    } else if call.phase == hip_call::Phase::Exit {
-        // SAFETY: the runtime's user-data slot of this call (this function's contract).
-        let start = unsafe { stamped(r.user_data) };
-        if start != 0 {
-            let record = built_record(r, start, d.clock.now());
-            local::with(|l| rec.keep_api_record(l, gate, record));
-        }
+        hip_call::Phase::Enter => unsafe { start_call(rec, gate, d.clock, r.user_data) },
+        // SAFETY: as above.
+        hip_call::Phase::Exit => unsafe { end_call(rec, local::slot(), gate, d.clock, r) },
+        hip_call::Phase::Other => {}
     }
 }
 

@@ -7,6 +7,7 @@
 use rocprofiler_sdk_sys as sys;
 
 use super::payload::CallbackRecord;
+use super::Clock;
 use super::Tracer;
 use crate::capture::local::Local;
 use crate::guard::ffi_guard;
@@ -32,7 +33,7 @@ pub(super) enum Took {
 /// `user_data` is null or the runtime's user-data slot of the call for our context, which
 /// the runtime passes to its ENTER and its EXIT alike.
 #[inline(always)]
-pub(super) unsafe fn stamped(user_data: *mut sys::rocprofiler_user_data_t) -> u64 {
+unsafe fn stamped(user_data: *mut sys::rocprofiler_user_data_t) -> u64 {
     if user_data.is_null() {
         return 0;
     }
@@ -45,7 +46,7 @@ pub(super) unsafe fn stamped(user_data: *mut sys::rocprofiler_user_data_t) -> u6
 /// # Safety
 /// As [`stamped`].
 #[inline(always)]
-pub(super) unsafe fn stamp(user_data: *mut sys::rocprofiler_user_data_t, start: u64) {
+unsafe fn stamp(user_data: *mut sys::rocprofiler_user_data_t, start: u64) {
     if !user_data.is_null() {
         // SAFETY: a valid slot, ours for this call (contract).
         unsafe { (*user_data).value = start };
@@ -55,7 +56,7 @@ pub(super) unsafe fn stamp(user_data: *mut sys::rocprofiler_user_data_t, start: 
 /// The record of a HIP call its EXIT `c` builds: from its ENTER's stamp `start_ns` to
 /// `end_ns`, as the runtime's buffered record of it would read.
 #[inline(always)]
-pub(super) fn built_record(c: &CallbackRecord, start_ns: u64, end_ns: u64) -> ApiRecord {
+fn built_record(c: &CallbackRecord, start_ns: u64, end_ns: u64) -> ApiRecord {
     ApiRecord {
         domain: ApiDomain::Hip,
         operation: c.operation,
@@ -64,6 +65,47 @@ pub(super) fn built_record(c: &CallbackRecord, start_ns: u64, end_ns: u64) -> Ap
         start_ns,
         end_ns: end_ns.max(start_ns),
         thread_id: c.thread_id,
+    }
+}
+
+/// A call's ENTER: its start on `clock` stamped into its user data while `gate` lets capture
+/// on (else 0: no record). Reads, a call and a store; nothing that can panic.
+///
+/// # Safety
+/// As [`stamped`].
+#[inline(always)]
+pub(super) unsafe fn start_call(
+    rec: &Recorder,
+    gate: Gate,
+    clock: Clock,
+    user_data: *mut sys::rocprofiler_user_data_t,
+) {
+    // SAFETY: this function's contract.
+    unsafe { stamp(user_data, rec.api_start(gate, || clock.now())) };
+}
+
+/// A call's EXIT `r`: its record, from the start its ENTER stamped into `r.user_data` (none:
+/// no record) to now on `clock`, kept in this thread's store `l`: before the guard when that
+/// takes no allocation or lookup, else through it.
+///
+/// # Safety
+/// `r.user_data` as [`stamped`].
+#[inline(always)]
+pub(super) unsafe fn end_call(
+    rec: &Recorder,
+    l: &Local,
+    gate: Gate,
+    clock: Clock,
+    r: &CallbackRecord,
+) {
+    // SAFETY: this function's contract.
+    let start = unsafe { stamped(r.user_data) };
+    if start == 0 {
+        return;
+    }
+    let record = built_record(r, start, clock.now());
+    if !rec.keep_api_record_unguarded(l, gate, record) {
+        keep_api_record_guarded(rec, l, gate, record);
     }
 }
 
@@ -79,9 +121,8 @@ pub(super) unsafe fn api_start_unguarded(t: &Tracer, user_data: *mut sys::rocpro
     // SAFETY: armed (this function's contract: `hip_api_try` found the kind armed, acquire).
     let clock = unsafe { t.armed.get_known_set() }.dispatch.clock;
     let rec = &t.recorder;
-    let start = rec.api_start(rec.gate(), || clock.now());
     // SAFETY: this function's contract.
-    unsafe { stamp(user_data, start) };
+    unsafe { start_call(rec, rec.gate(), clock, user_data) };
 }
 
 /// The record of a call whose EXIT the unguarded path took ([`Took::Record`]), from its
@@ -100,19 +141,13 @@ pub(super) unsafe fn api_record_unguarded<R>(
 ) where
     for<'r> CallbackRecord: From<&'r R>,
 {
-    // SAFETY: this function's contract.
-    let start = unsafe { stamped(user_data) };
-    if start == 0 {
-        return;
-    }
     // SAFETY: armed (this function's contract).
     let clock = unsafe { t.armed.get_known_set() }.dispatch.clock;
-    let record = built_record(&CallbackRecord::from(record), start, clock.now());
+    let mut r = CallbackRecord::from(record);
+    r.user_data = user_data;
     let rec = &t.recorder;
-    let gate = rec.gate();
-    if !rec.keep_api_record_unguarded(l, gate, record) {
-        keep_api_record_guarded(rec, l, gate, record);
-    }
+    // SAFETY: this function's contract.
+    unsafe { end_call(rec, l, rec.gate(), clock, &r) };
 }
 
 /// A built record the unguarded path could not keep: through the guard, out of line.
