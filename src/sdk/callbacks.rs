@@ -6,7 +6,7 @@
 //! process. They stay thin: they turn the runtime's record into a safe view (`payload`) and
 //! hand it to the recorder (`recorder`, `capture`), which only records and returns.
 
-use std::cell::UnsafeCell;
+use std::cell::{Cell, UnsafeCell};
 use std::ffi::c_void;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -1027,7 +1027,19 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     };
     // SAFETY: a HIP_RUNTIME_API payload of the call in progress (this function's contract).
     let args = unsafe { HipApiArgs::new(r.payload, rec) };
-    rec.on_hip_call(gate, &call, &args, || d.clock.now());
+    // An EXIT that needs the time both for the thread's state (an allocation) and for the
+    // call's record reads the clock once: the memo (a closure of references, so copied to
+    // both).
+    let read = Cell::new(0u64);
+    let now = || match read.get() {
+        0 => {
+            let t = d.clock.now();
+            read.set(t);
+            t
+        }
+        t => t,
+    };
+    rec.on_hip_call(gate, &call, &args, now);
     if !d.api_from_callbacks {
         return;
     }
@@ -1037,7 +1049,7 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
         // SAFETY: the runtime's user-data slot of this call (this function's contract).
         hip_call::Phase::Enter => unsafe { start_call(rec, gate, d.clock, r.user_data) },
         // SAFETY: as above.
-        hip_call::Phase::Exit => unsafe { end_call(rec, local::slot(), gate, d.clock, r) },
+        hip_call::Phase::Exit => unsafe { end_call(rec, local::slot(), gate, now, r) },
         hip_call::Phase::Other => {}
     }
 }

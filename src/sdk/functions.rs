@@ -432,6 +432,12 @@ impl Functions {
 pub struct Clock(sys::rocprofiler_get_timestamp_fn);
 
 impl Clock {
+    /// A clock read through `get_timestamp` (tests: a counting clock).
+    #[cfg(test)]
+    pub(crate) fn of(get_timestamp: sys::rocprofiler_get_timestamp_fn) -> Clock {
+        Clock(get_timestamp)
+    }
+
     /// Now on the SDK's clock, falling back to the same clock read directly.
     #[inline]
     pub fn now(self) -> u64 {

@@ -85,8 +85,9 @@ pub(super) unsafe fn start_call(
 }
 
 /// A call's EXIT `r`: its record, from the start its ENTER stamped into `r.user_data` (none:
-/// no record) to now on `clock`, kept in this thread's store `l`: before the guard when that
-/// takes no allocation or lookup, else through it.
+/// no record) to `now()`, kept in this thread's store `l`: before the guard when that takes no
+/// allocation or lookup, else through it. `now` is the caller's so that one EXIT reads the
+/// clock once, whoever else needs the time.
 ///
 /// # Safety
 /// `r.user_data` as [`stamped`].
@@ -95,7 +96,7 @@ pub(super) unsafe fn end_call(
     rec: &Recorder,
     l: &Local,
     gate: Gate,
-    clock: Clock,
+    now: impl FnOnce() -> u64,
     r: &CallbackRecord,
 ) {
     // SAFETY: this function's contract.
@@ -103,7 +104,7 @@ pub(super) unsafe fn end_call(
     if start == 0 {
         return;
     }
-    let record = built_record(r, start, clock.now());
+    let record = built_record(r, start, now());
     if !rec.keep_api_record_unguarded(l, gate, record) {
         keep_api_record_guarded(rec, l, gate, record);
     }
@@ -147,7 +148,7 @@ pub(super) unsafe fn api_record_unguarded<R>(
     r.user_data = user_data;
     let rec = &t.recorder;
     // SAFETY: this function's contract.
-    unsafe { end_call(rec, l, rec.gate(), clock, &r) };
+    unsafe { end_call(rec, l, rec.gate(), || clock.now(), &r) };
 }
 
 /// A built record the unguarded path could not keep: through the guard, out of line.

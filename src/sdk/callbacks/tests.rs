@@ -73,26 +73,34 @@ fn a_kind_named_for_two_services_goes_to_the_first_and_huge_kinds_nowhere() {
 const LAUNCH_OP: i32 = 3;
 const STREAM_KIND: u32 = 20;
 
-/// A tracer armed for `hipLaunchKernel` (operation [`LAUNCH_OP`]) and `HIP_STREAM`
-/// ([`STREAM_KIND`]), leaked as the tool's is.
-fn launch_tracer() -> &'static Tracer {
+/// A tracer armed for the HIP API callbacks of operation `op` (the HIP function `name`), and
+/// `HIP_STREAM` at `hip_stream`, each call's record built from its callbacks, leaked as the
+/// tool's is.
+fn hip_api_tracer(op: i32, name: &str, hip_stream: Option<u32>, clock: Clock) -> &'static Tracer {
     let t: &'static Tracer = Box::leak(Box::default());
-    let mut hip_ops = vec![None; LAUNCH_OP as usize + 1];
-    hip_ops[LAUNCH_OP as usize] = crate::hip::lookup("hipLaunchKernel");
+    let mut hip_ops = vec![None; op as usize + 1];
+    hip_ops[op as usize] = crate::hip::lookup(name);
     t.arm(Dispatch {
         abi: Abi::V1,
         buffer_kinds: BufferKinds::default(),
         callback_kinds: CallbackKinds {
             hip_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
-            hip_stream: Some(STREAM_KIND),
+            hip_stream,
             ..Default::default()
         },
         hip_ops,
         buffers: Vec::new(),
-        clock: Functions::from_process().clock(),
+        clock,
         api_from_callbacks: true,
     });
     t
+}
+
+/// A tracer armed for `hipLaunchKernel` (operation [`LAUNCH_OP`]) and `HIP_STREAM`
+/// ([`STREAM_KIND`]).
+fn launch_tracer() -> &'static Tracer {
+    let clock = Functions::from_process().clock();
+    hip_api_tracer(LAUNCH_OP, "hipLaunchKernel", Some(STREAM_KIND), clock)
 }
 
 /// The roctx callback kind the marker tests arm.
@@ -447,4 +455,66 @@ fn each_abi_gets_the_trampoline_of_its_own_layout() {
     let marker_v1 = addr(tracing_callback_for(Abi::V1, Edge::Marker));
     assert_eq!(marker_v1, Some(marker_callback_v1 as *const () as usize));
     assert_eq!(addr(tracing_callback_for(Abi::V0, Edge::Marker)), v0);
+}
+
+thread_local! {
+    /// How many times [`counting_clock`] was read on this thread.
+    static CLOCK_READS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// A clock that counts its reads on this thread and reads 1,000 ns at the first, 2,000 at the
+/// second, and so on.
+unsafe extern "C" fn counting_clock(ts: *mut u64) -> sys::rocprofiler_status_t {
+    let n = CLOCK_READS.with(|c| {
+        c.set(c.get() + 1);
+        c.get()
+    });
+    // SAFETY: the caller passes a valid u64 to write (`Clock::now`).
+    unsafe { *ts = u64::from(n) * 1_000 };
+    sys::ROCPROFILER_STATUS_SUCCESS
+}
+
+/// The EXIT of an allocation needs the time twice, for the memory timeline and for the call's
+/// record; it reads the clock once, and both carry that one time. ENTER reads it once too.
+#[test]
+fn an_allocation_reads_the_clock_once_at_its_exit() {
+    const MALLOC_OP: i32 = 5;
+    std::thread::spawn(|| {
+        type Api = sys::rocprofiler_callback_tracing_hip_api_data_t;
+        let clock = Clock::of(Some(counting_clock));
+        let t = hip_api_tracer(MALLOC_OP, "hipMalloc", None, clock);
+        // SAFETY: all-zero is a valid payload; its size and arguments are set below.
+        let mut api: Api = unsafe { std::mem::zeroed() };
+        api.size = std::mem::size_of::<Api>() as u64;
+        let mut allocated: *mut c_void = 0x7000_0000 as *mut c_void;
+        api.args.hipMalloc.ptr = &mut allocated;
+        api.args.hipMalloc.size = 4096;
+        let mut user = sys::rocprofiler_user_data_t { value: 0 };
+        let mut reads = Vec::new();
+        for phase in [
+            sys::ROCPROFILER_CALLBACK_PHASE_ENTER,
+            sys::ROCPROFILER_CALLBACK_PHASE_EXIT,
+        ] {
+            let payload = &mut api as *mut Api as *mut c_void;
+            let kind = sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+            let r = record_v1(kind, MALLOC_OP, phase, 7, payload);
+            let before = CLOCK_READS.with(|c| c.get());
+            // SAFETY: a HIP_RUNTIME_API record of an allocation, its payload and user-data
+            // slot valid meanwhile.
+            unsafe { callback_rest(t, &r, &mut user, "test") };
+            reads.push(CLOCK_READS.with(|c| c.get()) - before);
+        }
+        assert_eq!(reads, [1, 1], "clock reads at ENTER, at EXIT");
+        let d = t.recorder.capture().drain(0, true);
+        let records: Vec<_> = d.api.iter().map(|r| (r.start_ns, r.end_ns)).collect();
+        assert_eq!(records, [(1_000, 2_000)]);
+        let memory: Vec<_> = d
+            .memory
+            .iter()
+            .map(|m| (m.address, m.bytes, m.time_ns))
+            .collect();
+        assert_eq!(memory, [(0x7000_0000, 4096, 2_000)]);
+    })
+    .join()
+    .unwrap();
 }
