@@ -320,3 +320,55 @@ fn without_insert_range_nothing_is_assembled() {
     let dir = run.layout("p").run_dir();
     assert_eq!(std::fs::read_dir(dir).unwrap().count(), 0, "no P is left");
 }
+
+/// A window's Task Environment holds some stats only when they tell something: the clock's
+/// drift where the boot and wall clocks parted within the window, the offset where the job's
+/// clock reference was asked. A window with such a stat between windows without it keeps
+/// every name's id, so every window goes into P in place (a window whose Task Environment
+/// numbered its names afresh was refused, "a window on other ids than the run's", and the
+/// rest of the run was read back and merged at exit), and P is the merge of the windows.
+#[test]
+fn a_window_with_a_clock_drift_goes_in_place_as_the_others() {
+    use crate::clock::{ClockPair, JobClock, JobTimeSource, Origin};
+    let mut run = Run::new();
+    let origin = Origin {
+        unix_ns: 1_700_000_000_000_000_000,
+        source: JobTimeSource::OwnStart,
+    };
+    for (k, t) in run.traces.iter_mut().enumerate() {
+        let pair = |boot_ns: u64, drift_ns: u64| ClockPair {
+            boot_ns,
+            wall_ns: origin.unix_ns + boot_ns + drift_ns,
+            error_ns: 10,
+        };
+        // The wall clock stepped 5 µs ahead of the boot clock in the second window only.
+        let drift = if k == 1 { 5_000 } else { 0 };
+        let (start, stop) = (
+            t.start_boottime_ns,
+            t.stop_boottime_ns.max(t.start_boottime_ns + 1),
+        );
+        let clock = JobClock::new(origin, pair(start, 0), pair(stop, drift), None, None);
+        assert_eq!(clock.drift_ns() != 0, k == 1, "window {k}");
+        t.clock = Some(clock);
+    }
+    let Some(whole) = merged_where_assembled(&run) else {
+        return;
+    };
+    let written = run.write("d");
+    let mut p = run.start("p").unwrap();
+    for (k, w) in written[..3].iter().enumerate() {
+        let added = p.add(Indexed::written(w).unwrap());
+        assert!(
+            added.is_ok(),
+            "window {k}: {:?}",
+            added.err().map(|e| e.to_string())
+        );
+    }
+    let last = Indexed::written(&written[3]).unwrap();
+    let (path, m) = p
+        .finish(Some(last), &[], &run.layout("p"))
+        .map_err(|e| e.why)
+        .unwrap();
+    assert_eq!(m.inputs, 4);
+    assert_eq!(crate::xplane::read_xspace(&path).unwrap(), whole);
+}

@@ -9,9 +9,9 @@ use super::Timebase;
 use crate::xplane::builder::{BuiltPlane, PlaneBuilder, StatValue};
 use crate::xplane::hlo;
 use crate::xplane::proto::{x_stat, XStat};
+use crate::xplane::run_ids::{finish_plane, new_plane, RunIds};
 use crate::xplane::stats as s;
 use crate::xplane::steps::StepRoots;
-use crate::xplane::RunIds;
 
 /// `/host:__ScopeRangeCallStack__`: one plane stat per (child, parent), `metadata_id` = child,
 /// `int64_value` = parent. Like XLA's CUPTI collector, one empty-named stat metadata at the
@@ -52,13 +52,16 @@ pub(super) fn hlo_metadata_plane(trace: &Trace) -> Option<BuiltPlane> {
 
 /// `Task Environment`: the absolute wall-clock window (uint64 ns, as `ProfilerSession` writes),
 /// which the relative line timestamps need to be placed in time, plus our record counters.
+/// Some stats are written only when they tell something (the clock's drift and offset): for a
+/// window of a run, the plane goes on from the run's names, so a stat keeps its id in every
+/// window whichever of them came before it (the merge puts windows in place only then).
 pub(super) fn task_environment_plane(
     trace: &Trace,
     base: &Timebase,
     steps: &StepRoots,
     run: Option<&RunIds>,
 ) -> BuiltPlane {
-    let mut plane = PlaneBuilder::new(0, s::TASK_ENV_PLANE);
+    let mut plane = new_plane(run, 0, s::TASK_ENV_PLANE.to_string());
     if let Some(id) = run.and_then(RunIds::identity) {
         plane.add_plane_stat(s::WINDOW_PID, StatValue::U64(u64::from(id.pid)));
         plane.add_plane_stat(s::WINDOW_RUN, StatValue::U64(id.run));
@@ -90,7 +93,7 @@ pub(super) fn task_environment_plane(
         "rocprof_xplane_steps_overlapping",
         StatValue::U64(steps.overlapping),
     );
-    plane.finish()
+    finish_plane(run, plane)
 }
 
 /// The job clock the times are on: its origin and where it came from, the clock readings of
