@@ -6,7 +6,7 @@
 //! process. They stay thin: they turn the runtime's record into a safe view (`payload`) and
 //! hand it to the recorder (`recorder`, `capture`), which only records and returns.
 
-use std::cell::{Cell, UnsafeCell};
+use std::cell::{OnceCell, UnsafeCell};
 use std::ffi::c_void;
 use std::mem::offset_of;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -1030,15 +1030,8 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     // An EXIT that needs the time both for the thread's state (an allocation) and for the
     // call's record reads the clock once: the memo (a closure of references, so copied to
     // both).
-    let read = Cell::new(0u64);
-    let now = || match read.get() {
-        0 => {
-            let t = d.clock.now();
-            read.set(t);
-            t
-        }
-        t => t,
-    };
+    let read = OnceCell::new();
+    let now = || *read.get_or_init(|| d.clock.now());
     rec.on_hip_call(gate, &call, &args, now);
     if !d.api_from_callbacks {
         return;
