@@ -16,8 +16,12 @@
 //! All slicing is at ASCII delimiters, so no text — non-ASCII, unbalanced, empty or huge — can
 //! split a character or panic.
 
-/// Fields that open a PyTorch `emit_nvtx` range text after the op name.
-const PYTORCH_FIELDS: [&str; 4] = ["seq", "op_id", "sizes", "input_op_ids"];
+/// The fields that open a PyTorch `emit_nvtx` range text after the op name, each as it follows
+/// the name: `, <field> = ` (`seq`, `op_id`, `sizes`, `input_op_ids`).
+const PYTORCH_FIELDS: [&str; 4] = [", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "];
+
+/// What opens a nested part of a pair list ([`split_nested`]): quotes and brackets.
+const NESTING: [char; 5] = ['"', '\'', '{', '(', '['];
 
 /// A value from a `k=v`, typed the way XLA's `ParseAndAddStatValue` types it.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,10 +98,7 @@ fn pytorch_level(label: &str) -> Option<Level<'_>> {
     if !label.contains(" = ") {
         return None;
     }
-    let (cut, _) = PYTORCH_FIELDS
-        .iter()
-        .filter_map(|f| label.find(&format!(", {f} = ")).map(|i| (i, f)))
-        .min()?;
+    let cut = PYTORCH_FIELDS.iter().filter_map(|f| label.find(f)).min()?;
     let name = label[..cut].trim();
     if name.is_empty() {
         return None;
@@ -116,12 +117,24 @@ fn pytorch_level(label: &str) -> Option<Level<'_>> {
 /// `k<sep>v` pairs of a comma-separated list (commas inside quotes or brackets kept), trimmed,
 /// empty keys or values dropped, as XLA's `ParseMetadata`.
 fn key_values(list: &str, sep: char) -> Vec<(&str, &str)> {
-    split_pairs(list)
-        .into_iter()
-        .filter_map(|kv| kv.split_once(sep))
-        .map(|(k, v)| (k.trim(), v.trim()))
-        .filter(|(k, v)| !k.is_empty() && !v.is_empty())
-        .collect()
+    let pair = |kv| key_value(kv, sep);
+    if list.contains(NESTING) {
+        split_pairs(list).into_iter().filter_map(pair).collect()
+    } else {
+        // Nothing nested (most labels): every comma splits, as `split_pairs` would split it,
+        // without its list of pieces.
+        list.split(',')
+            .filter(|p| kept(p))
+            .filter_map(pair)
+            .collect()
+    }
+}
+
+/// `k<sep>v`, trimmed, when neither is empty.
+fn key_value(kv: &str, sep: char) -> Option<(&str, &str)> {
+    let (k, v) = kv.split_once(sep)?;
+    let (k, v) = (k.trim(), v.trim());
+    (!k.is_empty() && !v.is_empty()).then_some((k, v))
 }
 
 /// Splits on commas outside `"…"`, `'…'`, `(…)`, `[…]`, `{…}` like XLA's `SplitPairs` (pieces
@@ -174,7 +187,61 @@ fn split_nested(list: &str, quotes: bool, brackets: bool) -> Option<Vec<&str>> {
 }
 
 fn keep_piece<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
-    if piece.len() > 1 {
+    if kept(piece) {
         pieces.push(piece);
+    }
+}
+
+/// Whether a piece between commas is kept: pieces of one byte or less are dropped, as XLA's.
+fn kept(piece: &str) -> bool {
+    piece.len() > 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `key_values` splits a list with nothing nested at every comma itself: `split_pairs`
+    /// gives those pieces too, tricky commas and short pieces included, and the pairs are the
+    /// same.
+    #[test]
+    fn a_list_with_nothing_nested_splits_at_every_comma() {
+        for list in [
+            "a=1,b=2",
+            ",a=1,,b=2,",
+            "x, =1, k= v ,z=",
+            "a,b,cc,,d",
+            "",
+            ",",
+            "hlo_op=fusion.3,program_id=7",
+            "k=v}],)",
+            "ü=1,é,,ß=ẞ",
+        ] {
+            assert!(!list.contains(NESTING), "{list}");
+            let every_comma: Vec<&str> = list.split(',').filter(|p| kept(p)).collect();
+            assert_eq!(split_pairs(list), every_comma, "{list}");
+            let nested: Vec<_> = split_pairs(list)
+                .into_iter()
+                .filter_map(|kv| key_value(kv, '='))
+                .collect();
+            assert_eq!(key_values(list, '='), nested, "{list}");
+        }
+    }
+
+    /// The PyTorch form is found by its field markers, each `, <field> = `.
+    #[test]
+    fn pytorch_labels_split_at_their_first_field() {
+        let l = parse_level("aten::linear, op_id = 2, seq = 17, sizes = [[256, 4096], [4096]]");
+        assert_eq!(l.form, LevelForm::PyTorch);
+        assert_eq!(l.name, "aten::linear");
+        assert_eq!(
+            l.fields,
+            [
+                ("op_id", "2"),
+                ("seq", "17"),
+                ("sizes", "[[256, 4096], [4096]]")
+            ]
+        );
+        assert_eq!(parse_level("a = b, seqq = 1").form, LevelForm::Plain);
     }
 }
