@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 pub use super::level::ParsedValue;
-use super::level::{parse_level, Level, LevelForm};
+use super::level::{parse_level, LevelForm};
 use super::steps::step_of_level;
 use crate::model::steps::StepRule;
 
@@ -32,6 +32,65 @@ pub struct ParsedAnnotation {
     pub metadata: Vec<(String, ParsedValue)>,
 }
 
+/// One label as a stack's stats read it, parsed once and owned: what the writer keeps per
+/// label text, since a label recurs in many stacks (`XlaModule:`, `Thunk:` levels).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LabelFields {
+    /// The level's name when it can be the stack's `tf_op`: a TraceMe or PyTorch level that is
+    /// not a step.
+    pub op: Option<String>,
+    /// Its fields in the level's order, the first occurrence of each key, at most [`MAX_KEYS`]
+    /// (a stack takes no more, and a later duplicate in a level never wins).
+    pub fields: Vec<(String, ParsedValue)>,
+}
+
+impl LabelFields {
+    pub fn parse(label: &str, step_rule: Option<&StepRule>) -> Self {
+        let level = parse_level(label);
+        let op = (level.form != LevelForm::Plain
+            && step_of_level(label, &level, step_rule).is_none())
+        .then(|| level.name.to_owned());
+        let mut fields: Vec<(String, ParsedValue)> = Vec::new();
+        for (k, v) in &level.fields {
+            if fields.len() == MAX_KEYS {
+                break;
+            }
+            if !fields.iter().any(|(seen, _)| seen == k) {
+                fields.push(((*k).to_owned(), ParsedValue::parse(v)));
+            }
+        }
+        LabelFields { op, fields }
+    }
+}
+
+/// Where a stack's stats come from, by place in its levels (outermost first).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Merged {
+    /// The level whose name is `tf_op`: the outermost with an op.
+    pub op: Option<usize>,
+    /// `(level, field)` of every key's innermost occurrence, innermost level first, at most
+    /// [`MAX_KEYS`].
+    pub fields: Vec<(usize, usize)>,
+}
+
+/// Merges a stack's levels (outermost first): `tf_op` from the outermost level with an op,
+/// fields innermost level first, the first occurrence of a key wins.
+pub fn merge(levels: &[&LabelFields]) -> Merged {
+    let op = levels.iter().position(|l| l.op.is_some());
+    let mut fields: Vec<(usize, usize)> = Vec::new();
+    'levels: for (at, level) in levels.iter().enumerate().rev() {
+        for (f, (k, _)) in level.fields.iter().enumerate() {
+            if fields.len() == MAX_KEYS {
+                break 'levels;
+            }
+            if !fields.iter().any(|&(l, g)| levels[l].fields[g].0 == *k) {
+                fields.push((at, f));
+            }
+        }
+    }
+    Merged { op, fields }
+}
+
 /// Parses the labels open at a call (outermost first); a function of the labels and the run's
 /// step rule alone, so the writer can cache it per shared label list.
 pub fn parse_annotation(labels: &[Arc<str>], step_rule: Option<&StepRule>) -> ParsedAnnotation {
@@ -40,25 +99,20 @@ pub fn parse_annotation(labels: &[Arc<str>], step_rule: Option<&StepRule>) -> Pa
         .map(|s| s.as_ref())
         .collect::<Vec<_>>()
         .join("::");
-    let levels: Vec<Level<'_>> = labels.iter().map(|l| parse_level(l)).collect();
-    let tf_op = levels
+    let levels: Vec<LabelFields> = labels
         .iter()
-        .zip(labels)
-        .find(|(l, text)| l.form != LevelForm::Plain && step_of_level(text, l, step_rule).is_none())
-        .map(|(l, _)| l.name.to_owned())
+        .map(|l| LabelFields::parse(l, step_rule))
+        .collect();
+    let merged = merge(&levels.iter().collect::<Vec<_>>());
+    let tf_op = merged
+        .op
+        .and_then(|l| levels[l].op.clone())
         .unwrap_or_default();
-    let mut metadata: Vec<(String, ParsedValue)> = Vec::new();
-    'levels: for level in levels.iter().rev() {
-        for (k, v) in &level.fields {
-            if metadata.len() == MAX_KEYS {
-                break 'levels;
-            }
-            if metadata.iter().any(|(seen, _)| seen == k) {
-                continue;
-            }
-            metadata.push(((*k).to_owned(), ParsedValue::parse(v)));
-        }
-    }
+    let metadata = merged
+        .fields
+        .iter()
+        .map(|&(l, f)| levels[l].fields[f].clone())
+        .collect();
     ParsedAnnotation {
         joined,
         tf_op,

@@ -20,8 +20,10 @@
 /// the name: `, <field> = ` (`seq`, `op_id`, `sizes`, `input_op_ids`).
 const PYTORCH_FIELDS: [&str; 4] = [", seq = ", ", op_id = ", ", sizes = ", ", input_op_ids = "];
 
-/// What opens a nested part of a pair list ([`split_nested`]): quotes and brackets.
-const NESTING: [char; 5] = ['"', '\'', '{', '(', '['];
+/// Whether `b` opens a nested part of a pair list ([`split_nested`]): a quote or a bracket.
+fn opens_nesting(b: u8) -> bool {
+    matches!(b, b'"' | b'\'' | b'{' | b'(' | b'[')
+}
 
 /// A value from a `k=v`, typed the way XLA's `ParseAndAddStatValue` types it.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,12 +95,7 @@ fn traceme_level(label: &str) -> Option<Level<'_>> {
 }
 
 fn pytorch_level(label: &str) -> Option<Level<'_>> {
-    // Every field marker below contains " = ": most labels (plain roctx names) are rejected by
-    // one search instead of one formatted pattern and search per field.
-    if !label.contains(" = ") {
-        return None;
-    }
-    let cut = PYTORCH_FIELDS.iter().filter_map(|f| label.find(f)).min()?;
+    let cut = pytorch_fields_start(label)?;
     let name = label[..cut].trim();
     if name.is_empty() {
         return None;
@@ -114,11 +111,23 @@ fn pytorch_level(label: &str) -> Option<Level<'_>> {
     })
 }
 
+/// Where the first of [`PYTORCH_FIELDS`] starts in `label`: every marker opens with a comma,
+/// so one pass over the commas finds the earliest (no search per marker).
+fn pytorch_fields_start(label: &str) -> Option<usize> {
+    let bytes = label.as_bytes();
+    (0..bytes.len()).find(|&i| {
+        bytes[i] == b','
+            && PYTORCH_FIELDS
+                .iter()
+                .any(|f| bytes[i..].starts_with(f.as_bytes()))
+    })
+}
+
 /// `k<sep>v` pairs of a comma-separated list (commas inside quotes or brackets kept), trimmed,
 /// empty keys or values dropped, as XLA's `ParseMetadata`.
 fn key_values(list: &str, sep: char) -> Vec<(&str, &str)> {
     let pair = |kv| key_value(kv, sep);
-    if list.contains(NESTING) {
+    if list.bytes().any(opens_nesting) {
         split_pairs(list).into_iter().filter_map(pair).collect()
     } else {
         // Nothing nested (most labels): every comma splits, as `split_pairs` would split it,
@@ -151,31 +160,32 @@ fn split_pairs(list: &str) -> Vec<&str> {
 }
 
 fn split_nested(list: &str, quotes: bool, brackets: bool) -> Option<Vec<&str>> {
-    let mut open: Vec<char> = Vec::new();
+    let mut open: Vec<u8> = Vec::new();
     let mut pieces = Vec::new();
     let mut start = 0;
-    // Safe slicing: `i` comes from `char_indices` and ',' is one byte.
-    for (i, ch) in list.char_indices() {
-        match ch {
-            '"' | '\'' if quotes => {
-                if open.last() == Some(&ch) {
+    // Bytes, not chars: every delimiter is ASCII, and no byte of a multi-byte character is,
+    // so `i` at a comma is a character boundary and the slices below are safe.
+    for (i, &b) in list.as_bytes().iter().enumerate() {
+        match b {
+            b'"' | b'\'' if quotes => {
+                if open.last() == Some(&b) {
                     open.pop();
                 } else {
-                    open.push(ch);
+                    open.push(b);
                 }
             }
-            '{' | '(' | '[' if brackets => open.push(ch),
-            '}' | ')' | ']' if brackets => {
-                let opener = match ch {
-                    '}' => '{',
-                    ')' => '(',
-                    _ => '[',
+            b'{' | b'(' | b'[' if brackets => open.push(b),
+            b'}' | b')' | b']' if brackets => {
+                let opener = match b {
+                    b'}' => b'{',
+                    b')' => b'(',
+                    _ => b'[',
                 };
                 if open.last() == Some(&opener) {
                     open.pop();
                 }
             }
-            ',' if open.is_empty() => {
+            b',' if open.is_empty() => {
                 keep_piece(&mut pieces, &list[start..i]);
                 start = i + 1;
             }
@@ -217,7 +227,7 @@ mod tests {
             "k=v}],)",
             "ü=1,é,,ß=ẞ",
         ] {
-            assert!(!list.contains(NESTING), "{list}");
+            assert!(!list.bytes().any(opens_nesting), "{list}");
             let every_comma: Vec<&str> = list.split(',').filter(|p| kept(p)).collect();
             assert_eq!(split_pairs(list), every_comma, "{list}");
             let nested: Vec<_> = split_pairs(list)
@@ -243,5 +253,26 @@ mod tests {
             ]
         );
         assert_eq!(parse_level("a = b, seqq = 1").form, LevelForm::Plain);
+    }
+
+    /// One pass over the commas finds where the first field marker starts, as a search for
+    /// each marker would: markers out of order, repeated, after other commas, after
+    /// multi-byte text, a marker's prefix alone, none.
+    #[test]
+    fn the_first_field_marker_is_found_in_one_pass() {
+        for label in [
+            "aten::linear, op_id = 2, seq = 17",
+            "a, b, c, sizes = [[1, 2]], seq = 3",
+            "ü, ß, input_op_ids = [(1,0)], seq = 1",
+            "x,, seq = 1",
+            "x, seqq = 1, seq",
+            ", seq = ",
+            "no markers, at all = here",
+            "",
+            ",",
+        ] {
+            let searched = PYTORCH_FIELDS.iter().filter_map(|f| label.find(f)).min();
+            assert_eq!(pytorch_fields_start(label), searched, "{label:?}");
+        }
     }
 }

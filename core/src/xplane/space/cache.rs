@@ -12,8 +12,8 @@ use crate::model::{
     Annotation, CopyDirection, Device, Id, LaunchShape, MemcpyInfo, Name, Table, Trace,
 };
 
+use super::levels::LevelStats;
 use super::line_names::{copy_order, COPY_ORDER};
-use crate::xplane::annotation::{parse_annotation, ParsedValue};
 use crate::xplane::builder::{fibonacci_slot, Hot, PlaneBuilder, StatBytes, StatIds, StatValue};
 use crate::xplane::stats as s;
 
@@ -283,6 +283,8 @@ struct ListStats<'t> {
     last: (usize, usize),
     /// Probes of `lists` so far (a test counts them).
     probes: usize,
+    /// The labels met so far, parsed: a new list costs a look-up per label.
+    levels: LevelStats,
     step_rule: Option<&'t StepRule>,
 }
 
@@ -294,6 +296,7 @@ impl Default for ListStats<'_> {
             recent: [(0, 0); RECENT_SLOTS],
             last: (0, 0),
             probes: 0,
+            levels: LevelStats::default(),
             step_rule: None,
         }
     }
@@ -354,7 +357,7 @@ impl<'t> ListStats<'t> {
             self.recent = [(0, 0); RECENT_SLOTS];
         }
         let mut bytes = StatBytes::new();
-        add_label_stats(plane, list, self.step_rule, &mut bytes);
+        self.levels.write(plane, list, self.step_rule, &mut bytes);
         self.kept.push((list.clone(), bytes));
         self.lists.insert(key, self.kept.len() - 1);
         self.kept.len() - 1
@@ -475,43 +478,6 @@ fn add_external_ids_stat(plane: &mut PlaneBuilder, external_ids: &[u64], stats: 
     );
 }
 
-/// The stats of the roctx labels open at the call (outermost first).
-fn add_label_stats(
-    plane: &mut PlaneBuilder,
-    labels: &[Arc<str>],
-    step_rule: Option<&StepRule>,
-    stats: &mut StatBytes,
-) {
-    if labels.is_empty() {
-        return;
-    }
-    let parsed = parse_annotation(labels, step_rule);
-    plane.put(stats, s::NVTX_RANGE, StatValue::Ref(&parsed.joined));
-    // Plain roctx labels are NVTX-like: `nvtx_range` only, as CUPTI writes for NVTX. `tf_op`
-    // and field stats come only from levels in XLA's `name#k=v#` form or PyTorch's `emit_nvtx`
-    // form (`xplane::annotation`). A `tf_op` from plain labels such as
-    // "decode step 17" would split xprof's kernel_stats rows per label (rows are keyed by op
-    // name and capped at 1000), hiding kernels.
-    if parsed.metadata.is_empty() {
-        return;
-    }
-    if !parsed.tf_op.is_empty() {
-        plane.put(stats, s::TF_OP, StatValue::Ref(&parsed.tf_op));
-    }
-    for (k, v) in &parsed.metadata {
-        if s::RESERVED_EVENT_STATS.contains(&k.as_str()) {
-            continue;
-        }
-        let value = match v {
-            ParsedValue::I64(v) => StatValue::I64(*v),
-            ParsedValue::U64(v) => StatValue::U64(*v),
-            ParsedValue::F64(v) => StatValue::F64(*v),
-            ParsedValue::Str(v) => StatValue::Ref(v),
-        };
-        plane.put(stats, k, value);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -520,7 +486,9 @@ mod tests {
     };
     use crate::xplane::proto::x_stat;
     use crate::xplane::space::build_xspace;
-    use crate::xplane::space::testing::{events_in_turn, gpu_plane, one_line, ref_stat};
+    use crate::xplane::space::testing::{
+        add_label_stats, events_in_turn, gpu_plane, one_line, ref_stat,
+    };
 
     /// More copy routes and sizes than slots, copies of each spread across the line: every copy
     /// carries its own `memcpy_details`, cached or not, and the plane interns each string once.

@@ -24,6 +24,7 @@ use super::spill::SpillPolicy;
 mod cache;
 mod device;
 mod host;
+mod levels;
 mod line_names;
 mod pmc;
 mod summary;

@@ -1,6 +1,11 @@
 //! Traces and lookups the plane modules' tests share.
 
+use std::sync::Arc;
+
+use crate::model::steps::StepRule;
 use crate::model::{Device, DeviceEvent, DeviceEventKind, DeviceLine};
+use crate::xplane::annotation::{parse_annotation, ParsedValue};
+use crate::xplane::builder::{PlaneBuilder, StatBytes, StatValue};
 use crate::xplane::proto::{x_stat, XEvent, XPlane, XSpace};
 use crate::xplane::stats as s;
 
@@ -52,4 +57,37 @@ pub(super) fn gpu_plane(space: &XSpace) -> &XPlane {
         .iter()
         .find(|p| p.name.starts_with(s::GPU_PLANE_PREFIX))
         .expect("a device plane")
+}
+
+/// The stats of the roctx labels open at a call (outermost first), encoded afresh from
+/// `parse_annotation`, one `put` per stat: what the plane's cached label stats must give.
+pub(super) fn add_label_stats(
+    plane: &mut PlaneBuilder,
+    labels: &[Arc<str>],
+    step_rule: Option<&StepRule>,
+    stats: &mut StatBytes,
+) {
+    if labels.is_empty() {
+        return;
+    }
+    let parsed = parse_annotation(labels, step_rule);
+    plane.put(stats, s::NVTX_RANGE, StatValue::Ref(&parsed.joined));
+    if parsed.metadata.is_empty() {
+        return;
+    }
+    if !parsed.tf_op.is_empty() {
+        plane.put(stats, s::TF_OP, StatValue::Ref(&parsed.tf_op));
+    }
+    for (k, v) in &parsed.metadata {
+        if s::RESERVED_EVENT_STATS.contains(&k.as_str()) {
+            continue;
+        }
+        let value = match v {
+            ParsedValue::I64(v) => StatValue::I64(*v),
+            ParsedValue::U64(v) => StatValue::U64(*v),
+            ParsedValue::F64(v) => StatValue::F64(*v),
+            ParsedValue::Str(v) => StatValue::Ref(v),
+        };
+        plane.put(stats, k, value);
+    }
 }
