@@ -126,16 +126,24 @@ fn pytorch_fields_start(label: &str) -> Option<usize> {
 /// `k<sep>v` pairs of a comma-separated list (commas inside quotes or brackets kept), trimmed,
 /// empty keys or values dropped, as XLA's `ParseMetadata`.
 fn key_values(list: &str, sep: char) -> Vec<(&str, &str)> {
-    let pair = |kv| key_value(kv, sep);
+    let mut pairs = Vec::new();
     if list.bytes().any(opens_nesting) {
-        split_pairs(list).into_iter().filter_map(pair).collect()
+        for (quotes, brackets) in SPLITS {
+            pairs.clear();
+            let mut pair = |piece| pairs.extend(key_value(piece, sep));
+            if split_nested(list, quotes, brackets, &mut pair) {
+                return pairs;
+            }
+        }
+        unreachable!("splitting with nothing nested always balances")
     } else {
-        // Nothing nested (most labels): every comma splits, as `split_pairs` would split it,
-        // without its list of pieces.
-        list.split(',')
-            .filter(|p| kept(p))
-            .filter_map(pair)
-            .collect()
+        // Nothing nested (most labels): every comma splits, as `split_nested` would split it.
+        pairs.extend(
+            list.split(',')
+                .filter(|p| kept(p))
+                .filter_map(|p| key_value(p, sep)),
+        );
+        pairs
     }
 }
 
@@ -146,23 +154,29 @@ fn key_value(kv: &str, sep: char) -> Option<(&str, &str)> {
     (!k.is_empty() && !v.is_empty()).then_some((k, v))
 }
 
-/// Splits on commas outside `"…"`, `'…'`, `(…)`, `[…]`, `{…}` like XLA's `SplitPairs` (pieces
-/// of one byte or less dropped). Unlike XLA, a quote or bracket still open at the end (an
-/// apostrophe as in `don't`) does not swallow the rest: the list is split again ignoring
-/// quotes, then ignoring brackets too.
-fn split_pairs(list: &str) -> Vec<&str> {
-    for (quotes, brackets) in [(true, true), (false, true), (false, false)] {
-        if let Some(pieces) = split_nested(list, quotes, brackets) {
-            return pieces;
-        }
-    }
-    unreachable!("splitting with nothing nested always balances")
-}
+/// How a pair list is split, in turn, until the split balances: like XLA's `SplitPairs`,
+/// commas outside `"…"`, `'…'`, `(…)`, `[…]`, `{…}`. Unlike XLA, a quote or bracket still open
+/// at the end (an apostrophe as in `don't`) does not swallow the rest: the list is split again
+/// ignoring quotes, then ignoring brackets too (which always balances).
+const SPLITS: [(bool, bool); 3] = [(true, true), (false, true), (false, false)];
 
-fn split_nested(list: &str, quotes: bool, brackets: bool) -> Option<Vec<&str>> {
-    let mut open: Vec<u8> = Vec::new();
-    let mut pieces = Vec::new();
+/// Gives `piece` every piece of `list` between commas outside quotes (when `quotes`) and
+/// brackets (when `brackets`), pieces of one byte or less dropped as XLA's; false when a quote
+/// or bracket is still open at the end (the pieces given are then not the list's).
+fn split_nested<'a>(
+    list: &'a str,
+    quotes: bool,
+    brackets: bool,
+    piece: &mut impl FnMut(&'a str),
+) -> bool {
+    // Inline up to a nesting depth of 16: no allocation for any label a framework writes.
+    let mut open: smallvec::SmallVec<[u8; 16]> = smallvec::SmallVec::new();
     let mut start = 0;
+    let mut keep = |p: &'a str| {
+        if kept(p) {
+            piece(p);
+        }
+    };
     // Bytes, not chars: every delimiter is ASCII, and no byte of a multi-byte character is,
     // so `i` at a comma is a character boundary and the slices below are safe.
     for (i, &b) in list.as_bytes().iter().enumerate() {
@@ -186,20 +200,14 @@ fn split_nested(list: &str, quotes: bool, brackets: bool) -> Option<Vec<&str>> {
                 }
             }
             b',' if open.is_empty() => {
-                keep_piece(&mut pieces, &list[start..i]);
+                keep(&list[start..i]);
                 start = i + 1;
             }
             _ => {}
         }
     }
-    keep_piece(&mut pieces, &list[start..]);
-    open.is_empty().then_some(pieces)
-}
-
-fn keep_piece<'a>(pieces: &mut Vec<&'a str>, piece: &'a str) {
-    if kept(piece) {
-        pieces.push(piece);
-    }
+    keep(&list[start..]);
+    open.is_empty()
 }
 
 /// Whether a piece between commas is kept: pieces of one byte or less are dropped, as XLA's.
@@ -210,6 +218,17 @@ fn kept(piece: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The pieces of the first split of `list` that balances.
+    fn split_pairs(list: &str) -> Vec<&str> {
+        for (quotes, brackets) in SPLITS {
+            let mut pieces = Vec::new();
+            if split_nested(list, quotes, brackets, &mut |p| pieces.push(p)) {
+                return pieces;
+            }
+        }
+        unreachable!()
+    }
 
     /// `key_values` splits a list with nothing nested at every comma itself: `split_pairs`
     /// gives those pieces too, tricky commas and short pieces included, and the pairs are the
