@@ -18,7 +18,9 @@
 # sync calls and event records a storm lacks): about 10 minutes more. BENCH_CUT=1 adds that run
 # cut into windows of 300,000 records while it runs: the instructions per record of each stage
 # of a cut on the tool's threads (collect on the coordinator's, then the window writer's three:
-# hand-off, join, write). TOOL=path/librocprof_xplane.so counts another build of the tool in the
+# hand-off, join, write). BENCH_LABELS=1 adds scenarios/train-loop.toml at 500 / 400 steps, held
+# whole: the write per record where most label lists are new, and each new list's cost.
+# TOOL=path/librocprof_xplane.so counts another build of the tool in the
 # storm and MaxText-shaped runs (the bench rows are always this tree's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,13 @@ if [[ ${BENCH_CUT:-0} == 1 ]]; then
   # The same run cut into windows of 300,000 records while it runs: the cut's stages.
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/cut10.toml"
   ROCPROF_XPLANE_WINDOW_EVENTS=300000 ROCPROF_XPLANE_WINDOW_MERGE=1 traced cut "$work/cut10.toml" &
+fi
+if [[ ${BENCH_LABELS:-0} == 1 ]]; then
+  # Label-heavy: the train-loop scenario (JAX TraceMe levels with a step number, PyTorch
+  # emit_nvtx levels with a seq each) at 500 / 400 steps, held whole: each new label list.
+  sed '0,/repeat = 8,/s//repeat = 500,/; 0,/repeat = 6,/s//repeat = 400,/' \
+    scenarios/train-loop.toml >"$work/labels.toml"
+  ROCPROF_XPLANE_WINDOW_MERGE=0 traced labels "$work/labels.toml" &
 fi
 wait
 inclusive() { # FILE FUNCTION -> inclusive instructions of the function (0 when absent)
@@ -153,5 +162,18 @@ if [[ ${BENCH_CUT:-0} == 1 ]]; then
 import sys
 records, tick, join, write, hand, index = map(int, sys.argv[1:])
 print(f"maxtext/10 cut into windows of 300,000: {records:,} records cut while running: {(tick + hand + join + write) / records:,.0f} instructions/record on the tool's threads (collect {tick / records:,.0f}, hand-off {hand / records:,.0f}, join {join / records:,.0f}, write {write / records:,.0f}, of which indexing each window for the exit's splice {index / records:,.0f})")
+PY
+fi
+if [[ ${BENCH_LABELS:-0} == 1 ]]; then
+  lr=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/labels.log" | awk '{print $1}')
+  lists=$(callgrind_annotate --auto=no --inclusive=yes --tree=calling "$work/labels.out" 2>/dev/null \
+    | grep -E '%\)  >   .*ListStats::place \([0-9,]+x\)' | grep -oE '\([0-9,]+x\)' | tr -d '(),x' \
+    | awk '{s += $1} END {print s + 0}')
+  python3 - "$lr" "$lists" \
+    "$(inclusive "$work/labels.out" 'rocprof_xplane(_core)?::xplane::file::write_(xspace(_on)?|window(_placed)?)')" \
+    "$(inclusive "$work/labels.out" 'rocprof_xplane(_core)?::xplane::space::cache::ListStats::place')" <<'PY'
+import sys
+records, lists, w, place = map(int, sys.argv[1:])
+print(f"train-loop 500/400 steps {records:,} records: write {w / records:,.0f} instructions/record; {lists:,} new label lists (per plane) at {place / max(lists, 1):,.0f} each, {place / records:,.0f} per record")
 PY
 fi
