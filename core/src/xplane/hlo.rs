@@ -214,6 +214,11 @@ const RECENT_LISTS: usize = 1 << RECENT_BITS;
 fn labelled_op(stack: &[std::sync::Arc<str>]) -> Option<(i64, &str, &str)> {
     let (mut program, mut module, mut op) = (None, None, None);
     for label in stack.iter().rev() {
+        // Only a text ending in `#` can be a TraceMe level: the others (PyTorch's long field
+        // lists among them) are not parsed.
+        if !label.ends_with('#') {
+            continue;
+        }
         let level = parse_level(label);
         if level.form != LevelForm::TraceMe {
             continue;
@@ -225,6 +230,10 @@ fn labelled_op(stack: &[std::sync::Arc<str>]) -> Option<(i64, &str, &str)> {
                 "hlo_op" if op.is_none() => op = Some(v),
                 _ => {}
             }
+        }
+        // Innermost wins: the levels outside can change nothing.
+        if program.is_some() && module.is_some() && op.is_some() {
+            break;
         }
     }
     Some((program?.parse().ok()?, module?, op?))
@@ -459,6 +468,23 @@ mod tests {
         ]);
         assert_eq!(labelled_op(&inner_wins), Some((2, "b", "o")));
         assert_eq!(labelled_op(&stack(&["plain", "hlo_op=x"])), None);
+    }
+
+    /// Only the levels that can name the op are parsed: none that is not of TraceMe form (a
+    /// PyTorch level's long field list), none outside the levels that named all three.
+    #[test]
+    fn an_op_parses_only_the_levels_that_can_name_it() {
+        let parses = || crate::xplane::level::PARSES.with(|n| n.get());
+        let s = stack(&[
+            "train#step_num=1,_r=1#",
+            "XlaModule:#hlo_module=jit_f,program_id=7#",
+            "aten::linear, seq = 3, op_id = 2, sizes = [[256, 4096], [4096]]",
+            "Thunk:#hlo_op=fusion.3#",
+            "inner plain",
+        ]);
+        let before = parses();
+        assert_eq!(labelled_op(&s), Some((7, "jit_f", "fusion.3")));
+        assert_eq!(parses() - before, 2, "Thunk: and XlaModule: alone");
     }
 
     #[test]
