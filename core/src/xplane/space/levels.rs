@@ -24,6 +24,16 @@ use crate::xplane::stats as s;
 /// every label a text of its own, as PyTorch's `seq` does).
 pub(super) const MAX_LEVELS: usize = 1 << 16;
 
+/// The bytes the parsed labels of a plane hold at most (their owned keys, values and names,
+/// and a share per field and per label): past it they start over, so a run of huge labels
+/// (10 KB each, 64 fields) holds no more than a run of common ones.
+pub(super) const MAX_HELD_BYTES: usize = 8 << 20;
+
+/// What a label's parse holds besides its text's bytes: per label, and per field.
+const LEVEL_BYTES: usize = std::mem::size_of::<Level>() + 64;
+const FIELD_BYTES: usize =
+    std::mem::size_of::<(String, ParsedValue)>() + std::mem::size_of::<Option<FieldIds>>();
+
 /// A label's parse and the ids its stats were written under in this plane.
 struct Level {
     parsed: LabelFields,
@@ -51,6 +61,8 @@ pub(super) struct LevelStats {
     list: Vec<usize>,
     /// The list's joined text (reused).
     joined: String,
+    /// What `levels` holds, about ([`MAX_HELD_BYTES`]).
+    held: usize,
 }
 
 impl LevelStats {
@@ -60,6 +72,8 @@ impl LevelStats {
             return at;
         }
         let parsed = LabelFields::parse(label, step_rule);
+        // Keys, values and the name are pieces of the text: at most its length.
+        self.held += LEVEL_BYTES + label.len() + parsed.fields.len() * FIELD_BYTES;
         self.levels.push(Level {
             ids: vec![None; parsed.fields.len()],
             parsed,
@@ -84,9 +98,10 @@ impl LevelStats {
         if labels.is_empty() {
             return;
         }
-        if self.levels.len() + labels.len() > MAX_LEVELS {
+        if self.levels.len() + labels.len() > MAX_LEVELS || self.held > MAX_HELD_BYTES {
             self.places.clear();
             self.levels.clear();
+            self.held = 0;
         }
         self.joined.clear();
         self.list.clear();
@@ -153,6 +168,7 @@ fn field_ids(plane: &mut PlaneBuilder, key: &str, value: &ParsedValue) -> FieldI
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::xplane::annotation::MAX_KEYS;
     use crate::xplane::level::PARSES;
     use crate::xplane::space::testing::add_label_stats;
 
@@ -256,5 +272,31 @@ mod tests {
             assert_eq!(got, fresh(&mut afresh, &list, None), "list {i}");
             assert!(levels.levels.len() <= MAX_LEVELS);
         }
+    }
+
+    /// Huge labels (10 KB, more keys than a stack takes) start over by the bytes they hold,
+    /// long before their count would, and still encode as afresh.
+    #[test]
+    fn huge_labels_start_over_by_their_bytes() {
+        let many_keys: String = (0..200)
+            .map(|k| format!("key{k}={}", "v".repeat(40)))
+            .collect::<Vec<_>>()
+            .join(",");
+        let mut cached = PlaneBuilder::new(0, "p");
+        let mut afresh = PlaneBuilder::new(0, "p");
+        let mut levels = LevelStats::default();
+        let mut started_over = false;
+        for i in 0..3_000 {
+            let list: Vec<Arc<str>> = vec![Arc::from(format!("op{i}#{many_keys}#"))];
+            let before = levels.levels.len();
+            let mut got = StatBytes::new();
+            levels.write(&mut cached, &list, None, &mut got);
+            started_over |= levels.levels.len() <= before;
+            assert_eq!(got, fresh(&mut afresh, &list, None), "list {i}");
+            // The bound is checked before a list's labels are parsed: one label over at most.
+            let one_label = LEVEL_BYTES + list[0].len() + MAX_KEYS * FIELD_BYTES;
+            assert!(levels.held <= MAX_HELD_BYTES + one_label, "list {i}");
+        }
+        assert!(started_over, "held {} bytes", levels.held);
     }
 }
