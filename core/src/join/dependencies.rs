@@ -1,6 +1,7 @@
 //! The dependency stage: each sync call resolved (the record a wait waited for) and each
 //! resolved wait drawn as an arrow between two anchors (`model::deps`). It needs no host
-//! event, and the host events stage needs nothing of it, so the two run side by side: what it
+//! event, and the host events stage needs nothing of it, so the two run side by side (after
+//! the stream lines stage, on the same thread: `schedule::host_events_beside_lines`): what it
 //! reads is taken out of the collection first (`DependencyWork::take`, beside the kernels
 //! stage), the API records' part of it copied by the API index stage (`deps::CallEnds`),
 //! since the host events stage consumes them.
@@ -10,7 +11,6 @@ use crate::fastmap::{HashMap, HashSet};
 use crate::model::deps::{self, CallEnds, DepInputs, ProducerIndex};
 use crate::model::streams::{StreamIndex, StreamKey};
 use crate::model::trace::{Anchor, DependencyFlow, StreamTail, SyncCall};
-use std::time::{Duration, Instant};
 
 use super::devices::Places;
 use super::input::CarriedDeps;
@@ -26,7 +26,7 @@ pub(super) struct DependencyWork {
     host_salt: u64,
 }
 
-/// What the dependency stage makes, its own accounting and its time (for the debug line).
+/// What the dependency stage makes, and its own accounting.
 pub(super) struct Dependencies {
     pub sync_calls: Vec<SyncCall>,
     pub flows: Vec<DependencyFlow>,
@@ -35,7 +35,6 @@ pub(super) struct Dependencies {
     /// Where each stream's last work ended, when the next window wants it.
     pub stream_tails: Vec<StreamTail>,
     pub counters: Counters,
-    pub took: Duration,
 }
 
 impl DependencyWork {
@@ -65,7 +64,6 @@ impl DependencyWork {
 
     /// The dependency stage (see the module's comment).
     pub fn resolve(self, stream_index: &StreamIndex, places: &Places) -> Dependencies {
-        let began = Instant::now();
         let mut counters = Counters::default();
         let producers = ProducerIndex::of(self.all_syncs());
         let CarriedDeps {
@@ -130,7 +128,6 @@ impl DependencyWork {
             record_anchors,
             stream_tails,
             counters,
-            took: began.elapsed(),
         }
     }
 }

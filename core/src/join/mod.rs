@@ -45,8 +45,8 @@ use crate::model::Trace;
 use annotations::Spanned;
 use device_work::DeviceStage;
 use input::{Ids, Input};
-use laps::{Beside, Laps};
-use schedule::{ApiIndexIn, BesideKernels, CallTablesIn, HostEventsIn};
+use laps::Laps;
+use schedule::{ApiIndexIn, BesideKernels, CallTablesIn, HostEventsIn, LinesIn};
 
 /// The join, on as many threads as this process may use (two at most: `schedule`).
 pub fn join(c: Collected) -> Trace {
@@ -153,18 +153,14 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
     laps.lap("copies");
 
     // The streams the sync calls name get numbers too, and those of the records carried in
-    // (a wait may resolve to them).
+    // (a wait may resolve to them): the stream lines stage reads the dependency stage's
+    // sync facts before that stage resolves them, both beside the host events.
     let graph_nodes = work.take_graph_nodes();
-    let stream_index = stream_lines::stream_lines(
-        done.dependency_work.all_syncs(),
-        &mut places,
-        work.take_lines(),
-        threads,
+    let lines = LinesIn {
+        lines: work.take_lines(),
+        places: &mut places,
         numbers,
-        &mut counters,
-    );
-    laps.lap("stream lines");
-
+    };
     let host = HostEventsIn {
         calls: host_calls,
         names: &names,
@@ -172,20 +168,12 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
         annotations: &mut annotations,
         counters: &mut counters,
     };
-    let (host_side, dependencies) = schedule::host_events_beside_dependencies(
-        threads,
-        done.dependency_work,
-        stream_index,
-        &places,
-        host,
-    );
+    let (host_side, beside) =
+        schedule::host_events_beside_lines(threads, done.dependency_work, lines, host);
+    let dependencies = beside.dependencies;
+    counters += &beside.counters;
     counters += &dependencies.counters;
-    // One after the other, the dependencies' time is in this lap too.
-    let beside = Beside {
-        stage: "dependencies",
-        time: dependencies.took,
-    };
-    laps.lap_beside("host events", Some(beside));
+    laps.lap_beside("host events", Some(beside.beside));
 
     let sampled = &device_counters;
     let window = time_window::time_window(&header, host_side.span, &places.devices, sampled);
@@ -229,18 +217,21 @@ pub fn join_numbered(c: Collected, threads: usize, numbers: &mut StreamNumbers) 
 /// them one after the other, at most: the call tables' per-call vectors and the kernels' order, made
 /// while the annotations' are (about 12 B per call and per kernel), the copies' placing
 /// maps (their directions and memory kinds by correlation id, about 32 B per copy) while
-/// the kernels grow, a second stream's line being prepared (its activities with their times,
-/// 32 B per event, and a sort's scratch of half its events, 32 B per event: at most half the
-/// device events are on the helper's lines), or the dependency stage's inputs, held while the
-/// host events grow (the sync facts, the producers made of them, the call ends, 24 B each).
+/// the kernels grow, or what the stream lines and dependency stages hold while the host
+/// events grow: the lines' index of activities (16 B per device event), a line's sort
+/// scratch (half its events, at most 24 B per device event), with three threads or more a
+/// second line being prepared (32 B per event and its scratch, 32 B: at most half the device
+/// events are on the other thread's lines), and the dependency stage's inputs (the sync
+/// facts, the producers made of them, the call ends, 24 B each).
 pub fn beside_bytes(c: &Collected) -> usize {
     use std::mem::size_of;
     let tables = (c.api.len() + c.kernels.len()) * 3 * size_of::<u32>();
     let placing = c.copies.len() * 4 * size_of::<u64>();
-    let lines = (c.kernels.len() + c.copies.len()) / 2 * 64;
+    let events = c.kernels.len() + c.copies.len();
+    let lines = events * 40 + events / 2 * 64;
     let ends = size_of::<u64>() + size_of::<crate::model::deps::CallEnd>();
     let dependencies = c.syncs.len()
         * (size_of::<SyncFact>() + size_of::<crate::model::deps::Producer>() + ends)
         + c.hip_events.len() * size_of::<(HipEventOp, HipEventRecord)>();
-    tables.max(placing).max(lines).max(dependencies)
+    tables.max(placing).max(lines + dependencies)
 }

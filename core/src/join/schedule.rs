@@ -6,10 +6,12 @@ use crate::facts::{ApiRecord, CallFact, Counters, KernelRecord, KernelSymbol, St
 use crate::facts::{CopyPtrs, CopyRecord, HipEventOp, HipEventRecord, MemFact, SyncFact};
 use crate::model::deps::CallEnds;
 use crate::model::memory::LiveMemory;
-use crate::model::streams::StreamIndex;
+use crate::model::streams::{StreamKey as LineKey, StreamNumbers};
+use crate::model::trace::DeviceEvent;
 use crate::model::trace::{LaunchShape, Table};
 use crate::store::PackedVec;
 use crate::util::threads::side_by_side;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -23,6 +25,7 @@ use super::host_events::{host_events, HostSide};
 use super::input::{CarriedDeps, DeviceRecords, Ids, Names};
 use super::kernels::{kernel_events, kernel_order};
 use super::laps::Beside;
+use super::stream_lines::stream_lines;
 
 /// What the call tables stage reads: the facts read at the calls' entry, and the device records
 /// (the kernels, from which the HIP devices' planes are learned, and the copies, whose calls'
@@ -207,24 +210,61 @@ pub(super) struct HostEventsIn<'a> {
     pub counters: &'a mut Counters,
 }
 
-/// The host events beside the dependencies: the dependency stage needs no host event, and
-/// the host events stage nothing of it. On one thread the dependencies go first, so that
-/// their inputs (the sync facts, the producers made of them, the per-stream index) are freed
-/// before the host events, the join's largest output, are built.
-pub(super) fn host_events_beside_dependencies(
+/// What the stream lines stage reads and changes: the events grouped by line, the planes they
+/// go onto, and the run's stream numbers.
+pub(super) struct LinesIn<'a> {
+    pub lines: BTreeMap<(u32, LineKey), Vec<DeviceEvent>>,
+    pub places: &'a mut Places,
+    pub numbers: &'a mut StreamNumbers,
+}
+
+/// What the stream lines and dependency stages make beside the host events.
+pub(super) struct LinesAndDependencies {
+    pub dependencies: Dependencies,
+    /// The stream lines stage's accounting (the host events stage adds to its own).
+    pub counters: Counters,
+    pub beside: Beside,
+}
+
+/// The host events beside the stream lines and then the dependencies: the host events stage
+/// reads no line, plane or stream number, and neither of the others reads a host event, the
+/// annotations or the call activity. The dependencies read the lines the stream lines stage
+/// put on the planes, so the two go one after the other, on the helper. On one thread the
+/// helper's stages go first, so that the dependencies' inputs (the sync facts, the producers
+/// made of them, the per-stream index) are freed before the host events, the join's largest
+/// output, are built. On two, the stream lines stage prepares its lines on one thread (the
+/// other builds the host events); with more it has the rest.
+pub(super) fn host_events_beside_lines(
     threads: usize,
     dependency_work: DependencyWork,
-    stream_index: StreamIndex,
-    places: &Places,
+    lines: LinesIn<'_>,
     host: HostEventsIn<'_>,
-) -> (HostSide, Dependencies) {
+) -> (HostSide, LinesAndDependencies) {
+    let lines_threads = if threads < 2 { 1 } else { threads - 1 };
     side_by_side(
         threads,
-        dependency_work,
-        move |w: DependencyWork| {
-            let out = w.resolve(&stream_index, places);
+        (dependency_work, lines),
+        move |(w, l): (DependencyWork, LinesIn<'_>)| {
+            let began = Instant::now();
+            let mut counters = Counters::default();
+            let stream_index = stream_lines(
+                w.all_syncs(),
+                l.places,
+                l.lines,
+                lines_threads,
+                l.numbers,
+                &mut counters,
+            );
+            let dependencies = w.resolve(&stream_index, l.places);
             drop(stream_index);
-            out
+            LinesAndDependencies {
+                dependencies,
+                counters,
+                beside: Beside {
+                    stage: "stream lines and dependencies",
+                    time: began.elapsed(),
+                },
+            }
         },
         || {
             host_events(

@@ -118,6 +118,51 @@ fn two_streams_collected(barriers: bool) -> crate::model::events::Collected {
     c
 }
 
+/// The stream lines and dependency stages run beside the host events stage: on two threads
+/// the trace is the one thread's, stream numbers, lines split where a stream overlaps itself
+/// and the stream lines stage's accounting included.
+#[test]
+fn stream_lines_beside_the_host_events_are_the_lines_before_them() {
+    use crate::model::events::{ApiDomain, ApiRecord, CallFact};
+    let mut c = two_streams_collected(false);
+    // A second launch on stream B, its kernel overlapping the first one's there: B's line
+    // splits, which the stream lines stage counts.
+    c.api.push(ApiRecord {
+        domain: ApiDomain::Hip,
+        operation: 1,
+        correlation_id: 8,
+        external_id: 0,
+        start_ns: 150,
+        end_ns: 155,
+        thread_id: 7,
+    });
+    let mut second = c.kernels.iter().last().expect("two kernels");
+    second.correlation_id = 8;
+    second.dispatch_id = 8;
+    second.start_ns = 420;
+    second.end_ns = 480;
+    c.kernels.push(second);
+    c.calls.push(CallFact {
+        correlation_id: 8,
+        stream: 0xb,
+        device: -1,
+        stream_seq: 0,
+    });
+    let one = crate::model::join::join_on(c.clone(), 1);
+    let two = crate::model::join::join_on(c, 2);
+    assert_eq!(format!("{one:?}"), format!("{two:?}"));
+    assert_eq!(two.counters.stream_overlap_events, 1);
+    let lines: Vec<i64> = two.devices[0].lines.iter().map(|l| l.id).collect();
+    assert!(
+        lines.len() >= 3,
+        "stream A, stream B and B's overlap: {lines:?}"
+    );
+    assert!(two
+        .dependency_flows
+        .iter()
+        .any(|f| f.wait_correlation_id == 5 && f.record_correlation_id == 4));
+}
+
 /// The dependency stage runs beside the host events stage, from the ends of the calls it
 /// copied before the API records were consumed: the same trace as one after the other,
 /// host anchors included (at the end of a record call, and of a host wait).
