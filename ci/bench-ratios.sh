@@ -8,7 +8,10 @@
 #              wall time on the cut's stages summed; stages on different threads overlap other
 #              windows' stages), from the debug line `window N cut: …`; the median over the
 #              windows, the thread each window's busiest was (by the stages it ran), and the
-#              windows' sizes against the 1,000,000 configured;
+#              windows' sizes against the 1,000,000 configured; and per CPU-second: each stage's
+#              CPU time (its thread's, with the helper threads it started) and the busiest
+#              thread's, what one core given to the tool sustains where the wall times also
+#              count the program's threads holding the cores;
 #   exit       the time the program waits at exit (finalize) per delivered record, held whole
 #              (ROCPROF_XPLANE_WINDOW_MERGE=0) and streamed;
 #   peak       the process's peak RSS over the untraced run's, per delivered record, both modes;
@@ -75,6 +78,15 @@ if cuts:
         rate = statistics.median(r[0] / r[i] / 1e3 for r in rows)
         print(f"    {stage:<10} median {rate:5.2f} M records/s   ({statistics.median(r[i] for r in rows):7.1f} ms)")
     print(f"    (sustained: the busiest tool thread's stages per window; that thread ran: {'; '.join(busiest)})")
+    cpu = re.findall(r"window \d+ cut: (\d+) records .*?CPU with helpers: hand-off ([\d.]+) ms, join ([\d.]+) ms, "
+                     r"write ([\d.]+) ms; busiest thread's CPU ([\d.]+) ms", log("streamed"))
+    if cpu:
+        rows = [tuple(map(float, c)) for c in cpu]
+        print("    CPU (each stage's thread with the helpers it started), median records per CPU-second:")
+        for i, stage in enumerate(["hand-off", "join", "write", "per core"], start=1):
+            rate = statistics.median(r[0] / r[i] / 1e3 for r in rows)
+            print(f"    {stage:<10} median {rate:5.2f} M records/s   ({statistics.median(r[i] for r in rows):7.1f} ms CPU)")
+        print("    (per core: the busiest thread's CPU, what one core given to the tool sustains)")
 else:
     print("  cut: no window was cut (fewer records than one window)")
 if "arrive faster" in log("streamed"):

@@ -1,12 +1,16 @@
-//! What debug lines report about the library's own work: the process's memory, and the time its
-//! helper threads (the join's second pass, the writer's device planes) worked.
+//! What debug lines report about the library's own work: the process's memory, the time its
+//! helper threads (the join's second pass, the writer's device planes) worked, and the CPU
+//! time of a thread with the helpers it started (a window cut's stages).
 //!
 //! Helper time is counted only after `enable_helper_timing` (the tool turns it on with its
 //! debug log): a run's finalize time is the wall time of the thread that runs it, so the
-//! helpers' work would otherwise be left out of the tool's cost. Nothing the library writes
-//! depends on these two counters (the crate's other mutable statics: the `heap-stats` build's
-//! counting allocator, and the count that keeps temporary file names apart, `xplane::spill`).
+//! helpers' work would otherwise be left out of the tool's cost. Helper CPU is added to a
+//! thread-local of the thread that started the helper, when the helper is done. Nothing the
+//! library writes depends on these counters (the crate's other mutable statics: the
+//! `heap-stats` build's counting allocator, and the count that keeps temporary file names
+//! apart, `xplane::spill`).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -33,6 +37,42 @@ pub fn helper_done(t: Option<Instant>) {
 /// ns the helper threads worked so far.
 pub fn helper_ns() -> u64 {
     HELPER_NS.load(Ordering::Relaxed)
+}
+
+/// The CPU time this thread has used, ns (`CLOCK_THREAD_CPUTIME_ID`; 0 where it cannot be
+/// read). A system call, not a vDSO read: for stages, never per record.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through the valid pointer we pass.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        return 0;
+    }
+    u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0)
+}
+
+thread_local! {
+    /// CPU ns the helper threads this thread started have used (`util::threads::side_by_side`,
+    /// the writer's plane threads), added when each helper is done.
+    static HELPERS_CPU_NS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The CPU time this thread and the helper threads it started have used, ns: a stage's CPU
+/// is the difference of two readings on the thread that ran it.
+pub fn cpu_with_helpers_ns() -> u64 {
+    thread_cpu_ns() + helpers_cpu_ns()
+}
+
+/// The CPU time the helper threads this thread started have used, ns.
+pub fn helpers_cpu_ns() -> u64 {
+    HELPERS_CPU_NS.with(Cell::get)
+}
+
+/// Counts `ns` of a helper's CPU time as this thread's (the thread that started the helper).
+pub fn add_helper_cpu(ns: u64) {
+    HELPERS_CPU_NS.with(|c| c.set(c.get() + ns));
 }
 
 /// Whether debug lines are wanted (the subscriber's level).

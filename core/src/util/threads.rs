@@ -42,11 +42,15 @@ where
                 let timer = crate::measure::helper_start();
                 let out = run(&job);
                 crate::measure::helper_done(timer);
-                out
+                (out, crate::measure::thread_cpu_ns())
             });
         let a = here();
         let from_helper = match helper {
-            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            Ok(h) => {
+                let (out, cpu) = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+                crate::measure::add_helper_cpu(cpu);
+                out
+            }
             Err(e) => {
                 crate::log_debug!("the join's passes run one after the other: {e}");
                 None
@@ -63,6 +67,19 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The helper's CPU time counts as the calling thread's (a stage's CPU is read on the
+    /// thread that ran it), and on one thread nothing is added.
+    #[test]
+    fn a_helper_s_cpu_counts_as_the_caller_s() {
+        use crate::measure::helpers_cpu_ns as helpers;
+        let work = |n: u64| (0..n).fold(0u64, |a, i| std::hint::black_box(a ^ i));
+        let before = helpers();
+        side_by_side(1, 5_000_000, work, || ());
+        assert_eq!(helpers(), before, "one thread: no helper");
+        side_by_side(2, 5_000_000, work, || ());
+        assert!(helpers() > before, "the helper's CPU is the caller's");
+    }
 
     #[test]
     fn passes_side_by_side_give_both_results_and_one_thread_runs_the_other_first() {

@@ -173,6 +173,7 @@ impl<'t> DevicePlanes<'t> {
                             }
                         }
                         crate::measure::helper_done(timer);
+                        crate::measure::thread_cpu_ns()
                     });
                 match spawned {
                     Ok(handle) => started.push(handle),
@@ -191,10 +192,11 @@ impl<'t> DevicePlanes<'t> {
             // Joined here, so a worker's panic (its plane then built by this thread) is
             // reported rather than raised again as the scope ends.
             for worker in started {
-                if worker.join().is_err() {
-                    crate::log_debug!(
+                match worker.join() {
+                    Ok(cpu) => crate::measure::add_helper_cpu(cpu),
+                    Err(_) => crate::log_debug!(
                         "a device plane thread panicked; its planes were built again"
-                    );
+                    ),
                 }
             }
             sunk
