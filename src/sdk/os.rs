@@ -265,17 +265,7 @@ impl CxaDemangle {
 }
 
 /// CPU time the calling thread has used, in ns (0 if the clock cannot be read).
-pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid out-pointer; the clock id is a constant Linux knows.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
-        return 0;
-    }
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
+pub use rocprof_xplane_core::measure::thread_cpu_ns;
 
 /// CPU time (user and system) the whole process has used so far, every thread's, those ended
 /// included, in ns (`None` if it cannot be read).
