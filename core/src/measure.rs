@@ -71,6 +71,7 @@ pub fn helpers_cpu_ns() -> u64 {
 }
 
 /// Counts `ns` of a helper's CPU time as this thread's (the thread that started the helper).
+/// A helper hands back its `cpu_with_helpers_ns`, so helpers a helper started count too.
 pub fn add_helper_cpu(ns: u64) {
     HELPERS_CPU_NS.with(|c| c.set(c.get() + ns));
 }

@@ -42,7 +42,7 @@ where
                 let timer = crate::measure::helper_start();
                 let out = run(&job);
                 crate::measure::helper_done(timer);
-                (out, crate::measure::thread_cpu_ns())
+                (out, crate::measure::cpu_with_helpers_ns())
             });
         let a = here();
         let from_helper = match helper {

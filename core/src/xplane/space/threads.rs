@@ -173,7 +173,7 @@ impl<'t> DevicePlanes<'t> {
                             }
                         }
                         crate::measure::helper_done(timer);
-                        crate::measure::thread_cpu_ns()
+                        crate::measure::cpu_with_helpers_ns()
                     });
                 match spawned {
                     Ok(handle) => started.push(handle),
