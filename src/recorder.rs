@@ -629,6 +629,19 @@ mod tests {
                 .collect();
             let expected: Vec<(u64, u64)> = (1..=21).map(|c| (c, s1)).chain([(22, s2)]).collect();
             assert_eq!(calls, expected);
+            // The drain leaves the thread's launch facts the room they had reached (a chunk
+            // of 32): after the launch that makes it, the next window's 19 fit, where chunks
+            // doubling from 16 again would take one more.
+            let mut unguarded = 0;
+            for corr in 30..50 {
+                if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1) {
+                    unguarded += 1;
+                    assert!(r.on_hip_exit_unguarded(local::slot(), r.gate(), ExitReads::of(&op)));
+                } else {
+                    guarded(corr, s1);
+                }
+            }
+            assert_eq!(unguarded, 19, "the next window starts at the room reached");
         })
         .join()
         .unwrap();

@@ -166,9 +166,9 @@ impl Threads {
             taken.push(TakenThread {
                 tid,
                 scopes: std::mem::take(&mut s.scopes),
-                calls: std::mem::take(&mut s.calls),
-                api: std::mem::take(&mut s.api),
-                syncs: std::mem::take(&mut s.syncs),
+                calls: s.calls.take_keeping_room(),
+                api: s.api.take_keeping_room(),
+                syncs: s.syncs.take_keeping_room(),
                 copy_ptrs: std::mem::take(&mut s.copy_ptrs),
                 spans: std::mem::take(&mut s.spans),
                 after_spans,

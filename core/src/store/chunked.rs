@@ -81,6 +81,9 @@ pub struct ChunkedVec<T, const MAX: usize = CHUNK> {
     tail: Vec<T>,
     /// Values in `chunks` (a push into `tail` leaves it as it is).
     before: usize,
+    /// The first chunk's room: [`FIRST_CHUNK`], or the room the last chunk of the values
+    /// taken before had (`take_keeping_room`).
+    first: usize,
 }
 
 impl<T, const MAX: usize> Default for ChunkedVec<T, MAX> {
@@ -89,6 +92,7 @@ impl<T, const MAX: usize> Default for ChunkedVec<T, MAX> {
             chunks: Vec::new(),
             tail: Vec::new(),
             before: 0,
+            first: FIRST_CHUNK,
         }
     }
 }
@@ -96,6 +100,23 @@ impl<T, const MAX: usize> Default for ChunkedVec<T, MAX> {
 impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Takes every value, leaving an empty vector whose first chunk will have the room the
+    /// last chunk had: a thread's capture vectors, taken at each window's drain, start the
+    /// next window where they were (a busy thread at full chunks, one that made a few calls
+    /// still small), so the small chunks a vector doubles through are made once per thread,
+    /// not once per window. (They come from the C heap the program shares: freed at the
+    /// join, they can make glibc consolidate the program's freed blocks on the tool's thread.)
+    pub fn take_keeping_room(&mut self) -> Self {
+        let first = self.last_chunk().map_or(self.first, Vec::capacity);
+        std::mem::replace(
+            self,
+            ChunkedVec {
+                first,
+                ..Self::default()
+            },
+        )
     }
 
     #[inline(always)]
@@ -120,7 +141,7 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
     fn push_to_new_chunk(&mut self, value: T) {
         let room = self
             .last_chunk()
-            .map_or(FIRST_CHUNK, |c| c.capacity() * 2)
+            .map_or(self.first, |c| c.capacity() * 2)
             .min(MAX);
         let mut c = Vec::with_capacity(room.max(1));
         assert!(
@@ -266,6 +287,7 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
             chunks: self.chunks,
             tail: self.tail,
             before: self.before,
+            first: self.first,
         }
     }
 
@@ -629,6 +651,28 @@ mod tests {
         );
         assert_eq!(v.pop(), Some(102));
         assert_eq!(v.len(), want.len() - 1);
+    }
+
+    /// Taken keeping its room, a vector starts again at the room its last chunk had: full
+    /// chunks for one that filled them, the small first chunk for one that held a few values,
+    /// and what it had been given for one that held none.
+    #[test]
+    fn a_vector_taken_keeping_its_room_starts_again_where_it_was() {
+        let mut busy: ChunkedVec<usize, 64> = (0..200).collect();
+        let taken = busy.take_keeping_room();
+        assert!(taken.iter().copied().eq(0..200));
+        assert!(busy.is_empty());
+        busy.push(1);
+        assert_eq!(rooms(&busy), [64]);
+        let mut quiet: ChunkedVec<usize, 64> = (0..3).collect();
+        quiet.take_keeping_room();
+        quiet.push(1);
+        assert_eq!(rooms(&quiet), [FIRST_CHUNK]);
+        let mut idle: ChunkedVec<usize, 64> = (0..200).collect();
+        idle.take_keeping_room();
+        idle.take_keeping_room();
+        idle.push(1);
+        assert_eq!(rooms(&idle), [64]);
     }
 
     #[test]

@@ -99,6 +99,17 @@ impl<T: Pack, const MAX: usize> Default for PackedVec<T, MAX> {
 }
 
 impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
+    /// Takes every record, leaving an empty vector whose first chunk will have the room the
+    /// last chunk had (`ChunkedVec::take_keeping_room`).
+    pub fn take_keeping_room(&mut self) -> Self {
+        let records = self.records.take_keeping_room();
+        let emptied = std::mem::take(&mut self.records);
+        let mut taken = std::mem::take(self);
+        taken.records = records;
+        self.records = emptied;
+        taken
+    }
+
     pub fn new() -> Self {
         Self::default()
     }
