@@ -596,19 +596,26 @@ mod tests {
                 "an unregistered thread declines"
             );
             guarded(1, s1);
-            let mut corr = 1;
-            let mut unguarded = 0;
-            // The first chunk holds 16: the 16th launch needs a new one.
-            for _ in 0..20 {
-                corr += 1;
-                if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1) {
-                    unguarded += 1;
-                    assert!(r.on_hip_exit_unguarded(local::slot(), r.gate(), ExitReads::of(&op)));
-                } else {
-                    guarded(corr, s1);
+            // Launches `corrs` on s1, each unguarded where it can be: how many were.
+            let launches = |corrs: std::ops::Range<u64>| {
+                let mut unguarded = 0;
+                for corr in corrs {
+                    if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1) {
+                        unguarded += 1;
+                        let exit = ExitReads::of(&op);
+                        assert!(r.on_hip_exit_unguarded(local::slot(), r.gate(), exit));
+                    } else {
+                        guarded(corr, s1);
+                    }
                 }
-            }
-            assert_eq!(unguarded, 19, "every launch but the one into a new chunk");
+                unguarded
+            };
+            // The first chunk holds 16: the 16th launch needs a new one.
+            assert_eq!(
+                launches(2..22),
+                19,
+                "every launch but the one into a new chunk"
+            );
             assert!(
                 !r.on_work_enter_unguarded(local::slot(), r.gate(), 22, tid, s2),
                 "another stream"
@@ -632,16 +639,11 @@ mod tests {
             // The drain leaves the thread's launch facts the room they had reached (a chunk
             // of 32): after the launch that makes it, the next window's 19 fit, where chunks
             // doubling from 16 again would take one more.
-            let mut unguarded = 0;
-            for corr in 30..50 {
-                if r.on_work_enter_unguarded(local::slot(), r.gate(), corr, tid, s1) {
-                    unguarded += 1;
-                    assert!(r.on_hip_exit_unguarded(local::slot(), r.gate(), ExitReads::of(&op)));
-                } else {
-                    guarded(corr, s1);
-                }
-            }
-            assert_eq!(unguarded, 19, "the next window starts at the room reached");
+            assert_eq!(
+                launches(30..50),
+                19,
+                "the next window starts at the room reached"
+            );
         })
         .join()
         .unwrap();
