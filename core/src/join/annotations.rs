@@ -411,6 +411,9 @@ fn span_table(span_ids: &IdSet, ids: &Ids, n: usize) -> CorrMap<NonZeroU32> {
     ranked
 }
 
+/// Records ahead of the one read whose span's slot is asked into the cache.
+const SPAN_PREFETCH_AHEAD: usize = 8;
+
 /// `take_span_records` of the tool's collections (every roctx record packed), in one pass
 /// over the records: each span record gives its times to the span whose push or pop it is,
 /// found by id. `None` when an id is the push or pop of two spans, or a span's record repeats
@@ -448,7 +451,12 @@ fn times_from_packed(
         }
     }
     let mut others = PackedVec::new();
+    // The records come as delivered, their spans' slots in the ids' order.
+    let mut ahead = packed.ids().skip(SPAN_PREFETCH_AHEAD);
     for MarkerRecord(a) in packed.iter() {
+        if let Some(id) = ahead.next() {
+            span_of.prefetch(id);
+        }
         let corr = a.correlation_id;
         let span = match a.domain == ApiDomain::Marker && corr != 0 {
             true => span_of.get_mut(corr),

@@ -17,6 +17,9 @@ use std::sync::Arc;
 
 use super::device_work::{usable_span, DeviceStage};
 
+/// Records ahead of the one being made an event that are asked into the cache.
+const RECORD_PREFETCH_AHEAD: usize = 8;
+
 /// The kernels stage (see the module's comment): the records in `order`, and the launch shapes
 /// their events name.
 pub(super) fn kernel_events(
@@ -39,7 +42,11 @@ pub(super) fn kernel_events(
     let mut codes: HashMap<u64, Arc<KernelCode>> = HashMap::default();
     let mut table = Table::default();
     let mut shapes: Vec<Option<(Id<LaunchShape>, u32, bool)>> = vec![None; records.entries()];
-    for &i in &order {
+    for (k, &i) in order.iter().enumerate() {
+        // The order is the records' times, their positions the order they were delivered in.
+        if let Some(&ahead) = order.get(k + RECORD_PREFETCH_AHEAD) {
+            records.prefetch(ahead as usize);
+        }
         // The dispatch's own facts, and its launch's (read whole once per entry, below).
         let Some((each, entry)) = records.take_each(i as usize) else {
             continue;

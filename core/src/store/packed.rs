@@ -535,6 +535,12 @@ impl<T: Pack, const MAX: usize> PackedTaker<T, MAX> {
         Some((p.each, p.shared as usize))
     }
 
+    /// As [`TakeOnce::prefetch`]: the record at `position` asked into the cache.
+    #[inline]
+    pub fn prefetch(&self, position: usize) {
+        self.records.prefetch(position);
+    }
+
     /// The facts the records of entry `entry` share (`take_each`).
     #[inline]
     pub fn shared(&self, entry: usize) -> Option<&T::Shared> {

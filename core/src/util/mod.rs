@@ -4,10 +4,12 @@
 //!   the input's order allows (the join's vectors are its largest allocations);
 //! - `buffers`: vectors made and consumed piecewise, so that an input and what is made of it
 //!   are never held whole at once;
+//! - `prefetch`: a value asked into the cache ahead of its read;
 //! - `search`: a partition point found from a hint;
 //! - `threads`: two passes run side by side on a helper thread.
 
 pub mod buffers;
+pub mod prefetch;
 pub mod search;
 pub mod sort;
 pub mod threads;

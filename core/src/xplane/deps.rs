@@ -85,21 +85,10 @@ impl<'a> SyncIndex<'a> {
     /// for it (where a read ahead stalled on each miss in turn, as the calls read in blocks did).
     #[inline]
     pub fn prefetch(&self, correlation_id: u64) {
-        #[cfg(target_arch = "x86_64")]
+        // A call's 56 bytes mostly straddle two cache lines (its kind is near its end).
         if let Some(c) = self.get(correlation_id) {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // A call's 56 bytes mostly straddle two cache lines (its kind is near its end).
-            let first = std::ptr::from_ref(c).cast::<i8>();
-            let last = first.wrapping_add(std::mem::size_of::<SyncCall>() - 1);
-            // SAFETY: SSE is in every x86_64 target, and a prefetch only hints: it reads
-            // nothing the program sees and does not fault (both ends lie in the live `c`).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(first);
-                _mm_prefetch::<_MM_HINT_T0>(last);
-            }
+            crate::util::prefetch::prefetch(c);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = correlation_id;
     }
 }
 

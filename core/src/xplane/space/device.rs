@@ -42,7 +42,10 @@ pub(super) fn device_plane(
         }));
         line.expect_events(l.events.len() + feed.count());
         let mut types = LineTypes::default();
-        for e in &l.events {
+        for (i, e) in l.events.iter().enumerate() {
+            if let Some(ahead) = l.events.get(i + super::ANNOTATION_PREFETCH_AHEAD) {
+                cache.prefetch_annotation(ahead.annotation);
+            }
             stats.clear();
             types.add(&e.kind);
             if e.correlation_id != 0 {

@@ -266,6 +266,9 @@ pub(super) fn host_plane(
                     syncs.prefetch(ahead.correlation_id);
                 }
             }
+            if let Some(ahead) = events.get(i + super::ANNOTATION_PREFETCH_AHEAD) {
+                cache.prefetch_annotation(ahead.annotation);
+            }
             stats.clear();
             let (span, range) = roctx_parts(e);
             // `correlation_id` on every HIP call, as XLA writes it. xprof turns each into a

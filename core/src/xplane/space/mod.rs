@@ -178,6 +178,10 @@ pub fn build_window_planes<E>(
 /// the arena's room for those still to come.
 const LINE_BYTES_PER_EVENT: u64 = 96;
 
+/// Events ahead of the one being written whose annotation is asked into the cache: about as
+/// many as the time a miss takes over the time an event's write takes.
+const ANNOTATION_PREFETCH_AHEAD: usize = 8;
+
 /// What building the device planes on `workers` threads beside the host plane adds to the
 /// writer's memory, at most: on each worker the largest device plane being built (its largest
 /// line whole, and up to the spill size of its finished lines), and every device plane finished
