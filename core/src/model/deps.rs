@@ -13,6 +13,7 @@
 //! else the wait call itself, as for host syncs).
 
 use crate::fastmap::HashMap;
+use crate::util::search::Hints;
 
 use super::streams::{stream_key, StreamIndex, StreamKey};
 use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, StreamTail, SyncCall};
@@ -82,7 +83,23 @@ impl ProducerIndex {
         let i = v.partition_point(|q| q.correlation_id < wait_correlation_id);
         i.checked_sub(1).map(|i| v[i])
     }
+
+    /// As [`Self::resolve`], searched from where `event`'s last answer was (`near`).
+    pub fn resolve_near(
+        &self,
+        event: u64,
+        wait_correlation_id: u64,
+        near: &mut ProducerNear,
+    ) -> Option<Producer> {
+        let v = self.by_event.get(&event)?;
+        let i = near.partition_point(event, v, |q| q.correlation_id < wait_correlation_id);
+        i.checked_sub(1).map(|i| v[i])
+    }
 }
+
+/// Where each event's records were last searched, as [`super::streams::Near`] for the
+/// streams' activities: an event recorded every step has hundreds of thousands of records.
+pub type ProducerNear = Hints<u64>;
 
 /// Where and when a call ended: all a host anchor takes of its API record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -304,6 +321,7 @@ pub fn resolve_dependencies(
     let mut flows = Backwards::in_place(arrows);
     let mut syncs = FromTheEnd::new(syncs);
     let mut near = super::streams::Near::default();
+    let mut producers_near = ProducerNear::default();
     while let Some(s) = syncs.next() {
         let plane = (i.plane_of)(s.device);
         let key = stream_key(s.stream, s.stream_seq);
@@ -312,7 +330,8 @@ pub fn resolve_dependencies(
         let producer = if waits_on_event {
             // The records are sync facts, restamped with their streams' creations already
             // (`streams::restamp`).
-            i.producers.resolve(s.event, s.correlation_id)
+            i.producers
+                .resolve_near(s.event, s.correlation_id, &mut producers_near)
         } else {
             None
         };
@@ -481,6 +500,25 @@ mod tests {
                 waits.iter().map(|&(e, w)| index.resolve(e, w)).collect();
             assert_eq!(got, want, "round {round}");
             assert!(want.iter().any(Option::is_some) && want.iter().any(Option::is_none));
+            // Searched from each event's last answer: in any order, and falling as the
+            // dependency stage asks.
+            let mut near = ProducerNear::default();
+            let got: Vec<Option<Producer>> = waits
+                .iter()
+                .map(|&(e, w)| index.resolve_near(e, w, &mut near))
+                .collect();
+            assert_eq!(got, want, "round {round}, in any order");
+            let mut falling: Vec<usize> = (0..waits.len()).collect();
+            falling.sort_by_key(|&k| std::cmp::Reverse(waits[k].1));
+            let mut near = ProducerNear::default();
+            for k in falling {
+                let (e, w) = waits[k];
+                assert_eq!(
+                    index.resolve_near(e, w, &mut near),
+                    want[k],
+                    "round {round}"
+                );
+            }
         }
     }
 

@@ -12,7 +12,7 @@
 //! event's start) and the split events are counted.
 
 use crate::fastmap::{HashMap, HashSet};
-use crate::util::search::partition_point_near;
+use crate::util::search::Hints;
 use std::collections::BTreeMap;
 
 use super::trace::{Anchor, DeviceEvent, DeviceLine};
@@ -201,7 +201,7 @@ impl StreamIndex {
     ) -> Option<Anchor> {
         let v = self.activity.get(&(plane, key))?;
         let lines = lines_of(plane)?;
-        let i = near.find(plane, key, v, |a| a.correlation_id < correlation_id);
+        let i = near.partition_point((plane, key), v, |a| a.correlation_id < correlation_id);
         let last = v[..i].last()?;
         // Several activities may share the id (graph launch): the one ending last.
         let (e, line) = v[..i]
@@ -224,7 +224,7 @@ impl StreamIndex {
     ) -> Option<Anchor> {
         let v = self.activity.get(&(plane, key))?;
         let lines = lines_of(plane)?;
-        let i = near.find(plane, key, v, |a| a.correlation_id <= correlation_id);
+        let i = near.partition_point((plane, key), v, |a| a.correlation_id <= correlation_id);
         let first = v.get(i)?;
         let (e, line) = v[i..]
             .iter()
@@ -235,29 +235,10 @@ impl StreamIndex {
     }
 }
 
-/// Where each stream's activities were last searched. The dependency stage asks about the
-/// sync calls in falling correlation order, so each answer lies at or just before the last
-/// one on its stream; a search outward from there reads a few entries next to each other,
-/// where a binary search over the whole stream (hundreds of thousands of activities) misses
-/// the cache at each of its last steps.
-#[derive(Debug, Default)]
-pub struct Near(HashMap<(u32, StreamKey), usize>);
-
-impl Near {
-    /// `v.partition_point(pred)`, searched from where this stream's last answer was.
-    fn find(
-        &mut self,
-        plane: u32,
-        key: StreamKey,
-        v: &[Activity],
-        pred: impl Fn(&Activity) -> bool,
-    ) -> usize {
-        let hint = self.0.entry((plane, key)).or_insert(v.len());
-        let i = partition_point_near(v, *hint, pred);
-        *hint = i;
-        i
-    }
-}
+/// Where each stream's activities were last searched: the dependency stage asks about the
+/// sync calls in falling correlation order, so each answer lies at or just before the last one
+/// on its stream (streams of hundreds of thousands of activities).
+pub type Near = Hints<(u32, StreamKey)>;
 
 /// `N` of each stream's `Stream #N`, for as long as the numbers must mean the same stream:
 /// one profile, or every capture window of a run (`window`). A window numbers the streams it

@@ -2,6 +2,10 @@
 //! near where it asked last (the dependency pass walks each stream's activities by falling
 //! correlation id).
 
+use std::hash::Hash;
+
+use crate::fastmap::HashMap;
+
 /// `v.partition_point(pred)` (`pred` true on a prefix of `v`), found by steps doubling outward
 /// from `hint`, then a binary search between the last two: a few reads next to `hint` when the
 /// answer is near it, twice a binary search's when it is far.
@@ -37,6 +41,30 @@ pub fn partition_point_near<T>(v: &[T], hint: usize, pred: impl Fn(&T) -> bool) 
         }
         hi = probe;
         step *= 2;
+    }
+}
+
+/// Where each of several sorted slices was last searched, by a key of the caller's: a walk
+/// that asks each slice again and again near its last answer (the dependency stage, by falling
+/// correlation id) searches from there, reading a few entries next to each other where a binary
+/// search over a long slice misses the cache at each of its last steps.
+#[derive(Debug)]
+pub struct Hints<K>(HashMap<K, usize>);
+
+impl<K> Default for Hints<K> {
+    fn default() -> Self {
+        Hints(HashMap::default())
+    }
+}
+
+impl<K: Hash + Eq> Hints<K> {
+    /// `v.partition_point(pred)`, searched from where `key`'s last answer was (the end, the
+    /// first time), which it then is.
+    pub fn partition_point<T>(&mut self, key: K, v: &[T], pred: impl Fn(&T) -> bool) -> usize {
+        let hint = self.0.entry(key).or_insert(v.len());
+        let i = partition_point_near(v, *hint, pred);
+        *hint = i;
+        i
     }
 }
 
