@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Finalize's phases for two builds of the tool, run alternately on one scenario in the
 # SIMULATED runtime (test infrastructure, not hardware): per run, the debug log's flush +
-# drain, join and write laps, finalize's own time and its helper threads'; then the median and
+# drain, join and write laps, finalize's own time and its helper threads', and each join pass's
+# lap (a pass run beside another on a helper thread is named with `+`); then the median and
 # range of each per build. Alternating puts both builds through the shared VM's slow and fast
-# periods alike. Not a test: figures for docs/performance.md.
+# periods alike. The environment passes through: `ROCPROF_XPLANE_WRITE_THREADS=1` keeps the
+# write on one thread, `taskset -c 1 ci/ab-finalize.sh …` pins every run to one CPU. Not a
+# test: figures for docs/performance.md.
 # Usage: ci/ab-finalize.sh SCENARIO ROUNDS OLD.so NEW.so
 #   (OLD.so from a worktree of the older commit: `git worktree add /tmp/old <commit>` and
 #   `cargo build --release -p rocprof-xplane` there.)
@@ -19,23 +22,29 @@ for _ in $(seq "$rounds"); do
     ROCPROF_XPLANE_LOG=debug ROCP_TOOL_LIBRARIES="$so" ROCPROF_XPLANE_OUTPUT_DIR="$work/out" \
       target/release/rocprof-sim "$scenario" >/dev/null 2>"$work/log"
     python3 - "$so" "$work/log" >>"$work/runs" <<'PY'
-import re, sys
+import json, re, sys
 log = open(sys.argv[2]).read()
 p = re.search(r"flush \+ drain ([\d.]+) ms, join ([\d.]+) ms, write ([\d.]+) ms", log)
 f = re.search(r"finalize ([\d.]+) ms and ([\d.]+) ms on its helper threads", log)
-print(sys.argv[1], *p.groups(), *f.groups())
+laps = dict(zip(["flush+drain", "join", "write", "finalize", "helpers"],
+                map(float, p.groups() + f.groups())))
+passes = re.search(r"join passes: (.*)", log)
+for m in re.finditer(r"(\[)?([a-z][a-z' ]*?) ([\d.]+) ms", re.sub(r"\(rss[^)]*\)", "", passes.group(1) if passes else "")):
+    laps[("+ " if m.group(1) else "") + m.group(2)] = float(m.group(3))
+print(json.dumps([sys.argv[1], laps]))
 PY
     tail -1 "$work/runs"
   done
 done
 python3 - "$old" "$new" "$work/runs" <<'PY'
-import statistics, sys
-old, new, runs = sys.argv[1], sys.argv[2], [l.split() for l in open(sys.argv[3])]
-names = ["flush+drain", "join", "write", "finalize", "helpers"]
+import json, statistics, sys
+old, new = sys.argv[1], sys.argv[2]
+runs = [json.loads(l) for l in open(sys.argv[3])]
 for so, label in ((old, "old"), (new, "new")):
-    rows = [list(map(float, r[1:])) for r in runs if r[0] == so]
+    rows = [laps for r, laps in runs if r == so]
+    names = list(dict.fromkeys(n for laps in rows for n in laps))
     cols = ", ".join(
-        f"{n} {statistics.median(c):.0f} ms ({min(c):.0f}-{max(c):.0f})"
-        for n, c in zip(names, zip(*rows)))
+        f"{n} {statistics.median(c):.1f} ms ({min(c):.1f}-{max(c):.1f})"
+        for n in names for c in [[laps[n] for laps in rows if n in laps]])
     print(f"{label} ({len(rows)} runs): {cols}")
 PY
