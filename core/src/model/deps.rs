@@ -77,14 +77,8 @@ impl ProducerIndex {
     }
 
     /// The latest record of `event`, on any device, with a correlation id strictly below
-    /// `wait_correlation_id` (upper bound, then one back).
-    pub fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
-        let v = self.by_event.get(&event)?;
-        let i = v.partition_point(|q| q.correlation_id < wait_correlation_id);
-        i.checked_sub(1).map(|i| v[i])
-    }
-
-    /// As [`Self::resolve`], searched from where `event`'s last answer was (`near`).
+    /// `wait_correlation_id` (upper bound, then one back), searched from where `event`'s last
+    /// answer was (`near`).
     pub fn resolve_near(
         &self,
         event: u64,
@@ -446,9 +440,11 @@ mod tests {
         }
 
         fn resolve(&self, event: u64, wait_correlation_id: u64) -> Option<Producer> {
-            self.clone()
-                .into_index()
-                .resolve(event, wait_correlation_id)
+            self.clone().into_index().resolve_near(
+                event,
+                wait_correlation_id,
+                &mut ProducerNear::default(),
+            )
         }
     }
 
@@ -496,8 +492,11 @@ mod tests {
                 })
                 .collect();
             let index = m.into_index();
-            let got: Vec<Option<Producer>> =
-                waits.iter().map(|&(e, w)| index.resolve(e, w)).collect();
+            // Each wait on its own, searched from its event's end.
+            let got: Vec<Option<Producer>> = waits
+                .iter()
+                .map(|&(e, w)| index.resolve_near(e, w, &mut ProducerNear::default()))
+                .collect();
             assert_eq!(got, want, "round {round}");
             assert!(want.iter().any(Option::is_some) && want.iter().any(Option::is_none));
             // Searched from each event's last answer: in any order, and falling as the
