@@ -40,7 +40,7 @@ const CAPTURE_BYTES_PER_CALL: u64 = 64;
 
 /// What the record of a HIP call the callbacks built holds until its cut: a packed
 /// `ApiRecord` with its table index (`store::layouts`).
-const API_RECORD_BYTES: u64 = 32;
+const API_RECORD_BYTES: u64 = 20;
 
 /// Records a thread builds before it adds them to the shared count of records delivered: one
 /// shared add per this many calls, not one per call from every thread. A count window is cut

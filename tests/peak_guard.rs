@@ -117,7 +117,7 @@ fn the_join_holds_its_records_or_their_events_not_both() {
          ({:.1} B per call)",
         over as f64 / n as f64
     );
-    // The events are 48 B per call, the records 32 B packed: with the two whole side by side
+    // The events are 48 B per call, the records 20 B packed: with the two whole side by side
     // the peak is the records' size (and the tables) over the trace.
     assert!(
         over * 4 < records * 3,
@@ -539,9 +539,10 @@ fn the_kernels_stage_holds_no_table_it_does_not_read() {
          ({:.1} B per launch)",
         over as f64 / n as f64
     );
-    // The joined events take what the records do (48 B a kernel's event and 40 B a call's; 40 B
-    // a stored dispatch, 32 B a stored call and 16 B its facts), so the peak is over both: the
-    // kernel records not yet events beside the events made, and the tables it reads, about
+    // The joined events take more than the records do (48 B a kernel's event and 40 B a
+    // call's; 24 B a stored dispatch, 20 B a stored call and 16 B its facts), so the peak is
+    // over the events: the kernel records not yet events beside the events made, and the
+    // tables it reads, about
     // 14 B per launch. Each table over every id of the range (two ids per launch, 4 B each),
     // not by call, adds 8 B per launch; the two tables held to the kernels stage add that and
     // what they hold beside the kernel records.
@@ -552,7 +553,7 @@ fn the_kernels_stage_holds_no_table_it_does_not_read() {
     );
 }
 
-/// The join reads the calls' records packed, as the stores hold them (32 B a call), to the
+/// The join reads the calls' records packed, as the stores hold them (20 B a call), to the
 /// host events, each chunk freed once its calls are events: unpacked to 48 B each, they were
 /// held through the kernels stage beside the device events being made (16 B a call more at
 /// the join's top), which fails this. So does an activity table of 8 B per id held through the

@@ -18,7 +18,7 @@ use crate::sdk::Session;
 use crate::{log_debug, log_info};
 
 /// Bytes held per record of a count window past which the window is cut by memory: a record
-/// held while tracing takes 16–40 B and a captured call's facts about 64 B (`recorder`), so a
+/// held while tracing takes 16–24 B and a captured call's facts about 64 B (`recorder`), so a
 /// window holding more than this per record of its count holds unusually large records.
 const WINDOW_BYTES_PER_RECORD: u64 = 128;
 

@@ -54,11 +54,11 @@ pub(super) fn kernel_events(
         let Some(launch) = records.shared(entry) else {
             continue;
         };
-        let span = usable_span(each.start_ns(), each.end_ns(launch), counters);
+        let span = usable_span(each.start_ns(launch), each.end_ns(launch), counters);
         let Some((start_ns, end_ns)) = span else {
             continue;
         };
-        let correlation_id = each.correlation_id();
+        let correlation_id = each.correlation_id(launch);
         // Ranked once for the tables over the calls it reads.
         let call = work.key(correlation_id);
         let key = work.place_ranked(call, LineKey::Queue(launch.queue()));
@@ -85,10 +85,10 @@ pub(super) fn kernel_events(
         }
         let (shape, dev) = (*shape, *dev);
         let info = KernelInfo {
-            dispatch_id: each.dispatch_id(),
+            dispatch_id: each.dispatch_id(launch),
             shape,
         };
-        let (graph, external) = graph::split(each.external_id());
+        let (graph, external) = graph::split(each.external_id(launch));
         let e = DeviceEvent {
             start_ns,
             end_ns,

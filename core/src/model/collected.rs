@@ -38,7 +38,7 @@ pub struct Collected {
     pub clock: ClockFacts,
     pub agents: Vec<AgentInfo>,
     /// HIP API records (and, in a collection made otherwise than by the tool, roctx ones) as
-    /// the stores packed them (`store::packed`, 32 B a call): the join reads them packed to
+    /// the stores packed them (`store::packed`, 20 B a call): the join reads them packed to
     /// the host events, never unpacked whole.
     pub api: PackedVec<ApiRecord>,
     /// roctx API records as the stores packed them (16 B a call; the tool's own collection: a

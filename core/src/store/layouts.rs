@@ -36,35 +36,60 @@ fn whole(low: u32, high: u32) -> u64 {
     u64::from(low) | (u64::from(high) << 32)
 }
 
-/// What differs per API call; the rest of [`ApiRecord`] is its [`ApiSource`]. Packed to 4-byte
-/// alignment: 28 bytes, so that a stored call with its table index is 32 (48 unpacked).
+/// What differs per API call; the rest of [`ApiRecord`] is its [`ApiSource`]: the low halves
+/// of its correlation id, external id, start and duration, so that a stored call with its
+/// table index is 20 bytes (48 unpacked). The high halves go with the shared facts: ids and
+/// nanoseconds cross a 2^32 boundary every 4.29 G calls or 4.29 s, so a thread's calls of one
+/// operation share an entry that long. The external id keeps its low half here, not all of it
+/// with the shared facts as a roctx record's does: a framework that pushes an external id per
+/// operation (each of its operations makes a few HIP calls) would otherwise make a table entry
+/// per operation.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, packed(4))]
 pub struct ApiEach {
-    correlation_id: u64,
-    external_id: u64,
-    start_ns: u64,
+    correlation_low: u32,
+    external_low: u32,
+    start_low: u32,
     duration_low: u32,
 }
 
-/// The thread and operation many calls share (a loop calls the same few operations).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The thread, operation, domain and high halves many API calls share, in four words
+/// (compared and hashed a word at a time: the delivery thread looks an entry up whenever
+/// consecutive records differ).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ApiSource {
     thread_id: u64,
-    operation: i32,
-    domain: ApiDomain,
-    duration_high: DurationHigh,
+    /// The operation (low half, as `u32`) and the correlation id's high half.
+    operation_id_high: u64,
+    /// The start's high half (low half) and the duration's.
+    times_high: u64,
+    /// The external id's high half (low half) and the domain (`ApiDomain::Marker` as 1).
+    external_high_domain: u64,
+}
+
+impl std::hash::Hash for ApiSource {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(
+            self.thread_id
+                ^ self.operation_id_high.rotate_left(7)
+                ^ self.times_high.rotate_left(29)
+                ^ self.external_high_domain.rotate_left(43),
+        );
+    }
 }
 
 impl ApiSource {
     /// The domain of the calls of this entry.
     pub fn domain(&self) -> ApiDomain {
-        self.domain
+        if self.external_high_domain >> 32 == 0 {
+            ApiDomain::Hip
+        } else {
+            ApiDomain::Marker
+        }
     }
 
     /// The operation of the calls of this entry.
     pub fn operation(&self) -> i32 {
-        self.operation
+        self.operation_id_high as u32 as i32
     }
 
     /// The thread of the calls of this entry.
@@ -78,8 +103,8 @@ impl Pack for ApiRecord {
     type Shared = ApiSource;
 
     #[inline]
-    fn id(e: &ApiEach, _: impl FnOnce() -> Self::Shared) -> u64 {
-        e.correlation_id
+    fn id(e: &ApiEach, shared: impl FnOnce() -> Self::Shared) -> u64 {
+        whole(e.correlation_low, (shared().operation_id_high >> 32) as u32)
     }
 
     #[inline]
@@ -94,31 +119,41 @@ impl Pack for ApiRecord {
             thread_id,
         } = self;
         let (duration_low, duration_high) = split_duration(start_ns, end_ns);
+        let (correlation_low, correlation_high) = halves(correlation_id);
+        let (external_low, external_high) = halves(external_id);
+        let (start_low, start_high) = halves(start_ns);
+        let domain_bit = match domain {
+            ApiDomain::Hip => 0,
+            ApiDomain::Marker => 1,
+        };
         (
             ApiEach {
-                correlation_id,
-                external_id,
-                start_ns,
+                correlation_low,
+                external_low,
+                start_low,
                 duration_low,
             },
             ApiSource {
                 thread_id,
-                operation,
-                domain,
-                duration_high,
+                operation_id_high: whole(operation as u32, correlation_high),
+                times_high: whole(start_high, duration_high.0),
+                external_high_domain: whole(external_high, domain_bit),
             },
         )
     }
 
     #[inline]
     fn join(e: ApiEach, s: &ApiSource) -> ApiRecord {
+        let (operation, correlation_high) = halves(s.operation_id_high);
+        let (start_high, duration_high) = halves(s.times_high);
+        let start_ns = whole(e.start_low, start_high);
         ApiRecord {
-            domain: s.domain,
-            operation: s.operation,
-            correlation_id: e.correlation_id,
-            external_id: e.external_id,
-            start_ns: e.start_ns,
-            end_ns: end_of(e.start_ns, e.duration_low, s.duration_high),
+            domain: s.domain(),
+            operation: operation as i32,
+            correlation_id: whole(e.correlation_low, correlation_high),
+            external_id: whole(e.external_low, s.external_high_domain as u32),
+            start_ns,
+            end_ns: end_of(start_ns, e.duration_low, DurationHigh(duration_high)),
             thread_id: s.thread_id,
         }
     }
@@ -216,45 +251,81 @@ impl Pack for MarkerRecord {
     }
 }
 
-/// What differs per kernel dispatch; the rest of [`KernelRecord`] is its [`KernelLaunch`].
-/// Packed to 4-byte alignment: 36 bytes, a stored dispatch with its table index 40 (48 unpacked).
+/// What differs per kernel dispatch; the rest of [`KernelRecord`] is its [`KernelLaunch`]: the
+/// low halves of its correlation id, external id, start, dispatch id and duration, so that a
+/// stored dispatch with its table index is 24 bytes (48 unpacked). The high halves go with the
+/// launch's facts: ids and nanoseconds cross a 2^32 boundary every 4.29 G dispatches or 4.29 s,
+/// and the external ids the tool gives a graph's nodes keep their graph above the low half
+/// (`model::graph`), so a launch shape's dispatches share an entry that long.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, packed(4))]
 pub struct KernelEach {
-    correlation_id: u64,
-    external_id: u64,
-    start_ns: u64,
-    dispatch_id: u64,
+    correlation_low: u32,
+    external_low: u32,
+    start_low: u32,
+    dispatch_low: u32,
     duration_low: u32,
 }
 
-/// A dispatch's own facts, read without assembling its whole record (`PackedTaker::take_each`):
-/// the kernels stage reads its launch's once per store entry.
+/// A dispatch's own facts, read without assembling its whole record (`PackedTaker::take_each`)
+/// with its launch's high halves: the kernels stage reads its launch's once per store entry.
 impl KernelEach {
     #[inline]
-    pub fn correlation_id(&self) -> u64 {
-        self.correlation_id
+    pub fn correlation_id(&self, launch: &KernelLaunch) -> u64 {
+        whole(self.correlation_low, launch.highs.correlation)
     }
 
     #[inline]
-    pub fn external_id(&self) -> u64 {
-        self.external_id
+    pub fn external_id(&self, launch: &KernelLaunch) -> u64 {
+        whole(self.external_low, launch.highs.external)
     }
 
     #[inline]
-    pub fn start_ns(&self) -> u64 {
-        self.start_ns
+    pub fn start_ns(&self, launch: &KernelLaunch) -> u64 {
+        whole(self.start_low, launch.highs.start)
     }
 
     #[inline]
-    pub fn dispatch_id(&self) -> u64 {
-        self.dispatch_id
+    pub fn dispatch_id(&self, launch: &KernelLaunch) -> u64 {
+        whole(self.dispatch_low, launch.highs.fourth)
     }
 
     /// Its end, from its duration's low bits and its launch's high ones.
     #[inline]
     pub fn end_ns(&self, launch: &KernelLaunch) -> u64 {
-        end_of(self.start_ns, self.duration_low, launch.duration_high)
+        end_of(
+            self.start_ns(launch),
+            self.duration_low,
+            launch.duration_high,
+        )
+    }
+}
+
+/// The high halves of a dispatch's or a copy's ids and start, and of its fourth word (a
+/// dispatch's id, a copy's byte count), kept with the facts it shares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Highs {
+    correlation: u32,
+    external: u32,
+    start: u32,
+    fourth: u32,
+}
+
+impl Highs {
+    /// The high halves of the four words.
+    #[inline]
+    fn of(correlation_id: u64, external_id: u64, start_ns: u64, fourth: u64) -> Highs {
+        Highs {
+            correlation: halves(correlation_id).1,
+            external: halves(external_id).1,
+            start: halves(start_ns).1,
+            fourth: halves(fourth).1,
+        }
+    }
+
+    /// One word of the halves, for a hash.
+    #[inline]
+    fn word(&self) -> u64 {
+        whole(self.correlation ^ self.fourth, self.start ^ self.external)
     }
 }
 
@@ -272,6 +343,7 @@ pub struct KernelLaunch {
     grid: [u32; 3],
     pipe_id: Option<i32>,
     duration_high: DurationHigh,
+    highs: Highs,
 }
 
 impl KernelLaunch {
@@ -290,7 +362,11 @@ impl std::hash::Hash for KernelLaunch {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         let grid = u64::from(self.grid[0]) | (u64::from(self.grid[1]) << 32);
         state.write_u64(
-            self.kernel_id ^ self.queue.rotate_left(21) ^ self.thread_id.rotate_left(42) ^ grid,
+            self.kernel_id
+                ^ self.queue.rotate_left(21)
+                ^ self.thread_id.rotate_left(42)
+                ^ grid
+                ^ self.highs.word().rotate_left(11),
         );
     }
 }
@@ -300,8 +376,8 @@ impl Pack for KernelRecord {
     type Shared = KernelLaunch;
 
     #[inline]
-    fn id(e: &KernelEach, _: impl FnOnce() -> Self::Shared) -> u64 {
-        e.correlation_id
+    fn id(e: &KernelEach, shared: impl FnOnce() -> Self::Shared) -> u64 {
+        e.correlation_id(&shared())
     }
 
     #[inline]
@@ -325,10 +401,10 @@ impl Pack for KernelRecord {
         let (duration_low, duration_high) = split_duration(start_ns, end_ns);
         (
             KernelEach {
-                correlation_id,
-                external_id,
-                start_ns,
-                dispatch_id,
+                correlation_low: correlation_id as u32,
+                external_low: external_id as u32,
+                start_low: start_ns as u32,
+                dispatch_low: dispatch_id as u32,
                 duration_low,
             },
             KernelLaunch {
@@ -342,6 +418,7 @@ impl Pack for KernelRecord {
                 grid,
                 pipe_id,
                 duration_high,
+                highs: Highs::of(correlation_id, external_id, start_ns, dispatch_id),
             },
         )
     }
@@ -349,15 +426,15 @@ impl Pack for KernelRecord {
     #[inline]
     fn join(e: KernelEach, l: &KernelLaunch) -> KernelRecord {
         KernelRecord {
-            correlation_id: e.correlation_id,
-            external_id: e.external_id,
-            start_ns: e.start_ns,
-            end_ns: end_of(e.start_ns, e.duration_low, l.duration_high),
+            correlation_id: e.correlation_id(l),
+            external_id: e.external_id(l),
+            start_ns: e.start_ns(l),
+            end_ns: e.end_ns(l),
             thread_id: l.thread_id,
             agent: l.agent,
             queue: l.queue,
             kernel_id: l.kernel_id,
-            dispatch_id: e.dispatch_id,
+            dispatch_id: e.dispatch_id(l),
             private_segment_size: l.private_segment_size,
             group_segment_size: l.group_segment_size,
             workgroup: l.workgroup,
@@ -367,26 +444,39 @@ impl Pack for KernelRecord {
     }
 }
 
-/// What differs per copy; the rest of [`CopyRecord`] is its [`CopyRoute`]. Packed as
-/// [`KernelEach`]: 40 bytes stored (48 unpacked).
+/// What differs per copy; the rest of [`CopyRecord`] is its [`CopyRoute`]: the low halves,
+/// as [`KernelEach`] keeps them (the byte count's in place of the dispatch id's), 24 bytes
+/// stored (48 unpacked).
 #[derive(Debug, Clone, Copy)]
-#[repr(C, packed(4))]
 pub struct CopyEach {
-    correlation_id: u64,
-    external_id: u64,
-    start_ns: u64,
-    bytes: u64,
+    correlation_low: u32,
+    external_low: u32,
+    start_low: u32,
+    bytes_low: u32,
     duration_low: u32,
 }
 
-/// The thread, direction and agents many copies share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The thread, direction and agents many copies share, and the high halves of their words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CopyRoute {
     thread_id: u64,
     operation: i32,
     dst_agent: u64,
     src_agent: u64,
     duration_high: DurationHigh,
+    highs: Highs,
+}
+
+impl std::hash::Hash for CopyRoute {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_u64(
+            self.thread_id
+                ^ (self.operation as u64).rotate_left(13)
+                ^ self.dst_agent.rotate_left(23)
+                ^ self.src_agent.rotate_left(37)
+                ^ self.highs.word().rotate_left(51),
+        );
+    }
 }
 
 impl Pack for CopyRecord {
@@ -394,8 +484,8 @@ impl Pack for CopyRecord {
     type Shared = CopyRoute;
 
     #[inline]
-    fn id(e: &CopyEach, _: impl FnOnce() -> Self::Shared) -> u64 {
-        e.correlation_id
+    fn id(e: &CopyEach, shared: impl FnOnce() -> Self::Shared) -> u64 {
+        whole(e.correlation_low, shared().highs.correlation)
     }
 
     #[inline]
@@ -414,10 +504,10 @@ impl Pack for CopyRecord {
         let (duration_low, duration_high) = split_duration(start_ns, end_ns);
         (
             CopyEach {
-                correlation_id,
-                external_id,
-                start_ns,
-                bytes,
+                correlation_low: correlation_id as u32,
+                external_low: external_id as u32,
+                start_low: start_ns as u32,
+                bytes_low: bytes as u32,
                 duration_low,
             },
             CopyRoute {
@@ -426,22 +516,25 @@ impl Pack for CopyRecord {
                 dst_agent,
                 src_agent,
                 duration_high,
+                highs: Highs::of(correlation_id, external_id, start_ns, bytes),
             },
         )
     }
 
     #[inline]
     fn join(e: CopyEach, r: &CopyRoute) -> CopyRecord {
+        let h = r.highs;
+        let start_ns = whole(e.start_low, h.start);
         CopyRecord {
-            correlation_id: e.correlation_id,
-            external_id: e.external_id,
-            start_ns: e.start_ns,
-            end_ns: end_of(e.start_ns, e.duration_low, r.duration_high),
+            correlation_id: whole(e.correlation_low, h.correlation),
+            external_id: whole(e.external_low, h.external),
+            start_ns,
+            end_ns: end_of(start_ns, e.duration_low, r.duration_high),
             thread_id: r.thread_id,
             operation: r.operation,
             dst_agent: r.dst_agent,
             src_agent: r.src_agent,
-            bytes: e.bytes,
+            bytes: whole(e.bytes_low, h.fourth),
         }
     }
 }
@@ -649,7 +742,7 @@ mod tests {
             .collect();
         assert_eq!(
             short.held_bytes(),
-            2 * 32 + std::mem::size_of::<ApiSource>()
+            2 * 20 + std::mem::size_of::<ApiSource>()
         );
     }
 
@@ -698,6 +791,131 @@ mod tests {
         assert_eq!(m.entries(), entries, "the kept ones keep the table");
     }
 
+    /// HIP and roctx API records keep the low halves of their ids, external ids and times:
+    /// records whose ids, external ids and starts cross a 2^32 boundary, and every field at its
+    /// extremes, come back whole, by record, by id and through a split by id. Calls of one
+    /// thread, operation and domain within one stretch of 2^32 share one entry, whatever
+    /// external id each carries (a framework's id per operation makes no entry of its own).
+    #[test]
+    fn api_records_come_back_whole_across_the_halves() {
+        let edge = 1u64 << 32;
+        let mut records: Vec<ApiRecord> = (0..40u64)
+            .map(|i| ApiRecord {
+                domain: if i % 4 == 3 {
+                    ApiDomain::Marker
+                } else {
+                    ApiDomain::Hip
+                },
+                operation: (i % 2) as i32,
+                correlation_id: edge - 20 + i,
+                external_id: edge - 10 + i,
+                start_ns: 3 * edge - 7 * 20 + 7 * i,
+                end_ns: 3 * edge - 7 * 20 + 7 * i + 5,
+                thread_id: 9 + i % 3,
+            })
+            .collect();
+        for (i, &(start_ns, end_ns)) in TIMES.iter().enumerate() {
+            records.push(ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: i32::MIN + i as i32,
+                correlation_id: u64::MAX - i as u64,
+                external_id: u64::MAX - 3 * i as u64,
+                start_ns,
+                end_ns,
+                thread_id: u64::MAX,
+            });
+        }
+        let mut a: PackedVec<ApiRecord> = records.clone().into();
+        assert_eq!(a.iter().collect::<Vec<_>>(), records);
+        assert!(a.ids().eq(records.iter().map(|r| r.correlation_id)));
+        let entries = a.entries();
+        let per_operation: PackedVec<ApiRecord> = records[..10]
+            .iter()
+            .map(|&r| ApiRecord {
+                domain: ApiDomain::Hip,
+                thread_id: 9,
+                operation: 1,
+                ..r
+            })
+            .collect();
+        assert_eq!(per_operation.entries(), 1, "a new external id per call");
+        let high = |id: u64| id >= edge;
+        let taken = a.split_ids_where(high, |r| r.thread_id != 10);
+        let want = |r: &&ApiRecord| high(r.correlation_id) && r.thread_id != 10;
+        assert!(taken.iter().eq(records.iter().filter(want).copied()));
+        assert!(a.iter().eq(records.iter().filter(|r| !want(r)).copied()));
+        assert_eq!(a.entries(), entries, "the kept ones keep the table");
+    }
+
+    /// Dispatches and copies keep the low halves of their ids, start, dispatch id or byte
+    /// count: records whose words cross a 2^32 boundary (the external ids the tool gives a
+    /// graph's nodes among them) come back whole, by record, by id and through a split by id;
+    /// the dispatches of one launch shape within one stretch of 2^32 share one entry, whatever
+    /// their own low halves.
+    #[test]
+    fn dispatches_and_copies_come_back_whole_across_the_halves() {
+        let edge = 1u64 << 32;
+        let node = |i: u64| crate::model::graph::GraphNode::new(3 + i / 16, i as u32 % 16);
+        let kernels: Vec<KernelRecord> = (0..48u64)
+            .map(|i| KernelRecord {
+                correlation_id: edge - 24 + i,
+                external_id: if i % 3 == 0 {
+                    node(i).unwrap().tagged_word()
+                } else {
+                    edge - 5 + i
+                },
+                start_ns: 5 * edge - 24 * 9 + 9 * i,
+                end_ns: 5 * edge - 24 * 9 + 9 * i + 4,
+                thread_id: 70 + i % 2,
+                agent: 2,
+                queue: 9,
+                kernel_id: 4,
+                dispatch_id: edge - 30 + i,
+                private_segment_size: 0,
+                group_segment_size: 64,
+                workgroup: [256, 1, 1],
+                grid: [4096, 1, 1],
+                pipe_id: Some(1),
+            })
+            .collect();
+        let copies: Vec<CopyRecord> = kernels
+            .iter()
+            .map(|k| CopyRecord {
+                correlation_id: k.correlation_id,
+                external_id: k.external_id,
+                start_ns: k.start_ns,
+                end_ns: k.end_ns,
+                thread_id: k.thread_id,
+                operation: 2,
+                dst_agent: 2,
+                src_agent: 1,
+                bytes: k.dispatch_id * 3,
+            })
+            .collect();
+        let mut k: PackedVec<KernelRecord> = kernels.clone().into();
+        let mut c: PackedVec<CopyRecord> = copies.clone().into();
+        assert_eq!(k.iter().collect::<Vec<_>>(), kernels);
+        assert_eq!(c.iter().collect::<Vec<_>>(), copies);
+        assert!(k.ids().eq(kernels.iter().map(|r| r.correlation_id)));
+        assert!(c.ids().eq(copies.iter().map(|r| r.correlation_id)));
+        let plain = |r: &&KernelRecord| r.external_id & crate::model::graph::TAG == 0;
+        let one_stretch: PackedVec<KernelRecord> = kernels[..4]
+            .iter()
+            .filter(plain)
+            .map(|&r| KernelRecord { thread_id: 70, ..r })
+            .collect();
+        assert_eq!(one_stretch.entries(), 1, "one shape, one stretch");
+        let high = |id: u64| id >= edge;
+        let taken = k.split_ids_where(high, |r| r.thread_id != 71);
+        let want = |r: &&KernelRecord| high(r.correlation_id) && r.thread_id != 71;
+        assert!(taken.iter().eq(kernels.iter().filter(want).copied()));
+        assert!(k.iter().eq(kernels.iter().filter(|r| !want(r)).copied()));
+        let taken = c.split_ids_where(high, |r| r.thread_id != 71);
+        let want = |r: &&CopyRecord| high(r.correlation_id) && r.thread_id != 71;
+        assert!(taken.iter().eq(copies.iter().filter(want).copied()));
+        assert!(c.iter().eq(copies.iter().filter(|r| !want(r)).copied()));
+    }
+
     /// A thread's call and sync facts come back whole from their packed form, whatever
     /// repeats and whatever does not.
     #[test]
@@ -735,11 +953,12 @@ mod tests {
     /// What one record costs while tracing: at most 64 B are retained per event.
     #[test]
     fn stored_records_are_small() {
-        assert_eq!(packed_size::<ApiRecord>(), 32);
+        assert_eq!(packed_size::<ApiRecord>(), 20);
+        assert_eq!(std::mem::size_of::<ApiSource>(), 32);
         assert_eq!(packed_size::<MarkerRecord>(), 16);
         assert_eq!(std::mem::size_of::<MarkerSource>(), 32);
-        assert_eq!(packed_size::<KernelRecord>(), 40);
-        assert_eq!(packed_size::<CopyRecord>(), 40);
+        assert_eq!(packed_size::<KernelRecord>(), 24);
+        assert_eq!(packed_size::<CopyRecord>(), 24);
         assert_eq!(packed_size::<CallFact>(), 16);
         assert_eq!(packed_size::<SyncFact>(), 20);
     }

@@ -4,8 +4,9 @@
 //! A kernel dispatch record is 112 bytes decoded, but most of it (launching thread, agent,
 //! queue, kernel id, grid, work-group and segment sizes, pipe) is the same for every dispatch of
 //! one kernel shape from one thread on one queue. Keeping those once in a table and a `u32`
-//! index per record holds a dispatch in 40 bytes while tracing (at most 64 B are retained per
-//! event; the end is kept as the low half of the duration, its high half with the shared facts).
+//! index per record holds a dispatch in 24 bytes while tracing (at most 64 B are retained per
+//! event): of its ids, start and duration only the low halves stay with the record, the high
+//! ones, which change every 2^32 ids or nanoseconds, go with the shared facts.
 //! API calls, a thread's launch facts and its sync facts are packed the same way. Reads give
 //! the whole record back by value, so the join sees the decoded form.
 //!

@@ -216,7 +216,7 @@ pub fn stable_order<K: Ord, I: Iterator<Item = (usize, u64)>>(
                 .then_with(|| rest_at(a.1).cmp(&rest_at(b.1)))
                 .then(a.1.cmp(&b.1))
         });
-        // Fewer than 2^32 records: each is at least 40 bytes held in memory.
+        // Fewer than 2^32 records: each holds at least 16 bytes (64 GiB for 2^32).
         return order.into_iter().map(|(_, i)| i as u32).collect();
     }
     let keys = &mut read.packed(position_bits, &times);
