@@ -540,7 +540,7 @@ fn the_kernels_stage_holds_no_table_it_does_not_read() {
         over as f64 / n as f64
     );
     // The joined events take more than the records do (48 B a kernel's event and 40 B a
-    // call's; 24 B a stored dispatch, 20 B a stored call and 16 B its facts), so the peak is
+    // call's; 24 B a stored dispatch, 20 B a stored call and 8 B its facts), so the peak is
     // over the events: the kernel records not yet events beside the events made, and the
     // tables it reads, about
     // 14 B per launch. Each table over every id of the range (two ids per launch, 4 B each),
@@ -575,7 +575,7 @@ fn the_join_holds_the_calls_records_packed() {
         top as f64 / n as f64
     );
     assert!(
-        top < 127 * n as usize,
+        top < 102 * n as usize,
         "the join's top is {top} B for {n} launches: the calls' records were unpacked, the \
          activity table is 8 B per id, or the per-call tables span every id"
     );

@@ -539,46 +539,50 @@ impl Pack for CopyRecord {
     }
 }
 
-/// Where a thread's launches and copies go: the few streams it uses, shared by its calls, so
-/// that a call is held in 16 bytes while tracing instead of 32 (`store::packed`).
+/// Where a thread's launches and copies go: the few streams it uses, shared by its calls with
+/// the high half of their correlation ids, so that a call is held in 8 bytes while tracing (its
+/// id's low half and the table index) instead of 32 (`store::packed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct CallTarget {
     stream: u64,
     device: i32,
+    correlation_high: u32,
     stream_seq: u64,
 }
 
 impl Pack for CallFact {
-    type Each = u64;
+    type Each = u32;
     type Shared = CallTarget;
 
     #[inline]
-    fn id(e: &u64, _: impl FnOnce() -> Self::Shared) -> u64 {
-        *e
+    fn id(e: &u32, shared: impl FnOnce() -> Self::Shared) -> u64 {
+        whole(*e, shared().correlation_high)
     }
 
     #[inline]
-    fn split(self) -> (u64, CallTarget) {
+    fn split(self) -> (u32, CallTarget) {
         let CallFact {
             correlation_id,
             stream,
             device,
             stream_seq,
         } = self;
+        let (low, correlation_high) = halves(correlation_id);
         (
-            correlation_id,
+            low,
             CallTarget {
                 stream,
                 device,
+                correlation_high,
                 stream_seq,
             },
         )
     }
 
     #[inline]
-    fn join(correlation_id: u64, t: &CallTarget) -> CallFact {
+    fn join(low: u32, t: &CallTarget) -> CallFact {
         CallFact {
-            correlation_id,
+            correlation_id: whole(low, t.correlation_high),
             stream: t.stream,
             device: t.device,
             stream_seq: t.stream_seq,
@@ -917,7 +921,7 @@ mod tests {
     }
 
     /// A thread's call and sync facts come back whole from their packed form, whatever
-    /// repeats and whatever does not.
+    /// repeats and whatever does not, call ids across a 2^32 boundary included.
     #[test]
     fn packed_facts_come_back_whole() {
         let kinds = [
@@ -936,9 +940,10 @@ mod tests {
                 stream_seq: i % 2 * 17,
             })
             .collect();
+        // The calls' ids cross a 2^32 boundary: each keeps its low half.
         let calls: Vec<CallFact> = (0..40u64)
             .map(|i| CallFact {
-                correlation_id: 2000 + i,
+                correlation_id: (1 << 32) - 20 + i,
                 stream: i % 4,
                 device: (i % 2) as i32,
                 stream_seq: i % 4 * 3,
@@ -948,6 +953,12 @@ mod tests {
         let c: PackedVec<CallFact> = calls.clone().into();
         assert_eq!(s.iter().collect::<Vec<_>>(), syncs);
         assert_eq!(c.iter().collect::<Vec<_>>(), calls);
+        assert!(c.ids().eq(calls.iter().map(|f| f.correlation_id)));
+        assert_eq!(
+            c.entries(),
+            8,
+            "four targets on either side of the boundary"
+        );
     }
 
     /// What one record costs while tracing: at most 64 B are retained per event.
@@ -959,7 +970,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<MarkerSource>(), 32);
         assert_eq!(packed_size::<KernelRecord>(), 24);
         assert_eq!(packed_size::<CopyRecord>(), 24);
-        assert_eq!(packed_size::<CallFact>(), 16);
+        assert_eq!(packed_size::<CallFact>(), 8);
         assert_eq!(packed_size::<SyncFact>(), 20);
     }
 }
