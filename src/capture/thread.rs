@@ -11,7 +11,7 @@ use crate::model::events::{
     ApiRecord, CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact,
 };
 use crate::sdk::payload::Message;
-use crate::store::chunked::THREAD_CHUNK;
+use crate::store::chunked::{THREAD_CHUNK, THREAD_FACT_CHUNK};
 use crate::store::{ChunkedVec, PackedVec};
 
 /// A roctx push/pop range still open on this thread.
@@ -102,7 +102,7 @@ pub struct ThreadState {
     /// Lookups that went to the process-wide stream map (for tests and the debug line).
     pub global_stream_lookups: u64,
     /// Device and stream of each launch/copy this thread made.
-    pub calls: PackedVec<CallFact, THREAD_CHUNK>,
+    pub calls: PackedVec<CallFact, THREAD_FACT_CHUNK>,
     /// The records of this thread's HIP calls the callbacks built (`ROCPROF_XPLANE_HIP_API_RECORDS`):
     /// packed as the buffer's are, a loop's calls sharing their thread and operation.
     pub api: PackedVec<ApiRecord, THREAD_CHUNK>,

@@ -11,7 +11,7 @@ use super::thread::{OpenRange, ThreadSpan, ThreadState};
 use crate::model::events::{
     ApiRecord, CallFact, CopyPtrs, GraphLaunchFact, MarkerSpan, MemFact, SyncFact,
 };
-use crate::store::chunked::{ChunkedVec, THREAD_CHUNK};
+use crate::store::chunked::{ChunkedVec, THREAD_CHUNK, THREAD_FACT_CHUNK};
 
 /// The steps the drained spans' room is made in (`Threads::drain`).
 const ROOM_STEPS: usize = 8;
@@ -212,7 +212,7 @@ impl Threads {
 struct TakenThread {
     tid: u64,
     scopes: ChunkedVec<(u64, i64), THREAD_CHUNK>,
-    calls: PackedVec<CallFact, THREAD_CHUNK>,
+    calls: PackedVec<CallFact, THREAD_FACT_CHUNK>,
     api: PackedVec<ApiRecord, THREAD_CHUNK>,
     syncs: PackedVec<SyncFact, THREAD_CHUNK>,
     copy_ptrs: ChunkedVec<CopyPtrs, THREAD_CHUNK>,

@@ -18,6 +18,11 @@ pub const CHUNK: usize = 4096;
 /// bounds that slack, which grows with threads × vectors × half a chunk.
 pub const THREAD_CHUNK: usize = 1024;
 
+/// Values per chunk of a thread's launch and copy facts (8 B each): the bytes of
+/// [`THREAD_CHUNK`] values of 16 B, the least the tool's allocator pools (`heap::pool::LARGE`),
+/// so that what the drain frees there the join's outputs can take.
+pub const THREAD_FACT_CHUNK: usize = 2 * THREAD_CHUNK;
+
 /// The first chunk's room: chunks double from here up to the vector's largest, so a vector of
 /// a few values (a thread that makes three calls) does not hold a whole chunk.
 const FIRST_CHUNK: usize = 16;

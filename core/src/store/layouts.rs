@@ -961,6 +961,19 @@ mod tests {
         );
     }
 
+    /// A thread's full chunks of calls and launch facts are blocks the tool's allocator pools
+    /// (`heap::pool::LARGE` and more): freed by the drain on the tool's thread, they are
+    /// where the join's outputs go next. Below it they were the system allocator's, kept in
+    /// the application thread's arena.
+    #[test]
+    fn a_thread_s_full_chunks_are_pooled() {
+        use crate::heap::pool::LARGE;
+        use crate::store::chunked::{THREAD_CHUNK, THREAD_FACT_CHUNK};
+        assert!(THREAD_CHUNK * packed_size::<ApiRecord>() >= LARGE);
+        assert!(THREAD_FACT_CHUNK * packed_size::<CallFact>() >= LARGE);
+        assert!(THREAD_CHUNK * packed_size::<SyncFact>() >= LARGE);
+    }
+
     /// What one record costs while tracing: at most 64 B are retained per event.
     #[test]
     fn stored_records_are_small() {
