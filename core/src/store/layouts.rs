@@ -750,6 +750,26 @@ mod tests {
         );
     }
 
+    /// `records` come back whole from their packed form, by record and by id (`id`), and
+    /// through a split by id: those with an id past 2^32 that `take` picks are taken, in order,
+    /// the rest kept, in order, with the table as it was.
+    fn come_back_whole<T: Pack + PartialEq + std::fmt::Debug>(
+        records: &[T],
+        id: impl Fn(&T) -> u64,
+        take: impl Fn(&T) -> bool,
+    ) {
+        let mut p: PackedVec<T> = records.to_vec().into();
+        assert_eq!(p.iter().collect::<Vec<_>>(), records);
+        assert!(p.ids().eq(records.iter().map(&id)));
+        let entries = p.entries();
+        let high = |i: u64| i >= 1 << 32;
+        let taken = p.split_ids_where(high, &take);
+        let want = |r: &&T| high(id(r)) && take(r);
+        assert!(taken.iter().eq(records.iter().filter(want).copied()));
+        assert!(p.iter().eq(records.iter().filter(|r| !want(r)).copied()));
+        assert_eq!(p.entries(), entries, "the kept ones keep the table");
+    }
+
     /// roctx records keep the low halves of their ids and times: records whose ids and starts
     /// cross a 2^32 boundary, and every field at its extremes, come back whole, by record, by
     /// id and through a split by id; records of one thread and operation within one stretch of
@@ -781,18 +801,9 @@ mod tests {
                 thread_id: u64::MAX,
             }));
         }
-        let mut m: PackedVec<MarkerRecord> = records.clone().into();
-        assert_eq!(m.iter().collect::<Vec<_>>(), records);
-        assert!(m.ids().eq(records.iter().map(|r| r.0.correlation_id)));
-        let entries = m.entries();
+        come_back_whole(&records, |r| r.0.correlation_id, |r| r.0.thread_id != 10);
         let one_stretch: PackedVec<MarkerRecord> = records[..20].iter().copied().collect();
         assert_eq!(one_stretch.entries(), 6, "three threads, two operations");
-        let high = |id: u64| id >= edge;
-        let taken = m.split_ids_where(high, |r| r.0.thread_id != 10);
-        let want = |r: &&MarkerRecord| high(r.0.correlation_id) && r.0.thread_id != 10;
-        assert!(taken.iter().eq(records.iter().filter(want).copied()));
-        assert!(m.iter().eq(records.iter().filter(|r| !want(r)).copied()));
-        assert_eq!(m.entries(), entries, "the kept ones keep the table");
     }
 
     /// HIP and roctx API records keep the low halves of their ids, external ids and times:
@@ -829,10 +840,7 @@ mod tests {
                 thread_id: u64::MAX,
             });
         }
-        let mut a: PackedVec<ApiRecord> = records.clone().into();
-        assert_eq!(a.iter().collect::<Vec<_>>(), records);
-        assert!(a.ids().eq(records.iter().map(|r| r.correlation_id)));
-        let entries = a.entries();
+        come_back_whole(&records, |r| r.correlation_id, |r| r.thread_id != 10);
         let per_operation: PackedVec<ApiRecord> = records[..10]
             .iter()
             .map(|&r| ApiRecord {
@@ -843,12 +851,6 @@ mod tests {
             })
             .collect();
         assert_eq!(per_operation.entries(), 1, "a new external id per call");
-        let high = |id: u64| id >= edge;
-        let taken = a.split_ids_where(high, |r| r.thread_id != 10);
-        let want = |r: &&ApiRecord| high(r.correlation_id) && r.thread_id != 10;
-        assert!(taken.iter().eq(records.iter().filter(want).copied()));
-        assert!(a.iter().eq(records.iter().filter(|r| !want(r)).copied()));
-        assert_eq!(a.entries(), entries, "the kept ones keep the table");
     }
 
     /// Dispatches and copies keep the low halves of their ids, start, dispatch id or byte
@@ -896,12 +898,8 @@ mod tests {
                 bytes: k.dispatch_id * 3,
             })
             .collect();
-        let mut k: PackedVec<KernelRecord> = kernels.clone().into();
-        let mut c: PackedVec<CopyRecord> = copies.clone().into();
-        assert_eq!(k.iter().collect::<Vec<_>>(), kernels);
-        assert_eq!(c.iter().collect::<Vec<_>>(), copies);
-        assert!(k.ids().eq(kernels.iter().map(|r| r.correlation_id)));
-        assert!(c.ids().eq(copies.iter().map(|r| r.correlation_id)));
+        come_back_whole(&kernels, |r| r.correlation_id, |r| r.thread_id != 71);
+        come_back_whole(&copies, |r| r.correlation_id, |r| r.thread_id != 71);
         let plain = |r: &&KernelRecord| r.external_id & crate::model::graph::TAG == 0;
         let one_stretch: PackedVec<KernelRecord> = kernels[..4]
             .iter()
@@ -909,15 +907,6 @@ mod tests {
             .map(|&r| KernelRecord { thread_id: 70, ..r })
             .collect();
         assert_eq!(one_stretch.entries(), 1, "one shape, one stretch");
-        let high = |id: u64| id >= edge;
-        let taken = k.split_ids_where(high, |r| r.thread_id != 71);
-        let want = |r: &&KernelRecord| high(r.correlation_id) && r.thread_id != 71;
-        assert!(taken.iter().eq(kernels.iter().filter(want).copied()));
-        assert!(k.iter().eq(kernels.iter().filter(|r| !want(r)).copied()));
-        let taken = c.split_ids_where(high, |r| r.thread_id != 71);
-        let want = |r: &&CopyRecord| high(r.correlation_id) && r.thread_id != 71;
-        assert!(taken.iter().eq(copies.iter().filter(want).copied()));
-        assert!(c.iter().eq(copies.iter().filter(|r| !want(r)).copied()));
     }
 
     /// A thread's call and sync facts come back whole from their packed form, whatever
