@@ -36,51 +36,109 @@ fn whole(low: u32, high: u32) -> u64 {
     u64::from(low) | (u64::from(high) << 32)
 }
 
-/// What differs per API call; the rest of [`ApiRecord`] is its [`ApiSource`]: the low halves
-/// of its correlation id, external id, start and duration, so that a stored call with its
-/// table index is 20 bytes (48 unpacked). The high halves go with the shared facts: ids and
-/// nanoseconds cross a 2^32 boundary every 4.29 G calls or 4.29 s, so a thread's calls of one
-/// operation share an entry that long. The external id keeps its low half here, not all of it
-/// with the shared facts as a roctx record's does: a framework that pushes an external id per
-/// operation (each of its operations makes a few HIP calls) would otherwise make a table entry
-/// per operation.
+/// The low halves of a HIP or roctx call's correlation id, start and duration: what differs
+/// per call in both layouts. The high halves go with its [`CallSource`]: ids and nanoseconds
+/// cross a 2^32 boundary every 4.29 G calls or 4.29 s, so a thread's calls of one operation
+/// share an entry that long.
 #[derive(Debug, Clone, Copy)]
-pub struct ApiEach {
-    correlation_low: u32,
-    external_low: u32,
-    start_low: u32,
-    duration_low: u32,
+pub struct CallLows {
+    correlation: u32,
+    start: u32,
+    duration: u32,
 }
 
-/// The thread, operation, domain and high halves many API calls share, in four words
-/// (compared and hashed a word at a time: the delivery thread looks an entry up whenever
-/// consecutive records differ).
+/// The four words a HIP or roctx call shares with the calls of its thread and operation,
+/// compared and hashed a word at a time: the delivery thread looks an entry up whenever
+/// consecutive records differ (for nearly every roctx record: push and pop alternate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApiSource {
+pub struct CallSource {
     thread_id: u64,
     /// The operation (low half, as `u32`) and the correlation id's high half.
     operation_id_high: u64,
     /// The start's high half (low half) and the duration's.
     times_high: u64,
-    /// The external id's high half (low half) and the domain (`ApiDomain::Marker` as 1).
-    external_high_domain: u64,
+    /// The layout's own word ([`ApiSource`], [`MarkerSource`]).
+    own: u64,
 }
 
-impl std::hash::Hash for ApiSource {
+impl std::hash::Hash for CallSource {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_u64(
             self.thread_id
                 ^ self.operation_id_high.rotate_left(7)
                 ^ self.times_high.rotate_left(29)
-                ^ self.external_high_domain.rotate_left(43),
+                ^ self.own.rotate_left(43),
         );
     }
 }
 
+impl CallSource {
+    /// `r`'s low halves, and what it shares, with the layout's own word `own`.
+    #[inline]
+    fn split(r: &ApiRecord, own: u64) -> (CallLows, CallSource) {
+        let (duration, duration_high) = split_duration(r.start_ns, r.end_ns);
+        let (correlation, correlation_high) = halves(r.correlation_id);
+        let (start, start_high) = halves(r.start_ns);
+        (
+            CallLows {
+                correlation,
+                start,
+                duration,
+            },
+            CallSource {
+                thread_id: r.thread_id,
+                operation_id_high: whole(r.operation as u32, correlation_high),
+                times_high: whole(start_high, duration_high.0),
+                own,
+            },
+        )
+    }
+
+    /// The record of the call whose low halves are `lows`, in `domain`, with `external_id`.
+    #[inline]
+    fn record(&self, lows: CallLows, domain: ApiDomain, external_id: u64) -> ApiRecord {
+        let (operation, _) = halves(self.operation_id_high);
+        let (start_high, duration_high) = halves(self.times_high);
+        let start_ns = whole(lows.start, start_high);
+        ApiRecord {
+            domain,
+            operation: operation as i32,
+            correlation_id: self.id(lows.correlation),
+            external_id,
+            start_ns,
+            end_ns: end_of(start_ns, lows.duration, DurationHigh(duration_high)),
+            thread_id: self.thread_id,
+        }
+    }
+
+    /// The correlation id whose low half is `low`.
+    #[inline]
+    fn id(&self, low: u32) -> u64 {
+        whole(low, (self.operation_id_high >> 32) as u32)
+    }
+}
+
+/// What differs per API call; the rest of [`ApiRecord`] is its [`ApiSource`]: the low halves
+/// of its correlation id, external id, start and duration, so that a stored call with its
+/// table index is 20 bytes (48 unpacked). The external id keeps its low half here, not all of
+/// it with the shared facts as a roctx record's does: a framework that pushes an external id
+/// per operation (each of its operations makes a few HIP calls) would otherwise make a table
+/// entry per operation.
+#[derive(Debug, Clone, Copy)]
+pub struct ApiEach {
+    lows: CallLows,
+    external_low: u32,
+}
+
+/// The thread, operation, domain and high halves many API calls share: a [`CallSource`]
+/// whose own word is the external id's high half (low half) and the domain (`Marker` as 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ApiSource(CallSource);
+
 impl ApiSource {
     /// The domain of the calls of this entry.
     pub fn domain(&self) -> ApiDomain {
-        if self.external_high_domain >> 32 == 0 {
+        if self.0.own >> 32 == 0 {
             ApiDomain::Hip
         } else {
             ApiDomain::Marker
@@ -89,12 +147,12 @@ impl ApiSource {
 
     /// The operation of the calls of this entry.
     pub fn operation(&self) -> i32 {
-        self.operation_id_high as u32 as i32
+        self.0.operation_id_high as u32 as i32
     }
 
     /// The thread of the calls of this entry.
     pub fn thread_id(&self) -> u64 {
-        self.thread_id
+        self.0.thread_id
     }
 }
 
@@ -104,97 +162,39 @@ impl Pack for ApiRecord {
 
     #[inline]
     fn id(e: &ApiEach, shared: impl FnOnce() -> Self::Shared) -> u64 {
-        whole(e.correlation_low, (shared().operation_id_high >> 32) as u32)
+        shared().0.id(e.lows.correlation)
     }
 
     #[inline]
     fn split(self) -> (ApiEach, ApiSource) {
-        let ApiRecord {
-            domain,
-            operation,
-            correlation_id,
-            external_id,
-            start_ns,
-            end_ns,
-            thread_id,
-        } = self;
-        let (duration_low, duration_high) = split_duration(start_ns, end_ns);
-        let (correlation_low, correlation_high) = halves(correlation_id);
-        let (external_low, external_high) = halves(external_id);
-        let (start_low, start_high) = halves(start_ns);
-        let domain_bit = match domain {
+        let (external_low, external_high) = halves(self.external_id);
+        let domain_bit = match self.domain {
             ApiDomain::Hip => 0,
             ApiDomain::Marker => 1,
         };
-        (
-            ApiEach {
-                correlation_low,
-                external_low,
-                start_low,
-                duration_low,
-            },
-            ApiSource {
-                thread_id,
-                operation_id_high: whole(operation as u32, correlation_high),
-                times_high: whole(start_high, duration_high.0),
-                external_high_domain: whole(external_high, domain_bit),
-            },
-        )
+        let (lows, source) = CallSource::split(&self, whole(external_high, domain_bit));
+        (ApiEach { lows, external_low }, ApiSource(source))
     }
 
     #[inline]
     fn join(e: ApiEach, s: &ApiSource) -> ApiRecord {
-        let (operation, correlation_high) = halves(s.operation_id_high);
-        let (start_high, duration_high) = halves(s.times_high);
-        let start_ns = whole(e.start_low, start_high);
-        ApiRecord {
-            domain: s.domain(),
-            operation: operation as i32,
-            correlation_id: whole(e.correlation_low, correlation_high),
-            external_id: whole(e.external_low, s.external_high_domain as u32),
-            start_ns,
-            end_ns: end_of(start_ns, e.duration_low, DurationHigh(duration_high)),
-            thread_id: s.thread_id,
-        }
+        let external_id = whole(e.external_low, s.0.own as u32);
+        s.0.record(e.lows, s.domain(), external_id)
     }
 }
 
 /// What differs per roctx call; the rest of [`MarkerRecord`] is its [`MarkerSource`]: the low
 /// halves of its correlation id, start and duration, so that a stored call with its table index
-/// is 16 bytes. The high halves go with the shared facts: they change every 2^32 calls or
-/// nanoseconds (4.29 s), so a thread's calls of one operation share an entry that long.
+/// is 16 bytes.
 #[derive(Debug, Clone, Copy)]
-pub struct MarkerEach {
-    correlation_low: u32,
-    start_low: u32,
-    duration_low: u32,
-}
+pub struct MarkerEach(CallLows);
 
-/// The thread, operation and high halves many roctx calls share, in four words (compared and
-/// hashed a word at a time: push and pop alternate, so the delivery thread looks an entry up
-/// for nearly every roctx record). The external id goes here too: the tool asks for external
-/// ids for dispatches and copies only, so a roctx record carries the same one (none) as the
-/// calls before it. The domain is the type's (`Marker`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MarkerSource {
-    thread_id: u64,
-    external_id: u64,
-    /// The operation (low half, as `u32`) and the correlation id's high half.
-    operation_id_high: u64,
-    /// The start's high half (low half) and the duration's.
-    times_high: u64,
-}
-
-impl std::hash::Hash for MarkerSource {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_u64(
-            self.thread_id
-                ^ self.operation_id_high.rotate_left(7)
-                ^ self.times_high.rotate_left(29)
-                ^ self.external_id.rotate_left(43),
-        );
-    }
-}
+/// The thread, operation and high halves many roctx calls share: a [`CallSource`] whose own
+/// word is the external id: the tool asks for external ids for dispatches and copies only, so
+/// a roctx record carries the same one (none) as the calls before it. The domain is the
+/// type's (`Marker`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MarkerSource(CallSource);
 
 impl Pack for MarkerRecord {
     type Each = MarkerEach;
@@ -202,52 +202,18 @@ impl Pack for MarkerRecord {
 
     #[inline]
     fn id(e: &MarkerEach, shared: impl FnOnce() -> MarkerSource) -> u64 {
-        whole(e.correlation_low, (shared().operation_id_high >> 32) as u32)
+        shared().0.id(e.0.correlation)
     }
 
     #[inline]
     fn split(self) -> (MarkerEach, MarkerSource) {
-        let ApiRecord {
-            domain: _,
-            operation,
-            correlation_id,
-            external_id,
-            start_ns,
-            end_ns,
-            thread_id,
-        } = self.0;
-        let (duration_low, duration_high) = split_duration(start_ns, end_ns);
-        let (correlation_low, correlation_high) = halves(correlation_id);
-        let (start_low, start_high) = halves(start_ns);
-        (
-            MarkerEach {
-                correlation_low,
-                start_low,
-                duration_low,
-            },
-            MarkerSource {
-                thread_id,
-                external_id,
-                operation_id_high: whole(operation as u32, correlation_high),
-                times_high: whole(start_high, duration_high.0),
-            },
-        )
+        let (lows, source) = CallSource::split(&self.0, self.0.external_id);
+        (MarkerEach(lows), MarkerSource(source))
     }
 
     #[inline]
     fn join(e: MarkerEach, s: &MarkerSource) -> MarkerRecord {
-        let (operation, correlation_high) = halves(s.operation_id_high);
-        let (start_high, duration_high) = halves(s.times_high);
-        let start_ns = whole(e.start_low, start_high);
-        MarkerRecord(ApiRecord {
-            domain: ApiDomain::Marker,
-            operation: operation as i32,
-            correlation_id: whole(e.correlation_low, correlation_high),
-            external_id: s.external_id,
-            start_ns,
-            end_ns: end_of(start_ns, e.duration_low, DurationHigh(duration_high)),
-            thread_id: s.thread_id,
-        })
+        MarkerRecord(s.0.record(e.0, ApiDomain::Marker, s.0.own))
     }
 }
 
@@ -660,6 +626,24 @@ mod tests {
     use crate::facts::*;
     use crate::store::packed::{packed_size, PackedVec};
 
+    /// A dispatch of one launch shape, its ids and times to be set.
+    const DISPATCH: KernelRecord = KernelRecord {
+        correlation_id: 0,
+        external_id: 0,
+        start_ns: 0,
+        end_ns: 0,
+        thread_id: 0,
+        agent: 2,
+        queue: 9,
+        kernel_id: 4,
+        dispatch_id: 0,
+        private_segment_size: 0,
+        group_segment_size: 64,
+        workgroup: [256, 1, 1],
+        grid: [4096, 1, 1],
+        pipe_id: Some(1),
+    };
+
     /// Start/end pairs whose duration needs more than the 32 bits kept per record: the high
     /// part goes with the shared entry, so every end comes back exactly (an end before its
     /// start and the extremes of the clock included).
@@ -701,15 +685,8 @@ mod tests {
                 start_ns,
                 end_ns,
                 thread_id: 77,
-                agent: 2,
-                queue: 9,
-                kernel_id: 4,
                 dispatch_id: 100 + i as u64,
-                private_segment_size: 0,
-                group_segment_size: 64,
-                workgroup: [256, 1, 1],
-                grid: [4096, 1, 1],
-                pipe_id: Some(1),
+                ..DISPATCH
             })
             .collect();
         let copies: Vec<CopyRecord> = TIMES
@@ -748,6 +725,23 @@ mod tests {
             short.held_bytes(),
             2 * 20 + std::mem::size_of::<ApiSource>()
         );
+    }
+
+    /// Calls of `domain` with every field at its extremes: ids and thread at the top, the
+    /// operation at the bottom, the times of [`TIMES`].
+    fn at_the_extremes(domain: ApiDomain) -> impl Iterator<Item = ApiRecord> {
+        TIMES
+            .iter()
+            .enumerate()
+            .map(move |(i, &(start_ns, end_ns))| ApiRecord {
+                domain,
+                operation: i32::MIN + i as i32,
+                correlation_id: u64::MAX - i as u64,
+                external_id: u64::MAX - 3 * i as u64,
+                start_ns,
+                end_ns,
+                thread_id: u64::MAX,
+            })
     }
 
     /// `records` come back whole from their packed form, by record and by id (`id`), and
@@ -790,17 +784,7 @@ mod tests {
                 })
             })
             .collect();
-        for (i, &(start_ns, end_ns)) in TIMES.iter().enumerate() {
-            records.push(MarkerRecord(ApiRecord {
-                domain: ApiDomain::Marker,
-                operation: i32::MIN + i as i32,
-                correlation_id: u64::MAX - i as u64,
-                external_id: u64::MAX - 3 * i as u64,
-                start_ns,
-                end_ns,
-                thread_id: u64::MAX,
-            }));
-        }
+        records.extend(at_the_extremes(ApiDomain::Marker).map(MarkerRecord));
         come_back_whole(&records, |r| r.0.correlation_id, |r| r.0.thread_id != 10);
         let one_stretch: PackedVec<MarkerRecord> = records[..20].iter().copied().collect();
         assert_eq!(one_stretch.entries(), 6, "three threads, two operations");
@@ -829,17 +813,7 @@ mod tests {
                 thread_id: 9 + i % 3,
             })
             .collect();
-        for (i, &(start_ns, end_ns)) in TIMES.iter().enumerate() {
-            records.push(ApiRecord {
-                domain: ApiDomain::Hip,
-                operation: i32::MIN + i as i32,
-                correlation_id: u64::MAX - i as u64,
-                external_id: u64::MAX - 3 * i as u64,
-                start_ns,
-                end_ns,
-                thread_id: u64::MAX,
-            });
-        }
+        records.extend(at_the_extremes(ApiDomain::Hip));
         come_back_whole(&records, |r| r.correlation_id, |r| r.thread_id != 10);
         let per_operation: PackedVec<ApiRecord> = records[..10]
             .iter()
@@ -873,15 +847,8 @@ mod tests {
                 start_ns: 5 * edge - 24 * 9 + 9 * i,
                 end_ns: 5 * edge - 24 * 9 + 9 * i + 4,
                 thread_id: 70 + i % 2,
-                agent: 2,
-                queue: 9,
-                kernel_id: 4,
                 dispatch_id: edge - 30 + i,
-                private_segment_size: 0,
-                group_segment_size: 64,
-                workgroup: [256, 1, 1],
-                grid: [4096, 1, 1],
-                pipe_id: Some(1),
+                ..DISPATCH
             })
             .collect();
         let copies: Vec<CopyRecord> = kernels
