@@ -1059,6 +1059,8 @@ fn call_tracer(mode: CallMode) -> &'static rocprof_xplane::sdk::Tracer {
             // `HOT_PATH_RECORDS=buffer`: as `ROCPROF_XPLANE_HIP_API_RECORDS=buffer`, the
             // runtime's buffer holds them (its cost is not in this bench).
             api_from_callbacks: std::env::var("HOT_PATH_RECORDS").as_deref() != Ok("buffer"),
+            // As the tool's default: each roctx call counted as a record built.
+            roctx_from_callbacks: true,
         },
     );
     tracer

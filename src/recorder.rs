@@ -41,6 +41,9 @@ const CAPTURE_BYTES_PER_CALL: u64 = 64;
 /// What the record of a HIP call the callbacks built holds until its cut: a packed
 /// `ApiRecord` with its table index (`store::layouts`).
 const API_RECORD_BYTES: u64 = 20;
+/// Bytes a roctx call's share of its span takes while tracing (a push/pop range's span,
+/// `capture::thread::ThreadSpan`, is 64 B for its two calls).
+const ROCTX_CALL_BYTES: u64 = 32;
 
 /// Records a thread builds before it adds them to the shared count of records delivered: one
 /// shared add per this many calls, not one per call from every thread. A count window is cut
@@ -344,11 +347,26 @@ impl Recorder {
         }
     }
 
-    /// A record built on this thread: charged against the memory ceiling and counted for the
-    /// count windows, each in batches.
+    /// A HIP call's record built on this thread: charged against the memory ceiling and
+    /// counted for the count windows, each in batches.
     #[inline(always)]
     fn count_built_on(&self, l: &Local) {
-        if self.budget.charge_call_on(l, API_RECORD_BYTES) {
+        self.count_built_bytes_on(l, API_RECORD_BYTES);
+    }
+
+    /// A roctx call whose callback recorded its range or mark, when the runtime buffers no
+    /// record of it (`ROCPROF_XPLANE_ROCTX_RECORDS=callbacks`): charged and counted as a record
+    /// built on this thread, as the buffered record it stands for was.
+    #[inline(always)]
+    pub(crate) fn roctx_call_built_on(&self, l: &Local) {
+        self.count_built_bytes_on(l, ROCTX_CALL_BYTES);
+    }
+
+    /// A record of `bytes` built on this thread: charged against the memory ceiling and
+    /// counted for the count windows, each in batches.
+    #[inline(always)]
+    fn count_built_bytes_on(&self, l: &Local, bytes: u64) {
+        if self.budget.charge_call_on(l, bytes) {
             self.set(Gate::FULL, true);
         }
         if self.count_deliveries.load(Ordering::Relaxed) {

@@ -345,6 +345,8 @@ fn a_hip_call_through_the_callbacks_allocates_nothing_per_call() {
         clock: rocprof_xplane::sdk::Functions::from_process().clock(),
         // The default: each call's record built from its ENTER and EXIT.
         api_from_callbacks: true,
+        // The default: each roctx call counted as a record built.
+        roctx_from_callbacks: true,
     });
     let tid = 77;
     let stream = 0x7f00_0000_1000u64;

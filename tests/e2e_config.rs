@@ -319,6 +319,103 @@ fn hip_call_records_come_from_callbacks_and_match_the_buffered_ones() {
     }
 }
 
+/// By default roctx ranges and marks take their times from the roctx callbacks the tool
+/// receives anyway, so the runtime buffers no record of the roctx calls they cover (a record per
+/// call, stamped and emplaced under the buffer's lock on the calling thread, that the join read
+/// only for times the callbacks already had). The profile's roctx events are those of
+/// `ROCPROF_XPLANE_ROCTX_RECORDS=buffer`, by name: a push/pop range's start and end the same
+/// (the push's entry, the pop's exit), a start/stop range within the buffered one by at most the
+/// start and stop calls' own time (its start is taken at `roctxRangeStartA`'s exit, where its
+/// id is known, its end at `roctxRangeStop`'s entry), a mark an instant at its call's entry.
+/// Each roctx call is counted once, one way or the other. Both SDK families; each run also
+/// through the accounting check.
+#[test]
+fn roctx_ranges_take_their_times_from_callbacks_and_match_the_buffered_ones() {
+    // (name, start, end, open at the end), in ps from the first HIP call (the same in both
+    // runs: HIP calls' records come from their callbacks either way).
+    let roctx = |r: &support::sim::Run| -> Vec<(String, i64, i64, bool)> {
+        let origin = host_api_events(&r.space)
+            .iter()
+            .map(|e| e.start_ps())
+            .min()
+            .expect("HIP calls");
+        let mut v: Vec<_> = events(plane(&r.space, "/host:CPU"))
+            .into_iter()
+            .filter(|e| e.line.name.contains("/ROCTX"))
+            .map(|e| {
+                let start = e.start_ps() - origin;
+                let open = e.raw_stat("open_at_end").is_some();
+                (
+                    e.name().to_string(),
+                    start,
+                    start + e.event.duration_ps,
+                    open,
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // The simulated roctx calls take 300 ns each.
+    const CALL_PS: i64 = 300_000;
+    for sdk in ["0.6.0", "1.0.0"] {
+        for scenario in ["markers.toml", "train-loop.toml"] {
+            let what = format!("{scenario} --sdk {sdk}");
+            let built = support::sim::simulate(&builtin(scenario), sdk, &[]);
+            let buffered = support::sim::simulate(
+                &builtin(scenario),
+                sdk,
+                &[("ROCPROF_XPLANE_ROCTX_RECORDS", "buffer")],
+            );
+            let emitted = |r: &support::sim::Run| {
+                r.delivery()["emitted_per_kind"]["MARKER_CORE_API"]
+                    .as_u64()
+                    .unwrap_or(0)
+            };
+            let by_callbacks = |r: &support::sim::Run| u(&r.delivery()["roctx_calls_by_callbacks"]);
+            assert!(
+                by_callbacks(&built) > 0,
+                "{what}: no roctx call taken from its callbacks"
+            );
+            assert_eq!(by_callbacks(&buffered), 0, "{what}");
+            assert!(
+                emitted(&built) < emitted(&buffered),
+                "{what}: the runtime still buffered every roctx call"
+            );
+            assert_eq!(
+                emitted(&built) + by_callbacks(&built),
+                emitted(&buffered),
+                "{what}: each roctx call recorded once, one way or the other"
+            );
+            assert_eq!(
+                counter(&built.space, "marker_records"),
+                counter(&buffered.space, "marker_records"),
+                "{what}: the roctx calls counted alike"
+            );
+            let (b, f) = (roctx(&built), roctx(&buffered));
+            assert!(!b.is_empty(), "{what}");
+            let names = |v: &[(String, i64, i64, bool)]| -> Vec<String> {
+                let mut n: Vec<String> = v.iter().map(|e| e.0.clone()).collect();
+                n.sort();
+                n
+            };
+            assert_eq!(names(&b), names(&f), "{what}: the same ranges and marks");
+            let mut same = 0;
+            for (x, y) in b.iter().zip(&f) {
+                let within = y.1 <= x.1 && x.1 - y.1 <= CALL_PS;
+                let ends = x.3 || (x.2 <= y.2 && y.2 - x.2 <= CALL_PS);
+                assert!(within && ends, "{what}: {x:?} beside the buffered {y:?}");
+                same += usize::from(x.1 == y.1 && (x.3 || x.2 == y.2));
+            }
+            let pushes = u(&built.truth["plan"]["markers"]["push"]) as usize;
+            assert!(
+                pushes > 0 && same >= pushes,
+                "{what}: {same} events as buffered, {pushes} push/pop ranges"
+            );
+        }
+    }
+}
+
 /// The memory ceiling: with `ROCPROF_XPLANE_MAX_MEMORY=64k` the graph-launch scenario (5,128
 /// dispatches) overflows what the tool may hold. The program still succeeds; records past the
 /// ceiling are dropped and counted (`memory_limit_dropped`, a file warning, one stderr line at
@@ -349,7 +446,10 @@ fn the_memory_ceiling_drops_and_counts_instead_of_growing() {
             .values()
             .map(u)
             .sum::<u64>()
-            + u(&r.delivery()["hip_calls_by_callbacks"]);
+            + u(&r.delivery()["hip_calls_by_callbacks"])
+            + r.delivery()["roctx_calls_by_callbacks"]
+                .as_u64()
+                .unwrap_or(0);
         assert_eq!(kept + dropped, emitted, "{sdk}: kept + dropped = delivered");
         assert!(
             r.stderr.contains("memory ceiling") && r.stderr.contains(&dropped.to_string()),

@@ -267,7 +267,8 @@ fn runtime_drops_are_counted_and_reported() {
             .iter()
             .map(|b| u(&b["delivered"]))
             .sum::<u64>()
-            + u(&delivery["hip_calls_by_callbacks"]);
+            + u(&delivery["hip_calls_by_callbacks"])
+            + delivery["roctx_calls_by_callbacks"].as_u64().unwrap_or(0);
         let received: u64 = [
             "api_records",
             "kernel_records",

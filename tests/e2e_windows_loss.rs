@@ -49,9 +49,7 @@ fn emitted_records(truth: &Path) -> u64 {
     .iter()
     .map(|k| e[*k].as_u64().unwrap_or(0))
     .sum::<u64>()
-        + truth["delivery"]["hip_calls_by_callbacks"]
-            .as_u64()
-            .unwrap_or(0)
+        + support::truth::calls_by_callbacks(&truth)
 }
 
 /// The records of those kinds a profile holds.

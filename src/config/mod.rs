@@ -145,6 +145,9 @@ pub struct Config {
     /// Build the records of the HIP calls callback tracing subscribes to from their ENTER and
     /// EXIT callbacks instead of buffer-tracing them (`ROCPROF_XPLANE_HIP_API_RECORDS`).
     pub hip_api_from_callbacks: bool,
+    /// Take roctx ranges' and marks' times from their callbacks instead of buffer-tracing the
+    /// roctx calls (`ROCPROF_XPLANE_ROCTX_RECORDS`).
+    pub roctx_from_callbacks: bool,
     /// Hardware counters to collect per dispatch (`ROCPROF_XPLANE_PMC`), in the order given;
     /// empty: none.
     pub pmc: Vec<String>,
@@ -281,6 +284,7 @@ struct Behaviour {
     clock_reference: Option<String>,
     hip_api_all: bool,
     hip_api_from_callbacks: bool,
+    roctx_from_callbacks: bool,
     pmc: Vec<String>,
     pmc_interval_ms: Option<u64>,
     hip_stream: bool,
@@ -336,6 +340,11 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
     let hip_api_all = r.value_or(&t::HIP_API, |k, v| word(k, v).map(|w| w == "all"), false);
     let hip_api_from_callbacks = r.value_or(
         &t::HIP_API_RECORDS,
+        |k, v| word(k, v).map(|w| w == "callbacks"),
+        true,
+    );
+    let roctx_from_callbacks = r.value_or(
+        &t::ROCTX_RECORDS,
         |k, v| word(k, v).map(|w| w == "callbacks"),
         true,
     );
@@ -396,6 +405,7 @@ fn read_behaviour(r: &mut Reader) -> Behaviour {
         clock_reference,
         hip_api_all,
         hip_api_from_callbacks,
+        roctx_from_callbacks,
         pmc,
         pmc_interval_ms,
         hip_stream,
@@ -536,6 +546,7 @@ impl Config {
             buffer_size: b.buffer_size,
             hip_api_all: b.hip_api_all,
             hip_api_from_callbacks: b.hip_api_from_callbacks,
+            roctx_from_callbacks: b.roctx_from_callbacks,
             pmc: b.pmc,
             pmc_interval_ms: b.pmc_interval_ms,
             hip_stream: b.hip_stream,

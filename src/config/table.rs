@@ -146,6 +146,12 @@ pub const HIP_API_RECORDS: Setting = Setting {
     default: Default::Value("callbacks"),
     doc: "Where the records of HIP calls in the table of HIP operations come from: the ENTER and EXIT callbacks the tool receives anyway, each call timed by two `rocprofiler_get_timestamp` reads, so the runtime buffers no record for it; or `buffer`: the runtime's buffer tracing, one buffered record per call. Other HIP calls are buffer-traced either way ([performance](performance.md#the-application-thread-per-hip-call)).",
 };
+pub const ROCTX_RECORDS: Setting = Setting {
+    name: "ROCTX_RECORDS",
+    kind: Kind::Word(&[w("callbacks", &[]), w("buffer", &[])]),
+    default: Default::Value("callbacks"),
+    doc: "Where the times of roctx ranges and marks come from: the roctx callbacks the tool receives anyway (one `rocprofiler_get_timestamp` read each), so the runtime buffers no record for them; or `buffer`: the runtime's buffer tracing, one buffered record per roctx call, whose times the ranges take. roctx calls the callbacks do not cover (`roctxGetThreadId`) are buffer-traced either way.",
+};
 pub const PMC: Setting = Setting {
     name: "PMC",
     kind: Kind::Text,
@@ -338,6 +344,7 @@ pub const SETTINGS: &[Setting] = &[
     DOMAINS,
     HIP_API,
     HIP_API_RECORDS,
+    ROCTX_RECORDS,
     PMC,
     PMC_INTERVAL,
     HIP_STREAM,

@@ -218,6 +218,14 @@ fn drain(
         End::Window => streams.creations(),
     };
     c.markers = drained.markers;
+    if s.roctx_from_callbacks() {
+        // The roctx calls the spans stand for have records the callbacks built, not the
+        // runtime's buffer: counted as the buffered ones were.
+        let n = roctx_calls(&c.markers, end == End::Final);
+        recorder.selftime().records_built(n);
+        c.counters.marker_records += n;
+        c.roctx_calls_built = n;
+    }
     log_debug!(
         "captured {} annotation scopes, {} launch/copy facts, {} sync facts, {} marker spans",
         c.scopes.len(),
@@ -272,5 +280,54 @@ impl Records<'_> {
         }
         // The room left by growing in steps (`room_for`) is not kept through the join.
         self.copies.shrink_to_fit();
+    }
+}
+
+/// The roctx calls `spans` stand for, each counted once over a run's windows: a mark's call, a
+/// closed range's push and pop (in the window it closes in), and, at the run's end
+/// (`final_end`), the push of a range still open. A range shown open at a window's cut is
+/// shown again in the next window: it is counted when it closes.
+fn roctx_calls(spans: &[crate::model::events::MarkerSpan], final_end: bool) -> u64 {
+    spans
+        .iter()
+        .map(|m| match (m.instant, m.close_correlation_id) {
+            (true, _) => 1,
+            (false, 0) => u64::from(final_end && m.open_correlation_id != 0),
+            (false, _) => 1 + u64::from(m.open_correlation_id != 0),
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::roctx_calls;
+    use crate::model::events::MarkerSpan;
+
+    fn span(open: u64, close: u64, instant: bool) -> MarkerSpan {
+        MarkerSpan {
+            open_correlation_id: open,
+            close_correlation_id: close,
+            instant,
+            open_at_end: close == 0,
+            ..MarkerSpan::default()
+        }
+    }
+
+    #[test]
+    fn roctx_calls_count_each_call_once_across_windows() {
+        let mark = span(5, 5, true);
+        let range = span(6, 9, false);
+        let open = span(7, 0, false);
+        // A window's cut: the mark and the closed range, the open range not yet.
+        assert_eq!(
+            roctx_calls(&[mark.clone(), range.clone(), open.clone()], false),
+            3
+        );
+        // The next window: the range closes there (push and pop), and at the run's end a
+        // range still open counts its push.
+        assert_eq!(roctx_calls(&[span(7, 12, false)], false), 2);
+        assert_eq!(roctx_calls(&[open], true), 1);
+        // A pop whose push came before the tool (no push id).
+        assert_eq!(roctx_calls(&[span(0, 12, false)], true), 1);
     }
 }

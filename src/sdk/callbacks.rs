@@ -56,6 +56,10 @@ pub struct Dispatch {
     /// The records of the subscribed HIP operations come from their ENTER and EXIT callbacks
     /// (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`; the runtime buffers none for them).
     pub api_from_callbacks: bool,
+    /// roctx ranges and marks take their times from their callbacks
+    /// (`ROCPROF_XPLANE_ROCTX_RECORDS=callbacks`; the runtime buffers no record of them): each
+    /// call recorded is counted as a record built.
+    pub roctx_from_callbacks: bool,
 }
 
 impl Dispatch {
@@ -723,6 +727,9 @@ where
     if !c.on_marker_unguarded(l, &call) {
         on_marker_guarded(c, l, call, edge);
     }
+    if a.dispatch.roctx_from_callbacks {
+        rec.roctx_call_built_on(l);
+    }
 }
 
 /// A roctx callback [`marker_callback`] read but could not record before the guard: through
@@ -1084,6 +1091,9 @@ unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: CallbackRecord) {
     // SAFETY: a MARKER_CORE_API payload (this function's contract); the call is used only here.
     if let Some(call) = unsafe { payload::marker_call(&r, rec, || d.clock.now()) } {
         rec.capture().on_marker(&call);
+        if d.roctx_from_callbacks {
+            rec.roctx_call_built_on(local::slot());
+        }
     }
 }
 

@@ -38,6 +38,12 @@ struct Service {
     ops: Vec<i32>,
 }
 
+/// The roctx operations the callbacks act on (`capture::markers::MarkerOp`): marks, push/pop
+/// and start/stop ranges.
+const MARKER_CALLBACK_OPS: std::ops::RangeInclusive<i32> =
+    sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA
+        ..=sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop;
+
 pub struct Session {
     functions: Functions,
     pub abi: Abi,
@@ -60,6 +66,9 @@ pub struct Session {
     /// The records of the HIP operations callback tracing subscribes to are built from their
     /// callbacks, and not buffer-traced (`ROCPROF_XPLANE_HIP_API_RECORDS=callbacks`).
     api_from_callbacks: bool,
+    /// roctx ranges and marks take their times from their callbacks, and the roctx calls the
+    /// callbacks cover are not buffer-traced (`ROCPROF_XPLANE_ROCTX_RECORDS=callbacks`).
+    roctx_from_callbacks: bool,
     /// The hardware counters collected per dispatch (`ROCPROF_XPLANE_PMC`), when any.
     pub pmc: Option<super::pmc::PmcSetup>,
     /// The GPUs' counters read every interval (`ROCPROF_XPLANE_PMC_INTERVAL`), until the
@@ -122,6 +131,8 @@ impl Session {
             && s.names
                 .buffer_kind("HIP_RUNTIME_API")
                 .is_some_and(|k| s.names.buffer_ops.contains_key(&k));
+        s.roctx_from_callbacks =
+            cfg.roctx_from_callbacks && cfg.domains.marker && s.callback_kinds.marker_api.is_some();
         s.setup_buffers(tracer, cfg).map_err(|e| e.to_string())?;
         if s.callback_kinds.hip_stream.is_some() || s.callback_kinds.hip_graph.is_some() {
             s.request_activity_ids(tracer, &cfg.domains);
@@ -143,6 +154,7 @@ impl Session {
                 .collect(),
             clock: s.functions.clock(),
             api_from_callbacks: s.api_from_callbacks,
+            roctx_from_callbacks: s.roctx_from_callbacks,
         });
         Ok(s)
     }
@@ -163,6 +175,7 @@ impl Session {
             clock: crate::job_clock::ProcessClock::begin(functions.clock(), None, None),
             setup_warnings: Vec::new(),
             api_from_callbacks: false,
+            roctx_from_callbacks: false,
             pmc: None,
             device_counting: None,
         }
@@ -437,7 +450,7 @@ impl Session {
                 buf.handle()
             );
         }
-        if self.buffers.is_empty() && !self.api_from_callbacks {
+        if self.buffers.is_empty() && !self.api_from_callbacks && !self.roctx_from_callbacks {
             return Err(SdkError {
                 call: "buffer tracing setup".into(),
                 code: u32::MAX,
@@ -553,6 +566,9 @@ impl Session {
     /// (`hip::traced_by_default`), unless `ROCPROF_XPLANE_HIP_API=all` or the runtime did not
     /// name its operations; of those, not the ones whose records the callbacks build.
     fn buffer_operations(&self, slot: BufferSlot, kind: u32, cfg: &Config) -> Option<Vec<i32>> {
+        if slot == BufferSlot::MarkerApi && self.roctx_from_callbacks {
+            return self.roctx_buffer_operations(kind);
+        }
         if slot != BufferSlot::HipApi || (cfg.hip_api_all && !self.api_from_callbacks) {
             return Some(Vec::new());
         }
@@ -572,6 +588,33 @@ impl Session {
             ops.len(),
             names.len(),
             built.len()
+        );
+        // An empty list would mean every operation.
+        (!ops.is_empty()).then_some(ops)
+    }
+
+    /// Whether roctx ranges and marks take their times from their callbacks, the runtime
+    /// buffering no record of the calls they stand for.
+    pub fn roctx_from_callbacks(&self) -> bool {
+        self.roctx_from_callbacks
+    }
+
+    /// The roctx operations to buffer-trace when their callbacks give the ranges and marks
+    /// their times: those the callbacks do not cover (`MARKER_CALLBACK_OPS`), none when the
+    /// runtime names no other (or names none: then only the callbacks' are seen).
+    fn roctx_buffer_operations(&self, kind: u32) -> Option<Vec<i32>> {
+        let ops: Vec<i32> = self
+            .names
+            .buffer_ops
+            .get(&kind)
+            .into_iter()
+            .flatten()
+            .map(|(id, _)| *id)
+            .filter(|id| !MARKER_CALLBACK_OPS.contains(id))
+            .collect();
+        log_debug!(
+            "buffer tracing {} roctx operations; the callbacks give the ranges' and marks' times (ROCPROF_XPLANE_ROCTX_RECORDS=buffer to buffer them)",
+            ops.len()
         );
         // An empty list would mean every operation.
         (!ops.is_empty()).then_some(ops)
@@ -652,9 +695,7 @@ impl Session {
             services.push(Service {
                 name: "MARKER_CORE_API",
                 kind: kind(self, "MARKER_CORE_API"),
-                ops: (sys::ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA
-                    ..=sys::ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop)
-                    .collect(),
+                ops: MARKER_CALLBACK_OPS.collect(),
             });
         }
         // SDK 1.x: the runtime's own stream of each call, for work the table cannot place.

@@ -105,6 +105,25 @@ pub fn builds_hip_records(var: impl Fn(&str) -> Option<String>) -> bool {
     cfg.domains.hip && cfg.hip_api_from_callbacks
 }
 
+/// The roctx calls the tool has a record of: those the runtime emitted a buffered record of,
+/// and those a recording tool saw through their callbacks alone (the ground truth's
+/// `delivery.roctx_calls_by_callbacks`: the tool's default takes the ranges' times from the
+/// callbacks, `ROCPROF_XPLANE_ROCTX_RECORDS`).
+pub fn roctx_calls_recorded(truth: &Value) -> u64 {
+    let d = &truth["delivery"];
+    d["emitted_per_kind"]["MARKER_CORE_API"]
+        .as_u64()
+        .unwrap_or(0)
+        + d["roctx_calls_by_callbacks"].as_u64().unwrap_or(0)
+}
+
+/// The calls a recording tool saw through their callbacks alone, the runtime buffering no
+/// record of them: HIP calls and roctx calls.
+pub fn calls_by_callbacks(truth: &Value) -> u64 {
+    let d = &truth["delivery"];
+    u(&d["hip_calls_by_callbacks"]) + d["roctx_calls_by_callbacks"].as_u64().unwrap_or(0)
+}
+
 /// The HIP calls the tool has a record of: those the runtime emitted a buffered record of,
 /// and, when the tool builds records from callbacks (`builds`, [`builds_hip_records`]), those
 /// it learned of through their callbacks alone while recording (the ground truth's

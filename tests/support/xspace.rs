@@ -392,7 +392,7 @@ pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, builds: bool, wh
         n(&emitted["KERNEL_DISPATCH"]),
         n(&emitted["MEMORY_COPY"]),
         super::truth::hip_calls_recorded(truth, builds),
-        n(&emitted["MARKER_CORE_API"]),
+        super::truth::roctx_calls_recorded(truth),
     );
     let m = &truth["plan"]["markers"];
     let want_roctx = if want_marker_records > 0 {
@@ -438,7 +438,8 @@ pub fn assert_accounting(s: &XSpace, truth: &serde_json::Value, builds: bool, wh
             .map(|o| o.values().map(n).sum())
             .unwrap_or(0)
             - n(&emitted["HIP_RUNTIME_API"])
-            + want_api;
+            + want_api
+            + n(&truth["delivery"]["roctx_calls_by_callbacks"]);
         let decoded = c["kernel_records"]
             + c["memcpy_records"]
             + c["api_records"]

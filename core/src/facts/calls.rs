@@ -18,8 +18,8 @@ pub struct MarkerSpan {
     pub open_correlation_id: u64,
     /// Correlation id of the call that closed it (pop/stop); equals `open_…` for a mark.
     pub close_correlation_id: u64,
-    /// Callback-side timestamps (`rocprofiler_get_timestamp`), used when the buffered marker
-    /// records of the two calls are missing.
+    /// Callback-side timestamps (`rocprofiler_get_timestamp`): the span's times unless the
+    /// buffered marker records of the two calls give theirs (`ROCTX_RECORDS=buffer`).
     pub start_ns: u64,
     pub end_ns: u64,
     pub instant: bool,

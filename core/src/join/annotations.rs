@@ -181,19 +181,23 @@ fn index_annotations(c: &mut Spanned, ids: &Ids) -> (AnnotationIndex, Vec<(i64, 
     // own: placed in ranges, each would make an annotation per range that nothing reads. They
     // are found by id (a bit per id of the range), give the span their times and are dropped
     // here, before the API records are indexed.
-    let mut span_ids = IdSet::for_range(ids.range, 2 * c.markers.len());
-    for m in &c.markers {
-        for id in [m.open_correlation_id, m.close_correlation_id] {
-            if id != 0 {
-                span_ids.insert(id);
+    // With no roctx record (the tool's default: the spans' callbacks gave their times and
+    // the runtime buffered none) there is nothing to find.
+    let roctx_in_api = roctx_in_api(c);
+    if roctx_in_api || !c.marker_records.is_empty() {
+        let mut span_ids = IdSet::for_range(ids.range, 2 * c.markers.len());
+        for m in &c.markers {
+            for id in [m.open_correlation_id, m.close_correlation_id] {
+                if id != 0 {
+                    span_ids.insert(id);
+                }
             }
         }
+        for &id in &c.spans_shown {
+            span_ids.insert(id);
+        }
+        take_span_records(c, &span_ids, ids, roctx_in_api);
     }
-    for &id in &c.spans_shown {
-        span_ids.insert(id);
-    }
-    take_span_records(c, &span_ids, ids);
-    drop(span_ids);
     annotations.captured.reserve(c.scopes.len());
     let scopes = std::mem::take(&mut c.scopes);
     let c = &*c;
@@ -306,15 +310,9 @@ fn walk_calls(annotations: &mut AnnotationIndex, c: &Spanned, captured: &Capture
 /// hand or converted) or still packed in `marker_records` (the tool's own), which are read
 /// there: the roctx records no span stands for are the only ones unpacked, into `api`.
 /// The tool's collections keep every roctx record packed: their spans' times are read in one
-/// pass (`times_from_packed`), else as `span_records_by_id` reads them.
-fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
-    // Asked of the table's entries, not of every record (an entry no record names any more
-    // only sends the spans the general way).
-    let roctx_in_api = c
-        .api
-        .shared()
-        .iter()
-        .any(|s| s.domain() == ApiDomain::Marker);
+/// pass (`times_from_packed`), else as `span_records_by_id` reads them. `roctx_in_api`: whether
+/// `api` holds roctx records (`roctx_in_api`).
+fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids, roctx_in_api: bool) {
     if !roctx_in_api {
         if let Some(others) = times_from_packed(
             &mut c.markers,
@@ -329,6 +327,16 @@ fn take_span_records(c: &mut Spanned, span_ids: &IdSet, ids: &Ids) {
         }
     }
     span_records_by_id(c, span_ids, ids, roctx_in_api);
+}
+
+/// Whether roctx records are among the calls' (a collection made by hand or converted):
+/// asked of the table's entries, not of every record (an entry no record names any more only
+/// sends the spans the general way).
+fn roctx_in_api(c: &Spanned) -> bool {
+    c.api
+        .shared()
+        .iter()
+        .any(|s| s.domain() == ApiDomain::Marker)
 }
 
 /// `take_span_records` of any collection: where each span's record is, by id, in `api` (when
@@ -611,7 +619,8 @@ mod tests {
             )
             .is_none();
             assert_eq!(declined, repeat || shared, "seed {seed}");
-            take_span_records(&mut one_pass, &set, &ids);
+            let in_api = roctx_in_api(&one_pass);
+            take_span_records(&mut one_pass, &set, &ids, in_api);
             span_records_by_id(&mut by_id, &set, &ids, false);
             let times = |c: &Spanned| -> Vec<(u64, u64)> {
                 c.markers.iter().map(|m| (m.start_ns, m.end_ns)).collect()

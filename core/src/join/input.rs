@@ -138,6 +138,8 @@ impl Input {
             kernels,
             copies,
             markers,
+            // Counted already (`counters.marker_records`).
+            roctx_calls_built: _,
             scopes,
             calls,
             syncs,

@@ -49,6 +49,9 @@ pub struct Collected {
     pub kernels: PackedVec<KernelRecord>,
     pub copies: Vec<CopyRecord>,
     pub markers: Vec<MarkerSpan>,
+    /// The roctx calls whose callbacks gave `markers` their times, the runtime buffering no
+    /// record of them (`ROCTX_RECORDS=callbacks`): records delivered, for the count windows.
+    pub roctx_calls_built: u64,
     /// The innermost roctx scope open at each API entry, keyed by internal correlation id
     /// (the stack is that scope's chain of parents in `markers`): in the chunks the threads
     /// captured them in, moved as they are from the threads to the annotations stage, which
@@ -202,10 +205,11 @@ impl Collected {
     }
 
     /// The records the runtime delivered (HIP and roctx API, kernel and copy records): what a
-    /// count window (`ROCPROF_XPLANE_WINDOW_EVENTS`) counts. The roctx spans the tool's own
-    /// callbacks made are not among them.
+    /// count window (`ROCPROF_XPLANE_WINDOW_EVENTS`) counts, the roctx calls whose records the
+    /// callbacks built among them (`roctx_calls_built`; not their spans).
     pub fn delivered_count(&self) -> u64 {
         (self.api_record_count() + self.kernels.len() + self.copies.len()) as u64
+            + self.roctx_calls_built
     }
 
     /// Records held (runtime records and roctx spans), for the flight recorder's accounting.
@@ -259,6 +263,7 @@ impl Collected {
             kernels,
             copies,
             markers,
+            roctx_calls_built,
             scopes,
             calls,
             syncs,
@@ -288,6 +293,7 @@ impl Collected {
         self.counters.memory_limit_dropped += self.marker_records.append(marker_records);
         self.counters.memory_limit_dropped += self.kernels.append(kernels);
         concat(&mut self.copies, copies);
+        self.roctx_calls_built += roctx_calls_built;
         if self.markers.iter().any(|m| m.open_at_end) {
             let reopened: crate::fastmap::HashSet<(u64, u64)> = markers
                 .iter()
@@ -377,9 +383,9 @@ mod tests {
         }
     }
 
-    /// A count window counts what the runtime delivered: a roctx range's buffered records
-    /// count, the span the tool's callbacks made of them does not (it would count the range
-    /// twice, and a window of roctx-heavy calls would look larger than its count).
+    /// A count window counts a roctx range's calls, by their buffered records or as the calls
+    /// the callbacks built them from, never the span the tool made of them too (it would count
+    /// the range twice, and a window of roctx-heavy calls would look larger than its count).
     #[test]
     fn a_window_counts_the_runtime_s_records_not_the_spans_made_beside_them() {
         let record = |domain, corr| ApiRecord {
@@ -406,6 +412,11 @@ mod tests {
             .push(MarkerRecord::of(record(ApiDomain::Marker, 3)));
         assert_eq!(c.delivered_count(), 3);
         assert_eq!(c.record_count(), 4);
+        // The same range's calls built from their callbacks instead: counted as delivered.
+        c.marker_records = PackedVec::new();
+        c.roctx_calls_built = 2;
+        assert_eq!(c.delivered_count(), 3);
+        assert_eq!(c.record_count(), 2);
     }
 
     /// A collection absorbs the next cut after its own items whichever of the two is the

@@ -41,6 +41,20 @@ pub fn callback_only_calls() -> u64 {
     CALLBACK_ONLY_CALLS.load(Ordering::Relaxed)
 }
 
+/// roctx calls a tool learned of through their callbacks alone (no buffered record of the call
+/// went anywhere) while recording, as [`count_callback_only_call`] counts HIP calls: the calls
+/// beside the emitted marker records that the profile of a tool taking roctx ranges' times
+/// from their callbacks holds.
+static ROCTX_CALLBACK_ONLY_CALLS: AtomicU64 = AtomicU64::new(0);
+
+pub fn count_roctx_callback_only_call() {
+    ROCTX_CALLBACK_ONLY_CALLS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub fn roctx_callback_only_calls() -> u64 {
+    ROCTX_CALLBACK_ONLY_CALLS.load(Ordering::Relaxed)
+}
+
 /// Emitted records per buffer-kind name of the running personality.
 pub fn emitted_per_kind() -> BTreeMap<String, u64> {
     let p = state::personality();

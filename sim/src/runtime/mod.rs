@@ -83,6 +83,9 @@ pub struct DeliveryReport {
     pub emitted_per_kind: BTreeMap<String, u64>,
     /// HIP calls a recording tool saw only through their callbacks (`emit::callback_only_calls`).
     pub hip_calls_by_callbacks: u64,
+    /// roctx calls a recording tool saw only through their callbacks
+    /// (`emit::roctx_callback_only_calls`).
+    pub roctx_calls_by_callbacks: u64,
     pub buffers: Vec<BufferStats>,
     pub clients: Vec<ClientReport>,
     pub total_dropped: u64,
@@ -190,6 +193,7 @@ pub fn delivery_report() -> DeliveryReport {
         forced_policy: exports::forced_policy().map(|p| p.name()),
         emitted_per_kind: emit::emitted_per_kind(),
         hip_calls_by_callbacks: emit::callback_only_calls(),
+        roctx_calls_by_callbacks: emit::roctx_callback_only_calls(),
         total_dropped: buffers
             .iter()
             .map(|b| b.dropped + b.rejected_too_large)

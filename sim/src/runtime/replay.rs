@@ -1731,12 +1731,27 @@ impl Replay {
         if state::personality().is_v1() {
             self.range_marker(cid, tid, op, m);
         }
+        let mut buffered = false;
         for (i, (ctx, svc)) in ctxs.iter().enumerate() {
             if let Some(buf) = emit::buffer_for(ctx, svc, kind_buf, op_id) {
                 let corr = Corr::new(cid, externals[i]);
                 let rec = emit::api_record(kind_buf, op_id, corr, start, end, tid);
                 emit::emplace(buf, kind_buf, rec.bytes());
+                buffered = true;
             }
+        }
+        // A call no context buffers a record of, whose callbacks reached a tool recording
+        // records (one of its contexts has a buffer-tracing service), as for HIP calls.
+        let recording = |client: Option<usize>| {
+            ctxs.iter()
+                .any(|(c, svc)| c.client == client && !svc.buffer.is_empty())
+        };
+        if !buffered
+            && ctxs.iter().any(|(c, svc)| {
+                emit::callback_for(svc, kind_cb, op_id).is_some() && recording(c.client)
+            })
+        {
+            emit::count_roctx_callback_only_call();
         }
     }
 }

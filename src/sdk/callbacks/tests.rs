@@ -10,6 +10,7 @@ fn armed(kinds: CallbackKinds) -> Armed {
         buffers: Vec::new(),
         clock: Functions::from_process().clock(),
         api_from_callbacks: false,
+        roctx_from_callbacks: false,
     })
 }
 
@@ -92,6 +93,7 @@ fn hip_api_tracer(op: i32, name: &str, hip_stream: Option<u32>, clock: Clock) ->
         buffers: Vec::new(),
         clock,
         api_from_callbacks: true,
+        roctx_from_callbacks: false,
     });
     t
 }
@@ -120,6 +122,7 @@ fn marker_tracer() -> &'static Tracer {
         buffers: Vec::new(),
         clock: Functions::from_process().clock(),
         api_from_callbacks: false,
+        roctx_from_callbacks: false,
     });
     t
 }
