@@ -82,6 +82,9 @@ pub(crate) struct Local {
     pub(crate) pending_delivered: Cell<u64>,
     /// This thread's callback counts (`selftime`).
     pub(crate) times: Entries<Arc<CallbackTimes>>,
+    /// When this thread's `roctxRangeStartA` in progress entered, 0 = none: its range starts
+    /// there, though its callback acts at EXIT (`sdk::payload::marker_now`).
+    pub(crate) range_start_ns: Cell<u64>,
 }
 
 impl Local {
@@ -102,6 +105,7 @@ impl Local {
             pending_charge: Cell::new(0),
             pending_delivered: Cell::new(0),
             times: Entries::new(),
+            range_start_ns: Cell::new(0),
         }
     }
 }

@@ -32,12 +32,14 @@ impl MarkerOp {
     /// Whether a callback of this operation is acted on at ENTER (`Some(true)`) or at EXIT
     /// (`Some(false)`); the other phase carries nothing kept, so its label is not read and no
     /// timestamp taken.
-    /// A mark, a push and a stop act at ENTER; a pop at EXIT, so the pop call itself still sees
-    /// the range it closes; a start at EXIT, where its return value is the range's id.
+    /// A mark and a push act at ENTER; a pop and a stop at EXIT, so the call itself still sees
+    /// the range it closes, which ends at its exit as the call's buffered record does; a start
+    /// at EXIT, where its return value is the range's id (its range starts at the call's
+    /// ENTER, kept on the thread's slot: `sdk::payload::marker_now`).
     pub fn acts_at_enter(self) -> Option<bool> {
         match self {
-            MarkerOp::Mark | MarkerOp::RangePush | MarkerOp::RangeStop => Some(true),
-            MarkerOp::RangePop | MarkerOp::RangeStart => Some(false),
+            MarkerOp::Mark | MarkerOp::RangePush => Some(true),
+            MarkerOp::RangePop | MarkerOp::RangeStart | MarkerOp::RangeStop => Some(false),
             MarkerOp::Other => None,
         }
     }

@@ -190,7 +190,7 @@ mod tests {
                     (MarkerOp::RangePush, false),
                     (MarkerOp::RangePop, true),
                     (MarkerOp::RangeStart, true),
-                    (MarkerOp::RangeStop, false),
+                    (MarkerOp::RangeStop, true),
                     (MarkerOp::Other, true),
                     (MarkerOp::Other, false),
                 ] {
@@ -214,7 +214,7 @@ mod tests {
         });
         std::thread::scope(|sc| {
             sc.spawn(|| {
-                let mut stop = call(MarkerOp::RangeStop, true, 12, 7, 300, None);
+                let mut stop = call(MarkerOp::RangeStop, false, 12, 7, 300, None);
                 stop.stop_id = 42;
                 c.on_marker(&stop);
                 c.on_marker(&call(MarkerOp::RangePop, false, 12, 8, 310, None));
@@ -324,7 +324,7 @@ mod tests {
                 let mut start = call(MarkerOp::RangeStart, false, 7, next(), 900, Some(c"job"));
                 start.start_retval = 5;
                 offer(60, start);
-                let mut stop = call(MarkerOp::RangeStop, true, 7, next(), 901, None);
+                let mut stop = call(MarkerOp::RangeStop, false, 7, next(), 901, None);
                 stop.stop_id = 5;
                 offer(61, stop);
                 let d = c.drain(1000, false);

@@ -718,9 +718,14 @@ where
 {
     let r = CallbackRecord::from(record);
     let clock = a.dispatch.clock;
+    if payload::marker_starts_range(r.operation, r.phase) {
+        payload::note_range_start(l, clock.now());
+        return;
+    }
+    let now = || payload::marker_now(l, r.operation, || clock.now());
     // SAFETY: a MARKER_CORE_API payload of this callback (this function's contract); the call
     // is used only here.
-    let Some(call) = (unsafe { payload::marker_call(&r, rec, || clock.now()) }) else {
+    let Some(call) = (unsafe { payload::marker_call(&r, rec, now) }) else {
         return;
     };
     let c = rec.capture();
@@ -1088,11 +1093,17 @@ fn on_set_guarded(enter: bool, stream: u64, edge: &'static str) {
 /// `r` is a MARKER_CORE_API record, its payload valid for the callback.
 #[inline(never)]
 unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: CallbackRecord) {
+    let l = local::slot();
+    if payload::marker_starts_range(r.operation, r.phase) {
+        payload::note_range_start(l, d.clock.now());
+        return;
+    }
+    let now = || payload::marker_now(l, r.operation, || d.clock.now());
     // SAFETY: a MARKER_CORE_API payload (this function's contract); the call is used only here.
-    if let Some(call) = unsafe { payload::marker_call(&r, rec, || d.clock.now()) } {
+    if let Some(call) = unsafe { payload::marker_call(&r, rec, now) } {
         rec.capture().on_marker(&call);
         if d.roctx_from_callbacks {
-            rec.roctx_call_built_on(local::slot());
+            rec.roctx_call_built_on(l);
         }
     }
 }

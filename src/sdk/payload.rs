@@ -176,8 +176,9 @@ impl CallArgs for HipApiArgs<'_> {
 }
 
 /// A roctx callback (`MARKER_CORE_API`) as `capture::markers` takes it, its label borrowed from
-/// the caller's string; `None` for a phase its operation does not act in ([`marker_acts`]: then
-/// its payload is not read and no time taken) or a payload too short (counted). `now` reads the
+/// the caller's string; `None` for a phase its operation does not act in
+/// ([`MarkerOp::acts_at_enter`]: then its payload is not read and no time taken) or a payload
+/// too short (counted). `now` reads the
 /// clock. Reads, a string's length and `now`: nothing that can panic.
 ///
 /// # Safety
@@ -191,7 +192,7 @@ pub unsafe fn marker_call<'a>(
     now: impl FnOnce() -> u64,
 ) -> Option<MarkerCall<'a>> {
     type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
-    if !marker_acts(r) {
+    if !acts_on(r.operation, r.phase) {
         return None;
     }
     if r.payload.is_null() {
@@ -233,16 +234,56 @@ pub unsafe fn marker_call<'a>(
     })
 }
 
-/// Whether a roctx callback is one its operation acts at ([`MarkerOp::acts_at_enter`]): the
-/// other phase carries nothing kept, so its payload is not read (nor checked).
+/// Whether a roctx callback does anything: its operation acts at its phase
+/// ([`MarkerOp::acts_at_enter`]), or it is a `roctxRangeStartA`'s ENTER, whose time its range
+/// starts at ([`marker_starts_range`]). The other callbacks carry nothing kept, so their
+/// payload is not read (nor checked).
 #[inline(always)]
 pub fn marker_acts(r: &CallbackRecord) -> bool {
     marker_acts_at(r.operation, r.phase)
 }
 
+/// Whether a roctx callback is a `roctxRangeStartA`'s ENTER: the start of its range, kept on
+/// the thread's slot ([`note_range_start`]) for the callback at its EXIT, which acts.
+#[inline(always)]
+pub fn marker_starts_range(operation: i32, phase: u32) -> bool {
+    MarkerOp::from_id(operation) == MarkerOp::RangeStart
+        && phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER
+}
+
+/// Keeps `ns`, a `roctxRangeStartA`'s ENTER, on this thread's slot `l` for its EXIT.
+#[cold]
+pub(crate) fn note_range_start(l: &crate::capture::local::Local, ns: u64) {
+    l.range_start_ns.set(ns);
+}
+
+/// The time of the roctx callback of `operation` that acts ([`marker_acts`]) on the thread of
+/// slot `l`: a `roctxRangeStartA`'s range starts at the call's ENTER ([`note_range_start`]),
+/// any other callback (and a start whose ENTER was not seen) at `now`, read then.
+#[inline(always)]
+pub(crate) fn marker_now(
+    l: &crate::capture::local::Local,
+    operation: i32,
+    now: impl FnOnce() -> u64,
+) -> u64 {
+    if MarkerOp::from_id(operation) == MarkerOp::RangeStart {
+        let entered = l.range_start_ns.replace(0);
+        if entered != 0 {
+            return entered;
+        }
+    }
+    now()
+}
+
 /// [`marker_acts`] from the record's operation and phase.
 #[inline(always)]
 pub fn marker_acts_at(operation: i32, phase: u32) -> bool {
+    acts_on(operation, phase) || marker_starts_range(operation, phase)
+}
+
+/// Whether `operation` acts at `phase` ([`MarkerOp::acts_at_enter`]).
+#[inline(always)]
+fn acts_on(operation: i32, phase: u32) -> bool {
     let enter = phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER;
     MarkerOp::from_id(operation).acts_at_enter() == Some(enter)
 }
