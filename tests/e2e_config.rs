@@ -261,6 +261,41 @@ fn only_needed_hip_calls_are_traced_unless_all_is_asked() {
     }
 }
 
+/// `scenario` under `sdk` with the calls the tool takes from their callbacks by default
+/// (`built`), and with `setting=buffer` (`buffered`): some were taken from callbacks (the
+/// simulator's `by_callbacks` count of them), none with the records buffered, the runtime
+/// buffered fewer of buffer kind `kind`, and each call was recorded once, one way or the other.
+/// Returns the runs' name and both runs.
+fn recorded_once(
+    scenario: &str,
+    sdk: &str,
+    setting: &str,
+    kind: &str,
+    by_callbacks: &str,
+) -> (String, support::sim::Run, support::sim::Run) {
+    let what = format!("{scenario} --sdk {sdk}");
+    let built = support::sim::simulate(&builtin(scenario), sdk, &[]);
+    let buffered = support::sim::simulate(&builtin(scenario), sdk, &[(setting, "buffer")]);
+    let emitted =
+        |r: &support::sim::Run| r.delivery()["emitted_per_kind"][kind].as_u64().unwrap_or(0);
+    let taken = |r: &support::sim::Run| u(&r.delivery()[by_callbacks]);
+    assert!(
+        taken(&built) > 0,
+        "{what}: no call taken from its callbacks"
+    );
+    assert_eq!(taken(&buffered), 0, "{what}");
+    assert!(
+        emitted(&built) < emitted(&buffered),
+        "{what}: the runtime still buffered every call"
+    );
+    assert_eq!(
+        emitted(&built) + taken(&built),
+        emitted(&buffered),
+        "{what}: each call recorded once, one way or the other"
+    );
+    (what, built, buffered)
+}
+
 /// By default the records of the HIP calls the tool subscribes callbacks to are built from their
 /// ENTER and EXIT callbacks, so the runtime buffers none for them (its per-call buffered record
 /// is the larger part of what a call costs through the runtime, `ci/bench-c-driver.sh`): only
@@ -288,29 +323,12 @@ fn hip_call_records_come_from_callbacks_and_match_the_buffered_ones() {
     };
     for sdk in ["0.6.0", "1.0.0"] {
         for scenario in ["memory.toml", "sync-deps.toml", "markers.toml"] {
-            let what = format!("{scenario} --sdk {sdk}");
-            let built = support::sim::simulate(&builtin(scenario), sdk, &[]);
-            let buffered = support::sim::simulate(
-                &builtin(scenario),
+            let (what, built, buffered) = recorded_once(
+                scenario,
                 sdk,
-                &[("ROCPROF_XPLANE_HIP_API_RECORDS", "buffer")],
-            );
-            let emitted = |r: &support::sim::Run| {
-                r.delivery()["emitted_per_kind"]["HIP_RUNTIME_API"]
-                    .as_u64()
-                    .unwrap_or(0)
-            };
-            let by_callbacks = |r: &support::sim::Run| u(&r.delivery()["hip_calls_by_callbacks"]);
-            assert!(by_callbacks(&built) > 0, "{what}: no record built");
-            assert_eq!(by_callbacks(&buffered), 0, "{what}");
-            assert!(
-                emitted(&built) < emitted(&buffered),
-                "{what}: the runtime still buffered every call"
-            );
-            assert_eq!(
-                emitted(&built) + by_callbacks(&built),
-                emitted(&buffered),
-                "{what}: each call recorded once, one way or the other"
+                "ROCPROF_XPLANE_HIP_API_RECORDS",
+                "HIP_RUNTIME_API",
+                "hip_calls_by_callbacks",
             );
             let (b, f) = (calls(&built), calls(&buffered));
             assert!(!b.is_empty(), "{what}");
@@ -358,32 +376,12 @@ fn roctx_ranges_take_their_times_from_callbacks_and_match_the_buffered_ones() {
     };
     for sdk in ["0.6.0", "1.0.0"] {
         for scenario in ["markers.toml", "train-loop.toml"] {
-            let what = format!("{scenario} --sdk {sdk}");
-            let built = support::sim::simulate(&builtin(scenario), sdk, &[]);
-            let buffered = support::sim::simulate(
-                &builtin(scenario),
+            let (what, built, buffered) = recorded_once(
+                scenario,
                 sdk,
-                &[("ROCPROF_XPLANE_ROCTX_RECORDS", "buffer")],
-            );
-            let emitted = |r: &support::sim::Run| {
-                r.delivery()["emitted_per_kind"]["MARKER_CORE_API"]
-                    .as_u64()
-                    .unwrap_or(0)
-            };
-            let by_callbacks = |r: &support::sim::Run| u(&r.delivery()["roctx_calls_by_callbacks"]);
-            assert!(
-                by_callbacks(&built) > 0,
-                "{what}: no roctx call taken from its callbacks"
-            );
-            assert_eq!(by_callbacks(&buffered), 0, "{what}");
-            assert!(
-                emitted(&built) < emitted(&buffered),
-                "{what}: the runtime still buffered every roctx call"
-            );
-            assert_eq!(
-                emitted(&built) + by_callbacks(&built),
-                emitted(&buffered),
-                "{what}: each roctx call recorded once, one way or the other"
+                "ROCPROF_XPLANE_ROCTX_RECORDS",
+                "MARKER_CORE_API",
+                "roctx_calls_by_callbacks",
             );
             assert_eq!(
                 counter(&built.space, "marker_records"),
