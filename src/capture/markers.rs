@@ -31,7 +31,7 @@ pub enum MarkerOp {
 impl MarkerOp {
     /// Whether a callback of this operation is acted on at ENTER (`Some(true)`) or at EXIT
     /// (`Some(false)`); the other phase carries nothing kept, so its label is not read and no
-    /// timestamp taken.
+    /// timestamp taken (but for a start's ENTER, whose time alone is kept).
     /// A mark and a push act at ENTER; a pop and a stop at EXIT, so the call itself still sees
     /// the range it closes, which ends at its exit as the call's buffered record does; a start
     /// at EXIT, where its return value is the range's id (its range starts at the call's
