@@ -718,14 +718,9 @@ where
 {
     let r = CallbackRecord::from(record);
     let clock = a.dispatch.clock;
-    if payload::marker_starts_range(r.operation, r.phase) {
-        payload::note_range_start(l, clock.now());
-        return;
-    }
-    let now = || payload::marker_now(l, r.operation, || clock.now());
     // SAFETY: a MARKER_CORE_API payload of this callback (this function's contract); the call
     // is used only here.
-    let Some(call) = (unsafe { payload::marker_call(&r, rec, now) }) else {
+    let Some(call) = (unsafe { payload::marker_call(&r, rec, l, || clock.now()) }) else {
         return;
     };
     let c = rec.capture();
@@ -1094,13 +1089,8 @@ fn on_set_guarded(enter: bool, stream: u64, edge: &'static str) {
 #[inline(never)]
 unsafe fn on_marker(d: &Dispatch, rec: &Recorder, r: CallbackRecord) {
     let l = local::slot();
-    if payload::marker_starts_range(r.operation, r.phase) {
-        payload::note_range_start(l, d.clock.now());
-        return;
-    }
-    let now = || payload::marker_now(l, r.operation, || d.clock.now());
     // SAFETY: a MARKER_CORE_API payload (this function's contract); the call is used only here.
-    if let Some(call) = unsafe { payload::marker_call(&r, rec, now) } {
+    if let Some(call) = unsafe { payload::marker_call(&r, rec, l, || d.clock.now()) } {
         rec.capture().on_marker(&call);
         if d.roctx_from_callbacks {
             rec.roctx_call_built_on(l);

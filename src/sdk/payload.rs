@@ -12,6 +12,7 @@ use std::ptr::NonNull;
 use rocprofiler_sdk_sys as sys;
 
 use crate::capture::hip_call::{CallArgs, Phase};
+use crate::capture::local::Local;
 use crate::capture::markers::{MarkerCall, MarkerOp};
 use crate::model::events::KernelSymbol;
 use crate::recorder::Recorder;
@@ -177,22 +178,27 @@ impl CallArgs for HipApiArgs<'_> {
 
 /// A roctx callback (`MARKER_CORE_API`) as `capture::markers` takes it, its label borrowed from
 /// the caller's string; `None` for a phase its operation does not act in
-/// ([`MarkerOp::acts_at_enter`]: then its payload is not read and no time taken) or a payload
-/// too short (counted). `now` reads the
-/// clock. Reads, a string's length and `now`: nothing that can panic.
+/// ([`MarkerOp::acts_at_enter`]: then its payload is not read and no time taken; a
+/// `roctxRangeStartA`'s ENTER only has its time kept on this thread's slot `l`, where its EXIT
+/// takes it: [`marker_now`]) or a payload too short (counted). `now` reads the clock. Reads, a
+/// string's length and `now`: nothing that can panic.
 ///
 /// # Safety
 /// `r.payload` must be null or the runtime's marker payload for `r`, valid for the callback,
 /// whose message argument (mark, push, start) is null or a NUL-terminated string alive for
 /// the callback; the call returned is used only during the callback.
 #[inline(always)]
-pub unsafe fn marker_call<'a>(
+pub(crate) unsafe fn marker_call<'a>(
     r: &CallbackRecord,
     recorder: &Recorder,
+    l: &Local,
     now: impl FnOnce() -> u64,
 ) -> Option<MarkerCall<'a>> {
     type Data = sys::rocprofiler_callback_tracing_marker_api_data_t;
     if !acts_on(r.operation, r.phase) {
+        if marker_starts_range(r.operation, r.phase) {
+            note_range_start(l, now());
+        }
         return None;
     }
     if r.payload.is_null() {
@@ -227,7 +233,7 @@ pub unsafe fn marker_call<'a>(
         enter,
         thread_id: r.thread_id,
         correlation_id: r.correlation_id,
-        timestamp_ns: now(),
+        timestamp_ns: marker_now(l, r.operation, now),
         label,
         stop_id: arg0,
         start_retval: retval,
@@ -253,7 +259,7 @@ pub fn marker_starts_range(operation: i32, phase: u32) -> bool {
 
 /// Keeps `ns`, a `roctxRangeStartA`'s ENTER, on this thread's slot `l` for its EXIT.
 #[cold]
-pub(crate) fn note_range_start(l: &crate::capture::local::Local, ns: u64) {
+fn note_range_start(l: &Local, ns: u64) {
     l.range_start_ns.set(ns);
 }
 
@@ -261,11 +267,7 @@ pub(crate) fn note_range_start(l: &crate::capture::local::Local, ns: u64) {
 /// slot `l`: a `roctxRangeStartA`'s range starts at the call's ENTER ([`note_range_start`]),
 /// any other callback (and a start whose ENTER was not seen) at `now`, read then.
 #[inline(always)]
-pub(crate) fn marker_now(
-    l: &crate::capture::local::Local,
-    operation: i32,
-    now: impl FnOnce() -> u64,
-) -> u64 {
+fn marker_now(l: &Local, operation: i32, now: impl FnOnce() -> u64) -> u64 {
     if MarkerOp::from_id(operation) == MarkerOp::RangeStart {
         let entered = l.range_start_ns.replace(0);
         if entered != 0 {
