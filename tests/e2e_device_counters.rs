@@ -27,7 +27,8 @@ const COUNTERS: [&str; 4] = [
     "SQ_INSTS_VALU_FMA_F32",
 ];
 /// How far a point's time may be from the simulator's time of its read: the tool takes the
-/// time when the read has returned and its records are flushed.
+/// time when the read's sample call has returned (before the flush that delivers its values),
+/// which a loaded machine can deschedule the sampling thread around.
 const TIME_SLACK_NS: i64 = 20_000_000;
 
 /// One read of one counter of one GPU, as the simulator served it.

@@ -312,7 +312,8 @@ impl DeviceCounting {
     }
 
     /// Reads every GPU once (`seq`: the read's user data for the SDK): one sample per counter
-    /// of each GPU read, its instances summed, at the time its read returned, with the read's
+    /// of each GPU read, its instances summed, at the time its `sample` call returned (before
+    /// the flush that delivers its values), with the read's
     /// number in the run. A GPU whose read fails (its
     /// context not started, or stopped by a detach) gives none; its first failure is said.
     pub fn read(&mut self, seq: u64) -> Vec<DeviceSample> {
@@ -323,10 +324,12 @@ impl DeviceCounting {
         for i in 0..self.gpus.len() {
             let g = self.gpus[i];
             lock(&g.sink.values).clear();
-            let read = f
-                .sample_device_counting(g.ctx, seq)
-                .and_then(|()| f.flush_buffer(g.buffer));
+            // The read's time is when `sample` returned, not after the flush: the flush waits
+            // for the SDK's delivery thread, which a loaded machine can keep waiting for tens
+            // of milliseconds.
+            let sampled = f.sample_device_counting(g.ctx, seq);
             let time_ns = f.timestamp();
+            let read = sampled.and_then(|()| f.flush_buffer(g.buffer));
             if let Err(e) = read {
                 self.failed[i] += 1;
                 if self.failed[i] == 1 {
@@ -384,7 +387,7 @@ impl DeviceCounting {
 #[cfg(test)]
 pub mod stand_in {
     use super::*;
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 
     pub const READ_STUCK: std::time::Duration = std::time::Duration::from_secs(6);
 
@@ -445,6 +448,83 @@ pub mod stand_in {
         }
     }
 
+    /// When [`counting_with_slow_flush`]'s read happens, on its stand-in clock (ns).
+    pub const READ_AT_NS: u64 = 1_000_000;
+    /// How long its flush takes, on that clock: as long as a loaded machine can keep the
+    /// SDK's delivery thread waiting.
+    pub const FLUSH_TAKES_NS: u64 = 50_000_000;
+    /// The counter id its one value record is of, and that id's name.
+    pub const SLOW_COUNTER: (u64, &str) = (7, "SQ_WAVES");
+    /// The stand-in clock of [`counting_with_slow_flush`], and the sink its flush delivers
+    /// into. One test owns them.
+    static NOW_NS: AtomicU64 = AtomicU64::new(0);
+    static SLOW_SINK: AtomicPtr<Sink> = AtomicPtr::new(std::ptr::null_mut());
+
+    extern "C" fn stand_in_clock(ts: *mut u64) -> sys::rocprofiler_status_t {
+        // SAFETY: the caller passes a writable timestamp.
+        unsafe { ts.write(NOW_NS.load(Ordering::SeqCst)) };
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    extern "C" fn sample_at_read_time(
+        _: sys::rocprofiler_context_id_t,
+        _: sys::rocprofiler_user_data_t,
+        _: sys::rocprofiler_counter_flag_t,
+        _: *mut sys::rocprofiler_counter_record_v1_t,
+        _: *mut usize,
+    ) -> sys::rocprofiler_status_t {
+        NOW_NS.store(READ_AT_NS, Ordering::SeqCst);
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    /// Delivers the read's one value record, and takes [`FLUSH_TAKES_NS`] doing it.
+    extern "C" fn slow_flush(_: sys::rocprofiler_buffer_id_t) -> sys::rocprofiler_status_t {
+        let sink = SLOW_SINK.load(Ordering::SeqCst);
+        if !sink.is_null() {
+            // SAFETY: the leaked sink `counting_with_slow_flush` stored.
+            lock(unsafe { &(*sink).values }).push((1, 3.0));
+        }
+        NOW_NS.fetch_add(FLUSH_TAKES_NS, Ordering::SeqCst);
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    extern "C" fn record_counter_id(
+        _: sys::rocprofiler_counter_instance_id_t,
+        id: *mut sys::rocprofiler_counter_id_t,
+    ) -> sys::rocprofiler_status_t {
+        // SAFETY: the caller passes a writable id.
+        unsafe {
+            id.write(sys::rocprofiler_counter_id_t {
+                handle: SLOW_COUNTER.0,
+            })
+        };
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+
+    /// Device counting of one GPU whose read happens at [`READ_AT_NS`] and whose flush, which
+    /// delivers one value of [`SLOW_COUNTER`], takes [`FLUSH_TAKES_NS`] more.
+    pub fn counting_with_slow_flush() -> DeviceCounting {
+        let functions = Functions::resolve(|name| match name.to_bytes() {
+            b"rocprofiler_sample_device_counting_service" => {
+                sample_at_read_time as *const () as *mut c_void
+            }
+            b"rocprofiler_flush_buffer" => slow_flush as *const () as *mut c_void,
+            b"rocprofiler_get_timestamp" => stand_in_clock as *const () as *mut c_void,
+            b"rocprofiler_query_record_counter_id" => record_counter_id as *const () as *mut c_void,
+            _ => std::ptr::null_mut(),
+        });
+        let mut dc = over(functions, 1);
+        SLOW_SINK.store(
+            dc.gpus[0].sink as *const Sink as *mut Sink,
+            Ordering::SeqCst,
+        );
+        dc.setup = PmcSetup::naming(
+            "ROCPROF_XPLANE_PMC_INTERVAL",
+            [(SLOW_COUNTER.0, SLOW_COUNTER.1)],
+        );
+        dc
+    }
+
     /// The context of [`counting_once_started`]'s GPU.
     pub const STARTED_CTX: u64 = 0x51;
     /// Whether [`STARTED_CTX`] runs; the reads of it that counted. One test owns them.
@@ -501,5 +581,28 @@ pub mod stand_in {
     /// The reads of [`counting_once_started`]'s GPU that counted (its context was started).
     pub fn counted_reads() -> u64 {
         COUNTED.load(Ordering::SeqCst)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stand_in;
+
+    /// A read's samples are at the time its `sample` call returned, however long the flush
+    /// that delivers its values takes: a point's time is the read's, not the delivery's.
+    #[test]
+    fn a_read_is_timed_when_its_sample_returns_not_after_the_flush() {
+        let mut dc = stand_in::counting_with_slow_flush();
+        let samples = dc.read(0);
+        assert_eq!(samples.len(), 1, "one counter read once");
+        let s = &samples[0];
+        assert_eq!(&*s.counter, stand_in::SLOW_COUNTER.1);
+        assert_eq!(s.value, 3.0);
+        assert_eq!(
+            s.time_ns,
+            stand_in::READ_AT_NS,
+            "the flush took {} ns more",
+            stand_in::FLUSH_TAKES_NS
+        );
     }
 }

@@ -423,6 +423,16 @@ impl PmcSetup {
         }
     }
 
+    /// A setup that names the counters `names` (id, name) and collects nothing, for tests of
+    /// what reads through it.
+    #[cfg(test)]
+    pub fn naming<const N: usize>(setting: &'static str, names: [(u64, &str); N]) -> PmcSetup {
+        PmcSetup {
+            names: names.iter().map(|&(id, n)| (id, Arc::from(n))).collect(),
+            ..PmcSetup::empty(setting)
+        }
+    }
+
     /// Whether any GPU collects anything.
     pub fn counts(&self) -> bool {
         self.selections.iter().any(|s| !s.collected.is_empty())
