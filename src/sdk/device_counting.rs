@@ -391,6 +391,22 @@ pub mod stand_in {
 
     pub const READ_STUCK: std::time::Duration = std::time::Duration::from_secs(6);
 
+    /// Stand-in SDK functions: `sample` as the device counting service's read, `flush` as the
+    /// buffer flush, the functions `more` by name; every other one absent.
+    fn functions(sample: *const (), flush: *const (), more: &[(&[u8], *const ())]) -> Functions {
+        Functions::resolve(|name| {
+            let f = match name.to_bytes() {
+                b"rocprofiler_sample_device_counting_service" => sample,
+                b"rocprofiler_flush_buffer" => flush,
+                other => more
+                    .iter()
+                    .find(|(n, _)| *n == other)
+                    .map_or(std::ptr::null(), |&(_, f)| f),
+            };
+            f as *mut c_void
+        })
+    }
+
     extern "C" fn quick(
         _: sys::rocprofiler_context_id_t,
         _: sys::rocprofiler_user_data_t,
@@ -424,12 +440,7 @@ pub mod stand_in {
         } else {
             quick as *const ()
         };
-        let functions = Functions::resolve(|name| match name.to_bytes() {
-            b"rocprofiler_sample_device_counting_service" => sample as *mut c_void,
-            b"rocprofiler_flush_buffer" => flush as *const () as *mut c_void,
-            _ => std::ptr::null_mut(),
-        });
-        over(functions, 1)
+        over(functions(sample, flush as *const (), &[]), 1)
     }
 
     fn over(functions: Functions, ctx: u64) -> DeviceCounting {
@@ -466,17 +477,6 @@ pub mod stand_in {
         sys::ROCPROFILER_STATUS_SUCCESS
     }
 
-    extern "C" fn sample_at_read_time(
-        _: sys::rocprofiler_context_id_t,
-        _: sys::rocprofiler_user_data_t,
-        _: sys::rocprofiler_counter_flag_t,
-        _: *mut sys::rocprofiler_counter_record_v1_t,
-        _: *mut usize,
-    ) -> sys::rocprofiler_status_t {
-        NOW_NS.store(READ_AT_NS, Ordering::SeqCst);
-        sys::ROCPROFILER_STATUS_SUCCESS
-    }
-
     /// Delivers the read's one value record, and takes [`FLUSH_TAKES_NS`] doing it.
     extern "C" fn slow_flush(_: sys::rocprofiler_buffer_id_t) -> sys::rocprofiler_status_t {
         let sink = SLOW_SINK.load(Ordering::SeqCst);
@@ -504,15 +504,19 @@ pub mod stand_in {
     /// Device counting of one GPU whose read happens at [`READ_AT_NS`] and whose flush, which
     /// delivers one value of [`SLOW_COUNTER`], takes [`FLUSH_TAKES_NS`] more.
     pub fn counting_with_slow_flush() -> DeviceCounting {
-        let functions = Functions::resolve(|name| match name.to_bytes() {
-            b"rocprofiler_sample_device_counting_service" => {
-                sample_at_read_time as *const () as *mut c_void
-            }
-            b"rocprofiler_flush_buffer" => slow_flush as *const () as *mut c_void,
-            b"rocprofiler_get_timestamp" => stand_in_clock as *const () as *mut c_void,
-            b"rocprofiler_query_record_counter_id" => record_counter_id as *const () as *mut c_void,
-            _ => std::ptr::null_mut(),
-        });
+        let functions = functions(
+            quick as *const (),
+            slow_flush as *const (),
+            &[
+                (b"rocprofiler_get_timestamp", stand_in_clock as *const ()),
+                (
+                    b"rocprofiler_query_record_counter_id",
+                    record_counter_id as *const (),
+                ),
+            ],
+        );
+        // The read takes no time: the clock stands at the read's time until the flush.
+        NOW_NS.store(READ_AT_NS, Ordering::SeqCst);
         let mut dc = over(functions, 1);
         SLOW_SINK.store(
             dc.gpus[0].sink as *const Sink as *mut Sink,
@@ -566,15 +570,14 @@ pub mod stand_in {
     /// started: a read before fails, as the SDK's does. With the device counting of that GPU
     /// over them.
     pub fn counting_once_started() -> (Functions, DeviceCounting) {
-        let functions = Functions::resolve(|name| match name.to_bytes() {
-            b"rocprofiler_sample_device_counting_service" => {
-                sample_once_started as *const () as *mut c_void
-            }
-            b"rocprofiler_flush_buffer" => flush as *const () as *mut c_void,
-            b"rocprofiler_start_context" => start as *const () as *mut c_void,
-            b"rocprofiler_context_is_active" => is_active as *const () as *mut c_void,
-            _ => std::ptr::null_mut(),
-        });
+        let functions = functions(
+            sample_once_started as *const (),
+            flush as *const (),
+            &[
+                (b"rocprofiler_start_context", start as *const ()),
+                (b"rocprofiler_context_is_active", is_active as *const ()),
+            ],
+        );
         (functions, over(functions, STARTED_CTX))
     }
 
