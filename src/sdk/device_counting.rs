@@ -313,9 +313,9 @@ impl DeviceCounting {
 
     /// Reads every GPU once (`seq`: the read's user data for the SDK): one sample per counter
     /// of each GPU read, its instances summed, at the time its `sample` call returned (before
-    /// the flush that delivers its values), with the read's
-    /// number in the run. A GPU whose read fails (its
-    /// context not started, or stopped by a detach) gives none; its first failure is said.
+    /// the flush that delivers its values), with the read's number in the run. A GPU whose
+    /// read fails (its context not started, or stopped by a detach) gives none; its first
+    /// failure is said.
     pub fn read(&mut self, seq: u64) -> Vec<DeviceSample> {
         let f = self.functions;
         let mut out = Vec::new();
@@ -325,8 +325,8 @@ impl DeviceCounting {
             let g = self.gpus[i];
             lock(&g.sink.values).clear();
             // The read's time is when `sample` returned, not after the flush: the flush waits
-            // for the SDK's delivery thread, which a loaded machine can keep waiting for tens
-            // of milliseconds.
+            // for the SDK's delivery thread, which a loaded machine can keep waiting for
+            // milliseconds.
             let sampled = f.sample_device_counting(g.ctx, seq);
             let time_ns = f.timestamp();
             let read = sampled.and_then(|()| f.flush_buffer(g.buffer));
