@@ -156,6 +156,7 @@ fn points(spaces: &[XSpace]) -> BTreeMap<(u32, String), Vec<Point>> {
 /// the two; GPU_UTIL is 100 × the busy cycles over the elapsed ones of the same interval.
 fn check_against_the_reads(what: &str, run: &Profiled) {
     let got = points(&run.spaces);
+    let mut largest_gap_ns = 0;
     for gpu in [0u32, 1] {
         for counter in COUNTERS {
             let reads = &run.reads[&(gpu, counter.to_string())];
@@ -172,7 +173,7 @@ fn check_against_the_reads(what: &str, run: &Profiled) {
                 let want = reads[k + 1].total - reads[k].total;
                 assert_eq!(p.value, want, "{what}: GPU {gpu} {counter} interval {k}");
             }
-            check_times(what, gpu, counter, pts, reads);
+            largest_gap_ns = largest_gap_ns.max(check_times(what, gpu, counter, pts, reads));
         }
         let busy = &run.reads[&(gpu, "GRBM_GUI_ACTIVE".to_string())];
         let count = &run.reads[&(gpu, "GRBM_COUNT".to_string())];
@@ -204,11 +205,14 @@ fn check_against_the_reads(what: &str, run: &Profiled) {
             assert!(lo == 0.0, "{what}: GPU 0 never idle: {shares:?}");
         }
     }
+    // How near the points' times are to the reads' (seen with `-- --nocapture`).
+    eprintln!("{what}: the points' spacing is within {largest_gap_ns} ns of the reads'");
 }
 
 /// The points keep the reads' times: the spacing of consecutive points is that of the reads,
-/// within the time a read takes.
-fn check_times(what: &str, gpu: u32, counter: &str, pts: &[Point], reads: &[Read]) {
+/// within the time a read takes. Returns the largest gap between the two, in ns.
+fn check_times(what: &str, gpu: u32, counter: &str, pts: &[Point], reads: &[Read]) -> i64 {
+    let mut largest = 0;
     for k in 1..pts.len() {
         let tool = (pts[k].start_ps - pts[0].start_ps) / 1000;
         let sim = (reads[k].now - reads[0].now) as i64;
@@ -216,7 +220,9 @@ fn check_times(what: &str, gpu: u32, counter: &str, pts: &[Point], reads: &[Read
             (tool - sim).abs() <= TIME_SLACK_NS,
             "{what}: GPU {gpu} {counter} point {k}: {tool} ns after the first, read {sim} ns after"
         );
+        largest = largest.max((tool - sim).abs());
     }
+    largest
 }
 
 fn one_profile_equals_the_reads(sdk: &str) {
