@@ -9,7 +9,8 @@
 # the application threads (`tracing_callback_v1`, `hip_stream_callback_v1` and
 # `marker_callback_v1`, the callback-tracing edges whole: their panic guard, dispatch and capture, and the debug self-timing the
 # runs have on; the storm's callbacks are also counted at the default log level, without
-# it). Cache misses are
+# it), and the storm end to end: the whole process at the default log level, traced minus
+# the same run with every tool callback skipped. Cache misses are
 # not in these counts: a change that only cuts memory traffic reads flat here. Takes about 2
 # minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
@@ -47,6 +48,9 @@ traced() { # NAME SCENARIO: the tool in the simulator under callgrind, into $wor
 traced storm "$work/storm200k.toml" &
 # The storm again at the default log level: the callbacks without the debug self-timing.
 LOG=info traced storm-info "$work/storm200k.toml" &
+# And with every tool callback skipped (the runtime's tracing alone): the whole process's
+# instructions traced minus these are the tool's work per record, end to end.
+ROCPROF_SIM_TOOL_CALLS=skip LOG=info traced storm-skip "$work/storm200k.toml" &
 # The tool's callbacks per HIP call through its extern "C" edges, in each subscription it can
 # make (the bench's HOT_PATH_ONLY=calls): 200,000 launches each, one thread, the bench's own
 # records and calls included (its `…, no tool` rows: those alone); the drains every 64 k calls run
@@ -136,6 +140,14 @@ python3 - "$records" "$(callbacks "$work/storm-info.out")" \
 import sys
 records, cb, req, buf = map(int, sys.argv[1:])
 print(f"storm per record collected, default log (no self-timing): {(cb + req + buf) / records:,.0f} instructions (callbacks {cb / records:,.0f}, external-id requests {req / records:,.0f}, buffer deliveries {buf / records:,.0f})")
+PY
+total() { # FILE -> the whole process's instructions
+  callgrind_annotate "$1" 2>/dev/null | grep -m1 'PROGRAM TOTALS' | awk '{gsub(",", "", $1); print $1}'
+}
+python3 - "$records" "$(total "$work/storm-info.out")" "$(total "$work/storm-skip.out")" <<'PY'
+import sys
+records, traced, skipped = map(int, sys.argv[1:])
+print(f"storm end to end, default log: {(traced - skipped) / records:,.0f} instructions per delivered record, the whole process traced minus the tool's callbacks skipped (the tool's collection and finalize, and the runtime's calls into it)")
 PY
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   mt=$(grep -oE '[0-9]+ records in [0-9]+ deliveries' "$work/maxtext.log" | awk '{print $1}')
