@@ -216,11 +216,12 @@ fn check_times(what: &str, gpu: u32, counter: &str, pts: &[Point], reads: &[Read
     for k in 1..pts.len() {
         let tool = (pts[k].start_ps - pts[0].start_ps) / 1000;
         let sim = (reads[k].now - reads[0].now) as i64;
+        let gap = (tool - sim).abs();
         assert!(
-            (tool - sim).abs() <= TIME_SLACK_NS,
+            gap <= TIME_SLACK_NS,
             "{what}: GPU {gpu} {counter} point {k}: {tool} ns after the first, read {sim} ns after"
         );
-        largest = largest.max((tool - sim).abs());
+        largest = largest.max(gap);
     }
     largest
 }

@@ -524,7 +524,7 @@ pub mod stand_in {
         );
         dc.setup = PmcSetup::naming(
             "ROCPROF_XPLANE_PMC_INTERVAL",
-            [(SLOW_COUNTER.0, SLOW_COUNTER.1)],
+            &[(SLOW_COUNTER.0, SLOW_COUNTER.1)],
         );
         dc
     }

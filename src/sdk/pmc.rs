@@ -426,7 +426,7 @@ impl PmcSetup {
     /// A setup that names the counters `names` (id, name) and collects nothing, for tests of
     /// what reads through it.
     #[cfg(test)]
-    pub fn naming<const N: usize>(setting: &'static str, names: [(u64, &str); N]) -> PmcSetup {
+    pub fn naming(setting: &'static str, names: &[(u64, &str)]) -> PmcSetup {
         PmcSetup {
             names: names.iter().map(|&(id, n)| (id, Arc::from(n))).collect(),
             ..PmcSetup::empty(setting)
