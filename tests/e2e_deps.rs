@@ -16,8 +16,8 @@ use support::paths::{builtin, host_of};
 use support::sim::{cached, Run};
 use support::u;
 use support::xspace::{
-    assert_lines_nest, counter, device_events, device_planes, events, host_api_events, plane, Ev,
-    Stat,
+    assert_lines_nest, counter, device_events, device_planes, events, host_api_events, memcpys,
+    plane, Ev, Stat,
 };
 
 /// Both SDK families, and 1.4.0: the personality with HIP event tracing (`HIP_EVENT` barriers).
@@ -525,16 +525,17 @@ fn sync_deps_and_multi_gpu_both_sdks() {
     check_scenario("multi-gpu.toml");
 }
 
-/// Work of a HIP operation whose stream argument the table cannot read: under SDK 1.x the
-/// runtime's own `HIP_STREAM` brackets (bound to the dispatch through the external-correlation
-/// request service) put it on its stream's line, beside the stream's other kernel; under 0.x,
-/// which has no such callbacks, it goes to the null stream of the current device, where it
-/// overlaps that stream's own kernel and the line is split (counted), never mis-nested.
+/// Work of HIP calls whose stream the table cannot read. A call of a function with a
+/// `hipStream_t` parameter: under SDK 1.x the runtime's own `HIP_STREAM` brackets (bound to the
+/// work through the external-correlation request service) put its work on its stream's line;
+/// under 0.x, which has no such callbacks, it goes to the null stream of the current device. A
+/// multi-device launch has no such parameter, so the runtime brackets it under no SDK. Lines
+/// stay nested either way (work that overlaps on the null stream's line is split off, counted).
 #[test]
-fn work_of_an_unknown_launch_api_follows_the_runtime_reported_stream() {
+fn work_the_table_cannot_place_follows_the_stream_the_runtime_reports() {
     use support::paths::test_scenario;
     for sdk in ["0.6.0", "1.0.0"] {
-        let r = cached(&test_scenario("unknown-launch-stream.toml"), sdk, &[]);
+        let r = cached(&test_scenario("unplaced-op-stream.toml"), sdk, &[]);
         assert_lines_nest(&r.space, sdk);
         // Lines of a kernel's dispatches, in time order.
         let line_of = |kernel: &str| -> Vec<i64> {
@@ -548,15 +549,21 @@ fn work_of_an_unknown_launch_api_follows_the_runtime_reported_stream() {
         };
         let known = line_of("k_known");
         let multi = line_of("k_multi");
-        assert_eq!((known.len(), multi.len()), (2, 1), "{sdk}");
-        // The first k_known ran on stream "s" (Stream #1), the second on the null stream.
-        assert_eq!(known, vec![1, 0], "{sdk}");
+        let copies: Vec<i64> = memcpys(&r.space).iter().map(|e| e.line.id).collect();
+        assert_eq!((known.len(), multi.len(), copies.len()), (2, 1, 1), "{sdk}");
+        // The first k_known ran on stream "s" (Stream #1), the second on the null stream (line
+        // 0, or a line split off it where the work placed there overlaps).
+        assert_eq!(known[0], 1, "{sdk}");
+        assert_ne!(known[1], 1, "{sdk}");
+        // hipMemcpyParam2DAsync takes a hipStream_t: under 1.x the runtime's HIP_STREAM SET
+        // brackets name it; 0.x has no such callbacks.
         if sdk == "1.0.0" {
-            assert_eq!(multi, vec![1], "{sdk}: on its stream's line");
-            assert_eq!(counter(&r.space, "stream_overlap_events"), 0, "{sdk}");
+            assert_eq!(copies, vec![1], "{sdk}: the copy on its stream's line");
         } else {
-            assert!(!multi.contains(&1), "{sdk}: 0.x cannot know the stream");
-            assert_eq!(counter(&r.space, "stream_overlap_events"), 1, "{sdk}");
+            assert_ne!(copies, vec![1], "{sdk}: 0.x cannot know the copy's stream");
         }
+        // A multi-device launch's streams lie in its parameter list: no SDK brackets it, so
+        // its kernel goes to the current device's null stream under both.
+        assert!(!multi.contains(&1), "{sdk}: {multi:?}");
     }
 }

@@ -163,6 +163,7 @@ const HIP_IDS: &[(u32, &str)] = &[
     (282, "hipMemcpyPeer"),
     (283, "hipMemcpyPeerAsync"),
     (261, "hipMemcpy2DAsync"),
+    (281, "hipMemcpyParam2DAsync"),
     (288, "hipMemset"),
     (293, "hipMemsetAsync"),
     (397, "hipMemsetAsync_spt"),

@@ -660,6 +660,51 @@ calls = [
     }
 }
 
+/// rocprofiler-sdk's stream wrapper (`hip/stream.cpp`) brackets only calls of functions with a
+/// `hipStream_t` parameter with HIP_STREAM SET: a copy through `hipMemcpyParam2DAsync` is
+/// bracketed; a multi-device launch, whose streams lie in its launch parameter list, is not.
+#[test]
+fn hip_stream_set_brackets_only_functions_with_a_stream_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("set.toml");
+    std::fs::write(
+        &path,
+        r#"
+name = "stream-set"
+seed = 1
+[[gpus]]
+preset = "mi300x"
+[[kernels]]
+name = "k"
+dur_us = 5
+[[streams]]
+name = "a"
+[[threads]]
+name = "main"
+calls = [
+  { op = "stream_create", stream = "a" },
+  { op = "launch", kernel = "k", stream = "a", api = "hipExtLaunchMultiKernelMultiDevice" },
+  { op = "memcpy", kind = "d2d", bytes = 4096, stream = "a", api = "hipMemcpyParam2DAsync" },
+  { op = "launch", kernel = "k", stream = "a", api = "hipLaunchCooperativeKernelMultiDevice" },
+  { op = "device_sync" },
+]
+"#,
+    )
+    .unwrap();
+    let plan = format!("file:{}", path.display());
+    for sdk in ["1.0.0", "1.2.1"] {
+        let s = run(sdk, &plan, "");
+        assert_eq!(s.code, Some(0), "{sdk}: {}", s.stderr);
+        let sets: Vec<u64> = s
+            .cbs("HIP_STREAM")
+            .iter()
+            .filter(|v| v["op_name"] == "HIP_STREAM_SET")
+            .map(|v| v["phase"].as_u64().unwrap())
+            .collect();
+        assert_eq!(sets, vec![1, 2], "{sdk}: ENTER and EXIT of the copy alone");
+    }
+}
+
 #[test]
 fn agent_size_of_1_2_1_personality() {
     let s = run("1.2.1", "empty", "agent_size=312");

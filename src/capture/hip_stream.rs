@@ -3,8 +3,9 @@
 //!
 //! The argument path (`devices::on_work_enter`, driven by the table in `crate::hip`) reads the
 //! stream of every operation the table knows, under every SDK version. Where the runtime has
-//! HIP_STREAM tracing (1.0.0+), it brackets every HIP call, dispatch and copy that has a stream
-//! with SET ENTER/EXIT on the calling thread; we keep that as a thread-local stack (no lock:
+//! HIP_STREAM tracing (1.0.0+), it brackets every call of a HIP function with a `hipStream_t`
+//! parameter with SET ENTER/EXIT on the calling thread (not a multi-device launch: its streams
+//! lie in its parameter list); we keep that as a thread-local stack (no lock:
 //! only the owning thread touches it) and use its top for the work the table cannot place: an
 //! operation it does not know, or one it knows only as "work on the current device". The
 //! external-correlation-id request service, called on the same thread when a dispatch or copy

@@ -815,8 +815,8 @@ fn tracing_callback_for(abi: Abi, edge: Edge) -> sys::rocprofiler_callback_traci
     }
 }
 
-/// The `HIP_STREAM` trampoline (SDK 1.x): the runtime brackets every HIP call, dispatch and
-/// copy with a SET ENTER and EXIT, so this runs twice per HIP call. Its path for the bracket
+/// The `HIP_STREAM` trampoline (SDK 1.x): the runtime brackets every call of a HIP function with
+/// a `hipStream_t` parameter with a SET ENTER and EXIT, so this runs twice per such call. Its path for the bracket
 /// around a call nested in no other is [`hip_stream_fast`], from the record's fields where the
 /// runtime put them; any other record, or one it declines, takes the general path
 /// ([`rest_v1`]), out of line.
@@ -1054,7 +1054,7 @@ unsafe fn on_hip_api(d: &Dispatch, rec: &Recorder, gate: Gate, r: &CallbackRecor
     }
 }
 
-/// HIP_STREAM (SDK 1.x): SET brackets every HIP call, dispatch and copy with a stream; here
+/// HIP_STREAM (SDK 1.x): SET brackets every call of a HIP function with a stream parameter; here
 /// those the trampoline's fast path ([`hip_stream_fast`]) did not take (a nested bracket, a
 /// self-timed run), through the guard (reported as `edge`): the stack of a nested one may
 /// grow.

@@ -241,7 +241,8 @@ pub static OPS: &[HipOp] = &[
     ),
     graph_launch("hipGraphLaunch", at!(hipGraphLaunch.stream)),
     graph_launch("hipGraphLaunch_spt", at!(hipGraphLaunch.stream)),
-    // One launch per device, each on its own stream: the stream is not one argument.
+    // One launch per device, each on its own stream: the stream is not one argument (nor does
+    // the runtime's HIP_STREAM bracket these: it wraps functions with a `hipStream_t` parameter).
     launch("hipLaunchCooperativeKernelMultiDevice", StreamArg::Current),
     launch("hipExtLaunchMultiKernelMultiDevice", StreamArg::Current),
     // Copies.

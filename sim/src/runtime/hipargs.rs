@@ -211,6 +211,23 @@ pub fn schema(api: &str) -> &'static [ArgSpec] {
     }
 }
 
+/// Whether HIP function `api` takes a `hipStream_t` parameter. rocprofiler-sdk wraps only such
+/// functions with its HIP stream wrapper (`hip/stream.cpp`: the functions whose parameters hold
+/// a `hipStream_t`, or a `hipStream_t*` for the creating ones), so only their calls bring
+/// HIP_STREAM callbacks. A launch whose streams sit in a parameter list (one per device, the
+/// `*MultiDevice` launches) or in a launch configuration (`hipLaunchKernelExC`,
+/// `hipDrvLaunchKernelEx`) brings none, whatever stream its work runs on.
+pub fn takes_stream(api: &str) -> bool {
+    !matches!(
+        api,
+        "hipLaunchCooperativeKernelMultiDevice"
+            | "hipModuleLaunchCooperativeKernelMultiDevice"
+            | "hipExtLaunchMultiKernelMultiDevice"
+            | "hipLaunchKernelExC"
+            | "hipDrvLaunchKernelEx"
+    )
+}
+
 /// Fake but stable host address of a kernel's stub function.
 pub fn kernel_host_address(kernel: u32) -> u64 {
     0x5555_0000_0000 + kernel as u64 * 0x100

@@ -373,6 +373,7 @@ const HIP_OPS: &[(i32, &str)] = &[
     (282, "hipMemcpyPeer"),
     (283, "hipMemcpyPeerAsync"),
     (261, "hipMemcpy2DAsync"),
+    (281, "hipMemcpyParam2DAsync"),
     (288, "hipMemset"),
     (293, "hipMemsetAsync"),
     (397, "hipMemsetAsync_spt"),

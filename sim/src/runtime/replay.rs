@@ -825,7 +825,9 @@ impl Replay {
         let v1 = self.kinds.v1;
         let api_kind = ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API;
         let ext_kind = self.kinds.hip_api_ext;
-        let stream = stream_of(args);
+        // The stream the HIP_STREAM callbacks name: only a function with a `hipStream_t`
+        // parameter has the runtime's stream wrapper (`hipargs::takes_stream`).
+        let stream = stream_of(args).filter(|_| hipargs::takes_stream(api));
         let (start, end) = (self.base + site.span_ns.0, self.base + site.span_ns.1);
 
         // Each context's services for this call, looked up once (the snapshot's services do
