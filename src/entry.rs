@@ -139,6 +139,11 @@ pub fn initialize(tool: &'static Tool) -> bool {
             return false;
         }
     };
+    // Before the contexts start, so the first call that needs the runtime's stream brackets
+    // asks for them (the coordinator starts them).
+    if session.brackets_pending() {
+        recorder.capture().streams().brackets().ready();
+    }
     if let Err(e) = session.start(deferred) {
         log_error!("cannot start tracing: {e}");
         return false;

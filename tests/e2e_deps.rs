@@ -525,12 +525,29 @@ fn sync_deps_and_multi_gpu_both_sdks() {
     check_scenario("multi-gpu.toml");
 }
 
+/// The runtime's stream brackets cost every call with a stream two more callbacks, so the tool
+/// starts them only when a call of a function its table does not list comes: a program whose
+/// calls are all rows of the table never gets them.
+#[test]
+fn the_stream_brackets_start_only_for_a_call_the_table_cannot_place() {
+    use support::paths::test_scenario;
+    let log = [("ROCPROF_XPLANE_LOG", "info")];
+    let started = |r: &Run| r.stderr.contains("HIP_STREAM brackets started");
+    let listed = cached(&builtin("sync-deps.toml"), "1.0.0", &log);
+    assert!(!started(&listed), "{}", listed.stderr);
+    let unlisted = cached(&test_scenario("unplaced-op-stream.toml"), "1.0.0", &log);
+    assert!(started(&unlisted), "{}", unlisted.stderr);
+}
+
 /// Work of HIP calls whose stream the table cannot read. A call of a function with a
-/// `hipStream_t` parameter: under SDK 1.x the runtime's own `HIP_STREAM` brackets (bound to the
-/// work through the external-correlation request service) put its work on its stream's line;
-/// under 0.x, which has no such callbacks, it goes to the null stream of the current device. A
-/// multi-device launch has no such parameter, so the runtime brackets it under no SDK. Lines
-/// stay nested either way (work that overlaps on the null stream's line is split off, counted).
+/// `hipStream_t` parameter the table does not list: under SDK 1.x the runtime's own
+/// `HIP_STREAM` brackets (bound to the work through the external-correlation request service)
+/// put its work on its stream's line, from when the tool started them, at the first such call,
+/// on; that first call's work goes to the current device's null stream, counted in the
+/// profile's warnings. Under 0.x, which has no such callbacks, every such call's work goes
+/// there. A multi-device launch has no `hipStream_t` parameter, so the runtime brackets it
+/// under no SDK. Lines stay nested either way (work that overlaps on the null stream's line is
+/// split off, counted).
 #[test]
 fn work_the_table_cannot_place_follows_the_stream_the_runtime_reports() {
     use support::paths::test_scenario;
@@ -549,18 +566,35 @@ fn work_the_table_cannot_place_follows_the_stream_the_runtime_reports() {
         };
         let known = line_of("k_known");
         let multi = line_of("k_multi");
-        let copies: Vec<i64> = memcpys(&r.space).iter().map(|e| e.line.id).collect();
-        assert_eq!((known.len(), multi.len(), copies.len()), (2, 1, 1), "{sdk}");
+        let mut copies: Vec<(i64, i64)> = memcpys(&r.space)
+            .iter()
+            .map(|e| (e.start_ps(), e.line.id))
+            .collect();
+        copies.sort_unstable();
+        let copies: Vec<i64> = copies.into_iter().map(|(_, line)| line).collect();
+        assert_eq!((known.len(), multi.len(), copies.len()), (2, 1, 2), "{sdk}");
         // The first k_known ran on stream "s" (Stream #1), the second on the null stream (line
         // 0, or a line split off it where the work placed there overlaps).
         assert_eq!(known[0], 1, "{sdk}");
         assert_ne!(known[1], 1, "{sdk}");
-        // hipMemcpyParam2DAsync takes a hipStream_t: under 1.x the runtime's HIP_STREAM SET
-        // brackets name it; 0.x has no such callbacks.
+        let early = r
+            .space
+            .warnings
+            .iter()
+            .filter(|w| w.contains("before the runtime's HIP_STREAM brackets started"))
+            .collect::<Vec<_>>();
         if sdk == "1.0.0" {
-            assert_eq!(copies, vec![1], "{sdk}: the copy on its stream's line");
+            // The first copy asked for the brackets; the second, after the sleep, is in them.
+            assert_ne!(copies[0], 1, "{sdk}: {copies:?}");
+            assert_eq!(copies[1], 1, "{sdk}: the copy on its stream's line");
+            assert_eq!(early.len(), 1, "{sdk}: {:?}", r.space.warnings);
+            assert!(early[0].starts_with("1 calls"), "{sdk}: {early:?}");
         } else {
-            assert_ne!(copies, vec![1], "{sdk}: 0.x cannot know the copy's stream");
+            assert!(
+                !copies.contains(&1),
+                "{sdk}: 0.x cannot know the copies' stream"
+            );
+            assert!(early.is_empty(), "{sdk}: {early:?}");
         }
         // A multi-device launch's streams lie in its parameter list: no SDK brackets it, so
         // its kernel goes to the current device's null stream under both.

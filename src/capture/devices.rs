@@ -32,9 +32,16 @@ pub struct Streams {
     /// independently), so the join re-reads each call's stream from these by correlation
     /// order, which does not depend on callback timing.
     creations: Mutex<Vec<StreamCreation>>,
+    /// The runtime's stream brackets, started when a call needs them.
+    brackets: super::hip_stream::Brackets,
 }
 
 impl Streams {
+    /// The runtime's stream brackets (`hip_stream::Brackets`).
+    pub fn brackets(&self) -> &super::hip_stream::Brackets {
+        &self.brackets
+    }
+
     /// Records a synchronization call's arguments at its entry; a `hipEventRecord`'s are its
     /// event's producer for the join (`model::deps::ProducerIndex::of`).
     pub fn on_sync_enter(

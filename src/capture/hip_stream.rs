@@ -3,9 +3,10 @@
 //!
 //! The argument path (`devices::on_work_enter`, driven by the table in `crate::hip`) reads the
 //! stream of every operation the table knows, under every SDK version. Where the runtime has
-//! HIP_STREAM tracing (1.0.0+), it brackets every call of a HIP function with a `hipStream_t`
-//! parameter with SET ENTER/EXIT on the calling thread (not a multi-device launch: its streams
-//! lie in its parameter list); we keep that as a thread-local stack (no lock:
+//! HIP_STREAM tracing (1.0.0+) and the tool has started it ([`Brackets`]: at the first call
+//! that needs it), it brackets every call of a HIP function with a `hipStream_t` parameter with
+//! SET ENTER/EXIT on the calling thread (not a multi-device launch: its streams lie in its
+//! parameter list); we keep that as a thread-local stack (no lock:
 //! only the owning thread touches it) and use its top for the work the table cannot place: an
 //! operation it does not know, or one it knows only as "work on the current device". The
 //! external-correlation-id request service, called on the same thread when a dispatch or copy
@@ -14,9 +15,77 @@
 //! record: user external ids are annotations, and the stream travels in our own facts rather
 //! than packed into that id.
 
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+
 use super::devices::Streams;
 use super::local;
 use super::threads::Threads;
+
+/// The runtime's stream brackets (the HIP_STREAM SET callbacks), which cost every call of a
+/// HIP function with a `hipStream_t` parameter two more callbacks (and, in rocprofiler-sdk,
+/// a look-up in its stream map under a read lock) but place only the work of functions the
+/// table does not list. So they are configured in a context of their own that starts only
+/// when such a call comes (`Session::start_brackets`, on the coordinator's next tick): a
+/// program whose launches, copies and memsets are all rows of the table never pays for them.
+/// Until they run, work of an unlisted call goes to the current device's null stream; such
+/// calls are counted, for the profile's warnings.
+#[derive(Default)]
+pub struct Brackets {
+    /// [`OFF`], [`READY`], [`ASKED`] or [`OPEN`].
+    state: AtomicU8,
+    /// Unlisted calls whose work went to the null stream while the brackets were not open.
+    unplaced: AtomicU64,
+}
+
+/// No brackets configured (SDK 0.x, `ROCPROF_XPLANE_HIP_STREAM=off`): nothing is counted.
+const OFF: u8 = 0;
+/// Configured, not yet wanted.
+const READY: u8 = 1;
+/// An unlisted call came: the coordinator starts them.
+const ASKED: u8 = 2;
+/// Started.
+const OPEN: u8 = 3;
+
+impl Brackets {
+    /// The brackets are configured and can be started.
+    pub fn ready(&self) {
+        let _ = self
+            .state
+            .compare_exchange(OFF, READY, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// A call of a function the table does not list came with no bracket open: asks for the
+    /// brackets (once), and counts the call while they are not open.
+    #[cold]
+    pub fn unplaced_call(&self) {
+        let state =
+            match self
+                .state
+                .compare_exchange(READY, ASKED, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => ASKED,
+                Err(s) => s,
+            };
+        if state == ASKED {
+            self.unplaced.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether a call asked for the brackets and they are not started yet.
+    pub fn asked(&self) -> bool {
+        self.state.load(Ordering::Relaxed) == ASKED
+    }
+
+    /// The brackets were started: calls from here on are placed by them.
+    pub fn opened(&self) {
+        self.state.store(OPEN, Ordering::Relaxed);
+    }
+
+    /// The unlisted calls counted since the last take.
+    pub fn take_unplaced(&self) -> u64 {
+        self.unplaced.swap(0, Ordering::Relaxed)
+    }
+}
 
 /// `HIP_STREAM` SET callback: ENTER pushes, EXIT pops. An EXIT with nothing pushed (a callback
 /// lost at thread start-up) is ignored.

@@ -168,7 +168,7 @@ pub const HIP_STREAM: Setting = Setting {
     name: "HIP_STREAM",
     kind: Kind::Word(&[w("on", &[]), w("off", &[])]),
     default: Default::Value("on"),
-    doc: "Whether the runtime's `HIP_STREAM` callbacks (SDK 1.x) place the work of HIP calls whose stream the table of HIP operations cannot read; `off` saves two callbacks per HIP call with a stream, and that work goes to the current device's null stream ([performance](performance.md#the-application-thread-per-hip-call)).",
+    doc: "Whether the runtime's `HIP_STREAM` callbacks (SDK 1.x, two more per call of a HIP function with a `hipStream_t` parameter) place the work of calls whose stream the table of HIP operations cannot read. `on` starts them at the first such call (that call's work, and any before they run, goes to the current device's null stream, counted in the warnings): a program whose calls are all rows of the table never pays for them; `off` never starts them ([performance](performance.md#the-application-thread-per-hip-call)).",
 };
 pub const BUFFER_SIZE: Setting = Setting {
     name: "BUFFER_SIZE",

@@ -127,6 +127,12 @@ pub fn collect(src: Sources<'_>, flushed: Flushed, end: End) -> Collected {
             "{bad} callback payloads were too small to read and were skipped"
         ));
     }
+    let unplaced = recorder.capture().streams().brackets().take_unplaced();
+    if unplaced > 0 {
+        warnings.push(format!(
+            "{unplaced} calls of HIP functions the table of HIP operations does not list came before the runtime's HIP_STREAM brackets started: their work is on the current device's null stream"
+        ));
+    }
     let panics = crate::guard::caught_panics();
     if panics > 0 {
         warnings.push(format!(

@@ -138,7 +138,17 @@ impl Coordinator {
 
     /// Whether the window timer runs.
     pub fn ticking(&self) -> bool {
-        self.ticking
+        self.ticking || (self.run.session.brackets_pending() && !self.finalized)
+    }
+
+    /// Starts the runtime's stream brackets once a call of a HIP function the table does not
+    /// list asked for them (`capture::hip_stream::Brackets`).
+    fn start_brackets_if_asked(&mut self) {
+        let run = &mut self.run;
+        let brackets = run.recorder.capture().streams().brackets();
+        if brackets.asked() && run.session.start_brackets() {
+            brackets.opened();
+        }
     }
 
     /// Whether finalize has run.
@@ -222,6 +232,10 @@ impl Coordinator {
     /// window when a rule fires.
     pub fn tick(&mut self) {
         if self.finalized {
+            return;
+        }
+        self.start_brackets_if_asked();
+        if !self.ticking {
             return;
         }
         let run = &mut self.run;

@@ -57,6 +57,10 @@ pub struct Session {
     contexts: Vec<Context>,
     /// The context that owns the buffers (API and activity records share its correlation ids).
     buffer_context: Option<Context>,
+    /// The context of the runtime's stream brackets (`HIP_STREAM`, SDK 1.x), started only when
+    /// a call needs them ([`Session::start_brackets`], `capture::hip_stream::Brackets`); one of
+    /// `contexts` from then on.
+    brackets: Option<Context>,
     buffers: Vec<(BufferSlot, Buffer)>,
     /// The job clock's side of this process: the clocks read at the start, the origin, the
     /// clock reference (`job_clock`).
@@ -171,6 +175,7 @@ impl Session {
             agents: Vec::new(),
             contexts: Vec::new(),
             buffer_context: None,
+            brackets: None,
             buffers: Vec::new(),
             clock: crate::job_clock::ProcessClock::begin(functions.clock(), None, None),
             setup_warnings: Vec::new(),
@@ -266,6 +271,33 @@ impl Session {
         for &ctx in &self.contexts {
             if let Err(e) = self.functions.stop_context(ctx) {
                 log_info!("{e}");
+            }
+        }
+    }
+
+    /// Whether the runtime's stream brackets are configured and not started.
+    pub fn brackets_pending(&self) -> bool {
+        self.brackets.is_some_and(|b| !self.contexts.contains(&b))
+    }
+
+    /// Starts the runtime's stream brackets (a call of a HIP function the table does not list
+    /// came); from here on they start and stop with the other contexts. Whether they run.
+    pub fn start_brackets(&mut self) -> bool {
+        let Some(ctx) = self.brackets.filter(|_| self.brackets_pending()) else {
+            return false;
+        };
+        match self.functions.start_context(ctx) {
+            Ok(()) => {
+                self.contexts.push(ctx);
+                log_info!(
+                    "the runtime's HIP_STREAM brackets started: a HIP function the table of HIP operations does not list was called"
+                );
+                true
+            }
+            Err(e) => {
+                log_warn!("{e}");
+                self.brackets = None;
+                false
             }
         }
     }
@@ -753,6 +785,18 @@ impl Session {
                 self.warn(format!("callback kind {name} not offered by this SDK"));
                 continue;
             };
+            // The stream brackets go in a context of their own, started on demand.
+            let ctx = if name == "HIP_STREAM" {
+                match f.create_context() {
+                    Ok(b) => b,
+                    Err(e) => {
+                        self.warn(format!("HIP_STREAM callbacks unavailable: {e}"));
+                        continue;
+                    }
+                }
+            } else {
+                ctx
+            };
             let edge = match name {
                 "HIP_STREAM" => callbacks::Edge::HipStream,
                 "MARKER_CORE_API" => callbacks::Edge::Marker,
@@ -769,7 +813,10 @@ impl Session {
             match name {
                 "CODE_OBJECT" => kinds.code_object = Some(kind),
                 "MARKER_CORE_API" => kinds.marker_api = Some(kind),
-                "HIP_STREAM" => kinds.hip_stream = Some(kind),
+                "HIP_STREAM" => {
+                    kinds.hip_stream = Some(kind);
+                    self.brackets = Some(ctx);
+                }
                 "HIP_GRAPH" => kinds.hip_graph = Some(kind),
                 _ => kinds.hip_api = Some(kind),
             }
