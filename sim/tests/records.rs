@@ -597,29 +597,36 @@ fn a_range_stopped_on_another_thread_is_recorded_on_the_opening_thread() {
     assert_eq!(&rec["tid"], opener);
 }
 
+/// A scenario on one MI300X with a 5 µs kernel `k` and the named `streams`, whose one thread
+/// makes `calls` (the entries of its `calls` list).
+fn one_thread(streams: &[&str], calls: &str) -> String {
+    let mut s = String::from(
+        "name = \"one-thread\"\nseed = 1\n[[gpus]]\npreset = \"mi300x\"\n\
+         [[kernels]]\nname = \"k\"\ndur_us = 5\n",
+    );
+    for name in streams {
+        s += &format!("[[streams]]\nname = \"{name}\"\n");
+    }
+    s + &format!("[[threads]]\nname = \"main\"\ncalls = [{calls}]\n")
+}
+
+/// A run (`run`) of the scenario `text`, written to a temporary file; it must succeed.
+fn run_text(sdk: &str, text: &str) -> Sim {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("scenario.toml");
+    std::fs::write(&path, text).unwrap();
+    let s = run(sdk, &format!("file:{}", path.display()), "");
+    assert_eq!(s.code, Some(0), "{sdk}: {}", s.stderr);
+    s
+}
+
 /// §3.4: HIP_STREAM `stream_id`s count in creation order (not declaration order), and a
 /// re-created `hipStream_t` value gets a new index.
 #[test]
 fn hip_stream_ids_in_creation_order_and_new_on_reuse() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("streams.toml");
-    std::fs::write(
-        &path,
+    let scenario = one_thread(
+        &["a", "b"],
         r#"
-name = "stream-ids"
-seed = 1
-[[gpus]]
-preset = "mi300x"
-[[kernels]]
-name = "k"
-dur_us = 5
-[[streams]]
-name = "a"
-[[streams]]
-name = "b"
-[[threads]]
-name = "main"
-calls = [
   { op = "stream_create", stream = "b" },
   { op = "stream_create", stream = "a" },
   { op = "launch", kernel = "k", stream = "a" },
@@ -627,14 +634,10 @@ calls = [
   { op = "stream_create", stream = "a" },
   { op = "launch", kernel = "k", stream = "a" },
   { op = "device_sync" },
-]
 "#,
-    )
-    .unwrap();
-    let plan = format!("file:{}", path.display());
+    );
     for sdk in ["1.0.0", "1.2.1"] {
-        let s = run(sdk, &plan, "");
-        assert_eq!(s.code, Some(0), "{sdk}: {}", s.stderr);
+        let s = run_text(sdk, &scenario);
         let st = s.cbs("HIP_STREAM");
         let of = |op: &str| -> Vec<(u64, u64)> {
             st.iter()
@@ -665,37 +668,18 @@ calls = [
 /// bracketed; a multi-device launch, whose streams lie in its launch parameter list, is not.
 #[test]
 fn hip_stream_set_brackets_only_functions_with_a_stream_parameter() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("set.toml");
-    std::fs::write(
-        &path,
+    let scenario = one_thread(
+        &["a"],
         r#"
-name = "stream-set"
-seed = 1
-[[gpus]]
-preset = "mi300x"
-[[kernels]]
-name = "k"
-dur_us = 5
-[[streams]]
-name = "a"
-[[threads]]
-name = "main"
-calls = [
   { op = "stream_create", stream = "a" },
   { op = "launch", kernel = "k", stream = "a", api = "hipExtLaunchMultiKernelMultiDevice" },
   { op = "memcpy", kind = "d2d", bytes = 4096, stream = "a", api = "hipMemcpyParam2DAsync" },
   { op = "launch", kernel = "k", stream = "a", api = "hipLaunchCooperativeKernelMultiDevice" },
   { op = "device_sync" },
-]
 "#,
-    )
-    .unwrap();
-    let plan = format!("file:{}", path.display());
+    );
     for sdk in ["1.0.0", "1.2.1"] {
-        let s = run(sdk, &plan, "");
-        assert_eq!(s.code, Some(0), "{sdk}: {}", s.stderr);
-        let sets: Vec<u64> = s
+        let sets: Vec<u64> = run_text(sdk, &scenario)
             .cbs("HIP_STREAM")
             .iter()
             .filter(|v| v["op_name"] == "HIP_STREAM_SET")

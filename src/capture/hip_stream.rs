@@ -5,10 +5,10 @@
 //! stream of every operation the table knows, under every SDK version. Where the runtime has
 //! HIP_STREAM tracing (1.0.0+) and the tool has started it ([`Brackets`]: at the first call
 //! that needs it), it brackets every call of a HIP function with a `hipStream_t` parameter with
-//! SET ENTER/EXIT on the calling thread (not a multi-device launch: its streams lie in its
-//! parameter list); we keep that as a thread-local stack (no lock:
-//! only the owning thread touches it) and use its top for the work the table cannot place: an
-//! operation it does not know, or one it knows only as "work on the current device". The
+//! SET ENTER/EXIT on the calling thread; we keep that as a thread-local stack (no lock: only
+//! the owning thread touches it) and use its top for the work of an operation the table does
+//! not list. (A multi-device launch, which the table knows only as "work on the current
+//! device", is never bracketed: its streams lie in its parameter list.) The
 //! external-correlation-id request service, called on the same thread when a dispatch or copy
 //! is created, binds that stream to the activity's correlation id. We always decline to supply
 //! the external id there (non-zero return), so the id the application pushed stays on the

@@ -136,7 +136,8 @@ impl Coordinator {
         }
     }
 
-    /// Whether the window timer runs.
+    /// Whether the coordinator ticks: the window timer runs, or the stream brackets are
+    /// configured and not started (a tick starts them once a call asked).
     pub fn ticking(&self) -> bool {
         self.ticking || (self.run.session.brackets_pending() && !self.finalized)
     }
