@@ -150,9 +150,8 @@ pub(crate) fn at_entry(
             // stream the runtime reported (SDK 1.x HIP_STREAM), or a later correction.
             let by_args = !matches!(op.stream, StreamArg::Current) && stream.is_some();
             let reported = (!by_args).then(|| hip_stream::current_on(local)).flatten();
-            // A function the table does not list (its row made from its name's prefix): only
-            // the runtime's brackets can place it.
-            if reported.is_none() && op.name.is_empty() {
+            // A function the table does not list: only the runtime's brackets can place it.
+            if reported.is_none() && !op.is_listed() {
                 streams.brackets().unplaced_call();
             }
             if let Some(stream) = reported.or(stream) {

@@ -139,7 +139,7 @@ impl Coordinator {
     /// Whether the coordinator ticks: the window timer runs, or the stream brackets are
     /// configured and not started (a tick starts them once a call asked).
     pub fn ticking(&self) -> bool {
-        self.ticking || (self.run.session.brackets_pending() && !self.finalized)
+        self.ticking || self.run.session.brackets_pending()
     }
 
     /// Starts the runtime's stream brackets once a call of a HIP function the table does not

@@ -816,10 +816,10 @@ fn tracing_callback_for(abi: Abi, edge: Edge) -> sys::rocprofiler_callback_traci
 }
 
 /// The `HIP_STREAM` trampoline (SDK 1.x): the runtime brackets every call of a HIP function with
-/// a `hipStream_t` parameter with a SET ENTER and EXIT, so this runs twice per such call. Its path for the bracket
-/// around a call nested in no other is [`hip_stream_fast`], from the record's fields where the
-/// runtime put them; any other record, or one it declines, takes the general path
-/// ([`rest_v1`]), out of line.
+/// a `hipStream_t` parameter with a SET ENTER and EXIT, so this runs twice per such call. Its
+/// path for the bracket around a call nested in no other is [`hip_stream_fast`], from the
+/// record's fields where the runtime put them; any other record, or one it declines, takes the
+/// general path ([`rest_v1`]), out of line.
 ///
 /// # Safety
 /// Called by the runtime with a record whose payload matches its kind and operation, and the

@@ -145,6 +145,11 @@ const fn op(
 }
 
 impl HipOp {
+    /// Whether the row is one of the table's, not one [`lookup`] made from a name's prefix.
+    pub fn is_listed(&self) -> bool {
+        !self.name.is_empty()
+    }
+
     const fn with_mem(mut self, mem: MemArgs) -> HipOp {
         self.mem = Some(mem);
         self
@@ -532,7 +537,8 @@ pub static OPS: &[HipOp] = &[
 static BY_NAME: LazyLock<HashMap<&'static str, &'static HipOp>> =
     LazyLock::new(|| OPS.iter().map(|o| (o.name, o)).collect());
 
-/// The row for `name`; for an unlisted copy, memset or launch, a row with the stream unknown.
+/// The row for `name`; for an unlisted copy, memset or launch, a row with the stream unknown
+/// and no name ([`HipOp::is_listed`]: false).
 pub fn lookup(name: &str) -> Option<HipOp> {
     if let Some(o) = BY_NAME.get(name) {
         return Some(**o);
