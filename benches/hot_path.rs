@@ -8,7 +8,7 @@
 //! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's rows
 //! (the capture per HIP call at 1 to 32 threads, the capture at HIP entry, a roctx push + pop,
 //! the open-call marks), with `HOT_PATH_ONLY=carry` only a capture window's cut
-//! (`model::carry`), with `HOT_PATH_ONLY=calls` only the tool's callbacks per HIP call through
+//! (`model::carry`, also windows cut while the device runs behind), with `HOT_PATH_ONLY=calls` only the tool's callbacks per HIP call through
 //! its `extern "C"` edges, in each subscription it can make (`HOT_PATH_CALLS=N`: N calls per
 //! subscription on one thread, for instruction counts).
 
@@ -578,6 +578,99 @@ fn bench_carry() {
         );
         black_box((c, held));
     }
+    bench_carry_behind();
+}
+
+/// Windows cut while the device runs behind: each window brings `LAUNCHES` new launches (on 4
+/// streams) and the kernels of the launches `BEHIND` calls before its last, so each window
+/// takes in the `BEHIND` calls the window before handed on, reads them again with its own,
+/// and hands the latest `BEHIND` on (after the first two, which only fill the lag). Per
+/// window after those: the records it reads (its own and those taken in) and the time of its
+/// hand-off, taking in the carry included (`Collected::absorb`), as on the writer's thread.
+fn bench_carry_behind() {
+    use rocprof_xplane::model::carry::{hand_off, HandedOn, Windows};
+    use rocprof_xplane::model::events::CallFact;
+    const LAUNCHES: u64 = 300_000;
+    const BEHIND: u64 = 600_000;
+    const WINDOWS: u64 = 7;
+    let stream = |corr: u64| 0x100 + corr % 4;
+    let window = |w: u64| {
+        let (mut c, _) = synthetic_collection(0);
+        let first = w * LAUNCHES + 1;
+        for id in first..first + LAUNCHES {
+            let t_ns = id * 1_000;
+            c.api.push(ApiRecord {
+                domain: ApiDomain::Hip,
+                operation: 214,
+                correlation_id: id,
+                external_id: 0,
+                start_ns: t_ns,
+                end_ns: t_ns + 500,
+                thread_id: 7 + id % 4,
+            });
+            c.calls.push(CallFact {
+                correlation_id: id,
+                stream: stream(id),
+                device: 0,
+                stream_seq: 0,
+            });
+        }
+        // The kernels of the launches `BEHIND` before this window's: those of the window
+        // before the one before.
+        let done = (first + LAUNCHES).saturating_sub(BEHIND + 1);
+        let kernels: Vec<KernelRecord> = (first.saturating_sub(BEHIND).max(1)..=done)
+            .map(|id| KernelRecord {
+                correlation_id: id,
+                external_id: 0,
+                start_ns: id * 1_000 + 600,
+                end_ns: id * 1_000 + 900,
+                thread_id: 7 + id % 4,
+                agent: 1,
+                queue: stream(id),
+                kernel_id: id % 64,
+                dispatch_id: id,
+                private_segment_size: 0,
+                group_segment_size: 0,
+                workgroup: [256, 1, 1],
+                grid: [65536, 1, 1],
+                pipe_id: None,
+            })
+            .collect();
+        c.kernels = kernels.into();
+        c
+    };
+    let mut carry: Option<(Collected, HandedOn)> = None;
+    let (mut records, mut steady) = (0usize, std::time::Duration::ZERO);
+    let mut held_most = 0;
+    for w in 0..WINDOWS {
+        let mut c = window(w);
+        let t = Instant::now();
+        let carried_in = match carry.take() {
+            Some((mut held, ids)) => {
+                held.absorb(c);
+                c = held;
+                ids
+            }
+            None => HandedOn::default(),
+        };
+        let read = c.api.len() + c.kernels.len() + c.calls.len();
+        carry = hand_off(&mut c, &carried_in, Windows::Merged);
+        let dt = t.elapsed();
+        if w >= 2 {
+            records += read;
+            steady += dt;
+            held_most = held_most.max(carry.as_ref().map_or(0, |(h, _)| h.api.len()));
+        }
+        black_box(c);
+    }
+    println!(
+        "carry behind {records:>9} records in {} windows of {}k launches, up to {}k calls handed on {:>7.1} ns/record   {:>7.1} ms/window",
+        WINDOWS - 2,
+        LAUNCHES / 1000,
+        held_most / 1000,
+        steady.as_nanos() as f64 / records as f64,
+        steady.as_secs_f64() * 1e3 / (WINDOWS - 2) as f64
+    );
 }
 
 /// A window whose streams wait on each other in a chain: a new stream every 64 launches, the

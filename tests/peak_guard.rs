@@ -581,6 +581,33 @@ fn the_join_holds_the_calls_records_packed() {
     );
 }
 
+/// The ids a window hands on, with how many times each was (`carry::HandedOn`), go to the next
+/// window and are read there once per call up to the largest: a window whose device runs
+/// behind hands on its latest calls by the hundred thousand. A bit table over their range and
+/// a count per id keep about 4.5 B an id; a hash map of them kept about 22 B (its table of 16 B
+/// entries and control bytes at most 7/8 full, rounded up to a power of two), which fails this.
+#[test]
+fn the_ids_a_window_hands_on_keep_a_few_bytes_each() {
+    use rocprof_xplane::model::carry::HandedOn;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let n = 200_000u64;
+    // Every other id, as when each launch's call is followed by a roctx call's.
+    let (ids, before, _, after) =
+        measured(move || (1..=n).map(|i| (2 * i, 1u32)).collect::<HandedOn>());
+    assert_eq!(ids.len(), n as usize);
+    assert_eq!(ids.get(&(2 * n)), Some(&1));
+    assert_eq!(ids.get(&3), None);
+    let kept = after - before;
+    println!(
+        "{n} ids handed on: {kept} B ({:.1} B per id)",
+        kept as f64 / n as f64
+    );
+    assert!(
+        kept < 8 * n as usize,
+        "{kept} B kept for {n} ids handed on: a hash map of them, or a slot per id of the range"
+    );
+}
+
 /// Finalize's drain gathers every application thread's facts into one vector per kind, each
 /// grown in two steps toward its count: made one kind after another, what it holds beyond the
 /// facts is one vector's room at a time. Filled thread by thread, every kind's room was held

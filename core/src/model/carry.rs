@@ -63,7 +63,7 @@ use crate::fastmap::HashMap;
 use crate::util::buffers::move_where;
 
 use super::collected::Collected;
-use super::corrmap::{id_range, IdSet};
+use super::corrmap::{id_range, latest_dense_range, IdRanks, IdSet};
 use crate::facts::{ApiDomain, CallFact, CounterValue, HipEventOp, MarkerSpan, SyncFact, SyncKind};
 
 /// How many windows in a row an incomplete call may be handed on. A GPU that runs that many
@@ -71,8 +71,80 @@ use crate::facts::{ApiDomain, CallFact, CounterValue, HipEventOp, MarkerSpan, Sy
 /// are and counted (`launches_without_activity`, `activities_without_api`).
 pub const MAX_HANDED_ON: u32 = 16;
 
-/// Correlation ids handed on, and how many times each was.
-pub type HandedOn = HashMap<u64, u32>;
+/// Correlation ids handed on, and how many times each was: made once (`collect`), then read
+/// by id. A window whose device runs behind hands on its latest calls by the hundred thousand,
+/// and the next window reads each of them again, and asks for every call of its own up to
+/// the largest: a rank in a table of bits over their ids' range and a slot per id in id order,
+/// read in about the order the ids are, where a hash map of them is probed at random (and
+/// keeps about 22 B an id, against 5 B here: `tests/peak_guard.rs`).
+#[derive(Debug, Default)]
+pub struct HandedOn {
+    /// The ids of the range the bits pay for (`IdRanks::of`); a member's rank is its slot.
+    ranks: IdRanks,
+    /// Each member's count, by rank.
+    times: Vec<u32>,
+    /// The ids outside that range.
+    spill: HashMap<u64, u32>,
+    /// The largest id (0: none): a larger one is not here, without a look-up.
+    max: u64,
+}
+
+impl HandedOn {
+    /// How many times `id` was handed on, when it was.
+    #[inline]
+    pub fn get(&self, id: &u64) -> Option<&u32> {
+        if *id > self.max {
+            return None;
+        }
+        match self.ranks.rank(*id) {
+            Some(r) => self.times.get(r),
+            None => self.spill.get(id),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.times.len() + self.spill.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every id with its count: those of the range in id order, then the others.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u32)> + '_ {
+        let ranked = self.ranks.members().zip(self.times.iter().copied());
+        ranked.chain(self.spill.iter().map(|(&id, &n)| (id, n)))
+    }
+}
+
+/// From `(id, count)` pairs: a later pair of the same id replaces an earlier one (as a map's
+/// `extend` does).
+impl FromIterator<(u64, u32)> for HandedOn {
+    fn from_iter<I: IntoIterator<Item = (u64, u32)>>(pairs: I) -> Self {
+        let pairs: Vec<(u64, u32)> = pairs.into_iter().filter(|&(id, _)| id != 0).collect();
+        if pairs.is_empty() {
+            return HandedOn::default();
+        }
+        let range = id_range(pairs.iter().map(|&(id, _)| id));
+        let dense = latest_dense_range(range, pairs.len());
+        let ranks = IdRanks::of(dense, pairs.len(), pairs.iter().map(|&(id, _)| id));
+        let mut out = HandedOn {
+            times: vec![0; ranks.len()],
+            ranks,
+            spill: HashMap::default(),
+            max: range.map_or(0, |(_, hi)| hi),
+        };
+        for (id, n) in pairs {
+            match out.ranks.rank(id) {
+                Some(r) => out.times[r] = n,
+                None => {
+                    out.spill.insert(id, n);
+                }
+            }
+        }
+        out
+    }
+}
 
 /// How `HandedOn` marks a graph launch written in an earlier window whose scope and launch
 /// facts go along, copied, for its late dispatches (`Carried::contexts`): past
@@ -123,7 +195,7 @@ pub fn hand_off(
     // Windows merged: whatever is handed on, the next window's records may find the work
     // before them on their streams only here or earlier (`Trace::stream_tails`).
     c.carried.tails_wanted = windows == Windows::Merged;
-    let split = split_incomplete(c, carried_in, windows);
+    let split = split_held(c, carried_in, windows);
     let waits_handed_on = split.as_ref().map_or(&[][..], |(held, _)| &held.syncs[..]);
     let producers = latest_producers(c, waits_handed_on);
     let shown = spans_awaiting_records(c, carried_in);
@@ -138,7 +210,7 @@ pub fn hand_off(
     {
         return None;
     }
-    let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), HandedOn::default()));
+    let (mut held, mut ids) = split.unwrap_or_else(|| (empty_like(c), Vec::new()));
     held.carried.producers = producers;
     held.carried.memory = memory;
     held.counter_values.extend(counted.values);
@@ -158,7 +230,7 @@ pub fn hand_off(
     held.carried.spans_shown = shown.keys().copied().collect();
     held.carried.spans_shown.sort_unstable();
     ids.extend(shown);
-    Some((held, ids))
+    Some((held, ids.into_iter().collect()))
 }
 
 /// Hardware-counter values a window hands on (`hand_off`), and of them the dispatches whose
@@ -211,8 +283,8 @@ fn counter_values_to_hand_on(c: &mut Collected, held: Option<&Collected>) -> Cou
 /// those records when they come, instead of showing each as a call of its own (they stand
 /// for a span already shown). A window with no roctx record at all, and none awaited, is one
 /// whose roctx records are not traced: nothing is awaited.
-fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HandedOn {
-    let mut out = HandedOn::default();
+fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HashMap<u64, u32> {
+    let mut out = HashMap::default();
     let ids = || {
         let packed = c.marker_records.ids();
         let unpacked = c.api.iter().filter(|a| a.domain == ApiDomain::Marker);
@@ -313,6 +385,16 @@ pub fn split_incomplete(
     carried_in: &HandedOn,
     windows: Windows,
 ) -> Option<(Collected, HandedOn)> {
+    split_held(c, carried_in, windows).map(|(out, held)| (out, held.into_iter().collect()))
+}
+
+/// [`split_incomplete`], the ids held with their counts as pairs (`hand_off` adds the spans'
+/// before it makes the `HandedOn`).
+fn split_held(
+    c: &mut Collected,
+    carried_in: &HandedOn,
+    windows: Windows,
+) -> Option<(Collected, Vec<(u64, u32)>)> {
     let hip_ops = |f: fn(&str) -> bool| {
         OpSet::new(
             c.op_names
@@ -345,8 +427,7 @@ pub fn split_incomplete(
 
     let mut h = Holding {
         carried_in,
-        carried_max: carried_in.keys().copied().max().unwrap_or(0),
-        held: HandedOn::default(),
+        held: Vec::new(),
         ids: IdSet::for_range(range, c.api.len()),
     };
     // Graph launches with device work here: complete or not by their stream (below).
@@ -398,15 +479,14 @@ pub fn split_incomplete(
         .collect();
     contexts.extend(contexts_handed_on_again(c, &recorded, now));
     let contexts = latest_contexts(contexts);
-    let context: HandedOn = contexts.iter().map(|&(id, _)| (id, CONTEXT)).collect();
     let (mut held, held_ids) = (h.held, h.ids);
-    if held.is_empty() && context.is_empty() {
+    if held.is_empty() && contexts.is_empty() {
         return None;
     }
 
-    let mut out = take_held(c, &held_ids, &context, windows);
+    let mut out = take_held(c, &held_ids, &contexts, windows);
+    held.extend(contexts.iter().map(|&(id, _)| (id, CONTEXT)));
     out.carried.contexts = contexts;
-    held.extend(context);
     Some((out, held))
 }
 
@@ -445,9 +525,14 @@ fn latest_contexts(mut contexts: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 }
 
 /// Moves out of `c` everything it holds for the ids `held` (and copies what it holds for the
-/// graph launches of `context`), with the records' counts: a window's counts are of the
-/// records it shows.
-fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windows) -> Collected {
+/// graph launches of `contexts`, once each), with the records' counts: a window's counts are
+/// of the records it shows.
+fn take_held(
+    c: &mut Collected,
+    held: &IdSet,
+    contexts: &[(u64, u64)],
+    windows: Windows,
+) -> Collected {
     let mut out = empty_like(c);
     let is_held = |id: u64| id != 0 && held.contains(id);
     // One walk each, reading the packed records' ids: the held calls are a window's latest,
@@ -487,13 +572,14 @@ fn take_held(c: &mut Collected, held: &IdSet, context: &HandedOn, windows: Windo
     move_where(&mut c.hip_events, &mut out.hip_events, |(_, r)| {
         is_held(r.correlation_id)
     });
-    if !context.is_empty() {
+    if !contexts.is_empty() {
+        let launches = || contexts.iter().map(|&(id, _)| id);
         if windows == Windows::Merged {
-            out.carried.launched = context.keys().copied().collect();
+            out.carried.launched = launches().collect();
             out.carried.launched.sort_unstable();
         }
         // A bit test per call and scope (most lie outside the contexts' id range).
-        let copied = IdSet::of(context.keys().copied(), context.len());
+        let copied = IdSet::of(launches(), contexts.len());
         let copied = |id: u64| id != 0 && copied.contains(id);
         out.scopes
             .extend(c.scopes.iter().filter(|&&(id, _)| copied(id)).copied());
@@ -573,18 +659,14 @@ impl OpSet {
 /// The ids a window keeps back, with how many times each was handed on before it.
 struct Holding<'a> {
     carried_in: &'a HandedOn,
-    /// The largest id handed in (0: none): a larger one was not handed on, without a lookup.
-    carried_max: u64,
-    held: HandedOn,
+    /// The ids held, each once, with how many times each will have been handed on.
+    held: Vec<(u64, u32)>,
     /// The held ids again, as bits for the tests that follow.
     ids: IdSet,
 }
 
 impl Holding<'_> {
     fn times(&self, id: u64) -> u32 {
-        if id > self.carried_max {
-            return 0;
-        }
         self.carried_in.get(&id).copied().unwrap_or(0)
     }
 
@@ -599,7 +681,7 @@ impl Holding<'_> {
         if self.ids.contains(id) {
             return false;
         }
-        self.held.insert(id, self.times(id) + 1);
+        self.held.push((id, self.times(id) + 1));
         self.ids.insert(id);
         true
     }
@@ -1119,7 +1201,7 @@ mod tests {
             let mut active_ids = Vec::new();
             let mut graph_launches = Vec::new();
             let mut held_first = Vec::new();
-            let mut carried_in = HandedOn::default();
+            let mut carried_in = Vec::new();
             for id in 1..=n {
                 let device = next(3) as i32 - 1;
                 let stream = [0, 0xa, 0xb, 0xc][next(4) as usize];
@@ -1156,7 +1238,7 @@ mod tests {
                     }),
                 }
                 if next(25) == 0 {
-                    carried_in.insert(id, MAX_HANDED_ON);
+                    carried_in.push((id, MAX_HANDED_ON));
                 }
             }
             // Delivery order is not correlation order.
@@ -1165,6 +1247,7 @@ mod tests {
                 calls.swap(i, next(i as u64 + 1) as usize);
             }
             c.calls = calls.into();
+            let carried_in: HandedOn = carried_in.into_iter().collect();
             for i in (1..c.syncs.len()).rev() {
                 c.syncs.swap(i, next(i as u64 + 1) as usize);
             }
@@ -1182,8 +1265,7 @@ mod tests {
                 let holding = || {
                     let mut h = Holding {
                         carried_in: &carried_in,
-                        carried_max: n,
-                        held: HandedOn::default(),
+                        held: Vec::new(),
                         ids: IdSet::for_range(range, n as usize),
                     };
                     for &id in &held_first {
@@ -1197,7 +1279,7 @@ mod tests {
                 hold_in_stream_order(&c, &arrived, launches, windows, &mut pass);
                 hold_round_by_round(&c, &arrived, &graph_launches, windows, &mut rounds);
                 let sorted = |h: &Holding| {
-                    let mut v: Vec<(u64, u32)> = h.held.iter().map(|(&k, &v)| (k, v)).collect();
+                    let mut v = h.held.clone();
                     v.sort_unstable();
                     v
                 };
@@ -1210,6 +1292,39 @@ mod tests {
             }
         }
         assert!(held_somewhere > 1000, "the rules held {held_somewhere}");
+    }
+
+    /// The ids handed on answer with the count of their last pair, whether they lie in the
+    /// range the bits cover (the latest ids) or far below it (a roctx range opened long
+    /// before), and no other id does.
+    #[test]
+    fn the_ids_handed_on_answer_in_and_out_of_their_range() {
+        let far = 1u64 << 40;
+        let latest = |i: u64| far + 2 * i;
+        let mut pairs = vec![(10, 1), (12, 2), (0, 5)];
+        pairs.extend((0..1000).map(|i| (latest(i), 1 + (i % 3) as u32)));
+        pairs.extend([(11, 3), (12, 4), (latest(7), CONTEXT)]);
+        let ids: HandedOn = pairs.into_iter().collect();
+        assert_eq!(ids.len(), 1003, "12 and the latest 7 once, 0 is no id");
+        let mut want = vec![(10, 1), (11, 3), (12, 4)];
+        want.extend(
+            (0..1000).map(|i| (latest(i), if i == 7 { CONTEXT } else { 1 + (i % 3) as u32 })),
+        );
+        for &(id, n) in &want {
+            assert_eq!(ids.get(&id), Some(&n), "id {id}");
+        }
+        for id in [0, 9, 13, far - 1, latest(3) + 1, latest(999) + 1] {
+            assert_eq!(ids.get(&id), None, "id {id}");
+        }
+        assert_eq!(
+            ids.spill.len(),
+            3,
+            "the ids far below the latest are hashed"
+        );
+        let mut all: Vec<(u64, u32)> = ids.iter().collect();
+        all.sort_unstable();
+        assert_eq!(all, want);
+        assert!(HandedOn::default().is_empty());
     }
 
     /// Of the records handed on, each event keeps its latest, the ones a window took in

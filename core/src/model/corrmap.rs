@@ -606,6 +606,20 @@ impl IdSet {
     }
 }
 
+/// The top of `range` that bits pay for with about `expected` members (`IdSet::for_range`'s
+/// bound): all of it, or its latest ids when it is wider. A set whose members are mostly a
+/// run's latest ids, with a few from long before (a roctx range opened at the program's
+/// start), is dense over the many and hashes the few, where over its whole range it would
+/// hash them all.
+pub fn latest_dense_range(range: Option<(u64, u64)>, expected: usize) -> Option<(u64, u64)> {
+    let (lo, hi) = range.filter(|(lo, hi)| lo <= hi)?;
+    let limit = BITS_PER_MEMBER
+        .saturating_mul(expected as u64)
+        .saturating_add(1 << 16)
+        .min(MAX_DENSE);
+    Some((lo.max(hi.saturating_sub(limit - 1)), hi))
+}
+
 /// The start and length of `range` (`lo..=hi`) when a table over it pays for the entries
 /// expected: at most `limit` ids (the caller's ids per entry times its count, plus some
 /// slack), and never past `MAX_DENSE`.

@@ -298,7 +298,7 @@ fn a_counted_graph_launch_is_held_until_all_of_it_came() {
     let mut complete = counted(graph_on_a_stream(true, false));
     let (_, handed) =
         split_incomplete(&mut complete, &HandedOn::default(), Windows::Apart).unwrap();
-    assert_eq!(handed.into_iter().collect::<Vec<_>>(), [(11, 1)]);
+    assert_eq!(handed.iter().collect::<Vec<_>>(), [(11, 1)]);
     assert_eq!(launch_counts(&join(complete)), [(10, 3)]);
 }
 
