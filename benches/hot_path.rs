@@ -598,16 +598,7 @@ fn bench_carry_behind() {
         let (mut c, _) = synthetic_collection(0);
         let first = w * LAUNCHES + 1;
         for id in first..first + LAUNCHES {
-            let t_ns = id * 1_000;
-            c.api.push(ApiRecord {
-                domain: ApiDomain::Hip,
-                operation: 214,
-                correlation_id: id,
-                external_id: 0,
-                start_ns: t_ns,
-                end_ns: t_ns + 500,
-                thread_id: 7 + id % 4,
-            });
+            c.api.push(launch_call(id, id * 1_000, 7 + id % 4));
             c.calls.push(CallFact {
                 correlation_id: id,
                 stream: stream(id),
@@ -619,22 +610,7 @@ fn bench_carry_behind() {
         // before the one before.
         let done = (first + LAUNCHES).saturating_sub(BEHIND + 1);
         let kernels: Vec<KernelRecord> = (first.saturating_sub(BEHIND).max(1)..=done)
-            .map(|id| KernelRecord {
-                correlation_id: id,
-                external_id: 0,
-                start_ns: id * 1_000 + 600,
-                end_ns: id * 1_000 + 900,
-                thread_id: 7 + id % 4,
-                agent: 1,
-                queue: stream(id),
-                kernel_id: id % 64,
-                dispatch_id: id,
-                private_segment_size: 0,
-                group_segment_size: 0,
-                workgroup: [256, 1, 1],
-                grid: [65536, 1, 1],
-                pipe_id: None,
-            })
+            .map(|id| launched_kernel(id, id * 1_000, 7 + id % 4, stream(id), id))
             .collect();
         c.kernels = kernels.into();
         c
@@ -686,15 +662,7 @@ fn chained_window(launches: u64) -> Collected {
         // Room between launches' ids for the records and waits after them.
         let id = 4 * corr;
         let t_ns = corr * 1_000;
-        c.api.push(ApiRecord {
-            domain: ApiDomain::Hip,
-            operation: 214,
-            correlation_id: id,
-            external_id: 0,
-            start_ns: t_ns,
-            end_ns: t_ns + 500,
-            thread_id: 7,
-        });
+        c.api.push(launch_call(id, t_ns, 7));
         c.calls.push(CallFact {
             correlation_id: id,
             stream: stream(corr),
@@ -702,22 +670,7 @@ fn chained_window(launches: u64) -> Collected {
             stream_seq: 0,
         });
         if corr != launches / 2 {
-            kernels.push(KernelRecord {
-                correlation_id: id,
-                external_id: 0,
-                start_ns: t_ns + 600,
-                end_ns: t_ns + 900,
-                thread_id: 7,
-                agent: 1,
-                queue: stream(corr),
-                kernel_id: corr % 64,
-                dispatch_id: corr,
-                private_segment_size: 0,
-                group_segment_size: 0,
-                workgroup: [256, 1, 1],
-                grid: [65536, 1, 1],
-                pipe_id: None,
-            });
+            kernels.push(launched_kernel(id, t_ns, 7, stream(corr), corr));
         }
         if corr % 64 == 63 {
             let sync = |id, kind, stream| SyncFact {
@@ -736,6 +689,47 @@ fn chained_window(launches: u64) -> Collected {
     }
     c.kernels = kernels.into();
     c
+}
+
+/// The record of `hipLaunchKernel` call `id`, made at `t_ns` on thread `thread_id` and
+/// returning 500 ns later.
+fn launch_call(id: u64, t_ns: u64, thread_id: u64) -> ApiRecord {
+    ApiRecord {
+        domain: ApiDomain::Hip,
+        operation: 214,
+        correlation_id: id,
+        external_id: 0,
+        start_ns: t_ns,
+        end_ns: t_ns + 500,
+        thread_id,
+    }
+}
+
+/// The kernel launch `id` (called at `t_ns`) ran on `queue`, from 600 to 900 ns after the
+/// call: dispatch `dispatch_id`, one of 64 kernels.
+fn launched_kernel(
+    id: u64,
+    t_ns: u64,
+    thread_id: u64,
+    queue: u64,
+    dispatch_id: u64,
+) -> KernelRecord {
+    KernelRecord {
+        correlation_id: id,
+        external_id: 0,
+        start_ns: t_ns + 600,
+        end_ns: t_ns + 900,
+        thread_id,
+        agent: 1,
+        queue,
+        kernel_id: dispatch_id % 64,
+        dispatch_id,
+        private_segment_size: 0,
+        group_segment_size: 0,
+        workgroup: [256, 1, 1],
+        grid: [65536, 1, 1],
+        pipe_id: None,
+    }
 }
 
 /// Decoding synthetic records of each kind in batches, as the buffer callback does.
