@@ -33,7 +33,8 @@ fn start_live(tmp: &Path, delivery: &str, env: &[(&str, &str)]) -> (PathBuf, Chi
     let mut d = Direct::new(&scenario, "1.0.0")
         .env("ROCP_TOOL_LIBRARIES", tool_library())
         .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
-        .env("ROCPROF_XPLANE_RUN_NAME", "run");
+        .env("ROCPROF_XPLANE_RUN_NAME", "run")
+        .signals_at_default();
     for (k, v) in env {
         d = d.env(k, v);
     }

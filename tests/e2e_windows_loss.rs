@@ -345,6 +345,7 @@ fn a_second_sigterm_during_the_exit_merge_keeps_the_windows_and_says_so() {
     let (dir, truth) = (tmp.path().join("logs"), tmp.path().join("truth.json"));
     let scenario = support::paths::scaled_scenario(tmp.path(), "thread-storm.toml", 25000, 2500);
     let mut child = Direct::new(&scenario, "1.0.0")
+        .signals_at_default()
         .env("ROCP_TOOL_LIBRARIES", tool_library())
         .env("ROCPROF_XPLANE_OUTPUT_DIR", &dir)
         .env("ROCPROF_XPLANE_RUN_NAME", "r")

@@ -213,6 +213,8 @@ pub struct Direct {
     pub args: Vec<String>,
     /// The program's `RLIMIT_NOFILE` (soft and hard), as `ulimit -n` would set it.
     pub fd_limit: Option<u64>,
+    /// SIGINT and SIGTERM at their default action in the program (`signals_at_default`).
+    pub default_signals: bool,
 }
 
 impl Direct {
@@ -225,7 +227,17 @@ impl Direct {
             cwd: None,
             args: Vec::new(),
             fd_limit: None,
+            default_signals: false,
         }
+    }
+
+    /// Runs the program with SIGINT and SIGTERM at their default action, whatever this
+    /// process's were: a shell starts a background job with SIGINT ignored, and the tool
+    /// leaves a signal the program ignores alone, so a test of the tool's handler would
+    /// depend on how its runner was started.
+    pub fn signals_at_default(mut self) -> Self {
+        self.default_signals = true;
+        self
     }
 
     /// Runs the program with at most `n` open files (`ulimit -n n`).
@@ -417,6 +429,20 @@ impl Direct {
         }
         if let Some(dir) = &self.cwd {
             cmd.current_dir(dir);
+        }
+        if self.default_signals {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: runs in the child between fork and exec; signal is async-signal-safe.
+            unsafe {
+                cmd.pre_exec(|| {
+                    for sig in [libc::SIGINT, libc::SIGTERM] {
+                        if libc::signal(sig, libc::SIG_DFL) == libc::SIG_ERR {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                    }
+                    Ok(())
+                });
+            }
         }
         if let Some(n) = self.fd_limit {
             use std::os::unix::process::CommandExt;
