@@ -581,8 +581,8 @@ fn bench_carry() {
     bench_carry_behind();
 }
 
-/// Windows cut while the device runs behind: each window brings `LAUNCHES` new launches (on 4
-/// streams) and the kernels of the launches `BEHIND` calls before its last, so each window
+/// Windows cut while the device runs behind: each window brings `LAUNCHES` new launches (from
+/// 4 threads, on 4 streams) and the kernels of the launches `BEHIND` calls before its last, so each window
 /// takes in the `BEHIND` calls the window before handed on, reads them again with its own,
 /// and hands the latest `BEHIND` on (after the first two, which only fill the lag). Per
 /// window after those: the records it reads (its own and those taken in) and the time of its
@@ -599,12 +599,17 @@ fn bench_carry_behind() {
         let first = w * LAUNCHES + 1;
         for id in first..first + LAUNCHES {
             c.api.push(launch_call(id, id * 1_000, 7 + id % 4));
-            c.calls.push(CallFact {
-                correlation_id: id,
-                stream: stream(id),
-                device: 0,
-                stream_seq: 0,
-            });
+        }
+        // The calls' facts thread by thread, as the drain moves each thread's chunks.
+        for thread in 0..4 {
+            for id in (first..first + LAUNCHES).filter(|id| id % 4 == thread) {
+                c.calls.push(CallFact {
+                    correlation_id: id,
+                    stream: stream(id),
+                    device: 0,
+                    stream_seq: 0,
+                });
+            }
         }
         // The kernels of the launches `BEHIND` before this window's: those of the window
         // before the one before.
