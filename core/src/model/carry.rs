@@ -159,11 +159,11 @@ pub const CONTEXT_NS: u64 = 5_000_000_000;
 
 /// The most graph-launch contexts that go along at once, the latest kept: a program that
 /// launches more graphs than this in `CONTEXT_NS` keeps the latest. Each is its launch fact
-/// (32 B), its scope (16 B), its entry here and its `HandedOn` mark (about 35 B), windows
-/// merged its `Carried::launched` id (8 B), and the roctx spans around its scope when no other
-/// context shares them (about 80 B each; their labels are shared, not copied). With one range
-/// around each launch, as on MaxText-shaped runs (`scenarios/maxtext-scale.toml`), about 170 B:
-/// at most about 6 MB.
+/// (32 B), its scope (16 B), its entry here (16 B) and its `HandedOn` mark (5 B, about 22 B
+/// when hashed), windows merged its `Carried::launched` id (8 B), and the roctx spans around
+/// its scope when no other context shares them (about 80 B each; their labels are shared, not
+/// copied). With one range around each launch, as on MaxText-shaped runs
+/// (`scenarios/maxtext-scale.toml`), at most about 175 B: at most about 6 MB.
 pub const MAX_CONTEXTS: usize = 32_768;
 
 /// The most event handles whose latest record is handed on: a program that makes a new event
