@@ -551,10 +551,7 @@ const BITS_PER_MEMBER: u64 = 64;
 impl IdSet {
     /// A set dense over `lo..=hi` when about `expected` ids will be members.
     pub fn for_range(range: Option<(u64, u64)>, expected: usize) -> Self {
-        let limit = BITS_PER_MEMBER
-            .saturating_mul(expected as u64)
-            .saturating_add(1 << 16);
-        let Some((lo, n)) = dense_span(range, limit) else {
+        let Some((lo, n)) = dense_span(range, bits_pay_for(expected)) else {
             return Self::default();
         };
         IdSet {
@@ -613,11 +610,15 @@ impl IdSet {
 /// hash them all.
 pub fn latest_dense_range(range: Option<(u64, u64)>, expected: usize) -> Option<(u64, u64)> {
     let (lo, hi) = range.filter(|(lo, hi)| lo <= hi)?;
-    let limit = BITS_PER_MEMBER
+    let limit = bits_pay_for(expected).min(MAX_DENSE);
+    Some((lo.max(hi.saturating_sub(limit - 1)), hi))
+}
+
+/// The most ids of a range that a set of about `expected` members keeps as bits.
+fn bits_pay_for(expected: usize) -> u64 {
+    BITS_PER_MEMBER
         .saturating_mul(expected as u64)
         .saturating_add(1 << 16)
-        .min(MAX_DENSE);
-    Some((lo.max(hi.saturating_sub(limit - 1)), hi))
 }
 
 /// The start and length of `range` (`lo..=hi`) when a table over it pays for the entries
