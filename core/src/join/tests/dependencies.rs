@@ -402,7 +402,7 @@ fn merged_windows_draw_the_arrows_a_cut_between_a_wait_and_its_work_separates() 
 /// work there on its stream, maybe a step or more before the record.
 #[test]
 fn what_follows_a_held_call_on_its_stream_is_held_with_it() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows};
     use crate::model::events::{ApiDomain, ApiRecord, SyncFact};
     let with_device_sync = |mut c: crate::model::events::Collected| {
         c.op_names.insert(
@@ -431,7 +431,8 @@ fn what_follows_a_held_call_on_its_stream_is_held_with_it() {
     let whole = crate::model::join::join(with_device_sync(two_streams_collected(false)));
     let mut first = with_device_sync(two_streams_collected(false));
     let late = first.kernels.split_where(|k| k.correlation_id == 3);
-    let (mut held, _) = split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+    let (mut held, _) =
+        split_incomplete_handed(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
     let mut ids: Vec<u64> = held.api.iter().map(|a| a.correlation_id).collect();
     ids.sort_unstable();
     assert_eq!(ids, [3, 4, 5, 6, 7, 8]);
@@ -469,10 +470,10 @@ fn what_follows_a_held_call_on_its_stream_is_held_with_it() {
 /// arrow: the record stays in the window as a producer only.
 #[test]
 fn a_record_handed_on_with_its_call_still_resolves_the_waits_before_the_cut() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows};
     let mut c = two_streams_collected(false);
     c.api.retain(|a| a.correlation_id != 4);
-    let (held, _) = split_incomplete(&mut c, &HandedOn::default(), Windows::Apart).unwrap();
+    let (held, _) = split_incomplete_handed(&mut c, &HandedOn::default(), Windows::Apart).unwrap();
     assert_eq!(held.syncs.len(), 1);
     assert!(c.syncs.iter().all(|s| s.correlation_id != 4));
     let t = crate::model::join::join(c);

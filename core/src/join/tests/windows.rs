@@ -46,11 +46,11 @@ fn launches_under_ranges(cut: bool) -> Collected {
 /// (no carry) would show its kernel without a call and without labels.
 #[test]
 fn a_window_hands_on_the_calls_it_cannot_join_yet() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows};
     let whole = join(launches_under_ranges(false));
     let mut first = launches_under_ranges(true);
     let (held, handed) =
-        split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+        split_incomplete_handed(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
     assert_eq!(handed.get(&5), Some(&1));
     assert_eq!(handed.get(&6), Some(&1));
     assert_eq!(handed.len(), 2);
@@ -138,19 +138,19 @@ fn a_window_hands_on_the_calls_it_cannot_join_yet() {
 /// windows in a row; then it is written as it is. A complete one is never handed on.
 #[test]
 fn an_incomplete_call_is_handed_on_a_bounded_number_of_times() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, MAX_HANDED_ON};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows, MAX_HANDED_ON};
     let mut c = base();
     c.api.push(api(LAUNCH, 5, 10, 20, 7));
     let mut handed = HandedOn::default();
     for n in 1..=MAX_HANDED_ON {
-        let (held, next) = split_incomplete(&mut c, &handed, Windows::Apart).unwrap();
+        let (held, next) = split_incomplete_handed(&mut c, &handed, Windows::Apart).unwrap();
         assert_eq!(next.get(&5), Some(&n));
         assert!(c.api.is_empty());
         c = base();
         c.absorb(held);
         handed = next;
     }
-    assert!(split_incomplete(&mut c, &handed, Windows::Apart).is_none());
+    assert!(split_incomplete_handed(&mut c, &handed, Windows::Apart).is_none());
     assert_eq!(c.api.len(), 1);
     assert_eq!(join(c).counters.launches_without_activity, 1);
 
@@ -158,7 +158,7 @@ fn an_incomplete_call_is_handed_on_a_bounded_number_of_times() {
     complete.api.push(api(LAUNCH, 5, 10, 20, 7));
     complete.kernels.push(kernel(5, 30, 40, 1, 1, q()));
     complete.api.push(api(SYNC, 7, 50, 60, 7));
-    assert!(split_incomplete(&mut complete, &HandedOn::default(), Windows::Apart).is_none());
+    assert!(split_incomplete_handed(&mut complete, &HandedOn::default(), Windows::Apart).is_none());
 }
 
 /// A graph launch (`GRAPH`, 10) on stream 0xa with two of its dispatches delivered, a
@@ -200,11 +200,11 @@ fn graph_on_a_stream(late: bool, moved_on: bool) -> Collected {
 /// its call.
 #[test]
 fn a_graph_launch_is_handed_on_until_its_stream_moves_on() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows};
     let whole = join(graph_on_a_stream(true, true));
     let mut first = graph_on_a_stream(false, false);
     let (mut held, handed) =
-        split_incomplete(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
+        split_incomplete_handed(&mut first, &HandedOn::default(), Windows::Apart).unwrap();
     assert_eq!((handed.get(&10), handed.get(&11)), (Some(&1), Some(&1)));
     assert_eq!((held.api.len(), held.kernels.len()), (2, 2));
     assert!(first.api.is_empty() && first.kernels.is_empty());
@@ -256,7 +256,7 @@ fn launch_counts(t: &Trace) -> Vec<(u64, u32)> {
 /// has not moved on, and its context does not go along (it has no work to come).
 #[test]
 fn a_counted_graph_launch_is_held_until_all_of_it_came() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows};
     use crate::model::events::GraphLaunchFact;
     let counted = |mut c: Collected| {
         c.graph_launches.push(GraphLaunchFact {
@@ -270,7 +270,7 @@ fn a_counted_graph_launch_is_held_until_all_of_it_came() {
     for windows in [Windows::Apart, Windows::Merged] {
         let mut first = counted(graph_on_a_stream(false, true));
         let (mut held, handed) =
-            split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+            split_incomplete_handed(&mut first, &HandedOn::default(), windows).unwrap();
         assert_eq!(
             (handed.get(&10), handed.get(&11)),
             (Some(&1), Some(&1)),
@@ -284,7 +284,7 @@ fn a_counted_graph_launch_is_held_until_all_of_it_came() {
         held.absorb(next);
         // All of it came: nothing is held, and no context goes along.
         assert!(
-            split_incomplete(&mut held.clone(), &handed, windows).is_none(),
+            split_incomplete_handed(&mut held.clone(), &handed, windows).is_none(),
             "{windows:?}: all of it came"
         );
         let t = join(held);
@@ -297,7 +297,7 @@ fn a_counted_graph_launch_is_held_until_all_of_it_came() {
     // to come): the graph launch is written, with no context, launch 11 is handed on.
     let mut complete = counted(graph_on_a_stream(true, false));
     let (_, handed) =
-        split_incomplete(&mut complete, &HandedOn::default(), Windows::Apart).unwrap();
+        split_incomplete_handed(&mut complete, &HandedOn::default(), Windows::Apart).unwrap();
     assert_eq!(handed.iter().collect::<Vec<_>>(), [(11, 1)]);
     assert_eq!(launch_counts(&join(complete)), [(10, 3)]);
 }
@@ -313,12 +313,13 @@ fn a_counted_graph_launch_is_held_until_all_of_it_came() {
 /// The context goes along again while its time has not run out (`CONTEXT_NS`).
 #[test]
 fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, CONTEXT_NS};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows, CONTEXT, CONTEXT_NS};
     let graph = |late: bool| graph_on_a_stream(late, true);
     let whole = join(graph(true));
     for windows in [Windows::Apart, Windows::Merged] {
         let mut first = graph(false);
-        let (held, handed) = split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+        let (held, handed) =
+            split_incomplete_handed(&mut first, &HandedOn::default(), windows).unwrap();
         assert_eq!(handed.get(&10), Some(&CONTEXT));
         assert!(held.api.is_empty() && held.kernels.is_empty());
         assert_eq!((first.api.len(), first.kernels.len()), (2, 3));
@@ -335,11 +336,11 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
         carried.absorb(next);
         // More of its dispatches may follow: the context goes along again, until
         // `CONTEXT_NS` has passed since the cut that wrote its call.
-        let (_, again) = split_incomplete(&mut carried.clone(), &handed, windows).unwrap();
+        let (_, again) = split_incomplete_handed(&mut carried.clone(), &handed, windows).unwrap();
         assert_eq!(again.get(&10), Some(&CONTEXT));
         let mut later = carried.clone();
         later.stop_boottime_ns = CONTEXT_NS;
-        assert!(split_incomplete(&mut later, &handed, windows).is_none());
+        assert!(split_incomplete_handed(&mut later, &handed, windows).is_none());
         let t = join(carried);
         let (device, _, labels) = kernel_place(&t, 10);
         let whole_late = whole
@@ -379,14 +380,14 @@ fn a_graph_launch_s_late_dispatches_keep_their_labels_in_the_next_window() {
 /// It goes along for `CONTEXT_NS` of the tool's clock after the cut that wrote the call.
 #[test]
 fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, CONTEXT_NS};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows, CONTEXT, CONTEXT_NS};
     let whole = join(graph_on_a_stream(true, true));
     let whole_late = kernel_place(&whole, 10);
     assert!(whole_late.2.is_some());
     for windows in [Windows::Apart, Windows::Merged] {
         let mut first = graph_on_a_stream(false, true);
         let (mut carried, mut handed) =
-            split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+            split_incomplete_handed(&mut first, &HandedOn::default(), windows).unwrap();
         assert_eq!(handed.get(&10), Some(&CONTEXT));
         // Windows with no work of stream 0xa: a launch on another stream, then nothing.
         for (n, other) in [(1, true), (2, false)] {
@@ -402,7 +403,7 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
                 quiet.kernels.push(kernel(12, 250, 260, 1, 4, q()));
             }
             carried.absorb(quiet);
-            let (again, next) = split_incomplete(&mut carried, &handed, windows)
+            let (again, next) = split_incomplete_handed(&mut carried, &handed, windows)
                 .unwrap_or_else(|| panic!("{windows:?}: the context after {n} quiet windows"));
             assert_eq!(next.get(&10), Some(&CONTEXT), "{windows:?} {n}");
             assert_eq!(join(carried).counters.activities_without_api, 0);
@@ -413,7 +414,7 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
         // Its time ran out at this cut: the context goes no further.
         last.stop_boottime_ns = CONTEXT_NS;
         carried.absorb(last);
-        assert!(split_incomplete(&mut carried.clone(), &handed, windows).is_none());
+        assert!(split_incomplete_handed(&mut carried.clone(), &handed, windows).is_none());
         let t = join(carried);
         let (device, line, labels) = kernel_place(&t, 10);
         assert_eq!(
@@ -448,10 +449,10 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
     c.carried.contexts = vec![(10, 7)];
     let handed: HandedOn = [(10, CONTEXT)].into_iter().collect();
     c.stop_boottime_ns = 7 + CONTEXT_NS - 1;
-    let (again, _) = split_incomplete(&mut c.clone(), &handed, Windows::Merged).unwrap();
+    let (again, _) = split_incomplete_handed(&mut c.clone(), &handed, Windows::Merged).unwrap();
     assert_eq!(again.carried.contexts, [(10, 7)], "the time of its own cut");
     c.stop_boottime_ns = 7 + CONTEXT_NS;
-    assert!(split_incomplete(&mut c, &handed, Windows::Merged).is_none());
+    assert!(split_incomplete_handed(&mut c, &handed, Windows::Merged).is_none());
 }
 
 /// The reproduction of a paced training loop cut every 50 ms: a graph launch (10) has two of
@@ -467,7 +468,7 @@ fn a_graph_launch_s_context_crosses_a_window_without_its_stream_s_work() {
 /// and counted (`activities_unplaced`), not dropped.
 #[test]
 fn a_graph_launch_s_context_outlasts_its_stream_s_later_work_carried_in() {
-    use crate::model::carry::{split_incomplete, HandedOn, Windows, CONTEXT, CONTEXT_NS};
+    use crate::model::carry::{split_incomplete_handed, HandedOn, Windows, CONTEXT, CONTEXT_NS};
     use crate::model::events::CallFact;
     const WINDOW_NS: u64 = 50_000_000;
     const T0: u64 = 1_000_000_000;
@@ -489,7 +490,7 @@ fn a_graph_launch_s_context_outlasts_its_stream_s_later_work_carried_in() {
         first.api.retain(|a| a.correlation_id != 11);
         first.stop_boottime_ns = T0;
         let (mut carried, mut handed) =
-            split_incomplete(&mut first, &HandedOn::default(), windows).unwrap();
+            split_incomplete_handed(&mut first, &HandedOn::default(), windows).unwrap();
         assert_eq!(handed.get(&10), Some(&CONTEXT), "{windows:?}");
         assert_eq!(handed.get(&11), Some(&1), "{windows:?}: launch 11 held");
         assert_eq!(first.api.len(), 1, "{windows:?}: the graph written");
@@ -504,7 +505,7 @@ fn a_graph_launch_s_context_outlasts_its_stream_s_later_work_carried_in() {
                 launch(&mut next, 100 + n, 1000 * n);
             }
             carried.absorb(next);
-            let (again, ids) = split_incomplete(&mut carried, &handed, windows)
+            let (again, ids) = split_incomplete_handed(&mut carried, &handed, windows)
                 .unwrap_or_else(|| panic!("{windows:?}: no context after window {n}"));
             assert_eq!(ids.get(&10), Some(&CONTEXT), "{windows:?}: window {n}");
             let t = join(carried);
@@ -538,7 +539,7 @@ fn a_graph_launch_s_context_outlasts_its_stream_s_later_work_carried_in() {
         // Past the bound the context is not handed on; a dispatch after it is kept and
         // counted, without its call's labels.
         past.stop_boottime_ns = T0 + CONTEXT_NS;
-        assert!(split_incomplete(&mut past.clone(), &handed, windows).is_none());
+        assert!(split_incomplete_handed(&mut past.clone(), &handed, windows).is_none());
         let mut alone = base();
         alone.kernels.push(kernel(10, 400, 405, 1, 2, q()));
         let t = join(alone);
