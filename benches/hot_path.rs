@@ -8,9 +8,10 @@
 //! only the decode rows, with `HOT_PATH_ONLY=annotations` only the application thread's rows
 //! (the capture per HIP call at 1 to 32 threads, the capture at HIP entry, a roctx push + pop,
 //! the open-call marks), with `HOT_PATH_ONLY=carry` only a capture window's cut
-//! (`model::carry`, also windows cut while the device runs behind), with `HOT_PATH_ONLY=calls` only the tool's callbacks per HIP call through
-//! its `extern "C"` edges, in each subscription it can make (`HOT_PATH_CALLS=N`: N calls per
-//! subscription on one thread, for instruction counts).
+//! (`model::carry`, also windows cut while the device runs behind), with `HOT_PATH_ONLY=calls`
+//! only the tool's callbacks per HIP call through its `extern "C"` edges, in each subscription
+//! it can make (`HOT_PATH_CALLS=N`: N calls per subscription on one thread, for instruction
+//! counts).
 
 use std::hint::black_box;
 use std::mem::{size_of, zeroed};
@@ -582,11 +583,12 @@ fn bench_carry() {
 }
 
 /// Windows cut while the device runs behind: each window brings `LAUNCHES` new launches (from
-/// 4 threads, on 4 streams) and the kernels of the launches `BEHIND` calls before its last, so each window
-/// takes in the `BEHIND` calls the window before handed on, reads them again with its own,
-/// and hands the latest `BEHIND` on (after the first two, which only fill the lag). Per
-/// window after those: the records it reads (its own and those taken in) and the time of its
-/// hand-off, taking in the carry included (`Collected::absorb`), as on the writer's thread.
+/// 4 threads, on 4 streams) and the kernels of the launches `BEHIND` calls before its last,
+/// so each window takes in the `BEHIND` calls the window before handed on, reads them again
+/// with its own, and hands the latest `BEHIND` on (after the first two, which only fill the
+/// lag). Per window after those: the records it reads (its own and those taken in) and the
+/// time of its hand-off, taking in the carry included (`Collected::absorb`), as on the
+/// writer's thread.
 fn bench_carry_behind() {
     use rocprof_xplane::model::carry::{hand_off, HandedOn, Windows};
     use rocprof_xplane::model::events::CallFact;
