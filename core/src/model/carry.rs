@@ -943,9 +943,10 @@ struct Ordered {
     waits_on: Option<u64>,
 }
 
-/// The calls and syncs from id `from` on, in correlation order, and the event records among
-/// them: sorted once, and read again by each later round of the stream-order rules whose first
-/// held call is not earlier.
+/// The sync facts from id `from` on, with the calls that share an id with one of them, in
+/// correlation order, and the event records among them: sorted once, and read again by each
+/// later round of the stream-order rules whose first held call is not earlier. A window has
+/// a sync call per few launches: the calls, most of its facts, are never sorted.
 struct InOrder {
     from: u64,
     facts: Vec<Ordered>,
@@ -962,43 +963,87 @@ impl Default for InOrder {
     }
 }
 
-/// Holds, in one pass in correlation order from the first held call, every call and sync
-/// that follows a held one on its stream, and every wait whose latest record before it is
-/// held for the work before it (a record held after a held call on its stream; one held only
-/// for its own call has its work here, and stays a producer here). What a hold makes held
-/// comes after it, so when a fact is reached, what may hold it has been settled.
+/// The first held call or sync on each stream, grown as holds are found in correlation order.
+/// A question of whether a fact follows a held one on its stream is "is the first held before
+/// it", so holds of any later id may be in it already.
+#[derive(Default)]
+struct FirstHeld(HashMap<StreamOf, u64>);
+
+impl FirstHeld {
+    fn note(&mut self, s: StreamOf, id: u64) {
+        let first = self.0.entry(s).or_insert(id);
+        *first = (*first).min(id);
+    }
+
+    fn before(&self, s: StreamOf, id: u64) -> bool {
+        self.0.get(&s).is_some_and(|&f| f < id)
+    }
+
+    fn of(&self, s: StreamOf) -> u64 {
+        self.0.get(&s).copied().unwrap_or(u64::MAX)
+    }
+}
+
+/// Holds every call and sync that follows a held one on its stream, and every wait whose
+/// latest record before it is held for the work before it (a record held after a held call
+/// on its stream; one held only for its own call has its work here, and stays a producer
+/// here): the rules applied until they hold nothing more.
 ///
-/// A wait's record matters only from the first held call on: one before it is after no held
-/// call on its stream. So only the records from there on are sorted for the waits.
+/// A hold that follows a held fact on its stream moves no stream's first held fact, so only
+/// the waits can, and what they make held comes after them. So the sync facts (and the calls
+/// sharing their ids) are read once in correlation order from the first held fact, each
+/// stream's first held fact noted as they go, and then every call is held whose stream's
+/// first held fact is before it: a bit test and a compare per call, its stream read once per
+/// shared entry. The facts of one id are settled before any of them notes its stream.
+///
+/// A wait's record matters only from the first held fact on: one before it is after no held
+/// fact on its stream. So only the records from there on are sorted for the waits.
 fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
-    let call = |f: CallFact| Ordered {
-        id: f.correlation_id,
-        stream: Some(stream_of(f.device, f.stream)),
-        waits_on: None,
+    let mut first = FirstHeld::default();
+    // A call's stream is in its shared entry: read once per entry, not per call.
+    let mut stream_of_entry: Vec<Option<StreamOf>> = vec![None; c.calls.entries()];
+    let mut entry_stream = |f: &CallFact, entry: usize| {
+        *stream_of_entry[entry].get_or_insert_with(|| stream_of(f.device, f.stream))
     };
-    let sync = |s: &SyncFact| Ordered {
-        id: s.correlation_id,
-        stream: s
-            .kind
+    c.calls.iter_with_entry().for_each(|(f, entry)| {
+        if h.holds(f.correlation_id) {
+            first.note(entry_stream(&f, entry), f.correlation_id);
+        }
+    });
+    let sync_stream = |s: &SyncFact| {
+        s.kind
             .names_a_stream()
-            .then(|| stream_of(s.device, s.stream)),
-        waits_on: s.kind.waits_on_event().then_some(s.event),
+            .then(|| stream_of(s.device, s.stream))
     };
-    let facts = || c.calls.iter().map(call).chain(c.syncs.iter().map(sync));
-    // Only what comes after the first held call can follow one, or wait on a record held: a
+    for s in c.syncs.iter() {
+        if let Some(st) = sync_stream(s).filter(|_| h.holds(s.correlation_id)) {
+            first.note(st, s.correlation_id);
+        }
+    }
+    // Only what comes after the first held fact can follow one, or wait on a record held: a
     // window's held calls are its latest, so most facts are not looked at again.
-    let Some(floor) = facts()
-        .filter(|f| f.stream.is_some() && h.holds(f.id))
-        .map(|f| f.id)
-        .min()
-    else {
+    let Some(floor) = first.0.values().copied().min() else {
         return;
     };
     if floor < order.from {
         order.facts.clear();
-        facts()
-            .filter(|f| f.id >= floor)
-            .for_each(|f| order.facts.push(f));
+        let syncs = c.syncs.iter().filter(|s| s.correlation_id >= floor);
+        let ids = IdSet::of(syncs.clone().map(|s| s.correlation_id), c.syncs.len());
+        c.calls.iter_with_entry().for_each(|(f, entry)| {
+            let id = f.correlation_id;
+            if id >= floor && ids.contains(id) {
+                order.facts.push(Ordered {
+                    id,
+                    stream: Some(entry_stream(&f, entry)),
+                    waits_on: None,
+                });
+            }
+        });
+        order.facts.extend(syncs.map(|s| Ordered {
+            id: s.correlation_id,
+            stream: sync_stream(s),
+            waits_on: s.kind.waits_on_event().then_some(s.event),
+        }));
         // Stable: facts of one id (a call's and its sync's) come calls first in every round.
         order.facts.sort_by_key(|f| f.id);
         order.records = EventRecords::from_id(c, floor);
@@ -1006,24 +1051,38 @@ fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
     }
     let records = &order.records;
     let start = order.facts.partition_point(|f| f.id < floor);
-    let mut first_held: HashMap<StreamOf, u64> = HashMap::default();
-    let after_held = |first: &HashMap<StreamOf, u64>, s: StreamOf, id: u64| {
-        first.get(&s).is_some_and(|&f| f < id)
-    };
-    for &f in &order.facts[start..] {
-        let follows = f.stream.is_some_and(|s| after_held(&first_held, s, f.id));
-        let waits_on_held = || {
-            f.waits_on
-                .and_then(|event| records.before(event, f.id))
-                .is_some_and(|(r, st)| h.holds(r) && after_held(&first_held, st, r))
-        };
-        if follows || waits_on_held() {
-            h.hold_open(f.id);
+    for group in order.facts[start..].chunk_by(|a, b| a.id == b.id) {
+        let id = group[0].id;
+        for f in group {
+            let follows = f.stream.is_some_and(|s| first.before(s, id));
+            let waits_on_held = || {
+                f.waits_on
+                    .and_then(|event| records.before(event, id))
+                    .is_some_and(|(r, st)| h.holds(r) && first.before(st, r))
+            };
+            if follows || waits_on_held() {
+                h.hold_open(id);
+            }
         }
-        if let Some(s) = f.stream.filter(|_| h.holds(f.id)) {
-            first_held.entry(s).or_insert(f.id);
+        if h.holds(id) {
+            for s in group.iter().filter_map(|f| f.stream) {
+                first.note(s, id);
+            }
         }
     }
+    // Every stream's first held fact is known: the calls after it are held.
+    let mut first_of_entry: Vec<Option<u64>> = vec![None; c.calls.entries()];
+    c.calls.iter_with_entry().for_each(|(f, entry)| {
+        let id = f.correlation_id;
+        if id <= floor || h.holds(id) {
+            return;
+        }
+        let first_held =
+            *first_of_entry[entry].get_or_insert_with(|| first.of(stream_of(f.device, f.stream)));
+        if first_held < id {
+            h.hold_open(id);
+        }
+    });
 }
 
 /// A `hipDeviceSynchronize` after a held call on any stream of its device (a call whose device
@@ -1224,20 +1283,33 @@ mod tests {
                             active_ids.push(id);
                         }
                     }
-                    r => c.syncs.push(SyncFact {
-                        correlation_id: id,
-                        kind: match r {
-                            6 => SyncKind::EventRecord,
-                            7 => SyncKind::StreamWaitEvent,
-                            8 => [SyncKind::EventSynchronize, SyncKind::StreamSynchronize]
-                                [next(2) as usize],
-                            _ => SyncKind::DeviceSynchronize,
-                        },
-                        event: next(3),
-                        stream,
-                        device,
-                        stream_seq: 0,
-                    }),
+                    r => {
+                        c.syncs.push(SyncFact {
+                            correlation_id: id,
+                            kind: match r {
+                                6 => SyncKind::EventRecord,
+                                7 => SyncKind::StreamWaitEvent,
+                                8 => [SyncKind::EventSynchronize, SyncKind::StreamSynchronize]
+                                    [next(2) as usize],
+                                _ => SyncKind::DeviceSynchronize,
+                            },
+                            event: next(3),
+                            stream,
+                            device,
+                            stream_seq: 0,
+                        });
+                        // A sync call's launch fact too (a record or wait names its stream at
+                        // entry), now and then on another stream than its sync fact's.
+                        if next(3) == 0 {
+                            let other = [0, 0xa, 0xb, 0xc][next(4) as usize];
+                            c.calls.push(CallFact {
+                                correlation_id: id,
+                                stream: if next(4) == 0 { other } else { stream },
+                                device,
+                                stream_seq: 0,
+                            });
+                        }
+                    }
                 }
                 if next(25) == 0 {
                     carried_in.push((id, MAX_HANDED_ON));
