@@ -586,25 +586,44 @@ fn bench_carry() {
 /// 4 threads, on 4 streams) and the kernels of the launches `BEHIND` calls before its last,
 /// so each window takes in the `BEHIND` calls the window before handed on, reads them again
 /// with its own, and hands the latest `BEHIND` on (after the first two, which only fill the
-/// lag). Per window after those: the records it reads (its own and those taken in) and the
+/// lag). Every 256th call is a `hipDeviceSynchronize` (no kernel), as a training step's. Per window after those: the records it reads (its own and those taken in) and the
 /// time of its hand-off, taking in the carry included (`Collected::absorb`), as on the
 /// writer's thread.
 fn bench_carry_behind() {
     use rocprof_xplane::model::carry::{hand_off, HandedOn, Windows};
-    use rocprof_xplane::model::events::CallFact;
+    use rocprof_xplane::model::events::{CallFact, SyncFact, SyncKind};
     const LAUNCHES: u64 = 300_000;
     const BEHIND: u64 = 600_000;
     const WINDOWS: u64 = 7;
+    const DEVICE_SYNC: i32 = 300;
     let stream = |corr: u64| 0x100 + corr % 4;
+    let device_sync = |id: u64| id % 256 == 0;
     let window = |w: u64| {
         let (mut c, _) = synthetic_collection(0);
+        c.op_names.insert(
+            (ApiDomain::Hip, DEVICE_SYNC),
+            Arc::from("hipDeviceSynchronize"),
+        );
         let first = w * LAUNCHES + 1;
         for id in first..first + LAUNCHES {
-            c.api.push(launch_call(id, id * 1_000, 7 + id % 4));
+            let mut call = launch_call(id, id * 1_000, 7 + id % 4);
+            if device_sync(id) {
+                call.operation = DEVICE_SYNC;
+                c.syncs.push(SyncFact {
+                    correlation_id: id,
+                    kind: SyncKind::DeviceSynchronize,
+                    event: 0,
+                    stream: 0,
+                    device: 0,
+                    stream_seq: 0,
+                });
+            }
+            c.api.push(call);
         }
-        // The calls' facts thread by thread, as the drain moves each thread's chunks.
+        // The launches' facts thread by thread, as the drain moves each thread's chunks.
         for thread in 0..4 {
-            for id in (first..first + LAUNCHES).filter(|id| id % 4 == thread) {
+            let launches = (first..first + LAUNCHES).filter(|&id| !device_sync(id));
+            for id in launches.filter(|id| id % 4 == thread) {
                 c.calls.push(CallFact {
                     correlation_id: id,
                     stream: stream(id),
@@ -617,6 +636,7 @@ fn bench_carry_behind() {
         // before the one before.
         let done = (first + LAUNCHES).saturating_sub(BEHIND + 1);
         let kernels: Vec<KernelRecord> = (first.saturating_sub(BEHIND).max(1)..=done)
+            .filter(|&id| !device_sync(id))
             .map(|id| launched_kernel(id, id * 1_000, 7 + id % 4, stream(id), id))
             .collect();
         c.kernels = kernels.into();
@@ -636,7 +656,7 @@ fn bench_carry_behind() {
             }
             None => HandedOn::default(),
         };
-        let read = c.api.len() + c.kernels.len() + c.calls.len();
+        let read = c.api.len() + c.kernels.len() + c.calls.len() + c.syncs.len();
         carry = hand_off(&mut c, &carried_in, Windows::Merged);
         let dt = t.elapsed();
         if w >= 2 {

@@ -1088,27 +1088,37 @@ fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
 /// A `hipDeviceSynchronize` after a held call on any stream of its device (a call whose device
 /// is not known counts for every device): after the other rules, as it holds nothing after it.
 fn hold_device_syncs_after_held(c: &Collected, h: &mut Holding<'_>) {
+    let device_syncs = || {
+        c.syncs
+            .iter()
+            .filter(|s| s.kind == SyncKind::DeviceSynchronize)
+    };
+    if device_syncs().next().is_none() {
+        return;
+    }
     let mut first_on: HashMap<i32, u64> = HashMap::default();
-    let held_calls = c
-        .calls
-        .iter()
-        .filter(|f| h.holds(f.correlation_id))
-        .map(|f| (f.device, f.correlation_id));
-    let held_syncs = c
-        .syncs
-        .iter()
-        .filter(|s| h.holds(s.correlation_id))
-        .map(|s| (s.device, s.correlation_id));
-    held_calls.chain(held_syncs).for_each(|(device, id)| {
+    let mut note = |device: i32, id: u64| {
         let first = first_on.entry(device.max(-1)).or_insert(id);
         *first = (*first).min(id);
+    };
+    // A call's device is in its shared entry: the first held call of each entry, then of each
+    // device (a window whose device runs behind holds millions of calls).
+    let mut first_of_entry: Vec<Option<(i32, u64)>> = vec![None; c.calls.entries()];
+    c.calls.iter_with_entry().for_each(|(f, entry)| {
+        let id = f.correlation_id;
+        if h.holds(id) {
+            let first = first_of_entry[entry].get_or_insert((f.device, id));
+            first.1 = first.1.min(id);
+        }
     });
+    for (device, id) in first_of_entry.into_iter().flatten() {
+        note(device, id);
+    }
+    for s in c.syncs.iter().filter(|s| h.holds(s.correlation_id)) {
+        note(s.device, s.correlation_id);
+    }
     let unknown = first_on.get(&-1).copied().unwrap_or(u64::MAX);
-    let device_syncs = c
-        .syncs
-        .iter()
-        .filter(|s| s.kind == SyncKind::DeviceSynchronize);
-    for s in device_syncs {
+    for s in device_syncs() {
         let first = if s.device < 0 {
             first_on.values().copied().min().unwrap_or(u64::MAX)
         } else {
@@ -1244,7 +1254,33 @@ mod tests {
                 break;
             }
         }
-        hold_device_syncs_after_held(c, h);
+        // A `hipDeviceSynchronize` after a held call or sync of its device (any, when it
+        // names none; a fact that names none counts for every device).
+        let mut first_on: HashMap<i32, u64> = HashMap::default();
+        let held_calls = c.calls.iter().map(|f| (f.device, f.correlation_id));
+        let held_syncs = c.syncs.iter().map(|s| (s.device, s.correlation_id));
+        for (device, id) in held_calls.chain(held_syncs).filter(|&(_, id)| h.holds(id)) {
+            let first = first_on.entry(device.max(-1)).or_insert(id);
+            *first = (*first).min(id);
+        }
+        let first_on = |device: i32| {
+            let of = |d: i32| first_on.get(&d).copied().unwrap_or(u64::MAX);
+            match device {
+                d if d < 0 => first_on.values().copied().min().unwrap_or(u64::MAX),
+                d => of(d).min(of(-1)),
+            }
+        };
+        let device_syncs: Vec<u64> = c
+            .syncs
+            .iter()
+            .filter(|s| {
+                s.kind == SyncKind::DeviceSynchronize && first_on(s.device) < s.correlation_id
+            })
+            .map(|s| s.correlation_id)
+            .collect();
+        for id in device_syncs {
+            h.hold_open(id);
+        }
     }
 
     /// On random windows (streams on two devices and the null streams, event records and
