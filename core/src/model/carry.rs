@@ -976,7 +976,7 @@ impl FirstHeld {
     }
 
     fn before(&self, s: StreamOf, id: u64) -> bool {
-        self.0.get(&s).is_some_and(|&f| f < id)
+        self.of(s) < id
     }
 
     fn of(&self, s: StreamOf) -> u64 {
@@ -1078,7 +1078,7 @@ fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
             return;
         }
         let first_held =
-            *first_of_entry[entry].get_or_insert_with(|| first.of(stream_of(f.device, f.stream)));
+            *first_of_entry[entry].get_or_insert_with(|| first.of(entry_stream(&f, entry)));
         if first_held < id {
             h.hold_open(id);
         }
