@@ -325,22 +325,28 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HashMap<u64, 
 ///   window, where a later record of the same event must not hide it. These are never left
 ///   out: there is one per wait handed on, and the waits go along whole.
 pub fn latest_producers(c: &Collected, waits: &[SyncFact]) -> Vec<SyncFact> {
-    // Each event's records in correlation order, those taken in before this window's own
-    // (a stable sort): one sort serves both the latest of each event and the waits' lookups.
-    let mut by_event: Vec<&SyncFact> = c
+    let records: Vec<&SyncFact> = c
         .carried
         .producers
         .iter()
         .chain(&c.syncs)
         .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
         .collect();
-    by_event.sort_by_key(|s| (s.event, s.correlation_id));
+    // Each event's records in correlation order, those taken in before this window's own (a
+    // record's place in `records` breaks the tie): sorted once, as keys, for both the latest of
+    // each event and the waits' lookups.
+    let mut by_event: Vec<(u64, u64, usize)> = records
+        .iter()
+        .enumerate()
+        .map(|(at, s)| (s.event, s.correlation_id, at))
+        .collect();
+    by_event.sort_unstable();
     let mut out: Vec<SyncFact> = by_event
-        .chunk_by(|a, b| a.event == b.event)
-        .map(|records| {
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|of_event| {
             // The first of the event's latest id: the one taken in, when it is there too.
-            let latest = records[records.len() - 1].correlation_id;
-            *records[records.partition_point(|s| s.correlation_id < latest)]
+            let latest = of_event[of_event.len() - 1].1;
+            *records[of_event[of_event.partition_point(|r| r.1 < latest)].2]
         })
         .collect();
     if out.len() > MAX_PRODUCERS {
@@ -352,10 +358,10 @@ pub fn latest_producers(c: &Collected, waits: &[SyncFact]) -> Vec<SyncFact> {
         .filter(|s| s.kind.waits_on_event())
         .map(|s| (s.event, s.correlation_id));
     for (event, id) in waits {
-        let i = by_event.partition_point(|s| (s.event, s.correlation_id) < (event, id));
+        let i = by_event.partition_point(|&(e, r, _)| (e, r) < (event, id));
         let before = i.checked_sub(1).map(|i| by_event[i]);
-        if let Some(s) = before.filter(|s| s.event == event) {
-            out.push(*s);
+        if let Some((_, _, at)) = before.filter(|r| r.0 == event) {
+            out.push(*records[at]);
         }
     }
     out.sort_unstable_by_key(|s| s.correlation_id);
@@ -546,15 +552,10 @@ fn take_held(
     move_where(&mut c.copies, &mut out.copies, |k| {
         is_held(k.correlation_id)
     });
-    // In place, chunk by chunk: a chunk with no scope held is only read.
+    // In place, chunk by chunk: a chunk with no scope held is only read, one with only held
+    // scopes moves whole.
     let held_scope = |&(id, _): &(u64, i64)| is_held(id);
-    let to = &mut out.scopes;
-    c.scopes.retain_in_chunks(held_scope, |&s| {
-        if held_scope(&s) {
-            to.push(s);
-        }
-        !held_scope(&s)
-    });
+    out.scopes = c.scopes.split_where(held_scope, held_scope, |_| {});
     out.calls = c.calls.split_ids_where(is_held, |_| true);
     move_where(&mut c.syncs, &mut out.syncs, |f| is_held(f.correlation_id));
     // A record handed on may be what a wait of this window waited for: it stays here as a
@@ -1044,8 +1045,8 @@ fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
             stream: sync_stream(s),
             waits_on: s.kind.waits_on_event().then_some(s.event),
         }));
-        // Stable: facts of one id (a call's and its sync's) come calls first in every round.
-        order.facts.sort_by_key(|f| f.id);
+        // The facts of one id are settled together (below), in any order: no stable sort.
+        order.facts.sort_unstable_by_key(|f| f.id);
         order.records = EventRecords::from_id(c, floor);
         order.from = floor;
     }
@@ -1174,7 +1175,13 @@ fn scope_chains(c: &Collected, scopes: impl Iterator<Item = i64>) -> Vec<MarkerS
         by_scope.insert(m.scope_id, m);
     }
     let mut taken = crate::fastmap::HashSet::default();
+    // The calls of one range come one after the other: a scope asked again at once is passed
+    // over without a look-up.
+    let mut last = 0;
     for scope in wanted {
+        if std::mem::replace(&mut last, scope) == scope {
+            continue;
+        }
         let mut next = scope;
         // A chain longer than the spans is a cycle (only malformed input makes one).
         for _ in 0..=by_scope.len() {

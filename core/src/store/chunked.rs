@@ -107,6 +107,19 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         Self::default()
     }
 
+    /// An empty vector whose every chunk, the first included, has room for `MAX` values: for
+    /// one a tool thread fills with many (what a window hands to the next, `model::carry`).
+    /// Chunks doubling from a few values come from the C heap the program shares, and freeing
+    /// them beside free blocks makes glibc consolidate every small block the program's threads
+    /// freed into that heap, on the tool's thread, once per chunk; full chunks are the tool's
+    /// allocator's (`heap::pool`).
+    fn with_full_chunks() -> Self {
+        ChunkedVec {
+            first: MAX,
+            ..Self::default()
+        }
+    }
+
     /// Takes every value, leaving an empty vector whose first chunk will have the room the
     /// last chunk had: a thread's capture vectors, taken at each window's drain, start the
     /// next window where they were (a busy thread at full chunks, one that made a few calls
@@ -332,14 +345,22 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         self.unseal();
     }
 
-    /// [`Self::retain`] over only the chunks where `touches` passes a value: a chunk whose
-    /// every value it fails is left as it is, unwritten. `keep` must keep each value
-    /// `touches` fails.
-    pub fn retain_in_chunks(
+    /// Moves the values `take` picks into a new vector, each changed by `moved` on its way, and
+    /// keeps the others, both in their order. A chunk where `touches` passes no value is only
+    /// read (`take` must fail each value `touches` fails); a chunk all of whose values are
+    /// taken moves whole, changed in place: a window hands on its latest calls, most of them
+    /// in chunks of their own, which are then neither copied nor freed and made again. `take`
+    /// is asked once of each value `touches` does not pass over.
+    pub fn split_where(
         &mut self,
         mut touches: impl FnMut(&T) -> bool,
-        mut keep: impl FnMut(&T) -> bool,
-    ) {
+        mut take: impl FnMut(&T) -> bool,
+        mut moved: impl FnMut(&mut T),
+    ) -> ChunkedVec<T, MAX>
+    where
+        T: Clone,
+    {
+        let mut out = ChunkedVec::with_full_chunks();
         self.seal();
         let mut emptied = false;
         for c in &mut self.chunks {
@@ -347,10 +368,37 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
                 continue;
             };
             let before = c.len();
-            let mut at = 0;
+            // The values before `from` are answered already: those of `known` are taken, the
+            // others not (those before `first`, and the first `take` refused).
+            let (known, from) = if first > 0 {
+                (0..0, first)
+            } else {
+                match c.iter().position(|v| !take(v)) {
+                    Some(refused) => (0..refused, refused + 1),
+                    None => {
+                        let mut whole = std::mem::take(c);
+                        whole.iter_mut().for_each(&mut moved);
+                        out.push_chunk(whole);
+                        self.before -= before;
+                        emptied = true;
+                        continue;
+                    }
+                }
+            };
+            let mut i = 0;
             c.retain(|v| {
-                at += 1;
-                at <= first || keep(v)
+                let taken = if i < from {
+                    known.contains(&i)
+                } else {
+                    take(v)
+                };
+                i += 1;
+                if taken {
+                    let mut v = v.clone();
+                    moved(&mut v);
+                    out.push(v);
+                }
+                !taken
             });
             self.before -= before - c.len();
             emptied |= c.is_empty();
@@ -358,6 +406,19 @@ impl<T, const MAX: usize> ChunkedVec<T, MAX> {
         if emptied {
             self.chunks.retain(|c| !c.is_empty());
         }
+        self.unseal();
+        out
+    }
+
+    /// `chunk` after every value, as a chunk of its own (at most `MAX` values).
+    fn push_chunk(&mut self, chunk: Vec<T>) {
+        debug_assert!(chunk.capacity() <= MAX);
+        if chunk.is_empty() {
+            return;
+        }
+        self.seal();
+        self.before += chunk.len();
+        self.chunks.push(chunk);
         self.unseal();
     }
 
@@ -612,6 +673,36 @@ mod tests {
         let rest: Vec<_> = (4..10).map(|p| t.take(p)).collect();
         assert_eq!(rest, (4..10).map(Some).collect::<Vec<_>>());
         assert_eq!(t.take(0), None);
+    }
+
+    /// A split keeps both sides in order, moves a chunk whose every value is taken whole (its
+    /// block, not a copy), changes each value taken by `moved`, and leaves what `touches`
+    /// passes over unwritten.
+    #[test]
+    fn a_split_moves_whole_chunks_and_keeps_both_sides_in_order() {
+        // Chunks of 2, then 4: 0 1 | 2 3 4 5 | 6 7 8 9 | 10 11 12 13 | 14 15 16 17 | 18 19
+        let mut v: ChunkedVec<u32, 4> = ChunkedVec::new();
+        v.first = 2;
+        v.extend(0..20);
+        let (untouched, whole) = (v.chunk(0).as_ptr(), v.chunk(2).as_ptr());
+        let taken_ids = |x: u32| (3..5).contains(&x) || (6..10).contains(&x) || x == 14;
+        let out = v.split_where(|&x| x >= 3, |&x| taken_ids(x), |x| *x += 100);
+        let got: Vec<u32> = out.iter().copied().collect();
+        let want: Vec<u32> = (0..20).filter(|&x| taken_ids(x)).map(|x| x + 100).collect();
+        assert_eq!(got, want);
+        let kept: Vec<u32> = v.iter().copied().collect();
+        let want: Vec<u32> = (0..20).filter(|&x| !taken_ids(x)).collect();
+        assert_eq!(kept, want);
+        assert_eq!((v.len(), out.len()), (13, 7));
+        assert!(
+            (0..out.all_chunks().count()).any(|i| out.chunk(i).as_ptr() == whole),
+            "the chunk 6..10 moved whole"
+        );
+        assert_eq!(
+            v.chunk(0).as_ptr(),
+            untouched,
+            "the chunk 0..2 stays as it was"
+        );
     }
 
     /// In steps the room reaches each step's multiple of the total in turn, never past the

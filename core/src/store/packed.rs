@@ -401,13 +401,11 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         // Each entry of this table the moved records use, at its index in `taken`'s table.
         let mut moved_entry: Vec<u32> = Vec::new();
         let PackedVec { records, table, .. } = self;
-        records.retain_in_chunks(
-            |p| may_take(T::id(&p.each, || table[p.shared as usize])),
+        let id = |p: &Packed<T::Each>| T::id(&p.each, || table[p.shared as usize]);
+        taken.records = records.split_where(
+            |p| may_take(id(p)),
+            |p| may_take(id(p)) && take(&T::join(p.each, &table[p.shared as usize])),
             |p| {
-                let shared = || table[p.shared as usize];
-                if !may_take(T::id(&p.each, shared)) || !take(&T::join(p.each, &shared())) {
-                    return true;
-                }
                 if moved_entry.is_empty() {
                     moved_entry = vec![NONE; table.len()];
                 }
@@ -421,11 +419,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
                         taken.index.insert(shared, *entry);
                     }
                 }
-                taken.records.push(Packed {
-                    each: p.each,
-                    shared: *entry,
-                });
-                false
+                p.shared = *entry;
             },
         );
         taken
