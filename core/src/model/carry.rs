@@ -1006,11 +1006,9 @@ fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
     let mut entry_stream = |f: &CallFact, entry: usize| {
         *stream_of_entry[entry].get_or_insert_with(|| stream_of(f.device, f.stream))
     };
-    c.calls.iter_with_entry().for_each(|(f, entry)| {
-        if h.holds(f.correlation_id) {
-            first.note(entry_stream(&f, entry), f.correlation_id);
-        }
-    });
+    for (f, id) in first_held_of_entries(c, h) {
+        first.note(stream_of(f.device, f.stream), id);
+    }
     let sync_stream = |s: &SyncFact| {
         s.kind
             .names_a_stream()
@@ -1086,6 +1084,21 @@ fn hold_after_held(c: &Collected, order: &mut InOrder, h: &mut Holding<'_>) {
     });
 }
 
+/// The first held call of each shared entry, with one call of the entry (whose device and
+/// stream are the entry's): a rule asking per stream or device reads each entry once, not
+/// each held call (a window whose device runs behind holds millions of calls).
+fn first_held_of_entries(c: &Collected, h: &Holding<'_>) -> impl Iterator<Item = (CallFact, u64)> {
+    let mut first: Vec<Option<(CallFact, u64)>> = vec![None; c.calls.entries()];
+    c.calls.iter_with_entry().for_each(|(f, entry)| {
+        let id = f.correlation_id;
+        if h.holds(id) {
+            let (_, first) = first[entry].get_or_insert((f, id));
+            *first = (*first).min(id);
+        }
+    });
+    first.into_iter().flatten()
+}
+
 /// A `hipDeviceSynchronize` after a held call on any stream of its device (a call whose device
 /// is not known counts for every device): after the other rules, as it holds nothing after it.
 fn hold_device_syncs_after_held(c: &Collected, h: &mut Holding<'_>) {
@@ -1102,18 +1115,8 @@ fn hold_device_syncs_after_held(c: &Collected, h: &mut Holding<'_>) {
         let first = first_on.entry(device.max(-1)).or_insert(id);
         *first = (*first).min(id);
     };
-    // A call's device is in its shared entry: the first held call of each entry, then of each
-    // device (a window whose device runs behind holds millions of calls).
-    let mut first_of_entry: Vec<Option<(i32, u64)>> = vec![None; c.calls.entries()];
-    c.calls.iter_with_entry().for_each(|(f, entry)| {
-        let id = f.correlation_id;
-        if h.holds(id) {
-            let first = first_of_entry[entry].get_or_insert((f.device, id));
-            first.1 = first.1.min(id);
-        }
-    });
-    for (device, id) in first_of_entry.into_iter().flatten() {
-        note(device, id);
+    for (f, id) in first_held_of_entries(c, h) {
+        note(f.device, id);
     }
     for s in c.syncs.iter().filter(|s| h.holds(s.correlation_id)) {
         note(s.device, s.correlation_id);
