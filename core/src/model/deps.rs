@@ -119,7 +119,9 @@ impl CallEnds {
     /// (`api`).
     pub fn of(syncs: &[SyncFact], api: impl Fn(u64) -> Option<ApiRecord>) -> Self {
         let mut ids: Vec<u64> = Self::wanted(syncs).collect();
-        ids.sort_unstable();
+        // The facts come as each thread's run in id order, one after another: a stable sort
+        // merges the runs, where an unstable one sorts them again from scratch.
+        ids.sort();
         ids.dedup();
         let mut ends = Vec::with_capacity(ids.len());
         ids.retain(|&corr| match api(corr) {

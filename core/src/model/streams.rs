@@ -12,7 +12,7 @@
 //! event's start) and the split events are counted.
 
 use crate::fastmap::{HashMap, HashSet};
-use crate::util::search::Hints;
+use crate::util::search::partition_point_near;
 use std::collections::BTreeMap;
 
 use super::trace::{Anchor, DeviceEvent, DeviceLine};
@@ -160,8 +160,11 @@ pub struct StreamIndex {
     numbers: HashMap<(u32, StreamKey), i64>,
     /// Streams with a line of their own (device work).
     with_line: HashSet<(u32, StreamKey)>,
-    /// Activities of the streams sync calls name (only those can anchor an arrow).
-    activity: HashMap<(u32, StreamKey), Vec<Activity>>,
+    /// Activities of the streams sync calls name (only those can anchor an arrow), each
+    /// stream's in its slot of `activities` (the slot also keys its [`Near`] hint: one lookup
+    /// per search).
+    activity: HashMap<(u32, StreamKey), usize>,
+    activities: Vec<Vec<Activity>>,
 }
 
 impl StreamIndex {
@@ -199,9 +202,9 @@ impl StreamIndex {
         correlation_id: u64,
         near: &mut Near,
     ) -> Option<Anchor> {
-        let v = self.activity.get(&(plane, key))?;
+        let (slot, v) = self.activities_of(plane, key)?;
         let lines = lines_of(plane)?;
-        let i = near.partition_point((plane, key), v, |a| a.correlation_id < correlation_id);
+        let i = near.partition_point(slot, v, |a| a.correlation_id < correlation_id);
         let last = v[..i].last()?;
         // Several activities may share the id (graph launch): the one ending last.
         let (e, line) = v[..i]
@@ -222,9 +225,9 @@ impl StreamIndex {
         correlation_id: u64,
         near: &mut Near,
     ) -> Option<Anchor> {
-        let v = self.activity.get(&(plane, key))?;
+        let (slot, v) = self.activities_of(plane, key)?;
         let lines = lines_of(plane)?;
-        let i = near.partition_point((plane, key), v, |a| a.correlation_id <= correlation_id);
+        let i = near.partition_point(slot, v, |a| a.correlation_id <= correlation_id);
         let first = v.get(i)?;
         let (e, line) = v[i..]
             .iter()
@@ -233,12 +236,44 @@ impl StreamIndex {
             .min_by_key(|(e, _)| (e.start_ns, e.end_ns))?;
         Some(Anchor::on_device(plane, line, e.start_ns))
     }
+
+    /// The stream's slot and its activities, when a sync call names it.
+    fn activities_of(&self, plane: u32, key: StreamKey) -> Option<(usize, &[Activity])> {
+        let &slot = self.activity.get(&(plane, key))?;
+        Some((slot, self.activities.get(slot)?))
+    }
 }
 
-/// Where each stream's activities were last searched: the dependency stage asks about the
-/// sync calls in falling correlation order, so each answer lies at or just before the last one
-/// on its stream (streams of hundreds of thousands of activities).
-pub type Near = Hints<(u32, StreamKey)>;
+/// Where each stream's activities were last searched, by the stream's slot in its
+/// [`StreamIndex`]: the dependency stage asks about the sync calls in falling correlation
+/// order, so each answer lies at or just before the last one on its stream (streams of hundreds
+/// of thousands of activities). One `Near` serves one index.
+#[derive(Debug, Default)]
+pub struct Near {
+    /// Each slot's last answer; [`Near::NONE`] for a stream not asked about yet.
+    hints: Vec<usize>,
+}
+
+impl Near {
+    const NONE: usize = usize::MAX;
+
+    /// `v.partition_point(pred)`, `v` the activities of the stream in `slot`, searched from its
+    /// last answer (the end, the first time), which it then is.
+    fn partition_point(
+        &mut self,
+        slot: usize,
+        v: &[Activity],
+        pred: impl Fn(&Activity) -> bool,
+    ) -> usize {
+        if self.hints.len() <= slot {
+            self.hints.resize(slot + 1, Self::NONE);
+        }
+        let hint = &mut self.hints[slot];
+        let from = if *hint == Self::NONE { v.len() } else { *hint };
+        *hint = partition_point_near(v, from, pred);
+        *hint
+    }
+}
 
 /// `N` of each stream's `Stream #N`, for as long as the numbers must mean the same stream:
 /// one profile, or every capture window of a run (`window`). A window numbers the streams it
@@ -488,7 +523,10 @@ pub fn build_lines_with(
             for a in &mut activity {
                 a.line = ids[a.line as usize];
             }
-            index.activity.insert((p.plane, p.key), activity);
+            index
+                .activity
+                .insert((p.plane, p.key), index.activities.len());
+            index.activities.push(activity);
         }
     }
     for lines in out.values_mut() {
@@ -658,6 +696,46 @@ pub(crate) mod tests {
         assert_eq!(lines[&0].len(), 1);
     }
 
+    /// Two streams searched in turn, each by falling correlation id: each search starts from
+    /// its own stream's last answer (a few reads), and finds what a binary search finds.
+    #[test]
+    fn each_stream_is_searched_from_its_own_last_answer() {
+        let stream = |step: u64| -> Vec<Activity> {
+            (0..1000u64)
+                .map(|i| Activity {
+                    correlation_id: i * step,
+                    line: 0,
+                    at: i as u32,
+                })
+                .collect()
+        };
+        let (a, b) = (stream(2), stream(3));
+        let mut near = Near::default();
+        for round in 0..50u64 {
+            for (slot, v, top) in [(1, &a, 1800), (0, &b, 900)] {
+                let corr = top - 5 * round;
+                let search = |near: &mut Near| {
+                    let reads = std::cell::Cell::new(0);
+                    let i = near.partition_point(slot, v, |x| {
+                        reads.set(reads.get() + 1);
+                        x.correlation_id < corr
+                    });
+                    (i, reads.get())
+                };
+                let (i, reads) = search(&mut near);
+                assert_eq!(i, v.partition_point(|x| x.correlation_id < corr));
+                if round > 0 {
+                    // From the end, as for a stream not asked about yet: twice as many or more.
+                    let (_, fresh) = search(&mut Near::default());
+                    assert!(
+                        reads <= 7 && fresh >= 2 * reads,
+                        "slot {slot} round {round}: {reads} reads, {fresh} from the end"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn a_self_overlapping_stream_is_split_and_counted() {
         let mut g = BTreeMap::new();
@@ -702,9 +780,10 @@ pub(crate) mod tests {
         // The index names events (16 B each) in vectors of their own size: it lives to the
         // join's end, one entry per event of every stream a sync call names.
         assert_eq!(std::mem::size_of::<Activity>(), 16);
+        assert_eq!(idx.activities.len(), idx.activity.len());
         assert!(idx
-            .activity
-            .values()
+            .activities
+            .iter()
             .all(|v| v.len() == 4 && v.capacity() == v.len()));
     }
 }

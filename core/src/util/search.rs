@@ -60,6 +60,7 @@ impl<K> Default for Hints<K> {
 impl<K: Hash + Eq> Hints<K> {
     /// `v.partition_point(pred)`, searched from where `key`'s last answer was (the end, the
     /// first time), which it then is.
+    #[inline]
     pub fn partition_point<T>(&mut self, key: K, v: &[T], pred: impl Fn(&T) -> bool) -> usize {
         let hint = self.0.entry(key).or_insert(v.len());
         let i = partition_point_near(v, *hint, pred);
