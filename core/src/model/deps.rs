@@ -37,7 +37,9 @@ pub struct Producer {
 /// cost the application threads no lock and no map of their own per `hipEventRecord`.
 #[derive(Debug, Default)]
 pub struct ProducerIndex {
-    by_event: HashMap<u64, Vec<Producer>>,
+    /// Each event's slot in `records` (the slot also keys its [`ProducerNear`] hint).
+    by_event: HashMap<u64, usize>,
+    records: Vec<Vec<Producer>>,
 }
 
 impl ProducerIndex {
@@ -63,17 +65,25 @@ impl ProducerIndex {
     }
 
     fn of_records(records: impl IntoIterator<Item = (u64, Producer)>) -> Self {
-        let mut by_event: HashMap<u64, Vec<Producer>> = HashMap::default();
+        let mut by_event: HashMap<u64, usize> = HashMap::default();
+        let mut of_event: Vec<Vec<Producer>> = Vec::new();
         for (event, p) in records {
-            by_event.entry(event).or_default().push(p);
+            let slot = *by_event.entry(event).or_insert_with(|| {
+                of_event.push(Vec::new());
+                of_event.len() - 1
+            });
+            of_event[slot].push(p);
         }
-        for v in by_event.values_mut() {
+        for v in &mut of_event {
             // A call is recorded on one device only: correlation ids do not tie (if they did,
             // the order would still be the same every run); a call seen twice is one record.
             v.sort_unstable_by_key(|p| (p.correlation_id, p.device, p.stream, p.stream_seq));
             v.dedup_by_key(|p| p.correlation_id);
         }
-        ProducerIndex { by_event }
+        ProducerIndex {
+            by_event,
+            records: of_event,
+        }
     }
 
     /// The latest record of `event`, on any device, with a correlation id strictly below
@@ -85,15 +95,16 @@ impl ProducerIndex {
         wait_correlation_id: u64,
         near: &mut ProducerNear,
     ) -> Option<Producer> {
-        let v = self.by_event.get(&event)?;
-        let i = near.partition_point(event, v, |q| q.correlation_id < wait_correlation_id);
+        let &slot = self.by_event.get(&event)?;
+        let v = self.records.get(slot)?;
+        let i = near.partition_point(slot, v, |q| q.correlation_id < wait_correlation_id);
         i.checked_sub(1).map(|i| v[i])
     }
 }
 
 /// Where each event's records were last searched, as [`super::streams::Near`] for the
 /// streams' activities: an event recorded every step has hundreds of thousands of records.
-pub type ProducerNear = Hints<u64>;
+pub type ProducerNear = Hints;
 
 /// Where and when a call ended: all a host anchor takes of its API record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 //! event's start) and the split events are counted.
 
 use crate::fastmap::{HashMap, HashSet};
-use crate::util::search::partition_point_near;
+use crate::util::search::Hints;
 use std::collections::BTreeMap;
 
 use super::trace::{Anchor, DeviceEvent, DeviceLine};
@@ -247,33 +247,8 @@ impl StreamIndex {
 /// Where each stream's activities were last searched, by the stream's slot in its
 /// [`StreamIndex`]: the dependency stage asks about the sync calls in falling correlation
 /// order, so each answer lies at or just before the last one on its stream (streams of hundreds
-/// of thousands of activities). One `Near` serves one index.
-#[derive(Debug, Default)]
-pub struct Near {
-    /// Each slot's last answer; [`Near::NONE`] for a stream not asked about yet.
-    hints: Vec<usize>,
-}
-
-impl Near {
-    const NONE: usize = usize::MAX;
-
-    /// `v.partition_point(pred)`, `v` the activities of the stream in `slot`, searched from its
-    /// last answer (the end, the first time), which it then is.
-    fn partition_point(
-        &mut self,
-        slot: usize,
-        v: &[Activity],
-        pred: impl Fn(&Activity) -> bool,
-    ) -> usize {
-        if self.hints.len() <= slot {
-            self.hints.resize(slot + 1, Self::NONE);
-        }
-        let hint = &mut self.hints[slot];
-        let from = if *hint == Self::NONE { v.len() } else { *hint };
-        *hint = partition_point_near(v, from, pred);
-        *hint
-    }
-}
+/// of thousands of activities).
+pub type Near = Hints;
 
 /// `N` of each stream's `Stream #N`, for as long as the numbers must mean the same stream:
 /// one profile, or every capture window of a run (`window`). A window numbers the streams it
@@ -694,46 +669,6 @@ pub(crate) mod tests {
         // Both streams have numbers; the one with no work of its own no line.
         assert_eq!(idx.number(0, StreamKey::Created(2)), Some(1));
         assert_eq!(lines[&0].len(), 1);
-    }
-
-    /// Two streams searched in turn, each by falling correlation id: each search starts from
-    /// its own stream's last answer (a few reads), and finds what a binary search finds.
-    #[test]
-    fn each_stream_is_searched_from_its_own_last_answer() {
-        let stream = |step: u64| -> Vec<Activity> {
-            (0..1000u64)
-                .map(|i| Activity {
-                    correlation_id: i * step,
-                    line: 0,
-                    at: i as u32,
-                })
-                .collect()
-        };
-        let (a, b) = (stream(2), stream(3));
-        let mut near = Near::default();
-        for round in 0..50u64 {
-            for (slot, v, top) in [(1, &a, 1800), (0, &b, 900)] {
-                let corr = top - 5 * round;
-                let search = |near: &mut Near| {
-                    let reads = std::cell::Cell::new(0);
-                    let i = near.partition_point(slot, v, |x| {
-                        reads.set(reads.get() + 1);
-                        x.correlation_id < corr
-                    });
-                    (i, reads.get())
-                };
-                let (i, reads) = search(&mut near);
-                assert_eq!(i, v.partition_point(|x| x.correlation_id < corr));
-                if round > 0 {
-                    // From the end, as for a stream not asked about yet: twice as many or more.
-                    let (_, fresh) = search(&mut Near::default());
-                    assert!(
-                        reads <= 7 && fresh >= 2 * reads,
-                        "slot {slot} round {round}: {reads} reads, {fresh} from the end"
-                    );
-                }
-            }
-        }
     }
 
     #[test]

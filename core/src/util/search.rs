@@ -2,10 +2,6 @@
 //! near where it asked last (the dependency pass walks each stream's activities by falling
 //! correlation id).
 
-use std::hash::Hash;
-
-use crate::fastmap::HashMap;
-
 /// `v.partition_point(pred)` (`pred` true on a prefix of `v`), found by steps doubling outward
 /// from `hint`, then a binary search between the last two: a few reads next to `hint` when the
 /// answer is near it, twice a binary search's when it is far.
@@ -44,28 +40,32 @@ pub fn partition_point_near<T>(v: &[T], hint: usize, pred: impl Fn(&T) -> bool) 
     }
 }
 
-/// Where each of several sorted slices was last searched, by a key of the caller's: a walk
-/// that asks each slice again and again near its last answer (the dependency stage, by falling
+/// Where each of several sorted slices was last searched, by the slice's slot (its place in
+/// the caller's table of them, found by the one lookup that finds the slice): a walk that asks
+/// each slice again and again near its last answer (the dependency stage, by falling
 /// correlation id) searches from there, reading a few entries next to each other where a binary
-/// search over a long slice misses the cache at each of its last steps.
-#[derive(Debug)]
-pub struct Hints<K>(HashMap<K, usize>);
-
-impl<K> Default for Hints<K> {
-    fn default() -> Self {
-        Hints(HashMap::default())
-    }
+/// search over a long slice misses the cache at each of its last steps. One `Hints` serves one
+/// table of slices.
+#[derive(Debug, Default)]
+pub struct Hints {
+    /// Each slot's last answer; [`Hints::NONE`] for a slice not searched yet.
+    last: Vec<usize>,
 }
 
-impl<K: Hash + Eq> Hints<K> {
-    /// `v.partition_point(pred)`, searched from where `key`'s last answer was (the end, the
-    /// first time), which it then is.
+impl Hints {
+    const NONE: usize = usize::MAX;
+
+    /// `v.partition_point(pred)`, `v` the slice in `slot`, searched from where its last answer
+    /// was (the end, the first time), which it then is.
     #[inline]
-    pub fn partition_point<T>(&mut self, key: K, v: &[T], pred: impl Fn(&T) -> bool) -> usize {
-        let hint = self.0.entry(key).or_insert(v.len());
-        let i = partition_point_near(v, *hint, pred);
-        *hint = i;
-        i
+    pub fn partition_point<T>(&mut self, slot: usize, v: &[T], pred: impl Fn(&T) -> bool) -> usize {
+        if self.last.len() <= slot {
+            self.last.resize(slot + 1, Self::NONE);
+        }
+        let hint = &mut self.last[slot];
+        let from = if *hint == Self::NONE { v.len() } else { *hint };
+        *hint = partition_point_near(v, from, pred);
+        *hint
     }
 }
 
@@ -73,6 +73,40 @@ impl<K: Hash + Eq> Hints<K> {
 mod tests {
     use super::*;
     use crate::util::next_random;
+
+    /// Two slices searched in turn, each by a falling key: each search starts from its own
+    /// slot's last answer (a few reads, where one from the end takes twice as many or more),
+    /// and finds what a binary search finds.
+    #[test]
+    fn each_slot_is_searched_from_its_own_last_answer() {
+        let (a, b): (Vec<u64>, Vec<u64>) = (
+            (0..1000).map(|i| 2 * i).collect(),
+            (0..1000).map(|i| 3 * i).collect(),
+        );
+        let mut hints = Hints::default();
+        for round in 0..50u64 {
+            for (slot, v, top) in [(1, &a, 1800), (0, &b, 900)] {
+                let key = top - 5 * round;
+                let search = |hints: &mut Hints| {
+                    let reads = std::cell::Cell::new(0);
+                    let i = hints.partition_point(slot, v, |&x| {
+                        reads.set(reads.get() + 1);
+                        x < key
+                    });
+                    (i, reads.get())
+                };
+                let (i, reads) = search(&mut hints);
+                assert_eq!(i, v.partition_point(|&x| x < key));
+                if round > 0 {
+                    let (_, fresh) = search(&mut Hints::default());
+                    assert!(
+                        reads <= 7 && fresh >= 2 * reads,
+                        "slot {slot} round {round}: {reads} reads, {fresh} from the end"
+                    );
+                }
+            }
+        }
+    }
 
     /// Whatever the hint, the search from it finds what a binary search over the whole slice
     /// finds: at either end, on runs of equal keys, before and past every key.
