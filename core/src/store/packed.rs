@@ -13,9 +13,10 @@
 //! The table is per store (one writer: the delivery thread of one buffer), so interning takes
 //! no lock. Its lookup map is capped and cleared when full: a workload whose every dispatch has
 //! a new shape costs one table entry per record (no worse than the unpacked record), never an
-//! unbounded map. A store that sees many shapes also keeps a small memo of entries by hash: one
-//! read and one compare find a shape that consecutive records do not repeat (many threads'
-//! records interleaved in one buffer), before the map is probed.
+//! unbounded map. A store that sees more than one shape also keeps a small memo of entries by
+//! hash: one read and one compare find a shape that consecutive records do not repeat (many
+//! threads' records interleaved in one buffer, a thread's calls of a few operations in turn),
+//! before the map is probed.
 
 use std::hash::{BuildHasher, Hash};
 
@@ -55,9 +56,11 @@ fn memo_slot(hash: u64) -> usize {
     (hash.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (u64::BITS - MEMO_BITS)) as usize
 }
 
-/// Table entries a store holds before it keeps the memo: one with fewer (a thread's own
-/// vectors, a buffer of a few shapes) probes the map alone and allocates no memo.
-const MEMO_FROM: usize = 16;
+/// Table entries a store holds before it keeps the memo. A store of one shape finds it by
+/// `last` alone and allocates none; from its second, records that differ from the one before
+/// (a thread's calls of a few operations in turn, as every program makes them: launch, copy,
+/// event record, wait) find their entry by a memo read and a compare, not a map probe.
+const MEMO_FROM: usize = 2;
 
 #[derive(Debug, Clone, Copy)]
 struct Packed<E> {
@@ -741,12 +744,12 @@ mod tests {
         assert!(by_ids.is_empty());
     }
 
-    /// Shapes interleaved (no record repeats the one before): a store of few shapes keeps no
+    /// Shapes interleaved (no record repeats the one before): a store of one shape keeps no
     /// memo; past `MEMO_FROM` it does, and finds each shape's one entry by it.
     #[test]
     fn interleaved_shapes_are_found_once_each_with_the_memo_past_its_threshold() {
-        let few: PackedVec<R> = (0..100u64).map(|i| R(i, (i % 3) as u16)).collect();
-        assert!(few.memo.is_empty(), "few shapes: no memo");
+        let one: PackedVec<R> = (0..100u64).map(|i| R(i, 7)).collect();
+        assert!(one.memo.is_empty(), "one shape: no memo");
         let shapes = MEMO_FROM as u64 * 4;
         let rs: Vec<R> = (0..shapes * 50)
             .map(|i| R(i, (i * 7 % shapes) as u16))
@@ -755,6 +758,21 @@ mod tests {
         assert_eq!(v.memo.len(), MEMO_SLOTS);
         assert_eq!(v.table.len(), shapes as usize, "each shape stored once");
         assert!(v.iter().eq(rs.iter().copied()));
+    }
+
+    /// A few shapes in turn, as a thread's calls of a few operations come (launch, copy, event
+    /// record, wait): from the second shape on the store keeps the memo, and once each shape
+    /// has come again it is found there, without a probe of the map.
+    #[test]
+    fn a_few_shapes_in_turn_are_found_by_the_memo() {
+        let shapes = [3u16, 9, 4, 1];
+        let v: PackedVec<R> = (0..400u64).map(|i| R(i, shapes[i as usize % 4])).collect();
+        assert_eq!(v.table, shapes, "each shape stored once");
+        assert_eq!(v.memo.len(), MEMO_SLOTS, "a memo from the second shape");
+        for (entry, shape) in v.table.iter().enumerate() {
+            let slot = memo_slot(v.index.hasher().hash_one(shape));
+            assert_eq!(v.memo[slot] as usize, entry, "shape {shape} in the memo");
+        }
     }
 
     /// When the map is cleared at its cap the memo is too: a shape seen before the clear gets
