@@ -1102,16 +1102,23 @@ enum CallMode {
     TableNoTool,
     TableRequestNoTool,
     TableStreamNoTool,
+    /// [`CallMode::Table`] with [`OPS_IN_TURN`] operations in turn, as a program's launches,
+    /// copies, event records and waits come: no call's record repeats the one before's shared
+    /// facts, so each looks its entry up in its thread's store.
+    TableOps,
+    TableOpsNoTool,
 }
 
 impl CallMode {
-    const ALL: [CallMode; 6] = [
+    const ALL: [CallMode; 8] = [
         CallMode::Table,
         CallMode::TableNoTool,
         CallMode::TableRequest,
         CallMode::TableRequestNoTool,
         CallMode::TableStream,
         CallMode::TableStreamNoTool,
+        CallMode::TableOps,
+        CallMode::TableOpsNoTool,
     ];
 
     /// The name `HOT_PATH_CALL_MODE` and the `calls_<mode>` functions give it.
@@ -1123,6 +1130,8 @@ impl CallMode {
             CallMode::TableNoTool => "table_no_tool",
             CallMode::TableRequestNoTool => "table_request_no_tool",
             CallMode::TableStreamNoTool => "table_stream_no_tool",
+            CallMode::TableOps => "table_ops",
+            CallMode::TableOpsNoTool => "table_ops_no_tool",
         }
     }
 
@@ -1134,6 +1143,8 @@ impl CallMode {
             CallMode::TableNoTool => "table, no tool",
             CallMode::TableRequestNoTool => "table + request, no tool",
             CallMode::TableStreamNoTool => "table + HIP_STREAM, no tool",
+            CallMode::TableOps => "table, 4 operations in turn",
+            CallMode::TableOpsNoTool => "table, 4 operations in turn, no tool",
         }
     }
 }
@@ -1142,6 +1153,9 @@ impl CallMode {
 const HIP_STREAM_KIND_V1: u32 = 20;
 /// The operation id the bench gives `hipLaunchKernel`.
 const LAUNCH_OP: i32 = 3;
+/// Operations [`CallMode::TableOps`] calls in turn: ids from [`LAUNCH_OP`] on, each armed as
+/// `hipLaunchKernel` (the same payload read; only the records' operations differ).
+const OPS_IN_TURN: i32 = 4;
 
 /// A tracer armed as a session subscribing `mode` would arm it (leaked: callbacks take a
 /// `&'static Tracer`, as they do in the tool).
@@ -1149,8 +1163,10 @@ fn call_tracer(mode: CallMode) -> &'static rocprof_xplane::sdk::Tracer {
     use rocprof_xplane::decode::BufferKinds;
     use rocprof_xplane::sdk::callbacks::{CallbackKinds, Dispatch};
     let tracer: &'static _ = Box::leak(Box::default());
-    let mut hip_ops = vec![None; LAUNCH_OP as usize + 1];
-    hip_ops[LAUNCH_OP as usize] = rocprof_xplane::hip::lookup("hipLaunchKernel");
+    let mut hip_ops = vec![None; (LAUNCH_OP + OPS_IN_TURN) as usize];
+    for op in &mut hip_ops[LAUNCH_OP as usize..] {
+        *op = rocprof_xplane::hip::lookup("hipLaunchKernel");
+    }
     let mut kinds = CallbackKinds {
         hip_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API),
         marker_api: Some(sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API),
@@ -1189,37 +1205,49 @@ fn run_calls(mode: CallMode, tracer: &'static rocprof_xplane::sdk::Tracer, tid: 
         CallMode::TableNoTool => calls_table_no_tool(tracer, tid, calls),
         CallMode::TableRequestNoTool => calls_table_request_no_tool(tracer, tid, calls),
         CallMode::TableStreamNoTool => calls_table_stream_no_tool(tracer, tid, calls),
+        CallMode::TableOps => calls_table_ops(tracer, tid, calls),
+        CallMode::TableOpsNoTool => calls_table_ops_no_tool(tracer, tid, calls),
     }
 }
 
 #[inline(never)]
 fn calls_table(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, false, false, TOOL_EDGES);
+    hip_calls(tracer, tid, calls, false, false, TOOL_EDGES, 1);
 }
 
 #[inline(never)]
 fn calls_table_request(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, true, false, TOOL_EDGES);
+    hip_calls(tracer, tid, calls, true, false, TOOL_EDGES, 1);
 }
 
 #[inline(never)]
 fn calls_table_stream(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, true, true, TOOL_EDGES);
+    hip_calls(tracer, tid, calls, true, true, TOOL_EDGES, 1);
 }
 
 #[inline(never)]
 fn calls_table_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, false, false, NO_EDGES);
+    hip_calls(tracer, tid, calls, false, false, NO_EDGES, 1);
 }
 
 #[inline(never)]
 fn calls_table_request_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, true, false, NO_EDGES);
+    hip_calls(tracer, tid, calls, true, false, NO_EDGES, 1);
 }
 
 #[inline(never)]
 fn calls_table_stream_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
-    hip_calls(tracer, tid, calls, true, true, NO_EDGES);
+    hip_calls(tracer, tid, calls, true, true, NO_EDGES, 1);
+}
+
+#[inline(never)]
+fn calls_table_ops(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, false, false, TOOL_EDGES, OPS_IN_TURN);
+}
+
+#[inline(never)]
+fn calls_table_ops_no_tool(tracer: &'static rocprof_xplane::sdk::Tracer, tid: u64, calls: u64) {
+    hip_calls(tracer, tid, calls, false, false, NO_EDGES, OPS_IN_TURN);
 }
 
 /// A callback-tracing callback under SDK 1.x.
@@ -1304,9 +1332,11 @@ fn request_drain(tracer: &'static rocprof_xplane::sdk::Tracer) {
 }
 
 /// The callbacks of `calls` `hipLaunchKernel`s on thread `tid` (ids from `tid << 32`), one
-/// roctx range open around them; asks for a drain of the capture every 64 k calls, as cuts
-/// would, so the state held stays bounded: made on another thread ([`request_drain`]), it
-/// frees the chunks the calling thread filled there, as a cut's join does.
+/// roctx range open around them, the records' operations taken in turn from `ops` ids
+/// ([`OPS_IN_TURN`]; 1: every call the same); asks for a drain of the capture every 64 k
+/// calls, as cuts would, so the state held stays bounded: made on another thread
+/// ([`request_drain`]), it frees the chunks the calling thread filled there, as a cut's join
+/// does.
 #[inline(always)]
 fn hip_calls(
     tracer: &'static rocprof_xplane::sdk::Tracer,
@@ -1315,6 +1345,7 @@ fn hip_calls(
     request: bool,
     stream_brackets: bool,
     edges: Edges,
+    ops: i32,
 ) {
     // Through pointers the compiler cannot see: each edge is called as the runtime calls it,
     // its record built and passed whatever the callee does with it.
@@ -1387,6 +1418,10 @@ fn hip_calls(
         let corr = base | (i + 1);
         api_enter.correlation_id.internal = corr;
         api_exit.correlation_id.internal = corr;
+        if ops > 1 {
+            let op = LAUNCH_OP + (i % ops as u64) as i32;
+            (api_enter.operation, api_exit.operation) = (op, op);
+        }
         // SAFETY: a u64 written into a plain 8-byte union (a runtime zeroes it per call).
         unsafe { (*user_p).value = 0 };
         // SAFETY: records and payloads as the runtime passes them, valid for each call; `data`

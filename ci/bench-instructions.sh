@@ -58,8 +58,9 @@ ROCPROF_SIM_TOOL_CALLS=skip LOG=info traced storm-skip "$work/storm200k.toml" &
 HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 valgrind --tool=callgrind \
   --callgrind-out-file="$work/calls.out" "$bench" >"$work/calls.log" 2>&1 &
 # The same, one subscription per run: the tool's `extern "C"` edges alone (without the records
-# and calls the bench makes).
-for mode in table table_request table_stream; do
+# and calls the bench makes). `table_ops`: the table's calls of 4 operations in turn, as a
+# program's launches, copies, event records and waits come (no record repeats the one before's).
+for mode in table table_request table_stream table_ops; do
   HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 HOT_PATH_CALL_MODE=$mode valgrind --tool=callgrind \
     --callgrind-out-file="$work/calls-$mode.out" "$bench" >"$work/calls-$mode.log" 2>&1
 done &
@@ -116,14 +117,14 @@ print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; bui
 print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f}); callbacks' work {sc / records:,.0f}")
 PY
 calls=200000
-for mode in table table_request table_stream; do
+for mode in table table_request table_stream table_ops; do
   n=$(inclusive "$work/calls.out" "hot_path::calls_$mode")
   f="$work/calls-$mode.out"
   edges=$(($(inclusive "$f" 'rocprof_xplane::sdk::callbacks::tracing_callback_v1') \
     + $(inclusive "$f" 'rocprof_xplane::sdk::callbacks::hip_stream_callback_v1') \
     + $(inclusive "$f" 'rocprof_xplane::sdk::callbacks::external_id_request')))
   echo "per HIP call, $mode: $((n / calls)) instructions (the tool's callbacks, hipLaunchKernel on a created stream), of which the tool's edges $((edges / calls))"
-done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/'
+done | sed 's/table_request/table + request/; s/table_stream/table + HIP_STREAM/; s/table_ops/table, 4 operations in turn/'
 echo "per HIP call, table + HIP_STREAM, no tool: $(($(inclusive "$work/calls.out" "hot_path::calls_table_stream_no_tool") / calls)) instructions (the bench's own records and calls, to callbacks that do nothing)"
 # Per record collected: every edge the runtime calls on its threads (callbacks, external-id
 # requests, buffer deliveries), per delivered record of the storm.

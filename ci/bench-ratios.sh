@@ -101,7 +101,7 @@ print("per HIP call, the tool's callbacks on a runtime that costs nothing (CPU-n
       " threads, page faults per 1,000 calls; with − without: less the same calls to callbacks"
       " that do nothing, the bench's own cost):")
 rows = {mode: (float(one), f1, float(sixteen), f16) for mode, one, f1, sixteen, f16 in re.findall(
-    r"  ([a-zA-Z_ +,]+): 1 thread\(s\) ([\d.]+) \(([\d.]+)\) 16 thread\(s\) ([\d.]+) \(([\d.]+)\)", calls)}
+    r"  ([a-zA-Z0-9_ +,]+): 1 thread\(s\) ([\d.]+) \(([\d.]+)\) 16 thread\(s\) ([\d.]+) \(([\d.]+)\)", calls)}
 for mode, (one, f1, sixteen, f16) in rows.items():
     base = rows.get(mode + ", no tool")
     if base is None:
