@@ -300,8 +300,9 @@ impl Recorder {
     }
 
     /// Keeps `record`, a HIP call's record its callbacks built (its ENTER gave it a start), in
-    /// this thread's store, when that takes no registration, allocation, lookup or wait
-    /// (`PackedVec::push_repeating`): loads, compares and stores, nothing that can panic.
+    /// this thread's store, when that takes no registration, allocation, map probe or wait
+    /// (`PackedVec::push_known`: the record repeats the one before's shared facts, or the
+    /// store's memo holds them): loads, compares, a hash and stores, nothing that can panic.
     /// Returns false, having done nothing, otherwise: [`Self::keep_api_record`] takes it.
     #[inline(always)]
     pub(crate) fn keep_api_record_unguarded(
@@ -320,7 +321,7 @@ impl Recorder {
         else {
             return false;
         };
-        if !t.api.push_repeating(record) {
+        if !t.api.push_known(record) {
             return false;
         }
         drop(t);
@@ -662,6 +663,54 @@ mod tests {
                 19,
                 "the next window starts at the room reached"
             );
+        })
+        .join()
+        .unwrap();
+    }
+
+    /// A HIP call's record is kept without the guard when its shared facts repeat the call
+    /// before's, and also, calls of a few operations coming in turn, when its thread's store
+    /// has seen its operation; a new operation, or one into a full chunk, declines, changing
+    /// nothing, and the guarded path keeps it. The records are those the guarded path alone
+    /// keeps, in order.
+    #[test]
+    fn a_call_record_of_an_operation_seen_is_kept_unguarded() {
+        std::thread::spawn(|| {
+            let r = Recorder::default();
+            let tid = 9;
+            let record = |corr: u64, operation: i32| ApiRecord {
+                domain: crate::model::events::ApiDomain::Hip,
+                operation,
+                correlation_id: corr,
+                external_id: 0,
+                start_ns: corr * 10,
+                end_ns: corr * 10 + 5,
+                thread_id: tid,
+            };
+            let ops = [3, 5, 8, 5];
+            let mut kept = Vec::new();
+            let mut unguarded = 0;
+            for corr in 1..=40u64 {
+                let op = if corr == 30 {
+                    11
+                } else {
+                    ops[corr as usize % 4]
+                };
+                let rec = record(corr, op);
+                if r.keep_api_record_unguarded(local::slot(), r.gate(), rec) {
+                    unguarded += 1;
+                } else {
+                    r.keep_api_record(local::slot(), r.gate(), rec);
+                }
+                kept.push(rec);
+            }
+            // Guarded: the thread's first call (1); the first of each other operation (2, 4,
+            // 30); the second calls of the first two operations (3, 6), which came before the
+            // store kept its memo (from its second shape); the call into a new chunk (17: the
+            // first holds 16).
+            assert_eq!(unguarded, 40 - 7);
+            let drained: Vec<ApiRecord> = r.capture().drain(0, true).api.iter().collect();
+            assert_eq!(drained, kept);
         })
         .join()
         .unwrap();

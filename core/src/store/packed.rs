@@ -147,6 +147,32 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         true
     }
 
+    /// [`Self::push_repeating`], or a record whose shared entry the memo holds (a thread's
+    /// calls of a few operations in turn): no allocation, no probe of the map. Loads, compares,
+    /// a hash and stores, nothing that can panic. Returns false, having changed nothing, for
+    /// any other record: [`Self::push`] takes it. Where records mostly repeat the one before
+    /// (a thread's launch facts: one stream), [`Self::push_repeating`] is the shorter path.
+    #[inline(always)]
+    pub fn push_known(&mut self, value: T) -> bool {
+        let (each, shared) = value.split();
+        if !self.records.has_room() {
+            return false;
+        }
+        let at = if self.last_shared == Some(shared) {
+            self.last
+        } else {
+            let memoized = self.memo_slot_of(&shared);
+            let Some(at) = memoized.and_then(|slot| self.memoized_in(slot, &shared)) else {
+                return false;
+            };
+            self.last = at;
+            self.last_shared = Some(shared);
+            at
+        };
+        self.records.push(Packed { each, shared: at });
+        true
+    }
+
     /// [`Self::push`], counting a refused record into `dropped` (its owner's count of records
     /// lost to memory), as every owner does.
     #[inline]
@@ -168,17 +194,28 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
     /// slot of its hash, then (out of line) the map.
     #[inline(never)]
     fn intern_new(&mut self, shared: T::Shared) -> Option<u32> {
-        if self.memo.is_empty() {
+        let Some(slot) = self.memo_slot_of(&shared) else {
             return self.intern_by_map(shared, None);
-        }
-        let slot = memo_slot(self.index.hasher().hash_one(shared));
-        let at = self.memo.get(slot).copied().unwrap_or(NONE);
-        if self.table.get(at as usize) != Some(&shared) {
+        };
+        let Some(at) = self.memoized_in(slot, &shared) else {
             return self.intern_by_map(shared, Some(slot));
-        }
+        };
         self.last = at;
         self.last_shared = Some(shared);
         Some(at)
+    }
+
+    /// The memo's slot for `shared`; `None` while the store keeps no memo.
+    #[inline(always)]
+    fn memo_slot_of(&self, shared: &T::Shared) -> Option<usize> {
+        (!self.memo.is_empty()).then(|| memo_slot(self.index.hasher().hash_one(shared)))
+    }
+
+    /// The entry memoized in `slot`, when it is `shared`'s.
+    #[inline(always)]
+    fn memoized_in(&self, slot: usize, shared: &T::Shared) -> Option<u32> {
+        let at = self.memo.get(slot).copied().unwrap_or(NONE);
+        (self.table.get(at as usize) == Some(shared)).then_some(at)
     }
 
     /// [`Self::intern_new`] past the memo: the entry of `shared` by the map, added when absent
@@ -625,24 +662,57 @@ mod tests {
         }
     }
 
-    /// The allocation-free append takes only a record repeating the last one's entry into
-    /// a chunk with room, and declines everything else without a change.
+    /// Each allocation-free append takes a record repeating the last one's entry into a
+    /// chunk with room, and declines a new entry, or any record without room, without a change.
     #[test]
-    fn push_repeating_takes_only_what_needs_no_room_nor_lookup() {
-        let mut v: PackedVec<R, 16> = PackedVec::new();
-        assert!(!v.push_repeating(R(1, 5)), "no chunk yet");
-        assert!(v.push(R(1, 5)));
-        assert!(!v.push_repeating(R(2, 6)), "another entry");
-        assert_eq!(v.len(), 1);
-        let mut n = 1;
-        while v.push_repeating(R(n + 1, 5)) {
-            n += 1;
+    fn allocation_free_appends_take_only_what_needs_no_room_nor_lookup() {
+        type Push = fn(&mut PackedVec<R, 16>, R) -> bool;
+        for push in [PackedVec::push_repeating as Push, PackedVec::push_known] {
+            let mut v: PackedVec<R, 16> = PackedVec::new();
+            assert!(!push(&mut v, R(1, 5)), "no chunk yet");
+            assert!(v.push(R(1, 5)));
+            assert!(!push(&mut v, R(2, 6)), "another entry");
+            assert_eq!(v.len(), 1);
+            let mut n = 1;
+            while push(&mut v, R(n + 1, 5)) {
+                n += 1;
+            }
+            // The first chunk's room (16) is filled, then it declines.
+            assert_eq!((n, v.len()), (16, 16));
+            assert!(v.push(R(17, 5)), "the full path grows a chunk");
+            assert!(push(&mut v, R(18, 5)));
+            assert!(v.iter().eq((1..=18).map(|i| R(i, 5))));
         }
-        // The first chunk's room (16) is filled, then it declines.
-        assert_eq!((n, v.len()), (16, 16));
-        assert!(v.push(R(17, 5)), "the full path grows a chunk");
-        assert!(v.push_repeating(R(18, 5)));
-        assert!(v.iter().eq((1..=18).map(|i| R(i, 5))));
+    }
+
+    /// Past the repeating record, the allocation-free append takes a shape the memo holds
+    /// (shapes in turn, each seen once already), and declines one it does not hold, or any
+    /// once the chunk is full, without a change.
+    #[test]
+    fn push_known_takes_a_shape_the_memo_holds() {
+        let mut v: PackedVec<R, 16> = PackedVec::new();
+        for (i, shape) in [(1, 3), (2, 9), (3, 4), (4, 3), (5, 9)] {
+            assert!(v.push(R(i, shape)));
+        }
+        // 3 and 9 have come twice (the second time the memo took them); 4 once, after the memo
+        // was made.
+        let table = v.table.clone();
+        assert!(v.push_known(R(6, 4)), "memoized when it first came");
+        assert!(v.push_known(R(7, 3)));
+        assert!(!v.push_known(R(8, 11)), "a new shape takes the map");
+        assert_eq!(
+            (v.len(), &v.table),
+            (7, &table),
+            "declined without a change"
+        );
+        while v.len() < 16 {
+            let i = v.len() as u64 + 1;
+            assert!(v.push_known(R(i, [3, 9, 4][i as usize % 3])));
+        }
+        assert!(!v.push_known(R(17, 9)), "a full chunk");
+        let shapes: Vec<u16> = v.iter().map(|r| r.1).collect();
+        assert_eq!(&shapes[..7], &[3, 9, 4, 3, 9, 4, 3]);
+        assert!(v.iter().map(|r| r.0).eq(1..=16));
     }
 
     /// When the lookup map is cleared at its cap, indexes handed out before stay valid.
