@@ -161,8 +161,8 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
         let at = if self.last_shared == Some(shared) {
             self.last
         } else {
-            let memoized = self.memo_slot_of(&shared);
-            let Some(at) = memoized.and_then(|slot| self.memoized_in(slot, &shared)) else {
+            let slot = self.memo_slot_of(&shared);
+            let Some(at) = slot.and_then(|slot| self.memoized_in(slot, &shared)) else {
                 return false;
             };
             self.last = at;
@@ -820,7 +820,7 @@ mod tests {
     fn interleaved_shapes_are_found_once_each_with_the_memo_past_its_threshold() {
         let one: PackedVec<R> = (0..100u64).map(|i| R(i, 7)).collect();
         assert!(one.memo.is_empty(), "one shape: no memo");
-        let shapes = MEMO_FROM as u64 * 4;
+        let shapes = 64;
         let rs: Vec<R> = (0..shapes * 50)
             .map(|i| R(i, (i * 7 % shapes) as u16))
             .collect();
@@ -867,7 +867,7 @@ mod tests {
     /// cleared, its stale indexes never give a record another shape's entry.
     #[test]
     fn a_stale_memo_never_gives_a_wrong_entry() {
-        let shapes = MEMO_FROM as u64 * 2;
+        let shapes = 32;
         let rs = |from: u64, shift: u64| -> Vec<R> {
             (from..from + shapes * 3)
                 .map(|i| R(i, ((i + shift) % shapes) as u16))
