@@ -285,10 +285,18 @@ fn counter_values_to_hand_on(c: &mut Collected, held: Option<&Collected>) -> Cou
 /// whose roctx records are not traced: nothing is awaited.
 fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HashMap<u64, u32> {
     let mut out = HashMap::default();
+    // The roctx calls among the API records, by their shared entries' domain: no record
+    // unpacked.
+    let marker_entry: Vec<bool> = c
+        .api
+        .shared()
+        .iter()
+        .map(|s| s.domain() == ApiDomain::Marker)
+        .collect();
     let ids = || {
         let packed = c.marker_records.ids();
-        let unpacked = c.api.iter().filter(|a| a.domain == ApiDomain::Marker);
-        packed.chain(unpacked.map(|a| a.correlation_id))
+        let in_api = c.api.ids_with_entry().filter(|&(_, e)| marker_entry[e]);
+        packed.chain(in_api.map(|(id, _)| id))
     };
     if ids().next().is_none() && c.carried.spans_shown.is_empty() {
         return out;
@@ -325,43 +333,69 @@ fn spans_awaiting_records(c: &Collected, carried_in: &HandedOn) -> HashMap<u64, 
 ///   window, where a later record of the same event must not hide it. These are never left
 ///   out: there is one per wait handed on, and the waits go along whole.
 pub fn latest_producers(c: &Collected, waits: &[SyncFact]) -> Vec<SyncFact> {
-    let records: Vec<&SyncFact> = c
-        .carried
-        .producers
-        .iter()
-        .chain(&c.syncs)
-        .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
-        .collect();
-    // Each event's records in correlation order, those taken in before this window's own (a
-    // record's place in `records` breaks the tie): sorted once, as keys, for both the latest of
-    // each event and the waits' lookups.
-    let mut by_event: Vec<(u64, u64, usize)> = records
-        .iter()
-        .enumerate()
-        .map(|(at, s)| (s.event, s.correlation_id, at))
-        .collect();
-    by_event.sort_unstable();
-    let mut out: Vec<SyncFact> = by_event
-        .chunk_by(|a, b| a.0 == b.0)
-        .map(|of_event| {
-            // The first of the event's latest id: the one taken in, when it is there too.
-            let latest = of_event[of_event.len() - 1].1;
-            *records[of_event[of_event.partition_point(|r| r.1 < latest)].2]
-        })
-        .collect();
+    let records = || {
+        c.carried
+            .producers
+            .iter()
+            .chain(&c.syncs)
+            .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
+    };
+    // Each event's latest record: a probe per record, in one pass (every step records its
+    // events, and a window has tens of thousands of records: sorting them all to find a few
+    // hundred events' latest cost the most of the hand-off after the split). Of two records
+    // of the event's latest id, the first: the one taken in, when it is there too.
+    let mut latest: HashMap<u64, &SyncFact> = HashMap::default();
+    for s in records() {
+        latest
+            .entry(s.event)
+            .and_modify(|l| {
+                if s.correlation_id > l.correlation_id {
+                    *l = s;
+                }
+            })
+            .or_insert(s);
+    }
+    let mut out: Vec<SyncFact> = latest.into_values().copied().collect();
     if out.len() > MAX_PRODUCERS {
         out.sort_unstable_by_key(|s| std::cmp::Reverse(s.correlation_id));
         out.truncate(MAX_PRODUCERS);
     }
-    let waits = waits
-        .iter()
-        .filter(|s| s.kind.waits_on_event())
-        .map(|s| (s.event, s.correlation_id));
-    for (event, id) in waits {
-        let i = by_event.partition_point(|&(e, r, _)| (e, r) < (event, id));
-        let before = i.checked_sub(1).map(|i| by_event[i]);
-        if let Some((_, _, at)) = before.filter(|r| r.0 == event) {
-            out.push(*records[at]);
+    // Each wait's record: the latest of its event before it. The waits of each event in id
+    // order; a record is noted at the first of them after it, and each wait then takes the
+    // latest of its own and those noted at the waits before it: a probe and a search of its
+    // event's waits per record, where the records would be sorted.
+    let mut waits_of: HashMap<u64, Vec<(u64, Option<&SyncFact>)>> = HashMap::default();
+    for w in waits.iter().filter(|s| s.kind.waits_on_event()) {
+        waits_of
+            .entry(w.event)
+            .or_default()
+            .push((w.correlation_id, None));
+    }
+    if !waits_of.is_empty() {
+        for of_event in waits_of.values_mut() {
+            of_event.sort_unstable_by_key(|&(id, _)| id);
+        }
+        for s in records() {
+            let Some(of_event) = waits_of.get_mut(&s.event) else {
+                continue;
+            };
+            let first_after = of_event.partition_point(|&(id, _)| id <= s.correlation_id);
+            if let Some((_, noted)) = of_event.get_mut(first_after) {
+                if noted.is_none_or(|n| n.correlation_id < s.correlation_id) {
+                    *noted = Some(s);
+                }
+            }
+        }
+        for of_event in waits_of.into_values() {
+            let mut latest: Option<&SyncFact> = None;
+            // Each record once: when it becomes the latest (the waits after it until a later
+            // one resolve to it too).
+            for n in of_event.into_iter().filter_map(|(_, noted)| noted) {
+                if latest.is_none_or(|l| l.correlation_id < n.correlation_id) {
+                    latest = Some(n);
+                    out.push(*n);
+                }
+            }
         }
     }
     out.sort_unstable_by_key(|s| s.correlation_id);
@@ -413,13 +447,28 @@ fn split_incomplete(
     };
     let launches = hip_ops(crate::hip::ops::expects_device_activity);
     let graphs = hip_ops(crate::hip::ops::makes_many_activities);
-    let hip = |d: ApiDomain| d == ApiDomain::Hip;
-    let range = id_range(
+    // What the rules ask of a call's domain and operation, once per shared entry: the walks
+    // over the calls read each record's id and entry, none unpacked.
+    let kind_of_entry: Vec<CallKind> = c
+        .api
+        .shared()
+        .iter()
+        .map(|s| match (s.domain(), s.operation()) {
+            (ApiDomain::Hip, op) if graphs.contains(op) && launches.contains(op) => {
+                CallKind::GraphLaunch
+            }
+            (ApiDomain::Hip, op) if launches.contains(op) => CallKind::Launch,
+            (ApiDomain::Hip, _) => CallKind::Hip,
+            _ => CallKind::Other,
+        })
+        .collect();
+    let hip_calls = || {
         c.api
-            .iter()
-            .filter(|a| hip(a.domain))
-            .map(|a| a.correlation_id),
-    );
+            .ids_with_entry()
+            .map(|(id, entry)| (id, kind_of_entry[entry]))
+            .filter(|&(_, kind)| kind != CallKind::Other)
+    };
+    let range = id_range(hip_calls().map(|(id, _)| id));
     // The walks over the stores go by `for_each`: a packed store's chunks are walked as
     // nested loops, not an iterator asked for each record in turn.
     let mut active = IdSet::for_range(range, c.api.len());
@@ -441,15 +490,17 @@ fn split_incomplete(
     // Graph launches with device work here: complete or not by their stream (below).
     let mut graph_launches = Vec::new();
     let mut recorded = IdSet::for_range(range, c.api.len());
-    c.api.iter().filter(|a| hip(a.domain)).for_each(|a| {
-        let id = a.correlation_id;
+    hip_calls().for_each(|(id, kind)| {
         recorded.insert(id);
-        if !launches.contains(a.operation) || !h.open(id) {
-            return;
-        }
-        if !active.contains(id) {
-            h.hold(id);
-        } else if graphs.contains(a.operation) {
+        // A launch without device work here is held; a graph launch with some is asked of
+        // its stream below. Whether a call may be handed on again is asked last: most
+        // launches have their work here.
+        let launch = matches!(kind, CallKind::Launch | CallKind::GraphLaunch);
+        if launch && !active.contains(id) {
+            if h.open(id) {
+                h.hold(id);
+            }
+        } else if kind == CallKind::GraphLaunch && h.open(id) {
             graph_launches.push(id);
         }
     });
@@ -496,6 +547,19 @@ fn split_incomplete(
     held.extend(contexts.iter().map(|&(id, _)| (id, CONTEXT)));
     out.carried.contexts = contexts;
     Some((out, held))
+}
+
+/// What the hand-off's rules ask of a call's domain and operation (`hip::ops`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CallKind {
+    /// A HIP call expected to make device work, not a graph launch.
+    Launch,
+    /// A HIP graph launch (it makes many activities).
+    GraphLaunch,
+    /// Any other HIP call.
+    Hip,
+    /// A call of another domain (roctx).
+    Other,
 }
 
 /// The graph-launch contexts `c` took in (`Carried::contexts`, their calls in an earlier
@@ -1486,5 +1550,78 @@ mod tests {
         let latest = latest_producers(&c, &[]);
         assert_eq!(latest.len() as u64, n);
         assert_eq!(latest[0].correlation_id, 3, "the oldest two left out");
+    }
+
+    /// On random windows (records of a few events taken in and made here, some taken in
+    /// again, waits handed on or not), what is handed on is each event's latest record and,
+    /// for each wait handed on, its event's latest record before it: as a search of every
+    /// record finds them.
+    #[test]
+    fn the_records_handed_on_are_the_latest_and_those_the_waits_resolve_to() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| crate::util::next_random(&mut x) % n;
+        let mut with_waits = 0;
+        for round in 0..200 {
+            let fact = |id: u64, kind, event: u64| SyncFact {
+                correlation_id: id,
+                kind,
+                event,
+                // The stream tells the records apart beside their ids.
+                stream: 0x100 + id,
+                device: 0,
+                stream_seq: 0,
+            };
+            let kinds = [
+                SyncKind::EventRecord,
+                SyncKind::EventRecord,
+                SyncKind::StreamWaitEvent,
+                SyncKind::EventSynchronize,
+                SyncKind::DeviceSynchronize,
+            ];
+            let mut c = Collected::default();
+            for id in 1..=next(20) {
+                c.carried
+                    .producers
+                    .push(fact(id, SyncKind::EventRecord, next(6)));
+            }
+            for id in 0..next(300) {
+                let kind = kinds[next(kinds.len() as u64) as usize];
+                c.syncs.push(fact(20 + id, kind, next(6)));
+            }
+            // A record taken in that this window holds again (the same call), and one of id 0.
+            if let Some(&again) = c.carried.producers.last() {
+                c.syncs.push(again);
+            }
+            c.syncs.push(fact(0, SyncKind::EventRecord, 1));
+            for i in (1..c.syncs.len()).rev() {
+                c.syncs.swap(i, next(i as u64 + 1) as usize);
+            }
+            let waits: Vec<SyncFact> = c.syncs.iter().filter(|_| next(3) == 0).copied().collect();
+            let records: Vec<&SyncFact> = c
+                .carried
+                .producers
+                .iter()
+                .chain(&c.syncs)
+                .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
+                .collect();
+            let latest_before = |event: u64, id: u64| {
+                records
+                    .iter()
+                    .filter(|r| r.event == event && r.correlation_id < id)
+                    .max_by_key(|r| r.correlation_id)
+                    .map(|r| **r)
+            };
+            let mut want: Vec<SyncFact> = (0..6)
+                .filter_map(|event| latest_before(event, u64::MAX))
+                .collect();
+            for w in waits.iter().filter(|w| w.kind.waits_on_event()) {
+                with_waits += 1;
+                want.extend(latest_before(w.event, w.correlation_id));
+            }
+            want.sort_by_key(|s| s.correlation_id);
+            want.dedup_by_key(|s| s.correlation_id);
+            assert_eq!(latest_producers(&c, &waits), want, "window {round}");
+        }
+        assert!(with_waits > 1000, "{with_waits} waits handed on");
     }
 }

@@ -315,6 +315,16 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             .map(|p| (self.unpack(p), p.shared as usize))
     }
 
+    /// Every record's correlation id ([`Pack::id`]) with the index of its shared entry, none
+    /// unpacked: a reader that asks a question of the shared facts (a call's operation) reads
+    /// it once per entry, and only the id per record.
+    pub fn ids_with_entry(&self) -> impl Iterator<Item = (u64, usize)> + '_ {
+        self.records.iter().map(|p| {
+            let entry = p.shared as usize;
+            (T::id(&p.each, || self.table[entry]), entry)
+        })
+    }
+
     /// How many records name each shared entry, by the entry's index: a question of the
     /// shared facts alone asked of every record costs a count per record, nothing unpacked.
     pub fn entry_counts(&self) -> Vec<usize> {
@@ -646,6 +656,24 @@ mod tests {
         let three = v.shared().iter().position(|&e| e == 3).unwrap();
         assert_eq!(counts[three], 0);
         assert_eq!(counts.iter().sum::<usize>(), v.len());
+    }
+
+    /// Each record's id comes with the entry of its shared facts, in order, over chunks and
+    /// after a split.
+    #[test]
+    fn ids_come_with_their_records_entries() {
+        let rs: Vec<R> = (0..CHUNK as u64 * 2 + 5)
+            .map(|i| R(i, (i % 5) as u16))
+            .collect();
+        let mut v: PackedVec<R> = rs.clone().into();
+        let _ = v.split_where(|r| r.0 % 3 == 0);
+        let kept: Vec<R> = rs.into_iter().filter(|r| r.0 % 3 != 0).collect();
+        let read: Vec<(u64, u16)> = v
+            .ids_with_entry()
+            .map(|(id, entry)| (id, v.shared()[entry]))
+            .collect();
+        let want: Vec<(u64, u16)> = kept.iter().map(|r| (r.0, r.1)).collect();
+        assert_eq!(read, want);
     }
 
     #[test]
