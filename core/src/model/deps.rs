@@ -77,7 +77,9 @@ impl ProducerIndex {
         for v in &mut of_event {
             // A call is recorded on one device only: correlation ids do not tie (if they did,
             // the order would still be the same every run); a call seen twice is one record.
-            v.sort_unstable_by_key(|p| (p.correlation_id, p.device, p.stream, p.stream_seq));
+            // An event's records come as each recording thread's run in id order, one after
+            // another: a stable sort merges the runs, where an unstable one sorts them again.
+            v.sort_by_key(|p| (p.correlation_id, p.device, p.stream, p.stream_seq));
             v.dedup_by_key(|p| p.correlation_id);
         }
         ProducerIndex {
