@@ -24,17 +24,20 @@ pub(super) fn place_copies(
     copy_ptrs: &[CopyPtrs],
     places: &Places,
 ) -> PlacedCopies {
-    copies.sort_by_key(|m: &CopyRecord| {
-        (
-            m.start_ns,
-            m.end_ns,
-            m.correlation_id,
-            m.operation,
-            m.bytes,
-            m.src_agent,
-            m.dst_agent,
-        )
-    });
+    crate::util::sort::sort_by_time(
+        &mut copies,
+        |m| m.start_ns,
+        |m| {
+            (
+                m.end_ns,
+                m.correlation_id,
+                m.operation,
+                m.bytes,
+                m.src_agent,
+                m.dst_agent,
+            )
+        },
+    );
     let mut placed = PlacedCopies {
         copies: Vec::with_capacity(copies.len()),
         counters: Counters::default(),

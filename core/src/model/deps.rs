@@ -316,7 +316,7 @@ pub fn resolve_dependencies(
     use crate::util::buffers::{Backwards, FromTheEnd};
     syncs.retain(|s| s.correlation_id != 0);
     // Stable: of a call seen twice, the first is kept.
-    syncs.sort_by_key(|s| s.correlation_id);
+    crate::util::sort::sort_by_time(&mut syncs, |s| s.correlation_id, |_| ());
     syncs.dedup_by_key(|s| s.correlation_id);
     // The facts are taken from the end and given back as the calls are made, so the two are
     // never held whole at once (a program that synchronizes every few launches has a sync

@@ -382,12 +382,8 @@ pub fn prepare_line(((plane, key), mut events, named): LineTask) -> PreparedLine
             let e = &subs[a.line as usize][a.at as usize];
             (e.start_ns, e.end_ns)
         };
-        activity.sort_unstable_by(|a, b| {
-            a.correlation_id
-                .cmp(&b.correlation_id)
-                .then_with(|| times(a).cmp(&times(b)))
-                .then_with(|| (a.line, a.at).cmp(&(b.line, b.at)))
-        });
+        // Made in place order: ties of id and times stay in it.
+        crate::util::sort::sort_by_time(&mut activity, |a| a.correlation_id, times);
     }
     PreparedLine {
         plane,

@@ -181,6 +181,29 @@ pub fn apply_order<T>(items: &mut [T], order: &mut [u32]) {
     }
 }
 
+/// Sorts `items` as a stable sort by `(time, rest)` would: their keys are sorted instead
+/// ([`stable_order`]: one `u64` per item, `rest` read only where two times tie) and each item
+/// is then moved once ([`apply_order`]). A slice already in order is left as it is. For items
+/// many times larger than their key, delivered without long sorted runs (many threads' runs
+/// interleaved drain by drain), where a stable sort moves each many times and holds half of
+/// them again as scratch.
+pub fn sort_by_time<T, K: Ord>(items: &mut [T], time: impl Fn(&T) -> u64, rest: impl Fn(&T) -> K) {
+    let in_order = items.is_sorted_by(|a, b| match time(a).cmp(&time(b)) {
+        Ordering::Less => true,
+        Ordering::Equal => rest(a) <= rest(b),
+        Ordering::Greater => false,
+    });
+    if in_order {
+        return;
+    }
+    let mut order = stable_order(
+        || items.iter().map(&time).enumerate(),
+        |i| rest(&items[i]),
+        items.len(),
+    );
+    apply_order(items, &mut order);
+}
+
 /// Positions of records in the order a stable sort by `(time, rest)` would leave them, from
 /// each record's `(position, time)` (about `expected` of them) and `rest_at(position)`; `rest`
 /// is read only when two times tie. Small keys are sorted instead of the records (delivered
@@ -470,6 +493,33 @@ mod tests {
             assert_eq!(runs, want, "case {case}: by runs");
             sort_by_positions(&mut items, by_key);
             assert_eq!(items, want, "case {case}: by positions");
+        }
+    }
+
+    /// `sort_by_time` gives what a stable sort by `(time, rest)` gives: ties of both in input
+    /// order, in order or not, times near and far apart (the keys packed with their positions
+    /// or not), and leaves a slice in order as it is.
+    #[test]
+    fn a_sort_by_time_is_the_stable_sort() {
+        let mut x = 0x0dd_ba11_cafe_f00du64;
+        let mut next = |m: u64| next_random(&mut x) % m;
+        for case in 0..300 {
+            let n = next(if case % 5 == 0 { 3_000 } else { 80 }) as usize;
+            let far = case % 3 == 0;
+            // (time, rest, original position): few times and rests, so both tie often.
+            let mut items: Vec<(u64, u8, usize)> = (0..n)
+                .map(|i| {
+                    let t = next(7);
+                    (if far { t << 60 } else { 1_000 + t }, next(3) as u8, i)
+                })
+                .collect();
+            if case % 4 == 1 {
+                items.sort_by_key(|&(t, r, _)| (t, r));
+            }
+            let mut want = items.clone();
+            want.sort_by_key(|&(t, r, _)| (t, r));
+            sort_by_time(&mut items, |i| i.0, |i| i.1);
+            assert_eq!(items, want, "case {case}");
         }
     }
 
