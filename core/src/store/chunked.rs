@@ -521,10 +521,21 @@ impl<'a, T> Iterator for Iter<'a, T> {
         (known, self.chunks.as_slice().is_empty().then_some(known))
     }
 
+    /// Nested loops, the chunks outside, with `f` called from one place: called from one loop
+    /// per part (the chunk being read, the others, the last), it was kept out of line, and each
+    /// value's call paid for the closure's state reloaded and its registers saved.
     fn fold<B, F: FnMut(B, &'a T) -> B>(self, init: B, mut f: F) -> B {
-        let acc = self.cur.fold(init, &mut f);
-        let acc = self.chunks.fold(acc, |acc, c| c.iter().fold(acc, &mut f));
-        self.tail.iter().fold(acc, f)
+        let Iter { cur, chunks, tail } = self;
+        let parts = std::iter::once(cur.as_slice())
+            .chain(chunks.map(Vec::as_slice))
+            .chain(std::iter::once(tail));
+        let mut acc = init;
+        for part in parts {
+            for v in part {
+                acc = f(acc, v);
+            }
+        }
+        acc
     }
 }
 
@@ -564,16 +575,18 @@ impl<'a, T, const MAX: usize> Iterator for Positions<'a, T, MAX> {
             next,
             mut chunk_start,
         } = self;
-        let mut acc = values
-            .cur
-            .enumerate()
-            .fold(init, |acc, (o, v)| f(acc, (next + o, v)));
-        for c in values.chunks.map(Vec::as_slice).chain([values.tail]) {
+        // As `Iter::fold`: `f` called from one place. The chunk being read starts at `next`,
+        // each other a chunk on from the one before.
+        let Iter { cur, chunks, tail } = values;
+        let others = chunks.map(Vec::as_slice).chain([tail]).map(move |c| {
             chunk_start = chunk_start.wrapping_add(MAX);
-            acc = c
-                .iter()
-                .enumerate()
-                .fold(acc, |acc, (o, v)| f(acc, (chunk_start + o, v)));
+            (chunk_start, c)
+        });
+        let mut acc = init;
+        for (start, part) in std::iter::once((next, cur.as_slice())).chain(others) {
+            for (o, v) in part.iter().enumerate() {
+                acc = f(acc, (start + o, v));
+            }
         }
         acc
     }
