@@ -456,20 +456,12 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             |p| may_take(id(p)),
             |p| may_take(id(p)) && take(&T::join(p.each, &table[p.shared as usize])),
             |p| {
-                if moved_entry.is_empty() {
-                    moved_entry = vec![NONE; table.len()];
-                }
-                let entry = &mut moved_entry[p.shared as usize];
-                if *entry == NONE {
-                    // A subset of this table's entries fits in a table as large as it.
-                    *entry = taken.table.len() as u32;
-                    let shared = table[p.shared as usize];
-                    taken.table.push(shared);
-                    if taken.index.len() < INDEX_CAP {
-                        taken.index.insert(shared, *entry);
-                    }
-                }
-                p.shared = *entry;
+                // An entry moved already (most records: a window hands on many calls of a few
+                // shapes) is a read; only the first record of each entry takes it along.
+                p.shared = match moved_entry.get(p.shared as usize) {
+                    Some(&at) if at != NONE => at,
+                    _ => take_entry_along(&mut moved_entry, &mut taken, table, p.shared),
+                };
             },
         );
         taken
@@ -525,6 +517,33 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
             + self.index.capacity() * (size_of::<T::Shared>() + size_of::<u32>() + 1)
             + self.memo.len() * size_of::<u32>()
     }
+}
+
+/// The index in `taken`'s table of this table's entry `at`, added there when the first record
+/// naming it moves (`PackedVec::split_ids_where`); `moved_entry` maps this table's indexes to
+/// `taken`'s (made on the first call). Out of line: the call for each record moved stays a read.
+#[cold]
+#[inline(never)]
+fn take_entry_along<T: Pack, const MAX: usize>(
+    moved_entry: &mut Vec<u32>,
+    taken: &mut PackedVec<T, MAX>,
+    table: &[T::Shared],
+    at: u32,
+) -> u32 {
+    if moved_entry.is_empty() {
+        *moved_entry = vec![NONE; table.len()];
+    }
+    let entry = &mut moved_entry[at as usize];
+    if *entry == NONE {
+        // A subset of this table's entries fits in a table as large as it.
+        *entry = taken.table.len() as u32;
+        let shared = table[at as usize];
+        taken.table.push(shared);
+        if taken.index.len() < INDEX_CAP {
+            taken.index.insert(shared, *entry);
+        }
+    }
+    *entry
 }
 
 /// Bytes one record occupies in a [`PackedVec`], beside its share of the table.
