@@ -11,8 +11,8 @@
 # runs have on; the storm's callbacks are also counted at the default log level, without
 # it), and the storm end to end: the whole process at the default log level, traced minus
 # the same run with every tool callback skipped. Cache misses are
-# not in these counts: a change that only cuts memory traffic reads flat here. Takes about 2
-# minutes.
+# not in these counts: a change that only cuts memory traffic reads flat here. Also the bench's
+# window hand-offs (`HOT_PATH_ONLY=carry`), per record of its windows. Takes about 3 minutes.
 # Not a test: figures for docs/performance.md. Usage: ci/bench-instructions.sh [KEEP_DIR]
 # (with KEEP_DIR the callgrind files stay there, for callgrind_annotate). BENCH_MAXTEXT=1 adds a
 # third workload, scenarios/maxtext-scale.toml at a tenth of its repeats (905 k records, with the
@@ -64,6 +64,11 @@ for mode in table table_request table_stream table_ops; do
   HOT_PATH_ONLY=calls HOT_PATH_CALLS=200000 HOT_PATH_CALL_MODE=$mode valgrind --tool=callgrind \
     --callgrind-out-file="$work/calls-$mode.out" "$bench" >"$work/calls-$mode.log" 2>&1
 done &
+# The hot_path bench's window hand-offs (`HOT_PATH_ONLY=carry`: synthetic windows, the device
+# behind, built the same every run), `model::carry::hand_off` alone counted: the cut's hand-off
+# on windows that do not move with the run's timing, as the MaxText-shaped cut's do.
+HOT_PATH_ONLY=carry valgrind --tool=callgrind --toggle-collect='*carry*hand_off*' \
+  --callgrind-out-file="$work/carry.out" "$bench" >"$work/carry.log" 2>&1 &
 if [[ ${BENCH_MAXTEXT:-0} == 1 ]]; then
   sed 's/repeat = 36500/repeat = 3650/' scenarios/maxtext-scale.toml >"$work/maxtext10.toml"
   traced maxtext "$work/maxtext10.toml" &
@@ -116,6 +121,9 @@ builds = 8  # bench_export: 5 builds into a byte counter, 3 into a file
 print(f"bench {events:,} events: join {bj / events:,.0f} instructions/event; build + encode {bb / builds / events:,.0f} instructions/event")
 print(f"storm {records:,} records: finalize {sf / records:,.0f} instructions/record (join {sj / records:,.0f}, write {sw / records:,.0f}); callbacks' work {sc / records:,.0f}")
 PY
+carried=$(grep -E '^carry' "$work/carry.log" | grep -oE '[0-9]+ records' | awk '{s += $1} END {print s + 0}')
+handed=$(awk '/^totals:/ {print $2}' "$work/carry.out")
+echo "bench hand-offs, $(echo "$carried" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') records in windows: $((handed / carried)) instructions/record"
 calls=200000
 for mode in table table_request table_stream table_ops; do
   n=$(inclusive "$work/calls.out" "hot_path::calls_$mode")
