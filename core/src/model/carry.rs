@@ -437,29 +437,24 @@ fn split_incomplete(
     carried_in: &HandedOn,
     windows: Windows,
 ) -> Option<(Collected, Vec<(u64, u32)>)> {
-    let hip_ops = |f: fn(&str) -> bool| {
-        OpSet::new(
-            c.op_names
-                .iter()
-                .filter(|((domain, _), name)| *domain == ApiDomain::Hip && f(name))
-                .map(|(&(_, op), _)| op),
-        )
-    };
-    let launches = hip_ops(crate::hip::ops::expects_device_activity);
-    let graphs = hip_ops(crate::hip::ops::makes_many_activities);
     // What the rules ask of a call's domain and operation, once per shared entry: the walks
     // over the calls read each record's id and entry, none unpacked.
     let kind_of_entry: Vec<CallKind> = c
         .api
         .shared()
         .iter()
-        .map(|s| match (s.domain(), s.operation()) {
-            (ApiDomain::Hip, op) if graphs.contains(op) && launches.contains(op) => {
-                CallKind::GraphLaunch
+        .map(|s| {
+            use crate::hip::ops::{expects_device_activity, makes_many_activities};
+            if s.domain() != ApiDomain::Hip {
+                return CallKind::Other;
             }
-            (ApiDomain::Hip, op) if launches.contains(op) => CallKind::Launch,
-            (ApiDomain::Hip, _) => CallKind::Hip,
-            _ => CallKind::Other,
+            match c.op_names.get(&(ApiDomain::Hip, s.operation())) {
+                Some(n) if expects_device_activity(n) && makes_many_activities(n) => {
+                    CallKind::GraphLaunch
+                }
+                Some(n) if expects_device_activity(n) => CallKind::Launch,
+                _ => CallKind::Hip,
+            }
         })
         .collect();
     let hip_calls = || {
@@ -685,42 +680,6 @@ fn take_held(
         *theirs += n;
     }
     out
-}
-
-/// A set of HIP operation ids, read once per API record: a table for the small ids every
-/// runtime uses, a hash set for any other.
-struct OpSet {
-    small: Vec<bool>,
-    other: crate::fastmap::HashSet<i32>,
-}
-
-impl OpSet {
-    /// Operation ids below this are looked up in the table.
-    const SMALL: usize = 4096;
-
-    fn new(ops: impl Iterator<Item = i32>) -> OpSet {
-        let mut s = OpSet {
-            small: vec![false; Self::SMALL],
-            other: Default::default(),
-        };
-        for op in ops {
-            match usize::try_from(op).ok().filter(|&i| i < Self::SMALL) {
-                Some(i) => s.small[i] = true,
-                None => {
-                    s.other.insert(op);
-                }
-            }
-        }
-        s
-    }
-
-    #[inline]
-    fn contains(&self, op: i32) -> bool {
-        match usize::try_from(op).ok().and_then(|i| self.small.get(i)) {
-            Some(&b) => b,
-            None => self.other.contains(&op),
-        }
-    }
 }
 
 /// The ids a window keeps back, with how many times each was handed on before it.
@@ -1267,17 +1226,6 @@ fn scope_chains(c: &Collected, scopes: impl Iterator<Item = i64>) -> Vec<MarkerS
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn an_op_set_holds_small_negative_and_large_ids() {
-        let s = OpSet::new([3, 4095, 4096, -1, 70_000].into_iter());
-        for op in [3, 4095, 4096, -1, 70_000] {
-            assert!(s.contains(op), "{op}");
-        }
-        for op in [0, 4, 4094, 4097, -2, i32::MAX, i32::MIN] {
-            assert!(!s.contains(op), "{op}");
-        }
-    }
 
     /// The stream-order rules applied round by round until a round holds nothing more: what
     /// `hold_in_stream_order`'s one pass in correlation order must hold.

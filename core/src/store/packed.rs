@@ -290,9 +290,7 @@ impl<T: Pack, const MAX: usize> PackedVec<T, MAX> {
 
     /// Every record's correlation id ([`Pack::id`]), in order, none unpacked.
     pub fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.records
-            .iter()
-            .map(|p| T::id(&p.each, || self.table[p.shared as usize]))
+        self.ids_with_entry().map(|(id, _)| id)
     }
 
     /// The shared facts of every entry of the table: each record's are among them (and
