@@ -15,7 +15,7 @@
 use crate::fastmap::HashMap;
 use crate::util::search::Hints;
 
-use super::streams::{stream_key, StreamIndex, StreamKey};
+use super::streams::{stream_key, StreamFacts, StreamIndex, StreamKey};
 use super::trace::{Anchor, AnchorPlace, DependencyFlow, ResolvedWait, StreamTail, SyncCall};
 use crate::facts::{ApiRecord, HipEventOp, SyncFact, SyncKind};
 
@@ -217,23 +217,57 @@ pub struct DepInputs<'a> {
 fn producer_anchor(
     i: &DepInputs<'_>,
     p: &Producer,
+    at: StreamAt,
     near: &mut super::streams::Near,
 ) -> Option<Anchor> {
-    let pkey = stream_key(p.stream, p.stream_seq);
-    (i.plane_of)(p.device)
+    at.plane
         .and_then(|pl| {
-            barrier_anchor(i, pl, pkey, p.correlation_id, HipEventOp::Record).or_else(|| {
+            barrier_anchor(i, pl, at.facts, p.correlation_id, HipEventOp::Record).or_else(|| {
+                let slot = at.facts.activities?;
                 i.streams
-                    .last_before(i.lines_of, pl, pkey, p.correlation_id, near)
+                    .last_before_in(i.lines_of, pl, slot, p.correlation_id, near)
             })
         })
         .or_else(|| i.earlier_anchors.get(&p.correlation_id).copied())
         .or_else(|| {
-            let plane = (i.plane_of)(p.device)?;
-            let tail = i.earlier_tails.get(&(plane, pkey))?;
+            let tail = i.earlier_tails.get(&(at.plane?, at.key))?;
             (tail.correlation_id < p.correlation_id).then_some(tail.anchor)
         })
         .or_else(|| host_anchor(i, p.correlation_id))
+}
+
+/// A stream a sync fact names, as the dependency pass reads it: its GPU plane, its key and
+/// what the stream index holds of it.
+#[derive(Debug, Clone, Copy)]
+struct StreamAt {
+    plane: Option<u32>,
+    key: StreamKey,
+    facts: StreamFacts,
+}
+
+/// The streams the sync facts name, each looked up once (`StreamAt`): a program's few
+/// streams, named by every record and wait, where each fact asked its device's plane, its
+/// stream's number and its activities one map at a time, twice for a wait (its stream and
+/// its record's). (The facts come in id order, every thread's streams in turn: a few streams
+/// compared before the probe cost more than they saved.)
+#[derive(Default)]
+struct StreamMemo(HashMap<(i32, u64, u64), StreamAt>);
+
+impl StreamMemo {
+    fn at(&mut self, i: &DepInputs<'_>, device: i32, stream: u64, stream_seq: u64) -> StreamAt {
+        *self
+            .0
+            .entry((device, stream, stream_seq))
+            .or_insert_with(|| {
+                let plane = (i.plane_of)(device);
+                let key = stream_key(stream, stream_seq);
+                StreamAt {
+                    plane,
+                    key,
+                    facts: plane.map_or_else(StreamFacts::default, |p| i.streams.facts(p, key)),
+                }
+            })
+    }
 }
 
 /// The most streams whose last work a window hands on (`stream_tails`), those of the latest
@@ -292,6 +326,7 @@ pub fn record_anchors<'s>(
     records: impl IntoIterator<Item = &'s SyncFact>,
 ) -> Vec<(u64, Anchor)> {
     let mut near = super::streams::Near::default();
+    let mut streams = StreamMemo::default();
     records
         .into_iter()
         .filter(|s| s.kind == SyncKind::EventRecord && s.correlation_id != 0)
@@ -302,7 +337,8 @@ pub fn record_anchors<'s>(
                 stream_seq: s.stream_seq,
                 device: s.device,
             };
-            producer_anchor(i, &p, &mut near).map(|a| (s.correlation_id, a))
+            let at = streams.at(i, p.device, p.stream, p.stream_seq);
+            producer_anchor(i, &p, at, &mut near).map(|a| (s.correlation_id, a))
         })
         .collect()
 }
@@ -331,10 +367,9 @@ pub fn resolve_dependencies(
     let mut syncs = FromTheEnd::new(syncs);
     let mut near = super::streams::Near::default();
     let mut producers_near = ProducerNear::default();
+    let mut streams = StreamMemo::default();
     while let Some(s) = syncs.next() {
-        let plane = (i.plane_of)(s.device);
-        let key = stream_key(s.stream, s.stream_seq);
-        let number = plane.and_then(|p| i.streams.number(p, key));
+        let at = streams.at(i, s.device, s.stream, s.stream_seq);
         let waits_on_event = s.kind.waits_on_event();
         let producer = if waits_on_event {
             // The records are sync facts, restamped with their streams' creations already
@@ -351,36 +386,38 @@ pub fn resolve_dependencies(
                 counters.waits_unresolved += 1;
             }
         }
-        let resolved = producer.and_then(|p| {
-            let pplane = (i.plane_of)(p.device);
-            let pkey = stream_key(p.stream, p.stream_seq);
+        let produced_at = producer.map(|p| (p, streams.at(i, p.device, p.stream, p.stream_seq)));
+        let resolved = produced_at.and_then(|(p, pat)| {
             Some(ResolvedWait {
                 record_correlation_id: std::num::NonZeroU64::new(p.correlation_id)?,
-                stream: pplane
-                    .and_then(|pl| i.streams.number(pl, pkey))
-                    .and_then(narrow),
-                device: pplane.and_then(narrow),
+                stream: pat.facts.number.and_then(narrow),
+                device: pat.plane.and_then(narrow),
             })
         });
         calls.push(SyncCall {
             correlation_id: s.correlation_id,
             kind: s.kind,
             event: s.event,
-            stream: number.filter(|_| s.kind.names_a_stream()).and_then(narrow),
-            device: plane.and_then(narrow),
+            stream: at
+                .facts
+                .number
+                .filter(|_| s.kind.names_a_stream())
+                .and_then(narrow),
+            device: at.plane.and_then(narrow),
             resolved,
         });
         // Queries do not wait: no arrow.
-        let Some(p) = producer.filter(|_| s.kind.draws_arrow()) else {
+        let Some((p, pat)) = produced_at.filter(|_| s.kind.draws_arrow()) else {
             continue;
         };
-        let from = producer_anchor(i, &p, &mut near);
-        let to = match (s.kind, plane) {
+        let from = producer_anchor(i, &p, pat, &mut near);
+        let to = match (s.kind, at.plane) {
             (SyncKind::StreamWaitEvent, Some(pl)) => {
-                barrier_anchor(i, pl, key, s.correlation_id, HipEventOp::Wait)
+                barrier_anchor(i, pl, at.facts, s.correlation_id, HipEventOp::Wait)
                     .or_else(|| {
+                        let slot = at.facts.activities?;
                         i.streams
-                            .first_after(i.lines_of, pl, key, s.correlation_id, &mut near)
+                            .first_after_in(i.lines_of, pl, slot, s.correlation_id, &mut near)
                     })
                     .or_else(|| host_anchor(i, s.correlation_id))
             }
@@ -413,17 +450,20 @@ fn narrow<T: TryFrom<U>, U>(v: U) -> Option<T> {
 
 /// The GPU-side completion of a call's HIP event barrier, on its stream's line: where the
 /// runtime traces HIP events, the record completes when the work before it has, and the wait
-/// when the waiting stream may go on — better anchors than the neighbouring activities.
+/// when the waiting stream may go on — better anchors than the neighbouring activities. A
+/// runtime that traces none leaves the map empty, and no call probes it.
 fn barrier_anchor(
     i: &DepInputs<'_>,
     plane: u32,
-    key: super::streams::StreamKey,
+    stream: StreamFacts,
     correlation_id: u64,
     op: HipEventOp,
 ) -> Option<Anchor> {
+    if i.barriers.is_empty() {
+        return None;
+    }
     let &time_ns = i.barriers.get(&(correlation_id, op))?;
-    let line = i.streams.line_of(plane, key)?;
-    Some(Anchor::on_device(plane, line, time_ns))
+    Some(Anchor::on_device(plane, stream.line?, time_ns))
 }
 
 /// A point at the end of an API call, on its thread's line.
@@ -601,6 +641,112 @@ mod tests {
             a.swap(k, i);
             permute(a, k + 1, f);
             a.swap(k, i);
+        }
+    }
+
+    /// Records and waits on streams that share a handle across devices and reuse one on a
+    /// device (two creations), in an order that turns from stream to stream: each call, its
+    /// resolved record and its arrow's ends name what the stream index gives for that call's
+    /// own (plane, stream), looked up on its own.
+    #[test]
+    fn each_sync_takes_the_stream_of_its_own_device_and_creation() {
+        use crate::model::streams::{build_lines, tests::ev, Near};
+        // (device, handle, creation): handle 0xa on both devices, created twice on device 0.
+        let streams: [(i32, u64, u64); 5] = [
+            (0, 0xa, 3),
+            (0, 0xa, 40),
+            (1, 0xa, 5),
+            (1, 0xb, 7),
+            (0, 0, 0),
+        ];
+        let key = |&(_, h, seq): &(i32, u64, u64)| stream_key(h, seq);
+        let mut grouped = std::collections::BTreeMap::new();
+        let mut syncs = Vec::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..60u64 {
+            let corr = 100 + 10 * step;
+            let s = streams[(crate::util::next_random(&mut x) % 5) as usize];
+            let w = streams[(crate::util::next_random(&mut x) % 5) as usize];
+            let fact = |(device, stream, stream_seq): (i32, u64, u64), corr, kind| SyncFact {
+                correlation_id: corr,
+                kind,
+                event: 1 + step % 3,
+                stream,
+                device,
+                stream_seq,
+            };
+            // Work on the recording stream before the record, on the waiting one after.
+            for (st, c) in [(s, corr), (w, corr + 3)] {
+                grouped
+                    .entry((st.0 as u32, key(&st)))
+                    .or_insert_with(Vec::new)
+                    .push(ev(c, c * 10, c * 10 + 5));
+            }
+            syncs.push(fact(s, corr + 1, SyncKind::EventRecord));
+            syncs.push(fact(w, corr + 2, SyncKind::StreamWaitEvent));
+        }
+        let known = syncs.iter().map(|f| {
+            (
+                f.device as u32,
+                stream_key(f.stream, f.stream_seq),
+                f.correlation_id,
+            )
+        });
+        let (lines, index) = build_lines(grouped, known, &mut 0);
+        let producers = ProducerIndex::of(&syncs);
+        let lines_of = |p: u32| lines.get(&p).map(Vec::as_slice);
+        let plane_of = |d: i32| u32::try_from(d).ok();
+        let (call_ends, barriers) = (CallEnds::default(), HashMap::default());
+        let (earlier_anchors, earlier_tails) = (HashMap::default(), HashMap::default());
+        let inputs = DepInputs {
+            producers: &producers,
+            streams: &index,
+            lines_of: &lines_of,
+            plane_of: &plane_of,
+            call_ends: &call_ends,
+            barriers: &barriers,
+            earlier_anchors: &earlier_anchors,
+            earlier_tails: &earlier_tails,
+            host_salt: 0,
+        };
+        let (calls, flows) = resolve_dependencies(
+            syncs.clone(),
+            &inputs,
+            &mut super::super::Counters::default(),
+        );
+        // Every wait comes right after a record of its event: each draws an arrow.
+        assert_eq!((calls.len(), flows.len()), (120, 60));
+        let number = |f: &SyncFact| {
+            let n = index.number(f.device as u32, stream_key(f.stream, f.stream_seq));
+            n.and_then(|n| i32::try_from(n).ok())
+        };
+        let fact_of = |corr: u64| syncs.iter().find(|f| f.correlation_id == corr).unwrap();
+        for c in &calls {
+            let f = fact_of(c.correlation_id);
+            assert_eq!(c.stream, number(f), "call {}", c.correlation_id);
+            assert_eq!(c.device, u16::try_from(f.device).ok());
+            if let Some(r) = c.resolved {
+                let record = fact_of(r.record_correlation_id.get());
+                assert_eq!(r.stream, number(record), "record of {}", c.correlation_id);
+            }
+        }
+        for flow in &flows {
+            let (record, wait) = (
+                fact_of(flow.record_correlation_id),
+                fact_of(flow.wait_correlation_id),
+            );
+            let on = |f: &SyncFact| (f.device as u32, stream_key(f.stream, f.stream_seq));
+            let (rp, rk) = on(record);
+            let (wp, wk) = on(wait);
+            let near = &mut Near::default();
+            let from = index.last_before(&lines_of, rp, rk, record.correlation_id, near);
+            let to = index.first_after(&lines_of, wp, wk, wait.correlation_id, near);
+            assert_eq!(
+                (Some(flow.from), Some(flow.to)),
+                (from, to),
+                "wait {}",
+                wait.correlation_id
+            );
         }
     }
 

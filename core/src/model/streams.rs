@@ -93,18 +93,27 @@ pub fn restamp(creations: &Creations, calls: &mut [CallFact], syncs: &mut [SyncF
 
 /// The device and creation order of a call's stream, re-read from the creations one call at a
 /// time: for calls read where they are kept (packed, their stream's facts shared by many
-/// calls, so not restamped in place). A thread's consecutive calls mostly name one stream: its
-/// creations are kept from the call before (no hash probe per call).
+/// calls, so not restamped in place). A thread's calls mostly name a few streams, one after
+/// another (its compute stream, its copy stream): the creations of the last few streams asked
+/// for are kept (no hash probe per call).
 pub struct Restamp<'a> {
     creations: &'a Creations,
-    last: Option<(u64, &'a [StreamCreation])>,
+    /// Streams asked for lately, each with its creations; stream 0 has none (`Creations::new`
+    /// leaves it out), so the slots start as it.
+    recent: [(u64, &'a [StreamCreation]); RECENT_STREAMS],
+    /// The slot the next stream not among them takes.
+    next: usize,
 }
+
+/// How many streams [`Restamp`] keeps at hand.
+const RECENT_STREAMS: usize = 4;
 
 impl<'a> Restamp<'a> {
     pub fn new(creations: &'a Creations) -> Self {
         Restamp {
             creations,
-            last: None,
+            recent: [(0, &[]); RECENT_STREAMS],
+            next: 0,
         }
     }
 
@@ -119,11 +128,12 @@ impl<'a> Restamp<'a> {
     }
 
     fn at(&mut self, stream: u64, correlation_id: u64) -> Option<(i32, u64)> {
-        let of = match self.last {
-            Some((s, of)) if s == stream => of,
-            _ => {
+        let of = match self.recent.iter().find(|(s, _)| *s == stream) {
+            Some(&(_, of)) => of,
+            None => {
                 let of = self.creations.of(stream);
-                self.last = Some((stream, of));
+                self.recent[self.next] = (stream, of);
+                self.next = (self.next + 1) % RECENT_STREAMS;
                 of
             }
         };
@@ -152,6 +162,17 @@ fn event_of<'a>(lines: &'a [DeviceLine], a: &Activity) -> Option<(&'a DeviceEven
     let id = i64::from(a.line);
     let k = lines.binary_search_by_key(&id, |l| l.id).ok()?;
     Some((lines[k].events.get(a.at as usize)?, id))
+}
+
+/// What a dependency anchor reads of one stream ([`StreamIndex::facts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StreamFacts {
+    /// `N` of `Stream #N`.
+    pub number: Option<i64>,
+    /// Its own line (`Stream #N`), when it has device work.
+    pub line: Option<i64>,
+    /// The slot of its activities, when a sync call names it.
+    pub activities: Option<usize>,
 }
 
 /// Stream numbers and each stream's activities in submission (correlation id) order.
@@ -191,6 +212,16 @@ impl StreamIndex {
             .flatten()
     }
 
+    /// What a dependency anchor reads of a stream, found together: its number, its own line
+    /// (when it has device work) and the slot of its activities (when a sync call names it).
+    pub fn facts(&self, plane: u32, key: StreamKey) -> StreamFacts {
+        StreamFacts {
+            number: self.number(plane, key),
+            line: self.line_of(plane, key),
+            activities: self.activity.get(&(plane, key)).copied(),
+        }
+    }
+
     /// The end of the last activity of the stream submitted before `correlation_id`, read
     /// from the plane's lines (`lines_of`: the lines `build_lines` made). `near` remembers
     /// where each stream was last asked about.
@@ -202,17 +233,37 @@ impl StreamIndex {
         correlation_id: u64,
         near: &mut Near,
     ) -> Option<Anchor> {
-        let (slot, v) = self.activities_of(plane, key)?;
-        let lines = lines_of(plane)?;
+        let slot = self.activity.get(&(plane, key)).copied()?;
+        self.last_before_in(lines_of, plane, slot, correlation_id, near)
+    }
+
+    /// [`Self::last_before`] on the stream whose activities are in `slot`
+    /// ([`StreamFacts::activities`]).
+    pub fn last_before_in(
+        &self,
+        lines_of: LinesOf<'_>,
+        plane: u32,
+        slot: usize,
+        correlation_id: u64,
+        near: &mut Near,
+    ) -> Option<Anchor> {
+        let v = self.activities.get(slot)?;
         let i = near.partition_point(slot, v, |a| a.correlation_id < correlation_id);
         let last = v[..i].last()?;
+        let lines = lines_of(plane)?;
         // Several activities may share the id (graph launch): the one ending last.
-        let (e, line) = v[..i]
-            .iter()
-            .rev()
-            .take_while(|a| a.correlation_id == last.correlation_id)
-            .filter_map(|a| event_of(lines, a))
-            .max_by_key(|(e, _)| (e.end_ns, e.start_ns))?;
+        let mut best: Option<(&DeviceEvent, i64)> = None;
+        for a in v[..i].iter().rev() {
+            if a.correlation_id != last.correlation_id {
+                break;
+            }
+            if let Some((e, line)) = event_of(lines, a) {
+                if best.is_none_or(|(b, _)| (e.end_ns, e.start_ns) >= (b.end_ns, b.start_ns)) {
+                    best = Some((e, line));
+                }
+            }
+        }
+        let (e, line) = best?;
         Some(Anchor::on_device(plane, line, e.end_ns))
     }
 
@@ -225,22 +276,37 @@ impl StreamIndex {
         correlation_id: u64,
         near: &mut Near,
     ) -> Option<Anchor> {
-        let (slot, v) = self.activities_of(plane, key)?;
-        let lines = lines_of(plane)?;
-        let i = near.partition_point(slot, v, |a| a.correlation_id <= correlation_id);
-        let first = v.get(i)?;
-        let (e, line) = v[i..]
-            .iter()
-            .take_while(|a| a.correlation_id == first.correlation_id)
-            .filter_map(|a| event_of(lines, a))
-            .min_by_key(|(e, _)| (e.start_ns, e.end_ns))?;
-        Some(Anchor::on_device(plane, line, e.start_ns))
+        let slot = self.activity.get(&(plane, key)).copied()?;
+        self.first_after_in(lines_of, plane, slot, correlation_id, near)
     }
 
-    /// The stream's slot and its activities, when a sync call names it.
-    fn activities_of(&self, plane: u32, key: StreamKey) -> Option<(usize, &[Activity])> {
-        let &slot = self.activity.get(&(plane, key))?;
-        Some((slot, self.activities.get(slot)?))
+    /// [`Self::first_after`] on the stream whose activities are in `slot`
+    /// ([`StreamFacts::activities`]).
+    pub fn first_after_in(
+        &self,
+        lines_of: LinesOf<'_>,
+        plane: u32,
+        slot: usize,
+        correlation_id: u64,
+        near: &mut Near,
+    ) -> Option<Anchor> {
+        let v = self.activities.get(slot)?;
+        let i = near.partition_point(slot, v, |a| a.correlation_id <= correlation_id);
+        let first = v.get(i)?;
+        let lines = lines_of(plane)?;
+        let mut best: Option<(&DeviceEvent, i64)> = None;
+        for a in &v[i..] {
+            if a.correlation_id != first.correlation_id {
+                break;
+            }
+            if let Some((e, line)) = event_of(lines, a) {
+                if best.is_none_or(|(b, _)| (e.start_ns, e.end_ns) < (b.start_ns, b.end_ns)) {
+                    best = Some((e, line));
+                }
+            }
+        }
+        let (e, line) = best?;
+        Some(Anchor::on_device(plane, line, e.start_ns))
     }
 }
 
@@ -523,6 +589,53 @@ pub(crate) mod tests {
             }),
             annotation: None,
             graph: None,
+        }
+    }
+
+    /// Calls over more streams than `Restamp` keeps at hand, some handles created twice (a
+    /// destroyed stream's handle reused), get the creation each call's own search of the
+    /// creations gives, whatever order the streams come in.
+    #[test]
+    fn restamped_calls_take_the_latest_creation_before_them() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut list = Vec::new();
+        for handle in 1..=9u64 {
+            for k in 0..=(handle % 3) {
+                let corr = 1 + crate::util::next_random(&mut x) % 10_000;
+                list.push(StreamCreation {
+                    correlation_id: corr,
+                    stream: handle * 0x1000,
+                    device: (handle % 4) as i32 + k as i32,
+                    stream_seq: corr,
+                });
+            }
+        }
+        let creations = Creations::new(&list);
+        let mut r = Restamp::new(&creations);
+        for run in 0..4_000u64 {
+            // Runs of a few calls on one of a few streams, as a thread's calls come.
+            let stream =
+                0x1000 * (crate::util::next_random(&mut x) % if run % 2 == 0 { 3 } else { 10 });
+            for _ in 0..1 + run % 3 {
+                let corr = crate::util::next_random(&mut x) % 11_000;
+                let f = CallFact {
+                    correlation_id: corr,
+                    stream,
+                    device: -1,
+                    stream_seq: 0,
+                };
+                let want = if stream == 0 {
+                    None
+                } else {
+                    creations.at(stream, corr)
+                };
+                let got = r.call(f);
+                assert_eq!(
+                    (got.device, got.stream_seq),
+                    want.unwrap_or((-1, 0)),
+                    "stream {stream:#x}, call {corr}"
+                );
+            }
         }
     }
 
