@@ -225,8 +225,10 @@ mod tests {
                     .min()
                     .and_then(|m| of_id(m).min_by_key(|(_, e)| (e.start_ns, e.end_ns)))
                     .map(|&(line, e)| Anchor::on_device(p, line, e.start_ns));
-                let got_before = index.last_before(&lines_of, p, key, c, &mut near);
-                let got_after = index.first_after(&lines_of, p, key, c, &mut near);
+                let slot = index.facts(p, key).activities;
+                let got_before =
+                    slot.and_then(|s| index.last_before(&lines_of, p, s, c, &mut near));
+                let got_after = slot.and_then(|s| index.first_after(&lines_of, p, s, c, &mut near));
                 // Ties of both times may be on either of two lines: the time is the anchor.
                 let time = |a: Option<Anchor>| a.map(|a| a.time_ns);
                 assert_eq!(time(got_before), time(before), "{key:?} before {c}");

@@ -225,7 +225,7 @@ fn producer_anchor(
             barrier_anchor(i, pl, at.facts, p.correlation_id, HipEventOp::Record).or_else(|| {
                 let slot = at.facts.activities?;
                 i.streams
-                    .last_before_in(i.lines_of, pl, slot, p.correlation_id, near)
+                    .last_before(i.lines_of, pl, slot, p.correlation_id, near)
             })
         })
         .or_else(|| i.earlier_anchors.get(&p.correlation_id).copied())
@@ -417,7 +417,7 @@ pub fn resolve_dependencies(
                     .or_else(|| {
                         let slot = at.facts.activities?;
                         i.streams
-                            .first_after_in(i.lines_of, pl, slot, s.correlation_id, &mut near)
+                            .first_after(i.lines_of, pl, slot, s.correlation_id, &mut near)
                     })
                     .or_else(|| host_anchor(i, s.correlation_id))
             }
@@ -735,12 +735,17 @@ mod tests {
                 fact_of(flow.record_correlation_id),
                 fact_of(flow.wait_correlation_id),
             );
-            let on = |f: &SyncFact| (f.device as u32, stream_key(f.stream, f.stream_seq));
-            let (rp, rk) = on(record);
-            let (wp, wk) = on(wait);
+            // Each stream's plane and activities looked up on their own.
+            let on = |f: &SyncFact| {
+                let plane = f.device as u32;
+                let facts = index.facts(plane, stream_key(f.stream, f.stream_seq));
+                (plane, facts.activities.unwrap())
+            };
+            let (rp, rs) = on(record);
+            let (wp, ws) = on(wait);
             let near = &mut Near::default();
-            let from = index.last_before(&lines_of, rp, rk, record.correlation_id, near);
-            let to = index.first_after(&lines_of, wp, wk, wait.correlation_id, near);
+            let from = index.last_before(&lines_of, rp, rs, record.correlation_id, near);
+            let to = index.first_after(&lines_of, wp, ws, wait.correlation_id, near);
             assert_eq!(
                 (Some(flow.from), Some(flow.to)),
                 (from, to),

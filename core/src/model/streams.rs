@@ -222,24 +222,11 @@ impl StreamIndex {
         }
     }
 
-    /// The end of the last activity of the stream submitted before `correlation_id`, read
-    /// from the plane's lines (`lines_of`: the lines `build_lines` made). `near` remembers
-    /// where each stream was last asked about.
+    /// The end of the last activity submitted before `correlation_id` on the stream whose
+    /// activities are in `slot` ([`StreamFacts::activities`]), read from the plane's lines
+    /// (`lines_of`: the lines `build_lines` made). `near` remembers where each stream was
+    /// last asked about.
     pub fn last_before(
-        &self,
-        lines_of: LinesOf<'_>,
-        plane: u32,
-        key: StreamKey,
-        correlation_id: u64,
-        near: &mut Near,
-    ) -> Option<Anchor> {
-        let slot = self.activity.get(&(plane, key)).copied()?;
-        self.last_before_in(lines_of, plane, slot, correlation_id, near)
-    }
-
-    /// [`Self::last_before`] on the stream whose activities are in `slot`
-    /// ([`StreamFacts::activities`]).
-    pub fn last_before_in(
         &self,
         lines_of: LinesOf<'_>,
         plane: u32,
@@ -267,22 +254,9 @@ impl StreamIndex {
         Some(Anchor::on_device(plane, line, e.end_ns))
     }
 
-    /// The start of the first activity of the stream submitted after `correlation_id`.
+    /// The start of the first activity submitted after `correlation_id` on the stream whose
+    /// activities are in `slot`, as [`Self::last_before`].
     pub fn first_after(
-        &self,
-        lines_of: LinesOf<'_>,
-        plane: u32,
-        key: StreamKey,
-        correlation_id: u64,
-        near: &mut Near,
-    ) -> Option<Anchor> {
-        let slot = self.activity.get(&(plane, key)).copied()?;
-        self.first_after_in(lines_of, plane, slot, correlation_id, near)
-    }
-
-    /// [`Self::first_after`] on the stream whose activities are in `slot`
-    /// ([`StreamFacts::activities`]).
-    pub fn first_after_in(
         &self,
         lines_of: LinesOf<'_>,
         plane: u32,
@@ -804,8 +778,9 @@ pub(crate) mod tests {
         assert_eq!(l[1].name, "Stream #0 (overlap 1)");
         // Anchors find the events on whichever sub-line they landed.
         let lines_of = |p: u32| lines.get(&p).map(Vec::as_slice);
+        let slot = idx.facts(0, StreamKey::Created(1)).activities.unwrap();
         let a = idx
-            .first_after(&lines_of, 0, StreamKey::Created(1), 1, &mut Near::default())
+            .first_after(&lines_of, 0, slot, 1, &mut Near::default())
             .unwrap();
         assert_eq!(
             (a.time_ns, a.place),
@@ -818,7 +793,7 @@ pub(crate) mod tests {
             )
         );
         let b = idx
-            .last_before(&lines_of, 0, StreamKey::Created(1), 4, &mut Near::default())
+            .last_before(&lines_of, 0, slot, 4, &mut Near::default())
             .unwrap();
         assert_eq!(b.time_ns, 70);
         // The index names events (16 B each) in vectors of their own size: it lives to the
