@@ -215,10 +215,9 @@ impl StreamIndex {
     /// What a dependency anchor reads of a stream, found together: its number, its own line
     /// (when it has device work) and the slot of its activities (when a sync call names it).
     pub fn facts(&self, plane: u32, key: StreamKey) -> StreamFacts {
-        let number = self.number(plane, key);
         StreamFacts {
-            number,
-            line: number.filter(|_| self.with_line.contains(&(plane, key))),
+            number: self.number(plane, key),
+            line: self.line_of(plane, key),
             activities: self.activity.get(&(plane, key)).copied(),
         }
     }
