@@ -5,7 +5,7 @@
 //! Order is by correlation id: the runtime hands them out in call order, so "allocated before
 //! this copy and not yet freed" is a comparison of ids, the same on every run.
 
-use std::collections::HashMap;
+use crate::fastmap::HashMap;
 use std::sync::Arc;
 
 use crate::facts::{CopyPtrs, MemAction, MemFact, MemKind};
@@ -30,7 +30,7 @@ struct Ranges {
 fn ranges(earlier: &LiveMemory, memory: &[MemFact]) -> Ranges {
     let mut facts: Vec<&MemFact> = earlier.allocations.iter().chain(memory).collect();
     facts.sort_by_key(|f| f.correlation_id);
-    let mut live: HashMap<u64, Range> = HashMap::new();
+    let mut live: HashMap<u64, Range> = HashMap::default();
     let mut done = Vec::new();
     for f in facts {
         match f.action {
@@ -89,7 +89,7 @@ pub fn copy_kinds(
     sides: impl Fn(u64) -> Option<(bool, bool)>,
 ) -> HashMap<u64, (MemKind, MemKind)> {
     let r = ranges(earlier, memory);
-    let mut out = HashMap::with_capacity(ptrs.len());
+    let mut out = HashMap::with_capacity_and_hasher(ptrs.len(), Default::default());
     for p in ptrs {
         let Some((dst_gpu, src_gpu)) = sides(p.correlation_id) else {
             continue;
@@ -193,13 +193,13 @@ struct Tally {
 impl Tally {
     fn from(earlier: &LiveMemory) -> Self {
         let mut t = Tally {
-            live: HashMap::with_capacity(earlier.allocations.len()),
+            live: HashMap::with_capacity_and_hasher(earlier.allocations.len(), Default::default()),
             totals: earlier
                 .peaks
                 .iter()
                 .map(|&(a, peak)| (a, (0, peak)))
                 .collect(),
-            names: HashMap::new(),
+            names: HashMap::default(),
             unmatched: 0,
         };
         for f in &earlier.allocations {
