@@ -238,7 +238,8 @@ impl StreamIndex {
         let i = near.partition_point(slot, v, |a| a.correlation_id < correlation_id);
         let last = v[..i].last()?;
         let lines = lines_of(plane)?;
-        // Several activities may share the id (graph launch): the one ending last.
+        // Several activities may share the id (graph launch): the one ending last. A loop, not
+        // `max_by_key` over a `take_while` chain, which compiles to more per sync fact here.
         let mut best: Option<(&DeviceEvent, i64)> = None;
         for a in v[..i].iter().rev() {
             if a.correlation_id != last.correlation_id {
@@ -752,6 +753,36 @@ pub(crate) mod tests {
         // Both streams have numbers; the one with no work of its own no line.
         assert_eq!(idx.number(0, StreamKey::Created(2)), Some(1));
         assert_eq!(lines[&0].len(), 1);
+    }
+
+    #[test]
+    fn a_graph_launch_s_work_is_anchored_at_its_last_end_and_its_first_start() {
+        // Launch 2's three dispatches share its id and overlap one another (so some land on
+        // overlap lines): a record after it anchors at the latest end, a wait before it at
+        // the earliest start, whichever dispatch and line those are.
+        let mut g = BTreeMap::new();
+        g.insert(
+            (0, StreamKey::Created(1)),
+            vec![
+                ev(1, 0, 5),
+                ev(2, 10, 30),
+                ev(2, 8, 40),
+                ev(2, 6, 20),
+                ev(3, 50, 60),
+            ],
+        );
+        let mut split = 0;
+        let (lines, idx) = build_lines(g, [(0, StreamKey::Created(1), 1)], &mut split);
+        let lines_of = |p: u32| lines.get(&p).map(Vec::as_slice);
+        let slot = idx.facts(0, StreamKey::Created(1)).activities.unwrap();
+        let near = &mut Near::default();
+        let before_3 = idx.last_before(&lines_of, 0, slot, 3, near).unwrap();
+        assert_eq!(before_3.time_ns, 40);
+        let after_1 = idx.first_after(&lines_of, 0, slot, 1, near).unwrap();
+        assert_eq!(after_1.time_ns, 6);
+        // Past the last activity, and before the first, there is none.
+        assert!(idx.first_after(&lines_of, 0, slot, 3, near).is_none());
+        assert!(idx.last_before(&lines_of, 0, slot, 1, near).is_none());
     }
 
     #[test]
