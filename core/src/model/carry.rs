@@ -504,7 +504,6 @@ fn split_incomplete(
         .ids()
         .chain(c.copies.iter().map(|k| k.correlation_id))
         .chain(c.scopes.iter().map(|&(id, _)| id))
-        .chain(c.calls.ids())
         .chain(c.syncs.iter().map(|f| f.correlation_id))
         .chain(c.copy_ptrs.iter().map(|f| f.correlation_id))
         .chain(c.memory.iter().map(|f| f.correlation_id))
@@ -516,7 +515,12 @@ fn split_incomplete(
             h.hold(id);
         }
     });
-    let arrived = latest_work(c, &active);
+    // The calls' facts in the same walk as their streams' latest work.
+    let arrived = latest_work(c, &active, |id| {
+        if unrecorded(&h, id) {
+            h.hold(id);
+        }
+    });
     hold_in_stream_order(c, &arrived, (&graph_launches, &promised), windows, &mut h);
     // A graph launch written here whose count is not known may still have dispatches to come
     // (its stream's later work can be delivered before them, or its stream is not known), as
@@ -751,7 +755,9 @@ impl Arrived {
     }
 }
 
-fn latest_work(c: &Collected, active: &IdSet) -> Arrived {
+/// The calls of `c` whose device work has come (in `active`), by stream; `each` is given
+/// every call's id on the way (the walk's other use).
+fn latest_work(c: &Collected, active: &IdSet, mut each: impl FnMut(u64)) -> Arrived {
     let mut arrived = Arrived {
         slot: HashMap::default(),
         calls: Vec::new(),
@@ -760,7 +766,10 @@ fn latest_work(c: &Collected, active: &IdSet) -> Arrived {
     let mut slot_of_entry = vec![usize::MAX; c.calls.entries()];
     let calls = c.calls.iter_with_entry();
     calls
-        .filter(|(f, _)| active.contains(f.correlation_id))
+        .filter(|(f, _)| {
+            each(f.correlation_id);
+            active.contains(f.correlation_id)
+        })
         .for_each(|(f, entry)| {
             let mut i = slot_of_entry[entry];
             if i == usize::MAX {
@@ -1389,7 +1398,7 @@ mod tests {
             for &id in &active_ids {
                 active.insert(id);
             }
-            let arrived = latest_work(&c, &active);
+            let arrived = latest_work(&c, &active, |_| {});
             let graph_launches: Vec<u64> = graph_launches
                 .into_iter()
                 .filter(|&id| active.contains(id))
