@@ -764,27 +764,25 @@ fn latest_work(c: &Collected, active: &IdSet, mut each: impl FnMut(u64)) -> Arri
     };
     // A call's stream is in its shared entry: looked up once per entry, not per call.
     let mut slot_of_entry = vec![usize::MAX; c.calls.entries()];
-    let calls = c.calls.iter_with_entry();
-    calls
-        .filter(|(f, _)| {
-            each(f.correlation_id);
-            active.contains(f.correlation_id)
-        })
-        .for_each(|(f, entry)| {
-            let mut i = slot_of_entry[entry];
-            if i == usize::MAX {
-                let s = stream_of(f.device, f.stream);
-                let calls = &mut arrived.calls;
-                i = *arrived.slot.entry(s).or_insert_with(|| {
-                    calls.push((s, Vec::new(), 0));
-                    calls.len() - 1
-                });
-                slot_of_entry[entry] = i;
-            }
-            let (_, ids, last) = &mut arrived.calls[i];
-            ids.push(f.correlation_id);
-            *last = (*last).max(f.correlation_id);
-        });
+    c.calls.iter_with_entry().for_each(|(f, entry)| {
+        each(f.correlation_id);
+        if !active.contains(f.correlation_id) {
+            return;
+        }
+        let mut i = slot_of_entry[entry];
+        if i == usize::MAX {
+            let s = stream_of(f.device, f.stream);
+            let calls = &mut arrived.calls;
+            i = *arrived.slot.entry(s).or_insert_with(|| {
+                calls.push((s, Vec::new(), 0));
+                calls.len() - 1
+            });
+            slot_of_entry[entry] = i;
+        }
+        let (_, ids, last) = &mut arrived.calls[i];
+        ids.push(f.correlation_id);
+        *last = (*last).max(f.correlation_id);
+    });
     arrived
 }
 
