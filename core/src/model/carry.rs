@@ -509,18 +509,15 @@ fn split_incomplete(
         .chain(c.memory.iter().map(|f| f.correlation_id))
         .chain(c.graph_launches.iter().map(|f| f.correlation_id))
         .chain(c.hip_events.iter().map(|(_, r)| r.correlation_id));
-    let unrecorded = |h: &Holding, id: u64| !recorded.contains(id) && h.open(id);
-    facts.for_each(|id| {
-        if unrecorded(&h, id) {
+    // A fact whose call has no record here is held with it.
+    let hold_unrecorded = |h: &mut Holding, id: u64| {
+        if !recorded.contains(id) && h.open(id) {
             h.hold(id);
         }
-    });
+    };
+    facts.for_each(|id| hold_unrecorded(&mut h, id));
     // The calls' facts in the same walk as their streams' latest work.
-    let arrived = latest_work(c, &active, |id| {
-        if unrecorded(&h, id) {
-            h.hold(id);
-        }
-    });
+    let arrived = latest_work(c, &active, |id| hold_unrecorded(&mut h, id));
     hold_in_stream_order(c, &arrived, (&graph_launches, &promised), windows, &mut h);
     // A graph launch written here whose count is not known may still have dispatches to come
     // (its stream's later work can be delivered before them, or its stream is not known), as
