@@ -5,7 +5,8 @@
 #   - rustfmt and clippy;
 #   - python3 with venv (the xprof tests create target/xprof-venv and pip-install the pinned
 #     xprof there on first use; the ABI check downloads a wheel with pip);
-#   - strace (tests that count the fsyncs of a run).
+#   - strace (tests that count the fsyncs of a run);
+#   - valgrind (the instruction ceilings, tests/instruction_guard.rs).
 # Needs root for apt (CI and these machines run as root); otherwise it says what is missing.
 set -euo pipefail
 
@@ -19,6 +20,8 @@ fi
 command -v c++ >/dev/null 2>&1 || need_apt+=(g++)
 # The tests that count a run's fsyncs trace it.
 command -v strace >/dev/null 2>&1 || need_apt+=(strace)
+# The instruction ceilings count under callgrind.
+command -v valgrind >/dev/null 2>&1 || need_apt+=(valgrind)
 if ! command -v python3 >/dev/null 2>&1 || ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   need_apt+=(python3 python3-venv python3-pip)
 fi

@@ -22,7 +22,9 @@ echo "== the heap-stats measurement build"
 cargo clippy -p rocprof-xplane -p rocprof-xplane-core --features heap-stats --lib -- -D warnings
 # (one test at a time: the count is the whole process's)
 cargo test -p rocprof-xplane-core --lib --features heap-stats heap -- --test-threads=1
-echo "== the callback edges' machine code (a release build: a debug build inlines nothing)"
-cargo test --release -p rocprof-xplane --test edge_code
+echo "== the callback edges' machine code and the instruction ceilings (release builds)"
+# (the simulator in release too: the ceilings count runs through it)
+cargo build --release -p rocprof-sim
+cargo test --release -p rocprof-xplane --test edge_code --test instruction_guard
 echo "== bindings are fresh"; cargo test -p rocprofiler-sdk-sys --features regen
 echo "== ABI conformance against real headers"; ci/abi-check.sh

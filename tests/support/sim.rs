@@ -20,7 +20,7 @@ use super::truth::load_truth;
 /// removed; then `ROCPROF_XPLANE_TEST_ENV` (`KEY=VALUE` pairs, space-separated) set on every
 /// run, under what the test itself sets: the whole suite run with a setting as its default,
 /// e.g. `ROCPROF_XPLANE_TEST_ENV="ROCPROF_XPLANE_WINDOW_MERGE=1 ROCPROF_XPLANE_WINDOW_EVENTS=20000"`.
-fn scrub(cmd: &mut Command) {
+pub fn scrub(cmd: &mut Command) {
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().into_owned();
         if k.starts_with("ROCPROF_XPLANE_")
@@ -399,6 +399,14 @@ impl Direct {
         (out.status.code() != Some(97)
             && !String::from_utf8_lossy(&out.stderr).contains("unshare:"))
         .then_some(out)
+    }
+
+    /// Runs the driver under `wrapper` (a program and its first arguments: `valgrind …`).
+    pub fn output_under(&self, wrapper: Command) -> Output {
+        let program = format!("{:?}", wrapper.get_program());
+        wrapping(wrapper, &self.command())
+            .output()
+            .unwrap_or_else(|e| panic!("{program}: {e} (ci/setup.sh installs it)"))
     }
 
     /// Runs the driver under `strace -f`, tracing `syscalls` (`strace -e trace=`) into `log`.
