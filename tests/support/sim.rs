@@ -401,9 +401,10 @@ impl Direct {
         .then_some(out)
     }
 
-    /// Runs the driver under `wrapper` (a program and its first arguments: `valgrind …`).
+    /// Runs the driver under `wrapper` (a program and its first arguments: `valgrind …`), which
+    /// `ci/setup.sh` installs.
     pub fn output_under(&self, wrapper: Command) -> Output {
-        let program = format!("{:?}", wrapper.get_program());
+        let program = wrapper.get_program().to_string_lossy().into_owned();
         wrapping(wrapper, &self.command())
             .output()
             .unwrap_or_else(|e| panic!("{program}: {e} (ci/setup.sh installs it)"))
@@ -412,15 +413,12 @@ impl Direct {
     /// Runs the driver under `strace -f`, tracing `syscalls` (`strace -e trace=`) into `log`.
     /// Needs `strace` (ci/setup.sh installs it).
     pub fn output_under_strace(&self, syscalls: &str, log: &Path) -> Output {
-        let inner = self.command();
         let mut cmd = Command::new("strace");
         cmd.args(["-f", "-qq", "-e"])
             .arg(format!("trace={syscalls}"))
             .arg("-o")
             .arg(log);
-        wrapping(cmd, &inner)
-            .output()
-            .unwrap_or_else(|e| panic!("strace: {e} (ci/setup.sh installs it)"))
+        self.output_under(cmd)
     }
 
     fn command(&self) -> Command {
