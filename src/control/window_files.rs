@@ -333,8 +333,9 @@ impl WindowFiles {
         match a.add(w) {
             Ok(()) => {
                 crate::log_debug!(
-                    "window put into the run's profile in place in {:.1} ms",
-                    t0.elapsed().as_secs_f64() * 1e3
+                    "window put into the run's profile in place in {:.1} ms ({})",
+                    t0.elapsed().as_secs_f64() * 1e3,
+                    a.last_step()
                 );
                 None
             }
@@ -704,12 +705,12 @@ impl WindowFiles {
             None => None,
         };
         match a.finish(last, unsaid, layout) {
-            Ok(done) => {
+            Ok((path, merged, step)) => {
                 crate::log_debug!(
-                    "the last window put into the run's profile in place in {:.1} ms",
+                    "the last window put into the run's profile in place in {:.1} ms ({step})",
                     t0.elapsed().as_secs_f64() * 1e3
                 );
-                Ok(done)
+                Ok((path, merged))
             }
             Err(u) => {
                 log_info!("the run's profile is merged at exit: {}", u.why);

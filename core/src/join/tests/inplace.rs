@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::join::join;
-use crate::xplane::merge::{self, Assembly, Indexed, NotAdded};
+use crate::xplane::merge::{self, Assembly, Indexed, NotAdded, StepIo};
 use crate::xplane::proto::XSpace;
 use crate::xplane::{OutputLayout, RunIds, WrittenWindow};
 
@@ -174,7 +174,7 @@ fn a_profile_assembled_in_place_is_the_merge_of_its_windows() {
     for w in &copy[..3] {
         q.add(Indexed::written(w).unwrap()).unwrap();
     }
-    let (path, mq) = q
+    let (path, mq, _) = q
         .finish(None, &[], &run.layout("q"))
         .map_err(|e| e.why)
         .unwrap();
@@ -183,7 +183,7 @@ fn a_profile_assembled_in_place_is_the_merge_of_its_windows() {
     // The last window put in at exit: the merge of all four.
     let (whole, m) = run.merged(&written, "all");
     let last = Indexed::written(&written[3]).unwrap();
-    let (path, mp) = p
+    let (path, mp, _) = p
         .finish(Some(last), &[], &run.layout("p"))
         .map_err(|e| e.why)
         .unwrap();
@@ -292,7 +292,7 @@ fn a_window_put_in_again_after_a_failed_step_counts_once() {
             p.add(Indexed::written(w).unwrap()).unwrap();
         }
         let last = Indexed::written(&copy[3]).unwrap();
-        let (path, m) = p
+        let (path, m, _) = p
             .finish(Some(last), &[], layout)
             .map_err(|e| e.why)
             .unwrap();
@@ -365,10 +365,105 @@ fn a_window_with_a_clock_drift_goes_in_place_as_the_others() {
         );
     }
     let last = Indexed::written(&written[3]).unwrap();
-    let (path, m) = p
+    let (path, m, _) = p
         .finish(Some(last), &[], &run.layout("p"))
         .map_err(|e| e.why)
         .unwrap();
     assert_eq!(m.inputs, 4);
     assert_eq!(crate::xplane::read_xspace(&path).unwrap(), whole);
+}
+
+/// `n` windows of one run, alike: each 600 launches on thread 7 and their kernels on GPU 0,
+/// a roctx range around every 100 launches, and a range open across each cut (shown whole by
+/// the later window, where it sorts before the earlier window's last ranges: an early event).
+fn alike(n: u64) -> Vec<Trace> {
+    let span = 1_000_000u64;
+    let range = |label: &str, scope: u64, start_ns, end_ns, open_at_end| MarkerSpan {
+        start_ns,
+        end_ns,
+        open_at_end,
+        ..range_span(label, scope, 10, 0)
+    };
+    (0..n)
+        .map(|k| {
+            let mut c = base_with_roctx_names();
+            let t0 = 1_000 + k * span;
+            for i in 0..600 {
+                let (corr, at) = (100 + k * 10_000 + i, t0 + i * 1_000);
+                c.api.push(api(LAUNCH, corr, at, at + 50, 7));
+                c.kernels.push(kernel(corr, at + 60, at + 90, 1, corr, q()));
+                if i % 100 == 0 {
+                    let scope = 1_000_000 + k * 1_000 + i;
+                    c.markers.push(range("step", scope, at, at + 99_000, false));
+                }
+            }
+            // Open across the cut after this window; the window before's, closed here.
+            let open = |k: u64| 5_000_000 + k;
+            let across = t0 + 450_000;
+            c.markers
+                .push(range("across", open(k), across, t0 + span, true));
+            if k > 0 {
+                let start = across - span;
+                c.markers
+                    .push(range("across", open(k - 1), start, t0 + 20_000, false));
+            }
+            join(c)
+        })
+        .collect()
+}
+
+/// A window's step moves about the window's own bytes, whatever the windows before it: a
+/// few blocks a line more (the block a piece begins in, the one it ends in, heads), and of P
+/// reads back only the block an early event goes into and the events read to find its
+/// place. So puts of alike windows move alike bytes however many windows P holds, and the
+/// exit's step, the last window's, moves no more. Every read and write of P in a step is
+/// counted (`StepIo`).
+#[test]
+fn a_put_moves_its_window_not_the_windows_before_it() {
+    let run = Run {
+        traces: alike(12),
+        ..Run::new()
+    };
+    let written = run.write("w");
+    let Some(mut p) = run.start("p") else {
+        return;
+    };
+    let block = 4096;
+    let mut steps = Vec::new();
+    let (last, before) = written.split_last().unwrap();
+    for w in before {
+        p.add(Indexed::written(w).unwrap()).unwrap();
+        steps.push(p.last_step());
+    }
+    let (path, m, exit) = p
+        .finish(Some(Indexed::written(last).unwrap()), &[], &run.layout("p"))
+        .map_err(|e| e.why)
+        .unwrap();
+    steps.push(exit);
+    let (whole, _) = run.merged(&written, "all");
+    assert_eq!(crate::xplane::read_xspace(&path).unwrap(), whole);
+    let lines = m.lines as u64;
+    let window_len = |w: &WrittenWindow| std::fs::metadata(&w.path).unwrap().len();
+    for (k, (s, w)) in steps.iter().zip(&written).enumerate() {
+        eprintln!("window {k}: {s} (window file {} B)", window_len(w));
+        assert!(
+            s.written + s.copied <= window_len(w) + 3 * block * (lines + m.planes as u64),
+            "window {k}: {s}: more than its window and three blocks a line"
+        );
+        if k > 0 {
+            assert!(s.read_back >= block, "window {k}: the early range's block");
+        }
+        assert!(s.read_back <= 4 * block, "window {k}: {s}");
+    }
+    // Alike windows, alike steps: the tenth window's and the exit's are the second's, give
+    // or take the blocks a head grows by.
+    let moved = |s: &StepIo| s.written + s.copied + s.read_back;
+    for (k, s) in steps.iter().enumerate().skip(2) {
+        assert!(
+            moved(s).abs_diff(moved(&steps[1])) <= 2 * block,
+            "window {k} moved {} B, the second {} B",
+            moved(s),
+            moved(&steps[1])
+        );
+    }
 }

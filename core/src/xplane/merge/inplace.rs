@@ -118,6 +118,47 @@ enum Undo {
 struct Journal {
     steps: Vec<Undo>,
     changes: u32,
+    io: StepIo,
+}
+
+/// The bytes one step moved in P. A window's step moves about its own bytes and a few
+/// blocks per line it has a piece of, whatever the windows before it hold: it reads none of
+/// their events but the few around an early event's place (`put_early`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StepIo {
+    /// Written into P from memory: heads, the blocks a piece begins and ends in, an early
+    /// event's block, the `XSpace`'s other fields.
+    pub written: u64,
+    /// Copied into P from the window's file in the kernel (`copy_file_range`).
+    pub copied: u64,
+    /// Of P, read back: the block an early event goes into and the events read to find its
+    /// place.
+    pub read_back: u64,
+    /// Room made in P: blocks inserted (`FALLOC_FL_INSERT_RANGE`) or added at its end.
+    pub inserted: u64,
+}
+
+impl std::fmt::Display for StepIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kib = |b: u64| b as f64 / 1024.0;
+        write!(
+            f,
+            "{:.0} KiB written, {:.0} KiB copied in the kernel, {:.0} KiB of room made, {:.0} KiB read back",
+            kib(self.written),
+            kib(self.copied),
+            kib(self.inserted),
+            kib(self.read_back)
+        )
+    }
+}
+
+impl StepIo {
+    fn add(&mut self, o: StepIo) {
+        self.written += o.written;
+        self.copied += o.copied;
+        self.read_back += o.read_back;
+        self.inserted += o.inserted;
+    }
 }
 
 /// An event of a window that sorts before P's last of its line: its key and entry.
@@ -419,6 +460,8 @@ pub struct Assembly {
     /// P is fsynced before it takes its name (`OutputLayout::durable`).
     durable: bool,
     faults: Faults,
+    /// What the newest step moved in P.
+    last_step: StepIo,
 }
 
 impl Assembly {
@@ -476,6 +519,7 @@ impl Assembly {
             open_left_out: false,
             durable: layout.durable,
             faults,
+            last_step: StepIo::default(),
         }))
     }
 
@@ -509,6 +553,11 @@ impl Assembly {
     /// How many windows P holds.
     pub fn windows(&self) -> usize {
         self.inputs.len()
+    }
+
+    /// The bytes the newest window's step moved in P.
+    pub fn last_step(&self) -> StepIo {
+        self.last_step
     }
 
     /// The file of the newest window P holds (kept until the next is put in: should it turn
@@ -620,6 +669,7 @@ impl Assembly {
             if self.durable {
                 super::super::spill::start_writeback(&self.file);
             }
+            self.last_step = j.io;
             return Ok(());
         };
         let undone = self.undo(j);
@@ -750,6 +800,7 @@ impl Assembly {
             self.len += len;
         }
         j.steps.push(Undo::Gap { at, len, at_end });
+        j.io.inserted += len;
         Ok(())
     }
 
@@ -758,6 +809,7 @@ impl Assembly {
     fn write(&mut self, j: &mut Journal, at: u64, bytes: &[u8]) -> io::Result<()> {
         self.change(j)?;
         self.file.write_all_at(bytes, at)?;
+        j.io.written += bytes.len() as u64;
         self.len = self.len.max(at + bytes.len() as u64);
         Ok(())
     }
@@ -863,6 +915,7 @@ impl Assembly {
         self.change(j)?;
         j.steps.push(Undo::Bytes { at, old: was });
         self.file.write_all_at(&region, at)?;
+        j.io.written += region.len() as u64;
         self.len = self.len.max(at + size);
         Ok(region)
     }
@@ -899,6 +952,7 @@ impl Assembly {
         j.steps.push(Undo::Tail { at, old });
         self.file.set_len(at)?;
         self.file.write_all_at(&self.rest, at)?;
+        j.io.written += self.rest.len() as u64;
         self.len = at + self.rest.len() as u64;
         Ok(())
     }
@@ -1010,7 +1064,8 @@ impl Assembly {
         // Places in the body, then groups of events that go to one place.
         let mut groups: Vec<(u64, Vec<u8>, u64)> = Vec::new();
         for e in early {
-            let q = self.place_after(p, l, e.key)?;
+            let (q, read) = self.place_after(p, l, e.key)?;
+            j.io.read_back += read;
             let mut bytes = vec![0u8; (e.end - e.at) as usize];
             file.read_exact_at(&mut bytes, e.at)?;
             match groups.last_mut() {
@@ -1030,6 +1085,7 @@ impl Assembly {
             let room = self.round_up(bytes.len() as u64 + MIN_PAD);
             let mut old = vec![0u8; block as usize];
             self.file.read_exact_at(&mut old, b)?;
+            j.io.read_back += block;
             self.gap(j, b, room)?;
             j.steps.push(Undo::Bytes {
                 at: b + room,
@@ -1062,8 +1118,9 @@ impl Assembly {
     }
 
     /// Where in line `l`'s body the first event that sorts after `key` begins (its events'
-    /// end if none does): from the last sample not after it, read forward.
-    fn place_after(&self, p: usize, l: usize, key: Key) -> io::Result<u64> {
+    /// end if none does), and the bytes of P read to find it: from the last sample not after
+    /// it, read forward.
+    fn place_after(&self, p: usize, l: usize, key: Key) -> io::Result<(u64, u64)> {
         let line = &self.planes[p].lines[l];
         let body_at = self.line_at(p, l) + line.head;
         let k = line.samples.partition_point(|s| s.0 <= key);
@@ -1072,10 +1129,10 @@ impl Assembly {
         loop {
             let at = r.position();
             match r.field()? {
-                None => return Ok(line.events),
+                None => return Ok((line.events, line.events - from)),
                 Some((LINE_EVENTS, RawField::Len(len))) => {
                     if event_key(r.bytes(len)?)? > key {
-                        return Ok(at - body_at);
+                        return Ok((at - body_at, r.position() - body_at - from));
                     }
                 }
                 Some((_, RawField::Len(len))) => r.skip(len)?,
@@ -1147,6 +1204,7 @@ impl Assembly {
         for (a, len, at) in piece.source_ranges(from, to) {
             self.change(j)?;
             copy::copy_range(file, a, len, copy::Dest::At(&self.file, base + at))?;
+            j.io.copied += len;
         }
         self.write(j, base + to, &last_blocks)?;
         // The events' new last block, from what was written of it.
@@ -1156,7 +1214,10 @@ impl Assembly {
         } else {
             first_block[t as usize..e as usize].to_vec()
         };
-        // The piece's samples, where they now lie; its last event's key.
+        // The piece's samples, where they now lie, from its first event on: where the piece's
+        // first sample went in early or was left out, an early event of a later window would
+        // be looked for from a sample windows back (a line of a few events a window, a range
+        // open across every cut), its read growing with the run.
         let mut placed = Vec::new();
         let mut dst = events;
         for &(a, b) in spans {
@@ -1166,6 +1227,9 @@ impl Assembly {
                     .map(|(k, pos)| (k, dst + pos - a)),
             );
             dst += b - a;
+        }
+        if placed.first().is_none_or(|s| s.1 != events) {
+            placed.insert(0, (first_key(file, spans[0])?, events));
         }
         let last = last_key(file, spans, placed.last().copied(), events)?;
         let line = &mut self.planes[p].lines[l];
@@ -1180,14 +1244,16 @@ impl Assembly {
 
     /// Puts the last window into P (its ranges open at its end kept), or, without one, the
     /// ranges the newest window left out; writes the `XSpace`'s other fields as the merge
-    /// gives them (`warnings` added); gives P `layout`'s name. On `Err` P is left where it
-    /// is ([`Unfinished`]) for the caller to merge with the windows it does not hold.
+    /// gives them (`warnings` added); gives P `layout`'s name, and says what this last step
+    /// moved in P. On `Err` P is left where it is ([`Unfinished`]) for the caller to merge
+    /// with the windows it does not hold.
     pub fn finish(
         mut self,
         last: Option<Indexed>,
         warnings: &[String],
         layout: &super::super::OutputLayout,
-    ) -> Result<(PathBuf, Merged), Box<Unfinished>> {
+    ) -> Result<(PathBuf, Merged, StepIo), Box<Unfinished>> {
+        self.last_step = StepIo::default();
         let put = match last {
             Some(w) => match w.0.open(Check::Bounds) {
                 Ok(input) => self.put(input, Take::Window { drop_open: false }),
@@ -1207,6 +1273,8 @@ impl Assembly {
                 Err(undo) => self.unfinished(NotAdded::Broken { step: e, undo }),
             });
         }
+        let mut step = self.last_step;
+        step.add(j.io);
         let mut merged = self.merged.clone();
         merged.inputs = self.inputs.len();
         merged.planes = self.planes.len();
@@ -1221,7 +1289,7 @@ impl Assembly {
             named: self.named,
         };
         match super::super::file::put_in_place(hidden, layout) {
-            Ok(path) => Ok((path, merged)),
+            Ok(path) => Ok((path, merged, step)),
             Err(e) => Err(self.unfinished(NotAdded::Undone(io::Error::other(e.to_string())))),
         }
     }
@@ -1330,6 +1398,15 @@ fn event_key(b: &[u8]) -> io::Result<Key> {
 
 /// The key of the last event of `spans`, read from the last sample among them (`sample`:
 /// its key and place in the body, whose events began at `base`) or the first span's start.
+/// The key of the event `span` (in `file`) begins with.
+fn first_key(file: &Arc<File>, (a, b): (u64, u64)) -> io::Result<Key> {
+    let mut r = FileFields::new(file.clone(), a, b);
+    match r.field()? {
+        Some((LINE_EVENTS, RawField::Len(len))) => event_key(r.bytes(len)?),
+        _ => Err(changed()),
+    }
+}
+
 fn last_key(
     file: &Arc<File>,
     spans: &[(u64, u64)],

@@ -50,7 +50,7 @@ use events::{MergedLine, PlaneMerge};
 use heads::{merge_heads, PlanePart};
 #[cfg(test)]
 pub(crate) use inplace::Faults;
-pub use inplace::{Assembly, NotAdded, Unfinished};
+pub use inplace::{Assembly, NotAdded, StepIo, Unfinished};
 use input::{shifts, Input};
 
 /// Why a merge failed; the output is then not written (or not renamed into place).
