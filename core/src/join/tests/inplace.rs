@@ -373,11 +373,11 @@ fn a_window_with_a_clock_drift_goes_in_place_as_the_others() {
     assert_eq!(crate::xplane::read_xspace(&path).unwrap(), whole);
 }
 
-/// `n` windows of one run, alike: each 600 launches on thread 7 and their kernels on GPU 0,
+/// `n` windows of one run, alike: each `launches` on thread 7 and their kernels on GPU 0,
 /// a roctx range around every 100 launches, and a range open across each cut (shown whole by
 /// the later window, where it sorts before the earlier window's last ranges: an early event).
-fn alike(n: u64) -> Vec<Trace> {
-    let span = 1_000_000u64;
+fn alike(n: u64, launches: u64) -> Vec<Trace> {
+    let span = 1_000 * launches + 400_000;
     let range = |label: &str, scope: u64, start_ns, end_ns, open_at_end| MarkerSpan {
         start_ns,
         end_ns,
@@ -388,7 +388,7 @@ fn alike(n: u64) -> Vec<Trace> {
         .map(|k| {
             let mut c = base_with_roctx_names();
             let t0 = 1_000 + k * span;
-            for i in 0..600 {
+            for i in 0..launches {
                 let (corr, at) = (100 + k * 10_000 + i, t0 + i * 1_000);
                 c.api.push(api(LAUNCH, corr, at, at + 50, 7));
                 c.kernels.push(kernel(corr, at + 60, at + 90, 1, corr, q()));
@@ -421,7 +421,7 @@ fn alike(n: u64) -> Vec<Trace> {
 #[test]
 fn a_put_moves_its_window_not_the_windows_before_it() {
     let run = Run {
-        traces: alike(12),
+        traces: alike(12, 600),
         ..Run::new()
     };
     let written = run.write("w");
@@ -466,4 +466,36 @@ fn a_put_moves_its_window_not_the_windows_before_it() {
             moved(&steps[1])
         );
     }
+}
+
+/// A window put into P is let go once the next is in (its heads and its lines' indexes:
+/// `Input::forget`), and P's lines keep a bounded number of samples (`Samples`): P holds no
+/// memory per window, however long the run. Puts of alike windows (4,000 launches each)
+/// from the 40th to the 100th leave the tool's heap where it was, give or take the samples'
+/// thinning and a path per window; without the letting go it grew by each window's heads and
+/// indexes and P's samples. Counted by the `heap-stats` build (`ci/test.sh` runs it alone).
+#[cfg(feature = "heap-stats")]
+#[test]
+fn an_assembly_holds_nothing_per_window_heap() {
+    let run = Run {
+        traces: alike(100, 4_000),
+        ..Run::new()
+    };
+    let written = run.write("w");
+    let Some(mut p) = run.start("p") else {
+        return;
+    };
+    let mut live = Vec::new();
+    for w in &written {
+        p.add(Indexed::written(w).unwrap()).unwrap();
+        live.push(crate::heap::stats().unwrap().0);
+    }
+    // By the 40th window the busiest lines hold all the samples they keep.
+    let (at40, at100) = (live[39], live[99]);
+    eprintln!("the heap after window 40: {at40} B, after window 100: {at100} B");
+    assert!(
+        at100 < at40 + 60 * 1024,
+        "{} B more after 60 windows more",
+        at100.saturating_sub(at40)
+    );
 }

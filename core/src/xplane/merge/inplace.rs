@@ -198,8 +198,7 @@ struct LineAt {
     count: u64,
     /// Its last event's key.
     last: Option<Key>,
-    /// Keys of some events and where their entries begin in the body, in order.
-    samples: Vec<(Key, u64)>,
+    samples: Samples,
     max_end_ps: Option<i64>,
 }
 
@@ -394,6 +393,13 @@ impl PlaneHeads {
         let kept = match &mut self.merged {
             MergedHead::Added(m) if m.adds_alone(plane) => m.add(plane).all_kept,
             _ => {
+                // The windows before the newest were let go once in (`Input::forget`): the
+                // window is merged at exit instead.
+                if inputs.iter().any(|i| i.forgotten) {
+                    return Err(format!(
+                        "plane {name}: its heads are merged from every window, and the windows before are no longer held"
+                    ));
+                }
                 let (head, ids) = merge_heads(&plane_parts(inputs, name));
                 self.merged = MergedHead::Whole(head);
                 ids.iter().all(|i| i.all_kept)
@@ -603,8 +609,12 @@ impl Assembly {
             self.inputs.pop();
             return Err(e);
         }
-        if let Some(i) = self.inputs.last_mut() {
-            i.file = None;
+        // The window before is in for good: only its place in P's history is needed now.
+        if let [.., before, newest] = &mut self.inputs[..] {
+            newest.file = None;
+            before.forget();
+        } else if let Some(newest) = self.inputs.last_mut() {
+            newest.file = None;
         }
         Ok(())
     }
@@ -863,7 +873,7 @@ impl Assembly {
             tail: Vec::new(),
             count: 0,
             last: None,
-            samples: Vec::new(),
+            samples: Samples::default(),
             max_end_ps: None,
         });
         Ok(self.planes[p].lines.len() - 1)
@@ -1099,9 +1109,7 @@ impl Assembly {
             new.extend_from_slice(&old[cut..]);
             self.write(j, b, &new)?;
             let line = &mut self.planes[p].lines[l];
-            for s in line.samples.iter_mut().filter(|s| s.1 >= q) {
-                s.1 += room;
-            }
+            line.samples.moved_up(q, room);
             line.body += room;
             line.events += room;
             line.count += n;
@@ -1123,8 +1131,7 @@ impl Assembly {
     fn place_after(&self, p: usize, l: usize, key: Key) -> io::Result<(u64, u64)> {
         let line = &self.planes[p].lines[l];
         let body_at = self.line_at(p, l) + line.head;
-        let k = line.samples.partition_point(|s| s.0 <= key);
-        let from = k.checked_sub(1).map_or(0, |k| line.samples[k].1);
+        let from = line.samples.last_not_after(key);
         let mut r = FileFields::new(self.file.clone(), body_at + from, body_at + line.events);
         loop {
             let at = r.position();
@@ -1233,7 +1240,9 @@ impl Assembly {
         }
         let last = last_key(file, spans, placed.last().copied(), events)?;
         let line = &mut self.planes[p].lines[l];
-        line.samples.extend(placed);
+        for (key, at) in placed {
+            line.samples.push(key, at);
+        }
         line.tail = new_tail;
         line.events += bytes;
         line.body = new_body;
@@ -1398,6 +1407,96 @@ fn event_key(b: &[u8]) -> io::Result<Key> {
 
 /// The key of the last event of `spans`, read from the last sample among them (`sample`:
 /// its key and place in the body, whose events began at `base`) or the first span's start.
+/// The most samples a line of P keeps ([`Samples`]).
+const LINE_SAMPLES: usize = 2048;
+
+/// Keys of some of a line's events and where their entries begin in its body, in order:
+/// every 64th event of each window's piece, and its first. The newest `LINE_SAMPLES / 2` are
+/// kept as they came; of the older ones, every `stride`-th the line was given, the stride a
+/// power of two doubled whenever they would be more than `LINE_SAMPLES / 2`. A long run's
+/// line so holds at most [`LINE_SAMPLES`] (a sample every 64 events for the whole run would
+/// grow with it), at most a stride apart where they are thinned. Early events go near the line's end
+/// (a range open across the cut before, a call handed on across it), where the samples are
+/// 64 events apart; one placed further back reads from a sample up to a stride away.
+#[derive(Debug, Clone)]
+struct Samples {
+    kept: Vec<Sample>,
+    /// Samples the line was given.
+    given: u64,
+    /// Of the older ones, those whose number is a multiple of it are kept.
+    stride: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Sample {
+    key: Key,
+    /// Where its entry begins in the line's body.
+    at: u64,
+    /// Its number among the samples the line was given.
+    n: u64,
+}
+
+impl Default for Samples {
+    fn default() -> Samples {
+        Samples {
+            kept: Vec::new(),
+            given: 0,
+            stride: 1,
+        }
+    }
+}
+
+impl Samples {
+    /// The next sample (its key not before the last one's).
+    fn push(&mut self, key: Key, at: u64) {
+        self.kept.push(Sample {
+            key,
+            at,
+            n: self.given,
+        });
+        self.given += 1;
+        if self.kept.len() > LINE_SAMPLES {
+            self.thin();
+        }
+    }
+
+    /// Keeps of the older samples every `stride`-th, the stride doubled until they are at
+    /// most half of [`LINE_SAMPLES`].
+    fn thin(&mut self) {
+        let old = self.kept.len() - LINE_SAMPLES / 2;
+        loop {
+            let stride = self.stride;
+            let older = self.kept[..old]
+                .iter()
+                .filter(|s| s.n % stride == 0)
+                .count();
+            if older <= LINE_SAMPLES / 2 {
+                break;
+            }
+            self.stride *= 2;
+        }
+        let stride = self.stride;
+        let mut k = 0;
+        self.kept.retain(|s| {
+            k += 1;
+            k > old || s.n % stride == 0
+        });
+    }
+
+    /// Where the last sample whose key is not after `key` begins (the body's start if none).
+    fn last_not_after(&self, key: Key) -> u64 {
+        let k = self.kept.partition_point(|s| s.key <= key);
+        k.checked_sub(1).map_or(0, |k| self.kept[k].at)
+    }
+
+    /// `room` bytes were inserted at `q`: the samples from there on moved up.
+    fn moved_up(&mut self, q: u64, room: u64) {
+        for s in self.kept.iter_mut().filter(|s| s.at >= q) {
+            s.at += room;
+        }
+    }
+}
+
 /// The key of the event `span` (in `file`) begins with.
 fn first_key(file: &Arc<File>, (a, b): (u64, u64)) -> io::Result<Key> {
     let mut r = FileFields::new(file.clone(), a, b);
@@ -1699,6 +1798,36 @@ mod tests {
             .collect()
     }
 
+    /// A line's samples stay within `LINE_SAMPLES` however many come, in order: the line's
+    /// first kept, the newest half as they came, the older ones at most a stride apart, the
+    /// stride no more than twice the line's samples over half of those kept.
+    #[test]
+    fn a_line_keeps_its_newest_samples_and_an_even_rest() {
+        let key = |n: u64| (n as i64, Reverse(0i64));
+        let mut samples = Samples::default();
+        let given = 200_000u64;
+        for n in 0..given {
+            samples.push(key(n), n * 64);
+            assert!(samples.kept.len() <= LINE_SAMPLES);
+        }
+        let at: Vec<u64> = samples.kept.iter().map(|s| s.at / 64).collect();
+        assert_eq!(at[0], 0, "the line's first event");
+        let dense = at.len() - LINE_SAMPLES / 2;
+        assert!(at[dense..].windows(2).all(|w| w[1] - w[0] == 1));
+        assert_eq!(*at.last().unwrap(), given - 1);
+        let older: Vec<u64> = at[..=dense].windows(2).map(|w| w[1] - w[0]).collect();
+        let stride = samples.stride;
+        assert!(older.iter().all(|&g| g <= stride));
+        assert!(
+            stride <= 2 * given / (LINE_SAMPLES as u64 / 2),
+            "stride {stride}"
+        );
+        assert!(at.len() > LINE_SAMPLES / 2 + LINE_SAMPLES / 4);
+        // A key's place is looked for from the last sample not after it.
+        assert_eq!(samples.last_not_after(key(given - 5)), (given - 5) * 64);
+        assert_eq!(samples.last_not_after(key(3 * stride + 1)), 3 * stride * 64);
+    }
+
     /// The heads of windows merged in one at a time, after each, are what the merge of every
     /// window so far gives (`merge_heads` of all their planes, the lines' heads as the merge
     /// writes them, the planes in the order their names first appear): every rule of which
@@ -1822,6 +1951,7 @@ mod tests {
             rest: XSpace::default(),
             origin,
             identity: None,
+            forgotten: false,
         };
         for len in 1..=3u32 {
             for n in 0..27usize.pow(len) {

@@ -87,6 +87,8 @@ pub(super) struct Input {
     pub(super) origin: Origin,
     /// The process and run of a window written to be merged (`xplane::WindowIdentity`).
     pub(super) identity: Option<Identity>,
+    /// Its heads, lines and other fields were let go (`Input::forget`).
+    pub(super) forgotten: bool,
 }
 
 /// `rocprof_xplane_window_pid` and `rocprof_xplane_window_run`, as a window's Task
@@ -116,6 +118,16 @@ const SPACE_PLANES: u32 = fields::space::PLANES.number;
 const PLANE_LINES: u32 = fields::plane::LINES.number;
 
 impl Input {
+    /// Lets go of its planes' and lines' heads, its lines' indexes and its other fields,
+    /// keeping where it is, where its times begin and whose it is: what a window put into a
+    /// profile assembled in place still needs once a later one is in (its indexes and heads
+    /// are about a megabyte a million records, and a long run puts in thousands).
+    pub(super) fn forget(&mut self) {
+        self.planes = Vec::new();
+        self.rest = XSpace::default();
+        self.forgotten = true;
+    }
+
     /// The file, open (`Input::open`).
     pub(super) fn file(&self) -> Arc<File> {
         self.file
@@ -194,6 +206,7 @@ impl Input {
             rest,
             origin,
             identity,
+            forgotten: false,
         })
     }
 }
