@@ -1405,19 +1405,17 @@ fn event_key(b: &[u8]) -> io::Result<Key> {
     Ok((offset, Reverse(duration)))
 }
 
-/// The key of the last event of `spans`, read from the last sample among them (`sample`:
-/// its key and place in the body, whose events began at `base`) or the first span's start.
 /// The most samples a line of P keeps ([`Samples`]).
 const LINE_SAMPLES: usize = 2048;
 
 /// Keys of some of a line's events and where their entries begin in its body, in order:
 /// every 64th event of each window's piece, and its first. The newest `LINE_SAMPLES / 2` are
 /// kept as they came; of the older ones, every `stride`-th the line was given, the stride a
-/// power of two doubled whenever they would be more than `LINE_SAMPLES / 2`. A long run's
-/// line so holds at most [`LINE_SAMPLES`] (a sample every 64 events for the whole run would
-/// grow with it), at most a stride apart where they are thinned. Early events go near the line's end
-/// (a range open across the cut before, a call handed on across it), where the samples are
-/// 64 events apart; one placed further back reads from a sample up to a stride away.
+/// power of two. A long run's line so holds at most [`LINE_SAMPLES`] (a sample every 64
+/// events for the whole run would grow with it), the older ones at most a stride apart. Early
+/// events go near the line's end (a range open across the cut before, a call handed on
+/// across it), where the samples are 64 events apart; one placed further back reads from a
+/// sample up to a stride away.
 #[derive(Debug, Clone)]
 struct Samples {
     kept: Vec<Sample>,
@@ -1461,7 +1459,8 @@ impl Samples {
     }
 
     /// Keeps of the older samples every `stride`-th, the stride doubled until they are at
-    /// most half of [`LINE_SAMPLES`].
+    /// most a quarter of [`LINE_SAMPLES`]: the next thinning is then a quarter of them away,
+    /// never one sample away.
     fn thin(&mut self) {
         let old = self.kept.len() - LINE_SAMPLES / 2;
         loop {
@@ -1470,7 +1469,7 @@ impl Samples {
                 .iter()
                 .filter(|s| s.n % stride == 0)
                 .count();
-            if older <= LINE_SAMPLES / 2 {
+            if older <= LINE_SAMPLES / 4 {
                 break;
             }
             self.stride *= 2;
@@ -1506,6 +1505,8 @@ fn first_key(file: &Arc<File>, (a, b): (u64, u64)) -> io::Result<Key> {
     }
 }
 
+/// The key of the last event of `spans`, read from the last sample among them (`sample`:
+/// its key and place in the body, whose events began at `base`) or the first span's start.
 fn last_key(
     file: &Arc<File>,
     spans: &[(u64, u64)],
@@ -1800,16 +1801,24 @@ mod tests {
 
     /// A line's samples stay within `LINE_SAMPLES` however many come, in order: the line's
     /// first kept, the newest half as they came, the older ones at most a stride apart, the
-    /// stride no more than twice the line's samples over half of those kept.
+    /// stride no more than the line's samples over an eighth of those kept; and they are
+    /// thinned once every quarter of them at most, not at every sample.
     #[test]
     fn a_line_keeps_its_newest_samples_and_an_even_rest() {
         let key = |n: u64| (n as i64, Reverse(0i64));
         let mut samples = Samples::default();
         let given = 200_000u64;
+        let mut thinned = 0;
         for n in 0..given {
+            let before = samples.kept.len();
             samples.push(key(n), n * 64);
+            thinned += usize::from(samples.kept.len() <= before);
             assert!(samples.kept.len() <= LINE_SAMPLES);
         }
+        assert!(
+            thinned as u64 <= given / (LINE_SAMPLES as u64 / 4),
+            "{thinned}"
+        );
         let at: Vec<u64> = samples.kept.iter().map(|s| s.at / 64).collect();
         assert_eq!(at[0], 0, "the line's first event");
         let dense = at.len() - LINE_SAMPLES / 2;
@@ -1819,10 +1828,9 @@ mod tests {
         let stride = samples.stride;
         assert!(older.iter().all(|&g| g <= stride));
         assert!(
-            stride <= 2 * given / (LINE_SAMPLES as u64 / 2),
+            stride <= given / (LINE_SAMPLES as u64 / 8),
             "stride {stride}"
         );
-        assert!(at.len() > LINE_SAMPLES / 2 + LINE_SAMPLES / 4);
         // A key's place is looked for from the last sample not after it.
         assert_eq!(samples.last_not_after(key(given - 5)), (given - 5) * 64);
         assert_eq!(samples.last_not_after(key(3 * stride + 1)), 3 * stride * 64);
