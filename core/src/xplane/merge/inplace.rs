@@ -1133,13 +1133,16 @@ impl Assembly {
         let body_at = self.line_at(p, l) + line.head;
         let from = line.samples.last_not_after(key);
         let mut r = FileFields::new(self.file.clone(), body_at + from, body_at + line.events);
+        // The events' bytes read (a padding field between them is skipped, not read).
+        let mut read = 0;
         loop {
             let at = r.position();
             match r.field()? {
-                None => return Ok((line.events, line.events - from)),
+                None => return Ok((line.events, read)),
                 Some((LINE_EVENTS, RawField::Len(len))) => {
+                    read += r.position() - at + len;
                     if event_key(r.bytes(len)?)? > key {
-                        return Ok((at - body_at, r.position() - body_at - from));
+                        return Ok((at - body_at, read));
                     }
                 }
                 Some((_, RawField::Len(len))) => r.skip(len)?,
@@ -1405,8 +1408,9 @@ fn event_key(b: &[u8]) -> io::Result<Key> {
     Ok((offset, Reverse(duration)))
 }
 
-/// The most samples a line of P keeps ([`Samples`]).
-const LINE_SAMPLES: usize = 2048;
+/// The most samples a line of P keeps ([`Samples`]). The unit tests' lines keep a few, so
+/// that every profile they assemble in place has its lines thinned.
+const LINE_SAMPLES: usize = if cfg!(test) { 8 } else { 2048 };
 
 /// Keys of some of a line's events and where their entries begin in its body, in order:
 /// every 64th event of each window's piece, and its first. The newest `LINE_SAMPLES / 2` are
@@ -1418,6 +1422,8 @@ const LINE_SAMPLES: usize = 2048;
 /// sample up to a stride away.
 #[derive(Debug, Clone)]
 struct Samples {
+    /// The most kept: [`LINE_SAMPLES`].
+    cap: usize,
     kept: Vec<Sample>,
     /// Samples the line was given.
     given: u64,
@@ -1437,6 +1443,7 @@ struct Sample {
 impl Default for Samples {
     fn default() -> Samples {
         Samples {
+            cap: LINE_SAMPLES,
             kept: Vec::new(),
             given: 0,
             stride: 1,
@@ -1453,23 +1460,23 @@ impl Samples {
             n: self.given,
         });
         self.given += 1;
-        if self.kept.len() > LINE_SAMPLES {
+        if self.kept.len() > self.cap {
             self.thin();
         }
     }
 
     /// Keeps of the older samples every `stride`-th, the stride doubled until they are at
-    /// most a quarter of [`LINE_SAMPLES`]: the next thinning is then a quarter of them away,
-    /// never one sample away.
+    /// most a quarter of the cap: the next thinning is then a quarter of it away, never one
+    /// sample away.
     fn thin(&mut self) {
-        let old = self.kept.len() - LINE_SAMPLES / 2;
+        let old = self.kept.len() - self.cap / 2;
         loop {
             let stride = self.stride;
             let older = self.kept[..old]
                 .iter()
                 .filter(|s| s.n % stride == 0)
                 .count();
-            if older <= LINE_SAMPLES / 4 {
+            if older <= self.cap / 4 {
                 break;
             }
             self.stride *= 2;
@@ -1799,38 +1806,36 @@ mod tests {
             .collect()
     }
 
-    /// A line's samples stay within `LINE_SAMPLES` however many come, in order: the line's
+    /// A line's samples stay within their cap (the tool's) however many come, in order: the line's
     /// first kept, the newest half as they came, the older ones at most a stride apart, the
     /// stride no more than the line's samples over an eighth of those kept; and they are
     /// thinned once every quarter of them at most, not at every sample.
     #[test]
     fn a_line_keeps_its_newest_samples_and_an_even_rest() {
         let key = |n: u64| (n as i64, Reverse(0i64));
-        let mut samples = Samples::default();
+        const CAP: usize = 2048;
+        let mut samples = Samples {
+            cap: CAP,
+            ..Samples::default()
+        };
         let given = 200_000u64;
         let mut thinned = 0;
         for n in 0..given {
             let before = samples.kept.len();
             samples.push(key(n), n * 64);
             thinned += usize::from(samples.kept.len() <= before);
-            assert!(samples.kept.len() <= LINE_SAMPLES);
+            assert!(samples.kept.len() <= CAP);
         }
-        assert!(
-            thinned as u64 <= given / (LINE_SAMPLES as u64 / 4),
-            "{thinned}"
-        );
+        assert!(thinned as u64 <= given / (CAP as u64 / 4), "{thinned}");
         let at: Vec<u64> = samples.kept.iter().map(|s| s.at / 64).collect();
         assert_eq!(at[0], 0, "the line's first event");
-        let dense = at.len() - LINE_SAMPLES / 2;
+        let dense = at.len() - CAP / 2;
         assert!(at[dense..].windows(2).all(|w| w[1] - w[0] == 1));
         assert_eq!(*at.last().unwrap(), given - 1);
         let older: Vec<u64> = at[..=dense].windows(2).map(|w| w[1] - w[0]).collect();
         let stride = samples.stride;
         assert!(older.iter().all(|&g| g <= stride));
-        assert!(
-            stride <= given / (LINE_SAMPLES as u64 / 8),
-            "stride {stride}"
-        );
+        assert!(stride <= given / (CAP as u64 / 8), "stride {stride}");
         // A key's place is looked for from the last sample not after it.
         assert_eq!(samples.last_not_after(key(given - 5)), (given - 5) * 64);
         assert_eq!(samples.last_not_after(key(3 * stride + 1)), 3 * stride * 64);
