@@ -5,8 +5,10 @@
 # scenario at STEPS steps, in the SIMULATED runtime (test infrastructure, not hardware). Uses
 # the `heap-stats` measurement copy of the tool (a counting allocator in the cdylib, as
 # ci/bench-memory.sh builds it) and prints per mode: windows written, the tool's heap peak
-# (MB, and B per delivered record: the whole run's count), the process's peak RSS (MB, and B
-# per delivered record: the simulator's own memory included, the same in every mode), the time
+# (MB, and B per delivered record: the whole run's count), the tool's heap held when finalize
+# starts (`start_MB`: the windows not yet written and what the writer keeps of the run's), the
+# process's peak RSS (MB, and B per delivered record: the simulator's own memory included, the
+# same in every mode), the time
 # the process waits at exit (finalize: the last window's join and write, then the merge) and
 # per delivered record, the merge's own time, and the events written, the dependency arrows
 # drawn and the waits drawn without one (a record in another window), and the sizes of the
@@ -38,7 +40,7 @@ tool="$PWD/target/heap-stats/release/librocprof_xplane.so"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 sed -e "s/repeat = 36500/repeat = $steps/" -e "s/^\[delivery\]/[delivery]\nreal_time = ${PACE:-0}/" \
   scenarios/maxtext-scale.toml >"$work/mt.toml"
-printf '%-14s %8s %9s %10s %11s %8s %9s %8s %9s %9s %10s %8s %8s %12s %12s %8s\n' mode windows records heap_MB heap_B/rec rss_MB rss_B/rec exit_ms exit_ns/r merge_ms events arrows no_arrow cut_k put_ms held_k
+printf '%-14s %8s %9s %10s %11s %9s %8s %9s %8s %9s %9s %10s %8s %8s %12s %12s %8s\n' mode windows records heap_MB heap_B/rec start_MB rss_MB rss_B/rec exit_ms exit_ns/r merge_ms events arrows no_arrow cut_k put_ms held_k
 for size in whole "${sizes[@]}"; do
   rm -rf "$work/logs"
   # `whole` holds the run until exit (WINDOW_MERGE=0); `default` sets nothing (the streaming
@@ -63,6 +65,7 @@ if t:
     open(rec_file, "w").write(t.group(1))
 n = int(open(rec_file).read()) if os.path.exists(rec_file) else 0
 peak = float(re.findall(r"tool heap [\d.]+ MB, peak ([\d.]+) MB", log)[-1])
+start = float(re.search(r"finalize: start, .*?tool heap ([\d.]+) MB", log).group(1))
 done = re.search(r"finalize: done in ([\d.]+) ms; memory rss \d+ kB, peak (\d+) kB", log)
 exit_ms, rss_kb = float(done.group(1)), int(done.group(2))
 m = re.search(r"merged (\d+) windows into .* \((\d+) events on \d+ lines, (\d+) ms[;)]", log)
@@ -75,6 +78,6 @@ put = sorted(float(x) for x in re.findall(r"window put into the run's profile in
 put_ms = f"{put[len(put)//2]:.0f}/{put[-1]:.0f}" if put else "-"
 held = [int(x) // 1000 for x in re.findall(r"window: (\d+) calls, \d+ kernels and \d+ copies handed on", log)]
 held_k = str(max(held)) if held else "-"
-print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>11.0f} {rss:>8.0f} {rss*1e6/max(n,1):>9.0f} {exit_ms:>8.0f} {exit_ms*1e6/max(n,1):>9.0f} {merge:>9} {events:>10} {arrows:>8} {no_arrow:>8} {cut_k:>12} {put_ms:>12} {held_k:>8}")
+print(f"{mode:<14} {windows:>8} {n:>9} {peak:>10.1f} {peak*1e6/max(n,1):>11.0f} {start:>9.1f} {rss:>8.0f} {rss*1e6/max(n,1):>9.0f} {exit_ms:>8.0f} {exit_ms*1e6/max(n,1):>9.0f} {merge:>9} {events:>10} {arrows:>8} {no_arrow:>8} {cut_k:>12} {put_ms:>12} {held_k:>8}")
 PY
 done

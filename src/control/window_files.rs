@@ -279,7 +279,8 @@ impl WindowFiles {
                     "window indexed for the merge in {:.1} ms",
                     t0.elapsed().as_secs_f64() * 1e3
                 );
-                if let Some(not_put) = self.put_in_place(window, i) {
+                if let Some(mut not_put) = self.put_in_place(window, i) {
+                    not_put.thin_for_exit();
                     self.indexed.push(not_put);
                 }
             }

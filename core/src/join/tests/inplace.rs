@@ -520,3 +520,29 @@ fn an_assembly_holds_nothing_per_window_heap() {
         at100.saturating_sub(at40)
     );
 }
+
+/// Where the filesystem cannot insert ranges, each window is held for the merge at exit with
+/// a few samples a line (`Indexed::thin_for_exit`): the merge of windows so thinned is the
+/// merge of the windows indexed whole, ranges open across the cuts and far back included.
+#[test]
+fn windows_thinned_for_the_merge_at_exit_merge_as_they_were() {
+    let run = Run {
+        traces: alike(12, 1_500),
+        ..Run::new()
+    };
+    let written = run.write("w");
+    let (whole, m) = run.merged(&written, "all");
+    let mut held: Vec<Indexed> = written
+        .iter()
+        .map(|w| Indexed::written(w).unwrap())
+        .collect();
+    let before: usize = held.iter().map(Indexed::samples).sum();
+    for w in &mut held {
+        w.thin_for_exit();
+    }
+    let after: usize = held.iter().map(Indexed::samples).sum();
+    assert!(after * 4 < before, "{before} samples, {after} thinned");
+    let (path, mt) = merge::merge_own_indexed(held, &[], &run.layout("thin"), &[]).unwrap();
+    assert_eq!(crate::xplane::read_xspace(path).unwrap(), whole);
+    assert_eq!((mt.events, mt.spliced), (m.events, m.spliced));
+}

@@ -189,6 +189,12 @@ pub(crate) fn merge_own_files_event_by_event(
 /// copies theirs as byte ranges of their files.
 pub struct Indexed(Input);
 
+/// The samples each line of a window held for the merge at exit keeps
+/// ([`Indexed::thin_for_exit`]): where the merge looks for a place in a line of N events, it
+/// reads at most about N / 256 from the sample before. The unit tests keep 2, so that their
+/// windows are thinned.
+pub const HELD_LINE_SAMPLES: usize = if cfg!(test) { 2 } else { 256 };
+
 impl Indexed {
     /// Indexes a file this process has just written (checked as [`merge_own_files`] checks).
     /// The file is closed until the merge.
@@ -205,6 +211,22 @@ impl Indexed {
         let mut input = Input::index_placed(&window.path, Check::Bounds, &window.places)?;
         input.file = None;
         Ok(Indexed(input))
+    }
+
+    /// Lets go of all but [`HELD_LINE_SAMPLES`] samples of each line's index: a window held
+    /// for the merge at exit (where the filesystem cannot insert ranges) then costs a few
+    /// kilobytes a line, not a sample every 64 events, however long the run.
+    pub fn thin_for_exit(&mut self) {
+        for line in self.0.planes.iter_mut().flat_map(|p| &mut p.lines) {
+            line.events.thin_samples(HELD_LINE_SAMPLES);
+        }
+    }
+
+    /// The samples its lines' indexes hold, in all.
+    #[cfg(test)]
+    pub(crate) fn samples(&self) -> usize {
+        let lines = self.0.planes.iter().flat_map(|p| &p.lines);
+        lines.map(|l| l.events.samples().count()).sum()
     }
 
     /// The file it indexes.

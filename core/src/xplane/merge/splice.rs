@@ -96,6 +96,22 @@ impl EventIndex {
         self.count
     }
 
+    /// Keeps at most `most` of its samples: the first and every k-th after it, k the fewest
+    /// that leaves that many. A place is then looked for from a sample up to k × [`SAMPLE`]
+    /// events before it.
+    pub(super) fn thin_samples(&mut self, most: usize) {
+        let k = self.samples.len().div_ceil(most.max(1));
+        if k <= 1 {
+            return;
+        }
+        let mut i = 0;
+        self.samples.retain(|_| {
+            i += 1;
+            (i - 1) % k == 0
+        });
+        self.samples.shrink_to_fit();
+    }
+
     /// The events noted (every [`SAMPLE`]-th): their keys and where their entries begin.
     pub(super) fn samples(&self) -> impl Iterator<Item = (Key, u64)> + '_ {
         self.samples.iter().map(|s| (s.key, s.pos))
