@@ -27,7 +27,9 @@
 # ROCPROF_SIM_DEVICE_IN_STEP=0 in the environment measures the free-running replay instead.
 # Not a test: figures for docs/performance.md.
 # Usage: ci/bench-window-merge.sh [STEPS [WINDOW_EVENTS|default...]] (default 3650 steps;
-# windows of 100000 and 400000 records)
+# windows of 100000 and 400000 records). LOGS=DIR keeps each mode's debug log there, as
+# MODE.log (e.g. each window's `window put into the run's profile in place` line: the bytes
+# its step moved).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export ROCPROF_SIM_DEVICE_IN_STEP=${ROCPROF_SIM_DEVICE_IN_STEP:-1}
@@ -53,6 +55,10 @@ for size in whole "${sizes[@]}"; do
   env ROCP_TOOL_LIBRARIES="$tool" ROCPROF_XPLANE_OUTPUT_DIR="$work/logs" ROCPROF_XPLANE_RUN_NAME=mt \
     ROCPROF_XPLANE_LOG=debug "${extra[@]}" target/release/rocprof-sim "$work/mt.toml" --sdk 1.0.0 \
     >/dev/null 2>"$work/log"
+  if [[ -n ${LOGS:-} ]]; then
+    mkdir -p "$LOGS"
+    cp "$work/log" "$LOGS/$size.log"
+  fi
   file=$(ls "$work"/logs/plugins/profile/mt/*.xplane.pb)
   counts=$(target/release/rocprof-xplane inspect --json "$file" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(p["events"] for p in d["planes"]), d["dependency_arrows"], d["counters"]["waits_without_arrow"])')
   python3 - "$size" "$work/log" "$counts" "$work/records" <<'PY'
