@@ -79,10 +79,15 @@ struct Run {
 
 impl Run {
     fn new() -> Run {
+        Run::of(windows())
+    }
+
+    /// A run of `traces` (its windows, in time order).
+    fn of(traces: Vec<Trace>) -> Run {
         Run {
             dir: tempfile::tempdir().unwrap(),
             ids: RunIds::new(),
-            traces: windows(),
+            traces,
         }
     }
 
@@ -431,15 +436,12 @@ fn alike(n: u64, launches: u64) -> Vec<Trace> {
 /// counted (`StepIo`).
 #[test]
 fn a_put_moves_its_window_not_the_windows_before_it() {
-    let run = Run {
-        traces: alike(12, 600),
-        ..Run::new()
-    };
+    let run = Run::of(alike(12, 600));
     let written = run.write("w");
     let Some(mut p) = run.start("p") else {
         return;
     };
-    let block = 4096;
+    let block = p.block();
     let mut steps = Vec::new();
     let (last, before) = written.split_last().unwrap();
     for w in before {
@@ -498,10 +500,7 @@ fn a_put_moves_its_window_not_the_windows_before_it() {
 #[cfg(feature = "heap-stats")]
 #[test]
 fn an_assembly_holds_nothing_per_window_heap() {
-    let run = Run {
-        traces: alike(100, 4_000),
-        ..Run::new()
-    };
+    let run = Run::of(alike(100, 4_000));
     let written = run.write("w");
     let Some(mut p) = run.start("p") else {
         return;
@@ -526,10 +525,7 @@ fn an_assembly_holds_nothing_per_window_heap() {
 /// merge of the windows indexed whole, ranges open across the cuts and far back included.
 #[test]
 fn windows_thinned_for_the_merge_at_exit_merge_as_they_were() {
-    let run = Run {
-        traces: alike(12, 1_500),
-        ..Run::new()
-    };
+    let run = Run::of(alike(12, 1_500));
     let written = run.write("w");
     let (whole, m) = run.merged(&written, "all");
     let mut held: Vec<Indexed> = written

@@ -561,6 +561,12 @@ impl Assembly {
         self.inputs.len()
     }
 
+    /// The block size of P's filesystem, which its regions are rounded to.
+    #[cfg(test)]
+    pub(crate) fn block(&self) -> u64 {
+        self.block
+    }
+
     /// The bytes the newest window's step moved in P.
     pub fn last_step(&self) -> StepIo {
         self.last_step
@@ -610,10 +616,11 @@ impl Assembly {
             return Err(e);
         }
         // The window before is in for good: only its place in P's history is needed now.
-        if let [.., before, newest] = &mut self.inputs[..] {
-            newest.file = None;
-            before.forget();
-        } else if let Some(newest) = self.inputs.last_mut() {
+        let n = self.inputs.len();
+        if n >= 2 {
+            self.inputs[n - 2].forget();
+        }
+        if let Some(newest) = self.inputs.last_mut() {
             newest.file = None;
         }
         Ok(())
